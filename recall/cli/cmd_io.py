@@ -1,0 +1,71 @@
+"""Commands that move memories in and out in bulk: import and export."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from recall.cli.context import CommandContext
+from recall.errors import BadInput
+from recall.importer import import_lines
+from recall.repo import git_user_name
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add import and export to the CLI."""
+    p = sub.add_parser("import", help="import memories from a JSON Lines file ('-' for stdin)")
+    p.add_argument("file")
+    p.add_argument("--global", dest="global_", action="store_true")
+    p.set_defaults(func=run_import)
+
+    p = sub.add_parser("export", help="print memories as JSON Lines")
+    p.add_argument("--format", choices=("jsonl",), default="jsonl")
+    p.add_argument("--scope", choices=("project", "global", "all"), default="project")
+    p.add_argument("--status", default="all")
+    p.set_defaults(func=run_export)
+
+
+def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Import a JSONL file; exit 2 when any line was rejected (the others are still imported)."""
+    store = ctx.global_store() if args.global_ else ctx.project()
+    if args.file == "-":
+        lines = sys.stdin.read().split("\n")
+    else:
+        path = Path(args.file)
+        try:
+            lines = path.read_text(encoding="utf-8").split("\n")
+        except FileNotFoundError:
+            raise BadInput(f"{args.file}: no such file") from None
+        except UnicodeDecodeError as error:
+            raise BadInput(f"{args.file}: not UTF-8 text ({error.reason})") from None
+    results = import_lines(
+        store,
+        lines,
+        lambda raw: store.normalize_input(raw, store.repo_root or ctx.cwd),
+        git_user_name(store.repo_root),
+    )
+    created = sum(r.status == "created" for r in results)
+    dupes = sum(r.status == "duplicate" for r in results)
+    errors = [r for r in results if r.status == "error"]
+    if ctx.json:
+        for result in results:
+            sys.stdout.write(json.dumps(result.to_dict()) + "\n")
+    else:
+        for result in errors:
+            print(f"{args.file}:{result.line}: {result.error}", file=sys.stderr)
+        print(f"Imported {created} memories, {dupes} already known, {len(errors)} rejected")
+    return 2 if errors else 0
+
+
+def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Write every memory as one JSON object per line on stdout."""
+    count = 0
+    for store in ctx.stores(args.scope):
+        for memory in store.list(status=args.status):
+            record = memory.to_dict()
+            record["scope"] = store.scope
+            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+            count += 1
+    return 0 if count else 1

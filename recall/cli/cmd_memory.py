@@ -1,0 +1,237 @@
+"""Commands that write or read single memories: init, remember, show, list, search and status."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from recall.cli.context import CommandContext
+from recall.cli.render import print_card, print_table
+from recall.errors import BadInput, NotFound
+from recall.locations import ensure_created
+from recall.model import CATEGORIES, STATUSES
+from recall.repo import git_user_name
+from recall.search import search
+from recall.store import MemoryStore
+from recall.usage import counters, record_action
+
+
+def _add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -> None:
+    parser.add_argument("summary", help="one-line summary of the knowledge")
+    parser.add_argument("--details", help="the longer explanation; '-' reads it from stdin")
+    parser.add_argument("--category", "-c", choices=CATEGORIES, required=True)
+    parser.add_argument(
+        "--file",
+        "-f",
+        dest="files",
+        action="append",
+        default=[],
+        required=file_required,
+        metavar="PATH",
+        help="a file the memory is about (repeatable)",
+    )
+    parser.add_argument("--anchor", help="a symbol or line range inside the file")
+    parser.add_argument("--pin", action="store_true", help="pin it: ranks higher, never decays")
+    parser.add_argument("--global", dest="global_", action="store_true", help="user-wide store")
+    parser.add_argument("--author", help="who wrote it (default: git config user.name)")
+    parser.add_argument(
+        "--source", choices=("user", "agent"), default="user", help="who is writing"
+    )
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the single-memory commands to the CLI."""
+    p = sub.add_parser("init", help="create .tether/ in this repository")
+    p.set_defaults(func=run_init)
+
+    p = sub.add_parser("remember", help="write a memory about one or more files")
+    _add_write_options(p, file_required=False)
+    p.set_defaults(func=run_remember)
+
+    p = sub.add_parser("show", help="the full card of a memory (counts as acting on it)")
+    p.add_argument("id")
+    p.set_defaults(func=run_show)
+
+    p = sub.add_parser("list", help="list memories")
+    p.add_argument("--file", metavar="PATH")
+    p.add_argument("--category", choices=CATEGORIES)
+    p.add_argument("--status", choices=(*STATUSES, "all"), default="active")
+    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    p.set_defaults(func=run_list)
+
+    p = sub.add_parser("search", help="full-text search over summaries and details")
+    p.add_argument("text")
+    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    p.set_defaults(func=run_search)
+
+    for name, helptext in (("pin", "pin a memory"), ("unpin", "unpin a memory")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("id")
+        p.set_defaults(func=run_pin, pinned=(name == "pin"))
+
+    p = sub.add_parser("supersede", help="replace a memory with a new one, linked both ways")
+    p.add_argument("old_id")
+    _add_write_options(p, file_required=False)
+    p.set_defaults(func=run_supersede)
+
+    transitions = {
+        "archive": ("archived", ("active",), "hide a memory from recall (reversible)"),
+        "restore": ("active", ("archived", "deleted", "superseded"), "bring a memory back"),
+        "delete": ("deleted", ("active", "archived", "superseded"), "tombstone a memory"),
+    }
+    for name, (status, allowed, helptext) in transitions.items():
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("id")
+        p.set_defaults(func=run_status, status=status, allowed=allowed, verb=name)
+
+    p = sub.add_parser("purge", help="remove tombstoned (deleted) memory files for good")
+    p.add_argument("--global", dest="global_", action="store_true")
+    p.add_argument(
+        "--auto-distilled", action="store_true", help="remove every auto-distilled memory"
+    )
+    p.set_defaults(func=run_purge)
+
+
+def _read_details(value: str | None) -> str | None:
+    if value == "-":
+        return sys.stdin.read()
+    return value
+
+
+def _draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore):
+    files = [store.normalize_input(raw, ctx.cwd) for raw in args.files]
+    return store.prepare_memory(
+        summary=args.summary,
+        category=args.category,
+        files=files,
+        details=_read_details(args.details),
+        pinned=args.pin,
+        anchor=args.anchor,
+        author=args.author if args.author is not None else git_user_name(store.repo_root),
+        source=args.source,
+    )
+
+
+def _write_store(args: argparse.Namespace, ctx: CommandContext) -> MemoryStore:
+    return ctx.global_store() if args.global_ else ctx.project(create=False)
+
+
+def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Create the project store."""
+    store = ctx.project(create=True)
+    created = ensure_created(store.location)
+    data = {"created": created, "path": str(store.location.base)}
+    ctx.emit(
+        data,
+        lambda c: c.print(
+            f"{'Created' if created else 'Already set up:'} {store.location.base} "
+            "(commit memories/, the index stays out of git)"
+        ),
+    )
+    return 0
+
+
+def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Write a new memory, or report the existing one holding the same knowledge."""
+    store = _write_store(args, ctx)
+    result = store.remember(_draft(args, ctx, store))
+
+    def render(console) -> None:
+        if result.duplicate_of:
+            console.print(
+                f"Already known as {result.id} ({result.duplicate_status}); nothing written."
+            )
+        else:
+            console.print(f"Remembered {result.id} in {result.path}")
+
+    ctx.emit(result.to_dict(), render)
+    return 0
+
+
+def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Print one memory's full card and count it as acted on."""
+    store, memory = ctx.find_memory(args.id)
+    if store.exists:
+        record_action(store.conn, memory.id)
+    usage = counters(store.conn, memory.id)
+    path = str(store.path_of(memory.id))
+    data = {**memory.to_dict(), "scope": store.scope, "path": path, "usage": usage}
+    ctx.emit(data, lambda c: print_card(c, memory, scope=store.scope, path=path, usage=usage))
+    return 0
+
+
+def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """List memories, newest first."""
+    items = []
+    for store in ctx.stores(args.scope):
+        file = store.normalize_input(args.file, ctx.cwd) if args.file else None
+        items.extend(
+            (m, store.scope)
+            for m in store.list(file=file, category=args.category, status=args.status)
+        )
+    data = [{**m.to_dict(), "scope": scope} for m, scope in items]
+    title = f"{len(items)} {args.status if args.status != 'all' else ''} memories".replace(
+        "  ", " "
+    )
+    ctx.emit(data, lambda c: print_table(c, items, title=title))
+    return 0 if items else 1
+
+
+def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Search summaries and details of active memories."""
+    if args.limit < 1:
+        raise BadInput("--limit must be at least 1")
+    found = []
+    for store in ctx.stores(args.scope):
+        found.extend((hit, store.scope) for hit in search(store.conn, args.text, limit=args.limit))
+    found.sort(key=lambda item: (item[0].matched_by != "words", item[0].score))
+    found = found[: args.limit]
+    data = [
+        {**h.memory.to_dict(), "scope": s, "score": round(-h.score, 4), "matched_by": h.matched_by}
+        for h, s in found
+    ]
+    title = f"{len(found)} matches for {args.text!r}"
+    ctx.emit(data, lambda c: print_table(c, [(h.memory, s) for h, s in found], title=title))
+    return 0 if found else 1
+
+
+def run_pin(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Pin or unpin a memory."""
+    store, memory = ctx.find_memory(args.id)
+    updated = store.set_pinned(memory.id, args.pinned)
+    record_action(store.conn, memory.id)
+    verb = "Pinned" if args.pinned else "Unpinned"
+    ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
+    return 0
+
+
+def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Replace a memory by a new one; the old leaves recall but stays in the record."""
+    store, old = ctx.find_memory(args.old_id)
+    if args.global_ and store.scope != "global":
+        raise BadInput(f"memory {old.id} is in the {store.scope} store; drop --global")
+    result, updated = store.supersede(old.id, _draft(args, ctx, store))
+    record_action(store.conn, old.id)
+    data = {**result.to_dict(), "supersedes": updated.id}
+    ctx.emit(data, lambda c: c.print(f"Wrote {result.id}; {updated.id} is now superseded by it"))
+    return 0
+
+
+def run_status(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Archive, restore or delete (tombstone) a memory."""
+    store, memory = ctx.find_memory(args.id)
+    updated = store.set_status(memory.id, args.status, allowed_from=args.allowed)
+    past = {"archive": "Archived", "restore": "Restored", "delete": "Deleted (restorable)"}
+    ctx.emit(updated.to_dict(), lambda c: c.print(f"{past[args.verb]} {updated.id}"))
+    return 0
+
+
+def run_purge(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Remove tombstoned (or auto-distilled) memory files."""
+    store = _write_store(args, ctx)
+    if not store.exists:
+        raise NotFound(f"no {store.scope} store yet at {store.location.base}")
+    removed = store.purge(source="auto-distilled" if args.auto_distilled else None)
+    ctx.emit({"purged": removed}, lambda c: c.print(f"Purged {len(removed)} memories"))
+    return 0 if removed else 1

@@ -1,0 +1,124 @@
+"""What every CLI command is given: the stores, the output mode and ways to talk to the user."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from recall.errors import BadInput
+from recall.locations import GLOBAL, PROJECT, global_location, project_location
+from recall.store import MemoryStore
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+Render = Callable[["Console"], None]
+ProgressUpdate = Callable[[str, int, int | None], None]
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    raise TypeError(f"cannot serialize {type(value).__name__}")
+
+
+class CommandContext:
+    """Shared state of one CLI invocation."""
+
+    def __init__(self, *, json_output: bool, cwd: Path) -> None:
+        self.json = json_output
+        self.cwd = cwd
+        self._stores: dict[str, MemoryStore] = {}
+
+    # -- stores ----------------------------------------------------------------------------
+
+    def project(self, *, create: bool = False) -> MemoryStore:
+        """The project store of the repository around ``cwd``."""
+        if PROJECT not in self._stores:
+            location = project_location(self.cwd, create_at_cwd=create)
+            self._stores[PROJECT] = MemoryStore(location, notice=self.notice)
+        return self._stores[PROJECT]
+
+    def global_store(self) -> MemoryStore:
+        """The user's global store."""
+        if GLOBAL not in self._stores:
+            self._stores[GLOBAL] = MemoryStore(global_location(self.cwd), notice=self.notice)
+        return self._stores[GLOBAL]
+
+    def store(self, scope: str) -> MemoryStore:
+        """The store of ``scope`` (``project`` or ``global``)."""
+        if scope == GLOBAL:
+            return self.global_store()
+        if scope == PROJECT:
+            return self.project()
+        raise BadInput(f"unknown scope {scope!r}; use project or global")
+
+    def stores(self, scope: str) -> list[MemoryStore]:
+        """The stores a read covers: one scope, or ``all`` (project first when there is one)."""
+        if scope != "all":
+            return [self.store(scope)]
+        found: list[MemoryStore] = []
+        with contextlib.suppress(Exception):
+            found.append(self.project())
+        found.append(self.global_store())
+        return found
+
+    def find_memory(self, ref: str, scope: str = "all") -> tuple[MemoryStore, Any]:
+        """Find a memory by id across the stores of ``scope`` (project first)."""
+        from recall.errors import NotFound
+
+        for store in self.stores(scope):
+            memory = store.find(ref)
+            if memory is not None:
+                return store, memory
+        raise NotFound(f"no memory {ref!r} found; `tether list --scope all` shows ids")
+
+    def close(self) -> None:
+        """Close every store opened by this invocation."""
+        for store in self._stores.values():
+            store.close()
+
+    # -- output ----------------------------------------------------------------------------
+
+    def emit(self, data: Any, render: Render | None = None) -> None:
+        """Print ``data`` as JSON (with --json) or call ``render`` with a console on stdout."""
+        if self.json or render is None:
+            sys.stdout.write(json.dumps(data, default=_json_default, ensure_ascii=False) + "\n")
+            return
+        render(self.console())
+
+    def console(self) -> Console:
+        """A rich console on stdout."""
+        from rich.console import Console
+
+        return Console(highlight=False, soft_wrap=False)
+
+    def notice(self, message: str) -> None:
+        """A one-line notice for the user, on stderr."""
+        print(f"tether: {message}", file=sys.stderr)
+
+    @contextlib.contextmanager
+    def progress(self) -> Iterator[ProgressUpdate]:
+        """A progress bar on stderr, silent for --json or when stderr is not a terminal."""
+        if self.json or not sys.stderr.isatty():
+            yield lambda description, completed, total: None
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+            tasks: dict[str, Any] = {}
+
+            def update(description: str, completed: int, total: int | None) -> None:
+                if description not in tasks:
+                    tasks[description] = bar.add_task(description, total=total)
+                bar.update(tasks[description], completed=completed, total=total)
+
+            yield update

@@ -1,0 +1,97 @@
+"""The ``tether`` command line: argument parsing, dispatch, and errors turned into exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from recall import __version__
+from recall.cli import cmd_io, cmd_maint, cmd_memory
+from recall.cli.context import CommandContext
+from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, TetherError
+
+COMMAND_MODULES = (cmd_memory, cmd_io, cmd_maint)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors on stderr and exit code 2, like every other bad input."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"tether: error: {message}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (``--json`` is accepted before or after the subcommand)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
+    )
+    parser = _Parser(
+        prog="tether",
+        description="Code-aware memory for coding agents: memories tied to their files.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"tether {__version__}")
+    parser.add_argument(
+        "-C", dest="directory", type=Path, help="run as if started in this directory"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    original = sub.add_parser
+
+    def add_parser(name: str, **kwargs):
+        kwargs.setdefault("parents", [common])
+        return original(name, **kwargs)
+
+    sub.add_parser = add_parser  # type: ignore[method-assign]
+    for module in COMMAND_MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one CLI command and return its exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    json_output = bool(getattr(args, "json", False))
+    cwd = (args.directory or Path.cwd()).resolve()
+    ctx = CommandContext(json_output=json_output, cwd=cwd)
+    try:
+        return int(args.func(args, ctx))
+    except TetherError as error:
+        _report(error, json_output, error.exit_code)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("tether: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    finally:
+        ctx.close()
+
+
+def _report(error: Exception, json_output: bool, code: int) -> None:
+    if json_output:
+        import json
+
+        payload = {"error": str(error), "exit_code": code}
+        print(json.dumps(payload), file=sys.stderr)
+    else:
+        print(f"tether: error: {error}", file=sys.stderr)
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    entry()
+
+__all__ = ["EXIT_FAILURE", "build_parser", "main"]

@@ -1,0 +1,76 @@
+"""Human-readable renderings of memories: the card and the table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from recall.model import Memory
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+CATEGORY_STYLE = {"gotcha": "bold red", "decision": "cyan", "pref": "green", "context": "yellow"}
+
+
+def badges(memory: Memory) -> str:
+    """Short markers for pinned and non-active status."""
+    marks = []
+    if memory.pinned:
+        marks.append("pinned")
+    if memory.status != "active":
+        marks.append(memory.status)
+    return ", ".join(marks)
+
+
+def print_card(console: Console, memory: Memory, *, scope: str, path: str, usage: dict) -> None:
+    """The full card of one memory."""
+    from rich.markup import escape
+
+    style = CATEGORY_STYLE.get(memory.category, "")
+    head = f"[{style}]\\[{memory.category}][/{style}] [bold]{memory.id}[/bold]"
+    if badges(memory):
+        head += f" ({badges(memory)})"
+    console.print(head)
+    console.print(escape(memory.summary))
+    if memory.details:
+        console.print()
+        console.print(escape(memory.details))
+    console.print()
+    console.print(f"files:    {escape(', '.join(memory.files)) or '(none)'}")
+    if memory.anchor:
+        console.print(f"anchor:   {escape(memory.anchor)}")
+    if memory.supersedes:
+        console.print(f"replaces: {memory.supersedes}")
+    if memory.superseded_by:
+        console.print(f"replaced by: {memory.superseded_by}")
+    console.print(
+        f"created:  {memory.created} by {escape(memory.author) or 'unknown'} ({memory.source})"
+    )
+    console.print(f"scope:    {scope}  file: {escape(path)}")
+    console.print(f"shown {usage['surfaced']} times, acted on {usage['acted']} times")
+
+
+def print_table(console: Console, items: Sequence[tuple[Memory, str]], *, title: str) -> None:
+    """A table of memories with the scope each came from."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", show_lines=False)
+    table.add_column("id", no_wrap=True)
+    table.add_column("category", no_wrap=True)
+    table.add_column("summary", overflow="fold")
+    table.add_column("files", overflow="fold")
+    table.add_column("scope", no_wrap=True)
+    table.add_column("marks", no_wrap=True)
+    for memory, scope in items:
+        style = CATEGORY_STYLE.get(memory.category, "")
+        table.add_row(
+            memory.id,
+            f"[{style}]{memory.category}[/{style}]",
+            escape(memory.summary),
+            escape(", ".join(memory.files)),
+            scope,
+            badges(memory),
+        )
+    console.print(table)

@@ -1,0 +1,42 @@
+"""The one clock of the engine; ``TETHER_NOW`` (ISO-8601) pins it for tests and demos."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+
+from recall.errors import BadInput
+
+
+def parse_timestamp(value: str, *, what: str = "timestamp") -> datetime:
+    """Parse an ISO-8601 date or date-time; naive values are taken as UTC."""
+    text = value.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise BadInput(
+            f"{what} {value!r} is not an ISO-8601 date (e.g. 2026-11-30T21:00:00+00:00)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment
+
+
+def now() -> datetime:
+    """The current time in UTC, or the time ``TETHER_NOW`` names."""
+    pinned = os.environ.get("TETHER_NOW")
+    if pinned:
+        return parse_timestamp(pinned, what="TETHER_NOW")
+    return datetime.now(UTC)
+
+
+def format_timestamp(moment: datetime) -> str:
+    """Render a timestamp as second-precision ISO-8601 in UTC."""
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat()
+
+
+def now_iso() -> str:
+    """The current time (see :func:`now`) as an ISO-8601 string."""
+    return format_timestamp(now())

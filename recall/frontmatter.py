@@ -1,0 +1,255 @@
+"""Reading and writing the text form of a memory: YAML front matter, then the body.
+
+The body's first non-blank line is the one-line summary; everything after it is the details.
+Writing never alters memory text, and updating a file rewrites only the front-matter keys that
+change, so comments and keys written by hand survive.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from recall.errors import MalformedMemory
+
+try:  # libyaml is several times faster when present
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _Loader = yaml.SafeLoader
+
+FENCE = "---"
+_KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:")
+_PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./@+-]*$")
+_RESOLVER = yaml.resolver.Resolver()
+_STR_TAG = "tag:yaml.org,2002:str"
+_LINE_BREAKS = {"\n": "\\n", "\r": "\\r", "\x85": "\\N", "\u2028": "\\L", "\u2029": "\\P"}
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """A memory file split into its parts, before any field validation."""
+
+    fields: dict[str, Any]
+    summary: str | None
+    details: str
+    key_lines: dict[str, int]
+    body_line: int
+    """1-based line where the body starts (for error messages)."""
+
+
+def _is_printable(ch: str) -> bool:
+    code = ord(ch)
+    return (
+        code in (0x09, 0x0A, 0x0D, 0x85)
+        or 0x20 <= code <= 0x7E
+        or 0xA0 <= code <= 0xD7FF
+        or 0xE000 <= code <= 0xFFFD
+        or 0x10000 <= code <= 0x10FFFF
+    ) and code != 0xFEFF
+
+
+def quote(value: str) -> str:
+    """Render a string as a YAML double-quoted scalar that loads back to exactly ``value``."""
+    out = ['"']
+    for ch in value:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch in _LINE_BREAKS:
+            out.append(_LINE_BREAKS[ch])
+        elif ch == "\t":
+            out.append("\\t")
+        elif not _is_printable(ch):
+            code = ord(ch)
+            if code <= 0xFF:
+                out.append(f"\\x{code:02X}")
+            elif code <= 0xFFFF:
+                out.append(f"\\u{code:04X}")
+            else:
+                out.append(f"\\U{code:08X}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def scalar(value: Any) -> str:
+    """Render a scalar for front matter: plain when unambiguous, double-quoted otherwise."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    text = str(value)
+    if (
+        _PLAIN_SAFE.match(text)
+        and not text.startswith(("-", "."))
+        and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
+    ):
+        return text
+    return quote(text)
+
+
+def render_value(key: str, value: Any) -> list[str]:
+    """Render one top-level key and its value as front-matter lines."""
+    if isinstance(value, list | tuple):
+        if not value:
+            return [f"{key}: []"]
+        return [f"{key}:"] + [f"  - {scalar(item)}" for item in value]
+    if isinstance(value, dict):
+        dumped = yaml.safe_dump({key: value}, allow_unicode=True, sort_keys=False)
+        return dumped.rstrip("\n").split("\n")
+    return [f"{key}: {scalar(value)}"]
+
+
+def render(fields: dict[str, Any], summary: str, details: str) -> str:
+    """Render a whole memory file from ordered front-matter fields, summary and details."""
+    lines = [FENCE]
+    for key, value in fields.items():
+        lines.extend(render_value(key, value))
+    lines.append(FENCE)
+    text = "\n".join(lines) + "\n" + summary + "\n"
+    if details:
+        text += "\n" + details + "\n"
+    return text
+
+
+def _split(text: str, path: Path | str) -> tuple[list[str], int, str]:
+    """Return (front-matter lines, index of closing fence line, body text)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r \t") != FENCE:
+        raise MalformedMemory(path, 1, "no front matter: the file must start with a '---' line")
+    for index in range(1, len(lines)):
+        if lines[index].rstrip("\r \t") in (FENCE, "..."):
+            body = "\n".join(lines[index + 1 :])
+            return lines[1:index], index, body
+    raise MalformedMemory(path, 1, "front matter is not closed: add a '---' line after it")
+
+
+def _yaml_error_line(error: yaml.YAMLError) -> int:
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    return (mark.line + 2) if mark is not None else 1
+
+
+def _split_body(body: str) -> tuple[str | None, str, int]:
+    """Return (summary, details, offset of summary line within the body)."""
+    lines = body.split("\n")
+    index = 0
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    if index == len(lines):
+        return None, "", index
+    summary = lines[index].rstrip("\r")
+    rest = "\n".join(lines[index + 1 :])
+    if rest.startswith("\n"):
+        rest = rest[1:]
+    elif rest.startswith("\r\n"):
+        rest = rest[2:]
+    if rest.endswith("\n"):
+        rest = rest[:-1]
+    if not rest.strip():
+        rest = ""
+    return summary, rest, index
+
+
+def parse(text: str, path: Path | str) -> ParsedFile:
+    """Split a memory file into front-matter fields, summary and details.
+
+    Raises :class:`MalformedMemory` with the path and line of the first problem.
+    """
+    fm_lines, close_index, body = _split(text, path)
+    try:
+        loaded = yaml.load("\n".join(fm_lines), Loader=_Loader)
+    except yaml.YAMLError as error:
+        problem = getattr(error, "problem", None) or str(error).split("\n")[0]
+        raise MalformedMemory(path, _yaml_error_line(error), f"bad YAML: {problem}") from None
+    if loaded is None:
+        loaded = {}
+    if not isinstance(loaded, dict):
+        raise MalformedMemory(path, 2, "front matter must be a mapping of 'key: value' lines")
+    key_lines: dict[str, int] = {}
+    for offset, line in enumerate(fm_lines):
+        match = _KEY_LINE.match(line)
+        if match and match.group(1) not in key_lines:
+            key_lines[match.group(1)] = offset + 2
+    summary, details, body_offset = _split_body(body)
+    fields = {str(key): value for key, value in loaded.items()}
+    return ParsedFile(fields, summary, details, key_lines, close_index + 2 + body_offset)
+
+
+def _key_blocks(fm_lines: list[str]) -> dict[str, tuple[int, int]]:
+    """Map each top-level key to the [start, end) span of its lines."""
+    blocks: dict[str, tuple[int, int]] = {}
+    current: str | None = None
+    start = 0
+    for index, line in enumerate(fm_lines):
+        match = _KEY_LINE.match(line)
+        starts_block = match is not None or (line[:1] not in ("", " ", "\t", "-") and line.strip())
+        if starts_block:
+            if current is not None and current not in blocks:
+                blocks[current] = (start, index)
+            current = match.group(1) if match else None
+            start = index
+    if current is not None and current not in blocks:
+        blocks[current] = (start, len(fm_lines))
+    return blocks
+
+
+REMOVE = object()
+"""Sentinel value for :func:`update`: delete the key from the front matter."""
+
+
+def update(text: str, path: Path | str, changes: dict[str, Any]) -> str:
+    """Rewrite only the given front-matter keys of a memory file; the body stays byte-identical.
+
+    Keys absent from the file are appended; a value of :data:`REMOVE` deletes the key.
+    """
+    fm_lines, close_index, _ = _split(text, path)
+    lead = "\ufeff" if text.startswith("\ufeff") else ""
+    all_lines = text[len(lead) :].split("\n")
+    blocks = _key_blocks(fm_lines)
+    new_fm = list(fm_lines)
+    appended: list[str] = []
+    # Replace from the bottom up so earlier spans keep their indices.
+    for key, (start, end) in sorted(blocks.items(), key=lambda item: -item[1][0]):
+        if key not in changes:
+            continue
+        value = changes[key]
+        replacement = [] if value is REMOVE else render_value(key, value)
+        # keep trailing comment/blank lines that belonged to the span
+        tail = end
+        while tail > start + 1 and (
+            not new_fm[tail - 1].strip() or new_fm[tail - 1].startswith("#")
+        ):
+            tail -= 1
+        new_fm[start:tail] = replacement
+    for key, value in changes.items():
+        if key not in blocks and value is not REMOVE:
+            appended.extend(render_value(key, value))
+    new_fm.extend(appended)
+    result = "\n".join([all_lines[0], *new_fm, *all_lines[close_index:]])
+    result = lead + result
+    check = parse(result, path)
+    for key, value in changes.items():
+        expected = None if value is REMOVE else value
+        got = check.fields.get(key)
+        if isinstance(expected, tuple):
+            expected = list(expected)
+        if got != expected:
+            raise MalformedMemory(
+                path,
+                blocks.get(key, (0, 0))[0] + 2,
+                f"could not rewrite '{key}' without disturbing the rest of the front matter; "
+                "edit the file by hand",
+            )
+    return result

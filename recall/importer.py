@@ -1,0 +1,106 @@
+"""Reading memories from JSON Lines for ``tether import``: one record per line, errors per line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from recall.clock import format_timestamp, parse_timestamp
+from recall.errors import BadInput
+from recall.model import Memory
+from recall.store import MemoryStore
+
+Normalize = Callable[[str], str]
+
+
+@dataclass
+class LineResult:
+    """What happened to one input line."""
+
+    line: int
+    status: str  # created | duplicate | error
+    id: str | None = None
+    duplicate_of: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        data: dict[str, Any] = {"line": self.line, "status": self.status, "id": self.id}
+        if self.duplicate_of:
+            data["duplicate_of"] = self.duplicate_of
+        if self.error:
+            data["error"] = self.error
+        return data
+
+
+def _draft(
+    store: MemoryStore, record: Any, normalize: Normalize, author: str
+) -> tuple[Memory, str | None]:
+    if not isinstance(record, dict):
+        raise BadInput("each line must be a JSON object")
+    files = record.get("files", [])
+    if isinstance(files, str):
+        files = [files]
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise BadInput("'files' must be a list of paths")
+    created = record.get("created")
+    if created is not None:
+        if not isinstance(created, str):
+            raise BadInput("'created' must be an ISO-8601 string")
+        created = format_timestamp(parse_timestamp(created, what="'created'"))
+    for key in ("summary", "category"):
+        if not isinstance(record.get(key), str):
+            raise BadInput(f"'{key}' is required and must be a string")
+    details = record.get("details")
+    if details is not None and not isinstance(details, str):
+        raise BadInput("'details' must be a string")
+    pinned = record.get("pinned", False)
+    if not isinstance(pinned, bool):
+        raise BadInput("'pinned' must be true or false")
+    wanted = record.get("id")
+    draft = store.prepare_memory(
+        summary=record["summary"],
+        category=record["category"],
+        files=[normalize(f) for f in files],
+        details=details,
+        pinned=pinned,
+        anchor=record.get("anchor"),
+        author=str(record.get("author") or author),
+        source=str(record.get("source") or "user"),
+        created=created,
+    )
+    return draft, wanted if isinstance(wanted, str) else None
+
+
+def import_lines(
+    store: MemoryStore, lines: Iterable[str], normalize: Normalize, author: str
+) -> list[LineResult]:
+    """Import every valid line; invalid ones are reported with their line number, not dropped."""
+    results: list[LineResult] = []
+    drafts: list[tuple[Memory, str | None]] = []
+    slots: list[int] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+            drafts.append(_draft(store, record, normalize, author))
+            slots.append(len(results))
+            results.append(LineResult(number, "pending"))
+        except json.JSONDecodeError as error:
+            results.append(LineResult(number, "error", error=f"bad JSON: {error.msg}"))
+        except BadInput as error:
+            results.append(LineResult(number, "error", error=str(error)))
+    if drafts:
+        written = store.import_many(drafts)
+        for slot, result in zip(slots, written, strict=True):
+            entry = results[slot]
+            entry.id = result.id
+            if result.duplicate_of:
+                entry.status = "duplicate"
+                entry.duplicate_of = result.duplicate_of
+            else:
+                entry.status = "created"
+    return results

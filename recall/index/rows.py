@@ -1,0 +1,103 @@
+"""Writing memory records into the index tables (memories, memory_files and both FTS tables)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+
+from recall.memfiles import FileStat
+from recall.model import Memory
+
+_INSERT = """
+INSERT INTO memories(id, name, category, summary, details, files, anchor, pinned, status,
+    supersedes, superseded_by, created, author, source, content_hash, mtime_ns, size, file_sha)
+VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+
+
+def delete_by_name(conn: sqlite3.Connection, name: str) -> None:
+    """Remove the index rows of the memory file ``name`` (no-op when absent)."""
+    row = conn.execute("SELECT rowid FROM memories WHERE name = ?", (name,)).fetchone()
+    if row is not None:
+        delete_rowids(conn, [row[0]])
+    conn.execute("DELETE FROM problems WHERE name = ?", (name,))
+
+
+def delete_rowids(conn: sqlite3.Connection, rowids: list[int]) -> None:
+    """Remove memories by index rowid from every table that holds them."""
+    params = [(r,) for r in rowids]
+    conn.executemany("DELETE FROM memories WHERE rowid = ?", params)
+    conn.executemany("DELETE FROM memory_files WHERE memory_rowid = ?", params)
+    conn.executemany("DELETE FROM fts_words WHERE rowid = ?", params)
+    conn.executemany("DELETE FROM fts_trigram WHERE rowid = ?", params)
+
+
+def insert_many(
+    conn: sqlite3.Connection, items: Iterable[tuple[Memory, str, FileStat, str]]
+) -> list[int]:
+    """Insert (memory, file name, file stat, file sha) rows; return their new rowids."""
+    rowids: list[int] = []
+    file_rows: list[tuple[int, str]] = []
+    text_rows: list[tuple[int, str, str]] = []
+    cursor = conn.cursor()
+    for memory, name, stat, sha in items:
+        cursor.execute(
+            _INSERT,
+            (
+                memory.id,
+                name,
+                memory.category,
+                memory.summary,
+                memory.details,
+                json.dumps(list(memory.files)),
+                memory.anchor,
+                int(memory.pinned),
+                memory.status,
+                memory.supersedes,
+                memory.superseded_by,
+                memory.created,
+                memory.author,
+                memory.source,
+                memory.content_hash,
+                stat.mtime_ns,
+                stat.size,
+                sha,
+            ),
+        )
+        rowid = cursor.lastrowid
+        assert rowid is not None
+        rowids.append(rowid)
+        file_rows.extend((rowid, path) for path in dict.fromkeys(memory.files))
+        text_rows.append((rowid, memory.summary, memory.details))
+    conn.executemany("INSERT INTO memory_files(memory_rowid, path) VALUES(?, ?)", file_rows)
+    conn.executemany("INSERT INTO fts_words(rowid, summary, details) VALUES(?, ?, ?)", text_rows)
+    conn.executemany("INSERT INTO fts_trigram(rowid, summary, details) VALUES(?, ?, ?)", text_rows)
+    return rowids
+
+
+def record_problem(conn: sqlite3.Connection, stat: FileStat, line: int, message: str) -> None:
+    """Remember that a memory file is malformed, so it is reported without being re-read."""
+    conn.execute(
+        "INSERT OR REPLACE INTO problems(name, line, message, mtime_ns, size) VALUES(?,?,?,?,?)",
+        (stat.name, line, message, stat.mtime_ns, stat.size),
+    )
+
+
+def memory_from_row(row: sqlite3.Row) -> Memory:
+    """Rebuild a :class:`Memory` from a ``memories`` row."""
+    return Memory(
+        id=row["id"],
+        category=row["category"],
+        summary=row["summary"],
+        details=row["details"],
+        files=tuple(json.loads(row["files"])),
+        anchor=row["anchor"],
+        pinned=bool(row["pinned"]),
+        status=row["status"],
+        supersedes=row["supersedes"],
+        superseded_by=row["superseded_by"],
+        created=row["created"],
+        author=row["author"],
+        source=row["source"],
+    )

@@ -1,0 +1,83 @@
+"""The index schema and its forward migrations.
+
+The index is derived: every table here can be rebuilt from the memory files, except the
+per-user behaviour tables (usage, sessions), which record what happened rather than what is known.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+SCHEMA_VERSION: Final = 1
+
+BASE_DDL: Final = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+
+CREATE TABLE IF NOT EXISTS memories(
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL UNIQUE,
+    category TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    details TEXT NOT NULL,
+    files TEXT NOT NULL,
+    anchor TEXT,
+    pinned INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    supersedes TEXT,
+    superseded_by TEXT,
+    created TEXT NOT NULL,
+    author TEXT NOT NULL,
+    source TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    file_sha TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
+CREATE INDEX IF NOT EXISTS memories_status ON memories(status);
+
+CREATE TABLE IF NOT EXISTS memory_files(
+    memory_rowid INTEGER NOT NULL,
+    path TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memory_files_path ON memory_files(path);
+CREATE INDEX IF NOT EXISTS memory_files_rowid ON memory_files(memory_rowid);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_words USING fts5(
+    summary, details, tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_trigram USING fts5(
+    summary, details, tokenize = 'trigram'
+);
+
+CREATE TABLE IF NOT EXISTS problems(
+    name TEXT PRIMARY KEY,
+    line INTEGER NOT NULL,
+    message TEXT NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS usage(
+    memory_id TEXT PRIMARY KEY,
+    surfaced INTEGER NOT NULL DEFAULT 0,
+    acted INTEGER NOT NULL DEFAULT 0,
+    first_surfaced TEXT,
+    last_surfaced TEXT,
+    last_acted TEXT,
+    archived_by_disuse INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE IF NOT EXISTS sessions(
+    id TEXT PRIMARY KEY,
+    started TEXT NOT NULL,
+    last_seen TEXT NOT NULL,
+    turns INTEGER NOT NULL DEFAULT 0,
+    origin TEXT NOT NULL DEFAULT 'cli'
+);
+"""
+
+# Forward migrations: MIGRATIONS[n] upgrades a version-n index to version n + 1.
+# A version-1 index has nothing to upgrade yet; new entries go here as the schema grows.
+MIGRATIONS: Final[dict[int, str]] = {}

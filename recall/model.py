@@ -1,0 +1,96 @@
+"""The memory record: its fields, their allowed values and the content hash used for dedupe."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
+
+CATEGORIES: Final = ("pref", "decision", "gotcha", "context")
+STATUSES: Final = ("active", "superseded", "archived", "deleted")
+SOURCES: Final = ("user", "agent", "auto-distilled")
+
+ID_PATTERN: Final = re.compile(r"^[0-9a-f]{8}$")
+_SPACE_RUN = re.compile(r"\s+")
+
+
+def is_valid_id(value: str) -> bool:
+    """Tell whether ``value`` is a well-formed memory id (8 lowercase hex digits)."""
+    return bool(ID_PATTERN.match(value))
+
+
+def _normalize_for_hash(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    return _SPACE_RUN.sub(" ", text).strip().casefold()
+
+
+def content_hash(category: str, summary: str, details: str) -> str:
+    """Hash the knowledge of a memory: same category, summary and details up to case and spacing.
+
+    Two writes of the same knowledge hash alike, so the second can return the first's id.
+    """
+    parts = (
+        _normalize_for_hash(category),
+        _normalize_for_hash(summary),
+        _normalize_for_hash(details),
+    )
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8"))
+    return digest.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One memory as stored in ``.tether/memories/<id>.md``.
+
+    ``extra`` keeps front-matter keys Tether does not know, so rewriting a file never drops them.
+    """
+
+    id: str
+    category: str
+    summary: str
+    details: str = ""
+    files: tuple[str, ...] = ()
+    anchor: str | None = None
+    pinned: bool = False
+    status: str = "active"
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    created: str = ""
+    author: str = ""
+    source: str = "user"
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def content_hash(self) -> str:
+        """The dedupe hash of this memory's knowledge (category, summary, details)."""
+        return content_hash(self.category, self.summary, self.details)
+
+    @property
+    def is_recallable(self) -> bool:
+        """Whether recall may surface this memory (active ones only)."""
+        return self.status == "active"
+
+    def with_changes(self, **changes: Any) -> Memory:
+        """Return a copy with the given fields replaced."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field, with the derived content hash."""
+        return {
+            "id": self.id,
+            "category": self.category,
+            "summary": self.summary,
+            "details": self.details,
+            "files": list(self.files),
+            "anchor": self.anchor,
+            "pinned": self.pinned,
+            "status": self.status,
+            "supersedes": self.supersedes,
+            "superseded_by": self.superseded_by,
+            "created": self.created,
+            "author": self.author,
+            "source": self.source,
+            "content_hash": self.content_hash,
+        }

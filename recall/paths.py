@@ -1,0 +1,96 @@
+"""Normalizing the file paths a memory names: repo-relative, POSIX, inside the repository."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from recall.errors import BadInput
+
+
+def _check_text(raw: str, label: str) -> None:
+    if "\x00" in raw:
+        raise BadInput(f"{label} {raw!r} contains a NUL byte; give a real file path")
+    try:
+        raw.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput(
+            f"{label} {raw!r} is not valid UTF-8; rename the file or give another path"
+        ) from None
+
+
+def _from_uri(raw: str, label: str) -> str:
+    parts = urlsplit(raw)
+    if parts.scheme != "file":
+        raise BadInput(f"{label} {raw!r} is a {parts.scheme}: URI; only file: URIs name files")
+    if parts.netloc not in ("", "localhost"):
+        raise BadInput(f"{label} {raw!r} names a remote host; give a local file")
+    return unquote(parts.path)
+
+
+def is_inside(child: str, parent: str) -> bool:
+    """Tell whether absolute normalized path ``child`` is ``parent`` or lies below it."""
+    return child == parent or child.startswith(parent.rstrip("/") + "/")
+
+
+def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str = "path") -> str:
+    """Turn a user-given path, absolute path or ``file://`` URI into a repo-relative POSIX path.
+
+    Relative paths are taken from ``cwd`` (the repository root when not given). A path that
+    resolves outside the repository, lexically or through a symlink, is rejected with
+    :class:`BadInput`; so are NUL bytes, non-UTF-8 names and the repository root itself.
+    """
+    if not isinstance(raw, str) or not raw.strip():
+        raise BadInput(f"{label} is empty; give a file path inside the repository")
+    _check_text(raw, label)
+    text = raw.strip()
+    if text.lower().startswith("file:"):
+        text = _from_uri(text, label)
+        _check_text(text, label)
+    text = text.replace("\\", "/")
+    root = os.path.realpath(repo_root)
+    base = os.path.realpath(cwd) if cwd is not None else root
+    joined = text if text.startswith("/") else posixpath.join(base, text)
+    lexical = posixpath.normpath(joined)
+    if lexical.startswith("//"):
+        lexical = "/" + lexical.lstrip("/")
+    if not is_inside(lexical, root):
+        resolved = os.path.realpath(lexical)
+        if not is_inside(resolved, root):
+            raise BadInput(
+                f"{label} {raw!r} resolves outside the repository {root}; "
+                "memories can only name files inside it"
+            )
+        lexical = resolved
+    elif os.path.islink(lexical) or os.path.exists(lexical):
+        resolved = os.path.realpath(lexical)
+        if not is_inside(resolved, root):
+            raise BadInput(
+                f"{label} {raw!r} is a symlink to {resolved}, outside the repository; "
+                "name the file inside the repository instead"
+            )
+    relative = posixpath.relpath(lexical, root)
+    if relative in (".", ""):
+        raise BadInput(f"{label} {raw!r} is the repository root; name a file or folder inside it")
+    return relative
+
+
+def normalize_loose(raw: str, *, label: str = "path") -> str:
+    """Normalize a path lexically without a repository (global memories outside any repo).
+
+    Separators become ``/``, ``./`` and duplicate slashes go; ``..`` above the start is rejected.
+    """
+    if not isinstance(raw, str) or not raw.strip():
+        raise BadInput(f"{label} is empty; give a file path")
+    _check_text(raw, label)
+    text = raw.strip()
+    if text.lower().startswith("file:"):
+        text = _from_uri(text, label)
+    text = posixpath.normpath(text.replace("\\", "/"))
+    if text == ".." or text.startswith("../"):
+        raise BadInput(f"{label} {raw!r} climbs above its starting folder; give a plain path")
+    if text.startswith("//"):
+        text = "/" + text.lstrip("/")
+    return text

@@ -1,0 +1,197 @@
+"""Turning parsed memory files into validated :class:`Memory` records and back."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from recall import frontmatter
+from recall.clock import format_timestamp
+from recall.errors import BadInput, MalformedMemory
+from recall.model import CATEGORIES, SOURCES, STATUSES, Memory, is_valid_id
+
+KNOWN_KEYS = (
+    "id",
+    "category",
+    "files",
+    "anchor",
+    "pinned",
+    "status",
+    "supersedes",
+    "superseded_by",
+    "created",
+    "author",
+    "source",
+)
+# The hash is derived from the text, so a stale copy in a file must not count as a field.
+DERIVED_KEYS = ("content_hash",)
+
+SUMMARY_FORBIDDEN = ("\n", "\r")
+
+
+def id_for_filename(name: str) -> str:
+    """The id of a memory file whose front matter gives none: its stem if valid, else a hash."""
+    stem = name[:-3] if name.endswith(".md") else name
+    if is_valid_id(stem):
+        return stem
+    return hashlib.sha1(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, datetime):
+        return format_timestamp(value) if value.tzinfo else value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
+
+
+def _optional_id(fields: dict[str, Any], key: str, parsed: frontmatter.ParsedFile, path: str):
+    value = fields.get(key)
+    if value in (None, ""):
+        return None
+    text = str(value)
+    if not is_valid_id(text):
+        raise MalformedMemory(
+            path, parsed.key_lines.get(key, 1), f"{key} {text!r} is not a memory id (8 hex digits)"
+        )
+    return text
+
+
+def memory_from_parsed(
+    parsed: frontmatter.ParsedFile, path: Path | str, *, fallback_created: str
+) -> Memory:
+    """Validate a parsed file into a :class:`Memory`, or raise :class:`MalformedMemory`."""
+    where = str(path)
+    fields = parsed.fields
+    line = parsed.key_lines.get
+
+    category = fields.get("category")
+    if category is None:
+        raise MalformedMemory(where, 1, f"missing 'category' (one of {', '.join(CATEGORIES)})")
+    if str(category) not in CATEGORIES:
+        raise MalformedMemory(
+            where,
+            line("category", 1),
+            f"unknown category {category!r}; use one of {', '.join(CATEGORIES)}",
+        )
+    if parsed.summary is None:
+        raise MalformedMemory(
+            where, parsed.body_line, "missing summary: write a one-line summary after the '---'"
+        )
+
+    raw_files = fields.get("files", [])
+    if raw_files is None:
+        raw_files = []
+    if isinstance(raw_files, str):
+        raw_files = [raw_files]
+    if not isinstance(raw_files, list) or not all(isinstance(f, str) for f in raw_files):
+        raise MalformedMemory(where, line("files", 1), "files must be a list of paths")
+
+    raw_id = fields.get("id")
+    name = Path(where).name
+    if raw_id in (None, ""):
+        memory_id = id_for_filename(name)
+    else:
+        memory_id = str(raw_id)
+        if not is_valid_id(memory_id):
+            raise MalformedMemory(
+                where, line("id", 1), f"id {memory_id!r} is not 8 lowercase hex digits"
+            )
+
+    status = str(fields.get("status") or "active")
+    if status not in STATUSES:
+        raise MalformedMemory(
+            where, line("status", 1), f"unknown status {status!r}; use one of {', '.join(STATUSES)}"
+        )
+    source = str(fields.get("source") or "user")
+    if source not in SOURCES:
+        raise MalformedMemory(
+            where, line("source", 1), f"unknown source {source!r}; use one of {', '.join(SOURCES)}"
+        )
+    pinned = fields.get("pinned", False)
+    if pinned is None:
+        pinned = False
+    if not isinstance(pinned, bool):
+        raise MalformedMemory(where, line("pinned", 1), "pinned must be true or false")
+    anchor = fields.get("anchor")
+    created = fields.get("created")
+    extra = {k: v for k, v in fields.items() if k not in KNOWN_KEYS and k not in DERIVED_KEYS}
+    return Memory(
+        id=memory_id,
+        category=str(category),
+        summary=parsed.summary,
+        details=parsed.details,
+        files=tuple(raw_files),
+        anchor=None if anchor in (None, "") else _as_text(anchor),
+        pinned=pinned,
+        status=status,
+        supersedes=_optional_id(fields, "supersedes", parsed, where),
+        superseded_by=_optional_id(fields, "superseded_by", parsed, where),
+        created=_as_text(created) if created not in (None, "") else fallback_created,
+        author="" if fields.get("author") is None else str(fields.get("author")),
+        source=source,
+        extra=extra,
+    )
+
+
+def front_matter_fields(memory: Memory) -> dict[str, Any]:
+    """The ordered front-matter fields Tether writes for a memory (optional ones only if set)."""
+    fields: dict[str, Any] = {
+        "id": memory.id,
+        "category": memory.category,
+        "files": list(memory.files),
+    }
+    if memory.anchor:
+        fields["anchor"] = memory.anchor
+    fields["pinned"] = memory.pinned
+    fields["status"] = memory.status
+    if memory.supersedes:
+        fields["supersedes"] = memory.supersedes
+    if memory.superseded_by:
+        fields["superseded_by"] = memory.superseded_by
+    fields["created"] = memory.created
+    fields["author"] = memory.author
+    fields["source"] = memory.source
+    fields.update(memory.extra)
+    return fields
+
+
+def render_memory(memory: Memory) -> str:
+    """The full text of a memory file."""
+    return frontmatter.render(front_matter_fields(memory), memory.summary, memory.details)
+
+
+def check_summary(summary: str) -> str:
+    """Validate a one-line summary given by a user; returned unchanged when valid."""
+    if not isinstance(summary, str) or not summary.strip():
+        raise BadInput("summary is empty; give a one-line summary of the knowledge")
+    if any(ch in summary for ch in SUMMARY_FORBIDDEN):
+        raise BadInput(
+            "summary must be one line; put the rest in --details (or pipe it with --details -)"
+        )
+    _check_encodable(summary, "summary")
+    return summary
+
+
+def check_details(details: str | None) -> str:
+    """Validate details given by a user; whitespace-only details count as none."""
+    if details is None or not details.strip():
+        return ""
+    _check_encodable(details, "details")
+    return details
+
+
+def _check_encodable(text: str, label: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput(f"{label} is not valid UTF-8 text") from None
+
+
+def check_category(category: str) -> str:
+    """Validate a category name given by a user."""
+    if category not in CATEGORIES:
+        raise BadInput(f"unknown category {category!r}; use one of {', '.join(CATEGORIES)}")
+    return category

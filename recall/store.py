@@ -1,0 +1,459 @@
+"""One scope's memories: the files as the truth, the index kept in step, every write atomic."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from recall import frontmatter
+from recall.clock import now_iso
+from recall.errors import BadInput, NotFound, NothingToDo, StoreUnavailable
+from recall.index import db, rows
+from recall.index.sync import SyncReport, load_memory, sync
+from recall.locations import GLOBAL, Location, ensure_created
+from recall.memfiles import FileStat, MemoryFolder, file_sha, writer_lock
+from recall.model import STATUSES, Memory, is_valid_id
+from recall.paths import normalize, normalize_loose
+from recall.records import check_category, check_details, check_summary, render_memory
+
+Notice = Callable[[str], None]
+
+
+def _stderr_notice(message: str) -> None:
+    print(f"tether: {message}", file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """The outcome of a write: the memory's id, and the id it duplicated when deduped."""
+
+    id: str
+    scope: str
+    path: Path
+    duplicate_of: str | None = None
+    duplicate_status: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form (``duplicate_of`` only when dedupe returned an existing memory)."""
+        data: dict[str, object] = {"id": self.id, "scope": self.scope, "path": str(self.path)}
+        if self.duplicate_of:
+            data["duplicate_of"] = self.duplicate_of
+            data["duplicate_status"] = self.duplicate_status
+        return data
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A memory file that could not be loaded."""
+
+    path: Path
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+class MemoryStore:
+    """The memories of one scope (project or global) and their index."""
+
+    def __init__(self, location: Location, *, notice: Notice = _stderr_notice) -> None:
+        self.location = location
+        self.folder = MemoryFolder(location.memories_dir)
+        self.notice = notice
+        self._conn: sqlite3.Connection | None = None
+        self.last_sync: SyncReport | None = None
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @property
+    def scope(self) -> str:
+        """``project`` or ``global``."""
+        return self.location.scope
+
+    @property
+    def repo_root(self) -> Path | None:
+        """The repository this store's paths are relative to (None for a global store alone)."""
+        return self.location.repo_root
+
+    @property
+    def exists(self) -> bool:
+        """Whether the store has been created on disk."""
+        return self.location.memories_dir.is_dir()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The index, opened and synced with the files on first use."""
+        if self._conn is None:
+            self._conn = self._open()
+        return self._conn
+
+    def close(self) -> None:
+        """Close the index connection."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _open(self) -> sqlite3.Connection:
+        if not self.exists:
+            conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            db.prepare(conn)
+            return conn
+        path = self.location.index_path
+        missing = not path.exists()
+        try:
+            conn, created = db.open_checked(path)
+        except db.IndexUnusable as error:
+            conn, created = self._rebuild_unusable(path, str(error))
+        else:
+            if created and missing and self.folder.scan():
+                self.notice(f"index {path} was missing; rebuilding it from the memory files")
+        self.last_sync = sync(conn, self.folder, self.normalize_stored)
+        return conn
+
+    def _rebuild_unusable(self, path: Path, reason: str) -> tuple[sqlite3.Connection, bool]:
+        with self._locked():
+            try:  # another process may have rebuilt it while we waited for the lock
+                return db.open_checked(path)
+            except db.IndexUnusable:
+                pass
+            self.notice(
+                f"index {path} was unusable ({reason}); rebuilding it from the memory files"
+            )
+            db.remove_index_files(path)
+            return db.open_checked(path)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        with writer_lock(self.location.lock_path):
+            yield
+
+    def refresh(self) -> SyncReport:
+        """Pick up memory files changed on disk since the index was last synced."""
+        self.last_sync = sync(self.conn, self.folder, self.normalize_stored)
+        return self.last_sync
+
+    # -- paths -----------------------------------------------------------------------------
+
+    def normalize_stored(self, raw: str) -> str:
+        """Normalize a path as written in a memory file (relative to the repository root)."""
+        if self.repo_root is None or self.scope == GLOBAL:
+            return normalize_loose(raw, label="file")
+        return normalize(raw, self.repo_root, label="file")
+
+    def normalize_input(self, raw: str, cwd: Path) -> str:
+        """Normalize a path a user typed (relative to ``cwd``) to the stored form."""
+        if self.repo_root is None:
+            return normalize_loose(raw, label="--file")
+        return normalize(raw, self.repo_root, cwd, label="--file")
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def get(self, ref: str) -> Memory:
+        """Find a memory by id, or by a unique id prefix of at least 4 characters."""
+        memory = self.find(ref)
+        if memory is None:
+            raise NotFound(f"no memory {ref!r} in the {self.scope} store; `tether list` shows ids")
+        return memory
+
+    def find(self, ref: str) -> Memory | None:
+        """Like :meth:`get` but returns None when absent; ambiguous prefixes are bad input."""
+        ref = ref.strip().lower()
+        row = self.conn.execute("SELECT * FROM memories WHERE id = ?", (ref,)).fetchone()
+        if row is not None:
+            return rows.memory_from_row(row)
+        if len(ref) < 4 or not all(c in "0123456789abcdef" for c in ref):
+            return None
+        found = self.conn.execute(
+            "SELECT * FROM memories WHERE id LIKE ? LIMIT 2", (ref + "%",)
+        ).fetchall()
+        if len(found) > 1:
+            raise BadInput(f"id prefix {ref!r} matches several memories; give more digits")
+        return rows.memory_from_row(found[0]) if found else None
+
+    def file_name_of(self, memory_id: str) -> str:
+        """The file name holding a memory."""
+        row = self.conn.execute("SELECT name FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no memory {memory_id!r} in the {self.scope} store")
+        return row[0]
+
+    def path_of(self, memory_id: str) -> Path:
+        """The file path holding a memory."""
+        return self.folder.path / self.file_name_of(memory_id)
+
+    def list(
+        self,
+        *,
+        file: str | None = None,
+        category: str | None = None,
+        status: str | None = "active",
+    ) -> list[Memory]:
+        """Memories filtered by file, category and status (``None`` or ``all``: any status)."""
+        clauses: list[str] = []
+        params: list[object] = []
+        if status and status != "all":
+            if status not in STATUSES:
+                raise BadInput(f"unknown status {status!r}; use one of {', '.join(STATUSES)}, all")
+            clauses.append("m.status = ?")
+            params.append(status)
+        if category:
+            check_category(category)
+            clauses.append("m.category = ?")
+            params.append(category)
+        if file:
+            clauses.append(
+                "m.rowid IN (SELECT memory_rowid FROM memory_files WHERE path = ? OR path LIKE ?)"
+            )
+            params.extend([file, file.rstrip("/") + "/%"])
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        query = f"SELECT * FROM memories m {where} ORDER BY m.created DESC, m.id"
+        return [rows.memory_from_row(r) for r in self.conn.execute(query, params)]
+
+    def count(self) -> int:
+        """How many memories the index holds (any status)."""
+        return self.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+
+    def problems(self) -> list[Problem]:
+        """Memory files that could not be loaded, each with its path and line."""
+        return [
+            Problem(self.folder.path / r["name"], r["line"], r["message"])
+            for r in self.conn.execute("SELECT name, line, message FROM problems ORDER BY name")
+        ]
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _new_id(self) -> str:
+        while True:
+            candidate = secrets.token_hex(4)
+            taken = self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (candidate,))
+            if taken.fetchone() is None and not (self.folder.path / f"{candidate}.md").exists():
+                return candidate
+
+    def _duplicate(self, content_hash: str) -> sqlite3.Row | None:
+        return self.conn.execute(
+            "SELECT id, status FROM memories WHERE content_hash = ? AND status != 'deleted' "
+            "ORDER BY status = 'active' DESC, created LIMIT 1",
+            (content_hash,),
+        ).fetchone()
+
+    def _index_written(self, memory: Memory, stat: FileStat, text: str) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            rows.delete_by_name(self.conn, stat.name)
+            rows.insert_many(self.conn, [(memory, stat.name, stat, file_sha(text.encode()))])
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def prepare_memory(
+        self,
+        *,
+        summary: str,
+        category: str,
+        files: list[str],
+        details: str | None = None,
+        pinned: bool = False,
+        anchor: str | None = None,
+        author: str = "",
+        source: str = "user",
+        created: str | None = None,
+        supersedes: str | None = None,
+    ) -> Memory:
+        """Validate user input into a memory with no id yet (paths must be normalized already)."""
+        if anchor is not None and (not anchor.strip() or "\n" in anchor):
+            raise BadInput("--anchor must be a symbol name or a line range on one line")
+        return Memory(
+            id="",
+            category=check_category(category),
+            summary=check_summary(summary),
+            details=check_details(details),
+            files=tuple(dict.fromkeys(files)),
+            anchor=anchor,
+            pinned=pinned,
+            supersedes=supersedes,
+            created=created or now_iso(),
+            author=author,
+            source=source,
+        )
+
+    def remember(self, draft: Memory, *, memory_id: str | None = None) -> WriteResult:
+        """Write a new memory (``draft`` from :meth:`prepare_memory`); dedupe by content hash."""
+        ensure_created(self.location)
+        with self._locked():
+            self.refresh()
+            dup = self._duplicate(draft.content_hash)
+            if dup is not None:
+                return WriteResult(
+                    dup["id"], self.scope, self.path_of(dup["id"]), dup["id"], dup["status"]
+                )
+            memory = draft.with_changes(id=self._pick_id(memory_id))
+            text = render_memory(memory)
+            stat = self._write_new(memory.id, text)
+            self._index_written(memory, stat, text)
+        return WriteResult(memory.id, self.scope, self.folder.path / stat.name)
+
+    def _pick_id(self, wanted: str | None) -> str:
+        if wanted and is_valid_id(wanted):
+            row = self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (wanted,)).fetchone()
+            if row is None and not (self.folder.path / f"{wanted}.md").exists():
+                return wanted
+        return self._new_id()
+
+    def _write_new(self, memory_id: str, text: str, *, durable: bool = True) -> FileStat:
+        try:
+            return self.folder.write(f"{memory_id}.md", text, exclusive=True, durable=durable)
+        except FileExistsError:
+            raise StoreUnavailable(
+                f"{self.folder.path / (memory_id + '.md')} appeared while writing; retry"
+            ) from None
+
+    def update_fields(self, memory_id: str, changes: dict[str, object]) -> Memory:
+        """Rewrite some front-matter keys of a memory file (body untouched) and re-index it."""
+        with self._locked():
+            self.refresh()
+            name = self.file_name_of(memory_id)
+            path = self.folder.path / name
+            try:
+                text = self.folder.read_bytes(name).decode("utf-8")
+            except FileNotFoundError:
+                raise NotFound(f"{path} disappeared; run `tether doctor`") from None
+            new_text = frontmatter.update(text, path, changes)
+            stat = self.folder.write(name, new_text, exclusive=False)
+            memory, _ = load_memory(self.folder, stat, self.normalize_stored)
+            self._index_written(memory, stat, new_text)
+        return memory
+
+    def set_pinned(self, ref: str, pinned: bool) -> Memory:
+        """Pin or unpin a memory; NothingToDo when it already is."""
+        memory = self.get(ref)
+        if memory.pinned == pinned:
+            raise NothingToDo(f"memory {memory.id} is already {'pinned' if pinned else 'unpinned'}")
+        return self.update_fields(memory.id, {"pinned": pinned})
+
+    def set_status(self, ref: str, status: str, *, allowed_from: tuple[str, ...]) -> Memory:
+        """Move a memory to ``status`` if it is currently in one of ``allowed_from``."""
+        memory = self.get(ref)
+        if memory.status == status:
+            raise NothingToDo(f"memory {memory.id} is already {status}")
+        if memory.status not in allowed_from:
+            raise BadInput(
+                f"memory {memory.id} is {memory.status}; only {'/'.join(allowed_from)} "
+                f"memories can become {status}"
+            )
+        changes: dict[str, object] = {"status": status}
+        if status == "active" and memory.superseded_by:
+            changes["superseded_by"] = frontmatter.REMOVE
+        return self.update_fields(memory.id, changes)
+
+    def supersede(self, old_ref: str, draft: Memory) -> tuple[WriteResult, Memory]:
+        """Write ``draft`` as the replacement of an active memory and link the two both ways."""
+        old = self.get(old_ref)
+        if old.status != "active":
+            raise BadInput(
+                f"memory {old.id} is {old.status}; only active memories can be superseded"
+            )
+        draft = draft.with_changes(supersedes=old.id)
+        result = self.remember(draft)
+        if result.duplicate_of:
+            if result.duplicate_of == old.id:
+                raise BadInput(f"the new text is the same as memory {old.id}; nothing to supersede")
+            raise BadInput(
+                f"the new text duplicates memory {result.duplicate_of}; supersede with that one "
+                f"(`tether supersede {old.id}` cannot link an existing memory)"
+            )
+        updated = self.update_fields(old.id, {"status": "superseded", "superseded_by": result.id})
+        return result, updated
+
+    def purge(self, *, source: str | None = None) -> list[str]:
+        """Delete the files of tombstoned memories (or of every memory from ``source``)."""
+        with self._locked():
+            self.refresh()
+            if source:
+                found = self.conn.execute(
+                    "SELECT id, name FROM memories WHERE source = ?", (source,)
+                ).fetchall()
+            else:
+                found = self.conn.execute(
+                    "SELECT id, name FROM memories WHERE status = 'deleted'"
+                ).fetchall()
+            for row in found:
+                self.folder.remove(row["name"])
+            self.refresh()
+        return [row["id"] for row in found]
+
+    def reindex(self) -> SyncReport:
+        """Throw the derived index away and rebuild it from the files."""
+        ensure_created(self.location)
+        with self._locked():
+            self.close()
+            db.remove_index_files(self.location.index_path)
+            self.folder.clean_temp_files()
+            self._conn = self._open()
+        assert self.last_sync is not None
+        return self.last_sync
+
+    # -- bulk ------------------------------------------------------------------------------
+
+    def import_many(self, drafts: list[tuple[Memory, str | None]]) -> list[WriteResult]:
+        """Write many memories in one locked batch with one sync; dedupes within and across."""
+        ensure_created(self.location)
+        results: list[WriteResult] = []
+        pending: list[tuple[Memory, FileStat, str]] = []
+        with self._locked():
+            self.refresh()
+            seen: dict[str, str] = {}
+            taken = {r[0] for r in self.conn.execute("SELECT id FROM memories")}
+            on_disk = set(os.listdir(self.folder.path))
+            for draft, wanted in drafts:
+                key = draft.content_hash
+                if key in seen:
+                    results.append(
+                        WriteResult(seen[key], self.scope, self._p(seen[key]), seen[key], "active")
+                    )
+                    continue
+                dup = self._duplicate(key)
+                if dup is not None:
+                    seen[key] = dup["id"]
+                    results.append(
+                        WriteResult(
+                            dup["id"], self.scope, self._p(dup["id"]), dup["id"], dup["status"]
+                        )
+                    )
+                    continue
+                memory_id = wanted if wanted and is_valid_id(wanted) else None
+                if memory_id is None or memory_id in taken or f"{memory_id}.md" in on_disk:
+                    memory_id = secrets.token_hex(4)
+                    while memory_id in taken or f"{memory_id}.md" in on_disk:
+                        memory_id = secrets.token_hex(4)
+                taken.add(memory_id)
+                memory = draft.with_changes(id=memory_id)
+                text = render_memory(memory)
+                stat = self._write_new(memory_id, text, durable=False)
+                pending.append((memory, stat, text))
+                seen[key] = memory_id
+                results.append(WriteResult(memory_id, self.scope, self.folder.path / stat.name))
+            if pending:
+                self.folder.flush()
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    rows.insert_many(
+                        self.conn,
+                        ((m, s.name, s, file_sha(t.encode())) for m, s, t in pending),
+                    )
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    self.conn.execute("ROLLBACK")
+                    raise
+        return results
+
+    def _p(self, memory_id: str) -> Path:
+        return self.folder.path / f"{memory_id}.md"
