@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m bench.demo
+	$(BIN)/python -m demo
 
 test: $(STAMP)
 	$(BIN)/ruff check .

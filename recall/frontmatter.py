@@ -7,6 +7,8 @@ change, so comments and keys written by hand survive.
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,8 +54,13 @@ def _is_printable(ch: str) -> bool:
     ) and code != 0xFEFF
 
 
+_NEEDS_ESCAPE = re.compile(r'[^\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]|["\\]')
+
+
 def quote(value: str) -> str:
     """Render a string as a YAML double-quoted scalar that loads back to exactly ``value``."""
+    if not _NEEDS_ESCAPE.search(value):
+        return f'"{value}"'
     out = ['"']
     for ch in value:
         if ch == "\\":
@@ -78,6 +85,18 @@ def quote(value: str) -> str:
     return "".join(out)
 
 
+def _float(value: float) -> str:
+    """A float as YAML 1.1 reads it back: ``.inf``/``.nan``, and a dot before any exponent."""
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    if "e" in text and "." not in text:
+        text = text.replace("e", ".0e", 1)
+    return text
+
+
 def scalar(value: Any) -> str:
     """Render a scalar for front matter: plain when unambiguous, double-quoted otherwise."""
     if value is None:
@@ -86,28 +105,40 @@ def scalar(value: Any) -> str:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, int | float):
+    if isinstance(value, int):
         return repr(value)
+    if isinstance(value, float):
+        return _float(value)
     text = str(value)
-    if (
+    return text if _plain_ok(text) else quote(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_ok(text: str) -> bool:
+    """Whether ``text`` can be written unquoted and still load back as the same string."""
+    return bool(
         _PLAIN_SAFE.match(text)
         and not text.startswith(("-", "."))
         and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
-    ):
-        return text
-    return quote(text)
+    )
 
 
 def render_value(key: str, value: Any) -> list[str]:
     """Render one top-level key and its value as front-matter lines."""
+    nested = isinstance(value, list | tuple) and any(
+        isinstance(item, list | tuple | dict) for item in value
+    )
+    if isinstance(value, dict) or nested:
+        dumped = yaml.safe_dump(
+            {key: list(value) if nested else value}, allow_unicode=True, sort_keys=False
+        )
+        return dumped.rstrip("\n").split("\n")
+    name = scalar(str(key))  # a key like `yes` or `null` must be quoted to stay a string
     if isinstance(value, list | tuple):
         if not value:
-            return [f"{key}: []"]
-        return [f"{key}:"] + [f"  - {scalar(item)}" for item in value]
-    if isinstance(value, dict):
-        dumped = yaml.safe_dump({key: value}, allow_unicode=True, sort_keys=False)
-        return dumped.rstrip("\n").split("\n")
-    return [f"{key}: {scalar(value)}"]
+            return [f"{name}: []"]
+        return [f"{name}:"] + [f"  - {scalar(item)}" for item in value]
+    return [f"{name}: {scalar(value)}"]
 
 
 def render(fields: dict[str, Any], summary: str, details: str) -> str:

@@ -6,6 +6,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Final
 
 CATEGORIES: Final = ("pref", "decision", "gotcha", "context")
@@ -62,7 +63,7 @@ class Memory:
     source: str = "user"
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
-    @property
+    @cached_property
     def content_hash(self) -> str:
         """The dedupe hash of this memory's knowledge (category, summary, details)."""
         return content_hash(self.category, self.summary, self.details)

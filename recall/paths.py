@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from pathlib import Path
@@ -30,6 +31,22 @@ def _from_uri(raw: str, label: str) -> str:
     return unquote(parts.path)
 
 
+@functools.lru_cache(maxsize=1024)
+def _realpath(path: str) -> str:
+    """realpath of a folder; folders are resolved once per process (a bulk import names many)."""
+    return os.path.realpath(path)
+
+
+def _resolved_inside(lexical: str) -> str:
+    """Where ``lexical`` really points: its folder resolved (cached) plus the file if a symlink."""
+    folder, name = posixpath.split(lexical)
+    real_folder = _realpath(folder) if folder else "/"
+    candidate = posixpath.join(real_folder, name)
+    if os.path.islink(candidate):
+        return os.path.realpath(candidate)
+    return candidate
+
+
 def is_inside(child: str, parent: str) -> bool:
     """Tell whether absolute normalized path ``child`` is ``parent`` or lies below it."""
     return child == parent or child.startswith(parent.rstrip("/") + "/")
@@ -50,8 +67,8 @@ def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str 
         text = _from_uri(text, label)
         _check_text(text, label)
     text = text.replace("\\", "/")
-    root = os.path.realpath(repo_root)
-    base = os.path.realpath(cwd) if cwd is not None else root
+    root = _realpath(str(repo_root))
+    base = _realpath(str(cwd)) if cwd is not None else root
     joined = text if text.startswith("/") else posixpath.join(base, text)
     lexical = posixpath.normpath(joined)
     if lexical.startswith("//"):
@@ -64,11 +81,11 @@ def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str 
                 "memories can only name files inside it"
             )
         lexical = resolved
-    elif os.path.islink(lexical) or os.path.exists(lexical):
-        resolved = os.path.realpath(lexical)
+    else:
+        resolved = _resolved_inside(lexical)
         if not is_inside(resolved, root):
             raise BadInput(
-                f"{label} {raw!r} is a symlink to {resolved}, outside the repository; "
+                f"{label} {raw!r} leads through a symlink to {resolved}, outside the repository; "
                 "name the file inside the repository instead"
             )
     relative = posixpath.relpath(lexical, root)

@@ -15,7 +15,7 @@ from recall import frontmatter
 from recall.clock import now_iso
 from recall.errors import BadInput, NotFound, NothingToDo, StoreUnavailable
 from recall.index import db, rows
-from recall.index.sync import SyncReport, load_memory, sync
+from recall.index.sync import SyncReport, adjust_fingerprint, memory_from_text, sync
 from recall.locations import GLOBAL, Location, ensure_created
 from recall.memfiles import FileStat, MemoryFolder, file_sha, writer_lock
 from recall.model import STATUSES, Memory, is_valid_id
@@ -245,10 +245,15 @@ class MemoryStore:
         ).fetchone()
 
     def _index_written(self, memory: Memory, stat: FileStat, text: str) -> None:
+        """Index a file this process just wrote, adjusting the folder fingerprint to match."""
         self.conn.execute("BEGIN IMMEDIATE")
         try:
+            old = self.conn.execute(
+                "SELECT name, mtime_ns, size FROM memories WHERE name = ?", (stat.name,)
+            ).fetchone()
             rows.delete_by_name(self.conn, stat.name)
             rows.insert_many(self.conn, [(memory, stat.name, stat, file_sha(text.encode()))])
+            adjust_fingerprint(self.conn, FileStat(*old) if old else None, stat)
             self.conn.execute("COMMIT")
         except BaseException:
             self.conn.execute("ROLLBACK")
@@ -289,7 +294,8 @@ class MemoryStore:
         """Write a new memory (``draft`` from :meth:`prepare_memory`); dedupe by content hash."""
         ensure_created(self.location)
         with self._locked():
-            self.refresh()
+            # Every writer indexes what it writes under this lock, so the index is current
+            # for dedupe without re-scanning the folder.
             dup = self._duplicate(draft.content_hash)
             if dup is not None:
                 return WriteResult(
@@ -319,7 +325,6 @@ class MemoryStore:
     def update_fields(self, memory_id: str, changes: dict[str, object]) -> Memory:
         """Rewrite some front-matter keys of a memory file (body untouched) and re-index it."""
         with self._locked():
-            self.refresh()
             name = self.file_name_of(memory_id)
             path = self.folder.path / name
             try:
@@ -328,7 +333,7 @@ class MemoryStore:
                 raise NotFound(f"{path} disappeared; run `tether doctor`") from None
             new_text = frontmatter.update(text, path, changes)
             stat = self.folder.write(name, new_text, exclusive=False)
-            memory, _ = load_memory(self.folder, stat, self.normalize_stored)
+            memory = memory_from_text(new_text, path, stat, self.normalize_stored)
             self._index_written(memory, stat, new_text)
         return memory
 
@@ -404,42 +409,42 @@ class MemoryStore:
     # -- bulk ------------------------------------------------------------------------------
 
     def import_many(self, drafts: list[tuple[Memory, str | None]]) -> list[WriteResult]:
-        """Write many memories in one locked batch with one sync; dedupes within and across."""
+        """Write many memories in one locked batch with one sync; dedupes within and across.
+
+        ``drafts`` pairs each memory (from :meth:`prepare_memory`) with a wanted id, honoured
+        when it is valid and free.
+        """
         ensure_created(self.location)
         results: list[WriteResult] = []
         pending: list[tuple[Memory, FileStat, str]] = []
         with self._locked():
             self.refresh()
-            seen: dict[str, str] = {}
+            known: dict[str, tuple[str, str]] = {}
+            for row in self.conn.execute(
+                "SELECT content_hash, id, status FROM memories WHERE status != 'deleted' "
+                "ORDER BY status = 'active', created DESC"
+            ):
+                known[row[0]] = (row[1], row[2])  # active and oldest last, so they win
             taken = {r[0] for r in self.conn.execute("SELECT id FROM memories")}
-            on_disk = set(os.listdir(self.folder.path))
+            taken.update(name[:-3] for name in os.listdir(self.folder.path))
             for draft, wanted in drafts:
                 key = draft.content_hash
-                if key in seen:
+                if key in known:
+                    dup_id, dup_status = known[key]
                     results.append(
-                        WriteResult(seen[key], self.scope, self._p(seen[key]), seen[key], "active")
-                    )
-                    continue
-                dup = self._duplicate(key)
-                if dup is not None:
-                    seen[key] = dup["id"]
-                    results.append(
-                        WriteResult(
-                            dup["id"], self.scope, self._p(dup["id"]), dup["id"], dup["status"]
-                        )
+                        WriteResult(dup_id, self.scope, self._p(dup_id), dup_id, dup_status)
                     )
                     continue
                 memory_id = wanted if wanted and is_valid_id(wanted) else None
-                if memory_id is None or memory_id in taken or f"{memory_id}.md" in on_disk:
+                while memory_id is None or memory_id in taken:
                     memory_id = secrets.token_hex(4)
-                    while memory_id in taken or f"{memory_id}.md" in on_disk:
-                        memory_id = secrets.token_hex(4)
                 taken.add(memory_id)
                 memory = draft.with_changes(id=memory_id)
                 text = render_memory(memory)
-                stat = self._write_new(memory_id, text, durable=False)
+                # The name was checked free under the writer lock, so a plain rename is safe.
+                stat = self.folder.write(f"{memory_id}.md", text, exclusive=False, durable=False)
                 pending.append((memory, stat, text))
-                seen[key] = memory_id
+                known[key] = (memory_id, "active")
                 results.append(WriteResult(memory_id, self.scope, self.folder.path / stat.name))
             if pending:
                 self.folder.flush()

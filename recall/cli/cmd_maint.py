@@ -45,7 +45,7 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
         if not problems:
             console.print("No problems found.")
         for _, problem in problems:
-            console.print(str(problem), markup=False, highlight=False)
+            console.print(str(problem), markup=False, highlight=False, soft_wrap=True)
 
     ctx.emit(data, render)
     return 1 if problems else 0

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from recall.cli.context import CommandContext
-from recall.cli.render import print_card, print_table
+from recall.cli.render import plural, print_card, print_table
 from recall.errors import BadInput, NotFound
 from recall.locations import ensure_created
 from recall.model import CATEGORIES, STATUSES
@@ -171,9 +171,8 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
             for m in store.list(file=file, category=args.category, status=args.status)
         )
     data = [{**m.to_dict(), "scope": scope} for m, scope in items]
-    title = f"{len(items)} {args.status if args.status != 'all' else ''} memories".replace(
-        "  ", " "
-    )
+    status = "" if args.status == "all" else f" ({args.status})"
+    title = plural(len(items), "memory") + status
     ctx.emit(data, lambda c: print_table(c, items, title=title))
     return 0 if items else 1
 
@@ -191,7 +190,7 @@ def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
         {**h.memory.to_dict(), "scope": s, "score": round(-h.score, 4), "matched_by": h.matched_by}
         for h, s in found
     ]
-    title = f"{len(found)} matches for {args.text!r}"
+    title = f"{plural(len(found), 'match')} for {args.text!r}"
     ctx.emit(data, lambda c: print_table(c, [(h.memory, s) for h, s in found], title=title))
     return 0 if found else 1
 

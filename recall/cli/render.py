@@ -13,6 +13,15 @@ if TYPE_CHECKING:
 CATEGORY_STYLE = {"gotcha": "bold red", "decision": "cyan", "pref": "green", "context": "yellow"}
 
 
+def plural(count: int, word: str) -> str:
+    """``1 memory``, ``2 memories``: a count with its noun."""
+    if count == 1:
+        return f"{count} {word}"
+    if word.endswith("y"):
+        return f"{count} {word[:-1]}ies"
+    return f"{count} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{count} {word}s"
+
+
 def badges(memory: Memory) -> str:
     """Short markers for pinned and non-active status."""
     marks = []

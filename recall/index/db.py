@@ -47,8 +47,7 @@ def prepare(conn: sqlite3.Connection) -> bool:
     Raises :class:`IndexUnusable` when the file is not an index this version can use.
     """
     try:
-        conn.execute("PRAGMA quick_check(1)").fetchone()
-        version = _version(conn)
+        version = _version(conn)  # reading the schema fails fast on a file that is not SQLite
     except sqlite3.DatabaseError as error:
         raise IndexUnusable(str(error)) from None
     if version is None:

@@ -10,9 +10,9 @@ from recall.memfiles import FileStat
 from recall.model import Memory
 
 _INSERT = """
-INSERT INTO memories(id, name, category, summary, details, files, anchor, pinned, status,
+INSERT INTO memories(rowid, id, name, category, summary, details, files, anchor, pinned, status,
     supersedes, superseded_by, created, author, source, content_hash, mtime_ns, size, file_sha)
-VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 
@@ -38,13 +38,16 @@ def insert_many(
 ) -> list[int]:
     """Insert (memory, file name, file stat, file sha) rows; return their new rowids."""
     rowids: list[int] = []
+    memory_rows: list[tuple[object, ...]] = []
     file_rows: list[tuple[int, str]] = []
     text_rows: list[tuple[int, str, str]] = []
-    cursor = conn.cursor()
+    next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM memories").fetchone()[0]
     for memory, name, stat, sha in items:
-        cursor.execute(
-            _INSERT,
+        rowid = next_rowid
+        next_rowid += 1
+        memory_rows.append(
             (
+                rowid,
                 memory.id,
                 name,
                 memory.category,
@@ -63,13 +66,12 @@ def insert_many(
                 stat.mtime_ns,
                 stat.size,
                 sha,
-            ),
+            )
         )
-        rowid = cursor.lastrowid
-        assert rowid is not None
         rowids.append(rowid)
         file_rows.extend((rowid, path) for path in dict.fromkeys(memory.files))
         text_rows.append((rowid, memory.summary, memory.details))
+    conn.executemany(_INSERT, memory_rows)
     conn.executemany("INSERT INTO memory_files(memory_rowid, path) VALUES(?, ?)", file_rows)
     conn.executemany("INSERT INTO fts_words(rowid, summary, details) VALUES(?, ?, ?)", text_rows)
     conn.executemany("INSERT INTO fts_trigram(rowid, summary, details) VALUES(?, ?, ?)", text_rows)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 from recall import frontmatter
 from recall.clock import format_timestamp
@@ -47,6 +49,11 @@ def load_memory(
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise MalformedMemory(where, line, "not valid UTF-8 text") from None
+    return memory_from_text(text, where, stat, normalize), file_sha(data)
+
+
+def memory_from_text(text: str, where: Path, stat: FileStat, normalize: PathNormalizer) -> Memory:
+    """Parse and validate the text of a memory file; ``files`` come back normalized."""
     parsed = frontmatter.parse(text, where)
     fallback = format_timestamp(datetime.fromtimestamp(stat.mtime_ns / 1e9, UTC))
     memory = memory_from_parsed(parsed, where, fallback_created=fallback)
@@ -57,7 +64,7 @@ def load_memory(
         except BadInput as error:
             line = parsed.key_lines.get("files", 1) + 1 + index
             raise MalformedMemory(where, line, str(error)) from None
-    return memory.with_changes(files=tuple(dict.fromkeys(files))), file_sha(data)
+    return memory.with_changes(files=tuple(dict.fromkeys(files)))
 
 
 def _known(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
@@ -72,27 +79,106 @@ def _known(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
     return known
 
 
+@dataclass(frozen=True)
+class Fingerprint:
+    """Order-free summary of a folder: counts and sums of names, mtimes and sizes.
+
+    Any edit changes an mtime (nanoseconds) and any rename a name checksum, so equal
+    fingerprints mean the folder is as indexed. Sums let a writer adjust it for its own file.
+    """
+
+    count: int = 0
+    mtimes: int = 0
+    sizes: int = 0
+    names: int = 0
+
+    @classmethod
+    def of(cls, stats: list[FileStat]) -> Fingerprint:
+        """The fingerprint of a scan."""
+        return cls(
+            len(stats),
+            sum(s.mtime_ns for s in stats),
+            sum(s.size for s in stats),
+            sum(zlib.crc32(s.name.encode("utf-8", "surrogateescape")) for s in stats),
+        )
+
+    def plus(self, stat: FileStat, sign: int = 1) -> Fingerprint:
+        """This fingerprint with one file added (sign 1) or taken away (sign -1)."""
+        name = zlib.crc32(stat.name.encode("utf-8", "surrogateescape"))
+        return Fingerprint(
+            self.count + sign,
+            self.mtimes + sign * stat.mtime_ns,
+            self.sizes + sign * stat.size,
+            self.names + sign * name,
+        )
+
+    def encode(self) -> str:
+        """Text form kept in the ``meta`` table."""
+        return f"{self.count}:{self.mtimes}:{self.sizes}:{self.names}"
+
+    @classmethod
+    def decode(cls, text: str | None) -> Fingerprint | None:
+        """Parse :meth:`encode` output; None when absent or unreadable."""
+        try:
+            count, mtimes, sizes, names = (int(part) for part in (text or "").split(":"))
+        except ValueError:
+            return None
+        return cls(count, mtimes, sizes, names)
+
+
+FINGERPRINT_KEY = "folder_fingerprint"
+
+
+def stored_fingerprint(conn: sqlite3.Connection) -> Fingerprint | None:
+    """The fingerprint of the folder as the index last saw it."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (FINGERPRINT_KEY,)).fetchone()
+    return Fingerprint.decode(row[0] if row else None)
+
+
+def store_fingerprint(conn: sqlite3.Connection, value: Fingerprint) -> None:
+    """Record the folder's fingerprint (call inside the transaction that indexed it)."""
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (FINGERPRINT_KEY, value.encode())
+    )
+
+
+def adjust_fingerprint(
+    conn: sqlite3.Connection, old: FileStat | None, new: FileStat | None
+) -> None:
+    """Account for one file this process wrote, so the next open need not re-check all."""
+    current = stored_fingerprint(conn)
+    if current is None:
+        return
+    if old is not None:
+        current = current.plus(old, -1)
+    if new is not None:
+        current = current.plus(new)
+    store_fingerprint(conn, current)
+
+
 def sync(conn: sqlite3.Connection, folder: MemoryFolder, normalize: PathNormalizer) -> SyncReport:
-    """Update the index from the folder; cheap when nothing changed (stats only, no reads)."""
+    """Update the index from the folder; cheap when nothing changed (stats only, no reads).
+
+    The fingerprint of the folder as last indexed is kept in ``meta``, so confirming that
+    nothing changed costs the stats and one row, not a comparison with every index row.
+    """
     report = SyncReport()
     stats = folder.scan()
-    known = _known(conn)
-    on_disk = {s.name for s in stats}
-    changed = [s for s in stats if known.get(s.name) != (s.mtime_ns, s.size)]
-    gone = [name for name in known if name not in on_disk]
-    if not changed and not gone:
+    current = Fingerprint.of(stats)
+    if stored_fingerprint(conn) == current:
         return report
     conn.execute("BEGIN IMMEDIATE")
     try:
-        known = _known(conn)  # another process may have synced while we waited
-        for name in gone:
-            if name in known:
+        known = _known(conn)
+        on_disk = {s.name for s in stats}
+        for name in known:
+            if name not in on_disk:
                 rows.delete_by_name(conn, name)
                 report.removed += 1
-        for stat in sorted(changed, key=lambda s: s.name):
-            if known.get(stat.name) == (stat.mtime_ns, stat.size):
-                continue
-            _sync_one(conn, folder, stat, normalize, stat.name in known, report)
+        for stat in sorted(stats, key=lambda s: s.name):
+            if known.get(stat.name) != (stat.mtime_ns, stat.size):
+                _sync_one(conn, folder, stat, normalize, stat.name in known, report)
+        store_fingerprint(conn, current)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

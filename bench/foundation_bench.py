@@ -1,0 +1,209 @@
+"""Foundation benchmark: bulk import, single remember, no-change open, index size.
+
+Each figure is printed next to a floor measured in the same run on the same machine:
+an FTS5 trigram bulk insert of the same rows (import), a bare fsync'd file write (remember)
+and a bare stat of every memory file (no-change open).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from bench import synth
+from bench.table import median, percentile, print_command, print_table
+from recall.importer import import_lines
+from recall.locations import project_location
+from recall.store import MemoryStore
+
+
+def _repo(root: Path) -> Path:
+    root.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def _floor_trigram_insert(records: list[dict], path: Path) -> float:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(summary, details, tokenize = 'trigram')")
+    rows = [(r["summary"], r["details"]) for r in records]
+    start = time.perf_counter()
+    conn.execute("BEGIN")
+    conn.executemany("INSERT INTO t(summary, details) VALUES(?, ?)", rows)
+    conn.execute("COMMIT")
+    elapsed = time.perf_counter() - start
+    conn.close()
+    return elapsed
+
+
+def _floor_file_writes(store: MemoryStore, work: Path) -> float:
+    """Write every file of ``store`` again, bare: temp file + rename, same names and bytes."""
+    target = work
+    target.mkdir()
+    payload = [(e.name, Path(e.path).read_bytes()) for e in os.scandir(store.folder.path)]
+    start = time.perf_counter()
+    for name, data in payload:
+        temp = target / f".tmp-{name}"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.write(fd, data)
+        os.close(fd)
+        os.rename(temp, target / name)
+    os.sync()
+    return time.perf_counter() - start
+
+
+def _import(records: list[dict], repo: Path) -> tuple[float, MemoryStore]:
+    store = MemoryStore(project_location(repo, create_at_cwd=True), notice=lambda m: None)
+    lines = [json.dumps(r) for r in records]
+    start = time.perf_counter()
+    results = import_lines(store, lines, lambda p: store.normalize_input(p, repo), "bench")
+    elapsed = time.perf_counter() - start
+    assert sum(r.status == "created" for r in results) == len(records), "import lost records"
+    return elapsed, store
+
+
+def _index_bytes(store: MemoryStore) -> int:
+    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path = store.location.index_path
+    return sum(os.path.getsize(f"{path}{s}") for s in ("", "-wal") if os.path.exists(f"{path}{s}"))
+
+
+def _folder_bytes(store: MemoryStore) -> int:
+    return sum(e.stat().st_size for e in os.scandir(store.folder.path))
+
+
+def bench_import(sizes: list[int], work: Path) -> dict[int, MemoryStore]:
+    """Import ``sizes`` generated memories each; print memories/s against the trigram floor."""
+    rows = []
+    stores: dict[int, MemoryStore] = {}
+    for size in sizes:
+        records = list(synth.memories(size))
+        floor = _floor_trigram_insert(records, work / f"floor-{size}.db")
+        elapsed, store = _import(records, _repo(work / f"repo-{size}"))
+        files_floor = _floor_file_writes(store, work / f"files-{size}")  # same run, same disk
+        stores[size] = store
+        rows.append(
+            (
+                f"{size:,}",
+                f"{size / elapsed:,.0f}",
+                f"{size / floor:,.0f}",
+                f"{elapsed / floor:.1f}x",
+                f"{size / files_floor:,.0f}",
+                f"{elapsed / (floor + files_floor):.2f}x",
+                f"{_index_bytes(store) / 2**20:.1f} MiB",
+                f"{_folder_bytes(store) / 2**20:.1f} MiB",
+            )
+        )
+    print_table(
+        "Bulk import (`tether import`, in-process, files + index)",
+        (
+            "memories",
+            "memories/s",
+            "floor A: trigram insert rows/s",
+            "vs A",
+            "floor B: bare file writes/s",
+            "vs A + B",
+            "index",
+            "files",
+        ),
+        rows,
+    )
+    return stores
+
+
+def bench_open(store: MemoryStore, repeats: int) -> None:
+    """Median cost of opening an unchanged store (stat every file + one fingerprint row)."""
+    location = store.location
+    folder = store.folder.path
+    names = os.listdir(folder)
+    opens, stats = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fresh = MemoryStore(location, notice=lambda m: None)
+        fresh.conn  # noqa: B018 - opening and syncing is what is measured
+        opens.append(time.perf_counter() - start)
+        fresh.close()
+        start = time.perf_counter()
+        fd = os.open(folder, os.O_RDONLY)
+        for name in names:
+            os.stat(name, dir_fd=fd)
+        os.close(fd)
+        stats.append(time.perf_counter() - start)
+    count = len(names)
+    print_table(
+        f"Open an unchanged store of {count:,} memories (median of {repeats})",
+        ("open + confirm unchanged", "floor: stat every file", "vs floor"),
+        [
+            (
+                f"{median(opens) * 1000:.1f} ms",
+                f"{median(stats) * 1000:.1f} ms",
+                f"{median(opens) / median(stats):.2f}x",
+            )
+        ],
+    )
+
+
+def bench_remember(store: MemoryStore, count: int, work: Path) -> None:
+    """Single in-process remember latency against a bare durable file write."""
+    times, floor = [], []
+    repo = store.repo_root
+    assert repo is not None
+    for index in range(count):
+        draft = store.prepare_memory(
+            summary=f"single write number {index} must stay fast",
+            category="gotcha",
+            files=[store.normalize_input("src/auth/routes.ts", repo)],
+            details="measured one at a time",
+            author="bench",
+        )
+        start = time.perf_counter()
+        store.remember(draft)
+        times.append(time.perf_counter() - start)
+        target = work / f"floor-{index}.md"
+        start = time.perf_counter()
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.write(fd, b"x" * 300)
+        os.fsync(fd)
+        os.close(fd)
+        floor.append(time.perf_counter() - start)
+    print_table(
+        f"Single `remember` in-process ({count} writes into the store above)",
+        ("p50", "p99", "floor p50: one fsync'd file write", "p50 vs floor"),
+        [
+            (
+                f"{median(times) * 1000:.2f} ms",
+                f"{percentile(times, 99) * 1000:.2f} ms",
+                f"{median(floor) * 1000:.2f} ms",
+                f"{median(times) / median(floor):.1f}x",
+            )
+        ],
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the foundation benchmark and print its tables."""
+    parser = argparse.ArgumentParser(prog="python -m bench.foundation_bench")
+    parser.add_argument("--quick", action="store_true", help="1k and 10k instead of 10k and 100k")
+    args = parser.parse_args(argv)
+    sizes = [1_000, 10_000] if args.quick else [10_000, 100_000]
+    with tempfile.TemporaryDirectory(prefix="tether-bench-") as tmp:
+        work = Path(tmp)
+        stores = bench_import(sizes, work)
+        ten_k = stores[10_000]
+        bench_open(ten_k, repeats=21)
+        bench_remember(ten_k, count=200, work=work)
+        for store in stores.values():
+            store.close()
+    print_command()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

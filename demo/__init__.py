@@ -1,0 +1,1 @@
+"""The `make demo` walkthrough: a sample repository and the real CLI run against it."""

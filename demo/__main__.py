@@ -1,0 +1,5 @@
+"""Run the demo: ``python -m demo [--keep DIR]``."""
+
+from demo.walkthrough import main
+
+raise SystemExit(main())
