@@ -28,6 +28,9 @@ _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:")
 _PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./@+-]*$")
 _RESOLVER = yaml.resolver.Resolver()
 _STR_TAG = "tag:yaml.org,2002:str"
+# PyYAML's emitter writes these raw when allow_unicode is on, yet reads them back as line
+# breaks (or drops the BOM); a dump holding any of them is redone with escapes.
+_RAW_UNSAFE = ("\x85", "\u2028", "\u2029", "\ufeff")
 _LINE_BREAKS = {"\n": "\\n", "\r": "\\r", "\x85": "\\N", "\u2028": "\\L", "\u2029": "\\P"}
 
 
@@ -54,7 +57,10 @@ def _is_printable(ch: str) -> bool:
     ) and code != 0xFEFF
 
 
-_NEEDS_ESCAPE = re.compile(r'[^\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]|["\\]')
+# Anything outside YAML's printable set, plus the quote and backslash, needs an escape.
+_NEEDS_ESCAPE = re.compile(
+    r'[^\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]|["\\]'
+)
 
 
 def quote(value: str) -> str:
@@ -117,7 +123,7 @@ def scalar(value: Any) -> str:
 def _plain_ok(text: str) -> bool:
     """Whether ``text`` can be written unquoted and still load back as the same string."""
     return bool(
-        _PLAIN_SAFE.match(text)
+        _PLAIN_SAFE.fullmatch(text)  # `$` would also match before a final newline
         and not text.startswith(("-", "."))
         and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
     )
@@ -129,9 +135,10 @@ def render_value(key: str, value: Any) -> list[str]:
         isinstance(item, list | tuple | dict) for item in value
     )
     if isinstance(value, dict) or nested:
-        dumped = yaml.safe_dump(
-            {key: list(value) if nested else value}, allow_unicode=True, sort_keys=False
-        )
+        data = {key: list(value) if nested else value}
+        dumped = yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+        if any(ch in dumped for ch in _RAW_UNSAFE):
+            dumped = yaml.safe_dump(data, allow_unicode=False, sort_keys=False)
         return dumped.rstrip("\n").split("\n")
     name = scalar(str(key))  # a key like `yes` or `null` must be quoted to stay a string
     if isinstance(value, list | tuple):
@@ -179,7 +186,7 @@ def _split_body(body: str) -> tuple[str | None, str, int]:
     while index < len(lines) and not lines[index].strip():
         index += 1
     if index == len(lines):
-        return None, "", index
+        return None, "", 0  # point at the line right after the closing fence
     summary = lines[index].rstrip("\r")
     rest = "\n".join(lines[index + 1 :])
     if rest.startswith("\n"):

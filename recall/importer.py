@@ -9,7 +9,8 @@ from typing import Any
 
 from recall.clock import format_timestamp, parse_timestamp
 from recall.errors import BadInput
-from recall.model import Memory
+from recall.model import SOURCES, STATUSES, Memory, is_valid_id
+from recall.records import check_text
 from recall.store import MemoryStore
 
 Normalize = Callable[[str], str]
@@ -59,6 +60,23 @@ def _draft(
     pinned = record.get("pinned", False)
     if not isinstance(pinned, bool):
         raise BadInput("'pinned' must be true or false")
+    anchor = record.get("anchor")
+    if anchor is not None and not isinstance(anchor, str):
+        raise BadInput("'anchor' must be a string")
+    check_text(anchor, "'anchor'")
+    source = record.get("source") or "user"
+    if source not in SOURCES:
+        raise BadInput(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
+    status = record.get("status") or "active"
+    if status not in STATUSES:
+        raise BadInput(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
+    links: dict[str, str | None] = {}
+    for key in ("supersedes", "superseded_by"):
+        value = record.get(key)
+        if value is not None and not (isinstance(value, str) and is_valid_id(value)):
+            raise BadInput(f"'{key}' must be a memory id (8 hex digits)")
+        links[key] = value
+    given_author = record.get("author")
     wanted = record.get("id")
     draft = store.prepare_memory(
         summary=record["summary"],
@@ -66,16 +84,23 @@ def _draft(
         files=[normalize(f) for f in files],
         details=details,
         pinned=pinned,
-        anchor=record.get("anchor"),
-        author=str(record.get("author") or author),
-        source=str(record.get("source") or "user"),
+        anchor=anchor,
+        author=check_text(given_author, "'author'") if isinstance(given_author, str) else author,
+        source=source,
         created=created,
+        supersedes=links["supersedes"],
     )
+    # An exported record keeps its lifecycle state when it comes back in.
+    draft = draft.with_changes(status=status, superseded_by=links["superseded_by"])
     return draft, wanted if isinstance(wanted, str) else None
 
 
 def import_lines(
-    store: MemoryStore, lines: Iterable[str], normalize: Normalize, author: str
+    store: MemoryStore,
+    lines: Iterable[str],
+    normalize: Normalize,
+    author: str,
+    progress: Callable[[str, int, int | None], None] | None = None,
 ) -> list[LineResult]:
     """Import every valid line; invalid ones are reported with their line number, not dropped."""
     results: list[LineResult] = []
@@ -94,7 +119,7 @@ def import_lines(
         except BadInput as error:
             results.append(LineResult(number, "error", error=str(error)))
     if drafts:
-        written = store.import_many(drafts)
+        written = store.import_many(drafts, progress)
         for slot, result in zip(slots, written, strict=True):
             entry = results[slot]
             entry.id = result.id

@@ -166,12 +166,19 @@ class MemoryFolder:
 
 
 @contextlib.contextmanager
-def writer_lock(lock_path: Path) -> Iterator[None]:
-    """Hold the store's writer lock (an flock, so a killed holder releases it at once)."""
+def writer_lock(lock_path: Path, *, required: bool = True) -> Iterator[None]:
+    """Hold the store's writer lock (an flock, so a killed holder releases it at once).
+
+    With ``required`` False, a lock file that cannot be created (a read-only store, where
+    nobody can write) means no lock is needed, and the body runs without one.
+    """
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as error:
+        if not required:
+            yield
+            return
         raise StoreUnavailable(_describe_os_error(error, lock_path)) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

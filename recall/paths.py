@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import posixpath
+import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -22,8 +23,19 @@ def _check_text(raw: str, label: str) -> None:
         ) from None
 
 
+_URI = re.compile(r"^(file:|[A-Za-z][A-Za-z0-9+.-]+://)", re.IGNORECASE)
+
+
+def _is_uri(text: str) -> bool:
+    """``file:`` anything, or ``scheme://`` (a one-letter scheme is a Windows drive, not a URI)."""
+    return bool(_URI.match(text))
+
+
 def _from_uri(raw: str, label: str) -> str:
-    parts = urlsplit(raw)
+    try:
+        parts = urlsplit(raw)
+    except ValueError as error:
+        raise BadInput(f"{label} {raw!r} is not a valid URI ({error})") from None
     if parts.scheme != "file":
         raise BadInput(f"{label} {raw!r} is a {parts.scheme}: URI; only file: URIs name files")
     if parts.netloc not in ("", "localhost"):
@@ -63,7 +75,7 @@ def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str 
         raise BadInput(f"{label} is empty; give a file path inside the repository")
     _check_text(raw, label)
     text = raw.strip()
-    if text.lower().startswith("file:"):
+    if _is_uri(text):
         text = _from_uri(text, label)
         _check_text(text, label)
     text = text.replace("\\", "/")
@@ -103,11 +115,14 @@ def normalize_loose(raw: str, *, label: str = "path") -> str:
         raise BadInput(f"{label} is empty; give a file path")
     _check_text(raw, label)
     text = raw.strip()
-    if text.lower().startswith("file:"):
+    if _is_uri(text):
         text = _from_uri(text, label)
+        _check_text(text, label)
     text = posixpath.normpath(text.replace("\\", "/"))
     if text == ".." or text.startswith("../"):
         raise BadInput(f"{label} {raw!r} climbs above its starting folder; give a plain path")
+    if text == ".":
+        raise BadInput(f"{label} {raw!r} names no file; give a file path")
     if text.startswith("//"):
         text = "/" + text.lstrip("/")
     return text

@@ -183,6 +183,13 @@ def check_details(details: str | None) -> str:
     return details
 
 
+def check_text(text: str | None, label: str) -> str | None:
+    """Validate a free-text field (author, anchor) given by a user: it must be UTF-8 encodable."""
+    if text is not None:
+        _check_encodable(text, label)
+    return text
+
+
 def _check_encodable(text: str, label: str) -> None:
     try:
         text.encode("utf-8")

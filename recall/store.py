@@ -3,26 +3,58 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import secrets
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from recall import frontmatter
 from recall.clock import now_iso
 from recall.errors import BadInput, NotFound, NothingToDo, StoreUnavailable
 from recall.index import db, rows
-from recall.index.sync import SyncReport, adjust_fingerprint, memory_from_text, sync
+from recall.index.sync import (
+    SyncReport,
+    mark_racy,
+    memory_from_text,
+    store_fingerprint,
+    sync,
+)
 from recall.locations import GLOBAL, Location, ensure_created
 from recall.memfiles import FileStat, MemoryFolder, file_sha, writer_lock
-from recall.model import STATUSES, Memory, is_valid_id
+from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.paths import normalize, normalize_loose
 from recall.records import check_category, check_details, check_summary, render_memory
 
 Notice = Callable[[str], None]
+T = TypeVar("T")
+
+
+def is_corruption(error: sqlite3.DatabaseError) -> bool:
+    """Whether an SQLite error means the index file is damaged (as opposed to busy or full)."""
+    text = str(error).lower()
+    return type(error) is sqlite3.DatabaseError or "malformed" in text or "not a database" in text
+
+
+def recovering(method: Callable[..., T]) -> Callable[..., T]:
+    """Run a store method; if the index turns out to be damaged, rebuild it and run it again."""
+
+    @functools.wraps(method)
+    def wrapper(self: MemoryStore, *args: object, **kwargs: object) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as error:
+            if not is_corruption(error):
+                raise
+            self.recover(error)
+            return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 def _stderr_notice(message: str) -> None:
@@ -68,6 +100,11 @@ class MemoryStore:
         self.folder = MemoryFolder(location.memories_dir)
         self.notice = notice
         self._conn: sqlite3.Connection | None = None
+        self._rebuilding = False  # set by reindex, whose rebuild is asked for, not a surprise
+        self._seen_dir_mtime = 0
+        self._lock_depth = 0
+        self._thread_lock = threading.RLock()  # one writer at a time within this process too
+        self._in_memory = False
         self.last_sync: SyncReport | None = None
 
     # -- opening ---------------------------------------------------------------------------
@@ -102,10 +139,14 @@ class MemoryStore:
 
     def _open(self) -> sqlite3.Connection:
         if not self.exists:
+            # Nothing on disk yet: an empty in-memory index, swapped for the real one on the
+            # first write (see _ensure_on_disk).
             conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
             conn.row_factory = sqlite3.Row
             db.prepare(conn)
+            self._in_memory = True
             return conn
+        self._in_memory = False
         path = self.location.index_path
         missing = not path.exists()
         try:
@@ -113,17 +154,34 @@ class MemoryStore:
         except db.IndexUnusable as error:
             conn, created = self._rebuild_unusable(path, str(error))
         else:
-            if created and missing and self.folder.scan():
-                self.notice(f"index {path} was missing; rebuilding it from the memory files")
-        self.last_sync = sync(conn, self.folder, self.normalize_stored)
+            if created and not self._rebuilding and self.folder.scan():
+                state = "missing" if missing else "empty"
+                self.notice(f"index {path} was {state}; rebuilding it from the memory files")
+        try:
+            self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
+        except sqlite3.DatabaseError as error:
+            conn.close()
+            if not is_corruption(error):
+                raise
+            conn, _ = self._rebuild_unusable(path, str(error), force=True)
+            self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
+        self._seen_dir_mtime = self._dir_mtime()
         return conn
 
-    def _rebuild_unusable(self, path: Path, reason: str) -> tuple[sqlite3.Connection, bool]:
+    def recover(self, error: Exception) -> None:
+        """Rebuild a damaged index from the files; the next use of :attr:`conn` reopens it."""
+        self.close()
+        self._rebuild_unusable(self.location.index_path, str(error), force=True)[0].close()
+
+    def _rebuild_unusable(
+        self, path: Path, reason: str, *, force: bool = False
+    ) -> tuple[sqlite3.Connection, bool]:
         with self._locked():
-            try:  # another process may have rebuilt it while we waited for the lock
-                return db.open_checked(path)
-            except db.IndexUnusable:
-                pass
+            if not force:
+                try:  # another process may have rebuilt it while we waited for the lock
+                    return db.open_checked(path)
+                except db.IndexUnusable:
+                    pass
             self.notice(
                 f"index {path} was unusable ({reason}); rebuilding it from the memory files"
             )
@@ -131,14 +189,48 @@ class MemoryStore:
             return db.open_checked(path)
 
     @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        with writer_lock(self.location.lock_path):
-            yield
+    def _locked(self, *, required: bool = True) -> Iterator[None]:
+        """Hold the writers' lock (re-entrant within this store: flock is per descriptor)."""
+        with self._thread_lock:
+            if self._lock_depth:
+                self._lock_depth += 1
+                try:
+                    yield
+                finally:
+                    self._lock_depth -= 1
+                return
+            with writer_lock(self.location.lock_path, required=required):
+                self._lock_depth = 1
+                try:
+                    yield
+                finally:
+                    self._lock_depth = 0
 
     def refresh(self) -> SyncReport:
         """Pick up memory files changed on disk since the index was last synced."""
-        self.last_sync = sync(self.conn, self.folder, self.normalize_stored)
+        self.last_sync = sync(self.conn, self.folder, self.normalize_stored, self._sync_lock)
+        self._seen_dir_mtime = self._dir_mtime()
         return self.last_sync
+
+    def _dir_mtime(self) -> int:
+        try:
+            return os.stat(self.folder.path).st_mtime_ns
+        except OSError:
+            return 0
+
+    def _refresh_if_folder_changed(self) -> None:
+        """Re-sync when files were added, removed or renamed since this process last looked.
+
+        One stat of the folder; in-place edits of existing files wait for the next open.
+        """
+        if self._dir_mtime() != self._seen_dir_mtime:
+            self.refresh()
+
+    @contextlib.contextmanager
+    def _sync_lock(self) -> Iterator[None]:
+        """The writer lock for a sync; a read-only store (nobody can write) syncs without it."""
+        with self._locked(required=False):
+            yield
 
     # -- paths -----------------------------------------------------------------------------
 
@@ -156,6 +248,7 @@ class MemoryStore:
 
     # -- reading ---------------------------------------------------------------------------
 
+    @recovering
     def get(self, ref: str) -> Memory:
         """Find a memory by id, or by a unique id prefix of at least 4 characters."""
         memory = self.find(ref)
@@ -163,6 +256,7 @@ class MemoryStore:
             raise NotFound(f"no memory {ref!r} in the {self.scope} store; `tether list` shows ids")
         return memory
 
+    @recovering
     def find(self, ref: str) -> Memory | None:
         """Like :meth:`get` but returns None when absent; ambiguous prefixes are bad input."""
         ref = ref.strip().lower()
@@ -178,6 +272,7 @@ class MemoryStore:
             raise BadInput(f"id prefix {ref!r} matches several memories; give more digits")
         return rows.memory_from_row(found[0]) if found else None
 
+    @recovering
     def file_name_of(self, memory_id: str) -> str:
         """The file name holding a memory."""
         row = self.conn.execute("SELECT name FROM memories WHERE id = ?", (memory_id,)).fetchone()
@@ -189,6 +284,7 @@ class MemoryStore:
         """The file path holding a memory."""
         return self.folder.path / self.file_name_of(memory_id)
 
+    @recovering
     def list(
         self,
         *,
@@ -209,18 +305,22 @@ class MemoryStore:
             clauses.append("m.category = ?")
             params.append(category)
         if file:
+            folder = file.rstrip("/") + "/"
             clauses.append(
-                "m.rowid IN (SELECT memory_rowid FROM memory_files WHERE path = ? OR path LIKE ?)"
+                "m.rowid IN (SELECT memory_rowid FROM memory_files "
+                "WHERE path = ? OR substr(path, 1, ?) = ?)"
             )
-            params.extend([file, file.rstrip("/") + "/%"])
+            params.extend([file, len(folder), folder])
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         query = f"SELECT * FROM memories m {where} ORDER BY m.created DESC, m.id"
         return [rows.memory_from_row(r) for r in self.conn.execute(query, params)]
 
+    @recovering
     def count(self) -> int:
         """How many memories the index holds (any status)."""
         return self.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
 
+    @recovering
     def problems(self) -> list[Problem]:
         """Memory files that could not be loaded, each with its path and line."""
         return [
@@ -248,12 +348,11 @@ class MemoryStore:
         """Index a file this process just wrote, adjusting the folder fingerprint to match."""
         self.conn.execute("BEGIN IMMEDIATE")
         try:
-            old = self.conn.execute(
-                "SELECT name, mtime_ns, size FROM memories WHERE name = ?", (stat.name,)
-            ).fetchone()
             rows.delete_by_name(self.conn, stat.name)
             rows.insert_many(self.conn, [(memory, stat.name, stat, file_sha(text.encode()))])
-            adjust_fingerprint(self.conn, FileStat(*old) if old else None, stat)
+            # A file just written may be edited again within its mtime tick: re-read it once.
+            mark_racy(self.conn, [stat])
+            store_fingerprint(self.conn, None)
             self.conn.execute("COMMIT")
         except BaseException:
             self.conn.execute("ROLLBACK")
@@ -274,8 +373,15 @@ class MemoryStore:
         supersedes: str | None = None,
     ) -> Memory:
         """Validate user input into a memory with no id yet (paths must be normalized already)."""
-        if anchor is not None and (not anchor.strip() or "\n" in anchor):
+        if anchor is not None and (not anchor.strip() or "\n" in anchor or "\r" in anchor):
             raise BadInput("--anchor must be a symbol name or a line range on one line")
+        if source not in SOURCES:
+            raise BadInput(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
+        for label, value in (("--author", author), ("--anchor", anchor or "")):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise BadInput(f"{label} is not valid UTF-8 text") from None
         return Memory(
             id="",
             category=check_category(category),
@@ -290,12 +396,20 @@ class MemoryStore:
             source=source,
         )
 
+    def _ensure_on_disk(self) -> None:
+        """Create the store's folders, and trade an in-memory index for the real one."""
+        ensure_created(self.location)
+        if self._in_memory:
+            self.close()
+
+    @recovering
     def remember(self, draft: Memory, *, memory_id: str | None = None) -> WriteResult:
         """Write a new memory (``draft`` from :meth:`prepare_memory`); dedupe by content hash."""
-        ensure_created(self.location)
+        self._ensure_on_disk()
         with self._locked():
-            # Every writer indexes what it writes under this lock, so the index is current
-            # for dedupe without re-scanning the folder.
+            # Writers index what they write under this lock, so the index is current for
+            # dedupe; files added by hand since this process looked are picked up first.
+            self._refresh_if_folder_changed()
             dup = self._duplicate(draft.content_hash)
             if dup is not None:
                 return WriteResult(
@@ -305,6 +419,7 @@ class MemoryStore:
             text = render_memory(memory)
             stat = self._write_new(memory.id, text)
             self._index_written(memory, stat, text)
+            self._seen_dir_mtime = self._dir_mtime()
         return WriteResult(memory.id, self.scope, self.folder.path / stat.name)
 
     def _pick_id(self, wanted: str | None) -> str:
@@ -322,6 +437,7 @@ class MemoryStore:
                 f"{self.folder.path / (memory_id + '.md')} appeared while writing; retry"
             ) from None
 
+    @recovering
     def update_fields(self, memory_id: str, changes: dict[str, object]) -> Memory:
         """Rewrite some front-matter keys of a memory file (body untouched) and re-index it."""
         with self._locked():
@@ -337,6 +453,7 @@ class MemoryStore:
             self._index_written(memory, stat, new_text)
         return memory
 
+    @recovering
     def set_pinned(self, ref: str, pinned: bool) -> Memory:
         """Pin or unpin a memory; NothingToDo when it already is."""
         memory = self.get(ref)
@@ -344,6 +461,7 @@ class MemoryStore:
             raise NothingToDo(f"memory {memory.id} is already {'pinned' if pinned else 'unpinned'}")
         return self.update_fields(memory.id, {"pinned": pinned})
 
+    @recovering
     def set_status(self, ref: str, status: str, *, allowed_from: tuple[str, ...]) -> Memory:
         """Move a memory to ``status`` if it is currently in one of ``allowed_from``."""
         memory = self.get(ref)
@@ -359,6 +477,7 @@ class MemoryStore:
             changes["superseded_by"] = frontmatter.REMOVE
         return self.update_fields(memory.id, changes)
 
+    @recovering
     def supersede(self, old_ref: str, draft: Memory) -> tuple[WriteResult, Memory]:
         """Write ``draft`` as the replacement of an active memory and link the two both ways."""
         old = self.get(old_ref)
@@ -378,6 +497,7 @@ class MemoryStore:
         updated = self.update_fields(old.id, {"status": "superseded", "superseded_by": result.id})
         return result, updated
 
+    @recovering
     def purge(self, *, source: str | None = None) -> list[str]:
         """Delete the files of tombstoned memories (or of every memory from ``source``)."""
         with self._locked():
@@ -397,24 +517,33 @@ class MemoryStore:
 
     def reindex(self) -> SyncReport:
         """Throw the derived index away and rebuild it from the files."""
-        ensure_created(self.location)
+        self._ensure_on_disk()
         with self._locked():
             self.close()
             db.remove_index_files(self.location.index_path)
             self.folder.clean_temp_files()
-            self._conn = self._open()
+            self._rebuilding = True
+            try:
+                self._conn = self._open()
+            finally:
+                self._rebuilding = False
         assert self.last_sync is not None
         return self.last_sync
 
     # -- bulk ------------------------------------------------------------------------------
 
-    def import_many(self, drafts: list[tuple[Memory, str | None]]) -> list[WriteResult]:
+    @recovering
+    def import_many(
+        self,
+        drafts: list[tuple[Memory, str | None]],
+        progress: Callable[[str, int, int | None], None] | None = None,
+    ) -> list[WriteResult]:
         """Write many memories in one locked batch with one sync; dedupes within and across.
 
         ``drafts`` pairs each memory (from :meth:`prepare_memory`) with a wanted id, honoured
         when it is valid and free.
         """
-        ensure_created(self.location)
+        self._ensure_on_disk()
         results: list[WriteResult] = []
         pending: list[tuple[Memory, FileStat, str]] = []
         with self._locked():
@@ -427,7 +556,9 @@ class MemoryStore:
                 known[row[0]] = (row[1], row[2])  # active and oldest last, so they win
             taken = {r[0] for r in self.conn.execute("SELECT id FROM memories")}
             taken.update(name[:-3] for name in os.listdir(self.folder.path))
-            for draft, wanted in drafts:
+            for done, (draft, wanted) in enumerate(drafts):
+                if progress is not None and done % 500 == 0:
+                    progress("writing memory files", done, len(drafts))
                 key = draft.content_hash
                 if key in known:
                     dup_id, dup_status = known[key]
@@ -446,6 +577,8 @@ class MemoryStore:
                 pending.append((memory, stat, text))
                 known[key] = (memory_id, "active")
                 results.append(WriteResult(memory_id, self.scope, self.folder.path / stat.name))
+            if progress is not None:
+                progress("writing memory files", len(drafts), len(drafts))
             if pending:
                 self.folder.flush()
                 self.conn.execute("BEGIN IMMEDIATE")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from recall.cli.context import CommandContext
 from recall.errors import BadInput
@@ -33,19 +32,24 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.file == "-":
         lines = sys.stdin.read().split("\n")
     else:
-        path = Path(args.file)
+        path = ctx.cwd / args.file  # relative to -C, like every other path argument
         try:
-            lines = path.read_text(encoding="utf-8").split("\n")
+            # utf-8-sig: a byte-order mark some editors add is not part of the first line.
+            lines = path.read_text(encoding="utf-8-sig").split("\n")
         except FileNotFoundError:
             raise BadInput(f"{args.file}: no such file") from None
+        except OSError as error:  # a folder, no permission...
+            raise BadInput(f"{args.file}: cannot be read ({error.strerror})") from None
         except UnicodeDecodeError as error:
             raise BadInput(f"{args.file}: not UTF-8 text ({error.reason})") from None
-    results = import_lines(
-        store,
-        lines,
-        lambda raw: store.normalize_input(raw, store.repo_root or ctx.cwd),
-        git_user_name(store.repo_root),
-    )
+    with ctx.progress() as update:
+        results = import_lines(
+            store,
+            lines,
+            lambda raw: store.normalize_input(raw, store.repo_root or ctx.cwd),
+            git_user_name(store.repo_root),
+            update,
+        )
     created = sum(r.status == "created" for r in results)
     dupes = sum(r.status == "duplicate" for r in results)
     errors = [r for r in results if r.status == "error"]

@@ -10,6 +10,7 @@ from recall.cli.render import plural, print_card, print_table
 from recall.errors import BadInput, NotFound
 from recall.locations import ensure_created
 from recall.model import CATEGORIES, STATUSES
+from recall.records import check_text
 from recall.repo import git_user_name
 from recall.search import search
 from recall.store import MemoryStore
@@ -107,8 +108,12 @@ def _draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore):
         files=files,
         details=_read_details(args.details),
         pinned=args.pin,
-        anchor=args.anchor,
-        author=args.author if args.author is not None else git_user_name(store.repo_root),
+        anchor=check_text(args.anchor, "--anchor"),
+        author=(
+            check_text(args.author, "--author")
+            if args.author is not None
+            else git_user_name(store.repo_root)
+        ),
         source=args.source,
     )
 
@@ -126,7 +131,9 @@ def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
         data,
         lambda c: c.print(
             f"{'Created' if created else 'Already set up:'} {store.location.base} "
-            "(commit memories/, the index stays out of git)"
+            "(commit memories/, the index stays out of git)",
+            markup=False,  # a path is not markup, and a wrapped path cannot be copied
+            soft_wrap=True,
         ),
     )
     return 0
@@ -143,7 +150,7 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
                 f"Already known as {result.id} ({result.duplicate_status}); nothing written."
             )
         else:
-            console.print(f"Remembered {result.id} in {result.path}")
+            console.print(f"Remembered {result.id} in {result.path}", markup=False, soft_wrap=True)
 
     ctx.emit(result.to_dict(), render)
     return 0

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from recall import __version__
-from recall.cli import cmd_io, cmd_maint, cmd_memory
+from recall.cli import cmd_genome, cmd_io, cmd_maint, cmd_memory, cmd_recall
 from recall.cli.context import CommandContext
 from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, TetherError
 
-COMMAND_MODULES = (cmd_memory, cmd_io, cmd_maint)
+COMMAND_MODULES = (cmd_memory, cmd_recall, cmd_genome, cmd_io, cmd_maint)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,6 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TetherError as error:
         _report(error, json_output, error.exit_code)
         return error.exit_code
+    except sqlite3.DatabaseError as error:
+        message = f"the index could not be used ({error}); run `tether reindex` and retry"
+        _report(TetherError(message), json_output, EXIT_FAILURE)
+        return EXIT_FAILURE
     except KeyboardInterrupt:
         print("tether: interrupted", file=sys.stderr)
         return 130

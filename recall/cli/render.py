@@ -57,7 +57,8 @@ def print_card(console: Console, memory: Memory, *, scope: str, path: str, usage
         f"created:  {memory.created} by {escape(memory.author) or 'unknown'} ({memory.source})"
     )
     console.print(f"scope:    {scope}  file: {escape(path)}")
-    console.print(f"shown {usage['surfaced']} times, acted on {usage['acted']} times")
+    shown = plural(usage["surfaced"], "time")
+    console.print(f"shown {shown}, acted on {plural(usage['acted'], 'time')}")
 
 
 def print_table(console: Console, items: Sequence[tuple[Memory, str]], *, title: str) -> None:
@@ -65,7 +66,8 @@ def print_table(console: Console, items: Sequence[tuple[Memory, str]], *, title:
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", show_lines=False)
+    # The title may quote user text (a search query), so it is never read as markup.
+    table = Table(title=escape(title), title_justify="left", show_lines=False)
     table.add_column("id", no_wrap=True)
     table.add_column("category", no_wrap=True)
     table.add_column("summary", overflow="fold")

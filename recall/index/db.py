@@ -79,9 +79,21 @@ def prepare(conn: sqlite3.Connection) -> bool:
         step = MIGRATIONS.get(version)
         if step is None:
             raise IndexUnusable(f"no migration from schema version {version}")
-        conn.executescript(step)
-        version += 1
-        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if _version(conn) != version:  # another process migrated while we waited
+                conn.execute("COMMIT")
+                version = _version(conn) or version
+                continue
+            for statement in step.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            version += 1
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
     return False
 
 

@@ -11,8 +11,11 @@ TRIGRAM_MIN = (
 
 
 def quote_token(token: str) -> str:
-    """Quote a token as an FTS5 string, doubling any embedded double quote."""
-    return '"' + token.replace('"', '""') + '"'
+    """Quote a token as an FTS5 string, doubling any embedded double quote.
+
+    NUL bytes are dropped: SQLite would end the expression at one.
+    """
+    return '"' + token.replace("\x00", "").replace('"', '""') + '"'
 
 
 def word_tokens(text: str) -> list[str]:
@@ -34,3 +37,29 @@ def match_expression(tokens: list[str], operator: str = "AND") -> str | None:
     if not quoted:
         return None
     return f" {operator} ".join(quoted)
+
+
+# Endings folded off query words so "sessions" finds "session" and "fixes" finds "fixed";
+# longest first. The stem is then matched as a prefix.
+_ENDINGS = ("ing", "ies", "es", "ed", "s")
+_MIN_STEM = 4  # shorter stems ("us*" from "using") match far too much
+
+
+def fold(token: str) -> str | None:
+    """The prefix stem of an inflected query word, or None to match the word exactly."""
+    for ending in _ENDINGS:
+        if token.endswith(ending) and len(token) - len(ending) >= _MIN_STEM:
+            stem = token[: -len(ending)]
+            return stem if not stem.endswith("s") or ending != "s" else None
+    return None
+
+
+def prefix_expression(tokens: list[str]) -> str | None:
+    """OR of the tokens, each inflected word also matched by its stem as a prefix."""
+    terms: list[str] = []
+    for token in tokens:
+        if not token:
+            continue
+        stem = fold(token)
+        terms.append(f"{quote_token(stem)} *" if stem else quote_token(token))
+    return " OR ".join(terms) if terms else None

@@ -31,6 +31,8 @@ def delete_rowids(conn: sqlite3.Connection, rowids: list[int]) -> None:
     conn.executemany("DELETE FROM memory_files WHERE memory_rowid = ?", params)
     conn.executemany("DELETE FROM fts_words WHERE rowid = ?", params)
     conn.executemany("DELETE FROM fts_trigram WHERE rowid = ?", params)
+    conn.executemany("DELETE FROM vectors WHERE memory_rowid = ?", params)
+    bump_generation(conn)
 
 
 def insert_many(
@@ -75,7 +77,22 @@ def insert_many(
     conn.executemany("INSERT INTO memory_files(memory_rowid, path) VALUES(?, ?)", file_rows)
     conn.executemany("INSERT INTO fts_words(rowid, summary, details) VALUES(?, ?, ?)", text_rows)
     conn.executemany("INSERT INTO fts_trigram(rowid, summary, details) VALUES(?, ?, ?)", text_rows)
+    bump_generation(conn)
     return rowids
+
+
+def bump_generation(conn: sqlite3.Connection) -> None:
+    """Count a change to the memories table, so caches derived from it know they are stale."""
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES('generation', '1') "
+        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+    )
+
+
+def generation(conn: sqlite3.Connection) -> int:
+    """How many times the memories table has changed (see :func:`bump_generation`)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return int(row[0]) if row else 0
 
 
 def record_problem(conn: sqlite3.Connection, stat: FileStat, line: int, message: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 BASE_DDL: Final = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -69,6 +69,14 @@ CREATE TABLE IF NOT EXISTS usage(
     archived_by_disuse INTEGER NOT NULL DEFAULT 0
 );
 
+CREATE TABLE IF NOT EXISTS vectors(
+    memory_rowid INTEGER PRIMARY KEY,
+    model TEXT NOT NULL,
+    vec BLOB NOT NULL
+);
+
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_words_vocab USING fts5vocab(fts_words, 'row');
+
 CREATE TABLE IF NOT EXISTS sessions(
     id TEXT PRIMARY KEY,
     started TEXT NOT NULL,
@@ -78,6 +86,17 @@ CREATE TABLE IF NOT EXISTS sessions(
 );
 """
 
+_VECTORS_DDL: Final = """
+CREATE TABLE IF NOT EXISTS vectors(
+    memory_rowid INTEGER PRIMARY KEY,
+    model TEXT NOT NULL,
+    vec BLOB NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_words_vocab USING fts5vocab(fts_words, 'row');
+"""
+
 # Forward migrations: MIGRATIONS[n] upgrades a version-n index to version n + 1.
-# A version-1 index has nothing to upgrade yet; new entries go here as the schema grows.
-MIGRATIONS: Final[dict[int, str]] = {}
+MIGRATIONS: Final[dict[int, str]] = {
+    # v2: semantic vectors, and term counts for dropping common query terms
+    1: _VECTORS_DDL,
+}

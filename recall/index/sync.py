@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+import time
 import zlib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -84,7 +87,7 @@ class Fingerprint:
     """Order-free summary of a folder: counts and sums of names, mtimes and sizes.
 
     Any edit changes an mtime (nanoseconds) and any rename a name checksum, so equal
-    fingerprints mean the folder is as indexed. Sums let a writer adjust it for its own file.
+    fingerprints mean the folder is as indexed.
     """
 
     count: int = 0
@@ -100,16 +103,6 @@ class Fingerprint:
             sum(s.mtime_ns for s in stats),
             sum(s.size for s in stats),
             sum(zlib.crc32(s.name.encode("utf-8", "surrogateescape")) for s in stats),
-        )
-
-    def plus(self, stat: FileStat, sign: int = 1) -> Fingerprint:
-        """This fingerprint with one file added (sign 1) or taken away (sign -1)."""
-        name = zlib.crc32(stat.name.encode("utf-8", "surrogateescape"))
-        return Fingerprint(
-            self.count + sign,
-            self.mtimes + sign * stat.mtime_ns,
-            self.sizes + sign * stat.size,
-            self.names + sign * name,
         )
 
     def encode(self) -> str:
@@ -135,55 +128,73 @@ def stored_fingerprint(conn: sqlite3.Connection) -> Fingerprint | None:
     return Fingerprint.decode(row[0] if row else None)
 
 
-def store_fingerprint(conn: sqlite3.Connection, value: Fingerprint) -> None:
-    """Record the folder's fingerprint (call inside the transaction that indexed it)."""
+def store_fingerprint(conn: sqlite3.Connection, value: Fingerprint | None) -> None:
+    """Record the folder's fingerprint (inside the transaction that indexed it); None forgets
+    it, so the next sync compares every file."""
+    if value is None:
+        conn.execute("DELETE FROM meta WHERE key = ?", (FINGERPRINT_KEY,))
+        return
     conn.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (FINGERPRINT_KEY, value.encode())
     )
 
 
-def adjust_fingerprint(
-    conn: sqlite3.Connection, old: FileStat | None, new: FileStat | None
-) -> None:
-    """Account for one file this process wrote, so the next open need not re-check all."""
-    current = stored_fingerprint(conn)
-    if current is None:
-        return
-    if old is not None:
-        current = current.plus(old, -1)
-    if new is not None:
-        current = current.plus(new)
-    store_fingerprint(conn, current)
-
-
-def sync(conn: sqlite3.Connection, folder: MemoryFolder, normalize: PathNormalizer) -> SyncReport:
+def sync(
+    conn: sqlite3.Connection,
+    folder: MemoryFolder,
+    normalize: PathNormalizer,
+    lock: Callable[[], AbstractContextManager[object]] | None = None,
+) -> SyncReport:
     """Update the index from the folder; cheap when nothing changed (stats only, no reads).
 
     The fingerprint of the folder as last indexed is kept in ``meta``, so confirming that
-    nothing changed costs the stats and one row, not a comparison with every index row.
+    nothing changed costs the stats and one row. When something changed, the folder is
+    re-scanned under the writers' ``lock`` so a sync never sees a file whose writer has not
+    indexed it yet.
     """
     report = SyncReport()
     stats = folder.scan()
-    current = Fingerprint.of(stats)
-    if stored_fingerprint(conn) == current:
+    if stored_fingerprint(conn) == Fingerprint.of(stats):
         return report
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        known = _known(conn)
-        on_disk = {s.name for s in stats}
-        for name in known:
-            if name not in on_disk:
-                rows.delete_by_name(conn, name)
-                report.removed += 1
-        for stat in sorted(stats, key=lambda s: s.name):
-            if known.get(stat.name) != (stat.mtime_ns, stat.size):
+    with lock() if lock is not None else contextlib.nullcontext():
+        stats = folder.scan()
+        current = Fingerprint.of(stats)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            known = _known(conn)
+            on_disk = {s.name for s in stats}
+            for name in known:
+                if name not in on_disk:
+                    rows.delete_by_name(conn, name)
+                    report.removed += 1
+            reread = [s for s in stats if known.get(s.name) != (s.mtime_ns, s.size)]
+            for stat in sorted(reread, key=lambda s: s.name):
                 _sync_one(conn, folder, stat, normalize, stat.name in known, report)
-        store_fingerprint(conn, current)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+            # Only files seen changing are suspect; the writers' own files are trusted.
+            racy = mark_racy(conn, reread)
+            store_fingerprint(conn, None if racy else current)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
     return report
+
+
+# A file modified this recently may be edited again within the same timestamp tick without
+# its mtime or size changing (coarse clocks: 2 s on FAT, 1 s on HFS+ and SMB). Such files
+# are re-read on the next sync until they age past this window (git's "racily clean" rule).
+RACY_WINDOW_NS = 3_000_000_000
+_RECHECK = -1  # stored mtime that matches no real file, so the next sync re-reads it
+
+
+def mark_racy(conn: sqlite3.Connection, stats: list[FileStat]) -> bool:
+    """Flag files too recent to trust by stat alone; return whether any were flagged."""
+    horizon = time.time_ns() - RACY_WINDOW_NS
+    racy = [(_RECHECK, s.name) for s in stats if s.mtime_ns >= horizon]
+    if racy:
+        conn.executemany("UPDATE memories SET mtime_ns = ? WHERE name = ?", racy)
+        conn.executemany("UPDATE problems SET mtime_ns = ? WHERE name = ?", racy)
+    return bool(racy)
 
 
 def _sync_one(

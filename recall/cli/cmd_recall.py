@@ -1,0 +1,198 @@
+"""recall and inject: memories ranked by what is being touched, for people and for agents."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from recall import inject as injection
+from recall.cli.context import CommandContext
+from recall.errors import BadInput
+from recall.ranking.engine import Hit, Recaller, RecallResult
+from recall.ranking.query import RecallQuery, Touch
+from recall.usage import record_surfacings
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add recall and inject to the CLI."""
+    p = sub.add_parser("recall", help="memories for the files you touch (and an optional prompt)")
+    p.add_argument("prompt", nargs="?", help="what you are doing (optional)")
+    _touch_options(p)
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--no-record", action="store_true", help="leave every counter untouched")
+    p.add_argument("--explain", action="store_true", help="show each channel's contribution")
+    p.add_argument("--batch", metavar="FILE.jsonl", help='one query per line: {"prompt", "files"}')
+    p.set_defaults(func=run_recall)
+
+    p = sub.add_parser("inject", help="at most three one-line memories for an agent's prompt")
+    p.add_argument("prompt", nargs="?", help="the prompt (read from stdin when absent)")
+    _touch_options(p)
+    p.add_argument("--no-record", action="store_true", help="leave every counter untouched")
+    p.set_defaults(func=run_inject)
+
+
+def _touch_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--file",
+        "-f",
+        dest="files",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file being edited (repeatable)",
+    )
+    parser.add_argument(
+        "--open",
+        dest="opened",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file only opened or read (weighs less than an edit)",
+    )
+    parser.add_argument("--session", help="the agent or editor session this turn belongs to")
+    parser.add_argument("--scope", choices=("project", "global", "all"), default="all")
+
+
+def _recaller(ctx: CommandContext, scope: str) -> Recaller:
+    from recall.repo_signals import open_repo_signals
+
+    stores = ctx.stores(scope)
+    project = next((s for s in stores if s.scope == "project"), None)
+    if project is None:
+        try:
+            project = ctx.project()
+        except Exception:  # no repository: global memories only, no repository signals
+            project = None
+    signals = open_repo_signals(project, notice=ctx.notice) if project is not None else None
+    cache = project.location.base / "cache" if project is not None and project.exists else None
+    return Recaller(stores, signals, cache_dir=cache)
+
+
+def _touches(ctx: CommandContext, recaller: Recaller, edits: list[str], opens: list[str]):
+    store = recaller.stores[0]
+    touches = [Touch(store.normalize_input(p, ctx.cwd), "edit") for p in edits]
+    touches += [Touch(store.normalize_input(p, ctx.cwd), "open") for p in opens]
+    return tuple(touches)
+
+
+def _record(recaller: Recaller, hits: list[Hit]) -> None:
+    for store in recaller.stores:
+        if not store.exists:
+            continue
+        ids = [h.memory.id for h in hits if h.scope == store.scope]
+        record_surfacings(store.conn, ids)
+
+
+def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Rank memories for the touched files and prompt; print them with receipts."""
+    if args.limit < 1:
+        raise BadInput("--limit must be at least 1")
+    recaller = _recaller(ctx, args.scope)
+    if args.batch:
+        return _run_batch(args, ctx, recaller)
+    query = RecallQuery(
+        _touches(ctx, recaller, args.files, args.opened), args.prompt, limit=args.limit
+    )
+    result = recaller.recall(query)
+    if not args.no_record:
+        _record(recaller, result.hits)
+    data = {
+        "results": [h.to_dict() for h in result.hits],
+        "elapsed_ms": round(result.elapsed_ms, 2),
+        "query": result.query_text,
+    }
+    if args.explain:
+        data["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}
+    ctx.emit(data, lambda console: _print_hits(console, result, explain=args.explain))
+    return 0 if result.hits else 1
+
+
+def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    if not result.hits:
+        console.print("No memory matches what you are touching.")
+        return
+    table = Table(show_lines=False, title_justify="left")
+    for column in ("#", "id", "category", "summary", "why", "score"):
+        table.add_column(column, overflow="fold")
+    for rank, hit in enumerate(result.hits, start=1):
+        table.add_row(
+            str(rank),
+            hit.memory.id,
+            hit.memory.category,
+            escape(hit.memory.summary),
+            escape(hit.receipt),
+            f"{hit.score:.3f}",
+        )
+    console.print(table)
+    if explain:
+        for hit in result.hits:
+            parts = ", ".join(f"{k} {v:+.4f}" for k, v in sorted(hit.signals.items()))
+            console.print(f"{hit.memory.id}: {parts}")
+        console.print("time: " + ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items()))
+
+
+def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller) -> int:
+    """One JSON result line per query line, in order; malformed lines are reported, not skipped."""
+    source = sys.stdin if args.batch == "-" else None
+    try:
+        handle = source or open(args.batch, encoding="utf-8")  # noqa: SIM115
+    except OSError as error:
+        raise BadInput(f"{args.batch}: {error.strerror}") from None
+    failed = 0
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                query = _batch_query(line, ctx, recaller, args.limit)
+            except BadInput as error:
+                failed += 1
+                sys.stdout.write(json.dumps({"line": number, "error": str(error)}) + "\n")
+                continue
+            start = time.perf_counter()
+            result = recaller.recall(query)
+            elapsed = (time.perf_counter() - start) * 1000
+            if not args.no_record:
+                _record(recaller, result.hits)
+            out = {"results": [h.to_dict() for h in result.hits], "elapsed_ms": round(elapsed, 3)}
+            sys.stdout.write(json.dumps(out) + "\n")
+    return 2 if failed else 0
+
+
+def _batch_query(line: str, ctx: CommandContext, recaller: Recaller, limit: int) -> RecallQuery:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise BadInput(f"bad JSON: {error.msg}") from None
+    if not isinstance(record, dict):
+        raise BadInput("each line must be a JSON object")
+    prompt = record.get("prompt")
+    files = record.get("files", [])
+    if prompt is not None and not isinstance(prompt, str):
+        raise BadInput("'prompt' must be a string")
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise BadInput("'files' must be a list of paths")
+    touches = _touches(ctx, recaller, files, [])
+    return RecallQuery(touches, prompt, limit=int(record.get("limit", limit)))
+
+
+def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Print the injection block for a prompt (stdin when not given); nothing if nothing fits."""
+    prompt = args.prompt if args.prompt is not None else sys.stdin.read()
+    recaller = _recaller(ctx, args.scope)
+    query = RecallQuery(_touches(ctx, recaller, args.files, args.opened), prompt, limit=10)
+    result = recaller.recall(query)
+    chosen = injection.select(result.hits)
+    if not args.no_record:
+        _record(recaller, chosen)
+    if ctx.json:
+        ctx.emit({"results": [h.to_dict() for h in chosen], "text": injection.render(chosen)})
+    else:
+        sys.stdout.write(injection.render(chosen))
+    return 0

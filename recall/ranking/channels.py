@@ -1,0 +1,196 @@
+"""The ranking channels: each turns the query into a ranked list of candidate memories.
+
+A channel returns ``{rowid: Evidence}``; the fuser turns ranks into reciprocal-rank credit and
+adds the bounded magnitudes. Only active memories are ever candidates.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from recall import weights as W
+from recall.embedding import cosine_top
+from recall.index import fts
+from recall.ranking.query import Touch
+
+
+@dataclass
+class Evidence:
+    """Why one channel put one memory forward: its rank there, a magnitude, a receipt note."""
+
+    rank: int
+    magnitude: float = 0.0
+    note: str = ""
+    value: float = 0.0
+
+
+Channel = dict[int, Evidence]
+
+
+def _ranked(scored: dict[int, tuple[float, float, str, float]]) -> Channel:
+    """Turn {rowid: (sort key, magnitude, note, value)} into evidence ranked by key, best first."""
+    ordered = sorted(scored.items(), key=lambda item: (-item[1][0], item[0]))
+    return {
+        rowid: Evidence(rank, magnitude, note, value)
+        for rank, (rowid, (_, magnitude, note, value)) in enumerate(ordered, start=1)
+    }
+
+
+def _memories_on(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, list[int]]:
+    """Active memories naming each path."""
+    if not paths:
+        return {}
+    marks = ",".join("?" * len(paths))
+    found: dict[str, list[int]] = defaultdict(list)
+    query = (
+        "SELECT mf.path, mf.memory_rowid FROM memory_files mf "
+        "JOIN memories m ON m.rowid = mf.memory_rowid "
+        f"WHERE mf.path IN ({marks}) AND m.status = 'active'"
+    )
+    for path, rowid in conn.execute(query, list(paths)):
+        found[path].append(rowid)
+    return found
+
+
+def touch_weights(touches: Sequence[Touch]) -> dict[str, float]:
+    """Each touched path with the weight of the strongest way it was touched."""
+    weights: dict[str, float] = {}
+    for touch in touches:
+        weight = W.touch_weight(touch.kind)
+        weights[touch.path] = max(weight, weights.get(touch.path, 0.0))
+    return weights
+
+
+def file_affinity(
+    conn: sqlite3.Connection, touched: dict[str, float], exists: Callable[[str], bool]
+) -> Channel:
+    """Memories naming a touched file that exists now, weighted by how rarely the file is named."""
+    live = [path for path in touched if exists(path)]
+    owners = _memories_on(conn, live)
+    scored: dict[int, list[tuple[float, str]]] = defaultdict(list)
+    for path, rowids in owners.items():
+        magnitude = W.file_magnitude(len(rowids), touched[path])  # rarer path, larger
+        for rowid in rowids:
+            scored[rowid].append((magnitude, path))
+    result: dict[int, tuple[float, float, str, float]] = {}
+    for rowid, hits in scored.items():
+        hits.sort(reverse=True)
+        magnitude = W.combine_file_hits([m for m, _ in hits])
+        result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
+    return _ranked(result)
+
+
+@dataclass(frozen=True)
+class NeighbourHit:
+    """A co-changing file reached from a touched one."""
+
+    path: str
+    via: str
+    support: int
+    commits: int
+    confidence: float
+
+
+def cochange_neighbours(
+    touched: dict[str, float],
+    neighbours: Callable[[str, int], Sequence[object]],
+    exists: Callable[[str], bool],
+) -> list[NeighbourHit]:
+    """The capped list of neighbours of touched files: a few per file, a few in all."""
+    picked: list[NeighbourHit] = []
+    seen = set(touched)
+    for path in sorted(touched, key=lambda p: -touched[p]):
+        taken = 0
+        for neighbour in neighbours(path, W.NEIGHBOURS_PER_FILE * 4):
+            name = neighbour.path  # type: ignore[attr-defined]
+            if name in seen or not exists(name):
+                continue
+            if (
+                neighbour.confidence < W.COCHANGE_MIN_CONFIDENCE  # type: ignore[attr-defined]
+                or neighbour.support < W.COCHANGE_MIN_SUPPORT  # type: ignore[attr-defined]
+            ):
+                continue
+            seen.add(name)
+            picked.append(
+                NeighbourHit(
+                    name,
+                    path,
+                    neighbour.support,  # type: ignore[attr-defined]
+                    neighbour.commits_of_path,  # type: ignore[attr-defined]
+                    neighbour.confidence,  # type: ignore[attr-defined]
+                )
+            )
+            taken += 1
+            if taken >= W.NEIGHBOURS_PER_FILE or len(picked) >= W.NEIGHBOURS_TOTAL:
+                break
+        if len(picked) >= W.NEIGHBOURS_TOTAL:
+            break
+    return picked
+
+
+def cochange(conn: sqlite3.Connection, hits: list[NeighbourHit], direct: Channel) -> Channel:
+    """Memories on co-changing files enter at a fixed, weaker rank than direct hits."""
+    owners = _memories_on(conn, [h.path for h in hits])
+    result: Channel = {}
+    for order, hit in enumerate(hits):
+        for rowid in owners.get(hit.path, []):
+            if rowid in direct or rowid in result:
+                continue
+            # The receipt names the memory's file and how often it changed with the touched one.
+            result[rowid] = Evidence(
+                W.COCHANGE_RRF_RANK + order,
+                W.cochange_magnitude(hit.confidence, hit.support),
+                f"{hit.path} ({hit.support}/{hit.commits})",
+                hit.confidence,
+            )
+    return result
+
+
+def common_terms(conn: sqlite3.Connection, tokens: list[str], total: int) -> set[str]:
+    """Query terms found in so large a share of memories that they only add noise and time."""
+    if not tokens:
+        return set()
+    common: set[str] = set()
+    for token in tokens:
+        row = conn.execute("SELECT doc FROM fts_words_vocab WHERE term = ?", (token,)).fetchone()
+        if row is not None and W.is_common_term(row[0], total):
+            common.add(token)
+    return common
+
+
+def text(conn: sqlite3.Connection, table: str, tokens: list[str], limit: int) -> Channel:
+    """bm25 over one FTS5 table with the tokens OR-ed; bm25 strength kept as a magnitude."""
+    if table == "fts_words":
+        expression = fts.prefix_expression(tokens)
+    else:
+        expression = fts.match_expression(tokens, "OR")
+    if expression is None:
+        return {}
+    query = (
+        f"SELECT f.rowid, bm25({table}, {W.BM25_SUMMARY_WEIGHT}, 1.0) AS score "
+        f"FROM {table} f JOIN memories m ON m.rowid = f.rowid "
+        f"WHERE {table} MATCH ? AND m.status = 'active' ORDER BY score LIMIT ?"
+    )
+    found = conn.execute(query, (expression, limit)).fetchall()
+    if not found:
+        return {}
+    share = W.TRIGRAM_SHARE if table == "fts_trigram" else 1.0
+    scored = {
+        rowid: (-score, share * W.text_magnitude(score), "", -score) for rowid, score in found
+    }
+    return _ranked(scored)
+
+
+def semantic(
+    rowids: np.ndarray, matrix: np.ndarray, query_vector: np.ndarray, limit: int
+) -> Channel:
+    """Cosine between the prompt and every memory; below the gate only rank credit is given."""
+    scored: dict[int, tuple[float, float, str, float]] = {}
+    for index, cosine in cosine_top(query_vector, matrix, limit, min_score=1e-6):
+        scored[int(rowids[index])] = (cosine, W.semantic_magnitude(cosine), "", cosine)
+    return _ranked(scored)

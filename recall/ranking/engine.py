@@ -1,0 +1,310 @@
+"""The recall engine: runs every channel over each store, fuses, adjusts and merges the results."""
+
+from __future__ import annotations
+
+import math
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from recall import weights as W
+from recall.clock import now, parse_timestamp
+from recall.embedding import Embedder, load_embedder
+from recall.errors import BadInput
+from recall.index import fts, rows
+from recall.model import Memory
+from recall.ranking import channels as ch
+from recall.ranking import vectors
+from recall.ranking.fuse import Fused, fuse, receipt
+from recall.ranking.query import RecallQuery
+from recall.sanitize import sanitize_prompt
+from recall.store import MemoryStore, is_corruption
+
+
+class RepoSignals(Protocol):
+    """What the ranker asks of the repository (the genome, or a plain working tree)."""
+
+    def exists(self, path: str) -> bool:
+        """Whether the file is in the working tree now."""
+        ...
+
+    def neighbours(self, path: str, k: int) -> Sequence[Any]:
+        """Files that change together with ``path``, strongest first."""
+        ...
+
+    def fan_in(self, path: str) -> int:
+        """How many files import ``path``."""
+        ...
+
+
+class WorkingTree:
+    """Repository signals without git history: existence only (no co-change, no fan-in)."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` exists under the root."""
+        return self.root is not None and os.path.exists(self.root / path)
+
+    def neighbours(self, path: str, k: int) -> Sequence[Any]:
+        """No history, no neighbours."""
+        return []
+
+    def fan_in(self, path: str) -> int:
+        """No import scan, no fan-in."""
+        return 0
+
+
+@dataclass
+class Hit:
+    """One recalled memory with its score, the signals that fired and the receipt."""
+
+    memory: Memory
+    scope: str
+    score: float
+    signals: dict[str, float]
+    receipt: str
+    strong: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form used by ``recall --json`` and ``--batch``."""
+        return {
+            "id": self.memory.id,
+            "summary": self.memory.summary,
+            "category": self.memory.category,
+            "scope": self.scope,
+            "score": round(self.score, 4),
+            "receipt": self.receipt,
+            "signals": {k: round(v, 4) for k, v in sorted(self.signals.items())},
+            "pinned": self.memory.pinned,
+            "files": list(self.memory.files),
+            "strong": self.strong,
+        }
+
+
+@dataclass
+class RecallResult:
+    """Ranked hits and where the time went."""
+
+    hits: list[Hit]
+    elapsed_ms: float
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    query_text: str = ""
+
+
+@dataclass
+class _Prepared:
+    words: list[str]
+    grams: list[str]
+    vector: np.ndarray | None
+    text: str
+
+
+def _days_since(stamp: str | None, moment_ts: float) -> float:
+    if not stamp:
+        return 0.0
+    try:
+        then = parse_timestamp(stamp).timestamp()
+    except BadInput:
+        return 0.0
+    return max(0.0, (moment_ts - then) / 86400.0)
+
+
+class Recaller:
+    """Ranks the memories of one or more stores for a query."""
+
+    def __init__(
+        self,
+        stores: Sequence[MemoryStore],
+        repo: RepoSignals | None = None,
+        *,
+        embedder: Embedder | None = None,
+        cache_dir: Path | None = None,
+    ) -> None:
+        self.stores = list(stores)
+        self.repo: RepoSignals = repo or WorkingTree(stores[0].repo_root if stores else None)
+        self.embedder = embedder or load_embedder(None)
+        self.cache_dir = cache_dir
+
+    def _prepare(self, query: RecallQuery, timings: dict[str, float]) -> _Prepared:
+        start = time.perf_counter()
+        text = sanitize_prompt(query.prompt).query if query.prompt else ""
+        words = fts.word_tokens(text)
+        grams = [g for g in fts.trigram_tokens(text) if W.is_identifier_like(g)]
+        vector = self.embedder.embed(text) if text.strip() else None
+        timings["prepare"] = (time.perf_counter() - start) * 1000
+        return _Prepared(words, grams, vector, text)
+
+    def recall(self, query: RecallQuery) -> RecallResult:
+        """Rank memories for ``query``; the first hits are the ones worth injecting.
+
+        A store whose index turns out to be damaged is rebuilt from its files, then asked again.
+        """
+        for attempt in range(2):
+            try:
+                return self._recall(query)
+            except sqlite3.DatabaseError as error:
+                damaged = [s for s in self.stores if s.exists] if is_corruption(error) else []
+                if attempt or not damaged:
+                    raise
+                for store in damaged:
+                    store.recover(error)
+        raise AssertionError("unreachable")
+
+    def _recall(self, query: RecallQuery) -> RecallResult:
+        start = time.perf_counter()
+        timings: dict[str, float] = {}
+        prepared = self._prepare(query, timings)
+        touched = ch.touch_weights(query.touches)
+        tick = time.perf_counter()
+        neighbours = ch.cochange_neighbours(touched, self.repo.neighbours, self.repo.exists)
+        timings["cochange"] = (time.perf_counter() - tick) * 1000
+        hits: list[Hit] = []
+        for store in self.stores:
+            if store.scope not in query.scopes:
+                continue
+            hits.extend(self._rank_store(store, touched, neighbours, prepared, timings))
+        merged = _merge_scopes(hits)
+        merged.sort(key=lambda h: (-h.score, h.memory.id))
+        elapsed = (time.perf_counter() - start) * 1000
+        return RecallResult(merged[: query.limit], elapsed, timings, prepared.text)
+
+    def _timed(self, timings: dict[str, float], name: str, run: Callable[[], ch.Channel]):
+        tick = time.perf_counter()
+        result = run()
+        timings[name] = timings.get(name, 0.0) + (time.perf_counter() - tick) * 1000
+        return result
+
+    def _rank_store(
+        self,
+        store: MemoryStore,
+        touched: dict[str, float],
+        neighbours: list[ch.NeighbourHit],
+        prepared: _Prepared,
+        timings: dict[str, float],
+    ) -> list[Hit]:
+        conn = store.conn
+        found: dict[str, ch.Channel] = {}
+        found["file"] = self._timed(
+            timings, "file", lambda: ch.file_affinity(conn, touched, self.repo.exists)
+        )
+        found["cochange"] = self._timed(
+            timings, "cochange", lambda: ch.cochange(conn, neighbours, found["file"])
+        )
+        if prepared.words:
+            total = conn.execute("SELECT count(*) FROM memories WHERE status = 'active'")
+            active = total.fetchone()[0]
+            common = ch.common_terms(conn, prepared.words, active)
+            words = [w for w in prepared.words if w not in common]
+            found["words"] = self._timed(
+                timings, "text", lambda: ch.text(conn, "fts_words", words, W.TEXT_CANDIDATES)
+            )
+        if prepared.grams:
+            found["trigram"] = self._timed(
+                timings,
+                "text",
+                lambda: ch.text(conn, "fts_trigram", prepared.grams, W.TEXT_CANDIDATES),
+            )
+        if prepared.vector is not None and store.exists:
+            cache = self.cache_dir if store.scope == "project" else store.location.base / "cache"
+            vector = prepared.vector
+
+            def run_semantic() -> ch.Channel:
+                rowids, matrix = vectors.load(conn, self.embedder, cache)
+                return ch.semantic(rowids, matrix, vector, W.SEMANTIC_CANDIDATES)
+
+            found["semantic"] = self._timed(timings, "semantic", run_semantic)
+        fused = fuse({k: v for k, v in found.items() if v})
+        tick = time.perf_counter()
+        hits = self._finish(store, fused)
+        timings["adjust"] = timings.get("adjust", 0.0) + (time.perf_counter() - tick) * 1000
+        return hits
+
+    def _finish(self, store: MemoryStore, fused: dict[int, Fused]) -> list[Hit]:
+        if not fused:
+            return []
+        conn = store.conn
+        marks = ",".join("?" * len(fused))
+        found = conn.execute(
+            f"SELECT * FROM memories WHERE rowid IN ({marks}) AND status = 'active'", list(fused)
+        ).fetchall()
+        memories = {r["rowid"]: rows.memory_from_row(r) for r in found}
+        replaced = {
+            r[0]
+            for r in conn.execute(
+                "SELECT supersedes FROM memories WHERE status = 'active' AND supersedes IS NOT NULL"
+            )
+        }
+        ids = [m.id for m in memories.values()]
+        usage = {
+            r["memory_id"]: r
+            for r in conn.execute(
+                f"SELECT * FROM usage WHERE memory_id IN ({','.join('?' * len(ids))})", ids
+            )
+        }
+        moment = now().timestamp()
+        hits: list[Hit] = []
+        for rowid, memory in memories.items():
+            if memory.id in replaced:
+                continue
+            item = fused[rowid]
+            fan_in = max((self.repo.fan_in(p) for p in memory.files), default=0)
+            item.add("blast", W.blast_bonus(fan_in))
+            counters = usage.get(memory.id)
+            surfaced = counters["surfaced"] if counters else 0
+            acted = counters["acted"] if counters else 0
+            anchor = (counters["last_acted"] if counters else None) or memory.created
+            if memory.pinned:
+                item.add("pinned", W.PINNED_BONUS)
+            else:
+                item.add("recency", W.recency_bonus(_days_since(anchor, moment)))
+                item.add("ignored", W.ignore_penalty(surfaced, acted))
+                item.add("acted", W.acted_bonus(acted))
+            hits.append(
+                Hit(
+                    memory,
+                    store.scope,
+                    item.score,
+                    dict(item.signals),
+                    receipt(item, pinned=memory.pinned),
+                    _is_strong(item, memory),
+                )
+            )
+        return hits
+
+
+def _is_strong(item: Fused, memory: Memory) -> bool:
+    """Whether a hit clears the bar for unasked injection (silence is a valid answer)."""
+    evidence = item.evidence
+    relevant = (
+        "file" in evidence
+        or "cochange" in evidence
+        or item.signals.get("words", 0.0) >= W.TEXT_STRONG
+        or item.signals.get("trigram", 0.0) >= W.TEXT_STRONG
+        or ("semantic" in evidence and evidence["semantic"].value >= W.SEMANTIC_GATE)
+    )
+    return relevant and item.score >= W.INJECT_MIN_SCORE
+
+
+def _merge_scopes(hits: list[Hit]) -> list[Hit]:
+    """Collapse the same knowledge found in several scopes; the project copy wins ties."""
+    best: dict[str, Hit] = {}
+    for hit in hits:
+        key = hit.memory.content_hash
+        current = best.get(key)
+        if current is None:
+            best[key] = hit
+            continue
+        better = hit.score > current.score + 1e-9 or (
+            math.isclose(hit.score, current.score, abs_tol=1e-9) and hit.scope == "project"
+        )
+        if better:
+            best[key] = hit
+    return list(best.values())

@@ -1,0 +1,63 @@
+"""Fusing channel evidence into one score per memory, with the receipt that explains it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from recall import weights as W
+from recall.ranking.channels import Channel, Evidence
+
+RECEIPT_ORDER = ("file", "cochange", "words", "trigram", "semantic")
+
+
+@dataclass
+class Fused:
+    """One memory's fused score and the contribution of each signal to it."""
+
+    rowid: int
+    score: float = 0.0
+    signals: dict[str, float] = field(default_factory=dict)
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+
+    def add(self, name: str, amount: float) -> None:
+        """Add a contribution under a signal name."""
+        if amount:
+            self.signals[name] = self.signals.get(name, 0.0) + amount
+            self.score += amount
+
+
+def fuse(channels: dict[str, Channel]) -> dict[int, Fused]:
+    """Reciprocal-rank credit from every channel plus each channel's bounded magnitude."""
+    fused: dict[int, Fused] = {}
+    for name, channel in channels.items():
+        weight = W.CHANNEL_WEIGHTS[name]
+        for rowid, evidence in channel.items():
+            item = fused.setdefault(rowid, Fused(rowid))
+            item.evidence[name] = evidence
+            item.add(f"{name}_rank", weight * W.rrf(evidence.rank))
+            item.add(name, evidence.magnitude)
+    return fused
+
+
+def receipt(item: Fused, *, pinned: bool, drift: bool = False) -> str:
+    """One line saying why a memory surfaced: ``via file, sem 0.59``; ``pinned``; ``via text``."""
+    parts: list[str] = []
+    evidence = item.evidence
+    if "file" in evidence:
+        parts.append("via file")
+    if "cochange" in evidence:
+        parts.append(f"via co-change with {evidence['cochange'].note}")
+    if ("words" in evidence or "trigram" in evidence) and not parts:
+        parts.append("via text")
+    elif "words" in evidence or "trigram" in evidence:
+        parts.append("text")
+    sem = evidence.get("semantic")
+    if sem is not None and sem.value >= W.SEMANTIC_GATE:
+        parts.append(f"sem {sem.value:.2f}")
+    if pinned:
+        parts.append("pinned")
+    if drift:
+        parts.append("spot-check: its files changed a lot since")
+    if not parts:
+        parts.append("via weak text match")
+    return ", ".join(parts)

@@ -1,0 +1,101 @@
+"""Semantic vectors of memories: computed once per memory, cached as one matrix per index state."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from recall.embedding import Embedder, stack_bytes, to_bytes
+from recall.index.rows import generation
+
+BATCH = 2000  # rows embedded and written per transaction while back-filling
+
+
+def memory_text(summary: str, details: str, files: str) -> str:
+    """What a memory's vector is computed from: its words and the names of its files."""
+    return f"{summary}\n{details}\n{files}"
+
+
+def backfill(conn: sqlite3.Connection, embedder: Embedder) -> int:
+    """Compute vectors for memories that have none (or one from another model); return how many."""
+    missing = conn.execute(
+        "SELECT m.rowid, m.summary, m.details, m.files FROM memories m "
+        "LEFT JOIN vectors v ON v.memory_rowid = m.rowid "
+        "WHERE v.memory_rowid IS NULL OR v.model != ?",
+        (embedder.name,),
+    ).fetchall()
+    for start in range(0, len(missing), BATCH):
+        chunk = missing[start : start + BATCH]
+        matrix = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in chunk])
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany(
+                "INSERT OR REPLACE INTO vectors(memory_rowid, model, vec) VALUES(?, ?, ?)",
+                [(r[0], embedder.name, to_bytes(v)) for r, v in zip(chunk, matrix, strict=True)],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return len(missing)
+
+
+def load(
+    conn: sqlite3.Connection, embedder: Embedder, cache_dir: Path | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return (rowids, matrix) of every memory's vector, float32, laid out for ``cosine_top``.
+
+    The matrix is cached in ``cache_dir`` under the index generation, so a short-lived process
+    maps one file instead of decoding thousands of rows.
+    """
+    backfill(conn, embedder)
+    stamp = f"{generation(conn)}-{embedder.name}-{embedder.dim}"
+    if cache_dir is not None:
+        cached = _read_cache(cache_dir, stamp)
+        if cached is not None:
+            return cached
+    found = conn.execute(
+        "SELECT memory_rowid, vec FROM vectors WHERE model = ? ORDER BY memory_rowid",
+        (embedder.name,),
+    ).fetchall()
+    rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+    matrix = stack_bytes([r[1] for r in found], embedder.dim)
+    if cache_dir is not None:
+        _write_cache(cache_dir, stamp, rowids, matrix)
+    return rowids, matrix
+
+
+def _cache_paths(cache_dir: Path, stamp: str) -> tuple[Path, Path]:
+    return cache_dir / f"vectors-{stamp}.npy", cache_dir / f"rowids-{stamp}.npy"
+
+
+def _read_cache(cache_dir: Path, stamp: str) -> tuple[np.ndarray, np.ndarray] | None:
+    matrix_path, rowid_path = _cache_paths(cache_dir, stamp)
+    try:
+        rowids = np.load(rowid_path)
+        matrix = np.load(matrix_path, mmap_mode="r")
+    except (OSError, ValueError):
+        return None
+    if matrix.shape[0] != rowids.shape[0]:
+        return None
+    return rowids, matrix
+
+
+def _write_cache(cache_dir: Path, stamp: str, rowids: np.ndarray, matrix: np.ndarray) -> None:
+    """Write the cache atomically and drop older generations; failures only cost speed."""
+    with contextlib.suppress(OSError):
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        matrix_path, rowid_path = _cache_paths(cache_dir, stamp)
+        for target, data in ((rowid_path, rowids), (matrix_path, matrix)):
+            temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            with open(temp, "wb") as handle:
+                np.save(handle, data)
+            os.replace(temp, target)
+        for old in cache_dir.glob("*.npy"):
+            if stamp not in old.name:
+                with contextlib.suppress(OSError):
+                    old.unlink()

@@ -1,0 +1,27 @@
+"""Opening what the repository knows for recall: the genome when it can be had, else the tree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from recall.genome import Genome
+from recall.ranking.engine import RepoSignals, WorkingTree
+from recall.store import MemoryStore
+
+
+def open_repo_signals(
+    project: MemoryStore, *, notice: Callable[[str], None], refresh: bool = True
+) -> RepoSignals:
+    """The genome of the project's repository, refreshed if stale (incremental, usually cheap).
+
+    A store that was never created has no index to cache the genome in; it gets existence
+    checks against the working tree only.
+    """
+    if not project.exists or project.repo_root is None:
+        return WorkingTree(project.repo_root)
+    genome = Genome.load(project.repo_root, project.conn, refresh=refresh)
+    summary = genome.last_summary
+    if summary is not None:
+        for line in summary.notices:
+            notice(line)
+    return genome
