@@ -1,0 +1,279 @@
+"""Pins the anchor points and shapes of every ranking judgement in recall.weights."""
+
+from __future__ import annotations
+
+import math
+from itertools import pairwise
+
+import pytest
+
+from recall import weights as w
+
+OWNER_SAMPLE = sorted(
+    set(range(1, 5001)) | {round(10 ** (k / 20)) for k in range(0, 121)} | {10**6}
+)
+
+
+class TestRarity:
+    def test_anchor_points(self) -> None:
+        assert w.rarity_bonus(1) == pytest.approx(0.40, abs=1e-12)
+        assert w.rarity_bonus(46) == pytest.approx(0.28, abs=1e-12)
+        assert w.FILE_AFFINITY_FLOOR == 0.25
+
+    def test_never_below_floor_and_monotone_up_to_a_million_owners(self) -> None:
+        values = [w.rarity_bonus(n) for n in OWNER_SAMPLE]
+        assert all(v >= w.FILE_AFFINITY_FLOOR for v in values)
+        assert all(a >= b for a, b in pairwise(values))
+        assert values[0] == max(values)
+
+    def test_strictly_decreasing_and_smooth_between_anchors(self) -> None:
+        values = [w.rarity_bonus(n) for n in range(1, 47)]
+        assert all(a > b for a, b in pairwise(values))
+        steps = [a - b for a, b in pairwise(values)]
+        assert max(steps) < 0.07  # no cliff: the 1 -> 2 step is the largest and it is modest
+        assert all(0.28 <= v <= 0.40 for v in values)
+
+    def test_approaches_the_floor(self) -> None:
+        assert w.rarity_bonus(10**6) - w.FILE_AFFINITY_FLOOR < 0.012
+        assert w.rarity_bonus(10**12) - w.FILE_AFFINITY_FLOOR < 0.006
+        assert w.rarity_bonus(10**12) > w.FILE_AFFINITY_FLOOR
+
+    def test_counts_below_one_act_as_sole_owner(self) -> None:
+        assert w.rarity_bonus(0) == w.rarity_bonus(1)
+        assert w.rarity_bonus(-5) == w.rarity_bonus(1)
+
+
+class TestTouch:
+    def test_edit_outweighs_save_outweighs_open(self) -> None:
+        assert w.touch_weight("edit") == 1.0
+        assert w.touch_weight("edit") > w.touch_weight("save") > w.touch_weight("open") > 0
+
+    def test_unknown_touch_is_no_stronger_than_open(self) -> None:
+        assert w.touch_weight("hover") == w.touch_weight("open")
+
+    def test_file_magnitude_takes_a_touch_weight(self) -> None:
+        assert w.file_magnitude(1, 1.0) == pytest.approx(0.40)
+        assert w.file_magnitude(46, w.TOUCH_WEIGHTS["save"]) == pytest.approx(0.28 * 0.9)
+        assert w.file_magnitude(1, 3.0) == w.file_magnitude(1, 1.0)
+        assert w.file_magnitude(1, -1.0) == 0.0
+
+    def test_file_affinity_keeps_the_floor_for_edits(self) -> None:
+        assert w.file_affinity(1) == pytest.approx(0.40)
+        assert w.file_affinity(46, "edit") == pytest.approx(0.28)
+        assert w.file_affinity(10**6, "edit") >= w.FILE_AFFINITY_FLOOR
+        assert w.file_affinity(1, "open") < w.file_affinity(1, "save") < w.file_affinity(1)
+
+    def test_even_an_opened_file_hit_ties_the_strongest_text_or_semantic_match(self) -> None:
+        weakest_file_hit = w.FILE_AFFINITY_FLOOR * w.touch_weight("open")
+        assert weakest_file_hit >= w.TEXT_MAX - 1e-12
+        assert weakest_file_hit >= w.SEMANTIC_MAX - 1e-12
+
+
+class TestCoChange:
+    def test_caps_and_rank(self) -> None:
+        assert w.NEIGHBOURS_PER_FILE == 2
+        assert w.NEIGHBOURS_TOTAL == 6
+        assert w.COCHANGE_RRF_RANK == 5
+
+    def test_thresholds(self) -> None:
+        assert 0.0 < w.COCHANGE_MIN_CONFIDENCE < 0.5
+        assert w.COCHANGE_MIN_SUPPORT >= 2
+
+    def test_magnitude_is_at_most_a_third_of_a_direct_hit(self) -> None:
+        assert w.cochange_magnitude(1.0) == pytest.approx(w.FILE_AFFINITY_FLOOR / 3)
+        assert w.cochange_magnitude(5.0) == w.cochange_magnitude(1.0)
+        assert w.cochange_magnitude(1.0) < w.file_affinity(10**6, "edit") / 2.9
+
+    def test_magnitude_grows_with_confidence_and_support(self) -> None:
+        assert w.cochange_magnitude(0.3) < w.cochange_magnitude(7 / 9) < w.cochange_magnitude(1.0)
+        assert w.cochange_magnitude(1.0, 1) < w.cochange_magnitude(7 / 9, 7)
+        assert w.cochange_magnitude(7 / 9, 7) == pytest.approx(w.COCHANGE_MAX * 7 / 9 * 7 / 9)
+        assert w.cochange_magnitude(1.0, 40) > 0.95 * w.COCHANGE_MAX
+
+    def test_no_evidence_no_magnitude(self) -> None:
+        assert w.cochange_magnitude(0.0) == 0.0
+        assert w.cochange_magnitude(-1.0) == 0.0
+        assert w.cochange_magnitude(float("nan")) == 0.0
+        assert w.cochange_magnitude(0.5, 0) == 0.0
+
+
+class TestMultiFileHits:
+    def test_single_hit_is_unchanged(self) -> None:
+        assert w.combine_file_hits([0.31]) == 0.31
+        assert w.combine_file_hits([]) == 0.0
+
+    def test_breadth_adds_a_bounded_share(self) -> None:
+        two = w.combine_file_hits([0.28, 0.30])
+        assert two == pytest.approx(0.30 + w.FILE_EXTRA_SHARE * 0.28)
+        many = w.combine_file_hits([0.28] * 20)
+        assert many == pytest.approx(0.28 + w.FILE_EXTRA_MAX)
+
+    def test_breadth_over_crowded_files_never_beats_a_sole_owner(self) -> None:
+        crowded = w.rarity_bonus(46)
+        assert w.combine_file_hits([crowded] * 50) < w.rarity_bonus(1)
+
+
+class TestChannels:
+    def test_channel_weights_cover_every_channel(self) -> None:
+        assert set(w.CHANNEL_WEIGHTS) == {"file", "cochange", "words", "trigram", "semantic"}
+        assert w.CHANNEL_WEIGHTS["file"] == 1.0
+        assert w.CHANNEL_WEIGHTS["trigram"] < w.CHANNEL_WEIGHTS["words"]
+        assert w.CHANNEL_WEIGHTS["semantic"] < w.CHANNEL_WEIGHTS["file"]
+        assert all(0.0 < v <= 1.0 for v in w.CHANNEL_WEIGHTS.values())
+
+    def test_candidate_depths(self) -> None:
+        assert w.TEXT_CANDIDATES >= w.INJECT_MAX
+        assert w.SEMANTIC_CANDIDATES >= w.INJECT_MAX
+
+    @pytest.mark.parametrize(
+        ("token", "expected"),
+        [
+            ("safe_rename", True),
+            ("auth/middleware.ts", True),
+            ("utf8", True),
+            ("std::fs", True),
+            ("`saferename`", True),
+            ("--force", True),
+            ("rename", False),
+            ("cache.", False),
+            ("(retry)", False),
+            ("why?", False),
+            ("e.g.", False),
+            ("1234", False),
+            ("...", False),
+        ],
+    )
+    def test_identifier_like(self, token: str, expected: bool) -> None:
+        assert w.is_identifier_like(token) is expected
+
+
+class TestBlastRadius:
+    def test_bounded_log_scaled_and_monotone(self) -> None:
+        values = [w.blast_bonus(n) for n in range(0, 2000)]
+        assert values[0] == 0.0
+        assert all(a <= b for a, b in pairwise(values))
+        assert max(values) == pytest.approx(w.BLAST_MAX)
+        assert w.BLAST_MAX <= 0.06
+        assert w.blast_bonus(1) < w.blast_bonus(8) < w.blast_bonus(60)
+        assert w.blast_bonus(-3) == 0.0
+
+
+class TestText:
+    def test_magnitude_is_bounded_and_monotone(self) -> None:
+        strengths = [0.0, 0.5, 1, 2, 5, 10, 50, 1e6]
+        values = [w.text_magnitude(s) for s in strengths]
+        assert values[0] == 0.0
+        assert all(a < b for a, b in pairwise(values))
+        assert all(v < w.TEXT_MAX for v in values)
+        assert w.text_magnitude(5.0) == pytest.approx(w.TEXT_MAX / 2)
+
+    def test_accepts_raw_negative_fts5_scores(self) -> None:
+        assert w.text_magnitude(-7.5) == w.text_magnitude(7.5)
+        assert w.text_magnitude(float("nan")) == 0.0
+        assert w.text_magnitude(float("-inf")) == 0.0
+
+    def test_strong_text_threshold_is_reachable(self) -> None:
+        assert 0.0 < w.TEXT_STRONG < w.TEXT_MAX
+        assert w.text_magnitude(3.0) < w.TEXT_STRONG <= w.text_magnitude(3.4)
+        assert w.BM25_SUMMARY_WEIGHT > 1.0
+
+    def test_common_terms(self) -> None:
+        assert w.COMMON_TERM_SHARE == 0.20
+        assert w.is_common_term(21, 100)
+        assert not w.is_common_term(20, 100)
+        assert not w.is_common_term(5, 10)  # too few memories to judge
+
+
+class TestSemantic:
+    def test_gate(self) -> None:
+        assert w.SEMANTIC_GATE == 0.3
+        assert w.semantic_magnitude(0.29999) == 0.0
+        assert w.semantic_magnitude(0.3) == 0.0
+        assert w.semantic_magnitude(-1.0) == 0.0
+        assert w.semantic_magnitude(float("nan")) == 0.0
+
+    def test_grows_to_its_cap(self) -> None:
+        cosines = [0.31, 0.4, 0.59, 0.8, 1.0]
+        values = [w.semantic_magnitude(c) for c in cosines]
+        assert all(0 < a < b for a, b in pairwise(values))
+        assert w.semantic_magnitude(1.0) == pytest.approx(w.SEMANTIC_MAX)
+        assert w.SEMANTIC_MAX < w.FILE_AFFINITY_FLOOR
+
+
+class TestRecency:
+    def test_half_life(self) -> None:
+        assert w.recency_bonus(0) == w.RECENCY_MAX
+        half = w.RECENCY_HALF_LIFE_DAYS
+        assert w.recency_bonus(half) == pytest.approx(w.RECENCY_MAX / 2)
+        assert w.recency_bonus(2 * half) == pytest.approx(w.RECENCY_MAX / 4)
+
+    def test_edges(self) -> None:
+        assert w.recency_bonus(-3) == w.RECENCY_MAX
+        assert w.recency_bonus(math.inf) == 0.0
+        assert w.recency_bonus(math.nan) == 0.0
+        assert w.recency_bonus(10_000, pinned=True) == w.RECENCY_MAX
+
+
+class TestFeedback:
+    def test_no_penalty_below_four_surfacings(self) -> None:
+        assert [w.ignore_penalty(s, 0) for s in range(4)] == [0.0, 0.0, 0.0, 0.0]
+
+    def test_penalty_grows_to_its_floor(self) -> None:
+        values = [w.ignore_penalty(s, 0) for s in range(4, 200)]
+        assert values[0] < 0
+        assert all(a >= b for a, b in pairwise(values))
+        assert min(values) == pytest.approx(-0.12)
+        assert w.ignore_penalty(10**9, 0) == pytest.approx(-0.12)
+
+    def test_no_penalty_once_acted_or_pinned(self) -> None:
+        assert w.ignore_penalty(50, 1) == 0.0
+        assert w.ignore_penalty(50, 0, pinned=True) == 0.0
+
+    def test_acted_bonus_small_log_scaled_and_capped(self) -> None:
+        assert w.acted_bonus(0) == 0.0
+        assert 0 < w.acted_bonus(1) < w.acted_bonus(3) < w.acted_bonus(10)
+        assert w.acted_bonus(1) == pytest.approx(0.02 * math.log(2))
+        assert w.acted_bonus(10**6) == w.ACTED_BONUS_MAX
+        assert w.ACTED_BONUS_MAX < w.IGNORE_PENALTY_MAX
+
+
+class TestPinnedAndInjection:
+    def test_pinned_bonus(self) -> None:
+        assert w.pinned_bonus(True) == w.PINNED_BONUS > 0
+        assert w.pinned_bonus(False) == 0.0
+        assert w.PINNED_BONUS < w.FILE_AFFINITY_FLOOR
+
+    def test_injection_caps(self) -> None:
+        assert w.INJECT_MAX == 3
+        assert w.INJECT_CHARS == 2400
+        assert w.INJECT_MAX * w.SUMMARY_CAP < w.INJECT_CHARS
+
+    def test_rank_credit_alone_never_clears_the_injection_bar(self) -> None:
+        # Ranked channels: file, text (unicode61), text (trigram), semantic.
+        assert 4 * w.rrf(1) < w.INJECT_MIN_SCORE
+        assert w.file_affinity(10**6, "open") > w.INJECT_MIN_SCORE
+
+    def test_rrf(self) -> None:
+        assert w.RRF_K == 60
+        assert w.rrf(1) == pytest.approx(1 / 61)
+        assert w.rrf(0) == w.rrf(1)
+        assert w.rrf(w.COCHANGE_RRF_RANK) < w.rrf(1)
+
+
+class TestClipSummary:
+    def test_short_summary_unchanged_except_whitespace(self) -> None:
+        assert w.clip_summary("  use   pnpm,\tnot npm \nmore details") == "use pnpm, not npm"
+        assert w.clip_summary("") == ""
+
+    def test_long_summary_cut_at_word_boundary(self) -> None:
+        text = "rotate the signing key " * 20
+        clipped = w.clip_summary(text)
+        assert len(clipped) <= w.SUMMARY_CAP
+        assert clipped.endswith("…")
+        assert text.startswith(clipped[:-1])
+        assert not clipped[:-1].endswith(" ")
+
+    def test_unbroken_text_is_cut_hard(self) -> None:
+        clipped = w.clip_summary("x" * 500, cap=20)
+        assert clipped == "x" * 19 + "…"
+        assert w.clip_summary("abc", cap=0) == ""
