@@ -1,0 +1,178 @@
+"""``tether index``, ``tether neighbours`` and ``tether fanin``: the genome on the command line."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from recall.errors import EXIT_NOT_FOUND, EXIT_OK, NotFound
+from recall.genome import Genome, IndexSummary
+from recall.paths import normalize
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from recall.cli.context import CommandContext
+
+# Neighbours listed when --limit is not given: a screenful, well past the ranker's two.
+DEFAULT_NEIGHBOURS = 10
+
+PHASE_LABELS = {
+    "probe": "find repository",
+    "history": "read history",
+    "tree": "list files, scan imports (beside history)",
+    "write": "write index",
+    "total": "total",
+}
+
+
+def register(subparsers: Any) -> None:
+    """Add ``index``, ``neighbours`` and ``fanin`` to the CLI's subcommands."""
+    index = subparsers.add_parser(
+        "index",
+        help="refresh the genome: co-change, renames, existence and import fan-in",
+        description="Read new git history and changed files into the genome cache.",
+    )
+    index.add_argument(
+        "--full", action="store_true", help="rebuild from scratch instead of incrementally"
+    )
+    index.set_defaults(func=run_index)
+
+    neighbours = subparsers.add_parser(
+        "neighbours",
+        help="files that historically change together with a file",
+        description="Files that changed in the same commits as PATH, strongest first.",
+    )
+    neighbours.add_argument("path", metavar="PATH", help="a file of the repository")
+    neighbours.add_argument(
+        "--limit",
+        type=_positive,
+        default=DEFAULT_NEIGHBOURS,
+        metavar="N",
+        help=f"list at most N files (default {DEFAULT_NEIGHBOURS})",
+    )
+    neighbours.set_defaults(func=run_neighbours)
+
+    fanin = subparsers.add_parser(
+        "fanin",
+        help="how many files import a file",
+        description="The number of repository files that import PATH.",
+    )
+    fanin.add_argument("path", metavar="PATH", help="a file of the repository")
+    fanin.set_defaults(func=run_fanin)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _genome(ctx: CommandContext) -> tuple[Genome, Path]:
+    project = ctx.project()
+    if project.repo_root is None:
+        raise NotFound("no repository here; run tether inside a git repository")
+    return Genome(project.repo_root, project.conn), project.repo_root
+
+
+def _fresh_genome(ctx: CommandContext) -> tuple[Genome, Path]:
+    genome, root = _genome(ctx)
+    if genome.is_stale():
+        with ctx.progress() as update:
+            summary = genome.refresh(progress=update)
+        for message in summary.notices:
+            ctx.notice(message)
+    return genome, root
+
+
+def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """``tether index [--full]``: refresh the genome and print what was read."""
+    genome, _ = _genome(ctx)
+    with ctx.progress() as update:
+        summary = genome.refresh(full=args.full, progress=update)
+    for message in summary.notices:
+        ctx.notice(message)
+    ctx.emit(summary.to_dict(), lambda console: _render_summary(console, summary))
+    return EXIT_OK
+
+
+def _render_summary(console: Console, summary: IndexSummary) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"genome ({summary.mode})", show_header=False, box=None)
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    skipped = sum(summary.files_skipped.values())
+    detail = ", ".join(f"{n} {kind}" for kind, n in summary.files_skipped.items() if n)
+    rows = [
+        ("commits read", f"{summary.commits_read:,}"),
+        ("skipped as too large", f"{summary.commits_skipped_large:,}"),
+        ("co-change pairs kept", f"{summary.cochange_pairs:,}"),
+        ("renames", f"{summary.renames:,}"),
+        ("files in the tree", f"{summary.files_tracked:,}"),
+        ("files scanned for imports", f"{summary.files_scanned:,}"),
+        ("scans reused from cache", f"{summary.files_cached:,}"),
+        ("files skipped", f"{skipped:,}" + (f" ({detail})" if detail else "")),
+        ("import edges", f"{summary.import_edges:,}"),
+    ]
+    for label, value in rows:
+        table.add_row(label, value)
+    for phase, label in PHASE_LABELS.items():
+        if phase in summary.elapsed_ms:
+            table.add_row(f"elapsed: {label}", f"{summary.elapsed_ms[phase]:,.0f} ms")
+    console.print(table)
+
+
+def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """``tether neighbours PATH [--limit N]``: co-change neighbours of a file."""
+    genome, root = _fresh_genome(ctx)
+    path = normalize(args.path, root, ctx.cwd)
+    found = genome.neighbours(path, args.limit)
+    data = {"path": path, "neighbours": [n.to_dict() for n in found]}
+
+    def render(console: Console) -> None:
+        """The neighbours as a table, or a line saying there are none."""
+        if not found:
+            console.print(f"no co-change neighbours recorded for {path}")
+            return
+        from rich.table import Table
+
+        table = Table(title=f"changes together with {path}")
+        table.add_column("file")
+        table.add_column("together", justify="right")
+        table.add_column("confidence", justify="right")
+        for item in found:
+            table.add_row(
+                item.path,
+                f"{item.support} of {item.commits_of_path}",
+                f"{item.confidence:.0%}",
+            )
+        console.print(table)
+
+    ctx.emit(data, render)
+    return EXIT_OK if found else EXIT_NOT_FOUND
+
+
+def run_fanin(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """``tether fanin PATH``: how many files of the repository import a file."""
+    genome, root = _fresh_genome(ctx)
+    path = normalize(args.path, root, ctx.cwd)
+    exists = genome.exists(path)
+    count = genome.fan_in(path) if exists else 0
+    data = {"path": path, "exists": exists, "fan_in": count}
+
+    def render(console: Console) -> None:
+        """One sentence with the count."""
+        if not exists:
+            console.print(f"{path} is not a file of the working tree")
+        else:
+            noun = "file imports" if count == 1 else "files import"
+            console.print(f"{count} {noun} {path}")
+
+    ctx.emit(data, render)
+    return EXIT_OK if exists else EXIT_NOT_FOUND

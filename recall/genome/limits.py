@@ -1,0 +1,23 @@
+"""The genome's judgement constants, each defined once with the reason for its value."""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Bulk commits (reformatting, licence headers, vendoring) would make every file a neighbour
+# of every other; past this many files a commit says nothing about which files belong together.
+MAX_COMMIT_FILES: Final = 30
+
+# Larger files are generated, vendored or data; their imports are not worth reading 1 MiB for.
+MAX_SCAN_BYTES: Final = 1 << 20
+
+# A NUL byte in the first block is how git itself tells binary content from text.
+BINARY_SNIFF_BYTES: Final = 8000
+
+# Most bytes taken per read of the history stream: large enough that the per-read Python
+# cost vanishes next to git's work when git runs ahead of the parser.
+HISTORY_READ_BYTES: Final = 1 << 18
+
+# A Go package or a Java wildcard import counts as importing every file of the package; a
+# package wider than this is a generated or vendored tree and would swamp fan-in.
+MAX_PACKAGE_FILES: Final = 200

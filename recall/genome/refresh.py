@@ -1,0 +1,323 @@
+"""One refresh of the genome: plan it, read history and the tree side by side, write both.
+
+The history stream runs on the calling thread and the tree listing and import scan on a
+second one, so git's two processes and the Python work overlap. Nothing is written until
+both are read, and then in one transaction, after checking that no other process
+refreshed in the meantime.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from recall.genome.filerows import FileRows
+from recall.genome.gitcmd import GitMissing, GitRunner, GitUnavailable, RepoProbe
+from recall.genome.headref import common_dir, probe_files, read_head
+from recall.genome.history import MalformedLog
+from recall.genome.history_index import (
+    HistoryBatch,
+    HistoryRewritten,
+    StoredNames,
+    next_numbers,
+    read_history,
+)
+from recall.genome.history_write import clear_history, write_history
+from recall.genome.lineage import Lineage
+from recall.genome.results import IndexSummary
+from recall.genome.schema import (
+    ensure_schema,
+    read_state,
+    schema_current,
+    write_state,
+    write_transaction,
+)
+from recall.genome.tree_index import TreeBatch, clear_tree, read_tree, stored_rows, write_tree
+
+Progress = Callable[[str, int, int | None], None]
+T = TypeVar("T")
+
+
+class _Phases:
+    """Records the wall time of each refresh phase into a summary, in milliseconds."""
+
+    def __init__(self, summary: IndexSummary) -> None:
+        self.summary = summary
+        self.started = time.perf_counter()
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.summary.elapsed_ms[name] = round((time.perf_counter() - start) * 1000, 1)
+
+    def close(self) -> None:
+        """Record the time since the refresh started as ``total``."""
+        self.summary.elapsed_ms["total"] = round((time.perf_counter() - self.started) * 1000, 1)
+
+
+def _serialized(progress: Progress | None) -> Progress | None:
+    """The progress callback, made safe to call from the history and the tree thread."""
+    if progress is None:
+        return None
+    lock = threading.Lock()
+
+    def update(description: str, completed: int, total: int | None) -> None:
+        """Forward one progress report while holding the lock."""
+        with lock:
+            progress(description, completed, total)
+
+    return update
+
+
+def _timed(function: Callable[..., T], *args: object) -> tuple[T, float]:
+    """Call ``function`` and return its result with its wall time in milliseconds."""
+    start = time.perf_counter()
+    result = function(*args)
+    return result, round((time.perf_counter() - start) * 1000, 1)
+
+
+def _shallow_commits(git_dir: Path) -> frozenset[str]:
+    """The boundary commits of a shallow clone (the file lives in the common directory)."""
+    for folder in (common_dir(git_dir), git_dir):
+        try:
+            text = (folder / "shallow").read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        return frozenset(line.strip() for line in text.splitlines() if line.strip())
+    return frozenset()
+
+
+def settings_signature(max_commit_files: int, prefix: str, shallow: frozenset[str]) -> str:
+    """What the stored history depends on besides the commits; a change forces a rebuild."""
+    digest = hashlib.sha1("\n".join(sorted(shallow)).encode()).hexdigest()[:12]
+    return f"{max_commit_files}|{prefix}|{digest}"
+
+
+class Refresh:
+    """Brings the genome tables of ``conn`` up to date with the repository at ``root``."""
+
+    def __init__(self, root: Path | None, conn: sqlite3.Connection, max_commit_files: int):
+        """Prepare a refresh; nothing is read until :meth:`run`."""
+        self.root = root
+        self.conn = conn
+        self.max_commit_files = max_commit_files
+
+    def run(self, full: bool, progress: Progress | None) -> IndexSummary:
+        """Refresh (from scratch if ``full``) and return what was done."""
+        summary = IndexSummary()
+        phases = _Phases(summary)
+        try:
+            self._run(summary, phases, full, progress)
+        finally:
+            phases.close()
+        return summary
+
+    def _run(
+        self, summary: IndexSummary, phases: _Phases, full: bool, progress: Progress | None
+    ) -> None:
+        root = self.root
+        if root is None:
+            summary.mode = "unavailable"
+            summary.notices.append("no project folder: the genome has nothing to read")
+            return
+        schema_ok = schema_current(self.conn)
+        state_before = read_state(self.conn) if schema_ok else {}
+        with phases("probe"):
+            head_state = read_head(root)
+            try:
+                runner = GitRunner(root)
+                probe = probe_files(root) or runner.probe()
+            except GitUnavailable as error:
+                self._write_unavailable(summary, error)
+                return
+        summary.head = probe.head
+        shallow = _shallow_commits(probe.git_dir) if probe.shallow else frozenset()
+        settings = settings_signature(self.max_commit_files, probe.prefix, shallow)
+        summary.mode, last = self._plan(probe, state_before, settings, full, summary)
+        report = _serialized(progress)
+        stored = stored_rows(self.conn) if schema_ok else {}
+        try:
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                tree_job = pool.submit(
+                    _timed, read_tree, GitRunner(root), root, stored, not full, report
+                )
+                with phases("history"):
+                    batch = self._read_history(runner, probe, shallow, last, summary, report)
+                tree, summary.elapsed_ms["tree"] = tree_job.result()
+        except GitMissing as error:
+            self._write_unavailable(summary, error)
+            return
+        except (GitUnavailable, MalformedLog) as error:
+            summary.mode = "failed"
+            summary.notices.append(
+                f"git could not read the repository ({error}); the genome is left as it was"
+            )
+            return
+        self._summarize(summary, batch, tree, state_before)
+        state = {
+            "mode": summary.mode,
+            "head": probe.head or "",
+            "index_sig": head_state.index_sig if head_state else "",
+            "settings": settings,
+            "max_commit_files": str(self.max_commit_files),
+            "tree_time": repr(tree.listed_at),
+        }
+        with phases("write"):
+            self._write(summary, batch, tree, state_before, state)
+
+    def _summarize(
+        self,
+        summary: IndexSummary,
+        batch: HistoryBatch | None,
+        tree: TreeBatch,
+        state_before: dict[str, str],
+    ) -> None:
+        if batch is not None:
+            summary.commits_read = len(batch.commits)
+            summary.commits_skipped_large = batch.skipped_large
+            summary.renames = len(batch.lineage.renames)
+            if batch.skipped_shallow:
+                summary.notices.append(
+                    f"shallow clone: co-change covers only the {summary.commits_read} commits "
+                    "fetched; `git fetch --unshallow` gives the full history"
+                )
+        summary.files_tracked = len(tree.rows)
+        summary.files_scanned = tree.scanned
+        summary.files_cached = tree.cached
+        summary.files_skipped.update(tree.skipped)
+        if tree.edges is not None:
+            summary.import_edges = tree.edges
+        else:
+            summary.import_edges = int(state_before.get("import_edges", "0"))
+
+    def _write(
+        self,
+        summary: IndexSummary,
+        batch: HistoryBatch | None,
+        tree: TreeBatch,
+        state_before: dict[str, str],
+        state: dict[str, str],
+    ) -> None:
+        """Write everything in one transaction, unless another process got there first."""
+        with write_transaction(self.conn):
+            recreated = ensure_schema(self.conn)
+            if (read_state(self.conn) if not recreated else {}) != state_before:
+                summary.notices.append(
+                    "another process refreshed the genome at the same time; its result is kept"
+                )
+                return
+            rebuilt = summary.mode in ("full", "empty")
+            pairs = 0 if rebuilt else int(state_before.get("pairs", "0"))
+            if rebuilt:
+                clear_history(self.conn)
+            if batch is not None:
+                pairs += write_history(self.conn, batch)
+            write_tree(self.conn, tree, fresh=recreated)
+            summary.cochange_pairs = pairs
+            state["pairs"] = str(pairs)
+            state["import_edges"] = str(summary.import_edges)
+            write_state(self.conn, state)
+
+    def _plan(
+        self,
+        probe: RepoProbe,
+        state: dict[str, str],
+        settings: str,
+        full: bool,
+        summary: IndexSummary,
+    ) -> tuple[str, str | None]:
+        """Choose a full, incremental or no history read; return it and the last commit."""
+        if probe.detached and probe.head:
+            summary.notices.append(
+                f"detached HEAD at {probe.head[:12]}: history is indexed up to that commit"
+            )
+        if probe.head is None:
+            summary.notices.append(
+                "the repository has no commits yet: no co-change or renames until the first one"
+            )
+            return "empty", None
+        last = state.get("head") or None
+        if full or not state or state.get("settings") != settings or last is None:
+            return "full", None
+        if last == probe.head:
+            return "unchanged", None
+        return "incremental", last
+
+    def _read_history(
+        self,
+        runner: GitRunner,
+        probe: RepoProbe,
+        shallow: frozenset[str],
+        last: str | None,
+        summary: IndexSummary,
+        progress: Progress | None,
+    ) -> HistoryBatch | None:
+        """Read the commits the plan calls for; fall back to a rebuild if history moved."""
+        if summary.mode not in ("full", "incremental") or probe.head is None:
+            return None
+        subdir = bool(probe.prefix)
+        cap = self.max_commit_files
+        reason: str | None = None
+        if summary.mode == "incremental" and last is not None:
+            next_id, next_seq = next_numbers(self.conn)
+            batch = HistoryBatch(
+                Lineage(StoredNames(self.conn), next_id), FileRows(self.conn, next_id), cap
+            )
+            try:
+                return read_history(
+                    runner,
+                    [probe.head, f"^{last}"],
+                    subdir=subdir,
+                    batch=batch,
+                    next_seq=next_seq,
+                    shallow=shallow,
+                    after=last,
+                    progress=progress,
+                )
+            except GitMissing:
+                raise
+            except HistoryRewritten:
+                reason = f"indexed commit {last[:12]} is no longer an ancestor of HEAD"
+            except GitUnavailable:
+                reason = f"indexed commit {last[:12]} cannot be read any more"
+            summary.mode = "full"
+        batch = read_history(
+            runner,
+            [probe.head],
+            subdir=subdir,
+            batch=HistoryBatch(Lineage({}, 1), FileRows(None, 1), cap),
+            next_seq=1,
+            shallow=shallow,
+            progress=progress,
+        )
+        if reason is not None:
+            summary.notices.append(f"history was rewritten ({reason}): rebuilt from scratch")
+        return batch
+
+    def _write_unavailable(self, summary: IndexSummary, error: GitUnavailable) -> None:
+        summary.mode = "unavailable"
+        if isinstance(error, GitMissing):
+            reason = f"git is not available ({error})"
+        else:
+            reason = f"{self.root} is not inside a git repository"
+        summary.notices.append(
+            f"{reason}: existence comes from the file system alone; no co-change, renames or fan-in"
+        )
+        with write_transaction(self.conn):
+            ensure_schema(self.conn)
+            clear_history(self.conn)
+            clear_tree(self.conn)
+            write_state(
+                self.conn,
+                {"mode": "unavailable", "max_commit_files": str(self.max_commit_files)},
+            )

@@ -1,0 +1,50 @@
+"""What the genome hands back: co-change neighbours and the summary of a refresh."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A file that historically changes together with the file asked about.
+
+    ``support`` is the number of commits that changed both, ``commits_of_path`` the number
+    of commits (small enough to count for co-change) that changed the file asked about, and
+    ``confidence`` their ratio: "changed together in 7 of 9 commits".
+    """
+
+    path: str
+    support: int
+    confidence: float
+    commits_of_path: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The neighbour as plain JSON-ready data."""
+        return asdict(self)
+
+
+@dataclass
+class IndexSummary:
+    """What one refresh read, kept and skipped, and how long each phase took."""
+
+    mode: str = "unchanged"
+    head: str | None = None
+    commits_read: int = 0
+    commits_skipped_large: int = 0
+    cochange_pairs: int = 0
+    renames: int = 0
+    files_tracked: int = 0
+    files_scanned: int = 0
+    files_cached: int = 0
+    files_skipped: dict[str, int] = field(
+        default_factory=lambda: {"binary": 0, "huge": 0, "non_utf8": 0, "unreadable": 0}
+    )
+    import_edges: int = 0
+    notices: list[str] = field(default_factory=list)
+    elapsed_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as plain JSON-ready data."""
+        return asdict(self)

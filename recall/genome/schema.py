@@ -1,0 +1,127 @@
+"""The genome's tables in the index database, their version, and write transactions."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from typing import Final
+
+GENOME_SCHEMA: Final = "1"
+SCHEMA_KEY: Final = "genome_schema"
+
+TABLES: Final = (
+    "genome_state",
+    "genome_files",
+    "genome_commits",
+    "genome_renames",
+    "genome_tree",
+)
+
+# genome_files: one row per file identity under its current (or last) name. ``commits``
+# counts the commits small enough for co-change; ``seqs`` lists every commit that touched
+# the file; ``near`` holds its co-change neighbours as (identity, shared commits) pairs,
+# strongest first, so the neighbours of a file are one primary-key look-up.
+# Integer lists are packed little-endian 32-bit (see recall.genome.packing).
+DDL: Final = """
+CREATE TABLE IF NOT EXISTS genome_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS genome_files(
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    commits INTEGER NOT NULL,
+    seqs BLOB NOT NULL,
+    near BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS genome_commits(
+    seq INTEGER PRIMARY KEY,
+    sha TEXT NOT NULL,
+    ts INTEGER NOT NULL,
+    nfiles INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS genome_commits_sha ON genome_commits(sha);
+CREATE TABLE IF NOT EXISTS genome_renames(
+    seq INTEGER NOT NULL,
+    old TEXT NOT NULL,
+    new TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS genome_tree(
+    path TEXT PRIMARY KEY,
+    key TEXT,
+    specs TEXT,
+    skip TEXT,
+    fan_in INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+"""
+
+
+def schema_current(conn: sqlite3.Connection) -> bool:
+    """Tell whether the genome tables exist at this code's schema version (read only)."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (SCHEMA_KEY,)).fetchone()
+    except sqlite3.OperationalError:
+        return False
+    return row is not None and row[0] == GENOME_SCHEMA
+
+
+def ensure_schema(conn: sqlite3.Connection) -> bool:
+    """Create the genome tables, dropping them first when their version differs.
+
+    Must run inside a write transaction. Returns True when the tables were (re)created
+    empty, which forces a full rebuild.
+    """
+    conn.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
+    if schema_current(conn):
+        return False
+    for table in TABLES:
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
+    for statement in DDL.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES(?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (SCHEMA_KEY, GENOME_SCHEMA),
+    )
+    return True
+
+
+def read_state(conn: sqlite3.Connection) -> dict[str, str]:
+    """The genome's bookkeeping (last indexed commit, settings it was built with…)."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    try:
+        return dict(cur.execute("SELECT key, value FROM genome_state"))
+    except sqlite3.OperationalError:
+        return {}
+
+
+def write_state(conn: sqlite3.Connection, values: dict[str, str]) -> None:
+    """Replace the genome's bookkeeping; the caller holds the write transaction."""
+    conn.execute("DELETE FROM genome_state")
+    conn.executemany("INSERT INTO genome_state(key, value) VALUES(?, ?)", values.items())
+
+
+@contextlib.contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """Hold the database write lock for the block; commit on success, roll back on error.
+
+    Inside a transaction the caller already opened, a savepoint is used instead, so the
+    caller keeps control of the outer commit.
+    """
+    if conn.in_transaction:
+        conn.execute("SAVEPOINT genome_write")
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK TO genome_write")
+            conn.execute("RELEASE genome_write")
+            raise
+        conn.execute("RELEASE genome_write")
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,70 @@
+"""The files of the working tree, from one ``git ls-files`` call.
+
+Tracked files come with the blob id git already computed, which serves as a free content
+hash; files modified in the working tree, unmerged or untracked come without one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from recall.genome.gitcmd import GitRunner
+from recall.genome.names import is_utf8
+
+LS_FILES_ARGS = ("ls-files", "-z", "-s", "-t", "-c", "-m", "-o", "--exclude-standard")
+
+# Git modes of entries that are not regular files: a symlink's content is its target, and
+# a submodule (gitlink) is a directory with a history of its own.
+SYMLINK_MODE = "120000"
+GITLINK_MODE = "160000"
+
+# Sparse-checkout entries: tracked, but absent from the working tree by design.
+SKIP_WORKTREE_TAG = "S"
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One file of the working tree: its blob id when git's copy is current, and its kind."""
+
+    blob: str | None
+    symlink: bool
+
+
+def parse_ls_files(raw: bytes) -> dict[str, TreeEntry]:
+    """Parse ``git ls-files -z -s -t -c -m -o`` output into path → entry.
+
+    ``H`` lines are tracked files in step with the index; ``C`` (changed) lines repeat a
+    tracked path whose working copy differs, which drops its blob id; ``?`` lines are
+    untracked files that no ignore rule excludes. Unmerged stages lose their blob id too;
+    ``S`` (skip-worktree) entries are left out, as they are not in the working tree, and
+    so are names that are not valid UTF-8 (no memory can name them).
+    """
+    entries: dict[str, TreeEntry] = {}
+    for record in raw.decode("utf-8", "surrogateescape").split("\0"):
+        if len(record) < 3:
+            continue
+        if not is_utf8(record):
+            continue
+        tag = record[0]
+        body = record[2:]
+        if tag == SKIP_WORKTREE_TAG:
+            continue
+        if tag == "?":
+            entries[body] = TreeEntry(blob=None, symlink=False)
+            continue
+        info, tab, path = body.partition("\t")
+        if not tab:
+            continue
+        fields = info.split(" ")
+        if len(fields) != 3 or fields[0] == GITLINK_MODE:
+            continue
+        mode, blob, stage = fields
+        current = tag == "H" and stage == "0" and path not in entries
+        entries[path] = TreeEntry(blob=blob if current else None, symlink=mode == SYMLINK_MODE)
+    return entries
+
+
+def list_tree(runner: GitRunner) -> dict[str, TreeEntry]:
+    """Every tracked and untracked-not-ignored file under the runner's directory."""
+    _, out, _ = runner.run(list(LS_FILES_ARGS))
+    return parse_ls_files(out)

@@ -1,0 +1,90 @@
+"""The genome subcommands, run in-process through a real command context."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from recall.cli import cmd_genome
+from recall.cli.context import CommandContext
+from recall.errors import BadInput
+
+from .gitrepo import GitRepo
+
+
+def _run(argv: list[str], cwd: Path, *, as_json: bool = True) -> int:
+    parser = argparse.ArgumentParser(prog="tether")
+    cmd_genome.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    ctx = CommandContext(json_output=as_json, cwd=cwd)
+    try:
+        return args.func(args, ctx)
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def repo(make_repo: Callable[[str], GitRepo]) -> GitRepo:
+    repo = make_repo("repo")
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/core.py", "VALUE = 1\n")
+    repo.write("pkg/use.py", "from pkg import core\n")
+    repo.write("main.py", "import pkg.core\n")
+    repo.commit("first")
+    repo.write("pkg/core.py", "VALUE = 2\n")
+    repo.write("main.py", "import pkg.core\n\nprint(pkg.core.VALUE)\n")
+    repo.commit("second")
+    return repo
+
+
+def test_index_prints_the_summary(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["index"], repo.root) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "full"
+    assert data["commits_read"] == 2
+    assert data["cochange_pairs"] == 6
+    assert set(data["elapsed_ms"]) >= {"history", "tree", "write", "total"}
+    assert _run(["index", "--full"], repo.root) == 0
+    assert json.loads(capsys.readouterr().out)["mode"] == "full"
+
+
+def test_index_renders_a_table(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["index"], repo.root, as_json=False) == 0
+    out = capsys.readouterr().out
+    for label in ("commits read", "co-change pairs kept", "files scanned for imports"):
+        assert label in out
+    assert "elapsed: read history" in out
+
+
+def test_neighbours_and_fanin(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["neighbours", "main.py", "--limit", "1"], repo.root) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data == {
+        "path": "main.py",
+        "neighbours": [
+            {"path": "pkg/core.py", "support": 2, "confidence": 1.0, "commits_of_path": 2}
+        ],
+    }
+    assert _run(["fanin", "core.py"], repo.root / "pkg") == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "path": "pkg/core.py",
+        "exists": True,
+        "fan_in": 2,
+    }
+
+
+def test_nothing_found_exits_one(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["fanin", "missing.py"], repo.root) == 1
+    assert json.loads(capsys.readouterr().out)["exists"] is False
+    repo.commit("alone", "solo.py")
+    assert _run(["neighbours", "solo.py"], repo.root, as_json=False) == 1
+    assert "no co-change neighbours" in capsys.readouterr().out
+
+
+def test_paths_outside_the_repository_are_bad_input(repo: GitRepo) -> None:
+    with pytest.raises(BadInput):
+        _run(["neighbours", "../elsewhere.py"], repo.root)

@@ -1,0 +1,429 @@
+"""The derived index: kept in step with the files, and rebuilt from them whenever it is unusable.
+
+Sync must pick up new, changed and removed files (hand edits included) on the next open;
+malformed files are reported as ``path:line`` and skipped, never rewritten; a missing, truncated,
+garbage, foreign or future-schema index is rebuilt with the same memories and one notice.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import OpenStore, git, remember
+
+from recall.index.schema import SCHEMA_VERSION
+from recall.search import search
+from recall.store import MemoryStore
+
+
+@pytest.fixture
+def seeded(open_store: Callable[..., OpenStore]) -> MemoryStore:
+    """A project store holding three memories with varied state."""
+    store = open_store().store
+    a = remember(store, "Pool connections", details="Never open raw sockets.", anchor="pool()")
+    b = remember(store, "Prefer tabs", category="pref", files=["docs/guide.md"])
+    c = remember(store, "Old decision", category="decision", files=[])
+    store.set_pinned(a, True)
+    store.set_status(c, "archived", allowed_from=("active",))
+    assert b
+    return store
+
+
+def snapshot(store: MemoryStore) -> list[dict[str, object]]:
+    """Every memory the store answers with, in a stable order."""
+    return sorted((m.to_dict() for m in store.list(status="all")), key=lambda d: str(d["id"]))
+
+
+def folder(store: MemoryStore) -> Path:
+    """The memories folder of a store."""
+    return store.location.memories_dir
+
+
+def write_file(store: MemoryStore, name: str, text: str) -> Path:
+    """Write a memory file by hand, as a person with an editor would."""
+    path = folder(store) / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def file_state(path: Path) -> tuple[bytes, int]:
+    """A file's bytes and mtime, to prove nothing rewrote it."""
+    return path.read_bytes(), path.stat().st_mtime_ns
+
+
+# -- schema ------------------------------------------------------------------------------------
+
+
+def test_index_is_wal_with_a_busy_timeout_and_a_schema_version(seeded: MemoryStore) -> None:
+    conn = seeded.conn
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+    version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+    assert int(version) == SCHEMA_VERSION
+
+
+def test_per_user_state_tables_exist(seeded: MemoryStore) -> None:
+    def columns(table: str) -> set[str]:
+        return {row[1] for row in seeded.conn.execute(f"PRAGMA table_info({table})")}
+
+    assert {"surfaced", "acted", "last_surfaced", "last_acted", "archived_by_disuse"} <= columns(
+        "usage"
+    )
+    assert columns("sessions")
+
+
+def test_index_stays_out_of_git_and_memories_go_in(seeded: MemoryStore, repo: Path) -> None:
+    status = git(repo, "status", "--porcelain", "--untracked-files=all")
+    assert ".tether/memories/" in status
+    assert "index.db" not in status
+    assert "write.lock" not in status
+
+
+def test_fts_tables_use_unicode61_and_trigram(seeded: MemoryStore) -> None:
+    sql = " ".join(
+        row[0]
+        for row in seeded.conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql LIKE '%fts5%'"
+        )
+    )
+    assert "unicode61" in sql and "trigram" in sql
+
+
+# -- sync ------------------------------------------------------------------------------------
+
+
+def test_unchanged_folder_syncs_to_nothing(seeded: MemoryStore) -> None:
+    assert not seeded.refresh().touched
+
+
+def test_new_hand_written_file_is_picked_up(seeded: MemoryStore) -> None:
+    write_file(seeded, "notes.md", "---\ncategory: gotcha\nfiles: [src/util.py]\n---\nBy hand\n")
+    report = seeded.refresh()
+    assert (report.added, report.changed, report.removed, report.problems) == (1, 0, 0, [])
+    [memory] = seeded.list(file="src/util.py")
+    assert memory.summary == "By hand"
+    assert seeded.get(memory.id).summary == "By hand"
+    assert [h.memory.id for h in search(seeded.conn, "hand")] == [memory.id]
+
+
+def test_hand_edit_is_picked_up_by_the_next_open(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore]
+) -> None:
+    [memory] = seeded.list(file="docs/guide.md")
+    path = folder(seeded) / f"{memory.id}.md"
+    path.write_text(path.read_text().replace("Prefer tabs", "Prefer spaces, always"))
+    fresh = open_store().store
+    assert fresh.get(memory.id).summary == "Prefer spaces, always"
+    assert fresh.last_sync is not None and fresh.last_sync.changed == 1
+    assert [h.memory.id for h in search(fresh.conn, "spaces")] == [memory.id]
+    assert search(fresh.conn, "tabs") == []
+
+
+def test_same_size_edit_with_an_unchanged_mtime_is_picked_up(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore]
+) -> None:
+    """An edit right after a write can keep the file's mtime on coarse-clock filesystems.
+
+    FAT/exFAT (2 s), SMB and HFS+ (1 s) and kernels with jiffy-granular timestamps give a file
+    edited within the same tick as its last write the same mtime; with the same size, only the
+    content tells the edit apart (git's "racily clean" problem). Simulated with os.utime.
+    """
+    [memory] = seeded.list(file="docs/guide.md")
+    path = folder(seeded) / f"{memory.id}.md"
+    before = path.stat()
+    text = path.read_text()
+    path.write_text(text.replace("Prefer tabs", "Prefer TABS"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+    fresh = open_store().store
+    assert fresh.get(memory.id).summary == "Prefer TABS"
+
+
+def test_touched_but_unchanged_file_is_not_a_change(seeded: MemoryStore) -> None:
+    [memory] = seeded.list(file="docs/guide.md")
+    path = folder(seeded) / f"{memory.id}.md"
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    report = seeded.refresh()
+    assert (report.added, report.changed, report.removed, report.problems) == (0, 0, 0, [])
+    assert not seeded.refresh().touched
+
+
+def test_removed_file_leaves_the_index(seeded: MemoryStore) -> None:
+    [memory] = seeded.list(file="docs/guide.md")
+    (folder(seeded) / f"{memory.id}.md").unlink()
+    report = seeded.refresh()
+    assert report.removed == 1
+    assert seeded.find(memory.id) is None
+    assert search(seeded.conn, "tabs") == []
+    count = seeded.conn.execute(
+        "SELECT count(*) FROM memory_files WHERE path = 'docs/guide.md'"
+    ).fetchone()[0]
+    assert count == 0
+
+
+def test_renamed_file_keeps_its_front_matter_id(seeded: MemoryStore) -> None:
+    [memory] = seeded.list(file="docs/guide.md")
+    os.rename(folder(seeded) / f"{memory.id}.md", folder(seeded) / "renamed.md")
+    report = seeded.refresh()
+    assert report.problems == []
+    assert seeded.path_of(memory.id).name == "renamed.md"
+    assert seeded.get(memory.id).summary == "Prefer tabs"
+
+
+def test_paths_written_by_hand_are_normalized_in_the_index(seeded: MemoryStore) -> None:
+    path = write_file(
+        seeded,
+        "paths.md",
+        "---\ncategory: context\nfiles: [./src//app.py, 'src\\util.py']\n---\nP\n",
+    )
+    seeded.refresh()
+    [memory] = [m for m in seeded.list() if m.summary == "P"]
+    assert memory.files == ("src/app.py", "src/util.py")
+    assert "./src//app.py" in path.read_text()  # the file itself is left as written
+
+
+def test_directories_and_temp_files_in_the_folder_are_ignored(seeded: MemoryStore) -> None:
+    before = snapshot(seeded)
+    (folder(seeded) / "sub.md").mkdir()
+    write_file(seeded, ".tmp-123-abcdabcd.md", "---\ncategory: pref\n---\nhalf")
+    write_file(seeded, "README.txt", "not a memory")
+    report = seeded.refresh()
+    assert report.problems == []
+    assert snapshot(seeded) == before
+
+
+# -- malformed files -----------------------------------------------------------------------------
+
+MALFORMED = {
+    "bad-yaml.md": ("---\ncategory: gotcha\nfiles: a: b\npinned: false\n---\nS\n", 3, "bad YAML"),
+    "bad-category.md": ("---\nfiles: []\ncategory: wisdom\n---\nS\n", 3, "unknown category"),
+    "no-summary.md": ("---\ncategory: gotcha\n---\n\n", 4, "missing summary"),
+    "no-fence.md": ("category: gotcha\nS\n", 1, "no front matter"),
+    "outside.md": (
+        "---\ncategory: gotcha\nfiles:\n  - ok.py\n  - ../../x.py\n---\nS\n",
+        5,
+        "outside",
+    ),
+    "latin1.md": ("---\ncategory: gotcha\n---\ncaf\xe9\n", 4, "UTF-8"),
+}
+
+
+def write_malformed(store: MemoryStore) -> dict[str, tuple[Path, tuple[bytes, int]]]:
+    """Write every malformed sample; return path and (bytes, mtime) per file name."""
+    written = {}
+    for name, (text, _, _) in MALFORMED.items():
+        path = folder(store) / name
+        data = text.encode("latin-1") if name == "latin1.md" else text.encode("utf-8")
+        path.write_bytes(data)
+        written[name] = (path, file_state(path))
+    return written
+
+
+def test_malformed_files_are_reported_with_path_and_line_and_skipped(
+    seeded: MemoryStore,
+) -> None:
+    before = snapshot(seeded)
+    write_malformed(seeded)
+    report = seeded.refresh()
+    assert len(report.problems) == len(MALFORMED)
+    problems = {p.path.name: p for p in seeded.problems()}
+    assert set(problems) == set(MALFORMED)
+    for name, (_, line, fragment) in MALFORMED.items():
+        found = problems[name]
+        assert found.path == folder(seeded) / name
+        assert found.line == line, name
+        assert fragment in found.message, name
+        assert str(found).startswith(f"{folder(seeded) / name}:{line}: ")
+    assert snapshot(seeded) == before
+
+
+def test_malformed_files_are_never_rewritten(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore]
+) -> None:
+    written = write_malformed(seeded)
+    seeded.refresh()
+    [active] = [m for m in seeded.list() if m.summary == "Prefer tabs"]
+    seeded.set_pinned(active.id, True)
+    remember(seeded, "another write")
+    seeded.purge()
+    seeded.reindex()
+    again = open_store().store
+    assert len(again.problems()) == len(MALFORMED)
+    for path, state in written.values():
+        assert file_state(path) == state
+
+
+def test_problems_are_remembered_across_opens_and_cleared_when_fixed(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore]
+) -> None:
+    path = write_file(seeded, "fixme.md", "---\ncategory: wisdom\n---\nFix me\n")
+    seeded.refresh()
+    reopened = open_store().store
+    assert [p.path.name for p in reopened.problems()] == ["fixme.md"]
+    path.write_text("---\ncategory: gotcha\n---\nFixed now\n")
+    report = reopened.refresh()
+    assert report.problems == []
+    assert reopened.problems() == []
+    assert [m.summary for m in reopened.list() if m.summary.startswith("Fix")] == ["Fixed now"]
+
+
+def test_a_known_memory_that_turns_malformed_leaves_the_index(seeded: MemoryStore) -> None:
+    [memory] = seeded.list(file="docs/guide.md")
+    path = folder(seeded) / f"{memory.id}.md"
+    path.write_text(path.read_text().replace("category: pref", "category: [pref"))
+    report = seeded.refresh()
+    assert len(report.problems) == 1
+    assert seeded.find(memory.id) is None
+    assert search(seeded.conn, "tabs") == []
+
+
+def test_duplicate_id_in_a_second_file_is_a_problem(seeded: MemoryStore) -> None:
+    [memory] = seeded.list(file="docs/guide.md")
+    text = (folder(seeded) / f"{memory.id}.md").read_text()
+    copy = write_file(seeded, "zz-copy.md", text.replace("Prefer tabs", "Prefer tabs (copy)"))
+    report = seeded.refresh()
+    assert len(report.problems) == 1
+    [problem] = seeded.problems()
+    assert problem.path == copy
+    assert "duplicate id" in problem.message
+    assert seeded.get(memory.id).summary == "Prefer tabs"
+
+
+# -- rebuilding an unusable index ------------------------------------------------------------------
+
+
+def break_by_deleting(index: Path) -> None:
+    """Remove the index and its WAL companions."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{index}{suffix}").unlink(missing_ok=True)
+
+
+def break_by_truncating(index: Path) -> None:
+    """Cut the index to zero bytes."""
+    Path(f"{index}-wal").unlink(missing_ok=True)
+    Path(f"{index}-shm").unlink(missing_ok=True)
+    index.write_bytes(b"")
+
+
+def break_by_halving(index: Path) -> None:
+    """Keep only the first half of the index file."""
+    data = index.read_bytes()
+    Path(f"{index}-wal").unlink(missing_ok=True)
+    Path(f"{index}-shm").unlink(missing_ok=True)
+    index.write_bytes(data[: len(data) // 2])
+
+
+def break_with_garbage(index: Path) -> None:
+    """Replace the index by bytes that are not SQLite."""
+    Path(f"{index}-wal").unlink(missing_ok=True)
+    Path(f"{index}-shm").unlink(missing_ok=True)
+    index.write_bytes(os.urandom(1000) + b"not a database" * 300)
+
+
+def break_by_garbling_pages(index: Path) -> None:
+    """Overwrite part of every third page after the schema: a disk or copy gone bad, same size."""
+    Path(f"{index}-wal").unlink(missing_ok=True)
+    Path(f"{index}-shm").unlink(missing_ok=True)
+    data = bytearray(index.read_bytes())
+    page = 4096
+    for number in range(2, len(data) // page, 3):
+        data[number * page + 100 : number * page + 600] = b"\xa5" * 500
+    index.write_bytes(bytes(data))
+
+
+def break_with_future_schema(index: Path) -> None:
+    """Stamp the index with a schema version newer than this code knows."""
+    with sqlite3.connect(index) as conn:
+        conn.execute(
+            "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 7),)
+        )
+
+
+def break_with_foreign_database(index: Path) -> None:
+    """Replace the index by some other SQLite database."""
+    break_by_deleting(index)
+    with sqlite3.connect(index) as conn:
+        conn.execute("CREATE TABLE photos(id INTEGER PRIMARY KEY, blob BLOB)")
+
+
+def break_with_unknown_old_schema(index: Path) -> None:
+    """Stamp the index with a schema version no migration starts from."""
+    with sqlite3.connect(index) as conn:
+        conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
+
+
+BREAKERS = [
+    break_by_deleting,
+    break_by_truncating,
+    break_by_halving,
+    break_with_garbage,
+    break_by_garbling_pages,
+    break_with_future_schema,
+    break_with_foreign_database,
+    break_with_unknown_old_schema,
+]
+
+
+@pytest.mark.parametrize("breaker", BREAKERS, ids=lambda f: f.__name__)
+def test_unusable_index_is_rebuilt_with_the_same_memories_and_one_notice(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore], breaker: Callable[[Path], None]
+) -> None:
+    for _ in range(30):  # enough rows that halving the file cuts real pages
+        remember(seeded, f"filler {_}", details="x" * 200)
+    before = snapshot(seeded)
+    index = seeded.location.index_path
+    seeded.close()
+    breaker(index)
+
+    rebuilt, notices = open_store()
+    assert snapshot(rebuilt) == before
+    assert len(notices) == 1, notices
+    assert str(index) in notices[0]
+    assert "rebuil" in notices[0]
+    assert [h.memory.summary for h in search(rebuilt.conn, "connections")] == ["Pool connections"]
+    version = rebuilt.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'")
+    assert int(version.fetchone()[0]) == SCHEMA_VERSION
+
+    calm, calm_notices = open_store()
+    assert snapshot(calm) == before
+    assert calm_notices == []
+
+
+def test_missing_index_for_an_empty_store_is_silent(open_store: Callable[..., OpenStore]) -> None:
+    store = open_store().store
+    memory_id = remember(store, "temporary")
+    store.set_status(memory_id, "deleted", allowed_from=("active",))
+    assert store.purge() == [memory_id]
+    store.close()
+    break_by_deleting(store.location.index_path)
+    fresh, notices = open_store()
+    assert fresh.list(status="all") == []
+    assert notices == []
+
+
+def test_reindex_rebuilds_from_files_without_alarming_notices(
+    seeded: MemoryStore,
+) -> None:
+    before = snapshot(seeded)
+    notices: list[str] = []
+    seeded.notice = notices.append
+    report = seeded.reindex()
+    assert report.added == len(before)
+    assert snapshot(seeded) == before
+    assert not any("missing" in n or "unusable" in n for n in notices), notices
+
+
+def test_usage_state_survives_a_normal_reopen(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore]
+) -> None:
+    from recall.usage import counters, record_action
+
+    [memory] = seeded.list(file="docs/guide.md")
+    record_action(seeded.conn, memory.id)
+    again = open_store().store
+    assert counters(again.conn, memory.id)["acted"] == 1

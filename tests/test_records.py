@@ -1,0 +1,261 @@
+"""Validated memory records: parsed files become :class:`Memory` or a precise MalformedMemory.
+
+Also covers the record model (ids, content hash for dedupe) and the checks applied to what a
+user types (summary, details, category).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from recall import frontmatter
+from recall.errors import BadInput, MalformedMemory
+from recall.model import Memory, content_hash, is_valid_id
+from recall.records import (
+    check_category,
+    check_details,
+    check_summary,
+    front_matter_fields,
+    id_for_filename,
+    memory_from_parsed,
+    render_memory,
+)
+
+FALLBACK = "2001-02-03T04:05:06+00:00"
+
+
+def load(text: str, name: str = "1a2b3c4d.md") -> Memory:
+    """Parse and validate a memory file's text."""
+    path = f".tether/memories/{name}"
+    return memory_from_parsed(frontmatter.parse(text, path), path, fallback_created=FALLBACK)
+
+
+def problem(text: str, name: str = "1a2b3c4d.md") -> MalformedMemory:
+    """The MalformedMemory raised for ``text``."""
+    with pytest.raises(MalformedMemory) as caught:
+        load(text, name)
+    return caught.value
+
+
+def test_hand_written_minimal_file_loads_with_defaults() -> None:
+    memory = load("---\ncategory: gotcha\nfiles: [src/app.py]\n---\nDo not call foo twice\n")
+    assert memory == Memory(
+        id="1a2b3c4d",
+        category="gotcha",
+        summary="Do not call foo twice",
+        details="",
+        files=("src/app.py",),
+        anchor=None,
+        pinned=False,
+        status="active",
+        supersedes=None,
+        superseded_by=None,
+        created=FALLBACK,
+        author="",
+        source="user",
+    )
+
+
+def test_id_comes_from_a_stable_hash_when_the_file_name_is_not_an_id() -> None:
+    one = load("---\ncategory: pref\n---\nTabs\n", name="my-notes.md")
+    two = load("---\ncategory: pref\n---\nSpaces\n", name="my-notes.md")
+    other = load("---\ncategory: pref\n---\nTabs\n", name="other.md")
+    assert is_valid_id(one.id)
+    assert one.id == two.id == id_for_filename("my-notes.md")
+    assert other.id != one.id
+    assert id_for_filename("0badcafe.md") == "0badcafe"
+    assert id_for_filename("0BADCAFE.md") != "0BADCAFE"
+
+
+def test_front_matter_id_wins_over_file_name() -> None:
+    assert load("---\nid: 9f9f9f9f\ncategory: pref\n---\nS\n").id == "9f9f9f9f"
+
+
+def test_unquoted_yaml_values_are_read_as_text() -> None:
+    memory = load(
+        "---\nid: 12345678\ncategory: context\ncreated: 2026-01-02T03:04:05Z\n"
+        "anchor: 2026-01-02\nauthor: 42\nsupersedes: 87654321\n---\nS\n"
+    )
+    assert memory.id == "12345678"
+    assert memory.created == "2026-01-02T03:04:05+00:00"
+    assert memory.anchor == "2026-01-02"
+    assert memory.author == "42"
+    assert memory.supersedes == "87654321"
+
+
+def test_single_file_string_is_a_one_item_list() -> None:
+    assert load("---\ncategory: pref\nfiles: src/app.py\n---\nS\n").files == ("src/app.py",)
+
+
+def test_unknown_keys_are_kept_and_stale_hash_is_dropped() -> None:
+    memory = load(
+        "---\ncategory: pref\nticket: ABC-1\ncontent_hash: deadbeef\nnested: {a: [1, 2]}\n---\nS\n"
+    )
+    assert memory.extra == {"ticket": "ABC-1", "nested": {"a": [1, 2]}}
+    assert memory.content_hash != "deadbeef"
+    assert "ticket: ABC-1" in render_memory(memory)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "fragment"),
+    [
+        ("---\nfiles: []\n---\nS\n", 1, "missing 'category'"),
+        ("---\nid: 1a2b3c4d\nfiles: []\ncategory: nope\n---\nS\n", 4, "unknown category 'nope'"),
+        ("---\ncategory: [gotcha]\n---\nS\n", 2, "unknown category"),
+        ("---\ncategory: gotcha\n---\n\n\n", 4, "missing summary"),
+        ("---\ncategory: gotcha\nfiles:\n  - 1\n---\nS\n", 3, "files must be a list"),
+        ("---\ncategory: gotcha\nfiles: {a: 1}\n---\nS\n", 3, "files must be a list"),
+        ("---\ncategory: gotcha\nid: ABCDEF12\n---\nS\n", 3, "8 lowercase hex"),
+        ("---\ncategory: gotcha\nid: 123\n---\nS\n", 3, "8 lowercase hex"),
+        ("---\ncategory: gotcha\nstatus: gone\n---\nS\n", 3, "unknown status"),
+        ("---\ncategory: gotcha\nsource: robot\n---\nS\n", 3, "unknown source"),
+        ("---\ncategory: gotcha\npinned: maybe\n---\nS\n", 3, "pinned must be true or false"),
+        ("---\ncategory: gotcha\npinned: 1\n---\nS\n", 3, "pinned must be true or false"),
+        ("---\ncategory: gotcha\nsupersedes: nope\n---\nS\n", 3, "not a memory id"),
+        ("---\ncategory: gotcha\nsuperseded_by: 1234567\n---\nS\n", 3, "not a memory id"),
+    ],
+)
+def test_malformed_fields_name_their_line(text: str, line: int, fragment: str) -> None:
+    found = problem(text)
+    assert found.line == line
+    assert fragment in found.problem
+    assert str(found).startswith(f".tether/memories/1a2b3c4d.md:{line}: ")
+
+
+def test_null_values_fall_back_to_defaults() -> None:
+    memory = load(
+        "---\ncategory: decision\nfiles:\npinned:\nstatus:\nsource:\nauthor:\nanchor:\n"
+        "supersedes:\ncreated:\n---\nS\n"
+    )
+    assert memory.files == ()
+    assert memory.pinned is False
+    assert memory.status == "active"
+    assert memory.source == "user"
+    assert memory.author == ""
+    assert memory.anchor is None
+    assert memory.supersedes is None
+    assert memory.created == FALLBACK
+
+
+def test_front_matter_fields_order_and_optional_keys() -> None:
+    memory = Memory(
+        id="1a2b3c4d", category="gotcha", summary="S", created="2026-01-01T00:00:00+00:00"
+    )
+    assert list(front_matter_fields(memory)) == [
+        "id",
+        "category",
+        "files",
+        "pinned",
+        "status",
+        "created",
+        "author",
+        "source",
+    ]
+    full = memory.with_changes(anchor="f()", supersedes="0000aaaa", superseded_by="1111bbbb")
+    assert list(front_matter_fields(full)) == [
+        "id",
+        "category",
+        "files",
+        "anchor",
+        "pinned",
+        "status",
+        "supersedes",
+        "superseded_by",
+        "created",
+        "author",
+        "source",
+    ]
+
+
+def test_render_memory_text_is_exact() -> None:
+    memory = Memory(
+        id="1a2b3c4d",
+        category="gotcha",
+        summary="Summary: with a colon",
+        details="Line one\n\nLine three",
+        files=("src/app.py", "docs/my guide.md"),
+        created="2026-11-30T21:00:00+00:00",
+        author="Ada",
+    )
+    assert render_memory(memory) == (
+        "---\n"
+        "id: 1a2b3c4d\n"
+        "category: gotcha\n"
+        "files:\n"
+        "  - src/app.py\n"
+        '  - "docs/my guide.md"\n'
+        "pinned: false\n"
+        "status: active\n"
+        'created: "2026-11-30T21:00:00+00:00"\n'
+        "author: Ada\n"
+        "source: user\n"
+        "---\n"
+        "Summary: with a colon\n"
+        "\n"
+        "Line one\n\nLine three\n"
+    )
+    assert load(render_memory(memory)) == memory
+
+
+# -- user input checks -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("summary", ["", "   ", "\t", "two\nlines", "carriage\rreturn", "end\n"])
+def test_bad_summaries(summary: str) -> None:
+    with pytest.raises(BadInput):
+        check_summary(summary)
+
+
+@pytest.mark.parametrize("summary", ["ok", "  spaced  ", "émoji 🚀", "tab\tinside", "[markup]"])
+def test_summaries_are_never_altered(summary: str) -> None:
+    assert check_summary(summary) == summary
+
+
+def test_summary_with_surrogates_is_bad_input() -> None:
+    with pytest.raises(BadInput, match="UTF-8"):
+        check_summary("bad \udcff byte")
+
+
+def test_details_whitespace_only_is_none_and_text_is_kept() -> None:
+    assert check_details(None) == ""
+    assert check_details(" \n\t\n") == ""
+    assert check_details("  keep\n  me \n") == "  keep\n  me \n"
+    with pytest.raises(BadInput):
+        check_details("bad \udcff")
+
+
+def test_category_check() -> None:
+    assert check_category("pref") == "pref"
+    for bad in ("Pref", "gotchas", ""):
+        with pytest.raises(BadInput, match="unknown category"):
+            check_category(bad)
+
+
+# -- model -------------------------------------------------------------------------------------
+
+
+def test_ids() -> None:
+    assert is_valid_id("0123abcd")
+    for bad in ("0123ABCD", "0123abc", "0123abcde", "0123abcg", "", " 0123abcd"):
+        assert not is_valid_id(bad)
+
+
+def test_content_hash_ignores_case_and_spacing_but_not_meaning() -> None:
+    base = content_hash("gotcha", "Use the pool", "Never open\na raw connection")
+    assert content_hash("gotcha", "  use   THE pool ", "never open a raw  connection\n") == base
+    assert content_hash("GOTCHA", "Use the pool", "Never open\na raw connection") == base
+    assert content_hash("ｇｏｔｃｈａ", "Use the pool", "Never open a raw connection") == base
+    assert content_hash("decision", "Use the pool", "Never open\na raw connection") != base
+    assert content_hash("gotcha", "Use the pools", "Never open\na raw connection") != base
+    assert content_hash("gotcha", "Use the pool", "") != base
+    # the field boundary matters: moving words from summary to details is other knowledge
+    assert content_hash("gotcha", "a b", "c") != content_hash("gotcha", "a", "b c")
+
+
+def test_memory_hash_and_dict() -> None:
+    memory = Memory(id="1a2b3c4d", category="pref", summary="S", details="D", files=("a",))
+    data = memory.to_dict()
+    assert data["content_hash"] == content_hash("pref", "S", "D")
+    assert data["files"] == ["a"]
+    assert memory.is_recallable
+    assert not memory.with_changes(status="archived").is_recallable
