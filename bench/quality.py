@@ -156,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     default = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "data"
     parser.add_argument("--data", type=Path, default=default, help="folder of datasets")
     parser.add_argument("names", nargs="*", help="dataset names (default: all)")
+    parser.add_argument("--keep", type=Path, help="build the repositories here and keep them")
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"no dataset folder at {args.data}; pass --data", file=sys.stderr)
@@ -164,8 +165,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.names:
         folders = [f for f in folders if f.name in args.names]
     with tempfile.TemporaryDirectory(prefix="tether-quality-") as tmp:
+        work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         for folder in folders:
-            rows = run_dataset(folder, Path(tmp))
+            if (work / folder.name).exists():
+                print(f"{work / folder.name} exists; give --keep an empty folder", file=sys.stderr)
+                return 2
+            rows = run_dataset(folder, work)
             print_table(
                 f"{folder.name}: hit@3 / hit@10 / MRR@10 / characters injected for the top 3",
                 ("ranker", "hit@3", "hit@10", "MRR@10", "chars"),

@@ -5,14 +5,16 @@ magnitudes. The magnitudes are the judgements; their scale, largest first:
 
 =====================  ==========================================================
 file affinity          0.25 .. 0.40 for an edited file (rarity premium on the floor),
-                       scaled by how the file was touched (open: 0.6x); up to +0.08
-                       more when a memory names several touched files
+                       scaled by how the file was touched (open: 0.8x); up to +0.08
+                       more when a memory names several touched files; earlier names
+                       of a renamed file count as the file
+module                 up to 0.05 when a file hit's other files co-change with it
 co-change              up to 0.083 (a third of a direct hit), RRF rank 5
-text (bm25)            up to 0.15
+text (bm25)            up to 0.20
 semantic               0 below cosine 0.3, up to 0.15 at cosine 1
 pinned                 +0.10, and exempt from decay and the ignore penalty
 blast radius           up to 0.06
-recency                up to 0.05, halving every 30 days since the last action
+recency                up to 0.02, halving every 180 days since the last action
 feedback               acted: up to +0.05; ignored 4+ times: down to -0.12
 =====================  ==========================================================
 
@@ -75,12 +77,12 @@ RARITY_DECAY: Final = (
 
 #: How much a touch says about intent. An edit is the strongest evidence the file matters
 #: now; a save usually ends an edit but also fires on autosave and format-on-save; an open
-#: may be browsing. Open is 0.6 so that an opened file's floor (0.6 * 0.25 = 0.15) still
-#: ties the strongest text or semantic magnitude instead of sinking below it.
-TOUCH_WEIGHTS: Final[dict[str, float]] = {"edit": 1.0, "save": 0.9, "open": 0.6}
+#: may be browsing. Open is 0.8 so that an opened file's floor (0.8 * 0.25 = 0.20) still
+#: ties the strongest text magnitude instead of sinking below it.
+TOUCH_WEIGHTS: Final[dict[str, float]] = {"edit": 1.0, "save": 0.9, "open": 0.8}
 
 #: Weight of a touch kind this module does not know: no stronger than an open.
-UNKNOWN_TOUCH_WEIGHT: Final = 0.6
+UNKNOWN_TOUCH_WEIGHT: Final = 0.8
 
 #: Share of each further touched file's magnitude added when one memory names several of
 #: the touched files: breadth is evidence the memory is about this task...
@@ -89,6 +91,21 @@ FILE_EXTRA_SHARE: Final = 0.25
 #: ...but at most this much in all, so a memory spread over crowded files (0.28 + 0.08)
 #: never outranks the sole owner of one touched file (0.40).
 FILE_EXTRA_MAX: Final = 0.08
+
+#: Largest bonus for a memory on a touched file whose other files all belong to the touched
+#: file's module (its co-change neighbours): the note is about this part of the code, not a
+#: sweep across the repository that happened to pass through the file.
+MODULE_MAX: Final = 0.05
+
+#: Neighbours of each touched file that make up its module: wide enough to hold a subsystem's
+#: files, and the list is already capped by co-change strength.
+MODULE_NEIGHBOURS: Final = 50
+
+
+def module_bonus(share: float) -> float:
+    """Bonus by the share (0..1) of a memory's other files that lie in the touched module."""
+    return MODULE_MAX * min(1.0, max(0.0, share))
+
 
 # --- co-change ------------------------------------------------------------------------------
 
@@ -127,28 +144,31 @@ BLAST_SATURATION: Final = 64
 # --- text -------------------------------------------------------------------------------
 
 #: Largest bm25 magnitude: text is one voice in the committee and must stay below a file
-#: hit's floor even at full strength.
-TEXT_MAX: Final = 0.15
+#: hit's floor even at full strength, yet wide enough to order a crowded file's memories.
+TEXT_MAX: Final = 0.20
 
-#: bm25 strength at which the text magnitude reaches half of TEXT_MAX; typical FTS5 scores
-#: for a good multi-term match over short memories sit around 3 to 10.
-TEXT_HALF_STRENGTH: Final = 5.0
+#: bm25 strength at which the text magnitude reaches half of TEXT_MAX. Scores of real matches
+#: over commit-sized memories run from about 5 to 40; a low half point saturated them all
+#: into one value and left text unable to tell a hot file's memories apart.
+TEXT_HALF_STRENGTH: Final = 15.0
 
-#: A text magnitude this high (bm25 strength >= 3.3) is a real match, strong enough on its
+#: A text magnitude this high (bm25 strength >= 6.4) is a real match, strong enough on its
 #: own to justify injecting a memory no file signal points at.
 TEXT_STRONG: Final = 0.06
 
-#: bm25 column weight of the one-line summary against the details (weight 1): the summary is
-#: the memory's claim, so a query term there says more than one in the elaboration.
-BM25_SUMMARY_WEIGHT: Final = 2.0
+#: bm25 column weight of the one-line summary against the details (weight 1). Weighting the
+#: summary double measured no better on real fix histories (the why often lives in the
+#: details), so both columns count alike.
+BM25_SUMMARY_WEIGHT: Final = 1.0
 
 #: Share of the text magnitude a trigram-only match earns: substring hits are weaker
 #: evidence than whole-token hits.
 TRIGRAM_SHARE: Final = 0.5
 
-#: Query terms matching more than this share of memories are dropped: they cost index time
-#: and add noise, like stopwords specific to this store.
-COMMON_TERM_SHARE: Final = 0.20
+#: Query terms matching more than half of all memories are dropped: bm25 gives them almost no
+#: weight, so they only cost time. A lower cut (a fifth) also dropped terms like a
+#: subsystem's name in a store about one subsystem, and measured worse.
+COMMON_TERM_SHARE: Final = 0.50
 
 #: Below this many memories, no term is dropped as common: in a tiny store 20% is one or
 #: two memories, which says nothing about the term.
@@ -166,12 +186,13 @@ SEMANTIC_MAX: Final = 0.15
 
 # --- recency ----------------------------------------------------------------------------
 
-#: Largest recency boost: freshness breaks ties, it does not decide relevance.
-RECENCY_MAX: Final = 0.05
+#: Largest recency boost: freshness breaks ties, it does not decide relevance (knowledge
+#: about code stays true for years; the fix histories show a median gap of 300+ days).
+RECENCY_MAX: Final = 0.02
 
 #: Days for the recency boost to halve; anchored on the last action (or creation), never on
 #: being shown, so display alone keeps nothing fresh.
-RECENCY_HALF_LIFE_DAYS: Final = 30.0
+RECENCY_HALF_LIFE_DAYS: Final = 180.0
 
 # --- feedback ---------------------------------------------------------------------------
 

@@ -228,7 +228,8 @@ def test_expressions_from_any_token_are_valid_match_strings(store: MemoryStore) 
 
 
 def test_tokenizers() -> None:
-    assert fts.word_tokens("Foo foo BAR_baz 42 -x:y*") == ["foo", "bar_baz", "42", "x", "y"]
+    # unicode61 splits on "_", so the query does too: BAR_baz is two words
+    assert fts.word_tokens("Foo foo BAR_baz 42 -x:y*") == ["foo", "bar", "baz", "42", "x", "y"]
     assert fts.trigram_tokens("ab abc  ABC abcd 🚀 🚀🚀🚀") == ["abc", "abcd", "🚀🚀🚀"]
 
 

@@ -165,7 +165,8 @@ class TestText:
         assert values[0] == 0.0
         assert all(a < b for a, b in pairwise(values))
         assert all(v < w.TEXT_MAX for v in values)
-        assert w.text_magnitude(5.0) == pytest.approx(w.TEXT_MAX / 2)
+        assert w.TEXT_HALF_STRENGTH == 15.0
+        assert w.text_magnitude(15.0) == pytest.approx(w.TEXT_MAX / 2)
 
     def test_accepts_raw_negative_fts5_scores(self) -> None:
         assert w.text_magnitude(-7.5) == w.text_magnitude(7.5)
@@ -174,13 +175,13 @@ class TestText:
 
     def test_strong_text_threshold_is_reachable(self) -> None:
         assert 0.0 < w.TEXT_STRONG < w.TEXT_MAX
-        assert w.text_magnitude(3.0) < w.TEXT_STRONG <= w.text_magnitude(3.4)
-        assert w.BM25_SUMMARY_WEIGHT > 1.0
+        assert w.text_magnitude(6.0) < w.TEXT_STRONG <= w.text_magnitude(6.5)
+        assert w.BM25_SUMMARY_WEIGHT == 1.0
 
     def test_common_terms(self) -> None:
-        assert w.COMMON_TERM_SHARE == 0.20
-        assert w.is_common_term(21, 100)
-        assert not w.is_common_term(20, 100)
+        assert w.COMMON_TERM_SHARE == 0.50
+        assert w.is_common_term(51, 100)
+        assert not w.is_common_term(50, 100)
         assert not w.is_common_term(5, 10)  # too few memories to judge
 
 

@@ -6,14 +6,15 @@ import argparse
 import json
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from recall import inject as injection
 from recall.cli.context import CommandContext
 from recall.errors import BadInput
-from recall.ranking.engine import Hit, Recaller, RecallResult
 from recall.ranking.query import RecallQuery, Touch
 from recall.usage import record_surfacings
+
+if TYPE_CHECKING:  # the engine pulls in numpy; it is imported only when a recall runs
+    from recall.ranking.engine import Hit, Recaller, RecallResult
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,6 +58,7 @@ def _touch_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _recaller(ctx: CommandContext, scope: str) -> Recaller:
+    from recall.ranking.engine import Recaller
     from recall.repo_signals import open_repo_signals
 
     stores = ctx.stores(scope)
@@ -184,6 +186,8 @@ def _batch_query(line: str, ctx: CommandContext, recaller: Recaller, limit: int)
 
 def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Print the injection block for a prompt (stdin when not given); nothing if nothing fits."""
+    from recall import inject as injection
+
     prompt = args.prompt if args.prompt is not None else sys.stdin.read()
     recaller = _recaller(ctx, args.scope)
     query = RecallQuery(_touches(ctx, recaller, args.files, args.opened), prompt, limit=10)

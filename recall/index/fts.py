@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-WORD = re.compile(r"\w+", re.UNICODE)
+WORD = re.compile(r"[^\W_]+", re.UNICODE)  # unicode61 splits on "_" too: include_dir = 2 words
 TRIGRAM_MIN = (
     3  # the trigram tokenizer cannot match shorter strings; SQLite 3.40 drops them silently
 )

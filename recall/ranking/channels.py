@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,13 +67,21 @@ def touch_weights(touches: Sequence[Touch]) -> dict[str, float]:
 
 
 def file_affinity(
-    conn: sqlite3.Connection, touched: dict[str, float], exists: Callable[[str], bool]
+    conn: sqlite3.Connection,
+    touched: dict[str, float],
+    exists: Callable[[str], bool],
+    earlier_names: Callable[[str], Sequence[str]] = lambda path: (),
 ) -> Channel:
-    """Memories naming a touched file that exists now, weighted by how rarely the file is named."""
-    live = [path for path in touched if exists(path)]
-    owners = _memories_on(conn, live)
+    """Memories naming a touched file that exists now, weighted by how rarely the file is named.
+
+    A file keeps its memories through renames: a memory naming an earlier name of a touched
+    file (as git's history shows it) counts as naming the file.
+    """
+    aliases = {path: [path, *earlier_names(path)] for path in touched if exists(path)}
+    named = _memories_on(conn, [name for names in aliases.values() for name in names])
     scored: dict[int, list[tuple[float, str]]] = defaultdict(list)
-    for path, rowids in owners.items():
+    for path, names in aliases.items():
+        rowids = list(dict.fromkeys(r for name in names for r in named.get(name, ())))
         magnitude = W.file_magnitude(len(rowids), touched[path])  # rarer path, larger
         for rowid in rowids:
             scored[rowid].append((magnitude, path))
@@ -163,27 +171,47 @@ def common_terms(conn: sqlite3.Connection, tokens: list[str], total: int) -> set
     return common
 
 
-def text(conn: sqlite3.Connection, table: str, tokens: list[str], limit: int) -> Channel:
-    """bm25 over one FTS5 table with the tokens OR-ed; bm25 strength kept as a magnitude."""
+def text(
+    conn: sqlite3.Connection,
+    table: str,
+    tokens: list[str],
+    limit: int,
+    candidates: Collection[int] = (),
+) -> Channel:
+    """bm25 over one FTS5 table with the tokens OR-ed; bm25 strength kept as a magnitude.
+
+    The best ``limit`` matches overall are taken, and every match among ``candidates`` (the
+    memories the file channels found) is scored too, so text can order a crowded file's
+    memories even when none of them is among the best matches of the whole store.
+    """
     if table == "fts_words":
         expression = fts.prefix_expression(tokens)
     else:
         expression = fts.match_expression(tokens, "OR")
     if expression is None:
         return {}
-    query = (
+    select = (
         f"SELECT f.rowid, bm25({table}, {W.BM25_SUMMARY_WEIGHT}, 1.0) AS score "
         f"FROM {table} f JOIN memories m ON m.rowid = f.rowid "
-        f"WHERE {table} MATCH ? AND m.status = 'active' ORDER BY score LIMIT ?"
+        f"WHERE {table} MATCH ? AND m.status = 'active'"
     )
-    found = conn.execute(query, (expression, limit)).fetchall()
+    found = dict(conn.execute(f"{select} ORDER BY score LIMIT ?", (expression, limit)).fetchall())
+    wanted = [rowid for rowid in candidates if rowid not in found]
+    for start in range(0, len(wanted), _SQL_VARIABLES):
+        chunk = wanted[start : start + _SQL_VARIABLES]
+        marks = ",".join("?" * len(chunk))
+        found.update(conn.execute(f"{select} AND f.rowid IN ({marks})", (expression, *chunk)))
     if not found:
         return {}
     share = W.TRIGRAM_SHARE if table == "fts_trigram" else 1.0
     scored = {
-        rowid: (-score, share * W.text_magnitude(score), "", -score) for rowid, score in found
+        rowid: (-score, share * W.text_magnitude(score), "", -score)
+        for rowid, score in found.items()
     }
     return _ranked(scored)
+
+
+_SQL_VARIABLES = 900  # under SQLite's default limit of host parameters per statement
 
 
 def semantic(

@@ -42,6 +42,10 @@ class RepoSignals(Protocol):
         """How many files import ``path``."""
         ...
 
+    def renamed_from(self, path: str) -> list[str]:
+        """Earlier names of ``path`` in history, newest first."""
+        ...
+
 
 class WorkingTree:
     """Repository signals without git history: existence only (no co-change, no fan-in)."""
@@ -60,6 +64,10 @@ class WorkingTree:
     def fan_in(self, path: str) -> int:
         """No import scan, no fan-in."""
         return 0
+
+    def renamed_from(self, path: str) -> list[str]:
+        """No history, no renames."""
+        return []
 
 
 @dataclass
@@ -193,24 +201,29 @@ class Recaller:
         conn = store.conn
         found: dict[str, ch.Channel] = {}
         found["file"] = self._timed(
-            timings, "file", lambda: ch.file_affinity(conn, touched, self.repo.exists)
+            timings,
+            "file",
+            lambda: ch.file_affinity(conn, touched, self.repo.exists, self.repo.renamed_from),
         )
         found["cochange"] = self._timed(
             timings, "cochange", lambda: ch.cochange(conn, neighbours, found["file"])
         )
+        near = set(found["file"]) | set(found["cochange"])
         if prepared.words:
             total = conn.execute("SELECT count(*) FROM memories WHERE status = 'active'")
             active = total.fetchone()[0]
             common = ch.common_terms(conn, prepared.words, active)
             words = [w for w in prepared.words if w not in common]
             found["words"] = self._timed(
-                timings, "text", lambda: ch.text(conn, "fts_words", words, W.TEXT_CANDIDATES)
+                timings,
+                "text",
+                lambda: ch.text(conn, "fts_words", words, W.TEXT_CANDIDATES, near),
             )
         if prepared.grams:
             found["trigram"] = self._timed(
                 timings,
                 "text",
-                lambda: ch.text(conn, "fts_trigram", prepared.grams, W.TEXT_CANDIDATES),
+                lambda: ch.text(conn, "fts_trigram", prepared.grams, W.TEXT_CANDIDATES, near),
             )
         if prepared.vector is not None and store.exists:
             cache = self.cache_dir if store.scope == "project" else store.location.base / "cache"
@@ -223,11 +236,20 @@ class Recaller:
             found["semantic"] = self._timed(timings, "semantic", run_semantic)
         fused = fuse({k: v for k, v in found.items() if v})
         tick = time.perf_counter()
-        hits = self._finish(store, fused)
+        hits = self._finish(store, fused, touched)
         timings["adjust"] = timings.get("adjust", 0.0) + (time.perf_counter() - tick) * 1000
         return hits
 
-    def _finish(self, store: MemoryStore, fused: dict[int, Fused]) -> list[Hit]:
+    def _module_of(self, touched: dict[str, float]) -> set[str]:
+        """Files that change together with the touched ones: the module being worked on."""
+        module: set[str] = set()
+        for path in touched:
+            module.update(n.path for n in self.repo.neighbours(path, W.MODULE_NEIGHBOURS))
+        return module
+
+    def _finish(
+        self, store: MemoryStore, fused: dict[int, Fused], touched: dict[str, float]
+    ) -> list[Hit]:
         if not fused:
             return []
         conn = store.conn
@@ -250,6 +272,7 @@ class Recaller:
             )
         }
         moment = now().timestamp()
+        module = self._module_of(touched)
         hits: list[Hit] = []
         for rowid, memory in memories.items():
             if memory.id in replaced:
@@ -257,6 +280,11 @@ class Recaller:
             item = fused[rowid]
             fan_in = max((self.repo.fan_in(p) for p in memory.files), default=0)
             item.add("blast", W.blast_bonus(fan_in))
+            if "file" in item.evidence:
+                others = [p for p in memory.files if p not in touched]
+                if others:
+                    share = sum(p in module for p in others) / len(others)
+                    item.add("module", W.module_bonus(share))
             counters = usage.get(memory.id)
             surfaced = counters["surfaced"] if counters else 0
             acted = counters["acted"] if counters else 0

@@ -1,0 +1,112 @@
+"""Where a memory's anchor is in a document: a line range or a symbol, found in the text.
+
+Spans are in code points; :mod:`lsp_server.positions` turns them into the client's units. An
+anchor that cannot be found (a line past the end, a symbol no longer there) gives None, and the
+caller falls back to the first line.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+_LINES = re.compile(r"^\s*#?L?(\d+)(?:\s*(?:-|–|\.\.|,)\s*L?(\d+))?\s*$", re.IGNORECASE)
+_SYMBOL = re.compile(r"[A-Za-z_$][\w$]*")
+_QUALIFIERS = re.compile(r"::|[.#/]")
+# Keywords that introduce a definition in the languages people anchor memories in most.
+_DEFINERS = (
+    "def|class|function|func|fn|interface|type|struct|enum|trait|impl|module|object|val|var|"
+    "let|const|macro|sub|proc|record|namespace|package"
+)
+_MODIFIERS = (
+    "export|pub|public|private|protected|internal|static|async|default|abstract|final|"
+    "override|inline|extern|unsafe|open|sealed|data|suspend|declare"
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A stretch of a document: 0-based lines, columns in code points, end exclusive."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+    def contains(self, line: int, col: int) -> bool:
+        """Whether the position lies inside the span (its end included, as hovers expect)."""
+        return (self.start_line, self.start_col) <= (line, col) <= (self.end_line, self.end_col)
+
+
+def line_text(source: str, line: int) -> str:
+    """The text of one 0-based line, without its line break ('' past the end)."""
+    parts = source.split("\n", line + 1)
+    if line >= len(parts):
+        return ""
+    return parts[line].rstrip("\r")
+
+
+def first_line(source: str) -> Span:
+    """The whole first line: where a memory without a (found) anchor is shown."""
+    end = source.find("\n")
+    text = source if end < 0 else source[:end]
+    return Span(0, 0, 0, len(text.rstrip("\r")))
+
+
+def locate(anchor: str | None, source: str) -> Span | None:
+    """The span an anchor names in ``source``, or None when it has none or it is not there."""
+    if not anchor or not anchor.strip():
+        return None
+    lines = _LINES.match(anchor)
+    if lines:
+        return _line_range(source, int(lines.group(1)), int(lines.group(2) or lines.group(1)))
+    return _symbol(anchor, source)
+
+
+def _line_range(source: str, first: int, last: int) -> Span | None:
+    if first < 1:
+        return None
+    first, last = min(first, last), max(first, last)
+    total = source.count("\n") + 1
+    if first > total:
+        return None
+    last = min(last, total)
+    return Span(first - 1, 0, last - 1, len(line_text(source, last - 1)))
+
+
+def symbol_name(anchor: str) -> str | None:
+    """The name to look for: the last part of a qualified name, without a call's ``()``."""
+    text = anchor.strip()
+    if text.endswith("()"):
+        text = text[:-2]
+    parts = [p for p in _QUALIFIERS.split(text) if p]
+    if not parts:
+        return None
+    name = parts[-1].strip()
+    return name if _SYMBOL.fullmatch(name) else None
+
+
+@functools.lru_cache(maxsize=512)
+def _patterns(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    word = re.escape(name)
+    definition = re.compile(
+        rf"^[ \t]*(?:(?:{_MODIFIERS})\s+)*(?:{_DEFINERS})\s+(?P<name>{word})(?![\w$])",
+        re.MULTILINE,
+    )
+    anywhere = re.compile(rf"(?<![\w$])(?P<name>{word})(?![\w$])")
+    return definition, anywhere
+
+
+def _symbol(anchor: str, source: str) -> Span | None:
+    name = symbol_name(anchor)
+    if name is None:
+        return None
+    definition, anywhere = _patterns(name)
+    found = definition.search(source) or anywhere.search(source)
+    if found is None:
+        return None
+    start = found.start("name")
+    line = source.count("\n", 0, start)
+    col = start - (source.rfind("\n", 0, start) + 1)
+    return Span(line, col, line, col + len(name))

@@ -1,0 +1,141 @@
+"""Gotchas out as diagnostics: recall for the touched file, the hint policy, one publish.
+
+Publishing happens synchronously inside the didOpen/didChange handler, with no debounce: agents
+read diagnostics right after their edit and miss late ones. Recall results are cached per file
+until something they depend on changes (a memory written, a turn ended, the genome refreshed),
+so a keystroke costs the hint check, the anchor search and the publish.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from recall.hints import Candidate
+from recall.inject import cap, clean_line
+from recall.ranking.engine import Hit
+from recall.ranking.query import RecallQuery, Touch
+from recall.usage import record_surfacings
+from recall.weights import SUMMARY_CAP
+from lsp_server import capabilities
+from lsp_server.anchors import first_line, locate
+from lsp_server.documents import DocState, Shown, current_text, usable_text
+from lsp_server.positions import to_range
+from lsp_server.roots import Root
+
+if TYPE_CHECKING:
+    from lsp_server.server import TetherServer
+
+SOURCE = "tether"
+
+RECALL_LIMIT = 100
+"""Hits asked of recall per file before the category filter: enough that the gotchas of a file
+with dozens of memories are all ranked (ranking costs the same whatever the limit)."""
+
+WORDING = {
+    "gotcha": "review before editing",
+    "decision": "a decision recorded for this file",
+    "pref": "a preference recorded for this file",
+    "context": "context recorded for this file",
+}
+
+
+def hits_for(root: Root, path: str, kind: str) -> list[Hit]:
+    """Recall's hits for one touched file (cached until the root's state changes)."""
+    key = f"{kind}:{path}"
+    cached = root.hits.get(key)
+    if cached is None:
+        query = RecallQuery((Touch(path, kind),), None, limit=RECALL_LIMIT)
+        cached = root.recaller().recall(query).hits
+        root.hits[key] = cached
+    return cached
+
+
+def message(hit: Hit, path: str) -> str:
+    """The diagnostic text: what the memory says, its id, and what to do about it."""
+    memory = hit.memory
+    summary = cap(clean_line(memory.summary), SUMMARY_CAP)
+    where = memory.id if hit.scope == "project" else f"{memory.id}, {hit.scope}"
+    pinned = "pinned " if memory.pinned else ""
+    text = f'{pinned}{memory.category} "{summary}" [{where}] — {WORDING[memory.category]}'
+    if path not in memory.files:
+        text += f" ({clean_line(hit.receipt)})"
+    return text
+
+
+def candidates(ls: TetherServer, doc: DocState, kind: str) -> list[Hit]:
+    """The hits that may become diagnostics on ``doc``: shown categories, strong, top N."""
+    settings = doc.root.settings
+    found = [
+        h
+        for h in hits_for(doc.root, doc.rel, kind)
+        if h.strong and settings.severity_for(h.memory.category, ls.client_name) is not None
+    ]
+    return found[: settings.max_per_file]
+
+
+def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
+    span = locate(hit.memory.anchor, text) or first_line(text)
+    rng = to_range(span, text, ls.workspace.position_encoding)
+    severity = doc.root.settings.severity_for(hit.memory.category, ls.client_name)
+    related = None
+    if capabilities.related_information(ls.client_capabilities):
+        store = doc.root.store_of_scope(hit.scope)
+        if store is not None:
+            location = types.Location(
+                uri=store.path_of(hit.memory.id).as_uri(),
+                range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            )
+            related = [types.DiagnosticRelatedInformation(location, "the memory file")]
+    diagnostic = types.Diagnostic(
+        range=rng,
+        message=message(hit, doc.rel),
+        severity=severity,
+        code=hit.memory.id,
+        source=SOURCE,
+        related_information=related,
+    )
+    return Shown(hit, rng, diagnostic)
+
+
+def publish(ls: TetherServer, doc: DocState, kind: str = "edit") -> None:
+    """Recompute and publish the memory diagnostics of a code document."""
+    text = current_text(ls, doc)
+    if text is None or not usable_text(ls, doc, text):
+        clear(ls, doc)
+        return
+    root = doc.root
+    ranked = candidates(ls, doc, kind)
+    choice = root.ledger.select(
+        root.hints_conn(), [Candidate(h.memory.id, h.memory.pinned) for h in ranked]
+    )
+    visible = set(choice.shown)
+    doc.shown = [_diagnostic(ls, doc, h, text) for h in ranked if h.memory.id in visible]
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(
+            uri=doc.uri, diagnostics=[s.diagnostic for s in doc.shown]
+        )
+    )
+    if choice.new:  # counted after the publish, so the agent never waits on this write
+        new = set(choice.new)
+        for store in root.stores():
+            ids = [h.memory.id for h in ranked if h.memory.id in new and h.scope == store.scope]
+            if ids and store.exists:
+                record_surfacings(store.conn, ids)
+
+
+def clear(ls: TetherServer, doc: DocState) -> None:
+    """Withdraw every memory diagnostic of a document."""
+    doc.shown = []
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[])
+    )
+
+
+def republish(ls: TetherServer, root: Root | None = None) -> None:
+    """Publish again for every known code document (of one root, or all)."""
+    for doc in list(ls.docs.values()):
+        if doc.is_memory or (root is not None and doc.root is not root):
+            continue
+        publish(ls, doc, doc.root.touched.get(doc.rel, "open"))

@@ -1,0 +1,111 @@
+"""The documents the server knows: which root and path each belongs to, and whether it can be
+read at all. Untitled buffers, files outside every root, binary and huge documents get a logged
+warning (once per document) and nothing else."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from recall.ranking.engine import Hit
+from recall.store import MemoryStore
+from lsp_server.roots import Root
+
+if TYPE_CHECKING:
+    from lsp_server.server import TetherServer
+
+
+@dataclass
+class Shown:
+    """A memory published as a diagnostic on a document, kept for hover and code actions."""
+
+    hit: Hit
+    range: types.Range
+    diagnostic: types.Diagnostic
+
+
+@dataclass
+class DocState:
+    """What the server keeps about one document."""
+
+    uri: str
+    path: Path
+    root: Root
+    rel: str
+    memory_store: MemoryStore | None = None
+    """Set when the document is a memory file of that store."""
+    shown: list[Shown] = field(default_factory=list)
+    disk_mtime: int = 0
+    """For documents not open in the editor: the file's mtime when last published."""
+
+    @property
+    def is_memory(self) -> bool:
+        """Whether this document is a memory file."""
+        return self.memory_store is not None
+
+
+def file_path(uri: str) -> Path | None:
+    """The absolute path of a ``file:`` URI, None for any other scheme."""
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return Path(os.path.abspath(path)) if path else None
+
+
+def resolve(ls: TetherServer, uri: str) -> DocState | None:
+    """The state of the document at ``uri``, created on first sight; None when unusable."""
+    known = ls.docs.get(uri)
+    if known is not None:
+        return known
+    path = file_path(uri)
+    if path is None:
+        ls.warn_once(uri, f"not a file on disk ({uri.split(':', 1)[0]}:); no memories for it")
+        return None
+    found = ls.roots.for_memory_file(path)
+    if found is not None:
+        root, store = found
+        state = DocState(uri, path, root, path.name, memory_store=store)
+    else:
+        root = ls.roots.for_path(path)
+        rel = root.relative(path) if root is not None else None
+        if root is None or rel is None:
+            ls.warn_once(uri, f"{path} is outside every workspace root; no memories for it")
+            return None
+        state = DocState(uri, path, root, rel)
+    ls.docs[uri] = state
+    return state
+
+
+def usable_text(ls: TetherServer, doc: DocState, text: str) -> bool:
+    """Whether a document's text can be searched for anchors (not binary, not huge)."""
+    if len(text) > doc.root.settings.max_document_chars:
+        ls.warn_once(
+            doc.uri,
+            f"{doc.path} has {len(text)} characters, over maxDocumentChars "
+            f"({doc.root.settings.max_document_chars}); no memories shown for it",
+        )
+        return False
+    if "\x00" in text:
+        ls.warn_once(doc.uri, f"{doc.path} looks binary; no memories shown for it")
+        return False
+    return True
+
+
+def current_text(ls: TetherServer, doc: DocState) -> str | None:
+    """The document's text: the editor's copy when open, else the file (None if unreadable)."""
+    if doc.uri in ls.workspace.text_documents:
+        return ls.workspace.text_documents[doc.uri].source
+    try:
+        size = os.stat(doc.path).st_size
+        if size > doc.root.settings.max_document_chars * 4:
+            ls.warn_once(doc.uri, f"{doc.path} is too large ({size} bytes); skipped")
+            return None
+        data = doc.path.read_bytes()
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace")

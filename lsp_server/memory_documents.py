@@ -1,0 +1,123 @@
+"""Memory files open in the editor: front-matter diagnostics as they are typed, indexed on save.
+
+A memory written from the editor (a draft from "Remember…" or "Supersede…") is an ordinary
+memory file; saving it is the explicit write. The server then re-reads the store, and when the
+new memory names one it supersedes, marks the old one superseded and says so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from recall import frontmatter
+from recall.clock import now_iso
+from recall.errors import BadInput, MalformedMemory
+from recall.model import Memory
+from recall.records import memory_from_parsed
+from recall.usage import record_action
+from lsp_server import diagnostics
+from lsp_server.anchors import line_text
+from lsp_server.documents import DocState, current_text
+from lsp_server.positions import units
+
+if TYPE_CHECKING:
+    from lsp_server.server import TetherServer
+
+
+def _line_diagnostic(
+    ls: TetherServer, text: str, line: int, message: str, severity: types.DiagnosticSeverity
+) -> types.Diagnostic:
+    index = max(0, line - 1)
+    width = units(line_text(text, index), ls.workspace.position_encoding)
+    return types.Diagnostic(
+        range=types.Range(types.Position(index, 0), types.Position(index, width)),
+        message=message,
+        severity=severity,
+        source=diagnostics.SOURCE,
+        code="memory-file",
+    )
+
+
+def parse(doc: DocState, text: str) -> tuple[frontmatter.ParsedFile, Memory]:
+    """The memory a document holds; raises :class:`MalformedMemory` like the indexer would."""
+    parsed = frontmatter.parse(text, doc.path)
+    return parsed, memory_from_parsed(parsed, doc.path, fallback_created=now_iso())
+
+
+def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnostic]:
+    """What is wrong with a memory document, each problem on its line."""
+    error, warning, info = (
+        types.DiagnosticSeverity.Error,
+        types.DiagnosticSeverity.Warning,
+        types.DiagnosticSeverity.Information,
+    )
+    try:
+        parsed, memory = parse(doc, text)
+    except MalformedMemory as problem:
+        return [_line_diagnostic(ls, text, problem.line, problem.problem, error)]
+    store = doc.memory_store
+    assert store is not None
+    found: list[types.Diagnostic] = []
+    files_line = parsed.key_lines.get("files", 1)
+    for index, raw in enumerate(memory.files):
+        try:
+            path = store.normalize_stored(raw)
+        except BadInput as bad:
+            found.append(_line_diagnostic(ls, text, files_line + 1 + index, str(bad), error))
+            continue
+        base = store.repo_root
+        if base is not None and not (base / path).exists():
+            message = f"{path} is not in the working tree; this memory will not surface for it"
+            found.append(_line_diagnostic(ls, text, files_line + 1 + index, message, info))
+    if memory.supersedes:
+        line = parsed.key_lines.get("supersedes", 1)
+        old = store.find(memory.supersedes)
+        if old is None:
+            message = f"supersedes {memory.supersedes}, which is not in the {store.scope} store"
+            found.append(_line_diagnostic(ls, text, line, message, warning))
+        elif old.id != memory.id and old.content_hash == memory.content_hash:
+            message = f"same text as {old.id}, the memory it supersedes: change it before saving"
+            found.append(_line_diagnostic(ls, text, parsed.body_line, message, warning))
+    return found
+
+
+def check(ls: TetherServer, doc: DocState) -> None:
+    """Publish the front-matter diagnostics of a memory document."""
+    text = current_text(ls, doc)
+    found = problems(ls, doc, text) if text is not None else []
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=found)
+    )
+
+
+def saved(ls: TetherServer, doc: DocState) -> None:
+    """A memory document was saved: index it, complete a supersede, refresh what depends."""
+    root = doc.root
+    root.poll(force=True)
+    root.bump()
+    _link_supersede(ls, doc)
+    check(ls, doc)
+    diagnostics.republish(ls, root)
+
+
+def _link_supersede(ls: TetherServer, doc: DocState) -> None:
+    store = doc.memory_store
+    text = current_text(ls, doc)
+    if store is None or text is None:
+        return
+    try:
+        _, written = parse(doc, text)
+    except MalformedMemory:
+        return
+    new = store.find(written.id)
+    if new is None or new.status != "active" or not new.supersedes or new.supersedes == new.id:
+        return
+    old = store.find(new.supersedes)
+    if old is None or old.status != "active" or old.content_hash == new.content_hash:
+        return
+    store.update_fields(old.id, {"status": "superseded", "superseded_by": new.id})
+    record_action(store.conn, old.id)
+    doc.root.bump()
+    ls.show_info(f"Memory {old.id} is now superseded by {new.id}.")

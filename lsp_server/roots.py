@@ -1,0 +1,305 @@
+"""Workspace roots: one project store (and the user's global store) per repository in view.
+
+Folders of the same repository share one root. Everything here runs on the server's main
+thread: a :class:`MemoryStore` is used by one thread at a time, and the background indexer opens
+its own connection.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from recall.errors import BadInput, NotFound
+from recall.genome import Genome
+from recall.hints import HintLedger
+from recall.locations import Location, global_location, project_location
+from recall.model import Memory
+from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree
+from recall.store import MemoryStore
+from lsp_server.configuration import Settings
+
+Notice = Callable[[str], None]
+
+TOUCH_STRENGTH = {"open": 0, "save": 1, "edit": 2}
+
+
+def is_within(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or below it (lexically, both absolute)."""
+    return path == folder or folder in path.parents
+
+
+class Root:
+    """One repository (or plain folder) of the workspace and the session's state in it."""
+
+    def __init__(
+        self, folder: Path, location: Location | None, *, session: str, notice: Notice
+    ) -> None:
+        self.folders = [folder]
+        self.location = location
+        self.repo_root = location.repo_root if location else None
+        self.notice = notice
+        self.project = MemoryStore(location, notice=notice) if location else None
+        self.global_store = MemoryStore(
+            global_location(self.repo_root or folder), notice=notice
+        )
+        self.settings = Settings()
+        self.ledger = HintLedger(session, origin="lsp", policy=self.settings.policy())
+        self.generation = 0
+        self.hits: dict[str, list[Hit]] = {}
+        self.touched: dict[str, str] = {}
+        self.edited_since_turn = False
+        self.acted_this_turn: set[str] = set()
+        self._recaller: Recaller | None = None
+        self._hints_conn: sqlite3.Connection | None = None
+        self._seen: dict[Path, tuple[int, bool]] = {}
+
+    # -- identity --------------------------------------------------------------------------
+
+    @property
+    def folder(self) -> Path:
+        """The first workspace folder of this root."""
+        return self.folders[0]
+
+    @property
+    def base(self) -> Path:
+        """The repository root, or the folder when there is no repository."""
+        return self.repo_root or self.folder
+
+    def stores(self) -> list[MemoryStore]:
+        """The stores recall reads: project first, then global."""
+        return [s for s in (self.project, self.global_store) if s is not None]
+
+    def memory_store_of(self, path: Path) -> MemoryStore | None:
+        """The store whose memory folder holds ``path`` (a memory document), if any."""
+        for store in self.stores():
+            if path.parent == store.location.memories_dir and path.suffix == ".md":
+                return store
+        return None
+
+    def relative(self, path: Path) -> str | None:
+        """``path`` as the stores write it (repo-relative POSIX), None when outside the root."""
+        if not any(is_within(path, f) for f in self.folders) and not (
+            self.repo_root and is_within(path, self.repo_root)
+        ):
+            return None
+        if self.project is not None:
+            try:
+                return self.project.normalize_input(str(path), self.folder)
+            except BadInput:
+                return None
+        return path.relative_to(self.folder).as_posix()
+
+    # -- configuration ---------------------------------------------------------------------
+
+    def configure(self, settings: Settings) -> None:
+        """Use new settings (the hint policy included) and forget cached results."""
+        self.settings = settings
+        self.ledger.policy = settings.policy()
+        self.bump()
+
+    # -- recall ----------------------------------------------------------------------------
+
+    def bump(self) -> None:
+        """Something recall depends on changed: cached hits are stale."""
+        self.generation += 1
+        self.hits.clear()
+
+    def signals(self) -> RepoSignals:
+        """What the repository knows: the genome cached in the project index, or the tree."""
+        project = self.project
+        if project is None or not project.exists or self.repo_root is None:
+            return WorkingTree(self.base)
+        return Genome(self.repo_root, project.conn)
+
+    def recaller(self) -> Recaller:
+        """The recaller over this root's stores (rebuilt after indexing or a new store)."""
+        if self._recaller is None:
+            project = self.project
+            cache = project.location.base / "cache" if project and project.exists else None
+            self._recaller = Recaller(self.stores(), self.signals(), cache_dir=cache)
+        return self._recaller
+
+    def signals_changed(self) -> None:
+        """The genome was refreshed elsewhere: rebuild the recaller and forget cached hits."""
+        self._recaller = None
+        self.bump()
+
+    # -- hint state ------------------------------------------------------------------------
+
+    def hints_conn(self) -> sqlite3.Connection:
+        """Where the session's hint state lives: the project index, or memory without one."""
+        if self.project is not None:
+            return self.project.conn
+        if self._hints_conn is None:
+            self._hints_conn = sqlite3.connect(":memory:", isolation_level=None)
+        return self._hints_conn
+
+    def touch(self, path: str, kind: str) -> None:
+        """Record that the session touched ``path`` (open < save < edit)."""
+        current = self.touched.get(path)
+        if current is None or TOUCH_STRENGTH[kind] > TOUCH_STRENGTH[current]:
+            self.touched[path] = kind
+        if kind == "edit":
+            self.edited_since_turn = True
+
+    def end_turn_if_saved(self, path: str) -> bool:
+        """A save of a touched file after edits ends the turn; return True when it did."""
+        if path not in self.touched or not self.edited_since_turn:
+            return False
+        self.ledger.next_turn(self.hints_conn())
+        self.edited_since_turn = False
+        self.acted_this_turn.clear()
+        self.bump()  # surfacing counters moved, so the ranking may have too
+        return True
+
+    # -- keeping up with the disk ----------------------------------------------------------
+
+    def poll(self, *, force: bool = False) -> bool:
+        """Notice memory files added, removed or rewritten by other processes; True if any.
+
+        Writes are atomic renames, which change the folder's mtime: one stat per store. With
+        ``force`` (a watched-file event) every store is re-read, catching in-place edits too.
+        """
+        changed = False
+        for store in self.stores():
+            folder = store.location.memories_dir
+            try:
+                mtime = os.stat(folder).st_mtime_ns
+            except OSError:
+                mtime = 0
+            state = (mtime, store.exists)
+            before = self._seen.get(folder)
+            if before == state and not force:
+                continue
+            self._seen[folder] = state
+            if before is None and not force:
+                continue  # first look: a store syncs with its files when it opens
+            appeared = before is not None and not before[1] and store.exists
+            changed |= self._refresh(store, appeared=appeared)
+        return changed
+
+    def _refresh(self, store: MemoryStore, *, appeared: bool) -> bool:
+        if appeared:  # a store created since we looked: drop its in-memory stand-in
+            store.close()
+            self._recaller = None
+        if not store.exists:
+            return False
+        touched = store.refresh().touched or appeared
+        if touched:
+            self.bump()
+        return touched
+
+    # -- lookups ---------------------------------------------------------------------------
+
+    def find(self, ref: str) -> tuple[MemoryStore, Memory] | None:
+        """A memory by id or unique prefix, project store first."""
+        for store in self.stores():
+            memory = store.find(ref)
+            if memory is not None:
+                return store, memory
+        return None
+
+    def store_of_scope(self, scope: str) -> MemoryStore | None:
+        """The store of ``scope`` in this root."""
+        return next((s for s in self.stores() if s.scope == scope), None)
+
+    def close(self) -> None:
+        """Close every connection of this root."""
+        for store in self.stores():
+            store.close()
+        if self._hints_conn is not None:
+            self._hints_conn.close()
+            self._hints_conn = None
+
+
+class Roots:
+    """The roots of the workspace, found by folder."""
+
+    def __init__(self, *, session: str, notice: Notice) -> None:
+        self.session = session
+        self.notice = notice
+        self._roots: list[Root] = []
+        self.discover = False
+        """True when the client named no folder: roots are then found from documents."""
+
+    def __iter__(self) -> Iterator[Root]:
+        return iter(list(self._roots))
+
+    def __len__(self) -> int:
+        return len(self._roots)
+
+    def add(self, folder: Path) -> Root:
+        """Add a workspace folder; folders of one repository share a root."""
+        folder = Path(os.path.abspath(folder))
+        for root in self._roots:
+            if folder in root.folders:
+                return root
+        try:
+            location = project_location(folder)
+        except NotFound:
+            location = None
+        for root in self._roots:
+            if location is not None and root.location == location:
+                root.folders.append(folder)
+                return root
+        root = Root(folder, location, session=self.session, notice=self.notice)
+        self._roots.append(root)
+        return root
+
+    def remove(self, folder: Path) -> Root | None:
+        """Remove a workspace folder; returns the root when it had no folder left (closed)."""
+        folder = Path(os.path.abspath(folder))
+        for root in self._roots:
+            if folder in root.folders:
+                root.folders.remove(folder)
+                if not root.folders:
+                    self._roots.remove(root)
+                    root.close()
+                    return root
+        return None
+
+    def for_path(self, path: Path) -> Root | None:
+        """The root a file belongs to (the deepest folder holding it)."""
+        best: tuple[int, Root] | None = None
+        for root in self._roots:
+            for folder in root.folders:
+                if is_within(path, folder) and (best is None or len(folder.parts) > best[0]):
+                    best = (len(folder.parts), root)
+        if best is not None:
+            return best[1]
+        if self.discover:
+            found = next((r for r in self._roots if r.relative(path) is not None), None)
+            if found is not None:
+                return found
+            try:
+                location = project_location(path.parent)
+            except NotFound:
+                return None
+            return self.add(location.repo_root or path.parent)
+        return None
+
+    def for_memory_file(self, path: Path) -> tuple[Root, MemoryStore] | None:
+        """The root and store whose memory folder holds ``path``."""
+        for root in self._roots:
+            store = root.memory_store_of(path)
+            if store is not None:
+                return root, store
+        return None
+
+    def find(self, ref: str, prefer: Root | None = None) -> tuple[Root, MemoryStore, Memory]:
+        """A memory by id across the roots (``prefer`` first); NotFound when absent."""
+        ordered = ([prefer] if prefer else []) + [r for r in self._roots if r is not prefer]
+        for root in ordered:
+            found = root.find(ref)
+            if found is not None:
+                return root, found[0], found[1]
+        raise NotFound(f"no memory {ref!r} in this workspace; `tether list --scope all` shows ids")
+
+    def close(self) -> None:
+        """Close every root."""
+        for root in self._roots:
+            root.close()
+        self._roots.clear()

@@ -1,0 +1,279 @@
+"""The hint policy: when a memory may be shown unasked. Shared by the language server and hooks.
+
+A *hint* is a memory shown to someone who did not ask for it: a diagnostic on the file being
+edited, a line injected into an agent's prompt. A *session* is one server lifetime or one agent
+session id; a *turn* is one prompt (hooks) or one save of a touched file (editor). The rules, in
+the order :func:`choose` applies them:
+
+1. Once the agent or user has run a memory command of their own in a session (recall, show,
+   search, list, remember), proactive hints stop for the rest of that session: someone already
+   reading memory on their own does not need to be nudged.
+2. A memory hinted in turn ``t`` stays visible for the rest of turn ``t`` (a diagnostic is
+   re-published on every change; that is the same hint, not a new one), then is quiet for
+   :data:`QUIET_TURNS` turns and may come back in turn ``t + QUIET_TURNS + 1``.
+3. A hint acknowledged in its turn (marked followed) is not shown again in that turn.
+4. Each session has a budget of :data:`SESSION_BUDGET` hints. Pinned memories pierce it: they
+   are shown when the budget is spent and do not spend it.
+
+:func:`choose` is pure. :class:`HintLedger` keeps the state of each session in the project index
+(tables created here), so the CLI hooks and the server read and write the same state.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from recall.clock import now_iso
+
+QUIET_TURNS: Final = 10
+"""Turns a hinted memory stays quiet (the seed's number): long enough that the same warning is
+not repeated while the agent is still working on what it was warned about, short enough that it
+comes back in a later, different task of the same session."""
+
+SESSION_BUDGET: Final = 15
+"""Hints per session, pinned ones not counted: five turns' worth of full injections (three each).
+Past that, memory would be the loudest thing in the room; the agent can still ask."""
+
+SELF_SERVE_COMMANDS: Final = frozenset({"recall", "show", "search", "list", "remember"})
+"""Memory commands that mean "reading or writing memory on one's own initiative". Pin, unpin,
+supersede, archive, restore and mark-followed are reactions to what was shown, so they do not
+end the hints; neither does any command run from a hint itself (a quick fix on a diagnostic)."""
+
+DDL: Final = """
+CREATE TABLE IF NOT EXISTS hint_sessions(
+    session TEXT PRIMARY KEY,
+    turn INTEGER NOT NULL DEFAULT 0,
+    spent INTEGER NOT NULL DEFAULT 0,
+    self_serve INTEGER NOT NULL DEFAULT 0,
+    origin TEXT NOT NULL DEFAULT '',
+    started TEXT NOT NULL,
+    last_seen TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS hint_marks(
+    session TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    dismissed INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY(session, memory_id)
+);
+"""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The numbers of the policy (each configurable; the defaults are the constants above)."""
+
+    quiet_turns: int = QUIET_TURNS
+    budget: int = SESSION_BUDGET
+
+
+@dataclass(frozen=True)
+class Mark:
+    """The last time a memory was hinted in a session, and whether that hint was acknowledged."""
+
+    turn: int
+    dismissed: bool = False
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """What the policy needs to know about one session."""
+
+    turn: int = 0
+    spent: int = 0
+    self_serve: bool = False
+    marks: Mapping[str, Mark] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A memory that could be hinted now, in rank order with the others."""
+
+    memory_id: str
+    pinned: bool = False
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The outcome of one decision."""
+
+    shown: tuple[str, ...]
+    """Ids to show now, in candidate order."""
+    new: tuple[str, ...]
+    """The shown ids hinted for the first time this turn: the surfacings to count."""
+    spent: int
+    """The session's budget spent after this choice."""
+
+
+def is_self_serve(command: str, *, from_hint: bool = False) -> bool:
+    """Whether running ``command`` ends proactive hints for the session (see rule 1)."""
+    return not from_hint and command in SELF_SERVE_COMMANDS
+
+
+def choose(
+    state: SessionState, candidates: Sequence[Candidate], policy: Policy = Policy()
+) -> Choice:
+    """Decide which candidates may be shown in the session's current turn (rules 1-4)."""
+    if state.self_serve:
+        return Choice((), (), state.spent)
+    shown: list[str] = []
+    new: list[str] = []
+    spent = state.spent
+    for candidate in candidates:
+        mark = state.marks.get(candidate.memory_id)
+        if mark is not None:
+            if mark.turn == state.turn:
+                if not mark.dismissed:
+                    shown.append(candidate.memory_id)
+                continue
+            if state.turn - mark.turn <= policy.quiet_turns:
+                continue
+        if not candidate.pinned:
+            if spent >= policy.budget:
+                continue
+            spent += 1
+        shown.append(candidate.memory_id)
+        new.append(candidate.memory_id)
+    return Choice(tuple(shown), tuple(new), spent)
+
+
+def ensure_tables(conn: sqlite3.Connection) -> None:
+    """Create the hint tables in an index if they are missing."""
+    conn.executescript(DDL)
+
+
+class HintLedger:
+    """The persisted state of one session, read and written through an index connection.
+
+    The connection is passed to each call rather than kept, because a store may swap its
+    connection (an in-memory index is replaced by the real one on the first write).
+    """
+
+    def __init__(self, session: str, *, origin: str = "", policy: Policy = Policy()) -> None:
+        self.session = session
+        self.origin = origin
+        self.policy = policy
+        self._ready: set[int] = set()
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        key = id(conn)
+        if key in self._ready:
+            return
+        ensure_tables(conn)
+        moment = now_iso()
+        conn.execute(
+            "INSERT OR IGNORE INTO hint_sessions(session, origin, started, last_seen) "
+            "VALUES(?, ?, ?, ?)",
+            (self.session, self.origin, moment, moment),
+        )
+        self._ready.add(key)
+
+    def state(
+        self, conn: sqlite3.Connection, memory_ids: Iterable[str] | None = None
+    ) -> SessionState:
+        """The session's state; marks only for ``memory_ids`` when given (all otherwise)."""
+        self._prepare(conn)
+        row = conn.execute(
+            "SELECT turn, spent, self_serve FROM hint_sessions WHERE session = ?",
+            (self.session,),
+        ).fetchone()
+        if memory_ids is None:
+            found = conn.execute(
+                "SELECT memory_id, turn, dismissed FROM hint_marks WHERE session = ?",
+                (self.session,),
+            ).fetchall()
+        else:
+            ids = list(memory_ids)
+            found = []
+            if ids:
+                marks = ",".join("?" * len(ids))
+                found = conn.execute(
+                    "SELECT memory_id, turn, dismissed FROM hint_marks "
+                    f"WHERE session = ? AND memory_id IN ({marks})",
+                    [self.session, *ids],
+                ).fetchall()
+        return SessionState(
+            turn=int(row[0]),
+            spent=int(row[1]),
+            self_serve=bool(row[2]),
+            marks={r[0]: Mark(int(r[1]), bool(r[2])) for r in found},
+        )
+
+    def select(self, conn: sqlite3.Connection, candidates: Sequence[Candidate]) -> Choice:
+        """Apply the policy to ``candidates`` now and record what was newly shown."""
+        if not candidates:
+            return Choice((), (), self.state(conn, ()).spent)
+        state = self.state(conn, [c.memory_id for c in candidates])
+        choice = choose(state, candidates, self.policy)
+        if choice.new:
+            self._write(
+                conn,
+                "UPDATE hint_sessions SET spent = ?, last_seen = ? WHERE session = ?",
+                (choice.spent, now_iso(), self.session),
+                [(self.session, memory_id, state.turn) for memory_id in choice.new],
+            )
+        return choice
+
+    def _write(
+        self,
+        conn: sqlite3.Connection,
+        session_sql: str,
+        session_args: tuple[object, ...],
+        marks: list[tuple[str, str, int]] | None = None,
+        *,
+        dismissed: bool = False,
+    ) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(session_sql, session_args)
+            if marks:
+                conn.executemany(
+                    "INSERT INTO hint_marks(session, memory_id, turn, dismissed) "
+                    f"VALUES(?, ?, ?, {int(dismissed)}) ON CONFLICT(session, memory_id) "
+                    "DO UPDATE SET turn = excluded.turn, dismissed = excluded.dismissed",
+                    marks,
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def next_turn(self, conn: sqlite3.Connection) -> int:
+        """Start the session's next turn and return its number."""
+        self._prepare(conn)
+        self._write(
+            conn,
+            "UPDATE hint_sessions SET turn = turn + 1, last_seen = ? WHERE session = ?",
+            (now_iso(), self.session),
+        )
+        return self.state(conn, ()).turn
+
+    def mark_self_serve(self, conn: sqlite3.Connection) -> bool:
+        """Record that a memory command was run on the session's own initiative (rule 1).
+
+        Returns True when this changed the state (hints were still on).
+        """
+        self._prepare(conn)
+        before = self.state(conn, ()).self_serve
+        if not before:
+            self._write(
+                conn,
+                "UPDATE hint_sessions SET self_serve = 1, last_seen = ? WHERE session = ?",
+                (now_iso(), self.session),
+            )
+        return not before
+
+    def dismiss(self, conn: sqlite3.Connection, memory_id: str) -> None:
+        """Acknowledge a memory's hint: hidden for the rest of this turn, then quiet (rule 3)."""
+        self._prepare(conn)
+        turn = self.state(conn, ()).turn
+        self._write(
+            conn,
+            "UPDATE hint_sessions SET last_seen = ? WHERE session = ?",
+            (now_iso(), self.session),
+            [(self.session, memory_id, turn)],
+            dismissed=True,
+        )
