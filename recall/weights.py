@@ -141,6 +141,9 @@ BLAST_MAX: Final = 0.06
 #: Import fan-in at which the blast boost saturates (the seed's example is 60 importers).
 BLAST_SATURATION: Final = 64
 
+#: Fan-in from which a receipt mentions it: below this, being imported explains nothing.
+BLAST_RECEIPT_MIN: Final = 5
+
 # --- text -------------------------------------------------------------------------------
 
 #: Largest bm25 magnitude: text is one voice in the committee and must stay below a file

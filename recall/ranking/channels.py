@@ -81,10 +81,14 @@ def file_affinity(
     named = _memories_on(conn, [name for names in aliases.values() for name in names])
     scored: dict[int, list[tuple[float, str]]] = defaultdict(list)
     for path, names in aliases.items():
-        rowids = list(dict.fromkeys(r for name in names for r in named.get(name, ())))
-        magnitude = W.file_magnitude(len(rowids), touched[path])  # rarer path, larger
-        for rowid in rowids:
-            scored[rowid].append((magnitude, path))
+        owners: dict[int, str] = {}
+        for name in names:
+            for rowid in named.get(name, ()):
+                owners.setdefault(rowid, name)
+        magnitude = W.file_magnitude(len(owners), touched[path])  # rarer path, larger
+        for rowid, name in owners.items():
+            # the note names the earlier path when the memory was written before a rename
+            scored[rowid].append((magnitude, "" if name == path else name))
     result: dict[int, tuple[float, float, str, float]] = {}
     for rowid, hits in scored.items():
         hits.sort(reverse=True)

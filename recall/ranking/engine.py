@@ -301,7 +301,7 @@ class Recaller:
                     store.scope,
                     item.score,
                     dict(item.signals),
-                    receipt(item, pinned=memory.pinned),
+                    receipt(item, pinned=memory.pinned, fan_in=fan_in),
                     _is_strong(item, memory),
                 )
             )

@@ -39,12 +39,15 @@ def fuse(channels: dict[str, Channel]) -> dict[int, Fused]:
     return fused
 
 
-def receipt(item: Fused, *, pinned: bool, drift: bool = False) -> str:
+def receipt(item: Fused, *, pinned: bool, fan_in: int = 0, drift: bool = False) -> str:
     """One line saying why a memory surfaced: ``via file, sem 0.59``; ``pinned``; ``via text``."""
     parts: list[str] = []
     evidence = item.evidence
     if "file" in evidence:
-        parts.append("via file")
+        earlier = evidence["file"].note
+        parts.append(f"via file (renamed from {earlier})" if earlier else "via file")
+    if fan_in >= W.BLAST_RECEIPT_MIN:
+        parts.append(f"imported by {fan_in} files")
     if "cochange" in evidence:
         parts.append(f"via co-change with {evidence['cochange'].note}")
     if ("words" in evidence or "trigram" in evidence) and not parts:
