@@ -146,6 +146,10 @@ BLAST_RECEIPT_MIN: Final = 5
 
 # --- text -------------------------------------------------------------------------------
 
+#: Query words shorter than this are dropped from text matching: "a" and "I" match nearly
+#: every memory and say nothing about any of them.
+MIN_WORD_CHARS: Final = 2
+
 #: Largest bm25 magnitude: text is one voice in the committee and must stay below a file
 #: hit's floor even at full strength, yet wide enough to order a crowded file's memories.
 TEXT_MAX: Final = 0.20

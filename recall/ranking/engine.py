@@ -144,7 +144,7 @@ class Recaller:
     def _prepare(self, query: RecallQuery, timings: dict[str, float]) -> _Prepared:
         start = time.perf_counter()
         text = sanitize_prompt(query.prompt).query if query.prompt else ""
-        words = fts.word_tokens(text)
+        words = [w for w in fts.word_tokens(text) if len(w) >= W.MIN_WORD_CHARS]
         grams = [g for g in fts.trigram_tokens(text) if W.is_identifier_like(g)]
         vector = self.embedder.embed(text) if text.strip() else None
         timings["prepare"] = (time.perf_counter() - start) * 1000
