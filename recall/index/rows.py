@@ -104,8 +104,8 @@ def record_problem(conn: sqlite3.Connection, stat: FileStat, line: int, message:
 
 
 def memory_from_row(row: sqlite3.Row) -> Memory:
-    """Rebuild a :class:`Memory` from a ``memories`` row."""
-    return Memory(
+    """Rebuild a :class:`Memory` from a ``memories`` row (its stored content hash included)."""
+    memory = Memory(
         id=row["id"],
         category=row["category"],
         summary=row["summary"],
@@ -120,3 +120,5 @@ def memory_from_row(row: sqlite3.Row) -> Memory:
         author=row["author"],
         source=row["source"],
     )
+    memory.__dict__["content_hash"] = row["content_hash"]  # fills the cached property
+    return memory

@@ -168,6 +168,7 @@ class Recaller:
 
     def _recall(self, query: RecallQuery) -> RecallResult:
         start = time.perf_counter()
+        self._fan_in_cache: dict[str, int] = {}
         timings: dict[str, float] = {}
         prepared = self._prepare(query, timings)
         touched = ch.touch_weights(query.touches)
@@ -209,6 +210,9 @@ class Recaller:
             timings, "cochange", lambda: ch.cochange(conn, neighbours, found["file"])
         )
         near = set(found["file"]) | set(found["cochange"])
+        inactive = {
+            r[0] for r in conn.execute("SELECT rowid FROM memories WHERE status != 'active'")
+        }
         if prepared.words:
             total = conn.execute("SELECT count(*) FROM memories WHERE status = 'active'")
             active = total.fetchone()[0]
@@ -217,13 +221,15 @@ class Recaller:
             found["words"] = self._timed(
                 timings,
                 "text",
-                lambda: ch.text(conn, "fts_words", words, W.TEXT_CANDIDATES, near),
+                lambda: ch.text(conn, "fts_words", words, W.TEXT_CANDIDATES, near, inactive),
             )
         if prepared.grams:
             found["trigram"] = self._timed(
                 timings,
                 "text",
-                lambda: ch.text(conn, "fts_trigram", prepared.grams, W.TEXT_CANDIDATES, near),
+                lambda: ch.text(
+                    conn, "fts_trigram", prepared.grams, W.TEXT_CANDIDATES, near, inactive
+                ),
             )
         if prepared.vector is not None and store.exists:
             cache = self.cache_dir if store.scope == "project" else store.location.base / "cache"
@@ -235,10 +241,20 @@ class Recaller:
 
             found["semantic"] = self._timed(timings, "semantic", run_semantic)
         fused = fuse({k: v for k, v in found.items() if v})
+        if len(fused) > W.FINISH_CANDIDATES:
+            # Later adjustments are bounded, so the fused order's tail cannot reach the top.
+            best = sorted(fused.values(), key=lambda f: -f.score)[: W.FINISH_CANDIDATES]
+            fused = {f.rowid: f for f in best}
         tick = time.perf_counter()
-        hits = self._finish(store, fused, touched)
+        hits = self._finish(store, fused, touched, neighbours)
         timings["adjust"] = timings.get("adjust", 0.0) + (time.perf_counter() - tick) * 1000
         return hits
+
+    def _fan_in(self, path: str) -> int:
+        """Import fan-in of a file, asked of the repository once per recall."""
+        if path not in self._fan_in_cache:
+            self._fan_in_cache[path] = self.repo.fan_in(path)
+        return self._fan_in_cache[path]
 
     def _module_of(self, touched: dict[str, float]) -> set[str]:
         """Files that change together with the touched ones: the module being worked on."""
@@ -248,7 +264,11 @@ class Recaller:
         return module
 
     def _finish(
-        self, store: MemoryStore, fused: dict[int, Fused], touched: dict[str, float]
+        self,
+        store: MemoryStore,
+        fused: dict[int, Fused],
+        touched: dict[str, float],
+        neighbours: list[ch.NeighbourHit],
     ) -> list[Hit]:
         if not fused:
             return []
@@ -273,12 +293,15 @@ class Recaller:
         }
         moment = now().timestamp()
         module = self._module_of(touched)
+        neighbour_paths = {hit.path for hit in neighbours}
         hits: list[Hit] = []
         for rowid, memory in memories.items():
             if memory.id in replaced:
                 continue
             item = fused[rowid]
-            fan_in = max((self.repo.fan_in(p) for p in memory.files), default=0)
+            # The fan-in that matters is that of the file through which the memory is relevant.
+            through = [p for p in memory.files if p in touched or p in neighbour_paths]
+            fan_in = max((self._fan_in(p) for p in through), default=0)
             item.add("blast", W.blast_bonus(fan_in))
             if "file" in item.evidence:
                 others = [p for p in memory.files if p not in touched]

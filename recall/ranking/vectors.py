@@ -21,7 +21,14 @@ def memory_text(summary: str, details: str, files: str) -> str:
 
 
 def backfill(conn: sqlite3.Connection, embedder: Embedder) -> int:
-    """Compute vectors for memories that have none (or one from another model); return how many."""
+    """Compute vectors for memories that have none (or one from another model); return how many.
+
+    Free when nothing changed since the last backfill (one row of ``meta`` says so).
+    """
+    stamp = f"{generation(conn)}-{embedder.name}"
+    done = conn.execute("SELECT value FROM meta WHERE key = 'vectors_complete'").fetchone()
+    if done is not None and done[0] == stamp:
+        return 0
     missing = conn.execute(
         "SELECT m.rowid, m.summary, m.details, m.files FROM memories m "
         "LEFT JOIN vectors v ON v.memory_rowid = m.rowid "
@@ -41,6 +48,7 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder) -> int:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('vectors_complete', ?)", (stamp,))
     return len(missing)
 
 
