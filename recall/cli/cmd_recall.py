@@ -9,7 +9,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from recall.cli.context import CommandContext
-from recall.errors import BadInput
+from recall.errors import BadInput, NotFound
 from recall.ranking.query import RecallQuery, Touch
 from recall.usage import record_surfacings
 
@@ -66,7 +66,7 @@ def _recaller(ctx: CommandContext, scope: str) -> Recaller:
     if project is None:
         try:
             project = ctx.project()
-        except Exception:  # no repository: global memories only, no repository signals
+        except NotFound:  # no repository: global memories only, no repository signals
             project = None
     signals = open_repo_signals(project, notice=ctx.notice) if project is not None else None
     cache = project.location.base / "cache" if project is not None and project.exists else None

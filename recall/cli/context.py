@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from recall.errors import BadInput
+from recall.errors import BadInput, NotFound
 from recall.locations import GLOBAL, PROJECT, global_location, project_location
 from recall.store import MemoryStore
 
@@ -64,15 +64,13 @@ class CommandContext:
         if scope != "all":
             return [self.store(scope)]
         found: list[MemoryStore] = []
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(NotFound):  # outside any repository: the global store alone
             found.append(self.project())
         found.append(self.global_store())
         return found
 
     def find_memory(self, ref: str, scope: str = "all") -> tuple[MemoryStore, Any]:
         """Find a memory by id across the stores of ``scope`` (project first)."""
-        from recall.errors import NotFound
-
         for store in self.stores(scope):
             memory = store.find(ref)
             if memory is not None:
