@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from recall.cli.context import CommandContext
 from recall.errors import BadInput, NotFound
 from recall.ranking.query import RecallQuery, Touch
+from recall.sessions import check_session_id, count_turn
 from recall.usage import record_surfacings
 
 if TYPE_CHECKING:  # the engine pulls in numpy; it is imported only when a recall runs
@@ -53,7 +54,9 @@ def _touch_options(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="a file only opened or read (weighs less than an edit)",
     )
-    parser.add_argument("--session", help="the agent or editor session this turn belongs to")
+    parser.add_argument(
+        "--session", help="the agent or editor session this turn belongs to (counts one turn)"
+    )
     parser.add_argument("--scope", choices=("project", "global", "all"), default="all")
 
 
@@ -80,10 +83,13 @@ def _touches(ctx: CommandContext, recaller: Recaller, edits: list[str], opens: l
     return tuple(touches)
 
 
-def _record(recaller: Recaller, hits: list[Hit]) -> None:
+def _record(recaller: Recaller, hits: list[Hit], session: str | None = None) -> None:
+    """Count one surfacing per shown memory and, with a session, one turn of it."""
     for store in recaller.stores:
         if not store.exists:
             continue
+        if session is not None and store.scope == "project":
+            count_turn(store.conn, session)
         ids = [h.memory.id for h in hits if h.scope == store.scope]
         record_surfacings(store.conn, ids)
 
@@ -92,6 +98,8 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Rank memories for the touched files and prompt; print them with receipts."""
     if args.limit < 1:
         raise BadInput("--limit must be at least 1")
+    if args.session is not None:
+        check_session_id(args.session)
     recaller = _recaller(ctx, args.scope)
     if args.batch:
         return _run_batch(args, ctx, recaller)
@@ -100,7 +108,7 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     )
     result = recaller.recall(query)
     if not args.no_record:
-        _record(recaller, result.hits)
+        _record(recaller, result.hits, args.session)
     data = {
         "results": [h.to_dict() for h in result.hits],
         "elapsed_ms": round(result.elapsed_ms, 2),
@@ -194,7 +202,7 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     result = recaller.recall(query)
     chosen = injection.select(result.hits)
     if not args.no_record:
-        _record(recaller, chosen)
+        _record(recaller, chosen, args.session)
     if ctx.json:
         ctx.emit({"results": [h.to_dict() for h in chosen], "text": injection.render(chosen)})
     else:
