@@ -100,7 +100,8 @@ def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str 
                 f"{label} {raw!r} leads through a symlink to {resolved}, outside the repository; "
                 "name the file inside the repository instead"
             )
-    relative = posixpath.relpath(lexical, root)
+    # ``lexical`` is ``root`` or below it here, so the relative path is a plain slice.
+    relative = "" if lexical == root else lexical[len(root.rstrip("/")) + 1 :]
     if relative in (".", ""):
         raise BadInput(f"{label} {raw!r} is the repository root; name a file or folder inside it")
     return relative
