@@ -61,15 +61,16 @@ class MemoryFolder:
         try:
             stat = os.stat
             is_regular = S_ISREG
-            for name in os.listdir(dir_fd):
-                if not name.endswith(MEMORY_SUFFIX) or name.startswith("."):
-                    continue
+            make = FileStat._make
+            append = stats.append
+            names = [n for n in os.listdir(dir_fd) if n.endswith(MEMORY_SUFFIX) and n[0] != "."]
+            for name in names:
                 try:
                     st = stat(name, dir_fd=dir_fd, follow_symlinks=False)
                 except FileNotFoundError:
                     continue
                 if is_regular(st.st_mode):
-                    stats.append(FileStat(name, st.st_mtime_ns, st.st_size))
+                    append(make((name, st.st_mtime_ns, st.st_size)))
         finally:
             os.close(dir_fd)
         return stats

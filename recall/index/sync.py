@@ -98,11 +98,15 @@ class Fingerprint:
     @classmethod
     def of(cls, stats: list[FileStat]) -> Fingerprint:
         """The fingerprint of a scan."""
+        if not stats:
+            return cls()
+        names, mtimes, sizes = zip(*stats, strict=True)
+        crc = zlib.crc32
         return cls(
             len(stats),
-            sum(s.mtime_ns for s in stats),
-            sum(s.size for s in stats),
-            sum(zlib.crc32(s.name.encode("utf-8", "surrogateescape")) for s in stats),
+            sum(mtimes),
+            sum(sizes),
+            sum([crc(name.encode("utf-8", "surrogateescape")) for name in names]),
         )
 
     def encode(self) -> str:
