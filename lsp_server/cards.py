@@ -104,7 +104,9 @@ def markdown(memory: Memory, facts: CardFacts) -> str:
         fenced(body(memory)),
     ]
     parts.append(
-        "  \n".join(f"**{name}:** {escape_markdown(value)}" for name, value in _facts_lines(memory, facts))
+        "  \n".join(
+            f"**{name}:** {escape_markdown(value)}" for name, value in _facts_lines(memory, facts)
+        )
     )
     if facts.commands:
         parts.append("**commands:** " + " · ".join(f"`{c}`" for c in facts.commands))

@@ -72,9 +72,7 @@ class Settings:
     index_on_start: bool = True
     watch_workspace: bool = True
 
-    def severity_for(
-        self, category: str, client_name: str
-    ) -> types.DiagnosticSeverity | None:
+    def severity_for(self, category: str, client_name: str) -> types.DiagnosticSeverity | None:
         """The severity a memory of ``category`` is published with; None when not shown."""
         if category not in self.categories:
             return None

@@ -8,26 +8,36 @@ so a keystroke costs the hint check, the anchor search and the publish.
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+import time
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from lsp_server import capabilities
+from lsp_server.anchors import first_line, locate
+from lsp_server.documents import DocState, Shown, current_text, usable_text
+from lsp_server.positions import to_range
+from lsp_server.roots import Root
+from recall.errors import TetherError
 from recall.hints import Candidate
 from recall.inject import cap, clean_line
 from recall.ranking.engine import Hit
 from recall.ranking.query import RecallQuery, Touch
 from recall.usage import record_surfacings
 from recall.weights import SUMMARY_CAP
-from lsp_server import capabilities
-from lsp_server.anchors import first_line, locate
-from lsp_server.documents import DocState, Shown, current_text, usable_text
-from lsp_server.positions import to_range
-from lsp_server.roots import Root
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
 
 SOURCE = "tether"
+
+BURST_SECONDS = 0.02
+"""Changes closer together than this are a machine-speed burst (a script replaying edits, a
+paste sent as keystrokes): they are published once per window instead of once per change, so
+the server never falls behind. People and agents edit far slower, and each of their changes is
+published synchronously, inside its didChange handler."""
 
 RECALL_LIMIT = 100
 """Hits asked of recall per file before the category filter: enough that the gotchas of a file
@@ -83,9 +93,9 @@ def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
     if capabilities.related_information(ls.client_capabilities):
         store = doc.root.store_of_scope(hit.scope)
         if store is not None:
+            start = types.Position(0, 0)
             location = types.Location(
-                uri=store.path_of(hit.memory.id).as_uri(),
-                range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+                uri=store.path_of(hit.memory.id).as_uri(), range=types.Range(start, start)
             )
             related = [types.DiagnosticRelatedInformation(location, "the memory file")]
     diagnostic = types.Diagnostic(
@@ -100,33 +110,78 @@ def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
 
 
 def publish(ls: TetherServer, doc: DocState, kind: str = "edit") -> None:
-    """Recompute and publish the memory diagnostics of a code document."""
+    """Recompute and publish the memory diagnostics of a code document.
+
+    A store that cannot be read right now (locked past its retries, a file vanished mid-read)
+    costs this publish, with a logged warning, never the server.
+    """
+    if doc.pending is not None:  # publishing now covers the deferred publish too
+        doc.pending.cancel()
+        doc.pending = None
     text = current_text(ls, doc)
     if text is None or not usable_text(ls, doc, text):
         clear(ls, doc)
         return
     root = doc.root
-    ranked = candidates(ls, doc, kind)
-    choice = root.ledger.select(
-        root.hints_conn(), [Candidate(h.memory.id, h.memory.pinned) for h in ranked]
-    )
-    visible = set(choice.shown)
-    doc.shown = [_diagnostic(ls, doc, h, text) for h in ranked if h.memory.id in visible]
-    ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(
-            uri=doc.uri, diagnostics=[s.diagnostic for s in doc.shown]
+    try:
+        ranked = candidates(ls, doc, kind)
+        choice = root.ledger.select(
+            root.hints_conn(), [Candidate(h.memory.id, h.memory.pinned) for h in ranked]
         )
+        visible = set(choice.shown)
+        shown = [_diagnostic(ls, doc, h, text) for h in ranked if h.memory.id in visible]
+    except (TetherError, sqlite3.Error, OSError) as error:
+        ls.warn(f"memories for {doc.path} could not be read ({error})")
+        return
+    doc.shown = shown
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[s.diagnostic for s in shown])
     )
+    doc.last_published = time.monotonic()
     if choice.new:  # counted after the publish, so the agent never waits on this write
-        new = set(choice.new)
-        for store in root.stores():
-            ids = [h.memory.id for h in ranked if h.memory.id in new and h.scope == store.scope]
-            if ids and store.exists:
-                record_surfacings(store.conn, ids)
+        _count_surfacings(ls, root, ranked, set(choice.new))
+
+
+def _count_surfacings(ls: TetherServer, root: Root, ranked: list[Hit], new: set[str]) -> None:
+    for store in root.stores():
+        ids = [h.memory.id for h in ranked if h.memory.id in new and h.scope == store.scope]
+        if not ids or not store.exists:
+            continue
+        try:
+            record_surfacings(store.conn, ids)
+        except sqlite3.Error as error:  # a counter missed is not worth a failed publish
+            ls.warn(f"surfacings not counted ({error})")
+
+
+def publish_changed(ls: TetherServer, doc: DocState) -> None:
+    """Publish after a change: at once, unless the change is part of a burst."""
+    if doc.pending is not None:
+        return  # the burst's publish is already due and will read the latest text
+    if time.monotonic() - doc.last_published >= BURST_SECONDS:
+        publish(ls, doc, "edit")
+        return
+    loop = asyncio.get_running_loop()
+    doc.pending = loop.call_later(BURST_SECONDS, _publish_pending, ls, doc)
+
+
+def _publish_pending(ls: TetherServer, doc: DocState) -> None:
+    doc.pending = None
+    if ls.docs.get(doc.uri) is doc:
+        publish(ls, doc, "edit")
+
+
+def flush_pending(ls: TetherServer) -> None:
+    """Publish deferred diagnostics now (a request sees the latest state first)."""
+    for doc in list(ls.docs.values()):
+        if doc.pending is not None:
+            publish(ls, doc, "edit")
 
 
 def clear(ls: TetherServer, doc: DocState) -> None:
     """Withdraw every memory diagnostic of a document."""
+    if doc.pending is not None:
+        doc.pending.cancel()
+        doc.pending = None
     doc.shown = []
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[])

@@ -4,6 +4,7 @@ warning (once per document) and nothing else."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,9 +13,9 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from lsp_server.roots import Root
 from recall.ranking.engine import Hit
 from recall.store import MemoryStore
-from lsp_server.roots import Root
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -41,7 +42,11 @@ class DocState:
     """Set when the document is a memory file of that store."""
     shown: list[Shown] = field(default_factory=list)
     disk_mtime: int = 0
-    """For documents not open in the editor: the file's mtime when last published."""
+    """The file's mtime when last seen, to notice it being rewritten on disk."""
+    last_published: float = 0.0
+    """When diagnostics were last published (monotonic seconds), to recognise bursts."""
+    pending: asyncio.TimerHandle | None = None
+    """A publish deferred to the end of a burst of changes."""
 
     @property
     def is_memory(self) -> bool:
@@ -66,12 +71,11 @@ def resolve(ls: TetherServer, uri: str) -> DocState | None:
     if path is None:
         ls.warn_once(uri, f"not a file on disk ({uri.split(':', 1)[0]}:); no memories for it")
         return None
-    found = ls.roots.for_memory_file(path)
+    root = ls.roots.for_path(path)
+    found = ls.roots.for_memory_file(path)  # global memory files live outside every folder
     if found is not None:
-        root, store = found
-        state = DocState(uri, path, root, path.name, memory_store=store)
+        state = DocState(uri, path, found[0], path.name, memory_store=found[1])
     else:
-        root = ls.roots.for_path(path)
         rel = root.relative(path) if root is not None else None
         if root is None or rel is None:
             ls.warn_once(uri, f"{path} is outside every workspace root; no memories for it")

@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from lsp_server import diagnostics
+from lsp_server.anchors import line_text
+from lsp_server.documents import DocState, current_text
+from lsp_server.positions import units
 from recall import frontmatter
 from recall.clock import now_iso
 from recall.errors import BadInput, MalformedMemory
 from recall.model import Memory
 from recall.records import memory_from_parsed
 from recall.usage import record_action
-from lsp_server import diagnostics
-from lsp_server.anchors import line_text
-from lsp_server.documents import DocState, current_text
-from lsp_server.positions import units
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from lsp_server.configuration import Settings
 from recall.errors import BadInput, NotFound
 from recall.genome import Genome
 from recall.hints import HintLedger
@@ -19,7 +20,6 @@ from recall.locations import Location, global_location, project_location
 from recall.model import Memory
 from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree
 from recall.store import MemoryStore
-from lsp_server.configuration import Settings
 
 Notice = Callable[[str], None]
 
@@ -42,18 +42,14 @@ class Root:
         self.repo_root = location.repo_root if location else None
         self.notice = notice
         self.project = MemoryStore(location, notice=notice) if location else None
-        self.global_store = MemoryStore(
-            global_location(self.repo_root or folder), notice=notice
-        )
+        self.global_store = MemoryStore(global_location(self.repo_root or folder), notice=notice)
         self.settings = Settings()
         self.ledger = HintLedger(session, origin="lsp", policy=self.settings.policy())
-        self.generation = 0
         self.hits: dict[str, list[Hit]] = {}
         self.touched: dict[str, str] = {}
         self.edited_since_turn = False
         self.acted_this_turn: set[str] = set()
         self._recaller: Recaller | None = None
-        self._hints_conn: sqlite3.Connection | None = None
         self._seen: dict[Path, tuple[int, bool]] = {}
 
     # -- identity --------------------------------------------------------------------------
@@ -104,7 +100,6 @@ class Root:
 
     def bump(self) -> None:
         """Something recall depends on changed: cached hits are stale."""
-        self.generation += 1
         self.hits.clear()
 
     def signals(self) -> RepoSignals:
@@ -130,12 +125,9 @@ class Root:
     # -- hint state ------------------------------------------------------------------------
 
     def hints_conn(self) -> sqlite3.Connection:
-        """Where the session's hint state lives: the project index, or memory without one."""
-        if self.project is not None:
-            return self.project.conn
-        if self._hints_conn is None:
-            self._hints_conn = sqlite3.connect(":memory:", isolation_level=None)
-        return self._hints_conn
+        """Where the session's hint state lives: the project index, else the user's global one
+        (session ids are unique, so sharing it between repositories is safe)."""
+        return (self.project or self.global_store).conn
 
     def touch(self, path: str, kind: str) -> None:
         """Record that the session touched ``path`` (open < save < edit)."""
@@ -182,15 +174,15 @@ class Root:
         return changed
 
     def _refresh(self, store: MemoryStore, *, appeared: bool) -> bool:
+        """Re-read a store whose folder changed. Always counts as a change: another process
+        (the CLI) may have indexed its own write already, so the sync itself finds nothing."""
         if appeared:  # a store created since we looked: drop its in-memory stand-in
             store.close()
             self._recaller = None
-        if not store.exists:
-            return False
-        touched = store.refresh().touched or appeared
-        if touched:
-            self.bump()
-        return touched
+        if store.exists:
+            store.refresh()
+        self.bump()
+        return True
 
     # -- lookups ---------------------------------------------------------------------------
 
@@ -210,9 +202,6 @@ class Root:
         """Close every connection of this root."""
         for store in self.stores():
             store.close()
-        if self._hints_conn is not None:
-            self._hints_conn.close()
-            self._hints_conn = None
 
 
 class Roots:
@@ -224,6 +213,8 @@ class Roots:
         self._roots: list[Root] = []
         self.discover = False
         """True when the client named no folder: roots are then found from documents."""
+        self.on_added: Callable[[Root], None] | None = None
+        """Called with each root found from a document (configure it, start indexing)."""
 
     def __iter__(self) -> Iterator[Root]:
         return iter(list(self._roots))
@@ -278,7 +269,10 @@ class Roots:
                 location = project_location(path.parent)
             except NotFound:
                 return None
-            return self.add(location.repo_root or path.parent)
+            root = self.add(location.repo_root or path.parent)
+            if self.on_added is not None:
+                self.on_added(root)
+            return root
         return None
 
     def for_memory_file(self, path: Path) -> tuple[Root, MemoryStore] | None:

@@ -15,8 +15,9 @@ the order :func:`choose` applies them:
 4. Each session has a budget of :data:`SESSION_BUDGET` hints. Pinned memories pierce it: they
    are shown when the budget is spent and do not spend it.
 
-:func:`choose` is pure. :class:`HintLedger` keeps the state of each session in the project index
-(tables created here), so the CLI hooks and the server read and write the same state.
+:func:`choose` is pure. :class:`HintLedger` keeps the state of each session in the project index,
+so the CLI hooks and the server read and write the same state: turns are the ``sessions`` table's
+(:mod:`recall.sessions`, which ``--session`` counts too), the rest is in a table created here.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from recall.clock import now_iso
+from recall.sessions import count_turn
 
 QUIET_TURNS: Final = 10
 """Turns a hinted memory stays quiet (the seed's number): long enough that the same warning is
@@ -45,7 +47,6 @@ end the hints; neither does any command run from a hint itself (a quick fix on a
 DDL: Final = """
 CREATE TABLE IF NOT EXISTS hint_sessions(
     session TEXT PRIMARY KEY,
-    turn INTEGER NOT NULL DEFAULT 0,
     spent INTEGER NOT NULL DEFAULT 0,
     self_serve INTEGER NOT NULL DEFAULT 0,
     origin TEXT NOT NULL DEFAULT '',
@@ -141,7 +142,7 @@ def choose(
 
 
 def ensure_tables(conn: sqlite3.Connection) -> None:
-    """Create the hint tables in an index if they are missing."""
+    """Create the hint table in an index if it is missing (the index has ``sessions``)."""
     conn.executescript(DDL)
 
 
@@ -156,11 +157,10 @@ class HintLedger:
         self.session = session
         self.origin = origin
         self.policy = policy
-        self._ready: set[int] = set()
+        self._ready: list[sqlite3.Connection] = []  # held, so no other connection reuses an id
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
-        key = id(conn)
-        if key in self._ready:
+        if any(known is conn for known in self._ready):
             return
         ensure_tables(conn)
         moment = now_iso()
@@ -169,7 +169,7 @@ class HintLedger:
             "VALUES(?, ?, ?, ?)",
             (self.session, self.origin, moment, moment),
         )
-        self._ready.add(key)
+        self._ready.append(conn)
 
     def state(
         self, conn: sqlite3.Connection, memory_ids: Iterable[str] | None = None
@@ -177,9 +177,9 @@ class HintLedger:
         """The session's state; marks only for ``memory_ids`` when given (all otherwise)."""
         self._prepare(conn)
         row = conn.execute(
-            "SELECT turn, spent, self_serve FROM hint_sessions WHERE session = ?",
-            (self.session,),
+            "SELECT spent, self_serve FROM hint_sessions WHERE session = ?", (self.session,)
         ).fetchone()
+        turns = conn.execute("SELECT turns FROM sessions WHERE id = ?", (self.session,)).fetchone()
         if memory_ids is None:
             found = conn.execute(
                 "SELECT memory_id, turn, dismissed FROM hint_marks WHERE session = ?",
@@ -196,9 +196,9 @@ class HintLedger:
                     [self.session, *ids],
                 ).fetchall()
         return SessionState(
-            turn=int(row[0]),
-            spent=int(row[1]),
-            self_serve=bool(row[2]),
+            turn=int(turns[0]) if turns else 0,
+            spent=int(row[0]),
+            self_serve=bool(row[1]),
             marks={r[0]: Mark(int(r[1]), bool(r[2])) for r in found},
         )
 
@@ -242,14 +242,9 @@ class HintLedger:
             raise
 
     def next_turn(self, conn: sqlite3.Connection) -> int:
-        """Start the session's next turn and return its number."""
+        """Start the session's next turn (in the ``sessions`` table) and return its number."""
         self._prepare(conn)
-        self._write(
-            conn,
-            "UPDATE hint_sessions SET turn = turn + 1, last_seen = ? WHERE session = ?",
-            (now_iso(), self.session),
-        )
-        return self.state(conn, ()).turn
+        return count_turn(conn, self.session, origin=self.origin or "cli")
 
     def mark_self_serve(self, conn: sqlite3.Connection) -> bool:
         """Record that a memory command was run on the session's own initiative (rule 1).

@@ -52,12 +52,6 @@ CHANNEL_WEIGHTS: Final[dict[str, float]] = {
 #: only cost time.
 TEXT_CANDIDATES: Final = 50
 
-#: Fused candidates carried into the final adjustments (blast, module, recency, pinned,
-#: feedback). Those move a score by at most about 0.35, far less than separates the 100th
-#: fused candidate from the first on any query with a file hit, and checking them all on a
-#: hot file (hundreds of memories) would dominate recall time.
-FINISH_CANDIDATES: Final = 100
-
 #: Candidates taken from the semantic channel, for the same reason as TEXT_CANDIDATES.
 SEMANTIC_CANDIDATES: Final = 50
 

@@ -149,17 +149,21 @@ def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
 
 def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller) -> int:
     """One JSON result line per query line, in order; malformed lines are reported, not skipped."""
-    source = sys.stdin if args.batch == "-" else None
+    source = sys.stdin.buffer if args.batch == "-" else None
     try:
-        handle = source or open(args.batch, encoding="utf-8")  # noqa: SIM115
+        handle = source or open(args.batch, "rb")  # noqa: SIM115
     except OSError as error:
         raise BadInput(f"{args.batch}: {error.strerror}") from None
     failed = 0
     with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
                 continue
             try:
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise BadInput("not UTF-8 text") from None
                 query = _batch_query(line, ctx, recaller, args.limit)
             except BadInput as error:
                 failed += 1
@@ -188,8 +192,11 @@ def _batch_query(line: str, ctx: CommandContext, recaller: Recaller, limit: int)
         raise BadInput("'prompt' must be a string")
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         raise BadInput("'files' must be a list of paths")
+    wanted = record.get("limit", limit)
+    if not isinstance(wanted, int) or isinstance(wanted, bool) or wanted < 1:
+        raise BadInput("'limit' must be a whole number of at least 1")
     touches = _touches(ctx, recaller, files, [])
-    return RecallQuery(touches, prompt, limit=int(record.get("limit", limit)))
+    return RecallQuery(touches, prompt, limit=wanted)
 
 
 def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:

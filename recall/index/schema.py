@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 
 BASE_DDL: Final = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS memories(
 );
 CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
 CREATE INDEX IF NOT EXISTS memories_status ON memories(status);
+CREATE INDEX IF NOT EXISTS memories_supersedes ON memories(supersedes);
 
 CREATE TABLE IF NOT EXISTS memory_files(
     memory_rowid INTEGER NOT NULL,
@@ -99,4 +100,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts_words_vocab USING fts5vocab(fts_words, 'r
 MIGRATIONS: Final[dict[int, str]] = {
     # v2: semantic vectors, and term counts for dropping common query terms
     1: _VECTORS_DDL,
+    # v3: find the memories that replace a recalled one without scanning every memory
+    2: "CREATE INDEX IF NOT EXISTS memories_supersedes ON memories(supersedes)",
 }

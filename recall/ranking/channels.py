@@ -50,7 +50,9 @@ def _memories_on(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, li
     query = (
         "SELECT mf.path, mf.memory_rowid FROM memory_files mf "
         "JOIN memories m ON m.rowid = mf.memory_rowid "
-        f"WHERE mf.path IN ({marks}) AND m.status = 'active'"
+        # "+m.status" keeps SQLite on the path index; without statistics it may otherwise
+        # walk every active memory through the status index.
+        f"WHERE mf.path IN ({marks}) AND +m.status = 'active'"
     )
     for path, rowid in conn.execute(query, list(paths)):
         found[path].append(rowid)

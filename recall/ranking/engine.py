@@ -144,6 +144,8 @@ class Recaller:
     def _prepare(self, query: RecallQuery, timings: dict[str, float]) -> _Prepared:
         start = time.perf_counter()
         text = sanitize_prompt(query.prompt).query if query.prompt else ""
+        # Undecodable bytes from argv or JSON arrive as lone surrogates; SQLite cannot take them.
+        text = text.encode("utf-8", "ignore").decode("utf-8")
         words = [w for w in fts.word_tokens(text) if len(w) >= W.MIN_WORD_CHARS]
         grams = [g for g in fts.trigram_tokens(text) if W.is_identifier_like(g)]
         vector = self.embedder.embed(text) if text.strip() else None
@@ -241,10 +243,6 @@ class Recaller:
 
             found["semantic"] = self._timed(timings, "semantic", run_semantic)
         fused = fuse({k: v for k, v in found.items() if v})
-        if len(fused) > W.FINISH_CANDIDATES:
-            # Later adjustments are bounded, so the fused order's tail cannot reach the top.
-            best = sorted(fused.values(), key=lambda f: -f.score)[: W.FINISH_CANDIDATES]
-            fused = {f.rowid: f for f in best}
         tick = time.perf_counter()
         hits = self._finish(store, fused, touched, neighbours)
         timings["adjust"] = timings.get("adjust", 0.0) + (time.perf_counter() - tick) * 1000
@@ -278,13 +276,15 @@ class Recaller:
             f"SELECT * FROM memories WHERE rowid IN ({marks}) AND status = 'active'", list(fused)
         ).fetchall()
         memories = {r["rowid"]: rows.memory_from_row(r) for r in found}
+        ids = [m.id for m in memories.values()]
         replaced = {
             r[0]
             for r in conn.execute(
-                "SELECT supersedes FROM memories WHERE status = 'active' AND supersedes IS NOT NULL"
+                "SELECT supersedes FROM memories WHERE status = 'active' "
+                f"AND supersedes IN ({','.join('?' * len(ids))})",
+                ids,
             )
         }
-        ids = [m.id for m in memories.values()]
         usage = {
             r["memory_id"]: r
             for r in conn.execute(
@@ -312,10 +312,10 @@ class Recaller:
             surfaced = counters["surfaced"] if counters else 0
             acted = counters["acted"] if counters else 0
             anchor = (counters["last_acted"] if counters else None) or memory.created
+            item.add("recency", W.recency_bonus(_days_since(anchor, moment), pinned=memory.pinned))
             if memory.pinned:
                 item.add("pinned", W.PINNED_BONUS)
             else:
-                item.add("recency", W.recency_bonus(_days_since(anchor, moment)))
                 item.add("ignored", W.ignore_penalty(surfaced, acted))
                 item.add("acted", W.acted_bonus(acted))
             hits.append(

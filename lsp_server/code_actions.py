@@ -1,0 +1,117 @@
+"""Quick fixes on a memory diagnostic (details, pin or unpin, supersede, mark followed, archive)
+and two actions anywhere in a file (remember something about it, show its memories).
+
+Each action carries a command; the server does the work when the client runs it, so every
+editor gets the same behaviour. Arguments are one object with camelCase keys.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from lsp_server import capabilities, diagnostics, watching
+from lsp_server.documents import DocState, Shown, resolve
+from lsp_server.positions import overlaps
+
+if TYPE_CHECKING:
+    from lsp_server.server import TetherServer
+
+FILE_KIND = "source.tether"
+QUICKFIX = types.CodeActionKind.QuickFix
+
+
+def _action(
+    title: str, command: str, args: dict[str, Any], kind: str, shown: Shown | None = None
+) -> types.CodeAction:
+    return types.CodeAction(
+        title=title,
+        kind=kind,
+        diagnostics=[shown.diagnostic] if shown is not None else None,
+        command=types.Command(title=title, command=command, arguments=[args]),
+    )
+
+
+def memory_actions(shown: Shown) -> list[types.CodeAction]:
+    """The quick fixes of one memory diagnostic."""
+    memory = shown.hit.memory
+    ref = {"memoryId": memory.id, "fromHint": True}
+    name = f"{memory.category} {memory.id}"
+    found = [
+        _action(
+            f"Tether: show details of {name}",
+            "tether.show",
+            {**ref, "display": True},
+            QUICKFIX,
+            shown,
+        )
+    ]
+    if memory.pinned:
+        found.append(_action(f"Tether: unpin {name}", "tether.unpin", ref, QUICKFIX, shown))
+    else:
+        found.append(_action(f"Tether: pin {name}", "tether.pin", ref, QUICKFIX, shown))
+    found += [
+        _action(f"Tether: supersede {name}…", "tether.supersede", ref, QUICKFIX, shown),
+        _action(f"Tether: mark {name} as followed", "tether.markFollowed", ref, QUICKFIX, shown),
+        _action(f"Tether: archive {name}", "tether.archive", ref, QUICKFIX, shown),
+    ]
+    return found
+
+
+def file_actions(doc: DocState) -> list[types.CodeAction]:
+    """The actions available anywhere in a code file."""
+    return [
+        _action(
+            "Tether: remember something about this file…",
+            "tether.remember",
+            {"uri": doc.uri},
+            FILE_KIND,
+        ),
+        _action(
+            "Tether: show memories for this file",
+            "tether.recall",
+            {"uri": doc.uri, "display": True},
+            FILE_KIND,
+        ),
+    ]
+
+
+def _text(kind: object) -> str:
+    return str(kind.value) if isinstance(kind, enum.Enum) else str(kind)
+
+
+def _wanted(kind: str, only: list[str] | None) -> bool:
+    if not only:
+        return True
+    return any(kind == o or kind.startswith(f"{o}.") for o in only)
+
+
+def code_actions(
+    ls: TetherServer, params: types.CodeActionParams
+) -> list[types.CodeAction | types.Command] | None:
+    """Actions for the memory diagnostics touching the range, then the file-wide ones."""
+    watching.before_request(ls)
+    doc = resolve(ls, params.text_document.uri)
+    if doc is None or doc.is_memory:
+        return None
+    codes = {str(d.code) for d in params.context.diagnostics if d.source == diagnostics.SOURCE}
+    found: list[types.CodeAction] = []
+    for shown in doc.shown:
+        if overlaps(shown.range, params.range) or shown.hit.memory.id in codes:
+            found += memory_actions(shown)
+    found += file_actions(doc)
+    only = [_text(k) for k in params.context.only] if params.context.only else None
+    found = [a for a in found if _wanted(_text(a.kind), only)]
+    if not capabilities.code_action_literals(ls.client_capabilities):
+        return [a.command for a in found if a.command is not None]
+    return list(found)
+
+
+def register(server: TetherServer) -> None:
+    """Add the code action feature to the server."""
+    server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[QUICKFIX, FILE_KIND]),
+    )(code_actions)

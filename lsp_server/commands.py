@@ -1,0 +1,215 @@
+"""``workspace/executeCommand``: the API behind the code actions, editor key bindings and tools.
+
+Every command takes one object with camelCase keys (a bare string is read as ``memoryId``) and
+returns JSON. Arguments are documented in ``docs/editors.md``. Malformed arguments are logged
+and answered with null; a memory that cannot be found or changed is an error response whose
+message says why; asking for what is already so (pinning a pinned memory) answers
+``{"changed": false, "message": ...}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from lsprotocol import types
+
+from lsp_server import capabilities, cards, diagnostics, drafts, watching
+from lsp_server.command_args import CommandFailed, Malformed, count, flag, one_object, text
+from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
+from lsp_server.server import TetherServer
+from recall.errors import BadInput, NothingToDo, TetherError
+from recall.inject import format_hit
+from recall.ranking.query import RecallQuery, Touch
+from recall.usage import counters, record_surfacings
+
+Handler = Callable[[TetherServer, dict[str, Any]], Any]
+AsyncHandler = Callable[[TetherServer, dict[str, Any]], Awaitable[Any]]
+
+# status a command moves a memory to, and the statuses it may come from (as the CLI's)
+TRANSITIONS = {
+    "archive": ("archived", ("active",)),
+    "restore": ("active", ("archived", "deleted", "superseded")),
+}
+
+
+def _failed(name: str, error: TetherError) -> CommandFailed:
+    return CommandFailed(f"tether.{name}: {error}")
+
+
+def _run(ls: TetherServer, name: str, args: Sequence[Any], handler: Handler) -> Any:
+    watching.before_request(ls)
+    try:
+        return handler(ls, one_object(args))
+    except Malformed as error:
+        ls.warn(f"tether.{name}: ignored malformed arguments ({error})")
+        return None
+    except NothingToDo as error:
+        return {"changed": False, "message": str(error)}
+    except TetherError as error:
+        raise _failed(name, error) from None
+
+
+async def _run_async(
+    ls: TetherServer, name: str, args: Sequence[Any], handler: AsyncHandler
+) -> Any:
+    watching.before_request(ls)
+    try:
+        return await handler(ls, one_object(args))
+    except Malformed as error:
+        ls.warn(f"tether.{name}: ignored malformed arguments ({error})")
+        return None
+    except NothingToDo as error:
+        return {"changed": False, "message": str(error)}
+    except TetherError as error:
+        raise _failed(name, error) from None
+
+
+# -- the commands ----------------------------------------------------------------------------
+
+
+def _recall(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
+    prompt = text(obj, "prompt")
+    limit = count(obj, "limit", 10)
+    root, doc = root_and_doc(ls, obj)
+    if doc is not None and not doc.is_memory:
+        touches: tuple[Touch, ...] = (Touch(doc.rel, "edit"),)
+    else:
+        touches = tuple(Touch(path, kind) for path, kind in root.touched.items())
+    if not touches and not prompt:
+        raise BadInput("nothing to recall for: give a file uri or a prompt")
+    result = root.recaller().recall(RecallQuery(touches, prompt, limit=limit))
+    for store in root.stores():
+        ids = [h.memory.id for h in result.hits if h.scope == store.scope]
+        if ids and store.exists:
+            record_surfacings(store.conn, ids)
+    self_serve(ls, root, "recall", obj)
+    if flag(obj, "display"):
+        what = doc.rel if doc is not None else "what you are touching"
+        if result.hits:
+            lines = [f"Tether: {len(result.hits)} memories for {what}"]
+            lines += [format_hit(h) for h in result.hits]
+        else:
+            lines = [f"Tether: no memories for {what}"]
+        ls.show_info("\n".join(lines))
+    return {
+        "results": [h.to_dict() for h in result.hits],
+        "elapsed_ms": round(result.elapsed_ms, 2),
+    }
+
+
+async def _show(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
+    root, store, memory = find(ls, obj)
+    acted(root, store, memory.id)
+    self_serve(ls, root, "show", obj)
+    path = store.path_of(memory.id)
+    data = {
+        **memory.to_dict(),
+        "scope": store.scope,
+        "path": str(path),
+        "usage": counters(store.conn, memory.id),
+    }
+    if flag(obj, "display"):
+        opened = False
+        if capabilities.can_show_document(ls.client_capabilities):
+            result = await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
+            )
+            opened = bool(result and result.success)
+        if not opened:
+            facts = cards.CardFacts(
+                scope=store.scope, path=str(path), commands=cards.cli_commands(memory)
+            )
+            ls.show_info(cards.plaintext(memory, facts))
+    return data
+
+
+def _pin(ls: TetherServer, obj: dict[str, Any], pinned: bool) -> dict[str, Any]:
+    root, store, memory = find(ls, obj)
+    updated = store.set_pinned(memory.id, pinned)
+    acted(root, store, memory.id)
+    changed(ls, root)
+    return {**updated.to_dict(), "scope": store.scope}
+
+
+def _status(ls: TetherServer, obj: dict[str, Any], verb: str) -> dict[str, Any]:
+    status, allowed = TRANSITIONS[verb]
+    root, store, memory = find(ls, obj)
+    updated = store.set_status(memory.id, status, allowed_from=allowed)
+    acted(root, store, memory.id)
+    changed(ls, root)
+    return {**updated.to_dict(), "scope": store.scope}
+
+
+def _followed(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
+    root, store, memory = find(ls, obj)
+    acted(root, store, memory.id)
+    root.ledger.dismiss(root.hints_conn(), memory.id)
+    diagnostics.republish(ls, root)
+    return {"memoryId": memory.id, "usage": counters(store.conn, memory.id)}
+
+
+def recall(ls: TetherServer, *args: Any) -> Any:
+    """``tether.recall {uri?, prompt?, limit?, display?}``: ranked memories with receipts."""
+    return _run(ls, "recall", args, _recall)
+
+
+async def show(ls: TetherServer, *args: Any) -> Any:
+    """``tether.show {memoryId, display?}``: the memory, its file and counters (acts on it)."""
+    return await _run_async(ls, "show", args, _show)
+
+
+def pin(ls: TetherServer, *args: Any) -> Any:
+    """``tether.pin {memoryId}``: pin a memory."""
+    return _run(ls, "pin", args, lambda s, o: _pin(s, o, True))
+
+
+def unpin(ls: TetherServer, *args: Any) -> Any:
+    """``tether.unpin {memoryId}``: unpin a memory."""
+    return _run(ls, "unpin", args, lambda s, o: _pin(s, o, False))
+
+
+def archive(ls: TetherServer, *args: Any) -> Any:
+    """``tether.archive {memoryId}``: hide a memory from recall (reversible)."""
+    return _run(ls, "archive", args, lambda s, o: _status(s, o, "archive"))
+
+
+def restore(ls: TetherServer, *args: Any) -> Any:
+    """``tether.restore {memoryId}``: bring an archived, deleted or superseded memory back."""
+    return _run(ls, "restore", args, lambda s, o: _status(s, o, "restore"))
+
+
+def mark_followed(ls: TetherServer, *args: Any) -> Any:
+    """``tether.markFollowed {memoryId}``: count that the memory was followed; hide its hint."""
+    return _run(ls, "markFollowed", args, _followed)
+
+
+async def remember(ls: TetherServer, *args: Any) -> Any:
+    """``tether.remember {uri?, summary?, category?, files?, details?, pinned?, anchor?,
+    global?}``: write a memory directly when ``summary`` is given, else open a draft."""
+    return await _run_async(ls, "remember", args, drafts.remember)
+
+
+async def supersede(ls: TetherServer, *args: Any) -> Any:
+    """``tether.supersede {memoryId, summary?, category?, files?, details?, anchor?}``:
+    replace a memory directly when ``summary`` is given, else open a pre-filled draft."""
+    return await _run_async(ls, "supersede", args, drafts.supersede)
+
+
+COMMANDS: dict[str, Callable[..., Any]] = {
+    "tether.recall": recall,
+    "tether.remember": remember,
+    "tether.show": show,
+    "tether.pin": pin,
+    "tether.unpin": unpin,
+    "tether.supersede": supersede,
+    "tether.archive": archive,
+    "tether.restore": restore,
+    "tether.markFollowed": mark_followed,
+}
+
+
+def register(server: TetherServer) -> None:
+    """Add every ``tether.*`` command to the server."""
+    for name, handler in COMMANDS.items():
+        server.command(name)(handler)

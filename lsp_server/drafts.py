@@ -1,0 +1,189 @@
+"""Writing and superseding from the editor.
+
+With a ``summary`` the command writes at once (for tools). Without one it opens a draft: a new
+memory file, front matter pre-filled (category, the current file, ``supersedes:`` where
+relevant), created through ``workspace/applyEdit`` and shown with ``window/showDocument`` when
+the client supports them, else written to disk and announced with its path. The draft becomes a
+memory when its document is saved (see :mod:`lsp_server.memory_documents`): saving is the write.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from lsp_server import capabilities
+from lsp_server.command_args import flag, strings, text
+from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
+from lsp_server.roots import Root
+from recall import frontmatter
+from recall.clock import now_iso
+from recall.errors import BadInput
+from recall.locations import ensure_created
+from recall.model import Memory
+from recall.records import check_category, check_text, front_matter_fields
+from recall.repo import git_user_name
+from recall.store import MemoryStore
+
+if TYPE_CHECKING:
+    from lsp_server.server import TetherServer
+
+
+def fresh_id(store: MemoryStore) -> str:
+    """An id no memory of the store has and no file of its folder is named after."""
+    while True:
+        candidate = secrets.token_hex(4)
+        taken = (store.location.memories_dir / f"{candidate}.md").exists()
+        if not taken and store.find(candidate) is None:
+            return candidate
+
+
+def draft_text(memory: Memory, summary: str = "", details: str = "") -> tuple[str, int]:
+    """The text of a draft memory file and the 0-based line where its summary goes."""
+    lines = [frontmatter.FENCE]
+    for key, value in front_matter_fields(memory).items():
+        lines.extend(frontmatter.render_value(key, value))
+    lines.append(frontmatter.FENCE)
+    summary_line = len(lines)
+    lines.append(summary)
+    if details:
+        lines += ["", details]
+    return "\n".join(lines) + "\n", summary_line
+
+
+async def open_draft(
+    ls: TetherServer, store: MemoryStore, memory: Memory, summary: str = "", details: str = ""
+) -> dict[str, Any]:
+    """Create a draft memory file and bring it to the user (as the client allows)."""
+    ensure_created(store.location)
+    path = store.location.memories_dir / f"{memory.id}.md"
+    uri = path.as_uri()
+    content, line = draft_text(memory, summary, details)
+    caps = ls.client_capabilities
+    applied = False
+    if capabilities.can_create_files(caps):
+        start = types.Position(0, 0)
+        edit = types.WorkspaceEdit(
+            document_changes=[
+                types.CreateFile(
+                    uri=uri,
+                    options=types.CreateFileOptions(overwrite=False, ignore_if_exists=False),
+                ),
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(
+                        uri=uri, version=None
+                    ),
+                    edits=[types.TextEdit(range=types.Range(start, start), new_text=content)],
+                ),
+            ]
+        )
+        result = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label="Tether: new memory")
+        )
+        applied = bool(result and result.applied)
+    if not applied:
+        store.folder.write(path.name, content, exclusive=True)
+    shown = False
+    if capabilities.can_show_document(caps):
+        cursor = types.Position(line, len(summary))
+        result = await ls.window_show_document_async(
+            types.ShowDocumentParams(
+                uri=uri, take_focus=True, selection=types.Range(cursor, cursor)
+            )
+        )
+        shown = bool(result and result.success)
+    where = "the draft" if shown else f"the draft {path}"
+    ls.show_info(
+        f"Tether: write the one-line summary on line {line + 1} of {where}, details below it, "
+        "and save it to remember."
+    )
+    return {"draft": str(path), "uri": uri, "id": memory.id, "applied": applied, "shown": shown}
+
+
+def _store(root: Root, obj: dict[str, Any]) -> MemoryStore:
+    scope = "global" if flag(obj, "global") else "project"
+    store = root.store_of_scope(scope)
+    if store is None:
+        raise BadInput(f"{root.folder} is not in a repository; pass global: true to write there")
+    return store
+
+
+def _files(store: MemoryStore, root: Root, obj: dict[str, Any], default: list[str]) -> list[str]:
+    given = strings(obj, "files")
+    if given is None:
+        return default
+    return [store.normalize_input(raw, root.folder) for raw in given]
+
+
+async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
+    """Write a memory (``summary`` given) or open a draft for the file at ``uri``."""
+    root, doc = root_and_doc(ls, obj)
+    store = _store(root, obj)
+    here = [doc.rel] if doc is not None and not doc.is_memory else []
+    files = _files(store, root, obj, here)
+    category = text(obj, "category") or "gotcha"
+    author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
+    summary = text(obj, "summary")
+    self_serve(ls, root, "remember", obj)
+    if summary is None:
+        draft = Memory(
+            id=fresh_id(store),
+            category=check_category(category),
+            summary="",
+            files=tuple(files),
+            created=now_iso(),
+            author=author,
+        )
+        return await open_draft(ls, store, draft)
+    memory = store.prepare_memory(
+        summary=summary,
+        category=category,
+        files=files,
+        details=text(obj, "details"),
+        pinned=flag(obj, "pinned"),
+        anchor=text(obj, "anchor"),
+        author=author,
+        source=text(obj, "source") or "user",
+    )
+    result = store.remember(memory)
+    changed(ls, root)
+    return result.to_dict()
+
+
+async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
+    """Replace a memory (``summary`` given) or open a draft pre-filled with its text."""
+    root, store, old = find(ls, obj)
+    if old.status != "active":
+        raise BadInput(f"memory {old.id} is {old.status}; only active memories can be superseded")
+    files = _files(store, root, obj, list(old.files))
+    author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
+    summary = text(obj, "summary")
+    acted(root, store, old.id)
+    if summary is None:
+        draft = Memory(
+            id=fresh_id(store),
+            category=old.category,
+            summary="",
+            files=tuple(files),
+            anchor=old.anchor,
+            pinned=old.pinned,
+            supersedes=old.id,
+            created=now_iso(),
+            author=author,
+        )
+        return await open_draft(ls, store, draft, old.summary, old.details)
+    memory = store.prepare_memory(
+        summary=summary,
+        category=text(obj, "category") or old.category,
+        files=files,
+        details=text(obj, "details"),
+        pinned=old.pinned,
+        anchor=text(obj, "anchor") or old.anchor,
+        author=author,
+        source=text(obj, "source") or "user",
+    )
+    result, updated = store.supersede(old.id, memory)
+    changed(ls, root)
+    return {**result.to_dict(), "supersedes": updated.id}

@@ -1,0 +1,95 @@
+"""The edit stream in: open, change, save and close build the session's touched set and turns.
+
+Diagnostics are published inside the didOpen/didChange handlers themselves. A save of a touched
+file after edits ends a turn (hint cooldowns count turns), and the turn's end re-publishes every
+open file, since memories hinted in the turn before now go quiet.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from lsp_server import diagnostics, memory_documents, progress, watching
+from lsp_server.documents import DocState, resolve
+
+if TYPE_CHECKING:
+    from lsp_server.server import TetherServer
+
+
+def _stat_mtime(doc: DocState) -> int:
+    try:
+        return os.stat(doc.path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
+    """A document was opened: touch it and publish its memories at once."""
+    watching.poll(ls)
+    doc = resolve(ls, params.text_document.uri)
+    if doc is None:
+        return
+    doc.disk_mtime = _stat_mtime(doc)
+    if doc.is_memory:
+        memory_documents.check(ls, doc)
+        return
+    doc.root.touch(doc.rel, "open")
+    diagnostics.publish(ls, doc, doc.root.touched[doc.rel])
+
+
+def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> None:
+    """A document changed: publish again on every change (some clients never bump versions)."""
+    watching.poll(ls)
+    doc = resolve(ls, params.text_document.uri)
+    if doc is None:
+        return
+    if doc.is_memory:
+        memory_documents.check(ls, doc)
+        return
+    doc.root.touch(doc.rel, "edit")
+    diagnostics.publish_changed(ls, doc)
+
+
+def will_save(ls: TetherServer, params: types.WillSaveTextDocumentParams) -> None:
+    """A document is about to be saved (only clients that declare willSave send this)."""
+    doc = ls.docs.get(params.text_document.uri)
+    if doc is not None and not doc.is_memory:
+        doc.root.touch(doc.rel, "save")
+
+
+def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
+    """A document was saved: a memory file is indexed; a touched code file may end the turn."""
+    watching.poll(ls)
+    doc = resolve(ls, params.text_document.uri)
+    if doc is None:
+        return
+    doc.disk_mtime = _stat_mtime(doc)
+    if doc.is_memory:
+        memory_documents.saved(ls, doc)
+        return
+    root = doc.root
+    root.touch(doc.rel, "save")
+    if root.end_turn_if_saved(doc.rel):
+        progress.refresh_if_stale(ls, root)
+        diagnostics.republish(ls, root)
+    else:
+        diagnostics.publish(ls, doc, root.touched[doc.rel])
+
+
+def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> None:
+    """A document was closed: withdraw its diagnostics (it stays touched for the session)."""
+    doc = ls.docs.pop(params.text_document.uri, None)
+    if doc is not None:
+        diagnostics.clear(ls, doc)
+
+
+def register(server: TetherServer) -> None:
+    """Add the text synchronisation handlers to the server."""
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
+    server.feature(types.TEXT_DOCUMENT_WILL_SAVE)(will_save)
+    server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))(did_save)
+    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)

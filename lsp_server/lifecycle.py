@@ -1,0 +1,143 @@
+"""Start, configuration and shutdown: roots from the workspace folders, settings merged from the
+repository and the editor, watchers registered and indexing started once the client is ready."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from lsp_server import capabilities, diagnostics, watching
+from lsp_server.configuration import file_sources, merge
+from lsp_server.documents import file_path
+from lsp_server.roots import Root
+
+if TYPE_CHECKING:
+    from lsp_server.server import TetherServer
+
+SECTION = "tether"
+
+
+def _section(values: Any) -> Any:
+    """Settings given either flat or under a ``tether`` key."""
+    if isinstance(values, Mapping) and isinstance(values.get(SECTION), Mapping):
+        return {**{k: v for k, v in values.items() if k != SECTION}, **values[SECTION]}
+    return values
+
+
+def configure(ls: TetherServer, root: Root) -> None:
+    """Merge a root's settings from every source, in order, and apply them."""
+    sources: list[tuple[str, Any]] = list(file_sources(root.base, ls.warn))
+    sources.append(("initializationOptions", _section(ls.init_options) or None))
+    sources.append(("editor settings", ls.editor_settings.get("")))
+    sources.append(("editor settings", ls.editor_settings.get(root.folder.as_uri())))
+    root.configure(merge(sources, ls.warn))
+
+
+def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
+    """Read who the client is, its options and its folders (stores open lazily)."""
+    ls.client_name = params.client_info.name if params.client_info else ""
+    options = params.initialization_options
+    if options is not None and not isinstance(options, Mapping):
+        ls.warn(f"initializationOptions should be an object, got {type(options).__name__}")
+        options = None
+    ls.init_options = dict(options or {})
+    uris = [f.uri for f in params.workspace_folders or []]
+    if not uris and params.root_uri:
+        uris = [params.root_uri]
+    paths = [file_path(uri) for uri in uris]
+    if not uris and params.root_path:
+        paths = [Path(params.root_path)]
+    for path in paths:
+        if path is not None and path.is_dir():
+            ls.roots.add(path)
+    ls.roots.discover = len(ls.roots) == 0
+    ls.roots.on_added = lambda root: _discovered(ls, root)
+    for root in ls.roots:
+        configure(ls, root)
+
+
+def _discovered(ls: TetherServer, root: Root) -> None:
+    """A root found from a document (the client named no folder): set it up like the others."""
+    configure(ls, root)
+    if root.settings.index_on_start:
+        ls.indexer.start(root)
+
+
+async def pull_configuration(ls: TetherServer) -> None:
+    """Ask for the ``tether`` section per root, when the client supports it."""
+    roots = list(ls.roots)
+    if not roots or not capabilities.can_pull_configuration(ls.client_capabilities):
+        return
+    items = [types.ConfigurationItem(section=SECTION, scope_uri=r.folder.as_uri()) for r in roots]
+    try:
+        values = await ls.workspace_configuration_async(types.ConfigurationParams(items=items))
+    except Exception as error:
+        ls.warn(f"workspace/configuration failed ({error}); using the other settings")
+        return
+    for root, value in zip(roots, values or [], strict=False):
+        ls.editor_settings[root.folder.as_uri()] = _section(value)
+        configure(ls, root)
+
+
+async def initialized(ls: TetherServer, params: types.InitializedParams) -> None:
+    """The client is ready: pull settings, register watchers, start background indexing."""
+    await pull_configuration(ls)
+    await watching.register_watchers(ls)
+    for root in ls.roots:
+        if root.settings.index_on_start:
+            ls.indexer.start(root)
+    diagnostics.republish(ls)
+
+
+def did_change_configuration(ls: TetherServer, params: types.DidChangeConfigurationParams) -> None:
+    """Settings changed: pull them again, or take the pushed ones, then publish again."""
+    if capabilities.can_pull_configuration(ls.client_capabilities):
+        task = ls.spawn(pull_configuration(ls))
+        task.add_done_callback(lambda _: diagnostics.republish(ls))
+        return
+    pushed = _section(params.settings)
+    if isinstance(pushed, Mapping):
+        ls.editor_settings[""] = pushed
+    for root in ls.roots:
+        configure(ls, root)
+    diagnostics.republish(ls)
+
+
+def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    """Workspace folders came or went: one root per repository, indexed in the background."""
+    for folder in params.event.removed:
+        path = file_path(folder.uri)
+        if path is None:
+            continue
+        closed = ls.roots.remove(path)
+        if closed is not None:
+            for uri, doc in list(ls.docs.items()):
+                if doc.root is closed:
+                    del ls.docs[uri]
+    for folder in params.event.added:
+        path = file_path(folder.uri)
+        if path is not None and path.is_dir():
+            root = ls.roots.add(path)
+            configure(ls, root)
+            if root.settings.index_on_start:
+                ls.indexer.start(root)
+    ls.roots.discover = len(ls.roots) == 0
+
+
+def shutdown(ls: TetherServer, params: None) -> None:
+    """Stop indexing and close every store."""
+    ls.indexer.stop()
+    ls.roots.close()
+    ls.docs.clear()
+
+
+def register(server: TetherServer) -> None:
+    """Add the lifecycle handlers to the server."""
+    server.feature(types.INITIALIZE)(initialize)
+    server.feature(types.INITIALIZED)(initialized)
+    server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)(did_change_configuration)
+    server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(did_change_folders)
+    server.feature(types.SHUTDOWN)(shutdown)

@@ -1,0 +1,163 @@
+"""Background indexing: the genome refresh runs on its own thread with its own index connection,
+reports ``$/progress`` (cancellable) where the client supports it, and never holds up the first
+diagnostics, which use whatever the index already knows (or the working tree)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from lsp_server import capabilities, diagnostics
+from lsp_server.roots import Root
+from recall.genome import Genome
+from recall.genome.results import IndexSummary
+from recall.locations import Location
+from recall.store import MemoryStore
+
+if TYPE_CHECKING:
+    from lsp_server.server import TetherServer
+
+Report = Callable[[str, int, int | None], None]
+REPORT_SECONDS = 0.1
+"""Least time between two progress reports: smooth in a status bar, quiet on the wire."""
+
+
+class IndexCancelled(Exception):
+    """The client cancelled the indexing (or the server is shutting down)."""
+
+
+def refresh_genome(
+    location: Location, cancelled: Callable[[], bool], report: Report
+) -> IndexSummary | None:
+    """Bring a project's genome up to date; None when it already was.
+
+    Runs on the indexing thread, on a connection of its own. Raises :class:`IndexCancelled`
+    as soon as ``cancelled()`` turns true; the genome writes nothing until the very end, so a
+    cancelled refresh leaves the index as it was.
+    """
+    if cancelled():
+        raise IndexCancelled
+    store = MemoryStore(location, notice=lambda message: None)
+    try:
+        genome = Genome(location.repo_root, store.conn)
+        if not genome.is_stale():
+            return None
+
+        def progress(description: str, done: int, total: int | None) -> None:
+            if cancelled():
+                raise IndexCancelled
+            report(description, done, total)
+
+        return genome.refresh(progress=progress)
+    finally:
+        store.close()
+
+
+class Indexer:
+    """Runs genome refreshes for the roots, one at a time, off the main thread."""
+
+    def __init__(self, ls: TetherServer) -> None:
+        self.ls = ls
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tether-index")
+        self.running: set[str] = set()
+        self.stopping = False
+
+    def start(self, root: Root) -> None:
+        """Start refreshing a root's genome in the background (no-op without a project)."""
+        location = root.location
+        if (
+            self.stopping
+            or location is None
+            or root.project is None
+            or not root.project.exists
+            or location.repo_root is None
+            or str(location.base) in self.running
+        ):
+            return
+        self.running.add(str(location.base))
+        self.ls.spawn(self._run(root, location))
+
+    async def _begin(self) -> str | None:
+        if not capabilities.can_report_progress(self.ls.client_capabilities):
+            return None
+        token = f"tether-index-{uuid.uuid4().hex[:8]}"
+        try:
+            await self.ls.work_done_progress.create_async(token)
+        except Exception as error:
+            self.ls.warn(f"progress not shown ({error})")
+            return None
+        self.ls.work_done_progress.begin(
+            token,
+            types.WorkDoneProgressBegin(
+                title="Tether: indexing the repository",
+                message="reading git history",
+                cancellable=True,
+                percentage=0,
+            ),
+        )
+        return token
+
+    def _cancelled(self, token: str | None) -> bool:
+        if self.stopping:
+            return True
+        future = self.ls.work_done_progress.tokens.get(token) if token else None
+        return bool(future is not None and future.cancelled())
+
+    async def _run(self, root: Root, location: Location) -> None:
+        token = await self._begin()
+        loop = asyncio.get_running_loop()
+        last = [0.0]
+
+        def report(description: str, done: int, total: int | None) -> None:
+            now = time.monotonic()
+            if token is None or now - last[0] < REPORT_SECONDS:
+                return
+            last[0] = now
+            percent = min(100, int(done * 100 / total)) if total else None
+            value = types.WorkDoneProgressReport(message=description, percentage=percent)
+            loop.call_soon_threadsafe(self.ls.work_done_progress.report, token, value)
+
+        outcome = "done"
+        try:
+            summary = await loop.run_in_executor(
+                self.pool, refresh_genome, location, lambda: self._cancelled(token), report
+            )
+        except IndexCancelled:
+            outcome = "cancelled"
+        except Exception as error:  # git or the index failed: recall goes on without it
+            outcome = "failed"
+            self.ls.warn(f"indexing {location.repo_root} failed: {error}")
+        else:
+            if summary is not None:
+                for line in summary.notices:
+                    self.ls.log(line)
+                root.signals_changed()
+                if root in list(self.ls.roots):
+                    diagnostics.republish(self.ls, root)
+                outcome = f"done: {summary.commits_read} commits, {summary.files_tracked} files"
+            else:
+                outcome = "up to date"
+        finally:
+            self.running.discard(str(location.base))
+        if token is not None and not self.stopping:
+            self.ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=outcome))
+
+    def stop(self) -> None:
+        """Cancel running refreshes and let the thread go."""
+        self.stopping = True
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def refresh_if_stale(ls: TetherServer, root: Root) -> None:
+    """Start a background refresh when the repository moved (new commits, a checkout)."""
+    project = root.project
+    if project is None or not project.exists or root.repo_root is None:
+        return
+    if Genome(root.repo_root, project.conn).is_stale():
+        ls.indexer.start(root)

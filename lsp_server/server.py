@@ -1,0 +1,88 @@
+"""The server object: the pygls ``LanguageServer`` plus Tether's state (roots, documents, the
+session) and the few ways it talks back to the user. Features are added in
+:mod:`lsp_server.setup`; this module imports none of them."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Coroutine
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from lsp_server.documents import DocState
+from lsp_server.progress import Indexer
+from lsp_server.roots import Roots
+from recall import __version__
+
+logger = logging.getLogger("tether.lsp")
+
+
+class TetherServer(LanguageServer):
+    """Tether's language server and the state of its session."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "tether",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            max_workers=2,
+        )
+        self.session_id = f"lsp-{uuid.uuid4().hex[:12]}"
+        self.client_name = ""
+        self.init_options: dict[str, Any] = {}
+        self.editor_settings: dict[str, Any] = {}
+        """The ``tether`` section pulled or pushed from the editor, per root folder URI
+        (key ``""`` for settings pushed without a scope)."""
+        self.roots = Roots(session=self.session_id, notice=self.log)
+        self.docs: dict[str, DocState] = {}
+        self.last_disk_check = 0.0
+        self._warned: set[str] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.indexer = Indexer(self)
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run a coroutine as a task the server keeps a reference to until it ends."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def shutdown(self) -> None:
+        """Stop background indexing before pygls stops, so the process exits promptly."""
+        self.indexer.stop()
+        super().shutdown()
+
+    # -- talking back ----------------------------------------------------------------------
+
+    def _log_message(self, kind: types.MessageType, message: str) -> None:
+        # No client yet, or it is gone: stderr has the line already.
+        with contextlib.suppress(Exception):
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def log(self, message: str) -> None:
+        """An informational line in the client's log (and ours)."""
+        logger.info(message)
+        self._log_message(types.MessageType.Info, f"tether: {message}")
+
+    def warn(self, message: str) -> None:
+        """A warning in the client's log (and on stderr)."""
+        logger.warning(message)
+        self._log_message(types.MessageType.Warning, f"tether: {message}")
+
+    def warn_once(self, key: str, message: str) -> None:
+        """A warning about ``key`` (a document, usually) given once per session."""
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        self.warn(message)
+
+    def show_info(self, message: str) -> None:
+        """A message the user sees (``window/showMessage``; every client shows these)."""
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Info, message=message)
+        )

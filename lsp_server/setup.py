@@ -1,0 +1,36 @@
+"""Building the server from its feature modules, and running it over stdio."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from lsp_server import (
+    code_actions,
+    commands,
+    edit_stream,
+    hover,
+    lifecycle,
+    watching,
+)
+from lsp_server.server import TetherServer
+
+
+def build() -> TetherServer:
+    """A server with every feature registered."""
+    server = TetherServer()
+    for feature in (lifecycle, edit_stream, watching, hover, code_actions, commands):
+        feature.register(server)
+    return server
+
+
+def run(log_level: str = "WARNING") -> int:
+    """Serve one client over stdin/stdout until it exits; logs go to stderr, never stdout."""
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=getattr(logging, log_level.upper(), logging.WARNING),
+        format="tether-lsp %(levelname)s %(name)s: %(message)s",
+    )
+    server = build()
+    server.start_io()
+    return 0

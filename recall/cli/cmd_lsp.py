@@ -1,0 +1,32 @@
+"""``tether lsp``: run the language server over stdio (the server package is imported only here,
+inside the command, so the rest of the CLI starts without it)."""
+
+from __future__ import annotations
+
+import argparse
+
+from recall.cli.context import CommandContext
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``lsp`` to the CLI."""
+    p = sub.add_parser("lsp", help="run the language server over stdio (for editors and agents)")
+    p.add_argument(
+        "--stdio",
+        action="store_true",
+        help="accepted for clients that pass it; stdio is the only transport",
+    )
+    p.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="what the server logs on stderr (default WARNING)",
+    )
+    p.set_defaults(func=run_lsp)
+
+
+def run_lsp(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Serve one client until it disconnects."""
+    from lsp_server.setup import run
+
+    return run(log_level=args.log_level)

@@ -1,0 +1,44 @@
+-- Headless Neovim 0.7 probe: attach Tether to the file given on the command line, wait for
+-- its diagnostics, hover on the first one, write what came back as JSON and quit.
+local out = os.getenv('PROBE_OUT')
+local result = { diagnostics = {}, hover = nil, error = nil }
+
+local function finish()
+  local handle = io.open(out, 'w')
+  handle:write(vim.fn.json_encode(result))
+  handle:close()
+  vim.cmd('qa!')
+end
+
+vim.api.nvim_create_autocmd('VimEnter', {
+  callback = function()
+    local ok, err = pcall(function()
+      local id = vim.lsp.start_client({
+        name = 'tether',
+        cmd = { os.getenv('PROBE_PY'), '-m', 'recall', 'lsp' },
+        root_dir = os.getenv('PROBE_ROOT'),
+      })
+      vim.lsp.buf_attach_client(0, id)
+      vim.wait(20000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+      for _, d in ipairs(vim.diagnostic.get(0)) do
+        table.insert(result.diagnostics, {
+          message = d.message, lnum = d.lnum, col = d.col, severity = d.severity,
+          source = d.source,
+        })
+      end
+      local first = result.diagnostics[1]
+      if first then
+        local params = {
+          textDocument = { uri = vim.uri_from_bufnr(0) },
+          position = { line = first.lnum, character = first.col },
+        }
+        local answers = vim.lsp.buf_request_sync(0, 'textDocument/hover', params, 10000)
+        for _, answer in pairs(answers or {}) do
+          if answer.result then result.hover = answer.result.contents.value end
+        end
+      end
+    end)
+    if not ok then result.error = tostring(err) end
+    finish()
+  end,
+})

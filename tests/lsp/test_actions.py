@@ -1,0 +1,108 @@
+"""Quick fixes on a memory diagnostic and the commands behind them change the memory file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from recall import frontmatter
+from recall.usage import counters
+from tests.lsp.session import Session
+from tests.lsp.workspace import GOTCHA, Workspace
+
+pytestmark = pytest.mark.asyncio
+
+
+def fields(path: Path) -> dict[str, object]:
+    """The front matter of a memory file as it is on disk now."""
+    return frontmatter.parse(path.read_text(encoding="utf-8"), path).fields
+
+
+async def test_quick_fixes_on_a_memory_diagnostic(lsp: Session, ws: Workspace) -> None:
+    await lsp.open(ws.store_py)
+    (diagnostic,) = lsp.diagnostics(ws.store_py)
+    found = await lsp.actions(ws.store_py, diagnostic.range, [diagnostic])
+    titles = [a.title for a in found]
+    name = f"gotcha {ws.gotcha}"
+    assert titles == [
+        f"Tether: show details of {name}",
+        f"Tether: pin {name}",
+        f"Tether: supersede {name}…",
+        f"Tether: mark {name} as followed",
+        f"Tether: archive {name}",
+        "Tether: remember something about this file…",
+        "Tether: show memories for this file",
+    ]
+    elsewhere = await lsp.actions(
+        ws.store_py, types.Range(types.Position(0, 0), types.Position(0, 1))
+    )
+    assert [a.title for a in elsewhere] == titles[-2:]
+    only_fixes = await lsp.client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(ws.store_py.as_uri()),
+            diagnostic.range,
+            types.CodeActionContext(diagnostics=[diagnostic], only=["quickfix"]),
+        )
+    )
+    assert len(only_fixes or []) == 5
+
+
+async def test_pin_unpin_archive_restore_change_the_file(lsp: Session, ws: Workspace) -> None:
+    memory_file = ws.memory_file(ws.gotcha)
+    await lsp.open(ws.store_py)
+
+    pinned = await lsp.command("tether.pin", {"memoryId": ws.gotcha})
+    assert pinned["pinned"] is True
+    assert fields(memory_file)["pinned"] is True
+    (diagnostic,) = lsp.diagnostics(ws.store_py)
+    assert diagnostic.message.startswith(f'pinned gotcha "{GOTCHA}"')
+    again = await lsp.command("tether.pin", {"memoryId": ws.gotcha})
+    assert again == {"changed": False, "message": f"memory {ws.gotcha} is already pinned"}
+
+    await lsp.command("tether.unpin", ws.gotcha)  # a bare id works too
+    assert fields(memory_file)["pinned"] is False
+
+    archived = await lsp.command("tether.archive", {"memoryId": ws.gotcha})
+    assert archived["status"] == "archived"
+    assert fields(memory_file)["status"] == "archived"
+    assert lsp.diagnostics(ws.store_py) == []  # archived memories leave recall at once
+
+    await lsp.command("tether.restore", {"memoryId": ws.gotcha})
+    assert fields(memory_file)["status"] == "active"
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+
+    followed = await lsp.command("tether.markFollowed", {"memoryId": ws.gotcha, "fromHint": True})
+    assert followed["memoryId"] == ws.gotcha
+    assert lsp.diagnostics(ws.store_py) == []  # acknowledged: quiet for the rest of the turn
+    store = ws.open_store()
+    try:  # every command run on the memory counted as acting on it
+        assert counters(store.conn, ws.gotcha)["acted"] == followed["usage"]["acted"] == 5
+    finally:
+        store.close()
+
+
+async def test_show_returns_the_memory_and_displays_it(lsp: Session, ws: Workspace) -> None:
+    shown = await lsp.command("tether.show", {"memoryId": ws.gotcha, "display": True})
+    assert shown["id"] == ws.gotcha
+    assert shown["summary"] == GOTCHA
+    assert Path(shown["path"]) == ws.memory_file(ws.gotcha)
+    assert shown["usage"]["acted"] == 1
+    if lsp.is_vscode:
+        assert [d.uri for d in lsp.client.shown_documents] == [ws.memory_file(ws.gotcha).as_uri()]
+    else:  # Neovim 0.7 has no showDocument: the card comes as a message
+        assert lsp.client.shown_documents == []
+        assert any(GOTCHA in m.message for m in lsp.client.messages)
+
+
+async def test_command_errors_and_malformed_arguments(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    with pytest.raises(Exception, match="no memory 'deadbeef'"):
+        await lsp.command("tether.pin", {"memoryId": "deadbeef"})
+    assert await lsp.command("tether.pin", {"memoryId": 42}) is None
+    assert await lsp.command("tether.archive", 1, 2) is None
+    with pytest.raises(Exception, match="nothing to recall for"):
+        await lsp.command("tether.recall")  # no file, no prompt
+    assert fields(ws.memory_file(ws.gotcha))["pinned"] is False
+    assert any("malformed" in m.message for m in lsp.client.log_messages)

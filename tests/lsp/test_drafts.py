@@ -1,0 +1,120 @@
+"""Writing and superseding from the editor: a draft memory file, filled in, saved, indexed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from recall import frontmatter
+from tests.lsp.session import Session
+from tests.lsp.workspace import GOTCHA, Workspace
+
+pytestmark = pytest.mark.asyncio
+
+NEW = "app start must warm the cache first"
+
+
+def fill_summary(path: Path, summary: str) -> str:
+    """The draft's text with ``summary`` written on its summary line (after the front matter)."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    closing = lines.index("---", 1)
+    lines[closing + 1] = summary
+    return "\n".join(lines)
+
+
+async def fill_and_save(lsp: Session, draft: Path, summary: str) -> None:
+    """What a person does with a draft: open it, type the summary, save."""
+    await lsp.open(draft, language="markdown")
+    text = fill_summary(draft, summary)
+    await lsp.change(draft, text)
+    await lsp.save(draft, text)
+
+
+async def test_remember_flow_end_to_end(lsp: Session, ws: Workspace) -> None:
+    await lsp.open(ws.app_py)
+    result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
+    draft = Path(result["draft"])
+    assert draft.parent == ws.root / ".tether" / "memories"
+    assert draft.exists()
+    if lsp.is_vscode:  # created through applyEdit and brought up with showDocument
+        assert result["applied"] and result["shown"]
+        (edit,) = lsp.client.applied_edits  # type: ignore[attr-defined]
+        kinds = [type(c).__name__ for c in edit.edit.document_changes]
+        assert kinds == ["CreateFile", "TextDocumentEdit"]
+        assert lsp.client.shown_documents[-1].uri == draft.as_uri()
+    else:  # Neovim 0.7: no resource operations, no showDocument: on disk plus a message
+        assert not result["applied"] and not result["shown"]
+        assert lsp.client.applied_edits == []  # type: ignore[attr-defined]
+        assert any(str(draft) in m.message for m in lsp.client.messages)
+    fields = frontmatter.parse(draft.read_text(), draft).fields
+    assert fields["category"] == "gotcha"
+    assert fields["files"] == ["src/app.py"]
+
+    # the empty draft is not a memory yet, and its document says why
+    await lsp.open(draft, language="markdown")
+    problems = lsp.diagnostics(draft)
+    assert [d.severity for d in problems] == [types.DiagnosticSeverity.Error]
+    assert "missing summary" in problems[0].message
+
+    text = fill_summary(draft, NEW)
+    await lsp.change(draft, text)
+    assert lsp.diagnostics(draft) == []
+    await lsp.save(draft, text)
+
+    shown = await lsp.command("tether.show", {"memoryId": result["id"]})
+    assert shown["summary"] == NEW
+    recalled = await lsp.command("tether.recall", {"uri": ws.app_py.as_uri()})
+    assert NEW in [r["summary"] for r in recalled["results"]]
+    # writing a memory is reading memory on one's own: proactive hints stop (hint rule 1)
+    assert lsp.diagnostics(ws.app_py) == []
+
+
+async def test_supersede_flow_end_to_end(lsp: Session, ws: Workspace) -> None:
+    await lsp.open(ws.store_py)
+    result = await lsp.command("tether.supersede", {"memoryId": ws.gotcha, "fromHint": True})
+    draft = Path(result["draft"])
+    fields = frontmatter.parse(draft.read_text(), draft).fields
+    assert fields["supersedes"] == ws.gotcha
+    assert fields["anchor"] == "save_session"
+
+    await lsp.open(draft, language="markdown")  # still the old text: said before saving
+    assert any("same text as" in d.message for d in lsp.diagnostics(draft))
+
+    await fill_and_save(lsp, draft, "session save goes through safeRename and an fsync")
+    old = frontmatter.parse(ws.memory_file(ws.gotcha).read_text(), "old").fields
+    assert old["status"] == "superseded"
+    assert old["superseded_by"] == result["id"]
+    (diagnostic,) = lsp.diagnostics(ws.store_py)
+    assert diagnostic.code == result["id"]
+    assert "fsync" in diagnostic.message
+
+
+async def test_direct_writes_for_tools(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.app_py)
+    written = await lsp.command(
+        "tether.remember",
+        {"uri": ws.app_py.as_uri(), "summary": NEW, "details": "cold caches time out"},
+    )
+    assert ws.memory_file(written["id"]).exists()
+    recalled = await lsp.command("tether.recall", {"uri": ws.app_py.as_uri(), "limit": 5})
+    assert written["id"] in [r["id"] for r in recalled["results"]]
+    replaced = await lsp.command(
+        "tether.supersede", {"memoryId": ws.gotcha, "summary": GOTCHA + " (and fsync)"}
+    )
+    assert replaced["supersedes"] == ws.gotcha
+    old = frontmatter.parse(ws.memory_file(ws.gotcha).read_text(), "old").fields
+    assert old["superseded_by"] == replaced["id"]
+
+
+async def test_client_without_show_document(lsp_no_show: Session, ws: Workspace) -> None:
+    result = await lsp_no_show.command("tether.remember", {"uri": ws.app_py.as_uri()})
+    assert result["applied"] is True  # applyEdit with a CreateFile still works
+    assert result["shown"] is False
+    assert lsp_no_show.client.shown_documents == []
+    assert any(result["draft"] in m.message for m in lsp_no_show.client.messages)
+    await fill_and_save(lsp_no_show, Path(result["draft"]), NEW)
+    shown = await lsp_no_show.command("tether.show", {"memoryId": result["id"]})
+    assert shown["summary"] == NEW

@@ -1,0 +1,58 @@
+"""The hint policy as the server applies it: quiet for ten turns after a save, a session budget
+that pinned memories pierce, and silence once memory is asked for unprompted."""
+
+from __future__ import annotations
+
+import pytest
+
+from recall.usage import counters
+from tests.lsp.session import Session
+from tests.lsp.workspace import Workspace
+
+pytestmark = pytest.mark.asyncio
+
+
+async def save_turn(lsp: Session, ws: Workspace, step: int) -> None:
+    """One turn: an edit and a save of a touched file."""
+    text = ws.store_py.read_text() + f"# edit {step}\n"
+    await lsp.change(ws.store_py, text)
+    await lsp.save(ws.store_py, text)
+
+
+async def test_quiet_for_ten_turns_then_back(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]  # turn 0
+    for turn in range(1, 11):
+        await save_turn(lsp, ws, turn)
+        assert lsp.diagnostics(ws.store_py) == [], f"turn {turn} should be quiet"
+    await save_turn(lsp, ws, 11)
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]  # turn 11
+    store = ws.open_store()
+    try:  # surfaced once per turn it was shown, never per keystroke
+        assert counters(store.conn, ws.gotcha)["surfaced"] == 2
+    finally:
+        store.close()
+
+
+async def test_asking_for_memory_ends_the_hints(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    await lsp.open(ws.app_py)
+    assert lsp.diagnostics(ws.store_py) and lsp.diagnostics(ws.app_py)
+    await lsp.command("tether.show", {"memoryId": ws.gotcha, "fromHint": True})
+    assert lsp.diagnostics(ws.store_py)  # a quick fix on a hint is not asking unprompted
+    await lsp.command("tether.recall", {"uri": ws.app_py.as_uri()})
+    assert lsp.diagnostics(ws.store_py) == []
+    assert lsp.diagnostics(ws.app_py) == []
+
+
+@pytest.mark.init_options({"hintSessionBudget": 1})
+async def test_budget_and_pinned_pierce_it(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]  # spends the budget
+    await lsp.open(ws.app_py)
+    assert lsp.diagnostics(ws.app_py) == []  # over budget
+    await lsp.command("tether.pin", {"memoryId": ws.app_gotcha, "fromHint": True})
+    assert [d.code for d in lsp.diagnostics(ws.app_py)] == [ws.app_gotcha]  # pinned pierce

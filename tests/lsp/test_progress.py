@@ -1,0 +1,63 @@
+"""Indexing on start runs in the background with $/progress and can be cancelled."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from lsprotocol import types
+
+from lsp_server.progress import IndexCancelled, refresh_genome
+from recall.genome import Genome
+from recall.locations import project_location
+from tests.lsp.session import Session
+from tests.lsp.workspace import Workspace, build
+
+
+async def wait_for_end(lsp: Session, seconds: float = 15.0) -> list[object]:
+    """The reports of the first progress token that ended."""
+    for _ in range(int(seconds / 0.05)):
+        for reports in lsp.client.progress_reports.values():
+            if reports and isinstance(reports[-1], types.WorkDoneProgressEnd):
+                return reports
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no progress ended: {lsp.client.progress_reports}")
+
+
+@pytest.mark.asyncio
+async def test_indexing_reports_progress(lsp: Session, ws: Workspace) -> None:
+    await lsp.open(ws.store_py)  # diagnostics do not wait for the index
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+    reports = await wait_for_end(lsp)
+    begin, end = reports[0], reports[-1]
+    assert isinstance(begin, types.WorkDoneProgressBegin)
+    assert begin.cancellable is True
+    assert isinstance(end, types.WorkDoneProgressEnd)
+    assert end.message is not None and end.message.startswith("done")
+    store = ws.open_store()
+    try:
+        assert not Genome(ws.root, store.conn).is_stale()
+    finally:
+        store.close()
+
+
+def test_cancelled_refresh_leaves_the_genome_alone(tmp_path) -> None:
+    ws = build(tmp_path / "repo")
+    location = project_location(ws.root)
+    with pytest.raises(IndexCancelled):
+        refresh_genome(location, lambda: True, lambda *args: None)
+    calls: list[int] = []
+
+    def cancel_midway() -> bool:
+        calls.append(1)
+        return len(calls) > 1  # let it start, then cancel at the first report
+
+    with pytest.raises(IndexCancelled):
+        refresh_genome(location, cancel_midway, lambda *args: None)
+    store = ws.open_store()
+    try:
+        assert Genome(ws.root, store.conn).is_stale()  # nothing was written
+    finally:
+        store.close()
+    summary = refresh_genome(location, lambda: False, lambda *args: None)
+    assert summary is not None and summary.files_tracked >= 3

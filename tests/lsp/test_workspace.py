@@ -1,0 +1,69 @@
+"""Configuration from the repository and the editor, per-client severity, and multi-root."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+
+from tests.lsp.session import Session
+from tests.lsp.workspace import SECOND_GOTCHA, Workspace
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.mark.client_name("opencode")
+async def test_opencode_gets_errors(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    (diagnostic,) = lsp.diagnostics(ws.store_py)
+    assert diagnostic.severity == types.DiagnosticSeverity.Error
+
+
+@pytest.mark.init_options({"tether": {"diagnosticCategories": ["gotcha", "decision"]}})
+async def test_initialization_options_show_more_categories(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    by_code = {d.code: d for d in lsp.diagnostics(ws.store_py)}
+    assert by_code[ws.gotcha].severity == types.DiagnosticSeverity.Warning
+    assert by_code[ws.decision].severity == types.DiagnosticSeverity.Information
+    assert "a decision recorded for this file" in by_code[ws.decision].message
+
+
+async def test_settings_change_from_the_editor(lsp: Session, ws: Workspace) -> None:
+    await lsp.open(ws.store_py)
+    assert lsp.diagnostics(ws.store_py)
+    settings = {"severity": {"gotcha": "off"}}
+    if lsp.is_vscode:  # pulled with workspace/configuration
+        lsp.client.set_configuration(settings, section="tether")
+        pushed: object = None
+    else:  # Neovim 0.7 cannot be asked: it pushes
+        pushed = {"tether": settings}
+    lsp.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=pushed)
+    )
+    await lsp.wait_until(lambda: lsp.diagnostics(ws.store_py) == [])  # a pull is a round trip
+
+
+async def test_pyproject_settings(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    (ws.root / "pyproject.toml").write_text(
+        '[tool.tether]\nmax-per-file = 0\nunrelated = "kept for other tools"\n'
+    )
+    lsp.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await lsp.open(ws.store_py)
+    await lsp.wait_until(lambda: lsp.diagnostics(ws.store_py) == [])
+
+
+@pytest.mark.extra_root
+async def test_two_repositories_two_stores(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    second = ws.root.parent / "second" / "billing" / "total.py"
+    await lsp.open(ws.store_py)
+    await lsp.open(second)
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+    (billing,) = lsp.diagnostics(second)
+    assert SECOND_GOTCHA in billing.message
+    pinned = await lsp.command("tether.pin", {"memoryId": str(billing.code), "fromHint": True})
+    assert pinned["pinned"] is True
+    memory_file = ws.root.parent / "second" / ".tether" / "memories" / f"{billing.code}.md"
+    assert "pinned: true" in memory_file.read_text()
