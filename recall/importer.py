@@ -76,6 +76,9 @@ def _draft(
         if value is not None and not (isinstance(value, str) and is_valid_id(value)):
             raise BadInput(f"'{key}' must be a memory id (8 hex digits)")
         links[key] = value
+    allow_secret = record.get("allow_secret", False)
+    if not isinstance(allow_secret, bool):
+        raise BadInput("'allow_secret' must be true or false")
     given_author = record.get("author")
     wanted = record.get("id")
     draft = store.prepare_memory(
@@ -89,6 +92,7 @@ def _draft(
         source=source,
         created=created,
         supersedes=links["supersedes"],
+        allow_secret=allow_secret,
     )
     # An exported record keeps its lifecycle state when it comes back in.
     draft = draft.with_changes(status=status, superseded_by=links["superseded_by"])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from recall import frontmatter
+from recall import frontmatter, secrets_scan
 from recall.clock import now_iso
 from recall.errors import BadInput, NotFound, NothingToDo, StoreUnavailable
 from recall.index import db, rows
@@ -371,8 +371,12 @@ class MemoryStore:
         source: str = "user",
         created: str | None = None,
         supersedes: str | None = None,
+        allow_secret: bool = False,
     ) -> Memory:
-        """Validate user input into a memory with no id yet (paths must be normalized already)."""
+        """Validate user input into a memory with no id yet (paths must be normalized already).
+
+        Text shaped like a credential is refused unless ``allow_secret`` says it is wanted.
+        """
         if anchor is not None and (not anchor.strip() or "\n" in anchor or "\r" in anchor):
             raise BadInput("--anchor must be a symbol name or a line range on one line")
         if source not in SOURCES:
@@ -382,6 +386,12 @@ class MemoryStore:
                 value.encode("utf-8")
             except UnicodeEncodeError:
                 raise BadInput(f"{label} is not valid UTF-8 text") from None
+        if not allow_secret:
+            refused = secrets_scan.refusal(
+                {"summary": summary, "details": details, "anchor": anchor}
+            )
+            if refused:
+                raise BadInput(refused)
         return Memory(
             id="",
             category=check_category(category),

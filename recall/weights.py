@@ -177,6 +177,11 @@ TRIGRAM_SHARE: Final = 0.5
 #: subsystem's name in a store about one subsystem, and measured worse.
 COMMON_TERM_SHARE: Final = 0.50
 
+#: Matches a text query may score: past this, the most common remaining query words are left
+#: out (rarest first are kept). They carry the least bm25 weight and cost the most time; a
+#: question of everyday words over 100k memories would otherwise score half the store.
+TEXT_MATCH_BUDGET: Final = 5000
+
 #: Below this many memories, no term is dropped as common: in a tiny store 20% is one or
 #: two memories, which says nothing about the term.
 COMMON_TERM_MIN_MEMORIES: Final = 25
@@ -413,3 +418,11 @@ def clip_summary(summary: str, cap: int = SUMMARY_CAP) -> str:
     if space >= cap // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:.-") + "…"
+
+
+# -- Lifecycle: content drift ---------------------------------------------------------------------
+
+# Commits to a memory's files since it was written or last confirmed (`tether confirm`) before it
+# is marked for a spot-check: a file rewritten this often has likely moved past what the memory
+# says, while a handful of commits is routine upkeep that rarely invalidates it.
+DRIFT_COMMITS = 20

@@ -1,21 +1,53 @@
-"""Maintenance commands: reindex and doctor."""
+"""Maintenance commands: reindex, doctor, repoint and confirm."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from recall.cli.context import CommandContext
+from recall.clock import now_iso
+from recall.errors import NothingToDo
+from recall.references import (
+    CONFIRMED_KEY,
+    FORMER_FILES_KEY,
+    DeadReference,
+    Drift,
+    dead_reference,
+    drift,
+    renames,
+    repointed,
+    with_lifecycle_keys,
+)
+from recall.repo_signals import open_repo_signals
+from recall.store import MemoryStore
+from recall.usage import record_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add reindex and doctor to the CLI."""
+    """Add reindex, doctor, repoint and confirm to the CLI."""
     p = sub.add_parser("reindex", help="rebuild the index from the memory files")
     p.add_argument("--global", dest="global_", action="store_true")
     p.set_defaults(func=run_reindex)
 
-    p = sub.add_parser("doctor", help="list memory files that cannot be loaded (exit 1 if any)")
+    p = sub.add_parser(
+        "doctor",
+        help="list memory files that cannot be loaded, dead and drifting references "
+        "(exit 1 if any)",
+    )
     p.add_argument("--scope", choices=("project", "global", "all"), default="all")
     p.set_defaults(func=run_doctor)
+
+    p = sub.add_parser(
+        "repoint", help="propose the new names of a memory's renamed files; --apply writes them"
+    )
+    p.add_argument("id")
+    p.add_argument("--apply", action="store_true", help="rewrite the memory's file list")
+    p.set_defaults(func=run_repoint)
+
+    p = sub.add_parser("confirm", help="mark a memory as still true (clears its spot-check)")
+    p.add_argument("id")
+    p.set_defaults(func=run_confirm)
 
 
 def run_reindex(args: argparse.Namespace, ctx: CommandContext) -> int:
@@ -32,20 +64,121 @@ def run_reindex(args: argparse.Namespace, ctx: CommandContext) -> int:
     return 0
 
 
+def project_genome(store: MemoryStore, ctx: CommandContext) -> Any | None:
+    """The project's genome for a project store that exists; None otherwise (no history)."""
+    if store.scope != "project" or not store.exists or store.repo_root is None:
+        return None
+    return open_repo_signals(store, notice=ctx.notice)
+
+
+def dead_message(dead: DeadReference) -> str:
+    """One line about a dead reference, with the rename git knows of if any."""
+    gone = ", ".join(dead.memory.files)
+    moved = {old: new for old, new in dead.renamed.items() if new}
+    if not moved:
+        return f"{dead.memory.id}: every file it names is gone ({gone})"
+    arrows = ", ".join(f"{old} -> {new}" for old, new in moved.items())
+    return (
+        f"{dead.memory.id}: every file it names is gone; git shows {arrows} "
+        f"(`tether repoint {dead.memory.id} --apply`)"
+    )
+
+
+def drift_message(found: Drift) -> str:
+    """One line about a drifting memory."""
+    return (
+        f"{found.memory.id}: spot-check: its files saw {found.commits} commits since "
+        f"{found.since} (`tether confirm {found.memory.id}` once checked)"
+    )
+
+
 def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Report every problem file as path:line: message."""
+    """Report every problem file as path:line: message, then dead and drifting references."""
     problems = []
+    lines: list[str] = []
+    data: list[dict[str, Any]] = []
     for store in ctx.stores(args.scope):
-        problems.extend((store.scope, p) for p in store.problems())
-    data = [
-        {"scope": s, "path": str(p.path), "line": p.line, "message": p.message} for s, p in problems
-    ]
+        for problem in store.problems():
+            problems.append(problem)
+            lines.append(str(problem))
+            data.append(
+                {
+                    "scope": store.scope,
+                    "path": str(problem.path),
+                    "line": problem.line,
+                    "message": problem.message,
+                }
+            )
+        genome = project_genome(store, ctx)
+        if genome is None:
+            continue
+        for memory in store.list(status="active"):
+            dead = dead_reference(memory, genome)
+            found = None if dead else drift(with_lifecycle_keys(store, memory), genome)
+            if dead is not None:
+                message = dead_message(dead)
+                entry = {"scope": store.scope, "kind": "dead-reference", **dead.to_dict()}
+                data.append({**entry, "message": message})
+                lines.append(message)
+            elif found is not None:
+                message = drift_message(found)
+                data.append(
+                    {"scope": store.scope, "kind": "drift", **found.to_dict(), "message": message}
+                )
+                lines.append(message)
 
     def render(console) -> None:
-        if not problems:
+        if not lines:
             console.print("No problems found.")
-        for _, problem in problems:
-            console.print(str(problem), markup=False, highlight=False, soft_wrap=True)
+        for line in lines:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     ctx.emit(data, render)
-    return 1 if problems else 0
+    return 1 if data else 0
+
+
+def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Show the file list a memory would get from git's renames; write it with --apply."""
+    store, memory = ctx.find_memory(args.id)
+    genome = project_genome(store, ctx)
+    moved = renames(memory, genome) if genome is not None else {}
+    if not moved:
+        raise NothingToDo(
+            f"memory {memory.id}: no file it names was renamed away "
+            f"({', '.join(memory.files) or 'no files'})"
+        )
+    files, former = repointed(with_lifecycle_keys(store, memory), moved)
+    data: dict[str, Any] = {
+        "id": memory.id,
+        "files": list(memory.files),
+        "proposed": files,
+        "renamed": moved,
+        "applied": bool(args.apply),
+    }
+    if args.apply:
+        store.update_fields(memory.id, {"files": files, FORMER_FILES_KEY: former})
+        record_action(store.conn, memory.id)
+
+    def render(console) -> None:
+        for old, new in moved.items():
+            console.print(f"{old} -> {new}", markup=False, highlight=False, soft_wrap=True)
+        if args.apply:
+            console.print(f"Repointed {memory.id}; the old paths stay in {FORMER_FILES_KEY}")
+        else:
+            console.print(f"Nothing written; run `tether repoint {memory.id} --apply` to apply")
+
+    ctx.emit(data, render)
+    return 0
+
+
+def run_confirm(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Record that a memory was checked and still holds (drift counts restart from now)."""
+    store, memory = ctx.find_memory(args.id)
+    stamp = now_iso()
+    updated = store.update_fields(memory.id, {CONFIRMED_KEY: stamp})
+    record_action(store.conn, memory.id)
+    ctx.emit(
+        {"id": updated.id, CONFIRMED_KEY: stamp},
+        lambda c: c.print(f"Confirmed {updated.id} as of {stamp}"),
+    )
+    return 0

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import plural, print_card, print_table
 from recall.errors import BadInput, NotFound
 from recall.locations import ensure_created
 from recall.model import CATEGORIES, STATUSES
 from recall.records import check_text
+from recall.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.repo import git_user_name
 from recall.search import search
 from recall.store import MemoryStore
@@ -37,6 +39,11 @@ def _add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) 
     parser.add_argument("--author", help="who wrote it (default: git config user.name)")
     parser.add_argument(
         "--source", choices=("user", "agent"), default="user", help="who is writing"
+    )
+    parser.add_argument(
+        "--allow-secret",
+        action="store_true",
+        help="write it even though it contains text shaped like a credential",
     )
 
 
@@ -115,6 +122,7 @@ def _draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore):
             else git_user_name(store.repo_root)
         ),
         source=args.source,
+        allow_secret=args.allow_secret,
     )
 
 
@@ -163,8 +171,24 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
         record_action(store.conn, memory.id)
     usage = counters(store.conn, memory.id)
     path = str(store.path_of(memory.id))
+    full = with_lifecycle_keys(store, memory)  # confirmed / former_files live in the file only
+    genome = project_genome(store, ctx) if memory.is_recallable else None
+    spot = drift(full, genome) if genome is not None else None
+    former = full.extra.get(FORMER_FILES_KEY) or []
     data = {**memory.to_dict(), "scope": store.scope, "path": path, "usage": usage}
-    ctx.emit(data, lambda c: print_card(c, memory, scope=store.scope, path=path, usage=usage))
+    data["confirmed"] = full.extra.get(CONFIRMED_KEY)
+    data["former_files"] = former
+    data["spot_check"] = spot.to_dict() if spot else None
+
+    def render(console) -> None:
+        print_card(console, memory, scope=store.scope, path=path, usage=usage)
+        if former:
+            line = f"formerly: {', '.join(map(str, former))}"
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+        if spot is not None:
+            console.print(drift_message(spot), markup=False, highlight=False, soft_wrap=True)
+
+    ctx.emit(data, render)
     return 0
 
 

@@ -9,11 +9,29 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from recall import __version__
-from recall.cli import cmd_editor, cmd_genome, cmd_io, cmd_lsp, cmd_maint, cmd_memory, cmd_recall
+from recall.cli import (
+    cmd_editor,
+    cmd_genome,
+    cmd_io,
+    cmd_lsp,
+    cmd_maint,
+    cmd_memory,
+    cmd_recall,
+    cmd_stats,
+)
 from recall.cli.context import CommandContext
 from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, TetherError
 
-COMMAND_MODULES = (cmd_memory, cmd_recall, cmd_genome, cmd_io, cmd_maint, cmd_lsp, cmd_editor)
+COMMAND_MODULES = (
+    cmd_memory,
+    cmd_recall,
+    cmd_genome,
+    cmd_io,
+    cmd_maint,
+    cmd_stats,
+    cmd_lsp,
+    cmd_editor,
+)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -165,16 +165,37 @@ def cochange(conn: sqlite3.Connection, hits: list[NeighbourHit], direct: Channel
     return result
 
 
-def common_terms(conn: sqlite3.Connection, tokens: list[str], total: int) -> set[str]:
-    """Query terms found in so large a share of memories that they only add noise and time."""
-    if not tokens:
-        return set()
-    common: set[str] = set()
-    for token in tokens:
+def _documents_with(conn: sqlite3.Connection, token: str) -> int:
+    """How many memories hold ``token`` (its stem's variants summed, for inflected words)."""
+    stem = fts.fold(token)
+    if stem is None:
         row = conn.execute("SELECT doc FROM fts_words_vocab WHERE term = ?", (token,)).fetchone()
-        if row is not None and W.is_common_term(row[0], total):
-            common.add(token)
-    return common
+    else:
+        row = conn.execute(
+            "SELECT sum(doc) FROM fts_words_vocab WHERE term >= ? AND term < ?",
+            (stem, stem + "\U0010ffff"),
+        ).fetchone()
+    return int(row[0] or 0) if row is not None else 0
+
+
+def text_terms(conn: sqlite3.Connection, tokens: list[str], total: int) -> list[str]:
+    """The query words worth matching: common ones dropped, the rarest kept within a budget.
+
+    Words in so large a share of memories that bm25 gives them almost no weight only cost
+    time; past ``TEXT_MATCH_BUDGET`` matches, the most common remaining words are left out too.
+    The rarest word is always kept.
+    """
+    counts = {token: _documents_with(conn, token) for token in tokens}
+    kept: set[str] = set()
+    spent = 0
+    for token in sorted(tokens, key=lambda t: counts[t]):
+        if W.is_common_term(counts[token], total):
+            continue
+        if kept and spent + counts[token] > W.TEXT_MATCH_BUDGET:
+            break
+        kept.add(token)
+        spent += counts[token]
+    return [token for token in tokens if token in kept]
 
 
 def text(

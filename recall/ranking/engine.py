@@ -140,6 +140,7 @@ class Recaller:
         self.repo: RepoSignals = repo or WorkingTree(stores[0].repo_root if stores else None)
         self.embedder = embedder or load_embedder(None)
         self.cache_dir = cache_dir
+        self._facts: dict[int, tuple[int, int, frozenset[int]]] = {}
 
     def _prepare(self, query: RecallQuery, timings: dict[str, float]) -> _Prepared:
         start = time.perf_counter()
@@ -212,14 +213,9 @@ class Recaller:
             timings, "cochange", lambda: ch.cochange(conn, neighbours, found["file"])
         )
         near = set(found["file"]) | set(found["cochange"])
-        inactive = {
-            r[0] for r in conn.execute("SELECT rowid FROM memories WHERE status != 'active'")
-        }
+        active, inactive = self._store_facts(store)
         if prepared.words:
-            total = conn.execute("SELECT count(*) FROM memories WHERE status = 'active'")
-            active = total.fetchone()[0]
-            common = ch.common_terms(conn, prepared.words, active)
-            words = [w for w in prepared.words if w not in common]
+            words = ch.text_terms(conn, prepared.words, active)
             found["words"] = self._timed(
                 timings,
                 "text",
@@ -247,6 +243,20 @@ class Recaller:
         hits = self._finish(store, fused, touched, neighbours)
         timings["adjust"] = timings.get("adjust", 0.0) + (time.perf_counter() - tick) * 1000
         return hits
+
+    def _store_facts(self, store: MemoryStore) -> tuple[int, frozenset[int]]:
+        """How many memories are active and which rowids are not, cached per index state."""
+        stamp = rows.generation(store.conn)
+        cached = self._facts.get(id(store))
+        if cached is not None and cached[0] == stamp:
+            return cached[1], cached[2]
+        conn = store.conn
+        inactive = frozenset(
+            r[0] for r in conn.execute("SELECT rowid FROM memories WHERE status != 'active'")
+        )
+        active = conn.execute("SELECT count(*) FROM memories").fetchone()[0] - len(inactive)
+        self._facts[id(store)] = (stamp, active, inactive)
+        return active, inactive
 
     def _fan_in(self, path: str) -> int:
         """Import fan-in of a file, asked of the repository once per recall."""
