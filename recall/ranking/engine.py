@@ -283,14 +283,15 @@ class Recaller:
         conn = store.conn
         marks = ",".join("?" * len(fused))
         found = conn.execute(
-            f"SELECT * FROM memories WHERE rowid IN ({marks}) AND status = 'active'", list(fused)
+            f"SELECT * FROM memories WHERE rowid IN ({marks}) AND +status = 'active'", list(fused)
         ).fetchall()
         memories = {r["rowid"]: rows.memory_from_row(r) for r in found}
         ids = [m.id for m in memories.values()]
         replaced = {
             r[0]
             for r in conn.execute(
-                "SELECT supersedes FROM memories WHERE status = 'active' "
+                # "+status": look the ids up by the supersedes index, not every active memory
+                "SELECT supersedes FROM memories WHERE +status = 'active' "
                 f"AND supersedes IN ({','.join('?' * len(ids))})",
                 ids,
             )
