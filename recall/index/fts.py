@@ -43,15 +43,22 @@ def match_expression(tokens: list[str], operator: str = "AND") -> str | None:
 # longest first. The stem is then matched as a prefix.
 _ENDINGS = ("ing", "ies", "es", "ed", "s")
 _MIN_STEM = 4  # shorter stems ("us*" from "using") match far too much
+_MIN_PREFIX_WORD = 5  # an uninflected word this long also finds its inflections ("range*")
 
 
 def fold(token: str) -> str | None:
-    """The prefix stem of an inflected query word, or None to match the word exactly."""
+    """The prefix a query word is matched by, or None to match the word exactly.
+
+    An inflected word is cut to its stem ("sessions" → "session", so "session*"); another word
+    of five letters or more is its own prefix, so "range" also finds "ranges".
+    """
     for ending in _ENDINGS:
         if token.endswith(ending) and len(token) - len(ending) >= _MIN_STEM:
             stem = token[: -len(ending)]
-            return stem if not stem.endswith("s") or ending != "s" else None
-    return None
+            if ending == "s" and stem.endswith("s"):
+                break  # "class", "address": not a plural
+            return stem
+    return token if len(token) >= _MIN_PREFIX_WORD else None
 
 
 def prefix_expression(tokens: list[str]) -> str | None:
