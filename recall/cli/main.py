@@ -10,8 +10,10 @@ from pathlib import Path
 
 from recall import __version__
 from recall.cli import (
+    cmd_agent_config,
     cmd_editor,
     cmd_genome,
+    cmd_hook,
     cmd_io,
     cmd_lsp,
     cmd_maint,
@@ -31,6 +33,8 @@ COMMAND_MODULES = (
     cmd_stats,
     cmd_lsp,
     cmd_editor,
+    cmd_hook,
+    cmd_agent_config,
 )
 
 

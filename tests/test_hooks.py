@@ -1,0 +1,319 @@
+"""Agent hooks: recorded-shape Claude Code inputs in, the documented hook JSON (or nothing) out."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import make_repo, remember, run_tether
+
+from recall import hooks
+from recall.hints import SESSION_BUDGET
+from recall.inject import FOOTER, HEADER
+from recall.sessions import count_turn
+from recall.store import MemoryStore
+
+SESSION = "5f3c1e2a-9b7d-4c1e-8a2f-0d6b4e9c7a11"
+GOTCHA = "login KeyError user_id: sessions from the old SSO lack user_id, fall back to sub"
+
+# A Claude Code UserPromptSubmit input as the hooks reference documents it, with a pasted
+# traceback and the question on the last line.
+TRACE_PROMPT = (
+    "Traceback (most recent call last):\n"
+    '  File "{root}/src/app.py", line 1, in <module>\n'
+    "    login(user)\n"
+    '  File "{root}/src/app.py", line 9, in login\n'
+    '    return user["user_id"]\n'
+    "KeyError: 'user_id'\n"
+    "\n"
+    "Why does login raise a KeyError for user_id?"
+)
+
+
+def prompt_input(root: Path, prompt: str, session: str = SESSION) -> dict[str, Any]:
+    return {
+        "session_id": session,
+        "transcript_path": f"/home/dev/.claude/projects/demo/{session}.jsonl",
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
+
+
+def edit_input(
+    root: Path, path: str, *, event: str = "PreToolUse", tool: str = "Edit", session: str = SESSION
+) -> dict[str, Any]:
+    return {
+        "session_id": session,
+        "transcript_path": f"/home/dev/.claude/projects/demo/{session}.jsonl",
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": {
+            "file_path": str(root / path),
+            "old_string": "print('app')",
+            "new_string": "print('app!')",
+        },
+    }
+
+
+def hook(event: str, payload: Any) -> str:
+    raw = payload if isinstance(payload, str) else json.dumps(payload)
+    return hooks.run(event, raw)
+
+
+def context_of(out: str, event_name: str) -> str:
+    data = json.loads(out)
+    assert list(data) == ["hookSpecificOutput"]
+    assert list(data["hookSpecificOutput"]) == ["hookEventName", "additionalContext"]
+    assert data["hookSpecificOutput"]["hookEventName"] == event_name
+    return data["hookSpecificOutput"]["additionalContext"]
+
+
+def warning(memory_id: str, summary: str = GOTCHA) -> str:
+    return f'· gotcha "{summary}" [{memory_id}] — review before editing'
+
+
+def expected_edit_output(event_name: str, *lines: str) -> str:
+    payload = {
+        "hookSpecificOutput": {"hookEventName": event_name, "additionalContext": "\n".join(lines)}
+    }
+    return json.dumps(payload, ensure_ascii=False) + "\n"
+
+
+def test_prompt_with_pasted_stack_trace_injects_the_memory(repo: Path, store: MemoryStore) -> None:
+    memory_id = remember(store, GOTCHA, files=["src/app.py"])
+    remember(store, "docs are built with mkdocs", category="decision", files=["docs/guide.md"])
+    out = hook("prompt", prompt_input(repo, TRACE_PROMPT.format(root=repo)))
+    lines = context_of(out, "UserPromptSubmit").splitlines()
+    assert lines[0] == HEADER
+    assert lines[-1] == FOOTER
+    assert len(lines) == 3
+    assert lines[1].startswith(f"[gotcha] {memory_id} — {GOTCHA} · via ")
+    turns = store.conn.execute(
+        "SELECT turns, origin FROM sessions WHERE id = ?", (SESSION,)
+    ).fetchone()
+    assert tuple(turns) == (1, "hook")
+
+
+def test_prompt_with_nothing_relevant_prints_nothing(repo: Path, store: MemoryStore) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    assert hook("prompt", prompt_input(repo, "Rename the CSS colour variables")) == ""
+
+
+def test_prompt_gets_the_files_the_session_edited(repo: Path, store: MemoryStore) -> None:
+    memory_id = remember(
+        store, "util.helper must stay pure", category="pref", files=["src/util.py"]
+    )
+    assert hook("post-edit", edit_input(repo, "src/util.py", event="PostToolUse")) == ""
+    out = hook("prompt", prompt_input(repo, "now add the tests"))
+    lines = context_of(out, "UserPromptSubmit").splitlines()
+    assert lines[1].startswith(f"[pref] {memory_id} — util.helper must stay pure · via ")
+    assert hooks.recent_touches(store.conn, SESSION, 1) == ["src/util.py"]
+
+
+def test_edit_on_a_file_with_a_gotcha_warns(repo: Path, store: MemoryStore) -> None:
+    memory_id = remember(store, GOTCHA, files=["src/app.py"])
+    remember(store, "app prints on import", category="decision", files=["src/app.py"])
+    out = hook("pre-edit", edit_input(repo, "src/app.py"))
+    assert out == expected_edit_output("PreToolUse", warning(memory_id))
+
+
+def test_post_edit_and_the_other_edit_tools(repo: Path, store: MemoryStore) -> None:
+    memory_id = remember(store, GOTCHA, files=["src/app.py"])
+    out = hook("post-edit", edit_input(repo, "src/app.py", event="PostToolUse", tool="Write"))
+    assert out == expected_edit_output("PostToolUse", warning(memory_id))
+    # Same turn, same file: the agent has been told, so the next edit is silent.
+    assert hook("pre-edit", edit_input(repo, "src/app.py", tool="MultiEdit")) == ""
+
+
+def test_edit_on_a_file_without_memories_prints_nothing(repo: Path, store: MemoryStore) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    assert hook("pre-edit", edit_input(repo, "src/util.py")) == ""
+    assert hook("pre-edit", edit_input(repo, "src/app.py", tool="Read")) == ""
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "{not json",
+        "",
+        "[1, 2]",
+        '"just a string"',
+        {"cwd": "/tmp"},
+        {"session_id": SESSION},
+        {"session_id": "", "cwd": "/tmp"},
+        {"session_id": 7, "cwd": "/tmp", "prompt": "hi"},
+        {"session_id": SESSION, "cwd": "/tmp", "tool_name": "Edit", "tool_input": "x"},
+        {"session_id": SESSION, "cwd": "/tmp", "tool_name": "Edit", "tool_input": {}},
+    ],
+)
+@pytest.mark.parametrize("event", hooks.EVENTS)
+def test_malformed_or_incomplete_input_prints_nothing(
+    repo: Path, store: MemoryStore, payload: Any, event: str
+) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    if isinstance(payload, dict) and payload.get("cwd") == "/tmp":
+        payload = {**payload, "cwd": str(repo)}
+    assert hook(event, payload) == ""
+
+
+def test_cwd_outside_any_repository_prints_nothing(tmp_path: Path) -> None:
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    assert hook("prompt", prompt_input(outside, "Why does login fail?")) == ""
+    assert hook("pre-edit", edit_input(outside, "a.py")) == ""
+    assert hook("session-start", {"session_id": SESSION, "cwd": str(outside)}) == ""
+
+
+def test_file_outside_the_repository_prints_nothing(repo: Path, store: MemoryStore) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    payload = edit_input(repo, "src/app.py")
+    payload["tool_input"]["file_path"] = "/etc/passwd"
+    assert hook("pre-edit", payload) == ""
+
+
+def test_internal_error_is_logged_not_printed(
+    repo: Path, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(hooks, "record_touch", broken)
+    monkeypatch.setattr(hooks.log, "handlers", [])
+    assert hook("pre-edit", edit_input(repo, "src/app.py")) == ""
+    log = (store.location.base / hooks.LOG_NAME).read_text(encoding="utf-8")
+    assert "tether hook pre-edit failed" in log
+    assert "disk I/O error" in log
+    for handler in hooks.log.handlers:
+        handler.close()
+
+
+def test_session_start_starts_the_session_quietly(repo: Path, store: MemoryStore) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    payload = {
+        "session_id": SESSION,
+        "cwd": str(repo),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    assert hook("session-start", payload) == ""
+    row = store.conn.execute("SELECT turns FROM sessions WHERE id = ?", (SESSION,)).fetchone()
+    assert row[0] == 0
+    assert hook("session-start", payload) == ""  # a resume is not a second start
+
+
+def test_hint_policy_across_twelve_turns(repo: Path, store: MemoryStore) -> None:
+    """Shown in turn 1, quiet through turn 11, back in turn 12; pinned pierce a spent budget."""
+    app = remember(store, GOTCHA, files=["src/app.py"])
+    pinned = remember(
+        store,
+        "util.helper is called from C; keep its signature",
+        files=["src/util.py"],
+        pinned=True,
+    )
+    plain = remember(store, "README badges are generated", files=["README.md"])
+    conn = store.conn
+    seen: dict[int, str] = {}
+    for turn in range(1, 13):
+        assert count_turn(conn, SESSION, origin="hook") == turn
+        seen[turn] = hook("pre-edit", edit_input(repo, "src/app.py"))
+    assert seen[1] == expected_edit_output("PreToolUse", warning(app))
+    assert all(seen[turn] == "" for turn in range(2, 12))
+    assert seen[12] == expected_edit_output("PreToolUse", warning(app))
+
+    conn.execute("UPDATE hint_sessions SET spent = ? WHERE session = ?", (SESSION_BUDGET, SESSION))
+    conn.commit()
+    assert hook("pre-edit", edit_input(repo, "README.md")) == ""  # budget spent
+    out = hook("pre-edit", edit_input(repo, "src/util.py"))
+    assert out == expected_edit_output(
+        "PreToolUse", warning(pinned, "util.helper is called from C; keep its signature")
+    )
+    assert plain not in out
+
+
+def test_self_serve_memory_command_silences_hints(repo: Path, store: MemoryStore) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    count_turn(store.conn, SESSION, origin="hook")
+    bash = {
+        "session_id": SESSION,
+        "cwd": str(repo),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "cd src && tether recall --file src/app.py"},
+    }
+    assert hook("post-edit", bash) == ""
+    assert hook("pre-edit", edit_input(repo, "src/app.py")) == ""
+
+
+def test_whole_process_hook_run(repo: Path, store: MemoryStore) -> None:
+    memory_id = remember(store, GOTCHA, files=["src/app.py"])
+    done = run_tether(
+        "hook",
+        "prompt",
+        cwd=repo,
+        stdin=json.dumps(prompt_input(repo, TRACE_PROMPT.format(root=repo))),
+    )
+    assert done.code == 0 and done.stderr == ""
+    assert f"[gotcha] {memory_id} — " in context_of(done.stdout, "UserPromptSubmit")
+    edit = json.dumps(edit_input(repo, "src/app.py", session="other-session"))
+    done = run_tether("hook", "pre-edit", cwd=repo, stdin=edit)
+    assert done == (0, expected_edit_output("PreToolUse", warning(memory_id)), "")
+
+
+@pytest.mark.parametrize("stdin", ["{broken", "", '{"session_id": "x"}'])
+def test_whole_process_bad_input_exits_zero_silently(
+    repo: Path, store: MemoryStore, stdin: str
+) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    assert run_tether("hook", "pre-edit", cwd=repo, stdin=stdin) == (0, "", "")
+
+
+def test_whole_process_outside_a_repository(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    payload = json.dumps(prompt_input(plain, "Why?"))
+    assert run_tether("hook", "prompt", cwd=plain, stdin=payload) == (0, "", "")
+
+
+def test_other_repository_without_a_store_prints_nothing(tmp_path: Path) -> None:
+    other = make_repo(tmp_path / "other")
+    assert hook("pre-edit", edit_input(other, "src/app.py")) == ""
+    assert not (other / ".tether").exists()
+
+
+def test_agent_config_claude_code_writes_the_plugin_folder(repo: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "plugin"
+    done = run_tether("agent-config", "claude-code", "--dir", str(folder), cwd=repo)
+    assert done.code == 0, done.stderr
+    names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    assert names == [".claude-plugin/plugin.json", ".lsp.json", "README.md", "hooks/hooks.json"]
+    config = json.loads((folder / "hooks/hooks.json").read_text(encoding="utf-8"))["hooks"]
+    commands = {
+        event: [(group.get("matcher"), h["command"]) for group in groups for h in group["hooks"]]
+        for event, groups in config.items()
+    }
+    assert commands == {
+        "SessionStart": [(None, "tether hook session-start")],
+        "UserPromptSubmit": [(None, "tether hook prompt")],
+        "PreToolUse": [("Edit|Write|MultiEdit|NotebookEdit", "tether hook pre-edit")],
+        "PostToolUse": [("Edit|Write|MultiEdit|NotebookEdit|Bash", "tether hook post-edit")],
+    }
+    lsp = json.loads((folder / ".lsp.json").read_text(encoding="utf-8"))["tether"]
+    assert (lsp["command"], lsp["args"]) == ("tether", ["lsp"])
+    assert lsp["extensionToLanguage"][".py"] == "python"
+    manifest = json.loads((folder / ".claude-plugin/plugin.json").read_text(encoding="utf-8"))
+    assert manifest["name"] == "tether"
+
+
+def test_agent_config_opencode_prints_its_lsp_entry(repo: Path) -> None:
+    done = run_tether("agent-config", "opencode", "--command", "/opt/venv/bin/tether", cwd=repo)
+    assert done.code == 0, done.stderr
+    assert json.loads(done.stdout)["lsp"]["tether"]["command"] == ["/opt/venv/bin/tether", "lsp"]
