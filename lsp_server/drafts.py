@@ -9,7 +9,6 @@ memory when its document is saved (see :mod:`lsp_server.memory_documents`): savi
 
 from __future__ import annotations
 
-import secrets
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -29,15 +28,6 @@ from recall.store import MemoryStore
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
-
-
-def fresh_id(store: MemoryStore) -> str:
-    """An id no memory of the store has and no file of its folder is named after."""
-    while True:
-        candidate = secrets.token_hex(4)
-        taken = (store.location.memories_dir / f"{candidate}.md").exists()
-        if not taken and store.find(candidate) is None:
-            return candidate
 
 
 def draft_text(memory: Memory, summary: str = "", details: str = "") -> tuple[str, int]:
@@ -129,7 +119,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     self_serve(ls, root, "remember", obj)
     if summary is None:
         draft = Memory(
-            id=fresh_id(store),
+            id=store.new_id(),
             category=check_category(category),
             summary="",
             files=tuple(files),
@@ -163,7 +153,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     acted(root, store, old.id)
     if summary is None:
         draft = Memory(
-            id=fresh_id(store),
+            id=store.new_id(),
             category=old.category,
             summary="",
             files=tuple(files),

@@ -330,7 +330,8 @@ class MemoryStore:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def _new_id(self) -> str:
+    def new_id(self) -> str:
+        """An id no memory of this store has and no file of its folder is named after."""
         while True:
             candidate = secrets.token_hex(4)
             taken = self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (candidate,))
@@ -437,7 +438,7 @@ class MemoryStore:
             row = self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (wanted,)).fetchone()
             if row is None and not (self.folder.path / f"{wanted}.md").exists():
                 return wanted
-        return self._new_id()
+        return self.new_id()
 
     def _write_new(self, memory_id: str, text: str, *, durable: bool = True) -> FileStat:
         try:
