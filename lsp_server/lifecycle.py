@@ -1,5 +1,6 @@
 """Start, configuration and shutdown: roots from the workspace folders, settings merged from the
-repository and the editor, watchers registered and indexing started once the client is ready."""
+repository and the editor, watchers registered, and the session-start pass and indexing started
+once the client is ready."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def _section(values: Any) -> Any:
 
 def configure(ls: TetherServer, root: Root) -> None:
     """Merge a root's settings from every source, in order, and apply them."""
-    sources: list[tuple[str, Any]] = list(file_sources(root.base, ls.warn))
+    sources: list[tuple[str, Any]] = list(file_sources(root.base, ls.settings_problem))
     sources.append(("initializationOptions", _section(ls.init_options) or None))
     sources.append(("editor settings", ls.editor_settings.get("")))
     sources.append(("editor settings", ls.editor_settings.get(root.folder.as_uri())))
@@ -62,6 +63,12 @@ def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
 def _discovered(ls: TetherServer, root: Root) -> None:
     """A root found from a document (the client named no folder): set it up like the others."""
     configure(ls, root)
+    _start_work(ls, root)
+
+
+def _start_work(ls: TetherServer, root: Root) -> None:
+    """The background work of a new root: the session-start pass, then indexing."""
+    ls.session_start.start(root)
     if root.settings.index_on_start:
         ls.indexer.start(root)
 
@@ -83,12 +90,12 @@ async def pull_configuration(ls: TetherServer) -> None:
 
 
 async def initialized(ls: TetherServer, params: types.InitializedParams) -> None:
-    """The client is ready: pull settings, register watchers, start background indexing."""
+    """The client is ready: pull settings, register watchers, start the session-start pass
+    and indexing in the background."""
     await pull_configuration(ls)
     await watching.register_watchers(ls)
     for root in ls.roots:
-        if root.settings.index_on_start:
-            ls.indexer.start(root)
+        _start_work(ls, root)
     diagnostics.republish(ls)
 
 
@@ -122,14 +129,14 @@ def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFolders
         if path is not None and path.is_dir():
             root = ls.roots.add(path)
             configure(ls, root)
-            if root.settings.index_on_start:
-                ls.indexer.start(root)
+            _start_work(ls, root)
     ls.roots.discover = len(ls.roots) == 0
 
 
 def shutdown(ls: TetherServer, params: None) -> None:
-    """Stop indexing and close every store."""
+    """Stop background work and close every store."""
     ls.indexer.stop()
+    ls.session_start.stop()
     ls.roots.close()
     ls.docs.clear()
 

@@ -17,6 +17,7 @@ from pygls.lsp.server import LanguageServer
 from lsp_server.documents import DocState
 from lsp_server.progress import Indexer
 from lsp_server.roots import Roots
+from lsp_server.session_start import SessionStarter
 from recall import __version__
 
 logger = logging.getLogger("tether.lsp")
@@ -44,6 +45,7 @@ class TetherServer(LanguageServer):
         self._warned: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.indexer = Indexer(self)
+        self.session_start = SessionStarter(self)
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run a coroutine as a task the server keeps a reference to until it ends."""
@@ -53,8 +55,9 @@ class TetherServer(LanguageServer):
         return task
 
     def shutdown(self) -> None:
-        """Stop background indexing before pygls stops, so the process exits promptly."""
+        """Stop background work before pygls stops, so the process exits promptly."""
         self.indexer.stop()
+        self.session_start.stop()
         super().shutdown()
 
     # -- talking back ----------------------------------------------------------------------
@@ -74,15 +77,25 @@ class TetherServer(LanguageServer):
         logger.warning(message)
         self._log_message(types.MessageType.Warning, f"tether: {message}")
 
-    def warn_once(self, key: str, message: str) -> None:
-        """A warning about ``key`` (a document, usually) given once per session."""
+    def warn_once(self, key: str, message: str, *, show: bool = False) -> None:
+        """A warning about ``key`` (a document, usually) given once per session; with
+        ``show``, also as a message the user sees, not only in the log."""
         if key in self._warned:
             return
         self._warned.add(key)
         self.warn(message)
+        if show:
+            self._show(types.MessageType.Warning, f"tether: {message}")
+
+    def settings_problem(self, message: str) -> None:
+        """A problem in a repository's settings file (a key no reader knows, a file that is
+        not TOML): told once per server lifetime, in the log and shown, since a misspelt key
+        otherwise changes nothing without a word."""
+        self.warn_once(f"settings: {message}", message, show=True)
 
     def show_info(self, message: str) -> None:
         """A message the user sees (``window/showMessage``; every client shows these)."""
-        self.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Info, message=message)
-        )
+        self._show(types.MessageType.Info, message)
+
+    def _show(self, kind: types.MessageType, message: str) -> None:
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))

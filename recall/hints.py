@@ -39,7 +39,9 @@ SESSION_BUDGET: Final = 15
 """Hints per session, pinned ones not counted: five turns' worth of full injections (three each).
 Past that, memory would be the loudest thing in the room; the agent can still ask."""
 
-SELF_SERVE_COMMANDS: Final = frozenset({"recall", "show", "search", "list", "remember"})
+SELF_SERVE_COMMANDS: Final = frozenset(
+    {"recall", "show", "search", "list", "remember", "browse", "pending"}
+)
 """Memory commands that mean "reading or writing memory on one's own initiative". Pin, unpin,
 supersede, archive, restore and mark-followed are reactions to what was shown, so they do not
 end the hints; neither does any command run from a hint itself (a quick fix on a diagnostic)."""

@@ -10,7 +10,8 @@ from functools import cached_property
 from typing import Any, Final
 
 CATEGORIES: Final = ("pref", "decision", "gotcha", "context")
-STATUSES: Final = ("active", "superseded", "archived", "deleted")
+# ``pending``: written by auto-distill and held out of recall until a person confirms it.
+STATUSES: Final = ("active", "pending", "superseded", "archived", "deleted")
 SOURCES: Final = ("user", "agent", "auto-distilled")
 
 ID_PATTERN: Final = re.compile(r"^[0-9a-f]{8}$")
@@ -70,7 +71,7 @@ class Memory:
 
     @property
     def is_recallable(self) -> bool:
-        """Whether recall may surface this memory (active ones only)."""
+        """Whether recall may surface this memory (active ones only: never pending or archived)."""
         return self.status == "active"
 
     def with_changes(self, **changes: Any) -> Memory:

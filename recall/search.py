@@ -1,10 +1,18 @@
-"""Full-text search for people: both FTS5 indexes, every token required, best matches first."""
+"""Full-text search for people: both FTS5 indexes, every token required, best matches first.
+
+Memories this user's disuse archived (:mod:`recall.disuse`) are found, and marked. Recall hides
+them because nobody asked for them and they kept being ignored; a person who types words into a
+search is asking, and a memory that matches them is the one they want back, so hiding it would
+make it look lost (and ``tether restore`` is one command away once they see the mark).
+"""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass
 
+from recall.disuse import archived_by_disuse
 from recall.index import fts, rows
 from recall.model import Memory
 
@@ -16,17 +24,35 @@ class SearchHit:
     memory: Memory
     score: float
     matched_by: str
+    disused: bool = False
+    """Archived by this user's disuse: hidden from their recall, though the file says active."""
+
+
+def _status_clause(status: str, disused: Collection[str]) -> tuple[str, list[object]]:
+    """The condition on ``memories`` for ``status``; empty for every status. ``archived``
+    takes in the memories this user's disuse archived, as ``tether list`` does."""
+    if status == "all":
+        return "", []
+    if status == "archived" and disused:
+        marks = ",".join("?" * len(disused))
+        return f"(status = ? OR id IN ({marks}))", [status, *disused]
+    return "status = ?", [status]
 
 
 def _run(
-    conn: sqlite3.Connection, table: str, expression: str, limit: int, status: str
+    conn: sqlite3.Connection,
+    table: str,
+    expression: str,
+    limit: int,
+    clause: str,
+    args: list[object],
 ) -> list[tuple[int, float]]:
     # Filter by status inside the FTS query, so inactive matches cannot crowd out the limit.
     where = f"{table} MATCH ?"
     params: list[object] = [expression]
-    if status != "all":
-        where += " AND rowid IN (SELECT rowid FROM memories WHERE status = ?)"
-        params.append(status)
+    if clause:
+        where += f" AND rowid IN (SELECT rowid FROM memories WHERE {clause})"
+        params.extend(args)
     query = (
         f"SELECT rowid, bm25({table}, 2.0, 1.0) AS score FROM {table} "
         f"WHERE {where} ORDER BY score LIMIT ?"
@@ -43,18 +69,25 @@ def _holds(memory: Memory, chunks: list[str]) -> bool:
 def search(
     conn: sqlite3.Connection, text: str, *, limit: int = 20, status: str = "active"
 ) -> list[SearchHit]:
-    """Find memories whose summary or details hold every word (or substring) of ``text``."""
+    """Find memories whose summary or details hold every word (or substring) of ``text``.
+
+    ``status`` filters on the file's status, so ``active`` (the default) finds the memories
+    this user's disuse archived too, marked; ``archived`` finds them as well, as they are
+    archived for this user.
+    """
     text = text.replace("\x00", " ")  # SQLite reads the MATCH string up to the first NUL
+    disused = archived_by_disuse(conn)
+    clause, args = _status_clause(status, list(disused))
     found: dict[int, tuple[float, str]] = {}
     words = fts.match_expression(fts.word_tokens(text), "AND")
     if words:
-        for rowid, score in _run(conn, "fts_words", words, limit * 4, status):
+        for rowid, score in _run(conn, "fts_words", words, limit * 4, clause, args):
             found[rowid] = (score, "words")
     grams = fts.match_expression(fts.trigram_tokens(text), "AND")
     # Chunks too short for the trigram index are still required: checked on the text below.
     short = [c for c in text.split() if len(c) < fts.TRIGRAM_MIN]
     if grams:
-        for rowid, score in _run(conn, "fts_trigram", grams, limit * 4, status):
+        for rowid, score in _run(conn, "fts_trigram", grams, limit * 4, clause, args):
             if rowid not in found:
                 found[rowid] = (score, "substring")
     if not found:
@@ -62,13 +95,14 @@ def search(
     marks = ",".join("?" * len(found))
     query = f"SELECT * FROM memories WHERE rowid IN ({marks})"
     params: list[object] = list(found)
-    if status != "all":
-        query += " AND status = ?"
-        params.append(status)
-    hits = [
-        SearchHit(rows.memory_from_row(r), found[r["rowid"]][0], found[r["rowid"]][1])
-        for r in conn.execute(query, params)
-    ]
+    if clause:
+        query += f" AND {clause}"
+        params.extend(args)
+    hits = []
+    for row in conn.execute(query, params):
+        memory = rows.memory_from_row(row)
+        score, matched_by = found[row["rowid"]]
+        hits.append(SearchHit(memory, score, matched_by, memory.id in disused))
     hits = [h for h in hits if h.matched_by == "words" or _holds(h.memory, short)]
     hits.sort(key=lambda h: (h.matched_by != "words", h.score))
     return hits[:limit]

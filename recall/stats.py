@@ -1,10 +1,16 @@
-"""Per-category curation numbers for ``tether stats``: how much is kept, shown and acted on."""
+"""Per-category curation numbers for ``tether stats``: how much is kept, shown and acted on.
+
+The numbers are the current user's view: a memory their disuse archived (:mod:`recall.disuse`;
+the file still says active) counts as archived, not among the memories recall can show, as
+``tether list --status archived`` lists it.
+"""
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
+from recall.disuse import archived_by_disuse
 from recall.model import CATEGORIES
 
 
@@ -16,8 +22,10 @@ class CategoryStats:
     memories: int = 0  # active ones: what recall can show
     surfaced: int = 0  # times shown, over every memory of the category whatever its status
     acted: int = 0  # times someone acted on one (show, pin, supersede, hover, follow)
-    archived: int = 0
+    archived: int = 0  # by a person (the file says so) or by this user's disuse
+    archived_by_disuse: int = 0  # of ``archived``: this user's disuse archives only
     superseded: int = 0
+    pending: int = 0  # auto-distilled, awaiting a person's review (never recalled until then)
 
     @property
     def follow_through(self) -> float | None:
@@ -26,8 +34,9 @@ class CategoryStats:
 
     def add(self, other: CategoryStats) -> None:
         """Add another store's numbers for the same category."""
-        for key in ("memories", "surfaced", "acted", "archived", "superseded"):
-            setattr(self, key, getattr(self, key) + getattr(other, key))
+        for item in fields(self):
+            if item.name != "category":
+                setattr(self, item.name, getattr(self, item.name) + getattr(other, item.name))
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form, the rate rounded to 4 places."""
@@ -38,11 +47,13 @@ class CategoryStats:
 def category_stats(conn: sqlite3.Connection) -> list[CategoryStats]:
     """One row per known category (in their usual order), then any other found in the index."""
     by_category = {name: CategoryStats(name) for name in CATEGORIES}
+    disused = _disused_by_category(conn)
     rows = conn.execute(
         "SELECT m.category AS category, "
         "sum(m.status = 'active') AS memories, "
         "sum(m.status = 'archived') AS archived, "
         "sum(m.status = 'superseded') AS superseded, "
+        "sum(m.status = 'pending') AS pending, "
         "coalesce(sum(u.surfaced), 0) AS surfaced, "
         "coalesce(sum(u.acted), 0) AS acted "
         "FROM memories m LEFT JOIN usage u ON u.memory_id = m.id "
@@ -50,17 +61,34 @@ def category_stats(conn: sqlite3.Connection) -> list[CategoryStats]:
     ).fetchall()
     for row in rows:
         entry = by_category.setdefault(row["category"], CategoryStats(row["category"]))
+        by_disuse = disused.get(row["category"], 0)
         entry.add(
             CategoryStats(
                 row["category"],
-                memories=row["memories"] or 0,
+                memories=(row["memories"] or 0) - by_disuse,
                 surfaced=row["surfaced"],
                 acted=row["acted"],
-                archived=row["archived"] or 0,
+                archived=(row["archived"] or 0) + by_disuse,
+                archived_by_disuse=by_disuse,
                 superseded=row["superseded"] or 0,
+                pending=row["pending"] or 0,
             )
         )
     return list(by_category.values())
+
+
+def _disused_by_category(conn: sqlite3.Connection) -> dict[str, int]:
+    """How many memories of each category this user's disuse archived."""
+    flagged = archived_by_disuse(conn)  # only ever active memories (see recall.disuse)
+    counts: dict[str, int] = {}
+    if not flagged:
+        return counts
+    for memory_id, category in conn.execute(
+        "SELECT id, category FROM memories WHERE status = 'active'"
+    ):
+        if memory_id in flagged:
+            counts[category] = counts.get(category, 0) + 1
+    return counts
 
 
 def merge(tables: list[list[CategoryStats]]) -> list[CategoryStats]:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 import pytest
 from conftest import CliResult, OpenStore, remember
 from test_cli import Cli, ok
 
-from recall.cli.cmd_stats import BAR_WIDTH, bar
+from recall.cli.cmd_stats import BAR_WIDTH, bar, disuse_note
+from recall.clock import now
+from recall.disuse import archive_ignored
+from recall.settings import EngineSettings
 from recall.stats import CategoryStats, category_stats, merge, totals
 from recall.usage import record_action, record_surfacings
 
@@ -86,7 +90,9 @@ def test_stats_json(cli: Cli, populated: dict[str, str]) -> None:
         "surfaced": 12,
         "acted": 3,
         "archived": 1,
+        "archived_by_disuse": 0,
         "superseded": 0,
+        "pending": 0,
         "follow_through": 0.25,
     }
     assert out["total"]["memories"] == 4 and out["total"]["surfaced"] == 13
@@ -115,3 +121,46 @@ def test_stats_of_an_empty_store_is_all_zero(cli: Cli) -> None:
     ok(cli("init"))
     out = ok(cli("stats", "--json")).json()
     assert out["total"]["memories"] == 0 and out["total"]["follow_through"] is None
+
+
+def archive_by_disuse(open_store: Callable[..., OpenStore], memory_id: str) -> None:
+    """Two more showings (six in all), then the session-start pass of 46 days later."""
+    conn = open_store().store.conn
+    record_surfacings(conn, [memory_id])
+    record_surfacings(conn, [memory_id])
+    archived = archive_ignored(conn, EngineSettings(), now() + timedelta(days=46))
+    assert [a.memory_id for a in archived] == [memory_id]
+
+
+def test_disuse_archives_count_as_archived_for_this_user(
+    cli: Cli, open_store: Callable[..., OpenStore], populated: dict[str, str]
+) -> None:
+    archive_by_disuse(open_store, populated["g2"])
+    gotcha = {e.category: e for e in category_stats(open_store().store.conn)}["gotcha"]
+    # g2's file still says active; for this user it left recall, so it is archived, not kept
+    assert (gotcha.memories, gotcha.archived, gotcha.archived_by_disuse) == (1, 2, 1)
+    assert (gotcha.surfaced, gotcha.acted) == (14, 3)  # its showings still count
+    out = ok(cli("stats", "--json")).json()
+    assert out["total"]["memories"] == 3 and out["total"]["archived"] == 2
+    assert out["total"]["archived_by_disuse"] == 1
+    table = ok(cli("stats", env={"COLUMNS": "80"})).stdout
+    gotcha_line = next(line for line in table.splitlines() if "gotcha" in line)
+    cells = gotcha_line.split()
+    assert cells[:2] == ["gotcha", "1"] and cells[-2:] == ["2", "0"]  # archived, superseded
+    assert disuse_note(1) in " ".join(table.split())
+    assert "1 of the archived was archived by your disuse" in disuse_note(1)
+    assert "2 of the archived were" in disuse_note(2)
+
+    ok(cli("restore", populated["g2"]))
+    after = ok(cli("stats", "--json")).json()["total"]
+    assert (after["memories"], after["archived"], after["archived_by_disuse"]) == (4, 1, 0)
+    assert "by your disuse" not in ok(cli("stats", env={"COLUMNS": "80"})).stdout
+
+
+def test_a_pinned_memory_flagged_before_it_was_pinned_is_not_counted_archived(
+    open_store: Callable[..., OpenStore], populated: dict[str, str]
+) -> None:
+    archive_by_disuse(open_store, populated["g2"])
+    open_store().store.set_pinned(populated["g2"], True)  # pinned: exempt, back in recall
+    gotcha = {e.category: e for e in category_stats(open_store().store.conn)}["gotcha"]
+    assert (gotcha.memories, gotcha.archived, gotcha.archived_by_disuse) == (2, 1, 0)

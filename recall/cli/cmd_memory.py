@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from recall.cli.cmd_distill import purge_auto_distilled
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import plural, print_card, print_table
+from recall.disuse import archived_by_disuse
+from recall.disuse import restore as restore_disuse
 from recall.errors import BadInput, NotFound
 from recall.locations import ensure_created
 from recall.model import CATEGORIES, STATUSES
@@ -86,7 +89,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     transitions = {
         "archive": ("archived", ("active",), "hide a memory from recall (reversible)"),
         "restore": ("active", ("archived", "deleted", "superseded"), "bring a memory back"),
-        "delete": ("deleted", ("active", "archived", "superseded"), "tombstone a memory"),
+        "delete": (
+            "deleted",
+            ("active", "pending", "archived", "superseded"),
+            "tombstone a memory",
+        ),
     }
     for name, (status, allowed, helptext) in transitions.items():
         p = sub.add_parser(name, help=helptext)
@@ -96,8 +103,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("purge", help="remove tombstoned (deleted) memory files for good")
     p.add_argument("--global", dest="global_", action="store_true")
     p.add_argument(
-        "--auto-distilled", action="store_true", help="remove every auto-distilled memory"
+        "--auto-distilled",
+        action="store_true",
+        help="remove every auto-distilled memory, pending or confirmed (lists them, then asks)",
     )
+    p.add_argument("--yes", "-y", action="store_true", help="with --auto-distilled: do not ask")
     p.set_defaults(func=run_purge)
 
 
@@ -157,6 +167,8 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
             console.print(
                 f"Already known as {result.id} ({result.duplicate_status}); nothing written."
             )
+            if result.duplicate_status == "pending":
+                console.print(f"It awaits review: `tether pending confirm {result.id}` keeps it.")
         else:
             console.print(f"Remembered {result.id} in {result.path}", markup=False, soft_wrap=True)
 
@@ -179,9 +191,19 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
     data["confirmed"] = full.extra.get(CONFIRMED_KEY)
     data["former_files"] = former
     data["spot_check"] = spot.to_dict() if spot else None
+    hidden = archived_by_disuse(store.conn) if store.exists else {}
+    if memory.id in hidden:
+        data.update(archived_by="disuse", archived_at=hidden[memory.id])
 
     def render(console) -> None:
         print_card(console, memory, scope=store.scope, path=path, usage=usage)
+        if memory.id in hidden:
+            when = f" on {hidden[memory.id]}" if hidden[memory.id] else ""
+            line = (
+                f"archived by disuse{when}: hidden from your recall, file unchanged "
+                f"(`tether restore {memory.id}` brings it back)"
+            )
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
         if former:
             line = f"formerly: {', '.join(map(str, former))}"
             console.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -195,17 +217,37 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
 def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
     """List memories, newest first."""
     items = []
+    hidden: dict[tuple[str, str], str | None] = {}  # (id, scope) -> when archived by disuse
     for store in ctx.stores(args.scope):
         file = store.normalize_input(args.file, ctx.cwd) if args.file else None
-        items.extend(
-            (m, store.scope)
-            for m in store.list(file=file, category=args.category, status=args.status)
-        )
-    data = [{**m.to_dict(), "scope": scope} for m, scope in items]
+        flagged = archived_by_disuse(store.conn) if store.exists else {}
+        hidden.update({(k, store.scope): v for k, v in flagged.items()})
+        # Disuse archives per user and leaves the file active (recall.disuse): for this user
+        # such a memory lists as archived, not active.
+        listed = store.list(file=file, category=args.category, status=args.status)
+        if args.status == "archived":
+            active = store.list(file=file, category=args.category, status="active")
+            listed += [m for m in active if m.id in flagged]
+        elif args.status == "active":
+            listed = [m for m in listed if m.id not in flagged]
+        items.extend((m, store.scope) for m in listed)
+    data = [_listed(m, scope, hidden) for m, scope in items]
     status = "" if args.status == "all" else f" ({args.status})"
     title = plural(len(items), "memory") + status
-    ctx.emit(data, lambda c: print_table(c, items, title=title))
+    disuse = set(hidden)
+    ctx.emit(data, lambda c: print_table(c, items, title=title, archived_by_disuse=disuse))
     return 0 if items else 1
+
+
+def _listed(memory, scope: str, hidden: dict[tuple[str, str], str | None]) -> dict:
+    """A listed memory's JSON, saying who archived it when it is archived."""
+    data = {**memory.to_dict(), "scope": scope}
+    if (memory.id, scope) in hidden:
+        data.update(status="archived", archived_by="disuse", file_status=memory.status)
+        data["archived_at"] = hidden[(memory.id, scope)]
+    elif memory.status == "archived":
+        data["archived_by"] = "person"
+    return data
 
 
 def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
@@ -213,16 +255,24 @@ def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.limit < 1:
         raise BadInput("--limit must be at least 1")
     found = []
+    hidden: dict[tuple[str, str], str | None] = {}  # found, though archived by disuse: marked
     for store in ctx.stores(args.scope):
-        found.extend((hit, store.scope) for hit in search(store.conn, args.text, limit=args.limit))
+        hits = search(store.conn, args.text, limit=args.limit)
+        if any(h.disused for h in hits):
+            when = archived_by_disuse(store.conn)
+            hidden.update(
+                {(h.memory.id, store.scope): when.get(h.memory.id) for h in hits if h.disused}
+            )
+        found.extend((hit, store.scope) for hit in hits)
     found.sort(key=lambda item: (item[0].matched_by != "words", item[0].score))
     found = found[: args.limit]
     data = [
-        {**h.memory.to_dict(), "scope": s, "score": round(-h.score, 4), "matched_by": h.matched_by}
+        {**_listed(h.memory, s, hidden), "score": round(-h.score, 4), "matched_by": h.matched_by}
         for h, s in found
     ]
     title = f"{plural(len(found), 'match')} for {args.text!r}"
-    ctx.emit(data, lambda c: print_table(c, [(h.memory, s) for h, s in found], title=title))
+    rows = [(h.memory, s) for h, s in found]
+    ctx.emit(data, lambda c: print_table(c, rows, title=title, archived_by_disuse=set(hidden)))
     return 0 if found else 1
 
 
@@ -251,8 +301,18 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
 def run_status(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Archive, restore or delete (tombstone) a memory."""
     store, memory = ctx.find_memory(args.id)
-    updated = store.set_status(memory.id, args.status, allowed_from=args.allowed)
     past = {"archive": "Archived", "restore": "Restored", "delete": "Deleted (restorable)"}
+    if (
+        args.verb == "restore"
+        and memory.status == "active"
+        and restore_disuse(store.conn, memory.id)
+    ):
+        data = {**memory.to_dict(), "restored_from": "disuse"}
+        ctx.emit(data, lambda c: c.print(f"Restored {memory.id} (it was archived by disuse)"))
+        return 0
+    updated = store.set_status(memory.id, args.status, allowed_from=args.allowed)
+    if args.verb == "restore":
+        restore_disuse(store.conn, memory.id)  # a disuse flag from before a person archived it
     ctx.emit(updated.to_dict(), lambda c: c.print(f"{past[args.verb]} {updated.id}"))
     return 0
 
@@ -262,6 +322,8 @@ def run_purge(args: argparse.Namespace, ctx: CommandContext) -> int:
     store = _write_store(args, ctx)
     if not store.exists:
         raise NotFound(f"no {store.scope} store yet at {store.location.base}")
-    removed = store.purge(source="auto-distilled" if args.auto_distilled else None)
+    if args.auto_distilled:
+        return purge_auto_distilled(store, ctx, yes=args.yes)
+    removed = store.purge()
     ctx.emit({"purged": removed}, lambda c: c.print(f"Purged {len(removed)} memories"))
     return 0 if removed else 1

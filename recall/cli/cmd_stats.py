@@ -1,4 +1,9 @@
-"""``tether stats``: per category, how many memories are kept, shown, acted on and retired."""
+"""``tether stats``: per category, how many memories are kept, shown, acted on and retired.
+
+The ``archived`` column counts what is archived for the user reading it: archived by a person,
+or by their own disuse (a note under the table says how many of those; ``--json`` has them as
+``archived_by_disuse``), the same memories ``tether list --status archived`` lists.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +30,16 @@ def bar(rate: float | None, width: int = BAR_WIDTH) -> str:
         return "·" * width
     filled = round(max(0.0, min(1.0, rate)) * width)
     return "█" * filled + "░" * (width - filled)
+
+
+def disuse_note(count: int) -> str:
+    """The line under the table saying how many of the archived were archived by disuse."""
+    were = "was" if count == 1 else "were"
+    return (
+        f"{count} of the archived {were} archived by your disuse, for you alone (the files "
+        "say active): `tether list --status archived` lists them, `tether restore ID` brings "
+        "one back"
+    )
 
 
 def _percent(rate: float | None) -> str:
@@ -78,6 +93,14 @@ def run_stats(args: argparse.Namespace, ctx: CommandContext) -> int:
         view.add_section()
         row(total, style="bold")
         console.print(view)
+        if total.archived_by_disuse:
+            console.print(disuse_note(total.archived_by_disuse), markup=False, highlight=False)
+        if total.pending:
+            console.print(
+                f"{total.pending} auto-distilled pending review (`tether pending`)",
+                markup=False,
+                highlight=False,
+            )
 
     ctx.emit(data, render)
     return 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from recall.model import Memory
@@ -22,12 +22,14 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{count} {word}s"
 
 
-def badges(memory: Memory) -> str:
-    """Short markers for pinned and non-active status."""
+def badges(memory: Memory, *, disuse: bool = False) -> str:
+    """Short markers for pinned and non-active status (``disuse``: archived by disuse)."""
     marks = []
     if memory.pinned:
         marks.append("pinned")
-    if memory.status != "active":
+    if disuse and memory.status == "active":
+        marks.append("archived by disuse")
+    elif memory.status != "active":
         marks.append(memory.status)
     return ", ".join(marks)
 
@@ -61,8 +63,15 @@ def print_card(console: Console, memory: Memory, *, scope: str, path: str, usage
     console.print(f"shown {shown}, acted on {plural(usage['acted'], 'time')}")
 
 
-def print_table(console: Console, items: Sequence[tuple[Memory, str]], *, title: str) -> None:
-    """A table of memories with the scope each came from."""
+def print_table(
+    console: Console,
+    items: Sequence[tuple[Memory, str]],
+    *,
+    title: str,
+    archived_by_disuse: Collection[tuple[str, str]] = (),
+) -> None:
+    """A table of memories with the scope each came from; ``archived_by_disuse`` holds the
+    (id, scope) pairs to mark as archived by disuse."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -82,6 +91,6 @@ def print_table(console: Console, items: Sequence[tuple[Memory, str]], *, title:
             escape(memory.summary),
             escape(", ".join(memory.files)),
             scope,
-            badges(memory),
+            badges(memory, disuse=(memory.id, scope) in archived_by_disuse),
         )
     console.print(table)

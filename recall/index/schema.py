@@ -1,14 +1,15 @@
 """The index schema and its forward migrations.
 
 The index is derived: every table here can be rebuilt from the memory files, except the
-per-user behaviour tables (usage, sessions), which record what happened rather than what is known.
+per-user behaviour tables (:data:`PER_USER_TABLES`), which record what happened rather than what
+is known; a rebuild carries them over (:mod:`recall.index.keep`).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 
 BASE_DDL: Final = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -67,7 +68,8 @@ CREATE TABLE IF NOT EXISTS usage(
     first_surfaced TEXT,
     last_surfaced TEXT,
     last_acted TEXT,
-    archived_by_disuse INTEGER NOT NULL DEFAULT 0
+    archived_by_disuse INTEGER NOT NULL DEFAULT 0,
+    archived_at TEXT
 );
 
 CREATE TABLE IF NOT EXISTS vectors(
@@ -85,6 +87,24 @@ CREATE TABLE IF NOT EXISTS sessions(
     turns INTEGER NOT NULL DEFAULT 0,
     origin TEXT NOT NULL DEFAULT 'cli'
 );
+
+CREATE TABLE IF NOT EXISTS lifecycle(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+PER_USER_TABLES: Final = (
+    "usage",
+    "sessions",
+    "lifecycle",
+    "hint_sessions",
+    "hint_marks",
+    "hook_touches",
+)
+"""Tables of behaviour, not knowledge: kept across a rebuild of the index. The last three are
+created on first use by :mod:`recall.hints` and :mod:`recall.hooks`."""
+
+_LIFECYCLE_DDL: Final = """
+ALTER TABLE usage ADD COLUMN archived_at TEXT;
+CREATE TABLE IF NOT EXISTS lifecycle(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 _VECTORS_DDL: Final = """
@@ -102,4 +122,6 @@ MIGRATIONS: Final[dict[int, str]] = {
     1: _VECTORS_DDL,
     # v3: find the memories that replace a recalled one without scanning every memory
     2: "CREATE INDEX IF NOT EXISTS memories_supersedes ON memories(supersedes)",
+    # v4: when disuse archived a memory, and the lifecycle's own state (the last cleanup pass)
+    3: _LIFECYCLE_DDL,
 }

@@ -1,4 +1,5 @@
-"""The server's pure pieces, without a client: anchors, positions, cards, settings."""
+"""The server's pieces, without a client: anchors, positions, cards, settings, the hint
+policy's say on the cleanup hint."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from lsp_server import cards
 from lsp_server.anchors import Span, first_line, locate, symbol_name
 from lsp_server.configuration import Settings, file_sources, merge
 from lsp_server.positions import to_range, units
+from lsp_server.roots import Root
+from lsp_server.session_start import hints_on
+from recall.locations import project_location
 from recall.model import Memory
+from tests.conftest import make_repo
 
 SOURCE = "import os\n\nclass Store:\n    def save(self):\n        save()\n"
 
@@ -76,7 +81,8 @@ def test_settings_merge_in_order_and_report_bad_values(tmp_path: Path) -> None:
     assert settings.max_per_file == 2
     assert settings.hint_quiet_turns == Settings().hint_quiet_turns
     assert settings.severity["decision"] == "hint" and settings.severity["gotcha"] == "warning"
-    assert len(warnings) == 1 and "hintQuietTurns" in warnings[0]
+    assert len(warnings) == 2 and "unknown key 'other' ignored" in warnings[0]
+    assert "hintQuietTurns" in warnings[1]
     assert settings.severity_for("decision", "Neovim") is None  # not a shown category
     assert settings.severity_for("gotcha", "OpenCode 1.2") == types.DiagnosticSeverity.Error
     broken = tmp_path / "broken"
@@ -84,3 +90,19 @@ def test_settings_merge_in_order_and_report_bad_values(tmp_path: Path) -> None:
     (broken / "pyproject.toml").write_text("[tool.tether\n")
     assert file_sources(broken, warnings.append) == []
     assert "not read" in warnings[-1]
+
+
+def test_the_cleanup_hint_follows_the_hint_policy(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    root = Root(repo, project_location(repo), session="lsp-test", notice=lambda message: None)
+    warnings: list[str] = []
+    try:
+        assert hints_on(root)
+        root.configure(merge([("options", {"hintSessionBudget": 0})], warnings.append))
+        assert not hints_on(root) and warnings == []  # hints turned off: no note either
+        root.configure(Settings())
+        assert hints_on(root)
+        root.ledger.mark_self_serve(root.hints_conn())
+        assert not hints_on(root)  # rule 1: memory asked for unprompted, hints end
+    finally:
+        root.close()

@@ -46,9 +46,7 @@ async def test_settings_change_from_the_editor(lsp: Session, ws: Workspace) -> N
 
 async def test_pyproject_settings(lsp_one: Session, ws: Workspace) -> None:
     lsp = lsp_one
-    (ws.root / "pyproject.toml").write_text(
-        '[tool.tether]\nmax-per-file = 0\nunrelated = "kept for other tools"\n'
-    )
+    (ws.root / "pyproject.toml").write_text("[tool.tether]\nmax-per-file = 0\n")
     lsp.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     await lsp.open(ws.store_py)
     await lsp.wait_until(lambda: lsp.diagnostics(ws.store_py) == [])

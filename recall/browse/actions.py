@@ -1,0 +1,180 @@
+"""What the browser does to memories, through the stores' normal paths and nothing else.
+
+Every change goes through :class:`~recall.store.MemoryStore` (atomic file write, index kept in
+step), the same calls the CLI makes; actions that count as acting on a memory record it like
+their CLI twins. Failures are raised as :class:`~recall.errors.TetherError` for the caller to
+show.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from recall.disuse import archived_by_disuse
+from recall.disuse import restore as restore_disuse
+from recall.errors import BadInput, TetherError
+from recall.model import Memory
+from recall.repo import git_user_name
+from recall.search import search
+from recall.store import MemoryStore
+from recall.usage import counters, record_action
+
+from .view import Entry, View, matches
+
+# The statuses each move may start from, as ``tether restore`` and ``tether delete`` allow.
+RESTORE_FROM: Final = ("archived", "deleted", "superseded")
+DELETE_FROM: Final = ("active", "pending", "archived", "superseded")
+
+FAILURES: Final = (TetherError, sqlite3.Error, OSError)
+"""What an action may fail with: shown to the person in the browser, never a crash."""
+
+SEARCH_LIMIT: Final = 200
+"""Most search hits per store: pages of rows to scroll, and still one quick FTS query."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an action did, in words, and the memory the cursor should rest on afterwards."""
+
+    message: str
+    memory_id: str
+
+
+@dataclass(frozen=True)
+class Card:
+    """Everything the detail card shows about one memory."""
+
+    memory: Memory
+    scope: str
+    status: str  # as this user sees it (``archived by disuse`` included)
+    path: Path
+    usage: dict[str, object]
+
+
+class Browser:
+    """The memories of one or more stores, and the actions a person takes on them."""
+
+    def __init__(self, stores: Sequence[MemoryStore], *, author: str | None = None) -> None:
+        self.stores = {store.scope: store for store in stores}
+        self._author = author
+        self._entries: list[Entry] = []
+        self._disused: dict[str, set[str]] = {}  # scope -> ids this user's disuse archived
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Re-read every store (picking up files changed on disk) and keep every memory."""
+        entries: list[Entry] = []
+        self._disused = {}
+        for scope, store in self.stores.items():
+            if store.exists:
+                store.refresh()
+            self._disused[scope] = set(archived_by_disuse(store.conn)) if store.exists else set()
+            entries.extend(self._entry(m, scope) for m in store.list(status="all"))
+        self._entries = entries
+
+    def _entry(self, memory: Memory, scope: str) -> Entry:
+        return Entry(memory, scope, memory.id in self._disused.get(scope, set()))
+
+    def rows(self, view: View) -> list[Entry]:
+        """The entries the view shows: search hits best first, else every memory newest first."""
+        if not view.search.strip():
+            return [entry for entry in self._entries if matches(entry, view)]
+        hits = []
+        for scope, store in self.stores.items():
+            if view.scope not in ("all", scope):
+                continue
+            found = search(store.conn, view.search, limit=SEARCH_LIMIT, status=view.status)
+            hits.extend((hit, scope) for hit in found)
+        hits.sort(key=lambda item: (item[0].matched_by != "words", item[0].score))
+        entries = (self._entry(hit.memory, scope) for hit, scope in hits)
+        return [entry for entry in entries if matches(entry, view)]
+
+    def _current(self, entry: Entry) -> tuple[MemoryStore, Memory]:
+        """The entry's store and its memory as it is now (the row may be out of date)."""
+        store = self.stores[entry.scope]
+        return store, store.get(entry.memory.id)
+
+    def card(self, entry: Entry) -> Card:
+        """Open a memory: its card, counted as acting on it (like ``tether show``)."""
+        store, memory = self._current(entry)
+        if store.exists:
+            record_action(store.conn, memory.id)
+        return Card(
+            memory,
+            entry.scope,
+            self._entry(memory, entry.scope).status_label,
+            store.path_of(memory.id),
+            counters(store.conn, memory.id),
+        )
+
+    # -- changing --------------------------------------------------------------------------
+
+    def pin(self, entry: Entry) -> Outcome:
+        """Pin a memory (ranks higher, never decays); counts as acting on it."""
+        return self._set_pinned(entry, True)
+
+    def unpin(self, entry: Entry) -> Outcome:
+        """Unpin a memory; counts as acting on it."""
+        return self._set_pinned(entry, False)
+
+    def _set_pinned(self, entry: Entry, pinned: bool) -> Outcome:
+        store, memory = self._current(entry)
+        updated = store.set_pinned(memory.id, pinned)
+        record_action(store.conn, memory.id)
+        return Outcome(f"{'Pinned' if pinned else 'Unpinned'} {updated.id}", updated.id)
+
+    def delete(self, entry: Entry) -> Outcome:
+        """Tombstone a memory (``restore`` brings it back until ``tether purge``)."""
+        store, memory = self._current(entry)
+        updated = store.set_status(memory.id, "deleted", allowed_from=DELETE_FROM)
+        return Outcome(f"Deleted {updated.id} (restore brings it back)", updated.id)
+
+    def restore(self, entry: Entry) -> Outcome:
+        """Bring an archived (by a person or by disuse), deleted or superseded memory back."""
+        store, memory = self._current(entry)
+        if memory.status == "active" and store.exists and restore_disuse(store.conn, memory.id):
+            return Outcome(f"Restored {memory.id} (it was archived by disuse)", memory.id)
+        if memory.status == "pending":
+            raise BadInput(
+                f"memory {memory.id} is pending review; `tether pending confirm {memory.id}` "
+                "makes it active"
+            )
+        updated = store.set_status(memory.id, "active", allowed_from=RESTORE_FROM)
+        if store.exists:
+            restore_disuse(store.conn, memory.id)  # a disuse flag from before a person archived it
+        return Outcome(f"Restored {updated.id}", updated.id)
+
+    def check_supersedable(self, entry: Entry) -> Memory:
+        """The entry's memory if it can be superseded (active), else BadInput saying why."""
+        _, memory = self._current(entry)
+        if memory.status != "active":
+            raise BadInput(
+                f"memory {memory.id} is {memory.status}; only active memories can be superseded"
+            )
+        return memory
+
+    def supersede(self, entry: Entry, summary: str, details: str) -> Outcome:
+        """Replace an active memory by a new one with the given text, linked both ways.
+
+        The new memory keeps the old one's category, files, anchor and pin; its text goes
+        through the same checks as ``tether supersede`` (a credential-shaped text is refused).
+        """
+        store, old = self._current(entry)
+        draft = store.prepare_memory(
+            summary=summary.strip(),
+            category=old.category,
+            files=list(old.files),
+            details=details,
+            pinned=old.pinned,
+            anchor=old.anchor,
+            author=self._author if self._author is not None else git_user_name(store.repo_root),
+            source="user",
+        )
+        result, updated = store.supersede(old.id, draft)
+        record_action(store.conn, old.id)
+        return Outcome(f"Wrote {result.id}; {updated.id} is now superseded by it", result.id)

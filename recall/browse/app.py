@@ -1,0 +1,274 @@
+"""The browser application: the table, the filter line, one key per action, and the footer.
+
+Every key runs one :class:`~recall.browse.actions.Browser` call; whatever it fails with is
+shown on the message line and the browser carries on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Footer, Input, Static
+
+from .actions import FAILURES, Browser, Outcome
+from .view import Entry, View
+from .widgets import CardScreen, ConfirmScreen, MemoryTable, SupersedeScreen
+
+# What the query line does with its text: filter rows as you type, or run a full-text search.
+FILTER = "filter"
+SEARCH = "search"
+
+
+class BrowseApp(App[None]):
+    """``tether browse``: list, filter, search, open, pin, unpin, delete, restore, supersede."""
+
+    TITLE = "tether browse"
+    CSS = """
+    #filters { height: 1; padding: 0 1; background: $boost; }
+    #query { display: none; }
+    #query.-open { display: block; }
+    #memories { height: 1fr; }
+    #message { height: auto; min-height: 1; padding: 0 1; }
+    #card, #confirm, #supersede {
+        width: 90%; height: auto; max-height: 90%;
+        border: round $accent; padding: 1 2; background: $surface;
+    }
+    CardScreen, ConfirmScreen, SupersedeScreen { align: center middle; }
+    #details { height: 8; }
+    #form-error { height: auto; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "open", "Open"),
+        Binding("p", "pin", "Pin"),
+        Binding("u", "unpin", "Unpin"),
+        Binding("d", "delete", "Delete"),
+        Binding("r", "restore", "Restore"),
+        Binding("s", "supersede", "Supersede"),
+        Binding("slash", "query('search')", "Search"),
+        Binding("f", "query('filter')", "Filter"),
+        Binding("c", "next_category", "Category"),
+        Binding("t", "next_status", "Status"),
+        Binding("g", "next_scope", "Scope"),
+        Binding("escape", "clear", "Clear"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, browser: Browser, view: View | None = None) -> None:
+        super().__init__()
+        self.browser = browser
+        self.view = view or View()
+        self.query_mode = FILTER
+        self.message = ""  # the last thing said on the message line (tests read it)
+        self._query_before = ""
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        """Filter line, query line (hidden until asked for), table, message line, footer."""
+        yield Static(id="filters")
+        yield Input(id="query")
+        yield MemoryTable(id="memories")
+        yield Static(id="message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Load the stores and show every memory."""
+        self.reload()
+        self.table.focus()
+
+    @property
+    def table(self) -> MemoryTable:
+        """The memory table."""
+        return self.query_one("#memories", MemoryTable)
+
+    @property
+    def query_line(self) -> Input:
+        """The line where filter and search text is typed."""
+        return self.query_one("#query", Input)
+
+    def say(self, message: str, *, error: bool = False) -> None:
+        """Show one line on the message line (red for an error)."""
+        self.message = message
+        self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
+
+    # -- rows ------------------------------------------------------------------------------
+
+    def reload(self, keep: str | None = None) -> None:
+        """Re-read the stores, then redraw the rows."""
+        try:
+            self.browser.load()
+        except FAILURES as error:
+            self.say(f"could not read the stores: {error}", error=True)
+        self.redraw(keep)
+
+    def redraw(self, keep: str | None = None) -> None:
+        """Apply the view to the loaded memories; the cursor stays on ``keep`` when shown."""
+        if keep is None and (current := self.table.current()) is not None:
+            keep = current.memory.id
+        try:
+            entries = self.browser.rows(self.view)
+        except FAILURES as error:
+            self.say(str(error), error=True)
+            entries = []
+        self.table.show(entries, keep)
+        count = f"{len(entries)} shown · "
+        self.query_one("#filters", Static).update(Text(count + self.view.describe()))
+
+    def selected(self) -> Entry | None:
+        """The entry under the cursor, or None (with a message) when the table is empty."""
+        entry = self.table.current()
+        if entry is None:
+            self.say("No memory selected", error=True)
+        return entry
+
+    def attempt(self, act: Callable[[Entry], Outcome]) -> None:
+        """Run an action on the selected memory; show what it did or why it failed."""
+        entry = self.selected()
+        if entry is None:
+            return
+        try:
+            outcome = act(entry)
+        except FAILURES as error:
+            self.say(str(error), error=True)
+            return
+        self.say(outcome.message)
+        self.reload(outcome.memory_id)
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def action_open(self) -> None:
+        """Show the selected memory's card (counts as acting on it, like ``tether show``)."""
+        entry = self.selected()
+        if entry is None:
+            return
+        try:
+            card = self.browser.card(entry)
+        except FAILURES as error:
+            self.say(str(error), error=True)
+            return
+        self.push_screen(CardScreen(card))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a row opens it."""
+        event.stop()
+        self.action_open()
+
+    def action_pin(self) -> None:
+        """Pin the selected memory."""
+        self.attempt(self.browser.pin)
+
+    def action_unpin(self) -> None:
+        """Unpin the selected memory."""
+        self.attempt(self.browser.unpin)
+
+    def action_restore(self) -> None:
+        """Bring the selected memory back into recall."""
+        self.attempt(self.browser.restore)
+
+    def action_delete(self) -> None:
+        """Ask, then tombstone the selected memory."""
+        entry = self.selected()
+        if entry is None:
+            return
+        memory = entry.memory
+        question = f"Delete {memory.id} ({entry.scope}): {memory.summary}?"
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.attempt(lambda _: self.browser.delete(entry))
+            else:
+                self.say(f"Kept {memory.id}")
+
+        self.push_screen(ConfirmScreen(question), answered)
+
+    def action_supersede(self) -> None:
+        """Open the form for the selected memory's replacement."""
+        entry = self.selected()
+        if entry is None:
+            return
+        try:
+            self.browser.check_supersedable(entry)
+        except FAILURES as error:
+            self.say(str(error), error=True)
+            return
+
+        def save(summary: str, details: str) -> Outcome:
+            return self.browser.supersede(entry, summary, details)
+
+        def closed(outcome: Outcome | None) -> None:
+            if outcome is None:
+                self.say(f"Nothing written; {entry.memory.id} unchanged")
+                return
+            self.say(outcome.message)
+            self.reload(outcome.memory_id)
+
+        self.push_screen(SupersedeScreen(entry, save), closed)
+
+    def action_next_category(self) -> None:
+        """Show the next category only (any, pref, decision, gotcha, context)."""
+        self.view = self.view.next_category()
+        self.redraw()
+
+    def action_next_status(self) -> None:
+        """Show the next status only (all, then each status)."""
+        self.view = self.view.next_status()
+        self.redraw()
+
+    def action_next_scope(self) -> None:
+        """Show the next scope only (all, project, global)."""
+        self.view = self.view.next_scope()
+        self.redraw()
+
+    # -- the query line --------------------------------------------------------------------
+
+    def action_query(self, mode: str) -> None:
+        """Open the query line to filter rows as you type, or to run a full-text search."""
+        self.query_mode = mode
+        line = self.query_line
+        self._query_before = self.view.text if mode == FILTER else self.view.search
+        line.placeholder = (
+            "filter: words that must all appear (enter keeps, esc cancels)"
+            if mode == FILTER
+            else "search: full-text search (enter runs, esc cancels)"
+        )
+        line.value = self._query_before
+        line.add_class("-open")
+        line.focus()
+
+    def _close_query(self) -> None:
+        self.query_line.remove_class("-open")
+        self.table.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A filter applies as it is typed; a search waits for enter."""
+        if event.input is self.query_line and self.query_mode == FILTER:
+            self.view = replace(self.view, text=event.value)
+            self.redraw()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter keeps the filter, or runs the search."""
+        if event.input is not self.query_line:
+            return
+        event.stop()
+        if self.query_mode == SEARCH:
+            self.view = replace(self.view, search=event.value.strip())
+            self.redraw()
+        self._close_query()
+
+    def action_clear(self) -> None:
+        """Cancel the query line when open; otherwise drop the text filter and the search."""
+        if self.query_line.has_class("-open"):
+            if self.query_mode == FILTER:
+                self.view = replace(self.view, text=self._query_before)
+                self.redraw()
+            self._close_query()
+            return
+        if self.view.text or self.view.search:
+            self.view = replace(self.view, text="", search="")
+            self.redraw()
+            self.say("Text filter and search cleared")

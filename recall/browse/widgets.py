@@ -1,0 +1,217 @@
+"""The browser's Textual pieces: the memory table, the card, the confirm box and the supersede form.
+
+User text is always handed to Textual as :class:`rich.text.Text`, never as a string, so
+brackets in a summary are shown as written instead of being read as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Input, Label, Static, TextArea
+
+from recall.cli.render import CATEGORY_STYLE, plural
+
+from .actions import FAILURES, Card, Outcome
+from .view import Entry
+
+PIN_MARK = "*"
+FILES_SHOWN = 2  # files listed in a row before "+N"; the card lists them all
+
+
+def files_cell(files: Sequence[str]) -> str:
+    """A row's files column: the first few paths, then how many more."""
+    shown = ", ".join(files[:FILES_SHOWN])
+    extra = len(files) - FILES_SHOWN
+    return f"{shown}, +{extra}" if extra > 0 else shown
+
+
+class MemoryTable(DataTable):
+    """One row per memory, keyed by ``scope:id`` so both stores can hold the same id."""
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "id",
+        "category",
+        "scope",
+        "pin",
+        "status",
+        "summary",
+        "files",
+    )
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
+        self.entries: dict[str, Entry] = {}
+
+    def on_mount(self) -> None:
+        """Add the columns."""
+        self.add_columns(*self.COLUMNS)
+
+    @staticmethod
+    def key_of(entry: Entry) -> str:
+        """The row key of an entry."""
+        return f"{entry.scope}:{entry.memory.id}"
+
+    def show(self, entries: Sequence[Entry], keep: str | None = None) -> None:
+        """Replace the rows; the cursor stays on memory ``keep`` (an id) when it is still shown."""
+        self.clear()
+        self.entries = {}
+        target = 0
+        for index, entry in enumerate(entries):
+            memory = entry.memory
+            key = self.key_of(entry)
+            self.entries[key] = entry
+            if keep is not None and memory.id == keep:
+                target = index
+            self.add_row(
+                memory.id,
+                Text(memory.category, style=CATEGORY_STYLE.get(memory.category, "")),
+                entry.scope,
+                PIN_MARK if memory.pinned else "",
+                entry.status_label,
+                Text(memory.summary),
+                Text(files_cell(memory.files)),
+                key=key,
+            )
+        if entries:
+            self.move_cursor(row=target)
+
+    def current(self) -> Entry | None:
+        """The entry under the cursor, if any."""
+        if not self.entries or self.cursor_row < 0 or self.cursor_row >= self.row_count:
+            return None
+        row_key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        return self.entries.get(str(row_key.value))
+
+
+def card_text(card: Card) -> Text:
+    """The full card of a memory: summary, details, files, links, provenance and usage."""
+    memory = card.memory
+    text = Text()
+    text.append(f"[{memory.category}] ", style=CATEGORY_STYLE.get(memory.category, ""))
+    text.append(memory.id, style="bold")
+    marks = [m for m in ("pinned" if memory.pinned else "", card.status) if m]
+    text.append(f"  ({', '.join(marks)})\n\n")
+    text.append(memory.summary + "\n", style="bold")
+    if memory.details:
+        text.append("\n" + memory.details.rstrip("\n") + "\n")
+    text.append("\n")
+    rows = [("files", "\n       ".join(memory.files) or "(none)")]
+    if memory.anchor:
+        rows.append(("anchor", memory.anchor))
+    if memory.supersedes:
+        rows.append(("replaces", memory.supersedes))
+    if memory.superseded_by:
+        rows.append(("replaced by", memory.superseded_by))
+    rows.append(("created", f"{memory.created} by {memory.author or 'unknown'} ({memory.source})"))
+    rows.append(("scope", f"{card.scope}  {card.path}"))
+    surfaced = int(card.usage.get("surfaced") or 0)
+    acted = int(card.usage.get("acted") or 0)
+    rows.append(("usage", f"shown {plural(surfaced, 'time')}, acted on {plural(acted, 'time')}"))
+    if card.usage.get("last_acted"):
+        rows.append(("last acted", str(card.usage["last_acted"])))
+    for label, value in rows:
+        text.append(f"{label}: ", style="dim")
+        text.append(value + "\n")
+    return text
+
+
+class CardScreen(ModalScreen[None]):
+    """The card of one memory, over the table; any closing key returns to the table."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("q", "close", "Close", show=False),
+        Binding("o", "close", "Close", show=False),
+        Binding("enter", "close", "Close", show=False),
+    ]
+
+    def __init__(self, card: Card) -> None:
+        super().__init__()
+        self.card = card
+
+    def compose(self) -> ComposeResult:
+        """The card in a scrolling box, and the footer."""
+        with VerticalScroll(id="card"):
+            yield Static(card_text(self.card), id="card-text")
+        yield Footer()
+
+    def action_close(self) -> None:
+        """Back to the table."""
+        self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question; only ``y`` says yes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n", "answer(False)", "No"),
+        Binding("escape", "answer(False)", "Cancel", show=False),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        """The question and the footer."""
+        with Vertical(id="confirm"):
+            yield Label(Text(self.question))
+            yield Label(Text("y: yes   n: no", style="dim"))
+        yield Footer()
+
+    def action_answer(self, yes: bool) -> None:
+        """Close with the answer."""
+        self.dismiss(yes)
+
+
+class SupersedeScreen(ModalScreen[Outcome | None]):
+    """A small form for the replacement's summary and details.
+
+    ``save`` performs the supersede; when it fails (a credential-shaped text, a duplicate) the
+    error is shown in the form and the text typed so far stays, so nothing written is lost.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, entry: Entry, save: Callable[[str, str], Outcome]) -> None:
+        super().__init__()
+        self.entry = entry
+        self.save = save
+
+    def compose(self) -> ComposeResult:
+        """The summary line, the details box, the error line and the footer."""
+        memory = self.entry.memory
+        with Vertical(id="supersede"):
+            yield Label(Text(f"Supersede {memory.id}: write the text that replaces it"))
+            yield Label(Text("summary (one line)", style="dim"))
+            yield Input(value=memory.summary, id="summary")
+            yield Label(Text("details", style="dim"))
+            yield TextArea(memory.details, id="details", soft_wrap=True)
+            yield Static("", id="form-error")
+        yield Footer()
+
+    def action_save(self) -> None:
+        """Write the replacement; stay open with the error when the store refuses it."""
+        summary = self.query_one("#summary", Input).value
+        details = self.query_one("#details", TextArea).text
+        try:
+            outcome = self.save(summary, details)
+        except FAILURES as error:
+            self.query_one("#form-error", Static).update(Text(str(error), style="bold red"))
+            return
+        self.dismiss(outcome)
+
+    def action_cancel(self) -> None:
+        """Close without writing anything."""
+        self.dismiss(None)

@@ -1,0 +1,277 @@
+"""Cleanup: stale memories ranked worst first, when to suggest a pass, and a person's decisions.
+
+A *stale candidate* is an active, unpinned memory that nobody vouched for lately and that is
+dead (every file gone), due a spot-check, ignored (shown 4+ times, never acted on) or idle
+(neither acted on nor shown for half a year): see :func:`recall.lifecycle.stale_reasons`.
+Memories already archived by disuse are not candidates; ``tether list --status archived``
+shows them. The last cleanup pass is recorded in the index (table ``lifecycle``) of the store
+that records sessions, so "sessions since the last pass" can be counted.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+from recall.clock import format_timestamp, now
+from recall.disuse import archived_by_disuse, restore, stamp
+from recall.errors import BadInput
+from recall.lifecycle import (
+    UsageFacts,
+    cleanup_due,
+    days_between,
+    may_be_stale,
+    offender_score,
+    stale_reasons,
+)
+from recall.model import Memory
+from recall.references import CONFIRMED_KEY, dead_reference, drift, with_lifecycle_keys
+from recall.settings import EngineSettings
+from recall.store import MemoryStore
+from recall.usage import record_action
+
+LAST_PASS_KEY: Final = "last_cleanup"
+
+DECISIONS: Final = ("archive", "delete", "confirm", "keep")
+"""What a person may decide for a candidate:
+
+- ``archive``: out of recall for everyone (``status: archived`` in the file; ``tether restore``);
+- ``delete``: tombstoned (``status: deleted``; restorable until ``tether purge``);
+- ``confirm``: still true: the file records when (clearing a spot-check), and it counts as an
+  action, so it is no longer ignored or idle;
+- ``keep``: still useful, file untouched: counts as an action.
+"""
+
+GenomeFor = Callable[[MemoryStore], Any | None]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A stale memory, its offender score and why it is listed."""
+
+    memory: Memory
+    scope: str
+    score: float
+    reasons: tuple[str, ...]
+    surfaced: int
+    acted: int
+    idle_days: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "id": self.memory.id,
+            "scope": self.scope,
+            "score": round(self.score, 4),
+            "reasons": list(self.reasons),
+            "category": self.memory.category,
+            "summary": self.memory.summary,
+            "files": list(self.memory.files),
+            "surfaced": self.surfaced,
+            "acted": self.acted,
+            "idle_days": None if self.idle_days is None else round(self.idle_days, 1),
+        }
+
+
+def _facts(memory: Memory, row: sqlite3.Row | None) -> UsageFacts:
+    last_acted = stamp(row["last_acted"]) if row is not None else None
+    return UsageFacts(
+        surfaced=int(row["surfaced"]) if row is not None else 0,
+        acted=int(row["acted"]) if row is not None else 0,
+        first_surfaced=stamp(row["first_surfaced"]) if row is not None else None,
+        last_surfaced=stamp(row["last_surfaced"]) if row is not None else None,
+        anchor=last_acted or stamp(memory.created),
+        pinned=memory.pinned,
+    )
+
+
+def candidates(
+    store: MemoryStore, genome: Any | None, moment: datetime | None = None
+) -> list[Candidate]:
+    """The store's stale candidates, worst first (ties by id). Pinned ones are never listed.
+
+    ``genome`` (the project's, or None) is what tells dead references and drift; without it only
+    the usage-based reasons apply.
+    """
+    if not store.exists:
+        return []
+    at = moment or now()
+    conn = store.conn
+    usage = {row["memory_id"]: row for row in conn.execute("SELECT * FROM usage")}
+    hidden = archived_by_disuse(conn)
+    found: list[Candidate] = []
+    for memory in store.list(status="active"):
+        if memory.pinned or memory.id in hidden:
+            continue
+        facts = _facts(memory, usage.get(memory.id))
+        if not may_be_stale(facts, at):  # decided before the repository is asked anything
+            continue
+        dead = genome is not None and dead_reference(memory, genome) is not None
+        drifting = (
+            genome is not None
+            and not dead
+            and drift(with_lifecycle_keys(store, memory), genome) is not None
+        )
+        reasons = stale_reasons(facts, at, dead=dead, drifting=drifting)
+        if not reasons:
+            continue
+        idle = days_between(facts.anchor, at)
+        found.append(
+            Candidate(
+                memory,
+                store.scope,
+                offender_score(facts, at, dead=dead, drifting=drifting),
+                tuple(reasons),
+                facts.surfaced,
+                facts.acted,
+                None if math.isnan(idle) else idle,
+            )
+        )
+    found.sort(key=lambda c: (-c.score, c.memory.id))
+    return found
+
+
+def ranked(stores: Sequence[MemoryStore], genome_for: GenomeFor) -> list[Candidate]:
+    """Candidates of every store, worst first (project before global on equal scores)."""
+    moment = now()
+    found: list[Candidate] = []
+    for store in stores:
+        found.extend(candidates(store, genome_for(store), moment))
+    found.sort(key=lambda c: -c.score)  # stable: each store's own order is kept on ties
+    return found
+
+
+def active_count(store: MemoryStore) -> int:
+    """Active memories recall can show (those archived by disuse not counted)."""
+    if not store.exists:
+        return 0
+    conn = store.conn
+    total = conn.execute("SELECT count(*) FROM memories WHERE status = 'active'").fetchone()[0]
+    return int(total) - len(archived_by_disuse(conn))
+
+
+# -- the pass --------------------------------------------------------------------------------
+
+
+def last_pass(conn: sqlite3.Connection) -> str | None:
+    """When the last cleanup pass ran, or None if never."""
+    row = conn.execute("SELECT value FROM lifecycle WHERE key = ?", (LAST_PASS_KEY,)).fetchone()
+    return row[0] if row else None
+
+
+def sessions_since_pass(conn: sqlite3.Connection) -> int:
+    """Sessions started after the last cleanup pass (all sessions when there was none)."""
+    since = last_pass(conn)
+    if since is None:
+        return int(conn.execute("SELECT count(*) FROM sessions").fetchone()[0])
+    row = conn.execute("SELECT count(*) FROM sessions WHERE started > ?", (since,)).fetchone()
+    return int(row[0])
+
+
+def record_pass(conn: sqlite3.Connection, moment: datetime | None = None) -> str:
+    """Record that a cleanup pass ran now (the session count starts again); return the time."""
+    when = format_timestamp(moment or now())
+    conn.execute(
+        "INSERT INTO lifecycle(key, value) VALUES(?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (LAST_PASS_KEY, when),
+    )
+    return when
+
+
+@dataclass(frozen=True)
+class CleanupStatus:
+    """Where the store stands against the three thresholds of the cleanup hint."""
+
+    sessions: int
+    active: int
+    stale: int | None
+    """None when not counted: the sessions and active thresholds were not met first."""
+    due: bool
+    last_pass: str | None
+    worst: tuple[Candidate, ...] = ()
+
+    def to_dict(self, settings: EngineSettings) -> dict[str, Any]:
+        """JSON-ready form, with the thresholds it was judged against."""
+        return {
+            "due": self.due,
+            "sessions_since_last_pass": self.sessions,
+            "active": self.active,
+            "stale": self.stale,
+            "last_pass": self.last_pass,
+            "thresholds": {
+                "sessions": settings.cleanup_min_sessions,
+                "active": settings.cleanup_min_active,
+                "stale": settings.cleanup_min_stale,
+            },
+            "worst": [c.to_dict() for c in self.worst],
+        }
+
+
+#: Worst offenders named in the hint: enough to show what cleanup is about, few enough to read.
+HINT_WORST: Final = 3
+
+
+def status(
+    home: MemoryStore,
+    stores: Sequence[MemoryStore],
+    settings: EngineSettings,
+    genome_for: GenomeFor,
+) -> CleanupStatus:
+    """The cleanup status: sessions are counted in ``home`` (the store recording sessions).
+
+    Stale candidates are looked for only when the two cheap thresholds are already met, so a
+    session start stays quick while the store is young.
+    """
+    sessions = sessions_since_pass(home.conn) if home.exists else 0
+    active = sum(active_count(store) for store in stores)
+    passed = last_pass(home.conn) if home.exists else None
+    cheap = sessions >= settings.cleanup_min_sessions and active >= settings.cleanup_min_active
+    if not cheap:
+        return CleanupStatus(sessions, active, None, False, passed)
+    found = ranked(stores, genome_for)
+    due = cleanup_due(sessions, active, len(found), settings)
+    return CleanupStatus(sessions, active, len(found), due, passed, tuple(found[:HINT_WORST]))
+
+
+# -- decisions -------------------------------------------------------------------------------
+
+
+def check_decisions(wanted: dict[str, Sequence[str]]) -> list[tuple[str, str]]:
+    """(id, decision) pairs in the order given; an id given twice is bad input."""
+    seen: dict[str, str] = {}
+    pairs: list[tuple[str, str]] = []
+    for decision in DECISIONS:
+        for ref in wanted.get(decision) or ():
+            key = ref.strip().lower()
+            if key in seen:
+                raise BadInput(
+                    f"memory {ref} is given to both --{seen[key]} and --{decision}; pick one"
+                )
+            seen[key] = decision
+            pairs.append((ref, decision))
+    return pairs
+
+
+def apply(store: MemoryStore, memory: Memory, decision: str) -> Memory:
+    """Apply one decision to a memory of ``store``; return the memory as it now is."""
+    if decision == "archive":
+        updated = store.set_status(memory.id, "archived", allowed_from=("active",))
+    elif decision == "delete":
+        updated = store.set_status(
+            memory.id, "deleted", allowed_from=("active", "archived", "superseded")
+        )
+    elif decision == "confirm":
+        updated = store.update_fields(memory.id, {CONFIRMED_KEY: format_timestamp(now())})
+    elif decision == "keep":
+        updated = memory
+    else:
+        raise BadInput(f"unknown decision {decision!r}; use one of {', '.join(DECISIONS)}")
+    if decision in ("confirm", "keep"):
+        record_action(store.conn, memory.id)
+        restore(store.conn, memory.id)  # a person vouched for it: back from disuse if it was
+    return updated

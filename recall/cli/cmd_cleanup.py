@@ -1,0 +1,184 @@
+"""``tether cleanup``: stale memories worst first; archive, delete, confirm or keep each.
+
+Three ways to run it: in a terminal it asks one key per memory; ``--json`` lists the candidates
+with ids and scores for agents; ``--archive/--delete/--confirm/--keep ID...`` applies decisions
+without asking. Asking, or applying decisions, records a cleanup pass (the hint's session count
+starts again); a ``--json`` listing does not, since nobody has decided anything yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from typing import Any
+
+from recall import cleanup
+from recall.cli.cmd_maint import project_genome
+from recall.cli.context import CommandContext
+from recall.cli.render import plural, print_card
+from recall.errors import EXIT_NOT_FOUND, BadInput, NotFound, TetherError
+from recall.lifecycle import CLEANUP_LIST_LIMIT
+from recall.store import MemoryStore
+from recall.usage import counters
+
+KEYS = {"a": "archive", "d": "delete", "c": "confirm", "k": "keep", "s": "skip", "q": "quit"}
+PROMPT = "[a]rchive [d]elete [c]onfirm [k]eep [s]kip [q]uit: "
+PAST = {"archive": "Archived", "delete": "Deleted", "confirm": "Confirmed", "keep": "Kept"}
+NEEDS_TERMINAL = (
+    "tether cleanup asks one question per memory and stdin is not a terminal; "
+    "use --json to list the candidates with ids, then --archive/--delete/--confirm/--keep ID... "
+    "to apply decisions (or --interactive to answer the questions from stdin)"
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``cleanup`` to the CLI."""
+    p = sub.add_parser(
+        "cleanup",
+        help="review stale memories worst first: archive, delete, confirm or keep each",
+    )
+    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=CLEANUP_LIST_LIMIT,
+        help=f"candidates to list or ask about (default {CLEANUP_LIST_LIMIT})",
+    )
+    p.add_argument(
+        "--interactive",
+        action="store_true",
+        help="ask about each candidate even when stdin is not a terminal (answers on stdin)",
+    )
+    for decision in cleanup.DECISIONS:
+        p.add_argument(
+            f"--{decision}",
+            dest=decision,
+            nargs="+",
+            action="extend",
+            default=[],
+            metavar="ID",
+            help=f"{decision} these memories without asking",
+        )
+    p.set_defaults(func=run_cleanup)
+
+
+def _home(ctx: CommandContext) -> MemoryStore:
+    """The store that records sessions: the project's, else the global one."""
+    with contextlib.suppress(NotFound):
+        return ctx.project()
+    return ctx.global_store()
+
+
+def _record_pass(ctx: CommandContext) -> str | None:
+    home = _home(ctx)
+    return cleanup.record_pass(home.conn) if home.exists else None
+
+
+def run_cleanup(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """List, ask about, or apply decisions on stale memories."""
+    if args.limit < 1:
+        raise BadInput("--limit must be at least 1")
+    wanted = {d: getattr(args, d) for d in cleanup.DECISIONS}
+    if any(wanted.values()):
+        return _apply(ctx, cleanup.check_decisions(wanted), args.scope)
+    if not ctx.json and not args.interactive and not sys.stdin.isatty():
+        raise BadInput(NEEDS_TERMINAL)
+    stores = ctx.stores(args.scope)
+    found = cleanup.ranked(stores, lambda store: project_genome(store, ctx))
+    if ctx.json:
+        data = {
+            "candidates": [c.to_dict() for c in found[: args.limit]],
+            "total": len(found),
+            "last_pass": cleanup.last_pass(_home(ctx).conn),
+        }
+        ctx.emit(data)
+        return 0 if found else EXIT_NOT_FOUND
+    return _ask(ctx, found, args.limit)
+
+
+def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int:
+    """Apply decisions given on the command line; every id is found before any is applied."""
+    resolved = [(*ctx.find_memory(ref, scope), decision) for ref, decision in pairs]
+    results: list[dict[str, Any]] = []
+    code = 0
+    for store, memory, decision in resolved:
+        entry: dict[str, Any] = {"id": memory.id, "scope": store.scope, "decision": decision}
+        try:
+            updated = cleanup.apply(store, memory, decision)
+        except TetherError as error:
+            entry["error"] = str(error)
+            code = code or error.exit_code
+        else:
+            entry["status"] = updated.status
+        results.append(entry)
+    stamp = _record_pass(ctx)
+
+    def render(console) -> None:
+        for entry in results:
+            if "error" in entry:
+                line = f"{entry['id']}: could not {entry['decision']}: {entry['error']}"
+                print(f"tether: {line}", file=sys.stderr)
+            else:
+                console.print(f"{PAST[entry['decision']]} {entry['id']}", highlight=False)
+
+    ctx.emit({"applied": results, "last_pass": stamp}, render)
+    return code
+
+
+def _ask(ctx: CommandContext, found: list[cleanup.Candidate], limit: int) -> int:
+    """One question per candidate, worst first; quitting keeps what was decided so far."""
+    console = ctx.console()
+    stamp = _record_pass(ctx)
+    if not found:
+        console.print("No stale memories: nothing to clean up.")
+        return EXIT_NOT_FOUND
+    shown = found[:limit]
+    more = f" (the worst {len(shown)} of {len(found)})" if len(found) > len(shown) else ""
+    console.print(f"{plural(len(found), 'stale memory')}, worst first{more}.")
+    done: dict[str, int] = {}
+    for number, candidate in enumerate(shown, start=1):
+        store = ctx.store(candidate.scope)
+        memory = candidate.memory
+        console.print()
+        days = candidate.idle_days
+        idle = "" if days is None else f", no action for {days:.0f} days"
+        console.print(
+            f"[{number}/{len(shown)}] score {candidate.score:.2f}: "
+            f"{', '.join(candidate.reasons)}{idle}",
+            markup=False,
+            highlight=False,
+        )
+        usage = counters(store.conn, memory.id)
+        path = str(store.path_of(memory.id))
+        print_card(console, memory, scope=store.scope, path=path, usage=usage)
+        answer = _answer(console)
+        if answer == "quit":
+            break
+        if answer == "skip":
+            continue
+        try:
+            cleanup.apply(store, memory, answer)
+        except TetherError as error:
+            print(f"tether: {memory.id}: {error}", file=sys.stderr)
+            continue
+        console.print(f"{PAST[answer]} {memory.id}", highlight=False)
+        done[answer] = done.get(answer, 0) + 1
+    summary = ", ".join(f"{PAST[k].lower()} {v}" for k, v in done.items()) or "nothing changed"
+    console.print()
+    console.print(f"Cleanup recorded at {stamp}: {summary}." if stamp else f"Done: {summary}.")
+    return 0
+
+
+def _answer(console) -> str:
+    """Read one answer; end of input counts as quit."""
+    while True:
+        try:
+            raw = input(PROMPT)
+        except EOFError:
+            console.print()
+            return "quit"
+        key = raw.strip().lower()[:1]
+        if key in KEYS:
+            return KEYS[key]
+        console.print(f"Press one of {', '.join(KEYS)} (got {raw.strip()!r}).", markup=False)

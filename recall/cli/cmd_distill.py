@@ -1,0 +1,194 @@
+"""``tether distill`` and ``tether pending``: propose memories from commits, then review them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from recall.cli.context import CommandContext
+from recall.cli.render import plural, print_table
+from recall.distill import (
+    SOURCE,
+    DistillReport,
+    distill,
+    latest_session,
+    pending,
+    read_commits,
+    session_commits,
+)
+from recall.errors import BadInput, NothingToDo, TetherError
+from recall.sessions import check_session_id
+from recall.settings import engine_settings
+from recall.store import MemoryStore
+from recall.usage import record_action
+
+# What each review verb does to a pending memory: the status it moves to and its past tense.
+REVIEW = {"confirm": ("active", "Confirmed"), "drop": ("deleted", "Dropped")}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add distill and pending to the CLI."""
+    p = sub.add_parser(
+        "distill",
+        help="propose pending memories from the knowledge in a session's commit messages",
+    )
+    since = p.add_mutually_exclusive_group()
+    since.add_argument(
+        "--session", metavar="ID", help="commits since this session started (default: the last)"
+    )
+    since.add_argument("--since", metavar="COMMIT", help="commits after this one")
+    p.add_argument("--dry-run", action="store_true", help="show what would be written, write none")
+    p.set_defaults(func=run_distill)
+
+    p = sub.add_parser(
+        "pending",
+        help="auto-distilled memories awaiting review: list them, confirm or drop some",
+    )
+    p.add_argument("action", nargs="?", choices=("list", *REVIEW), default="list")
+    p.add_argument("ids", nargs="*", metavar="ID")
+    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    p.set_defaults(func=run_pending)
+
+
+def run_distill(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Read the commits, write what they teach as pending memories, report every decision."""
+    store = ctx.project()
+    root = store.repo_root
+    if root is None:
+        raise BadInput("distill reads a repository's commits; run it inside one")
+    settings = engine_settings(root, ctx.notice)
+    if args.since is not None:
+        commits = read_commits(root, since_commit=args.since)
+        source = f"commits after {args.since}"
+    else:
+        session = check_session_id(args.session) if args.session is not None else None
+        if session is None:
+            session = latest_session(store.conn) if store.exists else None
+        if session is None:
+            raise BadInput(
+                "no session is recorded in this repository yet; "
+                "pass --since COMMIT (for example --since HEAD~5) or --session ID"
+            )
+        commits = session_commits(store, session)
+        source = f"commits of session {session}"
+    report = distill(
+        store,
+        commits,
+        categories=settings.distill_categories,
+        limit=settings.distill_max,
+        command=settings.distill_command,
+        dry_run=args.dry_run,
+    )
+    for notice in report.notices:
+        ctx.notice(notice)
+    data = {**report.to_dict(), "source": source, "dry_run": args.dry_run}
+    ctx.emit(data, lambda c: _render_report(c, report, source, args.dry_run))
+    return 0 if report.written else 1
+
+
+def _render_report(console: Any, report: DistillReport, source: str, dry_run: bool) -> None:
+    def say(line: str) -> None:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    verb = "would write" if dry_run else "wrote"
+    say(f"Read {plural(report.commits, 'commit')} ({source}); {verb} {len(report.written)} pending")
+    for outcome in report.written:
+        label = outcome.id or "-"
+        say(f"  {label}  {outcome.category}  {outcome.summary}  (from {outcome.commit})")
+    for outcome in report.outcomes:
+        if outcome.action == "skipped":
+            what = f"{outcome.summary!r}: " if outcome.summary else ""
+            say(f"  skipped {outcome.commit}: {what}{outcome.reason}")
+    if report.written and not dry_run:
+        say("Review: `tether pending` lists; `tether pending confirm ID` keeps, `drop` deletes")
+
+
+def run_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """List pending memories, or confirm / drop the ones named."""
+    if args.action == "list":
+        if args.ids:
+            raise BadInput("`tether pending` lists them all; to review some, say confirm or drop")
+        return _list_pending(args, ctx)
+    if not args.ids:
+        raise BadInput(f"give the ids to {args.action} (`tether pending` lists them)")
+    status, past = REVIEW[args.action]
+    done: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    worst = 0
+    for ref in args.ids:
+        try:
+            store, memory = ctx.find_memory(ref, args.scope)
+            if memory.status != "pending":
+                raise BadInput(f"memory {memory.id} is {memory.status}, not pending")
+            updated = store.set_status(memory.id, status, allowed_from=("pending",))
+            if args.action == "confirm":
+                record_action(store.conn, memory.id)
+        except TetherError as error:
+            failed.append({"id": ref, "error": str(error), "exit_code": error.exit_code})
+            worst = max(worst, error.exit_code)
+            ctx.notice(f"error: {error}")
+            continue
+        done.append({"id": updated.id, "scope": store.scope, "status": updated.status})
+
+    def render(console: Any) -> None:
+        for item in done:
+            console.print(f"{past} {item['id']}", markup=False, highlight=False)
+
+    ctx.emit({args.action: done, "errors": failed}, render)
+    return worst
+
+
+def _list_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
+    items = pending(ctx.stores(args.scope))
+    data = [{**m.to_dict(), "scope": scope} for m, scope in items]
+    title = plural(len(items), "pending memory")
+
+    def render(console: Any) -> None:
+        if not items:
+            console.print("No memories are pending review.")
+            return
+        print_table(console, items, title=title)
+        console.print(
+            "`tether show ID` reads one; `tether pending confirm ID...` keeps them, "
+            "`tether pending drop ID...` deletes them",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+
+    ctx.emit(data, render)
+    return 0 if items else 1
+
+
+def purge_auto_distilled(store: MemoryStore, ctx: CommandContext, *, yes: bool) -> int:
+    """``tether purge --auto-distilled``: list every auto-distilled memory (pending, confirmed,
+    dropped), ask, then remove their files for good; ``--yes`` answers for scripts."""
+    doomed = [(m, store.scope) for m in store.list(status="all") if m.source == SOURCE]
+    if not doomed:
+        raise NothingToDo(f"no auto-distilled memories in the {store.scope} store")
+    ids = " ".join(m.id for m, _ in doomed)
+    if not yes:
+        if ctx.json or not sys.stdin.isatty():
+            raise BadInput(
+                f"{plural(len(doomed), 'auto-distilled memory')} would be removed for good "
+                f"({ids}); pass --yes to confirm"
+            )
+        console = ctx.console()
+        print_table(console, doomed, title=f"{plural(len(doomed), 'auto-distilled memory')}")
+        answer = input(f"Remove these {len(doomed)} memory files for good? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            console.print("Nothing removed.")
+            return 1
+    removed = store.purge(source=SOURCE)
+    gone = [{**m.to_dict(), "scope": scope} for m, scope in doomed if m.id in removed]
+    ctx.emit(
+        {"purged": removed, "memories": gone},
+        lambda c: c.print(
+            f"Purged {plural(len(removed), 'auto-distilled memory')}: {' '.join(removed)}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        ),
+    )
+    return 0 if removed else 1

@@ -1,0 +1,84 @@
+"""``tether session start``: the session-start pass, for agents and scripts without hooks."""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+
+from recall.cli.cmd_maint import project_genome
+from recall.cli.context import CommandContext
+from recall.cli.render import plural
+from recall.session_start import cleanup_line, start_session
+from recall.settings import engine_settings
+from recall.store import MemoryStore
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``session start`` to the CLI."""
+    p = sub.add_parser(
+        "session",
+        help="start a session: archive ignored memories, say when a cleanup is due",
+    )
+    p.add_argument("action", choices=("start",), help="what to do with the session")
+    p.add_argument("--session", help="the session id (a new one is made and printed if absent)")
+    p.set_defaults(func=run_session)
+
+
+def run_session(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Run the session-start pass and report what it did."""
+    session = args.session if args.session is not None else str(uuid.uuid4())
+    stores = ctx.stores("all")
+    home = stores[0]
+    settings = engine_settings(home.repo_root, ctx.notice)
+
+    def genome_for(store: MemoryStore):
+        return project_genome(store, ctx)
+
+    result = start_session(
+        home, stores, session, origin="cli", settings=settings, genome_for=genome_for
+    )
+
+    def render(console) -> None:
+        verb = "Started" if result.new else "Resumed"
+        console.print(f"{verb} session {result.session}", markup=False, highlight=False)
+        for scope, items in result.archived.items():
+            console.print(
+                f"Archived {plural(len(items), 'ignored memory')} ({scope}); "
+                "`tether list --status archived` lists them, `tether restore ID` brings one back:"
+            )
+            for item in items:
+                line = f"  {item.memory_id}  shown {item.surfaced}x, never acted on: {item.summary}"
+                console.print(line, markup=False, highlight=False, soft_wrap=True)
+        cleanup = result.cleanup
+        if cleanup.due:
+            console.print(cleanup_line(cleanup), markup=False, highlight=False, soft_wrap=True)
+        else:
+            console.print(
+                "Cleanup not due: "
+                f"{cleanup.sessions}/{settings.cleanup_min_sessions} sessions since the last pass, "
+                f"{cleanup.active}/{settings.cleanup_min_active} active memories, "
+                f"{_stale(cleanup.stale, settings.cleanup_min_stale)}",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+
+        if result.distilled:
+            console.print(
+                f"Auto-distill proposed {plural(len(result.distilled), 'memory')} from the last "
+                f"session's commits: {', '.join(result.distilled)} (review with `tether pending`)",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+
+    for line in result.notices:
+        ctx.notice(line)
+    ctx.emit(result.to_dict(settings), render)
+    return 0
+
+
+def _stale(stale: int | None, needed: int) -> str:
+    if stale is None:  # looked for only once the other two thresholds are met
+        return f"stale candidates not counted until then (need {needed})"
+    return f"{stale}/{needed} stale candidates"

@@ -1,0 +1,94 @@
+"""Auto-distill's judgement constants: the words that mark durable knowledge, and the limits.
+
+Each constant is defined once, here, with the reason for its value; ``tests/distill`` pins them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+MAX_PER_SESSION: Final = 3
+"""Most memories distilled from one session's commits (the seed's cap): a handful a person
+reviews in a minute; more would be a chore, and then a store nobody audits."""
+
+DEFAULT_CATEGORIES: Final = ("gotcha", "decision")
+"""Categories distill may write unless configured otherwise: a commit message is where traps
+and reasons get written down; preferences and background rarely are, and a wrong guess at one
+would steer every later session."""
+
+MAX_COMMIT_FILES: Final = 20
+"""A commit touching more files than this is a sweep (reformat, rename, vendoring); a memory
+tied to all of them would surface everywhere and mean nothing in particular."""
+
+MAX_COMMITS: Final = 200
+"""Most commits read per run (the newest): a session makes a few; a wider ``--since`` range
+is cut here rather than reading a whole history."""
+
+SUMMARY_MAX: Final = 120
+"""Longest distilled summary, in characters: a summary is one line in an injection block."""
+
+DETAILS_MAX: Final = 600
+"""Longest distilled details: the sentence that carries the knowledge, not the whole message."""
+
+COMMAND_TIMEOUT: Final = 60.0
+"""Seconds a configured distill command gets per commit (an LLM call is slow, not minutes)."""
+
+# Words that mark a sentence as durable knowledge, by the category it suggests. Matched as whole
+# words, case-insensitively; a straight or curly apostrophe both work. The first category in
+# this order that a message carries wins: a warning matters more than a reason, a reason more
+# than a taste.
+KEYWORDS: Final[dict[str, tuple[str, ...]]] = {
+    # A trap: what breaks, what to do or never do about it.
+    "gotcha": (
+        "never",
+        "don't",
+        "do not",
+        "dont",
+        "must",
+        "must not",
+        "mustn't",
+        "always",
+        "workaround",
+        "work around",
+        "gotcha",
+        "careful",
+        "beware",
+        "pitfall",
+        "caveat",
+        "breaks if",
+        "otherwise",
+    ),
+    # A choice and its reason.
+    "decision": (
+        "because",
+        "why",
+        "chose",
+        "chosen",
+        "choose",
+        "decided",
+        "decision",
+        "instead of",
+        "rather than",
+        "trade-off",
+        "tradeoff",
+        "so that",
+    ),
+    # A way of working someone wants kept.
+    "pref": ("prefer", "preferred", "convention", "by convention"),
+    # Background a reader needs.
+    "context": ("note that", "for context", "background", "historically"),
+}
+
+# Commits whose messages are about history, not knowledge: reverts restate another commit,
+# fixups and squashes are to be folded away.
+SKIP_SUBJECT: Final = re.compile(r"^(?:revert\b|fixup!|squash!|amend!|merge\b)", re.IGNORECASE)
+
+# Trailer lines (``Signed-off-by: ...``) name people, not knowledge.
+TRAILER: Final = re.compile(r"^[A-Za-z][A-Za-z-]*-by:\s|^Change-Id:\s", re.IGNORECASE)
+
+# A Conventional Commits prefix (``fix(auth)!: ``) says what kind of change, not what is known.
+CONVENTIONAL_PREFIX: Final = re.compile(r"^[a-z]+(?:\([^)]*\))?!?:\s+", re.IGNORECASE)
+
+# A trailing reference (``(#123)``, ``[JIRA-42]``) points elsewhere; the summary stands alone.
+TRAILING_REFERENCE: Final = re.compile(r"\s*(?:\(#\d+\)|\[[A-Z][A-Z0-9]*-\d+\]|#\d+)\s*$")

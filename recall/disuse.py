@@ -1,0 +1,138 @@
+"""Soft-archive by disuse: memories shown again and again and never acted on leave recall.
+
+The archive is per user. It is the ``usage.archived_by_disuse`` flag in the index, next to the
+counters it is decided from, and the memory file is left untouched: the counters are one
+person's, so a teammate's shared memory must not be rewritten (and its archive committed for
+everyone) because *this* person kept ignoring it. The flag survives an index rebuild
+(:mod:`recall.index.keep`); a person's ``tether archive`` still writes ``status: archived`` into
+the file, for everyone.
+
+A disuse-archived memory is hidden from recall and hints, listed by
+``tether list --status archived`` as "archived by disuse", and shown by ``tether show`` with
+its state. ``tether restore`` clears the flag and starts its showing count afresh, so it does
+not archive again at the next session start. Pinned memories are never archived by disuse.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+from recall.clock import format_timestamp, now, parse_timestamp
+from recall.errors import BadInput
+from recall.lifecycle import UsageFacts, archive_due
+from recall.settings import EngineSettings
+
+# Only an active, unpinned memory can be archived by disuse: one a person archived, deleted or
+# superseded is already out of recall, and a pinned one is exempt (even if pinned afterwards).
+_FLAGGED = (
+    "SELECT u.memory_id, u.archived_at FROM usage u JOIN memories m ON m.id = u.memory_id "
+    "WHERE u.archived_by_disuse = 1 AND m.status = 'active' AND m.pinned = 0"
+)
+
+
+@dataclass(frozen=True)
+class Archived:
+    """A memory the pass archived."""
+
+    memory_id: str
+    summary: str
+    surfaced: int
+
+
+def stamp(value: str | None) -> datetime | None:
+    """A stored timestamp as a datetime; None when absent or unreadable (hand-edited)."""
+    if not value:
+        return None
+    try:
+        return parse_timestamp(value)
+    except BadInput:
+        return None
+
+
+def archived_by_disuse(conn: sqlite3.Connection) -> dict[str, str | None]:
+    """The memories hidden by disuse: id -> when they were archived (None if not recorded)."""
+    return {row[0]: row[1] for row in conn.execute(_FLAGGED)}
+
+
+def is_archived_by_disuse(conn: sqlite3.Connection, memory_id: str) -> bool:
+    """Whether one memory is hidden by disuse."""
+    row = conn.execute(_FLAGGED + " AND u.memory_id = ?", (memory_id,)).fetchone()
+    return row is not None
+
+
+def archive_ignored(
+    conn: sqlite3.Connection, settings: EngineSettings, moment: datetime | None = None
+) -> list[Archived]:
+    """Archive every memory whose disuse is due (see :func:`recall.lifecycle.archive_due`);
+    first, clear the flag of any memory pinned since it was archived."""
+    # A memory pinned since disuse archived it is back for good: pinning was an action, so it
+    # cannot be archived again, and unpinning it later must not hide it once more.
+    with _transaction(conn):
+        conn.execute(
+            "UPDATE usage SET archived_by_disuse = 0, archived_at = NULL "
+            "WHERE archived_by_disuse = 1 "
+            "AND memory_id IN (SELECT id FROM memories WHERE pinned = 1)"
+        )
+    if not settings.archive_by_disuse:
+        return []
+    at = moment or now()
+    rows = conn.execute(
+        "SELECT m.id, m.summary, m.pinned, u.surfaced, u.acted, u.first_surfaced "
+        "FROM usage u JOIN memories m ON m.id = u.memory_id "
+        "WHERE m.status = 'active' AND m.pinned = 0 AND u.archived_by_disuse = 0 "
+        "AND u.acted = 0 AND u.surfaced >= ?",
+        (settings.archive_min_surfacings,),
+    ).fetchall()
+    due = [
+        Archived(row["id"], row["summary"], int(row["surfaced"]))
+        for row in rows
+        if archive_due(
+            UsageFacts(
+                surfaced=int(row["surfaced"]),
+                acted=int(row["acted"]),
+                first_surfaced=stamp(row["first_surfaced"]),
+                pinned=bool(row["pinned"]),
+            ),
+            at,
+            settings,
+        )
+    ]
+    if due:
+        with _transaction(conn):
+            conn.executemany(
+                "UPDATE usage SET archived_by_disuse = 1, archived_at = ? WHERE memory_id = ?",
+                [(format_timestamp(at), item.memory_id) for item in due],
+            )
+    return due
+
+
+def restore(conn: sqlite3.Connection, memory_id: str) -> bool:
+    """Bring a memory back from disuse: clear the flag and reset the counts it was decided on.
+
+    Its showings start from zero (and so does its ignore penalty); its actions are kept. Returns
+    False when the memory was not archived by disuse.
+    """
+    with _transaction(conn):
+        cursor = conn.execute(
+            "UPDATE usage SET archived_by_disuse = 0, archived_at = NULL, surfaced = 0, "
+            "first_surfaced = NULL, last_surfaced = NULL "
+            "WHERE memory_id = ? AND archived_by_disuse = 1",
+            (memory_id,),
+        )
+    return cursor.rowcount > 0
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` on an autocommit connection, rolled back on error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

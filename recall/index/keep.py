@@ -1,0 +1,88 @@
+"""Carrying the per-user tables over a rebuild of the index.
+
+Everything else in the index is rebuilt from the memory files; the per-user tables (how often a
+memory was shown and acted on, sessions, hint state, disuse archive flags) exist nowhere else,
+so a rebuild copies them out of the old file first and back into the new one before it syncs.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from recall.index.schema import PER_USER_TABLES
+
+
+@dataclass(frozen=True)
+class KeptTable:
+    """One table's definition and rows, as read from the old index."""
+
+    name: str
+    sql: str
+    columns: tuple[str, ...]
+    rows: list[tuple[object, ...]]
+
+
+def save(path: Path) -> list[KeptTable]:
+    """The per-user tables of the index at ``path`` (best effort; nothing is written).
+
+    A damaged file may still give some tables: each is read on its own and one that cannot be
+    read is left behind, so damage elsewhere in the file costs only what it touched.
+    """
+    if not path.exists():
+        return []
+    kept: list[KeptTable] = []
+    try:
+        conn = sqlite3.connect(path)
+    except sqlite3.Error:
+        return []
+    try:
+        for name in PER_USER_TABLES:
+            try:
+                found = conn.execute(
+                    "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+                ).fetchone()
+                if found is None or not found[0]:
+                    continue
+                cursor = conn.execute(f'SELECT * FROM "{name}"')
+                columns = tuple(d[0] for d in cursor.description)
+                kept.append(KeptTable(name, found[0], columns, cursor.fetchall()))
+            except sqlite3.Error:
+                continue
+    finally:
+        conn.close()
+    return kept
+
+
+def restore(conn: sqlite3.Connection, kept: list[KeptTable]) -> int:
+    """Write kept tables into a freshly built index; return the rows written.
+
+    A table the new schema lacks is created from its old definition; columns the new schema
+    dropped are left out, and rows that clash with the new schema's constraints are skipped.
+    """
+    written = 0
+    if not kept:
+        return 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for table in kept:
+            exists = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table.name,)
+            ).fetchone()
+            if exists is None:
+                conn.execute(table.sql)
+            present = {r[1] for r in conn.execute(f'PRAGMA table_info("{table.name}")')}
+            keep_at = [i for i, c in enumerate(table.columns) if c in present]
+            if not keep_at:
+                continue
+            names = ", ".join(f'"{table.columns[i]}"' for i in keep_at)
+            marks = ", ".join("?" * len(keep_at))
+            statement = f'INSERT OR IGNORE INTO "{table.name}"({names}) VALUES({marks})'
+            cursor = conn.executemany(statement, ([row[i] for i in keep_at] for row in table.rows))
+            written += max(0, cursor.rowcount)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return written

@@ -1,0 +1,151 @@
+"""The session-start pass, shared by ``tether session start`` and the ``session-start`` hook.
+
+It registers the session (no turn counted), archives the memories disuse has retired
+(:mod:`recall.disuse`) in every store given, and says whether the cleanup hint is due
+(:mod:`recall.cleanup`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from recall.cleanup import CleanupStatus, GenomeFor, status
+from recall.clock import now, now_iso
+from recall.disuse import Archived, archive_ignored
+from recall.errors import TetherError
+from recall.hints import HintLedger
+from recall.sessions import check_session_id
+from recall.settings import EngineSettings
+from recall.store import MemoryStore
+
+
+@dataclass(frozen=True)
+class SessionStart:
+    """What the pass did and found."""
+
+    session: str
+    new: bool
+    cleanup: CleanupStatus
+    archived: dict[str, list[Archived]] = field(default_factory=dict)
+    """Per scope, the memories archived by this pass."""
+    distilled: list[str] = field(default_factory=list)
+    """Ids of the pending memories auto-distill proposed from the previous session's commits."""
+    notices: list[str] = field(default_factory=list)
+    """Problems the pass met and went past (a failing distill command, say)."""
+
+    @property
+    def archived_count(self) -> int:
+        """How many memories this pass archived, in every store."""
+        return sum(len(items) for items in self.archived.values())
+
+    def to_dict(self, settings: EngineSettings) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "session": self.session,
+            "new": self.new,
+            "archived": [
+                {"id": a.memory_id, "scope": scope, "summary": a.summary, "surfaced": a.surfaced}
+                for scope, items in self.archived.items()
+                for a in items
+            ],
+            "cleanup": self.cleanup.to_dict(settings),
+            "distilled": self.distilled,
+            "notices": self.notices,
+        }
+
+
+def register(home: MemoryStore, session: str, origin: str) -> bool:
+    """Record that ``session`` started (turn 0); return False when it was already known."""
+    conn = home.conn
+    moment = now_iso()
+    with conn:
+        cursor = conn.execute(
+            "INSERT OR IGNORE INTO sessions(id, started, last_seen, turns, origin) "
+            "VALUES(?, ?, ?, 0, ?)",
+            (check_session_id(session), moment, moment, origin),
+        )
+    HintLedger(session, origin=origin).state(conn, ())  # the hint policy's row for it
+    return cursor.rowcount > 0
+
+
+def start_session(
+    home: MemoryStore,
+    stores: Sequence[MemoryStore],
+    session: str,
+    *,
+    origin: str,
+    settings: EngineSettings,
+    genome_for: GenomeFor,
+) -> SessionStart:
+    """Run the pass: register the session in ``home``, archive by disuse in each of ``stores``
+    that exists, then judge the cleanup hint over them."""
+    new = register(home, session, origin)
+    moment = now()
+    archived = {
+        store.scope: found
+        for store in stores
+        if store.exists and (found := archive_ignored(store.conn, settings, moment))
+    }
+    cleanup = status(home, stores, settings, genome_for)
+    distilled, notices = _distill_previous(home, session, settings) if new else ([], [])
+    return SessionStart(session, new, cleanup, archived, distilled, notices)
+
+
+def _distill_previous(
+    home: MemoryStore, session: str, settings: EngineSettings
+) -> tuple[list[str], list[str]]:
+    """Auto-distill the session before ``session`` when the settings turn it on.
+
+    Its proposals are held as pending; a failure is reported and never stops the session.
+    """
+    if not settings.auto_distill or home.scope != "project":
+        return [], []
+    from recall.distill import auto_distill, latest_session
+
+    previous = latest_session(home.conn, before=session)
+    if previous is None:
+        return [], []
+    try:
+        report = auto_distill(home, settings, session_id=previous)
+    except TetherError as error:
+        return [], [f"tether: auto-distill skipped: {error}"]
+    if report is None:
+        return [], []
+    ids = [o.id for o in report.written if o.id]
+    return ids, list(report.notices)
+
+
+def archived_line(count: int) -> str:
+    """The one line reporting what disuse archived."""
+    noun = "memory" if count == 1 else "memories"
+    return f"tether: {count} ignored {noun} archived (tether list --status archived)"
+
+
+def cleanup_line(cleanup: CleanupStatus) -> str:
+    """The cleanup hint, with the worst offenders by id."""
+    worst = ", ".join(f"{c.memory.id} ({', '.join(c.reasons)})" for c in cleanup.worst)
+    return (
+        f"tether: memory cleanup due: {cleanup.sessions} sessions since the last pass, "
+        f"{cleanup.active} active memories, {cleanup.stale} stale; worst: {worst}. "
+        "Run `tether cleanup` to archive, delete, confirm or keep each "
+        "(`tether cleanup --json` lists them with ids)."
+    )
+
+
+def hint_lines(result: SessionStart) -> list[str]:
+    """What a session start tells the agent or person: nothing when all is well."""
+    lines: list[str] = []
+    if result.archived_count:
+        lines.append(archived_line(result.archived_count))
+    if result.cleanup.due:
+        lines.append(cleanup_line(result.cleanup))
+    if result.distilled:
+        count = len(result.distilled)
+        noun = "memory" if count == 1 else "memories"
+        lines.append(
+            f"tether: {count} {noun} distilled from your last session's commits await review "
+            "(tether pending)"
+        )
+    return lines

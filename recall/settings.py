@@ -1,0 +1,295 @@
+"""Settings a repository gives Tether: ``[tool.tether]`` in ``pyproject.toml``, then
+``.tether/config.toml`` (the later file wins a key both set).
+
+The engine's configurable numbers are :class:`EngineSettings`; the language server reads the
+same files for its own keys (``lsp_server.configuration``), so each reader skips the other's
+keys. Keys may be written camelCase, snake_case or kebab-case. A bad value is reported, naming
+the file and the key, and the default is kept.
+
+Adding a setting is one line in :class:`EngineSettings`: a field whose default is
+``setting(CONSTANT, parser)``. The constant lives with the code that uses it, with its reason;
+the parser (below, or any ``Callable[[Any], T]`` raising ``ValueError`` with what to write
+instead) checks a value read from a file.
+
+A key in a file that neither reader knows (a misspelling, most likely) is reported once per
+reading, naming the file and the key and suggesting the closest known key; it is never applied.
+"""
+
+from __future__ import annotations
+
+import difflib
+import shlex
+import tomllib
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+from recall.distill_words import DEFAULT_CATEGORIES as DISTILL_CATEGORIES
+from recall.distill_words import MAX_PER_SESSION as DISTILL_MAX
+from recall.lifecycle import (
+    ARCHIVE_MIN_SURFACINGS,
+    ARCHIVE_WINDOW_DAYS,
+    CLEANUP_MIN_ACTIVE,
+    CLEANUP_MIN_SESSIONS,
+    CLEANUP_MIN_STALE,
+)
+from recall.model import CATEGORIES
+from recall.trust import INJECT_OTHERS
+
+Warn = Callable[[str], None]
+Parse = Callable[[Any], Any]
+Source = tuple[str, Mapping[str, Any]]
+
+_PARSE: Final = "tether.parse"
+_ALIASES: Final = "tether.aliases"
+
+
+# -- the files -------------------------------------------------------------------------------
+
+
+def file_sources(repo_root: Path | None, warn: Warn) -> list[Source]:
+    """The settings tables of a repository: ``[tool.tether]``, then ``.tether/config.toml``."""
+    if repo_root is None:
+        return []
+    found: list[Source] = []
+    pyproject = repo_root / "pyproject.toml"
+    data = _read_toml(pyproject, warn)
+    table = data.get("tool", {}).get("tether") if isinstance(data.get("tool"), dict) else None
+    if isinstance(table, dict):
+        found.append((f"{pyproject} [tool.tether]", table))
+    own = repo_root / ".tether" / "config.toml"
+    data = _read_toml(own, warn)
+    if data:
+        found.append((str(own), data))
+    for name, values in found:
+        for line in unknown_keys(name, values):
+            warn(line)
+    return found
+
+
+def _read_toml(path: Path, warn: Warn) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        warn(f"{path}: not read ({error})")
+        return {}
+
+
+def fold_key(name: str) -> str:
+    """A key in the one spelling both readers compare: ``archive-window-days`` and
+    ``archiveWindowDays`` both become ``archivewindowdays``."""
+    return name.replace("_", "").replace("-", "").casefold()
+
+
+# -- keys no reader knows --------------------------------------------------------------------
+
+SERVER_KEYS: Final = (
+    "diagnostic_categories",
+    "categories",
+    "severity",
+    "client_severity",
+    "max_per_file",
+    "hint_quiet_turns",
+    "hint_session_budget",
+    "max_document_chars",
+    "index_on_start",
+    "watch_workspace",
+    "trusted_workspace",
+)
+"""Keys the language server reads from the same files (``lsp_server.configuration``). The
+engine never imports the server, yet must not call the server's keys unknown; a test keeps this
+list equal to the server's."""
+
+SUGGEST_CUTOFF: Final = 0.6
+"""How alike (difflib's ratio, 0 to 1) a known key must be to an unknown one to be suggested:
+difflib's own default, which catches a dropped, doubled or swapped letter and a missing word
+(``archive_days`` -> ``archive_window_days``) yet suggests nothing for an unrelated name."""
+
+
+def known_keys() -> dict[str, str]:
+    """Every key a repository's settings may hold, folded, mapped to the name to suggest: the
+    engine's (aliases included, suggested as their field) and the language server's."""
+    known = {folded: name for folded, (name, _parse) in engine_keys().items()}
+    known.update({fold_key(name): name for name in SERVER_KEYS})
+    return known
+
+
+def _spelled_like(example: str, snake: str) -> str:
+    """``snake`` (a snake_case name) in the spelling of ``example``: kebab, camel or snake."""
+    words = snake.split("_")
+    if "-" in example:
+        return "-".join(words)
+    if "_" not in example and any(c.isupper() for c in example):
+        return words[0] + "".join(word.capitalize() for word in words[1:])
+    return snake
+
+
+def closest_key(raw_key: str) -> str | None:
+    """The known key most like ``raw_key``, written the way ``raw_key`` is; None when no known
+    key is alike enough (see :data:`SUGGEST_CUTOFF`)."""
+    known = known_keys()
+    match = difflib.get_close_matches(fold_key(raw_key), list(known), n=1, cutoff=SUGGEST_CUTOFF)
+    return _spelled_like(raw_key, known[match[0]]) if match else None
+
+
+def unknown_keys(source: str, values: Mapping[str, Any]) -> list[str]:
+    """One warning per key of ``values`` that neither the engine nor the server reads, naming
+    ``source`` (the file) and the key, with the closest known key when there is one."""
+    known = known_keys()
+    lines: list[str] = []
+    for raw_key in values:
+        key = str(raw_key)
+        if fold_key(key) in known:
+            continue
+        suggestion = closest_key(key)
+        advice = (
+            f"did you mean {suggestion}?"
+            if suggestion
+            else "not a Tether setting (docs/lifecycle.md and docs/editors.md list them)"
+        )
+        lines.append(f"{source}: unknown key {key!r} ignored; {advice}")
+    return lines
+
+
+# -- value parsers ---------------------------------------------------------------------------
+
+
+def count(value: Any) -> int:
+    """A whole number, 0 or more."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError("give a whole number, 0 or more")
+    return value
+
+
+def positive(value: Any) -> int:
+    """A whole number above 0."""
+    if count(value) == 0:
+        raise ValueError("give a whole number above 0")
+    return int(value)
+
+
+def flag(value: Any) -> bool:
+    """``true`` or ``false``."""
+    if not isinstance(value, bool):
+        raise ValueError("give true or false")
+    return value
+
+
+def one_of(*options: str) -> Parse:
+    """A parser accepting one of ``options`` (compared without case); returns it lower-cased."""
+
+    def parse(value: Any) -> str:
+        if not isinstance(value, str) or value.casefold() not in options:
+            raise ValueError(f"use one of {', '.join(options)}")
+        return value.casefold()
+
+    return parse
+
+
+def names(allowed: Collection[str]) -> Parse:
+    """A parser accepting a list of names drawn from ``allowed`` (or one name); a tuple."""
+
+    def parse(value: Any) -> tuple[str, ...]:
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+            raise ValueError("give a list of names")
+        unknown = [i for i in items if i not in allowed]
+        if unknown:
+            raise ValueError(f"unknown {unknown[0]!r}; use {', '.join(allowed)}")
+        return tuple(dict.fromkeys(items))
+
+    return parse
+
+
+def command_line(value: Any) -> tuple[str, ...]:
+    """A command to run: a list of words, or one string split like a shell would (no shell
+    runs it); empty means none."""
+    if isinstance(value, str):
+        try:
+            return tuple(shlex.split(value))
+        except ValueError as error:
+            raise ValueError(f"cannot split it into words ({error})") from None
+    if isinstance(value, list | tuple) and all(isinstance(i, str) for i in value):
+        return tuple(value)
+    raise ValueError('give a command line ("llm-distill --json") or a list of its words')
+
+
+def setting(default: Any, parse: Parse, *aliases: str) -> Any:
+    """Declare a field of :class:`EngineSettings`: its default, the parser of its value in a
+    file, and any further key names accepted for it (in any spelling)."""
+    return field(default=default, metadata={_PARSE: parse, _ALIASES: aliases})
+
+
+# -- the engine's settings -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """The engine's configurable numbers. Each key in a file is the field name, in any spelling
+    (``archive_window_days``, ``archive-window-days``, ``archiveWindowDays``)."""
+
+    archive_by_disuse: bool = setting(True, flag)
+    """Whether the session-start pass archives ignored memories at all."""
+    archive_min_surfacings: int = setting(ARCHIVE_MIN_SURFACINGS, positive)
+    archive_window_days: int = setting(ARCHIVE_WINDOW_DAYS, count)
+    cleanup_min_sessions: int = setting(CLEANUP_MIN_SESSIONS, count)
+    cleanup_min_active: int = setting(CLEANUP_MIN_ACTIVE, count)
+    cleanup_min_stale: int = setting(CLEANUP_MIN_STALE, count)
+    auto_distill: bool = setting(False, flag)
+    """Whether session hooks propose pending memories from the session's commits (off: only
+    ``tether distill`` run by hand does)."""
+    distill_categories: tuple[str, ...] = setting(DISTILL_CATEGORIES, names(CATEGORIES))
+    distill_max: int = setting(DISTILL_MAX, positive)
+    distill_command: tuple[str, ...] = setting((), command_line)
+    """A command replacing the distill heuristic (see ``recall.distill.from_command``)."""
+    inject_others: bool = setting(INJECT_OTHERS, flag)
+    """Whether other authors' project memories are injected into agent prompts (see
+    ``recall.trust``; the user's ``TETHER_INJECT_OTHERS=0`` turns it off whatever this says)."""
+
+
+@cache
+def engine_keys() -> dict[str, tuple[str, Parse]]:
+    """Every accepted key (folded) mapped to its field name and parser."""
+    keys: dict[str, tuple[str, Parse]] = {}
+    for item in fields(EngineSettings):
+        parse = item.metadata[_PARSE]
+        for name in (item.name, *item.metadata[_ALIASES]):
+            keys[fold_key(name)] = (item.name, parse)
+    return keys
+
+
+def apply(
+    settings: EngineSettings, source: str, values: Mapping[str, Any], warn: Warn
+) -> EngineSettings:
+    """``settings`` with the engine's keys in ``values`` applied; bad values are reported and
+    the value before them kept. Keys the engine does not know are left to other readers."""
+    known = engine_keys()
+    changes: dict[str, Any] = {}
+    for raw_key, value in values.items():
+        entry = known.get(fold_key(str(raw_key)))
+        if entry is None:
+            continue
+        name, parse = entry
+        try:
+            changes[name] = parse(value)
+        except ValueError as error:
+            warn(f"{source}: ignoring {raw_key} = {value!r}: {error}")
+    return replace(settings, **changes) if changes else settings
+
+
+def merge(sources: Iterable[Source], warn: Warn) -> EngineSettings:
+    """Defaults overridden by each source in order."""
+    settings = EngineSettings()
+    for name, values in sources:
+        settings = apply(settings, name, values, warn)
+    return settings
+
+
+def engine_settings(repo_root: Path | None, warn: Warn) -> EngineSettings:
+    """The engine's settings for a repository (the defaults when ``repo_root`` is None)."""
+    return merge(file_sources(repo_root, warn), warn)

@@ -1,0 +1,133 @@
+"""The distill heuristic: which commit messages carry knowledge, and what memory each gives.
+
+No git here: commits are built in memory, so every rule is pinned by a direct example.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from recall import distill_words
+from recall.distill import Commit, category_of, clean_subject, heuristic, sentences
+from recall.model import CATEGORIES
+
+
+def commit(message: str, files: tuple[str, ...] = ("src/app.py",)) -> Commit:
+    """A commit with ``message`` that changed ``files``."""
+    return Commit("0" * 40, "Dev", message, files)
+
+
+def test_constants_anchor_points() -> None:
+    assert distill_words.MAX_PER_SESSION == 3
+    assert distill_words.DEFAULT_CATEGORIES == ("gotcha", "decision")
+    assert distill_words.MAX_COMMIT_FILES == 20
+    assert distill_words.SUMMARY_MAX == 120
+    assert set(distill_words.KEYWORDS) <= set(CATEGORIES)
+    # the brief's words, each in the category it suggests
+    for word in ("never", "don't", "must", "always", "workaround", "gotcha"):
+        assert word in distill_words.KEYWORDS["gotcha"]
+    for word in ("because", "why", "chose"):
+        assert word in distill_words.KEYWORDS["decision"]
+    assert list(distill_words.KEYWORDS)[:2] == ["gotcha", "decision"]  # the priority order
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("Never call flush() from the signal handler", "gotcha"),
+        ("Don’t cache tokens across tenants", "gotcha"),  # a curly apostrophe
+        ("do NOT reuse the session", "gotcha"),
+        ("Workaround for the proxy stripping headers", "gotcha"),
+        ("Use WAL because readers block otherwise", "gotcha"),  # a warning beats a reason
+        ("Pick zstd because it decodes faster", "decision"),
+        ("Chose rsync rather than scp", "decision"),
+        ("Prefer dataclasses over dicts here", "pref"),
+        ("Note that the cache lives in /var", "context"),
+        ("Bump version to 1.2", None),
+        ("Nevertheless, tidy the mustard module", None),  # whole words only
+        ("Add whyever helper", None),
+    ],
+)
+def test_category_from_keywords(text: str, category: str | None) -> None:
+    assert category_of([text]) == category
+
+
+@pytest.mark.parametrize(
+    ("subject", "summary"),
+    [
+        ("fix(upload): retry twice before failing (#12)", "Retry twice before failing"),
+        ("feat!: never log request bodies.", "Never log request bodies"),
+        ("Use WAL mode [DB-42]", "Use WAL mode"),
+        ("  keep   the  lock   short ", "Keep the lock short"),
+    ],
+)
+def test_summary_is_the_cleaned_first_line(subject: str, summary: str) -> None:
+    assert clean_subject(subject) == summary
+
+
+def test_long_summary_is_cut_at_a_word_with_an_ellipsis() -> None:
+    long = "Never " + "retry the upload again " * 10
+    summary = clean_subject(long)
+    assert len(summary) <= distill_words.SUMMARY_MAX
+    assert summary.endswith("…") and not summary.endswith(" …")
+
+
+def test_details_are_the_body_sentence_carrying_the_keyword() -> None:
+    found = heuristic(
+        commit(
+            "fix: retry the upload\n\n"
+            "The storage API drops the first request after idle, so we\n"
+            "retry. Never lower the retry count below two.\n\n"
+            "Signed-off-by: Dev <dev@example.com>\n"
+        )
+    )
+    assert found is not None
+    assert found.category == "gotcha"
+    assert found.summary == "Retry the upload"
+    assert found.details == "Never lower the retry count below two."
+    assert found.files == ("src/app.py",)
+
+
+def test_keyword_only_in_the_subject_gives_no_details() -> None:
+    found = heuristic(commit("Don't cache auth tokens across tenants\n\nAdds a test."))
+    assert found is not None
+    assert (found.category, found.summary, found.details) == (
+        "gotcha",
+        "Don't cache auth tokens across tenants",
+        "",
+    )
+
+
+def test_bullets_are_sentences_of_their_own() -> None:
+    lines = ["Changes:", "- move the parser", "- always close the handle, or", "  the file stays"]
+    assert sentences(lines) == [
+        "Changes:",
+        "move the parser",
+        "always close the handle, or the file stays",
+    ]
+    found = heuristic(commit("Tidy the reader\n\n" + "\n".join(lines)))
+    assert found is not None and found.details == "always close the handle, or the file stays"
+
+
+def test_trailers_carry_no_knowledge() -> None:
+    assert heuristic(commit("Tidy imports\n\nReviewed-by: Must Never <m@example.com>")) is None
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        'Revert "Never cache tokens"\n\nThis reverts commit abc because it broke login.',
+        "fixup! never cache tokens",
+        "squash! always close files",
+        "Bump version to 1.2",
+        "",
+    ],
+)
+def test_commits_without_knowledge_give_nothing(message: str) -> None:
+    assert heuristic(commit(message)) is None
+
+
+def test_a_subject_that_cleans_to_nothing_gives_way_to_the_sentence() -> None:
+    found = heuristic(commit("fix: .\n\nThe cron job must run as UTC."))
+    assert found is not None
+    assert (found.summary, found.details) == ("The cron job must run as UTC.", "")

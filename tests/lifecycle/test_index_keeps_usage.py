@@ -1,0 +1,105 @@
+"""The per-user tables outlive an index rebuild (reindex, or an unusable index), and an index of
+schema version 3 migrates to 4 with its counters intact."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from conftest import OpenStore, remember
+
+from recall import cleanup
+from recall.disuse import archived_by_disuse
+from recall.hints import HintLedger
+from recall.index import keep
+from recall.index.schema import PER_USER_TABLES, SCHEMA_VERSION
+from recall.store import MemoryStore
+
+from .conftest import Clock, at, session_start, surface, usage_row
+
+
+def lived_in(store: MemoryStore, clock: Clock) -> str:
+    """A store with a disuse archive, sessions, hint state and a cleanup pass; the memory id."""
+    memory = remember(store, "ignored for weeks", files=["src/app.py"])
+    for day in range(0, 60, 10):
+        surface(store, [memory], day)
+    session_start(store, clock, 60, "session-a")
+    HintLedger("session-a").mark_self_serve(store.conn)
+    cleanup.record_pass(store.conn)
+    return memory
+
+
+def per_user_rows(store: MemoryStore) -> dict[str, list[tuple[object, ...]]]:
+    conn = store.conn
+    found: dict[str, list[tuple[object, ...]]] = {}
+    for table in PER_USER_TABLES:
+        exists = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+        if exists:
+            found[table] = sorted(tuple(r) for r in conn.execute(f"SELECT * FROM {table}"))
+    return found
+
+
+def test_reindex_keeps_counters_sessions_and_the_disuse_archive(
+    store: MemoryStore, clock: Clock
+) -> None:
+    memory = lived_in(store, clock)
+    before = per_user_rows(store)
+    assert before["usage"] and before["sessions"] and before["hint_sessions"]
+    store.reindex()
+    assert per_user_rows(store) == before
+    assert archived_by_disuse(store.conn) == {memory: at(60)}
+    assert cleanup.last_pass(store.conn) == at(60)
+
+
+def test_an_unusable_index_is_rebuilt_with_its_per_user_tables(
+    store: MemoryStore, clock: Clock, open_store: Callable[..., OpenStore]
+) -> None:
+    memory = lived_in(store, clock)
+    before = per_user_rows(store)
+    index = store.location.index_path
+    store.close()
+    with sqlite3.connect(index) as conn:  # an index from a future Tether: unusable here
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    rebuilt, notices = open_store()
+    assert per_user_rows(rebuilt) == before
+    assert len(notices) == 1 and "unusable" in notices[0]
+    assert memory in archived_by_disuse(rebuilt.conn)
+
+
+def test_version_3_index_migrates_with_its_counters(
+    store: MemoryStore, clock: Clock, open_store: Callable[..., OpenStore]
+) -> None:
+    memory = remember(store, "shown before the upgrade", files=["src/app.py"])
+    surface(store, [memory], 0)
+    index = store.location.index_path
+    store.close()
+    with sqlite3.connect(index) as conn:  # back to what version 3 created
+        conn.execute("ALTER TABLE usage DROP COLUMN archived_at")
+        conn.execute("DROP TABLE lifecycle")
+        conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    upgraded, notices = open_store()
+    conn = upgraded.conn
+    assert notices == []
+    version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+    assert int(version) == SCHEMA_VERSION == 4
+    assert cleanup.last_pass(conn) is None
+    row = usage_row(upgraded, memory)
+    assert row is not None and row["surfaced"] == 1 and row["archived_at"] is None
+
+
+def test_keep_skips_what_the_new_schema_cannot_take(store: MemoryStore, tmp_path) -> None:
+    old = tmp_path / "old.db"
+    with sqlite3.connect(old) as conn:
+        conn.execute("CREATE TABLE usage(memory_id TEXT PRIMARY KEY, surfaced INTEGER, gone TEXT)")
+        conn.execute("INSERT INTO usage VALUES('aaaaaaaa', 3, 'x'), ('bbbbbbbb', NULL, 'y')")
+        conn.execute("CREATE TABLE sessions(id TEXT)")  # unreadable as the new sessions table
+        conn.execute("INSERT INTO sessions VALUES(NULL)")
+    kept = keep.save(old)
+    assert [t.name for t in kept] == ["usage", "sessions"]
+    remember(store, "so the store exists")
+    written = keep.restore(store.conn, kept)
+    assert written == 1  # bbbbbbbb breaks NOT NULL, the NULL session id too
+    assert usage_row(store, "aaaaaaaa")["surfaced"] == 3
+    assert keep.save(tmp_path / "missing.db") == []
