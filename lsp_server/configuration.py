@@ -13,16 +13,16 @@ Keys may be written camelCase, snake_case or kebab-case. A bad value is reported
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
 from recall.hints import QUIET_TURNS, SESSION_BUDGET, Policy
 from recall.model import CATEGORIES
+from recall.settings import Warn
+from recall.settings import file_sources as file_sources  # the files are read by the engine
 
 SEVERITIES: dict[str, types.DiagnosticSeverity] = {
     "error": types.DiagnosticSeverity.Error,
@@ -53,8 +53,6 @@ MAX_DOCUMENT_CHARS = 2_000_000
 """Documents larger than this get no diagnostics: generated or vendored files, where searching
 for anchors on every keystroke would cost more than a memory is worth."""
 
-Warn = Callable[[str], None]
-
 
 @dataclass(frozen=True)
 class Settings:
@@ -71,6 +69,10 @@ class Settings:
     max_document_chars: int = MAX_DOCUMENT_CHARS
     index_on_start: bool = True
     watch_workspace: bool = True
+    trusted_workspace: bool = True
+    """False when the editor says the workspace is not trusted (VS Code passes its workspace
+    trust as ``trustedWorkspace``): project memories are still shown, labelled untrusted. A
+    source can only take trust away, so a repository's own settings cannot grant it."""
 
     def severity_for(self, category: str, client_name: str) -> types.DiagnosticSeverity | None:
         """The severity a memory of ``category`` is published with; None when not shown."""
@@ -157,6 +159,7 @@ _FIELDS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "maxdocumentchars": ("max_document_chars", _positive),
     "indexonstart": ("index_on_start", _flag),
     "watchworkspace": ("watch_workspace", _flag),
+    "trustedworkspace": ("trusted_workspace", _flag),
 }
 
 
@@ -175,36 +178,10 @@ def apply(settings: Settings, source: str, values: Mapping[str, Any], warn: Warn
             continue
         if name == "severity":
             parsed = {**settings.severity, **changes.get("severity", {}), **parsed}
+        if name == "trusted_workspace":
+            parsed = parsed and settings.trusted_workspace
         changes[name] = parsed
     return replace(settings, **changes) if changes else settings
-
-
-def file_sources(repo_root: Path | None, warn: Warn) -> list[tuple[str, Mapping[str, Any]]]:
-    """The settings tables of a repository: ``[tool.tether]``, then ``.tether/config.toml``."""
-    if repo_root is None:
-        return []
-    found: list[tuple[str, Mapping[str, Any]]] = []
-    pyproject = repo_root / "pyproject.toml"
-    data = _read_toml(pyproject, warn)
-    table = data.get("tool", {}).get("tether") if isinstance(data.get("tool"), dict) else None
-    if isinstance(table, dict):
-        found.append((f"{pyproject} [tool.tether]", table))
-    own = repo_root / ".tether" / "config.toml"
-    data = _read_toml(own, warn)
-    if data:
-        found.append((str(own), data))
-    return found
-
-
-def _read_toml(path: Path, warn: Warn) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        warn(f"{path}: not read ({error})")
-        return {}
 
 
 def merge(sources: Iterable[tuple[str, Mapping[str, Any] | None]], warn: Warn) -> Settings:

@@ -22,7 +22,7 @@ from lsp_server.positions import to_range
 from lsp_server.roots import Root
 from recall.errors import TetherError
 from recall.hints import Candidate
-from recall.inject import cap, clean_line
+from recall.inject import AUTHOR_CAP, cap, clean_line
 from recall.ranking.engine import Hit
 from recall.ranking.query import RecallQuery, Touch
 from recall.usage import record_surfacings
@@ -74,6 +74,12 @@ def message(hit: Hit, path: str) -> str:
     return text
 
 
+def untrusted(text: str, hit: Hit) -> str:
+    """A diagnostic's text marked as coming from a workspace the editor does not trust."""
+    author = cap(clean_line(hit.memory.author), AUTHOR_CAP) or "an unknown author"
+    return f"{text} [untrusted workspace: project memory by {author}]"
+
+
 def candidates(ls: TetherServer, doc: DocState, kind: str) -> list[Hit]:
     """The hits that may become diagnostics on ``doc``: shown categories, strong, top N."""
     settings = doc.root.settings
@@ -100,7 +106,11 @@ def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
             related = [types.DiagnosticRelatedInformation(location, "the memory file")]
     diagnostic = types.Diagnostic(
         range=rng,
-        message=message(hit, doc.rel),
+        message=(
+            message(hit, doc.rel)
+            if doc.root.settings.trusted_workspace or hit.scope != "project"
+            else untrusted(message(hit, doc.rel), hit)
+        ),
         severity=severity,
         code=hit.memory.id,
         source=SOURCE,

@@ -159,5 +159,7 @@ def refresh_if_stale(ls: TetherServer, root: Root) -> None:
     project = root.project
     if project is None or not project.exists or root.repo_root is None:
         return
+    if project.read_only is not None:  # a refresh could not be kept: recall uses what it has
+        return
     if Genome(root.repo_root, project.conn).is_stale():
         ls.indexer.start(root)

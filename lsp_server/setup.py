@@ -13,6 +13,7 @@ from lsp_server import (
     lifecycle,
     watching,
 )
+from lsp_server.hangup import ClientStdout
 from lsp_server.server import TetherServer
 
 
@@ -32,5 +33,13 @@ def run(log_level: str = "WARNING") -> int:
         format="tether-lsp %(levelname)s %(name)s: %(message)s",
     )
     server = build()
-    server.start_io()
+    server.start_io(stdout=ClientStdout(sys.stdout.buffer, on_lost=lambda: _stop(server)))
     return 0
+
+
+def _stop(server: TetherServer) -> None:
+    """End the message loop after the client hung up (pygls's own stop flag: its
+    ``shutdown`` would wait on the stdin reader from inside the loop)."""
+    stop = getattr(server, "_stop_event", None)
+    if stop is not None:
+        stop.set()

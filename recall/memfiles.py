@@ -38,8 +38,11 @@ def is_memory_name(name: str) -> bool:
 
 
 def _describe_os_error(error: OSError, target: Path) -> str:
-    if error.errno == errno.ENOSPC:
-        return f"no space left on the device holding {target}; free some space and retry"
+    if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return (
+            f"no room to write {target} ({error.strerror}); free some space (or raise the "
+            "quota or file size limit) and retry"
+        )
     if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return f"{target} is not writable ({error.strerror}); check its permissions"
     return f"could not write {target}: {error.strerror or error}"
@@ -48,8 +51,10 @@ def _describe_os_error(error: OSError, target: Path) -> str:
 class MemoryFolder:
     """One ``memories/`` directory: the canonical store of a scope."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, file_mode: int = 0o644) -> None:
         self.path = path
+        self.file_mode = file_mode
+        """Permissions of the files written (0o600 for the user's private global store)."""
 
     def scan(self) -> list[FileStat]:
         """Stat every memory file in the folder (no reads); symlinks and folders are skipped."""
@@ -98,10 +103,10 @@ class MemoryFolder:
         temp = self.path / f"{_TEMP_PREFIX}{secrets.token_hex(6)}-{name}"
         try:
             try:
-                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, self.file_mode)
             except FileNotFoundError:
                 self.path.mkdir(parents=True, exist_ok=True)
-                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, self.file_mode)
             try:
                 view = memoryview(data)
                 while view:
@@ -167,7 +172,7 @@ class MemoryFolder:
 
 
 @contextlib.contextmanager
-def writer_lock(lock_path: Path, *, required: bool = True) -> Iterator[None]:
+def writer_lock(lock_path: Path, *, required: bool = True, mode: int = 0o644) -> Iterator[None]:
     """Hold the store's writer lock (an flock, so a killed holder releases it at once).
 
     With ``required`` False, a lock file that cannot be created (a read-only store, where
@@ -175,7 +180,7 @@ def writer_lock(lock_path: Path, *, required: bool = True) -> Iterator[None]:
     """
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, mode)
     except OSError as error:
         if not required:
             yield

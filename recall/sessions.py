@@ -6,6 +6,7 @@ import sqlite3
 
 from recall.clock import now_iso
 from recall.errors import BadInput
+from recall.index.db import is_unwritable_error, rollback
 
 MAX_SESSION_ID = 200  # agent session ids are uuids; anything far longer is not an id
 
@@ -18,18 +19,30 @@ def check_session_id(session_id: str) -> str:
 
 
 def count_turn(conn: sqlite3.Connection, session_id: str, *, origin: str = "cli") -> int:
-    """Record one turn of ``session_id`` (starting the session if new); return its number."""
+    """Record one turn of ``session_id`` (starting the session if new); return its number.
+
+    When the index cannot be written just now (read-only, or out of room) the turn is not
+    recorded and the number it would have had is returned.
+    """
     moment = now_iso()
-    conn.execute("BEGIN IMMEDIATE")
+    check_session_id(session_id)
     try:
-        conn.execute(
-            "INSERT INTO sessions(id, started, last_seen, turns, origin) VALUES(?, ?, ?, 1, ?) "
-            "ON CONFLICT(id) DO UPDATE SET turns = turns + 1, last_seen = excluded.last_seen",
-            (check_session_id(session_id), moment, moment, origin),
-        )
-        turn = conn.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "INSERT INTO sessions(id, started, last_seen, turns, origin) "
+                "VALUES(?, ?, ?, 1, ?) "
+                "ON CONFLICT(id) DO UPDATE SET turns = turns + 1, last_seen = excluded.last_seen",
+                (session_id, moment, moment, origin),
+            )
+            turn = conn.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            conn.execute("COMMIT")
+        except BaseException:
+            rollback(conn)
+            raise
+    except sqlite3.OperationalError as error:
+        if not is_unwritable_error(error):
+            raise
+        row = conn.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return int(row[0]) + 1 if row else 1
     return int(turn[0])

@@ -9,15 +9,16 @@ import secrets
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from recall import frontmatter, secrets_scan
+from recall import frontmatter, privacy, secrets_scan
 from recall.clock import now_iso
 from recall.errors import BadInput, NotFound, NothingToDo, StoreUnavailable
-from recall.index import db, rows
+from recall.index import db, keep, rows
 from recall.index.sync import (
     SyncReport,
     mark_racy,
@@ -35,6 +36,16 @@ Notice = Callable[[str], None]
 T = TypeVar("T")
 
 
+_UNWRITABLE_ATTEMPTS = 4
+"""Tries to open the index for writing before serving it read-only: enough to ride out
+another process closing it, few enough that a truly full disk is told within a second."""
+_UNWRITABLE_PAUSE = 0.05
+"""Seconds before the second try (growing linearly after it)."""
+
+_EFFECTIVE_IDS = os.access in os.supports_effective_ids
+"""Ask ``access`` about the effective user (the one SQLite writes as) where the OS can."""
+
+
 def is_corruption(error: sqlite3.DatabaseError) -> bool:
     """Whether an SQLite error means the index file is damaged (as opposed to busy or full)."""
     text = str(error).lower()
@@ -42,19 +53,32 @@ def is_corruption(error: sqlite3.DatabaseError) -> bool:
 
 
 def recovering(method: Callable[..., T]) -> Callable[..., T]:
-    """Run a store method; if the index turns out to be damaged, rebuild it and run it again."""
+    """Run a store method; if the index turns out to be damaged, rebuild it and run it again.
+
+    An index that cannot be written (read-only, disk full) is reported as
+    :class:`StoreUnavailable` saying what to do, not as damage.
+    """
 
     @functools.wraps(method)
     def wrapper(self: MemoryStore, *args: object, **kwargs: object) -> T:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.DatabaseError as error:
+            unwritable = self.describe_index_error(error)
+            if unwritable is not None:
+                raise StoreUnavailable(unwritable) from None
             if not is_corruption(error):
                 raise
             self.recover(error)
             return method(self, *args, **kwargs)
 
     return wrapper
+
+
+_FREE_SPACE = "free some space on its device and retry"
+# Hidden, and cleaned up like a killed writer's temp files (recall.memfiles).
+_KEPT_PREFIX = ".tmp-kept-"
+_WRITABLE_CLONE = "work in a writable clone of the repository"
 
 
 def _stderr_notice(message: str) -> None:
@@ -97,7 +121,9 @@ class MemoryStore:
 
     def __init__(self, location: Location, *, notice: Notice = _stderr_notice) -> None:
         self.location = location
-        self.folder = MemoryFolder(location.memories_dir)
+        self._private = location.scope == GLOBAL  # see recall.privacy
+        self._file_mode = privacy.FILE_MODE if self._private else 0o644
+        self.folder = MemoryFolder(location.memories_dir, file_mode=self._file_mode)
         self.notice = notice
         self._conn: sqlite3.Connection | None = None
         self._rebuilding = False  # set by reindex, whose rebuild is asked for, not a surprise
@@ -105,6 +131,11 @@ class MemoryStore:
         self._lock_depth = 0
         self._thread_lock = threading.RLock()  # one writer at a time within this process too
         self._in_memory = False
+        self.read_only: str | None = None
+        """Why the index cannot be written, when it cannot: the store then serves reads from
+        an in-memory copy and refuses writes (see :meth:`_open_read_only`)."""
+        self._read_only_advice = ""
+        self._read_only_told = False
         self.last_sync: SyncReport | None = None
 
     # -- opening ---------------------------------------------------------------------------
@@ -148,9 +179,31 @@ class MemoryStore:
             return conn
         self._in_memory = False
         path = self.location.index_path
+        refused = self._unwritable()
+        if refused is not None:
+            return self._open_read_only(*refused)
+        self.read_only = None
+        for attempt in range(_UNWRITABLE_ATTEMPTS):
+            try:
+                conn = self._open_writable(path)
+                break
+            except db.IndexUnwritable as error:
+                # A writer closing at this very moment can make SQLite answer "cannot open" or
+                # an I/O error once; a read-only file system or a full disk answers every time.
+                if attempt + 1 < _UNWRITABLE_ATTEMPTS and self._unwritable() is None:
+                    time.sleep(_UNWRITABLE_PAUSE * (attempt + 1))
+                    continue
+                advice = _FREE_SPACE if error.full else self._make_writable()
+                return self._open_read_only(f"{path}: {error}", advice)
+        self._seen_dir_mtime = self._dir_mtime()
+        return conn
+
+    def _open_writable(self, path: Path) -> sqlite3.Connection:
+        """Open (rebuilding if damaged) and sync the index on disk; raises
+        :class:`db.IndexUnwritable` when it turns out it cannot be written."""
         missing = not path.exists()
         try:
-            conn, created = db.open_checked(path)
+            conn, created = self._open_index(path)
         except db.IndexUnusable as error:
             conn, created = self._rebuild_unusable(path, str(error))
         else:
@@ -161,17 +214,104 @@ class MemoryStore:
             self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
         except sqlite3.DatabaseError as error:
             conn.close()
+            if db.is_read_only_error(error) or db.is_full_error(error):
+                raise db.IndexUnwritable(str(error), full=db.is_full_error(error)) from None
             if not is_corruption(error):
                 raise
             conn, _ = self._rebuild_unusable(path, str(error), force=True)
             self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
+        return conn
+
+    def _open_index(self, path: Path) -> tuple[sqlite3.Connection, bool]:
+        """:func:`db.open_checked`, creating a private store's index owner-only first."""
+        if self._private:
+            with contextlib.suppress(OSError):  # SQLite reports what it cannot open
+                privacy.create_private(path)
+        return db.open_checked(path)
+
+    def _unwritable(self) -> tuple[str, str] | None:
+        """Why this store's index cannot be written here and what to do, or None when it can.
+
+        Probed with ``statvfs`` and ``access`` on the index files and the lock (never by
+        opening them: closing any descriptor of a file drops every POSIX lock this process
+        holds on it, SQLite's included, and another process could then remove the WAL files
+        under a live connection). A read-only file, folder or mount and a missing permission
+        all count, for root too.
+        """
+        base = self.location.base
+        index = self.location.index_path
+        for target in (index, Path(f"{index}-wal"), Path(f"{index}-shm"), self.location.lock_path):
+            try:
+                read_only_mount = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
+            except OSError:
+                continue  # missing is fine (it gets created); anything stranger is SQLite's
+            if read_only_mount:
+                return f"{target} is on a read-only file system", _WRITABLE_CLONE
+            if not os.access(target, os.W_OK, effective_ids=_EFFECTIVE_IDS):
+                return f"{target} is not writable: permission denied", self._make_writable()
+        if not os.access(base, os.W_OK):
+            return f"{base} is not writable", self._make_writable()
+        return None
+
+    def _make_writable(self) -> str:
+        base = self.location.base
+        return f"make it writable (for example `chmod -R u+w {base}`) or work in a writable clone"
+
+    def _open_read_only(self, reason: str, advice: str) -> sqlite3.Connection:
+        """Serve reads from an in-memory copy of the index, synced with the memory files.
+
+        Nothing is written to disk: usage, surfacings, turns and hint state live in the copy
+        for as long as this store stays open. Writes are refused (see :meth:`_writable`).
+        """
+        self.read_only = reason
+        self._read_only_advice = advice
+        path = self.location.index_path
+        conn, problem = db.open_snapshot(path)
+        if not self._read_only_told:
+            self._read_only_told = True
+            self.notice(
+                f"read-only store {self.location.base}: {reason}; "
+                "memories are served read-only and usage is not recorded"
+            )
+            if problem is not None:
+                self.notice(f"index {path} could not be read ({problem}); using the memory files")
+        try:
+            self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
+        except BaseException:
+            conn.close()
+            raise
         self._seen_dir_mtime = self._dir_mtime()
         return conn
+
+    def describe_index_error(self, error: sqlite3.Error) -> str | None:
+        """A user-facing message for an index write that failed for want of room or
+        permission (None for any other error)."""
+        path = self.location.index_path
+        if db.is_read_only_error(error):
+            return (
+                f"the index {path} cannot be written ({error}); make {self.location.base} "
+                "writable and retry"
+            )
+        if db.is_full_error(error):
+            return (
+                f"the index {path} could not be written ({error}); free some space on its "
+                "device and retry"
+            )
+        return None
 
     def recover(self, error: Exception) -> None:
         """Rebuild a damaged index from the files; the next use of :attr:`conn` reopens it."""
         self.close()
-        self._rebuild_unusable(self.location.index_path, str(error), force=True)[0].close()
+        if self.read_only is not None:
+            return  # the copy is rebuilt from the files on the next open; the disk is left alone
+        try:
+            self._rebuild_unusable(self.location.index_path, str(error), force=True)[0].close()
+        except db.IndexUnwritable as failure:
+            raise StoreUnavailable(
+                f"the index {self.location.index_path} was damaged and cannot be rebuilt "
+                f"({failure}); free some space or fix the permissions of "
+                f"{self.location.base}, then retry"
+            ) from None
 
     def _rebuild_unusable(
         self, path: Path, reason: str, *, force: bool = False
@@ -179,14 +319,17 @@ class MemoryStore:
         with self._locked():
             if not force:
                 try:  # another process may have rebuilt it while we waited for the lock
-                    return db.open_checked(path)
+                    return self._open_index(path)
                 except db.IndexUnusable:
                     pass
             self.notice(
                 f"index {path} was unusable ({reason}); rebuilding it from the memory files"
             )
+            kept = keep.save(path)  # the per-user tables exist nowhere else: salvage them
             db.remove_index_files(path)
-            return db.open_checked(path)
+            conn, created = self._open_index(path)
+            keep.restore(conn, kept)
+            return conn, created
 
     @contextlib.contextmanager
     def _locked(self, *, required: bool = True) -> Iterator[None]:
@@ -199,12 +342,30 @@ class MemoryStore:
                 finally:
                     self._lock_depth -= 1
                 return
-            with writer_lock(self.location.lock_path, required=required):
+            with writer_lock(self.location.lock_path, required=required, mode=self._file_mode):
                 self._lock_depth = 1
                 try:
                     yield
                 finally:
                     self._lock_depth = 0
+
+    def _refusal(self, reason: str, advice: str) -> StoreUnavailable:
+        what = "has no room left" if advice == _FREE_SPACE else "is read-only"
+        return StoreUnavailable(
+            f"the {self.scope} store {self.location.base} {what} ({reason}); nothing was "
+            f"written; {advice}"
+        )
+
+    @contextlib.contextmanager
+    def _writable(self) -> Iterator[None]:
+        """Hold the writers' lock for a write; a read-only store refuses it, saying what to do."""
+        if self._conn is None:
+            self._read_only_told = True  # the refusal below says it all; no notice first
+        self.conn  # noqa: B018 - opening the index finds out whether it can be written
+        if self.read_only is not None:
+            raise self._refusal(self.read_only, self._read_only_advice)
+        with self._locked():
+            yield
 
     def refresh(self) -> SyncReport:
         """Pick up memory files changed on disk since the index was last synced."""
@@ -356,8 +517,41 @@ class MemoryStore:
             store_fingerprint(self.conn, None)
             self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            db.rollback(self.conn)
             raise
+
+    def _unwrite(self, name: str) -> None:
+        """Remove a new file whose indexing failed, so a failed write leaves nothing behind
+        (best effort: a sync reconciles the index with whatever is left)."""
+        with contextlib.suppress(OSError):
+            os.unlink(self.folder.file(name))
+
+    @contextlib.contextmanager
+    def _rewriting(self, name: str) -> Iterator[None]:
+        """Rewrite a memory file inside the block, or, if the block fails, put the old file
+        back as it was (same bytes, same mtime, so the index row still matches it).
+
+        The old file is kept through a hard link, which takes no room: on a full disk,
+        where the failure most likely came from, writing the old text back could fail too.
+        Where hard links are not supported the file is left as rewritten, and the next
+        sync indexes it.
+        """
+        target = self.folder.file(name)
+        kept = self.folder.path / f"{_KEPT_PREFIX}{secrets.token_hex(6)}-{name}"
+        try:
+            os.link(target, kept)
+        except OSError:
+            kept = None
+        try:
+            yield
+        except BaseException:
+            if kept is not None:
+                with contextlib.suppress(OSError):
+                    os.replace(kept, target)
+            raise
+        if kept is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(kept)
 
     def prepare_memory(
         self,
@@ -409,7 +603,13 @@ class MemoryStore:
 
     def _ensure_on_disk(self) -> None:
         """Create the store's folders, and trade an in-memory index for the real one."""
-        ensure_created(self.location)
+        try:
+            ensure_created(self.location)
+        except OSError as error:
+            raise StoreUnavailable(
+                f"could not create the {self.scope} store {self.location.base} "
+                f"({error.strerror or error}); check the permissions of its parent folder"
+            ) from None
         if self._in_memory:
             self.close()
 
@@ -417,7 +617,7 @@ class MemoryStore:
     def remember(self, draft: Memory, *, memory_id: str | None = None) -> WriteResult:
         """Write a new memory (``draft`` from :meth:`prepare_memory`); dedupe by content hash."""
         self._ensure_on_disk()
-        with self._locked():
+        with self._writable():
             # Writers index what they write under this lock, so the index is current for
             # dedupe; files added by hand since this process looked are picked up first.
             self._refresh_if_folder_changed()
@@ -429,7 +629,11 @@ class MemoryStore:
             memory = draft.with_changes(id=self._pick_id(memory_id))
             text = render_memory(memory)
             stat = self._write_new(memory.id, text)
-            self._index_written(memory, stat, text)
+            try:
+                self._index_written(memory, stat, text)
+            except BaseException:
+                self._unwrite(stat.name)
+                raise
             self._seen_dir_mtime = self._dir_mtime()
         return WriteResult(memory.id, self.scope, self.folder.path / stat.name)
 
@@ -451,7 +655,7 @@ class MemoryStore:
     @recovering
     def update_fields(self, memory_id: str, changes: dict[str, object]) -> Memory:
         """Rewrite some front-matter keys of a memory file (body untouched) and re-index it."""
-        with self._locked():
+        with self._writable():
             name = self.file_name_of(memory_id)
             path = self.folder.path / name
             try:
@@ -459,9 +663,10 @@ class MemoryStore:
             except FileNotFoundError:
                 raise NotFound(f"{path} disappeared; run `tether doctor`") from None
             new_text = frontmatter.update(text, path, changes)
-            stat = self.folder.write(name, new_text, exclusive=False)
-            memory = memory_from_text(new_text, path, stat, self.normalize_stored)
-            self._index_written(memory, stat, new_text)
+            with self._rewriting(name):
+                stat = self.folder.write(name, new_text, exclusive=False)
+                memory = memory_from_text(new_text, path, stat, self.normalize_stored)
+                self._index_written(memory, stat, new_text)
         return memory
 
     @recovering
@@ -505,13 +710,23 @@ class MemoryStore:
                 f"the new text duplicates memory {result.duplicate_of}; supersede with that one "
                 f"(`tether supersede {old.id}` cannot link an existing memory)"
             )
-        updated = self.update_fields(old.id, {"status": "superseded", "superseded_by": result.id})
+        try:
+            updated = self.update_fields(
+                old.id, {"status": "superseded", "superseded_by": result.id}
+            )
+        except (StoreUnavailable, sqlite3.Error):
+            # Half a supersede (a successor the old memory does not point to) is worse than
+            # none: take the new memory back out before reporting the failure.
+            with self._locked(), contextlib.suppress(sqlite3.Error):
+                self._unwrite(result.path.name)
+                self.refresh()
+            raise
         return result, updated
 
     @recovering
     def purge(self, *, source: str | None = None) -> list[str]:
         """Delete the files of tombstoned memories (or of every memory from ``source``)."""
-        with self._locked():
+        with self._writable():
             self.refresh()
             if source:
                 found = self.conn.execute(
@@ -528,16 +743,29 @@ class MemoryStore:
 
     def reindex(self) -> SyncReport:
         """Throw the derived index away and rebuild it from the files."""
+        refused = self._unwritable() if self.exists else None
+        if refused is not None:
+            raise self._refusal(*refused)
         self._ensure_on_disk()
         with self._locked():
             self.close()
+            kept = keep.save(self.location.index_path)
             db.remove_index_files(self.location.index_path)
+            try:
+                if kept:  # back in before the long sync, so a reindex killed midway keeps them
+                    fresh, _ = self._open_index(self.location.index_path)
+                    keep.restore(fresh, kept)
+                    fresh.close()
+            except db.IndexUnwritable as error:
+                raise self._refusal(f"{self.location.index_path}: {error}", _FREE_SPACE) from None
             self.folder.clean_temp_files()
             self._rebuilding = True
             try:
                 self._conn = self._open()
             finally:
                 self._rebuilding = False
+            if self.read_only is not None:  # the new index could not be written after all
+                raise self._refusal(self.read_only, self._read_only_advice)
         assert self.last_sync is not None
         return self.last_sync
 
@@ -557,7 +785,7 @@ class MemoryStore:
         self._ensure_on_disk()
         results: list[WriteResult] = []
         pending: list[tuple[Memory, FileStat, str]] = []
-        with self._locked():
+        with self._writable():
             self.refresh()
             known: dict[str, tuple[str, str]] = {}
             for row in self.conn.execute(
@@ -567,42 +795,59 @@ class MemoryStore:
                 known[row[0]] = (row[1], row[2])  # active and oldest last, so they win
             taken = {r[0] for r in self.conn.execute("SELECT id FROM memories")}
             taken.update(name[:-3] for name in os.listdir(self.folder.path))
-            for done, (draft, wanted) in enumerate(drafts):
-                if progress is not None and done % 500 == 0:
-                    progress("writing memory files", done, len(drafts))
-                key = draft.content_hash
-                if key in known:
-                    dup_id, dup_status = known[key]
-                    results.append(
-                        WriteResult(dup_id, self.scope, self._p(dup_id), dup_id, dup_status)
-                    )
-                    continue
-                memory_id = wanted if wanted and is_valid_id(wanted) else None
-                while memory_id is None or memory_id in taken:
-                    memory_id = secrets.token_hex(4)
-                taken.add(memory_id)
-                memory = draft.with_changes(id=memory_id)
-                text = render_memory(memory)
-                # The name was checked free under the writer lock, so a plain rename is safe.
-                stat = self.folder.write(f"{memory_id}.md", text, exclusive=False, durable=False)
-                pending.append((memory, stat, text))
-                known[key] = (memory_id, "active")
-                results.append(WriteResult(memory_id, self.scope, self.folder.path / stat.name))
-            if progress is not None:
-                progress("writing memory files", len(drafts), len(drafts))
-            if pending:
-                self.folder.flush()
-                self.conn.execute("BEGIN IMMEDIATE")
-                try:
-                    rows.insert_many(
-                        self.conn,
-                        ((m, s.name, s, file_sha(t.encode())) for m, s, t in pending),
-                    )
-                    self.conn.execute("COMMIT")
-                except BaseException:
-                    self.conn.execute("ROLLBACK")
-                    raise
+            try:
+                self._write_batch(drafts, known, taken, pending, results, progress)
+            except BaseException:
+                # All or nothing: a batch that could not be written and indexed whole (a full
+                # disk, most likely) leaves none of its files behind.
+                for _memory, stat, _text in pending:
+                    self._unwrite(stat.name)
+                raise
         return results
+
+    def _write_batch(
+        self,
+        drafts: list[tuple[Memory, str | None]],
+        known: dict[str, tuple[str, str]],
+        taken: set[str],
+        pending: list[tuple[Memory, FileStat, str]],
+        results: list[WriteResult],
+        progress: Callable[[str, int, int | None], None] | None,
+    ) -> None:
+        """The body of :meth:`import_many`: write the files, then index them in one go."""
+        for done, (draft, wanted) in enumerate(drafts):
+            if progress is not None and done % 500 == 0:
+                progress("writing memory files", done, len(drafts))
+            key = draft.content_hash
+            if key in known:
+                dup_id, dup_status = known[key]
+                results.append(WriteResult(dup_id, self.scope, self._p(dup_id), dup_id, dup_status))
+                continue
+            memory_id = wanted if wanted and is_valid_id(wanted) else None
+            while memory_id is None or memory_id in taken:
+                memory_id = secrets.token_hex(4)
+            taken.add(memory_id)
+            memory = draft.with_changes(id=memory_id)
+            text = render_memory(memory)
+            # The name was checked free under the writer lock, so a plain rename is safe.
+            stat = self.folder.write(f"{memory_id}.md", text, exclusive=False, durable=False)
+            pending.append((memory, stat, text))
+            known[key] = (memory_id, "active")
+            results.append(WriteResult(memory_id, self.scope, self.folder.path / stat.name))
+        if progress is not None:
+            progress("writing memory files", len(drafts), len(drafts))
+        if not pending:
+            return
+        self.folder.flush()
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            rows.insert_many(
+                self.conn, ((m, s.name, s, file_sha(t.encode())) for m, s, t in pending)
+            )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            db.rollback(self.conn)
+            raise
 
     def _p(self, memory_id: str) -> Path:
         return self.folder.path / f"{memory_id}.md"

@@ -1,20 +1,31 @@
-"""Per-user behaviour counters: how often a memory was shown and how often someone acted on it."""
+"""Per-user behaviour counters: how often a memory was shown and how often someone acted on it.
+
+Counting is bookkeeping: when the index cannot be written just now (it became read-only, or
+its disk filled up, while the process had it open), a count is skipped rather than failing
+the read that caused it. A store opened read-only counts in its in-memory copy instead.
+"""
 
 from __future__ import annotations
 
 import sqlite3
 
 from recall.clock import now_iso
+from recall.index.db import is_unwritable_error, rollback
 
 
 def record_action(conn: sqlite3.Connection, memory_id: str, *, when: str | None = None) -> None:
     """Count one action on a memory (details fetched, pinned, superseded, followed...)."""
     moment = when or now_iso()
-    conn.execute(
-        "INSERT INTO usage(memory_id, acted, last_acted) VALUES(?, 1, ?) "
-        "ON CONFLICT(memory_id) DO UPDATE SET acted = acted + 1, last_acted = excluded.last_acted",
-        (memory_id, moment),
-    )
+    try:
+        conn.execute(
+            "INSERT INTO usage(memory_id, acted, last_acted) VALUES(?, 1, ?) "
+            "ON CONFLICT(memory_id) DO UPDATE SET acted = acted + 1, "
+            "last_acted = excluded.last_acted",
+            (memory_id, moment),
+        )
+    except sqlite3.OperationalError as error:
+        if not is_unwritable_error(error):
+            raise
 
 
 def counters(conn: sqlite3.Connection, memory_id: str) -> dict[str, object]:
@@ -35,16 +46,20 @@ def record_surfacings(
     if not memory_ids:
         return
     moment = when or now_iso()
-    conn.execute("BEGIN IMMEDIATE")
     try:
-        conn.executemany(
-            "INSERT INTO usage(memory_id, surfaced, first_surfaced, last_surfaced) "
-            "VALUES(?, 1, ?, ?) ON CONFLICT(memory_id) DO UPDATE SET "
-            "surfaced = surfaced + 1, last_surfaced = excluded.last_surfaced, "
-            "first_surfaced = coalesce(first_surfaced, excluded.first_surfaced)",
-            [(memory_id, moment, moment) for memory_id in memory_ids],
-        )
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany(
+                "INSERT INTO usage(memory_id, surfaced, first_surfaced, last_surfaced) "
+                "VALUES(?, 1, ?, ?) ON CONFLICT(memory_id) DO UPDATE SET "
+                "surfaced = surfaced + 1, last_surfaced = excluded.last_surfaced, "
+                "first_surfaced = coalesce(first_surfaced, excluded.first_surfaced)",
+                [(memory_id, moment, moment) for memory_id in memory_ids],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            rollback(conn)
+            raise
+    except sqlite3.OperationalError as error:
+        if not is_unwritable_error(error):
+            raise

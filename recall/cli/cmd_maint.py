@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from recall import privacy
 from recall.cli.context import CommandContext
 from recall.clock import now_iso
 from recall.errors import NothingToDo
@@ -98,6 +99,10 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
     lines: list[str] = []
     data: list[dict[str, Any]] = []
     for store in ctx.stores(args.scope):
+        loose = privacy.warning(store.location) if store.scope == "global" else None
+        if loose is not None:
+            data.append({"scope": store.scope, "kind": "permissions", "message": loose})
+            lines.append(loose)
         for problem in store.problems():
             problems.append(problem)
             lines.append(str(problem))

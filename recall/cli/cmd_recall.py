@@ -202,12 +202,14 @@ def _batch_query(line: str, ctx: CommandContext, recaller: Recaller, limit: int)
 def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Print the injection block for a prompt (stdin when not given); nothing if nothing fits."""
     from recall import inject as injection
+    from recall.trust import Gate
 
     prompt = args.prompt if args.prompt is not None else sys.stdin.read()
     recaller = _recaller(ctx, args.scope)
     query = RecallQuery(_touches(ctx, recaller, args.files, args.opened), prompt, limit=10)
     result = recaller.recall(query)
-    chosen = injection.select(result.hits)
+    project = next((s for s in recaller.stores if s.scope == "project"), None)
+    chosen = injection.select(Gate(project, ctx.notice).hits(result.hits))
     if not args.no_record:
         _record(recaller, chosen, args.session)
     if ctx.json:

@@ -1,4 +1,5 @@
-"""Opening the SQLite index: WAL, busy timeout, schema checks and rebuild of a broken file."""
+"""Opening the SQLite index: WAL, busy timeout, schema checks, and an in-memory snapshot when the
+index cannot be written (a read-only checkout, mount or file system, or a full disk)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,46 @@ BUSY_TIMEOUT_MS = 15_000  # long enough to ride out another process's bulk impor
 
 class IndexUnusable(Exception):
     """The index file exists but cannot be used as is (corrupt, foreign, from a future schema)."""
+
+
+class IndexUnwritable(Exception):
+    """The index cannot be written here (read-only, or no room left); it may still be read."""
+
+    def __init__(self, message: str, *, full: bool) -> None:
+        super().__init__(message)
+        self.full = full
+        """True when the write failed for want of room rather than permission."""
+
+
+_READ_ONLY_CODES = frozenset(
+    {sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM}
+)
+
+
+def is_read_only_error(error: sqlite3.Error) -> bool:
+    """Whether an SQLite error means the index cannot be written (as opposed to damaged)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in _READ_ONLY_CODES
+
+
+def is_full_error(error: sqlite3.Error) -> bool:
+    """Whether an SQLite error means a write ran out of room or failed at the device (disk
+    full, a file size limit, a shared-memory file that cannot be grown)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR)
+
+
+def is_unwritable_error(error: sqlite3.Error) -> bool:
+    """Whether a write failed because the index cannot be written just now (read-only or out
+    of room), so a caller may skip a write that is only bookkeeping."""
+    return is_read_only_error(error) or is_full_error(error)
+
+
+def rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, unless SQLite already has (it does on a full disk, and
+    a second ROLLBACK would raise and hide the error that matters)."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -68,7 +109,7 @@ def prepare(conn: sqlite3.Connection) -> bool:
             )
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
         return True
     if version > SCHEMA_VERSION:
@@ -92,7 +133,7 @@ def prepare(conn: sqlite3.Connection) -> bool:
             conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
     return False
 
@@ -107,7 +148,9 @@ def remove_index_files(path: Path) -> None:
 def open_checked(path: Path) -> tuple[sqlite3.Connection, bool]:
     """Open and prepare the index; return it and whether its tables were just created.
 
-    Raises :class:`IndexUnusable` (after closing the connection) when the file cannot be used.
+    Raises :class:`IndexUnwritable` when the index or its folder cannot be written (which
+    says nothing about the file's health), and :class:`IndexUnusable` when the file cannot be
+    used. The connection is closed either way.
     """
     conn: sqlite3.Connection | None = None
     try:
@@ -116,4 +159,65 @@ def open_checked(path: Path) -> tuple[sqlite3.Connection, bool]:
     except (IndexUnusable, sqlite3.DatabaseError) as error:
         if conn is not None:
             conn.close()
+        if isinstance(error, sqlite3.Error) and is_read_only_error(error):
+            raise IndexUnwritable(str(error), full=False) from None
+        if isinstance(error, sqlite3.Error) and is_full_error(error):
+            raise IndexUnwritable(str(error), full=True) from None
         raise IndexUnusable(str(error)) from None
+
+
+def _memory() -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def _open_for_reading(path: Path) -> sqlite3.Connection:
+    """The index opened without writing anything next to it.
+
+    ``mode=ro`` reads a WAL database when its -wal and -shm files exist or can be created;
+    in a read-only folder without them, or on a full disk, only ``immutable=1`` opens it. A
+    cleanly closed index has no -wal file, so nothing is missed; rows left in a -wal file
+    by a crash are, and the sync with the memory files makes up for them.
+    """
+    uri = path.absolute().as_uri()
+    try:
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+    except sqlite3.OperationalError as error:
+        if not (is_read_only_error(error) or is_full_error(error)):
+            raise
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+
+
+def open_snapshot(path: Path) -> tuple[sqlite3.Connection, str | None]:
+    """An in-memory copy of the index for a store that cannot write it; nothing on disk changes.
+
+    Everything a read does as a side effect (sync with the files, vectors, the genome cache,
+    usage and hint counters) lands in the copy and is gone when it closes. Returns the copy
+    and, when the file could not be used, why: the copy is then empty, to be filled from the
+    memory files.
+    """
+    conn = _memory()
+    if not path.exists():
+        prepare(conn)
+        return conn, None
+    problem: str | None = None
+    try:
+        source = _open_for_reading(path)
+        try:
+            source.backup(conn)
+        finally:
+            source.close()
+        prepare(conn)  # an older schema is migrated in memory
+    except (IndexUnusable, sqlite3.DatabaseError) as error:
+        problem = str(error)
+        conn.close()
+        conn = _memory()
+        prepare(conn)
+    return conn, problem

@@ -16,6 +16,7 @@ from recall import frontmatter
 from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
 from recall.index import rows
+from recall.index.db import rollback
 from recall.memfiles import FileStat, MemoryFolder, file_sha
 from recall.model import Memory
 from recall.records import memory_from_parsed
@@ -179,7 +180,7 @@ def sync(
             store_fingerprint(conn, None if racy else current)
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)  # a full disk rolls back on its own
             raise
     return report
 

@@ -1,0 +1,126 @@
+"""Whose project memories reach an agent's prompt unasked (hooks and ``tether inject``).
+
+Project memories arrive with a cloned repository. The ``inject_others`` setting decides
+whether memories written by other people are injected at all; hover, diagnostics, ``recall``
+and ``show`` list them either way, labelled with their author.
+
+"Mine" is decided from git history, never from the front matter (anyone can write
+``author: you`` in a file): a memory file is mine when the latest commit that touched it was
+authored with my ``git config user.email``, or when no commit holds it yet (it was written
+in this checkout). Without git there is no provenance, and no project memory counts as mine.
+Global memories are the user's own store and always count as mine.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from recall.model import Memory
+    from recall.ranking.engine import Hit
+    from recall.store import MemoryStore
+
+INJECT_OTHERS: Final = True
+"""Default: other authors' project memories are injected, labelled with their author. They
+are files committed to a repository the user chose to work in, reviewed in pull requests like
+its code, which the agent reads anyway; and what is injected is at most three one-line
+summaries, capped, stripped of control characters and fenced as data, never the details. A
+user who works in repositories they do not trust turns it off (``TETHER_INJECT_OTHERS=0``),
+and a repository can turn it off for everyone (``inject_others = false``)."""
+
+ENV_VAR: Final = "TETHER_INJECT_OTHERS"
+"""The user's own switch, outside any repository: a repository's files may turn injection of
+others' memories off, never back on against this."""
+
+_OFF: Final = frozenset({"0", "false", "no", "off"})
+GIT_TIMEOUT_S: Final = 10
+
+Warn = Callable[[str], None]
+
+
+def inject_others(repo_root: Path | None, warn: Warn) -> bool:
+    """Whether other authors' project memories may be injected: off if the user's
+    environment or the repository's settings say so."""
+    if os.environ.get(ENV_VAR, "").strip().casefold() in _OFF:
+        return False
+    from recall.settings import engine_settings
+
+    return bool(engine_settings(repo_root, warn).inject_others)
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=root,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.decode("utf-8", "replace")
+
+
+def latest_authors(root: Path, folder: Path) -> dict[str, str] | None:
+    """File name -> email of the latest commit touching it, for the files of ``folder``;
+    None when git cannot tell (no git, not a repository)."""
+    relative = os.path.relpath(folder, root)
+    out = _git(root, "log", "--no-renames", "--format=%x1e%ae", "--name-only", "--", relative)
+    if out is None:
+        return None
+    latest: dict[str, str] = {}
+    for commit in out.split("\x1e")[1:]:  # newest first
+        email, _, names = commit.partition("\n")
+        for name in names.split("\n"):
+            if name.strip():
+                latest.setdefault(name.strip().rsplit("/", 1)[-1], email.strip().casefold())
+    return latest
+
+
+class Gate:
+    """What one hook call or ``tether inject`` may put in a prompt (git is asked at most once,
+    and only when other authors' memories are held back)."""
+
+    def __init__(self, project: MemoryStore | None, warn: Warn) -> None:
+        self.project = project
+        root = project.repo_root if project is not None else None
+        self.open = inject_others(root, warn)
+        self._mine: set[str] | None = None
+
+    def _mine_names(self) -> set[str]:
+        if self._mine is None:
+            self._mine = set()
+            project = self.project
+            if project is not None and project.repo_root is not None and project.exists:
+                root = project.repo_root
+                me = (_git(root, "config", "user.email") or "").strip().casefold()
+                latest = latest_authors(root, project.location.memories_dir)
+                if latest is not None:
+                    names = [s.name for s in project.folder.scan()]
+                    self._mine = {n for n in names if n not in latest or (me and latest[n] == me)}
+        return self._mine
+
+    def allows(self, memory: Memory, scope: str) -> bool:
+        """Whether a memory of ``scope`` may be injected."""
+        if self.open or scope != "project" or self.project is None:
+            return True
+        try:
+            name = self.project.file_name_of(memory.id)
+        except Exception:  # gone since recall ran: nothing to inject
+            return False
+        return name in self._mine_names()
+
+    def hits(self, hits: Sequence[Hit]) -> list[Hit]:
+        """The hits that may be injected, in order."""
+        return [h for h in hits if self.allows(h.memory, h.scope)]
+
+    def memories(self, memories: Iterable[Memory], scope: str = "project") -> list[Memory]:
+        """The memories of ``scope`` that may be injected, in order."""
+        return [m for m in memories if self.allows(m, scope)]
