@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format bench clean
+.PHONY: demo test soak lint format bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,9 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
 
+soak: $(STAMP)
+	$(BIN)/python -m pytest -q -s -m soak tests/reliability
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -33,3 +36,18 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
+
+# The VS Code extension (vscode-client/): unit tests under Node's test runner, and the
+# end-to-end test in a real VS Code (code-server + Chromium; installs its tools on first use
+# into vscode-client/.e2e-tools/). SCREENSHOT=docs/images/vscode.png refreshes the README image.
+.PHONY: vscode-unit test-vscode
+
+vscode-client/node_modules/.package-lock.json: vscode-client/package-lock.json
+	cd vscode-client && npm ci --no-audit --no-fund
+
+vscode-unit: vscode-client/node_modules/.package-lock.json
+	cd vscode-client && npm test
+
+test-vscode: $(STAMP) vscode-unit
+	TETHER=$(CURDIR)/$(BIN)/tether E2E_SCREENSHOT_COPY=$(if $(SCREENSHOT),$(CURDIR)/$(SCREENSHOT)) \
+		bash vscode-client/e2e/run.sh

@@ -14,6 +14,7 @@ BENCHMARKS = (
     ("bench.recall_bench", True),
     ("bench.quality", False),
     ("bench.lsp_bench", True),
+    ("bench.hook_bench", True),
 )
 
 

@@ -24,15 +24,17 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from recall.disuse import archived_by_disuse
 from recall.hints import Candidate, HintLedger, is_self_serve
-from recall.inject import cap, clean_line
 from recall.sessions import MAX_SESSION_ID
+from recall.trust import Gate
 
 if TYPE_CHECKING:
     import sqlite3
@@ -73,6 +75,11 @@ CREATE TABLE IF NOT EXISTS hook_touches(
 );
 """
 
+MCP_SELF_SERVE: Final = frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"})
+"""Tether MCP tools that mean the agent reads or writes memory on its own (hint rule 1)."""
+_MCP_TOOL = re.compile(r"mcp__(?:[A-Za-z0-9_-]*_)?tether__(memory_[a-z_]+)")
+"""Claude Code names an MCP tool ``mcp__<server>__<tool>``; a plugin's server name carries a
+plugin prefix, so any server name ending in ``tether`` counts."""
 _TETHER_COMMAND = re.compile(r"(?:^|[\s;&|(])tether\s+(?:-\S+\s+(?:\S+\s+)?)*([a-z-]+)")
 
 log = logging.getLogger("recall.hooks")
@@ -107,9 +114,9 @@ def parse_input(raw: str, event: str) -> HookInput:
     cwd = data.get("cwd")
     if not isinstance(session, str) or not session.strip() or len(session) > MAX_SESSION_ID:
         raise Skip("no usable session_id")
-    if "\x00" in session:
+    if "\x00" in session or not _is_utf8(session):
         raise Skip("no usable session_id")
-    if not isinstance(cwd, str) or not cwd or "\x00" in cwd:
+    if not isinstance(cwd, str) or not cwd or not _is_path(cwd):
         raise Skip("no usable cwd")
     name = data.get("hook_event_name")
     hook_event = name if isinstance(name, str) and name else HOOK_EVENT_NAMES[event]
@@ -120,21 +127,48 @@ def parse_input(raw: str, event: str) -> HookInput:
     if isinstance(tool_input, dict):
         for key in ("file_path", "notebook_path"):
             value = tool_input.get(key)
-            if isinstance(value, str) and value and "\x00" not in value:
+            if isinstance(value, str) and value and _is_path(value):
                 file_path = value
                 break
         value = tool_input.get("command")
         if isinstance(value, str):
-            command = value
+            command = _valid_text(value)
     return HookInput(
         session_id=session,
         cwd=Path(cwd),
         event=hook_event,
-        prompt=prompt if isinstance(prompt, str) else None,
+        prompt=_valid_text(prompt) if isinstance(prompt, str) else None,
         tool_name=tool if isinstance(tool, str) else None,
         file_path=file_path,
         command=command,
     )
+
+
+def _is_utf8(text: str) -> bool:
+    """Whether text can be stored as UTF-8 (JSON may carry lone surrogates, which cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _is_path(text: str) -> bool:
+    """Whether text can name a file here: no NUL, and encodable for the file system."""
+    if "\x00" in text:
+        return False
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _valid_text(text: str) -> str:
+    """Text with any lone surrogate replaced by U+FFFD, so it can be searched and stored."""
+    if _is_utf8(text):
+        return text
+    return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
 
 
 def output(event_name: str, text: str) -> str:
@@ -228,6 +262,8 @@ def _current_turn(conn: sqlite3.Connection, session: str) -> int:
 
 def warning_line(summary: str, memory_id: str) -> str:
     """The inline gotcha warning, worded as an instruction."""
+    from recall.inject import cap, clean_line  # here, not above: see recall.cli.main.LEAN_COMMANDS
+
     text = cap(clean_line(summary), WARNING_SUMMARY_CAP).replace('"', "'")
     return f'· gotcha "{text}" [{memory_id}] — review before editing'
 
@@ -258,7 +294,7 @@ def on_prompt(hook: HookInput) -> str:
         recaller = Recaller(searched, signals, cache_dir=project.location.base / "cache")
         touches = tuple(Touch(path, "edit") for path in files)
         result = recaller.recall(RecallQuery(touches, prompt or None, limit=10))
-        chosen = inject.select(result.hits)
+        chosen = inject.select(Gate(project, _notice).hits(result.hits))
         if not chosen:
             return ""
         choice = ledger.select(
@@ -286,11 +322,22 @@ def on_edit(hook: HookInput) -> str:
         if hook.tool_name == "Bash" and hook.command:
             _note_self_serve(conn, ledger, hook.command)
             return ""
+        mcp = _MCP_TOOL.fullmatch(hook.tool_name or "")
+        if mcp is not None:
+            if mcp.group(1) in MCP_SELF_SERVE:
+                ledger.mark_self_serve(conn)
+            return ""
         if hook.tool_name not in EDIT_TOOLS or not hook.file_path:
             return ""
         path = _relative(project, hook.file_path, hook.cwd)
         record_touch(conn, hook.session_id, path, _current_turn(conn, hook.session_id))
-        gotchas = [m for m in project.list(file=path, category="gotcha") if path in m.files]
+        hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
+        gotchas = [
+            m
+            for m in project.list(file=path, category="gotcha")
+            if path in m.files and m.id not in hidden
+        ]
+        gotchas = Gate(project, _notice).memories(gotchas)
         if not gotchas:
             return ""
         gotchas.sort(key=lambda m: (not m.pinned, m.id))
@@ -298,6 +345,9 @@ def on_edit(hook: HookInput) -> str:
         # Within one turn the policy keeps a hint visible; an agent would read the same warning
         # on every edit of the file, so a hook shows only the hints new in this call.
         new = set(choice.new)
+        from recall.usage import record_surfacings
+
+        record_surfacings(conn, [m.id for m in gotchas if m.id in new])
         lines = [warning_line(m.summary, m.id) for m in gotchas if m.id in new]
         return output(hook.event, "\n".join(lines))
     finally:
@@ -313,21 +363,38 @@ def _note_self_serve(conn: sqlite3.Connection, ledger: HintLedger, command: str)
 
 
 def on_session_start(hook: HookInput) -> str:
-    """SessionStart: start the session (no turn counted); nothing to say yet."""
-    from recall.clock import now_iso
+    """SessionStart: the session-start pass (register, archive by disuse, judge cleanup); says
+    what disuse archived and when a cleanup is due, nothing otherwise."""
+    from recall.session_start import hint_lines, start_session
+    from recall.settings import engine_settings
 
     stores = _Stores(hook.cwd)
     try:
-        conn = stores.project.conn
-        moment = now_iso()
-        with conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO sessions(id, started, last_seen, turns, origin) "
-                "VALUES(?, ?, ?, 0, 'hook')",
-                (hook.session_id, moment, moment),
-            )
-        HintLedger(hook.session_id, origin="hook").state(conn, ())
-        return ""
+        project = stores.project
+        searched = [project]
+        other = stores.global_store()
+        if other is not None:
+            searched.append(other)
+
+        def genome_for(store: MemoryStore) -> Any | None:
+            # Asked only once the cleanup's cheap thresholds are met, so a usual session start
+            # never loads the genome (or the ranking engine it comes with).
+            if store is not project:
+                return None
+            from recall.repo_signals import open_repo_signals
+
+            return open_repo_signals(project, notice=_notice)
+
+        settings = engine_settings(project.repo_root, _notice)
+        result = start_session(
+            project,
+            searched,
+            hook.session_id,
+            origin="hook",
+            settings=settings,
+            genome_for=genome_for,
+        )
+        return output(hook.event, "\n".join(hint_lines(result)))
     finally:
         stores.close()
 
@@ -356,8 +423,11 @@ def _log_to(cwd: Path | None) -> None:
         except Exception:  # no repository: fall back to the global folder
             base = None
     if base is None or not base.is_dir():
-        base = global_base()
-    base.mkdir(parents=True, exist_ok=True)
+        from recall import privacy
+
+        base = global_base()  # the user's private folder: kept owner-only
+        base.mkdir(parents=True, exist_ok=True, mode=privacy.DIR_MODE)
+        privacy.create_private(base / LOG_NAME)
     handler = logging.FileHandler(base / LOG_NAME, encoding="utf-8", delay=True)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     log.addHandler(handler)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from recall.hints import SESSION_BUDGET
 from recall.inject import FOOTER, HEADER
 from recall.sessions import count_turn
 from recall.store import MemoryStore
+from recall.usage import counters
 
 SESSION = "5f3c1e2a-9b7d-4c1e-8a2f-0d6b4e9c7a11"
 GOTCHA = "login KeyError user_id: sessions from the old SSO lack user_id, fall back to sub"
@@ -253,6 +256,41 @@ def test_self_serve_memory_command_silences_hints(repo: Path, store: MemoryStore
     assert hook("pre-edit", edit_input(repo, "src/app.py")) == ""
 
 
+@pytest.mark.parametrize(
+    ("tool", "silences"),
+    [
+        ("mcp__tether__memory_recall", True),
+        ("mcp__plugin_tether_tether__memory_get", True),
+        ("mcp__tether__memory_pin", False),  # a reaction to what was shown, not self-serve
+        ("mcp__other__memory_recall", False),  # someone else's memory server
+    ],
+)
+def test_tether_mcp_tools_used_by_the_agent_silence_hints(
+    repo: Path, store: MemoryStore, tool: str, silences: bool
+) -> None:
+    memory_id = remember(store, GOTCHA, files=["src/app.py"])
+    count_turn(store.conn, SESSION, origin="hook")
+    call = {
+        "session_id": SESSION,
+        "cwd": str(repo),
+        "hook_event_name": "PostToolUse",
+        "tool_name": tool,
+        "tool_input": {"prompt": "why does save fail?"},
+    }
+    assert hook("post-edit", call) == ""
+    out = hook("pre-edit", edit_input(repo, "src/app.py"))
+    assert out == ("" if silences else expected_edit_output("PreToolUse", warning(memory_id)))
+
+
+def test_an_edit_warning_counts_one_surfacing_per_turn(repo: Path, store: MemoryStore) -> None:
+    memory_id = remember(store, GOTCHA, files=["src/app.py"])
+    count_turn(store.conn, SESSION, origin="hook")
+    assert hook("pre-edit", edit_input(repo, "src/app.py")) != ""
+    assert hook("post-edit", edit_input(repo, "src/app.py", event="PostToolUse")) == ""
+    assert counters(store.conn, memory_id)["surfaced"] == 1
+    assert counters(store.conn, memory_id)["acted"] == 0  # shown is never acted
+
+
 def test_whole_process_hook_run(repo: Path, store: MemoryStore) -> None:
     memory_id = remember(store, GOTCHA, files=["src/app.py"])
     done = run_tether(
@@ -304,16 +342,65 @@ def test_agent_config_claude_code_writes_the_plugin_folder(repo: Path, tmp_path:
         "SessionStart": [(None, "tether hook session-start")],
         "UserPromptSubmit": [(None, "tether hook prompt")],
         "PreToolUse": [("Edit|Write|MultiEdit|NotebookEdit", "tether hook pre-edit")],
-        "PostToolUse": [("Edit|Write|MultiEdit|NotebookEdit|Bash", "tether hook post-edit")],
+        "PostToolUse": [
+            (
+                "Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*tether__memory_.*",
+                "tether hook post-edit",
+            )
+        ],
     }
     lsp = json.loads((folder / ".lsp.json").read_text(encoding="utf-8"))["tether"]
     assert (lsp["command"], lsp["args"]) == ("tether", ["lsp"])
     assert lsp["extensionToLanguage"][".py"] == "python"
     manifest = json.loads((folder / ".claude-plugin/plugin.json").read_text(encoding="utf-8"))
     assert manifest["name"] == "tether"
+    assert manifest["mcpServers"] == {"tether": {"command": "tether", "args": ["mcp"]}}
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert "tether mcp" in readme and "memory_recall" in readme
 
 
-def test_agent_config_opencode_prints_its_lsp_entry(repo: Path) -> None:
+def test_agent_config_claude_code_runs_the_given_command(repo: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "plugin"
+    command = "'/opt/my venv/bin/python' -m recall"  # as a shell would quote it
+    done = run_tether(
+        "agent-config", "claude-code", "--dir", str(folder), "--command", command, cwd=repo
+    )
+    assert done.code == 0, done.stderr
+    manifest = json.loads((folder / ".claude-plugin/plugin.json").read_text(encoding="utf-8"))
+    assert manifest["mcpServers"]["tether"] == {
+        "command": "/opt/my venv/bin/python",
+        "args": ["-m", "recall", "mcp"],
+    }
+    hooks_json = json.loads((folder / "hooks/hooks.json").read_text(encoding="utf-8"))
+    prompt = hooks_json["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert prompt == "'/opt/my venv/bin/python' -m recall hook prompt"
+
+
+def test_agent_config_opencode_prints_its_lsp_and_mcp_entries(repo: Path) -> None:
     done = run_tether("agent-config", "opencode", "--command", "/opt/venv/bin/tether", cwd=repo)
     assert done.code == 0, done.stderr
-    assert json.loads(done.stdout)["lsp"]["tether"]["command"] == ["/opt/venv/bin/tether", "lsp"]
+    config = json.loads(done.stdout)
+    assert config["lsp"]["tether"]["command"] == ["/opt/venv/bin/tether", "lsp"]
+    assert config["mcp"] == {
+        "tether": {"type": "local", "command": ["/opt/venv/bin/tether", "mcp"], "enabled": True}
+    }
+    as_json = run_tether("agent-config", "opencode", "--json", cwd=repo)
+    assert json.loads(as_json.json()["config"]) == {
+        **config,
+        "lsp": {"tether": {**config["lsp"]["tether"], "command": ["tether", "lsp"]}},
+        "mcp": {"tether": {**config["mcp"]["tether"], "command": ["tether", "mcp"]}},
+    }
+
+
+def test_a_hook_process_loads_its_own_command_only(repo: Path) -> None:
+    """`tether hook` is parsed without the other commands' modules (and their numpy)."""
+    probe = (
+        "import io, sys; sys.stdin = io.TextIOWrapper(io.BytesIO(b'{}')); "
+        "from recall.cli.main import main; code = main(['hook', 'pre-edit']); "
+        "print(code, sorted(m for m in ('numpy', 'recall.cli.cmd_maint', 'recall.cli.cmd_memory', "
+        "'recall.ranking.engine') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split(maxsplit=1) == ["0", "[]\n"]

@@ -3,39 +3,62 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import Final
 
 from recall import __version__
-from recall.cli import (
-    cmd_agent_config,
-    cmd_editor,
-    cmd_genome,
-    cmd_hook,
-    cmd_io,
-    cmd_lsp,
-    cmd_maint,
-    cmd_memory,
-    cmd_recall,
-    cmd_stats,
-)
 from recall.cli.context import CommandContext
 from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, TetherError
 
-COMMAND_MODULES = (
-    cmd_memory,
-    cmd_recall,
-    cmd_genome,
-    cmd_io,
-    cmd_maint,
-    cmd_stats,
-    cmd_lsp,
-    cmd_editor,
-    cmd_hook,
-    cmd_agent_config,
-)
+LEAN_COMMANDS: Final = {"hook": "recall.cli.cmd_hook", "mcp": "recall.cli.cmd_mcp"}
+"""Commands agents run (a hook before every prompt and edit, the MCP server at each session
+start), parsed with their own module only: the other commands' modules import the ranking
+engine (numpy) and the genome, which an edit hook never needs and a hook's 250 ms budget
+cannot spare."""
+
+
+def command_modules() -> tuple[ModuleType, ...]:
+    """Every command module, in the order their commands are listed."""
+    from recall.cli import (
+        cmd_agent_config,
+        cmd_browse,
+        cmd_cleanup,
+        cmd_distill,
+        cmd_editor,
+        cmd_genome,
+        cmd_hook,
+        cmd_io,
+        cmd_lsp,
+        cmd_maint,
+        cmd_mcp,
+        cmd_memory,
+        cmd_recall,
+        cmd_session,
+        cmd_stats,
+    )
+
+    return (
+        cmd_memory,
+        cmd_recall,
+        cmd_genome,
+        cmd_io,
+        cmd_maint,
+        cmd_stats,
+        cmd_session,
+        cmd_cleanup,
+        cmd_browse,
+        cmd_distill,
+        cmd_lsp,
+        cmd_mcp,
+        cmd_editor,
+        cmd_hook,
+        cmd_agent_config,
+    )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,8 +70,9 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(EXIT_BAD_INPUT)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (``--json`` is accepted before or after the subcommand)."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (``--json`` is accepted before or after the subcommand); with
+    ``only`` (a key of :data:`LEAN_COMMANDS`) it knows that command alone."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
@@ -70,15 +94,20 @@ def build_parser() -> argparse.ArgumentParser:
         return original(name, **kwargs)
 
     sub.add_parser = add_parser  # type: ignore[method-assign]
-    for module in COMMAND_MODULES:
+    if only is not None:
+        modules: tuple[ModuleType, ...] = (importlib.import_module(LEAN_COMMANDS[only]),)
+    else:
+        modules = command_modules()
+    for module in modules:
         module.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one CLI command and return its exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words and words[0] in LEAN_COMMANDS else None)
+    args = parser.parse_args(words)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT

@@ -1,0 +1,255 @@
+"""The memory operations behind the tools, as plain functions over a :class:`Workspace`.
+
+Each takes the tool's arguments, checks them with messages that name the argument and say
+what to do, calls the same engine the CLI uses and returns JSON-ready data. Problems are raised
+as :class:`recall.errors.TetherError`; the tool layer turns them into MCP tool errors.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from mcp_server import results
+from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
+from recall import secrets_scan
+from recall.errors import BadInput
+from recall.model import CATEGORIES, STATUSES
+from recall.paths import normalize, normalize_loose
+from recall.repo import git_user_name
+from recall.sessions import count_turn
+from recall.usage import counters, record_action, record_surfacings
+
+if TYPE_CHECKING:
+    from mcp_server.workspace import Workspace
+    from recall.model import Memory
+    from recall.store import MemoryStore
+
+WRITE_SCOPES = ("project", "global")
+READ_SCOPES = (*WRITE_SCOPES, "all")
+
+log = logging.getLogger("mcp_server")
+
+
+# -- argument checks -------------------------------------------------------------------------
+
+
+def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
+    if value not in allowed:
+        raise BadInput(f"{name} {value!r} is not one of {', '.join(allowed)}; pick one of those")
+    return value
+
+
+def _summary(summary: str) -> str:
+    if not summary.strip():
+        raise BadInput("summary is empty; give the knowledge as one line")
+    if "\n" in summary or "\r" in summary:
+        raise BadInput("summary must be one line; put the rest in details")
+    return summary
+
+
+def _details(details: str | None) -> str | None:
+    return details if details and details.strip() else None
+
+
+def _no_secrets(summary: str, details: str | None) -> None:
+    """Refuse credential-shaped text: memories are plain files committed to git."""
+    found = [
+        f"{match.describe()} in {label}"
+        for label, text in (("summary", summary), ("details", details))
+        for match in secrets_scan.scan(text)
+    ]
+    if found:
+        raise BadInput(
+            f"refusing to write what looks like a credential: {'; '.join(found)}. "
+            "Memories are committed to git: remove it (say where the secret lives instead) "
+            "and call the tool again"
+        )
+
+
+def _path(store: MemoryStore, raw: str, ws: Workspace, label: str) -> str:
+    """A path given to a tool, relative to the server's directory, in the stored form."""
+    if store.repo_root is None:
+        return normalize_loose(raw, label=label)
+    return normalize(raw, store.repo_root, ws.cwd, label=label)
+
+
+def _paths(store: MemoryStore, raw: list[str], ws: Workspace) -> list[str]:
+    return [_path(store, item, ws, f"files[{n}]") for n, item in enumerate(raw)]
+
+
+def _id(ref: str, name: str = "id") -> str:
+    if not ref.strip():
+        raise BadInput(f"{name} is empty; give a memory id from memory_recall or memory_list")
+    return ref.strip()
+
+
+def _limit(limit: int, most: int) -> int:
+    if not 1 <= limit <= most:
+        raise BadInput(f"limit {limit} is out of range; give 1 to {most}")
+    return limit
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def recall(
+    ws: Workspace, *, prompt: str | None, files: list[str] | None, limit: int = RECALL_LIMIT
+) -> dict[str, Any]:
+    """Rank memories for the files being worked on and the task; one turn of the session.
+
+    Every memory returned counts as surfaced once, as the CLI and the hooks count it.
+    """
+    from recall.ranking.engine import Recaller
+    from recall.ranking.query import RecallQuery, Touch
+    from recall.repo_signals import open_repo_signals
+
+    _limit(limit, RECALL_MAX)
+    prompt = prompt.strip() if prompt else None
+    if not prompt and not files:
+        raise BadInput("give a prompt, files, or both: recall ranks memories by them")
+    stores = ws.stores()
+    project = next((s for s in stores if s.scope == "project"), None)
+    if files and project is None:
+        ws.project()  # raises what to do: files are only known inside a repository
+    touches: tuple[Touch, ...] = ()
+    if project is not None:
+        touches = tuple(Touch(path, "edit") for path in _paths(project, files or [], ws))
+    # Genome notices (a shallow clone, say) go to the server's log on stderr, not the result.
+    signals = open_repo_signals(project, notice=log.info) if project is not None else None
+    cache = project.location.base / "cache" if project is not None and project.exists else None
+    found = Recaller(stores, signals, cache_dir=cache).recall(
+        RecallQuery(touches, prompt, limit=limit)
+    )
+    for store in stores:
+        if not store.exists:
+            continue
+        if store.scope == "project":
+            count_turn(store.conn, ws.session_id, origin="mcp")
+        record_surfacings(store.conn, [h.memory.id for h in found.hits if h.scope == store.scope])
+    return {"results": [results.hit(h) for h in found.hits], "query": found.query_text}
+
+
+def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
+    """A memory's whole card; reading the details counts as acting on it."""
+    store, memory = ws.find(_id(memory_id))
+    if store.exists:
+        record_action(store.conn, memory.id)
+    return {
+        **results.card(memory, store.scope),
+        "path": str(store.path_of(memory.id)),
+        "usage": counters(store.conn, memory.id),
+    }
+
+
+def list_memories(
+    ws: Workspace,
+    *,
+    file: str | None = None,
+    category: str | None = None,
+    status: str = "active",
+    scope: str = "all",
+    limit: int = LIST_LIMIT,
+) -> dict[str, Any]:
+    """Memories filtered by file (or folder), category and status, newest first."""
+    _choice(scope, READ_SCOPES, "scope")
+    _choice(status, (*STATUSES, "all"), "status")
+    if category is not None:
+        _choice(category, CATEGORIES, "category")
+    _limit(limit, LIST_MAX)
+    found: list[tuple[Memory, str]] = []
+    for store in ws.stores(scope):
+        wanted = _path(store, file, ws, "file") if file else None
+        found.extend(
+            (m, store.scope) for m in store.list(file=wanted, category=category, status=status)
+        )
+    return {
+        "memories": [results.line(m, scope_of) for m, scope_of in found[:limit]],
+        "total": len(found),
+        "truncated": len(found) > limit,
+    }
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def write(
+    ws: Workspace,
+    *,
+    summary: str,
+    category: str,
+    files: list[str],
+    details: str | None = None,
+    pin: bool = False,
+    scope: str = "project",
+) -> dict[str, Any]:
+    """Write a new memory, or name the one that already holds the same knowledge."""
+    _summary(summary)
+    _choice(category, CATEGORIES, "category")
+    _choice(scope, WRITE_SCOPES, "scope")
+    details = _details(details)
+    _no_secrets(summary, details)
+    store = ws.project() if scope == "project" else ws.global_store()
+    draft = store.prepare_memory(
+        summary=summary,
+        category=category,
+        files=_paths(store, files, ws),
+        details=details,
+        pinned=pin,
+        author=git_user_name(store.repo_root),
+        source="agent",
+    )
+    return results.written(store.remember(draft))
+
+
+def supersede(
+    ws: Workspace,
+    *,
+    old_id: str,
+    summary: str,
+    category: str | None = None,
+    files: list[str] | None = None,
+    details: str | None = None,
+) -> dict[str, Any]:
+    """Replace an active memory by a new one; the old one leaves recall, linked both ways.
+
+    Category, files and the pin carry over unless given; details do not (the new text stands
+    on its own).
+    """
+    _summary(summary)
+    if category is not None:
+        _choice(category, CATEGORIES, "category")
+    details = _details(details)
+    _no_secrets(summary, details)
+    store, old = ws.find(_id(old_id, "old_id"))
+    draft = store.prepare_memory(
+        summary=summary,
+        category=category or old.category,
+        files=list(old.files) if files is None else _paths(store, files, ws),
+        details=details,
+        pinned=old.pinned,
+        author=git_user_name(store.repo_root),
+        source="agent",
+    )
+    result, updated = store.supersede(old.id, draft)
+    record_action(store.conn, old.id)
+    return {**results.written(result), "supersedes": updated.id, "old_status": updated.status}
+
+
+def pin(ws: Workspace, *, memory_id: str, pinned: bool = True) -> dict[str, Any]:
+    """Pin (or unpin) a memory; pinning is acting on it. Already so: nothing changes."""
+    store, memory = ws.find(_id(memory_id))
+    changed = memory.pinned != pinned
+    if changed:
+        memory = store.set_pinned(memory.id, pinned)
+        record_action(store.conn, memory.id)
+    return {"id": memory.id, "scope": store.scope, "pinned": memory.pinned, "changed": changed}
+
+
+def archive(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
+    """Hide an active memory from recall (reversible with ``tether restore``)."""
+    store, memory = ws.find(_id(memory_id))
+    changed = memory.status != "archived"
+    if changed:
+        memory = store.set_status(memory.id, "archived", allowed_from=("active",))
+    return {"id": memory.id, "scope": store.scope, "status": memory.status, "changed": changed}

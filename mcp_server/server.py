@@ -1,0 +1,47 @@
+"""Building the MCP server around a workspace, and running it over stdio."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+from mcp_server import tools
+from mcp_server.workspace import Workspace
+from recall import __version__
+
+INSTRUCTIONS = """Tether is the memory of this repository: short notes (gotchas, decisions,
+preferences, context) tied to the files they are about, kept as text files in .tether/ and
+shared through git. Before editing files, call memory_recall with their paths (and the task as
+prompt) and read what comes back; call memory_get for the details of a memory you follow. When
+you learn something the code cannot say by itself (a trap and its fix, a decision and why),
+write it with memory_write, naming the files; correct a wrong memory with memory_supersede."""
+
+
+def build(ws: Workspace, *, log_level: str = "WARNING") -> MCPServer:
+    """A server offering the memory tools over ``ws``."""
+    server = MCPServer(
+        "tether",
+        version=__version__,
+        instructions=" ".join(INSTRUCTIONS.split()),  # one paragraph, source wraps undone
+        log_level=log_level,  # type: ignore[arg-type]
+    )
+    tools.register(server, ws)
+    return server
+
+
+def run(cwd: Path, *, log_level: str = "WARNING") -> int:
+    """Serve one client over stdin/stdout until it disconnects; logs go to stderr only."""
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=getattr(logging, log_level.upper(), logging.WARNING),
+        format="tether-mcp %(levelname)s %(name)s: %(message)s",
+    )
+    ws = Workspace(cwd)
+    try:
+        build(ws, log_level=log_level).run("stdio")
+    finally:
+        ws.close()
+    return 0

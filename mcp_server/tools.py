@@ -1,0 +1,250 @@
+"""The tools an agent sees: names, descriptions, parameters, and errors it can act on.
+
+Agents choose and call tools from these descriptions alone, so each says when to use the tool,
+what it returns and what it counts as. Every engine problem becomes an MCP tool error
+(``isError`` with the message); nothing a caller sends can stop the server.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from mcp_server import operations
+from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
+from recall.errors import TetherError
+from recall.model import CATEGORIES, STATUSES
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from mcp_server.workspace import Workspace
+
+TOOL_NAMES = (
+    "memory_recall",
+    "memory_get",
+    "memory_write",
+    "memory_supersede",
+    "memory_pin",
+    "memory_archive",
+    "memory_list",
+)
+
+_CATEGORY_HELP = (
+    "gotcha (a trap: what breaks and how to avoid it), decision (a choice made and why), "
+    "pref (how the team likes things done), context (background that explains the code)"
+)
+
+
+def _prose(text: str) -> str:
+    """A description with its source line breaks undone (paragraph breaks kept)."""
+    return "\n\n".join(" ".join(part.split()) for part in text.split("\n\n"))
+
+
+def _enum(values: tuple[str, ...], description: str, *, optional: bool = False) -> Any:
+    """A string parameter listed with its allowed values (and null when ``optional``).
+
+    The operation checks the value itself, so a wrong one gets a message naming the argument
+    and the choices rather than a validator's dump.
+    """
+    allowed: list[str | None] = [*values, None] if optional else list(values)
+    return Field(description=description, json_schema_extra={"enum": allowed})
+
+
+Id = Annotated[str, Field(description="A memory id (8 hex digits, or a unique prefix of 4+).")]
+Files = Annotated[
+    list[str],
+    Field(
+        description="Files the memory is about: paths relative to the repository root (or "
+        "absolute paths inside it). Use [] for knowledge about the whole repository."
+    ),
+]
+Summary = Annotated[
+    str,
+    Field(description="The knowledge in one line (no newlines): what to know, not a title."),
+]
+Details = Annotated[
+    str | None,
+    Field(description="Optional longer explanation: the why, an example, the fix."),
+]
+
+RECALL = f"""Recall the memories that matter for what you are about to do.
+
+Call it before working on files (give their paths) or when starting a task (give the task as
+prompt); memories are ranked by the files first (direct, co-changing, imported-by), then by the
+text. Each result has an id, a one-line summary and a receipt saying why it surfaced (e.g.
+"via file, text, sem 0.58" or "via co-change with src/auth.ts"). Summaries only: call
+memory_get(id) for the details of one you will act on. Returns at most {RECALL_LIMIT} unless a
+larger limit is given; an empty list means nothing relevant is known."""
+
+GET = """Fetch one memory whole: details, files, links (supersedes / superseded_by), author,
+usage counters and the path of its file. Reading a memory counts as acting on it, which keeps
+it ranked well; call it for memories you are going to follow."""
+
+WRITE = f"""Write a new memory about files so a later session (yours or a person's) learns it
+when touching them. Write only what the code cannot say by itself: a gotcha and its fix, a
+decision and its reason, a team preference. Categories: {_CATEGORY_HELP}.
+The same knowledge written twice is not duplicated: the result then has written=false and
+duplicate_of naming the existing memory. Text that looks like a credential is refused.
+To correct a memory, use memory_supersede instead of writing a second one."""
+
+SUPERSEDE = """Replace a memory that is wrong or out of date with a new one. The old memory
+leaves recall but stays on record, linked to its replacement (old: superseded_by, new:
+supersedes). Category, files and the pin carry over unless given; details do not."""
+
+PIN = """Pin a memory (or unpin it with pinned=false). Pinned memories rank higher, are shown
+even when the hint budget is spent and never fade with age. Pin only what must never be
+missed."""
+
+ARCHIVE = """Archive a memory that no longer applies and has no replacement: it leaves recall
+and stays on disk (a person can bring it back with `tether restore ID`). If there is a
+replacement, use memory_supersede instead."""
+
+LIST = f"""List memories, newest first, optionally only those about a file or folder, of one
+category or status. Summaries only (memory_get for details). Returns at most {LIST_LIMIT}
+unless a larger limit is given; total says how many matched."""
+
+
+def _call(ws: Workspace, operation: Callable[..., dict[str, Any]], **arguments: Any) -> Any:
+    """Run an operation; engine problems become tool errors the agent can read and act on."""
+    try:
+        return ws.run(operation, **arguments)
+    except TetherError as error:
+        raise ToolError(str(error)) from None
+    except sqlite3.DatabaseError as error:
+        raise ToolError(
+            f"the memory index could not be used ({error}); run `tether reindex` in the "
+            "repository and call the tool again"
+        ) from None
+
+
+def register(server: MCPServer, ws: Workspace) -> None:
+    """Add the memory tools to ``server``, each working on ``ws``."""
+    reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    adding = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+    settling = ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+
+    @server.tool(name="memory_recall", description=_prose(RECALL), annotations=reading)
+    def memory_recall(
+        prompt: Annotated[
+            str | None,
+            Field(description="What you are doing or asking, in words (optional if files)."),
+        ] = None,
+        files: Annotated[
+            list[str] | None,
+            Field(description="Files you are working on, relative to the repository root."),
+        ] = None,
+        limit: Annotated[
+            int, Field(description=f"How many memories at most (1 to {RECALL_MAX}).")
+        ] = RECALL_LIMIT,
+    ) -> dict[str, Any]:
+        return _call(ws, operations.recall, prompt=prompt, files=files, limit=limit)
+
+    @server.tool(name="memory_get", description=_prose(GET), annotations=reading)
+    def memory_get(id: Id) -> dict[str, Any]:
+        return _call(ws, operations.get, memory_id=id)
+
+    @server.tool(name="memory_write", description=_prose(WRITE), annotations=adding)
+    def memory_write(
+        summary: Summary,
+        category: Annotated[str, _enum(CATEGORIES, f"The kind of knowledge: {_CATEGORY_HELP}.")],
+        files: Files,
+        details: Details = None,
+        pin: Annotated[
+            bool, Field(description="Pin it at once (only for what must never be missed).")
+        ] = False,
+        scope: Annotated[
+            str,
+            _enum(
+                operations.WRITE_SCOPES,
+                "project (default: this repository's .tether/, shared through git) or "
+                "global (the user's own store, for every repository).",
+            ),
+        ] = "project",
+    ) -> dict[str, Any]:
+        return _call(
+            ws,
+            operations.write,
+            summary=summary,
+            category=category,
+            files=files,
+            details=details,
+            pin=pin,
+            scope=scope,
+        )
+
+    @server.tool(name="memory_supersede", description=_prose(SUPERSEDE), annotations=adding)
+    def memory_supersede(
+        old_id: Annotated[str, Field(description="The id of the memory being replaced.")],
+        summary: Summary,
+        category: Annotated[
+            str | None,
+            _enum(CATEGORIES, "The new category (default: the old one's).", optional=True),
+        ] = None,
+        files: Annotated[
+            list[str] | None,
+            Field(
+                description="The new files, relative to the repository root (default: the "
+                "old one's)."
+            ),
+        ] = None,
+        details: Details = None,
+    ) -> dict[str, Any]:
+        return _call(
+            ws,
+            operations.supersede,
+            old_id=old_id,
+            summary=summary,
+            category=category,
+            files=files,
+            details=details,
+        )
+
+    @server.tool(name="memory_pin", description=_prose(PIN), annotations=settling)
+    def memory_pin(
+        id: Id,
+        pinned: Annotated[bool, Field(description="true to pin (default), false to unpin.")] = True,
+    ) -> dict[str, Any]:
+        return _call(ws, operations.pin, memory_id=id, pinned=pinned)
+
+    @server.tool(name="memory_archive", description=_prose(ARCHIVE), annotations=settling)
+    def memory_archive(id: Id) -> dict[str, Any]:
+        return _call(ws, operations.archive, memory_id=id)
+
+    @server.tool(name="memory_list", description=_prose(LIST), annotations=reading)
+    def memory_list(
+        file: Annotated[
+            str | None,
+            Field(description="Only memories naming this file, or any file under this folder."),
+        ] = None,
+        category: Annotated[
+            str | None, _enum(CATEGORIES, "Only this category.", optional=True)
+        ] = None,
+        status: Annotated[
+            str,
+            _enum((*STATUSES, "all"), "Only this status (default active; all for every one)."),
+        ] = "active",
+        scope: Annotated[
+            str,
+            _enum(operations.READ_SCOPES, "project, global or all (default, project first)."),
+        ] = "all",
+        limit: Annotated[
+            int, Field(description=f"How many at most (1 to {LIST_MAX}).")
+        ] = LIST_LIMIT,
+    ) -> dict[str, Any]:
+        return _call(
+            ws,
+            operations.list_memories,
+            file=file,
+            category=category,
+            status=status,
+            scope=scope,
+            limit=limit,
+        )

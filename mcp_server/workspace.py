@@ -1,0 +1,106 @@
+"""What the server works on: the stores of its directory, its session, and one call at a time.
+
+The SDK runs each tool call on a worker thread; the stores share one SQLite connection each, so
+:meth:`Workspace.run` lets one call in at a time. Before each call the memory folders are looked
+at (one ``stat`` each): memories written by the CLI, a language server or a person since the
+last call are indexed before the call reads them.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from recall.cli.context import CommandContext
+from recall.errors import NotFound
+from recall.model import Memory
+from recall.store import MemoryStore
+
+T = TypeVar("T")
+
+
+class Workspace:
+    """The project store of ``cwd``'s repository, the global store and the server's session."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd.resolve()
+        self.session_id = f"mcp-{uuid.uuid4().hex[:12]}"
+        """One session per server lifetime: each ``memory_recall`` counts one turn of it."""
+        self._ctx = CommandContext(json_output=True, cwd=self.cwd)
+        self._lock = threading.Lock()
+        self._seen: dict[Path, tuple[int, bool]] = {}
+
+    # -- the stores ------------------------------------------------------------------------
+
+    def project(self) -> MemoryStore:
+        """The project store; :class:`NotFound` with what to do when there is no repository."""
+        try:
+            return self._ctx.project()
+        except NotFound:
+            raise NotFound(
+                f"{self.cwd} is not inside a git repository, so there is no project store "
+                "and no files to name; start `tether mcp` in the repository (or "
+                "`tether -C DIR mcp`). Without one, write with scope 'global' and recall by prompt"
+            ) from None
+
+    def global_store(self) -> MemoryStore:
+        """The user's global store."""
+        return self._ctx.global_store()
+
+    def stores(self, scope: str = "all") -> list[MemoryStore]:
+        """The stores of ``scope``: ``project``, ``global`` or ``all`` (project first)."""
+        if scope == "project":
+            return [self.project()]
+        if scope == "global":
+            return [self.global_store()]
+        return self._ctx.stores("all")
+
+    def find(self, ref: str) -> tuple[MemoryStore, Memory]:
+        """A memory by id or unique id prefix, project store first."""
+        for store in self.stores():
+            memory = store.find(ref)
+            if memory is not None:
+                return store, memory
+        raise NotFound(
+            f"no memory {ref!r} in the project or the global store; "
+            "memory_recall and memory_list show the ids there are"
+        )
+
+    # -- one call at a time ----------------------------------------------------------------
+
+    def run(self, operation: Callable[..., T], /, **arguments: object) -> T:
+        """Run ``operation(self, **arguments)`` alone, after catching up with the disk."""
+        with self._lock:
+            self.catch_up()
+            return operation(self, **arguments)
+
+    def catch_up(self) -> None:
+        """Re-read the stores whose memory folder changed since the last call.
+
+        Writers rename finished files into the folder, which changes its mtime: one ``stat``
+        per store. The first look only records the state (a store syncs when it opens).
+        """
+        for store in self.stores():
+            folder = store.location.memories_dir
+            try:
+                mtime = os.stat(folder).st_mtime_ns
+            except OSError:
+                mtime = 0
+            state = (mtime, store.exists)
+            before = self._seen.get(folder)
+            self._seen[folder] = state
+            if before is None or before == state:
+                continue
+            if not before[1]:
+                store.close()  # created since: swap the empty in-memory index for the real one
+            elif store.exists:
+                store.refresh()
+
+    def close(self) -> None:
+        """Close every store."""
+        with self._lock:
+            self._ctx.close()

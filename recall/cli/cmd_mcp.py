@@ -1,0 +1,50 @@
+"""``tether mcp``: run the MCP server over stdio (the SDK and the server package are imported
+only here, inside the command, so the rest of the CLI starts without them)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from recall.cli.context import CommandContext
+
+PROJECT_DIR_VARIABLE = "CLAUDE_PROJECT_DIR"
+"""Claude Code names the session's project in this variable when it starts a stdio MCP server;
+a plugin's server may otherwise start in the plugin's own folder."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``mcp`` to the CLI."""
+    p = sub.add_parser(
+        "mcp",
+        help="run the MCP server over stdio: memory tools for agents",
+        description=(
+            "Serve the memory tools over stdio. The project is the repository around "
+            f"`tether -C DIR`, else ${PROJECT_DIR_VARIABLE} when the agent sets it, "
+            "else the current directory."
+        ),
+    )
+    p.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="what the server logs on stderr (default WARNING)",
+    )
+    p.set_defaults(func=run_mcp)
+
+
+def project_dir(args: argparse.Namespace, ctx: CommandContext) -> Path:
+    """Where the server looks for its repository: ``-C``, the agent's variable, the cwd."""
+    if getattr(args, "directory", None) is None:
+        named = os.environ.get(PROJECT_DIR_VARIABLE, "").strip()
+        if named:
+            return Path(named).expanduser().resolve()
+    return ctx.cwd
+
+
+def run_mcp(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Serve one client until it disconnects."""
+    from mcp_server.server import run
+
+    return run(project_dir(args, ctx), log_level=args.log_level)

@@ -1,0 +1,308 @@
+"""The memory tools over stdio: listed with their arguments, each one working end to end, and
+every bad argument answered with a tool error that says what to do."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import make_repo, run_tether
+
+from mcp_server.tools import TOOL_NAMES
+from recall.locations import project_location
+from recall.store import MemoryStore
+from recall.usage import counters
+from tests.mcp.harness import call, error, mcp_client
+
+pytestmark = pytest.mark.asyncio
+
+GOTCHA = "login KeyError user_id: sessions from the old SSO lack user_id, fall back to sub"
+DETAILS = "The old SSO issued tokens without user_id; read claims['sub'] when it is missing."
+REQUIRED = {
+    "memory_recall": [],
+    "memory_get": ["id"],
+    "memory_write": ["summary", "category", "files"],
+    "memory_supersede": ["old_id", "summary"],
+    "memory_pin": ["id"],
+    "memory_archive": ["id"],
+    "memory_list": [],
+}
+
+
+def index_rows(repo: Path, query: str) -> list[tuple[object, ...]]:
+    """Rows of the project index, read by a connection of the test's own."""
+    conn = sqlite3.connect(repo / ".tether" / "index.db")
+    try:
+        return [tuple(row) for row in conn.execute(query)]
+    finally:
+        conn.close()
+
+
+async def test_tools_are_listed_with_descriptions_and_required_arguments(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert sorted(listed) == sorted(TOOL_NAMES)
+    for name, tool in listed.items():
+        assert sorted(tool.input_schema.get("required", [])) == sorted(REQUIRED[name]), name
+        assert tool.description and len(tool.description) > 80, name
+        for argument, schema in tool.input_schema["properties"].items():
+            assert schema.get("description"), f"{name}.{argument} has no description"
+    category = listed["memory_write"].input_schema["properties"]["category"]
+    assert category["enum"] == ["pref", "decision", "gotcha", "context"]
+    assert listed["memory_recall"].annotations.read_only_hint is True
+    assert listed["memory_write"].annotations.destructive_hint is False
+
+
+async def test_write_recall_get_count_as_the_cli_counts(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        written = await call(
+            client,
+            "memory_write",
+            summary=GOTCHA,
+            category="gotcha",
+            files=["src/app.py"],
+            details=DETAILS,
+        )
+        memory_id = written["id"]
+        assert written["written"] is True and written["scope"] == "project"
+        assert Path(written["path"]) == repo / ".tether" / "memories" / f"{memory_id}.md"
+        again = await call(
+            client,
+            "memory_write",
+            summary=GOTCHA,
+            category="gotcha",
+            files=["src/app.py"],
+            details=DETAILS,
+        )
+        assert again["written"] is False
+        assert (again["duplicate_of"], again["duplicate_status"]) == (memory_id, "active")
+
+        for _ in range(2):
+            recalled = await call(
+                client,
+                "memory_recall",
+                prompt="Why does login raise a KeyError for user_id?",
+                files=[str(repo / "src" / "app.py")],  # absolute paths inside the repo work
+            )
+        top = recalled["results"][0]
+        assert top["id"] == memory_id
+        assert top["summary"] == GOTCHA and "details" not in top
+        assert top["receipt"].startswith("via file")
+        assert top["score"] > 0
+
+        card = await call(client, "memory_get", id=memory_id[:5])  # a unique prefix works
+        assert card["id"] == memory_id
+        assert card["details"] == DETAILS
+        assert card["source"] == "agent"
+        assert card["files"] == ["src/app.py"]
+        assert card["usage"]["surfaced"] == 2 and card["usage"]["acted"] == 1
+
+    # one session for the server's lifetime, one turn per recall
+    assert index_rows(repo, "SELECT turns, origin FROM sessions") == [(2, "mcp")]
+    store = MemoryStore(project_location(repo), notice=lambda message: None)
+    try:
+        usage = counters(store.conn, memory_id)
+    finally:
+        store.close()
+    assert (usage["surfaced"], usage["acted"]) == (2, 1)
+
+
+async def test_supersede_pin_unpin_and_archive(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        old = await call(
+            client,
+            "memory_write",
+            summary="retry the upload twice",
+            category="decision",
+            files=["src/app.py", "src/util.py"],
+            pin=True,
+        )
+        new = await call(
+            client,
+            "memory_supersede",
+            old_id=old["id"],
+            summary="retry the upload three times with backoff",
+        )
+        assert new["written"] is True
+        assert (new["supersedes"], new["old_status"]) == (old["id"], "superseded")
+        before = await call(client, "memory_get", id=old["id"])
+        assert (before["status"], before["superseded_by"]) == ("superseded", new["id"])
+        after = await call(client, "memory_get", id=new["id"])
+        assert after["supersedes"] == old["id"]
+        assert after["category"] == "decision"  # carried over
+        assert after["files"] == ["src/app.py", "src/util.py"]
+        assert after["pinned"] is True
+        recalled = await call(client, "memory_recall", files=["src/util.py"])
+        assert [r["id"] for r in recalled["results"]] == [new["id"]]  # the old one left recall
+
+        unpinned = await call(client, "memory_pin", id=new["id"], pinned=False)
+        assert (unpinned["pinned"], unpinned["changed"]) == (False, True)
+        again = await call(client, "memory_pin", id=new["id"], pinned=False)
+        assert (again["pinned"], again["changed"]) == (False, False)
+        pinned = await call(client, "memory_pin", id=new["id"])
+        assert (pinned["pinned"], pinned["changed"]) == (True, True)
+
+        archived = await call(client, "memory_archive", id=new["id"])
+        assert (archived["status"], archived["changed"]) == ("archived", True)
+        assert (await call(client, "memory_archive", id=new["id"]))["changed"] is False
+        assert (await call(client, "memory_recall", files=["src/util.py"]))["results"] == []
+        message = await error(client, "memory_archive", id=old["id"])
+        assert "superseded" in message and "only active" in message
+
+    shown = run_tether("show", new["id"], "--json", cwd=repo).json()
+    assert (shown["status"], shown["pinned"], shown["supersedes"]) == ("archived", True, old["id"])
+    assert shown["usage"]["acted"] >= 2  # pin and unpin were actions
+
+
+async def test_list_by_file_folder_category_and_limit(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        ids = {}
+        for summary, category, path in (
+            ("app start must load the session first", "gotcha", "src/app.py"),
+            ("helpers stay free of I/O", "pref", "src/util.py"),
+            ("the guide is written for operators", "context", "docs/guide.md"),
+        ):
+            ids[path] = (
+                await call(client, "memory_write", summary=summary, category=category, files=[path])
+            )["id"]
+        app = await call(client, "memory_list", file="src/app.py")
+        assert [m["id"] for m in app["memories"]] == [ids["src/app.py"]]
+        assert app["memories"][0]["summary"] == "app start must load the session first"
+        folder = await call(client, "memory_list", file="src")
+        assert sorted(m["id"] for m in folder["memories"]) == sorted(
+            [ids["src/app.py"], ids["src/util.py"]]
+        )
+        assert (folder["total"], folder["truncated"]) == (2, False)
+        one = await call(client, "memory_list", file="src", limit=1)
+        assert (len(one["memories"]), one["total"], one["truncated"]) == (1, 2, True)
+        prefs = await call(client, "memory_list", category="pref")
+        assert [m["id"] for m in prefs["memories"]] == [ids["src/util.py"]]
+        everything = await call(client, "memory_list", scope="project")
+        assert everything["total"] == 3
+
+
+async def test_bad_arguments_are_tool_errors_that_say_what_to_do(repo: Path) -> None:
+    secret = "AKIA" + "IOSFODNN7EXAMPLQ"
+    async with mcp_client(repo) as client:
+        written = await call(
+            client, "memory_write", summary="keep it", category="gotcha", files=["src/app.py"]
+        )
+        for tool in ("memory_get", "memory_pin", "memory_archive"):
+            message = await error(client, tool, id="feedf00d")
+            assert "no memory 'feedf00d'" in message and "memory_list" in message
+        message = await error(client, "memory_supersede", old_id="feedf00d", summary="new text")
+        assert "no memory 'feedf00d'" in message
+        message = await error(client, "memory_get", id="  ")
+        assert "id is empty" in message
+
+        message = await error(client, "memory_write", summary="x", category="trap", files=[])
+        assert "category 'trap' is not one of pref, decision, gotcha, context" in message
+        message = await error(client, "memory_list", category="trap")
+        assert "category 'trap'" in message
+        message = await error(client, "memory_list", status="gone")
+        assert "status 'gone'" in message
+        message = await error(
+            client, "memory_write", summary="x", category="gotcha", files=[], scope="team"
+        )
+        assert "scope 'team' is not one of project, global" in message
+
+        message = await error(client, "memory_write", summary="  ", category="gotcha", files=[])
+        assert "summary is empty" in message
+        message = await error(
+            client, "memory_write", summary="one\ntwo", category="gotcha", files=[]
+        )
+        assert "summary must be one line; put the rest in details" in message
+
+        message = await error(
+            client, "memory_write", summary="x", category="gotcha", files=["src/app.py", "../out"]
+        )
+        assert "files[1] '../out' resolves outside the repository" in message
+        message = await error(client, "memory_recall", files=["/etc/passwd"])
+        assert "files[0] '/etc/passwd'" in message and "outside the repository" in message
+
+        message = await error(
+            client,
+            "memory_write",
+            summary="deploy key",
+            category="context",
+            files=[],
+            details=f"aws_access_key_id = {secret}",
+        )
+        assert "refusing to write what looks like a credential" in message
+        assert "AWS access key id" in message and "in details" in message
+        assert secret not in message  # masked, never echoed back
+        message = await error(client, "memory_supersede", old_id=written["id"], summary=secret)
+        assert "credential" in message and "in summary" in message
+
+        message = await error(client, "memory_recall")
+        assert "give a prompt, files, or both" in message
+        message = await error(client, "memory_recall", prompt="anything", limit=0)
+        assert "limit 0 is out of range; give 1 to 20" in message
+        message = await error(client, "memory_write", summary="x", category="gotcha")
+        assert "files" in message and "required" in message.lower()  # the SDK's schema check
+
+        # nothing bad was written, and the server still answers
+        listed = await call(client, "memory_list", status="all")
+        assert [m["id"] for m in listed["memories"]] == [written["id"]]
+
+
+async def test_other_writers_are_seen_both_ways(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        mine = await call(
+            client,
+            "memory_write",
+            summary="MCP wrote this",
+            category="gotcha",
+            files=["src/app.py"],
+        )
+        listed = run_tether("list", "--json", "--file", "src/app.py", cwd=repo)
+        assert [m["id"] for m in listed.json()] == [mine["id"]]
+        done = run_tether(
+            "remember", "the CLI wrote this", "-c", "pref", "-f", "src/app.py", "--json", cwd=repo
+        )
+        theirs = done.json()["id"]
+        seen = await call(client, "memory_list", file="src/app.py")
+        assert sorted(m["id"] for m in seen["memories"]) == sorted([mine["id"], theirs])
+
+
+async def test_outside_a_repository_the_global_store_still_works(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    async with mcp_client(plain) as client:
+        message = await error(
+            client, "memory_write", summary="x", category="pref", files=[]
+        )  # the default scope is the project, and there is none here
+        assert "not inside a git repository" in message and "scope 'global'" in message
+        written = await call(
+            client,
+            "memory_write",
+            summary="prefer ripgrep over grep for code search",
+            category="pref",
+            files=[],
+            scope="global",
+        )
+        assert written["scope"] == "global"
+        found = await call(client, "memory_recall", prompt="how should I search the code?")
+        assert [r["id"] for r in found["results"]] == [written["id"]]
+        assert found["results"][0]["scope"] == "global"
+
+
+async def test_the_project_is_minus_c_then_claude_project_dir_then_cwd(tmp_path: Path) -> None:
+    named = make_repo(tmp_path / "named")
+    chosen = make_repo(tmp_path / "chosen")
+    variable = {"CLAUDE_PROJECT_DIR": str(named)}
+    async with mcp_client(tmp_path, env=variable) as client:
+        by_variable = await call(
+            client, "memory_write", summary="named by the agent", category="context", files=[]
+        )
+    assert Path(by_variable["path"]).parent == named / ".tether" / "memories"
+    async with mcp_client(tmp_path, "-C", str(chosen), env=variable) as client:
+        by_option = await call(
+            client,
+            "memory_write",
+            summary="chosen with -C",
+            category="context",
+            files=["src/app.py"],
+        )
+    assert Path(by_option["path"]).parent == chosen / ".tether" / "memories"
