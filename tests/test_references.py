@@ -156,6 +156,10 @@ def test_drift_after_20_commits_flagged_in_show_and_doctor_then_confirm_clears_i
     assert "spot-check" in card.stdout and f"tether confirm {busy}" in card.stdout
     assert ok(cli("show", busy, "--json")).json()["spot_check"]["commits"] == DRIFT_COMMITS
     assert ok(cli("show", calm, "--json")).json()["spot_check"] is None
+    recalled = ok(cli("recall", "--file", "src/app.py", "--file", "src/util.py", "--json"))
+    marks = {r["id"]: (r["spot_check"], r["receipt"]) for r in recalled.json()["results"]}
+    assert marks[busy][0] == DRIFT_COMMITS and "spot-check" in marks[busy][1]
+    assert marks[calm] == (None, marks[calm][1]) and "spot-check" not in marks[calm][1]
     doctor = cli("doctor", "--json")
     assert doctor.code == 1
     assert [(e["kind"], e["id"]) for e in doctor.json()] == [("drift", busy)]
@@ -164,6 +168,8 @@ def test_drift_after_20_commits_flagged_in_show_and_doctor_then_confirm_clears_i
     assert fields(git_repo.root, busy)["confirmed"] == confirmed["confirmed"]
     assert ok(cli("show", busy, "--json")).json()["spot_check"] is None
     assert ok(cli("doctor")).stdout.strip() == "No problems found."
+    again = ok(cli("recall", "--file", "src/app.py", "--json", "--no-record")).json()["results"]
+    assert again[0]["spot_check"] is None and "spot-check" not in again[0]["receipt"]
 
 
 def test_drift_counts_from_the_confirmed_time(

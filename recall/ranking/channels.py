@@ -31,6 +31,9 @@ class Evidence:
 
 Channel = dict[int, Evidence]
 
+_SQL_VARIABLES = 900
+"""Bound parameters per statement, under SQLite's smallest default limit (999)."""
+
 
 def _ranked(scored: dict[int, tuple[float, float, str, float]]) -> Channel:
     """Turn {rowid: (sort key, magnitude, note, value)} into evidence ranked by key, best first."""
@@ -210,8 +213,9 @@ def text(
 
     The best ``limit`` matches overall are taken, and every match among ``candidates`` (the
     memories the file channels found) is scored too, so text can order a crowded file's
-    memories even when none of them is among the best matches of the whole store. One pass
-    over the matches does both (a rowid filter inside FTS5 would look each row up alone).
+    memories even when none of them is among the best matches of the whole store. Both are
+    asked of SQLite through the lazy ``rank`` column: FTS5 then computes bm25 only for the
+    rows a query keeps, and no row crosses into Python just to be thrown away.
     """
     if table == "fts_words":
         expression = fts.prefix_expression(tokens)
@@ -219,19 +223,33 @@ def text(
         expression = fts.match_expression(tokens, "OR")
     if expression is None:
         return {}
-    score = f"bm25({table}, {W.BM25_SUMMARY_WEIGHT}, 1.0)"
-    query = f"SELECT rowid, {score} FROM {table} WHERE {table} MATCH ?"
-    found = [
-        (score, rowid)
-        for rowid, score in conn.execute(query, (expression,))
+    ranking = f"bm25({W.BM25_SUMMARY_WEIGHT}, 1.0)"
+    matches = f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? AND rank MATCH ?"
+    # Inactive rows may sit among the best; asking for that many more keeps ``limit`` active.
+    wanted = limit + len(inactive)
+    keep = {
+        rowid: score
+        for rowid, score in conn.execute(
+            f"{matches} ORDER BY rank LIMIT ?", (expression, ranking, wanted)
+        )
         if rowid not in inactive
-    ]
-    if not found:
+    }
+    if len(keep) > limit:
+        keep = dict(sorted(keep.items(), key=lambda item: (item[1], item[0]))[:limit])
+    extra = [rowid for rowid in candidates if rowid not in keep]
+    for start in range(0, len(extra), _SQL_VARIABLES):
+        chunk = extra[start : start + _SQL_VARIABLES]
+        marks = ",".join("?" * len(chunk))
+        # "+rowid": filter the matches after the scan; as an FTS5 constraint each rowid
+        # would be looked up on its own, which is far slower for a crowded file.
+        keep.update(
+            conn.execute(
+                f"SELECT rowid, rank FROM ({matches}) WHERE +rowid IN ({marks})",
+                (expression, ranking, *chunk),
+            )
+        )
+    if not keep:
         return {}
-    found.sort()
-    keep = {rowid: score for score, rowid in found[:limit]}
-    if candidates:
-        keep.update((rowid, score) for score, rowid in found if rowid in candidates)
     share = W.TRIGRAM_SHARE if table == "fts_trigram" else 1.0
     scored = {
         rowid: (-score, share * W.text_magnitude(score), "", -score)

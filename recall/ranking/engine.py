@@ -21,8 +21,9 @@ from recall.index import fts, rows
 from recall.model import Memory
 from recall.ranking import channels as ch
 from recall.ranking import vectors
-from recall.ranking.fuse import Fused, fuse, receipt
+from recall.ranking.fuse import DRIFT_NOTE, Fused, fuse, receipt
 from recall.ranking.query import RecallQuery
+from recall.references import drift, with_lifecycle_keys
 from recall.sanitize import sanitize_prompt
 from recall.store import MemoryStore, is_corruption
 
@@ -80,6 +81,9 @@ class Hit:
     signals: dict[str, float]
     receipt: str
     strong: bool
+    drift: int = 0
+    """Commits on the memory's busiest file since it was written or confirmed, when that is
+    at least the spot-check threshold; 0 otherwise."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used by ``recall --json`` and ``--batch``."""
@@ -94,6 +98,7 @@ class Hit:
             "pinned": self.memory.pinned,
             "files": list(self.memory.files),
             "strong": self.strong,
+            "spot_check": self.drift or None,
         }
 
 
@@ -135,8 +140,10 @@ class Recaller:
         *,
         embedder: Embedder | None = None,
         cache_dir: Path | None = None,
+        drift_commits: int = W.DRIFT_COMMITS,
     ) -> None:
         self.stores = list(stores)
+        self.drift_commits = drift_commits
         self.repo: RepoSignals = repo or WorkingTree(stores[0].repo_root if stores else None)
         self.embedder = embedder or load_embedder(None)
         self.cache_dir = cache_dir
@@ -185,8 +192,27 @@ class Recaller:
             hits.extend(self._rank_store(store, touched, neighbours, prepared, timings))
         merged = _merge_scopes(hits)
         merged.sort(key=lambda h: (-h.score, h.memory.id))
+        top = merged[: query.limit]
+        self._mark_drift(top)
         elapsed = (time.perf_counter() - start) * 1000
-        return RecallResult(merged[: query.limit], elapsed, timings, prepared.text)
+        return RecallResult(top, elapsed, timings, prepared.text)
+
+    def _mark_drift(self, hits: list[Hit]) -> None:
+        """Add the spot-check mark to the shown hits whose files changed a lot since.
+
+        Asked only of the hits that are returned: counting commits per file is cheap but not
+        free, and a memory nobody sees needs no mark.
+        """
+        stores = {store.scope: store for store in self.stores}
+        for hit in hits:
+            found = drift(hit.memory, self.repo, self.drift_commits)
+            if found is not None and hit.scope in stores:
+                # a confirmation lives in the file only: read it for the few that look drifted
+                full = with_lifecycle_keys(stores[hit.scope], hit.memory)
+                found = drift(full, self.repo, self.drift_commits)
+            if found is not None:
+                hit.drift = found.commits
+                hit.receipt = f"{hit.receipt}, {DRIFT_NOTE}"
 
     def _timed(self, timings: dict[str, float], name: str, run: Callable[[], ch.Channel]):
         tick = time.perf_counter()
@@ -309,6 +335,9 @@ class Recaller:
         for rowid, memory in memories.items():
             if memory.id in replaced:
                 continue
+            counters = usage.get(memory.id)
+            if counters is not None and counters["archived_by_disuse"] and not memory.pinned:
+                continue  # archived by this user's disuse (recall.disuse); pinned are exempt
             item = fused[rowid]
             # The fan-in that matters is that of the file through which the memory is relevant.
             through = [p for p in memory.files if p in touched or p in neighbour_paths]
@@ -319,7 +348,6 @@ class Recaller:
                 if others:
                     share = sum(p in module for p in others) / len(others)
                     item.add("module", W.module_bonus(share))
-            counters = usage.get(memory.id)
             surfaced = counters["surfaced"] if counters else 0
             acted = counters["acted"] if counters else 0
             anchor = (counters["last_acted"] if counters else None) or memory.created

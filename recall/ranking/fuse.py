@@ -9,6 +9,9 @@ from recall.ranking.channels import Channel, Evidence
 
 RECEIPT_ORDER = ("file", "cochange", "words", "trigram", "semantic")
 
+DRIFT_NOTE = "spot-check: its files changed a lot since"
+"""Receipt mark of a memory whose files saw many commits since it was written or confirmed."""
+
 
 @dataclass
 class Fused:
@@ -60,7 +63,8 @@ def receipt(item: Fused, *, pinned: bool, fan_in: int = 0, drift: bool = False) 
     if pinned:
         parts.append("pinned")
     if drift:
-        parts.append("spot-check: its files changed a lot since")
+        parts.append(DRIFT_NOTE)
     if not parts:
-        parts.append("via weak text match")
+        # only a semantic neighbour below the gate: rank credit, no magnitude
+        parts.append("via weak similarity" if sem else "via weak match")
     return ", ".join(parts)

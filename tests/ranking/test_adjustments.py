@@ -44,6 +44,7 @@ def test_semantic_below_the_gate_gives_rank_credit_only(world: World) -> None:
     assert "semantic_rank" in weak.signals
     assert "semantic" not in weak.signals
     assert "sem " not in weak.receipt
+    assert weak.receipt == "via weak similarity"
     assert strong.signals["semantic"] == pytest.approx(W.semantic_magnitude(above), rel=1e-4)
     assert f"sem {above:.2f}" in strong.receipt
     assert ids(result) == [close, far]
