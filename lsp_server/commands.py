@@ -9,6 +9,7 @@ message says why; asking for what is already so (pinning a pinned memory) answer
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -17,9 +18,13 @@ from lsprotocol import types
 from lsp_server import capabilities, cards, diagnostics, drafts, watching
 from lsp_server.command_args import CommandFailed, Malformed, count, flag, one_object, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
+from lsp_server.roots import Root
 from lsp_server.server import TetherServer
-from recall.errors import BadInput, NothingToDo, TetherError
+from recall.disuse import archived_by_disuse
+from recall.disuse import restore as restore_disuse
+from recall.errors import BadInput, NotFound, NothingToDo, TetherError
 from recall.inject import format_hit
+from recall.model import Memory
 from recall.ranking.query import RecallQuery, Touch
 from recall.usage import counters, record_surfacings
 
@@ -31,6 +36,15 @@ TRANSITIONS = {
     "archive": ("archived", ("active",)),
     "restore": ("active", ("archived", "deleted", "superseded")),
 }
+
+INDEXING_WAIT_SECONDS = 30.0
+"""How long a reindex waits for a background genome refresh of the same index to end (the
+refresh holds a connection to the index being replaced); past it the user is told to retry
+rather than left waiting on a request."""
+
+LIST_LIMIT = 500
+"""Memories ``tether.list`` returns unless asked for fewer: every memory of a well-kept store,
+while a runaway one (an import gone wrong) cannot stall the editor's view."""
 
 
 def _failed(name: str, error: TetherError) -> CommandFailed:
@@ -141,12 +155,131 @@ def _status(ls: TetherServer, obj: dict[str, Any], verb: str) -> dict[str, Any]:
     return {**updated.to_dict(), "scope": store.scope}
 
 
+def _restore(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
+    """As ``tether restore``: an active memory this user's disuse archived comes back with its
+    showing count started afresh, and that is not an action (so disuse may archive it again,
+    after as many new showings); any other goes back to active, losing a disuse flag too."""
+    root, store, memory = find(ls, obj)
+    if memory.status == "active" and store.exists and restore_disuse(store.conn, memory.id):
+        changed(ls, root)
+        return {**memory.to_dict(), "scope": store.scope, "restoredFrom": "disuse"}
+    status, allowed = TRANSITIONS["restore"]
+    updated = store.set_status(memory.id, status, allowed_from=allowed)
+    restore_disuse(store.conn, memory.id)  # a disuse flag from before a person archived it
+    acted(root, store, memory.id)
+    changed(ls, root)
+    return {**updated.to_dict(), "scope": store.scope}
+
+
 def _followed(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     root, store, memory = find(ls, obj)
     acted(root, store, memory.id)
     root.ledger.dismiss(root.hints_conn(), memory.id)
     diagnostics.republish(ls, root)
     return {"memoryId": memory.id, "usage": counters(store.conn, memory.id)}
+
+
+def _listed(memory: Memory, scope: str) -> dict[str, Any]:
+    return {
+        "id": memory.id,
+        "summary": memory.summary,
+        "details": memory.details,
+        "category": memory.category,
+        "pinned": memory.pinned,
+        "status": memory.status,
+        "files": list(memory.files),
+        "anchor": memory.anchor,
+        "created": memory.created,
+        "scope": scope,
+    }
+
+
+def _list(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
+    limit = count(obj, "limit", LIST_LIMIT)
+    if text(obj, "uri") is not None:
+        root, doc = root_and_doc(ls, obj)
+        assert doc is not None
+        if doc.is_memory:
+            return {"memories": []}
+        # the ranking the diagnostics use (cached), without counters or hint effects
+        kind = root.touched.get(doc.rel, "open")
+        hits = diagnostics.hits_for(root, doc.rel, kind)
+        found = [
+            {
+                **_listed(h.memory, h.scope),
+                "receipt": h.receipt,
+                "score": round(h.score, 4),
+                "direct": doc.rel in h.memory.files,
+            }
+            for h in hits
+            if h.strong or doc.rel in h.memory.files
+        ]
+        return {"memories": found[:limit]}
+    status = text(obj, "status") or "active"
+    category = text(obj, "category")
+    pinned_only = flag(obj, "pinned")
+    seen: set[tuple[str, str]] = set()
+    found = []
+    for each in ls.roots:
+        for store in each.stores():
+            if not store.exists:
+                continue
+            # Disuse archives per user, leaving the file active (recall.disuse): for this user
+            # such a memory lists as archived, as `tether list` shows it.
+            disused = archived_by_disuse(store.conn)
+            listed = store.list(category=category, status=status)
+            if status == "archived":
+                active = store.list(category=category, status="active")
+                listed += [m for m in active if m.id in disused]
+            elif status == "active":
+                listed = [m for m in listed if m.id not in disused]
+            for memory in listed:
+                key = (store.scope, memory.id)
+                if key in seen or (pinned_only and not memory.pinned):
+                    continue
+                seen.add(key)
+                entry = {**_listed(memory, store.scope), "receipt": None}
+                if memory.id in disused:
+                    entry.update(status="archived", archivedBy="disuse")
+                found.append(entry)
+    return {"memories": found[:limit]}
+
+
+async def _indexing_done(ls: TetherServer, base: str) -> None:
+    waited = 0.0
+    while base in ls.indexer.running:
+        if waited >= INDEXING_WAIT_SECONDS:
+            raise BadInput(f"{base} is still being indexed; run reindex when it ends")
+        await asyncio.sleep(0.05)
+        waited += 0.05
+
+
+async def _reindex(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
+    scope = "global" if flag(obj, "global") else "project"
+    roots: list[Root] = [root_and_doc(ls, obj)[0]] if text(obj, "uri") else list(ls.roots)
+    done: list[dict[str, Any]] = []
+    for root in roots:
+        store = root.store_of_scope(scope)
+        base = str(store.location.base) if store is not None else ""
+        if store is None or any(d["path"] == base for d in done):
+            continue
+        await _indexing_done(ls, base)  # the indexer has a connection to the old index open
+        report = store.reindex()
+        root.signals_changed()
+        done.append(
+            {
+                "scope": scope,
+                "path": base,
+                "memories": store.count(),
+                "problems": len(report.problems),
+            }
+        )
+        if root.settings.index_on_start:
+            ls.indexer.start(root)  # the genome went with the old index
+        diagnostics.republish(ls, root)
+    if not done:
+        raise NotFound(f"no {scope} store to reindex in this workspace")
+    return {"reindexed": done}
 
 
 def recall(ls: TetherServer, *args: Any) -> Any:
@@ -175,13 +308,28 @@ def archive(ls: TetherServer, *args: Any) -> Any:
 
 
 def restore(ls: TetherServer, *args: Any) -> Any:
-    """``tether.restore {memoryId}``: bring an archived, deleted or superseded memory back."""
-    return _run(ls, "restore", args, lambda s, o: _status(s, o, "restore"))
+    """``tether.restore {memoryId}``: bring an archived (by a person or by disuse), deleted or
+    superseded memory back."""
+    return _run(ls, "restore", args, _restore)
 
 
 def mark_followed(ls: TetherServer, *args: Any) -> Any:
     """``tether.markFollowed {memoryId}``: count that the memory was followed; hide its hint."""
     return _run(ls, "markFollowed", args, _followed)
+
+
+def list_memories(ls: TetherServer, *args: Any) -> Any:
+    """``tether.list {uri?, status?, category?, pinned?, limit?}``: memories without side
+    effects. With ``uri``: the file's ranked memories with receipts (``direct`` when the memory
+    names the file). Without: every store's memories of ``status`` (active; or archived,
+    superseded, deleted, all), project store first, each newest first."""
+    return _run(ls, "list", args, _list)
+
+
+async def reindex(ls: TetherServer, *args: Any) -> Any:
+    """``tether.reindex {uri?, global?}``: rebuild the index from the memory files (of the
+    ``uri``'s repository, else of every root) and refresh the genome in the background."""
+    return await _run_async(ls, "reindex", args, _reindex)
 
 
 async def remember(ls: TetherServer, *args: Any) -> Any:
@@ -206,6 +354,8 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "tether.archive": archive,
     "tether.restore": restore,
     "tether.markFollowed": mark_followed,
+    "tether.list": list_memories,
+    "tether.reindex": reindex,
 }
 
 

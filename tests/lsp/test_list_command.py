@@ -1,0 +1,101 @@
+"""``tether.list`` (what the VS Code view shows) and ``tether.reindex``."""
+
+from __future__ import annotations
+
+import pytest
+
+from recall.usage import counters
+from tests.lsp.session import Session
+from tests.lsp.workspace import GOTCHA, Workspace
+
+pytestmark = pytest.mark.asyncio
+
+
+def usage_of(ws: Workspace, memory_id: str) -> dict[str, int]:
+    """The memory's counters as the store has them now."""
+    store = ws.open_store()
+    try:
+        return dict(counters(store.conn, memory_id))
+    finally:
+        store.close()
+
+
+async def test_list_for_a_file_has_receipts_and_no_side_effects(
+    lsp: Session, ws: Workspace
+) -> None:
+    await lsp.open(ws.store_py)
+    shown = [d.code for d in lsp.diagnostics(ws.store_py)]
+    before = usage_of(ws, ws.gotcha)
+
+    listed = await lsp.command("tether.list", {"uri": ws.store_py.as_uri()})
+
+    by_id = {m["id"]: m for m in listed["memories"]}
+    assert set(by_id) == {ws.gotcha, ws.decision}
+    gotcha = by_id[ws.gotcha]
+    assert gotcha["summary"] == GOTCHA
+    assert gotcha["category"] == "gotcha"
+    assert gotcha["direct"] is True
+    assert gotcha["files"] == ["src/store.py"]
+    assert gotcha["scope"] == "project"
+    assert "via file" in gotcha["receipt"]
+    assert usage_of(ws, ws.gotcha) == before  # listing is not showing nor acting
+    await lsp.change(ws.store_py, ws.store_py.read_text(encoding="utf-8") + "\n")
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == shown  # hints did not stop
+
+
+async def test_list_filters_by_status_category_and_pin(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    everything = await lsp.command("tether.list", {})
+    assert {m["id"] for m in everything["memories"]} == {ws.gotcha, ws.app_gotcha, ws.decision}
+    assert all(m["receipt"] is None for m in everything["memories"])
+
+    await lsp.command("tether.archive", {"memoryId": ws.app_gotcha})
+    await lsp.command("tether.pin", {"memoryId": ws.decision})
+    archived = await lsp.command("tether.list", {"status": "archived"})
+    assert [m["id"] for m in archived["memories"]] == [ws.app_gotcha]
+    pinned = await lsp.command("tether.list", {"pinned": True})
+    assert [m["id"] for m in pinned["memories"]] == [ws.decision]
+    gotchas = await lsp.command("tether.list", {"category": "gotcha"})
+    assert [m["id"] for m in gotchas["memories"]] == [ws.gotcha]
+    with pytest.raises(Exception, match="unknown status 'gone'"):
+        await lsp.command("tether.list", {"status": "gone"})
+
+
+async def test_reindex_rebuilds_from_the_files(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    (ws.memory_file(ws.app_gotcha)).unlink()  # gone behind the index's back
+
+    result = await lsp.command("tether.reindex", {"uri": ws.store_py.as_uri()})
+
+    (done,) = result["reindexed"]
+    assert (done["scope"], done["memories"], done["problems"]) == ("project", 2, 0)
+    listed = await lsp.command("tether.list", {})
+    assert {m["id"] for m in listed["memories"]} == {ws.gotcha, ws.decision}
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+
+
+async def test_list_shows_a_disuse_archive_as_archived_for_this_user(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    store = ws.open_store()
+    try:
+        with store.conn:
+            store.conn.execute(
+                "INSERT INTO usage(memory_id, surfaced, archived_by_disuse, archived_at) "
+                "VALUES(?, 6, 1, '2026-01-01T00:00:00+00:00')",
+                (ws.app_gotcha,),
+            )
+    finally:
+        store.close()
+
+    active = await lsp.command("tether.list", {})
+    assert {m["id"] for m in active["memories"]} == {ws.gotcha, ws.decision}
+    archived = await lsp.command("tether.list", {"status": "archived"})
+    (entry,) = archived["memories"]
+    assert (entry["id"], entry["status"], entry["archivedBy"]) == (
+        ws.app_gotcha,
+        "archived",
+        "disuse",
+    )

@@ -1,0 +1,215 @@
+// One `tether lsp` per workspace folder: starting, restarting, routing commands to the right one.
+
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  DynamicFeature,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  StaticFeature,
+} from 'vscode-languageclient/node';
+import { routeCommand } from './commandArgs';
+import { selectedInterpreter } from './python';
+import { describe, readServerSettings, serverCommandLine } from './serverCommand';
+import { SECTION, explicitSettings, withWorkspaceTrust } from './settings';
+
+/**
+ * A language client that leaves the server's commands unregistered. vscode-languageclient
+ * registers every advertised command as a VS Code command, and VS Code has one command
+ * namespace: the second folder's server would collide with the first. The extension runs them
+ * through {@link FolderClients.execute} instead.
+ */
+class FolderClient extends LanguageClient {
+  public registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
+    if (DynamicFeature.is(feature) && feature.registrationType.method === ExecuteCommandRequest.method) {
+      return;
+    }
+    super.registerFeature(feature);
+  }
+}
+
+function settingsFor(scope: vscode.Uri | undefined): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  return withWorkspaceTrust(
+    explicitSettings((key) => config.inspect(key)),
+    vscode.workspace.isTrusted,
+  );
+}
+
+/** The folders that get a server: those not inside another workspace folder. */
+export function coveringFolders(folders: readonly vscode.WorkspaceFolder[]): vscode.WorkspaceFolder[] {
+  const files = folders.filter((f) => f.uri.scheme === 'file');
+  const inside = (inner: string, outer: string) =>
+    inner !== outer && inner.startsWith(outer.endsWith(path.sep) ? outer : `${outer}${path.sep}`);
+  return files.filter((f) => !files.some((o) => inside(f.uri.fsPath, o.uri.fsPath)));
+}
+
+/** The language clients of the window, one per covering workspace folder, keyed by folder URI. */
+export class FolderClients implements vscode.Disposable {
+  private readonly clients = new Map<string, LanguageClient>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when a server started or stopped. */
+  public readonly onDidChange = this.changed.event;
+
+  constructor(private readonly output: vscode.OutputChannel) {}
+
+  /** Start a server for each covering folder that has none, stop those whose folder went. */
+  public async sync(): Promise<void> {
+    const wanted = coveringFolders(vscode.workspace.workspaceFolders ?? []);
+    const keys = new Set(wanted.map((f) => f.uri.toString()));
+    const stopping = [...this.clients.keys()].filter((key) => !keys.has(key));
+    await Promise.all(stopping.map((key) => this.stop(key)));
+    await Promise.all(wanted.filter((f) => !this.clients.has(f.uri.toString())).map((f) => this.start(f)));
+    this.changed.fire();
+  }
+
+  /** Stop every server and start them again (new settings, a new interpreter, a crash). */
+  public async restart(): Promise<void> {
+    await Promise.all([...this.clients.keys()].map((key) => this.stop(key)));
+    await this.sync();
+  }
+
+  /** The key (folder URI) of the server covering a document, if any. */
+  public folderOf(uri: vscode.Uri): string | undefined {
+    if (uri.scheme !== 'file') {
+      return undefined;
+    }
+    const covering = coveringFolders(vscode.workspace.workspaceFolders ?? []).find(
+      (f) => uri.fsPath === f.uri.fsPath || uri.fsPath.startsWith(`${f.uri.fsPath}${path.sep}`),
+    );
+    const key = covering?.uri.toString();
+    return key && this.clients.has(key) ? key : undefined;
+  }
+
+  /** The keys of the running servers, in workspace order. */
+  public folders(): string[] {
+    return [...this.clients.entries()].filter(([, c]) => c.state === State.Running).map(([key]) => key);
+  }
+
+  /** A display name for a server's folder. */
+  public folderName(key: string): string {
+    const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.toString() === key);
+    return folder?.name ?? vscode.Uri.parse(key).fsPath;
+  }
+
+  /** Run a server command on one folder's server and return its result. */
+  public async execute(key: string, command: string, args: unknown[]): Promise<unknown> {
+    const client = this.clients.get(key);
+    if (!client || client.state !== State.Running) {
+      throw new Error(
+        `the Tether server for ${this.folderName(key)} is not running (Tether: Restart Server)`,
+      );
+    }
+    return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+  }
+
+  /** Tell every server that its settings changed (they pull them again). */
+  public settingsChanged(): void {
+    for (const client of this.clients.values()) {
+      if (client.state === State.Running) {
+        void client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+      }
+    }
+  }
+
+  private async start(folder: vscode.WorkspaceFolder): Promise<void> {
+    const key = folder.uri.toString();
+    const config = vscode.workspace.getConfiguration(`${SECTION}.server`, folder.uri);
+    const server = readServerSettings(
+      { command: config.get('command'), args: config.get('args'), python: config.get('python') },
+      (message) => this.output.appendLine(`[${folder.name}] ${message}`),
+    );
+    const line = serverCommandLine(
+      server,
+      { workspaceFolder: folder.uri.fsPath, home: os.homedir() },
+      server.command || server.python ? undefined : await selectedInterpreter(folder.uri),
+    );
+    this.output.appendLine(`[${folder.name}] starting: ${describe(line)} (from ${line.source})`);
+    const serverOptions: ServerOptions = {
+      command: line.command,
+      args: line.args,
+      options: { cwd: folder.uri.fsPath, env: process.env },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file', pattern: `${folder.uri.fsPath}/**/*` }],
+      workspaceFolder: folder,
+      outputChannel: this.output,
+      diagnosticCollectionName: 'tether',
+      initializationOptions: settingsFor(folder.uri),
+      middleware: {
+        provideCodeActions: async (document, range, context, token, next) => {
+          const actions = await next(document, range, context, token);
+          return actions?.map((action) => {
+            if (action instanceof vscode.CodeAction) {
+              if (action.command) {
+                action.command = routeCommand(key, action.command);
+              }
+              return action;
+            }
+            return routeCommand(key, action) as vscode.Command;
+          });
+        },
+        workspace: {
+          configuration: (params, token, next) => {
+            if (params.items.every((item) => item.section !== SECTION)) {
+              return next(params, token);
+            }
+            return params.items.map((item) =>
+              item.section === SECTION
+                ? settingsFor(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : folder.uri)
+                : null,
+            );
+          },
+        },
+      },
+    };
+    const client = new FolderClient('tether', `Tether (${folder.name})`, serverOptions, clientOptions);
+    this.clients.set(key, client);
+    client.onDidChangeState(() => this.changed.fire());
+    try {
+      await client.start();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.output.appendLine(`[${folder.name}] the server did not start: ${message}`);
+      const choice = await vscode.window.showErrorMessage(
+        `Tether: the language server for ${folder.name} did not start (${describe(line)}). ` +
+          'Set tether.server.command to your tether executable, or tether.server.python to an ' +
+          'interpreter that has Tether installed.',
+        'Open Settings',
+        'Show Log',
+      );
+      if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'tether.server');
+      } else if (choice === 'Show Log') {
+        this.output.show(true);
+      }
+    }
+  }
+
+  private async stop(key: string): Promise<void> {
+    const client = this.clients.get(key);
+    this.clients.delete(key);
+    if (client && client.state !== State.Stopped) {
+      try {
+        await client.stop();
+      } catch (error) {
+        this.output.appendLine(`stopping the server of ${this.folderName(key)}: ${String(error)}`);
+      }
+    }
+  }
+
+  /** Stop every server (on deactivation VS Code waits for this). */
+  public async stopAll(): Promise<void> {
+    await Promise.all([...this.clients.keys()].map((key) => this.stop(key)));
+  }
+
+  public dispose(): void {
+    void this.stopAll();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import {
+  explicitSettings,
+  explicitValue,
+  needsRestart,
+  SERVER_KEYS,
+  withWorkspaceTrust,
+} from '../src/settings';
+
+test('only settings someone set reach the server, the innermost level winning', () => {
+  const levels: Record<string, object> = {
+    maxPerFile: { globalValue: 5, workspaceFolderValue: 2 },
+    hintQuietTurns: { workspaceValue: 4 },
+    indexOnStart: {}, // default only
+  };
+  assert.deepEqual(
+    explicitSettings((key) => levels[key]),
+    { maxPerFile: 2, hintQuietTurns: 4 },
+  );
+});
+
+test('severity tables merge across levels', () => {
+  const value = explicitValue({
+    globalValue: { gotcha: 'error', pref: 'hint' },
+    workspaceValue: { gotcha: 'warning' },
+  });
+  assert.deepEqual(value, { gotcha: 'warning', pref: 'hint' });
+  assert.equal(explicitValue({ globalValue: { gotcha: 'error' }, workspaceValue: 'off' }), 'off');
+});
+
+test('the keys are the ones the server reads', () => {
+  assert.deepEqual([...SERVER_KEYS].sort(), [
+    'diagnosticCategories',
+    'hintQuietTurns',
+    'hintSessionBudget',
+    'indexOnStart',
+    'maxDocumentChars',
+    'maxPerFile',
+    'severity',
+    'watchWorkspace',
+  ]);
+});
+
+test('only server settings need a restart', () => {
+  assert.equal(
+    needsRestart((s) => s === 'tether.server'),
+    true,
+  );
+  assert.equal(
+    needsRestart((s) => s === 'tether'),
+    false,
+  );
+});
+
+test('every key is one lsp_server/configuration.py reads, and one package.json declares', () => {
+  const root = path.join(__dirname, '..', '..', '..');
+  const python = fs.readFileSync(path.join(root, 'lsp_server', 'configuration.py'), 'utf8');
+  const fields = new Set([...python.matchAll(/^\s+"(\w+)": \("\w+", _\w+\),$/gm)].map((m) => m[1]));
+  assert.ok(fields.size >= SERVER_KEYS.length, 'the server settings table was found');
+  for (const key of SERVER_KEYS) {
+    assert.ok(fields.has(key.toLowerCase()), `${key} is read by the server`);
+  }
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'vscode-client', 'package.json'), 'utf8'));
+  const declared = Object.keys(manifest.contributes.configuration.properties)
+    .filter((k) => !k.startsWith('tether.server.') && !k.startsWith('tether.trace.'))
+    .map((k) => k.slice('tether.'.length));
+  assert.deepEqual(declared.sort(), [...SERVER_KEYS].sort());
+});
+
+test('an untrusted workspace tells the server; a trusted one adds nothing', () => {
+  assert.deepEqual(withWorkspaceTrust({ maxPerFile: 2 }, false), { maxPerFile: 2, trustedWorkspace: false });
+  assert.deepEqual(withWorkspaceTrust({ maxPerFile: 2 }, true), { maxPerFile: 2 });
+});
