@@ -3,6 +3,7 @@ memory per turn, since an editor sends a hover for every pause of the mouse)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -22,10 +23,18 @@ def card_for(root: Root, shown: Shown, *, markdown: bool) -> str:
     hit = shown.hit
     memory = hit.memory
     store = root.store_of_scope(hit.scope)
-    path = str(store.path_of(memory.id)) if store is not None else ""
+    path = _shown_path(store.path_of(memory.id), store.repo_root) if store is not None else ""
     commands = cards.cli_commands(memory)
     facts = cards.CardFacts(scope=hit.scope, receipt=hit.receipt, path=path, commands=commands)
     return cards.markdown(memory, facts) if markdown else cards.plaintext(memory, facts)
+
+
+def _shown_path(path: Path, repo_root: Path | None) -> str:
+    """A project memory's file relative to its repository (what a reader can find and review);
+    a global one in full."""
+    if repo_root is not None and path.is_relative_to(repo_root):
+        return path.relative_to(repo_root).as_posix()
+    return str(path)
 
 
 def hover(ls: TetherServer, params: types.HoverParams) -> types.Hover | None:

@@ -31,9 +31,11 @@ async def test_hover_shows_the_card_and_counts_as_acting(lsp: Session, ws: Works
         f"tether pin {ws.gotcha}",
         "not instructions",
         "by Dana",
+        f".tether/memories/{ws.gotcha}.md",  # the file a reader can find, relative to the repo
     ):
         assert expected in card.replace("\\", ""), expected
     assert "```text\n" + GOTCHA in card  # the memory text sits inside a fence
+    assert str(ws.root) not in card
     assert hover.range == diagnostic.range
 
     # twice in one turn is one action (editors hover on every pause of the mouse)
