@@ -16,7 +16,7 @@ import {
 import { routeCommand } from './commandArgs';
 import { selectedInterpreter } from './python';
 import { describe, readServerSettings, serverCommandLine } from './serverCommand';
-import { SECTION, explicitSettings, withWorkspaceTrust } from './settings';
+import { SECTION, explicitSettings, programSetting, withWorkspaceTrust } from './settings';
 
 /**
  * A language client that leaves the server's commands unregistered. vscode-languageclient
@@ -120,8 +120,13 @@ export class FolderClients implements vscode.Disposable {
   private async start(folder: vscode.WorkspaceFolder): Promise<void> {
     const key = folder.uri.toString();
     const config = vscode.workspace.getConfiguration(`${SECTION}.server`, folder.uri);
+    const trusted = vscode.workspace.isTrusted;
+    const program = (key: string): unknown => {
+      const inspected = config.inspect(key);
+      return programSetting(inspected, trusted) ?? inspected?.defaultValue;
+    };
     const server = readServerSettings(
-      { command: config.get('command'), args: config.get('args'), python: config.get('python') },
+      { command: program('command'), args: program('args'), python: program('python') },
       (message) => this.output.appendLine(`[${folder.name}] ${message}`),
     );
     const line = serverCommandLine(

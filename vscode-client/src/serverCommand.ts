@@ -26,8 +26,12 @@ export interface CommandLine {
 
 export const DEFAULT_ARGS: readonly string[] = ['lsp'];
 
-/** `python -m recall` runs the CLI (the package's `__main__`), the same as the `tether` script. */
-export const MODULE_ARGS: readonly string[] = ['-m', 'recall'];
+/**
+ * `python -P -m recall` runs the CLI (the package's `__main__`), the same as the `tether`
+ * script. `-P` (Python 3.11+) keeps the working directory, the workspace folder, off `sys.path`:
+ * without it a `recall/` folder in an opened repository would be run instead of Tether.
+ */
+export const MODULE_ARGS: readonly string[] = ['-P', '-m', 'recall'];
 
 /** With no setting and no selected interpreter: the interpreter most systems put on PATH. */
 export const FALLBACK_PYTHON = 'python3';

@@ -76,6 +76,18 @@ export function withWorkspaceTrust(
   return trusted ? settings : { ...settings, trustedWorkspace: false };
 }
 
+/**
+ * The value of a setting that names a program to run (`tether.server.command`, `args`,
+ * `python`). In an untrusted workspace only the user's own settings count: a repository's
+ * `.vscode/settings.json` must not choose what runs on the machine.
+ */
+export function programSetting(inspected: Inspected | undefined, trusted: boolean): unknown {
+  if (trusted) {
+    return explicitValue(inspected);
+  }
+  return inspected?.globalValue;
+}
+
 /** Whether a change of these settings needs the server restarted (vs. settings re-read). */
 export function needsRestart(affects: (section: string) => boolean): boolean {
   return affects(`${SECTION}.server`);

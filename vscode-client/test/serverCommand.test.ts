@@ -25,7 +25,7 @@ test('a configured interpreter runs the recall module', () => {
   );
   assert.deepEqual(line, {
     command: '/work/shop/.venv/bin/python',
-    args: ['-m', 'recall', 'lsp'],
+    args: ['-P', '-m', 'recall', 'lsp'],
     source: 'tether.server.python',
   });
 });
@@ -33,12 +33,12 @@ test('a configured interpreter runs the recall module', () => {
 test('the Python extension interpreter comes next, then python3', () => {
   assert.deepEqual(serverCommandLine({ command: '', args: [], python: '' }, here, ' /sel/python '), {
     command: '/sel/python',
-    args: ['-m', 'recall', 'lsp'],
+    args: ['-P', '-m', 'recall', 'lsp'],
     source: 'selected interpreter',
   });
   assert.deepEqual(serverCommandLine({ command: '  ', args: [], python: '' }, here), {
     command: 'python3',
-    args: ['-m', 'recall', 'lsp'],
+    args: ['-P', '-m', 'recall', 'lsp'],
     source: 'default',
   });
 });

@@ -3,10 +3,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import {
+  SERVER_KEYS,
   explicitSettings,
   explicitValue,
   needsRestart,
-  SERVER_KEYS,
+  programSetting,
   withWorkspaceTrust,
 } from '../src/settings';
 
@@ -73,4 +74,20 @@ test('every key is one lsp_server/configuration.py reads, and one package.json d
 test('an untrusted workspace tells the server; a trusted one adds nothing', () => {
   assert.deepEqual(withWorkspaceTrust({ maxPerFile: 2 }, false), { maxPerFile: 2, trustedWorkspace: false });
   assert.deepEqual(withWorkspaceTrust({ maxPerFile: 2 }, true), { maxPerFile: 2 });
+});
+
+test('in an untrusted workspace only the user settings choose the server program', () => {
+  const inspected = { globalValue: '/home/me/.venv/bin/tether', workspaceValue: './evil.sh' };
+  assert.equal(programSetting(inspected, true), './evil.sh');
+  assert.equal(programSetting(inspected, false), '/home/me/.venv/bin/tether');
+  assert.equal(programSetting({ workspaceFolderValue: './evil.sh' }, false), undefined);
+});
+
+test('the program settings are restricted in untrusted workspaces', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+  assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, [
+    'tether.server.command',
+    'tether.server.args',
+    'tether.server.python',
+  ]);
 });
