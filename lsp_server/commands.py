@@ -20,8 +20,7 @@ from lsp_server.command_args import CommandFailed, Malformed, count, flag, one_o
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
 from lsp_server.roots import Root
 from lsp_server.server import TetherServer
-from recall.disuse import archived_by_disuse
-from recall.disuse import restore as restore_disuse
+from recall.disuse import as_seen, bring_back
 from recall.errors import BadInput, NotFound, NothingToDo, TetherError
 from recall.inject import format_hit
 from recall.model import Memory
@@ -44,7 +43,9 @@ rather than left waiting on a request."""
 
 LIST_LIMIT = 500
 """Memories ``tether.list`` returns unless asked for fewer: every memory of a well-kept store,
-while a runaway one (an import gone wrong) cannot stall the editor's view."""
+while a runaway one (an import gone wrong) cannot stall the editor's view. A person scrolls
+that view, so it can hold ten times what MCP's ``memory_list`` hands an agent, whose every
+line lands in its context window (mcp_server.limits.LIST_LIMIT)."""
 
 
 def _failed(name: str, error: TetherError) -> CommandFailed:
@@ -156,19 +157,17 @@ def _status(ls: TetherServer, obj: dict[str, Any], verb: str) -> dict[str, Any]:
 
 
 def _restore(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
-    """As ``tether restore``: an active memory this user's disuse archived comes back with its
-    showing count started afresh, and that is not an action (so disuse may archive it again,
-    after as many new showings); any other goes back to active, losing a disuse flag too."""
+    """As ``tether restore`` (recall.disuse.bring_back): back from disuse with its showing count
+    started afresh, which is not an action; back from any other status, which is."""
     root, store, memory = find(ls, obj)
-    if memory.status == "active" and store.exists and restore_disuse(store.conn, memory.id):
-        changed(ls, root)
-        return {**memory.to_dict(), "scope": store.scope, "restoredFrom": "disuse"}
-    status, allowed = TRANSITIONS["restore"]
-    updated = store.set_status(memory.id, status, allowed_from=allowed)
-    restore_disuse(store.conn, memory.id)  # a disuse flag from before a person archived it
-    acted(root, store, memory.id)
+    updated, from_disuse = bring_back(store, memory, TRANSITIONS["restore"][1])
+    if not from_disuse:
+        root.acted_this_turn.add(memory.id)  # counted by bring_back; the turn's note is ours
     changed(ls, root)
-    return {**updated.to_dict(), "scope": store.scope}
+    data = {**updated.to_dict(), "scope": store.scope}
+    if from_disuse:
+        data["restoredFrom"] = "disuse"
+    return data
 
 
 def _followed(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
@@ -224,15 +223,8 @@ def _list(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         for store in each.stores():
             if not store.exists:
                 continue
-            # Disuse archives per user, leaving the file active (recall.disuse): for this user
-            # such a memory lists as archived, as `tether list` shows it.
-            disused = archived_by_disuse(store.conn)
-            listed = store.list(category=category, status=status)
-            if status == "archived":
-                active = store.list(category=category, status="active")
-                listed += [m for m in active if m.id in disused]
-            elif status == "active":
-                listed = [m for m in listed if m.id not in disused]
+            # for this user, a memory archived by disuse lists as archived, as in `tether list`
+            listed, disused = as_seen(store, category=category, status=status)
             for memory in listed:
                 key = (store.scope, memory.id)
                 if key in seen or (pinned_only and not memory.pinned):

@@ -16,7 +16,8 @@ would not act on, and a search (``memory_list`` by file) serves browsing better.
 LIST_LIMIT: Final = 50
 """Memories ``memory_list`` returns unless asked for more, newest first: a file rarely holds
 more, and a whole store of thousands must not land in an agent's context by accident (the
-result says how many there were in all)."""
+result says how many there were in all). The editor's list (the language server's
+``tether.list``) defaults to ten times this: a person scrolls it, nothing fills a context."""
 
 LIST_MAX: Final = 500
 """The largest ``limit`` ``memory_list`` accepts: enough to page through a busy folder, still

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_server import results
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from recall import secrets_scan
+from recall.disuse import archived_by_disuse, as_seen
 from recall.errors import BadInput
 from recall.model import CATEGORIES, STATUSES
 from recall.paths import normalize, normalize_loose
@@ -22,7 +23,6 @@ from recall.usage import counters, record_action, record_surfacings
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
-    from recall.model import Memory
     from recall.store import MemoryStore
 
 WRITE_SCOPES = ("project", "global")
@@ -98,11 +98,15 @@ def recall(
 ) -> dict[str, Any]:
     """Rank memories for the files being worked on and the task; one turn of the session.
 
-    Every memory returned counts as surfaced once, as the CLI and the hooks count it.
+    What it returns lands in the agent's context as an injection does, so it passes the same
+    trust gate (recall.trust): with others' memories held back, those are left out, and
+    ``held_back`` says how many of the ranked ones were. Every memory returned counts as
+    surfaced once, as the CLI and the hooks count it.
     """
     from recall.ranking.engine import Recaller
     from recall.ranking.query import RecallQuery, Touch
     from recall.repo_signals import open_repo_signals
+    from recall.trust import Gate
 
     _limit(limit, RECALL_MAX)
     prompt = prompt.strip() if prompt else None
@@ -118,16 +122,25 @@ def recall(
     # Genome notices (a shallow clone, say) go to the server's log on stderr, not the result.
     signals = open_repo_signals(project, notice=log.info) if project is not None else None
     cache = project.location.base / "cache" if project is not None and project.exists else None
+    gate = Gate(project, log.warning)
+    # Held back, others' memories would take places in the ranking: rank as many as may be
+    # asked for, so that up to ``limit`` of the allowed ones fill the result.
     found = Recaller(stores, signals, cache_dir=cache).recall(
-        RecallQuery(touches, prompt, limit=limit)
+        RecallQuery(touches, prompt, limit=limit if gate.open else RECALL_MAX)
     )
+    allowed = gate.hits(found.hits)
+    hits = allowed[:limit]
     for store in stores:
         if not store.exists:
             continue
         if store.scope == "project":
             count_turn(store.conn, ws.session_id, origin="mcp")
-        record_surfacings(store.conn, [h.memory.id for h in found.hits if h.scope == store.scope])
-    return {"results": [results.hit(h) for h in found.hits], "query": found.query_text}
+        record_surfacings(store.conn, [h.memory.id for h in hits if h.scope == store.scope])
+    return {
+        "results": [results.hit(h) for h in hits],
+        "query": found.query_text,
+        "held_back": len(found.hits) - len(allowed),
+    }
 
 
 def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
@@ -135,11 +148,15 @@ def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
     store, memory = ws.find(_id(memory_id))
     if store.exists:
         record_action(store.conn, memory.id)
-    return {
+    data = {
         **results.card(memory, store.scope),
         "path": str(store.path_of(memory.id)),
         "usage": counters(store.conn, memory.id),
     }
+    hidden = archived_by_disuse(store.conn) if store.exists else {}
+    if memory.id in hidden:  # as `tether show --json` says it: the file's status stays
+        data.update(archived_by="disuse", archived_at=hidden[memory.id])
+    return data
 
 
 def list_memories(
@@ -151,23 +168,22 @@ def list_memories(
     scope: str = "all",
     limit: int = LIST_LIMIT,
 ) -> dict[str, Any]:
-    """Memories filtered by file (or folder), category and status, newest first."""
+    """Memories filtered by file (or folder), category and status, each store newest first.
+
+    As ``tether list`` shows them to this user: one archived by disuse lists as archived
+    (``archived_by: disuse``), not active; one a person archived says ``archived_by: person``.
+    """
     _choice(scope, READ_SCOPES, "scope")
     _choice(status, (*STATUSES, "all"), "status")
     if category is not None:
         _choice(category, CATEGORIES, "category")
     _limit(limit, LIST_MAX)
-    found: list[tuple[Memory, str]] = []
+    found: list[dict[str, Any]] = []
     for store in ws.stores(scope):
         wanted = _path(store, file, ws, "file") if file else None
-        found.extend(
-            (m, store.scope) for m in store.list(file=wanted, category=category, status=status)
-        )
-    return {
-        "memories": [results.line(m, scope_of) for m, scope_of in found[:limit]],
-        "total": len(found),
-        "truncated": len(found) > limit,
-    }
+        listed, hidden = as_seen(store, file=wanted, category=category, status=status)
+        found.extend(results.listed(m, store.scope, hidden) for m in listed)
+    return {"memories": found[:limit], "total": len(found), "truncated": len(found) > limit}
 
 
 # -- writing ---------------------------------------------------------------------------------

@@ -28,6 +28,18 @@ def line(memory: Memory, scope: str) -> dict[str, Any]:
     }
 
 
+def listed(memory: Memory, scope: str, disused: dict[str, str | None]) -> dict[str, Any]:
+    """A memory in a list as this user sees it: one in ``disused`` (id -> when this user's
+    disuse archived it) is archived, with the file's own status as ``file_status``."""
+    data = line(memory, scope)
+    if memory.id in disused:
+        data.update(status="archived", archived_by="disuse", file_status=memory.status)
+        data["archived_at"] = disused[memory.id]
+    elif memory.status == "archived":
+        data["archived_by"] = "person"
+    return data
+
+
 def card(memory: Memory, scope: str) -> dict[str, Any]:
     """A memory whole: the list fields plus details, anchor, links and provenance."""
     return {

@@ -80,11 +80,13 @@ prompt); memories are ranked by the files first (direct, co-changing, imported-b
 text. Each result has an id, a one-line summary and a receipt saying why it surfaced (e.g.
 "via file, text, sem 0.58" or "via co-change with src/auth.ts"). Summaries only: call
 memory_get(id) for the details of one you will act on. Returns at most {RECALL_LIMIT} unless a
-larger limit is given; an empty list means nothing relevant is known."""
+larger limit is given; an empty list means nothing relevant is known. Where the user keeps
+other authors' memories out of prompts, those are left out too (held_back counts them)."""
 
 GET = """Fetch one memory whole: details, files, links (supersedes / superseded_by), author,
 usage counters and the path of its file. Reading a memory counts as acting on it, which keeps
-it ranked well; call it for memories you are going to follow."""
+it ranked well; call it for memories you are going to follow. archived_by "disuse" means the
+memory left this user's recall for going unused (a person can bring it back)."""
 
 WRITE = f"""Write a new memory about files so a later session (yours or a person's) learns it
 when touching them. Write only what the code cannot say by itself: a gotcha and its fix, a
@@ -106,8 +108,9 @@ and stays on disk (a person can bring it back with `tether restore ID`). If ther
 replacement, use memory_supersede instead."""
 
 LIST = f"""List memories, newest first, optionally only those about a file or folder, of one
-category or status. Summaries only (memory_get for details). Returns at most {LIST_LIMIT}
-unless a larger limit is given; total says how many matched."""
+category or status. Summaries only (memory_get for details). A memory taken out of this
+user's recall for going unused lists as archived, with archived_by "disuse". Returns at most
+{LIST_LIMIT} unless a larger limit is given; total says how many matched."""
 
 
 def _call(ws: Workspace, operation: Callable[..., dict[str, Any]], **arguments: Any) -> Any:

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from recall.clock import format_timestamp, now
-from recall.disuse import archived_by_disuse, restore, stamp
+from recall.disuse import archived_by_disuse, stamp, vouched_for
 from recall.errors import BadInput
 from recall.lifecycle import (
     UsageFacts,
@@ -32,7 +32,6 @@ from recall.model import Memory
 from recall.references import CONFIRMED_KEY, dead_reference, drift, with_lifecycle_keys
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
-from recall.usage import record_action
 
 LAST_PASS_KEY: Final = "last_cleanup"
 
@@ -173,7 +172,10 @@ def sessions_since_pass(conn: sqlite3.Connection) -> int:
 
 
 def record_pass(conn: sqlite3.Connection, moment: datetime | None = None) -> str:
-    """Record that a cleanup pass ran now (the session count starts again); return the time."""
+    """Record that a cleanup pass ran now (the session count starts again); return the time.
+
+    A person ran the pass: call it through :meth:`MemoryStore.write_per_user`, which refuses on
+    a read-only store rather than record it in a copy that is thrown away."""
     when = format_timestamp(moment or now())
     conn.execute(
         "INSERT INTO lifecycle(key, value) VALUES(?, ?) "
@@ -272,6 +274,5 @@ def apply(store: MemoryStore, memory: Memory, decision: str) -> Memory:
     else:
         raise BadInput(f"unknown decision {decision!r}; use one of {', '.join(DECISIONS)}")
     if decision in ("confirm", "keep"):
-        record_action(store.conn, memory.id)
-        restore(store.conn, memory.id)  # a person vouched for it: back from disuse if it was
+        store.write_per_user(lambda conn: vouched_for(conn, memory.id))
     return updated

@@ -32,7 +32,11 @@ DETAILS_MAX: Final = 600
 """Longest distilled details: the sentence that carries the knowledge, not the whole message."""
 
 COMMAND_TIMEOUT: Final = 60.0
-"""Seconds a configured distill command gets per commit (an LLM call is slow, not minutes)."""
+"""Seconds a configured distill command gets per commit: an LLM call takes seconds, now and then
+tens of them; one still running after a minute is stuck. Only callers that can wait that long
+run the command (``tether distill``, ``tether session start``, the language server's start
+pass, which runs in the background); a session-start hook, killed by the agent after a few
+seconds, never does (``recall.session_start.NO_COMMAND_ORIGINS``)."""
 
 # Words that mark a sentence as durable knowledge, by the category it suggests. Matched as whole
 # words, case-insensitively; a straight or curly apostrophe both work. The first category in

@@ -20,11 +20,18 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from recall.clock import format_timestamp, now, parse_timestamp
 from recall.errors import BadInput
+from recall.index.db import rollback
 from recall.lifecycle import UsageFacts, archive_due
 from recall.settings import EngineSettings
+from recall.usage import record_action
+
+if TYPE_CHECKING:
+    from recall.model import Memory
+    from recall.store import MemoryStore
 
 # Only an active, unpinned memory can be archived by disuse: one a person archived, deleted or
 # superseded is already out of recall, and a pinned one is exempt (even if pinned afterwards).
@@ -126,13 +133,71 @@ def restore(conn: sqlite3.Connection, memory_id: str) -> bool:
     return cursor.rowcount > 0
 
 
+def vouched_for(conn: sqlite3.Connection, memory_id: str) -> None:
+    """A person kept a memory on purpose (restored it, confirmed or kept it in a cleanup): count
+    the action, and bring it back from disuse if it was there."""
+    record_action(conn, memory_id)
+    restore(conn, memory_id)
+
+
+def bring_back(
+    store: MemoryStore, memory: Memory, allowed_from: tuple[str, ...]
+) -> tuple[Memory, bool]:
+    """What ``tether restore`` does, from whichever surface a person runs it; returns the memory
+    as it now is and whether it came back from disuse.
+
+    An active memory this user's disuse archived comes back with its showing count started
+    afresh; that is not an action, so disuse may archive it again after as many new showings.
+    Any other memory moves back to active (from one of ``allowed_from``), which counts as
+    acting on it and drops a disuse flag set before a person archived it. A read-only store
+    refuses either, saying what to do.
+    """
+    flagged = store.exists and is_archived_by_disuse(store.conn, memory.id)
+    if (
+        memory.status == "active"
+        and flagged
+        and store.write_per_user(lambda conn: restore(conn, memory.id))
+    ):
+        return memory, True
+    updated = store.set_status(memory.id, "active", allowed_from=allowed_from)
+    store.write_per_user(lambda conn: vouched_for(conn, memory.id))
+    return updated, False
+
+
+def as_seen(
+    store: MemoryStore,
+    *,
+    file: str | None = None,
+    category: str | None = None,
+    status: str | None = "active",
+) -> tuple[list[Memory], dict[str, str | None]]:
+    """A store's memories of ``status`` as this user sees them, newest first, and the ones
+    archived by disuse (id -> when).
+
+    Disuse leaves the file active, so for this user such a memory lists as archived, not
+    active; merged into the archived ones, it takes its place by ``created`` as
+    :meth:`MemoryStore.list` orders them.
+    """
+    flagged = archived_by_disuse(store.conn) if store.exists else {}
+    found = store.list(file=file, category=category, status=status)
+    if status == "archived" and flagged:
+        active = store.list(file=file, category=category, status="active")
+        found += [m for m in active if m.id in flagged]
+        found.sort(key=lambda m: m.id)
+        found.sort(key=lambda m: m.created, reverse=True)  # stable: ids ascending on ties
+    elif status == "active":
+        found = [m for m in found if m.id not in flagged]
+    return found, flagged
+
+
 @contextlib.contextmanager
 def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` on an autocommit connection, rolled back on error."""
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` on an autocommit connection, rolled back on error
+    (unless SQLite already has: it does on a full disk, see :func:`rollback`)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
-    conn.execute("COMMIT")

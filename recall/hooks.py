@@ -76,7 +76,9 @@ CREATE TABLE IF NOT EXISTS hook_touches(
 """
 
 MCP_SELF_SERVE: Final = frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"})
-"""Tether MCP tools that mean the agent reads or writes memory on its own (hint rule 1)."""
+"""Tether MCP tools that mean the agent reads or writes memory on its own (hint rule 1): the
+twins of the self-serve CLI commands (recall.hints.SELF_SERVE_COMMANDS). Pin, supersede and
+archive react to what was shown, as their CLI twins do, so they leave the hints on."""
 _MCP_TOOL = re.compile(r"mcp__(?:[A-Za-z0-9_-]*_)?tether__(memory_[a-z_]+)")
 """Claude Code names an MCP tool ``mcp__<server>__<tool>``; a plugin's server name carries a
 plugin prefix, so any server name ending in ``tether`` counts."""
@@ -212,8 +214,18 @@ class _Stores:
             store.close()
 
 
+_notice_cwd: list[Path | None] = [None]
+"""The working directory of the hook call being handled: where its notices are logged."""
+
+
 def _notice(message: str) -> None:
-    log.info("notice: %s", message)
+    """A notice for the person (a settings key ignored, a store read-only): the hook's answer
+    goes to the agent, so notices go to ``hooks.log`` in the project's store folder."""
+    try:
+        _log_to(_notice_cwd[0])
+    except Exception:  # logging must never fail the agent
+        return
+    log.warning("notice: %s", message)
 
 
 def _relative(store: MemoryStore, raw: str, cwd: Path) -> str:
@@ -394,6 +406,8 @@ def on_session_start(hook: HookInput) -> str:
             settings=settings,
             genome_for=genome_for,
         )
+        for line in result.notices:
+            _notice(line)
         return output(hook.event, "\n".join(hint_lines(result)))
     finally:
         stores.close()
@@ -446,6 +460,7 @@ def run(event: str, raw: str) -> str:
             return ""
         hook = parse_input(raw, event)
         cwd = hook.cwd
+        _notice_cwd[0] = cwd
         return str(HANDLERS[event](hook))
     except Skip:
         return ""

@@ -16,7 +16,7 @@ SCOPES = (PROJECT, GLOBAL)
 # Derived files stay out of git; memory files go in, so they are reviewed like code.
 GITIGNORE = (
     "# Derived and per-user files; memories/ is meant to be committed.\n"
-    "index.db\nindex.db-*\n*.lock\ncache/\n"
+    "index.db\nindex.db-*\n*.lock\ncache/\n*.log\n"
 )
 
 

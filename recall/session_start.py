@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from recall.cleanup import CleanupStatus, GenomeFor, status
 from recall.clock import now, now_iso
@@ -19,6 +19,14 @@ from recall.hints import HintLedger
 from recall.sessions import check_session_id
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
+
+NO_COMMAND_ORIGINS: Final = frozenset({"hook"})
+"""Session starts that never run a configured distill command: an agent kills a session-start
+hook after a few seconds (Claude Code: 10, ``recall.cli.cmd_agent_config``), and one LLM call
+per commit cannot be promised to fit; killed midway, the hook would also lose the archive and
+cleanup lines it owes. They leave the commits unread (the mark does not move), so the next
+``tether session start``, language-server start or ``tether distill`` reads them, command
+and all; nothing is lost, and the hook says that commits wait."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +39,9 @@ class SessionStart:
     archived: dict[str, list[Archived]] = field(default_factory=dict)
     """Per scope, the memories archived by this pass."""
     distilled: list[str] = field(default_factory=list)
-    """Ids of the pending memories auto-distill proposed from the previous session's commits."""
+    """Ids of the pending memories auto-distill proposed from the commits since it last read."""
+    distill_waiting: int = 0
+    """Commits auto-distill left for a caller that may run the configured command."""
     notices: list[str] = field(default_factory=list)
     """Problems the pass met and went past (a failing distill command, say)."""
 
@@ -52,6 +62,7 @@ class SessionStart:
             ],
             "cleanup": self.cleanup.to_dict(settings),
             "distilled": self.distilled,
+            "distill_waiting": self.distill_waiting,
             "notices": self.notices,
         }
 
@@ -89,32 +100,48 @@ def start_session(
         if store.exists and (found := archive_ignored(store.conn, settings, moment))
     }
     cleanup = status(home, stores, settings, genome_for)
-    distilled, notices = _distill_previous(home, session, settings) if new else ([], [])
-    return SessionStart(session, new, cleanup, archived, distilled, notices)
+    distilled = _distill_unread(home, session, settings, origin) if new else _Distilled()
+    return SessionStart(
+        session,
+        new,
+        cleanup,
+        archived,
+        distilled=distilled.ids,
+        distill_waiting=distilled.waiting,
+        notices=distilled.notices,
+    )
 
 
-def _distill_previous(
-    home: MemoryStore, session: str, settings: EngineSettings
-) -> tuple[list[str], list[str]]:
-    """Auto-distill the session before ``session`` when the settings turn it on.
+@dataclass(frozen=True)
+class _Distilled:
+    """What auto-distill gave a session start."""
+
+    ids: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    waiting: int = 0
+
+
+def _distill_unread(
+    home: MemoryStore, session: str, settings: EngineSettings, origin: str
+) -> _Distilled:
+    """Auto-distill the commits no run has read yet, when the settings turn it on.
 
     Its proposals are held as pending; a failure is reported and never stops the session.
     """
     if not settings.auto_distill or home.scope != "project":
-        return [], []
-    from recall.distill import auto_distill, latest_session
+        return _Distilled()
+    from recall.distill import auto_distill
 
-    previous = latest_session(home.conn, before=session)
-    if previous is None:
-        return [], []
     try:
-        report = auto_distill(home, settings, session_id=previous)
+        report = auto_distill(
+            home, settings, session=session, run_command=origin not in NO_COMMAND_ORIGINS
+        )
     except TetherError as error:
-        return [], [f"tether: auto-distill skipped: {error}"]
+        return _Distilled(notices=[f"auto-distill skipped: {error}"])
     if report is None:
-        return [], []
+        return _Distilled()
     ids = [o.id for o in report.written if o.id]
-    return ids, list(report.notices)
+    return _Distilled(ids, list(report.notices), report.waiting)
 
 
 def archived_line(count: int) -> str:
@@ -145,7 +172,14 @@ def hint_lines(result: SessionStart) -> list[str]:
         count = len(result.distilled)
         noun = "memory" if count == 1 else "memories"
         lines.append(
-            f"tether: {count} {noun} distilled from your last session's commits await review "
+            f"tether: {count} {noun} distilled from your recent commits await review "
             "(tether pending)"
+        )
+    if result.distill_waiting:
+        count = result.distill_waiting
+        noun = "commit waits" if count == 1 else "commits wait"
+        lines.append(
+            f"tether: {count} {noun} for your distill_command, which session hooks do not run "
+            "(too slow for them); `tether distill` runs it now"
         )
     return lines

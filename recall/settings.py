@@ -1,17 +1,21 @@
-"""Settings a repository gives Tether: ``[tool.tether]`` in ``pyproject.toml``, then
-``.tether/config.toml`` (the later file wins a key both set).
+"""Settings Tether reads from files: a repository's ``[tool.tether]`` in ``pyproject.toml``,
+then its ``.tether/config.toml``, then the user's own ``config.toml`` in the Tether home
+(``TETHER_HOME`` or the user data folder); a later file wins a key an earlier one set.
+
+A repository is untrusted input (anyone can clone one), so a few keys are the user's alone
+(:data:`USER_ONLY`): a repository file that sets one is named in a warning and ignored.
 
 The engine's configurable numbers are :class:`EngineSettings`; the language server reads the
-same files for its own keys (``lsp_server.configuration``), so each reader skips the other's
-keys. Keys may be written camelCase, snake_case or kebab-case. A bad value is reported, naming
-the file and the key, and the default is kept.
+repository's files for its own keys (``lsp_server.configuration``), so each reader skips the
+other's keys. Keys may be written camelCase, snake_case or kebab-case. A bad value is reported,
+naming the file and the key, and the value before it is kept.
 
 Adding a setting is one line in :class:`EngineSettings`: a field whose default is
 ``setting(CONSTANT, parser)``. The constant lives with the code that uses it, with its reason;
 the parser (below, or any ``Callable[[Any], T]`` raising ``ValueError`` with what to write
 instead) checks a value read from a file.
 
-A key in a file that neither reader knows (a misspelling, most likely) is reported once per
+A key in a file that no reader knows (a misspelling, most likely) is reported once per
 reading, naming the file and the key and suggesting the closest known key; it is never applied.
 """
 
@@ -35,6 +39,7 @@ from recall.lifecycle import (
     CLEANUP_MIN_SESSIONS,
     CLEANUP_MIN_STALE,
 )
+from recall.locations import global_base
 from recall.model import CATEGORIES
 from recall.trust import INJECT_OTHERS
 
@@ -48,9 +53,34 @@ _ALIASES: Final = "tether.aliases"
 
 # -- the files -------------------------------------------------------------------------------
 
+USER_CONFIG_NAME: Final = "config.toml"
+"""The user's own settings file, in the Tether home (next to the global store)."""
+
+USER_ONLY: Final[Mapping[str, str]] = {
+    "distill_command": "it names a program for Tether to run, and a cloned repository must "
+    "never choose what runs on your machine",
+}
+"""Fields of :class:`EngineSettings` read from the user's own file only, with the reason.
+
+``auto_distill`` is not here on purpose: a repository may turn it on for its team. What it
+starts is the built-in heuristic alone (no program of the repository's choosing), over the
+local history, and it only proposes: its memories are written as ``pending`` files, visible in
+``git status``, never recalled until a person confirms them, capped per session and removed
+together by ``tether purge --auto-distilled``. The user's own file is read last, so
+``auto_distill = false`` there turns it off whatever a repository says."""
+
+
+def user_config_path() -> Path:
+    """The user's own settings file: ``config.toml`` in the Tether home."""
+    return global_base() / USER_CONFIG_NAME
+
 
 def file_sources(repo_root: Path | None, warn: Warn) -> list[Source]:
-    """The settings tables of a repository: ``[tool.tether]``, then ``.tether/config.toml``."""
+    """The settings tables of a repository: ``[tool.tether]``, then ``.tether/config.toml``.
+
+    Keys of :data:`USER_ONLY` are taken out of them, each with a warning naming the file and
+    saying where to write it instead.
+    """
     if repo_root is None:
         return []
     found: list[Source] = []
@@ -66,7 +96,50 @@ def file_sources(repo_root: Path | None, warn: Warn) -> list[Source]:
     for name, values in found:
         for line in unknown_keys(name, values):
             warn(line)
-    return found
+    return [(name, _without_user_only(name, values, warn)) for name, values in found]
+
+
+def _without_user_only(source: str, values: Mapping[str, Any], warn: Warn) -> dict[str, Any]:
+    """A repository's table without the keys only the user may set, each refusal said."""
+    known = engine_keys()
+    kept: dict[str, Any] = {}
+    for raw_key, value in values.items():
+        entry = known.get(fold_key(str(raw_key)))
+        if entry is not None and entry[0] in USER_ONLY:
+            warn(
+                f"{source}: {raw_key} ignored: a repository cannot set it, as "
+                f"{USER_ONLY[entry[0]]}; to use it, put it in your own {user_config_path()}"
+            )
+            continue
+        kept[raw_key] = value
+    return kept
+
+
+def user_sources(warn: Warn) -> list[Source]:
+    """The user's own settings table (``config.toml`` in the Tether home), if there is one.
+
+    It holds the engine's keys only; the language server's keys belong in a repository's files
+    or the editor's settings, so one written here is reported, like an unknown key.
+    """
+    path = user_config_path()
+    values = _read_toml(path, warn)
+    if not values:
+        return []
+    known = engine_keys()
+    server = {fold_key(name): name for name in SERVER_KEYS}
+    for raw_key in values:
+        folded = fold_key(str(raw_key))
+        if folded in known:
+            continue
+        if folded in server:
+            warn(
+                f"{path}: {raw_key} ignored: the language server reads it from a repository's "
+                "files or the editor's settings, not from this file"
+            )
+            continue
+        for line in unknown_keys(str(path), {raw_key: None}):
+            warn(line)
+    return [(str(path), values)]
 
 
 def _read_toml(path: Path, warn: Warn) -> dict[str, Any]:
@@ -246,7 +319,8 @@ class EngineSettings:
     distill_categories: tuple[str, ...] = setting(DISTILL_CATEGORIES, names(CATEGORIES))
     distill_max: int = setting(DISTILL_MAX, positive)
     distill_command: tuple[str, ...] = setting((), command_line)
-    """A command replacing the distill heuristic (see ``recall.distill.from_command``)."""
+    """A command replacing the distill heuristic (see ``recall.distill.from_command``); the
+    user's own file only (:data:`USER_ONLY`)."""
     inject_others: bool = setting(INJECT_OTHERS, flag)
     """Whether other authors' project memories are injected into agent prompts (see
     ``recall.trust``; the user's ``TETHER_INJECT_OTHERS=0`` turns it off whatever this says)."""
@@ -282,14 +356,27 @@ def apply(
     return replace(settings, **changes) if changes else settings
 
 
+ONLY_OFF: Final[Mapping[str, str]] = {
+    "inject_others": "holding back other authors' memories is a protection: the repository and "
+    "the user may each ask for it, and neither can lift it against the other",
+}
+"""Flags any source may turn off and none may turn back on, with the reason."""
+
+
 def merge(sources: Iterable[Source], warn: Warn) -> EngineSettings:
-    """Defaults overridden by each source in order."""
+    """Defaults overridden by each source in order; an :data:`ONLY_OFF` flag stays off once
+    any source turned it off."""
     settings = EngineSettings()
+    turned_off: set[str] = set()
     for name, values in sources:
         settings = apply(settings, name, values, warn)
+        turned_off.update(key for key in ONLY_OFF if getattr(settings, key) is False)
+    if turned_off:
+        settings = replace(settings, **dict.fromkeys(turned_off, False))
     return settings
 
 
 def engine_settings(repo_root: Path | None, warn: Warn) -> EngineSettings:
-    """The engine's settings for a repository (the defaults when ``repo_root`` is None)."""
-    return merge(file_sources(repo_root, warn), warn)
+    """The engine's settings for a repository (``repo_root`` None: no repository's files):
+    the defaults, then the repository's files, then the user's own file."""
+    return merge([*file_sources(repo_root, warn), *user_sources(warn)], warn)

@@ -40,7 +40,8 @@ _UNWRITABLE_ATTEMPTS = 4
 """Tries to open the index for writing before serving it read-only: enough to ride out
 another process closing it, few enough that a truly full disk is told within a second."""
 _UNWRITABLE_PAUSE = 0.05
-"""Seconds before the second try (growing linearly after it)."""
+"""Seconds before the second try (growing linearly after it): a closing writer is gone within
+milliseconds, and the pauses add up to 0.3 s, inside the second promised above."""
 
 _EFFECTIVE_IDS = os.access in os.supports_effective_ids
 """Ask ``access`` about the effective user (the one SQLite writes as) where the OS can."""
@@ -366,6 +367,22 @@ class MemoryStore:
             raise self._refusal(self.read_only, self._read_only_advice)
         with self._locked():
             yield
+
+    @recovering
+    def write_per_user(self, change: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``change`` on the index, for a change a person asked for to this user's own
+        tables (a memory brought back from disuse, a cleanup decision or pass); return what it
+        returns.
+
+        Refused like any other write when the store is read-only or out of room: there the
+        index is an in-memory copy, and a change made only to the copy would be reported done
+        and then lost. Counting while reading (surfacings, turns) does not come here; on a
+        read-only store it stays in the copy, so that reads keep working (see recall.usage).
+        """
+        if not self.exists:
+            raise NotFound(f"no {self.scope} store yet at {self.location.base}")
+        with self._writable():
+            return change(self.conn)
 
     def refresh(self) -> SyncReport:
         """Pick up memory files changed on disk since the index was last synced."""

@@ -1,4 +1,5 @@
-"""Whose project memories reach an agent's prompt unasked (hooks and ``tether inject``).
+"""Whose project memories reach an agent's prompt unasked (hooks, ``tether inject``, and the
+MCP server's ``memory_recall``, whose results land in the agent's context the same way).
 
 Project memories arrive with a cloned repository. The ``inject_others`` setting decides
 whether memories written by other people are injected at all; hover, diagnostics, ``recall``
@@ -38,6 +39,10 @@ others' memories off, never back on against this."""
 
 _OFF: Final = frozenset({"0", "false", "no", "off"})
 GIT_TIMEOUT_S: Final = 10
+"""Seconds one git call may take while deciding whose memories are mine (a log of the memory
+folder, under a second on most histories): room for a huge one, yet a hung git (a held lock, a
+stalled network mount) cannot hang ``tether inject`` or the MCP server; past it nothing counts
+as mine, which errs toward holding back."""
 
 Warn = Callable[[str], None]
 

@@ -404,3 +404,14 @@ def test_a_hook_process_loads_its_own_command_only(repo: Path) -> None:
         [sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True, check=True
     )
     assert done.stdout.split(maxsplit=1) == ["0", "[]\n"]
+
+
+def test_a_hooks_notices_go_to_the_hooks_log_not_the_agent(repo: Path, store: MemoryStore) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    (repo / ".tether" / "config.toml").write_text("max_per_fiel = 2\n")  # misspelt key
+    payload = json.dumps({"session_id": "s-notice", "cwd": str(repo)})
+    done = run_tether("hook", "session-start", cwd=repo, stdin=payload)
+    assert done.code == 0 and done.stderr == ""
+    assert "max_per_fiel" not in done.stdout
+    logged = (repo / ".tether" / "hooks.log").read_text(encoding="utf-8")
+    assert "max_per_fiel" in logged and "max_per_file" in logged  # named, closest key offered

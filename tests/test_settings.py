@@ -1,6 +1,6 @@
-"""Engine settings from ``[tool.tether]`` and ``.tether/config.toml``: defaults from the
-constants, any key spelling, the later file winning, bad values and unknown keys reported and
-ignored."""
+"""Engine settings from ``[tool.tether]``, ``.tether/config.toml`` and the user's own
+``config.toml``: defaults from the constants, any key spelling, the later file winning, bad
+values and unknown keys reported and ignored, user-only keys refused from a repository."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import pytest
 
 from recall import lifecycle
 from recall.settings import (
+    ONLY_OFF,
     SERVER_KEYS,
     SUGGEST_CUTOFF,
+    USER_ONLY,
     EngineSettings,
     closest_key,
     engine_keys,
@@ -20,9 +22,11 @@ from recall.settings import (
     file_sources,
     fold_key,
     known_keys,
+    merge,
     names,
     one_of,
     unknown_keys,
+    user_config_path,
 )
 
 
@@ -208,3 +212,101 @@ def test_the_cli_says_it_on_stderr_once(tmp_path: Path) -> None:
     assert started.stderr.count("unknown key 'archive_window_dayz'") == 1
     assert "did you mean archive_window_days?" in started.stderr
     assert started.json()["cleanup"]["thresholds"]["sessions"] == 20
+
+
+# -- the user's own file ---------------------------------------------------------------------
+
+
+def write_user(tether_home: Path, text: str) -> Path:
+    tether_home.mkdir(parents=True, exist_ok=True)
+    path = tether_home / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_users_file_is_in_the_tether_home_and_read_last(
+    tmp_path: Path, tether_home: Path
+) -> None:
+    assert user_config_path() == tether_home / "config.toml"
+    warnings: list[str] = []
+    write(tmp_path, own="archive_window_days = 90\ncleanup_min_active = 7\nauto_distill = true\n")
+    write_user(tether_home, "archive-window-days = 30\nautoDistill = false\n")
+    settings = engine_settings(tmp_path, warnings.append)
+    assert settings.archive_window_days == 30  # the user's file wins a key both set
+    assert settings.auto_distill is False  # so the user can always turn auto-distill off
+    assert settings.cleanup_min_active == 7
+    assert engine_settings(None, warnings.append).archive_window_days == 30  # no repository
+    assert warnings == []
+
+
+def test_user_only_keys_and_their_reasons() -> None:
+    assert set(USER_ONLY) == {"distill_command"}
+    assert "auto_distill" not in USER_ONLY  # a repository may turn it on: see USER_ONLY's note
+    engine_fields = {item.name for item in fields(EngineSettings)}
+    for key, reason in USER_ONLY.items():
+        assert key in engine_fields and len(reason) > 20
+
+
+@pytest.mark.parametrize("spelling", ["distill_command", "distill-command", "distillCommand"])
+def test_a_repository_cannot_set_a_user_only_key(
+    tmp_path: Path, tether_home: Path, spelling: str
+) -> None:
+    warnings: list[str] = []
+    write(
+        tmp_path,
+        pyproject=f"[tool.tether]\n{spelling} = 'evil --now'\n",
+        own=f"{spelling} = ['evil', '--later']\ndistill_max = 2\n",
+    )
+    settings = engine_settings(tmp_path, warnings.append)
+    assert settings.distill_command == ()
+    assert settings.distill_max == 2  # the file's other keys still apply
+    assert len(warnings) == 2
+    for warning, source in zip(
+        warnings,
+        (f"{tmp_path / 'pyproject.toml'} [tool.tether]", str(tmp_path / ".tether" / "config.toml")),
+        strict=True,
+    ):
+        assert warning.startswith(f"{source}: {spelling} ignored: a repository cannot set it")
+        assert warning.endswith(f"put it in your own {tether_home / 'config.toml'}")
+    # the tables handed to any reader (the language server's too) no longer hold it
+    for _name, values in file_sources(tmp_path, lambda _m: None):
+        assert spelling not in values
+
+    write_user(tether_home, f"{spelling} = 'mine --json'\n")
+    warnings.clear()
+    assert engine_settings(tmp_path, warnings.append).distill_command == ("mine", "--json")
+    assert len(warnings) == 2  # the repository's files are still named, every reading
+
+
+def test_the_users_file_says_what_it_does_not_read(tmp_path: Path, tether_home: Path) -> None:
+    warnings: list[str] = []
+    path = write_user(tether_home, "max_per_file = 2\narchive_windw_days = 3\ncolour = 1\n")
+    assert engine_settings(tmp_path, warnings.append) == EngineSettings()
+    assert warnings == [
+        f"{path}: max_per_file ignored: the language server reads it from a repository's files "
+        "or the editor's settings, not from this file",
+        f"{path}: unknown key 'archive_windw_days' ignored; did you mean archive_window_days?",
+        f"{path}: unknown key 'colour' ignored; not a Tether setting "
+        "(docs/lifecycle.md and docs/editors.md list them)",
+    ]
+    write_user(tether_home, "archive_window_days = 'soon'\n")
+    warnings.clear()
+    assert engine_settings(tmp_path, warnings.append) == EngineSettings()
+    assert warnings == [
+        f"{path}: ignoring archive_window_days = 'soon': give a whole number, 0 or more"
+    ]
+    write_user(tether_home, "[broken\n")
+    warnings.clear()
+    assert engine_settings(tmp_path, warnings.append) == EngineSettings()
+    assert len(warnings) == 1 and warnings[0].startswith(f"{path}: not read")
+
+
+def test_inject_others_once_turned_off_stays_off() -> None:
+    """A repository's `inject_others = false` holds against a user's true, and the other way."""
+    repo_says = [("repo", {"inject_others": False}), ("user", {"inject_others": True})]
+    user_says = [("repo", {"inject_others": True}), ("user", {"inject_others": False})]
+    warnings: list[str] = []
+    assert merge(repo_says, warnings.append).inject_others is False
+    assert merge(user_says, warnings.append).inject_others is False
+    assert merge([("repo", {}), ("user", {})], warnings.append).inject_others is True
+    assert set(ONLY_OFF) == {"inject_others"} and warnings == []

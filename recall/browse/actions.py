@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from recall.disuse import archived_by_disuse
-from recall.disuse import restore as restore_disuse
+from recall.disuse import archived_by_disuse, bring_back
 from recall.errors import BadInput, TetherError
 from recall.model import Memory
 from recall.repo import git_user_name
@@ -135,18 +134,17 @@ class Browser:
         return Outcome(f"Deleted {updated.id} (restore brings it back)", updated.id)
 
     def restore(self, entry: Entry) -> Outcome:
-        """Bring an archived (by a person or by disuse), deleted or superseded memory back."""
+        """Bring an archived (by a person or by disuse), deleted or superseded memory back, as
+        ``tether restore`` does (from any status but disuse, that counts as acting on it)."""
         store, memory = self._current(entry)
-        if memory.status == "active" and store.exists and restore_disuse(store.conn, memory.id):
-            return Outcome(f"Restored {memory.id} (it was archived by disuse)", memory.id)
         if memory.status == "pending":
             raise BadInput(
                 f"memory {memory.id} is pending review; `tether pending confirm {memory.id}` "
                 "makes it active"
             )
-        updated = store.set_status(memory.id, "active", allowed_from=RESTORE_FROM)
-        if store.exists:
-            restore_disuse(store.conn, memory.id)  # a disuse flag from before a person archived it
+        updated, from_disuse = bring_back(store, memory, RESTORE_FROM)
+        if from_disuse:
+            return Outcome(f"Restored {updated.id} (it was archived by disuse)", updated.id)
         return Outcome(f"Restored {updated.id}", updated.id)
 
     def check_supersedable(self, entry: Entry) -> Memory:

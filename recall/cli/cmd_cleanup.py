@@ -71,8 +71,10 @@ def _home(ctx: CommandContext) -> MemoryStore:
 
 
 def _record_pass(ctx: CommandContext) -> str | None:
+    """Record the pass in the home store (none yet: nothing to record); refused when it is
+    read-only."""
     home = _home(ctx)
-    return cleanup.record_pass(home.conn) if home.exists else None
+    return home.write_per_user(cleanup.record_pass) if home.exists else None
 
 
 def run_cleanup(args: argparse.Namespace, ctx: CommandContext) -> int:
@@ -112,7 +114,12 @@ def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int
         else:
             entry["status"] = updated.status
         results.append(entry)
-    stamp = _record_pass(ctx)
+    data: dict[str, Any] = {"applied": results, "last_pass": None}
+    try:
+        data["last_pass"] = _record_pass(ctx)
+    except TetherError as error:  # the decisions above stand: say what was done all the same
+        data["pass_error"] = str(error)
+        code = code or error.exit_code
 
     def render(console) -> None:
         for entry in results:
@@ -121,8 +128,11 @@ def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int
                 print(f"tether: {line}", file=sys.stderr)
             else:
                 console.print(f"{PAST[entry['decision']]} {entry['id']}", highlight=False)
+        if "pass_error" in data:
+            line = f"the cleanup pass was not recorded: {data['pass_error']}"
+            print(f"tether: {line}", file=sys.stderr)
 
-    ctx.emit({"applied": results, "last_pass": stamp}, render)
+    ctx.emit(data, render)
     return code
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any
 
 from recall.cli.context import CommandContext
@@ -11,11 +12,15 @@ from recall.cli.render import plural, print_table
 from recall.distill import (
     SOURCE,
     DistillReport,
+    Unread,
+    claim,
     distill,
     latest_session,
     pending,
     read_commits,
+    release,
     session_commits,
+    unread,
 )
 from recall.errors import BadInput, NothingToDo, TetherError
 from recall.sessions import check_session_id
@@ -35,7 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     since = p.add_mutually_exclusive_group()
     since.add_argument(
-        "--session", metavar="ID", help="commits since this session started (default: the last)"
+        "--session",
+        metavar="ID",
+        help="commits since this session started (default: the commits no distill has read, "
+        "else those since the last session started)",
     )
     since.add_argument("--since", metavar="COMMIT", help="commits after this one")
     p.add_argument("--dry-run", action="store_true", help="show what would be written, write none")
@@ -58,33 +66,54 @@ def run_distill(args: argparse.Namespace, ctx: CommandContext) -> int:
     if root is None:
         raise BadInput("distill reads a repository's commits; run it inside one")
     settings = engine_settings(root, ctx.notice)
+    claimed: Unread | None = None
     if args.since is not None:
         commits = read_commits(root, since_commit=args.since)
         source = f"commits after {args.since}"
-    else:
-        session = check_session_id(args.session) if args.session is not None else None
-        if session is None:
-            session = latest_session(store.conn) if store.exists else None
-        if session is None:
-            raise BadInput(
-                "no session is recorded in this repository yet; "
-                "pass --since COMMIT (for example --since HEAD~5) or --session ID"
-            )
+    elif args.session is not None:
+        session = check_session_id(args.session)
         commits = session_commits(store, session)
         source = f"commits of session {session}"
-    report = distill(
-        store,
-        commits,
-        categories=settings.distill_categories,
-        limit=settings.distill_max,
-        command=settings.distill_command,
-        dry_run=args.dry_run,
-    )
+    else:
+        claimed = _claim_unread(store, ctx, dry_run=args.dry_run)
+        commits, source = claimed.commits, claimed.source or ""
+    try:
+        report = distill(
+            store,
+            commits,
+            categories=settings.distill_categories,
+            limit=settings.distill_max,
+            command=settings.distill_command,
+            dry_run=args.dry_run,
+        )
+    except BaseException:
+        if claimed is not None and claimed.commits and not args.dry_run:
+            release(store.conn, claimed.mark, claimed.head)  # read again next time
+        raise
     for notice in report.notices:
         ctx.notice(notice)
     data = {**report.to_dict(), "source": source, "dry_run": args.dry_run}
     ctx.emit(data, lambda c: _render_report(c, report, source, args.dry_run))
     return 0 if report.written else 1
+
+
+def _claim_unread(store: MemoryStore, ctx: CommandContext, *, dry_run: bool) -> Unread:
+    """The commits no distill has read yet (see :func:`recall.distill.unread`), claimed so
+    auto-distill does not read them again (not on a dry run); none, with a notice, when another
+    run claimed them first."""
+    session = latest_session(store.conn) if store.exists else None
+    found = unread(store, session)
+    if found is None:
+        raise NothingToDo("this repository has no commits yet")
+    if found.source is None:
+        raise BadInput(
+            "no session is recorded in this repository yet and nothing was distilled before; "
+            "pass --since COMMIT (for example --since HEAD~5) or --session ID"
+        )
+    if dry_run or claim(store.conn, found.mark, found.head):
+        return found
+    ctx.notice("another Tether run read these commits a moment ago; nothing left to read")
+    return replace(found, commits=[])
 
 
 def _render_report(console: Any, report: DistillReport, source: str, dry_run: bool) -> None:
@@ -176,8 +205,7 @@ def purge_auto_distilled(store: MemoryStore, ctx: CommandContext, *, yes: bool) 
             )
         console = ctx.console()
         print_table(console, doomed, title=f"{plural(len(doomed), 'auto-distilled memory')}")
-        answer = input(f"Remove these {len(doomed)} memory files for good? [y/N] ")
-        if answer.strip().lower() not in ("y", "yes"):
+        if not confirm(f"Remove these {len(doomed)} memory files for good? [y/N] "):
             console.print("Nothing removed.")
             return 1
     removed = store.purge(source=SOURCE)
@@ -192,3 +220,14 @@ def purge_auto_distilled(store: MemoryStore, ctx: CommandContext, *, yes: bool) 
         ),
     )
     return 0 if removed else 1
+
+
+def confirm(question: str) -> bool:
+    """Ask ``question`` on the terminal; only y or yes is a yes. End of input (Ctrl-D) is a
+    no, said on a line of its own."""
+    try:
+        answer = input(question)
+    except EOFError:
+        print()
+        return False
+    return answer.strip().lower() in ("y", "yes")

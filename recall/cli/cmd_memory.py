@@ -9,8 +9,7 @@ from recall.cli.cmd_distill import purge_auto_distilled
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import plural, print_card, print_table
-from recall.disuse import archived_by_disuse
-from recall.disuse import restore as restore_disuse
+from recall.disuse import archived_by_disuse, as_seen, bring_back
 from recall.errors import BadInput, NotFound
 from recall.locations import ensure_created
 from recall.model import CATEGORIES, STATUSES
@@ -220,16 +219,9 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
     hidden: dict[tuple[str, str], str | None] = {}  # (id, scope) -> when archived by disuse
     for store in ctx.stores(args.scope):
         file = store.normalize_input(args.file, ctx.cwd) if args.file else None
-        flagged = archived_by_disuse(store.conn) if store.exists else {}
+        # for this user, a memory archived by disuse lists as archived (recall.disuse)
+        listed, flagged = as_seen(store, file=file, category=args.category, status=args.status)
         hidden.update({(k, store.scope): v for k, v in flagged.items()})
-        # Disuse archives per user and leaves the file active (recall.disuse): for this user
-        # such a memory lists as archived, not active.
-        listed = store.list(file=file, category=args.category, status=args.status)
-        if args.status == "archived":
-            active = store.list(file=file, category=args.category, status="active")
-            listed += [m for m in active if m.id in flagged]
-        elif args.status == "active":
-            listed = [m for m in listed if m.id not in flagged]
         items.extend((m, store.scope) for m in listed)
     data = [_listed(m, scope, hidden) for m, scope in items]
     status = "" if args.status == "all" else f" ({args.status})"
@@ -302,17 +294,14 @@ def run_status(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Archive, restore or delete (tombstone) a memory."""
     store, memory = ctx.find_memory(args.id)
     past = {"archive": "Archived", "restore": "Restored", "delete": "Deleted (restorable)"}
-    if (
-        args.verb == "restore"
-        and memory.status == "active"
-        and restore_disuse(store.conn, memory.id)
-    ):
-        data = {**memory.to_dict(), "restored_from": "disuse"}
-        ctx.emit(data, lambda c: c.print(f"Restored {memory.id} (it was archived by disuse)"))
-        return 0
-    updated = store.set_status(memory.id, args.status, allowed_from=args.allowed)
     if args.verb == "restore":
-        restore_disuse(store.conn, memory.id)  # a disuse flag from before a person archived it
+        updated, from_disuse = bring_back(store, memory, args.allowed)
+        if from_disuse:
+            data = {**updated.to_dict(), "restored_from": "disuse"}
+            ctx.emit(data, lambda c: c.print(f"Restored {updated.id} (it was archived by disuse)"))
+            return 0
+    else:
+        updated = store.set_status(memory.id, args.status, allowed_from=args.allowed)
     ctx.emit(updated.to_dict(), lambda c: c.print(f"{past[args.verb]} {updated.id}"))
     return 0
 

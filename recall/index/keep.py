@@ -11,6 +11,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from recall.index.db import rollback
 from recall.index.schema import PER_USER_TABLES
 
 
@@ -83,6 +84,6 @@ def restore(conn: sqlite3.Connection, kept: list[KeptTable]) -> int:
             written += max(0, cursor.rowcount)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)  # not a second ROLLBACK after SQLite's own (a full disk): it would hide why
         raise
     return written

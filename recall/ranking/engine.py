@@ -13,11 +13,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from recall import privacy
 from recall import weights as W
 from recall.clock import now, parse_timestamp
 from recall.embedding import Embedder, load_embedder
 from recall.errors import BadInput
 from recall.index import fts, rows
+from recall.locations import GLOBAL
 from recall.model import Memory
 from recall.ranking import channels as ch
 from recall.ranking import vectors
@@ -258,9 +260,12 @@ class Recaller:
         if prepared.vector is not None and store.exists:
             cache = self.cache_dir if store.scope == "project" else store.location.base / "cache"
             vector = prepared.vector
+            dir_mode, file_mode = _cache_modes(store)
 
             def run_semantic() -> ch.Channel:
-                rowids, matrix = vectors.load(conn, self.embedder, cache)
+                rowids, matrix = vectors.load(
+                    conn, self.embedder, cache, dir_mode=dir_mode, file_mode=file_mode
+                )
                 return ch.semantic(rowids, matrix, vector, W.SEMANTIC_CANDIDATES)
 
             found["semantic"] = self._timed(timings, "semantic", run_semantic)
@@ -368,6 +373,14 @@ class Recaller:
                 )
             )
         return hits
+
+
+def _cache_modes(store: MemoryStore) -> tuple[int, int]:
+    """Folder and file modes of a store's vector cache: owner-only in the private global store,
+    like everything else there (recall.privacy), the usual ones in a project."""
+    if store.scope == GLOBAL:
+        return privacy.DIR_MODE, privacy.FILE_MODE
+    return 0o755, 0o644
 
 
 def _is_strong(item: Fused, memory: Memory) -> bool:

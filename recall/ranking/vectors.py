@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from recall.embedding import Embedder, stack_bytes, to_bytes
+from recall.index.db import rollback
 from recall.index.rows import generation
 
 BATCH = 2000  # rows embedded and written per transaction while back-filling
@@ -46,19 +47,25 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder) -> int:
             )
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('vectors_complete', ?)", (stamp,))
     return len(missing)
 
 
 def load(
-    conn: sqlite3.Connection, embedder: Embedder, cache_dir: Path | None
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    cache_dir: Path | None,
+    *,
+    dir_mode: int = 0o755,
+    file_mode: int = 0o644,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return (rowids, matrix) of every memory's vector, float32, laid out for ``cosine_top``.
 
     The matrix is cached in ``cache_dir`` under the index generation, so a short-lived process
-    maps one file instead of decoding thousands of rows.
+    maps one file instead of decoding thousands of rows. A new cache folder and the cache files
+    get ``dir_mode`` and ``file_mode`` (owner-only for a private store, see recall.privacy).
     """
     backfill(conn, embedder)
     stamp = f"{generation(conn)}-{embedder.name}-{embedder.dim}"
@@ -73,7 +80,7 @@ def load(
     rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
     matrix = stack_bytes([r[1] for r in found], embedder.dim)
     if cache_dir is not None:
-        _write_cache(cache_dir, stamp, rowids, matrix)
+        _write_cache(cache_dir, stamp, rowids, matrix, dir_mode=dir_mode, file_mode=file_mode)
     return rowids, matrix
 
 
@@ -93,14 +100,23 @@ def _read_cache(cache_dir: Path, stamp: str) -> tuple[np.ndarray, np.ndarray] | 
     return rowids, matrix
 
 
-def _write_cache(cache_dir: Path, stamp: str, rowids: np.ndarray, matrix: np.ndarray) -> None:
+def _write_cache(
+    cache_dir: Path,
+    stamp: str,
+    rowids: np.ndarray,
+    matrix: np.ndarray,
+    *,
+    dir_mode: int,
+    file_mode: int,
+) -> None:
     """Write the cache atomically and drop older generations; failures only cost speed."""
     with contextlib.suppress(OSError):
-        cache_dir.mkdir(parents=True, exist_ok=True)
+        cache_dir.mkdir(parents=True, exist_ok=True, mode=dir_mode)
         matrix_path, rowid_path = _cache_paths(cache_dir, stamp)
         for target, data in ((rowid_path, rowids), (matrix_path, matrix)):
             temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-            with open(temp, "wb") as handle:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+            with os.fdopen(os.open(temp, flags, file_mode), "wb") as handle:
                 np.save(handle, data)
             os.replace(temp, target)
         for old in cache_dir.glob("*.npy"):

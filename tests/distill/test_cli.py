@@ -3,13 +3,21 @@ them: the real CLI in a subprocess, a real repository, the memory files read bac
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import pty
+import select
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import CliResult, git
+
+from recall.cli.cmd_distill import confirm
+from recall.settings import user_config_path
 
 from .conftest import History
 
@@ -131,6 +139,14 @@ def write_config(history: History, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def write_user_config(text: str) -> None:
+    """Write the user's own ``config.toml`` in the Tether home (the only place a distill
+    command is read from)."""
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
 def command_script(tmp_path: Path, body: str) -> str:
     """A tiny Python script as a distill command, as the TOML list that runs it."""
     script = tmp_path / "distiller.py"
@@ -152,7 +168,7 @@ def test_a_configured_command_replaces_the_heuristic(
         "}]\n"
         "print(json.dumps({'memories': out}))\n",
     )
-    write_config(history, f"distill_command = {command}\n")
+    write_user_config(f"distill_command = {command}\n")
     start = history.head()
     history.commit("Tidy the parser", "src/app.py")  # no keyword: only the command sees value
     history.commit("quiet commit", "src/util.py")  # the command says: nothing here
@@ -181,7 +197,7 @@ def test_a_configured_command_replaces_the_heuristic(
 def test_a_failing_command_falls_back_to_the_heuristic_and_says_so(
     cli: Cli, history: History, tmp_path: Path, body: str, said: str
 ) -> None:
-    write_config(history, f"distill_command = {command_script(tmp_path, body)}\n")
+    write_user_config(f"distill_command = {command_script(tmp_path, body)}\n")
     start = history.head()
     first = history.commit("Never call flush() from the signal handler", "src/app.py")
     history.commit("Always close the upload handle", "src/util.py")
@@ -199,7 +215,7 @@ def test_a_failing_command_falls_back_to_the_heuristic_and_says_so(
 
 
 def test_a_missing_command_falls_back_too(cli: Cli, history: History) -> None:
-    write_config(history, 'distill_command = "no-such-distiller --fast"\n')
+    write_user_config('distill_command = "no-such-distiller --fast"\n')
     start = history.head()
     history.commit("Never call flush() from the signal handler")
     report = distill_json(cli, "--since", start)
@@ -245,3 +261,59 @@ def test_distill_uses_the_last_session_by_default(cli: Cli, history: History) ->
     assert result.code == 0, result
     assert "commits of session s1" in result.stdout
     assert "wrote 1 pending" in result.stdout
+
+
+def run_on_terminal(cwd: Path, args: list[str], keys: bytes, after: bytes) -> tuple[int, str]:
+    """Run the CLI on a pseudo-terminal, type ``keys`` once ``after`` was printed; return the
+    exit code and everything it printed."""
+    main, child = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "recall", *args],
+        cwd=cwd,
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        close_fds=True,
+    )
+    os.close(child)
+    seen = b""
+    typed = False
+    try:
+        while True:
+            ready, _, _ = select.select([main], [], [], 60)
+            if not ready:
+                break  # silent for a minute: stuck; the assertions below say what was seen
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the terminal closed: the process ended
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if not typed and after in seen:
+                os.write(main, keys)
+                typed = True
+    finally:
+        os.close(main)
+    return process.wait(timeout=60), seen.decode("utf-8", "replace")
+
+
+def test_end_of_input_at_the_purge_question_is_a_no(
+    history: History, proposed: dict[str, str]
+) -> None:
+    before = history.memory_files()
+    code, printed = run_on_terminal(
+        history.root, ["purge", "--auto-distilled"], keys=b"\x04", after=b"[y/N]"
+    )
+    assert "Traceback" not in printed and "EOFError" not in printed
+    assert "Nothing removed." in printed
+    assert code == 1
+    assert history.memory_files() == before
+
+
+def test_only_y_or_yes_confirms(monkeypatch: pytest.MonkeyPatch) -> None:
+    for typed, meant in (("y\n", True), (" YES \n", True), ("n\n", False), ("\n", False)):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(typed))
+        assert confirm("? ") is meant
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # Ctrl-D: no line at all
+    assert confirm("? ") is False

@@ -5,6 +5,9 @@ Every commit is made with git in a temp repository; every check reads the memory
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 from conftest import git
 
@@ -70,6 +73,30 @@ def test_at_most_three_per_session_and_the_rest_reported(history: History) -> No
     assert [o.commit for o in over] == [s[:10] for s in shas[MAX_PER_SESSION:]]
     assert all(o.reason == f"over the cap of {MAX_PER_SESSION} per session" for o in over)
     assert len(history.memory_files()) == MAX_PER_SESSION
+
+
+def test_nothing_is_asked_of_the_command_once_the_cap_is_reached(
+    history: History, tmp_path: Path
+) -> None:
+    calls = tmp_path / "calls.txt"
+    script = tmp_path / "count.py"
+    script.write_text(
+        "import json, sys\n"
+        "commit = json.load(sys.stdin)\n"
+        f"with open({str(calls)!r}, 'a') as out:\n"
+        "    out.write(commit['commit'] + '\\n')\n"
+        "subject = commit['message'].splitlines()[0]\n"
+        "print(json.dumps([{'category': 'gotcha', 'summary': 'Cmd: ' + subject}]))\n",
+        encoding="utf-8",
+    )
+    start = history.head()
+    shas = [history.commit(message) for message in GOTCHAS]
+    report = run(history, start, limit=2, command=(sys.executable, str(script)))
+    assert [o.summary for o in report.written] == [f"Cmd: {m}" for m in GOTCHAS[:2]]
+    assert calls.read_text().split() == shas[:2]  # never called for the three over the cap
+    over = [o for o in report.outcomes if o.action == "skipped"]
+    assert [o.commit for o in over] == [s[:10] for s in shas[2:]]
+    assert all(o.reason == "over the cap of 2 per session" for o in over)
 
 
 def test_the_cap_holds_across_runs_over_one_session(history: History) -> None:
@@ -217,12 +244,21 @@ def test_auto_distill_is_off_by_default(history: History, monkeypatch: pytest.Mo
     count_turn(history.store.conn, "s1")
     history.commit(GOTCHAS[0], date="2022-01-01T00:00:00+00:00")
     assert EngineSettings().auto_distill is False
-    assert auto_distill(history.store, EngineSettings(), session_id="s1") is None
+    assert auto_distill(history.store, EngineSettings(), session="s2") is None
     assert len(history.store.list(status="all")) == 1  # the seed alone: nothing read or written
-    report = auto_distill(history.store, EngineSettings(auto_distill=True), session_id="s1")
+    report = auto_distill(history.store, EngineSettings(auto_distill=True), session="s2")
     assert report is not None
     assert [o.summary for o in report.written] == [GOTCHAS[0]]
     assert history.fields(report.written[0].id)["status"] == "pending"
+
+
+def test_only_the_newest_commits_are_read(
+    history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start = history.head()
+    shas = [history.commit(message) for message in GOTCHAS[:3]]
+    monkeypatch.setattr("recall.distill.MAX_COMMITS", 2)  # 200 is too many to make here
+    assert [c.sha for c in read_commits(history.root, since_commit=start)] == shas[1:]
 
 
 def test_a_bad_since_is_bad_input(history: History) -> None:

@@ -22,6 +22,9 @@ def test_constants_anchor_points() -> None:
     assert distill_words.DEFAULT_CATEGORIES == ("gotcha", "decision")
     assert distill_words.MAX_COMMIT_FILES == 20
     assert distill_words.SUMMARY_MAX == 120
+    assert distill_words.DETAILS_MAX == 600
+    assert distill_words.MAX_COMMITS == 200
+    assert distill_words.COMMAND_TIMEOUT == 60.0
     assert set(distill_words.KEYWORDS) <= set(CATEGORIES)
     # the brief's words, each in the category it suggests
     for word in ("never", "don't", "must", "always", "workaround", "gotcha"):

@@ -8,7 +8,11 @@ from collections.abc import Callable
 
 from conftest import CliResult
 
+from lsp_server.session_start import ORIGIN
 from recall import hooks
+from recall.cli.cmd_agent_config import HOOK_TIMEOUT_SECONDS
+from recall.distill_words import COMMAND_TIMEOUT
+from recall.session_start import NO_COMMAND_ORIGINS
 
 from .conftest import History
 
@@ -59,3 +63,10 @@ def test_off_by_default_nothing_is_read_or_written(history: History, cli: Cli) -
     before = history.memory_files()
     assert _start(cli, "second")["distilled"] == []
     assert history.memory_files() == before
+
+
+def test_hooks_never_run_the_command_as_it_may_outlast_them() -> None:
+    assert frozenset({"hook"}) == NO_COMMAND_ORIGINS
+    # the reason, pinned: one call may take longer than the agent lets a hook run
+    assert COMMAND_TIMEOUT > HOOK_TIMEOUT_SECONDS
+    assert ORIGIN not in NO_COMMAND_ORIGINS  # the language server's pass runs in the background

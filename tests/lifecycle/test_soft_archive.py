@@ -140,6 +140,23 @@ def test_list_marks_disuse_and_person_archives_apart(
     assert badges(store.get(shelved), disuse=True) == "archived"
 
 
+def test_archived_list_is_newest_first_with_disuse_archives_in_place(
+    store: MemoryStore, clock: Clock, repo: Path
+) -> None:
+    """Merged by ``created`` as the store orders a list, not appended after the others."""
+    oldest = remember(store, "old deploy notes", created="2026-01-01T00:00:00+00:00")
+    ignored = remember(store, SUMMARY, created="2026-01-02T00:00:00+00:00")
+    newest = remember(store, "staging queue notes", created="2026-01-03T00:00:00+00:00")
+    for memory in (oldest, newest):
+        store.set_status(memory, "archived", allowed_from=("active",))
+    six_spread(store, ignored)
+    session_start(store, clock, 45)
+    archived = tether(repo, "list", "--status", "archived", "--json").json()
+    assert [entry["id"] for entry in archived] == [newest, ignored, oldest]
+    table = tether(repo, "list", "--status", "archived").stdout
+    assert table.index(newest) < table.index(ignored) < table.index(oldest)
+
+
 def test_restore_brings_it_back_and_starts_its_count_afresh(
     store: MemoryStore, clock: Clock, repo: Path
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from recall.usage import counters
+from tests.lifecycle.aging import archive_by_disuse
 from tests.lsp.session import Session
 from tests.lsp.workspace import GOTCHA, Workspace
 
@@ -99,3 +100,22 @@ async def test_list_shows_a_disuse_archive_as_archived_for_this_user(
         "archived",
         "disuse",
     )
+
+
+async def test_archived_list_is_newest_first_with_disuse_archives_in_place(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """Archived by a person and by disuse, merged by when each memory was written."""
+    store = ws.open_store()
+    try:
+        for day, memory_id in enumerate((ws.gotcha, ws.app_gotcha, ws.decision), start=1):
+            store.update_fields(memory_id, {"created": f"2026-01-0{day}T00:00:00+00:00"})
+        for memory_id in (ws.gotcha, ws.decision):
+            store.set_status(memory_id, "archived", allowed_from=("active",))
+        archive_by_disuse(store, ws.app_gotcha)
+    finally:
+        store.close()
+
+    archived = await lsp_one.command("tether.list", {"status": "archived"})
+    assert [m["id"] for m in archived["memories"]] == [ws.decision, ws.app_gotcha, ws.gotcha]
+    assert [m.get("archivedBy") for m in archived["memories"]] == [None, "disuse", None]

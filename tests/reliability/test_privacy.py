@@ -1,6 +1,6 @@
 """The global store is private: folders 0700, files 0600 (memory files, the index and its -wal
-and -shm files, the lock, the hooks log), even under a permissive umask; a folder loosened
-since is reported by ``tether doctor`` with the command that fixes it."""
+and -shm files, the lock, the hooks log, the vector cache), even under a permissive umask; a
+folder loosened since is reported by ``tether doctor`` with the command that fixes it."""
 
 from __future__ import annotations
 
@@ -72,6 +72,26 @@ def test_global_store_is_created_owner_only(repo: Path, tether_home: Path) -> No
         wanted = privacy.DIR_MODE if (tether_home / name).is_dir() else privacy.FILE_MODE
         assert mode == wanted, f"{name} is {oct(mode)}, wanted {oct(wanted)}"
     assert f"memories/{memory_id}.md" in modes
+
+
+def test_recall_keeps_its_vector_cache_private(repo: Path, tether_home: Path) -> None:
+    """Recall by prompt caches the global store's vectors in it: owner-only like the rest, so
+    ``tether doctor`` has nothing to warn about afterwards."""
+    note = "indent with tabs in every repository"
+    done = run_cli(repo, "remember", "--json", "--global", "-c", "pref", note, preexec=_no_umask)
+    assert done.returncode == 0, done.stderr
+    memory_id = json.loads(done.stdout)["id"]
+    asked = "should I indent with tabs?"
+    recalled = run_cli(repo, "recall", "--json", "--scope", "global", asked, preexec=_no_umask)
+    assert recalled.returncode == 0, recalled.stderr
+    assert memory_id in {r["id"] for r in json.loads(recalled.stdout)["results"]}
+    assert len(list((tether_home / "cache").glob("*.npy"))) == 2  # rowids and vectors
+    modes = _modes(tether_home)
+    for name, mode in modes.items():
+        wanted = privacy.DIR_MODE if (tether_home / name).is_dir() else privacy.FILE_MODE
+        assert mode == wanted, f"{name} is {oct(mode)}, wanted {oct(wanted)}"
+    doctor = run_cli(repo, "doctor", "--json", "--scope", "global")
+    assert doctor.returncode == 0, doctor.stdout
 
 
 def test_hook_log_in_the_global_folder_is_private(tmp_path: Path, tether_home: Path) -> None:

@@ -23,12 +23,17 @@ from pathlib import Path
 import pytest
 from conftest import remember
 
+from recall import cleanup
+from recall.browse.actions import Browser
+from recall.browse.view import Entry
+from recall.disuse import archived_by_disuse, bring_back
 from recall.errors import StoreUnavailable
 from recall.index import db
-from recall.locations import project_location
+from recall.locations import global_location, project_location
 from recall.sessions import count_turn
 from recall.store import MemoryStore
 from recall.usage import counters, record_action, record_surfacings
+from tests.lifecycle.aging import archive_by_disuse
 from tests.reliability.procs import (
     make_read_only,
     make_writable,
@@ -70,6 +75,20 @@ def seeded(repo: Path, store: MemoryStore) -> Iterator[tuple[Path, str]]:
     tether = repo / ".tether"
     yield tether, first
     make_writable(tether)
+
+
+@pytest.fixture
+def disused(repo: Path, seeded: tuple[Path, str]) -> tuple[Path, str, str]:
+    """``seeded`` with its second memory archived by disuse: ``.tether``, the first id (acted
+    on once) and the archived one's id."""
+    tether, first = seeded
+    store = MemoryStore(project_location(repo), notice=lambda _m: None)
+    try:
+        second = next(m.id for m in store.list() if m.summary.startswith("second"))
+        archive_by_disuse(store, second)
+    finally:
+        store.close()
+    return tether, first, second
 
 
 def _leave_a_crashed_index(repo: Path) -> None:
@@ -209,6 +228,62 @@ def test_memories_folder_read_only_with_writable_index(
     print(f"\n[read-only memories/] writes refused={refused} of 4; recall and list ok")
 
 
+def test_per_user_writes_a_person_asks_for_are_refused(
+    repo: Path, disused: tuple[Path, str, str]
+) -> None:
+    """Bringing a memory back from disuse, a cleanup decision and the cleanup pass change only
+    the index's per-user tables; on a read-only store they must be refused as every write is,
+    not done in the in-memory copy and reported done."""
+    tether, first, second = disused
+    prefix = unprivileged()
+    make_read_only([tether, *tether.rglob("*")])
+    writes = [
+        ("restore", second),
+        ("restore", "--json", second),
+        ("cleanup", "--keep", second, first),
+        ("cleanup", "--interactive"),  # the pass is recorded before the first question
+    ]
+    refused = _check_writes_refused(repo, tether, first, prefix, writes)
+    kept = run_cli(repo, "cleanup", "--json", "--keep", first, prefix=prefix)
+    assert kept.returncode == 3, kept.stderr
+    data = json.loads(kept.stdout)  # with --json, each decision says how it went
+    assert "read-only" in data["applied"][0]["error"] and "read-only" in data["pass_error"]
+    # the flag is still there: reads say so, and still work
+    shown = run_cli(repo, "show", "--json", second, prefix=prefix)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["archived_by"] == "disuse"
+    print(f"\n[read-only .tether/, per-user writes] refused={refused} of {len(writes)}")
+
+
+def test_cleanup_decisions_applied_elsewhere_are_reported_when_the_pass_is_refused(
+    repo: Path, disused: tuple[Path, str, str]
+) -> None:
+    """Decisions on the (writable) global store stand and are listed, though the pass cannot
+    be recorded in the read-only project store."""
+    tether, _first, _second = disused
+    prefix = unprivileged()
+    personal = MemoryStore(global_location(repo), notice=lambda _m: None)
+    try:
+        mine = personal.remember(
+            personal.prepare_memory(summary="my own note", category="pref", files=[])
+        ).id
+    finally:
+        personal.close()
+    make_read_only([tether, *tether.rglob("*")])
+    done = run_cli(repo, "cleanup", "--json", "--keep", mine, prefix=prefix)
+    assert done.returncode == 3, done.stderr
+    data = json.loads(done.stdout)
+    assert data["applied"] == [
+        {"id": mine, "scope": "global", "decision": "keep", "status": "active"}
+    ]
+    assert data["last_pass"] is None and "read-only" in data["pass_error"]
+    personal = MemoryStore(global_location(repo), notice=lambda _m: None)
+    try:
+        assert counters(personal.conn, mine)["acted"] == 1  # kept: counted, and on disk
+    finally:
+        personal.close()
+
+
 # -- in-process: the snapshot and the guards ---------------------------------------------------
 
 
@@ -236,6 +311,36 @@ def test_read_only_store_in_process_reads_and_counts_in_memory(
         finally:
             store.close()
         assert len(notices) == 1, notices
+        assert tree(tether) == before
+
+
+def test_restore_keep_and_the_pass_refuse_in_process(
+    repo: Path, disused: tuple[Path, str, str]
+) -> None:
+    """The engine calls behind the browser, the language server and cleanup, on a store that
+    cannot be written (a read-only mount as root, a read-only index file for anyone else)."""
+    tether, first, second = disused
+    with contextlib.ExitStack() as stack:
+        if os.geteuid() == 0:
+            stack.enter_context(read_only_mount(tether))
+        else:
+            make_read_only([tether / "index.db"])
+        before = tree(tether)
+        store = MemoryStore(project_location(repo), notice=lambda _m: None)
+        try:
+            with pytest.raises(StoreUnavailable, match="read-only"):
+                bring_back(store, store.get(second), ("archived",))
+            browser = Browser([store])
+            with pytest.raises(StoreUnavailable, match="read-only"):
+                browser.restore(Entry(store.get(second), "project", disused=True))
+            with pytest.raises(StoreUnavailable, match="read-only"):
+                cleanup.apply(store, store.get(first), "keep")
+            with pytest.raises(StoreUnavailable, match="read-only"):
+                store.write_per_user(cleanup.record_pass)
+            assert second in archived_by_disuse(store.conn)  # not even in the copy
+            assert counters(store.conn, first)["acted"] == 1
+        finally:
+            store.close()
         assert tree(tether) == before
 
 

@@ -16,6 +16,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from tests.lifecycle.aging import archive_by_disuse
 from tests.lsp import workspace
 from tests.lsp.conftest import start
 from tests.lsp.session import Session
@@ -35,9 +36,15 @@ def _server_command() -> list[str]:
 
 @pytest.fixture
 def ro_ws(tmp_path: Path) -> AsyncIterator[Workspace]:
-    """The LSP test repository with its whole ``.tether`` made read-only."""
+    """The LSP test repository with its whole ``.tether`` made read-only; its decision was
+    archived by disuse before."""
     unprivileged()  # skips here, with the reason, when permissions cannot be enforced
     ws = workspace.build(tmp_path / "repo")
+    store = ws.open_store()
+    try:
+        archive_by_disuse(store, ws.decision)
+    finally:
+        store.close()
     tether = ws.root / ".tether"
     make_read_only([tether, *tether.rglob("*")])
     yield ws
@@ -80,3 +87,17 @@ async def test_read_only_store_keeps_diagnostics_and_hover(
     notices = [m.message for m in lsp.client.log_messages if "read-only store" in m.message]
     assert notices, "the server never said the store is read-only"
     assert tree(tether) == before, "the server wrote to a read-only store"
+
+
+async def test_restore_from_disuse_is_refused_not_done_in_the_copy(
+    ro_client: LanguageClient, ro_ws: Workspace
+) -> None:
+    lsp: Session = ro_client.tether_session  # type: ignore[attr-defined]
+    tether = ro_ws.root / ".tether"
+    before = tree(tether)
+    with pytest.raises(Exception, match="read-only") as failed:
+        await lsp.command("tether.restore", {"memoryId": ro_ws.decision})
+    assert "chmod -R u+w" in str(failed.value) and str(tether) in str(failed.value)
+    listed = await lsp.command("tether.list", {"status": "archived"})
+    assert [m["id"] for m in listed["memories"]] == [ro_ws.decision]  # still archived
+    assert tree(tether) == before

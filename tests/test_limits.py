@@ -1,0 +1,95 @@
+"""Pins the judgement constants of the store, the language server, the browser, the hooks and
+the trust gate that no other test holds to a value, with the relations their reasons state;
+each must keep its one-line reason next to it."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+from types import ModuleType
+
+import pytest
+
+from lsp_server import commands
+from mcp_server import limits as mcp_limits
+from mcp_server.tools import TOOL_NAMES
+from recall import hints, hooks, store, trust
+from recall.browse import actions
+from recall.cli import cmd_agent_config
+
+PINNED = [
+    (store, "_UNWRITABLE_ATTEMPTS", 4),
+    (store, "_UNWRITABLE_PAUSE", 0.05),
+    (commands, "INDEXING_WAIT_SECONDS", 30.0),
+    (commands, "LIST_LIMIT", 500),
+    (mcp_limits, "LIST_LIMIT", 50),
+    (actions, "SEARCH_LIMIT", 200),
+    (trust, "GIT_TIMEOUT_S", 10),
+    (
+        hooks,
+        "MCP_SELF_SERVE",
+        frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"}),
+    ),
+]
+
+
+def _reason(module: ModuleType, name: str) -> str | None:
+    """The string right after ``name``'s assignment at the top of ``module``, if any."""
+    body = ast.parse(inspect.getsource(module)).body
+    for here, after in itertools.pairwise(body):
+        targets = here.targets if isinstance(here, ast.Assign) else [getattr(here, "target", None)]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
+                return str(after.value.value)
+            return None
+    raise AssertionError(f"{module.__name__} assigns no {name}")
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "value"), PINNED, ids=[f"{m.__name__}.{n}" for m, n, _ in PINNED]
+)
+def test_each_constant_has_its_value_and_a_reason(
+    module: ModuleType, name: str, value: object
+) -> None:
+    assert getattr(module, name) == value
+    reason = _reason(module, name)
+    assert reason and len(reason.split()) >= 8, f"{module.__name__}.{name} says not why"
+
+
+def test_an_unwritable_index_is_told_within_a_second() -> None:
+    """The retries ride out a writer closing the index, and a full disk is told within a
+    second: the pauses between the tries (growing linearly) add up to less."""
+    pauses = [store._UNWRITABLE_PAUSE * (n + 1) for n in range(store._UNWRITABLE_ATTEMPTS - 1)]
+    assert sum(pauses) == pytest.approx(0.3)
+    assert sum(pauses) < 1.0
+
+
+def test_the_two_list_limits_serve_different_readers() -> None:
+    """A person scrolls the editor's list; an agent's list lands in its context window."""
+    assert commands.LIST_LIMIT == 10 * mcp_limits.LIST_LIMIT
+    assert commands.LIST_LIMIT <= mcp_limits.LIST_MAX  # an agent can page as far as the editor
+    assert "context" in (_reason(mcp_limits, "LIST_LIMIT") or "")
+    assert "context" in (_reason(commands, "LIST_LIMIT") or "")
+
+
+def test_mcp_self_serve_tools_are_the_twins_of_the_self_serve_commands() -> None:
+    """Reading or writing memory unprompted ends the hints; reacting to what was shown does
+    not, through the MCP tools as through the CLI."""
+    twins = {
+        "memory_recall": "recall",
+        "memory_get": "show",
+        "memory_write": "remember",
+        "memory_list": "list",
+        "memory_supersede": "supersede",
+        "memory_pin": "pin",
+        "memory_archive": "archive",
+    }
+    assert set(twins) == set(TOOL_NAMES)
+    self_serve = {tool for tool, cmd in twins.items() if cmd in hints.SELF_SERVE_COMMANDS}
+    assert self_serve == hooks.MCP_SELF_SERVE
+
+
+def test_one_git_call_never_outlasts_the_agent_hook_budget() -> None:
+    """A hung git is cut off no later than the agent would give up on the whole hook."""
+    assert trust.GIT_TIMEOUT_S <= cmd_agent_config.HOOK_TIMEOUT_SECONDS
