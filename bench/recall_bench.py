@@ -67,7 +67,7 @@ INJECT_SIZE = 10_000
 GOALS_P50_MS = {10_000: 10.0, 100_000: 50.0}
 GOAL_P99_MS = 100.0
 GOAL_INJECT_MS = 250.0
-CHANNELS = ("prepare", "file", "cochange", "text", "semantic", "adjust")
+CHANNELS = ("prepare", "file", "cochange", "text", "semantic", "adjust", "drift")
 AUTHOR = "Bench <bench@tether.invalid>"
 
 # Questions an agent or a person asks while editing; they share words with the memories.

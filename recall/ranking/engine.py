@@ -195,7 +195,9 @@ class Recaller:
         merged = _merge_scopes(hits)
         merged.sort(key=lambda h: (-h.score, h.memory.id))
         top = merged[: query.limit]
+        tick = time.perf_counter()
         self._mark_drift(top)
+        timings["drift"] = (time.perf_counter() - tick) * 1000
         elapsed = (time.perf_counter() - start) * 1000
         return RecallResult(top, elapsed, timings, prepared.text)
 
