@@ -406,6 +406,21 @@ def test_a_hook_process_loads_its_own_command_only(repo: Path) -> None:
     assert done.stdout.split(maxsplit=1) == ["0", "[]\n"]
 
 
+def test_inject_loads_the_ranking_but_no_other_command(repo: Path) -> None:
+    """`tether inject`, which agents run per prompt, skips the curation commands' modules."""
+    probe = (
+        "import sys; from recall.cli.main import main; "
+        "code = main(['inject', 'why', '--no-record']); "
+        "print(code, sorted(m for m in ('recall.cli.cmd_maint', 'recall.cli.cmd_memory', "
+        "'recall.cli.cmd_cleanup', 'recall.cli.cmd_browse', 'recall.cli.cmd_distill') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=repo, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split()[-1] == "[]", done.stdout
+
+
 def test_a_hooks_notices_go_to_the_hooks_log_not_the_agent(repo: Path, store: MemoryStore) -> None:
     remember(store, GOTCHA, files=["src/app.py"])
     (repo / ".tether" / "config.toml").write_text("max_per_fiel = 2\n")  # misspelt key

@@ -15,11 +15,17 @@ from recall import __version__
 from recall.cli.context import CommandContext
 from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, TetherError
 
-LEAN_COMMANDS: Final = {"hook": "recall.cli.cmd_hook", "mcp": "recall.cli.cmd_mcp"}
+LEAN_COMMANDS: Final = {
+    "hook": "recall.cli.cmd_hook",
+    "mcp": "recall.cli.cmd_mcp",
+    "inject": "recall.cli.cmd_recall",
+    "recall": "recall.cli.cmd_recall",
+}
 """Commands agents run (a hook before every prompt and edit, the MCP server at each session
-start), parsed with their own module only: the other commands' modules import the ranking
-engine (numpy) and the genome, which an edit hook never needs and a hook's 250 ms budget
-cannot spare."""
+start, ``inject`` and ``recall`` from their own hooks and scripts), parsed with their own module
+only: the other commands' modules (curation, maintenance, the browser, distill) cost start-up
+time that a hook's 250 ms budget cannot spare, and an edit hook never needs the ranking
+engine (numpy) at all."""
 
 
 def command_modules() -> tuple[ModuleType, ...]:
