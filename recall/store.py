@@ -368,6 +368,13 @@ class MemoryStore:
         with self._locked():
             yield
 
+    def require_writable(self) -> None:
+        """Refuse, saying what to do, when this store's index cannot be written; for commands
+        that write the index by other means (the genome's ``tether index``)."""
+        self.conn  # noqa: B018 - opening the index finds out whether it can be written
+        if self.read_only is not None:
+            raise self._refusal(self.read_only, self._read_only_advice)
+
     @recovering
     def write_per_user(self, change: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``change`` on the index, for a change a person asked for to this user's own

@@ -92,6 +92,7 @@ def _fresh_genome(ctx: CommandContext) -> tuple[Genome, Path]:
 
 def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:
     """``tether index [--full]``: refresh the genome and print what was read."""
+    ctx.project().require_writable()  # the genome lives in the index: read-only means refused
     genome, _ = _genome(ctx)
     with ctx.progress() as update:
         summary = genome.refresh(full=args.full, progress=update)

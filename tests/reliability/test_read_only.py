@@ -59,6 +59,7 @@ WRITES = [
     ("supersede", "{id}", "-c", "decision", "-f", "src/app.py", "a successor"),
     ("import", "-"),
     ("reindex",),
+    ("index",),
 ]
 IMPORT_LINE = '{"summary": "imported into a read-only store", "category": "gotcha"}\n'
 
