@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from recall.embedding import Embedder, stack_bytes, to_bytes
-from recall.index.db import rollback
+from recall.index.db import is_unwritable_error, rollback
 from recall.index.rows import generation
 
 BATCH = 2000  # rows embedded and written per transaction while back-filling
@@ -67,7 +67,14 @@ def load(
     maps one file instead of decoding thousands of rows. A new cache folder and the cache files
     get ``dir_mode`` and ``file_mode`` (owner-only for a private store, see recall.privacy).
     """
-    backfill(conn, embedder)
+    try:
+        backfill(conn, embedder)
+    except sqlite3.Error as error:
+        if not is_unwritable_error(error):
+            raise
+        # A full disk (or an index turned read-only under us): rank from vectors computed in
+        # memory for this recall instead of failing it; nothing is written or cached.
+        return computed(conn, embedder)
     stamp = f"{generation(conn)}-{embedder.name}-{embedder.dim}"
     if cache_dir is not None:
         cached = _read_cache(cache_dir, stamp)
@@ -100,6 +107,19 @@ def _read_cache(cache_dir: Path, stamp: str) -> tuple[np.ndarray, np.ndarray] | 
     return rowids, matrix
 
 
+def computed(conn: sqlite3.Connection, embedder: Embedder) -> tuple[np.ndarray, np.ndarray]:
+    """(rowids, matrix) of every memory, embedded now in memory: what :func:`load` returns
+    when the index cannot take the vectors it lacks."""
+    found = conn.execute(
+        "SELECT rowid, summary, details, files FROM memories ORDER BY rowid"
+    ).fetchall()
+    rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+    if not found:
+        return rowids, np.zeros((0, embedder.dim), dtype=np.float32)
+    vectors = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in found])
+    return rowids, stack_bytes([to_bytes(v) for v in vectors], embedder.dim)
+
+
 def _write_cache(
     cache_dir: Path,
     stamp: str,
@@ -116,9 +136,14 @@ def _write_cache(
         for target, data in ((rowid_path, rowids), (matrix_path, matrix)):
             temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-            with os.fdopen(os.open(temp, flags, file_mode), "wb") as handle:
-                np.save(handle, data)
-            os.replace(temp, target)
+            try:
+                with os.fdopen(os.open(temp, flags, file_mode), "wb") as handle:
+                    np.save(handle, data)
+                os.replace(temp, target)
+            except OSError:
+                with contextlib.suppress(OSError):  # a full disk: no half-written cache left
+                    temp.unlink()
+                raise
         for old in cache_dir.glob("*.npy"):
             if stamp not in old.name:
                 with contextlib.suppress(OSError):
