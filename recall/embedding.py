@@ -1,11 +1,8 @@
 """Text embeddings for the semantic channel: a deterministic hash-bag default and a provider hook.
 
-The default embedder needs no model, no network and no stored state. A text becomes a bag of
-features (lower-cased words plus the parts and the joined form of every identifier, so
-``safeRename``, ``safe_rename`` and ``safe-rename`` share features with "safe rename"), each
-feature is hashed with a keyed BLAKE2b (stable across processes and machines, unlike
-``hash()``) to one of ``dim`` buckets with a sign, weighted by sublinear term frequency
-``1 + ln(tf)``, and the vector is L2-normalized to float32. Cosine is then a dot product.
+The default embedder needs no model, no network and no stored state: the hash-bag of
+:mod:`recall.hashbag` (features, hashing and one text's vector in plain Python), with the
+many-texts case done here in numpy. Vectors are float32 unit rows, so cosine is a dot product.
 
 A provider embedder (a real model) can be configured as ``"package.module:ClassName"``; it is
 imported only when configured, and its output is coerced to the same float32 unit vectors.
@@ -15,90 +12,43 @@ from __future__ import annotations
 
 import importlib
 import math
-import re
 from collections.abc import Sequence
-from hashlib import blake2b
-from itertools import chain
 from typing import Any, Final, Protocol, runtime_checkable
 
 import numpy as np
 
 from recall.errors import BadInput
+from recall.hashbag import (
+    DEFAULT_DIM,
+    FEATURE_BITS,
+    FEATURE_MASK,
+    SPARSE_QUERY_RATIO,
+    FeatureCodes,
+    is_sparse,
+    model_name,
+    query_weights,
+    sparse_vector,
+    text_features,
+)
 
-DEFAULT_DIM: Final = 384
+__all__ = [
+    "DEFAULT_DIM",
+    "FEATURE_BITS",
+    "SPARSE_QUERY_RATIO",
+    "Embedder",
+    "HashEmbedder",
+    "column_scores",
+    "cosine",
+    "cosine_top",
+    "load_embedder",
+    "prepare_matrix",
+    "stack_bytes",
+    "text_features",
+    "to_bytes",
+]
+
 #: Texts embedded per numpy accumulation batch; bounds the float64 scratch matrix to ~12 MB.
 BATCH_ROWS: Final = 4096
-#: Bits of a feature's hash kept; the batch row sits above them in one int64 sort key, so a
-#: batch may hold at most 2**(63 - FEATURE_BITS) rows.
-FEATURE_BITS: Final = 44
-_FEATURE_MASK: Final = (1 << FEATURE_BITS) - 1
-#: Word chunks whose feature hashes are cached before the cache is dropped and rebuilt.
-CACHE_LIMIT: Final = 1 << 16
-_HASH_KEY: Final = b"tether-hashbag-1"
-#: A query with at most 1/SPARSE_QUERY_RATIO nonzero dimensions takes the column-gather path.
-SPARSE_QUERY_RATIO: Final = 4
-
-# A word chunk: letters/digits, with inner ``_`` or ``-`` separators kept for identifier splits.
-_CHUNK = re.compile(r"[^\W_]++(?:[_\-]++[^\W_]++)*+")
-_SEPARATORS = re.compile(r"[_\-]++")
-# camelCase / PascalCase / acronym / digit boundaries inside an ASCII piece.
-_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-
-# English function words: shared by almost every text, so they only add cosine noise.
-_STOPWORD_TEXT: Final = """
-a an and are as at be been but by can could did do does doing for from had has have how i if
-in into is it its me my no not of on or our should so than that the their them then there
-these they this those to too us was we were what when where which while who why will with
-would you your
-"""
-_STOPWORDS: Final = frozenset(_STOPWORD_TEXT.split())
-
-
-def _fold(word: str) -> str:
-    """Fold a plain English plural onto its singular (``devices`` -> ``device``)."""
-    if len(word) > 3 and word[-1] == "s" and word[-2] not in "sui" and word.isalpha():
-        return word[:-1]
-    return word
-
-
-def _split_unicode(piece: str) -> list[str]:
-    """Split a non-ASCII piece at lower-to-upper and letter/digit boundaries."""
-    parts: list[str] = []
-    start = 0
-    for i in range(1, len(piece)):
-        prev, ch = piece[i - 1], piece[i]
-        if (prev.islower() and ch.isupper()) or (prev.isdigit() != ch.isdigit()):
-            parts.append(piece[start:i])
-            start = i
-    parts.append(piece[start:])
-    return parts
-
-
-def text_features(text: str) -> list[str]:
-    """The hashed features of a text, in order, duplicates kept (they carry term frequency).
-
-    Every word chunk yields its lower-cased identifier parts (camelCase, PascalCase,
-    snake_case, kebab-case and letter/digit boundaries), minus one-character parts and
-    English stopwords, with plain plurals folded to the singular; a chunk with several parts
-    also yields their concatenation, so ``safeRename`` gives ``saferename``, ``safe``,
-    ``rename``. Paths split on ``/`` and ``.`` (``auth/middleware.ts`` gives ``auth``,
-    ``middleware``, ``ts``).
-    """
-    out: list[str] = []
-    for match in _CHUNK.finditer(text):
-        chunk = match.group()
-        if chunk.isalpha() and chunk.islower():
-            if len(chunk) > 1 and chunk not in _STOPWORDS:
-                out.append(_fold(chunk))
-            continue
-        parts: list[str] = []
-        for piece in _SEPARATORS.split(chunk):
-            found = _CAMEL.findall(piece) if piece.isascii() else _split_unicode(piece)
-            parts.extend(p.lower() for p in found)
-        if len(parts) > 1:
-            out.append(_fold("".join(parts)))
-        out.extend(_fold(p) for p in parts if len(p) > 1 and p not in _STOPWORDS)
-    return out
 
 
 @runtime_checkable
@@ -117,23 +67,6 @@ class Embedder(Protocol):
         ...
 
 
-class _ChunkCodes(dict[str, tuple[int, ...]]):
-    """Word chunk -> feature codes, computed on first lookup (features never span chunks)."""
-
-    def __missing__(self, chunk: str) -> tuple[int, ...]:
-        """Hash the features of an unseen chunk and remember them."""
-        codes = tuple(
-            int.from_bytes(
-                blake2b(f.encode("utf-8", "surrogatepass"), digest_size=8, key=_HASH_KEY).digest(),
-                "little",
-            )
-            >> (64 - FEATURE_BITS)
-            for f in text_features(chunk)
-        )
-        self[chunk] = codes
-        return codes
-
-
 class HashEmbedder:
     """Deterministic signed feature-hashing embedder (no model, no I/O, same bytes everywhere).
 
@@ -147,12 +80,15 @@ class HashEmbedder:
         if not isinstance(dim, int) or isinstance(dim, bool) or dim < 8:
             raise BadInput(f"hash embedder dimension must be an integer >= 8, got {dim!r}")
         self.dim: int = dim
-        self.name: str = f"hash-bag-v1-{dim}"
-        self._chunk_codes = _ChunkCodes()
+        self.name: str = model_name(dim)
+        self._chunk_codes = FeatureCodes()
 
     def embed(self, text: str) -> np.ndarray:
         """Embed one text as a ``(dim,)`` float32 unit vector (all zeros for featureless text)."""
-        return self.embed_many([text])[0]
+        vec = np.zeros(self.dim, dtype=np.float32)
+        for bucket, value in sparse_vector(text, self.dim, self._chunk_codes):
+            vec[bucket] = value
+        return vec
 
     def embed_many(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many texts as an ``(n, dim)`` float32 matrix of unit rows (zero rows if empty)."""
@@ -165,18 +101,14 @@ class HashEmbedder:
 
     def _embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Embed one batch: gather feature codes, count tf per (row, feature), one bincount."""
-        if len(self._chunk_codes) >= CACHE_LIMIT:
-            self._chunk_codes.clear()
         dim = self.dim
         codes: list[int] = []
         counts: list[int] = []
-        lookup = self._chunk_codes.__getitem__
-        findall = _CHUNK.findall
+        features_of = self._chunk_codes.of
         for text in texts:
-            before = len(codes)
-            if text:
-                codes.extend(chain.from_iterable(map(lookup, findall(text))))
-            counts.append(len(codes) - before)
+            found = features_of(text)
+            codes.extend(found)
+            counts.append(len(found))
         rows = len(counts)
         if not codes:
             return np.zeros((rows, dim), dtype=np.float32)
@@ -187,7 +119,7 @@ class HashEmbedder:
         starts = np.flatnonzero(first)
         tf = np.diff(np.append(starts, keys.size))
         keys = keys[starts]
-        code = keys & _FEATURE_MASK
+        code = keys & FEATURE_MASK
         signs = np.where(code >> (FEATURE_BITS - 1), 1.0, -1.0)
         flat = (keys >> FEATURE_BITS) * dim + code % dim
         sums = np.bincount(flat, weights=(1.0 + np.log(tf)) * signs, minlength=rows * dim)
@@ -221,22 +153,34 @@ def prepare_matrix(matrix: np.ndarray) -> np.ndarray:
     return np.asfortranarray(matrix, dtype=np.float32)
 
 
-def _scores(mat: np.ndarray, vec: np.ndarray) -> np.ndarray:
-    """Dot products of every row with ``vec`` in float32.
+def column_scores(matrix: np.ndarray, weights: Sequence[tuple[int, float]]) -> np.ndarray:
+    """Every row's dot product with a sparse query, reading only the query's columns.
 
-    With a column-major matrix and a sparse query, only the query's nonzero columns are read
-    (one contiguous axpy each); otherwise one dense matrix-vector product.
+    ``weights`` are ``(column, weight)`` pairs from :func:`recall.hashbag.query_weights`;
+    products and sums are float64, column after column in that order, exactly as the
+    plain-Python scorer of :mod:`recall.ranking.lean_vectors` does them, so both give the
+    same scores to the last bit.
     """
-    if mat.flags.f_contiguous and not mat.flags.c_contiguous:
-        nonzero = np.flatnonzero(vec)
-        if nonzero.size > 0 and nonzero.size * SPARSE_QUERY_RATIO <= vec.size:
-            scores = mat[:, nonzero[0]] * vec[nonzero[0]]
-            scratch = np.empty_like(scores)
-            for j in nonzero[1:]:
-                np.multiply(mat[:, j], vec[j], out=scratch)
-                scores += scratch
-            return scores
-    return mat @ vec
+    (first, weight), *rest = weights
+    scores = matrix[:, first] * np.float64(weight)
+    scratch = np.empty_like(scores)
+    for column, weight in rest:
+        np.multiply(matrix[:, column], np.float64(weight), out=scratch)
+        scores += scratch
+    return scores
+
+
+def top_rows(scores: np.ndarray, k: int, min_score: float | None) -> list[tuple[int, float]]:
+    """The ``k`` best ``(row, score)`` pairs, best first, ties by row; NaN never surfaces."""
+    floor = -np.inf if min_score is None else min_score
+    candidates = np.flatnonzero(scores >= floor)  # NaN compares false
+    candidates = candidates[scores[candidates] > -np.inf]
+    if k < candidates.size:
+        kth = np.partition(scores[candidates], candidates.size - k)[candidates.size - k]
+        candidates = candidates[scores[candidates] >= kth]  # keeps every row tied with the kth
+    picked = scores[candidates]
+    order = candidates[np.lexsort((candidates, -picked))][:k]
+    return [(int(i), float(scores[i])) for i in order]
 
 
 def cosine_top(
@@ -245,11 +189,12 @@ def cosine_top(
     """The ``k`` rows of ``matrix`` most similar to ``query``, best first, as (row, score).
 
     Rows are expected to be unit vectors (as every embedder here returns them), so the
-    score is the cosine; the query is normalized here. Scores are float32 products (never
-    float16) and the top ``k`` are chosen with ``argpartition``; ties order by row index. A
-    matrix from ``prepare_matrix`` is fastest: a sparse query then reads only its columns.
-    A zero query carries no signal and returns ``[]``; rows scoring below ``min_score`` are
-    dropped; NaN rows never surface.
+    score is the cosine; the query is normalized here. A sparse query (every hash-bag query
+    touches a few dozen of the 384 dimensions) is scored column by column in float64
+    (:func:`column_scores`; fastest on a matrix from ``prepare_matrix``), a dense one by one
+    float32 matrix-vector product (never float16). Ties order by row index. A zero query
+    carries no signal and returns ``[]``; rows scoring below ``min_score`` are dropped; NaN
+    rows never surface.
     """
     if k <= 0:
         return []
@@ -257,16 +202,20 @@ def cosine_top(
     vec = np.asarray(query, dtype=np.float32).ravel()
     if mat.ndim != 2 or mat.shape[1] != vec.shape[0]:
         raise ValueError(f"cosine_top: query of size {vec.shape[0]} vs matrix {mat.shape}")
-    norm = float(np.linalg.norm(vec))
-    if mat.shape[0] == 0 or norm == 0.0 or not math.isfinite(norm):
+    nonzero = np.flatnonzero(vec)
+    if mat.shape[0] == 0 or nonzero.size == 0:
         return []
-    scores = _scores(mat, vec / np.float32(norm))
-    scores = np.where(np.isnan(scores), np.float32(-np.inf), scores)
-    n = scores.shape[0]
-    picked = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
-    order = picked[np.lexsort((picked, -scores[picked]))]
-    floor = -np.inf if min_score is None else min_score
-    return [(int(i), float(scores[i])) for i in order if scores[i] >= floor and scores[i] > -np.inf]
+    if is_sparse(int(nonzero.size), int(vec.size)):
+        weights = query_weights([(int(j), float(vec[j])) for j in nonzero])
+        if not weights:
+            return []
+        scores = column_scores(mat, weights)
+    else:
+        norm = float(np.linalg.norm(vec))
+        if not math.isfinite(norm) or norm == 0.0:
+            return []
+        scores = mat @ (vec / np.float32(norm))
+    return top_rows(scores, k, min_score)
 
 
 def to_bytes(vec: np.ndarray) -> bytes:

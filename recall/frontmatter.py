@@ -12,26 +12,41 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from recall.errors import MalformedMemory
 
-try:  # libyaml is several times faster when present
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
+if TYPE_CHECKING:
+    import yaml
 
 FENCE = "---"
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:")
 _PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./@+-]*$")
-_RESOLVER = yaml.resolver.Resolver()
 _STR_TAG = "tag:yaml.org,2002:str"
 # PyYAML's emitter writes these raw when allow_unicode is on, yet reads them back as line
 # breaks (or drops the BOM); a dump holding any of them is redone with escapes.
 _RAW_UNSAFE = ("\x85", "\u2028", "\u2029", "\ufeff")
 _LINE_BREAKS = {"\n": "\\n", "\r": "\\r", "\x85": "\\N", "\u2028": "\\L", "\u2029": "\\P"}
+
+
+@functools.cache
+def _loader() -> type:
+    """PyYAML's safe loader. PyYAML is imported in the functions that parse or render, not at
+    the top: reading a store whose files are unchanged parses none, and an agent hook, a whole
+    process per prompt, should not pay for the import."""
+    import yaml
+
+    try:  # libyaml is several times faster when present
+        return yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+        return yaml.SafeLoader
+
+
+@functools.cache
+def _resolver() -> yaml.resolver.Resolver:
+    import yaml  # on first use, see _loader
+
+    return yaml.resolver.Resolver()
 
 
 @dataclass(frozen=True)
@@ -57,15 +72,19 @@ def _is_printable(ch: str) -> bool:
     ) and code != 0xFEFF
 
 
-# Anything outside YAML's printable set, plus the quote and backslash, needs an escape.
-_NEEDS_ESCAPE = re.compile(
-    r'[^\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]|["\\]'
-)
+@functools.cache
+def _needs_escape() -> re.Pattern[str]:
+    """Anything outside YAML's printable set, plus the quote and backslash, needs an escape.
+
+    Compiled on first use: its wide ranges take milliseconds, and only a write quotes."""
+    return re.compile(
+        r'[^\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]|["\\]'
+    )
 
 
 def quote(value: str) -> str:
     """Render a string as a YAML double-quoted scalar that loads back to exactly ``value``."""
-    if not _NEEDS_ESCAPE.search(value):
+    if not _needs_escape().search(value):
         return f'"{value}"'
     out = ['"']
     for ch in value:
@@ -122,10 +141,12 @@ def scalar(value: Any) -> str:
 @functools.lru_cache(maxsize=4096)
 def _plain_ok(text: str) -> bool:
     """Whether ``text`` can be written unquoted and still load back as the same string."""
+    import yaml  # on first use, see _loader
+
     return bool(
         _PLAIN_SAFE.fullmatch(text)  # `$` would also match before a final newline
         and not text.startswith(("-", "."))
-        and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
+        and _resolver().resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
     )
 
 
@@ -135,6 +156,8 @@ def render_value(key: str, value: Any) -> list[str]:
         isinstance(item, list | tuple | dict) for item in value
     )
     if isinstance(value, dict) or nested:
+        import yaml  # on first use, see _loader
+
         data = {key: list(value) if nested else value}
         dumped = yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
         if any(ch in dumped for ch in _RAW_UNSAFE):
@@ -206,8 +229,10 @@ def parse(text: str, path: Path | str) -> ParsedFile:
     Raises :class:`MalformedMemory` with the path and line of the first problem.
     """
     fm_lines, close_index, body = _split(text, path)
+    import yaml  # on first use, see _loader
+
     try:
-        loaded = yaml.load("\n".join(fm_lines), Loader=_Loader)
+        loaded = yaml.load("\n".join(fm_lines), Loader=_loader())
     except yaml.YAMLError as error:
         problem = getattr(error, "problem", None) or str(error).split("\n")[0]
         raise MalformedMemory(path, _yaml_error_line(error), f"bad YAML: {problem}") from None

@@ -23,7 +23,6 @@ calls touched (``hook_touches``, created here).
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 from collections.abc import Mapping
@@ -37,6 +36,7 @@ from recall.sessions import MAX_SESSION_ID
 from recall.trust import Gate
 
 if TYPE_CHECKING:
+    import logging
     import sqlite3
 
     from recall.store import MemoryStore
@@ -84,7 +84,24 @@ _MCP_TOOL = re.compile(r"mcp__(?:[A-Za-z0-9_-]*_)?tether__(memory_[a-z_]+)")
 plugin prefix, so any server name ending in ``tether`` counts."""
 _TETHER_COMMAND = re.compile(r"(?:^|[\s;&|(])tether\s+(?:-\S+\s+(?:\S+\s+)?)*([a-z-]+)")
 
-log = logging.getLogger("recall.hooks")
+LOGGER: Final = "recall.hooks"
+"""The logger writing the ``hooks.log`` file; this module's ``log`` attribute is that logger,
+made on first use (see :func:`__getattr__`)."""
+
+
+def _logger() -> logging.Logger:
+    """The hooks' logger. ``logging`` is imported here, on first use, not above: most hook
+    calls log nothing, and each is a whole process on the agent's clock."""
+    import logging
+
+    return logging.getLogger(LOGGER)
+
+
+def __getattr__(name: str) -> Any:
+    """``recall.hooks.log``: the hooks' logger, made when first asked for (PEP 562)."""
+    if name == "log":
+        return _logger()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Skip(Exception):
@@ -225,7 +242,7 @@ def _notice(message: str) -> None:
         _log_to(_notice_cwd[0])
     except Exception:  # logging must never fail the agent
         return
-    log.warning("notice: %s", message)
+    _logger().warning("notice: %s", message)
 
 
 def _relative(store: MemoryStore, raw: str, cwd: Path) -> str:
@@ -303,7 +320,9 @@ def on_prompt(hook: HookInput) -> str:
         if other is not None:
             searched.append(other)
         signals = open_repo_signals(project, notice=_notice)
-        recaller = Recaller(searched, signals, cache_dir=project.location.base / "cache")
+        recaller = Recaller(
+            searched, signals, cache_dir=project.location.base / "cache", short_lived=True
+        )
         touches = tuple(Touch(path, "edit") for path in files)
         result = recaller.recall(RecallQuery(touches, prompt or None, limit=10))
         chosen = inject.select(Gate(project, _notice).hits(result.hits))
@@ -426,8 +445,11 @@ HANDLERS: Final[Mapping[str, Any]] = {
 
 def _log_to(cwd: Path | None) -> None:
     """Send this module's log to ``hooks.log`` in the project store's folder (or the global)."""
+    log = _logger()
     if log.handlers:
         return
+    import logging
+
     from recall.locations import global_base, project_location
 
     base: Path | None = None
@@ -467,7 +489,7 @@ def run(event: str, raw: str) -> str:
     except Exception:  # a hook must never fail the agent
         try:
             _log_to(cwd)
-            log.exception("tether hook %s failed", event)
+            _logger().exception("tether hook %s failed", event)
         except Exception:  # not even logging may fail the agent
             pass
         return ""

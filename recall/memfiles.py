@@ -5,9 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from stat import S_ISREG
@@ -29,6 +27,8 @@ class FileStat(NamedTuple):
 
 def file_sha(data: bytes) -> str:
     """Hash of a file's raw bytes, to tell a touched-but-unchanged file from an edited one."""
+    import hashlib  # only files that changed are hashed: reading an unchanged store hashes none
+
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
@@ -98,6 +98,8 @@ class MemoryFolder:
         With ``exclusive`` the write fails if the name is taken. ``durable`` = False skips the
         per-file fsync; the caller must then call :meth:`flush` before reporting success.
         """
+        import secrets  # writes only: a read (every agent hook) never needs it
+
         target = self.file(name)
         data = text.encode("utf-8")
         temp = self.path / f"{_TEMP_PREFIX}{secrets.token_hex(6)}-{name}"

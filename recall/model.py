@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
@@ -33,6 +32,8 @@ def content_hash(category: str, summary: str, details: str) -> str:
 
     Two writes of the same knowledge hash alike, so the second can return the first's id.
     """
+    import hashlib  # writes, dedupe and JSON output only: an agent hook never hashes
+
     parts = (
         _normalize_for_hash(category),
         _normalize_for_hash(summary),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,8 @@ def id_for_filename(name: str) -> str:
     stem = name[:-3] if name.endswith(".md") else name
     if is_valid_id(stem):
         return stem
+    import hashlib  # only for a file not named by a valid id, which is rare
+
     return hashlib.sha1(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
 
 

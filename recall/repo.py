@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 TETHER_DIR = ".tether"
@@ -21,6 +19,9 @@ def find_root(start: Path) -> Path | None:
 
 def git_user_name(root: Path | None) -> str:
     """The ``git config user.name`` in effect for ``root``, or the login name, or ``""``."""
+    import shutil  # here, not above: finding the root (every command) runs no process
+    import subprocess
+
     if shutil.which("git"):
         try:
             out = subprocess.run(

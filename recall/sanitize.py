@@ -52,9 +52,14 @@ class SanitizedPrompt:
     strategy: Strategy = "empty"
 
 
-def _compile(*patterns: str) -> re.Pattern[str]:
+def _alternatives(*patterns: str) -> str:
     """Join alternatives into one pattern meant for ``match`` at the start of a line."""
-    return re.compile("|".join(f"(?:{p})" for p in patterns))
+    return "|".join(f"(?:{p})" for p in patterns)
+
+
+def _compile(*patterns: str) -> re.Pattern[str]:
+    """:func:`_alternatives`, compiled."""
+    return re.compile(_alternatives(*patterns))
 
 
 _FENCE_OPEN = re.compile(r" {0,3}(?P<run>`{3,}+|~{3,}+)(?P<info>.*)")
@@ -70,7 +75,7 @@ _PY_TB_PARTS = _compile(
 # The exception line that closes a Python traceback: ``pkg.SomeError: message`` or a bare name.
 _PY_TB_END = re.compile(r"[A-Za-z_][\w.]*+(?::\s|:$|$)")
 
-_TEST_OUTPUT = _compile(
+_TEST_OUTPUT = _alternatives(
     r"E {2,}+\S",
     r"> {3,}+\S",
     r"_{3,}+ .* _{3,}+\s*$",
@@ -80,7 +85,7 @@ _TEST_OUTPUT = _compile(
     r"collected \d+ items?",
 )
 
-_STACK = _compile(
+_STACK = _alternatives(
     # JS/TS, Java and Rust-backtrace frames: ``at fn (file:12:5)``, ``at a.B.c(B.java:42)``.
     r"\s*+at\s++\S.*?(?::\d+\)?|\((?:native|Native Method|Unknown Source|<anonymous>)\)"
     r"|<anonymous>\)?)(?: \{)?\s*$",
@@ -107,7 +112,7 @@ _STACK = _compile(
     r"Node\.js v\d",
 )
 
-_COMPILER = _compile(
+_COMPILER = _alternatives(
     # tsc: ``src/x.ts(12,5): error TS2345:`` and ``src/x.ts:12:5 - error TS2345:``.
     r"\S+\(\d+,\d+\): (?:error|warning|message) [A-Z]*\d+:",
     r"\S+:\d+:\d+ - (?:error|warning|message) [A-Z]*\d+:",
@@ -129,9 +134,9 @@ _COMPILER = _compile(
     r"Found \d+ errors?\b",
 )
 
-_UNDERLINE = re.compile(r"\s*+[~^]++\s*$")
+_UNDERLINE = r"\s*+[~^]++\s*$"
 
-_LOG = _compile(
+_LOG = _alternatives(
     r"\s*+\[?\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}",
     r"\s*+\[?\d{4}/\d{2}/\d{2}[T ]\d{1,2}:\d{2}",
     r"\s*+\[?\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\]?\s",
@@ -147,7 +152,7 @@ _LOG = _compile(
 )
 _LOGFMT = re.compile(r"\blevel=\"?(?:trace|debug|info|warn|warning|error|fatal|panic)\b", re.I)
 
-_DIFF_HEADER = _compile(
+_DIFF_HEADER = _alternatives(
     r"diff --(?:git|cc) ",
     r"index [0-9a-f]{7,}\.\.[0-9a-f]{7,}",
     r"(?:---|\+\+\+) \S",
@@ -160,6 +165,9 @@ _DIFF_HEADER = _compile(
 )
 _HUNK = re.compile(r"@@+ -\d+(?:,(?P<old>\d+))? \+\d+(?:,(?P<new>\d+))? @@")
 # One ordered alternation instead of a call per family: the first family that matches wins.
+# The families are kept as pattern text: only the alternation is ever matched, and compiling
+# each family on its own too would double the cost of importing this module, which every
+# prompt hook pays.
 _NOISE_FAMILIES: Final = (
     ("diff", _DIFF_HEADER),
     ("underline", _UNDERLINE),
@@ -168,7 +176,7 @@ _NOISE_FAMILIES: Final = (
     ("compiler", _COMPILER),
     ("stack", _STACK),
 )
-_NOISE = re.compile("|".join(f"(?P<{name}>{p.pattern})" for name, p in _NOISE_FAMILIES))
+_NOISE = re.compile("|".join(f"(?P<{name}>{p})" for name, p in _NOISE_FAMILIES))
 _FAMILY_KIND: Final = {
     "diff": KIND_DIFF,
     "test": KIND_TEST_OUTPUT,

@@ -21,9 +21,6 @@ reading, naming the file and the key and suggesting the closest known key; it is
 
 from __future__ import annotations
 
-import difflib
-import shlex
-import tomllib
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
@@ -144,10 +141,17 @@ def user_sources(warn: Warn) -> list[Source]:
 
 def _read_toml(path: Path, warn: Warn) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        handle = path.open("rb")
     except FileNotFoundError:
         return {}
+    except OSError as error:
+        warn(f"{path}: not read ({error})")
+        return {}
+    import tomllib  # only once there is a file to read: most repositories have none
+
+    try:
+        with handle:
+            return tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError) as error:
         warn(f"{path}: not read ({error})")
         return {}
@@ -205,6 +209,8 @@ def _spelled_like(example: str, snake: str) -> str:
 def closest_key(raw_key: str) -> str | None:
     """The known key most like ``raw_key``, written the way ``raw_key`` is; None when no known
     key is alike enough (see :data:`SUGGEST_CUTOFF`)."""
+    import difflib  # only for a key no reader knows
+
     known = known_keys()
     match = difflib.get_close_matches(fold_key(raw_key), list(known), n=1, cutoff=SUGGEST_CUTOFF)
     return _spelled_like(raw_key, known[match[0]]) if match else None
@@ -282,6 +288,8 @@ def names(allowed: Collection[str]) -> Parse:
 def command_line(value: Any) -> tuple[str, ...]:
     """A command to run: a list of words, or one string split like a shell would (no shell
     runs it); empty means none."""
+    import shlex  # only when a file sets a command
+
     if isinstance(value, str):
         try:
             return tuple(shlex.split(value))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import secrets
 import sqlite3
 import sys
 import threading
@@ -15,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from recall import frontmatter, privacy, secrets_scan
+from recall import frontmatter, privacy
 from recall.clock import now_iso
 from recall.errors import BadInput, NotFound, NothingToDo, StoreUnavailable
-from recall.index import db, keep, rows
+from recall.index import db, rows
 from recall.index.sync import (
     SyncReport,
     mark_racy,
@@ -326,6 +325,8 @@ class MemoryStore:
             self.notice(
                 f"index {path} was unusable ({reason}); rebuilding it from the memory files"
             )
+            from recall.index import keep  # rebuilds only
+
             kept = keep.save(path)  # the per-user tables exist nowhere else: salvage them
             db.remove_index_files(path)
             conn, created = self._open_index(path)
@@ -517,6 +518,8 @@ class MemoryStore:
 
     def new_id(self) -> str:
         """An id no memory of this store has and no file of its folder is named after."""
+        import secrets  # writes only: a read (every agent hook) never needs it
+
         while True:
             candidate = secrets.token_hex(4)
             taken = self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (candidate,))
@@ -560,6 +563,8 @@ class MemoryStore:
         Where hard links are not supported the file is left as rewritten, and the next
         sync indexes it.
         """
+        import secrets  # writes only: a read (every agent hook) never needs it
+
         target = self.folder.file(name)
         kept = self.folder.path / f"{_KEPT_PREFIX}{secrets.token_hex(6)}-{name}"
         try:
@@ -606,6 +611,8 @@ class MemoryStore:
             except UnicodeEncodeError:
                 raise BadInput(f"{label} is not valid UTF-8 text") from None
         if not allow_secret:
+            from recall import secrets_scan  # its patterns are compiled for writes only
+
             refused = secrets_scan.refusal(
                 {"summary": summary, "details": details, "anchor": anchor}
             )
@@ -771,6 +778,8 @@ class MemoryStore:
         if refused is not None:
             raise self._refusal(*refused)
         self._ensure_on_disk()
+        from recall.index import keep  # rebuilds only
+
         with self._locked():
             self.close()
             kept = keep.save(self.location.index_path)
@@ -839,6 +848,8 @@ class MemoryStore:
         progress: Callable[[str, int, int | None], None] | None,
     ) -> None:
         """The body of :meth:`import_many`: write the files, then index them in one go."""
+        import secrets  # writes only: a read (every agent hook) never needs it
+
         for done, (draft, wanted) in enumerate(drafts):
             if progress is not None and done % 500 == 0:
                 progress("writing memory files", done, len(drafts))

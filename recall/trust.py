@@ -15,7 +15,6 @@ Global memories are the user's own store and always count as mine.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -58,6 +57,8 @@ def inject_others(repo_root: Path | None, warn: Warn) -> bool:
 
 
 def _git(root: Path, *args: str) -> str | None:
+    import subprocess  # only when git is asked (others' memories held back): rarely
+
     try:
         done = subprocess.run(
             ["git", *args],

@@ -55,6 +55,10 @@ TEXT_CANDIDATES: Final = 50
 #: Candidates taken from the semantic channel, for the same reason as TEXT_CANDIDATES.
 SEMANTIC_CANDIDATES: Final = 50
 
+#: A memory needs at least this cosine to be a semantic candidate at all: zero means no
+#: feature in common, and a rounding-level positive is no evidence either.
+SEMANTIC_MIN_COSINE: Final = 1e-6
+
 # --- file affinity and path rarity -------------------------------------------------------
 
 #: A memory on the exact file being edited must beat weak semantic and text noise, so a file

@@ -188,6 +188,7 @@ class TestText:
 class TestSemantic:
     def test_gate(self) -> None:
         assert w.SEMANTIC_GATE == 0.3
+        assert 0.0 < w.SEMANTIC_MIN_COSINE < 1e-3 < w.SEMANTIC_GATE
         assert w.semantic_magnitude(0.29999) == 0.0
         assert w.semantic_magnitude(0.3) == 0.0
         assert w.semantic_magnitude(-1.0) == 0.0

@@ -60,7 +60,8 @@ def _touch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scope", choices=("project", "global", "all"), default="all")
 
 
-def _recaller(ctx: CommandContext, scope: str) -> Recaller:
+def _recaller(ctx: CommandContext, scope: str, *, short_lived: bool) -> Recaller:
+    """The engine over the stores of ``scope``; ``short_lived`` when it answers one query."""
     from recall.ranking.engine import Recaller
     from recall.repo_signals import open_repo_signals
 
@@ -73,7 +74,7 @@ def _recaller(ctx: CommandContext, scope: str) -> Recaller:
             project = None
     signals = open_repo_signals(project, notice=ctx.notice) if project is not None else None
     cache = project.location.base / "cache" if project is not None and project.exists else None
-    return Recaller(stores, signals, cache_dir=cache)
+    return Recaller(stores, signals, cache_dir=cache, short_lived=short_lived)
 
 
 def _touches(ctx: CommandContext, recaller: Recaller, edits: list[str], opens: list[str]):
@@ -100,7 +101,7 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise BadInput("--limit must be at least 1")
     if args.session is not None:
         check_session_id(args.session)
-    recaller = _recaller(ctx, args.scope)
+    recaller = _recaller(ctx, args.scope, short_lived=not args.batch)
     if args.batch:
         return _run_batch(args, ctx, recaller)
     query = RecallQuery(
@@ -205,7 +206,7 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     from recall.trust import Gate
 
     prompt = args.prompt if args.prompt is not None else sys.stdin.read()
-    recaller = _recaller(ctx, args.scope)
+    recaller = _recaller(ctx, args.scope, short_lived=True)
     query = RecallQuery(_touches(ctx, recaller, args.files, args.opened), prompt, limit=10)
     result = recaller.recall(query)
     project = next((s for s in recaller.stores if s.scope == "project"), None)

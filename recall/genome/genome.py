@@ -19,11 +19,9 @@ from pathlib import Path
 
 from recall.errors import BadInput
 from recall.genome.filerows import SQL_CHUNK
-from recall.genome.gitcmd import GitRunner, GitUnavailable
 from recall.genome.headref import find_git_dir, read_head
 from recall.genome.limits import MAX_COMMIT_FILES
 from recall.genome.packing import unpack, unpack_near
-from recall.genome.refresh import Refresh
 from recall.genome.renames import RenameIndex
 from recall.genome.results import IndexSummary, Neighbour
 from recall.genome.schema import read_state, schema_current
@@ -133,6 +131,10 @@ class Genome:
         HEAD or a repository git cannot read: those give fewer signals and a one-line notice
         each. ``progress(description, completed, total)`` is called as work advances.
         """
+        # Here, not above: the refresh machinery (history, tree listing, import scanners) is
+        # needed only when the genome is stale, and a short process usually finds it fresh.
+        from recall.genome.refresh import Refresh
+
         try:
             summary = Refresh(self.repo_root, self.conn, self.max_commit_files).run(full, progress)
         finally:
@@ -322,6 +324,8 @@ class Genome:
         """The commit time of a commit the index does not hold (a merge, say), from git."""
         if self.repo_root is None:
             return None
+        from recall.genome.gitcmd import GitRunner, GitUnavailable  # see refresh()
+
         try:
             runner = GitRunner(self.repo_root)
             status, out, _ = runner.run(

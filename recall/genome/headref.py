@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from recall.genome.gitcmd import RepoProbe
+if TYPE_CHECKING:
+    from recall.genome.gitcmd import RepoProbe
 
 # Seconds to wait for the fallback ``git rev-parse`` before treating HEAD as unknown.
 REV_PARSE_TIMEOUT_S = 10
@@ -86,6 +87,8 @@ def _resolve_ref(git_dir: Path, ref: str) -> str | None:
 
 
 def _rev_parse(root: Path) -> str | None:
+    import subprocess  # the reftable fallback only: the usual layouts are read without git
+
     try:
         done = subprocess.run(
             ["git", "rev-parse", "-q", "--verify", "HEAD^{commit}"],
@@ -130,6 +133,8 @@ def probe_files(root: Path) -> RepoProbe | None:
     None when the answer would need git itself: no ``.git`` found, git steered by
     environment variables, the reftable backend, or a ref that is not a plain object id.
     """
+    from recall.genome.gitcmd import RepoProbe  # a refresh's: the staleness check needs none
+
     if any(os.environ.get(name) for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")):
         return None
     root = root.resolve()

@@ -11,10 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from recall import weights as W
-from recall.embedding import cosine_top
 from recall.index import fts
 from recall.ranking.query import Touch
 
@@ -258,11 +255,10 @@ def text(
     return _ranked(scored)
 
 
-def semantic(
-    rowids: np.ndarray, matrix: np.ndarray, query_vector: np.ndarray, limit: int
-) -> Channel:
-    """Cosine between the prompt and every memory; below the gate only rank credit is given."""
-    scored: dict[int, tuple[float, float, str, float]] = {}
-    for index, cosine in cosine_top(query_vector, matrix, limit, min_score=1e-6):
-        scored[int(rowids[index])] = (cosine, W.semantic_magnitude(cosine), "", cosine)
+def semantic(similar: Sequence[tuple[int, float]]) -> Channel:
+    """The memories nearest the prompt as ``(rowid, cosine)``, ranked; below the gate they get
+    rank credit only."""
+    scored = {
+        rowid: (cosine, W.semantic_magnitude(cosine), "", cosine) for rowid, cosine in similar
+    }
     return _ranked(scored)

@@ -9,25 +9,25 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
-from recall import privacy
+from recall import hashbag, privacy
 from recall import weights as W
 from recall.clock import now, parse_timestamp
-from recall.embedding import Embedder, load_embedder
 from recall.errors import BadInput
 from recall.index import fts, rows
 from recall.locations import GLOBAL
 from recall.model import Memory
 from recall.ranking import channels as ch
-from recall.ranking import vectors
+from recall.ranking import lean_semantic
 from recall.ranking.fuse import DRIFT_NOTE, Fused, fuse, receipt
 from recall.ranking.query import RecallQuery
 from recall.references import drift, with_lifecycle_keys
 from recall.sanitize import sanitize_prompt
 from recall.store import MemoryStore, is_corruption
+
+if TYPE_CHECKING:
+    from recall.embedding import Embedder
 
 
 class RepoSignals(Protocol):
@@ -118,8 +118,21 @@ class RecallResult:
 class _Prepared:
     words: list[str]
     grams: list[str]
-    vector: np.ndarray | None
+    sparse: list[tuple[int, float]] | None
+    """The prompt's hash-bag vector as (dimension, value) pairs (the default embedder)."""
+    vector: Any
+    """The prompt's vector from a configured provider embedder (a numpy array)."""
     text: str
+
+
+def _dense(sparse: list[tuple[int, float]], dim: int) -> Any:
+    """A sparse hash-bag vector as the float32 numpy vector the numpy path takes."""
+    import numpy as np
+
+    vector = np.zeros(dim, dtype=np.float32)
+    for column, value in sparse:
+        vector[column] = value
+    return vector
 
 
 def _days_since(stamp: str | None, moment_ts: float) -> float:
@@ -143,13 +156,32 @@ class Recaller:
         embedder: Embedder | None = None,
         cache_dir: Path | None = None,
         drift_commits: int = W.DRIFT_COMMITS,
+        short_lived: bool = False,
     ) -> None:
+        """Rank the memories of ``stores``.
+
+        ``embedder`` replaces the default hash-bag embedder. ``short_lived`` is for a process
+        that answers one query and exits (a hook, ``tether inject``): the semantic channel
+        then scores in plain Python from the vector cache when it can, which spares it
+        numpy's import; the ranking is the same either way.
+        """
         self.stores = list(stores)
         self.drift_commits = drift_commits
         self.repo: RepoSignals = repo or WorkingTree(stores[0].repo_root if stores else None)
-        self.embedder = embedder or load_embedder(None)
+        self._embedder = embedder
+        self._hash_codes = hashbag.FeatureCodes()
         self.cache_dir = cache_dir
+        self.short_lived = short_lived
         self._facts: dict[int, tuple[int, int, frozenset[int]]] = {}
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder of memory vectors: the one given, else the hash-bag (imports numpy)."""
+        if self._embedder is None:
+            from recall.embedding import HashEmbedder
+
+            self._embedder = HashEmbedder()
+        return self._embedder
 
     def _prepare(self, query: RecallQuery, timings: dict[str, float]) -> _Prepared:
         start = time.perf_counter()
@@ -158,9 +190,15 @@ class Recaller:
         text = text.encode("utf-8", "ignore").decode("utf-8")
         words = [w for w in fts.word_tokens(text) if len(w) >= W.MIN_WORD_CHARS]
         grams = [g for g in fts.trigram_tokens(text) if W.is_identifier_like(g)]
-        vector = self.embedder.embed(text) if text.strip() else None
+        sparse: list[tuple[int, float]] | None = None
+        vector: Any = None
+        if text.strip():
+            if self._embedder is None:
+                sparse = hashbag.sparse_vector(text, hashbag.DEFAULT_DIM, self._hash_codes)
+            else:
+                vector = self._embedder.embed(text)
         timings["prepare"] = (time.perf_counter() - start) * 1000
-        return _Prepared(words, grams, vector, text)
+        return _Prepared(words, grams, sparse, vector, text)
 
     def recall(self, query: RecallQuery) -> RecallResult:
         """Rank memories for ``query``; the first hits are the ones worth injecting.
@@ -259,23 +297,43 @@ class Recaller:
                     conn, "fts_trigram", prepared.grams, W.TEXT_CANDIDATES, near, inactive
                 ),
             )
-        if prepared.vector is not None and store.exists:
-            cache = self.cache_dir if store.scope == "project" else store.location.base / "cache"
-            vector = prepared.vector
-            dir_mode, file_mode = _cache_modes(store)
-
-            def run_semantic() -> ch.Channel:
-                rowids, matrix = vectors.load(
-                    conn, self.embedder, cache, dir_mode=dir_mode, file_mode=file_mode
-                )
-                return ch.semantic(rowids, matrix, vector, W.SEMANTIC_CANDIDATES)
-
-            found["semantic"] = self._timed(timings, "semantic", run_semantic)
+        if (prepared.sparse or prepared.vector is not None) and store.exists:
+            found["semantic"] = self._timed(
+                timings, "semantic", lambda: ch.semantic(self._similar(store, prepared))
+            )
         fused = fuse({k: v for k, v in found.items() if v})
         tick = time.perf_counter()
         hits = self._finish(store, fused, touched, neighbours)
         timings["adjust"] = timings.get("adjust", 0.0) + (time.perf_counter() - tick) * 1000
         return hits
+
+    def _similar(self, store: MemoryStore, prepared: _Prepared) -> list[tuple[int, float]]:
+        """The memories of ``store`` nearest the prompt, as (rowid, cosine), best first."""
+        conn = store.conn
+        cache = self.cache_dir if store.scope == "project" else store.location.base / "cache"
+        k, floor = W.SEMANTIC_CANDIDATES, W.SEMANTIC_MIN_COSINE
+        vector = prepared.vector
+        if prepared.sparse is not None:
+            weights = hashbag.query_weights(prepared.sparse)
+            if self.short_lived and hashbag.is_sparse(len(weights), hashbag.DEFAULT_DIM):
+                model = hashbag.model_name(hashbag.DEFAULT_DIM)
+                lean = lean_semantic.similar(
+                    conn, cache, model, hashbag.DEFAULT_DIM, weights, k, floor
+                )
+                if lean is not None:
+                    return lean
+            vector = _dense(prepared.sparse, hashbag.DEFAULT_DIM)
+        from recall.embedding import cosine_top
+        from recall.ranking import vectors
+
+        dir_mode, file_mode = _cache_modes(store)
+        rowids, matrix = vectors.load(
+            conn, self.embedder, cache, dir_mode=dir_mode, file_mode=file_mode
+        )
+        return [
+            (int(rowids[row]), cosine)
+            for row, cosine in cosine_top(vector, matrix, k, min_score=floor)
+        ]
 
     def _store_facts(self, store: MemoryStore) -> tuple[int, frozenset[int]]:
         """How many memories are active and which rowids are not, cached per index state."""

@@ -11,7 +11,7 @@ import numpy as np
 
 from recall.embedding import Embedder, stack_bytes, to_bytes
 from recall.index.db import is_unwritable_error, rollback
-from recall.index.rows import generation
+from recall.ranking.vector_cache import cache_paths, cache_stamp, complete_stamp, vectors_complete
 
 BATCH = 2000  # rows embedded and written per transaction while back-filling
 
@@ -26,10 +26,9 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder) -> int:
 
     Free when nothing changed since the last backfill (one row of ``meta`` says so).
     """
-    stamp = f"{generation(conn)}-{embedder.name}"
-    done = conn.execute("SELECT value FROM meta WHERE key = 'vectors_complete'").fetchone()
-    if done is not None and done[0] == stamp:
+    if vectors_complete(conn, embedder.name):
         return 0
+    stamp = complete_stamp(conn, embedder.name)
     missing = conn.execute(
         "SELECT m.rowid, m.summary, m.details, m.files FROM memories m "
         "LEFT JOIN vectors v ON v.memory_rowid = m.rowid "
@@ -75,7 +74,7 @@ def load(
         # A full disk (or an index turned read-only under us): rank from vectors computed in
         # memory for this recall instead of failing it; nothing is written or cached.
         return computed(conn, embedder)
-    stamp = f"{generation(conn)}-{embedder.name}-{embedder.dim}"
+    stamp = cache_stamp(conn, embedder.name, embedder.dim)
     if cache_dir is not None:
         cached = _read_cache(cache_dir, stamp)
         if cached is not None:
@@ -91,12 +90,8 @@ def load(
     return rowids, matrix
 
 
-def _cache_paths(cache_dir: Path, stamp: str) -> tuple[Path, Path]:
-    return cache_dir / f"vectors-{stamp}.npy", cache_dir / f"rowids-{stamp}.npy"
-
-
 def _read_cache(cache_dir: Path, stamp: str) -> tuple[np.ndarray, np.ndarray] | None:
-    matrix_path, rowid_path = _cache_paths(cache_dir, stamp)
+    matrix_path, rowid_path = cache_paths(cache_dir, stamp)
     try:
         rowids = np.load(rowid_path)
         matrix = np.load(matrix_path, mmap_mode="r")
@@ -132,7 +127,7 @@ def _write_cache(
     """Write the cache atomically and drop older generations; failures only cost speed."""
     with contextlib.suppress(OSError):
         cache_dir.mkdir(parents=True, exist_ok=True, mode=dir_mode)
-        matrix_path, rowid_path = _cache_paths(cache_dir, stamp)
+        matrix_path, rowid_path = cache_paths(cache_dir, stamp)
         for target, data in ((rowid_path, rowids), (matrix_path, matrix)):
             temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC

@@ -103,7 +103,7 @@ def test_batch_reader_answers_every_line_or_names_its_error(
     repo: Path, seeded: dict[str, str], tmp_path: Path
 ) -> None:
     ctx = CommandContext(json_output=True, cwd=repo)
-    recaller = cmd_recall._recaller(ctx, "all")
+    recaller = cmd_recall._recaller(ctx, "all", short_lived=False)
     batch = tmp_path / "batch.jsonl"
     count = [0]
 

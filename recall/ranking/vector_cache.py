@@ -1,0 +1,145 @@
+"""The cached vector matrix on disk: its file names, and the columns one query needs, read in
+plain Python.
+
+:mod:`recall.ranking.vectors` writes the cache with numpy (``.npy`` files: a column-major
+float32 matrix and its int64 rowids) under a stamp of the index state. A short-lived process
+(a hook, ``tether inject``) reads here only the few columns its query touches, which costs
+far less than importing numpy; anything unexpected in the files sends it back to numpy.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import sys
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from recall.index.rows import generation
+
+_MAGIC = b"\x93NUMPY"
+_DESCR = re.compile(r"'descr':\s*'([^']*)'")
+_FORTRAN = re.compile(r"'fortran_order':\s*(True|False)")
+_SHAPE = re.compile(r"'shape':\s*\(([^)]*)\)")
+
+
+def complete_stamp(conn: sqlite3.Connection, model: str) -> str:
+    """What ``meta.vectors_complete`` says once every memory has a vector from ``model``."""
+    return f"{generation(conn)}-{model}"
+
+
+def vectors_complete(conn: sqlite3.Connection, model: str) -> bool:
+    """Whether every memory of the index has a stored vector from ``model`` (nothing to add)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'vectors_complete'").fetchone()
+    return row is not None and row[0] == complete_stamp(conn, model)
+
+
+def cache_stamp(conn: sqlite3.Connection, model: str, dim: int) -> str:
+    """The stamp the cache files of the index's current state are named with."""
+    return f"{generation(conn)}-{model}-{dim}"
+
+
+def cache_paths(cache_dir: Path, stamp: str) -> tuple[Path, Path]:
+    """(matrix file, rowids file) of one stamp."""
+    return cache_dir / f"vectors-{stamp}.npy", cache_dir / f"rowids-{stamp}.npy"
+
+
+@dataclass(frozen=True)
+class _Layout:
+    descr: str
+    fortran: bool
+    shape: tuple[int, ...]
+    offset: int
+
+
+def _layout(handle: BinaryIO) -> _Layout | None:
+    """The header of an ``.npy`` file (format versions 1 to 3), or None if it is not one."""
+    head = handle.read(8)
+    if len(head) != 8 or not head.startswith(_MAGIC) or head[6] not in (1, 2, 3):
+        return None
+    size_bytes = 2 if head[6] == 1 else 4
+    raw_size = handle.read(size_bytes)
+    if len(raw_size) != size_bytes:
+        return None
+    header = handle.read(int.from_bytes(raw_size, "little")).decode("latin-1")
+    descr, fortran, shape = _DESCR.search(header), _FORTRAN.search(header), _SHAPE.search(header)
+    if descr is None or fortran is None or shape is None:
+        return None
+    try:
+        dims = tuple(int(part) for part in shape.group(1).split(",") if part.strip())
+    except ValueError:
+        return None
+    return _Layout(descr.group(1), fortran.group(1) == "True", dims, handle.tell())
+
+
+def _values(handle: BinaryIO, typecode: str, count: int) -> array | None:
+    """``count`` little-endian values of ``typecode`` from the handle's position."""
+    values = array(typecode)
+    data = handle.read(count * values.itemsize)
+    if len(data) != count * values.itemsize:
+        return None
+    values.frombytes(data)
+    if sys.byteorder != "little":
+        values.byteswap()
+    return values
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The rowids of the cached matrix and the columns a query asked for."""
+
+    rowids: array
+    columns: dict[int, array]
+
+
+def rows_cached(cache_dir: Path, stamp: str, dim: int) -> int | None:
+    """How many rows the cached matrix of ``stamp`` has, or None if it is missing or unusable."""
+    matrix_path, _ = cache_paths(cache_dir, stamp)
+    try:
+        with open(matrix_path, "rb") as handle:
+            layout = _layout(handle)
+    except OSError:
+        return None
+    if layout is None or layout.descr != "<f4" or not layout.fortran or len(layout.shape) != 2:
+        return None
+    rows, width = layout.shape
+    return rows if width == dim else None
+
+
+def read_columns(cache_dir: Path, stamp: str, dim: int, wanted: list[int]) -> Columns | None:
+    """The rowids and the ``wanted`` columns of the cached matrix of ``stamp``.
+
+    None when the files are missing, of another layout than ``vectors.py`` writes, cut short
+    or disagreeing on the row count: the caller then takes the numpy path, which rewrites them.
+    """
+    matrix_path, rowid_path = cache_paths(cache_dir, stamp)
+    try:
+        with open(rowid_path, "rb") as handle:
+            layout = _layout(handle)
+            if layout is None or layout.descr != "<i8" or len(layout.shape) != 1:
+                return None
+            rowids = _values(handle, "q", layout.shape[0])
+        with open(matrix_path, "rb") as handle:
+            layout = _layout(handle)
+            if layout is None or layout.descr != "<f4" or not layout.fortran:
+                return None
+            if rowids is None or layout.shape != (len(rowids), dim):
+                return None
+            rows = len(rowids)
+            if os.fstat(handle.fileno()).st_size != layout.offset + rows * dim * 4:
+                return None  # cut short (or grown): not a matrix vectors.py wrote whole
+            columns: dict[int, array] = {}
+            for column in sorted(set(wanted)):
+                if not 0 <= column < dim:
+                    return None
+                handle.seek(layout.offset + column * rows * 4)
+                values = _values(handle, "f", rows)
+                if values is None:
+                    return None
+                columns[column] = values
+    except OSError:
+        return None
+    return Columns(rowids, columns)

@@ -1,0 +1,238 @@
+"""What an agent's per-prompt and per-edit commands import: only what their path needs.
+
+``tether hook prompt`` and ``tether hook pre-edit`` run as whole processes before every prompt
+and every edit, and ``tether inject`` and ``tether recall`` likewise, inside a 250 ms budget of
+which start-up imports are a large share. Each test here runs the real command (``python -m
+recall`` as an agent does, the hook JSON on stdin) against a small store in a fresh process,
+checks that it did its work, and then names the modules it must not have imported.
+
+The modules named are real ones, each loaded where it is needed: the last tests run the slow
+paths (writes, a stale genome, settings files and a notice) and see every one of them load,
+so a misspelt name or a path that silently did nothing cannot make the lean checks pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+from conftest import git, remember
+
+from recall.store import MemoryStore
+
+WRITE_ONLY = ("yaml", "recall.secrets_scan", "secrets", "recall.index.keep")
+"""Parsing or writing a memory file, choosing its id, rebuilding the index: a store whose files
+are unchanged since they were indexed parses none and writes none."""
+
+GENOME_REFRESH = (
+    "recall.genome.refresh",
+    "recall.genome.history_index",
+    "recall.genome.tree_index",
+    "recall.genome.imports",
+    "recall.genome.gitcmd",
+    "subprocess",
+)
+"""The genome's refresh: the history reader, the tree listing, the import scanners, and git.
+A fresh genome is queried from the index alone."""
+
+RARELY = ("logging", "tomllib", "difflib", "shlex")
+"""The hooks' log (written only for a notice or an error), the settings file reader (no
+settings file here), the closest-key suggestion for a misspelt key, a command setting."""
+
+EDIT_ONLY = ("hashlib", "recall.genome", "recall.ranking.engine")
+"""Hashing (writes and dedupe), the genome and the ranking: an edit warning needs none."""
+
+RANKING_LATER: tuple[str, ...] = ("numpy",)
+"""What a one-query recall (the prompt hook, inject, recall) leaves out once the vector cache
+is current: the semantic channel reads the query's columns in plain Python
+(recall.ranking.lean_semantic). The recall that first writes the cache does load it."""
+
+LEAN = (*WRITE_ONLY, *GENOME_REFRESH, *RARELY)
+"""Never loaded by any of the four commands on a quiet store with a fresh genome."""
+
+PROMPT_LOADS = ("recall.genome", "recall.ranking.engine")
+"""What a prompt's recall does load (so the prompt test knows the genome was opened)."""
+
+WRITES = {
+    "remember": (
+        ("remember", "retries are capped at five", "-c", "decision", "--file", "src/util.py"),
+        ("yaml", "recall.secrets_scan", "secrets", "hashlib"),
+    ),
+    "reindex": (("reindex",), ("recall.index.keep", "yaml", "hashlib")),
+}
+"""Commands that write, and what each of them loads."""
+
+GOTCHA = "login KeyError user_id: sessions from the old SSO lack user_id, fall back to sub"
+PROMPT = "Why does login raise a KeyError for user_id?"
+
+# Runs ``python -m recall ARGS`` in this process (as ``-m`` does) and, at exit, writes the
+# names of every module imported to the file named first.
+PROBE = """
+import atexit, json, runpy, sys
+
+out = sys.argv[1]
+
+
+def dump():
+    with open(out, "w", encoding="utf-8") as handle:
+        json.dump(sorted(sys.modules), handle)
+
+
+atexit.register(dump)
+sys.argv = ["tether", *sys.argv[2:]]
+runpy.run_module("recall", run_name="__main__", alter_sys=True)
+"""
+
+
+class Run(NamedTuple):
+    """One command's exit code, output and the modules it had imported when it ended."""
+
+    code: int
+    stdout: str
+    stderr: str
+    modules: frozenset[str]
+
+
+def run_probed(repo: Path, out: Path, *args: str, stdin: str = "") -> Run:
+    """Run ``tether ARGS`` in a fresh interpreter in ``repo``."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(out), *args],
+        cwd=repo,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=dict(os.environ),
+        timeout=120,
+        check=False,
+    )
+    modules = json.loads(out.read_text(encoding="utf-8"))
+    return Run(done.returncode, done.stdout, done.stderr, frozenset(modules))
+
+
+def hook_input(repo: Path, event: str, **fields: object) -> str:
+    return json.dumps(
+        {"session_id": "lean-1", "cwd": str(repo), "hook_event_name": event, **fields}
+    )
+
+
+def edit_input(repo: Path) -> str:
+    tool_input = {"file_path": str(repo / "src/app.py"), "old_string": "a", "new_string": "b"}
+    return hook_input(repo, "PreToolUse", tool_name="Edit", tool_input=tool_input)
+
+
+def loaded(run: Run, names: tuple[str, ...]) -> list[str]:
+    return sorted(set(names) & run.modules)
+
+
+@pytest.fixture
+def quiet(repo: Path, store: MemoryStore, tmp_path: Path) -> str:
+    """A store holding a gotcha on src/app.py, as an agent finds it between edits: its files
+    unchanged since they were indexed, and its genome fresh; the gotcha's id."""
+    memory_id = remember(store, GOTCHA, files=["src/app.py"])
+    remember(store, "docs are built with mkdocs", category="decision", files=["docs/guide.md"])
+    # Files written within the last seconds are re-read by every sync until they age (see
+    # recall.index.sync.RACY_WINDOW_NS): date them an hour back, and let one run index them.
+    past = time.time() - 3600
+    for path in store.folder.path.iterdir():
+        os.utime(path, (past, past))
+    warm = run_probed(repo, tmp_path / "warm.json", "index")
+    assert warm.code == 0, warm.stderr
+    assert loaded(warm, GENOME_REFRESH) == sorted(GENOME_REFRESH)  # it was stale: refreshed
+    first = run_probed(repo, tmp_path / "first.json", "recall", PROMPT, "--json", "--no-record")
+    assert first.code == 0, first.stderr
+    assert loaded(first, RANKING_LATER) == sorted(RANKING_LATER)  # it wrote the vector cache
+    return memory_id
+
+
+def test_pre_edit_warns_without_loading_writes_the_genome_or_logging(
+    repo: Path, quiet: str, tmp_path: Path
+) -> None:
+    run = run_probed(repo, tmp_path / "m.json", "hook", "pre-edit", stdin=edit_input(repo))
+    assert (run.code, run.stderr) == (0, "")
+    assert f"[{quiet}]" in run.stdout  # the gotcha warning: the store was read
+    assert "recall.hooks" in run.modules
+    assert loaded(run, LEAN) == []
+    assert loaded(run, EDIT_ONLY) == []
+
+
+def test_prompt_recalls_from_a_fresh_genome_without_its_refresh(
+    repo: Path, quiet: str, tmp_path: Path
+) -> None:
+    payload = hook_input(repo, "UserPromptSubmit", prompt=PROMPT)
+    run = run_probed(repo, tmp_path / "m.json", "hook", "prompt", stdin=payload)
+    assert (run.code, run.stderr) == (0, "")
+    assert quiet in run.stdout  # injected: the ranking ran
+    assert loaded(run, PROMPT_LOADS) == sorted(PROMPT_LOADS)  # the genome was opened
+    assert loaded(run, LEAN) == []
+    assert loaded(run, RANKING_LATER) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("inject", PROMPT, "--no-record"), ("recall", PROMPT, "--json", "--no-record")],
+    ids=["inject", "recall"],
+)
+def test_inject_and_recall_load_as_little(
+    repo: Path, quiet: str, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    run = run_probed(repo, tmp_path / "m.json", *args)
+    assert (run.code, run.stderr) == (0, "")
+    assert quiet in run.stdout
+    assert loaded(run, PROMPT_LOADS) == sorted(PROMPT_LOADS)
+    assert loaded(run, LEAN) == []
+    assert loaded(run, RANKING_LATER) == []
+
+
+# -- the same names do load where they are needed ---------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(WRITES))
+def test_writes_load_what_the_reads_leave_out(
+    repo: Path, quiet: str, tmp_path: Path, name: str
+) -> None:
+    args, needs = WRITES[name]
+    run = run_probed(repo, tmp_path / "m.json", *args)
+    assert run.code == 0, run.stderr
+    assert loaded(run, needs) == sorted(needs)
+
+
+def test_a_stale_genome_loads_its_refresh(repo: Path, quiet: str, tmp_path: Path) -> None:
+    (repo / "src" / "new.py").write_text("import util\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a new file")
+    payload = hook_input(repo, "UserPromptSubmit", prompt=PROMPT)
+    run = run_probed(repo, tmp_path / "m.json", "hook", "prompt", stdin=payload)
+    assert (run.code, run.stderr) == (0, "")
+    assert quiet in run.stdout
+    assert loaded(run, GENOME_REFRESH) == sorted(GENOME_REFRESH)
+
+
+def test_settings_files_and_a_notice_load_their_readers_and_the_log(
+    repo: Path, quiet: str, tmp_path: Path, tether_home: Path
+) -> None:
+    (repo / ".tether" / "config.toml").write_text("max_per_fiel = 2\n", encoding="utf-8")
+    tether_home.mkdir(parents=True, exist_ok=True)
+    (tether_home / "config.toml").write_text(
+        'distill_command = "llm-distill --json"\n', encoding="utf-8"
+    )
+    run = run_probed(repo, tmp_path / "m.json", "hook", "pre-edit", stdin=edit_input(repo))
+    assert (run.code, run.stderr) == (0, "")
+    assert f"[{quiet}]" in run.stdout
+    assert "max_per_fiel" in (repo / ".tether" / "hooks.log").read_text(encoding="utf-8")
+    assert loaded(run, RARELY) == sorted(RARELY)
+
+
+def test_every_module_named_is_seen_loading_somewhere() -> None:
+    """Each name the lean tests rule out is one that a test above sees load, so none of them
+    can be a misspelt or dead name that is trivially absent."""
+    seen = {*GENOME_REFRESH, *RARELY, *PROMPT_LOADS}
+    for _args, needs in WRITES.values():
+        seen.update(needs)
+    assert {*LEAN, *EDIT_ONLY} <= seen
