@@ -7,14 +7,15 @@ magnitudes. The magnitudes are the judgements; their scale, largest first:
 file affinity          0.25 .. 0.40 for an edited file (rarity premium on the floor),
                        scaled by how the file was touched (open: 0.8x); up to +0.08
                        more when a memory names several touched files; earlier names
-                       of a renamed file count as the file
-module                 up to 0.05 when a file hit's other files co-change with it
+                       of a renamed file count as the file; +0.04 for the file's oldest
+                       memory
+module                 up to 0.025 when a file hit's other files co-change with it
 co-change              up to 0.083 (a third of a direct hit), RRF rank 5
 text (bm25)            up to 0.20
-semantic               0 below cosine 0.3, up to 0.15 at cosine 1
+semantic               0 below cosine 0.3, up to 0.075 at cosine 1
 pinned                 +0.10, and exempt from decay and the ignore penalty
 blast radius           up to 0.06
-recency                up to 0.02, halving every 180 days since the last action
+recency                up to 0.04, halving every 180 days since the last action
 feedback               acted: up to +0.05; ignored 4+ times: down to -0.12
 =====================  ==========================================================
 
@@ -38,14 +39,15 @@ TouchKind = Literal["edit", "save", "open"]
 RRF_K: Final = 60
 
 #: RRF credit multiplier per channel. Direct file hits, co-change and whole-word text are
-#: first-class evidence; trigram (substring) matches and the crude hash-bag semantic channel
-#: are weaker evidence and get half a vote.
+#: first-class evidence; trigram (substring) matches are weaker evidence and get half a vote;
+#: the crude hash-bag semantic channel mostly repeats the word channel's evidence less
+#: precisely, and gets a quarter (half measured worse once text scored each column apart).
 CHANNEL_WEIGHTS: Final[dict[str, float]] = {
     "file": 1.0,
     "cochange": 1.0,
     "words": 1.0,
     "trigram": 0.5,
-    "semantic": 0.5,
+    "semantic": 0.25,
 }
 
 #: Candidates fetched from each FTS5 table; ranks past 50 earn under 1/110 of RRF credit and
@@ -98,12 +100,22 @@ FILE_EXTRA_MAX: Final = 0.08
 
 #: Largest bonus for a memory on a touched file whose other files all belong to the touched
 #: file's module (its co-change neighbours): the note is about this part of the code, not a
-#: sweep across the repository that happened to pass through the file.
-MODULE_MAX: Final = 0.05
+#: sweep across the repository that happened to pass through the file. Small: a memory on
+#: the touched file alone earns none, and at 0.05 it outweighed the text that orders a
+#: crowded file's memories (dropping it entirely measured worse).
+MODULE_MAX: Final = 0.025
 
 #: Neighbours of each touched file that make up its module: wide enough to hold a subsystem's
 #: files, and the list is already capped by co-change strength.
 MODULE_NEIGHBOURS: Final = 50
+
+
+#: Added to the file magnitude of the oldest memory naming a touched file (when several do,
+#: and not all were written at once): the note from when the file began describes the code
+#: most of it still is, and the change a fix goes back to is far more often the one that
+#: wrote the file than any later one (on real fix histories, 10-20x more often than another
+#: memory on the same file).
+ORIGIN_BONUS: Final = 0.04
 
 
 def module_bonus(share: float) -> float:
@@ -172,6 +184,15 @@ TEXT_STRONG: Final = 0.06
 #: details), so both columns count alike.
 BM25_SUMMARY_WEIGHT: Final = 1.0
 
+#: Term-frequency saturation and length normalisation of the per-column bm25
+#: (``channels.field_bm25``): FTS5's own constants, so strengths keep the scale that
+#: TEXT_HALF_STRENGTH was set for.
+BM25_K1: Final = 1.2
+BM25_B: Final = 0.75
+
+#: Smallest idf of a term, as in FTS5: a term in most memories still counts a little.
+BM25_IDF_FLOOR: Final = 1e-6
+
 #: Share of the text magnitude a trigram-only match earns: substring hits are weaker
 #: evidence than whole-token hits.
 TRIGRAM_SHARE: Final = 0.5
@@ -197,14 +218,17 @@ COMMON_TERM_MIN_MEMORIES: Final = 25
 SEMANTIC_GATE: Final = 0.3
 
 #: Semantic magnitude at cosine 1; grows linearly from zero at the gate, so crossing the
-#: gate is not a cliff.
-SEMANTIC_MAX: Final = 0.15
+#: gate is not a cliff. Half of a strong text match: the hash-bag vector repeats the words
+#: the text channel already scores, less precisely.
+SEMANTIC_MAX: Final = 0.075
 
 # --- recency ----------------------------------------------------------------------------
 
 #: Largest recency boost: freshness breaks ties, it does not decide relevance (knowledge
-#: about code stays true for years; the fix histories show a median gap of 300+ days).
-RECENCY_MAX: Final = 0.02
+#: about code stays true for years; the fix histories show a median gap of 300+ days), but
+#: the change a fix goes back to is often among the latest on its file, and 0.02 was too
+#: small to order a crowded file's equally matched memories.
+RECENCY_MAX: Final = 0.04
 
 #: Days for the recency boost to halve; anchored on the last action (or creation), never on
 #: being shown, so display alone keeps nothing fresh.

@@ -119,6 +119,7 @@ class TestChannels:
         assert w.CHANNEL_WEIGHTS["file"] == 1.0
         assert w.CHANNEL_WEIGHTS["trigram"] < w.CHANNEL_WEIGHTS["words"]
         assert w.CHANNEL_WEIGHTS["semantic"] < w.CHANNEL_WEIGHTS["file"]
+        assert w.CHANNEL_WEIGHTS["semantic"] == 0.25  # a quarter vote: it repeats the words
         assert all(0.0 < v <= 1.0 for v in w.CHANNEL_WEIGHTS.values())
 
     def test_candidate_depths(self) -> None:
@@ -147,6 +148,21 @@ class TestChannels:
         assert w.is_identifier_like(token) is expected
 
 
+class TestOriginAndModule:
+    def test_origin_bonus_orders_a_files_memories_without_outranking_another_file(self) -> None:
+        assert w.ORIGIN_BONUS == 0.04
+        # enough to lead a crowded file's memories, never enough to lift a crowded file's
+        # memory over the sole owner of a touched file
+        assert w.file_affinity(46) + w.ORIGIN_BONUS < w.file_affinity(1) + w.RECENCY_MAX
+        assert w.ORIGIN_BONUS < w.FILE_AFFINITY_FLOOR
+
+    def test_module_bonus(self) -> None:
+        assert w.MODULE_MAX == 0.025
+        assert w.module_bonus(1.0) == w.MODULE_MAX
+        assert w.module_bonus(0.5) == pytest.approx(w.MODULE_MAX / 2)
+        assert w.module_bonus(7.0) == w.MODULE_MAX
+
+
 class TestBlastRadius:
     def test_bounded_log_scaled_and_monotone(self) -> None:
         values = [w.blast_bonus(n) for n in range(0, 2000)]
@@ -159,6 +175,9 @@ class TestBlastRadius:
 
 
 class TestText:
+    def test_field_bm25_uses_fts5s_constants(self) -> None:
+        assert (w.BM25_K1, w.BM25_B, w.BM25_IDF_FLOOR) == (1.2, 0.75, 1e-6)
+
     def test_magnitude_is_bounded_and_monotone(self) -> None:
         strengths = [0.0, 0.5, 1, 2, 5, 10, 50, 1e6]
         values = [w.text_magnitude(s) for s in strengths]
@@ -200,9 +219,14 @@ class TestSemantic:
         assert all(0 < a < b for a, b in pairwise(values))
         assert w.semantic_magnitude(1.0) == pytest.approx(w.SEMANTIC_MAX)
         assert w.SEMANTIC_MAX < w.FILE_AFFINITY_FLOOR
+        assert w.SEMANTIC_MAX == 0.075
 
 
 class TestRecency:
+    def test_recency_max(self) -> None:
+        assert w.RECENCY_MAX == 0.04
+        assert w.RECENCY_MAX < w.FILE_AFFINITY_FLOOR
+
     def test_half_life(self) -> None:
         assert w.recency_bonus(0) == w.RECENCY_MAX
         half = w.RECENCY_HALF_LIFE_DAYS

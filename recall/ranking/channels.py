@@ -6,10 +6,12 @@ adds the bounded magnitudes. Only active memories are ever candidates.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from recall import weights as W
 from recall.index import fts
@@ -41,21 +43,26 @@ def _ranked(scored: dict[int, tuple[float, float, str, float]]) -> Channel:
     }
 
 
-def _memories_on(conn: sqlite3.Connection, paths: Sequence[str]) -> dict[str, list[int]]:
-    """Active memories naming each path."""
+def _memories_on(
+    conn: sqlite3.Connection, paths: Sequence[str], created: dict[int, str] | None = None
+) -> dict[str, list[int]]:
+    """Active memories naming each path; ``created``, when given, is filled with when each
+    of them was written."""
     if not paths:
         return {}
     marks = ",".join("?" * len(paths))
     found: dict[str, list[int]] = defaultdict(list)
     query = (
-        "SELECT mf.path, mf.memory_rowid FROM memory_files mf "
+        "SELECT mf.path, mf.memory_rowid, m.created FROM memory_files mf "
         "JOIN memories m ON m.rowid = mf.memory_rowid "
         # "+m.status" keeps SQLite on the path index; without statistics it may otherwise
         # walk every active memory through the status index.
         f"WHERE mf.path IN ({marks}) AND +m.status = 'active'"
     )
-    for path, rowid in conn.execute(query, list(paths)):
+    for path, rowid, stamp in conn.execute(query, list(paths)):
         found[path].append(rowid)
+        if created is not None:
+            created[rowid] = stamp
     return found
 
 
@@ -77,11 +84,14 @@ def file_affinity(
     """Memories naming a touched file that exists now, weighted by how rarely the file is named.
 
     A file keeps its memories through renames: a memory naming an earlier name of a touched
-    file (as git's history shows it) counts as naming the file.
+    file (as git's history shows it) counts as naming the file. The oldest memory on a file
+    shared by several (its origin, see ``W.ORIGIN_BONUS``) gets a little more.
     """
     aliases = {path: [path, *earlier_names(path)] for path in touched if exists(path)}
-    named = _memories_on(conn, [name for names in aliases.values() for name in names])
+    created: dict[int, str] = {}
+    named = _memories_on(conn, [name for names in aliases.values() for name in names], created)
     scored: dict[int, list[tuple[float, str]]] = defaultdict(list)
+    origin: dict[int, float] = {}
     for path, names in aliases.items():
         owners: dict[int, str] = {}
         for name in names:
@@ -91,10 +101,16 @@ def file_affinity(
         for rowid, name in owners.items():
             # the note names the earlier path when the memory was written before a rename
             scored[rowid].append((magnitude, "" if name == path else name))
+        first = min((created[rowid] for rowid in owners), default="")
+        if any(created[rowid] != first for rowid in owners):  # else no memory came first
+            bonus = W.ORIGIN_BONUS * min(1.0, max(0.0, touched[path]))
+            for rowid in owners:
+                if created[rowid] == first:
+                    origin[rowid] = max(origin.get(rowid, 0.0), bonus)
     result: dict[int, tuple[float, float, str, float]] = {}
     for rowid, hits in scored.items():
         hits.sort(reverse=True)
-        magnitude = W.combine_file_hits([m for m, _ in hits])
+        magnitude = W.combine_file_hits([m for m, _ in hits]) + origin.get(rowid, 0.0)
         result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
     return _ranked(result)
 
@@ -165,27 +181,55 @@ def cochange(conn: sqlite3.Connection, hits: list[NeighbourHit], direct: Channel
     return result
 
 
-def _documents_with(conn: sqlite3.Connection, token: str) -> int:
-    """How many memories hold ``token`` (its stem's variants summed, for inflected words)."""
-    stem = fts.fold(token)
-    if stem is None:
-        row = conn.execute("SELECT doc FROM fts_words_vocab WHERE term = ?", (token,)).fetchone()
-    else:
-        row = conn.execute(
-            "SELECT sum(doc) FROM fts_words_vocab WHERE term >= ? AND term < ?",
-            (stem, stem + "\U0010ffff"),
-        ).fetchone()
-    return int(row[0] or 0) if row is not None else 0
+class Vocabulary:
+    """The index terms each query word matches, with how many memories hold each term.
+
+    Asked of FTS5's vocabulary table once per word and remembered: the engine keeps one per
+    store and index state, so a long-lived process (the language server, a batch) looks each
+    word up once, and the text channel's two users of the counts share one lookup.
+    """
+
+    LIMIT: Final = 4096
+    """Words remembered before the memory is dropped and refilled (a server runs for days)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        """Look terms up in the ``fts_words_vocab`` table of ``conn``."""
+        self.conn = conn
+        self._forms: dict[str, list[tuple[str, int]]] = {}
+
+    def forms(self, token: str) -> list[tuple[str, int]]:
+        """(term, memories holding it) for each indexed term ``token`` matches: the word
+        itself, or every term its stem is a prefix of (as the word query matches them)."""
+        found = self._forms.get(token)
+        if found is None:
+            if len(self._forms) >= self.LIMIT:
+                self._forms.clear()
+            stem = fts.fold(token)
+            if stem is None:
+                rows = self.conn.execute(
+                    "SELECT term, doc FROM fts_words_vocab WHERE term = ?", (token,)
+                )
+            else:
+                rows = self.conn.execute(
+                    "SELECT term, doc FROM fts_words_vocab WHERE term >= ? AND term < ?",
+                    (stem, stem + "\U0010ffff"),
+                )
+            found = self._forms[token] = [(term, int(doc)) for term, doc in rows]
+        return found
+
+    def documents_with(self, token: str) -> int:
+        """How many memories hold ``token`` (its stem's variants summed, for inflected words)."""
+        return sum(doc for _, doc in self.forms(token))
 
 
-def text_terms(conn: sqlite3.Connection, tokens: list[str], total: int) -> list[str]:
+def text_terms(vocabulary: Vocabulary, tokens: list[str], total: int) -> list[str]:
     """The query words worth matching: common ones dropped, the rarest kept within a budget.
 
     Words in so large a share of memories that bm25 gives them almost no weight only cost
     time; past ``TEXT_MATCH_BUDGET`` matches, the most common remaining words are left out too.
     The rarest word is always kept.
     """
-    counts = {token: _documents_with(conn, token) for token in tokens}
+    counts = {token: vocabulary.documents_with(token) for token in tokens}
     kept: set[str] = set()
     spent = 0
     for token in sorted(tokens, key=lambda t: counts[t]):
@@ -205,6 +249,7 @@ def text(
     limit: int,
     candidates: Collection[int] = (),
     inactive: Collection[int] = (),
+    vocabulary: Vocabulary | None = None,
 ) -> Channel:
     """bm25 over one FTS5 table with the tokens OR-ed; bm25 strength kept as a magnitude.
 
@@ -212,7 +257,9 @@ def text(
     memories the file channels found) is scored too, so text can order a crowded file's
     memories even when none of them is among the best matches of the whole store. Both are
     asked of SQLite through the lazy ``rank`` column: FTS5 then computes bm25 only for the
-    rows a query keeps, and no row crosses into Python just to be thrown away.
+    rows a query keeps, and no row crosses into Python just to be thrown away. The word
+    table's matches are then scored again with each column normalised by its own length
+    (:func:`field_bm25`).
     """
     if table == "fts_words":
         expression = fts.prefix_expression(tokens)
@@ -247,6 +294,12 @@ def text(
         )
     if not keep:
         return {}
+    if table == "fts_words":
+        rescored = field_bm25(conn, vocabulary or Vocabulary(conn), tokens, keep)
+        if rescored is not None:
+            keep = {rowid: -strength for rowid, strength in rescored.items() if strength > 0}
+            if not keep:
+                return {}
     share = W.TRIGRAM_SHARE if table == "fts_trigram" else 1.0
     scored = {
         rowid: (-score, share * W.text_magnitude(score), "", -score)
@@ -262,3 +315,92 @@ def semantic(similar: Sequence[tuple[int, float]]) -> Channel:
         rowid: (cosine, W.semantic_magnitude(cosine), "", cosine) for rowid, cosine in similar
     }
     return _ranked(scored)
+
+
+def _varint(blob: bytes, at: int) -> tuple[int, int]:
+    """One SQLite varint (big-endian, 7 bits a byte, the ninth byte whole) and where it ends."""
+    value = 0
+    for _ in range(8):
+        byte = blob[at]
+        at += 1
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value, at
+    return (value << 8) | blob[at], at + 1
+
+
+def _column_means(conn: sqlite3.Connection) -> tuple[int, float, float] | None:
+    """Rows of ``fts_words`` and the mean tokens of its summary and details columns.
+
+    FTS5 keeps the totals its own bm25 uses in one record of the data table (id 1: the row
+    count, then each column's tokens, as varints); reading it costs one lookup, where
+    counting would scan every memory. None when the record is missing or unreadable.
+    """
+    row = conn.execute("SELECT block FROM fts_words_data WHERE id = 1").fetchone()
+    if row is None or not isinstance(row[0], bytes):
+        return None
+    try:
+        rows, at = _varint(row[0], 0)
+        summary, at = _varint(row[0], at)
+        details, _ = _varint(row[0], at)
+    except IndexError:
+        return None
+    if rows <= 0:
+        return None
+    return rows, summary / rows, details / rows
+
+
+def field_bm25(
+    conn: sqlite3.Connection, vocabulary: Vocabulary, tokens: list[str], rowids: Collection[int]
+) -> dict[int, float] | None:
+    """bm25 strength of each row with the summary and the details each normalised by its own
+    length (BM25F), where FTS5's bm25 divides by the length of the whole row.
+
+    Under FTS5's one length, a memory that explains itself at length has its summary's match
+    discounted against a bare one-liner's, though the summary is just as short; the notes
+    worth finding are often the ones that explain the most. Terms are matched as the word
+    query matches them (an inflected or long word by its stem as a prefix); the idf is
+    FTS5's. None when the column statistics cannot be read (the caller keeps FTS5's scores).
+    """
+    means = _column_means(conn)
+    if means is None:
+        return None
+    total, mean_summary, mean_details = means
+    idf: dict[str, float] = {}
+    owners: dict[str, list[str]] = defaultdict(list)  # indexed form -> query words it counts for
+    for token in tokens:
+        found = vocabulary.forms(token)
+        having = min(total, sum(doc for _, doc in found))  # variants may share a memory
+        if having > 0:
+            idf[token] = max(W.BM25_IDF_FLOOR, math.log((total - having + 0.5) / (having + 0.5)))
+            for term, _ in found:
+                owners[term].append(token)
+    strengths: dict[int, float] = {}
+    if not idf:
+        return strengths
+    ids = list(rowids)
+    for start in range(0, len(ids), _SQL_VARIABLES):
+        chunk = ids[start : start + _SQL_VARIABLES]
+        marks = ",".join("?" * len(chunk))
+        for rowid, summary, details in conn.execute(
+            f"SELECT rowid, summary, details FROM fts_words WHERE rowid IN ({marks})", chunk
+        ):
+            tf: dict[str, float] = {}
+            for text, weight, mean in (
+                (summary, W.BM25_SUMMARY_WEIGHT, mean_summary),
+                (details, 1.0, mean_details),
+            ):
+                words = fts.WORD.findall(text.lower()) if text else []
+                present = owners.keys() & set(words)
+                if not present:
+                    continue
+                length = len(words) / mean if mean > 0 else 1.0
+                share = weight / (1.0 - W.BM25_B + W.BM25_B * length)
+                for form in present:
+                    hits = words.count(form) * share
+                    for token in owners[form]:
+                        tf[token] = tf.get(token, 0.0) + hits
+            strengths[rowid] = sum(
+                idf[token] * f * (W.BM25_K1 + 1.0) / (W.BM25_K1 + f) for token, f in tf.items()
+            )
+    return strengths

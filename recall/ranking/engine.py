@@ -19,7 +19,7 @@ from recall.index import fts, rows
 from recall.locations import GLOBAL
 from recall.model import Memory
 from recall.ranking import channels as ch
-from recall.ranking import lean_semantic
+from recall.ranking import lean_semantic, vector_cache
 from recall.ranking.fuse import DRIFT_NOTE, Fused, fuse, receipt
 from recall.ranking.query import RecallQuery
 from recall.references import drift, with_lifecycle_keys
@@ -125,6 +125,16 @@ class _Prepared:
     text: str
 
 
+@dataclass
+class _StoreFacts:
+    """What the engine remembers of one store between recalls, valid for one index state."""
+
+    stamp: int
+    active: int
+    inactive: frozenset[int]
+    vocabulary: ch.Vocabulary
+
+
 def _dense(sparse: list[tuple[int, float]], dim: int) -> Any:
     """A sparse hash-bag vector as the float32 numpy vector the numpy path takes."""
     import numpy as np
@@ -172,7 +182,8 @@ class Recaller:
         self._hash_codes = hashbag.FeatureCodes()
         self.cache_dir = cache_dir
         self.short_lived = short_lived
-        self._facts: dict[int, tuple[int, int, frozenset[int]]] = {}
+        self._facts: dict[int, _StoreFacts] = {}
+        self._vectors: dict[int, tuple[str, Any, Any]] = {}
 
     @property
     def embedder(self) -> Embedder:
@@ -281,13 +292,16 @@ class Recaller:
             timings, "cochange", lambda: ch.cochange(conn, neighbours, found["file"])
         )
         near = set(found["file"]) | set(found["cochange"])
-        active, inactive = self._store_facts(store)
+        facts = self._store_facts(store)
+        inactive = facts.inactive
         if prepared.words:
-            words = ch.text_terms(conn, prepared.words, active)
+            words = ch.text_terms(facts.vocabulary, prepared.words, facts.active)
             found["words"] = self._timed(
                 timings,
                 "text",
-                lambda: ch.text(conn, "fts_words", words, W.TEXT_CANDIDATES, near, inactive),
+                lambda: ch.text(
+                    conn, "fts_words", words, W.TEXT_CANDIDATES, near, inactive, facts.vocabulary
+                ),
             )
         if prepared.grams:
             found["trigram"] = self._timed(
@@ -324,30 +338,45 @@ class Recaller:
                     return lean
             vector = _dense(prepared.sparse, hashbag.DEFAULT_DIM)
         from recall.embedding import cosine_top
-        from recall.ranking import vectors
 
-        dir_mode, file_mode = _cache_modes(store)
-        rowids, matrix = vectors.load(
-            conn, self.embedder, cache, dir_mode=dir_mode, file_mode=file_mode
-        )
+        rowids, matrix = self._vectors_of(store, cache)
         return [
             (int(rowids[row]), cosine)
             for row, cosine in cosine_top(vector, matrix, k, min_score=floor)
         ]
 
-    def _store_facts(self, store: MemoryStore) -> tuple[int, frozenset[int]]:
-        """How many memories are active and which rowids are not, cached per index state."""
+    def _vectors_of(self, store: MemoryStore, cache: Path | None) -> tuple[Any, Any]:
+        """(rowids, matrix) of every memory of ``store``, kept in memory while the index is
+        unchanged, so a long-lived process maps the cache once, not once per recall."""
+        from recall.ranking import vectors
+
+        conn, embedder = store.conn, self.embedder
+        stamp = vector_cache.cache_stamp(conn, embedder.name, embedder.dim)
+        kept = self._vectors.get(id(store))
+        complete = vector_cache.vectors_complete(conn, embedder.name)
+        if kept is not None and kept[0] == stamp and complete:
+            return kept[1], kept[2]
+        dir_mode, file_mode = _cache_modes(store)
+        rowids, matrix = vectors.load(conn, embedder, cache, dir_mode=dir_mode, file_mode=file_mode)
+        if vector_cache.vectors_complete(conn, embedder.name):  # not vectors made in memory only
+            self._vectors[id(store)] = (stamp, rowids, matrix)
+        return rowids, matrix
+
+    def _store_facts(self, store: MemoryStore) -> _StoreFacts:
+        """How many memories are active, which rowids are not, and the word counts, cached
+        per index state."""
         stamp = rows.generation(store.conn)
         cached = self._facts.get(id(store))
-        if cached is not None and cached[0] == stamp:
-            return cached[1], cached[2]
+        if cached is not None and cached.stamp == stamp:
+            return cached
         conn = store.conn
         inactive = frozenset(
             r[0] for r in conn.execute("SELECT rowid FROM memories WHERE status != 'active'")
         )
         active = conn.execute("SELECT count(*) FROM memories").fetchone()[0] - len(inactive)
-        self._facts[id(store)] = (stamp, active, inactive)
-        return active, inactive
+        facts = _StoreFacts(stamp, active, inactive, ch.Vocabulary(conn))
+        self._facts[id(store)] = facts
+        return facts
 
     def _fan_in(self, path: str) -> int:
         """Import fan-in of a file, asked of the repository once per recall."""
