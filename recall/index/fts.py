@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)  # unicode61 splits on "_" too: include_dir = 2 words
 TRIGRAM_MIN = (
@@ -21,6 +22,17 @@ def quote_token(token: str) -> str:
 def word_tokens(text: str) -> list[str]:
     """Lowercased word tokens as the unicode61 tokenizer sees them, deduplicated in order."""
     return list(dict.fromkeys(t.lower() for t in WORD.findall(text)))
+
+
+def index_form(text: str) -> str:
+    """Text as the word index stores it: lower case, diacritics removed ("Café" → "cafe"),
+    as the unicode61 tokenizer with ``remove_diacritics`` does."""
+    decomposed = unicodedata.normalize("NFD", text.lower())
+    if decomposed.isascii():
+        return decomposed
+    return unicodedata.normalize(
+        "NFC", "".join(c for c in decomposed if not unicodedata.combining(c))
+    )
 
 
 def trigram_tokens(text: str) -> list[str]:

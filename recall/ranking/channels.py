@@ -204,10 +204,11 @@ class Vocabulary:
         if found is None:
             if len(self._forms) >= self.LIMIT:
                 self._forms.clear()
-            stem = fts.fold(token)
+            term = fts.index_form(token)
+            stem = fts.fold(term)
             if stem is None:
                 rows = self.conn.execute(
-                    "SELECT term, doc FROM fts_words_vocab WHERE term = ?", (token,)
+                    "SELECT term, doc FROM fts_words_vocab WHERE term = ?", (term,)
                 )
             else:
                 rows = self.conn.execute(
@@ -297,9 +298,12 @@ def text(
     if table == "fts_words":
         rescored = field_bm25(conn, vocabulary or Vocabulary(conn), tokens, keep)
         if rescored is not None:
-            keep = {rowid: -strength for rowid, strength in rescored.items() if strength > 0}
-            if not keep:
-                return {}
+            # A row FTS5 matched that the rescoring cannot place (a form it tokenizes
+            # differently) keeps FTS5's own score: a match is never dropped.
+            keep = {
+                rowid: -rescored[rowid] if rescored.get(rowid, 0.0) > 0 else score
+                for rowid, score in keep.items()
+            }
     share = W.TRIGRAM_SHARE if table == "fts_trigram" else 1.0
     scored = {
         rowid: (-score, share * W.text_magnitude(score), "", -score)
@@ -390,7 +394,7 @@ def field_bm25(
                 (summary, W.BM25_SUMMARY_WEIGHT, mean_summary),
                 (details, 1.0, mean_details),
             ):
-                words = fts.WORD.findall(text.lower()) if text else []
+                words = fts.WORD.findall(fts.index_form(text)) if text else []
                 present = owners.keys() & set(words)
                 if not present:
                     continue

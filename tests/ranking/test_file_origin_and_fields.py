@@ -171,3 +171,16 @@ def test_idf_is_fts5s(world: World) -> None:
     # summary "wakeups are lost": 3 tokens against a mean of 23 / 6 (no details anywhere)
     tf = 1.0 / (1 - W.BM25_B + W.BM25_B * (3 / (23 / 6)))
     assert strength[rowid] == pytest.approx(idf * tf * (W.BM25_K1 + 1) / (W.BM25_K1 + tf))
+
+
+def test_accented_words_are_scored_as_the_index_folds_them(world: World) -> None:
+    world.history([[PATH, "src/other.c"]])
+    accented = world.remember("Le café crème du poller déborde", PATH)
+    world.remember("unrelated note on the other file", "src/other.c")
+
+    result = world.recall(prompt="pourquoi le cafe deborde?")
+
+    hit = hit_of(result, accented)
+    assert hit.signals.get("words", 0.0) > 0  # matched and scored, not dropped by rescoring
+    conn = world.project.conn
+    assert ch.Vocabulary(conn).documents_with("Café") == 1
