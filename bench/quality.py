@@ -98,7 +98,13 @@ def run_dataset(folder: Path, work: Path) -> list[tuple[str, ...]]:
     imported = _tether(repo, env, "import", "-", "--json", stdin="\n".join(lines))
     import_s = time.perf_counter() - started
     results = [json.loads(line) for line in imported.splitlines() if line.strip()]
-    key_of_id = {r["id"]: before[r["line"] - 1]["sha"] for r in results if r.get("id")}
+    # A commit whose subject, body and category repeat an earlier one's is stored as that
+    # memory (dedupe by content), which then stands for both: each twin of a relevant commit
+    # counts as relevant, for Tether and the baselines alike.
+    id_of_sha = {before[r["line"] - 1]["sha"]: r["id"] for r in results if r.get("id")}
+    twins: dict[str, set[str]] = {}
+    for sha, memory_id in id_of_sha.items():
+        twins.setdefault(memory_id, set()).add(sha)
     started = time.perf_counter()
     _tether(repo, env, "index", "--full", "--json")
     index_s = time.perf_counter() - started
@@ -109,16 +115,21 @@ def run_dataset(folder: Path, work: Path) -> list[tuple[str, ...]]:
     recall_s = time.perf_counter() - started
     answers = [json.loads(line) for line in out.splitlines() if line.strip()]
     # relevant commits at or after the cut cannot be retrieved and are ignored, as specified
-    relevant = [
+    named = [
         {sha for sha, idx in zip(t["relevant"], t["relevant_idx"], strict=True) if idx < cut}
         for t in tasks
     ]
-    ranked = [[key_of_id.get(r["id"], r["id"]) for r in a["results"]] for a in answers]
+    relevant_ids = [{id_of_sha[sha] for sha in shas if sha in id_of_sha} for shas in named]
+    relevant = [
+        shas.union(*(twins[memory_id] for memory_id in ids))
+        for shas, ids in zip(named, relevant_ids, strict=True)
+    ]
+    ranked = [[r["id"] for r in a["results"]] for a in answers]
     injected = [
         sum(len(r["summary"]) + len(r["receipt"]) + 12 for r in a["results"][:3] if r["strong"])
         for a in answers
     ]
-    rows = [_row("**Tether** (summaries + receipts)", score(ranked, relevant), _mean(injected))]
+    rows = [_row("**Tether** (summaries + receipts)", score(ranked, relevant_ids), _mean(injected))]
 
     records = [
         MemoryRecord(c["sha"], c["subject"], c["body"], tuple(c["files"]), int(c["ts"]))

@@ -197,6 +197,17 @@ class TestText:
         assert w.text_magnitude(6.0) < w.TEXT_STRONG <= w.text_magnitude(6.5)
         assert w.BM25_SUMMARY_WEIGHT == 1.0
 
+    def test_local_term_weight_anchors(self) -> None:
+        assert (w.LOCAL_TERM_PRIOR, w.LOCAL_TERM_POWER) == (5.0, 2.0)
+        assert w.local_term_weight(0, 10) == 1.0  # held by none of the file's memories
+        assert w.local_term_weight(3, 0) == 1.0  # no file memories found: store idf alone
+        assert w.local_term_weight(5, 5) == pytest.approx(0.25)  # all five: a quarter
+        assert w.local_term_weight(1, 2) == pytest.approx((6 / 7) ** 2)  # one of two: little
+        assert w.local_term_weight(10_000, 10_000) == pytest.approx((5 / 10_005) ** 2)
+        weights = [w.local_term_weight(h, 20) for h in range(21)]
+        assert all(a > b for a, b in pairwise(weights))
+        assert w.local_term_weight(30, 20) == 0.0  # more holders than near: capped, not negative
+
     def test_common_terms(self) -> None:
         assert w.COMMON_TERM_SHARE == 0.50
         assert w.is_common_term(51, 100)
@@ -228,6 +239,7 @@ class TestRecency:
         assert w.RECENCY_MAX < w.FILE_AFFINITY_FLOOR
 
     def test_half_life(self) -> None:
+        assert w.RECENCY_HALF_LIFE_DAYS == 365.0
         assert w.recency_bonus(0) == w.RECENCY_MAX
         half = w.RECENCY_HALF_LIFE_DAYS
         assert w.recency_bonus(half) == pytest.approx(w.RECENCY_MAX / 2)

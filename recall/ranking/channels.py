@@ -296,7 +296,7 @@ def text(
     if not keep:
         return {}
     if table == "fts_words":
-        rescored = field_bm25(conn, vocabulary or Vocabulary(conn), tokens, keep)
+        rescored = field_bm25(conn, vocabulary or Vocabulary(conn), tokens, keep, candidates)
         if rescored is not None:
             # A row FTS5 matched that the rescoring cannot place (a form it tokenizes
             # differently) keeps FTS5's own score: a match is never dropped.
@@ -355,7 +355,11 @@ def _column_means(conn: sqlite3.Connection) -> tuple[int, float, float] | None:
 
 
 def field_bm25(
-    conn: sqlite3.Connection, vocabulary: Vocabulary, tokens: list[str], rowids: Collection[int]
+    conn: sqlite3.Connection,
+    vocabulary: Vocabulary,
+    tokens: list[str],
+    rowids: Collection[int],
+    near: Collection[int] = (),
 ) -> dict[int, float] | None:
     """bm25 strength of each row with the summary and the details each normalised by its own
     length (BM25F), where FTS5's bm25 divides by the length of the whole row.
@@ -365,6 +369,11 @@ def field_bm25(
     worth finding are often the ones that explain the most. Terms are matched as the word
     query matches them (an inflected or long word by its stem as a prefix); the idf is
     FTS5's. None when the column statistics cannot be read (the caller keeps FTS5's scores).
+
+    ``near`` are the memories the file channels found. A query word that most of them hold
+    (the touched file's component name, say) cannot tell them apart, so its weight shrinks by
+    the share of them it matches (:func:`W.local_term_weight`); the store-wide idf alone
+    rates it as rare. The weight is the query's, so every match of the word is scored with it.
     """
     means = _column_means(conn)
     if means is None:
@@ -383,6 +392,7 @@ def field_bm25(
     if not idf:
         return strengths
     ids = list(rowids)
+    counts: dict[int, dict[str, float]] = {}
     for start in range(0, len(ids), _SQL_VARIABLES):
         chunk = ids[start : start + _SQL_VARIABLES]
         marks = ",".join("?" * len(chunk))
@@ -404,7 +414,14 @@ def field_bm25(
                     hits = words.count(form) * share
                     for token in owners[form]:
                         tf[token] = tf.get(token, 0.0) + hits
-            strengths[rowid] = sum(
-                idf[token] * f * (W.BM25_K1 + 1.0) / (W.BM25_K1 + f) for token, f in tf.items()
-            )
+            counts[rowid] = tf
+    if near:
+        near_rows = set(near)
+        for token in idf:
+            holding = sum(1 for rowid in near_rows if token in counts.get(rowid, ()))
+            idf[token] *= W.local_term_weight(holding, len(near_rows))
+    for rowid, tf in counts.items():
+        strengths[rowid] = sum(
+            idf[token] * f * (W.BM25_K1 + 1.0) / (W.BM25_K1 + f) for token, f in tf.items()
+        )
     return strengths

@@ -479,7 +479,7 @@ def _is_strong(item: Fused, memory: Memory) -> bool:
         "file" in evidence
         or "cochange" in evidence
         or item.signals.get("words", 0.0) >= W.TEXT_STRONG
-        or item.signals.get("trigram", 0.0) >= W.TEXT_STRONG
+        or ("trigram" in evidence and evidence["trigram"].magnitude >= W.TEXT_STRONG)
         or ("semantic" in evidence and evidence["semantic"].value >= W.SEMANTIC_GATE)
     )
     return relevant and item.score >= W.INJECT_MIN_SCORE

@@ -30,7 +30,8 @@ class Fused:
 
 
 def fuse(channels: dict[str, Channel]) -> dict[int, Fused]:
-    """Reciprocal-rank credit from every channel plus each channel's bounded magnitude."""
+    """Reciprocal-rank credit from every channel plus each channel's bounded magnitude; the two
+    text channels together count as much as the stronger of them."""
     fused: dict[int, Fused] = {}
     for name, channel in channels.items():
         weight = W.CHANNEL_WEIGHTS[name]
@@ -38,7 +39,13 @@ def fuse(channels: dict[str, Channel]) -> dict[int, Fused]:
             item = fused.setdefault(rowid, Fused(rowid))
             item.evidence[name] = evidence
             item.add(f"{name}_rank", weight * W.rrf(evidence.rank))
-            item.add(name, evidence.magnitude)
+            if name != "trigram":
+                item.add(name, evidence.magnitude)
+    # A substring match of words the word channel already matched is the same evidence seen
+    # twice: the trigram magnitude counts only what it adds over the word match.
+    for rowid, evidence in channels.get("trigram", {}).items():
+        item = fused[rowid]
+        item.add("trigram", max(0.0, evidence.magnitude - item.signals.get("words", 0.0)))
     return fused
 
 
