@@ -228,13 +228,14 @@ def text_terms(vocabulary: Vocabulary, tokens: list[str], total: int) -> list[st
 
     Words in so large a share of memories that bm25 gives them almost no weight only cost
     time; past ``TEXT_MATCH_BUDGET`` matches, the most common remaining words are left out too.
-    The rarest word is always kept.
+    Words no memory holds are left out (they match nothing), so the rarest word that matches
+    is always kept.
     """
     counts = {token: vocabulary.documents_with(token) for token in tokens}
     kept: set[str] = set()
     spent = 0
     for token in sorted(tokens, key=lambda t: counts[t]):
-        if W.is_common_term(counts[token], total):
+        if counts[token] == 0 or W.is_common_term(counts[token], total):
             continue
         if kept and spent + counts[token] > W.TEXT_MATCH_BUDGET:
             break
