@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from recall.model import Memory
+from recall.store import not_on_it_note
 
 if TYPE_CHECKING:
     from recall.ranking.engine import Hit
@@ -74,4 +75,7 @@ def written(result: WriteResult) -> dict[str, Any]:
     if result.duplicate_of is not None:
         data["duplicate_of"] = result.duplicate_of
         data["duplicate_status"] = result.duplicate_status
+        if result.files_not_on_it:
+            data["files_not_on_it"] = list(result.files_not_on_it)
+            data["note"] = not_on_it_note(result.id, result.files_not_on_it, result.path)
     return data

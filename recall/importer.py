@@ -25,12 +25,15 @@ class LineResult:
     id: str | None = None
     duplicate_of: str | None = None
     error: str | None = None
+    files_not_on_it: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         data: dict[str, Any] = {"line": self.line, "status": self.status, "id": self.id}
         if self.duplicate_of:
             data["duplicate_of"] = self.duplicate_of
+        if self.files_not_on_it:
+            data["files_not_on_it"] = list(self.files_not_on_it)
         if self.error:
             data["error"] = self.error
         return data
@@ -130,6 +133,7 @@ def import_lines(
             if result.duplicate_of:
                 entry.status = "duplicate"
                 entry.duplicate_of = result.duplicate_of
+                entry.files_not_on_it = result.files_not_on_it
             else:
                 entry.status = "created"
     return results

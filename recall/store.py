@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import sqlite3
 import sys
@@ -94,6 +95,9 @@ class WriteResult:
     path: Path
     duplicate_of: str | None = None
     duplicate_status: str | None = None
+    #: Files the write named that the existing memory does not (dedupe ignores files, so the
+    #: caller is told what was not recorded rather than having it dropped without a word).
+    files_not_on_it: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form (``duplicate_of`` only when dedupe returned an existing memory)."""
@@ -101,7 +105,24 @@ class WriteResult:
         if self.duplicate_of:
             data["duplicate_of"] = self.duplicate_of
             data["duplicate_status"] = self.duplicate_status
+            if self.files_not_on_it:
+                data["files_not_on_it"] = list(self.files_not_on_it)
         return data
+
+
+def not_on_it_note(memory_id: str, files: tuple[str, ...] | list[str], path: Path) -> str:
+    """What to tell a writer whose text already exists on a memory naming fewer files."""
+    them = "it" if len(files) == 1 else "them"
+    return (
+        f"same knowledge as {memory_id}, which does not name {', '.join(files)}; nothing "
+        f"written — to tie the memory to {them} too, add {them} under `files:` in {path}"
+    )
+
+
+def _missing(wanted: tuple[str, ...], present: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The files of ``wanted`` that ``present`` lacks, in the order they were given."""
+    have = set(present)
+    return tuple(path for path in wanted if path not in have)
 
 
 @dataclass(frozen=True)
@@ -528,7 +549,8 @@ class MemoryStore:
 
     def _duplicate(self, content_hash: str) -> sqlite3.Row | None:
         return self.conn.execute(
-            "SELECT id, status FROM memories WHERE content_hash = ? AND status != 'deleted' "
+            "SELECT id, status, files FROM memories WHERE content_hash = ? "
+            "AND status != 'deleted' "
             "ORDER BY status = 'active' DESC, created LIMIT 1",
             (content_hash,),
         ).fetchone()
@@ -655,7 +677,12 @@ class MemoryStore:
             dup = self._duplicate(draft.content_hash)
             if dup is not None:
                 return WriteResult(
-                    dup["id"], self.scope, self.path_of(dup["id"]), dup["id"], dup["status"]
+                    dup["id"],
+                    self.scope,
+                    self.path_of(dup["id"]),
+                    dup["id"],
+                    dup["status"],
+                    _missing(draft.files, json.loads(dup["files"])),
                 )
             memory = draft.with_changes(id=self._pick_id(memory_id))
             text = render_memory(memory)
@@ -820,12 +847,13 @@ class MemoryStore:
         pending: list[tuple[Memory, FileStat, str]] = []
         with self._writable():
             self.refresh()
-            known: dict[str, tuple[str, str]] = {}
+            known: dict[str, tuple[str, str, tuple[str, ...]]] = {}
             for row in self.conn.execute(
-                "SELECT content_hash, id, status FROM memories WHERE status != 'deleted' "
+                "SELECT content_hash, id, status, files FROM memories WHERE status != 'deleted' "
                 "ORDER BY status = 'active', created DESC"
             ):
-                known[row[0]] = (row[1], row[2])  # active and oldest last, so they win
+                # active and oldest last, so they win
+                known[row[0]] = (row[1], row[2], tuple(json.loads(row[3])))
             taken = {r[0] for r in self.conn.execute("SELECT id FROM memories")}
             taken.update(name[:-3] for name in os.listdir(self.folder.path))
             try:
@@ -841,7 +869,7 @@ class MemoryStore:
     def _write_batch(
         self,
         drafts: list[tuple[Memory, str | None]],
-        known: dict[str, tuple[str, str]],
+        known: dict[str, tuple[str, str, tuple[str, ...]]],
         taken: set[str],
         pending: list[tuple[Memory, FileStat, str]],
         results: list[WriteResult],
@@ -855,8 +883,17 @@ class MemoryStore:
                 progress("writing memory files", done, len(drafts))
             key = draft.content_hash
             if key in known:
-                dup_id, dup_status = known[key]
-                results.append(WriteResult(dup_id, self.scope, self._p(dup_id), dup_id, dup_status))
+                dup_id, dup_status, dup_files = known[key]
+                results.append(
+                    WriteResult(
+                        dup_id,
+                        self.scope,
+                        self._p(dup_id),
+                        dup_id,
+                        dup_status,
+                        _missing(draft.files, dup_files),
+                    )
+                )
                 continue
             memory_id = wanted if wanted and is_valid_id(wanted) else None
             while memory_id is None or memory_id in taken:
@@ -867,7 +904,7 @@ class MemoryStore:
             # The name was checked free under the writer lock, so a plain rename is safe.
             stat = self.folder.write(f"{memory_id}.md", text, exclusive=False, durable=False)
             pending.append((memory, stat, text))
-            known[key] = (memory_id, "active")
+            known[key] = (memory_id, "active", memory.files)
             results.append(WriteResult(memory_id, self.scope, self.folder.path / stat.name))
         if progress is not None:
             progress("writing memory files", len(drafts), len(drafts))

@@ -216,8 +216,46 @@ def test_remember_dedupe_reports_duplicate_of(cli: Cli, repo: Path) -> None:
     assert again["id"] == first
     assert again["duplicate_of"] == first
     assert len(list(memories_dir(repo).iterdir())) == 1
+    assert again["files_not_on_it"] == ["docs/guide.md"]
     human = ok(cli("remember", "Use the pool", "-c", "gotcha", "--details", "Always."))
     assert first in human.stdout and "Already known" in human.stdout
+    assert "does not name" not in human.stdout
+    wider = ok(
+        cli(
+            "remember",
+            "Use the pool",
+            "-c",
+            "gotcha",
+            "-f",
+            "docs/guide.md",
+            "--details",
+            "Always.",
+        )
+    )
+    assert "does not name docs/guide.md" in wider.stdout
+    assert f"{first}.md" in wider.stdout and "nothing written" in wider.stdout
+
+
+def test_import_names_the_files_a_duplicate_line_could_not_add(
+    cli: Cli, repo: Path, tmp_path: Path
+) -> None:
+    first = add(cli, "Use the pool", "-f", "src/app.py")
+    path = tmp_path / "in.jsonl"
+    lines = [
+        {"summary": "Use the pool", "category": "gotcha", "files": ["src/app.py"]},
+        {"summary": "Use the pool", "category": "gotcha", "files": ["docs/guide.md"]},
+    ]
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+
+    out = ok(cli("import", str(path), "--json")).json_lines()
+    human = ok(cli("import", str(path)))
+
+    assert [r.get("files_not_on_it") for r in out] == [None, ["docs/guide.md"]]
+    assert "Imported 0 memories, 2 already known, 0 rejected" in human.stdout
+    assert f"{path}:2: same knowledge as {first}, which does not name docs/guide.md" in (
+        human.stderr
+    )
+    assert ":1:" not in human.stderr
 
 
 def test_remember_bad_input_is_exit_2_and_writes_nothing(cli: Cli, repo: Path) -> None:

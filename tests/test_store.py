@@ -83,6 +83,10 @@ def test_dedupe_returns_the_existing_memory(store: MemoryStore) -> None:
     assert again.duplicate_of == first
     assert again.duplicate_status == "active"
     assert again.to_dict()["duplicate_of"] == first
+    # the existing memory names other files: the caller hears which were not recorded
+    assert again.files_not_on_it == ("docs/guide.md",)
+    assert again.to_dict()["files_not_on_it"] == ["docs/guide.md"]
+    assert "docs/guide.md" not in store.get(first).files
     assert store.count() == 1
     other = store.remember(
         store.prepare_memory(
@@ -309,10 +313,26 @@ def test_import_many_honours_free_ids_and_dedupes(store: MemoryStore) -> None:
     assert results[2].duplicate_of is None
     assert results[3].duplicate_of == "0000beef"
     assert results[4].duplicate_of == taken
+    assert results[3].files_not_on_it == results[4].files_not_on_it == ()  # same files
+    wider = store.import_many(
+        [
+            (
+                store.prepare_memory(
+                    summary="already here", category="gotcha", files=["src/app.py", "b.py"]
+                ),
+                None,
+            ),
+            (store.prepare_memory(summary="new", category="gotcha", files=["a.py"]), None),
+            (store.prepare_memory(summary="NEW", category="gotcha", files=["c.py", "a.py"]), None),
+        ]
+    )
+    assert (wider[0].duplicate_of, wider[0].files_not_on_it) == (taken, ("b.py",))
+    assert wider[1].duplicate_of is None
+    assert (wider[2].duplicate_of, wider[2].files_not_on_it) == (wider[1].id, ("c.py",))
     assert store.get("0000beef").created == "2020-01-02T03:04:05+00:00"
-    assert store.count() == 4
-    assert raw_rows(store) == 4
-    assert len(os.listdir(store.location.memories_dir)) == 4
+    assert store.count() == 5  # the four above and "new"
+    assert raw_rows(store) == 5
+    assert len(os.listdir(store.location.memories_dir)) == 5
 
 
 def test_usage_counters(store: MemoryStore) -> None:

@@ -10,6 +10,7 @@ from recall.cli.context import CommandContext
 from recall.errors import BadInput
 from recall.importer import import_lines
 from recall.repo import git_user_name
+from recall.store import not_on_it_note
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,6 +60,11 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
     else:
         for result in errors:
             print(f"{args.file}:{result.line}: {result.error}", file=sys.stderr)
+        for result in results:
+            if result.files_not_on_it:
+                memory_id = result.id or ""
+                note = not_on_it_note(memory_id, result.files_not_on_it, store.path_of(memory_id))
+                print(f"{args.file}:{result.line}: {note}", file=sys.stderr)
         print(f"Imported {created} memories, {dupes} already known, {len(errors)} rejected")
     return 2 if errors else 0
 

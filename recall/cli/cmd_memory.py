@@ -17,7 +17,7 @@ from recall.records import check_text
 from recall.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.repo import git_user_name
 from recall.search import search
-from recall.store import MemoryStore
+from recall.store import MemoryStore, not_on_it_note
 from recall.usage import counters, record_action
 
 
@@ -163,9 +163,13 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
 
     def render(console) -> None:
         if result.duplicate_of:
-            console.print(
-                f"Already known as {result.id} ({result.duplicate_status}); nothing written."
-            )
+            if result.files_not_on_it:
+                note = not_on_it_note(result.id, result.files_not_on_it, result.path)
+                console.print(f"Already known: {note}", markup=False, soft_wrap=True)
+            else:
+                console.print(
+                    f"Already known as {result.id} ({result.duplicate_status}); nothing written."
+                )
             if result.duplicate_status == "pending":
                 console.print(f"It awaits review: `tether pending confirm {result.id}` keeps it.")
         else:

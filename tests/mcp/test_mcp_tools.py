@@ -77,6 +77,18 @@ async def test_write_recall_get_count_as_the_cli_counts(repo: Path) -> None:
         )
         assert again["written"] is False
         assert (again["duplicate_of"], again["duplicate_status"]) == (memory_id, "active")
+        assert "files_not_on_it" not in again and "note" not in again
+        wider = await call(
+            client,
+            "memory_write",
+            summary=GOTCHA,
+            category="gotcha",
+            files=["src/app.py", "docs/guide.md"],
+            details=DETAILS,
+        )
+        assert wider["written"] is False and wider["duplicate_of"] == memory_id
+        assert wider["files_not_on_it"] == ["docs/guide.md"]
+        assert "docs/guide.md" in wider["note"] and written["path"] in wider["note"]
 
         for _ in range(2):
             recalled = await call(
