@@ -18,7 +18,8 @@ from recall.genome import Genome
 from recall.hints import HintLedger
 from recall.locations import Location, global_location, project_location
 from recall.model import Memory
-from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree
+from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree, configured_embedder
+from recall.settings import embedder_setting
 from recall.store import MemoryStore
 
 Notice = Callable[[str], None]
@@ -114,7 +115,13 @@ class Root:
         if self._recaller is None:
             project = self.project
             cache = project.location.base / "cache" if project and project.exists else None
-            self._recaller = Recaller(self.stores(), self.signals(), cache_dir=cache)
+            spec = embedder_setting(self.repo_root, self.notice)
+            self._recaller = Recaller(
+                self.stores(),
+                self.signals(),
+                embedder=configured_embedder(spec, self.notice),
+                cache_dir=cache,
+            )
         return self._recaller
 
     def signals_changed(self) -> None:

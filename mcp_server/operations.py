@@ -103,9 +103,10 @@ def recall(
     ``held_back`` says how many of the ranked ones were. Every memory returned counts as
     surfaced once, as the CLI and the hooks count it.
     """
-    from recall.ranking.engine import Recaller
+    from recall.ranking.engine import Recaller, configured_embedder
     from recall.ranking.query import RecallQuery, Touch
     from recall.repo_signals import open_repo_signals
+    from recall.settings import embedder_setting
     from recall.trust import Gate
 
     _limit(limit, RECALL_MAX)
@@ -125,7 +126,9 @@ def recall(
     gate = Gate(project, log.warning)
     # Held back, others' memories would take places in the ranking: rank as many as may be
     # asked for, so that up to ``limit`` of the allowed ones fill the result.
-    found = Recaller(stores, signals, cache_dir=cache).recall(
+    spec = embedder_setting(project.repo_root if project else None, log.warning)
+    embedder = configured_embedder(spec, log.warning)
+    found = Recaller(stores, signals, embedder=embedder, cache_dir=cache).recall(
         RecallQuery(touches, prompt, limit=limit if gate.open else RECALL_MAX)
     )
     allowed = gate.hits(found.hits)

@@ -45,6 +45,7 @@ __all__ = [
     "stack_bytes",
     "text_features",
     "to_bytes",
+    "top_rows",
 ]
 
 #: Texts embedded per numpy accumulation batch; bounds the float64 scratch matrix to ~12 MB.
@@ -158,14 +159,15 @@ def column_scores(matrix: np.ndarray, weights: Sequence[tuple[int, float]]) -> n
 
     ``weights`` are ``(column, weight)`` pairs from :func:`recall.hashbag.query_weights`;
     products and sums are float64, column after column in that order, exactly as the
-    plain-Python scorer of :mod:`recall.ranking.lean_vectors` does them, so both give the
-    same scores to the last bit.
+    plain-Python scorer of :mod:`recall.ranking.lean_semantic` does them, so both give the
+    same scores to the last bit. Each product is asked for in float64 explicitly: numpy 1.x
+    would otherwise keep a float32 column times a float64 scalar in float32.
     """
     (first, weight), *rest = weights
-    scores = matrix[:, first] * np.float64(weight)
+    scores = np.multiply(matrix[:, first], np.float64(weight), dtype=np.float64)
     scratch = np.empty_like(scores)
     for column, weight in rest:
-        np.multiply(matrix[:, column], np.float64(weight), out=scratch)
+        np.multiply(matrix[:, column], np.float64(weight), out=scratch, dtype=np.float64)
         scores += scratch
     return scores
 

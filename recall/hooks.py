@@ -300,9 +300,10 @@ def warning_line(summary: str, memory_id: str) -> str:
 def on_prompt(hook: HookInput) -> str:
     """UserPromptSubmit: count the turn; inject at most three memories the policy allows."""
     from recall import inject
-    from recall.ranking.engine import Recaller
+    from recall.ranking.engine import Recaller, configured_embedder
     from recall.ranking.query import RecallQuery, Touch
     from recall.repo_signals import open_repo_signals
+    from recall.settings import embedder_setting
     from recall.usage import record_surfacings
 
     stores = _Stores(hook.cwd)
@@ -320,8 +321,13 @@ def on_prompt(hook: HookInput) -> str:
         if other is not None:
             searched.append(other)
         signals = open_repo_signals(project, notice=_notice)
+        spec = embedder_setting(project.repo_root, _notice)
         recaller = Recaller(
-            searched, signals, cache_dir=project.location.base / "cache", short_lived=True
+            searched,
+            signals,
+            embedder=configured_embedder(spec, _notice),
+            cache_dir=project.location.base / "cache",
+            short_lived=True,
         )
         touches = tuple(Touch(path, "edit") for path in files)
         result = recaller.recall(RecallQuery(touches, prompt or None, limit=10))

@@ -56,6 +56,8 @@ USER_CONFIG_NAME: Final = "config.toml"
 USER_ONLY: Final[Mapping[str, str]] = {
     "distill_command": "it names a program for Tether to run, and a cloned repository must "
     "never choose what runs on your machine",
+    "embedder": "it names Python code for Tether to import and run, and a cloned repository "
+    "must never choose what runs on your machine",
 }
 """Fields of :class:`EngineSettings` read from the user's own file only, with the reason.
 
@@ -300,6 +302,25 @@ def command_line(value: Any) -> tuple[str, ...]:
     raise ValueError('give a command line ("llm-distill --json") or a list of its words')
 
 
+EMBEDDER_DEFAULT: Final = "hash"
+"""The built-in hash-bag embedder: deterministic, no model, no network, no import cost."""
+
+
+def embedder_spec(value: Any) -> str:
+    """``"hash"`` or ``"package.module:Name"`` (a class, factory or object with ``embed`` and
+    ``embed_many``); its import is tried when recall first needs it."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError('give "hash" or "package.module:ClassName"')
+    spec = value.strip()
+    if spec == EMBEDDER_DEFAULT:
+        return spec
+    module, sep, attr = spec.partition(":")
+    dotted = (module, *attr.split("."))
+    if not sep or not all(part.isidentifier() for name in dotted for part in name.split(".")):
+        raise ValueError(f'{spec!r} is not "hash" or "package.module:ClassName"')
+    return spec
+
+
 def setting(default: Any, parse: Parse, *aliases: str) -> Any:
     """Declare a field of :class:`EngineSettings`: its default, the parser of its value in a
     file, and any further key names accepted for it (in any spelling)."""
@@ -329,6 +350,9 @@ class EngineSettings:
     distill_command: tuple[str, ...] = setting((), command_line)
     """A command replacing the distill heuristic (see ``recall.distill.from_command``); the
     user's own file only (:data:`USER_ONLY`)."""
+    embedder: str = setting(EMBEDDER_DEFAULT, embedder_spec)
+    """The embedder of the semantic channel: the built-in hash-bag, or a provider's class
+    (imported only when set; the user's own file only, :data:`USER_ONLY`)."""
     inject_others: bool = setting(INJECT_OTHERS, flag)
     """Whether other authors' project memories are injected into agent prompts (see
     ``recall.trust``; the user's ``TETHER_INJECT_OTHERS=0`` turns it off whatever this says)."""
@@ -382,6 +406,19 @@ def merge(sources: Iterable[Source], warn: Warn) -> EngineSettings:
     if turned_off:
         settings = replace(settings, **dict.fromkeys(turned_off, False))
     return settings
+
+
+def embedder_setting(repo_root: Path | None, warn: Warn) -> str:
+    """The ``embedder`` setting for a repository. Only what concerns that key is reported, once:
+    the recall paths that ask for it leave the other keys to the commands that own them."""
+    told: set[str] = set()
+
+    def about_embedder(message: str) -> None:
+        if "embedder" in message and message not in told:
+            told.add(message)
+            warn(message)
+
+    return engine_settings(repo_root, about_embedder).embedder
 
 
 def engine_settings(repo_root: Path | None, warn: Warn) -> EngineSettings:

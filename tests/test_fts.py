@@ -243,3 +243,33 @@ def test_any_text_is_safe_to_search(store: MemoryStore, text: str) -> None:
         store._seeded = True  # type: ignore[attr-defined]
     hits = search(store.conn, text, limit=3)
     assert len(hits) <= 3
+
+
+def test_the_word_index_uses_the_tokenizer_fts_emulates(store: MemoryStore) -> None:
+    (sql,) = store.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'fts_words'").fetchone()
+    assert f"tokenize = '{fts.WORD_TOKENIZER}'" in sql
+
+
+# Latin loses its accents, Greek and kana keep theirs, micro sign and long s fold, CJK
+# compatibility ideographs are not normalised: what no Python normalisation gets right.
+TRICKY = ["Café", "σφάλμα", "ガベージが遅い", "µs", "ſtate", "ÆSIR", "Ǽ", "舘", "naïve_déjà"]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_indexed_words_are_the_terms_the_index_stores(store: MemoryStore, text: str) -> None:
+    memory_id = remember(store, f"note {text}", files=["src/app.py"])
+    rowid = store.conn.execute("SELECT rowid FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    store.conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.instances "
+        "USING fts5vocab(main, fts_words, instance)"
+    )
+    stored = [
+        term
+        for term, _offset in store.conn.execute(
+            "SELECT term, offset FROM temp.instances WHERE doc = ? AND col = 'summary' "
+            "ORDER BY offset",
+            rowid,
+        )
+    ]
+    assert fts.indexed_words(f"note {text}") == stored
+    assert fts.indexed_words_many(["plain ascii", f"note {text}"]) == [["plain", "ascii"], stored]

@@ -240,7 +240,7 @@ def test_the_users_file_is_in_the_tether_home_and_read_last(
 
 
 def test_user_only_keys_and_their_reasons() -> None:
-    assert set(USER_ONLY) == {"distill_command"}
+    assert set(USER_ONLY) == {"distill_command", "embedder"}
     assert "auto_distill" not in USER_ONLY  # a repository may turn it on: see USER_ONLY's note
     engine_fields = {item.name for item in fields(EngineSettings)}
     for key, reason in USER_ONLY.items():

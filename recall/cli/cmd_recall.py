@@ -62,8 +62,9 @@ def _touch_options(parser: argparse.ArgumentParser) -> None:
 
 def _recaller(ctx: CommandContext, scope: str, *, short_lived: bool) -> Recaller:
     """The engine over the stores of ``scope``; ``short_lived`` when it answers one query."""
-    from recall.ranking.engine import Recaller
+    from recall.ranking.engine import Recaller, configured_embedder
     from recall.repo_signals import open_repo_signals
+    from recall.settings import embedder_setting
 
     stores = ctx.stores(scope)
     project = next((s for s in stores if s.scope == "project"), None)
@@ -74,7 +75,10 @@ def _recaller(ctx: CommandContext, scope: str, *, short_lived: bool) -> Recaller
             project = None
     signals = open_repo_signals(project, notice=ctx.notice) if project is not None else None
     cache = project.location.base / "cache" if project is not None and project.exists else None
-    return Recaller(stores, signals, cache_dir=cache, short_lived=short_lived)
+    root = project.repo_root if project is not None else None
+    spec = embedder_setting(root, ctx.notice)
+    embedder = configured_embedder(spec, ctx.notice)
+    return Recaller(stores, signals, embedder=embedder, cache_dir=cache, short_lived=short_lived)
 
 
 def _touches(ctx: CommandContext, recaller: Recaller, edits: list[str], opens: list[str]):

@@ -59,6 +59,13 @@ class Genome:
         self.last_summary: IndexSummary | None = None
         self._forget()
 
+    def rebind(self, conn: sqlite3.Connection) -> None:
+        """Read from ``conn`` from now on: the index was rebuilt on a new connection (after
+        damage), and what was read from the old one is forgotten. A rebuilt index holds no
+        genome until the next refresh, so until then the genome answers nothing."""
+        self.conn = conn
+        self._forget()
+
     def _forget(self) -> None:
         self._ready: bool | None = None
         self._state: dict[str, str] | None = None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-import unicodedata
+import sqlite3
+import threading
+from collections.abc import Sequence
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)  # unicode61 splits on "_" too: include_dir = 2 words
 TRIGRAM_MIN = (
@@ -24,15 +26,74 @@ def word_tokens(text: str) -> list[str]:
     return list(dict.fromkeys(t.lower() for t in WORD.findall(text)))
 
 
-def index_form(text: str) -> str:
-    """Text as the word index stores it: lower case, diacritics removed ("Café" → "cafe"),
-    as the unicode61 tokenizer with ``remove_diacritics`` does."""
-    decomposed = unicodedata.normalize("NFD", text.lower())
-    if decomposed.isascii():
-        return decomposed
-    return unicodedata.normalize(
-        "NFC", "".join(c for c in decomposed if not unicodedata.combining(c))
-    )
+WORD_TOKENIZER = "unicode61 remove_diacritics 2"
+"""The word index's tokenizer (``recall.index.schema``; a test checks the two agree)."""
+
+
+class _SqliteWords:
+    """SQLite's own word tokenizer, for text that is not plain ASCII.
+
+    unicode61 folds case and strips diacritics by its own tables (Latin letters lose their
+    accents, Greek and kana keep theirs, "µ" becomes "μ"), which no Python normalisation
+    reproduces; a private in-memory FTS5 table with the same tokenizer gives its exact terms.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            conn = sqlite3.connect(":memory:", check_same_thread=False)
+            conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{WORD_TOKENIZER}')")
+            conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+            self._conn = conn
+        return self._conn
+
+    def words(self, texts: Sequence[str]) -> list[list[str]]:
+        """The terms of each text, in order, as the word index stores them."""
+        found: list[list[tuple[int, str]]] = [[] for _ in texts]
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.executemany(
+                    "INSERT INTO t(rowid, x) VALUES(?, ?)",
+                    ((n, _encodable(text)) for n, text in enumerate(texts)),
+                )
+                for doc, offset, term in conn.execute("SELECT doc, offset, term FROM v"):
+                    found[doc].append((offset, term))
+            finally:
+                conn.execute("DELETE FROM t")
+        return [[term for _, term in sorted(terms)] for terms in found]
+
+
+def _encodable(text: str) -> str:
+    """``text`` with lone surrogates (undecodable bytes) replaced: SQLite cannot take them."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+_SQLITE_WORDS = _SqliteWords()
+
+
+def indexed_words(text: str) -> list[str]:
+    """The terms the word index stores for ``text`` ("Café au lait" → cafe, au, lait)."""
+    return indexed_words_many([text])[0]
+
+
+def indexed_words_many(texts: Sequence[str]) -> list[list[str]]:
+    """:func:`indexed_words` of each text; plain ASCII in Python, the rest asked of SQLite in
+    one go."""
+    result: list[list[str]] = [[] for _ in texts]
+    other: list[int] = []
+    for n, text in enumerate(texts):
+        if text.isascii():
+            result[n] = WORD.findall(text.lower())  # exactly unicode61 on ASCII
+        else:
+            other.append(n)
+    if other:
+        for n, words in zip(other, _SQLITE_WORDS.words([texts[n] for n in other]), strict=True):
+            result[n] = words
+    return result
 
 
 def trigram_tokens(text: str) -> list[str]:

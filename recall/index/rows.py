@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
+from recall.index.schema import NEW_INDEX_ID
 from recall.memfiles import FileStat
 from recall.model import Memory
 
@@ -87,12 +88,30 @@ def bump_generation(conn: sqlite3.Connection) -> None:
         "INSERT INTO meta(key, value) VALUES('generation', '1') "
         "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
     )
+    # An index created before indexes were given an identity at creation gets one with its
+    # first change, inside the writer's transaction like the count itself.
+    conn.execute(f"INSERT OR IGNORE INTO meta(key, value) VALUES('index_id', {NEW_INDEX_ID})")
 
 
 def generation(conn: sqlite3.Connection) -> int:
     """How many times the memories table has changed (see :func:`bump_generation`)."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     return int(row[0]) if row else 0
+
+
+def index_stamp(conn: sqlite3.Connection) -> str:
+    """The state of the memories table as ``<index id>-<generation>`` (``a1b2c3d4-17``).
+
+    The generation alone restarts when the index is rebuilt (:meth:`MemoryStore.reindex`,
+    a recovery) and can end where the old index stood, with other rowids; the identity is
+    drawn anew with every index, so a stamp is never reused by another rowid assignment.
+    An index that has no identity yet (made by an older version, unchanged since) reads
+    ``0``, which no drawn identity is.
+    """
+    found = dict(
+        conn.execute("SELECT key, value FROM meta WHERE key IN ('index_id', 'generation')")
+    )
+    return f"{found.get('index_id') or '0'}-{int(found.get('generation') or 0)}"
 
 
 def record_problem(conn: sqlite3.Connection, stat: FileStat, line: int, message: str) -> None:

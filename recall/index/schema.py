@@ -11,8 +11,14 @@ from typing import Final
 
 SCHEMA_VERSION: Final = 4
 
-BASE_DDL: Final = """
+NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
+"""SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
+rebuilt index restarts its generation count, and the identity tells its states from the old
+index's (see :func:`recall.index.rows.index_stamp`)."""
+
+BASE_DDL: Final = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+INSERT OR IGNORE INTO meta(key, value) VALUES('index_id', {NEW_INDEX_ID});
 
 CREATE TABLE IF NOT EXISTS memories(
     rowid INTEGER PRIMARY KEY,

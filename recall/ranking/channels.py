@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from recall import weights as W
+from recall.clock import parse_timestamp
+from recall.errors import BadInput
 from recall.index import fts
 from recall.ranking.query import Touch
 
@@ -101,11 +103,12 @@ def file_affinity(
         for rowid, name in owners.items():
             # the note names the earlier path when the memory was written before a rename
             scored[rowid].append((magnitude, "" if name == path else name))
-        first = min((created[rowid] for rowid in owners), default="")
-        if any(created[rowid] != first for rowid in owners):  # else no memory came first
+        moments = {rowid: _moment(created[rowid]) for rowid in owners}
+        first = min(moments.values(), default=math.inf)
+        if any(moment != first for moment in moments.values()):  # else none came first
             bonus = W.ORIGIN_BONUS * min(1.0, max(0.0, touched[path]))
-            for rowid in owners:
-                if created[rowid] == first:
+            for rowid, moment in moments.items():
+                if moment == first:
                     origin[rowid] = max(origin.get(rowid, 0.0), bonus)
     result: dict[int, tuple[float, float, str, float]] = {}
     for rowid, hits in scored.items():
@@ -113,6 +116,15 @@ def file_affinity(
         magnitude = W.combine_file_hits([m for m, _ in hits]) + origin.get(rowid, 0.0)
         result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
     return _ranked(result)
+
+
+def _moment(stamp: str) -> float:
+    """A creation time as seconds, so offsets and "Z" compare as the moments they name; an
+    unreadable one sorts last (it is never a file's origin)."""
+    try:
+        return parse_timestamp(stamp).timestamp()
+    except BadInput:
+        return math.inf
 
 
 @dataclass(frozen=True)
@@ -204,19 +216,23 @@ class Vocabulary:
         if found is None:
             if len(self._forms) >= self.LIMIT:
                 self._forms.clear()
-            term = fts.index_form(token)
-            stem = fts.fold(term)
-            if stem is None:
-                rows = self.conn.execute(
-                    "SELECT term, doc FROM fts_words_vocab WHERE term = ?", (term,)
-                )
-            else:
-                rows = self.conn.execute(
-                    "SELECT term, doc FROM fts_words_vocab WHERE term >= ? AND term < ?",
-                    (stem, stem + "\U0010ffff"),
-                )
-            found = self._forms[token] = [(term, int(doc)) for term, doc in rows]
+            found = self._forms[token] = [
+                form for term in fts.indexed_words(token) for form in self._lookup(term)
+            ]
         return found
+
+    def _lookup(self, term: str) -> list[tuple[str, int]]:
+        stem = fts.fold(term)
+        if stem is None:
+            rows = self.conn.execute(
+                "SELECT term, doc FROM fts_words_vocab WHERE term = ?", (term,)
+            )
+        else:
+            rows = self.conn.execute(
+                "SELECT term, doc FROM fts_words_vocab WHERE term >= ? AND term < ?",
+                (stem, stem + "\U0010ffff"),
+            )
+        return [(found, int(doc)) for found, doc in rows]
 
     def documents_with(self, token: str) -> int:
         """How many memories hold ``token`` (its stem's variants summed, for inflected words)."""
@@ -368,8 +384,11 @@ def field_bm25(
     Under FTS5's one length, a memory that explains itself at length has its summary's match
     discounted against a bare one-liner's, though the summary is just as short; the notes
     worth finding are often the ones that explain the most. Terms are matched as the word
-    query matches them (an inflected or long word by its stem as a prefix); the idf is
-    FTS5's. None when the column statistics cannot be read (the caller keeps FTS5's scores).
+    query matches them (an inflected or long word by its stem as a prefix). The idf is FTS5's
+    formula over the memories holding the word; for a stem, the memories holding each of its
+    forms are summed (at most the whole store), so a memory holding two forms counts twice
+    and the stem's idf is a little low. None when the column statistics cannot be read (the
+    caller keeps FTS5's scores).
 
     ``near`` are the memories the file channels found. A query word that most of them hold
     (the touched file's component name, say) cannot tell them apart, so its weight shrinks by
@@ -384,7 +403,7 @@ def field_bm25(
     owners: dict[str, list[str]] = defaultdict(list)  # indexed form -> query words it counts for
     for token in tokens:
         found = vocabulary.forms(token)
-        having = min(total, sum(doc for _, doc in found))  # variants may share a memory
+        having = min(total, sum(doc for _, doc in found))  # forms sharing a memory: counted twice
         if having > 0:
             idf[token] = max(W.BM25_IDF_FLOOR, math.log((total - having + 0.5) / (having + 0.5)))
             for term, _ in found:
@@ -397,15 +416,18 @@ def field_bm25(
     for start in range(0, len(ids), _SQL_VARIABLES):
         chunk = ids[start : start + _SQL_VARIABLES]
         marks = ",".join("?" * len(chunk))
-        for rowid, summary, details in conn.execute(
+        fetched = conn.execute(
             f"SELECT rowid, summary, details FROM fts_words WHERE rowid IN ({marks})", chunk
-        ):
+        ).fetchall()
+        columns = fts.indexed_words_many(
+            [text or "" for _, summary, details in fetched for text in (summary, details)]
+        )
+        for index, (rowid, _summary, _details) in enumerate(fetched):
             tf: dict[str, float] = {}
-            for text, weight, mean in (
-                (summary, W.BM25_SUMMARY_WEIGHT, mean_summary),
-                (details, 1.0, mean_details),
+            for words, weight, mean in (
+                (columns[2 * index], W.BM25_SUMMARY_WEIGHT, mean_summary),
+                (columns[2 * index + 1], 1.0, mean_details),
             ):
-                words = fts.WORD.findall(fts.index_form(text)) if text else []
                 present = owners.keys() & set(words)
                 if not present:
                     continue

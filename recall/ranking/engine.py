@@ -129,7 +129,7 @@ class _Prepared:
 class _StoreFacts:
     """What the engine remembers of one store between recalls, valid for one index state."""
 
-    stamp: int
+    stamp: str
     active: int
     inactive: frozenset[int]
     vocabulary: ch.Vocabulary
@@ -153,6 +153,22 @@ def _days_since(stamp: str | None, moment_ts: float) -> float:
     except BadInput:
         return 0.0
     return max(0.0, (moment_ts - then) / 86400.0)
+
+
+def configured_embedder(spec: str | None, warn: Callable[[str], None]) -> Embedder | None:
+    """The provider embedder the ``embedder`` setting names, or None for the built-in hash-bag
+    (so the default path imports nothing more). A spec that cannot be loaded is reported
+    through ``warn`` and recall goes on with the hash-bag: a broken plug-in must not stop it.
+    """
+    if spec is None or spec.strip() in ("", "hash"):
+        return None
+    from recall.embedding import load_embedder
+
+    try:
+        return load_embedder(spec)
+    except BadInput as error:
+        warn(f"{error}; recall uses the built-in hash-bag embedder until it is fixed")
+        return None
 
 
 class Recaller:
@@ -183,7 +199,7 @@ class Recaller:
         self.cache_dir = cache_dir
         self.short_lived = short_lived
         self._facts: dict[int, _StoreFacts] = {}
-        self._vectors: dict[int, tuple[str, Any, Any]] = {}
+        self._vectors: dict[int, tuple[tuple[sqlite3.Connection, str], Any, Any]] = {}
 
     @property
     def embedder(self) -> Embedder:
@@ -225,10 +241,28 @@ class Recaller:
                     raise
                 for store in damaged:
                     store.recover(error)
+                self._after_recovery()
         raise AssertionError("unreachable")
+
+    def _after_recovery(self) -> None:
+        """Forget what was read through the connections a recovery closed."""
+        self._facts.clear()
+        self._vectors.clear()
+        self._follow_recovered_index()
+
+    def _follow_recovered_index(self) -> None:
+        """Point the genome at the project's connection when the store has a new one (its
+        index was rebuilt after damage, by this recall or by any other write)."""
+        project = next((s for s in self.stores if s.scope == "project"), None)
+        rebind = getattr(self.repo, "rebind", None)
+        if project is None or not project.exists or not callable(rebind):
+            return
+        if getattr(self.repo, "conn", None) is not project.conn:
+            rebind(project.conn)
 
     def _recall(self, query: RecallQuery) -> RecallResult:
         start = time.perf_counter()
+        self._follow_recovered_index()
         self._fan_in_cache: dict[str, int] = {}
         timings: dict[str, float] = {}
         prepared = self._prepare(query, timings)
@@ -354,20 +388,23 @@ class Recaller:
         stamp = vector_cache.cache_stamp(conn, embedder.name, embedder.dim)
         kept = self._vectors.get(id(store))
         complete = vector_cache.vectors_complete(conn, embedder.name)
-        if kept is not None and kept[0] == stamp and complete:
+        # the connection too: a store that recovered its index reads through a new one
+        if kept is not None and kept[0] == (conn, stamp) and complete:
             return kept[1], kept[2]
         dir_mode, file_mode = _cache_modes(store)
         rowids, matrix = vectors.load(conn, embedder, cache, dir_mode=dir_mode, file_mode=file_mode)
         if vector_cache.vectors_complete(conn, embedder.name):  # not vectors made in memory only
-            self._vectors[id(store)] = (stamp, rowids, matrix)
+            self._vectors[id(store)] = ((conn, stamp), rowids, matrix)
         return rowids, matrix
 
     def _store_facts(self, store: MemoryStore) -> _StoreFacts:
         """How many memories are active, which rowids are not, and the word counts, cached
         per index state."""
-        stamp = rows.generation(store.conn)
+        # the index's identity and generation, and the connection the vocabulary reads through
+        # (a recovered index is rebuilt on a new one)
+        stamp = rows.index_stamp(store.conn)
         cached = self._facts.get(id(store))
-        if cached is not None and cached.stamp == stamp:
+        if cached is not None and cached.stamp == stamp and cached.vocabulary.conn is store.conn:
             return cached
         conn = store.conn
         inactive = frozenset(

@@ -18,17 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from recall.index.rows import generation
+from recall.index.rows import index_stamp
 
 _MAGIC = b"\x93NUMPY"
 _DESCR = re.compile(r"'descr':\s*'([^']*)'")
 _FORTRAN = re.compile(r"'fortran_order':\s*(True|False)")
 _SHAPE = re.compile(r"'shape':\s*\(([^)]*)\)")
+_MAX_HEADER = 10_000  # bytes; numpy refuses longer headers too (``max_header_size``)
+_UNREADABLE = (OSError, MemoryError, ValueError, OverflowError)
 
 
 def complete_stamp(conn: sqlite3.Connection, model: str) -> str:
     """What ``meta.vectors_complete`` says once every memory has a vector from ``model``."""
-    return f"{generation(conn)}-{model}"
+    return f"{index_stamp(conn)}-{model}"
 
 
 def vectors_complete(conn: sqlite3.Connection, model: str) -> bool:
@@ -39,7 +41,7 @@ def vectors_complete(conn: sqlite3.Connection, model: str) -> bool:
 
 def cache_stamp(conn: sqlite3.Connection, model: str, dim: int) -> str:
     """The stamp the cache files of the index's current state are named with."""
-    return f"{generation(conn)}-{model}-{dim}"
+    return f"{index_stamp(conn)}-{model}-{dim}"
 
 
 def cache_paths(cache_dir: Path, stamp: str) -> tuple[Path, Path]:
@@ -54,6 +56,16 @@ class _Layout:
     shape: tuple[int, ...]
     offset: int
 
+    def is_matrix(self, dim: int) -> bool:
+        """Whether this is a float32 ``(rows, dim)`` matrix laid out column after column.
+
+        numpy records ``fortran_order: False`` for a matrix of at most one row (it is both
+        C- and Fortran-contiguous), and its bytes are then the same either way.
+        """
+        if self.descr != "<f4" or len(self.shape) != 2 or self.shape[1] != dim:
+            return False
+        return self.fortran or self.shape[0] <= 1
+
 
 def _layout(handle: BinaryIO) -> _Layout | None:
     """The header of an ``.npy`` file (format versions 1 to 3), or None if it is not one."""
@@ -64,7 +76,10 @@ def _layout(handle: BinaryIO) -> _Layout | None:
     raw_size = handle.read(size_bytes)
     if len(raw_size) != size_bytes:
         return None
-    header = handle.read(int.from_bytes(raw_size, "little")).decode("latin-1")
+    header_size = int.from_bytes(raw_size, "little")
+    if header_size > _MAX_HEADER:
+        return None
+    header = handle.read(header_size).decode("latin-1")
     descr, fortran, shape = _DESCR.search(header), _FORTRAN.search(header), _SHAPE.search(header)
     if descr is None or fortran is None or shape is None:
         return None
@@ -72,7 +87,18 @@ def _layout(handle: BinaryIO) -> _Layout | None:
         dims = tuple(int(part) for part in shape.group(1).split(",") if part.strip())
     except ValueError:
         return None
+    if any(size < 0 for size in dims):
+        return None
     return _Layout(descr.group(1), fortran.group(1) == "True", dims, handle.tell())
+
+
+def _whole(handle: BinaryIO, layout: _Layout, itemsize: int) -> bool:
+    """Whether the file holds exactly the data its header announces (not cut short, not
+    grown, not a header claiming more than the file could ever hold)."""
+    count = 1
+    for size in layout.shape:
+        count *= size
+    return os.fstat(handle.fileno()).st_size == layout.offset + count * itemsize
 
 
 def _values(handle: BinaryIO, typecode: str, count: int) -> array | None:
@@ -101,19 +127,19 @@ def rows_cached(cache_dir: Path, stamp: str, dim: int) -> int | None:
     try:
         with open(matrix_path, "rb") as handle:
             layout = _layout(handle)
-    except OSError:
+    except _UNREADABLE:
         return None
-    if layout is None or layout.descr != "<f4" or not layout.fortran or len(layout.shape) != 2:
+    if layout is None or not layout.is_matrix(dim):
         return None
-    rows, width = layout.shape
-    return rows if width == dim else None
+    return layout.shape[0]
 
 
 def read_columns(cache_dir: Path, stamp: str, dim: int, wanted: list[int]) -> Columns | None:
     """The rowids and the ``wanted`` columns of the cached matrix of ``stamp``.
 
-    None when the files are missing, of another layout than ``vectors.py`` writes, cut short
-    or disagreeing on the row count: the caller then takes the numpy path, which rewrites them.
+    None when the files are missing, of another layout than ``vectors.py`` writes, cut short,
+    damaged or disagreeing on the row count: the caller then takes the numpy path, which
+    rewrites them. Never raises.
     """
     matrix_path, rowid_path = cache_paths(cache_dir, stamp)
     try:
@@ -121,16 +147,16 @@ def read_columns(cache_dir: Path, stamp: str, dim: int, wanted: list[int]) -> Co
             layout = _layout(handle)
             if layout is None or layout.descr != "<i8" or len(layout.shape) != 1:
                 return None
+            if not _whole(handle, layout, 8):
+                return None
             rowids = _values(handle, "q", layout.shape[0])
         with open(matrix_path, "rb") as handle:
             layout = _layout(handle)
-            if layout is None or layout.descr != "<f4" or not layout.fortran:
-                return None
-            if rowids is None or layout.shape != (len(rowids), dim):
+            if layout is None or not layout.is_matrix(dim) or rowids is None:
                 return None
             rows = len(rowids)
-            if os.fstat(handle.fileno()).st_size != layout.offset + rows * dim * 4:
-                return None  # cut short (or grown): not a matrix vectors.py wrote whole
+            if layout.shape[0] != rows or not _whole(handle, layout, 4):
+                return None
             columns: dict[int, array] = {}
             for column in sorted(set(wanted)):
                 if not 0 <= column < dim:
@@ -140,6 +166,6 @@ def read_columns(cache_dir: Path, stamp: str, dim: int, wanted: list[int]) -> Co
                 if values is None:
                     return None
                 columns[column] = values
-    except OSError:
+    except _UNREADABLE:
         return None
     return Columns(rowids, columns)

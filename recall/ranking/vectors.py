@@ -14,6 +14,7 @@ from recall.index.db import is_unwritable_error, rollback
 from recall.ranking.vector_cache import cache_paths, cache_stamp, complete_stamp, vectors_complete
 
 BATCH = 2000  # rows embedded and written per transaction while back-filling
+ATTEMPTS = 3  # back-fills raced by writers before ranking from the vectors there are
 
 
 def memory_text(summary: str, details: str, files: str) -> str:
@@ -62,42 +63,72 @@ def load(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return (rowids, matrix) of every memory's vector, float32, laid out for ``cosine_top``.
 
-    The matrix is cached in ``cache_dir`` under the index generation, so a short-lived process
-    maps one file instead of decoding thousands of rows. A new cache folder and the cache files
-    get ``dir_mode`` and ``file_mode`` (owner-only for a private store, see recall.privacy).
+    The matrix is cached in ``cache_dir`` under the index state (:func:`cache_stamp`), so a
+    short-lived process maps one file instead of decoding thousands of rows. A new cache folder
+    and the cache files get ``dir_mode`` and ``file_mode`` (owner-only for a private store, see
+    recall.privacy).
     """
-    try:
-        backfill(conn, embedder)
-    except sqlite3.Error as error:
-        if not is_unwritable_error(error):
-            raise
-        # A full disk (or an index turned read-only under us): rank from vectors computed in
-        # memory for this recall instead of failing it; nothing is written or cached.
-        return computed(conn, embedder)
-    stamp = cache_stamp(conn, embedder.name, embedder.dim)
-    if cache_dir is not None:
-        cached = _read_cache(cache_dir, stamp)
+    for attempt in range(ATTEMPTS):
+        try:
+            backfill(conn, embedder)
+        except sqlite3.Error as error:
+            if not is_unwritable_error(error):
+                raise
+            # A full disk (or an index turned read-only under us): rank from vectors computed
+            # in memory for this recall instead of failing it; nothing is written or cached.
+            return computed(conn, embedder)
+        stamp, complete, cached, found = _snapshot(conn, embedder, cache_dir)
         if cached is not None:
             return cached
-    found = conn.execute(
-        "SELECT memory_rowid, vec FROM vectors WHERE model = ? ORDER BY memory_rowid",
-        (embedder.name,),
-    ).fetchall()
+        if complete or attempt + 1 == ATTEMPTS:
+            break
+        # A writer added memories between the back-fill and the snapshot: fill them in too.
     rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
     matrix = stack_bytes([r[1] for r in found], embedder.dim)
-    if cache_dir is not None:
+    if cache_dir is not None and complete:
         _write_cache(cache_dir, stamp, rowids, matrix, dir_mode=dir_mode, file_mode=file_mode)
     return rowids, matrix
+
+
+def _snapshot(
+    conn: sqlite3.Connection, embedder: Embedder, cache_dir: Path | None
+) -> tuple[str, bool, tuple[np.ndarray, np.ndarray] | None, list[sqlite3.Row]]:
+    """(stamp, complete, cached matrix, stored vectors) of one state of the index.
+
+    Read in one read transaction, so the stamp names exactly the rows selected (a writer
+    committing meanwhile is not seen): the cache is only ever written under the stamp of the
+    rows it holds. The vectors are selected only when no cache of a complete state is found.
+    """
+    conn.execute("BEGIN")
+    try:
+        stamp = cache_stamp(conn, embedder.name, embedder.dim)
+        complete = vectors_complete(conn, embedder.name)
+        if complete and cache_dir is not None:
+            cached = _read_cache(cache_dir, stamp)
+            if cached is not None:
+                conn.execute("COMMIT")
+                return stamp, complete, cached, []
+        found = conn.execute(
+            "SELECT memory_rowid, vec FROM vectors WHERE model = ? ORDER BY memory_rowid",
+            (embedder.name,),
+        ).fetchall()
+        conn.execute("COMMIT")
+    except BaseException:
+        rollback(conn)
+        raise
+    return stamp, complete, None, found
 
 
 def _read_cache(cache_dir: Path, stamp: str) -> tuple[np.ndarray, np.ndarray] | None:
     matrix_path, rowid_path = cache_paths(cache_dir, stamp)
     try:
-        rowids = np.load(rowid_path)
+        # Mapped first, so a damaged header announcing more rows than the file holds is an
+        # error here rather than an attempt to allocate them.
+        rowids = np.array(np.load(rowid_path, mmap_mode="r"))
         matrix = np.load(matrix_path, mmap_mode="r")
-    except (OSError, ValueError):
+    except (OSError, ValueError, MemoryError, OverflowError):
         return None
-    if matrix.shape[0] != rowids.shape[0]:
+    if rowids.ndim != 1 or matrix.ndim != 2 or matrix.shape[0] != rowids.shape[0]:
         return None
     return rowids, matrix
 
@@ -139,7 +170,8 @@ def _write_cache(
                 with contextlib.suppress(OSError):  # a full disk: no half-written cache left
                     temp.unlink()
                 raise
+        current = {matrix_path.name, rowid_path.name}
         for old in cache_dir.glob("*.npy"):
-            if stamp not in old.name:
+            if old.name not in current:
                 with contextlib.suppress(OSError):
                     old.unlink()

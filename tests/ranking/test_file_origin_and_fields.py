@@ -184,3 +184,24 @@ def test_accented_words_are_scored_as_the_index_folds_them(world: World) -> None
     assert hit.signals.get("words", 0.0) > 0  # matched and scored, not dropped by rescoring
     conn = world.project.conn
     assert ch.Vocabulary(conn).documents_with("Café") == 1
+
+
+def test_the_origin_is_the_earliest_moment_whatever_the_offset(world: World) -> None:
+    world.history([[PATH]])
+    # 08:00 at +05:00 is 03:00 UTC: earlier than 04:00 UTC, though it sorts later as text
+    east = world.remember("poller: written in the east", PATH, created="2025-01-10T08:00:00+05:00")
+    world.remember("poller: written in utc", PATH, created="2025-01-10T04:00:00+00:00")
+
+    result = world.recall(PATH)
+
+    assert ids(result)[0] == east
+
+
+def test_the_same_moment_written_two_ways_is_no_origin(world: World) -> None:
+    world.history([[PATH]])
+    a = world.remember("poller: one", PATH, created="2025-01-10T04:00:00Z")
+    b = world.remember("poller: two", PATH, created="2025-01-10T04:00:00+00:00")
+
+    result = world.recall(PATH)
+
+    assert hit_of(result, a).signals["file"] == pytest.approx(hit_of(result, b).signals["file"])

@@ -56,3 +56,24 @@ def test_recall_matches_text_when_the_prompt_has_an_unknown_word(
     assert result.hits
     assert all(hit.signals.get("words", 0.0) > 0 for hit in result.hits[:3])
     assert "via text" in hit_of(result, result.hits[0].memory.id).receipt
+
+
+@pytest.mark.parametrize(
+    ("summary", "prompt"),
+    [
+        ("Το σφάλμα στον διακομιστή", "σφάλμα"),  # Greek keeps its accents in the index
+        ("ガベージコレクションが遅い", "ガベージコレクションが遅い"),  # so does kana's voicing
+        ("Ошибка: мой сервер падает", "мой сервер"),
+        ("Le café déborde", "cafe"),  # Latin loses its accents
+    ],
+)
+def test_words_in_any_script_are_matched_as_text(world: World, summary: str, prompt: str) -> None:
+    world.history([["a.c"], ["b.c"]])
+    wanted = world.remember(summary, "a.c")
+    world.remember("unrelated other note", "b.c")
+    conn = world.project.conn
+
+    assert all(ch.Vocabulary(conn).documents_with(word) >= 1 for word in prompt.split())
+    result = world.recall(prompt=prompt)
+
+    assert hit_of(result, wanted).signals.get("words", 0.0) > 0
