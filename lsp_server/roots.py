@@ -116,11 +116,14 @@ class Root:
             project = self.project
             cache = project.location.base / "cache" if project and project.exists else None
             spec = embedder_setting(self.repo_root, self.notice)
+            embedder, semantic = configured_embedder(spec, self.notice)
             self._recaller = Recaller(
                 self.stores(),
                 self.signals(),
-                embedder=configured_embedder(spec, self.notice),
+                embedder=embedder,
                 cache_dir=cache,
+                semantic=semantic,
+                notice=self.notice,
             )
         return self._recaller
 

@@ -127,10 +127,15 @@ def recall(
     # Held back, others' memories would take places in the ranking: rank as many as may be
     # asked for, so that up to ``limit`` of the allowed ones fill the result.
     spec = embedder_setting(project.repo_root if project else None, log.warning)
-    embedder = configured_embedder(spec, log.warning)
-    found = Recaller(stores, signals, embedder=embedder, cache_dir=cache).recall(
-        RecallQuery(touches, prompt, limit=limit if gate.open else RECALL_MAX)
-    )
+    embedder, semantic = configured_embedder(spec, log.warning)
+    found = Recaller(
+        stores,
+        signals,
+        embedder=embedder,
+        cache_dir=cache,
+        semantic=semantic,
+        notice=log.warning,
+    ).recall(RecallQuery(touches, prompt, limit=limit if gate.open else RECALL_MAX))
     allowed = gate.hits(found.hits)
     hits = allowed[:limit]
     for store in stores:

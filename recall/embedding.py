@@ -17,7 +17,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 import numpy as np
 
-from recall.errors import BadInput
+from recall.errors import BadInput, EmbedderFailed
 from recall.hashbag import (
     DEFAULT_DIM,
     FEATURE_BITS,
@@ -258,28 +258,38 @@ class _ProviderEmbedder:
         self._inner = inner
         self._spec = spec
         self.dim: int = dim
-        self.name: str = str(getattr(inner, "name", spec))
+        # The dimension is part of the name vectors are stored under: a provider that changes
+        # its size under the same name has every memory embedded again, not misread.
+        self.name: str = f"{getattr(inner, 'name', spec)}-{dim}"
 
     def _coerce(self, raw: Any, rows: int) -> np.ndarray:
         """Turn a provider result into an ``(rows, dim)`` float32 matrix of unit rows."""
         try:
             matrix = np.asarray(raw, dtype=np.float64).reshape(rows, self.dim)
         except (TypeError, ValueError) as exc:
-            raise BadInput(
+            raise EmbedderFailed(
                 f"embedder {self._spec!r} returned data that is not {rows} x {self.dim}: {exc}"
             ) from exc
         matrix = np.where(np.isfinite(matrix), matrix, 0.0)
         return _normalize_rows(matrix)
 
+    def _ask(self, method: str, argument: Any) -> Any:
+        try:
+            return getattr(self._inner, method)(argument)
+        except Exception as exc:  # a provider's own failure: a network, a model, a bug
+            raise EmbedderFailed(
+                f"embedder {self._spec!r}: {method}() failed ({type(exc).__name__}: {exc})"
+            ) from exc
+
     def embed(self, text: str) -> np.ndarray:
         """Embed one text through the provider as a float32 unit vector."""
-        return self._coerce(self._inner.embed(text), 1)[0]
+        return self._coerce(self._ask("embed", text), 1)[0]
 
     def embed_many(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many texts through the provider as an ``(n, dim)`` float32 matrix."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return self._coerce(self._inner.embed_many(list(texts)), len(texts))
+        return self._coerce(self._ask("embed_many", list(texts)), len(texts))
 
 
 def load_embedder(spec: str | None) -> Embedder:

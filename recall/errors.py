@@ -40,6 +40,12 @@ class StoreUnavailable(TetherError):
     exit_code = EXIT_FAILURE
 
 
+class EmbedderFailed(TetherError):
+    """The configured provider embedder raised or returned unusable data while embedding."""
+
+    exit_code = EXIT_FAILURE
+
+
 class MalformedMemory(BadInput):
     """A memory file that cannot be loaded; carries its path and the offending line."""
 

@@ -321,13 +321,17 @@ def on_prompt(hook: HookInput) -> str:
         if other is not None:
             searched.append(other)
         signals = open_repo_signals(project, notice=_notice)
-        spec = embedder_setting(project.repo_root, _notice)
+        embedder, semantic = configured_embedder(
+            embedder_setting(project.repo_root, _notice), _notice
+        )
         recaller = Recaller(
             searched,
             signals,
-            embedder=configured_embedder(spec, _notice),
+            embedder=embedder,
             cache_dir=project.location.base / "cache",
             short_lived=True,
+            semantic=semantic,
+            notice=_notice,
         )
         touches = tuple(Touch(path, "edit") for path in files)
         result = recaller.recall(RecallQuery(touches, prompt or None, limit=10))

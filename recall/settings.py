@@ -409,12 +409,15 @@ def merge(sources: Iterable[Source], warn: Warn) -> EngineSettings:
 
 
 def embedder_setting(repo_root: Path | None, warn: Warn) -> str:
-    """The ``embedder`` setting for a repository. Only what concerns that key is reported, once:
-    the recall paths that ask for it leave the other keys to the commands that own them."""
+    """The ``embedder`` setting for a repository. Only what concerns that key, or the user's
+    own file it must come from (one that cannot be read), is reported, once: the recall paths
+    that ask for it leave the other keys to the commands that own them."""
     told: set[str] = set()
+    own_file = str(user_config_path())
 
     def about_embedder(message: str) -> None:
-        if "embedder" in message and message not in told:
+        relevant = "embedder" in message or (own_file in message and "not read" in message)
+        if relevant and message not in told:
             told.add(message)
             warn(message)
 

@@ -28,7 +28,7 @@ from recall.embedding import (
     text_features,
     to_bytes,
 )
-from recall.errors import BadInput
+from recall.errors import BadInput, EmbedderFailed
 
 TEXTS = [
     "safeRename fails with EXDEV when /tmp is on another device",
@@ -312,7 +312,7 @@ class TestLoadEmbedder:
         emb = load_embedder(f"{provider_module}:Good")
         assert provider_module in sys.modules
         assert isinstance(emb, Embedder)
-        assert (emb.dim, emb.name) == (3, "toy-3")
+        assert (emb.dim, emb.name) == (3, "toy-3-3")  # its name, then its size
         vec = emb.embed("abcd")
         assert vec.dtype == np.float32
         assert float(np.linalg.norm(vec)) == pytest.approx(1.0, abs=1e-6)
@@ -345,7 +345,7 @@ class TestLoadEmbedder:
         assert fragment in str(info.value)
         assert info.value.exit_code == 2
 
-    def test_wrong_output_shape_is_bad_input(self, provider_module: str) -> None:
+    def test_wrong_output_shape_is_a_provider_failure(self, provider_module: str) -> None:
         emb = load_embedder(f"{provider_module}:WrongShape")
-        with pytest.raises(BadInput, match="not 2 x 3"):
+        with pytest.raises(EmbedderFailed, match="not 2 x 3"):
             emb.embed_many(["a", "b"])

@@ -77,8 +77,16 @@ def _recaller(ctx: CommandContext, scope: str, *, short_lived: bool) -> Recaller
     cache = project.location.base / "cache" if project is not None and project.exists else None
     root = project.repo_root if project is not None else None
     spec = embedder_setting(root, ctx.notice)
-    embedder = configured_embedder(spec, ctx.notice)
-    return Recaller(stores, signals, embedder=embedder, cache_dir=cache, short_lived=short_lived)
+    embedder, semantic = configured_embedder(spec, ctx.notice)
+    return Recaller(
+        stores,
+        signals,
+        embedder=embedder,
+        cache_dir=cache,
+        short_lived=short_lived,
+        semantic=semantic,
+        notice=ctx.notice,
+    )
 
 
 def _touches(ctx: CommandContext, recaller: Recaller, edits: list[str], opens: list[str]):

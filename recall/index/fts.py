@@ -44,7 +44,8 @@ class _SqliteWords:
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            conn = sqlite3.connect(":memory:", check_same_thread=False)
+            # autocommit: each batch's rows are gone, and their pages free, once it is read
+            conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
             conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{WORD_TOKENIZER}')")
             conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
             self._conn = conn
@@ -52,19 +53,41 @@ class _SqliteWords:
 
     def words(self, texts: Sequence[str]) -> list[list[str]]:
         """The terms of each text, in order, as the word index stores them."""
-        found: list[list[tuple[int, str]]] = [[] for _ in texts]
+        pieces = [(n, piece) for n, text in enumerate(texts) for piece in _pieces(text)]
+        found: list[list[tuple[int, str]]] = [[] for _ in pieces]
         with self._lock:
             conn = self._connection()
             try:
                 conn.executemany(
                     "INSERT INTO t(rowid, x) VALUES(?, ?)",
-                    ((n, _encodable(text)) for n, text in enumerate(texts)),
+                    ((row, _encodable(piece)) for row, (_, piece) in enumerate(pieces)),
                 )
                 for doc, offset, term in conn.execute("SELECT doc, offset, term FROM v"):
                     found[doc].append((offset, term))
             finally:
                 conn.execute("DELETE FROM t")
-        return [[term for _, term in sorted(terms)] for terms in found]
+        result: list[list[str]] = [[] for _ in texts]
+        for (n, _), terms in zip(pieces, found, strict=True):
+            result[n].extend(term for _, term in sorted(terms))
+        return result
+
+
+_PIECE = 65_536
+"""Characters tokenized at once: a huge text goes through in pieces cut at white space (where
+no word is split), so the private index never holds more than a piece's worth of it."""
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` in pieces of at most about ``_PIECE`` characters, cut after white space."""
+    pieces: list[str] = []
+    while len(text) > _PIECE:
+        cut = max(text.rfind(" ", 0, _PIECE), text.rfind("\n", 0, _PIECE)) + 1
+        if cut <= 0:
+            cut = _PIECE  # one run of 64k characters without a space: cut it anyway
+        pieces.append(text[:cut])
+        text = text[cut:]
+    pieces.append(text)
+    return pieces
 
 
 def _encodable(text: str) -> str:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from recall import hashbag, privacy
 from recall import weights as W
 from recall.clock import now, parse_timestamp
-from recall.errors import BadInput
+from recall.errors import BadInput, EmbedderFailed
 from recall.index import fts, rows
 from recall.locations import GLOBAL
 from recall.model import Memory
@@ -155,20 +155,32 @@ def _days_since(stamp: str | None, moment_ts: float) -> float:
     return max(0.0, (moment_ts - then) / 86400.0)
 
 
-def configured_embedder(spec: str | None, warn: Callable[[str], None]) -> Embedder | None:
-    """The provider embedder the ``embedder`` setting names, or None for the built-in hash-bag
-    (so the default path imports nothing more). A spec that cannot be loaded is reported
-    through ``warn`` and recall goes on with the hash-bag: a broken plug-in must not stop it.
+_PROVIDERS: dict[str, Embedder] = {}
+"""Provider embedders already built, by spec: a long-lived server builds each once."""
+
+
+def configured_embedder(
+    spec: str | None, warn: Callable[[str], None]
+) -> tuple[Embedder | None, bool]:
+    """(embedder, semantic on) for the ``embedder`` setting: ``(None, True)`` for the built-in
+    hash-bag (the default path imports nothing more), the provider it names, or, when that
+    cannot be loaded, ``(None, False)`` after saying so through ``warn``: recall then goes on
+    without the semantic channel. Falling back to the hash-bag instead would overwrite the
+    provider's stored vectors, to be paid for again once the provider is back.
     """
     if spec is None or spec.strip() in ("", "hash"):
-        return None
+        return None, True
+    spec = spec.strip()
+    if spec in _PROVIDERS:
+        return _PROVIDERS[spec], True
     from recall.embedding import load_embedder
 
     try:
-        return load_embedder(spec)
+        embedder = _PROVIDERS[spec] = load_embedder(spec)
     except BadInput as error:
-        warn(f"{error}; recall uses the built-in hash-bag embedder until it is fixed")
-        return None
+        warn(f"{error}; recall runs without its semantic channel until the setting is fixed")
+        return None, False
+    return embedder, True
 
 
 class Recaller:
@@ -183,13 +195,18 @@ class Recaller:
         cache_dir: Path | None = None,
         drift_commits: int = W.DRIFT_COMMITS,
         short_lived: bool = False,
+        semantic: bool = True,
+        notice: Callable[[str], None] | None = None,
     ) -> None:
         """Rank the memories of ``stores``.
 
         ``embedder`` replaces the default hash-bag embedder. ``short_lived`` is for a process
         that answers one query and exits (a hook, ``tether inject``): the semantic channel
         then scores in plain Python from the vector cache when it can, which spares it
-        numpy's import; the ranking is the same either way.
+        numpy's import; the ranking is the same either way. ``semantic`` False leaves that
+        channel out (a configured provider that cannot be loaded). A provider that fails
+        while embedding is reported once through ``notice`` and its channel left out of that
+        recall; the others rank as usual.
         """
         self.stores = list(stores)
         self.drift_commits = drift_commits
@@ -198,6 +215,9 @@ class Recaller:
         self._hash_codes = hashbag.FeatureCodes()
         self.cache_dir = cache_dir
         self.short_lived = short_lived
+        self.semantic = semantic
+        self.notice = notice
+        self._provider_failures: set[str] = set()
         self._facts: dict[int, _StoreFacts] = {}
         self._vectors: dict[int, tuple[tuple[sqlite3.Connection, str], Any, Any]] = {}
 
@@ -219,11 +239,14 @@ class Recaller:
         grams = [g for g in fts.trigram_tokens(text) if W.is_identifier_like(g)]
         sparse: list[tuple[int, float]] | None = None
         vector: Any = None
-        if text.strip():
+        if text.strip() and self.semantic:
             if self._embedder is None:
                 sparse = hashbag.sparse_vector(text, hashbag.DEFAULT_DIM, self._hash_codes)
             else:
-                vector = self._embedder.embed(text)
+                try:
+                    vector = self._embedder.embed(text)
+                except EmbedderFailed as error:
+                    self._provider_failed(error)
         timings["prepare"] = (time.perf_counter() - start) * 1000
         return _Prepared(words, grams, sparse, vector, text)
 
@@ -347,13 +370,29 @@ class Recaller:
             )
         if (prepared.sparse or prepared.vector is not None) and store.exists:
             found["semantic"] = self._timed(
-                timings, "semantic", lambda: ch.semantic(self._similar(store, prepared))
+                timings, "semantic", lambda: ch.semantic(self._similar_or_none(store, prepared))
             )
         fused = fuse({k: v for k, v in found.items() if v})
         tick = time.perf_counter()
         hits = self._finish(store, fused, touched, neighbours)
         timings["adjust"] = timings.get("adjust", 0.0) + (time.perf_counter() - tick) * 1000
         return hits
+
+    def _provider_failed(self, error: EmbedderFailed) -> None:
+        """Say once per failure what the provider did; recall goes on without it."""
+        message = f"{error}; this recall ranks without the semantic channel"
+        if message not in self._provider_failures:
+            self._provider_failures.add(message)
+            if self.notice is not None:
+                self.notice(message)
+
+    def _similar_or_none(self, store: MemoryStore, prepared: _Prepared) -> list[tuple[int, float]]:
+        """:meth:`_similar`, or nothing when the provider embedder fails on the memories."""
+        try:
+            return self._similar(store, prepared)
+        except EmbedderFailed as error:
+            self._provider_failed(error)
+            return []
 
     def _similar(self, store: MemoryStore, prepared: _Prepared) -> list[tuple[int, float]]:
         """The memories of ``store`` nearest the prompt, as (rowid, cosine), best first."""

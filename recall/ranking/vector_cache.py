@@ -41,7 +41,21 @@ def vectors_complete(conn: sqlite3.Connection, model: str) -> bool:
 
 def cache_stamp(conn: sqlite3.Connection, model: str, dim: int) -> str:
     """The stamp the cache files of the index's current state are named with."""
-    return f"{index_stamp(conn)}-{model}-{dim}"
+    return f"{index_stamp(conn)}-{file_safe(model)}-{dim}"
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def file_safe(name: str) -> str:
+    """``name`` fit for a file name on any system (a provider's "org/model" has a slash);
+    a name that had to change carries a checksum of the original, so two never meet."""
+    safe = _UNSAFE.sub("_", name)
+    if safe == name:
+        return name
+    import zlib  # only for provider names that need it
+
+    return f"{safe}_{zlib.crc32(name.encode('utf-8', 'surrogatepass')):08x}"
 
 
 def cache_paths(cache_dir: Path, stamp: str) -> tuple[Path, Path]:

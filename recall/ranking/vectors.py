@@ -99,24 +99,29 @@ def _snapshot(
     committing meanwhile is not seen): the cache is only ever written under the stamp of the
     rows it holds. The vectors are selected only when no cache of a complete state is found.
     """
-    conn.execute("BEGIN")
+    # Inside a caller's transaction, that one already holds the state still.
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
     try:
         stamp = cache_stamp(conn, embedder.name, embedder.dim)
         complete = vectors_complete(conn, embedder.name)
+        cached = None
         if complete and cache_dir is not None:
             cached = _read_cache(cache_dir, stamp)
-            if cached is not None:
-                conn.execute("COMMIT")
-                return stamp, complete, cached, []
-        found = conn.execute(
-            "SELECT memory_rowid, vec FROM vectors WHERE model = ? ORDER BY memory_rowid",
-            (embedder.name,),
-        ).fetchall()
-        conn.execute("COMMIT")
+        found = []
+        if cached is None:
+            found = conn.execute(
+                "SELECT memory_rowid, vec FROM vectors WHERE model = ? ORDER BY memory_rowid",
+                (embedder.name,),
+            ).fetchall()
+        if own:
+            conn.execute("COMMIT")
     except BaseException:
-        rollback(conn)
+        if own:
+            rollback(conn)
         raise
-    return stamp, complete, None, found
+    return stamp, complete, cached, found
 
 
 def _read_cache(cache_dir: Path, stamp: str) -> tuple[np.ndarray, np.ndarray] | None:

@@ -13,23 +13,31 @@ from pathlib import Path
 import pytest
 from conftest import CliResult
 
+from recall.ranking.engine import configured_embedder
 from recall.settings import embedder_spec
 
 PROVIDER = '''
+import os
+
 import numpy as np
 
 TOPICS = (("kettle", "teapot", "boil"), ("violin", "cello", "viola"))
 
 
 class TopicEmbedder:
-    """Two-dimensional vectors: how much a text is about each topic."""
+    """How much a text is about each topic (then zeros up to TOPIC_DIM); TOPIC_FAIL makes
+    every call fail, as a provider behind a network would when it is down."""
 
-    name = "topics-v1"
-    dim = 2
+    def __init__(self):
+        self.name = os.environ.get("TOPIC_NAME", "topics-v1")
+        self.dim = int(os.environ.get("TOPIC_DIM", "2"))
 
     def embed(self, text):
+        if os.environ.get("TOPIC_FAIL"):
+            raise ConnectionError("provider unreachable")
         words = text.lower().split()
-        return np.array([sum(w in topic for w in words) for topic in TOPICS], dtype=float)
+        counts = [sum(w in topic for w in words) for topic in TOPICS]
+        return np.array(counts + [0] * (self.dim - 2), dtype=float)
 
     def embed_many(self, texts):
         return np.stack([self.embed(text) for text in texts])
@@ -88,7 +96,57 @@ def test_a_provider_that_cannot_load_is_reported_and_recall_goes_on(
     hits, stderr = _recall(cli, provider, "teapot")
 
     assert [hit["id"] for hit in hits][:1] == [teapot]  # text still finds it
-    assert "no_such_provider:Embedder" in stderr and "hash-bag" in stderr
+    assert "no_such_provider:Embedder" in stderr and "without its semantic channel" in stderr
+    assert all("sem" not in hit["receipt"] for hit in hits)  # no hash-bag stand-in either
+
+
+def test_a_provider_failing_while_embedding_is_reported_and_recall_goes_on(
+    cli: Cli, repo: Path, tether_home: Path, provider: dict[str, str]
+) -> None:
+    teapot = _seed(cli)
+    _configure(tether_home, "topic_provider:TopicEmbedder")
+    down = {**provider, "TOPIC_FAIL": "1"}
+
+    hits, stderr = _recall(cli, down, "teapot")
+
+    assert [hit["id"] for hit in hits][:1] == [teapot]
+    assert "embed() failed (ConnectionError: provider unreachable)" in stderr
+    assert stderr.count("failed") == 1  # said once
+    payload = {"session_id": "s2", "cwd": str(repo), "prompt": "why does the teapot whistle?"}
+    hooked = cli("hook", "prompt", stdin=json.dumps(payload), env=down)
+    assert hooked.code == 0 and hooked.stderr == "", hooked  # the agent never sees a failure
+    log = (repo / ".tether" / "hooks.log").read_text(encoding="utf-8")
+    assert "embed() failed (ConnectionError: provider unreachable)" in log
+    assert "Traceback" not in log  # reported as a notice, not as a crash of the hook
+
+
+def test_a_provider_named_like_a_path_or_resized_keeps_working(
+    cli: Cli, repo: Path, tether_home: Path, provider: dict[str, str]
+) -> None:
+    teapot = _seed(cli)
+    _configure(tether_home, "topic_provider:TopicEmbedder")
+    named = {**provider, "TOPIC_NAME": "org/topics"}
+
+    first, _ = _recall(cli, named, "kettle boil")
+    resized, stderr = _recall(cli, {**named, "TOPIC_DIM": "3"}, "kettle boil")
+
+    assert first[0]["id"] == teapot and resized[0]["id"] == teapot, stderr
+    cached = sorted(p.name for p in (repo / ".tether" / "cache").glob("*.npy"))
+    assert len(cached) == 2 and all("org_topics-3_" in name for name in cached)
+
+
+def test_a_provider_is_built_once_per_setting(
+    provider: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(provider["PYTHONPATH"])
+    said: list[str] = []
+    spec = "topic_provider:TopicEmbedder"
+
+    first, on = configured_embedder(spec, said.append)
+    again, _ = configured_embedder(f" {spec} ", said.append)
+
+    assert on and first is not None and again is first and said == []
+    assert configured_embedder("hash", said.append) == (None, True)
 
 
 def test_a_repository_cannot_choose_the_embedder(

@@ -231,3 +231,39 @@ class TestRacingWriter:
         np.testing.assert_array_equal(np.load(matrix_path), wanted)
         assert rowids.tolist() == wanted_ids
         np.testing.assert_array_equal(np.asarray(matrix), wanted)
+
+    def test_a_write_during_the_snapshot_is_not_seen_by_it(
+        self, world: World, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        for n in range(3):
+            world.remember(f"socket buffer note {n}", f"src/m{n}.py")
+        store, cache = world.project, _cache(world)
+        vectors.backfill(store.conn, EMBEDDER)
+        before_ids, before = _expected(store.conn)
+        old_stamp = _stamp(store.conn)
+        other = MemoryStore(store.location, notice=lambda message: None)
+        real_stamp = vectors.cache_stamp
+        raced: list[str] = []
+
+        def stamp_then_a_write(conn: sqlite3.Connection, model: str, dim: int) -> str:
+            stamp = real_stamp(conn, model, dim)
+            if not raced:  # another process writes a memory and its vector in between
+                draft = other.prepare_memory(
+                    summary="kettle teapot boils", category="context", files=["src/k.py"]
+                )
+                raced.append(other.remember(draft).id)
+                vectors.backfill(other.conn, EMBEDDER)
+            return stamp
+
+        monkeypatch.setattr(vectors, "cache_stamp", stamp_then_a_write)
+        try:
+            rowids, _matrix = vectors.load(store.conn, EMBEDDER, cache)
+        finally:
+            other.close()
+
+        assert raced and _stamp(store.conn) != old_stamp
+        # the cache written under the stamp read first holds that state's rows, not the new one
+        matrix_path, rowid_path = vector_cache.cache_paths(cache, old_stamp)
+        assert np.load(rowid_path).tolist() == before_ids
+        np.testing.assert_array_equal(np.load(matrix_path), before)
+        assert rowids.tolist() == before_ids
