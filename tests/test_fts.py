@@ -273,3 +273,8 @@ def test_indexed_words_are_the_terms_the_index_stores(store: MemoryStore, text: 
     ]
     assert fts.indexed_words(f"note {text}") == stored
     assert fts.indexed_words_many(["plain ascii", f"note {text}"]) == [["plain", "ascii"], stored]
+
+
+def test_a_huge_text_is_tokenized_whole_in_pieces() -> None:
+    words = [f"σφάλμα{n}" for n in range(30_000)]  # ~270k characters, not ASCII
+    assert fts.indexed_words(" ".join(words)) == words

@@ -267,3 +267,18 @@ class TestRacingWriter:
         assert np.load(rowid_path).tolist() == before_ids
         np.testing.assert_array_equal(np.load(matrix_path), before)
         assert rowids.tolist() == before_ids
+
+
+def test_loading_inside_a_callers_transaction_reads_that_state(world: World) -> None:
+    for n in range(2):
+        world.remember(f"socket buffer note {n}", f"src/m{n}.py")
+    store, cache = world.project, _cache(world)
+    vectors.backfill(store.conn, EMBEDDER)
+    wanted_ids, _ = _expected(store.conn)
+    store.conn.execute("BEGIN")
+    try:
+        rowids, _matrix = vectors.load(store.conn, EMBEDDER, cache)
+        assert store.conn.in_transaction  # the caller's transaction is left to the caller
+    finally:
+        store.conn.execute("COMMIT")
+    assert rowids.tolist() == wanted_ids
