@@ -18,8 +18,7 @@ from recall.genome import Genome
 from recall.hints import HintLedger
 from recall.locations import Location, global_location, project_location
 from recall.model import Memory
-from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree, configured_embedder
-from recall.settings import embedder_setting
+from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree, embedder_for
 from recall.store import MemoryStore
 
 Notice = Callable[[str], None]
@@ -115,8 +114,7 @@ class Root:
         if self._recaller is None:
             project = self.project
             cache = project.location.base / "cache" if project and project.exists else None
-            spec = embedder_setting(self.repo_root, self.notice)
-            embedder, semantic = configured_embedder(spec, self.notice)
+            embedder, semantic = embedder_for(self.repo_root, self.notice)
             self._recaller = Recaller(
                 self.stores(),
                 self.signals(),

@@ -103,10 +103,9 @@ def recall(
     ``held_back`` says how many of the ranked ones were. Every memory returned counts as
     surfaced once, as the CLI and the hooks count it.
     """
-    from recall.ranking.engine import Recaller, configured_embedder
+    from recall.ranking.engine import Recaller, embedder_for
     from recall.ranking.query import RecallQuery, Touch
     from recall.repo_signals import open_repo_signals
-    from recall.settings import embedder_setting
     from recall.trust import Gate
 
     _limit(limit, RECALL_MAX)
@@ -126,8 +125,7 @@ def recall(
     gate = Gate(project, log.warning)
     # Held back, others' memories would take places in the ranking: rank as many as may be
     # asked for, so that up to ``limit`` of the allowed ones fill the result.
-    spec = embedder_setting(project.repo_root if project else None, log.warning)
-    embedder, semantic = configured_embedder(spec, log.warning)
+    embedder, semantic = embedder_for(project.repo_root if project else None, log.warning)
     found = Recaller(
         stores,
         signals,

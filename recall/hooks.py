@@ -300,10 +300,9 @@ def warning_line(summary: str, memory_id: str) -> str:
 def on_prompt(hook: HookInput) -> str:
     """UserPromptSubmit: count the turn; inject at most three memories the policy allows."""
     from recall import inject
-    from recall.ranking.engine import Recaller, configured_embedder
+    from recall.ranking.engine import Recaller, embedder_for
     from recall.ranking.query import RecallQuery, Touch
     from recall.repo_signals import open_repo_signals
-    from recall.settings import embedder_setting
     from recall.usage import record_surfacings
 
     stores = _Stores(hook.cwd)
@@ -321,9 +320,7 @@ def on_prompt(hook: HookInput) -> str:
         if other is not None:
             searched.append(other)
         signals = open_repo_signals(project, notice=_notice)
-        embedder, semantic = configured_embedder(
-            embedder_setting(project.repo_root, _notice), _notice
-        )
+        embedder, semantic = embedder_for(project.repo_root, _notice)
         recaller = Recaller(
             searched,
             signals,

@@ -62,9 +62,8 @@ def _touch_options(parser: argparse.ArgumentParser) -> None:
 
 def _recaller(ctx: CommandContext, scope: str, *, short_lived: bool) -> Recaller:
     """The engine over the stores of ``scope``; ``short_lived`` when it answers one query."""
-    from recall.ranking.engine import Recaller, configured_embedder
+    from recall.ranking.engine import Recaller, embedder_for
     from recall.repo_signals import open_repo_signals
-    from recall.settings import embedder_setting
 
     stores = ctx.stores(scope)
     project = next((s for s in stores if s.scope == "project"), None)
@@ -76,8 +75,7 @@ def _recaller(ctx: CommandContext, scope: str, *, short_lived: bool) -> Recaller
     signals = open_repo_signals(project, notice=ctx.notice) if project is not None else None
     cache = project.location.base / "cache" if project is not None and project.exists else None
     root = project.repo_root if project is not None else None
-    spec = embedder_setting(root, ctx.notice)
-    embedder, semantic = configured_embedder(spec, ctx.notice)
+    embedder, semantic = embedder_for(root, ctx.notice)
     return Recaller(
         stores,
         signals,

@@ -183,6 +183,15 @@ def configured_embedder(
     return embedder, True
 
 
+def embedder_for(
+    repo_root: Path | None, warn: Callable[[str], None]
+) -> tuple[Embedder | None, bool]:
+    """:func:`configured_embedder` for the ``embedder`` setting that applies to ``repo_root``."""
+    from recall.settings import embedder_setting
+
+    return configured_embedder(embedder_setting(repo_root, warn), warn)
+
+
 class Recaller:
     """Ranks the memories of one or more stores for a query."""
 

@@ -54,6 +54,14 @@ def _current_names(cache: Path, conn: sqlite3.Connection) -> list[str]:
     return sorted(path.name for path in vector_cache.cache_paths(cache, _stamp(conn)))
 
 
+def _write_elsewhere(other: MemoryStore) -> str:
+    """Another process's write: one memory through a second store on the same repository."""
+    draft = other.prepare_memory(
+        summary="kettle teapot boils", category="context", files=["src/k.py"]
+    )
+    return other.remember(draft).id
+
+
 def _lean(conn: sqlite3.Connection, cache: Path, prompt: str) -> list[tuple[int, float]] | None:
     sparse = hashbag.sparse_vector(prompt, DIM, hashbag.FeatureCodes())
     return lean_semantic.similar(
@@ -209,10 +217,7 @@ class TestRacingWriter:
         def backfill_then_a_write(conn: sqlite3.Connection, embedder: HashEmbedder) -> int:
             added = real_backfill(conn, embedder)
             if not raced:  # another process commits a memory right after the back-fill
-                draft = other.prepare_memory(
-                    summary="kettle teapot boils", category="context", files=["src/k.py"]
-                )
-                raced.append(other.remember(draft).id)
+                raced.append(_write_elsewhere(other))
             return added
 
         monkeypatch.setattr(vectors, "backfill", backfill_then_a_write)
@@ -248,10 +253,7 @@ class TestRacingWriter:
         def stamp_then_a_write(conn: sqlite3.Connection, model: str, dim: int) -> str:
             stamp = real_stamp(conn, model, dim)
             if not raced:  # another process writes a memory and its vector in between
-                draft = other.prepare_memory(
-                    summary="kettle teapot boils", category="context", files=["src/k.py"]
-                )
-                raced.append(other.remember(draft).id)
+                raced.append(_write_elsewhere(other))
                 vectors.backfill(other.conn, EMBEDDER)
             return stamp
 
