@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from lsp_server.configuration import Settings
+from recall.containment import UnsafeStore
 from recall.errors import BadInput, NotFound
 from recall.genome import Genome
 from recall.hints import HintLedger
@@ -240,6 +241,9 @@ class Roots:
             location = project_location(folder)
         except NotFound:
             location = None
+        except UnsafeStore as error:  # a hostile clone: its store is left alone, said once
+            self.notice(str(error))
+            location = None
         for root in self._roots:
             if location is not None and root.location == location:
                 root.folders.append(folder)
@@ -275,7 +279,7 @@ class Roots:
                 return found
             try:
                 location = project_location(path.parent)
-            except NotFound:
+            except (NotFound, UnsafeStore):
                 return None
             root = self.add(location.repo_root or path.parent)
             if self.on_added is not None:

@@ -205,12 +205,16 @@ class _Stores:
     """The project store (and the global one for prompts), opened for one hook call."""
 
     def __init__(self, cwd: Path) -> None:
+        from recall.containment import UnsafeStore
         from recall.errors import NotFound
         from recall.locations import project_location
         from recall.store import MemoryStore
 
         try:
             location = project_location(cwd.resolve())
+        except UnsafeStore as error:  # logged to the user's own folder, never the repository's
+            _notice(str(error))
+            raise Skip("the project store is unsafe") from None
         except (NotFound, OSError):
             raise Skip("cwd is outside any repository") from None
         self.project = MemoryStore(location, notice=_notice)
@@ -291,9 +295,9 @@ def _current_turn(conn: sqlite3.Connection, session: str) -> int:
 
 def warning_line(summary: str, memory_id: str) -> str:
     """The inline gotcha warning, worded as an instruction."""
-    from recall.inject import cap, clean_line  # here, not above: see recall.cli.main.LEAN_COMMANDS
+    from recall.inject import safe_field  # here, not above: see recall.cli.main.LEAN_COMMANDS
 
-    text = cap(clean_line(summary), WARNING_SUMMARY_CAP).replace('"', "'")
+    text = safe_field(summary, WARNING_SUMMARY_CAP).replace('"', "'")
     return f'· gotcha "{text}" [{memory_id}] — review before editing'
 
 
@@ -451,7 +455,12 @@ HANDLERS: Final[Mapping[str, Any]] = {
 
 
 def _log_to(cwd: Path | None) -> None:
-    """Send this module's log to ``hooks.log`` in the project store's folder (or the global)."""
+    """Send this module's log to ``hooks.log`` in the project store's folder (or the global).
+
+    The file is opened for appending without following a link at its name (a cloned
+    repository may have committed one), and every record is written on one line with control
+    characters escaped, so text read from the repository cannot forge or break log lines.
+    """
     log = _logger()
     if log.handlers:
         return
@@ -463,7 +472,7 @@ def _log_to(cwd: Path | None) -> None:
     if cwd is not None:
         try:
             base = project_location(cwd.resolve()).base
-        except Exception:  # no repository: fall back to the global folder
+        except Exception:  # no repository, or an unsafe store: the global folder instead
             base = None
     if base is None or not base.is_dir():
         from recall import privacy
@@ -471,8 +480,9 @@ def _log_to(cwd: Path | None) -> None:
         base = global_base()  # the user's private folder: kept owner-only
         base.mkdir(parents=True, exist_ok=True, mode=privacy.DIR_MODE)
         privacy.create_private(base / LOG_NAME)
-    handler = logging.FileHandler(base / LOG_NAME, encoding="utf-8", delay=True)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    from recall.safe_log import one_line_file_handler
+
+    handler = one_line_file_handler(base / LOG_NAME)
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     log.propagate = False

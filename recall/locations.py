@@ -57,7 +57,9 @@ def global_base() -> Path:
 def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
     """The project scope for ``cwd``: the nearest repository (or ``.tether``) above it.
 
-    Raises :class:`NotFound` when there is none, unless ``create_at_cwd`` asks to start one.
+    Raises :class:`NotFound` when there is none, unless ``create_at_cwd`` asks to start one,
+    and :class:`recall.containment.UnsafeStore` when the repository's store holds a link that
+    leads outside it.
     """
     root = find_root(cwd)
     if root is None:
@@ -67,6 +69,9 @@ def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
                 "run `tether init` there, or use --global"
             )
         root = cwd.resolve()
+    from recall.containment import check_project_store
+
+    check_project_store(root / TETHER_DIR, root)
     return Location(PROJECT, root / TETHER_DIR, root)
 
 
@@ -85,7 +90,12 @@ def ensure_created(location: Location) -> bool:
         os.chmod(location.base, 0o700)
     else:
         ignore = location.base / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text(GITIGNORE, encoding="utf-8")
+        if not ignore.exists() and not ignore.is_symlink():
+            try:  # never through a link: a dangling one would create its target
+                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            except FileExistsError:
+                return created
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(GITIGNORE)
             created = True
     return created

@@ -8,13 +8,53 @@ import fcntl
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from stat import S_ISREG
+from stat import S_ISDIR, S_ISLNK, S_ISREG
 from typing import NamedTuple
 
 from recall.errors import BadInput, StoreUnavailable
 
 MEMORY_SUFFIX = ".md"
 _TEMP_PREFIX = ".tmp-"
+
+MAX_FILE_BYTES = 64 * 1024
+"""Largest memory file read: a memory is a note, and 64 KiB is some thirty pages of it, while a
+file of megabytes (a log pasted by mistake, or planted) would stall every hook that reads it.
+Larger files are reported by ``tether doctor`` and skipped, after reading at most this much."""
+
+MAX_FILE_BYTES_ENV = "TETHER_MAX_MEMORY_BYTES"
+"""The user's own override of :data:`MAX_FILE_BYTES`, in bytes (an environment variable: a
+cloned repository's settings must not be able to raise a limit that protects against it)."""
+
+MIN_FILE_BYTES = 1024
+"""The smallest override taken: below it an ordinary memory would no longer fit."""
+
+
+def max_file_bytes() -> int:
+    """The size limit of a memory file in force: the user's override when valid, else the
+    default (an override that is not a whole number of at least :data:`MIN_FILE_BYTES` is
+    ignored, and :func:`limit_problem` names the limit in force when it matters)."""
+    raw = os.environ.get(MAX_FILE_BYTES_ENV, "").strip()
+    if raw.isdigit() and int(raw) >= MIN_FILE_BYTES:
+        return int(raw)
+    return MAX_FILE_BYTES
+
+
+def limit_problem(size: int, limit: int) -> str:
+    """What to tell a person about a memory file of ``size`` bytes over ``limit``."""
+    return (
+        f"is {size:,} bytes, over the limit of {limit:,} bytes for a memory file; it is "
+        f"skipped: move the bulk elsewhere and keep the memory short (or set "
+        f"{MAX_FILE_BYTES_ENV} to a larger number of bytes)"
+    )
+
+
+class OversizedFile(Exception):
+    """A memory file over the size limit (see :data:`MAX_FILE_BYTES`); nothing was parsed."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(limit_problem(size, limit))
+        self.size = size
+        self.limit = limit
 
 
 class FileStat(NamedTuple):
@@ -55,6 +95,8 @@ class MemoryFolder:
         self.path = path
         self.file_mode = file_mode
         """Permissions of the files written (0o600 for the user's private global store)."""
+        self.max_bytes = max_file_bytes()
+        """Largest file read or written (see :data:`MAX_FILE_BYTES`)."""
 
     def scan(self) -> list[FileStat]:
         """Stat every memory file in the folder (no reads); symlinks and folders are skipped."""
@@ -87,10 +129,40 @@ class MemoryFolder:
         return self.path / name
 
     def read_bytes(self, name: str) -> bytes:
-        """Read a memory file without following a symlink out of the folder."""
+        """Read a memory file without following a symlink out of the folder.
+
+        Reads at most one byte over the size limit: a larger file raises
+        :class:`OversizedFile` without being read whole.
+        """
         fd = os.open(self.file(name), os.O_RDONLY | os.O_NOFOLLOW)
         with os.fdopen(fd, "rb") as handle:
-            return handle.read()
+            data = handle.read(self.max_bytes + 1)
+            if len(data) > self.max_bytes:
+                raise OversizedFile(os.fstat(handle.fileno()).st_size, self.max_bytes)
+            return data
+
+    def skipped(self) -> list[tuple[str, str]]:
+        """Entries named like memory files that are not plain files (links, folders, devices),
+        each with what it is: never read, so that a link cannot pull a file in from outside."""
+        found: list[tuple[str, str]] = []
+        try:
+            names = sorted(os.listdir(self.path))
+        except (FileNotFoundError, NotADirectoryError):
+            return found
+        for name in names:
+            if not is_memory_name(name):
+                continue
+            try:
+                st = os.lstat(self.path / name)
+            except FileNotFoundError:
+                continue
+            if S_ISLNK(st.st_mode):
+                found.append((name, "a symbolic link"))
+            elif S_ISDIR(st.st_mode):
+                found.append((name, "a folder"))
+            elif not S_ISREG(st.st_mode):
+                found.append((name, "not a regular file"))
+        return found
 
     def write(self, name: str, text: str, *, exclusive: bool, durable: bool = True) -> FileStat:
         """Write a memory file atomically: temp file in the same folder, fsync, rename.
@@ -102,6 +174,10 @@ class MemoryFolder:
 
         target = self.file(name)
         data = text.encode("utf-8")
+        if len(data) > self.max_bytes:
+            raise BadInput(
+                f"{target} would be written but {limit_problem(len(data), self.max_bytes)}"
+            )
         temp = self.path / f"{_TEMP_PREFIX}{secrets.token_hex(6)}-{name}"
         try:
             try:
@@ -182,7 +258,7 @@ def writer_lock(lock_path: Path, *, required: bool = True, mode: int = 0o644) ->
     """
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, mode)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, mode)
     except OSError as error:
         if not required:
             yield

@@ -84,18 +84,28 @@ def file_sources(repo_root: Path | None, warn: Warn) -> list[Source]:
         return []
     found: list[Source] = []
     pyproject = repo_root / "pyproject.toml"
-    data = _read_toml(pyproject, warn)
+    data = _read_repository_toml(pyproject, repo_root, warn)
     table = data.get("tool", {}).get("tether") if isinstance(data.get("tool"), dict) else None
     if isinstance(table, dict):
         found.append((f"{pyproject} [tool.tether]", table))
     own = repo_root / ".tether" / "config.toml"
-    data = _read_toml(own, warn)
+    data = _read_repository_toml(own, repo_root, warn)
     if data:
         found.append((str(own), data))
     for name, values in found:
         for line in unknown_keys(name, values):
             warn(line)
     return [(name, _without_user_only(name, values, warn)) for name, values in found]
+
+
+def _read_repository_toml(path: Path, repo_root: Path, warn: Warn) -> dict[str, Any]:
+    """A repository's settings file, unless it is a link to a file outside the repository."""
+    from recall.containment import repository_file_inside
+
+    if not repository_file_inside(path, repo_root):
+        warn(f"{path}: not read: it is a symbolic link to a file outside the repository")
+        return {}
+    return _read_toml(path, warn)
 
 
 def _without_user_only(source: str, values: Mapping[str, Any], warn: Warn) -> dict[str, Any]:

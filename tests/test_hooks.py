@@ -14,7 +14,7 @@ from conftest import make_repo, remember, run_tether
 
 from recall import hooks
 from recall.hints import SESSION_BUDGET
-from recall.inject import FOOTER, HEADER
+from recall.inject import FENCE_CLOSE, FENCE_OPEN, FOOTER, HEADER
 from recall.sessions import count_turn
 from recall.store import MemoryStore
 from recall.usage import counters
@@ -95,9 +95,11 @@ def test_prompt_with_pasted_stack_trace_injects_the_memory(repo: Path, store: Me
     out = hook("prompt", prompt_input(repo, TRACE_PROMPT.format(root=repo)))
     lines = context_of(out, "UserPromptSubmit").splitlines()
     assert lines[0] == HEADER
+    assert lines[1] == FENCE_OPEN
+    assert lines[-2] == FENCE_CLOSE
     assert lines[-1] == FOOTER
-    assert len(lines) == 3
-    assert lines[1].startswith(f"[gotcha] {memory_id} — {GOTCHA} · via ")
+    assert len(lines) == 5
+    assert lines[2].startswith(f"[gotcha] {memory_id} — {GOTCHA} · via ")
     turns = store.conn.execute(
         "SELECT turns, origin FROM sessions WHERE id = ?", (SESSION,)
     ).fetchone()
@@ -116,7 +118,7 @@ def test_prompt_gets_the_files_the_session_edited(repo: Path, store: MemoryStore
     assert hook("post-edit", edit_input(repo, "src/util.py", event="PostToolUse")) == ""
     out = hook("prompt", prompt_input(repo, "now add the tests"))
     lines = context_of(out, "UserPromptSubmit").splitlines()
-    assert lines[1].startswith(f"[pref] {memory_id} — util.helper must stay pure · via ")
+    assert lines[2].startswith(f"[pref] {memory_id} — util.helper must stay pure · via ")
     assert hooks.recent_touches(store.conn, SESSION, 1) == ["src/util.py"]
 
 

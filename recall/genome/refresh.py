@@ -97,6 +97,22 @@ def _shallow_commits(git_dir: Path) -> frozenset[str]:
     return frozenset()
 
 
+def shallow_notice(commits_read: int) -> str:
+    """What a shallow clone's history lacks, in words that fit the number of commits read."""
+    if commits_read == 0:
+        covered = (
+            "no co-change yet: the clone holds no commit whose parent was fetched, and a "
+            "commit's changes are known only against its parent"
+        )
+    else:
+        noun = "commit" if commits_read == 1 else "commits"
+        covered = f"co-change covers only the {commits_read} {noun} whose parents were fetched"
+    return (
+        f"shallow clone: {covered}; `git fetch --unshallow` (or `git fetch --deepen=N`) gives "
+        "more of the history"
+    )
+
+
 def settings_signature(max_commit_files: int, prefix: str, shallow: frozenset[str]) -> str:
     """What the stored history depends on besides the commits; a change forces a rebuild."""
     digest = hashlib.sha1("\n".join(sorted(shallow)).encode()).hexdigest()[:12]
@@ -187,10 +203,7 @@ class Refresh:
             summary.commits_skipped_large = batch.skipped_large
             summary.renames = len(batch.lineage.renames)
             if batch.skipped_shallow:
-                summary.notices.append(
-                    f"shallow clone: co-change covers only the {summary.commits_read} commits "
-                    "fetched; `git fetch --unshallow` gives the full history"
-                )
+                summary.notices.append(shallow_notice(summary.commits_read))
         summary.files_tracked = len(tree.rows)
         summary.files_scanned = tree.scanned
         summary.files_cached = tree.cached

@@ -17,7 +17,7 @@ from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
 from recall.index import rows
 from recall.index.db import rollback
-from recall.memfiles import FileStat, MemoryFolder, file_sha
+from recall.memfiles import FileStat, MemoryFolder, OversizedFile, file_sha, limit_problem
 from recall.model import Memory
 from recall.records import memory_from_parsed
 
@@ -46,8 +46,13 @@ def load_memory(
 
     Paths in ``files`` are normalized for the index (the file itself is left as written).
     """
-    data = folder.read_bytes(stat.name)
     where = folder.path / stat.name
+    if stat.size > folder.max_bytes:  # never read whole: say so from the size alone
+        raise MalformedMemory(where, 1, limit_problem(stat.size, folder.max_bytes))
+    try:
+        data = folder.read_bytes(stat.name)
+    except OversizedFile as error:  # grew since it was listed
+        raise MalformedMemory(where, 1, str(error)) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -166,7 +166,7 @@ def _write_cache(
         matrix_path, rowid_path = cache_paths(cache_dir, stamp)
         for target, data in ((rowid_path, rowids), (matrix_path, matrix)):
             temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
             try:
                 with os.fdopen(os.open(temp, flags, file_mode), "wb") as handle:
                     np.save(handle, data)

@@ -162,7 +162,7 @@ def test_inject_with_a_file_and_stdin_prompt_records_only_what_it_injects(
     payload = done.json()
     injected = [item["id"] for item in payload["results"]]
     assert injected[0] == seeded["a"]
-    assert payload["text"].count("\n") == len(injected) + 2
+    assert payload["text"].count("\n") == len(injected) + 4  # header, fence, fence, footer
     assert surfaced(world) == dict.fromkeys(injected, 1)
 
 

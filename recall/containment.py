@@ -1,0 +1,94 @@
+"""Keeping a repository's store inside the repository.
+
+A cloned repository is untrusted input: anything in its ``.tether/`` folder was chosen by
+whoever published it, symbolic links included. Tether writes into that folder (the index, the
+lock, the vector cache, the hooks' log, new memory files), so a link committed there could send
+those writes anywhere the user can write, a shell start-up file among them. The rules:
+
+1. The files Tether derives and writes itself (:data:`DERIVED_FILES`, the ``cache`` folder)
+   are never links: Tether always creates them as plain files, so a link there was put there.
+2. The store's folder and its ``memories`` folder may be links (someone may keep the store
+   elsewhere in the same tree), as long as they resolve inside the repository.
+3. A repository's settings file is read only when it resolves inside the repository.
+
+A store that breaks a rule is refused as a whole, naming the link and what to do; nothing in it
+is read or written until it is mended. The user's own global store is the user's choice and is
+not checked. Files are also opened with ``O_NOFOLLOW`` where Tether creates them, so a link
+made after the check is not followed either.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Final
+
+from recall.errors import StoreUnavailable
+
+DERIVED_FILES: Final = (
+    "index.db",
+    "index.db-wal",
+    "index.db-shm",
+    "index.db-journal",
+    "write.lock",
+    "hooks.log",
+    "cache",
+)
+"""Names in a store's folder that Tether creates itself: a link under one of these names was
+put there by someone else, and following it would write outside the store."""
+
+LINKABLE_FOLDERS: Final = ("", "memories")
+"""The store's folder itself ("") and its memory folder: links allowed, inside the repository."""
+
+
+class UnsafeStore(StoreUnavailable):
+    """A repository's store holds a link that would lead Tether's reads or writes outside it."""
+
+
+def is_inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, with every link resolved, lies in ``root`` (also resolved)."""
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _refusal(link: Path, why: str) -> UnsafeStore:
+    try:
+        target = os.readlink(link)
+    except OSError:
+        target = "?"
+    return UnsafeStore(
+        f"{link} is a symbolic link (to {target}) {why}; Tether reads and writes nothing in "
+        f"this store while it is there. If you did not make it, the repository did: remove it "
+        f"(`rm {link}`) and run the command again"
+    )
+
+
+def check_project_store(base: Path, repo_root: Path) -> None:
+    """Refuse a project store whose links lead outside ``repo_root`` (see the module's rules).
+
+    Costs a few ``lstat`` calls, so every opening of a store can afford it.
+    """
+    for name in LINKABLE_FOLDERS:
+        folder = base / name if name else base
+        if folder.is_symlink() and not is_inside(folder, repo_root):
+            raise _refusal(folder, f"that leads outside the repository {repo_root}")
+    for name in DERIVED_FILES:
+        path = base / name
+        if path.is_symlink():
+            raise _refusal(path, "where Tether keeps a file it writes itself")
+
+
+def repository_file_inside(path: Path, repo_root: Path) -> bool:
+    """Whether a repository's own file (a settings file) may be read: not a link out of it."""
+    return not path.is_symlink() or is_inside(path, repo_root)
+
+
+def open_append_no_follow(path: Path, mode: int = 0o644) -> int:
+    """Open ``path`` for appending, creating it, without following a link at its name.
+
+    Raises :class:`OSError` (``ELOOP``) when ``path`` is a link.
+    """
+    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, mode)
