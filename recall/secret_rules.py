@@ -11,6 +11,7 @@ Imported by :mod:`recall.secrets_scan` on a write only: detect-secrets loads ``r
 
 from __future__ import annotations
 
+import base64
 import re
 import string
 from collections.abc import Generator, Iterable
@@ -34,6 +35,10 @@ CREDENTIAL_WORDS = frozenset(
     # plurals that still hold the values (``client_secrets``); ``max_tokens`` is a count
     | {"secrets", "credentials", "passwords"}
 )
+
+# Run-together names ending in these are credentials too (``PGPASSWORD``, ``authtoken``); ``pwd``
+# is left out here (``OLDPWD`` is a directory).
+CREDENTIAL_SUFFIXES = ("password", "passwd", "secret", "token", "apikey")
 
 # ``key`` alone is too common (``primary_key``, ``sort_key``); these words before it make it a
 # credential (``api_key``, ``SECRET_KEY``, ``private-key``, ``accessKey``).
@@ -80,7 +85,7 @@ def name_holds_credential(name: str) -> bool:
     if not words:
         return False
     last = words[-1]
-    if last in CREDENTIAL_WORDS:
+    if last in CREDENTIAL_WORDS or last.endswith(CREDENTIAL_SUFFIXES):
         return True
     return last == "key" and len(words) > 1 and words[-2] in KEY_QUALIFIERS
 
@@ -159,6 +164,8 @@ def provider_key_detectors() -> list[BasePlugin]:
         ProviderKeyDetector("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
         # GitHub's fine-grained tokens (detect-secrets knows the classic ghp_ family).
         ProviderKeyDetector("GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{22,}"),
+        # Hugging Face access tokens: hf_ and 34 characters (agents pull models with them).
+        ProviderKeyDetector("Hugging Face token", r"\bhf_[A-Za-z0-9]{34}\b"),
         # A bearer credential: long enough (20+) not to be a word in a sentence about "Bearer
         # authentication"; the digit in it rules out long plain words.
         ProviderKeyDetector(
@@ -172,6 +179,24 @@ def provider_key_detectors() -> list[BasePlugin]:
             r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
         ),
     ]
+
+
+class BasicCredentialsDetector(_Patterns):
+    """``Authorization: Basic <base64>``: a user name and password, only encoded."""
+
+    secret_type = "basic auth header"
+    denylist = (re.compile(r"\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])"),)
+
+    def analyze_string(self, string: str) -> Generator[str, None, None]:
+        """Each value that decodes to ``user:password``."""
+        for value in super().analyze_string(string):
+            try:
+                decoded = base64.b64decode(value, validate=True).decode("utf-8")
+            except (ValueError, UnicodeDecodeError):
+                continue
+            _user, colon, password = decoded.partition(":")
+            if colon and password and decoded.isprintable():
+                yield value
 
 
 class AssignedCredentialDetector(BasePlugin):
@@ -243,6 +268,7 @@ def custom_detectors() -> Iterable[BasePlugin]:
     """Every rule of this module, ready to run beside detect-secrets' plugins."""
     return [
         UrlPasswordDetector(),
+        BasicCredentialsDetector(),
         *provider_key_detectors(),
         AssignedCredentialDetector(),
         StatedPasswordDetector(),

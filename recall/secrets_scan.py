@@ -127,7 +127,6 @@ class _Scanner:
     indirect: Callable[[str], bool]
     keyword_style: tuple[type, ...]
     value_check: Callable[..., bool]
-    url_types: frozenset[str]
     placeholder: Callable[[str], bool]
     # KeywordDetector costs more than all the other plugins together; every one of its
     # patterns contains one of its keywords, so a line without any is skipped by it.
@@ -141,7 +140,6 @@ def _scanner() -> _Scanner:
     from importlib import import_module
 
     from detect_secrets.filters import heuristic
-    from detect_secrets.plugins.basic_auth import BasicAuthDetector
     from detect_secrets.plugins.keyword import DENYLIST_REGEX, KeywordDetector
 
     from recall import secret_rules
@@ -158,9 +156,6 @@ def _scanner() -> _Scanner:
         indirect=heuristic.is_indirect_reference,
         keyword_style=(KeywordDetector, secret_rules.AssignedCredentialDetector),
         value_check=secret_rules.looks_like_a_secret_value,
-        url_types=frozenset(
-            {BasicAuthDetector.secret_type, secret_rules.UrlPasswordDetector.secret_type}
-        ),
         placeholder=secret_rules.is_placeholder,
         keyword_plugin=KeywordDetector,
         keyword_gate=re.compile(DENYLIST_REGEX, re.IGNORECASE),
@@ -187,7 +182,8 @@ def _whole_token(line: str, secret: str) -> str:
     if start < 0:
         return secret
     tail = _TOKEN_TAIL.match(line, start + len(secret))
-    return secret + (tail.group(0) if tail else "")
+    # A full stop after a token ends the sentence; it is not part of the token.
+    return (secret + (tail.group(0) if tail else "")).rstrip(".")
 
 
 def _candidates(scanner: _Scanner, text: str) -> list[BasePlugin]:
@@ -226,9 +222,9 @@ def _scan_line(
                 or not scanner.value_check(secret, quoted=True)
             ):
                 continue
-            if potential.type in scanner.url_types and scanner.placeholder(secret):
-                continue  # https://user:password@host in a how-to
             token = _whole_token(line, secret)
+            if scanner.placeholder(token):
+                continue  # https://user:password@host, ghp_xxxxxxxx… in a how-to
             # A private key's armour line is not secret: shown as-is, it says what to remove.
             private = potential.type == "Private Key"
             excerpt = f"-----{secret}-----" if private else _mask(token)
