@@ -114,6 +114,11 @@ def looks_like_a_secret_value(value: str, *, quoted: bool) -> bool:
     return letters and others and not re.fullmatch(r"[A-Za-z_]\w*(?:\.\w+)+", value)
 
 
+# Every pattern below keeps to one line ([ \t] where a space may stand, never \s): scan() first
+# runs each plugin over the whole text to skip those that find nothing, which is only sound if a
+# match cannot start on one line and swallow the next.
+
+
 class _Patterns(RegexBasedDetector):
     """A regex plugin whose every pattern has one group: the secret (or the whole match)."""
 
@@ -169,13 +174,13 @@ def provider_key_detectors() -> list[BasePlugin]:
         # A bearer credential: long enough (20+) not to be a word in a sentence about "Bearer
         # authentication"; the digit in it rules out long plain words.
         ProviderKeyDetector(
-            "bearer token", r"\bBearer\s+((?=[^\s\d]*\d)[A-Za-z0-9\-._~+/]{20,}=*)"
+            "bearer token", r"\bBearer[ \t]+((?=[^\s\d]*\d)[A-Za-z0-9\-._~+/]{20,}=*)"
         ),
         # AWS secret access keys are 40 base64 characters with no marker of their own: only
         # the name they are given tells (detect-secrets wants them quoted).
         ProviderKeyDetector(
             "AWS secret access key",
-            r"(?i)\baws_?secret(?:_?access)?_?key[\"']?\s*(?::=|[:=])\s*[\"']?"
+            r"(?i)\baws_?secret(?:_?access)?_?key[\"']?[ \t]*(?::=|[:=])[ \t]*[\"']?"
             r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
         ),
     ]
@@ -185,7 +190,7 @@ class BasicCredentialsDetector(_Patterns):
     """``Authorization: Basic <base64>``: a user name and password, only encoded."""
 
     secret_type = "basic auth header"
-    denylist = (re.compile(r"\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])"),)
+    denylist = (re.compile(r"\bBasic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])"),)
 
     def analyze_string(self, string: str) -> Generator[str, None, None]:
         """Each value that decodes to ``user:password``."""
@@ -206,7 +211,7 @@ class AssignedCredentialDetector(BasePlugin):
 
     secret_type = "assigned credential"
     _assignment = re.compile(
-        r"""(?<![\w.+/-])(?P<name>[A-Za-z_][\w.-]*?)["'\]]*\s*(?::=|=>|[:=])(?![=:])\s*
+        r"""(?<![\w.+/-])(?P<name>[A-Za-z_][\w.-]*?)["'\]]*[ \t]*(?::=|=>|[:=])(?![=:])[ \t]*
             (?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`|(?P<bare>[^\s"'`,;()\[\]{}]+))
             (?P<call>\()?""",
         re.VERBOSE,
@@ -241,8 +246,10 @@ class StatedPasswordDetector(BasePlugin):
 
     secret_type = "password in prose"
     _stated = re.compile(
-        r"(?i)\b(?:password|passphrase|passwd|pwd|pin|secret|token|api\s+key|access\s+key)"
-        r"(?:\s+(?:for|of|on|to)(?:\s+[\w.@-]+){1,3}?)?\s+(?:is|was|=|:|->)\s+[\"'`]?(?P<value>[^\s\"'`(\[{<][^\s\"'`]*)"
+        r"(?i)\b(?:password|passphrase|passwd|pwd|pin|secret|token|api[ \t]+key|access[ \t]+key)"
+        r"(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.@-]+){1,3}?)?"  # "password for the lab"
+        r"[ \t]+(?:is|was|=|:|->)[ \t]+[\"'`]?"
+        r"(?P<value>[^\s\"'`(\[{<][^\s\"'`]*)"
     )
 
     def analyze_string(self, string: str) -> Generator[str, None, None]:

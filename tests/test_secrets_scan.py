@@ -75,6 +75,13 @@ def test_a_credential_inside_a_longer_note_is_still_found(item: dict[str, Any]) 
     assert [m.kind for m in scan(note)] == [item["kind"]]
 
 
+def test_an_assignment_never_reaches_into_the_next_line() -> None:
+    """A value left empty at a line's end is not the next line: the secret there is found."""
+    found = scan("password =\nAPI_TOKEN=Xk82jd" + "kq0Lm")
+    assert [m.kind for m in found] == ["assigned credential"]
+    assert found[0].excerpt == "Xk…[11 chars]"
+
+
 @pytest.mark.parametrize("item", HARMLESS, ids=[item["name"] for item in HARMLESS])
 def test_harmless_text_is_written(item: dict[str, Any]) -> None:
     found = scan(item["text"])
