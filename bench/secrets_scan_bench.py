@@ -3,7 +3,8 @@
 Each commit becomes the memory ``tether import`` would store (summary = subject, details = body)
 and goes through :func:`recall.secrets_scan.refusal`, the check every write makes. Prints, per
 history, how many commits were scanned and refused, every refusal with its commit, and the scan
-time per commit (median and 99th percentile). ``--compare REV`` times and counts the scanner
+time per commit (median and 99th percentile); and first, how the labelled corpus of the tests
+(tests/fixtures/secrets) fares. ``--compare REV`` times and counts the scanner
 as it was at a git revision too (the hand-written one before detect-secrets, for instance), in
 the same run, so the two are measured on the same loaded machine.
 
@@ -26,6 +27,7 @@ from recall import secrets_scan
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "bench" / "data"
+CORPUS = REPO_ROOT / "tests" / "fixtures" / "secrets"
 HISTORIES = ("iproute2", "rdma-core", "optee", "networkmanager")
 
 Refuse = Callable[[dict[str, str | None]], "str | None"]
@@ -42,6 +44,28 @@ def read_commits(path: Path) -> Iterator[dict]:
         for line in handle:
             if line.strip():
                 yield json.loads(line)
+
+
+def corpus_rows(scanners: dict[str, Refuse]) -> list[tuple[object, ...]]:
+    """Per scanner: credentials of the labelled corpus refused, harmless texts refused."""
+
+    def load(name: str) -> list[dict]:
+        return list(read_commits(CORPUS / name))
+
+    credentials, harmless = load("credentials.jsonl"), load("harmless.jsonl")
+    rows: list[tuple[object, ...]] = []
+    for name, refuse in scanners.items():
+        caught = sum(bool(refuse({"text": c["text"].replace("§", "")})) for c in credentials)
+        false = [h["name"] for h in harmless if refuse({"text": h["text"]})]
+        rows.append(
+            (
+                name,
+                f"{caught} of {len(credentials)}",
+                f"{len(false)} of {len(harmless)}",
+                ", ".join(false) or "—",
+            )
+        )
+    return rows
 
 
 def scanner_at(revision: str) -> Refuse:
@@ -113,6 +137,11 @@ def main(argv: list[str] | None = None) -> int:
             for commit, message in refused[scanner]:
                 what = message.split(": ", 1)[1].split(". Remove it", 1)[0]
                 refusal_rows.append((name, scanner, commit["sha"][:12], commit["idx"], what))
+    print_table(
+        "Labelled corpus (tests/fixtures/secrets)",
+        ("scanner", "credentials refused", "harmless refused", "which harmless"),
+        corpus_rows(scanners),
+    )
     headers = ("history", "scanner", "commits", "refused", "median", "p99", "total")
     print_table("Secret scan of every commit (subject + body)", headers, rows)
     print_table(
