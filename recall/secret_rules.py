@@ -53,11 +53,12 @@ _PLACEHOLDER = re.compile(
         [$<{%]                                          # ${VAR}, $VAR, <your-token>, {{ x }}
       | (?:os\.)?environ | getenv | process\.env | env\(   # lookups in code
       | .*(?:\*{3,}|x{6,}|X{6,}|\.{3,}|…)              # masked or elided: ****, xxxxxx, ...
-      | (?:your|my|some|the|a|an)[-_\s]                 # your-token-here, "my password"
+      | (?:your|my|some|the)[-_\s] | an?\s              # your-token-here, "my password"
       | (?:changeme|example|dummy|placeholder|redacted|none|null|true|false|passw0rd
            |p@ssw0rd|hunter2)\W*$
-      # a description of one ("db-password"), or a name echoed (gdb's ignore_token@entry=1)
-      | .*(?<![A-Za-z])(?:password|passwd|secret|token|api[-_]?key)(?![A-Za-z])
+      # words naming one, not holding one: db-password, my_secret_token
+      | [A-Za-z_-]*(?<![A-Za-z])(?:password|passwd|secret|token|api[-_]?key)(?![A-Za-z])
+        [A-Za-z_-]*$
     )""",
     re.VERBOSE | re.IGNORECASE,
 )
@@ -226,7 +227,9 @@ class AssignedCredentialDetector(BasePlugin):
                 (match.group(g) for g in ("dq", "sq", "bq") if match.group(g) is not None), None
             )
             value = quoted if quoted is not None else match.group("bare")
-            if value and looks_like_a_secret_value(value, quoted=quoted is not None):
+            if not value or value.lower().startswith(match.group("name").lower()):
+                continue  # the name echoed (gdb's ignore_token=ignore_token@entry=1)
+            if looks_like_a_secret_value(value, quoted=quoted is not None):
                 yield value
 
 
