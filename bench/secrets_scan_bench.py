@@ -1,12 +1,12 @@
 """Scan every commit of the shared histories with the secret scanner, as ``tether import`` would.
 
 Each commit becomes the memory ``tether import`` would store (summary = subject, details = body)
-and goes through :func:`recall.secrets_scan.refusal`, the check every write makes. Prints, per
-history, how many commits were scanned and refused, every refusal with its commit, and the scan
-time per commit (median and 99th percentile); and first, how the labelled corpus of the tests
-(tests/fixtures/secrets) fares. ``--compare REV`` times and counts the scanner
-as it was at a git revision too (the hand-written one before detect-secrets, for instance), in
-the same run, so the two are measured on the same loaded machine.
+and goes through :func:`recall.secrets_scan.refusal`, the check every write makes. Prints how
+the labelled corpus of the tests (tests/fixtures/secrets) fares, how long one long hostile line
+takes, and per history how many commits were scanned and refused, every refusal with its
+commit, and the scan time per commit (median and 99th percentile). ``--compare REV`` runs the
+scanner as it was at a git revision too (the hand-written one before detect-secrets, for
+instance) in the same run, so the two are measured on the same loaded machine.
 
     python -m bench.secrets_scan_bench [--data ../shared/bench/data] [--compare REV]
 """
@@ -65,6 +65,30 @@ def corpus_rows(scanners: dict[str, Refuse]) -> list[tuple[object, ...]]:
                 ", ".join(false) or "—",
             )
         )
+    return rows
+
+
+# Long one-line texts shaped to make a backtracking pattern retry from every character.
+LONG_LINES = {
+    "dotted words": "ab.cd-",
+    "scheme-like runs": "a://:",
+    "empty URL users": "://a:",
+    "JWT-like dots": "eyJa.",
+    "keywords": "password token = ",
+    "npm config lines": "//a/:_authToken=",
+}
+LONG_LINE_CHARS = 160_000
+
+
+def long_line_rows(scanners: dict[str, Refuse]) -> list[tuple[object, ...]]:
+    """Per shape of a long hostile line and per scanner: the seconds of one scan."""
+    rows: list[tuple[object, ...]] = []
+    for shape, unit in LONG_LINES.items():
+        text = unit * (LONG_LINE_CHARS // len(unit))
+        for name, refuse in scanners.items():
+            started = time.perf_counter()
+            refuse({"details": text})
+            rows.append((shape, name, f"{len(text):,}", f"{time.perf_counter() - started:.2f} s"))
     return rows
 
 
@@ -141,6 +165,11 @@ def main(argv: list[str] | None = None) -> int:
         "Labelled corpus (tests/fixtures/secrets)",
         ("scanner", "credentials refused", "harmless refused", "which harmless"),
         corpus_rows(scanners),
+    )
+    print_table(
+        "One long hostile line",
+        ("shape", "scanner", "characters", "scan time"),
+        long_line_rows(scanners),
     )
     headers = ("history", "scanner", "commits", "refused", "median", "p99", "total")
     print_table("Secret scan of every commit (subject + body)", headers, rows)

@@ -138,7 +138,9 @@ class UrlPasswordDetector(_Patterns):
     BasicAuthDetector wants a user before the colon."""
 
     secret_type = "password in a URL"
-    denylist = (re.compile(r"\b[A-Za-z][\w+.-]*://:([^\s:/?#@]+)@[\w\[]"),)
+    # The scheme starts a run (the look-behind) and is short: a long run of dotted words is
+    # then tried once, not from each of its characters.
+    denylist = (re.compile(r"(?<![\w+.-])[A-Za-z][\w+.-]{0,30}://:([^\s:/?#@]+)@[\w\[]"),)
 
 
 class ProviderKeyDetector(_Patterns):
