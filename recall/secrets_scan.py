@@ -30,8 +30,10 @@ OVERRIDE_FLAG = "--allow-secret"
 SHOWN_CHARS = 4
 
 # The detect-secrets plugins run, by module and class. Left out: the entropy plugins (every
-# quoted git hash, checksum and test vector in a commit message is "high entropy") and
-# IPPublicDetector (an IP address is not a credential, and networking notes are full of them).
+# quoted git hash, checksum and test vector in a commit message is "high entropy"),
+# IPPublicDetector (an IP address is not a credential, and networking notes are full of them)
+# and NpmDetector (its ``//.+/:_authToken`` backtracks for seconds on a long line of URLs, and
+# recall.secret_rules finds the npm_ tokens it would, in .npmrc lines or not).
 DETECT_SECRETS_PLUGINS = (
     ("artifactory", "ArtifactoryDetector"),
     ("aws", "AWSKeyDetector"),
@@ -46,7 +48,6 @@ DETECT_SECRETS_PLUGINS = (
     ("jwt", "JwtTokenDetector"),
     ("keyword", "KeywordDetector"),
     ("mailchimp", "MailchimpDetector"),
-    ("npm", "NpmDetector"),
     ("openai", "OpenAIDetector"),
     ("private_key", "PrivateKeyDetector"),
     ("pypi_token", "PypiTokenDetector"),
@@ -69,11 +70,6 @@ KEYWORD_EXCLUDE = (
     r"manager|store|ref|env|var|backend|provider|rotation|expiry|ttl|count|mode|format)"
 )
 
-# Text a plugin's every pattern contains, checked before it runs: NpmDetector's ``//.+/:``
-# backtracks over every "//" of a long line (seconds on a 30 kB line of URLs) to look for
-# ``_authToken``.
-LITERAL_GATES = {"NpmDetector": "_authToken"}
-
 # detect-secrets' own false-positive filters applied to every secret found (by the name in
 # detect_secrets.filters.heuristic): sequences (ABCDEF123456), UUIDs, {templated}/<slots>,
 # $VARIABLES, strings without a letter. is_likely_id_string is applied to the keyword-style
@@ -93,7 +89,6 @@ KIND_NAMES = {
     "GitHub Token": "GitHub token",
     "GitLab Token": "GitLab token",
     "JSON Web Token": "JSON web token",
-    "NPM tokens": "npm token",
     "OpenAI Token": "OpenAI key",
     "Private Key": "private key block",
     "Secret Keyword": "assigned credential",
@@ -137,7 +132,6 @@ class _Scanner:
     # patterns contains one of its keywords, so a line without any is skipped by it.
     keyword_plugin: type
     keyword_gate: re.Pattern[str]
-    literal_gates: dict[str, str]
 
 
 @lru_cache(maxsize=1)
@@ -165,7 +159,6 @@ def _scanner() -> _Scanner:
         placeholder=secret_rules.is_placeholder,
         keyword_plugin=KeywordDetector,
         keyword_gate=re.compile(DENYLIST_REGEX, re.IGNORECASE),
-        literal_gates=LITERAL_GATES,
     )
 
 
@@ -202,9 +195,6 @@ def _candidates(scanner: _Scanner, text: str) -> list[BasePlugin]:
     """
     wanted = []
     for plugin in scanner.plugins:
-        needs = scanner.literal_gates.get(type(plugin).__name__)
-        if needs is not None and needs not in text:
-            continue
         if isinstance(plugin, scanner.keyword_plugin):
             if scanner.keyword_gate.search(text) is not None:
                 wanted.append(plugin)  # cheaper to run per line than to pre-run whole
