@@ -107,6 +107,10 @@ _AWS_KEY_ID = re.compile(r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}")
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-.+/=~]*")
 
 
+# The name a value is assigned to, just before it (for the excerpt of an assignment).
+_ASSIGNED_NAME = re.compile(r"([A-Za-z_][\w.-]*)[\"'\]]*[ \t]*(?::=|=>|[:=])[ \t]*[\"'`]?$")
+
+
 @dataclass(frozen=True)
 class SecretMatch:
     """One credential-shaped span: what kind it is and a masked excerpt of it."""
@@ -225,10 +229,13 @@ def _scan_line(
             token = _whole_token(line, secret)
             if scanner.placeholder(token):
                 continue  # https://user:password@host, ghp_xxxxxxxx… in a how-to
+            start = max(line.find(secret), 0)
             # A private key's armour line is not secret: shown as-is, it says what to remove.
             private = potential.type == "Private Key"
             excerpt = f"-----{secret}-----" if private else _mask(token)
-            start = max(line.find(secret), 0)
+            name = _ASSIGNED_NAME.search(line, 0, start) if keyword_style else None
+            if name:  # ``DB_PASSWORD = hunt…[17 chars]``: which setting to fix
+                excerpt = f"{name.group(1)} = {excerpt}"
             found.append(
                 (start, start + len(token), SecretMatch(_kind(potential.type, secret), excerpt))
             )

@@ -79,7 +79,7 @@ def test_an_assignment_never_reaches_into_the_next_line() -> None:
     """A value left empty at a line's end is not the next line: the secret there is found."""
     found = scan("password =\nAPI_TOKEN=Xk82jd" + "kq0Lm")
     assert [m.kind for m in found] == ["assigned credential"]
-    assert found[0].excerpt == "Xk…[11 chars]"
+    assert found[0].excerpt == "API_TOKEN = Xk…[11 chars]"
 
 
 @pytest.mark.parametrize("item", HARMLESS, ids=[item["name"] for item in HARMLESS])
