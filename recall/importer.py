@@ -26,6 +26,9 @@ class LineResult:
     duplicate_of: str | None = None
     error: str | None = None
     files_not_on_it: tuple[str, ...] = ()
+    # The id a rejected line asked for (an exported memory, a commit), so a refusal can be
+    # traced to its record without counting lines.
+    record_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -36,6 +39,8 @@ class LineResult:
             data["files_not_on_it"] = list(self.files_not_on_it)
         if self.error:
             data["error"] = self.error
+        if self.record_id:
+            data["record_id"] = self.record_id
         return data
 
 
@@ -109,7 +114,11 @@ def import_lines(
     author: str,
     progress: Callable[[str, int, int | None], None] | None = None,
 ) -> list[LineResult]:
-    """Import every valid line; invalid ones are reported with their line number, not dropped."""
+    """Import every valid line; invalid ones are reported with their line number, not dropped.
+
+    A refused line (bad input, or text that looks like a credential) is reported with its line
+    number and the id it asked for; every other line is still imported.
+    """
     results: list[LineResult] = []
     drafts: list[tuple[Memory, str | None]] = []
     slots: list[int] = []
@@ -118,13 +127,17 @@ def import_lines(
             continue
         try:
             record = json.loads(raw)
+        except json.JSONDecodeError as error:
+            results.append(LineResult(number, "error", error=f"bad JSON: {error.msg}"))
+            continue
+        try:
             drafts.append(_draft(store, record, normalize, author))
             slots.append(len(results))
             results.append(LineResult(number, "pending"))
-        except json.JSONDecodeError as error:
-            results.append(LineResult(number, "error", error=f"bad JSON: {error.msg}"))
         except BadInput as error:
-            results.append(LineResult(number, "error", error=str(error)))
+            wanted = record.get("id") if isinstance(record, dict) else None
+            record_id = wanted if isinstance(wanted, str) and wanted.strip() else None
+            results.append(LineResult(number, "error", error=str(error), record_id=record_id))
     if drafts:
         written = store.import_many(drafts, progress)
         for slot, result in zip(slots, written, strict=True):

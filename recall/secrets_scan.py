@@ -1,38 +1,114 @@
 """Spot credential-shaped text before it is written into a memory (which is committed to git).
 
+The scanning is detect-secrets' (Yelp's maintained scanner): its plugins for cloud and vendor
+keys, tokens, private keys, JWTs, URL credentials and keyword assignments, with its filters for
+UUIDs, sequences and templated values. :mod:`recall.secret_rules` adds, as plugins of the same
+kind, what it lacks for memory text (prose, shell lines, newer key shapes).
+
 :func:`scan` returns what matched — a kind and a masked excerpt, never the full secret — so the
 refusal can say what to remove without echoing the credential back into a terminal or a log.
-Every pattern is here, each with the reason it looks the way it does.
+detect-secrets is imported on the first scan only: reads (every agent hook) never load it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from detect_secrets.plugins.base import BasePlugin
 
 # The override a person passes to write a memory that matched anyway.
 OVERRIDE_FLAG = "--allow-secret"
 
 # Characters of a matched secret shown in a refusal: enough to find it in the text, too few to
-# use it. Known prefixes (``AKIA``, ``ghp_``) are part of the kind, not of the secret.
+# use it. Known public prefixes (``AKIA``, ``ghp_``) are part of the kind, not of the secret.
 SHOWN_CHARS = 4
 
-# A value in ``password = VALUE`` shorter than this is a placeholder or a type name
-# (``token: string``), not a credential.
-MIN_ASSIGNED_LENGTH = 8
-
-# Values in an assignment that point somewhere else instead of holding the secret themselves:
-# environment lookups, template slots, masks. Writing *where* a secret lives is the useful kind
-# of memory and must not be refused.
-_PLACEHOLDER = re.compile(
-    r"""^(?:
-        [$<{%]                              # ${VAR}, $VAR, <your-token>, {{ secret }}, %(pw)s
-      | (?:os\.)?environ | getenv | process\.env | env\(   # lookups in code
-      | (?:\*|x|X|\.|-|_|\#){4,}$            # ****, xxxx: already masked
-      | (?:changeme|example|dummy|placeholder|redacted|none|null|true|false)\b
-    )""",
-    re.VERBOSE | re.IGNORECASE,
+# The detect-secrets plugins run, by module and class. Left out: the entropy plugins (every
+# quoted git hash, checksum and test vector in a commit message is "high entropy"),
+# IPPublicDetector (an IP address is not a credential, and networking notes are full of them)
+# and NpmDetector (its ``//.+/:_authToken`` backtracks for seconds on a long line of URLs, and
+# recall.secret_rules finds the npm_ tokens it would, in .npmrc lines or not).
+DETECT_SECRETS_PLUGINS = (
+    ("artifactory", "ArtifactoryDetector"),
+    ("aws", "AWSKeyDetector"),
+    ("azure_storage_key", "AzureStorageKeyDetector"),
+    ("basic_auth", "BasicAuthDetector"),
+    ("cloudant", "CloudantDetector"),
+    ("discord", "DiscordBotTokenDetector"),
+    ("github_token", "GitHubTokenDetector"),
+    ("gitlab_token", "GitLabTokenDetector"),
+    ("ibm_cloud_iam", "IbmCloudIamDetector"),
+    ("ibm_cos_hmac", "IbmCosHmacDetector"),
+    ("jwt", "JwtTokenDetector"),
+    ("keyword", "KeywordDetector"),
+    ("mailchimp", "MailchimpDetector"),
+    ("openai", "OpenAIDetector"),
+    ("private_key", "PrivateKeyDetector"),
+    ("pypi_token", "PypiTokenDetector"),
+    ("sendgrid", "SendGridDetector"),
+    ("slack", "SlackDetector"),
+    ("softlayer", "SoftlayerDetector"),
+    ("square_oauth", "SquareOAuthDetector"),
+    ("stripe", "StripeDetector"),
+    ("telegram_token", "TelegramBotTokenDetector"),
+    ("twilio", "TwilioKeyDetector"),
 )
+
+# KeywordDetector's names take any suffix (``password_file``, ``secret_version``): a line with a
+# keyword followed by one of these suffixes names something about a credential, not the
+# credential, and is left to recall.secret_rules.AssignedCredentialDetector, which reads names
+# by their last word.
+KEYWORD_EXCLUDE = (
+    r"(?:api_?key|password|passwd|pwd|secret|priv(?:ate)?_?key)[_-]?"
+    r"(?:file|path|dir|name|len|length|size|version|type|hash|policy|reset|prompt|field|id|"
+    r"manager|store|ref|env|var|backend|provider|rotation|expiry|ttl|count|mode|format)"
+)
+
+# detect-secrets' own false-positive filters applied to every secret found (by the name in
+# detect_secrets.filters.heuristic): sequences (ABCDEF123456), UUIDs, {templated}/<slots>,
+# $VARIABLES, strings without a letter. is_likely_id_string is applied to the keyword-style
+# plugins only, as detect-secrets itself does.
+SECRET_FILTERS = (
+    "is_sequential_string",
+    "is_potential_uuid",
+    "is_templated_secret",
+    "is_prefixed_with_dollar_sign",
+    "is_not_alphanumeric_string",
+)
+
+# How detect-secrets names a kind, as said in a refusal (the same names the CLI, the MCP tools
+# and the import report have always used); a kind not here is shown as detect-secrets names it.
+KIND_NAMES = {
+    "Basic Auth Credentials": "password in a URL",
+    "GitHub Token": "GitHub token",
+    "GitLab Token": "GitLab token",
+    "JSON Web Token": "JSON web token",
+    "OpenAI Token": "OpenAI key",
+    "Private Key": "private key block",
+    "Secret Keyword": "assigned credential",
+    "Slack Token": "Slack token",
+    "Stripe Access Key": "Stripe key",
+}
+
+# Public prefixes of token formats: shown whole in a refusal (they tell the kind, not the key).
+_PUBLIC_PREFIX = re.compile(
+    r"^(?:gh[pousr]_|github_pat_|xox[a-z]-|[sr]k_live_|sk-(?:proj|svcacct|admin)-"
+    r"|sk-ant-[a-z]+\d\d-|A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AIza|gl[a-z]+-|npm_|pypi-|SG\.|eyJ)"
+)
+_AWS_KEY_ID = re.compile(r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}")
+# Characters a token is made of: a plugin that reports only its prefix (GitLab's reports
+# "glpat") is widened to the whole token for the excerpt's length.
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-.+/=~]*")
+
+
+# The name a value is assigned to, just before it (for the excerpt of an assignment).
+_ASSIGNED_NAME = re.compile(r"([A-Za-z_][\w.-]*)[\"'\]]*[ \t]*(?::=|=>|[:=])[ \t]*[\"'`]?$")
 
 
 @dataclass(frozen=True)
@@ -47,109 +123,146 @@ class SecretMatch:
         return f"{self.kind} ({self.excerpt})"
 
 
-def _mask(secret: str, prefix: str = "") -> str:
-    shown = secret[: min(SHOWN_CHARS, len(secret) // 4)]
-    return f"{prefix}{shown}…[{len(prefix) + len(secret)} chars]"
+@dataclass(frozen=True)
+class _Scanner:
+    plugins: tuple[BasePlugin, ...]
+    filters: tuple[Callable[[str], bool], ...]
+    id_filter: Callable[..., bool]
+    indirect: Callable[[str], bool]
+    keyword_style: tuple[type, ...]
+    value_check: Callable[..., bool]
+    placeholder: Callable[[str], bool]
+    # KeywordDetector costs more than all the other plugins together; every one of its
+    # patterns contains one of its keywords, so a line without any is skipped by it.
+    keyword_plugin: type
+    keyword_gate: re.Pattern[str]
 
 
-# (kind, pattern, group holding the secret part to mask, group holding a prefix shown as-is).
-# Order matters: specific shapes first, so an AWS secret is named as one and not as a generic
-# assignment (overlapping later matches are dropped).
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    # The armour line alone is enough: no one needs a private key inside a committed note, and
-    # a truncated paste is just as much a leak as a whole one.
-    (
-        "private key block",
-        re.compile(r"-----BEGIN (?P<pre>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"),
-    ),
-    # AWS access key ids: AKIA (long-term) or ASIA (temporary) plus 16 upper-case base32 chars.
-    ("AWS access key id", re.compile(r"\b(?P<pre>AKIA|ASIA)(?P<secret>[A-Z2-7]{16})\b")),
-    # AWS secret access keys are 40 base64 chars with no marker of their own; only the name
-    # they are assigned to gives them away.
-    (
-        "AWS secret access key",
-        re.compile(
-            r"(?i)\baws_?secret(?:_?access)?_?key[\"']?\s*(?::=|[:=])\s*[\"']?"
-            r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
-        ),
-    ),
-    # GitHub tokens: classic (ghp_ personal, gho_ OAuth, ghu_/ghs_ app, ghr_ refresh) are 36
-    # chars after the prefix; fine-grained ones start github_pat_.
-    ("GitHub token", re.compile(r"\b(?P<pre>gh[pousr]_)(?P<secret>[A-Za-z0-9]{36,})\b")),
-    ("GitHub token", re.compile(r"\b(?P<pre>github_pat_)(?P<secret>[A-Za-z0-9_]{22,})\b")),
-    # Slack tokens: xoxb- bot, xoxp- user, xoxa-/xoxr- app and refresh, xoxs- session.
-    ("Slack token", re.compile(r"\b(?P<pre>xox[bpars]-)(?P<secret>[A-Za-z0-9-]{10,})")),
-    # An HTTP bearer credential: long enough (20+) that it is not a word in a sentence about
-    # "Bearer authentication"; the digit check below rules out long plain words.
-    (
-        "bearer token",
-        re.compile(r"\b(?P<pre>Bearer\s+)(?P<secret>[A-Za-z0-9\-._~+/]{20,}=*)"),
-    ),
-    # name = value, where the name says it holds a credential. The keyword must sit inside an
-    # identifier followed by an assignment, so prose ("password reset flow", "token bucket") and
-    # comparisons (``==``) never match; the value is checked further in :func:`_real_value`.
-    (
-        "assigned credential",
-        re.compile(
-            r"(?i)(?P<pre>\b[\w-]*?(?:api[_-]?key|token|secret|passw(?:or)?d|passwd)[\w-]*)"
-            r"[\"']?\s*(?::=|[:=])(?!=)\s*"
-            r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s\"',;()]+))"
-        ),
-    ),
-)
+@lru_cache(maxsize=1)
+def _scanner() -> _Scanner:
+    """The plugins and filters, built once per process on the first scan."""
+    from importlib import import_module
+
+    from detect_secrets.filters import heuristic
+    from detect_secrets.plugins.keyword import DENYLIST_REGEX, KeywordDetector
+
+    from recall import secret_rules
+
+    plugins: list[BasePlugin] = []
+    for module, name in DETECT_SECRETS_PLUGINS:
+        cls = getattr(import_module(f"detect_secrets.plugins.{module}"), name)
+        plugins.append(cls(keyword_exclude=KEYWORD_EXCLUDE) if cls is KeywordDetector else cls())
+    plugins.extend(secret_rules.custom_detectors())
+    return _Scanner(
+        plugins=tuple(plugins),
+        filters=tuple(getattr(heuristic, name) for name in SECRET_FILTERS),
+        id_filter=heuristic.is_likely_id_string,
+        indirect=heuristic.is_indirect_reference,
+        keyword_style=(KeywordDetector, secret_rules.AssignedCredentialDetector),
+        value_check=secret_rules.looks_like_a_secret_value,
+        placeholder=secret_rules.is_placeholder,
+        keyword_plugin=KeywordDetector,
+        keyword_gate=re.compile(DENYLIST_REGEX, re.IGNORECASE),
+    )
 
 
-def _has_digit_and_letter(value: str) -> bool:
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+def _kind(secret_type: str, secret: str) -> str:
+    if secret_type == "AWS Access Key":
+        return "AWS access key id" if _AWS_KEY_ID.fullmatch(secret) else "AWS secret access key"
+    return KIND_NAMES.get(secret_type, secret_type)
 
 
-def _real_value(match: re.Match[str]) -> str | None:
-    """The assigned value if it looks like a credential, else None."""
-    quoted = match.group("dq") if match.group("dq") is not None else match.group("sq")
-    value = quoted if quoted is not None else match.group("bare")
-    if value is None or len(value) < MIN_ASSIGNED_LENGTH or _PLACEHOLDER.match(value):
-        return None
-    if len(set(value)) < 4:  # aaaaaaaa, 12121212: a filler, not a secret
-        return None
-    if quoted is None:
-        # Unquoted, a credential mixes letters and digits; a bare word is a type or a name
-        # (``token: Optional``, ``secret=settings.SECRET_V2``, ``token=make2(user)``).
-        calls = match.string[match.end() : match.end() + 1] == "("
-        if calls or not _has_digit_and_letter(value) or re.fullmatch(r"\w+(?:\.\w+)+", value):
-            return None
-    elif " " in value.strip() and len(value.split()) > 2:
-        return None  # a quoted sentence ("password: 'use the reset flow'") is prose
-    return value
+def _mask(secret: str) -> str:
+    prefix_match = _PUBLIC_PREFIX.match(secret)
+    prefix = prefix_match.group(0) if prefix_match else ""
+    rest = secret[len(prefix) :]
+    shown = rest[: min(SHOWN_CHARS, len(rest) // 4)]
+    return f"{prefix}{shown}…[{len(secret)} chars]"
+
+
+def _whole_token(line: str, secret: str) -> str:
+    """``secret`` widened to the token it starts in ``line`` (for its length in the excerpt)."""
+    start = line.find(secret)
+    if start < 0:
+        return secret
+    tail = _TOKEN_TAIL.match(line, start + len(secret))
+    # A full stop after a token ends the sentence; it is not part of the token.
+    return (secret + (tail.group(0) if tail else "")).rstrip(".")
+
+
+def _candidates(scanner: _Scanner, text: str) -> list[BasePlugin]:
+    """The plugins that find anything in the whole text, before any filter.
+
+    detect-secrets works line by line, which costs a call per plugin per line; a plugin whose
+    patterns find nothing in the whole text finds nothing in any of its lines (a line break is
+    whitespace to every pattern, as a line's start or end is), so it is skipped for all of them.
+    """
+    wanted = []
+    for plugin in scanner.plugins:
+        if isinstance(plugin, scanner.keyword_plugin):
+            if scanner.keyword_gate.search(text) is not None:
+                wanted.append(plugin)  # cheaper to run per line than to pre-run whole
+        elif next(iter(plugin.analyze_string(text)), None) is not None:
+            wanted.append(plugin)
+    return wanted
+
+
+def _scan_line(
+    scanner: _Scanner, plugins: list[BasePlugin], line: str
+) -> list[tuple[int, int, SecretMatch]]:
+    """(start, end, match) of each secret in one line, after detect-secrets' filters."""
+    found: list[tuple[int, int, SecretMatch]] = []
+    for plugin in plugins:
+        keyword_style = isinstance(plugin, scanner.keyword_style)
+        for potential in plugin.analyze_line(filename="memory", line=line, line_number=1):
+            secret = potential.secret_value or ""
+            if any(keep(secret) for keep in scanner.filters):
+                continue
+            if keyword_style and (
+                scanner.id_filter(secret, line, plugin)
+                or scanner.indirect(line)
+                # KeywordDetector's values (always quoted) get the placeholder and shape checks
+                # of recall.secret_rules too: "my password" or a path is not a password.
+                or not scanner.value_check(secret, quoted=True)
+            ):
+                continue
+            token = _whole_token(line, secret)
+            if scanner.placeholder(token):
+                continue  # https://user:password@host, ghp_xxxxxxxx… in a how-to
+            start = max(line.find(secret), 0)
+            # A private key's armour line is not secret: shown as-is, it says what to remove.
+            private = potential.type == "Private Key"
+            excerpt = f"-----{secret}-----" if private else _mask(token)
+            name = _ASSIGNED_NAME.search(line, 0, start) if keyword_style else None
+            if name:  # ``DB_PASSWORD = hunt…[17 chars]``: which setting to fix
+                excerpt = f"{name.group(1)} = {excerpt}"
+            found.append(
+                (start, start + len(token), SecretMatch(_kind(potential.type, secret), excerpt))
+            )
+    return found
 
 
 def scan(text: str | None) -> list[SecretMatch]:
     """Every credential-shaped span in ``text``, in order, masked; empty when clean."""
-    if not text:
+    if not text or not text.strip():
         return []
-    found: list[tuple[int, SecretMatch]] = []
-    taken: list[tuple[int, int]] = []
-    for kind, pattern in _PATTERNS:
-        for match in pattern.finditer(text):
-            start, end = match.span()
-            if any(start < t_end and t_start < end for t_start, t_end in taken):
+    scanner = _scanner()
+    plugins = _candidates(scanner, text)
+    matches: list[SecretMatch] = []
+    if not plugins:
+        return matches
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        taken: list[tuple[int, int]] = []
+        found = _scan_line(scanner, plugins, line)
+        # Longest first, so a secret several plugins found (or a part of one) is named once.
+        for start, end, match in sorted(found, key=lambda f: (f[0], -f[1])):
+            if any(t_start <= start and end <= t_end for t_start, t_end in taken):
                 continue
-            groups = match.groupdict()
-            if kind == "private key block":
-                excerpt = f"-----BEGIN {groups['pre']}-----"
-            elif kind == "assigned credential":
-                value = _real_value(match)
-                if value is None:
-                    continue
-                excerpt = f"{groups['pre']} = {_mask(value)}"
-            else:
-                secret = groups["secret"]
-                if kind == "bearer token" and not any(c.isdigit() for c in secret):
-                    continue
-                excerpt = _mask(secret, groups.get("pre") or "")
             taken.append((start, end))
-            found.append((start, SecretMatch(kind, excerpt)))
-    found.sort(key=lambda item: item[0])
-    return [m for _, m in found]
+            matches.append(match)
+    return matches
 
 
 def refusal(where: dict[str, str | None]) -> str | None:
