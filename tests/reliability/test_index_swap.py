@@ -1,0 +1,119 @@
+"""A reindex swaps in a new index file; processes that had the old one open follow it.
+
+- A long-lived store (as in the language server or the MCP server) writes a memory after
+  another process ran ``tether reindex``: the write is in the index now at the path.
+- It reads counts another process made after the reindex (it reads the new index too).
+- Acted counts made while a reindex loop runs are all kept: from ``tether show`` processes
+  (each opens the index, counts, exits) and from a long-lived store counting in a tight loop.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import remember
+
+from recall.index import db
+from recall.store import MemoryStore
+from recall.usage import counters, record_action
+from tests.reliability.procs import run_cli
+from tests.reliability.surface_loops import Tally
+
+LOOPS = Path(__file__).with_name("surface_loops.py")
+LOOP_S = 5.0
+"""How long the counters race the reindex loop: on a loaded 2-core machine, several reindexes
+and dozens of counts; short enough for ``make test``."""
+FINISH_TIMEOUT_S = 180.0
+"""A bound on a loop finishing its last call after the time is up."""
+
+
+def _raw(repo: Path, sql: str, *args: object) -> list[tuple[object, ...]]:
+    """Rows read from the index file now at the path, with no sync and no store."""
+    with sqlite3.connect(repo / ".tether" / "index.db") as conn:
+        return conn.execute(sql, args).fetchall()
+
+
+def _acted(repo: Path, memory_id: str) -> int:
+    found = _raw(repo, "SELECT acted FROM usage WHERE memory_id = ?", memory_id)
+    return int(found[0][0]) if found else 0  # type: ignore[call-overload]
+
+
+def start_loop(repo: Path, kind: str, seconds: float, out: Path, arg: str = "") -> subprocess.Popen:
+    """Start ``surface_loops.py`` for ``kind`` (see its docstring)."""
+    return subprocess.Popen(
+        [sys.executable, str(LOOPS), str(repo), kind, str(seconds), str(out), arg],
+        stderr=subprocess.PIPE,
+    )
+
+
+def finish_loop(proc: subprocess.Popen, out: Path) -> Tally:
+    """Wait for a loop; its tally (the loop itself must end cleanly)."""
+    _out, err = proc.communicate(timeout=FINISH_TIMEOUT_S)
+    assert proc.returncode == 0, err.decode(errors="replace")
+    return Tally(**json.loads(out.read_text(encoding="utf-8")))
+
+
+def test_a_long_lived_store_writes_into_the_index_a_reindex_put_in_place(
+    repo: Path, store: MemoryStore
+) -> None:
+    before = remember(store, "written before the reindex")
+    done = run_cli(repo, "reindex")
+    assert done.returncode == 0, done.stderr
+    after = remember(store, "written after another process reindexed")
+    ids = {row[0] for row in _raw(repo, "SELECT id FROM memories")}
+    assert {before, after} <= ids
+    assert not db.replaced(store.conn)
+
+
+def test_a_long_lived_store_reads_counts_made_after_a_reindex(
+    repo: Path, store: MemoryStore
+) -> None:
+    memory_id = remember(store, "shown by another process")
+    assert counters(store.conn, memory_id)["acted"] == 0
+    assert run_cli(repo, "reindex").returncode == 0
+    shown = run_cli(repo, "show", "--json", memory_id)
+    assert shown.returncode == 0, shown.stderr
+    assert counters(store.conn, memory_id)["acted"] == 1
+
+
+def test_a_count_waiting_on_the_old_file_lands_in_the_new_one(
+    repo: Path, store: MemoryStore
+) -> None:
+    memory_id = remember(store, "counted across the swap")
+    old = store.conn
+    assert run_cli(repo, "reindex").returncode == 0
+    record_action(old, memory_id)  # a caller still holding the old connection
+    assert _acted(repo, memory_id) == 1
+
+
+def test_no_acted_count_is_lost_to_a_reindex_loop(
+    repo: Path, store: MemoryStore, tmp_path: Path
+) -> None:
+    by_show = remember(store, "shown by tether show in a loop")
+    by_loop = remember(store, "counted by a long-lived store in a loop")
+    reindexer = start_loop(repo, "reindex", LOOP_S, tmp_path / "reindex.json")
+    shower = start_loop(repo, "show", LOOP_S, tmp_path / "show.json", by_show)
+    counted = 0
+    deadline = time.monotonic() + LOOP_S
+    while time.monotonic() < deadline:
+        record_action(store.conn, by_loop)  # as the language server counts a hover
+        counted += 1
+        time.sleep(0.005)
+    reindexes = finish_loop(reindexer, tmp_path / "reindex.json")
+    shows = finish_loop(shower, tmp_path / "show.json")
+    print(
+        f"\n[reindex loop] reindexes={reindexes.ok} shows={shows.ok} "
+        f"in-process counts={counted}; acted: shown={_acted(repo, by_show)} "
+        f"looped={_acted(repo, by_loop)}"
+    )
+    assert reindexes.errors == [] and shows.errors == []
+    assert reindexes.ok >= 2, "the reindex loop never overlapped the counters"
+    assert shows.ok >= 2
+    assert _acted(repo, by_show) == shows.ok
+    assert _acted(repo, by_loop) == counted
+    assert counters(store.conn, by_loop)["acted"] == counted
