@@ -1,7 +1,9 @@
 """A reindex swaps in a new index file; processes that had the old one open follow it.
 
 - A long-lived store (as in the language server or the MCP server) writes a memory after
-  another process ran ``tether reindex``: the write is in the index now at the path.
+  another process ran ``tether reindex``: the write is in the index now at the path. So do the
+  real ``tether mcp`` (``memory_write``, ``memory_pin``) and ``tether lsp``
+  (``tether.remember``, ``tether.pin``), their acted counts included.
 - It reads counts another process made after the reindex (it reads the new index too).
 - Acted counts made while a reindex loop runs are all kept: from ``tether show`` processes
   (each opens the index, counts, exits) and from a long-lived store counting in a tight loop.
@@ -9,6 +11,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import subprocess
@@ -16,13 +19,17 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import remember
 
 from recall.index import db
 from recall.store import MemoryStore
 from recall.usage import counters, record_action
+from tests.mcp.harness import call, mcp_client
 from tests.reliability.procs import run_cli
+from tests.reliability.server_writers import ANSWER_TIMEOUT_S, TETHER
 from tests.reliability.surface_loops import Tally
+from tests.reliability.wire import Wire
 
 LOOPS = Path(__file__).with_name("surface_loops.py")
 LOOP_S = 5.0
@@ -117,3 +124,55 @@ def test_no_acted_count_is_lost_to_a_reindex_loop(
     assert _acted(repo, by_show) == shows.ok
     assert _acted(repo, by_loop) == counted
     assert counters(store.conn, by_loop)["acted"] == counted
+
+
+@pytest.mark.asyncio
+async def test_the_mcp_server_writes_and_counts_into_the_reindexed_index(
+    repo: Path, store: MemoryStore
+) -> None:
+    remember(store, "the store exists before the server starts")
+    store.close()
+    async with mcp_client(repo) as client:
+        first = await call(
+            client, "memory_write", summary="mcp before", category="gotcha", files=["src/app.py"]
+        )
+        done = await asyncio.to_thread(run_cli, repo, "reindex")
+        assert done.returncode == 0, done.stderr
+        second = await call(
+            client, "memory_write", summary="mcp after", category="gotcha", files=["src/app.py"]
+        )
+        await call(client, "memory_pin", id=first["id"])
+    ids = {row[0] for row in _raw(repo, "SELECT id FROM memories")}
+    assert {first["id"], second["id"]} <= ids
+    assert _acted(repo, first["id"]) == 1
+
+
+def _lsp_command(wire: Wire, command: str, arguments: dict[str, object]) -> dict[str, object]:
+    answer = wire.request(
+        "workspace/executeCommand",
+        {"command": command, "arguments": [arguments]},
+        ANSWER_TIMEOUT_S,
+    )
+    assert isinstance(answer.get("result"), dict), answer
+    return answer["result"]
+
+
+def test_the_language_server_writes_and_counts_into_the_reindexed_index(
+    repo: Path, tmp_path: Path, store: MemoryStore
+) -> None:
+    remember(store, "the store exists before the server starts")
+    store.close()
+    uri = (repo / "src" / "app.py").as_uri()
+    wire = Wire([*TETHER, "lsp"], repo, tmp_path / "lsp-stderr.txt")
+    try:
+        wire.initialize(repo)
+        new = {"uri": uri, "category": "gotcha"}
+        first = _lsp_command(wire, "tether.remember", {**new, "summary": "lsp before"})
+        assert run_cli(repo, "reindex").returncode == 0
+        second = _lsp_command(wire, "tether.remember", {**new, "summary": "lsp after"})
+        _lsp_command(wire, "tether.pin", {"memoryId": first["id"]})
+    finally:
+        wire.close()
+    ids = {row[0] for row in _raw(repo, "SELECT id FROM memories")}
+    assert {first["id"], second["id"]} <= ids
+    assert _acted(repo, str(first["id"])) == 1
