@@ -831,7 +831,12 @@ class MemoryStore:
             try:
                 built, _ = self._open_index(swap.build_path(path))
             except db.IndexUnwritable as error:
-                raise self._refusal(f"{path}: {error}", _FREE_SPACE) from None
+                swap.discard_build(path)
+                advice = _FREE_SPACE if error.full else self._make_writable()
+                raise self._refusal(f"{path}: {error}", advice) from None
+            except BaseException:
+                swap.discard_build(path)
+                raise
             try:
                 report = sync(built, self.folder, self.normalize_stored, self._sync_lock)
                 swap.swap_in(path, built)

@@ -202,6 +202,8 @@ def prepare(conn: sqlite3.Connection) -> bool:
     try:
         version = _version(conn)  # reading the schema fails fast on a file that is not SQLite
     except sqlite3.DatabaseError as error:
+        if is_unwritable_error(error):  # no room or no permission says nothing of the file
+            raise
         raise IndexUnusable(str(error)) from None
     if version is None:
         # Create inside one write transaction so a concurrent opener never sees half a schema.

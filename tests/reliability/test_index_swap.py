@@ -5,6 +5,7 @@
   real ``tether mcp`` (``memory_write``, ``memory_pin``) and ``tether lsp``
   (``tether.remember``, ``tether.pin``), their acted counts included.
 - It reads counts another process made after the reindex (it reads the new index too).
+- A reindex refused for want of room leaves the old index, counts and all, in place.
 - Acted counts made while a reindex loop runs are all kept: from ``tether show`` processes
   (each opens the index, counts, exits) and from a long-lived store counting in a tight loop.
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import resource
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -119,6 +122,7 @@ def test_no_acted_count_is_lost_to_a_reindex_loop(
         f"looped={_acted(repo, by_loop)}"
     )
     assert reindexes.errors == [] and shows.errors == []
+    assert not any("Traceback" in t for t in [*reindexes.texts, *shows.texts])
     assert reindexes.ok >= 2, "the reindex loop never overlapped the counters"
     assert shows.ok >= 2
     assert _acted(repo, by_show) == shows.ok
@@ -176,3 +180,30 @@ def test_the_language_server_writes_and_counts_into_the_reindexed_index(
     ids = {row[0] for row in _raw(repo, "SELECT id FROM memories")}
     assert {first["id"], second["id"]} <= ids
     assert _acted(repo, str(first["id"])) == 1
+
+
+REFUSING_LIMIT = 4096
+"""A file size limit (bytes) the old index is already past and a new one cannot stay under:
+the rebuild fails at its first pages, the old index is only read."""
+
+
+def test_a_reindex_refused_for_room_leaves_the_old_index_and_its_counts(
+    repo: Path, store: MemoryStore
+) -> None:
+    memory_id = remember(store, "counted before a reindex that runs out of room")
+    record_action(store.conn, memory_id)
+    store.close()
+    index = repo / ".tether" / "index.db"
+    assert index.stat().st_size > REFUSING_LIMIT
+    before = db.file_identity(index)
+
+    def no_room() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (REFUSING_LIMIT, REFUSING_LIMIT))
+
+    done = run_cli(repo, "reindex", preexec=no_room)
+    assert done.returncode == 3, done.stderr
+    assert "free some space" in done.stderr and "Traceback" not in done.stderr
+    assert db.file_identity(index) == before
+    assert _acted(repo, memory_id) == 1
+    assert sorted(p.name for p in index.parent.glob("index.db-rebuild*")) == []

@@ -191,6 +191,8 @@ def _check(
         assert log.created, f"{kind} never got a write in"
     for kind, tally in tallies.items():
         assert tally.errors == [], f"{kind}: {tally.errors[:3]}"
+        _no_locked(kind, tally.texts)
+        assert not any("Traceback" in t for t in tally.texts), f"{kind}: {tally.texts[:3]}"
         assert tally.ok >= 1, f"the {kind} loop never completed a call"
     assert wire.process.returncode == 0, lsp_stderr[-3000:]
     assert (tmp_path / "mcp-exit-code").read_text(encoding="utf-8") == "0", mcp_stderr[-3000:]
