@@ -180,17 +180,17 @@ class MemoryStore:
     def conn(self) -> sqlite3.Connection:
         """The index, opened and synced with the files on first use, and opened again when
         another process replaced its file (a reindex, a recovery) since."""
-        if self._conn is not None and self._stale():
-            self._conn = None
-        if self._conn is None:
-            self._conn = self._open()
-        return self._conn
+        conn = self._conn  # once: another thread may drop it meanwhile (see _locked)
+        if conn is not None and self._stale(conn):
+            conn = None
+        if conn is None:
+            conn = self._conn = self._open()
+        return conn
 
-    def _stale(self) -> bool:
+    def _stale(self, conn: sqlite3.Connection) -> bool:
         """Whether the open index was replaced on disk and may be let go of here: not in the
         middle of a transaction or a locked write (the lock rules out a swap; see _locked)."""
-        assert self._conn is not None
-        return not self._lock_depth and not self._conn.in_transaction and db.replaced(self._conn)
+        return not self._lock_depth and not conn.in_transaction and db.replaced(conn)
 
     def close(self) -> None:
         """Close the index connection."""
