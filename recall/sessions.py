@@ -6,7 +6,7 @@ import sqlite3
 
 from recall.clock import now_iso
 from recall.errors import BadInput
-from recall.index.db import is_unwritable_error, rollback
+from recall.index.db import IndexUnwritable, is_unwritable_error, write_transaction
 
 MAX_SESSION_ID = 200  # agent session ids are uuids; anything far longer is not an id
 
@@ -27,21 +27,18 @@ def count_turn(conn: sqlite3.Connection, session_id: str, *, origin: str = "cli"
     moment = now_iso()
     check_session_id(session_id)
     try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.execute(
+        # Into the index now at the path, should a reindex have replaced conn's file.
+        with write_transaction(conn) as target:
+            target.execute(
                 "INSERT INTO sessions(id, started, last_seen, turns, origin) "
                 "VALUES(?, ?, ?, 1, ?) "
                 "ON CONFLICT(id) DO UPDATE SET turns = turns + 1, last_seen = excluded.last_seen",
                 (session_id, moment, moment, origin),
             )
-            turn = conn.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            conn.execute("COMMIT")
-        except BaseException:
-            rollback(conn)
-            raise
-    except sqlite3.OperationalError as error:
-        if not is_unwritable_error(error):
+            turn = target.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,))
+            turn = turn.fetchone()
+    except (sqlite3.OperationalError, IndexUnwritable) as error:
+        if isinstance(error, sqlite3.OperationalError) and not is_unwritable_error(error):
             raise
         row = conn.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,)).fetchone()
         return int(row[0]) + 1 if row else 1

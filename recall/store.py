@@ -178,10 +178,19 @@ class MemoryStore:
 
     @property
     def conn(self) -> sqlite3.Connection:
-        """The index, opened and synced with the files on first use."""
-        if self._conn is None:
-            self._conn = self._open()
-        return self._conn
+        """The index, opened and synced with the files on first use, and opened again when
+        another process replaced its file (a reindex, a recovery) since."""
+        conn = self._conn  # once: another thread may drop it meanwhile (see _locked)
+        if conn is not None and self._stale(conn):
+            conn = None
+        if conn is None:
+            conn = self._conn = self._open()
+        return conn
+
+    def _stale(self, conn: sqlite3.Connection) -> bool:
+        """Whether the open index was replaced on disk and may be let go of here: not in the
+        middle of a transaction or a locked write (the lock rules out a swap; see _locked)."""
+        return not self._lock_depth and not conn.in_transaction and db.replaced(conn)
 
     def close(self) -> None:
         """Close the index connection."""
@@ -367,6 +376,11 @@ class MemoryStore:
                 return
             with writer_lock(self.location.lock_path, required=required, mode=self._file_mode):
                 self._lock_depth = 1
+                # A reindex swaps the file under this lock: once it is held, the file at the
+                # path stays the same, so a write goes to the index everyone else reads. The
+                # old connection is dropped, not closed: a caller may still hold it.
+                if self._conn is not None and db.replaced(self._conn):
+                    self._conn = None
                 try:
                     yield
                 finally:
@@ -805,20 +819,38 @@ class MemoryStore:
         if refused is not None:
             raise self._refusal(*refused)
         self._ensure_on_disk()
-        from recall.index import keep  # rebuilds only
+        from recall.index import swap  # rebuilds only
 
+        path = self.location.index_path
         with self._locked():
             self.close()
-            kept = keep.save(self.location.index_path)
-            db.remove_index_files(self.location.index_path)
-            try:
-                if kept:  # back in before the long sync, so a reindex killed midway keeps them
-                    fresh, _ = self._open_index(self.location.index_path)
-                    keep.restore(fresh, kept)
-                    fresh.close()
-            except db.IndexUnwritable as error:
-                raise self._refusal(f"{self.location.index_path}: {error}", _FREE_SPACE) from None
             self.folder.clean_temp_files()
+            swap.discard_build(path)
+            # Built beside the old index, which others go on reading, then swapped in: a
+            # reindex killed midway leaves the old index as it was.
+            try:
+                built, _ = self._open_index(swap.build_path(path))
+            except db.IndexUnwritable as error:
+                swap.discard_build(path)
+                advice = _FREE_SPACE if error.full else self._make_writable()
+                raise self._refusal(f"{path}: {error}", advice) from None
+            except BaseException:
+                swap.discard_build(path)
+                raise
+            try:
+                report = sync(built, self.folder, self.normalize_stored, self._sync_lock)
+                swap.swap_in(path, built)
+            except sqlite3.Error as error:
+                built.close()
+                swap.discard_build(path)
+                if db.is_unwritable_error(error):
+                    advice = _FREE_SPACE if db.is_full_error(error) else self._make_writable()
+                    raise self._refusal(f"{path}: {error}", advice) from None
+                raise
+            except BaseException:
+                built.close()
+                swap.discard_build(path)
+                raise
             self._rebuilding = True
             try:
                 self._conn = self._open()
@@ -826,6 +858,7 @@ class MemoryStore:
                 self._rebuilding = False
             if self.read_only is not None:  # the new index could not be written after all
                 raise self._refusal(self.read_only, self._read_only_advice)
+            self.last_sync = report
         assert self.last_sync is not None
         return self.last_sync
 

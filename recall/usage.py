@@ -3,6 +3,10 @@
 Counting is bookkeeping: when the index cannot be written just now (it became read-only, or
 its disk filled up, while the process had it open), a count is skipped rather than failing
 the read that caused it. A store opened read-only counts in its in-memory copy instead.
+
+These counts exist only in the index, so each is written through
+:func:`recall.index.db.write_transaction`: when a reindex replaced the file the connection
+opened, the count goes into the new file rather than into the discarded one.
 """
 
 from __future__ import annotations
@@ -10,19 +14,22 @@ from __future__ import annotations
 import sqlite3
 
 from recall.clock import now_iso
-from recall.index.db import is_unwritable_error, rollback
+from recall.index.db import IndexUnwritable, is_unwritable_error, write_transaction
 
 
 def record_action(conn: sqlite3.Connection, memory_id: str, *, when: str | None = None) -> None:
     """Count one action on a memory (details fetched, pinned, superseded, followed...)."""
     moment = when or now_iso()
     try:
-        conn.execute(
-            "INSERT INTO usage(memory_id, acted, last_acted) VALUES(?, 1, ?) "
-            "ON CONFLICT(memory_id) DO UPDATE SET acted = acted + 1, "
-            "last_acted = excluded.last_acted",
-            (memory_id, moment),
-        )
+        with write_transaction(conn) as target:
+            target.execute(
+                "INSERT INTO usage(memory_id, acted, last_acted) VALUES(?, 1, ?) "
+                "ON CONFLICT(memory_id) DO UPDATE SET acted = acted + 1, "
+                "last_acted = excluded.last_acted",
+                (memory_id, moment),
+            )
+    except IndexUnwritable:
+        pass  # the new index cannot be written here: as for any unwritable index below
     except sqlite3.OperationalError as error:
         if not is_unwritable_error(error):
             raise
@@ -47,19 +54,16 @@ def record_surfacings(
         return
     moment = when or now_iso()
     try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.executemany(
+        with write_transaction(conn) as target:
+            target.executemany(
                 "INSERT INTO usage(memory_id, surfaced, first_surfaced, last_surfaced) "
                 "VALUES(?, 1, ?, ?) ON CONFLICT(memory_id) DO UPDATE SET "
                 "surfaced = surfaced + 1, last_surfaced = excluded.last_surfaced, "
                 "first_surfaced = coalesce(first_surfaced, excluded.first_surfaced)",
                 [(memory_id, moment, moment) for memory_id in memory_ids],
             )
-            conn.execute("COMMIT")
-        except BaseException:
-            rollback(conn)
-            raise
+    except IndexUnwritable:
+        pass  # the new index cannot be written here: as for any unwritable index below
     except sqlite3.OperationalError as error:
         if not is_unwritable_error(error):
             raise

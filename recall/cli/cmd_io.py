@@ -8,7 +8,7 @@ import sys
 
 from recall.cli.context import CommandContext
 from recall.errors import BadInput
-from recall.importer import import_lines
+from recall.importer import LineResult, import_lines
 from recall.repo import git_user_name
 from recall.store import not_on_it_note
 
@@ -66,7 +66,20 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
                 note = not_on_it_note(memory_id, result.files_not_on_it, store.path_of(memory_id))
                 print(f"{args.file}:{result.line}: {note}", file=sys.stderr)
         print(f"Imported {created} memories, {dupes} already known, {len(errors)} rejected")
+        before = already_present(results)
+        if before:
+            print(
+                f"{before} of them were in the store before this run (imported earlier, or "
+                "by an import that was stopped midway); none was written twice"
+            )
     return 2 if errors else 0
+
+
+def already_present(results: list[LineResult]) -> int:
+    """How many lines were duplicates of memories in the store before this import (not of
+    another line of the same file): what a re-run of an interrupted import finds done."""
+    created = {r.id for r in results if r.status == "created"}
+    return sum(r.status == "duplicate" and r.duplicate_of not in created for r in results)
 
 
 def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:

@@ -1,11 +1,18 @@
 """Opening the SQLite index: WAL, busy timeout, schema checks, and an in-memory snapshot when the
-index cannot be written (a read-only checkout, mount or file system, or a full disk)."""
+index cannot be written (a read-only checkout, mount or file system, or a full disk).
+
+A rebuilt index replaces the file at its path (see :mod:`recall.index.swap`). Every connection
+remembers which file it opened (device and inode, read while no swap can happen), so that a
+process holding it can tell, cheaply and at any time, that the path now holds another file.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from recall.index.schema import BASE_DDL, MIGRATIONS, SCHEMA_VERSION
@@ -57,19 +64,124 @@ def rollback(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
 
 
+class IndexConnection(sqlite3.Connection):
+    """A connection to an index file that knows which file it opened."""
+
+    index_path: Path | None = None
+    identity: tuple[int, int] | None = None
+    """(device, inode) of the file opened; None when unknown (then it is never "replaced")."""
+
+
+def swap_lock_path(path: Path) -> Path:
+    """The lock that keeps openers of the index at ``path`` apart from a swap of its file."""
+    return Path(f"{path}-swap.lock")
+
+
+@contextlib.contextmanager
+def swap_guard(path: Path, *, exclusive: bool) -> Iterator[None]:
+    """Hold the swap lock of the index at ``path``: shared while opening the index (its file,
+    WAL and shared memory must be one database's), exclusive while swapping the file.
+
+    Where the lock cannot be created (a read-only store, where nobody can swap the file)
+    the block runs without it.
+    """
+    try:
+        fd = os.open(swap_lock_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``; None when there is none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def replaced(conn: sqlite3.Connection) -> bool:
+    """Whether the index file ``conn`` opened is no longer the one at its path (a reindex or
+    a recovery put another file there, or removed it). A stat; no SQL."""
+    if not isinstance(conn, IndexConnection) or conn.identity is None:
+        return False
+    assert conn.index_path is not None
+    return file_identity(conn.index_path) != conn.identity
+
+
 def connect(path: Path) -> sqlite3.Connection:
     """Open the index at ``path`` with WAL journaling and a busy timeout; rows are dict-like."""
-    conn = sqlite3.connect(
-        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-    )
-    conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-    if str(mode).lower() != "wal":
-        conn.close()
-        raise IndexUnusable(f"could not switch the index to WAL mode (got {mode})")
-    conn.execute("PRAGMA synchronous = NORMAL")
+    with swap_guard(path, exclusive=False):
+        conn = sqlite3.connect(
+            path,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+            factory=IndexConnection,
+        )
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # The first read opens the WAL and shared-memory files: still under the guard.
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            conn.close()
+            raise IndexUnusable(f"could not switch the index to WAL mode (got {mode})")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        assert isinstance(conn, IndexConnection)
+        conn.index_path = Path(path)
+        conn.identity = file_identity(path)
     return conn
+
+
+@contextlib.contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A write transaction on the index file now at ``conn``'s path; yields the connection
+    to write with, and commits when the block ends (rolls back if it raises).
+
+    Inside a transaction the caller opened, that is ``conn``, and the caller commits. Else
+    it is ``conn`` itself unless its file was replaced: the check comes after the write
+    lock is taken, and a swap copies the per-user tables out of the old file while holding
+    that same lock, so a write either lands in the old file before the copy, or here, in the
+    new one (through a connection of its own, closed after the block).
+    """
+    if conn.in_transaction:  # the caller's own transaction: its lock, its check
+        yield conn
+        return
+    target = conn
+    try:
+        for _attempt in range(_FOLLOW_ATTEMPTS):
+            target.execute("BEGIN IMMEDIATE")
+            if not replaced(target):
+                break
+            rollback(target)
+            assert isinstance(target, IndexConnection) and target.index_path is not None
+            path = target.index_path
+            if target is not conn:
+                target.close()
+            target = open_checked(path)[0]
+        else:
+            raise sqlite3.OperationalError("the index file kept being replaced; retry")
+        try:
+            yield target
+            target.execute("COMMIT")
+        except BaseException:
+            rollback(target)
+            raise
+    finally:
+        if target is not conn:
+            target.close()
+
+
+_FOLLOW_ATTEMPTS = 5
+"""Swaps in a row a write follows before giving up: one reindex needs one; five back to back
+within a single write would be a loop, not a user."""
 
 
 def _version(conn: sqlite3.Connection) -> int | None:
@@ -90,6 +202,8 @@ def prepare(conn: sqlite3.Connection) -> bool:
     try:
         version = _version(conn)  # reading the schema fails fast on a file that is not SQLite
     except sqlite3.DatabaseError as error:
+        if is_unwritable_error(error):  # no room or no permission says nothing of the file
+            raise
         raise IndexUnusable(str(error)) from None
     if version is None:
         # Create inside one write transaction so a concurrent opener never sees half a schema.
@@ -139,7 +253,17 @@ def prepare(conn: sqlite3.Connection) -> bool:
 
 
 def remove_index_files(path: Path) -> None:
-    """Delete an index file and its WAL and shared-memory companions."""
+    """Delete an index file and its WAL and shared-memory companions.
+
+    Under the exclusive swap lock: an opener holds it shared from opening the file to opening
+    its WAL, so it never pairs the old file with a new WAL (or the reverse).
+    """
+    with swap_guard(path, exclusive=True):
+        unlink_index_files(path)
+
+
+def unlink_index_files(path: Path) -> None:
+    """Delete an index file and its companions; the caller holds the exclusive swap lock."""
     for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(f"{path}{suffix}")

@@ -33,26 +33,32 @@ def save(path: Path) -> list[KeptTable]:
     """
     if not path.exists():
         return []
-    kept: list[KeptTable] = []
     try:
         conn = sqlite3.connect(path)
     except sqlite3.Error:
         return []
     try:
-        for name in PER_USER_TABLES:
-            try:
-                found = conn.execute(
-                    "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-                ).fetchone()
-                if found is None or not found[0]:
-                    continue
-                cursor = conn.execute(f'SELECT * FROM "{name}"')
-                columns = tuple(d[0] for d in cursor.description)
-                kept.append(KeptTable(name, found[0], columns, cursor.fetchall()))
-            except sqlite3.Error:
-                continue
+        return save_from(conn)
     finally:
         conn.close()
+
+
+def save_from(conn: sqlite3.Connection) -> list[KeptTable]:
+    """The per-user tables readable through ``conn`` (inside the caller's transaction, if any:
+    a swap reads them while holding the old file's write lock)."""
+    kept: list[KeptTable] = []
+    for name in PER_USER_TABLES:
+        try:
+            found = conn.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+            ).fetchone()
+            if found is None or not found[0]:
+                continue
+            cursor = conn.execute(f'SELECT * FROM "{name}"')
+            columns = tuple(d[0] for d in cursor.description)
+            kept.append(KeptTable(name, found[0], columns, [tuple(r) for r in cursor.fetchall()]))
+        except sqlite3.Error:
+            continue
     return kept
 
 
