@@ -86,7 +86,9 @@ def swap_guard(path: Path, *, exclusive: bool) -> Iterator[None]:
     the block runs without it.
     """
     try:
-        fd = os.open(swap_lock_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(
+            swap_lock_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
+        )
     except OSError:
         yield
         return
