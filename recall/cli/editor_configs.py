@@ -227,11 +227,22 @@ def claude_code(command: Sequence[str]) -> str:
     return json.dumps(config, indent=2) + "\n"
 
 
+OPENCODE_OPTIONS = {"severity": "error"}
+"""OpenCode shows its agent error diagnostics only, and (1.18) sends no ``clientInfo`` for the
+server to recognise it by: its configuration asks for every memory shown as an error."""
+
+
 def opencode(command: Sequence[str]) -> str:
     """The ``lsp`` entry of ``opencode.json`` (empty ``extensions``: every file)."""
     config = {
         "$schema": "https://opencode.ai/config.json",
-        "lsp": {"tether": {"command": list(command), "extensions": [], "initialization": {}}},
+        "lsp": {
+            "tether": {
+                "command": list(command),
+                "extensions": [],
+                "initialization": dict(OPENCODE_OPTIONS),
+            }
+        },
     }
     return json.dumps(config, indent=2) + "\n"
 
