@@ -59,6 +59,8 @@ def test_json_snippets_parse(capsys, editor: str) -> None:
     if editor == "claude-code":
         assert config["tether"]["extensionToLanguage"][".py"] == "python"
         assert "restartOnCrash" not in config["tether"]
+    if editor == "opencode":  # OpenCode shows its agent errors only and does not name itself
+        assert config["lsp"]["tether"]["initialization"] == {"severity": "error"}
 
 
 @pytest.mark.parametrize(

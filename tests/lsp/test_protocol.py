@@ -12,6 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsp_server.commands import COMMANDS
+from lsp_server.protocol import PROBLEMS_SHOWN
+from lsp_server.roots import RACY_NS
 from tests.lsp.raw import RawClient, raw_server
 from tests.lsp.workspace import Workspace
 
@@ -205,3 +207,26 @@ def test_fuzz_every_request_gets_exactly_one_response(
     assert stray == []
     assert server.shown_messages() == []
     assert server.proc.poll() is None
+
+
+def test_the_numbers() -> None:
+    # FAT stamps times to two seconds, the coarsest clock in common use; Linux file systems
+    # stamp from a timer tick of a few milliseconds
+    assert RACY_NS == 2_000_000_000
+    assert PROBLEMS_SHOWN == 3
+
+
+def test_an_error_quotes_three_problems_then_counts_the_rest(
+    server: RawClient, ws: Workspace
+) -> None:
+    bad = {
+        "textDocument": {"uri": 1},
+        "range": {"start": {"line": "a", "character": "b"}, "end": {"line": "c", "character": 0}},
+        "context": {"diagnostics": 5},
+    }
+    answer = server.response(server.request("textDocument/codeAction", bad))
+    message = answer["error"]["message"]
+    assert message.startswith("invalid params for textDocument/codeAction: ")
+    assert message.count(" at params.") == PROBLEMS_SHOWN
+    assert message.endswith(" more")
+    assert "textDocument" in message and "text_document" not in message  # the client's names
