@@ -118,10 +118,13 @@ class RawClient:
         """How many responses with ``msg_id`` arrived so far."""
         return sum(1 for m in self.received if _is_response(m) and m.get("id") == msg_id)
 
-    def shown_messages(self) -> list[str]:
-        """Every ``window/showMessage`` text received."""
+    def shown_messages(self, at_most: int = 4) -> list[str]:
+        """Every ``window/showMessage`` text received, of type ``at_most`` (4: Log) or more
+        severe (1: Error)."""
         return [
-            m["params"]["message"] for m in self.received if m.get("method") == "window/showMessage"
+            m["params"]["message"]
+            for m in self.received
+            if m.get("method") == "window/showMessage" and m["params"].get("type", 1) <= at_most
         ]
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lsprotocol import types
 
 from lsp_server.commands import COMMANDS
 from lsp_server.protocol import PROBLEMS_SHOWN
@@ -205,7 +206,9 @@ def test_fuzz_every_request_gets_exactly_one_response(
     assert [server.count_responses(i) for i in ids] == [1] * len(ids)
     stray = [m for m in server.received if "method" not in m and m.get("id") is None]
     assert stray == []
-    assert server.shown_messages() == []
+    # a generated call can be a valid command that tells the user something (an Info message,
+    # such as where a draft was written); no error or warning is ever shown
+    assert server.shown_messages(at_most=types.MessageType.Warning) == []
     assert server.proc.poll() is None
 
 
