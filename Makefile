@@ -4,7 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test soak lint format bench clean
+.PHONY: demo test soak lint format bench clean agent-clients
+
+# The agent harnesses tests/agents drives (OpenCode, Claude Code), pinned in its
+# package-lock.json and installed on first use when npm is there; without npm those tests skip
+# with the reason (and fail on CI, where .ci/run installs npm).
+AGENT_CLIENTS := tests/agents/node_modules/.package-lock.json
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,9 +21,19 @@ demo: $(STAMP)
 	$(BIN)/python -m demo
 
 test: $(STAMP)
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory agent-clients; \
+	else echo "note: npm not found; the agent-client tests (tests/agents) will skip"; fi
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
+
+agent-clients: $(AGENT_CLIENTS)
+
+$(AGENT_CLIENTS): tests/agents/package-lock.json
+	@# npm ci refuses this lock (npm leaves the other platforms' optional binaries out of it), so
+	@# install from the lock without rewriting it.
+	cd tests/agents && npm install --no-save --no-audit --no-fund --loglevel=error
+	@touch $@
 
 soak: $(STAMP)
 	$(BIN)/python -m pytest -q -s -m soak tests/reliability

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 from lsp_server import capabilities, cards, diagnostics, drafts, watching
 from lsp_server.command_args import CommandFailed, Malformed, count, flag, one_object, text
@@ -52,13 +53,18 @@ def _failed(name: str, error: TetherError) -> CommandFailed:
     return CommandFailed(f"tether.{name}: {error}")
 
 
+def _malformed(ls: TetherServer, name: str, error: Malformed) -> JsonRpcInvalidParams:
+    """Arguments a command cannot read: the client's mistake, answered with error -32602."""
+    ls.warn(f"tether.{name}: malformed arguments ({error})")
+    return JsonRpcInvalidParams(f"tether.{name}: invalid arguments ({error})")
+
+
 def _run(ls: TetherServer, name: str, args: Sequence[Any], handler: Handler) -> Any:
     watching.before_request(ls)
     try:
         return handler(ls, one_object(args))
     except Malformed as error:
-        ls.warn(f"tether.{name}: ignored malformed arguments ({error})")
-        return None
+        raise _malformed(ls, name, error) from None
     except NothingToDo as error:
         return {"changed": False, "message": str(error)}
     except TetherError as error:
@@ -72,8 +78,7 @@ async def _run_async(
     try:
         return await handler(ls, one_object(args))
     except Malformed as error:
-        ls.warn(f"tether.{name}: ignored malformed arguments ({error})")
-        return None
+        raise _malformed(ls, name, error) from None
     except NothingToDo as error:
         return {"changed": False, "message": str(error)}
     except TetherError as error:

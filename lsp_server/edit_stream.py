@@ -55,6 +55,7 @@ def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> N
 
 def will_save(ls: TetherServer, params: types.WillSaveTextDocumentParams) -> None:
     """A document is about to be saved (only clients that declare willSave send this)."""
+    watching.poll(ls)
     doc = ls.docs.get(params.text_document.uri)
     if doc is not None and not doc.is_memory:
         doc.root.touch(doc.rel, "save")

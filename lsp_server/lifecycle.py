@@ -96,6 +96,7 @@ async def initialized(ls: TetherServer, params: types.InitializedParams) -> None
     await watching.register_watchers(ls)
     for root in ls.roots:
         _start_work(ls, root)
+    watching.poll(ls)  # a memory written since initialize is in the first publish
     diagnostics.republish(ls)
 
 

@@ -12,10 +12,12 @@ from collections.abc import Coroutine
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError, FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from lsp_server.documents import DocState
 from lsp_server.progress import Indexer
+from lsp_server.protocol import TetherProtocol
 from lsp_server.roots import Roots
 from lsp_server.session_start import SessionStarter
 from recall import __version__
@@ -32,6 +34,7 @@ class TetherServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             max_workers=2,
+            protocol_cls=TetherProtocol,
         )
         self.session_id = f"lsp-{uuid.uuid4().hex[:12]}"
         self.client_name = ""
@@ -59,6 +62,16 @@ class TetherServer(LanguageServer):
         self.indexer.stop()
         self.session_start.stop()
         super().shutdown()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A failure while handling a message: logged, never shown as a pop-up (a request's
+        error is in its response; pygls's default shows the rest, a client's mistakes
+        included, as "Error in server")."""
+        if source is FeatureRequestError:
+            return
+        where = "a notification" if source is FeatureNotificationError else "a message"
+        logger.error("error handling %s: %r", where, error)
+        self._log_message(types.MessageType.Error, f"tether: error handling {where}: {error!r}")
 
     # -- talking back ----------------------------------------------------------------------
 

@@ -6,9 +6,8 @@ import logging
 import sys
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
-
 from mcp_server import tools
+from mcp_server.strict import TetherMCPServer
 from mcp_server.workspace import Workspace
 from recall import __version__
 
@@ -20,15 +19,17 @@ you learn something the code cannot say by itself (a trap and its fix, a decisio
 write it with memory_write, naming the files; correct a wrong memory with memory_supersede."""
 
 
-def build(ws: Workspace, *, log_level: str = "WARNING") -> MCPServer:
-    """A server offering the memory tools over ``ws``."""
-    server = MCPServer(
+def build(ws: Workspace, *, log_level: str = "WARNING") -> TetherMCPServer:
+    """A server offering the memory tools over ``ws`` (tools only, strict arguments)."""
+    server = TetherMCPServer(
         "tether",
         version=__version__,
         instructions=" ".join(INSTRUCTIONS.split()),  # one paragraph, source wraps undone
         log_level=log_level,  # type: ignore[arg-type]
     )
     tools.register(server, ws)
+    server.make_strict()
+    server.serve_tools_only()
     return server
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import struct
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -56,6 +59,8 @@ def test_json_snippets_parse(capsys, editor: str) -> None:
     if editor == "claude-code":
         assert config["tether"]["extensionToLanguage"][".py"] == "python"
         assert "restartOnCrash" not in config["tether"]
+    if editor == "opencode":  # OpenCode shows its agent errors only and does not name itself
+        assert config["lsp"]["tether"]["initialization"] == {"severity": "error"}
 
 
 @pytest.mark.parametrize(
@@ -86,3 +91,61 @@ def test_the_cli_does_not_load_the_server_until_asked() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+TETHER = Path(sys.executable).parent / "tether"
+"""The console script of the installation under test (``make`` installs it in the venv)."""
+
+
+def tether_with_path(path_dirs: list[str], *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run the installed ``tether`` by its absolute path with PATH set to ``path_dirs``."""
+    env = {**os.environ, "PATH": os.pathsep.join(path_dirs)}
+    return subprocess.run(
+        [str(TETHER), *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+
+
+def system_dirs() -> list[str]:
+    """PATH entries without any ``tether`` on them."""
+    return [d for d in os.environ["PATH"].split(os.pathsep) if d and not Path(d, "tether").exists()]
+
+
+def test_the_running_tether_is_written_when_tether_is_not_on_path(tmp_path: Path) -> None:
+    assert TETHER.is_file(), "the tests run from an installed checkout (make installs it)"
+    done = tether_with_path(system_dirs(), "editor-config", "neovim", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f'cmd = {{ "{TETHER}", "lsp" }}' in done.stdout
+    assert f"server command written is {TETHER} lsp (tether is not on PATH" in done.stderr
+    done = tether_with_path(system_dirs(), "agent-config", "opencode", cwd=tmp_path)
+    assert json.loads(done.stdout)["mcp"]["tether"]["command"] == [str(TETHER), "mcp"]
+    assert "tether is not on PATH" in done.stderr
+    done = tether_with_path(system_dirs(), "--json", "agent-config", "claude-code", cwd=tmp_path)
+    report = json.loads(done.stdout)
+    assert report["command"] == [str(TETHER)]
+    hooks = json.loads((tmp_path / "tether-claude-plugin/hooks/hooks.json").read_text())
+    first = hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert first == f"{TETHER} hook session-start"
+
+
+def test_plain_tether_is_written_when_it_is_on_path(tmp_path: Path) -> None:
+    done = tether_with_path(
+        [str(TETHER.parent), *system_dirs()], "editor-config", "emacs", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert '("tether" "lsp")' in done.stdout
+    assert "(tether is on PATH)" in done.stderr
+    given = tether_with_path(
+        system_dirs(), "editor-config", "emacs", "--command", "tt lsp", cwd=tmp_path
+    )
+    assert '("tt" "lsp")' in given.stdout and "given with --command" in given.stderr
+
+
+def test_the_claude_code_plugin_has_a_license_an_author_and_an_icon(tmp_path: Path) -> None:
+    assert main(["-C", str(tmp_path), "agent-config", "claude-code", "--command", "tether"]) == 0
+    folder = tmp_path / "tether-claude-plugin"
+    manifest = json.loads((folder / ".claude-plugin/plugin.json").read_text())
+    assert manifest["license"] == "MIT" and manifest["author"]["name"]
+    icon = (folder / manifest["icon"]).read_bytes()
+    assert icon[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", icon[16:24])
+    assert width == height == 512  # square, 512 to 2048 px: what the plugin directory accepts

@@ -331,10 +331,18 @@ def test_other_repository_without_a_store_prints_nothing(tmp_path: Path) -> None
 
 def test_agent_config_claude_code_writes_the_plugin_folder(repo: Path, tmp_path: Path) -> None:
     folder = tmp_path / "plugin"
-    done = run_tether("agent-config", "claude-code", "--dir", str(folder), cwd=repo)
+    done = run_tether(
+        "agent-config", "claude-code", "--dir", str(folder), "--command", "tether", cwd=repo
+    )
     assert done.code == 0, done.stderr
     names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
-    assert names == [".claude-plugin/plugin.json", ".lsp.json", "README.md", "hooks/hooks.json"]
+    assert names == [
+        ".claude-plugin/icon.png",
+        ".claude-plugin/plugin.json",
+        ".lsp.json",
+        "README.md",
+        "hooks/hooks.json",
+    ]
     config = json.loads((folder / "hooks/hooks.json").read_text(encoding="utf-8"))["hooks"]
     commands = {
         event: [(group.get("matcher"), h["command"]) for group in groups for h in group["hooks"]]
@@ -386,7 +394,7 @@ def test_agent_config_opencode_prints_its_lsp_and_mcp_entries(repo: Path) -> Non
     assert config["mcp"] == {
         "tether": {"type": "local", "command": ["/opt/venv/bin/tether", "mcp"], "enabled": True}
     }
-    as_json = run_tether("agent-config", "opencode", "--json", cwd=repo)
+    as_json = run_tether("agent-config", "opencode", "--json", "--command", "tether", cwd=repo)
     assert json.loads(as_json.json()["config"]) == {
         **config,
         "lsp": {"tether": {**config["lsp"]["tether"], "command": ["tether", "lsp"]}},
@@ -432,3 +440,23 @@ def test_a_hooks_notices_go_to_the_hooks_log_not_the_agent(repo: Path, store: Me
     assert "max_per_fiel" not in done.stdout
     logged = (repo / ".tether" / "hooks.log").read_text(encoding="utf-8")
     assert "max_per_fiel" in logged and "max_per_file" in logged  # named, closest key offered
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["hook", "stop"], "unknown event 'stop'; use one of prompt, pre-edit"),
+        (["hook", "pre-edit", "--bogus"], "unexpected arguments: --bogus"),
+        (["hook", "--bogus", "pre-edit"], "unexpected arguments: --bogus"),
+        (["hook"], "no event given"),
+    ],
+)
+def test_a_hook_command_line_the_parser_rejects_never_blocks_the_agent(
+    repo: Path, argv: list[str], reason: str
+) -> None:
+    """Claude Code takes exit code 2 as "block this action": a hook's own mistake exits 0."""
+    payload = json.dumps(edit_input(repo, "src/app.py"))
+    done = run_tether(*argv, cwd=repo, stdin=payload)
+    assert (done.code, done.stdout) == (0, "")
+    assert reason in done.stderr
+    assert "exit 0 so the agent is not blocked" in done.stderr

@@ -2,7 +2,8 @@
 
 ``claude-code`` writes a plugin folder: ``.claude-plugin/plugin.json`` (the manifest, whose
 ``mcpServers`` starts ``tether mcp``), ``hooks/hooks.json`` (the four ``tether hook`` commands),
-``.lsp.json`` (the language server, from :mod:`recall.cli.editor_configs`) and ``README.md``.
+``.lsp.json`` (the language server, from :mod:`recall.cli.editor_configs`), ``README.md`` and
+the icon (``.claude-plugin/icon.png``, from :mod:`recall.cli.plugin_icon`).
 ``opencode`` prints the ``lsp`` and ``mcp`` entries of ``opencode.json``.
 
 Claude Code reads a plugin's MCP servers from ``mcpServers`` in the manifest or from a
@@ -29,6 +30,10 @@ EDIT_MATCHER = "Edit|Write|MultiEdit|NotebookEdit"
 MCP_MATCHER = "mcp__.*tether__memory_.*"
 """Tether's own MCP tools: using them ends the proactive hints of the session."""
 HOOK_TIMEOUT_SECONDS = 10
+LICENSE = "MIT"
+"""Tether's own licence (the plugin is generated from it); the plugin directory refuses a
+plugin without one."""
+ICON = ".claude-plugin/icon.png"
 
 README = """# Tether for Claude Code
 
@@ -65,8 +70,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--command",
-        default="tether",
-        help="how to run tether (default: 'tether'; e.g. '/path/venv/bin/tether')",
+        help="how to run tether (default: 'tether' when this tether is on PATH, else its "
+        "absolute path, e.g. '/path/venv/bin/tether')",
     )
     p.set_defaults(func=run_agent_config)
 
@@ -108,18 +113,23 @@ def opencode_config(command: list[str]) -> dict[str, object]:
     return config
 
 
-def plugin_files(command: list[str], folder: Path) -> dict[str, str]:
-    """The plugin folder's files (relative path → text)."""
+def plugin_files(command: list[str], folder: Path) -> dict[str, str | bytes]:
+    """The plugin folder's files (relative path → text, or bytes for the icon)."""
     from recall import __version__
     from recall.cli.editor_configs import claude_code
+    from recall.cli.plugin_icon import icon_png
 
     manifest = {
         "name": "tether",
         "version": __version__,
         "description": "Code-aware memory: recalled memories and gotcha warnings while editing",
+        "author": {"name": "Tether"},
+        "license": LICENSE,
+        "icon": ICON,
         "mcpServers": {"tether": mcp_server(command)},
     }
     return {
+        ICON: icon_png(),
         ".claude-plugin/plugin.json": json.dumps(manifest, indent=2) + "\n",
         "hooks/hooks.json": json.dumps(hooks_config(command), indent=2) + "\n",
         ".lsp.json": claude_code([*command, "lsp"]),
@@ -129,17 +139,24 @@ def plugin_files(command: list[str], folder: Path) -> dict[str, str]:
 
 def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Write the Claude Code plugin folder, or print OpenCode's entry."""
-    command = shlex.split(args.command)
+    from recall.cli.editor_configs import default_program
+
+    if args.command is None:
+        command, why = default_program()
+    else:
+        command, why = shlex.split(args.command), "given with --command"
     if not command:
         raise BadInput("--command is empty; give the program that runs tether")
+    said = f"tether: the command written is {shlex.join(command)} ({why})"
     if args.agent == "opencode":
         if args.dir is not None:
             raise BadInput("--dir applies to claude-code only")
         text = json.dumps(opencode_config(command), indent=2) + "\n"
         if ctx.json:
-            ctx.emit({"agent": "opencode", "config": text})
+            ctx.emit({"agent": "opencode", "config": text, "command": command, "why": why})
         else:
             sys.stdout.write(text)
+            print(said, file=sys.stderr)
         return 0
     folder = (ctx.cwd / (args.dir or Path(DEFAULT_DIR))).resolve()
     if folder.exists() and not folder.is_dir():
@@ -148,10 +165,22 @@ def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
     for name, text in plugin_files(command, folder).items():
         target = folder / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        if isinstance(text, bytes):
+            target.write_bytes(text)
+        else:
+            target.write_text(text, encoding="utf-8")
         written.append(str(target))
     if ctx.json:
-        ctx.emit({"agent": "claude-code", "folder": str(folder), "files": written})
+        ctx.emit(
+            {
+                "agent": "claude-code",
+                "folder": str(folder),
+                "files": written,
+                "command": command,
+                "why": why,
+            }
+        )
     else:
         sys.stdout.write("".join(f"wrote {path}\n" for path in written))
+        sys.stdout.write(said.removeprefix("tether: ") + "\n")
     return 0

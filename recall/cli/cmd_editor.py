@@ -20,8 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("editor", choices=EDITORS)
     p.add_argument(
         "--command",
-        default="tether lsp",
-        help="how to start the server (default: 'tether lsp'; e.g. '/path/venv/bin/tether lsp')",
+        help="how to start the server (default: 'tether lsp' when this tether is on PATH, "
+        "else its absolute path, e.g. '/path/venv/bin/tether lsp')",
     )
     p.add_argument(
         "--only",
@@ -35,16 +35,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_editor_config(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Print one editor's configuration snippet."""
-    from recall.cli.editor_configs import render
+    from recall.cli.editor_configs import default_program, render
 
-    command = shlex.split(args.command)
+    if args.command is None:
+        program, why = default_program()
+        command = [*program, "lsp"]
+    else:
+        command, why = shlex.split(args.command), "given with --command"
     if not command:
         raise BadInput("--command is empty; give the program that runs the server")
     if args.only and args.editor != "helix":
         raise BadInput("--only applies to helix only")
     text = render(args.editor, command, args.only)
     if ctx.json:
-        ctx.emit({"editor": args.editor, "config": text})
+        ctx.emit({"editor": args.editor, "config": text, "command": command, "why": why})
     else:
         sys.stdout.write(text)
+        print(
+            f"tether: the server command written is {shlex.join(command)} ({why})", file=sys.stderr
+        )
     return 0

@@ -7,7 +7,11 @@ Each function returns text to paste (or redirect) into the editor's own configur
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from recall.cli.helix_languages import LANGUAGES, Server
 
@@ -60,6 +64,40 @@ EXTENSION_LANGUAGES = {
     ".toml": "toml",
     ".md": "markdown",
 }
+
+
+def running_tether() -> Path | None:
+    """The ``tether`` script of this installation: the one being run, else the one beside
+    this Python (a venv's ``bin``); None when there is no such file (``python -m recall``
+    from a checkout that was never installed)."""
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.name == "tether" and argv0.is_file():
+        return Path(os.path.abspath(argv0))
+    beside = Path(sys.executable).parent / ("tether.exe" if os.name == "nt" else "tether")
+    return Path(os.path.abspath(beside)) if beside.is_file() else None
+
+
+def default_program() -> tuple[list[str], str]:
+    """How a generated configuration should run tether, and why that way: ``tether`` when the
+    ``tether`` on PATH is this installation's, else this installation's absolute path (after
+    ``make`` the CLI is ``.venv/bin/tether``, not on PATH, and a hook that cannot be found
+    fails without a word)."""
+    on_path = shutil.which("tether")
+    mine = running_tether()
+    if on_path and (mine is None or _same(Path(on_path), mine)):
+        return ["tether"], "tether is on PATH"
+    if mine is not None:
+        why = "tether is not on PATH" if not on_path else f"the tether on PATH is {on_path}"
+        return [str(mine)], f"{why}; the running one is written"
+    return [sys.executable, "-m", "recall"], "no tether program found; this Python runs it"
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
 
 EDITORS = ("helix", "neovim", "neovim-0.7", "emacs", "sublime", "claude-code", "opencode")
 
@@ -189,11 +227,22 @@ def claude_code(command: Sequence[str]) -> str:
     return json.dumps(config, indent=2) + "\n"
 
 
+OPENCODE_OPTIONS = {"severity": "error"}
+"""OpenCode shows its agent error diagnostics only, and (1.18) sends no ``clientInfo`` for the
+server to recognise it by: its configuration asks for every memory shown as an error."""
+
+
 def opencode(command: Sequence[str]) -> str:
     """The ``lsp`` entry of ``opencode.json`` (empty ``extensions``: every file)."""
     config = {
         "$schema": "https://opencode.ai/config.json",
-        "lsp": {"tether": {"command": list(command), "extensions": [], "initialization": {}}},
+        "lsp": {
+            "tether": {
+                "command": list(command),
+                "extensions": [],
+                "initialization": dict(OPENCODE_OPTIONS),
+            }
+        },
     }
     return json.dumps(config, indent=2) + "\n"
 

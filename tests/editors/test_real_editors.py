@@ -1,19 +1,20 @@
-"""Real editors, headless: Neovim 0.7 shows the gotcha and its hover; Emacs eglot receives it.
+"""Real editors, headless: Neovim 0.11 (with the configuration docs/editors.md gives) shows
+the gotcha, its hover card and its quick fixes; Neovim 0.7 shows the gotcha and its hover; Emacs
+eglot receives it.
 
-Each test skips, with the reason, when its editor is not installed (``.ci/run`` installs them).
+Neovim 0.11 comes with the dev dependencies. The others skip, with the reason, when their
+editor is not installed, except on CI, where they fail (``.ci/run`` installs them).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
+from tests.editors.clients import emacs_with_eglot, system_nvim, venv_nvim
 from tests.lsp.workspace import GOTCHA, GOTCHA_DETAILS, build
 
 HERE = Path(__file__).parent
@@ -34,11 +35,48 @@ def run_editor(command: list[str], out: Path, env: dict[str, str], cwd: Path) ->
     return json.loads(out.read_text(encoding="utf-8"))
 
 
-@pytest.mark.skipif(shutil.which("nvim") is None, reason="nvim is not installed (apt neovim)")
-def test_neovim_shows_the_gotcha_and_its_hover(tmp_path: Path) -> None:
+def test_neovim_011_with_the_documented_config(tmp_path: Path) -> None:
+    """The config `tether editor-config neovim` prints (the one docs/editors.md shows), loaded
+    as a user's init.lua would: the gotcha, the hover card and the quick fixes arrive."""
+    nvim = venv_nvim()
+    ws = build(tmp_path / "repo")
+    config = subprocess.run(
+        [sys.executable, "-m", "recall", "editor-config", "neovim"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "vim.lsp.config('tether'" in config and "vim.lsp.enable('tether')" in config
+    init = tmp_path / "init.lua"
+    init.write_text(f"{config}\ndofile({json.dumps(str(HERE / 'probe_011.lua'))})\n")
+    result = run_editor(
+        [str(nvim), "--headless", "--clean", "-u", str(init), str(ws.store_py)],
+        tmp_path / "nvim.json",
+        {},
+        ws.root,
+    )
+    assert result.get("error") is None, result["error"]
+    assert result["client"] == "tether"
+    (diagnostic,) = result["diagnostics"]
+    assert diagnostic["message"] == f'gotcha "{GOTCHA}" [{ws.gotcha}] — review before editing'
+    assert (diagnostic["source"], diagnostic["code"], diagnostic["severity"]) == (
+        "tether",
+        ws.gotcha,
+        2,
+    )
+    line = ws.store_py.read_text().splitlines().index("def save_session(path, data):")
+    assert (diagnostic["lnum"], diagnostic["col"]) == (line, 4)
+    assert GOTCHA in result["hover"] and GOTCHA_DETAILS in result["hover"]
+    assert f"Tether: pin gotcha {ws.gotcha}" in result["actions"]
+    assert f"Tether: show details of gotcha {ws.gotcha}" in result["actions"]
+    assert "Tether: remember something about this file…" in result["actions"]
+
+
+def test_neovim_07_shows_the_gotcha_and_its_hover(tmp_path: Path) -> None:
+    nvim = system_nvim()
     ws = build(tmp_path / "repo")
     result = run_editor(
-        ["nvim", "--headless", "--clean", "-u", str(HERE / "probe.lua"), str(ws.store_py)],
+        [nvim, "--headless", "--clean", "-u", str(HERE / "probe.lua"), str(ws.store_py)],
         tmp_path / "nvim.json",
         {"PROBE_ROOT": str(ws.root)},
         ws.root,
@@ -54,16 +92,11 @@ def test_neovim_shows_the_gotcha_and_its_hover(tmp_path: Path) -> None:
     assert GOTCHA_DETAILS in result["hover"]
 
 
-@pytest.mark.skipif(shutil.which("emacs") is None, reason="emacs is not installed (apt emacs-nox)")
-@pytest.mark.skipif(
-    not Path("/usr/share/emacs/site-lisp/elpa").is_dir()
-    or not any(Path("/usr/share/emacs/site-lisp/elpa").glob("eglot-*")),
-    reason="eglot is not installed (apt elpa-eglot)",
-)
 def test_emacs_eglot_receives_the_gotcha(tmp_path: Path) -> None:
+    emacs = emacs_with_eglot()
     ws = build(tmp_path / "repo")
     result = run_editor(
-        ["emacs", "--batch", "-Q", "-l", str(HERE / "probe.el")],
+        [emacs, "--batch", "-Q", "-l", str(HERE / "probe.el")],
         tmp_path / "emacs.json",
         {"PROBE_FILE": str(ws.store_py), "HOME": str(tmp_path)},
         ws.root,

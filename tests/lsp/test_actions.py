@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from recall import frontmatter
 from recall.usage import counters
@@ -100,8 +101,11 @@ async def test_command_errors_and_malformed_arguments(lsp_one: Session, ws: Work
     lsp = lsp_one
     with pytest.raises(Exception, match="no memory 'deadbeef'"):
         await lsp.command("tether.pin", {"memoryId": "deadbeef"})
-    assert await lsp.command("tether.pin", {"memoryId": 42}) is None
-    assert await lsp.command("tether.archive", 1, 2) is None
+    with pytest.raises(JsonRpcException, match=r"tether\.pin: invalid arguments") as bad_id:
+        await lsp.command("tether.pin", {"memoryId": 42})
+    assert bad_id.value.code == -32602
+    with pytest.raises(JsonRpcException, match=r"tether\.archive: invalid arguments"):
+        await lsp.command("tether.archive", 1, 2)
     with pytest.raises(Exception, match="nothing to recall for"):
         await lsp.command("tether.recall")  # no file, no prompt
     assert fields(ws.memory_file(ws.gotcha))["pinned"] is False

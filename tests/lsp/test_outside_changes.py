@@ -4,9 +4,11 @@ watchers where the client registers them and by the server's own look otherwise.
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 from lsprotocol import types
+from pytest_lsp import LanguageClient
 
 from tests.lsp.session import Session
 from tests.lsp.workspace import Workspace
@@ -63,3 +65,62 @@ async def test_code_written_straight_to_disk(lsp: Session, ws: Workspace) -> Non
         await lsp.settle()
     # the write was a turn: the gotcha hinted before it is quiet now
     assert lsp.diagnostics(ws.app_py) == []
+
+
+def write_elsewhere(ws: Workspace, summary: str) -> str:
+    """A gotcha on src/store.py written by another process (the CLI, say)."""
+    store = ws.open_store()
+    try:
+        return store.remember(
+            store.prepare_memory(summary=summary, category="gotcha", files=["src/store.py"])
+        ).id
+    finally:
+        store.close()
+
+
+@pytest.mark.init_options({"maxPerFile": 10})
+async def test_a_write_within_one_tick_of_the_folder_clock(lsp_one: Session, ws: Workspace) -> None:
+    """File times come from a coarse clock: two writes in one tick leave the folder's mtime
+    where the first put it. The second is still published on the next message."""
+    lsp = lsp_one
+    folder = ws.memory_file("x").parent
+    await lsp.open(ws.store_py)
+    first = write_elsewhere(ws, "the first write of this tick")
+    tick = os.stat(folder).st_mtime_ns
+    await lsp.hover(ws.store_py, 0, 0)  # the server looks at the folder: mtime ``tick``
+    await lsp.settle()
+    assert first in [d.code for d in lsp.diagnostics(ws.store_py)]
+    second = write_elsewhere(ws, "the second write of the same tick")
+    os.utime(folder, ns=(tick, tick))  # as a coarse clock would have stamped it
+    await lsp.hover(ws.store_py, 0, 0)
+    await lsp.settle()
+    assert second in [d.code for d in lsp.diagnostics(ws.store_py)]
+
+
+@pytest.mark.parametrize("how", ["hover", "codeAction", "executeCommand"])
+async def test_every_request_publishes_a_write_made_before_it(
+    lsp_one: Session, ws: Workspace, how: str
+) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    new_id = write_elsewhere(ws, f"written before a {how}")
+    start = lsp.publishes[ws.store_py.as_uri()]
+    if how == "hover":
+        await lsp.hover(ws.store_py, 0, 0)
+    elif how == "codeAction":
+        await lsp.actions(ws.store_py, types.Range(types.Position(0, 0), types.Position(0, 0)))
+    else:
+        # run from a hint: a command the agent runs itself ends the hints by design
+        await lsp.command("tether.show", {"memoryId": ws.gotcha, "fromHint": True})
+    await lsp.settle()
+    assert lsp.publishes[ws.store_py.as_uri()] > start
+    assert new_id in [d.code for d in lsp.diagnostics(ws.store_py)]
+
+
+async def test_a_write_before_the_first_message(client_one: LanguageClient, ws: Workspace) -> None:
+    """Written after initialize and before any document is opened: the first look at the
+    memory folder happens when the root is made, so this write is a change, not the baseline."""
+    lsp: Session = client_one.tether_session  # type: ignore[attr-defined]
+    new_id = write_elsewhere(ws, "written before the first open")
+    await lsp.open(ws.store_py)
+    assert new_id in [d.code for d in lsp.diagnostics(ws.store_py)]

@@ -259,6 +259,52 @@ async def test_bad_arguments_are_tool_errors_that_say_what_to_do(repo: Path) -> 
         assert [m["id"] for m in listed["memories"]] == [written["id"]]
 
 
+async def test_wrong_argument_types_and_unknown_arguments_are_refused(repo: Path) -> None:
+    """Strict schemas: nothing is coerced ("yes" is not true), nothing unknown is dropped, and
+    each mistake is one line naming the argument, without a validator's dump or link."""
+    async with mcp_client(repo) as client:
+        written = await call(
+            client, "memory_write", summary="keep it", category="gotcha", files=["src/app.py"]
+        )
+        cases = [
+            ("memory_recall", {"limit": "five"}, "argument 'limit' must be an integer"),
+            ("memory_recall", {"files": "src/app.py"}, "argument 'files' must be a list"),
+            ("memory_recall", {"files": [3]}, "argument 'files' (at files[0]) must be a string"),
+            ("memory_pin", {"id": written["id"], "pinned": "yes"}, "'pinned' must be true or"),
+            ("memory_pin", {"id": written["id"], "pinned": 1}, "'pinned' must be true or false"),
+            ("memory_get", {"id": 12345678}, "argument 'id' must be a string, not an integer"),
+            ("memory_get", {}, "argument 'id' is required"),
+        ]
+        for tool, arguments, expected in cases:
+            message = await error(client, tool, **arguments)
+            assert message == f"{tool}: {message.split(': ', 1)[1]}"
+            assert expected in message, (tool, arguments, message)
+            assert "\n" not in message and "http" not in message
+        message = await error(
+            client, "memory_write", summary="x", category="gotcha", files=[], bogus=1
+        )
+        assert message.startswith("memory_write: unknown argument 'bogus'; the arguments are")
+        assert "summary, category, files" in message
+        message = await error(client, "memory_recall", files=["src/app.py"], limit="2")
+        assert "argument 'limit' must be an integer, not a string" in message
+        # a list sent as JSON text is read as the SDK reads it (some clients send lists so)
+        recalled = await call(client, "memory_recall", files='["src/app.py"]', limit=2)
+        assert [m["id"] for m in recalled["results"]] == [written["id"]]
+        shown = await call(client, "memory_get", id=written["id"])
+        assert shown["pinned"] is False  # nothing refused above changed anything
+        listed = (await client.list_tools()).tools
+        assert all(tool.input_schema["additionalProperties"] is False for tool in listed)
+
+
+async def test_only_tools_are_advertised(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        capabilities = client.server_capabilities
+        assert capabilities.tools is not None
+        assert capabilities.prompts is None and capabilities.resources is None
+        with pytest.raises(Exception, match=r"[Mm]ethod not found"):
+            await client.list_prompts()
+
+
 async def test_other_writers_are_seen_both_ways(repo: Path) -> None:
     async with mcp_client(repo) as client:
         mine = await call(

@@ -1,0 +1,161 @@
+"""The JSON-RPC layer between the client and the handlers: every request gets exactly one
+response, and a client's mistake is answered (or logged), never shown to the user.
+
+pygls on its own leaves a request without a response when its params cannot be read (it pushes
+``window/showMessage`` "Error in server: Invalid Params" instead, and the client waits for its
+whole timeout), drops a message with an id but no method without a word, answers requests sent
+before ``initialize`` with ``null``, and raises on ``didChange`` for a document never opened.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+import cattrs
+from lsprotocol import types
+from lsprotocol.types import ResponseErrorMessage
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+if TYPE_CHECKING:
+    from lsp_server.server import TetherServer
+
+logger = logging.getLogger("tether.lsp")
+
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+SERVER_NOT_INITIALIZED = -32002
+PROBLEMS_SHOWN = 3
+"""Validation problems quoted in one error message: enough to fix the request, short enough
+to read in a client's log line."""
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A message that cannot be handled: answered with ``code`` when it has a usable id."""
+
+    msg_id: int | str | None
+    method: str
+    code: int
+    reason: str
+    answer: bool
+    """Whether a response is owed (a request, or a message with an id but no method)."""
+
+
+def _camel(path: str) -> str:
+    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), path)
+
+
+def _problems(error: Exception) -> str:
+    """What is wrong with a message's params, in the client's (camelCase) names."""
+    if isinstance(error, cattrs.BaseValidationError):
+        found = [_camel(p).replace("@ $.", "at ") for p in cattrs.transform_error(error)]
+    else:
+        found = [str(error) or type(error).__name__]
+    text = "; ".join(found[:PROBLEMS_SHOWN])
+    if len(found) > PROBLEMS_SHOWN:
+        text += f"; and {len(found) - PROBLEMS_SHOWN} more"
+    return text
+
+
+def _usable_id(value: object) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+class TetherProtocol(LanguageServerProtocol):
+    """pygls's LSP protocol with the answers the JSON-RPC and LSP specs require."""
+
+    _server: TetherServer
+
+    def __init__(self, server: Any, converter: Any) -> None:
+        super().__init__(server, converter)
+        self.initialize_seen = False
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """Read one message; one that cannot be read becomes a :class:`Rejected`."""
+        if "jsonrpc" not in data:
+            return data  # a nested object of a message (the whole message is checked below)
+        msg_id = data.get("id")
+        method = data.get("method")
+        has_id = "id" in data
+        if has_id and not _usable_id(msg_id):
+            return Rejected(
+                None, str(method or ""), INVALID_REQUEST, "id must be a string or an integer", True
+            )
+        if data.get("jsonrpc") != "2.0":
+            return Rejected(
+                msg_id, str(method or ""), INVALID_REQUEST, 'jsonrpc must be "2.0"', has_id
+            )
+        if has_id and method is None and "result" not in data and "error" not in data:
+            reason = "a message with an id needs a method (a request) or a result (a response)"
+            return Rejected(msg_id, "", INVALID_REQUEST, reason, True)
+        if method is not None and not isinstance(method, str):
+            return Rejected(msg_id, "", INVALID_REQUEST, "method must be a string", has_id)
+        try:
+            return super().structure_message(data)
+        except Exception as error:
+            cause = error.__cause__ or error
+            if method is None:  # a response of the client we cannot read: nobody to answer
+                return Rejected(None, "", INVALID_REQUEST, _problems(cause), False)
+            reason = f"invalid params for {method}: {_problems(cause)}"
+            return Rejected(msg_id, method, INVALID_PARAMS, reason, has_id)
+
+    def handle_message(self, message: Any) -> None:
+        """Answer what cannot be handled; gate requests on ``initialize`` and shutdown."""
+        if isinstance(message, dict):  # no "jsonrpc" member at all
+            method = message.get("method")
+            message = Rejected(
+                message.get("id") if _usable_id(message.get("id")) else None,
+                method if isinstance(method, str) else "",
+                INVALID_REQUEST,
+                'jsonrpc must be "2.0"',
+                "id" in message,
+            )
+        if isinstance(message, Rejected):
+            self._reject(message)
+            return
+        method = getattr(message, "method", None)
+        is_request = method is not None and hasattr(message, "id")
+        if method == types.INITIALIZE and is_request:
+            if self.initialize_seen:
+                self._error(message.id, INVALID_REQUEST, "initialize was already received")
+                return
+            self.initialize_seen = True
+        elif method is not None and not self.initialize_seen and method != types.EXIT:
+            if is_request:
+                self._error(message.id, SERVER_NOT_INITIALIZED, f"{method} before initialize")
+            else:
+                logger.info("ignored %s before initialize", method)
+            return
+        if is_request and self._shutdown:
+            self._error(message.id, INVALID_REQUEST, f"{method} after shutdown")
+            return
+        super().handle_message(message)
+
+    def _reject(self, rejected: Rejected) -> None:
+        if rejected.answer:
+            self._error(rejected.msg_id, rejected.code, rejected.reason)
+        label = rejected.method or "a message"
+        self._server.warn_once(f"rejected {label} {rejected.code}", f"{label}: {rejected.reason}")
+
+    def _error(self, msg_id: Any, code: int, message: str) -> None:
+        error = types.ResponseError(code=code, message=message)
+        self._send_data(ResponseErrorMessage(id=msg_id, error=error))
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        """Apply a change to an open document; a change to one never opened is ignored."""
+        uri = params.text_document.uri
+        if unquote(uri) not in self.workspace.text_documents:
+            self._server.warn_once(
+                f"unopened {uri}", f"didChange for {uri}, which was never opened; ignored"
+            )
+            return
+        yield from super().lsp_text_document__did_change(params)

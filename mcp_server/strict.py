@@ -1,0 +1,110 @@
+"""Strict tool arguments and honest capabilities.
+
+The SDK validates arguments leniently ("yes" is a true ``pinned``, unknown arguments are
+dropped without a word) and reports a type error as pydantic's multi-line text with a link.
+Here every call is first checked against a strict copy of the tool's argument model that
+forbids unknown arguments, and a mistake comes back as one line naming the argument. The
+schemas the tools advertise say ``additionalProperties: false`` to match.
+
+The SDK also advertises prompts and resources (with empty lists) whatever the server offers;
+Tether serves tools only, so those methods are taken away and no longer advertised.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+UNSERVED = (
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+)
+"""Methods the SDK registers on its own that Tether has nothing behind."""
+
+_WANTED = {
+    "int": "an integer",
+    "bool": "true or false",
+    "string": "a string",
+    "list": "a list",
+    "dict": "an object",
+    "float": "a number",
+}
+_JSON_TYPES = {
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    list: "a list",
+    dict: "an object",
+    type(None): "null",
+}
+
+
+def _json_type(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    name = f"argument '{loc[0]}'" if loc else "the arguments"
+    rest = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc[1:])
+    return name if not rest else f"{name} (at {loc[0]}{rest})"
+
+
+def describe(tool: str, error: ValidationError, known: list[str]) -> str:
+    """One line naming the first wrong argument and what it should be."""
+    first = error.errors()[0]
+    loc = tuple(part for part in first["loc"] if not isinstance(part, str) or part != "")
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        return f"{tool}: unknown argument '{loc[0]}'; the arguments are {', '.join(known)}"
+    if kind == "missing":
+        return f"{tool}: {_where(loc)} is required"
+    wanted = next((text for key, text in _WANTED.items() if kind.startswith(key)), None)
+    if wanted is None:
+        return f"{tool}: {_where(loc)}: {first['msg']}"
+    return f"{tool}: {_where(loc)} must be {wanted}, not {_json_type(first.get('input'))}"
+
+
+class TetherMCPServer(MCPServer):
+    """The SDK's server with strict arguments and only the capabilities Tether serves."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._strict: dict[str, tuple[type[BaseModel], Any]] = {}
+
+    def serve_tools_only(self) -> None:
+        """Remove the prompt and resource methods, so they are not advertised either."""
+        handlers = self._lowlevel_server._request_handlers
+        for method in UNSERVED:
+            handlers.pop(method, None)
+
+    def make_strict(self) -> None:
+        """A strict, closed argument model for every tool registered so far."""
+        for tool in self._tool_manager.list_tools():
+            base = tool.fn_metadata.arg_model
+            config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
+            strict = type(base.__name__, (base,), {"model_config": config})
+            self._strict[tool.name] = (strict, tool.fn_metadata.pre_parse_json)
+            tool.parameters["additionalProperties"] = False
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """Check the arguments strictly, then call the tool as the SDK does. JSON sent inside
+        a string (``"limit": "5"``, a list as text: some clients do this) is read first, as
+        the SDK reads it; nothing else is converted."""
+        found = self._strict.get(name)
+        if found is not None:
+            model, pre_parse = found
+            try:
+                model.model_validate(pre_parse(arguments))
+            except ValidationError as error:
+                known = [f.alias or n for n, f in model.model_fields.items()]
+                raise ToolError(describe(name, error, known)) from None
+        return await super().call_tool(name, arguments, context)
