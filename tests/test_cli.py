@@ -127,6 +127,9 @@ def test_init_outside_git_creates_the_store_in_place(tmp_path: Path) -> None:
     plain.mkdir()
     ok(run_tether("init", cwd=plain))
     assert (plain / ".tether" / "memories").is_dir()
+    refused = run_tether("remember", "Typo", "-c", "context", "-f", "b.txt", cwd=plain)
+    assert refused.code == 2 and f"'b.txt' is not in {plain.resolve()}" in refused.stderr
+    (plain / "a.txt").write_text("a\n", encoding="utf-8")
     memory_id = ok(
         run_tether("remember", "No git here", "-c", "context", "-f", "a.txt", "--json", cwd=plain)
     ).json()["id"]

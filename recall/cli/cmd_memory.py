@@ -8,10 +8,11 @@ import sys
 from recall.cli.cmd_distill import purge_auto_distilled
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
+from recall.cli.known_paths import refuse_unknown
 from recall.cli.render import plural, print_card, print_table
 from recall.disuse import archived_by_disuse, as_seen, bring_back
 from recall.errors import BadInput, NotFound
-from recall.locations import ensure_created
+from recall.locations import PROJECT, ensure_created
 from recall.model import CATEGORIES, STATUSES
 from recall.records import check_text
 from recall.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
@@ -34,6 +35,11 @@ def _add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) 
         required=file_required,
         metavar="PATH",
         help="a file the memory is about (repeatable)",
+    )
+    parser.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="name a --file that is not in the repository's files nor its history (a file to come)",
     )
     parser.add_argument("--anchor", help="a symbol or line range inside the file")
     parser.add_argument("--pin", action="store_true", help="pin it: ranks higher, never decays")
@@ -118,6 +124,8 @@ def _read_details(value: str | None) -> str | None:
 
 def _draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore):
     files = [store.normalize_input(raw, ctx.cwd) for raw in args.files]
+    if store.scope == PROJECT and not args.allow_missing:
+        refuse_unknown(store.repo_root, files)
     return store.prepare_memory(
         summary=args.summary,
         category=args.category,

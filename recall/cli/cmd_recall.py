@@ -111,12 +111,17 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise BadInput("--limit must be at least 1")
     if args.session is not None:
         check_session_id(args.session)
+    if not args.batch and not (args.prompt or "").strip() and not args.files and not args.opened:
+        raise BadInput("nothing to recall for: give a prompt, --file PATH, --open PATH, or both")
     recaller = _recaller(ctx, args.scope, short_lived=not args.batch)
     if args.batch:
         return _run_batch(args, ctx, recaller)
-    query = RecallQuery(
-        _touches(ctx, recaller, args.files, args.opened), args.prompt, limit=args.limit
-    )
+    touches = _touches(ctx, recaller, args.files, args.opened)
+    from recall.cli.known_paths import missing_notes  # runs git only for a path not on disk
+
+    for note in missing_notes(recaller.stores[0].repo_root, [t.path for t in touches]):
+        ctx.notice(note)
+    query = RecallQuery(touches, args.prompt, limit=args.limit)
     result = recaller.recall(query)
     if not args.no_record:
         _record(recaller, result.hits, args.session)

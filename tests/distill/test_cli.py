@@ -254,7 +254,7 @@ def test_distill_without_a_range_or_session_is_a_usage_error(cli: Cli) -> None:
 
 def test_distill_uses_the_last_session_by_default(cli: Cli, history: History) -> None:
     cli("remember", "seed", "-c", "context")
-    started = cli("recall", "--session", "s1", env={"TETHER_NOW": "2021-01-01T00:00:00Z"})
+    started = cli("recall", "seed", "--session", "s1", env={"TETHER_NOW": "2021-01-01T00:00:00Z"})
     assert started.code in (0, 1)  # a turn of session s1 counted, whatever it recalled
     history.commit("Never call flush() from the signal handler", date="2022-01-01T00:00:00Z")
     result = cli("distill")

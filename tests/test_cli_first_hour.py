@@ -1,0 +1,140 @@
+"""A new user's first hour with the real ``tether`` CLI in a real git repository: typed paths
+that name nothing, commands run before ``init``, short id prefixes, listings and help."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import CliResult, git, make_repo, run_tether
+
+from recall.cli import known_paths
+
+Cli = Callable[..., CliResult]
+
+
+def ok(result: CliResult) -> CliResult:
+    """Assert a run succeeded (showing its stderr if not)."""
+    assert result.code == 0, result
+    return result
+
+
+def memory_files(repo: Path) -> list[Path]:
+    """The memory files of the project store."""
+    folder = repo / ".tether" / "memories"
+    return sorted(folder.glob("*.md")) if folder.is_dir() else []
+
+
+# -- 1. typos ------------------------------------------------------------------------------------
+
+
+def test_remember_refuses_a_path_the_repository_never_had(cli: Cli, repo: Path) -> None:
+    result = cli("remember", "Flush before exit", "-c", "gotcha", "-f", "src/ap.py")
+    assert result.code == 2, result
+    assert result.stdout == ""
+    assert "'src/ap.py' is not in the repository's files" in result.stderr
+    assert "did you mean src/app.py" in result.stderr
+    assert "--allow-missing" in result.stderr
+    assert memory_files(repo) == []
+
+
+def test_remember_names_every_missing_path_and_suggests_the_same_name_elsewhere(
+    cli: Cli, repo: Path
+) -> None:
+    result = cli("remember", "Two typos", "-c", "gotcha", "-f", "util.py", "-f", "nowhere.zz")
+    assert result.code == 2, result
+    assert "'util.py' is not in the repository's files" in result.stderr
+    assert "did you mean src/util.py" in result.stderr
+    assert "'nowhere.zz'" in result.stderr
+    assert memory_files(repo) == []
+
+
+def test_a_path_typed_from_a_subfolder_is_suggested_from_the_root(cli: Cli, repo: Path) -> None:
+    result = cli("remember", "Relative typo", "-c", "gotcha", "-f", "src/app.py", cwd=repo / "src")
+    assert result.code == 2, result
+    assert "'src/src/app.py'" in result.stderr
+    assert "did you mean src/app.py" in result.stderr
+
+
+def test_remember_accepts_a_deleted_file_from_history_and_an_untracked_one(
+    cli: Cli, repo: Path
+) -> None:
+    git(repo, "rm", "-q", "docs/guide.md")
+    git(repo, "commit", "-q", "-m", "drop the guide")
+    (repo / "new.py").write_text("x = 1\n", encoding="utf-8")
+    ok(cli("remember", "The guide had the setup steps", "-c", "context", "-f", "docs/guide.md"))
+    ok(cli("remember", "New module", "-c", "context", "-f", "new.py"))
+    ok(cli("remember", "The src folder", "-c", "context", "-f", "src"))
+    assert len(memory_files(repo)) == 3
+
+
+def test_allow_missing_writes_a_file_to_come(cli: Cli, repo: Path) -> None:
+    args = ("-c", "decision", "-f", "src/later.py", "--allow-missing", "--json")
+    out = ok(cli("remember", "Planned", *args)).json()
+    text = (repo / ".tether" / "memories" / f"{out['id']}.md").read_text(encoding="utf-8")
+    assert "src/later.py" in text
+
+
+def test_supersede_checks_the_new_paths_too(cli: Cli, repo: Path) -> None:
+    old = ok(cli("remember", "Old", "-c", "gotcha", "-f", "src/app.py", "--json")).json()["id"]
+    result = cli("supersede", old, "New", "-c", "gotcha", "-f", "src/utill.py")
+    assert result.code == 2, result
+    assert "did you mean src/util.py" in result.stderr
+
+
+def test_hand_written_memory_with_a_missing_path_still_loads_and_doctor_reports_it(
+    cli: Cli, repo: Path
+) -> None:
+    ok(cli("init"))
+    (repo / ".tether" / "memories" / "abcd1234.md").write_text(
+        "---\nid: abcd1234\ncategory: gotcha\nfiles: [src/gone.py]\n---\nWritten by hand\n",
+        encoding="utf-8",
+    )
+    listed = ok(cli("list", "--json")).json()
+    assert [m["id"] for m in listed] == ["abcd1234"]
+    doctor = cli("doctor")
+    assert doctor.code == 1, doctor
+    assert "abcd1234" in doctor.stdout and "src/gone.py" in doctor.stdout
+
+
+def test_recall_of_a_path_missing_from_the_tree_says_so(cli: Cli, repo: Path) -> None:
+    result = cli("recall", "-f", "src/app.py", cwd=repo / "src")
+    assert result.code == 1, result
+    assert "src/src/app.py is not a file of this repository" in result.stderr
+    assert "did you mean src/app.py" in result.stderr
+    quiet = cli("recall", "-f", "app.py", cwd=repo / "src")
+    assert "not a file" not in quiet.stderr, quiet
+
+
+def test_suggestions_prefer_the_same_name_then_close_spellings() -> None:
+    tree = ["ip/iproute.c", "ip/ipaddress.c", "lib/libnetlink.c", "tc/iproute.c"]
+    assert known_paths.suggestions("ip/iproutee.c", tree)[0] == "ip/iproute.c"
+    assert known_paths.suggestions("iproute.c", tree)[:2] == ["ip/iproute.c", "tc/iproute.c"]
+    assert known_paths.suggestions("zzz/qqq.h", tree) == []
+    assert len(known_paths.suggestions("ip/iproute.c", tree * 3)) <= known_paths.SUGGESTIONS
+
+
+def test_the_similarity_cutoff_is_pinned() -> None:
+    assert known_paths.SIMILARITY_CUTOFF == 0.6
+    assert known_paths.SUGGESTIONS == 3
+
+
+def test_tree_paths_leave_out_tethers_own_files(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    ok(run_tether("remember", "A", "-c", "gotcha", "-f", "src/app.py", cwd=repo))
+    paths = known_paths.tree_paths(repo)
+    assert "src/app.py" in paths
+    assert not any(p.startswith(".tether/") for p in paths)
+    assert json.dumps(paths)  # plain strings
+
+
+# -- 3. recall with nothing to go on ---------------------------------------------------------------
+
+
+def test_recall_with_neither_prompt_nor_file_says_what_to_give(cli: Cli) -> None:
+    for args in (("recall",), ("recall", "--json"), ("recall", "   ")):
+        result = cli(*args)
+        assert result.code == 2, result
+        assert result.stdout == ""
+        assert "give a prompt, --file PATH, --open PATH, or both" in result.stderr
