@@ -138,3 +138,71 @@ def test_recall_with_neither_prompt_nor_file_says_what_to_give(cli: Cli) -> None
         assert result.code == 2, result
         assert result.stdout == ""
         assert "give a prompt, --file PATH, --open PATH, or both" in result.stderr
+
+
+# -- 2. before init --------------------------------------------------------------------------------
+
+
+def test_list_before_init_says_to_run_init(cli: Cli, repo: Path) -> None:
+    result = cli("list")
+    assert result.code == 1, result
+    assert "no .tether/ in" in result.stderr and "`tether init`" in result.stderr
+    as_json = cli("list", "--json")
+    assert as_json.code == 1 and as_json.json() == []
+    assert "`tether init`" in as_json.stderr
+    search = cli("search", "anything")
+    assert "`tether init`" in search.stderr
+    ok(cli("init"))
+    assert "tether init" not in cli("list").stderr
+
+
+def test_remember_before_init_creates_the_store_and_says_so(cli: Cli, repo: Path) -> None:
+    first = ok(cli("remember", "First", "-c", "gotcha", "-f", "src/app.py"))
+    assert f"created {repo / '.tether'}" in first.stderr
+    assert "as `tether init` does" in first.stderr
+    second = ok(cli("remember", "Second", "-c", "gotcha", "-f", "src/app.py"))
+    assert "created" not in second.stderr
+    assert len(memory_files(repo)) == 2
+
+
+def test_dash_c_names_a_missing_folder(cli: Cli, tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    for args in (("list",), ("remember", "x", "-c", "gotcha")):
+        result = cli("-C", str(missing), *args)
+        assert result.code == 2, result
+        assert result.stdout == ""
+        assert f"-C {missing}: does not exist" in result.stderr
+    as_json = cli("-C", str(missing), "--json", "list")
+    assert json.loads(as_json.stderr) == {
+        "error": f"-C {missing}: does not exist",
+        "exit_code": 2,
+    }
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x", encoding="utf-8")
+    assert "is not a folder" in cli("-C", str(a_file), "list").stderr
+
+
+def test_init_outside_git_says_what_is_missing(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    result = ok(run_tether("init", cwd=plain))
+    assert "is not in a git repository" in result.stderr
+    assert "git init" in result.stderr
+    inside = ok(run_tether("init", cwd=make_repo(tmp_path / "r")))
+    assert "git" not in inside.stderr
+
+
+# -- 4. short id prefixes --------------------------------------------------------------------------
+
+
+def test_a_prefix_shorter_than_four_characters_says_prefixes_need_four(cli: Cli) -> None:
+    memory_id = ok(cli("remember", "Short", "-c", "gotcha", "-f", "src/app.py", "--json")).json()[
+        "id"
+    ]
+    short = cli("show", memory_id[:3])
+    assert short.code == 2, short
+    assert short.stdout == ""
+    assert "an id prefix needs at least 4 characters" in short.stderr
+    assert ok(cli("show", memory_id[:4], "--json")).json()["id"] == memory_id
+    unknown = cli("show", "ffff0000")
+    assert unknown.code == 1 and "at least 4" not in unknown.stderr

@@ -8,7 +8,7 @@ import sys
 from recall.cli.cmd_distill import purge_auto_distilled
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
-from recall.cli.known_paths import refuse_unknown
+from recall.cli.known_paths import is_git, refuse_unknown
 from recall.cli.render import plural, print_card, print_table
 from recall.disuse import archived_by_disuse, as_seen, bring_back
 from recall.errors import BadInput, NotFound
@@ -151,6 +151,12 @@ def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Create the project store."""
     store = ctx.project(create=True)
     created = ensure_created(store.location)
+    if store.repo_root is not None and not is_git(store.repo_root):
+        ctx.notice(
+            f"{store.repo_root} is not in a git repository: memories work, but without "
+            "history (co-change, renames, deleted files) or review in pull requests; "
+            "run `git init` there first if you want those"
+        )
     data = {"created": created, "path": str(store.location.base)}
     ctx.emit(
         data,
@@ -167,7 +173,13 @@ def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
 def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Write a new memory, or report the existing one holding the same knowledge."""
     store = _write_store(args, ctx)
+    fresh = store.scope == PROJECT and not store.exists
     result = store.remember(_draft(args, ctx, store))
+    if fresh and result.duplicate_of is None:
+        ctx.notice(
+            f"created {store.location.base} for this repository's memories, as `tether init` "
+            "does (commit memories/, the index stays out of git)"
+        )
 
     def render(console) -> None:
         if result.duplicate_of:
@@ -229,7 +241,9 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
     """List memories, newest first."""
     items = []
     hidden: dict[tuple[str, str], str | None] = {}  # (id, scope) -> when archived by disuse
-    for store in ctx.stores(args.scope):
+    stores = ctx.stores(args.scope)
+    ctx.say_if_not_set_up(stores)
+    for store in stores:
         file = store.normalize_input(args.file, ctx.cwd) if args.file else None
         # for this user, a memory archived by disuse lists as archived (recall.disuse)
         listed, flagged = as_seen(store, file=file, category=args.category, status=args.status)
@@ -260,7 +274,9 @@ def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise BadInput("--limit must be at least 1")
     found = []
     hidden: dict[tuple[str, str], str | None] = {}  # found, though archived by disuse: marked
-    for store in ctx.stores(args.scope):
+    stores = ctx.stores(args.scope)
+    ctx.say_if_not_set_up(stores)
+    for store in stores:
         hits = search(store.conn, args.text, limit=args.limit)
         if any(h.disused for h in hits):
             when = archived_by_disuse(store.conn)

@@ -47,7 +47,8 @@ def _git(root: Path, *args: str) -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def _is_git(root: Path) -> bool:
+def is_git(root: Path) -> bool:
+    """Tell whether ``root`` is inside a git working tree."""
     return (root / ".git").exists() or _git(root, "rev-parse", "--is-inside-work-tree") is not None
 
 
@@ -104,7 +105,7 @@ def missing_paths(root: Path, paths: Iterable[str], *, history: bool) -> list[st
     """The paths (relative to ``root``) that are neither on disk, nor tracked, nor, with
     ``history``, touched by any commit."""
     missing = [p for p in paths if not _on_disk(root, p)]
-    if not missing or not _is_git(root):
+    if not missing or not is_git(root):
         return missing
     raw = _git(root, "ls-files", "-z", "--", *(f":(literal){p}" for p in missing))
     tracked = set(raw.decode("utf-8", "surrogateescape").split("\0")) if raw else set()
@@ -123,7 +124,7 @@ def refuse_unknown(root: Path | None, paths: list[str], *, label: str = "--file"
     if not missing:
         return
     tree = tree_paths(root)
-    where = "the repository's files nor in its history" if _is_git(root) else f"{root}"
+    where = "the repository's files nor in its history" if is_git(root) else f"{root}"
     lines = []
     for path in missing:
         close = suggestions(path, tree)

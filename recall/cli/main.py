@@ -13,7 +13,7 @@ from typing import Final
 
 from recall import __version__
 from recall.cli.context import CommandContext
-from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, TetherError
+from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, BadInput, TetherError
 
 LEAN_COMMANDS: Final = {
     "hook": "recall.cli.cmd_hook",
@@ -118,6 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     json_output = bool(getattr(args, "json", False))
+    if args.directory is not None and not args.directory.is_dir():
+        what = "is not a folder" if args.directory.exists() else "does not exist"
+        _report(BadInput(f"-C {args.directory}: {what}"), json_output, EXIT_BAD_INPUT)
+        return EXIT_BAD_INPUT
     cwd = (args.directory or Path.cwd()).resolve()
     ctx = CommandContext(json_output=json_output, cwd=cwd)
     try:
