@@ -206,3 +206,90 @@ def test_a_prefix_shorter_than_four_characters_says_prefixes_need_four(cli: Cli)
     assert ok(cli("show", memory_id[:4], "--json")).json()["id"] == memory_id
     unknown = cli("show", "ffff0000")
     assert unknown.code == 1 and "at least 4" not in unknown.stderr
+
+
+# -- 5. listings -----------------------------------------------------------------------------------
+
+
+def run_on_terminal(*args: str, cwd: Path, columns: int = 200) -> str:
+    """Run the CLI with stdout on a pseudo-terminal; return what it printed there."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "recall", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        env=env,
+    ) as proc:
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        proc.wait(timeout=120)
+    os.close(leader)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+LONG_PATH = "lib/" + "a" * 70 + "/libnetlink.c"
+
+
+def seed_three(cli: Cli, repo: Path) -> list[str]:
+    """Three memories, the last one on a path longer than a terminal line; ids oldest first."""
+    target = repo / LONG_PATH
+    target.parent.mkdir(parents=True)
+    target.write_text("int x;\n", encoding="utf-8")
+    ids = []
+    for summary, path in (("One", "src/app.py"), ("Two", "src/util.py"), ("Three", LONG_PATH)):
+        out = ok(cli("remember", summary, "-c", "gotcha", "-f", path, "--json")).json()
+        ids.append(out["id"])
+    return ids
+
+
+def test_piped_list_prints_one_record_per_line(cli: Cli, repo: Path) -> None:
+    ids = seed_three(cli, repo)
+    lines = ok(cli("list", env={"COLUMNS": "80"})).stdout.splitlines()
+    assert len(lines) == 3
+    assert {line.split("\t")[0] for line in lines} == set(ids)
+    three = next(line for line in lines if line.startswith(ids[2]))
+    assert three.split("\t") == [ids[2], "gotcha", "Three", LONG_PATH, "project", ""]
+
+
+def test_list_on_a_terminal_is_a_table_with_a_title(cli: Cli, repo: Path) -> None:
+    seed_three(cli, repo)
+    shown = run_on_terminal("list", cwd=repo)
+    assert "3 memories (active)" in shown
+    assert "┏" in shown and "┃" in shown  # the table's frame
+    assert "\t" not in shown
+
+
+def test_list_limit(cli: Cli, repo: Path) -> None:
+    ids = seed_three(cli, repo)
+    assert len(ok(cli("list", "--limit", "2")).stdout.splitlines()) == 2
+    assert len(ok(cli("list", "--limit", "2", "--json")).json()) == 2
+    assert len(ok(cli("list", "--limit", "9", "--json")).json()) == 3
+    shown = run_on_terminal("list", "--limit", "2", cwd=repo)
+    assert "2 of 3 memories (active); --limit 2" in shown
+    assert set(ids) >= {m["id"] for m in ok(cli("list", "--limit", "1", "--json")).json()}
+    for bad in ("0", "-1", "x"):
+        result = cli("list", "--limit", bad)
+        assert result.code == 2, result
+        assert "--limit" in result.stderr
+
+
+def test_piped_search_prints_one_record_per_line(cli: Cli, repo: Path) -> None:
+    seed_three(cli, repo)
+    lines = ok(cli("search", "Three")).stdout.splitlines()
+    assert len(lines) == 1 and lines[0].split("\t")[2] == "Three"

@@ -178,6 +178,8 @@ def _list_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
             console.print("No memories are pending review.")
             return
         print_table(console, items, title=title)
+        if not sys.stdout.isatty():  # piped: the records alone
+            return
         console.print(
             "`tether show ID` reads one; `tether pending confirm ID...` keeps them, "
             "`tether pending drop ID...` deletes them",

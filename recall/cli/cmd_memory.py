@@ -9,7 +9,7 @@ from recall.cli.cmd_distill import purge_auto_distilled
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.known_paths import is_git, refuse_unknown
-from recall.cli.render import plural, print_card, print_table
+from recall.cli.render import plural, positive, print_card, print_table, scope_option
 from recall.disuse import archived_by_disuse, as_seen, bring_back
 from recall.errors import BadInput, NotFound
 from recall.locations import PROJECT, ensure_created
@@ -68,17 +68,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id")
     p.set_defaults(func=run_show)
 
-    p = sub.add_parser("list", help="list memories")
-    p.add_argument("--file", metavar="PATH")
-    p.add_argument("--category", choices=CATEGORIES)
-    p.add_argument("--status", choices=(*STATUSES, "all"), default="active")
-    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    p = sub.add_parser(
+        "list",
+        help="list memories, newest first (a table on a terminal, one per line when piped)",
+    )
+    p.add_argument(
+        "--file", metavar="PATH", help="only memories naming this file, or a file in this folder"
+    )
+    p.add_argument("--category", choices=CATEGORIES, help="only memories of this category")
+    p.add_argument(
+        "--status",
+        choices=(*STATUSES, "all"),
+        default="active",
+        help="only memories in this state (default active)",
+    )
+    scope_option(p)
+    p.add_argument("--limit", type=positive, metavar="N", help="list at most N memories")
     p.set_defaults(func=run_list)
 
-    p = sub.add_parser("search", help="full-text search over summaries and details")
-    p.add_argument("text")
-    p.add_argument("--limit", type=int, default=20)
-    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    p = sub.add_parser(
+        "search", help="full-text search over summaries and details, best match first"
+    )
+    p.add_argument("text", help="the words to look for")
+    p.add_argument(
+        "--limit", type=positive, default=20, metavar="N", help="at most N matches (default 20)"
+    )
+    scope_option(p)
     p.set_defaults(func=run_search)
 
     for name, helptext in (("pin", "pin a memory"), ("unpin", "unpin a memory")):
@@ -249,9 +264,14 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
         listed, flagged = as_seen(store, file=file, category=args.category, status=args.status)
         hidden.update({(k, store.scope): v for k, v in flagged.items()})
         items.extend((m, store.scope) for m in listed)
+    total = len(items)
+    if args.limit is not None:
+        items = items[: args.limit]
     data = [_listed(m, scope, hidden) for m, scope in items]
     status = "" if args.status == "all" else f" ({args.status})"
-    title = plural(len(items), "memory") + status
+    title = plural(total, "memory") + status
+    if len(items) < total:
+        title = f"{len(items)} of {title}; --limit {args.limit}"
     disuse = set(hidden)
     ctx.emit(data, lambda c: print_table(c, items, title=title, archived_by_disuse=disuse))
     return 0 if items else 1
@@ -270,8 +290,6 @@ def _listed(memory, scope: str, hidden: dict[tuple[str, str], str | None]) -> di
 
 def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Search summaries and details of active memories."""
-    if args.limit < 1:
-        raise BadInput("--limit must be at least 1")
     found = []
     hidden: dict[tuple[str, str], str | None] = {}  # found, though archived by disuse: marked
     stores = ctx.stores(args.scope)
