@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from recall.cli.context import CommandContext
-from recall.cli.render import plural, print_table
+from recall.cli.render import plural, print_table, scope_option
 from recall.distill import (
     SOURCE,
     DistillReport,
@@ -53,9 +53,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "pending",
         help="auto-distilled memories awaiting review: list them, confirm or drop some",
     )
-    p.add_argument("action", nargs="?", choices=("list", *REVIEW), default="list")
-    p.add_argument("ids", nargs="*", metavar="ID")
-    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    p.add_argument(
+        "action",
+        nargs="?",
+        choices=("list", *REVIEW),
+        default="list",
+        help="list them (default), confirm some (they become active) or drop some",
+    )
+    p.add_argument("ids", nargs="*", metavar="ID", help="the memories to confirm or drop")
+    scope_option(p)
     p.set_defaults(func=run_pending)
 
 

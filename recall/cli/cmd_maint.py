@@ -7,6 +7,7 @@ from typing import Any
 
 from recall import privacy
 from recall.cli.context import CommandContext
+from recall.cli.render import ID_HELP, scope_option
 from recall.clock import now_iso
 from recall.errors import NothingToDo
 from recall.references import (
@@ -28,7 +29,9 @@ from recall.usage import record_action
 def register(sub: argparse._SubParsersAction) -> None:
     """Add reindex, doctor, repoint and confirm to the CLI."""
     p = sub.add_parser("reindex", help="rebuild the index from the memory files")
-    p.add_argument("--global", dest="global_", action="store_true")
+    p.add_argument(
+        "--global", dest="global_", action="store_true", help="rebuild the user-wide store's index"
+    )
     p.set_defaults(func=run_reindex)
 
     p = sub.add_parser(
@@ -36,18 +39,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="list memory files that cannot be loaded, dead and drifting references "
         "(exit 1 if any)",
     )
-    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    scope_option(p)
     p.set_defaults(func=run_doctor)
 
     p = sub.add_parser(
         "repoint", help="propose the new names of a memory's renamed files; --apply writes them"
     )
-    p.add_argument("id")
+    p.add_argument("id", help=ID_HELP)
     p.add_argument("--apply", action="store_true", help="rewrite the memory's file list")
     p.set_defaults(func=run_repoint)
 
     p = sub.add_parser("confirm", help="mark a memory as still true (clears its spot-check)")
-    p.add_argument("id")
+    p.add_argument("id", help=ID_HELP)
     p.set_defaults(func=run_confirm)
 
 

@@ -9,7 +9,14 @@ from recall.cli.cmd_distill import purge_auto_distilled
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.known_paths import is_git, refuse_unknown
-from recall.cli.render import plural, positive, print_card, print_table, scope_option
+from recall.cli.render import (
+    ID_HELP,
+    plural,
+    positive,
+    print_card,
+    print_table,
+    scope_option,
+)
 from recall.disuse import archived_by_disuse, as_seen, bring_back
 from recall.errors import BadInput, NotFound
 from recall.locations import PROJECT, ensure_created
@@ -25,7 +32,13 @@ from recall.usage import counters, record_action
 def _add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -> None:
     parser.add_argument("summary", help="one-line summary of the knowledge")
     parser.add_argument("--details", help="the longer explanation; '-' reads it from stdin")
-    parser.add_argument("--category", "-c", choices=CATEGORIES, required=True)
+    parser.add_argument(
+        "--category",
+        "-c",
+        choices=CATEGORIES,
+        required=True,
+        help="pref, decision, gotcha or context: what kind of knowledge it is",
+    )
     parser.add_argument(
         "--file",
         "-f",
@@ -65,7 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_remember)
 
     p = sub.add_parser("show", help="the full card of a memory (counts as acting on it)")
-    p.add_argument("id")
+    p.add_argument("id", help=ID_HELP)
     p.set_defaults(func=run_show)
 
     p = sub.add_parser(
@@ -98,11 +111,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     for name, helptext in (("pin", "pin a memory"), ("unpin", "unpin a memory")):
         p = sub.add_parser(name, help=helptext)
-        p.add_argument("id")
+        p.add_argument("id", help=ID_HELP)
         p.set_defaults(func=run_pin, pinned=(name == "pin"))
 
     p = sub.add_parser("supersede", help="replace a memory with a new one, linked both ways")
-    p.add_argument("old_id")
+    p.add_argument("old_id", metavar="OLD_ID", help="the memory to replace: " + ID_HELP)
     _add_write_options(p, file_required=False)
     p.set_defaults(func=run_supersede)
 
@@ -117,11 +130,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     }
     for name, (status, allowed, helptext) in transitions.items():
         p = sub.add_parser(name, help=helptext)
-        p.add_argument("id")
+        p.add_argument("id", help=ID_HELP)
         p.set_defaults(func=run_status, status=status, allowed=allowed, verb=name)
 
     p = sub.add_parser("purge", help="remove tombstoned (deleted) memory files for good")
-    p.add_argument("--global", dest="global_", action="store_true")
+    p.add_argument(
+        "--global", dest="global_", action="store_true", help="purge the user-wide store"
+    )
     p.add_argument(
         "--auto-distilled",
         action="store_true",

@@ -23,7 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("recall", help="memories for the files you touch (and an optional prompt)")
     p.add_argument("prompt", nargs="?", help="what you are doing (optional)")
     _touch_options(p)
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument(
+        "--limit", type=int, default=10, metavar="N", help="at most N memories (default 10)"
+    )
     p.add_argument("--no-record", action="store_true", help="leave every counter untouched")
     p.add_argument("--explain", action="store_true", help="show each channel's contribution")
     p.add_argument("--batch", metavar="FILE.jsonl", help='one query per line: {"prompt", "files"}')
@@ -57,7 +59,12 @@ def _touch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--session", help="the agent or editor session this turn belongs to (counts one turn)"
     )
-    parser.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    parser.add_argument(
+        "--scope",
+        choices=("project", "global", "all"),
+        default="all",
+        help="the repository's memories, the user-wide ones, or both (default all)",
+    )
 
 
 def _recaller(ctx: CommandContext, scope: str, *, short_lived: bool) -> Recaller:

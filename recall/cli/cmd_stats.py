@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from recall.cli.context import CommandContext
+from recall.cli.render import scope_option
 from recall.stats import CategoryStats, category_stats, merge, totals
 
 # Cells of the follow-through bar: fine enough to tell 10% from 25%, narrow enough that the
@@ -20,7 +21,7 @@ BAR_WIDTH = 12
 def register(sub: argparse._SubParsersAction) -> None:
     """Add stats to the CLI."""
     p = sub.add_parser("stats", help="per category: memories, surfaced, acted, follow-through")
-    p.add_argument("--scope", choices=("project", "global", "all"), default="project")
+    scope_option(p, default="project")
     p.set_defaults(func=run_stats)
 
 

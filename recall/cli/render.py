@@ -11,6 +11,8 @@ from recall.model import Memory
 if TYPE_CHECKING:
     from rich.console import Console
 
+ID_HELP = "a memory id, or a unique prefix of at least 4 characters"
+
 CATEGORY_STYLE = {"gotcha": "bold red", "decision": "cyan", "pref": "green", "context": "yellow"}
 
 
