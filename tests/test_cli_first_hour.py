@@ -385,3 +385,47 @@ def test_the_readme_cli_table_names_every_command_and_option() -> None:
             if names and not any(re.search(rf"(?<![\w-]){o}(?![\w-])", row) for o in names):
                 gaps.append(f"{name} {names[-1]}: not in the README")
     assert gaps == []
+
+
+# -- 7. dedupe edges -------------------------------------------------------------------------------
+
+
+def test_the_same_summary_with_another_category_or_details_is_not_a_second_memory(
+    cli: Cli, repo: Path
+) -> None:
+    first = ok(cli("remember", "Close the pool", "-c", "gotcha", "-f", "src/app.py", "--json"))
+    memory_id = first.json()["id"]
+    for extra, reason in (
+        (("-c", "decision"), "its category is gotcha, not decision"),
+        (("-c", "gotcha", "--details", "It leaks otherwise."), "it has no details"),
+    ):
+        result = cli("remember", "close the  pool", *extra, "-f", "src/app.py")
+        assert result.code == 1, result
+        assert result.stdout == ""
+        assert f"{memory_id} already has this summary, but {reason}" in result.stderr
+        assert f"tether supersede {memory_id}" in result.stderr
+    assert len(memory_files(repo)) == 1
+    as_json = cli("remember", "Close the pool", "-c", "pref", "-f", "src/app.py", "--json")
+    assert as_json.code == 1 and json.loads(as_json.stderr)["exit_code"] == 1
+    exact = ok(cli("remember", "Close the pool", "-c", "gotcha", "-f", "src/app.py", "--json"))
+    assert exact.json()["duplicate_of"] == memory_id  # unchanged for exact duplicates
+
+
+def test_supersede_is_the_way_to_change_details_under_the_same_summary(
+    cli: Cli, repo: Path
+) -> None:
+    old = ok(cli("remember", "Close the pool", "-c", "gotcha", "-f", "src/app.py", "--json"))
+    args = ("-c", "gotcha", "-f", "src/app.py", "--details", "It leaks otherwise.", "--json")
+    new = ok(cli("supersede", old.json()["id"], "Close the pool", *args)).json()
+    assert new["supersedes"] == old.json()["id"]
+
+
+def test_re_remembering_a_superseded_memory_says_how_to_bring_it_back(cli: Cli, repo: Path) -> None:
+    old = ok(cli("remember", "Use npm", "-c", "pref", "-f", "src/app.py", "--json")).json()["id"]
+    new = ok(cli("supersede", old, "Use pnpm", "-c", "pref", "-f", "src/app.py", "--json"))
+    again = ok(cli("remember", "Use npm", "-c", "pref", "-f", "src/app.py"))
+    assert f"Already known as {old} (superseded); nothing written." in again.stdout
+    assert f"replaced by {new.json()['id']}" in again.stdout
+    assert f"`tether restore {old}` brings it back" in again.stdout
+    as_json = ok(cli("remember", "Use npm", "-c", "pref", "-f", "src/app.py", "--json")).json()
+    assert as_json["duplicate_of"] == old and as_json["duplicate_status"] == "superseded"

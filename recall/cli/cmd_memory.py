@@ -18,9 +18,10 @@ from recall.cli.render import (
     scope_option,
 )
 from recall.disuse import archived_by_disuse, as_seen, bring_back
-from recall.errors import BadInput, NotFound
+from recall.errors import BadInput, NotFound, NothingToDo
 from recall.locations import PROJECT, ensure_created
-from recall.model import CATEGORIES, STATUSES
+from recall.model import CATEGORIES, STATUSES, Memory
+from recall.model import _normalize_for_hash as same_text
 from recall.records import check_text
 from recall.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.repo import git_user_name
@@ -204,7 +205,10 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Write a new memory, or report the existing one holding the same knowledge."""
     store = _write_store(args, ctx)
     fresh = store.scope == PROJECT and not store.exists
-    result = store.remember(_draft(args, ctx, store))
+    draft = _draft(args, ctx, store)
+    if store.exists:
+        _refuse_same_summary(store, draft)
+    result = store.remember(draft)
     if fresh and result.duplicate_of is None:
         ctx.notice(
             f"created {store.location.base} for this repository's memories, as `tether init` "
@@ -219,6 +223,9 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
             else:
                 console.print(
                     f"Already known as {result.id} ({result.duplicate_status}); nothing written."
+                    + _how_to_bring_back(store, result.id, result.duplicate_status),
+                    markup=False,
+                    soft_wrap=True,
                 )
             if result.duplicate_status == "pending":
                 console.print(f"It awaits review: `tether pending confirm {result.id}` keeps it.")
@@ -227,6 +234,48 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
 
     ctx.emit(result.to_dict(), render)
     return 0
+
+
+def _how_to_bring_back(store: MemoryStore, memory_id: str, status: str | None) -> str:
+    """For a duplicate that is out of recall, the command that brings it back."""
+    if status == "superseded":
+        memory = store.find(memory_id)
+        by = f" by {memory.superseded_by}" if memory and memory.superseded_by else ""
+        return f" It was replaced{by}; `tether restore {memory_id}` brings it back."
+    if status == "archived":
+        return f" It is archived; `tether restore {memory_id}` brings it back."
+    return ""
+
+
+def _refuse_same_summary(store: MemoryStore, draft: Memory) -> None:
+    """Refuse a memory whose summary an active or pending one already has, with another
+    category or other details: two cards with one summary read as one, so the change belongs
+    in the existing memory (``supersede``), or the new one needs a summary of its own.
+    The same summary, category and details is an exact duplicate, answered by the store."""
+    wanted = same_text(draft.summary)
+    found = store.conn.execute(
+        "SELECT id, category, summary, details FROM memories "
+        "WHERE status IN ('active', 'pending') ORDER BY created"
+    )
+    for memory_id, category, summary, details in found:
+        if same_text(summary) != wanted:
+            continue
+        differs = []
+        if category != draft.category:
+            differs.append(f"its category is {category}, not {draft.category}")
+        if same_text(details) != same_text(draft.details):
+            if details and draft.details:
+                differs.append("it has other details")
+            else:
+                differs.append("it has details" if details else "it has no details")
+        if not differs:
+            return  # an exact duplicate: the store reports it
+        raise NothingToDo(
+            f"{memory_id} already has this summary, but {' and '.join(differs)}; nothing "
+            f"written. To change it, `tether supersede {memory_id} SUMMARY -c CATEGORY "
+            "[--details TEXT]` replaces it (the old one stays in the record); to keep both, "
+            "give this one a summary of its own"
+        )
 
 
 def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
