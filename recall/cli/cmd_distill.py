@@ -131,12 +131,32 @@ def _render_report(console: Any, report: DistillReport, source: str, dry_run: bo
     for outcome in report.written:
         label = outcome.id or "-"
         say(f"  {label}  {outcome.category}  {outcome.summary}  (from {outcome.commit})")
-    for outcome in report.outcomes:
-        if outcome.action == "skipped":
-            what = f"{outcome.summary!r}: " if outcome.summary else ""
-            say(f"  skipped {outcome.commit}: {what}{outcome.reason}")
+    for line in skipped_lines(report.outcomes):
+        say(line)
     if report.written and not dry_run:
         say("Review: `tether pending` lists; `tether pending confirm ID` keeps, `drop` deletes")
+
+
+def skipped_lines(outcomes: list[Any]) -> list[str]:
+    """One line per skipped commit, except that commits skipped for one same reason without a
+    proposal (over the cap, no knowledge found...) share a single line with their count: a
+    --since over a long history would otherwise repeat one sentence hundreds of times."""
+    skipped = [o for o in outcomes if o.action == "skipped"]
+    shared: dict[str, list[str]] = {}
+    for outcome in skipped:
+        if not outcome.summary:
+            shared.setdefault(outcome.reason, []).append(outcome.commit)
+    lines: list[str] = []
+    for outcome in skipped:
+        commits = shared.get(outcome.reason, []) if not outcome.summary else []
+        if len(commits) > 1:
+            if outcome.commit == commits[0]:
+                span = f"{commits[0]} … {commits[-1]}"
+                lines.append(f"  skipped {len(commits)} commits ({span}): {outcome.reason}")
+            continue
+        what = f"{outcome.summary!r}: " if outcome.summary else ""
+        lines.append(f"  skipped {outcome.commit}: {what}{outcome.reason}")
+    return lines
 
 
 def run_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
