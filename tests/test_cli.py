@@ -439,7 +439,12 @@ def test_archive_restore_delete_purge(cli: Cli, repo: Path, seed: Seed) -> None:
     assert fields(repo, memory_id)["status"] == "deleted"
     ok(cli("restore", memory_id))
     ok(cli("delete", memory_id))
-    purged = ok(cli("purge", "--json")).json()
+    refused = cli("purge")  # no terminal to ask in
+    assert refused.code == 2 and f"1 deleted memory would be removed for good ({memory_id})" in (
+        refused.stderr
+    )
+    assert (memories_dir(repo) / f"{memory_id}.md").exists()
+    purged = ok(cli("purge", "--yes", "--json")).json()
     assert purged == {"purged": [memory_id]}
     assert not (memories_dir(repo) / f"{memory_id}.md").exists()
     assert (memories_dir(repo) / f"{keep}.md").exists()

@@ -429,3 +429,87 @@ def test_re_remembering_a_superseded_memory_says_how_to_bring_it_back(cli: Cli, 
     assert f"`tether restore {old}` brings it back" in again.stdout
     as_json = ok(cli("remember", "Use npm", "-c", "pref", "-f", "src/app.py", "--json")).json()
     assert as_json["duplicate_of"] == old and as_json["duplicate_status"] == "superseded"
+
+
+# -- 9. the small ones -----------------------------------------------------------------------------
+
+
+def test_index_does_not_count_tethers_own_memory_files(cli: Cli, repo: Path) -> None:
+    before = ok(cli("index", "--json")).json()["files_tracked"]
+    ok(cli("remember", "A", "-c", "gotcha", "-f", "src/app.py"))
+    ok(cli("remember", "B", "-c", "gotcha", "-f", "src/util.py"))
+    after = ok(cli("index", "--full", "--json")).json()["files_tracked"]
+    assert after == before == 4
+
+
+def test_session_start_says_what_a_cleanup_needs_in_words(cli: Cli, repo: Path) -> None:
+    ok(cli("remember", "A", "-c", "gotcha", "-f", "src/app.py"))
+    started = ok(cli("session", "start")).stdout
+    assert "Cleanup not due; it needs 20 sessions (1 so far) since the last pass" in started
+    assert "30 active memories (1 so far)" in started
+    assert "/30" not in started and "/20" not in started
+
+
+def test_purge_lists_and_needs_yes_without_a_terminal(cli: Cli, repo: Path) -> None:
+    memory_id = ok(cli("remember", "A", "-c", "gotcha", "-f", "src/app.py", "--json")).json()["id"]
+    ok(cli("delete", memory_id))
+    refused = cli("purge")
+    assert refused.code == 2, refused
+    assert f"1 deleted memory would be removed for good ({memory_id}); pass --yes" in (
+        refused.stderr
+    )
+    assert cli("purge", "--json").code == 2
+    assert len(memory_files(repo)) == 1
+    done = ok(cli("purge", "--yes"))
+    assert done.stdout.strip() == "Purged 1 memory"
+    assert memory_files(repo) == []
+    assert cli("purge", "--json").json() == {"purged": []}  # nothing to ask about
+
+
+def test_import_says_one_memory(cli: Cli, repo: Path, tmp_path: Path) -> None:
+    lines = tmp_path / "one.jsonl"
+    record = {"summary": "Imported once", "category": "gotcha", "files": ["src/app.py"]}
+    lines.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    result = ok(cli("import", str(lines)))
+    assert "Imported 1 memory, 0 already known, 0 rejected" in result.stdout
+
+
+def test_fanin_of_a_path_outside_the_repository_says_what_the_index_knows(cli: Cli) -> None:
+    for command in ("fanin", "neighbours"):
+        result = cli(command, "/etc/passwd")
+        assert result.code == 2, result
+        assert "'/etc/passwd' is outside the repository" in result.stderr
+        assert "the index knows only the repository's own files" in result.stderr
+        assert "memories can only name" not in result.stderr
+
+
+def test_recall_batch_exits_2_when_a_line_fails(cli: Cli, repo: Path, tmp_path: Path) -> None:
+    batch = tmp_path / "queries.jsonl"
+    batch.write_text('{"prompt": "flush"}\nnot json\n{"files": ["src/app.py"]}\n', "utf-8")
+    result = cli("recall", "--batch", str(batch))
+    assert result.code == 2, result
+    answers = result.json_lines()
+    assert len(answers) == 3 and answers[1]["line"] == 2 and "bad JSON" in answers[1]["error"]
+    batch.write_text('{"prompt": "flush"}\n', "utf-8")
+    assert cli("recall", "--batch", str(batch)).code == 0
+
+
+def test_make_demo_says_what_it_installs_before_installing(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        return
+    root = README.parent
+    # PYTHON=false stops the install at its first step, after the announcement
+    done = subprocess.run(
+        ["make", "-s", "demo", "PYTHON=false", f"VENV={tmp_path / 'venv'}"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "installing Tether and its dependencies into" in done.stdout
+    assert str(tmp_path / "venv") in done.stdout

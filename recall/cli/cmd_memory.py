@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from recall.cli.cmd_distill import purge_auto_distilled
+from recall.cli.cmd_distill import confirm, purge_auto_distilled
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.known_paths import is_git, refuse_unknown
@@ -143,7 +143,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="remove every auto-distilled memory, pending or confirmed (lists them, then asks)",
     )
-    p.add_argument("--yes", "-y", action="store_true", help="with --auto-distilled: do not ask")
+    p.add_argument(
+        "--yes", "-y", action="store_true", help="do not list and ask first (for scripts)"
+    )
     p.set_defaults(func=run_purge)
 
 
@@ -423,6 +425,19 @@ def run_purge(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise NotFound(f"no {store.scope} store yet at {store.location.base}")
     if args.auto_distilled:
         return purge_auto_distilled(store, ctx, yes=args.yes)
+    doomed = [(m, store.scope) for m in store.list(status="deleted")]
+    if doomed and not args.yes:
+        ids = " ".join(m.id for m, _ in doomed)
+        if ctx.json or not sys.stdin.isatty():
+            raise BadInput(
+                f"{plural(len(doomed), 'deleted memory')} would be removed for good ({ids}); "
+                "pass --yes to confirm"
+            )
+        console = ctx.console()
+        print_table(console, doomed, title=plural(len(doomed), "deleted memory"))
+        if not confirm(f"Remove these {len(doomed)} memory files for good? [y/N] "):
+            console.print("Nothing removed.")
+            return 1
     removed = store.purge()
-    ctx.emit({"purged": removed}, lambda c: c.print(f"Purged {len(removed)} memories"))
+    ctx.emit({"purged": removed}, lambda c: c.print(f"Purged {plural(len(removed), 'memory')}"))
     return 0 if removed else 1
