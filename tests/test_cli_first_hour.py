@@ -98,7 +98,15 @@ def test_hand_written_memory_with_a_missing_path_still_loads_and_doctor_reports_
     assert [m["id"] for m in listed] == ["abcd1234"]
     doctor = cli("doctor")
     assert doctor.code == 1, doctor
-    assert "abcd1234" in doctor.stdout and "src/gone.py" in doctor.stdout
+    assert "abcd1234: every file it names is gone (src/gone.py)" in doctor.stdout
+    (repo / ".tether" / "memories" / "abcd5678.md").write_text(
+        "---\nid: abcd5678\ncategory: gotcha\nfiles: [src/utill.py]\n---\nA typo by hand\n",
+        encoding="utf-8",
+    )
+    doctor = cli("doctor")
+    assert "abcd5678: every file it names is gone (src/utill.py); did you mean src/util.py?" in (
+        doctor.stdout
+    )
 
 
 def test_recall_of_a_path_missing_from_the_tree_says_so(cli: Cli, repo: Path) -> None:
@@ -115,6 +123,9 @@ def test_suggestions_prefer_the_same_name_then_close_spellings() -> None:
     assert known_paths.suggestions("ip/iproutee.c", tree)[0] == "ip/iproute.c"
     assert known_paths.suggestions("iproute.c", tree)[:2] == ["ip/iproute.c", "tc/iproute.c"]
     assert known_paths.suggestions("zzz/qqq.h", tree) == []
+    # a shared folder and extension do not make names alike
+    assert known_paths.suggestions("src/gone.py", ["src/app.py", "src/util.py"]) == []
+    assert known_paths.suggestions("src/ap.py", ["src/app.py", "src/util.py"]) == ["src/app.py"]
     assert len(known_paths.suggestions("ip/iproute.c", tree * 3)) <= known_paths.SUGGESTIONS
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from recall import privacy
 from recall.cli.context import CommandContext
+from recall.cli.known_paths import suggestions, tree_paths
 from recall.cli.render import ID_HELP, scope_option
 from recall.clock import now_iso
 from recall.errors import NothingToDo
@@ -75,12 +76,15 @@ def project_genome(store: MemoryStore, ctx: CommandContext) -> Any | None:
     return open_repo_signals(store, notice=ctx.notice)
 
 
-def dead_message(dead: DeadReference) -> str:
-    """One line about a dead reference, with the rename git knows of if any."""
+def dead_message(dead: DeadReference, tree: list[str] | None = None) -> str:
+    """One line about a dead reference, with the rename git knows of if any, else the closest
+    names of ``tree`` (the repository's files) when it is given: a typo in a hand-written file."""
     gone = ", ".join(dead.memory.files)
     moved = {old: new for old, new in dead.renamed.items() if new}
     if not moved:
-        return f"{dead.memory.id}: every file it names is gone ({gone})"
+        close = [c for path in dead.memory.files for c in suggestions(path, tree or [])]
+        hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
+        return f"{dead.memory.id}: every file it names is gone ({gone}){hint}"
     arrows = ", ".join(f"{old} -> {new}" for old, new in moved.items())
     return (
         f"{dead.memory.id}: every file it names is gone; git shows {arrows} "
@@ -120,11 +124,14 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
         genome = project_genome(store, ctx)
         if genome is None:
             continue
+        tree: list[str] | None = None  # listed once, for the first dead reference
         for memory in store.list(status="active"):
             dead = dead_reference(memory, genome)
             found = None if dead else drift(with_lifecycle_keys(store, memory), genome)
             if dead is not None:
-                message = dead_message(dead)
+                if tree is None and store.repo_root is not None:
+                    tree = tree_paths(store.repo_root)
+                message = dead_message(dead, tree)
                 entry = {"scope": store.scope, "kind": "dead-reference", **dead.to_dict()}
                 data.append({**entry, "message": message})
                 lines.append(message)

@@ -21,8 +21,8 @@ SUGGESTIONS: Final = 3
 """Closest names offered for one missing path: enough to catch a typo, few enough to read."""
 
 SIMILARITY_CUTOFF: Final = 0.6
-"""difflib ratio a name must reach to be offered (0.6 is difflib's own default: one or two
-wrong letters in a file name pass, an unrelated name does not)."""
+"""difflib ratio a file name (without folder and extension) must reach to be offered; 0.6 is
+difflib's own default: one or two wrong letters pass, an unrelated name does not."""
 
 WALK_LIMIT: Final = 50_000
 """Files listed from disk for suggestions outside git; past this a suggestion is not worth
@@ -75,19 +75,29 @@ def in_history(root: Path, path: str) -> bool:
     return bool(out and out.strip())
 
 
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[0] if "." in name[1:] else name
+
+
 def suggestions(path: str, candidates: Iterable[str], count: int = SUGGESTIONS) -> list[str]:
-    """The names closest to ``path``: the same file name elsewhere first, then close spellings
-    of the whole path, then close spellings of the file name alone."""
+    """The names closest to ``path``: the same file name in another folder first, then file
+    names spelled closely (compared without folder and extension, which every file of a
+    folder shares), nearest folder first."""
     names = list(candidates)
     base = path.rsplit("/", 1)[-1]
-    found = [n for n in names if n.rsplit("/", 1)[-1] == base and n != path]
-    found.sort(key=lambda n: -difflib.SequenceMatcher(None, path, n).ratio())
-    found += difflib.get_close_matches(path, names, n=count, cutoff=SIMILARITY_CUTOFF)
-    by_base: dict[str, list[str]] = {}
+
+    def nearness(name: str) -> float:
+        return -difflib.SequenceMatcher(None, path, name).ratio()
+
+    found = sorted((n for n in names if n.rsplit("/", 1)[-1] == base and n != path), key=nearness)
+    by_stem: dict[str, list[str]] = {}
     for name in names:
-        by_base.setdefault(name.rsplit("/", 1)[-1], []).append(name)
-    for close in difflib.get_close_matches(base, list(by_base), n=count, cutoff=SIMILARITY_CUTOFF):
-        found += by_base[close]
+        by_stem.setdefault(_stem(name), []).append(name)
+    for close in difflib.get_close_matches(
+        _stem(path), list(by_stem), n=count, cutoff=SIMILARITY_CUTOFF
+    ):
+        found += sorted((n for n in by_stem[close] if n != path), key=nearness)
     return list(dict.fromkeys(found))[:count]
 
 
