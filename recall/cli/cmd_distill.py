@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from recall.cli.context import CommandContext
-from recall.cli.render import plural, print_table, scope_option
+from recall.cli.render import plural, positive, print_table, scope_option
 from recall.distill import (
     SOURCE,
     DistillReport,
@@ -62,6 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("ids", nargs="*", metavar="ID", help="the memories to confirm or drop")
     scope_option(p)
+    p.add_argument("--limit", type=positive, metavar="N", help="list at most N of them")
     p.set_defaults(func=run_pending)
 
 
@@ -196,8 +197,13 @@ def run_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 def _list_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
     items = pending(ctx.stores(args.scope))
+    total = len(items)
+    if args.limit is not None:
+        items = items[: args.limit]
     data = [{**m.to_dict(), "scope": scope} for m, scope in items]
-    title = plural(len(items), "pending memory")
+    title = plural(total, "pending memory")
+    if len(items) < total:
+        title = f"{len(items)} of {title}; --limit {args.limit}"
 
     def render(console: Any) -> None:
         if not items:

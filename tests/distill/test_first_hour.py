@@ -95,3 +95,14 @@ def test_a_warning_in_a_feature_commit_is_still_a_gotcha() -> None:
     assert found is not None and found.category == "gotcha"
     decision = heuristic(commit("ip/netns: avoid redundant mounts because they leak"))
     assert decision is not None and decision.category == "decision"
+
+
+def test_pending_takes_a_limit(cli: Cli, history: History) -> None:
+    start = history.head()
+    history.commit("Never call flush() from the signal handler", "src/app.py")
+    history.commit("Pick zstd because it decodes faster", "src/util.py")
+    assert cli("distill", "--since", start).code == 0
+    assert len(cli("pending", "--json").json()) == 2
+    assert len(cli("pending", "--limit", "1", "--json").json()) == 1
+    assert len(cli("pending", "--limit", "1").stdout.splitlines()) == 1
+    assert cli("pending", "--limit", "0").code == 2
