@@ -524,3 +524,28 @@ def test_make_demo_says_what_it_installs_before_installing(tmp_path: Path) -> No
     assert done.returncode != 0
     assert "installing Tether and its dependencies into" in done.stdout
     assert str(tmp_path / "venv") in done.stdout
+
+
+# -- 10. a chart where people would rather look than read ----------------------------------------
+
+
+def test_stats_charts_the_files_most_memories_name(cli: Cli, repo: Path) -> None:
+    for number in range(3):
+        ok(cli("remember", f"App {number}", "-c", "gotcha", "-f", "src/app.py"))
+    ok(cli("remember", "Util and app", "-c", "gotcha", "-f", "src/util.py", "-f", "src/app.py"))
+    gone = ok(cli("remember", "Util", "-c", "gotcha", "-f", "src/util.py", "--json")).json()["id"]
+    ok(cli("archive", gone))  # only what recall can show is counted
+    data = ok(cli("stats", "--json")).json()
+    assert data["hub_files"] == [
+        {"path": "src/app.py", "memories": 4},
+        {"path": "src/util.py", "memories": 1},
+    ]
+    shown = ok(cli("stats")).stdout
+    chart = shown[shown.index("Files most memories name:") :].splitlines()[1:]
+    assert chart[0].endswith("4  src/app.py") and chart[0].count("█") == 12
+    assert chart[1].endswith("1  src/util.py") and chart[1].count("█") == 3
+
+
+def test_stats_draws_no_chart_when_no_file_has_two_memories(cli: Cli, repo: Path) -> None:
+    ok(cli("remember", "Alone", "-c", "gotcha", "-f", "src/app.py"))
+    assert "Files most memories name" not in ok(cli("stats")).stdout
