@@ -2,14 +2,13 @@
 against the repository's files (and, for memories, its history), with the closest names
 offered in a "did you mean".
 
-Git is asked only when a path is missing on disk, so the common case costs one ``stat``.
+Git is asked only when a path is missing on disk, so the common case costs one ``stat`` (and
+no import of ``subprocess`` or ``difflib``: recall runs in agents' hooks).
 """
 
 from __future__ import annotations
 
-import difflib
 import os
-import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
@@ -34,6 +33,8 @@ GIT_TIMEOUT_S: Final = 30
 
 def _git(root: Path, *args: str) -> bytes | None:
     """Run git in ``root``; its stdout, or None when git is missing, fails or is not a repo."""
+    import subprocess  # only for a path missing on disk: a recall hook never pays for it
+
     try:
         done = subprocess.run(
             ["git", "-c", "core.quotepath=off", *args],
@@ -84,6 +85,8 @@ def suggestions(path: str, candidates: Iterable[str], count: int = SUGGESTIONS) 
     """The names closest to ``path``: the same file name in another folder first, then file
     names spelled closely (compared without folder and extension, which every file of a
     folder shares), nearest folder first."""
+    import difflib  # only once a path is known to be missing
+
     names = list(candidates)
     base = path.rsplit("/", 1)[-1]
 
