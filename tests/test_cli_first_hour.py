@@ -289,6 +289,13 @@ def test_list_on_a_terminal_is_a_table_with_a_title(cli: Cli, repo: Path) -> Non
     assert "\t" not in shown
 
 
+def test_an_empty_list_on_a_terminal_is_its_title_alone(cli: Cli, repo: Path) -> None:
+    ok(cli("init"))
+    shown = run_on_terminal("list", cwd=repo)
+    assert "0 memories (active)" in shown
+    assert "┏" not in shown
+
+
 def test_list_limit(cli: Cli, repo: Path) -> None:
     ids = seed_three(cli, repo)
     assert len(ok(cli("list", "--limit", "2")).stdout.splitlines()) == 2

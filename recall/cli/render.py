@@ -113,6 +113,9 @@ def print_table(
             sys.stdout.write("\t".join((*fields, scope, marks)) + "\n")
         return
 
+    if not items:  # a title over an empty frame says less than the title alone
+        console.print(title, markup=False, highlight=False)
+        return
     # The title may quote user text (a search query), so it is never read as markup.
     table = Table(title=escape(title), title_justify="left", show_lines=False)
     table.add_column("id", no_wrap=True)
