@@ -71,9 +71,10 @@ def tree_paths(root: Path) -> list[str]:
 
 
 def in_history(root: Path, path: str) -> bool:
-    """Tell whether any commit reachable from a ref touched ``path`` (a file or a folder)."""
+    """Tell whether any commit reachable from a ref touched ``path`` (a file or a folder);
+    True when git cannot answer, so a path is never refused on a guess."""
     out = _git(root, "log", "--all", "-1", "--format=%H", "--", f":(literal){path}")
-    return bool(out and out.strip())
+    return out is None or bool(out.strip())
 
 
 def _stem(path: str) -> str:
