@@ -129,9 +129,17 @@ def test_suggestions_prefer_the_same_name_then_close_spellings() -> None:
     assert len(known_paths.suggestions("ip/iproute.c", tree * 3)) <= known_paths.SUGGESTIONS
 
 
-def test_the_similarity_cutoff_is_pinned() -> None:
+def test_the_judgement_constants_are_pinned() -> None:
+    from recall import stats
+    from recall.cli import context, main
+
     assert known_paths.SIMILARITY_CUTOFF == 0.6
     assert known_paths.SUGGESTIONS == 3
+    assert known_paths.WALK_LIMIT == 50_000
+    assert known_paths.GIT_TIMEOUT_S == 30
+    assert main.COMMAND_SUGGESTIONS == 3
+    assert context.MIN_PREFIX == 4
+    assert stats.HUB_FILES == 8
 
 
 def test_tree_paths_leave_out_tethers_own_files(tmp_path: Path) -> None:
