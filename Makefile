@@ -17,7 +17,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-demo: $(STAMP)
+demo:
+	@[ $(STAMP) -nt pyproject.toml ] || echo "make demo: installing Tether and its dependencies into $(VENV) with pip (first run only, about a minute)..."
+	@$(MAKE) --no-print-directory -s $(STAMP)
 	$(BIN)/python -m demo
 
 test: $(STAMP)

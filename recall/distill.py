@@ -32,9 +32,11 @@ from recall.distill_words import (
     COMMAND_TIMEOUT,
     CONVENTIONAL_PREFIX,
     DETAILS_MAX,
+    FEATURE_SUBJECT,
     KEYWORDS,
     MAX_COMMIT_FILES,
     MAX_COMMITS,
+    PLAIN_FIRST_WORD,
     SKIP_SUBJECT,
     SUMMARY_MAX,
     TRAILER,
@@ -208,10 +210,14 @@ def sentences(lines: Sequence[str]) -> list[str]:
     return found
 
 
-def category_of(texts: Iterable[str]) -> str | None:
-    """The first category (in :data:`KEYWORDS` order) whose words occur in any of ``texts``."""
+def category_of(texts: Iterable[str], *, never: Iterable[str] = ()) -> str | None:
+    """The first category (in :data:`KEYWORDS` order, leaving out ``never``) whose words occur
+    in any of ``texts``."""
     texts = [_plain(text) for text in texts]
+    excluded = set(never)
     for category, pattern in PATTERNS.items():
+        if category in excluded:
+            continue
         if any(pattern.search(text) for text in texts):
             return category
     return None
@@ -227,10 +233,11 @@ def _cap(text: str, limit: int) -> str:
 
 def clean_subject(subject: str) -> str:
     """A commit subject as a memory summary: type prefix and trailing ticket reference dropped,
-    first letter upper-cased, trailing period dropped, capped at SUMMARY_MAX characters."""
+    first letter upper-cased when it starts a plain word (never a code name), trailing period
+    dropped, capped at SUMMARY_MAX characters."""
     text = CONVENTIONAL_PREFIX.sub("", _SPACE.sub(" ", subject).strip())
     text = TRAILING_REFERENCE.sub("", text).rstrip(" .")
-    if text:
+    if PLAIN_FIRST_WORD.match(text):
         text = text[0].upper() + text[1:]
     return _cap(text, SUMMARY_MAX)
 
@@ -249,7 +256,8 @@ class Proposal:
 def heuristic(commit: Commit) -> Proposal | None:
     """The memory a commit message suggests, or None when it carries no knowledge words.
 
-    Category: the first of :data:`KEYWORDS` whose words the message uses. Summary: the cleaned
+    Category: the first of :data:`KEYWORDS` whose words the message uses (a feature commit is
+    never a decision: :data:`~recall.distill_words.FEATURE_SUBJECT`). Summary: the cleaned
     subject line. Details: the first body sentence carrying a word of that category (none when
     only the subject carries it). A subject that cleans to nothing gives way to that sentence.
     """
@@ -257,7 +265,8 @@ def heuristic(commit: Commit) -> Proposal | None:
     if not subject or SKIP_SUBJECT.match(subject):
         return None
     body = sentences(lines)
-    category = category_of([subject, *body])
+    feature = bool(FEATURE_SUBJECT.match(subject))
+    category = category_of([subject, *body], never=("decision",) if feature else ())
     if category is None:
         return None
     pattern = PATTERNS[category]

@@ -92,7 +92,28 @@ SKIP_SUBJECT: Final = re.compile(r"^(?:revert\b|fixup!|squash!|amend!|merge\b)",
 TRAILER: Final = re.compile(r"^[A-Za-z][A-Za-z-]*-by:\s|^Change-Id:\s", re.IGNORECASE)
 
 # A Conventional Commits prefix (``fix(auth)!: ``) says what kind of change, not what is known.
-CONVENTIONAL_PREFIX: Final = re.compile(r"^[a-z]+(?:\([^)]*\))?!?:\s+", re.IGNORECASE)
+# Only the types of that convention: a subsystem prefix (``ip:``, ``tc/police:``, ``man8:``)
+# says where the knowledge applies and is kept.
+CONVENTIONAL_PREFIX: Final = re.compile(
+    r"^(?:feat|fix|docs|style|refactor|perf|tests?|build|ci|chore|revert|deps)"
+    r"(?:\([^)]*\))?!?:\s+",
+    re.IGNORECASE,
+)
+
+# A summary starting with a plain lowercase word is a sentence and gets a capital; one starting
+# with a code name (``bond_slave``, ``tc/police``, ``man8``, ``ip:``, ``getUser()``) keeps it
+# exactly as written.
+PLAIN_FIRST_WORD: Final = re.compile(r"^[a-z]+(?=[\s,;!?]|$)")
+
+# A commit adding a feature says why the feature is wanted; that reason is history, not a
+# decision a later editor must respect, so a feature commit is never proposed as a decision
+# (a warning in it still makes a gotcha). Subsystem prefixes before the verb are looked past.
+FEATURE_SUBJECT: Final = re.compile(
+    r"^(?:feat(?:\([^)]*\))?!?:\s+|(?:[\w./+-]+:\s+)*"
+    r"(?:add|adds|added|adding|implement|implements|introduce|introduces|support|supports"
+    r"|extend|extends|enable|enables|new)\b)",
+    re.IGNORECASE,
+)
 
 # A trailing reference (``(#123)``, ``[JIRA-42]``) points elsewhere; the summary stands alone.
 TRAILING_REFERENCE: Final = re.compile(r"\s*(?:\(#\d+\)|\[[A-Z][A-Z0-9]*-\d+\]|#\d+)\s*$")

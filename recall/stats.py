@@ -91,6 +91,33 @@ def _disused_by_category(conn: sqlite3.Connection) -> dict[str, int]:
     return counts
 
 
+HUB_FILES = 8
+"""Files charted by ``tether stats``: the hubs where memories pile up fit one screen."""
+
+
+def hub_files(conn: sqlite3.Connection, limit: int = HUB_FILES) -> list[tuple[str, int]]:
+    """The files named by the most memories recall can show (active, not archived by this
+    user's disuse), most first, as (path, count)."""
+    hidden = archived_by_disuse(conn)
+    counts: dict[str, int] = {}
+    for memory_id, path in conn.execute(
+        "SELECT m.id, f.path FROM memory_files f JOIN memories m ON m.rowid = f.memory_rowid "
+        "WHERE m.status = 'active'"
+    ):
+        if memory_id not in hidden:
+            counts[path] = counts.get(path, 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+def merge_hubs(lists: list[list[tuple[str, int]]], limit: int = HUB_FILES) -> list[tuple[str, int]]:
+    """Several stores' hub files added up, most first."""
+    counts: dict[str, int] = {}
+    for found in lists:
+        for path, count in found:
+            counts[path] = counts.get(path, 0) + count
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
 def merge(tables: list[list[CategoryStats]]) -> list[CategoryStats]:
     """Sum the per-category numbers of several stores."""
     merged: dict[str, CategoryStats] = {}

@@ -127,6 +127,9 @@ def test_init_outside_git_creates_the_store_in_place(tmp_path: Path) -> None:
     plain.mkdir()
     ok(run_tether("init", cwd=plain))
     assert (plain / ".tether" / "memories").is_dir()
+    refused = run_tether("remember", "Typo", "-c", "context", "-f", "b.txt", cwd=plain)
+    assert refused.code == 2 and f"'b.txt' is not in {plain.resolve()}" in refused.stderr
+    (plain / "a.txt").write_text("a\n", encoding="utf-8")
     memory_id = ok(
         run_tether("remember", "No git here", "-c", "context", "-f", "a.txt", "--json", cwd=plain)
     ).json()["id"]
@@ -152,7 +155,7 @@ def test_remember_writes_the_file_and_reports_the_id(cli: Cli, repo: Path) -> No
     [path] = memories_dir(repo).iterdir()
     memory_id = path.stem
     assert memory_id in result.stdout and "Remembered" in result.stdout
-    assert result.stderr == ""
+    assert result.stderr.startswith("tether: created ")  # the first memory sets the store up
     data = fields(repo, memory_id)
     assert data["id"] == memory_id
     assert data["category"] == "gotcha"
@@ -436,7 +439,12 @@ def test_archive_restore_delete_purge(cli: Cli, repo: Path, seed: Seed) -> None:
     assert fields(repo, memory_id)["status"] == "deleted"
     ok(cli("restore", memory_id))
     ok(cli("delete", memory_id))
-    purged = ok(cli("purge", "--json")).json()
+    refused = cli("purge")  # no terminal to ask in
+    assert refused.code == 2 and f"1 deleted memory would be removed for good ({memory_id})" in (
+        refused.stderr
+    )
+    assert (memories_dir(repo) / f"{memory_id}.md").exists()
+    purged = ok(cli("purge", "--yes", "--json")).json()
     assert purged == {"purged": [memory_id]}
     assert not (memories_dir(repo) / f"{memory_id}.md").exists()
     assert (memories_dir(repo) / f"{keep}.md").exists()

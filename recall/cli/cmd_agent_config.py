@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write (claude-code) or print (opencode) an agent's Tether set-up: hooks, "
         "language server, MCP server",
     )
-    p.add_argument("agent", choices=AGENTS)
+    p.add_argument("agent", choices=AGENTS, help="the agent to set up")
     p.add_argument(
         "--dir",
         type=Path,

@@ -16,7 +16,7 @@ from typing import Any
 from recall import cleanup
 from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
-from recall.cli.render import plural, print_card
+from recall.cli.render import plural, print_card, scope_option
 from recall.errors import EXIT_NOT_FOUND, BadInput, NotFound, TetherError
 from recall.lifecycle import CLEANUP_LIST_LIMIT
 from recall.store import MemoryStore
@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "cleanup",
         help="review stale memories worst first: archive, delete, confirm or keep each",
     )
-    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    scope_option(p)
     p.add_argument(
         "--limit",
         type=int,

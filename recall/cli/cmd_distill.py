@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from recall.cli.context import CommandContext
-from recall.cli.render import plural, print_table
+from recall.cli.render import plural, positive, print_table, scope_option
 from recall.distill import (
     SOURCE,
     DistillReport,
@@ -53,9 +53,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         "pending",
         help="auto-distilled memories awaiting review: list them, confirm or drop some",
     )
-    p.add_argument("action", nargs="?", choices=("list", *REVIEW), default="list")
-    p.add_argument("ids", nargs="*", metavar="ID")
-    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    p.add_argument(
+        "action",
+        nargs="?",
+        choices=("list", *REVIEW),
+        default="list",
+        help="list them (default), confirm some (they become active) or drop some",
+    )
+    p.add_argument("ids", nargs="*", metavar="ID", help="the memories to confirm or drop")
+    scope_option(p)
+    p.add_argument("--limit", type=positive, metavar="N", help="list at most N of them")
     p.set_defaults(func=run_pending)
 
 
@@ -125,12 +132,32 @@ def _render_report(console: Any, report: DistillReport, source: str, dry_run: bo
     for outcome in report.written:
         label = outcome.id or "-"
         say(f"  {label}  {outcome.category}  {outcome.summary}  (from {outcome.commit})")
-    for outcome in report.outcomes:
-        if outcome.action == "skipped":
-            what = f"{outcome.summary!r}: " if outcome.summary else ""
-            say(f"  skipped {outcome.commit}: {what}{outcome.reason}")
+    for line in skipped_lines(report.outcomes):
+        say(line)
     if report.written and not dry_run:
         say("Review: `tether pending` lists; `tether pending confirm ID` keeps, `drop` deletes")
+
+
+def skipped_lines(outcomes: list[Any]) -> list[str]:
+    """One line per skipped commit, except that commits skipped for one same reason without a
+    proposal (over the cap, no knowledge found...) share a single line with their count: a
+    --since over a long history would otherwise repeat one sentence hundreds of times."""
+    skipped = [o for o in outcomes if o.action == "skipped"]
+    shared: dict[str, list[str]] = {}
+    for outcome in skipped:
+        if not outcome.summary:
+            shared.setdefault(outcome.reason, []).append(outcome.commit)
+    lines: list[str] = []
+    for outcome in skipped:
+        commits = shared.get(outcome.reason, []) if not outcome.summary else []
+        if len(commits) > 1:
+            if outcome.commit == commits[0]:
+                span = f"{commits[0]} … {commits[-1]}"
+                lines.append(f"  skipped {len(commits)} commits ({span}): {outcome.reason}")
+            continue
+        what = f"{outcome.summary!r}: " if outcome.summary else ""
+        lines.append(f"  skipped {outcome.commit}: {what}{outcome.reason}")
+    return lines
 
 
 def run_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
@@ -170,14 +197,21 @@ def run_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 def _list_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
     items = pending(ctx.stores(args.scope))
+    total = len(items)
+    if args.limit is not None:
+        items = items[: args.limit]
     data = [{**m.to_dict(), "scope": scope} for m, scope in items]
-    title = plural(len(items), "pending memory")
+    title = plural(total, "pending memory")
+    if len(items) < total:
+        title = f"{len(items)} of {title}; --limit {args.limit}"
 
     def render(console: Any) -> None:
         if not items:
             console.print("No memories are pending review.")
             return
         print_table(console, items, title=title)
+        if not sys.stdout.isatty():  # piped: the records alone
+            return
         console.print(
             "`tether show ID` reads one; `tether pending confirm ID...` keeps them, "
             "`tether pending drop ID...` deletes them",

@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "editor-config", help="print the set-up that runs the language server in an editor"
     )
-    p.add_argument("editor", choices=EDITORS)
+    p.add_argument("editor", choices=EDITORS, help="the editor to print the set-up for")
     p.add_argument(
         "--command",
         help="how to start the server (default: 'tether lsp' when this tether is on PATH, "

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from recall.errors import EXIT_NOT_FOUND, EXIT_OK, NotFound
+from recall.errors import EXIT_NOT_FOUND, EXIT_OK, BadInput, NotFound
 from recall.genome import Genome, IndexSummary
-from recall.paths import normalize
+from recall.paths import is_inside, normalize
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -73,6 +74,18 @@ def _positive(text: str) -> int:
     return value
 
 
+def _repo_path(raw: str, root: Path, cwd: Path) -> str:
+    """``raw`` as a path of the repository, or BadInput saying the index knows no other files."""
+    if not raw.startswith("file:"):
+        where = os.path.realpath(os.path.join(cwd, raw))
+        if not is_inside(where, os.path.realpath(root)):
+            raise BadInput(
+                f"PATH {raw!r} is outside the repository {root}; "
+                "the index knows only the repository's own files"
+            )
+    return normalize(raw, root, cwd, label="PATH")
+
+
 def _genome(ctx: CommandContext) -> tuple[Genome, Path]:
     project = ctx.project()
     if project.repo_root is None:
@@ -132,7 +145,7 @@ def _render_summary(console: Console, summary: IndexSummary) -> None:
 def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
     """``tether neighbours PATH [--limit N]``: co-change neighbours of a file."""
     genome, root = _fresh_genome(ctx)
-    path = normalize(args.path, root, ctx.cwd)
+    path = _repo_path(args.path, root, ctx.cwd)
     found = genome.neighbours(path, args.limit)
     data = {"path": path, "neighbours": [n.to_dict() for n in found]}
 
@@ -162,7 +175,7 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
 def run_fanin(args: argparse.Namespace, ctx: CommandContext) -> int:
     """``tether fanin PATH``: how many files of the repository import a file."""
     genome, root = _fresh_genome(ctx)
-    path = normalize(args.path, root, ctx.cwd)
+    path = _repo_path(args.path, root, ctx.cwd)
     exists = genome.exists(path)
     count = genome.fan_in(path) if exists else 0
     data = {"path": path, "exists": exists, "fan_in": count}

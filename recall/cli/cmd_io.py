@@ -7,8 +7,10 @@ import json
 import sys
 
 from recall.cli.context import CommandContext
+from recall.cli.render import plural, scope_option
 from recall.errors import BadInput
 from recall.importer import LineResult, import_lines
+from recall.model import STATUSES
 from recall.repo import git_user_name
 from recall.store import not_on_it_note
 
@@ -16,14 +18,25 @@ from recall.store import not_on_it_note
 def register(sub: argparse._SubParsersAction) -> None:
     """Add import and export to the CLI."""
     p = sub.add_parser("import", help="import memories from a JSON Lines file ('-' for stdin)")
-    p.add_argument("file")
-    p.add_argument("--global", dest="global_", action="store_true")
+    p.add_argument(
+        "file", metavar="FILE", help="a JSON Lines file, one memory per line (as export writes)"
+    )
+    p.add_argument(
+        "--global", dest="global_", action="store_true", help="import into the user-wide store"
+    )
     p.set_defaults(func=run_import)
 
     p = sub.add_parser("export", help="print memories as JSON Lines")
-    p.add_argument("--format", choices=("jsonl",), default="jsonl")
-    p.add_argument("--scope", choices=("project", "global", "all"), default="project")
-    p.add_argument("--status", default="all")
+    p.add_argument(
+        "--format", choices=("jsonl",), default="jsonl", help="JSON Lines, the only format"
+    )
+    scope_option(p, default="project")
+    p.add_argument(
+        "--status",
+        choices=(*STATUSES, "all"),
+        default="all",
+        help="only memories in this state (default all)",
+    )
     p.set_defaults(func=run_export)
 
 
@@ -65,7 +78,9 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
                 memory_id = result.id or ""
                 note = not_on_it_note(memory_id, result.files_not_on_it, store.path_of(memory_id))
                 print(f"{args.file}:{result.line}: {note}", file=sys.stderr)
-        print(f"Imported {created} memories, {dupes} already known, {len(errors)} rejected")
+        print(
+            f"Imported {plural(created, 'memory')}, {dupes} already known, {len(errors)} rejected"
+        )
         before = already_present(results)
         if before:
             print(

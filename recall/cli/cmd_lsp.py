@@ -6,11 +6,15 @@ from __future__ import annotations
 import argparse
 
 from recall.cli.context import CommandContext
+from recall.errors import BadInput
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``lsp`` to the CLI."""
-    p = sub.add_parser("lsp", help="run the language server over stdio (for editors and agents)")
+    # no --json: the server speaks JSON-RPC on stdio whatever is asked
+    p = sub.add_parser(
+        "lsp", help="run the language server over stdio (for editors and agents)", parents=[]
+    )
     p.add_argument(
         "--stdio",
         action="store_true",
@@ -27,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_lsp(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Serve one client until it disconnects."""
+    if ctx.json:
+        raise BadInput("lsp speaks JSON-RPC on stdio; --json does not apply to it")
     from lsp_server.setup import run
 
     return run(log_level=args.log_level)

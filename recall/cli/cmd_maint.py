@@ -8,6 +8,8 @@ from typing import Any
 
 from recall import privacy
 from recall.cli.context import CommandContext
+from recall.cli.known_paths import suggestions, tree_paths
+from recall.cli.render import ID_HELP, scope_option
 from recall.clock import now_iso
 from recall.errors import NothingToDo
 from recall.references import (
@@ -29,7 +31,9 @@ from recall.usage import record_action
 def register(sub: argparse._SubParsersAction) -> None:
     """Add reindex, doctor, repoint and confirm to the CLI."""
     p = sub.add_parser("reindex", help="rebuild the index from the memory files")
-    p.add_argument("--global", dest="global_", action="store_true")
+    p.add_argument(
+        "--global", dest="global_", action="store_true", help="rebuild the user-wide store's index"
+    )
     p.set_defaults(func=run_reindex)
 
     p = sub.add_parser(
@@ -37,18 +41,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="list memory files that cannot be loaded, dead and drifting references "
         "(exit 1 if any)",
     )
-    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    scope_option(p)
     p.set_defaults(func=run_doctor)
 
     p = sub.add_parser(
         "repoint", help="propose the new names of a memory's renamed files; --apply writes them"
     )
-    p.add_argument("id")
+    p.add_argument("id", help=ID_HELP)
     p.add_argument("--apply", action="store_true", help="rewrite the memory's file list")
     p.set_defaults(func=run_repoint)
 
     p = sub.add_parser("confirm", help="mark a memory as still true (clears its spot-check)")
-    p.add_argument("id")
+    p.add_argument("id", help=ID_HELP)
     p.set_defaults(func=run_confirm)
 
 
@@ -73,12 +77,15 @@ def project_genome(store: MemoryStore, ctx: CommandContext) -> Any | None:
     return open_repo_signals(store, notice=ctx.notice)
 
 
-def dead_message(dead: DeadReference) -> str:
-    """One line about a dead reference, with the rename git knows of if any."""
+def dead_message(dead: DeadReference, tree: list[str] | None = None) -> str:
+    """One line about a dead reference, with the rename git knows of if any, else the closest
+    names of ``tree`` (the repository's files) when it is given: a typo in a hand-written file."""
     gone = ", ".join(dead.memory.files)
     moved = {old: new for old, new in dead.renamed.items() if new}
     if not moved:
-        return f"{dead.memory.id}: every file it names is gone ({gone})"
+        close = [c for path in dead.memory.files for c in suggestions(path, tree or [])]
+        hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
+        return f"{dead.memory.id}: every file it names is gone ({gone}){hint}"
     arrows = ", ".join(f"{old} -> {new}" for old, new in moved.items())
     return (
         f"{dead.memory.id}: every file it names is gone; git shows {arrows} "
@@ -133,11 +140,14 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
         genome = project_genome(store, ctx)
         if genome is None:
             continue
+        tree: list[str] | None = None  # listed once, for the first dead reference
         for memory in store.list(status="active"):
             dead = dead_reference(memory, genome)
             found = None if dead else drift(with_lifecycle_keys(store, memory), genome)
             if dead is not None:
-                message = dead_message(dead)
+                if tree is None and store.repo_root is not None:
+                    tree = tree_paths(store.repo_root)
+                message = dead_message(dead, tree)
                 entry = {"scope": store.scope, "kind": "dead-reference", **dead.to_dict()}
                 data.append({**entry, "message": message})
                 lines.append(message)

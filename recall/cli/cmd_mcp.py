@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from recall.cli.context import CommandContext
+from recall.errors import BadInput
 
 PROJECT_DIR_VARIABLE = "CLAUDE_PROJECT_DIR"
 """Claude Code names the session's project in this variable when it starts a stdio MCP server;
@@ -19,6 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "mcp",
         help="run the MCP server over stdio: memory tools for agents",
+        parents=[],  # no --json: the server speaks JSON-RPC on stdio whatever is asked
         description=(
             "Serve the memory tools over stdio. The project is the repository around "
             f"`tether -C DIR`, else ${PROJECT_DIR_VARIABLE} when the agent sets it, "
@@ -45,6 +47,8 @@ def project_dir(args: argparse.Namespace, ctx: CommandContext) -> Path:
 
 def run_mcp(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Serve one client until it disconnects."""
+    if ctx.json:
+        raise BadInput("mcp speaks JSON-RPC on stdio; --json does not apply to it")
     from mcp_server.server import run
 
     return run(project_dir(args, ctx), log_level=args.log_level)

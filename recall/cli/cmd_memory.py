@@ -5,14 +5,23 @@ from __future__ import annotations
 import argparse
 import sys
 
-from recall.cli.cmd_distill import purge_auto_distilled
+from recall.cli.cmd_distill import confirm, purge_auto_distilled
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
-from recall.cli.render import plural, print_card, print_table
+from recall.cli.known_paths import is_git, refuse_unknown
+from recall.cli.render import (
+    ID_HELP,
+    plural,
+    positive,
+    print_card,
+    print_table,
+    scope_option,
+)
 from recall.disuse import archived_by_disuse, as_seen, bring_back
-from recall.errors import BadInput, NotFound
-from recall.locations import ensure_created
-from recall.model import CATEGORIES, STATUSES
+from recall.errors import BadInput, NotFound, NothingToDo
+from recall.locations import PROJECT, ensure_created
+from recall.model import CATEGORIES, STATUSES, Memory
+from recall.model import _normalize_for_hash as same_text
 from recall.records import check_text
 from recall.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.repo import git_user_name
@@ -24,7 +33,13 @@ from recall.usage import counters, record_action
 def _add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -> None:
     parser.add_argument("summary", help="one-line summary of the knowledge")
     parser.add_argument("--details", help="the longer explanation; '-' reads it from stdin")
-    parser.add_argument("--category", "-c", choices=CATEGORIES, required=True)
+    parser.add_argument(
+        "--category",
+        "-c",
+        choices=CATEGORIES,
+        required=True,
+        help="pref, decision, gotcha or context: what kind of knowledge it is",
+    )
     parser.add_argument(
         "--file",
         "-f",
@@ -34,6 +49,11 @@ def _add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) 
         required=file_required,
         metavar="PATH",
         help="a file the memory is about (repeatable)",
+    )
+    parser.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="name a --file that is not in the repository's files nor its history (a file to come)",
     )
     parser.add_argument("--anchor", help="a symbol or line range inside the file")
     parser.add_argument("--pin", action="store_true", help="pin it: ranks higher, never decays")
@@ -59,29 +79,44 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_remember)
 
     p = sub.add_parser("show", help="the full card of a memory (counts as acting on it)")
-    p.add_argument("id")
+    p.add_argument("id", help=ID_HELP)
     p.set_defaults(func=run_show)
 
-    p = sub.add_parser("list", help="list memories")
-    p.add_argument("--file", metavar="PATH")
-    p.add_argument("--category", choices=CATEGORIES)
-    p.add_argument("--status", choices=(*STATUSES, "all"), default="active")
-    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    p = sub.add_parser(
+        "list",
+        help="list memories, newest first (a table on a terminal, one per line when piped)",
+    )
+    p.add_argument(
+        "--file", metavar="PATH", help="only memories naming this file, or a file in this folder"
+    )
+    p.add_argument("--category", choices=CATEGORIES, help="only memories of this category")
+    p.add_argument(
+        "--status",
+        choices=(*STATUSES, "all"),
+        default="active",
+        help="only memories in this state (default active)",
+    )
+    scope_option(p)
+    p.add_argument("--limit", type=positive, metavar="N", help="list at most N memories")
     p.set_defaults(func=run_list)
 
-    p = sub.add_parser("search", help="full-text search over summaries and details")
-    p.add_argument("text")
-    p.add_argument("--limit", type=int, default=20)
-    p.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    p = sub.add_parser(
+        "search", help="full-text search over summaries and details, best match first"
+    )
+    p.add_argument("text", help="the words to look for")
+    p.add_argument(
+        "--limit", type=positive, default=20, metavar="N", help="at most N matches (default 20)"
+    )
+    scope_option(p)
     p.set_defaults(func=run_search)
 
     for name, helptext in (("pin", "pin a memory"), ("unpin", "unpin a memory")):
         p = sub.add_parser(name, help=helptext)
-        p.add_argument("id")
+        p.add_argument("id", help=ID_HELP)
         p.set_defaults(func=run_pin, pinned=(name == "pin"))
 
     p = sub.add_parser("supersede", help="replace a memory with a new one, linked both ways")
-    p.add_argument("old_id")
+    p.add_argument("old_id", metavar="OLD_ID", help="the memory to replace: " + ID_HELP)
     _add_write_options(p, file_required=False)
     p.set_defaults(func=run_supersede)
 
@@ -96,17 +131,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     }
     for name, (status, allowed, helptext) in transitions.items():
         p = sub.add_parser(name, help=helptext)
-        p.add_argument("id")
+        p.add_argument("id", help=ID_HELP)
         p.set_defaults(func=run_status, status=status, allowed=allowed, verb=name)
 
     p = sub.add_parser("purge", help="remove tombstoned (deleted) memory files for good")
-    p.add_argument("--global", dest="global_", action="store_true")
+    p.add_argument(
+        "--global", dest="global_", action="store_true", help="purge the user-wide store"
+    )
     p.add_argument(
         "--auto-distilled",
         action="store_true",
         help="remove every auto-distilled memory, pending or confirmed (lists them, then asks)",
     )
-    p.add_argument("--yes", "-y", action="store_true", help="with --auto-distilled: do not ask")
+    p.add_argument(
+        "--yes", "-y", action="store_true", help="do not list and ask first (for scripts)"
+    )
     p.set_defaults(func=run_purge)
 
 
@@ -118,6 +157,8 @@ def _read_details(value: str | None) -> str | None:
 
 def _draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore):
     files = [store.normalize_input(raw, ctx.cwd) for raw in args.files]
+    if store.scope == PROJECT and not args.allow_missing:
+        refuse_unknown(store.repo_root, files)
     return store.prepare_memory(
         summary=args.summary,
         category=args.category,
@@ -143,6 +184,12 @@ def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Create the project store."""
     store = ctx.project(create=True)
     created = ensure_created(store.location)
+    if store.repo_root is not None and not is_git(store.repo_root):
+        ctx.notice(
+            f"{store.repo_root} is not in a git repository: memories work, but without "
+            "history (co-change, renames, deleted files) or review in pull requests; "
+            "run `git init` there first if you want those"
+        )
     data = {"created": created, "path": str(store.location.base)}
     ctx.emit(
         data,
@@ -159,7 +206,16 @@ def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
 def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Write a new memory, or report the existing one holding the same knowledge."""
     store = _write_store(args, ctx)
-    result = store.remember(_draft(args, ctx, store))
+    fresh = store.scope == PROJECT and not store.exists
+    draft = _draft(args, ctx, store)
+    if store.exists:
+        _refuse_same_summary(store, draft)
+    result = store.remember(draft)
+    if fresh and result.duplicate_of is None:
+        ctx.notice(
+            f"created {store.location.base} for this repository's memories, as `tether init` "
+            "does (commit memories/, the index stays out of git)"
+        )
 
     def render(console) -> None:
         if result.duplicate_of:
@@ -169,6 +225,9 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
             else:
                 console.print(
                     f"Already known as {result.id} ({result.duplicate_status}); nothing written."
+                    + _how_to_bring_back(store, result.id, result.duplicate_status),
+                    markup=False,
+                    soft_wrap=True,
                 )
             if result.duplicate_status == "pending":
                 console.print(f"It awaits review: `tether pending confirm {result.id}` keeps it.")
@@ -177,6 +236,48 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
 
     ctx.emit(result.to_dict(), render)
     return 0
+
+
+def _how_to_bring_back(store: MemoryStore, memory_id: str, status: str | None) -> str:
+    """For a duplicate that is out of recall, the command that brings it back."""
+    if status == "superseded":
+        memory = store.find(memory_id)
+        by = f" by {memory.superseded_by}" if memory and memory.superseded_by else ""
+        return f" It was replaced{by}; `tether restore {memory_id}` brings it back."
+    if status == "archived":
+        return f" It is archived; `tether restore {memory_id}` brings it back."
+    return ""
+
+
+def _refuse_same_summary(store: MemoryStore, draft: Memory) -> None:
+    """Refuse a memory whose summary an active or pending one already has, with another
+    category or other details: two cards with one summary read as one, so the change belongs
+    in the existing memory (``supersede``), or the new one needs a summary of its own.
+    The same summary, category and details is an exact duplicate, answered by the store."""
+    wanted = same_text(draft.summary)
+    found = store.conn.execute(
+        "SELECT id, category, summary, details FROM memories "
+        "WHERE status IN ('active', 'pending') ORDER BY created"
+    )
+    for memory_id, category, summary, details in found:
+        if same_text(summary) != wanted:
+            continue
+        differs = []
+        if category != draft.category:
+            differs.append(f"its category is {category}, not {draft.category}")
+        if same_text(details) != same_text(draft.details):
+            if details and draft.details:
+                differs.append("it has other details")
+            else:
+                differs.append("it has details" if details else "it has no details")
+        if not differs:
+            return  # an exact duplicate: the store reports it
+        raise NothingToDo(
+            f"{memory_id} already has this summary, but {' and '.join(differs)}; nothing "
+            f"written. To change it, `tether supersede {memory_id} SUMMARY -c CATEGORY "
+            "[--details TEXT]` replaces it (the old one stays in the record); to keep both, "
+            "give this one a summary of its own"
+        )
 
 
 def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
@@ -221,15 +322,22 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
     """List memories, newest first."""
     items = []
     hidden: dict[tuple[str, str], str | None] = {}  # (id, scope) -> when archived by disuse
-    for store in ctx.stores(args.scope):
+    stores = ctx.stores(args.scope)
+    ctx.say_if_not_set_up(stores)
+    for store in stores:
         file = store.normalize_input(args.file, ctx.cwd) if args.file else None
         # for this user, a memory archived by disuse lists as archived (recall.disuse)
         listed, flagged = as_seen(store, file=file, category=args.category, status=args.status)
         hidden.update({(k, store.scope): v for k, v in flagged.items()})
         items.extend((m, store.scope) for m in listed)
+    total = len(items)
+    if args.limit is not None:
+        items = items[: args.limit]
     data = [_listed(m, scope, hidden) for m, scope in items]
     status = "" if args.status == "all" else f" ({args.status})"
-    title = plural(len(items), "memory") + status
+    title = plural(total, "memory") + status
+    if len(items) < total:
+        title = f"{len(items)} of {title}; --limit {args.limit}"
     disuse = set(hidden)
     ctx.emit(data, lambda c: print_table(c, items, title=title, archived_by_disuse=disuse))
     return 0 if items else 1
@@ -248,11 +356,11 @@ def _listed(memory, scope: str, hidden: dict[tuple[str, str], str | None]) -> di
 
 def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Search summaries and details of active memories."""
-    if args.limit < 1:
-        raise BadInput("--limit must be at least 1")
     found = []
     hidden: dict[tuple[str, str], str | None] = {}  # found, though archived by disuse: marked
-    for store in ctx.stores(args.scope):
+    stores = ctx.stores(args.scope)
+    ctx.say_if_not_set_up(stores)
+    for store in stores:
         hits = search(store.conn, args.text, limit=args.limit)
         if any(h.disused for h in hits):
             when = archived_by_disuse(store.conn)
@@ -317,6 +425,19 @@ def run_purge(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise NotFound(f"no {store.scope} store yet at {store.location.base}")
     if args.auto_distilled:
         return purge_auto_distilled(store, ctx, yes=args.yes)
+    doomed = [(m, store.scope) for m in store.list(status="deleted")]
+    if doomed and not args.yes:
+        ids = " ".join(m.id for m, _ in doomed)
+        if ctx.json or not sys.stdin.isatty():
+            raise BadInput(
+                f"{plural(len(doomed), 'deleted memory')} would be removed for good ({ids}); "
+                "pass --yes to confirm"
+            )
+        console = ctx.console()
+        print_table(console, doomed, title=plural(len(doomed), "deleted memory"))
+        if not confirm(f"Remove these {len(doomed)} memory files for good? [y/N] "):
+            console.print("Nothing removed.")
+            return 1
     removed = store.purge()
-    ctx.emit({"purged": removed}, lambda c: c.print(f"Purged {len(removed)} memories"))
+    ctx.emit({"purged": removed}, lambda c: c.print(f"Purged {plural(len(removed), 'memory')}"))
     return 0 if removed else 1

@@ -23,7 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("recall", help="memories for the files you touch (and an optional prompt)")
     p.add_argument("prompt", nargs="?", help="what you are doing (optional)")
     _touch_options(p)
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument(
+        "--limit", type=int, default=10, metavar="N", help="at most N memories (default 10)"
+    )
     p.add_argument("--no-record", action="store_true", help="leave every counter untouched")
     p.add_argument("--explain", action="store_true", help="show each channel's contribution")
     p.add_argument("--batch", metavar="FILE.jsonl", help='one query per line: {"prompt", "files"}')
@@ -57,7 +59,12 @@ def _touch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--session", help="the agent or editor session this turn belongs to (counts one turn)"
     )
-    parser.add_argument("--scope", choices=("project", "global", "all"), default="all")
+    parser.add_argument(
+        "--scope",
+        choices=("project", "global", "all"),
+        default="all",
+        help="the repository's memories, the user-wide ones, or both (default all)",
+    )
 
 
 def _recaller(ctx: CommandContext, scope: str, *, short_lived: bool) -> Recaller:
@@ -111,12 +118,17 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise BadInput("--limit must be at least 1")
     if args.session is not None:
         check_session_id(args.session)
+    if not args.batch and not (args.prompt or "").strip() and not args.files and not args.opened:
+        raise BadInput("nothing to recall for: give a prompt, --file PATH, --open PATH, or both")
     recaller = _recaller(ctx, args.scope, short_lived=not args.batch)
     if args.batch:
         return _run_batch(args, ctx, recaller)
-    query = RecallQuery(
-        _touches(ctx, recaller, args.files, args.opened), args.prompt, limit=args.limit
-    )
+    touches = _touches(ctx, recaller, args.files, args.opened)
+    from recall.cli.known_paths import missing_notes  # runs git only for a path not on disk
+
+    for note in missing_notes(recaller.stores[0].repo_root, [t.path for t in touches]):
+        ctx.notice(note)
+    query = RecallQuery(touches, args.prompt, limit=args.limit)
     result = recaller.recall(query)
     if not args.no_record:
         _record(recaller, result.hits, args.session)

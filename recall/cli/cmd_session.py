@@ -54,10 +54,11 @@ def run_session(args: argparse.Namespace, ctx: CommandContext) -> int:
             console.print(cleanup_line(cleanup), markup=False, highlight=False, soft_wrap=True)
         else:
             console.print(
-                "Cleanup not due: "
-                f"{cleanup.sessions}/{settings.cleanup_min_sessions} sessions since the last pass, "
-                f"{cleanup.active}/{settings.cleanup_min_active} active memories, "
-                f"{_stale(cleanup.stale, settings.cleanup_min_stale)}",
+                "Cleanup not due; it needs "
+                + _needed(cleanup.sessions, settings.cleanup_min_sessions, "session")
+                + " since the last pass, "
+                + _needed(cleanup.active, settings.cleanup_min_active, "active memory")
+                + f", {_stale(cleanup.stale, settings.cleanup_min_stale)}",
                 markup=False,
                 highlight=False,
                 soft_wrap=True,
@@ -78,7 +79,13 @@ def run_session(args: argparse.Namespace, ctx: CommandContext) -> int:
     return 0
 
 
+def _needed(count: int, needed: int, noun: str) -> str:
+    """``20 sessions (2 so far)``, or ``30 active memories (3017: enough)``."""
+    have = f"{count}: enough" if count >= needed else f"{count} so far"
+    return f"{plural(needed, noun)} ({have})"
+
+
 def _stale(stale: int | None, needed: int) -> str:
     if stale is None:  # looked for only once the other two thresholds are met
-        return f"stale candidates not counted until then (need {needed})"
-    return f"{stale}/{needed} stale candidates"
+        return f"{plural(needed, 'stale candidate')} (not counted until the others are met)"
+    return _needed(stale, needed, "stale candidate")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 
 from recall.cli.context import CommandContext
-from recall.stats import CategoryStats, category_stats, merge, totals
+from recall.cli.render import scope_option
+from recall.stats import CategoryStats, category_stats, hub_files, merge, merge_hubs, totals
 
 # Cells of the follow-through bar: fine enough to tell 10% from 25%, narrow enough that the
 # whole table fits 80 columns.
@@ -20,7 +21,7 @@ BAR_WIDTH = 12
 def register(sub: argparse._SubParsersAction) -> None:
     """Add stats to the CLI."""
     p = sub.add_parser("stats", help="per category: memories, surfaced, acted, follow-through")
-    p.add_argument("--scope", choices=("project", "global", "all"), default="project")
+    scope_option(p, default="project")
     p.set_defaults(func=run_stats)
 
 
@@ -30,6 +31,19 @@ def bar(rate: float | None, width: int = BAR_WIDTH) -> str:
         return "·" * width
     filled = round(max(0.0, min(1.0, rate)) * width)
     return "█" * filled + "░" * (width - filled)
+
+
+def hub_chart(hubs: list[tuple[str, int]], width: int = BAR_WIDTH) -> list[str]:
+    """The files most memories name, one bar each scaled to the largest: where memories pile
+    up, and so where a cleanup pays first. Nothing when no file has two."""
+    if not hubs or hubs[0][1] < 2:
+        return []
+    most = hubs[0][1]
+    lines = ["", "Files most memories name:"]
+    for path, count in hubs:
+        filled = max(1, round(count / most * width))
+        lines.append(f"  {'█' * filled}{' ' * (width - filled)} {count:>4}  {path}")
+    return lines
 
 
 def disuse_note(count: int) -> str:
@@ -51,10 +65,12 @@ def run_stats(args: argparse.Namespace, ctx: CommandContext) -> int:
     stores = ctx.stores(args.scope)
     table = merge([category_stats(store.conn) for store in stores])
     total = totals(table)
+    hubs = merge_hubs([hub_files(store.conn) for store in stores])
     data = {
         "scope": args.scope,
         "categories": [entry.to_dict() for entry in table],
         "total": total.to_dict(),
+        "hub_files": [{"path": path, "memories": count} for path, count in hubs],
     }
 
     def render(console) -> None:
@@ -101,6 +117,8 @@ def run_stats(args: argparse.Namespace, ctx: CommandContext) -> int:
                 markup=False,
                 highlight=False,
             )
+        for line in hub_chart(hubs):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     ctx.emit(data, render)
     return 0

@@ -16,6 +16,9 @@ from recall.store import MemoryStore
 if TYPE_CHECKING:
     from rich.console import Console
 
+MIN_PREFIX = 4
+"""Shortest id prefix a memory is found by (the store's own rule, said in its errors)."""
+
 Render = Callable[["Console"], None]
 ProgressUpdate = Callable[[str, int, int | None], None]
 
@@ -69,12 +72,27 @@ class CommandContext:
         found.append(self.global_store())
         return found
 
+    def say_if_not_set_up(self, stores: list[MemoryStore]) -> None:
+        """A notice when the project store read from has not been created yet: an empty
+        listing then means "nothing set up here", not "nothing remembered"."""
+        for store in stores:
+            if store.scope == PROJECT and not store.exists:
+                self.notice(
+                    f"no {store.location.base.name}/ in {store.repo_root} yet: "
+                    "`tether init` sets this repository up (`tether remember` does too)"
+                )
+
     def find_memory(self, ref: str, scope: str = "all") -> tuple[MemoryStore, Any]:
         """Find a memory by id across the stores of ``scope`` (project first)."""
         for store in self.stores(scope):
             memory = store.find(ref)
             if memory is not None:
                 return store, memory
+        if len(ref.strip()) < MIN_PREFIX:
+            raise BadInput(
+                f"no memory has the id {ref!r}, and an id prefix needs at least {MIN_PREFIX} "
+                "characters; `tether list --scope all` shows ids"
+            )
         raise NotFound(f"no memory {ref!r} found; `tether list --scope all` shows ids")
 
     def close(self) -> None:

@@ -13,7 +13,7 @@ from typing import Final
 
 from recall import __version__
 from recall.cli.context import CommandContext
-from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, TetherError
+from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, BadInput, TetherError
 
 LEAN_COMMANDS: Final = {
     "hook": "recall.cli.cmd_hook",
@@ -26,6 +26,10 @@ start, ``inject`` and ``recall`` from their own hooks and scripts), parsed with 
 only: the other commands' modules (curation, maintenance, the browser, distill) cost start-up
 time that a hook's 250 ms budget cannot spare, and an edit hook never needs the ranking
 engine (numpy) at all."""
+
+
+COMMAND_SUGGESTIONS = 3
+"""Commands offered for a mistyped one: enough for a near miss, few enough to read."""
 
 
 def command_modules() -> tuple[ModuleType, ...]:
@@ -68,7 +72,23 @@ def command_modules() -> tuple[ModuleType, ...]:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with usage errors on stderr and exit code 2, like every other bad input."""
+    """argparse with usage errors on stderr and exit code 2, like every other bad input, and
+    a "did you mean" for a mistyped command."""
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        if (
+            isinstance(action, argparse._SubParsersAction)
+            and isinstance(value, str)
+            and value not in action.choices
+        ):
+            import difflib
+
+            close = difflib.get_close_matches(value, list(action.choices), n=COMMAND_SUGGESTIONS)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            raise argparse.ArgumentError(
+                None, f"unknown command {value!r}{hint} (`tether --help` lists every command)"
+            )
+        super()._check_value(action, value)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
@@ -97,6 +117,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     def add_parser(name: str, **kwargs):
         kwargs.setdefault("parents", [common])
+        # the one-line summary of the command list heads the command's own --help too
+        kwargs.setdefault("description", kwargs.get("help"))
         return original(name, **kwargs)
 
     sub.add_parser = add_parser  # type: ignore[method-assign]
@@ -118,6 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     json_output = bool(getattr(args, "json", False))
+    if args.directory is not None and not args.directory.is_dir():
+        what = "is not a folder" if args.directory.exists() else "does not exist"
+        _report(BadInput(f"-C {args.directory}: {what}"), json_output, EXIT_BAD_INPUT)
+        return EXIT_BAD_INPUT
     cwd = (args.directory or Path.cwd()).resolve()
     ctx = CommandContext(json_output=json_output, cwd=cwd)
     try:

@@ -2,15 +2,41 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from recall.model import Memory
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+ID_HELP = "a memory id, or a unique prefix of at least 4 characters"
+
 CATEGORY_STYLE = {"gotcha": "bold red", "decision": "cyan", "pref": "green", "context": "yellow"}
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (for ``--limit``)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def scope_option(parser: Any, default: str = "all") -> None:
+    """The ``--scope`` option of commands that read memories, with its help."""
+    parser.add_argument(
+        "--scope",
+        choices=("project", "global", "all"),
+        default=default,
+        help=f"the repository's memories, the user-wide ones, or both (default {default})",
+    )
 
 
 def plural(count: int, word: str) -> str:
@@ -71,10 +97,25 @@ def print_table(
     archived_by_disuse: Collection[tuple[str, str]] = (),
 ) -> None:
     """A table of memories with the scope each came from; ``archived_by_disuse`` holds the
-    (id, scope) pairs to mark as archived by disuse."""
+    (id, scope) pairs to mark as archived by disuse.
+
+    Only a terminal gets the table: piped or redirected, each memory is one line of
+    tab-separated fields (id, category, summary, files, scope, marks) and no title, like git
+    and ripgrep, so ``grep``, ``cut`` and ``wc -l`` see whole records.
+    """
     from rich.markup import escape
     from rich.table import Table
 
+    if not sys.stdout.isatty():
+        for memory, scope in items:
+            marks = badges(memory, disuse=(memory.id, scope) in archived_by_disuse)
+            fields = (memory.id, memory.category, memory.summary, ", ".join(memory.files))
+            sys.stdout.write("\t".join((*fields, scope, marks)) + "\n")
+        return
+
+    if not items:  # a title over an empty frame says less than the title alone
+        console.print(title, markup=False, highlight=False)
+        return
     # The title may quote user text (a search query), so it is never read as markup.
     table = Table(title=escape(title), title_justify="left", show_lines=False)
     table.add_column("id", no_wrap=True)

@@ -10,8 +10,22 @@ from dataclasses import dataclass
 
 from recall.genome.gitcmd import GitRunner
 from recall.genome.names import is_utf8
+from recall.repo import TETHER_DIR
 
-LS_FILES_ARGS = ("ls-files", "-z", "-s", "-t", "-c", "-m", "-o", "--exclude-standard")
+# Tether's own folder is left out of the untracked files: memory files not yet committed are
+# not files of the project (committed ones are tracked, and listed like any other file).
+LS_FILES_ARGS = (
+    "ls-files",
+    "-z",
+    "-s",
+    "-t",
+    "-c",
+    "-m",
+    "-o",
+    "--exclude-standard",
+    "-x",
+    f"{TETHER_DIR}/",
+)
 
 # Git modes of entries that are not regular files: a symlink's content is its target, and
 # a submodule (gitlink) is a directory with a history of its own.

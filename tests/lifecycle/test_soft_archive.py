@@ -242,7 +242,7 @@ def test_hook_and_cli_report_what_the_pass_archived(
     started = tether(repo, "session", "start")
     assert started.code == 0
     assert "Archived 1 ignored memory (project)" in started.stdout and fourth in started.stdout
-    assert "Cleanup not due: 2/20 sessions" in started.stdout
+    assert "Cleanup not due; it needs 20 sessions (2 so far) since the last pass" in started.stdout
     generated = tether(repo, "session", "start", "--json").json()["session"]
     assert len(generated) == 36  # a new uuid, printed for the caller to pass on
     bad = tether(repo, "session", "start", "--session", "")

@@ -108,7 +108,8 @@ def test_an_import_killed_midway_is_completed_by_running_it_again(
     assert again.returncode == 0, again.stderr
     created = LINES - left
     print(f"\n[import kill9] share={share}: files after the kill={left}; re-run: {again.stdout}")
-    assert f"Imported {created} memories, {left} already known, 0 rejected" in again.stdout
+    noun = "memory" if created == 1 else "memories"
+    assert f"Imported {created} {noun}, {left} already known, 0 rejected" in again.stdout
     if left:
         assert (
             f"{left} of them were in the store before this run (imported earlier, or by an "

@@ -1,0 +1,164 @@
+"""Catching typed paths that name nothing: a path a memory or a recall names is checked
+against the repository's files (and, for memories, its history), with the closest names
+offered in a "did you mean".
+
+Git is asked only when a path is missing on disk, so the common case costs one ``stat`` (and
+no import of ``subprocess`` or ``difflib``: recall runs in agents' hooks).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Final
+
+from recall.errors import BadInput
+from recall.repo import TETHER_DIR
+
+SUGGESTIONS: Final = 3
+"""Closest names offered for one missing path: enough to catch a typo, few enough to read."""
+
+SIMILARITY_CUTOFF: Final = 0.6
+"""difflib ratio a file name (without folder and extension) must reach to be offered; 0.6 is
+difflib's own default: one or two wrong letters pass, an unrelated name does not."""
+
+WALK_LIMIT: Final = 50_000
+"""Files listed from disk for suggestions outside git; past this a suggestion is not worth
+the wait."""
+
+GIT_TIMEOUT_S: Final = 30
+"""A git query that takes longer is abandoned: the check then trusts the user's path."""
+
+
+def _git(root: Path, *args: str) -> bytes | None:
+    """Run git in ``root``; its stdout, or None when git is missing, fails or is not a repo."""
+    import subprocess  # only for a path missing on disk: a recall hook never pays for it
+
+    try:
+        done = subprocess.run(
+            ["git", "-c", "core.quotepath=off", *args],
+            cwd=root,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def is_git(root: Path) -> bool:
+    """Tell whether ``root`` is inside a git working tree."""
+    return (root / ".git").exists() or _git(root, "rev-parse", "--is-inside-work-tree") is not None
+
+
+def tree_paths(root: Path) -> list[str]:
+    """The files of the working tree under ``root``, relative to it (tracked and untracked
+    but not ignored; Tether's own folder left out); from disk when git cannot say."""
+    raw = _git(root, "ls-files", "-z", "-c", "-o", "--exclude-standard")
+    if raw is not None:
+        names = [n for n in raw.decode("utf-8", "surrogateescape").split("\0") if n]
+    else:
+        names = []
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d not in (".git", TETHER_DIR)]
+            base = Path(folder).relative_to(root).as_posix()
+            names.extend(f if base == "." else f"{base}/{f}" for f in files)
+            if len(names) >= WALK_LIMIT:
+                break
+    return sorted({n for n in names if not n.startswith(TETHER_DIR + "/")})
+
+
+def in_history(root: Path, path: str) -> bool:
+    """Tell whether any commit reachable from a ref touched ``path`` (a file or a folder);
+    True when git cannot answer, so a path is never refused on a guess."""
+    out = _git(root, "log", "--all", "-1", "--format=%H", "--", f":(literal){path}")
+    return out is None or bool(out.strip())
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[0] if "." in name[1:] else name
+
+
+def suggestions(path: str, candidates: Iterable[str], count: int = SUGGESTIONS) -> list[str]:
+    """The names closest to ``path``: the same file name in another folder first, then file
+    names spelled closely (compared without folder and extension, which every file of a
+    folder shares), nearest folder first."""
+    import difflib  # only once a path is known to be missing
+
+    names = list(candidates)
+    base = path.rsplit("/", 1)[-1]
+
+    def nearness(name: str) -> float:
+        return -difflib.SequenceMatcher(None, path, name).ratio()
+
+    found = sorted((n for n in names if n.rsplit("/", 1)[-1] == base and n != path), key=nearness)
+    by_stem: dict[str, list[str]] = {}
+    for name in names:
+        by_stem.setdefault(_stem(name), []).append(name)
+    for close in difflib.get_close_matches(
+        _stem(path), list(by_stem), n=count, cutoff=SIMILARITY_CUTOFF
+    ):
+        found += sorted((n for n in by_stem[close] if n != path), key=nearness)
+    return list(dict.fromkeys(found))[:count]
+
+
+def did_you_mean(path: str, root: Path) -> str:
+    """`` (did you mean a, b?)`` for ``path``, or ``""`` when nothing in the tree is close."""
+    close = suggestions(path, tree_paths(root))
+    return f" (did you mean {' or '.join(close)}?)" if close else ""
+
+
+def _on_disk(root: Path, path: str) -> bool:
+    return os.path.lexists(root / path)
+
+
+def missing_paths(root: Path, paths: Iterable[str], *, history: bool) -> list[str]:
+    """The paths (relative to ``root``) that are neither on disk, nor tracked, nor, with
+    ``history``, touched by any commit."""
+    missing = [p for p in paths if not _on_disk(root, p)]
+    if not missing or not is_git(root):
+        return missing
+    raw = _git(root, "ls-files", "-z", "--", *(f":(literal){p}" for p in missing))
+    tracked = set(raw.decode("utf-8", "surrogateescape").split("\0")) if raw else set()
+    missing = [p for p in missing if p not in tracked]
+    if history:
+        missing = [p for p in missing if not in_history(root, p)]
+    return missing
+
+
+def refuse_unknown(root: Path | None, paths: list[str], *, label: str = "--file") -> None:
+    """Raise :class:`BadInput` naming each path of a new memory that the repository does not
+    know, with the closest names; ``--allow-missing`` is the way past it."""
+    if root is None or not paths:
+        return
+    missing = missing_paths(root, paths, history=True)
+    if not missing:
+        return
+    tree = tree_paths(root)
+    where = "the repository's files nor in its history" if is_git(root) else f"{root}"
+    lines = []
+    for path in missing:
+        close = suggestions(path, tree)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        lines.append(f"{label} {path!r} is not in {where}{hint}")
+    lines.append("nothing written; give --allow-missing to name it anyway (a file to come)")
+    raise BadInput("\n  ".join(lines))
+
+
+def missing_notes(root: Path | None, paths: list[str]) -> list[str]:
+    """One line per touched path missing from the working tree, with the closest names."""
+    if root is None or not paths:
+        return []
+    missing = missing_paths(root, paths, history=False)
+    if not missing:
+        return []
+    tree = tree_paths(root)
+    notes = []
+    for path in missing:
+        close = suggestions(path, tree)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        notes.append(f"{path} is not a file of this repository{hint}")
+    return notes

@@ -1,0 +1,565 @@
+"""A new user's first hour with the real ``tether`` CLI in a real git repository: typed paths
+that name nothing, commands run before ``init``, short id prefixes, listings and help."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import CliResult, git, make_repo, run_tether
+
+from recall.cli import known_paths
+from recall.cli.main import build_parser
+
+Cli = Callable[..., CliResult]
+
+
+def ok(result: CliResult) -> CliResult:
+    """Assert a run succeeded (showing its stderr if not)."""
+    assert result.code == 0, result
+    return result
+
+
+def memory_files(repo: Path) -> list[Path]:
+    """The memory files of the project store."""
+    folder = repo / ".tether" / "memories"
+    return sorted(folder.glob("*.md")) if folder.is_dir() else []
+
+
+# -- 1. typos ------------------------------------------------------------------------------------
+
+
+def test_remember_refuses_a_path_the_repository_never_had(cli: Cli, repo: Path) -> None:
+    result = cli("remember", "Flush before exit", "-c", "gotcha", "-f", "src/ap.py")
+    assert result.code == 2, result
+    assert result.stdout == ""
+    assert "'src/ap.py' is not in the repository's files" in result.stderr
+    assert "did you mean src/app.py" in result.stderr
+    assert "--allow-missing" in result.stderr
+    assert memory_files(repo) == []
+
+
+def test_remember_names_every_missing_path_and_suggests_the_same_name_elsewhere(
+    cli: Cli, repo: Path
+) -> None:
+    result = cli("remember", "Two typos", "-c", "gotcha", "-f", "util.py", "-f", "nowhere.zz")
+    assert result.code == 2, result
+    assert "'util.py' is not in the repository's files" in result.stderr
+    assert "did you mean src/util.py" in result.stderr
+    assert "'nowhere.zz'" in result.stderr
+    assert memory_files(repo) == []
+
+
+def test_a_path_typed_from_a_subfolder_is_suggested_from_the_root(cli: Cli, repo: Path) -> None:
+    result = cli("remember", "Relative typo", "-c", "gotcha", "-f", "src/app.py", cwd=repo / "src")
+    assert result.code == 2, result
+    assert "'src/src/app.py'" in result.stderr
+    assert "did you mean src/app.py" in result.stderr
+
+
+def test_remember_accepts_a_deleted_file_from_history_and_an_untracked_one(
+    cli: Cli, repo: Path
+) -> None:
+    git(repo, "rm", "-q", "docs/guide.md")
+    git(repo, "commit", "-q", "-m", "drop the guide")
+    (repo / "new.py").write_text("x = 1\n", encoding="utf-8")
+    ok(cli("remember", "The guide had the setup steps", "-c", "context", "-f", "docs/guide.md"))
+    ok(cli("remember", "New module", "-c", "context", "-f", "new.py"))
+    ok(cli("remember", "The src folder", "-c", "context", "-f", "src"))
+    assert len(memory_files(repo)) == 3
+
+
+def test_allow_missing_writes_a_file_to_come(cli: Cli, repo: Path) -> None:
+    args = ("-c", "decision", "-f", "src/later.py", "--allow-missing", "--json")
+    out = ok(cli("remember", "Planned", *args)).json()
+    text = (repo / ".tether" / "memories" / f"{out['id']}.md").read_text(encoding="utf-8")
+    assert "src/later.py" in text
+
+
+def test_supersede_checks_the_new_paths_too(cli: Cli, repo: Path) -> None:
+    old = ok(cli("remember", "Old", "-c", "gotcha", "-f", "src/app.py", "--json")).json()["id"]
+    result = cli("supersede", old, "New", "-c", "gotcha", "-f", "src/utill.py")
+    assert result.code == 2, result
+    assert "did you mean src/util.py" in result.stderr
+
+
+def test_hand_written_memory_with_a_missing_path_still_loads_and_doctor_reports_it(
+    cli: Cli, repo: Path
+) -> None:
+    ok(cli("init"))
+    (repo / ".tether" / "memories" / "abcd1234.md").write_text(
+        "---\nid: abcd1234\ncategory: gotcha\nfiles: [src/gone.py]\n---\nWritten by hand\n",
+        encoding="utf-8",
+    )
+    listed = ok(cli("list", "--json")).json()
+    assert [m["id"] for m in listed] == ["abcd1234"]
+    doctor = cli("doctor")
+    assert doctor.code == 1, doctor
+    assert "abcd1234: every file it names is gone (src/gone.py)" in doctor.stdout
+    (repo / ".tether" / "memories" / "abcd5678.md").write_text(
+        "---\nid: abcd5678\ncategory: gotcha\nfiles: [src/utill.py]\n---\nA typo by hand\n",
+        encoding="utf-8",
+    )
+    doctor = cli("doctor")
+    assert "abcd5678: every file it names is gone (src/utill.py); did you mean src/util.py?" in (
+        doctor.stdout
+    )
+
+
+def test_recall_of_a_path_missing_from_the_tree_says_so(cli: Cli, repo: Path) -> None:
+    result = cli("recall", "-f", "src/app.py", cwd=repo / "src")
+    assert result.code == 1, result
+    assert "src/src/app.py is not a file of this repository" in result.stderr
+    assert "did you mean src/app.py" in result.stderr
+    quiet = cli("recall", "-f", "app.py", cwd=repo / "src")
+    assert "not a file" not in quiet.stderr, quiet
+
+
+def test_suggestions_prefer_the_same_name_then_close_spellings() -> None:
+    tree = ["ip/iproute.c", "ip/ipaddress.c", "lib/libnetlink.c", "tc/iproute.c"]
+    assert known_paths.suggestions("ip/iproutee.c", tree)[0] == "ip/iproute.c"
+    assert known_paths.suggestions("iproute.c", tree)[:2] == ["ip/iproute.c", "tc/iproute.c"]
+    assert known_paths.suggestions("zzz/qqq.h", tree) == []
+    # a shared folder and extension do not make names alike
+    assert known_paths.suggestions("src/gone.py", ["src/app.py", "src/util.py"]) == []
+    assert known_paths.suggestions("src/ap.py", ["src/app.py", "src/util.py"]) == ["src/app.py"]
+    assert len(known_paths.suggestions("ip/iproute.c", tree * 3)) <= known_paths.SUGGESTIONS
+
+
+def test_the_judgement_constants_are_pinned() -> None:
+    from recall import stats
+    from recall.cli import context, main
+
+    assert known_paths.SIMILARITY_CUTOFF == 0.6
+    assert known_paths.SUGGESTIONS == 3
+    assert known_paths.WALK_LIMIT == 50_000
+    assert known_paths.GIT_TIMEOUT_S == 30
+    assert main.COMMAND_SUGGESTIONS == 3
+    assert context.MIN_PREFIX == 4
+    assert stats.HUB_FILES == 8
+
+
+def test_tree_paths_leave_out_tethers_own_files(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    ok(run_tether("remember", "A", "-c", "gotcha", "-f", "src/app.py", cwd=repo))
+    paths = known_paths.tree_paths(repo)
+    assert "src/app.py" in paths
+    assert not any(p.startswith(".tether/") for p in paths)
+    assert json.dumps(paths)  # plain strings
+
+
+# -- 3. recall with nothing to go on ---------------------------------------------------------------
+
+
+def test_recall_with_neither_prompt_nor_file_says_what_to_give(cli: Cli) -> None:
+    for args in (("recall",), ("recall", "--json"), ("recall", "   ")):
+        result = cli(*args)
+        assert result.code == 2, result
+        assert result.stdout == ""
+        assert "give a prompt, --file PATH, --open PATH, or both" in result.stderr
+
+
+# -- 2. before init --------------------------------------------------------------------------------
+
+
+def test_list_before_init_says_to_run_init(cli: Cli, repo: Path) -> None:
+    result = cli("list")
+    assert result.code == 1, result
+    assert "no .tether/ in" in result.stderr and "`tether init`" in result.stderr
+    as_json = cli("list", "--json")
+    assert as_json.code == 1 and as_json.json() == []
+    assert "`tether init`" in as_json.stderr
+    search = cli("search", "anything")
+    assert "`tether init`" in search.stderr
+    ok(cli("init"))
+    assert "tether init" not in cli("list").stderr
+
+
+def test_remember_before_init_creates_the_store_and_says_so(cli: Cli, repo: Path) -> None:
+    first = ok(cli("remember", "First", "-c", "gotcha", "-f", "src/app.py"))
+    assert f"created {repo / '.tether'}" in first.stderr
+    assert "as `tether init` does" in first.stderr
+    second = ok(cli("remember", "Second", "-c", "gotcha", "-f", "src/app.py"))
+    assert "created" not in second.stderr
+    assert len(memory_files(repo)) == 2
+
+
+def test_dash_c_names_a_missing_folder(cli: Cli, tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    for args in (("list",), ("remember", "x", "-c", "gotcha")):
+        result = cli("-C", str(missing), *args)
+        assert result.code == 2, result
+        assert result.stdout == ""
+        assert f"-C {missing}: does not exist" in result.stderr
+    as_json = cli("-C", str(missing), "--json", "list")
+    assert json.loads(as_json.stderr) == {
+        "error": f"-C {missing}: does not exist",
+        "exit_code": 2,
+    }
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x", encoding="utf-8")
+    assert "is not a folder" in cli("-C", str(a_file), "list").stderr
+
+
+def test_init_outside_git_says_what_is_missing(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    result = ok(run_tether("init", cwd=plain))
+    assert "is not in a git repository" in result.stderr
+    assert "git init" in result.stderr
+    inside = ok(run_tether("init", cwd=make_repo(tmp_path / "r")))
+    assert "git" not in inside.stderr
+
+
+# -- 4. short id prefixes --------------------------------------------------------------------------
+
+
+def test_a_prefix_shorter_than_four_characters_says_prefixes_need_four(cli: Cli) -> None:
+    memory_id = ok(cli("remember", "Short", "-c", "gotcha", "-f", "src/app.py", "--json")).json()[
+        "id"
+    ]
+    short = cli("show", memory_id[:3])
+    assert short.code == 2, short
+    assert short.stdout == ""
+    assert "an id prefix needs at least 4 characters" in short.stderr
+    assert ok(cli("show", memory_id[:4], "--json")).json()["id"] == memory_id
+    unknown = cli("show", "ffff0000")
+    assert unknown.code == 1 and "at least 4" not in unknown.stderr
+
+
+# -- 5. listings -----------------------------------------------------------------------------------
+
+
+def run_on_terminal(*args: str, cwd: Path, columns: int = 200) -> str:
+    """Run the CLI with stdout on a pseudo-terminal; return what it printed there."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "recall", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        env=env,
+    ) as proc:
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        proc.wait(timeout=120)
+    os.close(leader)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+LONG_PATH = "lib/" + "a" * 70 + "/libnetlink.c"
+
+
+def seed_three(cli: Cli, repo: Path) -> list[str]:
+    """Three memories, the last one on a path longer than a terminal line; ids oldest first."""
+    target = repo / LONG_PATH
+    target.parent.mkdir(parents=True)
+    target.write_text("int x;\n", encoding="utf-8")
+    ids = []
+    for summary, path in (("One", "src/app.py"), ("Two", "src/util.py"), ("Three", LONG_PATH)):
+        out = ok(cli("remember", summary, "-c", "gotcha", "-f", path, "--json")).json()
+        ids.append(out["id"])
+    return ids
+
+
+def test_piped_list_prints_one_record_per_line(cli: Cli, repo: Path) -> None:
+    ids = seed_three(cli, repo)
+    lines = ok(cli("list", env={"COLUMNS": "80"})).stdout.splitlines()
+    assert len(lines) == 3
+    assert {line.split("\t")[0] for line in lines} == set(ids)
+    three = next(line for line in lines if line.startswith(ids[2]))
+    assert three.split("\t") == [ids[2], "gotcha", "Three", LONG_PATH, "project", ""]
+
+
+def test_list_on_a_terminal_is_a_table_with_a_title(cli: Cli, repo: Path) -> None:
+    seed_three(cli, repo)
+    shown = run_on_terminal("list", cwd=repo)
+    assert "3 memories (active)" in shown
+    assert "┏" in shown and "┃" in shown  # the table's frame
+    assert "\t" not in shown
+
+
+def test_an_empty_list_on_a_terminal_is_its_title_alone(cli: Cli, repo: Path) -> None:
+    ok(cli("init"))
+    shown = run_on_terminal("list", cwd=repo)
+    assert "0 memories (active)" in shown
+    assert "┏" not in shown
+
+
+def test_list_limit(cli: Cli, repo: Path) -> None:
+    ids = seed_three(cli, repo)
+    assert len(ok(cli("list", "--limit", "2")).stdout.splitlines()) == 2
+    assert len(ok(cli("list", "--limit", "2", "--json")).json()) == 2
+    assert len(ok(cli("list", "--limit", "9", "--json")).json()) == 3
+    shown = run_on_terminal("list", "--limit", "2", cwd=repo)
+    assert "2 of 3 memories (active); --limit 2" in shown
+    assert set(ids) >= {m["id"] for m in ok(cli("list", "--limit", "1", "--json")).json()}
+    for bad in ("0", "-1", "x"):
+        result = cli("list", "--limit", bad)
+        assert result.code == 2, result
+        assert "--limit" in result.stderr
+
+
+def test_piped_search_prints_one_record_per_line(cli: Cli, repo: Path) -> None:
+    seed_three(cli, repo)
+    lines = ok(cli("search", "Three")).stdout.splitlines()
+    assert len(lines) == 1 and lines[0].split("\t")[2] == "Three"
+
+
+# -- 6. help ---------------------------------------------------------------------------------------
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    """Every subcommand's parser, by name."""
+    parser = build_parser()
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+def test_every_subcommand_has_a_description_and_every_option_a_help_text() -> None:
+    gaps = []
+    for name, parser in subcommands().items():
+        if not parser.description:
+            gaps.append(f"{name}: no description")
+        for action in parser._actions:
+            if not action.help:
+                gaps.append(f"{name} {'/'.join(action.option_strings) or action.dest}: no help")
+    assert gaps == []
+
+
+def test_list_help_explains_its_options(cli: Cli) -> None:
+    shown = ok(cli("list", "--help")).stdout
+    assert "list memories, newest first" in shown
+    for words in ("only memories naming this file", "only memories of this category", "at most N"):
+        assert words in shown
+
+
+def test_export_status_takes_the_same_values_as_list(cli: Cli) -> None:
+    for command in ("list", "export"):
+        result = cli(command, "--status", "bogus")
+        assert result.code == 2, result
+        assert "invalid choice: 'bogus'" in result.stderr
+
+
+def test_lsp_and_mcp_refuse_json(cli: Cli) -> None:
+    for args in (("lsp", "--json"), ("mcp", "--json")):
+        result = cli(*args)
+        assert result.code == 2, result
+        assert "--json" in result.stderr
+    for args in (("--json", "lsp"), ("--json", "mcp")):
+        result = cli(*args)
+        assert result.code == 2, result
+        assert "JSON-RPC on stdio; --json does not apply" in result.stderr
+
+
+def test_a_mistyped_command_gets_a_did_you_mean(cli: Cli) -> None:
+    result = cli("remeber", "x")
+    assert result.code == 2, result
+    assert "unknown command 'remeber'; did you mean remember?" in result.stderr
+    assert "'init', 'remember', 'show'" not in result.stderr  # not all 34 commands
+    far = cli("zzzzzz")
+    assert far.code == 2 and "did you mean" not in far.stderr and "tether --help" in far.stderr
+
+
+def readme_rows() -> dict[str, str]:
+    """The README's CLI table: each command named in a row's first cell, with the row."""
+    text = README.read_text(encoding="utf-8")
+    table = text[text.index("| command | what it does |") :]
+    table = table[: table.index("\n\n")]
+    rows: dict[str, str] = {}
+    for line in table.splitlines()[2:]:
+        first = line.split(" | ")[0]
+        for snippet in re.findall(r"`([^`]+)`", first):
+            rows[snippet.split()[0]] = line
+    return rows
+
+
+def test_the_readme_cli_table_names_every_command_and_option() -> None:
+    rows = readme_rows()
+    gaps = []
+    for name, parser in subcommands().items():
+        if name not in rows:
+            gaps.append(f"{name}: no row")
+            continue
+        row = rows[name]
+        inherited = re.search(r"every option of `(\w+)`", row)
+        if inherited:
+            row += rows[inherited.group(1)]
+        for action in parser._actions:
+            names = [o for o in action.option_strings if o not in ("-h", "--help", "--json")]
+            if names and not any(re.search(rf"(?<![\w-]){o}(?![\w-])", row) for o in names):
+                gaps.append(f"{name} {names[-1]}: not in the README")
+    assert gaps == []
+
+
+# -- 7. dedupe edges -------------------------------------------------------------------------------
+
+
+def test_the_same_summary_with_another_category_or_details_is_not_a_second_memory(
+    cli: Cli, repo: Path
+) -> None:
+    first = ok(cli("remember", "Close the pool", "-c", "gotcha", "-f", "src/app.py", "--json"))
+    memory_id = first.json()["id"]
+    for extra, reason in (
+        (("-c", "decision"), "its category is gotcha, not decision"),
+        (("-c", "gotcha", "--details", "It leaks otherwise."), "it has no details"),
+    ):
+        result = cli("remember", "close the  pool", *extra, "-f", "src/app.py")
+        assert result.code == 1, result
+        assert result.stdout == ""
+        assert f"{memory_id} already has this summary, but {reason}" in result.stderr
+        assert f"tether supersede {memory_id}" in result.stderr
+    assert len(memory_files(repo)) == 1
+    as_json = cli("remember", "Close the pool", "-c", "pref", "-f", "src/app.py", "--json")
+    assert as_json.code == 1 and json.loads(as_json.stderr)["exit_code"] == 1
+    exact = ok(cli("remember", "Close the pool", "-c", "gotcha", "-f", "src/app.py", "--json"))
+    assert exact.json()["duplicate_of"] == memory_id  # unchanged for exact duplicates
+
+
+def test_supersede_is_the_way_to_change_details_under_the_same_summary(
+    cli: Cli, repo: Path
+) -> None:
+    old = ok(cli("remember", "Close the pool", "-c", "gotcha", "-f", "src/app.py", "--json"))
+    args = ("-c", "gotcha", "-f", "src/app.py", "--details", "It leaks otherwise.", "--json")
+    new = ok(cli("supersede", old.json()["id"], "Close the pool", *args)).json()
+    assert new["supersedes"] == old.json()["id"]
+
+
+def test_re_remembering_a_superseded_memory_says_how_to_bring_it_back(cli: Cli, repo: Path) -> None:
+    old = ok(cli("remember", "Use npm", "-c", "pref", "-f", "src/app.py", "--json")).json()["id"]
+    new = ok(cli("supersede", old, "Use pnpm", "-c", "pref", "-f", "src/app.py", "--json"))
+    again = ok(cli("remember", "Use npm", "-c", "pref", "-f", "src/app.py"))
+    assert f"Already known as {old} (superseded); nothing written." in again.stdout
+    assert f"replaced by {new.json()['id']}" in again.stdout
+    assert f"`tether restore {old}` brings it back" in again.stdout
+    as_json = ok(cli("remember", "Use npm", "-c", "pref", "-f", "src/app.py", "--json")).json()
+    assert as_json["duplicate_of"] == old and as_json["duplicate_status"] == "superseded"
+
+
+# -- 9. the small ones -----------------------------------------------------------------------------
+
+
+def test_index_does_not_count_tethers_own_memory_files(cli: Cli, repo: Path) -> None:
+    before = ok(cli("index", "--json")).json()["files_tracked"]
+    ok(cli("remember", "A", "-c", "gotcha", "-f", "src/app.py"))
+    ok(cli("remember", "B", "-c", "gotcha", "-f", "src/util.py"))
+    after = ok(cli("index", "--full", "--json")).json()["files_tracked"]
+    assert after == before == 4
+
+
+def test_session_start_says_what_a_cleanup_needs_in_words(cli: Cli, repo: Path) -> None:
+    ok(cli("remember", "A", "-c", "gotcha", "-f", "src/app.py"))
+    started = ok(cli("session", "start")).stdout
+    assert "Cleanup not due; it needs 20 sessions (1 so far) since the last pass" in started
+    assert "30 active memories (1 so far)" in started
+    assert "/30" not in started and "/20" not in started
+
+
+def test_purge_lists_and_needs_yes_without_a_terminal(cli: Cli, repo: Path) -> None:
+    memory_id = ok(cli("remember", "A", "-c", "gotcha", "-f", "src/app.py", "--json")).json()["id"]
+    ok(cli("delete", memory_id))
+    refused = cli("purge")
+    assert refused.code == 2, refused
+    assert f"1 deleted memory would be removed for good ({memory_id}); pass --yes" in (
+        refused.stderr
+    )
+    assert cli("purge", "--json").code == 2
+    assert len(memory_files(repo)) == 1
+    done = ok(cli("purge", "--yes"))
+    assert done.stdout.strip() == "Purged 1 memory"
+    assert memory_files(repo) == []
+    assert cli("purge", "--json").json() == {"purged": []}  # nothing to ask about
+
+
+def test_import_says_one_memory(cli: Cli, repo: Path, tmp_path: Path) -> None:
+    lines = tmp_path / "one.jsonl"
+    record = {"summary": "Imported once", "category": "gotcha", "files": ["src/app.py"]}
+    lines.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    result = ok(cli("import", str(lines)))
+    assert "Imported 1 memory, 0 already known, 0 rejected" in result.stdout
+
+
+def test_fanin_of_a_path_outside_the_repository_says_what_the_index_knows(cli: Cli) -> None:
+    for command in ("fanin", "neighbours"):
+        result = cli(command, "/etc/passwd")
+        assert result.code == 2, result
+        assert "'/etc/passwd' is outside the repository" in result.stderr
+        assert "the index knows only the repository's own files" in result.stderr
+        assert "memories can only name" not in result.stderr
+
+
+def test_recall_batch_exits_2_when_a_line_fails(cli: Cli, repo: Path, tmp_path: Path) -> None:
+    batch = tmp_path / "queries.jsonl"
+    batch.write_text('{"prompt": "flush"}\nnot json\n{"files": ["src/app.py"]}\n', "utf-8")
+    result = cli("recall", "--batch", str(batch))
+    assert result.code == 2, result
+    answers = result.json_lines()
+    assert len(answers) == 3 and answers[1]["line"] == 2 and "bad JSON" in answers[1]["error"]
+    batch.write_text('{"prompt": "flush"}\n', "utf-8")
+    assert cli("recall", "--batch", str(batch)).code == 0
+
+
+def test_make_demo_says_what_it_installs_before_installing(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        return
+    root = README.parent
+    # PYTHON=false stops the install at its first step, after the announcement
+    done = subprocess.run(
+        ["make", "-s", "demo", "PYTHON=false", f"VENV={tmp_path / 'venv'}"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "installing Tether and its dependencies into" in done.stdout
+    assert str(tmp_path / "venv") in done.stdout
+
+
+# -- 10. a chart where people would rather look than read ----------------------------------------
+
+
+def test_stats_charts_the_files_most_memories_name(cli: Cli, repo: Path) -> None:
+    for number in range(3):
+        ok(cli("remember", f"App {number}", "-c", "gotcha", "-f", "src/app.py"))
+    ok(cli("remember", "Util and app", "-c", "gotcha", "-f", "src/util.py", "-f", "src/app.py"))
+    gone = ok(cli("remember", "Util", "-c", "gotcha", "-f", "src/util.py", "--json")).json()["id"]
+    ok(cli("archive", gone))  # only what recall can show is counted
+    data = ok(cli("stats", "--json")).json()
+    assert data["hub_files"] == [
+        {"path": "src/app.py", "memories": 4},
+        {"path": "src/util.py", "memories": 1},
+    ]
+    shown = ok(cli("stats")).stdout
+    chart = shown[shown.index("Files most memories name:") :].splitlines()[1:]
+    assert chart[0].endswith("4  src/app.py") and chart[0].count("█") == 12
+    assert chart[1].endswith("1  src/util.py") and chart[1].count("█") == 3
+
+
+def test_stats_draws_no_chart_when_no_file_has_two_memories(cli: Cli, repo: Path) -> None:
+    ok(cli("remember", "Alone", "-c", "gotcha", "-f", "src/app.py"))
+    assert "Files most memories name" not in ok(cli("stats")).stdout
