@@ -83,7 +83,8 @@ def swap_in(path: Path, built: sqlite3.Connection) -> int:
                 # Damaged beyond opening: salvage what can be read, as a recovery does.
                 kept = keep.save_from(old) if old is not None else keep.save(path)
                 carried = keep.restore(built, kept)
-                built.close()  # checkpoints the rebuild into its file and removes its WAL
+                _checkpoint_whole(built)
+                built.close()
                 for suffix in ("-wal", "-shm", "-journal"):
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(f"{path}{suffix}")
@@ -99,6 +100,13 @@ def swap_in(path: Path, built: sqlite3.Connection) -> int:
         discard_build(path)
         raise
     return carried
+
+
+def _checkpoint_whole(built: sqlite3.Connection) -> None:
+    """Move everything the rebuild's WAL holds into its file: only the file is renamed."""
+    busy, _logged, _moved = built.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy:
+        raise sqlite3.OperationalError("the rebuilt index could not be checkpointed; retry")
 
 
 def _sync_folder(folder: Path) -> None:

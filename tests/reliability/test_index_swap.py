@@ -207,3 +207,18 @@ def test_a_reindex_refused_for_room_leaves_the_old_index_and_its_counts(
     assert index.stat().st_ino == before  # the same file, untouched
     assert _acted(repo, memory_id) == 1
     assert sorted(p.name for p in index.parent.glob("index.db-rebuild*")) == []
+
+
+def test_the_swapped_in_file_holds_the_whole_index_without_a_wal(
+    repo: Path, store: MemoryStore
+) -> None:
+    ids = {remember(store, f"memory {i} before the reindex") for i in range(20)}
+    record_action(store.conn, min(ids))
+    store.reindex()
+    index = repo / ".tether" / "index.db"
+    # immutable=1 reads the file alone, as it was renamed into place: no WAL is looked at.
+    with sqlite3.connect(f"{index.as_uri()}?immutable=1", uri=True) as conn:
+        assert {row[0] for row in conn.execute("SELECT id FROM memories")} == ids
+        acted = conn.execute("SELECT acted FROM usage WHERE memory_id = ?", (min(ids),))
+        assert acted.fetchone() == (1,)
+    assert sorted(p.name for p in index.parent.glob("index.db-rebuild*")) == []

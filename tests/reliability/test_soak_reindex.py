@@ -140,7 +140,7 @@ def _run(repo: Path, tmp_path: Path, duration: float) -> None:
             target=lsp_writer, args=(wire, uri, text, clock, logs["lsp"]), daemon=True
         )
         lsp_thread.start()
-        lsp_thread.join(FINISH_TIMEOUT_S)
+        lsp_thread.join(duration + FINISH_TIMEOUT_S)  # joined as the time starts running
         mcp_thread.join(FINISH_TIMEOUT_S)
         assert not lsp_thread.is_alive() and not mcp_thread.is_alive(), "a writer hung"
         _out, err = cli_proc.communicate(timeout=FINISH_TIMEOUT_S)
