@@ -22,7 +22,7 @@ from lsp_server.positions import to_range
 from lsp_server.roots import Root
 from recall.errors import TetherError
 from recall.hints import Candidate
-from recall.inject import AUTHOR_CAP, cap, clean_line
+from recall.inject import AUTHOR_CAP, safe_field
 from recall.ranking.engine import Hit
 from recall.ranking.query import RecallQuery, Touch
 from recall.usage import record_surfacings
@@ -65,18 +65,20 @@ def hits_for(root: Root, path: str, kind: str) -> list[Hit]:
 def message(hit: Hit, path: str) -> str:
     """The diagnostic text: what the memory says, its id, and what to do about it."""
     memory = hit.memory
-    summary = cap(clean_line(memory.summary), SUMMARY_CAP)
+    # Agents read diagnostics as context (Claude Code wraps them in a block of its own), so the
+    # memory's text gets the same escaping as the injected block.
+    summary = safe_field(memory.summary, SUMMARY_CAP)
     where = memory.id if hit.scope == "project" else f"{memory.id}, {hit.scope}"
     pinned = "pinned " if memory.pinned else ""
     text = f'{pinned}{memory.category} "{summary}" [{where}] — {WORDING[memory.category]}'
     if path not in memory.files:
-        text += f" ({clean_line(hit.receipt)})"
+        text += f" ({safe_field(hit.receipt)})"
     return text
 
 
 def untrusted(text: str, hit: Hit) -> str:
     """A diagnostic's text marked as coming from a workspace the editor does not trust."""
-    author = cap(clean_line(hit.memory.author), AUTHOR_CAP) or "an unknown author"
+    author = safe_field(hit.memory.author, AUTHOR_CAP) or "an unknown author"
     return f"{text} [untrusted workspace: project memory by {author}]"
 
 

@@ -24,7 +24,7 @@ FENCE_CLOSE = "</tether-memories>"
 FOOTER = "Details: `tether show ID` (only when you need them)."
 
 _CATEGORY_WORDS = ("pref", "decision", "gotcha", "context", "rejected", "tether")
-_FENCE_LIKE = re.compile(r"<(?=\s*/?\s*tether)", re.IGNORECASE)
+_FENCE_LIKE = re.compile(r"<(?=\s*/|\s*tether)", re.IGNORECASE)  # any closing tag, or ours
 _BACKTICK_RUN = re.compile(r"`{3,}")
 _BADGE_LIKE = re.compile(
     r"\[(?=\s*(?:" + "|".join(_CATEGORY_WORDS) + r")\s*\])|\[(?=[^\]\n]{1,24}\]\s+[0-9a-f]{8}\b)",
@@ -48,9 +48,11 @@ def neutralize(text: str) -> str:
     """Text from a memory made unable to pass for the injected block's own structure.
 
     Everything in a memory file was written by someone (a teammate, an agent, a cloned
-    repository), so a summary, author or path must not close the block's fence, open a code
-    fence, repeat the header or footer, or look like the ``[category] id`` start of another
-    line. Each such shape gets a backslash in front; the words themselves are kept.
+    repository), so a summary, author or path must not close the block's fence (nor the block
+    an agent's harness wraps around it: any closing tag), open a code fence, repeat the header
+    or footer, or look like the ``[category] id`` start of another line. A ``<`` that would
+    start such a tag is written ``&lt;``; the other shapes get a backslash in front. The words
+    themselves are kept.
     """
     text = _FENCE_LIKE.sub("&lt;", text)
     text = _BACKTICK_RUN.sub(lambda found: "\\`" * len(found.group()), text)
