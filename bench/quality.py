@@ -9,8 +9,9 @@ The baselines are computed in the same run; the one that follows renames follows
 made before the task (or before the cut, for the cut's figure).
 
 ``--tune``: the ``pre_cut`` tasks, each against the memories older than itself and the
-repository at its own moment: one chronological pass imports the memories up to each task,
-checks its parent commit out, refreshes the genome and recalls; ``--variant`` scores
+repository at its own moment: one chronological pass imports the memories up to each task
+(by chunks of ``--chunk`` of the history; a chunk's memories newer than a task are left out
+of its answer), checks its parent commit out, refreshes the genome and recalls; ``--variant`` scores
 changed constants of ``recall.weights`` in the same pass, and leave-one-history-out picks
 among the variants on three histories and scores the fourth.
 
@@ -255,7 +256,7 @@ def _sample(tasks: list[dict[str, Any]], count: int | None) -> list[dict[str, An
 
 
 def run_tune(
-    folder: Path, work: Path, variants: Sequence[Variant], sample: int | None
+    folder: Path, work: Path, variants: Sequence[Variant], sample: int | None, chunk: float
 ) -> dict[str, dict[str, float]]:
     """Score every variant on the pre-cut tasks of one dataset, each task against the
     memories older than itself, with the repository at its moment; print and return hit@3,
@@ -264,30 +265,46 @@ def run_tune(
     tasks = sorted((t for t in tasks if t["split"] == "pre_cut"), key=lambda t: t["task_idx"])
     tasks = _sample(tasks, sample)
     base = work / folder.name
+    key = json.dumps([engine_fingerprint(), list(variants), sample, chunk], sort_keys=True)
+    saved = base / "tune.json"
+    if saved.exists() and json.loads(saved.read_text()).get("key") == key:
+        results = json.loads(saved.read_text())["results"]
+        _print_tune(folder.name, len(tasks), "(cached)", results)
+        return results
     repo = base / "tune-repo"
     replay_records(iter(commits), repo, max(t["task_idx"] for t in tasks))
     session = Session(repo, base / "tune-home", fresh=True)
     ranked: dict[str, list[list[str]]] = {name: [] for name, _ in variants}
     relevant: list[set[str]] = []
+    first_idx: dict[str, int] = {}  # memory id -> history index of the commit it was made from
     imported = 0
     import_s = 0.0
     refreshes: list[float] = []
+    span = max(1, round(chunk * len(commits)))
     for task in tasks:
         upto = task["task_idx"]
-        started = time.perf_counter()
-        session.import_commits(commits[imported:upto])
-        import_s += time.perf_counter() - started
-        imported = max(imported, upto)
+        if upto > imported:
+            # memories go in by chunks (an import costs a pass over the store); the ones of a
+            # chunk newer than a task are present while it recalls, and left out of its answer
+            end = max(t["task_idx"] for t in tasks if t["task_idx"] <= upto + span)
+            started = time.perf_counter()
+            session.import_commits(commits[imported:end])
+            import_s += time.perf_counter() - started
+            for commit in commits[imported:end]:
+                first_idx.setdefault(session.id_of_sha[commit["sha"]], commit["idx"])
+            imported = end
         refreshes.append(session.at(upto - 1))
         relevant.append(_relevant_ids(task, upto, session.id_of_sha))
+        newer = imported - upto
         with clock(task["date"]):
             for name, changes in variants:
                 with patched(changes):
-                    hits = session.recall(task["prompt"], task["touched"])
-                ranked[name].append([h.memory.id for h in hits])
+                    hits = session.recall(task["prompt"], task["touched"], limit=10 + newer)
+                older = [h.memory.id for h in hits if first_idx[h.memory.id] < upto]
+                ranked[name].append(older[:10])
     session.close()
     results = {name: score(ranked[name], relevant) for name, _ in variants}
-    records = _records(commits[:imported])
+    records = _records(commits[: max(t["task_idx"] for t in tasks)])
     ranker = make_rankers(records, Renames(commits))[BEST_BASELINE]
     twins = _twins(session.id_of_sha)
     keys = []
@@ -298,17 +315,22 @@ def run_tune(
         shas = {s for s, i in zip(task["relevant"], task["relevant_idx"], strict=True)}
         wanted.append(shas.union(*(twins[i] for i in ids)))
     results["baseline: " + BEST_BASELINE] = score(keys, wanted)
-    print(
-        f"\n{folder.name} pre-cut: {len(tasks)} tasks; import {import_s:.1f} s; "
-        f"{len(refreshes)} genome refreshes, median {statistics.median(refreshes):.0f} ms, "
-        f"total {sum(refreshes) / 1000:.1f} s"
+    cost = (
+        f"import {import_s:.1f} s; {len(refreshes)} genome refreshes, median "
+        f"{statistics.median(refreshes):.0f} ms, total {sum(refreshes) / 1000:.1f} s"
     )
-    print_table(
-        f"{folder.name} pre-cut: hit@3 / hit@10 / MRR@10",
-        ("ranker", "hit@3", "hit@10", "MRR@10", ""),
-        [_row(name, metrics) for name, metrics in results.items()],
-    )
+    saved.write_text(json.dumps({"key": key, "results": results}))
+    _print_tune(folder.name, len(tasks), cost, results)
     return results
+
+
+def _print_tune(name: str, count: int, cost: str, results: dict[str, dict[str, float]]) -> None:
+    print(f"\n{name} pre-cut: {count} tasks; {cost}")
+    print_table(
+        f"{name} pre-cut: hit@3 / hit@10 / MRR@10",
+        ("ranker", "hit@3", "hit@10", "MRR@10", ""),
+        [_row(ranker, metrics) for ranker, metrics in results.items()],
+    )
 
 
 def leave_one_out(results: dict[str, dict[str, dict[str, float]]], names: Sequence[str]):
@@ -368,6 +390,12 @@ def main(argv: list[str] | None = None) -> int:
         help="with --tune: NAME:CONST=VALUE,... of recall.weights (repeatable)",
     )
     parser.add_argument("--sample", type=int, help="with --tune: at most N tasks per history")
+    parser.add_argument(
+        "--chunk",
+        type=float,
+        default=0.01,
+        help="with --tune: share of the history imported at once (default 0.01)",
+    )
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"no dataset folder at {args.data}; pass --data", file=sys.stderr)
@@ -383,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
         work.mkdir(parents=True, exist_ok=True)
         if args.tune:
             variants = [("shipped", {}), *args.variant]
-            tuned = {f.name: run_tune(f, work, variants, args.sample) for f in folders}
+            tuned = {f.name: run_tune(f, work, variants, args.sample, args.chunk) for f in folders}
             names = [name for name, _ in variants]
             summary = [
                 (
