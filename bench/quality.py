@@ -329,7 +329,10 @@ def _print_tune(name: str, count: int, cost: str, results: dict[str, dict[str, f
     print_table(
         f"{name} pre-cut: hit@3 / hit@10 / MRR@10",
         ("ranker", "hit@3", "hit@10", "MRR@10", ""),
-        [_row(ranker, metrics) for ranker, metrics in results.items()],
+        [
+            (ranker, *(f"{metrics[k]:.3f}" for k in ("hit@3", "hit@10", "mrr@10")), "")
+            for ranker, metrics in results.items()
+        ],
     )
 
 
