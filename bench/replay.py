@@ -176,6 +176,25 @@ def replay_records(
     return dest
 
 
+def commit_ids(dest: Path) -> dict[int, str]:
+    """Commit id of every replayed record of ``dest``, by the record's ``idx``."""
+    ids: dict[int, str] = {}
+    marks = dest / ".git" / MARKS_FILE
+    if marks.exists():
+        with open(marks, encoding="ascii") as handle:
+            for line in handle:
+                if line.strip():
+                    mark, sha = line.split()
+                    ids[int(mark[1:]) - 1] = sha
+    return ids
+
+
+def check_out(dest: Path, commit: str, branch: str = "bench") -> None:
+    """Put the working tree of ``dest`` at ``commit`` on ``branch`` (moved there), leaving the
+    replay's own branch where it is and untracked files (a memory store) alone."""
+    _git(dest, "checkout", "-q", "-f", "-B", branch, commit)
+
+
 def replay(commits_jsonl: Path, dest: Path, upto_idx: int | None = None) -> Path:
     """Replay ``commits_jsonl`` into a git repository at ``dest``; see :func:`replay_records`."""
     return replay_records(read_commits(commits_jsonl), dest, upto_idx)

@@ -315,3 +315,14 @@ class TestClipSummary:
         clipped = w.clip_summary("x" * 500, cap=20)
         assert clipped == "x" * 19 + "…"
         assert w.clip_summary("abc", cap=0) == ""
+
+
+class TestTies:
+    def test_review_kinds_come_first_among_equal_file_evidence(self) -> None:
+        assert set(w.REVIEW_KINDS) == {"gotcha", "decision"}
+
+    def test_a_batch_sharing_the_first_moment_holds_no_origin(self) -> None:
+        assert w.ORIGIN_MAX_TIED == 20
+
+    def test_equal_file_evidence_ranks_newest_first(self) -> None:
+        assert w.FILE_TIES_NEWEST_FIRST is True

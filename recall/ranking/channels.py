@@ -36,9 +36,16 @@ _SQL_VARIABLES = 900
 """Bound parameters per statement, under SQLite's smallest default limit (999)."""
 
 
-def _ranked(scored: dict[int, tuple[float, float, str, float]]) -> Channel:
-    """Turn {rowid: (sort key, magnitude, note, value)} into evidence ranked by key, best first."""
-    ordered = sorted(scored.items(), key=lambda item: (-item[1][0], item[0]))
+def _ranked(
+    scored: dict[int, tuple[float, float, str, float]],
+    ties: dict[int, tuple[float, ...]] | None = None,
+) -> Channel:
+    """Turn {rowid: (sort key, magnitude, note, value)} into evidence ranked by key, best first;
+    equal keys by ``ties`` (smaller first) when given, then by rowid."""
+    order = ties or {}
+    ordered = sorted(
+        scored.items(), key=lambda item: (-item[1][0], order.get(item[0], ()), item[0])
+    )
     return {
         rowid: Evidence(rank, magnitude, note, value)
         for rank, (rowid, (_, magnitude, note, value)) in enumerate(ordered, start=1)
@@ -46,25 +53,30 @@ def _ranked(scored: dict[int, tuple[float, float, str, float]]) -> Channel:
 
 
 def _memories_on(
-    conn: sqlite3.Connection, paths: Sequence[str], created: dict[int, str] | None = None
+    conn: sqlite3.Connection,
+    paths: Sequence[str],
+    created: dict[int, str] | None = None,
+    category: dict[int, str] | None = None,
 ) -> dict[str, list[int]]:
-    """Active memories naming each path; ``created``, when given, is filled with when each
-    of them was written."""
+    """Active memories naming each path; ``created`` and ``category``, when given, are filled
+    with when each of them was written and its kind."""
     if not paths:
         return {}
     marks = ",".join("?" * len(paths))
     found: dict[str, list[int]] = defaultdict(list)
     query = (
-        "SELECT mf.path, mf.memory_rowid, m.created FROM memory_files mf "
+        "SELECT mf.path, mf.memory_rowid, m.created, m.category FROM memory_files mf "
         "JOIN memories m ON m.rowid = mf.memory_rowid "
         # "+m.status" keeps SQLite on the path index; without statistics it may otherwise
         # walk every active memory through the status index.
         f"WHERE mf.path IN ({marks}) AND +m.status = 'active'"
     )
-    for path, rowid, stamp in conn.execute(query, list(paths)):
+    for path, rowid, stamp, kind in conn.execute(query, list(paths)):
         found[path].append(rowid)
         if created is not None:
             created[rowid] = stamp
+        if category is not None:
+            category[rowid] = kind
     return found
 
 
@@ -87,11 +99,14 @@ def file_affinity(
 
     A file keeps its memories through renames: a memory naming an earlier name of a touched
     file (as git's history shows it) counts as naming the file. The oldest memory on a file
-    shared by several (its origin, see ``W.ORIGIN_BONUS``) gets a little more.
+    shared by several (its origin, see ``W.ORIGIN_BONUS``) gets a little more. Equal file
+    evidence is ranked by :func:`_tie_key` (a gotcha before a context note).
     """
     aliases = {path: [path, *earlier_names(path)] for path in touched if exists(path)}
     created: dict[int, str] = {}
-    named = _memories_on(conn, [name for names in aliases.values() for name in names], created)
+    kinds: dict[int, str] = {}
+    names_asked = [name for names in aliases.values() for name in names]
+    named = _memories_on(conn, names_asked, created, kinds)
     scored: dict[int, list[tuple[float, str]]] = defaultdict(list)
     origin: dict[int, float] = {}
     for path, names in aliases.items():
@@ -105,7 +120,9 @@ def file_affinity(
             scored[rowid].append((magnitude, "" if name == path else name))
         moments = {rowid: _moment(created[rowid]) for rowid in owners}
         first = min(moments.values(), default=math.inf)
-        if any(moment != first for moment in moments.values()):  # else none came first
+        firsts = sum(1 for moment in moments.values() if moment == first)
+        # all written at once, or a batch imported at once ahead of the rest: none came first
+        if firsts < len(moments) and firsts <= W.ORIGIN_MAX_TIED:
             bonus = W.ORIGIN_BONUS * min(1.0, max(0.0, touched[path]))
             for rowid, moment in moments.items():
                 if moment == first:
@@ -115,7 +132,14 @@ def file_affinity(
         hits.sort(reverse=True)
         magnitude = W.combine_file_hits([m for m, _ in hits]) + origin.get(rowid, 0.0)
         result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
-    return _ranked(result)
+    return _ranked(result, {rowid: _tie_key(kinds[rowid], created[rowid]) for rowid in result})
+
+
+def _tie_key(kind: str, created: str) -> tuple[float, ...]:
+    """Order of memories with equal file evidence: what to review before editing (a gotcha,
+    a decision) first, then (``W.FILE_TIES_NEWEST_FIRST``) the newest."""
+    review = 0.0 if kind in W.REVIEW_KINDS else 1.0
+    return (review, -_moment(created)) if W.FILE_TIES_NEWEST_FIRST else (review,)
 
 
 def _moment(stamp: str) -> float:
