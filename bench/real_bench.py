@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import rankings
 from bench.replay import read_commits, replay_records
 from bench.table import median, percentile, print_table
 
@@ -432,35 +433,6 @@ def _stage_order(name: str) -> tuple[int, str]:
     return (STAGES.index(name) if name in STAGES else len(STAGES), name)
 
 
-# -- rankings --------------------------------------------------------------------------------
-
-
-def save_rankings(path: Path, done: list[History]) -> None:
-    """Every task's ranked ids, per history."""
-    data = {h.name: h.ranked for h in done}
-    if path.exists():
-        data = {**json.loads(path.read_text()), **data}
-    path.write_text(json.dumps(data))
-
-
-def check_rankings(path: Path, done: list[History], scores: bool = False) -> int:
-    """Tasks whose ranked ids differ from the saved ones; prints a line per history."""
-    saved = json.loads(path.read_text())
-    differing = 0
-    for h in done:
-        if h.name not in saved:
-            print(f"\n{h.name}: no saved ranking in {path}")
-            continue
-        before = saved[h.name]
-        changed = [i for i, (a, b) in enumerate(zip(before, h.ranked, strict=True)) if a != b]
-        differing += len(changed)
-        print(
-            f"\n{h.name}: {len(h.ranked) - len(changed)} of {len(h.ranked)} task rankings "
-            f"identical to {path.name}" + (f"; differing tasks: {changed[:20]}" if changed else "")
-        )
-    return differing
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point."""
     argv = sys.argv[1:] if argv is None else argv
@@ -510,11 +482,10 @@ def main(argv: list[str] | None = None) -> int:
                 measure_processes(h, runs)
             done.append(h)
         report(done)
-    differing = 0
-    if args.ranking_check:
-        differing = check_rankings(args.ranking_check, done)
+    ranked = {h.name: h.ranked for h in done}
+    differing = rankings.check(args.ranking_check, ranked) if args.ranking_check else 0
     if args.ranking_out:
-        save_rankings(args.ranking_out, done)
+        rankings.save(args.ranking_out, ranked)
     print(
         f"\n{os.cpu_count()} CPUs; memories = every commit of the history; tasks = every task "
         "of tasks.jsonl (all splits); clock pinned to the last commit's date"
