@@ -6,6 +6,7 @@ adds the bounded magnitudes. Only active memories are ever candidates.
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 from collections import defaultdict
@@ -32,8 +33,9 @@ class Evidence:
 
 Channel = dict[int, Evidence]
 
-_SQL_VARIABLES = 900
-"""Bound parameters per statement, under SQLite's smallest default limit (999)."""
+ROWIDS: Final = "(SELECT value FROM json_each(?))"
+"""Any number of rowids bound as one JSON array: one statement, whatever their number, where a
+list of bound parameters would have to be cut under SQLite's limit (999)."""
 
 
 def _ranked(scored: dict[int, tuple[float, float, str, float]]) -> Channel:
@@ -52,16 +54,15 @@ def _memories_on(
     of them was written."""
     if not paths:
         return {}
-    marks = ",".join("?" * len(paths))
     found: dict[str, list[int]] = defaultdict(list)
     query = (
         "SELECT mf.path, mf.memory_rowid, m.created FROM memory_files mf "
         "JOIN memories m ON m.rowid = mf.memory_rowid "
         # "+m.status" keeps SQLite on the path index; without statistics it may otherwise
         # walk every active memory through the status index.
-        f"WHERE mf.path IN ({marks}) AND +m.status = 'active'"
+        "WHERE mf.path IN (SELECT value FROM json_each(?)) AND +m.status = 'active'"
     )
-    for path, rowid, stamp in conn.execute(query, list(paths)):
+    for path, rowid, stamp in conn.execute(query, (json.dumps(list(paths)),)):
         found[path].append(rowid)
         if created is not None:
             created[rowid] = stamp
@@ -299,15 +300,13 @@ def text(
     if len(keep) > limit:
         keep = dict(sorted(keep.items(), key=lambda item: (item[1], item[0]))[:limit])
     extra = [rowid for rowid in candidates if rowid not in keep]
-    for start in range(0, len(extra), _SQL_VARIABLES):
-        chunk = extra[start : start + _SQL_VARIABLES]
-        marks = ",".join("?" * len(chunk))
+    if extra:
         # "+rowid": filter the matches after the scan; as an FTS5 constraint each rowid
         # would be looked up on its own, which is far slower for a crowded file.
         keep.update(
             conn.execute(
-                f"SELECT rowid, rank FROM ({matches}) WHERE +rowid IN ({marks})",
-                (expression, ranking, *chunk),
+                f"SELECT rowid, rank FROM ({matches}) WHERE +rowid IN {ROWIDS}",
+                (expression, ranking, json.dumps(extra)),
             )
         )
     if not keep:
@@ -411,13 +410,13 @@ def field_bm25(
     strengths: dict[int, float] = {}
     if not idf:
         return strengths
-    ids = list(rowids)
     counts: dict[int, dict[str, float]] = {}
-    for start in range(0, len(ids), _SQL_VARIABLES):
-        chunk = ids[start : start + _SQL_VARIABLES]
-        marks = ",".join("?" * len(chunk))
+    if rowids:
         fetched = conn.execute(
-            f"SELECT rowid, summary, details FROM fts_words WHERE rowid IN ({marks})", chunk
+            # the same texts as the word index holds, read from the memories table: an
+            # FTS5 table would run a statement of its own for each row
+            f"SELECT rowid, summary, details FROM memories WHERE rowid IN {ROWIDS}",
+            (json.dumps(list(rowids)),),
         ).fetchall()
         columns = fts.indexed_words_many(
             [text or "" for _, summary, details in fetched for text in (summary, details)]
