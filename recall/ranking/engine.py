@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import os
@@ -312,7 +313,9 @@ class Recaller:
         for store in self.stores:
             if store.scope not in query.scopes:
                 continue
-            found.extend(self._rank_store(store, touched, neighbours, prepared, timings))
+            found.extend(
+                self._rank_store(store, touched, neighbours, prepared, timings, query.limit)
+            )
         tick = time.perf_counter()
         merged = _merge_scopes(found)
         merged.sort(key=lambda c: (-c.item.score, c.id))
@@ -407,6 +410,7 @@ class Recaller:
         neighbours: list[ch.NeighbourHit],
         prepared: _Prepared,
         timings: dict[str, float],
+        limit: int,
     ) -> list[_Candidate]:
         conn = store.conn
         facts = self._store_facts(store)
@@ -447,7 +451,7 @@ class Recaller:
         tick = time.perf_counter()
         fused = fuse({k: v for k, v in found.items() if v})
         _add_time(timings, "fusion", tick)
-        return self._finish(store, fused, touched, neighbours, timings)
+        return self._finish(store, fused, touched, neighbours, timings, limit)
 
     def _provider_failed(self, error: EmbedderFailed) -> None:
         """Say once per failure what the provider did; recall goes on without it."""
@@ -548,13 +552,42 @@ class Recaller:
         touched: dict[str, float],
         neighbours: list[ch.NeighbourHit],
         timings: dict[str, float],
+        limit: int,
     ) -> list[_Candidate]:
-        """Every fused candidate that may be shown, with the adjustments that need its facts
-        (files, age, usage, pin): read in two statements, whatever the number of candidates,
-        and nothing decoded that is not needed to rank."""
+        """The fused candidates that may be shown, with the adjustments that need their facts
+        (files, age, usage, pin), in rowid order.
+
+        The adjustments move a score by a bounded amount (:data:`_ADJUST_REACH`), so the facts
+        are read for the best fused candidates first; the others are read only if they could
+        still reach the ``limit`` best, which a crowded file's hundreds of memories rarely
+        can. Two statements a round, at most two rounds.
+        """
         if not fused:
             return []
+        order = sorted(fused.values(), key=lambda item: -item.score)
+        first = max(limit * FACTS_ROUND_FACTOR, FACTS_FIRST_ROUND)
+        found = self._adjusted(store, order[:first], touched, neighbours, timings)
+        if len(order) > first:
+            bar = _kth_best(found, limit)
+            rest = [item for item in order[first:] if item.score + _ADJUST_REACH >= bar - 1e-9]
+            found += self._adjusted(store, rest, touched, neighbours, timings)
+        found.sort(key=lambda candidate: candidate.rowid)
+        return found
+
+    def _adjusted(
+        self,
+        store: MemoryStore,
+        items: list[Fused],
+        touched: dict[str, float],
+        neighbours: list[ch.NeighbourHit],
+        timings: dict[str, float],
+    ) -> list[_Candidate]:
+        """``items`` that may be shown (active, not superseded, not archived by disuse),
+        their facts read in two statements and their scores adjusted."""
+        if not items:
+            return []
         tick = time.perf_counter()
+        fused = {item.rowid: item for item in items}
         facts = _candidate_facts(store.conn, list(fused))
         _add_time(timings, "candidates", tick)
         tick = time.perf_counter()
@@ -587,6 +620,29 @@ class Recaller:
             found.append(_Candidate(store, fact.rowid, fact.id, fact.content_hash, item, fan_in))
         _add_time(timings, "adjust", tick)
         return found
+
+
+FACTS_FIRST_ROUND = 64
+"""Candidates whose facts are read first (at least); a speed setting, not a judgement: any
+value ranks the same."""
+FACTS_ROUND_FACTOR = 4
+"""...or this many times the hits asked for, when that is more."""
+
+_ADJUST_REACH = W.BLAST_MAX + W.MODULE_MAX + W.RECENCY_MAX + max(W.PINNED_BONUS, W.ACTED_BONUS_MAX)
+"""The most :meth:`Recaller._adjusted` can add to a fused score (the penalty only lowers it)."""
+
+
+def _kth_best(found: list[_Candidate], k: int) -> float:
+    """The ``k``-th best score among distinct contents of ``found`` (a candidate scoring
+    below it cannot be among the ``k`` shown), or -inf when there are fewer."""
+    best: dict[str, float] = {}
+    for candidate in found:
+        score = candidate.item.score
+        if score > best.get(candidate.content_hash, -math.inf):
+            best[candidate.content_hash] = score
+    if len(best) < k:
+        return -math.inf
+    return heapq.nlargest(k, best.values())[-1]
 
 
 @dataclass(frozen=True)

@@ -77,8 +77,9 @@ def test_statements_per_recall_do_not_grow_with_the_candidates(world: World) -> 
         found_hub = recaller.recall(hub)
     assert len(found_small.hits) == len(found_hub.hits) == 5
     assert all("src/hub.c" in hit.memory.files for hit in found_hub.hits)
-    # 30 candidates or 1,000 (over SQLite's bound-variable limit): the same statements
-    assert len(on_hub) == len(on_small), (on_small, on_hub)
+    # 30 candidates or 1,000 (over SQLite's bound-variable limit): the same statements, and
+    # at most one more round of candidate facts (two statements) for the crowded file
+    assert len(on_small) <= len(on_hub) <= len(on_small) + 2, (on_small, on_hub)
 
 
 def test_only_the_returned_memories_are_read_whole(world: World) -> None:
