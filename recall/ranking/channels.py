@@ -33,9 +33,9 @@ class Evidence:
 
 Channel = dict[int, Evidence]
 
-ROWIDS: Final = "(SELECT value FROM json_each(?))"
-"""Any number of rowids bound as one JSON array: one statement, whatever their number, where a
-list of bound parameters would have to be cut under SQLite's limit (999)."""
+JSON_VALUES: Final = "(SELECT value FROM json_each(?))"
+"""Any number of values (rowids, terms) bound as one JSON array: one statement whatever their
+number, where a list of bound parameters would have to be cut under SQLite's limit (999)."""
 
 
 def _ranked(scored: dict[int, tuple[float, float, str, float]]) -> Channel:
@@ -209,6 +209,7 @@ class Vocabulary:
         """Look terms up in the ``fts_words_vocab`` table of ``conn``."""
         self.conn = conn
         self._forms: dict[str, list[tuple[str, int]]] = {}
+        self._instances = False
 
     def forms(self, token: str) -> list[tuple[str, int]]:
         """(term, memories holding it) for each indexed term ``token`` matches: the word
@@ -234,6 +235,18 @@ class Vocabulary:
                 (stem, stem + "\U0010ffff"),
             )
         return [(found, int(doc)) for found, doc in rows]
+
+    def instance_table(self) -> str:
+        """The name of a listing of every term occurrence of the word index (an FTS5
+        ``instance`` vocabulary table in this connection's temporary schema, made once; the
+        index file itself is not changed)."""
+        if not self._instances:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_words_instance "
+                "USING fts5vocab(main, fts_words, 'instance')"
+            )
+            self._instances = True
+        return "temp.fts_words_instance"
 
     def documents_with(self, token: str) -> int:
         """How many memories hold ``token`` (its stem's variants summed, for inflected words)."""
@@ -305,7 +318,7 @@ def text(
         # would be looked up on its own, which is far slower for a crowded file.
         keep.update(
             conn.execute(
-                f"SELECT rowid, rank FROM ({matches}) WHERE +rowid IN {ROWIDS}",
+                f"SELECT rowid, rank FROM ({matches}) WHERE +rowid IN {JSON_VALUES}",
                 (expression, ranking, json.dumps(extra)),
             )
         )
@@ -370,6 +383,40 @@ def _column_means(conn: sqlite3.Connection) -> tuple[int, float, float] | None:
     return rows, summary / rows, details / rows
 
 
+Column = tuple[int, dict[str, int]]
+"""One column of one memory: its length in tokens, and how often each asked term occurs."""
+
+
+def _occurrences(
+    conn: sqlite3.Connection, vocabulary: Vocabulary, terms: list[str], rowids: Collection[int]
+) -> dict[int, tuple[Column, Column]]:
+    """The summary and details columns of each of ``rowids`` as the word index holds them:
+    token counts from its per-row sizes, term occurrences from its instance listing.
+
+    Two statements, and no text read or tokenized again: the index already holds both.
+    """
+    if not rowids:
+        return {}
+    bound = json.dumps(list(rowids))
+    found: dict[int, tuple[Column, Column]] = {}
+    for rowid, sizes in conn.execute(
+        f"SELECT id, sz FROM fts_words_docsize WHERE id IN {JSON_VALUES}", (bound,)
+    ):
+        summary, at = _varint(sizes, 0) if sizes else (0, 0)
+        details = _varint(sizes, at)[0] if sizes and at < len(sizes) else 0
+        found[rowid] = ((summary, {}), (details, {}))
+    if terms:
+        instances = vocabulary.instance_table()
+        for rowid, column, term, times in conn.execute(
+            f"SELECT doc, col, term, count(*) FROM {instances} "
+            f"WHERE term IN {JSON_VALUES} AND doc IN {JSON_VALUES} GROUP BY doc, col, term",
+            (json.dumps(terms), bound),
+        ):
+            if rowid in found:
+                found[rowid][0 if column == "summary" else 1][1][term] = times
+    return found
+
+
 def field_bm25(
     conn: sqlite3.Connection,
     vocabulary: Vocabulary,
@@ -411,32 +458,21 @@ def field_bm25(
     if not idf:
         return strengths
     counts: dict[int, dict[str, float]] = {}
-    if rowids:
-        fetched = conn.execute(
-            # the same texts as the word index holds, read from the memories table: an
-            # FTS5 table would run a statement of its own for each row
-            f"SELECT rowid, summary, details FROM memories WHERE rowid IN {ROWIDS}",
-            (json.dumps(list(rowids)),),
-        ).fetchall()
-        columns = fts.indexed_words_many(
-            [text or "" for _, summary, details in fetched for text in (summary, details)]
-        )
-        for index, (rowid, _summary, _details) in enumerate(fetched):
-            tf: dict[str, float] = {}
-            for words, weight, mean in (
-                (columns[2 * index], W.BM25_SUMMARY_WEIGHT, mean_summary),
-                (columns[2 * index + 1], 1.0, mean_details),
-            ):
-                present = owners.keys() & set(words)
-                if not present:
-                    continue
-                length = len(words) / mean if mean > 0 else 1.0
-                share = weight / (1.0 - W.BM25_B + W.BM25_B * length)
-                for form in present:
-                    hits = words.count(form) * share
-                    for token in owners[form]:
-                        tf[token] = tf.get(token, 0.0) + hits
-            counts[rowid] = tf
+    for rowid, columns in _occurrences(conn, vocabulary, list(owners), rowids).items():
+        tf: dict[str, float] = {}
+        for (tokens_in, present), weight, mean in (
+            (columns[0], W.BM25_SUMMARY_WEIGHT, mean_summary),
+            (columns[1], 1.0, mean_details),
+        ):
+            if not present:
+                continue
+            length = tokens_in / mean if mean > 0 else 1.0
+            share = weight / (1.0 - W.BM25_B + W.BM25_B * length)
+            for form, times in present.items():
+                hits = times * share
+                for token in owners[form]:
+                    tf[token] = tf.get(token, 0.0) + hits
+        counts[rowid] = tf
     if near:
         near_rows = set(near)
         for token in idf:

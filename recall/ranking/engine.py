@@ -337,7 +337,7 @@ class Recaller:
         for store in {id(c.store): c.store for c in chosen}.values():
             wanted = [c.rowid for c in chosen if c.store is store]
             for row in store.conn.execute(
-                f"SELECT * FROM memories WHERE rowid IN {ch.ROWIDS}", (json.dumps(wanted),)
+                f"SELECT * FROM memories WHERE rowid IN {ch.JSON_VALUES}", (json.dumps(wanted),)
             ):
                 memories[(id(store), row["rowid"])] = rows.memory_from_row(row)
         hits: list[Hit] = []
@@ -667,7 +667,7 @@ def _candidate_facts(conn: sqlite3.Connection, rowids: list[int]) -> list[_Facts
     bound = (json.dumps(rowids),)
     files: dict[int, list[str]] = {}
     for rowid, path in conn.execute(
-        f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {ch.ROWIDS}", bound
+        f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {ch.JSON_VALUES}", bound
     ):
         files.setdefault(rowid, []).append(path)
     found = conn.execute(
@@ -676,7 +676,7 @@ def _candidate_facts(conn: sqlite3.Connection, rowids: list[int]) -> list[_Facts
         # "+status": look the ids up by the supersedes index, not every active memory
         "EXISTS (SELECT 1 FROM memories r WHERE r.supersedes = m.id AND +r.status = 'active') "
         f"FROM memories m LEFT JOIN usage u ON u.memory_id = m.id "
-        f"WHERE m.rowid IN {ch.ROWIDS} AND +m.status = 'active' ORDER BY m.rowid",
+        f"WHERE m.rowid IN {ch.JSON_VALUES} AND +m.status = 'active' ORDER BY m.rowid",
         bound,
     )
     return [
