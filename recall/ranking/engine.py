@@ -501,14 +501,20 @@ class Recaller:
         conn, embedder = store.conn, self.embedder
         stamp = vector_cache.cache_stamp(conn, embedder.name, embedder.dim)
         kept = self._vectors.get(id(store))
-        complete = vector_cache.vectors_complete(conn, embedder.name)
         # the connection too: a store that recovered its index reads through a new one
-        if kept is not None and kept[0] == (conn, stamp) and complete:
+        if kept is not None and kept[0] == (conn, stamp):
             return kept[1], kept[2]
         dir_mode, file_mode = _cache_modes(store)
-        rowids, matrix = vectors.load(conn, embedder, cache, dir_mode=dir_mode, file_mode=file_mode)
-        if vector_cache.vectors_complete(conn, embedder.name):  # not vectors made in memory only
-            self._vectors[id(store)] = ((conn, stamp), rowids, matrix)
+        rowids, matrix, left_out = vectors.for_recall(
+            conn, embedder, cache, dir_mode=dir_mode, file_mode=file_mode
+        )
+        if left_out and self.notice is not None:
+            self.notice(
+                f"{left_out} memories of the {store.scope} store have no vector from "
+                f"{embedder.name} yet and are left out of the semantic channel; "
+                "`tether reindex` computes them"
+            )
+        self._vectors[id(store)] = ((conn, stamp), rowids, matrix)
         return rowids, matrix
 
     def _store_facts(self, store: MemoryStore) -> _StoreFacts:

@@ -123,3 +123,55 @@ def test_a_confirmation_clears_the_spot_check_in_a_long_lived_engine(world: Worl
     again = recaller.recall(query).hits[0]
     assert again.memory.id == memory_id and again.drift == 0
     assert "spot-check" not in again.receipt
+
+
+def _vector_writes(statements: list[str]) -> list[str]:
+    return [
+        s
+        for s in statements
+        if re.match(r"\s*(INSERT|UPDATE|DELETE|REPLACE)", s, re.I)
+        and ("vectors" in s or "vectors_complete" in s)
+    ]
+
+
+def test_writes_make_the_vectors_and_recall_writes_none(world: World) -> None:
+    first = world.remember("the scheduler retry loop drops jobs", "src/queue.c")
+    second = world.remember("timeouts in the scheduler queue", "src/queue.c")
+    conn = world.project.conn
+    made = dict(conn.execute("SELECT memory_rowid, model FROM vectors").fetchall())
+    assert len(made) == 2  # written with the memories, not at the first recall
+    query = RecallQuery((), "why does the scheduler retry drop jobs", scopes=("project",))
+    before = {
+        h.memory.id: h.signals.get("semantic_rank") for h in world.recaller().recall(query).hits
+    }
+    assert before[first] and before[second]
+    # an index from before vectors were made at write time: one memory lacks its vector
+    conn.execute("DELETE FROM vectors WHERE memory_rowid = (SELECT min(memory_rowid) FROM vectors)")
+    conn.execute("DELETE FROM meta WHERE key = 'vectors_complete'")
+    with traced(conn) as statements:
+        after = world.recaller().recall(query)
+    assert not _vector_writes(statements), _vector_writes(statements)
+    assert {h.memory.id: h.signals.get("semantic_rank") for h in after.hits} == before
+    assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 1
+    world.remember("an unrelated build note", "Makefile")  # the next write fills them in
+    assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 3
+
+
+def test_vectors_of_another_model_are_rebuilt_by_the_next_write(world: World) -> None:
+    for n in range(3):
+        world.remember(f"ring buffer note {n}", "src/ring.c")
+    store = world.project
+    store.conn.execute("UPDATE vectors SET model = 'an-older-model'")
+    world.remember("a fourth note", "src/ring.c")
+    models = {m for (m,) in store.conn.execute("SELECT model FROM vectors")}
+    assert models == {world.recaller().embedder.name}
+    assert store.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 4
+
+
+def test_a_reindex_makes_the_vectors_with_progress(world: World) -> None:
+    for n in range(3):
+        world.remember(f"ring buffer note {n}", "src/ring.c")
+    heard: list[tuple[str, int, int | None]] = []
+    world.project.reindex(lambda label, done, total: heard.append((label, done, total)))
+    assert world.project.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 3
+    assert heard and heard[-1][1:] == (3, 3)
