@@ -73,6 +73,7 @@ class Genome:
         self._renames: RenameIndex | None = None
         self._ids: dict[str, int | None] = {}
         self._times: dict[int, list[int]] = {}
+        self._commit_times: dict[int, int] | None = None
 
     @classmethod
     def load(
@@ -337,7 +338,8 @@ class Genome:
         return found
 
     def _load_times(self, idents: set[int]) -> None:
-        """Keep the sorted commit times of each file identity not kept yet (two statements)."""
+        """Keep the sorted commit times of each file identity not kept yet (one statement, and
+        one more for every commit's time the first time)."""
         wanted = sorted(idents - self._times.keys())
         if not wanted:
             return
@@ -348,13 +350,11 @@ class Genome:
                 (json.dumps(wanted),),
             )
         }
-        every = sorted({seq for found in seqs.values() for seq in found})
-        times = dict(
-            self.conn.execute(
-                "SELECT seq, ts FROM genome_commits WHERE seq IN (SELECT value FROM json_each(?))",
-                (json.dumps(every),),
-            ).fetchall()
-        )
+        if self._commit_times is None:  # every commit's time, read once per genome state
+            self._commit_times = dict(
+                self.conn.execute("SELECT seq, ts FROM genome_commits").fetchall()
+            )
+        times = self._commit_times
         for ident in wanted:
             self._times[ident] = sorted(times[seq] for seq in seqs.get(ident, ()) if seq in times)
 

@@ -24,7 +24,7 @@ from recall.ranking import channels as ch
 from recall.ranking import lean_semantic, vector_cache
 from recall.ranking.fuse import DRIFT_NOTE, Fused, fuse, receipt
 from recall.ranking.query import RecallQuery
-from recall.references import drift, with_lifecycle_keys
+from recall.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.sanitize import sanitize_prompt
 from recall.store import MemoryStore, is_corruption
 
@@ -385,7 +385,7 @@ class Recaller:
             seen = None
         found = kept.get(memory.id)
         if found is None or found[0] != seen or seen is None:
-            found = kept[memory.id] = (seen, with_lifecycle_keys(store, memory).extra)
+            found = kept[memory.id] = (seen, _lifecycle_extra(store, memory))
         extra = found[1]
         return memory.with_changes(extra=extra) if extra != memory.extra else memory
 
@@ -717,6 +717,18 @@ class _Candidate:
 
 def _add_time(timings: dict[str, float], name: str, since: float) -> None:
     timings[name] = timings.get(name, 0.0) + (time.perf_counter() - since) * 1000
+
+
+def _lifecycle_extra(store: MemoryStore, memory: Memory) -> dict[str, Any]:
+    """The ``extra`` of :func:`with_lifecycle_keys`, without parsing a file that names
+    neither key (most memories were never confirmed nor repointed)."""
+    try:
+        text = store.path_of(memory.id).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return memory.extra
+    if CONFIRMED_KEY not in text and FORMER_FILES_KEY not in text:
+        return memory.extra
+    return with_lifecycle_keys(store, memory).extra
 
 
 def _cache_modes(store: MemoryStore) -> tuple[int, int]:
