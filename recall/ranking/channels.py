@@ -388,12 +388,17 @@ Column = tuple[int, dict[str, int]]
 
 
 def _occurrences(
-    conn: sqlite3.Connection, vocabulary: Vocabulary, terms: list[str], rowids: Collection[int]
+    conn: sqlite3.Connection,
+    vocabulary: Vocabulary,
+    terms: dict[str, int],
+    rowids: Collection[int],
 ) -> dict[int, tuple[Column, Column]]:
-    """The summary and details columns of each of ``rowids`` as the word index holds them:
-    token counts from its per-row sizes, term occurrences from its instance listing.
+    """The summary and details columns of each of ``rowids`` as the word index holds them.
 
-    Two statements, and no text read or tokenized again: the index already holds both.
+    ``terms`` are the asked terms with how many memories hold each. The lengths come from the
+    index's per-row sizes; the occurrences from its instance listing when the terms occur less
+    often than the rows hold tokens (long texts, rare words), else by tokenizing the rows'
+    texts (short texts, common words). Both count the same tokens; the cheaper is read.
     """
     if not rowids:
         return {}
@@ -405,15 +410,33 @@ def _occurrences(
         summary, at = _varint(sizes, 0) if sizes else (0, 0)
         details = _varint(sizes, at)[0] if sizes and at < len(sizes) else 0
         found[rowid] = ((summary, {}), (details, {}))
-    if terms:
+    if not terms:
+        return found
+    held = sum(summary + details for (summary, _), (details, _) in found.values())
+    if sum(terms.values()) <= held:
         instances = vocabulary.instance_table()
         for rowid, column, term, times in conn.execute(
             f"SELECT doc, col, term, count(*) FROM {instances} "
             f"WHERE term IN {JSON_VALUES} AND doc IN {JSON_VALUES} GROUP BY doc, col, term",
-            (json.dumps(terms), bound),
+            (json.dumps(list(terms)), bound),
         ):
             if rowid in found:
                 found[rowid][0 if column == "summary" else 1][1][term] = times
+        return found
+    fetched = conn.execute(
+        # the same texts as the word index holds, read from the memories table: an FTS5
+        # table would run a statement of its own for each row
+        f"SELECT rowid, summary, details FROM memories WHERE rowid IN {JSON_VALUES}",
+        (bound,),
+    ).fetchall()
+    columns = fts.indexed_words_many(
+        [text or "" for _, summary, details in fetched for text in (summary, details)]
+    )
+    for index, (rowid, _summary, _details) in enumerate(fetched):
+        found[rowid] = tuple(  # type: ignore[assignment]
+            (len(words), {term: words.count(term) for term in terms.keys() & set(words)})
+            for words in (columns[2 * index], columns[2 * index + 1])
+        )
     return found
 
 
@@ -447,18 +470,20 @@ def field_bm25(
     total, mean_summary, mean_details = means
     idf: dict[str, float] = {}
     owners: dict[str, list[str]] = defaultdict(list)  # indexed form -> query words it counts for
+    holding: dict[str, int] = {}  # indexed form -> memories holding it
     for token in tokens:
         found = vocabulary.forms(token)
         having = min(total, sum(doc for _, doc in found))  # forms sharing a memory: counted twice
         if having > 0:
             idf[token] = max(W.BM25_IDF_FLOOR, math.log((total - having + 0.5) / (having + 0.5)))
-            for term, _ in found:
+            for term, docs in found:
                 owners[term].append(token)
+                holding[term] = docs
     strengths: dict[int, float] = {}
     if not idf:
         return strengths
     counts: dict[int, dict[str, float]] = {}
-    for rowid, columns in _occurrences(conn, vocabulary, list(owners), rowids).items():
+    for rowid, columns in _occurrences(conn, vocabulary, holding, rowids).items():
         tf: dict[str, float] = {}
         for (tokens_in, present), weight, mean in (
             (columns[0], W.BM25_SUMMARY_WEIGHT, mean_summary),
