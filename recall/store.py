@@ -667,8 +667,13 @@ class MemoryStore:
             self.close()
 
     @recovering
-    def remember(self, draft: Memory, *, memory_id: str | None = None) -> WriteResult:
-        """Write a new memory (``draft`` from :meth:`prepare_memory`); dedupe by content hash."""
+    def remember(
+        self, draft: Memory, *, memory_id: str | None = None, vectors: bool = True
+    ) -> WriteResult:
+        """Write a new memory (``draft`` from :meth:`prepare_memory`); dedupe by content hash.
+
+        Its semantic vector is made too, unless ``vectors`` is False (a caller with more to
+        write first, which makes them after: :meth:`fill_vectors`)."""
         self._ensure_on_disk()
         with self._writable():
             # Writers index what they write under this lock, so the index is current for
@@ -693,7 +698,8 @@ class MemoryStore:
                 self._unwrite(stat.name)
                 raise
             self._seen_dir_mtime = self._dir_mtime()
-        self.fill_vectors()
+        if vectors:
+            self.fill_vectors()
         return WriteResult(memory.id, self.scope, self.folder.path / stat.name)
 
     def _pick_id(self, wanted: str | None) -> str:
@@ -761,7 +767,7 @@ class MemoryStore:
                 f"memory {old.id} is {old.status}; only active memories can be superseded"
             )
         draft = draft.with_changes(supersedes=old.id)
-        result = self.remember(draft)
+        result = self.remember(draft, vectors=False)  # made once both files are written
         if result.duplicate_of:
             if result.duplicate_of == old.id:
                 raise BadInput(f"the new text is the same as memory {old.id}; nothing to supersede")
@@ -780,6 +786,7 @@ class MemoryStore:
                 self._unwrite(result.path.name)
                 self.refresh()
             raise
+        self.fill_vectors()
         return result, updated
 
     @recovering
