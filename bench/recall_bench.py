@@ -39,7 +39,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench import synth
+from bench import rankings, synth
 from bench.table import median, percentile, print_table
 from recall.genome import Genome
 from recall.importer import import_lines
@@ -274,6 +274,7 @@ class Latency:
     hits: float
     cochange_queries: int
     cochange_hits: int
+    ranked: list[list[str]] = field(default_factory=list)
 
 
 def measure(recaller: Recaller, queries: Sequence[RecallQuery]) -> Latency:
@@ -286,10 +287,13 @@ def measure(recaller: Recaller, queries: Sequence[RecallQuery]) -> Latency:
     with_neighbours = 0
     with_cochange = 0
     repo = recaller.repo
+    ranked = []
     for query in queries:
         start = time.perf_counter()
         result = recaller.recall(query)
         times.append((time.perf_counter() - start) * 1000)
+        # by content: the synthetic memories get new random ids in every run
+        ranked.append([hit.memory.content_hash for hit in result.hits])
         for name, value in result.timings_ms.items():
             channels[name] = channels.get(name, 0.0) + value
         channels["other"] += result.elapsed_ms - sum(result.timings_ms.values())
@@ -297,7 +301,7 @@ def measure(recaller: Recaller, queries: Sequence[RecallQuery]) -> Latency:
         touched = touch_weights(query.touches)
         with_neighbours += bool(cochange_neighbours(touched, repo.neighbours, repo.exists))
         with_cochange += any("cochange" in h.signals for h in result.hits)
-    return Latency(times, channels, hits / len(queries), with_neighbours, with_cochange)
+    return Latency(times, channels, hits / len(queries), with_neighbours, with_cochange, ranked)
 
 
 def profile(recaller: Recaller, queries: Sequence[RecallQuery], top: int = 14) -> str:
@@ -506,6 +510,7 @@ def run(args: argparse.Namespace) -> int:
         setups: dict[int, Setup] = {}
         queries: dict[int, list[RecallQuery]] = {}
         inject = None
+        differing = 0
         try:
             for size in sizes:
                 setup = prepare_size(work / "base.git", work, size)
@@ -517,6 +522,11 @@ def run(args: argparse.Namespace) -> int:
                 if size == INJECT_SIZE:
                     inject = measure_inject(setup, queries[size], runs, work)
             met = report(results, setups, inject, layout, count)
+            ranked = {f"synthetic-{size}": latency.ranked for size, latency in results.items()}
+            if args.ranking_check:
+                differing = rankings.check(args.ranking_check, ranked)
+            if args.ranking_out:
+                rankings.save(args.ranking_out, ranked)
             if args.profile or not met:
                 largest = max(setups)
                 profiled = profile(setups[largest].recaller, queries[largest])
@@ -530,7 +540,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 os.environ["TETHER_HOME"] = home
     print("\ncommand: `" + shlex.join(["python", "-m", "bench.recall_bench", *args.argv]) + "`")
-    return 0
+    return 1 if differing else 0
 
 
 def print_none(text: str) -> None:
@@ -554,6 +564,8 @@ def main(argv: list[str] | None = None) -> int:
         "--sizes", type=int, nargs="+", metavar="N", help="store sizes (default 1k 10k 100k)"
     )
     parser.add_argument("--keep", type=Path, metavar="DIR", help="build in DIR and keep it")
+    parser.add_argument("--ranking-out", type=Path, metavar="FILE", help="save ranked ids")
+    parser.add_argument("--ranking-check", type=Path, metavar="FILE", help="compare ranked ids")
     args = parser.parse_args(argv)
     args.argv = argv
     return run(args)

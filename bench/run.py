@@ -12,6 +12,7 @@ BENCHMARKS = (
     ("bench.foundation_bench", True),
     ("bench.genome_bench", True),
     ("bench.recall_bench", True),
+    ("bench.real_bench", True),
     ("bench.quality", False),
     ("bench.lsp_bench", True),
     ("bench.hook_bench", True),

@@ -8,6 +8,7 @@ since it was created or last confirmed (the ``confirmed`` front-matter key).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -112,11 +113,17 @@ def baseline(memory: Memory) -> str:
     return confirmed if isinstance(confirmed, str) and confirmed else memory.created
 
 
-def drift(memory: Memory, genome: Any, threshold: int = DRIFT_COMMITS) -> Drift | None:
+def drift(
+    memory: Memory,
+    genome: Any,
+    threshold: int = DRIFT_COMMITS,
+    counted: Mapping[tuple[str, str], int] | None = None,
+) -> Drift | None:
     """The drift of ``memory`` if one of its files saw ``threshold`` commits since, else None.
 
     The count is per file (the busiest one), not summed: one commit touching three of its files
-    is one change, not three.
+    is one change, not three. ``counted`` holds counts already asked of the genome for
+    ``(path, since)`` pairs (``Genome.commits_touching_many``); the others are asked here.
     """
     counter = getattr(genome, "commits_touching", None)
     since = baseline(memory)
@@ -124,8 +131,9 @@ def drift(memory: Memory, genome: Any, threshold: int = DRIFT_COMMITS) -> Drift 
         return None
     most = 0
     for path in memory.files:
+        known = counted.get((path, since)) if counted is not None else None
         try:
-            most = max(most, counter(path, since))
+            most = max(most, known if known is not None else counter(path, since))
         except BadInput:
             return None  # an unreadable date in a hand-edited file: no claim either way
     return Drift(memory, since, most) if most >= threshold else None

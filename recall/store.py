@@ -681,8 +681,13 @@ class MemoryStore:
             self.close()
 
     @recovering
-    def remember(self, draft: Memory, *, memory_id: str | None = None) -> WriteResult:
-        """Write a new memory (``draft`` from :meth:`prepare_memory`); dedupe by content hash."""
+    def remember(
+        self, draft: Memory, *, memory_id: str | None = None, vectors: bool = True
+    ) -> WriteResult:
+        """Write a new memory (``draft`` from :meth:`prepare_memory`); dedupe by content hash.
+
+        Its semantic vector is made too, unless ``vectors`` is False (a caller with more to
+        write first, which makes them after: :meth:`fill_vectors`)."""
         self._ensure_on_disk()
         with self._writable():
             # Writers index what they write under this lock, so the index is current for
@@ -707,6 +712,8 @@ class MemoryStore:
                 self._unwrite(stat.name)
                 raise
             self._seen_dir_mtime = self._dir_mtime()
+        if vectors:
+            self.fill_vectors()
         return WriteResult(memory.id, self.scope, self.folder.path / stat.name)
 
     def _pick_id(self, wanted: str | None) -> str:
@@ -774,7 +781,7 @@ class MemoryStore:
                 f"memory {old.id} is {old.status}; only active memories can be superseded"
             )
         draft = draft.with_changes(supersedes=old.id)
-        result = self.remember(draft)
+        result = self.remember(draft, vectors=False)  # made once both files are written
         if result.duplicate_of:
             if result.duplicate_of == old.id:
                 raise BadInput(f"the new text is the same as memory {old.id}; nothing to supersede")
@@ -793,6 +800,7 @@ class MemoryStore:
                 self._unwrite(result.path.name)
                 self.refresh()
             raise
+        self.fill_vectors()
         return result, updated
 
     @recovering
@@ -813,8 +821,9 @@ class MemoryStore:
             self.refresh()
         return [row["id"] for row in found]
 
-    def reindex(self) -> SyncReport:
-        """Throw the derived index away and rebuild it from the files."""
+    def reindex(self, progress: Callable[[str, int, int | None], None] | None = None) -> SyncReport:
+        """Throw the derived index away and rebuild it from the files (and the vectors, with
+        ``progress`` hearing of each batch)."""
         refused = self._unwritable() if self.exists else None
         if refused is not None:
             raise self._refusal(*refused)
@@ -860,7 +869,46 @@ class MemoryStore:
                 raise self._refusal(self.read_only, self._read_only_advice)
             self.last_sync = report
         assert self.last_sync is not None
-        return self.last_sync
+        report = self.last_sync
+        self.fill_vectors(progress, cache=True)
+        return report
+
+    def fill_vectors(
+        self, progress: Callable[[str, int, int | None], None] | None = None, *, cache: bool = False
+    ) -> int:
+        """Compute the semantic vectors of memories that have none from the configured embedder
+        (in batches), so that recall never has to; return how many. With ``cache``, the
+        matrix a recall maps is written too (after a bulk write). A vector table from another
+        model is rebuilt here. A failure costs only speed: recall computes what is missing.
+        """
+        if not self.exists or self.read_only is not None:
+            return 0
+        from recall.ranking.engine import embedder_for  # numpy and the engine: writes only
+
+        embedder, semantic = embedder_for(self.repo_root, self.notice)
+        if not semantic:
+            return 0
+        from recall.embedding import HashEmbedder
+        from recall.errors import EmbedderFailed
+        from recall.index.db import is_unwritable_error
+        from recall.ranking import vectors
+
+        embedder = embedder or HashEmbedder()
+        try:
+            made = vectors.backfill(self.conn, embedder, progress)
+            if cache and made:
+                folder = self.location.base / "cache"
+                modes = (privacy.DIR_MODE, privacy.FILE_MODE) if self._private else (0o755, 0o644)
+                vectors.load(self.conn, embedder, folder, dir_mode=modes[0], file_mode=modes[1])
+        except EmbedderFailed as error:
+            self.notice(f"{error}; vectors are computed at the next write or reindex")
+            return 0
+        except sqlite3.Error as error:
+            if not is_unwritable_error(error):
+                raise
+            self.notice(f"vectors not stored ({error}); recall computes them meanwhile")
+            return 0
+        return made
 
     # -- bulk ------------------------------------------------------------------------------
 
@@ -897,6 +945,7 @@ class MemoryStore:
                 for _memory, stat, _text in pending:
                     self._unwrite(stat.name)
                 raise
+        self.fill_vectors(progress, cache=True)
         return results
 
     def _write_batch(

@@ -326,12 +326,12 @@ def break_with_garbage(index: Path) -> None:
 
 
 def break_by_garbling_pages(index: Path) -> None:
-    """Overwrite part of every third page after the schema: a disk or copy gone bad, same size."""
+    """Overwrite part of every other page after the schema: a disk or copy gone bad, same size."""
     Path(f"{index}-wal").unlink(missing_ok=True)
     Path(f"{index}-shm").unlink(missing_ok=True)
     data = bytearray(index.read_bytes())
     page = 4096
-    for number in range(2, len(data) // page, 3):
+    for number in range(2, len(data) // page, 2):
         data[number * page + 100 : number * page + 600] = b"\xa5" * 500
     index.write_bytes(bytes(data))
 

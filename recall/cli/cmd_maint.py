@@ -59,7 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_reindex(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Drop and rebuild the index of one store."""
     store = ctx.global_store() if args.global_ else ctx.project()
-    report = store.reindex()
+    with ctx.progress() as update:
+        report = store.reindex(update)
     data = {"memories": store.count(), "problems": len(report.problems), "scope": store.scope}
     ctx.emit(
         data,

@@ -9,6 +9,7 @@ source files that changed.
 from __future__ import annotations
 
 import bisect
+import json
 import os
 import re
 import sqlite3
@@ -71,6 +72,8 @@ class Genome:
         self._state: dict[str, str] | None = None
         self._renames: RenameIndex | None = None
         self._ids: dict[str, int | None] = {}
+        self._times: dict[int, list[int]] = {}
+        self._commit_times: dict[int, int] | None = None
 
     @classmethod
     def load(
@@ -292,6 +295,68 @@ class Genome:
             if commit_time is not None:
                 return self._count_from(ident, commit_time + 1)
         raise BadInput(f"{since!r} is neither an ISO date nor a known commit")
+
+    def commits_touching_many(self, asked: Sequence[tuple[str, str]]) -> dict[tuple[str, str], int]:
+        """:meth:`commits_touching` of many ``(path, since)`` pairs at once, for those whose
+        ``since`` is an ISO date (the others are left out: ask them one by one).
+
+        Two statements whatever the number of pairs, and none for files asked before: each
+        file's commit times are kept, sorted, until the genome changes.
+        """
+        dated: dict[tuple[str, str], float] = {}
+        for path, since in asked:
+            stamp = None if _HEX.fullmatch(since) else _parse_date(since)
+            if stamp is not None:
+                dated[(path, since)] = stamp
+        if not dated or not self._is_ready():
+            return dict.fromkeys(dated, 0)
+        idents = self._file_ids_of({path for path, _ in dated})
+        self._load_times({ident for ident in idents.values() if ident is not None})
+        found: dict[tuple[str, str], int] = {}
+        for (path, since), stamp in dated.items():
+            times = self._times.get(idents[path], []) if idents[path] is not None else []
+            found[(path, since)] = len(times) - bisect.bisect_left(times, stamp)
+        return found
+
+    def _file_ids_of(self, paths: set[str]) -> dict[str, int | None]:
+        """The identity of each path as :meth:`commits_touching` finds it (a path renamed
+        away by its current name), in one statement."""
+        moved = {path: self.renamed_to(path) for path in paths}
+        names = sorted(paths | {name for name in moved.values() if name})
+        known = dict(
+            self.conn.execute(
+                "SELECT path, id FROM genome_files WHERE path IN (SELECT value FROM json_each(?))",
+                (json.dumps(names),),
+            ).fetchall()
+        )
+        found: dict[str, int | None] = {}
+        for path in paths:
+            ident = known.get(path)
+            if ident is None and moved[path]:
+                ident = known.get(moved[path])
+            found[path] = ident
+        return found
+
+    def _load_times(self, idents: set[int]) -> None:
+        """Keep the sorted commit times of each file identity not kept yet (one statement, and
+        one more for every commit's time the first time)."""
+        wanted = sorted(idents - self._times.keys())
+        if not wanted:
+            return
+        seqs = {
+            ident: unpack(blob)
+            for ident, blob in self.conn.execute(
+                "SELECT id, seqs FROM genome_files WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(wanted),),
+            )
+        }
+        if self._commit_times is None:  # every commit's time, read once per genome state
+            self._commit_times = dict(
+                self.conn.execute("SELECT seq, ts FROM genome_commits").fetchall()
+            )
+        times = self._commit_times
+        for ident in wanted:
+            self._times[ident] = sorted(times[seq] for seq in seqs.get(ident, ()) if seq in times)
 
     def _count_from(self, ident: int | None, stamp: float) -> int:
         """How many commits that touched ``ident`` have a commit time at or after ``stamp``

@@ -6,6 +6,7 @@ adds the bounded magnitudes. Only active memories are ever candidates.
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 from collections import defaultdict
@@ -32,8 +33,9 @@ class Evidence:
 
 Channel = dict[int, Evidence]
 
-_SQL_VARIABLES = 900
-"""Bound parameters per statement, under SQLite's smallest default limit (999)."""
+JSON_VALUES: Final = "(SELECT value FROM json_each(?))"
+"""Any number of values (rowids, terms) bound as one JSON array: one statement whatever their
+number, where a list of bound parameters would have to be cut under SQLite's limit (999)."""
 
 
 def _ranked(
@@ -62,16 +64,15 @@ def _memories_on(
     with when each of them was written and its kind."""
     if not paths:
         return {}
-    marks = ",".join("?" * len(paths))
     found: dict[str, list[int]] = defaultdict(list)
     query = (
         "SELECT mf.path, mf.memory_rowid, m.created, m.category FROM memory_files mf "
         "JOIN memories m ON m.rowid = mf.memory_rowid "
         # "+m.status" keeps SQLite on the path index; without statistics it may otherwise
         # walk every active memory through the status index.
-        f"WHERE mf.path IN ({marks}) AND +m.status = 'active'"
+        "WHERE mf.path IN (SELECT value FROM json_each(?)) AND +m.status = 'active'"
     )
-    for path, rowid, stamp, kind in conn.execute(query, list(paths)):
+    for path, rowid, stamp, kind in conn.execute(query, (json.dumps(list(paths)),)):
         found[path].append(rowid)
         if created is not None:
             created[rowid] = stamp
@@ -232,6 +233,7 @@ class Vocabulary:
         """Look terms up in the ``fts_words_vocab`` table of ``conn``."""
         self.conn = conn
         self._forms: dict[str, list[tuple[str, int]]] = {}
+        self._instances = False
 
     def forms(self, token: str) -> list[tuple[str, int]]:
         """(term, memories holding it) for each indexed term ``token`` matches: the word
@@ -257,6 +259,18 @@ class Vocabulary:
                 (stem, stem + "\U0010ffff"),
             )
         return [(found, int(doc)) for found, doc in rows]
+
+    def instance_table(self) -> str:
+        """The name of a listing of every term occurrence of the word index (an FTS5
+        ``instance`` vocabulary table in this connection's temporary schema, made once; the
+        index file itself is not changed)."""
+        if not self._instances:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_words_instance "
+                "USING fts5vocab(main, fts_words, 'instance')"
+            )
+            self._instances = True
+        return "temp.fts_words_instance"
 
     def documents_with(self, token: str) -> int:
         """How many memories hold ``token`` (its stem's variants summed, for inflected words)."""
@@ -323,15 +337,13 @@ def text(
     if len(keep) > limit:
         keep = dict(sorted(keep.items(), key=lambda item: (item[1], item[0]))[:limit])
     extra = [rowid for rowid in candidates if rowid not in keep]
-    for start in range(0, len(extra), _SQL_VARIABLES):
-        chunk = extra[start : start + _SQL_VARIABLES]
-        marks = ",".join("?" * len(chunk))
+    if extra:
         # "+rowid": filter the matches after the scan; as an FTS5 constraint each rowid
         # would be looked up on its own, which is far slower for a crowded file.
         keep.update(
             conn.execute(
-                f"SELECT rowid, rank FROM ({matches}) WHERE +rowid IN ({marks})",
-                (expression, ranking, *chunk),
+                f"SELECT rowid, rank FROM ({matches}) WHERE +rowid IN {JSON_VALUES}",
+                (expression, ranking, json.dumps(extra)),
             )
         )
     if not keep:
@@ -395,6 +407,63 @@ def _column_means(conn: sqlite3.Connection) -> tuple[int, float, float] | None:
     return rows, summary / rows, details / rows
 
 
+Column = tuple[int, dict[str, int]]
+"""One column of one memory: its length in tokens, and how often each asked term occurs."""
+
+
+def _occurrences(
+    conn: sqlite3.Connection,
+    vocabulary: Vocabulary,
+    terms: dict[str, int],
+    rowids: Collection[int],
+) -> dict[int, tuple[Column, Column]]:
+    """The summary and details columns of each of ``rowids`` as the word index holds them.
+
+    ``terms`` are the asked terms with how many memories hold each. The lengths come from the
+    index's per-row sizes; the occurrences from its instance listing when the terms occur less
+    often than the rows hold tokens (long texts, rare words), else by tokenizing the rows'
+    texts (short texts, common words). Both count the same tokens; the cheaper is read.
+    """
+    if not rowids:
+        return {}
+    bound = json.dumps(list(rowids))
+    found: dict[int, tuple[Column, Column]] = {}
+    for rowid, sizes in conn.execute(
+        f"SELECT id, sz FROM fts_words_docsize WHERE id IN {JSON_VALUES}", (bound,)
+    ):
+        summary, at = _varint(sizes, 0) if sizes else (0, 0)
+        details = _varint(sizes, at)[0] if sizes and at < len(sizes) else 0
+        found[rowid] = ((summary, {}), (details, {}))
+    if not terms:
+        return found
+    held = sum(summary + details for (summary, _), (details, _) in found.values())
+    if sum(terms.values()) <= held:
+        instances = vocabulary.instance_table()
+        for rowid, column, term, times in conn.execute(
+            f"SELECT doc, col, term, count(*) FROM {instances} "
+            f"WHERE term IN {JSON_VALUES} AND doc IN {JSON_VALUES} GROUP BY doc, col, term",
+            (json.dumps(list(terms)), bound),
+        ):
+            if rowid in found:
+                found[rowid][0 if column == "summary" else 1][1][term] = times
+        return found
+    fetched = conn.execute(
+        # the same texts as the word index holds, read from the memories table: an FTS5
+        # table would run a statement of its own for each row
+        f"SELECT rowid, summary, details FROM memories WHERE rowid IN {JSON_VALUES}",
+        (bound,),
+    ).fetchall()
+    columns = fts.indexed_words_many(
+        [text or "" for _, summary, details in fetched for text in (summary, details)]
+    )
+    for index, (rowid, _summary, _details) in enumerate(fetched):
+        found[rowid] = tuple(  # type: ignore[assignment]
+            (len(words), {term: words.count(term) for term in terms.keys() & set(words)})
+            for words in (columns[2 * index], columns[2 * index + 1])
+        )
+    return found
+
+
 def field_bm25(
     conn: sqlite3.Connection,
     vocabulary: Vocabulary,
@@ -425,43 +494,34 @@ def field_bm25(
     total, mean_summary, mean_details = means
     idf: dict[str, float] = {}
     owners: dict[str, list[str]] = defaultdict(list)  # indexed form -> query words it counts for
+    holding: dict[str, int] = {}  # indexed form -> memories holding it
     for token in tokens:
         found = vocabulary.forms(token)
         having = min(total, sum(doc for _, doc in found))  # forms sharing a memory: counted twice
         if having > 0:
             idf[token] = max(W.BM25_IDF_FLOOR, math.log((total - having + 0.5) / (having + 0.5)))
-            for term, _ in found:
+            for term, docs in found:
                 owners[term].append(token)
+                holding[term] = docs
     strengths: dict[int, float] = {}
     if not idf:
         return strengths
-    ids = list(rowids)
     counts: dict[int, dict[str, float]] = {}
-    for start in range(0, len(ids), _SQL_VARIABLES):
-        chunk = ids[start : start + _SQL_VARIABLES]
-        marks = ",".join("?" * len(chunk))
-        fetched = conn.execute(
-            f"SELECT rowid, summary, details FROM fts_words WHERE rowid IN ({marks})", chunk
-        ).fetchall()
-        columns = fts.indexed_words_many(
-            [text or "" for _, summary, details in fetched for text in (summary, details)]
-        )
-        for index, (rowid, _summary, _details) in enumerate(fetched):
-            tf: dict[str, float] = {}
-            for words, weight, mean in (
-                (columns[2 * index], W.BM25_SUMMARY_WEIGHT, mean_summary),
-                (columns[2 * index + 1], 1.0, mean_details),
-            ):
-                present = owners.keys() & set(words)
-                if not present:
-                    continue
-                length = len(words) / mean if mean > 0 else 1.0
-                share = weight / (1.0 - W.BM25_B + W.BM25_B * length)
-                for form in present:
-                    hits = words.count(form) * share
-                    for token in owners[form]:
-                        tf[token] = tf.get(token, 0.0) + hits
-            counts[rowid] = tf
+    for rowid, columns in _occurrences(conn, vocabulary, holding, rowids).items():
+        tf: dict[str, float] = {}
+        for (tokens_in, present), weight, mean in (
+            (columns[0], W.BM25_SUMMARY_WEIGHT, mean_summary),
+            (columns[1], 1.0, mean_details),
+        ):
+            if not present:
+                continue
+            length = tokens_in / mean if mean > 0 else 1.0
+            share = weight / (1.0 - W.BM25_B + W.BM25_B * length)
+            for form, times in present.items():
+                hits = times * share
+                for token in owners[form]:
+                    tf[token] = tf.get(token, 0.0) + hits
+        counts[rowid] = tf
     if near:
         near_rows = set(near)
         for token in idf:

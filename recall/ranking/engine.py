@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import heapq
+import json
 import math
 import os
 import sqlite3
@@ -22,7 +24,7 @@ from recall.ranking import channels as ch
 from recall.ranking import lean_semantic, vector_cache
 from recall.ranking.fuse import DRIFT_NOTE, Fused, fuse, receipt
 from recall.ranking.query import RecallQuery
-from recall.references import drift, with_lifecycle_keys
+from recall.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.sanitize import sanitize_prompt
 from recall.store import MemoryStore, is_corruption
 
@@ -133,6 +135,10 @@ class _StoreFacts:
     active: int
     inactive: frozenset[int]
     vocabulary: ch.Vocabulary
+    lifecycle: dict[str, tuple[tuple[int, int] | None, dict[str, Any]]] = field(
+        default_factory=dict
+    )
+    """The lifecycle keys read from the files of memories shown (see ``_mark_drift``)."""
 
 
 def _dense(sparse: list[tuple[int, float]], dim: int) -> Any:
@@ -296,42 +302,100 @@ class Recaller:
         start = time.perf_counter()
         self._follow_recovered_index()
         self._fan_in_cache: dict[str, int] = {}
+        self._module: set[str] | None = None
         timings: dict[str, float] = {}
         prepared = self._prepare(query, timings)
         touched = ch.touch_weights(query.touches)
         tick = time.perf_counter()
         neighbours = ch.cochange_neighbours(touched, self.repo.neighbours, self.repo.exists)
         timings["cochange"] = (time.perf_counter() - tick) * 1000
-        hits: list[Hit] = []
+        found: list[_Candidate] = []
         for store in self.stores:
             if store.scope not in query.scopes:
                 continue
-            hits.extend(self._rank_store(store, touched, neighbours, prepared, timings))
-        merged = _merge_scopes(hits)
-        merged.sort(key=lambda h: (-h.score, h.memory.id))
-        top = merged[: query.limit]
+            found.extend(
+                self._rank_store(store, touched, neighbours, prepared, timings, query.limit)
+            )
+        tick = time.perf_counter()
+        merged = _merge_scopes(found)
+        merged.sort(key=lambda c: (-c.item.score, c.id))
+        chosen = merged[: query.limit]
+        _add_time(timings, "fusion", tick)
+        tick = time.perf_counter()
+        top = self._hydrate(chosen)
+        timings["hydrate"] = (time.perf_counter() - tick) * 1000
         tick = time.perf_counter()
         self._mark_drift(top)
         timings["drift"] = (time.perf_counter() - tick) * 1000
         elapsed = (time.perf_counter() - start) * 1000
         return RecallResult(top, elapsed, timings, prepared.text)
 
+    def _hydrate(self, chosen: list[_Candidate]) -> list[Hit]:
+        """The hits for the candidates that are returned: only their rows are read and decoded
+        (one statement per store)."""
+        memories: dict[tuple[int, int], Memory] = {}
+        for store in {id(c.store): c.store for c in chosen}.values():
+            wanted = [c.rowid for c in chosen if c.store is store]
+            for row in store.conn.execute(
+                f"SELECT * FROM memories WHERE rowid IN {ch.JSON_VALUES}", (json.dumps(wanted),)
+            ):
+                memories[(id(store), row["rowid"])] = rows.memory_from_row(row)
+        hits: list[Hit] = []
+        for c in chosen:
+            memory = memories[(id(c.store), c.rowid)]
+            hits.append(
+                Hit(
+                    memory,
+                    c.store.scope,
+                    c.item.score,
+                    dict(c.item.signals),
+                    receipt(c.item, pinned=memory.pinned, fan_in=c.fan_in),
+                    _is_strong(c.item, memory),
+                )
+            )
+        return hits
+
     def _mark_drift(self, hits: list[Hit]) -> None:
         """Add the spot-check mark to the shown hits whose files changed a lot since.
 
-        Asked only of the hits that are returned: counting commits per file is cheap but not
-        free, and a memory nobody sees needs no mark.
+        Asked only of the hits that are returned, and answered from the genome's own data in
+        one go when it can (:meth:`Genome.commits_touching_many`); a memory nobody sees needs
+        no mark.
         """
         stores = {store.scope: store for store in self.stores}
+        counted = self._drift_counts(hits)
         for hit in hits:
-            found = drift(hit.memory, self.repo, self.drift_commits)
+            found = drift(hit.memory, self.repo, self.drift_commits, counted)
             if found is not None and hit.scope in stores:
                 # a confirmation lives in the file only: read it for the few that look drifted
-                full = with_lifecycle_keys(stores[hit.scope], hit.memory)
-                found = drift(full, self.repo, self.drift_commits)
+                full = self._with_lifecycle_keys(stores[hit.scope], hit.memory)
+                found = drift(full, self.repo, self.drift_commits, counted)
             if found is not None:
                 hit.drift = found.commits
                 hit.receipt = f"{hit.receipt}, {DRIFT_NOTE}"
+
+    def _with_lifecycle_keys(self, store: MemoryStore, memory: Memory) -> Memory:
+        """:func:`with_lifecycle_keys`, its file read again only when it changed (by its
+        modification time and size) or the index did."""
+        kept = self._store_facts(store).lifecycle
+        try:
+            info = os.stat(store.path_of(memory.id))
+            seen: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            seen = None
+        found = kept.get(memory.id)
+        if found is None or found[0] != seen or seen is None:
+            found = kept[memory.id] = (seen, _lifecycle_extra(store, memory))
+        extra = found[1]
+        return memory.with_changes(extra=extra) if extra != memory.extra else memory
+
+    def _drift_counts(self, hits: list[Hit]) -> dict[tuple[str, str], int] | None:
+        """Commits touching each (file, creation time) of the hits, asked of the genome at
+        once, or None when the repository cannot answer so (a plain working tree)."""
+        many = getattr(self.repo, "commits_touching_many", None)
+        if many is None:
+            return None
+        return many([(path, hit.memory.created) for hit in hits for path in hit.memory.files])
 
     def _timed(self, timings: dict[str, float], name: str, run: Callable[[], ch.Channel]):
         tick = time.perf_counter()
@@ -346,8 +410,12 @@ class Recaller:
         neighbours: list[ch.NeighbourHit],
         prepared: _Prepared,
         timings: dict[str, float],
-    ) -> list[Hit]:
+        limit: int,
+    ) -> list[_Candidate]:
         conn = store.conn
+        facts = self._store_facts(store)
+        if not facts.active:
+            return []  # nothing to rank: an empty or not yet created store costs no query
         found: dict[str, ch.Channel] = {}
         found["file"] = self._timed(
             timings,
@@ -358,7 +426,6 @@ class Recaller:
             timings, "cochange", lambda: ch.cochange(conn, neighbours, found["file"])
         )
         near = set(found["file"]) | set(found["cochange"])
-        facts = self._store_facts(store)
         inactive = facts.inactive
         if prepared.words:
             words = ch.text_terms(facts.vocabulary, prepared.words, facts.active)
@@ -381,11 +448,10 @@ class Recaller:
             found["semantic"] = self._timed(
                 timings, "semantic", lambda: ch.semantic(self._similar_or_none(store, prepared))
             )
-        fused = fuse({k: v for k, v in found.items() if v})
         tick = time.perf_counter()
-        hits = self._finish(store, fused, touched, neighbours)
-        timings["adjust"] = timings.get("adjust", 0.0) + (time.perf_counter() - tick) * 1000
-        return hits
+        fused = fuse({k: v for k, v in found.items() if v})
+        _add_time(timings, "fusion", tick)
+        return self._finish(store, fused, touched, neighbours, timings, limit)
 
     def _provider_failed(self, error: EmbedderFailed) -> None:
         """Say once per failure what the provider did; recall goes on without it."""
@@ -435,14 +501,20 @@ class Recaller:
         conn, embedder = store.conn, self.embedder
         stamp = vector_cache.cache_stamp(conn, embedder.name, embedder.dim)
         kept = self._vectors.get(id(store))
-        complete = vector_cache.vectors_complete(conn, embedder.name)
         # the connection too: a store that recovered its index reads through a new one
-        if kept is not None and kept[0] == (conn, stamp) and complete:
+        if kept is not None and kept[0] == (conn, stamp):
             return kept[1], kept[2]
         dir_mode, file_mode = _cache_modes(store)
-        rowids, matrix = vectors.load(conn, embedder, cache, dir_mode=dir_mode, file_mode=file_mode)
-        if vector_cache.vectors_complete(conn, embedder.name):  # not vectors made in memory only
-            self._vectors[id(store)] = ((conn, stamp), rowids, matrix)
+        rowids, matrix, left_out = vectors.for_recall(
+            conn, embedder, cache, dir_mode=dir_mode, file_mode=file_mode
+        )
+        if left_out and self.notice is not None:
+            self.notice(
+                f"{left_out} memories of the {store.scope} store have no vector from "
+                f"{embedder.name} yet and are left out of the semantic channel; "
+                "`tether reindex` computes them"
+            )
+        self._vectors[id(store)] = ((conn, stamp), rowids, matrix)
         return rowids, matrix
 
     def _store_facts(self, store: MemoryStore) -> _StoreFacts:
@@ -470,11 +542,14 @@ class Recaller:
         return self._fan_in_cache[path]
 
     def _module_of(self, touched: dict[str, float]) -> set[str]:
-        """Files that change together with the touched ones: the module being worked on."""
-        module: set[str] = set()
-        for path in touched:
-            module.update(n.path for n in self.repo.neighbours(path, W.MODULE_NEIGHBOURS))
-        return module
+        """Files that change together with the touched ones: the module being worked on
+        (asked of the repository once per recall)."""
+        if self._module is None:
+            module: set[str] = set()
+            for path in touched:
+                module.update(n.path for n in self.repo.neighbours(path, W.MODULE_NEIGHBOURS))
+            self._module = module
+        return self._module
 
     def _finish(
         self,
@@ -482,71 +557,178 @@ class Recaller:
         fused: dict[int, Fused],
         touched: dict[str, float],
         neighbours: list[ch.NeighbourHit],
-    ) -> list[Hit]:
+        timings: dict[str, float],
+        limit: int,
+    ) -> list[_Candidate]:
+        """The fused candidates that may be shown, with the adjustments that need their facts
+        (files, age, usage, pin), in rowid order.
+
+        The adjustments move a score by a bounded amount (:data:`_ADJUST_REACH`), so the facts
+        are read for the best fused candidates first; the others are read only if they could
+        still reach the ``limit`` best, which a crowded file's hundreds of memories rarely
+        can. Two statements a round, at most two rounds.
+        """
         if not fused:
             return []
-        conn = store.conn
-        marks = ",".join("?" * len(fused))
-        found = conn.execute(
-            f"SELECT * FROM memories WHERE rowid IN ({marks}) AND +status = 'active'", list(fused)
-        ).fetchall()
-        memories = {r["rowid"]: rows.memory_from_row(r) for r in found}
-        ids = [m.id for m in memories.values()]
-        replaced = {
-            r[0]
-            for r in conn.execute(
-                # "+status": look the ids up by the supersedes index, not every active memory
-                "SELECT supersedes FROM memories WHERE +status = 'active' "
-                f"AND supersedes IN ({','.join('?' * len(ids))})",
-                ids,
-            )
-        }
-        usage = {
-            r["memory_id"]: r
-            for r in conn.execute(
-                f"SELECT * FROM usage WHERE memory_id IN ({','.join('?' * len(ids))})", ids
-            )
-        }
+        order = sorted(fused.values(), key=lambda item: -item.score)
+        first = max(limit * FACTS_ROUND_FACTOR, FACTS_FIRST_ROUND)
+        found = self._adjusted(store, order[:first], touched, neighbours, timings)
+        if len(order) > first:
+            bar = _kth_best(found, limit)
+            rest = [item for item in order[first:] if item.score + _ADJUST_REACH >= bar - 1e-9]
+            found += self._adjusted(store, rest, touched, neighbours, timings)
+        found.sort(key=lambda candidate: candidate.rowid)
+        return found
+
+    def _adjusted(
+        self,
+        store: MemoryStore,
+        items: list[Fused],
+        touched: dict[str, float],
+        neighbours: list[ch.NeighbourHit],
+        timings: dict[str, float],
+    ) -> list[_Candidate]:
+        """``items`` that may be shown (active, not superseded, not archived by disuse),
+        their facts read in two statements and their scores adjusted."""
+        if not items:
+            return []
+        tick = time.perf_counter()
+        fused = {item.rowid: item for item in items}
+        facts = _candidate_facts(store.conn, list(fused))
+        _add_time(timings, "candidates", tick)
+        tick = time.perf_counter()
         moment = now().timestamp()
         module = self._module_of(touched)
         neighbour_paths = {hit.path for hit in neighbours}
-        hits: list[Hit] = []
-        for rowid, memory in memories.items():
-            if memory.id in replaced:
+        found: list[_Candidate] = []
+        for fact in facts:
+            if fact.replaced:
                 continue
-            counters = usage.get(memory.id)
-            if counters is not None and counters["archived_by_disuse"] and not memory.pinned:
+            if fact.archived and not fact.pinned:
                 continue  # archived by this user's disuse (recall.disuse); pinned are exempt
-            item = fused[rowid]
+            item = fused[fact.rowid]
             # The fan-in that matters is that of the file through which the memory is relevant.
-            through = [p for p in memory.files if p in touched or p in neighbour_paths]
+            through = [p for p in fact.files if p in touched or p in neighbour_paths]
             fan_in = max((self._fan_in(p) for p in through), default=0)
             item.add("blast", W.blast_bonus(fan_in))
             if "file" in item.evidence:
-                others = [p for p in memory.files if p not in touched]
+                others = [p for p in fact.files if p not in touched]
                 if others:
                     share = sum(p in module for p in others) / len(others)
                     item.add("module", W.module_bonus(share))
-            surfaced = counters["surfaced"] if counters else 0
-            acted = counters["acted"] if counters else 0
-            anchor = (counters["last_acted"] if counters else None) or memory.created
-            item.add("recency", W.recency_bonus(_days_since(anchor, moment), pinned=memory.pinned))
-            if memory.pinned:
+            anchor = fact.last_acted or fact.created
+            item.add("recency", W.recency_bonus(_days_since(anchor, moment), pinned=fact.pinned))
+            if fact.pinned:
                 item.add("pinned", W.PINNED_BONUS)
             else:
-                item.add("ignored", W.ignore_penalty(surfaced, acted))
-                item.add("acted", W.acted_bonus(acted))
-            hits.append(
-                Hit(
-                    memory,
-                    store.scope,
-                    item.score,
-                    dict(item.signals),
-                    receipt(item, pinned=memory.pinned, fan_in=fan_in),
-                    _is_strong(item, memory),
-                )
-            )
-        return hits
+                item.add("ignored", W.ignore_penalty(fact.surfaced, fact.acted))
+                item.add("acted", W.acted_bonus(fact.acted))
+            found.append(_Candidate(store, fact.rowid, fact.id, fact.content_hash, item, fan_in))
+        _add_time(timings, "adjust", tick)
+        return found
+
+
+FACTS_FIRST_ROUND = 64
+"""Candidates whose facts are read first (at least); a speed setting, not a judgement: any
+value ranks the same."""
+FACTS_ROUND_FACTOR = 4
+"""...or this many times the hits asked for, when that is more."""
+
+_ADJUST_REACH = W.BLAST_MAX + W.MODULE_MAX + W.RECENCY_MAX + max(W.PINNED_BONUS, W.ACTED_BONUS_MAX)
+"""The most :meth:`Recaller._adjusted` can add to a fused score (the penalty only lowers it)."""
+
+
+def _kth_best(found: list[_Candidate], k: int) -> float:
+    """The ``k``-th best score among distinct contents of ``found`` (a candidate scoring
+    below it cannot be among the ``k`` shown), or -inf when there are fewer."""
+    best: dict[str, float] = {}
+    for candidate in found:
+        score = candidate.item.score
+        if score > best.get(candidate.content_hash, -math.inf):
+            best[candidate.content_hash] = score
+    if len(best) < k:
+        return -math.inf
+    return heapq.nlargest(k, best.values())[-1]
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What ranking needs of one candidate memory (its row is decoded only if it is shown)."""
+
+    rowid: int
+    id: str
+    pinned: bool
+    created: str
+    content_hash: str
+    surfaced: int
+    acted: int
+    last_acted: str | None
+    archived: bool
+    replaced: bool
+    files: tuple[str, ...]
+
+
+def _candidate_facts(conn: sqlite3.Connection, rowids: list[int]) -> list[_Facts]:
+    """The facts of the active memories among ``rowids``, in rowid order: two statements."""
+    bound = (json.dumps(rowids),)
+    files: dict[int, list[str]] = {}
+    for rowid, path in conn.execute(
+        f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {ch.JSON_VALUES}", bound
+    ):
+        files.setdefault(rowid, []).append(path)
+    found = conn.execute(
+        "SELECT m.rowid, m.id, m.pinned, m.created, m.content_hash, u.surfaced, u.acted, "
+        "u.last_acted, u.archived_by_disuse, "
+        # "+status": look the ids up by the supersedes index, not every active memory
+        "EXISTS (SELECT 1 FROM memories r WHERE r.supersedes = m.id AND +r.status = 'active') "
+        f"FROM memories m LEFT JOIN usage u ON u.memory_id = m.id "
+        f"WHERE m.rowid IN {ch.JSON_VALUES} AND +m.status = 'active' ORDER BY m.rowid",
+        bound,
+    )
+    return [
+        _Facts(
+            row[0],
+            row[1],
+            bool(row[2]),
+            row[3],
+            row[4],
+            row[5] or 0,
+            row[6] or 0,
+            row[7],
+            bool(row[8]),
+            bool(row[9]),
+            tuple(files.get(row[0], ())),
+        )
+        for row in found
+    ]
+
+
+@dataclass
+class _Candidate:
+    """A memory that may be shown: its store, its fused and adjusted score, its fan-in."""
+
+    store: MemoryStore
+    rowid: int
+    id: str
+    content_hash: str
+    item: Fused
+    fan_in: int
+
+
+def _add_time(timings: dict[str, float], name: str, since: float) -> None:
+    timings[name] = timings.get(name, 0.0) + (time.perf_counter() - since) * 1000
+
+
+def _lifecycle_extra(store: MemoryStore, memory: Memory) -> dict[str, Any]:
+    """The ``extra`` of :func:`with_lifecycle_keys`, without parsing a file that names
+    neither key (most memories were never confirmed nor repointed)."""
+    try:
+        text = store.path_of(memory.id).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return memory.extra
+    if CONFIRMED_KEY not in text and FORMER_FILES_KEY not in text:
+        return memory.extra
+    return with_lifecycle_keys(store, memory).extra
 
 
 def _cache_modes(store: MemoryStore) -> tuple[int, int]:
@@ -570,18 +752,19 @@ def _is_strong(item: Fused, memory: Memory) -> bool:
     return relevant and item.score >= W.INJECT_MIN_SCORE
 
 
-def _merge_scopes(hits: list[Hit]) -> list[Hit]:
+def _merge_scopes(found: list[_Candidate]) -> list[_Candidate]:
     """Collapse the same knowledge found in several scopes; the project copy wins ties."""
-    best: dict[str, Hit] = {}
-    for hit in hits:
-        key = hit.memory.content_hash
+    best: dict[str, _Candidate] = {}
+    for candidate in found:
+        key = candidate.content_hash
         current = best.get(key)
         if current is None:
-            best[key] = hit
+            best[key] = candidate
             continue
-        better = hit.score > current.score + 1e-9 or (
-            math.isclose(hit.score, current.score, abs_tol=1e-9) and hit.scope == "project"
+        score, held = candidate.item.score, current.item.score
+        better = score > held + 1e-9 or (
+            math.isclose(score, held, abs_tol=1e-9) and candidate.store.scope == "project"
         )
         if better:
-            best[key] = hit
+            best[key] = candidate
     return list(best.values())

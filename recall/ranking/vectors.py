@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,12 @@ from recall.ranking.vector_cache import cache_paths, cache_stamp, complete_stamp
 
 BATCH = 2000  # rows embedded and written per transaction while back-filling
 ATTEMPTS = 3  # back-fills raced by writers before ranking from the vectors there are
+RECALL_COMPUTE_MAX = 2000
+"""Memories without a vector that a recall embeds in memory (about a second's work here);
+past it, they wait for the next write or a reindex rather than stall every recall."""
+PROGRESS_LABEL = "computing vectors"
+
+Progress = Callable[[str, int, int | None], None]
 
 
 def memory_text(summary: str, details: str, files: str) -> str:
@@ -22,21 +29,27 @@ def memory_text(summary: str, details: str, files: str) -> str:
     return f"{summary}\n{details}\n{files}"
 
 
-def backfill(conn: sqlite3.Connection, embedder: Embedder) -> int:
+_MISSING = (
+    "SELECT m.rowid, m.summary, m.details, m.files FROM memories m "
+    "LEFT JOIN vectors v ON v.memory_rowid = m.rowid "
+    "WHERE v.memory_rowid IS NULL OR v.model != ?"
+)
+
+
+def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Progress | None = None) -> int:
     """Compute vectors for memories that have none (or one from another model); return how many.
 
-    Free when nothing changed since the last backfill (one row of ``meta`` says so).
+    Called by the writers (remember, import, reindex), in batches, so that recall finds them
+    made. Free when nothing changed since the last backfill (one row of ``meta`` says so).
+    ``progress(description, done, total)`` hears of each batch.
     """
     if vectors_complete(conn, embedder.name):
         return 0
     stamp = complete_stamp(conn, embedder.name)
-    missing = conn.execute(
-        "SELECT m.rowid, m.summary, m.details, m.files FROM memories m "
-        "LEFT JOIN vectors v ON v.memory_rowid = m.rowid "
-        "WHERE v.memory_rowid IS NULL OR v.model != ?",
-        (embedder.name,),
-    ).fetchall()
+    missing = conn.execute(_MISSING, (embedder.name,)).fetchall()
     for start in range(0, len(missing), BATCH):
+        if progress is not None:
+            progress(PROGRESS_LABEL, start, len(missing))
         chunk = missing[start : start + BATCH]
         matrix = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in chunk])
         conn.execute("BEGIN IMMEDIATE")
@@ -50,7 +63,45 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder) -> int:
             rollback(conn)
             raise
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('vectors_complete', ?)", (stamp,))
+    if progress is not None and missing:
+        progress(PROGRESS_LABEL, len(missing), len(missing))
     return len(missing)
+
+
+def for_recall(
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    cache_dir: Path | None,
+    *,
+    dir_mode: int = 0o755,
+    file_mode: int = 0o644,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """(rowids, matrix, memories left out) for ranking, never writing a vector.
+
+    Vectors are made when memories are written (:func:`backfill`). Memories that still have
+    none from ``embedder`` (written by a version or a path that did not make them, or from
+    another model) get one computed here in memory, up to :data:`RECALL_COMPUTE_MAX`; past
+    that they are left out of the semantic channel (the count says how many) until the next
+    write or ``tether reindex`` makes them. Only the cache of a complete state is written.
+    """
+    stamp, complete, cached, found = _snapshot(conn, embedder, cache_dir)
+    if cached is not None:
+        return cached[0], cached[1], 0
+    blobs = {int(r[0]): r[1] for r in found}
+    left_out = 0
+    if not complete:
+        missing = conn.execute(_MISSING, (embedder.name,)).fetchall()
+        if len(missing) > RECALL_COMPUTE_MAX:
+            left_out = len(missing)
+        elif missing:
+            made = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in missing])
+            blobs.update((int(r[0]), to_bytes(v)) for r, v in zip(missing, made, strict=True))
+    ordered = sorted(blobs)
+    rowids = np.fromiter(ordered, dtype=np.int64, count=len(ordered))
+    matrix = stack_bytes([blobs[rowid] for rowid in ordered], embedder.dim)
+    if complete and cache_dir is not None:
+        _write_cache(cache_dir, stamp, rowids, matrix, dir_mode=dir_mode, file_mode=file_mode)
+    return rowids, matrix, left_out
 
 
 def load(

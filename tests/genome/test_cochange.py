@@ -141,6 +141,17 @@ def test_commits_touching_by_sha_and_date(history: GitRepo, genome: Genome) -> N
     assert genome.commits_touching("never.py", first) == 0
 
 
+def test_commits_touching_many_answers_as_one_by_one(history: GitRepo, genome: Genome) -> None:
+    first = history.git("rev-list", "--max-parents=0", "HEAD").strip()
+    dates = [history.date(n) for n in (0, 3, 5)] + [history.date(5)[:10]]
+    paths = ["a.py", "b.py", "lib/core.py", "never.py"]
+    asked = [(path, since) for path in paths for since in dates]
+    found = genome.commits_touching_many([*asked, ("a.py", first), ("a.py", "yesterday")])
+    # dates answered at once, exactly as one by one; commit ids and bad input left to that
+    assert found == {pair: genome.commits_touching(*pair) for pair in asked}
+    assert found[("a.py", history.date(5))] == 2
+
+
 def test_commits_touching_rejects_bad_since(genome: Genome) -> None:
     with pytest.raises(BadInput):
         genome.commits_touching("a.py", "yesterday")

@@ -198,6 +198,9 @@ class TestSameAsNumpy:
 class TestStepsAside:
     def test_no_cache_yet(self, world: World) -> None:
         _fill(world.project, 40)
+        assert _lean(world, PROMPTS[0]) is not None  # the import made the vectors and the cache
+        for cached in (world.project.location.base / "cache").glob("*.npy"):
+            cached.unlink()
         assert _lean(world, PROMPTS[0]) is None
         hits, _ = _recall(world, PROMPTS[0], short_lived=True)
         assert hits  # answered by numpy, which also wrote the cache

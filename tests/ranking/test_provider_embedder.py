@@ -128,7 +128,10 @@ def test_a_provider_named_like_a_path_or_resized_keeps_working(
     named = {**provider, "TOPIC_NAME": "org/topics"}
 
     first, _ = _recall(cli, named, "kettle boil")
-    resized, stderr = _recall(cli, {**named, "TOPIC_DIM": "3"}, "kettle boil")
+    smaller = {**named, "TOPIC_DIM": "3"}
+    # vectors of the new size are made by a write (here a reindex), never by a recall
+    assert cli("reindex", env=smaller).code == 0
+    resized, stderr = _recall(cli, smaller, "kettle boil")
 
     assert first[0]["id"] == teapot and resized[0]["id"] == teapot, stderr
     cached = sorted(p.name for p in (repo / ".tether" / "cache").glob("*.npy"))

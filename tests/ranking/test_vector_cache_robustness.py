@@ -214,8 +214,10 @@ class TestRacingWriter:
         real_backfill = vectors.backfill
         raced: list[str] = []
 
-        def backfill_then_a_write(conn: sqlite3.Connection, embedder: HashEmbedder) -> int:
-            added = real_backfill(conn, embedder)
+        def backfill_then_a_write(
+            conn: sqlite3.Connection, embedder: HashEmbedder, *progress: object
+        ) -> int:
+            added = real_backfill(conn, embedder, *progress)  # type: ignore[arg-type]
             if not raced:  # another process commits a memory right after the back-fill
                 raced.append(_write_elsewhere(other))
             return added

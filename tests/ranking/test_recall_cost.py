@@ -1,0 +1,177 @@
+"""What one recall costs, counted rather than timed: SQL statements, rows decoded, writes.
+
+The statements a recall runs are read through SQLite's own trace hook on the store's real
+connection (expanded SQL, bound values included).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from recall.ranking.query import RecallQuery, Touch
+from recall.references import CONFIRMED_KEY
+from recall.weights import DRIFT_COMMITS
+
+from .world import World
+
+_WHOLE_ROWS = re.compile(
+    r"SELECT \* FROM memories WHERE rowid IN \(SELECT value FROM json_each\('(\[[^']*\])'\)\)"
+)
+
+
+@contextmanager
+def traced(conn: sqlite3.Connection) -> Iterator[list[str]]:
+    """Every statement ``conn`` is asked to run inside the block (not the ones SQLite runs
+    inside them, which its trace marks with a leading "--")."""
+    seen: list[str] = []
+
+    def note(statement: str) -> None:
+        if not statement.startswith("--"):
+            seen.append(statement)
+
+    conn.set_trace_callback(note)
+    try:
+        yield seen
+    finally:
+        conn.set_trace_callback(None)
+
+
+def _crowded_world(world: World) -> None:
+    """Two files, one named by 30 memories and one by 1,000; every tenth mentions overflow."""
+    world.history([["src/small.c"], ["src/hub.c"]])
+    for path, count in (("src/small.c", 30), ("src/hub.c", 1000)):
+        store = world.project
+        drafts = [
+            (
+                store.prepare_memory(
+                    summary=f"{path} note {n}",
+                    category="context",
+                    files=[path],
+                    details="the ring buffer overflow" if n % 10 == 0 else f"step {n} of the plan",
+                ),
+                None,
+            )
+            for n in range(count)
+        ]
+        store.import_many(drafts)
+
+
+def _query(path: str, limit: int = 5) -> RecallQuery:
+    return RecallQuery((Touch(path, "edit"),), "why the overflow", limit=limit, scopes=("project",))
+
+
+def test_statements_per_recall_do_not_grow_with_the_candidates(world: World) -> None:
+    _crowded_world(world)
+    recaller = world.recaller()
+    small, hub = _query("src/small.c"), _query("src/hub.c")
+    recaller.recall(small)  # the first recall reads what is kept between recalls
+    recaller.recall(hub)
+    conn = world.project.conn
+    with traced(conn) as on_small:
+        found_small = recaller.recall(small)
+    with traced(conn) as on_hub:
+        found_hub = recaller.recall(hub)
+    assert len(found_small.hits) == len(found_hub.hits) == 5
+    assert all("src/hub.c" in hit.memory.files for hit in found_hub.hits)
+    # 30 candidates or 1,000 (over SQLite's bound-variable limit): the same statements, and
+    # at most one more round of candidate facts (two statements) for the crowded file
+    assert len(on_small) <= len(on_hub) <= len(on_small) + 2, (on_small, on_hub)
+
+
+def test_only_the_returned_memories_are_read_whole(world: World) -> None:
+    _crowded_world(world)
+    recaller = world.recaller()
+    query = _query("src/hub.c", limit=3)
+    recaller.recall(query)
+    with traced(world.project.conn) as statements:
+        result = recaller.recall(query)
+    read = [json.loads(m.group(1)) for s in statements for m in [_WHOLE_ROWS.search(s)] if m]
+    assert len(read) == 1, statements
+    assert len(read[0]) == len(result.hits) == 3
+    # no other statement reads whole rows of memories or their stored file lists (JSON)
+    others = [s for s in statements if "FROM memories" in s and not _WHOLE_ROWS.search(s)]
+    assert others
+    assert not [s for s in others if re.search(r"\*|\bm?\.?files\b", s.split("FROM")[0])]
+
+
+def test_the_returned_hits_rank_as_every_candidate_scored(world: World) -> None:
+    _crowded_world(world)
+    recaller = world.recaller()
+    wide = recaller.recall(_query("src/hub.c", limit=1000))
+    narrow = recaller.recall(_query("src/hub.c", limit=4))
+    assert [h.memory.id for h in narrow.hits] == [h.memory.id for h in wide.hits[:4]]
+    assert [h.score for h in narrow.hits] == [h.score for h in wide.hits[:4]]
+    assert [h.receipt for h in narrow.hits] == [h.receipt for h in wide.hits[:4]]
+
+
+def test_a_confirmation_clears_the_spot_check_in_a_long_lived_engine(world: World) -> None:
+    world.commit("src/busy.c", message="add busy")
+    memory_id = world.remember(
+        "the busy file keeps a ring", "src/busy.c", created="2023-12-01T00:00:00+00:00"
+    )
+    world.history([["src/busy.c"]] * DRIFT_COMMITS)
+    recaller = world.recaller()
+    query = RecallQuery((Touch("src/busy.c", "edit"),), None, scopes=("project",))
+    first = recaller.recall(query).hits[0]
+    assert first.memory.id == memory_id and first.drift == DRIFT_COMMITS + 1  # and its first
+    assert recaller.recall(query).hits[0].drift == DRIFT_COMMITS + 1  # asked again: kept
+    world.project.update_fields(memory_id, {CONFIRMED_KEY: "2026-05-31T00:00:00+00:00"})
+    again = recaller.recall(query).hits[0]
+    assert again.memory.id == memory_id and again.drift == 0
+    assert "spot-check" not in again.receipt
+
+
+def _vector_writes(statements: list[str]) -> list[str]:
+    return [
+        s
+        for s in statements
+        if re.match(r"\s*(INSERT|UPDATE|DELETE|REPLACE)", s, re.I)
+        and ("vectors" in s or "vectors_complete" in s)
+    ]
+
+
+def test_writes_make_the_vectors_and_recall_writes_none(world: World) -> None:
+    first = world.remember("the scheduler retry loop drops jobs", "src/queue.c")
+    second = world.remember("timeouts in the scheduler queue", "src/queue.c")
+    conn = world.project.conn
+    made = dict(conn.execute("SELECT memory_rowid, model FROM vectors").fetchall())
+    assert len(made) == 2  # written with the memories, not at the first recall
+    query = RecallQuery((), "why does the scheduler retry drop jobs", scopes=("project",))
+    before = {
+        h.memory.id: h.signals.get("semantic_rank") for h in world.recaller().recall(query).hits
+    }
+    assert before[first] and before[second]
+    # an index from before vectors were made at write time: one memory lacks its vector
+    conn.execute("DELETE FROM vectors WHERE memory_rowid = (SELECT min(memory_rowid) FROM vectors)")
+    conn.execute("DELETE FROM meta WHERE key = 'vectors_complete'")
+    with traced(conn) as statements:
+        after = world.recaller().recall(query)
+    assert not _vector_writes(statements), _vector_writes(statements)
+    assert {h.memory.id: h.signals.get("semantic_rank") for h in after.hits} == before
+    assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 1
+    world.remember("an unrelated build note", "Makefile")  # the next write fills them in
+    assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 3
+
+
+def test_vectors_of_another_model_are_rebuilt_by_the_next_write(world: World) -> None:
+    for n in range(3):
+        world.remember(f"ring buffer note {n}", "src/ring.c")
+    store = world.project
+    store.conn.execute("UPDATE vectors SET model = 'an-older-model'")
+    world.remember("a fourth note", "src/ring.c")
+    models = {m for (m,) in store.conn.execute("SELECT model FROM vectors")}
+    assert models == {world.recaller().embedder.name}
+    assert store.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 4
+
+
+def test_a_reindex_makes_the_vectors_with_progress(world: World) -> None:
+    for n in range(3):
+        world.remember(f"ring buffer note {n}", "src/ring.c")
+    heard: list[tuple[str, int, int | None]] = []
+    world.project.reindex(lambda label, done, total: heard.append((label, done, total)))
+    assert world.project.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 3
+    assert heard and heard[-1][1:] == (3, 3)
