@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from recall.gitquery import git_stdout
+
 if TYPE_CHECKING:
     from recall.model import Memory
     from recall.ranking.engine import Hit
@@ -57,21 +59,9 @@ def inject_others(repo_root: Path | None, warn: Warn) -> bool:
 
 
 def _git(root: Path, *args: str) -> str | None:
-    import subprocess  # only when git is asked (others' memories held back): rarely
-
-    try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=root,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return None
-    return done.stdout.decode("utf-8", "replace")
+    # only when git is asked (others' memories held back): rarely
+    out = git_stdout(root, *args, timeout=GIT_TIMEOUT_S)
+    return None if out is None else out.decode("utf-8", "replace")
 
 
 def latest_authors(root: Path, folder: Path) -> dict[str, str] | None:

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from recall.cli.render import positive
 from recall.errors import EXIT_NOT_FOUND, EXIT_OK, BadInput, NotFound
 from recall.genome import Genome, IndexSummary
 from recall.paths import is_inside, normalize
@@ -48,7 +49,7 @@ def register(subparsers: Any) -> None:
     neighbours.add_argument("path", metavar="PATH", help="a file of the repository")
     neighbours.add_argument(
         "--limit",
-        type=_positive,
+        type=positive,
         default=DEFAULT_NEIGHBOURS,
         metavar="N",
         help=f"list at most N files (default {DEFAULT_NEIGHBOURS})",
@@ -62,16 +63,6 @@ def register(subparsers: Any) -> None:
     )
     fanin.add_argument("path", metavar="PATH", help="a file of the repository")
     fanin.set_defaults(func=run_fanin)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def _repo_path(raw: str, root: Path, cwd: Path) -> str:

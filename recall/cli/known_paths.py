@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from recall.errors import BadInput
+from recall.gitquery import git_stdout
 from recall.repo import TETHER_DIR
 
 SUGGESTIONS: Final = 3
@@ -32,20 +33,8 @@ GIT_TIMEOUT_S: Final = 30
 
 
 def _git(root: Path, *args: str) -> bytes | None:
-    """Run git in ``root``; its stdout, or None when git is missing, fails or is not a repo."""
-    import subprocess  # only for a path missing on disk: a recall hook never pays for it
-
-    try:
-        done = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
-            cwd=root,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
+    # only for a path missing on disk: a recall hook never pays for it
+    return git_stdout(root, *args, timeout=GIT_TIMEOUT_S)
 
 
 def is_git(root: Path) -> bool:
