@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from recall import hashbag, privacy
 from recall import weights as W
 from recall.clock import now, parse_timestamp
-from recall.errors import BadInput, EmbedderFailed
+from recall.errors import BadInput, EmbedderFailed, StoreUnavailable
 from recall.index import fts, rows
 from recall.locations import GLOBAL
 from recall.model import Memory
@@ -272,7 +272,7 @@ class Recaller:
         """
         for attempt in range(2):
             try:
-                return self._recall(query)
+                return self._recall_one_state(query)
             except sqlite3.DatabaseError as error:
                 damaged = [s for s in self.stores if s.exists] if is_corruption(error) else []
                 if attempt or not damaged:
@@ -281,6 +281,26 @@ class Recaller:
                     store.recover(error)
                 self._after_recovery()
         raise AssertionError("unreachable")
+
+    def _recall_one_state(self, query: RecallQuery) -> RecallResult:
+        """:meth:`_recall` over one state of each index: a recall that saw an index replaced
+        under it (a reindex in another process swaps the file, and rowids are assigned anew)
+        mixed rows of two files, so it is done again on the new one."""
+        for _attempt in range(_REPLACED_ATTEMPTS):
+            pinned = self._connections()
+            try:
+                result = self._recall(query, pinned)
+            except _IndexMoved:
+                result = None
+            if result is not None and _same(self._connections(), pinned):
+                return result
+            self._after_recovery()  # what was read through the old connections is stale
+        raise StoreUnavailable("the index kept being replaced during a recall; retry")
+
+    def _connections(self) -> dict[int, sqlite3.Connection]:
+        """The connection each existing store reads through now, by store (a replaced index
+        gives its store a new one; holding the old keeps its identity from being reused)."""
+        return {id(s): s.conn for s in self.stores if s.exists}
 
     def _after_recovery(self) -> None:
         """Forget what was read through the connections a recovery closed."""
@@ -298,7 +318,7 @@ class Recaller:
         if getattr(self.repo, "conn", None) is not project.conn:
             rebind(project.conn)
 
-    def _recall(self, query: RecallQuery) -> RecallResult:
+    def _recall(self, query: RecallQuery, pinned: dict[int, sqlite3.Connection]) -> RecallResult:
         start = time.perf_counter()
         self._follow_recovered_index()
         self._fan_in_cache: dict[str, int] = {}
@@ -322,7 +342,7 @@ class Recaller:
         chosen = merged[: query.limit]
         _add_time(timings, "fusion", tick)
         tick = time.perf_counter()
-        top = self._hydrate(chosen)
+        top = self._hydrate(chosen, pinned)
         timings["hydrate"] = (time.perf_counter() - tick) * 1000
         tick = time.perf_counter()
         self._mark_drift(top)
@@ -330,19 +350,27 @@ class Recaller:
         elapsed = (time.perf_counter() - start) * 1000
         return RecallResult(top, elapsed, timings, prepared.text)
 
-    def _hydrate(self, chosen: list[_Candidate]) -> list[Hit]:
+    def _hydrate(
+        self, chosen: list[_Candidate], pinned: dict[int, sqlite3.Connection]
+    ) -> list[Hit]:
         """The hits for the candidates that are returned: only their rows are read and decoded
-        (one statement per store)."""
+        (one statement per store). Raises :class:`_IndexMoved` when a store's index is no
+        longer the one its candidates came from (``pinned``)."""
         memories: dict[tuple[int, int], Memory] = {}
         for store in {id(c.store): c.store for c in chosen}.values():
             wanted = [c.rowid for c in chosen if c.store is store]
-            for row in store.conn.execute(
+            conn = store.conn
+            if pinned.get(id(store)) is not conn:
+                raise _IndexMoved
+            for row in conn.execute(
                 f"SELECT * FROM memories WHERE rowid IN {ch.JSON_VALUES}", (json.dumps(wanted),)
             ):
                 memories[(id(store), row["rowid"])] = rows.memory_from_row(row)
         hits: list[Hit] = []
         for c in chosen:
-            memory = memories[(id(c.store), c.rowid)]
+            memory = memories.get((id(c.store), c.rowid))
+            if memory is None:  # gone from the file since it was ranked
+                raise _IndexMoved
             hits.append(
                 Hit(
                     memory,
@@ -649,6 +677,20 @@ def _kth_best(found: list[_Candidate], k: int) -> float:
     if len(best) < k:
         return -math.inf
     return heapq.nlargest(k, best.values())[-1]
+
+
+_REPLACED_ATTEMPTS = 3
+"""Recalls in a row that may see an index replaced under them before giving up: one reindex
+costs one more; three back to back within one recall would be a loop, not a user."""
+
+
+def _same(now: dict[int, sqlite3.Connection], before: dict[int, sqlite3.Connection]) -> bool:
+    """Whether every store reads through the connection it read through before."""
+    return now.keys() == before.keys() and all(now[k] is before[k] for k in now)
+
+
+class _IndexMoved(Exception):
+    """An index was replaced (or a ranked row removed) while a recall read it."""
 
 
 @dataclass(frozen=True)

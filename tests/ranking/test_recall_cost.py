@@ -11,7 +11,9 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
+from recall.ranking.engine import Recaller
 from recall.ranking.query import RecallQuery, Touch
 from recall.references import CONFIRMED_KEY
 from recall.weights import DRIFT_COMMITS
@@ -175,3 +177,70 @@ def test_a_reindex_makes_the_vectors_with_progress(world: World) -> None:
     world.project.reindex(lambda label, done, total: heard.append((label, done, total)))
     assert world.project.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 3
     assert heard and heard[-1][1:] == (3, 3)
+
+
+def _scrambled(world: World) -> Recaller:
+    """Twelve gotchas on src/a.c written in the reverse of their file names' order, so that a
+    rebuild (which reads the folder in name order) gives every one another rowid; and a warm
+    engine over them."""
+    world.history([["src/a.c"]])
+    store = world.project
+    wanted = [f"ff0000{n:02x}" for n in range(12, 0, -1)]
+    drafts = [
+        (store.prepare_memory(summary=f"a.c note {n}", category="gotcha", files=["src/a.c"]), i)
+        for n, i in enumerate(wanted)
+    ]
+    store.import_many(drafts)
+    recaller = world.recaller()
+    recaller.recall(_REPLACED_QUERY)  # warm: facts and vectors read through this connection
+    return recaller
+
+
+_REPLACED_QUERY = RecallQuery((Touch("src/a.c", "edit"),), "note", limit=5)
+
+
+def test_a_recall_that_sees_its_index_replaced_answers_from_the_new_one(tmp_path: Path) -> None:
+    """Another process's reindex swaps the index file in the middle of a recall (fired from
+    SQLite's trace hook, at each statement of the recall in turn): rowids are assigned anew,
+    so a recall that went on would read the old file's rowids in the new file. It is done
+    again on the new file instead, and answers as a recall made after the reindex does."""
+    from recall.store import MemoryStore
+
+    counting = World(tmp_path / "count")
+    warm = _scrambled(counting)
+    with traced(counting.project.conn) as statements:
+        warm.recall(_REPLACED_QUERY)
+    counting.close()
+    assert len(statements) > 2
+
+    for at in range(len(statements)):
+        world = World(tmp_path / f"at-{at}")
+        recaller = _scrambled(world)
+        store = world.project
+        other = MemoryStore(store.location)
+        seen: list[str] = []
+
+        def reindex_at(
+            statement: str, at: int = at, other: MemoryStore = other, seen: list[str] = seen
+        ) -> None:
+            if not statement.startswith("--"):
+                seen.append(statement)
+                if len(seen) == at + 1:
+                    other.reindex()
+
+        conn = store.conn
+        before = [row[0] for row in conn.execute("SELECT rowid FROM memories ORDER BY id")]
+        seen.clear()
+        conn.set_trace_callback(reindex_at)
+        try:
+            during = recaller.recall(_REPLACED_QUERY)
+        finally:
+            conn.set_trace_callback(None)
+            other.close()
+        after = [row[0] for row in store.conn.execute("SELECT rowid FROM memories ORDER BY id")]
+        assert after != before, at  # the swap did reassign rowids
+        fresh = world.recaller().recall(_REPLACED_QUERY)
+        assert [(h.memory.id, h.score) for h in during.hits] == [
+            (h.memory.id, h.score) for h in fresh.hits
+        ], at
+        world.close()
