@@ -8,7 +8,8 @@ the file still says active) counts as archived, not among the memories recall ca
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
+from datetime import date, timedelta
 
 from recall.disuse import archived_by_disuse
 from recall.model import CATEGORIES
@@ -133,3 +134,97 @@ def totals(table: list[CategoryStats]) -> CategoryStats:
     for entry in table:
         total.add(entry)
     return total
+
+
+ACTIVITY_WEEKS = 8
+"""Weeks charted by ``tether stats``: two months shows a trend and fits a narrow terminal."""
+
+
+@dataclass
+class CategoryActivity:
+    """One category's surfaced and acted-on counts, one entry per week, oldest first."""
+
+    surfaced: list[int]
+    acted: list[int]
+
+    def any(self) -> bool:
+        """Whether anything was counted in the period."""
+        return any(self.surfaced) or any(self.acted)
+
+
+@dataclass
+class Activity:
+    """Surfaced and acted-on counts per category per week, over the weeks ending ``end``."""
+
+    weeks: list[str]  # the first day of each week, oldest first
+    end: str  # the last day counted (today)
+    categories: dict[str, CategoryActivity] = field(default_factory=dict)
+    since: str | None = None  # set when counts from before per-day counting exist
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form."""
+        return {
+            "weeks": self.weeks,
+            "end": self.end,
+            "since": self.since,
+            "categories": {name: asdict(counts) for name, counts in self.categories.items()},
+        }
+
+
+def activity(conn: sqlite3.Connection, today: date, weeks: int = ACTIVITY_WEEKS) -> Activity:
+    """Per category, how often its memories were surfaced and acted on in each of the
+    ``weeks`` weeks ending ``today`` (UTC days, from ``usage_days``)."""
+    start = today - timedelta(days=7 * weeks - 1)
+    result = Activity(
+        [(start + timedelta(days=7 * week)).isoformat() for week in range(weeks)],
+        today.isoformat(),
+    )
+    try:
+        rows = conn.execute(
+            "SELECT d.day AS day, m.category AS category, sum(d.surfaced) AS surfaced, "
+            "sum(d.acted) AS acted FROM usage_days d JOIN memories m ON m.id = d.memory_id "
+            "WHERE d.day BETWEEN ? AND ? GROUP BY d.day, m.category",
+            (start.isoformat(), today.isoformat()),
+        ).fetchall()
+        first_day = conn.execute("SELECT min(day) FROM usage_days").fetchone()[0]
+    except sqlite3.OperationalError:  # an index opened read-only at an older schema
+        return result
+    for name in CATEGORIES:
+        result.categories[name] = CategoryActivity([0] * weeks, [0] * weeks)
+    for row in rows:
+        week = (date.fromisoformat(row["day"]) - start).days // 7
+        counts = result.categories.setdefault(
+            row["category"], CategoryActivity([0] * weeks, [0] * weeks)
+        )
+        counts.surfaced[week] += row["surfaced"]
+        counts.acted[week] += row["acted"]
+    result.since = _counted_before(conn, first_day)
+    return result
+
+
+def _counted_before(conn: sqlite3.Connection, first_day: str | None) -> str | None:
+    """``first_day`` when ``usage`` holds counts older than it (made before per-day counting
+    began, so the weekly chart leaves them out), else None."""
+    if first_day is None:
+        return None
+    older = conn.execute(
+        "SELECT 1 FROM usage WHERE substr(first_surfaced, 1, 10) < ? "
+        "OR substr(last_acted, 1, 10) < ? LIMIT 1",
+        (first_day, first_day),
+    ).fetchone()
+    return first_day if older else None
+
+
+def merge_activity(found: list[Activity]) -> Activity:
+    """Several stores' activity over the same weeks, added up."""
+    merged = Activity(found[0].weeks, found[0].end)
+    for one in found:
+        for name, counts in one.categories.items():
+            into = merged.categories.setdefault(
+                name, CategoryActivity([0] * len(merged.weeks), [0] * len(merged.weeks))
+            )
+            into.surfaced = [a + b for a, b in zip(into.surfaced, counts.surfaced, strict=True)]
+            into.acted = [a + b for a, b in zip(into.acted, counts.acted, strict=True)]
+        if one.since is not None:
+            merged.since = max(merged.since or one.since, one.since)
+    return merged

@@ -4,6 +4,8 @@ Counting is bookkeeping: when the index cannot be written just now (it became re
 its disk filled up, while the process had it open), a count is skipped rather than failing
 the read that caused it. A store opened read-only counts in its in-memory copy instead.
 
+Each count is also added to its UTC day in ``usage_days``, which ``tether stats`` charts.
+
 These counts exist only in the index, so each is written through
 :func:`recall.index.db.write_transaction`: when a reindex replaced the file the connection
 opened, the count goes into the new file rather than into the discarded one.
@@ -13,8 +15,13 @@ from __future__ import annotations
 
 import sqlite3
 
-from recall.clock import now_iso
+from recall.clock import format_timestamp, now_iso, parse_timestamp
 from recall.index.db import IndexUnwritable, is_unwritable_error, write_transaction
+
+
+def day_of(moment: str) -> str:
+    """The UTC day (``YYYY-MM-DD``) of an ISO-8601 moment, the key of ``usage_days``."""
+    return format_timestamp(parse_timestamp(moment))[:10]
 
 
 def record_action(conn: sqlite3.Connection, memory_id: str, *, when: str | None = None) -> None:
@@ -27,6 +34,11 @@ def record_action(conn: sqlite3.Connection, memory_id: str, *, when: str | None 
                 "ON CONFLICT(memory_id) DO UPDATE SET acted = acted + 1, "
                 "last_acted = excluded.last_acted",
                 (memory_id, moment),
+            )
+            target.execute(
+                "INSERT INTO usage_days(day, memory_id, acted) VALUES(?, ?, 1) "
+                "ON CONFLICT(day, memory_id) DO UPDATE SET acted = acted + 1",
+                (day_of(moment), memory_id),
             )
     except IndexUnwritable:
         pass  # the new index cannot be written here: as for any unwritable index below
@@ -61,6 +73,11 @@ def record_surfacings(
                 "surfaced = surfaced + 1, last_surfaced = excluded.last_surfaced, "
                 "first_surfaced = coalesce(first_surfaced, excluded.first_surfaced)",
                 [(memory_id, moment, moment) for memory_id in memory_ids],
+            )
+            target.executemany(
+                "INSERT INTO usage_days(day, memory_id, surfaced) VALUES(?, ?, 1) "
+                "ON CONFLICT(day, memory_id) DO UPDATE SET surfaced = surfaced + 1",
+                [(day_of(moment), memory_id) for memory_id in memory_ids],
             )
     except IndexUnwritable:
         pass  # the new index cannot be written here: as for any unwritable index below

@@ -9,11 +9,12 @@ import pytest
 from conftest import CliResult, OpenStore, remember
 from test_cli import Cli, ok
 
-from recall.cli.cmd_stats import BAR_WIDTH, bar, disuse_note
+from recall.charts import BAR_WIDTH, SPARK_NONE, bar, sparkline
+from recall.cli.cmd_stats import disuse_note
 from recall.clock import now
 from recall.disuse import archive_ignored
 from recall.settings import EngineSettings
-from recall.stats import CategoryStats, category_stats, merge, totals
+from recall.stats import ACTIVITY_WEEKS, CategoryStats, category_stats, merge, totals
 from recall.usage import record_action, record_surfacings
 
 
@@ -164,3 +165,55 @@ def test_a_pinned_memory_flagged_before_it_was_pinned_is_not_counted_archived(
     open_store().store.set_pinned(populated["g2"], True)  # pinned: exempt, back in recall
     gotcha = {e.category: e for e in category_stats(open_store().store.conn)}["gotcha"]
     assert (gotcha.memories, gotcha.archived, gotcha.archived_by_disuse) == (2, 1, 0)
+
+
+def test_sparkline_scales_to_the_top_and_keeps_a_single_use_visible() -> None:
+    assert sparkline([0, 1, 2, 4], 4) == f"{SPARK_NONE}▃▅█"
+    assert sparkline([1, 100], 100) == "▁█"  # one use beside a hundred still shows
+    assert sparkline([0, 0], 0) == SPARK_NONE * 2
+
+
+WEEK_END = "2026-11-30T12:00:00+00:00"  # the clock of the activity tests: a Monday
+
+
+def test_stats_charts_surfaced_and_acted_per_week(cli: Cli, open_store) -> None:
+    store = open_store().store
+    gotcha = remember(store, "Gotcha shown for weeks")
+    decision = remember(store, "Decision shown once", category="decision")
+    conn = store.conn
+    for day in ("2026-10-06", "2026-11-24", "2026-11-25", "2026-11-30"):  # weeks 0, 7, 7, 7
+        record_surfacings(conn, [gotcha], when=f"{day}T09:00:00+00:00")
+    record_action(conn, gotcha, when="2026-11-25T09:30:00+00:00")
+    record_surfacings(conn, [decision], when="2026-11-03T09:00:00+00:00")  # week 4
+    record_surfacings(conn, [decision], when="2026-08-01T09:00:00+00:00")  # before the chart
+
+    env = {"TETHER_NOW": WEEK_END, "COLUMNS": "100"}
+    out = ok(cli("stats", "--json", env=env)).json()["activity"]
+    assert out["end"] == "2026-11-30" and out["weeks"][0] == "2026-10-06"
+    assert len(out["weeks"]) == ACTIVITY_WEEKS == 8 and out["since"] is None
+    assert out["categories"]["gotcha"] == {
+        "surfaced": [1, 0, 0, 0, 0, 0, 0, 3],
+        "acted": [0, 0, 0, 0, 0, 0, 0, 1],
+    }
+    assert out["categories"]["decision"]["surfaced"] == [0, 0, 0, 0, 1, 0, 0, 0]
+
+    lines = ok(cli("stats", env=env)).stdout.splitlines()
+    gotcha_line = next(line for line in lines if line.startswith("  gotcha"))
+    assert f"surfaced ▃{SPARK_NONE * 6}█     4" in gotcha_line
+    assert f"acted {SPARK_NONE * 7}▃     1" in gotcha_line
+    assert not any(line.startswith("  pref") for line in lines)  # nothing to chart
+
+
+def test_counts_from_before_per_day_counting_are_said_to_be_left_out(cli: Cli, open_store) -> None:
+    store = open_store().store
+    gotcha = remember(store, "Gotcha from an older index")
+    record_surfacings(store.conn, [gotcha], when="2026-11-02T09:00:00+00:00")
+    with store.conn:  # as an index upgraded from version 4 has it: totals, no days
+        store.conn.execute("DELETE FROM usage_days")
+    record_surfacings(store.conn, [gotcha], when="2026-11-27T09:00:00+00:00")
+    out = ok(cli("stats", "--json", env={"TETHER_NOW": WEEK_END})).json()
+    assert out["activity"]["since"] == "2026-11-27"
+    assert out["activity"]["categories"]["gotcha"]["surfaced"][-1] == 1
+    assert out["total"]["surfaced"] == 2
+    text = ok(cli("stats", env={"TETHER_NOW": WEEK_END})).stdout
+    assert "counted per day since 2026-11-27" in text

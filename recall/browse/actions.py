@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Final
 
@@ -19,6 +20,17 @@ from recall.errors import BadInput, TetherError
 from recall.model import Memory
 from recall.repo import git_user_name
 from recall.search import search
+from recall.stats import (
+    Activity,
+    CategoryStats,
+    activity,
+    category_stats,
+    hub_files,
+    merge,
+    merge_activity,
+    merge_hubs,
+    totals,
+)
 from recall.store import MemoryStore
 from recall.usage import counters, record_action
 
@@ -52,6 +64,17 @@ class Card:
     status: str  # as this user sees it (``archived by disuse`` included)
     path: Path
     usage: dict[str, object]
+
+
+@dataclass(frozen=True)
+class Overview:
+    """What ``tether stats`` shows, for the browser's overview: the per-category numbers, use
+    per week and the files most memories name, over every store the browser holds."""
+
+    categories: list[CategoryStats]
+    total: CategoryStats
+    activity: Activity
+    hubs: list[tuple[str, int]]
 
 
 class Browser:
@@ -109,6 +132,19 @@ class Browser:
             self._entry(memory, entry.scope).status_label,
             store.path_of(memory.id),
             counters(store.conn, memory.id),
+        )
+
+    def overview(self, today: date) -> Overview | None:
+        """The numbers of every store that exists, added up; None when none exists yet."""
+        stores = [store for store in self.stores.values() if store.exists]
+        if not stores:
+            return None
+        table = merge([category_stats(store.conn) for store in stores])
+        return Overview(
+            table,
+            totals(table),
+            merge_activity([activity(store.conn, today) for store in stores]),
+            merge_hubs([hub_files(store.conn) for store in stores]),
         )
 
     # -- changing --------------------------------------------------------------------------

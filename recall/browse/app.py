@@ -15,9 +15,11 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Input, Static
 
+from recall.clock import now
+
 from .actions import FAILURES, Browser, Outcome
 from .view import Entry, View
-from .widgets import CardScreen, ConfirmScreen, MemoryTable, SupersedeScreen
+from .widgets import CardScreen, ConfirmScreen, MemoryTable, OverviewScreen, SupersedeScreen
 
 # What the query line does with its text: filter rows as you type, or run a full-text search.
 FILTER = "filter"
@@ -34,11 +36,11 @@ class BrowseApp(App[None]):
     #query.-open { display: block; }
     #memories { height: 1fr; }
     #message { height: auto; min-height: 1; padding: 0 1; }
-    #card, #confirm, #supersede {
+    #card, #confirm, #supersede, #overview {
         width: 90%; height: auto; max-height: 90%;
         border: round $accent; padding: 1 2; background: $surface;
     }
-    CardScreen, ConfirmScreen, SupersedeScreen { align: center middle; }
+    CardScreen, ConfirmScreen, SupersedeScreen, OverviewScreen { align: center middle; }
     #details { height: 8; }
     #form-error { height: auto; }
     """
@@ -54,6 +56,7 @@ class BrowseApp(App[None]):
         Binding("c", "next_category", "Category"),
         Binding("t", "next_status", "Status"),
         Binding("g", "next_scope", "Scope"),
+        Binding("a", "overview", "Stats"),
         Binding("escape", "clear", "Clear"),
         Binding("q", "quit", "Quit"),
     ]
@@ -152,6 +155,15 @@ class BrowseApp(App[None]):
             self.say(str(error), error=True)
             return
         self.push_screen(CardScreen(card))
+
+    def action_overview(self) -> None:
+        """Show use at a glance: per-category numbers, use per week and the hub files."""
+        try:
+            overview = self.browser.overview(now().date())
+        except FAILURES as error:
+            self.say(str(error), error=True)
+            return
+        self.push_screen(OverviewScreen(overview))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a row opens it."""

@@ -16,9 +16,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static, TextArea
 
+from recall.charts import activity_chart, category_lines, hub_chart
 from recall.cli.render import CATEGORY_STYLE, plural
 
-from .actions import FAILURES, Card, Outcome
+from .actions import FAILURES, Card, Outcome, Overview
 from .view import Entry
 
 PIN_MARK = "*"
@@ -140,6 +141,43 @@ class CardScreen(ModalScreen[None]):
         """The card in a scrolling box, and the footer."""
         with VerticalScroll(id="card"):
             yield Static(card_text(self.card), id="card-text")
+        yield Footer()
+
+    def action_close(self) -> None:
+        """Back to the table."""
+        self.dismiss(None)
+
+
+def overview_text(overview: Overview | None) -> Text:
+    """The overview screen's text: the numbers of ``tether stats`` and its two charts."""
+    if overview is None:
+        return Text("No memory store here yet: `tether init` makes one.")
+    lines = [
+        *category_lines(overview.categories, overview.total),
+        *activity_chart(overview.activity),
+        *hub_chart(overview.hubs),
+    ]
+    return Text("\n".join(lines))
+
+
+class OverviewScreen(ModalScreen[None]):
+    """Use at a glance (the numbers and charts of ``tether stats``); any closing key returns."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("q", "close", "Close", show=False),
+        Binding("a", "close", "Close", show=False),
+        Binding("enter", "close", "Close", show=False),
+    ]
+
+    def __init__(self, overview: Overview | None) -> None:
+        super().__init__()
+        self.overview = overview
+
+    def compose(self) -> ComposeResult:
+        """The overview in a scrolling box, and the footer."""
+        with VerticalScroll(id="overview"):
+            yield Static(overview_text(self.overview), id="overview-text")
         yield Footer()
 
     def action_close(self) -> None:

@@ -1,4 +1,5 @@
-"""``tether stats``: per category, how many memories are kept, shown, acted on and retired.
+"""``tether stats``: per category, how many memories are kept, shown, acted on and retired,
+with charts of surfaced against acted per week and of the files most memories name.
 
 The ``archived`` column counts what is archived for the user reading it: archived by a person,
 or by their own disuse (a note under the table says how many of those; ``--json`` has them as
@@ -9,41 +10,30 @@ from __future__ import annotations
 
 import argparse
 
+from recall.charts import activity_chart, bar, hub_chart
 from recall.cli.context import CommandContext
 from recall.cli.render import scope_option
-from recall.stats import CategoryStats, category_stats, hub_files, merge, merge_hubs, totals
-
-# Cells of the follow-through bar: fine enough to tell 10% from 25%, narrow enough that the
-# whole table fits 80 columns.
-BAR_WIDTH = 12
+from recall.clock import now
+from recall.stats import (
+    CategoryStats,
+    activity,
+    category_stats,
+    hub_files,
+    merge,
+    merge_activity,
+    merge_hubs,
+    totals,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add stats to the CLI."""
-    p = sub.add_parser("stats", help="per category: memories, surfaced, acted, follow-through")
+    p = sub.add_parser(
+        "stats",
+        help="per category: memories, surfaced, acted, follow-through; use over time, hub files",
+    )
     scope_option(p, default="project")
     p.set_defaults(func=run_stats)
-
-
-def bar(rate: float | None, width: int = BAR_WIDTH) -> str:
-    """A text bar for a rate in [0, 1]; dots when there is no rate (nothing surfaced)."""
-    if rate is None:
-        return "·" * width
-    filled = round(max(0.0, min(1.0, rate)) * width)
-    return "█" * filled + "░" * (width - filled)
-
-
-def hub_chart(hubs: list[tuple[str, int]], width: int = BAR_WIDTH) -> list[str]:
-    """The files most memories name, one bar each scaled to the largest: where memories pile
-    up, and so where a cleanup pays first. Nothing when no file has two."""
-    if not hubs or hubs[0][1] < 2:
-        return []
-    most = hubs[0][1]
-    lines = ["", "Files most memories name:"]
-    for path, count in hubs:
-        filled = max(1, round(count / most * width))
-        lines.append(f"  {'█' * filled}{' ' * (width - filled)} {count:>4}  {path}")
-    return lines
 
 
 def disuse_note(count: int) -> str:
@@ -66,11 +56,14 @@ def run_stats(args: argparse.Namespace, ctx: CommandContext) -> int:
     table = merge([category_stats(store.conn) for store in stores])
     total = totals(table)
     hubs = merge_hubs([hub_files(store.conn) for store in stores])
+    today = now().date()
+    weekly = merge_activity([activity(store.conn, today) for store in stores])
     data = {
         "scope": args.scope,
         "categories": [entry.to_dict() for entry in table],
         "total": total.to_dict(),
         "hub_files": [{"path": path, "memories": count} for path, count in hubs],
+        "activity": weekly.to_dict(),
     }
 
     def render(console) -> None:
@@ -117,7 +110,7 @@ def run_stats(args: argparse.Namespace, ctx: CommandContext) -> int:
                 markup=False,
                 highlight=False,
             )
-        for line in hub_chart(hubs):
+        for line in [*activity_chart(weekly), *hub_chart(hubs)]:
             console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     ctx.emit(data, render)

@@ -9,12 +9,24 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
 rebuilt index restarts its generation count, and the identity tells its states from the old
 index's (see :func:`recall.index.rows.index_stamp`)."""
+
+_USAGE_DAYS_DDL: Final = """
+CREATE TABLE IF NOT EXISTS usage_days(
+    day TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    surfaced INTEGER NOT NULL DEFAULT 0,
+    acted INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY(day, memory_id)
+) WITHOUT ROWID;
+"""
+"""The usage counters again, per UTC day: what ``tether stats`` charts over time. ``usage`` keeps
+the totals (every count, also those from before this table existed)."""
 
 BASE_DDL: Final = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -95,10 +107,11 @@ CREATE TABLE IF NOT EXISTS sessions(
 );
 
 CREATE TABLE IF NOT EXISTS lifecycle(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
+{_USAGE_DAYS_DDL}"""
 
 PER_USER_TABLES: Final = (
     "usage",
+    "usage_days",
     "sessions",
     "lifecycle",
     "hint_sessions",
@@ -130,4 +143,6 @@ MIGRATIONS: Final[dict[int, str]] = {
     2: "CREATE INDEX IF NOT EXISTS memories_supersedes ON memories(supersedes)",
     # v4: when disuse archived a memory, and the lifecycle's own state (the last cleanup pass)
     3: _LIFECYCLE_DDL,
+    # v5: the usage counters per day, for charts of surfaced against acted over time
+    4: _USAGE_DAYS_DDL,
 }

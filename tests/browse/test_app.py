@@ -13,7 +13,13 @@ from textual.widgets import Input, TextArea
 
 from recall.browse.app import BrowseApp
 from recall.browse.view import View
-from recall.browse.widgets import CardScreen, ConfirmScreen, MemoryTable, SupersedeScreen
+from recall.browse.widgets import (
+    CardScreen,
+    ConfirmScreen,
+    MemoryTable,
+    OverviewScreen,
+    SupersedeScreen,
+)
 from recall.disuse import archive_ignored, is_archived_by_disuse
 from recall.settings import EngineSettings
 from recall.usage import counters, record_surfacings
@@ -72,6 +78,7 @@ async def test_footer_names_every_action_key(shelf: Shelf) -> None:
         "c": "Category",
         "t": "Status",
         "g": "Scope",
+        "a": "Stats",
         "q": "Quit",
     }.items():
         assert active.get(key) == label
@@ -94,6 +101,33 @@ async def test_open_shows_the_card_and_counts_an_action(shelf: Shelf, key: str) 
         assert not isinstance(app.screen, CardScreen)
     assert counters(shelf.project.conn, shelf.gotcha)["acted"] == 1
     assert counters(shelf.project.conn, shelf.decision)["acted"] == 0
+
+
+async def test_stats_key_shows_numbers_and_charts_of_both_stores(
+    shelf: Shelf, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_NOW", "2026-11-30T12:00:00+00:00")
+    for day in ("2026-11-02", "2026-11-24", "2026-11-25"):
+        record_surfacings(shelf.project.conn, [shelf.gotcha], when=f"{day}T09:00:00+00:00")
+    record_surfacings(shelf.global_.conn, [shelf.pref], when="2026-11-26T09:00:00+00:00")
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, OverviewScreen)
+        lines = str(app.screen.query_one("#overview-text").render()).splitlines()
+        gotcha = next(line for line in lines if line.startswith("gotcha"))
+        assert gotcha.split()[1:4] == ["1", "3", "0"]  # memories, surfaced, acted
+        total = next(line for line in lines if line.startswith("total"))
+        assert total.split()[1:3] == ["3", "4"]  # the archived memory is not counted
+        chart = next(line for line in lines if line.startswith("  gotcha"))
+        assert "surfaced ···▅···█     3" in chart
+        assert any(line.startswith("  pref") and "surfaced ·······█" in line for line in lines)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, OverviewScreen)
+    # looking at the numbers is not acting on a memory
+    assert counters(shelf.project.conn, shelf.gotcha)["acted"] == 0
 
 
 async def test_pin_and_unpin_rewrite_the_file(shelf: Shelf) -> None:

@@ -78,15 +78,34 @@ def test_version_3_index_migrates_with_its_counters(
     with sqlite3.connect(index) as conn:  # back to what version 3 created
         conn.execute("ALTER TABLE usage DROP COLUMN archived_at")
         conn.execute("DROP TABLE lifecycle")
+        conn.execute("DROP TABLE usage_days")
         conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
     conn = upgraded.conn
     assert notices == []
     version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
-    assert int(version) == SCHEMA_VERSION == 4
+    assert int(version) == SCHEMA_VERSION == 5
     assert cleanup.last_pass(conn) is None
     row = usage_row(upgraded, memory)
     assert row is not None and row["surfaced"] == 1 and row["archived_at"] is None
+
+
+def test_version_4_index_gains_per_day_counts_and_keeps_its_totals(
+    store: MemoryStore, clock: Clock, open_store: Callable[..., OpenStore]
+) -> None:
+    memory = remember(store, "shown before the upgrade", files=["src/app.py"])
+    surface(store, [memory], 0)
+    index = store.location.index_path
+    store.close()
+    with sqlite3.connect(index) as conn:  # back to what version 4 created
+        conn.execute("DROP TABLE usage_days")
+        conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    upgraded, notices = open_store()
+    assert notices == []
+    surface(upgraded, [memory], 1)
+    assert usage_row(upgraded, memory)["surfaced"] == 2
+    days = upgraded.conn.execute("SELECT day, surfaced FROM usage_days").fetchall()
+    assert [tuple(row) for row in days] == [(at(1)[:10], 1)]
 
 
 def test_keep_skips_what_the_new_schema_cannot_take(store: MemoryStore, tmp_path) -> None:
