@@ -324,6 +324,28 @@ def test_piped_search_prints_one_record_per_line(cli: Cli, repo: Path) -> None:
     assert len(lines) == 1 and lines[0].split("\t")[2] == "Three"
 
 
+def test_piped_recall_prints_one_hit_per_line(cli: Cli, repo: Path) -> None:
+    ids = seed_three(cli, repo)
+    lines = ok(cli("recall", "-f", LONG_PATH, "--no-record", env={"COLUMNS": "40"})).stdout
+    first = lines.splitlines()[0].split("\t")
+    assert first[:4] == ["1", ids[2], "gotcha", "Three"]
+    assert first[4].startswith("via file") and float(first[5]) > 0
+    explained = ok(cli("recall", "-f", LONG_PATH, "--no-record", "--explain")).stdout
+    assert "file +" in explained.splitlines()[0].split("\t")[6]
+    assert ok(cli("recall", "-f", LONG_PATH, "--no-record", "--explain")).stderr.startswith(
+        "time: "
+    )
+    missing = cli("recall", "nothing like it at all", "--no-record")
+    assert missing.code == 1 and missing.stdout == ""
+    assert "No memory matches" in missing.stderr
+
+
+def test_recall_on_a_terminal_is_a_table(cli: Cli, repo: Path) -> None:
+    seed_three(cli, repo)
+    shown = run_on_terminal("recall", "-f", "src/app.py", "--no-record", cwd=repo)
+    assert "┏" in shown and "via file" in shown and "\t" not in shown
+
+
 # -- 6. help ---------------------------------------------------------------------------------------
 
 README = Path(__file__).resolve().parent.parent / "README.md"

@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from recall.cli.context import CommandContext
+from recall.cli.render import write_records
 from recall.errors import BadInput, NotFound
 from recall.ranking.query import RecallQuery, Touch
 from recall.sessions import check_session_id, count_turn
@@ -144,11 +145,31 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 
 def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
+    """The hits as a table on a terminal; piped, one tab-separated line per hit (rank, id,
+    category, summary, why, score, and with ``--explain`` the signals), the timings on stderr."""
     from rich.markup import escape
     from rich.table import Table
 
+    if not sys.stdout.isatty():
+        write_records(
+            (
+                str(rank),
+                hit.memory.id,
+                hit.memory.category,
+                hit.memory.summary,
+                hit.receipt,
+                f"{hit.score:.3f}",
+                *([_signals(hit)] if explain else []),
+            )
+            for rank, hit in enumerate(result.hits, start=1)
+        )
+        if not result.hits:
+            sys.stderr.write(NO_MATCH + "\n")
+        elif explain:
+            sys.stderr.write(_timings(result) + "\n")
+        return
     if not result.hits:
-        console.print("No memory matches what you are touching.")
+        console.print(NO_MATCH)
         return
     table = Table(show_lines=False, title_justify="left")
     for column in ("#", "id", "category", "summary", "why", "score"):
@@ -165,9 +186,21 @@ def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
     console.print(table)
     if explain:
         for hit in result.hits:
-            parts = ", ".join(f"{k} {v:+.4f}" for k, v in sorted(hit.signals.items()))
-            console.print(f"{hit.memory.id}: {parts}")
-        console.print("time: " + ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items()))
+            console.print(f"{hit.memory.id}: {_signals(hit)}", markup=False, highlight=False)
+        console.print(_timings(result), markup=False, highlight=False)
+
+
+NO_MATCH = "No memory matches what you are touching."
+
+
+def _signals(hit: Any) -> str:
+    """A hit's channel signals, by name: what ``--explain`` adds to each hit."""
+    return ", ".join(f"{k} {v:+.4f}" for k, v in sorted(hit.signals.items()))
+
+
+def _timings(result: RecallResult) -> str:
+    """Where the recall's time went, stage by stage."""
+    return "time: " + ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
 
 
 def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller) -> int:

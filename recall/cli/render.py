@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from recall.model import Memory
@@ -89,6 +89,13 @@ def print_card(console: Console, memory: Memory, *, scope: str, path: str, usage
     console.print(f"shown {shown}, acted on {plural(usage['acted'], 'time')}")
 
 
+def write_records(records: Iterable[Sequence[str]]) -> None:
+    """Write each record as one line of tab-separated fields on stdout: what listings print when
+    stdout is not a terminal, so ``grep``, ``cut`` and ``wc -l`` see whole records."""
+    for fields in records:
+        sys.stdout.write("\t".join(fields) + "\n")
+
+
 def print_table(
     console: Console,
     items: Sequence[tuple[Memory, str]],
@@ -107,10 +114,17 @@ def print_table(
     from rich.table import Table
 
     if not sys.stdout.isatty():
-        for memory, scope in items:
-            marks = badges(memory, disuse=(memory.id, scope) in archived_by_disuse)
-            fields = (memory.id, memory.category, memory.summary, ", ".join(memory.files))
-            sys.stdout.write("\t".join((*fields, scope, marks)) + "\n")
+        write_records(
+            (
+                memory.id,
+                memory.category,
+                memory.summary,
+                ", ".join(memory.files),
+                scope,
+                badges(memory, disuse=(memory.id, scope) in archived_by_disuse),
+            )
+            for memory, scope in items
+        )
         return
 
     if not items:  # a title over an empty frame says less than the title alone

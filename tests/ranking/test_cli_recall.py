@@ -169,16 +169,17 @@ def test_inject_with_a_file_and_stdin_prompt_records_only_what_it_injects(
 def test_explain_shows_each_channels_contribution(world: World, seeded: dict[str, str]) -> None:
     prompt = "does safeRename guard session writes?"
 
-    human = tether(world, "recall", prompt, "--file", "src/c.py", "--explain", COLUMNS="400")
+    piped = tether(world, "recall", prompt, "--file", "src/c.py", "--explain", COLUMNS="400")
     machine = tether(world, "recall", prompt, "--file", "src/c.py", "--explain", "--json")
 
-    assert human.code == 0, human
-    (line,) = [row for row in human.stdout.splitlines() if row.startswith(f"{seeded['c']}: ")]
+    assert piped.code == 0, piped
+    rows = [row.split("\t") for row in piped.stdout.splitlines()]
+    (line,) = [row[6] for row in rows if row[1] == seeded["c"]]  # rank, id, ..., score, signals
     contributions = dict(re.findall(r"(\w+) ([+-]\d+\.\d{4})", line))
     for channel in ("file", "file_rank", "words", "words_rank", "semantic", "semantic_rank"):
         assert channel in contributions, line
     assert float(contributions["file"]) > 0
-    (timing,) = [row for row in human.stdout.splitlines() if row.startswith("time: ")]
+    (timing,) = [row for row in piped.stderr.splitlines() if row.startswith("time: ")]
     for phase in ("prepare", "cochange", "file", "text", "semantic", "adjust"):
         assert re.search(rf"\b{phase} \d+\.\d ms", timing), timing
     data = machine.json()
