@@ -18,8 +18,7 @@ from recall.errors import BadInput
 from recall.model import CATEGORIES, STATUSES
 from recall.paths import normalize, normalize_loose
 from recall.repo import git_user_name
-from recall.sessions import count_turn
-from recall.usage import counters, record_action, record_surfacings
+from recall.usage import counters, record_action
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
@@ -103,9 +102,8 @@ def recall(
     ``held_back`` says how many of the ranked ones were. Every memory returned counts as
     surfaced once, as the CLI and the hooks count it.
     """
-    from recall.ranking.engine import Recaller, embedder_for
     from recall.ranking.query import RecallQuery, Touch
-    from recall.repo_signals import open_repo_signals
+    from recall.service import build_recaller, record_shown
     from recall.trust import Gate
 
     _limit(limit, RECALL_MAX)
@@ -119,29 +117,15 @@ def recall(
     touches: tuple[Touch, ...] = ()
     if project is not None:
         touches = tuple(Touch(path, "edit") for path in _paths(project, files or [], ws))
-    # Genome notices (a shallow clone, say) go to the server's log on stderr, not the result.
-    signals = open_repo_signals(project, notice=log.info) if project is not None else None
-    cache = project.location.base / "cache" if project is not None and project.exists else None
     gate = Gate(project, log.warning)
+    # Genome notices (a shallow clone, say) go to the server's log on stderr, not the result.
+    recaller = build_recaller(stores, project, notice=log.warning, genome_notice=log.info)
     # Held back, others' memories would take places in the ranking: rank as many as may be
     # asked for, so that up to ``limit`` of the allowed ones fill the result.
-    embedder, semantic = embedder_for(project.repo_root if project else None, log.warning)
-    found = Recaller(
-        stores,
-        signals,
-        embedder=embedder,
-        cache_dir=cache,
-        semantic=semantic,
-        notice=log.warning,
-    ).recall(RecallQuery(touches, prompt, limit=limit if gate.open else RECALL_MAX))
+    found = recaller.recall(RecallQuery(touches, prompt, limit=limit if gate.open else RECALL_MAX))
     allowed = gate.hits(found.hits)
     hits = allowed[:limit]
-    for store in stores:
-        if not store.exists:
-            continue
-        if store.scope == "project":
-            count_turn(store.conn, ws.session_id, origin="mcp")
-        record_surfacings(store.conn, [h.memory.id for h in hits if h.scope == store.scope])
+    record_shown(stores, hits, session=ws.session_id, origin="mcp")
     return {
         "results": [results.hit(h) for h in hits],
         "query": found.query_text,

@@ -9,18 +9,25 @@ last call are indexed before the call reads them.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from recall.cli.context import CommandContext
 from recall.errors import NotFound
 from recall.model import Memory
+from recall.service import FolderStores
 from recall.store import MemoryStore
 
 T = TypeVar("T")
+
+
+def _stderr_notice(message: str) -> None:
+    """A store's notice (a settings key ignored, a store read-only): stdout carries the
+    protocol, so notices go to stderr, where the client keeps the server's log."""
+    print(f"tether: {message}", file=sys.stderr)
 
 
 class Workspace:
@@ -30,7 +37,7 @@ class Workspace:
         self.cwd = cwd.resolve()
         self.session_id = f"mcp-{uuid.uuid4().hex[:12]}"
         """One session per server lifetime: each ``memory_recall`` counts one turn of it."""
-        self._ctx = CommandContext(json_output=True, cwd=self.cwd)
+        self.folder = FolderStores(self.cwd, notice=_stderr_notice)
         self._lock = threading.Lock()
         self._seen: dict[Path, tuple[int, bool]] = {}
 
@@ -39,7 +46,7 @@ class Workspace:
     def project(self) -> MemoryStore:
         """The project store; :class:`NotFound` with what to do when there is no repository."""
         try:
-            return self._ctx.project()
+            return self.folder.project()
         except NotFound:
             raise NotFound(
                 f"{self.cwd} is not inside a git repository, so there is no project store "
@@ -49,7 +56,7 @@ class Workspace:
 
     def global_store(self) -> MemoryStore:
         """The user's global store."""
-        return self._ctx.global_store()
+        return self.folder.global_store()
 
     def stores(self, scope: str = "all") -> list[MemoryStore]:
         """The stores of ``scope``: ``project``, ``global`` or ``all`` (project first)."""
@@ -57,7 +64,7 @@ class Workspace:
             return [self.project()]
         if scope == "global":
             return [self.global_store()]
-        return self._ctx.stores("all")
+        return self.folder.stores("all")
 
     def find(self, ref: str) -> tuple[MemoryStore, Memory]:
         """A memory by id or unique id prefix, project store first."""
@@ -103,4 +110,4 @@ class Workspace:
     def close(self) -> None:
         """Close every store."""
         with self._lock:
-            self._ctx.close()
+            self.folder.close()

@@ -34,11 +34,11 @@ from recall.distill_words import (
     DETAILS_MAX,
     FEATURE_SUBJECT,
     KEYWORDS,
-    MAX_COMMIT_FILES,
     MAX_COMMITS,
     PLAIN_FIRST_WORD,
     SKIP_SUBJECT,
     SUMMARY_MAX,
+    SWEEP_FILES,
     TRAILER,
     TRAILING_REFERENCE,
 )
@@ -489,8 +489,8 @@ def distill(
             skip(commit, f"over the cap of {limit} per session")
             continue
         changed = [f for f in commit.files if not is_tethers_own(f)]
-        if len(changed) > MAX_COMMIT_FILES:
-            skip(commit, f"changes {len(changed)} files (over {MAX_COMMIT_FILES})")
+        if len(changed) > SWEEP_FILES:
+            skip(commit, f"changes {len(changed)} files (over {SWEEP_FILES})")
             continue
         files = _live_files(store, changed)
         if not files:

@@ -17,9 +17,10 @@ DEFAULT_CATEGORIES: Final = ("gotcha", "decision")
 and reasons get written down; preferences and background rarely are, and a wrong guess at one
 would steer every later session."""
 
-MAX_COMMIT_FILES: Final = 20
+SWEEP_FILES: Final = 20
 """A commit touching more files than this is a sweep (reformat, rename, vendoring); a memory
-tied to all of them would surface everywhere and mean nothing in particular."""
+tied to all of them would surface everywhere and mean nothing in particular. (Not the genome's
+``MAX_COMMIT_FILES``: co-change can learn from wider commits than a memory can be tied to.)"""
 
 MAX_COMMITS: Final = 200
 """Most commits read per run (the newest): a session makes a few; a wider ``--since`` range

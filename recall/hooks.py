@@ -304,9 +304,8 @@ def warning_line(summary: str, memory_id: str) -> str:
 def on_prompt(hook: HookInput) -> str:
     """UserPromptSubmit: count the turn; inject at most three memories the policy allows."""
     from recall import inject
-    from recall.ranking.engine import Recaller, embedder_for
     from recall.ranking.query import RecallQuery, Touch
-    from recall.repo_signals import open_repo_signals
+    from recall.service import RECALL_LIMIT, build_recaller
     from recall.usage import record_surfacings
 
     stores = _Stores(hook.cwd)
@@ -323,19 +322,9 @@ def on_prompt(hook: HookInput) -> str:
         other = stores.global_store()
         if other is not None:
             searched.append(other)
-        signals = open_repo_signals(project, notice=_notice)
-        embedder, semantic = embedder_for(project.repo_root, _notice)
-        recaller = Recaller(
-            searched,
-            signals,
-            embedder=embedder,
-            cache_dir=project.location.base / "cache",
-            short_lived=True,
-            semantic=semantic,
-            notice=_notice,
-        )
+        recaller = build_recaller(searched, project, notice=_notice, short_lived=True)
         touches = tuple(Touch(path, "edit") for path in files)
-        result = recaller.recall(RecallQuery(touches, prompt or None, limit=10))
+        result = recaller.recall(RecallQuery(touches, prompt or None, limit=RECALL_LIMIT))
         chosen = inject.select(Gate(project, _notice).hits(result.hits))
         if not chosen:
             return ""

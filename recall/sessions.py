@@ -6,7 +6,7 @@ import sqlite3
 
 from recall.clock import now_iso
 from recall.errors import BadInput
-from recall.index.db import IndexUnwritable, is_unwritable_error, write_transaction
+from recall.index.bookkeeping import bookkeeping
 
 MAX_SESSION_ID = 200  # agent session ids are uuids; anything far longer is not an id
 
@@ -26,20 +26,16 @@ def count_turn(conn: sqlite3.Connection, session_id: str, *, origin: str = "cli"
     """
     moment = now_iso()
     check_session_id(session_id)
-    try:
-        # Into the index now at the path, should a reindex have replaced conn's file.
-        with write_transaction(conn) as target:
-            target.execute(
-                "INSERT INTO sessions(id, started, last_seen, turns, origin) "
-                "VALUES(?, ?, ?, 1, ?) "
-                "ON CONFLICT(id) DO UPDATE SET turns = turns + 1, last_seen = excluded.last_seen",
-                (session_id, moment, moment, origin),
-            )
-            turn = target.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,))
-            turn = turn.fetchone()
-    except (sqlite3.OperationalError, IndexUnwritable) as error:
-        if isinstance(error, sqlite3.OperationalError) and not is_unwritable_error(error):
-            raise
-        row = conn.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        return int(row[0]) + 1 if row else 1
-    return int(turn[0])
+    turn = None
+    with bookkeeping(conn) as (target, outcome):
+        target.execute(
+            "INSERT INTO sessions(id, started, last_seen, turns, origin) "
+            "VALUES(?, ?, ?, 1, ?) "
+            "ON CONFLICT(id) DO UPDATE SET turns = turns + 1, last_seen = excluded.last_seen",
+            (session_id, moment, moment, origin),
+        )
+        turn = target.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if outcome.written and turn is not None:
+        return int(turn[0])
+    row = conn.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    return int(row[0]) + 1 if row else 1

@@ -1,8 +1,8 @@
 """Per-user behaviour counters: how often a memory was shown and how often someone acted on it.
 
-Counting is bookkeeping: when the index cannot be written just now (it became read-only, or
-its disk filled up, while the process had it open), a count is skipped rather than failing
-the read that caused it. A store opened read-only counts in its in-memory copy instead.
+Counting is bookkeeping (:mod:`recall.index.bookkeeping`): when the index cannot be written
+just now, a count is skipped rather than failing the read that caused it. A store opened
+read-only counts in its in-memory copy instead.
 
 Each count is also added to its UTC day in ``usage_days``, which ``tether stats`` charts.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 
 from recall.clock import format_timestamp, now_iso, parse_timestamp
-from recall.index.db import IndexUnwritable, is_unwritable_error, write_transaction
+from recall.index.bookkeeping import bookkeeping
 
 
 def day_of(moment: str) -> str:
@@ -27,24 +27,18 @@ def day_of(moment: str) -> str:
 def record_action(conn: sqlite3.Connection, memory_id: str, *, when: str | None = None) -> None:
     """Count one action on a memory (details fetched, pinned, superseded, followed...)."""
     moment = when or now_iso()
-    try:
-        with write_transaction(conn) as target:
-            target.execute(
-                "INSERT INTO usage(memory_id, acted, last_acted) VALUES(?, 1, ?) "
-                "ON CONFLICT(memory_id) DO UPDATE SET acted = acted + 1, "
-                "last_acted = excluded.last_acted",
-                (memory_id, moment),
-            )
-            target.execute(
-                "INSERT INTO usage_days(day, memory_id, acted) VALUES(?, ?, 1) "
-                "ON CONFLICT(day, memory_id) DO UPDATE SET acted = acted + 1",
-                (day_of(moment), memory_id),
-            )
-    except IndexUnwritable:
-        pass  # the new index cannot be written here: as for any unwritable index below
-    except sqlite3.OperationalError as error:
-        if not is_unwritable_error(error):
-            raise
+    with bookkeeping(conn) as (target, _):
+        target.execute(
+            "INSERT INTO usage(memory_id, acted, last_acted) VALUES(?, 1, ?) "
+            "ON CONFLICT(memory_id) DO UPDATE SET acted = acted + 1, "
+            "last_acted = excluded.last_acted",
+            (memory_id, moment),
+        )
+        target.execute(
+            "INSERT INTO usage_days(day, memory_id, acted) VALUES(?, ?, 1) "
+            "ON CONFLICT(day, memory_id) DO UPDATE SET acted = acted + 1",
+            (day_of(moment), memory_id),
+        )
 
 
 def counters(conn: sqlite3.Connection, memory_id: str) -> dict[str, object]:
@@ -65,22 +59,16 @@ def record_surfacings(
     if not memory_ids:
         return
     moment = when or now_iso()
-    try:
-        with write_transaction(conn) as target:
-            target.executemany(
-                "INSERT INTO usage(memory_id, surfaced, first_surfaced, last_surfaced) "
-                "VALUES(?, 1, ?, ?) ON CONFLICT(memory_id) DO UPDATE SET "
-                "surfaced = surfaced + 1, last_surfaced = excluded.last_surfaced, "
-                "first_surfaced = coalesce(first_surfaced, excluded.first_surfaced)",
-                [(memory_id, moment, moment) for memory_id in memory_ids],
-            )
-            target.executemany(
-                "INSERT INTO usage_days(day, memory_id, surfaced) VALUES(?, ?, 1) "
-                "ON CONFLICT(day, memory_id) DO UPDATE SET surfaced = surfaced + 1",
-                [(day_of(moment), memory_id) for memory_id in memory_ids],
-            )
-    except IndexUnwritable:
-        pass  # the new index cannot be written here: as for any unwritable index below
-    except sqlite3.OperationalError as error:
-        if not is_unwritable_error(error):
-            raise
+    with bookkeeping(conn) as (target, _):
+        target.executemany(
+            "INSERT INTO usage(memory_id, surfaced, first_surfaced, last_surfaced) "
+            "VALUES(?, 1, ?, ?) ON CONFLICT(memory_id) DO UPDATE SET "
+            "surfaced = surfaced + 1, last_surfaced = excluded.last_surfaced, "
+            "first_surfaced = coalesce(first_surfaced, excluded.first_surfaced)",
+            [(memory_id, moment, moment) for memory_id in memory_ids],
+        )
+        target.executemany(
+            "INSERT INTO usage_days(day, memory_id, surfaced) VALUES(?, ?, 1) "
+            "ON CONFLICT(day, memory_id) DO UPDATE SET surfaced = surfaced + 1",
+            [(day_of(moment), memory_id) for memory_id in memory_ids],
+        )

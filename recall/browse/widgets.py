@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static, TextArea
 
 from recall.charts import activity_chart, category_lines, hub_chart
-from recall.cli.render import CATEGORY_STYLE, plural
+from recall.display import CATEGORY_STYLE, plural
 
 from .actions import FAILURES, Card, Outcome, Overview
 from .view import Entry

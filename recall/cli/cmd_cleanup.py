@@ -16,7 +16,8 @@ from typing import Any
 from recall import cleanup
 from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
-from recall.cli.render import plural, print_card, scope_option
+from recall.cli.render import print_card, scope_option
+from recall.display import plural
 from recall.errors import EXIT_NOT_FOUND, BadInput, NotFound, TetherError
 from recall.lifecycle import CLEANUP_LIST_LIMIT
 from recall.store import MemoryStore

@@ -8,7 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 from recall.cli.context import CommandContext
-from recall.cli.render import plural, positive, print_table, scope_option
+from recall.cli.render import positive, print_table, scope_option
+from recall.display import plural
 from recall.distill import (
     SOURCE,
     DistillReport,

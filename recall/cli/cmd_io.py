@@ -7,7 +7,8 @@ import json
 import sys
 
 from recall.cli.context import CommandContext
-from recall.cli.render import plural, scope_option
+from recall.cli.render import scope_option
+from recall.display import plural
 from recall.errors import BadInput
 from recall.importer import LineResult, import_lines
 from recall.model import STATUSES

@@ -11,12 +11,12 @@ from recall.cli.context import CommandContext
 from recall.cli.known_paths import is_git, refuse_unknown
 from recall.cli.render import (
     ID_HELP,
-    plural,
     positive,
     print_card,
     print_table,
     scope_option,
 )
+from recall.display import plural
 from recall.disuse import archived_by_disuse, as_seen, bring_back
 from recall.errors import BadInput, NotFound, NothingToDo
 from recall.locations import PROJECT, ensure_created

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from recall.cli.context import CommandContext
 from recall.cli.render import write_records
-from recall.errors import BadInput, NotFound
+from recall.errors import BadInput
 from recall.ranking.query import RecallQuery, Touch
-from recall.sessions import check_session_id, count_turn
-from recall.usage import record_surfacings
+from recall.service import RECALL_LIMIT, build_recaller, record_shown
+from recall.sessions import check_session_id
 
 if TYPE_CHECKING:  # the engine pulls in numpy; it is imported only when a recall runs
     from recall.ranking.engine import Hit, Recaller, RecallResult
@@ -25,7 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("prompt", nargs="?", help="what you are doing (optional)")
     _touch_options(p)
     p.add_argument(
-        "--limit", type=int, default=10, metavar="N", help="at most N memories (default 10)"
+        "--limit",
+        type=int,
+        default=RECALL_LIMIT,
+        metavar="N",
+        help=f"at most N memories (default {RECALL_LIMIT})",
     )
     p.add_argument("--no-record", action="store_true", help="leave every counter untouched")
     p.add_argument("--explain", action="store_true", help="show each channel's contribution")
@@ -69,30 +73,13 @@ def _touch_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _recaller(ctx: CommandContext, scope: str, *, short_lived: bool) -> Recaller:
-    """The engine over the stores of ``scope``; ``short_lived`` when it answers one query."""
-    from recall.ranking.engine import Recaller, embedder_for
-    from recall.repo_signals import open_repo_signals
-
+    """The engine over the stores of ``scope``; ``short_lived`` when it answers one query.
+    Outside any repository: global memories only, no repository signals."""
     stores = ctx.stores(scope)
     project = next((s for s in stores if s.scope == "project"), None)
     if project is None:
-        try:
-            project = ctx.project()
-        except NotFound:  # no repository: global memories only, no repository signals
-            project = None
-    signals = open_repo_signals(project, notice=ctx.notice) if project is not None else None
-    cache = project.location.base / "cache" if project is not None and project.exists else None
-    root = project.repo_root if project is not None else None
-    embedder, semantic = embedder_for(root, ctx.notice)
-    return Recaller(
-        stores,
-        signals,
-        embedder=embedder,
-        cache_dir=cache,
-        short_lived=short_lived,
-        semantic=semantic,
-        notice=ctx.notice,
-    )
+        project = ctx.folder.project_if_any()
+    return build_recaller(stores, project, notice=ctx.notice, short_lived=short_lived)
 
 
 def _touches(ctx: CommandContext, recaller: Recaller, edits: list[str], opens: list[str]):
@@ -104,13 +91,7 @@ def _touches(ctx: CommandContext, recaller: Recaller, edits: list[str], opens: l
 
 def _record(recaller: Recaller, hits: list[Hit], session: str | None = None) -> None:
     """Count one surfacing per shown memory and, with a session, one turn of it."""
-    for store in recaller.stores:
-        if not store.exists:
-            continue
-        if session is not None and store.scope == "project":
-            count_turn(store.conn, session)
-        ids = [h.memory.id for h in hits if h.scope == store.scope]
-        record_surfacings(store.conn, ids)
+    record_shown(recaller.stores, hits, session=session)
 
 
 def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
@@ -262,7 +243,9 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
 
     prompt = args.prompt if args.prompt is not None else sys.stdin.read()
     recaller = _recaller(ctx, args.scope, short_lived=True)
-    query = RecallQuery(_touches(ctx, recaller, args.files, args.opened), prompt, limit=10)
+    query = RecallQuery(
+        _touches(ctx, recaller, args.files, args.opened), prompt, limit=RECALL_LIMIT
+    )
     result = recaller.recall(query)
     project = next((s for s in recaller.stores if s.scope == "project"), None)
     chosen = injection.select(Gate(project, ctx.notice).hits(result.hits))

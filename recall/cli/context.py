@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall.errors import BadInput, NotFound
-from recall.locations import GLOBAL, PROJECT, global_location, project_location
+from recall.locations import PROJECT
+from recall.service import FolderStores
 from recall.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -37,40 +38,25 @@ class CommandContext:
     def __init__(self, *, json_output: bool, cwd: Path) -> None:
         self.json = json_output
         self.cwd = cwd
-        self._stores: dict[str, MemoryStore] = {}
+        self.folder = FolderStores(cwd, notice=self.notice)
 
     # -- stores ----------------------------------------------------------------------------
 
     def project(self, *, create: bool = False) -> MemoryStore:
         """The project store of the repository around ``cwd``."""
-        if PROJECT not in self._stores:
-            location = project_location(self.cwd, create_at_cwd=create)
-            self._stores[PROJECT] = MemoryStore(location, notice=self.notice)
-        return self._stores[PROJECT]
+        return self.folder.project(create=create)
 
     def global_store(self) -> MemoryStore:
         """The user's global store."""
-        if GLOBAL not in self._stores:
-            self._stores[GLOBAL] = MemoryStore(global_location(self.cwd), notice=self.notice)
-        return self._stores[GLOBAL]
+        return self.folder.global_store()
 
     def store(self, scope: str) -> MemoryStore:
         """The store of ``scope`` (``project`` or ``global``)."""
-        if scope == GLOBAL:
-            return self.global_store()
-        if scope == PROJECT:
-            return self.project()
-        raise BadInput(f"unknown scope {scope!r}; use project or global")
+        return self.folder.store(scope)
 
     def stores(self, scope: str) -> list[MemoryStore]:
         """The stores a read covers: one scope, or ``all`` (project first when there is one)."""
-        if scope != "all":
-            return [self.store(scope)]
-        found: list[MemoryStore] = []
-        with contextlib.suppress(NotFound):  # outside any repository: the global store alone
-            found.append(self.project())
-        found.append(self.global_store())
-        return found
+        return self.folder.stores(scope)
 
     def say_if_not_set_up(self, stores: list[MemoryStore]) -> None:
         """A notice when the project store read from has not been created yet: an empty
@@ -97,8 +83,7 @@ class CommandContext:
 
     def close(self) -> None:
         """Close every store opened by this invocation."""
-        for store in self._stores.values():
-            store.close()
+        self.folder.close()
 
     # -- output ----------------------------------------------------------------------------
 

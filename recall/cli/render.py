@@ -6,14 +6,13 @@ import sys
 from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from recall.display import CATEGORY_STYLE, plural
 from recall.model import Memory
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 ID_HELP = "a memory id, or a unique prefix of at least 4 characters"
-
-CATEGORY_STYLE = {"gotcha": "bold red", "decision": "cyan", "pref": "green", "context": "yellow"}
 
 
 def positive(text: str) -> int:
@@ -37,15 +36,6 @@ def scope_option(parser: Any, default: str = "all") -> None:
         default=default,
         help=f"the repository's memories, the user-wide ones, or both (default {default})",
     )
-
-
-def plural(count: int, word: str) -> str:
-    """``1 memory``, ``2 memories``: a count with its noun."""
-    if count == 1:
-        return f"{count} {word}"
-    if word.endswith("y"):
-        return f"{count} {word[:-1]}ies"
-    return f"{count} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{count} {word}s"
 
 
 def badges(memory: Memory, *, disuse: bool = False) -> str:

@@ -19,7 +19,7 @@ from recall.distill import (
     read_commits,
     session_commits,
 )
-from recall.distill_words import MAX_COMMIT_FILES, MAX_PER_SESSION
+from recall.distill_words import MAX_PER_SESSION, SWEEP_FILES
 from recall.errors import BadInput, NotFound
 from recall.sessions import count_turn
 from recall.settings import EngineSettings
@@ -168,7 +168,7 @@ def test_dry_run_writes_nothing(history: History) -> None:
 
 def test_sweeping_commits_and_vanished_files_are_passed_over(history: History) -> None:
     start = history.head()
-    many = [f"gen/file{i}.py" for i in range(MAX_COMMIT_FILES + 1)]
+    many = [f"gen/file{i}.py" for i in range(SWEEP_FILES + 1)]
     history.commit("Never edit generated files by hand", *many)
     history.commit("Never import the old shim", "src/shim.py")
     git(history.root, "rm", "-q", "src/shim.py")
@@ -176,7 +176,7 @@ def test_sweeping_commits_and_vanished_files_are_passed_over(history: History) -
     report = run(history, start)
     assert report.written == []
     reasons = [o.reason for o in report.outcomes]
-    assert reasons[0] == f"changes {MAX_COMMIT_FILES + 1} files (over {MAX_COMMIT_FILES})"
+    assert reasons[0] == f"changes {SWEEP_FILES + 1} files (over {SWEEP_FILES})"
     assert reasons[1] == "no file it changed is left to tie a memory to (gone, or Tether's own)"
 
 

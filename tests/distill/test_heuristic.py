@@ -20,7 +20,7 @@ def commit(message: str, files: tuple[str, ...] = ("src/app.py",)) -> Commit:
 def test_constants_anchor_points() -> None:
     assert distill_words.MAX_PER_SESSION == 3
     assert distill_words.DEFAULT_CATEGORIES == ("gotcha", "decision")
-    assert distill_words.MAX_COMMIT_FILES == 20
+    assert distill_words.SWEEP_FILES == 20
     assert distill_words.SUMMARY_MAX == 120
     assert distill_words.DETAILS_MAX == 600
     assert distill_words.MAX_COMMITS == 200

@@ -1,0 +1,151 @@
+"""The one core every surface calls: the stores of a folder, the recall engine over them, and
+the record of what was shown.
+
+The CLI, the agent hooks, the language server and the MCP server each open the project store
+of a folder's repository and the user's global store, build a :class:`~recall.ranking.engine.
+Recaller` over them (repository signals, embedder, cache folder) and count what they showed.
+They do it here, so a change to how recall is assembled is made once.
+
+Heavy modules (the ranking engine, numpy) are imported inside the functions that need them:
+the hooks import this module and must start lean (``tests/test_lean_imports.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from recall.errors import BadInput, NotFound
+from recall.locations import GLOBAL, PROJECT, global_location, project_location
+from recall.store import MemoryStore
+
+if TYPE_CHECKING:
+    from recall.ranking.engine import Hit, Recaller, RepoSignals
+
+Notice = Callable[[str], None]
+
+RECALL_LIMIT = 10
+"""Memories one recall returns unless asked for another number: a screen of receipts, and
+more than the three an injection or a diagnostic pass keeps after its own gate."""
+
+
+class FolderStores:
+    """The project store of ``cwd``'s repository and the user's global store, each opened on
+    first use and kept until :meth:`close`."""
+
+    def __init__(self, cwd: Path, *, notice: Notice) -> None:
+        self.cwd = cwd
+        self.notice = notice
+        self._opened: dict[str, MemoryStore] = {}
+
+    def project(self, *, create: bool = False) -> MemoryStore:
+        """The project store; :class:`NotFound` outside any repository (``create`` makes the
+        store at ``cwd`` when it is a repository without one)."""
+        if PROJECT not in self._opened:
+            location = project_location(self.cwd, create_at_cwd=create)
+            self._opened[PROJECT] = MemoryStore(location, notice=self.notice)
+        return self._opened[PROJECT]
+
+    def global_store(self) -> MemoryStore:
+        """The user's global store."""
+        if GLOBAL not in self._opened:
+            location = global_location(self.cwd)
+            self._opened[GLOBAL] = MemoryStore(location, notice=self.notice)
+        return self._opened[GLOBAL]
+
+    def store(self, scope: str) -> MemoryStore:
+        """The store of ``scope`` (``project`` or ``global``)."""
+        if scope == GLOBAL:
+            return self.global_store()
+        if scope == PROJECT:
+            return self.project()
+        raise BadInput(f"unknown scope {scope!r}; use project or global")
+
+    def stores(self, scope: str = "all") -> list[MemoryStore]:
+        """The stores a read covers: one scope, or ``all`` (project first when there is one)."""
+        if scope != "all":
+            return [self.store(scope)]
+        found: list[MemoryStore] = []
+        with contextlib.suppress(NotFound):  # outside any repository: the global store alone
+            found.append(self.project())
+        found.append(self.global_store())
+        return found
+
+    def project_if_any(self) -> MemoryStore | None:
+        """The project store, or None outside any repository."""
+        try:
+            return self.project()
+        except NotFound:
+            return None
+
+    def opened(self) -> list[MemoryStore]:
+        """Every store opened so far."""
+        return list(self._opened.values())
+
+    def close(self) -> None:
+        """Close every store opened so far."""
+        for store in self._opened.values():
+            store.close()
+
+
+def cache_dir(project: MemoryStore | None) -> Path | None:
+    """Where the engine keeps what it derives for the project (None without a project store
+    on disk: nothing is cached in a repository that was never set up)."""
+    if project is None or not project.exists:
+        return None
+    return project.location.base / "cache"
+
+
+def build_recaller(
+    stores: Sequence[MemoryStore],
+    project: MemoryStore | None,
+    *,
+    notice: Notice,
+    signals: RepoSignals | None = None,
+    short_lived: bool = False,
+    genome_notice: Notice | None = None,
+) -> Recaller:
+    """The recall engine over ``stores``: the repository signals of ``project`` (its genome,
+    refreshed if stale, unless ``signals`` are given), the configured embedder, the cache.
+
+    ``short_lived`` is for a process that answers one query and exits; ``genome_notice`` takes
+    the genome's notices (a shallow clone, say) when they belong elsewhere than ``notice``.
+    """
+    from recall.ranking.engine import Recaller, embedder_for
+    from recall.repo_signals import open_repo_signals
+
+    if signals is None and project is not None:
+        signals = open_repo_signals(project, notice=genome_notice or notice)
+    root = project.repo_root if project is not None else None
+    embedder, semantic = embedder_for(root, notice)
+    return Recaller(
+        stores,
+        signals,
+        embedder=embedder,
+        cache_dir=cache_dir(project),
+        short_lived=short_lived,
+        semantic=semantic,
+        notice=notice,
+    )
+
+
+def record_shown(
+    stores: Sequence[MemoryStore],
+    hits: Sequence[Hit],
+    *,
+    session: str | None = None,
+    origin: str = "cli",
+) -> None:
+    """Count one surfacing of each shown hit in its own store and, with a ``session``, one
+    turn of it in the project store. Stores not created yet count nothing."""
+    from recall.sessions import count_turn
+    from recall.usage import record_surfacings
+
+    for store in stores:
+        if not store.exists:
+            continue
+        if session is not None and store.scope == PROJECT:
+            count_turn(store.conn, session, origin=origin)
+        record_surfacings(store.conn, [h.memory.id for h in hits if h.scope == store.scope])
