@@ -1,5 +1,5 @@
-"""``tether lsp``: run the language server over stdio (the server package is imported only here,
-inside the command, so the rest of the CLI starts without it)."""
+"""``tether lsp``: run the language server over stdio (the server package is loaded only here,
+inside the command, through its entry point, so the rest of the CLI starts without it)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,6 @@ def run_lsp(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Serve one client until it disconnects."""
     if ctx.json:
         raise BadInput("lsp speaks JSON-RPC on stdio; --json does not apply to it")
-    from lsp_server.setup import run
+    from recall.cli.servers import server
 
-    return run(log_level=args.log_level)
+    return server("lsp")(log_level=args.log_level)

@@ -1,5 +1,6 @@
-"""``tether mcp``: run the MCP server over stdio (the SDK and the server package are imported
-only here, inside the command, so the rest of the CLI starts without them)."""
+"""``tether mcp``: run the MCP server over stdio (the SDK and the server package are loaded only
+here, inside the command, through its entry point, so the rest of the CLI starts without
+them)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,6 @@ def run_mcp(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Serve one client until it disconnects."""
     if ctx.json:
         raise BadInput("mcp speaks JSON-RPC on stdio; --json does not apply to it")
-    from mcp_server.server import run
+    from recall.cli.servers import server
 
-    return run(project_dir(args, ctx), log_level=args.log_level)
+    return server("mcp")(project_dir(args, ctx), log_level=args.log_level)
