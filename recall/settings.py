@@ -38,7 +38,14 @@ from recall.lifecycle import (
 )
 from recall.locations import global_base
 from recall.model import CATEGORIES
-from recall.trust import INJECT_OTHERS
+
+INJECT_OTHERS: Final = True
+"""Default: other authors' project memories are injected, labelled with their author. They
+are files committed to a repository the user chose to work in, reviewed in pull requests like
+its code, which the agent reads anyway; and what is injected is at most three one-line
+summaries, capped, stripped of control characters and fenced as data, never the details. A
+user who works in repositories they do not trust turns it off (``TETHER_INJECT_OTHERS=0``),
+and a repository can turn it off for everyone (``inject_others = false``)."""
 
 Warn = Callable[[str], None]
 Parse = Callable[[Any], Any]

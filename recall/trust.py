@@ -26,14 +26,6 @@ if TYPE_CHECKING:
     from recall.ranking.engine import Hit
     from recall.store import MemoryStore
 
-INJECT_OTHERS: Final = True
-"""Default: other authors' project memories are injected, labelled with their author. They
-are files committed to a repository the user chose to work in, reviewed in pull requests like
-its code, which the agent reads anyway; and what is injected is at most three one-line
-summaries, capped, stripped of control characters and fenced as data, never the details. A
-user who works in repositories they do not trust turns it off (``TETHER_INJECT_OTHERS=0``),
-and a repository can turn it off for everyone (``inject_others = false``)."""
-
 ENV_VAR: Final = "TETHER_INJECT_OTHERS"
 """The user's own switch, outside any repository: a repository's files may turn injection of
 others' memories off, never back on against this."""
@@ -53,7 +45,7 @@ def inject_others(repo_root: Path | None, warn: Warn) -> bool:
     environment or the repository's settings say so."""
     if os.environ.get(ENV_VAR, "").strip().casefold() in _OFF:
         return False
-    from recall.settings import engine_settings
+    from recall.settings import engine_settings  # its default: recall.settings.INJECT_OTHERS
 
     return bool(engine_settings(repo_root, warn).inject_others)
 

@@ -33,7 +33,6 @@ KNOWN_WRONG_WAY: frozenset[tuple[str, str]] = frozenset()
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset(
     {
         frozenset({"recall.ranking.engine", "recall.references", "recall.store"}),
-        frozenset({"recall.settings", "recall.trust"}),
     }
 )
 KNOWN_LONG: frozenset[str] = frozenset(
