@@ -8,6 +8,10 @@ from pathlib import Path
 TETHER_DIR = ".tether"
 
 
+GIT_CONFIG_TIMEOUT_S = 5
+"""Seconds ``git config`` may take: it reads two small files, so only a hung git gets near."""
+
+
 def find_root(start: Path) -> Path | None:
     """Return the nearest ancestor of ``start`` holding ``.git`` or ``.tether``, else None."""
     current = start.resolve()
@@ -19,21 +23,8 @@ def find_root(start: Path) -> Path | None:
 
 def git_user_name(root: Path | None) -> str:
     """The ``git config user.name`` in effect for ``root``, or the login name, or ``""``."""
-    import shutil  # here, not above: finding the root (every command) runs no process
-    import subprocess
+    from recall.gitquery import git_stdout  # here: finding the root (every command) runs none
 
-    if shutil.which("git"):
-        try:
-            out = subprocess.run(
-                ["git", "config", "user.name"],
-                cwd=root or Path.cwd(),
-                capture_output=True,
-                text=True,
-                timeout=5,
-                check=False,
-            )
-            if out.returncode == 0 and out.stdout.strip():
-                return out.stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            pass
-    return os.environ.get("USER", "")
+    out = git_stdout(root or Path.cwd(), "config", "user.name", timeout=GIT_CONFIG_TIMEOUT_S)
+    name = out.decode("utf-8", "replace").strip() if out is not None else ""
+    return name or os.environ.get("USER", "")

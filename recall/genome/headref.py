@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from recall.gitquery import git_stdout
+
 if TYPE_CHECKING:
     from recall.genome.gitcmd import RepoProbe
 
@@ -87,20 +89,11 @@ def _resolve_ref(git_dir: Path, ref: str) -> str | None:
 
 
 def _rev_parse(root: Path) -> str | None:
-    import subprocess  # the reftable fallback only: the usual layouts are read without git
-
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "-q", "--verify", "HEAD^{commit}"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=REV_PARSE_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return (done.stdout.strip() or None) if done.returncode == 0 else None
+    # the reftable fallback only: the usual layouts are read without git
+    out = git_stdout(
+        root, "rev-parse", "-q", "--verify", "HEAD^{commit}", timeout=REV_PARSE_TIMEOUT_S
+    )
+    return (out.decode("ascii", "replace").strip() or None) if out is not None else None
 
 
 def read_head(root: Path) -> HeadState | None:
