@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_server.configuration import Settings
 from recall.containment import UnsafeStore
 from recall.errors import BadInput, NotFound
+from recall.folder_watch import FolderWatch
 from recall.genome import Genome
 from recall.hints import HintLedger
 from recall.locations import Location, global_location, project_location
@@ -27,50 +26,6 @@ from recall.store import MemoryStore
 Notice = Callable[[str], None]
 
 TOUCH_STRENGTH = {"open": 0, "save": 1, "edit": 2}
-
-RACY_NS = 2_000_000_000
-"""A memory folder modified less than this long before it was looked at may be modified again
-without its mtime moving (file times come from a coarse clock: a timer tick on Linux, two
-seconds on FAT), so its files are listed as well until its mtime is older than this."""
-
-
-@dataclass(frozen=True)
-class FolderLook:
-    """What one look at a memory folder saw: its mtime, and its files while that is recent."""
-
-    mtime: int
-    exists: bool
-    listing: frozenset[tuple[str, int, int, int]] | None = None
-
-
-def look(folder: Path, before: FolderLook | None = None) -> FolderLook:
-    """Look at a memory folder: one stat, plus a listing while its mtime is too recent to
-    trust (or was when last seen and has not moved since)."""
-    try:
-        mtime = os.stat(folder).st_mtime_ns
-    except OSError:
-        return FolderLook(0, False)
-    racy = time.time_ns() - mtime < RACY_NS
-    if racy or (before is not None and before.listing is not None and before.mtime == mtime):
-        return FolderLook(mtime, True, _listing(folder))
-    return FolderLook(mtime, True)
-
-
-def _listing(folder: Path) -> frozenset[tuple[str, int, int, int]]:
-    """Each memory file's name, inode, mtime and size (a rename gives a new inode)."""
-    found = set()
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name.endswith(".md"):
-                    try:
-                        info = entry.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    found.add((entry.name, info.st_ino, info.st_mtime_ns, info.st_size))
-    except OSError:
-        pass
-    return frozenset(found)
 
 
 def is_within(path: Path, folder: Path) -> bool:
@@ -97,7 +52,7 @@ class Root:
         self.edited_since_turn = False
         self.acted_this_turn: set[str] = set()
         self._recaller: Recaller | None = None
-        self._seen = {s.location.memories_dir: look(s.location.memories_dir) for s in self.stores()}
+        self._watch = FolderWatch(self.stores())
         """The last look at each memory folder, taken first when the root is made, so that a
         write between then and the first message is seen as one."""
 
@@ -214,15 +169,8 @@ class Root:
         every store is re-read, catching in-place edits too.
         """
         changed = False
-        for store in self.stores():
-            folder = store.location.memories_dir
-            before = self._seen.get(folder)
-            now = look(folder, before)
-            if before == now and not force:
-                continue
-            self._seen[folder] = now
-            appeared = before is not None and not before.exists and now.exists
-            changed |= self._refresh(store, appeared=appeared)
+        for change in self._watch.changes(self.stores(), force=force):
+            changed |= self._refresh(change.store, appeared=change.appeared)
         return changed
 
     def _refresh(self, store: MemoryStore, *, appeared: bool) -> bool:

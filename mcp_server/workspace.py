@@ -8,7 +8,6 @@ last call are indexed before the call reads them.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import uuid
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from recall.errors import NotFound
+from recall.folder_watch import FolderWatch
 from recall.model import Memory
 from recall.service import FolderStores
 from recall.store import MemoryStore
@@ -39,7 +39,7 @@ class Workspace:
         """One session per server lifetime: each ``memory_recall`` counts one turn of it."""
         self.folder = FolderStores(self.cwd, notice=_stderr_notice)
         self._lock = threading.Lock()
-        self._seen: dict[Path, tuple[int, bool]] = {}
+        self._watch = FolderWatch()
 
     # -- the stores ------------------------------------------------------------------------
 
@@ -86,23 +86,12 @@ class Workspace:
             return operation(self, **arguments)
 
     def catch_up(self) -> None:
-        """Re-read the stores whose memory folder changed since the last call.
-
-        Writers rename finished files into the folder, which changes its mtime: one ``stat``
-        per store. The first look only records the state (a store syncs when it opens).
-        """
-        for store in self.stores():
-            folder = store.location.memories_dir
-            try:
-                mtime = os.stat(folder).st_mtime_ns
-            except OSError:
-                mtime = 0
-            state = (mtime, store.exists)
-            before = self._seen.get(folder)
-            self._seen[folder] = state
-            if before is None or before == state:
-                continue
-            if not before[1]:
+        """Re-read the stores whose memory folder changed since the last call (one ``stat``
+        each, :mod:`recall.folder_watch`). The first look only records the state (a store syncs
+        when it opens)."""
+        for change in self._watch.changes(self.stores()):
+            store = change.store
+            if change.appeared:
                 store.close()  # created since: swap the empty in-memory index for the real one
             elif store.exists:
                 store.refresh()

@@ -14,7 +14,7 @@ from lsprotocol import types
 
 from lsp_server.commands import COMMANDS
 from lsp_server.protocol import PROBLEMS_SHOWN
-from lsp_server.roots import RACY_NS
+from recall.folder_watch import RACY_NS
 from tests.lsp.raw import RawClient, raw_server
 from tests.lsp.workspace import Workspace
 

@@ -1,0 +1,95 @@
+"""Watching memory folders for writes by other processes (the CLI, an editor, a person): which
+stores changed since the last look, for the long-running surfaces (the language server and the
+MCP server) that must see them.
+
+Writers rename finished files into the folder, which changes its mtime: one ``stat`` per store,
+and a listing while that mtime is too recent to trust.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from recall.store import MemoryStore
+
+RACY_NS = 2_000_000_000
+"""A memory folder modified less than this long before it was looked at may be modified again
+without its mtime moving (file times come from a coarse clock: a timer tick on Linux, two
+seconds on FAT), so its files are listed as well until its mtime is older than this."""
+
+
+@dataclass(frozen=True)
+class FolderLook:
+    """What one look at a memory folder saw: its mtime, and its files while that is recent."""
+
+    mtime: int
+    exists: bool
+    listing: frozenset[tuple[str, int, int, int]] | None = None
+
+
+def look(folder: Path, before: FolderLook | None = None) -> FolderLook:
+    """Look at a memory folder: one stat, plus a listing while its mtime is too recent to
+    trust (or was when last seen and has not moved since)."""
+    try:
+        mtime = os.stat(folder).st_mtime_ns
+    except OSError:
+        return FolderLook(0, False)
+    racy = time.time_ns() - mtime < RACY_NS
+    if racy or (before is not None and before.listing is not None and before.mtime == mtime):
+        return FolderLook(mtime, True, _listing(folder))
+    return FolderLook(mtime, True)
+
+
+def _listing(folder: Path) -> frozenset[tuple[str, int, int, int]]:
+    """Each memory file's name, inode, mtime and size (a rename gives a new inode)."""
+    found = set()
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith(".md"):
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    found.add((entry.name, info.st_ino, info.st_mtime_ns, info.st_size))
+    except OSError:
+        pass
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class FolderChange:
+    """A store whose memory folder changed; ``appeared`` when the folder was created since the
+    last look (the store's in-memory stand-in should give way to the real index)."""
+
+    store: MemoryStore
+    appeared: bool
+
+
+class FolderWatch:
+    """The last look at each store's memory folder, and what changed since."""
+
+    def __init__(self, stores: Iterable[MemoryStore] = ()) -> None:
+        self._seen: dict[Path, FolderLook] = {}
+        for store in stores:
+            folder = store.location.memories_dir
+            self._seen[folder] = look(folder)
+
+    def changes(self, stores: Iterable[MemoryStore], *, force: bool = False) -> list[FolderChange]:
+        """The stores whose folder changed since the last look (every store with ``force``, a
+        watched-file event that may be an in-place edit). A folder never looked at before is
+        only looked at: its store syncs when it opens."""
+        changed: list[FolderChange] = []
+        for store in stores:
+            folder = store.location.memories_dir
+            before = self._seen.get(folder)
+            now = look(folder, before)
+            self._seen[folder] = now
+            if before is None or (before == now and not force):
+                continue
+            changed.append(FolderChange(store, appeared=not before.exists and now.exists))
+        return changed
