@@ -11,9 +11,10 @@ other's keys. Keys may be written camelCase, snake_case or kebab-case. A bad val
 naming the file and the key, and the value before it is kept.
 
 Adding a setting is one line in :class:`EngineSettings`: a field whose default is
-``setting(CONSTANT, parser)``. The constant lives with the code that uses it, with its reason;
-the parser (below, or any ``Callable[[Any], T]`` raising ``ValueError`` with what to write
-instead) checks a value read from a file.
+``setting(CONSTANT, parser)`` (:mod:`recall.config_fields`, which the language server's settings
+use too). The constant lives with the code that uses it, with its reason; the parser (the
+common ones are in :mod:`recall.config_fields`; any ``Callable[[Any], T]`` raising
+``ValueError`` with what to write instead) checks a value read from a file.
 
 A key in a file that no reader knows (a misspelling, most likely) is reported once per
 reading, naming the file and the key and suggesting the closest known key; it is never applied.
@@ -21,12 +22,23 @@ reading, naming the file and the key and suggesting the closest known key; it is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
-from functools import cache
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from recall.config_fields import (
+    Parse,
+    Warn,
+    apply,
+    count,
+    flag,
+    fold_key,
+    keys_of,
+    names,
+    positive,
+    setting,
+)
 from recall.distill_words import DEFAULT_CATEGORIES as DISTILL_CATEGORIES
 from recall.distill_words import MAX_PER_SESSION as DISTILL_MAX
 from recall.lifecycle import (
@@ -47,12 +59,7 @@ summaries, capped, stripped of control characters and fenced as data, never the 
 user who works in repositories they do not trust turns it off (``TETHER_INJECT_OTHERS=0``),
 and a repository can turn it off for everyone (``inject_others = false``)."""
 
-Warn = Callable[[str], None]
-Parse = Callable[[Any], Any]
 Source = tuple[str, Mapping[str, Any]]
-
-_PARSE: Final = "tether.parse"
-_ALIASES: Final = "tether.aliases"
 
 
 # -- the files -------------------------------------------------------------------------------
@@ -176,12 +183,6 @@ def _read_toml(path: Path, warn: Warn) -> dict[str, Any]:
         return {}
 
 
-def fold_key(name: str) -> str:
-    """A key in the one spelling both readers compare: ``archive-window-days`` and
-    ``archiveWindowDays`` both become ``archivewindowdays``."""
-    return name.replace("_", "").replace("-", "").casefold()
-
-
 # -- keys no reader knows --------------------------------------------------------------------
 
 SERVER_KEYS: Final = (
@@ -257,53 +258,6 @@ def unknown_keys(source: str, values: Mapping[str, Any]) -> list[str]:
 # -- value parsers ---------------------------------------------------------------------------
 
 
-def count(value: Any) -> int:
-    """A whole number, 0 or more."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError("give a whole number, 0 or more")
-    return value
-
-
-def positive(value: Any) -> int:
-    """A whole number above 0."""
-    if count(value) == 0:
-        raise ValueError("give a whole number above 0")
-    return int(value)
-
-
-def flag(value: Any) -> bool:
-    """``true`` or ``false``."""
-    if not isinstance(value, bool):
-        raise ValueError("give true or false")
-    return value
-
-
-def one_of(*options: str) -> Parse:
-    """A parser accepting one of ``options`` (compared without case); returns it lower-cased."""
-
-    def parse(value: Any) -> str:
-        if not isinstance(value, str) or value.casefold() not in options:
-            raise ValueError(f"use one of {', '.join(options)}")
-        return value.casefold()
-
-    return parse
-
-
-def names(allowed: Collection[str]) -> Parse:
-    """A parser accepting a list of names drawn from ``allowed`` (or one name); a tuple."""
-
-    def parse(value: Any) -> tuple[str, ...]:
-        items = [value] if isinstance(value, str) else value
-        if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
-            raise ValueError("give a list of names")
-        unknown = [i for i in items if i not in allowed]
-        if unknown:
-            raise ValueError(f"unknown {unknown[0]!r}; use {', '.join(allowed)}")
-        return tuple(dict.fromkeys(items))
-
-    return parse
-
-
 def command_line(value: Any) -> tuple[str, ...]:
     """A command to run: a list of words, or one string split like a shell would (no shell
     runs it); empty means none."""
@@ -338,12 +292,6 @@ def embedder_spec(value: Any) -> str:
     return spec
 
 
-def setting(default: Any, parse: Parse, *aliases: str) -> Any:
-    """Declare a field of :class:`EngineSettings`: its default, the parser of its value in a
-    file, and any further key names accepted for it (in any spelling)."""
-    return field(default=default, metadata={_PARSE: parse, _ALIASES: aliases})
-
-
 # -- the engine's settings -------------------------------------------------------------------
 
 
@@ -370,39 +318,14 @@ class EngineSettings:
     embedder: str = setting(EMBEDDER_DEFAULT, embedder_spec)
     """The embedder of the semantic channel: the built-in hash-bag, or a provider's class
     (imported only when set; the user's own file only, :data:`USER_ONLY`)."""
-    inject_others: bool = setting(INJECT_OTHERS, flag)
+    inject_others: bool = setting(INJECT_OTHERS, flag, only_off=True)
     """Whether other authors' project memories are injected into agent prompts (see
     ``recall.trust``; the user's ``TETHER_INJECT_OTHERS=0`` turns it off whatever this says)."""
 
 
-@cache
 def engine_keys() -> dict[str, tuple[str, Parse]]:
     """Every accepted key (folded) mapped to its field name and parser."""
-    keys: dict[str, tuple[str, Parse]] = {}
-    for item in fields(EngineSettings):
-        parse = item.metadata[_PARSE]
-        for name in (item.name, *item.metadata[_ALIASES]):
-            keys[fold_key(name)] = (item.name, parse)
-    return keys
-
-
-def apply(
-    settings: EngineSettings, source: str, values: Mapping[str, Any], warn: Warn
-) -> EngineSettings:
-    """``settings`` with the engine's keys in ``values`` applied; bad values are reported and
-    the value before them kept. Keys the engine does not know are left to other readers."""
-    known = engine_keys()
-    changes: dict[str, Any] = {}
-    for raw_key, value in values.items():
-        entry = known.get(fold_key(str(raw_key)))
-        if entry is None:
-            continue
-        name, parse = entry
-        try:
-            changes[name] = parse(value)
-        except ValueError as error:
-            warn(f"{source}: ignoring {raw_key} = {value!r}: {error}")
-    return replace(settings, **changes) if changes else settings
+    return keys_of(EngineSettings)
 
 
 ONLY_OFF: Final[Mapping[str, str]] = {
@@ -414,14 +337,10 @@ ONLY_OFF: Final[Mapping[str, str]] = {
 
 def merge(sources: Iterable[Source], warn: Warn) -> EngineSettings:
     """Defaults overridden by each source in order; an :data:`ONLY_OFF` flag stays off once
-    any source turned it off."""
+    any source turned it off. Keys the engine does not know are left to other readers."""
     settings = EngineSettings()
-    turned_off: set[str] = set()
     for name, values in sources:
         settings = apply(settings, name, values, warn)
-        turned_off.update(key for key in ONLY_OFF if getattr(settings, key) is False)
-    if turned_off:
-        settings = replace(settings, **dict.fromkeys(turned_off, False))
     return settings
 
 

@@ -44,7 +44,6 @@ KNOWN_LONG: frozenset[str] = frozenset(
         "recall/ranking/channels.py",
         "recall/ranking/engine.py",
         "recall/sanitize.py",
-        "recall/settings.py",
         "recall/store.py",
         "recall/weights.py",
     }

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from recall import lifecycle
+from recall.config_fields import names, one_of, only_off_fields
 from recall.settings import (
     ONLY_OFF,
     SERVER_KEYS,
@@ -23,8 +24,6 @@ from recall.settings import (
     fold_key,
     known_keys,
     merge,
-    names,
-    one_of,
     unknown_keys,
     user_config_path,
 )
@@ -196,10 +195,11 @@ def test_the_suggestion_cutoff_and_spelling() -> None:
 
 
 def test_the_engine_knows_every_key_of_the_language_server() -> None:
-    from lsp_server.configuration import _FIELDS
+    from lsp_server.configuration import Settings
+    from recall.config_fields import keys_of
 
-    assert {fold_key(name) for name in SERVER_KEYS} == set(_FIELDS)
-    assert set(known_keys()) == set(engine_keys()) | set(_FIELDS)
+    assert {fold_key(name) for name in SERVER_KEYS} == set(keys_of(Settings))
+    assert set(known_keys()) == set(engine_keys()) | set(keys_of(Settings))
 
 
 def test_the_cli_says_it_on_stderr_once(tmp_path: Path) -> None:
@@ -309,4 +309,5 @@ def test_inject_others_once_turned_off_stays_off() -> None:
     assert merge(repo_says, warnings.append).inject_others is False
     assert merge(user_says, warnings.append).inject_others is False
     assert merge([("repo", {}), ("user", {})], warnings.append).inject_others is True
-    assert set(ONLY_OFF) == {"inject_others"} and warnings == []
+    assert set(ONLY_OFF) == only_off_fields(EngineSettings) == {"inject_others"}
+    assert warnings == []
