@@ -21,11 +21,10 @@ from recall.hints import HintLedger
 from recall.locations import Location, global_location, project_location
 from recall.model import Memory
 from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree, embedder_for
+from recall.ranking.query import TOUCH_KINDS
 from recall.store import MemoryStore
 
 Notice = Callable[[str], None]
-
-TOUCH_STRENGTH = {"open": 0, "save": 1, "edit": 2}
 
 
 def is_within(path: Path, folder: Path) -> bool:
@@ -144,7 +143,7 @@ class Root:
     def touch(self, path: str, kind: str) -> None:
         """Record that the session touched ``path`` (open < save < edit)."""
         current = self.touched.get(path)
-        if current is None or TOUCH_STRENGTH[kind] > TOUCH_STRENGTH[current]:
+        if current is None or TOUCH_KINDS.index(kind) > TOUCH_KINDS.index(current):
             self.touched[path] = kind
         if kind == "edit":
             self.edited_since_turn = True

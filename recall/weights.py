@@ -29,9 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Final, Literal
-
-TouchKind = Literal["edit", "save", "open"]
+from typing import Final
 
 # --- fusion -------------------------------------------------------------------------------
 
@@ -325,7 +323,7 @@ def rarity_bonus(owners: int) -> float:
 
 
 def touch_weight(kind: str) -> float:
-    """Weight of how a file was touched (``edit`` 1.0, ``save`` 0.9, ``open`` 0.6)."""
+    """Weight of how a file was touched (``edit`` 1.0, ``save`` 0.9, ``open`` 0.8)."""
     return TOUCH_WEIGHTS.get(kind, UNKNOWN_TOUCH_WEIGHT)
 
 

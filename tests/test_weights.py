@@ -326,3 +326,12 @@ class TestTies:
 
     def test_equal_file_evidence_ranks_newest_first(self) -> None:
         assert w.FILE_TIES_NEWEST_FIRST is True
+
+
+def test_every_touch_kind_has_a_weight_and_stronger_touches_weigh_more() -> None:
+    from recall.ranking.query import TOUCH_KINDS
+
+    assert set(w.TOUCH_WEIGHTS) == set(TOUCH_KINDS)
+    weights = [w.touch_weight(kind) for kind in TOUCH_KINDS]  # weakest first
+    assert weights == sorted(weights) and len(set(weights)) == len(weights)
+    assert w.touch_weight("unknown") == w.UNKNOWN_TOUCH_WEIGHT <= weights[0]

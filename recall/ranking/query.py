@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 from recall.errors import BadInput
 
-TOUCH_KINDS = ("open", "save", "edit")
+TouchKind = Literal["open", "save", "edit"]
+"""How a file was touched, weakest first: only opened, saved, edited."""
+
+TOUCH_KINDS: tuple[str, ...] = get_args(TouchKind)
+"""The touch kinds, weakest first (a stronger touch of the same file replaces a weaker one)."""
 
 
 @dataclass(frozen=True)
