@@ -305,8 +305,7 @@ def on_prompt(hook: HookInput) -> str:
     """UserPromptSubmit: count the turn; inject at most three memories the policy allows."""
     from recall import inject
     from recall.ranking.query import RecallQuery, Touch
-    from recall.service import RECALL_LIMIT, build_recaller
-    from recall.usage import record_surfacings
+    from recall.service import RECALL_LIMIT, build_recaller, record_shown
 
     stores = _Stores(hook.cwd)
     try:
@@ -333,11 +332,7 @@ def on_prompt(hook: HookInput) -> str:
         )
         shown = [h for h in chosen if h.memory.id in set(choice.shown)]
         new = set(choice.new)
-        for store in searched:
-            record_surfacings(
-                store.conn,
-                [h.memory.id for h in shown if h.scope == store.scope and h.memory.id in new],
-            )
+        record_shown(searched, [h for h in shown if h.memory.id in new])  # the turn is counted
         return output(hook.event, inject.render(shown))
     finally:
         stores.close()
