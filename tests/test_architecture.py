@@ -40,7 +40,6 @@ KNOWN_LONG: frozenset[str] = frozenset(
         "recall/cli/cmd_memory.py",
         "recall/distill.py",
         "recall/genome/genome.py",
-        "recall/hooks.py",
         "recall/ranking/channels.py",
         "recall/ranking/engine.py",
         "recall/sanitize.py",

@@ -14,6 +14,7 @@ from conftest import make_repo, remember, run_tether
 
 from recall import hooks
 from recall.hints import SESSION_BUDGET
+from recall.hooks import events as hook_events
 from recall.inject import FENCE_CLOSE, FENCE_OPEN, FOOTER, HEADER
 from recall.sessions import count_turn
 from recall.store import MemoryStore
@@ -191,7 +192,7 @@ def test_internal_error_is_logged_not_printed(
     def broken(*args: object, **kwargs: object) -> None:
         raise sqlite3.OperationalError("disk I/O error")
 
-    monkeypatch.setattr(hooks, "record_touch", broken)
+    monkeypatch.setattr(hook_events, "record_touch", broken)
     monkeypatch.setattr(hooks.log, "handlers", [])
     assert hook("pre-edit", edit_input(repo, "src/app.py")) == ""
     log = (store.location.base / hooks.LOG_NAME).read_text(encoding="utf-8")

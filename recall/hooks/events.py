@@ -1,0 +1,217 @@
+"""What each hook event does: a prompt gets at most three memories the hint policy allows, an
+edit gets the gotchas of its file, a session start runs the session-start pass."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from recall.disuse import archived_by_disuse
+from recall.hints import Candidate, HintLedger, is_self_serve
+from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, output
+from recall.hooks.logfile import _notice
+from recall.hooks.touches import _current_turn, recent_touches, record_touch
+from recall.trust import Gate
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from recall.store import MemoryStore
+
+WARNING_SUMMARY_CAP: Final = 160
+
+MCP_SELF_SERVE: Final = frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"})
+"""Tether MCP tools that mean the agent reads or writes memory on its own (hint rule 1): the
+twins of the self-serve CLI commands (recall.hints.SELF_SERVE_COMMANDS). Pin, supersede and
+archive react to what was shown, as their CLI twins do, so they leave the hints on."""
+_MCP_TOOL = re.compile(r"mcp__(?:[A-Za-z0-9_-]*_)?tether__(memory_[a-z_]+)")
+"""Claude Code names an MCP tool ``mcp__<server>__<tool>``; a plugin's server name carries a
+plugin prefix, so any server name ending in ``tether`` counts."""
+_TETHER_COMMAND = re.compile(r"(?:^|[\s;&|(])tether\s+(?:-\S+\s+(?:\S+\s+)?)*([a-z-]+)")
+
+
+class _Stores:
+    """The project store (and the global one for prompts), opened for one hook call."""
+
+    def __init__(self, cwd: Path) -> None:
+        from recall.containment import UnsafeStore
+        from recall.errors import NotFound
+        from recall.locations import project_location
+        from recall.store import MemoryStore
+
+        try:
+            location = project_location(cwd.resolve())
+        except UnsafeStore as error:  # logged to the user's own folder, never the repository's
+            _notice(str(error))
+            raise Skip("the project store is unsafe") from None
+        except (NotFound, OSError):
+            raise Skip("cwd is outside any repository") from None
+        self.project = MemoryStore(location, notice=_notice)
+        self.opened: list[MemoryStore] = [self.project]
+        if not self.project.exists:
+            raise Skip("no project store here")
+
+    def global_store(self) -> MemoryStore | None:
+        from recall.locations import global_location
+        from recall.store import MemoryStore
+
+        store = MemoryStore(global_location(self.project.location.base), notice=_notice)
+        self.opened.append(store)
+        return store if store.exists else None
+
+    def close(self) -> None:
+        for store in self.opened:
+            store.close()
+
+
+def _relative(store: MemoryStore, raw: str, cwd: Path) -> str:
+    from recall.errors import TetherError
+
+    try:
+        return store.normalize_input(raw, cwd)
+    except TetherError:
+        raise Skip("file is outside the repository") from None
+
+
+def warning_line(summary: str, memory_id: str) -> str:
+    """The inline gotcha warning, worded as an instruction."""
+    from recall.inject import safe_field  # here, not above: see recall.cli.main.LEAN_COMMANDS
+
+    text = safe_field(summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    return f'· gotcha "{text}" [{memory_id}] — review before editing'
+
+
+def on_prompt(hook: HookInput) -> str:
+    """UserPromptSubmit: count the turn; inject at most three memories the policy allows."""
+    from recall import inject
+    from recall.ranking.query import RecallQuery, Touch
+    from recall.service import RECALL_LIMIT, build_recaller, record_shown
+
+    stores = _Stores(hook.cwd)
+    try:
+        project = stores.project
+        conn = project.conn
+        ledger = HintLedger(hook.session_id, origin="hook")
+        turn = ledger.next_turn(conn)  # recall.sessions.count_turn(conn, id, origin="hook")
+        files = recent_touches(conn, hook.session_id, turn)
+        prompt = (hook.prompt or "").strip()
+        if not prompt and not files:
+            return ""
+        searched = [project]
+        other = stores.global_store()
+        if other is not None:
+            searched.append(other)
+        recaller = build_recaller(searched, project, notice=_notice, short_lived=True)
+        touches = tuple(Touch(path, "edit") for path in files)
+        result = recaller.recall(RecallQuery(touches, prompt or None, limit=RECALL_LIMIT))
+        chosen = inject.select(Gate(project, _notice).hits(result.hits))
+        if not chosen:
+            return ""
+        choice = ledger.select(
+            conn, [Candidate(h.memory.id, pinned=h.memory.pinned) for h in chosen]
+        )
+        shown = [h for h in chosen if h.memory.id in set(choice.shown)]
+        new = set(choice.new)
+        record_shown(searched, [h for h in shown if h.memory.id in new])  # the turn is counted
+        return output(hook.event, inject.render(shown))
+    finally:
+        stores.close()
+
+
+def on_edit(hook: HookInput) -> str:
+    """Pre/PostToolUse: record the edited file; warn about its gotchas the policy allows."""
+    stores = _Stores(hook.cwd)
+    try:
+        project = stores.project
+        conn = project.conn
+        ledger = HintLedger(hook.session_id, origin="hook")
+        if hook.tool_name == "Bash" and hook.command:
+            _note_self_serve(conn, ledger, hook.command)
+            return ""
+        mcp = _MCP_TOOL.fullmatch(hook.tool_name or "")
+        if mcp is not None:
+            if mcp.group(1) in MCP_SELF_SERVE:
+                ledger.mark_self_serve(conn)
+            return ""
+        if hook.tool_name not in EDIT_TOOLS or not hook.file_path:
+            return ""
+        path = _relative(project, hook.file_path, hook.cwd)
+        record_touch(conn, hook.session_id, path, _current_turn(conn, hook.session_id))
+        hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
+        gotchas = [
+            m
+            for m in project.list(file=path, category="gotcha")
+            if path in m.files and m.id not in hidden
+        ]
+        gotchas = Gate(project, _notice).memories(gotchas)
+        if not gotchas:
+            return ""
+        gotchas.sort(key=lambda m: (not m.pinned, m.id))
+        choice = ledger.select(conn, [Candidate(m.id, pinned=m.pinned) for m in gotchas])
+        # Within one turn the policy keeps a hint visible; an agent would read the same warning
+        # on every edit of the file, so a hook shows only the hints new in this call.
+        new = set(choice.new)
+        from recall.usage import record_surfacings
+
+        record_surfacings(conn, [m.id for m in gotchas if m.id in new])
+        lines = [warning_line(m.summary, m.id) for m in gotchas if m.id in new]
+        return output(hook.event, "\n".join(lines))
+    finally:
+        stores.close()
+
+
+def _note_self_serve(conn: sqlite3.Connection, ledger: HintLedger, command: str) -> None:
+    """A Bash call running ``tether recall|show|search|list|remember`` ends the hints (rule 1)."""
+    for match in _TETHER_COMMAND.finditer(command):
+        if is_self_serve(match.group(1)):
+            ledger.mark_self_serve(conn)
+            return
+
+
+def on_session_start(hook: HookInput) -> str:
+    """SessionStart: the session-start pass (register, archive by disuse, judge cleanup); says
+    what disuse archived and when a cleanup is due, nothing otherwise."""
+    from recall.session_start import hint_lines, start_session
+    from recall.settings import engine_settings
+
+    stores = _Stores(hook.cwd)
+    try:
+        project = stores.project
+        searched = [project]
+        other = stores.global_store()
+        if other is not None:
+            searched.append(other)
+
+        def genome_for(store: MemoryStore) -> Any | None:
+            # Asked only once the cleanup's cheap thresholds are met, so a usual session start
+            # never loads the genome (or the ranking engine it comes with).
+            if store is not project:
+                return None
+            from recall.repo_signals import open_repo_signals
+
+            return open_repo_signals(project, notice=_notice)
+
+        settings = engine_settings(project.repo_root, _notice)
+        result = start_session(
+            project,
+            searched,
+            hook.session_id,
+            origin="hook",
+            settings=settings,
+            genome_for=genome_for,
+        )
+        for line in result.notices:
+            _notice(line)
+        return output(hook.event, "\n".join(hint_lines(result)))
+    finally:
+        stores.close()
+
+
+HANDLERS: Final[Mapping[str, Any]] = {
+    "prompt": on_prompt,
+    "pre-edit": on_edit,
+    "post-edit": on_edit,
+    "session-start": on_session_start,
+}

@@ -1,0 +1,120 @@
+"""What a hook call says and answers: the agent's hook JSON read into a :class:`HookInput`, and
+the JSON a hook prints to add text to the model's context."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from recall.sessions import MAX_SESSION_ID
+
+EVENTS: Final = ("prompt", "pre-edit", "post-edit", "session-start")
+"""The ``tether hook`` subcommands."""
+
+HOOK_EVENT_NAMES: Final = {
+    "prompt": "UserPromptSubmit",
+    "pre-edit": "PreToolUse",
+    "post-edit": "PostToolUse",
+    "session-start": "SessionStart",
+}
+"""The Claude Code event each subcommand answers (used when the input does not name it)."""
+
+EDIT_TOOLS: Final = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+"""Claude Code's file-editing tools; ``NotebookEdit`` names its file ``notebook_path``."""
+
+
+class Skip(Exception):
+    """Nothing to do for this input (not an error worth logging)."""
+
+
+@dataclass(frozen=True)
+class HookInput:
+    """The fields of one hook call that Tether uses."""
+
+    session_id: str
+    cwd: Path
+    event: str
+    prompt: str | None = None
+    tool_name: str | None = None
+    file_path: str | None = None
+    command: str | None = None
+
+
+def parse_input(raw: str, event: str) -> HookInput:
+    """Read the hook JSON; raises :class:`Skip` when it is malformed or lacks what is needed."""
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, ValueError):
+        raise Skip("input is not JSON") from None
+    if not isinstance(data, dict):
+        raise Skip("input is not a JSON object")
+    session = data.get("session_id")
+    cwd = data.get("cwd")
+    if not isinstance(session, str) or not session.strip() or len(session) > MAX_SESSION_ID:
+        raise Skip("no usable session_id")
+    if "\x00" in session or not _is_utf8(session):
+        raise Skip("no usable session_id")
+    if not isinstance(cwd, str) or not cwd or not _is_path(cwd):
+        raise Skip("no usable cwd")
+    name = data.get("hook_event_name")
+    hook_event = name if isinstance(name, str) and name else HOOK_EVENT_NAMES[event]
+    prompt = data.get("prompt")
+    tool = data.get("tool_name")
+    tool_input = data.get("tool_input")
+    file_path = command = None
+    if isinstance(tool_input, dict):
+        for key in ("file_path", "notebook_path"):
+            value = tool_input.get(key)
+            if isinstance(value, str) and value and _is_path(value):
+                file_path = value
+                break
+        value = tool_input.get("command")
+        if isinstance(value, str):
+            command = _valid_text(value)
+    return HookInput(
+        session_id=session,
+        cwd=Path(cwd),
+        event=hook_event,
+        prompt=_valid_text(prompt) if isinstance(prompt, str) else None,
+        tool_name=tool if isinstance(tool, str) else None,
+        file_path=file_path,
+        command=command,
+    )
+
+
+def _is_utf8(text: str) -> bool:
+    """Whether text can be stored as UTF-8 (JSON may carry lone surrogates, which cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _is_path(text: str) -> bool:
+    """Whether text can name a file here: no NUL, and encodable for the file system."""
+    if "\x00" in text:
+        return False
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _valid_text(text: str) -> str:
+    """Text with any lone surrogate replaced by U+FFFD, so it can be searched and stored."""
+    if _is_utf8(text):
+        return text
+    return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+
+
+def output(event_name: str, text: str) -> str:
+    """The stdout of a hook adding ``text`` to the model's context (Claude Code's JSON shape)."""
+    if not text:
+        return ""
+    payload = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
+    return json.dumps(payload, ensure_ascii=False) + "\n"

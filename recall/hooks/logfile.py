@@ -1,0 +1,72 @@
+"""Where the hooks write for the person: ``hooks.log`` in the project store's folder (or the
+user's own), one line per record; never the agent's stdout or stderr."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    import logging
+
+LOG_NAME: Final = "hooks.log"
+
+LOGGER: Final = "recall.hooks"
+"""The logger writing the ``hooks.log`` file; ``recall.hooks.log`` is that logger,
+made on first use (see :func:`recall.hooks.__getattr__`)."""
+
+
+def _logger() -> logging.Logger:
+    """The hooks' logger. ``logging`` is imported here, on first use, not above: most hook
+    calls log nothing, and each is a whole process on the agent's clock."""
+    import logging
+
+    return logging.getLogger(LOGGER)
+
+
+_notice_cwd: list[Path | None] = [None]
+"""The working directory of the hook call being handled: where its notices are logged."""
+
+
+def _notice(message: str) -> None:
+    """A notice for the person (a settings key ignored, a store read-only): the hook's answer
+    goes to the agent, so notices go to ``hooks.log`` in the project's store folder."""
+    try:
+        _log_to(_notice_cwd[0])
+    except Exception:  # logging must never fail the agent
+        return
+    _logger().warning("notice: %s", message)
+
+
+def _log_to(cwd: Path | None) -> None:
+    """Send this module's log to ``hooks.log`` in the project store's folder (or the global).
+
+    The file is opened for appending without following a link at its name (a cloned
+    repository may have committed one), and every record is written on one line with control
+    characters escaped, so text read from the repository cannot forge or break log lines.
+    """
+    log = _logger()
+    if log.handlers:
+        return
+    import logging
+
+    from recall.locations import global_base, project_location
+
+    base: Path | None = None
+    if cwd is not None:
+        try:
+            base = project_location(cwd.resolve()).base
+        except Exception:  # no repository, or an unsafe store: the global folder instead
+            base = None
+    if base is None or not base.is_dir():
+        from recall import privacy
+
+        base = global_base()  # the user's private folder: kept owner-only
+        base.mkdir(parents=True, exist_ok=True, mode=privacy.DIR_MODE)
+        privacy.create_private(base / LOG_NAME)
+    from recall.safe_log import one_line_file_handler
+
+    handler = one_line_file_handler(base / LOG_NAME)
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
