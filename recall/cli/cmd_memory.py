@@ -1,36 +1,32 @@
-"""Commands that write or read single memories: init, remember, show, list, search and status."""
+"""Commands that write or read one memory: init, remember and show (listing is in
+:mod:`recall.cli.cmd_listing`, state changes in :mod:`recall.cli.cmd_state`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from recall.cli.cmd_distill import confirm, purge_auto_distilled
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.known_paths import is_git, refuse_unknown
 from recall.cli.render import (
     ID_HELP,
-    positive,
     print_card,
-    print_table,
-    scope_option,
 )
-from recall.display import plural
-from recall.disuse import archived_by_disuse, as_seen, bring_back
-from recall.errors import BadInput, NotFound, NothingToDo
+from recall.disuse import archived_by_disuse
+from recall.errors import NothingToDo
 from recall.locations import PROJECT, ensure_created
-from recall.model import CATEGORIES, STATUSES, Memory
+from recall.model import CATEGORIES, Memory
 from recall.model import _normalize_for_hash as same_text
 from recall.records import check_text
 from recall.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.repo import git_user_name
-from recall.search import search
 from recall.store import MemoryStore, not_on_it_note
 from recall.usage import counters, record_action
 
 
-def _add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -> None:
+def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -> None:
+    """The options of a command that writes a memory (remember, supersede)."""
     parser.add_argument("summary", help="one-line summary of the knowledge")
     parser.add_argument("--details", help="the longer explanation; '-' reads it from stdin")
     parser.add_argument(
@@ -75,78 +71,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_init)
 
     p = sub.add_parser("remember", help="write a memory about one or more files")
-    _add_write_options(p, file_required=False)
+    add_write_options(p, file_required=False)
     p.set_defaults(func=run_remember)
 
     p = sub.add_parser("show", help="the full card of a memory (counts as acting on it)")
     p.add_argument("id", help=ID_HELP)
     p.set_defaults(func=run_show)
-
-    p = sub.add_parser(
-        "list",
-        help="list memories, newest first (a table on a terminal, one per line when piped)",
-    )
-    p.add_argument(
-        "--file", metavar="PATH", help="only memories naming this file, or a file in this folder"
-    )
-    p.add_argument("--category", choices=CATEGORIES, help="only memories of this category")
-    p.add_argument(
-        "--status",
-        choices=(*STATUSES, "all"),
-        default="active",
-        help="only memories in this state (default active)",
-    )
-    scope_option(p)
-    p.add_argument("--limit", type=positive, metavar="N", help="list at most N memories")
-    p.set_defaults(func=run_list)
-
-    p = sub.add_parser(
-        "search", help="full-text search over summaries and details, best match first"
-    )
-    p.add_argument("text", help="the words to look for")
-    p.add_argument(
-        "--limit", type=positive, default=20, metavar="N", help="at most N matches (default 20)"
-    )
-    scope_option(p)
-    p.set_defaults(func=run_search)
-
-    for name, helptext in (("pin", "pin a memory"), ("unpin", "unpin a memory")):
-        p = sub.add_parser(name, help=helptext)
-        p.add_argument("id", help=ID_HELP)
-        p.set_defaults(func=run_pin, pinned=(name == "pin"))
-
-    p = sub.add_parser("supersede", help="replace a memory with a new one, linked both ways")
-    p.add_argument("old_id", metavar="OLD_ID", help="the memory to replace: " + ID_HELP)
-    _add_write_options(p, file_required=False)
-    p.set_defaults(func=run_supersede)
-
-    transitions = {
-        "archive": ("archived", ("active",), "hide a memory from recall (reversible)"),
-        "restore": ("active", ("archived", "deleted", "superseded"), "bring a memory back"),
-        "delete": (
-            "deleted",
-            ("active", "pending", "archived", "superseded"),
-            "tombstone a memory",
-        ),
-    }
-    for name, (status, allowed, helptext) in transitions.items():
-        p = sub.add_parser(name, help=helptext)
-        p.add_argument("id", help=ID_HELP)
-        p.set_defaults(func=run_status, status=status, allowed=allowed, verb=name)
-
-    p = sub.add_parser("purge", help="remove tombstoned (deleted) memory files for good")
-    p.add_argument(
-        "--global", dest="global_", action="store_true", help="purge the user-wide store"
-    )
-    p.add_argument(
-        "--auto-distilled",
-        action="store_true",
-        help="remove every auto-distilled memory, pending or confirmed (lists them, then asks)",
-    )
-    p.add_argument(
-        "--yes", "-y", action="store_true", help="do not list and ask first (for scripts)"
-    )
-    p.set_defaults(func=run_purge)
 
 
 def _read_details(value: str | None) -> str | None:
@@ -155,7 +85,9 @@ def _read_details(value: str | None) -> str | None:
     return value
 
 
-def _draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore):
+def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore) -> Memory:
+    """The memory the write options describe, checked and ready for ``store`` (paths the
+    repository never had are refused unless ``--allow-missing``)."""
     files = [store.normalize_input(raw, ctx.cwd) for raw in args.files]
     if store.scope == PROJECT and not args.allow_missing:
         refuse_unknown(store.repo_root, files)
@@ -176,7 +108,8 @@ def _draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore):
     )
 
 
-def _write_store(args: argparse.Namespace, ctx: CommandContext) -> MemoryStore:
+def write_store(args: argparse.Namespace, ctx: CommandContext) -> MemoryStore:
+    """The store a write goes to: the global one with ``--global``, else the project's."""
     return ctx.global_store() if args.global_ else ctx.project(create=False)
 
 
@@ -205,9 +138,9 @@ def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Write a new memory, or report the existing one holding the same knowledge."""
-    store = _write_store(args, ctx)
+    store = write_store(args, ctx)
     fresh = store.scope == PROJECT and not store.exists
-    draft = _draft(args, ctx, store)
+    draft = memory_draft(args, ctx, store)
     if store.exists:
         _refuse_same_summary(store, draft)
     result = store.remember(draft)
@@ -316,128 +249,3 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
 
     ctx.emit(data, render)
     return 0
-
-
-def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """List memories, newest first."""
-    items = []
-    hidden: dict[tuple[str, str], str | None] = {}  # (id, scope) -> when archived by disuse
-    stores = ctx.stores(args.scope)
-    ctx.say_if_not_set_up(stores)
-    for store in stores:
-        file = store.normalize_input(args.file, ctx.cwd) if args.file else None
-        # for this user, a memory archived by disuse lists as archived (recall.disuse)
-        listed, flagged = as_seen(store, file=file, category=args.category, status=args.status)
-        hidden.update({(k, store.scope): v for k, v in flagged.items()})
-        items.extend((m, store.scope) for m in listed)
-    total = len(items)
-    if args.limit is not None:
-        items = items[: args.limit]
-    data = [_listed(m, scope, hidden) for m, scope in items]
-    status = "" if args.status == "all" else f" ({args.status})"
-    title = plural(total, "memory") + status
-    if len(items) < total:
-        title = f"{len(items)} of {title}; --limit {args.limit}"
-    disuse = set(hidden)
-    ctx.emit(data, lambda c: print_table(c, items, title=title, archived_by_disuse=disuse))
-    return 0 if items else 1
-
-
-def _listed(memory, scope: str, hidden: dict[tuple[str, str], str | None]) -> dict:
-    """A listed memory's JSON, saying who archived it when it is archived."""
-    data = {**memory.to_dict(), "scope": scope}
-    if (memory.id, scope) in hidden:
-        data.update(status="archived", archived_by="disuse", file_status=memory.status)
-        data["archived_at"] = hidden[(memory.id, scope)]
-    elif memory.status == "archived":
-        data["archived_by"] = "person"
-    return data
-
-
-def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Search summaries and details of active memories."""
-    found = []
-    hidden: dict[tuple[str, str], str | None] = {}  # found, though archived by disuse: marked
-    stores = ctx.stores(args.scope)
-    ctx.say_if_not_set_up(stores)
-    for store in stores:
-        hits = search(store.conn, args.text, limit=args.limit)
-        if any(h.disused for h in hits):
-            when = archived_by_disuse(store.conn)
-            hidden.update(
-                {(h.memory.id, store.scope): when.get(h.memory.id) for h in hits if h.disused}
-            )
-        found.extend((hit, store.scope) for hit in hits)
-    found.sort(key=lambda item: (item[0].matched_by != "words", item[0].score))
-    found = found[: args.limit]
-    data = [
-        {**_listed(h.memory, s, hidden), "score": round(-h.score, 4), "matched_by": h.matched_by}
-        for h, s in found
-    ]
-    title = f"{plural(len(found), 'match')} for {args.text!r}"
-    rows = [(h.memory, s) for h, s in found]
-    ctx.emit(data, lambda c: print_table(c, rows, title=title, archived_by_disuse=set(hidden)))
-    return 0 if found else 1
-
-
-def run_pin(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Pin or unpin a memory."""
-    store, memory = ctx.find_memory(args.id)
-    updated = store.set_pinned(memory.id, args.pinned)
-    record_action(store.conn, memory.id)
-    verb = "Pinned" if args.pinned else "Unpinned"
-    ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
-    return 0
-
-
-def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Replace a memory by a new one; the old leaves recall but stays in the record."""
-    store, old = ctx.find_memory(args.old_id)
-    if args.global_ and store.scope != "global":
-        raise BadInput(f"memory {old.id} is in the {store.scope} store; drop --global")
-    result, updated = store.supersede(old.id, _draft(args, ctx, store))
-    record_action(store.conn, old.id)
-    data = {**result.to_dict(), "supersedes": updated.id}
-    ctx.emit(data, lambda c: c.print(f"Wrote {result.id}; {updated.id} is now superseded by it"))
-    return 0
-
-
-def run_status(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Archive, restore or delete (tombstone) a memory."""
-    store, memory = ctx.find_memory(args.id)
-    past = {"archive": "Archived", "restore": "Restored", "delete": "Deleted (restorable)"}
-    if args.verb == "restore":
-        updated, from_disuse = bring_back(store, memory, args.allowed)
-        if from_disuse:
-            data = {**updated.to_dict(), "restored_from": "disuse"}
-            ctx.emit(data, lambda c: c.print(f"Restored {updated.id} (it was archived by disuse)"))
-            return 0
-    else:
-        updated = store.set_status(memory.id, args.status, allowed_from=args.allowed)
-    ctx.emit(updated.to_dict(), lambda c: c.print(f"{past[args.verb]} {updated.id}"))
-    return 0
-
-
-def run_purge(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Remove tombstoned (or auto-distilled) memory files."""
-    store = _write_store(args, ctx)
-    if not store.exists:
-        raise NotFound(f"no {store.scope} store yet at {store.location.base}")
-    if args.auto_distilled:
-        return purge_auto_distilled(store, ctx, yes=args.yes)
-    doomed = [(m, store.scope) for m in store.list(status="deleted")]
-    if doomed and not args.yes:
-        ids = " ".join(m.id for m, _ in doomed)
-        if ctx.json or not sys.stdin.isatty():
-            raise BadInput(
-                f"{plural(len(doomed), 'deleted memory')} would be removed for good ({ids}); "
-                "pass --yes to confirm"
-            )
-        console = ctx.console()
-        print_table(console, doomed, title=plural(len(doomed), "deleted memory"))
-        if not confirm(f"Remove these {len(doomed)} memory files for good? [y/N] "):
-            console.print("Nothing removed.")
-            return 1
-    removed = store.purge()
-    ctx.emit({"purged": removed}, lambda c: c.print(f"Purged {plural(len(removed), 'memory')}"))
-    return 0 if removed else 1

@@ -43,17 +43,21 @@ def command_modules() -> tuple[ModuleType, ...]:
         cmd_genome,
         cmd_hook,
         cmd_io,
+        cmd_listing,
         cmd_lsp,
         cmd_maint,
         cmd_mcp,
         cmd_memory,
         cmd_recall,
         cmd_session,
+        cmd_state,
         cmd_stats,
     )
 
     return (
         cmd_memory,
+        cmd_listing,
+        cmd_state,
         cmd_recall,
         cmd_genome,
         cmd_io,

@@ -1,0 +1,106 @@
+"""Commands that list memories: list (newest first) and search (best match first); a table on a
+terminal, one line per memory when piped."""
+
+from __future__ import annotations
+
+import argparse
+
+from recall.cli.context import CommandContext
+from recall.cli.render import positive, print_table, scope_option
+from recall.display import plural
+from recall.disuse import archived_by_disuse, as_seen
+from recall.model import CATEGORIES, STATUSES
+from recall.search import search
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add list and search to the CLI."""
+    p = sub.add_parser(
+        "list",
+        help="list memories, newest first (a table on a terminal, one per line when piped)",
+    )
+    p.add_argument(
+        "--file", metavar="PATH", help="only memories naming this file, or a file in this folder"
+    )
+    p.add_argument("--category", choices=CATEGORIES, help="only memories of this category")
+    p.add_argument(
+        "--status",
+        choices=(*STATUSES, "all"),
+        default="active",
+        help="only memories in this state (default active)",
+    )
+    scope_option(p)
+    p.add_argument("--limit", type=positive, metavar="N", help="list at most N memories")
+    p.set_defaults(func=run_list)
+
+    p = sub.add_parser(
+        "search", help="full-text search over summaries and details, best match first"
+    )
+    p.add_argument("text", help="the words to look for")
+    p.add_argument(
+        "--limit", type=positive, default=20, metavar="N", help="at most N matches (default 20)"
+    )
+    scope_option(p)
+    p.set_defaults(func=run_search)
+
+
+def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """List memories, newest first."""
+    items = []
+    hidden: dict[tuple[str, str], str | None] = {}  # (id, scope) -> when archived by disuse
+    stores = ctx.stores(args.scope)
+    ctx.say_if_not_set_up(stores)
+    for store in stores:
+        file = store.normalize_input(args.file, ctx.cwd) if args.file else None
+        # for this user, a memory archived by disuse lists as archived (recall.disuse)
+        listed, flagged = as_seen(store, file=file, category=args.category, status=args.status)
+        hidden.update({(k, store.scope): v for k, v in flagged.items()})
+        items.extend((m, store.scope) for m in listed)
+    total = len(items)
+    if args.limit is not None:
+        items = items[: args.limit]
+    data = [_listed(m, scope, hidden) for m, scope in items]
+    status = "" if args.status == "all" else f" ({args.status})"
+    title = plural(total, "memory") + status
+    if len(items) < total:
+        title = f"{len(items)} of {title}; --limit {args.limit}"
+    disuse = set(hidden)
+    ctx.emit(data, lambda c: print_table(c, items, title=title, archived_by_disuse=disuse))
+    return 0 if items else 1
+
+
+def _listed(memory, scope: str, hidden: dict[tuple[str, str], str | None]) -> dict:
+    """A listed memory's JSON, saying who archived it when it is archived."""
+    data = {**memory.to_dict(), "scope": scope}
+    if (memory.id, scope) in hidden:
+        data.update(status="archived", archived_by="disuse", file_status=memory.status)
+        data["archived_at"] = hidden[(memory.id, scope)]
+    elif memory.status == "archived":
+        data["archived_by"] = "person"
+    return data
+
+
+def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Search summaries and details of active memories."""
+    found = []
+    hidden: dict[tuple[str, str], str | None] = {}  # found, though archived by disuse: marked
+    stores = ctx.stores(args.scope)
+    ctx.say_if_not_set_up(stores)
+    for store in stores:
+        hits = search(store.conn, args.text, limit=args.limit)
+        if any(h.disused for h in hits):
+            when = archived_by_disuse(store.conn)
+            hidden.update(
+                {(h.memory.id, store.scope): when.get(h.memory.id) for h in hits if h.disused}
+            )
+        found.extend((hit, store.scope) for hit in hits)
+    found.sort(key=lambda item: (item[0].matched_by != "words", item[0].score))
+    found = found[: args.limit]
+    data = [
+        {**_listed(h.memory, s, hidden), "score": round(-h.score, 4), "matched_by": h.matched_by}
+        for h, s in found
+    ]
+    title = f"{plural(len(found), 'match')} for {args.text!r}"
+    rows = [(h.memory, s) for h, s in found]
+    ctx.emit(data, lambda c: print_table(c, rows, title=title, archived_by_disuse=set(hidden)))
+    return 0 if found else 1

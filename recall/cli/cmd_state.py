@@ -1,0 +1,120 @@
+"""Commands that change a memory's state: pin, unpin, supersede, archive, restore, delete, and
+purge (tombstones removed for good)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from recall.cli.cmd_distill import confirm, purge_auto_distilled
+from recall.cli.cmd_memory import add_write_options, memory_draft, write_store
+from recall.cli.context import CommandContext
+from recall.cli.render import ID_HELP, print_table
+from recall.display import plural
+from recall.disuse import bring_back
+from recall.errors import BadInput, NotFound
+from recall.usage import record_action
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the state-changing commands to the CLI."""
+    for name, helptext in (("pin", "pin a memory"), ("unpin", "unpin a memory")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("id", help=ID_HELP)
+        p.set_defaults(func=run_pin, pinned=(name == "pin"))
+
+    p = sub.add_parser("supersede", help="replace a memory with a new one, linked both ways")
+    p.add_argument("old_id", metavar="OLD_ID", help="the memory to replace: " + ID_HELP)
+    add_write_options(p, file_required=False)
+    p.set_defaults(func=run_supersede)
+
+    transitions = {
+        "archive": ("archived", ("active",), "hide a memory from recall (reversible)"),
+        "restore": ("active", ("archived", "deleted", "superseded"), "bring a memory back"),
+        "delete": (
+            "deleted",
+            ("active", "pending", "archived", "superseded"),
+            "tombstone a memory",
+        ),
+    }
+    for name, (status, allowed, helptext) in transitions.items():
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("id", help=ID_HELP)
+        p.set_defaults(func=run_status, status=status, allowed=allowed, verb=name)
+
+    p = sub.add_parser("purge", help="remove tombstoned (deleted) memory files for good")
+    p.add_argument(
+        "--global", dest="global_", action="store_true", help="purge the user-wide store"
+    )
+    p.add_argument(
+        "--auto-distilled",
+        action="store_true",
+        help="remove every auto-distilled memory, pending or confirmed (lists them, then asks)",
+    )
+    p.add_argument(
+        "--yes", "-y", action="store_true", help="do not list and ask first (for scripts)"
+    )
+    p.set_defaults(func=run_purge)
+
+
+def run_pin(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Pin or unpin a memory."""
+    store, memory = ctx.find_memory(args.id)
+    updated = store.set_pinned(memory.id, args.pinned)
+    record_action(store.conn, memory.id)
+    verb = "Pinned" if args.pinned else "Unpinned"
+    ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
+    return 0
+
+
+def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Replace a memory by a new one; the old leaves recall but stays in the record."""
+    store, old = ctx.find_memory(args.old_id)
+    if args.global_ and store.scope != "global":
+        raise BadInput(f"memory {old.id} is in the {store.scope} store; drop --global")
+    result, updated = store.supersede(old.id, memory_draft(args, ctx, store))
+    record_action(store.conn, old.id)
+    data = {**result.to_dict(), "supersedes": updated.id}
+    ctx.emit(data, lambda c: c.print(f"Wrote {result.id}; {updated.id} is now superseded by it"))
+    return 0
+
+
+def run_status(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Archive, restore or delete (tombstone) a memory."""
+    store, memory = ctx.find_memory(args.id)
+    past = {"archive": "Archived", "restore": "Restored", "delete": "Deleted (restorable)"}
+    if args.verb == "restore":
+        updated, from_disuse = bring_back(store, memory, args.allowed)
+        if from_disuse:
+            data = {**updated.to_dict(), "restored_from": "disuse"}
+            ctx.emit(data, lambda c: c.print(f"Restored {updated.id} (it was archived by disuse)"))
+            return 0
+    else:
+        updated = store.set_status(memory.id, args.status, allowed_from=args.allowed)
+    ctx.emit(updated.to_dict(), lambda c: c.print(f"{past[args.verb]} {updated.id}"))
+    return 0
+
+
+def run_purge(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Remove tombstoned (or auto-distilled) memory files."""
+    store = write_store(args, ctx)
+    if not store.exists:
+        raise NotFound(f"no {store.scope} store yet at {store.location.base}")
+    if args.auto_distilled:
+        return purge_auto_distilled(store, ctx, yes=args.yes)
+    doomed = [(m, store.scope) for m in store.list(status="deleted")]
+    if doomed and not args.yes:
+        ids = " ".join(m.id for m, _ in doomed)
+        if ctx.json or not sys.stdin.isatty():
+            raise BadInput(
+                f"{plural(len(doomed), 'deleted memory')} would be removed for good ({ids}); "
+                "pass --yes to confirm"
+            )
+        console = ctx.console()
+        print_table(console, doomed, title=plural(len(doomed), "deleted memory"))
+        if not confirm(f"Remove these {len(doomed)} memory files for good? [y/N] "):
+            console.print("Nothing removed.")
+            return 1
+    removed = store.purge()
+    ctx.emit({"purged": removed}, lambda c: c.print(f"Purged {plural(len(removed), 'memory')}"))
+    return 0 if removed else 1
