@@ -37,7 +37,6 @@ KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset(
 )
 KNOWN_LONG: frozenset[str] = frozenset(
     {
-        "recall/distill.py",
         "recall/genome/genome.py",
         "recall/ranking/channels.py",
         "recall/ranking/engine.py",

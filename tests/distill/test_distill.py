@@ -257,7 +257,7 @@ def test_only_the_newest_commits_are_read(
 ) -> None:
     start = history.head()
     shas = [history.commit(message) for message in GOTCHAS[:3]]
-    monkeypatch.setattr("recall.distill.MAX_COMMITS", 2)  # 200 is too many to make here
+    monkeypatch.setattr("recall.distill.commits.MAX_COMMITS", 2)  # 200 is too many to make here
     assert [c.sha for c in read_commits(history.root, since_commit=start)] == shas[1:]
 
 

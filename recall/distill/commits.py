@@ -1,0 +1,137 @@
+"""The commits distill reads: a session's, or those since a commit, with their messages and
+changed files, and the git questions about them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from recall.distill_words import MAX_COMMITS
+from recall.errors import BadInput, NotFound
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit: its id, author, full message and the files it changed (repo-relative)."""
+
+    sha: str
+    author: str
+    message: str
+    files: tuple[str, ...]
+
+    @property
+    def short(self) -> str:
+        """The abbreviated id used in messages."""
+        return self.sha[:10]
+
+
+def _git(repo_root: Path, args: Sequence[str]) -> bytes:
+    from recall.genome.gitcmd import GitRunner, GitUnavailable
+
+    try:
+        _, out, _ = GitRunner(repo_root).run(args)
+    except GitUnavailable as error:
+        raise BadInput(f"cannot read the commits of {repo_root}: {error}") from None
+    return out
+
+
+def resolve_commit(repo_root: Path, ref: str) -> str:
+    """The full id of commit ``ref``, or BadInput naming the argument."""
+    if not ref.strip() or ref.startswith("-"):
+        raise BadInput(f"--since {ref!r} is not a commit")
+    from recall.genome.gitcmd import GitRunner, GitUnavailable
+
+    try:
+        status, out, _ = GitRunner(repo_root).run(
+            ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], check=False
+        )
+    except GitUnavailable as error:
+        raise BadInput(f"cannot read the commits of {repo_root}: {error}") from None
+    if status != 0:
+        raise BadInput(f"--since {ref!r} is not a commit of this repository")
+    return out.decode().strip()
+
+
+def read_commits(
+    repo_root: Path, *, since_commit: str | None = None, since_time: str | None = None
+) -> list[Commit]:
+    """Non-merge commits after ``since_commit`` (exclusive) or since ``since_time``, oldest first.
+
+    Only the newest :data:`~recall.distill_words.MAX_COMMITS` are read; paths are relative to
+    ``repo_root`` and files outside it are left out.
+    """
+    args = [
+        "log",
+        "--no-merges",
+        "--reverse",
+        f"-n{MAX_COMMITS}",
+        "--relative",
+        "--name-only",
+        "-z",
+        "--format=%x01%H%x1f%an%x1f%B%x02",
+    ]
+    if since_time:
+        args.append(f"--since={since_time}")
+    args.append(f"{resolve_commit(repo_root, since_commit)}..HEAD" if since_commit else "HEAD")
+    out = _git(repo_root, args).decode("utf-8", "surrogateescape")
+    commits: list[Commit] = []
+    for chunk in out.split("\x01")[1:]:
+        head, _, names = chunk.partition("\x02")
+        sha, author, message = [*head.split("\x1f", 2), "", ""][:3]
+        files = tuple(n.strip("\n") for n in names.split("\x00") if n.strip("\n"))
+        commits.append(Commit(sha.strip(), author, message.strip(), files))
+    return commits
+
+
+def session_started(conn: Any, session_id: str) -> str:
+    """When session ``session_id`` started (from the index), or NotFound."""
+    row = conn.execute("SELECT started FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if row is None:
+        raise NotFound(
+            f"no session {session_id!r} recorded in this repository's index; "
+            "use --since COMMIT instead"
+        )
+    return str(row[0])
+
+
+def latest_session(conn: Any, *, before: str | None = None) -> str | None:
+    """The id of the session that started last, if any was recorded; with ``before``, the last
+    one that started before that session (the one a session start looks back on)."""
+    if before is None:
+        row = conn.execute("SELECT id FROM sessions ORDER BY started DESC, id LIMIT 1").fetchone()
+    else:
+        row = conn.execute(
+            "SELECT id FROM sessions WHERE id != ? AND started <= "
+            "coalesce((SELECT started FROM sessions WHERE id = ?), started) "
+            "ORDER BY started DESC, id LIMIT 1",
+            (before, before),
+        ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def head_commit(repo_root: Path) -> str | None:
+    """The full id of HEAD, or None before the first commit."""
+    from recall.genome.gitcmd import GitRunner, GitUnavailable
+
+    try:
+        status, out, _ = GitRunner(repo_root).run(
+            ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False
+        )
+    except GitUnavailable as error:
+        raise BadInput(f"cannot read the commits of {repo_root}: {error}") from None
+    return out.decode().strip() if status == 0 else None
+
+
+def is_ancestor(repo_root: Path, older: str, newer: str) -> bool:
+    """Whether commit ``older`` is in the history of ``newer`` (False when it is gone)."""
+    from recall.genome.gitcmd import GitRunner, GitUnavailable
+
+    try:
+        status, _, _ = GitRunner(repo_root).run(
+            ["merge-base", "--is-ancestor", older, newer], check=False
+        )
+    except GitUnavailable as error:
+        raise BadInput(f"cannot read the commits of {repo_root}: {error}") from None
+    return status == 0

@@ -1,0 +1,144 @@
+"""The built-in heuristic: a commit message that carries durable knowledge ("never",
+"because", "workaround"...) becomes one proposed memory; the word lists are in
+:mod:`recall.distill_words`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from recall.distill.commits import Commit
+from recall.distill_words import (
+    CONVENTIONAL_PREFIX,
+    DETAILS_MAX,
+    FEATURE_SUBJECT,
+    KEYWORDS,
+    PLAIN_FIRST_WORD,
+    SKIP_SUBJECT,
+    SUMMARY_MAX,
+    TRAILER,
+    TRAILING_REFERENCE,
+)
+
+
+def _pattern(words: Iterable[str]) -> re.Pattern[str]:
+    alternatives = sorted(
+        (r"\s+".join(re.escape(part) for part in word.split()) for word in words),
+        key=len,
+        reverse=True,
+    )
+    return re.compile(rf"(?<![\w'])(?:{'|'.join(alternatives)})(?![\w'])", re.IGNORECASE)
+
+
+PATTERNS: dict[str, re.Pattern[str]] = {cat: _pattern(words) for cat, words in KEYWORDS.items()}
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(])")
+
+_SPACE = re.compile(r"\s+")
+
+
+def _plain(text: str) -> str:
+    """Curly apostrophes made straight, so "don’t" matches like "don't"."""
+    return text.replace("\u2019", "'").replace("\u2018", "'")
+
+
+def body_lines(message: str) -> tuple[str, list[str]]:
+    """The subject line, and the body lines without trailers (``Signed-off-by:`` and such)."""
+    lines = _plain(message).strip().splitlines()
+    if not lines:
+        return "", []
+    return lines[0].strip(), [line for line in lines[1:] if not TRAILER.match(line.strip())]
+
+
+def sentences(lines: Sequence[str]) -> list[str]:
+    """Sentences of a message body: wrapped lines joined, each bullet its own item, then split
+    at sentence ends."""
+    items: list[str] = []
+    current: list[str] = []
+    for raw in [*lines, ""]:
+        line = raw.strip()
+        if not line or _BULLET.match(raw):
+            if current:
+                items.append(" ".join(current))
+            current = [_BULLET.sub("", raw).strip()] if line else []
+        else:
+            current.append(line)
+    found: list[str] = []
+    for item in items:
+        found.extend(s.strip() for s in _SENTENCE_END.split(item) if s.strip())
+    return found
+
+
+def category_of(texts: Iterable[str], *, never: Iterable[str] = ()) -> str | None:
+    """The first category (in :data:`KEYWORDS` order, leaving out ``never``) whose words occur
+    in any of ``texts``."""
+    texts = [_plain(text) for text in texts]
+    excluded = set(never)
+    for category, pattern in PATTERNS.items():
+        if category in excluded:
+            continue
+        if any(pattern.search(text) for text in texts):
+            return category
+    return None
+
+
+def _cap(text: str, limit: int) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:")
+    return cut + "…"
+
+
+def clean_subject(subject: str) -> str:
+    """A commit subject as a memory summary: type prefix and trailing ticket reference dropped,
+    first letter upper-cased when it starts a plain word (never a code name), trailing period
+    dropped, capped at SUMMARY_MAX characters."""
+    text = CONVENTIONAL_PREFIX.sub("", _SPACE.sub(" ", subject).strip())
+    text = TRAILING_REFERENCE.sub("", text).rstrip(" .")
+    if PLAIN_FIRST_WORD.match(text):
+        text = text[0].upper() + text[1:]
+    return _cap(text, SUMMARY_MAX)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A memory distill would write, and the commit it came from."""
+
+    category: str
+    summary: str
+    details: str
+    files: tuple[str, ...]
+    commit: Commit
+
+
+def heuristic(commit: Commit) -> Proposal | None:
+    """The memory a commit message suggests, or None when it carries no knowledge words.
+
+    Category: the first of :data:`KEYWORDS` whose words the message uses (a feature commit is
+    never a decision: :data:`~recall.distill_words.FEATURE_SUBJECT`). Summary: the cleaned
+    subject line. Details: the first body sentence carrying a word of that category (none when
+    only the subject carries it). A subject that cleans to nothing gives way to that sentence.
+    """
+    subject, lines = body_lines(commit.message)
+    if not subject or SKIP_SUBJECT.match(subject):
+        return None
+    body = sentences(lines)
+    feature = bool(FEATURE_SUBJECT.match(subject))
+    category = category_of([subject, *body], never=("decision",) if feature else ())
+    if category is None:
+        return None
+    pattern = PATTERNS[category]
+    carrying = next((s for s in body if pattern.search(s)), "")
+    summary = clean_subject(subject)
+    if not summary:
+        summary, carrying = _cap(carrying, SUMMARY_MAX), ""
+    details = _cap(carrying, DETAILS_MAX)
+    if not summary:
+        return None
+    if details.rstrip(".") == summary:
+        details = ""
+    return Proposal(category, summary, details, commit.files, commit)

@@ -1,0 +1,224 @@
+"""Proposals written as pending memories: deduped by content hash against every memory of the
+store, capped per session, tagged ``source: auto-distilled`` with their commit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from recall import frontmatter
+from recall.distill.command import CommandFailed, from_command
+from recall.distill.commits import Commit, read_commits, session_started
+from recall.distill.heuristic import Proposal, heuristic
+from recall.distill_words import SWEEP_FILES
+from recall.errors import BadInput, TetherError
+from recall.model import Memory
+from recall.repo import TETHER_DIR
+from recall.store import MemoryStore
+
+SOURCE = "auto-distilled"
+
+DISTILLED_FROM_KEY = "distilled_from"
+"""Front-matter key naming the commit a distilled memory came from."""
+
+Notice = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one proposal (or of a commit that gave none worth writing)."""
+
+    commit: str
+    action: str  # written | would-write | skipped
+    reason: str = ""
+    id: str | None = None
+    category: str | None = None
+    summary: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
+
+
+@dataclass
+class DistillReport:
+    """Everything a distill run read, wrote and passed over, and why."""
+
+    commits: int = 0
+    outcomes: list[Outcome] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    waiting: int = 0
+    """Commits left unread for a caller that may run the configured command."""
+
+    @property
+    def written(self) -> list[Outcome]:
+        """The proposals written (or that would be, on a dry run)."""
+        return [o for o in self.outcomes if o.action != "skipped"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "commits": self.commits,
+            "written": [o.to_dict() for o in self.written],
+            "skipped": [o.to_dict() for o in self.outcomes if o.action == "skipped"],
+            "notices": self.notices,
+        }
+
+
+def distilled_commits(store: MemoryStore) -> dict[str, list[str]]:
+    """Commit id -> ids of the auto-distilled memories (any status) that name it."""
+    found: dict[str, list[str]] = {}
+    for memory in store.list(status="all"):
+        if memory.source != SOURCE:
+            continue
+        try:
+            path = store.path_of(memory.id)
+            fields = frontmatter.parse(path.read_text(encoding="utf-8"), path).fields
+        except (OSError, UnicodeDecodeError, TetherError):
+            continue  # doctor reports unreadable files
+        sha = fields.get(DISTILLED_FROM_KEY)
+        if isinstance(sha, str) and sha:
+            found.setdefault(sha, []).append(memory.id)
+    return found
+
+
+def is_tethers_own(path: str) -> bool:
+    """Whether a changed path is Tether's own (memories committed along with the code, its
+    config): never what a memory is about."""
+    return path == TETHER_DIR or path.startswith(TETHER_DIR + "/")
+
+
+def _live_files(store: MemoryStore, files: Sequence[str]) -> tuple[str, ...]:
+    """The files that still exist, in the store's normalized form."""
+    root = store.repo_root
+    kept: list[str] = []
+    for raw in files:
+        try:
+            path = store.normalize_stored(raw)
+        except BadInput:
+            continue  # a name that cannot be a memory path (outside the repository)
+        if root is None or (root / path).is_file():
+            kept.append(path)
+    return tuple(dict.fromkeys(kept))
+
+
+def distill(
+    store: MemoryStore,
+    commits: Sequence[Commit],
+    *,
+    categories: Sequence[str],
+    limit: int,
+    command: Sequence[str] = (),
+    dry_run: bool = False,
+) -> DistillReport:
+    """Propose memories from ``commits`` and write up to ``limit`` of them as pending.
+
+    ``limit`` counts the auto-distilled memories already taken from these commits (whatever
+    became of them), so running twice over one session never exceeds it.
+    """
+    report = DistillReport(commits=len(commits))
+    already = distilled_commits(store)
+    room = limit - len({i for c in commits for i in already.get(c.sha, [])})
+    # content hash -> (id, status) of every memory, deleted ones too: a dropped proposal stays
+    # dropped when the same commits are distilled again.
+    known = {m.content_hash: (m.id, m.status) for m in store.list(status="all")}
+    use_command = bool(command)
+    cwd = store.repo_root or Path.cwd()
+
+    def skip(commit: Commit, reason: str, proposal: Proposal | None = None) -> None:
+        report.outcomes.append(
+            Outcome(
+                commit.short,
+                "skipped",
+                reason,
+                category=proposal.category if proposal else None,
+                summary=proposal.summary if proposal else None,
+            )
+        )
+
+    for commit in commits:
+        if commit.sha in already:
+            skip(commit, f"already distilled into {', '.join(already[commit.sha])}")
+            continue
+        if room <= 0:  # before the command or the heuristic: nothing could be written anyway
+            skip(commit, f"over the cap of {limit} per session")
+            continue
+        changed = [f for f in commit.files if not is_tethers_own(f)]
+        if len(changed) > SWEEP_FILES:
+            skip(commit, f"changes {len(changed)} files (over {SWEEP_FILES})")
+            continue
+        files = _live_files(store, changed)
+        if not files:
+            skip(commit, "no file it changed is left to tie a memory to (gone, or Tether's own)")
+            continue
+        live = Commit(commit.sha, commit.author, commit.message, files)
+        proposals: list[Proposal] = []
+        if use_command:
+            try:
+                proposals = from_command(command, live, categories, cwd)
+            except CommandFailed as error:
+                use_command = False
+                report.notices.append(
+                    f"distill command {' '.join(command)!r} failed on commit {commit.short}: "
+                    f"{error}; using the built-in heuristic for the rest of this run"
+                )
+        if not use_command:
+            found = heuristic(live)
+            proposals = [found] if found else []
+        if not proposals:
+            skip(commit, "no durable knowledge found in its message")
+        for proposal in proposals:
+            if proposal.category not in categories:
+                skip(commit, f"category {proposal.category} is not allowed", proposal)
+                continue
+            try:
+                draft = store.prepare_memory(
+                    summary=proposal.summary,
+                    category=proposal.category,
+                    files=list(proposal.files),
+                    details=proposal.details,
+                    author=commit.author,
+                    source=SOURCE,
+                )
+            except BadInput as error:
+                skip(commit, str(error), proposal)
+                continue
+            twin = known.get(draft.content_hash)
+            if twin is not None:
+                skip(commit, f"already known as {twin[0]} ({twin[1]})", proposal)
+                continue
+            if room <= 0:
+                skip(commit, f"over the cap of {limit} per session", proposal)
+                continue
+            draft = draft.with_changes(status="pending", extra={DISTILLED_FROM_KEY: commit.sha})
+            room -= 1
+            if dry_run:
+                known[draft.content_hash] = ("an earlier proposal", "not written")
+                report.outcomes.append(
+                    Outcome(commit.short, "would-write", "", None, draft.category, draft.summary)
+                )
+                continue
+            result = store.remember(draft)
+            known[draft.content_hash] = (result.id, "pending")
+            if result.duplicate_of:
+                skip(commit, f"already known as {result.id} ({result.duplicate_status})", proposal)
+                continue
+            report.outcomes.append(
+                Outcome(commit.short, "written", "", result.id, draft.category, draft.summary)
+            )
+    return report
+
+
+def pending(stores: Iterable[MemoryStore]) -> list[tuple[Memory, str]]:
+    """Every pending memory of the given stores, with its scope, newest first per store."""
+    return [(m, store.scope) for store in stores for m in store.list(status="pending")]
+
+
+def session_commits(store: MemoryStore, session_id: str) -> list[Commit]:
+    """The commits made since session ``session_id`` started (by committer time)."""
+    if store.repo_root is None:
+        raise BadInput("distill reads a repository's commits; run it inside one")
+    started = session_started(store.conn, session_id)
+    return read_commits(store.repo_root, since_time=started)
