@@ -13,8 +13,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from recall.inject import cap, clean_line
 from recall.model import Memory
+from recall.policy.inject import cap, clean_line
 from recall.weights import SUMMARY_CAP
 
 DETAILS_CAP = 4000

@@ -10,10 +10,10 @@ from lsp_server.command_args import flag, text
 from lsp_server.documents import DocState, resolve
 from lsp_server.roots import Root
 from recall.errors import BadInput, NotFound
-from recall.hints import is_self_serve
 from recall.model import Memory
+from recall.policy.hints import is_self_serve
+from recall.policy.usage import record_action
 from recall.store import MemoryStore
-from recall.usage import record_action
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer

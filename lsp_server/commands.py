@@ -21,12 +21,12 @@ from lsp_server.command_args import CommandFailed, Malformed, count, flag, one_o
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
 from lsp_server.roots import Root
 from lsp_server.server import TetherServer
-from recall.disuse import as_seen, bring_back
 from recall.errors import BadInput, NotFound, NothingToDo, TetherError
-from recall.inject import format_hit
+from recall.lifecycle.disuse import as_seen, bring_back
 from recall.model import Memory
+from recall.policy.inject import format_hit
+from recall.policy.usage import counters, record_surfacings
 from recall.ranking.query import RecallQuery, Touch
-from recall.usage import counters, record_surfacings
 
 Handler = Callable[[TetherServer, dict[str, Any]], Any]
 AsyncHandler = Callable[[TetherServer, dict[str, Any]], Awaitable[Any]]
@@ -162,8 +162,9 @@ def _status(ls: TetherServer, obj: dict[str, Any], verb: str) -> dict[str, Any]:
 
 
 def _restore(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
-    """As ``tether restore`` (recall.disuse.bring_back): back from disuse with its showing count
-    started afresh, which is not an action; back from any other status, which is."""
+    """As ``tether restore`` (recall.lifecycle.disuse.bring_back): back from disuse with its
+    showing count started afresh, which is not an action; back from any other status, which
+    is."""
     root, store, memory = find(ls, obj)
     updated, from_disuse = bring_back(store, memory, TRANSITIONS["restore"][1])
     if not from_disuse:

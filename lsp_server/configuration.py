@@ -21,8 +21,8 @@ from typing import Any
 from lsprotocol import types
 
 from recall.config_fields import Warn, apply, count, flag, names, positive, setting
-from recall.hints import QUIET_TURNS, SESSION_BUDGET, Policy
 from recall.model import CATEGORIES
+from recall.policy.hints import QUIET_TURNS, SESSION_BUDGET, Policy
 from recall.settings import file_sources as file_sources  # the files are read by the engine
 
 SEVERITIES: dict[str, types.DiagnosticSeverity] = {

@@ -21,11 +21,11 @@ from lsp_server.documents import DocState, Shown, current_text, usable_text
 from lsp_server.positions import to_range
 from lsp_server.roots import Root
 from recall.errors import TetherError
-from recall.hints import Candidate
-from recall.inject import AUTHOR_CAP, safe_field
+from recall.policy.hints import Candidate
+from recall.policy.inject import AUTHOR_CAP, safe_field
+from recall.policy.usage import record_surfacings
 from recall.ranking.engine import Hit
 from recall.ranking.query import RecallQuery, Touch
-from recall.usage import record_surfacings
 from recall.weights import SUMMARY_CAP
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from lsp_server import capabilities, cards, watching
 from lsp_server.documents import Shown
 from lsp_server.positions import contains
 from lsp_server.roots import Root
-from recall.usage import record_action
+from recall.policy.usage import record_action
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer

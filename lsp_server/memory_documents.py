@@ -19,8 +19,8 @@ from recall import frontmatter
 from recall.clock import now_iso
 from recall.errors import BadInput, MalformedMemory
 from recall.model import Memory
+from recall.policy.usage import record_action
 from recall.records import memory_from_parsed
-from recall.usage import record_action
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer

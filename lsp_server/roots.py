@@ -17,11 +17,12 @@ from recall.containment import UnsafeStore
 from recall.errors import BadInput, NotFound
 from recall.folder_watch import FolderWatch
 from recall.genome import Genome
-from recall.hints import HintLedger
 from recall.locations import Location, global_location, project_location
 from recall.model import Memory
-from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree, embedder_for
+from recall.policy.hints import HintLedger
+from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree
 from recall.ranking.query import TOUCH_KINDS
+from recall.service import build_recaller
 from recall.store import MemoryStore
 
 Notice = Callable[[str], None]
@@ -115,16 +116,8 @@ class Root:
     def recaller(self) -> Recaller:
         """The recaller over this root's stores (rebuilt after indexing or a new store)."""
         if self._recaller is None:
-            project = self.project
-            cache = project.location.base / "cache" if project and project.exists else None
-            embedder, semantic = embedder_for(self.repo_root, self.notice)
-            self._recaller = Recaller(
-                self.stores(),
-                self.signals(),
-                embedder=embedder,
-                cache_dir=cache,
-                semantic=semantic,
-                notice=self.notice,
+            self._recaller = build_recaller(
+                self.stores(), self.project, notice=self.notice, signals=self.signals()
             )
         return self._recaller
 

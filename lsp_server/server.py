@@ -1,6 +1,7 @@
 """The server object: the pygls ``LanguageServer`` plus Tether's state (roots, documents, the
-session) and the few ways it talks back to the user. Features are added in
-:mod:`lsp_server.setup`; this module imports none of them."""
+session) and the few ways it talks back to the user. Features and the background workers
+(indexer, session start) are attached in :mod:`lsp_server.setup`; this module imports none of
+them."""
 
 from __future__ import annotations
 
@@ -9,18 +10,20 @@ import contextlib
 import logging
 import uuid
 from collections.abc import Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import FeatureNotificationError, FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from lsp_server.documents import DocState
-from lsp_server.progress import Indexer
 from lsp_server.protocol import TetherProtocol
 from lsp_server.roots import Roots
-from lsp_server.session_start import SessionStarter
 from recall import __version__
+
+if TYPE_CHECKING:
+    from lsp_server.progress import Indexer
+    from lsp_server.session_start import SessionStarter
 
 logger = logging.getLogger("tether.lsp")
 
@@ -47,8 +50,10 @@ class TetherServer(LanguageServer):
         self.last_disk_check = 0.0
         self._warned: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.indexer = Indexer(self)
-        self.session_start = SessionStarter(self)
+        self.indexer: Indexer
+        """The background indexer (attached by :func:`lsp_server.setup.build`)."""
+        self.session_start: SessionStarter
+        """The background session-start pass (attached by :func:`lsp_server.setup.build`)."""
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run a coroutine as a task the server keeps a reference to until it ends."""

@@ -1,7 +1,7 @@
 """The session-start pass of a server lifetime: once per workspace root, in the background.
 
 A server lifetime is one session (``docs/lifecycle.md``). When a root is set up, the shared
-pass (:mod:`recall.session_start`) registers the session in the root's index, archives the
+pass (:mod:`recall.lifecycle.session_start`) registers the session in the root's index, archives the
 memories disuse has retired and judges the cleanup hint. It runs on a thread of its own with
 connections of its own, so the first diagnostics never wait for it; when it archived something,
 cached recall is dropped and every open file is published again without those memories.
@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server import diagnostics
 from lsp_server.roots import Root
+from recall.lifecycle.session_start import SessionStart, archived_line, cleanup_line, start_session
 from recall.locations import Location
 from recall.repo_signals import open_repo_signals
-from recall.session_start import SessionStart, archived_line, cleanup_line, start_session
 from recall.settings import EngineSettings, engine_settings
 from recall.store import MemoryStore
 

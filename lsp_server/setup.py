@@ -14,12 +14,16 @@ from lsp_server import (
     watching,
 )
 from lsp_server.hangup import ClientStdout
+from lsp_server.progress import Indexer
 from lsp_server.server import TetherServer
+from lsp_server.session_start import SessionStarter
 
 
 def build() -> TetherServer:
-    """A server with every feature registered."""
+    """A server with its background workers attached and every feature registered."""
     server = TetherServer()
+    server.indexer = Indexer(server)
+    server.session_start = SessionStarter(server)
     for feature in (lifecycle, edit_stream, watching, hover, code_actions, commands):
         feature.register(server)
     return server

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 from mcp_server import results
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from recall import secrets_scan
-from recall.disuse import archived_by_disuse, as_seen
 from recall.errors import BadInput
+from recall.lifecycle.disuse import archived_by_disuse, as_seen
 from recall.model import CATEGORIES, STATUSES
 from recall.paths import normalize, normalize_loose
+from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
-from recall.usage import counters, record_action
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
@@ -98,13 +98,13 @@ def recall(
     """Rank memories for the files being worked on and the task; one turn of the session.
 
     What it returns lands in the agent's context as an injection does, so it passes the same
-    trust gate (recall.trust): with others' memories held back, those are left out, and
+    trust gate (recall.policy.trust): with others' memories held back, those are left out, and
     ``held_back`` says how many of the ranked ones were. Every memory returned counts as
     surfaced once, as the CLI and the hooks count it.
     """
+    from recall.policy.trust import Gate
     from recall.ranking.query import RecallQuery, Touch
     from recall.service import build_recaller, record_shown
-    from recall.trust import Gate
 
     _limit(limit, RECALL_MAX)
     prompt = prompt.strip() if prompt else None

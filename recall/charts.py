@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recall.stats import Activity, CategoryStats
+from recall.lifecycle.stats import Activity, CategoryStats
 
 BAR_WIDTH = 12
 """Cells of a bar: fine enough to tell 10% from 25%, narrow enough that a table fits 80 columns."""

@@ -37,7 +37,7 @@ COMMAND_TIMEOUT: Final = 60.0
 tens of them; one still running after a minute is stuck. Only callers that can wait that long
 run the command (``tether distill``, ``tether session start``, the language server's start
 pass, which runs in the background); a session-start hook, killed by the agent after a few
-seconds, never does (``recall.session_start.NO_COMMAND_ORIGINS``)."""
+seconds, never does (``recall.lifecycle.session_start.NO_COMMAND_ORIGINS``)."""
 
 # Words that mark a sentence as durable knowledge, by the category it suggests. Matched as whole
 # words, case-insensitively; a straight or curly apostrophe both work. The first category in

@@ -1,9 +1,10 @@
 """Full-text search for people: both FTS5 indexes, every token required, best matches first.
 
-Memories this user's disuse archived (:mod:`recall.disuse`) are found, and marked. Recall hides
-them because nobody asked for them and they kept being ignored; a person who types words into a
-search is asking, and a memory that matches them is the one they want back, so hiding it would
-make it look lost (and ``tether restore`` is one command away once they see the mark).
+Memories this user's disuse archived (:mod:`recall.lifecycle.disuse`) are found, and marked.
+Recall hides them because nobody asked for them and they kept being ignored; a person who
+types words into a search is asking, and a memory that matches them is the one they want
+back, so hiding it would make it look lost (and ``tether restore`` is one command away once
+they see the mark).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import sqlite3
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from recall.disuse import archived_by_disuse
 from recall.index import fts, rows
+from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import Memory
 
 

@@ -140,8 +140,8 @@ def record_shown(
 ) -> None:
     """Count one surfacing of each shown hit in its own store and, with a ``session``, one
     turn of it in the project store. Stores not created yet count nothing."""
-    from recall.sessions import count_turn
-    from recall.usage import record_surfacings
+    from recall.policy.sessions import count_turn
+    from recall.policy.usage import record_surfacings
 
     for store in stores:
         if not store.exists:

@@ -320,7 +320,8 @@ class EngineSettings:
     (imported only when set; the user's own file only, :data:`USER_ONLY`)."""
     inject_others: bool = setting(INJECT_OTHERS, flag, only_off=True)
     """Whether other authors' project memories are injected into agent prompts (see
-    ``recall.trust``; the user's ``TETHER_INJECT_OTHERS=0`` turns it off whatever this says)."""
+    ``recall.policy.trust``; the user's ``TETHER_INJECT_OTHERS=0`` turns it off whatever this
+    says)."""
 
 
 def engine_keys() -> dict[str, tuple[str, Parse]]:

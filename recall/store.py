@@ -420,7 +420,7 @@ class MemoryStore:
         Refused like any other write when the store is read-only or out of room: there the
         index is an in-memory copy, and a change made only to the copy would be reported done
         and then lost. Counting while reading (surfacings, turns) does not come here; on a
-        read-only store it stays in the copy, so that reads keep working (see recall.usage).
+        read-only store it stays in the copy, so that reads keep working (see recall.policy.usage).
         """
         if not self.exists:
             raise NotFound(f"no {self.scope} store yet at {self.location.base}")

@@ -32,7 +32,7 @@ FORBIDDEN: tuple[tuple[str, str], ...] = (
 KNOWN_WRONG_WAY: frozenset[tuple[str, str]] = frozenset()
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset(
     {
-        frozenset({"recall.ranking.engine", "recall.references", "recall.store"}),
+        frozenset({"recall.ranking.engine", "recall.lifecycle.references", "recall.store"}),
     }
 )
 KNOWN_LONG: frozenset[str] = frozenset(

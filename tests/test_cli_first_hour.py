@@ -130,8 +130,8 @@ def test_suggestions_prefer_the_same_name_then_close_spellings() -> None:
 
 
 def test_the_judgement_constants_are_pinned() -> None:
-    from recall import stats
     from recall.cli import context, main
+    from recall.lifecycle import stats
 
     assert known_paths.SIMILARITY_CUTOFF == 0.6
     assert known_paths.SUGGESTIONS == 3

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from recall import hints
-from recall.hints import Candidate, HintLedger, Mark, Policy, SessionState, choose
 from recall.index import db
-from recall.sessions import count_turn
+from recall.policy import hints
+from recall.policy.hints import Candidate, HintLedger, Mark, Policy, SessionState, choose
+from recall.policy.sessions import count_turn
 
 
 def test_constants_pinned_to_the_spec() -> None:

@@ -13,12 +13,12 @@ import pytest
 from conftest import make_repo, remember, run_tether
 
 from recall import hooks
-from recall.hints import SESSION_BUDGET
 from recall.hooks import events as hook_events
-from recall.inject import FENCE_CLOSE, FENCE_OPEN, FOOTER, HEADER
-from recall.sessions import count_turn
+from recall.policy.hints import SESSION_BUDGET
+from recall.policy.inject import FENCE_CLOSE, FENCE_OPEN, FOOTER, HEADER
+from recall.policy.sessions import count_turn
+from recall.policy.usage import counters
 from recall.store import MemoryStore
-from recall.usage import counters
 
 SESSION = "5f3c1e2a-9b7d-4c1e-8a2f-0d6b4e9c7a11"
 GOTCHA = "login KeyError user_id: sessions from the old SSO lack user_id, fall back to sub"

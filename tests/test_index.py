@@ -421,7 +421,7 @@ def test_reindex_rebuilds_from_files_without_alarming_notices(
 def test_usage_state_survives_a_normal_reopen(
     seeded: MemoryStore, open_store: Callable[..., OpenStore]
 ) -> None:
-    from recall.usage import counters, record_action
+    from recall.policy.usage import counters, record_action
 
     [memory] = seeded.list(file="docs/guide.md")
     record_action(seeded.conn, memory.id)

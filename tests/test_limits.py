@@ -14,9 +14,11 @@ import pytest
 from lsp_server import commands
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
-from recall import hints, hooks, store, trust
+from recall import store
 from recall.browse import actions
 from recall.cli import cmd_agent_config
+from recall.hooks import events as hook_events
+from recall.policy import hints, trust
 
 PINNED = [
     (store, "_UNWRITABLE_ATTEMPTS", 4),
@@ -27,7 +29,7 @@ PINNED = [
     (actions, "SEARCH_LIMIT", 200),
     (trust, "GIT_TIMEOUT_S", 10),
     (
-        hooks,
+        hook_events,
         "MCP_SELF_SERVE",
         frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"}),
     ),
@@ -87,7 +89,7 @@ def test_mcp_self_serve_tools_are_the_twins_of_the_self_serve_commands() -> None
     }
     assert set(twins) == set(TOOL_NAMES)
     self_serve = {tool for tool, cmd in twins.items() if cmd in hints.SELF_SERVE_COMMANDS}
-    assert self_serve == hooks.MCP_SELF_SERVE
+    assert self_serve == hook_events.MCP_SELF_SERVE
 
 
 def test_one_git_call_never_outlasts_the_agent_hook_budget() -> None:

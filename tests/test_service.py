@@ -8,9 +8,9 @@ import pytest
 from conftest import make_repo, remember
 
 from recall.errors import NotFound
+from recall.policy.usage import counters
 from recall.ranking.query import RecallQuery, Touch
 from recall.service import RECALL_LIMIT, FolderStores, build_recaller, cache_dir, record_shown
-from recall.usage import counters
 
 
 def test_recall_limit_is_a_screen_of_receipts() -> None:

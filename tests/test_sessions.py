@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from recall.errors import BadInput
-from recall.sessions import check_session_id, count_turn
+from recall.policy.sessions import check_session_id, count_turn
 from recall.store import MemoryStore
 from tests.conftest import CliResult, remember
 

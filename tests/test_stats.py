@@ -1,4 +1,5 @@
-"""``tether stats``: per-category numbers from a real store, usage written through recall.usage."""
+"""``tether stats``: per-category numbers from a real store, usage written through
+recall.policy.usage."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ from test_cli import Cli, ok
 from recall.charts import BAR_WIDTH, SPARK_NONE, bar, sparkline
 from recall.cli.cmd_stats import disuse_note
 from recall.clock import now
-from recall.disuse import archive_ignored
+from recall.lifecycle.disuse import archive_ignored
+from recall.lifecycle.stats import ACTIVITY_WEEKS, CategoryStats, category_stats, merge, totals
+from recall.policy.usage import record_action, record_surfacings
 from recall.settings import EngineSettings
-from recall.stats import ACTIVITY_WEEKS, CategoryStats, category_stats, merge, totals
-from recall.usage import record_action, record_surfacings
 
 
 @pytest.fixture

@@ -18,8 +18,8 @@ from conftest import OpenStore, remember
 from recall import frontmatter
 from recall.errors import BadInput, NotFound, NothingToDo
 from recall.model import Memory
+from recall.policy.usage import counters, record_action
 from recall.store import MemoryStore
-from recall.usage import counters, record_action
 
 
 def memory_file(store: MemoryStore, memory_id: str) -> Path:

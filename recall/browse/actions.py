@@ -15,12 +15,9 @@ from datetime import date
 from pathlib import Path
 from typing import Final
 
-from recall.disuse import archived_by_disuse, bring_back
 from recall.errors import BadInput, TetherError
-from recall.model import Memory
-from recall.repo import git_user_name
-from recall.search import search
-from recall.stats import (
+from recall.lifecycle.disuse import archived_by_disuse, bring_back
+from recall.lifecycle.stats import (
     Activity,
     CategoryStats,
     activity,
@@ -31,8 +28,11 @@ from recall.stats import (
     merge_hubs,
     totals,
 )
+from recall.model import Memory
+from recall.policy.usage import counters, record_action
+from recall.repo import git_user_name
+from recall.search import search
 from recall.store import MemoryStore
-from recall.usage import counters, record_action
 
 from .view import Entry, View, matches
 

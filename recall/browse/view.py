@@ -19,7 +19,7 @@ SCOPE_CYCLE: Final[tuple[str, ...]] = ("all", "project", "global")
 @dataclass(frozen=True)
 class Entry:
     """One row of the browser: a memory, the scope of the store holding it, and whether this
-    user's disuse archived it (the file still says active; see :mod:`recall.disuse`)."""
+    user's disuse archived it (the file still says active; see :mod:`recall.lifecycle.disuse`)."""
 
     memory: Memory
     scope: str

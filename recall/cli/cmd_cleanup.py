@@ -13,15 +13,14 @@ import contextlib
 import sys
 from typing import Any
 
-from recall import cleanup
 from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import print_card, scope_option
 from recall.display import plural
 from recall.errors import EXIT_NOT_FOUND, BadInput, NotFound, TetherError
-from recall.lifecycle import CLEANUP_LIST_LIMIT
+from recall.lifecycle import CLEANUP_LIST_LIMIT, cleanup
+from recall.policy.usage import counters
 from recall.store import MemoryStore
-from recall.usage import counters
 
 KEYS = {"a": "archive", "d": "delete", "c": "confirm", "k": "keep", "s": "skip", "q": "quit"}
 PROMPT = "[a]rchive [d]elete [c]onfirm [k]eep [s]kip [q]uit: "

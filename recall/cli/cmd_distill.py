@@ -24,10 +24,10 @@ from recall.distill import (
     unread,
 )
 from recall.errors import BadInput, NothingToDo, TetherError
-from recall.sessions import check_session_id
+from recall.policy.sessions import check_session_id
+from recall.policy.usage import record_action
 from recall.settings import engine_settings
 from recall.store import MemoryStore
-from recall.usage import record_action
 
 # What each review verb does to a pending memory: the status it moves to and its past tense.
 REVIEW = {"confirm": ("active", "Confirmed"), "drop": ("deleted", "Dropped")}

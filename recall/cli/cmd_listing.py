@@ -8,7 +8,7 @@ import argparse
 from recall.cli.context import CommandContext
 from recall.cli.render import positive, print_table, scope_option
 from recall.display import plural
-from recall.disuse import archived_by_disuse, as_seen
+from recall.lifecycle.disuse import archived_by_disuse, as_seen
 from recall.model import CATEGORIES, STATUSES
 from recall.search import search
 
@@ -52,7 +52,7 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
     ctx.say_if_not_set_up(stores)
     for store in stores:
         file = store.normalize_input(args.file, ctx.cwd) if args.file else None
-        # for this user, a memory archived by disuse lists as archived (recall.disuse)
+        # for this user, a memory archived by disuse lists as archived (recall.lifecycle.disuse)
         listed, flagged = as_seen(store, file=file, category=args.category, status=args.status)
         hidden.update({(k, store.scope): v for k, v in flagged.items()})
         items.extend((m, store.scope) for m in listed)

@@ -12,7 +12,7 @@ from recall.cli.known_paths import suggestions, tree_paths
 from recall.cli.render import ID_HELP, scope_option
 from recall.clock import now_iso
 from recall.errors import NothingToDo
-from recall.references import (
+from recall.lifecycle.references import (
     CONFIRMED_KEY,
     FORMER_FILES_KEY,
     DeadReference,
@@ -23,9 +23,9 @@ from recall.references import (
     repointed,
     with_lifecycle_keys,
 )
+from recall.policy.usage import record_action
 from recall.repo_signals import open_repo_signals
 from recall.store import MemoryStore
-from recall.usage import record_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -13,16 +13,16 @@ from recall.cli.render import (
     ID_HELP,
     print_card,
 )
-from recall.disuse import archived_by_disuse
 from recall.errors import NothingToDo
+from recall.lifecycle.disuse import archived_by_disuse
+from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.locations import PROJECT, ensure_created
 from recall.model import CATEGORIES, Memory
 from recall.model import _normalize_for_hash as same_text
+from recall.policy.usage import counters, record_action
 from recall.records import check_text
-from recall.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.repo import git_user_name
 from recall.store import MemoryStore, not_on_it_note
-from recall.usage import counters, record_action
 
 
 def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -> None:

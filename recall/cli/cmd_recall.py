@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from recall.cli.context import CommandContext
 from recall.cli.render import write_records
 from recall.errors import BadInput
+from recall.policy.sessions import check_session_id
 from recall.ranking.query import RecallQuery, Touch
 from recall.service import RECALL_LIMIT, build_recaller, record_shown
-from recall.sessions import check_session_id
 
 if TYPE_CHECKING:  # the engine pulls in numpy; it is imported only when a recall runs
     from recall.ranking.engine import Hit, Recaller, RecallResult
@@ -238,8 +238,8 @@ def _batch_query(line: str, ctx: CommandContext, recaller: Recaller, limit: int)
 
 def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Print the injection block for a prompt (stdin when not given); nothing if nothing fits."""
-    from recall import inject as injection
-    from recall.trust import Gate
+    from recall.policy import inject as injection
+    from recall.policy.trust import Gate
 
     prompt = args.prompt if args.prompt is not None else sys.stdin.read()
     recaller = _recaller(ctx, args.scope, short_lived=True)

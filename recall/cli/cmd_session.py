@@ -8,7 +8,7 @@ import uuid
 from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
 from recall.display import plural
-from recall.session_start import cleanup_line, start_session
+from recall.lifecycle.session_start import cleanup_line, start_session
 from recall.settings import engine_settings
 from recall.store import MemoryStore
 

@@ -11,9 +11,9 @@ from recall.cli.cmd_memory import add_write_options, memory_draft, write_store
 from recall.cli.context import CommandContext
 from recall.cli.render import ID_HELP, print_table
 from recall.display import plural
-from recall.disuse import bring_back
 from recall.errors import BadInput, NotFound
-from recall.usage import record_action
+from recall.lifecycle.disuse import bring_back
+from recall.policy.usage import record_action
 
 
 def register(sub: argparse._SubParsersAction) -> None:

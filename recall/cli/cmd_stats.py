@@ -14,7 +14,7 @@ from recall.charts import activity_chart, bar, hub_chart
 from recall.cli.context import CommandContext
 from recall.cli.render import scope_option
 from recall.clock import now
-from recall.stats import (
+from recall.lifecycle.stats import (
     CategoryStats,
     activity,
     category_stats,

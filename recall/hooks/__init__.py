@@ -16,7 +16,7 @@ logged to ``hooks.log`` in the project store's folder (or the global one), never
 stderr.
 
 What the hooks share between calls lives in the project index: the turns (``sessions``), the
-hint policy's state (:class:`recall.hints.HintLedger`) and the files the session's edit tool
+hint policy's state (:class:`recall.policy.hints.HintLedger`) and the files the session's edit tool
 calls touched (``hook_touches``, :mod:`recall.hooks.touches`).
 """
 

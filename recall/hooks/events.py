@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from recall.disuse import archived_by_disuse
-from recall.hints import Candidate, HintLedger, is_self_serve
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, output
 from recall.hooks.logfile import _notice
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
-from recall.trust import Gate
+from recall.lifecycle.disuse import archived_by_disuse
+from recall.policy.hints import Candidate, HintLedger, is_self_serve
+from recall.policy.trust import Gate
 
 if TYPE_CHECKING:
     import sqlite3
@@ -24,7 +24,7 @@ WARNING_SUMMARY_CAP: Final = 160
 
 MCP_SELF_SERVE: Final = frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"})
 """Tether MCP tools that mean the agent reads or writes memory on its own (hint rule 1): the
-twins of the self-serve CLI commands (recall.hints.SELF_SERVE_COMMANDS). Pin, supersede and
+twins of the self-serve CLI commands (recall.policy.hints.SELF_SERVE_COMMANDS). Pin, supersede and
 archive react to what was shown, as their CLI twins do, so they leave the hints on."""
 _MCP_TOOL = re.compile(r"mcp__(?:[A-Za-z0-9_-]*_)?tether__(memory_[a-z_]+)")
 """Claude Code names an MCP tool ``mcp__<server>__<tool>``; a plugin's server name carries a
@@ -77,7 +77,9 @@ def _relative(store: MemoryStore, raw: str, cwd: Path) -> str:
 
 def warning_line(summary: str, memory_id: str) -> str:
     """The inline gotcha warning, worded as an instruction."""
-    from recall.inject import safe_field  # here, not above: see recall.cli.main.LEAN_COMMANDS
+    from recall.policy.inject import (
+        safe_field,  # here, not above: see recall.cli.main.LEAN_COMMANDS
+    )
 
     text = safe_field(summary, WARNING_SUMMARY_CAP).replace('"', "'")
     return f'· gotcha "{text}" [{memory_id}] — review before editing'
@@ -85,7 +87,7 @@ def warning_line(summary: str, memory_id: str) -> str:
 
 def on_prompt(hook: HookInput) -> str:
     """UserPromptSubmit: count the turn; inject at most three memories the policy allows."""
-    from recall import inject
+    from recall.policy import inject
     from recall.ranking.query import RecallQuery, Touch
     from recall.service import RECALL_LIMIT, build_recaller, record_shown
 
@@ -94,7 +96,7 @@ def on_prompt(hook: HookInput) -> str:
         project = stores.project
         conn = project.conn
         ledger = HintLedger(hook.session_id, origin="hook")
-        turn = ledger.next_turn(conn)  # recall.sessions.count_turn(conn, id, origin="hook")
+        turn = ledger.next_turn(conn)  # recall.policy.sessions.count_turn(conn, id, origin="hook")
         files = recent_touches(conn, hook.session_id, turn)
         prompt = (hook.prompt or "").strip()
         if not prompt and not files:
@@ -153,7 +155,7 @@ def on_edit(hook: HookInput) -> str:
         # Within one turn the policy keeps a hint visible; an agent would read the same warning
         # on every edit of the file, so a hook shows only the hints new in this call.
         new = set(choice.new)
-        from recall.usage import record_surfacings
+        from recall.policy.usage import record_surfacings
 
         record_surfacings(conn, [m.id for m in gotchas if m.id in new])
         lines = [warning_line(m.summary, m.id) for m in gotchas if m.id in new]
@@ -173,7 +175,7 @@ def _note_self_serve(conn: sqlite3.Connection, ledger: HintLedger, command: str)
 def on_session_start(hook: HookInput) -> str:
     """SessionStart: the session-start pass (register, archive by disuse, judge cleanup); says
     what disuse archived and when a cleanup is due, nothing otherwise."""
-    from recall.session_start import hint_lines, start_session
+    from recall.lifecycle.session_start import hint_lines, start_session
     from recall.settings import engine_settings
 
     stores = _Stores(hook.cwd)

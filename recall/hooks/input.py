@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from recall.sessions import MAX_SESSION_ID
+from recall.policy.sessions import MAX_SESSION_ID
 
 EVENTS: Final = ("prompt", "pre-edit", "post-edit", "session-start")
 """The ``tether hook`` subcommands."""

@@ -119,7 +119,7 @@ PER_USER_TABLES: Final = (
     "hook_touches",
 )
 """Tables of behaviour, not knowledge: kept across a rebuild of the index. The last three are
-created on first use by :mod:`recall.hints` and :mod:`recall.hooks`."""
+created on first use by :mod:`recall.policy.hints` and :mod:`recall.hooks`."""
 
 _LIFECYCLE_DDL: Final = """
 ALTER TABLE usage ADD COLUMN archived_at TEXT;

@@ -18,13 +18,13 @@ from recall import weights as W
 from recall.clock import now, parse_timestamp
 from recall.errors import BadInput, EmbedderFailed, StoreUnavailable
 from recall.index import fts, rows
+from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.locations import GLOBAL
 from recall.model import Memory
 from recall.ranking import channels as ch
 from recall.ranking import lean_semantic, vector_cache
 from recall.ranking.fuse import DRIFT_NOTE, Fused, fuse, receipt
 from recall.ranking.query import RecallQuery
-from recall.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.sanitize import sanitize_prompt
 from recall.store import MemoryStore, is_corruption
 
@@ -633,7 +633,7 @@ class Recaller:
             if fact.replaced:
                 continue
             if fact.archived and not fact.pinned:
-                continue  # archived by this user's disuse (recall.disuse); pinned are exempt
+                continue  # archived by this user's disuse (lifecycle.disuse); pinned are exempt
             item = fused[fact.rowid]
             # The fan-in that matters is that of the file through which the memory is relevant.
             through = [p for p in fact.files if p in touched or p in neighbour_paths]

@@ -20,9 +20,9 @@ from recall.browse.widgets import (
     OverviewScreen,
     SupersedeScreen,
 )
-from recall.disuse import archive_ignored, is_archived_by_disuse
+from recall.lifecycle.disuse import archive_ignored, is_archived_by_disuse
+from recall.policy.usage import counters, record_surfacings
 from recall.settings import EngineSettings
-from recall.usage import counters, record_surfacings
 
 from .conftest import Shelf
 

@@ -21,7 +21,7 @@ from recall.distill import (
 )
 from recall.distill_words import MAX_PER_SESSION, SWEEP_FILES
 from recall.errors import BadInput, NotFound
-from recall.sessions import count_turn
+from recall.policy.sessions import count_turn
 from recall.settings import EngineSettings
 
 from .conftest import History

@@ -15,7 +15,7 @@ from conftest import CliResult, git
 
 from recall import hooks
 from recall.distill import MARK_KEY, claim, read_mark, release
-from recall.sessions import count_turn
+from recall.policy.sessions import count_turn
 from recall.settings import user_config_path
 
 from .conftest import History

@@ -12,7 +12,7 @@ from lsp_server.session_start import ORIGIN
 from recall import hooks
 from recall.cli.cmd_agent_config import HOOK_TIMEOUT_SECONDS
 from recall.distill_words import COMMAND_TIMEOUT
-from recall.session_start import NO_COMMAND_ORIGINS
+from recall.lifecycle.session_start import NO_COMMAND_ORIGINS
 
 from .conftest import History
 

@@ -1,7 +1,7 @@
 """Putting a memory out of recall by disuse the way it really happens, for tests elsewhere.
 
 The memory is shown six times over forty days and never acted on, then the session-start pass
-runs 45 days after the first showing and archives it (``recall.disuse.archive_ignored``).
+runs 45 days after the first showing and archives it (``recall.lifecycle.disuse.archive_ignored``).
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from recall.clock import format_timestamp
-from recall.disuse import archive_ignored
+from recall.lifecycle.disuse import archive_ignored
+from recall.policy.usage import record_surfacings
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
-from recall.usage import record_surfacings
 
 FIRST_SHOWN = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 ARCHIVED_AT = format_timestamp(FIRST_SHOWN + timedelta(days=45))

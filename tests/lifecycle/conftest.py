@@ -19,10 +19,10 @@ from conftest import CliResult, run_tether
 
 from recall import hooks
 from recall.clock import format_timestamp
-from recall.session_start import SessionStart, start_session
+from recall.lifecycle.session_start import SessionStart, start_session
+from recall.policy.usage import record_surfacings
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
-from recall.usage import record_surfacings
 
 DAY0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

@@ -11,12 +11,12 @@ from conftest import remember
 from genome.gitrepo import GitRepo
 from test_cli import fields
 
-from recall import cleanup
 from recall.cli.cmd_cleanup import NEEDS_TERMINAL, PROMPT
+from recall.lifecycle import cleanup
+from recall.lifecycle.session_start import register
+from recall.policy.usage import record_action
 from recall.repo_signals import open_repo_signals
-from recall.session_start import register
 from recall.store import MemoryStore
-from recall.usage import record_action
 
 from .conftest import Clock, at, hook_session_start, session_start, surface, tether, usage_row
 

@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 from conftest import OpenStore, remember
 
-from recall import cleanup
-from recall.disuse import archived_by_disuse
-from recall.hints import HintLedger
 from recall.index import keep
 from recall.index.schema import PER_USER_TABLES, SCHEMA_VERSION
+from recall.lifecycle import cleanup
+from recall.lifecycle.disuse import archived_by_disuse
+from recall.policy.hints import HintLedger
 from recall.store import MemoryStore
 
 from .conftest import Clock, at, session_start, surface, usage_row

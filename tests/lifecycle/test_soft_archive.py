@@ -9,8 +9,8 @@ from pathlib import Path
 from conftest import remember
 
 from recall.cli.render import badges
-from recall.disuse import archived_by_disuse, is_archived_by_disuse
-from recall.session_start import archived_line
+from recall.lifecycle.disuse import archived_by_disuse, is_archived_by_disuse
+from recall.lifecycle.session_start import archived_line
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from conftest import remember
 
 from recall import hooks
-from recall.hints import QUIET_TURNS
-from recall.session_start import archived_line
+from recall.lifecycle.session_start import archived_line
+from recall.policy.hints import QUIET_TURNS
 from recall.store import MemoryStore
 
 from .conftest import Clock, at, hook_session_start, tether, usage_row

@@ -9,7 +9,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from recall import frontmatter
-from recall.usage import counters
+from recall.policy.usage import counters
 from tests.lsp.session import Session
 from tests.lsp.workspace import GOTCHA, Workspace
 

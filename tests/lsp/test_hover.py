@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from recall.usage import counters
+from recall.policy.usage import counters
 from tests.lsp.session import Session
 from tests.lsp.workspace import GOTCHA, GOTCHA_DETAILS, Workspace
 

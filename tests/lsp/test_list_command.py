@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall.usage import counters
+from recall.policy.usage import counters
 from tests.lifecycle.aging import archive_by_disuse
 from tests.lsp.session import Session
 from tests.lsp.workspace import GOTCHA, Workspace

@@ -15,8 +15,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from recall.clock import format_timestamp
 from recall.locations import project_location
+from recall.policy.usage import record_surfacings
 from recall.store import MemoryStore
-from recall.usage import record_surfacings
 from tests.conftest import run_tether
 from tests.lsp import workspace
 from tests.lsp.conftest import PROFILES, SERVER, start

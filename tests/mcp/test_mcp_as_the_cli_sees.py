@@ -15,9 +15,9 @@ from conftest import run_tether
 
 from mcp_server import operations
 from mcp_server.workspace import Workspace
-from recall import trust
+from recall.policy import trust
+from recall.policy.usage import counters
 from recall.store import MemoryStore
-from recall.usage import counters
 from tests.lifecycle.aging import ARCHIVED_AT, archive_by_disuse
 
 

@@ -11,8 +11,8 @@ from conftest import make_repo, run_tether
 
 from mcp_server.tools import TOOL_NAMES
 from recall.locations import project_location
+from recall.policy.usage import counters
 from recall.store import MemoryStore
-from recall.usage import counters
 from tests.mcp.harness import call, error, mcp_client
 
 pytestmark = pytest.mark.asyncio

@@ -13,7 +13,7 @@ from datetime import datetime
 import pytest
 
 from recall import weights as W
-from recall.usage import record_action, record_surfacings
+from recall.policy.usage import record_action, record_surfacings
 
 from .world import NOW, World, describe, hit_of, ids
 

@@ -1,4 +1,4 @@
-"""The injection block (``recall.inject``) built from real recall results.
+"""The injection block (``recall.policy.inject``) built from real recall results.
 
 At most ``INJECT_MAX`` memory lines within ``INJECT_CHARS`` characters, summaries only
 (details are fetched on demand), no control or bidi characters anywhere in the block, each
@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from recall import inject
 from recall import weights as W
 from recall.model import Memory
+from recall.policy import inject
 from recall.ranking.engine import Hit
 
 from .world import World, describe

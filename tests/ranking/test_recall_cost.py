@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from recall.lifecycle.references import CONFIRMED_KEY
 from recall.ranking.engine import Recaller
 from recall.ranking.query import RecallQuery, Touch
-from recall.references import CONFIRMED_KEY
 from recall.weights import DRIFT_COMMITS
 
 from .world import World

@@ -32,8 +32,8 @@ import pytest
 from conftest import remember
 
 from recall.locations import project_location
+from recall.policy.usage import record_surfacings
 from recall.store import MemoryStore
-from recall.usage import record_surfacings
 from tests.reliability.procs import mounted, run_cli, tree
 from tests.reliability.test_kill9 import check_store
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from recall.embedding import load_embedder
 from recall.index import db, keep
-from recall.disuse import archive_ignored
+from recall.lifecycle.disuse import archive_ignored
 from recall.ranking import vectors
 from recall.settings import EngineSettings
 

@@ -26,8 +26,8 @@ import pytest
 from conftest import remember
 
 from recall.index import db
+from recall.policy.usage import counters, record_action
 from recall.store import MemoryStore
-from recall.usage import counters, record_action
 from tests.mcp.harness import call, mcp_client
 from tests.reliability.procs import run_cli
 from tests.reliability.server_writers import ANSWER_TIMEOUT_S, TETHER

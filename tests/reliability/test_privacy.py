@@ -46,7 +46,7 @@ def test_global_store_is_created_owner_only(repo: Path, tether_home: Path) -> No
         "from pathlib import Path\n"
         "from recall.locations import global_location\n"
         "from recall.store import MemoryStore\n"
-        "from recall.usage import record_action\n"
+        "from recall.policy.usage import record_action\n"
         "store = MemoryStore(global_location(Path.cwd()))\n"
         f"record_action(store.conn, {memory_id!r})\n"
         "print(sorted(p.name for p in store.location.base.iterdir()), flush=True)\n"

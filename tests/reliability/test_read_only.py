@@ -23,16 +23,16 @@ from pathlib import Path
 import pytest
 from conftest import remember
 
-from recall import cleanup
 from recall.browse.actions import Browser
 from recall.browse.view import Entry
-from recall.disuse import archived_by_disuse, bring_back
 from recall.errors import StoreUnavailable
 from recall.index import db
+from recall.lifecycle import cleanup
+from recall.lifecycle.disuse import archived_by_disuse, bring_back
 from recall.locations import global_location, project_location
-from recall.sessions import count_turn
+from recall.policy.sessions import count_turn
+from recall.policy.usage import counters, record_action, record_surfacings
 from recall.store import MemoryStore
-from recall.usage import counters, record_action, record_surfacings
 from tests.lifecycle.aging import archive_by_disuse
 from tests.reliability.procs import (
     make_read_only,
@@ -99,7 +99,7 @@ def _leave_a_crashed_index(repo: Path) -> None:
         "from pathlib import Path\n"
         "from recall.locations import project_location\n"
         "from recall.store import MemoryStore\n"
-        "from recall.usage import record_surfacings\n"
+        "from recall.policy.usage import record_surfacings\n"
         "store = MemoryStore(project_location(Path.cwd()))\n"
         "record_surfacings(store.conn, [m.id for m in store.list()])\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"

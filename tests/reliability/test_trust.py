@@ -18,9 +18,9 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_server.configuration import merge
-from recall import inject, trust
 from recall.locations import project_location
 from recall.model import Memory
+from recall.policy import inject, trust
 from recall.ranking.engine import Hit
 from recall.store import MemoryStore
 from tests.lsp import workspace

@@ -18,7 +18,6 @@ from datetime import datetime
 from typing import Any, Final
 
 from recall.clock import format_timestamp, now
-from recall.disuse import archived_by_disuse, stamp, vouched_for
 from recall.errors import BadInput
 from recall.lifecycle import (
     UsageFacts,
@@ -28,8 +27,9 @@ from recall.lifecycle import (
     offender_score,
     stale_reasons,
 )
+from recall.lifecycle.disuse import archived_by_disuse, stamp, vouched_for
+from recall.lifecycle.references import CONFIRMED_KEY, dead_reference, drift, with_lifecycle_keys
 from recall.model import Memory
-from recall.references import CONFIRMED_KEY, dead_reference, drift, with_lifecycle_keys
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
 

@@ -1,8 +1,8 @@
 """The session-start pass, shared by ``tether session start`` and the ``session-start`` hook.
 
 It registers the session (no turn counted), archives the memories disuse has retired
-(:mod:`recall.disuse`) in every store given, and says whether the cleanup hint is due
-(:mod:`recall.cleanup`).
+(:mod:`recall.lifecycle.disuse`) in every store given, and says whether the cleanup hint is due
+(:mod:`recall.lifecycle.cleanup`).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from recall.cleanup import CleanupStatus, GenomeFor, status
 from recall.clock import now, now_iso
-from recall.disuse import Archived, archive_ignored
 from recall.errors import TetherError
-from recall.hints import HintLedger
-from recall.sessions import check_session_id
+from recall.lifecycle.cleanup import CleanupStatus, GenomeFor, status
+from recall.lifecycle.disuse import Archived, archive_ignored
+from recall.policy.hints import HintLedger
+from recall.policy.sessions import check_session_id
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
 

@@ -1,8 +1,8 @@
 """Per-category curation numbers for ``tether stats``: how much is kept, shown and acted on.
 
-The numbers are the current user's view: a memory their disuse archived (:mod:`recall.disuse`;
-the file still says active) counts as archived, not among the memories recall can show, as
-``tether list --status archived`` lists it.
+The numbers are the current user's view: a memory their disuse archived
+(:mod:`recall.lifecycle.disuse`; the file still says active) counts as archived, not among
+the memories recall can show, as ``tether list --status archived`` lists it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sqlite3
 from dataclasses import asdict, dataclass, field, fields
 from datetime import date, timedelta
 
-from recall.disuse import archived_by_disuse
+from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import CATEGORIES
 
 
@@ -80,7 +80,7 @@ def category_stats(conn: sqlite3.Connection) -> list[CategoryStats]:
 
 def _disused_by_category(conn: sqlite3.Connection) -> dict[str, int]:
     """How many memories of each category this user's disuse archived."""
-    flagged = archived_by_disuse(conn)  # only ever active memories (see recall.disuse)
+    flagged = archived_by_disuse(conn)  # only ever active memories (see recall.lifecycle.disuse)
     counts: dict[str, int] = {}
     if not flagged:
         return counts

@@ -2,8 +2,9 @@
 cleanup candidate, how bad a candidate is, and when the cleanup hint is due.
 
 Pure functions over counts and dates; the index and the files are read elsewhere
-(:mod:`recall.disuse`, :mod:`recall.cleanup`). The numbers that a repository may override are
-defaults of :class:`recall.settings.EngineSettings`; each carries the reason it has its value.
+(:mod:`recall.lifecycle.disuse`, :mod:`recall.lifecycle.cleanup`). The numbers that a
+repository may override are defaults of :class:`recall.settings.EngineSettings`; each
+carries the reason it has its value.
 """
 
 from __future__ import annotations

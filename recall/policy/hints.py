@@ -16,8 +16,9 @@ the order :func:`choose` applies them:
    are shown when the budget is spent and do not spend it.
 
 :func:`choose` is pure. :class:`HintLedger` keeps the state of each session in the project index,
-so the CLI hooks and the server read and write the same state: turns are the ``sessions`` table's
-(:mod:`recall.sessions`, which ``--session`` counts too), the rest is in a table created here.
+so the CLI hooks and the server read and write the same state: turns are the ``sessions``
+table's (:mod:`recall.policy.sessions`, which ``--session`` counts too), the rest is in a table
+created here.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from recall.clock import now_iso
-from recall.sessions import count_turn
+from recall.policy.sessions import count_turn
 
 QUIET_TURNS: Final = 10
 """Turns a hinted memory stays quiet (the seed's number): long enough that the same warning is

@@ -26,8 +26,8 @@ from recall.clock import format_timestamp, now, parse_timestamp
 from recall.errors import BadInput
 from recall.index.db import rollback
 from recall.lifecycle import UsageFacts, archive_due
+from recall.policy.usage import record_action
 from recall.settings import EngineSettings
-from recall.usage import record_action
 
 if TYPE_CHECKING:
     from recall.model import Memory
