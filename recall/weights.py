@@ -313,6 +313,16 @@ ACTED_BONUS_MAX: Final = 0.05
 #: peers, but an unrelated pin does not beat a direct file hit (0.10 < 0.25).
 PINNED_BONUS: Final = 0.10
 
+# --- learned ranker ----------------------------------------------------------------------
+
+#: Whether each signal's contribution is multiplied by its learned weight
+#: (``recall/ranking/learned_weights.json``, fitted by ``recall.ranking.fit_learned`` on the
+#: pre-cut tasks of the shared fix histories); off, the hand-set scales above rank alone.
+#: Off: fitted on three histories, the weights lowered the fourth's pre-cut hit@3 (iproute2
+#: 0.704 -> 0.680, rdma-core 0.592 -> 0.532, optee +0.004, networkmanager 0; 250 tasks each).
+LEARNED_RANKER: Final = False
+
+
 # --- injection --------------------------------------------------------------------------
 
 #: Memories injected into an agent's context per turn: context is the budget that matters.
