@@ -21,7 +21,7 @@ from recall.index import fts, rows
 from recall.locations import GLOBAL
 from recall.model import Memory
 from recall.ranking import channels as ch
-from recall.ranking import lean_semantic, learned, vector_cache
+from recall.ranking import lean_semantic, learned, query_words, vector_cache
 from recall.ranking.fuse import DRIFT_NOTE, Fused, fuse, receipt
 from recall.ranking.query import RecallQuery
 from recall.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
@@ -250,7 +250,7 @@ class Recaller:
         text = sanitize_prompt(query.prompt).query if query.prompt else ""
         # Undecodable bytes from argv or JSON arrive as lone surrogates; SQLite cannot take them.
         text = text.encode("utf-8", "ignore").decode("utf-8")
-        words = [w for w in fts.word_tokens(text) if len(w) >= W.MIN_WORD_CHARS]
+        words = query_words.prompt_words(text)
         grams = [g for g in fts.trigram_tokens(text) if W.is_identifier_like(g)]
         sparse: list[tuple[int, float]] | None = None
         vector: Any = None
