@@ -255,19 +255,31 @@ def _sample(tasks: list[dict[str, Any]], count: int | None) -> list[dict[str, An
     return [tasks[int(i * step)] for i in range(count)]
 
 
+DUMP_DEPTH = 50
+"""Candidates per task written by ``--dump`` (the learned ranker reorders these)."""
+
+
 def run_tune(
-    folder: Path, work: Path, variants: Sequence[Variant], sample: int | None, chunk: float
+    folder: Path,
+    work: Path,
+    variants: Sequence[Variant],
+    sample: int | None,
+    chunk: float,
+    dump: Path | None = None,
 ) -> dict[str, dict[str, float]]:
     """Score every variant on the pre-cut tasks of one dataset, each task against the
     memories older than itself, with the repository at its moment; print and return hit@3,
-    hit@10 and MRR@10 per variant (and the rename-following baseline)."""
+    hit@10 and MRR@10 per variant (and the rename-following baseline). With ``dump``, the
+    first variant's best ``DUMP_DEPTH`` candidates of each task, with the signals that
+    scored them and whether they are relevant, are appended there as JSON lines (the
+    training data of ``recall.ranking.fit_learned``)."""
     _meta, commits, tasks = _load(folder)
     tasks = sorted((t for t in tasks if t["split"] == "pre_cut"), key=lambda t: t["task_idx"])
     tasks = _sample(tasks, sample)
     base = work / folder.name
     key = json.dumps([engine_fingerprint(), list(variants), sample, chunk], sort_keys=True)
     saved = base / "tune.json"
-    if saved.exists() and json.loads(saved.read_text()).get("key") == key:
+    if dump is None and saved.exists() and json.loads(saved.read_text()).get("key") == key:
         results = json.loads(saved.read_text())["results"]
         _print_tune(folder.name, len(tasks), "(cached)", results)
         return results
@@ -297,11 +309,14 @@ def run_tune(
         relevant.append(_relevant_ids(task, upto, session.id_of_sha))
         newer = imported - upto
         with clock(task["date"]):
-            for name, changes in variants:
+            for number, (name, changes) in enumerate(variants):
+                depth = DUMP_DEPTH if dump is not None and number == 0 else 10
                 with patched(changes):
-                    hits = session.recall(task["prompt"], task["touched"], limit=10 + newer)
-                older = [h.memory.id for h in hits if first_idx[h.memory.id] < upto]
-                ranked[name].append(older[:10])
+                    hits = session.recall(task["prompt"], task["touched"], limit=depth + newer)
+                older = [h for h in hits if first_idx[h.memory.id] < upto]
+                ranked[name].append([h.memory.id for h in older[:10]])
+                if depth == DUMP_DEPTH and dump is not None:
+                    _dump(dump, folder.name, task, relevant[-1], older[:DUMP_DEPTH])
     session.close()
     results = {name: score(ranked[name], relevant) for name, _ in variants}
     records = _records(commits[: max(t["task_idx"] for t in tasks)])
@@ -322,6 +337,20 @@ def run_tune(
     saved.write_text(json.dumps({"key": key, "results": results}))
     _print_tune(folder.name, len(tasks), cost, results)
     return results
+
+
+def _dump(path: Path, history: str, task: dict[str, Any], relevant: set[str], hits: Any) -> None:
+    """Append one task's candidates (id, signals, relevant) as a JSON line to ``path``."""
+    row = {
+        "history": history,
+        "task": task["task_sha"],
+        "candidates": [
+            {"id": h.memory.id, "relevant": h.memory.id in relevant, "signals": h.signals}
+            for h in hits
+        ],
+    }
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(row, sort_keys=True) + "\n")
 
 
 def _print_tune(name: str, count: int, cost: str, results: dict[str, dict[str, float]]) -> None:
@@ -394,6 +423,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--sample", type=int, help="with --tune: at most N tasks per history")
     parser.add_argument(
+        "--dump",
+        type=Path,
+        help="with --tune: append each task's candidates and their signals to this file",
+    )
+    parser.add_argument(
         "--chunk",
         type=float,
         default=0.01,
@@ -414,7 +448,10 @@ def main(argv: list[str] | None = None) -> int:
         work.mkdir(parents=True, exist_ok=True)
         if args.tune:
             variants = [("shipped", {}), *args.variant]
-            tuned = {f.name: run_tune(f, work, variants, args.sample, args.chunk) for f in folders}
+            tuned = {
+                f.name: run_tune(f, work, variants, args.sample, args.chunk, args.dump)
+                for f in folders
+            }
             names = [name for name, _ in variants]
             summary = [
                 (

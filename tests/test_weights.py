@@ -235,8 +235,10 @@ class TestSemantic:
 
 class TestRecency:
     def test_recency_max(self) -> None:
-        assert w.RECENCY_MAX == 0.04
+        assert w.RECENCY_MAX == 0.06
         assert w.RECENCY_MAX < w.FILE_AFFINITY_FLOOR
+        # freshness never lifts a crowded file's memory over the sole owner of a touched file
+        assert w.file_affinity(46) + w.RECENCY_MAX < w.file_affinity(1)
 
     def test_half_life(self) -> None:
         assert w.RECENCY_HALF_LIFE_DAYS == 365.0

@@ -283,18 +283,24 @@ def text_terms(vocabulary: Vocabulary, tokens: list[str], total: int) -> list[st
     Words in so large a share of memories that bm25 gives them almost no weight only cost
     time; past ``TEXT_MATCH_BUDGET`` matches, the most common remaining words are left out too.
     Words no memory holds are left out (they match nothing), so the rarest word that matches
-    is always kept.
+    is always kept. Function words (:func:`W.is_function_word`) only weigh a match another
+    word made: kept beside such a word, they are never the one kept first, and alone they
+    are no query at all.
     """
     counts = {token: vocabulary.documents_with(token) for token in tokens}
     kept: set[str] = set()
     spent = 0
+    content = False
     for token in sorted(tokens, key=lambda t: counts[t]):
         if counts[token] == 0 or W.is_common_term(counts[token], total):
             continue
-        if kept and spent + counts[token] > W.TEXT_MATCH_BUDGET:
+        if content and spent + counts[token] > W.TEXT_MATCH_BUDGET:
             break
         kept.add(token)
         spent += counts[token]
+        content = content or not W.is_function_word(token)
+    if not content:
+        return []
     return [token for token in tokens if token in kept]
 
 
@@ -318,7 +324,8 @@ def text(
     (:func:`field_bm25`).
     """
     if table == "fts_words":
-        expression = fts.prefix_expression(tokens)
+        # function words score a match (field_bm25 below) but never make one
+        expression = fts.prefix_expression([t for t in tokens if not W.is_function_word(t)])
     else:
         expression = fts.match_expression(tokens, "OR")
     if expression is None:

@@ -22,7 +22,7 @@ from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, 
 from recall.locations import GLOBAL
 from recall.model import Memory
 from recall.ranking import channels as ch
-from recall.ranking import lean_semantic, vector_cache
+from recall.ranking import lean_semantic, learned, query_words, vector_cache
 from recall.ranking.fuse import DRIFT_NOTE, Fused, fuse, receipt
 from recall.ranking.query import RecallQuery
 from recall.sanitize import sanitize_prompt
@@ -250,7 +250,7 @@ class Recaller:
         text = sanitize_prompt(query.prompt).query if query.prompt else ""
         # Undecodable bytes from argv or JSON arrive as lone surrogates; SQLite cannot take them.
         text = text.encode("utf-8", "ignore").decode("utf-8")
-        words = [w for w in fts.word_tokens(text) if len(w) >= W.MIN_WORD_CHARS]
+        words = query_words.prompt_words(text)
         grams = [g for g in fts.trigram_tokens(text) if W.is_identifier_like(g)]
         sparse: list[tuple[int, float]] | None = None
         vector: Any = None
@@ -591,7 +591,7 @@ class Recaller:
         """The fused candidates that may be shown, with the adjustments that need their facts
         (files, age, usage, pin), in rowid order.
 
-        The adjustments move a score by a bounded amount (:data:`_ADJUST_REACH`), so the facts
+        The adjustments move a score by a bounded amount (:func:`_adjust_reach`), so the facts
         are read for the best fused candidates first; the others are read only if they could
         still reach the ``limit`` best, which a crowded file's hundreds of memories rarely
         can. Two statements a round, at most two rounds.
@@ -603,7 +603,8 @@ class Recaller:
         found = self._adjusted(store, order[:first], touched, neighbours, timings)
         if len(order) > first:
             bar = _kth_best(found, limit)
-            rest = [item for item in order[first:] if item.score + _ADJUST_REACH >= bar - 1e-9]
+            reach = _adjust_reach()
+            rest = [item for item in order[first:] if item.score + reach >= bar - 1e-9]
             found += self._adjusted(store, rest, touched, neighbours, timings)
         found.sort(key=lambda candidate: candidate.rowid)
         return found
@@ -662,8 +663,14 @@ value ranks the same."""
 FACTS_ROUND_FACTOR = 4
 """...or this many times the hits asked for, when that is more."""
 
-_ADJUST_REACH = W.BLAST_MAX + W.MODULE_MAX + W.RECENCY_MAX + max(W.PINNED_BONUS, W.ACTED_BONUS_MAX)
-"""The most :meth:`Recaller._adjusted` can add to a fused score (the penalty only lowers it)."""
+
+def _adjust_reach() -> float:
+    """The most :meth:`Recaller._adjusted` can add to a fused score (the penalty only lowers
+    it), with the signals' learned weights."""
+    bounds = {"blast": W.BLAST_MAX, "module": W.MODULE_MAX, "recency": W.RECENCY_MAX}
+    return learned.reach(bounds) + max(
+        learned.reach({"pinned": W.PINNED_BONUS}), learned.reach({"acted": W.ACTED_BONUS_MAX})
+    )
 
 
 def _kth_best(found: list[_Candidate], k: int) -> float:
@@ -787,7 +794,7 @@ def _is_strong(item: Fused, memory: Memory) -> bool:
     relevant = (
         "file" in evidence
         or "cochange" in evidence
-        or item.signals.get("words", 0.0) >= W.TEXT_STRONG
+        or ("words" in evidence and evidence["words"].magnitude >= W.TEXT_STRONG)
         or ("trigram" in evidence and evidence["trigram"].magnitude >= W.TEXT_STRONG)
         or ("semantic" in evidence and evidence["semantic"].value >= W.SEMANTIC_GATE)
     )

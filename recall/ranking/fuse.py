@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from recall import weights as W
+from recall.ranking import learned
 from recall.ranking.channels import Channel, Evidence
 
 RECEIPT_ORDER = ("file", "cochange", "words", "trigram", "semantic")
@@ -23,7 +24,9 @@ class Fused:
     evidence: dict[str, Evidence] = field(default_factory=dict)
 
     def add(self, name: str, amount: float) -> None:
-        """Add a contribution under a signal name."""
+        """Add a contribution under a signal name (times its learned weight, when the learned
+        ranker is on: :func:`learned.weight`)."""
+        amount *= learned.weight(name)
         if amount:
             self.signals[name] = self.signals.get(name, 0.0) + amount
             self.score += amount
@@ -45,7 +48,8 @@ def fuse(channels: dict[str, Channel]) -> dict[int, Fused]:
     # twice: the trigram magnitude counts only what it adds over the word match.
     for rowid, evidence in channels.get("trigram", {}).items():
         item = fused[rowid]
-        item.add("trigram", max(0.0, evidence.magnitude - item.signals.get("words", 0.0)))
+        words = item.evidence["words"].magnitude if "words" in item.evidence else 0.0
+        item.add("trigram", max(0.0, evidence.magnitude - words))
     return fused
 
 
