@@ -10,6 +10,7 @@ from lsprotocol import types
 from lsp_server import cards
 from lsp_server.anchors import Span, first_line, locate, symbol_name
 from lsp_server.configuration import Settings, file_sources, merge
+from lsp_server.diagnostics import RECALL_LIMIT, first_limit
 from lsp_server.positions import to_range, units
 from lsp_server.roots import Root
 from lsp_server.session_start import hints_on
@@ -47,6 +48,13 @@ def test_a_definition_is_found_around_each_mention_of_the_name() -> None:
     assert locate("run", far) == Span(0, 0, 0, 3)  # too far apart: the first mention
     assert locate("save", "save_all = $save + save$\n") is None  # only inside longer names
     assert locate("save", "$save; save\n") == Span(0, 7, 0, 11)
+
+
+def test_the_first_ask_is_small_when_most_memories_may_be_shown() -> None:
+    assert first_limit(3, 1.0) == 6
+    assert first_limit(3, 0.5) == 12
+    assert first_limit(3, 0.001) == RECALL_LIMIT  # rare categories: the whole ranking at once
+    assert first_limit(1, 1.0) == 2
 
 
 def test_ranges_in_the_clients_encoding() -> None:
