@@ -21,7 +21,7 @@ from lsp_server import capabilities
 from lsp_server.anchors import first_line, locate
 from lsp_server.documents import DocState, Shown, current_text, usable_text
 from lsp_server.positions import to_range
-from lsp_server.roots import Root
+from lsp_server.roots import TOUCH_STRENGTH, Root
 from recall.errors import TetherError
 from recall.hints import Candidate
 from recall.index.rows import index_stamp
@@ -201,7 +201,7 @@ def publish(ls: TetherServer, doc: DocState, kind: str = "edit") -> None:
         return
     root = doc.root
     try:
-        ranked = candidates(ls, doc, kind)
+        ranked = _ranked_now(ls, doc, kind)
         choice = root.ledger.select(
             root.hints_conn(), [Candidate(h.memory.id, h.memory.pinned) for h in ranked]
         )
@@ -217,6 +217,52 @@ def publish(ls: TetherServer, doc: DocState, kind: str = "edit") -> None:
     doc.last_published = time.monotonic()
     if choice.new:  # counted after the publish, so the agent never waits on this write
         _count_surfacings(ls, root, ranked, set(choice.new))
+
+
+def _ranked_now(ls: TetherServer, doc: DocState, kind: str) -> list[Hit]:
+    """The candidates for ``kind``; when they are not known yet but those of a weaker touch of
+    the same file are (the first keystroke after an open), those, with the stronger ranking
+    computed right after this publish and published if it differs, so the keystroke that
+    starts an edit is answered without waiting for a recall."""
+    root = doc.root
+    found = root.candidates.get((kind, doc.rel))
+    if found is not None:
+        return found
+    weaker = sorted(
+        (k for k, strength in TOUCH_STRENGTH.items() if strength < TOUCH_STRENGTH.get(kind, 0)),
+        key=TOUCH_STRENGTH.__getitem__,
+        reverse=True,
+    )
+    stale = next((s for k in weaker if (s := root.candidates.get((k, doc.rel))) is not None), None)
+    if stale is None:
+        return candidates(ls, doc, kind)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # nothing to come back on: rank now
+        return candidates(ls, doc, kind)
+    doc.refine_base = stale
+    if doc.refine is None:
+        doc.refine = loop.call_soon(_refine, ls, doc)
+    return stale
+
+
+def _refine(ls: TetherServer, doc: DocState) -> None:
+    """Rank a document for how it is touched now; publish again if that changes what the
+    last publish was chosen from."""
+    if doc.refine is not None:
+        doc.refine.cancel()
+        doc.refine = None
+    if ls.docs.get(doc.uri) is not doc:
+        return
+    kind = doc.root.touched.get(doc.rel, "edit")
+    try:
+        better = candidates(ls, doc, kind)
+    except (TetherError, sqlite3.Error, OSError) as error:
+        ls.warn(f"memories for {doc.path} could not be read ({error})")
+        return
+    before = [(h.scope, h.memory.id) for h in doc.refine_base]
+    if [(h.scope, h.memory.id) for h in better] != before:
+        publish(ls, doc, kind)
 
 
 def _count_surfacings(ls: TetherServer, root: Root, ranked: list[Hit], new: set[str]) -> None:
@@ -248,10 +294,13 @@ def _publish_pending(ls: TetherServer, doc: DocState) -> None:
 
 
 def flush_pending(ls: TetherServer) -> None:
-    """Publish deferred diagnostics now (a request sees the latest state first)."""
+    """Publish deferred diagnostics and finish due rankings now (a request sees the latest
+    state first)."""
     for doc in list(ls.docs.values()):
         if doc.pending is not None:
             publish(ls, doc, "edit")
+        if doc.refine is not None:
+            _refine(ls, doc)
 
 
 def clear(ls: TetherServer, doc: DocState) -> None:
@@ -259,6 +308,9 @@ def clear(ls: TetherServer, doc: DocState) -> None:
     if doc.pending is not None:
         doc.pending.cancel()
         doc.pending = None
+    if doc.refine is not None:
+        doc.refine.cancel()
+        doc.refine = None
     doc.shown = []
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[])

@@ -90,3 +90,31 @@ async def test_a_memory_rewritten_to_a_shown_category_is_shown(lsp: Session, ws:
     await lsp.settle()
     await lsp.change(ws.store_py, text + "# and again\n")
     assert lsp.diagnostics(ws.store_py) == []
+
+
+async def test_the_first_change_after_an_open_publishes_once_when_its_ranking_agrees(
+    lsp: Session, ws: Workspace
+) -> None:
+    await lsp.open(ws.store_py)
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+    uri = ws.store_py.as_uri()
+    before = lsp.publishes[uri]
+    await lsp.change(ws.store_py, "# edited\n" + ws.store_py.read_text())
+    assert lsp.publishes[uri] == before + 1  # the edit's own ranking found nothing new
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+
+
+@pytest.mark.init_options({"maxPerFile": 1})
+async def test_after_the_first_change_the_edit_ranking_is_shown(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    write(ws, "app and store change together", "gotcha", ["src/app.py", "src/store.py"])
+    write(ws, "app start is order-sensitive", "gotcha", ["src/app.py"], created="2018-01-01")
+    await lsp.settle()
+    await lsp.open(ws.app_py)
+    # a request right behind the change: whatever the change left to do is done before it
+    await lsp.change(ws.app_py, "# edited\n" + ws.app_py.read_text(), settle=False)
+    listed = await lsp.command("tether.list", {"uri": ws.app_py.as_uri()})
+    best = [m["id"] for m in listed["memories"] if m["category"] == "gotcha"][:1]
+    assert [d.code for d in lsp.diagnostics(ws.app_py)] == best
