@@ -8,7 +8,10 @@ vectors loaded), then on each hub file times:
 
 - didOpen → publishDiagnostics (the file's first publish in the session);
 - didChange → publishDiagnostics, one keystroke at a time (an incremental one-character
-  insert), spaced as typing is.
+  insert), spaced as typing is; and until a request sent behind it is answered (everything
+  the keystroke set off is done, a ranking finished after its first publish included).
+
+A request follows every open and keystroke, so no work spills into the next timing.
 
 The document is the replayed file padded with made-up C to a hub file's size, so the text a
 publish reads is as long as a real one. Imported commits carry no anchor, so each hub file also
@@ -56,6 +59,8 @@ class Measured:
 
     opens: dict[str, list[float]] = field(default_factory=lambda: collections.defaultdict(list))
     changes: dict[str, list[float]] = field(default_factory=lambda: collections.defaultdict(list))
+    settled: dict[str, list[float]] = field(default_factory=lambda: collections.defaultdict(list))
+    """Per keystroke: until a request behind it was answered (all of its work done)."""
     first_open: list[float] = field(default_factory=list)
     diagnostics: dict[str, int] = field(default_factory=dict)
     rss_mib: list[float] = field(default_factory=list)
@@ -149,25 +154,49 @@ def _initialize(wire: Wire, root: Path) -> None:
     wire.notify("initialized", {})
 
 
+BARRIER = "file:///lsp-hub-barrier"
+"""A document no server knows: a hover on it is answered after everything sent before it."""
+
+
+def _barrier(wire: Wire) -> float:
+    """Wait until the server has handled everything sent so far; drop what it sent meanwhile
+    (the inbox is empty afterwards); return when the answer arrived."""
+    wire.request(
+        "textDocument/hover",
+        {"textDocument": {"uri": BARRIER}, "position": {"line": 0, "character": 0}},
+    )
+    arrived = time.perf_counter()
+    while not wire.inbox.empty():
+        wire.inbox.get_nowait()
+    return arrived
+
+
 def _open(wire: Wire, path: Path, text: str) -> tuple[float, int]:
     uri = path.as_uri()
     item = {"uri": uri, "languageId": "c", "version": 1, "text": text}
-    sent = wire.notify("textDocument/didOpen", {"textDocument": item})
+    # The clock starts before the write: the reader thread may stamp a fast answer before
+    # the writing thread gets the interpreter back. The inbox is empty (a barrier came last).
+    sent = time.perf_counter()
+    wire.notify("textDocument/didOpen", {"textDocument": item})
     arrived, message = wire.wait(is_publish(uri))
+    _barrier(wire)
     return arrived - sent, len(message["params"]["diagnostics"])
 
 
-def _keystroke(wire: Wire, uri: str, version: int, line: int) -> float:
+def _keystroke(wire: Wire, uri: str, version: int, line: int) -> tuple[float, float]:
+    """One keystroke: (seconds to its first publish, seconds until all its work was done)."""
     change = {
         "range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
         "text": "x",
     }
-    sent = wire.notify(
+    sent = time.perf_counter()  # before the write, as in _open
+    wire.notify(
         "textDocument/didChange",
         {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
     )
     arrived, _ = wire.wait(is_publish(uri))
-    return arrived - sent
+    done = _barrier(wire)
+    return arrived - sent, done - sent
 
 
 def measure(
@@ -188,6 +217,7 @@ def measure(
         taken, _ = _open(wire, repo / warmup, texts[warmup])
         out.first_open.append(taken)
         time.sleep(SETTLE_SECONDS)
+        _barrier(wire)  # anything the start-up work published is dropped
         pid = wire.process.pid
         cpu = _cpu_seconds(pid)
         for path in hubs:
@@ -198,7 +228,9 @@ def measure(
             middle = texts[path].count("\n") // 2
             for version in range(2, keystrokes + 2):
                 time.sleep(TYPING_GAP)
-                out.changes[path].append(_keystroke(wire, target.as_uri(), version, middle))
+                first, done = _keystroke(wire, target.as_uri(), version, middle)
+                out.changes[path].append(first)
+                out.settled[path].append(done)
             wire.notify("textDocument/didClose", {"textDocument": {"uri": target.as_uri()}})
         out.cpu_s.append(_cpu_seconds(pid) - cpu)
         status = _proc_status(pid)
@@ -261,7 +293,7 @@ def report(
     )
     rows = []
     for label, data in (("tether", tether), ("bare pygls (floor)", floor)):
-        opens, changes = _all(data.opens), _all(data.changes)
+        opens, changes, settled = _all(data.opens), _all(data.changes), _all(data.settled)
         rows.append(
             (
                 label,
@@ -269,6 +301,7 @@ def report(
                 _ms(percentile(opens, 99)),
                 _ms(percentile(changes, 50)),
                 _ms(percentile(changes, 99)),
+                f"{_ms(percentile(settled, 50))} / {_ms(percentile(settled, 99))}",
                 _ms(median(data.first_open)),
                 f"{median(data.cpu_s) * 1000:.0f} ms",
                 f"{max(data.rss_mib):.0f} MiB / {max(data.peak_mib):.0f} MiB",
@@ -284,6 +317,7 @@ def report(
             "open p99",
             "change p50",
             "change p99",
+            "change, all its work done p50 / p99",
             "first open of the session",
             "CPU over the timed phase (median run)",
             "RSS / peak (max of runs)",
