@@ -19,7 +19,8 @@ gets two gotchas written with ``tether remember --anchor``: one on a function de
 end of the document, one on a line range; every publish places them in the current text.
 
 The server's resident memory (VmRSS, and its peak VmHWM) is read from ``/proc`` at the end of
-each run, and its CPU time over the timed phase. The bare pygls server (``bench.bare_lsp``)
+each run, and its CPU time (once it is idle after start-up) over the timed phase, per open
+and per keystroke (each with the request behind it). The bare pygls server (``bench.bare_lsp``)
 gets the same messages in the same run.
 """
 
@@ -44,7 +45,9 @@ TYPING_GAP = 0.03
 burst window, so each one is published on its own."""
 SETTLE_SECONDS = 1.0
 """Pause after the first open, so the server's start-up work (session-start pass, index
-refresh) is done before anything is timed."""
+refresh) is done before anything is timed; then the server is watched until it uses no CPU."""
+IDLE_SAMPLE = 0.3
+IDLE_WAIT_MAX = 60.0
 HUB_FILES = 5
 DOC_LINES = 6_000
 """Lines of the document a hub file is opened with (``src/nm-manager.c`` has about 8,000)."""
@@ -66,6 +69,10 @@ class Measured:
     rss_mib: list[float] = field(default_factory=list)
     peak_mib: list[float] = field(default_factory=list)
     cpu_s: list[float] = field(default_factory=list)
+    open_cpu_s: float = 0.0
+    """Server CPU time over every timed open (its request behind it included)."""
+    key_cpu_s: float = 0.0
+    """Server CPU time over every timed keystroke (its request behind it included)."""
 
 
 def hub_files(commits: list[dict[str, Any]], repo: Path, count: int) -> list[tuple[str, int]]:
@@ -135,6 +142,18 @@ def _cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
         fields = handle.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_idle(pid: int) -> None:
+    """Until the process used no CPU over a sample (its background start-up work is done)."""
+    deadline = time.perf_counter() + IDLE_WAIT_MAX
+    used = _cpu_seconds(pid)
+    while time.perf_counter() < deadline:
+        time.sleep(IDLE_SAMPLE)
+        now = _cpu_seconds(pid)
+        if now == used:
+            return
+        used = now
 
 
 def _initialize(wire: Wire, root: Path) -> None:
@@ -217,18 +236,23 @@ def measure(
         taken, _ = _open(wire, repo / warmup, texts[warmup])
         out.first_open.append(taken)
         time.sleep(SETTLE_SECONDS)
-        _barrier(wire)  # anything the start-up work published is dropped
         pid = wire.process.pid
+        _wait_idle(pid)
+        _barrier(wire)  # anything the start-up work published is dropped
         cpu = _cpu_seconds(pid)
         for path in hubs:
             target = repo / path
+            before = _cpu_seconds(pid)
             taken, shown = _open(wire, target, texts[path])
+            out.open_cpu_s += _cpu_seconds(pid) - before
             out.opens[path].append(taken)
             out.diagnostics[path] = shown
             middle = texts[path].count("\n") // 2
             for version in range(2, keystrokes + 2):
                 time.sleep(TYPING_GAP)
+                before = _cpu_seconds(pid)
                 first, done = _keystroke(wire, target.as_uri(), version, middle)
+                out.key_cpu_s += _cpu_seconds(pid) - before
                 out.changes[path].append(first)
                 out.settled[path].append(done)
             wire.notify("textDocument/didClose", {"textDocument": {"uri": target.as_uri()}})
@@ -303,6 +327,8 @@ def report(
                 _ms(percentile(changes, 99)),
                 f"{_ms(percentile(settled, 50))} / {_ms(percentile(settled, 99))}",
                 _ms(median(data.first_open)),
+                f"{data.open_cpu_s * 1000 / len(opens):.1f} ms",
+                f"{data.key_cpu_s * 1000 / len(changes):.2f} ms",
                 f"{median(data.cpu_s) * 1000:.0f} ms",
                 f"{max(data.rss_mib):.0f} MiB / {max(data.peak_mib):.0f} MiB",
             )
@@ -319,6 +345,8 @@ def report(
             "change p99",
             "change, all its work done p50 / p99",
             "first open of the session",
+            "CPU per open",
+            "CPU per keystroke",
             "CPU over the timed phase (median run)",
             "RSS / peak (max of runs)",
         ),
