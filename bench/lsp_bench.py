@@ -9,6 +9,13 @@ At ``--memories`` memories (10,000 by default) on generated files:
   published (coalesced, no backlog).
 
 The floor is ``bench/bare_lsp.py``: pygls publishing a fixed diagnostic, measured the same way.
+
+Then the real-history part (``bench.lsp_hub``): a shared history imported at its cut
+(networkmanager, 25.7k memories; iproute2 with ``--quick``), didOpen and didChange →
+publishDiagnostics on its hub files, and the server's memory, beside the same floor.
+``--part synthetic`` or ``--part real`` runs one of the two; ``--profile-server FILE`` runs the
+server of the real part under cProfile and writes its stats to FILE.
+
 Run with ``python -m bench.lsp_bench``; it prints markdown tables and the command.
 """
 
@@ -24,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import synth
+from bench import lsp_hub, real_bench, synth
 from bench.lsp_wire import Wire, is_publish
 from bench.table import median, percentile, print_command, print_table
 from recall.genome import Genome
@@ -226,18 +233,55 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help="2,000 memories and fewer samples (for make bench)"
     )
+    parser.add_argument("--part", choices=("both", "synthetic", "real"), default="both")
+    parser.add_argument(
+        "--history", default=None, help="real part: history (networkmanager; --quick: iproute2)"
+    )
+    parser.add_argument(
+        "--data", type=Path, default=real_bench._default_data(), help="dataset folder"
+    )
+    parser.add_argument("--runs", type=int, default=5, help="real part: fresh servers")
+    parser.add_argument("--keystrokes", type=int, default=40, help="real part: per hub file")
+    parser.add_argument("--hub-files", type=int, default=lsp_hub.HUB_FILES)
+    parser.add_argument("--profile-server", type=Path, metavar="FILE", help="real part")
+    parser.add_argument(
+        "--keep", type=Path, metavar="DIR", help="real part: build in DIR, reuse it next time"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.memories, args.changes, args.hovers = 2_000, 100, 100
-        args.burst, args.spawns = 300, 3
-    with tempfile.TemporaryDirectory(prefix="tether-lsp-bench-") as work:
-        start = time.perf_counter()
-        root, hot = build_repo(Path(work) / "repo", args.memories)
-        print(f"built {args.memories:,} memories in {time.perf_counter() - start:.1f} s")
-        target = root / hot
-        tether = measure(TETHER, root, target, args)
-        floor = measure(FLOOR, root, target, args)
-    report(tether, floor, args, hot)
+        args.burst, args.spawns, args.runs, args.keystrokes = 300, 3, 3, 20
+    history = args.history or ("iproute2" if args.quick else "networkmanager")
+    if args.part != "synthetic" and not (args.data / history / "commits.jsonl").is_file():
+        print(f"no history {history} under {args.data}; pass --data", file=sys.stderr)
+        return 2
+    if args.part != "real":
+        with tempfile.TemporaryDirectory(prefix="tether-lsp-bench-") as work:
+            start = time.perf_counter()
+            root, hot = build_repo(Path(work) / "repo", args.memories)
+            print(f"built {args.memories:,} memories in {time.perf_counter() - start:.1f} s")
+            target = root / hot
+            tether = measure(TETHER, root, target, args)
+            floor = measure(FLOOR, root, target, args)
+        report(tether, floor, args, hot)
+    if args.part != "synthetic":
+        server = TETHER
+        if args.profile_server:
+            profile = str(args.profile_server.resolve())
+            server = [sys.executable, "-m", "cProfile", "-o", profile, "-m", "recall", "lsp"]
+        with tempfile.TemporaryDirectory(prefix="tether-lsp-hub-") as tmp:
+            work = args.keep.resolve() if args.keep else Path(tmp)
+            work.mkdir(parents=True, exist_ok=True)
+            lsp_hub.run(
+                args.data,
+                history,
+                runs=args.runs,
+                keystrokes=args.keystrokes,
+                files=args.hub_files,
+                tether=server,
+                floor=FLOOR,
+                work=work,
+            )
     print_command()
     return 0
 

@@ -115,10 +115,13 @@ def _tether(h: History, *args: str, stdin: str | None = None) -> str:
     return done.stdout
 
 
-def build(folder: Path, work: Path, log: Any, *, reuse: bool = False) -> History:
+def build(
+    folder: Path, work: Path, log: Any, *, reuse: bool = False, upto: int | None = None
+) -> History:
     """Replay the whole history, import every commit, index the genome (or, with ``reuse``,
-    take the repository a previous ``--keep`` run built)."""
-    commits = list(read_commits(folder / "commits.jsonl"))
+    take the repository a previous ``--keep`` run built). With ``upto``, only the commits
+    before that index (a history at its cut), the clock pinned to the last of them."""
+    commits = list(read_commits(folder / "commits.jsonl"))[:upto]
     repo = work / folder.name
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["TETHER_HOME"] = str(work / f"home-{folder.name}")

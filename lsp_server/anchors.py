@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 _LINES = re.compile(r"^\s*#?L?(\d+)(?:\s*(?:-|–|\.\.|,)\s*L?(\d+))?\s*$", re.IGNORECASE)
@@ -87,26 +88,66 @@ def symbol_name(anchor: str) -> str | None:
     return name if _SYMBOL.fullmatch(name) else None
 
 
+DEFINITION_LOOKBACK_LINES = 3
+"""Lines above a mention of the name that a definition's keywords may start on (``export
+default`` on one line, ``function name`` on the next): the definition pattern is tried from that
+far back only, around each mention, never over the whole document."""
+
+
 @functools.lru_cache(maxsize=512)
-def _patterns(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _definition(name: str) -> re.Pattern[str]:
     word = re.escape(name)
-    definition = re.compile(
+    return re.compile(
         rf"^[ \t]*(?:(?:{_MODIFIERS})\s+)*(?:{_DEFINERS})\s+(?P<name>{word})(?![\w$])",
         re.MULTILINE,
     )
-    anywhere = re.compile(rf"(?<![\w$])(?P<name>{word})(?![\w$])")
-    return definition, anywhere
+
+
+_WORD_CHAR = re.compile(r"[\w$]")
+
+
+def _mentions(name: str, source: str) -> Iterator[int]:
+    """Where ``name`` occurs in ``source`` as a whole word (not inside a longer name)."""
+    size = len(name)
+    start = source.find(name)
+    while start >= 0:
+        end = start + size
+        if not (start and _WORD_CHAR.match(source, start - 1)) and not _WORD_CHAR.match(
+            source, end
+        ):
+            yield start
+        start = source.find(name, start + 1)
+
+
+def _defined_at(definition: re.Pattern[str], source: str, start: int, size: int) -> bool:
+    """Whether the mention at ``start`` is the name of a definition whose keywords begin on its
+    line or at most :data:`DEFINITION_LOOKBACK_LINES` lines above."""
+    end = start + size
+    line_start = source.rfind("\n", 0, start) + 1
+    for _ in range(DEFINITION_LOOKBACK_LINES + 1):
+        found = definition.match(source, line_start, end)
+        if found is not None and found.start("name") == start:
+            return True
+        if line_start == 0:
+            break
+        line_start = source.rfind("\n", 0, line_start - 1) + 1
+    return False
 
 
 def _symbol(anchor: str, source: str) -> Span | None:
     name = symbol_name(anchor)
     if name is None:
         return None
-    definition, anywhere = _patterns(name)
-    found = definition.search(source) or anywhere.search(source)
-    if found is None:
+    definition = _definition(name)
+    first = None
+    for start in _mentions(name, source):
+        if first is None:
+            first = start
+        if _defined_at(definition, source, start, len(name)):
+            first = start
+            break
+    if first is None:
         return None
-    start = found.start("name")
-    line = source.count("\n", 0, start)
-    col = start - (source.rfind("\n", 0, start) + 1)
+    line = source.count("\n", 0, first)
+    col = first - (source.rfind("\n", 0, first) + 1)
     return Span(line, col, line, col + len(name))

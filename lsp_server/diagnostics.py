@@ -9,6 +9,8 @@ so a keystroke costs the hint check, the anchor search and the publish.
 from __future__ import annotations
 
 import asyncio
+import collections
+import math
 import sqlite3
 import time
 from typing import TYPE_CHECKING
@@ -21,11 +23,12 @@ from lsp_server.documents import DocState, Shown, current_text, usable_text
 from lsp_server.positions import to_range
 from lsp_server.roots import Root
 from recall.errors import TetherError
+from recall.index.rows import index_stamp
 from recall.policy.hints import Candidate
 from recall.policy.inject import AUTHOR_CAP, safe_field
 from recall.policy.usage import record_surfacings
 from recall.ranking.engine import Hit
-from recall.ranking.query import RecallQuery, Touch
+from recall.ranking.query import TOUCH_KINDS, RecallQuery, Touch
 from recall.weights import SUMMARY_CAP
 
 if TYPE_CHECKING:
@@ -40,8 +43,15 @@ the server never falls behind. People and agents edit far slower, and each of th
 published synchronously, inside its didChange handler."""
 
 RECALL_LIMIT = 100
-"""Hits asked of recall per file before the category filter: enough that the gotchas of a file
-with dozens of memories are all ranked (ranking costs the same whatever the limit)."""
+"""Hits looked at per file before the category filter, at most: enough that the gotchas of a
+file with dozens of memories are all ranked. A publish asks for fewer first (see
+:func:`first_limit`) and for this many only when those fewer held too few to show."""
+
+FIRST_LIMIT_MARGIN = 2
+"""How many hits are asked for first, per diagnostic a file may show and per share of the
+memories that are of a shown category: twice the top N when every memory may be shown (room
+for hits that are not strong), more when shown categories are rare. Asking for fewer makes a
+recall cheaper (hydration and drift follow what is returned); asking again costs a second."""
 
 WORDING = {
     "gotcha": "review before editing",
@@ -51,15 +61,48 @@ WORDING = {
 }
 
 
-def hits_for(root: Root, path: str, kind: str) -> list[Hit]:
-    """Recall's hits for one touched file (cached until the root's state changes)."""
-    key = f"{kind}:{path}"
+def hits_for(root: Root, path: str, kind: str, limit: int = RECALL_LIMIT) -> list[Hit]:
+    """Recall's best ``limit`` hits for one touched file (cached until the root's state
+    changes)."""
+    key = (kind, path, limit)
     cached = root.hits.get(key)
     if cached is None:
-        query = RecallQuery((Touch(path, kind),), None, limit=RECALL_LIMIT)
+        query = RecallQuery((Touch(path, kind),), None, limit=limit)
         cached = root.recaller().recall(query).hits
         root.hits[key] = cached
     return cached
+
+
+def first_limit(wanted: int, share: float) -> int:
+    """Hits to ask for first when ``wanted`` diagnostics may be shown and ``share`` (0-1] of
+    the memories are of a shown category."""
+    return min(RECALL_LIMIT, max(wanted, math.ceil(wanted * FIRST_LIMIT_MARGIN / share)))
+
+
+def shown_share(ls: TetherServer, root: Root) -> float:
+    """The share of the root's active memories whose category is shown as a diagnostic
+    (categories counted once per state of each store's memories table)."""
+    counts: collections.Counter[str] = collections.Counter()
+    for store in root.stores():
+        if not store.exists:
+            continue
+        stamp = index_stamp(store.conn)
+        kept = root.category_counts.get(store.location.memories_dir)
+        if kept is None or kept[0] != stamp:
+            found = store.conn.execute(
+                "SELECT category, count(*) FROM memories WHERE status = 'active' GROUP BY category"
+            )
+            kept = root.category_counts[store.location.memories_dir] = (
+                stamp,
+                collections.Counter(dict(found.fetchall())),
+            )
+        counts.update(kept[1])
+    total = sum(counts.values())
+    settings = root.settings
+    shown = sum(
+        n for c, n in counts.items() if settings.severity_for(c, ls.client_name) is not None
+    )
+    return shown / total if total else 0.0
 
 
 def message(hit: Hit, path: str) -> str:
@@ -83,14 +126,36 @@ def untrusted(text: str, hit: Hit) -> str:
 
 
 def candidates(ls: TetherServer, doc: DocState, kind: str) -> list[Hit]:
-    """The hits that may become diagnostics on ``doc``: shown categories, strong, top N."""
-    settings = doc.root.settings
-    found = [
-        h
-        for h in hits_for(doc.root, doc.rel, kind)
-        if h.strong and settings.severity_for(h.memory.category, ls.client_name) is not None
-    ]
-    return found[: settings.max_per_file]
+    """The hits that may become diagnostics on ``doc``: shown categories, strong, top N of the
+    best :data:`RECALL_LIMIT` (cached until the root's state changes)."""
+    root = doc.root
+    key = (kind, doc.rel)
+    found = root.candidates.get(key)
+    if found is None:
+        found = root.candidates[key] = _choose(ls, root, doc.rel, kind)
+    return found
+
+
+def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
+    settings = root.settings
+    wanted = settings.max_per_file
+    share = shown_share(ls, root)
+    if wanted == 0 or share == 0:  # nothing could be shown: no recall at all
+        return []
+
+    def shown(hits: list[Hit]) -> list[Hit]:
+        return [
+            h
+            for h in hits
+            if h.strong and settings.severity_for(h.memory.category, ls.client_name) is not None
+        ]
+
+    limit = first_limit(wanted, share)
+    hits = hits_for(root, path, kind, limit)
+    found = shown(hits)
+    if len(found) < wanted and len(hits) == limit < RECALL_LIMIT:
+        found = shown(hits_for(root, path, kind, RECALL_LIMIT))  # the first ask held too few
+    return found[:wanted]
 
 
 def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
@@ -136,7 +201,7 @@ def publish(ls: TetherServer, doc: DocState, kind: str = "edit") -> None:
         return
     root = doc.root
     try:
-        ranked = candidates(ls, doc, kind)
+        ranked = _ranked_now(ls, doc, kind)
         choice = root.ledger.select(
             root.hints_conn(), [Candidate(h.memory.id, h.memory.pinned) for h in ranked]
         )
@@ -152,6 +217,49 @@ def publish(ls: TetherServer, doc: DocState, kind: str = "edit") -> None:
     doc.last_published = time.monotonic()
     if choice.new:  # counted after the publish, so the agent never waits on this write
         _count_surfacings(ls, root, ranked, set(choice.new))
+
+
+def _ranked_now(ls: TetherServer, doc: DocState, kind: str) -> list[Hit]:
+    """The candidates for ``kind``; when they are not known yet but those of a weaker touch of
+    the same file are (the first keystroke after an open), those, with the stronger ranking
+    computed right after this publish and published if it differs, so the keystroke that
+    starts an edit is answered without waiting for a recall."""
+    root = doc.root
+    found = root.candidates.get((kind, doc.rel))
+    if found is not None:
+        return found
+    strength = TOUCH_KINDS.index(kind) if kind in TOUCH_KINDS else 0
+    weaker = list(reversed(TOUCH_KINDS[:strength]))  # strongest of the weaker first
+    stale = next((s for k in weaker if (s := root.candidates.get((k, doc.rel))) is not None), None)
+    if stale is None:
+        return candidates(ls, doc, kind)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # nothing to come back on: rank now
+        return candidates(ls, doc, kind)
+    doc.refine_base = stale
+    if doc.refine is None:
+        doc.refine = loop.call_soon(_refine, ls, doc)
+    return stale
+
+
+def _refine(ls: TetherServer, doc: DocState) -> None:
+    """Rank a document for how it is touched now; publish again if that changes what the
+    last publish was chosen from."""
+    if doc.refine is not None:
+        doc.refine.cancel()
+        doc.refine = None
+    if ls.docs.get(doc.uri) is not doc:
+        return
+    kind = doc.root.touched.get(doc.rel, "edit")
+    try:
+        better = candidates(ls, doc, kind)
+    except (TetherError, sqlite3.Error, OSError) as error:
+        ls.warn(f"memories for {doc.path} could not be read ({error})")
+        return
+    before = [(h.scope, h.memory.id) for h in doc.refine_base]
+    if [(h.scope, h.memory.id) for h in better] != before:
+        publish(ls, doc, kind)
 
 
 def _count_surfacings(ls: TetherServer, root: Root, ranked: list[Hit], new: set[str]) -> None:
@@ -183,10 +291,13 @@ def _publish_pending(ls: TetherServer, doc: DocState) -> None:
 
 
 def flush_pending(ls: TetherServer) -> None:
-    """Publish deferred diagnostics now (a request sees the latest state first)."""
+    """Publish deferred diagnostics and finish due rankings now (a request sees the latest
+    state first)."""
     for doc in list(ls.docs.values()):
         if doc.pending is not None:
             publish(ls, doc, "edit")
+        if doc.refine is not None:
+            _refine(ls, doc)
 
 
 def clear(ls: TetherServer, doc: DocState) -> None:
@@ -194,6 +305,9 @@ def clear(ls: TetherServer, doc: DocState) -> None:
     if doc.pending is not None:
         doc.pending.cancel()
         doc.pending = None
+    if doc.refine is not None:
+        doc.refine.cancel()
+        doc.refine = None
     doc.shown = []
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[])

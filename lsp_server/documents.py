@@ -47,6 +47,10 @@ class DocState:
     """When diagnostics were last published (monotonic seconds), to recognise bursts."""
     pending: asyncio.TimerHandle | None = None
     """A publish deferred to the end of a burst of changes."""
+    refine: asyncio.Handle | None = None
+    """A ranking for a stronger touch, due right after a publish that used a weaker one's."""
+    refine_base: list[Hit] = field(default_factory=list)
+    """The candidates that publish was chosen from."""
 
     @property
     def is_memory(self) -> bool:

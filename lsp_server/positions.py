@@ -18,6 +18,11 @@ def units(text: str, encoding: str | None) -> int:
 
 def to_range(span: Span, source: str, encoding: str | None) -> types.Range:
     """The LSP range of ``span`` in ``source``."""
+    if source.isascii():  # one code unit per code point in every encoding: no line to read
+        return types.Range(
+            start=types.Position(span.start_line, span.start_col),
+            end=types.Position(span.end_line, span.end_col),
+        )
     start_text = line_text(source, span.start_line)
     end_text = start_text if span.end_line == span.start_line else line_text(source, span.end_line)
     return types.Range(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -47,7 +48,13 @@ class Root:
         self.global_store = MemoryStore(global_location(self.repo_root or folder), notice=notice)
         self.settings = Settings()
         self.ledger = HintLedger(session, origin="lsp", policy=self.settings.policy())
-        self.hits: dict[str, list[Hit]] = {}
+        self.hits: dict[tuple[str, str, int], list[Hit]] = {}
+        """Recall's hits by (touch kind, path, limit), for the root's current state."""
+        self.candidates: dict[tuple[str, str], list[Hit]] = {}
+        """The hits each file may show as diagnostics, by (touch kind, path)."""
+        self.category_counts: dict[Path, tuple[str, Counter[str]]] = {}
+        """Active memories per category in each store (by memory folder), with the state of
+        its memories table they were counted in (``recall.index.rows.index_stamp``)."""
         self.touched: dict[str, str] = {}
         self.edited_since_turn = False
         self.acted_this_turn: set[str] = set()
@@ -105,6 +112,7 @@ class Root:
     def bump(self) -> None:
         """Something recall depends on changed: cached hits are stale."""
         self.hits.clear()
+        self.candidates.clear()
 
     def signals(self) -> RepoSignals:
         """What the repository knows: the genome cached in the project index, or the tree."""

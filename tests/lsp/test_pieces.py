@@ -10,6 +10,7 @@ from lsprotocol import types
 from lsp_server import cards
 from lsp_server.anchors import Span, first_line, locate, symbol_name
 from lsp_server.configuration import Settings, file_sources, merge
+from lsp_server.diagnostics import RECALL_LIMIT, first_limit
 from lsp_server.positions import to_range, units
 from lsp_server.roots import Root
 from lsp_server.session_start import hints_on
@@ -40,6 +41,22 @@ def test_symbol_anchors_prefer_the_definition() -> None:
     assert first_line("abc\r\ndef") == Span(0, 0, 0, 3)
 
 
+def test_a_definition_is_found_around_each_mention_of_the_name() -> None:
+    source = "run()\nsave_run = run_all\nexport default\n  function\n  run() {}\n"
+    assert locate("run", source) == Span(4, 2, 4, 5)  # keywords up to three lines above
+    far = "run()\nexport\n\n\n\nfunction\n\n\n\n\nrun() {}\n"
+    assert locate("run", far) == Span(0, 0, 0, 3)  # too far apart: the first mention
+    assert locate("save", "save_all = $save + save$\n") is None  # only inside longer names
+    assert locate("save", "$save; save\n") == Span(0, 7, 0, 11)
+
+
+def test_the_first_ask_is_small_when_most_memories_may_be_shown() -> None:
+    assert first_limit(3, 1.0) == 6
+    assert first_limit(3, 0.5) == 12
+    assert first_limit(3, 0.001) == RECALL_LIMIT  # rare categories: the whole ranking at once
+    assert first_limit(1, 1.0) == 2
+
+
 def test_ranges_in_the_clients_encoding() -> None:
     text = "x = '😀'; name\n"
     span = Span(0, 10, 0, 14)
@@ -47,6 +64,11 @@ def test_ranges_in_the_clients_encoding() -> None:
     assert units("😀", types.PositionEncodingKind.Utf8) == 4
     assert to_range(span, text, types.PositionEncodingKind.Utf16).start.character == 11
     assert to_range(span, text, types.PositionEncodingKind.Utf32).start.character == 10
+    ascii_text = "x = 'a'; name\nmore\n"
+    for encoding in (types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8, None):
+        assert to_range(Span(0, 9, 1, 4), ascii_text, encoding) == types.Range(
+            types.Position(0, 9), types.Position(1, 4)
+        )
 
 
 def test_cards_fence_and_clean_memory_text() -> None:
