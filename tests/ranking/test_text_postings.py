@@ -231,3 +231,22 @@ def test_the_bm25_constants_are_fts5s() -> None:
     assert (FTS5_K1, FTS5_B) == (1.2, 0.75) == (W.BM25_K1, W.BM25_B)
     assert Postings.LIMIT == 2_000_000
     assert Postings.MAX_ROWID == 8_000_000
+
+
+def test_rows_deleted_from_the_index_are_not_counted(world: World) -> None:
+    conn = _store(world, memories=80)
+    # as an edit or a reindex does: the row leaves the word index (FTS5 keeps a delete marker
+    # until its segments merge), and a new one comes in
+    gone = [row[0] for row in conn.execute("SELECT rowid FROM fts_words LIMIT 25")]
+    conn.executemany("DELETE FROM fts_words WHERE rowid = ?", [(r,) for r in gone])
+    conn.execute(
+        "INSERT INTO fts_words(rowid, summary, details) VALUES (?, ?, ?)",
+        (gone[0], "route cache flushed again", "the route cache"),
+    )
+    vocabulary, postings = ch.Vocabulary(conn), Postings(conn)
+    for words in _queries(seed=17):
+        expression = ch.fts.prefix_expression(words)
+        assert expression is not None
+        asked = ch._best_from_fts5(conn, "fts_words", expression, 15, (), ())
+        assert ch._best_from_postings(postings, vocabulary, words, 15, (), ()) == asked, words
+        assert not set(asked) & set(gone[1:])
