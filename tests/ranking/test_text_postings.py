@@ -229,7 +229,7 @@ def test_the_bm25_constants_are_fts5s() -> None:
     # SQLite's fts5_aux.c fixes k1 = 1.2 and b = 0.75; the scores above equal FTS5's only
     # with these, and the per-column rescoring keeps the same scale
     assert (FTS5_K1, FTS5_B) == (1.2, 0.75) == (W.BM25_K1, W.BM25_B)
-    assert Postings.LIMIT == 2_000_000
+    assert Postings.LIMIT == 1_000_000
     assert Postings.MAX_ROWID == 8_000_000
 
 
