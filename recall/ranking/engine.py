@@ -139,6 +139,8 @@ class _StoreFacts:
         default_factory=dict
     )
     """The lifecycle keys read from the files of memories shown (see ``_mark_drift``)."""
+    postings: Any = None
+    """The word index's counts kept for the text channel (a long-lived engine only)."""
 
 
 def _dense(sparse: list[tuple[int, float]], dim: int) -> Any:
@@ -457,11 +459,23 @@ class Recaller:
         inactive = facts.inactive
         if prepared.words:
             words = ch.text_terms(facts.vocabulary, prepared.words, facts.active)
+            if facts.postings is None and not self.short_lived:
+                # kept across recalls: a process answering one query would only pay to fill it
+                from recall.ranking.postings import Postings
+
+                facts.postings = Postings(conn)
             found["words"] = self._timed(
                 timings,
                 "text",
                 lambda: ch.text(
-                    conn, "fts_words", words, W.TEXT_CANDIDATES, near, inactive, facts.vocabulary
+                    conn,
+                    "fts_words",
+                    words,
+                    W.TEXT_CANDIDATES,
+                    near,
+                    inactive,
+                    facts.vocabulary,
+                    facts.postings,
                 ),
             )
         if prepared.grams:

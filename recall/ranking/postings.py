@@ -1,0 +1,196 @@
+"""The word index's counts held in memory for a long-lived process: which rows hold a term and
+how often in each column, and each row's column lengths, read once per index state.
+
+FTS5 computes its bm25 anew for every match of every query, with a size lookup and a walk of
+the positions per row; on a real history a prompt's words match thousands of memories, and
+that is most of a recall. Read once and kept, the same counts score the same formula over all
+matches in a few array operations (:meth:`Postings.fts5_bm25`, equal to FTS5's own scores)
+and give the per-column counts ``channels.field_bm25`` needs without a statement. A process
+that answers one query and exits gains nothing from keeping them, and keeps FTS5's path.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections.abc import Collection, Sequence
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from recall.index import fts_stats
+
+FTS5_K1: Final = 1.2
+FTS5_B: Final = 0.75
+"""The constants of FTS5's bm25 (fixed in SQLite's source), so the scores here equal its own."""
+
+Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
+Posting = tuple[Ints, Ints, Ints]
+"""Rows holding a term (ascending), and how often it occurs in each one's summary and details."""
+
+
+class Postings:
+    """Postings of the terms asked so far and lengths of the rows met so far, for one index
+    state (the engine makes one per store and index generation, as it does the vocabulary)."""
+
+    LIMIT: Final = 1_000_000
+    """Postings kept before the memory is dropped and refilled (24 bytes each: about 24 MB);
+    every term of networkmanager's 2,231 benchmark prompts over its 30k memories holds half."""
+
+    MAX_ROWID: Final = 8_000_000
+    """Largest rowid whose lengths are kept (in arrays indexed by rowid, 8 bytes a row); a
+    store with larger rowids is scored by FTS5 itself."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        """Read counts from the word index of ``conn``."""
+        self.conn = conn
+        self._terms: dict[str, Posting] = {}
+        self._held = 0
+        self._summary: Ints = np.full(0, -1, dtype=np.int64)
+        self._details: Ints = np.full(0, -1, dtype=np.int64)
+        self._totals: tuple[int, int, int] | None = None
+        self._instances = False
+        self.statements = 0
+        """Statements run so far (tests check that kept counts are not read again)."""
+
+    def totals(self) -> tuple[int, int, int] | None:
+        """FTS5's row count and column totals (see :func:`fts_stats.column_totals`)."""
+        if self._totals is None:
+            self.statements += 1
+            self._totals = fts_stats.column_totals(self.conn)
+        return self._totals
+
+    def of(self, terms: Collection[str]) -> dict[str, Posting]:
+        """The posting of each of ``terms`` (indexed terms, as the vocabulary lists them); the
+        ones not kept yet are read in one statement."""
+        asked = list(dict.fromkeys(terms))
+        missing = [term for term in asked if term not in self._terms]
+        if missing:
+            if self._held > self.LIMIT:
+                self._terms.clear()
+                self._held = 0
+                missing = asked
+            self._load(missing)
+        return {term: self._terms[term] for term in asked}
+
+    def _load(self, terms: list[str]) -> None:
+        if not self._instances:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_words_instance "
+                "USING fts5vocab(main, fts_words, 'instance')"
+            )
+            self._instances = True
+        self.statements += 1
+        # every occurrence as 2 * rowid, plus 1 in the details, joined: one value per term
+        # crosses into Python, where a row per occurrence would cost far more
+        found = {
+            term: joined
+            for term, joined in self.conn.execute(
+                "SELECT term, group_concat(doc * 2 + (col <> 'summary')) "
+                "FROM temp.fts_words_instance WHERE term IN (SELECT value FROM json_each(?)) "
+                "GROUP BY term",
+                (json.dumps(terms),),
+            )
+        }
+        for term in terms:
+            joined = found.get(term)
+            coded = (
+                np.array(joined.split(","), dtype=np.int64)
+                if joined
+                else np.zeros(0, dtype=np.int64)
+            )
+            rows, at = np.unique(coded >> 1, return_inverse=True)
+            in_details = (coded & 1).astype(np.int64)
+            details = np.bincount(at, weights=in_details, minlength=len(rows)).astype(np.int64)
+            summary = np.bincount(at, minlength=len(rows)).astype(np.int64) - details
+            self._terms[term] = (rows, summary, details)
+            self._held += len(rows)
+
+    def lengths(self, rows: Ints) -> tuple[Ints, Ints] | None:
+        """Tokens in the summary and the details of each of ``rows`` (-1 for a row the index
+        does not hold); the ones not kept yet are read in one statement. None when a rowid
+        is past :attr:`MAX_ROWID`."""
+        if len(rows) == 0:
+            return rows, rows
+        top = int(rows.max())
+        if top > self.MAX_ROWID or int(rows.min()) < 0:
+            return None
+        if top >= len(self._summary):
+            grown = max(top + 1, 2 * len(self._summary))
+            for name in ("_summary", "_details"):
+                old = getattr(self, name)
+                new = np.full(grown, -1, dtype=np.int64)
+                new[: len(old)] = old
+                setattr(self, name, new)
+        unknown = rows[self._summary[rows] < 0]
+        if len(unknown):
+            self.statements += 1
+            for rowid, summary, details in fts_stats.row_sizes(self.conn, unknown.tolist()):
+                self._summary[rowid] = summary
+                self._details[rowid] = details
+            # a row the index does not hold stays unknown (-1) and is read again if asked
+        return self._summary[rows], self._details[rows]
+
+    def phrase(self, forms: Sequence[str]) -> Posting:
+        """The posting of a query word matching any of ``forms``: the rows holding one of
+        them, with the occurrences of all of them summed per column."""
+        held = self.of(forms)
+        if len(forms) == 1:
+            return held[forms[0]]
+        if not forms:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty
+        parts = [held[form] for form in forms]
+        rows, at = np.unique(np.concatenate([p[0] for p in parts]), return_inverse=True)
+        summary = np.zeros(len(rows), dtype=np.int64)
+        details = np.zeros(len(rows), dtype=np.int64)
+        np.add.at(summary, at, np.concatenate([p[1] for p in parts]))
+        np.add.at(details, at, np.concatenate([p[2] for p in parts]))
+        return rows, summary, details
+
+    def fts5_bm25(
+        self, phrases: Sequence[Sequence[str]], weights: tuple[float, float]
+    ) -> tuple[Ints, Floats] | None:
+        """FTS5's ``bm25(summary weight, details weight)`` of every row matching any of
+        ``phrases`` (each the indexed forms one query word matches), as FTS5 computes it for
+        the OR of them: rows ascending, scores negative (FTS5's sign, best lowest).
+
+        The formula and the order of its operations are FTS5's: each phrase's idf from the
+        rows matching it and the index's row count, the row's length over the mean, the
+        phrases summed in query order. None when the index's totals cannot be read or a
+        row's length cannot be kept (the caller asks FTS5).
+        """
+        totals = self.totals()
+        if totals is None:
+            return None
+        count, summary_total, details_total = totals
+        self.of([form for forms in phrases for form in forms])  # the unread ones at once
+        postings = [self.phrase(forms) for forms in phrases]
+        matched = [p[0] for p in postings if len(p[0])]
+        if not matched:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        rows = np.unique(np.concatenate(matched))
+        lengths = self.lengths(rows)
+        if lengths is None or bool((lengths[0] < 0).any()):
+            return None
+        size = (lengths[0] + lengths[1]).astype(np.float64)
+        mean = float(summary_total + details_total) / float(count)
+        k1, b = FTS5_K1, FTS5_B
+        norm = k1 * ((1 - b) + (b * size) / mean)
+        score = np.zeros(len(rows), dtype=np.float64)
+        for phrase_rows, in_summary, in_details in postings:
+            hits = len(phrase_rows)
+            if not hits:
+                continue
+            idf = math.log((count - hits + 0.5) / (hits + 0.5))
+            if idf <= 0.0:
+                idf = 1e-6  # FTS5's floor
+            freq = np.zeros(len(rows), dtype=np.float64)
+            freq[np.searchsorted(rows, phrase_rows)] = (
+                in_summary * weights[0] + in_details * weights[1]
+            )
+            score = score + idf * ((freq * (k1 + 1.0)) / (freq + norm))
+        return rows, -1.0 * score
