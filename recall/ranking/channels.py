@@ -333,9 +333,11 @@ def text(
     fraction of the cost; FTS5 is asked when the counts cannot serve (a word the index
     splits or folds, unreadable totals).
     """
+    matching = tokens
     if table == "fts_words":
         # function words score a match (field_bm25 below) but never make one
-        expression = fts.prefix_expression([t for t in tokens if not W.is_function_word(t)])
+        matching = [t for t in tokens if not W.is_function_word(t)]
+        expression = fts.prefix_expression(matching)
     else:
         expression = fts.match_expression(tokens, "OR")
     if expression is None:
@@ -344,7 +346,7 @@ def text(
         vocabulary = Vocabulary(conn)
     kept = None
     if table == "fts_words" and postings is not None and vocabulary is not None:
-        kept = _best_from_postings(postings, vocabulary, tokens, limit, candidates, inactive)
+        kept = _best_from_postings(postings, vocabulary, matching, limit, candidates, inactive)
     if kept is None:
         keep = _best_from_fts5(conn, table, expression, limit, candidates, inactive)
     else:

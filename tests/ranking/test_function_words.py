@@ -7,6 +7,8 @@ Recalled through the real CLI over a real store, as a new user meets it.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import CliResult, run_tether
 
@@ -95,3 +97,19 @@ def test_the_function_word_list() -> None:
     # words that name something in code are not on it
     assert not {"can", "us", "up", "down", "link", "not"} & W.FUNCTION_WORDS
     assert W.is_function_word("in") and not W.is_function_word("netlink")
+
+
+def test_the_long_lived_engine_ranks_as_the_one_query_process(
+    world: World, small_store: dict[str, str]
+) -> None:
+    """``--batch`` keeps one engine (its text channel scores from kept counts, not FTS5's own
+    path): function words must weigh the same there."""
+    prompts = ["memory leak in netlink answer", "netlink in the kernel"]
+    batch = "".join(json.dumps({"prompt": prompt}) + "\n" for prompt in prompts)
+    done = run_tether("recall", "--batch", "-", "--no-record", cwd=world.root, stdin=batch)
+    assert done.code == 0, done
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    for prompt, line in zip(prompts, lines, strict=True):
+        kept = [item["id"] for item in line["results"]]
+        assert kept == [item["id"] for item in recalled(world, prompt)], prompt
+        assert small_store["only_in"] not in kept
