@@ -113,7 +113,8 @@ def build_recaller(
     ``short_lived`` is for a process that answers one query and exits; ``genome_notice`` takes
     the genome's notices (a shallow clone, say) when they belong elsewhere than ``notice``.
     """
-    from recall.ranking.engine import Recaller, embedder_for
+    from recall.ranking.embedders import embedder_for
+    from recall.ranking.engine import Recaller
     from recall.repo_signals import open_repo_signals
 
     if signals is None and project is not None:

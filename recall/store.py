@@ -883,7 +883,7 @@ class MemoryStore:
         """
         if not self.exists or self.read_only is not None:
             return 0
-        from recall.ranking.engine import embedder_for  # numpy and the engine: writes only
+        from recall.ranking.embedders import embedder_for  # only when a write makes vectors
 
         embedder, semantic = embedder_for(self.repo_root, self.notice)
         if not semantic:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import CliResult
 
-from recall.ranking.engine import configured_embedder
+from recall.ranking.embedders import configured_embedder
 from recall.settings import embedder_spec
 
 PROVIDER = '''
