@@ -17,17 +17,8 @@ from typing import Final
 
 from recall.errors import BadInput, TetherError
 from recall.lifecycle.disuse import archived_by_disuse, bring_back
-from recall.lifecycle.stats import (
-    Activity,
-    CategoryStats,
-    activity,
-    category_stats,
-    hub_files,
-    merge,
-    merge_activity,
-    merge_hubs,
-    totals,
-)
+from recall.lifecycle.stats import Overview
+from recall.lifecycle.stats import overview as stats_overview
 from recall.model import Memory
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
@@ -64,17 +55,6 @@ class Card:
     status: str  # as this user sees it (``archived by disuse`` included)
     path: Path
     usage: dict[str, object]
-
-
-@dataclass(frozen=True)
-class Overview:
-    """What ``tether stats`` shows, for the browser's overview: the per-category numbers, use
-    per week and the files most memories name, over every store the browser holds."""
-
-    categories: list[CategoryStats]
-    total: CategoryStats
-    activity: Activity
-    hubs: list[tuple[str, int]]
 
 
 class Browser:
@@ -137,15 +117,7 @@ class Browser:
     def overview(self, today: date) -> Overview | None:
         """The numbers of every store that exists, added up; None when none exists yet."""
         stores = [store for store in self.stores.values() if store.exists]
-        if not stores:
-            return None
-        table = merge([category_stats(store.conn) for store in stores])
-        return Overview(
-            table,
-            totals(table),
-            merge_activity([activity(store.conn, today) for store in stores]),
-            merge_hubs([hub_files(store.conn) for store in stores]),
-        )
+        return stats_overview([store.conn for store in stores], today) if stores else None
 
     # -- changing --------------------------------------------------------------------------
 

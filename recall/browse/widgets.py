@@ -18,8 +18,9 @@ from textual.widgets import DataTable, Footer, Input, Label, Static, TextArea
 
 from recall.charts import activity_chart, category_lines, hub_chart
 from recall.display import CATEGORY_STYLE, plural
+from recall.lifecycle.stats import Overview
 
-from .actions import FAILURES, Card, Outcome, Overview
+from .actions import FAILURES, Card, Outcome
 from .view import Entry
 
 PIN_MARK = "*"

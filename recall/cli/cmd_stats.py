@@ -14,16 +14,7 @@ from recall.charts import activity_chart, bar, hub_chart
 from recall.cli.context import CommandContext
 from recall.cli.render import scope_option
 from recall.clock import now
-from recall.lifecycle.stats import (
-    CategoryStats,
-    activity,
-    category_stats,
-    hub_files,
-    merge,
-    merge_activity,
-    merge_hubs,
-    totals,
-)
+from recall.lifecycle.stats import CategoryStats, overview
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,12 +43,8 @@ def _percent(rate: float | None) -> str:
 
 def run_stats(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Print the per-category table (or JSON)."""
-    stores = ctx.stores(args.scope)
-    table = merge([category_stats(store.conn) for store in stores])
-    total = totals(table)
-    hubs = merge_hubs([hub_files(store.conn) for store in stores])
-    today = now().date()
-    weekly = merge_activity([activity(store.conn, today) for store in stores])
+    found = overview([store.conn for store in ctx.stores(args.scope)], now().date())
+    table, total, hubs, weekly = found.categories, found.total, found.hubs, found.activity
     data = {
         "scope": args.scope,
         "categories": [entry.to_dict() for entry in table],

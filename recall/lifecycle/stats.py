@@ -8,6 +8,7 @@ the memories recall can show, as ``tether list --status archived`` lists it.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from datetime import date, timedelta
 
@@ -228,3 +229,25 @@ def merge_activity(found: list[Activity]) -> Activity:
         if one.since is not None:
             merged.since = max(merged.since or one.since, one.since)
     return merged
+
+
+@dataclass(frozen=True)
+class Overview:
+    """What ``tether stats`` shows (the browser's overview too): the per-category numbers, use
+    per week and the files most memories name, over one or more stores added up."""
+
+    categories: list[CategoryStats]
+    total: CategoryStats
+    activity: Activity
+    hubs: list[tuple[str, int]]
+
+
+def overview(conns: Sequence[sqlite3.Connection], today: date) -> Overview:
+    """The numbers of the stores behind ``conns`` (at least one), added up."""
+    table = merge([category_stats(conn) for conn in conns])
+    return Overview(
+        table,
+        totals(table),
+        merge_activity([activity(conn, today) for conn in conns]),
+        merge_hubs([hub_files(conn) for conn in conns]),
+    )
