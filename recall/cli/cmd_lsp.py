@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from recall.cli.context import CommandContext
+from recall.cli.render import log_level_option
 from recall.errors import BadInput
 
 
@@ -20,12 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="accepted for clients that pass it; stdio is the only transport",
     )
-    p.add_argument(
-        "--log-level",
-        default="WARNING",
-        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="what the server logs on stderr (default WARNING)",
-    )
+    log_level_option(p)
     p.set_defaults(func=run_lsp)
 
 

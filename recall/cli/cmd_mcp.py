@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from recall.cli.context import CommandContext
+from recall.cli.render import log_level_option
 from recall.errors import BadInput
 
 PROJECT_DIR_VARIABLE = "CLAUDE_PROJECT_DIR"
@@ -28,12 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "else the current directory."
         ),
     )
-    p.add_argument(
-        "--log-level",
-        default="WARNING",
-        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="what the server logs on stderr (default WARNING)",
-    )
+    log_level_option(p)
     p.set_defaults(func=run_mcp)
 
 

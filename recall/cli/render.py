@@ -28,6 +28,16 @@ def positive(text: str) -> int:
     return value
 
 
+def log_level_option(parser: Any) -> None:
+    """The ``--log-level`` option of the commands that run a server over stdio."""
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+        help="what the server logs on stderr (default WARNING)",
+    )
+
+
 def scope_option(parser: Any, default: str = "all") -> None:
     """The ``--scope`` option of commands that read memories, with its help."""
     parser.add_argument(
