@@ -85,8 +85,8 @@ class Gate:
     least one of ``exact`` as written, one of ``folded`` in the lower-cased text, or a match
     of one of ``patterns``. A text that has none of them is not given to the plugin.
 
-    Each entry is a part every one of the plugin's patterns needs (its fixed prefix, its
-    keyword, its long run of token characters), so a closed gate never hides a secret the
+    Each entry is a part every one of the plugin's patterns needs (a fixed prefix, a key
+    word, a shorter pattern every match contains), so a closed gate never hides a secret the
     plugin would have found; tests/test_secrets_scan.py checks that on generated matches.
     """
 
@@ -137,11 +137,6 @@ class GateSet:
             return [False] * len(self._needs)
         return [not need.isdisjoint(found) for need in self._needs]
 
-
-LONG_RUN = re.compile(r"[A-Za-z0-9_-]{27}")
-"""A run of 27 token characters: the shortest secret of the plugins that have no fixed part of
-their own (a Discord token's last part; Telegram's 35, Twilio's 34, IBM's 44 and SoftLayer's 64
-are longer), as the gate of those plugins."""
 
 # The words a credential's name or a stated credential contains one of, lower-cased:
 # "pass" covers password, passwd, passphrase; "key" covers apikey, api key, access key.

@@ -64,19 +64,21 @@ DETECT_SECRETS_PLUGINS = (
 
 # What every text each detect-secrets plugin above can match contains (see
 # recall.secret_rules.Gate): (exact parts, parts in the lower-cased text, patterns), taken from
-# its patterns: their fixed prefixes, keywords, or long runs of token characters ("long run").
+# its own patterns: their fixed prefixes, key words, or a necessary part as a shorter pattern.
 DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "ArtifactoryDetector": (("AKC", "AP"), (), ()),
     "AWSKeyDetector": (("A3T", "ABIA", "ACCA", "AKIA", "ASIA"), ("aws",), ()),
     "AzureStorageKeyDetector": (("AccountKey=",), (), ()),
-    "BasicAuthDetector": (("://",), (), ()),
-    # cloudant/cl/clou, then [-_], then api, then a key word; or its URLs
+    # a URL with something before an @ and no space between
+    "BasicAuthDetector": ((), (), (r"://\S+@",)),
+    # cloudant/cl/clou, [-_], api, then a key word; or its URLs with a password before an @
     "CloudantDetector": (
-        ("://",),
         (),
-        (r"(?i)cl(?:oudant|ou)?[-_]?(?:api)?(?:key|pw|pass|token)",),
+        (),
+        (r"(?i)cl(?:oudant|ou)?[-_]?(?:api)?(?:key|pw|pass|token)", r"://\S+@"),
     ),
-    "DiscordBotTokenDetector": ((), (), ("long run",)),
+    # a token's last two parts: six token characters between dots, then 27
+    "DiscordBotTokenDetector": ((), (), (r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",)),
     "GitHubTokenDetector": (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), (), ()),
     "GitLabTokenDetector": (
         (
@@ -95,7 +97,8 @@ DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[st
         (),
         (),
     ),
-    "IbmCloudIamDetector": ((), (), ("long run",)),
+    # its key words (key, pwd, password, pass, token) before the assignment
+    "IbmCloudIamDetector": ((), ("key", "pwd", "pass", "token"), ()),
     "IbmCosHmacDetector": ((), ("secret",), ()),
     "JwtTokenDetector": (("eyJ",), (), ()),
     # every word of its list: api_key ... key_pass, password, passwd, pwd, secret, contraseña
@@ -106,11 +109,14 @@ DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[st
     "PypiTokenDetector": (("pypi-AgE",), (), ()),
     "SendGridDetector": (("SG.",), (), ()),
     "SlackDetector": ((), ("xox", "hooks.slack.com"), ()),
-    "SoftlayerDetector": ((), (), ("long run",)),
+    # softlayer/sl, [-_], api, then a key word; or its API's URL
+    "SoftlayerDetector": ((), ("softlayer",), (r"(?i)sl[-_]?(?:api)?(?:key|pw|pass|token)",)),
     "SquareOAuthDetector": (("sq0csp-",), (), ()),
     "StripeDetector": (("k_live_",), (), ()),
-    "TelegramBotTokenDetector": ((), (), ("long run",)),
-    "TwilioKeyDetector": ((), (), ("long run",)),
+    # the bot's number and its colon
+    "TelegramBotTokenDetector": ((), (), (r"[0-9]{8}:",)),
+    # AC or SK and 32 characters
+    "TwilioKeyDetector": ((), (), (r"(?:AC|SK)[a-z0-9]{32}",)),
 }
 
 # KeywordDetector's names take any suffix (``password_file``, ``secret_version``): a line with a
@@ -209,15 +215,7 @@ def _scanner() -> _Scanner:
         cls = getattr(import_module(f"detect_secrets.plugins.{module}"), name)
         plugins.append(cls(keyword_exclude=KEYWORD_EXCLUDE) if cls is KeywordDetector else cls())
         exact, folded, patterns = DETECT_SECRETS_GATES[name]
-        gates.append(
-            secret_rules.Gate(
-                exact,
-                folded,
-                tuple(
-                    secret_rules.LONG_RUN if p == "long run" else re.compile(p) for p in patterns
-                ),
-            )
-        )
+        gates.append(secret_rules.Gate(exact, folded, tuple(map(re.compile, patterns))))
     for plugin in secret_rules.custom_detectors():
         plugins.append(plugin)
         gates.append(plugin.gate)  # type: ignore[attr-defined]
