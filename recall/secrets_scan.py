@@ -110,7 +110,7 @@ DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[st
     "SendGridDetector": (("SG.",), (), ()),
     "SlackDetector": ((), ("xox", "hooks.slack.com"), ()),
     # softlayer/sl, [-_], api, then a key word; or its API's URL
-    "SoftlayerDetector": ((), ("softlayer",), (r"(?i)sl[-_]?(?:api)?(?:key|pw|pass|token)",)),
+    "SoftlayerDetector": ((), ("softlayer",), (r"(?i)sl[-_]?(?:api)?[-_]?(?:key|pw|pass|token)",)),
     "SquareOAuthDetector": (("sq0csp-",), (), ()),
     "StripeDetector": (("k_live_",), (), ()),
     # the bot's number and its colon
