@@ -6,7 +6,7 @@ import contextlib
 import errno
 import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 from typing import NamedTuple
@@ -212,7 +212,7 @@ class MemoryFolder:
             raise StoreUnavailable(_describe_os_error(error, target)) from None
         return FileStat(name, st.st_mtime_ns, st.st_size)
 
-    def write_batch(self, items: list[tuple[str, str]]) -> Iterator[FileStat]:
+    def write_batch(self, items: Iterable[tuple[str, str]]) -> Iterator[FileStat]:
         """Write new memory files ``(name, text)`` atomically each (temp file, rename), without
         a sync per file: the caller calls :meth:`flush` once after the last. A file appears
         whole under its name or not at all. The names must be plain and free (checked under

@@ -992,14 +992,18 @@ class MemoryStore:
             chosen.append(memory)
             known[key] = (memory_id, "active", memory.files)
             results.append(WriteResult(memory_id, self.scope, self._p(memory_id)))
-        texts = [(f"{m.id}.md", render_memory(m)) for m in chosen]
+        texts: list[str] = []
+
+        def rendered() -> Iterator[tuple[str, str]]:
+            for done, memory in enumerate(chosen):
+                if progress is not None and done % 500 == 0:
+                    progress("writing memory files", done, len(chosen))
+                texts.append(render_memory(memory))
+                yield f"{memory.id}.md", texts[-1]
+
         # The names were checked free under the writer lock, so a plain rename is safe.
-        for done, (memory, (_name, text), stat) in enumerate(
-            zip(chosen, texts, self.folder.write_batch(texts), strict=True)
-        ):
-            if progress is not None and done % 500 == 0:
-                progress("writing memory files", done, len(chosen))
-            pending.append((memory, stat, text))
+        for memory, stat in zip(chosen, self.folder.write_batch(rendered()), strict=True):
+            pending.append((memory, stat, texts[len(pending)]))
         if progress is not None:
             progress("writing memory files", len(chosen), len(chosen))
         if not pending:

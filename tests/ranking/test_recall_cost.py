@@ -191,7 +191,8 @@ def test_an_import_stores_its_vectors_in_the_transaction_of_its_rows(world: Worl
     commit = statements.index("COMMIT", rows_at)
     assert any("INTO vectors" in s for s in statements[begin:commit])  # one transaction
     assert not any("INTO vectors" in s for s in statements[commit:])  # nothing left to fill in
-    assert ("computing vectors", 3, 3) in heard
+    assert heard[0] == ("writing memory files", 0, 3)  # the bar moves from the first file
+    assert ("writing memory files", 3, 3) in heard and ("computing vectors", 3, 3) in heard
     # the same vectors the back-fill makes from the stored rows, and the index says complete
     embedder = world.recaller().embedder
     stored = store.conn.execute(
