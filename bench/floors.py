@@ -8,8 +8,11 @@ wall time follows the load, CPU time much less so.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -74,3 +77,35 @@ def import_floor(folder: Path, rows: Sequence[tuple[str, str]], work: Path) -> t
     in scratch space under the new folder ``work``."""
     work.mkdir(parents=True)
     return file_writes(folder, work / "files"), trigram_insert(rows, work / "floor.db")
+
+
+def import_floor_process(
+    folder: Path, rows: Sequence[tuple[str, str]], work: Path
+) -> tuple[Cost, Cost]:
+    """:func:`import_floor` in a new process, as the import it is compared with runs: the
+    first thousands of files a process creates can cost it several times the kernel time of
+    later ones on a loaded machine, so both sides start alike."""
+    work.mkdir(parents=True)
+    rows_file = work / "rows.json"
+    rows_file.write_text(json.dumps(list(rows)), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.floors", str(folder), str(rows_file), str(work / "run")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    files, trigram = json.loads(done.stdout)
+    return Cost(*files), Cost(*trigram)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.floors FOLDER ROWS_JSON WORK``: print the floor's two costs as JSON."""
+    folder, rows_file, work = (argv if argv is not None else sys.argv[1:])[:3]
+    rows = [tuple(r) for r in json.loads(Path(rows_file).read_text(encoding="utf-8"))]
+    files, trigram = import_floor(Path(folder), rows, Path(work))
+    print(json.dumps([[files.wall, files.cpu], [trigram.wall, trigram.cpu]]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -20,9 +20,10 @@ the history's last commit:
 
 The import itself is measured against its floor, in the same run on the same texts: bare
 atomic writes of the files it wrote plus one FTS5 trigram insert of the commits' summaries and
-details (``bench.floors``), CPU time beside wall time. ``--import-only`` measures only that,
-``--import-runs`` times per history, with the secret scan on (as anyone importing their own
-history has it); the recall build imports with ``allow_secret`` so every commit is a memory.
+details (``bench.floors``, in a new process as the import is), CPU time beside wall time.
+``--import-only`` measures only that, ``--import-runs`` times per history, with the secret scan
+on (as anyone importing their own history has it); the recall build imports with
+``allow_secret`` so every commit is a memory.
 
 ``--ranking-out FILE`` writes every task's ranked ids (in-process); ``--ranking-check FILE``
 compares them with such a file and reports each task whose ranking differs beyond ties.
@@ -220,7 +221,7 @@ def import_once(
     out = _tether(h, "import", "-", "--json", stdin=lines, ok=(0, 2))
     process = floors.Cost(time.perf_counter() - wall, floors.child_cpu_seconds() - cpu)
     results = [json.loads(line) for line in out.splitlines() if line.strip()]
-    floor = floors.import_floor(store / "memories", rows, scratch / "floor")
+    floor = floors.import_floor_process(store / "memories", rows, scratch / "floor")
     shutil.rmtree(scratch, ignore_errors=True)
     return ImportRun(
         created=sum(r.get("status") == "created" for r in results),
