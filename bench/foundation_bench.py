@@ -10,13 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from bench import synth
+from bench import floors, synth
 from bench.table import median, percentile, print_command, print_table
 from recall.importer import import_lines
 from recall.locations import project_location
@@ -27,36 +26,6 @@ def _repo(root: Path) -> Path:
     root.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     return root
-
-
-def _floor_trigram_insert(records: list[dict], path: Path) -> float:
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("CREATE VIRTUAL TABLE t USING fts5(summary, details, tokenize = 'trigram')")
-    rows = [(r["summary"], r["details"]) for r in records]
-    start = time.perf_counter()
-    conn.execute("BEGIN")
-    conn.executemany("INSERT INTO t(summary, details) VALUES(?, ?)", rows)
-    conn.execute("COMMIT")
-    elapsed = time.perf_counter() - start
-    conn.close()
-    return elapsed
-
-
-def _floor_file_writes(store: MemoryStore, work: Path) -> float:
-    """Write every file of ``store`` again, bare: temp file + rename, same names and bytes."""
-    target = work
-    target.mkdir()
-    payload = [(e.name, Path(e.path).read_bytes()) for e in os.scandir(store.folder.path)]
-    start = time.perf_counter()
-    for name, data in payload:
-        temp = target / f".tmp-{name}"
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        os.write(fd, data)
-        os.close(fd)
-        os.rename(temp, target / name)
-    os.sync()
-    return time.perf_counter() - start
 
 
 def _import(records: list[dict], repo: Path) -> tuple[float, MemoryStore]:
@@ -85,9 +54,11 @@ def bench_import(sizes: list[int], work: Path) -> dict[int, MemoryStore]:
     stores: dict[int, MemoryStore] = {}
     for size in sizes:
         records = list(synth.memories(size))
-        floor = _floor_trigram_insert(records, work / f"floor-{size}.db")
+        rows_ = [(r["summary"], r["details"]) for r in records]
+        floor = floors.trigram_insert(rows_, work / f"floor-{size}.db").wall
         elapsed, store = _import(records, _repo(work / f"repo-{size}"))
-        files_floor = _floor_file_writes(store, work / f"files-{size}")  # same run, same disk
+        # same run, same disk
+        files_floor = floors.file_writes(store.folder.path, work / f"files-{size}").wall
         stores[size] = store
         rows.append(
             (

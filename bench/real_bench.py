@@ -18,10 +18,18 @@ the history's last commit:
 * **whole processes**: ``tether inject`` and ``tether hook pre-edit`` (a fresh session each
   run), beside ``python -c pass``.
 
+The import itself is measured against its floor, in the same run on the same texts: bare
+atomic writes of the files it wrote plus one FTS5 trigram insert of the commits' summaries and
+details (``bench.floors``, in a new process as the import is), CPU time beside wall time.
+``--import-only`` measures only that, ``--import-runs`` times per history, with the secret scan
+on (as anyone importing their own history has it); the recall build imports with
+``allow_secret`` so every commit is a memory.
+
 ``--ranking-out FILE`` writes every task's ranked ids (in-process); ``--ranking-check FILE``
 compares them with such a file and reports each task whose ranking differs beyond ties.
 
     python -m bench.real_bench [--history NAME ...] [--quick] [--profile]
+    python -m bench.real_bench --import-only [--import-runs N] [--history NAME ...]
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import json
 import os
 import pstats
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench import rankings
+from bench import floors, rankings
 from bench.replay import read_commits, replay_records
 from bench.table import median, percentile, print_table
 
@@ -98,9 +107,28 @@ class History:
     processes: dict[str, list[float]] = field(default_factory=dict)
     ranked: list[list[str]] = field(default_factory=list)
     profile: str = ""
+    imports: list[ImportRun] = field(default_factory=list)
 
 
-def _tether(h: History, *args: str, stdin: str | None = None) -> str:
+@dataclass(frozen=True)
+class ImportRun:
+    """One ``tether import`` of a whole history and the floor measured beside it."""
+
+    created: int
+    refused: int
+    scanned: bool  # whether the secret scan ran (no ``allow_secret`` on the lines)
+    process: floors.Cost  # the whole ``tether import`` process (CPU: the child's)
+    files: floors.Cost  # floor: bare atomic writes of the same files
+    trigram: floors.Cost  # floor: one trigram insert of the same texts
+    load: float  # one-minute load average when it ended
+
+    @property
+    def floor(self) -> floors.Cost:
+        """Both parts of the floor."""
+        return self.files + self.trigram
+
+
+def _tether(h: History, *args: str, stdin: str | None = None, ok: tuple[int, ...] = (0, 1)) -> str:
     done = subprocess.run(
         [PYTHON, "-m", "recall", *args],
         cwd=h.repo,
@@ -110,9 +138,18 @@ def _tether(h: History, *args: str, stdin: str | None = None) -> str:
         text=True,
         check=False,
     )
-    if done.returncode not in (0, 1):
+    if done.returncode not in ok:
         raise RuntimeError(f"tether {' '.join(args)} failed: {done.stderr[-2000:]}")
     return done.stdout
+
+
+def build_env(folder: Path, work: Path, commits: Sequence[dict[str, Any]]) -> History:
+    """The history's repository path and the environment its commands run in."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["TETHER_HOME"] = str(work / f"home-{folder.name}")
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    env["TETHER_NOW"] = commits[-1]["date"]  # rankings (recency) do not move with the day
+    return History(folder.name, work / folder.name, env)
 
 
 def build(
@@ -122,12 +159,8 @@ def build(
     take the repository a previous ``--keep`` run built). With ``upto``, only the commits
     before that index (a history at its cut), the clock pinned to the last of them."""
     commits = list(read_commits(folder / "commits.jsonl"))[:upto]
-    repo = work / folder.name
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["TETHER_HOME"] = str(work / f"home-{folder.name}")
-    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
-    env["TETHER_NOW"] = commits[-1]["date"]  # rankings (recency) do not move with the day
-    h = History(folder.name, repo, env)
+    h = build_env(folder, work, commits)
+    repo = h.repo
     if reuse:
         h.tasks = _tasks(folder)
         h.seconds = dict.fromkeys(("replay", "import", "index"), float("nan"))
@@ -137,25 +170,11 @@ def build(
     replay_records(iter(commits), repo)
     h.seconds["replay"] = time.perf_counter() - start
     log(f"{h.name}: replayed {len(commits)} commits in {h.seconds['replay']:.1f} s")
-    lines = "\n".join(
-        json.dumps(
-            {
-                "summary": c["subject"] or "(no subject)",
-                "details": c["body"],
-                "category": "context",
-                "files": c["files"],
-                "created": c["date"],
-                "id": c["sha"][:8],
-                "allow_secret": True,  # public commit messages, not secrets
-            }
-        )
-        for c in commits
-    )
-    _tether(h, "init")
-    start = time.perf_counter()
-    out = _tether(h, "import", "-", "--json", stdin=lines)
-    h.seconds["import"] = time.perf_counter() - start
-    h.memories = sum(1 for r in map(json.loads, out.splitlines()) if r.get("status") == "created")
+    # public commit messages, not secrets: every commit is a memory, as the tasks expect
+    run = import_once(h, commits, work / f"floor-{h.name}", scan=False)
+    h.imports.append(run)
+    h.seconds["import"] = run.process.wall
+    h.memories = run.created
     start = time.perf_counter()
     _tether(h, "index", "--full", "--json")
     h.seconds["index"] = time.perf_counter() - start
@@ -165,6 +184,57 @@ def build(
         f"indexed in {h.seconds['index']:.1f} s; {len(h.tasks)} tasks"
     )
     return h
+
+
+def _import_lines(commits: Sequence[dict[str, Any]], *, scan: bool) -> str:
+    """The history as ``tether import`` input: one memory per commit."""
+    extra = {} if scan else {"allow_secret": True}
+    return "\n".join(
+        json.dumps(
+            {
+                "summary": c["subject"] or "(no subject)",
+                "details": c["body"],
+                "category": "context",
+                "files": c["files"],
+                "created": c["date"],
+                "id": c["sha"][:8],
+                **extra,
+            }
+        )
+        for c in commits
+    )
+
+
+def import_once(
+    h: History,
+    commits: Sequence[dict[str, Any]],
+    scratch: Path,
+    *,
+    scan: bool,
+) -> ImportRun:
+    """``tether import`` of every commit into a new store, and the floor on the same texts
+    (the files the import wrote, the commits' summaries and details) in ``scratch``."""
+    store = h.repo / ".tether"
+    shutil.rmtree(store, ignore_errors=True)
+    _tether(h, "init")
+    lines = _import_lines(commits, scan=scan)
+    rows = [(c["subject"] or "(no subject)", c["body"]) for c in commits]
+    wall, cpu = time.perf_counter(), floors.child_cpu_seconds()
+    # exit 2: some lines refused (a commit holding a credential), the rest imported
+    out = _tether(h, "import", "-", "--json", stdin=lines, ok=(0, 2))
+    process = floors.Cost(time.perf_counter() - wall, floors.child_cpu_seconds() - cpu)
+    results = [json.loads(line) for line in out.splitlines() if line.strip()]
+    floor = floors.import_floor_process(store / "memories", rows, scratch / "floor")
+    shutil.rmtree(scratch, ignore_errors=True)
+    return ImportRun(
+        created=sum(r.get("status") == "created" for r in results),
+        refused=sum(r.get("status") == "error" for r in results),
+        scanned=scan,
+        process=process,
+        files=floor[0],
+        trigram=floor[1],
+        load=os.getloadavg()[0],
+    )
 
 
 def _tasks(folder: Path) -> list[dict[str, Any]]:
@@ -455,10 +525,79 @@ def report(done: list[History]) -> None:
             for h in done
         ],
     )
+    report_imports(done)
     for h in done:
         if h.profile:
             print(f"\n### cProfile of {len(h.tasks)} recalls on {h.name} (own time)\n")
             print("```\n" + h.profile.strip() + "\n```")
+
+
+def report_imports(done: list[History]) -> None:
+    """Each history's import against the floor of the same run (medians over the runs)."""
+    rows = []
+    for h in done:
+        if not h.imports:
+            continue
+        runs = h.imports
+        cpu = median([r.process.cpu for r in runs])
+        wall = median([r.process.wall for r in runs])
+        floor_cpu = median([r.floor.cpu for r in runs])
+        floor_wall = median([r.floor.wall for r in runs])
+        created = runs[-1].created
+        rows.append(
+            (
+                h.name,
+                f"{created:,}",
+                str(runs[-1].refused) if runs[-1].scanned else "not scanned",
+                str(len(runs)),
+                f"{cpu:.2f} s",
+                f"{wall:.2f} s",
+                f"{median([r.files.cpu for r in runs]):.2f} + "
+                f"{median([r.trigram.cpu for r in runs]):.2f} s",
+                f"{floor_wall:.2f} s",
+                f"{cpu / floor_cpu:.2f}×" if floor_cpu > 0 else "—",
+                f"{wall / floor_wall:.2f}×" if floor_wall > 0 else "—",
+                f"{created / cpu:,.0f}" if cpu > 0 else "—",
+                ", ".join(f"{r.load:.1f}" for r in runs),
+            )
+        )
+    if rows:
+        print_table(
+            "Bulk import against its floor (same run, same texts; medians over the runs)",
+            (
+                "history",
+                "memories",
+                "refused (secrets)",
+                "runs",
+                "`tether import` CPU",
+                "wall",
+                "floor CPU: files + trigram",
+                "floor wall",
+                "CPU / floor",
+                "wall / floor",
+                "memories per CPU s",
+                "load average",
+            ),
+            rows,
+        )
+
+
+def measure_imports(folder: Path, work: Path, runs: int, log: Any) -> History:
+    """Replay a history once, then import it ``runs`` times into a new store, each time with
+    the floor beside it; the secret scan runs, as for anyone importing their own history."""
+    commits = list(read_commits(folder / "commits.jsonl"))
+    h = build_env(folder, work, commits)
+    replay_records(iter(commits), h.repo)
+    for n in range(runs):
+        run = import_once(h, commits, work / f"floor-{h.name}", scan=True)
+        h.imports.append(run)
+        log(
+            f"{h.name} import {n + 1}/{runs}: {run.created} memories, CPU {run.process.cpu:.2f} s "
+            f"(floor {run.floor.cpu:.2f} s), wall {run.process.wall:.2f} s "
+            f"(floor {run.floor.wall:.2f} s), load {run.load:.1f}"
+        )
+    h.memories = h.imports[-1].created
+    return h
 
 
 def _stage_order(name: str) -> tuple[int, str]:
@@ -485,6 +624,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ranking-check", type=Path, metavar="FILE", help="compare ranked ids")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="build in DIR and keep it")
     parser.add_argument(
+        "--import-only",
+        action="store_true",
+        help="only import each history (secrets scanned) against its floor, --import-runs times",
+    )
+    parser.add_argument(
+        "--import-runs", type=int, default=3, metavar="N", help="imports per history (3)"
+    )
+    parser.add_argument(
         "--reuse",
         action="store_true",
         help="with --keep: reuse a history built there before (its first query is then not "
@@ -508,6 +655,16 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="tether-real-") as tmp:
         work = args.keep.resolve() if args.keep else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
+        if args.import_only:
+            for name in names:
+                if (work / name).exists():
+                    print(f"{work / name} exists; give --keep an empty folder", file=sys.stderr)
+                    return 2
+                done.append(measure_imports(args.data / name, work, args.import_runs, log))
+            report_imports(done)
+            print(f"\n{os.cpu_count()} CPUs; memories = every commit of the history")
+            print("\ncommand: `" + shlex.join(["python", "-m", "bench.real_bench", *argv]) + "`")
+            return 0
         for name in names:
             reuse = args.reuse and (work / name / ".tether").is_dir()
             if (work / name).exists() and not reuse:

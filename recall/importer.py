@@ -103,8 +103,23 @@ def _draft(
         allow_secret=allow_secret,
     )
     # An exported record keeps its lifecycle state when it comes back in.
-    draft = draft.with_changes(status=status, superseded_by=links["superseded_by"])
+    if status != draft.status or links["superseded_by"] is not None:
+        draft = draft.with_changes(status=status, superseded_by=links["superseded_by"])
     return draft, wanted if isinstance(wanted, str) else None
+
+
+def _remembered(normalize: Normalize) -> Normalize:
+    """``normalize`` answering each path once per import (a history names its hub files in
+    thousands of lines); a path it refuses is refused again each time, with its error."""
+    known: dict[str, str] = {}
+
+    def cached(raw: str) -> str:
+        found = known.get(raw)
+        if found is None:
+            found = known[raw] = normalize(raw)
+        return found
+
+    return cached
 
 
 def import_lines(
@@ -122,6 +137,7 @@ def import_lines(
     results: list[LineResult] = []
     drafts: list[tuple[Memory, str | None]] = []
     slots: list[int] = []
+    normalize = _remembered(normalize)
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue

@@ -6,7 +6,7 @@ import contextlib
 import errno
 import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 from typing import NamedTuple
@@ -211,6 +211,50 @@ class MemoryFolder:
                 os.unlink(temp)
             raise StoreUnavailable(_describe_os_error(error, target)) from None
         return FileStat(name, st.st_mtime_ns, st.st_size)
+
+    def write_batch(self, items: Iterable[tuple[str, str]]) -> Iterator[FileStat]:
+        """Write new memory files ``(name, text)`` atomically each (temp file, rename), without
+        a sync per file: the caller calls :meth:`flush` once after the last. A file appears
+        whole under its name or not at all. The names must be plain and free (checked under
+        the writer lock). Yields each file's stat as it is written, so a caller can undo the
+        ones written when a later one fails.
+        """
+        import secrets  # writes only: a read (every agent hook) never needs it
+
+        token = secrets.token_hex(6)  # one per batch: the names in it are distinct
+        try:
+            dir_fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+        except FileNotFoundError:
+            self.path.mkdir(parents=True, exist_ok=True)
+            dir_fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+        try:
+            for name, text in items:
+                self.file(name)  # a name that would leave the folder is refused
+                data = text.encode("utf-8")
+                if len(data) > self.max_bytes:
+                    raise BadInput(
+                        f"{self.path / name} would be written but "
+                        f"{limit_problem(len(data), self.max_bytes)}"
+                    )
+                temp = f"{_TEMP_PREFIX}{token}-{name}"
+                try:
+                    fd = os.open(temp, flags, self.file_mode, dir_fd=dir_fd)
+                    try:
+                        view = memoryview(data)
+                        while view:
+                            view = view[os.write(fd, view) :]
+                        st = os.fstat(fd)  # rename keeps mtime and size
+                    finally:
+                        os.close(fd)
+                    os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+                except OSError as error:
+                    with contextlib.suppress(OSError):
+                        os.unlink(temp, dir_fd=dir_fd)
+                    raise StoreUnavailable(_describe_os_error(error, self.path / name)) from None
+                yield FileStat(name, st.st_mtime_ns, st.st_size)
+        finally:
+            os.close(dir_fd)
 
     def flush_dir(self) -> None:
         """fsync the folder so renames survive a power cut."""

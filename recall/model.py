@@ -43,6 +43,9 @@ def content_hash(category: str, summary: str, details: str) -> str:
     return digest.hexdigest()[:32]
 
 
+_HASHED_FIELDS: Final = frozenset({"category", "summary", "details"})
+
+
 @dataclass(frozen=True)
 class Memory:
     """One memory as stored in ``.tether/memories/<id>.md``.
@@ -76,8 +79,13 @@ class Memory:
         return self.status == "active"
 
     def with_changes(self, **changes: Any) -> Memory:
-        """Return a copy with the given fields replaced."""
-        return replace(self, **changes)
+        """Return a copy with the given fields replaced (its content hash kept when known and
+        none of the fields it is made of changes)."""
+        copy = replace(self, **changes)
+        known = self.__dict__.get("content_hash")
+        if known is not None and not changes.keys() & _HASHED_FIELDS:
+            copy.__dict__["content_hash"] = known  # fills the cached property
+        return copy
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field, with the derived content hash."""

@@ -15,6 +15,7 @@ import base64
 import re
 import string
 from collections.abc import Generator, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
@@ -77,6 +78,71 @@ _NOT_A_SECRET_SHAPE = re.compile(
     re.VERBOSE | re.IGNORECASE,
 )
 
+
+@dataclass(frozen=True)
+class Gate:
+    """What every text a plugin can find a secret in contains (plain ASCII texts only): at
+    least one of ``exact`` as written, one of ``folded`` in the lower-cased text, or a match
+    of one of ``patterns``. A text that has none of them is not given to the plugin.
+
+    Each entry is a part every one of the plugin's patterns needs (a fixed prefix, a key
+    word, a shorter pattern every match contains), so a closed gate never hides a secret the
+    plugin would have found; tests/test_secrets_scan.py checks that on generated matches.
+    """
+
+    exact: tuple[str, ...] = ()
+    folded: tuple[str, ...] = ()
+    patterns: tuple[re.Pattern[str], ...] = ()
+
+    def opens(self, text: str, lowered: str) -> bool:
+        """Whether the plugin must look at ``text`` (``lowered`` is ``text.lower()``)."""
+        return (
+            any(part in text for part in self.exact)
+            or any(part in lowered for part in self.folded)
+            or any(pattern.search(text) is not None for pattern in self.patterns)
+        )
+
+
+class GateSet:
+    """Many gates checked at once: each distinct part is looked for once per text, and a text
+    that has none of them (most of them) costs a few dozen substring checks."""
+
+    def __init__(self, gates: Iterable[Gate]) -> None:
+        self.gates = tuple(gates)
+        exact = list(dict.fromkeys(part for gate in self.gates for part in gate.exact))
+        folded = list(dict.fromkeys(part for gate in self.gates for part in gate.folded))
+        patterns = list(dict.fromkeys(pattern for gate in self.gates for pattern in gate.patterns))
+        self._exact = tuple(exact)
+        self._folded = tuple(folded)
+        self._patterns = tuple(patterns)
+        # What opens each gate, as numbers: exact parts, then folded ones, then patterns.
+        self._needs = tuple(
+            frozenset(
+                [exact.index(part) for part in gate.exact]
+                + [len(exact) + folded.index(part) for part in gate.folded]
+                + [len(exact) + len(folded) + patterns.index(p) for p in gate.patterns]
+            )
+            for gate in self.gates
+        )
+
+    def open(self, text: str) -> list[bool]:
+        """Whether each gate opens on ``text`` (the same as each :meth:`Gate.opens`)."""
+        lowered = text.lower()
+        found = {n for n, part in enumerate(self._exact) if part in text}
+        offset = len(self._exact)
+        found.update(offset + n for n, part in enumerate(self._folded) if part in lowered)
+        offset += len(self._folded)
+        found.update(offset + n for n, pattern in enumerate(self._patterns) if pattern.search(text))
+        if not found:
+            return [False] * len(self._needs)
+        return [not need.isdisjoint(found) for need in self._needs]
+
+
+# The words a credential's name or a stated credential contains one of, lower-cased:
+# "pass" covers password, passwd, passphrase; "key" covers apikey, api key, access key.
+CREDENTIAL_NAME_PARTS = ("pass", "pwd", "secret", "token", "key", "psk", "credentials")
+
+
 _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -125,6 +191,7 @@ class _Patterns(RegexBasedDetector):
 
     secret_type = ""
     denylist: tuple[re.Pattern[str], ...] = ()
+    gate = Gate()
 
     def analyze_string(self, string: str) -> Generator[str, None, None]:
         """Each secret value matched in ``string``."""
@@ -138,6 +205,7 @@ class UrlPasswordDetector(_Patterns):
     BasicAuthDetector wants a user before the colon."""
 
     secret_type = "password in a URL"
+    gate = Gate(exact=("://:",))
     # The scheme starts a run (the look-behind) and is short: a long run of dotted words is
     # then tried once, not from each of its characters.
     denylist = (re.compile(r"(?<![\w+.-])[A-Za-z][\w+.-]{0,30}://:([^\s:/?#@]+)@[\w\[]"),)
@@ -149,8 +217,9 @@ class ProviderKeyDetector(_Patterns):
     secret_type = "API key"
     denylist = ()
 
-    def __init__(self, secret_type: str, *patterns: str) -> None:
+    def __init__(self, secret_type: str, gate: Gate, *patterns: str) -> None:
         self.secret_type = secret_type
+        self.gate = gate
         self.denylist = tuple(re.compile(p) for p in patterns)
 
     def json(self) -> dict[str, Any]:
@@ -163,26 +232,37 @@ def provider_key_detectors() -> list[BasePlugin]:
     return [
         # OpenAI's project, service-account and admin keys (detect-secrets knows only the
         # older ones with "T3BlbkFJ" inside).
-        ProviderKeyDetector("OpenAI key", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"),
+        ProviderKeyDetector(
+            "OpenAI key", Gate(exact=("sk-",)), r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}"
+        ),
         # Anthropic: sk-ant- then the key's use and version (api03, admin01).
-        ProviderKeyDetector("Anthropic key", r"\bsk-ant-[a-z]+\d{2}-[A-Za-z0-9_-]{20,}"),
+        ProviderKeyDetector(
+            "Anthropic key", Gate(exact=("sk-ant-",)), r"\bsk-ant-[a-z]+\d{2}-[A-Za-z0-9_-]{20,}"
+        ),
         # Google API keys: AIza and 35 URL-safe characters.
-        ProviderKeyDetector("Google API key", r"\bAIza[0-9A-Za-z_-]{35}(?![\w-])"),
+        ProviderKeyDetector(
+            "Google API key", Gate(exact=("AIza",)), r"\bAIza[0-9A-Za-z_-]{35}(?![\w-])"
+        ),
         # npm access tokens on their own (detect-secrets finds them inside .npmrc lines only).
-        ProviderKeyDetector("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+        ProviderKeyDetector("npm token", Gate(exact=("npm_",)), r"\bnpm_[A-Za-z0-9]{36}\b"),
         # GitHub's fine-grained tokens (detect-secrets knows the classic ghp_ family).
-        ProviderKeyDetector("GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{22,}"),
+        ProviderKeyDetector(
+            "GitHub token", Gate(exact=("github_pat_",)), r"\bgithub_pat_[A-Za-z0-9_]{22,}"
+        ),
         # Hugging Face access tokens: hf_ and 34 characters (agents pull models with them).
-        ProviderKeyDetector("Hugging Face token", r"\bhf_[A-Za-z0-9]{34}\b"),
+        ProviderKeyDetector("Hugging Face token", Gate(exact=("hf_",)), r"\bhf_[A-Za-z0-9]{34}\b"),
         # A bearer credential: long enough (20+) not to be a word in a sentence about "Bearer
         # authentication"; the digit in it rules out long plain words.
         ProviderKeyDetector(
-            "bearer token", r"\bBearer[ \t]+((?=[^\s\d]*\d)[A-Za-z0-9\-._~+/]{20,}=*)"
+            "bearer token",
+            Gate(exact=("Bearer",)),
+            r"\bBearer[ \t]+((?=[^\s\d]*\d)[A-Za-z0-9\-._~+/]{20,}=*)",
         ),
         # AWS secret access keys are 40 base64 characters with no marker of their own: only
         # the name they are given tells (detect-secrets wants them quoted).
         ProviderKeyDetector(
             "AWS secret access key",
+            Gate(folded=("aws",)),
             r"(?i)\baws_?secret(?:_?access)?_?key[\"']?[ \t]*(?::=|[:=])[ \t]*[\"']?"
             r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
         ),
@@ -193,6 +273,7 @@ class BasicCredentialsDetector(_Patterns):
     """``Authorization: Basic <base64>``: a user name and password, only encoded."""
 
     secret_type = "basic auth header"
+    gate = Gate(exact=("Basic",))
     denylist = (re.compile(r"\bBasic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])"),)
 
     def analyze_string(self, string: str) -> Generator[str, None, None]:
@@ -213,6 +294,8 @@ class AssignedCredentialDetector(BasePlugin):
     bare values, and only the name's last word counts (``passwd_file=`` is not a password)."""
 
     secret_type = "assigned credential"
+    # A name holding a credential (name_holds_credential) ends in one of these words.
+    gate = Gate(folded=CREDENTIAL_NAME_PARTS)
     _assignment = re.compile(
         r"""(?<![\w.+/-])(?P<name>[A-Za-z_][\w.-]*?)["'\]]*[ \t]*(?::=|=>|[:=])(?![=:])[ \t]*
             (?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`|(?P<bare>[^\s"'`,;()\[\]{}]+))
@@ -250,6 +333,7 @@ class StatedPasswordDetector(BasePlugin):
     """A credential stated in prose: "the password is Tr0ub4dor&3", "root pwd: x9!kQ2#m"."""
 
     secret_type = "password in prose"
+    gate = Gate(folded=(*CREDENTIAL_NAME_PARTS, "pin"))
     _stated = re.compile(
         r"(?i)\b(?:password|passphrase|passwd|pwd|pin|secret|token|api[ \t]+key|access[ \t]+key)"
         r"(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[\w.@-]+){1,3}?)?"  # "password for the lab"

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
     from detect_secrets.plugins.base import BasePlugin
 
+    from recall.secret_rules import Gate, GateSet
+
 # The override a person passes to write a memory that matched anyway.
 OVERRIDE_FLAG = "--allow-secret"
 
@@ -59,6 +61,63 @@ DETECT_SECRETS_PLUGINS = (
     ("telegram_token", "TelegramBotTokenDetector"),
     ("twilio", "TwilioKeyDetector"),
 )
+
+# What every text each detect-secrets plugin above can match contains (see
+# recall.secret_rules.Gate): (exact parts, parts in the lower-cased text, patterns), taken from
+# its own patterns: their fixed prefixes, key words, or a necessary part as a shorter pattern.
+DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "ArtifactoryDetector": (("AKC", "AP"), (), ()),
+    "AWSKeyDetector": (("A3T", "ABIA", "ACCA", "AKIA", "ASIA"), ("aws",), ()),
+    "AzureStorageKeyDetector": (("AccountKey=",), (), ()),
+    # a URL with something before an @ and no space between
+    "BasicAuthDetector": ((), (), (r"://\S+@",)),
+    # cloudant/cl/clou, [-_], api, then a key word; or its URLs with a password before an @
+    "CloudantDetector": (
+        (),
+        (),
+        (r"(?i)cl(?:oudant|ou)?[-_]?(?:api)?(?:key|pw|pass|token)", r"://\S+@"),
+    ),
+    # a token's last two parts: six token characters between dots, then 27
+    "DiscordBotTokenDetector": ((), (), (r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",)),
+    "GitHubTokenDetector": (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), (), ()),
+    "GitLabTokenDetector": (
+        (
+            "glpat-",
+            "gldt-",
+            "glft-",
+            "glsoat-",
+            "glrt-",
+            "GR1348941",
+            "glcbt-",
+            "glimt-",
+            "glptt-",
+            "glagent-",
+            "gloas-",
+        ),
+        (),
+        (),
+    ),
+    # its key words (key, pwd, password, pass, token) before the assignment
+    "IbmCloudIamDetector": ((), ("key", "pwd", "pass", "token"), ()),
+    "IbmCosHmacDetector": ((), ("secret",), ()),
+    "JwtTokenDetector": (("eyJ",), (), ()),
+    # every word of its list: api_key ... key_pass, password, passwd, pwd, secret, contraseña
+    "KeywordDetector": ((), ("key", "pass", "pwd", "secret", "contrase"), ()),
+    "MailchimpDetector": (("-us",), (), ()),
+    "OpenAIDetector": (("T3BlbkFJ",), (), ()),
+    "PrivateKeyDetector": (("PRIVATE KEY", "PuTTY-User-Key-File-2"), (), ()),
+    "PypiTokenDetector": (("pypi-AgE",), (), ()),
+    "SendGridDetector": (("SG.",), (), ()),
+    "SlackDetector": ((), ("xox", "hooks.slack.com"), ()),
+    # softlayer/sl, [-_], api, then a key word; or its API's URL
+    "SoftlayerDetector": ((), ("softlayer",), (r"(?i)sl[-_]?(?:api)?[-_]?(?:key|pw|pass|token)",)),
+    "SquareOAuthDetector": (("sq0csp-",), (), ()),
+    "StripeDetector": (("k_live_",), (), ()),
+    # the bot's number and its colon
+    "TelegramBotTokenDetector": ((), (), (r"[0-9]{8}:",)),
+    # AC or SK and 32 characters
+    "TwilioKeyDetector": ((), (), (r"(?:AC|SK)[a-z0-9]{32}",)),
+}
 
 # KeywordDetector's names take any suffix (``password_file``, ``secret_version``): a line with a
 # keyword followed by one of these suffixes names something about a credential, not the
@@ -126,6 +185,8 @@ class SecretMatch:
 @dataclass(frozen=True)
 class _Scanner:
     plugins: tuple[BasePlugin, ...]
+    # One gate per plugin: a plain ASCII text is given to a plugin only if its gate opens.
+    gates: GateSet
     filters: tuple[Callable[[str], bool], ...]
     id_filter: Callable[..., bool]
     indirect: Callable[[str], bool]
@@ -149,12 +210,18 @@ def _scanner() -> _Scanner:
     from recall import secret_rules
 
     plugins: list[BasePlugin] = []
+    gates: list[Gate] = []
     for module, name in DETECT_SECRETS_PLUGINS:
         cls = getattr(import_module(f"detect_secrets.plugins.{module}"), name)
         plugins.append(cls(keyword_exclude=KEYWORD_EXCLUDE) if cls is KeywordDetector else cls())
-    plugins.extend(secret_rules.custom_detectors())
+        exact, folded, patterns = DETECT_SECRETS_GATES[name]
+        gates.append(secret_rules.Gate(exact, folded, tuple(map(re.compile, patterns))))
+    for plugin in secret_rules.custom_detectors():
+        plugins.append(plugin)
+        gates.append(plugin.gate)  # type: ignore[attr-defined]
     return _Scanner(
         plugins=tuple(plugins),
+        gates=secret_rules.GateSet(gates),
         filters=tuple(getattr(heuristic, name) for name in SECRET_FILTERS),
         id_filter=heuristic.is_likely_id_string,
         indirect=heuristic.is_indirect_reference,
@@ -190,6 +257,15 @@ def _whole_token(line: str, secret: str) -> str:
     return (secret + (tail.group(0) if tail else "")).rstrip(".")
 
 
+def _gated(scanner: _Scanner, text: str) -> list[BasePlugin]:
+    """The plugins whose gate opens on ``text`` (all of them for a text that is not plain
+    ASCII, where case folding and character classes reach beyond what a gate checks)."""
+    if not text.isascii():
+        return list(scanner.plugins)
+    opened = scanner.gates.open(text)
+    return [plugin for plugin, open_ in zip(scanner.plugins, opened, strict=True) if open_]
+
+
 def _candidates(scanner: _Scanner, text: str) -> list[BasePlugin]:
     """The plugins that find anything in the whole text, before any filter.
 
@@ -198,7 +274,7 @@ def _candidates(scanner: _Scanner, text: str) -> list[BasePlugin]:
     whitespace to every pattern, as a line's start or end is), so it is skipped for all of them.
     """
     wanted = []
-    for plugin in scanner.plugins:
+    for plugin in _gated(scanner, text):
         if isinstance(plugin, scanner.keyword_plugin):
             if scanner.keyword_gate.search(text) is not None:
                 wanted.append(plugin)  # cheaper to run per line than to pre-run whole

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from recall import frontmatter, privacy
 from recall.clock import now_iso
@@ -31,6 +31,9 @@ from recall.memfiles import FileStat, MemoryFolder, file_sha, writer_lock
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.paths import normalize, normalize_loose
 from recall.records import check_category, check_details, check_summary, render_memory
+
+if TYPE_CHECKING:
+    from recall.embedding import Embedder
 
 Notice = Callable[[str], None]
 T = TypeVar("T")
@@ -874,11 +877,16 @@ class MemoryStore:
         return report
 
     def fill_vectors(
-        self, progress: Callable[[str, int, int | None], None] | None = None, *, cache: bool = False
+        self,
+        progress: Callable[[str, int, int | None], None] | None = None,
+        *,
+        cache: bool = False,
+        written: bool = False,
     ) -> int:
         """Compute the semantic vectors of memories that have none from the configured embedder
         (in batches), so that recall never has to; return how many. With ``cache``, the
-        matrix a recall maps is written too (after a bulk write). A vector table from another
+        matrix a recall maps is written too (after a bulk write: when vectors were made here,
+        or ``written`` says the write stored some with its rows). A vector table from another
         model is rebuilt here. A failure costs only speed: recall computes what is missing.
         """
         if not self.exists or self.read_only is not None:
@@ -896,7 +904,7 @@ class MemoryStore:
         embedder = embedder or HashEmbedder()
         try:
             made = vectors.backfill(self.conn, embedder, progress)
-            if cache and made:
+            if cache and (made or written):
                 folder = self.location.base / "cache"
                 modes = (privacy.DIR_MODE, privacy.FILE_MODE) if self._private else (0o755, 0o644)
                 vectors.load(self.conn, embedder, folder, dir_mode=modes[0], file_mode=modes[1])
@@ -945,7 +953,7 @@ class MemoryStore:
                 for _memory, stat, _text in pending:
                     self._unwrite(stat.name)
                 raise
-        self.fill_vectors(progress, cache=True)
+        self.fill_vectors(progress, cache=True, written=bool(pending))
         return results
 
     def _write_batch(
@@ -960,9 +968,8 @@ class MemoryStore:
         """The body of :meth:`import_many`: write the files, then index them in one go."""
         import secrets  # writes only: a read (every agent hook) never needs it
 
-        for done, (draft, wanted) in enumerate(drafts):
-            if progress is not None and done % 500 == 0:
-                progress("writing memory files", done, len(drafts))
+        chosen: list[Memory] = []
+        for draft, wanted in drafts:
             key = draft.content_hash
             if key in known:
                 dup_id, dup_status, dup_files = known[key]
@@ -982,26 +989,57 @@ class MemoryStore:
                 memory_id = secrets.token_hex(4)
             taken.add(memory_id)
             memory = draft.with_changes(id=memory_id)
-            text = render_memory(memory)
-            # The name was checked free under the writer lock, so a plain rename is safe.
-            stat = self.folder.write(f"{memory_id}.md", text, exclusive=False, durable=False)
-            pending.append((memory, stat, text))
+            chosen.append(memory)
             known[key] = (memory_id, "active", memory.files)
-            results.append(WriteResult(memory_id, self.scope, self.folder.path / stat.name))
+            results.append(WriteResult(memory_id, self.scope, self._p(memory_id)))
+        texts: list[str] = []
+
+        def rendered() -> Iterator[tuple[str, str]]:
+            for done, memory in enumerate(chosen):
+                if progress is not None and done % 500 == 0:
+                    progress("writing memory files", done, len(chosen))
+                texts.append(render_memory(memory))
+                yield f"{memory.id}.md", texts[-1]
+
+        # The names were checked free under the writer lock, so a plain rename is safe.
+        for memory, stat in zip(chosen, self.folder.write_batch(rendered()), strict=True):
+            pending.append((memory, stat, texts[len(pending)]))
         if progress is not None:
-            progress("writing memory files", len(drafts), len(drafts))
+            progress("writing memory files", len(chosen), len(chosen))
         if not pending:
             return
         self.folder.flush()
+        embedder = self._local_embedder()
         self.conn.execute("BEGIN IMMEDIATE")
         try:
-            rows.insert_many(
+            rowids = rows.insert_many(
                 self.conn, ((m, s.name, s, file_sha(t.encode())) for m, s, t in pending)
             )
+            if embedder is not None:  # the vectors in the same transaction as the rows
+                from recall.ranking import vectors
+
+                new = [
+                    (rowid, m.summary, m.details, rows.files_column(m.files))
+                    for rowid, (m, _s, _t) in zip(rowids, pending, strict=True)
+                ]
+                vectors.store_new(self.conn, embedder, new, progress)
             self.conn.execute("COMMIT")
         except BaseException:
             db.rollback(self.conn)
             raise
+
+    def _local_embedder(self) -> Embedder | None:
+        """The embedder a bulk write makes its vectors with in its own transaction: the
+        built-in one, which computes here; None when the semantic channel is off or a
+        configured provider makes them (after the write, as :meth:`fill_vectors` does)."""
+        from recall.embedding import HashEmbedder
+        from recall.ranking.engine import embedder_for  # numpy and the engine: writes only
+
+        embedder, semantic = embedder_for(self.repo_root, self.notice)
+        if not semantic:
+            return None
+        embedder = embedder or HashEmbedder()
+        return embedder if isinstance(embedder, HashEmbedder) else None
 
     def _p(self, memory_id: str) -> Path:
         return self.folder.path / f"{memory_id}.md"

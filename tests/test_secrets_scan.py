@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 from conftest import CliResult
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from test_cli import Cli, add, assert_error, memories_dir, ok
 
 from recall import secret_rules, secrets_scan
@@ -110,6 +112,100 @@ def test_scan_of_nothing_is_empty() -> None:
 def test_several_secrets_are_each_named_once_in_order() -> None:
     text = f"{_text(CREDENTIALS[0])}\nand {_text(CREDENTIALS[4])}"
     assert [m.kind for m in scan(text)] == [CREDENTIALS[0]["kind"], CREDENTIALS[4]["kind"]]
+
+
+# -- the gates: a plugin is skipped only where it could find nothing --------------------------
+
+SCANNER = secrets_scan._scanner()
+GATES = list(zip(SCANNER.plugins, SCANNER.gates.gates, strict=True))
+
+
+def _plugin_name(plugin: Any) -> str:
+    return f"{type(plugin).__name__}:{plugin.secret_type}"
+
+
+def _patterns() -> list[tuple[str, Any, Any]]:
+    """(plugin, gate, pattern) for every pattern a plugin needs to match before it reports."""
+    found = []
+    for plugin, gate in GATES:
+        if isinstance(plugin, SCANNER.keyword_plugin):
+            patterns = [SCANNER.keyword_gate]  # what decides whether it runs at all
+        elif isinstance(plugin, secret_rules.StatedPasswordDetector):
+            patterns = [plugin._stated]
+        elif isinstance(plugin, secret_rules.AssignedCredentialDetector):
+            continue  # its gate is on the name, checked below
+        else:
+            patterns = list(plugin.denylist)
+        found.extend((_plugin_name(plugin), gate, pattern) for pattern in patterns)
+    return found
+
+
+PATTERNS = _patterns()
+ASCII = st.characters(codec="ascii")
+
+
+def test_every_plugin_has_a_gate_and_the_gate_set_agrees_with_each_gate() -> None:
+    assert all(gate != secret_rules.Gate() for _, gate in GATES)
+    assert len(PATTERNS) > len(GATES)
+    for item in CREDENTIALS + HARMLESS:
+        text = _text(item) if JOINT in item["text"] else item["text"]
+        each = [gate.opens(text, text.lower()) for _, gate in GATES]
+        assert SCANNER.gates.open(text) == each
+
+
+@pytest.mark.parametrize(("name", "gate", "pattern"), PATTERNS, ids=[p[0] for p in PATTERNS])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_gate_opens_on_every_text_its_plugin_can_match(
+    name: str, gate: secret_rules.Gate, pattern: Any, data: st.DataObject
+) -> None:
+    text = data.draw(st.from_regex(pattern, alphabet=ASCII))
+    assume(pattern.search(text) is not None)
+    assert gate.opens(text, text.lower()), (name, text)
+
+
+def test_the_keyword_gate_opens_on_every_word_of_its_list() -> None:
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    (gate,) = [g for p, g in GATES if isinstance(p, SCANNER.keyword_plugin)]
+    for word in DENYLIST:
+        for spelling in {word.replace("_?", "_"), word.replace("_?", "")}:
+            for text in (f"my_{spelling} = 'x9Kq'", f"{spelling.upper()}: x"):
+                if text.isascii():
+                    assert SCANNER.keyword_gate.search(text), text
+                    assert gate.opens(text, text.lower()), text
+
+
+CREDENTIAL_WORDS = sorted(secret_rules.CREDENTIAL_WORDS | set(secret_rules.CREDENTIAL_SUFFIXES))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    words=st.lists(
+        st.sampled_from([*CREDENTIAL_WORDS, "key", "api", "db", "aws", "x9", "file"])
+        | st.text(alphabet=st.sampled_from("abcKEYxyz_09"), min_size=1, max_size=6),
+        min_size=1,
+        max_size=4,
+    ),
+    joint=st.sampled_from(["_", "-", ".", ""]),
+    upper=st.booleans(),
+)
+def test_the_assignment_gate_opens_on_every_credential_name(
+    words: list[str], joint: str, upper: bool
+) -> None:
+    name = joint.join(words)
+    name = name.upper() if upper else name
+    assume(name[:1].isalpha() or name[:1] == "_")
+    text = f"{name} = Xk82jdkq0LmZ"
+    (gate,) = [g for p, g in GATES if isinstance(p, secret_rules.AssignedCredentialDetector)]
+    if secret_rules.name_holds_credential(name):
+        assert gate.opens(text, text.lower()), name
+
+
+def test_a_plain_text_is_given_to_no_plugin_and_other_text_to_all() -> None:
+    plain = "Fix the route lookup when the table is empty (reported on the list)"
+    assert secrets_scan._gated(SCANNER, plain) == []
+    assert secrets_scan._gated(SCANNER, "route lookup für Café") == list(SCANNER.plugins)
 
 
 # -- the judgements, pinned -----------------------------------------------------------------

@@ -36,6 +36,11 @@ def delete_rowids(conn: sqlite3.Connection, rowids: list[int]) -> None:
     bump_generation(conn)
 
 
+def files_column(files: tuple[str, ...]) -> str:
+    """A memory's files as the ``files`` column holds them (a JSON array)."""
+    return json.dumps(list(files))
+
+
 def insert_many(
     conn: sqlite3.Connection, items: Iterable[tuple[Memory, str, FileStat, str]]
 ) -> list[int]:
@@ -56,7 +61,7 @@ def insert_many(
                 memory.category,
                 memory.summary,
                 memory.details,
-                json.dumps(list(memory.files)),
+                files_column(memory.files),
                 memory.anchor,
                 int(memory.pinned),
                 memory.status,

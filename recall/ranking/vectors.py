@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +66,36 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Progress | 
     if progress is not None and missing:
         progress(PROGRESS_LABEL, len(missing), len(missing))
     return len(missing)
+
+
+def store_new(
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    new: Sequence[tuple[int, str, str, str]],
+    progress: Progress | None = None,
+) -> None:
+    """Embed and store the vectors of memories just inserted, inside the caller's transaction
+    (``new``: rowid, summary, details and the files column as stored), so that a bulk write
+    makes its vectors in the same pass as its rows. The index is marked complete when no
+    memory is left without a vector from ``embedder``; otherwise :func:`backfill` adds the
+    rest (older memories, another model's).
+    """
+    if progress is not None:
+        progress(PROGRESS_LABEL, 0, len(new))
+    for start in range(0, len(new), BATCH):
+        chunk = new[start : start + BATCH]
+        matrix = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in chunk])
+        conn.executemany(
+            "INSERT OR REPLACE INTO vectors(memory_rowid, model, vec) VALUES(?, ?, ?)",
+            [(r[0], embedder.name, to_bytes(v)) for r, v in zip(chunk, matrix, strict=True)],
+        )
+        if progress is not None:
+            progress(PROGRESS_LABEL, start + len(chunk), len(new))
+    if conn.execute(_MISSING + " LIMIT 1", (embedder.name,)).fetchone() is None:
+        conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES('vectors_complete', ?)",
+            (complete_stamp(conn, embedder.name),),
+        )
 
 
 def for_recall(

@@ -13,9 +13,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from recall.embedding import to_bytes
 from recall.lifecycle.references import CONFIRMED_KEY
 from recall.ranking.engine import Recaller
 from recall.ranking.query import RecallQuery, Touch
+from recall.ranking.vector_cache import cache_paths, cache_stamp, vectors_complete
+from recall.ranking.vectors import memory_text
 from recall.weights import DRIFT_COMMITS
 
 from .world import World
@@ -168,6 +171,55 @@ def test_vectors_of_another_model_are_rebuilt_by_the_next_write(world: World) ->
     models = {m for (m,) in store.conn.execute("SELECT model FROM vectors")}
     assert models == {world.recaller().embedder.name}
     assert store.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 4
+
+
+def test_an_import_stores_its_vectors_in_the_transaction_of_its_rows(world: World) -> None:
+    world.remember("a note written before the import", "src/ring.c")
+    store = world.project
+    drafts = [
+        (
+            store.prepare_memory(summary=f"imported ring note {n}", category="gotcha", files=[f]),
+            None,
+        )
+        for n, f in enumerate(["src/ring.c", "src/a.c", "src/b.c"])
+    ]
+    heard: list[tuple[str, int, int | None]] = []
+    with traced(store.conn) as statements:
+        store.import_many(drafts, lambda label, done, total: heard.append((label, done, total)))
+    rows_at = next(n for n, s in enumerate(statements) if "INSERT INTO memories(" in s)
+    begin = max(n for n, s in enumerate(statements[:rows_at]) if s.startswith("BEGIN"))
+    commit = statements.index("COMMIT", rows_at)
+    assert any("INTO vectors" in s for s in statements[begin:commit])  # one transaction
+    assert not any("INTO vectors" in s for s in statements[commit:])  # nothing left to fill in
+    assert heard[0] == ("writing memory files", 0, 3)  # the bar moves from the first file
+    assert ("writing memory files", 3, 3) in heard and ("computing vectors", 3, 3) in heard
+    # the same vectors the back-fill makes from the stored rows, and the index says complete
+    embedder = world.recaller().embedder
+    stored = store.conn.execute(
+        "SELECT m.summary, m.details, m.files, v.vec, v.model FROM memories m "
+        "JOIN vectors v ON v.memory_rowid = m.rowid"
+    ).fetchall()
+    assert len(stored) == 4 and {row[4] for row in stored} == {embedder.name}
+    for summary, details, files, vec, _model in stored:
+        expected = embedder.embed_many([memory_text(summary, details, files)])[0]
+        assert vec == to_bytes(expected)
+    assert vectors_complete(store.conn, embedder.name)
+    cache = store.location.base / "cache"
+    stamp = cache_stamp(store.conn, embedder.name, embedder.dim)
+    assert all(path.exists() for path in cache_paths(cache, stamp))
+
+
+def test_an_import_into_an_index_of_another_model_rebuilds_the_others(world: World) -> None:
+    for n in range(2):
+        world.remember(f"ring buffer note {n}", "src/ring.c")
+    store = world.project
+    store.conn.execute("UPDATE vectors SET model = 'an-older-model'")
+    store.import_many(
+        [(store.prepare_memory(summary="an imported note", category="gotcha", files=[]), None)]
+    )
+    models = [m for (m,) in store.conn.execute("SELECT model FROM vectors")]
+    assert models == [world.recaller().embedder.name] * 3
+    assert vectors_complete(store.conn, world.recaller().embedder.name)
 
 
 def test_a_reindex_makes_the_vectors_with_progress(world: World) -> None:
