@@ -1033,7 +1033,7 @@ class MemoryStore:
         built-in one, which computes here; None when the semantic channel is off or a
         configured provider makes them (after the write, as :meth:`fill_vectors` does)."""
         from recall.embedding import HashEmbedder
-        from recall.ranking.engine import embedder_for  # numpy and the engine: writes only
+        from recall.ranking.embedders import embedder_for  # only when a write makes vectors
 
         embedder, semantic = embedder_for(self.repo_root, self.notice)
         if not semantic:
