@@ -59,7 +59,14 @@ test('only server settings need a restart', () => {
 test('every key is one lsp_server/configuration.py reads, and one package.json declares', () => {
   const root = path.join(__dirname, '..', '..', '..');
   const python = fs.readFileSync(path.join(root, 'lsp_server', 'configuration.py'), 'utf8');
-  const fields = new Set([...python.matchAll(/^\s+"(\w+)": \("\w+", _\w+\),$/gm)].map((m) => m[1]));
+  // Fields are declared `name: type = setting(default, parser, "alias", ...)`; keys are
+  // compared folded (no underscores, lower case), as the server compares them.
+  const fold = (name: string) => name.replace(/[_-]/g, '').toLowerCase();
+  const fields = new Set<string>();
+  for (const m of python.matchAll(/^ {4}(\w+): [^=\n]+ = setting\(([\s\S]*?)\)\n/gm)) {
+    fields.add(fold(m[1]));
+    for (const alias of m[2].matchAll(/"(\w+)"/g)) fields.add(fold(alias[1]));
+  }
   assert.ok(fields.size >= SERVER_KEYS.length, 'the server settings table was found');
   for (const key of SERVER_KEYS) {
     assert.ok(fields.has(key.toLowerCase()), `${key} is read by the server`);
