@@ -12,7 +12,7 @@ made before the task (or before the cut, for the cut's figure).
 repository at its own moment: one chronological pass imports the memories up to each task
 (by chunks of ``--chunk`` of the history; a chunk's memories newer than a task are left out
 of its answer), checks its parent commit out, refreshes the genome and recalls; ``--variant`` scores
-changed constants of ``recall.weights`` in the same pass, and leave-one-history-out picks
+changed constants of ``recall.ranking.weights`` in the same pass, and leave-one-history-out picks
 among the variants on three histories and scores the fourth.
 
 Results are cached per task under ``--keep`` (keyed by the engine's source), so an
@@ -419,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         type=_variant,
         default=[],
-        help="with --tune: NAME:CONST=VALUE,... of recall.weights (repeatable)",
+        help="with --tune: NAME:CONST=VALUE,... of recall.ranking.weights (repeatable)",
     )
     parser.add_argument("--sample", type=int, help="with --tune: at most N tasks per history")
     parser.add_argument(

@@ -126,13 +126,14 @@ def clock(moment: str):
 
 @contextmanager
 def patched(changes: dict[str, Any]):
-    """Set constants of ``recall.weights`` for the block (a tuning variant), then restore."""
-    from recall import weights
+    """Set constants of ``recall.ranking.weights`` for the block (a tuning variant), then
+    restore them."""
+    from recall.ranking import weights
 
     saved = {name: getattr(weights, name) for name in changes}
     for name, value in changes.items():
         if not hasattr(weights, name):
-            raise SystemExit(f"recall.weights has no constant {name}")
+            raise SystemExit(f"recall.ranking.weights has no constant {name}")
         setattr(weights, name, value)
     try:
         yield

@@ -318,9 +318,9 @@ def measure_floor(h: History, recaller: Any, queries: Sequence[Any]) -> None:
     """One FTS5 MATCH and one dot product over every vector per task, on the same store."""
     import numpy as np
 
-    from recall.embedding import HashEmbedder
     from recall.index import fts
-    from recall.sanitize import sanitize_prompt
+    from recall.ranking.embedding import HashEmbedder
+    from recall.ranking.sanitize import sanitize_prompt
 
     conn = recaller.stores[0].conn
     embedder = HashEmbedder()

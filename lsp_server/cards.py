@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from recall.model import Memory
 from recall.policy.inject import cap, clean_line
-from recall.weights import SUMMARY_CAP
+from recall.ranking.weights import SUMMARY_CAP
 
 DETAILS_CAP = 4000
 """Characters of details a card shows: a screenful. The memory file holds the rest, and a hover

@@ -29,7 +29,7 @@ from recall.policy.inject import AUTHOR_CAP, safe_field
 from recall.policy.usage import record_surfacings
 from recall.ranking.engine import Hit
 from recall.ranking.query import TOUCH_KINDS, RecallQuery, Touch
-from recall.weights import SUMMARY_CAP
+from recall.ranking.weights import SUMMARY_CAP
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer

@@ -33,7 +33,7 @@ from recall.paths import normalize, normalize_loose
 from recall.records import check_category, check_details, check_summary, render_memory
 
 if TYPE_CHECKING:
-    from recall.embedding import Embedder
+    from recall.ranking.embedding import Embedder
 
 Notice = Callable[[str], None]
 T = TypeVar("T")
@@ -896,10 +896,10 @@ class MemoryStore:
         embedder, semantic = embedder_for(self.repo_root, self.notice)
         if not semantic:
             return 0
-        from recall.embedding import HashEmbedder
         from recall.errors import EmbedderFailed
         from recall.index.db import is_unwritable_error
         from recall.ranking import vectors
+        from recall.ranking.embedding import HashEmbedder
 
         embedder = embedder or HashEmbedder()
         try:
@@ -1032,8 +1032,8 @@ class MemoryStore:
         """The embedder a bulk write makes its vectors with in its own transaction: the
         built-in one, which computes here; None when the semantic channel is off or a
         configured provider makes them (after the write, as :meth:`fill_vectors` does)."""
-        from recall.embedding import HashEmbedder
         from recall.ranking.embedders import embedder_for  # only when a write makes vectors
+        from recall.ranking.embedding import HashEmbedder
 
         embedder, semantic = embedder_for(self.repo_root, self.notice)
         if not semantic:

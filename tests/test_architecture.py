@@ -36,9 +36,9 @@ KNOWN_LONG: frozenset[str] = frozenset(
         "recall/genome/genome.py",
         "recall/ranking/channels.py",
         "recall/ranking/engine.py",
-        "recall/sanitize.py",
+        "recall/ranking/sanitize.py",
         "recall/store.py",
-        "recall/weights.py",
+        "recall/ranking/weights.py",
     }
 )
 

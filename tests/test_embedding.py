@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recall import embedding
-from recall.embedding import (
+from recall.errors import BadInput, EmbedderFailed
+from recall.ranking import embedding
+from recall.ranking.embedding import (
     DEFAULT_DIM,
     Embedder,
     HashEmbedder,
@@ -28,7 +29,6 @@ from recall.embedding import (
     text_features,
     to_bytes,
 )
-from recall.errors import BadInput, EmbedderFailed
 
 TEXTS = [
     "safeRename fails with EXDEV when /tmp is on another device",
@@ -150,7 +150,7 @@ class TestHashEmbedder:
         script = textwrap.dedent(
             """
             import sys
-            from recall.embedding import HashEmbedder, to_bytes
+            from recall.ranking.embedding import HashEmbedder, to_bytes
             texts = sys.stdin.read().split("\\x1e")
             sys.stdout.write(to_bytes(HashEmbedder().embed_many(texts)).hex())
             """

@@ -13,8 +13,8 @@ from test_cli import Cli, assert_error, fields, ok
 
 from recall.lifecycle.references import dead_reference, drift, repointed, with_lifecycle_keys
 from recall.model import Memory
+from recall.ranking.weights import DRIFT_COMMITS
 from recall.repo_signals import open_repo_signals
-from recall.weights import DRIFT_COMMITS
 
 # The repository's initial commit is re-dated to INITIAL; memories are written at LONG_AGO,
 # after it and before every commit GitRepo makes (its dates start 2024-01-01).

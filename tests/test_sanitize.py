@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recall.sanitize import (
+from recall.ranking.sanitize import (
     QUERY_MAX_CHARS,
     WHOLE_MAX_CHARS,
     SanitizedPrompt,

@@ -1,4 +1,4 @@
-"""Pins the anchor points and shapes of every ranking judgement in recall.weights."""
+"""Pins the anchor points and shapes of every ranking judgement in recall.ranking.weights."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from itertools import pairwise
 
 import pytest
 
-from recall import weights as w
+from recall.ranking import weights as w
 
 OWNER_SAMPLE = sorted(
     set(range(1, 5001)) | {round(10 ** (k / 20)) for k in range(0, 121)} | {10**6}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Final
 
-from recall.weights import IGNORE_PENALTY_START
+from recall.ranking.weights import IGNORE_PENALTY_START
 
 if TYPE_CHECKING:
     from recall.settings import EngineSettings
@@ -112,8 +112,8 @@ def stale_reasons(
 
     Pinned memories and those vouched for within :data:`STALE_GRACE_DAYS` never are. Otherwise
     each of these is a reason: every file gone (``dead reference``), a spot-check due
-    (``spot-check``), shown :data:`~recall.weights.IGNORE_PENALTY_START`+ times and never acted
-    on (``ignored``), neither acted on nor shown for :data:`STALE_IDLE_DAYS` (``idle``).
+    (``spot-check``), shown :data:`~recall.ranking.weights.IGNORE_PENALTY_START`+ times and
+    never acted on (``ignored``), neither acted on nor shown for :data:`STALE_IDLE_DAYS` (``idle``).
     """
     if not may_be_stale(facts, moment):
         return []

@@ -2,8 +2,8 @@
 
 A dead reference is a memory whose every named path is gone from the working tree; where git
 shows a rename, the new name is offered (never applied here: ``tether repoint --apply`` does
-that). Drift is a memory whose files saw :data:`~recall.weights.DRIFT_COMMITS` commits or more
-since it was created or last confirmed (the ``confirmed`` front-matter key).
+that). Drift is a memory whose files saw :data:`~recall.ranking.weights.DRIFT_COMMITS` commits
+or more since it was created or last confirmed (the ``confirmed`` front-matter key).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 from recall import frontmatter
 from recall.errors import BadInput
 from recall.model import Memory
+from recall.ranking.weights import DRIFT_COMMITS
 from recall.store import MemoryStore
-from recall.weights import DRIFT_COMMITS
 
 # Front-matter keys this module reads and ``repoint``/``confirm`` write.
 CONFIRMED_KEY = "confirmed"

@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from recall import weights as W
+from recall.ranking import weights as W
 
 if TYPE_CHECKING:  # annotations only: the edit hooks use this module without the ranker
     from recall.ranking.engine import Hit

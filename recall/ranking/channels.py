@@ -14,10 +14,10 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from recall import weights as W
 from recall.clock import parse_timestamp
 from recall.errors import BadInput
 from recall.index import fts, fts_stats
+from recall.ranking import weights as W
 from recall.ranking.query import Touch
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from recall.errors import BadInput
 
 if TYPE_CHECKING:
-    from recall.embedding import Embedder
+    from recall.ranking.embedding import Embedder
 
 _PROVIDERS: dict[str, Embedder] = {}
 """Provider embedders already built, by spec: a long-lived server builds each once."""
@@ -34,7 +34,7 @@ def configured_embedder(
     spec = spec.strip()
     if spec in _PROVIDERS:
         return _PROVIDERS[spec], True
-    from recall.embedding import load_embedder
+    from recall.ranking.embedding import load_embedder
 
     try:
         embedder = _PROVIDERS[spec] = load_embedder(spec)

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from recall import hashbag, privacy
-from recall import weights as W
+from recall import privacy
 from recall.clock import now, parse_timestamp
 from recall.errors import BadInput, EmbedderFailed, StoreUnavailable
 from recall.index import fts, rows
@@ -22,14 +21,15 @@ from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, 
 from recall.locations import GLOBAL
 from recall.model import Memory
 from recall.ranking import channels as ch
-from recall.ranking import lean_semantic, learned, query_words, vector_cache
+from recall.ranking import hashbag, lean_semantic, learned, query_words, vector_cache
+from recall.ranking import weights as W
 from recall.ranking.fuse import DRIFT_NOTE, Fused, fuse, receipt
 from recall.ranking.query import RecallQuery
-from recall.sanitize import sanitize_prompt
+from recall.ranking.sanitize import sanitize_prompt
 from recall.store import MemoryStore, is_corruption
 
 if TYPE_CHECKING:
-    from recall.embedding import Embedder
+    from recall.ranking.embedding import Embedder
 
 
 class RepoSignals(Protocol):
@@ -205,7 +205,7 @@ class Recaller:
     def embedder(self) -> Embedder:
         """The embedder of memory vectors: the one given, else the hash-bag (imports numpy)."""
         if self._embedder is None:
-            from recall.embedding import HashEmbedder
+            from recall.ranking.embedding import HashEmbedder
 
             self._embedder = HashEmbedder()
         return self._embedder
@@ -490,7 +490,7 @@ class Recaller:
                 if lean is not None:
                     return lean
             vector = _dense(prepared.sparse, hashbag.DEFAULT_DIM)
-        from recall.embedding import cosine_top
+        from recall.ranking.embedding import cosine_top
 
         rowids, matrix = self._vectors_of(store, cache)
         return [

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from recall import weights as W
 from recall.ranking import learned
+from recall.ranking import weights as W
 from recall.ranking.channels import Channel, Evidence
 
 RECEIPT_ORDER = ("file", "cochange", "words", "trigram", "semantic")

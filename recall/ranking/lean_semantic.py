@@ -2,8 +2,8 @@
 
 Importing numpy costs a hook 45–110 ms; scoring one sparse hash-bag query against the cached
 matrix in plain Python reads only the query's few columns and costs a few milliseconds at
-10,000 memories. The arithmetic is the one :func:`recall.embedding.column_scores` and
-:func:`recall.embedding.top_rows` do (float64, column after column, ties by row), so a hook
+10,000 memories. The arithmetic is the one :func:`recall.ranking.embedding.column_scores` and
+:func:`recall.ranking.embedding.top_rows` do (float64, column after column, ties by row), so a hook
 ranks exactly as the language server does.
 """
 

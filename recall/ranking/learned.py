@@ -1,7 +1,7 @@
 """Learned weights of the signals a recall score sums, fitted on real fix histories.
 
 A recall score is the sum of its signals: each channel's bounded magnitude and rank credit,
-then the adjustments (recency, module, blast radius, feedback, pin); ``recall.weights`` sets
+then the adjustments (recency, module, blast radius, feedback, pin); ``recall.ranking.weights`` sets
 their scales by hand. The learned ranker is a linear model over the same signals: each is
 multiplied by a weight fitted (``recall.ranking.fit_learned``) on the pre-cut tasks of the
 shared fix histories, and the weights ship in ``learned_weights.json`` beside this module.
@@ -17,8 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
-from recall import weights as W
 from recall.errors import BadInput
+from recall.ranking import weights as W
 
 WEIGHTS_FILE: Final = Path(__file__).with_name("learned_weights.json")
 """The fitted weights (written by ``python -m recall.ranking.fit_learned``)."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from recall import weights as W
 from recall.index import fts
+from recall.ranking import weights as W
 
 _CAMEL: Final = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _HUMP: Final = re.compile(r"[a-z][A-Z]")

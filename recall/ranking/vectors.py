@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from recall.embedding import Embedder, stack_bytes, to_bytes
 from recall.index.db import is_unwritable_error, rollback
+from recall.ranking.embedding import Embedder, stack_bytes, to_bytes
 from recall.ranking.vector_cache import cache_paths, cache_stamp, complete_stamp, vectors_complete
 
 BATCH = 2000  # rows embedded and written per transaction while back-filling

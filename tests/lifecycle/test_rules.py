@@ -6,8 +6,8 @@ import math
 from datetime import datetime, timedelta
 
 from recall import lifecycle as L
+from recall.ranking.weights import IGNORE_PENALTY_START
 from recall.settings import EngineSettings
-from recall.weights import IGNORE_PENALTY_START
 
 from .conftest import DAY0
 

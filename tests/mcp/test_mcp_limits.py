@@ -13,7 +13,7 @@ from mcp import Client
 from mcp_server import limits, operations
 from mcp_server.server import build
 from mcp_server.workspace import Workspace
-from recall import weights
+from recall.ranking import weights
 from recall.store import MemoryStore
 
 

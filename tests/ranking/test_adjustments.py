@@ -12,8 +12,8 @@ from datetime import datetime
 
 import pytest
 
-from recall import weights as W
 from recall.policy.usage import record_action, record_surfacings
+from recall.ranking import weights as W
 
 from .world import NOW, World, describe, hit_of, ids
 

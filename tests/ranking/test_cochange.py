@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from recall import weights as W
+from recall.ranking import weights as W
 from recall.ranking.engine import RecallResult
 
 from .world import World, describe, hit_of, ids

@@ -12,9 +12,9 @@ import math
 
 import pytest
 
-from recall import weights as W
 from recall.index import fts
 from recall.ranking import channels as ch
+from recall.ranking import weights as W
 
 from .world import World, hit_of, ids
 

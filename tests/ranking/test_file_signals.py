@@ -2,14 +2,14 @@
 
 Each test builds a real git repository, writes memories through the store, lets the genome
 index the history and asks the real ``Recaller``. Orderings and the presence of signals are
-asserted; magnitudes only where a constant of ``recall.weights`` is the point.
+asserted; magnitudes only where a constant of ``recall.ranking.weights`` is the point.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from recall import weights as W
+from recall.ranking import weights as W
 
 from .world import World, describe, hit_of, ids
 

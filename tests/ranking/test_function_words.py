@@ -12,8 +12,8 @@ import json
 import pytest
 from conftest import CliResult, run_tether
 
-from recall import weights as W
 from recall.ranking import channels as ch
+from recall.ranking import weights as W
 
 from .world import World, hit_of
 

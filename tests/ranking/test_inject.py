@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from recall import weights as W
 from recall.model import Memory
 from recall.policy import inject
+from recall.ranking import weights as W
 from recall.ranking.engine import Hit
 
 from .world import World, describe

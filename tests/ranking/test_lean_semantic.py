@@ -18,10 +18,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recall import hashbag
-from recall import weights as W
-from recall.embedding import HashEmbedder, column_scores, cosine_top, prepare_matrix, top_rows
-from recall.ranking import lean_semantic, vector_cache, vectors
+from recall.ranking import hashbag, lean_semantic, vector_cache, vectors
+from recall.ranking import weights as W
+from recall.ranking.embedding import (
+    HashEmbedder,
+    column_scores,
+    cosine_top,
+    prepare_matrix,
+    top_rows,
+)
 from recall.ranking.query import RecallQuery, Touch
 from recall.store import MemoryStore
 

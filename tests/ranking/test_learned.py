@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from recall import weights as W
 from recall.errors import BadInput
 from recall.ranking import fit_learned, learned
+from recall.ranking import weights as W
 
 from .world import World, hit_of
 

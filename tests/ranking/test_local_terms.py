@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from recall import weights as W
 from recall.ranking import channels as ch
+from recall.ranking import weights as W
 from recall.ranking.channels import Evidence
 from recall.ranking.fuse import fuse, receipt
 

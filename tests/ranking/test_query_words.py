@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall import weights as W
+from recall.ranking import weights as W
 from recall.ranking.query_words import prompt_words
 
 from .world import World, hit_of, ids

@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from recall.embedding import to_bytes
 from recall.lifecycle.references import CONFIRMED_KEY
+from recall.ranking.embedding import to_bytes
 from recall.ranking.engine import Recaller
 from recall.ranking.query import RecallQuery, Touch
 from recall.ranking.vector_cache import cache_paths, cache_stamp, vectors_complete
 from recall.ranking.vectors import memory_text
-from recall.weights import DRIFT_COMMITS
+from recall.ranking.weights import DRIFT_COMMITS
 
 from .world import World
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from recall import weights as W
 from recall.ranking import channels as ch
+from recall.ranking import weights as W
 
 from .test_cli_recall import tether
 from .world import World

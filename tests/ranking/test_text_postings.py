@@ -16,8 +16,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from recall import weights as W
 from recall.ranking import channels as ch
+from recall.ranking import weights as W
 from recall.ranking.postings import FTS5_B, FTS5_K1, Postings
 
 from .world import World, ids

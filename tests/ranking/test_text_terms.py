@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from recall import weights as W
 from recall.ranking import channels as ch
+from recall.ranking import weights as W
 
 from .world import World, hit_of
 

@@ -15,11 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recall import hashbag
-from recall import weights as W
-from recall.embedding import HashEmbedder, prepare_matrix
 from recall.index import rows
-from recall.ranking import lean_semantic, vector_cache, vectors
+from recall.ranking import hashbag, lean_semantic, vector_cache, vectors
+from recall.ranking import weights as W
+from recall.ranking.embedding import HashEmbedder, prepare_matrix
 from recall.ranking.query import RecallQuery
 from recall.store import MemoryStore
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 from conftest import OpenStore, remember
 
-from recall.embedding import load_embedder
 from recall.ranking import vectors
+from recall.ranking.embedding import load_embedder
 
 
 def test_an_index_that_refuses_writes_still_gets_every_vector(

@@ -12,9 +12,9 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from recall.embedding import HashEmbedder, cosine
 from recall.genome import Genome
 from recall.locations import global_location, project_location
+from recall.ranking.embedding import HashEmbedder, cosine
 from recall.ranking.engine import Hit, Recaller, RecallResult
 from recall.ranking.query import RecallQuery, Touch
 from recall.ranking.vectors import memory_text

@@ -27,7 +27,7 @@ import json, resource, signal, sqlite3, sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from recall.embedding import load_embedder
+from recall.ranking.embedding import load_embedder
 from recall.index import db, keep
 from recall.lifecycle.disuse import archive_ignored
 from recall.ranking import vectors

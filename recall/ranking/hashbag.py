@@ -7,8 +7,8 @@ machines, unlike ``hash()``) to one of ``dim`` buckets with a sign, weighted by 
 frequency ``1 + ln(tf)``, and the vector is L2-normalized to float32.
 
 Everything a short-lived process needs to embed one prompt lives here, so a hook can rank by
-similarity without importing numpy; :mod:`recall.embedding` builds its matrices from the same
-features and codes.
+similarity without importing numpy; :mod:`recall.ranking.embedding` builds its matrices from
+the same features and codes.
 """
 
 from __future__ import annotations

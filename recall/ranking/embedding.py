@@ -1,7 +1,7 @@
 """Text embeddings for the semantic channel: a deterministic hash-bag default and a provider hook.
 
 The default embedder needs no model, no network and no stored state: the hash-bag of
-:mod:`recall.hashbag` (features, hashing and one text's vector in plain Python), with the
+:mod:`recall.ranking.hashbag` (features, hashing and one text's vector in plain Python), with the
 many-texts case done here in numpy. Vectors are float32 unit rows, so cosine is a dot product.
 
 A provider embedder (a real model) can be configured as ``"package.module:ClassName"``; it is
@@ -18,7 +18,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 import numpy as np
 
 from recall.errors import BadInput, EmbedderFailed
-from recall.hashbag import (
+from recall.ranking.hashbag import (
     DEFAULT_DIM,
     FEATURE_BITS,
     FEATURE_MASK,
@@ -157,7 +157,7 @@ def prepare_matrix(matrix: np.ndarray) -> np.ndarray:
 def column_scores(matrix: np.ndarray, weights: Sequence[tuple[int, float]]) -> np.ndarray:
     """Every row's dot product with a sparse query, reading only the query's columns.
 
-    ``weights`` are ``(column, weight)`` pairs from :func:`recall.hashbag.query_weights`;
+    ``weights`` are ``(column, weight)`` pairs from :func:`recall.ranking.hashbag.query_weights`;
     products and sums are float64, column after column in that order, exactly as the
     plain-Python scorer of :mod:`recall.ranking.lean_semantic` does them, so both give the
     same scores to the last bit. Each product is asked for in float64 explicitly: numpy 1.x
