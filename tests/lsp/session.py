@@ -78,6 +78,21 @@ class Session:
             10,
         )
 
+    async def quiet(self, rounds: int = 3) -> None:
+        """Wait until the server publishes nothing more on its own: the work a session starts
+        in the background (pulling the client's settings and registering watchers, then
+        publishing every open file again) may end after the first messages of a test."""
+        last, still = sum(self.publishes.values()), 0
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            await self.settle()
+            now = sum(self.publishes.values())
+            still = still + 1 if now == last else 0
+            last = now
+            if still >= rounds:
+                return
+        raise AssertionError("the server kept publishing")
+
     async def wait_until(self, condition: Callable[[], object], seconds: float = 10.0) -> None:
         """Wait for something the server does on its own time (after a round trip, say)."""
         for _ in range(int(seconds / 0.02)):
