@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import floors, rankings
+from bench.recall_bench import run_ms
 from bench.replay import read_commits, replay_records
 from bench.table import median, percentile, print_table
 
@@ -354,14 +355,8 @@ def measure_batch(h: History) -> None:
 
 
 def _run_ms(h: History, command: list[str], stdin: str = "") -> float:
-    start = time.perf_counter()
-    done = subprocess.run(
-        command, cwd=h.repo, env=h.env, input=stdin, capture_output=True, text=True, check=False
-    )
-    elapsed = (time.perf_counter() - start) * 1000
-    if done.returncode != 0:
-        raise RuntimeError(f"{shlex.join(command)} failed: {done.stderr.strip()[-2000:]}")
-    return elapsed
+    """Wall milliseconds of one whole process in the history's repository and environment."""
+    return run_ms(command, h.repo, h.env, stdin)
 
 
 INJECT = "`tether inject`"

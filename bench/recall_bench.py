@@ -320,14 +320,15 @@ def profile(recaller: Recaller, queries: Sequence[RecallQuery], top: int = 14) -
 # -- the inject process ----------------------------------------------------------------------
 
 
-def _run_ms(command: list[str], cwd: Path, env: dict[str, str], stdin: str = "") -> float:
+def run_ms(command: list[str], cwd: Path, env: dict[str, str], stdin: str = "") -> float:
+    """Wall milliseconds of one whole process; its stderr's end in the error if it fails."""
     start = time.perf_counter()
     done = subprocess.run(
         command, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, check=False
     )
     elapsed = (time.perf_counter() - start) * 1000
     if done.returncode != 0:
-        raise RuntimeError(f"{shlex.join(command)} failed: {done.stderr.strip()}")
+        raise RuntimeError(f"{shlex.join(command)} failed: {done.stderr.strip()[-2000:]}")
     return elapsed
 
 
@@ -365,9 +366,9 @@ def measure_inject(
             command += ["--file" if touch.kind != "open" else "--open", touch.path]
         prompt = query.prompt or ""
         timings = {
-            INJECT: _run_ms(command, setup.root, cached, stdin=prompt),
-            INJECT_NO_PYC: _run_ms(command, setup.root, uncached, stdin=prompt),
-            **{name: _run_ms(cmd, setup.root, env) for name, (cmd, env) in others.items()},
+            INJECT: run_ms(command, setup.root, cached, stdin=prompt),
+            INJECT_NO_PYC: run_ms(command, setup.root, uncached, stdin=prompt),
+            **{name: run_ms(cmd, setup.root, env) for name, (cmd, env) in others.items()},
         }
         if number:
             for name, value in timings.items():

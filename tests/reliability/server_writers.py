@@ -182,3 +182,33 @@ def mcp_writer(repo: Path, tmp_path: Path, ready: threading.Event, clock: Clock,
     except BaseException:  # reported to the test, which fails on it
         log.errors.append(traceback.format_exc())
         ready.set()
+
+
+def open_and_start_mcp(
+    wire: Wire, repo: Path, tmp_path: Path, uri: str, text: str, clock: Clock, log: Log
+) -> threading.Thread:
+    """Initialize the language server with ``uri`` open until it publishes its gotcha, then
+    start the MCP writer thread and wait until its server is ready; return that thread."""
+    wire.initialize(repo)
+    wire.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+    )
+    wire.wait_for(
+        lambda m: (
+            m.get("method") == "textDocument/publishDiagnostics"
+            and m["params"]["uri"] == uri
+            and bool(m["params"]["diagnostics"])
+        ),
+        timeout=ANSWER_TIMEOUT_S,
+    )
+    ready = threading.Event()
+    thread = threading.Thread(
+        target=mcp_writer,
+        args=(repo, tmp_path, ready, clock, log),
+        daemon=True,  # a hung writer fails the test; it must not hold pytest open
+    )
+    thread.start()
+    assert ready.wait(ANSWER_TIMEOUT_S), "the MCP server did not start"
+    assert not log.errors, log.errors
+    return thread

@@ -37,11 +37,10 @@ from recall.locations import project_location
 from recall.store import MemoryStore
 from tests.reliability.cli_loop import Log
 from tests.reliability.server_writers import (
-    ANSWER_TIMEOUT_S,
     TETHER,
     Clock,
     lsp_writer,
-    mcp_writer,
+    open_and_start_mcp,
     server_messages,
 )
 from tests.reliability.wire import Wire
@@ -152,28 +151,7 @@ def _all_writers(repo: Path, tmp_path: Path, duration: float) -> None:
     wire = Wire([*TETHER, "lsp"], repo, tmp_path / "lsp-stderr.txt")
     cli_procs: list[subprocess.Popen[bytes]] = []
     try:
-        wire.initialize(repo)
-        wire.notify(
-            "textDocument/didOpen",
-            {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
-        )
-        wire.wait_for(
-            lambda m: (
-                m.get("method") == "textDocument/publishDiagnostics"
-                and m["params"]["uri"] == uri
-                and bool(m["params"]["diagnostics"])
-            ),
-            timeout=ANSWER_TIMEOUT_S,
-        )
-        mcp_ready = threading.Event()
-        mcp_thread = threading.Thread(
-            target=mcp_writer,
-            args=(repo, tmp_path, mcp_ready, clock, logs["mcp"]),
-            daemon=True,  # a hung writer fails the test below; it must not hold pytest open
-        )
-        mcp_thread.start()
-        assert mcp_ready.wait(ANSWER_TIMEOUT_S), "the MCP server did not start"
-        assert not logs["mcp"].errors, logs["mcp"].errors
+        mcp_thread = open_and_start_mcp(wire, repo, tmp_path, uri, text, clock, logs["mcp"])
 
         clock.start()
         for n in (1, 2):
