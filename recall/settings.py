@@ -189,6 +189,7 @@ SERVER_KEYS: Final = (
     "diagnostic_categories",
     "categories",
     "severity",
+    "guarded_severity",
     "client_severity",
     "max_per_file",
     "hint_quiet_turns",
