@@ -39,6 +39,9 @@ def test_remember_guard_writes_it_to_the_file_and_guard_commands_toggle_it(
     assert "guard: true" in store.path_of(memory_id).read_text(encoding="utf-8")
     shown = cli("show", memory_id, "--json").json()
     assert shown["guard"] is True
+    assert f"[decision] {memory_id} (guarded)" in cli("show", memory_id).stdout
+    (listed,) = cli("list").stdout.splitlines()  # piped: one tab-separated line
+    assert listed.split("\t")[-1] == "guarded"
     done = cli("unguard", memory_id, "--json")
     assert done.code == 0 and done.json()["guard"] is False
     assert "guard" not in store.path_of(memory_id).read_text(encoding="utf-8")
