@@ -16,6 +16,7 @@ BENCHMARKS = (
     ("bench.quality", False),
     ("bench.lsp_bench", True),
     ("bench.hook_bench", True),
+    ("bench.check_bench", True),
 )
 
 
