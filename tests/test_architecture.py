@@ -37,7 +37,6 @@ KNOWN_LONG: frozenset[str] = frozenset(
         "recall/ranking/channels.py",
         "recall/ranking/engine.py",
         "recall/ranking/sanitize.py",
-        "recall/ranking/weights.py",
     }
 )
 
