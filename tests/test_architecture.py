@@ -36,7 +36,6 @@ KNOWN_LONG: frozenset[str] = frozenset(
         "recall/genome/genome.py",
         "recall/ranking/channels.py",
         "recall/ranking/engine.py",
-        "recall/ranking/sanitize.py",
     }
 )
 
