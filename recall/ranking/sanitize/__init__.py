@@ -15,8 +15,8 @@ Every step is a single pass over the lines with patterns that cannot backtrack
 quadratically, so a megabyte paste costs milliseconds, and no input raises.
 
 Here the picking of the query; :mod:`~recall.ranking.sanitize.lines` marks each line kept or
-removed, with the patterns of :mod:`~recall.ranking.sanitize.patterns` and the prose tests of
-:mod:`~recall.ranking.sanitize.prose`.
+removed, with the patterns of :mod:`~recall.ranking.sanitize.patterns` (which names the kinds
+of noise, ``KIND_*``) and the prose tests of :mod:`~recall.ranking.sanitize.prose`.
 """
 
 from __future__ import annotations
@@ -25,33 +25,9 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from recall.ranking.sanitize.lines import Classifier
-from recall.ranking.sanitize.patterns import (
-    KIND_COMPILER,
-    KIND_DIFF,
-    KIND_FENCE,
-    KIND_INDENTED,
-    KIND_LOG,
-    KIND_STACK,
-    KIND_TEST_OUTPUT,
-    KIND_TRACEBACK,
-)
 from recall.ranking.sanitize.prose import SENTENCE_END, looks_like_prose, looks_like_question
 
-__all__ = [
-    "KIND_COMPILER",
-    "KIND_DIFF",
-    "KIND_FENCE",
-    "KIND_INDENTED",
-    "KIND_LOG",
-    "KIND_STACK",
-    "KIND_TEST_OUTPUT",
-    "KIND_TRACEBACK",
-    "QUERY_MAX_CHARS",
-    "WHOLE_MAX_CHARS",
-    "SanitizedPrompt",
-    "Strategy",
-    "sanitize_prompt",
-]
+__all__ = ["QUERY_MAX_CHARS", "WHOLE_MAX_CHARS", "SanitizedPrompt", "Strategy", "sanitize_prompt"]
 
 Strategy = Literal["question", "prose-line", "whole", "empty"]
 
