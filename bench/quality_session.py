@@ -22,20 +22,19 @@ from typing import Any
 from bench.replay import check_out, commit_ids
 
 
-def memory_line(commit: dict[str, Any]) -> str:
-    """The import line of one commit: summary = subject, details = body, files, date, id."""
-    return json.dumps(
-        {
-            "summary": commit["subject"] or "(no subject)",
-            "details": commit["body"],
-            "category": "context",
-            "files": commit["files"],
-            "created": commit["date"],
-            "id": commit["sha"][:8],
-            # public commit messages: "token = 83f1…" in a protocol's log is not a secret
-            "allow_secret": True,
-        }
-    )
+def memory_line(commit: dict[str, Any], *, scan: bool = False) -> str:
+    """The import line of one commit: summary = subject, details = body, files, date, id;
+    unless ``scan``, written past the secrets scan (public commit messages: "token = 83f1…"
+    in a protocol's log is not a secret)."""
+    line = {
+        "summary": commit["subject"] or "(no subject)",
+        "details": commit["body"],
+        "category": "context",
+        "files": commit["files"],
+        "created": commit["date"],
+        "id": commit["sha"][:8],
+    }
+    return json.dumps(line if scan else {**line, "allow_secret": True})
 
 
 class Session:
