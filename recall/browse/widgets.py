@@ -124,7 +124,27 @@ def card_text(card: Card) -> Text:
     return text
 
 
-class CardScreen(ModalScreen[None]):
+class _TextScreen(ModalScreen[None]):
+    """A text over the table in a scrolling box (id ``box``, the text ``box-text``), and the
+    footer; the closing keys of a subclass's bindings return to the table."""
+
+    def __init__(self, box: str, text: Text) -> None:
+        super().__init__()
+        self._box = box
+        self._text = text
+
+    def compose(self) -> ComposeResult:
+        """The text in a scrolling box, and the footer."""
+        with VerticalScroll(id=self._box):
+            yield Static(self._text, id=f"{self._box}-text")
+        yield Footer()
+
+    def action_close(self) -> None:
+        """Back to the table."""
+        self.dismiss(None)
+
+
+class CardScreen(_TextScreen):
     """The card of one memory, over the table; any closing key returns to the table."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -135,18 +155,8 @@ class CardScreen(ModalScreen[None]):
     ]
 
     def __init__(self, card: Card) -> None:
-        super().__init__()
+        super().__init__("card", card_text(card))
         self.card = card
-
-    def compose(self) -> ComposeResult:
-        """The card in a scrolling box, and the footer."""
-        with VerticalScroll(id="card"):
-            yield Static(card_text(self.card), id="card-text")
-        yield Footer()
-
-    def action_close(self) -> None:
-        """Back to the table."""
-        self.dismiss(None)
 
 
 def overview_text(overview: Overview | None) -> Text:
@@ -161,7 +171,7 @@ def overview_text(overview: Overview | None) -> Text:
     return Text("\n".join(lines))
 
 
-class OverviewScreen(ModalScreen[None]):
+class OverviewScreen(_TextScreen):
     """Use at a glance (the numbers and charts of ``tether stats``); any closing key returns."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -172,18 +182,8 @@ class OverviewScreen(ModalScreen[None]):
     ]
 
     def __init__(self, overview: Overview | None) -> None:
-        super().__init__()
+        super().__init__("overview", overview_text(overview))
         self.overview = overview
-
-    def compose(self) -> ComposeResult:
-        """The overview in a scrolling box, and the footer."""
-        with VerticalScroll(id="overview"):
-            yield Static(overview_text(self.overview), id="overview-text")
-        yield Footer()
-
-    def action_close(self) -> None:
-        """Back to the table."""
-        self.dismiss(None)
 
 
 class ConfirmScreen(ModalScreen[bool]):
