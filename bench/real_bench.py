@@ -34,11 +34,8 @@ compares them with such a file and reports each task whose ranking differs beyon
 
 from __future__ import annotations
 
-import cProfile
-import io
 import json
 import os
-import pstats
 import shlex
 import shutil
 import subprocess
@@ -53,6 +50,7 @@ from typing import Any
 
 from bench import floors, options, rankings
 from bench.quality_session import memory_line
+from bench.recall_bench import profile as profile_recalls
 from bench.recall_bench import run_ms
 from bench.replay import read_commits, replay_records
 from bench.table import median, percentile, print_table
@@ -283,14 +281,7 @@ def measure_in_process(h: History, profile: bool) -> None:
                 h.stages[name] = h.stages.get(name, 0.0) + value
             h.ranked.append([hit.memory.id for hit in result.hits])
         if profile:
-            profiler = cProfile.Profile()
-            profiler.enable()
-            for query in queries:
-                recaller.recall(query)
-            profiler.disable()
-            out = io.StringIO()
-            pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
-            h.profile = out.getvalue()
+            h.profile = profile_recalls(recaller, queries, top=25)
         measure_floor(h, recaller, queries)
         ctx.close()
     finally:

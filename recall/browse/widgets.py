@@ -124,6 +124,16 @@ def card_text(card: Card) -> Text:
     return text
 
 
+def _closing_keys(opening: str) -> list[BindingType]:
+    """Escape, ``q``, enter and the key that opened a text screen close it."""
+    return [
+        Binding("escape", "close", "Close"),
+        Binding("q", "close", "Close", show=False),
+        Binding(opening, "close", "Close", show=False),
+        Binding("enter", "close", "Close", show=False),
+    ]
+
+
 class _TextScreen(ModalScreen[None]):
     """A text over the table in a scrolling box (id ``box``, the text ``box-text``), and the
     footer; the closing keys of a subclass's bindings return to the table."""
@@ -147,12 +157,7 @@ class _TextScreen(ModalScreen[None]):
 class CardScreen(_TextScreen):
     """The card of one memory, over the table; any closing key returns to the table."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("q", "close", "Close", show=False),
-        Binding("o", "close", "Close", show=False),
-        Binding("enter", "close", "Close", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = _closing_keys("o")
 
     def __init__(self, card: Card) -> None:
         super().__init__("card", card_text(card))
@@ -174,12 +179,7 @@ def overview_text(overview: Overview | None) -> Text:
 class OverviewScreen(_TextScreen):
     """Use at a glance (the numbers and charts of ``tether stats``); any closing key returns."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("q", "close", "Close", show=False),
-        Binding("a", "close", "Close", show=False),
-        Binding("enter", "close", "Close", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = _closing_keys("a")
 
     def __init__(self, overview: Overview | None) -> None:
         super().__init__("overview", overview_text(overview))
