@@ -32,13 +32,12 @@ import resource
 import shlex
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench import recall_bench
+from bench import options, recall_bench
 from bench.table import median, percentile, print_table
 from recall.store import MemoryStore
 
@@ -260,29 +259,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, metavar="DIR", help="build in DIR and keep it")
     args = parser.parse_args(argv)
     runs = args.runs or (QUICK_RUNS if args.quick else RUNS)
-    with tempfile.TemporaryDirectory(prefix="tether-hook-bench-") as tmp:
-        work = args.keep.resolve() if args.keep else Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        if any(work.iterdir()):
-            print(f"{work} is not empty", file=sys.stderr)
+    with options.work_folder(args.keep, "tether-hook-bench-") as work:
+        if work is None:
             return 2
-        home = os.environ.get("TETHER_HOME")
-        os.environ["TETHER_HOME"] = str(work / "home")  # never the user's global store
+        layout = recall_bench.plan_layout()
+        start = time.perf_counter()
+        recall_bench.build_repository(work / "base.git", layout)
+        setup = recall_bench.prepare_size(work / "base.git", work, args.memories)
+        print(f"built {args.memories:,} memories in {time.perf_counter() - start:.0f} s")
         try:
-            layout = recall_bench.plan_layout()
-            start = time.perf_counter()
-            recall_bench.build_repository(work / "base.git", layout)
-            setup = recall_bench.prepare_size(work / "base.git", work, args.memories)
-            print(f"built {args.memories:,} memories in {time.perf_counter() - start:.0f} s")
-            try:
-                samples, warm = measure(setup.root, setup.store, runs, work)
-            finally:
-                setup.store.close()
+            samples, warm = measure(setup.root, setup.store, runs, work)
         finally:
-            if home is None:
-                os.environ.pop("TETHER_HOME", None)
-            else:
-                os.environ["TETHER_HOME"] = home
+            setup.store.close()
     report(samples, warm, args.memories)
     print("\ncommand: `" + shlex.join(["python", "-m", "bench.hook_bench", *argv]) + "`")
     return 0

@@ -16,25 +16,25 @@ import time
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from bench.replay import check_out, commit_ids
 
 
-def memory_line(commit: dict[str, Any]) -> str:
-    """The import line of one commit: summary = subject, details = body, files, date, id."""
-    return json.dumps(
-        {
-            "summary": commit["subject"] or "(no subject)",
-            "details": commit["body"],
-            "category": "context",
-            "files": commit["files"],
-            "created": commit["date"],
-            "id": commit["sha"][:8],
-            # public commit messages: "token = 83f1…" in a protocol's log is not a secret
-            "allow_secret": True,
-        }
-    )
+def memory_line(commit: dict[str, Any], *, scan: bool = False) -> str:
+    """The import line of one commit: summary = subject, details = body, files, date, id;
+    unless ``scan``, written past the secrets scan (public commit messages: "token = 83f1…"
+    in a protocol's log is not a secret)."""
+    line = {
+        "summary": commit["subject"] or "(no subject)",
+        "details": commit["body"],
+        "category": "context",
+        "files": commit["files"],
+        "created": commit["date"],
+        "id": commit["sha"][:8],
+    }
+    return json.dumps(line if scan else {**line, "allow_secret": True})
 
 
 class Session:
@@ -134,9 +134,24 @@ def patched(changes: dict[str, Any]):
     for name, value in changes.items():
         if not hasattr(weights, name):
             raise SystemExit(f"recall.ranking.weights has no constant {name}")
-        setattr(weights, name, value)
+        for holder in _holders(weights, name):
+            setattr(holder, name, value)
     try:
         yield
     finally:
         for name, value in saved.items():
-            setattr(weights, name, value)
+            for holder in _holders(weights, name):
+                setattr(holder, name, value)
+
+
+def _holders(package: ModuleType, name: str) -> list[ModuleType]:
+    """The package and each of its topic modules that binds ``name``: the package is what
+    callers read, the defining module what its own functions read."""
+    topics = [
+        module
+        for module in vars(package).values()
+        if isinstance(module, ModuleType)
+        and module.__name__.startswith(package.__name__ + ".")
+        and hasattr(module, name)
+    ]
+    return [package, *topics]

@@ -34,12 +34,8 @@ compares them with such a file and reports each task whose ranking differs beyon
 
 from __future__ import annotations
 
-import argparse
-import cProfile
-import io
 import json
 import os
-import pstats
 import shlex
 import shutil
 import subprocess
@@ -52,7 +48,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench import floors, rankings
+from bench import floors, options, rankings
+from bench.quality_session import memory_line
+from bench.recall_bench import profile as profile_recalls
 from bench.recall_bench import run_ms
 from bench.replay import read_commits, replay_records
 from bench.table import median, percentile, print_table
@@ -189,21 +187,7 @@ def build(
 
 def _import_lines(commits: Sequence[dict[str, Any]], *, scan: bool) -> str:
     """The history as ``tether import`` input: one memory per commit."""
-    extra = {} if scan else {"allow_secret": True}
-    return "\n".join(
-        json.dumps(
-            {
-                "summary": c["subject"] or "(no subject)",
-                "details": c["body"],
-                "category": "context",
-                "files": c["files"],
-                "created": c["date"],
-                "id": c["sha"][:8],
-                **extra,
-            }
-        )
-        for c in commits
-    )
+    return "\n".join(memory_line(c, scan=scan) for c in commits)
 
 
 def import_once(
@@ -297,14 +281,7 @@ def measure_in_process(h: History, profile: bool) -> None:
                 h.stages[name] = h.stages.get(name, 0.0) + value
             h.ranked.append([hit.memory.id for hit in result.hits])
         if profile:
-            profiler = cProfile.Profile()
-            profiler.enable()
-            for query in queries:
-                recaller.recall(query)
-            profiler.disable()
-            out = io.StringIO()
-            pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
-            h.profile = out.getvalue()
+            h.profile = profile_recalls(recaller, queries, top=25)
         measure_floor(h, recaller, queries)
         ctx.close()
     finally:
@@ -602,11 +579,7 @@ def _stage_order(name: str) -> tuple[int, str]:
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point."""
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.real_bench",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = options.parser("python -m bench.real_bench", __doc__)
     parser.add_argument("--data", type=Path, default=_default_data(), help="dataset folder")
     parser.add_argument(
         "--history", action="append", default=[], metavar="NAME", help="only this history"
@@ -615,8 +588,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=0, help="whole-process runs")
     parser.add_argument("--profile", action="store_true", help="cProfile the warm loop")
     parser.add_argument("--no-processes", action="store_true", help="skip whole processes")
-    parser.add_argument("--ranking-out", type=Path, metavar="FILE", help="save ranked ids")
-    parser.add_argument("--ranking-check", type=Path, metavar="FILE", help="compare ranked ids")
+    options.ranking_options(parser)
     parser.add_argument("--keep", type=Path, metavar="DIR", help="build in DIR and keep it")
     parser.add_argument(
         "--import-only",

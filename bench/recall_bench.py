@@ -33,13 +33,12 @@ import random
 import shlex
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench import rankings, synth
+from bench import options, rankings, synth
 from bench.table import median, percentile, print_table
 from recall.genome import Genome
 from recall.importer import import_lines
@@ -495,14 +494,9 @@ def run(args: argparse.Namespace) -> int:
     count = args.queries or (QUICK_QUERIES if args.quick else QUERIES)
     runs = args.inject_runs or (QUICK_INJECT_RUNS if args.quick else INJECT_RUNS)
     log = (lambda text: print(text, file=sys.stderr, flush=True)) if args.verbose else print_none
-    with tempfile.TemporaryDirectory(prefix="recall-bench-") as tmp:
-        work = args.keep.resolve() if args.keep else Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        if any(work.iterdir()):
-            print(f"{work} is not empty", file=sys.stderr)
+    with options.work_folder(args.keep, "recall-bench-") as work:
+        if work is None:
             return 2
-        home = os.environ.get("TETHER_HOME")
-        os.environ["TETHER_HOME"] = str(work / "home")  # never the user's global store
         layout = plan_layout()
         start = time.perf_counter()
         build_repository(work / "base.git", layout)
@@ -536,10 +530,6 @@ def run(args: argparse.Namespace) -> int:
         finally:
             for setup in setups.values():
                 setup.store.close()
-            if home is None:
-                del os.environ["TETHER_HOME"]
-            else:
-                os.environ["TETHER_HOME"] = home
     print("\ncommand: `" + shlex.join(["python", "-m", "bench.recall_bench", *args.argv]) + "`")
     return 1 if differing else 0
 
@@ -551,11 +541,7 @@ def print_none(text: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point."""
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.recall_bench",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = options.parser("python -m bench.recall_bench", __doc__)
     parser.add_argument("--quick", action="store_true", help="1k and 10k, fewer queries")
     parser.add_argument("--queries", type=int, default=0, help="queries per size")
     parser.add_argument("--inject-runs", type=int, default=0, help="tether inject runs")
@@ -565,8 +551,7 @@ def main(argv: list[str] | None = None) -> int:
         "--sizes", type=int, nargs="+", metavar="N", help="store sizes (default 1k 10k 100k)"
     )
     parser.add_argument("--keep", type=Path, metavar="DIR", help="build in DIR and keep it")
-    parser.add_argument("--ranking-out", type=Path, metavar="FILE", help="save ranked ids")
-    parser.add_argument("--ranking-check", type=Path, metavar="FILE", help="compare ranked ids")
+    options.ranking_options(parser)
     args = parser.parse_args(argv)
     args.argv = argv
     return run(args)

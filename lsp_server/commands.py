@@ -60,16 +60,21 @@ def _malformed(ls: TetherServer, name: str, error: Malformed) -> JsonRpcInvalidP
     return JsonRpcInvalidParams(f"tether.{name}: invalid arguments ({error})")
 
 
+def _answer(ls: TetherServer, name: str, error: Malformed | TetherError) -> Any:
+    """What a command that raised ``error`` answers: already so is a result, the rest errors."""
+    if isinstance(error, Malformed):
+        raise _malformed(ls, name, error) from None
+    if isinstance(error, NothingToDo):
+        return {"changed": False, "message": str(error)}
+    raise _failed(name, error) from None
+
+
 def _run(ls: TetherServer, name: str, args: Sequence[Any], handler: Handler) -> Any:
     watching.before_request(ls)
     try:
         return handler(ls, one_object(args))
-    except Malformed as error:
-        raise _malformed(ls, name, error) from None
-    except NothingToDo as error:
-        return {"changed": False, "message": str(error)}
-    except TetherError as error:
-        raise _failed(name, error) from None
+    except (Malformed, TetherError) as error:
+        return _answer(ls, name, error)
 
 
 async def _run_async(
@@ -78,12 +83,8 @@ async def _run_async(
     watching.before_request(ls)
     try:
         return await handler(ls, one_object(args))
-    except Malformed as error:
-        raise _malformed(ls, name, error) from None
-    except NothingToDo as error:
-        return {"changed": False, "message": str(error)}
-    except TetherError as error:
-        raise _failed(name, error) from None
+    except (Malformed, TetherError) as error:
+        return _answer(ls, name, error)
 
 
 # -- the commands ----------------------------------------------------------------------------

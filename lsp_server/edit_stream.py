@@ -8,6 +8,7 @@ open file, since memories hinted in the turn before now go quiet.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -18,6 +19,8 @@ from lsp_server.documents import DocState, resolve
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
 
+MemoryHandler = Callable[["TetherServer", DocState], None]
+
 
 def _stat_mtime(doc: DocState) -> int:
     try:
@@ -26,31 +29,38 @@ def _stat_mtime(doc: DocState) -> int:
         return 0
 
 
+def _code_document(
+    ls: TetherServer, uri: str, on_memory: MemoryHandler, *, read_mtime: bool
+) -> DocState | None:
+    """The code document an open, change or save is about, after the steps they share: pick up
+    other processes' writes, resolve the document (None outside every root), note its time on
+    disk when it was just read or written, and hand a memory file to ``on_memory`` (None)."""
+    watching.poll(ls)
+    doc = resolve(ls, uri)
+    if doc is None:
+        return None
+    if read_mtime:
+        doc.disk_mtime = _stat_mtime(doc)
+    if doc.is_memory:
+        on_memory(ls, doc)
+        return None
+    return doc
+
+
 def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
     """A document was opened: touch it and publish its memories at once."""
-    watching.poll(ls)
-    doc = resolve(ls, params.text_document.uri)
-    if doc is None:
-        return
-    doc.disk_mtime = _stat_mtime(doc)
-    if doc.is_memory:
-        memory_documents.check(ls, doc)
-        return
-    doc.root.touch(doc.rel, "open")
-    diagnostics.publish(ls, doc, doc.root.touched[doc.rel])
+    doc = _code_document(ls, params.text_document.uri, memory_documents.check, read_mtime=True)
+    if doc is not None:
+        doc.root.touch(doc.rel, "open")
+        diagnostics.publish(ls, doc, doc.root.touched[doc.rel])
 
 
 def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> None:
     """A document changed: publish again on every change (some clients never bump versions)."""
-    watching.poll(ls)
-    doc = resolve(ls, params.text_document.uri)
-    if doc is None:
-        return
-    if doc.is_memory:
-        memory_documents.check(ls, doc)
-        return
-    doc.root.touch(doc.rel, "edit")
-    diagnostics.publish_changed(ls, doc)
+    doc = _code_document(ls, params.text_document.uri, memory_documents.check, read_mtime=False)
+    if doc is not None:
+        doc.root.touch(doc.rel, "edit")
+        diagnostics.publish_changed(ls, doc)
 
 
 def will_save(ls: TetherServer, params: types.WillSaveTextDocumentParams) -> None:
@@ -63,13 +73,8 @@ def will_save(ls: TetherServer, params: types.WillSaveTextDocumentParams) -> Non
 
 def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
     """A document was saved: a memory file is indexed; a touched code file may end the turn."""
-    watching.poll(ls)
-    doc = resolve(ls, params.text_document.uri)
+    doc = _code_document(ls, params.text_document.uri, memory_documents.saved, read_mtime=True)
     if doc is None:
-        return
-    doc.disk_mtime = _stat_mtime(doc)
-    if doc.is_memory:
-        memory_documents.saved(ls, doc)
         return
     root = doc.root
     root.touch(doc.rel, "save")

@@ -64,6 +64,19 @@ def is_inside(child: str, parent: str) -> bool:
     return child == parent or child.startswith(parent.rstrip("/") + "/")
 
 
+def _path_text(raw: str, label: str, advice: str) -> str:
+    """The path a user gave, stripped and out of its ``file://`` URI, checked to be text a
+    path can hold; an empty one is refused with ``advice``."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise BadInput(f"{label} is empty; {advice}")
+    _check_text(raw, label)
+    text = raw.strip()
+    if _is_uri(text):
+        text = _from_uri(text, label)
+        _check_text(text, label)
+    return text
+
+
 def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str = "path") -> str:
     """Turn a user-given path, absolute path or ``file://`` URI into a repo-relative POSIX path.
 
@@ -71,14 +84,7 @@ def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str 
     resolves outside the repository, lexically or through a symlink, is rejected with
     :class:`BadInput`; so are NUL bytes, non-UTF-8 names and the repository root itself.
     """
-    if not isinstance(raw, str) or not raw.strip():
-        raise BadInput(f"{label} is empty; give a file path inside the repository")
-    _check_text(raw, label)
-    text = raw.strip()
-    if _is_uri(text):
-        text = _from_uri(text, label)
-        _check_text(text, label)
-    text = text.replace("\\", "/")
+    text = _path_text(raw, label, "give a file path inside the repository").replace("\\", "/")
     root = _realpath(str(repo_root))
     base = _realpath(str(cwd)) if cwd is not None else root
     joined = text if text.startswith("/") else posixpath.join(base, text)
@@ -112,14 +118,7 @@ def normalize_loose(raw: str, *, label: str = "path") -> str:
 
     Separators become ``/``, ``./`` and duplicate slashes go; ``..`` above the start is rejected.
     """
-    if not isinstance(raw, str) or not raw.strip():
-        raise BadInput(f"{label} is empty; give a file path")
-    _check_text(raw, label)
-    text = raw.strip()
-    if _is_uri(text):
-        text = _from_uri(text, label)
-        _check_text(text, label)
-    text = posixpath.normpath(text.replace("\\", "/"))
+    text = posixpath.normpath(_path_text(raw, label, "give a file path").replace("\\", "/"))
     if text == ".." or text.startswith("../"):
         raise BadInput(f"{label} {raw!r} climbs above its starting folder; give a plain path")
     if text == ".":

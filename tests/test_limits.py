@@ -14,11 +14,11 @@ import pytest
 from lsp_server import commands
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
-from recall import store
 from recall.browse import actions
 from recall.cli import cmd_agent_config
 from recall.hooks import events as hook_events
 from recall.policy import hints, trust
+from recall.store import opening as store
 
 PINNED = [
     (store, "_UNWRITABLE_ATTEMPTS", 4),

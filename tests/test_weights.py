@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from itertools import pairwise
+from types import ModuleType
 
 import pytest
 
@@ -337,3 +338,32 @@ def test_every_touch_kind_has_a_weight_and_stronger_touches_weigh_more() -> None
     weights = [w.touch_weight(kind) for kind in TOUCH_KINDS]  # weakest first
     assert weights == sorted(weights) and len(set(weights)) == len(weights)
     assert w.touch_weight("unknown") == w.UNKNOWN_TOUCH_WEIGHT <= weights[0]
+
+
+def test_every_judgement_of_every_topic_module_is_read_through_the_package() -> None:
+    import pkgutil
+    from importlib import import_module
+
+    topics = [name for _, name, _ in pkgutil.iter_modules(w.__path__)]
+    assert len(topics) >= 5
+    for topic in topics:
+        module = import_module(f"{w.__name__}.{topic}")
+        defined = [
+            name
+            for name, value in vars(module).items()
+            if not name.startswith("_")
+            and not isinstance(value, ModuleType)
+            and getattr(value, "__module__", module.__name__) == module.__name__
+        ]
+        missing = [name for name in defined if getattr(w, name, None) is not getattr(module, name)]
+        assert missing == [], f"{topic}: not re-exported by recall.ranking.weights"
+
+
+def test_a_tuning_variant_reaches_the_functions_that_read_the_constant() -> None:
+    from bench.quality_session import patched
+
+    before = w.rarity_bonus(1)
+    with patched({"RARITY_SOLE_OWNER": 0.5}):
+        assert w.RARITY_SOLE_OWNER == 0.5
+        assert w.rarity_bonus(1) == pytest.approx(0.5)
+    assert w.rarity_bonus(1) == before and w.RARITY_SOLE_OWNER == 0.40

@@ -124,29 +124,44 @@ def card_text(card: Card) -> Text:
     return text
 
 
-class CardScreen(ModalScreen[None]):
-    """The card of one memory, over the table; any closing key returns to the table."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
+def _closing_keys(opening: str) -> list[BindingType]:
+    """Escape, ``q``, enter and the key that opened a text screen close it."""
+    return [
         Binding("escape", "close", "Close"),
         Binding("q", "close", "Close", show=False),
-        Binding("o", "close", "Close", show=False),
+        Binding(opening, "close", "Close", show=False),
         Binding("enter", "close", "Close", show=False),
     ]
 
-    def __init__(self, card: Card) -> None:
+
+class _TextScreen(ModalScreen[None]):
+    """A text over the table in a scrolling box (id ``box``, the text ``box-text``), and the
+    footer; the closing keys of a subclass's bindings return to the table."""
+
+    def __init__(self, box: str, text: Text) -> None:
         super().__init__()
-        self.card = card
+        self._box = box
+        self._text = text
 
     def compose(self) -> ComposeResult:
-        """The card in a scrolling box, and the footer."""
-        with VerticalScroll(id="card"):
-            yield Static(card_text(self.card), id="card-text")
+        """The text in a scrolling box, and the footer."""
+        with VerticalScroll(id=self._box):
+            yield Static(self._text, id=f"{self._box}-text")
         yield Footer()
 
     def action_close(self) -> None:
         """Back to the table."""
         self.dismiss(None)
+
+
+class CardScreen(_TextScreen):
+    """The card of one memory, over the table; any closing key returns to the table."""
+
+    BINDINGS: ClassVar[list[BindingType]] = _closing_keys("o")
+
+    def __init__(self, card: Card) -> None:
+        super().__init__("card", card_text(card))
+        self.card = card
 
 
 def overview_text(overview: Overview | None) -> Text:
@@ -161,29 +176,14 @@ def overview_text(overview: Overview | None) -> Text:
     return Text("\n".join(lines))
 
 
-class OverviewScreen(ModalScreen[None]):
+class OverviewScreen(_TextScreen):
     """Use at a glance (the numbers and charts of ``tether stats``); any closing key returns."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("q", "close", "Close", show=False),
-        Binding("a", "close", "Close", show=False),
-        Binding("enter", "close", "Close", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = _closing_keys("a")
 
     def __init__(self, overview: Overview | None) -> None:
-        super().__init__()
+        super().__init__("overview", overview_text(overview))
         self.overview = overview
-
-    def compose(self) -> ComposeResult:
-        """The overview in a scrolling box, and the footer."""
-        with VerticalScroll(id="overview"):
-            yield Static(overview_text(self.overview), id="overview-text")
-        yield Footer()
-
-    def action_close(self) -> None:
-        """Back to the table."""
-        self.dismiss(None)
 
 
 class ConfirmScreen(ModalScreen[bool]):

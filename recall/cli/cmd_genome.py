@@ -41,12 +41,12 @@ def register(subparsers: Any) -> None:
     )
     index.set_defaults(func=run_index)
 
-    neighbours = subparsers.add_parser(
+    neighbours = _path_command(
+        subparsers,
         "neighbours",
-        help="files that historically change together with a file",
-        description="Files that changed in the same commits as PATH, strongest first.",
+        "files that historically change together with a file",
+        "Files that changed in the same commits as PATH, strongest first.",
     )
-    neighbours.add_argument("path", metavar="PATH", help="a file of the repository")
     neighbours.add_argument(
         "--limit",
         type=positive,
@@ -56,13 +56,20 @@ def register(subparsers: Any) -> None:
     )
     neighbours.set_defaults(func=run_neighbours)
 
-    fanin = subparsers.add_parser(
+    fanin = _path_command(
+        subparsers,
         "fanin",
-        help="how many files import a file",
-        description="The number of repository files that import PATH.",
+        "how many files import a file",
+        "The number of repository files that import PATH.",
     )
-    fanin.add_argument("path", metavar="PATH", help="a file of the repository")
     fanin.set_defaults(func=run_fanin)
+
+
+def _path_command(subparsers: Any, name: str, summary: str, description: str) -> Any:
+    """A subcommand asking about one file of the repository (its PATH argument)."""
+    command = subparsers.add_parser(name, help=summary, description=description)
+    command.add_argument("path", metavar="PATH", help="a file of the repository")
+    return command
 
 
 def _repo_path(raw: str, root: Path, cwd: Path) -> str:

@@ -9,10 +9,7 @@ import sys
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.known_paths import is_git, refuse_unknown
-from recall.cli.render import (
-    ID_HELP,
-    print_card,
-)
+from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.errors import NothingToDo
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
@@ -38,14 +35,12 @@ def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -
         help="pref, decision, gotcha, context or rejected (an approach tried and given up, "
         "with why): what kind of knowledge it is",
     )
-    parser.add_argument(
+    paths_option(
+        parser,
         "--file",
         "-f",
         dest="files",
-        action="append",
-        default=[],
         required=file_required,
-        metavar="PATH",
         help="a file the memory is about (repeatable)",
     )
     parser.add_argument(

@@ -9,7 +9,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from recall.cli.context import CommandContext
-from recall.cli.render import write_records
+from recall.cli.render import paths_option, scope_option, write_records
 from recall.errors import BadInput
 from recall.policy.sessions import check_session_id
 from recall.ranking.query import RecallQuery, Touch
@@ -44,32 +44,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _touch_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--file",
-        "-f",
-        dest="files",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="a file being edited (repeatable)",
-    )
-    parser.add_argument(
+    paths_option(parser, "--file", "-f", dest="files", help="a file being edited (repeatable)")
+    paths_option(
+        parser,
         "--open",
         dest="opened",
-        action="append",
-        default=[],
-        metavar="PATH",
         help="a file only opened or read (weighs less than an edit)",
     )
     parser.add_argument(
         "--session", help="the agent or editor session this turn belongs to (counts one turn)"
     )
-    parser.add_argument(
-        "--scope",
-        choices=("project", "global", "all"),
-        default="all",
-        help="the repository's memories, the user-wide ones, or both (default all)",
-    )
+    scope_option(parser)
 
 
 def _recaller(ctx: CommandContext, scope: str, *, short_lived: bool) -> Recaller:

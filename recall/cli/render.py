@@ -38,6 +38,19 @@ def log_level_option(parser: Any) -> None:
     )
 
 
+def paths_option(parser: Any, *flags: str, dest: str, help: str, required: bool = False) -> None:
+    """A repeatable option naming a file, given once per file (``-f a.py -f b.py``)."""
+    parser.add_argument(
+        *flags,
+        dest=dest,
+        action="append",
+        default=[],
+        required=required,
+        metavar="PATH",
+        help=help,
+    )
+
+
 def scope_option(parser: Any, default: str = "all") -> None:
     """The ``--scope`` option of commands that read memories, with its help."""
     parser.add_argument(

@@ -68,9 +68,24 @@ class _Stores:
         self.opened.append(store)
         return store if store.exists else None
 
+    def searched(self) -> list[MemoryStore]:
+        """The stores a recall reads: the project's, then the user's global one if it exists."""
+        other = self.global_store()
+        return [self.project] if other is None else [self.project, other]
+
+    def hints(self, hook: HookInput) -> tuple[sqlite3.Connection, HintLedger]:
+        """The project index and the hook session's hint ledger over it."""
+        return self.project.conn, HintLedger(hook.session_id, origin="hook")
+
     def close(self) -> None:
         for store in self.opened:
             store.close()
+
+    def __enter__(self) -> _Stores:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _relative(store: MemoryStore, raw: str, cwd: Path) -> str:
@@ -100,20 +115,15 @@ def on_prompt(hook: HookInput) -> str:
     from recall.ranking.query import RecallQuery, Touch
     from recall.service import RECALL_LIMIT, build_recaller, record_shown
 
-    stores = _Stores(hook.cwd)
-    try:
+    with _Stores(hook.cwd) as stores:
         project = stores.project
-        conn = project.conn
-        ledger = HintLedger(hook.session_id, origin="hook")
+        conn, ledger = stores.hints(hook)
         turn = ledger.next_turn(conn)  # recall.policy.sessions.count_turn(conn, id, origin="hook")
         files = recent_touches(conn, hook.session_id, turn)
         prompt = (hook.prompt or "").strip()
         if not prompt and not files:
             return ""
-        searched = [project]
-        other = stores.global_store()
-        if other is not None:
-            searched.append(other)
+        searched = stores.searched()
         recaller = build_recaller(searched, project, notice=_notice, short_lived=True)
         touches = tuple(Touch(path, "edit") for path in files)
         result = recaller.recall(RecallQuery(touches, prompt or None, limit=RECALL_LIMIT))
@@ -127,17 +137,13 @@ def on_prompt(hook: HookInput) -> str:
         new = set(choice.new)
         record_shown(searched, [h for h in shown if h.memory.id in new])  # the turn is counted
         return output(hook.event, inject.render(shown))
-    finally:
-        stores.close()
 
 
 def on_edit(hook: HookInput) -> str:
     """Pre/PostToolUse: record the edited file; warn about its gotchas the policy allows."""
-    stores = _Stores(hook.cwd)
-    try:
+    with _Stores(hook.cwd) as stores:
         project = stores.project
-        conn = project.conn
-        ledger = HintLedger(hook.session_id, origin="hook")
+        conn, ledger = stores.hints(hook)
         if hook.tool_name == "Bash" and hook.command:
             _note_self_serve(conn, ledger, hook.command)
             return ""
@@ -160,8 +166,6 @@ def on_edit(hook: HookInput) -> str:
         if ask:
             return ask_output(hook.event, _ask_reason(ask, path), text)
         return output(hook.event, text)
-    finally:
-        stores.close()
 
 
 def _gotcha_warnings(
@@ -212,13 +216,9 @@ def on_session_start(hook: HookInput) -> str:
     from recall.lifecycle.session_start import hint_lines, start_session
     from recall.settings import engine_settings
 
-    stores = _Stores(hook.cwd)
-    try:
+    with _Stores(hook.cwd) as stores:
         project = stores.project
-        searched = [project]
-        other = stores.global_store()
-        if other is not None:
-            searched.append(other)
+        searched = stores.searched()
 
         def genome_for(store: MemoryStore) -> Any | None:
             # Asked only once the cleanup's cheap thresholds are met, so a usual session start
@@ -241,8 +241,6 @@ def on_session_start(hook: HookInput) -> str:
         for line in result.notices:
             _notice(line)
         return output(hook.event, "\n".join(hint_lines(result)))
-    finally:
-        stores.close()
 
 
 HANDLERS: Final[Mapping[str, Any]] = {

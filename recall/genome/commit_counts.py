@@ -1,0 +1,190 @@
+"""How many commits changed a file since a date or a commit: the counts behind drift.
+
+Mixed into :class:`~recall.genome.genome.Genome`, which provides the index connection, the
+repository, whether the genome is built, file identities and renames.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+import sqlite3
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from recall.errors import BadInput
+from recall.genome.filerows import SQL_CHUNK
+from recall.genome.packing import unpack
+
+_HEX = re.compile(r"[0-9a-fA-F]{4,64}")
+
+
+class CommitCounts:
+    """Commit counts per file, from the indexed history (git only for a commit it lacks)."""
+
+    conn: sqlite3.Connection
+    repo_root: Path | None
+    _times: dict[int, list[int]]
+    _commit_times: dict[int, int] | None
+
+    if TYPE_CHECKING:  # provided by the genome this is mixed into
+
+        def _is_ready(self) -> bool: ...
+
+        def _file_id(self, path: str) -> int | None: ...
+
+        def renamed_to(self, path: str) -> str | None: ...
+
+    def commits_touching(self, path: str, since: str) -> int:
+        """How many indexed commits changed ``path`` after ``since``.
+
+        ``since`` is an ISO date or time (commits at or after it count) or a commit id, full
+        or abbreviated (commits indexed after it count). A path that was renamed away is
+        followed to its current name. Raises :class:`BadInput` for an unknown commit or a
+        value that is neither.
+        """
+        ident = self._file_id(path)
+        if ident is None:
+            moved = self.renamed_to(path)
+            ident = self._file_id(moved) if moved else None
+        if _HEX.fullmatch(since):
+            after = self._commit_seq(since)
+            if after is not None:
+                seqs = self._seqs(ident)
+                return len(seqs) - bisect.bisect_right(seqs, after)
+        stamp = _parse_date(since)
+        if stamp is not None:
+            return self._count_from(ident, stamp)
+        if _HEX.fullmatch(since):
+            commit_time = self._commit_time(since)
+            if commit_time is not None:
+                return self._count_from(ident, commit_time + 1)
+        raise BadInput(f"{since!r} is neither an ISO date nor a known commit")
+
+    def commits_touching_many(self, asked: Sequence[tuple[str, str]]) -> dict[tuple[str, str], int]:
+        """:meth:`commits_touching` of many ``(path, since)`` pairs at once, for those whose
+        ``since`` is an ISO date (the others are left out: ask them one by one).
+
+        Two statements whatever the number of pairs, and none for files asked before: each
+        file's commit times are kept, sorted, until the genome changes.
+        """
+        dated: dict[tuple[str, str], float] = {}
+        for path, since in asked:
+            stamp = None if _HEX.fullmatch(since) else _parse_date(since)
+            if stamp is not None:
+                dated[(path, since)] = stamp
+        if not dated or not self._is_ready():
+            return dict.fromkeys(dated, 0)
+        idents = self._file_ids_of({path for path, _ in dated})
+        self._load_times({ident for ident in idents.values() if ident is not None})
+        found: dict[tuple[str, str], int] = {}
+        for (path, since), stamp in dated.items():
+            times = self._times.get(idents[path], []) if idents[path] is not None else []
+            found[(path, since)] = len(times) - bisect.bisect_left(times, stamp)
+        return found
+
+    def _file_ids_of(self, paths: set[str]) -> dict[str, int | None]:
+        """The identity of each path as :meth:`commits_touching` finds it (a path renamed
+        away by its current name), in one statement."""
+        moved = {path: self.renamed_to(path) for path in paths}
+        names = sorted(paths | {name for name in moved.values() if name})
+        known = dict(
+            self.conn.execute(
+                "SELECT path, id FROM genome_files WHERE path IN (SELECT value FROM json_each(?))",
+                (json.dumps(names),),
+            ).fetchall()
+        )
+        found: dict[str, int | None] = {}
+        for path in paths:
+            ident = known.get(path)
+            if ident is None and moved[path]:
+                ident = known.get(moved[path])
+            found[path] = ident
+        return found
+
+    def _load_times(self, idents: set[int]) -> None:
+        """Keep the sorted commit times of each file identity not kept yet (one statement, and
+        one more for every commit's time the first time)."""
+        wanted = sorted(idents - self._times.keys())
+        if not wanted:
+            return
+        seqs = {
+            ident: unpack(blob)
+            for ident, blob in self.conn.execute(
+                "SELECT id, seqs FROM genome_files WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(wanted),),
+            )
+        }
+        if self._commit_times is None:  # every commit's time, read once per genome state
+            self._commit_times = dict(
+                self.conn.execute("SELECT seq, ts FROM genome_commits").fetchall()
+            )
+        times = self._commit_times
+        for ident in wanted:
+            self._times[ident] = sorted(times[seq] for seq in seqs.get(ident, ()) if seq in times)
+
+    def _count_from(self, ident: int | None, stamp: float) -> int:
+        """How many commits that touched ``ident`` have a commit time at or after ``stamp``
+        (commit times are whole seconds)."""
+        seqs = list(self._seqs(ident))
+        count = 0
+        for start in range(0, len(seqs), SQL_CHUNK):
+            chunk = seqs[start : start + SQL_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            row = self.conn.execute(
+                f"SELECT count(*) FROM genome_commits WHERE ts >= ? AND seq IN ({marks})",
+                (stamp, *chunk),
+            ).fetchone()
+            count += int(row[0])
+        return count
+
+    def _seqs(self, ident: int | None) -> Sequence[int]:
+        """The commits (by index number, ascending) that touched identity ``ident``."""
+        if ident is None:
+            return ()
+        row = self.conn.execute("SELECT seqs FROM genome_files WHERE id = ?", (ident,)).fetchone()
+        return unpack(row[0]) if row is not None else ()
+
+    def _commit_seq(self, prefix: str) -> int | None:
+        if not self._is_ready():
+            return None
+        prefix = prefix.lower()
+        rows = self.conn.execute(
+            "SELECT seq, sha FROM genome_commits WHERE sha >= ? AND sha < ? LIMIT 2",
+            (prefix, prefix + "g"),
+        ).fetchall()
+        if len(rows) > 1:
+            raise BadInput(f"commit id {prefix!r} is ambiguous; give more characters")
+        return int(rows[0][0]) if rows else None
+
+    def _commit_time(self, revision: str) -> float | None:
+        """The commit time of a commit the index does not hold (a merge, say), from git."""
+        if self.repo_root is None:
+            return None
+        from recall.genome.gitcmd import GitRunner, GitUnavailable  # see refresh()
+
+        try:
+            runner = GitRunner(self.repo_root)
+            status, out, _ = runner.run(
+                ["show", "-s", "--format=%ct", f"{revision}^{{commit}}", "--"], check=False
+            )
+        except GitUnavailable:
+            return None
+        text = out.decode("ascii", "replace").strip()
+        return float(text) if status == 0 and text.isdigit() else None
+
+
+def _parse_date(text: str) -> float | None:
+    """Seconds since the epoch for an ISO date or date-time (UTC unless it says otherwise)."""
+    if not re.match(r"\d{4}-\d{2}-\d{2}", text):
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()

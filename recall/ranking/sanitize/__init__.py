@@ -1,0 +1,134 @@
+"""Turn a pasted prompt into the short query the text channels see.
+
+Agents and people paste whole stack traces, compiler dumps and diffs with the actual ask on
+the last line. Text retrieval over such a paste matches noise (frame paths, timestamps, hex
+addresses) instead of the question, so recall reads only a cleaned query:
+
+1. drop fenced code blocks (``` and ~~~, unterminated ones to the end of the text);
+2. drop lines that are obviously machine output: Python tracebacks and pytest reports, JS /
+   Java / Go / Rust stack frames and panics, compiler diagnostics (tsc, rustc, gcc-style),
+   timestamped or levelled log lines, unified diffs, indented code;
+3. keep the last question sentence, else the last prose-looking line, else the remaining
+   text when it is short, else nothing.
+
+Every step is a single pass over the lines with patterns that cannot backtrack
+quadratically, so a megabyte paste costs milliseconds, and no input raises.
+
+Here the picking of the query; :mod:`~recall.ranking.sanitize.lines` marks each line kept or
+removed, with the patterns of :mod:`~recall.ranking.sanitize.patterns` (which names the kinds
+of noise, ``KIND_*``) and the prose tests of :mod:`~recall.ranking.sanitize.prose`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from recall.ranking.sanitize.lines import Classifier
+from recall.ranking.sanitize.prose import SENTENCE_END, looks_like_prose, looks_like_question
+
+__all__ = ["QUERY_MAX_CHARS", "WHOLE_MAX_CHARS", "SanitizedPrompt", "Strategy", "sanitize_prompt"]
+
+Strategy = Literal["question", "prose-line", "whole", "empty"]
+
+#: Longest query handed to the text channels; longer picks keep their tail (where asks end).
+QUERY_MAX_CHARS: Final = 500
+#: Remaining text at most this long is used whole when no question or prose line exists.
+WHOLE_MAX_CHARS: Final = 240
+
+
+@dataclass(frozen=True, slots=True)
+class SanitizedPrompt:
+    """The outcome of sanitizing one prompt.
+
+    ``query`` is what the text channels search for (may be empty), ``removed`` lists the
+    kinds of noise that were dropped in order of first appearance, and ``strategy`` says
+    which rule picked the query.
+    """
+
+    query: str
+    removed: list[str] = field(default_factory=list)
+    strategy: Strategy = "empty"
+
+
+def _tail(text: str, limit: int = QUERY_MAX_CHARS) -> str:
+    """Collapse whitespace and keep at most ``limit`` trailing characters on a word boundary."""
+    if len(text) > 4 * limit:
+        text = text[-4 * limit :]
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[-limit:]
+    space = cut.find(" ")
+    return cut[space + 1 :] if 0 <= space < limit // 2 else cut
+
+
+def _units(lines: list[str], kept: list[bool]) -> tuple[list[str], list[bool]]:
+    """Group kept lines into units, joining a prose line with its wrapped continuation.
+
+    Returns the units and, per line, whether it is a kept prose-looking line, so callers
+    never evaluate the prose test twice.
+    """
+    parts: list[list[str]] = []
+    prose = [False] * len(lines)
+    joinable = False
+    for i, line in enumerate(lines):
+        if not kept[i]:
+            joinable = False
+            continue
+        stripped = line.strip()
+        if joinable and kept[i - 1]:
+            parts[-1].append(stripped)
+        else:
+            parts.append([stripped])
+        prose[i] = looks_like_prose(stripped)
+        joinable = prose[i] and not stripped.endswith((".", "!", "?", ":"))
+    return [" ".join(p) for p in parts], prose
+
+
+def _last_question(units: list[str]) -> str | None:
+    """The last question sentence among the units, searching from the end."""
+    for unit in reversed(units):
+        if "?" not in unit or " " not in unit.strip():
+            continue
+        bounds = [0, *(m.end() for m in SENTENCE_END.finditer(unit)), len(unit)]
+        for j in range(len(bounds) - 2, -1, -1):
+            sentence = unit[bounds[j] : bounds[j + 1]].strip()
+            if sentence and looks_like_question(sentence):
+                return sentence
+    return None
+
+
+def sanitize_prompt(text: str) -> SanitizedPrompt:
+    """Reduce a prompt to the query text channels should search for.
+
+    Code fences, tracebacks, stack frames, compiler output, log lines, diffs and indented
+    code are removed; the last question sentence is kept, else the last prose-looking line,
+    else the remaining text if it is at most ``WHOLE_MAX_CHARS`` long, else nothing. Never
+    raises; ``None`` or an empty string give an empty query.
+    """
+    if not text or not isinstance(text, str):
+        return SanitizedPrompt("", [], "empty")
+    lines = text.splitlines()
+    classifier = Classifier(lines)
+    classifier.run()
+    removed = classifier.removed
+    units, prose = _units(lines, classifier.kept)
+
+    question = _last_question(units)
+    if question is not None:
+        return SanitizedPrompt(_tail(question), removed, "question")
+
+    for i in range(len(lines) - 1, -1, -1):
+        if prose[i]:
+            return SanitizedPrompt(_tail(lines[i]), removed, "prose-line")
+
+    total = 0
+    for unit in units:
+        total += len(unit) + 1
+        if total > WHOLE_MAX_CHARS + 1:
+            return SanitizedPrompt("", removed, "empty")
+    whole = " ".join(" ".join(units).split())
+    if whole:
+        return SanitizedPrompt(whole, removed, "whole")
+    return SanitizedPrompt("", removed, "empty")

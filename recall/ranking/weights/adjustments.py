@@ -1,0 +1,94 @@
+"""Adjustments after fusion: recency, feedback (acted on, ignored), pinning, the learned
+ranker switch."""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+# --- recency ----------------------------------------------------------------------------
+
+#: Largest recency boost: freshness breaks ties, it does not decide relevance (knowledge
+#: about code stays true for years; the fix histories show a median gap of 300+ days), but
+#: the change a fix goes back to is often among the latest on its file, and 0.02 was too
+#: small to order a crowded file's equally matched memories. 0.06, not 0.04: pre-cut hit@3
+#: 0 / +0.008 / +0.012 / +0.020 on iproute2 / rdma-core / optee / networkmanager (250 tasks
+#: each); 0.08 gained more on the last two and cost iproute2 0.012.
+RECENCY_MAX: Final = 0.06
+
+#: Days for the recency boost to halve; anchored on the last action (or creation), never on
+#: being shown, so display alone keeps nothing fresh. A year: the change a fix goes back to is
+#: a median 300+ days old, where a half-year half-life had left under a third of the boost.
+RECENCY_HALF_LIFE_DAYS: Final = 365.0
+
+# --- feedback ---------------------------------------------------------------------------
+
+#: Surfacings with no follow-up before the ignore penalty starts.
+IGNORE_PENALTY_START: Final = 4
+
+#: Penalty added per ignored surfacing from the fourth on (4 -> -0.03, 7+ -> -0.12).
+IGNORE_PENALTY_STEP: Final = 0.03
+
+#: Deepest ignore penalty: enough to step back from rotation, not to vanish; archiving is a
+#: lifecycle decision, not a ranking one.
+IGNORE_PENALTY_MAX: Final = 0.12
+
+#: Acted-on bonus per unit of ln(1 + acted): the first uses count most.
+ACTED_BONUS_SCALE: Final = 0.02
+
+#: Largest acted-on bonus (reached at about 12 actions).
+ACTED_BONUS_MAX: Final = 0.05
+
+# --- pinned -----------------------------------------------------------------------------
+
+#: A pinned memory was declared important by a person: it ranks above equally matched
+#: peers, but an unrelated pin does not beat a direct file hit (0.10 < 0.25).
+PINNED_BONUS: Final = 0.10
+
+# --- learned ranker ----------------------------------------------------------------------
+
+#: Whether each signal's contribution is multiplied by its learned weight
+#: (``recall/ranking/learned_weights.json``, fitted by ``recall.ranking.fit_learned`` on the
+#: pre-cut tasks of the shared fix histories); off, the hand-set scales above rank alone.
+#: Off: fitted on three histories, the weights lowered the fourth's pre-cut hit@3 (iproute2
+#: 0.704 -> 0.676, rdma-core 0.600 -> 0.532, optee +0.004, networkmanager 0; 250 tasks each).
+LEARNED_RANKER: Final = False
+
+
+def recency_bonus(days_since_anchor: float, *, pinned: bool = False) -> float:
+    """Recency boost ``RECENCY_MAX * 0.5 ** (days / half-life)``.
+
+    The anchor is the last action on the memory, or its creation if never acted on. Future
+    anchors (clock skew) count as now, an unknown (NaN) anchor earns nothing, and pinned
+    memories never decay.
+    """
+    if pinned:
+        return RECENCY_MAX
+    if math.isnan(days_since_anchor):
+        return 0.0
+    days = max(0.0, days_since_anchor)
+    return RECENCY_MAX * 0.5 ** (days / RECENCY_HALF_LIFE_DAYS)
+
+
+def ignore_penalty(surfaced: int, acted: int, *, pinned: bool = False) -> float:
+    """Penalty (<= 0) for a memory shown repeatedly and never acted on.
+
+    0 while ``surfaced`` < 4, after any action, and for pinned memories; otherwise
+    ``-0.03`` per surfacing from the fourth, floored at ``-0.12``.
+    """
+    if pinned or acted > 0 or surfaced < IGNORE_PENALTY_START:
+        return 0.0
+    steps = surfaced - IGNORE_PENALTY_START + 1
+    return -min(IGNORE_PENALTY_MAX, IGNORE_PENALTY_STEP * steps)
+
+
+def acted_bonus(acted: int) -> float:
+    """Bonus for a memory that was acted on: ``0.02 * ln(1 + acted)``, at most 0.05."""
+    if acted <= 0:
+        return 0.0
+    return min(ACTED_BONUS_MAX, ACTED_BONUS_SCALE * math.log1p(acted))
+
+
+def pinned_bonus(pinned: bool) -> float:
+    """Bonus for a pinned memory (``PINNED_BONUS``), else 0."""
+    return PINNED_BONUS if pinned else 0.0

@@ -1,0 +1,134 @@
+"""The state every part of a store shares: where it lives, its folder, the writers' lock,
+the two forms of a path."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from recall import privacy
+from recall.errors import StoreUnavailable
+from recall.index import db
+from recall.index.sync import SyncReport
+from recall.locations import GLOBAL, Location
+from recall.memfiles import MemoryFolder, writer_lock
+from recall.paths import normalize, normalize_loose
+
+Notice = Callable[[str], None]
+
+FREE_SPACE = "free some space on its device and retry"
+WRITABLE_CLONE = "work in a writable clone of the repository"
+
+
+def _stderr_notice(message: str) -> None:
+    print(f"tether: {message}", file=sys.stderr)
+
+
+class StoreBase:
+    """One scope's store as every part of it sees it: its location and folder, the index
+    connection once opened, the writers' lock, and the two forms of a path."""
+
+    def __init__(self, location: Location, *, notice: Notice = _stderr_notice) -> None:
+        self.location = location
+        self._private = location.scope == GLOBAL  # see recall.privacy
+        self._file_mode = privacy.FILE_MODE if self._private else 0o644
+        self.folder = MemoryFolder(location.memories_dir, file_mode=self._file_mode)
+        self.notice = notice
+        self._conn: sqlite3.Connection | None = None
+        self._rebuilding = False  # set by reindex, whose rebuild is asked for, not a surprise
+        self._seen_dir_mtime = 0
+        self._lock_depth = 0
+        self._thread_lock = threading.RLock()  # one writer at a time within this process too
+        self._in_memory = False
+        self.read_only: str | None = None
+        """Why the index cannot be written, when it cannot: the store then serves reads from
+        an in-memory copy and refuses writes (see :meth:`_open_read_only`)."""
+        self._read_only_advice = ""
+        self._read_only_told = False
+        self.last_sync: SyncReport | None = None
+
+    @property
+    def scope(self) -> str:
+        """``project`` or ``global``."""
+        return self.location.scope
+
+    @property
+    def repo_root(self) -> Path | None:
+        """The repository this store's paths are relative to (None for a global store alone)."""
+        return self.location.repo_root
+
+    @property
+    def exists(self) -> bool:
+        """Whether the store has been created on disk."""
+        return self.location.memories_dir.is_dir()
+
+    def close(self) -> None:
+        """Close the index connection."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    @contextlib.contextmanager
+    def _locked(self, *, required: bool = True) -> Iterator[None]:
+        """Hold the writers' lock (re-entrant within this store: flock is per descriptor)."""
+        with self._thread_lock:
+            if self._lock_depth:
+                self._lock_depth += 1
+                try:
+                    yield
+                finally:
+                    self._lock_depth -= 1
+                return
+            with writer_lock(self.location.lock_path, required=required, mode=self._file_mode):
+                self._lock_depth = 1
+                # A reindex swaps the file under this lock: once it is held, the file at the
+                # path stays the same, so a write goes to the index everyone else reads. The
+                # old connection is dropped, not closed: a caller may still hold it.
+                if self._conn is not None and db.replaced(self._conn):
+                    self._conn = None
+                try:
+                    yield
+                finally:
+                    self._lock_depth = 0
+
+    def _refusal(self, reason: str, advice: str) -> StoreUnavailable:
+        what = "has no room left" if advice == FREE_SPACE else "is read-only"
+        return StoreUnavailable(
+            f"the {self.scope} store {self.location.base} {what} ({reason}); nothing was "
+            f"written; {advice}"
+        )
+
+    def _make_writable(self) -> str:
+        base = self.location.base
+        return f"make it writable (for example `chmod -R u+w {base}`) or work in a writable clone"
+
+    def _dir_mtime(self) -> int:
+        try:
+            return os.stat(self.folder.path).st_mtime_ns
+        except OSError:
+            return 0
+
+    @contextlib.contextmanager
+    def _sync_lock(self) -> Iterator[None]:
+        """The writer lock for a sync; a read-only store (nobody can write) syncs without it."""
+        with self._locked(required=False):
+            yield
+
+    # -- paths -----------------------------------------------------------------------------
+
+    def normalize_stored(self, raw: str) -> str:
+        """Normalize a path as written in a memory file (relative to the repository root)."""
+        if self.repo_root is None or self.scope == GLOBAL:
+            return normalize_loose(raw, label="file")
+        return normalize(raw, self.repo_root, label="file")
+
+    def normalize_input(self, raw: str, cwd: Path) -> str:
+        """Normalize a path a user typed (relative to ``cwd``) to the stored form."""
+        if self.repo_root is None:
+            return normalize_loose(raw, label="--file")
+        return normalize(raw, self.repo_root, cwd, label="--file")

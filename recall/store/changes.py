@@ -1,0 +1,90 @@
+"""Changes to an existing memory: pin, status, supersede; and purging tombstones."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+
+from recall import frontmatter
+from recall.errors import BadInput, NothingToDo, StoreUnavailable
+from recall.model import Memory
+from recall.store.opening import recovering
+from recall.store.results import WriteResult
+from recall.store.writes import StoreWrites
+
+
+class StatusChanges(StoreWrites):
+    """Pinning, moving between statuses, superseding, purging."""
+
+    @recovering
+    def set_pinned(self, ref: str, pinned: bool) -> Memory:
+        """Pin or unpin a memory; NothingToDo when it already is."""
+        memory = self.get(ref)
+        if memory.pinned == pinned:
+            raise NothingToDo(f"memory {memory.id} is already {'pinned' if pinned else 'unpinned'}")
+        return self.update_fields(memory.id, {"pinned": pinned})
+
+    @recovering
+    def set_status(self, ref: str, status: str, *, allowed_from: tuple[str, ...]) -> Memory:
+        """Move a memory to ``status`` if it is currently in one of ``allowed_from``."""
+        memory = self.get(ref)
+        if memory.status == status:
+            raise NothingToDo(f"memory {memory.id} is already {status}")
+        if memory.status not in allowed_from:
+            raise BadInput(
+                f"memory {memory.id} is {memory.status}; only {'/'.join(allowed_from)} "
+                f"memories can become {status}"
+            )
+        changes: dict[str, object] = {"status": status}
+        if status == "active" and memory.superseded_by:
+            changes["superseded_by"] = frontmatter.REMOVE
+        return self.update_fields(memory.id, changes)
+
+    @recovering
+    def supersede(self, old_ref: str, draft: Memory) -> tuple[WriteResult, Memory]:
+        """Write ``draft`` as the replacement of an active memory and link the two both ways."""
+        old = self.get(old_ref)
+        if old.status != "active":
+            raise BadInput(
+                f"memory {old.id} is {old.status}; only active memories can be superseded"
+            )
+        draft = draft.with_changes(supersedes=old.id)
+        result = self.remember(draft, vectors=False)  # made once both files are written
+        if result.duplicate_of:
+            if result.duplicate_of == old.id:
+                raise BadInput(f"the new text is the same as memory {old.id}; nothing to supersede")
+            raise BadInput(
+                f"the new text duplicates memory {result.duplicate_of}; supersede with that one "
+                f"(`tether supersede {old.id}` cannot link an existing memory)"
+            )
+        try:
+            updated = self.update_fields(
+                old.id, {"status": "superseded", "superseded_by": result.id}
+            )
+        except (StoreUnavailable, sqlite3.Error):
+            # Half a supersede (a successor the old memory does not point to) is worse than
+            # none: take the new memory back out before reporting the failure.
+            with self._locked(), contextlib.suppress(sqlite3.Error):
+                self._unwrite(result.path.name)
+                self.refresh()
+            raise
+        self.fill_vectors()
+        return result, updated
+
+    @recovering
+    def purge(self, *, source: str | None = None) -> list[str]:
+        """Delete the files of tombstoned memories (or of every memory from ``source``)."""
+        with self._writable():
+            self.refresh()
+            if source:
+                found = self.conn.execute(
+                    "SELECT id, name FROM memories WHERE source = ?", (source,)
+                ).fetchall()
+            else:
+                found = self.conn.execute(
+                    "SELECT id, name FROM memories WHERE status = 'deleted'"
+                ).fetchall()
+            for row in found:
+                self.folder.remove(row["name"])
+            self.refresh()
+        return [row["id"] for row in found]

@@ -1,0 +1,289 @@
+"""Opening a store's index: synced with the files on first use, rebuilt when damaged, served
+read-only from an in-memory copy when it cannot be written; and the guard writes go through."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from recall import privacy
+from recall.errors import NotFound, StoreUnavailable
+from recall.index import db
+from recall.index.sync import SyncReport, sync
+from recall.store.base import FREE_SPACE, WRITABLE_CLONE, StoreBase
+
+T = TypeVar("T")
+
+_UNWRITABLE_ATTEMPTS = 4
+"""Tries to open the index for writing before serving it read-only: enough to ride out
+another process closing it, few enough that a truly full disk is told within a second."""
+_UNWRITABLE_PAUSE = 0.05
+"""Seconds before the second try (growing linearly after it): a closing writer is gone within
+milliseconds, and the pauses add up to 0.3 s, inside the second promised above."""
+
+_EFFECTIVE_IDS = os.access in os.supports_effective_ids
+"""Ask ``access`` about the effective user (the one SQLite writes as) where the OS can."""
+
+
+def is_corruption(error: sqlite3.DatabaseError) -> bool:
+    """Whether an SQLite error means the index file is damaged (as opposed to busy or full)."""
+    text = str(error).lower()
+    return type(error) is sqlite3.DatabaseError or "malformed" in text or "not a database" in text
+
+
+def recovering(method: Callable[..., T]) -> Callable[..., T]:
+    """Run a store method; if the index turns out to be damaged, rebuild it and run it again.
+
+    An index that cannot be written (read-only, disk full) is reported as
+    :class:`StoreUnavailable` saying what to do, not as damage.
+    """
+
+    @functools.wraps(method)
+    def wrapper(self: IndexOpening, *args: object, **kwargs: object) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as error:
+            unwritable = self.describe_index_error(error)
+            if unwritable is not None:
+                raise StoreUnavailable(unwritable) from None
+            if not is_corruption(error):
+                raise
+            self.recover(error)
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+class IndexOpening(StoreBase):
+    """The index of a store: opened, kept in step with the files, recovered, guarded."""
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The index, opened and synced with the files on first use, and opened again when
+        another process replaced its file (a reindex, a recovery) since."""
+        conn = self._conn  # once: another thread may drop it meanwhile (see _locked)
+        if conn is not None and self._stale(conn):
+            conn = None
+        if conn is None:
+            conn = self._conn = self._open()
+        return conn
+
+    def _stale(self, conn: sqlite3.Connection) -> bool:
+        """Whether the open index was replaced on disk and may be let go of here: not in the
+        middle of a transaction or a locked write (the lock rules out a swap; see _locked)."""
+        return not self._lock_depth and not conn.in_transaction and db.replaced(conn)
+
+    def _open(self) -> sqlite3.Connection:
+        if not self.exists:
+            # Nothing on disk yet: an empty in-memory index, swapped for the real one on the
+            # first write (see _ensure_on_disk).
+            conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            db.prepare(conn)
+            self._in_memory = True
+            return conn
+        self._in_memory = False
+        path = self.location.index_path
+        refused = self._unwritable()
+        if refused is not None:
+            return self._open_read_only(*refused)
+        self.read_only = None
+        for attempt in range(_UNWRITABLE_ATTEMPTS):
+            try:
+                conn = self._open_writable(path)
+                break
+            except db.IndexUnwritable as error:
+                # A writer closing at this very moment can make SQLite answer "cannot open" or
+                # an I/O error once; a read-only file system or a full disk answers every time.
+                if attempt + 1 < _UNWRITABLE_ATTEMPTS and self._unwritable() is None:
+                    time.sleep(_UNWRITABLE_PAUSE * (attempt + 1))
+                    continue
+                advice = FREE_SPACE if error.full else self._make_writable()
+                return self._open_read_only(f"{path}: {error}", advice)
+        self._seen_dir_mtime = self._dir_mtime()
+        return conn
+
+    def _open_writable(self, path: Path) -> sqlite3.Connection:
+        """Open (rebuilding if damaged) and sync the index on disk; raises
+        :class:`db.IndexUnwritable` when it turns out it cannot be written."""
+        missing = not path.exists()
+        try:
+            conn, created = self._open_index(path)
+        except db.IndexUnusable as error:
+            conn, created = self._rebuild_unusable(path, str(error))
+        else:
+            if created and not self._rebuilding and self.folder.scan():
+                state = "missing" if missing else "empty"
+                self.notice(f"index {path} was {state}; rebuilding it from the memory files")
+        try:
+            self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
+        except sqlite3.DatabaseError as error:
+            conn.close()
+            if db.is_read_only_error(error) or db.is_full_error(error):
+                raise db.IndexUnwritable(str(error), full=db.is_full_error(error)) from None
+            if not is_corruption(error):
+                raise
+            conn, _ = self._rebuild_unusable(path, str(error), force=True)
+            self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
+        return conn
+
+    def _open_index(self, path: Path) -> tuple[sqlite3.Connection, bool]:
+        """:func:`db.open_checked`, creating a private store's index owner-only first."""
+        if self._private:
+            with contextlib.suppress(OSError):  # SQLite reports what it cannot open
+                privacy.create_private(path)
+        return db.open_checked(path)
+
+    def _unwritable(self) -> tuple[str, str] | None:
+        """Why this store's index cannot be written here and what to do, or None when it can.
+
+        Probed with ``statvfs`` and ``access`` on the index files and the lock (never by
+        opening them: closing any descriptor of a file drops every POSIX lock this process
+        holds on it, SQLite's included, and another process could then remove the WAL files
+        under a live connection). A read-only file, folder or mount and a missing permission
+        all count, for root too.
+        """
+        base = self.location.base
+        index = self.location.index_path
+        for target in (index, Path(f"{index}-wal"), Path(f"{index}-shm"), self.location.lock_path):
+            try:
+                read_only_mount = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
+            except OSError:
+                continue  # missing is fine (it gets created); anything stranger is SQLite's
+            if read_only_mount:
+                return f"{target} is on a read-only file system", WRITABLE_CLONE
+            if not os.access(target, os.W_OK, effective_ids=_EFFECTIVE_IDS):
+                return f"{target} is not writable: permission denied", self._make_writable()
+        if not os.access(base, os.W_OK):
+            return f"{base} is not writable", self._make_writable()
+        return None
+
+    def _open_read_only(self, reason: str, advice: str) -> sqlite3.Connection:
+        """Serve reads from an in-memory copy of the index, synced with the memory files.
+
+        Nothing is written to disk: usage, surfacings, turns and hint state live in the copy
+        for as long as this store stays open. Writes are refused (see :meth:`_writable`).
+        """
+        self.read_only = reason
+        self._read_only_advice = advice
+        path = self.location.index_path
+        conn, problem = db.open_snapshot(path)
+        if not self._read_only_told:
+            self._read_only_told = True
+            self.notice(
+                f"read-only store {self.location.base}: {reason}; "
+                "memories are served read-only and usage is not recorded"
+            )
+            if problem is not None:
+                self.notice(f"index {path} could not be read ({problem}); using the memory files")
+        try:
+            self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
+        except BaseException:
+            conn.close()
+            raise
+        self._seen_dir_mtime = self._dir_mtime()
+        return conn
+
+    def describe_index_error(self, error: sqlite3.Error) -> str | None:
+        """A user-facing message for an index write that failed for want of room or
+        permission (None for any other error)."""
+        path = self.location.index_path
+        if db.is_read_only_error(error):
+            return (
+                f"the index {path} cannot be written ({error}); make {self.location.base} "
+                "writable and retry"
+            )
+        if db.is_full_error(error):
+            return (
+                f"the index {path} could not be written ({error}); free some space on its "
+                "device and retry"
+            )
+        return None
+
+    def recover(self, error: Exception) -> None:
+        """Rebuild a damaged index from the files; the next use of :attr:`conn` reopens it."""
+        self.close()
+        if self.read_only is not None:
+            return  # the copy is rebuilt from the files on the next open; the disk is left alone
+        try:
+            self._rebuild_unusable(self.location.index_path, str(error), force=True)[0].close()
+        except db.IndexUnwritable as failure:
+            raise StoreUnavailable(
+                f"the index {self.location.index_path} was damaged and cannot be rebuilt "
+                f"({failure}); free some space or fix the permissions of "
+                f"{self.location.base}, then retry"
+            ) from None
+
+    def _rebuild_unusable(
+        self, path: Path, reason: str, *, force: bool = False
+    ) -> tuple[sqlite3.Connection, bool]:
+        with self._locked():
+            if not force:
+                try:  # another process may have rebuilt it while we waited for the lock
+                    return self._open_index(path)
+                except db.IndexUnusable:
+                    pass
+            self.notice(
+                f"index {path} was unusable ({reason}); rebuilding it from the memory files"
+            )
+            from recall.index import keep  # rebuilds only
+
+            kept = keep.save(path)  # the per-user tables exist nowhere else: salvage them
+            db.remove_index_files(path)
+            conn, created = self._open_index(path)
+            keep.restore(conn, kept)
+            return conn, created
+
+    @contextlib.contextmanager
+    def _writable(self) -> Iterator[None]:
+        """Hold the writers' lock for a write; a read-only store refuses it, saying what to do."""
+        if self._conn is None:
+            self._read_only_told = True  # the refusal below says it all; no notice first
+        self.conn  # noqa: B018 - opening the index finds out whether it can be written
+        if self.read_only is not None:
+            raise self._refusal(self.read_only, self._read_only_advice)
+        with self._locked():
+            yield
+
+    def require_writable(self) -> None:
+        """Refuse, saying what to do, when this store's index cannot be written; for commands
+        that write the index by other means (the genome's ``tether index``)."""
+        self.conn  # noqa: B018 - opening the index finds out whether it can be written
+        if self.read_only is not None:
+            raise self._refusal(self.read_only, self._read_only_advice)
+
+    @recovering
+    def write_per_user(self, change: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``change`` on the index, for a change a person asked for to this user's own
+        tables (a memory brought back from disuse, a cleanup decision or pass); return what it
+        returns.
+
+        Refused like any other write when the store is read-only or out of room: there the
+        index is an in-memory copy, and a change made only to the copy would be reported done
+        and then lost. Counting while reading (surfacings, turns) does not come here; on a
+        read-only store it stays in the copy, so that reads keep working (see recall.policy.usage).
+        """
+        if not self.exists:
+            raise NotFound(f"no {self.scope} store yet at {self.location.base}")
+        with self._writable():
+            return change(self.conn)
+
+    def refresh(self) -> SyncReport:
+        """Pick up memory files changed on disk since the index was last synced."""
+        self.last_sync = sync(self.conn, self.folder, self.normalize_stored, self._sync_lock)
+        self._seen_dir_mtime = self._dir_mtime()
+        return self.last_sync
+
+    def _refresh_if_folder_changed(self) -> None:
+        """Re-sync when files were added, removed or renamed since this process last looked.
+
+        One stat of the folder; in-place edits of existing files wait for the next open.
+        """
+        if self._dir_mtime() != self._seen_dir_mtime:
+            self.refresh()

@@ -1,0 +1,98 @@
+"""Reading a store: one memory by id or prefix, lists by file, category and status."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recall.errors import BadInput, NotFound
+from recall.index import rows
+from recall.model import STATUSES, Memory
+from recall.records import check_category
+from recall.store.opening import IndexOpening, recovering
+from recall.store.results import Problem
+
+
+class StoreReads(IndexOpening):
+    """The read side of a store."""
+
+    @recovering
+    def get(self, ref: str) -> Memory:
+        """Find a memory by id, or by a unique id prefix of at least 4 characters."""
+        memory = self.find(ref)
+        if memory is None:
+            raise NotFound(f"no memory {ref!r} in the {self.scope} store; `tether list` shows ids")
+        return memory
+
+    @recovering
+    def find(self, ref: str) -> Memory | None:
+        """Like :meth:`get` but returns None when absent; ambiguous prefixes are bad input."""
+        ref = ref.strip().lower()
+        row = self.conn.execute("SELECT * FROM memories WHERE id = ?", (ref,)).fetchone()
+        if row is not None:
+            return rows.memory_from_row(row)
+        if len(ref) < 4 or not all(c in "0123456789abcdef" for c in ref):
+            return None
+        found = self.conn.execute(
+            "SELECT * FROM memories WHERE id LIKE ? LIMIT 2", (ref + "%",)
+        ).fetchall()
+        if len(found) > 1:
+            raise BadInput(f"id prefix {ref!r} matches several memories; give more digits")
+        return rows.memory_from_row(found[0]) if found else None
+
+    @recovering
+    def file_name_of(self, memory_id: str) -> str:
+        """The file name holding a memory."""
+        row = self.conn.execute("SELECT name FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no memory {memory_id!r} in the {self.scope} store")
+        return row[0]
+
+    def path_of(self, memory_id: str) -> Path:
+        """The file path holding a memory."""
+        return self.folder.path / self.file_name_of(memory_id)
+
+    @recovering
+    def list(
+        self,
+        *,
+        file: str | None = None,
+        category: str | None = None,
+        status: str | None = "active",
+    ) -> list[Memory]:
+        """Memories filtered by file, category and status (``None`` or ``all``: any status)."""
+        clauses: list[str] = []
+        params: list[object] = []
+        if status and status != "all":
+            if status not in STATUSES:
+                raise BadInput(f"unknown status {status!r}; use one of {', '.join(STATUSES)}, all")
+            clauses.append("m.status = ?")
+            params.append(status)
+        if category:
+            check_category(category)
+            clauses.append("m.category = ?")
+            params.append(category)
+        if file:
+            folder = file.rstrip("/") + "/"
+            clauses.append(
+                "m.rowid IN (SELECT memory_rowid FROM memory_files "
+                "WHERE path = ? OR substr(path, 1, ?) = ?)"
+            )
+            params.extend([file, len(folder), folder])
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        query = f"SELECT * FROM memories m {where} ORDER BY m.created DESC, m.id"
+        return [rows.memory_from_row(r) for r in self.conn.execute(query, params)]
+
+    @recovering
+    def count(self) -> int:
+        """How many memories the index holds (any status)."""
+        return self.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+
+    @recovering
+    def problems(self) -> list[Problem]:
+        """Memory files that could not be loaded, each with its path and line."""
+        return [
+            Problem(self.folder.path / r["name"], r["line"], r["message"])
+            for r in self.conn.execute("SELECT name, line, message FROM problems ORDER BY name")
+        ]
+
+    # -- writing ---------------------------------------------------------------------------

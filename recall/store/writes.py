@@ -1,0 +1,227 @@
+"""Writing one memory: validate, dedupe, write the file atomically and index it; rewrite
+front matter with the old file kept until the index has the new one."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+
+from recall import frontmatter
+from recall.clock import now_iso
+from recall.errors import BadInput, NotFound, StoreUnavailable
+from recall.index import db, rows
+from recall.index.sync import mark_racy, memory_from_text, store_fingerprint
+from recall.locations import ensure_created
+from recall.memfiles import FileStat, file_sha
+from recall.model import SOURCES, Memory, is_valid_id
+from recall.records import check_category, check_details, check_summary, render_memory
+from recall.store.opening import recovering
+from recall.store.results import WriteResult, files_missing
+from recall.store.vector_fill import VectorFilling
+
+# Hidden, and cleaned up like a killed writer's temp files (recall.memfiles).
+_KEPT_PREFIX = ".tmp-kept-"
+
+
+class StoreWrites(VectorFilling):
+    """The write side of a store, one memory at a time."""
+
+    def new_id(self) -> str:
+        """An id no memory of this store has and no file of its folder is named after."""
+        import secrets  # writes only: a read (every agent hook) never needs it
+
+        while True:
+            candidate = secrets.token_hex(4)
+            taken = self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (candidate,))
+            if taken.fetchone() is None and not (self.folder.path / f"{candidate}.md").exists():
+                return candidate
+
+    def _duplicate(self, content_hash: str) -> sqlite3.Row | None:
+        return self.conn.execute(
+            "SELECT id, status, files FROM memories WHERE content_hash = ? "
+            "AND status != 'deleted' "
+            "ORDER BY status = 'active' DESC, created LIMIT 1",
+            (content_hash,),
+        ).fetchone()
+
+    def _index_written(self, memory: Memory, stat: FileStat, text: str) -> None:
+        """Index a file this process just wrote, adjusting the folder fingerprint to match."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            rows.delete_by_name(self.conn, stat.name)
+            rows.insert_many(self.conn, [(memory, stat.name, stat, file_sha(text.encode()))])
+            # A file just written may be edited again within its mtime tick: re-read it once.
+            mark_racy(self.conn, [stat])
+            store_fingerprint(self.conn, None)
+            self.conn.execute("COMMIT")
+        except BaseException:
+            db.rollback(self.conn)
+            raise
+
+    def _unwrite(self, name: str) -> None:
+        """Remove a new file whose indexing failed, so a failed write leaves nothing behind
+        (best effort: a sync reconciles the index with whatever is left)."""
+        with contextlib.suppress(OSError):
+            os.unlink(self.folder.file(name))
+
+    @contextlib.contextmanager
+    def _rewriting(self, name: str) -> Iterator[None]:
+        """Rewrite a memory file inside the block, or, if the block fails, put the old file
+        back as it was (same bytes, same mtime, so the index row still matches it).
+
+        The old file is kept through a hard link, which takes no room: on a full disk,
+        where the failure most likely came from, writing the old text back could fail too.
+        Where hard links are not supported the file is left as rewritten, and the next
+        sync indexes it.
+        """
+        import secrets  # writes only: a read (every agent hook) never needs it
+
+        target = self.folder.file(name)
+        kept = self.folder.path / f"{_KEPT_PREFIX}{secrets.token_hex(6)}-{name}"
+        try:
+            os.link(target, kept)
+        except OSError:
+            kept = None
+        try:
+            yield
+        except BaseException:
+            if kept is not None:
+                with contextlib.suppress(OSError):
+                    os.replace(kept, target)
+            raise
+        if kept is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(kept)
+
+    def prepare_memory(
+        self,
+        *,
+        summary: str,
+        category: str,
+        files: list[str],
+        details: str | None = None,
+        pinned: bool = False,
+        anchor: str | None = None,
+        author: str = "",
+        source: str = "user",
+        created: str | None = None,
+        supersedes: str | None = None,
+        allow_secret: bool = False,
+    ) -> Memory:
+        """Validate user input into a memory with no id yet (paths must be normalized already).
+
+        Text shaped like a credential is refused unless ``allow_secret`` says it is wanted.
+        """
+        if anchor is not None and (not anchor.strip() or "\n" in anchor or "\r" in anchor):
+            raise BadInput("--anchor must be a symbol name or a line range on one line")
+        if source not in SOURCES:
+            raise BadInput(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
+        for label, value in (("--author", author), ("--anchor", anchor or "")):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise BadInput(f"{label} is not valid UTF-8 text") from None
+        if not allow_secret:
+            from recall import secrets_scan  # its patterns are compiled for writes only
+
+            refused = secrets_scan.refusal(
+                {"summary": summary, "details": details, "anchor": anchor}
+            )
+            if refused:
+                raise BadInput(refused)
+        return Memory(
+            id="",
+            category=check_category(category),
+            summary=check_summary(summary),
+            details=check_details(details),
+            files=tuple(dict.fromkeys(files)),
+            anchor=anchor,
+            pinned=pinned,
+            supersedes=supersedes,
+            created=created or now_iso(),
+            author=author,
+            source=source,
+        )
+
+    def _ensure_on_disk(self) -> None:
+        """Create the store's folders, and trade an in-memory index for the real one."""
+        try:
+            ensure_created(self.location)
+        except OSError as error:
+            raise StoreUnavailable(
+                f"could not create the {self.scope} store {self.location.base} "
+                f"({error.strerror or error}); check the permissions of its parent folder"
+            ) from None
+        if self._in_memory:
+            self.close()
+
+    @recovering
+    def remember(
+        self, draft: Memory, *, memory_id: str | None = None, vectors: bool = True
+    ) -> WriteResult:
+        """Write a new memory (``draft`` from :meth:`prepare_memory`); dedupe by content hash.
+
+        Its semantic vector is made too, unless ``vectors`` is False (a caller with more to
+        write first, which makes them after: :meth:`fill_vectors`)."""
+        self._ensure_on_disk()
+        with self._writable():
+            # Writers index what they write under this lock, so the index is current for
+            # dedupe; files added by hand since this process looked are picked up first.
+            self._refresh_if_folder_changed()
+            dup = self._duplicate(draft.content_hash)
+            if dup is not None:
+                return WriteResult(
+                    dup["id"],
+                    self.scope,
+                    self.path_of(dup["id"]),
+                    dup["id"],
+                    dup["status"],
+                    files_missing(draft.files, json.loads(dup["files"])),
+                )
+            memory = draft.with_changes(id=self._pick_id(memory_id))
+            text = render_memory(memory)
+            stat = self._write_new(memory.id, text)
+            try:
+                self._index_written(memory, stat, text)
+            except BaseException:
+                self._unwrite(stat.name)
+                raise
+            self._seen_dir_mtime = self._dir_mtime()
+        if vectors:
+            self.fill_vectors()
+        return WriteResult(memory.id, self.scope, self.folder.path / stat.name)
+
+    def _pick_id(self, wanted: str | None) -> str:
+        if wanted and is_valid_id(wanted):
+            row = self.conn.execute("SELECT 1 FROM memories WHERE id = ?", (wanted,)).fetchone()
+            if row is None and not (self.folder.path / f"{wanted}.md").exists():
+                return wanted
+        return self.new_id()
+
+    def _write_new(self, memory_id: str, text: str, *, durable: bool = True) -> FileStat:
+        try:
+            return self.folder.write(f"{memory_id}.md", text, exclusive=True, durable=durable)
+        except FileExistsError:
+            raise StoreUnavailable(
+                f"{self.folder.path / (memory_id + '.md')} appeared while writing; retry"
+            ) from None
+
+    @recovering
+    def update_fields(self, memory_id: str, changes: dict[str, object]) -> Memory:
+        """Rewrite some front-matter keys of a memory file (body untouched) and re-index it."""
+        with self._writable():
+            name = self.file_name_of(memory_id)
+            path = self.folder.path / name
+            try:
+                text = self.folder.read_bytes(name).decode("utf-8")
+            except FileNotFoundError:
+                raise NotFound(f"{path} disappeared; run `tether doctor`") from None
+            new_text = frontmatter.update(text, path, changes)
+            with self._rewriting(name):
+                stat = self.folder.write(name, new_text, exclusive=False)
+                memory = memory_from_text(new_text, path, stat, self.normalize_stored)
+                self._index_written(memory, stat, new_text)
+        return memory
