@@ -337,3 +337,24 @@ def test_every_touch_kind_has_a_weight_and_stronger_touches_weigh_more() -> None
     weights = [w.touch_weight(kind) for kind in TOUCH_KINDS]  # weakest first
     assert weights == sorted(weights) and len(set(weights)) == len(weights)
     assert w.touch_weight("unknown") == w.UNKNOWN_TOUCH_WEIGHT <= weights[0]
+
+
+class TestFileNewest:
+    def test_pinned_values(self) -> None:
+        assert w.FILE_NEWEST_BONUS == 0.02
+        assert w.FILE_NEWEST_HALF_RANK == 1.0
+
+    def test_halves_with_each_half_rank_of_later_memories(self) -> None:
+        assert w.file_newest_bonus(0) == w.FILE_NEWEST_BONUS
+        half = w.FILE_NEWEST_HALF_RANK
+        assert w.file_newest_bonus(round(half)) == pytest.approx(w.FILE_NEWEST_BONUS / 2)
+        assert w.file_newest_bonus(-3) == w.FILE_NEWEST_BONUS
+        values = [w.file_newest_bonus(n) for n in range(60)]
+        assert all(a > b > 0 for a, b in pairwise(values))
+
+    def test_orders_a_files_memories_without_outranking_another_file(self) -> None:
+        # below the origin bonus, and never enough (with full recency) to lift a crowded
+        # file's newest memory over the sole owner of a touched file
+        assert w.FILE_NEWEST_BONUS < w.ORIGIN_BONUS
+        crowded = w.file_affinity(46) + w.FILE_NEWEST_BONUS + w.RECENCY_MAX
+        assert crowded < w.file_affinity(1)

@@ -6,6 +6,7 @@ adds the bounded magnitudes. Only active memories are ever candidates.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import sqlite3
@@ -14,7 +15,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from recall.clock import parse_timestamp
+from recall.clock import now, parse_timestamp
 from recall.errors import BadInput
 from recall.index import fts, fts_stats
 from recall.ranking import weights as W
@@ -113,6 +114,8 @@ def file_affinity(
     named = _memories_on(conn, names_asked, created, kinds)
     scored: dict[int, list[tuple[float, str]]] = defaultdict(list)
     origin: dict[int, float] = {}
+    newest: dict[int, float] = {}
+    present = now().timestamp()
     for path, names in aliases.items():
         owners: dict[int, str] = {}
         for name in names:
@@ -123,6 +126,14 @@ def file_affinity(
             # the note names the earlier path when the memory was written before a rename
             scored[rowid].append((magnitude, "" if name == path else name))
         moments = {rowid: _moment(created[rowid]) for rowid in owners}
+        # the newest on the file (W.FILE_NEWEST_BONUS), by how many were written after each
+        # and by now (a memory dated later than the clock is no later note on the file yet)
+        ordered = sorted(m for m in moments.values() if m <= present)
+        for rowid, moment in moments.items():
+            if math.isfinite(moment):
+                newer = len(ordered) - bisect.bisect_right(ordered, moment)
+                bonus = W.file_newest_bonus(newer) * min(1.0, max(0.0, touched[path]))
+                newest[rowid] = max(newest.get(rowid, 0.0), bonus)
         first = min(moments.values(), default=math.inf)
         firsts = sum(1 for moment in moments.values() if moment == first)
         # all written at once, or a batch imported at once ahead of the rest: none came first
@@ -135,6 +146,7 @@ def file_affinity(
     for rowid, hits in scored.items():
         hits.sort(reverse=True)
         magnitude = W.combine_file_hits([m for m, _ in hits]) + origin.get(rowid, 0.0)
+        magnitude += newest.get(rowid, 0.0)
         result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
     return _ranked(result, {rowid: _tie_key(kinds[rowid], created[rowid]) for rowid in result})
 
