@@ -358,3 +358,10 @@ class TestFileNewest:
         assert w.FILE_NEWEST_BONUS < w.ORIGIN_BONUS
         crowded = w.file_affinity(46) + w.FILE_NEWEST_BONUS + w.RECENCY_MAX
         assert crowded < w.file_affinity(1)
+
+    def test_later_memories_are_counted_until_the_bonus_is_negligible(self) -> None:
+        assert w.FILE_NEWEST_NEGLIGIBLE == 1e-6
+        depth = w.file_newest_depth()
+        assert depth == 15
+        assert w.file_newest_bonus(depth) < w.FILE_NEWEST_NEGLIGIBLE
+        assert w.file_newest_bonus(depth - 1) >= w.FILE_NEWEST_NEGLIGIBLE

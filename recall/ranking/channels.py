@@ -7,6 +7,7 @@ adds the bounded magnitudes. Only active memories are ever candidates.
 from __future__ import annotations
 
 import bisect
+import heapq
 import json
 import math
 import sqlite3
@@ -126,14 +127,7 @@ def file_affinity(
             # the note names the earlier path when the memory was written before a rename
             scored[rowid].append((magnitude, "" if name == path else name))
         moments = {rowid: _moment(created[rowid]) for rowid in owners}
-        # the newest on the file (W.FILE_NEWEST_BONUS), by how many were written after each
-        # and by now (a memory dated later than the clock is no later note on the file yet)
-        ordered = sorted(m for m in moments.values() if m <= present)
-        for rowid, moment in moments.items():
-            if math.isfinite(moment):
-                newer = len(ordered) - bisect.bisect_right(ordered, moment)
-                bonus = W.file_newest_bonus(newer) * min(1.0, max(0.0, touched[path]))
-                newest[rowid] = max(newest.get(rowid, 0.0), bonus)
+        _add_newest(moments, present, touched[path], newest)
         first = min(moments.values(), default=math.inf)
         firsts = sum(1 for moment in moments.values() if moment == first)
         # all written at once, or a batch imported at once ahead of the rest: none came first
@@ -149,6 +143,28 @@ def file_affinity(
         magnitude += newest.get(rowid, 0.0)
         result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
     return _ranked(result, {rowid: _tie_key(kinds[rowid], created[rowid]) for rowid in result})
+
+
+def _add_newest(
+    moments: dict[int, float], present: float, weight: float, newest: dict[int, float]
+) -> None:
+    """Give the memories on one file (``moments``: rowid -> creation) their newest bonus
+    (``W.file_newest_bonus``, scaled by the touch ``weight``) by how many on the file were
+    written after each and by ``present`` (one dated later than the clock is no later note
+    yet), keeping each memory's best in ``newest``. Only the ``W.file_newest_depth()`` latest
+    are counted: past them the bonus is too small to order anything."""
+    depth = W.file_newest_depth()
+    latest = heapq.nlargest(depth + 1, (m for m in moments.values() if m <= present))
+    floor = latest[-1] if len(latest) > depth else -math.inf
+    latest.reverse()
+    scale = min(1.0, max(0.0, weight))
+    for rowid, moment in moments.items():
+        if moment < floor or not math.isfinite(moment):
+            continue
+        newer = len(latest) - bisect.bisect_right(latest, moment)
+        bonus = W.file_newest_bonus(newer) * scale
+        if bonus > newest.get(rowid, 0.0):
+            newest[rowid] = bonus
 
 
 def _tie_key(kind: str, created: str) -> tuple[float, ...]:

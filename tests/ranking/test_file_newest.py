@@ -83,3 +83,22 @@ def test_an_opened_file_gives_the_bonus_scaled_like_its_affinity(world: World) -
 
     weight = W.touch_weight("open")
     assert opened == pytest.approx(W.file_affinity(2, "open") + W.file_newest_bonus(0) * weight)
+
+
+def test_a_busy_files_older_memories_get_no_bonus_past_the_counted_depth(world: World) -> None:
+    world.history([[PATH]])
+    depth = W.file_newest_depth()
+    made = [
+        world.remember(f"poller: note {n}", PATH, created=f"{2000 + n}-03-01T00:00:00+00:00")
+        for n in range(depth + 3)
+    ]
+
+    result = world.recall(PATH, limit=len(made))
+
+    plain = W.file_affinity(len(made))
+    for newer, memory_id in enumerate(reversed(made)):
+        origin = W.ORIGIN_BONUS if memory_id == made[0] else 0.0
+        bonus = W.file_newest_bonus(newer) if newer <= depth else 0.0
+        assert hit_of(result, memory_id).signals["file"] == pytest.approx(
+            plain + origin + bonus, rel=0, abs=1e-12
+        )
