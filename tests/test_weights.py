@@ -367,3 +367,31 @@ def test_a_tuning_variant_reaches_the_functions_that_read_the_constant() -> None
         assert w.RARITY_SOLE_OWNER == 0.5
         assert w.rarity_bonus(1) == pytest.approx(0.5)
     assert w.rarity_bonus(1) == before and w.RARITY_SOLE_OWNER == 0.40
+
+
+class TestFileNewest:
+    def test_pinned_values(self) -> None:
+        assert w.FILE_NEWEST_BONUS == 0.02
+        assert w.FILE_NEWEST_HALF_RANK == 1.0
+
+    def test_halves_with_each_half_rank_of_later_memories(self) -> None:
+        assert w.file_newest_bonus(0) == w.FILE_NEWEST_BONUS
+        half = w.FILE_NEWEST_HALF_RANK
+        assert w.file_newest_bonus(round(half)) == pytest.approx(w.FILE_NEWEST_BONUS / 2)
+        assert w.file_newest_bonus(-3) == w.FILE_NEWEST_BONUS
+        values = [w.file_newest_bonus(n) for n in range(60)]
+        assert all(a > b > 0 for a, b in pairwise(values))
+
+    def test_orders_a_files_memories_without_outranking_another_file(self) -> None:
+        # below the origin bonus, and never enough (with full recency) to lift a crowded
+        # file's newest memory over the sole owner of a touched file
+        assert w.FILE_NEWEST_BONUS < w.ORIGIN_BONUS
+        crowded = w.file_affinity(46) + w.FILE_NEWEST_BONUS + w.RECENCY_MAX
+        assert crowded < w.file_affinity(1)
+
+    def test_later_memories_are_counted_until_the_bonus_is_negligible(self) -> None:
+        assert w.FILE_NEWEST_NEGLIGIBLE == 1e-6
+        depth = w.file_newest_depth()
+        assert depth == 15
+        assert w.file_newest_bonus(depth) < w.FILE_NEWEST_NEGLIGIBLE
+        assert w.file_newest_bonus(depth - 1) >= w.FILE_NEWEST_NEGLIGIBLE

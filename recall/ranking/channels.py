@@ -6,6 +6,8 @@ adds the bounded magnitudes. Only active memories are ever candidates.
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import json
 import math
 import sqlite3
@@ -14,7 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from recall.clock import parse_timestamp
+from recall.clock import now, parse_timestamp
 from recall.errors import BadInput
 from recall.index import fts, fts_stats
 from recall.ranking import weights as W
@@ -113,6 +115,8 @@ def file_affinity(
     named = _memories_on(conn, names_asked, created, kinds)
     scored: dict[int, list[tuple[float, str]]] = defaultdict(list)
     origin: dict[int, float] = {}
+    newest: dict[int, float] = {}
+    present = now().timestamp()
     for path, names in aliases.items():
         owners: dict[int, str] = {}
         for name in names:
@@ -123,6 +127,7 @@ def file_affinity(
             # the note names the earlier path when the memory was written before a rename
             scored[rowid].append((magnitude, "" if name == path else name))
         moments = {rowid: _moment(created[rowid]) for rowid in owners}
+        _add_newest(moments, present, touched[path], newest)
         first = min(moments.values(), default=math.inf)
         firsts = sum(1 for moment in moments.values() if moment == first)
         # all written at once, or a batch imported at once ahead of the rest: none came first
@@ -135,8 +140,31 @@ def file_affinity(
     for rowid, hits in scored.items():
         hits.sort(reverse=True)
         magnitude = W.combine_file_hits([m for m, _ in hits]) + origin.get(rowid, 0.0)
+        magnitude += newest.get(rowid, 0.0)
         result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
     return _ranked(result, {rowid: _tie_key(kinds[rowid], created[rowid]) for rowid in result})
+
+
+def _add_newest(
+    moments: dict[int, float], present: float, weight: float, newest: dict[int, float]
+) -> None:
+    """Give the memories on one file (``moments``: rowid -> creation) their newest bonus
+    (``W.file_newest_bonus``, scaled by the touch ``weight``) by how many on the file were
+    written after each and by ``present`` (one dated later than the clock is no later note
+    yet), keeping each memory's best in ``newest``. Only the ``W.file_newest_depth()`` latest
+    are counted: past them the bonus is too small to order anything."""
+    depth = W.file_newest_depth()
+    latest = heapq.nlargest(depth + 1, (m for m in moments.values() if m <= present))
+    floor = latest[-1] if len(latest) > depth else -math.inf
+    latest.reverse()
+    scale = min(1.0, max(0.0, weight))
+    for rowid, moment in moments.items():
+        if moment < floor or not math.isfinite(moment):
+            continue
+        newer = len(latest) - bisect.bisect_right(latest, moment)
+        bonus = W.file_newest_bonus(newer) * scale
+        if bonus > newest.get(rowid, 0.0):
+            newest[rowid] = bonus
 
 
 def _tie_key(kind: str, created: str) -> tuple[float, ...]:

@@ -31,9 +31,12 @@ def test_the_oldest_memory_on_a_file_leads_when_nothing_else_differs(world: Worl
 
     assert ids(result)[:3] == [oldest, newest, middle]
     first, recent = hit_of(result, oldest), hit_of(result, newest)
-    # the oldest's file magnitude carries the bonus; the rest share the plain magnitude
-    assert first.signals["file"] == pytest.approx(recent.signals["file"] + W.ORIGIN_BONUS)
-    assert hit_of(result, middle).signals["file"] == pytest.approx(recent.signals["file"])
+    # the oldest's file magnitude carries the origin bonus; the newest ones the newest bonus,
+    # by how many were written after them (W.file_newest_bonus)
+    plain = W.file_affinity(3)
+    assert recent.signals["file"] == pytest.approx(plain + W.file_newest_bonus(0))
+    assert hit_of(result, middle).signals["file"] == pytest.approx(plain + W.file_newest_bonus(1))
+    assert first.signals["file"] == pytest.approx(plain + W.ORIGIN_BONUS + W.file_newest_bonus(2))
 
 
 def test_no_origin_when_every_memory_was_written_at_once(world: World) -> None:
@@ -52,7 +55,7 @@ def test_a_lone_memory_gets_no_origin_bonus(world: World) -> None:
 
     hit = hit_of(world.recall(PATH), only)
 
-    assert hit.signals["file"] == pytest.approx(W.file_affinity(1))
+    assert hit.signals["file"] == pytest.approx(W.file_affinity(1) + W.file_newest_bonus(0))
 
 
 def test_an_open_file_gives_the_origin_bonus_scaled_like_its_affinity(world: World) -> None:
@@ -64,8 +67,9 @@ def test_an_open_file_gives_the_origin_bonus_scaled_like_its_affinity(world: Wor
     edited = hit_of(world.recall(PATH), oldest).signals["file"]
 
     weight = W.touch_weight("open")
-    assert opened == pytest.approx(W.file_affinity(2, "open") + W.ORIGIN_BONUS * weight)
-    assert edited == pytest.approx(W.file_affinity(2, "edit") + W.ORIGIN_BONUS)
+    bonus = W.ORIGIN_BONUS + W.file_newest_bonus(1)
+    assert opened == pytest.approx(W.file_affinity(2, "open") + bonus * weight)
+    assert edited == pytest.approx(W.file_affinity(2, "edit") + bonus)
 
 
 LONG_DETAILS = " ".join(f"unrelated{n} words about something else" for n in range(60))

@@ -52,7 +52,7 @@ def test_file_hit_outranks_the_strongest_possible_text_match(world: World) -> No
 
     assert ids(result)[:2] == [opened, echo], describe(result)
     assert hit_of(result, opened).signals["file"] == pytest.approx(
-        W.file_affinity(1, "open"), rel=1e-6
+        W.file_affinity(1, "open") + W.file_newest_bonus(0) * W.touch_weight("open"), rel=1e-6
     )
 
 
@@ -66,10 +66,11 @@ def test_sole_owner_of_a_touched_path_beats_the_crowd_on_a_hot_path(world: World
     assert ids(result)[0] == rare, describe(result)
     assert set(ids(result)[1:]) == set(crowd)
     sole = hit_of(result, rare).signals["file"]
-    assert sole == pytest.approx(W.RARITY_SOLE_OWNER)
+    # each is the newest on its file (the crowd was written at once): the same bonus for all
+    assert sole == pytest.approx(W.RARITY_SOLE_OWNER + W.file_newest_bonus(0))
     for memory_id in crowd:
         shared = hit_of(result, memory_id).signals["file"]
-        assert shared == pytest.approx(W.rarity_bonus(12))
+        assert shared == pytest.approx(W.rarity_bonus(12) + W.file_newest_bonus(0))
         # rarity is a premium on the floor, never a discount below it
         assert W.FILE_AFFINITY_FLOOR < shared < sole
 
@@ -82,7 +83,7 @@ def test_a_path_shared_by_46_memories_is_worth_the_seed_anchor(world: World) -> 
 
     assert set(ids(result)) == set(crowd)
     for hit in result.hits:
-        assert hit.signals["file"] == pytest.approx(W.RARITY_ANCHOR_VALUE)
+        assert hit.signals["file"] == pytest.approx(W.RARITY_ANCHOR_VALUE + W.file_newest_bonus(0))
 
 
 @pytest.mark.parametrize("how", ["committed", "working tree only"])
@@ -130,7 +131,7 @@ def test_a_renamed_file_keeps_its_memory_and_the_receipt_names_the_old_path(
     assert ids(result)[0] == note, describe(result)
     hit = hit_of(result, note)
     assert hit.receipt.startswith("via file (renamed from src/api/client.ts)")
-    assert hit.signals["file"] == pytest.approx(W.RARITY_SOLE_OWNER)
+    assert hit.signals["file"] == pytest.approx(W.RARITY_SOLE_OWNER + W.file_newest_bonus(0))
 
 
 def test_touching_the_old_name_of_a_renamed_file_earns_nothing(world: World) -> None:
@@ -152,5 +153,5 @@ def test_an_edit_weighs_more_than_an_open(world: World) -> None:
 
     assert ids(result) == [edited, opened]
     assert hit_of(result, opened).signals["file"] == pytest.approx(
-        W.file_affinity(1, "open"), rel=1e-6
+        W.file_affinity(1, "open") + W.file_newest_bonus(0) * W.touch_weight("open"), rel=1e-6
     )

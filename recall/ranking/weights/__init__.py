@@ -8,7 +8,8 @@ file affinity          0.25 .. 0.40 for an edited file (rarity premium on the fl
                        scaled by how the file was touched (open: 0.8x); up to +0.08
                        more when a memory names several touched files; earlier names
                        of a renamed file count as the file; up to +0.04 for the file's
-                       oldest memory (scaled like the touch)
+                       oldest memory and up to +0.02 for its newest, halving with each
+                       later one (both scaled like the touch)
 module                 up to 0.025 when a file hit's other files co-change with it
 co-change              up to 0.083 (a third of a direct hit), RRF rank 5
 text (bm25)            up to 0.20 (words and trigram together: the stronger of the two);
@@ -59,6 +60,9 @@ from recall.ranking.weights.files import (
     FILE_AFFINITY_FLOOR,
     FILE_EXTRA_MAX,
     FILE_EXTRA_SHARE,
+    FILE_NEWEST_BONUS,
+    FILE_NEWEST_HALF_RANK,
+    FILE_NEWEST_NEGLIGIBLE,
     FILE_TIES_NEWEST_FIRST,
     MODULE_MAX,
     MODULE_NEIGHBOURS,
@@ -78,6 +82,8 @@ from recall.ranking.weights.files import (
     combine_file_hits,
     file_affinity,
     file_magnitude,
+    file_newest_bonus,
+    file_newest_depth,
     module_bonus,
     rarity_bonus,
     touch_weight,
@@ -149,6 +155,9 @@ __all__ = [
     "FILE_AFFINITY_FLOOR",
     "FILE_EXTRA_MAX",
     "FILE_EXTRA_SHARE",
+    "FILE_NEWEST_BONUS",
+    "FILE_NEWEST_HALF_RANK",
+    "FILE_NEWEST_NEGLIGIBLE",
     "FILE_TIES_NEWEST_FIRST",
     "FUNCTION_WORDS",
     "IGNORE_PENALTY_MAX",
@@ -197,6 +206,8 @@ __all__ = [
     "combine_file_hits",
     "file_affinity",
     "file_magnitude",
+    "file_newest_bonus",
+    "file_newest_depth",
     "ignore_penalty",
     "is_common_term",
     "is_function_word",

@@ -191,3 +191,40 @@ def blast_bonus(fan_in: int) -> float:
     if fan_in <= 0:
         return 0.0
     return BLAST_MAX * min(1.0, math.log1p(fan_in) / math.log1p(BLAST_SATURATION))
+
+
+# -- File channel: the newest memories on a file ---------------------------------------------
+
+#: Largest bonus for the newest memory on a touched file (scaled like the touch), halving with
+#: each ``FILE_NEWEST_HALF_RANK`` memories on that file written after it (and by now): the
+#: change a fix goes back to is the latest on its file for a fifth to a third of the four
+#: shared fix histories' pre-cut tasks, whatever the history's pace, which a calendar
+#: half-life (recency) cannot see. Pre-cut hit@3 (250 tasks each) 0.704 / 0.600 / 0.648 /
+#: 0.520 -> 0.704 / 0.600 / 0.660 / 0.524 on iproute2 / rdma-core / optee / networkmanager;
+#: 0.015 and 0.025 did as well on the mean, a half rank of 2 or 4 cost iproute2 or rdma-core.
+FILE_NEWEST_BONUS: Final = 0.02
+
+#: Memories written after it on the same file for the newest bonus to halve (see above): the
+#: latest note gets it in full, the one before half, a file's older notes hardly any.
+FILE_NEWEST_HALF_RANK: Final = 1.0
+
+
+def file_newest_bonus(newer: int) -> float:
+    """Bonus of a memory on a touched file with ``newer`` memories on that file written after
+    it: ``FILE_NEWEST_BONUS * 0.5 ** (newer / FILE_NEWEST_HALF_RANK)`` (negative counts as 0)."""
+    return FILE_NEWEST_BONUS * 0.5 ** (max(0, newer) / FILE_NEWEST_HALF_RANK)
+
+
+#: A newest bonus below this orders nothing, so the later memories of a busy file are counted
+#: only until the bonus falls under it (:func:`file_newest_depth`, 15 later memories): a speed
+#: setting (counting them all ranked every task of iproute2 the same, at 15x the CPU).
+FILE_NEWEST_NEGLIGIBLE: Final = 1e-6
+
+
+def file_newest_depth() -> int:
+    """How many later memories on a file need counting before ``file_newest_bonus`` is below
+    ``FILE_NEWEST_NEGLIGIBLE`` (0 when the bonus is already that small)."""
+    if FILE_NEWEST_BONUS <= FILE_NEWEST_NEGLIGIBLE:
+        return 0
+    ratio = FILE_NEWEST_BONUS / FILE_NEWEST_NEGLIGIBLE
+    return math.ceil(FILE_NEWEST_HALF_RANK * math.log2(ratio))

@@ -1,0 +1,104 @@
+"""The newest memories on a touched file, through the real engine.
+
+Among the memories naming a touched file, the latest gets ``W.FILE_NEWEST_BONUS`` on its file
+magnitude, halving with each memory on that file written after it: the change a fix goes back
+to is most often the latest or nearly latest on its file. Only memories written by the
+engine's clock count as later ones.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from recall.ranking import weights as W
+
+from .world import NOW, World, describe, hit_of, ids
+
+PATH = "src/net/poller.c"
+OTHER = "src/net/timer.c"
+
+
+def test_each_later_memory_on_the_file_halves_the_bonus_by_its_half_rank(world: World) -> None:
+    world.history([[PATH, OTHER]])
+    dates = ["2025-01-10", "2025-06-10", "2025-09-10", "2026-01-10", "2026-03-10"]
+    made = [
+        world.remember(f"poller: note {n}", PATH, created=f"{day}T00:00:00+00:00")
+        for n, day in enumerate(dates)
+    ]
+
+    result = world.recall(PATH)
+
+    plain = W.file_affinity(len(made))
+    for newer, memory_id in enumerate(reversed(made)):
+        origin = W.ORIGIN_BONUS if memory_id == made[0] else 0.0
+        expected = plain + origin + W.file_newest_bonus(newer)
+        assert hit_of(result, memory_id).signals["file"] == pytest.approx(expected)
+    # apart from the oldest (the file's origin), they come newest first
+    later = [memory_id for memory_id in ids(result) if memory_id in made[1:]]
+    assert later == list(reversed(made[1:])), describe(result)
+
+
+def test_the_bonus_goes_to_the_newest_on_each_file_and_a_memory_keeps_its_best(
+    world: World,
+) -> None:
+    world.history([[PATH, OTHER]])
+    # newest on OTHER, but two later notes on PATH (and an older one: no origin there)
+    world.remember("poller: first", PATH, created="2024-06-01T00:00:00+00:00")
+    both = world.remember("poller and timer", PATH, OTHER, created="2025-06-01T00:00:00+00:00")
+    world.remember("poller: later", PATH, created="2025-09-01T00:00:00+00:00")
+    world.remember("poller: latest", PATH, created="2026-01-01T00:00:00+00:00")
+    world.remember("timer: first", OTHER, created="2025-01-01T00:00:00+00:00")
+
+    on_other = hit_of(world.recall(OTHER), both).signals["file"]
+    on_both = hit_of(world.recall(PATH, OTHER), both).signals["file"]
+
+    assert on_other == pytest.approx(W.file_affinity(2) + W.file_newest_bonus(0))
+    magnitudes = [W.file_affinity(4), W.file_affinity(2)]
+    assert on_both == pytest.approx(W.combine_file_hits(magnitudes) + W.file_newest_bonus(0))
+
+
+def test_a_memory_dated_after_the_clock_is_no_later_note_on_the_file(world: World) -> None:
+    world.history([[PATH]])
+    older = world.remember("poller: older", PATH, created="2025-01-10T00:00:00+00:00")
+    current = world.remember("poller: current", PATH, created="2026-05-01T00:00:00+00:00")
+    ahead = world.remember("poller: from the future", PATH, created="2026-09-01T00:00:00+00:00")
+    assert NOW < "2026-09"
+
+    result = world.recall(PATH)
+
+    plain = W.file_affinity(3)
+    assert hit_of(result, current).signals["file"] == pytest.approx(plain + W.file_newest_bonus(0))
+    assert hit_of(result, older).signals["file"] == pytest.approx(
+        plain + W.ORIGIN_BONUS + W.file_newest_bonus(1)
+    )
+    assert hit_of(result, ahead).signals["file"] == pytest.approx(plain + W.file_newest_bonus(0))
+
+
+def test_an_opened_file_gives_the_bonus_scaled_like_its_affinity(world: World) -> None:
+    world.history([[PATH]])
+    world.remember("poller: first", PATH, created="2025-01-10T00:00:00+00:00")
+    latest = world.remember("poller: latest", PATH, created="2026-01-10T00:00:00+00:00")
+
+    opened = hit_of(world.recall(opens=[PATH]), latest).signals["file"]
+
+    weight = W.touch_weight("open")
+    assert opened == pytest.approx(W.file_affinity(2, "open") + W.file_newest_bonus(0) * weight)
+
+
+def test_a_busy_files_older_memories_get_no_bonus_past_the_counted_depth(world: World) -> None:
+    world.history([[PATH]])
+    depth = W.file_newest_depth()
+    made = [
+        world.remember(f"poller: note {n}", PATH, created=f"{2000 + n}-03-01T00:00:00+00:00")
+        for n in range(depth + 3)
+    ]
+
+    result = world.recall(PATH, limit=len(made))
+
+    plain = W.file_affinity(len(made))
+    for newer, memory_id in enumerate(reversed(made)):
+        origin = W.ORIGIN_BONUS if memory_id == made[0] else 0.0
+        bonus = W.file_newest_bonus(newer) if newer <= depth else 0.0
+        assert hit_of(result, memory_id).signals["file"] == pytest.approx(
+            plain + origin + bonus, rel=0, abs=1e-12
+        )
