@@ -16,7 +16,6 @@ BENCHMARKS = (
     ("bench.quality", False),
     ("bench.lsp_bench", True),
     ("bench.hook_bench", True),
-    ("bench.check_bench", True),
 )
 
 

@@ -1,6 +1,5 @@
-"""Quick fixes on a memory diagnostic (details, pin or unpin, guard or unguard, supersede, mark
-followed, archive) and two actions anywhere in a file (remember something about it, show its
-memories).
+"""Quick fixes on a memory diagnostic (details, pin or unpin, supersede, mark followed, archive)
+and two actions anywhere in a file (remember something about it, show its memories).
 
 Each action carries a command; the server does the work when the client runs it, so every
 editor gets the same behaviour. Arguments are one object with camelCase keys.
@@ -16,7 +15,6 @@ from lsprotocol import types
 from lsp_server import capabilities, diagnostics, watching
 from lsp_server.documents import DocState, Shown, resolve
 from lsp_server.positions import overlaps
-from recall.model import GUARDABLE
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -54,12 +52,6 @@ def memory_actions(shown: Shown) -> list[types.CodeAction]:
         found.append(_action(f"Tether: unpin {name}", "tether.unpin", ref, QUICKFIX, shown))
     else:
         found.append(_action(f"Tether: pin {name}", "tether.pin", ref, QUICKFIX, shown))
-    if memory.guard:
-        found.append(
-            _action(f"Tether: lift the guard of {name}", "tether.unguard", ref, QUICKFIX, shown)
-        )
-    elif memory.category in GUARDABLE:
-        found.append(_action(f"Tether: guard {name}", "tether.guard", ref, QUICKFIX, shown))
     found += [
         _action(f"Tether: supersede {name}…", "tether.supersede", ref, QUICKFIX, shown),
         _action(f"Tether: mark {name} as followed", "tether.markFollowed", ref, QUICKFIX, shown),

@@ -24,7 +24,6 @@ from lsp_server.server import TetherServer
 from recall.errors import BadInput, NotFound, NothingToDo, TetherError
 from recall.lifecycle.disuse import as_seen, bring_back
 from recall.model import Memory
-from recall.policy.guard import set_guard
 from recall.policy.inject import format_hit
 from recall.policy.usage import counters, record_surfacings
 from recall.ranking.query import RecallQuery, Touch
@@ -154,14 +153,6 @@ def _pin(ls: TetherServer, obj: dict[str, Any], pinned: bool) -> dict[str, Any]:
     return {**updated.to_dict(), "scope": store.scope}
 
 
-def _guard(ls: TetherServer, obj: dict[str, Any], guard: bool) -> dict[str, Any]:
-    root, store, memory = find(ls, obj)
-    updated = set_guard(store, memory.id, guard)
-    acted(root, store, memory.id)
-    changed(ls, root)
-    return {**updated.to_dict(), "scope": store.scope}
-
-
 def _status(ls: TetherServer, obj: dict[str, Any], verb: str) -> dict[str, Any]:
     status, allowed = TRANSITIONS[verb]
     root, store, memory = find(ls, obj)
@@ -201,7 +192,6 @@ def _listed(memory: Memory, scope: str) -> dict[str, Any]:
         "details": memory.details,
         "category": memory.category,
         "pinned": memory.pinned,
-        "guard": memory.guard,
         "status": memory.status,
         "files": list(memory.files),
         "anchor": memory.anchor,
@@ -311,17 +301,6 @@ def unpin(ls: TetherServer, *args: Any) -> Any:
     return _run(ls, "unpin", args, lambda s, o: _pin(s, o, False))
 
 
-def guard(ls: TetherServer, *args: Any) -> Any:
-    """``tether.guard {memoryId}``: guard a gotcha, decision or rejected memory (its file's
-    edits ask first)."""
-    return _run(ls, "guard", args, lambda s, o: _guard(s, o, True))
-
-
-def unguard(ls: TetherServer, *args: Any) -> Any:
-    """``tether.unguard {memoryId}``: lift a memory's guard."""
-    return _run(ls, "unguard", args, lambda s, o: _guard(s, o, False))
-
-
 def archive(ls: TetherServer, *args: Any) -> Any:
     """``tether.archive {memoryId}``: hide a memory from recall (reversible)."""
     return _run(ls, "archive", args, lambda s, o: _status(s, o, "archive"))
@@ -353,7 +332,7 @@ async def reindex(ls: TetherServer, *args: Any) -> Any:
 
 
 async def remember(ls: TetherServer, *args: Any) -> Any:
-    """``tether.remember {uri?, summary?, category?, files?, details?, pinned?, guard?, anchor?,
+    """``tether.remember {uri?, summary?, category?, files?, details?, pinned?, anchor?,
     global?}``: write a memory directly when ``summary`` is given, else open a draft."""
     return await _run_async(ls, "remember", args, drafts.remember)
 
@@ -370,8 +349,6 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "tether.show": show,
     "tether.pin": pin,
     "tether.unpin": unpin,
-    "tether.guard": guard,
-    "tether.unguard": unguard,
     "tether.supersede": supersede,
     "tether.archive": archive,
     "tether.restore": restore,

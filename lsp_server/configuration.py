@@ -39,14 +39,8 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "decision": "information",
     "pref": "information",
     "context": "information",
-    "rejected": "warning",
 }
-"""A gotcha is a warning: it says "this will bite"; so is an approach tried before and rejected.
-The others inform, when they are shown."""
-
-GUARDED_SEVERITY = "error"
-"""A guarded memory is an error by default: its file should not change before someone has looked
-at it, and an error is what every client (and every agent harness) puts in front of the reader."""
+"""A gotcha is a warning: it says "this will bite". The others inform, when they are shown."""
 
 DEFAULT_CLIENT_SEVERITY: dict[str, str] = {"opencode": "error"}
 """Per-client overrides, matched against ``clientInfo.name``: OpenCode forwards only errors to
@@ -94,13 +88,10 @@ class Settings:
     field name in any spelling, or an alias (``diagnostic_categories`` for ``categories``)."""
 
     categories: tuple[str, ...] = setting(
-        ("gotcha", "rejected"), names(CATEGORIES, "categories"), "diagnostic_categories"
+        ("gotcha",), names(CATEGORIES, "categories"), "diagnostic_categories"
     )
     severity: Mapping[str, str] = setting(DEFAULT_SEVERITY, _severity, merge=True)
     client_severity: Mapping[str, str] = setting(DEFAULT_CLIENT_SEVERITY, _client_severity)
-    guarded_severity: str = setting(GUARDED_SEVERITY, _level)
-    """How a guarded memory is published, whatever its category; ``off`` publishes it as its
-    category is (and only if that category is shown)."""
     max_per_file: int = setting(MAX_PER_FILE, count)
     hint_quiet_turns: int = setting(QUIET_TURNS, count)
     hint_session_budget: int = setting(SESSION_BUDGET, count)
@@ -112,22 +103,15 @@ class Settings:
     trust as ``trustedWorkspace``): project memories are still shown, labelled untrusted. A
     source can only take trust away, so a repository's own settings cannot grant it."""
 
-    def severity_for(
-        self, category: str, client_name: str, *, guarded: bool = False
-    ) -> types.DiagnosticSeverity | None:
-        """The severity a memory of ``category`` (``guarded`` or not) is published with; None
-        when not shown. A guard shows a memory of any category, unless its severity is off."""
-        if guarded and self.guarded_severity != OFF:
-            chosen = SEVERITIES.get(self.guarded_severity)
-        elif category in self.categories:
-            chosen = SEVERITIES.get(self.severity.get(category, "information"))
-        else:
+    def severity_for(self, category: str, client_name: str) -> types.DiagnosticSeverity | None:
+        """The severity a memory of ``category`` is published with; None when not shown."""
+        if category not in self.categories:
             return None
         name = client_name.casefold()
         for key, level in self.client_severity.items():
             if key and key.casefold() in name:
                 return SEVERITIES.get(level)
-        return chosen
+        return SEVERITIES.get(self.severity.get(category, "information"))
 
     def policy(self) -> Policy:
         """The hint policy these settings ask for."""

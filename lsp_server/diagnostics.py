@@ -58,12 +58,7 @@ WORDING = {
     "decision": "a decision recorded for this file",
     "pref": "a preference recorded for this file",
     "context": "context recorded for this file",
-    "rejected": "tried before and rejected",
 }
-
-GUARDED_WORDING = "guarded: ask before changing this code"
-"""What a guarded memory's diagnostic adds: agents' edit hooks ask the person at this point, and
-the editor says the same."""
 
 
 def hits_for(root: Root, path: str, kind: str, limit: int = RECALL_LIMIT) -> list[Hit]:
@@ -95,20 +90,17 @@ def shown_share(ls: TetherServer, root: Root) -> float:
         kept = root.category_counts.get(store.location.memories_dir)
         if kept is None or kept[0] != stamp:
             found = store.conn.execute(
-                "SELECT category, guard, count(*) FROM memories WHERE status = 'active' "
-                "GROUP BY category, guard"
+                "SELECT category, count(*) FROM memories WHERE status = 'active' GROUP BY category"
             )
             kept = root.category_counts[store.location.memories_dir] = (
                 stamp,
-                collections.Counter({(c, bool(g)): n for c, g, n in found.fetchall()}),
+                collections.Counter(dict(found.fetchall())),
             )
         counts.update(kept[1])
     total = sum(counts.values())
     settings = root.settings
     shown = sum(
-        n
-        for (c, guarded), n in counts.items()
-        if settings.severity_for(c, ls.client_name, guarded=guarded) is not None
+        n for c, n in counts.items() if settings.severity_for(c, ls.client_name) is not None
     )
     return shown / total if total else 0.0
 
@@ -120,10 +112,8 @@ def message(hit: Hit, path: str) -> str:
     # memory's text gets the same escaping as the injected block.
     summary = safe_field(memory.summary, SUMMARY_CAP)
     where = memory.id if hit.scope == "project" else f"{memory.id}, {hit.scope}"
-    marks = ("pinned " if memory.pinned else "") + ("guarded " if memory.guard else "")
-    text = f'{marks}{memory.category} "{summary}" [{where}] — {WORDING[memory.category]}'
-    if memory.guard:
-        text += f"; {GUARDED_WORDING}"
+    pinned = "pinned " if memory.pinned else ""
+    text = f'{pinned}{memory.category} "{summary}" [{where}] — {WORDING[memory.category]}'
     if path not in memory.files:
         text += f" ({safe_field(hit.receipt)})"
     return text
@@ -157,9 +147,7 @@ def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
         return [
             h
             for h in hits
-            if h.strong
-            and settings.severity_for(h.memory.category, ls.client_name, guarded=h.memory.guard)
-            is not None
+            if h.strong and settings.severity_for(h.memory.category, ls.client_name) is not None
         ]
 
     limit = first_limit(wanted, share)
@@ -173,8 +161,7 @@ def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
 def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
     span = locate(hit.memory.anchor, text) or first_line(text)
     rng = to_range(span, text, ls.workspace.position_encoding)
-    memory = hit.memory
-    severity = doc.root.settings.severity_for(memory.category, ls.client_name, guarded=memory.guard)
+    severity = doc.root.settings.severity_for(hit.memory.category, ls.client_name)
     related = None
     if capabilities.related_information(ls.client_capabilities):
         store = doc.root.store_of_scope(hit.scope)
@@ -195,7 +182,6 @@ def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
         code=hit.memory.id,
         source=SOURCE,
         related_information=related,
-        data={"memoryId": memory.id, "guarded": True} if memory.guard else None,
     )
     return Shown(hit, rng, diagnostic)
 

@@ -21,9 +21,8 @@ from recall import frontmatter
 from recall.clock import now_iso
 from recall.errors import BadInput
 from recall.locations import ensure_created
-from recall.model import GUARDABLE, Memory
-from recall.policy.guard import with_guard
-from recall.records import check_category, check_guard, check_text, front_matter_fields
+from recall.model import Memory
+from recall.records import check_category, check_text, front_matter_fields
 from recall.repo import git_user_name
 from recall.store import MemoryStore
 
@@ -126,7 +125,6 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             files=tuple(files),
             created=now_iso(),
             author=author,
-            guard=check_guard(category, flag(obj, "guard")),
         )
         return await open_draft(ls, store, draft)
     memory = store.prepare_memory(
@@ -139,7 +137,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         author=author,
         source=text(obj, "source") or "user",
     )
-    result = store.remember(with_guard(memory, flag(obj, "guard")))
+    result = store.remember(memory)
     changed(ls, root)
     return result.to_dict()
 
@@ -161,7 +159,6 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             files=tuple(files),
             anchor=old.anchor,
             pinned=old.pinned,
-            guard=old.guard,
             supersedes=old.id,
             created=now_iso(),
             author=author,
@@ -177,8 +174,6 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         author=author,
         source=text(obj, "source") or "user",
     )
-    # The replacement keeps the guard where its kind takes one, as it keeps the pin.
-    memory = with_guard(memory, old.guard and memory.category in GUARDABLE)
     result, updated = store.supersede(old.id, memory)
     changed(ls, root)
     return {**result.to_dict(), "supersedes": updated.id}

@@ -15,9 +15,8 @@ from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from recall import secrets_scan
 from recall.errors import BadInput
 from recall.lifecycle.disuse import archived_by_disuse, as_seen
-from recall.model import CATEGORIES, GUARDABLE, STATUSES
+from recall.model import CATEGORIES, STATUSES
 from recall.paths import normalize, normalize_loose
-from recall.policy.guard import with_guard
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
 
@@ -189,7 +188,6 @@ def write(
     details: str | None = None,
     pin: bool = False,
     scope: str = "project",
-    guard: bool = False,
 ) -> dict[str, Any]:
     """Write a new memory, or name the one that already holds the same knowledge."""
     _summary(summary)
@@ -207,7 +205,7 @@ def write(
         author=git_user_name(store.repo_root),
         source="agent",
     )
-    return results.written(store.remember(with_guard(draft, guard)))
+    return results.written(store.remember(draft))
 
 
 def supersede(
@@ -221,8 +219,8 @@ def supersede(
 ) -> dict[str, Any]:
     """Replace an active memory by a new one; the old one leaves recall, linked both ways.
 
-    Category, files, the pin and the guard (where the category takes one) carry over unless
-    given; details do not (the new text stands on its own).
+    Category, files and the pin carry over unless given; details do not (the new text stands
+    on its own).
     """
     _summary(summary)
     if category is not None:
@@ -239,7 +237,6 @@ def supersede(
         author=git_user_name(store.repo_root),
         source="agent",
     )
-    draft = with_guard(draft, old.guard and draft.category in GUARDABLE)
     result, updated = store.supersede(old.id, draft)
     record_action(store.conn, old.id)
     return {**results.written(result), "supersedes": updated.id, "old_status": updated.status}

@@ -47,7 +47,6 @@ def card(memory: Memory, scope: str) -> dict[str, Any]:
         **line(memory, scope),
         "details": memory.details,
         "anchor": memory.anchor,
-        "guard": memory.guard,
         "supersedes": memory.supersedes,
         "superseded_by": memory.superseded_by,
         "created": memory.created,

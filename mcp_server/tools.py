@@ -37,8 +37,7 @@ TOOL_NAMES = (
 
 _CATEGORY_HELP = (
     "gotcha (a trap: what breaks and how to avoid it), decision (a choice made and why), "
-    "pref (how the team likes things done), context (background that explains the code), "
-    "rejected (an approach tried and given up, and why)"
+    "pref (how the team likes things done), context (background that explains the code)"
 )
 
 
@@ -98,7 +97,7 @@ To correct a memory, use memory_supersede instead of writing a second one."""
 
 SUPERSEDE = """Replace a memory that is wrong or out of date with a new one. The old memory
 leaves recall but stays on record, linked to its replacement (old: superseded_by, new:
-supersedes). Category, files, the pin and a guard carry over unless given; details do not."""
+supersedes). Category, files and the pin carry over unless given; details do not."""
 
 PIN = """Pin a memory (or unpin it with pinned=false). Pinned memories rank higher, are shown
 even when the hint budget is spent and never fade with age. Pin only what must never be
@@ -172,13 +171,6 @@ def register(server: MCPServer, ws: Workspace) -> None:
                 "global (the user's own store, for every repository).",
             ),
         ] = "project",
-        guard: Annotated[
-            bool,
-            Field(
-                description="Guard it (gotcha, decision or rejected only): a later edit of its "
-                "files asks the person first. Only a person lifts a guard."
-            ),
-        ] = False,
     ) -> dict[str, Any]:
         return _call(
             ws,
@@ -189,7 +181,6 @@ def register(server: MCPServer, ws: Workspace) -> None:
             details=details,
             pin=pin,
             scope=scope,
-            guard=guard,
         )
 
     @server.tool(name="memory_supersede", description=_prose(SUPERSEDE), annotations=adding)

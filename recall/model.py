@@ -8,10 +8,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Final
 
-CATEGORIES: Final = ("pref", "decision", "gotcha", "context", "rejected")
-# ``rejected``: an approach that was tried and failed, with why; surfaced like a gotcha.
-GUARDABLE: Final = ("gotcha", "decision", "rejected")
-"""Categories a memory may be guarded in: an edit of its code asks the person first."""
+CATEGORIES: Final = ("pref", "decision", "gotcha", "context")
 # ``pending``: written by auto-distill and held out of recall until a person confirms it.
 STATUSES: Final = ("active", "pending", "superseded", "archived", "deleted")
 SOURCES: Final = ("user", "agent", "auto-distilled")
@@ -69,7 +66,6 @@ class Memory:
     created: str = ""
     author: str = ""
     source: str = "user"
-    guard: bool = False
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @cached_property
@@ -107,6 +103,5 @@ class Memory:
             "created": self.created,
             "author": self.author,
             "source": self.source,
-            "guard": self.guard,
             "content_hash": self.content_hash,
         }

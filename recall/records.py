@@ -9,7 +9,7 @@ from typing import Any
 from recall import frontmatter
 from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
-from recall.model import CATEGORIES, GUARDABLE, SOURCES, STATUSES, Memory, is_valid_id
+from recall.model import CATEGORIES, SOURCES, STATUSES, Memory, is_valid_id
 
 KNOWN_KEYS = (
     "id",
@@ -23,17 +23,11 @@ KNOWN_KEYS = (
     "created",
     "author",
     "source",
-    "guard",
 )
 # The hash is derived from the text, so a stale copy in a file must not count as a field.
 DERIVED_KEYS = ("content_hash",)
 
 SUMMARY_FORBIDDEN = ("\n", "\r")
-
-_GUARD_CATEGORY = (
-    "guard is for a gotcha, decision or rejected memory, not a {category}; "
-    "remove 'guard' or change the category"
-)
 
 
 def id_for_filename(name: str) -> str:
@@ -122,13 +116,6 @@ def memory_from_parsed(
         pinned = False
     if not isinstance(pinned, bool):
         raise MalformedMemory(where, line("pinned", 1), "pinned must be true or false")
-    guard = fields.get("guard", False)
-    if guard is None:
-        guard = False
-    if not isinstance(guard, bool):
-        raise MalformedMemory(where, line("guard", 1), "guard must be true or false")
-    if guard and str(category) not in GUARDABLE:
-        raise MalformedMemory(where, line("guard", 1), _GUARD_CATEGORY.format(category=category))
     anchor = fields.get("anchor")
     created = fields.get("created")
     extra = {k: v for k, v in fields.items() if k not in KNOWN_KEYS and k not in DERIVED_KEYS}
@@ -146,7 +133,6 @@ def memory_from_parsed(
         created=_as_text(created) if created not in (None, "") else fallback_created,
         author="" if fields.get("author") is None else str(fields.get("author")),
         source=source,
-        guard=guard,
         extra=extra,
     )
 
@@ -161,8 +147,6 @@ def front_matter_fields(memory: Memory) -> dict[str, Any]:
     if memory.anchor:
         fields["anchor"] = memory.anchor
     fields["pinned"] = memory.pinned
-    if memory.guard:
-        fields["guard"] = True
     fields["status"] = memory.status
     if memory.supersedes:
         fields["supersedes"] = memory.supersedes
@@ -219,10 +203,3 @@ def check_category(category: str) -> str:
     if category not in CATEGORIES:
         raise BadInput(f"unknown category {category!r}; use one of {', '.join(CATEGORIES)}")
     return category
-
-
-def check_guard(category: str, guard: bool) -> bool:
-    """Validate a guard asked for by a user: only the kinds an edit should stop for take one."""
-    if guard and category not in GUARDABLE:
-        raise BadInput(_GUARD_CATEGORY.format(category=category))
-    return guard

@@ -189,7 +189,6 @@ SERVER_KEYS: Final = (
     "diagnostic_categories",
     "categories",
     "severity",
-    "guarded_severity",
     "client_severity",
     "max_per_file",
     "hint_quiet_turns",

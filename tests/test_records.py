@@ -14,7 +14,6 @@ from recall.model import Memory, content_hash, is_valid_id
 from recall.records import (
     check_category,
     check_details,
-    check_guard,
     check_summary,
     front_matter_fields,
     id_for_filename,
@@ -260,35 +259,3 @@ def test_memory_hash_and_dict() -> None:
     assert data["files"] == ["a"]
     assert memory.is_recallable
     assert not memory.with_changes(status="archived").is_recallable
-
-
-def test_a_guard_is_read_written_and_kept_off_the_file_when_unset() -> None:
-    text = "---\ncategory: decision\nfiles: [src/app.py]\nguard: true\n---\nRetries stay at three\n"
-    memory = load(text)
-    assert memory.guard is True and memory.extra == {}
-    assert "guard: true" in render_memory(memory)
-    assert load(render_memory(memory)) == memory
-    plain = load("---\ncategory: decision\n---\nRetries stay at three\n")
-    assert plain.guard is False and "guard" not in front_matter_fields(plain)
-    assert memory.to_dict()["guard"] is True
-
-
-@pytest.mark.parametrize(
-    ("text", "fragment"),
-    [
-        ("---\ncategory: gotcha\nguard: yes please\n---\nS\n", "guard must be true or false"),
-        ("---\ncategory: context\nguard: true\n---\nS\n", "not a context"),
-    ],
-)
-def test_a_bad_guard_names_its_line(text: str, fragment: str) -> None:
-    caught = problem(text)
-    assert caught.line == 3 and fragment in str(caught)
-
-
-def test_guard_is_for_the_kinds_an_edit_should_stop_for() -> None:
-    for category in ("gotcha", "decision", "rejected"):
-        assert check_guard(category, True) is True
-    assert check_guard("pref", False) is False
-    with pytest.raises(BadInput, match="not a pref"):
-        check_guard("pref", True)
-    assert check_category("rejected") == "rejected"

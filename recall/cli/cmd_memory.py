@@ -16,7 +16,6 @@ from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, 
 from recall.locations import PROJECT, ensure_created
 from recall.model import CATEGORIES, Memory
 from recall.model import _normalize_for_hash as same_text
-from recall.policy.guard import with_guard
 from recall.policy.usage import counters, record_action
 from recall.records import check_text
 from recall.repo import git_user_name
@@ -32,8 +31,7 @@ def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -
         "-c",
         choices=CATEGORIES,
         required=True,
-        help="pref, decision, gotcha, context or rejected (an approach tried and given up, "
-        "with why): what kind of knowledge it is",
+        help="pref, decision, gotcha or context: what kind of knowledge it is",
     )
     paths_option(
         parser,
@@ -50,12 +48,6 @@ def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -
     )
     parser.add_argument("--anchor", help="a symbol or line range inside the file")
     parser.add_argument("--pin", action="store_true", help="pin it: ranks higher, never decays")
-    parser.add_argument(
-        "--guard",
-        action="store_true",
-        help="a gotcha, decision or rejected approach that an edit of its files must not pass "
-        "unseen: agents' edits ask the person first, `tether check` fails on a change",
-    )
     parser.add_argument("--global", dest="global_", action="store_true", help="user-wide store")
     parser.add_argument("--author", help="who wrote it (default: git config user.name)")
     parser.add_argument(
@@ -94,7 +86,7 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
     files = [store.normalize_input(raw, ctx.cwd) for raw in args.files]
     if store.scope == PROJECT and not args.allow_missing:
         refuse_unknown(store.repo_root, files)
-    draft = store.prepare_memory(
+    return store.prepare_memory(
         summary=args.summary,
         category=args.category,
         files=files,
@@ -109,7 +101,6 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
         source=args.source,
         allow_secret=args.allow_secret,
     )
-    return with_guard(draft, args.guard)
 
 
 def write_store(args: argparse.Namespace, ctx: CommandContext) -> MemoryStore:

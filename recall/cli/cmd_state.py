@@ -1,5 +1,5 @@
-"""Commands that change a memory's state: pin, unpin, guard, unguard, supersede, archive,
-restore, delete, and purge (tombstones removed for good)."""
+"""Commands that change a memory's state: pin, unpin, supersede, archive, restore, delete, and
+purge (tombstones removed for good)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from recall.cli.render import ID_HELP, print_table
 from recall.display import plural
 from recall.errors import BadInput, NotFound
 from recall.lifecycle.disuse import bring_back
-from recall.policy.guard import set_guard
 from recall.policy.usage import record_action
 
 
@@ -23,14 +22,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("id", help=ID_HELP)
         p.set_defaults(func=run_pin, pinned=(name == "pin"))
-    guards = {
-        "guard": "guard a gotcha, decision or rejected memory: an edit of its files asks first",
-        "unguard": "lift a memory's guard",
-    }
-    for name, helptext in guards.items():
-        p = sub.add_parser(name, help=helptext)
-        p.add_argument("id", help=ID_HELP)
-        p.set_defaults(func=run_guard, guard=(name == "guard"))
 
     p = sub.add_parser("supersede", help="replace a memory with a new one, linked both ways")
     p.add_argument("old_id", metavar="OLD_ID", help="the memory to replace: " + ID_HELP)
@@ -72,16 +63,6 @@ def run_pin(args: argparse.Namespace, ctx: CommandContext) -> int:
     updated = store.set_pinned(memory.id, args.pinned)
     record_action(store.conn, memory.id)
     verb = "Pinned" if args.pinned else "Unpinned"
-    ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
-    return 0
-
-
-def run_guard(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Guard or unguard a memory."""
-    store, memory = ctx.find_memory(args.id)
-    updated = set_guard(store, memory.id, args.guard)
-    record_action(store.conn, memory.id)
-    verb = "Guarded" if args.guard else "Unguarded"
     ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
     return 0
 

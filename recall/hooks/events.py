@@ -1,6 +1,5 @@
 """What each hook event does: a prompt gets at most three memories the hint policy allows, an
-edit gets the gotchas of its file (and asks the person first when the file is guarded), a session
-start runs the session-start pass."""
+edit gets the gotchas of its file, a session start runs the session-start pass."""
 
 from __future__ import annotations
 
@@ -9,8 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from recall.hooks.guarded import record_allowed, to_ask
-from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask_output, output
+from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, output
 from recall.hooks.logfile import _notice
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
 from recall.lifecycle.disuse import archived_by_disuse
@@ -20,14 +18,9 @@ from recall.policy.trust import Gate
 if TYPE_CHECKING:
     import sqlite3
 
-    from recall.model import Memory
     from recall.store import MemoryStore
 
 WARNING_SUMMARY_CAP: Final = 160
-
-WARNED: Final = ("gotcha", "rejected")
-"""The kinds an edit hook warns about: what went wrong here before, and what was tried and
-given up."""
 
 MCP_SELF_SERVE: Final = frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"})
 """Tether MCP tools that mean the agent reads or writes memory on its own (hint rule 1): the
@@ -97,15 +90,13 @@ def _relative(store: MemoryStore, raw: str, cwd: Path) -> str:
         raise Skip("file is outside the repository") from None
 
 
-def warning_line(summary: str, memory_id: str, category: str = "gotcha") -> str:
-    """The inline warning of a gotcha or a rejected approach, worded as an instruction."""
+def warning_line(summary: str, memory_id: str) -> str:
+    """The inline gotcha warning, worded as an instruction."""
     from recall.policy.inject import (
         safe_field,  # here, not above: see recall.cli.main.LEAN_COMMANDS
     )
 
     text = safe_field(summary, WARNING_SUMMARY_CAP).replace('"', "'")
-    if category == "rejected":
-        return f'· tried before and rejected: "{text}" [{memory_id}] — review before editing'
     return f'· gotcha "{text}" [{memory_id}] — review before editing'
 
 
@@ -156,50 +147,25 @@ def on_edit(hook: HookInput) -> str:
             return ""
         path = _relative(project, hook.file_path, hook.cwd)
         record_touch(conn, hook.session_id, path, _current_turn(conn, hook.session_id))
-        gate = Gate(project, _notice)
-        if hook.event == "PostToolUse":
-            record_allowed(project, hook.session_id, path)
-            ask = []
-        else:
-            ask = gate.memories(to_ask(project, hook.session_id, path))
-        text = _gotcha_warnings(project, conn, ledger, gate, path)
-        if ask:
-            return ask_output(hook.event, _ask_reason(ask, path), text)
-        return output(hook.event, text)
+        hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
+        gotchas = [
+            m
+            for m in project.list(file=path, category="gotcha")
+            if path in m.files and m.id not in hidden
+        ]
+        gotchas = Gate(project, _notice).memories(gotchas)
+        if not gotchas:
+            return ""
+        gotchas.sort(key=lambda m: (not m.pinned, m.id))
+        choice = ledger.select(conn, [Candidate(m.id, pinned=m.pinned) for m in gotchas])
+        # Within one turn the policy keeps a hint visible; an agent would read the same warning
+        # on every edit of the file, so a hook shows only the hints new in this call.
+        new = set(choice.new)
+        from recall.policy.usage import record_surfacings
 
-
-def _gotcha_warnings(
-    project: MemoryStore, conn: sqlite3.Connection, ledger: HintLedger, gate: Gate, path: str
-) -> str:
-    """The warning lines of the file's gotchas and rejected approaches the hint policy lets
-    through (recorded as shown)."""
-    hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
-    gotchas = [
-        m
-        for category in WARNED
-        for m in project.list(file=path, category=category)
-        if path in m.files and m.id not in hidden
-    ]
-    gotchas = gate.memories(gotchas)
-    if not gotchas:
-        return ""
-    gotchas.sort(key=lambda m: (not m.pinned, m.id))
-    choice = ledger.select(conn, [Candidate(m.id, pinned=m.pinned) for m in gotchas])
-    # Within one turn the policy keeps a hint visible; an agent would read the same warning
-    # on every edit of the file, so a hook shows only the hints new in this call.
-    new = set(choice.new)
-    from recall.policy.usage import record_surfacings
-
-    record_surfacings(conn, [m.id for m in gotchas if m.id in new])
-    return "\n".join(warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new)
-
-
-def _ask_reason(memories: list[Memory], path: str) -> str:
-    from recall.policy.guard import ask_reason
-    from recall.policy.inject import safe_field
-
-    safe = {m.id: safe_field(m.summary, WARNING_SUMMARY_CAP).replace('"', "'") for m in memories}
-    return ask_reason(memories, path, safe)
+        record_surfacings(conn, [m.id for m in gotchas if m.id in new])
+        lines = [warning_line(m.summary, m.id) for m in gotchas if m.id in new]
+        return output(hook.event, "\n".join(lines))
 
 
 def _note_self_serve(conn: sqlite3.Connection, ledger: HintLedger, command: str) -> None:

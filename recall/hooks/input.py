@@ -118,13 +118,3 @@ def output(event_name: str, text: str) -> str:
         return ""
     payload = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
     return json.dumps(payload, ensure_ascii=False) + "\n"
-
-
-def ask_output(event_name: str, reason: str, text: str) -> str:
-    """The stdout of a PreToolUse hook that has the harness ask the person before the tool runs
-    (``reason`` is shown in the question), with ``text`` for the model's context as well."""
-    specific = {"hookEventName": event_name, "permissionDecision": "ask"}
-    specific["permissionDecisionReason"] = reason
-    if text:
-        specific["additionalContext"] = text
-    return json.dumps({"hookSpecificOutput": specific}, ensure_ascii=False) + "\n"

@@ -12,9 +12,8 @@ from recall.model import Memory
 
 _INSERT = """
 INSERT INTO memories(rowid, id, name, category, summary, details, files, anchor, pinned, status,
-    supersedes, superseded_by, created, author, source, content_hash, mtime_ns, size, file_sha,
-    guard)
-VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    supersedes, superseded_by, created, author, source, content_hash, mtime_ns, size, file_sha)
+VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 
@@ -75,7 +74,6 @@ def insert_many(
                 stat.mtime_ns,
                 stat.size,
                 sha,
-                int(memory.guard),
             )
         )
         rowids.append(rowid)
@@ -145,7 +143,6 @@ def memory_from_row(row: sqlite3.Row) -> Memory:
         created=row["created"],
         author=row["author"],
         source=row["source"],
-        guard=bool(row["guard"]),
     )
     memory.__dict__["content_hash"] = row["content_hash"]  # fills the cached property
     return memory

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 5
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
@@ -51,8 +51,7 @@ CREATE TABLE IF NOT EXISTS memories(
     content_hash TEXT NOT NULL,
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
-    file_sha TEXT NOT NULL,
-    guard INTEGER NOT NULL DEFAULT 0
+    file_sha TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
 CREATE INDEX IF NOT EXISTS memories_status ON memories(status);
@@ -118,9 +117,8 @@ PER_USER_TABLES: Final = (
     "hint_sessions",
     "hint_marks",
     "hook_touches",
-    "guard_allowed",
 )
-"""Tables of behaviour, not knowledge: kept across a rebuild of the index. The last four are
+"""Tables of behaviour, not knowledge: kept across a rebuild of the index. The last three are
 created on first use by :mod:`recall.policy.hints` and :mod:`recall.hooks`."""
 
 _LIFECYCLE_DDL: Final = """
@@ -147,8 +145,4 @@ MIGRATIONS: Final[dict[int, str]] = {
     3: _LIFECYCLE_DDL,
     # v5: the usage counters per day, for charts of surfaced against acted over time
     4: _USAGE_DAYS_DDL,
-    # v6: guarded memories (an edit of their files asks first); every file is read again once,
-    # so a ``guard: true`` written by hand before this version is honoured
-    5: "ALTER TABLE memories ADD COLUMN guard INTEGER NOT NULL DEFAULT 0; "
-    "UPDATE memories SET mtime_ns = -1",
 }

@@ -240,10 +240,9 @@ def _sync_one(
         report.problems.append(f"{folder.path / stat.name}:1: {message}")
         return
     if existing is not None and existing["file_sha"] == sha:
-        # The guard too: an index migrated from before guards reads every file once for it.
         conn.execute(
-            "UPDATE memories SET mtime_ns = ?, size = ?, guard = ? WHERE name = ?",
-            (stat.mtime_ns, stat.size, int(memory.guard), stat.name),
+            "UPDATE memories SET mtime_ns = ?, size = ? WHERE name = ?",
+            (stat.mtime_ns, stat.size, stat.name),
         )
         return
     rows.delete_by_name(conn, stat.name)

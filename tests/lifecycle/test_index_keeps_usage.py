@@ -76,7 +76,6 @@ def test_version_3_index_migrates_with_its_counters(
     index = store.location.index_path
     store.close()
     with sqlite3.connect(index) as conn:  # back to what version 3 created
-        conn.execute("ALTER TABLE memories DROP COLUMN guard")
         conn.execute("ALTER TABLE usage DROP COLUMN archived_at")
         conn.execute("DROP TABLE lifecycle")
         conn.execute("DROP TABLE usage_days")
@@ -85,7 +84,7 @@ def test_version_3_index_migrates_with_its_counters(
     conn = upgraded.conn
     assert notices == []
     version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
-    assert int(version) == SCHEMA_VERSION == 6
+    assert int(version) == SCHEMA_VERSION == 5
     assert cleanup.last_pass(conn) is None
     row = usage_row(upgraded, memory)
     assert row is not None and row["surfaced"] == 1 and row["archived_at"] is None
@@ -99,7 +98,6 @@ def test_version_4_index_gains_per_day_counts_and_keeps_its_totals(
     index = store.location.index_path
     store.close()
     with sqlite3.connect(index) as conn:  # back to what version 4 created
-        conn.execute("ALTER TABLE memories DROP COLUMN guard")
         conn.execute("DROP TABLE usage_days")
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
@@ -108,30 +106,6 @@ def test_version_4_index_gains_per_day_counts_and_keeps_its_totals(
     assert usage_row(upgraded, memory)["surfaced"] == 2
     days = upgraded.conn.execute("SELECT day, surfaced FROM usage_days").fetchall()
     assert [tuple(row) for row in days] == [(at(1)[:10], 1)]
-
-
-def test_version_5_index_reads_a_guard_written_by_hand_before_the_upgrade(
-    store: MemoryStore, open_store: Callable[..., OpenStore]
-) -> None:
-    memory = remember(store, "retries stay at three", files=["src/app.py"], category="decision")
-    index = store.location.index_path
-    path = store.path_of(memory)
-    store.close()
-    with sqlite3.connect(index) as conn:  # back to what version 5 created
-        conn.execute("ALTER TABLE memories DROP COLUMN guard")
-        conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
-    # Written by hand while version 5 ran: the old index kept it only in the file.
-    text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("pinned: false", "pinned: false\nguard: true"), encoding="utf-8")
-    stat = path.stat()
-    with sqlite3.connect(index) as conn:  # and indexed as unchanged, as version 5 would have
-        conn.execute(
-            "UPDATE memories SET mtime_ns = ?, size = ? WHERE id = ?",
-            (stat.st_mtime_ns, stat.st_size, memory),
-        )
-    upgraded, notices = open_store()
-    assert notices == []
-    assert upgraded.get(memory).guard is True
 
 
 def test_keep_skips_what_the_new_schema_cannot_take(store: MemoryStore, tmp_path) -> None:

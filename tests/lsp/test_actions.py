@@ -9,7 +9,6 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from recall import frontmatter
-from recall.policy.guard import with_guard
 from recall.policy.usage import counters
 from tests.lsp.session import Session
 from tests.lsp.workspace import GOTCHA, Workspace
@@ -31,7 +30,6 @@ async def test_quick_fixes_on_a_memory_diagnostic(lsp: Session, ws: Workspace) -
     assert titles == [
         f"Tether: show details of {name}",
         f"Tether: pin {name}",
-        f"Tether: guard {name}",
         f"Tether: supersede {name}…",
         f"Tether: mark {name} as followed",
         f"Tether: archive {name}",
@@ -49,46 +47,7 @@ async def test_quick_fixes_on_a_memory_diagnostic(lsp: Session, ws: Workspace) -
             types.CodeActionContext(diagnostics=[diagnostic], only=["quickfix"]),
         )
     )
-    assert len(only_fixes or []) == 6
-
-
-async def test_a_guard_makes_the_diagnostic_an_error_until_it_is_lifted(
-    lsp: Session, ws: Workspace
-) -> None:
-    memory_file = ws.memory_file(ws.gotcha)
-    await lsp.open(ws.store_py)
-    guarded = await lsp.command("tether.guard", {"memoryId": ws.gotcha})
-    assert guarded["guard"] is True and fields(memory_file)["guard"] is True
-    (diagnostic,) = lsp.diagnostics(ws.store_py)
-    assert diagnostic.severity == types.DiagnosticSeverity.Error
-    assert diagnostic.message.startswith(f'guarded gotcha "{GOTCHA}"')
-    assert diagnostic.message.endswith("; guarded: ask before changing this code")
-    assert diagnostic.data == {"memoryId": ws.gotcha, "guarded": True}
-    found = await lsp.actions(ws.store_py, diagnostic.range, [diagnostic])
-    assert f"Tether: lift the guard of gotcha {ws.gotcha}" in [a.title for a in found]
-    await lsp.command("tether.unguard", {"memoryId": ws.gotcha})
-    assert "guard" not in fields(memory_file)
-    (diagnostic,) = lsp.diagnostics(ws.store_py)
-    assert diagnostic.severity == types.DiagnosticSeverity.Warning
-    assert diagnostic.data is None
-
-
-async def test_a_guarded_decision_is_shown_though_decisions_are_not(
-    lsp: Session, ws: Workspace
-) -> None:
-    summary = "sessions are saved as JSON, never pickled"
-    store = ws.open_store()  # written outside the session: the hints stay on
-    draft = store.prepare_memory(summary=summary, category="decision", files=["src/app.py"])
-    store.remember(with_guard(draft, True))
-    store.close()
-    await lsp.open(ws.app_py)
-    messages = [d.message for d in lsp.diagnostics(ws.app_py)]
-    assert any(m.startswith(f'guarded decision "{summary}"') for m in messages), messages
-    with pytest.raises(Exception, match="not a pref"):
-        await lsp.command(
-            "tether.remember",
-            {"summary": "tabs", "category": "pref", "files": ["src/app.py"], "guard": True},
-        )
+    assert len(only_fixes or []) == 5
 
 
 async def test_pin_unpin_archive_restore_change_the_file(lsp: Session, ws: Workspace) -> None:

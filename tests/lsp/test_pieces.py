@@ -114,28 +114,6 @@ def test_settings_merge_in_order_and_report_bad_values(tmp_path: Path) -> None:
     assert "not read" in warnings[-1]
 
 
-def test_a_guard_shows_any_category_at_its_own_severity_unless_it_is_off() -> None:
-    default = Settings()
-    assert default.severity_for("rejected", "Neovim") == types.DiagnosticSeverity.Warning
-    assert default.severity_for("decision", "Neovim") is None
-    assert default.severity_for("decision", "Neovim", guarded=True) == (
-        types.DiagnosticSeverity.Error
-    )
-    warnings: list[str] = []
-    hinted = merge([("editor", {"guardedSeverity": "hint"})], warnings.append)
-    assert hinted.severity_for("gotcha", "Neovim", guarded=True) == types.DiagnosticSeverity.Hint
-    off = merge([("editor", {"guarded-severity": "off"})], warnings.append)
-    assert off.severity_for("gotcha", "Neovim", guarded=True) == types.DiagnosticSeverity.Warning
-    assert off.severity_for("decision", "Neovim", guarded=True) is None
-    assert warnings == []
-    bad = merge([("editor", {"guardedSeverity": "loud"})], warnings.append)
-    assert bad.guarded_severity == "error"
-    assert warnings == [
-        "editor: ignoring guardedSeverity = 'loud': use one of error, warning, "
-        "information, info, hint, off"
-    ]
-
-
 def test_the_cleanup_hint_follows_the_hint_policy(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     root = Root(repo, project_location(repo), session="lsp-test", notice=lambda message: None)

@@ -49,7 +49,7 @@ async def test_tools_are_listed_with_descriptions_and_required_arguments(repo: P
         for argument, schema in tool.input_schema["properties"].items():
             assert schema.get("description"), f"{name}.{argument} has no description"
     category = listed["memory_write"].input_schema["properties"]["category"]
-    assert category["enum"] == ["pref", "decision", "gotcha", "context", "rejected"]
+    assert category["enum"] == ["pref", "decision", "gotcha", "context"]
     assert listed["memory_recall"].annotations.read_only_hint is True
     assert listed["memory_write"].annotations.destructive_hint is False
 
@@ -165,36 +165,6 @@ async def test_supersede_pin_unpin_and_archive(repo: Path) -> None:
     shown = run_tether("show", new["id"], "--json", cwd=repo).json()
     assert (shown["status"], shown["pinned"], shown["supersedes"]) == ("archived", True, old["id"])
     assert shown["usage"]["acted"] >= 2  # pin and unpin were actions
-
-
-async def test_a_guarded_write_and_its_replacement_keep_the_guard(repo: Path) -> None:
-    async with mcp_client(repo) as client:
-        old = await call(
-            client,
-            "memory_write",
-            summary="tried a process pool for parsing: pickling cost more than it saved",
-            category="rejected",
-            files=["src/app.py"],
-            guard=True,
-        )
-        assert (await call(client, "memory_get", id=old["id"]))["guard"] is True
-        new = await call(
-            client,
-            "memory_supersede",
-            old_id=old["id"],
-            summary="tried process and thread pools for parsing: both cost more than they saved",
-        )
-        after = await call(client, "memory_get", id=new["id"])
-        assert (after["category"], after["guard"]) == ("rejected", True)
-        message = await error(
-            client,
-            "memory_write",
-            summary="tabs, not spaces",
-            category="pref",
-            files=["src/app.py"],
-            guard=True,
-        )
-        assert "guard is for a gotcha, decision or rejected memory, not a pref" in message
 
 
 async def test_list_by_file_folder_category_and_limit(repo: Path) -> None:

@@ -11,7 +11,6 @@ export const SECTION = 'tether';
 export const SERVER_KEYS: readonly string[] = [
   'diagnosticCategories',
   'severity',
-  'guardedSeverity',
   'maxPerFile',
   'hintQuietTurns',
   'hintSessionBudget',

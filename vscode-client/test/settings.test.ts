@@ -35,7 +35,6 @@ test('severity tables merge across levels', () => {
 test('the keys are the ones the server reads', () => {
   assert.deepEqual([...SERVER_KEYS].sort(), [
     'diagnosticCategories',
-    'guardedSeverity',
     'hintQuietTurns',
     'hintSessionBudget',
     'indexOnStart',
