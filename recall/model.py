@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Final
 
+from recall.symbol_anchors import SymbolAnchor
+
 CATEGORIES: Final = ("pref", "decision", "gotcha", "context")
 # ``pending``: written by auto-distill and held out of recall until a person confirms it.
 STATUSES: Final = ("active", "pending", "superseded", "archived", "deleted")
@@ -59,6 +61,8 @@ class Memory:
     details: str = ""
     files: tuple[str, ...] = ()
     anchor: str | None = None
+    anchors: tuple[SymbolAnchor, ...] = ()
+    """Symbol anchors (``path::name``), see :mod:`recall.symbol_anchors`."""
     pinned: bool = False
     status: str = "active"
     supersedes: str | None = None
@@ -96,6 +100,7 @@ class Memory:
             "details": self.details,
             "files": list(self.files),
             "anchor": self.anchor,
+            "anchors": [anchor.to_dict() for anchor in self.anchors],
             "pinned": self.pinned,
             "status": self.status,
             "supersedes": self.supersedes,

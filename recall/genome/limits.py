@@ -21,3 +21,7 @@ HISTORY_READ_BYTES: Final = 1 << 18
 # A Go package or a Java wildcard import counts as importing every file of the package; a
 # package wider than this is a generated or vendored tree and would swamp fan-in.
 MAX_PACKAGE_FILES: Final = 200
+
+# A symbol anchor whose file no longer defines its name is looked for elsewhere by name; a
+# name defined in more files than this (``init``, ``main``) is too common to say where it went.
+MAX_RELOCATION_CANDIDATES: Final = 8

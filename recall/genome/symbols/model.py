@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final
 
-# A qualified name's parts are joined with a dot whatever the language wrote (``Store.save``
-# for a Python method, ``Foo.bar`` for C++'s ``Foo::bar``), so one anchor finds either.
-SEPARATOR: Final = "."
-_QUALIFIER = re.compile(r"::|[#.]")
+from recall.symbol_anchors import NAME_SEPARATOR as SEPARATOR
+from recall.symbol_anchors import normalize_name
+
+__all__ = ["SEPARATOR", "Definition", "body_hash", "normalize_name"]
+
 _SPACE_RUN = re.compile(rb"\s+")
 
 
@@ -28,15 +28,6 @@ class Definition:
     def leaf(self) -> str:
         """The last part of the qualified name (``save`` for ``Store.save``)."""
         return self.name.rpartition(SEPARATOR)[2]
-
-
-def normalize_name(name: str) -> str:
-    """A symbol name as the index keys it: qualifiers joined by dots, no call parentheses."""
-    text = name.strip()
-    if text.endswith("()"):
-        text = text[:-2]
-    parts = [part.strip() for part in _QUALIFIER.split(text)]
-    return SEPARATOR.join(part for part in parts if part)
 
 
 def body_hash(data: bytes) -> str:
