@@ -149,3 +149,39 @@ def states_of(anchors: tuple[SymbolAnchor, ...], genome: Any | None) -> list[Anc
     if conn is None:
         return [AnchorState(anchor, UNKNOWN) for anchor in anchors]
     return resolve_all(conn, anchors, getattr(genome, "renamed_to", None))
+
+
+def moved_anchors(memory: Any, genome: Any | None) -> list[AnchorState]:
+    """The anchors of ``memory`` that need a look: relocated, changed or gone (``doctor``)."""
+    if not memory.anchors:
+        return []
+    return [s for s in states_of(memory.anchors, genome) if s.state not in (CURRENT, UNKNOWN)]
+
+
+def repointed_anchors(
+    memory: Any, genome: Any | None
+) -> tuple[tuple[SymbolAnchor, ...], dict[str, str]]:
+    """The memory's anchors with each relocated one pointed at its new file (its recorded body
+    hash kept, so a change still shows until confirmed), and the moves as old → new text."""
+    moves: dict[str, str] = {}
+    anchors: list[SymbolAnchor] = []
+    for state in states_of(memory.anchors, genome):
+        anchor = state.anchor
+        if state.state == RELOCATED and state.found is not None:
+            moved = SymbolAnchor(state.found.path, anchor.name, anchor.body, anchor.extra)
+            moves[anchor.text] = moved.text
+            anchor = moved
+        anchors.append(anchor)
+    return tuple(anchors), moves
+
+
+def confirmed_anchors(memory: Any, genome: Any | None) -> tuple[SymbolAnchor, ...]:
+    """The memory's anchors with the body hash of each one found recorded anew (confirming a
+    memory says its code is as it should be now); anchors not found are kept as they were."""
+    anchors: list[SymbolAnchor] = []
+    for state in states_of(memory.anchors, genome):
+        anchor = state.anchor
+        if state.found is not None and state.state != GONE:
+            anchor = SymbolAnchor(anchor.path, anchor.name, state.found.body, anchor.extra)
+        anchors.append(anchor)
+    return tuple(anchors)
