@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Any
 from mcp_server import results
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from recall import secrets_scan
+from recall.anchor_write import record_anchors
 from recall.errors import BadInput
 from recall.lifecycle.disuse import archived_by_disuse, as_seen
 from recall.model import CATEGORIES, STATUSES
 from recall.paths import normalize, normalize_loose
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
+from recall.symbol_anchors import parse_anchor
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
@@ -188,6 +190,7 @@ def write(
     details: str | None = None,
     pin: bool = False,
     scope: str = "project",
+    anchors: list[str] | None = None,
 ) -> dict[str, Any]:
     """Write a new memory, or name the one that already holds the same knowledge."""
     _summary(summary)
@@ -196,16 +199,26 @@ def write(
     details = _details(details)
     _no_secrets(summary, details)
     store = ws.project() if scope == "project" else ws.global_store()
+    symbols = [parse_anchor(text, label=f"anchors[{n}]") for n, text in enumerate(anchors or [])]
+    symbols = [
+        (_path(store, path, ws, f"anchors[{n}]"), name) for n, (path, name) in enumerate(symbols)
+    ]
+    paths = _paths(store, files, ws)
+    paths += [path for path in dict.fromkeys(p for p, _ in symbols) if path not in paths]
     draft = store.prepare_memory(
         summary=summary,
         category=category,
-        files=_paths(store, files, ws),
+        files=paths,
         details=details,
         pinned=pin,
         author=git_user_name(store.repo_root),
         source="agent",
     )
-    return results.written(store.remember(draft))
+    recorded, notes = record_anchors(store.repo_root, symbols)
+    if recorded:
+        draft = draft.with_changes(anchors=recorded)
+    written = results.written(store.remember(draft))
+    return {**written, "anchor_notes": notes} if notes else written
 
 
 def supersede(

@@ -171,6 +171,14 @@ def register(server: MCPServer, ws: Workspace) -> None:
                 "global (the user's own store, for every repository).",
             ),
         ] = "project",
+        anchors: Annotated[
+            list[str] | None,
+            Field(
+                description="Symbols the memory is about, as path::name (for example "
+                "src/store.py::Store.save): the memory follows them when the code moves, "
+                "and tells when their code changed."
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         return _call(
             ws,
@@ -181,6 +189,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
             details=details,
             pin=pin,
             scope=scope,
+            anchors=anchors,
         )
 
     @server.tool(name="memory_supersede", description=_prose(SUPERSEDE), annotations=adding)

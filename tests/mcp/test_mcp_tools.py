@@ -364,3 +364,28 @@ async def test_the_project_is_minus_c_then_claude_project_dir_then_cwd(tmp_path:
             files=["src/app.py"],
         )
     assert Path(by_option["path"]).parent == chosen / ".tether" / "memories"
+
+
+async def test_write_anchors_a_memory_to_symbols(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        written = await call(
+            client,
+            "memory_write",
+            summary="helper must stay pure: the cache keys on its result",
+            category="gotcha",
+            files=[],
+            anchors=["src/util.py::helper", "src/util.py::missing"],
+        )
+        assert written["written"] is True
+        [note] = written["anchor_notes"]
+        assert "src/util.py::missing kept without a body hash" in note
+        card = await call(client, "memory_get", id=written["id"])
+        assert card["anchors"] == ["src/util.py::helper", "src/util.py::missing"]
+        assert card["files"] == ["src/util.py"]  # the anchored file joins the files
+        message = await error(
+            client, "memory_write", summary="x y z", category="gotcha", files=[], anchors=["helper"]
+        )
+        assert "anchors[0] 'helper' is not a symbol anchor" in message
+    shown = run_tether("show", written["id"], "--json", cwd=repo).json()
+    states = {s["symbol"]: s["state"] for s in shown["anchor_states"]}
+    assert states == {"src/util.py::helper": "current", "src/util.py::missing": "gone"}
