@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from recall.genome import Genome
+from recall.genome.limits import PARALLEL_PARSE_MIN
 from recall.genome.symbols import grammars
 from recall.genome.symbols.extract import REGEX, SKIPPED_BINARY, SKIPPED_HUGE, TREE_SITTER, extract
 from recall.genome.symbols.lookup import defined_in, find_anywhere, find_in
@@ -109,12 +110,12 @@ def test_bad_files_fall_back_or_are_skipped_never_raise() -> None:
 def test_a_grammar_that_does_not_load_gives_the_regex_finder(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    grammars.load.cache_clear()
+    grammars.forget()
     monkeypatch.setitem(grammars._GRAMMARS, ".go", ("go", "no_such_grammar_module", "language"))
     try:
         found = extract("a.go", b"package x\nfunc A() {}\n")
     finally:
-        grammars.load.cache_clear()
+        grammars.forget()
     assert found.parser == REGEX
     assert found.note is not None and "the go grammar did not load" in found.note
     assert [d.name for d in found.definitions] == ["A"]
@@ -150,3 +151,23 @@ def test_the_genome_indexes_symbols_and_reparses_only_new_contents(
     full = genome.refresh(full=True)
     assert full.symbol_files_parsed == 3
     assert [hit.path for hit in find_anywhere(conn, "helper")] == ["lib/b.py"]
+
+
+def test_many_new_files_are_parsed_on_threads_each_under_its_own_path(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    repo = make_repo("repo")
+    count = PARALLEL_PARSE_MIN + 6
+    for n in range(count):
+        repo.write(f"pkg/m{n}.py", f"def only_in_{n}():\n    return {n}\n")
+    repo.write("pkg/copy.py", "def only_in_0():\n    return 0\n")  # same blob as m0.py
+    repo.commit("many files")
+    genome = open_genome(repo.root)
+    summary = genome.refresh()
+    assert (summary.symbol_files_parsed, summary.symbol_files_reused) == (count, 1)
+    for n in range(count):
+        assert [d.name for d in defined_in(genome.conn, f"pkg/m{n}.py")] == [f"only_in_{n}"]
+    assert [hit.path for hit in find_anywhere(genome.conn, "only_in_0")] == [
+        "pkg/copy.py",
+        "pkg/m0.py",
+    ]

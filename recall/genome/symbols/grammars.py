@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import threading
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -75,16 +76,40 @@ class Loaded:
 
 
 @functools.cache
-def load(name: str) -> Loaded:
-    """The parser for grammar ``name``, loaded once per process; never raises."""
+def _language(name: str) -> tuple[Any | None, str | None]:
+    """Grammar ``name`` as a tree-sitter language, loaded once per process, or why not."""
     entry = next((e for e in _GRAMMARS.values() if e[0] == name), None)
     if entry is None:
-        return Loaded(name, None, f"no grammar is wired for {name}")
+        return None, f"no grammar is wired for {name}"
     _, module_name, function = entry
     try:
-        from tree_sitter import Language, Parser
+        from tree_sitter import Language
 
         module = importlib.import_module(module_name)
-        return Loaded(name, Parser(Language(getattr(module, function)())))
+        return Language(getattr(module, function)()), None
     except Exception as error:  # a missing wheel, an ABI mismatch, a broken build
-        return Loaded(name, None, f"the {name} grammar did not load ({error})")
+        return None, f"the {name} grammar did not load ({error})"
+
+
+# A tree-sitter parser is not safe to share between threads: each thread keeps its own.
+_THREAD = threading.local()
+
+
+def load(name: str) -> Loaded:
+    """This thread's parser for grammar ``name``; never raises."""
+    language, error = _language(name)
+    if language is None:
+        return Loaded(name, None, error)
+    parsers: dict[str, Any] = _THREAD.__dict__.setdefault("parsers", {})
+    parser = parsers.get(name)
+    if parser is None:
+        from tree_sitter import Parser
+
+        parser = parsers[name] = Parser(language)
+    return Loaded(name, parser)
+
+
+def forget() -> None:
+    """Load every grammar afresh on next use (after the installed grammars changed)."""
+    _language.cache_clear()
+    _THREAD.__dict__.pop("parsers", None)

@@ -10,11 +10,18 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from recall.genome.limits import PARALLEL_PARSE_MIN, PARSE_THREADS
 from recall.genome.symbols import grammars
 from recall.genome.symbols.model import Definition
+
+if TYPE_CHECKING:
+    from recall.genome.symbols.extract import Extracted
 
 # A row of genome_symbols without its key: (name, leaf, kind, first line, last line, body hash).
 SymbolRow = tuple[str, str, str, int, int, str]
@@ -72,28 +79,47 @@ def read_symbols(
     use_cache: bool,
 ) -> SymbolBatch:
     """Parse the source files whose content the index has not seen; touches no database."""
-    from recall.genome.symbols.extract import read_file
-
     batch = SymbolBatch(stored=stored)
     known = stored.keys if use_cache else set()
     parsers = {key: parser for key, parser in stored.files.values()} if use_cache else {}
+    pending: dict[str, str] = {}  # key → the path it is read from
+    reused: list[tuple[str, str]] = []
     for path, row in tree_rows.items():
         if row[0] is None or not grammars.reads(path):
             continue
         key = symbol_key(path, row[0])
-        if key in known or key in batch.new_rows:
-            batch.files[path] = (key, parsers.get(key, ""))
-            batch.reused += 1
-            continue
-        found = read_file(path, str(root / path))
+        if key in known or key in pending:
+            reused.append((path, key))
+        else:
+            pending[key] = path
+            batch.files[path] = (key, "")
+    for key, found in _parse_all(root, pending):
         batch.new_rows[key] = [_row(d) for d in found.definitions]
-        batch.files[path] = (key, found.parser)
+        batch.files[pending[key]] = (key, found.parser)
         batch.parsers[found.parser] += 1
         parsers[key] = found.parser
         batch.parsed += 1
         if found.note and len(batch.notes) < MAX_NOTES:
             batch.notes.append(found.note)
+    for path, key in reused:
+        batch.files[path] = (key, parsers.get(key, ""))
+        batch.reused += 1
     return batch
+
+
+def _parse_all(root: Path, pending: dict[str, str]) -> Iterator[tuple[str, Extracted]]:
+    """Each pending key with what its file defines; many files are split between threads."""
+    from recall.genome.symbols.extract import read_file
+
+    def parse(key: str) -> tuple[str, Extracted]:
+        path = pending[key]
+        return key, read_file(path, str(root / path))
+
+    if len(pending) < PARALLEL_PARSE_MIN:
+        yield from map(parse, pending)
+        return
+    with ThreadPoolExecutor(max_workers=PARSE_THREADS) as pool:
+        yield from pool.map(parse, pending, chunksize=16)
 
 
 def _row(definition: Definition) -> SymbolRow:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from recall.symbol_anchors import NAME_SEPARATOR as SEPARATOR
 from recall.symbol_anchors import normalize_name
 
 __all__ = ["SEPARATOR", "Definition", "body_hash", "normalize_name"]
-
-_SPACE_RUN = re.compile(rb"\s+")
 
 
 @dataclass(frozen=True)
@@ -35,5 +32,5 @@ def body_hash(data: bytes) -> str:
     (a change of layout is not a change of the code the memory is about)."""
     import hashlib  # indexing and writes only
 
-    squeezed = _SPACE_RUN.sub(b" ", data).strip()
+    squeezed = b" ".join(data.split())
     return hashlib.blake2b(squeezed, digest_size=6).hexdigest()
