@@ -66,8 +66,11 @@ class SymbolAnchor:
         return item
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: path, name and the recorded body hash."""
-        return {"symbol": self.text, "path": self.path, "name": self.name, "body": self.body}
+        """JSON form: path, name, the recorded body hash and any keys kept from a person."""
+        data = {"symbol": self.text, "path": self.path, "name": self.name, "body": self.body}
+        if self.extra:
+            data["extra"] = dict(self.extra)
+        return data
 
 
 def looks_like_symbol_anchor(text: str) -> bool:
@@ -119,6 +122,23 @@ def anchors_from_field(value: Any) -> tuple[SymbolAnchor, ...]:
         extra = {k: v for k, v in item.items() if k not in (SYMBOL_KEY, BODY_KEY)}
         found.append(SymbolAnchor(path, name, None if body in (None, "") else str(body), extra))
     return tuple(found)
+
+
+def anchors_from_records(value: Any) -> tuple[SymbolAnchor, ...]:
+    """The anchors of an imported record: ``path::name`` texts, or the objects
+    :meth:`SymbolAnchor.to_dict` exports; raises :class:`BadInput` for another shape."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise BadInput("'anchors' must be a list of path::name symbols")
+    items: list[Any] = []
+    for item in value:
+        if isinstance(item, dict) and isinstance(item.get("symbol"), str):
+            extra = item.get("extra") if isinstance(item.get("extra"), dict) else {}
+            items.append({**extra, SYMBOL_KEY: item["symbol"], BODY_KEY: item.get("body")})
+        else:
+            items.append(item)
+    return anchors_from_field(items)
 
 
 def anchors_to_field(anchors: tuple[SymbolAnchor, ...]) -> list[Any]:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CliResult
+from conftest import CliResult, make_repo
 
 from recall import frontmatter
 from recall.errors import BadInput, MalformedMemory
@@ -112,3 +112,27 @@ def test_confirm_keeps_hand_written_keys_and_the_legacy_anchor(
         "0123456789ab",
         {"reviewer": "dana"},
     )
+
+
+def test_export_then_import_keeps_the_anchors(
+    repo: Path, tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    memories = repo / ".tether" / "memories"
+    assert cli("init").code == 0
+    (memories / "1234abcd.md").write_text(HAND_WRITTEN)
+    exported = cli("export")
+    assert exported.code == 0, exported.stderr
+    other = make_repo(tmp_path / "other")
+    done = cli("import", "-", cwd=other, stdin=exported.stdout)
+    assert done.code == 0, done.stderr
+    [name] = [p.name for p in (other / ".tether" / "memories").glob("*.md")]
+    again = parse((other / ".tether" / "memories" / name).read_text())
+    assert again.anchors == parse(HAND_WRITTEN).anchors
+    assert again.anchors[1].extra == {"reviewer": "dana"}
+    refused = cli(
+        "import",
+        "-",
+        cwd=other,
+        stdin='{"summary": "s", "category": "gotcha", "anchors": ["no-path"]}\n',
+    )
+    assert "is not a symbol anchor" in refused.stdout + refused.stderr
