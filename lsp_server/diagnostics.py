@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from lsp_server import capabilities
-from lsp_server.anchors import first_line, locate
+from lsp_server.anchors import Span, first_line, locate
 from lsp_server.documents import DocState, Shown, current_text, usable_text
 from lsp_server.positions import to_range
 from lsp_server.roots import Root
 from recall.errors import TetherError
 from recall.index.rows import index_stamp
+from recall.model import Memory
 from recall.policy.hints import Candidate
 from recall.policy.inject import AUTHOR_CAP, safe_field
 from recall.policy.usage import record_surfacings
@@ -158,8 +159,20 @@ def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
     return found[:wanted]
 
 
+def _span(memory: Memory, rel: str, text: str) -> Span:
+    """Where a memory's diagnostic goes: the definition of a symbol it anchors in this file
+    (or one that moved here), else its older single anchor, else the first line."""
+    anchored_here = [a for a in memory.anchors if a.path == rel]
+    moved_here = [a for a in memory.anchors if a.path != rel]
+    for anchor in [*anchored_here, *moved_here]:
+        span = locate(anchor.name, text)
+        if span is not None:
+            return span
+    return locate(memory.anchor, text) or first_line(text)
+
+
 def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
-    span = locate(hit.memory.anchor, text) or first_line(text)
+    span = _span(hit.memory, doc.rel, text)
     rng = to_range(span, text, ls.workspace.position_encoding)
     severity = doc.root.settings.severity_for(hit.memory.category, ls.client_name)
     related = None
