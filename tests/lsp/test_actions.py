@@ -33,13 +33,14 @@ async def test_quick_fixes_on_a_memory_diagnostic(lsp: Session, ws: Workspace) -
         f"Tether: supersede {name}…",
         f"Tether: mark {name} as followed",
         f"Tether: archive {name}",
+        "Tether: remember something about save_session…",  # the definition under the cursor
         "Tether: remember something about this file…",
         "Tether: show memories for this file",
     ]
     elsewhere = await lsp.actions(
         ws.store_py, types.Range(types.Position(0, 0), types.Position(0, 1))
     )
-    assert [a.title for a in elsewhere] == titles[-2:]
+    assert [a.title for a in elsewhere] == titles[-2:]  # `import os`: in no definition
     only_fixes = await lsp.client.text_document_code_action_async(
         types.CodeActionParams(
             types.TextDocumentIdentifier(ws.store_py.as_uri()),

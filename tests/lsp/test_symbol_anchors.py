@@ -7,7 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 
+from recall import frontmatter
 from recall.anchor_write import record_anchors
 from recall.genome import Genome
 from tests.conftest import git
@@ -61,3 +63,27 @@ async def test_a_moved_symbol_brings_its_memory_to_the_new_file(
     card = card.replace("\\", "")
     assert "via symbol load_session, moved from src/store.py" in card
     assert "src/store.py::load_session: relocated to src/loader.py:4-5" in card
+
+
+async def test_remember_on_a_definition_anchors_the_memory_to_it(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    await lsp_one.open(ws.store_py)
+    line = ws.store_py.read_text().splitlines().index("def save_session(path, data):")
+    cursor = types.Range(types.Position(line + 1, 4), types.Position(line + 1, 4))
+    titles = [a.title for a in await lsp_one.actions(ws.store_py, cursor)]
+    assert "Tether: remember something about save_session…" in titles
+    result = await lsp_one.command(
+        "tether.remember", {"uri": ws.store_py.as_uri(), "anchors": ["src/store.py::save_session"]}
+    )
+    draft = Path(result["draft"])
+    fields = frontmatter.parse(draft.read_text(), draft).fields
+    [anchor] = fields["anchors"]
+    assert anchor["symbol"] == "src/store.py::save_session" and len(anchor["body"]) == 12
+    written = await lsp_one.command(
+        "tether.remember",
+        {"summary": "save_session must stay atomic", "anchors": ["src/store.py::save_session"]},
+    )
+    shown = await lsp_one.command("tether.show", {"memoryId": written["id"]})
+    assert shown["anchors"][0]["symbol"] == "src/store.py::save_session"
+    assert shown["files"] == ["src/store.py"]
