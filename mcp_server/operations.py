@@ -250,6 +250,8 @@ def supersede(
         author=git_user_name(store.repo_root),
         source="agent",
     )
+    if old.anchors:  # the new text is about the same code
+        draft = draft.with_changes(anchors=old.anchors)
     result, updated = store.supersede(old.id, draft)
     record_action(store.conn, old.id)
     return {**results.written(result), "supersedes": updated.id, "old_status": updated.status}

@@ -72,7 +72,10 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     store, old = ctx.find_memory(args.old_id)
     if args.global_ and store.scope != "global":
         raise BadInput(f"memory {old.id} is in the {store.scope} store; drop --global")
-    result, updated = store.supersede(old.id, memory_draft(args, ctx, store))
+    draft = memory_draft(args, ctx, store)
+    if old.anchors and not draft.anchors:  # the new text is about the same code
+        draft = draft.with_changes(anchors=old.anchors)
+    result, updated = store.supersede(old.id, draft)
     record_action(store.conn, old.id)
     data = {**result.to_dict(), "supersedes": updated.id}
     ctx.emit(data, lambda c: c.print(f"Wrote {result.id}; {updated.id} is now superseded by it"))

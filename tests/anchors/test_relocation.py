@@ -196,3 +196,31 @@ def test_reformatting_is_not_a_change(c_repo: Path, run: Callable[..., CliResult
     (c_repo / "ip/iproute.c").write_text(text)
     commit(c_repo, "tabs")
     assert [s["state"] for s in states(run, memory_id)] == ["current"]
+
+
+def test_supersede_keeps_the_anchors_unless_new_ones_are_given(
+    run: Callable[..., CliResult],
+) -> None:
+    memory_id = remember_anchored(run, "ip/iproute.c::iproute_modify")
+    done = run(
+        "supersede",
+        memory_id,
+        "route changes hold rtnl and the table lock",
+        "-c",
+        "gotcha",
+        "--json",
+    )
+    assert done.code == 0, done.stderr
+    [state] = states(run, done.json()["id"])
+    assert (state["symbol"], state["state"]) == ("ip/iproute.c::iproute_modify", "current")
+    again = run(
+        "supersede",
+        done.json()["id"],
+        "flush needs the lock too",
+        "-c",
+        "gotcha",
+        "--anchor",
+        "ip/iproute.c::iproute_flush",
+        "--json",
+    )
+    assert [s["symbol"] for s in states(run, again.json()["id"])] == ["ip/iproute.c::iproute_flush"]
