@@ -7,7 +7,10 @@ Synthesizes a repository of C sources (structs, macros, ``#ifdef`` blocks, funct
   same reading (``git log`` of the history, ``git ls-files -s``, and every source blob read
   through ``git cat-file --batch``), and against the same refresh without the symbol index;
 * after one new commit that edits one file: the incremental refresh, against the floor of
-  ``git log <last>..HEAD``, ``git ls-files -s`` and the changed blob through cat-file.
+  ``git log <last>..HEAD``, ``git ls-files -s`` and the changed blob through cat-file;
+* ``tether check`` of a 50-file change (one function edited in each) against 1,000 memories,
+  each anchored to a function (half of them in the changed files), against the floor of the
+  two ``git diff`` reads it makes.
 
 CPU time (user + system of this process and of its git children) is reported beside wall
 time, and the load average, since wall time on a shared machine is noisy.
@@ -36,6 +39,7 @@ from recall.index.db import connect
 # The issue's goals: a full index of a 700-file C repository, and the index after one commit.
 GOAL_FULL_MS = 3000
 GOAL_INCREMENTAL_MS = 150
+GOAL_CHECK_MS = 1000
 HISTORY_COMMITS = 60
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Bench",
@@ -185,6 +189,55 @@ def measure(repo: Path, work: Path, runs: int) -> dict[str, Timing]:
     return found
 
 
+CHECK_FILES = 50
+CHECK_MEMORIES = 1000
+
+
+def measure_check(repo: Path, runs: int) -> Timing:
+    """``check`` of a 50-file working-tree change against anchored memories, beside the floor
+    of its two git diff reads."""
+    from recall.diff_check import check
+    from recall.genome.symbols.extract import read_file
+    from recall.model import Memory
+    from recall.symbol_anchors import SymbolAnchor
+
+    paths = sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*.c"))
+    changed = paths[:: max(1, len(paths) // CHECK_FILES)][:CHECK_FILES]
+    memories: list[Memory] = []
+    for n in range(CHECK_MEMORIES):
+        path = changed[n % len(changed)] if n % 2 == 0 else paths[(n * 7) % len(paths)]
+        definitions = read_file(path, str(repo / path)).definitions
+        chosen = definitions[n % len(definitions)]
+        anchor = SymbolAnchor(path, chosen.name, chosen.body)
+        memories.append(
+            Memory(
+                id=f"{n:08x}",
+                category="gotcha",
+                summary=f"memory {n}",
+                files=(path,),
+                anchors=(anchor,),
+            )
+        )
+    for path in changed:
+        text = (repo / path).read_text()
+        (repo / path).write_text(text.replace("\treturn ret;", "\treturn ret + 1;", 1))
+    timing = Timing()
+    for _ in range(runs + 1):
+        clock = _Clock()
+        for args in (["diff", "--name-status", "-z", "-M", "HEAD"], ["diff", "-U0", "-M", "HEAD"]):
+            subprocess.run(["git", "-C", str(repo), *args], stdout=subprocess.DEVNULL, check=True)
+        floor = clock.stop()
+        clock = _Clock()
+        result = check(repo, memories, "HEAD", {})
+        elapsed = clock.stop()
+        if len(result.changes) != len(changed):
+            raise RuntimeError(f"expected {len(changed)} changed files, got {result.changes}")
+        _record(timing, floor, elapsed)
+    for series in (timing.floor, timing.floor_cpu, timing.genome, timing.genome_cpu):
+        del series[0]  # the first run loads the grammar: kept out, as a warm process would be
+    return timing
+
+
 def _median(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -223,6 +276,7 @@ def run(args: argparse.Namespace) -> int:
         synthesize(repo, args.files)
         size = sum(p.stat().st_size for p in repo.rglob("*.c"))
         found = measure(repo, work, runs)
+        found["check"] = measure_check(repo, runs)
     load_after = os.getloadavg()
     lines = [
         f"Symbol index benchmark — medians of {runs} runs, {os.cpu_count()} CPUs, "
@@ -236,6 +290,11 @@ def run(args: argparse.Namespace) -> int:
         _row("full `tether index` with symbols", found["full"], GOAL_FULL_MS),
         _row("full, same refresh without the symbol index", found["full_no_symbols"], None),
         _row("after one new commit (one file edited)", found["incremental"], GOAL_INCREMENTAL_MS),
+        _row(
+            f"`tether check`, {CHECK_FILES}-file change, {CHECK_MEMORIES:,} anchored memories",
+            found["check"],
+            GOAL_CHECK_MS,
+        ),
         "",
         f"- phases, full with symbols (ms): {_phases(found['full'])}",
         f"- phases, after one commit (ms): {_phases(found['incremental'])}",
