@@ -141,8 +141,9 @@ def _by_name(definitions: Iterable[Definition]) -> dict[str, Definition]:
 class _Sources:
     """Definitions of files at the base (from git) and now (from the working tree), cached."""
 
-    def __init__(self, runner: GitRunner, root: Path, base: str) -> None:
+    def __init__(self, runner: GitRunner, root: Path, base: str, changes: list[Change]) -> None:
         self.runner, self.root, self.base = runner, root, base
+        self.changes = changes
         self._then: dict[str, dict[str, Definition]] = {}
         self._now: dict[str, dict[str, Definition]] = {}
 
@@ -151,6 +152,14 @@ class _Sources:
             status, out, _ = self.runner.run(["show", f"{self.base}:{path}"], check=False)
             self._then[path] = _by_name(extract(path, out).definitions) if status == 0 else {}
         return self._then[path]
+
+    def moved_to(self, name: str, source: str) -> str | None:
+        """A file of the change (other than ``source``) that defines ``name`` now."""
+        for change in self.changes:
+            found = change.status != "D" and change.new != source
+            if found and _find(self.now(change.new), name) is not None:
+                return change.new
+        return None
 
     def now(self, path: str) -> dict[str, Definition]:
         if path not in self._now:
@@ -169,8 +178,15 @@ def _find(defs: dict[str, Definition], name: str) -> Definition | None:
 
 
 def _anchor_findings(
-    memory: Memory, anchor: SymbolAnchor, change: Change, sources: _Sources, guarded: bool
+    memory: Memory,
+    anchor: SymbolAnchor,
+    change: Change,
+    sources: _Sources,
+    guarded: bool,
+    line: int,
 ) -> list[Finding]:
+    """What the change did to one anchored symbol of ``memory`` (``line``: the first changed
+    line of its file, where a symbol that left it is reported)."""
     before = _find(sources.then(anchor.path), anchor.name)
     if before is None:
         return []  # not defined there at the base: nothing this change did to it
@@ -178,12 +194,15 @@ def _anchor_findings(
     after = _find(sources.now(here), anchor.name) if here else None
     name = anchor.name
     if after is None:
-        where = "deletes" if change.status == "D" else "moves or deletes"
-        reason = f"the change {where} symbol {name}, anchored at {anchor.path}"
+        moved = sources.moved_to(name, change.new)
+        if moved is not None:
+            reason = f"the change moves symbol {name} from {anchor.path} to {moved}"
+        else:
+            reason = f"the change deletes symbol {name}, anchored at {anchor.path}"
         if memory.pinned:
             fix = f"; the memory is pinned: `tether repoint {memory.id} --apply` after the move"
-            return [Finding(FAIL, memory, change.new, 1, reason + fix)]
-        return [Finding(REVIEW, memory, change.new, 1, reason)]
+            return [Finding(FAIL, memory, change.new, line, reason + fix)]
+        return [Finding(REVIEW, memory, change.new, line, reason)]
     found: list[Finding] = []
     if change.status == "R" and memory.pinned:
         reason = (
@@ -250,7 +269,7 @@ def check(
     by_old = {change.old: change for change in result.changes}
     touched_files = {change.new for change in result.changes}
     first = _first_lines(runner, base) if result.changes else {}
-    sources = _Sources(runner, root, base)
+    sources = _Sources(runner, root, base, result.changes)
     for memory in memories:
         hit = [p for p in (*memory.files, *(a.path for a in memory.anchors)) if p in by_old]
         if not hit:
@@ -265,11 +284,20 @@ def check(
         for anchor in memory.anchors:
             change = by_old.get(anchor.path)
             if change is not None:
-                findings += _anchor_findings(memory, anchor, change, sources, guarded)
+                line = first.get(change.new, 1)
+                findings += _anchor_findings(memory, anchor, change, sources, guarded, line)
         if confirmed_here:  # the memory was confirmed in the change itself
             findings = [f for f in findings if not (f.level == FAIL and GUARDED in f.reason)]
-        result.findings += _unique(findings)
+        result.findings += _unique(_without_plain_file_reviews(findings, memory))
     return result
+
+
+def _without_plain_file_reviews(findings: list[Finding], memory: Memory) -> list[Finding]:
+    """Drop "the change edits FILE" for a file where the memory has a sharper finding (about
+    one of its symbols, or a failure): one line per thing to look at."""
+    plain = {f"the change edits {path}" for path in memory.files}
+    sharper = {f.path for f in findings if f.reason not in plain}
+    return [f for f in findings if not (f.reason in plain and f.path in sharper)]
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

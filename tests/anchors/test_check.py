@@ -85,7 +85,8 @@ def test_a_pinned_memory_whose_symbol_moves_fails_until_repointed(
     done = run("check", "--base", "main", "--json")
     assert done.code == 1
     [failure] = done.json()["failures"]
-    assert failure["id"] == memory_id and "moves or deletes symbol route_add" in failure["reason"]
+    assert failure["id"] == memory_id
+    assert "moves symbol route_add from ip/route.c to ip/table.c" in failure["reason"]
     assert f"tether repoint {memory_id} --apply" in failure["reason"]
     github = run("check", "--base", "main", "--format", "github")
     assert github.code == 1 and github.stdout.startswith("::error file=ip/route.c,")
