@@ -26,7 +26,7 @@ from recall.model import Memory
 from recall.records import check_category, check_text, front_matter_fields
 from recall.repo import git_user_name
 from recall.store import MemoryStore
-from recall.symbol_anchors import SymbolAnchor, parse_anchor
+from recall.symbol_anchors import SymbolAnchor, check_guard, parse_anchor
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -138,6 +138,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             summary="",
             files=tuple(files),
             anchors=anchors,
+            guard=check_guard(flag(obj, "guard"), check_category(category)),
             created=now_iso(),
             author=author,
         )
@@ -152,7 +153,8 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         author=author,
         source=text(obj, "source") or "user",
     )
-    result = store.remember(memory.with_changes(anchors=anchors) if anchors else memory)
+    guard = check_guard(flag(obj, "guard"), memory.category)
+    result = store.remember(memory.with_changes(anchors=anchors, guard=guard))
     changed(ls, root)
     return result.to_dict()
 

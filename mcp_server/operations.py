@@ -20,7 +20,7 @@ from recall.model import CATEGORIES, STATUSES
 from recall.paths import normalize, normalize_loose
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
-from recall.symbol_anchors import parse_anchor
+from recall.symbol_anchors import check_guard, parse_anchor
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
@@ -191,6 +191,7 @@ def write(
     pin: bool = False,
     scope: str = "project",
     anchors: list[str] | None = None,
+    guard: bool = False,
 ) -> dict[str, Any]:
     """Write a new memory, or name the one that already holds the same knowledge."""
     _summary(summary)
@@ -215,8 +216,8 @@ def write(
         source="agent",
     )
     recorded, notes = record_anchors(store.repo_root, symbols)
-    if recorded:
-        draft = draft.with_changes(anchors=recorded)
+    if recorded or guard:
+        draft = draft.with_changes(anchors=recorded, guard=check_guard(guard, category))
     written = results.written(store.remember(draft))
     return {**written, "anchor_notes": notes} if notes else written
 

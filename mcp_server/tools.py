@@ -179,6 +179,13 @@ def register(server: MCPServer, ws: Workspace) -> None:
                 "and tells when their code changed."
             ),
         ] = None,
+        guard: Annotated[
+            bool,
+            Field(
+                description="For a decision or gotcha that edits must not break by accident: "
+                "an edit under it asks the person first."
+            ),
+        ] = False,
     ) -> dict[str, Any]:
         return _call(
             ws,
@@ -190,6 +197,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
             pin=pin,
             scope=scope,
             anchors=anchors,
+            guard=guard,
         )
 
     @server.tool(name="memory_supersede", description=_prose(SUPERSEDE), annotations=adding)

@@ -17,7 +17,7 @@ both with the symbol index's parser; nothing is written.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,6 @@ from recall.symbol_anchors import SymbolAnchor, normalize_name
 
 REVIEW = "review"
 FAIL = "fail"
-GUARD_KEY = "guard"
 GUARDED = "under a guarded memory"
 
 
@@ -80,12 +79,6 @@ class CheckResult:
     def failed(self) -> bool:
         """Whether any finding is a failure (the command exits 1)."""
         return any(f.level == FAIL for f in self.findings)
-
-
-def is_guarded(memory: Memory) -> bool:
-    """Whether the memory asks for edits under it to be confirmed (``guard: true``; the key
-    lives in the memory's file, so a memory read from the index needs it added to ``extra``)."""
-    return memory.extra.get(GUARD_KEY) is True
 
 
 def _base(runner: GitRunner, ref: str) -> str:
@@ -255,13 +248,11 @@ def check(
     memories: Sequence[Memory],
     ref: str,
     memory_files: dict[str, str],
-    guard_of: Callable[[Memory], bool] = is_guarded,
 ) -> CheckResult:
     """What the change from ``ref``'s merge base to the working tree does to ``memories``.
 
     ``memory_files`` maps each memory id to its file, relative to ``root`` (a guarded memory
-    confirmed in the same change is not a failure); ``guard_of`` tells a guarded memory, and
-    is asked only of the memories the change touches.
+    confirmed in the same change is not a failure).
     """
     runner = GitRunner(root)
     base = _base(runner, ref)
@@ -275,7 +266,7 @@ def check(
         if not hit:
             continue
         confirmed_here = memory_files.get(memory.id) in touched_files
-        guarded = guard_of(memory)
+        guarded = memory.guard
         findings: list[Finding] = []
         for path in memory.files:
             change = by_old.get(path)

@@ -14,6 +14,9 @@ CATEGORIES: Final = ("pref", "decision", "gotcha", "context")
 # ``pending``: written by auto-distill and held out of recall until a person confirms it.
 STATUSES: Final = ("active", "pending", "superseded", "archived", "deleted")
 SOURCES: Final = ("user", "agent", "auto-distilled")
+# What a guard protects is a choice or a trap someone recorded; a preference or context is
+# not something an edit can break.
+GUARD_CATEGORIES: Final = ("decision", "gotcha")
 
 ID_PATTERN: Final = re.compile(r"^[0-9a-f]{8}$")
 _SPACE_RUN = re.compile(r"\s+")
@@ -64,6 +67,9 @@ class Memory:
     anchors: tuple[SymbolAnchor, ...] = ()
     """Symbol anchors (``path::name``), see :mod:`recall.symbol_anchors`."""
     pinned: bool = False
+    guard: bool = False
+    """Edits under it ask the person first (pre-edit hook) and fail ``tether check`` until it is
+    confirmed: for a decision or gotcha that must not be broken by accident."""
     status: str = "active"
     supersedes: str | None = None
     superseded_by: str | None = None
@@ -102,6 +108,7 @@ class Memory:
             "anchor": self.anchor,
             "anchors": [anchor.to_dict() for anchor in self.anchors],
             "pinned": self.pinned,
+            "guard": self.guard,
             "status": self.status,
             "supersedes": self.supersedes,
             "superseded_by": self.superseded_by,

@@ -19,6 +19,7 @@ KNOWN_KEYS = (
     "anchor",
     "anchors",
     "pinned",
+    "guard",
     "status",
     "supersedes",
     "superseded_by",
@@ -118,6 +119,11 @@ def memory_from_parsed(
         pinned = False
     if not isinstance(pinned, bool):
         raise MalformedMemory(where, line("pinned", 1), "pinned must be true or false")
+    guard = fields.get("guard", False)
+    if guard is None:
+        guard = False
+    if not isinstance(guard, bool):
+        raise MalformedMemory(where, line("guard", 1), "guard must be true or false")
     anchor = fields.get("anchor")
     try:
         anchors = anchors_from_field(fields.get("anchors"))
@@ -134,6 +140,7 @@ def memory_from_parsed(
         anchor=None if anchor in (None, "") else _as_text(anchor),
         anchors=anchors,
         pinned=pinned,
+        guard=guard,
         status=status,
         supersedes=_optional_id(fields, "supersedes", parsed, where),
         superseded_by=_optional_id(fields, "superseded_by", parsed, where),
@@ -156,6 +163,8 @@ def front_matter_fields(memory: Memory) -> dict[str, Any]:
     if memory.anchors:
         fields["anchors"] = anchors_to_field(memory.anchors)
     fields["pinned"] = memory.pinned
+    if memory.guard:
+        fields["guard"] = True
     fields["status"] = memory.status
     if memory.supersedes:
         fields["supersedes"] = memory.supersedes

@@ -12,8 +12,7 @@ import argparse
 from typing import Any
 
 from recall.cli.context import CommandContext
-from recall.errors import BadInput, TetherError
-from recall.model import Memory
+from recall.errors import BadInput
 
 EXIT_FAILED = 1
 
@@ -60,8 +59,7 @@ def github_line(finding: Any) -> str:
 
 def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Check the change against the project's memories."""
-    from recall import frontmatter
-    from recall.diff_check import GUARD_KEY, check
+    from recall.diff_check import check
 
     store = ctx.project(create=False)
     root = store.repo_root
@@ -74,16 +72,7 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
         if path.is_relative_to(root):
             files[memory.id] = path.relative_to(root).as_posix()
 
-    def guard_of(memory: Memory) -> bool:
-        """``guard: true`` in the memory's file (the index does not keep it)."""
-        try:
-            path = store.path_of(memory.id)
-            fields = frontmatter.parse(path.read_text(encoding="utf-8"), path).fields
-        except (OSError, UnicodeDecodeError, TetherError):
-            return False
-        return fields.get(GUARD_KEY) is True
-
-    result = check(root, memories, args.base, files, guard_of)
+    result = check(root, memories, args.base, files)
     review = [f for f in result.findings if f.level != "fail"]
     failures = [f for f in result.findings if f.level == "fail"]
     data = {

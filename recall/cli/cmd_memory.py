@@ -25,7 +25,7 @@ from recall.policy.usage import counters, record_action
 from recall.records import check_text
 from recall.repo import git_user_name
 from recall.store import MemoryStore, not_on_it_note
-from recall.symbol_anchors import split_anchor_options
+from recall.symbol_anchors import check_guard, split_anchor_options
 
 
 def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -> None:
@@ -63,6 +63,12 @@ def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -
         "when it moves); or one symbol name or line range inside the file",
     )
     parser.add_argument("--pin", action="store_true", help="pin it: ranks higher, never decays")
+    parser.add_argument(
+        "--guard",
+        action="store_true",
+        help="a decision or gotcha edits must not break by accident: an agent's edit under it "
+        "asks you first, and `tether check` fails until it is confirmed",
+    )
     parser.add_argument("--global", dest="global_", action="store_true", help="user-wide store")
     parser.add_argument("--author", help="who wrote it (default: git config user.name)")
     parser.add_argument(
@@ -124,7 +130,8 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
         source=args.source,
         allow_secret=args.allow_secret,
     )
-    return draft.with_changes(anchors=anchors) if anchors else draft
+    guard = check_guard(args.guard, args.category)
+    return draft.with_changes(anchors=anchors, guard=guard) if anchors or guard else draft
 
 
 def write_store(args: argparse.Namespace, ctx: CommandContext) -> MemoryStore:

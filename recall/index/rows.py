@@ -13,9 +13,9 @@ from recall.symbol_anchors import anchors_column, anchors_from_column, leaf_of, 
 
 _INSERT = """
 INSERT INTO memories(rowid, id, name, category, summary, details, files, anchor, anchors, pinned,
-    status, supersedes, superseded_by, created, author, source, content_hash, mtime_ns, size,
-    file_sha)
-VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    guard, status, supersedes, superseded_by, created, author, source, content_hash, mtime_ns,
+    size, file_sha)
+VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 
@@ -69,6 +69,7 @@ def insert_many(
                 memory.anchor,
                 anchors_column(memory.anchors),
                 int(memory.pinned),
+                int(memory.guard),
                 memory.status,
                 memory.supersedes,
                 memory.superseded_by,
@@ -150,6 +151,7 @@ def memory_from_row(row: sqlite3.Row) -> Memory:
         anchor=row["anchor"],
         anchors=anchors_from_column(row["anchors"]),
         pinned=bool(row["pinned"]),
+        guard=bool(row["guard"]),
         status=row["status"],
         supersedes=row["supersedes"],
         superseded_by=row["superseded_by"],

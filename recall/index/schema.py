@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS memories(
     anchor TEXT,
     anchors TEXT,
     pinned INTEGER NOT NULL,
+    guard INTEGER NOT NULL DEFAULT 0,
     status TEXT NOT NULL,
     supersedes TEXT,
     superseded_by TEXT,
@@ -161,5 +162,9 @@ MIGRATIONS: Final[dict[int, str]] = {
     # v5: the usage counters per day, for charts of surfaced against acted over time
     4: _USAGE_DAYS_DDL,
     # v6: symbol anchors (path::name) and the table recall follows moved symbols through
-    5: "ALTER TABLE memories ADD COLUMN anchors TEXT;\n" + _ANCHORS_TABLE_DDL,
+    # and guarded memories (edits under them ask first)
+    5: (
+        "ALTER TABLE memories ADD COLUMN anchors TEXT;\n"
+        "ALTER TABLE memories ADD COLUMN guard INTEGER NOT NULL DEFAULT 0;\n" + _ANCHORS_TABLE_DDL
+    ),
 }

@@ -81,6 +81,7 @@ def test_version_3_index_migrates_with_its_counters(
         conn.execute("DROP TABLE usage_days")
         conn.execute("DROP TABLE memory_anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN anchors")
+        conn.execute("ALTER TABLE memories DROP COLUMN guard")
         conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
     conn = upgraded.conn
@@ -103,6 +104,7 @@ def test_version_4_index_gains_per_day_counts_and_keeps_its_totals(
         conn.execute("DROP TABLE usage_days")
         conn.execute("DROP TABLE memory_anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN anchors")
+        conn.execute("ALTER TABLE memories DROP COLUMN guard")
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
     assert notices == []
