@@ -46,6 +46,10 @@ DEFAULT_CLIENT_SEVERITY: dict[str, str] = {"opencode": "error"}
 """Per-client overrides, matched against ``clientInfo.name``: OpenCode forwards only errors to
 its agent, so a gotcha published as a warning would never reach the model."""
 
+GUARD_SEVERITY = "error"
+"""A guarded memory is an error by default, whatever its category: an edit under it must be
+looked at first (and OpenCode forwards only errors to its agent)."""
+
 MAX_PER_FILE = 3
 """Memory diagnostics per file: the injection's top three, so a hot file with dozens of
 memories does not bury its own code under warnings."""
@@ -92,6 +96,7 @@ class Settings:
     )
     severity: Mapping[str, str] = setting(DEFAULT_SEVERITY, _severity, merge=True)
     client_severity: Mapping[str, str] = setting(DEFAULT_CLIENT_SEVERITY, _client_severity)
+    guard_severity: str = setting(GUARD_SEVERITY, _level)
     max_per_file: int = setting(MAX_PER_FILE, count)
     hint_quiet_turns: int = setting(QUIET_TURNS, count)
     hint_session_budget: int = setting(SESSION_BUDGET, count)
@@ -103,8 +108,13 @@ class Settings:
     trust as ``trustedWorkspace``): project memories are still shown, labelled untrusted. A
     source can only take trust away, so a repository's own settings cannot grant it."""
 
-    def severity_for(self, category: str, client_name: str) -> types.DiagnosticSeverity | None:
-        """The severity a memory of ``category`` is published with; None when not shown."""
+    def severity_for(
+        self, category: str, client_name: str, *, guard: bool = False
+    ) -> types.DiagnosticSeverity | None:
+        """The severity a memory of ``category`` is published with; None when not shown. A
+        guarded memory is shown at ``guard_severity`` whatever its category (unless ``off``)."""
+        if guard and self.guard_severity != OFF:
+            return SEVERITIES[self.guard_severity]
         if category not in self.categories:
             return None
         name = client_name.casefold()

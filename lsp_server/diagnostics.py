@@ -60,6 +60,7 @@ WORDING = {
     "pref": "a preference recorded for this file",
     "context": "context recorded for this file",
 }
+GUARD_WORDING = "guarded: check the edit keeps to it (`tether confirm` once it does)"
 
 
 def hits_for(root: Root, path: str, kind: str, limit: int = RECALL_LIMIT) -> list[Hit]:
@@ -114,6 +115,9 @@ def message(hit: Hit, path: str) -> str:
     summary = safe_field(memory.summary, SUMMARY_CAP)
     where = memory.id if hit.scope == "project" else f"{memory.id}, {hit.scope}"
     pinned = "pinned " if memory.pinned else ""
+    if memory.guard:
+        text = f'guarded {pinned}{memory.category} "{summary}" [{where}] — {GUARD_WORDING}'
+        return text if path in memory.files else f"{text} ({safe_field(hit.receipt)})"
     text = f'{pinned}{memory.category} "{summary}" [{where}] — {WORDING[memory.category]}'
     if path not in memory.files:
         text += f" ({safe_field(hit.receipt)})"
@@ -148,7 +152,9 @@ def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
         return [
             h
             for h in hits
-            if h.strong and settings.severity_for(h.memory.category, ls.client_name) is not None
+            if h.strong
+            and settings.severity_for(h.memory.category, ls.client_name, guard=h.memory.guard)
+            is not None
         ]
 
     limit = first_limit(wanted, share)
@@ -174,7 +180,9 @@ def _span(memory: Memory, rel: str, text: str) -> Span:
 def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
     span = _span(hit.memory, doc.rel, text)
     rng = to_range(span, text, ls.workspace.position_encoding)
-    severity = doc.root.settings.severity_for(hit.memory.category, ls.client_name)
+    severity = doc.root.settings.severity_for(
+        hit.memory.category, ls.client_name, guard=hit.memory.guard
+    )
     related = None
     if capabilities.related_information(ls.client_capabilities):
         store = doc.root.store_of_scope(hit.scope)

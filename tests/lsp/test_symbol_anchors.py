@@ -19,6 +19,7 @@ from tests.lsp.session import Session
 pytestmark = pytest.mark.asyncio
 
 LOADER_GOTCHA = "session loading must tolerate a missing file"
+GUARDED = "the app loads the session before it serves"
 LOADER_PY = "import os\n\n\ndef load_session(path):\n    return open(path).read()\n"
 
 
@@ -35,6 +36,10 @@ def ws(tmp_path: Path) -> workspace.Workspace:
             summary=LOADER_GOTCHA, category="gotcha", files=["src/store.py"], author="Dana"
         )
         memory_id = store.remember(draft.with_changes(anchors=anchors)).id
+        guarded = store.prepare_memory(
+            summary=GUARDED, category="decision", files=["src/app.py"], author="Dana"
+        )
+        store.remember(guarded.with_changes(guard=True))
         text = built.store_py.read_text().replace(
             "def load_session(path):\n    return open(path).read()\n\n\n", ""
         )
@@ -87,3 +92,13 @@ async def test_remember_on_a_definition_anchors_the_memory_to_it(
     shown = await lsp_one.command("tether.show", {"memoryId": written["id"]})
     assert shown["anchors"][0]["symbol"] == "src/store.py::save_session"
     assert shown["files"] == ["src/store.py"]
+
+
+async def test_a_guarded_memory_is_an_error_whatever_its_category(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    await lsp_one.open(ws.app_py)
+    guarded = [d for d in lsp_one.diagnostics(ws.app_py) if GUARDED in d.message]
+    assert len(guarded) == 1, lsp_one.diagnostics(ws.app_py)
+    assert guarded[0].severity == types.DiagnosticSeverity.Error
+    assert guarded[0].message.startswith(f'guarded decision "{GUARDED}"')
