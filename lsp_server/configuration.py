@@ -21,7 +21,7 @@ from typing import Any
 from lsprotocol import types
 
 from recall.config_fields import Warn, apply, count, flag, names, positive, setting
-from recall.model import CATEGORIES
+from recall.model import CATEGORIES, WARNING_CATEGORIES
 from recall.policy.hints import QUIET_TURNS, SESSION_BUDGET, Policy
 from recall.settings import file_sources as file_sources  # the files are read by the engine
 
@@ -39,8 +39,10 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "decision": "information",
     "pref": "information",
     "context": "information",
+    "rejected": "warning",
 }
-"""A gotcha is a warning: it says "this will bite". The others inform, when they are shown."""
+"""A gotcha is a warning: it says "this will bite", and so is an approach tried before and
+rejected. The others inform, when they are shown."""
 
 DEFAULT_CLIENT_SEVERITY: dict[str, str] = {"opencode": "error"}
 """Per-client overrides, matched against ``clientInfo.name``: OpenCode forwards only errors to
@@ -92,7 +94,7 @@ class Settings:
     field name in any spelling, or an alias (``diagnostic_categories`` for ``categories``)."""
 
     categories: tuple[str, ...] = setting(
-        ("gotcha",), names(CATEGORIES, "categories"), "diagnostic_categories"
+        WARNING_CATEGORIES, names(CATEGORIES, "categories"), "diagnostic_categories"
     )
     severity: Mapping[str, str] = setting(DEFAULT_SEVERITY, _severity, merge=True)
     client_severity: Mapping[str, str] = setting(DEFAULT_CLIENT_SEVERITY, _client_severity)

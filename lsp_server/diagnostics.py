@@ -24,7 +24,7 @@ from lsp_server.positions import to_range
 from lsp_server.roots import Root
 from recall.errors import TetherError
 from recall.index.rows import index_stamp
-from recall.model import Memory
+from recall.model import REJECTED_WORDING, Memory
 from recall.policy.hints import Candidate
 from recall.policy.inject import AUTHOR_CAP, safe_field
 from recall.policy.usage import record_surfacings
@@ -59,6 +59,7 @@ WORDING = {
     "decision": "a decision recorded for this file",
     "pref": "a preference recorded for this file",
     "context": "context recorded for this file",
+    "rejected": f"{REJECTED_WORDING}: read why before trying it again",
 }
 GUARD_WORDING = "guarded: check the edit keeps to it (`tether confirm` once it does)"
 

@@ -37,7 +37,8 @@ TOOL_NAMES = (
 
 _CATEGORY_HELP = (
     "gotcha (a trap: what breaks and how to avoid it), decision (a choice made and why), "
-    "pref (how the team likes things done), context (background that explains the code)"
+    "pref (how the team likes things done), context (background that explains the code), "
+    "rejected (an approach tried before and rejected, and why)"
 )
 
 

@@ -10,7 +10,12 @@ from typing import Any, Final
 
 from recall.symbol_anchors import SymbolAnchor
 
-CATEGORIES: Final = ("pref", "decision", "gotcha", "context")
+# ``rejected``: an approach that was tried and failed, with why; surfaced like a gotcha.
+CATEGORIES: Final = ("pref", "decision", "gotcha", "context", "rejected")
+WARNING_CATEGORIES: Final = ("gotcha", "rejected")
+"""What an edit is warned about: a trap, and an approach already tried and rejected."""
+REJECTED_WORDING: Final = "tried before and rejected"
+"""How a rejected approach is worded wherever it surfaces."""
 # ``pending``: written by auto-distill and held out of recall until a person confirms it.
 STATUSES: Final = ("active", "pending", "superseded", "archived", "deleted")
 SOURCES: Final = ("user", "agent", "auto-distilled")

@@ -12,6 +12,7 @@ from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
 from recall.hooks.logfile import _notice
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
 from recall.lifecycle.disuse import archived_by_disuse
+from recall.model import REJECTED_WORDING, WARNING_CATEGORIES
 from recall.policy.hints import Candidate, HintLedger, is_self_serve
 from recall.policy.trust import Gate
 
@@ -76,13 +77,16 @@ def _relative(store: MemoryStore, raw: str, cwd: Path) -> str:
         raise Skip("file is outside the repository") from None
 
 
-def warning_line(summary: str, memory_id: str) -> str:
-    """The inline gotcha warning, worded as an instruction."""
+def warning_line(summary: str, memory_id: str, category: str = "gotcha") -> str:
+    """The inline warning of a gotcha (or an approach tried before and rejected), worded as an
+    instruction."""
     from recall.policy.inject import (
         safe_field,  # here, not above: see recall.cli.main.LEAN_COMMANDS
     )
 
     text = safe_field(summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    if category == "rejected":
+        return f'· rejected "{text}" [{memory_id}] — {REJECTED_WORDING}: read why before trying it'
     return f'· gotcha "{text}" [{memory_id}] — review before editing'
 
 
@@ -159,7 +163,9 @@ def on_edit(hook: HookInput) -> str:
         on_file = [
             m
             for m in project.list(file=path)
-            if path in m.files and m.id not in hidden and (m.guard or m.category == "gotcha")
+            if path in m.files
+            and m.id not in hidden
+            and (m.guard or m.category in WARNING_CATEGORIES)
         ]
         on_file = Gate(project, _notice).memories(on_file)
         guarded = [m for m in on_file if m.guard]
@@ -168,7 +174,7 @@ def on_edit(hook: HookInput) -> str:
 
             record_surfacings(conn, [m.id for m in guarded])
             return ask(hook.event, "\n".join(guard_line(m, path) for m in guarded))
-        gotchas = [m for m in on_file if m.category == "gotcha"]
+        gotchas = [m for m in on_file if m.category in WARNING_CATEGORIES]
         if not gotchas:
             return ""
         gotchas.sort(key=lambda m: (not m.pinned, m.id))
@@ -179,7 +185,7 @@ def on_edit(hook: HookInput) -> str:
         from recall.policy.usage import record_surfacings
 
         record_surfacings(conn, [m.id for m in gotchas if m.id in new])
-        lines = [warning_line(m.summary, m.id) for m in gotchas if m.id in new]
+        lines = [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
         return output(hook.event, "\n".join(lines))
     finally:
         stores.close()

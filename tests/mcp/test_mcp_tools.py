@@ -49,7 +49,7 @@ async def test_tools_are_listed_with_descriptions_and_required_arguments(repo: P
         for argument, schema in tool.input_schema["properties"].items():
             assert schema.get("description"), f"{name}.{argument} has no description"
     category = listed["memory_write"].input_schema["properties"]["category"]
-    assert category["enum"] == ["pref", "decision", "gotcha", "context"]
+    assert category["enum"] == ["pref", "decision", "gotcha", "context", "rejected"]
     assert listed["memory_recall"].annotations.read_only_hint is True
     assert listed["memory_write"].annotations.destructive_hint is False
 
@@ -209,7 +209,7 @@ async def test_bad_arguments_are_tool_errors_that_say_what_to_do(repo: Path) -> 
         assert "id is empty" in message
 
         message = await error(client, "memory_write", summary="x", category="trap", files=[])
-        assert "category 'trap' is not one of pref, decision, gotcha, context" in message
+        assert "category 'trap' is not one of pref, decision, gotcha, context, rejected" in message
         message = await error(client, "memory_list", category="trap")
         assert "category 'trap'" in message
         message = await error(client, "memory_list", status="gone")
