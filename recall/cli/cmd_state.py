@@ -23,6 +23,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("id", help=ID_HELP)
         p.set_defaults(func=run_pin, pinned=(name == "pin"))
 
+    for name, helptext in (
+        ("guard", "guard a decision or gotcha: edits under it ask first, check fails"),
+        ("unguard", "take a memory's guard off"),
+    ):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("id", help=ID_HELP)
+        p.set_defaults(func=run_guard, guard=(name == "guard"))
+
     p = sub.add_parser("supersede", help="replace a memory with a new one, linked both ways")
     p.add_argument("old_id", metavar="OLD_ID", help="the memory to replace: " + ID_HELP)
     add_write_options(p, file_required=False)
@@ -63,6 +71,18 @@ def run_pin(args: argparse.Namespace, ctx: CommandContext) -> int:
     updated = store.set_pinned(memory.id, args.pinned)
     record_action(store.conn, memory.id)
     verb = "Pinned" if args.pinned else "Unpinned"
+    ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
+    return 0
+
+
+def run_guard(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Guard or unguard a memory."""
+    from recall.guards import set_guard
+
+    store, memory = ctx.find_memory(args.id)
+    updated = set_guard(store, memory.id, args.guard)
+    record_action(store.conn, memory.id)
+    verb = "Guarded" if args.guard else "Unguarded"
     ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
     return 0
 

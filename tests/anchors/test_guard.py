@@ -66,3 +66,17 @@ def test_a_guard_fits_decisions_and_gotchas_only(repo: Path, cli: Callable[..., 
     bad.write_text("---\ncategory: gotcha\nguard: yes please\n---\nsummary\n")
     doctor = cli("doctor")
     assert "guard must be true or false" in doctor.stdout + doctor.stderr
+
+
+def test_guard_and_unguard_from_the_cli(repo: Path, cli: Callable[..., CliResult]) -> None:
+    done = cli("remember", "pool size is 8", "-c", "decision", "-f", "src/app.py", "--json")
+    memory_id = done.json()["id"]
+    assert cli("guard", memory_id).stdout.strip() == f"Guarded {memory_id}"
+    assert cli("show", memory_id, "--json").json()["guard"] is True
+    again = cli("guard", memory_id)
+    assert again.code == 1 and "already guarded" in again.stderr
+    assert cli("unguard", memory_id).code == 0
+    assert cli("show", memory_id, "--json").json()["guard"] is False
+    pref = cli("remember", "tabs", "-c", "pref", "-f", "src/app.py", "--json").json()["id"]
+    refused = cli("guard", pref)
+    assert refused.code == 2 and "not a pref" in refused.stderr

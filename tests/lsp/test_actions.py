@@ -30,6 +30,7 @@ async def test_quick_fixes_on_a_memory_diagnostic(lsp: Session, ws: Workspace) -
     assert titles == [
         f"Tether: show details of {name}",
         f"Tether: pin {name}",
+        f"Tether: guard {name}",
         f"Tether: supersede {name}…",
         f"Tether: mark {name} as followed",
         f"Tether: archive {name}",
@@ -48,7 +49,7 @@ async def test_quick_fixes_on_a_memory_diagnostic(lsp: Session, ws: Workspace) -
             types.CodeActionContext(diagnostics=[diagnostic], only=["quickfix"]),
         )
     )
-    assert len(only_fixes or []) == 5
+    assert len(only_fixes or []) == 6
 
 
 async def test_pin_unpin_archive_restore_change_the_file(lsp: Session, ws: Workspace) -> None:

@@ -102,3 +102,19 @@ async def test_a_guarded_memory_is_an_error_whatever_its_category(
     assert len(guarded) == 1, lsp_one.diagnostics(ws.app_py)
     assert guarded[0].severity == types.DiagnosticSeverity.Error
     assert guarded[0].message.startswith(f'guarded decision "{GUARDED}"')
+
+
+async def test_the_guard_quick_fix_guards_and_unguards(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    await lsp_one.open(ws.store_py)
+    (diagnostic,) = [d for d in lsp_one.diagnostics(ws.store_py) if d.code == ws.gotcha]
+    titles = [a.title for a in await lsp_one.actions(ws.store_py, diagnostic.range, [diagnostic])]
+    assert f"Tether: guard gotcha {ws.gotcha}" in titles
+    guarded = await lsp_one.command("tether.guard", {"memoryId": ws.gotcha})
+    assert guarded["guard"] is True
+    path = ws.memory_file(ws.gotcha)
+    assert frontmatter.parse(path.read_text(), path).fields["guard"] is True
+    unguarded = await lsp_one.command("tether.unguard", {"memoryId": ws.gotcha})
+    assert unguarded["guard"] is False
+    assert "guard" not in frontmatter.parse(path.read_text(), path).fields

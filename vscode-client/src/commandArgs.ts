@@ -12,6 +12,8 @@ export const SERVER_COMMANDS: readonly string[] = [
   'tether.show',
   'tether.pin',
   'tether.unpin',
+  'tether.guard',
+  'tether.unguard',
   'tether.supersede',
   'tether.archive',
   'tether.restore',
