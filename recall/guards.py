@@ -9,12 +9,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from recall.errors import NothingToDo
-from recall.symbol_anchors import check_guard
+from recall.errors import BadInput, NothingToDo
+from recall.model import GUARD_CATEGORIES
 
 if TYPE_CHECKING:
     from recall.model import Memory
     from recall.store import MemoryStore
+
+
+def check_guard(guard: bool, category: str) -> bool:
+    """Validate ``guard`` for a memory of ``category``; raises :class:`BadInput` for a
+    category a guard does not fit."""
+    if guard and category not in GUARD_CATEGORIES:
+        raise BadInput(
+            f"a guard protects a {' or '.join(GUARD_CATEGORIES)}, not a {category}; "
+            "drop --guard or change the category"
+        )
+    return guard
 
 
 def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:

@@ -164,19 +164,6 @@ def anchors_from_column(value: str | None) -> tuple[SymbolAnchor, ...]:
     return anchors_from_field(json.loads(value))
 
 
-def check_guard(guard: bool, category: str) -> bool:
-    """Validate ``guard`` for a memory of ``category``; raises :class:`BadInput` for a
-    category a guard does not fit."""
-    from recall.model import GUARD_CATEGORIES
-
-    if guard and category not in GUARD_CATEGORIES:
-        raise BadInput(
-            f"a guard protects a {' or '.join(GUARD_CATEGORIES)}, not a {category}; "
-            "drop --guard or change the category"
-        )
-    return guard
-
-
 def split_anchor_options(values: list[str]) -> tuple[str | None, list[tuple[str, str]]]:
     """Sort the ``--anchor`` values: the one legacy anchor (a symbol or line range inside the
     file) and the symbol anchors ``path::name``. Raises :class:`BadInput` for two legacy ones."""

@@ -16,6 +16,7 @@ from recall.cli.render import (
     print_card,
 )
 from recall.errors import NothingToDo
+from recall.guards import check_guard
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.locations import PROJECT, ensure_created
@@ -25,7 +26,7 @@ from recall.policy.usage import counters, record_action
 from recall.records import check_text
 from recall.repo import git_user_name
 from recall.store import MemoryStore, not_on_it_note
-from recall.symbol_anchors import check_guard, split_anchor_options
+from recall.symbol_anchors import split_anchor_options
 
 
 def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -> None:

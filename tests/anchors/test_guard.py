@@ -73,6 +73,7 @@ def test_guard_and_unguard_from_the_cli(repo: Path, cli: Callable[..., CliResult
     memory_id = done.json()["id"]
     assert cli("guard", memory_id).stdout.strip() == f"Guarded {memory_id}"
     assert cli("show", memory_id, "--json").json()["guard"] is True
+    assert f"{memory_id} (guarded)" in cli("show", memory_id).stdout
     again = cli("guard", memory_id)
     assert again.code == 1 and "already guarded" in again.stderr
     assert cli("unguard", memory_id).code == 0
