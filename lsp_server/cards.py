@@ -53,6 +53,8 @@ class CardFacts:
     receipt: str = ""
     path: str = ""
     commands: Sequence[str] = ()
+    symbols: Sequence[str] = ()
+    """One line per symbol anchor: where it is now (``…: relocated to ip/route.c:3-9``)."""
 
 
 def label(memory: Memory, facts: CardFacts) -> str:
@@ -85,6 +87,8 @@ def _facts_lines(memory: Memory, facts: CardFacts) -> list[tuple[str, str]]:
     lines = [("files", ", ".join(clean_line(f) for f in memory.files) or "(none)")]
     if memory.anchor:
         lines.append(("anchor", clean_line(memory.anchor)))
+    symbols = facts.symbols or [anchor.text for anchor in memory.anchors]
+    lines += [("symbol", clean_line(symbol)) for symbol in symbols]
     if facts.receipt:
         lines.append(("why", clean_line(facts.receipt)))
     if memory.supersedes:

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from lsp_server import capabilities, diagnostics, watching
-from lsp_server.documents import DocState, Shown, resolve
+from lsp_server.documents import DocState, Shown, current_text, resolve
 from lsp_server.positions import overlaps
+from lsp_server.symbol_at import symbol_at
+from recall.model import GUARD_CATEGORIES
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -52,6 +54,10 @@ def memory_actions(shown: Shown) -> list[types.CodeAction]:
         found.append(_action(f"Tether: unpin {name}", "tether.unpin", ref, QUICKFIX, shown))
     else:
         found.append(_action(f"Tether: pin {name}", "tether.pin", ref, QUICKFIX, shown))
+    if memory.guard:
+        found.append(_action(f"Tether: unguard {name}", "tether.unguard", ref, QUICKFIX, shown))
+    elif memory.category in GUARD_CATEGORIES:
+        found.append(_action(f"Tether: guard {name}", "tether.guard", ref, QUICKFIX, shown))
     found += [
         _action(f"Tether: supersede {name}…", "tether.supersede", ref, QUICKFIX, shown),
         _action(f"Tether: mark {name} as followed", "tether.markFollowed", ref, QUICKFIX, shown),
@@ -60,9 +66,21 @@ def memory_actions(shown: Shown) -> list[types.CodeAction]:
     return found
 
 
-def file_actions(doc: DocState) -> list[types.CodeAction]:
-    """The actions available anywhere in a code file."""
+def file_actions(doc: DocState, symbol: str | None = None) -> list[types.CodeAction]:
+    """The actions available anywhere in a code file (and on the definition under the cursor,
+    when there is one: a memory anchored to that symbol)."""
+    found = []
+    if symbol is not None:
+        found.append(
+            _action(
+                f"Tether: remember something about {symbol}…",
+                "tether.remember",
+                {"uri": doc.uri, "anchors": [f"{doc.rel}::{symbol}"]},
+                FILE_KIND,
+            )
+        )
     return [
+        *found,
         _action(
             "Tether: remember something about this file…",
             "tether.remember",
@@ -101,7 +119,11 @@ def code_actions(
     for shown in doc.shown:
         if overlaps(shown.range, params.range) or shown.hit.memory.id in codes:
             found += memory_actions(shown)
-    found += file_actions(doc)
+    text = current_text(ls, doc)
+    symbol = None
+    if text is not None and len(text) <= doc.root.settings.max_document_chars:
+        symbol = symbol_at(doc.rel, text, params.range.start.line)
+    found += file_actions(doc, symbol)
     only = [_text(k) for k in params.context.only] if params.context.only else None
     found = [a for a in found if _wanted(_text(a.kind), only)]
     if not capabilities.code_action_literals(ls.client_capabilities):

@@ -153,6 +153,16 @@ def _pin(ls: TetherServer, obj: dict[str, Any], pinned: bool) -> dict[str, Any]:
     return {**updated.to_dict(), "scope": store.scope}
 
 
+def _guard(ls: TetherServer, obj: dict[str, Any], guard: bool) -> dict[str, Any]:
+    from recall.guards import set_guard
+
+    root, store, memory = find(ls, obj)
+    updated = set_guard(store, memory.id, guard)
+    acted(root, store, memory.id)
+    changed(ls, root)
+    return {**updated.to_dict(), "scope": store.scope}
+
+
 def _status(ls: TetherServer, obj: dict[str, Any], verb: str) -> dict[str, Any]:
     status, allowed = TRANSITIONS[verb]
     root, store, memory = find(ls, obj)
@@ -301,6 +311,16 @@ def unpin(ls: TetherServer, *args: Any) -> Any:
     return _run(ls, "unpin", args, lambda s, o: _pin(s, o, False))
 
 
+def guard(ls: TetherServer, *args: Any) -> Any:
+    """``tether.guard {memoryId}``: guard a decision or gotcha."""
+    return _run(ls, "guard", args, lambda s, o: _guard(s, o, True))
+
+
+def unguard(ls: TetherServer, *args: Any) -> Any:
+    """``tether.unguard {memoryId}``: take a memory's guard off."""
+    return _run(ls, "unguard", args, lambda s, o: _guard(s, o, False))
+
+
 def archive(ls: TetherServer, *args: Any) -> Any:
     """``tether.archive {memoryId}``: hide a memory from recall (reversible)."""
     return _run(ls, "archive", args, lambda s, o: _status(s, o, "archive"))
@@ -349,6 +369,8 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "tether.show": show,
     "tether.pin": pin,
     "tether.unpin": unpin,
+    "tether.guard": guard,
+    "tether.unguard": unguard,
     "tether.supersede": supersede,
     "tether.archive": archive,
     "tether.restore": restore,

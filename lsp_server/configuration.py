@@ -21,7 +21,7 @@ from typing import Any
 from lsprotocol import types
 
 from recall.config_fields import Warn, apply, count, flag, names, positive, setting
-from recall.model import CATEGORIES
+from recall.model import CATEGORIES, WARNING_CATEGORIES
 from recall.policy.hints import QUIET_TURNS, SESSION_BUDGET, Policy
 from recall.settings import file_sources as file_sources  # the files are read by the engine
 
@@ -39,12 +39,18 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "decision": "information",
     "pref": "information",
     "context": "information",
+    "rejected": "warning",
 }
-"""A gotcha is a warning: it says "this will bite". The others inform, when they are shown."""
+"""A gotcha is a warning: it says "this will bite", and so is an approach tried before and
+rejected. The others inform, when they are shown."""
 
 DEFAULT_CLIENT_SEVERITY: dict[str, str] = {"opencode": "error"}
 """Per-client overrides, matched against ``clientInfo.name``: OpenCode forwards only errors to
 its agent, so a gotcha published as a warning would never reach the model."""
+
+GUARD_SEVERITY = "error"
+"""A guarded memory is an error by default, whatever its category: an edit under it must be
+looked at first (and OpenCode forwards only errors to its agent)."""
 
 MAX_PER_FILE = 3
 """Memory diagnostics per file: the injection's top three, so a hot file with dozens of
@@ -88,10 +94,11 @@ class Settings:
     field name in any spelling, or an alias (``diagnostic_categories`` for ``categories``)."""
 
     categories: tuple[str, ...] = setting(
-        ("gotcha",), names(CATEGORIES, "categories"), "diagnostic_categories"
+        WARNING_CATEGORIES, names(CATEGORIES, "categories"), "diagnostic_categories"
     )
     severity: Mapping[str, str] = setting(DEFAULT_SEVERITY, _severity, merge=True)
     client_severity: Mapping[str, str] = setting(DEFAULT_CLIENT_SEVERITY, _client_severity)
+    guard_severity: str = setting(GUARD_SEVERITY, _level)
     max_per_file: int = setting(MAX_PER_FILE, count)
     hint_quiet_turns: int = setting(QUIET_TURNS, count)
     hint_session_budget: int = setting(SESSION_BUDGET, count)
@@ -103,8 +110,13 @@ class Settings:
     trust as ``trustedWorkspace``): project memories are still shown, labelled untrusted. A
     source can only take trust away, so a repository's own settings cannot grant it."""
 
-    def severity_for(self, category: str, client_name: str) -> types.DiagnosticSeverity | None:
-        """The severity a memory of ``category`` is published with; None when not shown."""
+    def severity_for(
+        self, category: str, client_name: str, *, guard: bool = False
+    ) -> types.DiagnosticSeverity | None:
+        """The severity a memory of ``category`` is published with; None when not shown. A
+        guarded memory is shown at ``guard_severity`` whatever its category (unless ``off``)."""
+        if guard and self.guard_severity != OFF:
+            return SEVERITIES[self.guard_severity]
         if category not in self.categories:
             return None
         name = client_name.casefold()

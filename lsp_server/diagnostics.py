@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from lsp_server import capabilities
-from lsp_server.anchors import first_line, locate
+from lsp_server.anchors import Span, first_line, locate
 from lsp_server.documents import DocState, Shown, current_text, usable_text
 from lsp_server.positions import to_range
 from lsp_server.roots import Root
 from recall.errors import TetherError
 from recall.index.rows import index_stamp
+from recall.model import REJECTED_WORDING, Memory
 from recall.policy.hints import Candidate
 from recall.policy.inject import AUTHOR_CAP, safe_field
 from recall.policy.usage import record_surfacings
@@ -58,7 +59,9 @@ WORDING = {
     "decision": "a decision recorded for this file",
     "pref": "a preference recorded for this file",
     "context": "context recorded for this file",
+    "rejected": f"{REJECTED_WORDING}: read why before trying it again",
 }
+GUARD_WORDING = "guarded: check the edit keeps to it (`tether confirm` once it does)"
 
 
 def hits_for(root: Root, path: str, kind: str, limit: int = RECALL_LIMIT) -> list[Hit]:
@@ -113,6 +116,9 @@ def message(hit: Hit, path: str) -> str:
     summary = safe_field(memory.summary, SUMMARY_CAP)
     where = memory.id if hit.scope == "project" else f"{memory.id}, {hit.scope}"
     pinned = "pinned " if memory.pinned else ""
+    if memory.guard:
+        text = f'guarded {pinned}{memory.category} "{summary}" [{where}] — {GUARD_WORDING}'
+        return text if path in memory.files else f"{text} ({safe_field(hit.receipt)})"
     text = f'{pinned}{memory.category} "{summary}" [{where}] — {WORDING[memory.category]}'
     if path not in memory.files:
         text += f" ({safe_field(hit.receipt)})"
@@ -147,7 +153,9 @@ def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
         return [
             h
             for h in hits
-            if h.strong and settings.severity_for(h.memory.category, ls.client_name) is not None
+            if h.strong
+            and settings.severity_for(h.memory.category, ls.client_name, guard=h.memory.guard)
+            is not None
         ]
 
     limit = first_limit(wanted, share)
@@ -158,10 +166,24 @@ def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
     return found[:wanted]
 
 
+def _span(memory: Memory, rel: str, text: str) -> Span:
+    """Where a memory's diagnostic goes: the definition of a symbol it anchors in this file
+    (or one that moved here), else its older single anchor, else the first line."""
+    anchored_here = [a for a in memory.anchors if a.path == rel]
+    moved_here = [a for a in memory.anchors if a.path != rel]
+    for anchor in [*anchored_here, *moved_here]:
+        span = locate(anchor.name, text)
+        if span is not None:
+            return span
+    return locate(memory.anchor, text) or first_line(text)
+
+
 def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
-    span = locate(hit.memory.anchor, text) or first_line(text)
+    span = _span(hit.memory, doc.rel, text)
     rng = to_range(span, text, ls.workspace.position_encoding)
-    severity = doc.root.settings.severity_for(hit.memory.category, ls.client_name)
+    severity = doc.root.settings.severity_for(
+        hit.memory.category, ls.client_name, guard=hit.memory.guard
+    )
     related = None
     if capabilities.related_information(ls.client_capabilities):
         store = doc.root.store_of_scope(hit.scope)

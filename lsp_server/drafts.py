@@ -18,13 +18,16 @@ from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
 from lsp_server.roots import Root
 from recall import frontmatter
+from recall.anchor_write import record_anchors
 from recall.clock import now_iso
 from recall.errors import BadInput
+from recall.guards import check_guard
 from recall.locations import ensure_created
 from recall.model import Memory
 from recall.records import check_category, check_text, front_matter_fields
 from recall.repo import git_user_name
 from recall.store import MemoryStore
+from recall.symbol_anchors import SymbolAnchor, parse_anchor
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -107,12 +110,24 @@ def _files(store: MemoryStore, root: Root, obj: dict[str, Any], default: list[st
     return [store.normalize_input(raw, root.folder) for raw in given]
 
 
+def _anchors(store: MemoryStore, root: Root, obj: dict[str, Any]) -> tuple[SymbolAnchor, ...]:
+    """The ``anchors`` given (``path::name`` each), with their bodies' hashes recorded."""
+    given = strings(obj, "anchors") or []
+    pairs = [parse_anchor(item, label=f"anchors[{n}]") for n, item in enumerate(given)]
+    pairs = [(store.normalize_input(path, root.folder), name) for path, name in pairs]
+    anchors, _ = record_anchors(store.repo_root, pairs)  # kept without a hash when not found
+    return anchors
+
+
 async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
-    """Write a memory (``summary`` given) or open a draft for the file at ``uri``."""
+    """Write a memory (``summary`` given) or open a draft for the file at ``uri``; ``anchors``
+    binds it to symbols (the code action on a definition gives the one under the cursor)."""
     root, doc = root_and_doc(ls, obj)
     store = _store(root, obj)
     here = [doc.rel] if doc is not None and not doc.is_memory else []
     files = _files(store, root, obj, here)
+    anchors = _anchors(store, root, obj)
+    files += [a.path for a in anchors if a.path not in files]
     category = text(obj, "category") or "gotcha"
     author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
     summary = text(obj, "summary")
@@ -123,6 +138,8 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             category=check_category(category),
             summary="",
             files=tuple(files),
+            anchors=anchors,
+            guard=check_guard(flag(obj, "guard"), check_category(category)),
             created=now_iso(),
             author=author,
         )
@@ -137,7 +154,8 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         author=author,
         source=text(obj, "source") or "user",
     )
-    result = store.remember(memory)
+    guard = check_guard(flag(obj, "guard"), memory.category)
+    result = store.remember(memory.with_changes(anchors=anchors, guard=guard))
     changed(ls, root)
     return result.to_dict()
 
@@ -158,6 +176,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             summary="",
             files=tuple(files),
             anchor=old.anchor,
+            anchors=old.anchors,
             pinned=old.pinned,
             supersedes=old.id,
             created=now_iso(),
@@ -174,6 +193,8 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         author=author,
         source=text(obj, "source") or "user",
     )
+    if old.anchors:  # the new text is about the same code
+        memory = memory.with_changes(anchors=old.anchors)
     result, updated = store.supersede(old.id, memory)
     changed(ls, root)
     return {**result.to_dict(), "supersedes": updated.id}

@@ -12,6 +12,7 @@ from lsp_server import capabilities, cards, watching
 from lsp_server.documents import Shown
 from lsp_server.positions import contains
 from lsp_server.roots import Root
+from recall.anchor_states import states_of
 from recall.policy.usage import record_action
 
 if TYPE_CHECKING:
@@ -25,7 +26,10 @@ def card_for(root: Root, shown: Shown, *, markdown: bool) -> str:
     store = root.store_of_scope(hit.scope)
     path = _shown_path(store.path_of(memory.id), store.repo_root) if store is not None else ""
     commands = cards.cli_commands(memory)
-    facts = cards.CardFacts(scope=hit.scope, receipt=hit.receipt, path=path, commands=commands)
+    symbols = [s.describe() for s in states_of(memory.anchors, root.signals())]
+    facts = cards.CardFacts(
+        scope=hit.scope, receipt=hit.receipt, path=path, commands=commands, symbols=symbols
+    )
     return cards.markdown(memory, facts) if markdown else cards.plaintext(memory, facts)
 
 

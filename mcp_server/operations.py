@@ -13,12 +13,15 @@ from typing import TYPE_CHECKING, Any
 from mcp_server import results
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from recall import secrets_scan
+from recall.anchor_write import record_anchors
 from recall.errors import BadInput
+from recall.guards import check_guard
 from recall.lifecycle.disuse import archived_by_disuse, as_seen
 from recall.model import CATEGORIES, STATUSES
 from recall.paths import normalize, normalize_loose
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
+from recall.symbol_anchors import parse_anchor
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
@@ -188,6 +191,8 @@ def write(
     details: str | None = None,
     pin: bool = False,
     scope: str = "project",
+    anchors: list[str] | None = None,
+    guard: bool = False,
 ) -> dict[str, Any]:
     """Write a new memory, or name the one that already holds the same knowledge."""
     _summary(summary)
@@ -196,16 +201,26 @@ def write(
     details = _details(details)
     _no_secrets(summary, details)
     store = ws.project() if scope == "project" else ws.global_store()
+    symbols = [parse_anchor(text, label=f"anchors[{n}]") for n, text in enumerate(anchors or [])]
+    symbols = [
+        (_path(store, path, ws, f"anchors[{n}]"), name) for n, (path, name) in enumerate(symbols)
+    ]
+    paths = _paths(store, files, ws)
+    paths += [path for path in dict.fromkeys(p for p, _ in symbols) if path not in paths]
     draft = store.prepare_memory(
         summary=summary,
         category=category,
-        files=_paths(store, files, ws),
+        files=paths,
         details=details,
         pinned=pin,
         author=git_user_name(store.repo_root),
         source="agent",
     )
-    return results.written(store.remember(draft))
+    recorded, notes = record_anchors(store.repo_root, symbols)
+    if recorded or guard:
+        draft = draft.with_changes(anchors=recorded, guard=check_guard(guard, category))
+    written = results.written(store.remember(draft))
+    return {**written, "anchor_notes": notes} if notes else written
 
 
 def supersede(
@@ -237,6 +252,8 @@ def supersede(
         author=git_user_name(store.repo_root),
         source="agent",
     )
+    if old.anchors:  # the new text is about the same code
+        draft = draft.with_changes(anchors=old.anchors)
     result, updated = store.supersede(old.id, draft)
     record_action(store.conn, old.id)
     return {**results.written(result), "supersedes": updated.id, "old_status": updated.status}

@@ -47,6 +47,7 @@ def card(memory: Memory, scope: str) -> dict[str, Any]:
         **line(memory, scope),
         "details": memory.details,
         "anchor": memory.anchor,
+        "anchors": [anchor.text for anchor in memory.anchors],
         "supersedes": memory.supersedes,
         "superseded_by": memory.superseded_by,
         "created": memory.created,

@@ -37,7 +37,8 @@ TOOL_NAMES = (
 
 _CATEGORY_HELP = (
     "gotcha (a trap: what breaks and how to avoid it), decision (a choice made and why), "
-    "pref (how the team likes things done), context (background that explains the code)"
+    "pref (how the team likes things done), context (background that explains the code), "
+    "rejected (an approach tried before and rejected, and why)"
 )
 
 
@@ -171,6 +172,21 @@ def register(server: MCPServer, ws: Workspace) -> None:
                 "global (the user's own store, for every repository).",
             ),
         ] = "project",
+        anchors: Annotated[
+            list[str] | None,
+            Field(
+                description="Symbols the memory is about, as path::name (for example "
+                "src/store.py::Store.save): the memory follows them when the code moves, "
+                "and tells when their code changed."
+            ),
+        ] = None,
+        guard: Annotated[
+            bool,
+            Field(
+                description="For a decision or gotcha that edits must not break by accident: "
+                "an edit under it asks the person first."
+            ),
+        ] = False,
     ) -> dict[str, Any]:
         return _call(
             ws,
@@ -181,6 +197,8 @@ def register(server: MCPServer, ws: Workspace) -> None:
             details=details,
             pin=pin,
             scope=scope,
+            anchors=anchors,
+            guard=guard,
         )
 
     @server.tool(name="memory_supersede", description=_prose(SUPERSEDE), annotations=adding)

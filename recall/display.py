@@ -3,7 +3,13 @@ of each category and counted nouns."""
 
 from __future__ import annotations
 
-CATEGORY_STYLE = {"gotcha": "bold red", "decision": "cyan", "pref": "green", "context": "yellow"}
+CATEGORY_STYLE = {
+    "gotcha": "bold red",
+    "decision": "cyan",
+    "pref": "green",
+    "context": "yellow",
+    "rejected": "magenta",
+}
 """The rich style of each category's label: a gotcha stands out, the rest are told apart."""
 
 

@@ -12,6 +12,7 @@ from recall.errors import BadInput
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.records import check_text
 from recall.store import MemoryStore
+from recall.symbol_anchors import anchors_from_records
 
 Normalize = Callable[[str], str]
 
@@ -72,6 +73,7 @@ def _draft(
     if anchor is not None and not isinstance(anchor, str):
         raise BadInput("'anchor' must be a string")
     check_text(anchor, "'anchor'")
+    anchors = anchors_from_records(record.get("anchors"))
     source = record.get("source") or "user"
     if source not in SOURCES:
         raise BadInput(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
@@ -105,6 +107,8 @@ def _draft(
     # An exported record keeps its lifecycle state when it comes back in.
     if status != draft.status or links["superseded_by"] is not None:
         draft = draft.with_changes(status=status, superseded_by=links["superseded_by"])
+    if anchors:
+        draft = draft.with_changes(anchors=anchors)
     return draft, wanted if isinstance(wanted, str) else None
 
 

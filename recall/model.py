@@ -8,10 +8,20 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Final
 
-CATEGORIES: Final = ("pref", "decision", "gotcha", "context")
+from recall.symbol_anchors import SymbolAnchor
+
+# ``rejected``: an approach that was tried and failed, with why; surfaced like a gotcha.
+CATEGORIES: Final = ("pref", "decision", "gotcha", "context", "rejected")
+WARNING_CATEGORIES: Final = ("gotcha", "rejected")
+"""What an edit is warned about: a trap, and an approach already tried and rejected."""
+REJECTED_WORDING: Final = "tried before and rejected"
+"""How a rejected approach is worded wherever it surfaces."""
 # ``pending``: written by auto-distill and held out of recall until a person confirms it.
 STATUSES: Final = ("active", "pending", "superseded", "archived", "deleted")
 SOURCES: Final = ("user", "agent", "auto-distilled")
+# What a guard protects is a choice or a trap someone recorded; a preference or context is
+# not something an edit can break.
+GUARD_CATEGORIES: Final = ("decision", "gotcha")
 
 ID_PATTERN: Final = re.compile(r"^[0-9a-f]{8}$")
 _SPACE_RUN = re.compile(r"\s+")
@@ -59,7 +69,12 @@ class Memory:
     details: str = ""
     files: tuple[str, ...] = ()
     anchor: str | None = None
+    anchors: tuple[SymbolAnchor, ...] = ()
+    """Symbol anchors (``path::name``), see :mod:`recall.symbol_anchors`."""
     pinned: bool = False
+    guard: bool = False
+    """Edits under it ask the person first (pre-edit hook) and fail ``tether check`` until it is
+    confirmed: for a decision or gotcha that must not be broken by accident."""
     status: str = "active"
     supersedes: str | None = None
     superseded_by: str | None = None
@@ -96,7 +111,9 @@ class Memory:
             "details": self.details,
             "files": list(self.files),
             "anchor": self.anchor,
+            "anchors": [anchor.to_dict() for anchor in self.anchors],
             "pinned": self.pinned,
+            "guard": self.guard,
             "status": self.status,
             "supersedes": self.supersedes,
             "superseded_by": self.superseded_by,

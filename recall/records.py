@@ -10,13 +10,16 @@ from recall import frontmatter
 from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
 from recall.model import CATEGORIES, SOURCES, STATUSES, Memory, is_valid_id
+from recall.symbol_anchors import anchors_from_field, anchors_to_field
 
 KNOWN_KEYS = (
     "id",
     "category",
     "files",
     "anchor",
+    "anchors",
     "pinned",
+    "guard",
     "status",
     "supersedes",
     "superseded_by",
@@ -116,7 +119,16 @@ def memory_from_parsed(
         pinned = False
     if not isinstance(pinned, bool):
         raise MalformedMemory(where, line("pinned", 1), "pinned must be true or false")
+    guard = fields.get("guard", False)
+    if guard is None:
+        guard = False
+    if not isinstance(guard, bool):
+        raise MalformedMemory(where, line("guard", 1), "guard must be true or false")
     anchor = fields.get("anchor")
+    try:
+        anchors = anchors_from_field(fields.get("anchors"))
+    except BadInput as error:
+        raise MalformedMemory(where, line("anchors", 1), str(error)) from None
     created = fields.get("created")
     extra = {k: v for k, v in fields.items() if k not in KNOWN_KEYS and k not in DERIVED_KEYS}
     return Memory(
@@ -126,7 +138,9 @@ def memory_from_parsed(
         details=parsed.details,
         files=tuple(raw_files),
         anchor=None if anchor in (None, "") else _as_text(anchor),
+        anchors=anchors,
         pinned=pinned,
+        guard=guard,
         status=status,
         supersedes=_optional_id(fields, "supersedes", parsed, where),
         superseded_by=_optional_id(fields, "superseded_by", parsed, where),
@@ -146,7 +160,11 @@ def front_matter_fields(memory: Memory) -> dict[str, Any]:
     }
     if memory.anchor:
         fields["anchor"] = memory.anchor
+    if memory.anchors:
+        fields["anchors"] = anchors_to_field(memory.anchors)
     fields["pinned"] = memory.pinned
+    if memory.guard:
+        fields["guard"] = True
     fields["status"] = memory.status
     if memory.supersedes:
         fields["supersedes"] = memory.supersedes

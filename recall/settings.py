@@ -190,6 +190,7 @@ SERVER_KEYS: Final = (
     "categories",
     "severity",
     "client_severity",
+    "guard_severity",
     "max_per_file",
     "hint_quiet_turns",
     "hint_session_budget",

@@ -597,7 +597,7 @@ def test_doctor_lists_problems_as_path_line(cli: Cli, repo: Path, seed: Seed) ->
     assert result.code == 1
     lines = result.stdout.splitlines()
     assert lines == [
-        f"{bad}:3: unknown category 'wisdom'; use one of pref, decision, gotcha, context"
+        f"{bad}:3: unknown category 'wisdom'; use one of pref, decision, gotcha, context, rejected"
     ]
     data = cli("doctor", "--json").json()
     assert data == [
@@ -605,7 +605,9 @@ def test_doctor_lists_problems_as_path_line(cli: Cli, repo: Path, seed: Seed) ->
             "scope": "project",
             "path": str(bad),
             "line": 3,
-            "message": "unknown category 'wisdom'; use one of pref, decision, gotcha, context",
+            "message": (
+                "unknown category 'wisdom'; use one of pref, decision, gotcha, context, rejected"
+            ),
         }
     ]
     assert ok(cli("list", "--json")).json()[0]["summary"] == "fine"

@@ -36,9 +36,12 @@ GENOME_REFRESH = (
     "recall.genome.tree_index",
     "recall.genome.imports",
     "recall.genome.gitcmd",
+    "recall.genome.symbols.extract",
+    "tree_sitter",
     "subprocess",
 )
-"""The genome's refresh: the history reader, the tree listing, the import scanners, and git.
+"""The genome's refresh: the history reader, the tree listing, the import scanners, the symbol
+parser (tree-sitter and its grammars), and git.
 A fresh genome is queried from the index alone."""
 
 RARELY = ("logging", "tomllib", "difflib", "shlex")

@@ -51,7 +51,7 @@ def test_category_stats_counts_each_category(
     open_store: Callable[..., OpenStore], populated: dict[str, str]
 ) -> None:
     table = {entry.category: entry for entry in category_stats(open_store().store.conn)}
-    assert list(table) == ["pref", "decision", "gotcha", "context"]
+    assert list(table) == ["pref", "decision", "gotcha", "context", "rejected"]
     gotcha = table["gotcha"]
     assert (gotcha.memories, gotcha.archived, gotcha.superseded) == (2, 1, 0)
     assert (gotcha.surfaced, gotcha.acted) == (12, 3)

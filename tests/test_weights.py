@@ -322,7 +322,7 @@ class TestClipSummary:
 
 class TestTies:
     def test_review_kinds_come_first_among_equal_file_evidence(self) -> None:
-        assert set(w.REVIEW_KINDS) == {"gotcha", "decision"}
+        assert set(w.REVIEW_KINDS) == {"gotcha", "decision", "rejected"}
 
     def test_a_batch_sharing_the_first_moment_holds_no_origin(self) -> None:
         assert w.ORIGIN_MAX_TIED == 20

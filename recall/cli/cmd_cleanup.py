@@ -159,6 +159,8 @@ def _ask(ctx: CommandContext, found: list[cleanup.Candidate], limit: int) -> int
             markup=False,
             highlight=False,
         )
+        for line in candidate.symbols:
+            console.print(f"symbol {line}", markup=False, highlight=False, soft_wrap=True)
         usage = counters(store.conn, memory.id)
         path = str(store.path_of(memory.id))
         print_card(console, memory, scope=store.scope, path=path, usage=usage)

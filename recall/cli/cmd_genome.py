@@ -24,6 +24,7 @@ PHASE_LABELS = {
     "probe": "find repository",
     "history": "read history",
     "tree": "list files, scan imports (beside history)",
+    "symbols": "parse definitions (after the tree, beside history)",
     "write": "write index",
     "total": "total",
 }
@@ -109,6 +110,8 @@ def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:
         summary = genome.refresh(full=args.full, progress=update)
     for message in summary.notices:
         ctx.notice(message)
+    for message in summary.symbol_fallbacks:
+        ctx.notice(f"{message}: its symbols come from the regex finder")
     ctx.emit(summary.to_dict(), lambda console: _render_summary(console, summary))
     return EXIT_OK
 
@@ -131,6 +134,8 @@ def _render_summary(console: Console, summary: IndexSummary) -> None:
         ("scans reused from cache", f"{summary.files_cached:,}"),
         ("files skipped", f"{skipped:,}" + (f" ({detail})" if detail else "")),
         ("import edges", f"{summary.import_edges:,}"),
+        ("files parsed for symbols", f"{summary.symbol_files_parsed:,}"),
+        ("symbol parses reused", f"{summary.symbol_files_reused:,}"),
     ]
     for label, value in rows:
         table.add_row(label, value)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from recall import privacy
+from recall.anchor_states import confirmed_anchors, moved_anchors, repointed_anchors
 from recall.cli.context import CommandContext
 from recall.cli.known_paths import suggestions, tree_paths
 from recall.cli.render import ID_HELP, scope_option
@@ -26,6 +27,7 @@ from recall.lifecycle.references import (
 from recall.policy.usage import record_action
 from recall.repo_signals import open_repo_signals
 from recall.store import MemoryStore
+from recall.symbol_anchors import anchors_to_field
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -158,6 +160,11 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                     {"scope": store.scope, "kind": "drift", **found.to_dict(), "message": message}
                 )
                 lines.append(message)
+            for state in moved_anchors(memory, genome):
+                message = f"{memory.id}: symbol {state.describe()}"
+                entry = {"scope": store.scope, "kind": "anchor", "id": memory.id}
+                data.append({**entry, **state.to_dict(), "message": message})
+                lines.append(message)
 
     def render(console) -> None:
         if not lines:
@@ -174,25 +181,34 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
     store, memory = ctx.find_memory(args.id)
     genome = project_genome(store, ctx)
     moved = renames(memory, genome) if genome is not None else {}
-    if not moved:
+    anchors, symbol_moves = repointed_anchors(memory, genome)
+    if not moved and not symbol_moves:
         raise NothingToDo(
             f"memory {memory.id}: no file it names was renamed away "
-            f"({', '.join(memory.files) or 'no files'})"
+            f"({', '.join(memory.files) or 'no files'}) and no symbol it anchors moved"
         )
     files, former = repointed(with_lifecycle_keys(store, memory), moved)
+    moved_paths = [a.path for a in anchors if a.text in symbol_moves.values()]
+    files += [path for path in dict.fromkeys(moved_paths) if path not in files]
     data: dict[str, Any] = {
         "id": memory.id,
         "files": list(memory.files),
         "proposed": files,
         "renamed": moved,
+        "symbols_moved": symbol_moves,
         "applied": bool(args.apply),
     }
     if args.apply:
-        store.update_fields(memory.id, {"files": files, FORMER_FILES_KEY: former})
+        changes: dict[str, Any] = {"files": files}
+        if moved:
+            changes[FORMER_FILES_KEY] = former
+        if symbol_moves:
+            changes["anchors"] = anchors_to_field(anchors)
+        store.update_fields(memory.id, changes)
         record_action(store.conn, memory.id)
 
     def render(console) -> None:
-        for old, new in moved.items():
+        for old, new in [*moved.items(), *symbol_moves.items()]:
             console.print(f"{old} -> {new}", markup=False, highlight=False, soft_wrap=True)
         if args.apply:
             console.print(f"Repointed {memory.id}; the old paths stay in {FORMER_FILES_KEY}")
@@ -207,7 +223,14 @@ def run_confirm(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Record that a memory was checked and still holds (drift counts restart from now)."""
     store, memory = ctx.find_memory(args.id)
     stamp = now_iso()
-    updated = store.update_fields(memory.id, {CONFIRMED_KEY: stamp})
+    changes: dict[str, Any] = {CONFIRMED_KEY: stamp}
+    if memory.anchors:  # their code as it is now is what the memory holds true
+        anchors = confirmed_anchors(memory, project_genome(store, ctx))
+        if anchors != memory.anchors or any(
+            a.body != b.body for a, b in zip(anchors, memory.anchors, strict=True)
+        ):
+            changes["anchors"] = anchors_to_field(anchors)
+    updated = store.update_fields(memory.id, changes)
     record_action(store.conn, memory.id)
     ctx.emit(
         {"id": updated.id, CONFIRMED_KEY: stamp},

@@ -6,11 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from recall.anchor_states import states_of
+from recall.anchor_write import record_anchors
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.known_paths import is_git, refuse_unknown
 from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.errors import NothingToDo
+from recall.guards import check_guard
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.locations import PROJECT, ensure_created
@@ -20,6 +23,7 @@ from recall.policy.usage import counters, record_action
 from recall.records import check_text
 from recall.repo import git_user_name
 from recall.store import MemoryStore, not_on_it_note
+from recall.symbol_anchors import split_anchor_options
 
 
 def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -> None:
@@ -46,8 +50,21 @@ def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -
         action="store_true",
         help="name a --file that is not in the repository's files nor its history (a file to come)",
     )
-    parser.add_argument("--anchor", help="a symbol or line range inside the file")
+    parser.add_argument(
+        "--anchor",
+        action="append",
+        default=[],
+        metavar="PATH::NAME",
+        help="a symbol the memory is about, as path::name (repeatable; it follows the code "
+        "when it moves); or one symbol name or line range inside the file",
+    )
     parser.add_argument("--pin", action="store_true", help="pin it: ranks higher, never decays")
+    parser.add_argument(
+        "--guard",
+        action="store_true",
+        help="a decision or gotcha edits must not break by accident: an agent's edit under it "
+        "asks you first, and `tether check` fails until it is confirmed",
+    )
     parser.add_argument("--global", dest="global_", action="store_true", help="user-wide store")
     parser.add_argument("--author", help="who wrote it (default: git config user.name)")
     parser.add_argument(
@@ -83,16 +100,24 @@ def _read_details(value: str | None) -> str | None:
 def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore) -> Memory:
     """The memory the write options describe, checked and ready for ``store`` (paths the
     repository never had are refused unless ``--allow-missing``)."""
+    legacy, symbols = split_anchor_options(
+        [check_text(value, "--anchor") or "" for value in args.anchor]
+    )
+    symbols = [(store.normalize_input(path, ctx.cwd), name) for path, name in symbols]
     files = [store.normalize_input(raw, ctx.cwd) for raw in args.files]
+    files += [path for path, _ in symbols if path not in files]  # the memory is about them
     if store.scope == PROJECT and not args.allow_missing:
         refuse_unknown(store.repo_root, files)
-    return store.prepare_memory(
+    anchors, notes = record_anchors(store.repo_root, symbols)
+    for note in notes:
+        ctx.notice(note)
+    draft = store.prepare_memory(
         summary=args.summary,
         category=args.category,
         files=files,
         details=_read_details(args.details),
         pinned=args.pin,
-        anchor=check_text(args.anchor, "--anchor"),
+        anchor=legacy,
         author=(
             check_text(args.author, "--author")
             if args.author is not None
@@ -101,6 +126,8 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
         source=args.source,
         allow_secret=args.allow_secret,
     )
+    guard = check_guard(args.guard, args.category)
+    return draft.with_changes(anchors=anchors, guard=guard) if anchors or guard else draft
 
 
 def write_store(args: argparse.Namespace, ctx: CommandContext) -> MemoryStore:
@@ -218,11 +245,13 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
     full = with_lifecycle_keys(store, memory)  # confirmed / former_files live in the file only
     genome = project_genome(store, ctx) if memory.is_recallable else None
     spot = drift(full, genome) if genome is not None else None
+    states = states_of(memory.anchors, genome)
     former = full.extra.get(FORMER_FILES_KEY) or []
     data = {**memory.to_dict(), "scope": store.scope, "path": path, "usage": usage}
     data["confirmed"] = full.extra.get(CONFIRMED_KEY)
     data["former_files"] = former
     data["spot_check"] = spot.to_dict() if spot else None
+    data["anchor_states"] = [state.to_dict() for state in states]
     hidden = archived_by_disuse(store.conn) if store.exists else {}
     if memory.id in hidden:
         data.update(archived_by="disuse", archived_at=hidden[memory.id])
@@ -238,6 +267,9 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         if former:
             line = f"formerly: {', '.join(map(str, former))}"
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+        for state in states:
+            line = f"symbol {state.describe()}"
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         if spot is not None:
             console.print(drift_message(spot), markup=False, highlight=False, soft_wrap=True)

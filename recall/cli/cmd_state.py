@@ -23,6 +23,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("id", help=ID_HELP)
         p.set_defaults(func=run_pin, pinned=(name == "pin"))
 
+    for name, helptext in (
+        ("guard", "guard a decision or gotcha: edits under it ask first, check fails"),
+        ("unguard", "take a memory's guard off"),
+    ):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("id", help=ID_HELP)
+        p.set_defaults(func=run_guard, guard=(name == "guard"))
+
     p = sub.add_parser("supersede", help="replace a memory with a new one, linked both ways")
     p.add_argument("old_id", metavar="OLD_ID", help="the memory to replace: " + ID_HELP)
     add_write_options(p, file_required=False)
@@ -67,12 +75,27 @@ def run_pin(args: argparse.Namespace, ctx: CommandContext) -> int:
     return 0
 
 
+def run_guard(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Guard or unguard a memory."""
+    from recall.guards import set_guard
+
+    store, memory = ctx.find_memory(args.id)
+    updated = set_guard(store, memory.id, args.guard)
+    record_action(store.conn, memory.id)
+    verb = "Guarded" if args.guard else "Unguarded"
+    ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
+    return 0
+
+
 def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Replace a memory by a new one; the old leaves recall but stays in the record."""
     store, old = ctx.find_memory(args.old_id)
     if args.global_ and store.scope != "global":
         raise BadInput(f"memory {old.id} is in the {store.scope} store; drop --global")
-    result, updated = store.supersede(old.id, memory_draft(args, ctx, store))
+    draft = memory_draft(args, ctx, store)
+    if old.anchors and not draft.anchors:  # the new text is about the same code
+        draft = draft.with_changes(anchors=old.anchors)
+    result, updated = store.supersede(old.id, draft)
     record_action(store.conn, old.id)
     data = {**result.to_dict(), "supersedes": updated.id}
     ctx.emit(data, lambda c: c.print(f"Wrote {result.id}; {updated.id} is now superseded by it"))

@@ -37,6 +37,7 @@ def command_modules() -> tuple[ModuleType, ...]:
     from recall.cli import (
         cmd_agent_config,
         cmd_browse,
+        cmd_check,
         cmd_cleanup,
         cmd_distill,
         cmd_editor,
@@ -62,6 +63,7 @@ def command_modules() -> tuple[ModuleType, ...]:
         cmd_genome,
         cmd_io,
         cmd_maint,
+        cmd_check,
         cmd_stats,
         cmd_session,
         cmd_cleanup,

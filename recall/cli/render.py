@@ -62,10 +62,12 @@ def scope_option(parser: Any, default: str = "all") -> None:
 
 
 def badges(memory: Memory, *, disuse: bool = False) -> str:
-    """Short markers for pinned and non-active status (``disuse``: archived by disuse)."""
+    """Short markers for pinned, guarded and non-active status (``disuse``: archived by disuse)."""
     marks = []
     if memory.pinned:
         marks.append("pinned")
+    if memory.guard:
+        marks.append("guarded")
     if disuse and memory.status == "active":
         marks.append("archived by disuse")
     elif memory.status != "active":

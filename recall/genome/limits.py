@@ -21,3 +21,15 @@ HISTORY_READ_BYTES: Final = 1 << 18
 # A Go package or a Java wildcard import counts as importing every file of the package; a
 # package wider than this is a generated or vendored tree and would swamp fan-in.
 MAX_PACKAGE_FILES: Final = 200
+
+# A symbol anchor whose file no longer defines its name is looked for elsewhere by name; a
+# name defined in more files than this (``init``, ``main``) is too common to say where it went.
+MAX_RELOCATION_CANDIDATES: Final = 8
+
+# tree-sitter parses with Python's lock released, so a full symbol build splits its files
+# between this many threads; more would only contend with git and the history read.
+PARSE_THREADS: Final = 2
+
+# Fewer new contents than this are parsed on the tree thread alone: a pool costs more than
+# it saves for the few files of an incremental refresh.
+PARALLEL_PARSE_MIN: Final = 64

@@ -39,6 +39,14 @@ from recall.genome.schema import (
     write_state,
     write_transaction,
 )
+from recall.genome.symbols.index import (
+    StoredSymbols,
+    SymbolBatch,
+    clear_symbols,
+    read_symbols,
+    stored_symbols,
+    write_symbols,
+)
 from recall.genome.tree_index import TreeBatch, clear_tree, read_tree, stored_rows, write_tree
 
 Progress = Callable[[str, int, int | None], None]
@@ -95,6 +103,20 @@ def _shallow_commits(git_dir: Path) -> frozenset[str]:
             continue
         return frozenset(line.strip() for line in text.splitlines() if line.strip())
     return frozenset()
+
+
+def _tree_then_symbols(
+    root: Path,
+    stored: dict,
+    stored_syms: StoredSymbols,
+    use_cache: bool,
+    progress: Progress | None,
+) -> tuple[TreeBatch, SymbolBatch, float, float]:
+    """The tree, then the definitions of its source files whose content is new (on the tree
+    thread, beside the history read); returns both with the wall time of each."""
+    tree, tree_ms = _timed(read_tree, GitRunner(root), root, stored, use_cache, progress)
+    symbols, symbols_ms = _timed(read_symbols, root, tree.rows, stored_syms, use_cache)
+    return tree, symbols, tree_ms, symbols_ms
 
 
 def shallow_notice(commits_read: int) -> str:
@@ -162,14 +184,17 @@ class Refresh:
         summary.mode, last = self._plan(probe, state_before, settings, full, summary)
         report = _serialized(progress)
         stored = stored_rows(self.conn) if schema_ok else {}
+        stored_syms = stored_symbols(self.conn) if schema_ok else StoredSymbols()
         try:
             with ThreadPoolExecutor(max_workers=1) as pool:
                 tree_job = pool.submit(
-                    _timed, read_tree, GitRunner(root), root, stored, not full, report
+                    _tree_then_symbols, root, stored, stored_syms, not full, report
                 )
                 with phases("history"):
                     batch = self._read_history(runner, probe, shallow, last, summary, report)
-                tree, summary.elapsed_ms["tree"] = tree_job.result()
+                tree, symbols, summary.elapsed_ms["tree"], summary.elapsed_ms["symbols"] = (
+                    tree_job.result()
+                )
         except GitMissing as error:
             self._write_unavailable(summary, error)
             return
@@ -180,6 +205,10 @@ class Refresh:
             )
             return
         self._summarize(summary, batch, tree, state_before)
+        summary.symbol_files_parsed = symbols.parsed
+        summary.symbol_files_reused = symbols.reused
+        summary.symbol_parsers.update(symbols.parsers)
+        summary.symbol_fallbacks.extend(symbols.notes)
         state = {
             "mode": summary.mode,
             "head": probe.head or "",
@@ -189,7 +218,7 @@ class Refresh:
             "tree_time": repr(tree.listed_at),
         }
         with phases("write"):
-            self._write(summary, batch, tree, state_before, state)
+            self._write(summary, batch, tree, symbols, state_before, state)
 
     def _summarize(
         self,
@@ -218,6 +247,7 @@ class Refresh:
         summary: IndexSummary,
         batch: HistoryBatch | None,
         tree: TreeBatch,
+        symbols: SymbolBatch,
         state_before: dict[str, str],
         state: dict[str, str],
     ) -> None:
@@ -236,6 +266,7 @@ class Refresh:
             if batch is not None:
                 pairs += write_history(self.conn, batch)
             write_tree(self.conn, tree, fresh=recreated)
+            write_symbols(self.conn, symbols, fresh=recreated)
             summary.cochange_pairs = pairs
             state["pairs"] = str(pairs)
             state["import_edges"] = str(summary.import_edges)
@@ -330,6 +361,7 @@ class Refresh:
             ensure_schema(self.conn)
             clear_history(self.conn)
             clear_tree(self.conn)
+            clear_symbols(self.conn)
             write_state(
                 self.conn,
                 {"mode": "unavailable", "max_commit_files": str(self.max_commit_files)},

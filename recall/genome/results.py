@@ -42,6 +42,12 @@ class IndexSummary:
         default_factory=lambda: {"binary": 0, "huge": 0, "non_utf8": 0, "unreadable": 0}
     )
     import_edges: int = 0
+    symbol_files_parsed: int = 0
+    symbol_files_reused: int = 0
+    symbol_parsers: dict[str, int] = field(default_factory=dict)
+    """How many parsed files each reader took (tree-sitter, regex, skipped: why)."""
+    symbol_fallbacks: list[str] = field(default_factory=list)
+    """Why files were read by the regex finder (a grammar that did not load, a parse error)."""
     notices: list[str] = field(default_factory=list)
     elapsed_ms: dict[str, float] = field(default_factory=dict)
 

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Final
 
-GENOME_SCHEMA: Final = "1"
+GENOME_SCHEMA: Final = "2"
 SCHEMA_KEY: Final = "genome_schema"
 
 TABLES: Final = (
@@ -16,12 +16,18 @@ TABLES: Final = (
     "genome_commits",
     "genome_renames",
     "genome_tree",
+    "genome_symbol_files",
+    "genome_symbols",
 )
 
 # genome_files: one row per file identity under its current (or last) name. ``commits``
 # counts the commits small enough for co-change; ``seqs`` lists every commit that touched
 # the file; ``near`` holds its co-change neighbours as (identity, shared commits) pairs,
 # strongest first, so the neighbours of a file are one primary-key look-up.
+# genome_symbol_files: each source file the symbol index reads, under its content key, and how
+# it was read (tree-sitter, regex, skipped: why); genome_symbols: the definitions of each key
+# (qualified name, its last part, kind, 1-based line range, body hash; see recall.genome.symbols).
+# Schema 2 added the symbol index; a version change drops and rebuilds every genome table.
 # Integer lists are packed little-endian 32-bit (see recall.genome.packing).
 DDL: Final = """
 CREATE TABLE IF NOT EXISTS genome_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -51,6 +57,23 @@ CREATE TABLE IF NOT EXISTS genome_tree(
     skip TEXT,
     fan_in INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS genome_symbol_files(
+    path TEXT PRIMARY KEY,
+    key TEXT NOT NULL,
+    parser TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS genome_symbol_files_key ON genome_symbol_files(key);
+CREATE TABLE IF NOT EXISTS genome_symbols(
+    key TEXT NOT NULL,
+    name TEXT NOT NULL,
+    leaf TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    first_line INTEGER NOT NULL,
+    last_line INTEGER NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS genome_symbols_key ON genome_symbols(key);
+CREATE INDEX IF NOT EXISTS genome_symbols_leaf ON genome_symbols(leaf);
 """
 
 

@@ -8,16 +8,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, output
+from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
 from recall.hooks.logfile import _notice
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
 from recall.lifecycle.disuse import archived_by_disuse
+from recall.model import REJECTED_WORDING, WARNING_CATEGORIES
 from recall.policy.hints import Candidate, HintLedger, is_self_serve
 from recall.policy.trust import Gate
 
 if TYPE_CHECKING:
     import sqlite3
 
+    from recall.model import Memory
     from recall.store import MemoryStore
 
 WARNING_SUMMARY_CAP: Final = 160
@@ -90,14 +92,30 @@ def _relative(store: MemoryStore, raw: str, cwd: Path) -> str:
         raise Skip("file is outside the repository") from None
 
 
-def warning_line(summary: str, memory_id: str) -> str:
-    """The inline gotcha warning, worded as an instruction."""
+def warning_line(summary: str, memory_id: str, category: str = "gotcha") -> str:
+    """The inline warning of a gotcha (or an approach tried before and rejected), worded as an
+    instruction."""
     from recall.policy.inject import (
         safe_field,  # here, not above: see recall.cli.main.LEAN_COMMANDS
     )
 
     text = safe_field(summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    if category == "rejected":
+        return f'· rejected "{text}" [{memory_id}] — {REJECTED_WORDING}: read why before trying it'
     return f'· gotcha "{text}" [{memory_id}] — review before editing'
+
+
+def guard_line(memory: Memory, path: str) -> str:
+    """Why an edit of ``path`` asks first: the guarded memory, and the anchored symbols there."""
+    from recall.policy.inject import safe_field  # see warning_line
+
+    text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    symbols = [a.name for a in memory.anchors if a.path == path]
+    where = f" (symbol {', '.join(symbols)})" if symbols else ""
+    return (
+        f'Tether: guarded {memory.category} "{text}" [{memory.id}] covers {path}{where}; '
+        f"allow the edit only if it keeps to it (`tether show {memory.id}`)"
+    )
 
 
 def on_prompt(hook: HookInput) -> str:
@@ -148,12 +166,21 @@ def on_edit(hook: HookInput) -> str:
         path = _relative(project, hook.file_path, hook.cwd)
         record_touch(conn, hook.session_id, path, _current_turn(conn, hook.session_id))
         hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
-        gotchas = [
+        on_file = [
             m
-            for m in project.list(file=path, category="gotcha")
-            if path in m.files and m.id not in hidden
+            for m in project.list(file=path)
+            if path in m.files
+            and m.id not in hidden
+            and (m.guard or m.category in WARNING_CATEGORIES)
         ]
-        gotchas = Gate(project, _notice).memories(gotchas)
+        on_file = Gate(project, _notice).memories(on_file)
+        guarded = [m for m in on_file if m.guard]
+        if guarded and hook.event == "PreToolUse":  # the person decides, every time
+            from recall.policy.usage import record_surfacings
+
+            record_surfacings(conn, [m.id for m in guarded])
+            return ask(hook.event, "\n".join(guard_line(m, path) for m in guarded))
+        gotchas = [m for m in on_file if m.category in WARNING_CATEGORIES]
         if not gotchas:
             return ""
         gotchas.sort(key=lambda m: (not m.pinned, m.id))
@@ -164,7 +191,7 @@ def on_edit(hook: HookInput) -> str:
         from recall.policy.usage import record_surfacings
 
         record_surfacings(conn, [m.id for m in gotchas if m.id in new])
-        lines = [warning_line(m.summary, m.id) for m in gotchas if m.id in new]
+        lines = [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
         return output(hook.event, "\n".join(lines))
 
 

@@ -112,6 +112,19 @@ def _valid_text(text: str) -> str:
     return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
 
 
+def ask(event_name: str, reason: str) -> str:
+    """The stdout of a PreToolUse hook that leaves the call to the person: Claude Code asks
+    them, showing ``reason`` (the agent is never blocked silently)."""
+    payload = {
+        "hookSpecificOutput": {
+            "hookEventName": event_name,
+            "permissionDecision": "ask",
+            "permissionDecisionReason": reason,
+        }
+    }
+    return json.dumps(payload, ensure_ascii=False) + "\n"
+
+
 def output(event_name: str, text: str) -> str:
     """The stdout of a hook adding ``text`` to the model's context (Claude Code's JSON shape)."""
     if not text:

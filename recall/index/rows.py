@@ -9,11 +9,13 @@ from collections.abc import Iterable
 from recall.index.schema import NEW_INDEX_ID
 from recall.memfiles import FileStat
 from recall.model import Memory
+from recall.symbol_anchors import anchors_column, anchors_from_column, leaf_of, normalize_name
 
 _INSERT = """
-INSERT INTO memories(rowid, id, name, category, summary, details, files, anchor, pinned, status,
-    supersedes, superseded_by, created, author, source, content_hash, mtime_ns, size, file_sha)
-VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO memories(rowid, id, name, category, summary, details, files, anchor, anchors, pinned,
+    guard, status, supersedes, superseded_by, created, author, source, content_hash, mtime_ns,
+    size, file_sha)
+VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 
@@ -30,6 +32,7 @@ def delete_rowids(conn: sqlite3.Connection, rowids: list[int]) -> None:
     params = [(r,) for r in rowids]
     conn.executemany("DELETE FROM memories WHERE rowid = ?", params)
     conn.executemany("DELETE FROM memory_files WHERE memory_rowid = ?", params)
+    conn.executemany("DELETE FROM memory_anchors WHERE memory_rowid = ?", params)
     conn.executemany("DELETE FROM fts_words WHERE rowid = ?", params)
     conn.executemany("DELETE FROM fts_trigram WHERE rowid = ?", params)
     conn.executemany("DELETE FROM vectors WHERE memory_rowid = ?", params)
@@ -49,6 +52,7 @@ def insert_many(
     memory_rows: list[tuple[object, ...]] = []
     file_rows: list[tuple[int, str]] = []
     text_rows: list[tuple[int, str, str]] = []
+    anchor_rows: list[tuple[int, str, str, str]] = []
     next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM memories").fetchone()[0]
     for memory, name, stat, sha in items:
         rowid = next_rowid
@@ -63,7 +67,9 @@ def insert_many(
                 memory.details,
                 files_column(memory.files),
                 memory.anchor,
+                anchors_column(memory.anchors),
                 int(memory.pinned),
+                int(memory.guard),
                 memory.status,
                 memory.supersedes,
                 memory.superseded_by,
@@ -79,8 +85,15 @@ def insert_many(
         rowids.append(rowid)
         file_rows.extend((rowid, path) for path in dict.fromkeys(memory.files))
         text_rows.append((rowid, memory.summary, memory.details))
+        for anchor in memory.anchors:
+            name = normalize_name(anchor.name)
+            anchor_rows.append((rowid, anchor.path, name, leaf_of(name)))
     conn.executemany(_INSERT, memory_rows)
     conn.executemany("INSERT INTO memory_files(memory_rowid, path) VALUES(?, ?)", file_rows)
+    conn.executemany(
+        "INSERT INTO memory_anchors(memory_rowid, path, name, leaf) VALUES(?, ?, ?, ?)",
+        anchor_rows,
+    )
     conn.executemany("INSERT INTO fts_words(rowid, summary, details) VALUES(?, ?, ?)", text_rows)
     conn.executemany("INSERT INTO fts_trigram(rowid, summary, details) VALUES(?, ?, ?)", text_rows)
     bump_generation(conn)
@@ -136,7 +149,9 @@ def memory_from_row(row: sqlite3.Row) -> Memory:
         details=row["details"],
         files=tuple(json.loads(row["files"])),
         anchor=row["anchor"],
+        anchors=anchors_from_column(row["anchors"]),
         pinned=bool(row["pinned"]),
+        guard=bool(row["guard"]),
         status=row["status"],
         supersedes=row["supersedes"],
         superseded_by=row["superseded_by"],

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
@@ -28,6 +28,19 @@ CREATE TABLE IF NOT EXISTS usage_days(
 """The usage counters again, per UTC day: what ``tether stats`` charts over time. ``usage`` keeps
 the totals (every count, also those from before this table existed)."""
 
+_ANCHORS_TABLE_DDL: Final = """
+CREATE TABLE IF NOT EXISTS memory_anchors(
+    memory_rowid INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    leaf TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memory_anchors_leaf ON memory_anchors(leaf);
+CREATE INDEX IF NOT EXISTS memory_anchors_rowid ON memory_anchors(memory_rowid);
+"""
+"""Each symbol anchor of a memory, by the last part of its name: how recall finds the memories
+whose symbol moved into a touched file (the ``anchors`` column keeps them whole, as JSON)."""
+
 BASE_DDL: Final = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 INSERT OR IGNORE INTO meta(key, value) VALUES('index_id', {NEW_INDEX_ID});
@@ -41,7 +54,9 @@ CREATE TABLE IF NOT EXISTS memories(
     details TEXT NOT NULL,
     files TEXT NOT NULL,
     anchor TEXT,
+    anchors TEXT,
     pinned INTEGER NOT NULL,
+    guard INTEGER NOT NULL DEFAULT 0,
     status TEXT NOT NULL,
     supersedes TEXT,
     superseded_by TEXT,
@@ -64,6 +79,7 @@ CREATE TABLE IF NOT EXISTS memory_files(
 CREATE INDEX IF NOT EXISTS memory_files_path ON memory_files(path);
 CREATE INDEX IF NOT EXISTS memory_files_rowid ON memory_files(memory_rowid);
 
+{_ANCHORS_TABLE_DDL}
 CREATE VIRTUAL TABLE IF NOT EXISTS fts_words USING fts5(
     summary, details, tokenize = 'unicode61 remove_diacritics 2'
 );
@@ -145,4 +161,10 @@ MIGRATIONS: Final[dict[int, str]] = {
     3: _LIFECYCLE_DDL,
     # v5: the usage counters per day, for charts of surfaced against acted over time
     4: _USAGE_DAYS_DDL,
+    # v6: symbol anchors (path::name) and the table recall follows moved symbols through
+    # and guarded memories (edits under them ask first)
+    5: (
+        "ALTER TABLE memories ADD COLUMN anchors TEXT;\n"
+        "ALTER TABLE memories ADD COLUMN guard INTEGER NOT NULL DEFAULT 0;\n" + _ANCHORS_TABLE_DDL
+    ),
 }

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
+from recall.anchor_states import moved_anchors
 from recall.clock import format_timestamp, now
 from recall.errors import BadInput
 from recall.lifecycle import (
@@ -59,6 +60,8 @@ class Candidate:
     surfaced: int
     acted: int
     idle_days: float | None
+    symbols: tuple[str, ...] = ()
+    """Its symbol anchors that moved, changed or went, one line each (for the review)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -73,6 +76,7 @@ class Candidate:
             "surfaced": self.surfaced,
             "acted": self.acted,
             "idle_days": None if self.idle_days is None else round(self.idle_days, 1),
+            "symbols": list(self.symbols),
         }
 
 
@@ -128,6 +132,7 @@ def candidates(
                 facts.surfaced,
                 facts.acted,
                 None if math.isnan(idle) else idle,
+                tuple(state.describe() for state in moved_anchors(memory, genome)),
             )
         )
     found.sort(key=lambda c: (-c.score, c.memory.id))

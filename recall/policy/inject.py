@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from recall.model import REJECTED_WORDING
 from recall.ranking import weights as W
 
 if TYPE_CHECKING:  # annotations only: the edit hooks use this module without the ranker
@@ -80,6 +81,8 @@ def format_hit(hit: Hit) -> str:
     by = f" by {author}" if author else ""
     # Receipts carry file paths, and a path may hold any character but "/" and NUL.
     receipt = safe_field(hit.receipt)
+    if hit.memory.category == "rejected":
+        summary = f"{REJECTED_WORDING}: {summary}"
     return f"[{hit.memory.category}] {hit.memory.id}{scope}{by} — {summary} · {receipt}"
 
 

@@ -34,6 +34,8 @@ class Evidence:
     magnitude: float = 0.0
     note: str = ""
     value: float = 0.0
+    via: str = ""
+    """For a file hit through a moved symbol: the receipt's phrase (see ``symbol_moves``)."""
 
 
 Channel = dict[int, Evidence]

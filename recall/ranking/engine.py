@@ -415,6 +415,9 @@ class Recaller:
             "file",
             lambda: ch.file_affinity(conn, touched, self.repo.exists, self.repo.renamed_from),
         )
+        found["file"] = self._timed(
+            timings, "file", lambda: self._moved_symbols(conn, touched, found["file"])
+        )
         found["cochange"] = self._timed(
             timings, "cochange", lambda: ch.cochange(conn, neighbours, found["file"])
         )
@@ -457,6 +460,17 @@ class Recaller:
         fused = fuse({k: v for k, v in found.items() if v})
         _add_time(timings, "fusion", tick)
         return self._finish(store, fused, touched, neighbours, timings, limit)
+
+    def _moved_symbols(
+        self, conn: sqlite3.Connection, touched: dict[str, float], file_hits: ch.Channel
+    ) -> ch.Channel:
+        """The file channel plus memories whose anchored symbol moved into a touched file."""
+        from recall.ranking.symbol_moves import merge_into_file, moved_into
+
+        genome_conn = getattr(self.repo, "conn", None)
+        renamed_to = getattr(self.repo, "renamed_to", None)
+        moved = moved_into(conn, genome_conn, touched, self.repo.exists, renamed_to)
+        return merge_into_file(file_hits, moved)
 
     def _provider_failed(self, error: EmbedderFailed) -> None:
         """Say once per failure what the provider did; recall goes on without it."""

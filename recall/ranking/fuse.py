@@ -59,7 +59,10 @@ def receipt(item: Fused, *, pinned: bool, fan_in: int = 0, drift: bool = False) 
     evidence = item.evidence
     if "file" in evidence:
         earlier = evidence["file"].note
-        parts.append(f"via file (renamed from {earlier})" if earlier else "via file")
+        if evidence["file"].via:
+            parts.append(f"via symbol {evidence['file'].via}")
+        else:
+            parts.append(f"via file (renamed from {earlier})" if earlier else "via file")
     if fan_in >= W.BLAST_RECEIPT_MIN:
         parts.append(f"imported by {fan_in} files")
     if "cochange" in evidence:

@@ -249,7 +249,9 @@ async def test_cycling_filters(shelf: Shelf) -> None:
         assert shown(app) == [shelf.pref]
         await pilot.press("c", "c")  # -> gotcha
         assert shown(app) == [shelf.gotcha]
-        await pilot.press("c", "c")  # -> context -> any
+        await pilot.press("c", "c")  # -> context -> rejected
+        assert shown(app) == []
+        await pilot.press("c")  # -> any
         assert len(shown(app)) == 4
         await pilot.press("t", "t")  # all -> active -> pending
         assert shown(app) == []

@@ -11,6 +11,7 @@ from conftest import remember
 from genome.gitrepo import GitRepo
 from test_cli import fields
 
+from recall.anchor_write import record_anchors
 from recall.cli.cmd_cleanup import NEEDS_TERMINAL, PROMPT
 from recall.lifecycle import cleanup
 from recall.lifecycle.session_start import register
@@ -256,3 +257,24 @@ def test_keep_brings_a_disuse_archived_memory_back(store: MemoryStore, clock: Cl
     cleanup.apply(store, store.get(memory), "keep")
     row = usage_row(store, memory)
     assert (row["archived_by_disuse"], row["acted"], row["surfaced"]) == (0, 1, 0)
+
+
+def test_the_review_says_where_each_anchored_symbol_went(
+    store: MemoryStore, clock: Clock, repo: Path
+) -> None:
+    long_ago = "2023-12-31T00:00:00+00:00"
+    draft = store.prepare_memory(
+        summary="helper stays pure", category="gotcha", files=["src/util.py"], created=long_ago
+    )
+    anchors, _ = record_anchors(repo, [("src/util.py", "helper")])
+    memory_id = store.remember(draft.with_changes(anchors=anchors)).id
+    git_repo = GitRepo(repo)
+    git_repo.write("src/util.py", "def other():\n    return 2\n")
+    git_repo.write("src/helpers.py", "def helper():\n    return 1\n")
+    git_repo.commit("helper moves")
+    clock.set(0)
+    [found] = cleanup.candidates(store, open_repo_signals(store, notice=lambda _m: None))
+    assert found.memory.id == memory_id
+    assert found.symbols == ("src/util.py::helper: relocated to src/helpers.py:1-2",)
+    listed = tether(repo, "cleanup", "--json").json()["candidates"]
+    assert listed[0]["symbols"] == list(found.symbols)

@@ -79,12 +79,15 @@ def test_version_3_index_migrates_with_its_counters(
         conn.execute("ALTER TABLE usage DROP COLUMN archived_at")
         conn.execute("DROP TABLE lifecycle")
         conn.execute("DROP TABLE usage_days")
+        conn.execute("DROP TABLE memory_anchors")
+        conn.execute("ALTER TABLE memories DROP COLUMN anchors")
+        conn.execute("ALTER TABLE memories DROP COLUMN guard")
         conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
     conn = upgraded.conn
     assert notices == []
     version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
-    assert int(version) == SCHEMA_VERSION == 5
+    assert int(version) == SCHEMA_VERSION == 6
     assert cleanup.last_pass(conn) is None
     row = usage_row(upgraded, memory)
     assert row is not None and row["surfaced"] == 1 and row["archived_at"] is None
@@ -99,6 +102,9 @@ def test_version_4_index_gains_per_day_counts_and_keeps_its_totals(
     store.close()
     with sqlite3.connect(index) as conn:  # back to what version 4 created
         conn.execute("DROP TABLE usage_days")
+        conn.execute("DROP TABLE memory_anchors")
+        conn.execute("ALTER TABLE memories DROP COLUMN anchors")
+        conn.execute("ALTER TABLE memories DROP COLUMN guard")
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
     assert notices == []

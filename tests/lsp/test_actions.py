@@ -30,16 +30,18 @@ async def test_quick_fixes_on_a_memory_diagnostic(lsp: Session, ws: Workspace) -
     assert titles == [
         f"Tether: show details of {name}",
         f"Tether: pin {name}",
+        f"Tether: guard {name}",
         f"Tether: supersede {name}…",
         f"Tether: mark {name} as followed",
         f"Tether: archive {name}",
+        "Tether: remember something about save_session…",  # the definition under the cursor
         "Tether: remember something about this file…",
         "Tether: show memories for this file",
     ]
     elsewhere = await lsp.actions(
         ws.store_py, types.Range(types.Position(0, 0), types.Position(0, 1))
     )
-    assert [a.title for a in elsewhere] == titles[-2:]
+    assert [a.title for a in elsewhere] == titles[-2:]  # `import os`: in no definition
     only_fixes = await lsp.client.text_document_code_action_async(
         types.CodeActionParams(
             types.TextDocumentIdentifier(ws.store_py.as_uri()),
@@ -47,7 +49,7 @@ async def test_quick_fixes_on_a_memory_diagnostic(lsp: Session, ws: Workspace) -
             types.CodeActionContext(diagnostics=[diagnostic], only=["quickfix"]),
         )
     )
-    assert len(only_fixes or []) == 5
+    assert len(only_fixes or []) == 6
 
 
 async def test_pin_unpin_archive_restore_change_the_file(lsp: Session, ws: Workspace) -> None:

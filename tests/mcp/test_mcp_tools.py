@@ -49,7 +49,7 @@ async def test_tools_are_listed_with_descriptions_and_required_arguments(repo: P
         for argument, schema in tool.input_schema["properties"].items():
             assert schema.get("description"), f"{name}.{argument} has no description"
     category = listed["memory_write"].input_schema["properties"]["category"]
-    assert category["enum"] == ["pref", "decision", "gotcha", "context"]
+    assert category["enum"] == ["pref", "decision", "gotcha", "context", "rejected"]
     assert listed["memory_recall"].annotations.read_only_hint is True
     assert listed["memory_write"].annotations.destructive_hint is False
 
@@ -209,7 +209,7 @@ async def test_bad_arguments_are_tool_errors_that_say_what_to_do(repo: Path) -> 
         assert "id is empty" in message
 
         message = await error(client, "memory_write", summary="x", category="trap", files=[])
-        assert "category 'trap' is not one of pref, decision, gotcha, context" in message
+        assert "category 'trap' is not one of pref, decision, gotcha, context, rejected" in message
         message = await error(client, "memory_list", category="trap")
         assert "category 'trap'" in message
         message = await error(client, "memory_list", status="gone")
@@ -364,3 +364,28 @@ async def test_the_project_is_minus_c_then_claude_project_dir_then_cwd(tmp_path:
             files=["src/app.py"],
         )
     assert Path(by_option["path"]).parent == chosen / ".tether" / "memories"
+
+
+async def test_write_anchors_a_memory_to_symbols(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        written = await call(
+            client,
+            "memory_write",
+            summary="helper must stay pure: the cache keys on its result",
+            category="gotcha",
+            files=[],
+            anchors=["src/util.py::helper", "src/util.py::missing"],
+        )
+        assert written["written"] is True
+        [note] = written["anchor_notes"]
+        assert "src/util.py::missing kept without a body hash" in note
+        card = await call(client, "memory_get", id=written["id"])
+        assert card["anchors"] == ["src/util.py::helper", "src/util.py::missing"]
+        assert card["files"] == ["src/util.py"]  # the anchored file joins the files
+        message = await error(
+            client, "memory_write", summary="x y z", category="gotcha", files=[], anchors=["helper"]
+        )
+        assert "anchors[0] 'helper' is not a symbol anchor" in message
+    shown = run_tether("show", written["id"], "--json", cwd=repo).json()
+    states = {s["symbol"]: s["state"] for s in shown["anchor_states"]}
+    assert states == {"src/util.py::helper": "current", "src/util.py::missing": "gone"}

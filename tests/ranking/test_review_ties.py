@@ -80,5 +80,5 @@ def test_equal_file_evidence_ranks_review_kinds_first_then_by_row() -> None:
 
 
 def test_review_kinds_and_the_origin_tie_rule_are_pinned() -> None:
-    assert {"gotcha", "decision"} == set(W.REVIEW_KINDS)
+    assert {"gotcha", "decision", "rejected"} == set(W.REVIEW_KINDS)
     assert W.ORIGIN_MAX_TIED == 20

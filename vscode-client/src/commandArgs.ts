@@ -12,6 +12,8 @@ export const SERVER_COMMANDS: readonly string[] = [
   'tether.show',
   'tether.pin',
   'tether.unpin',
+  'tether.guard',
+  'tether.unguard',
   'tether.supersede',
   'tether.archive',
   'tether.restore',
@@ -26,6 +28,7 @@ export const CATEGORY_CHOICES: ReadonlyArray<{ category: string; label: string; 
   { category: 'decision', label: 'decision', detail: 'A choice that was made, and why' },
   { category: 'pref', label: 'pref', detail: 'How things are done here' },
   { category: 'context', label: 'context', detail: 'Background worth knowing' },
+  { category: 'rejected', label: 'rejected', detail: 'Tried before and rejected, and why' },
 ];
 
 /** The single argument object every server command takes (camelCase keys on the wire). */

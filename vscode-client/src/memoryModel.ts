@@ -26,13 +26,14 @@ export interface Tagged {
 }
 
 /** Worst first: a gotcha says "this will bite", context only informs. */
-export const CATEGORY_ORDER: readonly string[] = ['gotcha', 'decision', 'pref', 'context'];
+export const CATEGORY_ORDER: readonly string[] = ['gotcha', 'rejected', 'decision', 'pref', 'context'];
 
 export const CATEGORY_LABELS: Record<string, string> = {
   gotcha: 'Gotchas',
   decision: 'Decisions',
   pref: 'Preferences',
   context: 'Context',
+  rejected: 'Tried and rejected',
 };
 
 /** Codicon ids, one per category. */
@@ -41,6 +42,7 @@ export const CATEGORY_ICONS: Record<string, string> = {
   decision: 'law',
   pref: 'heart',
   context: 'info',
+  rejected: 'circle-slash',
 };
 
 export interface GroupNode {

@@ -67,7 +67,7 @@ ORIGIN_BONUS: Final = 0.04
 #: Kinds of memory to review before editing: with equal file evidence they rank first in the
 #: file channel, ahead of context notes (a gotcha just written must not sit behind thirty
 #: older notes on its file because their rows came first).
-REVIEW_KINDS: Final = frozenset({"gotcha", "decision"})
+REVIEW_KINDS: Final = frozenset({"gotcha", "decision", "rejected"})
 
 #: Memories with equal file evidence (and kind) rank newest first in the file channel, not
 #: in the order they were indexed (oldest first): the change a fix goes back to is often

@@ -1,0 +1,187 @@
+"""Where a memory's symbol anchors are now, and whether their code changed since.
+
+Each anchor (``path::name``) gets one state, read from the genome's symbol index and its
+renames (indexed look-ups, no parsing, no git):
+
+- ``current``: the file still defines the name, and its body hash is the one recorded (or
+  none was recorded);
+- ``changed``: the file still defines it, with another body: the code the memory is about
+  was edited since the memory was written or last confirmed;
+- ``relocated``: the file does not define it any more, another one does (the file was
+  renamed, or the definition moved); ``changed`` also says whether its body differs;
+- ``gone``: no file defines it;
+- ``unknown``: the symbol index has nothing to say (not built yet, no git, or a file of a
+  language it does not read).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from recall.genome.limits import MAX_RELOCATION_CANDIDATES
+from recall.genome.symbols.grammars import reads
+from recall.genome.symbols.lookup import Located, find_anywhere, find_in
+from recall.symbol_anchors import SymbolAnchor
+
+CURRENT = "current"
+CHANGED = "changed"
+RELOCATED = "relocated"
+GONE = "gone"
+UNKNOWN = "unknown"
+
+RenamedTo = Callable[[str], "str | None"]
+
+
+@dataclass(frozen=True)
+class AnchorState:
+    """One anchor's state, and where its definition is now (when it is somewhere)."""
+
+    anchor: SymbolAnchor
+    state: str
+    found: Located | None = None
+    changed: bool = False
+    """The body differs from the recorded hash (``changed``, or a ``relocated`` edited too)."""
+
+    @property
+    def moved_from(self) -> str | None:
+        """The anchored file, when the definition now lives in another."""
+        return self.anchor.path if self.state == RELOCATED else None
+
+    def describe(self) -> str:
+        """One line: ``ip/iproute.c::iproute_modify: relocated to ip/route.c:120-180``."""
+        text = f"{self.anchor.text}: {self.state}"
+        if self.found is not None:
+            where = f"{self.found.path}:{self.found.first_line}-{self.found.last_line}"
+            text += f" to {where}" if self.state == RELOCATED else f" at {where}"
+        if self.state == RELOCATED and self.changed:
+            text += ", and its code changed since"
+        elif self.state == CHANGED:
+            text += " (its code changed since the memory was written or confirmed)"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: the anchor, its state, where it is now and its current body hash."""
+        found = self.found
+        return {
+            "symbol": self.anchor.text,
+            "state": self.state,
+            "changed": self.changed,
+            "path": found.path if found else None,
+            "name": found.name if found else None,
+            "lines": [found.first_line, found.last_line] if found else None,
+            "body": found.body if found else None,
+            "recorded_body": self.anchor.body,
+        }
+
+
+def has_symbols(conn: sqlite3.Connection) -> bool:
+    """Tell whether the genome holds a symbol index to answer from."""
+    try:
+        return conn.execute("SELECT 1 FROM genome_symbol_files LIMIT 1").fetchone() is not None
+    except sqlite3.OperationalError:
+        return False
+
+
+def _differs(anchor: SymbolAnchor, found: Located) -> bool:
+    return anchor.body is not None and anchor.body != found.body
+
+
+def _closeness(anchor: SymbolAnchor, hit: Located) -> tuple[int, int, int, str]:
+    """Sort key of a candidate new home: same body first, then a file of the same name, then
+    the most folders shared with the anchored path."""
+    old_dir, _, old_name = anchor.path.rpartition("/")
+    new_dir, _, new_name = hit.path.rpartition("/")
+    old_stem = old_name.partition(".")[0]
+    new_stem = new_name.partition(".")[0]
+    shared = 0
+    for a, b in zip(old_dir.split("/"), new_dir.split("/"), strict=False):
+        if a != b:
+            break
+        shared += 1
+    return (
+        0 if anchor.body is not None and anchor.body == hit.body else 1,
+        0 if old_stem == new_stem else 1,
+        -shared,
+        hit.path,
+    )
+
+
+def resolve(
+    conn: sqlite3.Connection, anchor: SymbolAnchor, renamed_to: RenamedTo | None = None
+) -> AnchorState:
+    """The state of ``anchor`` in the genome whose index is ``conn``."""
+    if not reads(anchor.path) or not has_symbols(conn):
+        return AnchorState(anchor, UNKNOWN)
+    here = find_in(conn, anchor.path, anchor.name)
+    if here is not None:
+        differs = _differs(anchor, here)
+        return AnchorState(anchor, CHANGED if differs else CURRENT, here, differs)
+    if renamed_to is not None:
+        moved = renamed_to(anchor.path)
+        if moved and moved != anchor.path:
+            there = find_in(conn, moved, anchor.name)
+            if there is not None:
+                return AnchorState(anchor, RELOCATED, there, _differs(anchor, there))
+    candidates = [hit for hit in find_anywhere(conn, anchor.name) if hit.path != anchor.path]
+    if not candidates:
+        return AnchorState(anchor, GONE)
+    same_body = [hit for hit in candidates if anchor.body and hit.body == anchor.body]
+    if len(candidates) > MAX_RELOCATION_CANDIDATES and not same_body:
+        return AnchorState(anchor, GONE)
+    best = min(candidates, key=lambda hit: _closeness(anchor, hit))
+    return AnchorState(anchor, RELOCATED, best, _differs(anchor, best))
+
+
+def resolve_all(
+    conn: sqlite3.Connection, anchors: tuple[SymbolAnchor, ...], renamed_to: RenamedTo | None
+) -> list[AnchorState]:
+    """:func:`resolve` of each anchor, in order."""
+    return [resolve(conn, anchor, renamed_to) for anchor in anchors]
+
+
+def states_of(anchors: tuple[SymbolAnchor, ...], genome: Any | None) -> list[AnchorState]:
+    """The state of each anchor in ``genome`` (a :class:`recall.genome.Genome`); all
+    ``unknown`` without one (a global store, a folder outside git)."""
+    conn = getattr(genome, "conn", None)
+    if conn is None:
+        return [AnchorState(anchor, UNKNOWN) for anchor in anchors]
+    return resolve_all(conn, anchors, getattr(genome, "renamed_to", None))
+
+
+def moved_anchors(memory: Any, genome: Any | None) -> list[AnchorState]:
+    """The anchors of ``memory`` that need a look: relocated, changed or gone (``doctor``)."""
+    if not memory.anchors:
+        return []
+    return [s for s in states_of(memory.anchors, genome) if s.state not in (CURRENT, UNKNOWN)]
+
+
+def repointed_anchors(
+    memory: Any, genome: Any | None
+) -> tuple[tuple[SymbolAnchor, ...], dict[str, str]]:
+    """The memory's anchors with each relocated one pointed at its new file (its recorded body
+    hash kept, so a change still shows until confirmed), and the moves as old → new text."""
+    moves: dict[str, str] = {}
+    anchors: list[SymbolAnchor] = []
+    for state in states_of(memory.anchors, genome):
+        anchor = state.anchor
+        if state.state == RELOCATED and state.found is not None:
+            moved = SymbolAnchor(state.found.path, anchor.name, anchor.body, anchor.extra)
+            moves[anchor.text] = moved.text
+            anchor = moved
+        anchors.append(anchor)
+    return tuple(anchors), moves
+
+
+def confirmed_anchors(memory: Any, genome: Any | None) -> tuple[SymbolAnchor, ...]:
+    """The memory's anchors with the body hash of each one found recorded anew (confirming a
+    memory says its code is as it should be now); anchors not found are kept as they were."""
+    anchors: list[SymbolAnchor] = []
+    for state in states_of(memory.anchors, genome):
+        anchor = state.anchor
+        if state.found is not None and state.state != GONE:
+            anchor = SymbolAnchor(anchor.path, anchor.name, state.found.body, anchor.extra)
+        anchors.append(anchor)
+    return tuple(anchors)

@@ -1,0 +1,57 @@
+"""Symbol anchors as a write records them: with the hash of the definition's body now.
+
+The definition is read from the working tree (the genome may lag behind an edit not yet
+committed). An anchor whose file or definition cannot be found is kept all the same, without
+a body hash, and the caller is told why: what a person asks to record is never dropped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recall.symbol_anchors import NAME_SEPARATOR, SymbolAnchor, normalize_name
+
+
+def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
+    """The body hash of ``name`` in ``path`` under ``root``, or None and why not."""
+    from recall.genome.symbols.extract import read_file
+
+    full = root / path
+    if not full.is_file():
+        return None, f"{path} is not a file of the working tree"
+    found = read_file(path, str(full))
+    if found.parser.startswith("skipped"):
+        return None, f"{path} was not read ({found.parser.removeprefix('skipped: ')})"
+    wanted = normalize_name(name)
+    exact = [d for d in found.definitions if d.name == wanted]
+    if not exact:
+        tail = NAME_SEPARATOR + wanted
+        exact = [d for d in found.definitions if d.name.endswith(tail)]
+        if len(exact) > 1:
+            names = ", ".join(d.name for d in exact[:4])
+            return None, f"{wanted} is ambiguous in {path} ({names}); give the qualified name"
+    if not exact:
+        return None, f"{path} defines no {wanted}"
+    return exact[0].body, None
+
+
+def record_anchors(
+    root: Path | None, pairs: list[tuple[str, str]]
+) -> tuple[tuple[SymbolAnchor, ...], list[str]]:
+    """The anchors for ``(path, name)`` pairs with their body hashes, and a note for each one
+    kept without a hash (its changes cannot be told until it is confirmed)."""
+    anchors: list[SymbolAnchor] = []
+    notes: list[str] = []
+    for path, name in dict.fromkeys(pairs):
+        body, why = (
+            (None, "no project folder to read it from")
+            if root is None
+            else (_body_of(root, path, name))
+        )
+        anchors.append(SymbolAnchor(path, name, body))
+        if why is not None:
+            notes.append(
+                f"anchor {path}::{name} kept without a body hash ({why}); "
+                "its changes will show once it is confirmed where it is"
+            )
+    return tuple(anchors), notes

@@ -1,0 +1,106 @@
+"""``tether check [--base REF] [--format text|github]``: the memories a change affects.
+
+For continuous integration, a pre-commit hook and pull-request review: the memories to review
+(their files or anchored symbols changed), and failures, which make it exit 1 (see
+:mod:`recall.diff_check`). ``--format github`` prints workflow annotations on the changed
+lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from recall.cli.context import CommandContext
+from recall.errors import BadInput
+
+EXIT_FAILED = 1
+
+
+def register(sub: Any) -> None:
+    """Add ``check`` to the CLI's subcommands."""
+    p = sub.add_parser(
+        "check",
+        help="the memories a change affects (for CI, pre-commit and review); exit 1 on a break",
+        description=(
+            "Compare the working tree with the merge base of REF and HEAD: list the memories "
+            "whose files or anchored symbols change, and fail when a pinned memory's file or "
+            "symbol moves without a repoint, or code under a guarded memory changes without "
+            "a confirm."
+        ),
+    )
+    p.add_argument("--base", default="HEAD", metavar="REF", help="compare against (HEAD)")
+    p.add_argument(
+        "--format",
+        choices=("text", "github"),
+        default="text",
+        help="text, or GitHub workflow annotations on the changed lines",
+    )
+    p.set_defaults(func=run_check)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_line(finding: Any) -> str:
+    """One workflow annotation: ``::error`` for a failure, ``::warning`` to review."""
+    command = "error" if finding.level == "fail" else "warning"
+    memory = finding.memory
+    title = _escape_property(f"Tether {memory.category} {memory.id}")
+    message = _escape_data(f"{memory.summary} ({finding.reason})")
+    where = f"file={_escape_property(finding.path)},line={finding.line}"
+    return f"::{command} {where},title={title}::{message}"
+
+
+def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
+    """Check the change against the project's memories."""
+    from recall.diff_check import check
+
+    store = ctx.project(create=False)
+    root = store.repo_root
+    if root is None:
+        raise BadInput("tether check needs a git repository; run it inside one")
+    memories = store.list(status="active") if store.exists else []
+    files = {}
+    for memory in memories:
+        path = store.path_of(memory.id)
+        if path.is_relative_to(root):
+            files[memory.id] = path.relative_to(root).as_posix()
+
+    result = check(root, memories, args.base, files)
+    review = [f for f in result.findings if f.level != "fail"]
+    failures = [f for f in result.findings if f.level == "fail"]
+    data = {
+        "base": result.base,
+        "files_changed": len(result.changes),
+        "review": [f.to_dict() for f in review],
+        "failures": [f.to_dict() for f in failures],
+    }
+    if args.format == "github" and not ctx.json:
+        for finding in [*failures, *review]:
+            print(github_line(finding))
+    else:
+
+        def render(console) -> None:
+            for finding in [*failures, *review]:
+                mark = "FAIL  " if finding.level == "fail" else "review"
+                line = (
+                    f"{mark} {finding.path}:{finding.line}  {finding.memory.id} "
+                    f"{finding.memory.category}: {finding.memory.summary} — {finding.reason}"
+                )
+                console.print(line, markup=False, highlight=False, soft_wrap=True)
+            ids = len({f.memory.id for f in review})
+            console.print(
+                f"{len(result.changes)} files changed since {result.base[:12]}: "
+                f"{ids} memories to review, {len(failures)} failures",
+                markup=False,
+                highlight=False,
+            )
+
+        ctx.emit(data, render)
+    return EXIT_FAILED if result.failed else 0

@@ -1,0 +1,1 @@
+"""The symbol index: each source file's definitions, their line ranges and body hashes."""

@@ -1,0 +1,102 @@
+"""Questions asked of the stored symbol index: what a file defines, where a name is defined.
+
+Indexed look-ups only: nothing here parses or runs git.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from recall.genome.symbols.model import SEPARATOR, normalize_name
+
+
+@dataclass(frozen=True)
+class Located:
+    """One definition found in the index: where it is and the hash of its body."""
+
+    path: str
+    name: str
+    kind: str
+    first_line: int
+    last_line: int
+    body: str
+
+
+_SELECT = (
+    "SELECT f.path, s.name, s.kind, s.first_line, s.last_line, s.body "
+    "FROM genome_symbols s JOIN genome_symbol_files f ON f.key = s.key "
+)
+
+
+def _rows(conn: sqlite3.Connection, where: str, args: tuple[object, ...]) -> list[Located]:
+    cur = conn.cursor()
+    cur.row_factory = None
+    try:
+        rows = cur.execute(_SELECT + where + " ORDER BY f.path, s.first_line", args).fetchall()
+    except sqlite3.OperationalError:  # no symbol index yet
+        return []
+    return [Located(*row) for row in rows]
+
+
+def indexed(conn: sqlite3.Connection, path: str) -> bool:
+    """Tell whether the symbol index read ``path`` (it exists and is a source file)."""
+    try:
+        row = conn.execute("SELECT 1 FROM genome_symbol_files WHERE path = ?", (path,)).fetchone()
+    except sqlite3.OperationalError:
+        return False
+    return row is not None
+
+
+def defined_in(conn: sqlite3.Connection, path: str) -> list[Located]:
+    """Every definition the index holds for ``path``, in source order."""
+    return _rows(conn, "WHERE f.path = ?", (path,))
+
+
+def _matches(found: list[Located], name: str) -> list[Located]:
+    """The definitions named ``name``: exactly, else by the tail of their qualified name
+    (``save`` finds ``Store.save``) when the tail matches one definition per file."""
+    exact = [hit for hit in found if hit.name == name]
+    if exact:
+        return exact
+    suffix = SEPARATOR + name
+    tails = [hit for hit in found if hit.name.endswith(suffix)]
+    per_file: dict[str, list[Located]] = {}
+    for hit in tails:
+        per_file.setdefault(hit.path, []).append(hit)
+    return [hits[0] for hits in per_file.values() if len(hits) == 1]
+
+
+def find_in(conn: sqlite3.Connection, path: str, name: str) -> Located | None:
+    """The definition of ``name`` in ``path`` (the first, when a file defines it twice)."""
+    wanted = normalize_name(name)
+    leaf = wanted.rpartition(SEPARATOR)[2]
+    hits = _matches(_rows(conn, "WHERE f.path = ? AND s.leaf = ?", (path, leaf)), wanted)
+    return hits[0] if hits else None
+
+
+def find_anywhere(conn: sqlite3.Connection, name: str) -> list[Located]:
+    """Every file's definition of ``name``, by path."""
+    wanted = normalize_name(name)
+    leaf = wanted.rpartition(SEPARATOR)[2]
+    hits = _matches(_rows(conn, "WHERE s.leaf = ?", (leaf,)), wanted)
+    seen: set[str] = set()
+    unique: list[Located] = []
+    for hit in hits:
+        if hit.path not in seen:
+            seen.add(hit.path)
+            unique.append(hit)
+    return unique
+
+
+def leaves_in(conn: sqlite3.Connection, path: str) -> list[str]:
+    """The last part of every name ``path`` defines (what a moved anchor is looked up by)."""
+    try:
+        rows = conn.execute(
+            "SELECT DISTINCT s.leaf FROM genome_symbols s JOIN genome_symbol_files f "
+            "ON f.key = s.key WHERE f.path = ?",
+            (path,),
+        ).fetchall()
+    except sqlite3.OperationalError:
+        return []
+    return [row[0] for row in rows]

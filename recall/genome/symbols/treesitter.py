@@ -1,0 +1,262 @@
+"""Definitions read from a tree-sitter syntax tree, for every wired language.
+
+Only the levels where definitions live are walked: the file's top level, and the bodies of
+classes, namespaces, impl blocks and the like (each adds its name as a qualifier), plus the
+wrappers that hide a definition (``export``, decorators, ``#ifdef`` blocks, templates).
+Function bodies are never entered, so a file costs about its number of definitions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Final
+
+from recall.genome.symbols.model import SEPARATOR, Definition, body_hash
+
+Node = Any
+
+# Node type → kind, per grammar. Container kinds (see _CONTAINERS) are also walked into.
+_KINDS: Final[dict[str, dict[str, str]]] = {
+    "c": {
+        "function_definition": "function",
+        "struct_specifier": "struct",
+        "union_specifier": "union",
+        "enum_specifier": "enum",
+        "type_definition": "type",
+        "preproc_function_def": "macro",
+        "preproc_def": "macro",
+    },
+    "python": {"function_definition": "function", "class_definition": "class"},
+    "javascript": {
+        "function_declaration": "function",
+        "generator_function_declaration": "function",
+        "class_declaration": "class",
+        "method_definition": "method",
+        "variable_declarator": "function",
+    },
+    "go": {
+        "function_declaration": "function",
+        "method_declaration": "method",
+        "type_spec": "type",
+    },
+    "rust": {
+        "function_item": "function",
+        "struct_item": "struct",
+        "enum_item": "enum",
+        "union_item": "union",
+        "trait_item": "trait",
+        "impl_item": "impl",
+        "mod_item": "module",
+        "macro_definition": "macro",
+        "type_item": "type",
+    },
+    "java": {
+        "class_declaration": "class",
+        "interface_declaration": "interface",
+        "enum_declaration": "enum",
+        "record_declaration": "record",
+        "annotation_type_declaration": "interface",
+        "method_declaration": "method",
+        "constructor_declaration": "method",
+    },
+}
+_KINDS["cpp"] = {
+    **_KINDS["c"],
+    "class_specifier": "class",
+    "namespace_definition": "namespace",
+}
+_KINDS["typescript"] = {
+    **_KINDS["javascript"],
+    "abstract_class_declaration": "class",
+    "interface_declaration": "interface",
+    "type_alias_declaration": "type",
+    "enum_declaration": "enum",
+    "internal_module": "namespace",
+    "function_signature": "function",
+}
+_KINDS["tsx"] = _KINDS["typescript"]
+
+# Kinds whose body holds further definitions, qualified by the container's name.
+_CONTAINERS: Final = frozenset(
+    {"class", "struct", "union", "namespace", "trait", "impl", "module", "interface", "record"}
+)
+# Nodes walked through without a qualifier: they wrap definitions or hold a body's list.
+_WRAPPERS: Final = frozenset(
+    {
+        "translation_unit",
+        "program",
+        "module",
+        "source_file",
+        "export_statement",
+        "decorated_definition",
+        "template_declaration",
+        "linkage_specification",
+        "declaration_list",
+        "field_declaration_list",
+        "preproc_if",
+        "preproc_ifdef",
+        "preproc_else",
+        "preproc_elif",
+        "preproc_elifdef",
+        "block",
+        "class_body",
+        "interface_body",
+        "enum_body",
+        "record_declaration_body",
+        "statement_block",
+        "lexical_declaration",
+        "variable_declaration",
+        "type_declaration",
+        "declaration",
+        "field_declaration",
+        "object_type",
+        "ambient_declaration",
+    }
+)
+# Declarator links followed down to a C or C++ function's name.
+_NAME_TYPES: Final = frozenset(
+    {
+        "identifier",
+        "field_identifier",
+        "type_identifier",
+        "qualified_identifier",
+        "destructor_name",
+        "operator_name",
+        "property_identifier",
+        "private_property_identifier",
+        "namespace_identifier",
+        "constant",
+    }
+)
+# Nesting past this is generated code; the walk stops there rather than recurse without end.
+MAX_DEPTH: Final = 24
+_FUNCTION_VALUES: Final = frozenset(
+    {"arrow_function", "function_expression", "function", "generator_function", "class"}
+)
+
+
+def _text(node: Node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _declarator_name(node: Node) -> str | None:
+    """Follow a C/C++ declarator chain down to the declared name."""
+    seen = 0
+    while node is not None and seen < 32:
+        if node.type in _NAME_TYPES:
+            return _text(node)
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next(
+                (
+                    c
+                    for c in node.named_children
+                    if c.type in _NAME_TYPES or c.type.endswith("_declarator")
+                ),
+                None,
+            )
+        node = inner
+        seen += 1
+    return None
+
+
+def _go_receiver(node: Node) -> str | None:
+    receiver = node.child_by_field_name("receiver")
+    if receiver is None:
+        return None
+    for part in receiver.named_children:
+        kind = part.child_by_field_name("type")
+        while kind is not None and kind.type in ("pointer_type", "generic_type"):
+            kind = kind.named_children[0] if kind.named_children else None
+        if kind is not None:
+            return _text(kind)
+    return None
+
+
+def _name(node: Node, kind: str) -> str | None:
+    """The name a definition node declares, or None for an anonymous one."""
+    kind_type = node.type
+    if kind_type in ("function_definition",) and node.child_by_field_name("name") is None:
+        return _declarator_name(node.child_by_field_name("declarator"))
+    if kind_type == "type_definition":
+        return _declarator_name(node.child_by_field_name("declarator"))
+    if kind_type == "impl_item":
+        target = node.child_by_field_name("type")
+        return _plain(_text(target)) if target is not None else None
+    if kind_type == "variable_declarator":
+        value = node.child_by_field_name("value")
+        if value is None or value.type not in _FUNCTION_VALUES:
+            return None
+    named = node.child_by_field_name("name")
+    if named is None:
+        return None
+    name = _text(named)
+    if kind_type == "method_declaration" and kind == "method":
+        owner = _go_receiver(node)
+        if owner:
+            return f"{owner}{SEPARATOR}{name}"
+    return name
+
+
+def _body(node: Node) -> Node | None:
+    body = node.child_by_field_name("body")
+    if body is None:
+        body = next(
+            (c for c in node.named_children if c.type in ("declaration_list", "class_body")),
+            None,
+        )
+    return body
+
+
+def _qualified(prefix: str, name: str) -> str:
+    name = name.replace("::", SEPARATOR)
+    return f"{prefix}{SEPARATOR}{name}" if prefix else name
+
+
+def definitions(root: Node, grammar: str, data: bytes) -> list[Definition]:
+    """Every named definition under ``root`` in source order, qualified by its containers."""
+    kinds = _KINDS[grammar]
+    found: list[Definition] = []
+    for node, prefix in _walk(root, kinds, ""):
+        kind = kinds[node.type]
+        name = _name(node, kind)
+        if not name:
+            continue
+        text = data[node.start_byte : node.end_byte]
+        found.append(
+            Definition(
+                _qualified(prefix, name),
+                kind,
+                node.start_point[0] + 1,
+                node.end_point[0] + 1,
+                body_hash(text),
+            )
+        )
+    return found
+
+
+def _walk(
+    node: Node, kinds: dict[str, str], prefix: str, depth: int = 0
+) -> Iterator[tuple[Node, str]]:
+    """The definition nodes under ``node`` with the qualifier each is named under."""
+    if depth > MAX_DEPTH:
+        return
+    for child in node.named_children:
+        kind = kinds.get(child.type)
+        if kind is None:
+            if child.type in _WRAPPERS:
+                yield from _walk(child, kinds, prefix, depth + 1)
+            continue
+        body = _body(child) if kind in _CONTAINERS or child.type.endswith("_specifier") else None
+        if child.type.endswith("_specifier") and body is None:
+            continue  # `struct foo *p;` names a type, it does not define one
+        yield child, prefix
+        if kind in _CONTAINERS and body is not None:
+            name = _name(child, kind)
+            inner = _qualified(prefix, _plain(name)) if name else prefix
+            yield from _walk(body, kinds, inner, depth + 1)
+
+
+def _plain(name: str) -> str:
+    """A container's name without its generic parameters (``Store<T>`` → ``Store``)."""
+    return name.split("<", 1)[0].strip()

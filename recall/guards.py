@@ -1,0 +1,40 @@
+"""Guarding a memory, and taking the guard off: ``guard: true`` in its file.
+
+A guarded decision or gotcha makes an agent's edit under it ask the person first (the
+pre-edit hook), shows as an error in the editor, and fails ``tether check`` while code under it
+changed without a confirm. Taking the guard off removes the key from the file.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from recall.errors import BadInput, NothingToDo
+from recall.model import GUARD_CATEGORIES
+
+if TYPE_CHECKING:
+    from recall.model import Memory
+    from recall.store import MemoryStore
+
+
+def check_guard(guard: bool, category: str) -> bool:
+    """Validate ``guard`` for a memory of ``category``; raises :class:`BadInput` for a
+    category a guard does not fit."""
+    if guard and category not in GUARD_CATEGORIES:
+        raise BadInput(
+            f"a guard protects a {' or '.join(GUARD_CATEGORIES)}, not a {category}; "
+            "drop --guard or change the category"
+        )
+    return guard
+
+
+def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:
+    """Guard (or unguard) a memory; NothingToDo when it already is, BadInput for a category a
+    guard does not fit."""
+    from recall.frontmatter import REMOVE
+
+    memory = store.get(ref)
+    if memory.guard == guard:
+        raise NothingToDo(f"memory {memory.id} is already {'guarded' if guard else 'unguarded'}")
+    check_guard(guard, memory.category)
+    return store.update_fields(memory.id, {"guard": True if guard else REMOVE})

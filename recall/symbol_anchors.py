@@ -1,0 +1,182 @@
+"""Symbol anchors: a memory bound to definitions (``path::name``), as front matter holds them.
+
+The ``anchors`` key is a list. Each item is either the plain text ``path::name`` (how a person
+writes one by hand) or a mapping with ``symbol: path::name`` and ``body:``, the hash of the
+definition's text when the memory was written or last confirmed. Keys of a mapping that Tether
+does not know are kept and written back. The older single ``anchor`` key (a symbol name or a
+line range inside the memory's file) is a separate field and is left as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from recall.errors import BadInput
+
+SEPARATOR: Final = "::"
+SYMBOL_KEY: Final = "symbol"
+BODY_KEY: Final = "body"
+
+# A qualified name's parts are joined with a dot whatever the language wrote (``Store.save``
+# for a Python method, ``Foo.bar`` for C++'s ``Foo::bar``), so one anchor finds either.
+NAME_SEPARATOR: Final = "."
+_QUALIFIER = re.compile(r"::|[#.]")
+
+
+def normalize_name(name: str) -> str:
+    """A symbol name as the symbol index keys it: qualifiers joined by dots, no call
+    parentheses."""
+    text = name.strip()
+    if text.endswith("()"):
+        text = text[:-2]
+    parts = [part.strip() for part in _QUALIFIER.split(text)]
+    return NAME_SEPARATOR.join(part for part in parts if part)
+
+
+def leaf_of(name: str) -> str:
+    """The last part of a normalized name (``save`` for ``Store.save``)."""
+    return name.rpartition(NAME_SEPARATOR)[2]
+
+
+@dataclass(frozen=True)
+class SymbolAnchor:
+    """One anchor: the file and the (qualified) name of a definition in it."""
+
+    path: str
+    name: str
+    body: str | None = None
+    """Hash of the definition's text when the anchor was written or confirmed (None: unknown)."""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def text(self) -> str:
+        """The anchor as ``path::name``."""
+        return f"{self.path}{SEPARATOR}{self.name}"
+
+    def to_field(self) -> str | dict[str, Any]:
+        """The front-matter item: plain text unless a body hash or other keys are kept."""
+        if self.body is None and not self.extra:
+            return self.text
+        item: dict[str, Any] = {SYMBOL_KEY: self.text}
+        if self.body is not None:
+            item[BODY_KEY] = self.body
+        item.update(self.extra)
+        return item
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: path, name, the recorded body hash and any keys kept from a person."""
+        data = {"symbol": self.text, "path": self.path, "name": self.name, "body": self.body}
+        if self.extra:
+            data["extra"] = dict(self.extra)
+        return data
+
+
+def looks_like_symbol_anchor(text: str) -> bool:
+    """Tell whether ``text`` is ``path::name`` with a file path before the ``::`` (a C++
+    ``Class::method`` names a symbol inside the memory's file: no folder, no suffix)."""
+    path, sep, name = text.strip().partition(SEPARATOR)
+    if not sep or not path or not name.strip():
+        return False
+    return "/" in path or "." in path.rpartition("/")[2]
+
+
+def parse_anchor(text: str, *, label: str = "anchor") -> tuple[str, str]:
+    """Split ``path::name`` into its path and name; raises :class:`BadInput` naming ``label``."""
+    stripped = text.strip()
+    path, sep, name = stripped.partition(SEPARATOR)
+    path, name = path.strip(), name.strip()
+    if not sep or not path or not name:
+        raise BadInput(
+            f"{label} {text!r} is not a symbol anchor; write it as path::name "
+            "(for example src/store.py::Store.save)"
+        )
+    if "\n" in stripped or "\r" in stripped:
+        raise BadInput(f"{label} {text!r} must be on one line")
+    if path.startswith("/") or path.startswith("../"):
+        raise BadInput(f"{label} {text!r}: give the path relative to the repository root")
+    return path, name
+
+
+def anchors_from_field(value: Any) -> tuple[SymbolAnchor, ...]:
+    """The anchors of an ``anchors`` front-matter value; raises :class:`BadInput` for a shape
+    it cannot read (the caller names the file and line)."""
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str | dict) else value
+    if not isinstance(items, list):
+        raise BadInput("anchors must be a list of path::name symbols")
+    found: list[SymbolAnchor] = []
+    for item in items:
+        if isinstance(item, str):
+            path, name = parse_anchor(item)
+            found.append(SymbolAnchor(path, name))
+            continue
+        if not isinstance(item, dict) or not isinstance(item.get(SYMBOL_KEY), str):
+            raise BadInput(
+                "each item of anchors is path::name, or a mapping with symbol: path::name"
+            )
+        path, name = parse_anchor(item[SYMBOL_KEY])
+        body = item.get(BODY_KEY)
+        extra = {k: v for k, v in item.items() if k not in (SYMBOL_KEY, BODY_KEY)}
+        found.append(SymbolAnchor(path, name, None if body in (None, "") else str(body), extra))
+    return tuple(found)
+
+
+def anchors_from_records(value: Any) -> tuple[SymbolAnchor, ...]:
+    """The anchors of an imported record: ``path::name`` texts, or the objects
+    :meth:`SymbolAnchor.to_dict` exports; raises :class:`BadInput` for another shape."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise BadInput("'anchors' must be a list of path::name symbols")
+    items: list[Any] = []
+    for item in value:
+        if isinstance(item, dict) and isinstance(item.get("symbol"), str):
+            extra = item.get("extra") if isinstance(item.get("extra"), dict) else {}
+            items.append({**extra, SYMBOL_KEY: item["symbol"], BODY_KEY: item.get("body")})
+        else:
+            items.append(item)
+    return anchors_from_field(items)
+
+
+def anchors_to_field(anchors: tuple[SymbolAnchor, ...]) -> list[Any]:
+    """The ``anchors`` front-matter value of ``anchors``."""
+    return [anchor.to_field() for anchor in anchors]
+
+
+def anchors_column(anchors: tuple[SymbolAnchor, ...]) -> str | None:
+    """The anchors as the index stores them (JSON), None for none."""
+    if not anchors:
+        return None
+    import json
+
+    return json.dumps(anchors_to_field(anchors))
+
+
+def anchors_from_column(value: str | None) -> tuple[SymbolAnchor, ...]:
+    """The anchors the index stored with :func:`anchors_column`."""
+    if not value:
+        return ()
+    import json
+
+    return anchors_from_field(json.loads(value))
+
+
+def split_anchor_options(values: list[str]) -> tuple[str | None, list[tuple[str, str]]]:
+    """Sort the ``--anchor`` values: the one legacy anchor (a symbol or line range inside the
+    file) and the symbol anchors ``path::name``. Raises :class:`BadInput` for two legacy ones."""
+    legacy: list[str] = []
+    symbols: list[tuple[str, str]] = []
+    for value in values:
+        if looks_like_symbol_anchor(value):
+            symbols.append(parse_anchor(value, label="--anchor"))
+        else:
+            legacy.append(value)
+    if len(legacy) > 1:
+        raise BadInput(
+            "only one --anchor may name a symbol or line range inside the file "
+            f"({', '.join(map(repr, legacy))}); give the others as path::name"
+        )
+    return (legacy[0] if legacy else None), symbols

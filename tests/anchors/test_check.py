@@ -1,0 +1,118 @@
+"""``tether check``: on real git changes, the memories to review, and the failures a pinned
+memory's moved symbol or a guarded memory's edited code give (exit 1), as text, JSON and
+GitHub workflow annotations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import CliResult, git, make_repo
+
+from recall import frontmatter
+
+SOURCE = (
+    "#include <stdio.h>\n\n"
+    "int route_add(int arg)\n{\n    return arg;\n}\n\n"
+    "int route_del(int arg)\n{\n    return -arg;\n}\n"
+)
+
+
+@pytest.fixture
+def c_repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "c-repo", {"ip/route.c": SOURCE, "README": "routes\n"})
+
+
+@pytest.fixture
+def run(c_repo: Path, cli: Callable[..., CliResult]) -> Callable[..., CliResult]:
+    def runner(*args: str) -> CliResult:
+        return cli(*args, cwd=c_repo)
+
+    return runner
+
+
+def remember(run: Callable[..., CliResult], summary: str, *extra: str) -> str:
+    done = run("remember", summary, "-c", "gotcha", "--json", *extra)
+    assert done.code == 0, done.stderr
+    return str(done.json()["id"])
+
+
+def commit_all(repo: Path, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def test_an_edit_lists_the_memories_to_review_on_the_changed_symbol(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    add = remember(run, "route_add must keep the table sorted", "--anchor", "ip/route.c::route_add")
+    remember(run, "route_del frees the entry", "--anchor", "ip/route.c::route_del")
+    readme = remember(run, "the readme is generated", "-f", "README")
+    commit_all(c_repo, "memories")
+    (c_repo / "ip/route.c").write_text(SOURCE.replace("return arg;", "return arg + 1;"))
+    done = run("check", "--json")
+    assert done.code == 0, done.stderr
+    found = done.json()
+    assert found["failures"] == []
+    symbol = [f for f in found["review"] if f["reason"] == "the change edits route_add"]
+    assert [(f["id"], f["path"], f["line"]) for f in symbol] == [(add, "ip/route.c", 3)]
+    assert readme not in {f["id"] for f in found["review"]}
+    # route_del's memory names the file: a review of the file, not of its unchanged symbol
+    assert not [f for f in found["review"] if f["reason"] == "the change edits route_del"]
+    text = run("check")
+    assert "review ip/route.c:3" in text.stdout and "0 failures" in text.stdout
+    github = run("check", "--format", "github")
+    assert github.code == 0
+    assert (
+        f"::warning file=ip/route.c,line=3,title=Tether gotcha {add}::route_add must keep the "
+        "table sorted (the change edits route_add)"
+    ) in github.stdout.splitlines()
+
+
+def test_a_pinned_memory_whose_symbol_moves_fails_until_repointed(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = remember(run, "route_add holds rtnl", "--pin", "--anchor", "ip/route.c::route_add")
+    commit_all(c_repo, "memory")
+    git(c_repo, "checkout", "-q", "-b", "topic")
+    text = SOURCE
+    start = text.index("int route_add")
+    moved = text[start : text.index("}\n", start) + 2]
+    (c_repo / "ip/route.c").write_text(text.replace(moved, ""))
+    (c_repo / "ip/table.c").write_text(moved)
+    commit_all(c_repo, "route_add moves to table.c")
+    done = run("check", "--base", "main", "--json")
+    assert done.code == 1
+    [failure] = done.json()["failures"]
+    assert failure["id"] == memory_id
+    assert "moves symbol route_add from ip/route.c to ip/table.c" in failure["reason"]
+    assert f"tether repoint {memory_id} --apply" in failure["reason"]
+    github = run("check", "--base", "main", "--format", "github")
+    assert github.code == 1 and github.stdout.startswith("::error file=ip/route.c,")
+    assert run("repoint", memory_id, "--apply").code == 0
+    again = run("check", "--base", "main", "--json")
+    assert again.code == 0, again.stdout
+    assert again.json()["failures"] == []
+
+
+def test_a_guarded_memory_fails_until_confirmed(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = remember(run, "route_del must not free twice", "--anchor", "ip/route.c::route_del")
+    path = c_repo / ".tether" / "memories" / f"{memory_id}.md"
+    path.write_text(frontmatter.update(path.read_text(), path, {"guard": True}))
+    commit_all(c_repo, "guarded memory")
+    (c_repo / "ip/route.c").write_text(SOURCE.replace("return -arg;", "return 0;"))
+    done = run("check", "--json")
+    assert done.code == 1
+    [failure] = done.json()["failures"]
+    assert "under a guarded memory" in failure["reason"] and failure["line"] == 8
+    assert run("confirm", memory_id).code == 0
+    assert run("check").code == 0
+
+
+def test_a_base_git_does_not_know_is_a_clear_error(run: Callable[..., CliResult]) -> None:
+    done = run("check", "--base", "no-such-branch")
+    assert done.code == 2
+    assert "--base 'no-such-branch' is not a commit git knows" in done.stderr

@@ -1,0 +1,83 @@
+"""Guarded memories: an agent's edit under one asks the person (Claude Code's
+``permissionDecision: "ask"`` with the memory as the reason), never blocks silently; the
+guard is written by ``remember --guard`` and by hand, and fits decisions and gotchas only."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import CliResult
+from test_hooks import edit_input, hook
+
+from recall import frontmatter
+
+
+def remember_guarded(cli: Callable[..., CliResult], *extra: str) -> str:
+    done = cli(
+        "remember",
+        "app start order is fixed: config, then db",
+        "-c",
+        "decision",
+        "--guard",
+        "--json",
+        *extra,
+    )
+    assert done.code == 0, done.stderr
+    return str(done.json()["id"])
+
+
+def test_an_edit_under_a_guarded_memory_asks_the_person(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id = remember_guarded(cli, "-f", "src/app.py")
+    text = (repo / ".tether" / "memories" / f"{memory_id}.md").read_text()
+    assert frontmatter.parse(text, "m.md").fields["guard"] is True
+    out = json.loads(hook("pre-edit", edit_input(repo, "src/app.py")))
+    decision = out["hookSpecificOutput"]
+    assert decision["hookEventName"] == "PreToolUse"
+    assert decision["permissionDecision"] == "ask"
+    reason = decision["permissionDecisionReason"]
+    assert f'guarded decision "app start order is fixed: config, then db" [{memory_id}]' in reason
+    assert "covers src/app.py" in reason
+    # asked again on the next edit: the person decides each time
+    again = json.loads(hook("pre-edit", edit_input(repo, "src/app.py")))
+    assert again["hookSpecificOutput"]["permissionDecision"] == "ask"
+    # after the edit there is nothing left to ask; other files are not concerned
+    after = hook("post-edit", edit_input(repo, "src/app.py", event="PostToolUse"))
+    assert "permissionDecision" not in after
+    assert hook("pre-edit", edit_input(repo, "src/util.py")) == ""
+
+
+def test_the_reason_names_the_anchored_symbol(repo: Path, cli: Callable[..., CliResult]) -> None:
+    memory_id = remember_guarded(cli, "--anchor", "src/util.py::helper")
+    out = json.loads(hook("pre-edit", edit_input(repo, "src/util.py")))
+    reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert f"[{memory_id}] covers src/util.py (symbol helper)" in reason
+
+
+def test_a_guard_fits_decisions_and_gotchas_only(repo: Path, cli: Callable[..., CliResult]) -> None:
+    done = cli("remember", "tabs here", "-c", "pref", "--guard", "-f", "src/app.py")
+    assert done.code == 2
+    assert "a guard protects a decision or gotcha, not a pref" in done.stderr
+    assert cli("init").code == 0
+    bad = repo / ".tether" / "memories" / "0badc0de.md"
+    bad.write_text("---\ncategory: gotcha\nguard: yes please\n---\nsummary\n")
+    doctor = cli("doctor")
+    assert "guard must be true or false" in doctor.stdout + doctor.stderr
+
+
+def test_guard_and_unguard_from_the_cli(repo: Path, cli: Callable[..., CliResult]) -> None:
+    done = cli("remember", "pool size is 8", "-c", "decision", "-f", "src/app.py", "--json")
+    memory_id = done.json()["id"]
+    assert cli("guard", memory_id).stdout.strip() == f"Guarded {memory_id}"
+    assert cli("show", memory_id, "--json").json()["guard"] is True
+    assert f"{memory_id} (guarded)" in cli("show", memory_id).stdout
+    again = cli("guard", memory_id)
+    assert again.code == 1 and "already guarded" in again.stderr
+    assert cli("unguard", memory_id).code == 0
+    assert cli("show", memory_id, "--json").json()["guard"] is False
+    pref = cli("remember", "tabs", "-c", "pref", "-f", "src/app.py", "--json").json()["id"]
+    refused = cli("guard", pref)
+    assert refused.code == 2 and "not a pref" in refused.stderr

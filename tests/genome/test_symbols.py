@@ -1,0 +1,173 @@
+"""The symbol index: definitions read by tree-sitter (regex where no grammar loads), stored per
+content key in the genome and parsed again only for contents not seen before."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from recall.genome import Genome
+from recall.genome.limits import PARALLEL_PARSE_MIN
+from recall.genome.symbols import grammars
+from recall.genome.symbols.extract import REGEX, SKIPPED_BINARY, SKIPPED_HUGE, TREE_SITTER, extract
+from recall.genome.symbols.lookup import defined_in, find_anywhere, find_in
+from recall.genome.symbols.model import body_hash, normalize_name
+
+from .gitrepo import GitRepo
+
+C_SOURCE = b"""#include <stdio.h>
+static int foo(int a)
+{
+    return a;
+}
+struct s { int x; };
+struct s *ptr;
+int (*bar(void))(int) { return 0; }
+#ifdef X
+void inside_ifdef(void)
+{
+}
+#endif
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+"""
+
+SAMPLES = {
+    "a.py": (
+        b"class Store:\n    def save(self):\n        pass\n\n    @property\n"
+        b"    def name(self):\n        return 1\n\ndef top():\n    pass\n",
+        ["Store", "Store.save", "Store.name", "top"],
+    ),
+    "a.cpp": (
+        b"namespace ns { class Foo { void inl() {} void decl(); };\nvoid Foo::decl() {} }\n"
+        b"namespace { int hidden() { return 0; } }\n",
+        ["ns", "ns.Foo", "ns.Foo.inl", "ns.Foo.decl", "hidden"],
+    ),
+    "a.ts": (
+        b"export function f() {}\nexport const g = () => 1;\nexport class K { m() {} }\n"
+        b"interface I { x: number }\ntype T = string;\nconst notAFunction = 3;\n",
+        ["f", "g", "K", "K.m", "I", "T"],
+    ),
+    "a.js": (b"function f() {}\nclass K { m() {} }\n", ["f", "K", "K.m"]),
+    "a.go": (
+        b"package x\nfunc A() {}\nfunc (s *Store) Save() {}\ntype Store struct {}\n",
+        ["A", "Store.Save", "Store"],
+    ),
+    "a.rs": (
+        b"fn a() {}\nstruct S;\nimpl<T> Store<T> { fn save(&self) {} }\nmod m { fn inner() {} }\n",
+        ["a", "S", "Store", "Store.save", "m", "m.inner"],
+    ),
+    "A.java": (
+        b"class A { void m() {} A() {} class B { int n() { return 1; } } }\n",
+        ["A", "A.m", "A.A", "A.B", "A.B.n"],
+    ),
+}
+
+
+def test_c_definitions_with_kinds_and_line_ranges() -> None:
+    found = extract("x.c", C_SOURCE)
+    assert found.parser == TREE_SITTER
+    by_name = {d.name: d for d in found.definitions}
+    assert list(by_name) == ["foo", "s", "bar", "inside_ifdef", "MAX"]  # `struct s *ptr` is no def
+    assert (by_name["foo"].kind, by_name["foo"].start, by_name["foo"].end) == ("function", 2, 5)
+    assert by_name["s"].kind == "struct"
+    assert by_name["MAX"].kind == "macro"
+
+
+@pytest.mark.parametrize("path", sorted(SAMPLES))
+def test_every_wired_language_names_its_definitions(path: str) -> None:
+    data, names = SAMPLES[path]
+    found = extract(path, data)
+    assert found.parser == TREE_SITTER, found.note
+    assert [d.name for d in found.definitions] == names
+
+
+def test_body_hash_ignores_layout_but_not_code() -> None:
+    assert body_hash(b"int f() {\n  return 1;\n}") == body_hash(b"int f() {\n\treturn 1;  }")
+    assert body_hash(b"int f() { return 1; }") != body_hash(b"int f() { return 2; }")
+
+
+def test_names_are_normalized_across_languages() -> None:
+    assert normalize_name("Store::save") == "Store.save"
+    assert normalize_name("Store#save()") == "Store.save"
+    assert normalize_name(" top ") == "top"
+
+
+def test_bad_files_fall_back_or_are_skipped_never_raise() -> None:
+    assert extract("x.c", b"\0\1\2binary").parser == SKIPPED_BINARY
+    assert extract("x.c", b"x" * ((1 << 20) + 1)).parser == SKIPPED_HUGE
+    broken = extract("x.c", b"}}}} int ((( {{{ ")
+    assert broken.parser == REGEX and broken.note == "x.c did not parse as c"
+    # a language no grammar is wired for: the regex finder
+    kotlin = extract("x.kt", b"fun main() {}\nclass X {\n  fun y() {}\n}\n")
+    assert kotlin.parser == REGEX
+    assert [d.name for d in kotlin.definitions] == ["main", "X", "y"]
+    # odd bytes and odd names: still definitions, no exception
+    odd = extract("x.py", "def caf\u00e9():\n    pass\n".encode() + b"\xff\xfe\n")
+    assert [d.name for d in odd.definitions] == ["caf\u00e9"]
+
+
+def test_a_grammar_that_does_not_load_gives_the_regex_finder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    grammars.forget()
+    monkeypatch.setitem(grammars._GRAMMARS, ".go", ("go", "no_such_grammar_module", "language"))
+    try:
+        found = extract("a.go", b"package x\nfunc A() {}\n")
+    finally:
+        grammars.forget()
+    assert found.parser == REGEX
+    assert found.note is not None and "the go grammar did not load" in found.note
+    assert [d.name for d in found.definitions] == ["A"]
+
+
+def test_the_genome_indexes_symbols_and_reparses_only_new_contents(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    repo = make_repo("repo")
+    repo.write("src/a.c", C_SOURCE.decode())
+    repo.write("src/b.py", "def helper():\n    return 1\n")
+    repo.write("README.md", "# no symbols here\n")
+    repo.commit("initial")
+    genome = open_genome(repo.root)
+    summary = genome.refresh()
+    assert summary.symbol_files_parsed == 2
+    assert summary.symbol_parsers == {TREE_SITTER: 2}
+    conn = genome.conn
+    assert [d.name for d in defined_in(conn, "src/a.c")][:2] == ["foo", "s"]
+    foo = find_in(conn, "src/a.c", "foo")
+    assert foo is not None and (foo.first_line, foo.last_line) == (2, 5)
+
+    repo.move("src/b.py", "lib/b.py")  # a rename reuses the parse: same blob
+    repo.write("src/c.py", "def helper2():\n    return 2\n")
+    repo.commit("move and add")
+    summary = genome.refresh()
+    assert (summary.symbol_files_parsed, summary.symbol_files_reused) == (1, 2)
+    assert [hit.path for hit in find_anywhere(conn, "helper")] == ["lib/b.py"]
+    assert defined_in(conn, "src/b.py") == []
+    # qualified names are found by their tail when it is unique in the file
+    assert find_in(conn, "src/c.py", "helper2") is not None
+
+    full = genome.refresh(full=True)
+    assert full.symbol_files_parsed == 3
+    assert [hit.path for hit in find_anywhere(conn, "helper")] == ["lib/b.py"]
+
+
+def test_many_new_files_are_parsed_on_threads_each_under_its_own_path(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    repo = make_repo("repo")
+    count = PARALLEL_PARSE_MIN + 6
+    for n in range(count):
+        repo.write(f"pkg/m{n}.py", f"def only_in_{n}():\n    return {n}\n")
+    repo.write("pkg/copy.py", "def only_in_0():\n    return 0\n")  # same blob as m0.py
+    repo.commit("many files")
+    genome = open_genome(repo.root)
+    summary = genome.refresh()
+    assert (summary.symbol_files_parsed, summary.symbol_files_reused) == (count, 1)
+    for n in range(count):
+        assert [d.name for d in defined_in(genome.conn, f"pkg/m{n}.py")] == [f"only_in_{n}"]
+    assert [hit.path for hit in find_anywhere(genome.conn, "only_in_0")] == [
+        "pkg/copy.py",
+        "pkg/m0.py",
+    ]

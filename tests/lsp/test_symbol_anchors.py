@@ -1,0 +1,120 @@
+"""A memory anchored to a symbol that moved to another file: opening the new file shows it on
+the symbol's definition there, and the hover card says where the symbol went."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from recall import frontmatter
+from recall.anchor_write import record_anchors
+from recall.genome import Genome
+from tests.conftest import git
+from tests.lsp import workspace
+from tests.lsp.session import Session
+
+pytestmark = pytest.mark.asyncio
+
+LOADER_GOTCHA = "session loading must tolerate a missing file"
+GUARDED = "the app loads the session before it serves"
+LOADER_PY = "import os\n\n\ndef load_session(path):\n    return open(path).read()\n"
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> workspace.Workspace:
+    """The test repository, plus a memory anchored to load_session, which then moves from
+    src/store.py to src/loader.py in a commit (the genome indexed before the server starts)."""
+    built = workspace.build(tmp_path / "repo")
+    store = built.open_store()
+    try:
+        anchors, notes = record_anchors(built.root, [("src/store.py", "load_session")])
+        assert notes == []
+        draft = store.prepare_memory(
+            summary=LOADER_GOTCHA, category="gotcha", files=["src/store.py"], author="Dana"
+        )
+        memory_id = store.remember(draft.with_changes(anchors=anchors)).id
+        guarded = store.prepare_memory(
+            summary=GUARDED, category="decision", files=["src/app.py"], author="Dana"
+        )
+        store.remember(guarded.with_changes(guard=True))
+        text = built.store_py.read_text().replace(
+            "def load_session(path):\n    return open(path).read()\n\n\n", ""
+        )
+        built.store_py.write_text(text)
+        (built.root / "src" / "loader.py").write_text(LOADER_PY)
+        git(built.root, "add", "-A")
+        git(built.root, "commit", "-q", "-m", "loading moves to its own module")
+        Genome(built.root, store.conn).refresh()
+    finally:
+        store.close()
+    return replace(built, decision=memory_id)  # the anchored memory's id, under a spare name
+
+
+async def test_a_moved_symbol_brings_its_memory_to_the_new_file(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    loader = ws.root / "src" / "loader.py"
+    await lsp_one.open(loader)
+    found = [d for d in lsp_one.diagnostics(loader) if d.code == ws.decision]
+    assert len(found) == 1, lsp_one.diagnostics(loader)
+    line = LOADER_PY.splitlines().index("def load_session(path):")
+    assert (found[0].range.start.line, found[0].range.start.character) == (line, 4)
+    hover = await lsp_one.hover(loader, line, 6)
+    assert hover is not None
+    card = str(hover.contents.value if hasattr(hover.contents, "value") else hover.contents)
+    card = card.replace("\\", "")
+    assert "via symbol load_session, moved from src/store.py" in card
+    assert "src/store.py::load_session: relocated to src/loader.py:4-5" in card
+
+
+async def test_remember_on_a_definition_anchors_the_memory_to_it(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    await lsp_one.open(ws.store_py)
+    line = ws.store_py.read_text().splitlines().index("def save_session(path, data):")
+    cursor = types.Range(types.Position(line + 1, 4), types.Position(line + 1, 4))
+    titles = [a.title for a in await lsp_one.actions(ws.store_py, cursor)]
+    assert "Tether: remember something about save_session…" in titles
+    result = await lsp_one.command(
+        "tether.remember", {"uri": ws.store_py.as_uri(), "anchors": ["src/store.py::save_session"]}
+    )
+    draft = Path(result["draft"])
+    fields = frontmatter.parse(draft.read_text(), draft).fields
+    [anchor] = fields["anchors"]
+    assert anchor["symbol"] == "src/store.py::save_session" and len(anchor["body"]) == 12
+    written = await lsp_one.command(
+        "tether.remember",
+        {"summary": "save_session must stay atomic", "anchors": ["src/store.py::save_session"]},
+    )
+    shown = await lsp_one.command("tether.show", {"memoryId": written["id"]})
+    assert shown["anchors"][0]["symbol"] == "src/store.py::save_session"
+    assert shown["files"] == ["src/store.py"]
+
+
+async def test_a_guarded_memory_is_an_error_whatever_its_category(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    await lsp_one.open(ws.app_py)
+    guarded = [d for d in lsp_one.diagnostics(ws.app_py) if GUARDED in d.message]
+    assert len(guarded) == 1, lsp_one.diagnostics(ws.app_py)
+    assert guarded[0].severity == types.DiagnosticSeverity.Error
+    assert guarded[0].message.startswith(f'guarded decision "{GUARDED}"')
+
+
+async def test_the_guard_quick_fix_guards_and_unguards(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    await lsp_one.open(ws.store_py)
+    (diagnostic,) = [d for d in lsp_one.diagnostics(ws.store_py) if d.code == ws.gotcha]
+    titles = [a.title for a in await lsp_one.actions(ws.store_py, diagnostic.range, [diagnostic])]
+    assert f"Tether: guard gotcha {ws.gotcha}" in titles
+    guarded = await lsp_one.command("tether.guard", {"memoryId": ws.gotcha})
+    assert guarded["guard"] is True
+    path = ws.memory_file(ws.gotcha)
+    assert frontmatter.parse(path.read_text(), path).fields["guard"] is True
+    unguarded = await lsp_one.command("tether.unguard", {"memoryId": ws.gotcha})
+    assert unguarded["guard"] is False
+    assert "guard" not in frontmatter.parse(path.read_text(), path).fields
