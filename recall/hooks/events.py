@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from recall.hooks.guarded import not_yet_allowed, record_allowed
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
 from recall.hooks.logfile import _notice
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
@@ -175,23 +176,28 @@ def on_edit(hook: HookInput) -> str:
         ]
         on_file = Gate(project, _notice).memories(on_file)
         guarded = [m for m in on_file if m.guard]
-        if guarded and hook.event == "PreToolUse":  # the person decides, every time
-            from recall.policy.usage import record_surfacings
-
-            record_surfacings(conn, [m.id for m in guarded])
-            return ask(hook.event, "\n".join(guard_line(m, path) for m in guarded))
-        gotchas = [m for m in on_file if m.category in WARNING_CATEGORIES]
-        if not gotchas:
-            return ""
-        gotchas.sort(key=lambda m: (not m.pinned, m.id))
-        choice = ledger.select(conn, [Candidate(m.id, pinned=m.pinned) for m in gotchas])
-        # Within one turn the policy keeps a hint visible; an agent would read the same warning
-        # on every edit of the file, so a hook shows only the hints new in this call.
-        new = set(choice.new)
+        ask_now: list[Memory] = []
+        if guarded and hook.event == "PostToolUse":  # the edit ran: the person allowed it
+            record_allowed(conn, hook.session_id, path, guarded)
+        elif guarded and hook.event == "PreToolUse":
+            ask_now = not_yet_allowed(conn, hook.session_id, path, guarded)
         from recall.policy.usage import record_surfacings
 
-        record_surfacings(conn, [m.id for m in gotchas if m.id in new])
+        gotchas = [m for m in on_file if m.category in WARNING_CATEGORIES]
+        gotchas.sort(key=lambda m: (not m.pinned, m.id))
+        new: set[str] = set()
+        if gotchas:
+            choice = ledger.select(conn, [Candidate(m.id, pinned=m.pinned) for m in gotchas])
+            # Within one turn the policy keeps a hint visible; an agent would read the same
+            # warning on every edit of the file, so a hook shows only the hints new in this call.
+            new = set(choice.new)
+        shown = {m.id for m in gotchas if m.id in new} | {m.id for m in ask_now}
+        if shown:
+            record_surfacings(conn, sorted(shown))
         lines = [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
+        if ask_now:  # the person decides, once per session, memory and file
+            reason = "\n".join(guard_line(m, path) for m in ask_now)
+            return ask(hook.event, reason, "\n".join(lines))
         return output(hook.event, "\n".join(lines))
 
 

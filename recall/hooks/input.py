@@ -112,17 +112,18 @@ def _valid_text(text: str) -> str:
     return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
 
 
-def ask(event_name: str, reason: str) -> str:
+def ask(event_name: str, reason: str, text: str = "") -> str:
     """The stdout of a PreToolUse hook that leaves the call to the person: Claude Code asks
-    them, showing ``reason`` (the agent is never blocked silently)."""
-    payload = {
-        "hookSpecificOutput": {
-            "hookEventName": event_name,
-            "permissionDecision": "ask",
-            "permissionDecisionReason": reason,
-        }
+    them, showing ``reason`` (the agent is never blocked silently); ``text``, when given, goes
+    to the model's context as in :func:`output`."""
+    specific = {
+        "hookEventName": event_name,
+        "permissionDecision": "ask",
+        "permissionDecisionReason": reason,
     }
-    return json.dumps(payload, ensure_ascii=False) + "\n"
+    if text:
+        specific["additionalContext"] = text
+    return json.dumps({"hookSpecificOutput": specific}, ensure_ascii=False) + "\n"
 
 
 def output(event_name: str, text: str) -> str:

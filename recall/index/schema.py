@@ -133,8 +133,9 @@ PER_USER_TABLES: Final = (
     "hint_sessions",
     "hint_marks",
     "hook_touches",
+    "guard_allowed",
 )
-"""Tables of behaviour, not knowledge: kept across a rebuild of the index. The last three are
+"""Tables of behaviour, not knowledge: kept across a rebuild of the index. The last four are
 created on first use by :mod:`recall.policy.hints` and :mod:`recall.hooks`."""
 
 _LIFECYCLE_DDL: Final = """

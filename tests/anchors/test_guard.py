@@ -1,5 +1,6 @@
 """Guarded memories: an agent's edit under one asks the person (Claude Code's
-``permissionDecision: "ask"`` with the memory as the reason), never blocks silently; the
+``permissionDecision: "ask"`` with the memory as the reason) once per session, memory and file,
+never blocks silently; the
 guard is written by ``remember --guard`` and by hand, and fits decisions and gotchas only."""
 
 from __future__ import annotations
@@ -41,13 +42,31 @@ def test_an_edit_under_a_guarded_memory_asks_the_person(
     reason = decision["permissionDecisionReason"]
     assert f'guarded decision "app start order is fixed: config, then db" [{memory_id}]' in reason
     assert "covers src/app.py" in reason
-    # asked again on the next edit: the person decides each time
+    # refused: no PostToolUse follows, so the next try asks again
     again = json.loads(hook("pre-edit", edit_input(repo, "src/app.py")))
     assert again["hookSpecificOutput"]["permissionDecision"] == "ask"
-    # after the edit there is nothing left to ask; other files are not concerned
+    # allowed: the edit ran and PostToolUse says so; this session is not asked again
     after = hook("post-edit", edit_input(repo, "src/app.py", event="PostToolUse"))
     assert "permissionDecision" not in after
+    assert hook("pre-edit", edit_input(repo, "src/app.py")) == ""
+    other = "0b9a7f1e-2c3d-4e5f-8a9b-1c2d3e4f5a6b"
+    asked = json.loads(hook("pre-edit", edit_input(repo, "src/app.py", session=other)))
+    assert asked["hookSpecificOutput"]["permissionDecision"] == "ask"
     assert hook("pre-edit", edit_input(repo, "src/util.py")) == ""
+
+
+def test_a_guarded_file_is_asked_about_and_its_gotchas_warned_of_in_one_answer(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id = remember_guarded(cli, "-f", "src/app.py")
+    gotcha = cli("remember", "never log the token", "-c", "gotcha", "-f", "src/app.py", "--json")
+    specific = json.loads(hook("pre-edit", edit_input(repo, "src/app.py")))["hookSpecificOutput"]
+    assert specific["permissionDecision"] == "ask"
+    assert f"[{memory_id}] covers src/app.py" in specific["permissionDecisionReason"]
+    gotcha_id = gotcha.json()["id"]
+    assert specific["additionalContext"] == (
+        f'· gotcha "never log the token" [{gotcha_id}] — review before editing'
+    )
 
 
 def test_the_reason_names_the_anchored_symbol(repo: Path, cli: Callable[..., CliResult]) -> None:
