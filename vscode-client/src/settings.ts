@@ -11,6 +11,7 @@ export const SECTION = 'tether';
 export const SERVER_KEYS: readonly string[] = [
   'diagnosticCategories',
   'severity',
+  'guardSeverity',
   'maxPerFile',
   'hintQuietTurns',
   'hintSessionBudget',

@@ -35,6 +35,7 @@ test('severity tables merge across levels', () => {
 test('the keys are the ones the server reads', () => {
   assert.deepEqual([...SERVER_KEYS].sort(), [
     'diagnosticCategories',
+    'guardSeverity',
     'hintQuietTurns',
     'hintSessionBudget',
     'indexOnStart',
