@@ -166,6 +166,8 @@ MIGRATIONS: Final[dict[int, str]] = {
     # and guarded memories (edits under them ask first)
     5: (
         "ALTER TABLE memories ADD COLUMN anchors TEXT;\n"
-        "ALTER TABLE memories ADD COLUMN guard INTEGER NOT NULL DEFAULT 0;\n" + _ANCHORS_TABLE_DDL
+        "ALTER TABLE memories ADD COLUMN guard INTEGER NOT NULL DEFAULT 0;\n"
+        # every file is read once more, so a guard or anchors written by hand before are kept
+        "UPDATE memories SET mtime_ns = -1;\n" + _ANCHORS_TABLE_DDL
     ),
 }

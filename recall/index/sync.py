@@ -20,6 +20,7 @@ from recall.index.db import rollback
 from recall.memfiles import FileStat, MemoryFolder, OversizedFile, file_sha, limit_problem
 from recall.model import Memory
 from recall.records import memory_from_parsed
+from recall.symbol_anchors import anchors_column
 
 PathNormalizer = Callable[[str], str]
 
@@ -231,7 +232,7 @@ def _sync_one(
         report.problems.append(f"{folder.path / stat.name}:1: cannot be read")
         return
     existing = conn.execute(
-        "SELECT name, file_sha FROM memories WHERE id = ?", (memory.id,)
+        "SELECT name, file_sha, guard, anchors FROM memories WHERE id = ?", (memory.id,)
     ).fetchone()
     if existing is not None and existing["name"] != stat.name:
         rows.delete_by_name(conn, stat.name)
@@ -239,7 +240,7 @@ def _sync_one(
         rows.record_problem(conn, stat, 1, message)
         report.problems.append(f"{folder.path / stat.name}:1: {message}")
         return
-    if existing is not None and existing["file_sha"] == sha:
+    if existing is not None and _same_row(existing, memory, sha):
         conn.execute(
             "UPDATE memories SET mtime_ns = ?, size = ? WHERE name = ?",
             (stat.mtime_ns, stat.size, stat.name),
@@ -251,3 +252,14 @@ def _sync_one(
         report.changed += 1
     else:
         report.added += 1
+
+
+def _same_row(existing: sqlite3.Row, memory: Memory, sha: str) -> bool:
+    """Whether the indexed row already says what the file says. The same bytes normally do; an
+    index migrated from before guards and symbol anchors has neither, so a file that set them
+    by hand then is indexed again (the migration has every file read once for this)."""
+    return (
+        existing["file_sha"] == sha
+        and existing["guard"] == int(memory.guard)
+        and existing["anchors"] == anchors_column(memory.anchors)
+    )

@@ -114,6 +114,35 @@ def test_version_4_index_gains_per_day_counts_and_keeps_its_totals(
     assert [tuple(row) for row in days] == [(at(1)[:10], 1)]
 
 
+def test_version_5_index_reads_a_guard_and_anchors_written_by_hand_before_the_upgrade(
+    store: MemoryStore, open_store: Callable[..., OpenStore]
+) -> None:
+    memory = remember(store, "retries stay at three", files=["src/app.py"], category="decision")
+    index = store.location.index_path
+    path = store.path_of(memory)
+    store.close()
+    with sqlite3.connect(index) as conn:  # back to what version 5 created
+        conn.execute("DROP TABLE memory_anchors")
+        conn.execute("ALTER TABLE memories DROP COLUMN anchors")
+        conn.execute("ALTER TABLE memories DROP COLUMN guard")
+        conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    # Written by hand while version 5 ran, which kept both keys in the file only ...
+    text = path.read_text(encoding="utf-8")
+    added = "pinned: false\nguard: true\nanchors:\n  - src/app.py::retry\n"
+    path.write_text(text.replace("pinned: false\n", added), encoding="utf-8")
+    stat = path.stat()
+    with sqlite3.connect(index) as conn:  # ... and indexed the file as unchanged
+        conn.execute(
+            "UPDATE memories SET mtime_ns = ?, size = ? WHERE id = ?",
+            (stat.st_mtime_ns, stat.st_size, memory),
+        )
+    upgraded, notices = open_store()
+    assert notices == []
+    found = upgraded.get(memory)
+    assert found.guard is True
+    assert [a.to_dict()["symbol"] for a in found.anchors] == ["src/app.py::retry"]
+
+
 def test_keep_skips_what_the_new_schema_cannot_take(store: MemoryStore, tmp_path) -> None:
     old = tmp_path / "old.db"
     with sqlite3.connect(old) as conn:
