@@ -196,10 +196,10 @@ CHECK_MEMORIES = 1000
 def measure_check(repo: Path, runs: int) -> Timing:
     """``check`` of a 50-file working-tree change against anchored memories, beside the floor
     of its two git diff reads."""
-    from recall.diff_check import check
+    from recall.anchors.check import check
+    from recall.anchors.symbols import SymbolAnchor
     from recall.genome.symbols.extract import read_file
     from recall.model import Memory
-    from recall.symbol_anchors import SymbolAnchor
 
     paths = sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*.c"))
     changed = paths[:: max(1, len(paths) // CHECK_FILES)][:CHECK_FILES]

@@ -154,7 +154,7 @@ def _pin(ls: TetherServer, obj: dict[str, Any], pinned: bool) -> dict[str, Any]:
 
 
 def _guard(ls: TetherServer, obj: dict[str, Any], guard: bool) -> dict[str, Any]:
-    from recall.guards import set_guard
+    from recall.anchors.guards import set_guard
 
     root, store, memory = find(ls, obj)
     updated = set_guard(store, memory.id, guard)

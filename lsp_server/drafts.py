@@ -18,16 +18,16 @@ from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
 from lsp_server.roots import Root
 from recall import frontmatter
-from recall.anchor_write import record_anchors
+from recall.anchors.guards import check_guard
+from recall.anchors.symbols import SymbolAnchor, parse_anchor
+from recall.anchors.write import record_anchors
 from recall.clock import now_iso
 from recall.errors import BadInput
-from recall.guards import check_guard
 from recall.locations import ensure_created
 from recall.model import Memory
 from recall.records import check_category, check_text, front_matter_fields
 from recall.repo import git_user_name
 from recall.store import MemoryStore
-from recall.symbol_anchors import SymbolAnchor, parse_anchor
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer

@@ -12,7 +12,7 @@ from lsp_server import capabilities, cards, watching
 from lsp_server.documents import Shown
 from lsp_server.positions import contains
 from lsp_server.roots import Root
-from recall.anchor_states import states_of
+from recall.anchors.states import states_of
 from recall.policy.usage import record_action
 
 if TYPE_CHECKING:

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Any
 from mcp_server import results
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from recall import secrets_scan
-from recall.anchor_write import record_anchors
+from recall.anchors.guards import check_guard
+from recall.anchors.symbols import parse_anchor
+from recall.anchors.write import record_anchors
 from recall.errors import BadInput
-from recall.guards import check_guard
 from recall.lifecycle.disuse import archived_by_disuse, as_seen
 from recall.model import CATEGORIES, STATUSES
 from recall.paths import normalize, normalize_loose
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
-from recall.symbol_anchors import parse_anchor
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace

@@ -7,12 +7,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from recall.anchors.symbols import anchors_from_records
 from recall.clock import format_timestamp, parse_timestamp
 from recall.errors import BadInput
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.records import check_text
 from recall.store import MemoryStore
-from recall.symbol_anchors import anchors_from_records
 
 Normalize = Callable[[str], str]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Final
 
-from recall.symbol_anchors import SymbolAnchor
+from recall.anchors.symbols import SymbolAnchor
 
 # ``rejected``: an approach that was tried and failed, with why; surfaced like a gotcha.
 CATEGORIES: Final = ("pref", "decision", "gotcha", "context", "rejected")
@@ -70,7 +70,7 @@ class Memory:
     files: tuple[str, ...] = ()
     anchor: str | None = None
     anchors: tuple[SymbolAnchor, ...] = ()
-    """Symbol anchors (``path::name``), see :mod:`recall.symbol_anchors`."""
+    """Symbol anchors (``path::name``), see :mod:`recall.anchors.symbols`."""
     pinned: bool = False
     guard: bool = False
     """Edits under it ask the person first (pre-edit hook) and fail ``tether check`` until it is

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from recall import frontmatter
+from recall.anchors.symbols import anchors_from_field, anchors_to_field
 from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
 from recall.model import CATEGORIES, SOURCES, STATUSES, Memory, is_valid_id
-from recall.symbol_anchors import anchors_from_field, anchors_to_field
 
 KNOWN_KEYS = (
     "id",

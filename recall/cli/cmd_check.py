@@ -2,7 +2,7 @@
 
 For continuous integration, a pre-commit hook and pull-request review: the memories to review
 (their files or anchored symbols changed), and failures, which make it exit 1 (see
-:mod:`recall.diff_check`). ``--format github`` prints workflow annotations on the changed
+:mod:`recall.anchors.check`). ``--format github`` prints workflow annotations on the changed
 lines.
 """
 
@@ -59,7 +59,7 @@ def github_line(finding: Any) -> str:
 
 def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Check the change against the project's memories."""
-    from recall.diff_check import check
+    from recall.anchors.check import check
 
     store = ctx.project(create=False)
     root = store.repo_root

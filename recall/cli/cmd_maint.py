@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from recall import privacy
-from recall.anchor_states import confirmed_anchors, moved_anchors, repointed_anchors
+from recall.anchors.states import confirmed_anchors, moved_anchors, repointed_anchors
+from recall.anchors.symbols import anchors_to_field
 from recall.cli.context import CommandContext
 from recall.cli.known_paths import suggestions, tree_paths
 from recall.cli.render import ID_HELP, scope_option
@@ -27,7 +28,6 @@ from recall.lifecycle.references import (
 from recall.policy.usage import record_action
 from recall.repo_signals import open_repo_signals
 from recall.store import MemoryStore
-from recall.symbol_anchors import anchors_to_field
 
 
 def register(sub: argparse._SubParsersAction) -> None:

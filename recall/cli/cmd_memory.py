@@ -6,14 +6,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from recall.anchor_states import states_of
-from recall.anchor_write import record_anchors
+from recall.anchors.guards import check_guard
+from recall.anchors.states import states_of
+from recall.anchors.symbols import split_anchor_options
+from recall.anchors.write import record_anchors
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.known_paths import is_git, refuse_unknown
 from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.errors import NothingToDo
-from recall.guards import check_guard
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.locations import PROJECT, ensure_created
@@ -23,7 +24,6 @@ from recall.policy.usage import counters, record_action
 from recall.records import check_text
 from recall.repo import git_user_name
 from recall.store import MemoryStore, not_on_it_note
-from recall.symbol_anchors import split_anchor_options
 
 
 def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -> None:

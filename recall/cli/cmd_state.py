@@ -77,7 +77,7 @@ def run_pin(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 def run_guard(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Guard or unguard a memory."""
-    from recall.guards import set_guard
+    from recall.anchors.guards import set_guard
 
     store, memory = ctx.find_memory(args.id)
     updated = set_guard(store, memory.id, args.guard)

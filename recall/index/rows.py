@@ -6,10 +6,10 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
+from recall.anchors.symbols import anchors_column, anchors_from_column, leaf_of, normalize_name
 from recall.index.schema import NEW_INDEX_ID
 from recall.memfiles import FileStat
 from recall.model import Memory
-from recall.symbol_anchors import anchors_column, anchors_from_column, leaf_of, normalize_name
 
 _INSERT = """
 INSERT INTO memories(rowid, id, name, category, summary, details, files, anchor, anchors, pinned,

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from recall import frontmatter
+from recall.anchors.symbols import anchors_column
 from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
 from recall.index import rows
@@ -20,7 +21,6 @@ from recall.index.db import rollback
 from recall.memfiles import FileStat, MemoryFolder, OversizedFile, file_sha, limit_problem
 from recall.model import Memory
 from recall.records import memory_from_parsed
-from recall.symbol_anchors import anchors_column
 
 PathNormalizer = Callable[[str], str]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from recall.anchor_states import moved_anchors
+from recall.anchors.states import moved_anchors
 from recall.clock import format_timestamp, now
 from recall.errors import BadInput
 from recall.lifecycle import (

@@ -12,11 +12,11 @@ import json
 import sqlite3
 from collections.abc import Callable
 
-from recall.anchor_states import RELOCATED, resolve
+from recall.anchors.states import RELOCATED, resolve
+from recall.anchors.symbols import anchors_from_column, normalize_name
 from recall.genome.symbols.lookup import leaves_in
 from recall.ranking import weights as W
 from recall.ranking.channels import Channel, Evidence
-from recall.symbol_anchors import anchors_from_column, normalize_name
 
 RenamedTo = Callable[[str], "str | None"]
 

@@ -11,14 +11,14 @@ import pytest
 from conftest import CliResult, make_repo
 
 from recall import frontmatter
-from recall.errors import BadInput, MalformedMemory
-from recall.records import memory_from_parsed, render_memory
-from recall.symbol_anchors import (
+from recall.anchors.symbols import (
     SymbolAnchor,
     anchors_from_field,
     looks_like_symbol_anchor,
     split_anchor_options,
 )
+from recall.errors import BadInput, MalformedMemory
+from recall.records import memory_from_parsed, render_memory
 
 HAND_WRITTEN = """---
 id: 1234abcd

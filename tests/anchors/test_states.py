@@ -7,11 +7,11 @@ from pathlib import Path
 
 from conftest import git, make_repo
 
-from recall.anchor_states import GONE, RELOCATED, UNKNOWN, resolve
+from recall.anchors.states import GONE, RELOCATED, UNKNOWN, resolve
+from recall.anchors.symbols import SymbolAnchor
 from recall.genome import Genome, limits
 from recall.genome.symbols.model import body_hash
 from recall.index.db import connect
-from recall.symbol_anchors import SymbolAnchor
 
 
 def genome_of(root: Path, tmp_path: Path) -> Genome:

@@ -11,7 +11,7 @@ from conftest import remember
 from genome.gitrepo import GitRepo
 from test_cli import fields
 
-from recall.anchor_write import record_anchors
+from recall.anchors.write import record_anchors
 from recall.cli.cmd_cleanup import NEEDS_TERMINAL, PROMPT
 from recall.lifecycle import cleanup
 from recall.lifecycle.session_start import register

@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 
 from recall import frontmatter
-from recall.anchor_write import record_anchors
+from recall.anchors.write import record_anchors
 from recall.genome import Genome
 from tests.conftest import git
 from tests.lsp import workspace

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recall.symbol_anchors import NAME_SEPARATOR as SEPARATOR
-from recall.symbol_anchors import normalize_name
+from recall.anchors.symbols import NAME_SEPARATOR as SEPARATOR
+from recall.anchors.symbols import normalize_name
 
 __all__ = ["SEPARATOR", "Definition", "body_hash", "normalize_name"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recall.symbol_anchors import NAME_SEPARATOR, SymbolAnchor, normalize_name
+from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, normalize_name
 
 
 def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:

@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from recall.anchors.symbols import SymbolAnchor, normalize_name
 from recall.errors import BadInput
 from recall.genome.gitcmd import GitRunner
 from recall.genome.symbols.extract import extract, read_file
 from recall.genome.symbols.model import Definition
 from recall.model import Memory
-from recall.symbol_anchors import SymbolAnchor, normalize_name
 
 REVIEW = "review"
 FAIL = "fail"

@@ -21,10 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from recall.anchors.symbols import SymbolAnchor
 from recall.genome.limits import MAX_RELOCATION_CANDIDATES
 from recall.genome.symbols.grammars import reads
 from recall.genome.symbols.lookup import Located, find_anywhere, find_in
-from recall.symbol_anchors import SymbolAnchor
 
 CURRENT = "current"
 CHANGED = "changed"
