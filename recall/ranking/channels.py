@@ -18,6 +18,7 @@ from recall.clock import parse_timestamp
 from recall.errors import BadInput
 from recall.index import fts, fts_stats
 from recall.ranking import weights as W
+from recall.ranking.facts import JSON_VALUES, FactsMemo, Owner
 from recall.ranking.query import Touch
 
 if TYPE_CHECKING:
@@ -36,10 +37,6 @@ class Evidence:
 
 Channel = dict[int, Evidence]
 
-JSON_VALUES: Final = "(SELECT value FROM json_each(?))"
-"""Any number of values (rowids, terms) bound as one JSON array: one statement whatever their
-number, where a list of bound parameters would have to be cut under SQLite's limit (999)."""
-
 
 def _ranked(
     scored: dict[int, tuple[float, float, str, float]],
@@ -57,33 +54,6 @@ def _ranked(
     }
 
 
-def _memories_on(
-    conn: sqlite3.Connection,
-    paths: Sequence[str],
-    created: dict[int, str] | None = None,
-    category: dict[int, str] | None = None,
-) -> dict[str, list[int]]:
-    """Active memories naming each path; ``created`` and ``category``, when given, are filled
-    with when each of them was written and its kind."""
-    if not paths:
-        return {}
-    found: dict[str, list[int]] = defaultdict(list)
-    query = (
-        "SELECT mf.path, mf.memory_rowid, m.created, m.category FROM memory_files mf "
-        "JOIN memories m ON m.rowid = mf.memory_rowid "
-        # "+m.status" keeps SQLite on the path index; without statistics it may otherwise
-        # walk every active memory through the status index.
-        "WHERE mf.path IN (SELECT value FROM json_each(?)) AND +m.status = 'active'"
-    )
-    for path, rowid, stamp, kind in conn.execute(query, (json.dumps(list(paths)),)):
-        found[path].append(rowid)
-        if created is not None:
-            created[rowid] = stamp
-        if category is not None:
-            category[rowid] = kind
-    return found
-
-
 def touch_weights(touches: Sequence[Touch]) -> dict[str, float]:
     """Each touched path with the weight of the strongest way it was touched."""
     weights: dict[str, float] = {}
@@ -98,31 +68,52 @@ def file_affinity(
     touched: dict[str, float],
     exists: Callable[[str], bool],
     earlier_names: Callable[[str], Sequence[str]] = lambda path: (),
+    memo: FactsMemo | None = None,
 ) -> Channel:
     """Memories naming a touched file that exists now, weighted by how rarely the file is named.
 
     A file keeps its memories through renames: a memory naming an earlier name of a touched
     file (as git's history shows it) counts as naming the file. The oldest memory on a file
     shared by several (its origin, see ``W.ORIGIN_BONUS``) gets a little more. Equal file
-    evidence is ranked by :func:`_tie_key` (a gotcha before a context note).
+    evidence is ranked by :func:`_tie_key` (a gotcha before a context note). ``memo`` keeps
+    each file's memories between recalls of one index state.
     """
-    aliases = {path: [path, *earlier_names(path)] for path in touched if exists(path)}
-    created: dict[int, str] = {}
-    kinds: dict[int, str] = {}
+    return files_channel(conn, touched, file_aliases(touched, exists, earlier_names), memo)
+
+
+def file_aliases(
+    touched: dict[str, float],
+    exists: Callable[[str], bool],
+    earlier_names: Callable[[str], Sequence[str]] = lambda path: (),
+) -> dict[str, tuple[str, ...]]:
+    """Each touched file that exists now with the names it had (itself first, then its
+    earlier names in history, newest first)."""
+    return {path: (path, *earlier_names(path)) for path in touched if exists(path)}
+
+
+def files_channel(
+    conn: sqlite3.Connection,
+    touched: dict[str, float],
+    aliases: dict[str, tuple[str, ...]],
+    memo: FactsMemo | None = None,
+) -> Channel:
+    """:func:`file_affinity` of touched files whose names (:func:`file_aliases`) are known."""
     names_asked = [name for names in aliases.values() for name in names]
-    named = _memories_on(conn, names_asked, created, kinds)
+    named = (memo or FactsMemo()).owners(conn, names_asked)
+    ties: dict[int, tuple[float, ...]] = {}
     scored: dict[int, list[tuple[float, str]]] = defaultdict(list)
     origin: dict[int, float] = {}
     for path, names in aliases.items():
-        owners: dict[int, str] = {}
+        owners: dict[int, tuple[str, Owner]] = {}
         for name in names:
-            for rowid in named.get(name, ()):
-                owners.setdefault(rowid, name)
+            for owner in named.get(name, ()):
+                owners.setdefault(owner.rowid, (name, owner))
         magnitude = W.file_magnitude(len(owners), touched[path])  # rarer path, larger
-        for rowid, name in owners.items():
+        for rowid, (name, owner) in owners.items():
             # the note names the earlier path when the memory was written before a rename
             scored[rowid].append((magnitude, "" if name == path else name))
-        moments = {rowid: _moment(created[rowid]) for rowid in owners}
+            ties[rowid] = _tie_key_at(owner.kind, owner.seconds)
+        moments = {rowid: owner.seconds for rowid, (_, owner) in owners.items()}
         first = min(moments.values(), default=math.inf)
         firsts = sum(1 for moment in moments.values() if moment == first)
         # all written at once, or a batch imported at once ahead of the rest: none came first
@@ -136,14 +127,19 @@ def file_affinity(
         hits.sort(reverse=True)
         magnitude = W.combine_file_hits([m for m, _ in hits]) + origin.get(rowid, 0.0)
         result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
-    return _ranked(result, {rowid: _tie_key(kinds[rowid], created[rowid]) for rowid in result})
+    return _ranked(result, ties)
 
 
 def _tie_key(kind: str, created: str) -> tuple[float, ...]:
     """Order of memories with equal file evidence: what to review before editing (a gotcha,
     a decision) first, then (``W.FILE_TIES_NEWEST_FIRST``) the newest."""
+    return _tie_key_at(kind, _moment(created))
+
+
+def _tie_key_at(kind: str, seconds: float) -> tuple[float, ...]:
+    """:func:`_tie_key` of a creation time already in seconds (inf when unreadable)."""
     review = 0.0 if kind in W.REVIEW_KINDS else 1.0
-    return (review, -_moment(created)) if W.FILE_TIES_NEWEST_FIRST else (review,)
+    return (review, -seconds) if W.FILE_TIES_NEWEST_FIRST else (review,)
 
 
 def _moment(stamp: str) -> float:
@@ -203,12 +199,17 @@ def cochange_neighbours(
     return picked
 
 
-def cochange(conn: sqlite3.Connection, hits: list[NeighbourHit], direct: Channel) -> Channel:
+def cochange(
+    conn: sqlite3.Connection,
+    hits: list[NeighbourHit],
+    direct: Channel,
+    memo: FactsMemo | None = None,
+) -> Channel:
     """Memories on co-changing files enter at a fixed, weaker rank than direct hits."""
-    owners = _memories_on(conn, [h.path for h in hits])
+    owners = (memo or FactsMemo()).owners(conn, [h.path for h in hits])
     result: Channel = {}
     for order, hit in enumerate(hits):
-        for rowid in owners.get(hit.path, []):
+        for rowid in (owner.rowid for owner in owners.get(hit.path, ())):
             if rowid in direct or rowid in result:
                 continue
             # The receipt names the memory's file and how often it changed with the touched one.

@@ -23,6 +23,7 @@ from recall.model import Memory
 from recall.ranking import channels as ch
 from recall.ranking import hashbag, lean_semantic, learned, query_words, vector_cache
 from recall.ranking import weights as W
+from recall.ranking.facts import FactsMemo, usage_of
 from recall.ranking.fuse import DRIFT_NOTE, Fused, fuse, receipt
 from recall.ranking.query import RecallQuery
 from recall.ranking.sanitize import sanitize_prompt
@@ -141,6 +142,10 @@ class _StoreFacts:
     """The lifecycle keys read from the files of memories shown (see ``_mark_drift``)."""
     postings: Any = None
     """The word index's counts kept for the text channel (a long-lived engine only)."""
+    memo: FactsMemo = field(default_factory=FactsMemo)
+    """Candidates' facts and each file's memories, read once for this index state."""
+    file_channels: dict[tuple[Any, ...], ch.Channel] = field(default_factory=dict)
+    """The file channel of each set of touched files asked (see ``_file_channel``)."""
 
 
 def _dense(sparse: list[tuple[int, float]], dim: int) -> Any:
@@ -413,10 +418,10 @@ class Recaller:
         found["file"] = self._timed(
             timings,
             "file",
-            lambda: ch.file_affinity(conn, touched, self.repo.exists, self.repo.renamed_from),
+            lambda: self._file_channel(conn, facts, touched),
         )
         found["cochange"] = self._timed(
-            timings, "cochange", lambda: ch.cochange(conn, neighbours, found["file"])
+            timings, "cochange", lambda: ch.cochange(conn, neighbours, found["file"], facts.memo)
         )
         near = set(found["file"]) | set(found["cochange"])
         inactive = facts.inactive
@@ -457,6 +462,20 @@ class Recaller:
         fused = fuse({k: v for k, v in found.items() if v})
         _add_time(timings, "fusion", tick)
         return self._finish(store, fused, touched, neighbours, timings, limit)
+
+    def _file_channel(
+        self, conn: sqlite3.Connection, facts: _StoreFacts, touched: dict[str, float]
+    ) -> ch.Channel:
+        """The file channel, kept per index state for each set of touched files and the
+        names they had (an editor asks for the same open file again and again)."""
+        aliases = ch.file_aliases(touched, self.repo.exists, self.repo.renamed_from)
+        key = tuple((path, touched[path], names) for path, names in aliases.items())
+        kept = facts.file_channels.get(key)
+        if kept is None:
+            if len(facts.file_channels) >= FILE_CHANNELS_KEPT:
+                facts.file_channels.clear()
+            kept = facts.file_channels[key] = ch.files_channel(conn, touched, aliases, facts.memo)
+        return kept
 
     def _provider_failed(self, error: EmbedderFailed) -> None:
         """Say once per failure what the provider did; recall goes on without it."""
@@ -599,40 +618,51 @@ class Recaller:
         if not items:
             return []
         tick = time.perf_counter()
-        fused = {item.rowid: item for item in items}
-        facts = _candidate_facts(store.conn, list(fused))
+        conn = store.conn
+        statics = self._store_facts(store).memo.statics(conn, [item.rowid for item in items])
+        usage = usage_of(conn, [fact.id for fact in statics.values()])
         _add_time(timings, "candidates", tick)
         tick = time.perf_counter()
+        fused = {item.rowid: item for item in items}
         moment = now().timestamp()
         module = self._module_of(touched)
-        neighbour_paths = {hit.path for hit in neighbours}
+        # the files through which a memory is relevant: touched, or a co-changing neighbour
+        reached = touched.keys() | {hit.path for hit in neighbours}
         found: list[_Candidate] = []
-        for fact in facts:
+        for rowid in sorted(statics):
+            fact = statics[rowid]
             if fact.replaced:
                 continue
-            if fact.archived and not fact.pinned:
+            used = usage.get(fact.id)
+            if used is not None and used.archived and not fact.pinned:
                 continue  # archived by this user's disuse (lifecycle.disuse); pinned are exempt
-            item = fused[fact.rowid]
+            item = fused[rowid]
             # The fan-in that matters is that of the file through which the memory is relevant.
-            through = [p for p in fact.files if p in touched or p in neighbour_paths]
-            fan_in = max((self._fan_in(p) for p in through), default=0)
+            through = fact.file_set & reached
+            fan_in = max(map(self._fan_in, through)) if through else 0
             item.add("blast", W.blast_bonus(fan_in))
             if "file" in item.evidence:
-                others = [p for p in fact.files if p not in touched]
-                if others:
-                    share = sum(p in module for p in others) / len(others)
-                    item.add("module", W.module_bonus(share))
-            anchor = fact.last_acted or fact.created
-            item.add("recency", W.recency_bonus(_days_since(anchor, moment), pinned=fact.pinned))
+                others = fact.file_set - touched.keys()
+                if others:  # a memory's files are distinct: the share counts each once
+                    item.add("module", W.module_bonus(len(others & module) / len(others)))
+            if used is not None and used.last_acted:
+                days = _days_since(used.last_acted, moment)
+            else:
+                days = 0.0 if fact.then is None else max(0.0, (moment - fact.then) / 86400.0)
+            item.add("recency", W.recency_bonus(days, pinned=fact.pinned))
             if fact.pinned:
                 item.add("pinned", W.PINNED_BONUS)
-            else:
-                item.add("ignored", W.ignore_penalty(fact.surfaced, fact.acted))
-                item.add("acted", W.acted_bonus(fact.acted))
-            found.append(_Candidate(store, fact.rowid, fact.id, fact.content_hash, item, fan_in))
+            elif used is not None:
+                item.add("ignored", W.ignore_penalty(used.surfaced, used.acted))
+                item.add("acted", W.acted_bonus(used.acted))
+            found.append(_Candidate(store, rowid, fact.id, fact.content_hash, item, fan_in))
         _add_time(timings, "adjust", tick)
         return found
 
+
+FILE_CHANNELS_KEPT = 64
+"""Sets of touched files whose file channel is kept per index state; a speed setting, not a
+judgement (any value ranks the same)."""
 
 FACTS_FIRST_ROUND = 64
 """Candidates whose facts are read first (at least); a speed setting, not a judgement: any
@@ -675,58 +705,6 @@ def _same(now: dict[int, sqlite3.Connection], before: dict[int, sqlite3.Connecti
 
 class _IndexMoved(Exception):
     """An index was replaced (or a ranked row removed) while a recall read it."""
-
-
-@dataclass(frozen=True)
-class _Facts:
-    """What ranking needs of one candidate memory (its row is decoded only if it is shown)."""
-
-    rowid: int
-    id: str
-    pinned: bool
-    created: str
-    content_hash: str
-    surfaced: int
-    acted: int
-    last_acted: str | None
-    archived: bool
-    replaced: bool
-    files: tuple[str, ...]
-
-
-def _candidate_facts(conn: sqlite3.Connection, rowids: list[int]) -> list[_Facts]:
-    """The facts of the active memories among ``rowids``, in rowid order: two statements."""
-    bound = (json.dumps(rowids),)
-    files: dict[int, list[str]] = {}
-    for rowid, path in conn.execute(
-        f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {ch.JSON_VALUES}", bound
-    ):
-        files.setdefault(rowid, []).append(path)
-    found = conn.execute(
-        "SELECT m.rowid, m.id, m.pinned, m.created, m.content_hash, u.surfaced, u.acted, "
-        "u.last_acted, u.archived_by_disuse, "
-        # "+status": look the ids up by the supersedes index, not every active memory
-        "EXISTS (SELECT 1 FROM memories r WHERE r.supersedes = m.id AND +r.status = 'active') "
-        f"FROM memories m LEFT JOIN usage u ON u.memory_id = m.id "
-        f"WHERE m.rowid IN {ch.JSON_VALUES} AND +m.status = 'active' ORDER BY m.rowid",
-        bound,
-    )
-    return [
-        _Facts(
-            row[0],
-            row[1],
-            bool(row[2]),
-            row[3],
-            row[4],
-            row[5] or 0,
-            row[6] or 0,
-            row[7],
-            bool(row[8]),
-            bool(row[9]),
-            tuple(files.get(row[0], ())),
-        )
-        for row in found
-    ]
 
 
 @dataclass

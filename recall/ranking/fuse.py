@@ -38,12 +38,26 @@ def fuse(channels: dict[str, Channel]) -> dict[int, Fused]:
     fused: dict[int, Fused] = {}
     for name, channel in channels.items():
         weight = W.CHANNEL_WEIGHTS[name]
+        rank_name = f"{name}_rank"
+        # Fused.add inlined (the same products and sums): a crowded file's thousands of
+        # candidates pass here on every query
+        rank_factor, magnitude_factor = learned.weight(rank_name), learned.weight(name)
+        with_magnitude = name != "trigram"
         for rowid, evidence in channel.items():
-            item = fused.setdefault(rowid, Fused(rowid))
+            item = fused.get(rowid)
+            if item is None:
+                item = fused[rowid] = Fused(rowid)
             item.evidence[name] = evidence
-            item.add(f"{name}_rank", weight * W.rrf(evidence.rank))
-            if name != "trigram":
-                item.add(name, evidence.magnitude)
+            signals = item.signals
+            amount = weight * W.rrf(evidence.rank) * rank_factor
+            if amount:
+                signals[rank_name] = signals.get(rank_name, 0.0) + amount
+                item.score += amount
+            if with_magnitude:
+                amount = evidence.magnitude * magnitude_factor
+                if amount:
+                    signals[name] = signals.get(name, 0.0) + amount
+                    item.score += amount
     # A substring match of words the word channel already matched is the same evidence seen
     # twice: the trigram magnitude counts only what it adds over the word match.
     for rowid, evidence in channels.get("trigram", {}).items():

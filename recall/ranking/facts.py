@@ -1,0 +1,171 @@
+"""What ranking needs of candidate memories, read once per index state and kept.
+
+A hub file's hundreds of memories are candidates of nearly every query that touches it; their
+files, creation time, pin and content hash do not change until the memories table does
+(:func:`recall.index.rows.index_stamp`). A long-lived engine keeps them here, so a query reads
+only what it has not seen yet (one statement per kind, however many candidates). Usage
+(surfacings, actions, archival) changes without the memories table and is read per query
+(:func:`usage_of`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from recall.clock import parse_timestamp
+from recall.errors import BadInput
+
+JSON_VALUES: Final = "(SELECT value FROM json_each(?))"
+"""Any number of values (rowids, terms) bound as one JSON array: one statement whatever their
+number, where a list of bound parameters would have to be cut under SQLite's limit (999)."""
+
+
+def moment(stamp: str | None) -> float | None:
+    """A timestamp as seconds since the epoch, None when empty or unreadable."""
+    if not stamp:
+        return None
+    try:
+        return parse_timestamp(stamp).timestamp()
+    except BadInput:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Static:
+    """What ranking needs of one active memory that only a change to the index changes."""
+
+    id: str
+    pinned: bool
+    created: str
+    then: float | None
+    """``created`` in seconds (None when empty or unreadable: its age counts as 0 days)."""
+    content_hash: str
+    replaced: bool
+    """Whether an active memory supersedes it."""
+    files: tuple[str, ...]
+    file_set: frozenset[str]
+    """``files`` as a set (a memory's files are distinct)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """An active memory naming a file: its rowid, creation time (as written and in seconds,
+    inf when unreadable) and kind."""
+
+    rowid: int
+    created: str
+    seconds: float
+    kind: str
+
+
+class FactsMemo:
+    """Static facts of memories and the active memories on each path, for one index state
+    (the caller drops it when the state changes)."""
+
+    LIMIT: Final = 200_000
+    """Entries kept before the memo is emptied and refilled: bounds memory on a huge store;
+    a speed setting, not a judgement (any value ranks the same)."""
+
+    def __init__(self) -> None:
+        """An empty memo."""
+        self._static: dict[int, Static | None] = {}
+        self._owners: dict[str, tuple[Owner, ...]] = {}
+
+    def statics(self, conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, Static]:
+        """The facts of the active memories among ``rowids`` (the others left out); those
+        not kept yet read in two statements."""
+        kept = self._static
+        missing = [r for r in rowids if r not in kept]
+        if missing:
+            if len(kept) + len(missing) > self.LIMIT:
+                kept.clear()
+            kept.update(_read_statics(conn, missing))
+        return {r: found for r in rowids if (found := kept.get(r)) is not None}
+
+    def owners(
+        self, conn: sqlite3.Connection, paths: Sequence[str]
+    ) -> dict[str, tuple[Owner, ...]]:
+        """The active memories naming each of ``paths``; the paths not kept yet read in one
+        statement."""
+        kept = self._owners
+        missing = [p for p in dict.fromkeys(paths) if p not in kept]
+        if missing:
+            if len(kept) + len(missing) > self.LIMIT:
+                kept.clear()
+            kept.update(_read_owners(conn, missing))
+        return {p: kept[p] for p in paths if kept[p]}
+
+
+def _read_statics(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, Static | None]:
+    """Two statements: the files of ``rowids``, then their facts (None for an inactive one)."""
+    bound = (json.dumps(rowids),)
+    files: dict[int, list[str]] = {}
+    for rowid, path in conn.execute(
+        f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {JSON_VALUES}", bound
+    ):
+        files.setdefault(rowid, []).append(path)
+    found: dict[int, Static | None] = dict.fromkeys(rowids)
+    for rowid, memory_id, pinned, created, content_hash, replaced in conn.execute(
+        "SELECT m.rowid, m.id, m.pinned, m.created, m.content_hash, "
+        # "+status": look the ids up by the supersedes index, not every active memory
+        "EXISTS (SELECT 1 FROM memories r WHERE r.supersedes = m.id AND +r.status = 'active') "
+        f"FROM memories m WHERE m.rowid IN {JSON_VALUES} AND +m.status = 'active'",
+        bound,
+    ):
+        found[rowid] = Static(
+            memory_id,
+            bool(pinned),
+            created,
+            moment(created),
+            content_hash,
+            bool(replaced),
+            tuple(files.get(rowid, ())),
+            frozenset(files.get(rowid, ())),
+        )
+    return found
+
+
+def _read_owners(conn: sqlite3.Connection, paths: list[str]) -> dict[str, tuple[Owner, ...]]:
+    """One statement: the active memories naming each of ``paths``, in the order SQLite
+    returns them."""
+    found: dict[str, list[Owner]] = {path: [] for path in paths}
+    query = (
+        "SELECT mf.path, mf.memory_rowid, m.created, m.category FROM memory_files mf "
+        "JOIN memories m ON m.rowid = mf.memory_rowid "
+        # "+m.status" keeps SQLite on the path index; without statistics it may otherwise
+        # walk every active memory through the status index.
+        f"WHERE mf.path IN {JSON_VALUES} AND +m.status = 'active'"
+    )
+    for path, rowid, created, kind in conn.execute(query, (json.dumps(paths),)):
+        seconds = moment(created)
+        found[path].append(Owner(rowid, created, math.inf if seconds is None else seconds, kind))
+    return {path: tuple(owners) for path, owners in found.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """How a memory was used: shown, acted on, last acted on, archived by disuse."""
+
+    surfaced: int
+    acted: int
+    last_acted: str | None
+    archived: bool
+
+
+def usage_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Usage]:
+    """The usage of the memories among ``ids`` that have any, in one statement."""
+    if not ids:
+        return {}
+    return {
+        memory_id: Usage(surfaced or 0, acted or 0, last_acted, bool(archived))
+        for memory_id, surfaced, acted, last_acted, archived in conn.execute(
+            "SELECT memory_id, surfaced, acted, last_acted, archived_by_disuse FROM usage "
+            f"WHERE memory_id IN {JSON_VALUES}",
+            (json.dumps(ids),),
+        )
+    }
