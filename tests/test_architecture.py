@@ -34,8 +34,6 @@ KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset()
 KNOWN_LONG: frozenset[str] = frozenset(
     {
         "recall/genome/genome.py",
-        "recall/ranking/channels.py",
-        "recall/ranking/engine.py",
         "recall/ranking/sanitize.py",
         "recall/store.py",
         "recall/ranking/weights.py",
