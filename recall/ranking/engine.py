@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from recall.errors import EmbedderFailed, StoreUnavailable
 from recall.index import fts, rows
 from recall.ranking import channels as ch
+from recall.ranking import collector, hashbag, query_words
 from recall.ranking import file_channels as fc
-from recall.ranking import hashbag, query_words
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 from recall.ranking.adjust import Adjuster
@@ -135,7 +135,13 @@ class Recaller:
         """Rank memories for ``query``; the first hits are the ones worth injecting.
 
         A store whose index turns out to be damaged is rebuilt from its files, then asked again.
+        The cycle collector waits until the recall ends (:mod:`recall.ranking.collector`).
         """
+        with collector.paused():
+            return self._recall_or_recover(query)
+
+    def _recall_or_recover(self, query: RecallQuery) -> RecallResult:
+        """:meth:`recall`: once, and once more after rebuilding a damaged index."""
         for attempt in range(2):
             try:
                 return self._recall_one_state(query)
