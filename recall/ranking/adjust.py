@@ -78,9 +78,50 @@ class Adjuster:
             bar = kth_best(found, limit)
             reach = adjust_reach()
             rest = [item for item in order[first:] if item.score + reach >= bar - 1e-9]
+            tick = time.perf_counter()
+            rest = self.could_reach(store, memo, rest, bar)
+            add_time(timings, "adjust", tick)
             found += self.adjusted(store, memo, rest, timings)
         found.sort(key=lambda candidate: candidate.rowid)
         return found
+
+    def could_reach(
+        self, store: MemoryStore, memo: FactsMemo, items: list[Fused], bar: float
+    ) -> list[Fused]:
+        """``items`` whose score could still reach ``bar`` once adjusted, by a bound on each
+        one's own facts: its recency exactly when it was never used (most memories on a
+        crowded file), the largest fan-in of the files it could be relevant through, and the
+        largest module, usage and pin bonuses only where they can apply."""
+        if not items:
+            return []
+        conn = store.conn
+        statics = memo.statics(conn, [item.rowid for item in items])
+        used = usage_of(conn, [fact.id for fact in statics.values()]).keys()
+        blast = learned.weight("blast") * max(
+            (W.blast_bonus(self.fan_in(path)) for path in self.reached), default=0.0
+        )
+        module = learned.weight("module") * W.MODULE_MAX
+        recency = learned.weight("recency")
+        pinned = recency * W.RECENCY_MAX + learned.weight("pinned") * W.PINNED_BONUS
+        acted = recency * W.RECENCY_MAX + learned.weight("acted") * W.ACTED_BONUS_MAX
+        moment = now().timestamp()
+        kept: list[Fused] = []
+        for item in items:
+            fact = statics.get(item.rowid)
+            if fact is None or fact.replaced:
+                continue  # never shown: inactive or superseded
+            if fact.pinned:
+                bound = pinned
+            elif fact.id in used:
+                bound = acted  # the ignore penalty only lowers it
+            else:
+                days = 0.0 if fact.then is None else max(0.0, (moment - fact.then) / 86400.0)
+                bound = recency * W.recency_bonus(days)
+            if "file" in item.evidence:
+                bound += module
+            if item.score + blast + bound >= bar - 1e-9:
+                kept.append(item)
+        return kept
 
     def adjusted(
         self, store: MemoryStore, memo: FactsMemo, items: list[Fused], timings: dict[str, float]

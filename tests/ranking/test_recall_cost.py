@@ -313,3 +313,26 @@ def test_a_long_lived_engine_follows_writes_to_the_files_it_kept(world: World) -
     hits = recaller.recall(query).hits
     assert [h.memory.id for h in hits] == [second, third]  # the new pin first, the archived gone
     assert hits[0].signals.get("pinned") and hits[0].memory.pinned
+
+
+def test_a_used_or_pinned_memory_deep_in_a_crowd_ranks_as_if_every_candidate_were_scored(
+    world: World,
+) -> None:
+    from recall.policy.usage import record_action
+
+    world.history([["src/hub.c"]])
+    crowd = [
+        world.remember(f"hub note {n}", "src/hub.c", created=f"2019-01-{1 + n % 28:02d}T00:00:00Z")
+        for n in range(150)
+    ]
+    acted, pinned = crowd[-1], crowd[-2]
+    for _ in range(3):
+        record_action(world.project.conn, acted, when="2026-05-30T00:00:00+00:00")
+    world.project.update_fields(pinned, {"pinned": True})
+    recaller = world.recaller()
+    query = RecallQuery((Touch("src/hub.c", "edit"),), None, limit=3, scopes=("project",))
+    wide = recaller.recall(RecallQuery(query.touches, None, limit=200, scopes=("project",)))
+    narrow = recaller.recall(query)
+    assert [h.memory.id for h in narrow.hits] == [h.memory.id for h in wide.hits[:3]]
+    assert [h.score for h in narrow.hits] == [h.score for h in wide.hits[:3]]
+    assert {acted, pinned} <= {h.memory.id for h in narrow.hits}
