@@ -134,6 +134,7 @@ class Adjuster:
         conn = store.conn
         statics = memo.statics(conn, [item.rowid for item in items])
         usage = usage_of(conn, [fact.id for fact in statics.values()])
+        files = memo.files(conn, list(statics))
         add_time(timings, "candidates", tick)
         tick = time.perf_counter()
         fused = {item.rowid: item for item in items}
@@ -149,11 +150,11 @@ class Adjuster:
                 continue  # archived by this user's disuse (lifecycle.disuse); pinned are exempt
             item = fused[rowid]
             # The fan-in that matters is that of the file through which the memory is relevant.
-            through = fact.file_set & reached
+            through = files[rowid] & reached
             fan_in = max(map(self.fan_in, through)) if through else 0
             item.add("blast", W.blast_bonus(fan_in))
             if "file" in item.evidence:
-                others = fact.file_set - touched
+                others = files[rowid] - touched
                 if others:  # a memory's files are distinct: the share counts each once
                     item.add("module", W.module_bonus(len(others & module) / len(others)))
             if used is not None and used.last_acted:

@@ -47,9 +47,6 @@ class Static:
     content_hash: str
     replaced: bool
     """Whether an active memory supersedes it."""
-    files: tuple[str, ...]
-    file_set: frozenset[str]
-    """``files`` as a set (a memory's files are distinct)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +71,12 @@ class FactsMemo:
     def __init__(self) -> None:
         """An empty memo."""
         self._static: dict[int, Static | None] = {}
+        self._files: dict[int, frozenset[str]] = {}
         self._owners: dict[str, tuple[Owner, ...]] = {}
 
     def statics(self, conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, Static]:
         """The facts of the active memories among ``rowids`` (the others left out); those
-        not kept yet read in two statements."""
+        not kept yet read in one statement."""
         kept = self._static
         missing = [r for r in rowids if r not in kept]
         if missing:
@@ -86,6 +84,23 @@ class FactsMemo:
                 kept.clear()
             kept.update(_read_statics(conn, missing))
         return {r: found for r in rowids if (found := kept.get(r)) is not None}
+
+    def files(self, conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, frozenset[str]]:
+        """The files each of ``rowids`` names (a memory's files are distinct); those not kept
+        yet read in one statement."""
+        kept = self._files
+        missing = [r for r in rowids if r not in kept]
+        if missing:
+            if len(kept) + len(missing) > self.LIMIT:
+                kept.clear()
+            found: dict[int, list[str]] = {rowid: [] for rowid in missing}
+            for rowid, path in conn.execute(
+                f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {JSON_VALUES}",
+                (json.dumps(missing),),
+            ):
+                found[rowid].append(path)
+            kept.update((rowid, frozenset(paths)) for rowid, paths in found.items())
+        return {r: kept[r] for r in rowids}
 
     def owners(
         self, conn: sqlite3.Connection, paths: Sequence[str]
@@ -102,30 +117,17 @@ class FactsMemo:
 
 
 def _read_statics(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, Static | None]:
-    """Two statements: the files of ``rowids``, then their facts (None for an inactive one)."""
-    bound = (json.dumps(rowids),)
-    files: dict[int, list[str]] = {}
-    for rowid, path in conn.execute(
-        f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {JSON_VALUES}", bound
-    ):
-        files.setdefault(rowid, []).append(path)
+    """One statement: the facts of ``rowids`` (None for an inactive one)."""
     found: dict[int, Static | None] = dict.fromkeys(rowids)
     for rowid, memory_id, pinned, created, content_hash, replaced in conn.execute(
         "SELECT m.rowid, m.id, m.pinned, m.created, m.content_hash, "
         # "+status": look the ids up by the supersedes index, not every active memory
         "EXISTS (SELECT 1 FROM memories r WHERE r.supersedes = m.id AND +r.status = 'active') "
         f"FROM memories m WHERE m.rowid IN {JSON_VALUES} AND +m.status = 'active'",
-        bound,
+        (json.dumps(rowids),),
     ):
         found[rowid] = Static(
-            memory_id,
-            bool(pinned),
-            created,
-            moment(created),
-            content_hash,
-            bool(replaced),
-            tuple(files.get(rowid, ())),
-            frozenset(files.get(rowid, ())),
+            memory_id, bool(pinned), created, moment(created), content_hash, bool(replaced)
         )
     return found
 
