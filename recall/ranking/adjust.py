@@ -12,9 +12,10 @@ from recall.clock import now, parse_timestamp
 from recall.errors import BadInput
 from recall.ranking import learned
 from recall.ranking import weights as W
+from recall.ranking.channels import Channel
 from recall.ranking.facts import FactsMemo, usage_of
 from recall.ranking.file_channels import NeighbourHit
-from recall.ranking.fuse import Fused
+from recall.ranking.fuse import Fused, fuse_one, fused_scores
 from recall.ranking.hits import Candidate, RepoSignals, add_time
 from recall.store import MemoryStore
 
@@ -59,43 +60,54 @@ class Adjuster:
         self,
         store: MemoryStore,
         memo: FactsMemo,
-        fused: dict[int, Fused],
+        channels: dict[str, Channel],
         timings: dict[str, float],
         limit: int,
     ) -> list[Candidate]:
-        """The fused candidates that may be shown, adjusted, in rowid order.
+        """The candidates of ``channels`` that may be shown, fused and adjusted, in rowid order.
 
         The adjustments move a score by a bounded amount (:func:`adjust_reach`), so the best
         fused candidates are adjusted first; the others only if they could still reach the
-        ``limit`` best. At most two rounds, one usage statement each.
+        ``limit`` best (:meth:`could_reach`). Only those are fused in full (signals and
+        evidence); the rest get a score. At most two rounds, a few statements each.
         """
-        if not fused:
+        tick = time.perf_counter()
+        scores = fused_scores(channels)
+        order = sorted(scores, key=lambda rowid: -scores[rowid])
+        add_time(timings, "fusion", tick)
+        if not order:
             return []
-        order = sorted(fused.values(), key=lambda item: -item.score)
         first = max(limit * FACTS_ROUND_FACTOR, FACTS_FIRST_ROUND)
-        found = self.adjusted(store, memo, order[:first], timings)
+        found = self.adjusted(store, memo, [fuse_one(r, channels) for r in order[:first]], timings)
         if len(order) > first:
+            tick = time.perf_counter()
             bar = kth_best(found, limit)
             reach = adjust_reach()
-            rest = [item for item in order[first:] if item.score + reach >= bar - 1e-9]
-            tick = time.perf_counter()
-            rest = self.could_reach(store, memo, rest, bar)
+            rest = [rowid for rowid in order[first:] if scores[rowid] + reach >= bar - 1e-9]
+            rest = self.could_reach(store, memo, rest, scores, channels.get("file", {}), bar)
             add_time(timings, "adjust", tick)
-            found += self.adjusted(store, memo, rest, timings)
+            found += self.adjusted(store, memo, [fuse_one(r, channels) for r in rest], timings)
         found.sort(key=lambda candidate: candidate.rowid)
         return found
 
     def could_reach(
-        self, store: MemoryStore, memo: FactsMemo, items: list[Fused], bar: float
-    ) -> list[Fused]:
-        """``items`` whose score could still reach ``bar`` once adjusted, by a bound on each
-        one's own facts: its recency exactly when it was never used (most memories on a
-        crowded file), the largest fan-in of the files it could be relevant through, and the
-        largest module, usage and pin bonuses only where they can apply."""
-        if not items:
+        self,
+        store: MemoryStore,
+        memo: FactsMemo,
+        rowids: list[int],
+        scores: dict[int, float],
+        on_file: Channel,
+        bar: float,
+    ) -> list[int]:
+        """``rowids`` whose fused score (``scores``) could still reach ``bar`` once adjusted,
+        by a bound on each one's own facts: its recency exactly when it was never used (most
+        memories on a crowded file), the largest fan-in of the files it could be relevant
+        through, and the largest module (``on_file``: the file channel's memories), usage and
+        pin bonuses only where they can apply."""
+        if not rowids:
             return []
         conn = store.conn
-        statics = memo.statics(conn, [item.rowid for item in items])
+        statics = memo.statics(conn, rowids)
         used = usage_of(conn, [fact.id for fact in statics.values()]).keys()
         blast = learned.weight("blast") * max(
             (W.blast_bonus(self.fan_in(path)) for path in self.reached), default=0.0
@@ -105,9 +117,9 @@ class Adjuster:
         pinned = recency * W.RECENCY_MAX + learned.weight("pinned") * W.PINNED_BONUS
         acted = recency * W.RECENCY_MAX + learned.weight("acted") * W.ACTED_BONUS_MAX
         moment = now().timestamp()
-        kept: list[Fused] = []
-        for item in items:
-            fact = statics.get(item.rowid)
+        kept: list[int] = []
+        for rowid in rowids:
+            fact = statics.get(rowid)
             if fact is None or fact.replaced:
                 continue  # never shown: inactive or superseded
             if fact.pinned:
@@ -117,10 +129,10 @@ class Adjuster:
             else:
                 days = 0.0 if fact.then is None else max(0.0, (moment - fact.then) / 86400.0)
                 bound = recency * W.recency_bonus(days)
-            if "file" in item.evidence:
+            if rowid in on_file:
                 bound += module
-            if item.score + blast + bound >= bar - 1e-9:
-                kept.append(item)
+            if scores[rowid] + blast + bound >= bar - 1e-9:
+                kept.append(rowid)
         return kept
 
     def adjusted(

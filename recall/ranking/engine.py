@@ -24,7 +24,6 @@ from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 from recall.ranking.adjust import Adjuster
 from recall.ranking.facts import FactsMemo
-from recall.ranking.fuse import fuse
 from recall.ranking.hits import (
     Candidate,
     Hit,
@@ -285,10 +284,8 @@ class Recaller:
             found["semantic"] = self._timed(
                 timings, "semantic", lambda: ch.semantic(self._similar_or_none(store, prepared))
             )
-        tick = time.perf_counter()
-        fused = fuse({k: v for k, v in found.items() if v})
-        add_time(timings, "fusion", tick)
-        return adjuster.finish(store, facts.memo, fused, timings, limit)
+        channels = {name: channel for name, channel in found.items() if channel}
+        return adjuster.finish(store, facts.memo, channels, timings, limit)
 
     def _file_channel(
         self, conn: sqlite3.Connection, facts: _StoreFacts, touched: dict[str, float]
