@@ -215,13 +215,18 @@ class Recaller:
         top = hydrate(chosen, pinned)
         timings["hydrate"] = (time.perf_counter() - tick) * 1000
         tick = time.perf_counter()
-        lifecycle = lambda store: self._store_facts(store).lifecycle  # noqa: E731
-        mark_drift(top, self.stores, self.repo, self.drift_commits, lifecycle)
+        mark_drift(top, self.stores, self.repo, self.drift_commits, self._lifecycle_of)
         timings["drift"] = (time.perf_counter() - tick) * 1000
         elapsed = (time.perf_counter() - start) * 1000
         return RecallResult(top, elapsed, timings, prepared.text)
 
-    def _timed(self, timings: dict[str, float], name: str, run: Callable[[], ch.Channel]):
+    def _lifecycle_of(self, store: MemoryStore) -> Lifecycle:
+        """The lifecycle keys kept for the current index state of ``store``."""
+        return self._store_facts(store).lifecycle
+
+    def _timed(
+        self, timings: dict[str, float], name: str, run: Callable[[], ch.Channel]
+    ) -> ch.Channel:
         tick = time.perf_counter()
         result = run()
         timings[name] = timings.get(name, 0.0) + (time.perf_counter() - tick) * 1000
