@@ -106,23 +106,32 @@ class FactsMemo:
         self, conn: sqlite3.Connection, paths: Sequence[str]
     ) -> dict[str, tuple[Owner, ...]]:
         """The active memories naming each of ``paths``; the paths not kept yet read in one
-        statement."""
+        statement, which keeps the facts of their memories too (:meth:`statics`)."""
         kept = self._owners
         missing = [p for p in dict.fromkeys(paths) if p not in kept]
         if missing:
             if len(kept) + len(missing) > self.LIMIT:
                 kept.clear()
-            kept.update(_read_owners(conn, missing))
+            owners, statics = _read_owners(conn, missing)
+            kept.update(owners)
+            if len(self._static) + len(statics) > self.LIMIT:
+                self._static.clear()
+            self._static.update(statics)
         return {p: kept[p] for p in paths if kept[p]}
+
+
+_REPLACED: Final = (
+    # "+status": look the ids up by the supersedes index, not every active memory
+    "EXISTS (SELECT 1 FROM memories r WHERE r.supersedes = m.id AND +r.status = 'active')"
+)
+"""Whether an active memory supersedes the memory ``m``."""
 
 
 def _read_statics(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, Static | None]:
     """One statement: the facts of ``rowids`` (None for an inactive one)."""
     found: dict[int, Static | None] = dict.fromkeys(rowids)
     for rowid, memory_id, pinned, created, content_hash, replaced in conn.execute(
-        "SELECT m.rowid, m.id, m.pinned, m.created, m.content_hash, "
-        # "+status": look the ids up by the supersedes index, not every active memory
-        "EXISTS (SELECT 1 FROM memories r WHERE r.supersedes = m.id AND +r.status = 'active') "
+        f"SELECT m.rowid, m.id, m.pinned, m.created, m.content_hash, {_REPLACED} "
         f"FROM memories m WHERE m.rowid IN {JSON_VALUES} AND +m.status = 'active'",
         (json.dumps(rowids),),
     ):
@@ -132,21 +141,31 @@ def _read_statics(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, Stat
     return found
 
 
-def _read_owners(conn: sqlite3.Connection, paths: list[str]) -> dict[str, tuple[Owner, ...]]:
+def _read_owners(
+    conn: sqlite3.Connection, paths: list[str]
+) -> tuple[dict[str, tuple[Owner, ...]], dict[int, Static]]:
     """One statement: the active memories naming each of ``paths``, in the order SQLite
-    returns them."""
+    returns them, and the facts of each (candidates of the file channels, read with them)."""
     found: dict[str, list[Owner]] = {path: [] for path in paths}
+    statics: dict[int, Static] = {}
     query = (
-        "SELECT mf.path, mf.memory_rowid, m.created, m.category FROM memory_files mf "
-        "JOIN memories m ON m.rowid = mf.memory_rowid "
+        "SELECT mf.path, mf.memory_rowid, m.created, m.category, m.id, m.pinned, "
+        "m.content_hash, "
+        f"{_REPLACED} "
+        "FROM memory_files mf JOIN memories m ON m.rowid = mf.memory_rowid "
         # "+m.status" keeps SQLite on the path index; without statistics it may otherwise
         # walk every active memory through the status index.
         f"WHERE mf.path IN {JSON_VALUES} AND +m.status = 'active'"
     )
-    for path, rowid, created, kind in conn.execute(query, (json.dumps(paths),)):
+    for path, rowid, created, kind, memory_id, pinned, content_hash, replaced in conn.execute(
+        query, (json.dumps(paths),)
+    ):
         seconds = moment(created)
         found[path].append(Owner(rowid, created, math.inf if seconds is None else seconds, kind))
-    return {path: tuple(owners) for path, owners in found.items()}
+        statics[rowid] = Static(
+            memory_id, bool(pinned), created, seconds, content_hash, bool(replaced)
+        )
+    return {path: tuple(owners) for path, owners in found.items()}, statics
 
 
 @dataclass(frozen=True, slots=True)
