@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -74,7 +74,7 @@ class FactsMemo:
         self._files: dict[int, frozenset[str]] = {}
         self._owners: dict[str, tuple[Owner, ...]] = {}
 
-    def statics(self, conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, Static]:
+    def statics(self, conn: sqlite3.Connection, rowids: Collection[int]) -> dict[int, Static]:
         """The facts of the active memories among ``rowids`` (the others left out); those
         not kept yet read in one statement."""
         kept = self._static
@@ -82,10 +82,11 @@ class FactsMemo:
         if missing:
             if len(kept) + len(missing) > self.LIMIT:
                 kept.clear()
+                missing = list(rowids)
             kept.update(_read_statics(conn, missing))
         return {r: found for r in rowids if (found := kept.get(r)) is not None}
 
-    def files(self, conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, frozenset[str]]:
+    def files(self, conn: sqlite3.Connection, rowids: Collection[int]) -> dict[int, frozenset[str]]:
         """The files each of ``rowids`` names (a memory's files are distinct); those not kept
         yet read in one statement."""
         kept = self._files
@@ -93,6 +94,7 @@ class FactsMemo:
         if missing:
             if len(kept) + len(missing) > self.LIMIT:
                 kept.clear()
+                missing = list(dict.fromkeys(rowids))
             found: dict[int, list[str]] = {rowid: [] for rowid in missing}
             for rowid, path in conn.execute(
                 f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {JSON_VALUES}",
@@ -112,6 +114,7 @@ class FactsMemo:
         if missing:
             if len(kept) + len(missing) > self.LIMIT:
                 kept.clear()
+                missing = list(dict.fromkeys(paths))
             owners, statics = _read_owners(conn, missing)
             kept.update(owners)
             if len(self._static) + len(statics) > self.LIMIT:
