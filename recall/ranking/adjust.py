@@ -116,6 +116,7 @@ class Adjuster:
         recency = learned.weight("recency")
         pinned = recency * W.RECENCY_MAX + learned.weight("pinned") * W.PINNED_BONUS
         acted = recency * W.RECENCY_MAX + learned.weight("acted") * W.ACTED_BONUS_MAX
+        newest = recency * W.RECENCY_MAX
         moment = now().timestamp()
         kept: list[int] = []
         for rowid in rowids:
@@ -127,6 +128,8 @@ class Adjuster:
             elif fact.id in used:
                 bound = acted  # the ignore penalty only lowers it
             else:
+                if scores[rowid] + blast + module + newest < bar - 1e-9:
+                    continue  # not even as new as now: no need to age it
                 days = 0.0 if fact.then is None else max(0.0, (moment - fact.then) / 86400.0)
                 bound = recency * W.recency_bonus(days)
             if rowid in on_file:
