@@ -43,8 +43,8 @@ from bench.table import median, percentile, print_table
 from recall.genome import Genome
 from recall.importer import import_lines
 from recall.locations import project_location
-from recall.ranking.channels import cochange_neighbours, touch_weights
 from recall.ranking.engine import Recaller
+from recall.ranking.file_channels import cochange_neighbours, touch_weights
 from recall.ranking.query import RecallQuery, Touch
 from recall.store import MemoryStore
 

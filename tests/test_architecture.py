@@ -33,8 +33,6 @@ KNOWN_WRONG_WAY: frozenset[tuple[str, str]] = frozenset()
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset()
 KNOWN_LONG: frozenset[str] = frozenset(
     {
-        "recall/ranking/channels.py",
-        "recall/ranking/engine.py",
     }
 )
 

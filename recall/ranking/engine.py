@@ -1,130 +1,49 @@
-"""The recall engine: runs every channel over each store, fuses, adjusts and merges the results."""
+"""The recall engine: runs every channel over each store, fuses, adjusts and merges the results.
+
+The stages live beside it: the channels (:mod:`~recall.ranking.file_channels`,
+:mod:`~recall.ranking.text_channel`, :mod:`~recall.ranking.nearest`), the fusion
+(:mod:`~recall.ranking.fuse`), the adjustments (:mod:`~recall.ranking.adjust`) and what only
+the returned hits need (:mod:`~recall.ranking.shown`).
+"""
 
 from __future__ import annotations
 
-import heapq
-import json
-import math
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from recall import privacy
-from recall.clock import now, parse_timestamp
-from recall.errors import BadInput, EmbedderFailed, StoreUnavailable
+from recall.clock import now
+from recall.errors import EmbedderFailed, StoreUnavailable
 from recall.index import fts, rows
-from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
-from recall.locations import GLOBAL
-from recall.model import Memory
 from recall.ranking import channels as ch
-from recall.ranking import hashbag, lean_semantic, learned, query_words, vector_cache
+from recall.ranking import collector, hashbag, query_words
+from recall.ranking import file_channels as fc
+from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
-from recall.ranking.fuse import DRIFT_NOTE, Fused, fuse, receipt
+from recall.ranking.adjust import Adjuster
+from recall.ranking.facts import FactsMemo
+from recall.ranking.hits import (
+    Candidate,
+    Hit,
+    RecallResult,
+    RepoSignals,
+    WorkingTree,
+    add_time,
+    merge_scopes,
+)
+from recall.ranking.nearest import Nearest, Prepared
 from recall.ranking.query import RecallQuery
 from recall.ranking.sanitize import sanitize_prompt
+from recall.ranking.shown import IndexMoved, Lifecycle, hydrate, mark_drift
 from recall.store import MemoryStore, is_corruption
 
 if TYPE_CHECKING:
     from recall.ranking.embedding import Embedder
 
-
-class RepoSignals(Protocol):
-    """What the ranker asks of the repository (the genome, or a plain working tree)."""
-
-    def exists(self, path: str) -> bool:
-        """Whether the file is in the working tree now."""
-        ...
-
-    def neighbours(self, path: str, k: int) -> Sequence[Any]:
-        """Files that change together with ``path``, strongest first."""
-        ...
-
-    def fan_in(self, path: str) -> int:
-        """How many files import ``path``."""
-        ...
-
-    def renamed_from(self, path: str) -> list[str]:
-        """Earlier names of ``path`` in history, newest first."""
-        ...
-
-
-class WorkingTree:
-    """Repository signals without git history: existence only (no co-change, no fan-in)."""
-
-    def __init__(self, root: Path | None) -> None:
-        self.root = root
-
-    def exists(self, path: str) -> bool:
-        """Whether ``path`` exists under the root."""
-        return self.root is not None and os.path.exists(self.root / path)
-
-    def neighbours(self, path: str, k: int) -> Sequence[Any]:
-        """No history, no neighbours."""
-        return []
-
-    def fan_in(self, path: str) -> int:
-        """No import scan, no fan-in."""
-        return 0
-
-    def renamed_from(self, path: str) -> list[str]:
-        """No history, no renames."""
-        return []
-
-
-@dataclass
-class Hit:
-    """One recalled memory with its score, the signals that fired and the receipt."""
-
-    memory: Memory
-    scope: str
-    score: float
-    signals: dict[str, float]
-    receipt: str
-    strong: bool
-    drift: int = 0
-    """Commits on the memory's busiest file since it was written or confirmed, when that is
-    at least the spot-check threshold; 0 otherwise."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form used by ``recall --json`` and ``--batch``."""
-        return {
-            "id": self.memory.id,
-            "summary": self.memory.summary,
-            "category": self.memory.category,
-            "scope": self.scope,
-            "score": round(self.score, 4),
-            "receipt": self.receipt,
-            "signals": {k: round(v, 4) for k, v in sorted(self.signals.items())},
-            "pinned": self.memory.pinned,
-            "files": list(self.memory.files),
-            "strong": self.strong,
-            "spot_check": self.drift or None,
-        }
-
-
-@dataclass
-class RecallResult:
-    """Ranked hits and where the time went."""
-
-    hits: list[Hit]
-    elapsed_ms: float
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    query_text: str = ""
-
-
-@dataclass
-class _Prepared:
-    words: list[str]
-    grams: list[str]
-    sparse: list[tuple[int, float]] | None
-    """The prompt's hash-bag vector as (dimension, value) pairs (the default embedder)."""
-    vector: Any
-    """The prompt's vector from a configured provider embedder (a numpy array)."""
-    text: str
+__all__ = ["Hit", "RecallResult", "Recaller", "RepoSignals", "WorkingTree"]
 
 
 @dataclass
@@ -134,33 +53,15 @@ class _StoreFacts:
     stamp: str
     active: int
     inactive: frozenset[int]
-    vocabulary: ch.Vocabulary
-    lifecycle: dict[str, tuple[tuple[int, int] | None, dict[str, Any]]] = field(
-        default_factory=dict
-    )
-    """The lifecycle keys read from the files of memories shown (see ``_mark_drift``)."""
+    vocabulary: tc.Vocabulary
+    lifecycle: Lifecycle = field(default_factory=dict)
+    """The lifecycle keys read from the files of memories shown (see :func:`shown.mark_drift`)."""
     postings: Any = None
     """The word index's counts kept for the text channel (a long-lived engine only)."""
-
-
-def _dense(sparse: list[tuple[int, float]], dim: int) -> Any:
-    """A sparse hash-bag vector as the float32 numpy vector the numpy path takes."""
-    import numpy as np
-
-    vector = np.zeros(dim, dtype=np.float32)
-    for column, value in sparse:
-        vector[column] = value
-    return vector
-
-
-def _days_since(stamp: str | None, moment_ts: float) -> float:
-    if not stamp:
-        return 0.0
-    try:
-        then = parse_timestamp(stamp).timestamp()
-    except BadInput:
-        return 0.0
-    return max(0.0, (moment_ts - then) / 86400.0)
+    memo: FactsMemo = field(default_factory=FactsMemo)
+    """Candidates' facts and each file's memories, read once for this index state."""
+    file_channels: dict[tuple[Any, ...], ch.Channel] = field(default_factory=dict)
+    """The file channel of each set of touched files asked (see ``_file_channel``)."""
 
 
 class Recaller:
@@ -199,7 +100,7 @@ class Recaller:
         self.notice = notice
         self._provider_failures: set[str] = set()
         self._facts: dict[int, _StoreFacts] = {}
-        self._vectors: dict[int, tuple[tuple[sqlite3.Connection, str], Any, Any]] = {}
+        self._nearest = Nearest(lambda: self.embedder)
 
     @property
     def embedder(self) -> Embedder:
@@ -210,7 +111,7 @@ class Recaller:
             self._embedder = HashEmbedder()
         return self._embedder
 
-    def _prepare(self, query: RecallQuery, timings: dict[str, float]) -> _Prepared:
+    def _prepare(self, query: RecallQuery, timings: dict[str, float]) -> Prepared:
         start = time.perf_counter()
         text = sanitize_prompt(query.prompt).query if query.prompt else ""
         # Undecodable bytes from argv or JSON arrive as lone surrogates; SQLite cannot take them.
@@ -228,13 +129,19 @@ class Recaller:
                 except EmbedderFailed as error:
                     self._provider_failed(error)
         timings["prepare"] = (time.perf_counter() - start) * 1000
-        return _Prepared(words, grams, sparse, vector, text)
+        return Prepared(words, grams, sparse, vector, text)
 
     def recall(self, query: RecallQuery) -> RecallResult:
         """Rank memories for ``query``; the first hits are the ones worth injecting.
 
         A store whose index turns out to be damaged is rebuilt from its files, then asked again.
+        The cycle collector waits until the recall ends (:mod:`recall.ranking.collector`).
         """
+        with collector.paused():
+            return self._recall_or_recover(query)
+
+    def _recall_or_recover(self, query: RecallQuery) -> RecallResult:
+        """:meth:`recall`: once, and once more after rebuilding a damaged index."""
         for attempt in range(2):
             try:
                 return self._recall_one_state(query)
@@ -255,7 +162,7 @@ class Recaller:
             pinned = self._connections()
             try:
                 result = self._recall(query, pinned)
-            except _IndexMoved:
+            except IndexMoved:
                 result = None
             if result is not None and _same(self._connections(), pinned):
                 return result
@@ -270,7 +177,7 @@ class Recaller:
     def _after_recovery(self) -> None:
         """Forget what was read through the connections a recovery closed."""
         self._facts.clear()
-        self._vectors.clear()
+        self._nearest.forget()
         self._follow_recovered_index()
 
     def _follow_recovered_index(self) -> None:
@@ -286,111 +193,41 @@ class Recaller:
     def _recall(self, query: RecallQuery, pinned: dict[int, sqlite3.Connection]) -> RecallResult:
         start = time.perf_counter()
         self._follow_recovered_index()
-        self._fan_in_cache: dict[str, int] = {}
-        self._module: set[str] | None = None
         timings: dict[str, float] = {}
         prepared = self._prepare(query, timings)
-        touched = ch.touch_weights(query.touches)
+        touched = fc.touch_weights(query.touches)
         tick = time.perf_counter()
-        neighbours = ch.cochange_neighbours(touched, self.repo.neighbours, self.repo.exists)
+        neighbours = fc.cochange_neighbours(touched, self.repo.neighbours, self.repo.exists)
         timings["cochange"] = (time.perf_counter() - tick) * 1000
-        found: list[_Candidate] = []
+        adjuster = Adjuster(self.repo, touched, neighbours)
+        found: list[Candidate] = []
         for store in self.stores:
             if store.scope not in query.scopes:
                 continue
             found.extend(
-                self._rank_store(store, touched, neighbours, prepared, timings, query.limit)
+                self._rank_store(store, adjuster, neighbours, prepared, timings, query.limit)
             )
         tick = time.perf_counter()
-        merged = _merge_scopes(found)
+        merged = merge_scopes(found)
         merged.sort(key=lambda c: (-c.item.score, c.id))
         chosen = merged[: query.limit]
-        _add_time(timings, "fusion", tick)
+        add_time(timings, "fusion", tick)
         tick = time.perf_counter()
-        top = self._hydrate(chosen, pinned)
+        top = hydrate(chosen, pinned)
         timings["hydrate"] = (time.perf_counter() - tick) * 1000
         tick = time.perf_counter()
-        self._mark_drift(top)
+        mark_drift(top, self.stores, self.repo, self.drift_commits, self._lifecycle_of)
         timings["drift"] = (time.perf_counter() - tick) * 1000
         elapsed = (time.perf_counter() - start) * 1000
         return RecallResult(top, elapsed, timings, prepared.text)
 
-    def _hydrate(
-        self, chosen: list[_Candidate], pinned: dict[int, sqlite3.Connection]
-    ) -> list[Hit]:
-        """The hits for the candidates that are returned: only their rows are read and decoded
-        (one statement per store). Raises :class:`_IndexMoved` when a store's index is no
-        longer the one its candidates came from (``pinned``)."""
-        memories: dict[tuple[int, int], Memory] = {}
-        for store in {id(c.store): c.store for c in chosen}.values():
-            wanted = [c.rowid for c in chosen if c.store is store]
-            conn = store.conn
-            if pinned.get(id(store)) is not conn:
-                raise _IndexMoved
-            for row in conn.execute(
-                f"SELECT * FROM memories WHERE rowid IN {ch.JSON_VALUES}", (json.dumps(wanted),)
-            ):
-                memories[(id(store), row["rowid"])] = rows.memory_from_row(row)
-        hits: list[Hit] = []
-        for c in chosen:
-            memory = memories.get((id(c.store), c.rowid))
-            if memory is None:  # gone from the file since it was ranked
-                raise _IndexMoved
-            hits.append(
-                Hit(
-                    memory,
-                    c.store.scope,
-                    c.item.score,
-                    dict(c.item.signals),
-                    receipt(c.item, pinned=memory.pinned, fan_in=c.fan_in),
-                    _is_strong(c.item, memory),
-                )
-            )
-        return hits
+    def _lifecycle_of(self, store: MemoryStore) -> Lifecycle:
+        """The lifecycle keys kept for the current index state of ``store``."""
+        return self._store_facts(store).lifecycle
 
-    def _mark_drift(self, hits: list[Hit]) -> None:
-        """Add the spot-check mark to the shown hits whose files changed a lot since.
-
-        Asked only of the hits that are returned, and answered from the genome's own data in
-        one go when it can (:meth:`Genome.commits_touching_many`); a memory nobody sees needs
-        no mark.
-        """
-        stores = {store.scope: store for store in self.stores}
-        counted = self._drift_counts(hits)
-        for hit in hits:
-            found = drift(hit.memory, self.repo, self.drift_commits, counted)
-            if found is not None and hit.scope in stores:
-                # a confirmation lives in the file only: read it for the few that look drifted
-                full = self._with_lifecycle_keys(stores[hit.scope], hit.memory)
-                found = drift(full, self.repo, self.drift_commits, counted)
-            if found is not None:
-                hit.drift = found.commits
-                hit.receipt = f"{hit.receipt}, {DRIFT_NOTE}"
-
-    def _with_lifecycle_keys(self, store: MemoryStore, memory: Memory) -> Memory:
-        """:func:`with_lifecycle_keys`, its file read again only when it changed (by its
-        modification time and size) or the index did."""
-        kept = self._store_facts(store).lifecycle
-        try:
-            info = os.stat(store.path_of(memory.id))
-            seen: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
-        except OSError:
-            seen = None
-        found = kept.get(memory.id)
-        if found is None or found[0] != seen or seen is None:
-            found = kept[memory.id] = (seen, _lifecycle_extra(store, memory))
-        extra = found[1]
-        return memory.with_changes(extra=extra) if extra != memory.extra else memory
-
-    def _drift_counts(self, hits: list[Hit]) -> dict[tuple[str, str], int] | None:
-        """Commits touching each (file, creation time) of the hits, asked of the genome at
-        once, or None when the repository cannot answer so (a plain working tree)."""
-        many = getattr(self.repo, "commits_touching_many", None)
-        if many is None:
-            return None
-        return many([(path, hit.memory.created) for hit in hits for path in hit.memory.files])
-
-    def _timed(self, timings: dict[str, float], name: str, run: Callable[[], ch.Channel]):
+    def _timed(
+        self, timings: dict[str, float], name: str, run: Callable[[], ch.Channel]
+    ) -> ch.Channel:
         tick = time.perf_counter()
         result = run()
         timings[name] = timings.get(name, 0.0) + (time.perf_counter() - tick) * 1000
@@ -399,12 +236,12 @@ class Recaller:
     def _rank_store(
         self,
         store: MemoryStore,
-        touched: dict[str, float],
-        neighbours: list[ch.NeighbourHit],
-        prepared: _Prepared,
+        adjuster: Adjuster,
+        neighbours: list[fc.NeighbourHit],
+        prepared: Prepared,
         timings: dict[str, float],
         limit: int,
-    ) -> list[_Candidate]:
+    ) -> list[Candidate]:
         conn = store.conn
         facts = self._store_facts(store)
         if not facts.active:
@@ -413,18 +250,18 @@ class Recaller:
         found["file"] = self._timed(
             timings,
             "file",
-            lambda: ch.file_affinity(conn, touched, self.repo.exists, self.repo.renamed_from),
+            lambda: self._file_channel(conn, facts, adjuster.touched),
         )
         found["file"] = self._timed(
-            timings, "file", lambda: self._moved_symbols(conn, touched, found["file"])
+            timings, "file", lambda: self._moved_symbols(conn, adjuster.touched, found["file"])
         )
         found["cochange"] = self._timed(
-            timings, "cochange", lambda: ch.cochange(conn, neighbours, found["file"])
+            timings, "cochange", lambda: fc.cochange(conn, neighbours, found["file"], facts.memo)
         )
         near = set(found["file"]) | set(found["cochange"])
         inactive = facts.inactive
         if prepared.words:
-            words = ch.text_terms(facts.vocabulary, prepared.words, facts.active)
+            words = tc.text_terms(facts.vocabulary, prepared.words, facts.active)
             if facts.postings is None and not self.short_lived:
                 # kept across recalls: a process answering one query would only pay to fill it
                 from recall.ranking.postings import Postings
@@ -433,7 +270,7 @@ class Recaller:
             found["words"] = self._timed(
                 timings,
                 "text",
-                lambda: ch.text(
+                lambda: tc.text(
                     conn,
                     "fts_words",
                     words,
@@ -448,7 +285,7 @@ class Recaller:
             found["trigram"] = self._timed(
                 timings,
                 "text",
-                lambda: ch.text(
+                lambda: tc.text(
                     conn, "fts_trigram", prepared.grams, W.TEXT_CANDIDATES, near, inactive
                 ),
             )
@@ -456,10 +293,28 @@ class Recaller:
             found["semantic"] = self._timed(
                 timings, "semantic", lambda: ch.semantic(self._similar_or_none(store, prepared))
             )
-        tick = time.perf_counter()
-        fused = fuse({k: v for k, v in found.items() if v})
-        _add_time(timings, "fusion", tick)
-        return self._finish(store, fused, touched, neighbours, timings, limit)
+        channels = {name: channel for name, channel in found.items() if channel}
+        return adjuster.finish(store, facts.memo, channels, timings, limit)
+
+    def _file_channel(
+        self, conn: sqlite3.Connection, facts: _StoreFacts, touched: dict[str, float]
+    ) -> ch.Channel:
+        """The file channel, kept per index state for each set of touched files and the
+        names they had (an editor asks for the same open file again and again)."""
+        aliases = fc.file_aliases(touched, self.repo.exists, self.repo.renamed_from)
+        present = now().timestamp()
+        # The newest-on-file bonus counts only memories written by now: a channel with
+        # memories dated later is kept for this moment only.
+        named = facts.memo.owners(conn, [name for names in aliases.values() for name in names])
+        cutoff = fc.newest_cutoff(named, present)
+        key = (tuple((path, touched[path], names) for path, names in aliases.items()), cutoff)
+        kept = facts.file_channels.get(key)
+        if kept is None:
+            if len(facts.file_channels) >= FILE_CHANNELS_KEPT:
+                facts.file_channels.clear()
+            kept = fc.files_channel(conn, touched, aliases, facts.memo, present)
+            facts.file_channels[key] = kept
+        return kept
 
     def _moved_symbols(
         self, conn: sqlite3.Connection, touched: dict[str, float], file_hits: ch.Channel
@@ -480,61 +335,20 @@ class Recaller:
             if self.notice is not None:
                 self.notice(message)
 
-    def _similar_or_none(self, store: MemoryStore, prepared: _Prepared) -> list[tuple[int, float]]:
-        """:meth:`_similar`, or nothing when the provider embedder fails on the memories."""
+    def _similar_or_none(self, store: MemoryStore, prepared: Prepared) -> list[tuple[int, float]]:
+        """The memories nearest the prompt (:meth:`Nearest.similar`), or nothing when the
+        provider embedder fails on the memories."""
         try:
-            return self._similar(store, prepared)
+            return self._nearest.similar(
+                store,
+                prepared,
+                self.cache_dir,
+                short_lived=self.short_lived,
+                notice=self.notice,
+            )
         except EmbedderFailed as error:
             self._provider_failed(error)
             return []
-
-    def _similar(self, store: MemoryStore, prepared: _Prepared) -> list[tuple[int, float]]:
-        """The memories of ``store`` nearest the prompt, as (rowid, cosine), best first."""
-        conn = store.conn
-        cache = self.cache_dir if store.scope == "project" else store.location.base / "cache"
-        k, floor = W.SEMANTIC_CANDIDATES, W.SEMANTIC_MIN_COSINE
-        vector = prepared.vector
-        if prepared.sparse is not None:
-            weights = hashbag.query_weights(prepared.sparse)
-            if self.short_lived and hashbag.is_sparse(len(weights), hashbag.DEFAULT_DIM):
-                model = hashbag.model_name(hashbag.DEFAULT_DIM)
-                lean = lean_semantic.similar(
-                    conn, cache, model, hashbag.DEFAULT_DIM, weights, k, floor
-                )
-                if lean is not None:
-                    return lean
-            vector = _dense(prepared.sparse, hashbag.DEFAULT_DIM)
-        from recall.ranking.embedding import cosine_top
-
-        rowids, matrix = self._vectors_of(store, cache)
-        return [
-            (int(rowids[row]), cosine)
-            for row, cosine in cosine_top(vector, matrix, k, min_score=floor)
-        ]
-
-    def _vectors_of(self, store: MemoryStore, cache: Path | None) -> tuple[Any, Any]:
-        """(rowids, matrix) of every memory of ``store``, kept in memory while the index is
-        unchanged, so a long-lived process maps the cache once, not once per recall."""
-        from recall.ranking import vectors
-
-        conn, embedder = store.conn, self.embedder
-        stamp = vector_cache.cache_stamp(conn, embedder.name, embedder.dim)
-        kept = self._vectors.get(id(store))
-        # the connection too: a store that recovered its index reads through a new one
-        if kept is not None and kept[0] == (conn, stamp):
-            return kept[1], kept[2]
-        dir_mode, file_mode = _cache_modes(store)
-        rowids, matrix, left_out = vectors.for_recall(
-            conn, embedder, cache, dir_mode=dir_mode, file_mode=file_mode
-        )
-        if left_out and self.notice is not None:
-            self.notice(
-                f"{left_out} memories of the {store.scope} store have no vector from "
-                f"{embedder.name} yet and are left out of the semantic channel; "
-                "`tether reindex` computes them"
-            )
-        self._vectors[id(store)] = ((conn, stamp), rowids, matrix)
-        return rowids, matrix
 
     def _store_facts(self, store: MemoryStore) -> _StoreFacts:
         """How many memories are active, which rowids are not, and the word counts, cached
@@ -550,132 +364,14 @@ class Recaller:
             r[0] for r in conn.execute("SELECT rowid FROM memories WHERE status != 'active'")
         )
         active = conn.execute("SELECT count(*) FROM memories").fetchone()[0] - len(inactive)
-        facts = _StoreFacts(stamp, active, inactive, ch.Vocabulary(conn))
+        facts = _StoreFacts(stamp, active, inactive, tc.Vocabulary(conn))
         self._facts[id(store)] = facts
         return facts
 
-    def _fan_in(self, path: str) -> int:
-        """Import fan-in of a file, asked of the repository once per recall."""
-        if path not in self._fan_in_cache:
-            self._fan_in_cache[path] = self.repo.fan_in(path)
-        return self._fan_in_cache[path]
 
-    def _module_of(self, touched: dict[str, float]) -> set[str]:
-        """Files that change together with the touched ones: the module being worked on
-        (asked of the repository once per recall)."""
-        if self._module is None:
-            module: set[str] = set()
-            for path in touched:
-                module.update(n.path for n in self.repo.neighbours(path, W.MODULE_NEIGHBOURS))
-            self._module = module
-        return self._module
-
-    def _finish(
-        self,
-        store: MemoryStore,
-        fused: dict[int, Fused],
-        touched: dict[str, float],
-        neighbours: list[ch.NeighbourHit],
-        timings: dict[str, float],
-        limit: int,
-    ) -> list[_Candidate]:
-        """The fused candidates that may be shown, with the adjustments that need their facts
-        (files, age, usage, pin), in rowid order.
-
-        The adjustments move a score by a bounded amount (:func:`_adjust_reach`), so the facts
-        are read for the best fused candidates first; the others are read only if they could
-        still reach the ``limit`` best, which a crowded file's hundreds of memories rarely
-        can. Two statements a round, at most two rounds.
-        """
-        if not fused:
-            return []
-        order = sorted(fused.values(), key=lambda item: -item.score)
-        first = max(limit * FACTS_ROUND_FACTOR, FACTS_FIRST_ROUND)
-        found = self._adjusted(store, order[:first], touched, neighbours, timings)
-        if len(order) > first:
-            bar = _kth_best(found, limit)
-            reach = _adjust_reach()
-            rest = [item for item in order[first:] if item.score + reach >= bar - 1e-9]
-            found += self._adjusted(store, rest, touched, neighbours, timings)
-        found.sort(key=lambda candidate: candidate.rowid)
-        return found
-
-    def _adjusted(
-        self,
-        store: MemoryStore,
-        items: list[Fused],
-        touched: dict[str, float],
-        neighbours: list[ch.NeighbourHit],
-        timings: dict[str, float],
-    ) -> list[_Candidate]:
-        """``items`` that may be shown (active, not superseded, not archived by disuse),
-        their facts read in two statements and their scores adjusted."""
-        if not items:
-            return []
-        tick = time.perf_counter()
-        fused = {item.rowid: item for item in items}
-        facts = _candidate_facts(store.conn, list(fused))
-        _add_time(timings, "candidates", tick)
-        tick = time.perf_counter()
-        moment = now().timestamp()
-        module = self._module_of(touched)
-        neighbour_paths = {hit.path for hit in neighbours}
-        found: list[_Candidate] = []
-        for fact in facts:
-            if fact.replaced:
-                continue
-            if fact.archived and not fact.pinned:
-                continue  # archived by this user's disuse (lifecycle.disuse); pinned are exempt
-            item = fused[fact.rowid]
-            # The fan-in that matters is that of the file through which the memory is relevant.
-            through = [p for p in fact.files if p in touched or p in neighbour_paths]
-            fan_in = max((self._fan_in(p) for p in through), default=0)
-            item.add("blast", W.blast_bonus(fan_in))
-            if "file" in item.evidence:
-                others = [p for p in fact.files if p not in touched]
-                if others:
-                    share = sum(p in module for p in others) / len(others)
-                    item.add("module", W.module_bonus(share))
-            anchor = fact.last_acted or fact.created
-            item.add("recency", W.recency_bonus(_days_since(anchor, moment), pinned=fact.pinned))
-            if fact.pinned:
-                item.add("pinned", W.PINNED_BONUS)
-            else:
-                item.add("ignored", W.ignore_penalty(fact.surfaced, fact.acted))
-                item.add("acted", W.acted_bonus(fact.acted))
-            found.append(_Candidate(store, fact.rowid, fact.id, fact.content_hash, item, fan_in))
-        _add_time(timings, "adjust", tick)
-        return found
-
-
-FACTS_FIRST_ROUND = 64
-"""Candidates whose facts are read first (at least); a speed setting, not a judgement: any
-value ranks the same."""
-FACTS_ROUND_FACTOR = 4
-"""...or this many times the hits asked for, when that is more."""
-
-
-def _adjust_reach() -> float:
-    """The most :meth:`Recaller._adjusted` can add to a fused score (the penalty only lowers
-    it), with the signals' learned weights."""
-    bounds = {"blast": W.BLAST_MAX, "module": W.MODULE_MAX, "recency": W.RECENCY_MAX}
-    return learned.reach(bounds) + max(
-        learned.reach({"pinned": W.PINNED_BONUS}), learned.reach({"acted": W.ACTED_BONUS_MAX})
-    )
-
-
-def _kth_best(found: list[_Candidate], k: int) -> float:
-    """The ``k``-th best score among distinct contents of ``found`` (a candidate scoring
-    below it cannot be among the ``k`` shown), or -inf when there are fewer."""
-    best: dict[str, float] = {}
-    for candidate in found:
-        score = candidate.item.score
-        if score > best.get(candidate.content_hash, -math.inf):
-            best[candidate.content_hash] = score
-    if len(best) < k:
-        return -math.inf
-    return heapq.nlargest(k, best.values())[-1]
-
+FILE_CHANNELS_KEPT = 64
+"""Sets of touched files whose file channel is kept per index state; a speed setting, not a
+judgement (any value ranks the same)."""
 
 _REPLACED_ATTEMPTS = 3
 """Recalls in a row that may see an index replaced under them before giving up: one reindex
@@ -685,126 +381,3 @@ costs one more; three back to back within one recall would be a loop, not a user
 def _same(now: dict[int, sqlite3.Connection], before: dict[int, sqlite3.Connection]) -> bool:
     """Whether every store reads through the connection it read through before."""
     return now.keys() == before.keys() and all(now[k] is before[k] for k in now)
-
-
-class _IndexMoved(Exception):
-    """An index was replaced (or a ranked row removed) while a recall read it."""
-
-
-@dataclass(frozen=True)
-class _Facts:
-    """What ranking needs of one candidate memory (its row is decoded only if it is shown)."""
-
-    rowid: int
-    id: str
-    pinned: bool
-    created: str
-    content_hash: str
-    surfaced: int
-    acted: int
-    last_acted: str | None
-    archived: bool
-    replaced: bool
-    files: tuple[str, ...]
-
-
-def _candidate_facts(conn: sqlite3.Connection, rowids: list[int]) -> list[_Facts]:
-    """The facts of the active memories among ``rowids``, in rowid order: two statements."""
-    bound = (json.dumps(rowids),)
-    files: dict[int, list[str]] = {}
-    for rowid, path in conn.execute(
-        f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {ch.JSON_VALUES}", bound
-    ):
-        files.setdefault(rowid, []).append(path)
-    found = conn.execute(
-        "SELECT m.rowid, m.id, m.pinned, m.created, m.content_hash, u.surfaced, u.acted, "
-        "u.last_acted, u.archived_by_disuse, "
-        # "+status": look the ids up by the supersedes index, not every active memory
-        "EXISTS (SELECT 1 FROM memories r WHERE r.supersedes = m.id AND +r.status = 'active') "
-        f"FROM memories m LEFT JOIN usage u ON u.memory_id = m.id "
-        f"WHERE m.rowid IN {ch.JSON_VALUES} AND +m.status = 'active' ORDER BY m.rowid",
-        bound,
-    )
-    return [
-        _Facts(
-            row[0],
-            row[1],
-            bool(row[2]),
-            row[3],
-            row[4],
-            row[5] or 0,
-            row[6] or 0,
-            row[7],
-            bool(row[8]),
-            bool(row[9]),
-            tuple(files.get(row[0], ())),
-        )
-        for row in found
-    ]
-
-
-@dataclass
-class _Candidate:
-    """A memory that may be shown: its store, its fused and adjusted score, its fan-in."""
-
-    store: MemoryStore
-    rowid: int
-    id: str
-    content_hash: str
-    item: Fused
-    fan_in: int
-
-
-def _add_time(timings: dict[str, float], name: str, since: float) -> None:
-    timings[name] = timings.get(name, 0.0) + (time.perf_counter() - since) * 1000
-
-
-def _lifecycle_extra(store: MemoryStore, memory: Memory) -> dict[str, Any]:
-    """The ``extra`` of :func:`with_lifecycle_keys`, without parsing a file that names
-    neither key (most memories were never confirmed nor repointed)."""
-    try:
-        text = store.path_of(memory.id).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return memory.extra
-    if CONFIRMED_KEY not in text and FORMER_FILES_KEY not in text:
-        return memory.extra
-    return with_lifecycle_keys(store, memory).extra
-
-
-def _cache_modes(store: MemoryStore) -> tuple[int, int]:
-    """Folder and file modes of a store's vector cache: owner-only in the private global store,
-    like everything else there (recall.privacy), the usual ones in a project."""
-    if store.scope == GLOBAL:
-        return privacy.DIR_MODE, privacy.FILE_MODE
-    return 0o755, 0o644
-
-
-def _is_strong(item: Fused, memory: Memory) -> bool:
-    """Whether a hit clears the bar for unasked injection (silence is a valid answer)."""
-    evidence = item.evidence
-    relevant = (
-        "file" in evidence
-        or "cochange" in evidence
-        or ("words" in evidence and evidence["words"].magnitude >= W.TEXT_STRONG)
-        or ("trigram" in evidence and evidence["trigram"].magnitude >= W.TEXT_STRONG)
-        or ("semantic" in evidence and evidence["semantic"].value >= W.SEMANTIC_GATE)
-    )
-    return relevant and item.score >= W.INJECT_MIN_SCORE
-
-
-def _merge_scopes(found: list[_Candidate]) -> list[_Candidate]:
-    """Collapse the same knowledge found in several scopes; the project copy wins ties."""
-    best: dict[str, _Candidate] = {}
-    for candidate in found:
-        key = candidate.content_hash
-        current = best.get(key)
-        if current is None:
-            best[key] = candidate
-            continue
-        score, held = candidate.item.score, current.item.score
-        better = score > held + 1e-9 or (
-            math.isclose(score, held, abs_tol=1e-9) and candidate.store.scope == "project"
-        )
-        if better:
-            best[key] = candidate
-    return list(best.values())

@@ -35,22 +35,55 @@ class Fused:
 def fuse(channels: dict[str, Channel]) -> dict[int, Fused]:
     """Reciprocal-rank credit from every channel plus each channel's bounded magnitude; the two
     text channels together count as much as the stronger of them."""
-    fused: dict[int, Fused] = {}
+    return {rowid: fuse_one(rowid, channels) for rowid in fused_scores(channels)}
+
+
+def fuse_one(rowid: int, channels: dict[str, Channel]) -> Fused:
+    """:func:`fuse` of one memory: its score, the contribution of each signal, its evidence."""
+    item = Fused(rowid)
+    for name, channel in channels.items():
+        evidence = channel.get(rowid)
+        if evidence is None:
+            continue
+        item.evidence[name] = evidence
+        item.add(f"{name}_rank", W.CHANNEL_WEIGHTS[name] * W.rrf(evidence.rank))
+        if name != "trigram":
+            item.add(name, evidence.magnitude)
+    trigram = item.evidence.get("trigram")
+    if trigram is not None:
+        # A substring match of words the word channel already matched is the same evidence
+        # seen twice: the trigram magnitude counts only what it adds over the word match.
+        words = item.evidence["words"].magnitude if "words" in item.evidence else 0.0
+        item.add("trigram", max(0.0, trigram.magnitude - words))
+    return item
+
+
+def fused_scores(channels: dict[str, Channel]) -> dict[int, float]:
+    """The score :func:`fuse` gives each memory (the same sums in the same order, to the last
+    bit), without the signals and evidence only the memories shown need: a crowded file's
+    thousands of candidates pass here on every query."""
+    scores: dict[int, float] = {}
     for name, channel in channels.items():
         weight = W.CHANNEL_WEIGHTS[name]
+        rank_factor, magnitude_factor = learned.weight(f"{name}_rank"), learned.weight(name)
+        with_magnitude = name != "trigram"
         for rowid, evidence in channel.items():
-            item = fused.setdefault(rowid, Fused(rowid))
-            item.evidence[name] = evidence
-            item.add(f"{name}_rank", weight * W.rrf(evidence.rank))
-            if name != "trigram":
-                item.add(name, evidence.magnitude)
-    # A substring match of words the word channel already matched is the same evidence seen
-    # twice: the trigram magnitude counts only what it adds over the word match.
+            score = scores.get(rowid, 0.0)
+            amount = weight * W.rrf(evidence.rank) * rank_factor
+            if amount:
+                score += amount
+            if with_magnitude:
+                amount = evidence.magnitude * magnitude_factor
+                if amount:
+                    score += amount
+            scores[rowid] = score
+    words, factor = channels.get("words", {}), learned.weight("trigram")
     for rowid, evidence in channels.get("trigram", {}).items():
-        item = fused[rowid]
-        words = item.evidence["words"].magnitude if "words" in item.evidence else 0.0
-        item.add("trigram", max(0.0, evidence.magnitude - words))
-    return fused
+        matched = words[rowid].magnitude if rowid in words else 0.0
+        amount = max(0.0, evidence.magnitude - matched) * factor
+        if amount:
+            scores[rowid] += amount
+    return scores
 
 
 def receipt(item: Fused, *, pinned: bool, fan_in: int = 0, drift: bool = False) -> str:

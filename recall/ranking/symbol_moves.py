@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 
 from recall.anchors.states import RELOCATED, resolve
 from recall.anchors.symbols import anchors_from_column, normalize_name
@@ -90,6 +91,9 @@ def merge_into_file(file_channel: Channel, moved: dict[int, tuple[float, str]]) 
         entries.items(),
         key=lambda item: (-item[1].magnitude, rank_before.get(item[0], 1 << 30), item[0]),
     )
-    for rank, (_, evidence) in enumerate(ordered, start=1):
-        evidence.rank = rank
-    return dict(ordered)
+    # New evidence, not the old ranked again: a long-lived engine keeps the file channel it
+    # was given for later recalls.
+    return {
+        rowid: replace(evidence, rank=rank)
+        for rank, (rowid, evidence) in enumerate(ordered, start=1)
+    }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from recall.ranking import weights as W
+from recall.ranking.query import RecallQuery, Touch
 
 from .world import NOW, World, describe, hit_of, ids
 
@@ -102,3 +103,25 @@ def test_a_busy_files_older_memories_get_no_bonus_past_the_counted_depth(world: 
         assert hit_of(result, memory_id).signals["file"] == pytest.approx(
             plain + origin + bonus, rel=0, abs=1e-12
         )
+
+
+def test_a_long_lived_engine_counts_a_later_note_once_the_clock_reaches_it(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The engine keeps a file channel per index state; one with a memory dated after the
+    # clock must not be reused once the clock has passed that memory.
+    world.history([[PATH]])
+    world.remember("poller: older", PATH, created="2025-01-10T00:00:00+00:00")
+    current = world.remember("poller: current", PATH, created="2026-05-01T00:00:00+00:00")
+    ahead = world.remember("poller: from the future", PATH, created="2026-09-01T00:00:00+00:00")
+    recaller = world.recaller()
+    query = RecallQuery((Touch(PATH, "edit"),), None, limit=10)
+
+    before = recaller.recall(query)
+    monkeypatch.setenv("TETHER_NOW", "2026-10-01T00:00:00+00:00")
+    after = recaller.recall(query)
+
+    plain = W.file_affinity(3)
+    assert hit_of(before, current).signals["file"] == pytest.approx(plain + W.file_newest_bonus(0))
+    assert hit_of(after, current).signals["file"] == pytest.approx(plain + W.file_newest_bonus(1))
+    assert hit_of(after, ahead).signals["file"] == pytest.approx(plain + W.file_newest_bonus(0))

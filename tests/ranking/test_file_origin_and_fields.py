@@ -13,7 +13,8 @@ import math
 import pytest
 
 from recall.index import fts
-from recall.ranking import channels as ch
+from recall.ranking import field_bm25 as bm
+from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 
 from .world import World, hit_of, ids
@@ -87,7 +88,7 @@ def test_a_long_explanation_does_not_discount_its_summary_match(world: World) ->
         for memory_id in (terse, explained)
     }
 
-    strengths = ch.field_bm25(conn, ch.Vocabulary(conn), ["wakeups"], list(rowid.values()))
+    strengths = bm.field_bm25(conn, tc.Vocabulary(conn), ["wakeups"], list(rowid.values()))
 
     assert strengths is not None
     assert strengths[rowid[terse]] == pytest.approx(strengths[rowid[explained]])
@@ -110,7 +111,7 @@ def test_details_matches_count_against_the_details_length(world: World) -> None:
         for m in (short, long)
     }
 
-    strengths = ch.field_bm25(conn, ch.Vocabulary(conn), ["wakeups"], list(rowids.values()))
+    strengths = bm.field_bm25(conn, tc.Vocabulary(conn), ["wakeups"], list(rowids.values()))
 
     assert strengths is not None
     assert strengths[rowids[short]] > strengths[rowids[long]] > 0
@@ -127,7 +128,7 @@ def test_column_means_read_from_fts5_match_a_count_by_hand(world: World) -> None
         world.remember(summary, PATH, details=details or None)
     conn = world.project.conn
 
-    means = ch._column_means(conn)
+    means = bm._column_means(conn)
 
     indexed = conn.execute("SELECT summary, details FROM fts_words").fetchall()
     rows = len(indexed)
@@ -142,7 +143,7 @@ def test_vocabulary_counts_a_stem_across_its_forms_and_remembers(world: World) -
     world.remember("session cookie", PATH)
     world.remember("the sessionid header", PATH)
     conn = world.project.conn
-    vocabulary = ch.Vocabulary(conn)
+    vocabulary = tc.Vocabulary(conn)
 
     forms = dict(vocabulary.forms("sessions"))
 
@@ -167,7 +168,7 @@ def test_idf_is_fts5s(world: World) -> None:
     conn = world.project.conn
     rowid = conn.execute("SELECT rowid FROM fts_words WHERE summary LIKE 'wakeups%'").fetchone()[0]
 
-    strength = ch.field_bm25(conn, ch.Vocabulary(conn), ["wakeups"], [rowid])
+    strength = bm.field_bm25(conn, tc.Vocabulary(conn), ["wakeups"], [rowid])
 
     total, having = 6, 1
     idf = math.log((total - having + 0.5) / (having + 0.5))
@@ -187,7 +188,7 @@ def test_accented_words_are_scored_as_the_index_folds_them(world: World) -> None
     hit = hit_of(result, accented)
     assert hit.signals.get("words", 0.0) > 0  # matched and scored, not dropped by rescoring
     conn = world.project.conn
-    assert ch.Vocabulary(conn).documents_with("Café") == 1
+    assert tc.Vocabulary(conn).documents_with("Café") == 1
 
 
 def test_the_origin_is_the_earliest_moment_whatever_the_offset(world: World) -> None:

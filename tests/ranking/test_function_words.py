@@ -12,7 +12,7 @@ import json
 import pytest
 from conftest import CliResult, run_tether
 
-from recall.ranking import channels as ch
+from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 
 from .world import World, hit_of
@@ -84,12 +84,12 @@ def test_function_words_are_kept_only_beside_another_word(world: World) -> None:
     world.history([["ip/link.c"]])
     world.remember("netlink drained in close")
     world.remember("queue flushed in order")
-    vocabulary = ch.Vocabulary(world.project.conn)
+    vocabulary = tc.Vocabulary(world.project.conn)
 
-    assert ch.text_terms(vocabulary, ["in", "netlink"], 2) == ["in", "netlink"]
-    assert ch.text_terms(vocabulary, ["in"], 2) == []
+    assert tc.text_terms(vocabulary, ["in", "netlink"], 2) == ["in", "netlink"]
+    assert tc.text_terms(vocabulary, ["in"], 2) == []
     # a word no memory holds is no company for a function word
-    assert ch.text_terms(vocabulary, ["in", "zzyzx"], 2) == []
+    assert tc.text_terms(vocabulary, ["in", "zzyzx"], 2) == []
 
 
 def test_the_function_word_list() -> None:

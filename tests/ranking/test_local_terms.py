@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from recall.ranking import channels as ch
+from recall.ranking import field_bm25 as bm
+from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 from recall.ranking.channels import Evidence
 from recall.ranking.fuse import fuse, receipt
@@ -58,8 +59,8 @@ def test_a_word_every_file_memory_holds_does_not_order_them(world: World) -> Non
     tokens = ["flower", "port"]
 
     # as recall asks: every memory of the touched file is scored
-    alone = ch.field_bm25(conn, ch.Vocabulary(conn), tokens, near)
-    local = ch.field_bm25(conn, ch.Vocabulary(conn), tokens, near, near)
+    alone = bm.field_bm25(conn, tc.Vocabulary(conn), tokens, near)
+    local = bm.field_bm25(conn, tc.Vocabulary(conn), tokens, near, near)
 
     assert alone is not None and local is not None
     # by store-wide idf alone the component word, repeated, outweighs the one rarer match
@@ -83,8 +84,8 @@ def test_without_file_memories_the_store_idf_stands(world: World) -> None:
     conn = world.project.conn
     rows = _rowids(world, heavy, about_port)
 
-    plain = ch.field_bm25(conn, ch.Vocabulary(conn), ["flower", "port"], rows)
-    empty_near = ch.field_bm25(conn, ch.Vocabulary(conn), ["flower", "port"], rows, ())
+    plain = bm.field_bm25(conn, tc.Vocabulary(conn), ["flower", "port"], rows)
+    empty_near = bm.field_bm25(conn, tc.Vocabulary(conn), ["flower", "port"], rows, ())
 
     assert plain == empty_near
 

@@ -11,7 +11,7 @@ import sqlite3
 
 import pytest
 
-from recall.ranking import channels as ch
+from recall.ranking import file_channels as fc
 from recall.ranking.engine import Recaller
 from recall.ranking.query import RecallQuery, Touch
 
@@ -44,7 +44,7 @@ def test_a_recall_that_meets_damage_rebuilds_and_answers(
 ) -> None:
     engine = _recaller(crowd)
     engine.recall(_query("parser", "a.c"))  # word counts and genome read once
-    real, failed = ch.file_affinity, []
+    real, failed = fc.cochange, []
 
     def damaged_once(*args: object, **kwargs: object) -> object:
         # what SQLite raises when a page of the index is corrupt
@@ -53,7 +53,7 @@ def test_a_recall_that_meets_damage_rebuilds_and_answers(
             raise sqlite3.DatabaseError("database disk image is malformed")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ch, "file_affinity", damaged_once)
+    monkeypatch.setattr(fc, "cochange", damaged_once)
     result = engine.recall(_query("kettle teapot", "a.c"))
 
     assert failed

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from recall.ranking import channels as ch
+from recall.ranking import file_channels as fc
 from recall.ranking import weights as W
 
 from .test_cli_recall import tether
@@ -71,10 +72,10 @@ def test_equal_file_evidence_ranks_review_kinds_first_then_by_row() -> None:
         4: (0.5, 0.5, "", 1.0),
     }
     ties = {
-        rowid: ch._tie_key(kind, "2026-05-01T12:00:00+00:00")
+        rowid: fc._tie_key(kind, "2026-05-01T12:00:00+00:00")
         for rowid, kind in ((1, "context"), (2, "decision"), (3, "gotcha"), (4, "context"))
     }
-    ranked = ch._ranked(scored, ties)
+    ranked = ch.ranked(scored, ties)
     # evidence first (4), then the review kinds in row order, then the context note
     assert sorted(ranked, key=lambda rowid: ranked[rowid].rank) == [4, 2, 3, 1]
 

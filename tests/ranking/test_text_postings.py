@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from recall.ranking import channels as ch
+from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 from recall.ranking.postings import FTS5_B, FTS5_K1, Postings
 
@@ -106,16 +106,16 @@ def _near(conn: sqlite3.Connection) -> set[int]:
 
 def test_kept_counts_give_fts5s_own_scores_and_choice(world: World) -> None:
     conn = _store(world)
-    vocabulary, postings = ch.Vocabulary(conn), Postings(conn)
+    vocabulary, postings = tc.Vocabulary(conn), Postings(conn)
     near = _near(conn)
     inactive = frozenset(list(near)[:3])
     compared = 0
     for words in _queries():
-        expression = ch.fts.prefix_expression(words)
+        expression = tc.fts.prefix_expression(words)
         assert expression is not None
         for limit in (5, 20):
-            asked = ch._best_from_fts5(conn, "fts_words", expression, limit, near, inactive)
-            kept = ch._best_from_postings(postings, vocabulary, words, limit, near, inactive)
+            asked = tc._best_from_fts5(conn, "fts_words", expression, limit, near, inactive)
+            kept = tc._best_from_postings(postings, vocabulary, words, limit, near, inactive)
             assert kept == asked, words  # the same rows with the same floats
             compared += len(asked)
     assert compared > 500
@@ -123,28 +123,28 @@ def test_kept_counts_give_fts5s_own_scores_and_choice(world: World) -> None:
 
 def test_the_channel_ranks_the_same_from_kept_counts(world: World) -> None:
     conn = _store(world)
-    vocabulary, postings = ch.Vocabulary(conn), Postings(conn)
+    vocabulary, postings = tc.Vocabulary(conn), Postings(conn)
     near = _near(conn)
     for words in _queries(seed=11):
-        plain = ch.text(conn, "fts_words", words, 20, near, (), vocabulary)
-        kept = ch.text(conn, "fts_words", words, 20, near, (), vocabulary, postings)
+        plain = tc.text(conn, "fts_words", words, 20, near, (), vocabulary)
+        kept = tc.text(conn, "fts_words", words, 20, near, (), vocabulary, postings)
         assert kept == plain, words  # ranks, strengths and magnitudes to the last bit
 
 
 def test_counts_are_read_once_and_statements_do_not_grow(world: World) -> None:
     conn = _store(world)
-    vocabulary, postings = ch.Vocabulary(conn), Postings(conn)
+    vocabulary, postings = tc.Vocabulary(conn), Postings(conn)
     near = _near(conn)
     few, many = ["flush", "cache"], WORDS[:14]
     for words in (few, many):  # words looked up in the vocabulary first (cached apart)
-        ch.text_terms(vocabulary, words, 200)
+        tc.text_terms(vocabulary, words, 200)
 
     with _traced(conn) as first_few:
-        ch.text(conn, "fts_words", few, 20, near, (), vocabulary, postings)
+        tc.text(conn, "fts_words", few, 20, near, (), vocabulary, postings)
     with _traced(conn) as first_many:
-        ch.text(conn, "fts_words", many, 20, near, (), vocabulary, postings)
+        tc.text(conn, "fts_words", many, 20, near, (), vocabulary, postings)
     with _traced(conn) as again:
-        ch.text(conn, "fts_words", many, 20, near, (), vocabulary, postings)
+        tc.text(conn, "fts_words", many, 20, near, (), vocabulary, postings)
 
     # two words or fourteen, a few matches or most of the store: at most the table of term
     # occurrences made once, the totals, the terms' counts, the rows' lengths
@@ -158,11 +158,11 @@ def test_a_word_the_index_folds_is_left_to_fts5(world: World) -> None:
     accented = world.remember("le café du poller déborde", PATH)
     world.remember("the poller overflows", PATH)
     conn = world.project.conn
-    vocabulary, postings = ch.Vocabulary(conn), Postings(conn)
+    vocabulary, postings = tc.Vocabulary(conn), Postings(conn)
 
-    assert ch._best_from_postings(postings, vocabulary, ["café", "poller"], 10, (), ()) is None
-    found = ch.text(conn, "fts_words", ["café", "poller"], 10, (), (), vocabulary, postings)
-    plain = ch.text(conn, "fts_words", ["café", "poller"], 10, (), (), vocabulary)
+    assert tc._best_from_postings(postings, vocabulary, ["café", "poller"], 10, (), ()) is None
+    found = tc.text(conn, "fts_words", ["café", "poller"], 10, (), (), vocabulary, postings)
+    plain = tc.text(conn, "fts_words", ["café", "poller"], 10, (), (), vocabulary)
 
     assert found == plain
     rowid = conn.execute("SELECT rowid FROM memories WHERE id = ?", (accented,)).fetchone()[0]
@@ -174,11 +174,11 @@ def test_a_store_past_the_kept_rowids_is_scored_by_fts5(
 ) -> None:
     conn = _store(world, memories=40)
     monkeypatch.setattr(Postings, "MAX_ROWID", 10)
-    vocabulary, postings = ch.Vocabulary(conn), Postings(conn)
+    vocabulary, postings = tc.Vocabulary(conn), Postings(conn)
 
-    assert ch._best_from_postings(postings, vocabulary, ["route"], 10, (), ()) is None
-    plain = ch.text(conn, "fts_words", ["route", "cache"], 10, (), (), vocabulary)
-    assert ch.text(conn, "fts_words", ["route", "cache"], 10, (), (), vocabulary, postings) == (
+    assert tc._best_from_postings(postings, vocabulary, ["route"], 10, (), ()) is None
+    plain = tc.text(conn, "fts_words", ["route", "cache"], 10, (), (), vocabulary)
+    assert tc.text(conn, "fts_words", ["route", "cache"], 10, (), (), vocabulary, postings) == (
         plain
     )
 
@@ -188,13 +188,13 @@ def test_counts_past_the_limit_are_dropped_and_read_again(
 ) -> None:
     conn = _store(world, memories=60)
     monkeypatch.setattr(Postings, "LIMIT", 50)
-    vocabulary, postings = ch.Vocabulary(conn), Postings(conn)
+    vocabulary, postings = tc.Vocabulary(conn), Postings(conn)
     terms: set[str] = set()
     for words in _queries(seed=5):
-        expression = ch.fts.prefix_expression(words)
+        expression = tc.fts.prefix_expression(words)
         assert expression is not None
-        asked = ch._best_from_fts5(conn, "fts_words", expression, 10, (), ())
-        assert ch._best_from_postings(postings, vocabulary, words, 10, (), ()) == asked
+        asked = tc._best_from_fts5(conn, "fts_words", expression, 10, (), ())
+        assert tc._best_from_postings(postings, vocabulary, words, 10, (), ()) == asked
         terms.update(term for word in words for term, _ in vocabulary.forms(word))
     assert len(postings._terms) < len(terms)  # dropped on the way, and read again when asked
 
@@ -243,10 +243,10 @@ def test_rows_deleted_from_the_index_are_not_counted(world: World) -> None:
         "INSERT INTO fts_words(rowid, summary, details) VALUES (?, ?, ?)",
         (gone[0], "route cache flushed again", "the route cache"),
     )
-    vocabulary, postings = ch.Vocabulary(conn), Postings(conn)
+    vocabulary, postings = tc.Vocabulary(conn), Postings(conn)
     for words in _queries(seed=17):
-        expression = ch.fts.prefix_expression(words)
+        expression = tc.fts.prefix_expression(words)
         assert expression is not None
-        asked = ch._best_from_fts5(conn, "fts_words", expression, 15, (), ())
-        assert ch._best_from_postings(postings, vocabulary, words, 15, (), ()) == asked, words
+        asked = tc._best_from_fts5(conn, "fts_words", expression, 15, (), ())
+        assert tc._best_from_postings(postings, vocabulary, words, 15, (), ()) == asked, words
         assert not set(asked) & set(gone[1:])

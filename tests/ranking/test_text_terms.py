@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall.ranking import channels as ch
+from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 
 from .world import World, hit_of
@@ -31,7 +31,7 @@ def test_an_unknown_word_does_not_push_out_the_rarest_match(
     conn = store_words.project.conn
     monkeypatch.setattr(W, "TEXT_MATCH_BUDGET", 5)
 
-    kept = ch.text_terms(ch.Vocabulary(conn), ["zzyzx", "backoff"], 33)
+    kept = tc.text_terms(tc.Vocabulary(conn), ["zzyzx", "backoff"], 33)
 
     # "backoff" alone is over the budget, but it is the rarest word that matches anything
     assert kept == ["backoff"]
@@ -43,7 +43,7 @@ def test_the_budget_leaves_out_the_more_common_words(
     conn = store_words.project.conn
     monkeypatch.setattr(W, "TEXT_MATCH_BUDGET", 5)
 
-    kept = ch.text_terms(ch.Vocabulary(conn), ["backoff", "jitter", "zzyzx"], 33)
+    kept = tc.text_terms(tc.Vocabulary(conn), ["backoff", "jitter", "zzyzx"], 33)
 
     assert kept == ["jitter"]  # 3 matches fit; backoff's 10 more would not
 
@@ -73,7 +73,7 @@ def test_words_in_any_script_are_matched_as_text(world: World, summary: str, pro
     world.remember("unrelated other note", "b.c")
     conn = world.project.conn
 
-    assert all(ch.Vocabulary(conn).documents_with(word) >= 1 for word in prompt.split())
+    assert all(tc.Vocabulary(conn).documents_with(word) >= 1 for word in prompt.split())
     result = world.recall(prompt=prompt)
 
     assert hit_of(result, wanted).signals.get("words", 0.0) > 0

@@ -1,0 +1,195 @@
+"""What ranking needs of candidate memories, read once per index state and kept.
+
+A hub file's hundreds of memories are candidates of nearly every query that touches it; their
+files, creation time, pin and content hash do not change until the memories table does
+(:func:`recall.index.rows.index_stamp`). A long-lived engine keeps them here, so a query reads
+only what it has not seen yet (one statement per kind, however many candidates). Usage
+(surfacings, actions, archival) changes without the memories table and is read per query
+(:func:`usage_of`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from recall.clock import parse_timestamp
+from recall.errors import BadInput
+
+JSON_VALUES: Final = "(SELECT value FROM json_each(?))"
+"""Any number of values (rowids, terms) bound as one JSON array: one statement whatever their
+number, where a list of bound parameters would have to be cut under SQLite's limit (999)."""
+
+
+def moment(stamp: str | None) -> float | None:
+    """A timestamp as seconds since the epoch, None when empty or unreadable."""
+    if not stamp:
+        return None
+    try:
+        return parse_timestamp(stamp).timestamp()
+    except BadInput:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Static:
+    """What ranking needs of one active memory that only a change to the index changes."""
+
+    id: str
+    pinned: bool
+    created: str
+    then: float | None
+    """``created`` in seconds (None when empty or unreadable: its age counts as 0 days)."""
+    content_hash: str
+    replaced: bool
+    """Whether an active memory supersedes it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """An active memory naming a file: its rowid, creation time (as written and in seconds,
+    inf when unreadable) and kind."""
+
+    rowid: int
+    created: str
+    seconds: float
+    kind: str
+
+
+class FactsMemo:
+    """Static facts of memories and the active memories on each path, for one index state
+    (the caller drops it when the state changes)."""
+
+    LIMIT: Final = 200_000
+    """Entries kept before the memo is emptied and refilled: bounds memory on a huge store;
+    a speed setting, not a judgement (any value ranks the same)."""
+
+    def __init__(self) -> None:
+        """An empty memo."""
+        self._static: dict[int, Static | None] = {}
+        self._files: dict[int, frozenset[str]] = {}
+        self._owners: dict[str, tuple[Owner, ...]] = {}
+
+    def statics(self, conn: sqlite3.Connection, rowids: Collection[int]) -> dict[int, Static]:
+        """The facts of the active memories among ``rowids`` (the others left out); those
+        not kept yet read in one statement."""
+        kept = self._static
+        missing = [r for r in rowids if r not in kept]
+        if missing:
+            if len(kept) + len(missing) > self.LIMIT:
+                kept.clear()
+                missing = list(rowids)
+            kept.update(_read_statics(conn, missing))
+        return {r: found for r in rowids if (found := kept.get(r)) is not None}
+
+    def files(self, conn: sqlite3.Connection, rowids: Collection[int]) -> dict[int, frozenset[str]]:
+        """The files each of ``rowids`` names (a memory's files are distinct); those not kept
+        yet read in one statement."""
+        kept = self._files
+        missing = [r for r in rowids if r not in kept]
+        if missing:
+            if len(kept) + len(missing) > self.LIMIT:
+                kept.clear()
+                missing = list(dict.fromkeys(rowids))
+            found: dict[int, list[str]] = {rowid: [] for rowid in missing}
+            for rowid, path in conn.execute(
+                f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {JSON_VALUES}",
+                (json.dumps(missing),),
+            ):
+                found[rowid].append(path)
+            kept.update((rowid, frozenset(paths)) for rowid, paths in found.items())
+        return {r: kept[r] for r in rowids}
+
+    def owners(
+        self, conn: sqlite3.Connection, paths: Sequence[str]
+    ) -> dict[str, tuple[Owner, ...]]:
+        """The active memories naming each of ``paths``; the paths not kept yet read in one
+        statement, which keeps the facts of their memories too (:meth:`statics`)."""
+        kept = self._owners
+        missing = [p for p in dict.fromkeys(paths) if p not in kept]
+        if missing:
+            if len(kept) + len(missing) > self.LIMIT:
+                kept.clear()
+                missing = list(dict.fromkeys(paths))
+            owners, statics = _read_owners(conn, missing)
+            kept.update(owners)
+            if len(self._static) + len(statics) > self.LIMIT:
+                self._static.clear()
+            self._static.update(statics)
+        return {p: kept[p] for p in paths if kept[p]}
+
+
+_REPLACED: Final = (
+    # "+status": look the ids up by the supersedes index, not every active memory
+    "EXISTS (SELECT 1 FROM memories r WHERE r.supersedes = m.id AND +r.status = 'active')"
+)
+"""Whether an active memory supersedes the memory ``m``."""
+
+
+def _read_statics(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, Static | None]:
+    """One statement: the facts of ``rowids`` (None for an inactive one)."""
+    found: dict[int, Static | None] = dict.fromkeys(rowids)
+    for rowid, memory_id, pinned, created, content_hash, replaced in conn.execute(
+        f"SELECT m.rowid, m.id, m.pinned, m.created, m.content_hash, {_REPLACED} "
+        f"FROM memories m WHERE m.rowid IN {JSON_VALUES} AND +m.status = 'active'",
+        (json.dumps(rowids),),
+    ):
+        found[rowid] = Static(
+            memory_id, bool(pinned), created, moment(created), content_hash, bool(replaced)
+        )
+    return found
+
+
+def _read_owners(
+    conn: sqlite3.Connection, paths: list[str]
+) -> tuple[dict[str, tuple[Owner, ...]], dict[int, Static]]:
+    """One statement: the active memories naming each of ``paths``, in the order SQLite
+    returns them, and the facts of each (candidates of the file channels, read with them)."""
+    found: dict[str, list[Owner]] = {path: [] for path in paths}
+    statics: dict[int, Static] = {}
+    query = (
+        "SELECT mf.path, mf.memory_rowid, m.created, m.category, m.id, m.pinned, "
+        "m.content_hash, "
+        f"{_REPLACED} "
+        "FROM memory_files mf JOIN memories m ON m.rowid = mf.memory_rowid "
+        # "+m.status" keeps SQLite on the path index; without statistics it may otherwise
+        # walk every active memory through the status index.
+        f"WHERE mf.path IN {JSON_VALUES} AND +m.status = 'active'"
+    )
+    for path, rowid, created, kind, memory_id, pinned, content_hash, replaced in conn.execute(
+        query, (json.dumps(paths),)
+    ):
+        seconds = moment(created)
+        found[path].append(Owner(rowid, created, math.inf if seconds is None else seconds, kind))
+        statics[rowid] = Static(
+            memory_id, bool(pinned), created, seconds, content_hash, bool(replaced)
+        )
+    return {path: tuple(owners) for path, owners in found.items()}, statics
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """How a memory was used: shown, acted on, last acted on, archived by disuse."""
+
+    surfaced: int
+    acted: int
+    last_acted: str | None
+    archived: bool
+
+
+def usage_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Usage]:
+    """The usage of the memories among ``ids`` that have any, in one statement."""
+    if not ids:
+        return {}
+    return {
+        memory_id: Usage(surfaced or 0, acted or 0, last_acted, bool(archived))
+        for memory_id, surfaced, acted, last_acted, archived in conn.execute(
+            "SELECT memory_id, surfaced, acted, last_acted, archived_by_disuse FROM usage "
+            f"WHERE memory_id IN {JSON_VALUES}",
+            (json.dumps(ids),),
+        )
+    }

@@ -1,0 +1,226 @@
+"""The file channels: memories naming a touched file, and memories on files that change
+together with it (co-change)."""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+import sqlite3
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from recall.clock import now, parse_timestamp
+from recall.errors import BadInput
+from recall.ranking import weights as W
+from recall.ranking.channels import Channel, Evidence, ranked
+from recall.ranking.facts import FactsMemo, Owner
+from recall.ranking.query import Touch
+
+
+def touch_weights(touches: Sequence[Touch]) -> dict[str, float]:
+    """Each touched path with the weight of the strongest way it was touched."""
+    weights: dict[str, float] = {}
+    for touch in touches:
+        weight = W.touch_weight(touch.kind)
+        weights[touch.path] = max(weight, weights.get(touch.path, 0.0))
+    return weights
+
+
+def file_affinity(
+    conn: sqlite3.Connection,
+    touched: dict[str, float],
+    exists: Callable[[str], bool],
+    earlier_names: Callable[[str], Sequence[str]] = lambda path: (),
+    memo: FactsMemo | None = None,
+) -> Channel:
+    """Memories naming a touched file that exists now, weighted by how rarely the file is named.
+
+    A file keeps its memories through renames: a memory naming an earlier name of a touched
+    file (as git's history shows it) counts as naming the file. The oldest memory on a file
+    shared by several (its origin, see ``W.ORIGIN_BONUS``) gets a little more. Equal file
+    evidence is ranked by :func:`_tie_key` (a gotcha before a context note). ``memo`` keeps
+    each file's memories between recalls of one index state.
+    """
+    aliases = file_aliases(touched, exists, earlier_names)
+    return files_channel(conn, touched, aliases, memo, now().timestamp())
+
+
+def file_aliases(
+    touched: dict[str, float],
+    exists: Callable[[str], bool],
+    earlier_names: Callable[[str], Sequence[str]] = lambda path: (),
+) -> dict[str, tuple[str, ...]]:
+    """Each touched file that exists now with the names it had (itself first, then its
+    earlier names in history, newest first)."""
+    return {path: (path, *earlier_names(path)) for path in touched if exists(path)}
+
+
+def files_channel(
+    conn: sqlite3.Connection,
+    touched: dict[str, float],
+    aliases: dict[str, tuple[str, ...]],
+    memo: FactsMemo | None = None,
+    present: float = math.inf,
+) -> Channel:
+    """:func:`file_affinity` of touched files whose names (:func:`file_aliases`) are known;
+    ``present`` (the clock, in seconds) is where a file's newest memories are counted from."""
+    names_asked = [name for names in aliases.values() for name in names]
+    named = (memo or FactsMemo()).owners(conn, names_asked)
+    ties: dict[int, tuple[float, ...]] = {}
+    scored: dict[int, list[tuple[float, str]]] = defaultdict(list)
+    origin: dict[int, float] = {}
+    newest: dict[int, float] = {}
+    for path, names in aliases.items():
+        owners: dict[int, tuple[str, Owner]] = {}
+        for name in names:
+            for owner in named.get(name, ()):
+                owners.setdefault(owner.rowid, (name, owner))
+        magnitude = W.file_magnitude(len(owners), touched[path])  # rarer path, larger
+        for rowid, (name, owner) in owners.items():
+            # the note names the earlier path when the memory was written before a rename
+            scored[rowid].append((magnitude, "" if name == path else name))
+            ties[rowid] = _tie_key_at(owner.kind, owner.seconds)
+        moments = {rowid: owner.seconds for rowid, (_, owner) in owners.items()}
+        _add_newest(moments, present, touched[path], newest)
+        first = min(moments.values(), default=math.inf)
+        firsts = sum(1 for moment in moments.values() if moment == first)
+        # all written at once, or a batch imported at once ahead of the rest: none came first
+        if firsts < len(moments) and firsts <= W.ORIGIN_MAX_TIED:
+            bonus = W.ORIGIN_BONUS * min(1.0, max(0.0, touched[path]))
+            for rowid, moment in moments.items():
+                if moment == first:
+                    origin[rowid] = max(origin.get(rowid, 0.0), bonus)
+    result: dict[int, tuple[float, float, str, float]] = {}
+    for rowid, hits in scored.items():
+        hits.sort(reverse=True)
+        magnitude = W.combine_file_hits([m for m, _ in hits]) + origin.get(rowid, 0.0)
+        magnitude += newest.get(rowid, 0.0)
+        result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
+    return ranked(result, ties)
+
+
+def _add_newest(
+    moments: dict[int, float], present: float, weight: float, newest: dict[int, float]
+) -> None:
+    """Give the memories on one file (``moments``: rowid -> creation) their newest bonus
+    (``W.file_newest_bonus``, scaled by the touch ``weight``) by how many on the file were
+    written after each and by ``present`` (one dated later than the clock is no later note
+    yet), keeping each memory's best in ``newest``. Only the ``W.file_newest_depth()`` latest
+    are counted: past them the bonus is too small to order anything."""
+    depth = W.file_newest_depth()
+    latest = heapq.nlargest(depth + 1, (m for m in moments.values() if m <= present))
+    floor = latest[-1] if len(latest) > depth else -math.inf
+    latest.reverse()
+    scale = min(1.0, max(0.0, weight))
+    for rowid, moment in moments.items():
+        if moment < floor or not math.isfinite(moment):
+            continue
+        newer = len(latest) - bisect.bisect_right(latest, moment)
+        bonus = W.file_newest_bonus(newer) * scale
+        if bonus > newest.get(rowid, 0.0):
+            newest[rowid] = bonus
+
+
+def newest_cutoff(named: dict[str, tuple[Owner, ...]], present: float) -> float | None:
+    """What a file channel over ``named`` owes to the clock: None when no memory there is
+    dated after ``present`` (the channel is the same at any later time, so it can be kept),
+    else ``present`` itself."""
+    for owners in named.values():
+        for owner in owners:
+            if present < owner.seconds < math.inf:
+                return present
+    return None
+
+
+def _tie_key(kind: str, created: str) -> tuple[float, ...]:
+    """Order of memories with equal file evidence: what to review before editing (a gotcha,
+    a decision) first, then (``W.FILE_TIES_NEWEST_FIRST``) the newest."""
+    return _tie_key_at(kind, _moment(created))
+
+
+def _tie_key_at(kind: str, seconds: float) -> tuple[float, ...]:
+    """:func:`_tie_key` of a creation time already in seconds (inf when unreadable)."""
+    review = 0.0 if kind in W.REVIEW_KINDS else 1.0
+    return (review, -seconds) if W.FILE_TIES_NEWEST_FIRST else (review,)
+
+
+def _moment(stamp: str) -> float:
+    """A creation time as seconds, so offsets and "Z" compare as the moments they name; an
+    unreadable one sorts last (it is never a file's origin)."""
+    try:
+        return parse_timestamp(stamp).timestamp()
+    except BadInput:
+        return math.inf
+
+
+@dataclass(frozen=True)
+class NeighbourHit:
+    """A co-changing file reached from a touched one."""
+
+    path: str
+    via: str
+    support: int
+    commits: int
+    confidence: float
+
+
+def cochange_neighbours(
+    touched: dict[str, float],
+    neighbours: Callable[[str, int], Sequence[object]],
+    exists: Callable[[str], bool],
+) -> list[NeighbourHit]:
+    """The capped list of neighbours of touched files: a few per file, a few in all."""
+    picked: list[NeighbourHit] = []
+    seen = set(touched)
+    for path in sorted(touched, key=lambda p: -touched[p]):
+        taken = 0
+        for neighbour in neighbours(path, W.NEIGHBOURS_PER_FILE * 4):
+            name = neighbour.path  # type: ignore[attr-defined]
+            if name in seen or not exists(name):
+                continue
+            if (
+                neighbour.confidence < W.COCHANGE_MIN_CONFIDENCE  # type: ignore[attr-defined]
+                or neighbour.support < W.COCHANGE_MIN_SUPPORT  # type: ignore[attr-defined]
+            ):
+                continue
+            seen.add(name)
+            picked.append(
+                NeighbourHit(
+                    name,
+                    path,
+                    neighbour.support,  # type: ignore[attr-defined]
+                    neighbour.commits_of_path,  # type: ignore[attr-defined]
+                    neighbour.confidence,  # type: ignore[attr-defined]
+                )
+            )
+            taken += 1
+            if taken >= W.NEIGHBOURS_PER_FILE or len(picked) >= W.NEIGHBOURS_TOTAL:
+                break
+        if len(picked) >= W.NEIGHBOURS_TOTAL:
+            break
+    return picked
+
+
+def cochange(
+    conn: sqlite3.Connection,
+    hits: list[NeighbourHit],
+    direct: Channel,
+    memo: FactsMemo | None = None,
+) -> Channel:
+    """Memories on co-changing files enter at a fixed, weaker rank than direct hits."""
+    owners = (memo or FactsMemo()).owners(conn, [h.path for h in hits])
+    result: Channel = {}
+    for order, hit in enumerate(hits):
+        for rowid in (owner.rowid for owner in owners.get(hit.path, ())):
+            if rowid in direct or rowid in result:
+                continue
+            # The receipt names the memory's file and how often it changed with the touched one.
+            result[rowid] = Evidence(
+                W.COCHANGE_RRF_RANK + order,
+                W.cochange_magnitude(hit.confidence, hit.support),
+                f"{hit.path} ({hit.support}/{hit.commits})",
+                hit.confidence,
+            )
+    return result

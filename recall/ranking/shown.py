@@ -1,0 +1,120 @@
+"""What only the returned hits need: their rows read whole, and the spot-check mark on those
+whose files changed a lot since."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from recall.index import rows
+from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
+from recall.model import Memory
+from recall.ranking.facts import JSON_VALUES
+from recall.ranking.fuse import DRIFT_NOTE, receipt
+from recall.ranking.hits import Candidate, Hit, RepoSignals, is_strong
+from recall.store import MemoryStore
+
+Lifecycle = dict[str, tuple[tuple[int, int] | None, dict[str, Any]]]
+"""Lifecycle keys read from memory files, by memory id, with the (mtime, size) they were read at."""
+
+
+class IndexMoved(Exception):
+    """An index was replaced (or a ranked row removed) while a recall read it."""
+
+
+def hydrate(chosen: list[Candidate], pinned: dict[int, sqlite3.Connection]) -> list[Hit]:
+    """The hits for the candidates that are returned: only their rows are read and decoded
+    (one statement per store). Raises :class:`IndexMoved` when a store's index is no longer
+    the one its candidates came from (``pinned``)."""
+    memories: dict[tuple[int, int], Memory] = {}
+    for store in {id(c.store): c.store for c in chosen}.values():
+        wanted = [c.rowid for c in chosen if c.store is store]
+        conn = store.conn
+        if pinned.get(id(store)) is not conn:
+            raise IndexMoved
+        for row in conn.execute(
+            f"SELECT * FROM memories WHERE rowid IN {JSON_VALUES}", (json.dumps(wanted),)
+        ):
+            memories[(id(store), row["rowid"])] = rows.memory_from_row(row)
+    hits: list[Hit] = []
+    for c in chosen:
+        memory = memories.get((id(c.store), c.rowid))
+        if memory is None:  # gone from the file since it was ranked
+            raise IndexMoved
+        hits.append(
+            Hit(
+                memory,
+                c.store.scope,
+                c.item.score,
+                dict(c.item.signals),
+                receipt(c.item, pinned=memory.pinned, fan_in=c.fan_in),
+                is_strong(c.item, memory),
+            )
+        )
+    return hits
+
+
+def mark_drift(
+    hits: list[Hit],
+    stores: Sequence[MemoryStore],
+    repo: RepoSignals,
+    threshold: int,
+    lifecycle_of: Callable[[MemoryStore], Lifecycle],
+) -> None:
+    """Add the spot-check mark to the shown hits whose files changed a lot since.
+
+    Asked only of the hits that are returned, and answered from the genome's own data in one
+    go when it can (:meth:`Genome.commits_touching_many`); a memory nobody sees needs no mark.
+    ``lifecycle_of`` gives the lifecycle keys a store's engine keeps for its index state.
+    """
+    by_scope = {store.scope: store for store in stores}
+    counted = _drift_counts(repo, hits)
+    for hit in hits:
+        found = drift(hit.memory, repo, threshold, counted)
+        if found is not None and hit.scope in by_scope:
+            # a confirmation lives in the file only: read it for the few that look drifted
+            store = by_scope[hit.scope]
+            full = _with_lifecycle_keys(store, hit.memory, lifecycle_of(store))
+            found = drift(full, repo, threshold, counted)
+        if found is not None:
+            hit.drift = found.commits
+            hit.receipt = f"{hit.receipt}, {DRIFT_NOTE}"
+
+
+def _with_lifecycle_keys(store: MemoryStore, memory: Memory, kept: Lifecycle) -> Memory:
+    """:func:`with_lifecycle_keys`, its file read again only when it changed (by its
+    modification time and size) or the index did (``kept`` is per index state)."""
+    try:
+        info = os.stat(store.path_of(memory.id))
+        seen: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
+    except OSError:
+        seen = None
+    found = kept.get(memory.id)
+    if found is None or found[0] != seen or seen is None:
+        found = kept[memory.id] = (seen, _lifecycle_extra(store, memory))
+    extra = found[1]
+    return memory.with_changes(extra=extra) if extra != memory.extra else memory
+
+
+def _drift_counts(repo: RepoSignals, hits: list[Hit]) -> dict[tuple[str, str], int] | None:
+    """Commits touching each (file, creation time) of the hits, asked of the genome at once,
+    or None when the repository cannot answer so (a plain working tree)."""
+    many = getattr(repo, "commits_touching_many", None)
+    if many is None:
+        return None
+    return many([(path, hit.memory.created) for hit in hits for path in hit.memory.files])
+
+
+def _lifecycle_extra(store: MemoryStore, memory: Memory) -> dict[str, Any]:
+    """The ``extra`` of :func:`with_lifecycle_keys`, without parsing a file that names
+    neither key (most memories were never confirmed nor repointed)."""
+    try:
+        text = store.path_of(memory.id).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return memory.extra
+    if CONFIRMED_KEY not in text and FORMER_FILES_KEY not in text:
+        return memory.extra
+    return with_lifecycle_keys(store, memory).extra
