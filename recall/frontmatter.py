@@ -191,7 +191,12 @@ def render(fields: dict[str, Any], summary: str, details: str) -> str:
     for key, value in fields.items():
         lines.extend(render_value(key, value))
     lines.append(FENCE)
-    text = "\n".join(lines) + "\n" + summary + "\n"
+    return body_text("\n".join(lines), summary, details)
+
+
+def body_text(front: str, summary: str, details: str) -> str:
+    """A memory file's text from its front matter (both fences included), summary and details."""
+    text = front + "\n" + summary + "\n"
     if details:
         text += "\n" + details + "\n"
     return text

@@ -7,10 +7,12 @@ user types (summary, details, category).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recall import frontmatter
 from recall.errors import BadInput, MalformedMemory
-from recall.model import Memory, content_hash, is_valid_id
+from recall.model import CATEGORIES, SOURCES, STATUSES, Memory, content_hash, is_valid_id
 from recall.records import (
     check_category,
     check_details,
@@ -292,3 +294,66 @@ def test_guard_is_for_the_kinds_an_edit_should_stop_for() -> None:
     with pytest.raises(BadInput, match="not a pref"):
         check_guard("pref", True)
     assert check_category("rejected") == "rejected"
+
+
+# Values YAML would read as something else unless quoted, and characters that need escapes.
+_TRICKY = st.sampled_from(
+    ["yes", "null", "~", "1.5", "0x1f", "2024-01-02", "-a", ".x", "a: b", "#c", "", " lead", "é"]
+)
+_TEXT = st.one_of(_TRICKY, st.text(max_size=12))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    memory_id=_TEXT,
+    category=st.one_of(st.sampled_from(CATEGORIES), _TEXT),
+    files=st.lists(_TEXT, max_size=3).map(tuple),
+    anchor=st.one_of(st.none(), _TEXT),
+    pinned=st.booleans(),
+    guard=st.booleans(),
+    status=st.one_of(st.sampled_from(STATUSES), _TEXT),
+    links=st.tuples(st.one_of(st.none(), _TEXT), st.one_of(st.none(), _TEXT)),
+    created=st.one_of(st.just("2024-05-06T07:08:09+00:00"), _TEXT),
+    author=_TEXT,
+    source=st.one_of(st.sampled_from(SOURCES), _TEXT),
+    body=st.tuples(st.text(min_size=1, max_size=20), st.text(max_size=20)),
+)
+def test_render_memory_writes_what_the_general_renderer_writes(
+    memory_id: str,
+    category: str,
+    files: tuple[str, ...],
+    anchor: str | None,
+    pinned: bool,
+    guard: bool,
+    status: str,
+    links: tuple[str | None, str | None],
+    created: str,
+    author: str,
+    source: str,
+    body: tuple[str, str],
+) -> None:
+    memory = Memory(
+        id=memory_id,
+        category=category,
+        summary=body[0],
+        details=body[1],
+        files=files,
+        anchor=anchor,
+        pinned=pinned,
+        status=status,
+        supersedes=links[0],
+        superseded_by=links[1],
+        created=created,
+        author=author,
+        source=source,
+        guard=guard,
+    )
+    general = frontmatter.render(front_matter_fields(memory), memory.summary, memory.details)
+    assert render_memory(memory) == general
+
+
+def test_render_memory_keeps_hand_written_keys_through_the_general_renderer() -> None:
+    memory = Memory(id="1a2b3c4d", category="context", summary="S", extra={"tags": ["a", "b"]})
+    text = render_memory(memory)
+    assert text == frontmatter.render(front_matter_fields(memory), "S", "")
+    assert "tags:\n  - a\n  - b\n" in text
