@@ -204,10 +204,14 @@ def import_once(
     _tether(h, "init")
     lines = _import_lines(commits, scan=scan)
     rows = [(c["subject"] or "(no subject)", c["body"]) for c in commits]
-    wall, cpu = time.perf_counter(), floors.child_cpu_seconds()
+    wall, cpu, user = time.perf_counter(), floors.child_cpu_seconds(), floors.child_user_seconds()
     # exit 2: some lines refused (a commit holding a credential), the rest imported
     out = _tether(h, "import", "-", "--json", stdin=lines, ok=(0, 2))
-    process = floors.Cost(time.perf_counter() - wall, floors.child_cpu_seconds() - cpu)
+    process = floors.Cost(
+        time.perf_counter() - wall,
+        floors.child_cpu_seconds() - cpu,
+        floors.child_user_seconds() - user,
+    )
     results = [json.loads(line) for line in out.splitlines() if line.strip()]
     floor = floors.import_floor_process(store / "memories", rows, scratch / "floor")
     shutil.rmtree(scratch, ignore_errors=True)
@@ -512,6 +516,7 @@ def report_imports(done: list[History]) -> None:
             continue
         runs = h.imports
         cpu = median([r.process.cpu for r in runs])
+        user = median([r.process.user for r in runs])
         wall = median([r.process.wall for r in runs])
         floor_cpu = median([r.floor.cpu for r in runs])
         floor_wall = median([r.floor.wall for r in runs])
@@ -522,10 +527,11 @@ def report_imports(done: list[History]) -> None:
                 f"{created:,}",
                 str(runs[-1].refused) if runs[-1].scanned else "not scanned",
                 str(len(runs)),
-                f"{cpu:.2f} s",
+                f"{cpu:.2f} s ({user:.2f} user)",
                 f"{wall:.2f} s",
                 f"{median([r.files.cpu for r in runs]):.2f} + "
-                f"{median([r.trigram.cpu for r in runs]):.2f} s",
+                f"{median([r.trigram.cpu for r in runs]):.2f} s "
+                f"({median([r.floor.user for r in runs]):.2f} user)",
                 f"{floor_wall:.2f} s",
                 f"{cpu / floor_cpu:.2f}×" if floor_cpu > 0 else "—",
                 f"{wall / floor_wall:.2f}×" if floor_wall > 0 else "—",
@@ -541,9 +547,9 @@ def report_imports(done: list[History]) -> None:
                 "memories",
                 "refused (secrets)",
                 "runs",
-                "`tether import` CPU",
+                "`tether import` CPU (user part)",
                 "wall",
-                "floor CPU: files + trigram",
+                "floor CPU: files + trigram (user part)",
                 "floor wall",
                 "CPU / floor",
                 "wall / floor",
@@ -565,7 +571,8 @@ def measure_imports(folder: Path, work: Path, runs: int, log: Any) -> History:
         h.imports.append(run)
         log(
             f"{h.name} import {n + 1}/{runs}: {run.created} memories, CPU {run.process.cpu:.2f} s "
-            f"(floor {run.floor.cpu:.2f} s), wall {run.process.wall:.2f} s "
+            f"({run.process.user:.2f} user; floor {run.floor.cpu:.2f} s, "
+            f"{run.floor.user:.2f} user), wall {run.process.wall:.2f} s "
             f"(floor {run.floor.wall:.2f} s), load {run.load:.1f}"
         )
     h.memories = h.imports[-1].created

@@ -124,6 +124,8 @@ def _float(value: float) -> str:
 
 def scalar(value: Any) -> str:
     """Render a scalar for front matter: plain when unambiguous, double-quoted otherwise."""
+    if type(value) is str:  # most values: checked first
+        return _text(value)
     if value is None:
         return "null"
     if value is True:
@@ -134,7 +136,13 @@ def scalar(value: Any) -> str:
         return repr(value)
     if isinstance(value, float):
         return _float(value)
-    text = str(value)
+    return _text(str(value))
+
+
+@functools.lru_cache(maxsize=8192)
+def _text(text: str) -> str:
+    """A string rendered for front matter (cached: a history's imports name the same
+    categories, authors and files in thousands of memories)."""
     return text if _plain_ok(text) else quote(text)
 
 
@@ -150,8 +158,14 @@ def _plain_ok(text: str) -> bool:
     )
 
 
+_SCALAR_TYPES = frozenset({str, bool, int, float, type(None)})
+"""Values rendered on their key's line (exact types: a subclass takes the general path)."""
+
+
 def render_value(key: str, value: Any) -> list[str]:
     """Render one top-level key and its value as front-matter lines."""
+    if type(value) in _SCALAR_TYPES:
+        return [f"{scalar(str(key))}: {scalar(value)}"]
     nested = isinstance(value, list | tuple) and any(
         isinstance(item, list | tuple | dict) for item in value
     )
@@ -177,7 +191,12 @@ def render(fields: dict[str, Any], summary: str, details: str) -> str:
     for key, value in fields.items():
         lines.extend(render_value(key, value))
     lines.append(FENCE)
-    text = "\n".join(lines) + "\n" + summary + "\n"
+    return body_text("\n".join(lines), summary, details)
+
+
+def body_text(front: str, summary: str, details: str) -> str:
+    """A memory file's text from its front matter (both fences included), summary and details."""
+    text = front + "\n" + summary + "\n"
     if details:
         text += "\n" + details + "\n"
     return text

@@ -77,6 +77,12 @@ def is_memory_name(name: str) -> bool:
     return name.endswith(MEMORY_SUFFIX) and not name.startswith(".")
 
 
+def check_plain_name(name: str) -> None:
+    """Refuse a memory file name that is not a plain name inside the folder."""
+    if "/" in name or "\\" in name or name in ("", ".", "..") or "\x00" in name:
+        raise BadInput(f"memory file name {name!r} is not a plain file name")
+
+
 def _describe_os_error(error: OSError, target: Path) -> str:
     if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         return (
@@ -124,8 +130,7 @@ class MemoryFolder:
 
     def file(self, name: str) -> Path:
         """The path of a memory file by name; names that would leave the folder are refused."""
-        if "/" in name or "\\" in name or name in ("", ".", "..") or "\x00" in name:
-            raise BadInput(f"memory file name {name!r} is not a plain file name")
+        check_plain_name(name)
         return self.path / name
 
     def read_bytes(self, name: str) -> bytes:
@@ -230,7 +235,7 @@ class MemoryFolder:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
         try:
             for name, text in items:
-                self.file(name)  # a name that would leave the folder is refused
+                check_plain_name(name)  # a name that would leave the folder is refused
                 data = text.encode("utf-8")
                 if len(data) > self.max_bytes:
                     raise BadInput(

@@ -24,7 +24,6 @@ SOURCES: Final = ("user", "agent", "auto-distilled")
 GUARD_CATEGORIES: Final = ("decision", "gotcha")
 
 ID_PATTERN: Final = re.compile(r"^[0-9a-f]{8}$")
-_SPACE_RUN = re.compile(r"\s+")
 
 
 def is_valid_id(value: str) -> bool:
@@ -33,8 +32,11 @@ def is_valid_id(value: str) -> bool:
 
 
 def _normalize_for_hash(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
-    return _SPACE_RUN.sub(" ", text).strip().casefold()
+    if not text.isascii():  # NFKC leaves ASCII as it is
+        text = unicodedata.normalize("NFKC", text)
+    # str.split() splits at runs of what re's \s matches (str.isspace), so this is
+    # re.sub(r"\s+", " ", text).strip() at a third of its cost (a bulk import hashes each text)
+    return " ".join(text.split()).casefold()
 
 
 def content_hash(category: str, summary: str, details: str) -> str:

@@ -179,7 +179,33 @@ def front_matter_fields(memory: Memory) -> dict[str, Any]:
 
 def render_memory(memory: Memory) -> str:
     """The full text of a memory file."""
-    return frontmatter.render(front_matter_fields(memory), memory.summary, memory.details)
+    if memory.extra or memory.anchors:  # hand-written keys, symbol anchors: the general way
+        return frontmatter.render(front_matter_fields(memory), memory.summary, memory.details)
+    # The same lines as the general way, for the fields Tether writes (each a string, a bool
+    # or a list of strings, under a plain key), without building the field dict: a bulk
+    # import renders thousands. tests/test_records.py checks both ways agree.
+    scalar = frontmatter.scalar
+    lines = [frontmatter.FENCE, f"id: {scalar(memory.id)}", f"category: {scalar(memory.category)}"]
+    if memory.files:
+        lines.append("files:")
+        lines.extend(f"  - {scalar(path)}" for path in memory.files)
+    else:
+        lines.append("files: []")
+    if memory.anchor:
+        lines.append(f"anchor: {scalar(memory.anchor)}")
+    lines.append(f"pinned: {scalar(memory.pinned)}")
+    if memory.guard:
+        lines.append("guard: true")
+    lines.append(f"status: {scalar(memory.status)}")
+    if memory.supersedes:
+        lines.append(f"supersedes: {scalar(memory.supersedes)}")
+    if memory.superseded_by:
+        lines.append(f"superseded_by: {scalar(memory.superseded_by)}")
+    lines.append(f"created: {scalar(memory.created)}")
+    lines.append(f"author: {scalar(memory.author)}")
+    lines.append(f"source: {scalar(memory.source)}")
+    lines.append(frontmatter.FENCE)
+    return frontmatter.body_text("\n".join(lines), memory.summary, memory.details)
 
 
 def check_summary(summary: str) -> str:

@@ -31,10 +31,7 @@ FORBIDDEN: tuple[tuple[str, str], ...] = (
 # Still to do (the one-core redesign): each entry is removed by the change that fixes it.
 KNOWN_WRONG_WAY: frozenset[tuple[str, str]] = frozenset()
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset()
-KNOWN_LONG: frozenset[str] = frozenset(
-    {
-    }
-)
+KNOWN_LONG: frozenset[str] = frozenset()
 
 
 def modules() -> dict[str, Path]:

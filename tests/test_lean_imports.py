@@ -232,6 +232,28 @@ def test_settings_files_and_a_notice_load_their_readers_and_the_log(
     assert loaded(run, RARELY) == sorted(RARELY)
 
 
+OTHER_COMMANDS = ("recall.cli.cmd_browse", "recall.cli.cmd_cleanup", "recall.cli.cmd_distill")
+"""Command modules a bulk import or export has no use for (the full parser loads them)."""
+
+
+def test_import_and_export_parse_with_their_own_module_only(
+    repo: Path, store: MemoryStore, tmp_path: Path
+) -> None:
+    line = {"summary": "retries are capped at five", "category": "decision", "files": ["a.py"]}
+    run = run_probed(repo, tmp_path / "i.json", "import", "-", "--json", stdin=json.dumps(line))
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["status"] == "created"
+    assert "recall.cli.cmd_io" in run.modules
+    assert loaded(run, OTHER_COMMANDS) == []
+    exported = run_probed(repo, tmp_path / "e.json", "export")
+    assert exported.code == 0, exported.stderr
+    assert "retries are capped at five" in exported.stdout
+    assert loaded(exported, OTHER_COMMANDS) == []
+    full = run_probed(repo, tmp_path / "f.json", "list", "--json")
+    assert full.code == 0, full.stderr
+    assert loaded(full, OTHER_COMMANDS) == sorted(OTHER_COMMANDS)
+
+
 def test_every_module_named_is_seen_loading_somewhere() -> None:
     """Each name the lean tests rule out is one that a test above sees load, so none of them
     can be a misspelt or dead name that is trivially absent."""

@@ -6,11 +6,24 @@ user types (summary, details, category).
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recall import frontmatter
 from recall.errors import BadInput, MalformedMemory
-from recall.model import Memory, content_hash, is_valid_id
+from recall.model import (
+    CATEGORIES,
+    SOURCES,
+    STATUSES,
+    Memory,
+    _normalize_for_hash,
+    content_hash,
+    is_valid_id,
+)
 from recall.records import (
     check_category,
     check_details,
@@ -252,6 +265,25 @@ def test_content_hash_ignores_case_and_spacing_but_not_meaning() -> None:
     assert content_hash("gotcha", "a b", "c") != content_hash("gotcha", "a", "b c")
 
 
+def test_content_hash_of_stored_memories_is_unchanged() -> None:
+    # Hashes as stores written by earlier versions hold them: dedupe compares against these.
+    odd = content_hash(
+        "gotcha", " Use\u00a0the\tpool ", "\uff2eever\x1c open\u2028a raw\r\n connection \u3000"
+    )
+    assert odd == "3a108ec4ab9493f3cad2b0e894ffef3f"
+    assert content_hash("context", "\u00df stra\u00dfe", "") == "8121a34a8472912d2c5733dc40625f64"
+
+
+_SPACES = "".join(chr(c) for c in range(0x3100) if chr(c).isspace())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.one_of(st.sampled_from(_SPACES), st.characters()), max_size=40))
+def test_hash_normalization_is_nfkc_with_whitespace_runs_collapsed(text: str) -> None:
+    expected = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
+    assert _normalize_for_hash(text) == expected
+
+
 def test_memory_hash_and_dict() -> None:
     memory = Memory(id="1a2b3c4d", category="pref", summary="S", details="D", files=("a",))
     data = memory.to_dict()
@@ -259,3 +291,66 @@ def test_memory_hash_and_dict() -> None:
     assert data["files"] == ["a"]
     assert memory.is_recallable
     assert not memory.with_changes(status="archived").is_recallable
+
+
+# Values YAML would read as something else unless quoted, and characters that need escapes.
+_TRICKY = st.sampled_from(
+    ["yes", "null", "~", "1.5", "0x1f", "2024-01-02", "-a", ".x", "a: b", "#c", "", " lead", "é"]
+)
+_TEXT = st.one_of(_TRICKY, st.text(max_size=12))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    memory_id=_TEXT,
+    category=st.one_of(st.sampled_from(CATEGORIES), _TEXT),
+    files=st.lists(_TEXT, max_size=3).map(tuple),
+    anchor=st.one_of(st.none(), _TEXT),
+    pinned=st.booleans(),
+    guard=st.booleans(),
+    status=st.one_of(st.sampled_from(STATUSES), _TEXT),
+    links=st.tuples(st.one_of(st.none(), _TEXT), st.one_of(st.none(), _TEXT)),
+    created=st.one_of(st.just("2024-05-06T07:08:09+00:00"), _TEXT),
+    author=_TEXT,
+    source=st.one_of(st.sampled_from(SOURCES), _TEXT),
+    body=st.tuples(st.text(min_size=1, max_size=20), st.text(max_size=20)),
+)
+def test_render_memory_writes_what_the_general_renderer_writes(
+    memory_id: str,
+    category: str,
+    files: tuple[str, ...],
+    anchor: str | None,
+    pinned: bool,
+    guard: bool,
+    status: str,
+    links: tuple[str | None, str | None],
+    created: str,
+    author: str,
+    source: str,
+    body: tuple[str, str],
+) -> None:
+    memory = Memory(
+        id=memory_id,
+        category=category,
+        summary=body[0],
+        details=body[1],
+        files=files,
+        anchor=anchor,
+        pinned=pinned,
+        status=status,
+        supersedes=links[0],
+        superseded_by=links[1],
+        created=created,
+        author=author,
+        source=source,
+        guard=guard,
+    )
+    general = frontmatter.render(front_matter_fields(memory), memory.summary, memory.details)
+    assert render_memory(memory) == general
+
+
+def test_render_memory_keeps_hand_written_keys_through_the_general_renderer() -> None:
+    memory = Memory(id="1a2b3c4d", category="context", summary="S", extra={"tags": ["a", "b"]})
+    text = render_memory(memory)
+    assert text == frontmatter.render(front_matter_fields(memory), "S", "")
+    assert "tags:\n  - a\n  - b\n" in text
