@@ -6,10 +6,17 @@ project memory it finds:
 
 - **review**: the change modifies, moves or deletes a file the memory names, or changes the
   code of a symbol it anchors (its body at the base differs from its body now);
-- **fail**: the change deletes or moves the anchored file or symbol of a *pinned* memory that
-  still points at the old place (``tether repoint`` fixes it), or changes the code under a
-  *guarded* memory (``guard: true``) whose recorded body hash was not confirmed anew
-  (``tether confirm``, committed with the change).
+- **fail**: the change deletes or moves the anchored file or symbol of a *pinned* or *guarded*
+  memory (``guard: true``) that still points at the old place (``tether repoint`` fixes it; for
+  a guarded one, ``tether confirm`` in the change too), or changes the code under a guarded
+  memory: an anchored symbol whose body now differs from the hash the memory recorded
+  (``tether confirm`` records it anew), or, for a guard without anchors or whose anchored
+  symbol is not found at the base, one of its files, unless the change sets the memory's
+  ``confirmed`` key anew or writes the memory.
+
+An anchored symbol is followed where it went: a renamed file, or the file of the change that
+defines the name (the one with the same body when several do), both at the base (moved before
+it) and now (moved by the change).
 
 Definitions at the base are read from git (``git show``), those of now from the working tree,
 both with the symbol index's parser; nothing is written.
@@ -22,16 +29,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recall.anchors.symbols import SymbolAnchor, normalize_name
+from recall import frontmatter
+from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
 from recall.errors import BadInput
 from recall.genome.gitcmd import GitRunner
 from recall.genome.symbols.extract import extract, read_file
 from recall.genome.symbols.model import Definition
+from recall.lifecycle.references import CONFIRMED_KEY
 from recall.model import Memory
 
 REVIEW = "review"
 FAIL = "fail"
 GUARDED = "under a guarded memory"
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""Git's empty tree: the base of a repository with no commit yet."""
+# Diffs read the same whatever the user's git config says (prefixes, external diff tools,
+# text conversion, quoted paths, paths relative to a subdirectory).
+_DIFF = (
+    "-c",
+    "core.quotepath=off",
+    "diff",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-relative",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--no-color",
+    "-M",
+)
 
 
 @dataclass(frozen=True)
@@ -81,8 +106,16 @@ class CheckResult:
         return any(f.level == FAIL for f in self.findings)
 
 
+def _has_head(runner: GitRunner) -> bool:
+    status, _, _ = runner.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False)
+    return status == 0
+
+
 def _base(runner: GitRunner, ref: str) -> str:
-    """The merge base of ``ref`` and HEAD (``ref`` itself when there is none)."""
+    """The merge base of ``ref`` and HEAD (``ref`` itself when there is none; git's empty tree
+    for ``HEAD`` in a repository with no commit yet, so the first commit is checked too)."""
+    if ref == "HEAD" and not _has_head(runner):
+        return EMPTY_TREE
     status, out, _ = runner.run(["merge-base", ref, "HEAD"], check=False)
     if status == 0 and out.strip():
         return out.decode().strip()
@@ -95,7 +128,7 @@ def _base(runner: GitRunner, ref: str) -> str:
 
 
 def _changes(runner: GitRunner, base: str) -> list[Change]:
-    _, out, _ = runner.run(["diff", "--name-status", "-z", "-M", base, "--"])
+    _, out, _ = runner.run([*_DIFF, "--name-status", "-z", base, "--"])
     parts = out.decode("utf-8", "surrogateescape").split("\0")
     found: list[Change] = []
     index = 0
@@ -112,7 +145,7 @@ def _changes(runner: GitRunner, base: str) -> list[Change]:
 
 def _first_lines(runner: GitRunner, base: str) -> dict[str, int]:
     """The first changed line of each file in the new version (1 for a deletion)."""
-    _, out, _ = runner.run(["diff", "-U0", "--no-color", "-M", base, "--"])
+    _, out, _ = runner.run([*_DIFF, "-U0", base, "--"])
     found: dict[str, int] = {}
     current = None
     for raw in out.decode("utf-8", "surrogateescape").splitlines():
@@ -124,11 +157,32 @@ def _first_lines(runner: GitRunner, base: str) -> dict[str, int]:
     return found
 
 
-def _by_name(definitions: Iterable[Definition]) -> dict[str, Definition]:
-    found: dict[str, Definition] = {}
+def _by_name(definitions: Iterable[Definition]) -> dict[str, list[Definition]]:
+    found: dict[str, list[Definition]] = {}
     for definition in definitions:
-        found.setdefault(definition.name, definition)
+        found.setdefault(definition.name, []).append(definition)
     return found
+
+
+def _find(defs: dict[str, list[Definition]], name: str) -> Definition | None:
+    """The one definition of ``name`` (None when there is none, or more than one)."""
+    wanted = normalize_name(name)
+    exact = defs.get(wanted, [])
+    if exact:
+        return exact[0] if len(exact) == 1 else None
+    tails = [d for key, ds in defs.items() if key.endswith("." + wanted) for d in ds]
+    return tails[0] if len(tails) == 1 else None
+
+
+def _one(
+    found: list[tuple[str, Definition]], bodies: Iterable[str | None]
+) -> tuple[str, Definition] | None:
+    """The one candidate with the first of ``bodies`` only one has, else the only candidate."""
+    for body in bodies:
+        same = [item for item in found if body is not None and item[1].body == body]
+        if len(same) == 1:
+            return same[0]
+    return found[0] if len(found) == 1 else None
 
 
 class _Sources:
@@ -137,87 +191,132 @@ class _Sources:
     def __init__(self, runner: GitRunner, root: Path, base: str, changes: list[Change]) -> None:
         self.runner, self.root, self.base = runner, root, base
         self.changes = changes
-        self._then: dict[str, dict[str, Definition]] = {}
-        self._now: dict[str, dict[str, Definition]] = {}
+        self.by_old = {change.old: change for change in changes if change.status != "A"}
+        self._then: dict[str, dict[str, list[Definition]]] = {}
+        self._now: dict[str, dict[str, list[Definition]]] = {}
+        self._leaves: set[str] | None = None
 
-    def then(self, path: str) -> dict[str, Definition]:
+    def then(self, path: str) -> dict[str, list[Definition]]:
+        """The definitions of ``path`` at the base (none when git has no such file there)."""
         if path not in self._then:
             status, out, _ = self.runner.run(["show", f"{self.base}:{path}"], check=False)
             self._then[path] = _by_name(extract(path, out).definitions) if status == 0 else {}
         return self._then[path]
 
-    def moved_to(self, name: str, source: str) -> str | None:
-        """A file of the change (other than ``source``) that defines ``name`` now."""
-        for change in self.changes:
-            found = change.status != "D" and change.new != source
-            if found and _find(self.now(change.new), name) is not None:
-                return change.new
-        return None
-
-    def now(self, path: str) -> dict[str, Definition]:
+    def now(self, path: str) -> dict[str, list[Definition]]:
+        """The definitions of ``path`` in the working tree."""
         if path not in self._now:
             full = self.root / path
             found = read_file(path, str(full)).definitions if full.is_file() else []
             self._now[path] = _by_name(found)
         return self._now[path]
 
+    def _base_leaves(self) -> set[str]:
+        if self._leaves is None:
+            self._leaves = {leaf_of(key) for old in self.by_old for key in self.then(old)}
+        return self._leaves
 
-def _find(defs: dict[str, Definition], name: str) -> Definition | None:
-    wanted = normalize_name(name)
-    if wanted in defs:
-        return defs[wanted]
-    tails = [d for key, d in defs.items() if key.endswith("." + wanted)]
-    return tails[0] if len(tails) == 1 else None
+    def locate(self, anchor: SymbolAnchor) -> tuple[Change, Definition] | None:
+        """The change to the file that defined the anchored symbol at the base, and that
+        definition: its own file, else (moved before the base, or repointed in the change) the
+        one file the change touches that defined it (by the recorded body when several)."""
+        change = self.by_old.get(anchor.path)
+        if change is not None:
+            before = _find(self.then(anchor.path), anchor.name)
+            if before is not None:
+                return change, before
+        if leaf_of(normalize_name(anchor.name)) not in self._base_leaves():
+            return None  # no file the change touches defined it: the cheap, usual answer
+        if change is None and _find(self.then(anchor.path), anchor.name) is not None:
+            return None  # still in its own file, which the change leaves alone
+        found = [
+            (old, d)
+            for old in self.by_old
+            if old != anchor.path and (d := _find(self.then(old), anchor.name)) is not None
+        ]
+        one = _one(found, [anchor.body])
+        return (self.by_old[one[0]], one[1]) if one is not None else None
+
+    def moved_to(
+        self, name: str, source: str, bodies: Iterable[str | None]
+    ) -> tuple[str, Definition] | None:
+        """A file of the change (other than ``source``) that defines ``name`` now, and that
+        definition (the one with the same body when several files do)."""
+        found = [
+            (change.new, d)
+            for change in self.changes
+            if change.status != "D"
+            and change.new != source
+            and (d := _find(self.now(change.new), name)) is not None
+        ]
+        return _one(found, bodies) or (found[0] if found else None)
+
+
+def _guard_fix(memory: Memory) -> str:
+    return (
+        f", {GUARDED}; after checking it still holds, `tether confirm {memory.id}` (or "
+        f"`tether repoint {memory.id} --apply`, or supersede it) and commit the memory with "
+        "the change"
+    )
 
 
 def _anchor_findings(
     memory: Memory,
     anchor: SymbolAnchor,
     change: Change,
+    before: Definition,
     sources: _Sources,
-    guarded: bool,
+    confirmed: bool,
     line: int,
 ) -> list[Finding]:
-    """What the change did to one anchored symbol of ``memory`` (``line``: the first changed
-    line of its file, where a symbol that left it is reported)."""
-    before = _find(sources.then(anchor.path), anchor.name)
-    if before is None:
-        return []  # not defined there at the base: nothing this change did to it
+    """What the change did to one anchored symbol of ``memory``, defined by ``before`` at the
+    base in ``change.old`` (``line``: the first changed line of that file, where a symbol that
+    left it is reported)."""
+    name, old = anchor.name, change.old
     here = change.new if change.status != "D" else None
-    after = _find(sources.now(here), anchor.name) if here else None
-    name = anchor.name
+    after = _find(sources.now(here), name) if here else None
+    now_path = here if after is not None else None
     if after is None:
-        moved = sources.moved_to(name, change.new)
+        moved = sources.moved_to(name, change.new, [before.body, anchor.body])
         if moved is not None:
-            reason = f"the change moves symbol {name} from {anchor.path} to {moved}"
-        else:
-            reason = f"the change deletes symbol {name}, anchored at {anchor.path}"
-        if memory.pinned:
-            fix = f"; the memory is pinned: `tether repoint {memory.id} --apply` after the move"
-            return [Finding(FAIL, memory, change.new, line, reason + fix)]
-        return [Finding(REVIEW, memory, change.new, line, reason)]
+            now_path, after = moved
     found: list[Finding] = []
-    if change.status == "R" and memory.pinned:
-        reason = (
-            f"the change moves {anchor.path} (anchored symbol {name}) to {change.new}; the "
-            f"memory is pinned: `tether repoint {memory.id} --apply`"
-        )
-        found.append(Finding(FAIL, memory, change.new, after.start, reason))
-    if after.body != before.body:
-        found.append(
-            Finding(REVIEW, memory, here or change.new, after.start, f"the change edits {name}")
-        )
-        if guarded and anchor.body != after.body:
-            reason = (
-                f"the change edits {name}, {GUARDED}; after checking it still "
-                f"holds, `tether confirm {memory.id}` and commit the memory with the change"
-            )
-            found.append(Finding(FAIL, memory, here or change.new, after.start, reason))
+    if now_path != old:
+        repointed = now_path is not None and anchor.path == now_path
+        if now_path is None:
+            reason = f"the change deletes symbol {name}, anchored at {old}"
+        elif now_path == change.new:
+            reason = f"the change moves {old} (anchored symbol {name}) to {now_path}"
+        else:
+            reason = f"the change moves symbol {name} from {old} to {now_path}"
+        where, at = change.new, line
+        if now_path == change.new and after is not None:
+            at = after.start
+        if memory.pinned and not repointed:
+            fix = f"; the memory is pinned: `tether repoint {memory.id} --apply` after the move"
+            found.append(Finding(FAIL, memory, where, at, reason + fix))
+        elif memory.guard and not repointed and not confirmed:
+            found.append(Finding(FAIL, memory, where, at, reason + _guard_fix(memory)))
+        else:
+            found.append(Finding(REVIEW, memory, where, at, reason))
+    if after is not None and now_path is not None and after.body != before.body:
+        reason = f"the change edits {name}"
+        found.append(Finding(REVIEW, memory, now_path, after.start, reason))
+        # the recorded body is what the memory was confirmed against; without one, the key
+        unconfirmed = after.body != anchor.body if anchor.body is not None else not confirmed
+        if memory.guard and unconfirmed:
+            reason += _guard_fix(memory)
+            found.append(Finding(FAIL, memory, now_path, after.start, reason))
     return found
 
 
 def _file_findings(
-    memory: Memory, path: str, change: Change, first: dict[str, int], guarded: bool
+    memory: Memory,
+    path: str,
+    change: Change,
+    first: dict[str, int],
+    guard_fails: bool,
+    why: str = "",
 ) -> list[Finding]:
     line = first.get(change.new, 1)
     if change.status == "D":
@@ -234,13 +333,31 @@ def _file_findings(
         found.append(Finding(FAIL, memory, change.new, line, reason + fix))
     else:
         found.append(Finding(REVIEW, memory, change.new, line, reason))
-    if guarded and not memory.anchors:
-        reason = (
-            f"the change edits {path}, {GUARDED}; after checking it still holds, "
-            f"`tether confirm {memory.id}` and commit the memory with the change"
-        )
-        found.append(Finding(FAIL, memory, change.new, line, reason))
+    if guard_fails:
+        found.append(Finding(FAIL, memory, change.new, line, reason + why + _guard_fix(memory)))
     return found
+
+
+def _confirmed_in_change(runner: GitRunner, root: Path, base: str, path: str | None) -> bool:
+    """Whether the memory file at ``path`` is new in the change, or its ``confirmed`` key
+    differs from the one at the base (``tether confirm`` in the change)."""
+    if path is None:
+        return False
+    status, out, _ = runner.run(["show", f"{base}:{path}"], check=False)
+    if status != 0:
+        return True  # written in the change itself
+
+    def key(text: str) -> Any:
+        try:
+            return frontmatter.parse(text, path).fields.get(CONFIRMED_KEY)
+        except BadInput:
+            return None
+
+    try:
+        now = key((root / path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return False
+    return now is not None and now != key(out.decode("utf-8", "replace"))
 
 
 def check(
@@ -252,33 +369,40 @@ def check(
     """What the change from ``ref``'s merge base to the working tree does to ``memories``.
 
     ``memory_files`` maps each memory id to its file, relative to ``root`` (a guarded memory
-    confirmed in the same change is not a failure).
+    new in the change, or whose ``confirmed`` key the change sets anew, is confirmed).
     """
     runner = GitRunner(root)
     base = _base(runner, ref)
     result = CheckResult(base, _changes(runner, base))
     by_old = {change.old: change for change in result.changes}
-    touched_files = {change.new for change in result.changes}
     first = _first_lines(runner, base) if result.changes else {}
     sources = _Sources(runner, root, base, result.changes)
     for memory in memories:
-        hit = [p for p in (*memory.files, *(a.path for a in memory.anchors)) if p in by_old]
-        if not hit:
+        files = [p for p in memory.files if p in by_old]
+        located = {a: sources.locate(a) for a in memory.anchors} if result.changes else {}
+        lost = [a for a, where in located.items() if where is None and a.path in by_old]
+        if not files and not lost and not any(located.values()):
             continue
-        confirmed_here = memory_files.get(memory.id) in touched_files
-        guarded = memory.guard
+        confirmed = memory.guard and _confirmed_in_change(
+            runner, root, base, memory_files.get(memory.id)
+        )
         findings: list[Finding] = []
-        for path in memory.files:
-            change = by_old.get(path)
-            if change is not None:
-                findings += _file_findings(memory, path, change, first, guarded)
-        for anchor in memory.anchors:
-            change = by_old.get(anchor.path)
-            if change is not None:
+        for path in files:
+            guard_fails = memory.guard and not memory.anchors and not confirmed
+            findings += _file_findings(memory, path, by_old[path], first, guard_fails)
+        for anchor in lost:  # not found at the base: the whole file stands for it
+            why = f" (anchored symbol {anchor.name} is not found there at the base)"
+            guard_fails = memory.guard and not confirmed
+            findings += _file_findings(
+                memory, anchor.path, by_old[anchor.path], first, guard_fails, why
+            )
+        for anchor, where in located.items():
+            if where is not None:
+                change, before = where
                 line = first.get(change.new, 1)
-                findings += _anchor_findings(memory, anchor, change, sources, guarded, line)
-        if confirmed_here:  # the memory was confirmed in the change itself
-            findings = [f for f in findings if not (f.level == FAIL and GUARDED in f.reason)]
+                findings += _anchor_findings(
+                    memory, anchor, change, before, sources, confirmed, line
+                )
         result.findings += _unique(_without_plain_file_reviews(findings, memory))
     return result
 
@@ -286,7 +410,8 @@ def check(
 def _without_plain_file_reviews(findings: list[Finding], memory: Memory) -> list[Finding]:
     """Drop "the change edits FILE" for a file where the memory has a sharper finding (about
     one of its symbols, or a failure): one line per thing to look at."""
-    plain = {f"the change edits {path}" for path in memory.files}
+    paths = (*memory.files, *(anchor.path for anchor in memory.anchors))
+    plain = {f"the change edits {path}" for path in paths}
     sharper = {f.path for f in findings if f.reason not in plain}
     return [f for f in findings if not (f.reason in plain and f.path in sharper)]
 

@@ -116,3 +116,175 @@ def test_a_base_git_does_not_know_is_a_clear_error(run: Callable[..., CliResult]
     done = run("check", "--base", "no-such-branch")
     assert done.code == 2
     assert "--base 'no-such-branch' is not a commit git knows" in done.stderr
+
+
+def move_route_del(repo: Path, body: str = "return -arg;") -> None:
+    """Move route_del from ip/route.c to ip/table.c (its body given by ``body``)."""
+    start = SOURCE.index("int route_del")
+    moved = SOURCE[start:]
+    (repo / "ip/route.c").write_text(SOURCE.replace(moved, "").rstrip() + "\n")
+    (repo / "ip/table.c").write_text(moved.replace("return -arg;", body))
+
+
+def guarded(run: Callable[..., CliResult], *where: str) -> str:
+    return remember(run, "route_del must not free twice", "--guard", *where)
+
+
+def guard_failures(done: CliResult) -> list[dict[str, object]]:
+    return [f for f in done.json()["failures"] if "guarded" in str(f["reason"])]
+
+
+def test_a_guarded_memory_whose_symbol_moves_fails_until_repointed(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = guarded(run, "--anchor", "ip/route.c::route_del")
+    commit_all(c_repo, "guarded memory")
+    move_route_del(c_repo)
+    git(c_repo, "add", "-A")
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    [failure] = done.json()["failures"]
+    assert failure["id"] == memory_id
+    assert "moves symbol route_del from ip/route.c to ip/table.c" in failure["reason"]
+    assert run("repoint", memory_id, "--apply").code == 0
+    again = run("check", "--json")
+    assert again.code == 0, again.stdout
+
+
+def test_a_guarded_symbol_moved_and_edited_fails_on_its_new_file(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = guarded(run, "--anchor", "ip/route.c::route_del")
+    commit_all(c_repo, "guarded memory")
+    move_route_del(c_repo, body="return 0;")
+    git(c_repo, "add", "-A")
+    assert run("repoint", memory_id, "--apply").code == 0
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    [failure] = guard_failures(done)
+    assert failure["path"] == "ip/table.c" and failure["line"] == 1
+    assert "the change edits route_del, under a guarded memory" in failure["reason"]
+
+
+def test_a_guarded_symbol_moved_earlier_is_followed_to_its_new_file(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    guarded(run, "--anchor", "ip/route.c::route_del")
+    commit_all(c_repo, "guarded memory")
+    move_route_del(c_repo)
+    commit_all(c_repo, "route_del moves to table.c")
+    (c_repo / "ip/table.c").write_text(
+        (c_repo / "ip/table.c").read_text().replace("return -arg;", "return 0;")
+    )
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    [failure] = guard_failures(done)
+    assert failure["path"] == "ip/table.c"
+
+
+def test_a_guarded_symbol_deleted_fails_and_pinning_does_not_pass(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = guarded(run, "--anchor", "ip/route.c::route_del")
+    commit_all(c_repo, "guarded memory")
+    start = SOURCE.index("int route_del")
+    (c_repo / "ip/route.c").write_text(SOURCE[:start])
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    [failure] = done.json()["failures"]
+    assert "deletes symbol route_del" in failure["reason"]
+    assert run("pin", memory_id).code == 0
+    assert run("check").code == 1
+
+
+def test_an_edit_under_a_guarded_symbol_fails_even_when_the_memory_is_pinned(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = guarded(run, "--anchor", "ip/route.c::route_del")
+    commit_all(c_repo, "guarded memory")
+    (c_repo / "ip/route.c").write_text(SOURCE.replace("return -arg;", "return 0;"))
+    assert run("pin", memory_id).code == 0
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    assert len(guard_failures(done)) == 1
+
+
+def test_a_guard_without_anchors_passes_only_once_confirmed(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = guarded(run, "-f", "ip/route.c")
+    commit_all(c_repo, "guarded memory")
+    (c_repo / "ip/route.c").write_text(SOURCE.replace("return -arg;", "return 0;"))
+    assert run("pin", memory_id).code == 0
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    [failure] = guard_failures(done)
+    assert failure["line"] == 10
+    assert run("confirm", memory_id).code == 0
+    assert run("check").code == 0
+
+
+def test_a_new_guarded_memory_in_the_change_is_not_a_failure(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    guarded(run, "-f", "ip/route.c")
+    (c_repo / "ip/route.c").write_text(SOURCE.replace("return -arg;", "return 0;"))
+    git(c_repo, "add", "-A")
+    done = run("check", "--json")
+    assert done.code == 0, done.stdout
+
+
+@pytest.mark.parametrize("anchor", ["ip/route.c::route_dell", "ip/route.c::Table.route_del"])
+def test_a_guarded_anchor_not_found_at_the_base_fails_on_its_file(
+    c_repo: Path, run: Callable[..., CliResult], anchor: str
+) -> None:
+    guarded(run, "--anchor", anchor)
+    commit_all(c_repo, "guarded memory")
+    (c_repo / "ip/route.c").write_text(SOURCE.replace("return -arg;", "return 0;"))
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    [failure] = guard_failures(done)
+    assert failure["path"] == "ip/route.c" and failure["line"] == 10
+
+
+def test_a_guarded_anchor_in_a_binary_file_fails_on_its_file(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    (c_repo / "ip/blob.c").write_bytes(b"int route_del(int arg)\n{\0\n}\n")
+    guarded(run, "--anchor", "ip/blob.c::route_del")
+    commit_all(c_repo, "guarded memory")
+    (c_repo / "ip/blob.c").write_bytes(b"int route_del(int arg)\n{\0\0\n}\n")
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    assert len(guard_failures(done)) == 1
+
+
+def test_check_before_the_first_commit_compares_with_the_empty_tree(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "main.c").write_text(SOURCE)
+    git(repo, "add", "-A")
+    done = cli("check", "--json", cwd=repo)
+    assert done.code == 0, done.stderr
+    assert done.json()["files_changed"] == 1
+
+
+@pytest.mark.parametrize(
+    "config",
+    [("diff.noprefix", "true"), ("diff.mnemonicPrefix", "true"), ("diff.external", "false")],
+)
+def test_user_diff_settings_do_not_move_the_changed_line(
+    c_repo: Path, run: Callable[..., CliResult], config: tuple[str, str]
+) -> None:
+    (c_repo / "README").write_text("one\ntwo\nthree\n")
+    remember(run, "the readme is generated", "-f", "README")
+    commit_all(c_repo, "memory")
+    git(c_repo, "config", *config)
+    (c_repo / "README").write_text("one\ntwo\nTHREE\n")
+    done = run("check", "--json")
+    assert done.code == 0, done.stderr
+    [finding] = done.json()["review"]
+    assert (finding["path"], finding["line"]) == ("README", 3)
