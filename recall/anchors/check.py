@@ -15,8 +15,9 @@ project memory it finds:
   ``confirmed`` key anew or writes the memory.
 
 An anchored symbol is followed where it went: a renamed file, or the file of the change that
-defines the name (the one with the same body when several do), both at the base (moved before
-it) and now (moved by the change).
+defines the name (the one with the same body when several do). For a pinned or guarded memory
+this holds at the base too: a symbol moved before it (or repointed in the change) is found in
+the file of the change that defined it then.
 
 Definitions at the base are read from git (``git show``), those of now from the working tree,
 both with the symbol index's parser; nothing is written.
@@ -216,15 +217,18 @@ class _Sources:
             self._leaves = {leaf_of(key) for old in self.by_old for key in self.then(old)}
         return self._leaves
 
-    def locate(self, anchor: SymbolAnchor) -> tuple[Change, Definition] | None:
+    def locate(self, anchor: SymbolAnchor, follow: bool) -> tuple[Change, Definition] | None:
         """The change to the file that defined the anchored symbol at the base, and that
         definition: its own file, else (moved before the base, or repointed in the change) the
-        one file the change touches that defined it (by the recorded body when several)."""
+        one file the change touches that defined it (by the recorded body when several), when
+        ``follow`` (it costs every changed file read at the base)."""
         change = self.by_old.get(anchor.path)
         if change is not None:
             before = _find(self.then(anchor.path), anchor.name)
             if before is not None:
                 return change, before
+        if not follow:
+            return None
         if leaf_of(normalize_name(anchor.name)) not in self._base_leaves():
             return None  # no file the change touches defined it: the cheap, usual answer
         if change is None and _find(self.then(anchor.path), anchor.name) is not None:
@@ -379,7 +383,8 @@ def check(
     sources = _Sources(runner, root, base, result.changes)
     for memory in memories:
         files = [p for p in memory.files if p in by_old]
-        located = {a: sources.locate(a) for a in memory.anchors} if result.changes else {}
+        follow = memory.guard or memory.pinned  # where a moved symbol can fail the check
+        located = {a: sources.locate(a, follow) for a in memory.anchors} if result.changes else {}
         lost = [a for a, where in located.items() if where is None and a.path in by_old]
         if not files and not lost and not any(located.values()):
             continue
