@@ -24,9 +24,9 @@ def register(sub: Any) -> None:
         help="the memories a change affects (for CI, pre-commit and review); exit 1 on a break",
         description=(
             "Compare the working tree with the merge base of REF and HEAD: list the memories "
-            "whose files or anchored symbols change, and fail when a pinned memory's file or "
-            "symbol moves without a repoint, or code under a guarded memory changes without "
-            "a confirm."
+            "whose files or anchored symbols change, and fail when a pinned or guarded "
+            "memory's file or symbol moves or goes without a repoint, or code under a guarded "
+            "memory changes without a confirm."
         ),
     )
     p.add_argument("--base", default="HEAD", metavar="REF", help="compare against (HEAD)")

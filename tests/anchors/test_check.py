@@ -182,7 +182,7 @@ def test_a_guarded_symbol_moved_earlier_is_followed_to_its_new_file(
     assert failure["path"] == "ip/table.c"
 
 
-def test_a_guarded_symbol_deleted_fails_and_pinning_does_not_pass(
+def test_a_guarded_symbol_deleted_fails_until_confirmed_and_pinning_does_not_pass(
     c_repo: Path, run: Callable[..., CliResult]
 ) -> None:
     memory_id = guarded(run, "--anchor", "ip/route.c::route_del")
@@ -195,6 +195,10 @@ def test_a_guarded_symbol_deleted_fails_and_pinning_does_not_pass(
     assert "deletes symbol route_del" in failure["reason"]
     assert run("pin", memory_id).code == 0
     assert run("check").code == 1
+    assert run("unpin", memory_id).code == 0
+    assert run("check").code == 1
+    assert run("confirm", memory_id).code == 0
+    assert run("check").code == 0
 
 
 def test_an_edit_under_a_guarded_symbol_fails_even_when_the_memory_is_pinned(
