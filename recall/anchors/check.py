@@ -43,7 +43,8 @@ REVIEW = "review"
 FAIL = "fail"
 GUARDED = "under a guarded memory"
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-"""Git's empty tree: the base of a repository with no commit yet."""
+"""Git's empty tree (SHA-1): the base of a repository with no commit yet, when git cannot
+name it itself."""
 # Diffs read the same whatever the user's git config says (prefixes, external diff tools,
 # text conversion, quoted paths, paths relative to a subdirectory).
 _DIFF = (
@@ -116,7 +117,8 @@ def _base(runner: GitRunner, ref: str) -> str:
     """The merge base of ``ref`` and HEAD (``ref`` itself when there is none; git's empty tree
     for ``HEAD`` in a repository with no commit yet, so the first commit is checked too)."""
     if ref == "HEAD" and not _has_head(runner):
-        return EMPTY_TREE
+        status, out, _ = runner.run(["hash-object", "-t", "tree", "/dev/null"], check=False)
+        return out.decode().strip() if status == 0 and out.strip() else EMPTY_TREE
     status, out, _ = runner.run(["merge-base", ref, "HEAD"], check=False)
     if status == 0 and out.strip():
         return out.decode().strip()
@@ -256,11 +258,12 @@ class _Sources:
         return _one(found, bodies) or (found[0] if found else None)
 
 
-def _guard_fix(memory: Memory) -> str:
+def _guard_fix(memory: Memory, moved: bool = False) -> str:
+    """What to do about a guard failure (a moved symbol may be repointed instead)."""
+    also = f" (or `tether repoint {memory.id} --apply` after the move)" if moved else ""
     return (
-        f", {GUARDED}; after checking it still holds, `tether confirm {memory.id}` (or "
-        f"`tether repoint {memory.id} --apply`, or supersede it) and commit the memory with "
-        "the change"
+        f", {GUARDED}; after checking it still holds, `tether confirm {memory.id}`{also} and "
+        "commit the memory with the change"
     )
 
 
@@ -300,7 +303,8 @@ def _anchor_findings(
             fix = f"; the memory is pinned: `tether repoint {memory.id} --apply` after the move"
             found.append(Finding(FAIL, memory, where, at, reason + fix))
         elif memory.guard and not repointed and not confirmed:
-            found.append(Finding(FAIL, memory, where, at, reason + _guard_fix(memory)))
+            fix = _guard_fix(memory, moved=now_path is not None)
+            found.append(Finding(FAIL, memory, where, at, reason + fix))
         else:
             found.append(Finding(REVIEW, memory, where, at, reason))
     if after is not None and now_path is not None and after.body != before.body:

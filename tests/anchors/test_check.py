@@ -146,6 +146,7 @@ def test_a_guarded_memory_whose_symbol_moves_fails_until_repointed(
     [failure] = done.json()["failures"]
     assert failure["id"] == memory_id
     assert "moves symbol route_del from ip/route.c to ip/table.c" in failure["reason"]
+    assert f"`tether repoint {memory_id} --apply` after the move" in failure["reason"]
     assert run("repoint", memory_id, "--apply").code == 0
     again = run("check", "--json")
     assert again.code == 0, again.stdout
@@ -210,7 +211,9 @@ def test_an_edit_under_a_guarded_symbol_fails_even_when_the_memory_is_pinned(
     assert run("pin", memory_id).code == 0
     done = run("check", "--json")
     assert done.code == 1, done.stdout
-    assert len(guard_failures(done)) == 1
+    [failure] = guard_failures(done)
+    assert f"`tether confirm {memory_id}`" in failure["reason"]
+    assert "repoint" not in failure["reason"]  # repointing does not confirm an edit
 
 
 def test_a_guard_without_anchors_passes_only_once_confirmed(
@@ -274,6 +277,7 @@ def test_check_before_the_first_commit_compares_with_the_empty_tree(
     done = cli("check", "--json", cwd=repo)
     assert done.code == 0, done.stderr
     assert done.json()["files_changed"] == 1
+    assert done.json()["base"] == "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree
 
 
 @pytest.mark.parametrize(
