@@ -296,3 +296,17 @@ def test_user_diff_settings_do_not_move_the_changed_line(
     assert done.code == 0, done.stderr
     [finding] = done.json()["review"]
     assert (finding["path"], finding["line"]) == ("README", 3)
+
+
+def test_a_guarded_anchor_with_an_ambiguous_name_fails_on_its_file(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    twice = SOURCE + "\n#ifdef OLD\nint route_del(int arg)\n{\n    return arg;\n}\n#endif\n"
+    (c_repo / "ip/route.c").write_text(twice)
+    guarded(run, "--anchor", "ip/route.c::route_del")
+    commit_all(c_repo, "guarded memory")
+    (c_repo / "ip/route.c").write_text(twice.replace("return -arg;", "return 0;"))
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    [failure] = guard_failures(done)
+    assert "route_del is not found there at the base" in failure["reason"]
