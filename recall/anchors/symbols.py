@@ -22,16 +22,39 @@ BODY_KEY: Final = "body"
 # A qualified name's parts are joined with a dot whatever the language wrote (``Store.save``
 # for a Python method, ``Foo.bar`` for C++'s ``Foo::bar``), so one anchor finds either.
 NAME_SEPARATOR: Final = "."
-_QUALIFIER = re.compile(r"::|[#.]")
+_QUALIFIER = re.compile(r"::|\.")
+# ``Foo#bar`` (a method written the Ruby or Javadoc way) qualifies; a part that starts with
+# ``#`` is a JavaScript private name and keeps it (``Foo.#priv``).
+_HASH_QUALIFIER = re.compile(r"(?<=[^#])#")
+# A C++ operator's name runs to the end (``Foo.operator()``, ``operator<<``): it is kept
+# whole, spaces dropped except between two words (``operator new``).
+_OPERATOR = re.compile(r"(?:^|(?<=::)|(?<=[.#]))operator(?![\w$])")
+_SPACE_BETWEEN_WORDS = re.compile(r"(?<=\w)\s+(?=\w)")
+
+
+def _operator_text(text: str) -> str:
+    words = _SPACE_BETWEEN_WORDS.sub("\x00", text)
+    return "".join(words.split()).replace("\x00", " ")
 
 
 def normalize_name(name: str) -> str:
     """A symbol name as the symbol index keys it: qualifiers joined by dots, no call
-    parentheses."""
+    parentheses; a leading ``#`` (JavaScript private) and a C++ ``operator…`` name are kept.
+    The index applies it to the names it stores, so both sides agree."""
     text = name.strip()
-    if text.endswith("()"):
+    operator = ""
+    found = _OPERATOR.search(text)
+    if found is not None:
+        text, operator = text[: found.start()], _operator_text(text[found.start() :])
+        if operator.endswith("()") and operator != "operator()":
+            operator = operator[:-2]
+    elif text.endswith("()"):
         text = text[:-2]
-    parts = [part.strip() for part in _QUALIFIER.split(text)]
+    parts: list[str] = []
+    for piece in _QUALIFIER.split(text):
+        parts.extend(part.strip() for part in _HASH_QUALIFIER.split(piece.strip()))
+    if operator:
+        parts.append(operator)
     return NAME_SEPARATOR.join(part for part in parts if part)
 
 
