@@ -106,7 +106,9 @@ def looks_like_symbol_anchor(text: str) -> bool:
 
 
 def parse_anchor(text: str, *, label: str = "anchor") -> tuple[str, str]:
-    """Split ``path::name`` into its path and name; raises :class:`BadInput` naming ``label``."""
+    """Split ``path::name`` into its path and name, the path normalised the way the project
+    keys files (``./src//a.py`` is ``src/a.py``); raises :class:`BadInput` naming ``label``
+    for a path that leaves the repository."""
     stripped = text.strip()
     path, sep, name = stripped.partition(SEPARATOR)
     path, name = path.strip(), name.strip()
@@ -117,9 +119,18 @@ def parse_anchor(text: str, *, label: str = "anchor") -> tuple[str, str]:
         )
     if "\n" in stripped or "\r" in stripped:
         raise BadInput(f"{label} {text!r} must be on one line")
-    if path.startswith("/") or path.startswith("../"):
+    if path.startswith("/") or path.startswith("\\"):
         raise BadInput(f"{label} {text!r}: give the path relative to the repository root")
-    return path, name
+    from recall.paths import normalize_loose
+
+    try:
+        clean = normalize_loose(path, label="path")
+    except BadInput:
+        raise BadInput(
+            f"{label} {text!r}: the path {path!r} leaves the repository or names no file; "
+            "give the path relative to the repository root"
+        ) from None
+    return clean, name
 
 
 def anchors_from_field(value: Any) -> tuple[SymbolAnchor, ...]:
