@@ -213,11 +213,21 @@ def repointed_anchors(
 
 def confirmed_anchors(memory: Any, genome: Any | None) -> tuple[SymbolAnchor, ...]:
     """The memory's anchors with the body hash of each one found recorded anew (confirming a
-    memory says its code is as it should be now); anchors not found are kept as they were."""
+    memory says its code is as it should be now); anchors not found are kept as they were.
+
+    The hash is of the definition in the working tree, as a write records it: the genome
+    follows HEAD and git's index only, so an edit not yet staged would be missed. The genome
+    only says where the definition is (its file and qualified name)."""
+    from recall.anchors.write import body_in_tree
+
+    root = getattr(genome, "repo_root", None)
     anchors: list[SymbolAnchor] = []
     for state in states_of(memory.anchors, genome):
         anchor = state.anchor
-        if state.found is not None and state.state != GONE:
-            anchor = SymbolAnchor(anchor.path, anchor.name, state.found.body, anchor.extra)
+        found = state.found
+        path, name = (found.path, found.name) if found is not None else (anchor.path, anchor.name)
+        body = body_in_tree(root, path, name)
+        if body is not None:
+            anchor = SymbolAnchor(anchor.path, anchor.name, body, anchor.extra)
         anchors.append(anchor)
     return tuple(anchors)

@@ -35,6 +35,14 @@ def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
     return exact[0].body, None
 
 
+def body_in_tree(root: Path | None, path: str, name: str) -> str | None:
+    """The body hash of ``name`` in ``path`` as the working tree under ``root`` holds it now,
+    None when it cannot be read there (no folder, no such file or definition, ambiguous)."""
+    if root is None:
+        return None
+    return _body_of(Path(root), path, name)[0]
+
+
 def record_anchors(
     root: Path | None, pairs: list[tuple[str, str]]
 ) -> tuple[tuple[SymbolAnchor, ...], list[str]]:

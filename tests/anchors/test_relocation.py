@@ -224,3 +224,18 @@ def test_supersede_keeps_the_anchors_unless_new_ones_are_given(
         "--json",
     )
     assert [s["symbol"] for s in states(run, again.json()["id"])] == ["ip/iproute.c::iproute_flush"]
+
+
+def test_confirm_records_the_working_tree_body_not_the_last_indexed_one(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = remember_anchored(run, "ip/iproute.c::iproute_modify")
+    [before] = states(run, memory_id)
+    text = (c_repo / "ip/iproute.c").read_text().replace("return 1;", "return arg * 2;")
+    (c_repo / "ip/iproute.c").write_text(text)  # an edit not staged: the genome does not see it
+    assert run("confirm", memory_id).code == 0
+    [after] = states(run, memory_id)
+    assert after["recorded_body"] != before["recorded_body"]
+    commit(c_repo, "the edit the memory was confirmed against")
+    [state] = states(run, memory_id)
+    assert (state["state"], state["changed"]) == ("current", False)
