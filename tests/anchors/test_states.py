@@ -9,6 +9,7 @@ from conftest import git, make_repo
 
 from recall.anchors.states import CHANGED, CURRENT, GONE, RELOCATED, UNKNOWN, resolve
 from recall.anchors.symbols import SymbolAnchor
+from recall.anchors.write import record_anchors
 from recall.genome import Genome, limits
 from recall.genome.symbols.model import body_hash
 from recall.index.db import connect
@@ -107,6 +108,10 @@ def test_a_file_read_by_the_fallback_is_matched_by_the_last_name_part(tmp_path: 
     anchor = SymbolAnchor("src/Store.kt", "Store.save", "000000000000")
     state = resolve(genome.conn, anchor, genome.renamed_to)
     assert (state.state, state.found and state.found.path) == (CHANGED, "src/Store.kt")
+    # a write records the body the same way, so the new anchor is current
+    [written], notes = record_anchors(root, [("src/Store.kt", "Store.save")])
+    assert notes == [] and written.body is not None
+    assert resolve(genome.conn, written, genome.renamed_to).state == CURRENT
 
 
 def test_a_function_deleted_from_a_file_still_there_is_gone(tmp_path: Path) -> None:
