@@ -126,3 +126,23 @@ def test_a_function_deleted_from_a_file_still_there_is_gone(tmp_path: Path) -> N
     genome = genome_of(root, tmp_path)
     # another file's save, with another body, is not where this one went
     assert resolve(genome.conn, anchor, genome.renamed_to).state == GONE
+
+
+def test_an_anchor_made_at_the_cursor_is_current(tmp_path: Path) -> None:
+    """The name under the cursor is the index's name; the anchor made from it is found again,
+    for a JavaScript private method and a C++ call operator too."""
+    from lsp_server.symbol_at import symbol_at
+
+    files = {
+        "src/a.js": "class Foo {\n  #priv() {\n    return 1;\n  }\n}\n",
+        "src/a.cpp": "struct Foo {\n  int operator()(int a) {\n    return a;\n  }\n};\n",
+    }
+    root = make_repo(tmp_path / "repo", files)
+    genome = genome_of(root, tmp_path)
+    for path, text in files.items():
+        name = symbol_at(path, text, 2)
+        assert name is not None
+        [anchor], notes = record_anchors(root, [(path, name)])
+        assert notes == [] and anchor.body is not None, (path, name)
+        state = resolve(genome.conn, anchor, genome.renamed_to)
+        assert (state.state, state.found and state.found.first_line) == (CURRENT, 2), name
