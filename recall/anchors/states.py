@@ -8,10 +8,12 @@ renames (indexed look-ups, no parsing, no git):
 - ``changed``: the file still defines it, with another body: the code the memory is about
   was edited since the memory was written or last confirmed;
 - ``relocated``: the file does not define it any more, another one does (the file was
-  renamed, or the definition moved); ``changed`` also says whether its body differs;
+  renamed, or the definition moved); ``changed`` also says whether its body differs. While
+  the anchored file is still there, only a git rename or the recorded body counts as a move;
 - ``gone``: no file defines it;
-- ``unknown``: the symbol index has nothing to say (not built yet, no git, or a file of a
-  language it does not read).
+- ``unknown``: the symbol index has nothing to say (not built yet, no git, a file of a
+  language it does not read, a file it skipped, or a name the file defines more than once
+  under different containers).
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from recall.anchors.symbols import SymbolAnchor
+from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
 from recall.genome.limits import MAX_RELOCATION_CANDIDATES
+from recall.genome.symbols.extract import REGEX
 from recall.genome.symbols.grammars import reads
-from recall.genome.symbols.lookup import Located, find_anywhere, find_in
+from recall.genome.symbols.lookup import Located, find_anywhere, find_in, named_in, parser_of
 
 CURRENT = "current"
 CHANGED = "changed"
@@ -109,16 +112,47 @@ def _closeness(anchor: SymbolAnchor, hit: Located) -> tuple[int, int, int, str]:
     )
 
 
+def _here(conn: sqlite3.Connection, anchor: SymbolAnchor, parser: str) -> Located | str | None:
+    """The anchored file's definition of the name; ``UNKNOWN`` when the file is there but
+    cannot say (not read, the name ambiguous in it); None when it does not define it."""
+    if parser.startswith("skipped"):
+        return UNKNOWN
+    wanted = normalize_name(anchor.name)
+    leaf = leaf_of(wanted)
+    hits = named_in(conn, anchor.path, leaf)
+    exact = [hit for hit in hits if hit.name == wanted]
+    if exact:
+        return exact[0]
+    if parser == REGEX:
+        # the fallback reader knows no containers: ``Store.save`` is indexed as ``save``
+        by_leaf = [hit for hit in hits if hit.name == leaf]
+        if len(by_leaf) > 1:
+            return UNKNOWN
+        return by_leaf[0] if by_leaf else None
+    tails = [hit for hit in hits if hit.name.endswith(NAME_SEPARATOR + wanted)]
+    if len(tails) > 1:
+        return UNKNOWN  # ``save`` where ``Store.save`` and ``Cache.save`` are both defined
+    return tails[0] if tails else None
+
+
 def resolve(
     conn: sqlite3.Connection, anchor: SymbolAnchor, renamed_to: RenamedTo | None = None
 ) -> AnchorState:
-    """The state of ``anchor`` in the genome whose index is ``conn``."""
+    """The state of ``anchor`` in the genome whose index is ``conn``.
+
+    While the anchored file is still there, a definition elsewhere is taken for the moved one
+    only when git saw the file renamed or its body is the recorded one; a same-named function
+    in another file is no evidence that this one moved."""
     if not reads(anchor.path) or not has_symbols(conn):
         return AnchorState(anchor, UNKNOWN)
-    here = find_in(conn, anchor.path, anchor.name)
-    if here is not None:
-        differs = _differs(anchor, here)
-        return AnchorState(anchor, CHANGED if differs else CURRENT, here, differs)
+    parser = parser_of(conn, anchor.path)
+    if parser is not None:
+        here = _here(conn, anchor, parser)
+        if isinstance(here, str):
+            return AnchorState(anchor, here)
+        if here is not None:
+            differs = _differs(anchor, here)
+            return AnchorState(anchor, CHANGED if differs else CURRENT, here, differs)
     if renamed_to is not None:
         moved = renamed_to(anchor.path)
         if moved and moved != anchor.path:
@@ -126,9 +160,11 @@ def resolve(
             if there is not None:
                 return AnchorState(anchor, RELOCATED, there, _differs(anchor, there))
     candidates = [hit for hit in find_anywhere(conn, anchor.name) if hit.path != anchor.path]
+    same_body = [hit for hit in candidates if anchor.body and hit.body == anchor.body]
+    if parser is not None:  # the file is still there: only the very same code moved
+        candidates = same_body
     if not candidates:
         return AnchorState(anchor, GONE)
-    same_body = [hit for hit in candidates if anchor.body and hit.body == anchor.body]
     if len(candidates) > MAX_RELOCATION_CANDIDATES and not same_body:
         return AnchorState(anchor, GONE)
     best = min(candidates, key=lambda hit: _closeness(anchor, hit))
@@ -177,11 +213,21 @@ def repointed_anchors(
 
 def confirmed_anchors(memory: Any, genome: Any | None) -> tuple[SymbolAnchor, ...]:
     """The memory's anchors with the body hash of each one found recorded anew (confirming a
-    memory says its code is as it should be now); anchors not found are kept as they were."""
+    memory says its code is as it should be now); anchors not found are kept as they were.
+
+    The hash is of the definition in the working tree, as a write records it: the genome
+    follows HEAD and git's index only, so an edit not yet staged would be missed. The genome
+    only says where the definition is (its file and qualified name)."""
+    from recall.anchors.write import body_in_tree
+
+    root = getattr(genome, "repo_root", None)
     anchors: list[SymbolAnchor] = []
     for state in states_of(memory.anchors, genome):
         anchor = state.anchor
-        if state.found is not None and state.state != GONE:
-            anchor = SymbolAnchor(anchor.path, anchor.name, state.found.body, anchor.extra)
+        found = state.found
+        path, name = (found.path, found.name) if found is not None else (anchor.path, anchor.name)
+        body = body_in_tree(root, path, name)
+        if body is not None:
+            anchor = SymbolAnchor(anchor.path, anchor.name, body, anchor.extra)
         anchors.append(anchor)
     return tuple(anchors)

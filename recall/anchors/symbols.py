@@ -22,16 +22,39 @@ BODY_KEY: Final = "body"
 # A qualified name's parts are joined with a dot whatever the language wrote (``Store.save``
 # for a Python method, ``Foo.bar`` for C++'s ``Foo::bar``), so one anchor finds either.
 NAME_SEPARATOR: Final = "."
-_QUALIFIER = re.compile(r"::|[#.]")
+_QUALIFIER = re.compile(r"::|\.")
+# ``Foo#bar`` (a method written the Ruby or Javadoc way) qualifies; a part that starts with
+# ``#`` is a JavaScript private name and keeps it (``Foo.#priv``).
+_HASH_QUALIFIER = re.compile(r"(?<=[^#])#")
+# A C++ operator's name runs to the end (``Foo.operator()``, ``operator<<``): it is kept
+# whole, spaces dropped except between two words (``operator new``).
+_OPERATOR = re.compile(r"(?:^|(?<=::)|(?<=[.#]))operator(?![\w$])")
+_SPACE_BETWEEN_WORDS = re.compile(r"(?<=\w)\s+(?=\w)")
+
+
+def _operator_text(text: str) -> str:
+    words = _SPACE_BETWEEN_WORDS.sub("\x00", text)
+    return "".join(words.split()).replace("\x00", " ")
 
 
 def normalize_name(name: str) -> str:
     """A symbol name as the symbol index keys it: qualifiers joined by dots, no call
-    parentheses."""
+    parentheses; a leading ``#`` (JavaScript private) and a C++ ``operator…`` name are kept.
+    The index applies it to the names it stores, so both sides agree."""
     text = name.strip()
-    if text.endswith("()"):
+    operator = ""
+    found = _OPERATOR.search(text)
+    if found is not None:
+        text, operator = text[: found.start()], _operator_text(text[found.start() :])
+        if operator.endswith("()") and operator != "operator()":
+            operator = operator[:-2]
+    elif text.endswith("()"):
         text = text[:-2]
-    parts = [part.strip() for part in _QUALIFIER.split(text)]
+    parts: list[str] = []
+    for piece in _QUALIFIER.split(text):
+        parts.extend(part.strip() for part in _HASH_QUALIFIER.split(piece.strip()))
+    if operator:
+        parts.append(operator)
     return NAME_SEPARATOR.join(part for part in parts if part)
 
 
@@ -83,7 +106,9 @@ def looks_like_symbol_anchor(text: str) -> bool:
 
 
 def parse_anchor(text: str, *, label: str = "anchor") -> tuple[str, str]:
-    """Split ``path::name`` into its path and name; raises :class:`BadInput` naming ``label``."""
+    """Split ``path::name`` into its path and name, the path normalised the way the project
+    keys files (``./src//a.py`` is ``src/a.py``); raises :class:`BadInput` naming ``label``
+    for a path that leaves the repository."""
     stripped = text.strip()
     path, sep, name = stripped.partition(SEPARATOR)
     path, name = path.strip(), name.strip()
@@ -94,9 +119,18 @@ def parse_anchor(text: str, *, label: str = "anchor") -> tuple[str, str]:
         )
     if "\n" in stripped or "\r" in stripped:
         raise BadInput(f"{label} {text!r} must be on one line")
-    if path.startswith("/") or path.startswith("../"):
+    if path.startswith("/") or path.startswith("\\"):
         raise BadInput(f"{label} {text!r}: give the path relative to the repository root")
-    return path, name
+    from recall.paths import normalize_loose
+
+    try:
+        clean = normalize_loose(path, label="path")
+    except BadInput:
+        raise BadInput(
+            f"{label} {text!r}: the path {path!r} leaves the repository or names no file; "
+            "give the path relative to the repository root"
+        ) from None
+    return clean, name
 
 
 def anchors_from_field(value: Any) -> tuple[SymbolAnchor, ...]:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, normalize_name
+from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
 
 
 def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
     """The body hash of ``name`` in ``path`` under ``root``, or None and why not."""
-    from recall.genome.symbols.extract import read_file
+    from recall.genome.symbols.extract import REGEX, read_file
 
     full = root / path
     if not full.is_file():
@@ -24,6 +24,12 @@ def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
         return None, f"{path} was not read ({found.parser.removeprefix('skipped: ')})"
     wanted = normalize_name(name)
     exact = [d for d in found.definitions if d.name == wanted]
+    if not exact and found.parser == REGEX:
+        # the fallback reader knows no containers: ``Store.save`` is read as ``save``
+        leaf = leaf_of(wanted)
+        exact = [d for d in found.definitions if d.name == leaf]
+        if len(exact) > 1:
+            return None, f"{path} defines {leaf} {len(exact)} times; it cannot tell which"
     if not exact:
         tail = NAME_SEPARATOR + wanted
         exact = [d for d in found.definitions if d.name.endswith(tail)]
@@ -33,6 +39,14 @@ def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
     if not exact:
         return None, f"{path} defines no {wanted}"
     return exact[0].body, None
+
+
+def body_in_tree(root: Path | None, path: str, name: str) -> str | None:
+    """The body hash of ``name`` in ``path`` as the working tree under ``root`` holds it now,
+    None when it cannot be read there (no folder, no such file or definition, ambiguous)."""
+    if root is None:
+        return None
+    return _body_of(Path(root), path, name)[0]
 
 
 def record_anchors(

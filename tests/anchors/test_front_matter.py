@@ -136,3 +136,11 @@ def test_export_then_import_keeps_the_anchors(
         stdin='{"summary": "s", "category": "gotcha", "anchors": ["no-path"]}\n',
     )
     assert "is not a symbol anchor" in refused.stdout + refused.stderr
+
+
+def test_hand_written_anchor_paths_are_normalised_and_kept_inside_the_repository() -> None:
+    anchors = anchors_from_field(["./src/a.py::f", "src//a.py::g", {"symbol": "src/x/../a.py::h"}])
+    assert [anchor.path for anchor in anchors] == ["src/a.py", "src/a.py", "src/a.py"]
+    for outside in ["a/../../x.py::f", "../x.py::f", "/etc/x.py::f", "src/..::f"]:
+        with pytest.raises(BadInput, match="relative to the repository root"):
+            anchors_from_field([outside])

@@ -224,3 +224,36 @@ def test_supersede_keeps_the_anchors_unless_new_ones_are_given(
         "--json",
     )
     assert [s["symbol"] for s in states(run, again.json()["id"])] == ["ip/iproute.c::iproute_flush"]
+
+
+def test_confirm_records_the_working_tree_body_not_the_last_indexed_one(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = remember_anchored(run, "ip/iproute.c::iproute_modify")
+    [before] = states(run, memory_id)
+    text = (c_repo / "ip/iproute.c").read_text().replace("return 1;", "return arg * 2;")
+    (c_repo / "ip/iproute.c").write_text(text)  # an edit not staged: the genome does not see it
+    assert run("confirm", memory_id).code == 0
+    [after] = states(run, memory_id)
+    assert after["recorded_body"] != before["recorded_body"]
+    commit(c_repo, "the edit the memory was confirmed against")
+    [state] = states(run, memory_id)
+    assert (state["state"], state["changed"]) == ("current", False)
+
+
+def test_a_deletion_beside_a_namesake_is_gone_not_repointed_there(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = remember_anchored(run, "ip/iproute.c::iproute_list")
+    text = (c_repo / "ip/iproute.c").read_text()
+    start = text.index("int iproute_list(")
+    (c_repo / "ip/iproute.c").write_text(text[:start] + text[text.index("}\n", start) + 2 :])
+    with (c_repo / "ip/ipaddr.c").open("a") as handle:  # another function of the same name
+        handle.write("\n" + c_function("iproute_list", "return -7;"))
+    commit(c_repo, "drop iproute_list; ipaddr.c gets its own")
+    [state] = states(run, memory_id)
+    assert (state["state"], state["path"]) == ("gone", None)
+    refused = run("repoint", memory_id, "--apply")
+    assert refused.code == 1 and "no symbol it anchors moved" in refused.stderr
+    assert [s["symbol"] for s in states(run, memory_id)] == ["ip/iproute.c::iproute_list"]
+    assert "via symbol" not in recalled(run, "ip/ipaddr.c").get(memory_id, "")

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from conftest import git, make_repo
 
-from recall.anchors.states import GONE, RELOCATED, UNKNOWN, resolve
+from recall.anchors.states import CHANGED, CURRENT, GONE, RELOCATED, UNKNOWN, resolve
 from recall.anchors.symbols import SymbolAnchor
+from recall.anchors.write import record_anchors
 from recall.genome import Genome, limits
 from recall.genome.symbols.model import body_hash
 from recall.index.db import connect
@@ -44,8 +45,11 @@ def test_a_moved_symbol_goes_to_the_file_with_its_body_else_the_nearest(tmp_path
         "lib/far/clock.py",
         False,
     )
-    unrecorded = SymbolAnchor("app/clock.py", "tick")  # no body known: the nearest file
-    state = resolve(genome.conn, unrecorded, genome.renamed_to)
+    # no body known while app/clock.py is still there: nothing says this tick moved
+    unrecorded = SymbolAnchor("app/clock.py", "tick")
+    assert resolve(genome.conn, unrecorded, genome.renamed_to).state == GONE
+    gone_file = SymbolAnchor("app/old/clock.py", "tick")  # no such file: the nearest one
+    state = resolve(genome.conn, gone_file, genome.renamed_to)
     assert state.found is not None and state.found.path == "lib/far/clock.py"  # same file name
     nearest = resolve(genome.conn, SymbolAnchor("app/x.py", "tick"), genome.renamed_to)
     assert nearest.found is not None and nearest.found.path == "app/timer.py"  # same folder
@@ -64,3 +68,81 @@ def test_a_name_defined_everywhere_is_not_followed(tmp_path: Path) -> None:
     assert (
         resolve(genome.conn, SymbolAnchor("README.md", "setup"), genome.renamed_to).state == UNKNOWN
     )
+
+
+ELSEWHERE = "def save():\n    return 'elsewhere'\n"
+
+
+def test_a_file_still_there_that_cannot_answer_is_unknown_never_relocated(
+    tmp_path: Path,
+) -> None:
+    two_saves = (
+        "class Store:\n    def save(self):\n        pass\n\n"
+        "class Cache:\n    def save(self):\n        pass\n"
+    )
+    root = make_repo(
+        tmp_path / "repo",
+        {
+            "big.py": "def save():\n    pass\n" + "# padding\n" * (limits.MAX_SCAN_BYTES // 10 + 1),
+            "blob.py": "def save():\n    pass\n\0\n",
+            "two.py": two_saves,
+            "other/save.py": ELSEWHERE,
+        },
+    )
+    genome = genome_of(root, tmp_path)
+    for anchor in (
+        SymbolAnchor("big.py", "save"),  # over the size limit: skipped by the index
+        SymbolAnchor("blob.py", "save"),  # binary: skipped
+        SymbolAnchor("two.py", "save"),  # Store.save or Cache.save
+    ):
+        state = resolve(genome.conn, anchor, genome.renamed_to)
+        assert (state.state, state.found) == (UNKNOWN, None), anchor
+    qualified = resolve(genome.conn, SymbolAnchor("two.py", "Cache.save"), genome.renamed_to)
+    assert (qualified.state, qualified.found and qualified.found.first_line) == (CURRENT, 6)
+
+
+def test_a_file_read_by_the_fallback_is_matched_by_the_last_name_part(tmp_path: Path) -> None:
+    kotlin = "class Store {\n  fun save() {}\n}\n"
+    root = make_repo(tmp_path / "repo", {"src/Store.kt": kotlin, "src/Other.kt": "fun save() {}\n"})
+    genome = genome_of(root, tmp_path)
+    anchor = SymbolAnchor("src/Store.kt", "Store.save", "000000000000")
+    state = resolve(genome.conn, anchor, genome.renamed_to)
+    assert (state.state, state.found and state.found.path) == (CHANGED, "src/Store.kt")
+    # a write records the body the same way, so the new anchor is current
+    [written], notes = record_anchors(root, [("src/Store.kt", "Store.save")])
+    assert notes == [] and written.body is not None
+    assert resolve(genome.conn, written, genome.renamed_to).state == CURRENT
+
+
+def test_a_function_deleted_from_a_file_still_there_is_gone(tmp_path: Path) -> None:
+    save = "def save():\n    return 0\n"
+    root = make_repo(
+        tmp_path / "repo",
+        {"app/clock.py": save + "\ndef keep():\n    pass\n", "app/timer.py": ELSEWHERE},
+    )
+    anchor = SymbolAnchor("app/clock.py", "save", body_hash(save.encode()))
+    (root / "app/clock.py").write_text("def keep():\n    pass\n")
+    git(root, "commit", "-qam", "drop save")
+    genome = genome_of(root, tmp_path)
+    # another file's save, with another body, is not where this one went
+    assert resolve(genome.conn, anchor, genome.renamed_to).state == GONE
+
+
+def test_an_anchor_made_at_the_cursor_is_current(tmp_path: Path) -> None:
+    """The name under the cursor is the index's name; the anchor made from it is found again,
+    for a JavaScript private method and a C++ call operator too."""
+    from lsp_server.symbol_at import symbol_at
+
+    files = {
+        "src/a.js": "class Foo {\n  #priv() {\n    return 1;\n  }\n}\n",
+        "src/a.cpp": "struct Foo {\n  int operator()(int a) {\n    return a;\n  }\n};\n",
+    }
+    root = make_repo(tmp_path / "repo", files)
+    genome = genome_of(root, tmp_path)
+    for path, text in files.items():
+        name = symbol_at(path, text, 2)
+        assert name is not None
+        [anchor], notes = record_anchors(root, [(path, name)])
+        assert notes == [] and anchor.body is not None, (path, name)
+        state = resolve(genome.conn, anchor, genome.renamed_to)
+        assert (state.state, state.found and state.found.first_line) == (CURRENT, 2), name

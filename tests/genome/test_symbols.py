@@ -171,3 +171,31 @@ def test_many_new_files_are_parsed_on_threads_each_under_its_own_path(
         "pkg/copy.py",
         "pkg/m0.py",
     ]
+
+
+def test_index_names_and_anchor_names_share_one_normalisation() -> None:
+    """A JavaScript private method and a C++ operator keep the names the index gives them, so
+    an anchor made from an index name (remember at the cursor) finds its definition again."""
+    js = extract("a.js", b"class Foo { #priv() { return 1; } pub() {} }\n")
+    cpp = extract("a.cpp", b"struct Foo { int operator()(int a) { return a; } };\n")
+    js_names = [d.name for d in js.definitions]
+    cpp_names = [d.name for d in cpp.definitions]
+    assert "Foo.#priv" in js_names and "Foo.operator()" in cpp_names
+    for name in [*js_names, *cpp_names]:
+        assert normalize_name(name) == name
+    assert normalize_name("Foo::operator ()") == "Foo.operator()"
+    assert normalize_name("Foo::operator new") == "Foo.operator new"
+    assert normalize_name("Foo#bar") == "Foo.bar"
+
+
+def test_an_anchor_on_a_private_method_or_operator_is_found(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    repo = make_repo("repo")
+    repo.write("a.js", "class Foo {\n  #priv() { return 1; }\n}\n")
+    repo.write("a.cpp", "struct Foo {\n  int operator()(int a) { return a; }\n};\n")
+    repo.commit("initial")
+    genome = open_genome(repo.root)
+    genome.refresh()
+    assert find_in(genome.conn, "a.js", "Foo.#priv") is not None
+    assert find_in(genome.conn, "a.cpp", "Foo::operator()") is not None

@@ -100,3 +100,20 @@ def leaves_in(conn: sqlite3.Connection, path: str) -> list[str]:
     except sqlite3.OperationalError:
         return []
     return [row[0] for row in rows]
+
+
+def parser_of(conn: sqlite3.Connection, path: str) -> str | None:
+    """How the index read ``path`` (``tree-sitter``, ``regex``, ``skipped: …``); None when it
+    holds no such file (gone, or never a source file)."""
+    try:
+        row = conn.execute(
+            "SELECT parser FROM genome_symbol_files WHERE path = ?", (path,)
+        ).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return None if row is None else str(row[0] or "")
+
+
+def named_in(conn: sqlite3.Connection, path: str, leaf: str) -> list[Located]:
+    """The definitions in ``path`` whose last name part is ``leaf``, in source order."""
+    return _rows(conn, "WHERE f.path = ? AND s.leaf = ?", (path, leaf))

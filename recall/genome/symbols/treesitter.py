@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from recall.genome.symbols.model import SEPARATOR, Definition, body_hash
+from recall.genome.symbols.model import SEPARATOR, Definition, body_hash, normalize_name
 
 Node = Any
 
@@ -225,7 +225,7 @@ def definitions(root: Node, grammar: str, data: bytes) -> list[Definition]:
         text = data[node.start_byte : node.end_byte]
         found.append(
             Definition(
-                _qualified(prefix, name),
+                normalize_name(_qualified(prefix, name)),
                 kind,
                 node.start_point[0] + 1,
                 node.end_point[0] + 1,
