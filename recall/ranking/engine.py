@@ -62,6 +62,12 @@ class _StoreFacts:
     """Candidates' facts and each file's memories, read once for this index state."""
     file_channels: dict[tuple[Any, ...], ch.Channel] = field(default_factory=dict)
     """The file channel of each set of touched files asked (see ``_file_channel``)."""
+    any_anchor: bool | None = None
+    """Whether any memory has a symbol anchor (None: not asked yet)."""
+    moves: dict[str, dict[int, str]] = field(default_factory=dict)
+    """The moved-symbol hits of each touched file asked, for the genome state ``moves_genome``
+    (see ``_moved_symbols``)."""
+    moves_genome: str | None = None
 
 
 class Recaller:
@@ -247,13 +253,18 @@ class Recaller:
         if not facts.active:
             return []  # nothing to rank: an empty or not yet created store costs no query
         found: dict[str, ch.Channel] = {}
+        tick = time.perf_counter()
+        aliases = fc.file_aliases(adjuster.touched, self.repo.exists, self.repo.renamed_from)
+        add_time(timings, "file", tick)
         found["file"] = self._timed(
             timings,
             "file",
-            lambda: self._file_channel(conn, facts, adjuster.touched),
+            lambda: self._file_channel(conn, facts, adjuster.touched, aliases),
         )
         found["file"] = self._timed(
-            timings, "file", lambda: self._moved_symbols(conn, adjuster.touched, found["file"])
+            timings,
+            "file",
+            lambda: self._moved_symbols(conn, facts, adjuster.touched, aliases, found["file"]),
         )
         found["cochange"] = self._timed(
             timings, "cochange", lambda: fc.cochange(conn, neighbours, found["file"], facts.memo)
@@ -297,11 +308,15 @@ class Recaller:
         return adjuster.finish(store, facts.memo, channels, timings, limit)
 
     def _file_channel(
-        self, conn: sqlite3.Connection, facts: _StoreFacts, touched: dict[str, float]
+        self,
+        conn: sqlite3.Connection,
+        facts: _StoreFacts,
+        touched: dict[str, float],
+        aliases: dict[str, tuple[str, ...]],
     ) -> ch.Channel:
         """The file channel, kept per index state for each set of touched files and the
-        names they had (an editor asks for the same open file again and again)."""
-        aliases = fc.file_aliases(touched, self.repo.exists, self.repo.renamed_from)
+        names they had (``aliases``: an editor asks for the same open file again and
+        again)."""
         present = now().timestamp()
         # The newest-on-file bonus counts only memories written by now: a channel with
         # memories dated later is kept for this moment only.
@@ -317,15 +332,36 @@ class Recaller:
         return kept
 
     def _moved_symbols(
-        self, conn: sqlite3.Connection, touched: dict[str, float], file_hits: ch.Channel
+        self,
+        conn: sqlite3.Connection,
+        facts: _StoreFacts,
+        touched: dict[str, float],
+        aliases: dict[str, tuple[str, ...]],
+        file_hits: ch.Channel,
     ) -> ch.Channel:
-        """The file channel plus memories whose anchored symbol moved into a touched file."""
-        from recall.ranking.symbol_moves import merge_into_file, moved_into
+        """The file channel plus memories whose anchored symbol moved into a touched file
+        (one that exists: a key of ``aliases``). What each file's moves are is kept per index
+        state (``facts``) and genome state, so asking for the same file again reads nothing;
+        a store without symbol anchors asks once per index state."""
+        from recall.ranking import symbol_moves as sm
 
         genome_conn = getattr(self.repo, "conn", None)
-        renamed_to = getattr(self.repo, "renamed_to", None)
-        moved = moved_into(conn, genome_conn, touched, self.repo.exists, renamed_to)
-        return merge_into_file(file_hits, moved)
+        if genome_conn is None or not aliases:
+            return file_hits
+        if facts.any_anchor is None:
+            facts.any_anchor = sm.any_anchor(conn)
+        if not facts.any_anchor:
+            return file_hits
+        genome = _genome_state(self.repo, genome_conn)
+        if facts.moves_genome != genome or len(facts.moves) >= MOVED_PATHS_KEPT:
+            facts.moves.clear()
+            facts.moves_genome = genome
+        asked = [path for path in aliases if path not in facts.moves]
+        if asked:
+            renamed_to = getattr(self.repo, "renamed_to", None)
+            facts.moves.update(sm.moves_into(conn, genome_conn, asked, renamed_to))
+        present = {path: touched[path] for path in aliases}
+        return sm.merge_into_file(file_hits, sm.moved_into(present, facts.moves))
 
     def _provider_failed(self, error: EmbedderFailed) -> None:
         """Say once per failure what the provider did; recall goes on without it."""
@@ -372,6 +408,22 @@ class Recaller:
 FILE_CHANNELS_KEPT = 64
 """Sets of touched files whose file channel is kept per index state; a speed setting, not a
 judgement (any value ranks the same)."""
+
+MOVED_PATHS_KEPT = 256
+"""Touched files whose moved-symbol hits are kept per index and genome state; a speed setting,
+not a judgement (any value ranks the same)."""
+
+
+def _genome_state(repo: Any, conn: sqlite3.Connection) -> str:
+    """What identifies the genome's contents now: its bookkeeping, rewritten by every refresh.
+    A genome that keeps it between refreshes answers without a statement."""
+    state = getattr(repo, "state_token", None)
+    if callable(state):
+        return str(state())
+    from recall.genome.schema import read_state
+
+    return repr(sorted(read_state(conn).items()))
+
 
 _REPLACED_ATTEMPTS = 3
 """Recalls in a row that may see an index replaced under them before giving up: one reindex
