@@ -18,7 +18,7 @@ from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
 from lsp_server.roots import Root
 from recall import frontmatter
-from recall.anchors.guards import check_guard
+from recall.anchors.guards import carried_guard, check_guard
 from recall.anchors.symbols import SymbolAnchor, parse_anchor
 from recall.anchors.write import record_anchors
 from recall.clock import now_iso
@@ -178,6 +178,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             anchor=old.anchor,
             anchors=old.anchors,
             pinned=old.pinned,
+            guard=old.guard,  # in the draft's front matter: kept unless the person takes it out
             supersedes=old.id,
             created=now_iso(),
             author=author,
@@ -195,6 +196,10 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     )
     if old.anchors:  # the new text is about the same code
         memory = memory.with_changes(anchors=old.anchors)
+    guard, note = carried_guard(old, memory.category)  # superseding does not lift a guard
+    if guard:
+        memory = memory.with_changes(guard=True)
     result, updated = store.supersede(old.id, memory)
     changed(ls, root)
-    return {**result.to_dict(), "supersedes": updated.id}
+    done = {**result.to_dict(), "supersedes": updated.id}
+    return {**done, "guard_note": note} if note else done

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_server import results
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from recall import secrets_scan
-from recall.anchors.guards import check_guard
+from recall.anchors.guards import carried_guard, check_guard
 from recall.anchors.symbols import parse_anchor
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
@@ -234,8 +234,9 @@ def supersede(
 ) -> dict[str, Any]:
     """Replace an active memory by a new one; the old one leaves recall, linked both ways.
 
-    Category, files and the pin carry over unless given; details do not (the new text stands
-    on its own).
+    Category, files and the pin carry over unless given, the symbol anchors and the guard
+    always (a guard is lifted with ``unguard``; a new category that takes none is said in
+    ``guard_note``); details do not (the new text stands on its own).
     """
     _summary(summary)
     if category is not None:
@@ -254,9 +255,13 @@ def supersede(
     )
     if old.anchors:  # the new text is about the same code
         draft = draft.with_changes(anchors=old.anchors)
+    guard, note = carried_guard(old, draft.category)  # superseding does not lift a guard
+    if guard:
+        draft = draft.with_changes(guard=True)
     result, updated = store.supersede(old.id, draft)
     record_action(store.conn, old.id)
-    return {**results.written(result), "supersedes": updated.id, "old_status": updated.status}
+    done = {**results.written(result), "supersedes": updated.id, "old_status": updated.status}
+    return {**done, "guard_note": note} if note else done
 
 
 def pin(ws: Workspace, *, memory_id: str, pinned: bool = True) -> dict[str, Any]:

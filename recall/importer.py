@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from recall.anchors.guards import check_guard
 from recall.anchors.symbols import anchors_from_records
 from recall.clock import format_timestamp, parse_timestamp
 from recall.errors import BadInput
@@ -74,6 +75,9 @@ def _draft(
         raise BadInput("'anchor' must be a string")
     check_text(anchor, "'anchor'")
     anchors = anchors_from_records(record.get("anchors"))
+    guard = record.get("guard", False)
+    if not isinstance(guard, bool):
+        raise BadInput("'guard' must be true or false")
     source = record.get("source") or "user"
     if source not in SOURCES:
         raise BadInput(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
@@ -107,8 +111,10 @@ def _draft(
     # An exported record keeps its lifecycle state when it comes back in.
     if status != draft.status or links["superseded_by"] is not None:
         draft = draft.with_changes(status=status, superseded_by=links["superseded_by"])
-    if anchors:
-        draft = draft.with_changes(anchors=anchors)
+    if anchors or guard:
+        draft = draft.with_changes(
+            anchors=anchors, guard=check_guard(guard, draft.category, "'guard'")
+        )
     return draft, wanted if isinstance(wanted, str) else None
 
 

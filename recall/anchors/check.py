@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from recall import frontmatter
+from recall.anchors.diff import Change, changes, first_lines, merge_base
 from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
 from recall.errors import BadInput
 from recall.genome.gitcmd import GitRunner
@@ -42,32 +43,6 @@ from recall.model import Memory
 REVIEW = "review"
 FAIL = "fail"
 GUARDED = "under a guarded memory"
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-"""Git's empty tree (SHA-1): the base of a repository with no commit yet, when git cannot
-name it itself."""
-# Diffs read the same whatever the user's git config says (prefixes, external diff tools,
-# text conversion, quoted paths, paths relative to a subdirectory).
-_DIFF = (
-    "-c",
-    "core.quotepath=off",
-    "diff",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--no-relative",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-    "--no-color",
-    "-M",
-)
-
-
-@dataclass(frozen=True)
-class Change:
-    """One file the change touches: ``status`` is git's letter (M, A, D, R…)."""
-
-    status: str
-    old: str
-    new: str
 
 
 @dataclass(frozen=True)
@@ -106,58 +81,6 @@ class CheckResult:
     def failed(self) -> bool:
         """Whether any finding is a failure (the command exits 1)."""
         return any(f.level == FAIL for f in self.findings)
-
-
-def _has_head(runner: GitRunner) -> bool:
-    status, _, _ = runner.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False)
-    return status == 0
-
-
-def _base(runner: GitRunner, ref: str) -> str:
-    """The merge base of ``ref`` and HEAD (``ref`` itself when there is none; git's empty tree
-    for ``HEAD`` in a repository with no commit yet, so the first commit is checked too)."""
-    if ref == "HEAD" and not _has_head(runner):
-        status, out, _ = runner.run(["hash-object", "-t", "tree", "/dev/null"], check=False)
-        return out.decode().strip() if status == 0 and out.strip() else EMPTY_TREE
-    status, out, _ = runner.run(["merge-base", ref, "HEAD"], check=False)
-    if status == 0 and out.strip():
-        return out.decode().strip()
-    status, out, _ = runner.run(
-        ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], check=False
-    )
-    if status != 0:
-        raise BadInput(f"--base {ref!r} is not a commit git knows; give a branch, tag or commit")
-    return out.decode().strip()
-
-
-def _changes(runner: GitRunner, base: str) -> list[Change]:
-    _, out, _ = runner.run([*_DIFF, "--name-status", "-z", base, "--"])
-    parts = out.decode("utf-8", "surrogateescape").split("\0")
-    found: list[Change] = []
-    index = 0
-    while index < len(parts) and parts[index]:
-        status = parts[index]
-        if status[0] in "RC":
-            found.append(Change(status[0], parts[index + 1], parts[index + 2]))
-            index += 3
-        else:
-            found.append(Change(status[0], parts[index + 1], parts[index + 1]))
-            index += 2
-    return found
-
-
-def _first_lines(runner: GitRunner, base: str) -> dict[str, int]:
-    """The first changed line of each file in the new version (1 for a deletion)."""
-    _, out, _ = runner.run([*_DIFF, "-U0", base, "--"])
-    found: dict[str, int] = {}
-    current = None
-    for raw in out.decode("utf-8", "surrogateescape").splitlines():
-        if raw.startswith("+++ "):
-            current = raw[6:] if raw.startswith("+++ b/") else None
-        elif raw.startswith("@@") and current is not None and current not in found:
-            new = raw.split("+", 1)[1].split(" ", 1)[0]
-            found[current] = max(1, int(new.split(",", 1)[0] or 1))
-    return found
 
 
 def _by_name(definitions: Iterable[Definition]) -> dict[str, list[Definition]]:
@@ -380,10 +303,10 @@ def check(
     new in the change, or whose ``confirmed`` key the change sets anew, is confirmed).
     """
     runner = GitRunner(root)
-    base = _base(runner, ref)
-    result = CheckResult(base, _changes(runner, base))
+    base = merge_base(runner, ref)
+    result = CheckResult(base, changes(runner, base))
     by_old = {change.old: change for change in result.changes}
-    first = _first_lines(runner, base) if result.changes else {}
+    first = first_lines(runner, base) if result.changes else {}
     sources = _Sources(runner, root, base, result.changes)
     for memory in memories:
         files = [p for p in memory.files if p in by_old]

@@ -17,15 +17,29 @@ if TYPE_CHECKING:
     from recall.store import MemoryStore
 
 
-def check_guard(guard: bool, category: str) -> bool:
+def check_guard(guard: bool, category: str, option: str = "--guard") -> bool:
     """Validate ``guard`` for a memory of ``category``; raises :class:`BadInput` for a
-    category a guard does not fit."""
+    category a guard does not fit, telling to drop ``option`` (how the guard was given)."""
     if guard and category not in GUARD_CATEGORIES:
         raise BadInput(
             f"a guard protects a {' or '.join(GUARD_CATEGORIES)}, not a {category}; "
-            "drop --guard or change the category"
+            f"drop {option} or change the category"
         )
     return guard
+
+
+def carried_guard(old: Memory, category: str) -> tuple[bool, str | None]:
+    """The guard a memory replacing ``old`` with ``category`` keeps (a guard is lifted on
+    purpose, with ``unguard``, not by superseding), and a note when it cannot be kept: the
+    new category takes no guard."""
+    if not old.guard:
+        return False, None
+    if category in GUARD_CATEGORIES:
+        return True, None
+    return False, (
+        f"{old.id} was guarded, but a {category} takes no guard: the memory replacing it is "
+        "not guarded"
+    )
 
 
 def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:

@@ -167,7 +167,7 @@ class Browser:
     def supersede(self, entry: Entry, summary: str, details: str) -> Outcome:
         """Replace an active memory by a new one with the given text, linked both ways.
 
-        The new memory keeps the old one's category, files, anchor and pin; its text goes
+        The new memory keeps the old one's category, files, anchors, pin and guard; its text goes
         through the same checks as ``tether supersede`` (a credential-shaped text is refused).
         """
         store, old = self._current(entry)
@@ -181,6 +181,8 @@ class Browser:
             author=self._author if self._author is not None else git_user_name(store.repo_root),
             source="user",
         )
+        if old.anchors or old.guard:  # the same code, still guarded (unguard lifts it)
+            draft = draft.with_changes(anchors=old.anchors, guard=old.guard)
         result, updated = store.supersede(old.id, draft)
         record_action(store.conn, old.id)
         return Outcome(f"Wrote {result.id}; {updated.id} is now superseded by it", result.id)

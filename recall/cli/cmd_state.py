@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
+from recall.anchors.guards import carried_guard
 from recall.cli.cmd_distill import confirm, purge_auto_distilled
 from recall.cli.cmd_memory import add_write_options, memory_draft, write_store
 from recall.cli.context import CommandContext
@@ -93,8 +95,20 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.global_ and store.scope != "global":
         raise BadInput(f"memory {old.id} is in the {store.scope} store; drop --global")
     draft = memory_draft(args, ctx, store)
+    changes: dict[str, Any] = {}
+    if not args.files:  # the new text is about the same files (and any newly anchored ones)
+        files = (*old.files, *(path for path in draft.files if path not in old.files))
+        if files != draft.files:
+            changes["files"] = files
     if old.anchors and not draft.anchors:  # the new text is about the same code
-        draft = draft.with_changes(anchors=old.anchors)
+        changes["anchors"] = old.anchors
+    guard, note = carried_guard(old, draft.category)
+    if guard and not draft.guard:
+        changes["guard"] = True
+    elif note and not draft.guard:
+        ctx.notice(note)
+    if changes:
+        draft = draft.with_changes(**changes)
     result, updated = store.supersede(old.id, draft)
     record_action(store.conn, old.id)
     data = {**result.to_dict(), "supersedes": updated.id}

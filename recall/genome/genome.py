@@ -101,6 +101,12 @@ class Genome(CommitCounts):
             self._state = read_state(self.conn) if self._is_ready() else {}
         return self._state
 
+    def state_token(self) -> str:
+        """What identifies the genome's contents: its bookkeeping, which every refresh
+        rewrites (the tree listing's time among it). Read once until the next refresh or
+        :meth:`is_stale`, as the other answers this object keeps are."""
+        return repr(sorted(self._stored_state().items()))
+
     def is_stale(self) -> bool:
         """Tell whether HEAD, git's index or the settings moved since the last refresh.
 

@@ -62,6 +62,9 @@ class _StoreFacts:
     """Candidates' facts and each file's memories, read once for this index state."""
     file_channels: dict[tuple[Any, ...], ch.Channel] = field(default_factory=dict)
     """The file channel of each set of touched files asked (see ``_file_channel``)."""
+    moves: Any = None
+    """What is known of symbols moved into touched files (``symbol_moves.MovesKept``, made on
+    first use: a prompt hook never loads the symbol code)."""
 
 
 class Recaller:
@@ -247,13 +250,18 @@ class Recaller:
         if not facts.active:
             return []  # nothing to rank: an empty or not yet created store costs no query
         found: dict[str, ch.Channel] = {}
+        tick = time.perf_counter()
+        aliases = fc.file_aliases(adjuster.touched, self.repo.exists, self.repo.renamed_from)
+        add_time(timings, "file", tick)
         found["file"] = self._timed(
             timings,
             "file",
-            lambda: self._file_channel(conn, facts, adjuster.touched),
+            lambda: self._file_channel(conn, facts, adjuster.touched, aliases),
         )
         found["file"] = self._timed(
-            timings, "file", lambda: self._moved_symbols(conn, adjuster.touched, found["file"])
+            timings,
+            "file",
+            lambda: self._moved_symbols(conn, facts, adjuster.touched, aliases, found["file"]),
         )
         found["cochange"] = self._timed(
             timings, "cochange", lambda: fc.cochange(conn, neighbours, found["file"], facts.memo)
@@ -297,11 +305,15 @@ class Recaller:
         return adjuster.finish(store, facts.memo, channels, timings, limit)
 
     def _file_channel(
-        self, conn: sqlite3.Connection, facts: _StoreFacts, touched: dict[str, float]
+        self,
+        conn: sqlite3.Connection,
+        facts: _StoreFacts,
+        touched: dict[str, float],
+        aliases: dict[str, tuple[str, ...]],
     ) -> ch.Channel:
         """The file channel, kept per index state for each set of touched files and the
-        names they had (an editor asks for the same open file again and again)."""
-        aliases = fc.file_aliases(touched, self.repo.exists, self.repo.renamed_from)
+        names they had (``aliases``: an editor asks for the same open file again and
+        again)."""
         present = now().timestamp()
         # The newest-on-file bonus counts only memories written by now: a channel with
         # memories dated later is kept for this moment only.
@@ -317,15 +329,19 @@ class Recaller:
         return kept
 
     def _moved_symbols(
-        self, conn: sqlite3.Connection, touched: dict[str, float], file_hits: ch.Channel
+        self,
+        conn: sqlite3.Connection,
+        facts: _StoreFacts,
+        touched: dict[str, float],
+        aliases: dict[str, tuple[str, ...]],
+        file_hits: ch.Channel,
     ) -> ch.Channel:
         """The file channel plus memories whose anchored symbol moved into a touched file."""
-        from recall.ranking.symbol_moves import merge_into_file, moved_into
+        from recall.ranking.symbol_moves import MovesKept, with_moved
 
-        genome_conn = getattr(self.repo, "conn", None)
-        renamed_to = getattr(self.repo, "renamed_to", None)
-        moved = moved_into(conn, genome_conn, touched, self.repo.exists, renamed_to)
-        return merge_into_file(file_hits, moved)
+        if facts.moves is None:
+            facts.moves = MovesKept()
+        return with_moved(conn, self.repo, facts.moves, touched, aliases, file_hits)
 
     def _provider_failed(self, error: EmbedderFailed) -> None:
         """Say once per failure what the provider did; recall goes on without it."""

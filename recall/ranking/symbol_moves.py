@@ -3,73 +3,106 @@
 A memory anchored to ``ip/iproute.c::iproute_modify`` is about that function wherever it is;
 once the function moved to ``ip/route.c`` (the file renamed, split, or the code moved), touching
 ``ip/route.c`` surfaces the memory as a direct file hit, with the receipt "via symbol
-iproute_modify, moved from ip/iproute.c". A store with no symbol anchors costs one look-up.
+iproute_modify, moved from ip/iproute.c". A store with no symbol anchors costs one look-up per
+index state; the engine keeps what each file's moves are per index and genome state.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-from recall.anchors.states import RELOCATED, resolve
-from recall.anchors.symbols import anchors_from_column, normalize_name
-from recall.genome.symbols.lookup import leaves_in
+from recall.anchors.symbols import SymbolAnchor, anchors_from_column, normalize_name
+from recall.genome.symbols.lookup import found_in_place, leaves_of
 from recall.ranking import weights as W
 from recall.ranking.channels import Channel, Evidence
 
 RenamedTo = Callable[[str], "str | None"]
 
 _CANDIDATES = (
-    "SELECT ma.memory_rowid, ma.path, ma.name, m.anchors FROM memory_anchors ma "
+    "SELECT ma.memory_rowid, ma.path, ma.name, ma.leaf, m.anchors FROM memory_anchors ma "
     "JOIN memories m ON m.rowid = ma.memory_rowid "
-    "WHERE ma.leaf IN (SELECT value FROM json_each(?)) AND ma.path != ? AND +m.status = 'active'"
+    "WHERE ma.leaf IN (SELECT value FROM json_each(?)) AND +m.status = 'active'"
 )
 
+Moves = dict[str, dict[int, str]]
+"""For each touched file: the memories with a symbol anchor relocated into it, each with the
+receipt phrase (``iproute_modify, moved from ip/iproute.c``)."""
 
-def _any_anchor(conn: sqlite3.Connection) -> bool:
+
+def any_anchor(conn: sqlite3.Connection) -> bool:
+    """Whether any memory of the index behind ``conn`` has a symbol anchor."""
     try:
         return conn.execute("SELECT 1 FROM memory_anchors LIMIT 1").fetchone() is not None
     except sqlite3.OperationalError:  # an index from before symbol anchors
         return False
 
 
-def moved_into(
+def moves_into(
     conn: sqlite3.Connection,
-    genome_conn: sqlite3.Connection | None,
-    touched: dict[str, float],
-    exists: Callable[[str], bool],
+    genome_conn: sqlite3.Connection,
+    paths: Sequence[str],
     renamed_to: RenamedTo | None = None,
-) -> dict[int, tuple[float, str]]:
-    """For each memory with a symbol anchor relocated into a touched file: its file magnitude
-    there and the receipt phrase (``iproute_modify, moved from ip/iproute.c``)."""
-    if genome_conn is None or not touched or not _any_anchor(conn):
-        return {}
+) -> Moves:
+    """:data:`Moves` for ``paths`` (touched files that exist), asked in a few statements
+    whatever their number: what each file defines, the memories anchored to those names
+    elsewhere, and which of those anchors are still where they were recorded. Only an anchor
+    no longer there is resolved in full. A memory with several anchors moved into one file
+    names the first of them."""
+    found: Moves = {path: {} for path in paths}
+    leaves = leaves_of(genome_conn, paths)
+    wanted = sorted({leaf for names in leaves.values() for leaf in names})
+    if not wanted:
+        return found
+    parsed: dict[int, tuple[SymbolAnchor, ...]] = {}
+    candidates: list[tuple[str, int, int, SymbolAnchor]] = []
+    for rowid, old_path, name, leaf, column in conn.execute(_CANDIDATES, (json.dumps(wanted),)):
+        anchors = parsed.get(rowid)
+        if anchors is None:
+            anchors = parsed[rowid] = anchors_from_column(column)
+        place = next(
+            (
+                (n, a)
+                for n, a in enumerate(anchors)
+                if a.path == old_path and normalize_name(a.name) == name
+            ),
+            None,
+        )
+        if place is None:
+            continue
+        for path in paths:
+            if path != old_path and leaf in leaves.get(path, ()):
+                candidates.append((path, rowid, *place))
+    in_place = found_in_place(genome_conn, {(a.path, a.name) for *_, a in candidates})
+    states: dict[tuple[str, str, str | None], str | None] = {}
+    for path, rowid, _, anchor in sorted(candidates, key=lambda c: (c[1], c[2])):
+        if rowid in found[path] or (anchor.path, anchor.name) in in_place:
+            continue  # still where it was recorded: current or changed, not moved
+        key = (anchor.path, anchor.name, anchor.body)
+        if key not in states:
+            # here, not above: only a store with symbol anchors loads the state code (and the
+            # parsers it names), never a prompt hook's recall over a store without any
+            from recall.anchors.states import RELOCATED, resolve
+
+            state = resolve(genome_conn, anchor, renamed_to)
+            moved = state.state == RELOCATED and state.found is not None
+            states[key] = state.found.path if moved and state.found is not None else None
+        if states[key] == path:
+            found[path][rowid] = f"{anchor.name}, moved from {anchor.path}"
+    return found
+
+
+def moved_into(touched: dict[str, float], moves: Moves) -> dict[int, tuple[float, str]]:
+    """For each memory with a symbol anchor relocated into a touched file (``moves``, by
+    :func:`moves_into`): its file magnitude there and the receipt phrase."""
     found: dict[int, tuple[float, str]] = {}
     for path, weight in touched.items():
-        if not exists(path):
+        hits = moves.get(path)
+        if not hits:
             continue
-        leaves = leaves_in(genome_conn, path)
-        if not leaves:
-            continue
-        hits: dict[int, str] = {}
-        for rowid, old_path, name, column in conn.execute(_CANDIDATES, (json.dumps(leaves), path)):
-            if rowid in hits:
-                continue
-            anchor = next(
-                (
-                    a
-                    for a in anchors_from_column(column)
-                    if a.path == old_path and normalize_name(a.name) == name
-                ),
-                None,
-            )
-            if anchor is None:
-                continue
-            state = resolve(genome_conn, anchor, renamed_to)
-            if state.state == RELOCATED and state.found is not None and state.found.path == path:
-                hits[rowid] = f"{anchor.name}, moved from {old_path}"
         magnitude = W.file_magnitude(len(hits), weight)
         for rowid, via in hits.items():
             if rowid not in found or found[rowid][0] < magnitude:
@@ -97,3 +130,61 @@ def merge_into_file(file_channel: Channel, moved: dict[int, tuple[float, str]]) 
         rowid: replace(evidence, rank=rank)
         for rank, (rowid, evidence) in enumerate(ordered, start=1)
     }
+
+
+MOVED_PATHS_KEPT = 256
+"""Touched files whose moved-symbol hits are kept per index and genome state; a speed setting,
+not a judgement (any value ranks the same)."""
+
+
+@dataclass
+class MovesKept:
+    """What a long-lived engine knows of symbols moved into touched files, for one index state:
+    whether any memory has a symbol anchor, and each asked file's moved-symbol hits for the
+    genome state ``genome``."""
+
+    any_anchor: bool | None = None
+    moves: dict[str, dict[int, str]] = field(default_factory=dict)
+    genome: str | None = None
+
+
+def with_moved(
+    conn: sqlite3.Connection,
+    repo: Any,
+    kept: MovesKept,
+    touched: dict[str, float],
+    aliases: dict[str, tuple[str, ...]],
+    file_hits: Channel,
+) -> Channel:
+    """The file channel plus memories whose anchored symbol moved into a touched file (one that
+    exists: a key of ``aliases``). Each file's moves are kept per index state (``kept``) and
+    genome state, so asking for the same file again reads nothing; a store without symbol
+    anchors asks once per index state."""
+    genome_conn = getattr(repo, "conn", None)
+    if genome_conn is None or not aliases:
+        return file_hits
+    if kept.any_anchor is None:
+        kept.any_anchor = any_anchor(conn)
+    if not kept.any_anchor:
+        return file_hits
+    genome = _genome_state(repo, genome_conn)
+    if kept.genome != genome or len(kept.moves) >= MOVED_PATHS_KEPT:
+        kept.moves.clear()
+        kept.genome = genome
+    asked = [path for path in aliases if path not in kept.moves]
+    if asked:
+        renamed_to = getattr(repo, "renamed_to", None)
+        kept.moves.update(moves_into(conn, genome_conn, asked, renamed_to))
+    present = {path: touched[path] for path in aliases}
+    return merge_into_file(file_hits, moved_into(present, kept.moves))
+
+
+def _genome_state(repo: Any, conn: sqlite3.Connection) -> str:
+    """What identifies the genome's contents now: its bookkeeping, rewritten by every refresh.
+    A genome that keeps it between refreshes answers without a statement."""
+    state = getattr(repo, "state_token", None)
+    if callable(state):
+        return str(state())
+    from recall.genome.schema import read_state
+
+    return repr(sorted(read_state(conn).items()))

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import CliResult
+from conftest import CliResult, make_repo
 from test_hooks import edit_input, hook
 
 from recall import frontmatter
@@ -100,3 +100,42 @@ def test_guard_and_unguard_from_the_cli(repo: Path, cli: Callable[..., CliResult
     pref = cli("remember", "tabs", "-c", "pref", "-f", "src/app.py", "--json").json()["id"]
     refused = cli("guard", pref)
     assert refused.code == 2 and "not a pref" in refused.stderr
+
+
+def test_supersede_keeps_the_guard_files_and_anchors(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    old = remember_guarded(cli, "-f", "src/app.py", "--anchor", "src/util.py::helper")
+    done = cli("supersede", old, "start order: config, db, cache", "-c", "decision", "--json")
+    assert done.code == 0, done.stderr
+    new = cli("show", done.json()["id"], "--json").json()
+    assert new["guard"] is True  # superseding does not lift a guard; unguard does
+    assert new["files"] == ["src/app.py", "src/util.py"]
+    assert [a["symbol"] for a in new["anchors"]] == ["src/util.py::helper"]
+    as_pref = cli("supersede", new["id"], "we like config first", "-c", "pref", "--json")
+    assert as_pref.code == 0, as_pref.stderr
+    assert f"{new['id']} was guarded, but a pref takes no guard" in as_pref.stderr
+    assert cli("show", as_pref.json()["id"], "--json").json()["guard"] is False
+
+
+def test_export_then_import_keeps_the_guard(
+    repo: Path, tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    remember_guarded(cli, "--anchor", "src/util.py::helper")
+    exported = cli("export")
+    assert exported.code == 0, exported.stderr
+    other = make_repo(tmp_path / "other")
+    done = cli("import", "-", "--json", cwd=other, stdin=exported.stdout)
+    assert done.code == 0, done.stderr
+    [path] = (other / ".tether" / "memories").glob("*.md")
+    fields = frontmatter.parse(path.read_text(), "m.md").fields
+    assert fields["guard"] is True
+    assert fields["anchors"][0]["symbol"] == "src/util.py::helper"
+    bad = (
+        '{"summary": "tabs", "category": "pref", "guard": true}\n'
+        '{"summary": "pool of 8", "category": "decision", "guard": "yes"}\n'
+    )
+    refused = cli("import", "-", cwd=other, stdin=bad)
+    said = refused.stdout + refused.stderr
+    assert "a guard protects a decision or gotcha, not a pref; drop 'guard'" in said
+    assert "'guard' must be true or false" in said

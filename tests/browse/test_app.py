@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 from textual.widgets import Input, TextArea
 
+from recall.anchors.symbols import SymbolAnchor, anchors_to_field
 from recall.browse.app import BrowseApp
 from recall.browse.view import View
 from recall.browse.widgets import (
@@ -338,3 +339,23 @@ async def test_restore_brings_back_a_memory_archived_by_disuse(shelf: Shelf) -> 
         assert shown(app) == [shelf.archived]
     assert not is_archived_by_disuse(conn, shelf.gotcha)
     assert shelf.fields(shelf.gotcha)["status"] == "active"  # the file was never touched
+
+
+async def test_supersede_keeps_the_symbol_anchors_and_the_guard(shelf: Shelf) -> None:
+    anchors = (SymbolAnchor("src/app.py", "main", "0123456789ab"),)
+    shelf.project.update_fields(
+        shelf.decision, {"guard": True, "anchors": anchors_to_field(anchors)}
+    )
+    before = shelf.files()
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        select(app, shelf.decision)
+        await pilot.press("s")
+        await pilot.pause()
+        app.screen.query_one("#summary", Input).value = "Guides are written in MyST Markdown"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    (new_name,) = shelf.files() - before
+    replacement = shelf.project.get(new_name[:-3])
+    assert replacement.anchors == anchors
+    assert replacement.guard is True

@@ -101,12 +101,18 @@ async def test_direct_writes_for_tools(lsp_one: Session, ws: Workspace) -> None:
     assert ws.memory_file(written["id"]).exists()
     recalled = await lsp.command("tether.recall", {"uri": ws.app_py.as_uri(), "limit": 5})
     assert written["id"] in [r["id"] for r in recalled["results"]]
+    await lsp.command("tether.guard", {"memoryId": ws.gotcha})
     replaced = await lsp.command(
         "tether.supersede", {"memoryId": ws.gotcha, "summary": GOTCHA + " (and fsync)"}
     )
     assert replaced["supersedes"] == ws.gotcha
     old = frontmatter.parse(ws.memory_file(ws.gotcha).read_text(), "old").fields
     assert old["superseded_by"] == replaced["id"]
+    # superseding does not lift a guard (unguard does), written or drafted
+    new = frontmatter.parse(ws.memory_file(replaced["id"]).read_text(), "new").fields
+    assert new["guard"] is True
+    drafted = await lsp.command("tether.supersede", {"memoryId": replaced["id"]})
+    assert frontmatter.parse(Path(drafted["draft"]).read_text(), "draft").fields["guard"] is True
 
 
 async def test_client_without_show_document(lsp_no_show: Session, ws: Workspace) -> None:

@@ -389,3 +389,33 @@ async def test_write_anchors_a_memory_to_symbols(repo: Path) -> None:
     shown = run_tether("show", written["id"], "--json", cwd=repo).json()
     states = {s["symbol"]: s["state"] for s in shown["anchor_states"]}
     assert states == {"src/util.py::helper": "current", "src/util.py::missing": "gone"}
+
+
+async def test_supersede_keeps_the_guard(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        old = await call(
+            client,
+            "memory_write",
+            summary="app start order is fixed: config, then db",
+            category="decision",
+            files=["src/app.py"],
+            guard=True,
+        )
+        new = await call(
+            client, "memory_supersede", old_id=old["id"], summary="start order: config, db, cache"
+        )
+        assert "guard_note" not in new
+        as_pref = await call(
+            client,
+            "memory_supersede",
+            old_id=new["id"],
+            summary="we like config first",
+            category="pref",
+        )
+        assert f"{new['id']} was guarded, but a pref takes no guard" in as_pref["guard_note"]
+
+    def guarded(memory_id: str) -> bool:
+        return run_tether("show", memory_id, "--json", cwd=repo).json()["guard"]
+
+    assert guarded(new["id"]) is True  # superseding does not lift a guard; unguard does
+    assert guarded(as_pref["id"]) is False

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from recall.anchors.write import record_anchors
 from recall.lifecycle.references import CONFIRMED_KEY
 from recall.ranking.embedding import to_bytes
 from recall.ranking.engine import Recaller
@@ -336,3 +337,63 @@ def test_a_used_or_pinned_memory_deep_in_a_crowd_ranks_as_if_every_candidate_wer
     assert [h.memory.id for h in narrow.hits] == [h.memory.id for h in wide.hits[:3]]
     assert [h.score for h in narrow.hits] == [h.score for h in wide.hits[:3]]
     assert {acted, pinned} <= {h.memory.id for h in narrow.hits}
+
+
+def _c_file(*names: str) -> str:
+    return "".join(
+        f"int {name}(int arg)\n{{\n    return {n};\n}}\n\n" for n, name in enumerate(names)
+    )
+
+
+_MOVES = re.compile(r"\b(genome_symbols|genome_symbol_files|genome_renames|memory_anchors)\b")
+
+
+def test_a_second_recall_of_a_file_asks_the_genome_nothing_for_moved_symbols(
+    world: World,
+) -> None:
+    files = {f"src/m{n}.c": _c_file("main", f"step{n}") for n in range(8)}
+    files["src/a.c"] = _c_file("main", "helper")
+    files["src/b.c"] = _c_file("main", "other")
+    for path, text in files.items():
+        world.repo.write(path, text)
+    world.repo.commit("start")
+    store = world.project
+    for path in sorted(files):  # every file's main is anchored: each is a candidate of src/b.c
+        draft = store.prepare_memory(summary=f"{path} main sets up", category="gotcha", files=[])
+        anchors, _ = record_anchors(world.root, [(path, "main")])
+        store.remember(draft.with_changes(anchors=anchors))
+    draft = store.prepare_memory(summary="helper holds the lock", category="gotcha", files=[])
+    anchors, _ = record_anchors(world.root, [("src/a.c", "helper")])
+    moved = store.remember(draft.with_changes(anchors=anchors)).id
+    world.repo.write("src/a.c", _c_file("main"))
+    # helper keeps its body (a move, not a rewrite: its old file is still there)
+    world.repo.write("src/b.c", _c_file("main", "helper") + "int other(void)\n{\n}\n")
+    world.repo.commit("move helper")
+    recaller = world.recaller()
+    query = RecallQuery((Touch("src/b.c", "edit"),), None, scopes=("project",))
+    with traced(store.conn) as first:
+        found = recaller.recall(query)
+    assert [h.memory.id for h in found.hits] == [moved]
+    assert "helper, moved from src/a.c" in found.hits[0].receipt
+    assert [s for s in first if _MOVES.search(s)]  # the first recall reads the moves
+    with traced(store.conn) as second:
+        again = recaller.recall(query)
+    assert [(h.memory.id, h.receipt, h.score) for h in again.hits] == [
+        (h.memory.id, h.receipt, h.score) for h in found.hits
+    ]
+    assert not [s for s in second if _MOVES.search(s)], second
+    assert not [s for s in second if "genome_state" in s], second
+
+
+def test_a_store_without_anchors_asks_once_per_index_state(world: World) -> None:
+    world.repo.write("src/b.c", _c_file("main"))
+    world.repo.commit("start")
+    world.remember("main sets up the pool", "src/b.c")
+    recaller = world.recaller()
+    query = RecallQuery((Touch("src/b.c", "edit"),), None, scopes=("project",))
+    with traced(world.project.conn) as first:
+        assert len(recaller.recall(query).hits) == 1
+    assert len([s for s in first if "memory_anchors" in s]) == 1  # any anchor at all?
+    with traced(world.project.conn) as second:
+        recaller.recall(query)
+    assert not [s for s in second if "memory_anchors" in s], second

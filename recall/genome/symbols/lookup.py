@@ -5,7 +5,9 @@ Indexed look-ups only: nothing here parses or runs git.
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from recall.genome.symbols.model import SEPARATOR, normalize_name
@@ -117,3 +119,53 @@ def parser_of(conn: sqlite3.Connection, path: str) -> str | None:
 def named_in(conn: sqlite3.Connection, path: str, leaf: str) -> list[Located]:
     """The definitions in ``path`` whose last name part is ``leaf``, in source order."""
     return _rows(conn, "WHERE f.path = ? AND s.leaf = ?", (path, leaf))
+
+
+def leaves_of(conn: sqlite3.Connection, paths: Iterable[str]) -> dict[str, set[str]]:
+    """:func:`leaves_in` of each of ``paths`` in one statement (a path defining nothing is
+    left out)."""
+    found: dict[str, set[str]] = {}
+    try:
+        rows = conn.execute(
+            "SELECT DISTINCT f.path, s.leaf FROM genome_symbols s JOIN genome_symbol_files f "
+            "ON f.key = s.key WHERE f.path IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(set(paths))),),
+        ).fetchall()
+    except sqlite3.OperationalError:
+        return found
+    for path, leaf in rows:
+        found.setdefault(path, set()).add(leaf)
+    return found
+
+
+def found_in_place(
+    conn: sqlite3.Connection, wanted: Collection[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """The ``(path, name)`` pairs of ``wanted`` that :func:`find_in` finds, asked in one
+    statement however many there are."""
+    leaf_of = {(path, name): normalize_name(name).rpartition(SEPARATOR)[2] for path, name in wanted}
+    if not leaf_of:
+        return set()
+    cur = conn.cursor()
+    cur.row_factory = None
+    try:
+        rows = cur.execute(
+            "SELECT s.leaf, f.path, s.name, s.kind, s.first_line, s.last_line, s.body "
+            "FROM genome_symbols s JOIN genome_symbol_files f ON f.key = s.key "
+            "WHERE f.path IN (SELECT value FROM json_each(?)) "
+            "AND s.leaf IN (SELECT value FROM json_each(?))",
+            (
+                json.dumps(sorted({path for path, _ in wanted})),
+                json.dumps(sorted(set(leaf_of.values()))),
+            ),
+        ).fetchall()
+    except sqlite3.OperationalError:  # no symbol index yet
+        return set()
+    by_place: dict[tuple[str, str], list[Located]] = {}
+    for leaf, *rest in rows:
+        by_place.setdefault((rest[0], leaf), []).append(Located(*rest))
+    return {
+        (path, name)
+        for (path, name), leaf in leaf_of.items()
+        if _matches(by_place.get((path, leaf), []), normalize_name(name))
+    }
