@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from recall.hooks.guarded import not_yet_allowed, record_allowed
+from recall.hooks.guard_scope import guards_hit
+from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
 from recall.hooks.logfile import _notice
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
@@ -178,9 +179,11 @@ def on_edit(hook: HookInput) -> str:
         guarded = [m for m in on_file if m.guard]
         ask_now: list[Memory] = []
         if guarded and hook.event == "PostToolUse":  # the edit ran: the person allowed it
-            record_allowed(conn, hook.session_id, path, guarded)
+            record_allowed(conn, hook.session_id, path)
         elif guarded and hook.event == "PreToolUse":
-            ask_now = not_yet_allowed(conn, hook.session_id, path, guarded)
+            under = guards_hit(project.repo_root, path, guarded, hook.replaced)
+            ask_now = not_yet_allowed(conn, hook.session_id, path, under)
+            record_asked(conn, hook.session_id, path, ask_now)
         from recall.policy.usage import record_surfacings
 
         gotchas = [m for m in on_file if m.category in WARNING_CATEGORIES]

@@ -41,6 +41,9 @@ class HookInput:
     tool_name: str | None = None
     file_path: str | None = None
     command: str | None = None
+    replaced: tuple[str, ...] | None = None
+    """The texts an Edit or MultiEdit replaces (``old_string``), None when the tool does not
+    name them (Write replaces the whole file) or one is missing or empty."""
 
 
 def parse_input(raw: str, event: str) -> HookInput:
@@ -74,6 +77,9 @@ def parse_input(raw: str, event: str) -> HookInput:
         value = tool_input.get("command")
         if isinstance(value, str):
             command = _valid_text(value)
+        replaced = _replaced(tool if isinstance(tool, str) else None, tool_input)
+    else:
+        replaced = None
     return HookInput(
         session_id=session,
         cwd=Path(cwd),
@@ -82,7 +88,28 @@ def parse_input(raw: str, event: str) -> HookInput:
         tool_name=tool if isinstance(tool, str) else None,
         file_path=file_path,
         command=command,
+        replaced=replaced,
     )
+
+
+def _replaced(tool: str | None, tool_input: dict) -> tuple[str, ...] | None:
+    """The ``old_string`` of an Edit, or of each of a MultiEdit's ``edits``; None for another
+    tool or when any of them is not a non-empty text."""
+    if tool == "Edit":
+        items: object = [tool_input]
+    elif tool == "MultiEdit":
+        items = tool_input.get("edits")
+    else:
+        return None
+    if not isinstance(items, list) or not items:
+        return None
+    texts: list[str] = []
+    for item in items:
+        old = item.get("old_string") if isinstance(item, dict) else None
+        if not isinstance(old, str) or not old:
+            return None
+        texts.append(old)
+    return tuple(texts)
 
 
 def _is_utf8(text: str) -> bool:

@@ -26,6 +26,8 @@ class Extracted:
     parser: str = REGEX
     note: str | None = None
     """Why the fallback was used (a grammar that did not load, a file that did not parse)."""
+    syntax_errors: bool = False
+    """The grammar read the file but found syntax errors in it: ranges near them may be off."""
 
 
 def extract(path: str, data: bytes) -> Extracted:
@@ -48,7 +50,7 @@ def extract(path: str, data: bytes) -> Extracted:
                 note = f"the {name} parser failed on {path} ({error})"
             else:
                 if found or not tree.root_node.has_error:
-                    return Extracted(found, TREE_SITTER)
+                    return Extracted(found, TREE_SITTER, syntax_errors=tree.root_node.has_error)
                 note = f"{path} did not parse as {name}"
         else:
             note = loaded.error

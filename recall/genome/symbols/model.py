@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from recall.anchors.symbols import NAME_SEPARATOR as SEPARATOR
 from recall.anchors.symbols import normalize_name
 
-__all__ = ["SEPARATOR", "Definition", "body_hash", "normalize_name"]
+__all__ = ["SEPARATOR", "Definition", "body_hash", "named", "normalize_name"]
 
 
 @dataclass(frozen=True)
@@ -34,3 +35,16 @@ def body_hash(data: bytes) -> str:
 
     squeezed = b" ".join(data.split())
     return hashlib.blake2b(squeezed, digest_size=6).hexdigest()
+
+
+def named(definitions: Iterable[Definition], name: str) -> list[Definition]:
+    """The definitions of one file that ``name`` (any spelling :func:`normalize_name` takes)
+    designates: those named exactly so, else the one whose qualified name ends with it
+    (``save`` finds ``Store.save``) when only one does. As the index's look-ups match."""
+    wanted = normalize_name(name)
+    found = list(definitions)
+    exact = [d for d in found if d.name == wanted]
+    if exact:
+        return exact
+    tails = [d for d in found if d.name.endswith(SEPARATOR + wanted)]
+    return tails if len(tails) == 1 else []
