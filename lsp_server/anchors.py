@@ -65,6 +65,11 @@ def locate(anchor: str | None, source: str) -> Span | None:
     return _symbol(anchor, source)
 
 
+def is_line_range(anchor: str) -> bool:
+    """Whether an anchor names a line range (``12-30``, ``L12``) rather than a symbol."""
+    return _LINES.match(anchor) is not None
+
+
 def _line_range(source: str, first: int, last: int) -> Span | None:
     if first < 1:
         return None
@@ -151,3 +156,27 @@ def _symbol(anchor: str, source: str) -> Span | None:
     line = source.count("\n", 0, first)
     col = first - (source.rfind("\n", 0, first) + 1)
     return Span(line, col, line, col + len(name))
+
+
+def definition_span(source: str, first: int, last: int, name: str) -> Span:
+    """Where a definition spanning the 1-based lines ``first``..``last`` of ``source`` is shown:
+    the first whole-word mention of its (last) name there, else its whole first line."""
+    leaf = symbol_name(name)
+    start = 0
+    for _ in range(first - 1):
+        start = source.find("\n", start) + 1
+        if start == 0:
+            return first_line(source)
+    end = start
+    for _ in range(last - first + 1):
+        end = source.find("\n", end) + 1
+        if end == 0:
+            end = len(source)
+            break
+    if leaf:
+        for at in _mentions(leaf, source[start:end]):
+            line = first - 1 + source.count("\n", start, start + at)
+            col = start + at - (source.rfind("\n", 0, start + at) + 1)
+            return Span(line, col, line, col + len(leaf))
+    text = line_text(source, first - 1)
+    return Span(first - 1, 0, first - 1, len(text))

@@ -18,13 +18,15 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from lsp_server import capabilities
-from lsp_server.anchors import Span, first_line, locate
 from lsp_server.documents import DocState, Shown, current_text, usable_text
+from lsp_server.placement import MovedHere, span_of
 from lsp_server.positions import to_range
 from lsp_server.roots import Root
+from recall.anchors.states import RELOCATED, states_of
+from recall.anchors.symbols import SymbolAnchor
 from recall.errors import TetherError
 from recall.index.rows import index_stamp
-from recall.model import REJECTED_WORDING, Memory
+from recall.model import REJECTED_WORDING
 from recall.policy.hints import Candidate
 from recall.policy.inject import AUTHOR_CAP, safe_field
 from recall.policy.usage import record_surfacings
@@ -166,20 +168,22 @@ def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
     return found[:wanted]
 
 
-def _span(memory: Memory, rel: str, text: str) -> Span:
-    """Where a memory's diagnostic goes: the definition of a symbol it anchors in this file
-    (or one that moved here), else its older single anchor, else the first line."""
-    anchored_here = [a for a in memory.anchors if a.path == rel]
-    moved_here = [a for a in memory.anchors if a.path != rel]
-    for anchor in [*anchored_here, *moved_here]:
-        span = locate(anchor.name, text)
-        if span is not None:
-            return span
-    return locate(memory.anchor, text) or first_line(text)
+def _moved_here(root: Root, rel: str) -> MovedHere:
+    """Which anchors of other files the symbol index finds relocated to ``rel``."""
+
+    def moved(anchors: list[SymbolAnchor]) -> list[SymbolAnchor]:
+        states = states_of(tuple(anchors), root.signals())
+        return [
+            s.anchor
+            for s in states
+            if s.state == RELOCATED and s.found is not None and s.found.path == rel
+        ]
+
+    return moved
 
 
 def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
-    span = _span(hit.memory, doc.rel, text)
+    span = span_of(hit.memory, doc.rel, text, _moved_here(doc.root, doc.rel))
     rng = to_range(span, text, ls.workspace.position_encoding)
     severity = doc.root.settings.severity_for(
         hit.memory.category, ls.client_name, guard=hit.memory.guard

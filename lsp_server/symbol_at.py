@@ -1,25 +1,43 @@
-"""The definition under the cursor, for "remember something about this symbol".
+"""The definitions of an open document: the one under the cursor, for "remember something
+about this symbol", and the ones a memory's diagnostic is placed on.
 
 The document's text is parsed as the symbol index parses files (tree-sitter, or the regex
-finder), and the innermost definition holding the cursor's line is taken. The last few texts
-parsed are kept, since an editor asks for code actions on every move of the cursor.
+finder). The last few texts parsed are kept, since an editor asks for code actions on every
+move of the cursor and a publish follows every change.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
-from recall.genome.symbols.model import Definition
+if TYPE_CHECKING:
+    from recall.genome.symbols.extract import Extracted
+    from recall.genome.symbols.model import Definition
 
-# Documents whose definitions are kept between two code-action requests.
+# Documents whose definitions are kept between two requests or publishes.
 PARSED_KEPT = 8
 
 
 @functools.lru_cache(maxsize=PARSED_KEPT)
-def _definitions(rel: str, text: str) -> tuple[Definition, ...]:
+def parsed(rel: str, text: str) -> Extracted:
+    """What the document at ``rel`` holding ``text`` defines, and how it was read."""
     from recall.genome.symbols.extract import extract
 
-    return tuple(extract(rel, text.encode("utf-8", "surrogateescape")).definitions)
+    return extract(rel, text.encode("utf-8", "surrogateescape"))
+
+
+def grammar_definitions(rel: str, text: str) -> tuple[Definition, ...] | None:
+    """The definitions a grammar found in the document; None when no grammar read it (none
+    loads for its language, or it fell back to the regex finder)."""
+    from recall.genome.symbols.extract import TREE_SITTER
+
+    read = parsed(rel, text)
+    return tuple(read.definitions) if read.parser == TREE_SITTER else None
+
+
+def _definitions(rel: str, text: str) -> tuple[Definition, ...]:
+    return tuple(parsed(rel, text).definitions)
 
 
 def symbol_at(rel: str, text: str, line: int) -> str | None:

@@ -1,0 +1,120 @@
+"""A memory's diagnostic lands on the definition its anchor names, as the open document's own
+parse finds it: the qualified name, not any definition sharing its last part; nowhere in a file
+the parse says does not define it; by the regular expression only where no grammar reads the
+file."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from recall.anchors.symbols import SymbolAnchor
+from tests.conftest import git
+from tests.lsp import workspace
+from tests.lsp.session import Session
+
+pytestmark = pytest.mark.asyncio
+
+RECORDS_PY = """\
+class Other:
+    def save(self, row):
+        return row
+
+
+class Store:
+    def save(self, row):
+        self.rows.append(row)
+"""
+CALLS_PY = "from src.records import Store\n\n\ndef run():\n    return finish(Store())\n"
+APP_PY = "import os\n\n\ndef save(row):\n    return row\n"
+MAIN_KT = 'package demo\n\nclass Main\n\nfun greet(name: String) = "hi $name"\n'
+
+ON_SAVE = "Store.save appends before it counts"
+ELSEWHERE = "rows are saved in the order they come"
+NOT_DEFINED = "finish must run once per store"
+KOTLIN = "greet is shown on the start screen"
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> workspace.Workspace:
+    """The test repository plus files defining same-named functions, and a memory anchored to
+    a symbol in each."""
+    built = workspace.build(tmp_path / "repo")
+    files = {
+        "src/records.py": RECORDS_PY,
+        "src/calls.py": CALLS_PY,
+        "src/app.py": APP_PY,
+        "src/Main.kt": MAIN_KT,
+    }
+    for name, text in files.items():
+        (built.root / name).write_text(text, encoding="utf-8")
+    git(built.root, "add", "-A")
+    git(built.root, "commit", "-q", "-m", "records, calls, a Kotlin entry point")
+    store = built.open_store()
+    try:
+        for summary, paths, anchor in (
+            (ON_SAVE, ["src/records.py"], "src/records.py::Store.save"),
+            (ELSEWHERE, ["src/app.py", "src/records.py"], "src/records.py::Store.save"),
+            (NOT_DEFINED, ["src/calls.py"], "src/calls.py::finish"),
+            (KOTLIN, ["src/Main.kt"], "src/Main.kt::greet"),
+        ):
+            draft = store.prepare_memory(
+                summary=summary, category="gotcha", files=paths, author="Dana"
+            )
+            path, _, name = anchor.partition("::")
+            store.remember(draft.with_changes(anchors=(SymbolAnchor(path, name),)))
+    finally:
+        store.close()
+    return replace(built, app_py=built.root / "src" / "app.py")
+
+
+def start_of(session: Session, path: Path, summary: str) -> tuple[int, int]:
+    [found] = [d for d in session.diagnostics(path) if summary in d.message]
+    return found.range.start.line, found.range.start.character
+
+
+def line_of(text: str, wanted: str, nth: int = 0) -> int:
+    return [n for n, line in enumerate(text.splitlines()) if line == wanted][nth]
+
+
+async def test_the_qualified_name_not_a_same_named_method(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    records = ws.root / "src" / "records.py"
+    await lsp_one.open(records)
+    assert start_of(lsp_one, records, ON_SAVE) == (
+        line_of(RECORDS_PY, "    def save(self, row):", 1),
+        8,
+    )
+    # the open document's text is parsed, not the file on disk: the method moves up
+    edited = RECORDS_PY.replace("class Other:", "class Store2:").replace(
+        "class Store:", "class Other2:"
+    )
+    edited = "class Store:\n    def save(self, row):\n        pass\n\n\n" + edited
+    await lsp_one.change(records, edited)
+    assert start_of(lsp_one, records, ON_SAVE) == (1, 8)
+
+
+async def test_another_file_s_same_named_function_is_not_the_anchor(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    await lsp_one.open(ws.app_py)
+    assert start_of(lsp_one, ws.app_py, ELSEWHERE) == (0, 0)
+
+
+async def test_a_name_the_parse_does_not_find_here_is_not_placed_on_a_mention(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    calls = ws.root / "src" / "calls.py"
+    await lsp_one.open(calls)
+    assert start_of(lsp_one, calls, NOT_DEFINED) == (0, 0)
+
+
+async def test_the_regex_finds_the_name_where_no_grammar_reads_the_file(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    main = ws.root / "src" / "Main.kt"
+    await lsp_one.open(main, language="kotlin")
+    assert start_of(lsp_one, main, KOTLIN) == (4, 4)
