@@ -10,16 +10,22 @@ from recall.store import MemoryStore
 
 
 def open_repo_signals(
-    project: MemoryStore, *, notice: Callable[[str], None], refresh: bool = True
+    project: MemoryStore,
+    *,
+    notice: Callable[[str], None],
+    refresh: bool = True,
+    symbols: bool = True,
 ) -> RepoSignals:
     """The genome of the project's repository, refreshed if stale (incremental, usually cheap).
+    Without ``symbols`` (a short-lived process) the refresh leaves the symbol index for the
+    next ``tether index`` or language server to bring up to date.
 
     A store that was never created has no index to cache the genome in; it gets existence
     checks against the working tree only.
     """
     if not project.exists or project.repo_root is None:
         return WorkingTree(project.repo_root)
-    genome = Genome.load(project.repo_root, project.conn, refresh=refresh)
+    genome = Genome.load(project.repo_root, project.conn, refresh=refresh, symbols=symbols)
     summary = genome.last_summary
     if summary is not None:
         for line in summary.notices:

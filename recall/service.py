@@ -110,7 +110,8 @@ def build_recaller(
     """The recall engine over ``stores``: the repository signals of ``project`` (its genome,
     refreshed if stale, unless ``signals`` are given), the configured embedder, the cache.
 
-    ``short_lived`` is for a process that answers one query and exits; ``genome_notice`` takes
+    ``short_lived`` is for a process that answers one query and exits (a refresh of its genome
+    leaves the symbol index to ``tether index`` and the language server); ``genome_notice`` takes
     the genome's notices (a shallow clone, say) when they belong elsewhere than ``notice``.
     """
     from recall.ranking.embedders import embedder_for
@@ -118,7 +119,9 @@ def build_recaller(
     from recall.repo_signals import open_repo_signals
 
     if signals is None and project is not None:
-        signals = open_repo_signals(project, notice=genome_notice or notice)
+        signals = open_repo_signals(
+            project, notice=genome_notice or notice, symbols=not short_lived
+        )
     root = project.repo_root if project is not None else None
     embedder, semantic = embedder_for(root, notice)
     return Recaller(

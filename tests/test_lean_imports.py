@@ -36,13 +36,14 @@ GENOME_REFRESH = (
     "recall.genome.tree_index",
     "recall.genome.imports",
     "recall.genome.gitcmd",
-    "recall.genome.symbols.extract",
-    "tree_sitter",
     "subprocess",
 )
-"""The genome's refresh: the history reader, the tree listing, the import scanners, the symbol
-parser (tree-sitter and its grammars), and git.
+"""The genome's refresh: the history reader, the tree listing, the import scanners, and git.
 A fresh genome is queried from the index alone."""
+
+SYMBOL_PARSE = ("recall.genome.symbols.extract", "tree_sitter")
+"""The symbol parser (tree-sitter and its grammars): ``tether index`` and the language server
+read the symbol index; a hook's refresh of a stale genome leaves it for them."""
 
 RARELY = ("logging", "tomllib", "difflib", "shlex")
 """The hooks' log (written only for a notice or an error), the settings file reader (no
@@ -56,7 +57,7 @@ RANKING_LATER: tuple[str, ...] = ("numpy",)
 is current: the semantic channel reads the query's columns in plain Python
 (recall.ranking.lean_semantic). The recall that first writes the cache does load it."""
 
-LEAN = (*WRITE_ONLY, *GENOME_REFRESH, *RARELY)
+LEAN = (*WRITE_ONLY, *GENOME_REFRESH, *SYMBOL_PARSE, *RARELY)
 """Never loaded by any of the four commands on a quiet store with a fresh genome."""
 
 PROMPT_LOADS = ("recall.genome", "recall.ranking.engine")
@@ -147,7 +148,8 @@ def quiet(repo: Path, store: MemoryStore, tmp_path: Path) -> str:
         os.utime(path, (past, past))
     warm = run_probed(repo, tmp_path / "warm.json", "index")
     assert warm.code == 0, warm.stderr
-    assert loaded(warm, GENOME_REFRESH) == sorted(GENOME_REFRESH)  # it was stale: refreshed
+    refreshed = (*GENOME_REFRESH, *SYMBOL_PARSE)
+    assert loaded(warm, refreshed) == sorted(refreshed)  # it was stale: refreshed
     first = run_probed(repo, tmp_path / "first.json", "recall", PROMPT, "--json", "--no-record")
     assert first.code == 0, first.stderr
     assert loaded(first, RANKING_LATER) == sorted(RANKING_LATER)  # it wrote the vector cache
@@ -206,8 +208,23 @@ def test_writes_load_what_the_reads_leave_out(
     assert loaded(run, needs) == sorted(needs)
 
 
-def test_a_stale_genome_loads_its_refresh(repo: Path, quiet: str, tmp_path: Path) -> None:
-    (repo / "src" / "new.py").write_text("import util\n", encoding="utf-8")
+def defined(store: MemoryStore, path: str) -> list[str] | None:
+    """The names the symbol index holds for ``path`` (None: it holds no such file)."""
+    conn = store.conn
+    if conn.execute("SELECT 1 FROM genome_symbol_files WHERE path = ?", (path,)).fetchone() is None:
+        return None
+    rows = conn.execute(
+        "SELECT s.name FROM genome_symbols s JOIN genome_symbol_files f ON f.key = s.key "
+        "WHERE f.path = ?",
+        (path,),
+    )
+    return [row[0] for row in rows]
+
+
+def test_a_stale_genome_loads_its_refresh_and_leaves_the_symbols_to_index(
+    repo: Path, store: MemoryStore, quiet: str, tmp_path: Path
+) -> None:
+    (repo / "src" / "new.py").write_text("import util\n\n\ndef fresh():\n    return util\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "a new file")
     payload = hook_input(repo, "UserPromptSubmit", prompt=PROMPT)
@@ -215,6 +232,14 @@ def test_a_stale_genome_loads_its_refresh(repo: Path, quiet: str, tmp_path: Path
     assert (run.code, run.stderr) == (0, "")
     assert quiet in run.stdout
     assert loaded(run, GENOME_REFRESH) == sorted(GENOME_REFRESH)
+    assert loaded(run, SYMBOL_PARSE) == []  # the hook parsed nothing
+    assert defined(store, "src/new.py") is None
+    again = run_probed(repo, tmp_path / "again.json", "hook", "prompt", stdin=payload)
+    assert loaded(again, GENOME_REFRESH) == []  # lagging symbols do not make a hook refresh
+    index = run_probed(repo, tmp_path / "index.json", "index")
+    assert index.code == 0, index.stderr
+    assert loaded(index, SYMBOL_PARSE) == sorted(SYMBOL_PARSE)
+    assert defined(store, "src/new.py") == ["fresh"]
 
 
 def test_settings_files_and_a_notice_load_their_readers_and_the_log(
@@ -257,7 +282,7 @@ def test_import_and_export_parse_with_their_own_module_only(
 def test_every_module_named_is_seen_loading_somewhere() -> None:
     """Each name the lean tests rule out is one that a test above sees load, so none of them
     can be a misspelt or dead name that is trivially absent."""
-    seen = {*GENOME_REFRESH, *RARELY, *PROMPT_LOADS}
+    seen = {*GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *PROMPT_LOADS}
     for _args, needs in WRITES.values():
         seen.update(needs)
     assert {*LEAN, *EDIT_ONLY} <= seen

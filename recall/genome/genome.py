@@ -21,7 +21,7 @@ from recall.genome.limits import MAX_COMMIT_FILES
 from recall.genome.packing import unpack_near
 from recall.genome.renames import RenameIndex
 from recall.genome.results import IndexSummary, Neighbour
-from recall.genome.schema import read_state, schema_current
+from recall.genome.schema import SYMBOLS_BEHIND, SYMBOLS_STATE, read_state, schema_current
 
 Progress = Callable[[str, int, int | None], None]
 
@@ -46,11 +46,17 @@ class Genome(CommitCounts):
         conn: sqlite3.Connection,
         *,
         max_commit_files: int = MAX_COMMIT_FILES,
+        symbols: bool = True,
     ) -> None:
-        """Bind to a repository and an index; nothing is read until the first query."""
+        """Bind to a repository and an index; nothing is read until the first query.
+
+        Without ``symbols`` a refresh leaves the symbol index as it was (see
+        :class:`recall.genome.refresh.Refresh`), and a symbol index lagging the tree does not
+        make the genome stale; with them, it does."""
         self.repo_root = Path(repo_root) if repo_root is not None else None
         self.conn = conn
         self.max_commit_files = max_commit_files
+        self.symbols = symbols
         self.last_summary: IndexSummary | None = None
         self._forget()
 
@@ -78,13 +84,15 @@ class Genome(CommitCounts):
         max_commit_files: int = MAX_COMMIT_FILES,
         refresh: bool = True,
         progress: Progress | None = None,
+        symbols: bool = True,
     ) -> Genome:
-        """Open the genome and, when ``refresh`` is set and it is stale, bring it up to date.
+        """Open the genome and, when ``refresh`` is set and it is stale, bring it up to date
+        (the symbol index too, unless ``symbols`` is off).
 
         Opening an up-to-date genome reads a few files under ``.git`` and runs no git
         process (one ``git rev-parse`` only for ref layouts it cannot read directly).
         """
-        genome = cls(repo_root, conn, max_commit_files=max_commit_files)
+        genome = cls(repo_root, conn, max_commit_files=max_commit_files, symbols=symbols)
         if refresh and genome.is_stale():
             genome.refresh(progress=progress)
         return genome
@@ -121,6 +129,8 @@ class Genome(CommitCounts):
             self._state = state
         if not state or state.get("max_commit_files") != str(self.max_commit_files):
             return True
+        if self.symbols and state.get(SYMBOLS_STATE) == SYMBOLS_BEHIND:
+            return True
         if state.get("mode") == "unavailable":
             return find_git_dir(self.repo_root) is not None
         current = read_head(self.repo_root)
@@ -146,7 +156,9 @@ class Genome(CommitCounts):
         from recall.genome.refresh import Refresh
 
         try:
-            summary = Refresh(self.repo_root, self.conn, self.max_commit_files).run(full, progress)
+            summary = Refresh(
+                self.repo_root, self.conn, self.max_commit_files, symbols=self.symbols
+            ).run(full, progress)
         finally:
             self._forget()
         self.last_summary = summary

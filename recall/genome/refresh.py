@@ -33,6 +33,8 @@ from recall.genome.history_write import clear_history, write_history
 from recall.genome.lineage import Lineage
 from recall.genome.results import IndexSummary
 from recall.genome.schema import (
+    SYMBOLS_BEHIND,
+    SYMBOLS_STATE,
     ensure_schema,
     read_state,
     schema_current,
@@ -108,13 +110,16 @@ def _shallow_commits(git_dir: Path) -> frozenset[str]:
 def _tree_then_symbols(
     root: Path,
     stored: dict,
-    stored_syms: StoredSymbols,
+    stored_syms: StoredSymbols | None,
     use_cache: bool,
     progress: Progress | None,
-) -> tuple[TreeBatch, SymbolBatch, float, float]:
+) -> tuple[TreeBatch, SymbolBatch | None, float, float]:
     """The tree, then the definitions of its source files whose content is new (on the tree
-    thread, beside the history read); returns both with the wall time of each."""
+    thread, beside the history read); returns both with the wall time of each. No symbols
+    are read without ``stored_syms`` (the refresh leaves them for later)."""
     tree, tree_ms = _timed(read_tree, GitRunner(root), root, stored, use_cache, progress)
+    if stored_syms is None:
+        return tree, None, tree_ms, 0.0
     symbols, symbols_ms = _timed(read_symbols, root, tree.rows, stored_syms, use_cache)
     return tree, symbols, tree_ms, symbols_ms
 
@@ -142,13 +147,27 @@ def settings_signature(max_commit_files: int, prefix: str, shallow: frozenset[st
 
 
 class Refresh:
-    """Brings the genome tables of ``conn`` up to date with the repository at ``root``."""
+    """Brings the genome tables of ``conn`` up to date with the repository at ``root``.
 
-    def __init__(self, root: Path | None, conn: sqlite3.Connection, max_commit_files: int):
+    Without ``symbols`` the symbol index is left as it was (a short-lived process, such as an
+    agent's hook, must not spend its start-up parsing files) and the state says it lags, so
+    the next refresh that reads symbols (``tether index``, the language server) brings it up
+    to date; its stored definitions stay consistent with the contents they were read from.
+    """
+
+    def __init__(
+        self,
+        root: Path | None,
+        conn: sqlite3.Connection,
+        max_commit_files: int,
+        *,
+        symbols: bool = True,
+    ):
         """Prepare a refresh; nothing is read until :meth:`run`."""
         self.root = root
         self.conn = conn
         self.max_commit_files = max_commit_files
+        self.symbols = symbols
 
     def run(self, full: bool, progress: Progress | None) -> IndexSummary:
         """Refresh (from scratch if ``full``) and return what was done."""
@@ -184,7 +203,9 @@ class Refresh:
         summary.mode, last = self._plan(probe, state_before, settings, full, summary)
         report = _serialized(progress)
         stored = stored_rows(self.conn) if schema_ok else {}
-        stored_syms = stored_symbols(self.conn) if schema_ok else StoredSymbols()
+        stored_syms: StoredSymbols | None = None
+        if self.symbols:
+            stored_syms = stored_symbols(self.conn) if schema_ok else StoredSymbols()
         try:
             with ThreadPoolExecutor(max_workers=1) as pool:
                 tree_job = pool.submit(
@@ -205,10 +226,11 @@ class Refresh:
             )
             return
         self._summarize(summary, batch, tree, state_before)
-        summary.symbol_files_parsed = symbols.parsed
-        summary.symbol_files_reused = symbols.reused
-        summary.symbol_parsers.update(symbols.parsers)
-        summary.symbol_fallbacks.extend(symbols.notes)
+        if symbols is not None:
+            summary.symbol_files_parsed = symbols.parsed
+            summary.symbol_files_reused = symbols.reused
+            summary.symbol_parsers.update(symbols.parsers)
+            summary.symbol_fallbacks.extend(symbols.notes)
         state = {
             "mode": summary.mode,
             "head": probe.head or "",
@@ -217,6 +239,8 @@ class Refresh:
             "max_commit_files": str(self.max_commit_files),
             "tree_time": repr(tree.listed_at),
         }
+        if symbols is None:
+            state[SYMBOLS_STATE] = SYMBOLS_BEHIND
         with phases("write"):
             self._write(summary, batch, tree, symbols, state_before, state)
 
@@ -247,7 +271,7 @@ class Refresh:
         summary: IndexSummary,
         batch: HistoryBatch | None,
         tree: TreeBatch,
-        symbols: SymbolBatch,
+        symbols: SymbolBatch | None,
         state_before: dict[str, str],
         state: dict[str, str],
     ) -> None:
@@ -266,7 +290,8 @@ class Refresh:
             if batch is not None:
                 pairs += write_history(self.conn, batch)
             write_tree(self.conn, tree, fresh=recreated)
-            write_symbols(self.conn, symbols, fresh=recreated)
+            if symbols is not None:
+                write_symbols(self.conn, symbols, fresh=recreated)
             summary.cochange_pairs = pairs
             state["pairs"] = str(pairs)
             state["import_edges"] = str(summary.import_edges)

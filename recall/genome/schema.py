@@ -77,6 +77,12 @@ CREATE INDEX IF NOT EXISTS genome_symbols_leaf ON genome_symbols(leaf);
 """
 
 
+SYMBOLS_STATE: Final = "symbols"
+"""The state key a refresh that left the symbol index as it was sets to :data:`SYMBOLS_BEHIND`
+(a short-lived process's refresh): the next refresh that reads symbols catches up."""
+SYMBOLS_BEHIND: Final = "behind"
+
+
 def schema_current(conn: sqlite3.Connection) -> bool:
     """Tell whether the genome tables exist at this code's schema version (read only)."""
     try:

@@ -229,7 +229,7 @@ def on_session_start(hook: HookInput) -> str:
                 return None
             from recall.repo_signals import open_repo_signals
 
-            return open_repo_signals(project, notice=_notice)
+            return open_repo_signals(project, notice=_notice, symbols=False)
 
         settings = engine_settings(project.repo_root, _notice)
         result = start_session(

@@ -153,6 +153,32 @@ def test_the_genome_indexes_symbols_and_reparses_only_new_contents(
     assert [hit.path for hit in find_anywhere(conn, "helper")] == ["lib/b.py"]
 
 
+def test_a_refresh_without_symbols_leaves_them_for_the_next_one_that_reads_them(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    repo = make_repo("repo")
+    repo.write("src/b.py", "def helper():\n    return 1\n")
+    repo.commit("initial")
+    genome = open_genome(repo.root)
+    genome.refresh()
+    repo.write("src/c.py", "def helper2():\n    return 2\n")
+    repo.write("src/b.py", "def renamed():\n    return 1\n")
+    repo.commit("a new file, and an edit")
+    short = Genome(repo.root, genome.conn, symbols=False)
+    assert short.is_stale()
+    summary = short.refresh()
+    assert (summary.mode, summary.symbol_files_parsed) == ("incremental", 0)
+    assert not short.is_stale()  # a short-lived process does not refresh again for them
+    assert defined_in(genome.conn, "src/c.py") == []  # left as they were: the old contents
+    assert [d.name for d in defined_in(genome.conn, "src/b.py")] == ["helper"]
+    assert genome.is_stale()  # a process that reads symbols catches up
+    caught_up = genome.refresh()
+    assert (caught_up.mode, caught_up.symbol_files_parsed) == ("unchanged", 2)
+    assert [d.name for d in defined_in(genome.conn, "src/b.py")] == ["renamed"]
+    assert find_in(genome.conn, "src/c.py", "helper2") is not None
+    assert not genome.is_stale()
+
+
 def test_many_new_files_are_parsed_on_threads_each_under_its_own_path(
     make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
 ) -> None:
