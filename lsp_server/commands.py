@@ -358,8 +358,9 @@ async def remember(ls: TetherServer, *args: Any) -> Any:
 
 
 async def supersede(ls: TetherServer, *args: Any) -> Any:
-    """``tether.supersede {memoryId, summary?, category?, files?, details?, anchor?}``:
-    replace a memory directly when ``summary`` is given, else open a pre-filled draft."""
+    """``tether.supersede {memoryId, summary?, category?, files?, details?, anchor?, anchors?,
+    pinned?, guard?}``: replace a memory directly when ``summary`` is given, else open a
+    pre-filled draft; files, anchors, pin and guard carry over unless given."""
     return await _run_async(ls, "supersede", args, drafts.supersede)
 
 

@@ -161,24 +161,34 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
 
 
 async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
-    """Replace a memory (``summary`` given) or open a draft pre-filled with its text."""
+    """Replace a memory (``summary`` given) or open a draft pre-filled with its text. The old
+    memory's files, symbol anchors, pin and guard carry over unless given: ``anchors`` replaces
+    them (``[]`` drops them), ``pinned: false`` and ``guard: false`` drop the pin and guard."""
     root, store, old = find(ls, obj)
     if old.status != "active":
         raise BadInput(f"memory {old.id} is {old.status}; only active memories can be superseded")
     files = _files(store, root, obj, list(old.files))
+    anchors = _anchors(store, root, obj) if "anchors" in obj else old.anchors
+    files += [a.path for a in anchors if a.path not in files]
+    pinned = flag(obj, "pinned") if "pinned" in obj else old.pinned
     author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
     summary = text(obj, "summary")
     acted(root, store, old.id)
+    category = check_category(text(obj, "category") or old.category)
+    if "guard" in obj:
+        guard, note = check_guard(flag(obj, "guard"), category), None
+    else:  # superseding does not lift a guard
+        guard, note = carried_guard(old, category)
     if summary is None:
         draft = Memory(
             id=store.new_id(),
-            category=old.category,
+            category=category,
             summary="",
             files=tuple(files),
             anchor=old.anchor,
-            anchors=old.anchors,
-            pinned=old.pinned,
-            guard=old.guard,  # in the draft's front matter: kept unless the person takes it out
+            anchors=anchors,
+            pinned=pinned,
+            guard=guard,  # in the draft's front matter: kept unless the person takes it out
             supersedes=old.id,
             created=now_iso(),
             author=author,
@@ -186,19 +196,15 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         return await open_draft(ls, store, draft, old.summary, old.details)
     memory = store.prepare_memory(
         summary=summary,
-        category=text(obj, "category") or old.category,
+        category=category,
         files=files,
         details=text(obj, "details"),
-        pinned=old.pinned,
+        pinned=pinned,
         anchor=text(obj, "anchor") or old.anchor,
         author=author,
         source=text(obj, "source") or "user",
     )
-    if old.anchors:  # the new text is about the same code
-        memory = memory.with_changes(anchors=old.anchors)
-    guard, note = carried_guard(old, memory.category)  # superseding does not lift a guard
-    if guard:
-        memory = memory.with_changes(guard=True)
+    memory = memory.with_changes(anchors=anchors, guard=guard)
     result, updated = store.supersede(old.id, memory)
     changed(ls, root)
     done = {**result.to_dict(), "supersedes": updated.id}

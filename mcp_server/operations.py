@@ -231,12 +231,15 @@ def supersede(
     category: str | None = None,
     files: list[str] | None = None,
     details: str | None = None,
+    pin: bool | None = None,
+    anchors: list[str] | None = None,
 ) -> dict[str, Any]:
     """Replace an active memory by a new one; the old one leaves recall, linked both ways.
 
-    Category, files and the pin carry over unless given, the symbol anchors and the guard
-    always (a guard is lifted with ``unguard``; a new category that takes none is said in
-    ``guard_note``); details do not (the new text stands on its own).
+    Category, files, the pin and the symbol anchors carry over unless given (``pin=False``
+    drops the pin, ``anchors=[]`` the anchors); the guard always (an agent cannot lift one: a
+    person does, with ``unguard``; a new category that takes none is said in ``guard_note``);
+    details do not (the new text stands on its own).
     """
     _summary(summary)
     if category is not None:
@@ -244,23 +247,35 @@ def supersede(
     details = _details(details)
     _no_secrets(summary, details)
     store, old = ws.find(_id(old_id, "old_id"))
+    recorded, notes = old.anchors, []
+    if anchors is not None:
+        symbols = [parse_anchor(text, label=f"anchors[{n}]") for n, text in enumerate(anchors)]
+        symbols = [
+            (_path(store, path, ws, f"anchors[{n}]"), name)
+            for n, (path, name) in enumerate(symbols)
+        ]
+        recorded, notes = record_anchors(store.repo_root, symbols)
+    paths = list(old.files) if files is None else _paths(store, files, ws)
+    paths += [path for path in dict.fromkeys(a.path for a in recorded) if path not in paths]
     draft = store.prepare_memory(
         summary=summary,
         category=category or old.category,
-        files=list(old.files) if files is None else _paths(store, files, ws),
+        files=paths,
         details=details,
-        pinned=old.pinned,
+        pinned=old.pinned if pin is None else pin,
         author=git_user_name(store.repo_root),
         source="agent",
     )
-    if old.anchors:  # the new text is about the same code
-        draft = draft.with_changes(anchors=old.anchors)
+    if recorded:  # the new text is about the same code, or the code given
+        draft = draft.with_changes(anchors=recorded)
     guard, note = carried_guard(old, draft.category)  # superseding does not lift a guard
     if guard:
         draft = draft.with_changes(guard=True)
     result, updated = store.supersede(old.id, draft)
     record_action(store.conn, old.id)
     done = {**results.written(result), "supersedes": updated.id, "old_status": updated.status}
+    if notes:
+        done["anchor_notes"] = notes
     return {**done, "guard_note": note} if note else done
 
 

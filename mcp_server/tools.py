@@ -98,7 +98,8 @@ To correct a memory, use memory_supersede instead of writing a second one."""
 
 SUPERSEDE = """Replace a memory that is wrong or out of date with a new one. The old memory
 leaves recall but stays on record, linked to its replacement (old: superseded_by, new:
-supersedes). Category, files and the pin carry over unless given; details do not."""
+supersedes). Category, files, the pin and the symbol anchors carry over unless given, and a
+guard always (a person lifts it); details do not."""
 
 PIN = """Pin a memory (or unpin it with pinned=false). Pinned memories rank higher, are shown
 even when the hint budget is spent and never fade with age. Pin only what must never be
@@ -217,6 +218,17 @@ def register(server: MCPServer, ws: Workspace) -> None:
             ),
         ] = None,
         details: Details = None,
+        pin: Annotated[
+            bool | None,
+            Field(description="Pin the new memory (default: as the old one was; false unpins)."),
+        ] = None,
+        anchors: Annotated[
+            list[str] | None,
+            Field(
+                description="The new memory's symbols, as path::name (default: the old one's; "
+                "[] for none)."
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         return _call(
             ws,
@@ -226,6 +238,8 @@ def register(server: MCPServer, ws: Workspace) -> None:
             category=category,
             files=files,
             details=details,
+            pin=pin,
+            anchors=anchors,
         )
 
     @server.tool(name="memory_pin", description=_prose(PIN), annotations=settling)

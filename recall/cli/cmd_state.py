@@ -33,9 +33,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("id", help=ID_HELP)
         p.set_defaults(func=run_guard, guard=(name == "guard"))
 
-    p = sub.add_parser("supersede", help="replace a memory with a new one, linked both ways")
+    p = sub.add_parser(
+        "supersede",
+        help="replace a memory with a new one, linked both ways",
+        description="Replace a memory with a new one, linked both ways. The new memory keeps "
+        "the old one's files unless --file is given, its symbol anchors unless --anchor "
+        "PATH::NAME is given, and its pin and guard; --no-pin, --no-guard and --no-anchors "
+        "drop them.",
+    )
     p.add_argument("old_id", metavar="OLD_ID", help="the memory to replace: " + ID_HELP)
     add_write_options(p, file_required=False)
+    for flag, kept in (
+        ("--no-pin", "the old memory's pin"),
+        ("--no-guard", "the old memory's guard"),
+        ("--no-anchors", "the old memory's symbol anchors"),
+    ):
+        p.add_argument(flag, action="store_true", help=f"do not carry over {kept}")
     p.set_defaults(func=run_supersede)
 
     transitions = {
@@ -90,22 +103,33 @@ def run_guard(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 
 def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Replace a memory by a new one; the old leaves recall but stays in the record."""
+    """Replace a memory by a new one; the old leaves recall but stays in the record. Its files,
+    anchors, pin and guard carry over unless given anew or dropped with a ``--no-`` flag."""
+    for given, dropped, flags in (
+        (args.pin, args.no_pin, "--pin and --no-pin"),
+        (args.guard, args.no_guard, "--guard and --no-guard"),
+    ):
+        if given and dropped:
+            raise BadInput(f"{flags} contradict each other; give one of them")
     store, old = ctx.find_memory(args.old_id)
     if args.global_ and store.scope != "global":
         raise BadInput(f"memory {old.id} is in the {store.scope} store; drop --global")
     draft = memory_draft(args, ctx, store)
+    if args.no_anchors and draft.anchors:
+        raise BadInput("--anchor PATH::NAME and --no-anchors contradict each other; give one")
     changes: dict[str, Any] = {}
     if not args.files:  # the new text is about the same files (and any newly anchored ones)
         files = (*old.files, *(path for path in draft.files if path not in old.files))
         if files != draft.files:
             changes["files"] = files
-    if old.anchors and not draft.anchors:  # the new text is about the same code
+    if old.anchors and not draft.anchors and not args.no_anchors:  # about the same code
         changes["anchors"] = old.anchors
+    if old.pinned and not draft.pinned and not args.no_pin:
+        changes["pinned"] = True
     guard, note = carried_guard(old, draft.category)
-    if guard and not draft.guard:
+    if guard and not draft.guard and not args.no_guard:
         changes["guard"] = True
-    elif note and not draft.guard:
+    elif note and not draft.guard and not args.no_guard:
         ctx.notice(note)
     if changes:
         draft = draft.with_changes(**changes)

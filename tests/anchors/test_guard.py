@@ -118,6 +118,39 @@ def test_supersede_keeps_the_guard_files_and_anchors(
     assert cli("show", as_pref.json()["id"], "--json").json()["guard"] is False
 
 
+def test_supersede_keeps_the_pin_and_drops_what_it_is_told_to(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    old = remember_guarded(cli, "--pin", "--anchor", "src/util.py::helper")
+    kept = cli("supersede", old, "start order: config, db, cache", "-c", "decision", "--json")
+    assert kept.code == 0, kept.stderr
+    new = cli("show", kept.json()["id"], "--json").json()
+    assert (new["pinned"], new["guard"]) == (True, True)
+    assert [a["symbol"] for a in new["anchors"]] == ["src/util.py::helper"]
+    dropped = cli(
+        "supersede",
+        new["id"],
+        "start order: config first",
+        "-c",
+        "decision",
+        "--no-pin",
+        "--no-guard",
+        "--no-anchors",
+        "--json",
+    )
+    assert dropped.code == 0, dropped.stderr
+    last = cli("show", dropped.json()["id"], "--json").json()
+    assert (last["pinned"], last["guard"], last["anchors"]) == (False, False, [])
+    assert last["files"] == ["src/util.py"]  # the files stay: --file gives new ones
+    both = cli("supersede", last["id"], "x y z", "-c", "decision", "--pin", "--no-pin")
+    assert both.code == 2 and "--pin and --no-pin contradict each other" in both.stderr
+    anchors = ("--anchor", "src/util.py::helper", "--no-anchors")
+    both = cli("supersede", last["id"], "x y z", "-c", "decision", *anchors)
+    assert both.code == 2 and "--anchor PATH::NAME and --no-anchors contradict" in both.stderr
+    helptext = cli("supersede", "--help").stdout
+    assert "--no-pin" in helptext and "keeps" in helptext
+
+
 def test_export_then_import_keeps_the_guard(
     repo: Path, tmp_path: Path, cli: Callable[..., CliResult]
 ) -> None:

@@ -115,6 +115,30 @@ async def test_direct_writes_for_tools(lsp_one: Session, ws: Workspace) -> None:
     assert frontmatter.parse(Path(drafted["draft"]).read_text(), "draft").fields["guard"] is True
 
 
+async def test_supersede_carries_the_pin_and_anchors_unless_told_otherwise(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    written = await lsp.command(
+        "tether.remember",
+        {"summary": NEW, "pinned": True, "anchors": ["src/store.py::save_session"]},
+    )
+    kept = await lsp.command("tether.supersede", {"memoryId": written["id"], "summary": NEW + "!"})
+    new = frontmatter.parse(ws.memory_file(kept["id"]).read_text(), "new").fields
+    assert new["pinned"] is True
+    assert [a["symbol"] for a in new["anchors"]] == ["src/store.py::save_session"]
+    drafted = await lsp.command("tether.supersede", {"memoryId": kept["id"]})
+    fields = frontmatter.parse(Path(drafted["draft"]).read_text(), "draft").fields
+    assert fields["pinned"] is True and fields["anchors"][0]["symbol"].endswith("save_session")
+    dropped = await lsp.command(
+        "tether.supersede",
+        {"memoryId": kept["id"], "summary": NEW + "?", "pinned": False, "anchors": []},
+    )
+    last = frontmatter.parse(ws.memory_file(dropped["id"]).read_text(), "last").fields
+    assert "pinned" not in last or last["pinned"] is False
+    assert "anchors" not in last
+
+
 async def test_client_without_show_document(lsp_no_show: Session, ws: Workspace) -> None:
     result = await lsp_no_show.command("tether.remember", {"uri": ws.app_py.as_uri()})
     assert result["applied"] is True  # applyEdit with a CreateFile still works

@@ -419,3 +419,30 @@ async def test_supersede_keeps_the_guard(repo: Path) -> None:
 
     assert guarded(new["id"]) is True  # superseding does not lift a guard; unguard does
     assert guarded(as_pref["id"]) is False
+
+
+async def test_supersede_carries_the_anchors_and_drops_the_pin_when_told(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        old = await call(
+            client,
+            "memory_write",
+            summary="helper must stay pure",
+            category="decision",
+            files=[],
+            anchors=["src/util.py::helper"],
+            pin=True,
+        )
+        kept = await call(client, "memory_supersede", old_id=old["id"], summary="helper is pure")
+        got = await call(client, "memory_get", id=kept["id"])
+        assert got["pinned"] is True
+        assert got["anchors"] == ["src/util.py::helper"]
+        dropped = await call(
+            client,
+            "memory_supersede",
+            old_id=kept["id"],
+            summary="helper may log",
+            pin=False,
+            anchors=[],
+        )
+        got = await call(client, "memory_get", id=dropped["id"])
+        assert (got["pinned"], got["anchors"]) == (False, [])
