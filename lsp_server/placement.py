@@ -7,17 +7,18 @@ anchored in another file counts here only when the symbol index says it moved to
 same-named definition here is another function. Where no grammar reads the document, the
 anchored name is found by the regular expression on its last part. A memory whose symbols the
 parse does not find here is placed as a memory without anchors is: on its older single anchor
-inside its own file, else on the first line.
+inside its own file (a definition the parse finds, else the name as the expression finds it),
+else on the first line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from lsp_server.anchors import Span, definition_span, first_line, is_line_range, locate
 from lsp_server.symbol_at import grammar_definitions
 from recall.anchors.symbols import SymbolAnchor
-from recall.genome.symbols.model import Definition, named
+from recall.genome.symbols.model import named
 from recall.model import Memory
 
 MovedHere = Callable[[list[SymbolAnchor]], list[SymbolAnchor]]
@@ -25,28 +26,31 @@ MovedHere = Callable[[list[SymbolAnchor]], list[SymbolAnchor]]
 
 
 def span_of(memory: Memory, rel: str, text: str, moved_here: MovedHere) -> Span:
-    """Where ``memory``'s diagnostic goes in the document ``rel`` holding ``text``."""
+    """Where ``memory``'s diagnostic goes in the document ``rel`` holding ``text`` (parsed
+    only when the memory anchors something that could be here; the parse of a text is kept
+    for the next memory and the next publish of the same text)."""
     here = [a for a in memory.anchors if a.path == rel]
     elsewhere = [a for a in memory.anchors if a.path != rel]
-    definitions = grammar_definitions(rel, text) if memory.anchors or memory.anchor else None
-    span = _first_found(here, text, definitions)
+    span = _first_found(here, rel, text)
     if span is None and elsewhere:
-        span = _first_found(moved_here(elsewhere), text, definitions)
+        span = _first_found(moved_here(elsewhere), rel, text)
     if span is not None:
         return span
-    if memory.anchor and rel in memory.files:
-        if is_line_range(memory.anchor) or definitions is None:
-            found = locate(memory.anchor, text)
-        else:
-            found = _first_found([SymbolAnchor(rel, memory.anchor)], text, definitions)
+    if memory.anchor and rel in memory.files:  # the older anchor, inside the memory's file
+        found = None
+        if not is_line_range(memory.anchor):
+            found = _first_found([SymbolAnchor(rel, memory.anchor)], rel, text)
+        # a line range, or a name that is not a definition (a variable, say): as before
+        found = found or locate(memory.anchor, text)
         if found is not None:
             return found
     return first_line(text)
 
 
-def _first_found(
-    anchors: Iterable[SymbolAnchor], text: str, definitions: tuple[Definition, ...] | None
-) -> Span | None:
+def _first_found(anchors: list[SymbolAnchor], rel: str, text: str) -> Span | None:
+    if not anchors:
+        return None
+    definitions = grammar_definitions(rel, text)
     for anchor in anchors:
         if definitions is None:  # no grammar reads this document: the name's last part
             span = locate(anchor.name, text)

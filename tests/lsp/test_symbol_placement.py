@@ -35,6 +35,7 @@ ON_SAVE = "Store.save appends before it counts"
 ELSEWHERE = "rows are saved in the order they come"
 NOT_DEFINED = "finish must run once per store"
 KOTLIN = "greet is shown on the start screen"
+LEGACY = "the older anchor names the method by its class"
 
 
 @pytest.fixture
@@ -65,6 +66,14 @@ def ws(tmp_path: Path) -> workspace.Workspace:
             )
             path, _, name = anchor.partition("::")
             store.remember(draft.with_changes(anchors=(SymbolAnchor(path, name),)))
+        legacy = store.prepare_memory(
+            summary=LEGACY,
+            category="gotcha",
+            files=["src/records.py"],
+            author="Dana",
+            anchor="Store::save",  # the C++ way of qualifying
+        )
+        store.remember(legacy)
     finally:
         store.close()
     return replace(built, app_py=built.root / "src" / "app.py")
@@ -88,6 +97,7 @@ async def test_the_qualified_name_not_a_same_named_method(
         line_of(RECORDS_PY, "    def save(self, row):", 1),
         8,
     )
+    assert start_of(lsp_one, records, LEGACY) == start_of(lsp_one, records, ON_SAVE)
     # the open document's text is parsed, not the file on disk: the method moves up
     edited = RECORDS_PY.replace("class Other:", "class Store2:").replace(
         "class Store:", "class Other2:"
