@@ -242,6 +242,22 @@ def test_a_stale_genome_loads_its_refresh_and_leaves_the_symbols_to_index(
     assert defined(store, "src/new.py") == ["fresh"]
 
 
+def test_pre_edit_loads_the_parser_only_for_a_file_with_a_guard_on_a_symbol(
+    repo: Path, quiet: str, tmp_path: Path
+) -> None:
+    summary = "helper returns one"
+    guard = ("remember", summary, "-c", "decision", "--guard", "--anchor", "src/util.py::helper")
+    assert run_probed(repo, tmp_path / "w.json", *guard).code == 0
+    elsewhere = run_probed(repo, tmp_path / "a.json", "hook", "pre-edit", stdin=edit_input(repo))
+    assert f"[{quiet}]" in elsewhere.stdout
+    assert loaded(elsewhere, SYMBOL_PARSE) == []
+    tool_input = {"file_path": str(repo / "src/util.py"), "old_string": "return 1"}
+    payload = hook_input(repo, "PreToolUse", tool_name="Edit", tool_input=tool_input)
+    guarded = run_probed(repo, tmp_path / "u.json", "hook", "pre-edit", stdin=payload)
+    assert '"permissionDecision": "ask"' in guarded.stdout
+    assert loaded(guarded, SYMBOL_PARSE) == sorted(SYMBOL_PARSE)
+
+
 def test_settings_files_and_a_notice_load_their_readers_and_the_log(
     repo: Path, quiet: str, tmp_path: Path, tether_home: Path
 ) -> None:
