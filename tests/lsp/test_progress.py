@@ -9,6 +9,7 @@ from lsprotocol import types
 
 from lsp_server.progress import IndexCancelled, refresh_genome
 from recall.genome import Genome
+from recall.genome.symbols.lookup import defined_in
 from recall.locations import project_location
 from tests.lsp.session import Session
 from tests.lsp.workspace import Workspace, build
@@ -61,3 +62,24 @@ def test_cancelled_refresh_leaves_the_genome_alone(tmp_path) -> None:
         store.close()
     summary = refresh_genome(location, lambda: False, lambda *args: None)
     assert summary is not None and summary.files_tracked >= 3
+
+
+def test_the_server_catches_up_on_symbols_a_hook_left(tmp_path) -> None:
+    ws = build(tmp_path / "repo")
+    location = project_location(ws.root)
+    store = ws.open_store()
+    try:
+        Genome(ws.root, store.conn, symbols=False).refresh()  # as a hook's recall does
+        assert not Genome(ws.root, store.conn, symbols=False).is_stale()
+        assert defined_in(store.conn, "src/store.py") == []
+    finally:
+        store.close()
+    summary = refresh_genome(location, lambda: False, lambda *args: None)
+    assert summary is not None and summary.symbol_files_parsed == 2
+    store = ws.open_store()
+    try:
+        names = [d.name for d in defined_in(store.conn, "src/store.py")]
+        assert names == ["load_session", "save_session"]
+        assert refresh_genome(location, lambda: False, lambda *args: None) is None
+    finally:
+        store.close()
