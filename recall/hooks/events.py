@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from recall.hooks.guard_moves import moved_in
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
@@ -177,6 +178,9 @@ def on_edit(hook: HookInput) -> str:
         ]
         on_file = Gate(project, _notice).memories(on_file)
         guarded = [m for m in on_file if m.guard]
+        named = {m.id for m in guarded} | hidden.keys()
+        moved = [m for m in moved_in(project, path) if m.id not in named]
+        guarded += Gate(project, _notice).memories(moved) if moved else []
         ask_now: list[Memory] = []
         if guarded and hook.event == "PostToolUse":  # the edit ran: the person allowed it
             record_allowed(conn, hook.session_id, path)

@@ -140,3 +140,21 @@ def test_allowing_an_edit_elsewhere_does_not_allow_the_guarded_symbol(
     post["tool_input"] = {"file_path": str(repo / path), **edit("self.rows.append(row)")}
     assert cli("hook", "post-edit", stdin=json.dumps(post)).code == 0
     assert not asks(pre_edit(cli, repo, path, "Edit", **edit("self.rows.append(row)")))
+
+
+def test_a_guarded_symbol_moved_to_another_file_is_guarded_there(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id = guard(cli, "--anchor", "src/store.py::Store.save")
+    git(repo, "mv", "src/store.py", "src/records.py")
+    git(repo, "commit", "-qm", "store.py becomes records.py")
+    assert cli("index").code == 0
+    inside = pre_edit(cli, repo, "src/records.py", "Edit", **edit("self.rows.append(row)"))
+    assert asks(inside)
+    assert (
+        f"[{memory_id}] covers src/records.py (symbol Store.save)"
+        in (inside["permissionDecisionReason"])
+    )
+    assert not asks(pre_edit(cli, repo, "src/records.py", "Edit", **edit("return self.rows[key]")))
+    assert not asks(pre_edit(cli, repo, "src/other.py", "Edit", **edit("return 1")))
+    assert asks(pre_edit(cli, repo, "src/records.py", "Write", content="class Store:\n    pass\n"))
