@@ -63,7 +63,8 @@ PINNED_BONUS: Final = 0.10
 #: (``recall/ranking/learned_weights.json``, fitted by ``recall.ranking.fit_learned`` on the
 #: pre-cut tasks of the shared fix histories); off, the hand-set scales above rank alone.
 #: Off: fitted on three histories, the weights lowered the fourth's pre-cut hit@3 (iproute2
-#: 0.704 -> 0.676, rdma-core 0.600 -> 0.532, optee +0.004, networkmanager 0; 250 tasks each).
+#: 0.704 -> 0.684, rdma-core 0.600 -> 0.564, optee 0, networkmanager +0.004; 250 tasks each,
+#: refitted with the short recency scale).
 LEARNED_RANKER: Final = False
 
 
