@@ -237,22 +237,41 @@ class TestSemantic:
 class TestRecency:
     def test_recency_max(self) -> None:
         assert w.RECENCY_MAX == 0.06
-        assert w.RECENCY_MAX < w.FILE_AFFINITY_FLOOR
+        assert w.recency_top() == pytest.approx(w.RECENCY_MAX + w.FRESH_MAX)
+        assert w.recency_top() < w.FILE_AFFINITY_FLOOR
         # freshness never lifts a crowded file's memory over the sole owner of a touched file
-        assert w.file_affinity(46) + w.RECENCY_MAX < w.file_affinity(1)
+        assert w.file_affinity(46) + w.recency_top() < w.file_affinity(1)
 
     def test_half_life(self) -> None:
         assert w.RECENCY_HALF_LIFE_DAYS == 365.0
-        assert w.recency_bonus(0) == w.RECENCY_MAX
+        assert w.recency_bonus(0) == pytest.approx(w.recency_top())
         half = w.RECENCY_HALF_LIFE_DAYS
-        assert w.recency_bonus(half) == pytest.approx(w.RECENCY_MAX / 2)
-        assert w.recency_bonus(2 * half) == pytest.approx(w.RECENCY_MAX / 4)
+        # a year on, the short scale has long faded: the yearly half is what is left
+        assert w.recency_bonus(half) == pytest.approx(w.RECENCY_MAX / 2, abs=1e-9)
+        assert w.recency_bonus(2 * half) == pytest.approx(w.RECENCY_MAX / 4, abs=1e-9)
+
+    def test_short_scale(self) -> None:
+        # pre-cut hit@3 0 / +0.028 / +0.004 / 0 (iproute2 / networkmanager / optee /
+        # rdma-core); 0.015 cost rdma-core 0.012
+        assert w.FRESH_MAX == 0.01
+        assert w.FRESH_HALF_LIFE_DAYS == 10.0
+        days = w.FRESH_HALF_LIFE_DAYS
+        yearly = w.RECENCY_MAX * 0.5 ** (days / w.RECENCY_HALF_LIFE_DAYS)
+        assert w.recency_bonus(days) == pytest.approx(yearly + w.FRESH_MAX / 2)
+        # last week against last month: the short scale adds more than the yearly one tells
+        week, month = (
+            w.recency_bonus(7) - w.recency_bonus(30),
+            (w.RECENCY_MAX * (0.5 ** (7 / 365) - 0.5 ** (30 / 365))),
+        )
+        assert week > 2 * month
+        # it orders equally matched memories, it never outweighs a text match's reach
+        assert w.FRESH_MAX < w.TEXT_STRONG
 
     def test_edges(self) -> None:
-        assert w.recency_bonus(-3) == w.RECENCY_MAX
+        assert w.recency_bonus(-3) == pytest.approx(w.recency_top())
         assert w.recency_bonus(math.inf) == 0.0
         assert w.recency_bonus(math.nan) == 0.0
-        assert w.recency_bonus(10_000, pinned=True) == w.RECENCY_MAX
+        assert w.recency_bonus(10_000, pinned=True) == pytest.approx(w.recency_top())
 
 
 class TestFeedback:
@@ -386,7 +405,7 @@ class TestFileNewest:
         # below the origin bonus, and never enough (with full recency) to lift a crowded
         # file's newest memory over the sole owner of a touched file
         assert w.FILE_NEWEST_BONUS < w.ORIGIN_BONUS
-        crowded = w.file_affinity(46) + w.FILE_NEWEST_BONUS + w.RECENCY_MAX
+        crowded = w.file_affinity(46) + w.FILE_NEWEST_BONUS + w.recency_top()
         assert crowded < w.file_affinity(1)
 
     def test_later_memories_are_counted_until_the_bonus_is_negligible(self) -> None:

@@ -114,9 +114,10 @@ class Adjuster:
         )
         module = learned.weight("module") * W.MODULE_MAX
         recency = learned.weight("recency")
-        pinned = recency * W.RECENCY_MAX + learned.weight("pinned") * W.PINNED_BONUS
-        acted = recency * W.RECENCY_MAX + learned.weight("acted") * W.ACTED_BONUS_MAX
-        newest = recency * W.RECENCY_MAX
+        top = recency * W.recency_top()
+        pinned = top + learned.weight("pinned") * W.PINNED_BONUS
+        acted = top + learned.weight("acted") * W.ACTED_BONUS_MAX
+        newest = top
         moment = now().timestamp()
         kept: list[int] = []
         for rowid in rowids:
@@ -201,7 +202,7 @@ def days_since(stamp: str | None, moment_ts: float) -> float:
 def adjust_reach() -> float:
     """The most :meth:`Adjuster.adjusted` can add to a fused score (the penalty only lowers
     it), with the signals' learned weights."""
-    bounds = {"blast": W.BLAST_MAX, "module": W.MODULE_MAX, "recency": W.RECENCY_MAX}
+    bounds = {"blast": W.BLAST_MAX, "module": W.MODULE_MAX, "recency": W.recency_top()}
     return learned.reach(bounds) + max(
         learned.reach({"pinned": W.PINNED_BONUS}), learned.reach({"acted": W.ACTED_BONUS_MAX})
     )

@@ -104,7 +104,7 @@ def test_pinned_is_exempt_from_the_ignore_penalty(world: World) -> None:
 
 def test_pinned_memories_never_decay(world: World) -> None:
     # weights: "pinned +0.10, and exempt from decay"; recency_bonus(pinned=True) is the full
-    # RECENCY_MAX. A pinned memory must not lose the recency its unpinned twin keeps.
+    # boost (both time scales). A pinned memory must not lose the recency its unpinned twin keeps.
     world.history([["src/a.py"]])
     old = "2024-01-01T00:00:00+00:00"
     pinned = world.remember("a: never log the token", "src/a.py", pinned=True, created=old)
@@ -113,8 +113,8 @@ def test_pinned_memories_never_decay(world: World) -> None:
     result = world.recall("src/a.py")
 
     expected = W.recency_bonus(days_between(old, NOW), pinned=True)
-    assert expected == W.RECENCY_MAX
-    assert hit_of(result, plain).signals["recency"] == pytest.approx(W.RECENCY_MAX)
+    assert expected == pytest.approx(W.recency_top())
+    assert hit_of(result, plain).signals["recency"] == pytest.approx(W.recency_top())
     assert hit_of(result, pinned).signals.get("recency", 0.0) == pytest.approx(expected)
 
 

@@ -17,7 +17,8 @@ text (bm25)            up to 0.20 (words and trigram together: the stronger of t
 semantic               0 below cosine 0.3, up to 0.075 at cosine 1
 pinned                 +0.10, and exempt from decay and the ignore penalty
 blast radius           up to 0.06
-recency                up to 0.06, halving every 365 days since the last action
+recency                up to 0.06, halving every 365 days since the last action,
+                       and up to 0.01 more, halving every 10 days
 feedback               acted: up to +0.05; ignored 4+ times: down to -0.12
 =====================  ==========================================================
 
@@ -36,6 +37,8 @@ from __future__ import annotations
 from recall.ranking.weights.adjustments import (
     ACTED_BONUS_MAX,
     ACTED_BONUS_SCALE,
+    FRESH_HALF_LIFE_DAYS,
+    FRESH_MAX,
     IGNORE_PENALTY_MAX,
     IGNORE_PENALTY_START,
     IGNORE_PENALTY_STEP,
@@ -47,6 +50,7 @@ from recall.ranking.weights.adjustments import (
     ignore_penalty,
     pinned_bonus,
     recency_bonus,
+    recency_top,
 )
 from recall.ranking.weights.files import (
     BLAST_MAX,
@@ -159,6 +163,8 @@ __all__ = [
     "FILE_NEWEST_HALF_RANK",
     "FILE_NEWEST_NEGLIGIBLE",
     "FILE_TIES_NEWEST_FIRST",
+    "FRESH_HALF_LIFE_DAYS",
+    "FRESH_MAX",
     "FUNCTION_WORDS",
     "IGNORE_PENALTY_MAX",
     "IGNORE_PENALTY_START",
@@ -217,6 +223,7 @@ __all__ = [
     "pinned_bonus",
     "rarity_bonus",
     "recency_bonus",
+    "recency_top",
     "rrf",
     "semantic_magnitude",
     "text_magnitude",

@@ -1,0 +1,107 @@
+"""The offline reorder of dumped recall candidates: it reproduces the engine's order, scores
+a feature against the keep rule, and names the dump line it cannot read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import quality_offline as offline
+from bench.quality_features import FEATURES
+
+TASK_DATE = "2024-03-01T12:00:00+00:00"
+TASK_TS = 1709294400  # TASK_DATE
+
+
+def _commit(idx: int, days_before: float, subject: str) -> dict[str, object]:
+    return {
+        "idx": idx,
+        "sha": f"{idx + 1:02d}" * 20,
+        "date": "2023-01-01T00:00:00+00:00",
+        "ts": TASK_TS - days_before * 86400,
+        "subject": subject,
+        "body": "",
+        "files": ["src/a.c"],
+        "renames": [],
+        "deleted": [],
+    }
+
+
+def _history(root: Path) -> Path:
+    """A history of four memories on one file, the last one a day before the task."""
+    folder = root / "hist"
+    folder.mkdir(parents=True)
+    commits = [
+        _commit(0, 400, "a: add the parser"),
+        _commit(1, 300, "a: tidy the parser"),
+        _commit(2, 200, "a: rename the parser"),
+        _commit(3, 1, "a: cache the parsed table"),
+    ]
+    task = {
+        "task_sha": "ff" * 20,
+        "task_idx": 4,
+        "date": TASK_DATE,
+        "prompt": "a: fix the stale cached table",
+        "touched": ["src/a.c"],
+        "relevant": [commits[3]["sha"]],
+        "relevant_idx": [3],
+        "kind": "fixes",
+        "resolved_by": "sha",
+        "split": "pre_cut",
+    }
+    (folder / "commits.jsonl").write_text("".join(json.dumps(c) + "\n" for c in commits))
+    (folder / "tasks.jsonl").write_text(json.dumps(task) + "\n")
+    return root
+
+
+def _dump(path: Path, ids: list[str], scores: list[float], relevant: str) -> Path:
+    row = {
+        "history": "hist",
+        "task": "ff" * 20,
+        "candidates": [
+            {"id": i, "relevant": i == relevant, "signals": {"file": s}}
+            for i, s in zip(ids, scores, strict=True)
+        ],
+    }
+    path.write_text(json.dumps(row) + "\n")
+    return path
+
+
+def test_the_engine_order_is_kept_and_a_feature_that_lifts_the_relevant_one_is_kept(
+    tmp_path: Path,
+) -> None:
+    data = _history(tmp_path / "data")
+    ids = [f"{n:02d}" * 4 for n in (1, 2, 3, 4)]
+    dump = _dump(tmp_path / "dump.jsonl", ids, [0.300, 0.295, 0.290, 0.285], ids[3])
+
+    tasks, histories = offline.read_dump([dump], data)
+
+    assert offline.hit3(tasks) == {"hist": 0.0}  # the relevant memory ranks fourth
+    extra = [FEATURES["fresh_memory"](histories[t.history], t) for t in tasks]
+    assert extra[0][3] > 0.9 > 0.01 > extra[0][0]
+    rows = offline.compare(tasks, extra, [0.001, 0.01])
+    assert [(strength, moved, kept) for strength, _, moved, kept in rows] == [
+        (0.001, 0.0, False),
+        (0.01, 1.0, True),
+    ]
+
+
+def test_a_dump_line_naming_no_commit_of_the_history_is_named(tmp_path: Path) -> None:
+    data = _history(tmp_path / "data")
+    dump = _dump(tmp_path / "dump.jsonl", ["01010101", "deadbeef"], [0.3, 0.2], "deadbeef")
+
+    with pytest.raises(SystemExit, match=r"dump\.jsonl:1: memory deadbeef is no commit of hist"):
+        offline.read_dump([dump], data)
+
+
+def test_every_feature_gives_one_value_per_candidate(tmp_path: Path) -> None:
+    data = _history(tmp_path / "data")
+    ids = [f"{n:02d}" * 4 for n in (1, 2, 3, 4)]
+    dump = _dump(tmp_path / "dump.jsonl", ids, [0.300, 0.295, 0.290, 0.285], ids[3])
+    tasks, histories = offline.read_dump([dump], data)
+
+    for name, feature in FEATURES.items():
+        values = feature(histories["hist"], tasks[0])
+        assert len(values) == 4, name
