@@ -106,16 +106,19 @@ class MemoryFolder:
 
     def scan(self) -> list[FileStat]:
         """Stat every memory file in the folder (no reads); symlinks and folders are skipped."""
-        stats: list[FileStat] = []
+        make = FileStat._make
+        return [make((name, st.st_mtime_ns, st.st_size)) for name, st in self.stat_files()]
+
+    def stat_files(self) -> Iterator[tuple[str, os.stat_result]]:
+        """Each memory file of the folder (a plain file, not a link or a folder) with its
+        ``lstat``, in directory order; nothing is read and nothing is kept."""
         try:
             dir_fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
         except (FileNotFoundError, NotADirectoryError):
-            return stats
+            return
         try:
             stat = os.stat
             is_regular = S_ISREG
-            make = FileStat._make
-            append = stats.append
             names = [n for n in os.listdir(dir_fd) if n.endswith(MEMORY_SUFFIX) and n[0] != "."]
             for name in names:
                 try:
@@ -123,10 +126,9 @@ class MemoryFolder:
                 except FileNotFoundError:
                     continue
                 if is_regular(st.st_mode):
-                    append(make((name, st.st_mtime_ns, st.st_size)))
+                    yield name, st
         finally:
             os.close(dir_fd)
-        return stats
 
     def file(self, name: str) -> Path:
         """The path of a memory file by name; names that would leave the folder are refused."""
