@@ -106,16 +106,19 @@ class MemoryFolder:
 
     def scan(self) -> list[FileStat]:
         """Stat every memory file in the folder (no reads); symlinks and folders are skipped."""
-        stats: list[FileStat] = []
+        make = FileStat._make
+        return [make((name, st.st_mtime_ns, st.st_size)) for name, st in self.stat_files()]
+
+    def stat_files(self) -> Iterator[tuple[str, os.stat_result]]:
+        """Each memory file of the folder (a plain file, not a link or a folder) with its
+        ``lstat``, in directory order; nothing is read and nothing is kept."""
         try:
             dir_fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
         except (FileNotFoundError, NotADirectoryError):
-            return stats
+            return
         try:
             stat = os.stat
             is_regular = S_ISREG
-            make = FileStat._make
-            append = stats.append
             names = [n for n in os.listdir(dir_fd) if n.endswith(MEMORY_SUFFIX) and n[0] != "."]
             for name in names:
                 try:
@@ -123,10 +126,33 @@ class MemoryFolder:
                 except FileNotFoundError:
                     continue
                 if is_regular(st.st_mode):
-                    append(make((name, st.st_mtime_ns, st.st_size)))
+                    yield name, st
         finally:
             os.close(dir_fd)
-        return stats
+
+    def stat_listed(self, names: list[bytes]) -> tuple[int, int, int] | None:
+        """How many of ``names`` there are, and their modification times (ns) and sizes
+        summed: each ``lstat`` once, nothing kept. None when one of them is gone or is no
+        longer a plain file."""
+        try:
+            dir_fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        stat = os.stat
+        is_regular = S_ISREG
+        mtimes = sizes = 0
+        try:
+            for name in names:
+                st = stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                if not is_regular(st.st_mode):
+                    return None
+                mtimes += st.st_mtime_ns
+                sizes += st.st_size
+        except FileNotFoundError:
+            return None
+        finally:
+            os.close(dir_fd)
+        return len(names), mtimes, sizes
 
     def file(self, name: str) -> Path:
         """The path of a memory file by name; names that would leave the folder are refused."""

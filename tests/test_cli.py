@@ -7,7 +7,9 @@ stdout empty; ``--json`` is accepted before and after the subcommand.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -531,6 +533,40 @@ def test_import_file_path_is_relative_to_dash_c(cli: Cli, repo: Path, tmp_path: 
     (repo / "in.jsonl").write_text(json.dumps({"summary": "via -C", "category": "pref"}) + "\n")
     ok(run_tether("-C", str(repo), "import", "in.jsonl", cwd=tmp_path))
     assert [m["summary"] for m in ok(cli("list", "--json")).json()] == ["via -C"]
+
+
+def test_an_edit_in_place_after_import_and_index_is_seen_by_the_next_recall(
+    cli: Cli, repo: Path
+) -> None:
+    # An editor that rewrites a file in place changes only that file's modification time,
+    # not its folder's: the next recall must still see the edit, whatever it skips to be fast.
+    lines = [
+        {"summary": f"note {n} on the guide", "category": "context", "files": ["docs/guide.md"]}
+        for n in range(20)
+    ]
+    lines.append({"summary": "the app stays small", "category": "decision", "files": []})
+    out = ok(cli("import", "-", "--json", stdin="\n".join(json.dumps(r) for r in lines)))
+    edited = out.json_lines()[-1]["id"]
+    ok(cli("index", "--json"))
+    recall = ("recall", "--file", "src/app.py", "--json", "--no-record")
+    assert cli(*recall).json()["results"] == []
+    # and once the folder has settled (its listing kept by the index), the same
+    past = time.time() - 3600
+    for entry in [*memories_dir(repo).iterdir(), memories_dir(repo)]:
+        os.utime(entry, (past, past))
+    assert cli(*recall).json()["results"] == []
+    path = memories_dir(repo) / f"{edited}.md"
+    folder_before, file_before = memories_dir(repo).stat(), path.stat()
+    text = path.read_text(encoding="utf-8")
+    with path.open("r+", encoding="utf-8") as handle:  # the same file, rewritten
+        handle.write(text.replace("files: []", "files: [src/app.py]").replace("small", "lean"))
+        handle.truncate()
+    # a clock coarser than the test could leave the mtime as it was: move it on, as time would
+    os.utime(path, ns=(file_before.st_atime_ns, file_before.st_mtime_ns + 2_000_000_000))
+    assert path.stat().st_ino == file_before.st_ino
+    assert memories_dir(repo).stat().st_mtime_ns == folder_before.st_mtime_ns
+    [hit] = ok(cli(*recall)).json()["results"]
+    assert (hit["id"], hit["summary"]) == (edited, "the app stays lean")
 
 
 def test_export_import_round_trip(cli: Cli, repo: Path, tmp_path: Path, seed: Seed) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -141,6 +142,95 @@ def test_same_size_edit_with_an_unchanged_mtime_is_picked_up(
     assert path.stat().st_size == before.st_size
     fresh = open_store().store
     assert fresh.get(memory.id).summary == "Prefer TABS"
+
+
+def settle(store: MemoryStore) -> None:
+    """Date the memory files and their folder an hour back, as a folder left alone is: its
+    time then tells any file added, removed or renamed since."""
+    past = time.time() - 3600
+    for path in folder(store).iterdir():
+        os.utime(path, (past, past))
+    os.utime(folder(store), (past, past))
+
+
+def listings(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every listing of a folder from now on (``os.listdir`` is still called)."""
+    seen: list[object] = []
+    real = os.listdir
+
+    def listdir(path: object = ".") -> list[object]:
+        seen.append(path)
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    return seen
+
+
+def test_a_settled_folder_is_confirmed_without_listing_it(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settle(seeded)
+    assert seeded.refresh().touched is False  # its times moved: compared, and listed once more
+    assert not open_store().store.refresh().touched
+    listed = listings(seeded, monkeypatch)
+    assert not open_store().store.refresh().touched
+    assert listed == []
+
+
+def test_a_folder_changed_within_the_racy_window_is_listed_on_every_open(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its time could stay the same through another change within the same clock tick (see
+    # RACY_WINDOW_NS), so it tells nothing yet: the folder is listed each time.
+    assert not open_store().store.refresh().touched
+    listed = listings(seeded, monkeypatch)
+    assert not open_store().store.refresh().touched
+    assert listed
+
+
+def test_an_edit_in_place_in_a_settled_folder_is_picked_up_by_the_next_open(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settle(seeded)
+    seeded.refresh()
+    [memory] = seeded.list(file="docs/guide.md")
+    path = folder(seeded) / f"{memory.id}.md"
+    folder_time = folder(seeded).stat().st_mtime_ns
+    with path.open("r+", encoding="utf-8") as handle:  # rewritten in place: same file
+        text = handle.read().replace("Prefer tabs", "Prefer TABS")
+        handle.seek(0)
+        handle.write(text)
+    assert folder(seeded).stat().st_mtime_ns == folder_time
+    listed = listings(seeded, monkeypatch)
+    fresh = open_store().store
+    assert fresh.get(memory.id).summary == "Prefer TABS"
+    assert fresh.last_sync is not None and fresh.last_sync.changed == 1
+    assert listed  # the edit was seen by the file's own time, then the folder compared
+
+
+@pytest.mark.parametrize("change", ["add", "remove", "rename"])
+def test_a_file_added_removed_or_renamed_in_a_settled_folder_is_picked_up(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore], change: str
+) -> None:
+    settle(seeded)
+    seeded.refresh()
+    [memory] = seeded.list(file="docs/guide.md")
+    path = folder(seeded) / f"{memory.id}.md"
+    if change == "add":
+        write_file(seeded, "notes.md", "---\ncategory: gotcha\nfiles: [src/util.py]\n---\nNew\n")
+    elif change == "remove":
+        path.unlink()
+    else:
+        path.rename(folder(seeded) / "renamed.md")
+    fresh = open_store().store
+    fresh.conn  # noqa: B018 - opening syncs
+    report = fresh.last_sync
+    assert report is not None
+    assert (report.added, report.removed) == {
+        "add": (1, 0),
+        "remove": (0, 1),
+        "rename": (1, 1),
+    }[change]
 
 
 def test_touched_but_unchanged_file_is_not_a_change(seeded: MemoryStore) -> None:

@@ -13,6 +13,7 @@ so a misspelt name or a path that silently did nothing cannot make the lean chec
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -193,6 +194,27 @@ def test_inject_and_recall_load_as_little(
     assert loaded(run, PROMPT_LOADS) == sorted(PROMPT_LOADS)
     assert loaded(run, LEAN) == []
     assert loaded(run, RANKING_LATER) == []
+
+
+MASKED_ARRAYS = "numpy.ma"
+"""numpy's masked arrays: ``np.unique`` and ``np.isin`` import them on first use (a sixth of a
+first recall's time); the long-lived engine's array code does without them."""
+
+
+def test_a_long_lived_recall_ranks_with_numpy_but_without_its_masked_arrays(
+    repo: Path, quiet: str, tmp_path: Path
+) -> None:
+    lines = "\n".join(
+        json.dumps({"prompt": prompt, "files": ["src/app.py"]})
+        for prompt in (PROMPT, "where are the docs built")
+    )
+    run = run_probed(repo, tmp_path / "m.json", "recall", "--batch", "-", "--json", stdin=lines)
+    assert (run.code, run.stderr) == (0, "")
+    assert quiet in run.stdout
+    assert "recall.ranking.postings" in run.modules  # the kept word counts scored the text
+    assert "numpy" in run.modules
+    assert importlib.util.find_spec(MASKED_ARRAYS) is not None  # a real module, left out
+    assert MASKED_ARRAYS not in run.modules
 
 
 # -- the same names do load where they are needed ---------------------------------------------

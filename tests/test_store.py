@@ -182,6 +182,46 @@ def test_list_by_folder_is_exact_about_names(store: MemoryStore) -> None:
     assert [m.summary for m in store.list(file="100%")] == []
 
 
+def _plan_of_each(store: MemoryStore, run: Callable[[], object], table: str) -> list[str]:
+    """SQLite's plan of every statement ``run`` sends that names ``table``, one string each."""
+    sent: list[str] = []
+    store.conn.set_trace_callback(sent.append)
+    try:
+        run()
+    finally:
+        store.conn.set_trace_callback(None)
+    return [
+        " | ".join(row[3] for row in store.conn.execute(f"EXPLAIN QUERY PLAN {statement}"))
+        for statement in sent
+        if table in statement
+    ]
+
+
+def test_listing_a_files_memories_searches_the_path_index(store: MemoryStore) -> None:
+    # The pre-edit hook lists the edited file's memories on every edit: on a store of tens of
+    # thousands of memories, reading every file row to find them cost more than the rest.
+    for n in range(30):
+        remember(store, f"note {n}", files=[f"src/m{n}.py", "docs/guide.md"])
+    on_app = remember(store, "on app", files=["src/app.py"])
+    for file in ("src/app.py", "src"):
+        [plan] = _plan_of_each(store, lambda f=file: store.list(file=f), "memory_files")
+        assert "SCAN memory_files" not in plan, plan
+        assert "USING INDEX memory_files_path" in plan, plan
+    assert [m.id for m in store.list(file="src/app.py")] == [on_app]
+
+
+def test_the_memories_hidden_by_disuse_are_found_from_their_usage(store: MemoryStore) -> None:
+    from recall.lifecycle.disuse import archived_by_disuse
+
+    for n in range(30):
+        remember(store, f"note {n}", files=["src/app.py"])
+    [plan] = _plan_of_each(store, lambda: archived_by_disuse(store.conn), "usage")
+    # every active memory walked (the status index) and each looked up in usage: a cost that
+    # grows with the store where the usage rows flagged are few
+    assert "memories_status" not in plan, plan
+    assert plan.startswith("SCAN u"), plan
+
+
 def test_list_orders_newest_first(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
     for day, summary in ((1, "old"), (3, "new"), (2, "mid")):
         monkeypatch.setenv("TETHER_NOW", f"2026-01-0{day}T00:00:00Z")

@@ -108,6 +108,9 @@ def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:
     genome, _ = _genome(ctx)
     with ctx.progress() as update:
         summary = genome.refresh(full=args.full, progress=update)
+    # The memory files checked once more, now that a folder written just before (an import)
+    # has had the refresh's time to settle: the index keeps its listing for the next recall.
+    ctx.project().refresh()
     for message in summary.notices:
         ctx.notice(message)
     for message in summary.symbol_fallbacks:

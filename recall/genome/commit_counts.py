@@ -106,8 +106,10 @@ class CommitCounts:
         return found
 
     def _load_times(self, idents: set[int]) -> None:
-        """Keep the sorted commit times of each file identity not kept yet (one statement, and
-        one more for every commit's time the first time)."""
+        """Keep the sorted commit times of each file identity not kept yet: one statement for
+        their commits, and one for the times of those commits not met before (only those: a
+        first query after an import reads the few thousand commits of its hits' files, not
+        every commit of the history)."""
         wanted = sorted(idents - self._times.keys())
         if not wanted:
             return
@@ -118,11 +120,18 @@ class CommitCounts:
                 (json.dumps(wanted),),
             )
         }
-        if self._commit_times is None:  # every commit's time, read once per genome state
-            self._commit_times = dict(
-                self.conn.execute("SELECT seq, ts FROM genome_commits").fetchall()
-            )
         times = self._commit_times
+        if times is None:  # the times met so far, kept per genome state
+            times = self._commit_times = {}
+        unknown = {seq for found in seqs.values() for seq in found if seq not in times}
+        if unknown:
+            times.update(
+                self.conn.execute(
+                    "SELECT seq, ts FROM genome_commits "
+                    "WHERE seq IN (SELECT value FROM json_each(?))",
+                    (json.dumps(sorted(unknown)),),
+                ).fetchall()
+            )
         for ident in wanted:
             self._times[ident] = sorted(times[seq] for seq in seqs.get(ident, ()) if seq in times)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import sys
 import time
 import zlib
 from collections.abc import Callable
@@ -16,13 +17,17 @@ from recall import frontmatter
 from recall.anchors.symbols import anchors_column
 from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
-from recall.index import rows
+from recall.index import listing, rows
 from recall.index.db import rollback
 from recall.memfiles import FileStat, MemoryFolder, OversizedFile, file_sha, limit_problem
 from recall.model import Memory
 from recall.records import memory_from_parsed
 
 PathNormalizer = Callable[[str], str]
+
+_FS_ENCODING = sys.getfilesystemencoding()
+_FS_ERRORS = sys.getfilesystemencodeerrors()
+"""How file names are spelt on disk (``os.fsencode``): the bytes the names' checksum covers."""
 
 
 @dataclass
@@ -113,8 +118,25 @@ class Fingerprint:
             len(stats),
             sum(mtimes),
             sum(sizes),
-            sum([crc(name.encode("utf-8", "surrogateescape")) for name in names]),
+            sum([crc(name.encode(_FS_ENCODING, _FS_ERRORS)) for name in names]),
         )
+
+    @classmethod
+    def of_folder(cls, folder: MemoryFolder) -> tuple[Fingerprint, list[bytes]]:
+        """The fingerprint of the folder as it is now, equal to :meth:`of` its scan, in one
+        pass that keeps nothing per file but its name (as the file system spells it)."""
+        crc = zlib.crc32
+        count = mtimes = sizes = checksum = 0
+        names: list[bytes] = []
+        keep = names.append
+        for name, st in folder.stat_files():
+            raw = name.encode(_FS_ENCODING, _FS_ERRORS)
+            keep(raw)
+            count += 1
+            mtimes += st.st_mtime_ns
+            sizes += st.st_size
+            checksum += crc(raw)
+        return cls(count, mtimes, sizes, checksum), names
 
     def encode(self) -> str:
         """Text form kept in the ``meta`` table."""
@@ -159,15 +181,17 @@ def sync(
     """Update the index from the folder; cheap when nothing changed (stats only, no reads).
 
     The fingerprint of the folder as last indexed is kept in ``meta``, so confirming that
-    nothing changed costs the stats and one row. When something changed, the folder is
+    nothing changed costs one stat per file (an edit in place changes only the file's own
+    modification time, not the folder's) and one row. When something changed, the folder is
     re-scanned under the writers' ``lock`` so a sync never sees a file whose writer has not
     indexed it yet.
     """
     report = SyncReport()
-    stats = folder.scan()
-    if stored_fingerprint(conn) == Fingerprint.of(stats):
+    stored = stored_fingerprint(conn)
+    if stored is not None and _unchanged(conn, folder, stored):
         return report
     with lock() if lock is not None else contextlib.nullcontext():
+        stamp = listing.folder_stamp(folder.path)  # before the listing it stands for
         stats = folder.scan()
         current = Fingerprint.of(stats)
         conn.execute("BEGIN IMMEDIATE")
@@ -184,11 +208,30 @@ def sync(
             # Only files seen changing are suspect; the writers' own files are trusted.
             racy = mark_racy(conn, reread)
             store_fingerprint(conn, None if racy else current)
+            settled = stamp is not None and listing.settled(stamp, RACY_WINDOW_NS)
+            names = [s.name.encode(_FS_ENCODING, _FS_ERRORS) for s in stats]
+            listing.keep(conn, stamp if settled else None, names)
             conn.execute("COMMIT")
         except BaseException:
             rollback(conn)  # a full disk rolls back on its own
             raise
     return report
+
+
+def _unchanged(conn: sqlite3.Connection, folder: MemoryFolder, stored: Fingerprint) -> bool:
+    """Whether the folder is as ``stored`` says: by the kept listing when the folder's entries
+    are as listed then (a stat of each file), else by listing it (kept for the next time)."""
+    stamp = listing.folder_stamp(folder.path)
+    names = listing.kept_names(conn, stamp)
+    if names is not None:
+        totals = folder.stat_listed(names)
+        return totals is not None and Fingerprint(*totals, stored.names) == stored
+    current, names = Fingerprint.of_folder(folder)
+    if current != stored:
+        return False
+    if stamp is not None and listing.settled(stamp, RACY_WINDOW_NS):
+        listing.keep_if_free(conn, stamp, names)
+    return True
 
 
 # A file modified this recently may be edited again within the same timestamp tick without

@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 # Only an active, unpinned memory can be archived by disuse: one a person archived, deleted or
 # superseded is already out of recall, and a pinned one is exempt (even if pinned afterwards).
 _FLAGGED = (
+    # "+m.status": start from the usage rows (few are flagged), not from every active memory
     "SELECT u.memory_id, u.archived_at FROM usage u JOIN memories m ON m.id = u.memory_id "
-    "WHERE u.archived_by_disuse = 1 AND m.status = 'active' AND m.pinned = 0"
+    "WHERE u.archived_by_disuse = 1 AND +m.status = 'active' AND m.pinned = 0"
 )
 
 

@@ -180,8 +180,10 @@ def _field_bm25_kept(
     kept (the caller keeps FTS5's scores)."""
     import numpy as np
 
+    from recall.ranking.postings import is_member, sorted_unique  # loaded with the postings
+
     _, mean_summary, mean_details = means
-    rows = np.unique(np.fromiter(rowids, dtype=np.int64))
+    rows = sorted_unique(np.fromiter(rowids, dtype=np.int64))
     lengths = postings.lengths(rows)
     if lengths is None:
         return None
@@ -210,7 +212,7 @@ def _field_bm25_kept(
         tf[token] = found
     if near:
         near_rows = np.fromiter(set(near), dtype=np.int64)
-        is_near = np.isin(rows, near_rows)
+        is_near = is_member(rows, near_rows)
         for token in idf:
             holding = int(np.count_nonzero(tf[token][is_near] > 0))
             idf[token] *= W.local_term_weight(holding, len(near_rows))

@@ -32,6 +32,28 @@ Posting = tuple[Ints, Ints, Ints]
 """Rows holding a term (ascending), and how often it occurs in each one's summary and details."""
 
 
+def sorted_unique(values: Ints) -> Ints:
+    """The distinct values, ascending: ``np.unique`` of plain integers, without the check for
+    a masked array that imports ``numpy.ma`` (a sixth of a first query's time) on first use."""
+    ordered = np.sort(values)
+    if len(ordered) < 2:
+        return ordered
+    keep = np.empty(len(ordered), dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
+def is_member(values: Ints, members: Ints) -> npt.NDArray[np.bool_]:
+    """Whether each of ``values`` is among ``members``: ``np.isin`` of plain integers, by a
+    sorted search (``np.isin`` can fall back on ``np.unique``, see :func:`sorted_unique`)."""
+    known = sorted_unique(members)
+    if len(known) == 0:
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(known, values), len(known) - 1)
+    return known[at] == values
+
+
 class Postings:
     """Postings of the terms asked so far and lengths of the rows met so far, for one index
     state (the engine makes one per store and index generation, as it does the vocabulary)."""
@@ -172,7 +194,7 @@ class Postings:
         matched = [p[0] for p in postings if len(p[0])]
         if not matched:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-        rows = np.unique(np.concatenate(matched))
+        rows = sorted_unique(np.concatenate(matched))
         lengths = self.lengths(rows)
         if lengths is None or bool((lengths[0] < 0).any()):
             return None

@@ -181,6 +181,8 @@ def _best_from_postings(
     serve (a word whose indexed form is not the word itself, unreadable totals)."""
     import numpy as np
 
+    from recall.ranking.postings import is_member  # loaded with the postings
+
     if not all(token.isascii() and fts.indexed_words(token) == [token] for token in tokens):
         return None
     phrases = [[term for term, _ in vocabulary.forms(token)] for token in tokens]
@@ -190,7 +192,7 @@ def _best_from_postings(
     rows, scores = scored
     order = np.lexsort((rows, scores))  # best (lowest) first, equal scores by rowid
     if inactive:
-        order = order[~np.isin(rows[order], np.fromiter(inactive, dtype=np.int64))]
+        order = order[~is_member(rows[order], np.fromiter(inactive, dtype=np.int64))]
     keep = {int(rows[i]): float(scores[i]) for i in order[:limit]}
     asked = np.fromiter((r for r in candidates if r not in keep), dtype=np.int64)
     if len(asked) and len(rows):

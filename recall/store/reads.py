@@ -72,12 +72,14 @@ class StoreReads(IndexOpening):
             clauses.append("m.category = ?")
             params.append(category)
         if file:
-            folder = file.rstrip("/") + "/"
+            # the file itself, or any path under it as a folder: the paths from "file/" up to
+            # "file0" ("0" follows "/"), a range the path index answers without a scan
+            folder = file.rstrip("/")
             clauses.append(
                 "m.rowid IN (SELECT memory_rowid FROM memory_files "
-                "WHERE path = ? OR substr(path, 1, ?) = ?)"
+                "WHERE path = ? OR (path >= ? AND path < ?))"
             )
-            params.extend([file, len(folder), folder])
+            params.extend([file, folder + "/", folder + "0"])
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         query = f"SELECT * FROM memories m {where} ORDER BY m.created DESC, m.id"
         return [rows.memory_from_row(r) for r in self.conn.execute(query, params)]

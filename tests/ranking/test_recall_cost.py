@@ -133,6 +133,31 @@ def test_a_confirmation_clears_the_spot_check_in_a_long_lived_engine(world: Worl
     assert "spot-check" not in again.receipt
 
 
+_COMMIT_TIMES = re.compile(
+    r"SELECT seq, ts FROM genome_commits(?: WHERE .*json_each\('(\[[^']*\])'\))?"
+)
+
+
+def test_the_spot_check_reads_the_times_of_the_shown_files_commits_only(world: World) -> None:
+    # ten commits of other files, then the shown memory's file changed past the drift limit
+    world.history([[f"src/other{n}.c"] for n in range(10)])
+    world.commit("src/busy.c", message="add busy")
+    memory_id = world.remember(
+        "the busy file keeps a ring", "src/busy.c", created="2023-12-01T00:00:00+00:00"
+    )
+    world.history([["src/busy.c"]] * DRIFT_COMMITS)
+    query = RecallQuery((Touch("src/busy.c", "edit"),), None, scopes=("project",))
+    recaller = world.recaller()  # a new engine over a new genome: nothing kept yet
+    with traced(world.project.conn) as statements:
+        [hit] = recaller.recall(query).hits
+    assert hit.memory.id == memory_id and hit.drift == DRIFT_COMMITS + 1
+    asked = [m for s in statements if (m := _COMMIT_TIMES.search(s))]
+    assert len(asked) == 1, statements
+    # the file's own commits, not every commit of the history (ten more)
+    assert asked[0].group(1) is not None, asked[0].group(0)
+    assert len(json.loads(asked[0].group(1))) == DRIFT_COMMITS + 1
+
+
 def _vector_writes(statements: list[str]) -> list[str]:
     return [
         s
