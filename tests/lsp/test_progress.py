@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 
 import pytest
 from lsprotocol import types
@@ -61,3 +63,21 @@ def test_cancelled_refresh_leaves_the_genome_alone(tmp_path) -> None:
         store.close()
     summary = refresh_genome(location, lambda: False, lambda *args: None)
     assert summary is not None and summary.files_tracked >= 3
+
+
+def test_an_up_to_date_genome_is_told_from_the_index_alone(tmp_path) -> None:
+    # The start-up check must not read the memory folder: in a large store that is a stat of
+    # every memory file, on every server start, for a genome that reads none of them.
+    ws = build(tmp_path / "repo")
+    location = project_location(ws.root)
+    assert refresh_genome(location, lambda: False, lambda *args: None) is not None
+    ws.memory_file(ws.decision).unlink()  # a change only a sync of the folder would see
+    assert refresh_genome(location, lambda: False, lambda *args: None) is None
+    with contextlib.closing(sqlite3.connect(location.index_path)) as conn:
+        rows = conn.execute("SELECT count(*) FROM memories WHERE id = ?", (ws.decision,))
+        assert rows.fetchone()[0] == 1  # the index was not synced with the folder
+    store = ws.open_store()
+    try:
+        assert store.find(ws.decision) is None  # the store's own opening still syncs it
+    finally:
+        store.close()
