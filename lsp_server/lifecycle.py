@@ -77,10 +77,13 @@ def _start_work(ls: TetherServer, root: Root) -> None:
         ls.indexer.start(root)
 
 
-def _start_roots(ls: TetherServer) -> None:
-    """The start-up work of every root known now (roots found later start their own)."""
-    for root in ls.roots:
-        _start_work(ls, root)
+def _start_roots(ls: TetherServer, roots: list[Root]) -> None:
+    """The start-up work of the roots known at ``initialized`` that are still there (roots
+    found or added later start their own)."""
+    current = list(ls.roots)
+    for root in roots:
+        if root in current:
+            _start_work(ls, root)
 
 
 async def pull_configuration(ls: TetherServer) -> None:
@@ -105,7 +108,8 @@ async def initialized(ls: TetherServer, params: types.InitializedParams) -> None
     :data:`START_UP_WAIT_SECONDS` passed without one)."""
     await pull_configuration(ls)
     await watching.register_watchers(ls)
-    ls.defer(lambda: _start_roots(ls), START_UP_WAIT_SECONDS)
+    roots = list(ls.roots)
+    ls.defer(lambda: _start_roots(ls, roots), START_UP_WAIT_SECONDS)
     watching.poll(ls)  # a memory written since initialize is in the first publish
     diagnostics.republish(ls)
 
