@@ -35,7 +35,12 @@ class Wire:
         self.inbox: queue.Queue[tuple[float, Message]] = queue.Queue()
         self.published: collections.Counter[str] = collections.Counter()
         """publishDiagnostics received per document URI (counted as they arrive)."""
+        self.progress_begun: dict[str | int, float] = {}
+        self.progress_ended: dict[str | int, float] = {}
+        """When each work-done progress token began and ended (``$/progress``), as they
+        arrive."""
         self._ids = itertools.count(1)
+        self._writing = threading.Lock()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -54,16 +59,47 @@ class Wire:
                     length = int(line.split(b":", 1)[1])
             body = stream.read(length)
             message = json.loads(body)
-            if message.get("method") == "textDocument/publishDiagnostics":
+            arrived = time.perf_counter()
+            method = message.get("method")
+            if method == "textDocument/publishDiagnostics":
                 self.published[message["params"]["uri"]] += 1
-            self.inbox.put((time.perf_counter(), message))
+            elif method == "$/progress":
+                self._progress(message["params"], arrived)
+            if "id" in message and method is not None:
+                # A server request (progress token, registration): answered at once, as an
+                # editor does, so the server's work never waits on the benchmark's loop.
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            self.inbox.put((arrived, message))
+
+    def _progress(self, params: dict[str, Any], arrived: float) -> None:
+        kind = params.get("value", {}).get("kind")
+        if kind == "begin":
+            self.progress_begun[params["token"]] = arrived
+        elif kind == "end":
+            self.progress_ended[params["token"]] = arrived
+
+    def ready(self, *, expect: bool, timeout: float = 60.0) -> float | None:
+        """When every work-done progress begun so far had ended, waiting for it up to
+        ``timeout`` seconds (with ``expect``, for one to begin first); None when the server
+        reported none."""
+        deadline = time.perf_counter() + timeout
+        while (expect and not self.progress_begun) or (
+            set(self.progress_begun) - set(self.progress_ended)
+        ):
+            if time.perf_counter() > deadline:
+                raise TimeoutError("the server's work-done progress did not end in time")
+            time.sleep(0.01)
+        if not self.progress_ended:
+            return None
+        return max(self.progress_ended.values())
 
     def send(self, message: Message) -> float:
         """Write one message; return when it was written."""
         body = json.dumps(message).encode()
         assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.process.stdin.flush()
+        with self._writing:  # the reader thread answers server requests
+            self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            self.process.stdin.flush()
         return time.perf_counter()
 
     def notify(self, method: str, params: Any) -> float:
@@ -89,8 +125,6 @@ class Wire:
             arrived, message = self.inbox.get(timeout=left)
             if match(message):
                 return arrived, message
-            if "id" in message and "method" in message:  # a server request: answer null
-                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
 
     def close(self) -> None:
         """Shut the server down politely, then make sure it is gone."""

@@ -53,6 +53,7 @@ def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
     if doc is not None:
         doc.root.touch(doc.rel, "open")
         diagnostics.publish(ls, doc, doc.root.touched[doc.rel])
+    ls.run_deferred()  # the start-up work, held back until the first document was answered
 
 
 def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> None:

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from lsp_server.server import TetherServer
 
 SECTION = "tether"
+START_UP_WAIT_SECONDS = 0.5
+"""How long the start-up work (the session-start pass, indexing) waits for the first document
+to be opened, so that its diagnostics do not share the CPU with it: editors open the current
+file as soon as the session is up, and the work starts right after that file's publish."""
 
 
 def _section(values: Any) -> Any:
@@ -73,6 +77,15 @@ def _start_work(ls: TetherServer, root: Root) -> None:
         ls.indexer.start(root)
 
 
+def _start_roots(ls: TetherServer, roots: list[Root]) -> None:
+    """The start-up work of the roots known at ``initialized`` that are still there (roots
+    found or added later start their own)."""
+    current = list(ls.roots)
+    for root in roots:
+        if root in current:
+            _start_work(ls, root)
+
+
 async def pull_configuration(ls: TetherServer) -> None:
     """Ask for the ``tether`` section per root, when the client supports it."""
     roots = list(ls.roots)
@@ -90,12 +103,13 @@ async def pull_configuration(ls: TetherServer) -> None:
 
 
 async def initialized(ls: TetherServer, params: types.InitializedParams) -> None:
-    """The client is ready: pull settings, register watchers, start the session-start pass
-    and indexing in the background."""
+    """The client is ready: pull settings, register watchers, and start the session-start
+    pass and indexing in the background once the first document is published (or
+    :data:`START_UP_WAIT_SECONDS` passed without one)."""
     await pull_configuration(ls)
     await watching.register_watchers(ls)
-    for root in ls.roots:
-        _start_work(ls, root)
+    roots = list(ls.roots)
+    ls.defer(lambda: _start_roots(ls, roots), START_UP_WAIT_SECONDS)
     watching.poll(ls)  # a memory written since initialize is in the first publish
     diagnostics.republish(ls)
 

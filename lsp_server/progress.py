@@ -5,6 +5,7 @@ diagnostics, which use whatever the index already knows (or the working tree).""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from lsp_server import capabilities, diagnostics
 from lsp_server.roots import Root
 from recall.genome import Genome
 from recall.genome.results import IndexSummary
+from recall.index import db
 from recall.locations import Location
 from recall.store import MemoryStore
 
@@ -43,6 +45,8 @@ def refresh_genome(
     """
     if cancelled():
         raise IndexCancelled
+    if not _stale(location):
+        return None
     store = MemoryStore(location, notice=lambda message: None)
     try:
         genome = Genome(location.repo_root, store.conn)
@@ -57,6 +61,26 @@ def refresh_genome(
         return genome.refresh(progress=progress)
     finally:
         store.close()
+
+
+def _stale(location: Location) -> bool:
+    """Whether the genome needs a refresh, read from the index alone: opening the store would
+    first check every memory file against the index, which the genome does not read (tens of
+    thousands of stats in a large store, on every start). An index that cannot be opened
+    this way counts as stale, and the store's own opening deals with it."""
+    path = location.index_path
+    if not path.is_file():
+        return True
+    try:
+        conn = db.connect(path)
+    except (db.IndexUnusable, sqlite3.Error):
+        return True
+    try:
+        return Genome(location.repo_root, conn).is_stale()
+    except sqlite3.Error:
+        return True
+    finally:
+        conn.close()
 
 
 class Indexer:

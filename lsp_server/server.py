@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -50,6 +50,7 @@ class TetherServer(LanguageServer):
         self.last_disk_check = 0.0
         self._warned: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._deferred: tuple[asyncio.TimerHandle, Callable[[], None]] | None = None
         self.indexer: Indexer
         """The background indexer (attached by :func:`lsp_server.setup.build`)."""
         self.session_start: SessionStarter
@@ -62,8 +63,26 @@ class TetherServer(LanguageServer):
         task.add_done_callback(self._tasks.discard)
         return task
 
+    def defer(self, work: Callable[[], None], seconds: float) -> None:
+        """Run ``work`` once, after ``seconds`` or at :meth:`run_deferred`, whichever comes
+        first."""
+        handle = asyncio.get_running_loop().call_later(seconds, self.run_deferred)
+        self._deferred = (handle, work)
+
+    def run_deferred(self) -> None:
+        """Run the deferred work now, if it has not run yet."""
+        if self._deferred is None:
+            return
+        handle, work = self._deferred
+        self._deferred = None
+        handle.cancel()
+        work()
+
     def shutdown(self) -> None:
         """Stop background work before pygls stops, so the process exits promptly."""
+        if self._deferred is not None:
+            self._deferred[0].cancel()
+            self._deferred = None
         self.indexer.stop()
         self.session_start.stop()
         super().shutdown()

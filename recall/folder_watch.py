@@ -29,18 +29,30 @@ class FolderLook:
     mtime: int
     exists: bool
     listing: frozenset[tuple[str, int, int, int]] | None = None
+    racy: bool = False
+    """Whether the mtime was too recent to trust when this look was taken."""
+
+    def differs(self, other: FolderLook) -> bool:
+        """Whether the folder changed between this look and ``other`` (listings compared
+        only when both looks took one)."""
+        if (self.exists, self.mtime) != (other.exists, other.mtime):
+            return True
+        both = self.listing is not None and other.listing is not None
+        return both and self.listing != other.listing
 
 
 def look(folder: Path, before: FolderLook | None = None) -> FolderLook:
     """Look at a memory folder: one stat, plus a listing while its mtime is too recent to
-    trust (or was when last seen and has not moved since)."""
+    trust, and once more when it has just stopped being so without moving (a write in that
+    window may have left it where it was). After that the mtime alone tells: a write moves
+    it past a time the clock has left behind."""
     try:
         mtime = os.stat(folder).st_mtime_ns
     except OSError:
         return FolderLook(0, False)
     racy = time.time_ns() - mtime < RACY_NS
-    if racy or (before is not None and before.listing is not None and before.mtime == mtime):
-        return FolderLook(mtime, True, _listing(folder))
+    if racy or (before is not None and before.racy and before.mtime == mtime):
+        return FolderLook(mtime, True, _listing(folder), racy)
     return FolderLook(mtime, True)
 
 
@@ -89,7 +101,7 @@ class FolderWatch:
             before = self._seen.get(folder)
             now = look(folder, before)
             self._seen[folder] = now
-            if before is None or (before == now and not force):
+            if before is None or (not now.differs(before) and not force):
                 continue
             changed.append(FolderChange(store, appeared=not before.exists and now.exists))
         return changed

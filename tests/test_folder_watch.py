@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 
 from conftest import OpenStore, remember
 
-from recall.folder_watch import FolderWatch
+from recall.folder_watch import RACY_NS, FolderWatch, look
 
 
 def test_a_write_is_seen_once_and_the_first_look_only_records(
@@ -47,3 +48,43 @@ def test_a_folder_created_since_the_last_look_has_appeared(
     remember(open_store().store, "The first memory creates the folder")
     [change] = watch.changes([store])
     assert change.appeared
+
+
+def test_a_settled_folder_is_listed_once_more_then_only_stat(
+    open_store: Callable[..., OpenStore],
+) -> None:
+    # A long-lived server looks at the folder on every message: listing thousands of memory
+    # files each time must stop once the folder's mtime is old enough to trust.
+    store = open_store().store
+    remember(store, "First")
+    folder = store.location.memories_dir
+    settles = time.time_ns() + 500_000_000  # racy for half a second more
+    stamp = settles - RACY_NS
+    os.utime(folder, ns=(stamp, stamp))
+    racy = look(folder)
+    assert racy.listing is not None
+    time.sleep(max(0.0, (settles - time.time_ns()) / 1e9) + 0.05)
+    settled = look(folder, racy)
+    assert settled.listing is not None  # a write hidden in the racy window is still caught
+    later = look(folder, settled)
+    assert later.listing is None
+    assert look(folder, later).listing is None
+    watch = FolderWatch([store])
+    assert watch.changes([store]) == [] and watch.changes([store]) == []
+
+
+def test_a_write_hidden_in_the_racy_window_is_seen_when_the_folder_settles(
+    open_store: Callable[..., OpenStore],
+) -> None:
+    store = open_store().store
+    remember(store, "First")
+    folder = store.location.memories_dir
+    settles = time.time_ns() + 500_000_000
+    stamp = settles - RACY_NS
+    os.utime(folder, ns=(stamp, stamp))
+    watch = FolderWatch([store])
+    remember(open_store().store, "Second, within the same clock tick")
+    os.utime(folder, ns=(stamp, stamp))
+    time.sleep(max(0.0, (settles - time.time_ns()) / 1e9) + 0.05)
+    assert [c.store for c in watch.changes([store])] == [store]
+    assert watch.changes([store]) == []

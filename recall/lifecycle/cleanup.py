@@ -29,7 +29,13 @@ from recall.lifecycle import (
     stale_reasons,
 )
 from recall.lifecycle.disuse import archived_by_disuse, stamp, vouched_for
-from recall.lifecycle.references import CONFIRMED_KEY, dead_reference, drift, with_lifecycle_keys
+from recall.lifecycle.references import (
+    CONFIRMED_KEY,
+    baseline,
+    dead_reference,
+    drift,
+    with_lifecycle_keys,
+)
 from recall.model import Memory
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
@@ -47,6 +53,10 @@ DECISIONS: Final = ("archive", "delete", "confirm", "keep")
 """
 
 GenomeFor = Callable[[MemoryStore], Any | None]
+
+DRIFT_BATCH: Final = 2000
+"""Memories whose drift is asked of the genome together: a few statements per batch rather
+than one per memory and file, and only one batch's (file, date) pairs held at a time."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +117,7 @@ def candidates(
     usage = {row["memory_id"]: row for row in conn.execute("SELECT * FROM usage")}
     hidden = archived_by_disuse(conn)
     found: list[Candidate] = []
+    judged: list[tuple[Memory, UsageFacts, bool, Memory | None]] = []
     for memory in store.list(status="active"):
         if memory.pinned or memory.id in hidden:
             continue
@@ -114,11 +125,26 @@ def candidates(
         if not may_be_stale(facts, at):  # decided before the repository is asked anything
             continue
         dead = genome is not None and dead_reference(memory, genome) is not None
-        drifting = (
-            genome is not None
-            and not dead
-            and drift(with_lifecycle_keys(store, memory), genome) is not None
-        )
+        keyed = with_lifecycle_keys(store, memory) if genome is not None and not dead else None
+        judged.append((memory, facts, dead, keyed))
+    for start in range(0, len(judged), DRIFT_BATCH):
+        batch = judged[start : start + DRIFT_BATCH]
+        found.extend(_judge(store, genome, at, batch))
+    found.sort(key=lambda c: (-c.score, c.memory.id))
+    return found
+
+
+def _judge(
+    store: MemoryStore,
+    genome: Any | None,
+    at: datetime,
+    batch: Sequence[tuple[Memory, UsageFacts, bool, Memory | None]],
+) -> list[Candidate]:
+    """The stale candidates among one batch of memories that may be stale."""
+    found: list[Candidate] = []
+    counted = _commit_counts(genome, [keyed for *_, keyed in batch if keyed is not None])
+    for memory, facts, dead, keyed in batch:
+        drifting = keyed is not None and drift(keyed, genome, counted=counted) is not None
         reasons = stale_reasons(facts, at, dead=dead, drifting=drifting)
         if not reasons:
             continue
@@ -135,8 +161,19 @@ def candidates(
                 tuple(state.describe() for state in moved_anchors(memory, genome)),
             )
         )
-    found.sort(key=lambda c: (-c.score, c.memory.id))
     return found
+
+
+def _commit_counts(
+    genome: Any | None, memories: Sequence[Memory]
+) -> dict[tuple[str, str], int] | None:
+    """The commits touching each file of ``memories`` since its baseline, asked of the genome
+    all at once (a few statements, not one per file and memory); None when it cannot."""
+    many = getattr(genome, "commits_touching_many", None)
+    if many is None or not memories:
+        return None
+    pairs = [(path, since) for m in memories if (since := baseline(m)) for path in m.files]
+    return many(pairs)
 
 
 def ranked(stores: Sequence[MemoryStore], genome_for: GenomeFor) -> list[Candidate]:

@@ -173,6 +173,40 @@ def test_dead_reference_and_spot_check_candidates(
     assert listed == [gone, calm]
 
 
+def test_drift_is_counted_in_a_few_statements_whatever_the_number_of_candidates(
+    store: MemoryStore, clock: Clock, repo: Path
+) -> None:
+    # A session start judges every memory that may be stale: one count per memory and file
+    # took seconds of a language server's start on a store of tens of thousands.
+    git_repo = GitRepo(repo)
+    stamp = {"GIT_AUTHOR_DATE": "2023-12-30T00:00:00+00:00"}
+    stamp["GIT_COMMITTER_DATE"] = stamp["GIT_AUTHOR_DATE"]
+    git_repo.git("commit", "-q", "--amend", "--no-edit", "--reset-author", env=stamp)
+    long_ago = "2023-12-31T00:00:00+00:00"
+    files = ["src/app.py", "docs/guide.md"]
+    busy = {remember(store, f"About app {n}", files=files, created=long_ago) for n in range(8)}
+    calm = remember(store, "About the guide", files=["docs/guide.md"], created=long_ago)
+    for n in range(20):
+        git_repo.commit(f"app change {n}", "src/app.py")
+    clock.set(0)
+    genome = open_repo_signals(store, notice=lambda _m: None)
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    try:
+        found = cleanup.candidates(store, genome)
+    finally:
+        store.conn.set_trace_callback(None)
+    reasons = {c.memory.id: c.reasons for c in found}
+    assert {i for i, r in reasons.items() if "spot-check" in r} == busy
+    assert reasons[calm] == ("idle",)
+    assert len([s for s in statements if "genome_commits" in s]) <= 1
+
+
+def test_the_drift_batch() -> None:
+    # a few statements per 2,000 memories; the pairs of a batch are a few MiB at most
+    assert cleanup.DRIFT_BATCH == 2000
+
+
 def test_each_decision_changes_the_files_as_claimed(
     store: MemoryStore, clock: Clock, repo: Path
 ) -> None:

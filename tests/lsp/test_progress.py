@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
+import time
 
 import pytest
 from lsprotocol import types
 
+from lsp_server.lifecycle import START_UP_WAIT_SECONDS
 from lsp_server.progress import IndexCancelled, refresh_genome
 from recall.genome import Genome
 from recall.genome.symbols.lookup import defined_in
 from recall.locations import project_location
+from tests.lsp.raw import raw_server
 from tests.lsp.session import Session
 from tests.lsp.workspace import Workspace, build
 
@@ -83,3 +88,73 @@ def test_the_server_catches_up_on_symbols_a_hook_left(tmp_path) -> None:
         assert refresh_genome(location, lambda: False, lambda *args: None) is None
     finally:
         store.close()
+
+
+def test_an_up_to_date_genome_is_told_from_the_index_alone(tmp_path) -> None:
+    # The start-up check must not read the memory folder: in a large store that is a stat of
+    # every memory file, on every server start, for a genome that reads none of them.
+    ws = build(tmp_path / "repo")
+    location = project_location(ws.root)
+    assert refresh_genome(location, lambda: False, lambda *args: None) is not None
+    ws.memory_file(ws.decision).unlink()  # a change only a sync of the folder would see
+    assert refresh_genome(location, lambda: False, lambda *args: None) is None
+    with contextlib.closing(sqlite3.connect(location.index_path)) as conn:
+        rows = conn.execute("SELECT count(*) FROM memories WHERE id = ?", (ws.decision,))
+        assert rows.fetchone()[0] == 1  # the index was not synced with the folder
+    store = ws.open_store()
+    try:
+        assert store.find(ws.decision) is None  # the store's own opening still syncs it
+    finally:
+        store.close()
+
+
+def test_start_up_work_waits_for_the_first_documents_diagnostics(ws: Workspace) -> None:
+    # The first diagnostics of a session are not to share the CPU with the start-up work (the
+    # session-start pass and the indexing, whose progress token is the visible part of it).
+    with raw_server(ws.root) as client:
+        init = {
+            "processId": None,
+            "rootUri": ws.root.as_uri(),
+            "capabilities": {"window": {"workDoneProgress": True}},
+        }
+        client.response(client.request("initialize", init))
+        client.notify("initialized", {})
+        item = {"uri": ws.store_py.as_uri(), "languageId": "python", "version": 1}
+        item["text"] = ws.store_py.read_text()
+        client.notify("textDocument/didOpen", {"textDocument": item})
+        for _ in range(100):
+            client.barrier()
+            if any(m.get("method") == "window/workDoneProgress/create" for m in client.received):
+                break
+            time.sleep(0.05)
+        order = [
+            m.get("method")
+            for m in client.received
+            if m.get("method") in ("window/workDoneProgress/create", "$/progress")
+            or (m.get("method") == "textDocument/publishDiagnostics" and m["params"]["diagnostics"])
+        ]
+        assert order[0] == "textDocument/publishDiagnostics"
+        assert "window/workDoneProgress/create" in order
+
+
+def test_start_up_work_starts_without_a_document_too(ws: Workspace) -> None:
+    with raw_server(ws.root) as client:
+        init = {
+            "processId": None,
+            "rootUri": ws.root.as_uri(),
+            "capabilities": {"window": {"workDoneProgress": True}},
+        }
+        client.response(client.request("initialize", init))
+        client.notify("initialized", {})
+        for _ in range(100):
+            client.barrier()
+            if any(m.get("method") == "window/workDoneProgress/create" for m in client.received):
+                break
+            time.sleep(0.05)
+        assert any(m.get("method") == "window/workDoneProgress/create" for m in client.received)
+
+
+def test_the_start_up_wait() -> None:
+    # long enough for an editor's first didOpen after initialized, short enough that a
+    # session that opens nothing is indexed at once
+    assert START_UP_WAIT_SECONDS == 0.5
