@@ -75,10 +75,19 @@ class GateSet:
         for _pattern, part_set in patterns:
             for part in part_set:
                 by_key.setdefault(part, [])
-        # Patterns are numbered -1, -2, ... beside the literal checks 0, 1, ...
-        self._patterns = tuple(
-            (-1 - number, pattern, part_set) for (pattern, part_set), number in patterns.items()
+        # Patterns are numbered -1, -2, ... beside the literal checks 0, 1, ...; those with
+        # needs are looked at only when the pass found a part at all.
+        self._free = tuple(
+            (-1 - number, pattern)
+            for (pattern, part_set), number in patterns.items()
+            if not part_set
         )
+        self._needy = tuple(
+            (-1 - number, pattern, part_set)
+            for (pattern, part_set), number in patterns.items()
+            if part_set
+        )
+        self._closed = [False] * len(self._needs)
         self._automaton = ahocorasick.Automaton()
         for key, found in by_key.items():
             self._automaton.add_word(key, (key, tuple(found)))
@@ -89,15 +98,17 @@ class GateSet:
         keys: dict[str, tuple[tuple[int, str | None], ...]] = dict(
             value for _end, value in self._automaton.iter(text.lower())
         )
-        found = {
-            number
-            for checks in keys.values()
-            for number, written in checks
-            if written is None or written in text
-        }
-        for number, pattern, part_set in self._patterns:
-            if (not part_set or not part_set.isdisjoint(keys)) and pattern.search(text):
-                found.add(number)
+        found = {number for number, pattern in self._free if pattern.search(text)}
+        if keys:
+            found.update(
+                number
+                for checks in keys.values()
+                for number, written in checks
+                if written is None or written in text
+            )
+            for number, pattern, part_set in self._needy:
+                if not part_set.isdisjoint(keys) and pattern.search(text):
+                    found.add(number)
         if not found:
-            return [False] * len(self._needs)
+            return self._closed.copy()
         return [not need.isdisjoint(found) for need in self._needs]
