@@ -98,8 +98,8 @@ DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[st
         (),
         (),
     ),
-    # its key words (key, pwd, password, pass, token) before the assignment
-    "IbmCloudIamDetector": ((), ("key", "pwd", "pass", "token"), ()),
+    # a 44-character key (after one of its key words: the needs below)
+    "IbmCloudIamDetector": ((), (), (r"[A-Za-z0-9_-]{44}",)),
     "IbmCosHmacDetector": ((), ("secret",), ()),
     "JwtTokenDetector": (("eyJ",), (), ()),
     # every word of its list: api_key ... key_pass, password, passwd, pwd, secret, contraseña
@@ -127,6 +127,7 @@ DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[st
 DETECT_SECRETS_PATTERN_NEEDS: dict[str, tuple[str, ...]] = {
     "BasicAuthDetector": ("://",),
     "CloudantDetector": ("key", "pw", "pass", "token", "://"),
+    "IbmCloudIamDetector": ("key", "pwd", "pass", "token"),
     "SoftlayerDetector": ("key", "pw", "pass", "token"),
     "TelegramBotTokenDetector": tuple(f"{digit}:" for digit in range(10)),
 }
