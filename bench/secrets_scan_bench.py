@@ -6,14 +6,17 @@ the labelled corpus of the tests (tests/fixtures/secrets) fares, how long one lo
 takes, and per history how many commits were scanned and refused, every refusal with its
 commit, and the scan time per commit (median and 99th percentile). ``--compare REV`` runs the
 scanner as it was at a git revision too (the hand-written one before detect-secrets, for
-instance) in the same run, so the two are measured on the same loaded machine.
+instance) in the same run, so the two are measured on the same loaded machine. ``--full`` runs
+the full scan too (every detector on every line, no prefilter), and counts the commits where its
+refusal differs from the prefiltered scan's: there must be none.
 
-    python -m bench.secrets_scan_bench [--data ../shared/bench/data] [--compare REV]
+    python -m bench.secrets_scan_bench [--data ../shared/bench/data] [--compare REV] [--full]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import subprocess
 import sys
@@ -29,6 +32,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "bench" / "data"
 CORPUS = REPO_ROOT / "tests" / "fixtures" / "secrets"
 HISTORIES = ("iproute2", "rdma-core", "optee", "networkmanager")
+FULL = "full (no prefilter)"
 
 Refuse = Callable[[dict[str, str | None]], "str | None"]
 
@@ -109,21 +113,27 @@ def scanner_at(revision: str) -> Refuse:
 
 def run_history(
     path: Path, scanners: dict[str, Refuse]
-) -> tuple[dict[str, list[float]], dict[str, list[tuple[dict, str]]], int]:
-    """Per scanner: the seconds of each scan and the refused commits; and the commit count."""
+) -> tuple[
+    dict[str, list[float]], dict[str, list[tuple[dict, str]]], int, list[dict[str, str | None]]
+]:
+    """Per scanner: the seconds of each scan and the refused commits; the commit count; and
+    per commit, each scanner's message."""
     seconds: dict[str, list[float]] = {name: [] for name in scanners}
     refused: dict[str, list[tuple[dict, str]]] = {name: [] for name in scanners}
+    messages: list[dict[str, str | None]] = []
     count = 0
     for commit in read_commits(path):
         count += 1
         fields = commit_fields(commit)
+        messages.append({})
         for name, refuse in scanners.items():
             started = time.perf_counter()
             message = refuse(fields)
             seconds[name].append(time.perf_counter() - started)
+            messages[-1][name] = message
             if message:
                 refused[name].append((commit, message))
-    return seconds, refused, count
+    return seconds, refused, count, messages
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,19 +142,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="datasets folder")
     parser.add_argument("--compare", metavar="REV", help="also run the scanner at this revision")
     parser.add_argument("--only", choices=HISTORIES, action="append", help="histories to scan")
+    parser.add_argument(
+        "--full", action="store_true", help="also run the full scan and compare every refusal"
+    )
     args = parser.parse_args(argv)
     scanners: dict[str, Refuse] = {"current": secrets_scan.refusal}
     if args.compare:
         scanners[args.compare] = scanner_at(args.compare)
+    if args.full:
+        scanners[FULL] = functools.partial(secrets_scan.refusal, prefilter=False)
     secrets_scan.scan("warm up: import detect-secrets before timing")
 
-    rows, refusal_rows = [], []
+    rows, refusal_rows, differ_rows = [], [], []
     for name in args.only or HISTORIES:
         path = args.data / name / "commits.jsonl"
         if not path.is_file():
             print(f"{path}: no such file; pass --data", file=sys.stderr)
             return 2
-        seconds, refused, count = run_history(path, scanners)
+        seconds, refused, count, messages = run_history(path, scanners)
+        if args.full:
+            differ = sum(m["current"] != m[FULL] for m in messages)
+            differ_rows.append((name, f"{count:,}", differ))
         for scanner in scanners:
             times = seconds[scanner]
             rows.append(
@@ -173,6 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     headers = ("history", "scanner", "commits", "refused", "median", "p99", "total")
     print_table("Secret scan of every commit (subject + body)", headers, rows)
+    if differ_rows:
+        print_table(
+            "Prefiltered scan against the full scan (every detector on every line)",
+            ("history", "commits", "commits whose refusal differs"),
+            differ_rows,
+        )
     print_table(
         "Refused commits",
         ("history", "scanner", "commit", "line", "what was found"),

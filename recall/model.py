@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any, Final
 
@@ -98,10 +98,16 @@ class Memory:
     def with_changes(self, **changes: Any) -> Memory:
         """Return a copy with the given fields replaced (its content hash kept when known and
         none of the fields it is made of changes)."""
-        copy = replace(self, **changes)
-        known = self.__dict__.get("content_hash")
-        if known is not None and not changes.keys() & _HASHED_FIELDS:
-            copy.__dict__["content_hash"] = known  # fills the cached property
+        if not changes.keys() <= _FIELD_NAMES:
+            return replace(self, **changes)  # its error names the unknown field
+        # The fields copied as they are, as ``replace`` would pass them to a new instance (the
+        # class has no checks of its own), without the call per field: imports copy thousands.
+        copy = object.__new__(Memory)
+        state = copy.__dict__
+        state.update(self.__dict__)
+        if changes.keys() & _HASHED_FIELDS:
+            state.pop("content_hash", None)  # the cached property, made again when asked
+        state.update(changes)
         return copy
 
     def to_dict(self) -> dict[str, Any]:
@@ -124,3 +130,6 @@ class Memory:
             "source": self.source,
             "content_hash": self.content_hash,
         }
+
+
+_FIELD_NAMES: Final = frozenset(f.name for f in fields(Memory))

@@ -15,10 +15,11 @@ import base64
 import re
 import string
 from collections.abc import Generator, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
+
+from recall.secret_gates import Gate
 
 # A value shorter than this is a placeholder, a type name or a word (``token: string``), not a
 # credential worth refusing a write for.
@@ -77,65 +78,6 @@ _NOT_A_SECRET_SHAPE = re.compile(
     )$""",
     re.VERBOSE | re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True)
-class Gate:
-    """What every text a plugin can find a secret in contains (plain ASCII texts only): at
-    least one of ``exact`` as written, one of ``folded`` in the lower-cased text, or a match
-    of one of ``patterns``. A text that has none of them is not given to the plugin.
-
-    Each entry is a part every one of the plugin's patterns needs (a fixed prefix, a key
-    word, a shorter pattern every match contains), so a closed gate never hides a secret the
-    plugin would have found; tests/test_secrets_scan.py checks that on generated matches.
-    """
-
-    exact: tuple[str, ...] = ()
-    folded: tuple[str, ...] = ()
-    patterns: tuple[re.Pattern[str], ...] = ()
-
-    def opens(self, text: str, lowered: str) -> bool:
-        """Whether the plugin must look at ``text`` (``lowered`` is ``text.lower()``)."""
-        return (
-            any(part in text for part in self.exact)
-            or any(part in lowered for part in self.folded)
-            or any(pattern.search(text) is not None for pattern in self.patterns)
-        )
-
-
-class GateSet:
-    """Many gates checked at once: each distinct part is looked for once per text, and a text
-    that has none of them (most of them) costs a few dozen substring checks."""
-
-    def __init__(self, gates: Iterable[Gate]) -> None:
-        self.gates = tuple(gates)
-        exact = list(dict.fromkeys(part for gate in self.gates for part in gate.exact))
-        folded = list(dict.fromkeys(part for gate in self.gates for part in gate.folded))
-        patterns = list(dict.fromkeys(pattern for gate in self.gates for pattern in gate.patterns))
-        self._exact = tuple(exact)
-        self._folded = tuple(folded)
-        self._patterns = tuple(patterns)
-        # What opens each gate, as numbers: exact parts, then folded ones, then patterns.
-        self._needs = tuple(
-            frozenset(
-                [exact.index(part) for part in gate.exact]
-                + [len(exact) + folded.index(part) for part in gate.folded]
-                + [len(exact) + len(folded) + patterns.index(p) for p in gate.patterns]
-            )
-            for gate in self.gates
-        )
-
-    def open(self, text: str) -> list[bool]:
-        """Whether each gate opens on ``text`` (the same as each :meth:`Gate.opens`)."""
-        lowered = text.lower()
-        found = {n for n, part in enumerate(self._exact) if part in text}
-        offset = len(self._exact)
-        found.update(offset + n for n, part in enumerate(self._folded) if part in lowered)
-        offset += len(self._folded)
-        found.update(offset + n for n, pattern in enumerate(self._patterns) if pattern.search(text))
-        if not found:
-            return [False] * len(self._needs)
-        return [not need.isdisjoint(found) for need in self._needs]
 
 
 # The words a credential's name or a stated credential contains one of, lower-cased:

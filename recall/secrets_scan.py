@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from detect_secrets.plugins.base import BasePlugin
 
-    from recall.secret_rules import Gate, GateSet
+    from recall.secret_gates import Gate, GateSet
 
 # The override a person passes to write a memory that matched anyway.
 OVERRIDE_FLAG = "--allow-secret"
@@ -63,10 +63,11 @@ DETECT_SECRETS_PLUGINS = (
 )
 
 # What every text each detect-secrets plugin above can match contains (see
-# recall.secret_rules.Gate): (exact parts, parts in the lower-cased text, patterns), taken from
+# recall.secret_gates.Gate): (exact parts, parts in the lower-cased text, patterns), taken from
 # its own patterns: their fixed prefixes, key words, or a necessary part as a shorter pattern.
 DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
-    "ArtifactoryDetector": (("AKC", "AP"), (), ()),
+    # AKC, or AP and a hex digit (one literal each: the gates are one automaton)
+    "ArtifactoryDetector": (("AKC", *(f"AP{c}" for c in "0123456789ABCDEF")), (), ()),
     "AWSKeyDetector": (("A3T", "ABIA", "ACCA", "AKIA", "ASIA"), ("aws",), ()),
     "AzureStorageKeyDetector": (("AccountKey=",), (), ()),
     # a URL with something before an @ and no space between
@@ -97,13 +98,13 @@ DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[st
         (),
         (),
     ),
-    # its key words (key, pwd, password, pass, token) before the assignment
-    "IbmCloudIamDetector": ((), ("key", "pwd", "pass", "token"), ()),
+    # a 44-character key (after one of its key words: the needs below)
+    "IbmCloudIamDetector": ((), (), (r"[A-Za-z0-9_-]{44}",)),
     "IbmCosHmacDetector": ((), ("secret",), ()),
     "JwtTokenDetector": (("eyJ",), (), ()),
     # every word of its list: api_key ... key_pass, password, passwd, pwd, secret, contraseña
     "KeywordDetector": ((), ("key", "pass", "pwd", "secret", "contrase"), ()),
-    "MailchimpDetector": (("-us",), (), ()),
+    "MailchimpDetector": (tuple(f"-us{digit}" for digit in range(10)), (), ()),
     "OpenAIDetector": (("T3BlbkFJ",), (), ()),
     "PrivateKeyDetector": (("PRIVATE KEY", "PuTTY-User-Key-File-2"), (), ()),
     "PypiTokenDetector": (("pypi-AgE",), (), ()),
@@ -118,6 +119,23 @@ DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[st
     # AC or SK and 32 characters
     "TwilioKeyDetector": ((), (), (r"(?:AC|SK)[a-z0-9]{32}",)),
 }
+
+# For the gates above with patterns: parts (in the lower-cased text) one of which every match
+# of the gate's patterns contains, so the patterns are searched only in a text holding one.
+# Discord's and Twilio's have none: their needs ("." and "ac") are in most texts, and each
+# occurrence found costs more than the search of a pattern that starts with a fixed character.
+DETECT_SECRETS_PATTERN_NEEDS: dict[str, tuple[str, ...]] = {
+    "BasicAuthDetector": ("://",),
+    "CloudantDetector": ("key", "pw", "pass", "token", "://"),
+    "IbmCloudIamDetector": ("key", "pwd", "pass", "token"),
+    "SoftlayerDetector": ("key", "pw", "pass", "token"),
+    "TelegramBotTokenDetector": tuple(f"{digit}:" for digit in range(10)),
+}
+
+# The quote characters of KeywordDetector's patterns for memory text (detect-secrets'
+# quotes-required set, as for a file of no known type): each of them holds its value between two
+# of the same quote, so a text or line without two of one of these is skipped by it.
+KEYWORD_QUOTES = ("'", '"', "`")
 
 # KeywordDetector's names take any suffix (``password_file``, ``secret_version``): a line with a
 # keyword followed by one of these suffixes names something about a credential, not the
@@ -207,7 +225,7 @@ def _scanner() -> _Scanner:
     from detect_secrets.filters import heuristic
     from detect_secrets.plugins.keyword import DENYLIST_REGEX, KeywordDetector
 
-    from recall import secret_rules
+    from recall import secret_gates, secret_rules
 
     plugins: list[BasePlugin] = []
     gates: list[Gate] = []
@@ -215,13 +233,14 @@ def _scanner() -> _Scanner:
         cls = getattr(import_module(f"detect_secrets.plugins.{module}"), name)
         plugins.append(cls(keyword_exclude=KEYWORD_EXCLUDE) if cls is KeywordDetector else cls())
         exact, folded, patterns = DETECT_SECRETS_GATES[name]
-        gates.append(secret_rules.Gate(exact, folded, tuple(map(re.compile, patterns))))
+        needs = DETECT_SECRETS_PATTERN_NEEDS.get(name, ())
+        gates.append(secret_gates.Gate(exact, folded, tuple(map(re.compile, patterns)), needs))
     for plugin in secret_rules.custom_detectors():
         plugins.append(plugin)
         gates.append(plugin.gate)  # type: ignore[attr-defined]
     return _Scanner(
         plugins=tuple(plugins),
-        gates=secret_rules.GateSet(gates),
+        gates=secret_gates.GateSet(gates),
         filters=tuple(getattr(heuristic, name) for name in SECRET_FILTERS),
         id_filter=heuristic.is_likely_id_string,
         indirect=heuristic.is_indirect_reference,
@@ -266,6 +285,15 @@ def _gated(scanner: _Scanner, text: str) -> list[BasePlugin]:
     return [plugin for plugin, open_ in zip(scanner.plugins, opened, strict=True) if open_]
 
 
+def _keyword_may_match(scanner: _Scanner, text: str) -> bool:
+    """Whether KeywordDetector's patterns could match in ``text``: two of one quote character
+    and one of its keywords."""
+    return (
+        any(text.count(quote) >= 2 for quote in KEYWORD_QUOTES)
+        and scanner.keyword_gate.search(text) is not None
+    )
+
+
 def _candidates(scanner: _Scanner, text: str) -> list[BasePlugin]:
     """The plugins that find anything in the whole text, before any filter.
 
@@ -276,7 +304,7 @@ def _candidates(scanner: _Scanner, text: str) -> list[BasePlugin]:
     wanted = []
     for plugin in _gated(scanner, text):
         if isinstance(plugin, scanner.keyword_plugin):
-            if scanner.keyword_gate.search(text) is not None:
+            if _keyword_may_match(scanner, text):
                 wanted.append(plugin)  # cheaper to run per line than to pre-run whole
         elif next(iter(plugin.analyze_string(text)), None) is not None:
             wanted.append(plugin)
@@ -284,11 +312,14 @@ def _candidates(scanner: _Scanner, text: str) -> list[BasePlugin]:
 
 
 def _scan_line(
-    scanner: _Scanner, plugins: list[BasePlugin], line: str
+    scanner: _Scanner, plugins: list[BasePlugin], line: str, *, prefilter: bool
 ) -> list[tuple[int, int, SecretMatch]]:
     """(start, end, match) of each secret in one line, after detect-secrets' filters."""
     found: list[tuple[int, int, SecretMatch]] = []
     for plugin in plugins:
+        keyword = isinstance(plugin, scanner.keyword_plugin)
+        if prefilter and keyword and not _keyword_may_match(scanner, line):
+            continue
         keyword_style = isinstance(plugin, scanner.keyword_style)
         for potential in plugin.analyze_line(filename="memory", line=line, line_number=1):
             secret = potential.secret_value or ""
@@ -318,12 +349,17 @@ def _scan_line(
     return found
 
 
-def scan(text: str | None) -> list[SecretMatch]:
-    """Every credential-shaped span in ``text``, in order, masked; empty when clean."""
+def scan(text: str | None, *, prefilter: bool = True) -> list[SecretMatch]:
+    """Every credential-shaped span in ``text``, in order, masked; empty when clean.
+
+    ``prefilter=False`` gives every plugin every line, with no gate and no pre-run: the
+    reference the prefiltered scan must agree with (the tests and bench.secrets_scan_bench
+    compare them), many times slower.
+    """
     if not text or not text.strip():
         return []
     scanner = _scanner()
-    plugins = _candidates(scanner, text)
+    plugins = _candidates(scanner, text) if prefilter else list(scanner.plugins)
     matches: list[SecretMatch] = []
     if not plugins:
         return matches
@@ -331,7 +367,7 @@ def scan(text: str | None) -> list[SecretMatch]:
         if not line.strip():
             continue
         taken: list[tuple[int, int]] = []
-        found = _scan_line(scanner, plugins, line)
+        found = _scan_line(scanner, plugins, line, prefilter=prefilter)
         # Longest first, so a secret several plugins found (or a part of one) is named once.
         for start, end, match in sorted(found, key=lambda f: (f[0], -f[1])):
             if any(t_start <= start and end <= t_end for t_start, t_end in taken):
@@ -341,11 +377,12 @@ def scan(text: str | None) -> list[SecretMatch]:
     return matches
 
 
-def refusal(where: dict[str, str | None]) -> str | None:
-    """The refusal message for the first fields (name → text) holding a secret, or None."""
+def refusal(where: dict[str, str | None], *, prefilter: bool = True) -> str | None:
+    """The refusal message for the first fields (name → text) holding a secret, or None
+    (``prefilter`` as for :func:`scan`)."""
     parts = []
     for label, text in where.items():
-        parts.extend(f"{m.describe()} in {label}" for m in scan(text))
+        parts.extend(f"{m.describe()} in {label}" for m in scan(text, prefilter=prefilter))
     if not parts:
         return None
     return (

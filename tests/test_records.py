@@ -6,8 +6,10 @@ user types (summary, details, category).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -354,3 +356,26 @@ def test_render_memory_keeps_hand_written_keys_through_the_general_renderer() ->
     text = render_memory(memory)
     assert text == frontmatter.render(front_matter_fields(memory), "S", "")
     assert "tags:\n  - a\n  - b\n" in text
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    changes=st.dictionaries(
+        st.sampled_from(["id", "category", "summary", "details", "status", "author"]),
+        st.text(max_size=12),
+        max_size=3,
+    ),
+    hashed_first=st.booleans(),
+)
+def test_with_changes_is_replace_and_keeps_the_hash_only_when_its_fields_stay(
+    changes: dict[str, Any], hashed_first: bool
+) -> None:
+    memory = Memory(id="0000beef", category="gotcha", summary="s", details="d", files=("a.py",))
+    if hashed_first:
+        assert memory.content_hash  # the cached property filled before the copy
+    copy = memory.with_changes(**changes)
+    assert copy == dataclasses.replace(memory, **changes)
+    assert copy.extra is memory.extra
+    assert copy.content_hash == content_hash(copy.category, copy.summary, copy.details)
+    with pytest.raises(TypeError, match="nonsense"):
+        memory.with_changes(nonsense=1)

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_cli import Cli, add, assert_error, memories_dir, ok
 
-from recall import secret_rules, secrets_scan
+from recall import secret_gates, secret_rules, secrets_scan
 from recall.errors import BadInput
 from recall.secrets_scan import SHOWN_CHARS, scan
 from recall.store import MemoryStore
@@ -145,7 +145,7 @@ ASCII = st.characters(codec="ascii")
 
 
 def test_every_plugin_has_a_gate_and_the_gate_set_agrees_with_each_gate() -> None:
-    assert all(gate != secret_rules.Gate() for _, gate in GATES)
+    assert all(gate != secret_gates.Gate() for _, gate in GATES)
     assert len(PATTERNS) > len(GATES)
     for item in CREDENTIALS + HARMLESS:
         text = _text(item) if JOINT in item["text"] else item["text"]
@@ -157,7 +157,7 @@ def test_every_plugin_has_a_gate_and_the_gate_set_agrees_with_each_gate() -> Non
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_gate_opens_on_every_text_its_plugin_can_match(
-    name: str, gate: secret_rules.Gate, pattern: Any, data: st.DataObject
+    name: str, gate: secret_gates.Gate, pattern: Any, data: st.DataObject
 ) -> None:
     text = data.draw(st.from_regex(pattern, alphabet=ASCII))
     assume(pattern.search(text) is not None)
