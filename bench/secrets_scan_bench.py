@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
+import io
 import json
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
-import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -97,18 +100,30 @@ def long_line_rows(scanners: dict[str, Refuse]) -> list[tuple[object, ...]]:
 
 
 def scanner_at(revision: str) -> Refuse:
-    """``refusal`` of recall/secrets_scan.py as it was at ``revision`` (loaded from git)."""
-    source = subprocess.run(
-        ["git", "show", f"{revision}:recall/secrets_scan.py"],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
+    """``refusal`` of ``recall`` as it was at ``revision``: the package exported from git into a
+    temporary folder and imported under its own name, then today's modules put back (the old
+    functions keep the old modules they were imported with)."""
+    archive = subprocess.run(
+        ["git", "archive", revision, "recall"], cwd=REPO_ROOT, capture_output=True, check=True
     ).stdout
-    module = types.ModuleType(f"secrets_scan_at_{revision}")
-    sys.modules[module.__name__] = module  # dataclasses look their module up by name
-    exec(compile(source, f"{revision}:recall/secrets_scan.py", "exec"), module.__dict__)
-    return module.refusal
+    folder = tempfile.mkdtemp(prefix="secrets-scan-at-")
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    today = {name: sys.modules.pop(name) for name in list(sys.modules) if _in_recall(name)}
+    sys.path.insert(0, folder)
+    try:
+        refuse = importlib.import_module("recall.secrets_scan").refusal
+        refuse({"text": "warm up: password = 'x'", "details": "token"})  # its lazy imports too
+    finally:
+        sys.path.remove(folder)
+        for name in [name for name in sys.modules if _in_recall(name)]:
+            del sys.modules[name]
+        sys.modules.update(today)
+    return refuse
+
+
+def _in_recall(module_name: str) -> bool:
+    return module_name == "recall" or module_name.startswith("recall.")
 
 
 def run_history(
