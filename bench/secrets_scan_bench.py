@@ -106,19 +106,19 @@ def scanner_at(revision: str) -> Refuse:
     archive = subprocess.run(
         ["git", "archive", revision, "recall"], cwd=REPO_ROOT, capture_output=True, check=True
     ).stdout
-    folder = tempfile.mkdtemp(prefix="secrets-scan-at-")
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
     today = {name: sys.modules.pop(name) for name in list(sys.modules) if _in_recall(name)}
-    sys.path.insert(0, folder)
-    try:
-        refuse = importlib.import_module("recall.secrets_scan").refusal
-        refuse({"text": "warm up: password = 'x'", "details": "token"})  # its lazy imports too
-    finally:
-        sys.path.remove(folder)
-        for name in [name for name in sys.modules if _in_recall(name)]:
-            del sys.modules[name]
-        sys.modules.update(today)
+    with tempfile.TemporaryDirectory(prefix="secrets-scan-at-") as folder:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(folder, filter="data")
+        sys.path.insert(0, folder)
+        try:
+            refuse = importlib.import_module("recall.secrets_scan").refusal
+            refuse({"text": "warm up: password = 'x'", "details": "token"})  # lazy imports too
+        finally:
+            sys.path.remove(folder)
+            for name in [name for name in sys.modules if _in_recall(name)]:
+                del sys.modules[name]
+            sys.modules.update(today)
     return refuse
 
 
