@@ -201,3 +201,14 @@ def test_a_busy_index_still_gets_the_question(repo: Path, cli: Callable[..., Cli
 
 def test_the_busy_wait_of_an_edit_hook_stays_well_within_its_timeout() -> None:
     assert GUARD_BUSY_MS * 5 <= HOOK_TIMEOUT_SECONDS * 1000
+
+
+def test_a_question_pending_over_a_reindex_is_allowed_when_its_edit_runs(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    guard(cli, "src/store.py::Store.save")
+    inside = edit("self.rows.append(row)")
+    assert asks(hook_call(cli, repo, "src/store.py", tool_use="toolu_a", **inside))
+    assert cli("reindex").code == 0
+    hook_call(cli, repo, "src/store.py", event="PostToolUse", tool_use="toolu_a", **inside)
+    assert not asks(hook_call(cli, repo, "src/store.py", tool_use="toolu_b", **inside))
