@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 WARNING_SUMMARY_CAP: Final = 160
 
 GUARD_BUSY_MS: Final = 1_000
-"""How long an edit hook's writes wait for another writer of the index: the guard's answer must
-come well within the agent's hook timeout (recall.cli.cmd_agent_config.HOOK_TIMEOUT_SECONDS),
+"""How long a hook waits for another writer of the store (its lock, the index): the answer, a
+guard's above all, must come well within the agent's hook timeout
+(recall.cli.cmd_agent_config.HOOK_TIMEOUT_SECONDS). Past it the hook reads a copy of the index,
 and a note lost to a busy index costs a repeated question at most."""
 
 MCP_SELF_SERVE: Final = frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"})
@@ -59,6 +60,7 @@ class _Stores:
         except (NotFound, OSError):
             raise Skip("cwd is outside any repository") from None
         self.project = MemoryStore(location, notice=_notice)
+        self.project.wait = GUARD_BUSY_MS / 1000
         self.opened: list[MemoryStore] = [self.project]
         if not self.project.exists:
             raise Skip("no project store here")
@@ -68,6 +70,7 @@ class _Stores:
         from recall.store import MemoryStore
 
         store = MemoryStore(global_location(self.project.location.base), notice=_notice)
+        store.wait = GUARD_BUSY_MS / 1000
         self.opened.append(store)
         return store if store.exists else None
 
@@ -182,7 +185,6 @@ def on_edit(hook: HookInput) -> str:
         if hook.tool_name not in EDIT_TOOLS or not hook.file_path:
             return ""
         path = _relative(project, hook.file_path, hook.cwd)
-        conn.execute(f"PRAGMA busy_timeout = {GUARD_BUSY_MS}")
         on_file: list[Memory] = []
         ask_now: list[Memory] = []
         unplaced: frozenset[str] = frozenset()

@@ -48,13 +48,15 @@ def anchored_here(project: MemoryStore, path: str) -> list[Memory]:
 
 def _definitions(root: Path, path: str, *, certain: bool) -> list[Definition] | None:
     """What the file on disk defines; None when that is not known (unreadable, or, when
-    ``certain``, not read by tree-sitter); an empty list when the file is gone."""
+    ``certain``, not read by tree-sitter without a syntax error); an empty list when the file
+    is gone."""
     from recall.genome.symbols.extract import TREE_SITTER, read_file
 
     if not (root / path).is_file():
         return []
     read = read_file(path, str(root / path))
-    if read.parser.startswith("skipped") or (certain and read.parser != TREE_SITTER):
+    unsure = read.parser != TREE_SITTER or read.syntax_errors
+    if read.parser.startswith("skipped") or (certain and unsure):
         return None
     return read.definitions
 

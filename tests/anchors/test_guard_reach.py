@@ -6,6 +6,7 @@ command on a real repository."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sqlite3
@@ -212,3 +213,21 @@ def test_a_question_pending_over_a_reindex_is_allowed_when_its_edit_runs(
     assert cli("reindex").code == 0
     hook_call(cli, repo, "src/store.py", event="PostToolUse", tool_use="toolu_a", **inside)
     assert not asks(hook_call(cli, repo, "src/store.py", tool_use="toolu_b", **inside))
+
+
+def test_a_store_held_by_another_writer_still_gets_the_question(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    guard(cli, "src/store.py::Store.save")  # just written: the next open re-reads it
+    location = project_location(repo)
+    lock = os.open(location.lock_path, os.O_RDWR | os.O_CREAT)
+    holder = sqlite3.connect(location.index_path, isolation_level=None)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another writer, an import say, holds the store
+        holder.execute("BEGIN IMMEDIATE")
+        answer = hook_call(cli, repo, "src/store.py", **edit("self.rows.append(row)"))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        os.close(lock)
+    assert asks(answer)
