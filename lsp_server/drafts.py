@@ -139,7 +139,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             summary="",
             files=tuple(files),
             anchors=anchors,
-            guard=check_guard(flag(obj, "guard"), check_category(category)),
+            guard=check_guard(flag(obj, "guard"), check_category(category), GUARD_ARGUMENT),
             created=now_iso(),
             author=author,
         )
@@ -154,10 +154,20 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         author=author,
         source=text(obj, "source") or "user",
     )
-    guard = check_guard(flag(obj, "guard"), memory.category)
+    guard = check_guard(flag(obj, "guard"), memory.category, GUARD_ARGUMENT)
     result = store.remember(memory.with_changes(anchors=anchors, guard=guard))
     changed(ls, root)
     return result.to_dict()
+
+
+GUARD_ARGUMENT = 'the "guard": true argument'
+"""How an editor's command names the guard it was given, in an error about it (never a CLI
+flag: the person is in an editor)."""
+
+
+def _given(obj: dict[str, Any], key: str) -> bool:
+    """Whether ``key`` is given a value: a null counts as not given, so it keeps the old one."""
+    return obj.get(key) is not None
 
 
 async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
@@ -168,17 +178,17 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     if old.status != "active":
         raise BadInput(f"memory {old.id} is {old.status}; only active memories can be superseded")
     files = _files(store, root, obj, list(old.files))
-    anchors = _anchors(store, root, obj) if "anchors" in obj else old.anchors
+    anchors = _anchors(store, root, obj) if _given(obj, "anchors") else old.anchors
     files += [a.path for a in anchors if a.path not in files]
-    pinned = flag(obj, "pinned") if "pinned" in obj else old.pinned
+    pinned = flag(obj, "pinned") if _given(obj, "pinned") else old.pinned
     author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
     summary = text(obj, "summary")
-    acted(root, store, old.id)
     category = check_category(text(obj, "category") or old.category)
-    if "guard" in obj:
-        guard, note = check_guard(flag(obj, "guard"), category), None
+    if _given(obj, "guard"):
+        guard, note = check_guard(flag(obj, "guard"), category, GUARD_ARGUMENT), None
     else:  # superseding does not lift a guard
         guard, note = carried_guard(old, category)
+    acted(root, store, old.id)  # validated: the person acted on what was shown
     if summary is None:
         draft = Memory(
             id=store.new_id(),

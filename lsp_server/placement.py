@@ -7,8 +7,8 @@ anchored in another file counts here only when the symbol index says it moved to
 same-named definition here is another function. Where no grammar reads the document, the
 anchored name is found by the regular expression on its last part. A memory whose symbols the
 parse does not find here is placed as a memory without anchors is: on its older single anchor
-inside its own file (a definition the parse finds, else the name as the expression finds it),
-else on the first line.
+(a definition the parse finds, else the name as the expression finds it) in any document it is
+shown on, its own file under this name or another, else on the first line.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def span_of(memory: Memory, rel: str, text: str, moved_here: MovedHere) -> Span:
         span = _first_found(moved_here(elsewhere), rel, text)
     if span is not None:
         return span
-    if memory.anchor and rel in memory.files:  # the older anchor, inside the memory's file
+    if memory.anchor:  # the older anchor: inside the memory's file, or that file renamed here
         found = None
         if not is_line_range(memory.anchor):
             found = _first_found([SymbolAnchor(rel, memory.anchor)], rel, text)

@@ -24,7 +24,9 @@ def parsed(rel: str, text: str) -> Extracted:
     """What the document at ``rel`` holding ``text`` defines, and how it was read."""
     from recall.genome.symbols.extract import extract
 
-    return extract(rel, text.encode("utf-8", "surrogateescape"))
+    # "surrogatepass": a client may send a lone surrogate ("\ud800"), which no other error
+    # handler encodes; its three bytes stay on its line, so the lines keep their numbers.
+    return extract(rel, text.encode("utf-8", "surrogatepass"))
 
 
 def grammar_definitions(rel: str, text: str) -> tuple[Definition, ...] | None:

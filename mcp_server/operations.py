@@ -218,7 +218,9 @@ def write(
     )
     recorded, notes = record_anchors(store.repo_root, symbols)
     if recorded or guard:
-        draft = draft.with_changes(anchors=recorded, guard=check_guard(guard, category))
+        draft = draft.with_changes(
+            anchors=recorded, guard=check_guard(guard, category, "guard: true")
+        )
     written = results.written(store.remember(draft))
     return {**written, "anchor_notes": notes} if notes else written
 

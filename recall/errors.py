@@ -40,6 +40,10 @@ class StoreUnavailable(TetherError):
     exit_code = EXIT_FAILURE
 
 
+class StoreBusy(StoreUnavailable):
+    """Another writer held the store past the wait a short-lived caller (a hook) allows."""
+
+
 class EmbedderFailed(TetherError):
     """The configured provider embedder raised or returned unusable data while embedding."""
 

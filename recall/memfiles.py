@@ -11,7 +11,7 @@ from pathlib import Path
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 from typing import NamedTuple
 
-from recall.errors import BadInput, StoreUnavailable
+from recall.errors import BadInput, StoreBusy, StoreUnavailable
 
 MEMORY_SUFFIX = ".md"
 _TEMP_PREFIX = ".tmp-"
@@ -325,11 +325,14 @@ class MemoryFolder:
 
 
 @contextlib.contextmanager
-def writer_lock(lock_path: Path, *, required: bool = True, mode: int = 0o644) -> Iterator[None]:
+def writer_lock(
+    lock_path: Path, *, required: bool = True, mode: int = 0o644, wait: float | None = None
+) -> Iterator[None]:
     """Hold the store's writer lock (an flock, so a killed holder releases it at once).
 
     With ``required`` False, a lock file that cannot be created (a read-only store, where
-    nobody can write) means no lock is needed, and the body runs without one.
+    nobody can write) means no lock is needed, and the body runs without one. With ``wait``
+    (seconds), another holder is waited for that long at most, then :class:`StoreBusy`.
     """
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
@@ -340,8 +343,35 @@ def writer_lock(lock_path: Path, *, required: bool = True, mode: int = 0o644) ->
             return
         raise StoreUnavailable(_describe_os_error(error, lock_path)) from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _flock(fd, lock_path, wait)
+    except BaseException:
+        os.close(fd)
+        raise
+    try:
         yield
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+_LOCK_POLL = 0.02
+"""Seconds between two tries of a writer lock waited for with a bound."""
+
+
+def _flock(fd: int, lock_path: Path, wait: float | None) -> None:
+    """Take the exclusive lock on ``fd``: at once or blocking when ``wait`` is None, else
+    trying until ``wait`` seconds have passed."""
+    if wait is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    import time
+
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise StoreBusy(f"{lock_path} is held by another writer") from None
+            time.sleep(_LOCK_POLL)

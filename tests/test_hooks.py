@@ -196,7 +196,7 @@ def test_internal_error_is_logged_not_printed(
     monkeypatch.setattr(hooks.log, "handlers", [])
     assert hook("pre-edit", edit_input(repo, "src/app.py")) == ""
     log = (store.location.base / hooks.LOG_NAME).read_text(encoding="utf-8")
-    assert "tether hook pre-edit failed" in log
+    assert "the edit hook's notes on src/app.py failed" in log
     assert "disk I/O error" in log
     for handler in hooks.log.handlers:
         handler.close()

@@ -124,6 +124,10 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
             changes["files"] = files
     if old.anchors and not draft.anchors and not args.no_anchors:  # about the same code
         changes["anchors"] = old.anchors
+        given = changes.get("files", draft.files)
+        anchored = tuple(a.path for a in old.anchors if a.path not in given)
+        if anchored:  # a memory's files hold the files of its anchors, as a write does
+            changes["files"] = (*given, *dict.fromkeys(anchored))
     if old.pinned and not draft.pinned and not args.no_pin:
         changes["pinned"] = True
     guard, note = carried_guard(old, draft.category)

@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from recall.hooks.guard_moves import moved_in
+from recall.hooks.guard_moves import MOVED_FROM, anchored_here, moved_in
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
-from recall.hooks.logfile import _notice
+from recall.hooks.logfile import _log_to, _logger, _notice, _notice_cwd
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import REJECTED_WORDING, WARNING_CATEGORIES
@@ -26,6 +26,12 @@ if TYPE_CHECKING:
     from recall.store import MemoryStore
 
 WARNING_SUMMARY_CAP: Final = 160
+
+GUARD_BUSY_MS: Final = 1_000
+"""How long a hook waits for another writer of the store (its lock, the index): the answer, a
+guard's above all, must come well within the agent's hook timeout
+(recall.cli.cmd_agent_config.HOOK_TIMEOUT_SECONDS). Past it the hook reads a copy of the index,
+and a note lost to a busy index costs a repeated question at most."""
 
 MCP_SELF_SERVE: Final = frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"})
 """Tether MCP tools that mean the agent reads or writes memory on its own (hint rule 1): the
@@ -54,6 +60,7 @@ class _Stores:
         except (NotFound, OSError):
             raise Skip("cwd is outside any repository") from None
         self.project = MemoryStore(location, notice=_notice)
+        self.project.wait = GUARD_BUSY_MS / 1000
         self.opened: list[MemoryStore] = [self.project]
         if not self.project.exists:
             raise Skip("no project store here")
@@ -63,6 +70,7 @@ class _Stores:
         from recall.store import MemoryStore
 
         store = MemoryStore(global_location(self.project.location.base), notice=_notice)
+        store.wait = GUARD_BUSY_MS / 1000
         self.opened.append(store)
         return store if store.exists else None
 
@@ -108,16 +116,24 @@ def warning_line(summary: str, memory_id: str, category: str = "gotcha") -> str:
     return f'· gotcha "{text}" [{memory_id}] — review before editing'
 
 
-def guard_line(memory: Memory, path: str) -> str:
-    """Why an edit of ``path`` asks first: the guarded memory, and the anchored symbols there."""
+def guard_line(memory: Memory, path: str, unplaced: bool = False) -> str:
+    """Why an edit of ``path`` asks first: the guarded memory, the anchored symbols there (and
+    the file a moved one came from), whether the edit could not be placed, and how to stop
+    being asked."""
     from recall.policy.inject import safe_field  # see warning_line
 
     text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
-    symbols = [a.name for a in memory.anchors if a.path == path]
-    where = f" (symbol {', '.join(symbols)})" if symbols else ""
+    symbols = []
+    for anchor in memory.anchors:
+        if anchor.path == path:
+            came = anchor.extra.get(MOVED_FROM)
+            symbols.append(f"{anchor.name}, moved here from {came}" if came else anchor.name)
+    where = f" (symbol {'; '.join(symbols)})" if symbols else ""
+    placed = "; could not tell where the edit falls: asking as for the whole file" * unplaced
     return (
-        f'Tether: guarded {memory.category} "{text}" [{memory.id}] covers {path}{where}; '
-        f"allow the edit only if it keeps to it (`tether show {memory.id}`)"
+        f'Tether: guarded {memory.category} "{text}" [{memory.id}] covers {path}{where}{placed}; '
+        f"allow the edit only if it keeps to it (`tether show {memory.id}`; "
+        f"`tether unguard {memory.id}` stops these questions)"
     )
 
 
@@ -152,7 +168,9 @@ def on_prompt(hook: HookInput) -> str:
 
 
 def on_edit(hook: HookInput) -> str:
-    """Pre/PostToolUse: record the edited file; warn about its gotchas the policy allows."""
+    """Pre/PostToolUse: record the edited file; ask before an edit under a guard; warn about
+    the file's gotchas the policy allows. The ask is decided before any write, and whatever
+    goes wrong in deciding it asks about every guard of the file: never a silent skip."""
     with _Stores(hook.cwd) as stores:
         project = stores.project
         conn, ledger = stores.hints(hook)
@@ -167,45 +185,106 @@ def on_edit(hook: HookInput) -> str:
         if hook.tool_name not in EDIT_TOOLS or not hook.file_path:
             return ""
         path = _relative(project, hook.file_path, hook.cwd)
-        record_touch(conn, hook.session_id, path, _current_turn(conn, hook.session_id))
-        hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
-        on_file = [
-            m
-            for m in project.list(file=path)
-            if path in m.files
-            and m.id not in hidden
-            and (m.guard or m.category in WARNING_CATEGORIES)
-        ]
-        on_file = Gate(project, _notice).memories(on_file)
-        guarded = [m for m in on_file if m.guard]
-        named = {m.id for m in guarded} | hidden.keys()
-        moved = [m for m in moved_in(project, path) if m.id not in named]
-        guarded += Gate(project, _notice).memories(moved) if moved else []
+        on_file: list[Memory] = []
         ask_now: list[Memory] = []
-        if guarded and hook.event == "PostToolUse":  # the edit ran: the person allowed it
-            record_allowed(conn, hook.session_id, path)
-        elif guarded and hook.event == "PreToolUse":
-            under = guards_hit(project.repo_root, path, guarded, hook.replaced)
-            ask_now = not_yet_allowed(conn, hook.session_id, path, under)
-            record_asked(conn, hook.session_id, path, ask_now)
-        from recall.policy.usage import record_surfacings
-
-        gotchas = [m for m in on_file if m.category in WARNING_CATEGORIES]
-        gotchas.sort(key=lambda m: (not m.pinned, m.id))
-        new: set[str] = set()
-        if gotchas:
-            choice = ledger.select(conn, [Candidate(m.id, pinned=m.pinned) for m in gotchas])
-            # Within one turn the policy keeps a hint visible; an agent would read the same
-            # warning on every edit of the file, so a hook shows only the hints new in this call.
-            new = set(choice.new)
-        shown = {m.id for m in gotchas if m.id in new} | {m.id for m in ask_now}
-        if shown:
-            record_surfacings(conn, sorted(shown))
-        lines = [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
+        unplaced: frozenset[str] = frozenset()
+        try:
+            hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
+            on_file = _on_file(project, path, hidden)
+            if hook.event == "PreToolUse":
+                guarded = _guarded(project, path, on_file, hidden)
+                hits = guards_hit(project.repo_root, path, guarded, hook.replaced)
+                ask_now = not_yet_allowed(conn, hook.session_id, path, hits.memories)
+                unplaced = hits.unplaced
+        except Exception:  # a guard is never skipped for an error in finding it
+            _logged("the guard check of %s failed", path)
+            on_file = []
+            ask_now = _every_guard(project, path) if hook.event == "PreToolUse" else []
+            unplaced = frozenset(m.id for m in ask_now)
+        lines: list[str] = []
+        try:
+            lines = _bookkeeping(conn, ledger, hook, path, on_file, ask_now)
+        except Exception:  # notes of what happened: losing one costs a repeated ask at most
+            _logged("the edit hook's notes on %s failed", path)
         if ask_now:  # the person decides, once per session, memory and file
-            reason = "\n".join(guard_line(m, path) for m in ask_now)
+            reason = "\n".join(guard_line(m, path, m.id in unplaced) for m in ask_now)
             return ask(hook.event, reason, "\n".join(lines))
         return output(hook.event, "\n".join(lines))
+
+
+def _on_file(project: MemoryStore, path: str, hidden: Mapping[str, Any]) -> list[Memory]:
+    """The memories naming ``path`` in their files that guard it or warn about it."""
+    found = [
+        m
+        for m in project.list(file=path)
+        if path in m.files and m.id not in hidden and (m.guard or m.category in WARNING_CATEGORIES)
+    ]
+    return Gate(project, _notice).memories(found)
+
+
+def _guarded(
+    project: MemoryStore, path: str, on_file: list[Memory], hidden: Mapping[str, Any]
+) -> list[Memory]:
+    """Every guard over ``path``: the file's own, those anchored on a symbol in it, those whose
+    symbol moved into it."""
+    guarded = [m for m in on_file if m.guard]
+    named = {m.id for m in guarded} | hidden.keys()
+    extra = [m for m in anchored_here(project, path) if m.id not in named]
+    named |= {m.id for m in extra}
+    extra += [m for m in moved_in(project, path) if m.id not in named]
+    return guarded + (Gate(project, _notice).memories(extra) if extra else [])
+
+
+def _every_guard(project: MemoryStore, path: str) -> list[Memory]:
+    """The guarded memories of ``path`` found the plainest way, for when the full check failed
+    (none when even that fails: then nothing is known to ask about)."""
+    try:
+        listed = [m for m in project.list(file=path) if m.guard and path in m.files]
+        seen = {m.id for m in listed}
+        return listed + [m for m in anchored_here(project, path) if m.id not in seen]
+    except Exception:
+        _logged("listing the guards of %s failed", path)
+        return []
+
+
+def _bookkeeping(
+    conn: sqlite3.Connection,
+    ledger: HintLedger,
+    hook: HookInput,
+    path: str,
+    on_file: list[Memory],
+    ask_now: list[Memory],
+) -> list[str]:
+    """The writes of an edit hook call (the touch, the guard ledger, the hint policy, the
+    surfacings); returns the gotcha warnings to show."""
+    from recall.policy.usage import record_surfacings
+
+    record_touch(conn, hook.session_id, path, _current_turn(conn, hook.session_id))
+    if hook.event == "PostToolUse":  # the edit ran: the person allowed it
+        record_allowed(conn, hook.session_id, path, hook.tool_use_id)
+    elif hook.event == "PreToolUse":
+        record_asked(conn, hook.session_id, path, ask_now, hook.tool_use_id)
+    gotchas = [m for m in on_file if m.category in WARNING_CATEGORIES]
+    gotchas.sort(key=lambda m: (not m.pinned, m.id))
+    new: set[str] = set()
+    if gotchas:
+        choice = ledger.select(conn, [Candidate(m.id, pinned=m.pinned) for m in gotchas])
+        # Within one turn the policy keeps a hint visible; an agent would read the same
+        # warning on every edit of the file, so a hook shows only the hints new in this call.
+        new = set(choice.new)
+    shown = {m.id for m in gotchas if m.id in new} | {m.id for m in ask_now}
+    if shown:
+        record_surfacings(conn, sorted(shown))
+    return [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
+
+
+def _logged(message: str, path: str) -> None:
+    """Log the exception being handled to ``hooks.log`` (never to the agent)."""
+    try:
+        _log_to(_notice_cwd[0])
+        _logger().exception(message, path)
+    except Exception:  # logging must never fail the agent
+        pass
 
 
 def _note_self_serve(conn: sqlite3.Connection, ledger: HintLedger, command: str) -> None:

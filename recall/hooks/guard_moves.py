@@ -1,55 +1,116 @@
-"""Guarded memories whose anchored symbol moved into the file an agent is about to edit.
+"""Guarded memories of a file beyond its ``files``: those with a symbol anchored in it, and
+those whose anchored symbol moved into it.
 
 A guard on ``ip/iproute.c::iproute_modify`` protects that function wherever it went: once the
-symbol index finds it relocated to ``ip/route.c`` (the file renamed, split, or the code moved),
-an edit of ``ip/route.c`` falls under the guard as an edit of the old file did. One indexed
-query answers for a store with no guarded memory anchored elsewhere, which is the usual case:
-the genome is opened only when such a memory names a symbol the edited file defines.
+function is defined in ``ip/route.c`` and no longer in ``ip/iproute.c`` (the file renamed,
+split, or the code moved), an edit of ``ip/route.c`` falls under the guard as an edit of the
+old file did. The files are read as they are on disk, never through the symbol index, which a
+hook leaves behind the working tree. One indexed query answers for a store with no guarded
+memory anchored elsewhere, which is the usual case; a file is parsed only when the edited
+file's text names a symbol guarded elsewhere.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
+    from recall.anchors.symbols import SymbolAnchor
+    from recall.genome.symbols.model import Definition
     from recall.model import Memory
     from recall.store import MemoryStore
 
+MOVED_FROM: Final = "moved_from"
+"""The key of a moved-in anchor's ``extra`` naming the file it was anchored in."""
+
+_GUARDED = "m.guard = 1 AND m.status = 'active'"
+_ANCHORED_HERE = (
+    "SELECT DISTINCT m.id FROM memories m JOIN memory_anchors a ON a.memory_rowid = m.rowid "
+    f"WHERE {_GUARDED} AND a.path = ? ORDER BY m.id"
+)
 _GUARDED_ELSEWHERE = (
     "SELECT DISTINCT m.id, a.leaf FROM memories m JOIN memory_anchors a "
-    "ON a.memory_rowid = m.rowid WHERE m.guard = 1 AND m.status = 'active' AND a.path != ?"
+    f"ON a.memory_rowid = m.rowid WHERE {_GUARDED} AND a.path != ?"
 )
 
 
+def anchored_here(project: MemoryStore, path: str) -> list[Memory]:
+    """The active guarded memories with a symbol anchored in ``path`` (whether or not their
+    ``files`` name it: front matter written by hand may not)."""
+    try:
+        rows = project.conn.execute(_ANCHORED_HERE, (path,)).fetchall()
+    except sqlite3.OperationalError:  # an index from before symbol anchors
+        return []
+    return [project.get(row[0]) for row in rows]
+
+
+def _definitions(root: Path, path: str, *, certain: bool) -> list[Definition] | None:
+    """What the file on disk defines; None when that is not known (unreadable, or, when
+    ``certain``, not read by tree-sitter without a syntax error); an empty list when the file
+    is gone."""
+    from recall.genome.symbols.extract import TREE_SITTER, read_file
+
+    if not (root / path).is_file():
+        return []
+    read = read_file(path, str(root / path))
+    unsure = read.parser != TREE_SITTER or read.syntax_errors
+    if read.parser.startswith("skipped") or (certain and unsure):
+        return None
+    return read.definitions
+
+
+def _read_text(root: Path, path: str) -> str | None:
+    from recall.genome.limits import MAX_SCAN_BYTES
+
+    try:
+        with open(root / path, "rb") as handle:
+            return handle.read(MAX_SCAN_BYTES + 1).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
 def moved_in(project: MemoryStore, path: str) -> list[Memory]:
-    """The active guarded memories with a symbol anchored in another file that the symbol
-    index finds relocated to ``path``, each with that anchor pointed at ``path``."""
+    """The active guarded memories with a symbol anchored in another file that the file there
+    no longer defines and ``path`` does, each with that anchor pointed at ``path`` (its
+    ``extra`` names where it came from). When ``path`` cannot be parsed for certain, a symbol
+    whose name its text holds counts as moved in: a guard is never missed for want of a parse."""
     try:
         rows = project.conn.execute(_GUARDED_ELSEWHERE, (path,)).fetchall()
     except sqlite3.OperationalError:  # an index from before symbol anchors
         return []
     if not rows:
         return []
-    from recall.genome.symbols.lookup import leaves_in
-
-    defined = set(leaves_in(project.conn, path))
-    ids = sorted({row[0] for row in rows if row[1] in defined})
+    root = project.repo_root
+    text = _read_text(root, path)
+    if text is None:
+        return []
+    ids = sorted({row[0] for row in rows if row[1] and row[1] in text})
     if not ids:
         return []
-    from recall.anchors.states import RELOCATED, states_of
-    from recall.anchors.symbols import SymbolAnchor
-    from recall.genome import Genome
+    from recall.genome.symbols.model import named, normalize_name
 
-    genome = Genome(project.repo_root, project.conn)
+    here = _definitions(root, path, certain=True)
     found: list[Memory] = []
     for memory_id in ids:
         memory = project.get(memory_id)
-        moved = [
-            SymbolAnchor(path, s.anchor.name, s.anchor.body)
-            for s in states_of(memory.anchors, genome)
-            if s.state == RELOCATED and s.found is not None and s.found.path == path
-        ]
+        moved: list[SymbolAnchor] = []
+        for anchor in memory.anchors:
+            if anchor.path == path or normalize_name(anchor.name).rpartition(".")[2] not in text:
+                continue
+            if here is not None and not named(here, anchor.name):
+                continue  # the edited file, read for certain, does not define it
+            left = _definitions(root, anchor.path, certain=False)
+            if left is not None and named(left, anchor.name):
+                continue  # still where it was anchored
+            moved.append(_pointed_at(anchor, path))
         if moved:
             found.append(memory.with_changes(anchors=tuple(moved)))
     return found
+
+
+def _pointed_at(anchor: SymbolAnchor, path: str) -> SymbolAnchor:
+    from recall.anchors.symbols import SymbolAnchor
+
+    return SymbolAnchor(path, anchor.name, anchor.body, {MOVED_FROM: anchor.path})

@@ -1,15 +1,19 @@
 """Which guarded memories of a file an agent's edit falls under.
 
 A guard on a whole file (a guarded memory with no symbol anchored in that file) covers every
-edit of it. A guard on symbols covers an edit only when the text the edit replaces overlaps the
-definition of one of them, as the file on disk defines it now. Whenever that cannot be told (a
-Write, a replaced text not found in the file, a file that does not parse, a symbol the parse
-does not find there) the edit counts as under the guard: a guard is never missed for want of
-locating it. The parser is loaded only for a file that has a guard on symbols.
+edit of it. A guard on symbols covers an edit when the text the edit replaces touches the
+definition of one of them as the file on disk defines it now: its decorators or attributes, its
+lines, or the code line just before or just after it (an indented line added after a Python
+function joins its body). Whenever that cannot be told for certain (a Write, a replaced text not
+found in the file, a file with no grammar whose ranges the regex finder only guesses, a syntax
+error in or beside the guarded code or the replaced lines, a symbol the parse does not find
+there) the edit counts as under the guard: a guard is never missed for want of locating it. The
+parser is loaded only for a file that has a guard on symbols.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,11 +25,23 @@ Lines = tuple[int, int]
 """A stretch of 1-based lines, both ends included."""
 
 
+@dataclass(frozen=True)
+class Hits:
+    """The guarded memories an edit falls under, and those among them on symbols that count
+    only because the edit could not be placed."""
+
+    memories: list[Memory]
+    unplaced: frozenset[str] = field(default_factory=frozenset)
+
+
 def replaced_lines(text: str, replaced: tuple[str, ...]) -> list[Lines] | None:
     """The lines of ``text`` each replaced text covers, at every place it occurs (an edit with
-    ``replace_all`` changes them all); None when one of them does not occur."""
+    ``replace_all`` changes them all); None when one of them does not occur. Line ends are
+    compared as ``\\n`` whatever either side writes (line numbers are the same)."""
+    text = text.replace("\r\n", "\n")
     found: list[Lines] = []
     for old in replaced:
+        old = old.replace("\r\n", "\n")
         start = text.find(old)
         if start < 0:
             return None
@@ -37,17 +53,30 @@ def replaced_lines(text: str, replaced: tuple[str, ...]) -> list[Lines] | None:
     return found
 
 
-def _overlaps(definition: Definition, lines: list[Lines]) -> bool:
-    return any(first <= definition.end and definition.start <= last for first, last in lines)
+def reach(definition: Definition, rows: list[str]) -> Lines:
+    """The lines an edit of ``definition`` touches: its decorators or attributes, its own
+    lines, and the nearest non-blank line before and after it (``rows``: the file's lines)."""
+    before = (definition.head or definition.start) - 1
+    while before > 1 and not rows[before - 1].strip():
+        before -= 1
+    after = definition.end + 1
+    while after < len(rows) and not rows[after - 1].strip():
+        after += 1
+    return max(before, 1), min(after, max(len(rows), definition.end))
+
+
+def _overlap(spans: list[Lines], lines: list[Lines]) -> bool:
+    return any(a <= d and c <= b for a, b in spans for c, d in lines)
 
 
 def _located(
-    root: Path, path: str, replaced: tuple[str, ...]
-) -> tuple[list[Definition], list[Lines]] | None:
-    """The file's definitions and the lines the edit replaces, or None when either cannot be
-    had for certain."""
+    root: Path, path: str, replaced: tuple[str, ...], anchored: list[str]
+) -> tuple[list[Definition], list[Lines], list[str]] | None:
+    """The file's definitions, the lines the edit replaces and the file's lines, or None when
+    they cannot be had for certain."""
     from recall.genome.limits import MAX_SCAN_BYTES
-    from recall.genome.symbols.extract import extract
+    from recall.genome.symbols.extract import TREE_SITTER, extract
+    from recall.genome.symbols.model import named
 
     try:
         with open(root / path, "rb") as handle:
@@ -55,32 +84,47 @@ def _located(
     except OSError:
         return None
     read = extract(path, data)
-    if read.note is not None or read.syntax_errors or read.parser.startswith("skipped"):
-        return None  # it does not parse cleanly, or it is binary or too large
-    lines = replaced_lines(data.decode("utf-8", "replace"), replaced)
+    if read.note is not None or read.parser != TREE_SITTER:
+        return None  # no grammar (ranges only guessed), no parse, binary or too large
+    text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+    lines = replaced_lines(text, replaced)
     if lines is None:
         return None
-    return read.definitions, lines
+    rows = text.split("\n")
+    if read.syntax_errors:
+        near = list(lines)
+        for name in anchored:
+            near += [reach(d, rows) for d in named(read.definitions, name)]
+        widened = [(max(a - 1, 1), b + 1) for a, b in read.error_lines]
+        if _overlap(widened, near):
+            return None  # a syntax error in or beside the guarded code or the edit
+    return read.definitions, lines, rows
 
 
 def guards_hit(
     root: Path | None, path: str, guarded: list[Memory], replaced: tuple[str, ...] | None
-) -> list[Memory]:
+) -> Hits:
     """The memories of ``guarded`` (all guarded, all on ``path``) whose guard the edit falls
     under; ``replaced`` is what the edit replaces (None: the whole file)."""
     on_symbols = [m for m in guarded if any(a.path == path for a in m.anchors)]
-    if not on_symbols or replaced is None or root is None:
-        return guarded
-    located = _located(root, path, replaced)
+    if not on_symbols:
+        return Hits(guarded)
+    unplaced = frozenset(m.id for m in on_symbols)
+    if replaced is None or root is None:
+        return Hits(guarded, unplaced)
+    anchored = [a.name for m in on_symbols for a in m.anchors if a.path == path]
+    located = _located(root, path, replaced, anchored)
     if located is None:
-        return guarded
+        return Hits(guarded, unplaced)
     from recall.genome.symbols.model import named
 
-    definitions, lines = located
+    definitions, lines, rows = located
     missed: set[str] = set()
+    lost: set[str] = set()
     for memory in on_symbols:
-        anchored = [a for a in memory.anchors if a.path == path]
-        defined = [named(definitions, a.name) for a in anchored]
-        if all(found and not any(_overlaps(d, lines) for d in found) for found in defined):
+        defined = [named(definitions, a.name) for a in memory.anchors if a.path == path]
+        if not all(defined):
+            lost.add(memory.id)  # a symbol the file does not define (now)
+        elif not _overlap([reach(d, rows) for found in defined for d in found], lines):
             missed.add(memory.id)
-    return [m for m in guarded if m.id not in missed]
+    return Hits([m for m in guarded if m.id not in missed], frozenset(lost))

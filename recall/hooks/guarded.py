@@ -1,21 +1,23 @@
 """The edit hooks' ledger of guards a person has let an edit past: asked once per session,
 memory and file.
 
-The PreToolUse call that asks notes which guards it asked about (``guard_asked``, one row per
-guard of the file's latest ask). A PostToolUse call for the file means that edit ran, so the
-person allowed it: the guards asked about are moved to ``guard_allowed`` (created here on first
-use, one of the index's per-user tables) and are not asked about again in that session. An edit
-outside a guarded symbol asks nothing, so its PostToolUse allows nothing. An edit the person
-refused has no PostToolUse, so the next try asks again.
+The PreToolUse call that asks notes which guards it asked about (``guard_asked``), under the
+tool call's id when the agent sends one (Claude Code's ``tool_use_id``). A PostToolUse call
+means that edit ran, so the person allowed it: the guards its own PreToolUse asked about are
+moved to ``guard_allowed`` and are not asked about again in that session. Edits run side by
+side are told apart by their ids: one allowed edit never allows what another, refused, edit
+asked. Without an id, one row set per session and file stands for the file's latest ask, and a
+PostToolUse of the file allows it. An edit outside a guarded symbol asks nothing, so its
+PostToolUse allows nothing; an edit the person refused has no PostToolUse, so the next try asks
+again. Both tables are created here on first use and are per-user tables of the index.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from recall.model import Memory
 
 DDL: Final = """
@@ -29,43 +31,63 @@ CREATE TABLE IF NOT EXISTS guard_asked(
     session TEXT NOT NULL,
     memory_id TEXT NOT NULL,
     path TEXT NOT NULL,
-    PRIMARY KEY(session, memory_id, path)
+    tool_use TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY(session, path, tool_use, memory_id)
 ) WITHOUT ROWID;
 """
+
+
+def _ensure(conn: sqlite3.Connection) -> None:
+    """The ledger's tables; a ``guard_asked`` from before tool call ids is made anew (it holds
+    only asks still pending, which are asked again)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(guard_asked)")}
+    if columns and "tool_use" not in columns:
+        conn.execute("DROP TABLE guard_asked")
+    conn.executescript(DDL)
 
 
 def not_yet_allowed(
     conn: sqlite3.Connection, session: str, path: str, guarded: list[Memory]
 ) -> list[Memory]:
     """The guarded memories of ``path`` this session has not been allowed past yet."""
-    conn.executescript(DDL)
-    rows = conn.execute(
-        "SELECT memory_id FROM guard_allowed WHERE session = ? AND path = ?", (session, path)
-    )
+    try:
+        rows = conn.execute(
+            "SELECT memory_id FROM guard_allowed WHERE session = ? AND path = ?", (session, path)
+        ).fetchall()
+    except sqlite3.OperationalError:  # not created yet: nothing allowed
+        rows = []
     allowed = {row[0] for row in rows}
     return [m for m in guarded if m.id not in allowed]
 
 
-def record_asked(conn: sqlite3.Connection, session: str, path: str, asked: list[Memory]) -> None:
-    """The edit of ``path`` about to run asks about ``asked`` (none: it asks nothing); what an
-    earlier, refused, edit of the file asked about is forgotten."""
-    conn.executescript(DDL)
+def record_asked(
+    conn: sqlite3.Connection, session: str, path: str, asked: list[Memory], tool_use: str = ""
+) -> None:
+    """The edit of ``path`` about to run (tool call ``tool_use``, '' when unknown) asks about
+    ``asked`` (none: it asks nothing). Without an id, what an earlier, refused, edit of the
+    file asked about is forgotten."""
+    _ensure(conn)
     with conn:
-        conn.execute("DELETE FROM guard_asked WHERE session = ? AND path = ?", (session, path))
+        conn.execute(
+            "DELETE FROM guard_asked WHERE session = ? AND path = ? AND tool_use = ?",
+            (session, path, tool_use),
+        )
         conn.executemany(
-            "INSERT OR IGNORE INTO guard_asked(session, memory_id, path) VALUES(?, ?, ?)",
-            [(session, m.id, path) for m in asked],
+            "INSERT OR IGNORE INTO guard_asked(session, memory_id, path, tool_use) "
+            "VALUES(?, ?, ?, ?)",
+            [(session, m.id, path, tool_use) for m in asked],
         )
 
 
-def record_allowed(conn: sqlite3.Connection, session: str, path: str) -> None:
-    """The edit of ``path`` ran: the guards its PreToolUse asked about are allowed for the rest
-    of the session."""
-    conn.executescript(DDL)
+def record_allowed(conn: sqlite3.Connection, session: str, path: str, tool_use: str = "") -> None:
+    """The edit of ``path`` (tool call ``tool_use``) ran: the guards its PreToolUse asked about
+    are allowed for the rest of the session. Without an id, those of the file's latest ask."""
+    _ensure(conn)
+    which = "session = ? AND path = ? AND tool_use = ?"
     with conn:
         conn.execute(
             "INSERT OR IGNORE INTO guard_allowed(session, memory_id, path) "
-            "SELECT session, memory_id, path FROM guard_asked WHERE session = ? AND path = ?",
-            (session, path),
+            f"SELECT session, memory_id, path FROM guard_asked WHERE {which}",
+            (session, path, tool_use),
         )
-        conn.execute("DELETE FROM guard_asked WHERE session = ? AND path = ?", (session, path))
+        conn.execute(f"DELETE FROM guard_asked WHERE {which}", (session, path, tool_use))

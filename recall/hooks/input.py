@@ -44,6 +44,8 @@ class HookInput:
     replaced: tuple[str, ...] | None = None
     """The texts an Edit or MultiEdit replaces (``old_string``), None when the tool does not
     name them (Write replaces the whole file) or one is missing or empty."""
+    tool_use_id: str = ""
+    """The id of the tool call a PreToolUse and its PostToolUse share ('' when not sent)."""
 
 
 def parse_input(raw: str, event: str) -> HookInput:
@@ -89,7 +91,15 @@ def parse_input(raw: str, event: str) -> HookInput:
         file_path=file_path,
         command=command,
         replaced=replaced,
+        tool_use_id=_tool_use_id(data.get("tool_use_id")),
     )
+
+
+def _tool_use_id(value: object) -> str:
+    """The tool call's id when it is a usable text, else ''."""
+    if not isinstance(value, str) or len(value) > MAX_SESSION_ID or not _is_utf8(value):
+        return ""
+    return value if "\x00" not in value else ""
 
 
 def _replaced(tool: str | None, tool_input: dict) -> tuple[str, ...] | None:

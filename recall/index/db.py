@@ -44,6 +44,12 @@ def is_read_only_error(error: sqlite3.Error) -> bool:
     return code is not None and code & 0xFF in _READ_ONLY_CODES
 
 
+def is_busy(error: sqlite3.Error) -> bool:
+    """Whether an SQLite error means another connection held the lock past the busy timeout."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 def is_full_error(error: sqlite3.Error) -> bool:
     """Whether an SQLite error means a write ran out of room or failed at the device (disk
     full, a file size limit, a shared-memory file that cannot be grown)."""
@@ -118,18 +124,19 @@ def replaced(conn: sqlite3.Connection) -> bool:
     return file_identity(conn.index_path) != conn.identity
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """Open the index at ``path`` with WAL journaling and a busy timeout; rows are dict-like."""
+def connect(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
+    """Open the index at ``path`` with WAL journaling and a busy timeout (``busy_ms``); rows
+    are dict-like."""
     with swap_guard(path, exclusive=False):
         conn = sqlite3.connect(
             path,
-            timeout=BUSY_TIMEOUT_MS / 1000,
+            timeout=busy_ms / 1000,
             isolation_level=None,
             check_same_thread=False,
             factory=IndexConnection,
         )
         conn.row_factory = sqlite3.Row
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
         # The first read opens the WAL and shared-memory files: still under the guard.
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
@@ -271,7 +278,7 @@ def unlink_index_files(path: Path) -> None:
             os.unlink(f"{path}{suffix}")
 
 
-def open_checked(path: Path) -> tuple[sqlite3.Connection, bool]:
+def open_checked(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> tuple[sqlite3.Connection, bool]:
     """Open and prepare the index; return it and whether its tables were just created.
 
     Raises :class:`IndexUnwritable` when the index or its folder cannot be written (which
@@ -280,7 +287,7 @@ def open_checked(path: Path) -> tuple[sqlite3.Connection, bool]:
     """
     conn: sqlite3.Connection | None = None
     try:
-        conn = connect(path)
+        conn = connect(path, busy_ms)
         return conn, prepare(conn)
     except (IndexUnusable, sqlite3.DatabaseError) as error:
         if conn is not None:
@@ -289,6 +296,8 @@ def open_checked(path: Path) -> tuple[sqlite3.Connection, bool]:
             raise IndexUnwritable(str(error), full=False) from None
         if isinstance(error, sqlite3.Error) and is_full_error(error):
             raise IndexUnwritable(str(error), full=True) from None
+        if busy_ms != BUSY_TIMEOUT_MS and isinstance(error, sqlite3.Error) and is_busy(error):
+            raise  # busy past a short caller's wait: not a damaged file
         raise IndexUnusable(str(error)) from None
 
 

@@ -134,9 +134,11 @@ PER_USER_TABLES: Final = (
     "hint_marks",
     "hook_touches",
     "guard_allowed",
+    "guard_asked",
 )
-"""Tables of behaviour, not knowledge: kept across a rebuild of the index. The last four are
-created on first use by :mod:`recall.policy.hints` and :mod:`recall.hooks`."""
+"""Tables of behaviour, not knowledge: kept across a rebuild of the index. The last five are
+created on first use by :mod:`recall.policy.hints` and :mod:`recall.hooks` (a question a guard
+asked is pending until its edit runs, and a rebuild in between must not lose it)."""
 
 _LIFECYCLE_DDL: Final = """
 ALTER TABLE usage ADD COLUMN archived_at TEXT;

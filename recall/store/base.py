@@ -51,6 +51,11 @@ class StoreBase:
         self._read_only_advice = ""
         self._read_only_told = False
         self.last_sync: SyncReport | None = None
+        self.wait: float | None = None
+        """Seconds this store waits at most for another writer (None: as long as it takes). A
+        short-lived caller on a clock (a hook) sets it; a store kept busy past it serves reads
+        from a copy, as a read-only one does."""
+        self._busy = False
 
     @property
     def scope(self) -> str:
@@ -84,7 +89,10 @@ class StoreBase:
                 finally:
                     self._lock_depth -= 1
                 return
-            with writer_lock(self.location.lock_path, required=required, mode=self._file_mode):
+            lock = writer_lock(
+                self.location.lock_path, required=required, mode=self._file_mode, wait=self.wait
+            )
+            with lock:
                 self._lock_depth = 1
                 # A reindex swaps the file under this lock: once it is held, the file at the
                 # path stays the same, so a write goes to the index everyone else reads. The
@@ -116,6 +124,9 @@ class StoreBase:
     @contextlib.contextmanager
     def _sync_lock(self) -> Iterator[None]:
         """The writer lock for a sync; a read-only store (nobody can write) syncs without it."""
+        if self._busy:  # a copy of an index another writer holds: nothing to guard
+            yield
+            return
         with self._locked(required=False):
             yield
 

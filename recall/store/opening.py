@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from recall import privacy
-from recall.errors import NotFound, StoreUnavailable
+from recall.errors import NotFound, StoreBusy, StoreUnavailable
 from recall.index import db
 from recall.index.sync import SyncReport, sync
 from recall.store.base import FREE_SPACE, WRITABLE_CLONE, StoreBase
@@ -98,6 +98,11 @@ class IndexOpening(StoreBase):
             try:
                 conn = self._open_writable(path)
                 break
+            except (StoreBusy, sqlite3.OperationalError) as error:
+                if self.wait is None or not (isinstance(error, StoreBusy) or db.is_busy(error)):
+                    raise
+                self._busy = True  # another writer, past this caller's wait: a copy to read
+                return self._open_read_only(f"{error}", "it is busy with another writer")
             except db.IndexUnwritable as error:
                 # A writer closing at this very moment can make SQLite answer "cannot open" or
                 # an I/O error once; a read-only file system or a full disk answers every time.
@@ -138,7 +143,9 @@ class IndexOpening(StoreBase):
         if self._private:
             with contextlib.suppress(OSError):  # SQLite reports what it cannot open
                 privacy.create_private(path)
-        return db.open_checked(path)
+        if self.wait is None:
+            return db.open_checked(path)
+        return db.open_checked(path, max(int(self.wait * 1000), 1))
 
     def _unwritable(self) -> tuple[str, str] | None:
         """Why this store's index cannot be written here and what to do, or None when it can.

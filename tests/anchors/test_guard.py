@@ -172,3 +172,35 @@ def test_export_then_import_keeps_the_guard(
     said = refused.stdout + refused.stderr
     assert "a guard protects a decision or gotcha, not a pref; drop 'guard'" in said
     assert "'guard' must be true or false" in said
+
+
+def test_supersede_with_new_files_keeps_the_files_of_the_carried_anchors(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    old = remember_guarded(cli, "--anchor", "src/util.py::helper")
+    done = cli(
+        "supersede", old, "start order: config, db", "-c", "decision", "-f", "src/app.py", "--json"
+    )
+    assert done.code == 0, done.stderr
+    new = cli("show", done.json()["id"], "--json").json()
+    assert new["files"] == ["src/app.py", "src/util.py"]
+    assert [a["symbol"] for a in new["anchors"]] == ["src/util.py::helper"]
+    out = json.loads(hook("pre-edit", edit_input(repo, "src/util.py")))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
+def test_an_anchor_written_by_hand_outside_the_files_is_guarded(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    assert cli("init").code == 0
+    hand = repo / ".tether" / "memories" / "0a1b2c3d.md"
+    hand.write_text(
+        "---\nid: 0a1b2c3d\ncategory: decision\nguard: true\nfiles: [src/app.py]\n"
+        "anchors: [src/util.py::helper]\n---\nhelper returns one, always\n"
+    )
+    out = json.loads(hook("pre-edit", edit_input(repo, "src/util.py")))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "ask"
+    assert (
+        "[0a1b2c3d] covers src/util.py (symbol helper"
+        in (out["hookSpecificOutput"]["permissionDecisionReason"])
+    )

@@ -152,7 +152,7 @@ def test_a_guarded_symbol_moved_to_another_file_is_guarded_there(
     inside = pre_edit(cli, repo, "src/records.py", "Edit", **edit("self.rows.append(row)"))
     assert asks(inside)
     assert (
-        f"[{memory_id}] covers src/records.py (symbol Store.save)"
+        f"[{memory_id}] covers src/records.py (symbol Store.save, moved here from src/store.py)"
         in (inside["permissionDecisionReason"])
     )
     assert not asks(pre_edit(cli, repo, "src/records.py", "Edit", **edit("return self.rows[key]")))

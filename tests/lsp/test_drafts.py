@@ -148,3 +148,31 @@ async def test_client_without_show_document(lsp_no_show: Session, ws: Workspace)
     await fill_and_save(lsp_no_show, Path(result["draft"]), NEW)
     shown = await lsp_no_show.command("tether.show", {"memoryId": result["id"]})
     assert shown["summary"] == NEW
+
+
+async def test_a_null_keeps_the_old_value_and_a_refused_supersede_is_no_action(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    written = await lsp.command(
+        "tether.remember",
+        {"summary": NEW, "pinned": True, "anchors": ["src/store.py::save_session"]},
+    )
+    kept = await lsp.command(
+        "tether.supersede",
+        {"memoryId": written["id"], "summary": NEW + "!", "anchors": None, "pinned": None},
+    )
+    new = frontmatter.parse(ws.memory_file(kept["id"]).read_text(), "new").fields
+    assert new["pinned"] is True
+    assert [a["symbol"] for a in new["anchors"]] == ["src/store.py::save_session"]
+    refused = {"memoryId": kept["id"], "summary": "x", "category": "pref", "guard": True}
+    with pytest.raises(Exception, match='drop the "guard": true argument') as error:
+        await lsp.command("tether.supersede", refused)
+    assert "--guard" not in str(error.value)
+    store = ws.open_store()
+    try:
+        query = "SELECT acted FROM usage WHERE memory_id = ?"
+        row = store.conn.execute(query, (kept["id"],)).fetchone()
+    finally:
+        store.close()
+    assert row is None or row[0] == 0

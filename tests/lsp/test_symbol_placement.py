@@ -128,3 +128,31 @@ async def test_the_regex_finds_the_name_where_no_grammar_reads_the_file(
     main = ws.root / "src" / "Main.kt"
     await lsp_one.open(main, language="kotlin")
     assert start_of(lsp_one, main, KOTLIN) == (4, 4)
+
+
+async def test_the_older_anchor_places_the_memory_on_its_file_renamed(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    git(ws.root, "mv", "src/records.py", "src/kept.py")
+    git(ws.root, "commit", "-q", "-m", "records.py becomes kept.py")
+    kept = ws.root / "src" / "kept.py"
+    await lsp_one.open(kept)
+    await lsp_one.wait_until(lambda: any(LEGACY in d.message for d in lsp_one.diagnostics(kept)))
+    assert start_of(lsp_one, kept, LEGACY) == (
+        line_of(RECORDS_PY, "    def save(self, row):", 1),
+        8,
+    )
+
+
+async def test_a_lone_surrogate_in_the_document_still_gets_its_diagnostics(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    records = ws.root / "src" / "records.py"
+    await lsp_one.open(records, RECORDS_PY.replace("return row", "return '\ud800'"))
+    await lsp_one.wait_until(
+        lambda: any(ON_SAVE in d.message for d in lsp_one.diagnostics(records))
+    )
+    assert start_of(lsp_one, records, ON_SAVE) == (
+        line_of(RECORDS_PY, "    def save(self, row):", 1),
+        8,
+    )

@@ -446,3 +446,12 @@ async def test_supersede_carries_the_anchors_and_drops_the_pin_when_told(repo: P
         )
         got = await call(client, "memory_get", id=dropped["id"])
         assert (got["pinned"], got["anchors"]) == (False, [])
+
+
+async def test_a_guard_on_a_pref_is_refused_in_the_tool_s_own_terms(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        message = await error(
+            client, "memory_write", summary="tabs here", category="pref", files=[], guard=True
+        )
+    assert "a guard protects a decision or gotcha, not a pref; drop guard: true" in message
+    assert "--guard" not in message

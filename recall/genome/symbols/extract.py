@@ -7,6 +7,7 @@ reason, a file the grammar cannot make sense of falls back to the regex finder.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Final
 
 from recall.genome.limits import BINARY_SNIFF_BYTES, MAX_SCAN_BYTES
 from recall.genome.symbols import grammars, regex
@@ -28,6 +29,14 @@ class Extracted:
     """Why the fallback was used (a grammar that did not load, a file that did not parse)."""
     syntax_errors: bool = False
     """The grammar read the file but found syntax errors in it: ranges near them may be off."""
+    error_lines: tuple[tuple[int, int], ...] = ()
+    """The 1-based line stretches of those syntax errors (the parser's error and missing nodes);
+    the whole file when there are more than :data:`MAX_ERROR_SPANS` of them."""
+
+
+MAX_ERROR_SPANS: Final = 64
+"""Past this many syntax errors a file is read as broken throughout, not error by error: the
+walk that finds them stays short on a file that is not code in the grammar's language."""
 
 
 def extract(path: str, data: bytes) -> Extracted:
@@ -50,12 +59,31 @@ def extract(path: str, data: bytes) -> Extracted:
                 note = f"the {name} parser failed on {path} ({error})"
             else:
                 if found or not tree.root_node.has_error:
-                    return Extracted(found, TREE_SITTER, syntax_errors=tree.root_node.has_error)
+                    broken = tree.root_node.has_error
+                    spans = _error_spans(tree.root_node) if broken else ()
+                    return Extracted(found, TREE_SITTER, None, broken, spans)
                 note = f"{path} did not parse as {name}"
         else:
             note = loaded.error
     text = data.decode("utf-8", "replace")
     return Extracted(regex.definitions(text), REGEX, note)
+
+
+def _error_spans(root: object) -> tuple[tuple[int, int], ...]:
+    """The line stretches of the error and missing nodes under ``root``; the whole file when
+    there are more than :data:`MAX_ERROR_SPANS` of them. Only subtrees holding an error are
+    entered."""
+    spans: list[tuple[int, int]] = []
+    pending = [root]
+    while pending:
+        node: Any = pending.pop()
+        if node.is_error or node.is_missing:
+            spans.append((node.start_point[0] + 1, node.end_point[0] + 1))
+            if len(spans) > MAX_ERROR_SPANS:
+                return ((1, root.end_point[0] + 1),)  # type: ignore[attr-defined]
+            continue
+        pending.extend(c for c in node.children if c.has_error or c.is_missing)
+    return tuple(sorted(spans))
 
 
 def read_file(path: str, full_path: str) -> Extracted:

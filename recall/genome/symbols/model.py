@@ -21,6 +21,9 @@ class Definition:
     end: int
     body: str
     """Hash of the definition's text with whitespace runs made one space (see :func:`body_hash`)."""
+    head: int = 0
+    """The first line of the decorators or attributes written before the definition (0: none);
+    they belong to it when an edit is judged, not to its indexed range or hash."""
 
     @property
     def leaf(self) -> str:

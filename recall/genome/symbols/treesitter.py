@@ -230,9 +230,30 @@ def definitions(root: Node, grammar: str, data: bytes) -> list[Definition]:
                 node.start_point[0] + 1,
                 node.end_point[0] + 1,
                 body_hash(text),
+                _head(node),
             )
         )
     return found
+
+
+# Nodes written before a definition that belong to it: Python and TypeScript decorators, Rust
+# and C++ attributes, Java annotations left outside the declaration by a parse.
+_LEADING: Final = frozenset(
+    {"decorator", "attribute_item", "attribute_declaration", "annotation", "marker_annotation"}
+)
+
+
+def _head(node: Node) -> int:
+    """The 1-based first line of the decorators or attributes of ``node`` (0: none)."""
+    first = None
+    parent = node.parent
+    if parent is not None and parent.type == "decorated_definition":
+        first = parent.start_point[0]
+    sibling = node.prev_named_sibling
+    while sibling is not None and sibling.type in _LEADING:
+        first = sibling.start_point[0]
+        sibling = sibling.prev_named_sibling
+    return 0 if first is None else first + 1
 
 
 def _walk(
