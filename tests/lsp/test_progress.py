@@ -158,3 +158,21 @@ def test_the_start_up_wait() -> None:
     # long enough for an editor's first didOpen after initialized, short enough that a
     # session that opens nothing is indexed at once
     assert START_UP_WAIT_SECONDS == 0.5
+
+
+@pytest.mark.parametrize("version", ["99", "5"])
+def test_an_index_of_another_schema_version_is_indexed_again(tmp_path, version) -> None:
+    # The store's opening rebuilds a newer index and migrates an older one; judged from the
+    # bare index, the genome would count as up to date and be lost to the rebuild.
+    ws = build(tmp_path / "repo")
+    location = project_location(ws.root)
+    assert refresh_genome(location, lambda: False, lambda *args: None) is not None
+    with contextlib.closing(sqlite3.connect(location.index_path)) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+        conn.commit()
+    refresh_genome(location, lambda: False, lambda *args: None)
+    store = ws.open_store()
+    try:
+        assert not Genome(ws.root, store.conn).is_stale()
+    finally:
+        store.close()
