@@ -17,7 +17,9 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-LISTING_KEY = "folder_listing"
+from recall.index.schema import FOLDER_STATE_KEYS
+
+LISTING_KEY = FOLDER_STATE_KEYS[1]
 _SEP = b"\0"  # never part of a file name
 
 

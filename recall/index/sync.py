@@ -19,6 +19,7 @@ from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
 from recall.index import listing, rows
 from recall.index.db import rollback
+from recall.index.schema import FOLDER_STATE_KEYS
 from recall.memfiles import FileStat, MemoryFolder, OversizedFile, file_sha, limit_problem
 from recall.model import Memory
 from recall.records import memory_from_parsed
@@ -152,7 +153,7 @@ class Fingerprint:
         return cls(count, mtimes, sizes, names)
 
 
-FINGERPRINT_KEY = "folder_fingerprint"
+FINGERPRINT_KEY = FOLDER_STATE_KEYS[0]
 
 
 def stored_fingerprint(conn: sqlite3.Connection) -> Fingerprint | None:
