@@ -209,13 +209,15 @@ def sync(
             # Only files seen changing are suspect; the writers' own files are trusted.
             racy = mark_racy(conn, reread)
             store_fingerprint(conn, None if racy else current)
-            settled = stamp is not None and listing.settled(stamp, RACY_WINDOW_NS)
+            kept = stamp if listing.worth_keeping(stamp, RACY_WINDOW_NS) else None
             names = [s.name.encode(_FS_ENCODING, _FS_ERRORS) for s in stats]
-            listing.keep(conn, stamp if settled else None, names)
+            listing.keep(conn, kept, names)
             conn.execute("COMMIT")
         except BaseException:
             rollback(conn)  # a full disk rolls back on its own
             raise
+        if kept is not None:
+            listing.confirm(conn, kept, RACY_WINDOW_NS)
     return report
 
 
@@ -230,8 +232,9 @@ def _unchanged(conn: sqlite3.Connection, folder: MemoryFolder, stored: Fingerpri
     current, names = Fingerprint.of_folder(folder)
     if current != stored:
         return False
-    if stamp is not None and listing.settled(stamp, RACY_WINDOW_NS):
+    if stamp is not None and listing.worth_keeping(stamp, RACY_WINDOW_NS):
         listing.keep_if_free(conn, stamp, names)
+        listing.confirm(conn, stamp, RACY_WINDOW_NS)
     return True
 
 
