@@ -105,7 +105,8 @@ async def pull_configuration(ls: TetherServer) -> None:
 async def initialized(ls: TetherServer, params: types.InitializedParams) -> None:
     """The client is ready: pull settings, register watchers, and start the session-start
     pass and indexing in the background once the first document is published (or
-    :data:`START_UP_WAIT_SECONDS` passed without one)."""
+    :data:`START_UP_WAIT_SECONDS` passed without one; at once when a document was published
+    while the settings were being pulled)."""
     await pull_configuration(ls)
     await watching.register_watchers(ls)
     roots = list(ls.roots)
@@ -149,7 +150,8 @@ def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFolders
 
 
 def shutdown(ls: TetherServer, params: None) -> None:
-    """Stop background work and close every store."""
+    """Stop background work (the start-up work too, if still waiting) and close every store."""
+    ls.cancel_deferred()
     ls.indexer.stop()
     ls.session_start.stop()
     ls.roots.close()

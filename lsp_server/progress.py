@@ -19,6 +19,7 @@ from lsp_server.roots import Root
 from recall.genome import Genome
 from recall.genome.results import IndexSummary
 from recall.index import db
+from recall.index.schema import SCHEMA_VERSION
 from recall.locations import Location
 from recall.store import MemoryStore
 
@@ -66,8 +67,9 @@ def refresh_genome(
 def _stale(location: Location) -> bool:
     """Whether the genome needs a refresh, read from the index alone: opening the store would
     first check every memory file against the index, which the genome does not read (tens of
-    thousands of stats in a large store, on every start). An index that cannot be opened
-    this way counts as stale, and the store's own opening deals with it."""
+    thousands of stats in a large store, on every start). An index that cannot be opened or
+    read this way, or whose schema version is not this Tether's (the store's opening would
+    migrate or rebuild it, the genome with it), counts as stale."""
     path = location.index_path
     if not path.is_file():
         return True
@@ -76,8 +78,10 @@ def _stale(location: Location) -> bool:
     except (db.IndexUnusable, sqlite3.Error):
         return True
     try:
+        if db.schema_version(conn) != SCHEMA_VERSION:  # the store's opening migrates or rebuilds
+            return True
         return Genome(location.repo_root, conn).is_stale()
-    except sqlite3.Error:
+    except (sqlite3.Error, ValueError):
         return True
     finally:
         conn.close()

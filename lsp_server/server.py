@@ -51,6 +51,9 @@ class TetherServer(LanguageServer):
         self._warned: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._deferred: tuple[asyncio.TimerHandle, Callable[[], None]] | None = None
+        self._deferred_due = False
+        """Whether :meth:`run_deferred` was called before anything was deferred (the first
+        document was answered while ``initialized`` still waited on the client)."""
         self.indexer: Indexer
         """The background indexer (attached by :func:`lsp_server.setup.build`)."""
         self.session_start: SessionStarter
@@ -65,24 +68,35 @@ class TetherServer(LanguageServer):
 
     def defer(self, work: Callable[[], None], seconds: float) -> None:
         """Run ``work`` once, after ``seconds`` or at :meth:`run_deferred`, whichever comes
-        first."""
+        first; at once when :meth:`run_deferred` was already called. A second call before the
+        first work ran replaces it (its timer is cancelled)."""
+        self.cancel_deferred()
+        if self._deferred_due:
+            work()
+            return
         handle = asyncio.get_running_loop().call_later(seconds, self.run_deferred)
         self._deferred = (handle, work)
 
     def run_deferred(self) -> None:
-        """Run the deferred work now, if it has not run yet."""
+        """Run the deferred work now, if it has not run yet; with nothing deferred yet, have
+        the next :meth:`defer` run its work at once."""
         if self._deferred is None:
+            self._deferred_due = True
             return
         handle, work = self._deferred
         self._deferred = None
         handle.cancel()
         work()
 
-    def shutdown(self) -> None:
-        """Stop background work before pygls stops, so the process exits promptly."""
+    def cancel_deferred(self) -> None:
+        """Drop the deferred work, if any, without running it."""
         if self._deferred is not None:
             self._deferred[0].cancel()
             self._deferred = None
+
+    def shutdown(self) -> None:
+        """Stop background work before pygls stops, so the process exits promptly."""
+        self.cancel_deferred()
         self.indexer.stop()
         self.session_start.stop()
         super().shutdown()

@@ -3,7 +3,14 @@ stores changed since the last look, for the long-running surfaces (the language 
 MCP server) that must see them.
 
 Writers rename finished files into the folder, which changes its mtime: one ``stat`` per store,
-and a listing while that mtime is too recent to trust.
+and a listing while that mtime is too recent to trust. The folder's change time is compared as
+well: its mtime can be set back after a file was added (``touch -r``, ``rsync -a``, ``cp -a``,
+``tar x``), which moves the change time, and that one cannot be set back.
+
+Limit: a file rewritten in place (not renamed into the folder) changes neither time of the
+folder, so a look does not see it. Clients that send ``workspace/didChangeWatchedFiles`` report
+such edits (``force``); for the others, the edit is seen when the folder next changes or the
+store next syncs (each recall a CLI or hook runs does).
 """
 
 from __future__ import annotations
@@ -24,10 +31,12 @@ seconds on FAT), so its files are listed as well until its mtime is older than t
 
 @dataclass(frozen=True)
 class FolderLook:
-    """What one look at a memory folder saw: its mtime, and its files while that is recent."""
+    """What one look at a memory folder saw: its mtime and change time, and its files while
+    either is recent."""
 
     mtime: int
     exists: bool
+    ctime: int = 0
     listing: frozenset[tuple[str, int, int, int]] | None = None
     racy: bool = False
     """Whether the mtime was too recent to trust when this look was taken."""
@@ -35,25 +44,27 @@ class FolderLook:
     def differs(self, other: FolderLook) -> bool:
         """Whether the folder changed between this look and ``other`` (listings compared
         only when both looks took one)."""
-        if (self.exists, self.mtime) != (other.exists, other.mtime):
+        if (self.exists, self.mtime, self.ctime) != (other.exists, other.mtime, other.ctime):
             return True
         both = self.listing is not None and other.listing is not None
         return both and self.listing != other.listing
 
 
 def look(folder: Path, before: FolderLook | None = None) -> FolderLook:
-    """Look at a memory folder: one stat, plus a listing while its mtime is too recent to
-    trust, and once more when it has just stopped being so without moving (a write in that
-    window may have left it where it was). After that the mtime alone tells: a write moves
-    it past a time the clock has left behind."""
+    """Look at a memory folder: one stat, plus a listing while its mtime or change time is too
+    recent to trust, and once more when they have just stopped being so without moving (a
+    write in that window may have left them where they were). After that the times alone
+    tell: a write moves them past a time the clock has left behind."""
     try:
-        mtime = os.stat(folder).st_mtime_ns
+        st = os.stat(folder)
     except OSError:
         return FolderLook(0, False)
-    racy = time.time_ns() - mtime < RACY_NS
-    if racy or (before is not None and before.racy and before.mtime == mtime):
-        return FolderLook(mtime, True, _listing(folder), racy)
-    return FolderLook(mtime, True)
+    mtime, ctime = st.st_mtime_ns, st.st_ctime_ns
+    racy = time.time_ns() - max(mtime, ctime) < RACY_NS
+    same = before is not None and (before.mtime, before.ctime) == (mtime, ctime)
+    if racy or (same and before is not None and before.racy):
+        return FolderLook(mtime, True, ctime, _listing(folder), racy)
+    return FolderLook(mtime, True, ctime)
 
 
 def _listing(folder: Path) -> frozenset[tuple[str, int, int, int]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from conftest import OpenStore, remember
 
@@ -50,6 +51,31 @@ def test_a_folder_created_since_the_last_look_has_appeared(
     assert change.appeared
 
 
+def sleep_until_settled(folder: Path) -> None:
+    """Sleep until both of the folder's times are older than the racy window."""
+    st = folder.stat()
+    settles = max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS
+    time.sleep(max(0.0, (settles - time.time_ns()) / 1e9) + 0.05)
+
+
+def test_a_file_added_then_the_folder_time_set_back_is_a_change(
+    open_store: Callable[..., OpenStore],
+) -> None:
+    # touch -r, rsync -a, cp -a and tar x put a folder's modification time back after filling it
+    store = open_store().store
+    remember(store, "First")
+    folder = store.location.memories_dir
+    past = time.time_ns() - 3_600_000_000_000
+    os.utime(folder, ns=(past, past))
+    sleep_until_settled(folder)
+    watch = FolderWatch([store])
+    assert watch.changes([store]) == []
+    remember(open_store().store, "Second, then the folder's time put back")
+    os.utime(folder, ns=(past, past))
+    sleep_until_settled(folder)
+    assert [c.store for c in watch.changes([store])] == [store]
+
+
 def test_a_settled_folder_is_listed_once_more_then_only_stat(
     open_store: Callable[..., OpenStore],
 ) -> None:
@@ -58,12 +84,11 @@ def test_a_settled_folder_is_listed_once_more_then_only_stat(
     store = open_store().store
     remember(store, "First")
     folder = store.location.memories_dir
-    settles = time.time_ns() + 500_000_000  # racy for half a second more
-    stamp = settles - RACY_NS
-    os.utime(folder, ns=(stamp, stamp))
+    stamp = time.time_ns() - RACY_NS // 2
+    os.utime(folder, ns=(stamp, stamp))  # which sets the change time to now
     racy = look(folder)
     assert racy.listing is not None
-    time.sleep(max(0.0, (settles - time.time_ns()) / 1e9) + 0.05)
+    sleep_until_settled(folder)
     settled = look(folder, racy)
     assert settled.listing is not None  # a write hidden in the racy window is still caught
     later = look(folder, settled)
@@ -79,12 +104,11 @@ def test_a_write_hidden_in_the_racy_window_is_seen_when_the_folder_settles(
     store = open_store().store
     remember(store, "First")
     folder = store.location.memories_dir
-    settles = time.time_ns() + 500_000_000
-    stamp = settles - RACY_NS
+    stamp = time.time_ns() - RACY_NS // 2
     os.utime(folder, ns=(stamp, stamp))
     watch = FolderWatch([store])
     remember(open_store().store, "Second, within the same clock tick")
     os.utime(folder, ns=(stamp, stamp))
-    time.sleep(max(0.0, (settles - time.time_ns()) / 1e9) + 0.05)
+    sleep_until_settled(folder)
     assert [c.store for c in watch.changes([store])] == [store]
     assert watch.changes([store]) == []

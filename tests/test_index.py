@@ -7,6 +7,7 @@ garbage, foreign or future-schema index is rebuilt with the same memories and on
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -16,7 +17,9 @@ from pathlib import Path
 import pytest
 from conftest import OpenStore, git, remember
 
+from recall.index import listing
 from recall.index.schema import SCHEMA_VERSION
+from recall.index.sync import RACY_WINDOW_NS
 from recall.search import search
 from recall.store import MemoryStore
 
@@ -146,11 +149,26 @@ def test_same_size_edit_with_an_unchanged_mtime_is_picked_up(
 
 def settle(store: MemoryStore) -> None:
     """Date the memory files and their folder an hour back, as a folder left alone is: its
-    time then tells any file added, removed or renamed since."""
+    time then tells any file added, removed or renamed since. Dating it moved the folder's
+    change time, which cannot be set back: that one is waited out."""
     past = time.time() - 3600
     for path in folder(store).iterdir():
         os.utime(path, (past, past))
     os.utime(folder(store), (past, past))
+    wait_out_racy_window(folder(store))
+
+
+def wait_out_racy_window(path: Path) -> None:
+    """Sleep until the folder's change time is older than the racy window (by ``time.time``,
+    which a test may leave alone while it moves ``time.time_ns``)."""
+    settles = (path.stat().st_ctime_ns + RACY_WINDOW_NS) / 1e9
+    time.sleep(max(0.0, settles - time.time()) + 0.05)
+
+
+def kept_listing(store: MemoryStore) -> bytes | None:
+    """The folder listing the index keeps, if any."""
+    row = store.conn.execute("SELECT value FROM meta WHERE key = 'folder_listing'").fetchone()
+    return None if row is None else bytes(row[0])
 
 
 def listings(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> list[object]:
@@ -206,6 +224,55 @@ def test_an_edit_in_place_in_a_settled_folder_is_picked_up_by_the_next_open(
     assert fresh.get(memory.id).summary == "Prefer TABS"
     assert fresh.last_sync is not None and fresh.last_sync.changed == 1
     assert listed  # the edit was seen by the file's own time, then the folder compared
+
+
+def test_a_file_added_then_the_folder_time_set_back_is_picked_up(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore]
+) -> None:
+    # touch -r, rsync -a, cp -a and tar x put a folder's modification time back after filling it.
+    settle(seeded)
+    seeded.refresh()
+    assert kept_listing(seeded) is not None
+    before = folder(seeded).stat()
+    write_file(seeded, "notes.md", "---\ncategory: gotcha\nfiles: [src/util.py]\n---\nNew\n")
+    os.utime(folder(seeded), ns=(before.st_atime_ns, before.st_mtime_ns))
+    fresh = open_store().store
+    assert "New" in [m.summary for m in fresh.list(status="all")]
+
+
+def test_a_listing_is_kept_only_once_settled_by_the_file_systems_time(
+    seeded: MemoryStore, open_store: Callable[..., OpenStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # This machine's clock an hour ahead of the file system's (a file server's clock behind):
+    # by it, a folder changed just now looks settled; by the file system's, it is not.
+    real = time.time_ns
+    monkeypatch.setattr(time, "time_ns", lambda: real() + 3_600_000_000_000)
+    write_file(seeded, "notes.md", "---\ncategory: gotcha\nfiles: [src/util.py]\n---\nNew\n")
+    assert seeded.refresh().added == 1
+    assert not open_store().store.refresh().touched
+    assert kept_listing(seeded) is None
+    wait_out_racy_window(folder(seeded))  # the file system's time moves past the window
+    assert not open_store().store.refresh().touched
+    assert kept_listing(seeded) is not None
+
+
+def test_a_listing_kept_from_a_read_gives_way_to_a_writer_and_keeps_the_busy_timeout(
+    seeded: MemoryStore,
+) -> None:
+    conn = seeded.conn
+    waited = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    stamp = listing.folder_stamp(folder(seeded))
+    assert stamp is not None
+    listing.keep_if_free(conn, None, [])
+    with contextlib.closing(sqlite3.connect(seeded.location.index_path)) as writer:
+        writer.execute("BEGIN IMMEDIATE")
+        listing.keep_if_free(conn, stamp, [b"a.md"])  # busy: keeps nothing, at once
+        writer.execute("ROLLBACK")
+    assert kept_listing(seeded) is None
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == waited
+    listing.keep_if_free(conn, stamp, [b"a.md"])
+    assert listing.kept_names(conn, stamp) == [b"a.md"]
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == waited
 
 
 @pytest.mark.parametrize("change", ["add", "remove", "rename"])

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall.cli.render import positive
-from recall.errors import EXIT_NOT_FOUND, EXIT_OK, BadInput, NotFound
+from recall.errors import EXIT_NOT_FOUND, EXIT_OK, BadInput, NotFound, StoreUnavailable
 from recall.genome import Genome, IndexSummary
 from recall.paths import is_inside, normalize
 
@@ -110,7 +112,10 @@ def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:
         summary = genome.refresh(full=args.full, progress=update)
     # The memory files checked once more, now that a folder written just before (an import)
     # has had the refresh's time to settle: the index keeps its listing for the next recall.
-    ctx.project().refresh()
+    # Only a head start for that recall, which syncs anyway: a busy or unavailable store here
+    # must not fail a command whose genome is already written.
+    with contextlib.suppress(sqlite3.Error, OSError, StoreUnavailable):
+        ctx.project().refresh()
     for message in summary.notices:
         ctx.notice(message)
     for message in summary.symbol_fallbacks:

@@ -193,7 +193,10 @@ _FOLLOW_ATTEMPTS = 5
 within a single write would be a loop, not a user."""
 
 
-def _version(conn: sqlite3.Connection) -> int | None:
+def schema_version(conn: sqlite3.Connection) -> int | None:
+    """The schema version an index says it has; None when it has none (empty or foreign).
+    Raises ``sqlite3.Error`` when the file cannot be read, ``ValueError`` when the version
+    is not a number."""
     row = conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
     ).fetchone()
@@ -209,7 +212,7 @@ def prepare(conn: sqlite3.Connection) -> bool:
     Raises :class:`IndexUnusable` when the file is not an index this version can use.
     """
     try:
-        version = _version(conn)  # reading the schema fails fast on a file that is not SQLite
+        version = schema_version(conn)  # reading the schema fails fast on a file that is not SQLite
     except sqlite3.DatabaseError as error:
         if is_unwritable_error(error):  # no room or no permission says nothing of the file
             raise
@@ -218,7 +221,7 @@ def prepare(conn: sqlite3.Connection) -> bool:
         # Create inside one write transaction so a concurrent opener never sees half a schema.
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if _version(conn) is not None:
+            if schema_version(conn) is not None:
                 conn.execute("COMMIT")
                 return False
             tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
@@ -245,9 +248,9 @@ def prepare(conn: sqlite3.Connection) -> bool:
             raise IndexUnusable(f"no migration from schema version {version}")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if _version(conn) != version:  # another process migrated while we waited
+            if schema_version(conn) != version:  # another process migrated while we waited
                 conn.execute("COMMIT")
-                version = _version(conn) or version
+                version = schema_version(conn) or version
                 continue
             for statement in step.split(";"):
                 if statement.strip():

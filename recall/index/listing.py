@@ -3,9 +3,10 @@ stats its files without listing it.
 
 A folder's modification time changes whenever a file is added, removed or renamed in it, but
 not when a file is rewritten in place: the listing spares the ``listdir`` (and the names' checks),
-never the stat of each file that finds an edit. A listing is kept only once the folder's time
-has settled (see :data:`recall.index.sync.RACY_WINDOW_NS`): a change within the same tick of a
-coarse clock could otherwise leave the time as it was.
+never the stat of each file that finds an edit. A listing is kept only once the folder's times
+have settled (see :data:`recall.index.sync.RACY_WINDOW_NS`): a change within the same tick of a
+coarse clock could otherwise leave them as they were. Settled is judged by the file system's
+own time (that of the index's write), not by this machine's clock.
 """
 
 from __future__ import annotations
@@ -17,20 +18,27 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-LISTING_KEY = "folder_listing"
+from recall.index.schema import FOLDER_STATE_KEYS
+
+LISTING_KEY = FOLDER_STATE_KEYS[1]
 _SEP = b"\0"  # never part of a file name
 
 
 class Stamp(NamedTuple):
-    """What identifies a folder's entries: its device, inode and modification time."""
+    """What identifies a folder's entries: its device, inode, modification and change times.
+
+    The change time is there because the modification time can be set back (``touch -r``,
+    ``rsync -a``, ``cp -a``, ``tar x``) after a file was added; setting it moves the change
+    time, which nothing can set back."""
 
     device: int
     inode: int
     mtime_ns: int
+    ctime_ns: int
 
     def encode(self) -> bytes:
         """The form kept at the head of the listing."""
-        return f"{self.device}:{self.inode}:{self.mtime_ns}".encode("ascii")
+        return f"{self.device}:{self.inode}:{self.mtime_ns}:{self.ctime_ns}".encode("ascii")
 
 
 def folder_stamp(path: Path) -> Stamp | None:
@@ -39,12 +47,27 @@ def folder_stamp(path: Path) -> Stamp | None:
         st = os.stat(path)
     except OSError:
         return None
-    return Stamp(st.st_dev, st.st_ino, st.st_mtime_ns)
+    return Stamp(st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def settled(stamp: Stamp, window_ns: int) -> bool:
-    """Whether the folder last changed long enough ago for its time to tell the next change."""
-    return stamp.mtime_ns < time.time_ns() - window_ns
+def settled(stamp: Stamp, window_ns: int, now_ns: int) -> bool:
+    """Whether the folder last changed (by either of its times) more than ``window_ns``
+    before ``now_ns``: long enough ago for its times to tell the next change."""
+    return max(stamp.mtime_ns, stamp.ctime_ns) < now_ns - window_ns
+
+
+def written_at(conn: sqlite3.Connection) -> int | None:
+    """The time the index's own file system gave its last write (the newer of the index file
+    and its write-ahead log); None when the index has no file. Compared with the folder's
+    times, it needs no agreement between this machine's clock and a file server's."""
+    path = getattr(conn, "index_path", None)
+    if path is None:
+        return None
+    times = []
+    for name in (f"{path}-wal", str(path)):
+        with contextlib.suppress(OSError):
+            times.append(os.stat(name).st_mtime_ns)
+    return max(times, default=None)
 
 
 def kept_names(conn: sqlite3.Connection, stamp: Stamp | None) -> list[bytes] | None:
@@ -62,8 +85,9 @@ def kept_names(conn: sqlite3.Connection, stamp: Stamp | None) -> list[bytes] | N
 
 
 def keep(conn: sqlite3.Connection, stamp: Stamp | None, names: list[bytes]) -> None:
-    """Keep ``names`` as the listing of the folder at ``stamp`` (taken before it was listed,
-    and settled), inside the caller's transaction; None forgets the listing."""
+    """Keep ``names`` as the listing of the folder at ``stamp`` (taken before it was listed),
+    inside the caller's transaction; None forgets the listing. The caller then has
+    :func:`confirm` check the stamp against the time of the write."""
     if stamp is None:
         conn.execute("DELETE FROM meta WHERE key = ?", (LISTING_KEY,))
         return
@@ -71,13 +95,30 @@ def keep(conn: sqlite3.Connection, stamp: Stamp | None, names: list[bytes]) -> N
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (LISTING_KEY, value))
 
 
-def keep_if_free(conn: sqlite3.Connection, stamp: Stamp, names: list[bytes]) -> None:
+def worth_keeping(stamp: Stamp | None, window_ns: int) -> bool:
+    """Whether a listing taken at ``stamp`` may be kept: settled by this machine's clock (a
+    clock behind the file system's is caught by :func:`confirm`)."""
+    return stamp is not None and settled(stamp, window_ns, time.time_ns())
+
+
+def confirm(conn: sqlite3.Connection, stamp: Stamp, window_ns: int) -> None:
+    """Forget the listing just kept at ``stamp`` unless the folder had settled by the time
+    the file system gave that write (a file server's clock may be ahead of this machine's)."""
+    now = written_at(conn)
+    if now is None or not settled(stamp, window_ns, now):
+        keep_if_free(conn, None, [])
+
+
+def keep_if_free(conn: sqlite3.Connection, stamp: Stamp | None, names: list[bytes]) -> None:
     """:func:`keep` from a read: never waits for another writer, and an index that cannot be
-    written (read-only, full, busy) keeps nothing; the next open lists the folder again."""
+    written (read-only, full, busy) keeps nothing; the next open lists the folder again.
+
+    It sets the connection's busy timeout to zero for the write and then puts it back: it
+    must not run while another thread uses the same connection."""
     with contextlib.suppress(sqlite3.OperationalError):
         waited = conn.execute("PRAGMA busy_timeout").fetchone()[0]
-        conn.execute("PRAGMA busy_timeout = 0")
         try:
+            conn.execute("PRAGMA busy_timeout = 0")
             keep(conn, stamp, names)
         finally:
             conn.execute(f"PRAGMA busy_timeout = {int(waited)}")

@@ -154,7 +154,24 @@ CREATE TABLE IF NOT EXISTS vectors(
 CREATE VIRTUAL TABLE IF NOT EXISTS fts_words_vocab USING fts5vocab(fts_words, 'row');
 """
 
-# Forward migrations: MIGRATIONS[n] upgrades a version-n index to version n + 1.
+FOLDER_STATE_KEYS: Final = ("folder_fingerprint", "folder_listing")
+"""The ``meta`` keys that let a sync skip reading the memory files: the folder's fingerprint
+(:mod:`recall.index.sync`) and its saved listing (:mod:`recall.index.listing`)."""
+
+
+def reread_every_file() -> str:
+    """SQL for a migration that needs every memory file read again: no file matches its row
+    any more, and the folder's saved state goes, or a sync would trust it and read none."""
+    keys = ", ".join(f"'{key}'" for key in FOLDER_STATE_KEYS)
+    return (
+        "UPDATE memories SET mtime_ns = -1;\n"
+        "UPDATE problems SET mtime_ns = -1;\n"
+        f"DELETE FROM meta WHERE key IN ({keys});\n"
+    )
+
+
+# Forward migrations: MIGRATIONS[n] upgrades a version-n index to version n + 1. One that needs
+# the memory files read again uses reread_every_file().
 MIGRATIONS: Final[dict[int, str]] = {
     # v2: semantic vectors, and term counts for dropping common query terms
     1: _VECTORS_DDL,
@@ -170,6 +187,7 @@ MIGRATIONS: Final[dict[int, str]] = {
         "ALTER TABLE memories ADD COLUMN anchors TEXT;\n"
         "ALTER TABLE memories ADD COLUMN guard INTEGER NOT NULL DEFAULT 0;\n"
         # every file is read once more, so a guard or anchors written by hand before are kept
-        "UPDATE memories SET mtime_ns = -1;\n" + _ANCHORS_TABLE_DDL
+        + reread_every_file()
+        + _ANCHORS_TABLE_DDL
     ),
 }

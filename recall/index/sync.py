@@ -19,6 +19,7 @@ from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
 from recall.index import listing, rows
 from recall.index.db import rollback
+from recall.index.schema import FOLDER_STATE_KEYS
 from recall.memfiles import FileStat, MemoryFolder, OversizedFile, file_sha, limit_problem
 from recall.model import Memory
 from recall.records import memory_from_parsed
@@ -152,7 +153,7 @@ class Fingerprint:
         return cls(count, mtimes, sizes, names)
 
 
-FINGERPRINT_KEY = "folder_fingerprint"
+FINGERPRINT_KEY = FOLDER_STATE_KEYS[0]
 
 
 def stored_fingerprint(conn: sqlite3.Connection) -> Fingerprint | None:
@@ -208,13 +209,15 @@ def sync(
             # Only files seen changing are suspect; the writers' own files are trusted.
             racy = mark_racy(conn, reread)
             store_fingerprint(conn, None if racy else current)
-            settled = stamp is not None and listing.settled(stamp, RACY_WINDOW_NS)
+            kept = stamp if listing.worth_keeping(stamp, RACY_WINDOW_NS) else None
             names = [s.name.encode(_FS_ENCODING, _FS_ERRORS) for s in stats]
-            listing.keep(conn, stamp if settled else None, names)
+            listing.keep(conn, kept, names)
             conn.execute("COMMIT")
         except BaseException:
             rollback(conn)  # a full disk rolls back on its own
             raise
+        if kept is not None:
+            listing.confirm(conn, kept, RACY_WINDOW_NS)
     return report
 
 
@@ -229,8 +232,9 @@ def _unchanged(conn: sqlite3.Connection, folder: MemoryFolder, stored: Fingerpri
     current, names = Fingerprint.of_folder(folder)
     if current != stored:
         return False
-    if stamp is not None and listing.settled(stamp, RACY_WINDOW_NS):
+    if stamp is not None and listing.worth_keeping(stamp, RACY_WINDOW_NS):
         listing.keep_if_free(conn, stamp, names)
+        listing.confirm(conn, stamp, RACY_WINDOW_NS)
     return True
 
 

@@ -3,13 +3,16 @@ schema version 3 migrates to 4 with its counters intact."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
 from collections.abc import Callable
 
 from conftest import OpenStore, remember
 
 from recall.index import keep
-from recall.index.schema import PER_USER_TABLES, SCHEMA_VERSION
+from recall.index.schema import FOLDER_STATE_KEYS, PER_USER_TABLES, SCHEMA_VERSION
+from recall.index.sync import RACY_WINDOW_NS
 from recall.lifecycle import cleanup
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.policy.hints import HintLedger
@@ -141,6 +144,39 @@ def test_version_5_index_reads_a_guard_and_anchors_written_by_hand_before_the_up
     found = upgraded.get(memory)
     assert found.guard is True
     assert [a.to_dict()["symbol"] for a in found.anchors] == ["src/app.py::retry"]
+
+
+def test_version_5_index_reads_every_file_again_even_from_a_settled_folder(
+    store: MemoryStore, open_store: Callable[..., OpenStore]
+) -> None:
+    # A folder last written long ago has its fingerprint and listing saved; the upgrade must
+    # not let them vouch for the files it needs read again.
+    memory = remember(store, "retries stay at three", files=["src/app.py"], category="decision")
+    index = store.location.index_path
+    path = store.path_of(memory)
+    text = path.read_text(encoding="utf-8")
+    added = "pinned: false\nguard: true\n"
+    path.write_text(text.replace("pinned: false\n", added), encoding="utf-8")
+    past = time.time() - 3600
+    os.utime(path, (past, past))
+    os.utime(path.parent, (past, past))
+    settles = (path.parent.stat().st_ctime_ns + RACY_WINDOW_NS) / 1e9  # dating it moved that
+    time.sleep(max(0.0, settles - time.time()) + 0.05)
+    store.refresh()
+    store.refresh()
+    store.close()
+    with sqlite3.connect(index) as conn:  # back to what version 5 created, which had no guard
+        saved = {row[0] for row in conn.execute("SELECT key FROM meta")}
+        assert set(FOLDER_STATE_KEYS) <= saved
+        conn.execute("DROP TABLE memory_anchors")
+        conn.execute("ALTER TABLE memories DROP COLUMN anchors")
+        conn.execute("ALTER TABLE memories DROP COLUMN guard")
+        conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    upgraded, notices = open_store()
+    assert notices == []
+    assert upgraded.get(memory).guard is True
+    stale = upgraded.conn.execute("SELECT count(*) FROM memories WHERE mtime_ns = -1")
+    assert stale.fetchone()[0] == 0
 
 
 def test_keep_skips_what_the_new_schema_cannot_take(store: MemoryStore, tmp_path) -> None:

@@ -33,6 +33,8 @@ class RawClient:
         self.received: list[dict[str, Any]] = []
         self._inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._next_id = 1000
+        self.answers: dict[str, Any] = {}
+        """What to answer the server's own requests with, by method (else null)."""
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -95,7 +97,8 @@ class RawClient:
                 return
             self.received.append(message)
             if "method" in message and "id" in message:  # a request of the server's own
-                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                result = self.answers.get(message["method"])
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
             elif _is_response(message) and message.get("id") == msg_id:
                 yield message
 

@@ -10,8 +10,9 @@ import time
 import pytest
 from lsprotocol import types
 
-from lsp_server.lifecycle import START_UP_WAIT_SECONDS
+from lsp_server.lifecycle import START_UP_WAIT_SECONDS, shutdown
 from lsp_server.progress import IndexCancelled, refresh_genome
+from lsp_server.setup import build as build_server
 from recall.genome import Genome
 from recall.genome.symbols.lookup import defined_in
 from recall.locations import project_location
@@ -158,3 +159,75 @@ def test_the_start_up_wait() -> None:
     # long enough for an editor's first didOpen after initialized, short enough that a
     # session that opens nothing is indexed at once
     assert START_UP_WAIT_SECONDS == 0.5
+
+
+@pytest.mark.parametrize("version", ["99", "5"])
+def test_an_index_of_another_schema_version_is_indexed_again(tmp_path, version) -> None:
+    # The store's opening rebuilds a newer index and migrates an older one; judged from the
+    # bare index, the genome would count as up to date and be lost to the rebuild.
+    ws = build(tmp_path / "repo")
+    location = project_location(ws.root)
+    assert refresh_genome(location, lambda: False, lambda *args: None) is not None
+    with contextlib.closing(sqlite3.connect(location.index_path)) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+        conn.commit()
+    refresh_genome(location, lambda: False, lambda *args: None)
+    store = ws.open_store()
+    try:
+        assert not Genome(ws.root, store.conn).is_stale()
+    finally:
+        store.close()
+
+
+def test_a_document_opened_while_settings_are_pulled_starts_the_work_at_once(
+    ws: Workspace,
+) -> None:
+    # A client that answers workspace/configuration: the first document can be opened and
+    # answered while ``initialized`` still waits for the settings. The start-up work then
+    # starts as soon as the settings are in, before a shutdown that follows at once.
+    with raw_server(ws.root) as client:
+        init = {
+            "processId": None,
+            "rootUri": ws.root.as_uri(),
+            "capabilities": {
+                "window": {"workDoneProgress": True},
+                "workspace": {"configuration": True},
+            },
+        }
+        client.answers["workspace/configuration"] = [{}]
+        client.response(client.request("initialize", init))
+        client.notify("initialized", {})
+        item = {"uri": ws.store_py.as_uri(), "languageId": "python", "version": 1}
+        item["text"] = ws.store_py.read_text()
+        client.notify("textDocument/didOpen", {"textDocument": item})
+        client.barrier()  # answers the settings request, after the document was handled
+        client.barrier()
+        stop = client.request("shutdown", None, with_params=False)
+        client.response(stop)
+        methods = [m.get("method") for m in client.received]
+        answered = [m.get("id") for m in client.received].index(stop)
+        assert "workspace/configuration" in methods
+        assert "window/workDoneProgress/create" in methods[:answered]
+
+
+@pytest.mark.asyncio
+async def test_a_second_deferral_cancels_the_first_timer() -> None:
+    ls = build_server()
+    ran: list[str] = []
+    ls.defer(lambda: ran.append("first"), 0.01)
+    ls.defer(lambda: ran.append("second"), 60)
+    await asyncio.sleep(0.2)
+    assert ran == []
+    ls.run_deferred()
+    assert ran == ["second"]
+
+
+@pytest.mark.asyncio
+async def test_shutdown_drops_the_start_up_work_still_waiting() -> None:
+    ls = build_server()
+    ran: list[str] = []
+    ls.defer(lambda: ran.append("work"), 0.01)
+    shutdown(ls, None)
+    await asyncio.sleep(0.2)
+    ls.run_deferred()
+    assert ran == []
