@@ -6,6 +6,7 @@ stdout empty; ``--json`` is accepted before and after the subcommand.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -19,6 +20,8 @@ import pytest
 from conftest import AUTHOR, CliResult, OpenStore, make_repo, remember, run_tether
 
 from recall import frontmatter
+from recall.index.sync import RACY_WINDOW_NS
+from recall.locations import project_location
 from recall.model import STATUSES
 from recall.store import MemoryStore
 
@@ -554,7 +557,13 @@ def test_an_edit_in_place_after_import_and_index_is_seen_by_the_next_recall(
     past = time.time() - 3600
     for entry in [*memories_dir(repo).iterdir(), memories_dir(repo)]:
         os.utime(entry, (past, past))
+    # dating the folder moved its change time, which cannot be set back: wait that out
+    settles = (memories_dir(repo).stat().st_ctime_ns + RACY_WINDOW_NS) / 1e9
+    time.sleep(max(0.0, settles - time.time()) + 0.05)
     assert cli(*recall).json()["results"] == []
+    with contextlib.closing(sqlite3.connect(project_location(repo).index_path)) as conn:
+        kept = conn.execute("SELECT count(*) FROM meta WHERE key = 'folder_listing'")
+        assert kept.fetchone()[0] == 1  # the edit below must get past a kept listing
     path = memories_dir(repo) / f"{edited}.md"
     folder_before, file_before = memories_dir(repo).stat(), path.stat()
     text = path.read_text(encoding="utf-8")
