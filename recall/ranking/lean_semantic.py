@@ -13,8 +13,8 @@ import heapq
 import math
 import sqlite3
 from array import array
-from collections.abc import Sequence
-from itertools import repeat
+from collections.abc import Iterable, Sequence
+from itertools import compress, repeat
 from operator import add, mul
 from pathlib import Path
 from typing import Final
@@ -36,12 +36,37 @@ def column_scores(columns: dict[int, array], weights: Sequence[tuple[int, float]
     return scores
 
 
-def top_rows(scores: Sequence[float], k: int, min_score: float | None) -> list[tuple[int, float]]:
-    """The ``k`` best ``(row, score)`` pairs, best first, ties by row; NaN never surfaces."""
+def sparse_column_scores(
+    columns: dict[int, array], weights: Sequence[tuple[int, float]], rows: int
+) -> list[float]:
+    """:func:`column_scores` over each column's nonzero entries only (most hash-bag columns are
+    nonzero on a few percent of the memories).
+
+    A row's score is the same to the last bit wherever it is not zero: the products it skips
+    are zeros, and adding a zero changes no sum that is not zero. A row whose products are all
+    zero scores 0.0 where :func:`column_scores` may give -0.0, so this is only for a positive
+    ``min_score`` (where no zero is ever kept).
+    """
+    scores = [0.0] * rows
+    everyone = range(rows)
+    for column, weight in weights:
+        values = columns[column]
+        for row, value in zip(compress(everyone, values), compress(values, values), strict=True):
+            scores[row] += value * weight
+    return scores
+
+
+def top_rows(
+    scores: Sequence[float], k: int, min_score: float | None, among: Iterable[int] | None = None
+) -> list[tuple[int, float]]:
+    """The ``k`` best ``(row, score)`` pairs, best first, ties by row; NaN never surfaces.
+    ``among``: the rows that may qualify, ascending (the others are known to score below
+    ``min_score``); every row when None."""
     if k <= 0:
         return []
     floor = -math.inf if min_score is None else min_score
-    candidates = [i for i, score in enumerate(scores) if score >= floor and score > -math.inf]
+    rows = range(len(scores)) if among is None else among
+    candidates = [i for i in rows if scores[i] >= floor and scores[i] > -math.inf]
     best = heapq.nsmallest(k, candidates, key=lambda i: (-scores[i], i))
     return [(i, scores[i]) for i in best]
 
@@ -71,7 +96,10 @@ def similar(
     if not found.rowids:
         return []
     rowids = found.rowids
-    return [
-        (rowids[row], score)
-        for row, score in top_rows(column_scores(found.columns, weights), k, min_score)
-    ]
+    if min_score is not None and min_score > 0:
+        scores = sparse_column_scores(found.columns, weights, len(rowids))
+        # a row scoring zero is below the floor: only the others can qualify
+        best = top_rows(scores, k, min_score, among=compress(range(len(scores)), scores))
+    else:
+        best = top_rows(column_scores(found.columns, weights), k, min_score)
+    return [(rowids[row], score) for row, score in best]
