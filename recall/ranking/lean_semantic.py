@@ -67,7 +67,12 @@ def top_rows(
     floor = -math.inf if min_score is None else min_score
     rows = range(len(scores)) if among is None else among
     candidates = [i for i in rows if scores[i] >= floor and scores[i] > -math.inf]
-    best = heapq.nsmallest(k, candidates, key=lambda i: (-scores[i], i))
+    if len(candidates) > k:
+        # the k-th best score, compared as plain floats; only rows reaching it (ties too) are
+        # then ordered, instead of a key per candidate (tens of thousands at 30k memories)
+        kth = heapq.nlargest(k, [scores[i] for i in candidates])[-1]
+        candidates = [i for i in candidates if scores[i] >= kth]
+    best = sorted(candidates, key=lambda i: (-scores[i], i))[:k]
     return [(i, scores[i]) for i in best]
 
 
