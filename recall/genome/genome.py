@@ -71,7 +71,6 @@ class Genome(CommitCounts):
         self._ready: bool | None = None
         self._state: dict[str, str] | None = None
         self._renames: RenameIndex | None = None
-        self._forward: dict[str, str | None] = {}
         self._ids: dict[str, int | None] = {}
         self._times: dict[int, list[int]] = {}
         self._commit_times: dict[int, int] | None = None
@@ -269,7 +268,7 @@ class Genome(CommitCounts):
                 cur = self.conn.cursor()
                 cur.row_factory = None
                 rows = cur.execute(
-                    "SELECT seq, old, new FROM genome_renames ORDER BY seq, rowid"
+                    "SELECT seq, old, new FROM genome_renames ORDER BY seq"
                 ).fetchall()
             self._renames = RenameIndex(rows)
         return self._renames
@@ -277,30 +276,8 @@ class Genome(CommitCounts):
     def renamed_to(self, path: str) -> str | None:
         """The name the file last renamed away from ``path`` has now, following every later
         rename; None when ``path`` was never renamed (or the chain leads back to it)."""
-        if self._renames is not None:
-            return self._renames.forward(path)
-        # Until the whole index is needed (renamed_from), read only the renames a chain from
-        # ``path`` can follow: a hook asks for a file or two of thousands of renames.
-        if path not in self._forward:
-            rows: list[tuple[int, str, str]] = []
-            if self._is_ready():
-                cur = self.conn.cursor()
-                cur.row_factory = None
-                rows = cur.execute(_CHAIN_FROM, (path,)).fetchall()
-            self._forward[path] = RenameIndex(rows).forward(path)
-        return self._forward[path]
+        return self._rename_index().forward(path)
 
     def renamed_from(self, path: str) -> list[str]:
         """The earlier names of the file now at ``path``, most recent first."""
         return self._rename_index().backward(path)
-
-
-_CHAIN_FROM = """
-WITH RECURSIVE names(name) AS (
-    SELECT ? UNION SELECT r.new FROM genome_renames r JOIN names ON r.old = names.name
-)
-SELECT seq, old, new FROM genome_renames WHERE old IN (SELECT name FROM names)
-ORDER BY seq, rowid
-"""
-"""Every rename away from a name reachable from ``?`` by renames: all that following the chain
-forward from it reads (the same rows, in the same order, as the whole index holds for them)."""

@@ -112,19 +112,6 @@ def test_rename_chains_both_directions(genome: Genome) -> None:
     assert genome.renamed_from("a.py") == []
 
 
-def test_renamed_to_reads_only_the_renames_its_chain_follows(
-    history: GitRepo, genome: Genome, open_genome: Callable[..., Genome]
-) -> None:
-    names = ["b.py", "lib/b.py", "lib/core.py", "a.py", "never.py"]
-    genome.renamed_from("lib/core.py")  # this one holds the whole index
-    fresh = open_genome(history.root)
-    statements: list[str] = []
-    fresh.conn.set_trace_callback(statements.append)
-    assert [fresh.renamed_to(name) for name in names] == [genome.renamed_to(n) for n in names]
-    read = [s for s in statements if "genome_renames" in s]
-    assert read and all("WITH RECURSIVE" in s for s in read)
-
-
 def test_rename_back_and_forth(
     make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
 ) -> None:
@@ -139,9 +126,6 @@ def test_rename_back_and_forth(
     assert genome.renamed_to("x.py") is None
     assert genome.renamed_to("y.py") == "x.py"
     assert genome.renamed_from("x.py") == ["y.py"]
-    # the whole index, now held, answers as the chains did
-    assert genome.renamed_to("x.py") is None
-    assert genome.renamed_to("y.py") == "x.py"
 
 
 def test_commits_touching_by_sha_and_date(history: GitRepo, genome: Genome) -> None:
