@@ -131,7 +131,7 @@ class CommitCounts:
         times = self._commit_times
         if times is None:  # the times met so far, kept per genome state
             times = self._commit_times = {}
-        unknown = {seq for found in seqs.values() for seq in found if seq not in times}
+        unknown = set().union(*seqs.values()) - times.keys()
         if unknown:
             times.update(
                 self.conn.execute(
@@ -141,7 +141,11 @@ class CommitCounts:
                 ).fetchall()
             )
         for ident in wanted:
-            self._times[ident] = sorted(times[seq] for seq in seqs.get(ident, ()) if seq in times)
+            found = seqs.get(ident, ())
+            if times.keys() >= set(found):  # every commit's time known: no test per commit
+                self._times[ident] = sorted(map(times.__getitem__, found))
+            else:
+                self._times[ident] = sorted(times[seq] for seq in found if seq in times)
 
     def _count_from(self, ident: int | None, stamp: float) -> int:
         """How many commits that touched ``ident`` have a commit time at or after ``stamp``
