@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import math
 import sqlite3
+import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from itertools import compress, repeat
@@ -51,9 +52,28 @@ def sparse_column_scores(
     everyone = range(rows)
     for column, weight in weights:
         values = columns[column]
-        for row, value in zip(compress(everyone, values), compress(values, values), strict=True):
-            scores[row] += value * weight
+        for row in compress(everyone, nonzero_mask(values)):
+            scores[row] += values[row] * weight
     return scores
+
+
+_NO_SIGN = bytes(byte & 0x7F for byte in range(256))
+_TOP_BYTE = 3 if sys.byteorder == "little" else 0
+
+
+def nonzero_mask(values: array) -> bytes:
+    """One byte per float32 of ``values``, nonzero where the value is not ±0.0 (NaN and
+    subnormals included), made from the bytes without a Python float per value."""
+    if values.typecode != "f":
+        raise ValueError(f"nonzero_mask takes float32 values, not {values.typecode!r}")
+    raw = values.tobytes()
+    mask = 0
+    for offset in range(4):  # each byte of every value, as one big integer per byte position
+        plane = raw[offset::4]
+        if offset == _TOP_BYTE:
+            plane = plane.translate(_NO_SIGN)  # the sign bit alone does not make a value nonzero
+        mask |= int.from_bytes(plane, "little")
+    return mask.to_bytes(len(values), "little")
 
 
 def top_rows(

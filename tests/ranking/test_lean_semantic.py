@@ -14,6 +14,7 @@ import os
 import random
 import subprocess
 import sys
+from array import array
 from pathlib import Path
 
 import numpy as np
@@ -187,15 +188,23 @@ class TestSameAsNumpy:
             weights = hashbag.query_weights(
                 [(int(c), float(rng.standard_normal())) for c in columns]
             )
-            values = {c: matrix[:, c].tolist() for c in columns}
-            dense = lean_semantic.column_scores(values, weights)  # type: ignore[arg-type]
-            sparse = lean_semantic.sparse_column_scores(values, weights, len(matrix))  # type: ignore[arg-type]
+            values = {c: array("f", matrix[:, c].tobytes()) for c in columns}
+            dense = lean_semantic.column_scores(values, weights)
+            sparse = lean_semantic.sparse_column_scores(values, weights, len(matrix))
             for one, other in zip(dense, sparse, strict=True):
                 assert one == other or (math.isnan(one) and math.isnan(other)) or one == 0.0
             nonzero = [row for row, score in enumerate(sparse) if score]
             for k, floor in ((1, 1e-6), (5, W.SEMANTIC_MIN_COSINE), (50, 0.05), (500, 1e-6)):
                 expected = lean_semantic.top_rows(dense, k, floor)
                 assert lean_semantic.top_rows(sparse, k, floor, among=nonzero) == expected
+
+    def test_the_nonzero_mask_is_the_truth_of_each_value(self) -> None:
+        values = array("f", [0.0, -0.0, float("nan"), 1e-40, 1.0, -2.0, float("-inf"), 0.0])
+        mask = lean_semantic.nonzero_mask(values)
+        assert [bool(byte) for byte in mask] == [bool(value) for value in values]
+        assert [bool(byte) for byte in mask] == [False, False, True, True, True, True, True, False]
+        with pytest.raises(ValueError, match="float32"):
+            lean_semantic.nonzero_mask(array("d", [1.0]))
 
     def test_top_rows_order_ties_by_row_and_drop_nan(self) -> None:
         scores = [0.5, float("nan"), 0.9, 0.5, -float("inf"), 0.5, 0.1]
