@@ -8,12 +8,13 @@ import fcntl
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from stat import S_ISDIR, S_ISLNK, S_ISREG
+from stat import S_IFREG, S_ISDIR, S_ISLNK, S_ISREG
 from typing import NamedTuple
 
 from recall.errors import BadInput, StoreBusy, StoreUnavailable
 
 MEMORY_SUFFIX = ".md"
+_FILE_TYPE_BITS = 0o170000  # the part of st_mode that S_IFMT keeps
 _TEMP_PREFIX = ".tmp-"
 
 MAX_FILE_BYTES = 64 * 1024
@@ -138,13 +139,13 @@ class MemoryFolder:
             dir_fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
         except (FileNotFoundError, NotADirectoryError):
             return None
-        stat = os.stat
-        is_regular = S_ISREG
+        lstat = os.lstat
         mtimes = sizes = 0
         try:
             for name in names:
-                st = stat(name, dir_fd=dir_fd, follow_symlinks=False)
-                if not is_regular(st.st_mode):
+                st = lstat(name, dir_fd=dir_fd)
+                # S_ISREG without a call per file (30k files: a few ms of a hook's budget)
+                if st.st_mode & _FILE_TYPE_BITS != S_IFREG:
                     return None
                 mtimes += st.st_mtime_ns
                 sizes += st.st_size

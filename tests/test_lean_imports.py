@@ -58,6 +58,10 @@ RANKING_LATER: tuple[str, ...] = ("numpy",)
 is current: the semantic channel reads the query's columns in plain Python
 (recall.ranking.lean_semantic). The recall that first writes the cache does load it."""
 
+OPENSSL_HASHES = ("hashlib", "_hashlib")
+"""hashlib loads OpenSSL at import; the hash-bag embedder's blake2b comes from its own module,
+so a recall that only ranks hashes nothing through it (writes and dedupe do)."""
+
 LEAN = (*WRITE_ONLY, *GENOME_REFRESH, *SYMBOL_PARSE, *RARELY)
 """Never loaded by any of the four commands on a quiet store with a fresh genome."""
 
@@ -67,7 +71,7 @@ PROMPT_LOADS = ("recall.genome", "recall.ranking.engine")
 WRITES = {
     "remember": (
         ("remember", "retries are capped at five", "-c", "decision", "--file", "src/util.py"),
-        ("yaml", "recall.secrets_scan", "secrets", "hashlib"),
+        ("yaml", "recall.secrets_scan", "secrets", *OPENSSL_HASHES),
     ),
     "reindex": (("reindex",), ("recall.index.keep", "yaml", "hashlib")),
 }
@@ -178,6 +182,7 @@ def test_prompt_recalls_from_a_fresh_genome_without_its_refresh(
     assert loaded(run, PROMPT_LOADS) == sorted(PROMPT_LOADS)  # the genome was opened
     assert loaded(run, LEAN) == []
     assert loaded(run, RANKING_LATER) == []
+    assert loaded(run, OPENSSL_HASHES) == []
 
 
 @pytest.mark.parametrize(
@@ -194,6 +199,7 @@ def test_inject_and_recall_load_as_little(
     assert loaded(run, PROMPT_LOADS) == sorted(PROMPT_LOADS)
     assert loaded(run, LEAN) == []
     assert loaded(run, RANKING_LATER) == []
+    assert loaded(run, OPENSSL_HASHES) == []
 
 
 MASKED_ARRAYS = "numpy.ma"
@@ -323,4 +329,4 @@ def test_every_module_named_is_seen_loading_somewhere() -> None:
     seen = {*GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *PROMPT_LOADS}
     for _args, needs in WRITES.values():
         seen.update(needs)
-    assert {*LEAN, *EDIT_ONLY} <= seen
+    assert {*LEAN, *EDIT_ONLY, *OPENSSL_HASHES} <= seen

@@ -89,21 +89,29 @@ class CommitCounts:
     def _file_ids_of(self, paths: set[str]) -> dict[str, int | None]:
         """The identity of each path as :meth:`commits_touching` finds it (a path renamed
         away by its current name), in one statement."""
-        moved = {path: self.renamed_to(path) for path in paths}
-        names = sorted(paths | {name for name in moved.values() if name})
-        known = dict(
-            self.conn.execute(
-                "SELECT path, id FROM genome_files WHERE path IN (SELECT value FROM json_each(?))",
-                (json.dumps(names),),
-            ).fetchall()
-        )
+        known = self._file_ids(paths)
+        # Only a path the genome does not know by that name is followed through its renames
+        # (the rename index is then read; a recall on files that exist never reads it).
+        moved = {path: self.renamed_to(path) for path in paths if path not in known}
+        known.update(self._file_ids({name for name in moved.values() if name} - known.keys()))
         found: dict[str, int | None] = {}
         for path in paths:
             ident = known.get(path)
-            if ident is None and moved[path]:
+            if ident is None and moved.get(path):
                 ident = known.get(moved[path])
             found[path] = ident
         return found
+
+    def _file_ids(self, paths: set[str]) -> dict[str, int]:
+        """The identity of each of ``paths`` the genome knows by that name, in one statement."""
+        if not paths:
+            return {}
+        return dict(
+            self.conn.execute(
+                "SELECT path, id FROM genome_files WHERE path IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted(paths)),),
+            ).fetchall()
+        )
 
     def _load_times(self, idents: set[int]) -> None:
         """Keep the sorted commit times of each file identity not kept yet: one statement for
@@ -123,7 +131,7 @@ class CommitCounts:
         times = self._commit_times
         if times is None:  # the times met so far, kept per genome state
             times = self._commit_times = {}
-        unknown = {seq for found in seqs.values() for seq in found if seq not in times}
+        unknown = set().union(*seqs.values()) - times.keys()
         if unknown:
             times.update(
                 self.conn.execute(
@@ -133,7 +141,11 @@ class CommitCounts:
                 ).fetchall()
             )
         for ident in wanted:
-            self._times[ident] = sorted(times[seq] for seq in seqs.get(ident, ()) if seq in times)
+            found = seqs.get(ident, ())
+            if times.keys() >= set(found):  # every commit's time known: no test per commit
+                self._times[ident] = sorted(map(times.__getitem__, found))
+            else:
+                self._times[ident] = sorted(times[seq] for seq in found if seq in times)
 
     def _count_from(self, ident: int | None, stamp: float) -> int:
         """How many commits that touched ``ident`` have a commit time at or after ``stamp``

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from operator import itemgetter
 
 
@@ -14,12 +15,26 @@ class RenameIndex:
     """
 
     def __init__(self, rows: list[tuple[int, str, str]]) -> None:
-        """Index ``rows`` of (commit number, old name, new name), sorted by commit number."""
-        self.by_old: dict[str, list[tuple[int, str]]] = {}
-        self.by_new: dict[str, list[tuple[int, str]]] = {}
-        for seq, old, new in rows:
-            self.by_old.setdefault(old, []).append((seq, new))
-            self.by_new.setdefault(new, []).append((seq, old))
+        """Index ``rows`` of (commit number, old name, new name), sorted by commit number.
+        Each direction is indexed when it is first asked: a drift count follows names forward
+        only, and a short-lived process would otherwise index both."""
+        self._rows = rows
+        self._by_old: dict[str, list[tuple[int, str]]] | None = None
+        self._by_new: dict[str, list[tuple[int, str]]] | None = None
+
+    @property
+    def by_old(self) -> dict[str, list[tuple[int, str]]]:
+        """The events by the name left: (commit number, new name), in commit order."""
+        if self._by_old is None:
+            self._by_old = _grouped((old, (seq, new)) for seq, old, new in self._rows)
+        return self._by_old
+
+    @property
+    def by_new(self) -> dict[str, list[tuple[int, str]]]:
+        """The events by the name taken: (commit number, old name), in commit order."""
+        if self._by_new is None:
+            self._by_new = _grouped((new, (seq, old)) for seq, old, new in self._rows)
+        return self._by_new
 
     def forward(self, path: str) -> str | None:
         """The current name of the file most recently renamed away from ``path``; None when
@@ -51,3 +66,11 @@ class RenameIndex:
             seq, current = earlier[index]
             found.append(current)
         return [name for name in dict.fromkeys(found) if name != path]
+
+
+def _grouped(pairs: Iterable[tuple[str, tuple[int, str]]]) -> dict[str, list[tuple[int, str]]]:
+    """The values of ``pairs`` listed by key, in the order met."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for key, value in pairs:
+        found.setdefault(key, []).append(value)
+    return found

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import math
 import re
+
+# The same function as ``hashlib.blake2b``, taken from its own module: ``hashlib`` loads OpenSSL
+# at import, which every prompt hook would pay for a hash it never uses.
+from _blake2 import blake2b
 from array import array
 from collections.abc import Sequence
-from hashlib import blake2b
 from itertools import chain, groupby
 from typing import Final
 

@@ -152,6 +152,21 @@ def test_commits_touching_many_answers_as_one_by_one(history: GitRepo, genome: G
     assert found[("a.py", history.date(5))] == 2
 
 
+def test_commits_touching_many_reads_renames_only_for_a_name_the_genome_lacks(
+    history: GitRepo, genome: Genome, open_genome: Callable[..., Genome]
+) -> None:
+    since = history.date(3)
+    fresh = open_genome(history.root)  # the same index, as the next process opens it
+    statements: list[str] = []
+    fresh.conn.set_trace_callback(statements.append)
+    present = [("a.py", since), ("lib/core.py", since)]
+    assert fresh.commits_touching_many(present) == {p: genome.commits_touching(*p) for p in present}
+    assert not [s for s in statements if "genome_renames" in s]
+    gone = [("b.py", since)]  # renamed away twice: counted as lib/core.py
+    assert fresh.commits_touching_many(gone) == {("b.py", since): 3}
+    assert [s for s in statements if "genome_renames" in s]
+
+
 def test_commits_touching_rejects_bad_since(genome: Genome) -> None:
     with pytest.raises(BadInput):
         genome.commits_touching("a.py", "yesterday")

@@ -9,10 +9,12 @@ cache file, a query too large) it steps aside and the numpy path answers instead
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import subprocess
 import sys
+from array import array
 from pathlib import Path
 
 import numpy as np
@@ -174,6 +176,35 @@ class TestSameAsNumpy:
             assert plain == column_scores(matrix, weights).tolist()
             for k in (1, 5, 50, 600):
                 assert lean_semantic.top_rows(plain, k, 0.0) == top_rows(np.array(plain), k, 0.0)
+
+    def test_nonzero_entries_only_score_the_same_above_a_positive_floor(self) -> None:
+        rng = np.random.default_rng(5)
+        matrix = np.zeros((400, 32), dtype=np.float32)
+        for row in matrix[:380]:  # the last rows are zero in every column
+            row[rng.choice(32, size=4, replace=False)] = rng.standard_normal(4)
+        matrix[7, 3], matrix[9, 3], matrix[11, 5] = np.nan, -0.0, 1e-40  # NaN, -0, subnormal
+        for _ in range(30):
+            columns = sorted(rng.choice(32, size=int(rng.integers(1, 10)), replace=False))
+            weights = hashbag.query_weights(
+                [(int(c), float(rng.standard_normal())) for c in columns]
+            )
+            values = {c: array("f", matrix[:, c].tobytes()) for c in columns}
+            dense = lean_semantic.column_scores(values, weights)
+            sparse = lean_semantic.sparse_column_scores(values, weights, len(matrix))
+            for one, other in zip(dense, sparse, strict=True):
+                assert one == other or (math.isnan(one) and math.isnan(other)) or one == 0.0
+            nonzero = [row for row, score in enumerate(sparse) if score]
+            for k, floor in ((1, 1e-6), (5, W.SEMANTIC_MIN_COSINE), (50, 0.05), (500, 1e-6)):
+                expected = lean_semantic.top_rows(dense, k, floor)
+                assert lean_semantic.top_rows(sparse, k, floor, among=nonzero) == expected
+
+    def test_the_nonzero_mask_is_the_truth_of_each_value(self) -> None:
+        values = array("f", [0.0, -0.0, float("nan"), 1e-40, 1.0, -2.0, float("-inf"), 0.0])
+        mask = lean_semantic.nonzero_mask(values)
+        assert [bool(byte) for byte in mask] == [bool(value) for value in values]
+        assert [bool(byte) for byte in mask] == [False, False, True, True, True, True, True, False]
+        with pytest.raises(ValueError, match="float32"):
+            lean_semantic.nonzero_mask(array("d", [1.0]))
 
     def test_top_rows_order_ties_by_row_and_drop_nan(self) -> None:
         scores = [0.5, float("nan"), 0.9, 0.5, -float("inf"), 0.5, 0.1]
