@@ -271,8 +271,28 @@ def test_a_listing_kept_from_a_read_gives_way_to_a_writer_and_keeps_the_busy_tim
     assert kept_listing(seeded) is None
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == waited
     listing.keep_if_free(conn, stamp, [b"a.md"])
-    assert listing.kept_names(conn, stamp) == [b"a.md"]
+    assert kept_listing(seeded) is not None
+    assert listing.kept_names(conn, stamp) is None  # kept, not trusted until confirmed
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == waited
+
+
+def test_a_listing_whose_confirmation_meets_a_busy_index_is_not_trusted(
+    seeded: MemoryStore,
+) -> None:
+    # The confirmation is a second write; a writer in the way must leave the listing as it was
+    # kept (untrusted: the folder is listed on the next open), never trusted unchecked.
+    settle(seeded)
+    conn = seeded.conn
+    stamp = listing.folder_stamp(folder(seeded))
+    assert stamp is not None
+    listing.keep_if_free(conn, stamp, [b"a.md"])
+    with contextlib.closing(sqlite3.connect(seeded.location.index_path)) as writer:
+        writer.execute("BEGIN IMMEDIATE")
+        listing.confirm(conn, stamp, RACY_WINDOW_NS)
+        writer.execute("ROLLBACK")
+    assert listing.kept_names(conn, stamp) is None
+    listing.confirm(conn, stamp, RACY_WINDOW_NS)
+    assert listing.kept_names(conn, stamp) == [b"a.md"]
 
 
 @pytest.mark.parametrize("change", ["add", "remove", "rename"])

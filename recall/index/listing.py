@@ -15,6 +15,7 @@ import contextlib
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -22,6 +23,7 @@ from recall.index.schema import FOLDER_STATE_KEYS
 
 LISTING_KEY = FOLDER_STATE_KEYS[1]
 _SEP = b"\0"  # never part of a file name
+_TENTATIVE = b"?"  # heads a listing not yet confirmed by the file system's time of its write
 
 
 class Stamp(NamedTuple):
@@ -86,12 +88,14 @@ def kept_names(conn: sqlite3.Connection, stamp: Stamp | None) -> list[bytes] | N
 
 def keep(conn: sqlite3.Connection, stamp: Stamp | None, names: list[bytes]) -> None:
     """Keep ``names`` as the listing of the folder at ``stamp`` (taken before it was listed),
-    inside the caller's transaction; None forgets the listing. The caller then has
-    :func:`confirm` check the stamp against the time of the write."""
+    inside the caller's transaction; None forgets the listing. The listing is kept as
+    tentative, which :func:`kept_names` does not trust: the caller then has :func:`confirm`
+    check the stamp against the time of the write, which a failed confirmation (a busy index)
+    leaves tentative."""
     if stamp is None:
         conn.execute("DELETE FROM meta WHERE key = ?", (LISTING_KEY,))
         return
-    value = _SEP.join([stamp.encode(), *names])
+    value = _SEP.join([_TENTATIVE + stamp.encode(), *names])
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (LISTING_KEY, value))
 
 
@@ -102,23 +106,42 @@ def worth_keeping(stamp: Stamp | None, window_ns: int) -> bool:
 
 
 def confirm(conn: sqlite3.Connection, stamp: Stamp, window_ns: int) -> None:
-    """Forget the listing just kept at ``stamp`` unless the folder had settled by the time
-    the file system gave that write (a file server's clock may be ahead of this machine's)."""
+    """Trust the listing just kept at ``stamp`` if the folder had settled by the time the file
+    system gave that write (a file server's clock may be ahead of this machine's), else forget
+    it. Never waits: a busy index leaves it tentative, and the next open lists the folder."""
     now = written_at(conn)
     if now is None or not settled(stamp, window_ns, now):
-        keep_if_free(conn, None, [])
+        _write_if_free(conn, "DELETE FROM meta WHERE key = ?", (LISTING_KEY,))
+        return
+    head = _TENTATIVE + stamp.encode()
+    _write_if_free(
+        conn,
+        "UPDATE meta SET value = substr(value, ?) WHERE key = ? AND substr(value, 1, ?) = ?",
+        (len(_TENTATIVE) + 1, LISTING_KEY, len(head), head),
+    )
 
 
 def keep_if_free(conn: sqlite3.Connection, stamp: Stamp | None, names: list[bytes]) -> None:
     """:func:`keep` from a read: never waits for another writer, and an index that cannot be
     written (read-only, full, busy) keeps nothing; the next open lists the folder again.
+    It must not run while another thread uses the same connection (see
+    :func:`_write_if_free`)."""
+    _free(conn, lambda: keep(conn, stamp, names))
 
-    It sets the connection's busy timeout to zero for the write and then puts it back: it
-    must not run while another thread uses the same connection."""
+
+def _write_if_free(conn: sqlite3.Connection, sql: str, params: tuple[object, ...]) -> None:
+    """Run one write statement unless the index is busy, read-only or full."""
+    _free(conn, lambda: conn.execute(sql, params))
+
+
+def _free(conn: sqlite3.Connection, write: Callable[[], object]) -> None:
+    """Run ``write`` with the connection's busy timeout at zero, then put the timeout back; an
+    operational error (busy, read-only, full) writes nothing. The timeout is the
+    connection's, so no other thread may use the connection meanwhile."""
     with contextlib.suppress(sqlite3.OperationalError):
         waited = conn.execute("PRAGMA busy_timeout").fetchone()[0]
         try:
             conn.execute("PRAGMA busy_timeout = 0")
-            keep(conn, stamp, names)
+            write()
         finally:
             conn.execute(f"PRAGMA busy_timeout = {int(waited)}")
