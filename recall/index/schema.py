@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 7
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
@@ -190,4 +190,7 @@ MIGRATIONS: Final[dict[int, str]] = {
         + reread_every_file()
         + _ANCHORS_TABLE_DDL
     ),
+    # v7: the v6 step as first shipped left the folder's fingerprint in place, so a sync
+    # trusted it and never read the files again: read them now, for guards and anchors
+    6: reread_every_file(),
 }

@@ -90,7 +90,7 @@ def test_version_3_index_migrates_with_its_counters(
     conn = upgraded.conn
     assert notices == []
     version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
-    assert int(version) == SCHEMA_VERSION == 6
+    assert int(version) == SCHEMA_VERSION == 7
     assert cleanup.last_pass(conn) is None
     row = usage_row(upgraded, memory)
     assert row is not None and row["surfaced"] == 1 and row["archived_at"] is None
@@ -172,6 +172,35 @@ def test_version_5_index_reads_every_file_again_even_from_a_settled_folder(
         conn.execute("ALTER TABLE memories DROP COLUMN anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN guard")
         conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    upgraded, notices = open_store()
+    assert notices == []
+    assert upgraded.get(memory).guard is True
+    stale = upgraded.conn.execute("SELECT count(*) FROM memories WHERE mtime_ns = -1")
+    assert stale.fetchone()[0] == 0
+
+
+def test_version_6_index_left_unread_by_its_first_upgrade_reads_every_file_again(
+    store: MemoryStore, open_store: Callable[..., OpenStore]
+) -> None:
+    # The first upgrade to version 6 marked every row to be read again but kept the folder's
+    # saved state, so a guard written by hand before it stayed unindexed: version 7 reads them.
+    memory = remember(store, "retries stay at three", files=["src/app.py"], category="decision")
+    path = store.path_of(memory)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("pinned: false\n", "pinned: false\nguard: true\n"), "utf-8")
+    past = time.time() - 3600
+    os.utime(path, (past, past))
+    os.utime(path.parent, (past, past))
+    settles = (path.parent.stat().st_ctime_ns + RACY_WINDOW_NS) / 1e9  # dating it moved that
+    time.sleep(max(0.0, settles - time.time()) + 0.05)
+    store.refresh()
+    store.refresh()
+    store.close()
+    with sqlite3.connect(store.location.index_path) as conn:  # as that upgrade left it
+        saved = {row[0] for row in conn.execute("SELECT key FROM meta")}
+        assert "folder_fingerprint" in saved
+        conn.execute("UPDATE memories SET mtime_ns = -1, guard = 0")
+        conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
     assert notices == []
     assert upgraded.get(memory).guard is True
