@@ -7,6 +7,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from conftest import OpenStore, remember
 
@@ -146,6 +147,20 @@ def test_version_5_index_reads_a_guard_and_anchors_written_by_hand_before_the_up
     assert [a.to_dict()["symbol"] for a in found.anchors] == ["src/app.py::retry"]
 
 
+def settle(store: MemoryStore, path: Path) -> None:
+    """Date the memory file and its folder an hour back and wait out the folder's change time
+    (dating it moved that), then sync twice: the folder's fingerprint and listing are saved,
+    as for a folder left alone; the store is closed."""
+    past = time.time() - 3600
+    os.utime(path, (past, past))
+    os.utime(path.parent, (past, past))
+    settles = (path.parent.stat().st_ctime_ns + RACY_WINDOW_NS) / 1e9
+    time.sleep(max(0.0, settles - time.time()) + 0.05)
+    store.refresh()
+    store.refresh()
+    store.close()
+
+
 def test_version_5_index_reads_every_file_again_even_from_a_settled_folder(
     store: MemoryStore, open_store: Callable[..., OpenStore]
 ) -> None:
@@ -157,14 +172,7 @@ def test_version_5_index_reads_every_file_again_even_from_a_settled_folder(
     text = path.read_text(encoding="utf-8")
     added = "pinned: false\nguard: true\n"
     path.write_text(text.replace("pinned: false\n", added), encoding="utf-8")
-    past = time.time() - 3600
-    os.utime(path, (past, past))
-    os.utime(path.parent, (past, past))
-    settles = (path.parent.stat().st_ctime_ns + RACY_WINDOW_NS) / 1e9  # dating it moved that
-    time.sleep(max(0.0, settles - time.time()) + 0.05)
-    store.refresh()
-    store.refresh()
-    store.close()
+    settle(store, path)
     with sqlite3.connect(index) as conn:  # back to what version 5 created, which had no guard
         saved = {row[0] for row in conn.execute("SELECT key FROM meta")}
         assert set(FOLDER_STATE_KEYS) <= saved
@@ -188,14 +196,7 @@ def test_version_6_index_left_unread_by_its_first_upgrade_reads_every_file_again
     path = store.path_of(memory)
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("pinned: false\n", "pinned: false\nguard: true\n"), "utf-8")
-    past = time.time() - 3600
-    os.utime(path, (past, past))
-    os.utime(path.parent, (past, past))
-    settles = (path.parent.stat().st_ctime_ns + RACY_WINDOW_NS) / 1e9  # dating it moved that
-    time.sleep(max(0.0, settles - time.time()) + 0.05)
-    store.refresh()
-    store.refresh()
-    store.close()
+    settle(store, path)
     with sqlite3.connect(store.location.index_path) as conn:  # as that upgrade left it
         saved = {row[0] for row in conn.execute("SELECT key FROM meta")}
         assert "folder_fingerprint" in saved
