@@ -116,6 +116,24 @@ def test_decorators_and_the_lines_beside_the_definition_are_guarded(
     assert asks(hook_call(cli, repo, "lib.rs", **edit("#[inline]")))
 
 
+COMMENTED = {
+    "c.py": ("@first\n# why the order matters\n@second\ndef kept():\n    return 1\n", "@first"),
+    "c.rs": ("#[inline]\n// a note\nfn kept() -> i32 {\n    1\n}\n", "#[inline]"),
+    "c.ts": ("class A {\n  @Dec()\n  // why\n  kept() {\n    return 1;\n  }\n}\n", "@Dec()"),
+}
+
+
+@pytest.mark.parametrize("path", sorted(COMMENTED))
+def test_a_comment_between_the_decorators_does_not_cut_the_guarded_span(
+    tmp_path: Path, cli: Callable[..., CliResult], path: str
+) -> None:
+    text, first = COMMENTED[path]
+    repo = make_repo(tmp_path / "repo", {path: text})
+    symbol = "A.kept" if path.endswith(".ts") else "kept"
+    guard(cli, f"{path}::{symbol}")
+    assert asks(hook_call(cli, repo, path, **edit(first)))
+
+
 def test_guessed_ranges_ask_as_for_the_whole_file(
     repo: Path, cli: Callable[..., CliResult]
 ) -> None:
