@@ -249,3 +249,23 @@ def test_a_store_held_by_another_writer_still_gets_the_question(
         holder.close()
         os.close(lock)
     assert asks(answer)
+
+
+def test_a_busy_index_still_gets_the_prompt_its_memories(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id = guard(cli, "src/store.py::Store.save")
+    location = project_location(repo)
+    for memory in location.memories_dir.iterdir():  # old enough to be trusted by its stat
+        os.utime(memory, (memory.stat().st_mtime - 3600,) * 2)
+    assert cli("index").code == 0  # the index and the code map settled: reading writes nothing
+    holder = sqlite3.connect(location.index_path, isolation_level=None)
+    prompt = {"session_id": SESSION, "cwd": str(repo), "prompt": "keep Store.save as it is"}
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another process writing the index all along
+        done = cli("hook", "prompt", stdin=json.dumps(prompt))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert (done.code, done.stderr) == (0, "")
+    assert memory_id in done.stdout
