@@ -269,3 +269,30 @@ def test_a_busy_index_still_gets_the_prompt_its_memories(
         holder.close()
     assert (done.code, done.stderr) == (0, "")
     assert memory_id in done.stdout
+
+
+def test_a_busy_store_is_served_as_of_its_last_commit(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    kept = guard(cli, "src/store.py::Store.save")
+    location = project_location(repo)
+    for memory in location.memories_dir.iterdir():  # old enough to be trusted by its stat
+        os.utime(memory, (memory.stat().st_mtime - 3600,) * 2)
+    assert cli("list").code == 0  # the index settled
+    lock = os.open(location.lock_path, os.O_RDWR | os.O_CREAT)
+    holder = sqlite3.connect(location.index_path, isolation_level=None)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # an import holds the store, writing memory files
+        holder.execute("BEGIN IMMEDIATE")
+        imported = "0b0b0b0b"
+        text = (location.memories_dir / f"{kept}.md").read_text()
+        (location.memories_dir / f"{imported}.md").write_text(text.replace(kept, imported))
+        answer = hook_call(cli, repo, "src/store.py", **edit("self.rows.append(row)"))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        os.close(lock)
+    assert asks(answer)
+    assert answer is not None
+    assert f"[{kept}]" in answer["permissionDecisionReason"]
+    assert imported not in answer["permissionDecisionReason"]  # not read until the store is free
