@@ -150,8 +150,9 @@ def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFolders
 
 
 def shutdown(ls: TetherServer, params: None) -> None:
-    """Stop background work (the start-up work too, if still waiting) and close every store."""
-    ls.cancel_deferred()
+    """Stop background work (the start-up work too, if still waiting or not deferred yet) and
+    close every store."""
+    ls.stop_deferring()
     ls.indexer.stop()
     ls.session_start.stop()
     ls.roots.close()

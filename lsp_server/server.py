@@ -54,6 +54,9 @@ class TetherServer(LanguageServer):
         self._deferred_due = False
         """Whether :meth:`run_deferred` was called before anything was deferred (the first
         document was answered while ``initialized`` still waited on the client)."""
+        self._stopped = False
+        """Whether shutdown came: work deferred after it (by an ``initialized`` that was still
+        waiting on the client) is dropped."""
         self.indexer: Indexer
         """The background indexer (attached by :func:`lsp_server.setup.build`)."""
         self.session_start: SessionStarter
@@ -69,9 +72,13 @@ class TetherServer(LanguageServer):
     def defer(self, work: Callable[[], None], seconds: float) -> None:
         """Run ``work`` once, after ``seconds`` or at :meth:`run_deferred`, whichever comes
         first; at once when :meth:`run_deferred` was already called. A second call before the
-        first work ran replaces it (its timer is cancelled)."""
+        first work ran replaces it (its timer is cancelled). After :meth:`stop_deferring`,
+        nothing."""
         self.cancel_deferred()
+        if self._stopped:
+            return
         if self._deferred_due:
+            self._deferred_due = False
             work()
             return
         handle = asyncio.get_running_loop().call_later(seconds, self.run_deferred)
@@ -94,9 +101,14 @@ class TetherServer(LanguageServer):
             self._deferred[0].cancel()
             self._deferred = None
 
+    def stop_deferring(self) -> None:
+        """Drop the deferred work and any deferred from now on (shutdown came)."""
+        self._stopped = True
+        self.cancel_deferred()
+
     def shutdown(self) -> None:
         """Stop background work before pygls stops, so the process exits promptly."""
-        self.cancel_deferred()
+        self.stop_deferring()
         self.indexer.stop()
         self.session_start.stop()
         super().shutdown()

@@ -146,7 +146,14 @@ def on_prompt(hook: HookInput) -> str:
     with _Stores(hook.cwd) as stores:
         project = stores.project
         conn, ledger = stores.hints(hook)
-        turn = ledger.next_turn(conn)  # recall.policy.sessions.count_turn(conn, id, origin="hook")
+        # The writes are notes: with another writer holding the index past the hook's wait
+        # (GUARD_BUSY_MS) the memories are still injected, once waited for, and the notes lost.
+        busy = False
+        try:  # recall.policy.sessions.count_turn(conn, id, origin="hook")
+            turn = ledger.next_turn(conn)
+        except Exception:
+            _logged("the prompt hook's turn count in %s failed", str(hook.cwd))
+            busy, turn = True, _turn_read(conn, hook.session_id)
         files = recent_touches(conn, hook.session_id, turn)
         prompt = (hook.prompt or "").strip()
         if not prompt and not files:
@@ -158,12 +165,20 @@ def on_prompt(hook: HookInput) -> str:
         chosen = inject.select(Gate(project, _notice).hits(result.hits))
         if not chosen:
             return ""
-        choice = ledger.select(
-            conn, [Candidate(h.memory.id, pinned=h.memory.pinned) for h in chosen]
-        )
+        candidates = [Candidate(h.memory.id, pinned=h.memory.pinned) for h in chosen]
+        choice = ledger.preview(conn, candidates) if busy else None
+        try:
+            choice = choice or ledger.select(conn, candidates)
+        except Exception:
+            _logged("the prompt hook's hint notes in %s failed", str(hook.cwd))
+            busy, choice = True, ledger.preview(conn, candidates)
         shown = [h for h in chosen if h.memory.id in set(choice.shown)]
         new = set(choice.new)
-        record_shown(searched, [h for h in shown if h.memory.id in new])  # the turn is counted
+        try:  # the turn is counted
+            if not busy:
+                record_shown(searched, [h for h in shown if h.memory.id in new])
+        except Exception:
+            _logged("the prompt hook's surfacing counts in %s failed", str(hook.cwd))
         return output(hook.event, inject.render(shown))
 
 
@@ -276,6 +291,14 @@ def _bookkeeping(
     if shown:
         record_surfacings(conn, sorted(shown))
     return [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
+
+
+def _turn_read(conn: sqlite3.Connection, session: str) -> int:
+    """The session's current turn, read only (0 when no turn was ever counted)."""
+    try:
+        return _current_turn(conn, session)
+    except Exception:  # no sessions table yet
+        return 0
 
 
 def _logged(message: str, path: str) -> None:

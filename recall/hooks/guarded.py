@@ -15,6 +15,7 @@ again. Both tables are created here on first use and are per-user tables of the 
 from __future__ import annotations
 
 import sqlite3
+import time
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
@@ -32,18 +33,40 @@ CREATE TABLE IF NOT EXISTS guard_asked(
     memory_id TEXT NOT NULL,
     path TEXT NOT NULL,
     tool_use TEXT NOT NULL DEFAULT '',
+    asked INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY(session, path, tool_use, memory_id)
-) WITHOUT ROWID;
+) WITHOUT ROWID
 """
+
+ASKED_KEEP_DAYS: Final = 1
+"""How long an ask nobody answered (a refused or interrupted edit has no PostToolUse) is kept:
+an edit runs within its turn, so a day-old ask is never answered, and dropping it costs at most
+a repeated question. Asks of every session older than this are pruned as new ones are noted."""
+
+_COLUMNS: Final = frozenset({"tool_use", "asked"})
+
+
+def _columns(conn: sqlite3.Connection) -> set[str]:
+    return {row[1] for row in conn.execute("PRAGMA table_info(guard_asked)")}
 
 
 def _ensure(conn: sqlite3.Connection) -> None:
-    """The ledger's tables; a ``guard_asked`` from before tool call ids is made anew (it holds
-    only asks still pending, which are asked again)."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(guard_asked)")}
-    if columns and "tool_use" not in columns:
-        conn.execute("DROP TABLE guard_asked")
-    conn.executescript(DDL)
+    """The ledger's tables; a ``guard_asked`` from before tool call ids or ask times is made
+    anew (it holds only asks still pending, which are asked again). Checked again under the
+    write lock, so two hooks migrating at once never drop each other's new rows."""
+    if _COLUMNS.issubset(_columns(conn)):
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        columns = _columns(conn)
+        if columns and not _COLUMNS.issubset(columns):
+            conn.execute("DROP TABLE guard_asked")
+        for statement in DDL.split(";"):
+            conn.execute(statement)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def not_yet_allowed(
@@ -67,15 +90,19 @@ def record_asked(
     ``asked`` (none: it asks nothing). Without an id, what an earlier, refused, edit of the
     file asked about is forgotten."""
     _ensure(conn)
+    moment = int(time.time())
     with conn:
         conn.execute(
             "DELETE FROM guard_asked WHERE session = ? AND path = ? AND tool_use = ?",
             (session, path, tool_use),
         )
+        conn.execute(
+            "DELETE FROM guard_asked WHERE asked < ?", (moment - ASKED_KEEP_DAYS * 86_400,)
+        )
         conn.executemany(
-            "INSERT OR IGNORE INTO guard_asked(session, memory_id, path, tool_use) "
-            "VALUES(?, ?, ?, ?)",
-            [(session, m.id, path, tool_use) for m in asked],
+            "INSERT OR IGNORE INTO guard_asked(session, memory_id, path, tool_use, asked) "
+            "VALUES(?, ?, ?, ?, ?)",
+            [(session, m.id, path, tool_use, moment) for m in asked],
         )
 
 

@@ -41,7 +41,10 @@ def record_touch(conn: sqlite3.Connection, session: str, path: str, turn: int) -
 
 def recent_touches(conn: sqlite3.Connection, session: str, turn: int) -> list[str]:
     """The files the session edited in the last :data:`RECENT_TURNS` turns, newest first."""
-    conn.executescript(DDL)
+    # Read only: creating the table would wait for any other writer of the index.
+    known = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hook_touches'"
+    if conn.execute(known).fetchone() is None:
+        return []
     rows = conn.execute(
         "SELECT path FROM hook_touches WHERE session = ? AND turn >= ? ORDER BY seq DESC LIMIT ?",
         (session, turn - RECENT_TURNS, RECENT_FILES),

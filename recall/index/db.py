@@ -310,7 +310,7 @@ def _memory() -> sqlite3.Connection:
     return conn
 
 
-def _open_for_reading(path: Path) -> sqlite3.Connection:
+def _open_for_reading(path: Path, timeout: float) -> sqlite3.Connection:
     """The index opened without writing anything next to it.
 
     ``mode=ro`` reads a WAL database when its -wal and -shm files exist or can be created;
@@ -320,7 +320,7 @@ def _open_for_reading(path: Path) -> sqlite3.Connection:
     """
     uri = path.absolute().as_uri()
     try:
-        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=timeout)
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except BaseException:
@@ -330,16 +330,19 @@ def _open_for_reading(path: Path) -> sqlite3.Connection:
     except sqlite3.OperationalError as error:
         if not (is_read_only_error(error) or is_full_error(error)):
             raise
-    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, timeout=timeout)
 
 
-def open_snapshot(path: Path) -> tuple[sqlite3.Connection, str | None]:
+def open_snapshot(
+    path: Path,
+    timeout: float = 5.0,  # sqlite3's own default
+) -> tuple[sqlite3.Connection, str | None]:
     """An in-memory copy of the index for a store that cannot write it; nothing on disk changes.
 
     Everything a read does as a side effect (sync with the files, vectors, the genome cache,
     usage and hint counters) lands in the copy and is gone when it closes. Returns the copy
     and, when the file could not be used, why: the copy is then empty, to be filled from the
-    memory files.
+    memory files. ``timeout``: seconds to wait for another connection's lock on the file.
     """
     conn = _memory()
     if not path.exists():
@@ -347,7 +350,7 @@ def open_snapshot(path: Path) -> tuple[sqlite3.Connection, str | None]:
         return conn, None
     problem: str | None = None
     try:
-        source = _open_for_reading(path)
+        source = _open_for_reading(path, timeout)
         try:
             source.backup(conn)
         finally:

@@ -179,6 +179,18 @@ class HintLedger:
     ) -> SessionState:
         """The session's state; marks only for ``memory_ids`` when given (all otherwise)."""
         self._prepare(conn)
+        return self._read(conn, memory_ids)
+
+    def preview(self, conn: sqlite3.Connection, candidates: Sequence[Candidate]) -> Choice:
+        """What :meth:`select` would choose now, read only and recorded nowhere: the answer
+        for an index another process is writing."""
+        try:
+            state = self._read(conn, [c.memory_id for c in candidates])
+        except sqlite3.OperationalError:  # no hint table yet: a session with nothing shown
+            state = SessionState()
+        return choose(state, candidates, self.policy)
+
+    def _read(self, conn: sqlite3.Connection, memory_ids: Iterable[str] | None) -> SessionState:
         row = conn.execute(
             "SELECT spent, self_serve FROM hint_sessions WHERE session = ?", (self.session,)
         ).fetchone()
@@ -200,8 +212,8 @@ class HintLedger:
                 ).fetchall()
         return SessionState(
             turn=int(turns[0]) if turns else 0,
-            spent=int(row[0]),
-            self_serve=bool(row[1]),
+            spent=int(row[0]) if row else 0,
+            self_serve=bool(row[1]) if row else False,
             marks={r[0]: Mark(int(r[1]), bool(r[2])) for r in found},
         )
 

@@ -15,14 +15,18 @@ from __future__ import annotations
 
 import math
 import re
-
-# The same function as ``hashlib.blake2b``, taken from its own module: ``hashlib`` loads OpenSSL
-# at import, which every prompt hook would pay for a hash it never uses.
-from _blake2 import blake2b
 from array import array
 from collections.abc import Sequence
 from itertools import chain, groupby
 from typing import Final
+
+# The same function as ``hashlib.blake2b``, taken from its own module: ``hashlib`` loads OpenSSL
+# at import, which every prompt hook would pay for a hash it never uses. ``_blake2`` is private to
+# CPython; an interpreter without it is given ``hashlib``'s.
+try:
+    from _blake2 import blake2b
+except ImportError:
+    from hashlib import blake2b
 
 DEFAULT_DIM: Final = 384
 #: Bits of a feature's hash kept; the batch row sits above them in one int64 sort key, so a

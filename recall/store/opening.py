@@ -180,7 +180,10 @@ class IndexOpening(StoreBase):
         self.read_only = reason
         self._read_only_advice = advice
         path = self.location.index_path
-        conn, problem = db.open_snapshot(path)
+        if self.wait is None:
+            conn, problem = db.open_snapshot(path)
+        else:
+            conn, problem = db.open_snapshot(path, self.wait)
         if not self._read_only_told:
             self._read_only_told = True
             self.notice(
@@ -189,6 +192,15 @@ class IndexOpening(StoreBase):
             )
             if problem is not None:
                 self.notice(f"index {path} could not be read ({problem}); using the memory files")
+        if self._busy:
+            # Reading every file added since (a bulk import: thousands) would outlast the
+            # caller's wait; the copy is served as the index was at its last commit.
+            self.notice(
+                f"store {self.location.base} is busy: serving its index as of its last commit, "
+                "without the memory files changed since"
+            )
+            self._seen_dir_mtime = self._dir_mtime()
+            return conn
         try:
             self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
         except BaseException:

@@ -116,6 +116,24 @@ def test_decorators_and_the_lines_beside_the_definition_are_guarded(
     assert asks(hook_call(cli, repo, "lib.rs", **edit("#[inline]")))
 
 
+COMMENTED = {
+    "c.py": ("@first\n# why the order matters\n@second\ndef kept():\n    return 1\n", "@first"),
+    "c.rs": ("#[inline]\n// a note\nfn kept() -> i32 {\n    1\n}\n", "#[inline]"),
+    "c.ts": ("class A {\n  @Dec()\n  // why\n  kept() {\n    return 1;\n  }\n}\n", "@Dec()"),
+}
+
+
+@pytest.mark.parametrize("path", sorted(COMMENTED))
+def test_a_comment_between_the_decorators_does_not_cut_the_guarded_span(
+    tmp_path: Path, cli: Callable[..., CliResult], path: str
+) -> None:
+    text, first = COMMENTED[path]
+    repo = make_repo(tmp_path / "repo", {path: text})
+    symbol = "A.kept" if path.endswith(".ts") else "kept"
+    guard(cli, f"{path}::{symbol}")
+    assert asks(hook_call(cli, repo, path, **edit(first)))
+
+
 def test_guessed_ranges_ask_as_for_the_whole_file(
     repo: Path, cli: Callable[..., CliResult]
 ) -> None:
@@ -231,3 +249,50 @@ def test_a_store_held_by_another_writer_still_gets_the_question(
         holder.close()
         os.close(lock)
     assert asks(answer)
+
+
+def test_a_busy_index_still_gets_the_prompt_its_memories(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id = guard(cli, "src/store.py::Store.save")
+    location = project_location(repo)
+    for memory in location.memories_dir.iterdir():  # old enough to be trusted by its stat
+        os.utime(memory, (memory.stat().st_mtime - 3600,) * 2)
+    assert cli("index").code == 0  # the index and the code map settled: reading writes nothing
+    holder = sqlite3.connect(location.index_path, isolation_level=None)
+    prompt = {"session_id": SESSION, "cwd": str(repo), "prompt": "keep Store.save as it is"}
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another process writing the index all along
+        done = cli("hook", "prompt", stdin=json.dumps(prompt))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert (done.code, done.stderr) == (0, "")
+    assert memory_id in done.stdout
+
+
+def test_a_busy_store_is_served_as_of_its_last_commit(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    kept = guard(cli, "src/store.py::Store.save")
+    location = project_location(repo)
+    for memory in location.memories_dir.iterdir():  # old enough to be trusted by its stat
+        os.utime(memory, (memory.stat().st_mtime - 3600,) * 2)
+    assert cli("list").code == 0  # the index settled
+    lock = os.open(location.lock_path, os.O_RDWR | os.O_CREAT)
+    holder = sqlite3.connect(location.index_path, isolation_level=None)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # an import holds the store, writing memory files
+        holder.execute("BEGIN IMMEDIATE")
+        imported = "0b0b0b0b"
+        text = (location.memories_dir / f"{kept}.md").read_text()
+        (location.memories_dir / f"{imported}.md").write_text(text.replace(kept, imported))
+        answer = hook_call(cli, repo, "src/store.py", **edit("self.rows.append(row)"))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        os.close(lock)
+    assert asks(answer)
+    assert answer is not None
+    assert f"[{kept}]" in answer["permissionDecisionReason"]
+    assert imported not in answer["permissionDecisionReason"]  # not read until the store is free

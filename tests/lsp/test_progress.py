@@ -231,3 +231,26 @@ async def test_shutdown_drops_the_start_up_work_still_waiting() -> None:
     await asyncio.sleep(0.2)
     ls.run_deferred()
     assert ran == []
+
+
+@pytest.mark.asyncio
+async def test_work_deferred_after_shutdown_never_runs() -> None:
+    ls = build_server()
+    ran: list[str] = []
+    ls.run_deferred()  # the first document was answered while initialized still waited
+    shutdown(ls, None)  # then shutdown came, before initialized deferred the start-up work
+    ls.defer(lambda: ran.append("work"), 0.01)
+    await asyncio.sleep(0.2)
+    ls.run_deferred()
+    assert ran == []
+
+
+@pytest.mark.asyncio
+async def test_an_early_run_makes_only_the_next_deferral_immediate() -> None:
+    ls = build_server()
+    ran: list[str] = []
+    ls.run_deferred()
+    ls.defer(lambda: ran.append("first"), 60)
+    ls.defer(lambda: ran.append("second"), 60)
+    assert ran == ["first"]
+    ls.cancel_deferred()

@@ -243,6 +243,10 @@ _LEADING: Final = frozenset(
 )
 
 
+# Comments between the decorators or attributes and the definition; they do not end the chain.
+_COMMENTS: Final = frozenset({"comment", "line_comment", "block_comment"})
+
+
 def _head(node: Node) -> int:
     """The 1-based first line of the decorators or attributes of ``node`` (0: none)."""
     first = None
@@ -250,8 +254,10 @@ def _head(node: Node) -> int:
     if parent is not None and parent.type == "decorated_definition":
         first = parent.start_point[0]
     sibling = node.prev_named_sibling
-    while sibling is not None and sibling.type in _LEADING:
-        first = sibling.start_point[0]
+    while sibling is not None and (sibling.type in _LEADING or sibling.type in _COMMENTS):
+        if sibling.type in _LEADING:
+            line = sibling.start_point[0]
+            first = line if first is None else min(first, line)
         sibling = sibling.prev_named_sibling
     return 0 if first is None else first + 1
 
