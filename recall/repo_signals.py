@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 
 from recall.genome import Genome
+from recall.index import db
 from recall.ranking.engine import RepoSignals, WorkingTree
 from recall.store import MemoryStore
 
@@ -25,7 +27,18 @@ def open_repo_signals(
     """
     if not project.exists or project.repo_root is None:
         return WorkingTree(project.repo_root)
-    genome = Genome.load(project.repo_root, project.conn, refresh=refresh, symbols=symbols)
+    try:
+        genome = Genome.load(project.repo_root, project.conn, refresh=refresh, symbols=symbols)
+    except sqlite3.OperationalError as error:
+        if not db.is_busy(error):
+            raise
+        # Another process holds the index past this store's wait: recall on the code map as it
+        # is (the refresh rolled back) rather than not at all; the next one catches up.
+        notice(
+            "the code map was not brought up to date: another process is writing the index; "
+            "recall uses it as it was (`tether index` catches up)"
+        )
+        return Genome.load(project.repo_root, project.conn, refresh=False, symbols=symbols)
     summary = genome.last_summary
     if summary is not None:
         for line in summary.notices:

@@ -296,3 +296,26 @@ def test_a_busy_store_is_served_as_of_its_last_commit(
     assert answer is not None
     assert f"[{kept}]" in answer["permissionDecisionReason"]
     assert imported not in answer["permissionDecisionReason"]  # not read until the store is free
+
+
+def test_a_busy_index_with_a_code_map_behind_still_gets_the_prompt_its_memories(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id = guard(cli, "src/store.py::Store.save")
+    location = project_location(repo)
+    for memory in location.memories_dir.iterdir():  # old enough to be trusted by its stat
+        os.utime(memory, (memory.stat().st_mtime - 3600,) * 2)
+    assert cli("index").code == 0
+    (repo / "NEWS").write_text("a commit the code map has not seen\n", encoding="utf-8")
+    git(repo, "add", "NEWS")
+    git(repo, "commit", "-q", "-m", "news")
+    holder = sqlite3.connect(location.index_path, isolation_level=None)
+    prompt = {"session_id": SESSION, "cwd": str(repo), "prompt": "keep Store.save as it is"}
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another process writing the index all along
+        done = cli("hook", "prompt", stdin=json.dumps(prompt))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert done.code == 0
+    assert memory_id in done.stdout
