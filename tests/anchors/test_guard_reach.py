@@ -19,7 +19,7 @@ from conftest import CliResult, git, make_repo
 
 from recall.cli.cmd_agent_config import HOOK_TIMEOUT_SECONDS
 from recall.hooks.events import GUARD_BUSY_MS
-from recall.locations import project_location
+from recall.locations import Location, project_location
 
 SESSION = "5d2e8f1a-3b4c-4d5e-9f6a-7b8c9d0e1f2a"
 
@@ -204,8 +204,7 @@ def test_an_edit_that_ran_allows_only_what_its_own_call_asked(
 def test_a_busy_index_still_gets_the_question(repo: Path, cli: Callable[..., CliResult]) -> None:
     guard(cli, "src/store.py::Store.save")
     location = project_location(repo)
-    for memory in location.memories_dir.iterdir():  # old enough to be trusted by its stat
-        os.utime(memory, (memory.stat().st_mtime - 3600,) * 2)
+    age_memories(location)
     assert cli("list").code == 0  # the index settled: opening it writes nothing
     index = location.index_path
     holder = sqlite3.connect(index, isolation_level=None)
@@ -251,22 +250,32 @@ def test_a_store_held_by_another_writer_still_gets_the_question(
     assert asks(answer)
 
 
+def age_memories(location: Location) -> None:
+    """Date the memory files an hour back: old enough to be trusted by their stat."""
+    for memory in location.memories_dir.iterdir():
+        os.utime(memory, (memory.stat().st_mtime - 3600,) * 2)
+
+
+def prompt_while_the_index_is_busy(cli: Callable[..., CliResult], repo: Path) -> CliResult:
+    """The prompt hook's run while another process holds the index's write lock throughout."""
+    holder = sqlite3.connect(project_location(repo).index_path, isolation_level=None)
+    prompt = {"session_id": SESSION, "cwd": str(repo), "prompt": "keep Store.save as it is"}
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        return cli("hook", "prompt", stdin=json.dumps(prompt))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
 def test_a_busy_index_still_gets_the_prompt_its_memories(
     repo: Path, cli: Callable[..., CliResult]
 ) -> None:
     memory_id = guard(cli, "src/store.py::Store.save")
     location = project_location(repo)
-    for memory in location.memories_dir.iterdir():  # old enough to be trusted by its stat
-        os.utime(memory, (memory.stat().st_mtime - 3600,) * 2)
+    age_memories(location)
     assert cli("index").code == 0  # the index and the code map settled: reading writes nothing
-    holder = sqlite3.connect(location.index_path, isolation_level=None)
-    prompt = {"session_id": SESSION, "cwd": str(repo), "prompt": "keep Store.save as it is"}
-    try:
-        holder.execute("BEGIN IMMEDIATE")  # another process writing the index all along
-        done = cli("hook", "prompt", stdin=json.dumps(prompt))
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
+    done = prompt_while_the_index_is_busy(cli, repo)
     assert (done.code, done.stderr) == (0, "")
     assert memory_id in done.stdout
 
@@ -276,8 +285,7 @@ def test_a_busy_store_is_served_as_of_its_last_commit(
 ) -> None:
     kept = guard(cli, "src/store.py::Store.save")
     location = project_location(repo)
-    for memory in location.memories_dir.iterdir():  # old enough to be trusted by its stat
-        os.utime(memory, (memory.stat().st_mtime - 3600,) * 2)
+    age_memories(location)
     assert cli("list").code == 0  # the index settled
     lock = os.open(location.lock_path, os.O_RDWR | os.O_CREAT)
     holder = sqlite3.connect(location.index_path, isolation_level=None)
@@ -303,19 +311,11 @@ def test_a_busy_index_with_a_code_map_behind_still_gets_the_prompt_its_memories(
 ) -> None:
     memory_id = guard(cli, "src/store.py::Store.save")
     location = project_location(repo)
-    for memory in location.memories_dir.iterdir():  # old enough to be trusted by its stat
-        os.utime(memory, (memory.stat().st_mtime - 3600,) * 2)
+    age_memories(location)
     assert cli("index").code == 0
     (repo / "NEWS").write_text("a commit the code map has not seen\n", encoding="utf-8")
     git(repo, "add", "NEWS")
     git(repo, "commit", "-q", "-m", "news")
-    holder = sqlite3.connect(location.index_path, isolation_level=None)
-    prompt = {"session_id": SESSION, "cwd": str(repo), "prompt": "keep Store.save as it is"}
-    try:
-        holder.execute("BEGIN IMMEDIATE")  # another process writing the index all along
-        done = cli("hook", "prompt", stdin=json.dumps(prompt))
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
+    done = prompt_while_the_index_is_busy(cli, repo)
     assert done.code == 0
     assert memory_id in done.stdout
