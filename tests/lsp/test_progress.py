@@ -16,7 +16,7 @@ from lsp_server.setup import build as build_server
 from recall.genome import Genome
 from recall.genome.symbols.lookup import defined_in
 from recall.locations import project_location
-from tests.lsp.raw import raw_server
+from tests.lsp.raw import RawClient, raw_server
 from tests.lsp.session import Session
 from tests.lsp.workspace import Workspace, build
 
@@ -109,25 +109,35 @@ def test_an_up_to_date_genome_is_told_from_the_index_alone(tmp_path) -> None:
         store.close()
 
 
+def start_with_progress(client: RawClient, ws: Workspace) -> None:
+    """Initialize a raw client that accepts work-done progress."""
+    init = {
+        "processId": None,
+        "rootUri": ws.root.as_uri(),
+        "capabilities": {"window": {"workDoneProgress": True}},
+    }
+    client.response(client.request("initialize", init))
+    client.notify("initialized", {})
+
+
+def wait_for_progress_create(client: RawClient) -> None:
+    """Wait up to 5 s for the server to ask for a progress token."""
+    for _ in range(100):
+        client.barrier()
+        if any(m.get("method") == "window/workDoneProgress/create" for m in client.received):
+            return
+        time.sleep(0.05)
+
+
 def test_start_up_work_waits_for_the_first_documents_diagnostics(ws: Workspace) -> None:
     # The first diagnostics of a session are not to share the CPU with the start-up work (the
     # session-start pass and the indexing, whose progress token is the visible part of it).
     with raw_server(ws.root) as client:
-        init = {
-            "processId": None,
-            "rootUri": ws.root.as_uri(),
-            "capabilities": {"window": {"workDoneProgress": True}},
-        }
-        client.response(client.request("initialize", init))
-        client.notify("initialized", {})
+        start_with_progress(client, ws)
         item = {"uri": ws.store_py.as_uri(), "languageId": "python", "version": 1}
         item["text"] = ws.store_py.read_text()
         client.notify("textDocument/didOpen", {"textDocument": item})
-        for _ in range(100):
-            client.barrier()
-            if any(m.get("method") == "window/workDoneProgress/create" for m in client.received):
-                break
-            time.sleep(0.05)
+        wait_for_progress_create(client)
         order = [
             m.get("method")
             for m in client.received
@@ -140,18 +150,8 @@ def test_start_up_work_waits_for_the_first_documents_diagnostics(ws: Workspace) 
 
 def test_start_up_work_starts_without_a_document_too(ws: Workspace) -> None:
     with raw_server(ws.root) as client:
-        init = {
-            "processId": None,
-            "rootUri": ws.root.as_uri(),
-            "capabilities": {"window": {"workDoneProgress": True}},
-        }
-        client.response(client.request("initialize", init))
-        client.notify("initialized", {})
-        for _ in range(100):
-            client.barrier()
-            if any(m.get("method") == "window/workDoneProgress/create" for m in client.received):
-                break
-            time.sleep(0.05)
+        start_with_progress(client, ws)
+        wait_for_progress_create(client)
         assert any(m.get("method") == "window/workDoneProgress/create" for m in client.received)
 
 
