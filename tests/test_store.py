@@ -476,3 +476,21 @@ def test_prepare_memory_rejects_text_that_cannot_be_written(store: MemoryStore, 
     # A lone surrogate (an undecodable byte from argv or JSON) cannot be encoded into the file.
     with pytest.raises(BadInput, match="UTF-8"):
         store.prepare_memory(summary="S", category="gotcha", files=[], **{field: "bad \udcff"})
+
+
+def test_the_guards_of_an_edited_file_are_found_from_the_anchors(store: MemoryStore) -> None:
+    from recall.anchors.symbols import SymbolAnchor
+    from recall.hooks.guard_moves import anchored_here, moved_in
+
+    # every edit asks for the guarded memories anchored in and around the edited file: walking
+    # every active memory (the status index) to find the few anchored ones grows with the store
+    for n in range(30):
+        remember(store, f"note {n}", files=["src/app.py"])
+    draft = store.prepare_memory(summary="helper stays pure", category="decision", files=[])
+    anchor = SymbolAnchor("src/util.py", "helper")
+    guarded = store.remember(draft.with_changes(guard=True, anchors=(anchor,))).id
+    for find in (anchored_here, moved_in):
+        [plan] = _plan_of_each(store, lambda f=find: f(store, "src/util.py"), "memory_anchors")
+        assert "memories_status" not in plan, plan
+        assert plan.startswith("SCAN a"), plan
+    assert [m.id for m in anchored_here(store, "src/util.py")] == [guarded]

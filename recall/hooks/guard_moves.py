@@ -26,13 +26,15 @@ MOVED_FROM: Final = "moved_from"
 """The key of a moved-in anchor's ``extra`` naming the file it was anchored in."""
 
 _GUARDED = "m.guard = 1 AND m.status = 'active'"
+# CROSS JOIN keeps the anchors as the outer loop (SQLite never reorders it): a store holds
+# far fewer anchors than memories, and left to itself the planner walks every active memory
+# by the status index first (about 20 ms at 30,000 memories, twice on every edit).
+_ANCHORS_FIRST = "FROM memory_anchors a CROSS JOIN memories m ON m.rowid = a.memory_rowid"
 _ANCHORED_HERE = (
-    "SELECT DISTINCT m.id FROM memories m JOIN memory_anchors a ON a.memory_rowid = m.rowid "
-    f"WHERE {_GUARDED} AND a.path = ? ORDER BY m.id"
+    f"SELECT DISTINCT m.id {_ANCHORS_FIRST} WHERE {_GUARDED} AND a.path = ? ORDER BY m.id"
 )
 _GUARDED_ELSEWHERE = (
-    "SELECT DISTINCT m.id, a.leaf FROM memories m JOIN memory_anchors a "
-    f"ON a.memory_rowid = m.rowid WHERE {_GUARDED} AND a.path != ?"
+    f"SELECT DISTINCT m.id, a.leaf {_ANCHORS_FIRST} WHERE {_GUARDED} AND a.path != ?"
 )
 
 
