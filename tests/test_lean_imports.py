@@ -62,7 +62,11 @@ OPENSSL_HASHES = ("hashlib", "_hashlib")
 """hashlib loads OpenSSL at import; the hash-bag embedder's blake2b comes from its own module,
 so a recall that only ranks hashes nothing through it (writes and dedupe do)."""
 
-LEAN = (*WRITE_ONLY, *GENOME_REFRESH, *SYMBOL_PARSE, *RARELY)
+SYMBOL_MOVES = ("recall.ranking.symbol_moves", "recall.genome.symbols.lookup")
+"""Memories whose anchored symbol moved into a touched file: only a store where some memory
+anchors a symbol looks for them."""
+
+LEAN = (*WRITE_ONLY, *GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *SYMBOL_MOVES)
 """Never loaded by any of the four commands on a quiet store with a fresh genome."""
 
 PROMPT_LOADS = ("recall.genome", "recall.ranking.engine")
@@ -187,8 +191,12 @@ def test_prompt_recalls_from_a_fresh_genome_without_its_refresh(
 
 @pytest.mark.parametrize(
     "args",
-    [("inject", PROMPT, "--no-record"), ("recall", PROMPT, "--json", "--no-record")],
-    ids=["inject", "recall"],
+    [
+        ("inject", PROMPT, "--no-record"),
+        ("inject", PROMPT, "--no-record", "--file", "src/app.py"),
+        ("recall", PROMPT, "--json", "--no-record"),
+    ],
+    ids=["inject", "inject-file", "recall"],
 )
 def test_inject_and_recall_load_as_little(
     repo: Path, quiet: str, tmp_path: Path, args: tuple[str, ...]
@@ -284,6 +292,11 @@ def test_pre_edit_loads_the_parser_only_for_a_file_with_a_guard_on_a_symbol(
     guarded = run_probed(repo, tmp_path / "u.json", "hook", "pre-edit", stdin=payload)
     assert '"permissionDecision": "ask"' in guarded.stdout
     assert loaded(guarded, SYMBOL_PARSE) == sorted(SYMBOL_PARSE)
+    # a store with a symbol anchor: a recall on a touched file looks for moved symbols
+    inject = ("inject", "helper", "--no-record", "--file", "src/app.py")
+    anchored = run_probed(repo, tmp_path / "i.json", *inject)
+    assert (anchored.code, anchored.stderr) == (0, "")
+    assert loaded(anchored, SYMBOL_MOVES) == sorted(SYMBOL_MOVES)
 
 
 def test_settings_files_and_a_notice_load_their_readers_and_the_log(
@@ -326,7 +339,7 @@ def test_import_and_export_parse_with_their_own_module_only(
 def test_every_module_named_is_seen_loading_somewhere() -> None:
     """Each name the lean tests rule out is one that a test above sees load, so none of them
     can be a misspelt or dead name that is trivially absent."""
-    seen = {*GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *PROMPT_LOADS}
+    seen = {*GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *PROMPT_LOADS, *SYMBOL_MOVES}
     for _args, needs in WRITES.values():
         seen.update(needs)
     assert {*LEAN, *EDIT_ONLY, *OPENSSL_HASHES} <= seen

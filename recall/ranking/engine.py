@@ -62,6 +62,9 @@ class _StoreFacts:
     """Candidates' facts and each file's memories, read once for this index state."""
     file_channels: dict[tuple[Any, ...], ch.Channel] = field(default_factory=dict)
     """The file channel of each set of touched files asked (see ``_file_channel``)."""
+    any_anchor: bool | None = None
+    """Whether any memory has a symbol anchor (asked on first use): without one no symbol can
+    have moved, and the symbol code is not even imported."""
     moves: Any = None
     """What is known of symbols moved into touched files (``symbol_moves.MovesKept``, made on
     first use: a prompt hook never loads the symbol code)."""
@@ -337,6 +340,10 @@ class Recaller:
         file_hits: ch.Channel,
     ) -> ch.Channel:
         """The file channel plus memories whose anchored symbol moved into a touched file."""
+        if facts.any_anchor is None:
+            facts.any_anchor = _any_symbol_anchor(conn)
+        if not facts.any_anchor:
+            return file_hits
         from recall.ranking.symbol_moves import MovesKept, with_moved
 
         if facts.moves is None:
@@ -397,3 +404,11 @@ costs one more; three back to back within one recall would be a loop, not a user
 def _same(now: dict[int, sqlite3.Connection], before: dict[int, sqlite3.Connection]) -> bool:
     """Whether every store reads through the connection it read through before."""
     return now.keys() == before.keys() and all(now[k] is before[k] for k in now)
+
+
+def _any_symbol_anchor(conn: sqlite3.Connection) -> bool:
+    """Whether any memory of the index behind ``conn`` has a symbol anchor."""
+    try:
+        return conn.execute("SELECT 1 FROM memory_anchors LIMIT 1").fetchone() is not None
+    except sqlite3.OperationalError:  # an index from before symbol anchors
+        return False

@@ -33,14 +33,6 @@ Moves = dict[str, dict[int, str]]
 receipt phrase (``iproute_modify, moved from ip/iproute.c``)."""
 
 
-def any_anchor(conn: sqlite3.Connection) -> bool:
-    """Whether any memory of the index behind ``conn`` has a symbol anchor."""
-    try:
-        return conn.execute("SELECT 1 FROM memory_anchors LIMIT 1").fetchone() is not None
-    except sqlite3.OperationalError:  # an index from before symbol anchors
-        return False
-
-
 def moves_into(
     conn: sqlite3.Connection,
     genome_conn: sqlite3.Connection,
@@ -140,10 +132,8 @@ not a judgement (any value ranks the same)."""
 @dataclass
 class MovesKept:
     """What a long-lived engine knows of symbols moved into touched files, for one index state:
-    whether any memory has a symbol anchor, and each asked file's moved-symbol hits for the
-    genome state ``genome``."""
+    each asked file's moved-symbol hits for the genome state ``genome``."""
 
-    any_anchor: bool | None = None
     moves: dict[str, dict[int, str]] = field(default_factory=dict)
     genome: str | None = None
 
@@ -158,14 +148,10 @@ def with_moved(
 ) -> Channel:
     """The file channel plus memories whose anchored symbol moved into a touched file (one that
     exists: a key of ``aliases``). Each file's moves are kept per index state (``kept``) and
-    genome state, so asking for the same file again reads nothing; a store without symbol
-    anchors asks once per index state."""
+    genome state, so asking for the same file again reads nothing. The caller asks only for a
+    store where some memory has a symbol anchor."""
     genome_conn = getattr(repo, "conn", None)
     if genome_conn is None or not aliases:
-        return file_hits
-    if kept.any_anchor is None:
-        kept.any_anchor = any_anchor(conn)
-    if not kept.any_anchor:
         return file_hits
     genome = _genome_state(repo, genome_conn)
     if kept.genome != genome or len(kept.moves) >= MOVED_PATHS_KEPT:
