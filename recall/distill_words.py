@@ -5,7 +5,6 @@ Each constant is defined once, here, with the reason for its value; ``tests/dist
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 MAX_PER_SESSION: Final = 3
@@ -38,6 +37,9 @@ tens of them; one still running after a minute is stuck. Only callers that can w
 run the command (``tether distill``, ``tether session start``, the language server's start
 pass, which runs in the background); a session-start hook, killed by the agent after a few
 seconds, never does (``recall.lifecycle.session_start.NO_COMMAND_ORIGINS``)."""
+
+# The patterns below are pattern text, compiled by the heuristic that matches them: settings
+# read the limits above in every hook, which has no use for compiling them.
 
 # Words that mark a sentence as durable knowledge, by the category it suggests. Matched as whole
 # words, case-insensitively; a straight or curly apostrophe both work. The first category in
@@ -87,34 +89,32 @@ KEYWORDS: Final[dict[str, tuple[str, ...]]] = {
 
 # Commits whose messages are about history, not knowledge: reverts restate another commit,
 # fixups and squashes are to be folded away.
-SKIP_SUBJECT: Final = re.compile(r"^(?:revert\b|fixup!|squash!|amend!|merge\b)", re.IGNORECASE)
+SKIP_SUBJECT: Final = r"(?i)^(?:revert\b|fixup!|squash!|amend!|merge\b)"
 
 # Trailer lines (``Signed-off-by: ...``) name people, not knowledge.
-TRAILER: Final = re.compile(r"^[A-Za-z][A-Za-z-]*-by:\s|^Change-Id:\s", re.IGNORECASE)
+TRAILER: Final = r"(?i)^[A-Za-z][A-Za-z-]*-by:\s|^Change-Id:\s"
 
 # A Conventional Commits prefix (``fix(auth)!: ``) says what kind of change, not what is known.
 # Only the types of that convention: a subsystem prefix (``ip:``, ``tc/police:``, ``man8:``)
 # says where the knowledge applies and is kept.
-CONVENTIONAL_PREFIX: Final = re.compile(
-    r"^(?:feat|fix|docs|style|refactor|perf|tests?|build|ci|chore|revert|deps)"
-    r"(?:\([^)]*\))?!?:\s+",
-    re.IGNORECASE,
+CONVENTIONAL_PREFIX: Final = (
+    r"(?i)^(?:feat|fix|docs|style|refactor|perf|tests?|build|ci|chore|revert|deps)"
+    r"(?:\([^)]*\))?!?:\s+"
 )
 
 # A summary starting with a plain lowercase word is a sentence and gets a capital; one starting
 # with a code name (``bond_slave``, ``tc/police``, ``man8``, ``ip:``, ``getUser()``) keeps it
 # exactly as written.
-PLAIN_FIRST_WORD: Final = re.compile(r"^[a-z]+(?=[\s,;!?]|$)")
+PLAIN_FIRST_WORD: Final = r"^[a-z]+(?=[\s,;!?]|$)"
 
 # A commit adding a feature says why the feature is wanted; that reason is history, not a
 # decision a later editor must respect, so a feature commit is never proposed as a decision
 # (a warning in it still makes a gotcha). Subsystem prefixes before the verb are looked past.
-FEATURE_SUBJECT: Final = re.compile(
-    r"^(?:feat(?:\([^)]*\))?!?:\s+|(?:[\w./+-]+:\s+)*"
+FEATURE_SUBJECT: Final = (
+    r"(?i)^(?:feat(?:\([^)]*\))?!?:\s+|(?:[\w./+-]+:\s+)*"
     r"(?:add|adds|added|adding|implement|implements|introduce|introduces|support|supports"
-    r"|extend|extends|enable|enables|new)\b)",
-    re.IGNORECASE,
+    r"|extend|extends|enable|enables|new)\b)"
 )
 
 # A trailing reference (``(#123)``, ``[JIRA-42]``) points elsewhere; the summary stands alone.
-TRAILING_REFERENCE: Final = re.compile(r"\s*(?:\(#\d+\)|\[[A-Z][A-Z0-9]*-\d+\]|#\d+)\s*$")
+TRAILING_REFERENCE: Final = r"\s*(?:\(#\d+\)|\[[A-Z][A-Z0-9]*-\d+\]|#\d+)\s*$"

@@ -33,6 +33,13 @@ def _pattern(words: Iterable[str]) -> re.Pattern[str]:
 
 PATTERNS: dict[str, re.Pattern[str]] = {cat: _pattern(words) for cat, words in KEYWORDS.items()}
 
+_SKIP_SUBJECT = re.compile(SKIP_SUBJECT)
+_TRAILER = re.compile(TRAILER)
+_CONVENTIONAL_PREFIX = re.compile(CONVENTIONAL_PREFIX)
+_PLAIN_FIRST_WORD = re.compile(PLAIN_FIRST_WORD)
+_FEATURE_SUBJECT = re.compile(FEATURE_SUBJECT)
+_TRAILING_REFERENCE = re.compile(TRAILING_REFERENCE)
+
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(])")
@@ -50,7 +57,7 @@ def body_lines(message: str) -> tuple[str, list[str]]:
     lines = _plain(message).strip().splitlines()
     if not lines:
         return "", []
-    return lines[0].strip(), [line for line in lines[1:] if not TRAILER.match(line.strip())]
+    return lines[0].strip(), [line for line in lines[1:] if not _TRAILER.match(line.strip())]
 
 
 def sentences(lines: Sequence[str]) -> list[str]:
@@ -97,9 +104,9 @@ def clean_subject(subject: str) -> str:
     """A commit subject as a memory summary: type prefix and trailing ticket reference dropped,
     first letter upper-cased when it starts a plain word (never a code name), trailing period
     dropped, capped at SUMMARY_MAX characters."""
-    text = CONVENTIONAL_PREFIX.sub("", _SPACE.sub(" ", subject).strip())
-    text = TRAILING_REFERENCE.sub("", text).rstrip(" .")
-    if PLAIN_FIRST_WORD.match(text):
+    text = _CONVENTIONAL_PREFIX.sub("", _SPACE.sub(" ", subject).strip())
+    text = _TRAILING_REFERENCE.sub("", text).rstrip(" .")
+    if _PLAIN_FIRST_WORD.match(text):
         text = text[0].upper() + text[1:]
     return _cap(text, SUMMARY_MAX)
 
@@ -124,10 +131,10 @@ def heuristic(commit: Commit) -> Proposal | None:
     only the subject carries it). A subject that cleans to nothing gives way to that sentence.
     """
     subject, lines = body_lines(commit.message)
-    if not subject or SKIP_SUBJECT.match(subject):
+    if not subject or _SKIP_SUBJECT.match(subject):
         return None
     body = sentences(lines)
-    feature = bool(FEATURE_SUBJECT.match(subject))
+    feature = bool(_FEATURE_SUBJECT.match(subject))
     category = category_of([subject, *body], never=("decision",) if feature else ())
     if category is None:
         return None
