@@ -494,3 +494,30 @@ def test_the_guards_of_an_edited_file_are_found_from_the_anchors(store: MemorySt
         assert "memories_status" not in plan, plan
         assert plan.startswith("SCAN a"), plan
     assert [m.id for m in anchored_here(store, "src/util.py")] == [guarded]
+
+
+def test_an_edited_files_warnings_and_guards_are_read_without_its_other_memories(
+    store: MemoryStore,
+) -> None:
+    # a hub file is named by thousands of memories, mostly context: an edit hook building
+    # every one of them to keep its few warnings cost more than the rest of the hook
+    for n in range(30):
+        remember(store, f"background {n}", category="context", files=["src/app.py"])
+    gotcha = remember(store, "app gotcha", files=["src/app.py", "docs/guide.md"])
+    rejected = remember(store, "tried a cache", category="rejected", files=["src/app.py"])
+    draft = store.prepare_memory(
+        summary="app stays pure", category="decision", files=["src/app.py"]
+    )
+    guarded = store.remember(draft.with_changes(guard=True)).id
+    remember(store, "under the folder", files=["src/app.py/x.py"])
+    remember(store, "elsewhere", files=["src/util.py"])
+    archived = remember(store, "old gotcha", files=["src/app.py"])
+    store.set_status(archived, "archived", allowed_from=("active",))
+    found = store.guarding_or_warning("src/app.py")
+    assert [m.id for m in found] == [
+        m.id for m in store.list(file="src/app.py") if m.id in {gotcha, rejected, guarded}
+    ]
+    assert {m.id for m in found} == {gotcha, rejected, guarded}
+    [plan] = _plan_of_each(store, lambda: store.guarding_or_warning("src/app.py"), "memories")
+    assert "memories_status" not in plan and "SCAN m" not in plan, plan
+    assert "USING INDEX memory_files_path" in plan, plan

@@ -231,7 +231,7 @@ def _on_file(project: MemoryStore, path: str, hidden: Mapping[str, Any]) -> list
     """The memories naming ``path`` in their files that guard it or warn about it."""
     found = [
         m
-        for m in project.list(file=path)
+        for m in project.guarding_or_warning(path)
         if path in m.files and m.id not in hidden and (m.guard or m.category in WARNING_CATEGORIES)
     ]
     return Gate(project, _notice).memories(found)

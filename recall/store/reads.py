@@ -6,7 +6,7 @@ from pathlib import Path
 
 from recall.errors import BadInput, NotFound
 from recall.index import rows
-from recall.model import STATUSES, Memory
+from recall.model import STATUSES, WARNING_CATEGORIES, Memory
 from recall.records import check_category
 from recall.store.opening import IndexOpening, recovering
 from recall.store.results import Problem
@@ -82,6 +82,23 @@ class StoreReads(IndexOpening):
             params.extend([file, folder + "/", folder + "0"])
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         query = f"SELECT * FROM memories m {where} ORDER BY m.created DESC, m.id"
+        return [rows.memory_from_row(r) for r in self.conn.execute(query, params)]
+
+    @recovering
+    def guarding_or_warning(self, path: str) -> list[Memory]:
+        """The active memories naming ``path`` itself in their files that guard it or warn
+        about it (a category of :data:`~recall.model.WARNING_CATEGORIES`), in :meth:`list`'s
+        order. Only those are read: a hub file is named by thousands of memories, mostly
+        context, and building each of them cost an edit hook more than everything else."""
+        marks = ",".join("?" * len(WARNING_CATEGORIES))
+        # "+": the path index finds the file's rows; the status index would walk the store
+        query = (
+            "SELECT * FROM memories m WHERE +m.status = 'active' "
+            f"AND (+m.guard = 1 OR +m.category IN ({marks})) "
+            "AND m.rowid IN (SELECT memory_rowid FROM memory_files WHERE path = ?) "
+            "ORDER BY m.created DESC, m.id"
+        )
+        params = [*WARNING_CATEGORIES, path]
         return [rows.memory_from_row(r) for r in self.conn.execute(query, params)]
 
     @recovering
