@@ -519,5 +519,5 @@ def test_an_edited_files_warnings_and_guards_are_read_without_its_other_memories
     ]
     assert {m.id for m in found} == {gotcha, rejected, guarded}
     [plan] = _plan_of_each(store, lambda: store.guarding_or_warning("src/app.py"), "memories")
-    assert "memories_status" not in plan and "SCAN m" not in plan, plan
+    assert "SCAN m" not in plan, plan
     assert "USING INDEX memory_files_path" in plan, plan

@@ -91,7 +91,8 @@ class StoreReads(IndexOpening):
         order. Only those are read: a hub file is named by thousands of memories, mostly
         context, and building each of them cost an edit hook more than everything else."""
         marks = ",".join("?" * len(WARNING_CATEGORIES))
-        # "+": the path index finds the file's rows; the status index would walk the store
+        # "+": the path index finds the file's rows and each is read by its rowid; the other
+        # columns only filter them
         query = (
             "SELECT * FROM memories m WHERE +m.status = 'active' "
             f"AND (+m.guard = 1 OR +m.category IN ({marks})) "
