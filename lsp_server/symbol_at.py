@@ -26,7 +26,8 @@ def parsed(rel: str, text: str) -> Extracted:
 
     # "surrogatepass": a client may send a lone surrogate ("\ud800"), which no other error
     # handler encodes; its three bytes stay on its line, so the lines keep their numbers.
-    return extract(rel, text.encode("utf-8", "surrogatepass"))
+    # Definitions are looked up by name here, never compared: no body hashes.
+    return extract(rel, text.encode("utf-8", "surrogatepass"), hashes=False)
 
 
 def grammar_definitions(rel: str, text: str) -> tuple[Definition, ...] | None:
