@@ -33,8 +33,11 @@ def parsed(rel: str, text: str) -> Extracted:
 def grammar_definitions(rel: str, text: str) -> tuple[Definition, ...] | None:
     """The definitions a grammar found in the document; None when no grammar read it (none
     loads for its language, or it fell back to the regex finder)."""
+    from recall.genome.symbols import grammars
     from recall.genome.symbols.extract import TREE_SITTER
 
+    if grammars.grammar_name(rel) is None:  # not even the regex finder's reading is asked
+        return None
     read = parsed(rel, text)
     return tuple(read.definitions) if read.parser == TREE_SITTER else None
 
