@@ -9,6 +9,9 @@ anchored name is found by the regular expression on its last part. A memory whos
 parse does not find here is placed as a memory without anchors is: on its older single anchor
 (a definition the parse finds, else the name as the expression finds it) in any document it is
 shown on, its own file under this name or another, else on the first line.
+
+While typing goes on, the definitions are the document's last parse with their lines moved by
+the edits since (:mod:`lsp_server.doc_parse`); the caller passes them in.
 """
 
 from __future__ import annotations
