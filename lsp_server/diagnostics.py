@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from lsp_server import capabilities
+from lsp_server.doc_parse import parse_of
 from lsp_server.documents import DocState, Shown, current_text, usable_text
 from lsp_server.placement import MovedHere, span_of
 from lsp_server.positions import to_range
@@ -182,9 +183,16 @@ def _moved_here(root: Root, rel: str) -> MovedHere:
     return moved
 
 
+def _range(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> types.Range:
+    """Where ``hit``'s diagnostic goes in ``doc`` holding ``text``, placed on the document's
+    kept parse (carried through the edits since, while typing goes on)."""
+    moved = _moved_here(doc.root, doc.rel)
+    span = span_of(hit.memory, doc.rel, text, moved, lambda: parse_of(doc, text))
+    return to_range(span, text, ls.workspace.position_encoding)
+
+
 def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
-    span = span_of(hit.memory, doc.rel, text, _moved_here(doc.root, doc.rel))
-    rng = to_range(span, text, ls.workspace.position_encoding)
+    rng = _range(ls, doc, hit, text)
     severity = doc.root.settings.severity_for(
         hit.memory.category, ls.client_name, guard=hit.memory.guard
     )
@@ -288,6 +296,24 @@ def _refine(ls: TetherServer, doc: DocState) -> None:
         publish(ls, doc, kind)
 
 
+def place_again(ls: TetherServer, doc: DocState) -> None:
+    """Parse ``doc`` again (typing paused) and publish again if a diagnostic's place differs
+    from where the carried parse put it."""
+    if doc.parse is None or doc.parse.exact:
+        return
+    doc.parse = None  # the next placement parses the text
+    text = current_text(ls, doc)
+    if text is None or doc.pending is not None:  # the publish due places on a parse anyway
+        return
+    try:
+        moved = any(_range(ls, doc, s.hit, text) != s.range for s in doc.shown)
+    except (TetherError, sqlite3.Error, OSError) as error:
+        ls.warn(f"memories for {doc.path} could not be read ({error})")
+        return
+    if moved:
+        publish(ls, doc, doc.root.touched.get(doc.rel, "edit"))
+
+
 def _count_surfacings(ls: TetherServer, root: Root, ranked: list[Hit], new: set[str]) -> None:
     for store in root.stores():
         ids = [h.memory.id for h in ranked if h.memory.id in new and h.scope == store.scope]
@@ -334,6 +360,9 @@ def clear(ls: TetherServer, doc: DocState) -> None:
     if doc.refine is not None:
         doc.refine.cancel()
         doc.refine = None
+    if doc.reparse is not None:
+        doc.reparse.cancel()
+        doc.reparse = None
     doc.shown = []
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[])

@@ -18,6 +18,7 @@ from recall.ranking.engine import Hit
 from recall.store import MemoryStore
 
 if TYPE_CHECKING:
+    from lsp_server.doc_parse import DocumentParse
     from lsp_server.server import TetherServer
 
 
@@ -51,6 +52,11 @@ class DocState:
     """A ranking for a stronger touch, due right after a publish that used a weaker one's."""
     refine_base: list[Hit] = field(default_factory=list)
     """The candidates that publish was chosen from."""
+    parse: DocumentParse | None = None
+    """The definitions diagnostics are placed on: the last parse, carried through the edits
+    typed since (None until a memory shown here anchors a symbol)."""
+    reparse: asyncio.TimerHandle | None = None
+    """The parse due once typing pauses, when :attr:`parse` was carried through edits."""
 
     @property
     def is_memory(self) -> bool:

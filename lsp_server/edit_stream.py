@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server import diagnostics, memory_documents, progress, watching
+from lsp_server import diagnostics, memory_documents, progress, typing_pause, watching
 from lsp_server.documents import DocState, resolve
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
     """A document was opened: touch it and publish its memories at once."""
     doc = _code_document(ls, params.text_document.uri, memory_documents.check, read_mtime=True)
     if doc is not None:
+        doc.parse = None  # the editor's copy starts here: later changes are carried from it
         doc.root.touch(doc.rel, "open")
         diagnostics.publish(ls, doc, doc.root.touched[doc.rel])
     ls.run_deferred()  # the start-up work, held back until the first document was answered
@@ -61,7 +62,7 @@ def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> N
     doc = _code_document(ls, params.text_document.uri, memory_documents.check, read_mtime=False)
     if doc is not None:
         doc.root.touch(doc.rel, "edit")
-        diagnostics.publish_changed(ls, doc)
+        typing_pause.changed(ls, doc, params.content_changes)
 
 
 def will_save(ls: TetherServer, params: types.WillSaveTextDocumentParams) -> None:

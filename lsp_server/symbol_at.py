@@ -26,14 +26,18 @@ def parsed(rel: str, text: str) -> Extracted:
 
     # "surrogatepass": a client may send a lone surrogate ("\ud800"), which no other error
     # handler encodes; its three bytes stay on its line, so the lines keep their numbers.
-    return extract(rel, text.encode("utf-8", "surrogatepass"))
+    # Definitions are looked up by name here, never compared: no body hashes.
+    return extract(rel, text.encode("utf-8", "surrogatepass"), hashes=False)
 
 
 def grammar_definitions(rel: str, text: str) -> tuple[Definition, ...] | None:
     """The definitions a grammar found in the document; None when no grammar read it (none
     loads for its language, or it fell back to the regex finder)."""
+    from recall.genome.symbols import grammars
     from recall.genome.symbols.extract import TREE_SITTER
 
+    if grammars.grammar_name(rel) is None:  # not even the regex finder's reading is asked
+        return None
     read = parsed(rel, text)
     return tuple(read.definitions) if read.parser == TREE_SITTER else None
 

@@ -30,6 +30,8 @@ _HASH_QUALIFIER = re.compile(r"(?<=[^#])#")
 # whole, spaces dropped except between two words (``operator new``).
 _OPERATOR = re.compile(r"(?:^|(?<=::)|(?<=[.#]))operator(?![\w$])")
 _SPACE_BETWEEN_WORDS = re.compile(r"(?<=\w)\s+(?=\w)")
+# A name with no qualifier, call parentheses, space or operator to take apart.
+_PLAIN = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def _operator_text(text: str) -> str:
@@ -41,6 +43,8 @@ def normalize_name(name: str) -> str:
     """A symbol name as the symbol index keys it: qualifiers joined by dots, no call
     parentheses; a leading ``#`` (JavaScript private) and a C++ ``operator…`` name are kept.
     The index applies it to the names it stores, so both sides agree."""
+    if _PLAIN.fullmatch(name) and name != "operator":  # most names: nothing to do
+        return name
     text = name.strip()
     operator = ""
     found = _OPERATOR.search(text)

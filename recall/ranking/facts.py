@@ -15,7 +15,7 @@ import math
 import sqlite3
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from recall.clock import parse_timestamp
 from recall.errors import BadInput
@@ -35,8 +35,9 @@ def moment(stamp: str | None) -> float | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class Static:
+# Static and Owner are named tuples: a hub file's first touch builds one of each for every
+# memory naming it (about 2,000), and a tuple is built at about half a frozen dataclass's cost.
+class Static(NamedTuple):
     """What ranking needs of one active memory that only a change to the index changes."""
 
     id: str
@@ -49,8 +50,7 @@ class Static:
     """Whether an active memory supersedes it."""
 
 
-@dataclass(frozen=True, slots=True)
-class Owner:
+class Owner(NamedTuple):
     """An active memory naming a file: its rowid, creation time (as written and in seconds,
     inf when unreadable) and kind."""
 
@@ -73,6 +73,21 @@ class FactsMemo:
         self._static: dict[int, Static | None] = {}
         self._files: dict[int, frozenset[str]] = {}
         self._owners: dict[str, tuple[Owner, ...]] = {}
+        self._replaced: frozenset[str] | None = None
+
+    def replaced(self, conn: sqlite3.Connection) -> frozenset[str]:
+        """The ids an active memory supersedes (read once: a few rows, where asking per
+        memory costs a look-up for each of a hub file's thousands)."""
+        if self._replaced is None:
+            self._replaced = frozenset(
+                memory_id
+                for (memory_id,) in conn.execute(
+                    # ">= ''" (every text, no NULL) walks the supersedes index, where
+                    # "IS NOT NULL" scans the table
+                    "SELECT supersedes FROM memories WHERE supersedes >= '' AND +status = 'active'"
+                )
+            )
+        return self._replaced
 
     def statics(self, conn: sqlite3.Connection, rowids: Collection[int]) -> dict[int, Static]:
         """The facts of the active memories among ``rowids`` (the others left out); those
@@ -83,7 +98,7 @@ class FactsMemo:
             if len(kept) + len(missing) > self.LIMIT:
                 kept.clear()
                 missing = list(rowids)
-            kept.update(_read_statics(conn, missing))
+            kept.update(_read_statics(conn, missing, self.replaced(conn)))
         return {r: found for r in rowids if (found := kept.get(r)) is not None}
 
     def files(self, conn: sqlite3.Connection, rowids: Collection[int]) -> dict[int, frozenset[str]]:
@@ -115,7 +130,7 @@ class FactsMemo:
             if len(kept) + len(missing) > self.LIMIT:
                 kept.clear()
                 missing = list(dict.fromkeys(paths))
-            owners, statics = _read_owners(conn, missing)
+            owners, statics = _read_owners(conn, missing, self.replaced(conn))
             kept.update(owners)
             if len(self._static) + len(statics) > self.LIMIT:
                 self._static.clear()
@@ -123,50 +138,46 @@ class FactsMemo:
         return {p: kept[p] for p in paths if kept[p]}
 
 
-_REPLACED: Final = (
-    # "+status": look the ids up by the supersedes index, not every active memory
-    "EXISTS (SELECT 1 FROM memories r WHERE r.supersedes = m.id AND +r.status = 'active')"
-)
-"""Whether an active memory supersedes the memory ``m``."""
-
-
-def _read_statics(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, Static | None]:
-    """One statement: the facts of ``rowids`` (None for an inactive one)."""
+def _read_statics(
+    conn: sqlite3.Connection, rowids: list[int], replaced: frozenset[str]
+) -> dict[int, Static | None]:
+    """One statement: the facts of ``rowids`` (None for an inactive one); ``replaced``: the
+    ids an active memory supersedes."""
     found: dict[int, Static | None] = dict.fromkeys(rowids)
-    for rowid, memory_id, pinned, created, content_hash, replaced in conn.execute(
-        f"SELECT m.rowid, m.id, m.pinned, m.created, m.content_hash, {_REPLACED} "
+    for rowid, memory_id, pinned, created, content_hash in conn.execute(
+        "SELECT m.rowid, m.id, m.pinned, m.created, m.content_hash "
         f"FROM memories m WHERE m.rowid IN {JSON_VALUES} AND +m.status = 'active'",
         (json.dumps(rowids),),
     ):
         found[rowid] = Static(
-            memory_id, bool(pinned), created, moment(created), content_hash, bool(replaced)
+            memory_id, bool(pinned), created, moment(created), content_hash, memory_id in replaced
         )
     return found
 
 
 def _read_owners(
-    conn: sqlite3.Connection, paths: list[str]
+    conn: sqlite3.Connection, paths: list[str], replaced: frozenset[str]
 ) -> tuple[dict[str, tuple[Owner, ...]], dict[int, Static]]:
     """One statement: the active memories naming each of ``paths``, in the order SQLite
-    returns them, and the facts of each (candidates of the file channels, read with them)."""
+    returns them, and the facts of each (candidates of the file channels, read with them);
+    ``replaced``: the ids an active memory supersedes."""
     found: dict[str, list[Owner]] = {path: [] for path in paths}
     statics: dict[int, Static] = {}
     query = (
         "SELECT mf.path, mf.memory_rowid, m.created, m.category, m.id, m.pinned, "
-        "m.content_hash, "
-        f"{_REPLACED} "
+        "m.content_hash "
         "FROM memory_files mf JOIN memories m ON m.rowid = mf.memory_rowid "
         # "+m.status" keeps SQLite on the path index; without statistics it may otherwise
         # walk every active memory through the status index.
         f"WHERE mf.path IN {JSON_VALUES} AND +m.status = 'active'"
     )
-    for path, rowid, created, kind, memory_id, pinned, content_hash, replaced in conn.execute(
+    for path, rowid, created, kind, memory_id, pinned, content_hash in conn.execute(
         query, (json.dumps(paths),)
     ):
         seconds = moment(created)
         found[path].append(Owner(rowid, created, math.inf if seconds is None else seconds, kind))
         statics[rowid] = Static(
-            memory_id, bool(pinned), created, seconds, content_hash, bool(replaced)
+            memory_id, bool(pinned), created, seconds, content_hash, memory_id in replaced
         )
     return {path: tuple(owners) for path, owners in found.items()}, statics
 

@@ -82,6 +82,16 @@ def test_every_wired_language_names_its_definitions(path: str) -> None:
     assert [d.name for d in found.definitions] == names
 
 
+def test_definitions_looked_up_by_name_are_read_without_hashes() -> None:
+    full, light = extract("x.c", C_SOURCE), extract("x.c", C_SOURCE, hashes=False)
+    assert light.parser == TREE_SITTER
+    assert [(d.name, d.kind, d.start, d.end) for d in light.definitions] == [
+        (d.name, d.kind, d.start, d.end) for d in full.definitions
+    ]
+    assert {d.body for d in light.definitions} == {""}
+    assert all(d.body for d in full.definitions)
+
+
 def test_body_hash_ignores_layout_but_not_code() -> None:
     assert body_hash(b"int f() {\n  return 1;\n}") == body_hash(b"int f() {\n\treturn 1;  }")
     assert body_hash(b"int f() { return 1; }") != body_hash(b"int f() { return 2; }")
@@ -91,6 +101,8 @@ def test_names_are_normalized_across_languages() -> None:
     assert normalize_name("Store::save") == "Store.save"
     assert normalize_name("Store#save()") == "Store.save"
     assert normalize_name(" top ") == "top"
+    assert normalize_name("$el_2") == "$el_2"  # a plain name is kept as it is
+    assert normalize_name("operator") == "operator"
 
 
 def test_bad_files_fall_back_or_are_skipped_never_raise() -> None:

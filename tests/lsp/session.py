@@ -54,8 +54,12 @@ class Session:
         features = client.protocol.fm.features
         store = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
 
+        self.published: list[types.PublishDiagnosticsParams] = []
+        """Every publish, in the order they came."""
+
         def counting(params: types.PublishDiagnosticsParams) -> None:
             self.publishes[params.uri] += 1
+            self.published.append(params)
             store(params)
 
         features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = counting
@@ -131,6 +135,22 @@ class Session:
         )
         if settle:
             await self.settle()
+
+    async def type(
+        self, path: Path, start: tuple[int, int], end: tuple[int, int], text: str
+    ) -> None:
+        """didChange replacing the stretch from ``start`` to ``end`` (line, character) with
+        ``text``, as an editor sends a keystroke or a paste."""
+        uri = path.as_uri()
+        self.versions[uri] = self.versions.get(uri, 1) + 1
+        stretch = types.Range(types.Position(*start), types.Position(*end))
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=self.versions[uri], uri=uri),
+                [types.TextDocumentContentChangePartial(range=stretch, text=text)],
+            )
+        )
+        await self.settle()
 
     async def save(self, path: Path, text: str | None = None) -> None:
         """Write the file (when ``text`` is given) and send didSave."""

@@ -5,11 +5,13 @@ file."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from lsp_server.typing_pause import PARSE_PAUSE_SECONDS
 from recall.anchors.symbols import SymbolAnchor
 from tests.conftest import git
 from tests.lsp import workspace
@@ -156,3 +158,56 @@ async def test_a_lone_surrogate_in_the_document_still_gets_its_diagnostics(
         line_of(RECORDS_PY, "    def save(self, row):", 1),
         8,
     )
+
+
+async def test_lines_typed_above_move_the_diagnostic_with_its_definition(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    records = ws.root / "src" / "records.py"
+    await lsp_one.open(records)
+    line = line_of(RECORDS_PY, "    def save(self, row):", 1)
+    await lsp_one.type(records, (0, 0), (0, 0), "import os\n\n")
+    assert start_of(lsp_one, records, ON_SAVE) == (line + 2, 8)
+    await lsp_one.type(records, (1, 0), (2, 0), "")  # one of them taken out again
+    assert start_of(lsp_one, records, ON_SAVE) == (line + 1, 8)
+    await asyncio.sleep(PARSE_PAUSE_SECONDS * 3)
+    await lsp_one.settle()
+    # the parse once typing paused finds it where the moved lines did
+    assert start_of(lsp_one, records, ON_SAVE) == (line + 1, 8)
+
+
+async def test_an_edit_of_the_definitions_is_placed_by_a_parse_once_typing_pauses(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    records = ws.root / "src" / "records.py"
+    await lsp_one.open(records)
+    line = line_of(RECORDS_PY, "    def save(self, row):", 1)
+    seen = len(lsp_one.published)
+    # the first class is renamed Store too: a parse finds the anchored method there first
+    await lsp_one.type(records, (0, 6), (0, 11), "Store")
+    await lsp_one.wait_until(lambda: start_of(lsp_one, records, ON_SAVE) == (1, 8))
+    places = [
+        (d.range.start.line, d.range.start.character)
+        for sent in lsp_one.published[seen:]
+        if sent.uri == records.as_uri()
+        for d in sent.diagnostics
+        if ON_SAVE in d.message
+    ]
+    # the keystroke was answered from the last parse, its lines moved by the edit (none)
+    assert places[0] == (line, 8)
+
+
+async def test_a_document_closed_before_typing_pauses_gets_nothing_more(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    records = ws.root / "src" / "records.py"
+    await lsp_one.open(records)
+    await lsp_one.quiet()
+    await lsp_one.type(records, (0, 6), (0, 11), "Store")
+    await lsp_one.close(records)
+    await lsp_one.settle()
+    published = lsp_one.publishes[records.as_uri()]
+    await asyncio.sleep(PARSE_PAUSE_SECONDS * 3)
+    await lsp_one.settle()
+    assert lsp_one.publishes[records.as_uri()] == published
+    assert lsp_one.diagnostics(records) == []

@@ -39,8 +39,10 @@ MAX_ERROR_SPANS: Final = 64
 walk that finds them stays short on a file that is not code in the grammar's language."""
 
 
-def extract(path: str, data: bytes) -> Extracted:
-    """The definitions in ``data``, the content of the file at ``path``."""
+def extract(path: str, data: bytes, *, hashes: bool = True) -> Extracted:
+    """The definitions in ``data``, the content of the file at ``path``; a grammar's without
+    body hashes or decorator lines unless ``hashes`` (see
+    :func:`recall.genome.symbols.treesitter.definitions`)."""
     if len(data) > MAX_SCAN_BYTES:
         return Extracted([], SKIPPED_HUGE)
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
@@ -54,7 +56,7 @@ def extract(path: str, data: bytes) -> Extracted:
                 tree = loaded.parser.parse(data)
                 from recall.genome.symbols.treesitter import definitions
 
-                found = definitions(tree.root_node, name, data)
+                found = definitions(tree.root_node, name, data, hashes=hashes)
             except Exception as error:  # a grammar bug must cost the file, not the index
                 note = f"the {name} parser failed on {path} ({error})"
             else:

@@ -213,8 +213,10 @@ def _qualified(prefix: str, name: str) -> str:
     return f"{prefix}{SEPARATOR}{name}" if prefix else name
 
 
-def definitions(root: Node, grammar: str, data: bytes) -> list[Definition]:
-    """Every named definition under ``root`` in source order, qualified by its containers."""
+def definitions(root: Node, grammar: str, data: bytes, *, hashes: bool = True) -> list[Definition]:
+    """Every named definition under ``root`` in source order, qualified by its containers;
+    without ``hashes``, each with an empty body hash and no decorator line (where definitions
+    are only looked up by name, not compared)."""
     kinds = _KINDS[grammar]
     found: list[Definition] = []
     for node, prefix in _walk(root, kinds, ""):
@@ -222,17 +224,13 @@ def definitions(root: Node, grammar: str, data: bytes) -> list[Definition]:
         name = _name(node, kind)
         if not name:
             continue
+        start, end = node.start_point[0] + 1, node.end_point[0] + 1
+        qualified = normalize_name(_qualified(prefix, name))
+        if not hashes:
+            found.append(Definition(qualified, kind, start, end, ""))
+            continue
         text = data[node.start_byte : node.end_byte]
-        found.append(
-            Definition(
-                normalize_name(_qualified(prefix, name)),
-                kind,
-                node.start_point[0] + 1,
-                node.end_point[0] + 1,
-                body_hash(text),
-                _head(node),
-            )
-        )
+        found.append(Definition(qualified, kind, start, end, body_hash(text), _head(node)))
     return found
 
 
