@@ -126,8 +126,6 @@ class TestChannels:
     def test_candidate_depths(self) -> None:
         assert w.TEXT_CANDIDATES >= w.INJECT_MAX
         assert w.SEMANTIC_CANDIDATES >= w.INJECT_MAX
-        # the semantic channel looks twice as deep as the text channel (pre-cut hit@3)
-        assert (w.TEXT_CANDIDATES, w.SEMANTIC_CANDIDATES) == (50, 100)
 
     @pytest.mark.parametrize(
         ("token", "expected"),

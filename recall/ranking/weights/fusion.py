@@ -27,11 +27,8 @@ CHANNEL_WEIGHTS: Final[dict[str, float]] = {
 #: only cost time.
 TEXT_CANDIDATES: Final = 50
 
-#: Candidates taken from the semantic channel: the nearest 51st to 100th keep their quarter
-#: vote of rank credit (about 0.002 each), which moved a task or two per history: pre-cut
-#: hit@3 +0.004 / 0 / -0.004 / +0.008 (250 tasks each) and +0.01 / 0 / 0 / 0 (100 tasks) on
-#: iproute2 / rdma-core / optee / networkmanager against 50.
-SEMANTIC_CANDIDATES: Final = 100
+#: Candidates taken from the semantic channel, for the same reason as TEXT_CANDIDATES.
+SEMANTIC_CANDIDATES: Final = 50
 
 #: A memory needs at least this cosine to be a semantic candidate at all: zero means no
 #: feature in common, and a rounding-level positive is no evidence either.
