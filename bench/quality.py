@@ -256,7 +256,8 @@ def _sample(tasks: list[dict[str, Any]], count: int | None) -> list[dict[str, An
 
 
 DUMP_DEPTH = 50
-"""Candidates per task written by ``--dump`` (the learned ranker reorders these)."""
+"""Candidates per task written by ``--dump`` unless ``--dump-depth`` says otherwise (the
+learned ranker reorders these)."""
 
 
 def run_tune(
@@ -266,13 +267,15 @@ def run_tune(
     sample: int | None,
     chunk: float,
     dump: Path | None = None,
+    dump_depth: int = DUMP_DEPTH,
 ) -> dict[str, dict[str, float]]:
     """Score every variant on the pre-cut tasks of one dataset, each task against the
     memories older than itself, with the repository at its moment; print and return hit@3,
     hit@10 and MRR@10 per variant (and the rename-following baseline). With ``dump``, the
     first variant's best ``DUMP_DEPTH`` candidates of each task, with the signals that
     scored them and whether they are relevant, are appended there as JSON lines (the
-    training data of ``recall.ranking.fit_learned``)."""
+    training data of ``recall.ranking.fit_learned``); ``dump_depth`` candidates instead, and
+    each line says whether it holds every candidate the engine found (``complete``)."""
     _meta, commits, tasks = _load(folder)
     tasks = sorted((t for t in tasks if t["split"] == "pre_cut"), key=lambda t: t["task_idx"])
     tasks = _sample(tasks, sample)
@@ -310,13 +313,16 @@ def run_tune(
         newer = imported - upto
         with clock(task["date"]):
             for number, (name, changes) in enumerate(variants):
-                depth = DUMP_DEPTH if dump is not None and number == 0 else 10
+                dumped = dump is not None and number == 0
+                depth = max(dump_depth, 10) if dumped else 10
                 with patched(changes):
                     hits = session.recall(task["prompt"], task["touched"], limit=depth + newer)
                 older = [h for h in hits if first_idx[h.memory.id] < upto]
                 ranked[name].append([h.memory.id for h in older[:10]])
-                if depth == DUMP_DEPTH and dump is not None:
-                    _dump(dump, folder.name, task, relevant[-1], older[:DUMP_DEPTH])
+                if dumped:
+                    # fewer hits than asked for: the engine found no more candidates
+                    complete = len(hits) < depth + newer
+                    _dump(dump, folder.name, task, relevant[-1], older[:depth], complete)
     session.close()
     results = {name: score(ranked[name], relevant) for name, _ in variants}
     records = _records(commits[: max(t["task_idx"] for t in tasks)])
@@ -339,11 +345,20 @@ def run_tune(
     return results
 
 
-def _dump(path: Path, history: str, task: dict[str, Any], relevant: set[str], hits: Any) -> None:
-    """Append one task's candidates (id, signals, relevant) as a JSON line to ``path``."""
+def _dump(
+    path: Path,
+    history: str,
+    task: dict[str, Any],
+    relevant: set[str],
+    hits: Any,
+    complete: bool = False,
+) -> None:
+    """Append one task's candidates (id, signals, relevant) as a JSON line to ``path``;
+    ``complete`` when they are every candidate the engine found for it."""
     row = {
         "history": history,
         "task": task["task_sha"],
+        "complete": complete,
         "candidates": [
             {"id": h.memory.id, "relevant": h.memory.id in relevant, "signals": h.signals}
             for h in hits
@@ -428,12 +443,21 @@ def main(argv: list[str] | None = None) -> int:
         help="with --tune: append each task's candidates and their signals to this file",
     )
     parser.add_argument(
+        "--dump-depth",
+        type=int,
+        default=DUMP_DEPTH,
+        help=f"with --dump: candidates written per task (default {DUMP_DEPTH}; a large one "
+        "writes every candidate, for bench.quality_offline --reach)",
+    )
+    parser.add_argument(
         "--chunk",
         type=float,
         default=0.01,
         help="with --tune: share of the history imported at once (default 0.01)",
     )
     args = parser.parse_args(argv)
+    if args.dump_depth < 1:
+        parser.error(f"--dump-depth {args.dump_depth}: give at least 1 candidate per task")
     if not args.data.is_dir():
         print(f"no dataset folder at {args.data}; pass --data", file=sys.stderr)
         return 2
@@ -449,7 +473,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.tune:
             variants = [("shipped", {}), *args.variant]
             tuned = {
-                f.name: run_tune(f, work, variants, args.sample, args.chunk, args.dump)
+                f.name: run_tune(
+                    f, work, variants, args.sample, args.chunk, args.dump, args.dump_depth
+                )
                 for f in folders
             }
             names = [name for name, _ in variants]

@@ -15,6 +15,7 @@ above the relevant one with their signals, and the relevant one.
 
     python -m bench.quality_offline DUMP... [--feature NAME] [--strength S ...]
     python -m bench.quality_offline DUMP... --misses rdma-core [--count 6]
+    python -m bench.quality_offline DUMP... --reach
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ class Task:
     signals: list[dict[str, float]]
     base: Any  # numpy (n,): the engine's scores
     relevant: Any  # numpy bool (n,)
+    complete: bool = False
+    """The line holds every candidate the engine found (``--dump-depth`` large enough)."""
 
 
 def read_dump(paths: Sequence[Path], data: Path) -> tuple[list[Task], dict[str, History]]:
@@ -119,9 +122,56 @@ def read_dump(paths: Sequence[Path], data: Path) -> tuple[list[Task], dict[str, 
                     [c["signals"] for c in candidates],
                     np.array([sum(c["signals"].values()) for c in candidates], dtype=float),
                     np.array([bool(c["relevant"]) for c in candidates], dtype=bool),
+                    bool(row.get("complete", False)),
                 )
             )
     return tasks, histories
+
+
+SHOWN = 3
+"""Ranks that count as a hit (hit@3)."""
+
+SEEN = 50
+"""Candidates the ranker's reorderings were studied on (the default dump depth)."""
+
+REACH_CLASSES = (
+    "top 3",
+    "4-50",
+    "past 50, on a touched file",
+    "past 50, co-change",
+    "past 50, text or semantic only",
+    "no channel found it",
+    "past the dump's depth",
+)
+
+
+def reach(task: Task) -> str:
+    """Where a task's relevant memory is among its candidates (one of ``REACH_CLASSES``):
+    by its best rank, and past ``SEEN`` by the channel that found it (the file channel first,
+    then co-change, else the text or semantic ones); when it was not dumped, whether the
+    line holds every candidate (then no channel found it) or stops short."""
+    found = [k for k, relevant in enumerate(task.relevant) if relevant]
+    if not found:
+        return REACH_CLASSES[5] if task.complete else REACH_CLASSES[6]
+    at = found[0]
+    if at < SHOWN:
+        return REACH_CLASSES[0]
+    if at < SEEN:
+        return REACH_CLASSES[1]
+    signals = task.signals[at]
+    if "file" in signals:
+        return REACH_CLASSES[2]
+    return REACH_CLASSES[3] if "cochange" in signals else REACH_CLASSES[4]
+
+
+def print_reach(tasks: Sequence[Task]) -> None:
+    """Count, per history, the tasks of each class of :func:`reach`."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(REACH_CLASSES, 0))
+    for task in tasks:
+        counts[task.history][reach(task)] += 1
+    print("where the relevant memory is (tasks): " + ", ".join(sorted(counts)))
+    for name in REACH_CLASSES:
+        print(f"  {name:<32} " + " ".join(f"{counts[h][name]:>5}" for h in sorted(counts)))
 
 
 def hit3(tasks: Sequence[Task], extra: Sequence[Any] | None = None, strength: float = 0.0):
@@ -203,6 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", metavar="HISTORY", help="print misses of this history")
     parser.add_argument("--count", type=int, default=6, help="with --misses: how many")
     parser.add_argument("--seed", type=int, default=1, help="with --misses: which ones")
+    parser.add_argument(
+        "--reach",
+        action="store_true",
+        help="count where the relevant memory is (a dump of bench.quality --dump-depth 5000 "
+        "tells the candidates past 50 from the memories no channel found)",
+    )
     args = parser.parse_args(argv)
     for path in args.dumps:
         if not path.is_file():
@@ -216,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"--misses {args.misses}: the dumps hold {sorted(histories)}", file=sys.stderr)
             return 2
         print_misses(tasks, histories[args.misses], args.count, args.seed)
+        return 0
+    if args.reach:
+        print_reach(tasks)
         return 0
     base = hit3(tasks)
     print("engine: " + ", ".join(f"{n} {v:.3f}" for n, v in base.items()))

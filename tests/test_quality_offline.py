@@ -105,3 +105,62 @@ def test_every_feature_gives_one_value_per_candidate(tmp_path: Path) -> None:
     for name, feature in FEATURES.items():
         values = feature(histories["hist"], tasks[0])
         assert len(values) == 4, name
+
+
+def _task(relevant_at: int | None, count: int, signals: dict[str, float], *, complete: bool):
+    import numpy as np
+
+    relevant = np.zeros(count, dtype=bool)
+    if relevant_at is not None:
+        relevant[relevant_at] = True
+    return offline.Task(
+        "hist",
+        {},
+        list(range(count)),
+        [dict(signals) for _ in range(count)],
+        np.zeros(count),
+        relevant,
+        complete,
+    )
+
+
+def test_reach_tells_a_deep_candidate_by_its_channel_from_a_memory_no_channel_found() -> None:
+    assert offline.reach(_task(2, 60, {"file": 0.3}, complete=True)) == "top 3"
+    assert offline.reach(_task(3, 60, {"file": 0.3}, complete=True)) == "4-50"
+    assert offline.reach(_task(55, 60, {"file": 0.3}, complete=True)) == (
+        "past 50, on a touched file"
+    )
+    assert offline.reach(_task(55, 60, {"cochange": 0.05}, complete=True)) == "past 50, co-change"
+    assert offline.reach(_task(55, 60, {"words": 0.1}, complete=True)) == (
+        "past 50, text or semantic only"
+    )
+    assert offline.reach(_task(None, 60, {"file": 0.3}, complete=True)) == "no channel found it"
+    assert offline.reach(_task(None, 50, {"file": 0.3}, complete=False)) == (
+        "past the dump's depth"
+    )
+
+
+def test_a_dump_line_says_whether_it_holds_every_candidate(tmp_path: Path) -> None:
+    data = _history(tmp_path / "data")
+    ids = [f"{n:02d}" * 4 for n in (1, 2, 3)]
+    dump = _dump(tmp_path / "dump.jsonl", ids, [0.3, 0.2, 0.1], "deadbeef")
+    row = json.loads(dump.read_text())
+    (tmp_path / "complete.jsonl").write_text(json.dumps({**row, "complete": True}) + "\n")
+
+    old, _ = offline.read_dump([dump], data)  # a line written before the field: not complete
+    new, _ = offline.read_dump([tmp_path / "complete.jsonl"], data)
+
+    assert [offline.reach(t) for t in (*old, *new)] == [
+        "past the dump's depth",
+        "no channel found it",
+    ]
+
+
+def test_a_dump_depth_below_one_is_refused_naming_the_option(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bench import quality
+
+    with pytest.raises(SystemExit):
+        quality.main(["--tune", "--dump-depth", "0"])
+    assert "--dump-depth 0: give at least 1 candidate per task" in capsys.readouterr().err
