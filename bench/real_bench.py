@@ -22,8 +22,9 @@ The import itself is measured against its floor, in the same run on the same tex
 atomic writes of the files it wrote plus one FTS5 trigram insert of the commits' summaries and
 details (``bench.floors``, in a new process as the import is), CPU time beside wall time.
 ``--import-only`` measures only that, ``--import-runs`` times per history, with the secret scan
-on (as anyone importing their own history has it); the recall build imports with
-``allow_secret`` so every commit is a memory.
+on (as anyone importing their own history has it), after one small import that fills the run's
+own bytecode cache (an installed copy has its modules compiled; a timed import must not compile
+them); the recall build imports with ``allow_secret`` so every commit is a memory.
 
 ``--ranking-out FILE`` writes every task's ranked ids (in-process); ``--ranking-check FILE``
 compares them with such a file and reports each task whose ranking differs beyond ties.
