@@ -22,8 +22,9 @@ The import itself is measured against its floor, in the same run on the same tex
 atomic writes of the files it wrote plus one FTS5 trigram insert of the commits' summaries and
 details (``bench.floors``, in a new process as the import is), CPU time beside wall time.
 ``--import-only`` measures only that, ``--import-runs`` times per history, with the secret scan
-on (as anyone importing their own history has it); the recall build imports with
-``allow_secret`` so every commit is a memory.
+on (as anyone importing their own history has it), after one small import that fills the run's
+own bytecode cache (an installed copy has its modules compiled; a timed import must not compile
+them); the recall build imports with ``allow_secret`` so every commit is a memory.
 
 ``--ranking-out FILE`` writes every task's ranked ids (in-process); ``--ranking-check FILE``
 compares them with such a file and reports each task whose ranking differs beyond ties.
@@ -560,12 +561,28 @@ def report_imports(done: list[History]) -> None:
         )
 
 
+WARM_LINES = 200  # commits a warm-up import takes: enough to load every module an import does
+
+
+def warm_bytecode(h: History, commits: Sequence[dict[str, Any]]) -> None:
+    """One small import into a store thrown away, before the timed ones: the commands run with
+    a bytecode cache of this run's own (``PYTHONPYCACHEPREFIX``), empty at first, so without
+    it the first timed import would also compile every module it loads (numpy, detect-secrets
+    and the rest: about a second of CPU here), which an installed copy never does."""
+    _tether(h, "init")
+    _tether(
+        h, "import", "-", "--json", stdin=_import_lines(commits[:WARM_LINES], scan=True), ok=(0, 2)
+    )
+    shutil.rmtree(h.repo / ".tether", ignore_errors=True)
+
+
 def measure_imports(folder: Path, work: Path, runs: int, log: Any) -> History:
     """Replay a history once, then import it ``runs`` times into a new store, each time with
     the floor beside it; the secret scan runs, as for anyone importing their own history."""
     commits = list(read_commits(folder / "commits.jsonl"))
     h = build_env(folder, work, commits)
     replay_records(iter(commits), h.repo)
+    warm_bytecode(h, commits)
     for n in range(runs):
         run = import_once(h, commits, work / f"floor-{h.name}", scan=True)
         h.imports.append(run)

@@ -6,7 +6,8 @@ name before the password, and its vendor plugins predate some current key shapes
 prose and shell lines as often as code, so these rules add the shapes seen there. Each is a
 :class:`~detect_secrets.plugins.base.BasePlugin`, run and filtered like the library's own.
 
-Imported by :mod:`recall.secrets_scan` on a write only: detect-secrets loads ``requests``.
+Imported by :mod:`recall.secrets_scan` on a write only, inside :func:`recall.ds_offline.loading`
+(detect-secrets would load ``requests`` with it).
 """
 
 from __future__ import annotations

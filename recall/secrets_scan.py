@@ -222,15 +222,21 @@ def _scanner() -> _Scanner:
     """The plugins and filters, built once per process on the first scan."""
     from importlib import import_module
 
-    from detect_secrets.filters import heuristic
-    from detect_secrets.plugins.keyword import DENYLIST_REGEX, KeywordDetector
+    from recall import ds_offline
 
-    from recall import secret_gates, secret_rules
+    with ds_offline.loading():  # without the HTTP client it would import and never use here
+        from detect_secrets.filters import heuristic
+        from detect_secrets.plugins.keyword import DENYLIST_REGEX, KeywordDetector
 
+        from recall import secret_gates, secret_rules
+
+        classes = [
+            getattr(import_module(f"detect_secrets.plugins.{module}"), name)
+            for module, name in DETECT_SECRETS_PLUGINS
+        ]
     plugins: list[BasePlugin] = []
     gates: list[Gate] = []
-    for module, name in DETECT_SECRETS_PLUGINS:
-        cls = getattr(import_module(f"detect_secrets.plugins.{module}"), name)
+    for cls, (_module, name) in zip(classes, DETECT_SECRETS_PLUGINS, strict=True):
         plugins.append(cls(keyword_exclude=KEYWORD_EXCLUDE) if cls is KeywordDetector else cls())
         exact, folded, patterns = DETECT_SECRETS_GATES[name]
         needs = DETECT_SECRETS_PATTERN_NEEDS.get(name, ())
