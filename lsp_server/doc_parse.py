@@ -24,6 +24,11 @@ if TYPE_CHECKING:
     from lsp_server.documents import DocState
     from recall.genome.symbols.model import Definition
 
+MAX_CARRIED_EDITS = 500
+"""Edits a parse is carried through before the next placement parses the text instead: each
+lookup walks every edit since the parse, so a stream of changes with no pause (a paste sent as
+keystrokes, a macro) would otherwise cost more per change than the parse it spares."""
+
 
 @dataclass(frozen=True)
 class DocumentParse:
@@ -79,8 +84,12 @@ def follow(
     kept = doc.parse
     if kept is None:
         return False
+    if kept.text is text or kept.text == text:
+        # Placed on this very text already: a publish inside this change's handling (another
+        # process's write seen first) parsed it, and carrying it again would move it twice.
+        return not kept.exact
     edits = [line_edit(change) for change in changes]
-    if any(edit is None for edit in edits):
+    if any(edit is None for edit in edits) or len(kept.edits) + len(edits) > MAX_CARRIED_EDITS:
         doc.parse = None
         return False
     doc.parse = kept.moved([e for e in edits if e is not None], text)

@@ -3,8 +3,12 @@ the pause after which the document is parsed again."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lsprotocol import types
 
+from lsp_server.doc_parse import MAX_CARRIED_EDITS, DocumentParse, follow
+from lsp_server.documents import DocState
 from lsp_server.line_shift import LineEdit, first_line, last_line, line_edit
 from lsp_server.typing_pause import PARSE_PAUSE_SECONDS
 
@@ -61,3 +65,28 @@ def test_a_replaced_stretch_holding_an_end_leaves_it_at_the_replacement() -> Non
 
 def test_typing_pauses_after_three_tenths_of_a_second() -> None:
     assert PARSE_PAUSE_SECONDS == 0.3
+
+
+def test_a_parse_is_carried_through_five_hundred_edits_then_dropped(tmp_path: Path) -> None:
+    assert MAX_CARRIED_EDITS == 500
+    doc = DocState(uri="file:///a.py", path=tmp_path / "a.py", root=None, rel="a.py")  # type: ignore[arg-type]
+    doc.parse = DocumentParse("", ())
+    keystroke = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(0, 0), types.Position(0, 0)), text="x"
+    )
+    for n in range(1, MAX_CARRIED_EDITS + 1):
+        assert follow(doc, [keystroke], "x" * n)
+    assert doc.parse is not None and len(doc.parse.edits) == MAX_CARRIED_EDITS
+    assert not follow(doc, [keystroke], "x" * (MAX_CARRIED_EDITS + 1))
+    assert doc.parse is None  # the next placement parses the text
+
+
+def test_a_parse_already_of_the_changed_text_is_not_moved_again(tmp_path: Path) -> None:
+    doc = DocState(uri="file:///a.py", path=tmp_path / "a.py", root=None, rel="a.py")  # type: ignore[arg-type]
+    parsed = DocumentParse("\n\nx = 1\n", ())
+    doc.parse = parsed
+    lines_in = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(0, 0), types.Position(0, 0)), text="\n\n"
+    )
+    assert not follow(doc, [lines_in], "\n\nx = 1\n")
+    assert doc.parse is parsed

@@ -197,6 +197,35 @@ async def test_an_edit_of_the_definitions_is_placed_by_a_parse_once_typing_pause
     assert places[0] == (line, 8)
 
 
+async def test_a_keystroke_after_another_process_wrote_moves_the_diagnostic_once(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    # The change's handler first picks up the other process's memory and publishes every
+    # document, on the text after the keystroke; the keystroke must not move that again.
+    records = ws.root / "src" / "records.py"
+    await lsp_one.open(records)
+    await lsp_one.quiet()
+    line = line_of(RECORDS_PY, "    def save(self, row):", 1)
+    store = ws.open_store()
+    try:
+        draft = store.prepare_memory(summary="unrelated", category="gotcha", files=["src/app.py"])
+        store.remember(draft)
+    finally:
+        store.close()
+    seen = len(lsp_one.published)
+    await lsp_one.type(records, (0, 0), (0, 0), "import os\n\n")
+    await asyncio.sleep(PARSE_PAUSE_SECONDS / 3)  # past the burst's publish, before the pause
+    await lsp_one.settle()
+    places = {
+        (d.range.start.line, d.range.start.character)
+        for sent in lsp_one.published[seen:]
+        if sent.uri == records.as_uri()
+        for d in sent.diagnostics
+        if ON_SAVE in d.message
+    }
+    assert places == {(line + 2, 8)}
+
+
 async def test_a_document_closed_before_typing_pauses_gets_nothing_more(
     lsp_one: Session, ws: workspace.Workspace
 ) -> None:
