@@ -27,7 +27,11 @@ from conftest import git, remember
 
 from recall.store import MemoryStore
 
-WRITE_ONLY = ("yaml", "recall.secrets_scan", "secrets", "recall.index.keep")
+MEMORY_FILES = ("recall.frontmatter", "recall.records")
+"""A memory file's front matter read or written, its fields checked: the index holds what a
+read needs, so only a changed file, a write or a rebuild loads them."""
+
+WRITE_ONLY = ("yaml", "recall.secrets_scan", "secrets", "recall.index.keep", *MEMORY_FILES)
 """Parsing or writing a memory file, choosing its id, rebuilding the index: a store whose files
 are unchanged since they were indexed parses none and writes none."""
 
@@ -75,9 +79,9 @@ PROMPT_LOADS = ("recall.genome", "recall.ranking.engine")
 WRITES = {
     "remember": (
         ("remember", "retries are capped at five", "-c", "decision", "--file", "src/util.py"),
-        ("yaml", "recall.secrets_scan", "secrets", *OPENSSL_HASHES),
+        ("yaml", "recall.secrets_scan", "secrets", *OPENSSL_HASHES, *MEMORY_FILES),
     ),
-    "reindex": (("reindex",), ("recall.index.keep", "yaml", "hashlib")),
+    "reindex": (("reindex",), ("recall.index.keep", "yaml", "hashlib", *MEMORY_FILES)),
 }
 """Commands that write, and what each of them loads."""
 
