@@ -89,16 +89,17 @@ GOTCHA = "login KeyError user_id: sessions from the old SSO lack user_id, fall b
 PROMPT = "Why does login raise a KeyError for user_id?"
 
 # Runs ``python -m recall ARGS`` in this process (as ``-m`` does) and, at exit, writes the
-# names of every module imported to the file named first.
+# names of every module imported and whether the cyclic garbage collector was on to the file
+# named first.
 PROBE = """
-import atexit, json, runpy, sys
+import atexit, gc, json, runpy, sys
 
 out = sys.argv[1]
 
 
 def dump():
     with open(out, "w", encoding="utf-8") as handle:
-        json.dump(sorted(sys.modules), handle)
+        json.dump({"modules": sorted(sys.modules), "collector": gc.isenabled()}, handle)
 
 
 atexit.register(dump)
@@ -108,12 +109,14 @@ runpy.run_module("recall", run_name="__main__", alter_sys=True)
 
 
 class Run(NamedTuple):
-    """One command's exit code, output and the modules it had imported when it ended."""
+    """One command's exit code, output, the modules it had imported when it ended and whether
+    the cyclic garbage collector was on then."""
 
     code: int
     stdout: str
     stderr: str
     modules: frozenset[str]
+    collector: bool
 
 
 def run_probed(repo: Path, out: Path, *args: str, stdin: str = "") -> Run:
@@ -129,8 +132,10 @@ def run_probed(repo: Path, out: Path, *args: str, stdin: str = "") -> Run:
         timeout=120,
         check=False,
     )
-    modules = json.loads(out.read_text(encoding="utf-8"))
-    return Run(done.returncode, done.stdout, done.stderr, frozenset(modules))
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    return Run(
+        done.returncode, done.stdout, done.stderr, frozenset(seen["modules"]), seen["collector"]
+    )
 
 
 def hook_input(repo: Path, event: str, **fields: object) -> str:
@@ -347,3 +352,21 @@ def test_every_module_named_is_seen_loading_somewhere() -> None:
     for _args, needs in WRITES.values():
         seen.update(needs)
     assert {*LEAN, *EDIT_ONLY, *OPENSSL_HASHES} <= seen
+
+
+def test_per_prompt_and_per_edit_commands_run_without_the_cyclic_collector(
+    repo: Path, quiet: str, tmp_path: Path
+) -> None:
+    """inject and the hooks end within a fraction of a second: the collector's passes are
+    only cost to them; every other command, servers and bulk imports among them, keeps it."""
+    inject = run_probed(repo, tmp_path / "i.json", "inject", PROMPT, "--no-record")
+    assert (inject.code, inject.stderr) == (0, "")
+    assert quiet in inject.stdout
+    assert inject.collector is False
+    payload = hook_input(repo, "UserPromptSubmit", prompt=PROMPT)
+    hook = run_probed(repo, tmp_path / "h.json", "hook", "prompt", stdin=payload)
+    assert (hook.code, hook.stderr) == (0, "")
+    assert hook.collector is False
+    listed = run_probed(repo, tmp_path / "l.json", "list", "--json")
+    assert listed.code == 0, listed.stderr
+    assert listed.collector is True
