@@ -35,8 +35,8 @@ ONE_SHOT: Final = frozenset({"inject", "hook"})
 """Commands an agent runs as a whole process before every prompt and edit, each done within a
 fraction of a second: they run without the cyclic garbage collector, whose 20 to 30
 collections cost 2-3% of their CPU, while their peak memory at 30k memories is the same with
-it off, within 1 MB. Every other command keeps it: servers live
-long and bulk imports build large structures."""
+it off, within 1 MB, even for the first run that builds the index and the genome. Every other
+command keeps it: servers live long and bulk imports build large structures."""
 
 COMMAND_SUGGESTIONS = 3
 """Commands offered for a mistyped one: enough for a near miss, few enough to read."""
