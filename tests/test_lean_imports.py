@@ -27,7 +27,11 @@ from conftest import git, remember
 
 from recall.store import MemoryStore
 
-WRITE_ONLY = ("yaml", "recall.secrets_scan", "secrets", "recall.index.keep")
+MEMORY_FILES = ("recall.frontmatter", "recall.records")
+"""A memory file's front matter read or written, its fields checked: the index holds what a
+read needs, so only a changed file, a write or a rebuild loads them."""
+
+WRITE_ONLY = ("yaml", "recall.secrets_scan", "secrets", "recall.index.keep", *MEMORY_FILES)
 """Parsing or writing a memory file, choosing its id, rebuilding the index: a store whose files
 are unchanged since they were indexed parses none and writes none."""
 
@@ -75,9 +79,9 @@ PROMPT_LOADS = ("recall.genome", "recall.ranking.engine")
 WRITES = {
     "remember": (
         ("remember", "retries are capped at five", "-c", "decision", "--file", "src/util.py"),
-        ("yaml", "recall.secrets_scan", "secrets", *OPENSSL_HASHES),
+        ("yaml", "recall.secrets_scan", "secrets", *OPENSSL_HASHES, *MEMORY_FILES),
     ),
-    "reindex": (("reindex",), ("recall.index.keep", "yaml", "hashlib")),
+    "reindex": (("reindex",), ("recall.index.keep", "yaml", "hashlib", *MEMORY_FILES)),
 }
 """Commands that write, and what each of them loads."""
 
@@ -85,16 +89,17 @@ GOTCHA = "login KeyError user_id: sessions from the old SSO lack user_id, fall b
 PROMPT = "Why does login raise a KeyError for user_id?"
 
 # Runs ``python -m recall ARGS`` in this process (as ``-m`` does) and, at exit, writes the
-# names of every module imported to the file named first.
+# names of every module imported and whether the cyclic garbage collector was on to the file
+# named first.
 PROBE = """
-import atexit, json, runpy, sys
+import atexit, gc, json, runpy, sys
 
 out = sys.argv[1]
 
 
 def dump():
     with open(out, "w", encoding="utf-8") as handle:
-        json.dump(sorted(sys.modules), handle)
+        json.dump({"modules": sorted(sys.modules), "collector": gc.isenabled()}, handle)
 
 
 atexit.register(dump)
@@ -104,12 +109,14 @@ runpy.run_module("recall", run_name="__main__", alter_sys=True)
 
 
 class Run(NamedTuple):
-    """One command's exit code, output and the modules it had imported when it ended."""
+    """One command's exit code, output, the modules it had imported when it ended and whether
+    the cyclic garbage collector was on then."""
 
     code: int
     stdout: str
     stderr: str
     modules: frozenset[str]
+    collector: bool
 
 
 def run_probed(repo: Path, out: Path, *args: str, stdin: str = "") -> Run:
@@ -125,8 +132,10 @@ def run_probed(repo: Path, out: Path, *args: str, stdin: str = "") -> Run:
         timeout=120,
         check=False,
     )
-    modules = json.loads(out.read_text(encoding="utf-8"))
-    return Run(done.returncode, done.stdout, done.stderr, frozenset(modules))
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    return Run(
+        done.returncode, done.stdout, done.stderr, frozenset(seen["modules"]), seen["collector"]
+    )
 
 
 def hook_input(repo: Path, event: str, **fields: object) -> str:
@@ -343,3 +352,21 @@ def test_every_module_named_is_seen_loading_somewhere() -> None:
     for _args, needs in WRITES.values():
         seen.update(needs)
     assert {*LEAN, *EDIT_ONLY, *OPENSSL_HASHES} <= seen
+
+
+def test_per_prompt_and_per_edit_commands_run_without_the_cyclic_collector(
+    repo: Path, quiet: str, tmp_path: Path
+) -> None:
+    """inject and the hooks end within a fraction of a second: the collector's passes are
+    only cost to them; every other command, servers and bulk imports among them, keeps it."""
+    inject = run_probed(repo, tmp_path / "i.json", "inject", PROMPT, "--no-record")
+    assert (inject.code, inject.stderr) == (0, "")
+    assert quiet in inject.stdout
+    assert inject.collector is False
+    payload = hook_input(repo, "UserPromptSubmit", prompt=PROMPT)
+    hook = run_probed(repo, tmp_path / "h.json", "hook", "prompt", stdin=payload)
+    assert (hook.code, hook.stderr) == (0, "")
+    assert hook.collector is False
+    listed = run_probed(repo, tmp_path / "l.json", "list", "--json")
+    assert listed.code == 0, listed.stderr
+    assert listed.collector is True

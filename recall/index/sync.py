@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from recall import frontmatter
 from recall.anchors.symbols import anchors_column
 from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
@@ -22,7 +21,6 @@ from recall.index.db import rollback
 from recall.index.schema import FOLDER_STATE_KEYS
 from recall.memfiles import FileStat, MemoryFolder, OversizedFile, file_sha, limit_problem
 from recall.model import Memory
-from recall.records import memory_from_parsed
 
 PathNormalizer = Callable[[str], str]
 
@@ -70,6 +68,10 @@ def load_memory(
 
 def memory_from_text(text: str, where: Path, stat: FileStat, normalize: PathNormalizer) -> Memory:
     """Parse and validate the text of a memory file; ``files`` come back normalized."""
+    # imported here: a sync that finds every file unchanged (as before each hook) parses none
+    from recall import frontmatter
+    from recall.records import memory_from_parsed
+
     parsed = frontmatter.parse(text, where)
     fallback = format_timestamp(datetime.fromtimestamp(stat.mtime_ns / 1e9, UTC))
     memory = memory_from_parsed(parsed, where, fallback_created=fallback)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from recall import frontmatter
 from recall.errors import BadInput
 from recall.model import Memory
 from recall.ranking.weights import DRIFT_COMMITS
@@ -30,6 +29,8 @@ def with_lifecycle_keys(store: MemoryStore, memory: Memory) -> Memory:
     The index keeps only the fields recall ranks on, so these are read from the file itself; a
     file that cannot be read or parsed now leaves the memory as it was (doctor reports it).
     """
+    from recall import frontmatter
+
     try:
         text = store.path_of(memory.id).read_text(encoding="utf-8")
         fields = frontmatter.parse(text, store.path_of(memory.id)).fields

@@ -10,7 +10,6 @@ from pathlib import Path
 from recall.index import db, rows
 from recall.memfiles import FileStat, file_sha
 from recall.model import Memory, is_valid_id
-from recall.records import render_memory
 from recall.store.opening import recovering
 from recall.store.results import WriteResult, files_missing
 from recall.store.writes import StoreWrites
@@ -92,6 +91,8 @@ class BulkImport(StoreWrites):
             known[key] = (memory_id, "active", memory.files)
             results.append(WriteResult(memory_id, self.scope, self._p(memory_id)))
         texts: list[str] = []
+
+        from recall.records import render_memory
 
         def rendered() -> Iterator[tuple[str, str]]:
             for done, memory in enumerate(chosen):

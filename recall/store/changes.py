@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 
-from recall import frontmatter
 from recall.errors import BadInput, NothingToDo, StoreUnavailable
 from recall.model import Memory
 from recall.store.opening import recovering
@@ -37,7 +36,9 @@ class StatusChanges(StoreWrites):
             )
         changes: dict[str, object] = {"status": status}
         if status == "active" and memory.superseded_by:
-            changes["superseded_by"] = frontmatter.REMOVE
+            from recall.frontmatter import REMOVE
+
+            changes["superseded_by"] = REMOVE
         return self.update_fields(memory.id, changes)
 
     @recovering

@@ -7,7 +7,6 @@ from pathlib import Path
 from recall.errors import BadInput, NotFound
 from recall.index import rows
 from recall.model import STATUSES, WARNING_CATEGORIES, Memory
-from recall.records import check_category
 from recall.store.opening import IndexOpening, recovering
 from recall.store.results import Problem
 
@@ -68,6 +67,8 @@ class StoreReads(IndexOpening):
             clauses.append("m.status = ?")
             params.append(status)
         if category:
+            from recall.records import check_category
+
             check_category(category)
             clauses.append("m.category = ?")
             params.append(category)

@@ -9,7 +9,6 @@ import os
 import sqlite3
 from collections.abc import Iterator
 
-from recall import frontmatter
 from recall.clock import now_iso
 from recall.errors import BadInput, NotFound, StoreUnavailable
 from recall.index import db, rows
@@ -17,7 +16,6 @@ from recall.index.sync import mark_racy, memory_from_text, store_fingerprint
 from recall.locations import ensure_created
 from recall.memfiles import FileStat, file_sha
 from recall.model import SOURCES, Memory, is_valid_id
-from recall.records import check_category, check_details, check_summary, render_memory
 from recall.store.opening import recovering
 from recall.store.results import WriteResult, files_missing
 from recall.store.vector_fill import VectorFilling
@@ -132,6 +130,8 @@ class StoreWrites(VectorFilling):
             )
             if refused:
                 raise BadInput(refused)
+        from recall.records import check_category, check_details, check_summary
+
         return Memory(
             id="",
             category=check_category(category),
@@ -182,6 +182,8 @@ class StoreWrites(VectorFilling):
                     files_missing(draft.files, json.loads(dup["files"])),
                 )
             memory = draft.with_changes(id=self._pick_id(memory_id))
+            from recall.records import render_memory
+
             text = render_memory(memory)
             stat = self._write_new(memory.id, text)
             try:
@@ -219,6 +221,8 @@ class StoreWrites(VectorFilling):
                 text = self.folder.read_bytes(name).decode("utf-8")
             except FileNotFoundError:
                 raise NotFound(f"{path} disappeared; run `tether doctor`") from None
+            from recall import frontmatter
+
             new_text = frontmatter.update(text, path, changes)
             with self._rewriting(name):
                 stat = self.folder.write(name, new_text, exclusive=False)
