@@ -6,16 +6,23 @@ is live), which costs every writing process a fifth of a second of CPU here: a t
 (its settings have no verification filter, and a memory's text must not leave the machine), so
 while detect-secrets loads, ``requests`` is a stand-in that has the names detect-secrets looks
 up at load and refuses any request. A process that had already imported the real ``requests``
-keeps it; one that imports it later gets the real one.
+keeps it; one that imports it later gets the real one. Should a detect-secrets release ask
+the stand-in for a name it lacks, the library is loaded again with the real ``requests``
+(:func:`import_offline`): slower to start, never a write refused for it.
+
+While detect-secrets loads, another thread's ``import requests`` would get the stand-in; nothing
+in Tether imports ``requests``, so no thread of its own can.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import ModuleType
-from typing import NoReturn
+from typing import NoReturn, TypeVar
+
+T = TypeVar("T")
 
 _NAMES = ("requests", "requests.exceptions")
 
@@ -62,3 +69,21 @@ def loading() -> Iterator[None]:
         for name, placed in zip(_NAMES, (module, module.exceptions), strict=True):  # type: ignore[attr-defined]
             if sys.modules.get(name) is placed:
                 del sys.modules[name]
+
+
+def import_offline(load: Callable[[], T], dependents: tuple[str, ...] = ()) -> T:
+    """``load()`` (which imports detect-secrets) inside :func:`loading`; when the stand-in lacks
+    something a newer detect-secrets asks for at load, everything it loaded (and the modules
+    named in ``dependents``, which import it) is forgotten and ``load()`` runs again with the
+    real ``requests``."""
+    try:
+        with loading():
+            return load()
+    except (ImportError, AttributeError):
+        for name in [n for n in sys.modules if _loaded_by(n, ("detect_secrets", *dependents))]:
+            del sys.modules[name]
+        return load()
+
+
+def _loaded_by(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in packages)

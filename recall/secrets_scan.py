@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from types import ModuleType
 
     from detect_secrets.plugins.base import BasePlugin
 
@@ -222,18 +223,24 @@ def _scanner() -> _Scanner:
     """The plugins and filters, built once per process on the first scan."""
     from importlib import import_module
 
-    from recall import ds_offline
+    from recall import ds_offline, secret_gates
 
-    with ds_offline.loading():  # without the HTTP client it would import and never use here
-        from detect_secrets.filters import heuristic
-        from detect_secrets.plugins.keyword import DENYLIST_REGEX, KeywordDetector
-
-        from recall import secret_gates, secret_rules
-
+    def load() -> tuple[ModuleType, ModuleType, ModuleType, list[type]]:
+        heuristic = import_module("detect_secrets.filters.heuristic")
+        keyword = import_module("detect_secrets.plugins.keyword")
+        secret_rules = import_module("recall.secret_rules")
         classes = [
             getattr(import_module(f"detect_secrets.plugins.{module}"), name)
             for module, name in DETECT_SECRETS_PLUGINS
         ]
+        return heuristic, keyword, secret_rules, classes
+
+    # without the HTTP client detect-secrets would import and never use here
+    heuristic, keyword, secret_rules, classes = ds_offline.import_offline(
+        load, dependents=("recall.secret_rules",)
+    )
+    KeywordDetector = keyword.KeywordDetector
+    DENYLIST_REGEX = keyword.DENYLIST_REGEX
     plugins: list[BasePlugin] = []
     gates: list[Gate] = []
     for cls, (_module, name) in zip(classes, DETECT_SECRETS_PLUGINS, strict=True):

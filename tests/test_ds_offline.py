@@ -75,3 +75,26 @@ def test_a_process_that_loaded_requests_keeps_it_for_detect_secrets() -> None:
         """
     )
     assert out.strip() == "True"
+
+
+def test_a_detect_secrets_that_asks_the_stand_in_for_more_loads_with_the_real_one() -> None:
+    # As a later detect-secrets release would: a name at load that the stand-in lacks.
+    out = run(
+        f"""
+        from recall import ds_offline, secrets_scan
+
+        made = ds_offline.stand_in
+
+        def lacking():
+            module = made()
+            del module.Response
+            return module
+
+        ds_offline.stand_in = lacking
+        assert secrets_scan.refusal({{"details": "token {TOKEN}"}}) is not None
+        from detect_secrets.plugins import base
+
+        print(hasattr(base.requests, "Session"))
+        """
+    )
+    assert out.strip() == "True"
