@@ -17,12 +17,11 @@ in Tether imports ``requests``, so no thread of its own can.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from types import ModuleType
-from typing import NoReturn, TypeVar
-
-T = TypeVar("T")
+from typing import NoReturn
 
 _NAMES = ("requests", "requests.exceptions")
 
@@ -71,18 +70,19 @@ def loading() -> Iterator[None]:
                 del sys.modules[name]
 
 
-def import_offline(load: Callable[[], T], dependents: tuple[str, ...] = ()) -> T:
-    """``load()`` (which imports detect-secrets) inside :func:`loading`; when the stand-in lacks
-    something a newer detect-secrets asks for at load, everything it loaded (and the modules
-    named in ``dependents``, which import it) is forgotten and ``load()`` runs again with the
-    real ``requests``."""
+def import_offline(names: Sequence[str], dependents: tuple[str, ...] = ()) -> list[ModuleType]:
+    """The modules ``names``, then ``dependents`` (which import detect-secrets), imported inside
+    :func:`loading`. When the stand-in lacks something a newer detect-secrets asks for at load,
+    everything they loaded is forgotten and they are imported again with the real
+    ``requests``."""
+    wanted = [*names, *dependents]
     try:
         with loading():
-            return load()
+            return [importlib.import_module(name) for name in wanted]
     except (ImportError, AttributeError):
         for name in [n for n in sys.modules if _loaded_by(n, ("detect_secrets", *dependents))]:
             del sys.modules[name]
-        return load()
+        return [importlib.import_module(name) for name in wanted]
 
 
 def _loaded_by(name: str, packages: tuple[str, ...]) -> bool:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from types import ModuleType
 
     from detect_secrets.plugins.base import BasePlugin
 
@@ -221,26 +220,18 @@ class _Scanner:
 @lru_cache(maxsize=1)
 def _scanner() -> _Scanner:
     """The plugins and filters, built once per process on the first scan."""
-    from importlib import import_module
-
     from recall import ds_offline, secret_gates
 
-    def load() -> tuple[ModuleType, ModuleType, ModuleType, list[type]]:
-        heuristic = import_module("detect_secrets.filters.heuristic")
-        keyword = import_module("detect_secrets.plugins.keyword")
-        secret_rules = import_module("recall.secret_rules")
-        classes = [
-            getattr(import_module(f"detect_secrets.plugins.{module}"), name)
-            for module, name in DETECT_SECRETS_PLUGINS
-        ]
-        return heuristic, keyword, secret_rules, classes
-
+    plugin_modules = [f"detect_secrets.plugins.{module}" for module, _ in DETECT_SECRETS_PLUGINS]
     # without the HTTP client detect-secrets would import and never use here
-    heuristic, keyword, secret_rules, classes = ds_offline.import_offline(
-        load, dependents=("recall.secret_rules",)
+    heuristic, keyword, *loaded, secret_rules = ds_offline.import_offline(
+        ["detect_secrets.filters.heuristic", "detect_secrets.plugins.keyword", *plugin_modules],
+        dependents=("recall.secret_rules",),
     )
-    KeywordDetector = keyword.KeywordDetector
-    DENYLIST_REGEX = keyword.DENYLIST_REGEX
+    KeywordDetector, DENYLIST_REGEX = keyword.KeywordDetector, keyword.DENYLIST_REGEX
+    classes = [
+        getattr(m, name) for m, (_, name) in zip(loaded, DETECT_SECRETS_PLUGINS, strict=True)
+    ]
     plugins: list[BasePlugin] = []
     gates: list[Gate] = []
     for cls, (_module, name) in zip(classes, DETECT_SECRETS_PLUGINS, strict=True):

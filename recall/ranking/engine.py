@@ -11,7 +11,6 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +23,6 @@ from recall.ranking import file_channels as fc
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 from recall.ranking.adjust import Adjuster
-from recall.ranking.facts import FactsMemo
 from recall.ranking.hits import (
     Candidate,
     Hit,
@@ -38,36 +36,13 @@ from recall.ranking.nearest import Nearest, Prepared
 from recall.ranking.query import RecallQuery
 from recall.ranking.sanitize import sanitize_prompt
 from recall.ranking.shown import IndexMoved, Lifecycle, hydrate, mark_drift
+from recall.ranking.store_facts import StoreFacts, any_symbol_anchor
 from recall.store import MemoryStore, is_corruption
 
 if TYPE_CHECKING:
     from recall.ranking.embedding import Embedder
 
 __all__ = ["Hit", "RecallResult", "Recaller", "RepoSignals", "WorkingTree"]
-
-
-@dataclass
-class _StoreFacts:
-    """What the engine remembers of one store between recalls, valid for one index state."""
-
-    stamp: str
-    active: int
-    inactive: frozenset[int]
-    vocabulary: tc.Vocabulary
-    lifecycle: Lifecycle = field(default_factory=dict)
-    """The lifecycle keys read from the files of memories shown (see :func:`shown.mark_drift`)."""
-    postings: Any = None
-    """The word index's counts kept for the text channel (a long-lived engine only)."""
-    memo: FactsMemo = field(default_factory=FactsMemo)
-    """Candidates' facts and each file's memories, read once for this index state."""
-    file_channels: dict[tuple[Any, ...], ch.Channel] = field(default_factory=dict)
-    """The file channel of each set of touched files asked (see ``_file_channel``)."""
-    any_anchor: bool | None = None
-    """Whether any memory has a symbol anchor (asked on first use): without one no symbol can
-    have moved, and the symbol code is not even imported."""
-    moves: Any = None
-    """What is known of symbols moved into touched files (``symbol_moves.MovesKept``, made on
-    first use: a prompt hook never loads the symbol code)."""
 
 
 class Recaller:
@@ -105,7 +80,7 @@ class Recaller:
         self.semantic = semantic
         self.notice = notice
         self._provider_failures: set[str] = set()
-        self._facts: dict[int, _StoreFacts] = {}
+        self._facts: dict[int, StoreFacts] = {}
         self._nearest = Nearest(lambda: self.embedder)
 
     @property
@@ -310,7 +285,7 @@ class Recaller:
     def _file_channel(
         self,
         conn: sqlite3.Connection,
-        facts: _StoreFacts,
+        facts: StoreFacts,
         touched: dict[str, float],
         aliases: dict[str, tuple[str, ...]],
     ) -> ch.Channel:
@@ -334,14 +309,14 @@ class Recaller:
     def _moved_symbols(
         self,
         conn: sqlite3.Connection,
-        facts: _StoreFacts,
+        facts: StoreFacts,
         touched: dict[str, float],
         aliases: dict[str, tuple[str, ...]],
         file_hits: ch.Channel,
     ) -> ch.Channel:
         """The file channel plus memories whose anchored symbol moved into a touched file."""
         if facts.any_anchor is None:
-            facts.any_anchor = _any_symbol_anchor(conn)
+            facts.any_anchor = any_symbol_anchor(conn)
         if not facts.any_anchor:
             return file_hits
         from recall.ranking.symbol_moves import MovesKept, with_moved
@@ -373,7 +348,7 @@ class Recaller:
             self._provider_failed(error)
             return []
 
-    def _store_facts(self, store: MemoryStore) -> _StoreFacts:
+    def _store_facts(self, store: MemoryStore) -> StoreFacts:
         """How many memories are active, which rowids are not, and the word counts, cached
         per index state."""
         # the index's identity and generation, and the connection the vocabulary reads through
@@ -387,7 +362,7 @@ class Recaller:
             r[0] for r in conn.execute("SELECT rowid FROM memories WHERE status != 'active'")
         )
         active = conn.execute("SELECT count(*) FROM memories").fetchone()[0] - len(inactive)
-        facts = _StoreFacts(stamp, active, inactive, tc.Vocabulary(conn))
+        facts = StoreFacts(stamp, active, inactive, tc.Vocabulary(conn))
         self._facts[id(store)] = facts
         return facts
 
@@ -404,11 +379,3 @@ costs one more; three back to back within one recall would be a loop, not a user
 def _same(now: dict[int, sqlite3.Connection], before: dict[int, sqlite3.Connection]) -> bool:
     """Whether every store reads through the connection it read through before."""
     return now.keys() == before.keys() and all(now[k] is before[k] for k in now)
-
-
-def _any_symbol_anchor(conn: sqlite3.Connection) -> bool:
-    """Whether any memory of the index behind ``conn`` has a symbol anchor."""
-    try:
-        return conn.execute("SELECT 1 FROM memory_anchors LIMIT 1").fetchone() is not None
-    except sqlite3.OperationalError:  # an index from before symbol anchors
-        return False
