@@ -414,3 +414,11 @@ class TestFileNewest:
         assert depth == 15
         assert w.file_newest_bonus(depth) < w.FILE_NEWEST_NEGLIGIBLE
         assert w.file_newest_bonus(depth - 1) >= w.FILE_NEWEST_NEGLIGIBLE
+
+
+class TestCrowdedFiles:
+    def test_a_file_channel_passes_on_at_most_three_thousand(self) -> None:
+        assert w.FILE_CANDIDATES_MAX == 3000
+
+    def test_the_most_crowded_file_of_the_shared_histories_is_ranked_whole(self) -> None:
+        assert w.FILE_CANDIDATES_MAX > 1941  # networkmanager's ChangeLog

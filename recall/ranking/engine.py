@@ -18,7 +18,7 @@ from recall.clock import now
 from recall.errors import EmbedderFailed, StoreUnavailable
 from recall.index import fts, rows
 from recall.ranking import channels as ch
-from recall.ranking import collector, hashbag, query_words
+from recall.ranking import collector, crowded, hashbag, query_words
 from recall.ranking import file_channels as fc
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
@@ -182,11 +182,12 @@ class Recaller:
         timings["cochange"] = (time.perf_counter() - tick) * 1000
         adjuster = Adjuster(self.repo, touched, neighbours)
         found: list[Candidate] = []
+        cuts: dict[tuple[int, str], crowded.Cut] = {}
         for store in self.stores:
             if store.scope not in query.scopes:
                 continue
             found.extend(
-                self._rank_store(store, adjuster, neighbours, prepared, timings, query.limit)
+                self._rank_store(store, adjuster, neighbours, prepared, timings, query.limit, cuts)
             )
         tick = time.perf_counter()
         merged = merge_scopes(found)
@@ -196,6 +197,8 @@ class Recaller:
         tick = time.perf_counter()
         top = hydrate(chosen, pinned)
         timings["hydrate"] = (time.perf_counter() - tick) * 1000
+        if cuts:
+            _note_cuts(top, chosen, cuts)
         tick = time.perf_counter()
         mark_drift(top, self.stores, self.repo, self.drift_commits, self._lifecycle_of)
         timings["drift"] = (time.perf_counter() - tick) * 1000
@@ -222,6 +225,7 @@ class Recaller:
         prepared: Prepared,
         timings: dict[str, float],
         limit: int,
+        cuts: dict[tuple[int, str], crowded.Cut],
     ) -> list[Candidate]:
         conn = store.conn
         facts = self._store_facts(store)
@@ -244,6 +248,11 @@ class Recaller:
         found["cochange"] = self._timed(
             timings, "cochange", lambda: fc.cochange(conn, neighbours, found["file"], facts.memo)
         )
+        whole = {name: found[name] for name in ("file", "cochange")}
+        for name, channel in whole.items():
+            found[name], cut = crowded.capped(channel, W.FILE_CANDIDATES_MAX)
+            if cut is not None:
+                cuts[(id(store), name)] = cut
         near = set(found["file"]) | set(found["cochange"])
         inactive = facts.inactive
         if prepared.words:
@@ -279,6 +288,10 @@ class Recaller:
             found["semantic"] = self._timed(
                 timings, "semantic", lambda: ch.semantic(self._similar_or_none(store, prepared))
             )
+        others = [found[name] for name in ("words", "trigram", "semantic") if name in found]
+        for name, channel in whole.items():
+            if (id(store), name) in cuts:
+                found[name] = crowded.with_found(found[name], channel, others)
         channels = {name: channel for name, channel in found.items() if channel}
         return adjuster.finish(store, facts.memo, channels, timings, limit)
 
@@ -379,3 +392,19 @@ costs one more; three back to back within one recall would be a loop, not a user
 def _same(now: dict[int, sqlite3.Connection], before: dict[int, sqlite3.Connection]) -> bool:
     """Whether every store reads through the connection it read through before."""
     return now.keys() == before.keys() and all(now[k] is before[k] for k in now)
+
+
+def _note_cuts(
+    hits: list[Hit], chosen: list[Candidate], cuts: dict[tuple[int, str], crowded.Cut]
+) -> None:
+    """Say in the receipt of each hit that came through a cut file channel how many of its
+    files' memories were ranked (``hits`` are ``chosen``, hydrated, in the same order)."""
+    for hit, candidate in zip(hits, chosen, strict=True):
+        notes = [
+            cut.note()
+            for name in ("file", "cochange")
+            if name in candidate.item.evidence
+            and (cut := cuts.get((id(candidate.store), name))) is not None
+        ]
+        if notes:
+            hit.receipt = ", ".join([hit.receipt, *dict.fromkeys(notes)])

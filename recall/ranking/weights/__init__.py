@@ -94,6 +94,7 @@ from recall.ranking.weights.files import (
 )
 from recall.ranking.weights.fusion import (
     CHANNEL_WEIGHTS,
+    FILE_CANDIDATES_MAX,
     RRF_K,
     SEMANTIC_CANDIDATES,
     SEMANTIC_MIN_COSINE,
@@ -157,6 +158,7 @@ __all__ = [
     "COMMON_TERM_SHARE",
     "DRIFT_COMMITS",
     "FILE_AFFINITY_FLOOR",
+    "FILE_CANDIDATES_MAX",
     "FILE_EXTRA_MAX",
     "FILE_EXTRA_SHARE",
     "FILE_NEWEST_BONUS",

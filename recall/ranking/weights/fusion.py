@@ -30,6 +30,13 @@ TEXT_CANDIDATES: Final = 50
 #: Candidates taken from the semantic channel, for the same reason as TEXT_CANDIDATES.
 SEMANTIC_CANDIDATES: Final = 50
 
+#: Memories a file channel (direct or co-change) passes on to fusion, best file evidence
+#: first: above the most crowded file of the shared histories (1,941 memories on
+#: networkmanager's ChangeLog, 1,809 on its nm-device.c), so real hub files rank whole,
+#: while 100k memories on one file still cost what a hub file costs; the cut ones that the
+#: text or semantic channel finds keep their file evidence, and the receipt says so.
+FILE_CANDIDATES_MAX: Final = 3000
+
 #: A memory needs at least this cosine to be a semantic candidate at all: zero means no
 #: feature in common, and a rounding-level positive is no evidence either.
 SEMANTIC_MIN_COSINE: Final = 1e-6

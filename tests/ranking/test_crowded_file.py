@@ -1,0 +1,73 @@
+"""A file named by more memories than a file channel passes on (``W.FILE_CANDIDATES_MAX``):
+its best-ranked memories are ranked, a cut one that the prompt's words find keeps its file
+evidence, and every hit that came through the cut says so in its receipt."""
+
+from __future__ import annotations
+
+import pytest
+
+from recall.ranking import weights as W
+
+from .world import World, describe, hit_of
+
+HUB = "src/hub.py"
+CAP = 40
+NOTE = f"ranked among the {CAP:,} strongest of 102 on its files"
+
+
+@pytest.fixture
+def crowded(world: World, monkeypatch: pytest.MonkeyPatch) -> tuple[World, str]:
+    """102 memories on one file, the cap at 40; the id of one that the cut leaves out of the
+    file channel's best 40: older than 100 of the others (equal file evidence ranks newest
+    first), and not the file's first (which has the origin bonus)."""
+    world.history([[HUB], ["src/other.py"]])
+    world.remember(
+        "the hub began as the parser's helpers",
+        HUB,
+        category="context",
+        created="2020-01-01T00:00:00+00:00",
+    )
+    cut_one = world.remember(
+        "vacuum holds the writer lock until the checkpoint ends",
+        HUB,
+        category="context",
+        created="2021-01-01T00:00:00+00:00",
+    )
+    world.crowd(HUB, 100)
+    monkeypatch.setattr(W, "FILE_CANDIDATES_MAX", CAP)
+    return world, cut_one
+
+
+def test_every_hit_through_a_cut_file_channel_says_so(crowded: tuple[World, str]) -> None:
+    world, _cut_one = crowded
+    result = world.recall(HUB)
+    assert len(result.hits) == 10
+    assert all(NOTE in hit.receipt for hit in result.hits), describe(result)
+    assert all(hit.receipt.startswith("via file") for hit in result.hits), describe(result)
+
+
+def test_a_cut_memory_the_words_find_keeps_its_file_evidence(crowded: tuple[World, str]) -> None:
+    world, cut_one = crowded
+    result = world.recall(HUB, prompt="vacuum writer lock checkpoint")
+    hit = hit_of(result, cut_one)
+    assert result.hits[0].memory.id == cut_one, describe(result)
+    assert "file" in hit.signals, hit.signals
+    assert hit.receipt.startswith("via file"), hit.receipt
+    assert NOTE in hit.receipt
+
+
+def test_a_file_under_the_cap_is_ranked_whole_without_a_note(world: World) -> None:
+    world.history([[HUB]])
+    world.crowd(HUB, 30)
+    result = world.recall(HUB)
+    assert len(result.hits) == 10
+    assert not any("strongest of" in hit.receipt for hit in result.hits), describe(result)
+
+
+def test_a_text_only_hit_beside_a_cut_file_carries_no_note(crowded: tuple[World, str]) -> None:
+    world, _cut_one = crowded
+    elsewhere = world.remember(
+        "the exporter batches rows by the thousand", "src/other.py", category="context"
+    )
+    hit = hit_of(world.recall(HUB, prompt="exporter batches rows thousand", limit=60), elsewhere)
+    assert "strongest of" not in hit.receipt, hit.receipt
