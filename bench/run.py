@@ -13,6 +13,7 @@ BENCHMARKS = (
     ("bench.genome_bench", True),
     ("bench.recall_bench", True),
     ("bench.real_bench", True),
+    ("bench.crowded_bench", True),
     ("bench.quality", False),
     ("bench.lsp_bench", True),
     ("bench.hook_bench", True),
