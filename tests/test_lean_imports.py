@@ -70,6 +70,10 @@ SYMBOL_MOVES = ("recall.ranking.symbol_moves", "recall.genome.symbols.lookup")
 """Memories whose anchored symbol moved into a touched file: only a store where some memory
 anchors a symbol looks for them."""
 
+PARSER = ("argparse", "gettext", "shutil")
+"""The argument parser, its messages' translations and the terminal sizing of its help: a hook's
+command line as agents' settings write it (``hook EVENT``) is read without them."""
+
 LEAN = (*WRITE_ONLY, *GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *SYMBOL_MOVES)
 """Never loaded by any of the four commands on a quiet store with a fresh genome."""
 
@@ -183,6 +187,7 @@ def test_pre_edit_warns_without_loading_writes_the_genome_or_logging(
     assert "recall.hooks" in run.modules
     assert loaded(run, LEAN) == []
     assert loaded(run, EDIT_ONLY) == []
+    assert loaded(run, PARSER) == []
 
 
 def test_prompt_recalls_from_a_fresh_genome_without_its_refresh(
@@ -196,6 +201,7 @@ def test_prompt_recalls_from_a_fresh_genome_without_its_refresh(
     assert loaded(run, LEAN) == []
     assert loaded(run, RANKING_LATER) == []
     assert loaded(run, OPENSSL_HASHES) == []
+    assert loaded(run, PARSER) == []
 
 
 @pytest.mark.parametrize(
@@ -213,6 +219,7 @@ def test_inject_and_recall_load_as_little(
     run = run_probed(repo, tmp_path / "m.json", *args)
     assert (run.code, run.stderr) == (0, "")
     assert quiet in run.stdout
+    assert loaded(run, PARSER) == sorted(PARSER)  # options to parse: the parser is built
     assert loaded(run, PROMPT_LOADS) == sorted(PROMPT_LOADS)
     assert loaded(run, LEAN) == []
     assert loaded(run, RANKING_LATER) == []
@@ -348,7 +355,7 @@ def test_import_and_export_parse_with_their_own_module_only(
 def test_every_module_named_is_seen_loading_somewhere() -> None:
     """Each name the lean tests rule out is one that a test above sees load, so none of them
     can be a misspelt or dead name that is trivially absent."""
-    seen = {*GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *PROMPT_LOADS, *SYMBOL_MOVES}
+    seen = {*GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *PROMPT_LOADS, *SYMBOL_MOVES, *PARSER}
     for _args, needs in WRITES.values():
         seen.update(needs)
     assert {*LEAN, *EDIT_ONLY, *OPENSSL_HASHES} <= seen
