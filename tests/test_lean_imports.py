@@ -70,6 +70,14 @@ SYMBOL_MOVES = ("recall.ranking.symbol_moves", "recall.genome.symbols.lookup")
 """Memories whose anchored symbol moved into a touched file: only a store where some memory
 anchors a symbol looks for them."""
 
+PARSER = ("argparse", "gettext", "shutil")
+"""The argument parser, its messages' translations and the terminal sizing of its help: a hook's
+command line as agents' settings write it (``hook EVENT``) is read without them."""
+
+HINT_POLICY = ("recall.policy.hints",)
+"""The hint policy (which warnings a session was shown): an edit of a file that no memory warns
+about consults none."""
+
 LEAN = (*WRITE_ONLY, *GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *SYMBOL_MOVES)
 """Never loaded by any of the four commands on a quiet store with a fresh genome."""
 
@@ -183,6 +191,19 @@ def test_pre_edit_warns_without_loading_writes_the_genome_or_logging(
     assert "recall.hooks" in run.modules
     assert loaded(run, LEAN) == []
     assert loaded(run, EDIT_ONLY) == []
+    assert loaded(run, PARSER) == []
+    assert loaded(run, HINT_POLICY) == sorted(HINT_POLICY)  # a warning: the policy chose it
+
+
+def test_pre_edit_of_a_file_without_warnings_leaves_the_hint_policy_out(
+    repo: Path, quiet: str, tmp_path: Path
+) -> None:
+    tool_input = {"file_path": str(repo / "src/util.py"), "old_string": "a", "new_string": "b"}
+    payload = hook_input(repo, "PreToolUse", tool_name="Edit", tool_input=tool_input)
+    run = run_probed(repo, tmp_path / "m.json", "hook", "pre-edit", stdin=payload)
+    assert (run.code, run.stdout, run.stderr) == (0, "", "")
+    assert "recall.hooks.events" in run.modules  # the hook ran its edit handler
+    assert loaded(run, HINT_POLICY) == []
 
 
 def test_prompt_recalls_from_a_fresh_genome_without_its_refresh(
@@ -196,6 +217,7 @@ def test_prompt_recalls_from_a_fresh_genome_without_its_refresh(
     assert loaded(run, LEAN) == []
     assert loaded(run, RANKING_LATER) == []
     assert loaded(run, OPENSSL_HASHES) == []
+    assert loaded(run, PARSER) == []
 
 
 @pytest.mark.parametrize(
@@ -213,6 +235,7 @@ def test_inject_and_recall_load_as_little(
     run = run_probed(repo, tmp_path / "m.json", *args)
     assert (run.code, run.stderr) == (0, "")
     assert quiet in run.stdout
+    assert loaded(run, PARSER) == sorted(PARSER)  # options to parse: the parser is built
     assert loaded(run, PROMPT_LOADS) == sorted(PROMPT_LOADS)
     assert loaded(run, LEAN) == []
     assert loaded(run, RANKING_LATER) == []
@@ -349,9 +372,10 @@ def test_every_module_named_is_seen_loading_somewhere() -> None:
     """Each name the lean tests rule out is one that a test above sees load, so none of them
     can be a misspelt or dead name that is trivially absent."""
     seen = {*GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *PROMPT_LOADS, *SYMBOL_MOVES}
+    seen.update(PARSER, HINT_POLICY)  # inject parses its options; a warning consults the policy
     for _args, needs in WRITES.values():
         seen.update(needs)
-    assert {*LEAN, *EDIT_ONLY, *OPENSSL_HASHES} <= seen
+    assert {*LEAN, *EDIT_ONLY, *OPENSSL_HASHES, *PARSER, *HINT_POLICY} <= seen
 
 
 def test_per_prompt_and_per_edit_commands_run_without_the_cyclic_collector(

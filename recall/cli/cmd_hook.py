@@ -8,11 +8,14 @@ the hook exits 0, does nothing, and says why on stderr.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from recall.cli.context import CommandContext
+if TYPE_CHECKING:  # a hook's command line is parsed without argparse (recall.cli.main)
+    import argparse
+    from types import SimpleNamespace
+
+    from recall.cli.context import CommandContext
 
 EVENTS = ("prompt", "pre-edit", "post-edit", "session-start")
 
@@ -50,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_hook)
 
 
-def run_hook(args: argparse.Namespace, ctx: CommandContext) -> int:
+def run_hook(args: argparse.Namespace | SimpleNamespace, ctx: CommandContext) -> int:
     """Run one hook; always exit 0, printing nothing unless there is something to say."""
     if args.event not in EVENTS:
         got = f"unknown event {args.event!r}" if args.event else "no event given"

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
-import importlib
 import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
-from typing import Final
+from types import ModuleType, SimpleNamespace
+from typing import TYPE_CHECKING, Final
 
-from recall import __version__
 from recall.cli.context import CommandContext
 from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, BadInput, TetherError
+
+if TYPE_CHECKING:  # the parser is built only for a command line it is needed for
+    import argparse
 
 LEAN_COMMANDS: Final = {
     "hook": "recall.cli.cmd_hook",
@@ -87,74 +87,37 @@ def command_modules() -> tuple[ModuleType, ...]:
     )
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with usage errors on stderr and exit code 2, like every other bad input, and
-    a "did you mean" for a mistyped command."""
-
-    def _check_value(self, action: argparse.Action, value: object) -> None:
-        if (
-            isinstance(action, argparse._SubParsersAction)
-            and isinstance(value, str)
-            and value not in action.choices
-        ):
-            import difflib
-
-            close = difflib.get_close_matches(value, list(action.choices), n=COMMAND_SUGGESTIONS)
-            hint = f"; did you mean {' or '.join(close)}?" if close else ""
-            raise argparse.ArgumentError(
-                None, f"unknown command {value!r}{hint} (`tether --help` lists every command)"
-            )
-        super()._check_value(action, value)
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"tether: error: {message}", file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser (``--json`` is accepted before or after the subcommand); with
-    ``only`` (a key of :data:`LEAN_COMMANDS`) it knows that command alone."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
-    )
-    parser = _Parser(
-        prog="tether",
-        description="Code-aware memory for coding agents: memories tied to their files.",
-        parents=[common],
-    )
-    parser.add_argument("--version", action="version", version=f"tether {__version__}")
-    parser.add_argument(
-        "-C", dest="directory", type=Path, help="run as if started in this directory"
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    original = sub.add_parser
+    """The argument parser (see :func:`recall.cli.parser.build_parser`)."""
+    from recall.cli.parser import build_parser as build
 
-    def add_parser(name: str, **kwargs):
-        kwargs.setdefault("parents", [common])
-        # the one-line summary of the command list heads the command's own --help too
-        kwargs.setdefault("description", kwargs.get("help"))
-        return original(name, **kwargs)
+    return build(only)
 
-    sub.add_parser = add_parser  # type: ignore[method-assign]
-    if only is not None:
-        modules: tuple[ModuleType, ...] = (importlib.import_module(LEAN_COMMANDS[only]),)
-    else:
-        modules = command_modules()
-    for module in modules:
-        module.register(sub)
-    return parser
+
+def _hook_words(words: list[str]) -> SimpleNamespace | None:
+    """What the parser makes of ``hook EVENT`` with nothing else on the line, as an agent's
+    settings run it before every prompt and edit; None for any other command line. Such a line
+    needs no parser: building one (argparse, gettext, and shutil for each option's help
+    formatter) is about 4% of a pre-edit hook's instructions."""
+    from recall.cli.cmd_hook import EVENTS, run_hook
+
+    if len(words) != 2 or words[0] != "hook" or words[1] not in EVENTS:
+        return None
+    return SimpleNamespace(command="hook", event=words[1], directory=None, func=run_hook)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one CLI command and return its exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(words[0] if words and words[0] in LEAN_COMMANDS else None)
-    args = parser.parse_args(words)
-    if not getattr(args, "func", None):
-        parser.print_help(sys.stderr)
-        return EXIT_BAD_INPUT
+    args: argparse.Namespace | SimpleNamespace | None = None
+    if words[:1] == ["hook"]:
+        args = _hook_words(words)
+    if args is None:
+        parser = build_parser(words[0] if words and words[0] in LEAN_COMMANDS else None)
+        args = parser.parse_args(words)
+        if not getattr(args, "func", None):
+            parser.print_help(sys.stderr)
+            return EXIT_BAD_INPUT
     json_output = bool(getattr(args, "json", False))
     if args.directory is not None and not args.directory.is_dir():
         what = "is not a folder" if args.directory.exists() else "does not exist"

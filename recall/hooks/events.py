@@ -16,13 +16,13 @@ from recall.hooks.logfile import _log_to, _logger, _notice, _notice_cwd
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import REJECTED_WORDING, WARNING_CATEGORIES
-from recall.policy.hints import Candidate, HintLedger, is_self_serve
 from recall.policy.trust import Gate
 
 if TYPE_CHECKING:
     import sqlite3
 
     from recall.model import Memory
+    from recall.policy.hints import HintLedger
     from recall.store import MemoryStore
 
 WARNING_SUMMARY_CAP: Final = 160
@@ -81,7 +81,7 @@ class _Stores:
 
     def hints(self, hook: HookInput) -> tuple[sqlite3.Connection, HintLedger]:
         """The project index and the hook session's hint ledger over it."""
-        return self.project.conn, HintLedger(hook.session_id, origin="hook")
+        return self.project.conn, _ledger(hook)
 
     def close(self) -> None:
         for store in self.opened:
@@ -140,6 +140,7 @@ def guard_line(memory: Memory, path: str, unplaced: bool = False) -> str:
 def on_prompt(hook: HookInput) -> str:
     """UserPromptSubmit: count the turn; inject at most three memories the policy allows."""
     from recall.policy import inject
+    from recall.policy.hints import Candidate
     from recall.ranking.query import RecallQuery, Touch
     from recall.service import RECALL_LIMIT, build_recaller, record_shown
 
@@ -188,14 +189,14 @@ def on_edit(hook: HookInput) -> str:
     goes wrong in deciding it asks about every guard of the file: never a silent skip."""
     with _Stores(hook.cwd) as stores:
         project = stores.project
-        conn, ledger = stores.hints(hook)
+        conn = project.conn
         if hook.tool_name == "Bash" and hook.command:
-            _note_self_serve(conn, ledger, hook.command)
+            _note_self_serve(conn, _ledger(hook), hook.command)
             return ""
         mcp = _MCP_TOOL.fullmatch(hook.tool_name or "")
         if mcp is not None:
             if mcp.group(1) in MCP_SELF_SERVE:
-                ledger.mark_self_serve(conn)
+                _ledger(hook).mark_self_serve(conn)
             return ""
         if hook.tool_name not in EDIT_TOOLS or not hook.file_path:
             return ""
@@ -218,7 +219,7 @@ def on_edit(hook: HookInput) -> str:
             unplaced = frozenset(m.id for m in ask_now)
         lines: list[str] = []
         try:
-            lines = _bookkeeping(conn, ledger, hook, path, on_file, ask_now)
+            lines = _bookkeeping(conn, hook, path, on_file, ask_now)
         except Exception:  # notes of what happened: losing one costs a repeated ask at most
             _logged("the edit hook's notes on %s failed", path)
         if ask_now:  # the person decides, once per session, memory and file
@@ -262,9 +263,17 @@ def _every_guard(project: MemoryStore, path: str) -> list[Memory]:
         return []
 
 
+def _ledger(hook: HookInput) -> HintLedger:
+    """The hook session's hint ledger. Imported here: an edit of a file without gotchas, the
+    usual case, consults no hint policy (its module is five frozen dataclasses, about 1% of a
+    pre-edit hook's instructions)."""
+    from recall.policy.hints import HintLedger
+
+    return HintLedger(hook.session_id, origin="hook")
+
+
 def _bookkeeping(
     conn: sqlite3.Connection,
-    ledger: HintLedger,
     hook: HookInput,
     path: str,
     on_file: list[Memory],
@@ -283,7 +292,9 @@ def _bookkeeping(
     gotchas.sort(key=lambda m: (not m.pinned, m.id))
     new: set[str] = set()
     if gotchas:
-        choice = ledger.select(conn, [Candidate(m.id, pinned=m.pinned) for m in gotchas])
+        from recall.policy.hints import Candidate
+
+        choice = _ledger(hook).select(conn, [Candidate(m.id, pinned=m.pinned) for m in gotchas])
         # Within one turn the policy keeps a hint visible; an agent would read the same
         # warning on every edit of the file, so a hook shows only the hints new in this call.
         new = set(choice.new)
@@ -312,6 +323,8 @@ def _logged(message: str, path: str) -> None:
 
 def _note_self_serve(conn: sqlite3.Connection, ledger: HintLedger, command: str) -> None:
     """A Bash call running ``tether recall|show|search|list|remember`` ends the hints (rule 1)."""
+    from recall.policy.hints import is_self_serve
+
     for match in _TETHER_COMMAND.finditer(command):
         if is_self_serve(match.group(1)):
             ledger.mark_self_serve(conn)

@@ -1,0 +1,73 @@
+"""The ``tether`` argument parser: every command's options, or one lean command's alone."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from recall import __version__
+from recall.cli.main import COMMAND_SUGGESTIONS, LEAN_COMMANDS, command_modules
+from recall.errors import EXIT_BAD_INPUT
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors on stderr and exit code 2, like every other bad input, and
+    a "did you mean" for a mistyped command."""
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        if (
+            isinstance(action, argparse._SubParsersAction)
+            and isinstance(value, str)
+            and value not in action.choices
+        ):
+            import difflib
+
+            close = difflib.get_close_matches(value, list(action.choices), n=COMMAND_SUGGESTIONS)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            raise argparse.ArgumentError(
+                None, f"unknown command {value!r}{hint} (`tether --help` lists every command)"
+            )
+        super()._check_value(action, value)
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"tether: error: {message}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (``--json`` is accepted before or after the subcommand); with
+    ``only`` (a key of :data:`LEAN_COMMANDS`) it knows that command alone."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
+    )
+    parser = _Parser(
+        prog="tether",
+        description="Code-aware memory for coding agents: memories tied to their files.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"tether {__version__}")
+    parser.add_argument(
+        "-C", dest="directory", type=Path, help="run as if started in this directory"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    original = sub.add_parser
+
+    def add_parser(name: str, **kwargs):
+        kwargs.setdefault("parents", [common])
+        # the one-line summary of the command list heads the command's own --help too
+        kwargs.setdefault("description", kwargs.get("help"))
+        return original(name, **kwargs)
+
+    sub.add_parser = add_parser  # type: ignore[method-assign]
+    if only is not None:
+        modules: tuple[ModuleType, ...] = (importlib.import_module(LEAN_COMMANDS[only]),)
+    else:
+        modules = command_modules()
+    for module in modules:
+        module.register(sub)
+    return parser
