@@ -202,6 +202,131 @@ def fresh_memory(history: History, task: Task) -> Any:
     return 0.5 ** (np.maximum(days, 0.0) / 10.0)
 
 
+_PREFIX = re.compile(r"^(?:\s*[\w./+-]+:)+\s*")
+_FIRST_WORD = re.compile(r"[a-z]+")
+
+ADDS = frozenset(
+    [
+        "add",
+        "adds",
+        "added",
+        "adding",
+        "introduce",
+        "introduces",
+        "implement",
+        "implements",
+        "support",
+        "supports",
+        "expose",
+        "new",
+        "initial",
+        "create",
+        "allow",
+        "enable",
+        "rework",
+        "improve",
+        "convert",
+    ]
+)
+"""First words of a subject that bring something in (the usual cause of a later fix)."""
+
+FIXES: frozenset[str] = frozenset(("fix", "fixes", "fixed", "revert", "correct", "don", "avoid"))
+"""First words of a subject that repair something ("don" is "don't" as the word index splits
+it); a study may rebind it."""
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\(\))?")
+
+
+def subject_verb(subject: str) -> str:
+    """The first word of ``subject`` after its component prefixes (``tc: flower:``), lower case."""
+    found = _FIRST_WORD.match(_PREFIX.sub("", subject).lower())
+    return found.group(0) if found else ""
+
+
+def adds_something(history: History, task: Task) -> Any:
+    """1 for a memory whose subject begins by bringing something in (``add``, ``introduce``,
+    ``implement``...), else 0."""
+    import numpy as np
+
+    return np.array([subject_verb(history.commits[i]["subject"]) in ADDS for i in task.idx], float)
+
+
+def fixes_something(history: History, task: Task) -> Any:
+    """-1 for a memory whose subject begins with a repair (``fix``, ``revert``...), else 0
+    (a positive strength pushes repairs down)."""
+    import numpy as np
+
+    return -np.array(
+        [subject_verb(history.commits[i]["subject"]) in FIXES for i in task.idx], float
+    )
+
+
+def kind_of_change(history: History, task: Task) -> Any:
+    """:func:`adds_something` plus :func:`fixes_something`: +1 brings in, -1 repairs."""
+    return adds_something(history, task) + fixes_something(history, task)
+
+
+def identifiers(prompt: str) -> set[str]:
+    """The prompt's code identifiers, lower case: a word with ``_``, a call ``name()``, a
+    lower-case letter before an upper-case one, or a letter run with digits inside; four
+    characters or more."""
+    found = set()
+    for token in _IDENT.findall(prompt):
+        name = token.removesuffix("()")
+        if len(name) < 4:
+            continue
+        if (
+            token.endswith("()")
+            or "_" in name.strip("_")
+            or re.search(r"[a-z][A-Z]", name)
+            or re.search(r"[A-Za-z][0-9]+[A-Za-z]", name)
+        ):
+            found.add(name.lower())
+    return found
+
+
+def identifier_match(history: History, task: Task) -> Any:
+    """How many of the prompt's identifiers (:func:`identifiers`) the memory's summary or
+    details hold whole, at most two."""
+    import numpy as np
+
+    wanted = identifiers(task.task["prompt"])
+    if not wanted:
+        return np.zeros(len(task.idx))
+    out = []
+    for i in task.idx:
+        commit = history.commits[i]
+        text = {
+            t.removesuffix("()").lower()
+            for t in _IDENT.findall(commit["subject"] + " " + commit["body"])
+        }
+        out.append(min(2, len(wanted & text)))
+    return np.array(out, dtype=float)
+
+
+def same_files(history: History, task: Task) -> Any:
+    """1 for a memory naming exactly the task's touched files (as a set), else 0."""
+    import numpy as np
+
+    touched = set(task.task["touched"])
+    return np.array([set(history.commits[i]["files"]) == touched for i in task.idx], float)
+
+
+def prefix_match(history: History, task: Task) -> Any:
+    """1 when the memory's subject has the prompt's full component prefix (``tc: flower:``),
+    else 0."""
+    import numpy as np
+
+    def prefix(text: str) -> str:
+        found = _PREFIX.match(text)
+        return re.sub(r"\s+", "", found.group(0).lower()) if found else ""
+
+    mine = prefix(task.task["prompt"])
+    if not mine:
+        return np.zeros(len(task.idx))
+    return np.array([prefix(history.commits[i]["subject"]) == mine for i in task.idx], float)
+
+
 Feature = Callable[["History", "Task"], Any]
 
 FEATURES: dict[str, Feature] = {
@@ -214,5 +339,24 @@ FEATURES: dict[str, Feature] = {
     "path_words": path_words,
     "named_file": named_file,
     "fresh_memory": fresh_memory,
+    "adds_something": adds_something,
+    "fixes_something": fixes_something,
+    "kind_of_change": kind_of_change,
+    "identifier_match": identifier_match,
+    "same_files": same_files,
+    "prefix_match": prefix_match,
 }
 """Every feature by name (``--feature``)."""
+
+
+def repair_after_repair(history: History, task: Task) -> Any:
+    """:func:`fixes_something` when the prompt itself begins with a repair (its word "fix"
+    matches the other repairs' in the word channel), else 0."""
+    import numpy as np
+
+    if subject_verb(task.task["prompt"]) not in FIXES:
+        return np.zeros(len(task.idx))
+    return fixes_something(history, task)
+
+
+FEATURES["repair_after_repair"] = repair_after_repair

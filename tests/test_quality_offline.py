@@ -164,3 +164,15 @@ def test_a_dump_depth_below_one_is_refused_naming_the_option(
     with pytest.raises(SystemExit):
         quality.main(["--tune", "--dump-depth", "0"])
     assert "--dump-depth 0: give at least 1 candidate per task" in capsys.readouterr().err
+
+
+def test_identifiers_and_lead_words_of_subjects() -> None:
+    from bench.quality_features import identifiers, subject_verb
+
+    assert identifiers("devlink: always check strslashrsplit() return value") == {"strslashrsplit"}
+    assert identifiers("core: fix icache_inv_user_range() in NMDeviceWifi") == {
+        "icache_inv_user_range",
+        "nmdevicewifi",
+    }
+    assert identifiers("ip: fix the route table") == set()
+    assert subject_verb("tc: flower: Fix incorrect error msg") == "fix"
