@@ -2,38 +2,75 @@
 
 A file named by tens of thousands of memories would make every recall that touches it score
 them all. Past ``W.FILE_CANDIDATES_MAX`` a file channel passes on only its best-ranked
-memories (strongest file evidence, then gotchas and decisions, then the newest); a memory it
-cut that another channel finds (text, semantic) gets its file evidence back, and the hits
-that came through a cut channel say so in their receipt.
+memories (strongest file evidence, then gotchas and decisions, then the newest), and always
+the memories an adjustment can lift far above their file evidence (pinned, or acted on). A
+memory it cut that another channel finds (text, semantic) gets its file evidence back. The
+hits ranked among the kept ones say so in their receipt.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import islice
 
+from recall.ranking import weights as W
 from recall.ranking.channels import Channel
+from recall.ranking.file_channels import owner_ties
+from recall.ranking.hits import Candidate, Hit
+from recall.ranking.store_facts import StoreFacts
 
 
 @dataclass(frozen=True)
 class Cut:
-    """A channel cut to ``kept`` of its ``total`` memories."""
+    """A channel cut to its ``ranked`` memories (its best ``limit``) of ``total``."""
 
-    kept: int
+    limit: int
     total: int
+    ranked: frozenset[int]
 
     def note(self) -> str:
-        """The receipt's words for a hit that came through the cut channel."""
-        return f"ranked among the {self.kept:,} strongest of {self.total:,} on its files"
+        """The receipt's words for a hit that was ranked among the kept ones."""
+        return f"ranked among the {self.limit:,} strongest of {self.total:,} on its files"
 
 
-def capped(channel: Channel, limit: int) -> tuple[Channel, Cut | None]:
-    """``channel`` (ranked best first) cut to its first ``limit`` memories, and the cut made
-    (None when it held no more than ``limit``)."""
+def capped(
+    channel: Channel, limit: int, favoured: Callable[[], frozenset[int]]
+) -> tuple[Channel, Cut | None]:
+    """``channel`` (ranked best first) cut to its first ``limit`` memories plus those of
+    ``favoured()`` (asked only when a cut is made), and the cut (None when it held no more
+    than ``limit``)."""
     if len(channel) <= limit:
         return channel, None
-    return dict(islice(channel.items(), limit)), Cut(limit, len(channel))
+    kept = dict(islice(channel.items(), limit))
+    ranked = frozenset(kept)
+    for rowid in favoured():
+        if rowid in channel and rowid not in kept:
+            kept[rowid] = channel[rowid]
+    return kept, Cut(limit, len(channel), ranked)
+
+
+def cut_crowded(
+    conn: sqlite3.Connection,
+    facts: StoreFacts,
+    found: dict[str, Channel],
+    neighbour_paths: list[str],
+) -> dict[str, Cut]:
+    """Cut the ``file`` and ``cochange`` channels of ``found`` (in place) that hold more than
+    ``W.FILE_CANDIDATES_MAX`` memories; the cuts made, by channel. Co-change gives all the
+    memories of one neighbouring file one rank: within it they are ordered as a file's are."""
+    cuts: dict[str, Cut] = {}
+    for name in ("file", "cochange"):
+        channel = found[name]
+        if len(channel) <= W.FILE_CANDIDATES_MAX:
+            continue
+        if name == "cochange":
+            channel = best_first(channel, owner_ties(conn, neighbour_paths, facts.memo))
+        found[name], cut = capped(channel, W.FILE_CANDIDATES_MAX, lambda: favoured(conn, facts))
+        if cut is not None:
+            cuts[name] = cut
+    return cuts
 
 
 def with_found(kept: Channel, whole: Channel, others: Iterable[Channel]) -> Channel:
@@ -46,3 +83,49 @@ def with_found(kept: Channel, whole: Channel, others: Iterable[Channel]) -> Chan
         if rowid in whole and rowid not in kept
     }
     return {**kept, **back} if back else kept
+
+
+def favoured(conn: sqlite3.Connection, facts: StoreFacts) -> frozenset[int]:
+    """The memories a cut file channel keeps whatever their rank: pinned or acted on (the
+    pinned ones kept in ``facts`` for its index state)."""
+    if facts.pinned is None:
+        facts.pinned = pinned_rows(conn)
+    return favoured_rows(conn, facts.pinned)
+
+
+def favoured_rows(conn: sqlite3.Connection, pinned: frozenset[int]) -> frozenset[int]:
+    """The rowids of the memories an adjustment lifts above any file evidence: ``pinned``
+    (kept with the index state) and those acted on (read now: usage changes between index
+    states)."""
+    acted = conn.execute(
+        "SELECT m.rowid FROM usage AS u JOIN memories AS m ON m.id = u.memory_id WHERE u.acted > 0"
+    )
+    return pinned | frozenset(rowid for (rowid,) in acted)
+
+
+def pinned_rows(conn: sqlite3.Connection) -> frozenset[int]:
+    """The rowids of the pinned memories of the index behind ``conn``."""
+    return frozenset(rowid for (rowid,) in conn.execute("SELECT rowid FROM memories WHERE pinned"))
+
+
+def best_first(channel: Channel, ties: Mapping[int, tuple[float, ...]]) -> Channel:
+    """``channel`` reordered by rank, then ``ties`` (smaller first), then rowid: the order a
+    cut keeps, for a channel whose memories share ranks (co-change: one rank per file)."""
+    order = sorted(channel, key=lambda rowid: (channel[rowid].rank, ties.get(rowid, ()), rowid))
+    return {rowid: channel[rowid] for rowid in order}
+
+
+def note_cuts(hits: list[Hit], chosen: list[Candidate], cuts: dict[tuple[int, str], Cut]) -> None:
+    """Say in the receipt of each hit ranked among the kept memories of a cut file channel how
+    many of its files' memories were ranked (``hits`` are ``chosen``, hydrated, in the same
+    order); one kept for being pinned or acted on, or found by text, was not among them."""
+    for hit, candidate in zip(hits, chosen, strict=True):
+        notes = [
+            cut.note()
+            for name in ("file", "cochange")
+            if name in candidate.item.evidence
+            and (cut := cuts.get((id(candidate.store), name))) is not None
+            and candidate.rowid in cut.ranked
+        ]
+        if notes:
+            hit.receipt = ", ".join([hit.receipt, *dict.fromkeys(notes)])

@@ -198,7 +198,7 @@ class Recaller:
         top = hydrate(chosen, pinned)
         timings["hydrate"] = (time.perf_counter() - tick) * 1000
         if cuts:
-            _note_cuts(top, chosen, cuts)
+            crowded.note_cuts(top, chosen, cuts)
         tick = time.perf_counter()
         mark_drift(top, self.stores, self.repo, self.drift_commits, self._lifecycle_of)
         timings["drift"] = (time.perf_counter() - tick) * 1000
@@ -249,10 +249,9 @@ class Recaller:
             timings, "cochange", lambda: fc.cochange(conn, neighbours, found["file"], facts.memo)
         )
         whole = {name: found[name] for name in ("file", "cochange")}
-        for name, channel in whole.items():
-            found[name], cut = crowded.capped(channel, W.FILE_CANDIDATES_MAX)
-            if cut is not None:
-                cuts[(id(store), name)] = cut
+        paths = [hit.path for hit in neighbours]
+        for name, cut in crowded.cut_crowded(conn, facts, found, paths).items():
+            cuts[(id(store), name)] = cut
         near = set(found["file"]) | set(found["cochange"])
         inactive = facts.inactive
         if prepared.words:
@@ -392,19 +391,3 @@ costs one more; three back to back within one recall would be a loop, not a user
 def _same(now: dict[int, sqlite3.Connection], before: dict[int, sqlite3.Connection]) -> bool:
     """Whether every store reads through the connection it read through before."""
     return now.keys() == before.keys() and all(now[k] is before[k] for k in now)
-
-
-def _note_cuts(
-    hits: list[Hit], chosen: list[Candidate], cuts: dict[tuple[int, str], crowded.Cut]
-) -> None:
-    """Say in the receipt of each hit that came through a cut file channel how many of its
-    files' memories were ranked (``hits`` are ``chosen``, hydrated, in the same order)."""
-    for hit, candidate in zip(hits, chosen, strict=True):
-        notes = [
-            cut.note()
-            for name in ("file", "cochange")
-            if name in candidate.item.evidence
-            and (cut := cuts.get((id(candidate.store), name))) is not None
-        ]
-        if notes:
-            hit.receipt = ", ".join([hit.receipt, *dict.fromkeys(notes)])

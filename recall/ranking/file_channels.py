@@ -134,6 +134,17 @@ def newest_cutoff(named: dict[str, tuple[Owner, ...]], present: float) -> float 
     return None
 
 
+def owner_ties(
+    conn: sqlite3.Connection, paths: Sequence[str], memo: FactsMemo
+) -> dict[int, tuple[float, ...]]:
+    """The tie key (:func:`_tie_key`) of every memory naming one of ``paths``."""
+    return {
+        owner.rowid: _tie_key_at(owner.kind, owner.seconds)
+        for owners in memo.owners(conn, paths).values()
+        for owner in owners
+    }
+
+
 def _tie_key(kind: str, created: str) -> tuple[float, ...]:
     """Order of memories with equal file evidence: what to review before editing (a gotcha,
     a decision) first, then (``W.FILE_TIES_NEWEST_FIRST``) the newest."""

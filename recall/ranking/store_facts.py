@@ -31,6 +31,8 @@ class StoreFacts:
     any_anchor: bool | None = None
     """Whether any memory has a symbol anchor (asked on first use): without one no symbol can
     have moved, and the symbol code is not even imported."""
+    pinned: frozenset[int] | None = None
+    """The rowids of the pinned memories (read when a crowded file's channel is first cut)."""
     moves: Any = None
     """What is known of symbols moved into touched files (``symbol_moves.MovesKept``, made on
     first use: a prompt hook never loads the symbol code)."""

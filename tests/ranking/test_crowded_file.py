@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from recall.policy.usage import record_action
 from recall.ranking import weights as W
 
 from .world import World, describe, hit_of
@@ -53,7 +54,7 @@ def test_a_cut_memory_the_words_find_keeps_its_file_evidence(crowded: tuple[Worl
     assert result.hits[0].memory.id == cut_one, describe(result)
     assert "file" in hit.signals, hit.signals
     assert hit.receipt.startswith("via file"), hit.receipt
-    assert NOTE in hit.receipt
+    assert "strongest of" not in hit.receipt  # it was not among the ranked ones
 
 
 def test_a_file_under_the_cap_is_ranked_whole_without_a_note(world: World) -> None:
@@ -71,3 +72,42 @@ def test_a_text_only_hit_beside_a_cut_file_carries_no_note(crowded: tuple[World,
     )
     hit = hit_of(world.recall(HUB, prompt="exporter batches rows thousand", limit=60), elsewhere)
     assert "strongest of" not in hit.receipt, hit.receipt
+
+
+def test_a_pinned_memory_on_a_crowded_file_is_never_cut(crowded: tuple[World, str]) -> None:
+    world, _cut_one = crowded
+    pinned = world.remember(
+        "the hub's buffers are owned by the caller",
+        HUB,
+        category="context",
+        pinned=True,
+        created="2021-06-01T00:00:00+00:00",
+    )
+    result = world.recall(HUB)
+    assert result.hits[0].memory.id == pinned, describe(result)
+    assert "strongest of" not in result.hits[0].receipt
+
+
+def test_a_memory_acted_on_on_a_crowded_file_is_never_cut(crowded: tuple[World, str]) -> None:
+    world, cut_one = crowded
+    record_action(world.project.conn, cut_one)
+    result = world.recall(HUB, limit=40)
+    assert cut_one in [hit.memory.id for hit in result.hits], describe(result)
+
+
+def test_a_crowded_neighbour_keeps_its_newest_memories(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Co-change gives every memory on a neighbouring file one rank: the cut keeps its
+    newest (and gotchas), not the first the index returns."""
+    world.history([["src/a.py", HUB]] * 6)
+    world.crowd(HUB, 100)
+    new = [
+        world.remember(
+            f"newer hub note {n}", HUB, category="context", created=f"2026-06-0{n}T00:00:00+00:00"
+        )
+        for n in (1, 2, 3)
+    ]
+    monkeypatch.setattr(W, "FILE_CANDIDATES_MAX", CAP)
+    result = world.recall("src/a.py")
+    assert set(new) <= {hit.memory.id for hit in result.hits[:3]}, describe(result)
