@@ -130,14 +130,14 @@ def test_suggestions_prefer_the_same_name_then_close_spellings() -> None:
 
 
 def test_the_judgement_constants_are_pinned() -> None:
-    from recall.cli import context, main
+    from recall.cli import command_table, context
     from recall.lifecycle import stats
 
     assert known_paths.SIMILARITY_CUTOFF == 0.6
     assert known_paths.SUGGESTIONS == 3
     assert known_paths.WALK_LIMIT == 50_000
     assert known_paths.GIT_TIMEOUT_S == 30
-    assert main.COMMAND_SUGGESTIONS == 3
+    assert command_table.COMMAND_SUGGESTIONS == 3
     assert context.MIN_PREFIX == 4
     assert stats.HUB_FILES == 8
 

@@ -7,29 +7,15 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Final
 
+from recall.cli.command_table import LEAN_COMMANDS
 from recall.cli.context import CommandContext
 from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, BadInput, TetherError
 
 if TYPE_CHECKING:  # the parser is built only for a command line it is needed for
     import argparse
-
-LEAN_COMMANDS: Final = {
-    "hook": "recall.cli.cmd_hook",
-    "mcp": "recall.cli.cmd_mcp",
-    "inject": "recall.cli.cmd_recall",
-    "recall": "recall.cli.cmd_recall",
-    "import": "recall.cli.cmd_io",
-    "export": "recall.cli.cmd_io",
-}
-"""Commands agents run (a hook before every prompt and edit, the MCP server at each session
-start, ``inject`` and ``recall`` from their own hooks and scripts), parsed with their own module
-only: the other commands' modules (curation, maintenance, the browser, distill) cost start-up
-time that a hook's 250 ms budget cannot spare, and an edit hook never needs the ranking
-engine (numpy) at all. ``import`` and ``export`` too: scripts run them over whole histories,
-and the other modules are a tenth of a second of CPU that a bulk import is measured against."""
 
 ONE_SHOT: Final = frozenset({"inject", "hook"})
 """Commands an agent runs as a whole process before every prompt and edit, each done within a
@@ -37,54 +23,6 @@ fraction of a second: they run without the cyclic garbage collector, whose 20 to
 collections cost 2-3% of their CPU, while their peak memory at 30k memories is the same with
 it off, within 1 MB, even for the first run that builds the index and the genome. Every other
 command keeps it: servers live long and bulk imports build large structures."""
-
-COMMAND_SUGGESTIONS = 3
-"""Commands offered for a mistyped one: enough for a near miss, few enough to read."""
-
-
-def command_modules() -> tuple[ModuleType, ...]:
-    """Every command module, in the order their commands are listed."""
-    from recall.cli import (
-        cmd_agent_config,
-        cmd_browse,
-        cmd_check,
-        cmd_cleanup,
-        cmd_distill,
-        cmd_editor,
-        cmd_genome,
-        cmd_hook,
-        cmd_io,
-        cmd_listing,
-        cmd_lsp,
-        cmd_maint,
-        cmd_mcp,
-        cmd_memory,
-        cmd_recall,
-        cmd_session,
-        cmd_state,
-        cmd_stats,
-    )
-
-    return (
-        cmd_memory,
-        cmd_listing,
-        cmd_state,
-        cmd_recall,
-        cmd_genome,
-        cmd_io,
-        cmd_maint,
-        cmd_check,
-        cmd_stats,
-        cmd_session,
-        cmd_cleanup,
-        cmd_browse,
-        cmd_distill,
-        cmd_lsp,
-        cmd_mcp,
-        cmd_editor,
-        cmd_hook,
-        cmd_agent_config,
-    )
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

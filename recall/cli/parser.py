@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 from recall import __version__
-from recall.cli.main import COMMAND_SUGGESTIONS, LEAN_COMMANDS, command_modules
+from recall.cli.command_table import COMMAND_SUGGESTIONS, LEAN_COMMANDS, command_modules
 from recall.errors import EXIT_BAD_INPUT
 
 

@@ -107,7 +107,7 @@ def warning_line(summary: str, memory_id: str, category: str = "gotcha") -> str:
     """The inline warning of a gotcha (or an approach tried before and rejected), worded as an
     instruction."""
     from recall.policy.inject import (
-        safe_field,  # here, not above: see recall.cli.main.LEAN_COMMANDS
+        safe_field,  # here, not above: see recall.cli.command_table.LEAN_COMMANDS
     )
 
     text = safe_field(summary, WARNING_SUMMARY_CAP).replace('"', "'")
