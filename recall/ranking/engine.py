@@ -23,6 +23,7 @@ from recall.ranking import file_channels as fc
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 from recall.ranking.adjust import Adjuster
+from recall.ranking.drift_counts import DriftCounts
 from recall.ranking.hits import (
     Candidate,
     Hit,
@@ -82,6 +83,7 @@ class Recaller:
         self._provider_failures: set[str] = set()
         self._facts: dict[int, StoreFacts] = {}
         self._nearest = Nearest(lambda: self.embedder)
+        self._drift = DriftCounts()
 
     @property
     def embedder(self) -> Embedder:
@@ -197,7 +199,7 @@ class Recaller:
         top = hydrate(chosen, pinned)
         timings["hydrate"] = (time.perf_counter() - tick) * 1000
         tick = time.perf_counter()
-        mark_drift(top, self.stores, self.repo, self.drift_commits, self._lifecycle_of)
+        mark_drift(top, self.stores, self.repo, self.drift_commits, self._lifecycle_of, self._drift)
         timings["drift"] = (time.perf_counter() - tick) * 1000
         elapsed = (time.perf_counter() - start) * 1000
         return RecallResult(top, elapsed, timings, prepared.text)
