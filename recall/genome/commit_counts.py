@@ -142,9 +142,9 @@ class CommitCounts:
             )
         for ident in wanted:
             found = seqs.get(ident, ())
-            if times.keys() >= set(found):  # every commit's time known: no test per commit
+            try:  # every commit's time known (the usual case): no test per commit
                 self._times[ident] = sorted(map(times.__getitem__, found))
-            else:
+            except KeyError:
                 self._times[ident] = sorted(times[seq] for seq in found if seq in times)
 
     def _count_from(self, ident: int | None, stamp: float) -> int:

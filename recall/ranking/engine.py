@@ -270,11 +270,21 @@ class Recaller:
                 ),
             )
         if prepared.grams:
+            if facts.phrases is None and not self.short_lived:
+                from recall.ranking.phrase_scores import PhraseScores
+
+                facts.phrases = PhraseScores(conn)
             found["trigram"] = self._timed(
                 timings,
                 "text",
                 lambda: tc.text(
-                    conn, "fts_trigram", prepared.grams, W.TEXT_CANDIDATES, near, inactive
+                    conn,
+                    "fts_trigram",
+                    prepared.grams,
+                    W.TEXT_CANDIDATES,
+                    near,
+                    inactive,
+                    phrases=facts.phrases,
                 ),
             )
         if (prepared.sparse or prepared.vector is not None) and store.exists:

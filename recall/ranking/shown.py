@@ -30,6 +30,10 @@ Lifecycle = dict[str, tuple[Path, tuple[int, int] | None, dict[str, Any]]]
 size) they were read at."""
 
 
+_UNREAD: Any = object()
+"""The (modification time, size) of a file whose path is known but which was not read yet."""
+
+
 class IndexMoved(Exception):
     """An index was replaced (or a ranked row removed) while a recall read it."""
 
@@ -85,14 +89,17 @@ def mark_drift(
     by_scope = {store.scope: store for store in stores}
     kept = kept if kept is not None else DriftCounts()
     counted = kept.counts(repo, _pairs(hit.memory for hit in hits))
-    lifecycles: dict[str, Lifecycle] = {}
-    for hit in hits:
-        found = drift(hit.memory, repo, threshold, counted)
+    looks = [(hit, drift(hit.memory, repo, threshold, counted)) for hit in hits]
+    # a confirmation lives in the file only: read it for the few that look drifted
+    doubtful = [hit for hit, found in looks if found is not None and hit.scope in by_scope]
+    lifecycles = {scope: lifecycle_of(by_scope[scope]) for scope in {h.scope for h in doubtful}}
+    for scope, lifecycle in lifecycles.items():
+        _learn_paths(
+            by_scope[scope], [h.memory.id for h in doubtful if h.scope == scope], lifecycle
+        )
+    for hit, found in looks:
         if found is not None and hit.scope in by_scope:
-            # a confirmation lives in the file only: read it for the few that look drifted
             store = by_scope[hit.scope]
-            if hit.scope not in lifecycles:
-                lifecycles[hit.scope] = lifecycle_of(store)
             full = _with_lifecycle_keys(store, hit.memory, lifecycles[hit.scope])
             if full is not hit.memory:
                 counted = kept.counts(repo, _pairs([full]))
@@ -109,6 +116,18 @@ def _pairs(memories: Iterable[Memory]) -> list[tuple[str, str]]:
     ]
 
 
+def _learn_paths(store: MemoryStore, ids: list[str], kept: Lifecycle) -> None:
+    """Note in ``kept`` the file of each of ``ids`` not noted yet, in one statement (a file
+    not read yet is noted with no keys, so :func:`_with_lifecycle_keys` reads it)."""
+    wanted = [memory_id for memory_id in dict.fromkeys(ids) if memory_id not in kept]
+    if not wanted:
+        return
+    for memory_id, name in store.conn.execute(
+        f"SELECT id, name FROM memories WHERE id IN {JSON_VALUES}", (json.dumps(wanted),)
+    ):
+        kept[memory_id] = (store.folder.path / name, _UNREAD, {})
+
+
 def _with_lifecycle_keys(store: MemoryStore, memory: Memory, kept: Lifecycle) -> Memory:
     """:func:`with_lifecycle_keys`, its file read again only when it changed (by its
     modification time and size) or the index did (``kept`` is per index state, and so is
@@ -120,7 +139,7 @@ def _with_lifecycle_keys(store: MemoryStore, memory: Memory, kept: Lifecycle) ->
         seen: tuple[int, int] | None = (info.st_mtime_ns, info.st_size)
     except OSError:
         seen = None
-    if found is None or found[1] != seen or seen is None:
+    if found is None or found[1] != seen or seen is None or found[1] is _UNREAD:
         found = kept[memory.id] = (path, seen, _lifecycle_extra(store, memory, path))
     extra = found[2]
     return memory.with_changes(extra=extra) if extra != memory.extra else memory
