@@ -464,3 +464,18 @@ def test_kept_drift_counts_follow_a_genome_refresh(world: World) -> None:
     [hit] = [h for h in recaller.recall(query).hits if h.memory.id == quiet]
     assert hit.drift == DRIFT_COMMITS + 1
     assert busy  # untouched by this query
+
+
+def test_the_drifted_hits_files_are_named_in_one_statement(world: World) -> None:
+    world.history([["src/busy.c"]])
+    drifted = [
+        world.remember(f"the busy file keeps ring {n}", "src/busy.c", created="2023-12-01")
+        for n in range(4)
+    ]
+    world.history([["src/busy.c"]] * DRIFT_COMMITS)
+    query = RecallQuery((Touch("src/busy.c", "edit"),), None, scopes=("project",))
+    with traced(world.project.conn) as statements:
+        hits = world.recaller().recall(query).hits
+    assert sorted(h.memory.id for h in hits if h.drift) == sorted(drifted)
+    named = [s for s in statements if re.search(r"SELECT (id, )?name FROM memories", s)]
+    assert len(named) == 1, named
