@@ -479,3 +479,14 @@ def test_the_drifted_hits_files_are_named_in_one_statement(world: World) -> None
     assert sorted(h.memory.id for h in hits if h.drift) == sorted(drifted)
     named = [s for s in statements if re.search(r"SELECT (id, )?name FROM memories", s)]
     assert len(named) == 1, named
+
+
+def test_a_files_identity_is_asked_of_the_genome_once(world: World) -> None:
+    world.history([["src/busy.c"]] * 3)
+    genome = world.genome()
+    first = genome.commits_touching_many([("src/busy.c", "2000-01-01")])
+    with traced(world.project.conn) as statements:
+        # another memory of the same file, written at another time
+        later = genome.commits_touching_many([("src/busy.c", "2001-01-01")])
+    assert first[("src/busy.c", "2000-01-01")] == later[("src/busy.c", "2001-01-01")] == 3
+    assert statements == [], statements
