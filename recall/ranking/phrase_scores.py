@@ -26,9 +26,10 @@ class PhraseScores:
     """bm25 shares of the trigram phrases asked so far, for one index state (the engine
     keeps one per store and index generation, as it does the word postings)."""
 
-    LIMIT: Final = 1_000_000
-    """Matches kept before the memory is dropped and refilled (about 100 bytes each); a speed
-    setting, not a judgement (any value scores the same)."""
+    LIMIT: Final = 250_000
+    """Matches kept before the memory is dropped and refilled (about 100 bytes each in a dict:
+    25 MB at most, as the word postings); a speed setting, not a judgement (any value scores
+    the same)."""
 
     def __init__(self, conn: sqlite3.Connection, table: str = "fts_trigram") -> None:
         """Ask the FTS5 ``table`` of ``conn``."""

@@ -109,3 +109,15 @@ def test_a_memory_written_since_is_found_by_a_kept_phrase(world: World) -> None:
     found = recaller.recall(query)
     assert written in ids(found)
     assert any("trigram" in name for name in hit_of(found, written).signals)
+
+
+def test_shares_dropped_past_the_limit_are_asked_again_alike(world: World) -> None:
+    conn = _store(world, memories=60)
+    phrases = PhraseScores(conn)
+    phrases.LIMIT = 5  # type: ignore[misc]  # refilled at almost every phrase
+    for tokens in _queries()[:10]:
+        expression = fts.match_expression(tokens, "OR")
+        assert expression is not None
+        asked = tc._best_from_fts5(conn, "fts_trigram", expression, 10, (), ())
+        assert phrases.best(tokens, 10, (), ()) == asked, tokens
+    assert phrases._held <= phrases.LIMIT + max(len(s) + 1 for s in phrases._kept.values())
