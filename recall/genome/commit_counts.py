@@ -29,6 +29,7 @@ class CommitCounts:
     repo_root: Path | None
     _times: dict[int, list[int]]
     _commit_times: dict[int, int] | None
+    _ids: dict[str, int | None]
 
     if TYPE_CHECKING:  # provided by the genome this is mixed into
 
@@ -103,15 +104,20 @@ class CommitCounts:
         return found
 
     def _file_ids(self, paths: set[str]) -> dict[str, int]:
-        """The identity of each of ``paths`` the genome knows by that name, in one statement."""
-        if not paths:
-            return {}
-        return dict(
-            self.conn.execute(
-                "SELECT path, id FROM genome_files WHERE path IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted(paths)),),
-            ).fetchall()
-        )
+        """The identity of each of ``paths`` the genome knows by that name, in one statement
+        for the paths not asked before (identities are kept with the genome's state)."""
+        missing = sorted(path for path in paths if path not in self._ids)
+        if missing:
+            found = dict(
+                self.conn.execute(
+                    "SELECT path, id FROM genome_files "
+                    "WHERE path IN (SELECT value FROM json_each(?))",
+                    (json.dumps(missing),),
+                ).fetchall()
+            )
+            for path in missing:
+                self._ids[path] = found.get(path)
+        return {path: ident for path in paths if (ident := self._ids[path]) is not None}
 
     def _load_times(self, idents: set[int]) -> None:
         """Keep the sorted commit times of each file identity not kept yet: one statement for
@@ -142,9 +148,9 @@ class CommitCounts:
             )
         for ident in wanted:
             found = seqs.get(ident, ())
-            if times.keys() >= set(found):  # every commit's time known: no test per commit
+            try:  # every commit's time known (the usual case): no test per commit
                 self._times[ident] = sorted(map(times.__getitem__, found))
-            else:
+            except KeyError:
                 self._times[ident] = sorted(times[seq] for seq in found if seq in times)
 
     def _count_from(self, ident: int | None, stamp: float) -> int:

@@ -51,26 +51,40 @@ def capped(
     return kept, Cut(limit, len(channel), ranked)
 
 
+@dataclass
+class Crowding:
+    """The cuts made in one store's file and co-change channels, with the channels whole."""
+
+    cuts: dict[str, Cut]
+    whole: dict[str, Channel]
+
+    def restore(self, found: dict[str, Channel]) -> None:
+        """Give the cut channels of ``found`` back the memories the text and semantic channels
+        of ``found`` found (:func:`with_found`)."""
+        others = [found[name] for name in ("words", "trigram", "semantic") if name in found]
+        for name in self.cuts:
+            found[name] = with_found(found[name], self.whole[name], others)
+
+
 def cut_crowded(
     conn: sqlite3.Connection,
     facts: StoreFacts,
     found: dict[str, Channel],
     neighbour_paths: list[str],
-) -> dict[str, Cut]:
+) -> Crowding:
     """Cut the ``file`` and ``cochange`` channels of ``found`` (in place) that hold more than
-    ``W.FILE_CANDIDATES_MAX`` memories; the cuts made, by channel. Co-change gives all the
-    memories of one neighbouring file one rank: within it they are ordered as a file's are."""
-    cuts: dict[str, Cut] = {}
-    for name in ("file", "cochange"):
-        channel = found[name]
+    ``W.FILE_CANDIDATES_MAX`` memories. Co-change gives all the memories of one neighbouring
+    file one rank: within it they are ordered as a file's are."""
+    crowding = Crowding({}, {name: found[name] for name in ("file", "cochange")})
+    for name, channel in crowding.whole.items():
         if len(channel) <= W.FILE_CANDIDATES_MAX:
             continue
         if name == "cochange":
             channel = best_first(channel, owner_ties(conn, neighbour_paths, facts.memo))
         found[name], cut = capped(channel, W.FILE_CANDIDATES_MAX, lambda: favoured(conn, facts))
         if cut is not None:
-            cuts[name] = cut
-    return cuts
+            crowding.cuts[name] = cut
+    return crowding
 
 
 def with_found(kept: Channel, whole: Channel, others: Iterable[Channel]) -> Channel:

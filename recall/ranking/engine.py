@@ -23,6 +23,7 @@ from recall.ranking import file_channels as fc
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 from recall.ranking.adjust import Adjuster
+from recall.ranking.drift_counts import DriftCounts
 from recall.ranking.hits import (
     Candidate,
     Hit,
@@ -82,6 +83,7 @@ class Recaller:
         self._provider_failures: set[str] = set()
         self._facts: dict[int, StoreFacts] = {}
         self._nearest = Nearest(lambda: self.embedder)
+        self._drift = DriftCounts()
 
     @property
     def embedder(self) -> Embedder:
@@ -200,7 +202,7 @@ class Recaller:
         if cuts:
             crowded.note_cuts(top, chosen, cuts)
         tick = time.perf_counter()
-        mark_drift(top, self.stores, self.repo, self.drift_commits, self._lifecycle_of)
+        mark_drift(top, self.stores, self.repo, self.drift_commits, self._lifecycle_of, self._drift)
         timings["drift"] = (time.perf_counter() - tick) * 1000
         elapsed = (time.perf_counter() - start) * 1000
         return RecallResult(top, elapsed, timings, prepared.text)
@@ -248,10 +250,8 @@ class Recaller:
         found["cochange"] = self._timed(
             timings, "cochange", lambda: fc.cochange(conn, neighbours, found["file"], facts.memo)
         )
-        whole = {name: found[name] for name in ("file", "cochange")}
-        paths = [hit.path for hit in neighbours]
-        for name, cut in crowded.cut_crowded(conn, facts, found, paths).items():
-            cuts[(id(store), name)] = cut
+        crowding = crowded.cut_crowded(conn, facts, found, [hit.path for hit in neighbours])
+        cuts.update({(id(store), name): cut for name, cut in crowding.cuts.items()})
         near = set(found["file"]) | set(found["cochange"])
         inactive = facts.inactive
         if prepared.words:
@@ -276,21 +276,28 @@ class Recaller:
                 ),
             )
         if prepared.grams:
+            if facts.phrases is None and not self.short_lived:
+                from recall.ranking.phrase_scores import PhraseScores
+
+                facts.phrases = PhraseScores(conn)
             found["trigram"] = self._timed(
                 timings,
                 "text",
                 lambda: tc.text(
-                    conn, "fts_trigram", prepared.grams, W.TEXT_CANDIDATES, near, inactive
+                    conn,
+                    "fts_trigram",
+                    prepared.grams,
+                    W.TEXT_CANDIDATES,
+                    near,
+                    inactive,
+                    phrases=facts.phrases,
                 ),
             )
         if (prepared.sparse or prepared.vector is not None) and store.exists:
             found["semantic"] = self._timed(
                 timings, "semantic", lambda: ch.semantic(self._similar_or_none(store, prepared))
             )
-        others = [found[name] for name in ("words", "trigram", "semantic") if name in found]
-        for name, channel in whole.items():
-            if (id(store), name) in cuts:
-                found[name] = crowded.with_found(found[name], channel, others)
+        crowding.restore(found)
         channels = {name: channel for name, channel in found.items() if channel}
         return adjuster.finish(store, facts.memo, channels, timings, limit)
 

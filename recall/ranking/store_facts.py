@@ -24,6 +24,9 @@ class StoreFacts:
     """The lifecycle keys read from the files of memories shown (see :func:`shown.mark_drift`)."""
     postings: Any = None
     """The word index's counts kept for the text channel (a long-lived engine only)."""
+    phrases: Any = None
+    """The trigram index's bm25 shares kept per phrase for the text channel (a long-lived
+    engine only, ``phrase_scores.PhraseScores``)."""
     memo: FactsMemo = field(default_factory=FactsMemo)
     """Candidates' facts and each file's memories, read once for this index state."""
     file_channels: dict[tuple[Any, ...], ch.Channel] = field(default_factory=dict)

@@ -14,6 +14,7 @@ from recall.ranking.channels import JSON_VALUES, Channel, ranked
 from recall.ranking.field_bm25 import field_bm25
 
 if TYPE_CHECKING:
+    from recall.ranking.phrase_scores import PhraseScores
     from recall.ranking.postings import Postings
 
 
@@ -112,6 +113,7 @@ def text(
     inactive: Collection[int] = (),
     vocabulary: Vocabulary | None = None,
     postings: Postings | None = None,
+    phrases: PhraseScores | None = None,
 ) -> Channel:
     """bm25 over one FTS5 table with the tokens OR-ed; bm25 strength kept as a magnitude.
 
@@ -127,7 +129,9 @@ def text(
     state), the word table's matches are scored from those counts with FTS5's formula
     instead, the same scores and the same choice (ties by rowid, as FTS5 returns them) at a
     fraction of the cost; FTS5 is asked when the counts cannot serve (a word the index
-    splits or folds, unreadable totals).
+    splits or folds, unreadable totals). With ``phrases`` (the trigram table's bm25 shares
+    kept per phrase, :mod:`~recall.ranking.phrase_scores`), the trigram table's matches are
+    summed from those, the same scores and the same choice.
     """
     matching = tokens
     if table == "fts_words":
@@ -143,6 +147,8 @@ def text(
     kept = None
     if table == "fts_words" and postings is not None and vocabulary is not None:
         kept = _best_from_postings(postings, vocabulary, matching, limit, candidates, inactive)
+    if kept is None and table == "fts_trigram" and phrases is not None:
+        kept = phrases.best(tokens, limit, candidates, inactive)
     if kept is None:
         keep = _best_from_fts5(conn, table, expression, limit, candidates, inactive)
     else:

@@ -422,3 +422,71 @@ def test_a_store_without_anchors_asks_once_per_index_state(world: World) -> None
     with traced(world.project.conn) as second:
         recaller.recall(query)
     assert not [s for s in second if "memory_anchors" in s], second
+
+
+def _drifted_world(world: World) -> tuple[str, str]:
+    """A memory of a file changed past the drift limit since, beside one of a quiet file."""
+    world.history([["src/busy.c", "src/quiet.c"]])
+    busy = world.remember(
+        "the busy file keeps a ring", "src/busy.c", created="2023-12-01T00:00:00+00:00"
+    )
+    quiet = world.remember(
+        "the quiet file keeps a ring", "src/quiet.c", created="2023-12-01T00:00:00+00:00"
+    )
+    world.history([["src/busy.c"]] * DRIFT_COMMITS)
+    return busy, quiet
+
+
+def test_the_spot_check_of_hits_shown_again_runs_no_statement(world: World) -> None:
+    busy, quiet = _drifted_world(world)
+    recaller = world.recaller()
+    query = RecallQuery(
+        (Touch("src/busy.c", "edit"), Touch("src/quiet.c", "edit")), None, scopes=("project",)
+    )
+    recaller.recall(query)
+    with traced(world.project.conn) as statements:
+        hits = {hit.memory.id: hit for hit in recaller.recall(query).hits}
+    assert hits[busy].drift == DRIFT_COMMITS + 1 and hits[quiet].drift == 0
+    # the same genome state: its counts and the drifted memory's file are known already
+    counting = re.compile(r"genome_commits|SELECT path, id FROM genome_files|\bseqs\b")
+    assert not [s for s in statements if counting.search(s)], statements
+    assert not [s for s in statements if re.search(r"SELECT name FROM memories", s)], statements
+
+
+def test_kept_drift_counts_follow_a_genome_refresh(world: World) -> None:
+    busy, quiet = _drifted_world(world)
+    recaller = world.recaller()
+    query = RecallQuery((Touch("src/quiet.c", "edit"),), None, scopes=("project",))
+    [hit] = [h for h in recaller.recall(query).hits if h.memory.id == quiet]
+    assert hit.drift == 0
+    world.history([["src/quiet.c"]] * DRIFT_COMMITS)  # HEAD moves: the quiet file drifts too
+    recaller.repo.refresh()  # type: ignore[attr-defined]
+    [hit] = [h for h in recaller.recall(query).hits if h.memory.id == quiet]
+    assert hit.drift == DRIFT_COMMITS + 1
+    assert busy  # untouched by this query
+
+
+def test_the_drifted_hits_files_are_named_in_one_statement(world: World) -> None:
+    world.history([["src/busy.c"]])
+    drifted = [
+        world.remember(f"the busy file keeps ring {n}", "src/busy.c", created="2023-12-01")
+        for n in range(4)
+    ]
+    world.history([["src/busy.c"]] * DRIFT_COMMITS)
+    query = RecallQuery((Touch("src/busy.c", "edit"),), None, scopes=("project",))
+    with traced(world.project.conn) as statements:
+        hits = world.recaller().recall(query).hits
+    assert sorted(h.memory.id for h in hits if h.drift) == sorted(drifted)
+    named = [s for s in statements if re.search(r"SELECT (id, )?name FROM memories", s)]
+    assert len(named) == 1, named
+
+
+def test_a_files_identity_is_asked_of_the_genome_once(world: World) -> None:
+    world.history([["src/busy.c"]] * 3)
+    genome = world.genome()
+    first = genome.commits_touching_many([("src/busy.c", "2000-01-01")])
+    with traced(world.project.conn) as statements:
+        # another memory of the same file, written at another time
+        later = genome.commits_touching_many([("src/busy.c", "2001-01-01")])
+    assert first[("src/busy.c", "2000-01-01")] == later[("src/busy.c", "2001-01-01")] == 3
+    assert statements == [], statements
