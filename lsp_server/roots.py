@@ -129,6 +129,15 @@ class Root:
             )
         return self._recaller
 
+    def follow_genome(self) -> bool:
+        """Whether the genome in the project index was refreshed by another process (a hook,
+        the CLI) since the recaller's read it; if so the recaller is rebuilt on the new one."""
+        repo = self._recaller.repo if self._recaller is not None else None
+        if isinstance(repo, Genome) and repo.refreshed_elsewhere():
+            self.signals_changed()
+            return True
+        return False
+
     def signals_changed(self) -> None:
         """The genome was refreshed elsewhere: rebuild the recaller and forget cached hits."""
         self._recaller = None

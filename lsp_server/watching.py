@@ -148,6 +148,9 @@ def poll(ls: TetherServer) -> None:
     if now - ls.last_disk_check < DISK_CHECK_SECONDS:
         return
     ls.last_disk_check = now
+    for root in ls.roots:
+        if root.follow_genome():  # a hook or the CLI refreshed it: drift, renames, co-change
+            diagnostics.republish(ls, root)
     rewritten = []
     for doc in list(ls.docs.values()):
         if doc.is_memory or not doc.disk_mtime:

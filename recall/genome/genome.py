@@ -115,6 +115,19 @@ class Genome(CommitCounts):
         :meth:`is_stale`, as the other answers this object keeps are."""
         return repr(sorted(self._stored_state().items()))
 
+    def refreshed_elsewhere(self) -> bool:
+        """Whether another process refreshed the genome in the index since this object read
+        its bookkeeping; what this object kept from before is then forgotten. One small
+        statement; False when nothing was read yet (nothing kept can be old)."""
+        if self._state is None:
+            return False
+        state = read_state(self.conn) if schema_current(self.conn) else {}
+        if state == self._state:
+            return False
+        self._forget()
+        self._state = state
+        return True
+
     def is_stale(self) -> bool:
         """Tell whether HEAD, git's index or the settings moved since the last refresh.
 

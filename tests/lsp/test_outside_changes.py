@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from lsp_server.watching import DISK_CHECK_SECONDS
+from recall.genome import Genome
+from recall.ranking.fuse import DRIFT_NOTE
 from tests.lsp.session import Session
 from tests.lsp.workspace import Workspace
 
@@ -124,3 +128,37 @@ async def test_a_write_before_the_first_message(client_one: LanguageClient, ws: 
     new_id = write_elsewhere(ws, "written before the first open")
     await lsp.open(ws.store_py)
     assert new_id in [d.code for d in lsp.diagnostics(ws.store_py)]
+
+
+async def test_a_genome_refreshed_by_another_process_is_followed(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """A hook or the CLI refreshes the genome in the shared index after commits the editor
+    never saw: the server's recall follows it (here: the spot-check mark of a memory whose
+    file has changed in 21 commits since), without waiting for a save to end a turn."""
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    uri = ws.store_py.as_uri()
+
+    async def decision_receipt() -> str:
+        listed = await lsp.command("tether.list", {"uri": uri})
+        (entry,) = [m for m in listed["memories"] if m["id"] == ws.decision]
+        return entry["receipt"]
+
+    assert DRIFT_NOTE not in await decision_receipt()
+    later = "2090-01-01T00:00:00+00:00"
+    for n in range(21):
+        ws.store_py.write_text(ws.store_py.read_text() + f"# change {n}\n")
+        subprocess.run(
+            ["git", "commit", "-qam", f"change {n}"],
+            cwd=ws.root,
+            check=True,
+            env={**os.environ, "GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later},
+        )
+    store = ws.open_store()  # the CLI, say, in another process
+    try:
+        Genome.load(ws.root, store.conn)
+    finally:
+        store.close()
+    await asyncio.sleep(DISK_CHECK_SECONDS + 0.1)
+    assert DRIFT_NOTE in await decision_receipt()
