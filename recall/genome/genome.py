@@ -121,7 +121,10 @@ class Genome(CommitCounts):
         statement; False when nothing was read yet (nothing kept can be old)."""
         if self._state is None:
             return False
-        state = read_state(self.conn) if schema_current(self.conn) else {}
+        try:
+            state = read_state(self.conn) if schema_current(self.conn) else {}
+        except sqlite3.Error:  # an index replaced under it: the next recall rebinds it
+            return False
         if state == self._state:
             return False
         self._forget()

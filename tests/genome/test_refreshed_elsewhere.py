@@ -1,0 +1,41 @@
+"""A long-lived genome (the language server's) notices a refresh another process made in the
+shared index, and forgets what it kept from before."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from recall.genome import Genome
+
+from .gitrepo import GitRepo
+
+
+def test_a_refresh_made_on_another_connection_is_noticed_once(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    repo = make_repo("repo")
+    repo.commit("start", "a.py", "b.py")
+    mine = open_genome(repo.root, db="shared")
+    mine.refresh()
+    assert not mine.refreshed_elsewhere()  # nothing read yet: nothing kept can be old
+    before = mine.state_token()
+    assert not mine.refreshed_elsewhere()
+    repo.commit("more", "a.py")
+    other = open_genome(repo.root, db="shared")  # a hook, in another process
+    other.refresh()
+    assert mine.refreshed_elsewhere()
+    assert mine.state_token() != before
+    assert mine.state_token() == other.state_token()
+    assert not mine.refreshed_elsewhere()
+
+
+def test_a_closed_connection_is_no_refresh(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    repo = make_repo("repo")
+    repo.commit("start", "a.py")
+    genome = open_genome(repo.root)
+    genome.refresh()
+    genome.state_token()
+    genome.conn.close()  # an index replaced under it; the next recall rebinds the genome
+    assert not genome.refreshed_elsewhere()
