@@ -118,7 +118,8 @@ class Genome(CommitCounts):
     def refreshed_elsewhere(self) -> bool:
         """Whether another process refreshed the genome in the index since this object read
         its bookkeeping; what this object kept from before is then forgotten. One small
-        statement; False when nothing was read yet (nothing kept can be old)."""
+        statement; False while this object has not read its bookkeeping (a recall reads it
+        when it marks drift, so an engine's genome has once it has answered)."""
         if self._state is None:
             return False
         try:

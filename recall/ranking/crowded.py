@@ -73,14 +73,15 @@ def cut_crowded(
     neighbour_paths: list[str],
 ) -> Crowding:
     """Cut the ``file`` and ``cochange`` channels of ``found`` (in place) that hold more than
-    ``W.FILE_CANDIDATES_MAX`` memories. Co-change gives all the memories of one neighbouring
-    file one rank: within it they are ordered as a file's are."""
+    ``W.FILE_CANDIDATES_MAX`` memories. Co-change is not built best first: it is ordered by
+    what each memory adds to a score before the cut (:func:`best_first`)."""
     crowding = Crowding({}, {name: found[name] for name in ("file", "cochange")})
     for name, channel in crowding.whole.items():
         if len(channel) <= W.FILE_CANDIDATES_MAX:
             continue
         if name == "cochange":
-            channel = best_first(channel, owner_ties(conn, neighbour_paths, facts.memo))
+            ties = owner_ties(conn, neighbour_paths, facts.memo)
+            channel = best_first(channel, W.CHANNEL_WEIGHTS[name], ties)
         found[name], cut = capped(channel, W.FILE_CANDIDATES_MAX, lambda: favoured(conn, facts))
         if cut is not None:
             crowding.cuts[name] = cut
@@ -122,11 +123,18 @@ def pinned_rows(conn: sqlite3.Connection) -> frozenset[int]:
     return frozenset(rowid for (rowid,) in conn.execute("SELECT rowid FROM memories WHERE pinned"))
 
 
-def best_first(channel: Channel, ties: Mapping[int, tuple[float, ...]]) -> Channel:
-    """``channel`` reordered by rank, then ``ties`` (smaller first), then rowid: the order a
-    cut keeps, for a channel whose memories share ranks (co-change: one rank per file)."""
-    order = sorted(channel, key=lambda rowid: (channel[rowid].rank, ties.get(rowid, ()), rowid))
-    return {rowid: channel[rowid] for rowid in order}
+def best_first(channel: Channel, weight: float, ties: Mapping[int, tuple[float, ...]]) -> Channel:
+    """``channel`` reordered by what it adds to a score (``weight`` times its rank credit plus
+    its magnitude, as fusion adds them), then ``ties`` (smaller first), then rowid: the order a
+    cut keeps, for a channel not built in that order (co-change: one rank per neighbouring
+    file, neighbours listed by touched file, its magnitude by the pair's confidence)."""
+
+    def key(rowid: int) -> tuple[float, tuple[float, ...], int]:
+        evidence = channel[rowid]
+        worth = weight * W.rrf(evidence.rank) + evidence.magnitude
+        return (-worth, ties.get(rowid, ()), rowid)
+
+    return {rowid: channel[rowid] for rowid in sorted(channel, key=key)}
 
 
 def note_cuts(hits: list[Hit], chosen: list[Candidate], cuts: dict[tuple[int, str], Cut]) -> None:

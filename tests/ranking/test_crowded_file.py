@@ -111,3 +111,20 @@ def test_a_crowded_neighbour_keeps_its_newest_memories(
     monkeypatch.setattr(W, "FILE_CANDIDATES_MAX", CAP)
     result = world.recall("src/a.py")
     assert set(new) <= {hit.memory.id for hit in result.hits[:3]}, describe(result)
+
+
+def test_a_co_change_cut_keeps_what_adds_most_to_a_score(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Co-change lists the first touched file's neighbours first, however weak: a crowded weak
+    neighbour of the first file must not push out a strong neighbour of the second."""
+    weak = [["src/a.py", HUB]] * 3 + [["src/a.py"]] * 7  # 3 of a.py's 10 commits: 0.3
+    strong = [["src/c.py", "src/d.py"]] * 8  # every one of c.py's commits
+    world.history(weak + strong)
+    world.crowd(HUB, 60)
+    on_d = [
+        world.remember(f"d keeps its own cache {n}", "src/d.py", category="context") for n in (1, 2)
+    ]
+    monkeypatch.setattr(W, "FILE_CANDIDATES_MAX", CAP)
+    result = world.recall("src/a.py", "src/c.py", limit=60)
+    assert set(on_d) <= {hit.memory.id for hit in result.hits[:2]}, describe(result)
