@@ -6,6 +6,6 @@ import gc
 # first import on (see recall.cli.main.ONE_SHOT); entry() turns it back on for the others.
 gc.disable()
 
-from recall.cli.main import entry  # noqa: E402
+from recall.cli.entry import entry  # noqa: E402
 
 entry()

@@ -50,6 +50,7 @@ from recall.lifecycle import (
 )
 from recall.locations import global_base
 from recall.model import CATEGORIES
+from recall.warm.protocol import AUTO_START as WARM_ENGINE
 
 INJECT_OTHERS: Final = True
 """Default: other authors' project memories are injected, labelled with their author. They
@@ -323,6 +324,9 @@ class EngineSettings:
     """Whether other authors' project memories are injected into agent prompts (see
     ``recall.policy.trust``; the user's ``TETHER_INJECT_OTHERS=0`` turns it off whatever this
     says)."""
+    warm_engine: bool = setting(WARM_ENGINE, flag)
+    """Whether the session-start hook starts the project's warm engine (``tether warm``;
+    ``TETHER_WARM=0`` turns it off, and its use, whatever this says)."""
 
 
 def engine_keys() -> dict[str, tuple[str, Parse]]:

@@ -45,6 +45,7 @@ def command_modules() -> tuple[ModuleType, ...]:
         cmd_session,
         cmd_state,
         cmd_stats,
+        cmd_warm,
     )
 
     return (
@@ -66,4 +67,5 @@ def command_modules() -> tuple[ModuleType, ...]:
         cmd_editor,
         cmd_hook,
         cmd_agent_config,
+        cmd_warm,
     )

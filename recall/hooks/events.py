@@ -361,6 +361,10 @@ def on_session_start(hook: HookInput) -> str:
         )
         for line in result.notices:
             _notice(line)
+        if settings.warm_engine and project.repo_root is not None:
+            from recall.warm.control import start_in_background
+
+            start_in_background(str(project.repo_root))  # the later hooks answer warm
         return output(hook.event, "\n".join(hint_lines(result)))
 
 

@@ -1,0 +1,177 @@
+"""The client's side: hand ``tether inject`` or ``tether hook EVENT`` to the project's warm
+engine, if one answers, and write back what it printed and its exit code.
+
+Runs before any heavy import (that is the point), so it imports only :mod:`recall.warm.protocol`
+and, for a hook, :mod:`json` to find the hook's folder. Whenever the engine cannot be used (none
+running, a stale socket, another user's, another project's or global store, another version of
+the code, ``TETHER_WARM=0``), :func:`served` returns None and the command runs in this process
+exactly as it would have without an engine.
+
+A request the engine accepted but did not answer (it died, or took longer than
+:data:`ANSWER_TIMEOUT_S`) is run again in this process: an edit hook's guard question must not
+be lost, and a hook's bookkeeping written twice (a turn counted again) costs less than that. An
+error raised by the command itself is an answer like any other (its traceback and exit code 1,
+as a fresh process would give), never a rerun.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+
+from recall.warm import protocol
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
+
+SERVED: Final = ("inject", "hook")
+"""The commands an agent runs before every prompt and edit: the ones worth serving warm."""
+
+HOOK_EVENTS: Final = ("prompt", "pre-edit", "post-edit", "session-start")
+"""``tether hook`` events (recall.hooks.input.EVENTS, repeated here to stay import-free; a
+test keeps them equal)."""
+
+CONNECT_TIMEOUT_S: Final = 0.2
+"""How long connecting may take: a live engine accepts at once (its backlog queues a
+connection while it serves another), so a slow connect means something is wrong."""
+
+ANSWER_TIMEOUT_S: Final = 4.0
+"""How long a client waits for the engine's answer before running the command itself: a warm
+answer takes well under a second even at 30k memories and behind one other request, and the
+wait plus a cold run must stay well inside an agent's 10-second hook timeout."""
+
+
+def _stream(stream: Any) -> list[Any]:
+    """How a standard stream encodes text, and whether it is a terminal."""
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        tty = False
+    return [
+        getattr(stream, "encoding", None) or "utf-8",
+        getattr(stream, "errors", None) or "strict",
+        bool(tty),
+    ]
+
+
+def _read_stdin() -> bytes | None:
+    try:
+        return sys.stdin.buffer.read()
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _hook_folder(raw: bytes) -> str | None:
+    """The ``cwd`` a hook's JSON names (the folder the hook acts on), None when it names none."""
+    import json
+
+    try:
+        data = json.loads(raw.decode("utf-8", errors="replace"))
+    except ValueError:
+        return None
+    cwd = data.get("cwd") if isinstance(data, dict) else None
+    if not isinstance(cwd, str) or not cwd or "\x00" in cwd or not os.path.isabs(cwd):
+        return None
+    return cwd
+
+
+def _put_back(raw: bytes) -> None:
+    """Give the command run in this process the standard input this client already read."""
+    old = sys.stdin
+    sys.stdin = io.TextIOWrapper(
+        io.BytesIO(raw),
+        encoding=getattr(old, "encoding", None) or "utf-8",
+        errors=getattr(old, "errors", None) or "strict",
+        newline="\n",
+    )
+
+
+def served(argv: list[str]) -> int | None:
+    """Run ``argv`` on the project's warm engine: its exit code, or None when this process
+    must run the command itself."""
+    if not argv or argv[0] not in SERVED or protocol.disabled():
+        return None
+    raw: bytes | None = None
+    if argv[0] == "hook":
+        if len(argv) != 2 or argv[1] not in HOOK_EVENTS:
+            return None
+        raw = _read_stdin()
+        if raw is None:
+            return None
+        where = _hook_folder(raw)
+    else:
+        try:
+            where = os.getcwd()
+        except OSError:
+            where = None
+    read = [raw]
+    try:
+        code = _ask(argv, where, read) if where is not None else None
+    except Exception:  # a fault of this client must never cost the command its run
+        code = None
+    if code is None and read[0] is not None:
+        _put_back(read[0])
+    return code
+
+
+def _ask(argv: list[str], where: str, read: list[bytes | None]) -> int | None:
+    """The engine's exit code for ``argv``, or None; ``read`` holds the standard input once
+    read (by the caller for a hook, here when the engine asks for it)."""
+    raw = read[0]
+    root = protocol.find_root(where)
+    base = protocol.private_folder(create=False) if root is not None else None
+    if root is None or base is None:
+        return None
+    environ = dict(os.environ)
+    path = protocol.socket_path(base, protocol.project_id(root, environ))
+    try:
+        sock = protocol.connect(path, CONNECT_TIMEOUT_S)
+    except OSError:
+        return None
+    mask = os.umask(0o022)
+    os.umask(mask)
+    request = {
+        "op": "run",
+        "protocol": protocol.PROTOCOL,
+        "code": list(protocol.code_key()),
+        "argv": list(argv),
+        "cwd": os.getcwd(),
+        "env": environ,
+        "umask": mask,
+        "root": root,
+        "streams": [_stream(sys.stdin), _stream(sys.stdout), _stream(sys.stderr)],
+    }
+    if raw is not None:
+        request["stdin"] = raw
+    try:
+        sock.settimeout(ANSWER_TIMEOUT_S)
+        protocol.send(sock, request)
+        answer = protocol.receive(sock)
+        if answer.get("status") == "stdin":  # the command reads its standard input
+            if read[0] is None:
+                read[0] = _read_stdin() or b""
+            protocol.send(sock, {"stdin": read[0]})
+            answer = protocol.receive(sock)
+    except OSError:  # refused, cut, or too slow: this process runs it
+        return None
+    finally:
+        sock.close()
+    if answer.get("status") != "done":
+        return None
+    return _write_back(answer)
+
+
+def _write_back(answer: dict[str, Any]) -> int:
+    for stream, key in ((sys.stdout, "stdout"), (sys.stderr, "stderr")):
+        data = answer.get(key) or b""
+        if data:
+            try:
+                stream.flush()
+                stream.buffer.write(data)
+                stream.buffer.flush()
+            except BrokenPipeError:
+                pass
+    code = answer.get("code", 1)
+    return code if isinstance(code, int) else 1

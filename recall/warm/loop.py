@@ -1,0 +1,155 @@
+"""The warm engine's life: take the project's lock, bind the socket, warm up, then answer one
+connection at a time until a reason to exit (:meth:`recall.warm.server.Engine.gone`)."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import socket
+import time
+from typing import Any
+
+from recall.warm import protocol
+from recall.warm.server import CHECK_EVERY_S, REQUEST_IO_TIMEOUT_S, Engine, idle_limit
+
+WARM_UP = ("inject", "--no-record", "warm up")
+"""A first query run when the engine starts, its output dropped: it loads the modules a recall
+imports on first use, so the first real request is as quick as the next. ``--no-record``
+leaves every counter untouched; the store sync and genome check it does are what any command
+run in the project does."""
+
+
+def _lock(base: str, ident: str) -> int | None:
+    """The project's engine lock, held until this process ends; None when another holds it."""
+    fd = os.open(protocol.lock_path(base, ident), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    return fd
+
+
+def _bind(path: str) -> socket.socket:
+    # a stale socket of an engine that was killed: ours to replace, we hold the lock
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        listener.bind(path)
+    finally:
+        os.umask(old)
+    listener.listen(16)
+    return listener
+
+
+def _warm_up(engine: Engine) -> None:
+    from recall.cli.main import main
+    from recall.warm import request
+
+    env = dict(os.environ)
+    spec = ["utf-8", "strict", False]
+    warm = {
+        "argv": list(WARM_UP),
+        "env": env,
+        "cwd": engine.root,
+        "umask": os.umask(0o022),
+        "streams": [spec, spec, spec],
+        "stdin": b"",
+    }
+    os.umask(warm["umask"])
+    request.run(warm, lambda: b"", main)
+    import recall.hooks.events  # noqa: F401 - the hooks' own modules, loaded before they are asked
+
+
+def serve(root: str) -> int:
+    """Run the engine of ``root`` until it has a reason to exit; the exit code."""
+    base = protocol.private_folder(create=True)
+    if base is None:
+        return 1
+    ident = protocol.project_id(root, os.environ)
+    if _lock(base, ident) is None:
+        return 0  # another engine serves this project
+    protocol.IN_ENGINE[0] = True
+    os.chdir(root)  # never a folder that may be removed under it
+    path = protocol.socket_path(base, ident)
+    engine = Engine(root)
+    _warm_up(engine)
+    listener = _bind(path)
+    st = os.lstat(path)
+    engine.socket_id = (st.st_dev, st.st_ino)
+    engine.last = time.monotonic()
+    limit = idle_limit()
+    try:
+        while not engine.stopping:
+            idle = time.monotonic() - engine.last
+            if idle >= limit or engine.gone(path):
+                break
+            listener.settimeout(max(0.05, min(CHECK_EVERY_S, limit - idle)))
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                _answer(engine, conn, path)
+    finally:
+        listener.close()
+        try:  # only our own socket: another engine may have replaced it
+            st = os.lstat(path)
+            if (st.st_dev, st.st_ino) == engine.socket_id:
+                os.unlink(path)
+        except OSError:
+            pass
+    return 0
+
+
+def _answer(engine: Engine, conn: socket.socket, path: str) -> None:
+    """Answer one connection; a client that misbehaves is dropped, never raised about."""
+    conn.settimeout(REQUEST_IO_TIMEOUT_S)
+    if not protocol.peer_is_us(conn):
+        return
+    try:
+        message = protocol.receive(conn)
+        op = message.get("op")
+        if op == "status":
+            protocol.send(conn, engine.status())
+        elif op == "stop":
+            engine.stopping = True
+            protocol.send(conn, engine.status())
+        elif op == "run":
+            _run(engine, conn, message, path)
+    except OSError:
+        return
+
+
+def _run(engine: Engine, conn: socket.socket, message: dict[str, Any], path: str) -> None:
+    gone = engine.gone(path)
+    if gone is not None:
+        engine.stopping = True
+    reason = gone or engine.refusal(message)
+    if reason is not None:
+        engine.declined += 1
+        protocol.send(conn, {"status": "declined", "reason": reason})
+        return
+    from recall.cli.main import main
+    from recall.warm import request
+
+    def fetch_stdin() -> bytes:
+        protocol.send(conn, {"status": "stdin"})
+        data = protocol.receive(conn).get("stdin")
+        return data if isinstance(data, bytes) else b""
+
+    code, out, err = request.run(message, fetch_stdin, main)
+    engine.served += 1
+    engine.last = time.monotonic()
+    protocol.send(conn, {"status": "done", "code": code, "stdout": out, "stderr": err})
+
+
+def _main(argv: list[str]) -> Any:
+    if len(argv) != 1 or not os.path.isabs(argv[0]):
+        return "usage: python -m recall.warm PROJECT_ROOT"
+    return serve(argv[0])

@@ -1,0 +1,285 @@
+"""The warm engine (``tether warm``): real engine processes, real repositories, the real CLI.
+
+Every answer is compared with the same command run in its own process (``TETHER_WARM=0``),
+and the engine's request count shows the warm one really was served warm. Each test stops
+the engines it started (the fixture kills any left, by the pid in its lock file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import CliResult, git, make_repo, run_tether
+
+from recall.hooks.input import EVENTS
+from recall.warm import client, protocol, server
+
+COLD = {"TETHER_WARM": "0"}
+GOTCHA = "login KeyError user_id: sessions from the old SSO lack user_id, fall back to sub"
+PROMPT = "Why does login raise a KeyError for user_id?"
+
+
+@pytest.fixture
+def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A short private runtime folder (socket paths are limited to 108 bytes), the engine
+    turned back on; every engine started under it is killed at the end."""
+    base = Path(tempfile.mkdtemp(prefix="tw"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
+    monkeypatch.delenv("TETHER_WARM")
+    yield base
+    folder = base / "tether"
+    for lock in folder.glob("*.lock") if folder.is_dir() else []:
+        text = lock.read_text().strip()
+        if text.isdigit() and int(text) > 1:  # never 0: that would signal this process group
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(text), signal.SIGKILL)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def project(repo: Path, runtime: Path) -> Path:
+    """A repository with a store holding a gotcha on src/app.py and a decision."""
+    for args in (
+        ("remember", GOTCHA, "-c", "gotcha", "--file", "src/app.py"),
+        ("remember", "docs are built with mkdocs", "-c", "decision", "--file", "docs/guide.md"),
+    ):
+        assert run_tether(*args, cwd=repo, env=COLD).code == 0
+    return repo
+
+
+def tether(*args: str, cwd: Path, stdin: str = "", cold: bool = False) -> CliResult:
+    return run_tether(*args, cwd=cwd, stdin=stdin, env=COLD if cold else None)
+
+
+def status(repo: Path) -> dict:
+    done = tether("warm", "--status", "--json", cwd=repo)
+    return done.json()
+
+
+def hook_json(repo: Path, event: str, session: str, cwd: Path | None = None) -> str:
+    base = {"session_id": session, "cwd": str(cwd or repo)}
+    if event == "prompt":
+        return json.dumps({**base, "hook_event_name": "UserPromptSubmit", "prompt": PROMPT})
+    if event == "session-start":
+        return json.dumps({**base, "hook_event_name": "SessionStart"})
+    name = "PreToolUse" if event == "pre-edit" else "PostToolUse"
+    tool_input = {"file_path": str(repo / "src/app.py"), "old_string": "a", "new_string": "b"}
+    return json.dumps(
+        {**base, "hook_event_name": name, "tool_name": "Edit", "tool_input": tool_input}
+    )
+
+
+def same_warm_and_cold(repo: Path, cwd: Path | None = None) -> list[CliResult]:
+    """Every served command run warm then cold (hooks in sessions of their own, so the hint
+    policy starts afresh for each); asserts each pair is identical and was served warm."""
+    where = cwd or repo
+    before = status(repo)["requests"]
+    pairs = [(("inject", "--no-record", "--file", "src/app.py"), PROMPT)]
+    pairs += [(("hook", event), "") for event in EVENTS]
+    results = []
+    for number, (args, stdin) in enumerate(pairs):
+        runs = []
+        for side in ("warm", "cold"):
+            text = stdin or hook_json(repo, args[1], f"{side}-{number}-{time.time_ns()}", where)
+            runs.append(tether(*args, cwd=where, stdin=text, cold=side == "cold"))
+        assert runs[0] == runs[1], args
+        results.append(runs[0])
+    assert status(repo)["requests"] == before + len(pairs)
+    return results
+
+
+def test_warm_answers_are_the_cold_ones_and_see_every_change(project: Path) -> None:
+    started = tether("warm", "--json", cwd=project)
+    assert (started.code, started.json()["state"]) == (0, "started"), started.stderr
+    again = tether("warm", "--json", cwd=project)
+    assert (again.code, again.json()["state"]) == (0, "already running")
+    first = same_warm_and_cold(project)
+    inject, _prompt, pre_edit = first[0], first[1], first[2]
+    assert "login KeyError" in inject.stdout and "login KeyError" in pre_edit.stdout
+
+    # a memory written by another process
+    added = tether(
+        "remember",
+        "the audit log rotates nightly",
+        "-c",
+        "gotcha",
+        "--file",
+        "src/app.py",
+        "--json",
+        cwd=project,
+        cold=True,
+    )
+    assert added.code == 0, added.stderr
+    inject = same_warm_and_cold(project)[0]
+    assert "audit log rotates" in inject.stdout
+
+    # a memory file rewritten in place (same name, same size class, no rename)
+    files = project.joinpath(".tether/memories").glob("*.md")
+    path = next(p for p in files if "audit log" in p.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    with path.open("r+", encoding="utf-8") as handle:
+        handle.write(text.replace("audit log", "AUDIT LOG"))
+    changed = same_warm_and_cold(project)[0]
+    assert "AUDIT LOG" in changed.stdout
+
+    # a new commit, and a subfolder
+    (project / "src/app.py").write_text("print('app v2')\n", encoding="utf-8")
+    git(project, "commit", "-qam", "app v2")
+    same_warm_and_cold(project)
+    same_warm_and_cold(project, cwd=project / "src")
+    assert tether("warm", "--stop", cwd=project).code == 0
+
+
+def test_hook_client_list_of_events_is_the_hooks_own() -> None:
+    assert client.HOOK_EVENTS == EVENTS
+
+
+def test_idle_time_is_a_quarter_hour() -> None:
+    assert server.IDLE_EXIT_S == 15 * 60
+
+
+def test_another_repository_is_not_served(project: Path, tmp_path: Path) -> None:
+    other = make_repo(tmp_path / "other")
+    remembered = tether(
+        "remember", GOTCHA, "-c", "gotcha", "--file", "src/app.py", cwd=other, cold=True
+    )
+    assert remembered.code == 0
+    assert tether("warm", cwd=project).code == 0
+    warm = tether("inject", "--no-record", "--file", "src/app.py", cwd=other, stdin=PROMPT)
+    cold = tether(
+        "inject", "--no-record", "--file", "src/app.py", cwd=other, stdin=PROMPT, cold=True
+    )
+    assert warm == cold and "login KeyError" in warm.stdout
+    assert status(project)["requests"] == 0
+    # asked directly on this project's socket, about a folder of the other repository
+    base = protocol.private_folder(create=False)
+    assert base is not None
+    path = protocol.socket_path(base, protocol.project_id(str(project), dict(os.environ)))
+    sock = protocol.connect(path, 2.0)
+    try:
+        request = {
+            "op": "run",
+            "protocol": protocol.PROTOCOL,
+            "code": list(protocol.code_key()),
+            "argv": ["inject", "--no-record", "x"],
+            "cwd": str(other),
+            "env": dict(os.environ),
+            "umask": 0o022,
+            "root": str(project),
+            "streams": [["utf-8", "strict", False]] * 3,
+        }
+        protocol.send(sock, request)
+        answer = protocol.receive(sock)
+    finally:
+        sock.close()
+    assert answer["status"] == "declined"
+    assert status(project)["declined"] == 1
+    assert tether("warm", "--stop", cwd=project).code == 0
+
+
+def test_a_killed_engine_falls_back_and_is_replaced(project: Path) -> None:
+    assert tether("warm", cwd=project).code == 0
+    pid = status(project)["pid"]
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    sockets = list((Path(os.environ["XDG_RUNTIME_DIR"]) / "tether").glob("*.sock"))
+    assert sockets  # left behind: stale
+    warm = tether("inject", "--no-record", "--file", "src/app.py", cwd=project, stdin=PROMPT)
+    cold = tether(
+        "inject", "--no-record", "--file", "src/app.py", cwd=project, stdin=PROMPT, cold=True
+    )
+    assert warm == cold and "login KeyError" in warm.stdout
+    gone = tether("warm", "--status", "--json", cwd=project)
+    assert (gone.code, gone.json()["running"]) == (1, False)
+    started = tether("warm", "--json", cwd=project)
+    assert started.json()["state"] == "started" and started.json()["pid"] != pid
+    assert tether("warm", "--stop", cwd=project).code == 0
+
+
+def test_stop_and_status_exit_codes(project: Path) -> None:
+    assert tether("warm", "--stop", cwd=project).code == 1
+    assert tether("warm", "--status", cwd=project).code == 1
+    assert tether("warm", cwd=project).code == 0
+    assert tether("warm", "--status", cwd=project).code == 0
+    stopped = tether("warm", "--stop", "--json", cwd=project)
+    assert (stopped.code, stopped.json()["state"]) == (0, "stopped")
+    assert tether("warm", "--status", cwd=project).code == 1
+    off = run_tether("warm", cwd=project, env=COLD)
+    assert off.code == 2 and "TETHER_WARM=0" in off.stderr
+
+
+def wait_until(check: Callable[[], bool], seconds: float = 15.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_an_idle_engine_exits(project: Path) -> None:
+    started = run_tether("warm", "--json", cwd=project, env={protocol.ENV_IDLE: "1"})
+    assert started.json()["idle_limit_s"] == 1
+    assert wait_until(lambda: tether("warm", "--status", cwd=project).code == 1)
+
+
+def test_an_engine_exits_when_its_store_folder_goes(project: Path) -> None:
+    assert tether("warm", cwd=project).code == 0
+    pid = status(project)["pid"]
+    shutil.rmtree(project / ".tether")
+    (project / ".tether").mkdir()  # a new store: not the one the engine was started for
+    shutil.rmtree(project / ".tether")
+    inject = tether("inject", "--no-record", "x", cwd=project)
+    assert inject.code != 0 or inject.stdout == ""
+
+    def dead() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    assert wait_until(dead)
+
+
+def test_a_socket_folder_others_can_enter_is_not_used(project: Path) -> None:
+    assert tether("warm", cwd=project).code == 0
+    folder = Path(os.environ["XDG_RUNTIME_DIR"]) / "tether"
+    folder.chmod(0o755)
+    try:
+        warm = tether("inject", "--no-record", "--file", "src/app.py", cwd=project, stdin=PROMPT)
+        assert "login KeyError" in warm.stdout
+        refused = tether("warm", "--status", cwd=project)
+        assert refused.code == 3 and "mode 755" in refused.stderr
+    finally:
+        folder.chmod(0o700)
+    assert status(project)["requests"] == 0  # the inject above ran in its own process
+    assert tether("warm", "--stop", cwd=project).code == 0
+
+
+def test_session_start_starts_the_engine_unless_turned_off(project: Path) -> None:
+    start = hook_json(project, "session-start", "s-1")
+    assert run_tether("hook", "session-start", cwd=project, stdin=start, env=COLD).code == 0
+    assert tether("warm", "--status", cwd=project).code == 1
+    (project / ".tether/config.toml").write_text("warm_engine = false\n", encoding="utf-8")
+    assert tether("hook", "session-start", cwd=project, stdin=start).code == 0
+    assert tether("warm", "--status", cwd=project).code == 1
+    (project / ".tether/config.toml").unlink()
+    assert tether("hook", "session-start", cwd=project, stdin=start).code == 0
+    assert wait_until(lambda: tether("warm", "--status", cwd=project).code == 0)
+    assert tether("warm", "--stop", cwd=project).code == 0
