@@ -16,7 +16,8 @@ the history's last commit:
 * **floor**: per task, one FTS5 MATCH of the prompt's words (best 50) and one numpy dot
   product of its vector with every memory's vector, on the same store;
 * **whole processes**: ``tether inject`` and ``tether hook pre-edit`` (a fresh session each
-  run), beside ``python -c pass``.
+  run), each cold (``TETHER_WARM=0``: the whole command in its own process) and warm (handed
+  to a warm engine started for the history with ``tether warm``), beside ``python -c pass``.
 
 The import itself is measured against its floor, in the same run on the same texts: bare
 atomic writes of the files it wrote plus one FTS5 trigram insert of the commits' summaries and
@@ -45,7 +46,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -343,13 +344,32 @@ def _run_ms(h: History, command: list[str], stdin: str = "") -> float:
 
 INJECT = "`tether inject`"
 PRE_EDIT = "`tether hook pre-edit`"
+WARM_INJECT = "`tether inject`, warm engine"
+WARM_PRE_EDIT = "`tether hook pre-edit`, warm engine"
 PROCESS_FLOOR = "`python -c pass`"
 
 
 def measure_processes(h: History, runs: int) -> None:
     """``tether inject`` and ``tether hook pre-edit`` as fresh processes, alternately with
     the interpreter floor; the first round fills caches and is dropped."""
-    h.processes = {INJECT: [], PRE_EDIT: [], PROCESS_FLOOR: []}
+    h.processes = {
+        INJECT: [],
+        PRE_EDIT: [],
+        WARM_INJECT: [],
+        WARM_PRE_EDIT: [],
+        PROCESS_FLOOR: [],
+    }
+    cold = {**h.env, "TETHER_WARM": "0"}
+    warm = {k: v for k, v in h.env.items() if k != "TETHER_WARM"}
+    _tether(replace(h, env=warm), "warm")
+    try:
+        _measure_processes(h, runs, cold, warm)
+    finally:
+        _tether(replace(h, env=warm), "warm", "--stop")
+
+
+def _measure_processes(h: History, runs: int, cold: dict[str, str], warm: dict[str, str]) -> None:
+    """The runs of :func:`measure_processes`, the cold and warm commands alternately."""
     asked = [t for t in h.tasks if t["prompt"] and t["touched"]]
     step = max(1, len(asked) // (runs + 1))
     for number in range(runs + 1):
@@ -368,10 +388,13 @@ def measure_processes(h: History, runs: int) -> None:
                 "new_string": "b",
             },
         }
+        hook = [PYTHON, "-m", "recall", "hook", "pre-edit"]
         timings = {
-            INJECT: _run_ms(h, inject, stdin=task["prompt"]),
-            PRE_EDIT: _run_ms(
-                h, [PYTHON, "-m", "recall", "hook", "pre-edit"], stdin=json.dumps(edit)
+            INJECT: run_ms(inject, h.repo, cold, task["prompt"]),
+            PRE_EDIT: run_ms(hook, h.repo, cold, json.dumps(edit)),
+            WARM_INJECT: run_ms(inject, h.repo, warm, task["prompt"]),
+            WARM_PRE_EDIT: run_ms(
+                hook, h.repo, warm, json.dumps({**edit, "session_id": str(uuid.uuid4())})
             ),
             PROCESS_FLOOR: _run_ms(h, [PYTHON, "-c", "pass"]),
         }

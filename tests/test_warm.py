@@ -170,6 +170,7 @@ def test_another_repository_is_not_served(project: Path, tmp_path: Path) -> None
             "op": "run",
             "protocol": protocol.PROTOCOL,
             "code": list(protocol.code_key()),
+            "text": protocol.text_key(),
             "argv": ["inject", "--no-record", "x"],
             "cwd": str(other),
             "env": dict(os.environ),
@@ -181,7 +182,10 @@ def test_another_repository_is_not_served(project: Path, tmp_path: Path) -> None
         answer = protocol.receive(sock)
     finally:
         sock.close()
-    assert answer["status"] == "declined"
+    assert (answer["status"], answer["reason"]) == (
+        "declined",
+        "a folder outside this engine's project",
+    )
     assert status(project)["declined"] == 1
     assert tether("warm", "--stop", cwd=project).code == 0
 
@@ -204,6 +208,12 @@ def test_a_killed_engine_falls_back_and_is_replaced(project: Path) -> None:
         "inject", "--no-record", "--file", "src/app.py", cwd=project, stdin=PROMPT, cold=True
     )
     assert warm == cold and "login KeyError" in warm.stdout
+    edit = hook_json(project, "pre-edit", "after-kill")
+    warm = tether("hook", "pre-edit", cwd=project, stdin=edit)
+    cold = tether(
+        "hook", "pre-edit", cwd=project, stdin=edit.replace("after-kill", "cold"), cold=True
+    )
+    assert warm == cold and "login KeyError" in warm.stdout  # the hook's input was handed on
     gone = tether("warm", "--status", "--json", cwd=project)
     assert (gone.code, gone.json()["running"]) == (1, False)
     started = tether("warm", "--json", cwd=project)
@@ -282,4 +292,19 @@ def test_session_start_starts_the_engine_unless_turned_off(project: Path) -> Non
     (project / ".tether/config.toml").unlink()
     assert tether("hook", "session-start", cwd=project, stdin=start).code == 0
     assert wait_until(lambda: tether("warm", "--status", cwd=project).code == 0)
+    assert tether("warm", "--stop", cwd=project).code == 0
+
+
+def test_a_warm_hook_imports_only_the_client(project: Path, tmp_path: Path) -> None:
+    """What a hook served warm loads in its own process: the client and its protocol, none of
+    the engine (the point of the warm engine is to skip those imports)."""
+    from test_lean_imports import edit_input, run_probed
+
+    assert tether("warm", cwd=project).code == 0
+    run = run_probed(project, tmp_path / "m.json", "hook", "pre-edit", stdin=edit_input(project))
+    assert run.code == 0 and "login KeyError" in run.stdout
+    assert "recall.warm.client" in run.modules
+    heavy = {"recall.cli.main", "recall.store", "recall.hooks", "sqlite3", "typing", "socket"}
+    assert sorted(heavy & run.modules) == []
+    assert status(project)["requests"] == 1
     assert tether("warm", "--stop", cwd=project).code == 0

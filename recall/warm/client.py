@@ -136,6 +136,7 @@ def _ask(argv: list[str], where: str, read: list[bytes | None]) -> int | None:
         "op": "run",
         "protocol": protocol.PROTOCOL,
         "code": list(protocol.code_key()),
+        "text": protocol.text_key(),
         "argv": list(argv),
         "cwd": os.getcwd(),
         "env": environ,

@@ -78,6 +78,18 @@ def code_key() -> tuple[str, str, str]:
     return (sys.executable, os.path.realpath(package), sys.version)
 
 
+def text_key() -> list[Any]:
+    """How this process encodes text it reads and writes (files opened without an encoding,
+    file names): an engine answers only a client that does it the same way."""
+    import _locale
+
+    try:
+        codeset = _locale.nl_langinfo(_locale.CODESET)
+    except (AttributeError, ValueError):
+        codeset = ""
+    return [codeset, sys.getfilesystemencoding(), sys.flags.utf8_mode]
+
+
 def folder() -> str:
     """The per-user folder of the engines' sockets and locks: ``$XDG_RUNTIME_DIR/tether``
     when the session has one, else ``tether-UID`` in the temporary folder."""

@@ -53,10 +53,21 @@ class _Stream(io.TextIOWrapper):
 def forget() -> None:
     """Drop what a fresh process would not have: resolved folders (a folder may have become
     a link since), the hooks' log handler (its file may be gone, or belong to another store's
-    folder) and the hook call's folder."""
+    folder), the hook call's folder, the embedder a provider setting built (the setting may
+    have changed), which warnings were already shown (a fresh process shows each again), and
+    the time zone (read from ``TZ``)."""
+    import time
+    import warnings
+
     from recall import paths
+    from recall.ranking import embedders
 
     paths._realpath.cache_clear()
+    embedders._PROVIDERS.clear()
+    mutated = getattr(warnings, "_filters_mutated", None)
+    if mutated is not None:  # empties every module's record of warnings shown
+        mutated()
+    time.tzset()
     from recall.hooks import logfile
 
     logfile._notice_cwd[0] = None

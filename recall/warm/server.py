@@ -47,8 +47,9 @@ def idle_limit() -> float:
 
 
 def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
-    """Every module file of the installed package with its modification time and size: an
-    engine whose code changed under it exits rather than answer with the old code."""
+    """Every file of the installed package (modules and the data files they read, such as
+    the shipped weights) with its modification time and size: an engine whose code changed
+    under it exits rather than answer with the old code."""
     package = Path(__file__).resolve().parent.parent
     found: list[tuple[str, int, int]] = []
     stack = [str(package)]
@@ -57,7 +58,7 @@ def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
             for entry in entries:
                 if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
                     stack.append(entry.path)
-                elif entry.name.endswith(".py"):
+                elif entry.is_file(follow_symlinks=False):
                     st = entry.stat()
                     found.append((entry.path, st.st_mtime_ns, st.st_size))
     return tuple(sorted(found))
@@ -98,6 +99,8 @@ class Engine:
             return "another protocol version"
         if request.get("code") != self.code:
             return "another installation of Tether"
+        if request.get("text") != protocol.text_key():
+            return "another locale or file-name encoding"
         env = request.get("env")
         if not isinstance(env, dict) or protocol.home_key(env) != self.home:
             return "another global store"
