@@ -136,6 +136,13 @@ def test_warm_answers_are_the_cold_ones_and_see_every_change(project: Path) -> N
     git(project, "commit", "-qam", "app v2")
     same_warm_and_cold(project)
     same_warm_and_cold(project, cwd=project / "src")
+
+    # a changed setting (the user's own file), read by the very next request
+    home = Path(os.environ["TETHER_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('embedder = "no_such_module:Embedder"\n', encoding="utf-8")
+    told = same_warm_and_cold(project)[0]
+    assert "no_such_module" in told.stderr
     assert tether("warm", "--stop", cwd=project).code == 0
 
 
