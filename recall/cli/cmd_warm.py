@@ -56,7 +56,9 @@ def run_warm(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise TetherError(str(error)) from None
     if status is None:
         ctx.emit({"state": "failed", "root": root, "running": False})
-        ctx.notice(f"the warm engine did not answer within {control.START_WAIT_S:.0f} s")
+        ctx.notice(
+            f"the warm engine did not start, or did not answer within {control.START_WAIT_S:.0f} s"
+        )
         return EXIT_FAILURE
     _show(ctx, "started" if started else "already running", root, status)
     return EXIT_OK

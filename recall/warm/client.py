@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import time
 
 from recall.warm import protocol
 
@@ -149,12 +150,13 @@ def _ask(argv: list[str], where: str, read: list[bytes | None]) -> int | None:
     try:
         sock.settimeout(ANSWER_TIMEOUT_S)
         protocol.send(sock, request)
-        answer = protocol.receive(sock)
+        answer = protocol.receive(sock, time.monotonic() + ANSWER_TIMEOUT_S)
         if answer.get("status") == "stdin":  # the command reads its standard input
             if read[0] is None:
                 read[0] = _read_stdin() or b""
+            sock.settimeout(ANSWER_TIMEOUT_S)
             protocol.send(sock, {"stdin": read[0]})
-            answer = protocol.receive(sock)
+            answer = protocol.receive(sock, time.monotonic() + ANSWER_TIMEOUT_S)
     except OSError:  # refused, cut, or too slow: this process runs it
         return None
     finally:

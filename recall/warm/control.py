@@ -53,14 +53,15 @@ def ask(root: str, op: str) -> dict[str, Any] | None:
     return answer if answer.get("status") == "done" else None
 
 
-def spawn(root: str) -> None:
-    """Start the engine of ``root`` detached: its own session, no terminal, output dropped."""
+def spawn(root: str) -> int:
+    """Start the engine of ``root`` detached (its own session, no terminal, output dropped);
+    its pid."""
     _socket(root, create=True)
     null = os.devnull
     actions = [(os.POSIX_SPAWN_OPEN, fd, null, os.O_RDWR, 0) for fd in (0, 1, 2)]
     # posix_spawn rather than subprocess, whose import a session-start hook would pay for;
     # Python's own descriptors are not inherited (PEP 446), the standard ones go to null.
-    os.posix_spawn(
+    return os.posix_spawn(
         sys.executable,
         # -P: the folder it starts in (a repository, untrusted) is not put on the import path
         [sys.executable, "-P", "-m", "recall.warm", root],
@@ -76,13 +77,16 @@ def start(root: str) -> tuple[bool, dict[str, Any] | None]:
     running = ask(root, "status")
     if running is not None:
         return False, running
-    spawn(root)
+    pid = spawn(root)
     deadline = time.monotonic() + START_WAIT_S
     while time.monotonic() < deadline:
         time.sleep(0.05)
         status = ask(root, "status")
         if status is not None:
-            return True, status
+            return status.get("pid") == pid, status
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:  # it ended: another engine may have won
+            status = ask(root, "status")
+            return False, status
     return True, None
 
 

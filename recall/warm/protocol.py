@@ -15,6 +15,7 @@ import _socket
 import marshal
 import os
 import sys
+import time
 
 TYPE_CHECKING = False  # typing itself costs a hook 4 ms to import
 if TYPE_CHECKING:
@@ -175,9 +176,14 @@ def send(sock: Any, message: dict[str, Any]) -> None:
     sock.sendall(len(data).to_bytes(4, "big") + data)
 
 
-def _exactly(sock: Any, size: int) -> bytes:
+def _exactly(sock: Any, size: int, deadline: float | None) -> bytes:
     chunks: list[bytes] = []
     while size:
+        if deadline is not None:  # one bound for the whole message, not for each read
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no answer in time")
+            sock.settimeout(left)
         chunk = sock.recv(min(size, 1 << 20))
         if not chunk:
             raise ConnectionError("the other end closed the connection")
@@ -186,13 +192,14 @@ def _exactly(sock: Any, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def receive(sock: Any) -> dict[str, Any]:
-    """Read one message; raises :class:`ConnectionError` when it is cut or not a message."""
-    size = int.from_bytes(_exactly(sock, 4), "big")
+def receive(sock: Any, deadline: float | None = None) -> dict[str, Any]:
+    """Read one message, by ``deadline`` (``time.monotonic``) when given; raises
+    :class:`ConnectionError` when it is cut or not a message, :class:`TimeoutError` when late."""
+    size = int.from_bytes(_exactly(sock, 4, deadline), "big")
     if size > MAX_MESSAGE:
         raise ConnectionError(f"a message of {size} bytes is larger than allowed")
     try:
-        message = marshal.loads(_exactly(sock, size))
+        message = marshal.loads(_exactly(sock, size, deadline))
     except (EOFError, ValueError, TypeError):
         raise ConnectionError("not a message") from None
     if not isinstance(message, dict):
