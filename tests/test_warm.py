@@ -194,6 +194,18 @@ def test_another_repository_is_not_served(project: Path, tmp_path: Path) -> None
         "a folder outside this engine's project",
     )
     assert status(project)["declined"] == 1
+    # a client whose modules would come from elsewhere is not served either
+    elsewhere = run_tether(
+        "inject",
+        "--no-record",
+        "--file",
+        "src/app.py",
+        cwd=project,
+        stdin=PROMPT,
+        env={"PYTHONUSERBASE": str(other)},
+    )
+    assert "login KeyError" in elsewhere.stdout
+    assert (status(project)["requests"], status(project)["declined"]) == (0, 2)
     assert tether("warm", "--stop", cwd=project).code == 0
 
 

@@ -72,6 +72,23 @@ def home_key(environ: Any) -> tuple[str, str, str]:
     return tuple(environ.get(name, "") for name in ("TETHER_HOME", "XDG_DATA_HOME", "HOME"))  # type: ignore[return-value]
 
 
+IMPORT_VARIABLES: Final = (
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONUSERBASE",
+    "PYTHONNOUSERSITE",
+    "PYTHONPLATLIBDIR",
+    "PYTHONSAFEPATH",
+)
+"""Environment variables that decide, when a process starts, where its modules come from: a
+client whose differ from the engine's could load other code, so it is not served."""
+
+
+def import_key(environ: Any) -> tuple[str, ...]:
+    """The values of :data:`IMPORT_VARIABLES` in ``environ``."""
+    return tuple(environ.get(name, "") for name in IMPORT_VARIABLES)
+
+
 def code_key() -> tuple[str, str, str]:
     """The interpreter, the installed package's folder and Python's version: an engine answers
     only clients running the same code (it also exits when its own files change)."""

@@ -70,6 +70,7 @@ class Engine:
     def __init__(self, root: str) -> None:
         self.root = root
         self.home = protocol.home_key(os.environ)
+        self.imports = protocol.import_key(os.environ)
         self.code = list(protocol.code_key())
         self.fingerprint = code_fingerprint()
         self.started = time.time()
@@ -104,6 +105,8 @@ class Engine:
         env = request.get("env")
         if not isinstance(env, dict) or protocol.home_key(env) != self.home:
             return "another global store"
+        if protocol.import_key(env) != self.imports:
+            return "another module search path"
         if request.get("root") != self.root:
             return "another project"
         folder = _acted_on(request)
