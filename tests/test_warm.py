@@ -261,6 +261,15 @@ def wait_until(check: Callable[[], bool], seconds: float = 15.0) -> bool:
     return False
 
 
+def exited(pid: int) -> bool:
+    """Whether the process ``pid`` is gone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
 def test_an_idle_engine_exits(project: Path) -> None:
     started = run_tether("warm", "--json", cwd=project, env={protocol.ENV_IDLE: "1"})
     assert started.json()["idle_limit_s"] == 1
@@ -275,15 +284,7 @@ def test_an_engine_exits_when_its_store_folder_goes(project: Path) -> None:
     shutil.rmtree(project / ".tether")
     inject = tether("inject", "--no-record", "x", cwd=project)
     assert inject.code != 0 or inject.stdout == ""
-
-    def dead() -> bool:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        return False
-
-    assert wait_until(dead)
+    assert wait_until(lambda: exited(pid))
 
 
 def test_a_socket_folder_others_can_enter_is_not_used(project: Path) -> None:
@@ -327,3 +328,19 @@ def test_a_warm_hook_imports_only_the_client(project: Path, tmp_path: Path) -> N
     assert sorted(heavy & run.modules) == []
     assert status(project)["requests"] == 1
     assert tether("warm", "--stop", cwd=project).code == 0
+
+
+def test_an_engine_exits_when_its_code_changes(project: Path) -> None:
+    """A file of the installed package touched (its modification time moved): the next
+    request is declined, run by its own process, and the engine exits."""
+    assert tether("warm", cwd=project).code == 0
+    pid = status(project)["pid"]
+    touched = Path(protocol.__file__).parent / "__init__.py"
+    before = touched.stat()
+    os.utime(touched, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+    try:
+        warm = tether("inject", "--no-record", "--file", "src/app.py", cwd=project, stdin=PROMPT)
+    finally:
+        os.utime(touched, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert "login KeyError" in warm.stdout
+    assert wait_until(lambda: exited(pid))
