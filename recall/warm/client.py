@@ -167,7 +167,10 @@ def _ask(argv: list[str], where: str, read: list[bytes | None]) -> int | None:
 
 
 def _write_back(answer: dict[str, Any]) -> int:
-    for stream, key in ((sys.stdout, "stdout"), (sys.stderr, "stderr")):
+    """Print the engine's stderr and stdout as this process's own; the command's exit code."""
+    # the notices first: a command says them while it works, before it prints its answer, so a
+    # terminal showing both streams shows them in the order a fresh process would
+    for stream, key in ((sys.stderr, "stderr"), (sys.stdout, "stdout")):
         data = answer.get(key) or b""
         if data:
             try:
