@@ -3,13 +3,19 @@ one publishes what it would have without that, and a memory written afterwards i
 
 from __future__ import annotations
 
-import pytest
+import asyncio
+import os
+import subprocess
 
+import pytest
+from lsprotocol import types
+
+from lsp_server.watching import DISK_CHECK_SECONDS
+from recall.genome import Genome
+from recall.ranking.fuse import DRIFT_NOTE
 from tests.lsp.session import Session
 from tests.lsp.test_progress import wait_for_end
 from tests.lsp.workspace import Workspace
-
-pytestmark = pytest.mark.asyncio
 
 RANKED_AHEAD = "files most memories name ranked ahead"
 
@@ -28,6 +34,7 @@ def ranked_ahead(lsp: Session) -> list[str]:
     return [m.message for m in lsp.client.log_messages if RANKED_AHEAD in m.message]
 
 
+@pytest.mark.asyncio
 async def test_a_file_ranked_ahead_publishes_its_memories_and_a_new_one(
     lsp_one: Session, ws: Workspace
 ) -> None:
@@ -47,6 +54,39 @@ async def test_a_file_ranked_ahead_publishes_its_memories_and_a_new_one(
     assert sorted(d.code for d in lsp.diagnostics(ws.store_py)) == sorted([ws.gotcha, new_id])
 
 
+@pytest.mark.asyncio
+@pytest.mark.init_options({"diagnosticCategories": ["gotcha", "decision"]})
+async def test_a_file_ranked_ahead_is_ranked_again_on_a_genome_moved_since(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.app_py)
+    await lsp.wait_until(lambda: ranked_ahead(lsp), seconds=30)
+    later = "2090-01-01T00:00:00+00:00"
+    for n in range(21):  # past the spot-check's count of commits since the decision
+        ws.store_py.write_text(ws.store_py.read_text() + f"# change {n}\n")
+        subprocess.run(
+            ["git", "commit", "-qam", f"change {n}"],
+            cwd=ws.root,
+            check=True,
+            env={**os.environ, "GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later},
+        )
+    store = ws.open_store()  # a hook or the CLI refreshes the genome in another process
+    try:
+        Genome.load(ws.root, store.conn)
+    finally:
+        store.close()
+    await asyncio.sleep(DISK_CHECK_SECONDS + 0.1)
+    await lsp.settle()  # the next message follows the genome
+
+    await lsp.open(ws.store_py)
+    (shown,) = [d for d in lsp.diagnostics(ws.store_py) if d.code == ws.decision]
+    card = await lsp.hover(ws.store_py, shown.range.start.line, shown.range.start.character)
+    assert card is not None and isinstance(card.contents, types.MarkupContent)
+    assert DRIFT_NOTE in card.contents.value.replace("\\", "")  # Markdown escapes taken out
+
+
+@pytest.mark.asyncio
 @pytest.mark.init_options({"warmFiles": 0})
 async def test_nothing_is_ranked_ahead_when_turned_off(lsp_one: Session, ws: Workspace) -> None:
     lsp = lsp_one
