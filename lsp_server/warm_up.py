@@ -54,15 +54,19 @@ class WarmUp:
         self.ls = ls
         self.pending: dict[int, asyncio.TimerHandle] = {}
         """The next step of each root's warm-up, by root identity."""
+        self.started: set[str] = set()
+        """Roots (by base folder) whose warm-up was started this lifetime."""
         self.stopping = False
 
     def start(self, root: Root) -> None:
-        """Rank the root's most-named files ahead, from the next turn of the loop (again
-        from the first file when it was under way)."""
+        """Rank the root's most-named files ahead, from the next turn of the loop: once per
+        root and server lifetime (a later indexing, after a turn's commits, ranks nothing
+        ahead: the rankings it dropped are made again when a file is opened)."""
         count = root.settings.warm_files
-        if self.stopping or count <= 0:
+        key = str(root.base)
+        if self.stopping or count <= 0 or key in self.started:
             return
-        self.cancel(root)
+        self.started.add(key)
         loop = asyncio.get_running_loop()
         self.pending[id(root)] = loop.call_later(WARM_GAP_SECONDS, self._list, root, count)
 
@@ -99,12 +103,6 @@ class WarmUp:
     def _current(self, root: Root) -> bool:
         """Whether the root is still served and the server not stopping."""
         return not self.stopping and root in list(self.ls.roots)
-
-    def cancel(self, root: Root) -> None:
-        """Drop the rest of a root's warm-up."""
-        handle = self.pending.pop(id(root), None)
-        if handle is not None:
-            handle.cancel()
 
     def stop(self) -> None:
         """Drop every warm-up under way (shutdown)."""
