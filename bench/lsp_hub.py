@@ -19,6 +19,11 @@ publish reads is as long as a real one. Imported commits carry no anchor, so eac
 gets two gotchas written with ``tether remember --anchor``: one on a function defined near the
 end of the document, one on a line range; every publish places them in the current text.
 
+The server ranks the files most memories name ahead, after its start-up indexing (its warm-up),
+and the timed phase begins once it is idle: so the same server is measured again with nothing
+ranked ahead (``warmFiles`` 0), which is what an open meets before the warm-up has ended, and the
+server's CPU from the end of its indexing until it is idle is reported (the warm-up's cost).
+
 The server's resident memory (VmRSS, and its peak VmHWM) is read from ``/proc`` at the end of
 each run, and its CPU time (once it is idle after start-up) over the timed phase, per open
 and per keystroke (each with the request behind it). The bare pygls server (``bench.bare_lsp``)
@@ -73,6 +78,9 @@ class Measured:
     rss_mib: list[float] = field(default_factory=list)
     peak_mib: list[float] = field(default_factory=list)
     cpu_s: list[float] = field(default_factory=list)
+    after_ready_s: list[float] = field(default_factory=list)
+    """Per run: server CPU from the end of its indexing until it was idle (the files ranked
+    ahead, the session-start pass)."""
     open_cpu_s: float = 0.0
     """Server CPU time over every timed open (its request behind it included)."""
     key_cpu_s: float = 0.0
@@ -160,7 +168,7 @@ def _wait_idle(pid: int) -> None:
         used = now
 
 
-def _initialize(wire: Wire, root: Path) -> None:
+def _initialize(wire: Wire, root: Path, options: dict[str, Any]) -> None:
     params = {
         "processId": None,
         "rootUri": root.as_uri(),
@@ -176,6 +184,7 @@ def _initialize(wire: Wire, root: Path) -> None:
         "initializationOptions": {
             "hintSessionBudget": 1_000_000,
             "diagnosticCategories": ["gotcha", "decision", "pref", "context"],
+            **options,
         },
     }
     wire.request("initialize", params)
@@ -238,21 +247,24 @@ def measure(
     keystrokes: int,
     *,
     reports_progress: bool,
+    options: dict[str, Any] | None = None,
 ) -> Measured:
     """Every run of one server: a fresh process, a first open, its start-up indexing ended
     (with ``reports_progress``; the floor reports none), then each hub file."""
     out = Measured()
     for _ in range(runs):
         wire = Wire(command, env)
-        _initialize(wire, repo)
+        _initialize(wire, repo, options or {})
         taken, _ = _open(wire, repo / warmup, texts[warmup])
         out.first_open.append(taken)
         ready = wire.ready(expect=reports_progress, timeout=IDLE_WAIT_MAX)
         if ready is not None:
             out.ready.append(ready - wire.started)
-        time.sleep(SETTLE_SECONDS)
         pid = wire.process.pid
+        settling = _cpu_seconds(pid)
+        time.sleep(SETTLE_SECONDS)
         _wait_idle(pid)
+        out.after_ready_s.append(_cpu_seconds(pid) - settling)
         _barrier(wire)  # anything the start-up work published is dropped
         cpu = _cpu_seconds(pid)
         for path in hubs:
@@ -299,14 +311,17 @@ def report(
     memories: int,
     hubs: list[tuple[str, int]],
     tether: Measured,
+    cold: Measured,
     floor: Measured,
     runs: int,
     keystrokes: int,
 ) -> None:
-    """Print the tables."""
+    """Print the tables (``cold``: the server with no file ranked ahead, as an open before
+    its warm-up ended meets it)."""
     rows = []
     for path, named in hubs:
         t_open, f_open = median(tether.opens[path]), median(floor.opens[path])
+        c_open = median(cold.opens[path])
         t_change, f_change = median(tether.changes[path]), median(floor.changes[path])
         rows.append(
             (
@@ -314,6 +329,7 @@ def report(
                 str(named),
                 str(tether.diagnostics[path]),
                 _ms(t_open),
+                _ms(c_open),
                 _ms(f_open),
                 f"{t_open / f_open:.1f}×",
                 _ms(t_change),
@@ -329,6 +345,7 @@ def report(
             "memories naming it",
             "diagnostics",
             "didOpen → publish",
+            "before the warm-up",
             "floor",
             "ratio",
             "didChange → publish",
@@ -338,7 +355,11 @@ def report(
         rows,
     )
     rows = []
-    for label, data in (("tether", tether), ("bare pygls (floor)", floor)):
+    for label, data in (
+        ("tether", tether),
+        ("tether, before the warm-up", cold),
+        ("bare pygls (floor)", floor),
+    ):
         opens, changes, settled = _all(data.opens), _all(data.changes), _all(data.settled)
         rows.append(
             (
@@ -353,6 +374,7 @@ def report(
                 f"{data.open_cpu_s * 1000 / len(opens):.1f} ms",
                 f"{data.key_cpu_s * 1000 / len(changes):.2f} ms",
                 f"{median(data.cpu_s) * 1000:.0f} ms",
+                f"{median(data.after_ready_s) * 1000:.0f} ms",
                 f"{max(data.rss_mib):.0f} MiB / {max(data.peak_mib):.0f} MiB",
             )
         )
@@ -372,6 +394,7 @@ def report(
             "CPU per open",
             "CPU per keystroke",
             "CPU over the timed phase (median run)",
+            "CPU from indexing ended to idle (median run)",
             "RSS / peak (max of runs)",
         ),
         rows,
@@ -411,10 +434,25 @@ def run(
     measured_tether = measure(
         tether, h.repo, h.env, warmup, paths, texts, runs, keystrokes, reports_progress=True
     )
+    # the same server with nothing ranked ahead: what an open meets before the warm-up ends
+    measured_cold = measure(
+        tether,
+        h.repo,
+        h.env,
+        warmup,
+        paths,
+        texts,
+        runs,
+        keystrokes,
+        reports_progress=True,
+        options={"warmFiles": 0},
+    )
     measured_floor = measure(
         floor, h.repo, h.env, warmup, paths, texts, runs, keystrokes, reports_progress=False
     )
-    report(history, h.memories, hubs, measured_tether, measured_floor, runs, keystrokes)
+    report(
+        history, h.memories, hubs, measured_tether, measured_cold, measured_floor, runs, keystrokes
+    )
     print(
         f"\nload average (1, 5, 15 min) before: {load_before}, after: {_load()}; "
         f"each hub file opened with {DOC_LINES:,} lines; "

@@ -56,6 +56,11 @@ MAX_PER_FILE = 3
 """Memory diagnostics per file: the injection's top three, so a hot file with dozens of
 memories does not bury its own code under warnings."""
 
+WARM_FILES = 10
+"""Files ranked ahead after the start-up indexing (the ones most memories name, whose first
+open costs the most): ten take a second or two of the server's time once, in steps between
+messages, and keep little (a few hits each)."""
+
 MAX_DOCUMENT_CHARS = 2_000_000
 """Documents larger than this get no diagnostics: generated or vendored files, where searching
 for anchors on every keystroke would cost more than a memory is worth."""
@@ -104,6 +109,7 @@ class Settings:
     hint_session_budget: int = setting(SESSION_BUDGET, count)
     max_document_chars: int = setting(MAX_DOCUMENT_CHARS, positive)
     index_on_start: bool = setting(True, flag)
+    warm_files: int = setting(WARM_FILES, count)
     watch_workspace: bool = setting(True, flag)
     trusted_workspace: bool = setting(True, flag, only_off=True)
     """False when the editor says the workspace is not trusted (VS Code passes its workspace

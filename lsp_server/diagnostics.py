@@ -145,6 +145,14 @@ def candidates(ls: TetherServer, doc: DocState, kind: str) -> list[Hit]:
     return found
 
 
+def prepare(ls: TetherServer, root: Root, path: str, kind: str) -> None:
+    """Rank ``path`` for ``kind`` ahead of its publish, as :func:`candidates` would (kept
+    where it keeps its own, dropped with them)."""
+    key = (kind, path)
+    if key not in root.candidates:
+        root.candidates[key] = _choose(ls, root, path, kind)
+
+
 def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
     settings = root.settings
     wanted = settings.max_per_file

@@ -155,6 +155,7 @@ def shutdown(ls: TetherServer, params: None) -> None:
     ls.stop_deferring()
     ls.indexer.stop()
     ls.session_start.stop()
+    ls.warm_up.stop()
     ls.roots.close()
     ls.docs.clear()
 

@@ -173,6 +173,8 @@ class Indexer:
                 outcome = "up to date"
         finally:
             self.running.discard(str(location.base))
+        if not self.stopping and root in list(self.ls.roots):
+            self.ls.warm_up.start(root)  # on the genome just refreshed (or found up to date)
         if token is not None and not self.stopping:
             self.ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=outcome))
 

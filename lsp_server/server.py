@@ -24,6 +24,7 @@ from recall import __version__
 if TYPE_CHECKING:
     from lsp_server.progress import Indexer
     from lsp_server.session_start import SessionStarter
+    from lsp_server.warm_up import WarmUp
 
 logger = logging.getLogger("tether.lsp")
 
@@ -61,6 +62,8 @@ class TetherServer(LanguageServer):
         """The background indexer (attached by :func:`lsp_server.setup.build`)."""
         self.session_start: SessionStarter
         """The background session-start pass (attached by :func:`lsp_server.setup.build`)."""
+        self.warm_up: WarmUp
+        """The most-named files ranked ahead (attached by :func:`lsp_server.setup.build`)."""
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run a coroutine as a task the server keeps a reference to until it ends."""
@@ -111,6 +114,7 @@ class TetherServer(LanguageServer):
         self.stop_deferring()
         self.indexer.stop()
         self.session_start.stop()
+        self.warm_up.stop()
         super().shutdown()
 
     def report_server_error(self, error: Exception, source: Any) -> None:

@@ -17,6 +17,7 @@ from lsp_server.hangup import ClientStdout
 from lsp_server.progress import Indexer
 from lsp_server.server import TetherServer
 from lsp_server.session_start import SessionStarter
+from lsp_server.warm_up import WarmUp
 
 
 def build() -> TetherServer:
@@ -24,6 +25,7 @@ def build() -> TetherServer:
     server = TetherServer()
     server.indexer = Indexer(server)
     server.session_start = SessionStarter(server)
+    server.warm_up = WarmUp(server)
     for feature in (lifecycle, edit_stream, watching, hover, code_actions, commands):
         feature.register(server)
     return server

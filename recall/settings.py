@@ -197,6 +197,7 @@ SERVER_KEYS: Final = (
     "hint_session_budget",
     "max_document_chars",
     "index_on_start",
+    "warm_files",
     "watch_workspace",
     "trusted_workspace",
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import sqlite3
 import time
 from collections.abc import Sequence
 
@@ -119,7 +120,8 @@ class Adjuster:
         acted = top + learned.weight("acted") * W.ACTED_BONUS_MAX
         newest = top
         moment = now().timestamp()
-        kept: list[int] = []
+        kept_set: set[int] = set()
+        plain: dict[int, float] = {}  # never used nor pinned, in reach: rowid -> recency
         for rowid in rowids:
             fact = statics.get(rowid)
             if fact is None or fact.replaced:
@@ -132,12 +134,48 @@ class Adjuster:
                 if scores[rowid] + blast + module + newest < bar - 1e-9:
                     continue  # not even as new as now: no need to age it
                 days = 0.0 if fact.then is None else max(0.0, (moment - fact.then) / 86400.0)
-                bound = recency * W.recency_bonus(days)
+                bound = aged = recency * W.recency_bonus(days)
             if rowid in on_file:
                 bound += module
             if scores[rowid] + blast + bound >= bar - 1e-9:
-                kept.append(rowid)
-        return kept
+                if fact.pinned or fact.id in used:
+                    kept_set.add(rowid)
+                else:  # its only unknowns are its files: read them, then know
+                    plain[rowid] = aged
+        exact = set(self._exactly_in_reach(conn, memo, plain, scores, on_file, bar))
+        return [rowid for rowid in rowids if rowid in exact or rowid in kept_set]
+
+    def _exactly_in_reach(
+        self,
+        conn: sqlite3.Connection,
+        memo: FactsMemo,
+        plain: dict[int, float],
+        scores: dict[int, float],
+        on_file: Channel,
+        bar: float,
+    ) -> list[int]:
+        """Of ``plain`` (never used, never pinned: rowid -> its weighted recency), those
+        whose adjusted score reaches ``bar``. Such a memory's adjustments are its blast
+        radius, its module share and its recency, known once its files are: on a file every
+        memory names with many others, the module's largest bonus keeps nearly all of them in
+        reach by the bounds alone, and their files cost less than adjusting them all."""
+        if not plain:
+            return []
+        files = memo.files(conn, list(plain))
+        module, reached, touched = self.module(), self.reached, self.touched.keys()
+        blast_weight, module_weight = learned.weight("blast"), learned.weight("module")
+        found: list[int] = []
+        for rowid, recency in plain.items():
+            through = files[rowid] & reached
+            fan_in = max(map(self.fan_in, through)) if through else 0
+            bonus = blast_weight * W.blast_bonus(fan_in)
+            if rowid in on_file:
+                others = files[rowid] - touched
+                if others:
+                    bonus += module_weight * W.module_bonus(len(others & module) / len(others))
+            if scores[rowid] + bonus + recency >= bar - 1e-9:
+                found.append(rowid)
+        return found
 
     def adjusted(
         self, store: MemoryStore, memo: FactsMemo, items: list[Fused], timings: dict[str, float]

@@ -1,0 +1,106 @@
+"""The files most memories name are ranked ahead once the start-up indexing ends: an open of
+one publishes what it would have without that, and a memory written afterwards is shown."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+
+import pytest
+from lsprotocol import types
+
+from lsp_server.watching import DISK_CHECK_SECONDS
+from recall.genome import Genome
+from recall.ranking.fuse import DRIFT_NOTE
+from tests.lsp.session import Session
+from tests.lsp.test_progress import wait_for_end
+from tests.lsp.workspace import Workspace
+
+RANKED_AHEAD = "files most memories name ranked ahead"
+
+
+def write(ws: Workspace, summary: str, files: list[str]) -> str:
+    """A gotcha written by another process (the CLI, say)."""
+    store = ws.open_store()
+    try:
+        draft = store.prepare_memory(summary=summary, category="gotcha", files=files)
+        return store.remember(draft).id
+    finally:
+        store.close()
+
+
+def ranked_ahead(lsp: Session) -> list[str]:
+    return [m.message for m in lsp.client.log_messages if RANKED_AHEAD in m.message]
+
+
+@pytest.mark.asyncio
+async def test_a_file_ranked_ahead_publishes_its_memories_and_a_new_one(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.app_py)  # the first document starts the start-up work
+    await lsp.wait_until(lambda: ranked_ahead(lsp), seconds=30)
+    assert ranked_ahead(lsp)[0].startswith("tether: 2 files")  # src/store.py and src/app.py
+
+    await lsp.open(ws.store_py)
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+    await lsp.close(ws.store_py)
+
+    # written after the ranking ahead: the next open ranks the file again
+    new_id = write(ws, "saving twice in a tick loses the second write", ["src/store.py"])
+    await lsp.settle()  # the next message sees the memory folder changed
+    await lsp.open(ws.store_py)
+    assert sorted(d.code for d in lsp.diagnostics(ws.store_py)) == sorted([ws.gotcha, new_id])
+
+
+@pytest.mark.asyncio
+@pytest.mark.init_options({"diagnosticCategories": ["gotcha", "decision"]})
+async def test_a_file_ranked_ahead_is_ranked_again_on_a_genome_moved_since(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.app_py)
+    await lsp.wait_until(lambda: ranked_ahead(lsp), seconds=30)
+    later = "2090-01-01T00:00:00+00:00"
+    for n in range(21):  # past the spot-check's count of commits since the decision
+        ws.store_py.write_text(ws.store_py.read_text() + f"# change {n}\n")
+        subprocess.run(
+            ["git", "commit", "-qam", f"change {n}"],
+            cwd=ws.root,
+            check=True,
+            env={**os.environ, "GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later},
+        )
+    store = ws.open_store()  # a hook or the CLI refreshes the genome in another process
+    try:
+        Genome.load(ws.root, store.conn)
+    finally:
+        store.close()
+    await asyncio.sleep(DISK_CHECK_SECONDS + 0.1)
+    await lsp.settle()  # the next message follows the genome
+
+    await lsp.open(ws.store_py)
+    (shown,) = [d for d in lsp.diagnostics(ws.store_py) if d.code == ws.decision]
+    card = await lsp.hover(ws.store_py, shown.range.start.line, shown.range.start.character)
+    assert card is not None and isinstance(card.contents, types.MarkupContent)
+    assert DRIFT_NOTE in card.contents.value.replace("\\", "")  # Markdown escapes taken out
+
+
+@pytest.mark.asyncio
+@pytest.mark.init_options({"warmFiles": 0})
+async def test_nothing_is_ranked_ahead_when_turned_off(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.app_py)
+    await wait_for_end(lsp)  # the start-up indexing ended: a warm-up would start now
+    await lsp.quiet()
+    await lsp.open(ws.store_py)
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+    assert ranked_ahead(lsp) == []
+
+
+def test_the_warm_up_constants_are_pinned() -> None:
+    from lsp_server.configuration import WARM_FILES, Settings
+    from lsp_server.warm_up import WARM_GAP_SECONDS
+
+    assert WARM_FILES == 10 and Settings().warm_files == WARM_FILES
+    assert WARM_GAP_SECONDS == 0.05
