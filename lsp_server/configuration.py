@@ -61,9 +61,21 @@ WARM_FILES = 10
 open costs the most): ten take a second or two of the server's time once, in steps between
 messages, and keep little (a few hits each)."""
 
+WARM_FILES_MAX = 100
+"""The most files a server ranks ahead: each takes up to about 0.1 s of the loop on a hub file,
+so a larger count would hold messages back for minutes and keep a ranking for every file."""
+
 MAX_DOCUMENT_CHARS = 2_000_000
 """Documents larger than this get no diagnostics: generated or vendored files, where searching
 for anchors on every keystroke would cost more than a memory is worth."""
+
+
+def _warm_files(value: Any) -> int:
+    """``warmFiles``: a whole number from 0 (rank nothing ahead) to :data:`WARM_FILES_MAX`."""
+    number = count(value)
+    if number > WARM_FILES_MAX:
+        raise ValueError(f"give a whole number from 0 to {WARM_FILES_MAX}")
+    return number
 
 
 def _level(value: Any) -> str:
@@ -109,7 +121,7 @@ class Settings:
     hint_session_budget: int = setting(SESSION_BUDGET, count)
     max_document_chars: int = setting(MAX_DOCUMENT_CHARS, positive)
     index_on_start: bool = setting(True, flag)
-    warm_files: int = setting(WARM_FILES, count)
+    warm_files: int = setting(WARM_FILES, _warm_files)
     watch_workspace: bool = setting(True, flag)
     trusted_workspace: bool = setting(True, flag, only_off=True)
     """False when the editor says the workspace is not trusted (VS Code passes its workspace

@@ -173,8 +173,11 @@ class Indexer:
                 outcome = "up to date"
         finally:
             self.running.discard(str(location.base))
-        if not self.stopping and root in list(self.ls.roots):
-            self.ls.warm_up.start(root)  # on the genome just refreshed (or found up to date)
+        indexed = outcome.startswith("done") or outcome == "up to date"
+        if indexed and not self.stopping and root in list(self.ls.roots):
+            # on the genome just refreshed or found up to date; not after a cancelled or
+            # failed indexing, whose genome may be partial and nothing would clear them
+            self.ls.warm_up.start(root)
         if token is not None and not self.stopping:
             self.ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=outcome))
 

@@ -104,3 +104,20 @@ def test_the_warm_up_constants_are_pinned() -> None:
 
     assert WARM_FILES == 10 and Settings().warm_files == WARM_FILES
     assert WARM_GAP_SECONDS == 0.05
+
+
+@pytest.mark.parametrize("value", [101, 2**62])
+def test_a_warm_count_past_the_cap_is_refused_by_name(value: int) -> None:
+    from lsp_server.configuration import WARM_FILES, merge
+
+    warnings: list[str] = []
+    settings = merge([("init", {"warmFiles": value})], warnings.append)
+    assert settings.warm_files == WARM_FILES  # the default stays, nothing ranks past the cap
+    assert len(warnings) == 1 and "warmFiles" in warnings[0] and "0 to 100" in warnings[0]
+
+
+def test_the_warm_cap_is_pinned() -> None:
+    from lsp_server.configuration import WARM_FILES_MAX, merge
+
+    assert WARM_FILES_MAX == 100
+    assert merge([("init", {"warmFiles": WARM_FILES_MAX})], print).warm_files == WARM_FILES_MAX
