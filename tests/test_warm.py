@@ -8,6 +8,7 @@ the engines it started (the fixture kills any left, by the pid in its lock file)
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -28,6 +29,17 @@ GOTCHA = "login KeyError user_id: sessions from the old SSO lack user_id, fall b
 PROMPT = "Why does login raise a KeyError for user_id?"
 
 
+def held(lock: Path) -> bool:
+    """Whether a running engine still holds its lock file."""
+    with lock.open("rb") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
+
+
 @pytest.fixture
 def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A short private runtime folder (socket paths are limited to 108 bytes), the engine
@@ -38,6 +50,8 @@ def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield base
     folder = base / "tether"
     for lock in folder.glob("*.lock") if folder.is_dir() else []:
+        if not held(lock):  # the engine that wrote its pid has gone; the pid may be reused
+            continue
         text = lock.read_text().strip()
         if text.isdigit() and int(text) > 1:  # never 0: that would signal this process group
             with contextlib.suppress(ProcessLookupError):
@@ -267,12 +281,16 @@ def exited(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    return False
+    try:  # an ended engine nobody has reaped yet (a container without an init) is a zombie
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] == "Z"
 
 
 def test_an_idle_engine_exits(project: Path) -> None:
-    started = run_tether("warm", "--json", cwd=project, env={protocol.ENV_IDLE: "1"})
-    assert started.json()["idle_limit_s"] == 1
+    started = run_tether("warm", "--json", cwd=project, env={protocol.ENV_IDLE: "3"})
+    assert started.json()["idle_limit_s"] == 3
     assert wait_until(lambda: tether("warm", "--status", cwd=project).code == 1)
 
 

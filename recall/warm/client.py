@@ -147,23 +147,28 @@ def _ask(argv: list[str], where: str, read: list[bytes | None]) -> int | None:
     }
     if raw is not None:
         request["stdin"] = raw
+    deadline = time.monotonic() + ANSWER_TIMEOUT_S  # one wait for the whole exchange
     try:
         sock.settimeout(ANSWER_TIMEOUT_S)
         protocol.send(sock, request)
-        answer = protocol.receive(sock, time.monotonic() + ANSWER_TIMEOUT_S)
+        answer = protocol.receive(sock, deadline)
         if answer.get("status") == "stdin":  # the command reads its standard input
             if read[0] is None:
                 read[0] = _read_stdin() or b""
-            sock.settimeout(ANSWER_TIMEOUT_S)
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
             protocol.send(sock, {"stdin": read[0]})
-            answer = protocol.receive(sock, time.monotonic() + ANSWER_TIMEOUT_S)
+            answer = protocol.receive(sock, deadline)
     except OSError:  # refused, cut, or too slow: this process runs it
         return None
     finally:
         sock.close()
     if answer.get("status") != "done":
         return None
-    return _write_back(answer)
+    try:
+        return _write_back(answer)
+    except Exception:  # the engine ran it: running it again here would do its work twice
+        code = answer.get("code", 1)
+        return code if isinstance(code, int) else 1
 
 
 def _write_back(answer: dict[str, Any]) -> int:
