@@ -362,3 +362,37 @@ def test_an_engine_exits_when_its_code_changes(project: Path) -> None:
         os.utime(touched, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert "login KeyError" in warm.stdout
     assert wait_until(lambda: exited(pid))
+
+
+def test_a_malformed_request_leaves_the_engine_serving(project: Path) -> None:
+    assert tether("warm", cwd=project).code == 0
+    root = protocol.find_root(str(project))
+    base = protocol.private_folder(create=False)
+    assert root is not None and base is not None
+    path = protocol.socket_path(base, protocol.project_id(root, dict(os.environ)))
+    sock = protocol.connect(path, 5)
+    request = {  # what a client sends, but for its umask
+        "op": "run",
+        "protocol": protocol.PROTOCOL,
+        "code": list(protocol.code_key()),
+        "text": protocol.text_key(),
+        "argv": ["inject", "--no-record"],
+        "cwd": str(project),
+        "env": dict(os.environ),
+        "root": root,
+        "streams": [["utf-8", "strict", False]] * 3,
+        "stdin": PROMPT.encode(),
+    }
+    try:
+        protocol.send(sock, request)
+        sock.settimeout(10)
+        sock.recv(1)  # answered or dropped, never left hanging
+    finally:
+        sock.close()
+    assert tether("warm", "--status", cwd=project).code == 0  # still running
+    warm = tether("inject", "--no-record", "--file", "src/app.py", cwd=project, stdin=PROMPT)
+    cold = tether(
+        "inject", "--no-record", "--file", "src/app.py", cwd=project, stdin=PROMPT, cold=True
+    )
+    assert (warm.code, warm.stdout) == (cold.code, cold.stdout)
+    assert status(project)["requests"] == 1  # the inject above was served warm

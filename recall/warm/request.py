@@ -124,7 +124,8 @@ def run(
         sys.stdin, sys.stdout, sys.stderr, sys.argv, environ, cwd = saved
         os.environ.clear()
         os.environ.update(environ)
-        os.chdir(cwd)
+        with contextlib.suppress(OSError):  # the engine's own folder removed: restore the rest
+            os.chdir(cwd)
         os.umask(saved_mask)
         forget()
         if gc_was:
