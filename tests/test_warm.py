@@ -11,8 +11,11 @@ import contextlib
 import fcntl
 import json
 import os
+import select
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -396,3 +399,27 @@ def test_a_malformed_request_leaves_the_engine_serving(project: Path) -> None:
     )
     assert (warm.code, warm.stdout) == (cold.code, cold.stdout)
     assert status(project)["requests"] == 1  # the inject above was served warm
+
+
+def test_the_engine_keeps_no_descriptor_of_the_process_that_started_it(project: Path) -> None:
+    read_end, write_end = os.pipe()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "recall", "warm"],
+            cwd=project,
+            pass_fds=(write_end,),
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        os.close(write_end)
+        write_end = -1
+        # a wrapper waiting for the pipe to close is not held up by the engine
+        ready, _, _ = select.select([read_end], [], [], 20)
+        assert ready and os.read(read_end, 1) == b""
+        assert tether("warm", "--status", cwd=project).code == 0  # and the engine runs on
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
