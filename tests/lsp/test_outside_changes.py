@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 
 import pytest
 from lsprotocol import types
@@ -147,14 +146,7 @@ async def test_a_genome_refreshed_by_another_process_is_followed(
 
     assert DRIFT_NOTE not in await decision_receipt()
     later = "2090-01-01T00:00:00+00:00"
-    for n in range(21):
-        ws.store_py.write_text(ws.store_py.read_text() + f"# change {n}\n")
-        subprocess.run(
-            ["git", "commit", "-qam", f"change {n}"],
-            cwd=ws.root,
-            check=True,
-            env={**os.environ, "GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later},
-        )
+    ws.commit_store_changes(21, later)  # past the spot-check's count of commits since the decision
     store = ws.open_store()  # the CLI, say, in another process
     try:
         Genome.load(ws.root, store.conn)

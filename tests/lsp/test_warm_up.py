@@ -4,8 +4,6 @@ one publishes what it would have without that, and a memory written afterwards i
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 
 import pytest
 from lsprotocol import types
@@ -63,14 +61,7 @@ async def test_a_file_ranked_ahead_is_ranked_again_on_a_genome_moved_since(
     await lsp.open(ws.app_py)
     await lsp.wait_until(lambda: ranked_ahead(lsp), seconds=30)
     later = "2090-01-01T00:00:00+00:00"
-    for n in range(21):  # past the spot-check's count of commits since the decision
-        ws.store_py.write_text(ws.store_py.read_text() + f"# change {n}\n")
-        subprocess.run(
-            ["git", "commit", "-qam", f"change {n}"],
-            cwd=ws.root,
-            check=True,
-            env={**os.environ, "GIT_AUTHOR_DATE": later, "GIT_COMMITTER_DATE": later},
-        )
+    ws.commit_store_changes(21, later)  # past the spot-check's count of commits since the decision
     store = ws.open_store()  # a hook or the CLI refreshes the genome in another process
     try:
         Genome.load(ws.root, store.conn)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +49,17 @@ class Workspace:
     def open_store(self) -> MemoryStore:
         """A fresh in-process view of the project store (the server writes the same files)."""
         return MemoryStore(project_location(self.root), notice=lambda message: None)
+
+    def commit_store_changes(self, count: int, date: str) -> None:
+        """``count`` commits, each appending a line to src/store.py, dated ``date``."""
+        for n in range(count):
+            self.store_py.write_text(self.store_py.read_text() + f"# change {n}\n")
+            subprocess.run(
+                ["git", "commit", "-qam", f"change {n}"],
+                cwd=self.root,
+                check=True,
+                env={**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date},
+            )
 
 
 def build(path: Path) -> Workspace:
