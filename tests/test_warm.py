@@ -163,6 +163,29 @@ def test_warm_answers_are_the_cold_ones_and_see_every_change(project: Path) -> N
     assert tether("warm", "--stop", cwd=project).code == 0
 
 
+def test_a_quiet_memory_folder_is_not_checked_again_and_an_edit_is_still_seen(
+    project: Path,
+) -> None:
+    memories = sorted(project.joinpath(".tether/memories").glob("*.md"))
+    for path in memories:  # written long ago: no file within the index's racy window
+        os.utime(path, ns=(10**18, 10**18))
+    assert tether("warm", cwd=project).code == 0
+    inject = ("inject", "--no-record", "--file", "src/app.py", PROMPT)
+    for _ in range(3):
+        assert tether(*inject, cwd=project) == tether(*inject, cwd=project, cold=True)
+    checks = status(project)["folder_checks"]
+    assert checks["watched"] and checks["skipped"] >= 2, checks
+    path = next(p for p in memories if "login KeyError" in p.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    with path.open("r+", encoding="utf-8") as handle:  # same size, no rename, no new entry
+        handle.write(text.replace("login KeyError", "LOGIN KEYERR!"))
+    warm = tether(*inject, cwd=project)
+    assert "LOGIN KEYERR!" in warm.stdout and warm == tether(*inject, cwd=project, cold=True)
+    assert status(project)["folder_checks"]["skipped"] == checks["skipped"]
+    shown = tether("warm", "--status", cwd=project).stdout
+    assert "memory folders watched:" in shown and "checks skipped" in shown
+
+
 def test_hook_client_list_of_events_is_the_hooks_own() -> None:
     assert client.HOOK_EVENTS == EVENTS
 
@@ -363,6 +386,23 @@ def test_an_engine_exits_when_its_code_changes(project: Path) -> None:
         warm = tether("inject", "--no-record", "--file", "src/app.py", cwd=project, stdin=PROMPT)
     finally:
         os.utime(touched, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert "login KeyError" in warm.stdout
+    assert wait_until(lambda: exited(pid))
+
+
+def test_an_engine_exits_when_a_library_is_upgraded_under_it(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A distribution on the module search path changes version (its ``.dist-info`` folder
+    renamed, as pip does): the next request runs in its own process and the engine exits."""
+    libs = tmp_path / "libs"
+    (libs / "somelib-1.0.dist-info").mkdir(parents=True)
+    paths = [str(libs), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
+    assert tether("warm", cwd=project).code == 0
+    pid = status(project)["pid"]
+    (libs / "somelib-1.0.dist-info").rename(libs / "somelib-2.0.dist-info")
+    warm = tether("inject", "--no-record", "--file", "src/app.py", cwd=project, stdin=PROMPT)
     assert "login KeyError" in warm.stdout
     assert wait_until(lambda: exited(pid))
 

@@ -70,6 +70,7 @@ def _show(ctx: CommandContext, state: str, root: str, status: dict[str, Any] | N
         data["running"] = False
     else:
         keys = ("pid", "requests", "declined", "idle_s", "idle_limit_s", "uptime_s")
+        keys += ("folder_checks",)
         data.update({key: status.get(key) for key in keys})
 
     def render(console: Any) -> None:
@@ -79,6 +80,14 @@ def _show(ctx: CommandContext, state: str, root: str, status: dict[str, Any] | N
                 f" (pid {status.get('pid')}, {status.get('requests')} requests served, "
                 f"idle {status.get('idle_s')} s of {status.get('idle_limit_s')} s)"
             )
+            checks = status.get("folder_checks")
+            if isinstance(checks, dict) and checks.get("watched"):
+                line += (
+                    f"; memory folders watched: {checks.get('skipped')} checks skipped, "
+                    f"{checks.get('full')} made in full"
+                )
+            elif isinstance(checks, dict):
+                line += "; memory folders not watched: every request checks their files"
         console.print(line, markup=False, highlight=False)
 
     ctx.emit(data, render)

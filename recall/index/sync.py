@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Protocol
 
 from recall.anchors.symbols import anchors_column
 from recall.clock import format_timestamp
@@ -27,6 +28,49 @@ PathNormalizer = Callable[[str], str]
 _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
 """How file names are spelt on disk (``os.fsencode``): the bytes the names' checksum covers."""
+
+
+class FolderEvents(Protocol):
+    """What a long-lived process may know of a memory folder between two syncs (the warm
+    engine's :class:`recall.warm.folder_events.FolderEvents`)."""
+
+    def begin(self, folder: Path) -> Any | None:
+        """A look at the folder before it is checked; None when nothing is known of it."""
+
+    def quiet(self, look: Any, stored: Fingerprint) -> bool:
+        """Whether nothing changed in it since ``stored`` was last confirmed."""
+
+    def confirm(self, look: Any, fingerprint: Fingerprint) -> None:
+        """A check begun at ``look`` found the folder as ``fingerprint`` says."""
+
+
+_EVENTS: list[FolderEvents | None] = [None]
+
+
+def use_folder_events(events: FolderEvents | None) -> None:
+    """Let every later sync in this process skip its check of a folder ``events`` vouches for
+    (the warm engine's watches); None checks every folder's files again, as by default."""
+    _EVENTS[0] = events
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """This sync's look at its folder through the process's :class:`FolderEvents`."""
+
+    events: FolderEvents
+    look: Any
+
+    @classmethod
+    def of(cls, folder: Path) -> _Seen | None:
+        events = _EVENTS[0]
+        look = events.begin(folder) if events is not None else None
+        return None if events is None or look is None else cls(events, look)
+
+    def quiet(self, stored: Fingerprint) -> bool:
+        return self.events.quiet(self.look, stored)
+
+    def confirm(self, fingerprint: Fingerprint) -> None:
+        self.events.confirm(self.look, fingerprint)
 
 
 @dataclass
@@ -191,7 +235,12 @@ def sync(
     """
     report = SyncReport()
     stored = stored_fingerprint(conn)
+    seen = _Seen.of(folder.path)
+    if stored is not None and seen is not None and seen.quiet(stored):
+        return report
     if stored is not None and _unchanged(conn, folder, stored):
+        if seen is not None:
+            seen.confirm(stored)
         return report
     with lock() if lock is not None else contextlib.nullcontext():
         stamp = listing.folder_stamp(folder.path)  # before the listing it stands for
@@ -220,6 +269,8 @@ def sync(
             raise
         if kept is not None:
             listing.confirm(conn, kept, RACY_WINDOW_NS)
+    if seen is not None and not racy:
+        seen.confirm(current)
     return report
 
 

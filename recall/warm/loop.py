@@ -66,6 +66,15 @@ def _warm_up(engine: Engine) -> None:
     import recall.hooks.events  # noqa: F401 - the hooks' own modules, loaded before they are asked
 
 
+def _watch_folders(engine: Engine) -> None:
+    """Watch the memory folders the requests sync, from before the warm-up's own sync."""
+    from recall.index import sync
+    from recall.warm.folder_events import FolderEvents
+
+    engine.folder_events = FolderEvents.create()
+    sync.use_folder_events(engine.folder_events)
+
+
 def serve(root: str) -> int:
     """Run the engine of ``root`` until it has a reason to exit; the exit code."""
     base = protocol.private_folder(create=True)
@@ -78,6 +87,7 @@ def serve(root: str) -> int:
     os.chdir(root)  # never a folder that may be removed under it
     path = protocol.socket_path(base, ident)
     engine = Engine(root)
+    _watch_folders(engine)
     _warm_up(engine)
     listener = _bind(path)
     st = os.lstat(path)

@@ -14,6 +14,7 @@ on ``tether warm --stop``. It holds a lock for its whole life, so one project ne
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any, Final
@@ -48,8 +49,9 @@ def idle_limit() -> float:
 
 def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
     """Every file of the installed package (modules and the data files they read, such as
-    the shipped weights) with its modification time and size: an engine whose code changed
-    under it exits rather than answer with the old code."""
+    the shipped weights) with its modification time and size, and every installed
+    distribution on the module search path (:func:`installed_distributions`): an engine whose
+    code or libraries changed under it exits rather than answer with the old ones."""
     package = Path(__file__).resolve().parent.parent
     found: list[tuple[str, int, int]] = []
     stack = [str(package)]
@@ -61,7 +63,26 @@ def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
                 elif entry.is_file(follow_symlinks=False):
                     st = entry.stat()
                     found.append((entry.path, st.st_mtime_ns, st.st_size))
+    found.extend((name, 0, 0) for name in installed_distributions())
     return tuple(sorted(found))
+
+
+def installed_distributions() -> list[str]:
+    """The ``NAME-VERSION.dist-info`` (or ``.egg-info``) entries of every folder on the module
+    search path: an upgrade, a downgrade or a removal of any library renames or drops one. One
+    listing per folder, nothing read."""
+    found: list[str] = []
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:  # a zip file, a folder that does not exist
+            continue
+        found.extend(
+            os.path.join(entry, name)
+            for name in names
+            if name.endswith((".dist-info", ".egg-info"))
+        )
+    return found
 
 
 class Engine:
@@ -79,6 +100,8 @@ class Engine:
         self.declined = 0
         self.stopping = False
         self.socket_id: tuple[int, int] | None = None
+        self.folder_events: Any = None
+        """The watches on the memory folders (:mod:`recall.warm.folder_events`), if any."""
 
     def gone(self, socket_path: str) -> str | None:
         """Why this engine should exit now, or None."""
@@ -131,8 +154,16 @@ class Engine:
             "idle_s": round(time.monotonic() - self.last, 1),
             "idle_limit_s": idle_limit(),
             "uptime_s": round(time.time() - self.started, 1),
+            "folder_checks": self._folder_checks(),
             "protocol": protocol.PROTOCOL,
         }
+
+    def _folder_checks(self) -> dict[str, Any]:
+        events = self.folder_events
+        if events is None:
+            return {"watched": False, "full": None, "skipped": None}
+        full = events.looks - events.skipped
+        return {"watched": True, "full": full, "skipped": events.skipped}
 
 
 def _acted_on(request: dict[str, Any]) -> str | None:
