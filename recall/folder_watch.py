@@ -7,10 +7,12 @@ and a listing while that mtime is too recent to trust. The folder's change time 
 well: its mtime can be set back after a file was added (``touch -r``, ``rsync -a``, ``cp -a``,
 ``tar x``), which moves the change time, and that one cannot be set back.
 
-Limit: a file rewritten in place (not renamed into the folder) changes neither time of the
-folder, so a look does not see it. Clients that send ``workspace/didChangeWatchedFiles`` report
-such edits (``force``); for the others, the edit is seen when the folder next changes or the
-store next syncs (each recall a CLI or hook runs does).
+A file rewritten in place (not renamed into the folder) changes neither time of the folder.
+Where the folder can be watched with inotify (:mod:`recall.folder_events`: Linux, a local file
+system) the watch reports such a write, and the look counts it. Elsewhere a look does not see
+it: clients that send ``workspace/didChangeWatchedFiles`` report such edits (``force``); for
+the others, the edit is seen when the folder next changes or the store next syncs (each recall
+a CLI or hook runs does).
 """
 
 from __future__ import annotations
@@ -97,10 +99,19 @@ class FolderWatch:
     """The last look at each store's memory folder, and what changed since."""
 
     def __init__(self, stores: Iterable[MemoryStore] = ()) -> None:
+        from recall.folder_events import FolderEvents
+
         self._seen: dict[Path, FolderLook] = {}
+        self._events = FolderEvents.create()
+        self._generations: dict[Path, int | None] = {}
+        """Each folder's watch generation at the last look (None: not watched)."""
         for store in stores:
             folder = store.location.memories_dir
+            self._generations[folder] = self._generation(folder)
             self._seen[folder] = look(folder)
+
+    def _generation(self, folder: Path) -> int | None:
+        return self._events.generation(folder) if self._events is not None else None
 
     def changes(self, stores: Iterable[MemoryStore], *, force: bool = False) -> list[FolderChange]:
         """The stores whose folder changed since the last look (every store with ``force``, a
@@ -109,10 +120,13 @@ class FolderWatch:
         changed: list[FolderChange] = []
         for store in stores:
             folder = store.location.memories_dir
+            generation = self._generation(folder)  # before the look: a write between counts
+            written = generation != self._generations.get(folder, generation)
+            self._generations[folder] = generation
             before = self._seen.get(folder)
             now = look(folder, before)
             self._seen[folder] = now
-            if before is None or (not now.differs(before) and not force):
+            if before is None or (not now.differs(before) and not force and not written):
                 continue
             changed.append(FolderChange(store, appeared=not before.exists and now.exists))
         return changed

@@ -1,4 +1,4 @@
-"""recall.warm.folder_events: the warm engine's inotify watches on memory folders, on real
+"""recall.folder_events: inotify watches on memory folders, on real
 folders and real stores (the kernel's own events; nothing simulated but the clock and an
 overflow, which no test can make the kernel produce on demand)."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import OpenStore, remember
 
+from recall import folder_events
+from recall.folder_events import FULL_CHECK_EVERY_S, LOCAL_FILESYSTEMS, FolderEvents
 from recall.index import sync
 from recall.index.sync import Fingerprint
-from recall.warm import folder_events
-from recall.warm.folder_events import FULL_CHECK_EVERY_S, LOCAL_FILESYSTEMS, FolderEvents
 
 STORED = Fingerprint(3, 30, 300, 3000)
 
@@ -142,6 +142,15 @@ def test_a_lost_queue_makes_every_folder_check(
     events.note(0x4000, -1)  # IN_Q_OVERFLOW, as the kernel reports it
     assert not is_quiet(events, folder)
     assert not is_quiet(events, second)
+    # the lost events may have said a watch ended: here the kernel's watch is dropped and its
+    # last event lost with the queue; each watch is started anew, and works
+    events._inotify.rm_watch(events._folders[str(folder)].wd)
+    events._inotify.read(timeout=0)
+    events.note(0x4000, -1)
+    confirmed(events, folder)
+    assert is_quiet(events, folder)
+    rewrite_in_place(folder)
+    assert not is_quiet(events, folder)
 
 
 def test_a_quiet_folder_is_checked_in_full_after_a_while(

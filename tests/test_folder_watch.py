@@ -7,8 +7,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import OpenStore, remember
 
+from recall import folder_watch
+from recall.folder_events import FolderEvents
 from recall.folder_watch import RACY_NS, FolderWatch, look
 
 
@@ -112,3 +115,41 @@ def test_a_write_hidden_in_the_racy_window_is_seen_when_the_folder_settles(
     sleep_until_settled(folder)
     assert [c.store for c in watch.changes([store])] == [store]
     assert watch.changes([store]) == []
+
+
+def test_a_file_rewritten_in_place_is_seen_where_the_folder_is_watched(
+    open_store: Callable[..., OpenStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same size, no rename, the folder's times trusted (no listing): only the inotify watch
+    can tell."""
+    monkeypatch.setattr(folder_watch, "RACY_NS", 0)
+    store = open_store().store
+    remember(store, "Cache keyed by tenant")
+    watch = FolderWatch([store])
+    if watch._events is None:
+        pytest.skip("inotify is not available on this system")
+    assert watch.changes([store]) == []
+    path = next(store.location.memories_dir.glob("*.md"))
+    text = path.read_text(encoding="utf-8")
+    with path.open("r+", encoding="utf-8") as handle:
+        handle.write(text.replace("keyed by tenant", "KEYED BY TENANT"))
+    assert [c.store for c in watch.changes([store])] == [store]
+    assert watch.changes([store]) == []
+
+
+def test_a_folder_watched_anew_never_repeats_an_old_generation(tmp_path: Path) -> None:
+    events = FolderEvents.create()
+    if events is None:
+        pytest.skip("inotify is not available on this system")
+    folder = tmp_path / "memories"
+    folder.mkdir()
+    seen = [events.generation(folder)]
+    for _ in range(3):
+        folder.rmdir()
+        folder.mkdir()
+        seen.append(events.generation(folder))
+        (folder / "a.md").write_text("x\n", encoding="utf-8")
+        seen.append(events.generation(folder))
+        (folder / "a.md").unlink()
+    assert None not in seen and len(set(seen)) == len(seen)
+    events.close()

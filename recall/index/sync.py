@@ -32,7 +32,7 @@ _FS_ERRORS = sys.getfilesystemencodeerrors()
 
 class FolderEvents(Protocol):
     """What a long-lived process may know of a memory folder between two syncs (the warm
-    engine's :class:`recall.warm.folder_events.FolderEvents`)."""
+    engine's :class:`recall.folder_events.FolderEvents`)."""
 
     def begin(self, folder: Path) -> Any | None:
         """A look at the folder before it is checked; None when nothing is known of it."""

@@ -68,8 +68,8 @@ def _warm_up(engine: Engine) -> None:
 
 def _watch_folders(engine: Engine) -> None:
     """Watch the memory folders the requests sync, from before the warm-up's own sync."""
+    from recall.folder_events import FolderEvents
     from recall.index import sync
-    from recall.warm.folder_events import FolderEvents
 
     engine.folder_events = FolderEvents.create()
     sync.use_folder_events(engine.folder_events)

@@ -63,25 +63,30 @@ def code_fingerprint() -> tuple[tuple[str, int, int], ...]:
                 elif entry.is_file(follow_symlinks=False):
                     st = entry.stat()
                     found.append((entry.path, st.st_mtime_ns, st.st_size))
-    found.extend((name, 0, 0) for name in installed_distributions())
+    found.extend(installed_distributions(SEARCH_PATH))
     return tuple(sorted(found))
 
 
-def installed_distributions() -> list[str]:
-    """The ``NAME-VERSION.dist-info`` (or ``.egg-info``) entries of every folder on the module
-    search path: an upgrade, a downgrade or a removal of any library renames or drops one. One
-    listing per folder, nothing read."""
-    found: list[str] = []
-    for entry in sys.path:
+SEARCH_PATH: Final = tuple(sys.path)
+"""The module search path as the engine started with it: a library that changes ``sys.path``
+when imported later must not look like an installation changed."""
+
+
+def installed_distributions(search_path: tuple[str, ...]) -> list[tuple[str, int, int]]:
+    """The ``NAME-VERSION.dist-info`` (or ``.egg-info``) entries of every folder on
+    ``search_path``, each with its inode: an upgrade, a downgrade, a removal or a reinstall of
+    the same version renames, drops or makes anew one. One listing per folder, nothing read."""
+    found: list[tuple[str, int, int]] = []
+    for entry in search_path:
         try:
-            names = os.listdir(entry or ".")
+            with os.scandir(entry or ".") as entries:
+                found.extend(
+                    (item.path, item.inode(), 0)
+                    for item in entries
+                    if item.name.endswith((".dist-info", ".egg-info"))
+                )
         except OSError:  # a zip file, a folder that does not exist
             continue
-        found.extend(
-            os.path.join(entry, name)
-            for name in names
-            if name.endswith((".dist-info", ".egg-info"))
-        )
     return found
 
 
@@ -101,7 +106,7 @@ class Engine:
         self.stopping = False
         self.socket_id: tuple[int, int] | None = None
         self.folder_events: Any = None
-        """The watches on the memory folders (:mod:`recall.warm.folder_events`), if any."""
+        """The watches on the memory folders (:mod:`recall.folder_events`), if any."""
 
     def gone(self, socket_path: str) -> str | None:
         """Why this engine should exit now, or None."""

@@ -3,6 +3,7 @@ every bad argument answered with a tool error that says what to do."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from conftest import make_repo, run_tether
 
 from mcp_server.tools import TOOL_NAMES
+from recall.folder_watch import RACY_NS
 from recall.locations import project_location
 from recall.policy.usage import counters
 from recall.store import MemoryStore
@@ -322,6 +324,24 @@ async def test_other_writers_are_seen_both_ways(repo: Path) -> None:
         theirs = done.json()["id"]
         seen = await call(client, "memory_list", file="src/app.py")
         assert sorted(m["id"] for m in seen["memories"]) == sorted([mine["id"], theirs])
+
+
+async def test_a_memory_file_rewritten_in_place_is_seen(repo: Path) -> None:
+    """An edit that changes neither the folder's times nor the file's size (an agent's editing
+    tool writing in place), once the folder's times are trusted again: the inotify watch sees
+    it where the folder's times cannot."""
+    async with mcp_client(repo) as client:
+        mine = await call(
+            client, "memory_write", summary="cache keyed by tenant", category="gotcha", files=["a"]
+        )
+        await asyncio.sleep(RACY_NS / 1e9 + 0.2)
+        await call(client, "memory_get", id=mine["id"])  # the folder's times now trusted
+        path = next((repo / ".tether" / "memories").glob("*.md"))
+        text = path.read_text(encoding="utf-8")
+        with path.open("r+", encoding="utf-8") as handle:
+            handle.write(text.replace("keyed by tenant", "KEYED BY TENANT"))
+        got = await call(client, "memory_get", id=mine["id"])
+        assert got["summary"] == "cache KEYED BY TENANT"
 
 
 async def test_outside_a_repository_the_global_store_still_works(tmp_path: Path) -> None:

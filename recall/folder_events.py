@@ -1,23 +1,28 @@
-"""The memory folders a warm engine serves, watched with inotify: whether any file in one may
-have changed since its files were last checked, so a request can skip checking them again.
+"""Memory folders watched with inotify: whether any file in one may have changed since a given
+moment, for the long-lived processes (the warm engine, the language server, the MCP server).
 
 A one-shot process confirms its store is as indexed by one ``lstat`` per memory file (30,000
-of them at 30k memories: most of a warm request's time). The engine asks the kernel instead:
-a watch on the folder reports every entry created, deleted, renamed, written or touched in it,
-and a folder from which nothing was reported since a check that found it as indexed is as
-indexed now. Each watch is added before the check it stands behind, so a write during that
-check is reported and makes the next request check again.
+of them at 30k memories: most of a warm request's time), and a long-lived one looking only at
+the folder's own times misses a file rewritten in place. A watch on the folder reports every
+entry created, deleted, renamed, written or touched in it. Two uses:
+
+* the warm engine's syncs (:meth:`FolderEvents.begin`, :meth:`~FolderEvents.quiet`,
+  :meth:`~FolderEvents.confirm`): a folder from which nothing was reported since a check that
+  found it as indexed is as indexed now, so the request skips the check. Each watch is added
+  before the check it stands behind, so a write during that check is reported and makes the
+  next request check again; and a watch only vouches for the index fingerprint it confirmed,
+  so another process that rebuilt or changed the index makes the next request check;
+* the servers' look between messages (:meth:`FolderEvents.generation`, used by
+  :mod:`recall.folder_watch`): a folder whose generation moved was written to, in place too.
 
 What a watch cannot see, and how each is covered:
 
 * a file system whose writes may come from elsewhere (a network or user-space mount): no watch
-  is kept there, every request checks the files (:data:`LOCAL_FILESYSTEMS`);
+  is kept there (:data:`LOCAL_FILESYSTEMS`), and the files are checked as without inotify;
 * a write through another name of the same file (a hard link from outside the folder) or
-  through a memory map: seen at the next full check, at most :data:`FULL_CHECK_EVERY_S` later;
-* an overflowing event queue, a folder removed, moved or replaced: the folder is checked again.
-
-The index is consulted as well: a watch only ever vouches for the fingerprint it confirmed, so
-another process that rebuilt or changed the index makes the next request check the files.
+  through a memory map: the engine sees it at its next full check, at most
+  :data:`FULL_CHECK_EVERY_S` later;
+* an overflowing event queue, a folder removed, moved or replaced: the folder counts as changed.
 """
 
 from __future__ import annotations
@@ -74,12 +79,13 @@ _WATCH_ENDED: Final = 0x400 | 0x800 | 0x2000 | 0x8000  # deleted, moved, unmount
 
 @dataclass
 class _Watched:
-    """One watched folder: its watch, which folder it is, how many event batches have named
-    it, and the fingerprint last confirmed with the generation it was confirmed at."""
+    """One watched folder: its watch, which folder it is, the serial of the last event that
+    named it (or of its watch's start), and the fingerprint last confirmed with the generation
+    it was confirmed at."""
 
     wd: int
     ident: tuple[int, int]
-    generation: int = 0
+    generation: int
     ended: bool = False
     confirmed: tuple[Any, int, float] | None = None
 
@@ -94,13 +100,19 @@ class Look:
 
 
 class FolderEvents:
-    """inotify watches on the memory folders the engine's requests sync; see the module."""
+    """inotify watches on memory folders, one instance per process or server; see the module."""
 
     def __init__(self, inotify: Any) -> None:
         self._inotify = inotify
         self._folders: dict[str, _Watched] = {}
         self._keys: dict[int, set[str]] = {}
         """The folders each watch stands for: two paths to one folder share the kernel's watch."""
+        self._unwatchable: dict[str, tuple[int, int]] = {}
+        """Folders found not watchable, by the identity they had then (another folder at the
+        same path is asked about again)."""
+        self._serial = 0
+        """Counts watches started and events taken: a generation is never given twice, so a
+        folder watched anew never looks as it was under its old watch."""
         self.skipped = 0
         """Checks skipped because the folder was quiet (shown by ``tether warm --status``)."""
         self.looks = 0
@@ -109,7 +121,7 @@ class FolderEvents:
     @classmethod
     def create(cls) -> FolderEvents | None:
         """A watcher, or None where inotify is not to be had (another system, no instances
-        left): the engine then checks the files on every request."""
+        left): the files are then checked as without it."""
         try:
             from inotify_simple import INotify
 
@@ -128,6 +140,20 @@ class FolderEvents:
         not yet watched; None when it cannot be watched (missing, remote, out of watches)."""
         self._drain()
         key = os.fspath(folder)
+        watched = self._watched(key)
+        if watched is None:
+            return None
+        self.looks += 1
+        return Look(key, watched.generation, watched)
+
+    def generation(self, folder: Path) -> int | None:
+        """A number that moves whenever anything in ``folder`` may have changed (its first
+        call starts the watch); None when it cannot be watched, so its changes are unknown."""
+        self._drain()
+        watched = self._watched(os.fspath(folder))
+        return None if watched is None else watched.generation
+
+    def _watched(self, key: str) -> _Watched | None:
         try:
             st = os.stat(key)
         except OSError:
@@ -135,11 +161,12 @@ class FolderEvents:
         ident = (st.st_dev, st.st_ino)
         watched = self._folders.get(key)
         if watched is None or watched.ended or watched.ident != ident:
+            if self._unwatchable.get(key) == ident:  # asked before: no mount table read again
+                return None
             watched = self._watch(key, ident)
             if watched is None:
-                return None
-        self.looks += 1
-        return Look(key, watched.generation, watched)
+                self._unwatchable[key] = ident
+        return watched
 
     def quiet(self, look: Look, stored: Any) -> bool:
         """Whether the folder is as it was when ``stored`` (the index's fingerprint of it) was
@@ -171,7 +198,8 @@ class FolderEvents:
             wd = self._inotify.add_watch(key, _MASK)
         except OSError:
             return None
-        watched = _Watched(wd, ident)
+        self._serial += 1
+        watched = _Watched(wd, ident, self._serial)
         self._folders[key] = watched
         self._keys.setdefault(wd, set()).add(key)
         return watched
@@ -201,16 +229,22 @@ class FolderEvents:
     def note(self, mask: int, wd: int | None) -> None:
         """Take one event into account (public for the tests, which feed the kernel's own
         masks): a folder it names has changed; an overflow means every folder may have."""
+        self._serial += 1
         if mask & _Q_OVERFLOW or wd is None:
+            # the lost events may have said a watch ended (its folder removed, and perhaps made
+            # again with the same inode number): every watch is started anew
             for watched in self._folders.values():
-                watched.generation += 1
+                watched.generation = self._serial
                 watched.confirmed = None
+                watched.ended = True
+            for key, watched in list(self._folders.items()):
+                self._forget(watched.wd, key)
             return
         for key in list(self._keys.get(wd, ())):
             watched = self._folders.get(key)
             if watched is None or watched.wd != wd:
                 continue
-            watched.generation += 1
+            watched.generation = self._serial
             if mask & _WATCH_ENDED:
                 watched.ended = True
                 watched.confirmed = None
@@ -219,24 +253,31 @@ class FolderEvents:
 
 def filesystem_type(path: str) -> str | None:
     """The type of the file system ``path`` is on (``ext4``, ``nfs``...), from the mount
-    table: the mount whose point is the longest prefix of the path's real location."""
+    table: of the mounts whose point is a prefix of the path's real location, the longest one
+    of its device where there is one (a mount hidden under a later one over a parent folder
+    keeps its line), else the longest one (btrfs gives its subvolumes devices of their own)."""
     real = os.path.realpath(path)
-    best: tuple[int, str] | None = None
     try:
+        st = os.stat(real)
         with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as table:
             lines = table.read().splitlines()
     except OSError:
         return None
+    device = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    best: dict[bool, tuple[int, str]] = {}
     for line in lines:
         head, sep, tail = line.partition(" - ")
         fields = head.split()
         if not sep or len(fields) < 5 or not tail:
             continue
         point = _unescape(fields[4])
-        inside = real == point or real.startswith(point.rstrip("/") + "/")
-        if inside and (best is None or len(point) >= best[0]):
-            best = (len(point), tail.split()[0])  # a later mount over the same point wins
-    return best[1] if best is not None else None
+        if real != point and not real.startswith(point.rstrip("/") + "/"):
+            continue
+        ours = fields[2] == device
+        if ours not in best or len(point) >= best[ours][0]:  # a later mount on a point wins
+            best[ours] = (len(point), tail.split()[0])
+    found = best.get(True) or best.get(False)
+    return found[1] if found is not None else None
 
 
 def _unescape(field: str) -> str:
