@@ -15,7 +15,9 @@ shows; the time from spawn to that end is reported), then on each hub file times
 A request follows every open and keystroke, so no work spills into the next timing.
 
 The document is the replayed file padded with made-up C to a hub file's size, so the text a
-publish reads is as long as a real one. Imported commits carry no anchor, so each hub file also
+publish reads is as long as a real one; it is written to the working tree before any server
+starts, since an editor opens a file as it is on disk (and the warm-up parses that). Imported
+commits carry no anchor, so each hub file also
 gets two gotchas written with ``tether remember --anchor``: one on a function defined near the
 end of the document, one on a line range; every publish places them in the current text.
 
@@ -111,7 +113,7 @@ def document(repo: Path, path: str, lines: int) -> str:
             "}",
         ]
         number += 1
-    return text + "\n".join(body) + "\n"
+    return text + "\n".join(body) + "\n" if body else text  # written back: padded once
 
 
 def helper_name(path: str, number: int) -> str:
@@ -429,6 +431,8 @@ def run(
     hubs, warmup = ranked[:files], ranked[files][0]
     write_anchored(h, [p for p, _ in hubs])
     texts = {p: document(h.repo, p, DOC_LINES) for p, _ in ranked}
+    for path, text in texts.items():  # as the editor opens it (a kept history has it already)
+        (h.repo / path).write_bytes(text.encode("utf-8"))
     log(f"{history}: hub files {', '.join(p for p, _ in hubs)}; first open on {warmup}")
     paths = [p for p, _ in hubs]
     measured_tether = measure(

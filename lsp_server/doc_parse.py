@@ -66,10 +66,16 @@ class DocumentParse:
 
 def parse_of(doc: DocState, text: str) -> DocumentParse:
     """The definitions of ``doc`` holding ``text``: the kept parse when it is of this text
-    (carried through edits or not), else a parse of the text, kept."""
+    (carried through edits or not), else the warm-up's parse of the file on disk when the
+    document holds that text (:mod:`lsp_server.warm_up`), else a parse of the text, kept."""
     kept = doc.parse
     if kept is not None and (kept.text is text or kept.text == text):
         return kept
+    # taken whether it matches or not: a file opened is parsed from then on with its document
+    ahead = doc.root.parsed_ahead.pop(doc.rel, None)
+    if ahead is not None and ahead.text == text:
+        doc.parse = ahead
+        return ahead
     fresh = DocumentParse(text, grammar_definitions(doc.rel, text))
     doc.parse = fresh
     return fresh

@@ -12,6 +12,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsp_server.configuration import Settings
 from recall.containment import UnsafeStore
@@ -25,6 +26,9 @@ from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree
 from recall.ranking.query import TOUCH_KINDS
 from recall.service import build_recaller
 from recall.store import MemoryStore
+
+if TYPE_CHECKING:
+    from lsp_server.doc_parse import DocumentParse
 
 Notice = Callable[[str], None]
 
@@ -55,6 +59,9 @@ class Root:
         self.category_counts: dict[Path, tuple[str, Counter[str]]] = {}
         """Active memories per category in each store (by memory folder), with the state of
         its memories table they were counted in (``recall.index.rows.index_stamp``)."""
+        self.parsed_ahead: dict[str, DocumentParse] = {}
+        """Parses of files as they are on disk, made by the warm-up for their first open, by
+        path (:mod:`lsp_server.warm_up`); the open that finds its text here takes it."""
         self.touched: dict[str, str] = {}
         self.edited_since_turn = False
         self.acted_this_turn: set[str] = set()

@@ -71,11 +71,12 @@ def cut_crowded(
     facts: StoreFacts,
     found: dict[str, Channel],
     neighbour_paths: list[str],
+    names: tuple[str, ...] = ("file", "cochange"),
 ) -> Crowding:
-    """Cut the ``file`` and ``cochange`` channels of ``found`` (in place) that hold more than
-    ``W.FILE_CANDIDATES_MAX`` memories. Co-change is not built best first: it is ordered by
-    what each memory adds to a score before the cut (:func:`best_first`)."""
-    crowding = Crowding({}, {name: found[name] for name in ("file", "cochange")})
+    """Cut the channels ``names`` (``file``, ``cochange``) of ``found`` (in place) that hold
+    more than ``W.FILE_CANDIDATES_MAX`` memories. Co-change is not built best first: it is
+    ordered by what each memory adds to a score before the cut (:func:`best_first`)."""
+    crowding = Crowding({}, {name: found[name] for name in names})
     for name, channel in crowding.whole.items():
         if len(channel) <= W.FILE_CANDIDATES_MAX:
             continue

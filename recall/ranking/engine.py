@@ -22,7 +22,7 @@ from recall.ranking import collector, crowded, hashbag, query_words
 from recall.ranking import file_channels as fc
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
-from recall.ranking.adjust import Adjuster
+from recall.ranking.adjust import Adjuster, adjust_reach, kth_best
 from recall.ranking.drift_counts import DriftCounts
 from recall.ranking.hits import (
     Candidate,
@@ -247,11 +247,37 @@ class Recaller:
             "file",
             lambda: self._moved_symbols(conn, facts, adjuster.touched, aliases, found["file"]),
         )
-        found["cochange"] = self._timed(
-            timings, "cochange", lambda: fc.cochange(conn, neighbours, found["file"], facts.memo)
-        )
+        # Without a prompt only the file channels rank; co-change's memories may then never
+        # reach the shown ones, which the file channel's alone tell (see below).
+        only_files = not (prepared.words or prepared.grams or self._semantic_asked(prepared))
+        defer = only_files and bool(neighbours)
+        if not defer:
+            found["cochange"] = self._timed(
+                timings,
+                "cochange",
+                lambda: fc.cochange(conn, neighbours, found["file"], facts.memo),
+            )
+        else:
+            found["cochange"] = {}
         crowding = crowded.cut_crowded(conn, facts, found, [hit.path for hit in neighbours])
         cuts.update({(id(store), name): cut for name, cut in crowding.cuts.items()})
+        if defer:
+            on_file = {"file": found["file"]} if found["file"] else {}
+            first = adjuster.finish(store, facts.memo, on_file, timings, limit)
+            # The k-th best of the file channel's memories can only rise with more memories,
+            # and co-change adds memories no other channel holds, each at most this bound
+            # and what the adjustments add: past the bar, they cannot be among the shown.
+            reach = fc.cochange_bound(neighbours) + adjust_reach()
+            if reach < kth_best(first, limit) - 1e-9:
+                return first
+            whole = crowding.whole["file"]  # a memory cut from it is still no co-change hit
+            found["cochange"] = self._timed(
+                timings, "cochange", lambda: fc.cochange(conn, neighbours, whole, facts.memo)
+            )
+            late = crowded.cut_crowded(
+                conn, facts, found, [hit.path for hit in neighbours], ("cochange",)
+            )
+            cuts.update({(id(store), name): cut for name, cut in late.cuts.items()})
         near = set(found["file"]) | set(found["cochange"])
         inactive = facts.inactive
         if prepared.words:
@@ -293,13 +319,18 @@ class Recaller:
                     phrases=facts.phrases,
                 ),
             )
-        if (prepared.sparse or prepared.vector is not None) and store.exists:
+        if self._semantic_asked(prepared) and store.exists:
             found["semantic"] = self._timed(
                 timings, "semantic", lambda: ch.semantic(self._similar_or_none(store, prepared))
             )
         crowding.restore(found)
         channels = {name: channel for name, channel in found.items() if channel}
         return adjuster.finish(store, facts.memo, channels, timings, limit)
+
+    @staticmethod
+    def _semantic_asked(prepared: Prepared) -> bool:
+        """Whether the query asks the semantic channel (a prompt embedded)."""
+        return bool(prepared.sparse) or prepared.vector is not None
 
     def _file_channel(
         self,

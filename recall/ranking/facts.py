@@ -15,6 +15,7 @@ import math
 import sqlite3
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Final, NamedTuple
 
 from recall.clock import parse_timestamp
@@ -30,9 +31,15 @@ def moment(stamp: str | None) -> float | None:
     if not stamp:
         return None
     try:
-        return parse_timestamp(stamp).timestamp()
-    except BadInput:
-        return None
+        # the form memories are written in, read as parse_timestamp reads it ("Z" and a
+        # naive time as UTC) without its clean-up: a hub file's first touch reads thousands
+        parsed = datetime.fromisoformat(stamp)
+    except ValueError:
+        try:  # spaces around it, say
+            return parse_timestamp(stamp).timestamp()
+        except BadInput:
+            return None
+    return (parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)).timestamp()
 
 
 # Static and Owner are named tuples: a hub file's first touch builds one of each for every

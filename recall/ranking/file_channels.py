@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from recall.clock import now, parse_timestamp
 from recall.errors import BadInput
+from recall.ranking import learned
 from recall.ranking import weights as W
 from recall.ranking.channels import Channel, Evidence, ranked
 from recall.ranking.facts import FactsMemo, Owner
@@ -94,8 +95,11 @@ def files_channel(
                     origin[rowid] = max(origin.get(rowid, 0.0), bonus)
     result: dict[int, tuple[float, float, str, float]] = {}
     for rowid, hits in scored.items():
-        hits.sort(reverse=True)
-        magnitude = W.combine_file_hits([m for m, _ in hits]) + origin.get(rowid, 0.0)
+        if len(hits) == 1:  # one touched file: its magnitude, as combining one hit gives it
+            magnitude = hits[0][0] + origin.get(rowid, 0.0)
+        else:
+            hits.sort(reverse=True)
+            magnitude = W.combine_file_hits([m for m, _ in hits]) + origin.get(rowid, 0.0)
         magnitude += newest.get(rowid, 0.0)
         result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
     return ranked(result, ties)
@@ -212,6 +216,21 @@ def cochange_neighbours(
         if len(picked) >= W.NEIGHBOURS_TOTAL:
             break
     return picked
+
+
+def cochange_bound(hits: Sequence[NeighbourHit]) -> float:
+    """The most fusion can give a memory that only the co-change channel over ``hits`` puts
+    forward (its rank credit and magnitude as :func:`recall.ranking.fuse.fused_scores` adds
+    them, at the best rank its neighbour allows), whatever the memory: known before any
+    memory on those files is read. 0 without neighbours."""
+    weight = W.CHANNEL_WEIGHTS["cochange"]
+    rank_factor, magnitude_factor = learned.weight("cochange_rank"), learned.weight("cochange")
+    best = 0.0
+    for order, hit in enumerate(hits):
+        credit = max(0.0, weight * W.rrf(W.COCHANGE_RRF_RANK + order) * rank_factor)
+        magnitude = max(0.0, W.cochange_magnitude(hit.confidence, hit.support) * magnitude_factor)
+        best = max(best, credit + magnitude)
+    return best
 
 
 def cochange(

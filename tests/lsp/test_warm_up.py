@@ -1,16 +1,25 @@
 """The files most memories name are ranked ahead once the start-up indexing ends: an open of
-one publishes what it would have without that, and a memory written afterwards is shown."""
+one publishes what it would have without that, and a memory written afterwards is shown. The
+ones whose memories anchor a symbol are parsed as they are on disk, and an open of that text
+places on that parse."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 from lsprotocol import types
 
+from lsp_server.doc_parse import parse_of
+from lsp_server.documents import DocState
+from lsp_server.roots import Root
+from lsp_server.warm_up import needs_parse, parse_ahead
 from lsp_server.watching import DISK_CHECK_SECONDS
 from recall.genome import Genome
+from recall.locations import project_location
 from recall.ranking.fuse import DRIFT_NOTE
+from recall.ranking.query import RecallQuery, Touch
 from tests.lsp.session import Session
 from tests.lsp.test_progress import wait_for_end
 from tests.lsp.workspace import Workspace
@@ -40,9 +49,12 @@ async def test_a_file_ranked_ahead_publishes_its_memories_and_a_new_one(
     await lsp.open(ws.app_py)  # the first document starts the start-up work
     await lsp.wait_until(lambda: ranked_ahead(lsp), seconds=30)
     assert ranked_ahead(lsp)[0].startswith("tether: 2 files")  # src/store.py and src/app.py
+    assert ranked_ahead(lsp)[0].endswith(", 1 of them parsed")  # the anchored gotcha's file
 
     await lsp.open(ws.store_py)
     assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+    (shown,) = lsp.diagnostics(ws.store_py)
+    assert shown.range.start.line == 7  # on ``save_session``'s definition, as parsed ahead
     await lsp.close(ws.store_py)
 
     # written after the ranking ahead: the next open ranks the file again
@@ -112,3 +124,39 @@ def test_the_warm_cap_is_pinned() -> None:
 
     assert WARM_FILES_MAX == 100
     assert merge([("init", {"warmFiles": WARM_FILES_MAX})], print).warm_files == WARM_FILES_MAX
+
+
+def open_hits(root: Root, rel: str) -> bool:
+    """Whether the hits an open of ``rel`` ranks may ask for the document's parse."""
+    query = RecallQuery((Touch(rel, "open"),), None, limit=6)
+    return needs_parse(root.recaller().recall(query).hits)
+
+
+def test_the_parse_made_ahead_is_the_one_an_open_of_the_same_text_places_on(
+    ws: Workspace,
+) -> None:
+    root = Root(ws.root, project_location(ws.root), session="lsp-test", notice=print)
+    assert open_hits(root, "src/store.py")  # its gotcha anchors ``save_session``
+    assert not open_hits(root, "src/app.py")  # nothing anchored: no parse asked
+    assert not parse_ahead(root, "docs/notes.md")  # no grammar reads it: nothing kept
+
+    assert parse_ahead(root, "src/store.py")
+    ahead = root.parsed_ahead["src/store.py"]
+    doc = DocState(ws.store_py.as_uri(), ws.store_py, root, "src/store.py")
+    text = ws.store_py.read_text(encoding="utf-8")
+    assert parse_of(doc, text) is ahead and doc.parse is ahead  # the open takes it
+    assert root.parsed_ahead == {}
+
+    # a document holding other text than the disk's parses its own; the one ahead is dropped
+    assert parse_ahead(root, "src/store.py")
+    edited = DocState(ws.store_py.as_uri(), ws.store_py, root, "src/store.py")
+    found = parse_of(edited, "\n" + text)
+    assert found.text == "\n" + text and found.lines_of("save_session") == (9, 10)
+    assert root.parsed_ahead == {}
+
+
+def test_a_file_past_the_document_cap_is_not_parsed_ahead(ws: Workspace) -> None:
+    root = Root(ws.root, project_location(ws.root), session="lsp-test", notice=print)
+    root.settings = replace(root.settings, max_document_chars=10)
+    assert not parse_ahead(root, "src/store.py")
+    assert root.parsed_ahead == {}
