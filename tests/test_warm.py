@@ -441,6 +441,48 @@ def test_a_malformed_request_leaves_the_engine_serving(project: Path) -> None:
     assert status(project)["requests"] == 1  # the inject above was served warm
 
 
+def test_a_request_whose_client_gave_up_while_it_waited_is_not_run(project: Path) -> None:
+    """A client whose wait ran out has run its command itself; its request, still queued
+    behind a slow one, must not be run a second time (its bookkeeping would count twice)."""
+    assert tether("warm", cwd=project).code == 0
+    root = protocol.find_root(str(project))
+    base = protocol.private_folder(create=False)
+    assert root is not None and base is not None
+    path = protocol.socket_path(base, protocol.project_id(root, dict(os.environ)))
+    mask = os.umask(0o022)
+    os.umask(mask)
+    request = {  # what a client sends
+        "op": "run",
+        "protocol": protocol.PROTOCOL,
+        "code": list(protocol.code_key()),
+        "text": protocol.text_key(),
+        "argv": ["inject"],
+        "cwd": str(project),
+        "env": dict(os.environ),
+        "root": root,
+        "umask": mask,
+        "streams": [["utf-8", "strict", False]] * 3,
+        "stdin": PROMPT.encode(),
+    }
+    slow = protocol.connect(path, 5)  # the engine is busy reading this one, which says nothing
+    try:
+        time.sleep(0.5)
+        queued = protocol.connect(path, 5)
+        protocol.send(queued, request)
+        queued.close()  # gave up
+    finally:
+        slow.close()
+    assert status(project)["requests"] == 0  # a status question is answered after it, in turn
+    answered = protocol.connect(path, 5)  # the same request from a client that waits is run
+    try:
+        protocol.send(answered, request)
+        answered.settimeout(30)
+        assert protocol.receive(answered)["status"] == "done"
+    finally:
+        answered.close()
+    assert status(project)["requests"] == 1
+
+
 def test_the_engine_keeps_no_descriptor_of_the_process_that_started_it(project: Path) -> None:
     read_end, write_end = os.pipe()
     try:

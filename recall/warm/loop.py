@@ -130,7 +130,7 @@ def _answer(engine: Engine, conn: socket.socket, path: str) -> None:
         elif op == "stop":
             engine.stopping = True
             protocol.send(conn, engine.status())
-        elif op == "run":
+        elif op == "run" and not protocol.peer_gone(conn):  # queued past its client's wait
             _run(engine, conn, message, path)
     except Exception:  # cut, too slow, or a malformed message: the client runs it itself
         return

@@ -224,6 +224,21 @@ def receive(sock: Any, deadline: float | None = None) -> dict[str, Any]:
     return message
 
 
+def peer_gone(sock: Any) -> bool:
+    """Whether the other end has closed the connection (read without waiting or consuming):
+    a client that gave up waiting has run its command itself, and must not have it run twice."""
+    timeout = sock.gettimeout()
+    sock.settimeout(0.0)  # with a timeout set, Python would wait for data before the read
+    try:
+        return sock.recv(1, _socket.MSG_PEEK) == b""
+    except (BlockingIOError, InterruptedError, TimeoutError):
+        return False  # still there, nothing more to say
+    except OSError:
+        return True
+    finally:
+        sock.settimeout(timeout)
+
+
 def connect(path: str, timeout: float) -> Any:
     """A connection to the engine at ``path``, checked to be this user's; raises OSError."""
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
