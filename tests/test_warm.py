@@ -359,6 +359,29 @@ def test_session_start_starts_the_engine_unless_turned_off(project: Path) -> Non
     assert tether("warm", "--stop", cwd=project).code == 0
 
 
+def test_a_hook_after_the_engine_left_for_idleness_starts_it_again(project: Path) -> None:
+    """The session goes on after a long pause: the first hook runs in its own process and
+    starts the engine again for the next ones, unless the setting says not to; an engine
+    stopped by hand is not started again by a hook."""
+    for setting in ("warm_engine = false\n", ""):
+        prompt = hook_json(project, "prompt", f"s-idle-{len(setting)}")
+        started = run_tether("warm", "--json", cwd=project, env={protocol.ENV_IDLE: "2"})
+        pid = started.json()["pid"]
+        assert wait_until(lambda pid=pid: exited(pid))  # left for want of requests
+        (project / ".tether/config.toml").write_text(setting, encoding="utf-8")
+        alone = tether("hook", "prompt", cwd=project, stdin=prompt)
+        assert alone.code == 0 and "login KeyError" in alone.stdout, alone.stderr
+        if setting:
+            time.sleep(1)
+            assert tether("warm", "--status", cwd=project).code == 1
+    assert wait_until(lambda: tether("warm", "--status", cwd=project).code == 0)
+    assert status(project)["pid"] != pid
+    assert tether("warm", "--stop", cwd=project).code == 0
+    assert tether("hook", "prompt", cwd=project, stdin=prompt).code == 0
+    time.sleep(1)
+    assert tether("warm", "--status", cwd=project).code == 1
+
+
 def test_a_warm_hook_imports_only_the_client(project: Path, tmp_path: Path) -> None:
     """What a hook served warm loads in its own process: the client and its protocol, none of
     the engine (the point of the warm engine is to skip those imports)."""

@@ -59,6 +59,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _wake(cwd: Path) -> None:
+    """Start the warm engine again if it left for want of requests; never fails the hook."""
+    try:
+        from recall.warm.control import wake_after_idle
+
+        wake_after_idle(str(cwd))
+    except Exception:
+        _logger().exception("starting the warm engine again from %s failed", cwd)
+
+
 def run(event: str, raw: str) -> str:
     """Handle one hook call; return its stdout (empty when there is nothing to say).
 
@@ -71,7 +81,10 @@ def run(event: str, raw: str) -> str:
         hook = parse_input(raw, event)
         cwd = hook.cwd
         logfile._notice_cwd[0] = cwd
-        return str(HANDLERS[event](hook))
+        answer = str(HANDLERS[event](hook))
+        if event != "session-start":  # which starts the engine itself
+            _wake(cwd)
+        return answer
     except Skip:
         return ""
     except Exception:  # a hook must never fail the agent

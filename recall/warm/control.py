@@ -130,3 +130,26 @@ def start_in_background(root: str) -> None:
             spawn(root)
     except (WarmError, OSError):
         return
+
+
+def wake_after_idle(folder: str) -> None:
+    """A hook run in its own process, in a session whose engine exited for want of requests
+    (a person away for a while): start the engine again in the background, as the session's
+    start did, so the hooks after this one answer warm. One ``unlink`` when there is nothing
+    to wake; an engine stopped by hand, or one that failed, is not started again here."""
+    if protocol.disabled() or protocol.IN_ENGINE[0]:
+        return
+    root = protocol.find_root(folder)
+    base = protocol.private_folder(create=False) if root is not None else None
+    if root is None or base is None:
+        return
+    try:  # claimed by one hook only: the mark is gone for the others
+        os.unlink(protocol.idle_mark_path(base, protocol.project_id(root, os.environ)))
+    except OSError:
+        return
+    from pathlib import Path
+
+    from recall.settings import engine_settings
+
+    if engine_settings(Path(root), lambda _text: None).warm_engine:
+        start_in_background(root)

@@ -94,10 +94,16 @@ def serve(root: str) -> int:
     engine.socket_id = (st.st_dev, st.st_ino)
     engine.last = time.monotonic()
     limit = idle_limit()
+    mark = protocol.idle_mark_path(base, ident)
+    with contextlib.suppress(OSError):  # running again: nothing to wake
+        os.unlink(mark)
     try:
         while not engine.stopping:
             idle = time.monotonic() - engine.last
-            if idle >= limit or engine.gone(path):
+            if idle >= limit:
+                _mark_idle(mark)
+                break
+            if engine.gone(path):
                 break
             listener.settimeout(max(0.05, min(CHECK_EVERY_S, limit - idle)))
             try:
@@ -115,6 +121,12 @@ def serve(root: str) -> int:
         except OSError:
             pass
     return 0
+
+
+def _mark_idle(mark: str) -> None:
+    """Say this engine left for want of requests (an empty file, this user's only)."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
 
 
 def _answer(engine: Engine, conn: socket.socket, path: str) -> None:

@@ -171,6 +171,12 @@ def socket_path(base: str, ident: str) -> str:
     return os.path.join(base, ident + ".sock")
 
 
+def idle_mark_path(base: str, ident: str) -> str:
+    """Left by an engine that exited for want of requests: the session may still be going on,
+    and its next hook starts the engine again (:func:`recall.warm.control.wake_after_idle`)."""
+    return os.path.join(base, ident + ".idle")
+
+
 def lock_path(base: str, ident: str) -> str:
     """The lock an engine holds while it runs (never two for one project)."""
     return os.path.join(base, ident + ".lock")
