@@ -65,6 +65,11 @@ WARM_FILES_MAX = 100
 """The most files a server ranks ahead: each takes up to about 0.1 s of the loop on a hub file,
 so a larger count would hold messages back for minutes and keep a ranking for every file."""
 
+PARSE_AHEAD_MAX_BYTES = 256 * 1024
+"""The largest file the warm-up parses ahead: a parse holds the loop, and at this size it takes
+about what a hub file's ranking does (tens of ms; 6,000 lines of C are about 200 KiB), while a
+file of a megabyte takes a second or more. Larger files are parsed when opened, as before."""
+
 MAX_DOCUMENT_CHARS = 2_000_000
 """Documents larger than this get no diagnostics: generated or vendored files, where searching
 for anchors on every keystroke would cost more than a memory is worth."""

@@ -117,9 +117,11 @@ class Root:
     # -- recall ----------------------------------------------------------------------------
 
     def bump(self) -> None:
-        """Something recall depends on changed: cached hits are stale."""
+        """Something recall depends on changed: cached hits are stale (and the parses made
+        ahead for them are let go: nothing would drop them if their files were never opened)."""
         self.hits.clear()
         self.candidates.clear()
+        self.parsed_ahead.clear()
 
     def signals(self) -> RepoSignals:
         """What the repository knows: the genome cached in the project index, or the tree."""

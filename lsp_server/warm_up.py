@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from lsp_server import diagnostics
 from lsp_server.anchors import is_line_range
+from lsp_server.configuration import PARSE_AHEAD_MAX_BYTES
 from lsp_server.doc_parse import DocumentParse
 from lsp_server.roots import Root
 from lsp_server.symbol_at import grammar_definitions
@@ -70,12 +71,14 @@ def needs_parse(hits: list[Hit]) -> bool:
 def parse_ahead(root: Root, rel: str) -> bool:
     """Parse the file ``rel`` of ``root`` as it is on disk and keep the parse for its first
     open (:attr:`Root.parsed_ahead`); tell whether it was kept. Nothing is kept for a file
-    no grammar reads, one that cannot be read as UTF-8 text, or one past
-    ``maxDocumentChars`` (no memories are shown for it)."""
+    no grammar reads, one that cannot be read as UTF-8 text, one past ``maxDocumentChars`` (no
+    memories are shown for it) or :data:`PARSE_AHEAD_MAX_BYTES` (its parse would hold the
+    messages back for long)."""
     path = root.base / rel
     limit = root.settings.max_document_chars
     try:
-        if path.stat().st_size > limit * 4:  # UTF-8 takes at most 4 bytes a character
+        size = path.stat().st_size
+        if size > PARSE_AHEAD_MAX_BYTES or size > limit * 4:  # UTF-8: at most 4 bytes a char
             return False
         text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
@@ -147,7 +150,8 @@ class WarmUp:
         except (TetherError, sqlite3.Error, OSError) as error:
             self.ls.warn(f"{path} not ranked ahead ({error})")
             return
-        if needs_parse(root.candidates.get(("open", path), [])):
+        opened = any(d.root is root and d.rel == path for d in self.ls.docs.values())
+        if not opened and needs_parse(root.candidates.get(("open", path), [])):
             loop = asyncio.get_running_loop()
             self.pending[id(root)] = loop.call_later(
                 WARM_GAP_SECONDS, self._parse, root, paths, done

@@ -160,3 +160,23 @@ def test_a_file_past_the_document_cap_is_not_parsed_ahead(ws: Workspace) -> None
     root.settings = replace(root.settings, max_document_chars=10)
     assert not parse_ahead(root, "src/store.py")
     assert root.parsed_ahead == {}
+
+
+def test_a_file_past_the_parse_ahead_cap_is_parsed_only_when_opened(ws: Workspace) -> None:
+    from lsp_server.configuration import PARSE_AHEAD_MAX_BYTES
+
+    assert PARSE_AHEAD_MAX_BYTES == 256 * 1024
+    root = Root(ws.root, project_location(ws.root), session="lsp-test", notice=print)
+    text = ws.store_py.read_text(encoding="utf-8")
+    padding = "\n# padding\n" * (PARSE_AHEAD_MAX_BYTES // 11 + 1)
+    ws.store_py.write_text(text + padding, encoding="utf-8")
+    assert not parse_ahead(root, "src/store.py")  # a parse this long would hold the messages
+    ws.store_py.write_text(text, encoding="utf-8")
+    assert parse_ahead(root, "src/store.py")
+
+
+def test_the_parses_made_ahead_go_with_the_rankings(ws: Workspace) -> None:
+    root = Root(ws.root, project_location(ws.root), session="lsp-test", notice=print)
+    assert parse_ahead(root, "src/store.py")
+    root.bump()  # a memory written, the genome moved, the settings changed
+    assert root.parsed_ahead == {}
