@@ -8,15 +8,17 @@ import json
 import os
 import sqlite3
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import make_repo
 
 from recall import write_behind
-from recall.errors import StoreUnavailable
+from recall.errors import BadInput, StoreUnavailable
 from recall.importer import _Drafts, import_lines
 from recall.locations import project_location
+from recall.memfiles import MemoryFolder
 from recall.ranking.vector_cache import vectors_complete
 from recall.store import MemoryStore
 from tests.reliability.procs import mounted, read_only_mount
@@ -112,8 +114,17 @@ def test_the_writer_thread_writes_the_same_files_and_rows(tmp_path: Path) -> Non
         store.close()
 
 
-def test_the_switch_interval_is_given_back(tmp_path: Path) -> None:
+@pytest.fixture
+def interval() -> Iterator[float]:
+    """A switch interval of its own for the test (Python's default is 0.005 s)."""
     before = sys.getswitchinterval()
+    sys.setswitchinterval(0.004)
+    yield 0.004
+    sys.setswitchinterval(before)
+
+
+def test_the_switch_interval_is_given_back(tmp_path: Path, interval: float) -> None:
+    before = interval
     store, results = _import(_repo(tmp_path / "a"), _lines(300), THREADED)
     assert sys.getswitchinterval() == before
     assert sum(r["status"] == "created" for r in results) > 250
@@ -213,3 +224,39 @@ def test_the_index_of_a_threaded_import_answers(tmp_path: Path) -> None:
     conn.close()
     assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == len(_files(store))
     store.close()
+
+
+@pytest.mark.parametrize("threaded", [True, False])
+def test_a_failed_chunk_is_reported_before_a_later_failure_of_the_caller(
+    tmp_path: Path, threaded: bool
+) -> None:
+    folder = MemoryFolder(tmp_path / "memories")
+    writer = write_behind.WriteBehind(folder, threaded=threaded)
+    writer.put([("a0000001.md", "first\n"), ("a0000002.md", "second\n")])
+    try:
+        writer.put([("a0000003.md", "third\n"), ("../a0000004.md", "outside\n")])
+    except BadInput:
+        assert not threaded  # in one thread the failure is met at once
+    # the caller then fails on its own (its index, say): the file's failure is the one to tell
+    failed = writer.abandon(RuntimeError("the index failed after"))
+    assert isinstance(failed, BadInput)
+    assert str(failed) == "memory file name '../a0000004.md' is not a plain file name"
+    assert [s.name for s in writer.written] == ["a0000001.md", "a0000002.md", "a0000003.md"]
+    assert sorted(os.listdir(folder.path)) == ["a0000001.md", "a0000002.md", "a0000003.md"]
+    with pytest.raises(BadInput):
+        writer.put([("a0000005.md", "fifth\n")])
+    assert not (tmp_path / "a0000004.md").exists()
+
+
+def test_an_interrupt_stops_the_writer_without_waiting_for_its_queue(
+    tmp_path: Path, interval: float
+) -> None:
+    folder = MemoryFolder(tmp_path / "memories")
+    folder.path.mkdir()
+    before = interval
+    writer = write_behind.WriteBehind(folder, threaded=True)
+    for n in range(write_behind.QUEUE_DEPTH):
+        writer.put([(f"{n:08x}.md", "text\n")])
+    assert writer.abandon(KeyboardInterrupt()) is None
+    assert sys.getswitchinterval() == before
+    assert len(os.listdir(folder.path)) == len(writer.written) <= write_behind.QUEUE_DEPTH

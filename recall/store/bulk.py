@@ -75,9 +75,11 @@ class BulkImport(StoreWrites):
             except BaseException as error:
                 # All or nothing: a batch that could not be written and indexed whole (a full
                 # disk, most likely) leaves none of its files behind.
-                batch.abandon(error)
+                failed = batch.abandon(error)
                 for stat in written:
                     self._unwrite(stat.name)
+                if failed is not None:  # in one thread, the file's failure would have come first
+                    raise failed from None
                 raise
         self.fill_vectors(progress, cache=True, written=bool(written))
         return results
@@ -208,12 +210,14 @@ class _Batch:
         self.store.folder.flush()  # every file durable before the rows naming it commit
         conn.execute("COMMIT")
 
-    def abandon(self, error: BaseException) -> None:
-        """After ``error``: stop the writer and roll back. A failure to write a file handed
-        over before ``error`` is raised instead: in one thread it would have come first."""
+    def abandon(self, error: BaseException) -> BaseException | None:
+        """After ``error``: stop the writer and roll back. Return the writer's failure to
+        write a file handed over before ``error``, when it is the one to report instead:
+        in one thread it would have come first."""
         if self.writer is None:
-            return
+            return None
         failed = self.writer.abandon(error)
         db.rollback(self.store.conn)
         if failed is not None and failed is not error and isinstance(error, Exception):
-            raise failed from None
+            return failed
+        return None
