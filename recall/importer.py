@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,16 +138,50 @@ def import_lines(
     normalize: Normalize,
     author: str,
     progress: Callable[[str, int, int | None], None] | None = None,
+    *,
+    write_behind_from: int | None = None,
 ) -> list[LineResult]:
     """Import every valid line; invalid ones are reported with their line number, not dropped.
 
     A refused line (bad input, or text that looks like a credential) is reported with its line
-    number and the id it asked for; every other line is still imported.
+    number and the id it asked for; every other line is still imported. The lines are drafted
+    as the store asks for them, so that drafting overlaps the writing of the files before;
+    ``write_behind_from`` is passed on to :meth:`MemoryStore.import_many`.
     """
+    lines = list(lines)
     results: list[LineResult] = []
-    drafts: list[tuple[Memory, str | None]] = []
     slots: list[int] = []
-    normalize = _remembered(normalize)
+    drafts = _Drafts(_drafted(store, lines, _remembered(normalize), author, results, slots))
+    if drafts.empty():  # nothing to write: the store is not touched (nor created)
+        return results
+    written = store.import_many(
+        drafts,
+        progress,
+        expected=sum(1 for raw in lines if raw.strip()),
+        write_behind_from=write_behind_from,
+    )
+    for slot, result in zip(slots, written, strict=True):
+        entry = results[slot]
+        entry.id = result.id
+        if result.duplicate_of:
+            entry.status = "duplicate"
+            entry.duplicate_of = result.duplicate_of
+            entry.files_not_on_it = result.files_not_on_it
+        else:
+            entry.status = "created"
+    return results
+
+
+def _drafted(
+    store: MemoryStore,
+    lines: list[str],
+    normalize: Normalize,
+    author: str,
+    results: list[LineResult],
+    slots: list[int],
+) -> Iterator[tuple[Memory, str | None]]:
+    """The draft of each valid line, in order; every line's result goes to ``results`` (a
+    valid line's at the index ``slots`` records, filled in once written)."""
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
@@ -157,22 +191,37 @@ def import_lines(
             results.append(LineResult(number, "error", error=f"bad JSON: {error.msg}"))
             continue
         try:
-            drafts.append(_draft(store, record, normalize, author))
-            slots.append(len(results))
-            results.append(LineResult(number, "pending"))
+            draft = _draft(store, record, normalize, author)
         except BadInput as error:
             wanted = record.get("id") if isinstance(record, dict) else None
             record_id = wanted if isinstance(wanted, str) and wanted.strip() else None
             results.append(LineResult(number, "error", error=str(error), record_id=record_id))
-    if drafts:
-        written = store.import_many(drafts, progress)
-        for slot, result in zip(slots, written, strict=True):
-            entry = results[slot]
-            entry.id = result.id
-            if result.duplicate_of:
-                entry.status = "duplicate"
-                entry.duplicate_of = result.duplicate_of
-                entry.files_not_on_it = result.files_not_on_it
-            else:
-                entry.status = "created"
-    return results
+            continue
+        slots.append(len(results))
+        results.append(LineResult(number, "pending"))
+        yield draft
+
+
+class _Drafts:
+    """Drafts made as they are asked for and kept, so that iterating again (the store runs a
+    write again after rebuilding a damaged index) gives the same ones without drafting twice."""
+
+    def __init__(self, source: Iterator[tuple[Memory, str | None]]) -> None:
+        self._source = source
+        self._kept: list[tuple[Memory, str | None]] = []
+
+    def _more(self) -> bool:
+        for draft in self._source:
+            self._kept.append(draft)
+            return True
+        return False
+
+    def empty(self) -> bool:
+        """Whether there is no draft at all (drafting up to the first one)."""
+        return not self._kept and not self._more()
+
+    def __iter__(self) -> Iterator[tuple[Memory, str | None]]:
+        taken = 0
+        while taken < len(self._kept) or self._more():
+            yield self._kept[taken]
+            taken += 1

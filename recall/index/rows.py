@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from recall.anchors.symbols import anchors_column, anchors_from_column, leaf_of, normalize_name
 from recall.index.schema import NEW_INDEX_ID
@@ -60,15 +60,26 @@ def insert_many(
     conn: sqlite3.Connection, items: Iterable[tuple[Memory, str, FileStat, str]]
 ) -> list[int]:
     """Insert (memory, file name, file stat, file sha) rows; return their new rowids."""
-    rowids: list[int] = []
+    rowid = first_rowid(conn)
+    numbered = [(rowid + n, *item) for n, item in enumerate(items)]
+    insert_records(conn, numbered)
+    insert_texts(conn, [(r[0], r[1]) for r in numbered])
+    return [r[0] for r in numbered]
+
+
+def first_rowid(conn: sqlite3.Connection) -> int:
+    """The rowid the next new memory takes (those after it follow in order)."""
+    return int(conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM memories").fetchone()[0])
+
+
+def insert_records(
+    conn: sqlite3.Connection, items: Sequence[tuple[int, Memory, str, FileStat, str]]
+) -> None:
+    """Insert the ``memories`` and ``memory_files`` rows of (rowid, memory, file name, file
+    stat, file sha); with :func:`insert_texts` of the same rowids, a memory is indexed."""
     memory_rows: list[tuple[object, ...]] = []
     file_rows: list[tuple[int, str]] = []
-    text_rows: list[tuple[int, str, str]] = []
-    anchor_rows: list[tuple[int, str, str, str]] = []
-    next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM memories").fetchone()[0]
-    for memory, name, stat, sha in items:
-        rowid = next_rowid
-        next_rowid += 1
+    for rowid, memory, name, stat, sha in items:
         memory_rows.append(
             (
                 rowid,
@@ -94,12 +105,7 @@ def insert_many(
                 sha,
             )
         )
-        rowids.append(rowid)
         file_rows.extend((rowid, path) for path in dict.fromkeys(memory.files))
-        text_rows.append((rowid, memory.summary, memory.details))
-        for anchor in memory.anchors:
-            name = normalize_name(anchor.name)
-            anchor_rows.append((rowid, anchor.path, name, leaf_of(name)))
     rebuilt: list[tuple[str, str]] = []
     if conn.in_transaction and len(memory_rows) > 1:
         indexed = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
@@ -111,14 +117,25 @@ def insert_many(
     conn.executemany("INSERT INTO memory_files(memory_rowid, path) VALUES(?, ?)", file_rows)
     for _name, sql in rebuilt:  # in the caller's transaction: a rollback restores them
         conn.execute(sql)
+    bump_generation(conn)
+
+
+def insert_texts(conn: sqlite3.Connection, items: Sequence[tuple[int, Memory]]) -> None:
+    """Insert the full-text and anchor rows of (rowid, memory): the part of a memory's
+    index rows that needs nothing of its file, so a bulk write makes it while the file is
+    written."""
+    text_rows = [(rowid, m.summary, m.details) for rowid, m in items]
+    anchor_rows: list[tuple[int, str, str, str]] = []
+    for rowid, memory in items:
+        for anchor in memory.anchors:
+            name = normalize_name(anchor.name)
+            anchor_rows.append((rowid, anchor.path, name, leaf_of(name)))
     conn.executemany(
         "INSERT INTO memory_anchors(memory_rowid, path, name, leaf) VALUES(?, ?, ?, ?)",
         anchor_rows,
     )
     conn.executemany("INSERT INTO fts_words(rowid, summary, details) VALUES(?, ?, ?)", text_rows)
     conn.executemany("INSERT INTO fts_trigram(rowid, summary, details) VALUES(?, ?, ?)", text_rows)
-    bump_generation(conn)
-    return rowids
 
 
 def bump_generation(conn: sqlite3.Connection) -> None:

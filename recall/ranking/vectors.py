@@ -84,13 +84,27 @@ def store_new(
         progress(PROGRESS_LABEL, 0, len(new))
     for start in range(0, len(new), BATCH):
         chunk = new[start : start + BATCH]
-        matrix = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in chunk])
-        conn.executemany(
-            "INSERT OR REPLACE INTO vectors(memory_rowid, model, vec) VALUES(?, ?, ?)",
-            [(r[0], embedder.name, to_bytes(v)) for r, v in zip(chunk, matrix, strict=True)],
-        )
+        store_vectors(conn, embedder, chunk)
         if progress is not None:
             progress(PROGRESS_LABEL, start + len(chunk), len(new))
+    mark_complete(conn, embedder)
+
+
+def store_vectors(
+    conn: sqlite3.Connection, embedder: Embedder, new: Sequence[tuple[int, str, str, str]]
+) -> None:
+    """Embed and store the vectors of ``new`` (rowid, summary, details, files column) in the
+    caller's transaction; their ``memories`` rows may come later in it."""
+    matrix = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in new])
+    conn.executemany(
+        "INSERT OR REPLACE INTO vectors(memory_rowid, model, vec) VALUES(?, ?, ?)",
+        [(r[0], embedder.name, to_bytes(v)) for r, v in zip(new, matrix, strict=True)],
+    )
+
+
+def mark_complete(conn: sqlite3.Connection, embedder: Embedder) -> None:
+    """After a write stored vectors with its rows: mark the index complete if no memory is
+    left without a vector from ``embedder``."""
     if conn.execute(_MISSING + " LIMIT 1", (embedder.name,)).fetchone() is None:
         conn.execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES('vectors_complete', ?)",

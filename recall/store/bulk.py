@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Sized
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recall.index import db, rows
 from recall.memfiles import FileStat, file_sha
@@ -14,6 +16,10 @@ from recall.store.opening import recovering
 from recall.store.results import WriteResult, files_missing
 from recall.store.writes import StoreWrites
 
+if TYPE_CHECKING:
+    from recall.ranking.embedding import Embedder
+    from recall.write_behind import WriteBehind
+
 
 class BulkImport(StoreWrites):
     """``tether import``: all of a batch written, or none of it."""
@@ -21,17 +27,33 @@ class BulkImport(StoreWrites):
     @recovering
     def import_many(
         self,
-        drafts: list[tuple[Memory, str | None]],
+        drafts: Iterable[tuple[Memory, str | None]],
         progress: Callable[[str, int, int | None], None] | None = None,
+        *,
+        expected: int | None = None,
+        write_behind_from: int | None = None,
     ) -> list[WriteResult]:
         """Write many memories in one locked batch with one sync; dedupes within and across.
 
         ``drafts`` pairs each memory (from :meth:`prepare_memory`) with a wanted id, honoured
-        when it is valid and free.
+        when it is valid and free. They are taken a chunk at a time, so an iterable that
+        drafts them as asked overlaps that work with the writing of the files before them;
+        it must give the same drafts again if iterated again (the write is run a second time
+        after a damaged index is rebuilt). ``expected`` is how many there are, when ``drafts``
+        cannot say (for the progress bar). From ``write_behind_from`` drafts on, the files are
+        created on a thread of their own (the same files and rows as without it); by default
+        from :data:`recall.write_behind.WRITE_BEHIND_FROM`.
         """
+        # writes only: a read (every agent hook) never needs the thread's modules
+        from recall.write_behind import CHUNK, WRITE_BEHIND_FROM
+
         self._ensure_on_disk()
+        if write_behind_from is None:
+            write_behind_from = WRITE_BEHIND_FROM
+        if expected is None and isinstance(drafts, Sized):
+            expected = len(drafts)
         results: list[WriteResult] = []
-        pending: list[tuple[Memory, FileStat, str]] = []
+        written: list[FileStat] = []
         with self._writable():
             self.refresh()
             known: dict[str, tuple[str, str, tuple[str, ...]]] = {}
@@ -43,27 +65,33 @@ class BulkImport(StoreWrites):
                 known[row[0]] = (row[1], row[2], tuple(json.loads(row[3])))
             taken = {r[0] for r in self.conn.execute("SELECT id FROM memories")}
             taken.update(name[:-3] for name in os.listdir(self.folder.path))
+            threaded = expected is None or expected >= write_behind_from
+            batch = _Batch(self, progress, expected, written, threaded=threaded)
             try:
-                self._write_batch(drafts, known, taken, pending, results, progress)
-            except BaseException:
+                drafted = iter(drafts)
+                while chunk := list(itertools.islice(drafted, CHUNK)):
+                    batch.add(self._choose(chunk, known, taken, results), len(chunk))
+                batch.commit()
+            except BaseException as error:
                 # All or nothing: a batch that could not be written and indexed whole (a full
                 # disk, most likely) leaves none of its files behind.
-                for _memory, stat, _text in pending:
+                failed = batch.abandon(error)
+                for stat in written:
                     self._unwrite(stat.name)
+                if failed is not None:  # in one thread, the file's failure would have come first
+                    raise failed from None
                 raise
-        self.fill_vectors(progress, cache=True, written=bool(pending))
+        self.fill_vectors(progress, cache=True, written=bool(written))
         return results
 
-    def _write_batch(
+    def _choose(
         self,
         drafts: list[tuple[Memory, str | None]],
         known: dict[str, tuple[str, str, tuple[str, ...]]],
         taken: set[str],
-        pending: list[tuple[Memory, FileStat, str]],
         results: list[WriteResult],
-        progress: Callable[[str, int, int | None], None] | None,
-    ) -> None:
-        """The body of :meth:`import_many`: write the files, then index them in one go."""
+    ) -> list[Memory]:
+        """The new memories of ``drafts``, each with its id; a result for every draft."""
         import secrets  # writes only: a read (every agent hook) never needs it
 
         chosen: list[Memory] = []
@@ -90,43 +118,106 @@ class BulkImport(StoreWrites):
             chosen.append(memory)
             known[key] = (memory_id, "active", memory.files)
             results.append(WriteResult(memory_id, self.scope, self._p(memory_id)))
-        texts: list[str] = []
-
-        from recall.records import render_memory
-
-        def rendered() -> Iterator[tuple[str, str]]:
-            for done, memory in enumerate(chosen):
-                if progress is not None and done % 500 == 0:
-                    progress("writing memory files", done, len(chosen))
-                texts.append(render_memory(memory))
-                yield f"{memory.id}.md", texts[-1]
-
-        # The names were checked free under the writer lock, so a plain rename is safe.
-        for memory, stat in zip(chosen, self.folder.write_batch(rendered()), strict=True):
-            pending.append((memory, stat, texts[len(pending)]))
-        if progress is not None:
-            progress("writing memory files", len(chosen), len(chosen))
-        if not pending:
-            return
-        self.folder.flush()
-        embedder = self._local_embedder()
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            rowids = rows.insert_many(
-                self.conn, ((m, s.name, s, file_sha(t.encode())) for m, s, t in pending)
-            )
-            if embedder is not None:  # the vectors in the same transaction as the rows
-                from recall.ranking import vectors
-
-                new = [
-                    (rowid, m.summary, m.details, rows.files_column(m.files))
-                    for rowid, (m, _s, _t) in zip(rowids, pending, strict=True)
-                ]
-                vectors.store_new(self.conn, embedder, new, progress)
-            self.conn.execute("COMMIT")
-        except BaseException:
-            db.rollback(self.conn)
-            raise
+        return chosen
 
     def _p(self, memory_id: str) -> Path:
         return self.folder.path / f"{memory_id}.md"
+
+
+class _Batch:
+    """The new memories of one :meth:`BulkImport.import_many`, a chunk at a time: each chunk
+    rendered, its files handed to the writer, its texts and vectors indexed; at the end,
+    every file written, their rows, one sync, and the commit that shows them all at once."""
+
+    def __init__(
+        self,
+        store: BulkImport,
+        progress: Callable[[str, int, int | None], None] | None,
+        expected: int | None,
+        written: list[FileStat],
+        *,
+        threaded: bool,
+    ) -> None:
+        """A batch of ``store`` (locked by the caller); the files written go to ``written``."""
+        self.store = store
+        self.progress = progress
+        self.expected = expected
+        self.written = written
+        self.threaded = threaded
+        self.seen = 0  # drafts taken so far, new or not
+        self.memories: list[Memory] = []
+        self.texts: list[str] = []
+        self.writer: WriteBehind | None = None
+        self.first = 0
+        self.embedder: Embedder | None = None
+
+    def _start(self) -> WriteBehind:
+        """The writer and the transaction, at the first new memory (none: nothing to sync)."""
+        from recall.write_behind import WriteBehind
+
+        self.embedder = self.store._local_embedder()
+        self.writer = WriteBehind(self.store.folder, threaded=self.threaded, written=self.written)
+        self.store.conn.execute("BEGIN IMMEDIATE")
+        self.first = rows.first_rowid(self.store.conn)
+        return self.writer
+
+    def add(self, part: list[Memory], seen: int) -> None:
+        """Write and index the new memories ``part`` of the next ``seen`` drafts."""
+        if self.progress is not None:
+            self.progress("writing memory files", self.seen, self.expected)
+        self.seen += seen
+        if not part:
+            return
+        from recall.records import render_memory
+
+        writer = self.writer or self._start()
+        conn = self.store.conn
+        rendered = [render_memory(memory) for memory in part]
+        # The names were checked free under the writer lock, so a plain rename is safe.
+        writer.put([(f"{m.id}.md", t) for m, t in zip(part, rendered, strict=True)])
+        numbered = list(enumerate(part, start=self.first + len(self.memories)))
+        self.memories.extend(part)
+        self.texts.extend(rendered)
+        rows.insert_texts(conn, numbered)
+        if self.embedder is not None:  # the vectors in the same transaction as the rows
+            from recall.ranking import vectors
+
+            new = [(r, m.summary, m.details, rows.files_column(m.files)) for r, m in numbered]
+            vectors.store_vectors(conn, self.embedder, new)
+
+    def commit(self) -> None:
+        """Wait for the last file, add the rows naming them, sync, commit."""
+        if self.progress is not None:
+            self.progress("writing memory files", self.seen, self.seen)
+        if self.writer is None:
+            return
+        stats = self.writer.finish()
+        conn = self.store.conn
+        pairs = zip(self.memories, stats, self.texts, strict=True)
+        rows.insert_records(
+            conn,
+            [
+                (self.first + n, memory, stat.name, stat, file_sha(text.encode()))
+                for n, (memory, stat, text) in enumerate(pairs)
+            ],
+        )
+        if self.embedder is not None:
+            from recall.ranking import vectors
+
+            vectors.mark_complete(conn, self.embedder)
+            if self.progress is not None:
+                self.progress(vectors.PROGRESS_LABEL, len(self.memories), len(self.memories))
+        self.store.folder.flush()  # every file durable before the rows naming it commit
+        conn.execute("COMMIT")
+
+    def abandon(self, error: BaseException) -> BaseException | None:
+        """After ``error``: stop the writer and roll back. Return the writer's failure to
+        write a file handed over before ``error``, when it is the one to report instead:
+        in one thread it would have come first."""
+        if self.writer is None:
+            return None
+        failed = self.writer.abandon(error)
+        db.rollback(self.store.conn)
+        if failed is not None and failed is not error and isinstance(error, Exception):
+            return failed
+        return None
