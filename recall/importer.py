@@ -209,11 +209,18 @@ class _Drafts:
     def __init__(self, source: Iterator[tuple[Memory, str | None]]) -> None:
         self._source = source
         self._kept: list[tuple[Memory, str | None]] = []
+        self._failed: BaseException | None = None
 
     def _more(self) -> bool:
-        for draft in self._source:
-            self._kept.append(draft)
-            return True
+        if self._failed is not None:  # the source ended with it: a replay must not end quietly
+            raise self._failed
+        try:
+            for draft in self._source:
+                self._kept.append(draft)
+                return True
+        except BaseException as error:
+            self._failed = error
+            raise
         return False
 
     def empty(self) -> bool:

@@ -9,10 +9,12 @@ them durable with one sync after the last.
 
 from __future__ import annotations
 
+import contextlib
 import queue
+import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from recall.memfiles import FileStat, MemoryFolder
 
@@ -34,6 +36,21 @@ asking for Python's lock back after each system call, waits that long behind a b
 importing thread and falls behind it; at 0.5 ms it keeps up (see docs/benchmarks.md)."""
 
 _DONE = None  # the end of the chunks
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Ctrl-C ignored for the length of the block, in the main thread (elsewhere Python gives
+    signals no handler to change): a clean-up already under way for one interrupt is not cut
+    short by the next, which would leave files of an abandoned batch behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class WriteBehind:
@@ -58,10 +75,15 @@ class WriteBehind:
         self._interval: float | None = None
         if threaded:
             self._queue = queue.Queue(maxsize=QUEUE_DEPTH)
+            thread = threading.Thread(target=self._run, name="tether-writer", daemon=True)
             self._interval = sys.getswitchinterval()
             sys.setswitchinterval(min(self._interval, SWITCH_INTERVAL_S))
-            self._thread = threading.Thread(target=self._run, name="tether-writer", daemon=True)
-            self._thread.start()
+            try:
+                thread.start()
+            except BaseException:  # no thread to be had: the interval goes back at once
+                self._restore_interval()
+                raise
+            self._thread = thread
 
     def _write(self, items: Sequence[tuple[str, str]]) -> None:
         self.written.extend(self.folder.write_batch(items))
@@ -92,7 +114,9 @@ class WriteBehind:
 
     def finish(self) -> list[FileStat]:
         """Wait for every chunk to be written; their stats in order, or the failure."""
-        self._end()
+        interrupted = self._end()
+        if interrupted is not None:
+            raise interrupted
         if self.error is not None:
             raise self.error
         return self.written
@@ -103,15 +127,31 @@ class WriteBehind:
         ``cause`` is an interrupt, then waited for; return the writer's failure, if any."""
         if not isinstance(cause, Exception):
             self._stopping = True
-        self._end()
+        self._end()  # a further interrupt meanwhile: the caller is already unwinding from one
         return self.error
 
-    def _end(self) -> None:
+    def _end(self) -> KeyboardInterrupt | None:
+        """Let the writer finish and wait until it has: an interrupt (a second Ctrl-C) does
+        not cut the wait short, since files written after it would be left behind by the
+        caller's clean-up; it makes the writer skip what is left, and is returned."""
         if self._thread is None:
-            return
+            return None
         assert self._queue is not None
-        self._queue.put(_DONE)
-        self._thread.join()
+        interrupted: KeyboardInterrupt | None = None
+        done = False
+        while self._thread.is_alive():
+            try:
+                if not done:
+                    self._queue.put(_DONE)
+                    done = True
+                self._thread.join()
+            except KeyboardInterrupt as error:
+                interrupted = error
+                self._stopping = True
         self._thread = None
+        self._restore_interval()
+        return interrupted
+
+    def _restore_interval(self) -> None:
         if self._interval is not None and sys.getswitchinterval() == SWITCH_INTERVAL_S:
             sys.setswitchinterval(self._interval)

@@ -260,3 +260,59 @@ def test_an_interrupt_stops_the_writer_without_waiting_for_its_queue(
     assert writer.abandon(KeyboardInterrupt()) is None
     assert sys.getswitchinterval() == before
     assert len(os.listdir(folder.path)) == len(writer.written) <= write_behind.QUEUE_DEPTH
+
+
+def test_drafts_that_failed_fail_again_when_asked_for_again() -> None:
+    """A replay after a recovery must not end quietly where drafting failed: the lines after
+    it would be neither imported nor reported."""
+
+    def source():
+        yield (0, None)
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    drafts = _Drafts(source())  # type: ignore[arg-type]
+    with pytest.raises(sqlite3.DatabaseError):
+        list(drafts)
+    again = iter(drafts)
+    assert next(again) == (0, None)
+    with pytest.raises(sqlite3.DatabaseError):
+        next(again)
+
+
+def test_ctrl_c_pressed_again_and_again_leaves_no_file_of_the_batch(tmp_path: Path) -> None:
+    """The first Ctrl-C abandons the batch; the presses after it, while its files are taken
+    away again, do not cut that short (they left hundreds of files behind)."""
+    import signal
+    import subprocess
+    import time
+
+    repo = make_repo(tmp_path / "repo")
+    env = {**os.environ, "TETHER_WARM": "0"}
+    tether = [sys.executable, "-m", "recall"]
+    subprocess.run([*tether, "init"], cwd=repo, env=env, check=True, capture_output=True)
+    lines = "".join(
+        json.dumps({"summary": f"note {n} on the pool", "category": "context", "files": ["a"]})
+        + "\n"
+        for n in range(20_000)
+    )
+    memories = repo / ".tether" / "memories"
+    proc = subprocess.Popen(
+        [*tether, "import", "-"],
+        cwd=repo,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(lines.encode())
+    proc.stdin.close()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(os.listdir(memories)) < 2 * write_behind.CHUNK:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the import ended before it could be interrupted"
+    while proc.poll() is None and time.monotonic() < deadline:
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.02)
+    assert proc.wait(timeout=60) != 0
+    assert os.listdir(memories) == []

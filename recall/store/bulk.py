@@ -45,7 +45,7 @@ class BulkImport(StoreWrites):
         from :data:`recall.write_behind.WRITE_BEHIND_FROM`.
         """
         # writes only: a read (every agent hook) never needs the thread's modules
-        from recall.write_behind import CHUNK, WRITE_BEHIND_FROM
+        from recall.write_behind import CHUNK, WRITE_BEHIND_FROM, interrupts_held
 
         self._ensure_on_disk()
         if write_behind_from is None:
@@ -75,9 +75,12 @@ class BulkImport(StoreWrites):
             except BaseException as error:
                 # All or nothing: a batch that could not be written and indexed whole (a full
                 # disk, most likely) leaves none of its files behind.
-                failed = batch.abandon(error)
-                for stat in written:
-                    self._unwrite(stat.name)
+                with interrupts_held():
+                    try:
+                        failed = batch.abandon(error)
+                    finally:  # even when the rollback fails: the files go
+                        for stat in written:
+                            self._unwrite(stat.name)
                 if failed is not None:  # in one thread, the file's failure would have come first
                     raise failed from None
                 raise
@@ -216,8 +219,10 @@ class _Batch:
         in one thread it would have come first."""
         if self.writer is None:
             return None
-        failed = self.writer.abandon(error)
-        db.rollback(self.store.conn)
+        try:
+            failed = self.writer.abandon(error)
+        finally:
+            db.rollback(self.store.conn)
         if failed is not None and failed is not error and isinstance(error, Exception):
             return failed
         return None
