@@ -14,11 +14,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from recall.clock import now
 from recall.errors import EmbedderFailed, StoreUnavailable
 from recall.index import fts, rows
 from recall.ranking import channels as ch
-from recall.ranking import collector, crowded, hashbag, query_words
+from recall.ranking import collector, crowded, file_hits, hashbag, query_words
 from recall.ranking import file_channels as fc
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
@@ -37,7 +36,7 @@ from recall.ranking.nearest import Nearest, Prepared
 from recall.ranking.query import RecallQuery
 from recall.ranking.sanitize import sanitize_prompt
 from recall.ranking.shown import IndexMoved, Lifecycle, hydrate, mark_drift
-from recall.ranking.store_facts import StoreFacts, any_symbol_anchor
+from recall.ranking.store_facts import StoreFacts
 from recall.store import MemoryStore, is_corruption
 
 if TYPE_CHECKING:
@@ -240,12 +239,14 @@ class Recaller:
         found["file"] = self._timed(
             timings,
             "file",
-            lambda: self._file_channel(conn, facts, adjuster.touched, aliases),
+            lambda: file_hits.kept_file_channel(conn, facts, adjuster.touched, aliases),
         )
         found["file"] = self._timed(
             timings,
             "file",
-            lambda: self._moved_symbols(conn, facts, adjuster.touched, aliases, found["file"]),
+            lambda: file_hits.with_moved_symbols(
+                conn, self.repo, facts, adjuster.touched, aliases, found["file"]
+            ),
         )
         # Without a prompt only the file channels rank; co-change's memories may then never
         # reach the shown ones, which the file channel's alone tell (see below).
@@ -332,49 +333,6 @@ class Recaller:
         """Whether the query asks the semantic channel (a prompt embedded)."""
         return bool(prepared.sparse) or prepared.vector is not None
 
-    def _file_channel(
-        self,
-        conn: sqlite3.Connection,
-        facts: StoreFacts,
-        touched: dict[str, float],
-        aliases: dict[str, tuple[str, ...]],
-    ) -> ch.Channel:
-        """The file channel, kept per index state for each set of touched files and the
-        names they had (``aliases``: an editor asks for the same open file again and
-        again)."""
-        present = now().timestamp()
-        # The newest-on-file bonus counts only memories written by now: a channel with
-        # memories dated later is kept for this moment only.
-        named = facts.memo.owners(conn, [name for names in aliases.values() for name in names])
-        cutoff = fc.newest_cutoff(named, present)
-        key = (tuple((path, touched[path], names) for path, names in aliases.items()), cutoff)
-        kept = facts.file_channels.get(key)
-        if kept is None:
-            if len(facts.file_channels) >= FILE_CHANNELS_KEPT:
-                facts.file_channels.clear()
-            kept = fc.files_channel(conn, touched, aliases, facts.memo, present)
-            facts.file_channels[key] = kept
-        return kept
-
-    def _moved_symbols(
-        self,
-        conn: sqlite3.Connection,
-        facts: StoreFacts,
-        touched: dict[str, float],
-        aliases: dict[str, tuple[str, ...]],
-        file_hits: ch.Channel,
-    ) -> ch.Channel:
-        """The file channel plus memories whose anchored symbol moved into a touched file."""
-        if facts.any_anchor is None:
-            facts.any_anchor = any_symbol_anchor(conn)
-        if not facts.any_anchor:
-            return file_hits
-        from recall.ranking.symbol_moves import MovesKept, with_moved
-
-        if facts.moves is None:
-            facts.moves = MovesKept()
-        return with_moved(conn, self.repo, facts.moves, touched, aliases, file_hits)
-
     def _provider_failed(self, error: EmbedderFailed) -> None:
         """Say once per failure what the provider did; recall goes on without it."""
         message = f"{error}; this recall ranks without the semantic channel"
@@ -416,10 +374,6 @@ class Recaller:
         self._facts[id(store)] = facts
         return facts
 
-
-FILE_CHANNELS_KEPT = 64
-"""Sets of touched files whose file channel is kept per index state; a speed setting, not a
-judgement (any value ranks the same)."""
 
 _REPLACED_ATTEMPTS = 3
 """Recalls in a row that may see an index replaced under them before giving up: one reindex

@@ -30,7 +30,8 @@ class StoreFacts:
     memo: FactsMemo = field(default_factory=FactsMemo)
     """Candidates' facts and each file's memories, read once for this index state."""
     file_channels: dict[tuple[Any, ...], ch.Channel] = field(default_factory=dict)
-    """The file channel of each set of touched files asked (see ``_file_channel``)."""
+    """The file channel of each set of touched files asked
+    (:func:`recall.ranking.file_hits.kept_file_channel`)."""
     any_anchor: bool | None = None
     """Whether any memory has a symbol anchor (asked on first use): without one no symbol can
     have moved, and the symbol code is not even imported."""
