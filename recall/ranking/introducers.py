@@ -18,7 +18,7 @@ _PREFIX: Final = re.compile(r"^(?:\s*[\w./+-]+:)+\s*")
 """Component prefixes at the start of a summary: ``tc:``, ``tc: flower:``, ``lib/fs:``."""
 
 _LEAD: Final = re.compile(r"\s*([A-Za-z]+)")
-"""The first word of a summary after its prefixes (letters only, as ``don't`` gives ``don``)."""
+"""The first word of a summary after its prefixes (ASCII letters; case is ignored)."""
 
 
 def _split(text: str) -> tuple[str, set[str]]:
