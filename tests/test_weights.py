@@ -234,6 +234,21 @@ class TestSemantic:
         assert w.SEMANTIC_MAX == 0.075
 
 
+class TestIntroducer:
+    def test_bonus(self) -> None:
+        # pre-cut hit@3 +0.020 / +0.004 / +0.008 / +0.004 (iproute2 / rdma-core / optee /
+        # networkmanager); 0.025 cost networkmanager
+        assert w.INTRODUCER_BONUS == 0.02
+        # it orders a file's memories; with the most recency it still never lifts a crowded
+        # file's memory over the sole owner of a touched file
+        assert w.INTRODUCER_BONUS < w.ORIGIN_BONUS
+        assert w.file_affinity(46) + w.recency_top() + w.INTRODUCER_BONUS < w.file_affinity(1)
+
+    def test_words_that_bring_something_in(self) -> None:
+        assert {"add", "introduce", "implement", "support"} <= w.INTRODUCING_WORDS
+        assert not {"fix", "revert", "remove"} & w.INTRODUCING_WORDS
+
+
 class TestRecency:
     def test_recency_max(self) -> None:
         assert w.RECENCY_MAX == 0.06

@@ -32,11 +32,17 @@ class Adjuster:
     for the module being worked on."""
 
     def __init__(
-        self, repo: RepoSignals, touched: dict[str, float], neighbours: Sequence[NeighbourHit]
+        self,
+        repo: RepoSignals,
+        touched: dict[str, float],
+        neighbours: Sequence[NeighbourHit],
+        named: frozenset[str] = frozenset(),
     ) -> None:
-        """Adjust for a recall that touched ``touched`` and reached ``neighbours``."""
+        """Adjust for a recall that touched ``touched``, reached ``neighbours`` and whose
+        prompt names things by ``named`` (:func:`recall.ranking.introducers.named_words`)."""
         self.repo = repo
         self.touched = touched
+        self.named = named if W.INTRODUCER_BONUS > 0 else frozenset()
         # the files through which a memory is relevant: touched, or a co-changing neighbour
         self.reached = touched.keys() | {hit.path for hit in neighbours}
         self._fan_in: dict[str, int] = {}
@@ -113,6 +119,7 @@ class Adjuster:
         blast = learned.weight("blast") * max(
             (W.blast_bonus(self.fan_in(path)) for path in self.reached), default=0.0
         )
+        blast += self._introducer_reach()
         module = learned.weight("module") * W.MODULE_MAX
         recency = learned.weight("recency")
         top = recency * W.recency_top()
@@ -156,7 +163,8 @@ class Adjuster:
     ) -> list[int]:
         """Of ``plain`` (never used, never pinned: rowid -> its weighted recency), those
         whose adjusted score reaches ``bar``. Such a memory's adjustments are its blast
-        radius, its module share and its recency, known once its files are: on a file every
+        radius, its module share and its recency, known once its files are (and at most the
+        introducer bonus, counted in full here): on a file every
         memory names with many others, the module's largest bonus keeps nearly all of them in
         reach by the bounds alone, and their files cost less than adjusting them all."""
         if not plain:
@@ -164,11 +172,12 @@ class Adjuster:
         files = memo.files(conn, list(plain))
         module, reached, touched = self.module(), self.reached, self.touched.keys()
         blast_weight, module_weight = learned.weight("blast"), learned.weight("module")
+        introducer = self._introducer_reach()
         found: list[int] = []
         for rowid, recency in plain.items():
             through = files[rowid] & reached
             fan_in = max(map(self.fan_in, through)) if through else 0
-            bonus = blast_weight * W.blast_bonus(fan_in)
+            bonus = blast_weight * W.blast_bonus(fan_in) + introducer
             if rowid in on_file:
                 others = files[rowid] - touched
                 if others:
@@ -176,6 +185,10 @@ class Adjuster:
             if scores[rowid] + bonus + recency >= bar - 1e-9:
                 found.append(rowid)
         return found
+
+    def _introducer_reach(self) -> float:
+        """The most the introducer bonus can add to one candidate of this recall."""
+        return learned.reach({"introduces": W.INTRODUCER_BONUS}) if self.named else 0.0
 
     def adjusted(
         self, store: MemoryStore, memo: FactsMemo, items: list[Fused], timings: dict[str, float]
@@ -189,6 +202,7 @@ class Adjuster:
         statics = memo.statics(conn, [item.rowid for item in items])
         usage = usage_of(conn, [fact.id for fact in statics.values()])
         files = memo.files(conn, list(statics))
+        brought_in = memo.brought_in(conn, list(statics)) if self.named else {}
         add_time(timings, "candidates", tick)
         tick = time.perf_counter()
         fused = {item.rowid: item for item in items}
@@ -216,6 +230,8 @@ class Adjuster:
             else:
                 days = 0.0 if fact.then is None else max(0.0, (moment - fact.then) / 86400.0)
             item.add("recency", W.recency_bonus(days, pinned=fact.pinned))
+            if self.named and not self.named.isdisjoint(brought_in[rowid]):
+                item.add("introduces", W.INTRODUCER_BONUS)
             if fact.pinned:
                 item.add("pinned", W.PINNED_BONUS)
             elif used is not None:
@@ -240,7 +256,12 @@ def days_since(stamp: str | None, moment_ts: float) -> float:
 def adjust_reach() -> float:
     """The most :meth:`Adjuster.adjusted` can add to a fused score (the penalty only lowers
     it), with the signals' learned weights."""
-    bounds = {"blast": W.BLAST_MAX, "module": W.MODULE_MAX, "recency": W.recency_top()}
+    bounds = {
+        "blast": W.BLAST_MAX,
+        "module": W.MODULE_MAX,
+        "recency": W.recency_top(),
+        "introduces": W.INTRODUCER_BONUS,
+    }
     return learned.reach(bounds) + max(
         learned.reach({"pinned": W.PINNED_BONUS}), learned.reach({"acted": W.ACTED_BONUS_MAX})
     )

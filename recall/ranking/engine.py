@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from recall.errors import EmbedderFailed, StoreUnavailable
 from recall.index import fts, rows
 from recall.ranking import channels as ch
-from recall.ranking import collector, crowded, file_hits, hashbag, query_words
+from recall.ranking import collector, crowded, file_hits, hashbag, introducers, query_words
 from recall.ranking import file_channels as fc
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
@@ -181,7 +181,7 @@ class Recaller:
         tick = time.perf_counter()
         neighbours = fc.cochange_neighbours(touched, self.repo.neighbours, self.repo.exists)
         timings["cochange"] = (time.perf_counter() - tick) * 1000
-        adjuster = Adjuster(self.repo, touched, neighbours)
+        adjuster = Adjuster(self.repo, touched, neighbours, introducers.named_words(prepared.text))
         found: list[Candidate] = []
         cuts: dict[tuple[int, str], crowded.Cut] = {}
         for store in self.stores:

@@ -20,6 +20,7 @@ from typing import Final, NamedTuple
 
 from recall.clock import parse_timestamp
 from recall.errors import BadInput
+from recall.ranking import introducers
 
 JSON_VALUES: Final = "(SELECT value FROM json_each(?))"
 """Any number of values (rowids, terms) bound as one JSON array: one statement whatever their
@@ -80,6 +81,7 @@ class FactsMemo:
         self._static: dict[int, Static | None] = {}
         self._files: dict[int, frozenset[str]] = {}
         self._owners: dict[str, tuple[Owner, ...]] = {}
+        self._brought_in: dict[int, frozenset[str]] = {}
         self._replaced: frozenset[str] | None = None
 
     def replaced(self, conn: sqlite3.Connection) -> frozenset[str]:
@@ -124,6 +126,27 @@ class FactsMemo:
             ):
                 found[rowid].append(path)
             kept.update((rowid, frozenset(paths)) for rowid, paths in found.items())
+        return {r: kept[r] for r in rowids}
+
+    def brought_in(
+        self, conn: sqlite3.Connection, rowids: Collection[int]
+    ) -> dict[int, frozenset[str]]:
+        """What each of ``rowids`` announces bringing in, by its summary
+        (:func:`recall.ranking.introducers.brought_in`; none for a row that is gone); those
+        not kept yet read in one statement."""
+        kept = self._brought_in
+        missing = [r for r in dict.fromkeys(rowids) if r not in kept]
+        if missing:
+            if len(kept) + len(missing) > self.LIMIT:
+                kept.clear()
+                missing = list(dict.fromkeys(rowids))
+            found: dict[int, frozenset[str]] = dict.fromkeys(missing, frozenset())
+            for rowid, summary in conn.execute(
+                f"SELECT rowid, summary FROM memories WHERE rowid IN {JSON_VALUES}",
+                (json.dumps(missing),),
+            ):
+                found[rowid] = introducers.brought_in(summary or "")
+            kept.update(found)
         return {r: kept[r] for r in rowids}
 
     def owners(

@@ -14,6 +14,8 @@ module                 up to 0.025 when a file hit's other files co-change with 
 co-change              up to 0.083 (a third of a direct hit), RRF rank 5
 text (bm25)            up to 0.20 (words and trigram together: the stronger of the two);
                        a word most memories of the touched file share weighs less
+introducer             +0.02 when the summary brings in (add, introduce...) a thing
+                       the prompt names beyond its component prefix
 semantic               0 below cosine 0.3, up to 0.075 at cosine 1
 pinned                 +0.10, and exempt from decay and the ignore penalty
 blast radius           up to 0.06
@@ -119,6 +121,8 @@ from recall.ranking.weights.text import (
     COMMON_TERM_MIN_MEMORIES,
     COMMON_TERM_SHARE,
     FUNCTION_WORDS,
+    INTRODUCER_BONUS,
+    INTRODUCING_WORDS,
     LOCAL_TERM_POWER,
     LOCAL_TERM_PRIOR,
     MIN_WORD_CHARS,
@@ -174,6 +178,8 @@ __all__ = [
     "INJECT_CHARS",
     "INJECT_MAX",
     "INJECT_MIN_SCORE",
+    "INTRODUCER_BONUS",
+    "INTRODUCING_WORDS",
     "LEARNED_RANKER",
     "LOCAL_TERM_POWER",
     "LOCAL_TERM_PRIOR",
