@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from recall.index.fts import WORD
-from recall.ranking.weights import FUNCTION_WORDS, TEXT_MAX
+from recall.ranking.weights import FUNCTION_WORDS, INTRODUCING_WORDS, TEXT_MAX
 
 if TYPE_CHECKING:
     from bench.quality_offline import History, Task
@@ -205,30 +205,9 @@ def fresh_memory(history: History, task: Task) -> Any:
 _PREFIX = re.compile(r"^(?:\s*[\w./+-]+:)+\s*")
 _FIRST_WORD = re.compile(r"[a-z]+")
 
-ADDS = frozenset(
-    [
-        "add",
-        "adds",
-        "added",
-        "adding",
-        "introduce",
-        "introduces",
-        "implement",
-        "implements",
-        "support",
-        "supports",
-        "expose",
-        "new",
-        "initial",
-        "create",
-        "allow",
-        "enable",
-        "rework",
-        "improve",
-        "convert",
-    ]
-)
-"""First words of a subject that bring something in (the usual cause of a later fix)."""
+ADDS = INTRODUCING_WORDS
+"""First words of a subject that bring something in (the usual cause of a later fix): the
+list the engine's introducer bonus reads."""
 
 FIXES: frozenset[str] = frozenset(("fix", "fixes", "fixed", "revert", "correct", "don", "avoid"))
 """First words of a subject that repair something ("don" is "don't" as the word index splits
