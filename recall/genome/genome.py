@@ -17,7 +17,7 @@ from pathlib import Path
 from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
-from recall.genome.limits import MAX_COMMIT_FILES
+from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
 from recall.genome.packing import unpack_near
 from recall.genome.renames import RenameIndex
 from recall.genome.results import IndexSummary, Neighbour
@@ -74,6 +74,7 @@ class Genome(CommitCounts):
         self._ids: dict[str, int | None] = {}
         self._times: dict[int, list[int]] = {}
         self._commit_times: dict[int, int] | None = None
+        self._near: dict[tuple[str, int, bool], list[Neighbour]] = {}
 
     @classmethod
     def load(
@@ -227,10 +228,22 @@ class Genome(CommitCounts):
         """Up to ``k`` files that most often changed in the same commits as ``path``.
 
         Strongest first, ties by path. Files no longer in the tree are left out unless
-        ``include_missing``. Commits over the size cap do not count.
+        ``include_missing``. Commits over the size cap do not count. Each answer is kept until
+        the next refresh, made here or noticed (:meth:`refreshed_elsewhere`): an editor asks
+        the same files on every change.
         """
         if k <= 0 or not self._is_ready():
             return []
+        key = (path, k, include_missing)
+        found = self._near.get(key)
+        if found is None:
+            self._stored_state()  # the state they belong to, for refreshed_elsewhere
+            if len(self._near) >= NEIGHBOURS_KEPT:
+                self._near.clear()
+            found = self._near[key] = self._neighbours(path, k, include_missing)
+        return list(found)
+
+    def _neighbours(self, path: str, k: int, include_missing: bool) -> list[Neighbour]:
         row = self.conn.execute(
             "SELECT commits, near FROM genome_files WHERE path = ?", (path,)
         ).fetchone()

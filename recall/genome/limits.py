@@ -33,3 +33,8 @@ PARSE_THREADS: Final = 2
 # Fewer new contents than this are parsed on the tree thread alone: a pool costs more than
 # it saves for the few files of an incremental refresh.
 PARALLEL_PARSE_MIN: Final = 64
+
+# Co-change neighbour lists a long-lived genome keeps between refreshes: a language server
+# asks the same few files again on every keystroke; past this many it starts afresh (each
+# list is at most a few dozen names, so the bound is well under a megabyte).
+NEIGHBOURS_KEPT: Final = 4096

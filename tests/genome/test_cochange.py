@@ -200,3 +200,20 @@ def test_commits_touching_after_a_merge_commit(
     genome.refresh()
     # The merge is not indexed (--no-merges); git tells its time instead.
     assert genome.commits_touching("a.py", merge) == 1
+
+
+def test_neighbour_lists_kept_are_bounded_and_still_right(
+    genome: Genome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-lived genome keeps at most NEIGHBOURS_KEPT lists (a server runs for days); past
+    that it starts afresh and answers the same."""
+    from recall.genome import genome as genome_module
+    from recall.genome.limits import NEIGHBOURS_KEPT
+
+    assert NEIGHBOURS_KEPT == 4096
+    first = genome.neighbours("a.py", 5, include_missing=True)
+    monkeypatch.setattr(genome_module, "NEIGHBOURS_KEPT", 2)
+    for path in ("lib/core.py", "d.py", "a.py", "b.py"):
+        genome.neighbours(path, 5, include_missing=True)
+        assert len(genome._near) <= 2
+    assert genome.neighbours("a.py", 5, include_missing=True) == first

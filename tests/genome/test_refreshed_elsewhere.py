@@ -39,3 +39,33 @@ def test_a_closed_connection_is_no_refresh(
     genome.state_token()
     genome.conn.close()  # an index replaced under it; the next recall rebinds the genome
     assert not genome.refreshed_elsewhere()
+
+
+def test_neighbours_kept_between_refreshes_follow_a_refresh_made_elsewhere(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    repo = make_repo("repo")
+    repo.commit("start", "a.py", "b.py")
+    mine = open_genome(repo.root, db="shared")
+    mine.refresh()
+    assert [n.path for n in mine.neighbours("a.py", 5)] == ["b.py"]
+    repo.commit("a with c", "a.py", "c.py")
+    repo.commit("again", "a.py", "c.py")
+    other = open_genome(repo.root, db="shared")  # a hook, in another process
+    other.refresh()
+    assert mine.refreshed_elsewhere()
+    assert [(n.path, n.support) for n in mine.neighbours("a.py", 5)] == [
+        ("c.py", 2),
+        ("b.py", 1),
+    ]
+
+
+def test_neighbours_kept_are_not_changed_by_a_caller(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    repo = make_repo("repo")
+    repo.commit("start", "a.py", "b.py")
+    genome = open_genome(repo.root)
+    genome.refresh()
+    genome.neighbours("a.py", 5).clear()
+    assert [n.path for n in genome.neighbours("a.py", 5)] == ["b.py"]
