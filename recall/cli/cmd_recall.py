@@ -190,7 +190,9 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
             except BadInput as error:
                 failed += 1
                 sys.stdout.write(json.dumps({"line": number, "error": str(error)}) + "\n")
+                sys.stdout.flush()
                 continue
+            recaller = _following_refreshes(recaller, ctx, args.scope)
             start = time.perf_counter()
             result = recaller.recall(query)
             elapsed = (time.perf_counter() - start) * 1000
@@ -198,7 +200,17 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
                 _record(recaller, result.hits)
             out = {"results": [h.to_dict() for h in result.hits], "elapsed_ms": round(elapsed, 3)}
             sys.stdout.write(json.dumps(out) + "\n")
+            sys.stdout.flush()  # a caller on a pipe reads each answer before its next line
     return 2 if failed else 0
+
+
+def _following_refreshes(recaller: Recaller, ctx: CommandContext, scope: str) -> Recaller:
+    """The batch's engine, made anew when another process (``tether index``, a hook) refreshed
+    the genome since this one read it, so a long batch never ranks on a genome it outlived."""
+    refreshed = getattr(recaller.repo, "refreshed_elsewhere", None)
+    if callable(refreshed) and refreshed():
+        return _recaller(ctx, scope, short_lived=False)
+    return recaller
 
 
 def _batch_query(line: str, ctx: CommandContext, recaller: Recaller, limit: int) -> RecallQuery:

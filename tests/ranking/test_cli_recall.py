@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -239,3 +242,44 @@ def test_inject_survives_invalid_utf8_bytes_in_its_argument(
     assert "Traceback" not in done.stderr, done.stderr
     assert done.code == 0
     assert seeded["a"] in done.stdout
+
+
+def _answer(batch: subprocess.Popen[str], line: str) -> dict[str, object]:
+    """Send one query line to a running ``--batch -`` and read its answer line (a minute at
+    most, so an answer held back in a buffer fails the test instead of hanging it)."""
+    assert batch.stdin is not None and batch.stdout is not None
+    batch.stdin.write(line + "\n")
+    batch.stdin.flush()
+    ready, _, _ = select.select([batch.stdout], [], [], 60)
+    assert ready, "the batch did not answer the line it was sent"
+    return json.loads(batch.stdout.readline())
+
+
+def test_a_running_batch_follows_a_genome_refreshed_by_another_process(world: World) -> None:
+    world.history([["src/a.py"], ["src/c.py"]])
+    own = world.remember("a.py keeps its buffers aligned", "src/a.py")
+    gotcha = world.remember("c.py must be closed before a.py is flushed", "src/c.py")
+    world.close()
+    assert tether(world, "index").code == 0
+    line = json.dumps({"files": ["src/a.py"]})
+    batch = subprocess.Popen(
+        [sys.executable, "-m", "recall", "recall", "--batch", "-", "--json", "--no-record"],
+        cwd=world.root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+    try:
+        before = _answer(batch, line)
+        assert [hit["id"] for hit in before["results"]] == [own]  # no co-change yet
+
+        world.history([["src/a.py", "src/c.py"]] * 6)
+        assert tether(world, "index").code == 0  # another process refreshes the genome
+
+        after = {hit["id"]: hit for hit in _answer(batch, line)["results"]}
+    finally:
+        batch.stdin.close()
+        batch.wait(timeout=60)
+    assert batch.returncode == 0
+    assert after[gotcha]["receipt"].startswith("via co-change with src/c.py")
