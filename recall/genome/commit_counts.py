@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from recall.errors import BadInput
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.packing import unpack
+from recall.index.db import tuples
 
 _HEX = re.compile(r"[0-9a-fA-F]{4,64}")
 
@@ -140,11 +141,13 @@ class CommitCounts:
         unknown = set().union(*seqs.values()) - times.keys()
         if unknown:
             times.update(
-                self.conn.execute(
+                tuples(self.conn)
+                .execute(
                     "SELECT seq, ts FROM genome_commits "
                     "WHERE seq IN (SELECT value FROM json_each(?))",
                     (json.dumps(sorted(unknown)),),
-                ).fetchall()
+                )
+                .fetchall()
             )
         for ident in wanted:
             found = seqs.get(ident, ())

@@ -19,7 +19,7 @@ from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
 from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
 from recall.genome.packing import unpack_near
-from recall.genome.renames import RenameIndex
+from recall.genome.renames import LOOKUPS_MAX, RenameIndex, RenameLookups
 from recall.genome.results import IndexSummary, Neighbour
 from recall.genome.schema import SYMBOLS_BEHIND, SYMBOLS_STATE, read_state, schema_current
 
@@ -71,6 +71,7 @@ class Genome(CommitCounts):
         self._ready: bool | None = None
         self._state: dict[str, str] | None = None
         self._renames: RenameIndex | None = None
+        self._rename_lookups: RenameLookups | None = None
         self._ids: dict[str, int | None] = {}
         self._times: dict[int, list[int]] = {}
         self._commit_times: dict[int, int] | None = None
@@ -298,16 +299,37 @@ class Genome(CommitCounts):
                 cur = self.conn.cursor()
                 cur.row_factory = None
                 rows = cur.execute(
-                    "SELECT seq, old, new FROM genome_renames ORDER BY seq"
+                    "SELECT seq, old, new FROM genome_renames ORDER BY seq, rowid"
                 ).fetchall()
             self._renames = RenameIndex(rows)
         return self._renames
 
+    def _renames_for(self) -> RenameIndex | RenameLookups:
+        """The rename index when it is read (or worth reading), else name-by-name look-ups."""
+        if self._renames is not None or not self._is_ready():
+            return self._rename_index()
+        if self._rename_lookups is None:
+            self._rename_lookups = RenameLookups(self._rename_events)
+        if self._rename_lookups.reads >= LOOKUPS_MAX:
+            return self._rename_index()
+        return self._rename_lookups
+
+    def _rename_events(self, column: str, name: str) -> list[tuple[int, str]]:
+        """The renames whose ``column`` ("old" or "new") is ``name``: (commit number, the
+        other name), in commit order."""
+        other = "new" if column == "old" else "old"
+        cur = self.conn.cursor()
+        cur.row_factory = None
+        return cur.execute(
+            f"SELECT seq, {other} FROM genome_renames WHERE {column} = ? ORDER BY seq, rowid",
+            (name,),
+        ).fetchall()
+
     def renamed_to(self, path: str) -> str | None:
         """The name the file last renamed away from ``path`` has now, following every later
         rename; None when ``path`` was never renamed (or the chain leads back to it)."""
-        return self._rename_index().forward(path)
+        return self._renames_for().forward(path)
 
     def renamed_from(self, path: str) -> list[str]:
         """The earlier names of the file now at ``path``, most recent first."""
-        return self._rename_index().backward(path)
+        return self._renames_for().backward(path)

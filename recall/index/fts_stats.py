@@ -42,14 +42,19 @@ def column_totals(conn: sqlite3.Connection) -> tuple[int, int, int] | None:
     return rows, summary, details
 
 
+ROW_SIZES = "SELECT id, sz FROM fts_words_docsize WHERE id IN (SELECT value FROM json_each(?))"
+"""(rowid, docsize record) of the rowids bound as one JSON array."""
+
+
 def row_sizes(conn: sqlite3.Connection, rowids: Iterable[int]) -> Iterator[tuple[int, int, int]]:
     """(rowid, summary tokens, details tokens) of each of ``rowids`` the word index holds, in
     one statement whatever their number."""
-    bound = json.dumps(list(rowids))
-    for rowid, sizes in conn.execute(
-        "SELECT id, sz FROM fts_words_docsize WHERE id IN (SELECT value FROM json_each(?))",
-        (bound,),
-    ):
+    return sizes_of(conn.execute(ROW_SIZES, (json.dumps(list(rowids)),)))
+
+
+def sizes_of(records: Iterable[tuple[int, bytes]]) -> Iterator[tuple[int, int, int]]:
+    """(rowid, summary tokens, details tokens) of each (rowid, docsize record)."""
+    for rowid, sizes in records:
         summary, at = varint(sizes, 0) if sizes else (0, 0)
         details = varint(sizes, at)[0] if sizes and at < len(sizes) else 0
         yield rowid, summary, details

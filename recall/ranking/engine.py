@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from recall.errors import EmbedderFailed, StoreUnavailable
 from recall.index import fts, rows
+from recall.index.db import tuples
 from recall.ranking import channels as ch
 from recall.ranking import collector, crowded, file_hits, hashbag, introducers, query_words
 from recall.ranking import file_channels as fc
@@ -367,7 +368,8 @@ class Recaller:
             return cached
         conn = store.conn
         inactive = frozenset(
-            r[0] for r in conn.execute("SELECT rowid FROM memories WHERE status != 'active'")
+            r[0]
+            for r in tuples(conn).execute("SELECT rowid FROM memories WHERE status != 'active'")
         )
         active = conn.execute("SELECT count(*) FROM memories").fetchone()[0] - len(inactive)
         facts = StoreFacts(stamp, active, inactive, tc.Vocabulary(conn))

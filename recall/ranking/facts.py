@@ -20,6 +20,7 @@ from typing import Final, NamedTuple
 
 from recall.clock import parse_timestamp
 from recall.errors import BadInput
+from recall.index.db import tuples
 from recall.ranking import introducers
 
 JSON_VALUES: Final = "(SELECT value FROM json_each(?))"
@@ -120,7 +121,7 @@ class FactsMemo:
                 kept.clear()
                 missing = list(dict.fromkeys(rowids))
             found: dict[int, list[str]] = {rowid: [] for rowid in missing}
-            for rowid, path in conn.execute(
+            for rowid, path in tuples(conn).execute(
                 f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {JSON_VALUES}",
                 (json.dumps(missing),),
             ):
@@ -174,7 +175,7 @@ def _read_statics(
     """One statement: the facts of ``rowids`` (None for an inactive one); ``replaced``: the
     ids an active memory supersedes."""
     found: dict[int, Static | None] = dict.fromkeys(rowids)
-    for rowid, memory_id, pinned, created, content_hash in conn.execute(
+    for rowid, memory_id, pinned, created, content_hash in tuples(conn).execute(
         "SELECT m.rowid, m.id, m.pinned, m.created, m.content_hash "
         f"FROM memories m WHERE m.rowid IN {JSON_VALUES} AND +m.status = 'active'",
         (json.dumps(rowids),),
@@ -201,7 +202,7 @@ def _read_owners(
         # walk every active memory through the status index.
         f"WHERE mf.path IN {JSON_VALUES} AND +m.status = 'active'"
     )
-    for path, rowid, created, kind, memory_id, pinned, content_hash in conn.execute(
+    for path, rowid, created, kind, memory_id, pinned, content_hash in tuples(conn).execute(
         query, (json.dumps(paths),)
     ):
         seconds = moment(created)

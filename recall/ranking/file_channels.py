@@ -243,14 +243,14 @@ def cochange(
     owners = (memo or FactsMemo()).owners(conn, [h.path for h in hits])
     result: Channel = {}
     for order, hit in enumerate(hits):
-        for rowid in (owner.rowid for owner in owners.get(hit.path, ())):
+        # the same for every memory on the neighbour (a hub neighbour has about 2,000)
+        rank = W.COCHANGE_RRF_RANK + order
+        magnitude = W.cochange_magnitude(hit.confidence, hit.support)
+        # The receipt names the memory's file and how often it changed with the touched one.
+        note = f"{hit.path} ({hit.support}/{hit.commits})"
+        for owner in owners.get(hit.path, ()):
+            rowid = owner.rowid
             if rowid in direct or rowid in result:
                 continue
-            # The receipt names the memory's file and how often it changed with the touched one.
-            result[rowid] = Evidence(
-                W.COCHANGE_RRF_RANK + order,
-                W.cochange_magnitude(hit.confidence, hit.support),
-                f"{hit.path} ({hit.support}/{hit.commits})",
-                hit.confidence,
-            )
+            result[rowid] = Evidence(rank, magnitude, note, hit.confidence)
     return result

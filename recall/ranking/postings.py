@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from recall.index import fts_stats
+from recall.index.db import tuples
 
 FTS5_K1: Final = 1.2
 FTS5_B: Final = 0.75
@@ -52,6 +53,40 @@ def is_member(values: Ints, members: Ints) -> npt.NDArray[np.bool_]:
         return np.zeros(len(values), dtype=bool)
     at = np.minimum(np.searchsorted(known, values), len(known) - 1)
     return known[at] == values
+
+
+def integers(joined: str) -> Ints:
+    """The integers of a comma-separated list as SQLite's ``group_concat`` writes them, parsed
+    in C (``str.split`` and a string per value cost several times as much on a common word)."""
+    values = np.fromstring(joined, dtype=np.int64, sep=",")
+    if len(values) != joined.count(",") + 1:  # not plain integers after all
+        values = np.array(joined.split(","), dtype=np.int64)
+    return values
+
+
+def column_sizes(blobs: Sequence[bytes]) -> tuple[Ints, Ints] | None:
+    """The summary and details tokens of each of FTS5's docsize records (two SQLite varints
+    each), decoded for all at once; None when one is anything else (no record, one column,
+    a varint of nine bytes), which :func:`fts_stats.sizes_of` then reads one by one."""
+    if not blobs or not all(type(blob) is bytes for blob in blobs):
+        return None
+    widths = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs))
+    data = np.frombuffer(b"".join(blobs), dtype=np.uint8)
+    ends = np.flatnonzero(data < 0x80)  # the last byte of each varint
+    if len(ends) != 2 * len(blobs) or not np.array_equal(ends[1::2], np.cumsum(widths) - 1):
+        return None
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    lengths = ends - starts + 1
+    longest = int(lengths.max())
+    if longest > 8:
+        return None
+    values = np.zeros(len(ends), dtype=np.int64)
+    for byte in range(longest):
+        more = lengths > byte
+        values[more] = (values[more] << 7) | (data[starts[more] + byte] & 0x7F)
+    return values[0::2], values[1::2]
 
 
 class Postings:
@@ -119,11 +154,7 @@ class Postings:
         }
         for term in terms:
             joined = found.get(term)
-            coded = (
-                np.array(joined.split(","), dtype=np.int64)
-                if joined
-                else np.zeros(0, dtype=np.int64)
-            )
+            coded = integers(joined) if joined else np.zeros(0, dtype=np.int64)
             rows, at = np.unique(coded >> 1, return_inverse=True)
             in_details = (coded & 1).astype(np.int64)
             details = np.bincount(at, weights=in_details, minlength=len(rows)).astype(np.int64)
@@ -150,9 +181,20 @@ class Postings:
         unknown = rows[self._summary[rows] < 0]
         if len(unknown):
             self.statements += 1
-            for rowid, summary, details in fts_stats.row_sizes(self.conn, unknown.tolist()):
-                self._summary[rowid] = summary
-                self._details[rowid] = details
+            found = (
+                tuples(self.conn)
+                .execute(fts_stats.ROW_SIZES, (json.dumps(unknown.tolist()),))
+                .fetchall()
+            )
+            sizes = [record[1] for record in found]
+            decoded = column_sizes(sizes)
+            if decoded is None:  # not two short varints each: the general reader
+                for rowid, summary, details in fts_stats.sizes_of(found):
+                    self._summary[rowid] = summary
+                    self._details[rowid] = details
+            else:
+                at = np.fromiter((record[0] for record in found), np.int64, count=len(found))
+                self._summary[at], self._details[at] = decoded
             # a row the index does not hold stays unknown (-1) and is read again if asked
         return self._summary[rows], self._details[rows]
 
