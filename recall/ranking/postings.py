@@ -15,10 +15,9 @@ import json
 import math
 import sqlite3
 from collections.abc import Collection, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 import numpy as np
-import numpy.typing as npt
 
 from recall.index import fts_stats
 from recall.index.db import tuples
@@ -27,9 +26,12 @@ FTS5_K1: Final = 1.2
 FTS5_B: Final = 0.75
 """The constants of FTS5's bm25 (fixed in SQLite's source), so the scores here equal its own."""
 
-Ints = npt.NDArray[np.int64]
-Floats = npt.NDArray[np.float64]
-Posting = tuple[Ints, Ints, Ints]
+if TYPE_CHECKING:  # ``numpy.typing`` costs a first query about a millisecond to import
+    import numpy.typing as npt
+
+    Ints: TypeAlias = npt.NDArray[np.int64]
+    Floats: TypeAlias = npt.NDArray[np.float64]
+    Posting: TypeAlias = tuple[Ints, Ints, Ints]
 """Rows holding a term (ascending), and how often it occurs in each one's summary and details."""
 
 
