@@ -306,8 +306,8 @@ def compiled_modules() -> Any:
 
     The engine imports some modules on first use (the text channel's kept counts, the
     vectors); a checkout run with ``PYTHONDONTWRITEBYTECODE`` would compile them from source
-    inside the timed first query (about 35 ms of networkmanager's first query on a loaded
-    machine), which no installed copy does.
+    inside the timed first query (about 20 ms of CPU of networkmanager's first query at load 4),
+    which no installed copy does.
     """
     import compileall
 
