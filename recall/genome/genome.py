@@ -13,6 +13,7 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
@@ -21,9 +22,16 @@ from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
 from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, RenameIndex, RenameLookups
 from recall.genome.results import IndexSummary, Neighbour
-from recall.genome.schema import SYMBOLS_BEHIND, SYMBOLS_STATE, read_state, schema_current
+from recall.genome.schema import (
+    SYMBOLS_BEHIND,
+    SYMBOLS_STATE,
+    read_snapshot,
+    read_state,
+    schema_current,
+)
 
 Progress = Callable[[str, int, int | None], None]
+T = TypeVar("T")
 
 # Neighbour candidates named per query; a tie at the cut extends the chunk.
 NEIGHBOUR_CHUNK = 16
@@ -304,15 +312,19 @@ class Genome(CommitCounts):
             self._renames = RenameIndex(rows)
         return self._renames
 
-    def _renames_for(self) -> RenameIndex | RenameLookups:
-        """The rename index when it is read (or worth reading), else name-by-name look-ups."""
+    def _follow(self, walk: Callable[[RenameIndex | RenameLookups], T]) -> T:
+        """``walk`` over the rename index when it is read (or worth reading), else over
+        name-by-name look-ups, every name of them read in one state of the rename table."""
         if self._renames is not None or not self._is_ready():
-            return self._rename_index()
-        if self._rename_lookups is None:
-            self._rename_lookups = RenameLookups(self._rename_events)
-        if self._rename_lookups.reads >= LOOKUPS_MAX:
-            return self._rename_index()
-        return self._rename_lookups
+            return walk(self._rename_index())
+        with read_snapshot(self.conn):
+            state = read_state(self.conn)
+            lookups = self._rename_lookups
+            if lookups is None or lookups.state != state:  # refreshed here or elsewhere
+                lookups = self._rename_lookups = RenameLookups(self._rename_events, state)
+            if lookups.reads >= LOOKUPS_MAX:
+                return walk(self._rename_index())
+            return walk(lookups)
 
     def _rename_events(self, column: str, name: str) -> list[tuple[int, str]]:
         """The renames whose ``column`` ("old" or "new") is ``name``: (commit number, the
@@ -328,8 +340,8 @@ class Genome(CommitCounts):
     def renamed_to(self, path: str) -> str | None:
         """The name the file last renamed away from ``path`` has now, following every later
         rename; None when ``path`` was never renamed (or the chain leads back to it)."""
-        return self._renames_for().forward(path)
+        return self._follow(lambda renames: renames.forward(path))
 
     def renamed_from(self, path: str) -> list[str]:
         """The earlier names of the file now at ``path``, most recent first."""
-        return self._renames_for().backward(path)
+        return self._follow(lambda renames: renames.backward(path))

@@ -88,12 +88,19 @@ class RenameLookups:
     networkmanager: about 8 ms to read and index, most of a first drift count's cost when a
     shown memory names a file by an old name). Asked by a genome until
     :data:`LOOKUPS_MAX` names were read in one of its states; past that the whole index is
-    cheaper, and the genome reads it."""
+    cheaper, and the genome reads it.
 
-    def __init__(self, read: Callable[[str, str], list[tuple[int, str]]]) -> None:
+    Every name kept must come from one state of the table, or a chain would join two
+    histories (a refresh renumbers commits and rewrites renames): the genome reads each chain
+    in one read transaction and makes new look-ups when :attr:`state` is no longer the
+    table's."""
+
+    def __init__(self, read: Callable[[str, str], list[tuple[int, str]]], state: object) -> None:
         """``read(column, name)``: the events whose ``column`` ("old" or "new") is ``name``,
-        as (commit number, the other name), in commit order."""
+        as (commit number, the other name), in commit order; ``state``: what identifies the
+        table's contents they are read from."""
         self._read = read
+        self.state = state
         self._kept: dict[tuple[str, str], list[tuple[int, str]]] = {}
         self.reads = 0
         """Names read so far (the genome switches to the whole index past a bound)."""

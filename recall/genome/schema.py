@@ -1,4 +1,4 @@
-"""The genome's tables in the index database, their version, and write transactions."""
+"""The genome's tables in the index database, their version, and read and write transactions."""
 
 from __future__ import annotations
 
@@ -154,3 +154,19 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+@contextlib.contextmanager
+def read_snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """Every statement of the block reads one state of the database: a read transaction
+    around them (in WAL mode a refresh another connection commits meanwhile stays unseen
+    until it ends), or the caller's own transaction when one is open."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if conn.in_transaction:  # nothing was written: ending it only lets the snapshot go
+            conn.execute("COMMIT")

@@ -27,7 +27,7 @@ def _lookups_over(rows: list[tuple[int, str, str]]) -> RenameLookups:
         at = 1 if column == "old" else 2
         return [(row[0], row[3 - at]) for row in rows if row[at] == name]
 
-    return RenameLookups(read)
+    return RenameLookups(read, state=None)
 
 
 def test_lookups_follow_chains_as_the_index_does() -> None:
