@@ -20,7 +20,7 @@ from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
 from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
 from recall.genome.packing import unpack_near
-from recall.genome.renames import LOOKUPS_MAX, RenameIndex, RenameLookups
+from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
 from recall.genome.results import IndexSummary, Neighbour
 from recall.genome.schema import (
     SYMBOLS_BEHIND,
@@ -314,13 +314,20 @@ class Genome(CommitCounts):
 
     def _follow(self, walk: Callable[[RenameIndex | RenameLookups], T]) -> T:
         """``walk`` over the rename index when it is read (or worth reading), else over
-        name-by-name look-ups, every name of them read in one state of the rename table."""
+        name-by-name look-ups, every name of them read in one state of the rename table: the
+        names kept when they are enough, else a read transaction in which the table's state
+        is checked and the names it lacks are read."""
         if self._renames is not None or not self._is_ready():
             return walk(self._rename_index())
+        if self._rename_lookups is not None:
+            try:  # every name kept: one state's answer, kept until a refresh is noticed
+                return walk(self._rename_lookups.kept_only())
+            except NotKept:
+                pass
         with read_snapshot(self.conn):
             state = read_state(self.conn)
             lookups = self._rename_lookups
-            if lookups is None or lookups.state != state:  # refreshed here or elsewhere
+            if lookups is None or lookups.state != state:  # refreshed by another connection
                 lookups = self._rename_lookups = RenameLookups(self._rename_events, state)
             if lookups.reads >= LOOKUPS_MAX:
                 return walk(self._rename_index())

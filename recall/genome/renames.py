@@ -82,6 +82,14 @@ def follow_backward(path: str, taken: Events) -> list[str]:
     return [name for name in dict.fromkeys(found) if name != path]
 
 
+class NotKept(LookupError):
+    """A chain passed a name whose events were not read (see :meth:`RenameLookups.kept_only`)."""
+
+
+def _not_kept(column: str, name: str) -> list[tuple[int, str]]:
+    raise NotKept(column, name)
+
+
 class RenameLookups:
     """The rename events of each name asked, read one name at a time (one scan of the rename
     table each, under a millisecond) instead of the whole table (3,380 renames on
@@ -91,9 +99,10 @@ class RenameLookups:
     cheaper, and the genome reads it.
 
     Every name kept must come from one state of the table, or a chain would join two
-    histories (a refresh renumbers commits and rewrites renames): the genome reads each chain
-    in one read transaction and makes new look-ups when :attr:`state` is no longer the
-    table's."""
+    histories (a refresh renumbers commits and rewrites renames): the genome answers a chain
+    from the names kept when it needs no other (:meth:`kept_only`), as it answers from a whole
+    index read before; else it reads the chain in one read transaction, after making new
+    look-ups if :attr:`state` is no longer the table's."""
 
     def __init__(self, read: Callable[[str, str], list[tuple[int, str]]], state: object) -> None:
         """``read(column, name)``: the events whose ``column`` ("old" or "new") is ``name``,
@@ -108,9 +117,16 @@ class RenameLookups:
     def _events(self, column: str, name: str) -> list[tuple[int, str]]:
         found = self._kept.get((column, name))
         if found is None:
-            self.reads += 1
             found = self._kept[(column, name)] = self._read(column, name)
+            self.reads += 1
         return found
+
+    def kept_only(self) -> RenameLookups:
+        """These look-ups, reading nothing: a chain passing a name not kept raises
+        :class:`NotKept`."""
+        view = RenameLookups(_not_kept, self.state)
+        view._kept = self._kept
+        return view
 
     def forward(self, path: str) -> str | None:
         """:meth:`RenameIndex.forward`, reading the names its chain passes through."""

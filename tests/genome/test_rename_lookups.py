@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+import pytest
+
 from recall.genome import Genome
-from recall.genome.renames import LOOKUPS_MAX, RenameIndex, RenameLookups
+from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
 
 from .gitrepo import GitRepo
 
@@ -88,3 +90,16 @@ def test_genome_reads_the_whole_table_past_the_bound(
     assert genome._renames is None
     assert genome.renamed_to("src/a.py") == "src/b.py"
     assert genome._renames is not None
+
+
+def test_kept_only_answers_from_kept_names_and_reads_nothing() -> None:
+    lookups = _lookups_over([(1, "a.c", "b.c"), (2, "b.c", "c.c")])
+    assert lookups.forward("a.c") == "c.c"
+    kept = lookups.kept_only()
+    assert kept.forward("a.c") == kept.forward("b.c") == "c.c"
+    assert lookups.reads == 3
+    with pytest.raises(NotKept):
+        kept.backward("c.c")  # the names taken were never read
+    with pytest.raises(NotKept):
+        kept.forward("z.c")
+    assert lookups.reads == 3
