@@ -61,8 +61,8 @@ def integers(joined: str) -> Ints:
     """The integers of a comma-separated list as SQLite's ``group_concat`` writes them, parsed
     in C (``str.split`` and a string per value cost several times as much on a common word)."""
     values = np.fromstring(joined, dtype=np.int64, sep=",")
-    if len(values) != joined.count(",") + 1:  # not plain integers after all
-        values = np.array(joined.split(","), dtype=np.int64)
+    if len(values) != joined.count(",") + 1:  # it stops quietly at a trailing comma
+        values = np.array(joined.split(","), dtype=np.int64)  # which this one refuses
     return values
 
 

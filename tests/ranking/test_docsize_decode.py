@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import random
 
-from recall.index.fts_stats import sizes_of
-from recall.ranking.postings import column_sizes, integers
+import numpy as np
+import pytest
+
+from recall.index.fts_stats import row_sizes, sizes_of
+from recall.ranking.postings import Postings, column_sizes, integers
+
+from .world import World
 
 
 def _varint(value: int) -> bytes:
@@ -50,3 +55,47 @@ def test_anything_else_left_to_the_reader() -> None:
 def test_integers_of_group_concat() -> None:
     assert integers("3,1,40000000000").tolist() == [3, 1, 40_000_000_000]
     assert integers("7").tolist() == [7]
+
+
+def test_a_real_stores_sizes_decoded_at_once_as_the_reader_reads_them(world: World) -> None:
+    # token counts on each side of a varint's byte boundaries (128, 16,384), and none
+    world.history([["a.c"]])
+    for n, tokens in enumerate((0, 1, 127, 128, 300, 16_383, 16_384, 16_500)):
+        details = " ".join(f"w{(n * 7 + i) % 50}" for i in range(tokens)) or None
+        world.remember(f"note {n} on the parser", "a.c", details=details)
+    conn = world.project.conn
+    held = [row[0] for row in conn.execute("SELECT id FROM fts_words_docsize ORDER BY id")]
+    records = [row[1] for row in conn.execute("SELECT id, sz FROM fts_words_docsize")]
+    assert column_sizes(records) is not None  # real records take the decode at once
+
+    expected = {rowid: (summary, details) for rowid, summary, details in row_sizes(conn, held)}
+    assert {details for _, details in expected.values()} >= {0, 128, 16_384}
+    absent = max(held) + 5
+    postings = Postings(conn)
+    asked = np.array([*held, absent, held[0]], dtype=np.int64)
+    found = postings.lengths(asked)
+    assert found is not None
+    summary, details = (values.tolist() for values in found)
+    assert summary == [*(expected[r][0] for r in held), -1, expected[held[0]][0]]
+    assert details == [*(expected[r][1] for r in held), -1, expected[held[0]][1]]
+
+
+def test_rows_the_index_does_not_hold_stay_unknown(world: World) -> None:
+    world.history([["a.c"]])
+    conn = world.project.conn  # an empty store: no docsize record at all
+    found = Postings(conn).lengths(np.array([1, 2, 3], dtype=np.int64))
+    assert found is not None
+    assert [values.tolist() for values in found] == [[-1, -1, -1], [-1, -1, -1]]
+
+
+def test_integers_of_group_concat_as_split_reads_them() -> None:
+    chance = random.Random(5)
+    for _ in range(300):
+        values = [
+            chance.randrange(2 ** chance.randint(1, 62)) for _ in range(chance.randint(1, 40))
+        ]
+        joined = ",".join(map(str, values))
+        assert integers(joined).tolist() == values
+    for malformed in ("4,5,", "4,,5", "4,x", "4.5,6"):  # refused, as the plain reader does
+        with pytest.raises(ValueError):
+            integers(malformed)
