@@ -304,6 +304,7 @@ class Genome(CommitCounts):
         if self._renames is None:
             rows: list[tuple[int, str, str]] = []
             if self._is_ready():
+                self._stored_state()  # the state they belong to, for refreshed_elsewhere
                 cur = self.conn.cursor()
                 cur.row_factory = None
                 rows = cur.execute(
@@ -326,6 +327,8 @@ class Genome(CommitCounts):
                 pass
         with read_snapshot(self.conn):
             state = read_state(self.conn)
+            if self._state is None:  # the state the names kept belong to, for refreshed_elsewhere
+                self._state = state
             lookups = self._rename_lookups
             if lookups is None or lookups.state != state:  # refreshed by another connection
                 lookups = self._rename_lookups = RenameLookups(self._rename_events, state)

@@ -164,8 +164,8 @@ def read_snapshot(conn: sqlite3.Connection) -> Iterator[None]:
     if conn.in_transaction:
         yield
         return
-    conn.execute("BEGIN")
-    try:
+    try:  # begun inside: an interrupt between BEGIN and the block still ends it
+        conn.execute("BEGIN")
         yield
     finally:
         if conn.in_transaction:  # nothing was written: ending it only lets the snapshot go

@@ -125,3 +125,17 @@ def test_a_chain_read_inside_the_callers_transaction_leaves_it_open(
     assert genome.renamed_from("c.py") == ["b.py", "a.py"]
     assert genome.conn.in_transaction  # the caller's, still the caller's to end
     genome.conn.execute("COMMIT")
+
+
+def test_a_genome_that_only_followed_renames_notices_a_refresh_elsewhere(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    repo = _two_histories(make_repo)
+    genome = open_genome(repo.root)
+    genome.refresh()
+    assert genome.renamed_to("a.py") == "c.py"  # its only read: names, one at a time
+    repo.git("checkout", "-q", "two")
+    open_genome(repo.root).refresh()  # another process
+
+    assert genome.refreshed_elsewhere()  # the names kept belonged to the state before
+    assert genome.renamed_to("a.py") == _whole(genome.conn).forward("a.py") == "x.py"
