@@ -112,7 +112,7 @@ def test_batch_reader_answers_every_line_or_names_its_error(
     def check(lines: list[bytes]) -> None:
         data = b"\n".join(lines)
         batch.write_bytes(data)
-        args = argparse.Namespace(batch=str(batch), limit=10, no_record=False)
+        args = argparse.Namespace(batch=str(batch), limit=10, no_record=False, scope="all")
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             code = cmd_recall._run_batch(args, ctx, recaller)
