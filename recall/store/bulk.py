@@ -18,6 +18,7 @@ from recall.store.writes import StoreWrites
 
 if TYPE_CHECKING:
     from recall.ranking.embedding import Embedder
+    from recall.store.made_vectors import MadeVectors
     from recall.write_behind import WriteBehind
 
 
@@ -32,6 +33,7 @@ class BulkImport(StoreWrites):
         *,
         expected: int | None = None,
         write_behind_from: int | None = None,
+        made_vectors: MadeVectors | None = None,
     ) -> list[WriteResult]:
         """Write many memories in one locked batch with one sync; dedupes within and across.
 
@@ -42,7 +44,8 @@ class BulkImport(StoreWrites):
         after a damaged index is rebuilt). ``expected`` is how many there are, when ``drafts``
         cannot say (for the progress bar). From ``write_behind_from`` drafts on, the files are
         created on a thread of their own (the same files and rows as without it); by default
-        from :data:`recall.write_behind.WRITE_BEHIND_FROM`.
+        from :data:`recall.write_behind.WRITE_BEHIND_FROM`. The vectors in ``made_vectors``
+        are stored as they are (those of other texts or another model are computed here).
         """
         # writes only: a read (every agent hook) never needs the thread's modules
         from recall.write_behind import CHUNK, WRITE_BEHIND_FROM, interrupts_held
@@ -67,6 +70,7 @@ class BulkImport(StoreWrites):
             taken.update(name[:-3] for name in os.listdir(self.folder.path))
             threaded = expected is None or expected >= write_behind_from
             batch = _Batch(self, progress, expected, written, threaded=threaded)
+            batch.made = made_vectors
             try:
                 drafted = iter(drafts)
                 while chunk := list(itertools.islice(drafted, CHUNK)):
@@ -153,6 +157,7 @@ class _Batch:
         self.writer: WriteBehind | None = None
         self.first = 0
         self.embedder: Embedder | None = None
+        self.made: MadeVectors | None = None
 
     def _start(self) -> WriteBehind:
         """The writer and the transaction, at the first new memory (none: nothing to sync)."""
@@ -185,8 +190,12 @@ class _Batch:
         if self.embedder is not None:  # the vectors in the same transaction as the rows
             from recall.ranking import vectors
 
-            new = [(r, m.summary, m.details, rows.files_column(m.files)) for r, m in numbered]
-            vectors.store_vectors(conn, self.embedder, new)
+            left = numbered
+            if self.made is not None:
+                left = self.made.store(conn, self.embedder, numbered)
+            new = [(r, m.summary, m.details, rows.files_column(m.files)) for r, m in left]
+            if new:
+                vectors.store_vectors(conn, self.embedder, new)
 
     def commit(self) -> None:
         """Wait for the last file, add the rows naming them, sync, commit."""
