@@ -124,3 +124,29 @@ def test_a_child_that_dies_is_an_error_not_a_short_import() -> None:
     with pytest.raises(forked.ChildFailed):
         list(forked.mapped(_killed, [[1], [2], [3]], fork=True))
     assert _no_children_left()
+
+
+def test_a_batch_has_a_page_cache_of_its_own_and_gives_it_back(tmp_path: Path) -> None:
+    from recall.store import bulk
+
+    assert bulk.BATCH_CACHE_KIB == 128 * 1024
+    repo = make_repo(tmp_path / "repo")
+    store = MemoryStore(project_location(repo, create_at_cwd=True), notice=lambda _m: None)
+    import_lines(store, [json.dumps({"summary": "first", "category": "context"})], str, "t")
+    store.conn.execute("PRAGMA cache_size = -3000")  # the store on disk: its connection for good
+    seen: list[int] = []
+
+    def normalize(raw: str) -> str:
+        if store.conn.in_transaction:  # drafted while the batch is written
+            seen.append(store.conn.execute("PRAGMA cache_size").fetchone()[0])
+        return store.normalize_input(raw, repo)
+
+    lines = [
+        json.dumps({"summary": f"note {n}", "category": "context", "files": [f"src/m{n}.py"]})
+        for n in range(3 * importer.DRAFT_CHUNK)
+    ]
+    results = import_lines(store, lines, normalize, "tester", draft_elsewhere_from=HERE)
+    assert sum(r.status == "created" for r in results) > 600
+    assert set(seen) == {-bulk.BATCH_CACHE_KIB}
+    assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == -3000
+    store.close()

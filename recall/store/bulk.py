@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
+import sqlite3
 from collections.abc import Callable, Iterable, Sized
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +22,13 @@ if TYPE_CHECKING:
     from recall.ranking.embedding import Embedder
     from recall.store.made_vectors import MadeVectors
     from recall.write_behind import WriteBehind
+
+
+BATCH_CACHE_KIB = 128 * 1024
+"""Page cache (KiB, at most) of the connection while a batch is written: a first import's
+index pages (about 4.5 KiB a memory) stay in memory up to about 28,000 memories instead of
+being spilled to the WAL and read back mid-transaction (a third fewer writes, half a second
+of kernel time on 8,000 commits); given back when the batch ends."""
 
 
 class BulkImport(StoreWrites):
@@ -158,6 +167,7 @@ class _Batch:
         self.first = 0
         self.embedder: Embedder | None = None
         self.made: MadeVectors | None = None
+        self.cache_size: int | None = None  # the connection's own, while the batch has its own
 
     def _start(self) -> WriteBehind:
         """The writer and the transaction, at the first new memory (none: nothing to sync)."""
@@ -165,7 +175,10 @@ class _Batch:
 
         self.embedder = self.store._local_embedder()
         self.writer = WriteBehind(self.store.folder, threaded=self.threaded, written=self.written)
-        self.store.conn.execute("BEGIN IMMEDIATE")
+        conn = self.store.conn
+        self.cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+        conn.execute(f"PRAGMA cache_size = {-BATCH_CACHE_KIB}")
+        conn.execute("BEGIN IMMEDIATE")
         self.first = rows.first_rowid(self.store.conn)
         return self.writer
 
@@ -221,6 +234,13 @@ class _Batch:
                 self.progress(vectors.PROGRESS_LABEL, len(self.memories), len(self.memories))
         self.store.folder.flush()  # every file durable before the rows naming it commit
         conn.execute("COMMIT")
+        self._cache_back()
+
+    def _cache_back(self) -> None:
+        """The connection's page cache back to its size before the batch (its pages freed)."""
+        if self.cache_size is not None:
+            self.store.conn.execute(f"PRAGMA cache_size = {self.cache_size}")
+            self.cache_size = None
 
     def abandon(self, error: BaseException) -> BaseException | None:
         """After ``error``: stop the writer and roll back. Return the writer's failure to
@@ -232,6 +252,8 @@ class _Batch:
             failed = self.writer.abandon(error)
         finally:
             db.rollback(self.store.conn)
+            with contextlib.suppress(sqlite3.Error):
+                self._cache_back()
         if failed is not None and failed is not error and isinstance(error, Exception):
             return failed
         return None
