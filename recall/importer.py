@@ -15,7 +15,7 @@ from recall.errors import BadInput
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.records import check_text
 from recall.store import MemoryStore
-from recall.store.made_vectors import MadeVectors, vector_text
+from recall.store.made_ahead import MadeAhead, vector_text
 
 Normalize = Callable[[str], str]
 
@@ -169,7 +169,7 @@ def import_lines(
     slots: list[int] = []
     numbered = [(number, raw) for number, raw in enumerate(lines, start=1) if raw.strip()]
     elsewhere = len(numbered) >= draft_elsewhere_from and forked.can_fork()
-    made = MadeVectors(store._local_embedder()) if elsewhere else None
+    made = MadeAhead(store._local_embedder()) if elsewhere else None
     drafting = _Drafting(store, _remembered(normalize), author, made)
     drafts = _Drafts(_drafted(drafting, numbered, results, slots, fork=elsewhere))
     if drafts.empty():  # nothing to write: the store is not touched (nor created)
@@ -179,7 +179,7 @@ def import_lines(
         progress,
         expected=len(numbered),
         write_behind_from=write_behind_from,
-        made_vectors=made,
+        made_ahead=made,
     )
     for slot, result in zip(slots, written, strict=True):
         entry = results[slot]
@@ -200,19 +200,26 @@ class _Drafting:
     store: MemoryStore
     normalize: Normalize
     author: str
-    made: MadeVectors | None
+    made: MadeAhead | None
 
-    def __call__(self, chunk: list[tuple[int, str]]) -> tuple[list[_Drafted], list[bytes]]:
-        """Each line's draft (number, memory, wanted id) or error; with the drafts' vectors
-        when ``made`` asks for them."""
+    def __call__(self, chunk: list[tuple[int, str]]) -> _Chunk:
+        """Each line's draft (number, memory, wanted id) or error; when ``made`` asks for
+        them, the drafts' vectors and the file text of each draft given the id it asks for
+        (which it gets unless another memory has it)."""
         out: list[_Drafted] = [self._line(number, raw) for number, raw in chunk]
-        if self.made is None or self.made.embedder is None:
-            return out, []
+        if self.made is None:
+            return out, [], []
+        from recall.records import render_memory
+
+        drafts = [entry for entry in out if not isinstance(entry, LineResult)]
+        named = [d.with_changes(id=w) for _, d, w in drafts if w is not None and is_valid_id(w)]
+        texts = [(memory, render_memory(memory)) for memory in named]
+        if self.made.embedder is None:
+            return out, [], texts
         from recall.ranking.embedding import to_bytes
 
-        drafts = [entry[1] for entry in out if not isinstance(entry, LineResult)]
-        matrix = self.made.embedder.embed_many([vector_text(d) for d in drafts])
-        return out, [to_bytes(row) for row in matrix]
+        matrix = self.made.embedder.embed_many([vector_text(d) for _, d, _ in drafts])
+        return out, [to_bytes(row) for row in matrix], texts
 
     def _line(self, number: int, raw: str) -> _Drafted:
         try:
@@ -225,10 +232,12 @@ class _Drafting:
             wanted = record.get("id") if isinstance(record, dict) else None
             record_id = wanted if isinstance(wanted, str) and wanted.strip() else None
             return LineResult(number, "error", error=str(error), record_id=record_id)
+        draft.content_hash  # noqa: B018 - made where the drafting runs (cached, handed over)
         return number, draft, wanted
 
 
 _Drafted = LineResult | tuple[int, Memory, str | None]
+_Chunk = tuple[list[_Drafted], list[bytes], list[tuple[Memory, str]]]
 
 
 def _drafted(
@@ -242,10 +251,10 @@ def _drafted(
     """The draft of each valid line, in order; every line's result goes to ``results`` (a
     valid line's at the index ``slots`` records, filled in once written)."""
     chunks = (numbered[at : at + DRAFT_CHUNK] for at in range(0, len(numbered), DRAFT_CHUNK))
-    for entries, vectors in forked.mapped(drafting, chunks, fork=fork):
-        drafts = [entry for entry in entries if not isinstance(entry, LineResult)]
-        if drafting.made is not None and vectors:
-            drafting.made.add([entry[1] for entry in drafts], vectors)
+    for entries, vectors, texts in forked.mapped(drafting, chunks, fork=fork):
+        if drafting.made is not None:
+            drafts = [entry[1] for entry in entries if not isinstance(entry, LineResult)]
+            drafting.made.add(drafts if vectors else [], vectors, texts)
         for entry in entries:
             if isinstance(entry, LineResult):
                 results.append(entry)

@@ -150,3 +150,18 @@ def test_a_batch_has_a_page_cache_of_its_own_and_gives_it_back(tmp_path: Path) -
     assert set(seen) == {-bulk.BATCH_CACHE_KIB}
     assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == -3000
     store.close()
+
+
+def test_a_text_rendered_ahead_is_taken_only_for_the_memory_it_was_rendered_for() -> None:
+    from recall.model import Memory
+    from recall.store.made_ahead import MadeAhead
+
+    asked = Memory(id="c0ffee00", category="context", summary="pool size", created="2024-01-01")
+    other = asked.with_changes(summary="another line asking for the same id")
+    made = MadeAhead(None)
+    made.add([], [], [(asked, "text of asked"), (other, "text of other")])
+    assert made.text_of(other) is None  # the id went to the first line asking for it
+    made.add([], [], [(asked, "text of asked")])
+    assert made.text_of(asked.with_changes(id="0badf00d")) is None  # given another id
+    assert made.text_of(asked) == "text of asked"
+    assert made.text_of(asked) is None  # handed out once

@@ -20,7 +20,7 @@ from recall.store.writes import StoreWrites
 
 if TYPE_CHECKING:
     from recall.ranking.embedding import Embedder
-    from recall.store.made_vectors import MadeVectors
+    from recall.store.made_ahead import MadeAhead
     from recall.write_behind import WriteBehind
 
 
@@ -42,7 +42,7 @@ class BulkImport(StoreWrites):
         *,
         expected: int | None = None,
         write_behind_from: int | None = None,
-        made_vectors: MadeVectors | None = None,
+        made_ahead: MadeAhead | None = None,
     ) -> list[WriteResult]:
         """Write many memories in one locked batch with one sync; dedupes within and across.
 
@@ -53,7 +53,7 @@ class BulkImport(StoreWrites):
         after a damaged index is rebuilt). ``expected`` is how many there are, when ``drafts``
         cannot say (for the progress bar). From ``write_behind_from`` drafts on, the files are
         created on a thread of their own (the same files and rows as without it); by default
-        from :data:`recall.write_behind.WRITE_BEHIND_FROM`. The vectors in ``made_vectors``
+        from :data:`recall.write_behind.WRITE_BEHIND_FROM`. The vectors in ``made_ahead``
         are stored as they are (those of other texts or another model are computed here).
         """
         # writes only: a read (every agent hook) never needs the thread's modules
@@ -79,7 +79,7 @@ class BulkImport(StoreWrites):
             taken.update(name[:-3] for name in os.listdir(self.folder.path))
             threaded = expected is None or expected >= write_behind_from
             batch = _Batch(self, progress, expected, written, threaded=threaded)
-            batch.made = made_vectors
+            batch.made = made_ahead
             try:
                 drafted = iter(drafts)
                 while chunk := list(itertools.islice(drafted, CHUNK)):
@@ -166,7 +166,7 @@ class _Batch:
         self.writer: WriteBehind | None = None
         self.first = 0
         self.embedder: Embedder | None = None
-        self.made: MadeVectors | None = None
+        self.made: MadeAhead | None = None
         self.cache_size: int | None = None  # the connection's own, while the batch has its own
 
     def _start(self) -> WriteBehind:
@@ -193,7 +193,10 @@ class _Batch:
 
         writer = self.writer or self._start()
         conn = self.store.conn
-        rendered = [render_memory(memory) for memory in part]
+        made = self.made
+        rendered = [
+            (made is not None and made.text_of(memory)) or render_memory(memory) for memory in part
+        ]
         # The names were checked free under the writer lock, so a plain rename is safe.
         writer.put([(f"{m.id}.md", t) for m, t in zip(part, rendered, strict=True)])
         numbered = list(enumerate(part, start=self.first + len(self.memories)))

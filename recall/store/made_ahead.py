@@ -1,5 +1,6 @@
-"""Vectors of a bulk write's memories made before the write (by the process that drafted
-them), so that the write stores them instead of computing them again."""
+"""What a bulk write's memories need that can be made before the write, by the process that
+drafted them: their vectors and their files' text. The write takes them instead of making
+them again, where they are what it would make."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from recall.model import Memory
 if TYPE_CHECKING:
     from recall.ranking.embedding import Embedder
 
+_VectorKey = tuple[str, str, tuple[str, ...]]
+
 
 def vector_text(memory: Memory) -> str:
     """What ``memory``'s vector is computed from (as :func:`recall.ranking.vectors.memory_text`
@@ -21,18 +24,37 @@ def vector_text(memory: Memory) -> str:
     return f"{memory.summary}\n{memory.details}\n{files_column(memory.files)}"
 
 
+def _vector_key(memory: Memory) -> _VectorKey:
+    """What :func:`vector_text` is made of (the same key, the same text)."""
+    return (memory.summary, memory.details, memory.files)
+
+
 @dataclass
-class MadeVectors:
-    """The vectors ``embedder`` made, by the text they were made from (a text's vector does
-    not depend on the memory it belongs to, nor on the texts embedded with it)."""
+class MadeAhead:
+    """The vectors ``embedder`` made, by what they were made from (a text's vector depends
+    on nothing else), and the file texts rendered for memories given the id they asked for."""
 
     embedder: Embedder | None
-    by_text: dict[str, bytes] = field(default_factory=dict)
+    vectors: dict[_VectorKey, bytes] = field(default_factory=dict)
+    texts: dict[str, tuple[Memory, str]] = field(default_factory=dict)
 
-    def add(self, memories: Sequence[Memory], blobs: Sequence[bytes]) -> None:
-        """Keep the vectors ``blobs`` (stored form) of ``memories``, one each."""
+    def add(
+        self,
+        memories: Sequence[Memory],
+        blobs: Sequence[bytes],
+        texts: Sequence[tuple[Memory, str]],
+    ) -> None:
+        """Keep the vectors ``blobs`` (stored form) of ``memories``, one each, and the file
+        ``texts`` of memories with ids (the first for an id)."""
         for memory, blob in zip(memories, blobs, strict=True):
-            self.by_text[vector_text(memory)] = blob
+            self.vectors[_vector_key(memory)] = blob
+        for memory, text in texts:
+            self.texts.setdefault(memory.id, (memory, text))
+
+    def text_of(self, memory: Memory) -> str | None:
+        """The file text rendered ahead for exactly ``memory``, if any (handed out once)."""
+        found = self.texts.pop(memory.id, None)
+        return found[1] if found is not None and found[0] == memory else None
 
     def store(
         self, conn: sqlite3.Connection, embedder: Embedder, new: Sequence[tuple[int, Memory]]
@@ -44,7 +66,7 @@ class MadeVectors:
         found: list[tuple[int, str, bytes]] = []
         left: list[tuple[int, Memory]] = []
         for rowid, memory in new:
-            blob = self.by_text.get(vector_text(memory))
+            blob = self.vectors.get(_vector_key(memory))
             if blob is None:
                 left.append((rowid, memory))
             else:
