@@ -173,7 +173,9 @@ class _Batch:
         """The writer and the transaction, at the first new memory (none: nothing to sync)."""
         from recall.write_behind import WriteBehind
 
-        self.embedder = self.store._local_embedder()
+        # the embedder the drafts' vectors were made with, when they were (asked for once)
+        made = self.made
+        self.embedder = made.embedder if made is not None else self.store._local_embedder()
         self.writer = WriteBehind(self.store.folder, threaded=self.threaded, written=self.written)
         conn = self.store.conn
         self.cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])
