@@ -136,9 +136,9 @@ def _remembered(normalize: Normalize) -> Normalize:
 
 DRAFT_ELSEWHERE_FROM = 1024
 """Lines from which they are drafted (read, checked, scanned for secrets, their vectors made)
-in a forked process on the second core while this one writes and indexes: below it the
-fork and the hand-over cost about what they save, and a small import (a hook's, a test's)
-keeps the plainest path."""
+in a forked process on the second core while this one writes and indexes. A judgement, not a
+measured crossover: below it the drafting is a fraction of a second, which the fork and the
+hand-over would eat into, and a small import (a hook's, a test's) keeps the plainest path."""
 
 DRAFT_CHUNK = 256
 """Lines drafted per hand-over: large enough that a hand-over's overhead is nothing beside
