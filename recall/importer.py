@@ -169,7 +169,7 @@ def import_lines(
     slots: list[int] = []
     numbered = [(number, raw) for number, raw in enumerate(lines, start=1) if raw.strip()]
     elsewhere = len(numbered) >= draft_elsewhere_from and forked.can_fork()
-    made = MadeAhead(store._local_embedder()) if elsewhere else None
+    made = MadeAhead(store.batch_embedder()) if elsewhere else None
     drafting = _Drafting(store, _remembered(normalize), author, made)
     drafts = _Drafts(_drafted(drafting, numbered, results, slots, fork=elsewhere))
     if drafts.empty():  # nothing to write: the store is not touched (nor created)

@@ -175,7 +175,7 @@ class _Batch:
 
         # the embedder the drafts' vectors were made with, when they were (asked for once)
         made = self.made
-        self.embedder = made.embedder if made is not None else self.store._local_embedder()
+        self.embedder = made.embedder if made is not None else self.store.batch_embedder()
         self.writer = WriteBehind(self.store.folder, threaded=self.threaded, written=self.written)
         conn = self.store.conn
         self.cache_size = int(conn.execute("PRAGMA cache_size").fetchone()[0])

@@ -63,16 +63,15 @@ class MadeAhead:
         is the one that made them, in the caller's transaction; return those left without."""
         if self.embedder is None or self.embedder.name != embedder.name:
             return list(new)
-        found: list[tuple[int, str, bytes]] = []
+        from recall.ranking.vectors import insert_vectors  # writes only: numpy comes with it
+
+        found: list[tuple[int, bytes]] = []
         left: list[tuple[int, Memory]] = []
         for rowid, memory in new:
             blob = self.vectors.get(_vector_key(memory))
             if blob is None:
                 left.append((rowid, memory))
             else:
-                found.append((rowid, embedder.name, blob))
-        # the statement of recall.ranking.vectors.store_vectors, with the vectors made
-        conn.executemany(
-            "INSERT OR REPLACE INTO vectors(memory_rowid, model, vec) VALUES(?, ?, ?)", found
-        )
+                found.append((rowid, blob))
+        insert_vectors(conn, embedder.name, found)
         return left
