@@ -232,8 +232,7 @@ class _Drafting:
             wanted = record.get("id") if isinstance(record, dict) else None
             record_id = wanted if isinstance(wanted, str) and wanted.strip() else None
             return LineResult(number, "error", error=str(error), record_id=record_id)
-        draft.content_hash  # noqa: B018 - made where the drafting runs (cached, handed over)
-        return number, draft, wanted
+        return number, draft.hashed(), wanted  # the hash made where the drafting runs
 
 
 _Drafted = LineResult | tuple[int, Memory, str | None]
@@ -251,7 +250,11 @@ def _drafted(
     """The draft of each valid line, in order; every line's result goes to ``results`` (a
     valid line's at the index ``slots`` records, filled in once written)."""
     chunks = (numbered[at : at + DRAFT_CHUNK] for at in range(0, len(numbered), DRAFT_CHUNK))
-    for entries, vectors, texts in forked.mapped(drafting, chunks, fork=fork):
+
+    def fell_back(why: str) -> None:
+        drafting.store.notice(f"{why}; the rest of the import is drafted in this process")
+
+    for entries, vectors, texts in forked.mapped(drafting, chunks, fork=fork, fell_back=fell_back):
         if drafting.made is not None:
             drafts = [entry[1] for entry in entries if not isinstance(entry, LineResult)]
             drafting.made.add(drafts if vectors else [], vectors, texts)

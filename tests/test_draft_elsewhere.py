@@ -53,11 +53,14 @@ def test_drafting_elsewhere_gives_the_same_results_files_and_rows(tmp_path: Path
     lines = _lines(5 * importer.DRAFT_CHUNK + 30)
     lines[7] = json.dumps({"summary": SECRET, "category": "context", "id": "c0ffee00"})
     lines.insert(300, "   ")
+    late = {"summary": "late", "category": "context", "files": ["src/late.py"], "id": "1a7e1a7e"}
+    lines.append(json.dumps({**late, "created": "2024-02-01T10:00:00Z"}))
     here_repo, elsewhere_repo = make_repo(tmp_path / "here"), make_repo(tmp_path / "elsewhere")
     here, here_results = _import(here_repo, lines, HERE)
     elsewhere, elsewhere_results = _import(elsewhere_repo, lines, ELSEWHERE)
     assert _drafted_by(here_repo) == {os.getpid()}
-    assert os.getpid() not in _drafted_by(elsewhere_repo)
+    # the first chunk here (its modules loaded before the fork), the rest in one child
+    assert len(_drafted_by(elsewhere_repo) - {os.getpid()}) == 1
     assert elsewhere_results == here_results
     refused = [r for r in here_results if r.get("record_id") == "c0ffee00"]
     assert len(refused) == 1 and "looks like a credential" in refused[0]["error"]
@@ -114,16 +117,55 @@ def test_a_child_left_unread_is_stopped() -> None:
     assert _no_children_left()
 
 
-def _killed(chunk: list[int]) -> list[int]:
-    if chunk == [2]:
+PARENT = os.getpid()
+
+
+def _killed_in_the_child(chunk: list[int]) -> list[int]:
+    if chunk == [3] and os.getpid() != PARENT:
         os.kill(os.getpid(), signal.SIGKILL)
     return chunk
 
 
-def test_a_child_that_dies_is_an_error_not_a_short_import() -> None:
-    with pytest.raises(forked.ChildFailed):
-        list(forked.mapped(_killed, [[1], [2], [3]], fork=True))
+def test_the_chunks_a_killed_child_did_not_hand_back_are_mapped_here() -> None:
+    heard: list[str] = []
+    chunks = [[1], [2], [3], [4], [5]]
+    got = list(forked.mapped(_killed_in_the_child, chunks, fork=True, fell_back=heard.append))
+    assert got == chunks  # the first here, the second from the child, the rest here again
+    assert len(heard) == 1 and "killed by signal 9" in heard[0]
     assert _no_children_left()
+
+
+def test_a_child_killed_mid_import_leaves_the_same_results_files_and_rows(
+    tmp_path: Path,
+) -> None:
+    lines = _lines(4 * importer.DRAFT_CHUNK)
+    # a path first met in the third chunk: the child dies drafting it, by a real SIGKILL
+    lines[600] = json.dumps(
+        {"summary": "the kill", "category": "context", "files": ["src/kill.py"], "id": "de1e7ed0"}
+        | {"created": "2024-02-01T10:00:00Z"}
+    )
+    here_repo, elsewhere_repo = make_repo(tmp_path / "here"), make_repo(tmp_path / "elsewhere")
+    here, here_results = _import(here_repo, lines, HERE)
+    heard: list[str] = []
+    store = MemoryStore(project_location(elsewhere_repo, create_at_cwd=True), notice=heard.append)
+    parent = os.getpid()
+
+    def normalize(raw: str) -> str:
+        if raw == "src/kill.py" and os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return store.normalize_input(raw, elsewhere_repo)
+
+    results = import_lines(store, lines, normalize, "tester", draft_elsewhere_from=ELSEWHERE)
+    assert [r.to_dict() for r in results] == here_results
+    assert _files(store) == _files(here)  # every file whole: none cut short, none missing
+    for name, sql in TABLES.items():
+        got = list(map(tuple, store.conn.execute(sql)))
+        assert got == list(map(tuple, here.conn.execute(sql))), name
+    assert len(heard) == 1 and "killed by signal 9" in heard[0]
+    assert "drafted in this process" in heard[0]
+    assert _no_children_left()
+    here.close()
+    store.close()
 
 
 def test_a_batch_has_a_page_cache_of_its_own_and_gives_it_back(tmp_path: Path) -> None:
