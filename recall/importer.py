@@ -160,8 +160,9 @@ def import_lines(
     A refused line (bad input, or text that looks like a credential) is reported with its line
     number and the id it asked for; every other line is still imported. The lines are drafted
     as the store asks for them, so that drafting overlaps the writing of the files before;
-    from ``draft_elsewhere_from`` lines on, in a process of its own (:mod:`recall.forked`),
-    which makes the drafts' vectors too. ``write_behind_from`` is passed on to
+    from ``draft_elsewhere_from`` lines on, all but the first chunk in a process of its own
+    (:mod:`recall.forked`), which makes the drafts' vectors too; if that process dies, the
+    rest is drafted here (the store's notice says so). ``write_behind_from`` is passed on to
     :meth:`MemoryStore.import_many`.
     """
     lines = list(lines)
