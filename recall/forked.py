@@ -15,9 +15,12 @@ the thread that forked, and a lock another thread held at the fork stays held in
 So the child takes none of those:
 
 - the interpreter's own (the GIL, the import lock) are made anew in the child by CPython;
-- a module's import lock: the parent maps the first chunk itself before it forks, so every
-  module the work imports on its way (and every pattern it compiles) is loaded before, and
-  the child's imports find them done, taking no lock;
+- a module's import lock: the parent maps the first chunk itself before it forks, so the
+  modules the work imports on its way (and the patterns it compiles) are loaded before, and
+  the child's imports of them take no lock; a module first needed by a later chunk (a path
+  the first did not take, such as the secret scanner when every first line allows secrets)
+  is imported in the child under a lock of its own, held by no thread of the parent unless
+  that thread was importing the very same module at the fork;
 - standard output and error: the child gets streams of its own, on the standard error's
   descriptor, so a print or a warning there never waits on the parent's buffers' locks;
 - logging: its module lock is held by the forking thread across the fork and its handlers'
