@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from recall import forked
 from recall.anchors.guards import check_guard
 from recall.anchors.symbols import anchors_from_records
 from recall.clock import format_timestamp, parse_timestamp
@@ -14,6 +15,7 @@ from recall.errors import BadInput
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.records import check_text
 from recall.store import MemoryStore
+from recall.store.made_ahead import MadeAhead, vector_text
 
 Normalize = Callable[[str], str]
 
@@ -132,6 +134,17 @@ def _remembered(normalize: Normalize) -> Normalize:
     return cached
 
 
+DRAFT_ELSEWHERE_FROM = 1024
+"""Lines from which they are drafted (read, checked, scanned for secrets, their vectors made)
+in a forked process on the second core while this one writes and indexes. A judgement, not a
+measured crossover: below it the drafting is a fraction of a second, which the fork and the
+hand-over would eat into, and a small import (a hook's, a test's) keeps the plainest path."""
+
+DRAFT_CHUNK = 256
+"""Lines drafted per hand-over: large enough that a hand-over's overhead is nothing beside
+the drafting, small enough that the writing starts after a fraction of a second."""
+
+
 def import_lines(
     store: MemoryStore,
     lines: Iterable[str],
@@ -140,25 +153,34 @@ def import_lines(
     progress: Callable[[str, int, int | None], None] | None = None,
     *,
     write_behind_from: int | None = None,
+    draft_elsewhere_from: int = DRAFT_ELSEWHERE_FROM,
 ) -> list[LineResult]:
     """Import every valid line; invalid ones are reported with their line number, not dropped.
 
     A refused line (bad input, or text that looks like a credential) is reported with its line
     number and the id it asked for; every other line is still imported. The lines are drafted
     as the store asks for them, so that drafting overlaps the writing of the files before;
-    ``write_behind_from`` is passed on to :meth:`MemoryStore.import_many`.
+    from ``draft_elsewhere_from`` lines on, all but the first chunk in a process of its own
+    (:mod:`recall.forked`), which makes the drafts' vectors too; if that process dies, the
+    rest is drafted here (the store's notice says so). ``write_behind_from`` is passed on to
+    :meth:`MemoryStore.import_many`.
     """
     lines = list(lines)
     results: list[LineResult] = []
     slots: list[int] = []
-    drafts = _Drafts(_drafted(store, lines, _remembered(normalize), author, results, slots))
+    numbered = [(number, raw) for number, raw in enumerate(lines, start=1) if raw.strip()]
+    elsewhere = len(numbered) >= draft_elsewhere_from and forked.can_fork()
+    made = MadeAhead(store.batch_embedder()) if elsewhere else None
+    drafting = _Drafting(store, _remembered(normalize), author, made)
+    drafts = _Drafts(_drafted(drafting, numbered, results, slots, fork=elsewhere))
     if drafts.empty():  # nothing to write: the store is not touched (nor created)
         return results
     written = store.import_many(
         drafts,
         progress,
-        expected=sum(1 for raw in lines if raw.strip()),
+        expected=len(numbered),
         write_behind_from=write_behind_from,
+        made_ahead=made,
     )
     for slot, result in zip(slots, written, strict=True):
         entry = results[slot]
@@ -172,34 +194,78 @@ def import_lines(
     return results
 
 
-def _drafted(
-    store: MemoryStore,
-    lines: list[str],
-    normalize: Normalize,
-    author: str,
-    results: list[LineResult],
-    slots: list[int],
-) -> Iterator[tuple[Memory, str | None]]:
-    """The draft of each valid line, in order; every line's result goes to ``results`` (a
-    valid line's at the index ``slots`` records, filled in once written)."""
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
+@dataclass
+class _Drafting:
+    """What drafting a chunk of lines needs (all of it forked along, when drafted elsewhere)."""
+
+    store: MemoryStore
+    normalize: Normalize
+    author: str
+    made: MadeAhead | None
+
+    def __call__(self, chunk: list[tuple[int, str]]) -> _Chunk:
+        """Each line's draft (number, memory, wanted id) or error; when ``made`` asks for
+        them, the drafts' vectors and the file text of each draft given the id it asks for
+        (which it gets unless another memory has it)."""
+        out: list[_Drafted] = [self._line(number, raw) for number, raw in chunk]
+        if self.made is None:
+            return out, [], []
+        from recall.records import render_memory
+
+        drafts = [entry for entry in out if not isinstance(entry, LineResult)]
+        named = [d.with_changes(id=w) for _, d, w in drafts if w is not None and is_valid_id(w)]
+        texts = [(memory, render_memory(memory)) for memory in named]
+        if self.made.embedder is None:
+            return out, [], texts
+        from recall.ranking.embedding import to_bytes
+
+        matrix = self.made.embedder.embed_many([vector_text(d) for _, d, _ in drafts])
+        return out, [to_bytes(row) for row in matrix], texts
+
+    def _line(self, number: int, raw: str) -> _Drafted:
         try:
             record = json.loads(raw)
         except json.JSONDecodeError as error:
-            results.append(LineResult(number, "error", error=f"bad JSON: {error.msg}"))
-            continue
+            return LineResult(number, "error", error=f"bad JSON: {error.msg}")
         try:
-            draft = _draft(store, record, normalize, author)
+            draft, wanted = _draft(self.store, record, self.normalize, self.author)
         except BadInput as error:
             wanted = record.get("id") if isinstance(record, dict) else None
             record_id = wanted if isinstance(wanted, str) and wanted.strip() else None
-            results.append(LineResult(number, "error", error=str(error), record_id=record_id))
-            continue
-        slots.append(len(results))
-        results.append(LineResult(number, "pending"))
-        yield draft
+            return LineResult(number, "error", error=str(error), record_id=record_id)
+        return number, draft.hashed(), wanted  # the hash made where the drafting runs
+
+
+_Drafted = LineResult | tuple[int, Memory, str | None]
+_Chunk = tuple[list[_Drafted], list[bytes], list[tuple[Memory, str]]]
+
+
+def _drafted(
+    drafting: _Drafting,
+    numbered: list[tuple[int, str]],
+    results: list[LineResult],
+    slots: list[int],
+    *,
+    fork: bool,
+) -> Iterator[tuple[Memory, str | None]]:
+    """The draft of each valid line, in order; every line's result goes to ``results`` (a
+    valid line's at the index ``slots`` records, filled in once written)."""
+    chunks = (numbered[at : at + DRAFT_CHUNK] for at in range(0, len(numbered), DRAFT_CHUNK))
+
+    def fell_back(why: str) -> None:
+        drafting.store.notice(f"{why}; the rest of the import is drafted in this process")
+
+    for entries, vectors, texts in forked.mapped(drafting, chunks, fork=fork, fell_back=fell_back):
+        if drafting.made is not None:
+            drafts = [entry[1] for entry in entries if not isinstance(entry, LineResult)]
+            drafting.made.add(drafts if vectors else [], vectors, texts)
+        for entry in entries:
+            if isinstance(entry, LineResult):
+                results.append(entry)
+                continue
+            slots.append(len(results))
+            results.append(LineResult(entry[0], "pending"))
+            yield entry[1], entry[2]
 
 
 class _Drafts:

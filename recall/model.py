@@ -90,6 +90,14 @@ class Memory:
         """The dedupe hash of this memory's knowledge (category, summary, details)."""
         return content_hash(self.category, self.summary, self.details)
 
+    def hashed(self) -> Memory:
+        """This memory with its content hash made and kept, without the lock ``cached_property``
+        takes to make it (Python 3.11: one lock for every memory, which a forked process must
+        not wait on: a thread of its parent may have held it at the fork)."""
+        if "content_hash" not in self.__dict__:
+            self.__dict__["content_hash"] = content_hash(self.category, self.summary, self.details)
+        return self
+
     @property
     def is_recallable(self) -> bool:
         """Whether recall may surface this memory (active ones only: never pending or archived)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -54,10 +54,8 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Progress | 
         matrix = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in chunk])
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.executemany(
-                "INSERT OR REPLACE INTO vectors(memory_rowid, model, vec) VALUES(?, ?, ?)",
-                [(r[0], embedder.name, to_bytes(v)) for r, v in zip(chunk, matrix, strict=True)],
-            )
+            made = [(r[0], to_bytes(v)) for r, v in zip(chunk, matrix, strict=True)]
+            insert_vectors(conn, embedder.name, made)
             conn.execute("COMMIT")
         except BaseException:
             rollback(conn)
@@ -96,9 +94,17 @@ def store_vectors(
     """Embed and store the vectors of ``new`` (rowid, summary, details, files column) in the
     caller's transaction; their ``memories`` rows may come later in it."""
     matrix = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in new])
+    insert_vectors(
+        conn, embedder.name, [(r[0], to_bytes(v)) for r, v in zip(new, matrix, strict=True)]
+    )
+
+
+def insert_vectors(conn: sqlite3.Connection, model: str, made: Iterable[tuple[int, bytes]]) -> None:
+    """Store vectors made by ``model`` (rowid, stored form) in the caller's transaction,
+    replacing those the memories had."""
     conn.executemany(
         "INSERT OR REPLACE INTO vectors(memory_rowid, model, vec) VALUES(?, ?, ?)",
-        [(r[0], embedder.name, to_bytes(v)) for r, v in zip(new, matrix, strict=True)],
+        [(rowid, model, blob) for rowid, blob in made],
     )
 
 

@@ -58,10 +58,11 @@ class VectorFilling(StoreReads):
             return 0
         return made
 
-    def _local_embedder(self) -> Embedder | None:
-        """The embedder a bulk write makes its vectors with in its own transaction: the
-        built-in one, which computes here; None when the semantic channel is off or a
-        configured provider makes them (after the write, as :meth:`fill_vectors` does)."""
+    def batch_embedder(self) -> Embedder | None:
+        """The embedder a bulk write makes its vectors with in its own transaction (and an
+        import its drafts' vectors with, ahead of the write): the built-in one, which computes
+        here; None when the semantic channel is off or a configured provider makes them
+        (after the write, as :meth:`fill_vectors` does)."""
         from recall.ranking.embedders import embedder_for  # only when a write makes vectors
         from recall.ranking.embedding import HashEmbedder
 

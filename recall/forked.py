@@ -1,0 +1,202 @@
+"""Pure work done on the second core: a forked child process maps a function over chunks and
+hands each result back through a pipe, in order, while the parent goes on with its own.
+
+The child only computes: it writes no file, opens no database (the parent's connection it
+inherits is never touched) and leaves by ``os._exit``, so neither a finalizer nor a buffer of
+the parent's runs twice. It ignores Ctrl-C (the parent decides what an interrupt stops) and
+ends when the parent stops reading: killed by the parent when abandoned, or by a broken pipe
+when the parent dies. A failure of the work in the child is raised in the parent, at the
+chunk it came from; a child that dies (killed, out of memory) or cannot be started leaves the
+chunks it did not hand back to be mapped in the parent. Where forking is not safe for such
+work, every chunk is mapped in the calling process.
+
+Forking beside threads (a progress bar's, a language server's writer): the child has only
+the thread that forked, and a lock another thread held at the fork stays held in it forever.
+So the child takes none of those:
+
+- the interpreter's own (the GIL, the import lock) are made anew in the child by CPython;
+- a module's import lock: the parent maps the first chunk itself before it forks, so the
+  modules the work imports on its way (and the patterns it compiles) are loaded before, and
+  the child's imports of them take no lock; a module first needed by a later chunk (a path
+  the first did not take, such as the secret scanner when every first line allows secrets)
+  is imported in the child under a lock of its own, held by no thread of the parent unless
+  that thread was importing the very same module at the fork;
+- standard output and error: the child gets streams of its own, on the standard error's
+  descriptor, so a print or a warning there never waits on the parent's buffers' locks;
+- logging: its module lock is held by the forking thread across the fork and its handlers'
+  locks are made anew in the child (logging's own fork hooks); the work logs nothing;
+- SQLite's mutexes: the child makes no SQLite call, and the objects it inherits are frozen
+  out of its garbage collector, so no connection of the parent's is finalized there;
+- the work itself must take no lock a thread of the parent may hold; the drafting of an
+  import makes its content hashes without ``cached_property``'s lock for that reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import itertools
+import os
+import pickle
+import signal
+import struct
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_LENGTH = struct.Struct("<Q")  # the size of each pickled frame, before it
+
+
+class ChildFailed(RuntimeError):
+    """The child ended without handing back every result (killed, out of memory)."""
+
+
+def can_fork() -> bool:
+    """Whether work may go to a forked child here: Linux only, where a fork of a process that
+    has loaded numpy and SQLite is safe for pure computation (macOS system libraries are not)."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+def mapped(
+    work: Callable[[T], R],
+    chunks: Iterable[T],
+    *,
+    fork: bool,
+    fell_back: Callable[[str], None] | None = None,
+) -> Iterator[R]:
+    """``work(chunk)`` of each chunk, in order: the first here and the rest in a forked child
+    when ``fork`` and :func:`can_fork`, else every one here, as asked for. When the child dies
+    or cannot start, the chunks it did not hand back are mapped here, and ``fell_back`` hears
+    why. Closing the iterator early stops the child."""
+    if not (fork and can_fork()):
+        return map(work, chunks)
+    return _forked(work, iter(chunks), fell_back or (lambda _why: None))
+
+
+def _forked(
+    work: Callable[[T], R], chunks: Iterator[T], fell_back: Callable[[str], None]
+) -> Iterator[R]:
+    for first in chunks:  # the first chunk only: the work's modules loaded before the fork
+        made = work(first)
+        break
+    else:
+        return
+    handed = 0
+    child: _Child | None = None
+    try:
+        try:
+            child = _Child(work, chunks)
+        except OSError as error:  # no process to be had (memory, a limit): all of it here
+            fell_back(f"no worker process could be started ({error.strerror or error})")
+        yield made
+        if child is not None:
+            for made in child.results():
+                handed += 1
+                yield made
+            return
+    except ChildFailed as failure:
+        fell_back(str(failure))
+    finally:
+        if child is not None:
+            child.stop()
+    # the parent's own iterator never moved past the first chunk: skip what was handed back
+    yield from map(work, itertools.islice(chunks, handed, None))
+
+
+class _Child:
+    """The forked process mapping ``work`` over ``chunks``, and the pipe it answers through."""
+
+    def __init__(self, work: Callable[[T], Any], chunks: Iterator[T]) -> None:
+        read_end, write_end = os.pipe()
+        try:
+            pid = os.fork()
+        except BaseException:
+            os.close(read_end)
+            os.close(write_end)
+            raise
+        if pid == 0:  # the child: never returns
+            os.close(read_end)
+            _child(work, chunks, write_end)
+        os.close(write_end)
+        self.pid: int | None = pid
+        self.status = 0
+        self.pipe: BinaryIO = os.fdopen(read_end, "rb")
+
+    def results(self) -> Iterator[Any]:
+        """Each result, in order; the work's failure raised as it was, :class:`ChildFailed`
+        when the child ends before handing back every result."""
+        while header := self.pipe.read(_LENGTH.size):
+            size = _LENGTH.unpack(header)[0] if len(header) == _LENGTH.size else -1
+            frame = self.pipe.read(size) if size >= 0 else b""
+            if len(frame) != size:
+                break
+            ok, value = pickle.loads(frame)
+            if not ok:
+                raise value
+            yield value
+        else:
+            if self._reaped() == 0:
+                return
+        status = self._reaped()
+        raise ChildFailed(
+            f"the worker process ended before handing back every result ({_described(status)})"
+        )
+
+    def _reaped(self) -> int:
+        """The child's wait status, waiting for it to end (once)."""
+        if self.pid is not None:
+            self.status = os.waitpid(self.pid, 0)[1]
+            self.pid = None
+        return self.status
+
+    def stop(self) -> None:
+        """Close the pipe; kill the child if it is still there, and reap it."""
+        self.pipe.close()
+        if self.pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                self._reaped()
+
+
+def _described(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+def _child(work: Callable[[T], R], chunks: Iterable[T], out: int) -> None:
+    status = 0
+    try:
+        gc.freeze()  # the parent's objects are never collected (nor finalized) here
+        # streams of its own: another thread may have held the parent's buffers at the fork
+        sys.stdout = sys.stderr = open(  # noqa: SIM115 - open until os._exit
+            2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False
+        )
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # the parent gone: end quietly
+        with os.fdopen(out, "wb") as pipe:
+            for chunk in chunks:
+                try:
+                    frame = pickle.dumps((True, work(chunk)), pickle.HIGHEST_PROTOCOL)
+                except Exception as error:
+                    frame = _failure(error)
+                    pipe.write(_LENGTH.pack(len(frame)) + frame)
+                    break
+                pipe.write(_LENGTH.pack(len(frame)) + frame)
+    except BaseException:
+        status = 1
+    finally:
+        os._exit(status)
+
+
+def _failure(error: Exception) -> bytes:
+    """The child's failure as a frame; one that cannot be pickled goes as its text."""
+    try:
+        return pickle.dumps((False, error), pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        text = f"{type(error).__name__}: {error}"
+        return pickle.dumps((False, RuntimeError(text)), pickle.HIGHEST_PROTOCOL)
