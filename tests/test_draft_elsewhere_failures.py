@@ -1,0 +1,77 @@
+"""A large import's drafting process when things go wrong around it: a write that fails, the
+made-ahead work it hands back, a closed standard error, an interrupt at the fork. Each test is
+bounded by an alarm, so a hang fails instead of blocking the run."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import make_repo
+
+from recall import forked, write_behind
+from recall.errors import StoreUnavailable
+from recall.importer import import_lines
+from recall.locations import project_location
+from recall.store import MemoryStore
+from tests.reliability.procs import mounted
+from tests.test_write_behind import _lines
+
+pytestmark = pytest.mark.skipif(not forked.can_fork(), reason="drafting forks on Linux only")
+
+BOUND_S = 60
+"""A bound on each test on a loaded machine; a hang never ends at all."""
+
+
+class _Hung(Exception):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def bounded() -> Iterator[None]:
+    def hung(_signum: int, _frame: object) -> None:
+        raise _Hung(f"still running after {BOUND_S} s")
+
+    before = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(BOUND_S)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
+
+
+def _children() -> bool:
+    """Whether this process has a child, running or ended and not reaped."""
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    return True
+
+
+def test_a_disk_full_stops_the_drafting_process_before_the_error_is_raised(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    store = MemoryStore(project_location(repo, create_at_cwd=True), notice=lambda _m: None)
+    memories = repo / ".tether" / "memories"
+    memories.mkdir(parents=True, exist_ok=True)
+    lines = _lines(12 * write_behind.CHUNK)
+    # 4 KiB a file on tmpfs: room for about 60 files, so the batch fails in its first chunk
+    with mounted(memories, "-t", "tmpfs", "-o", "size=240k,mode=0755", "tmpfs"):
+        with pytest.raises(StoreUnavailable, match="free some space") as caught:
+            import_lines(
+                store,
+                lines,
+                lambda raw: store.normalize_input(raw, repo),
+                "tester",
+                draft_elsewhere_from=0,
+            )
+        # the error still held (its traceback holds the drafting): the child is gone already
+        assert caught.value is not None
+        assert not _children()
+    store.close()
