@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from conftest import make_repo
 
-from recall import forked, write_behind
+from recall import forked, importer, write_behind
 from recall.errors import StoreUnavailable
 from recall.importer import import_lines
 from recall.locations import project_location
 from recall.store import MemoryStore
+from recall.store.made_ahead import MadeAhead
 from tests.reliability.procs import mounted
 from tests.test_write_behind import _lines
 
@@ -24,6 +25,7 @@ pytestmark = pytest.mark.skipif(not forked.can_fork(), reason="drafting forks on
 
 BOUND_S = 60
 """A bound on each test on a loaded machine; a hang never ends at all."""
+FORK = {"draft_elsewhere_from": 0}  # every import drafted in a forked process
 
 
 class _Hung(Exception):
@@ -69,9 +71,36 @@ def test_a_disk_full_stops_the_drafting_process_before_the_error_is_raised(
                 lines,
                 lambda raw: store.normalize_input(raw, repo),
                 "tester",
-                draft_elsewhere_from=0,
+                **FORK,
             )
         # the error still held (its traceback holds the drafting): the child is gone already
         assert caught.value is not None
         assert not _children()
+    store.close()
+
+
+def test_what_was_made_ahead_is_dropped_once_written_or_found_a_duplicate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[MadeAhead] = []
+
+    class Recorded(MadeAhead):  # the same object, only recorded to be looked at afterwards
+        def __init__(self, embedder: object) -> None:
+            super().__init__(embedder)  # type: ignore[arg-type]
+            made.append(self)
+
+    monkeypatch.setattr(importer, "MadeAhead", Recorded)
+    repo = make_repo(tmp_path / "repo")
+    store = MemoryStore(project_location(repo, create_at_cwd=True), notice=lambda _m: None)
+    lines = _lines(8 * importer.DRAFT_CHUNK)
+    first = import_lines(store, lines, lambda raw: store.normalize_input(raw, repo), "t", **FORK)
+    again = import_lines(store, lines, lambda raw: store.normalize_input(raw, repo), "t", **FORK)
+    assert sum(r.status == "created" for r in first) > 1500
+    assert {r.status for r in again} == {"duplicate", "error"}  # nothing of it written
+    assert len(made) == 2
+    for kept in made:  # every vector and text handed back was taken or dropped
+        assert kept.vectors == {} and kept.texts == {}
+    assert store.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == sum(
+        r.status == "created" for r in first
+    )
     store.close()
