@@ -22,7 +22,8 @@ So the child takes none of those:
   is imported in the child under a lock of its own, held by no thread of the parent unless
   that thread was importing the very same module at the fork;
 - standard output and error: the child gets streams of its own, on the standard error's
-  descriptor, so a print or a warning there never waits on the parent's buffers' locks;
+  descriptor (the null device when the parent has none), so a print or a warning there never
+  waits on the parent's buffers' locks;
 - logging: its module lock is held by the forking thread across the fork and its handlers'
   locks are made anew in the child (logging's own fork hooks); the work logs nothing;
 - SQLite's mutexes: the child makes no SQLite call, and the objects it inherits are frozen
@@ -42,7 +43,7 @@ import signal
 import struct
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, BinaryIO, TextIO, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -173,9 +174,7 @@ def _child(work: Callable[[T], R], chunks: Iterable[T], out: int) -> None:
     try:
         gc.freeze()  # the parent's objects are never collected (nor finalized) here
         # streams of its own: another thread may have held the parent's buffers at the fork
-        sys.stdout = sys.stderr = open(  # noqa: SIM115 - open until os._exit
-            2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False
-        )
+        sys.stdout = sys.stderr = _own_stream()
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # the parent gone: end quietly
         with os.fdopen(out, "wb") as pipe:
@@ -191,6 +190,18 @@ def _child(work: Callable[[T], R], chunks: Iterable[T], out: int) -> None:
         status = 1
     finally:
         os._exit(status)
+
+
+def _own_stream() -> TextIO:
+    """The child's standard output and error: on the standard error's descriptor, or nowhere
+    when the parent has none (closed, as by ``2>&-``: the descriptor is then not there, or is
+    another file the parent opened since)."""
+    if sys.__stderr__ is not None:
+        with contextlib.suppress(OSError):
+            return open(
+                2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False
+            )
+    return open(os.devnull, "w", encoding="utf-8")
 
 
 def _failure(error: Exception) -> bytes:

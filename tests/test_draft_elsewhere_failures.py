@@ -4,8 +4,11 @@ bounded by an alarm, so a hang fails instead of blocking the run."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,3 +107,61 @@ def test_what_was_made_ahead_is_dropped_once_written_or_found_a_duplicate(
         r.status == "created" for r in first
     )
     store.close()
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _without_stderr(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``args`` run with its standard error closed (as ``2>&-`` leaves it)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
+    return subprocess.run(
+        ["sh", "-c", 'exec "$@" 2>&-', "sh", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        timeout=BOUND_S / 2,
+        check=False,
+    )
+
+
+MAPPED_WITHOUT_STDERR = """
+import json, os, sys
+from recall import forked
+
+parent = os.getpid()
+
+def work(chunk):
+    if os.getpid() != parent:
+        print("said in the child", chunk, file=sys.stderr)
+    return [2 * n for n in chunk]
+
+heard = []
+got = list(forked.mapped(work, [[n] for n in range(40)], fork=True, fell_back=heard.append))
+print(json.dumps({"stderr": sys.stderr is None, "heard": heard, "got": got}))
+"""
+
+
+def test_a_child_of_a_process_without_stderr_maps_its_chunks(tmp_path: Path) -> None:
+    done = _without_stderr([sys.executable, "-c", MAPPED_WITHOUT_STDERR], tmp_path)
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == {
+        "stderr": True,
+        "heard": [],  # no fallback: the child did the work
+        "got": [[2 * n] for n in range(40)],
+    }
+
+
+def test_a_json_import_without_stderr_writes_only_json_to_stdout(repo: Path) -> None:
+    lines = _lines(importer.DRAFT_ELSEWHERE_FROM + 10)
+    (repo / "in.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = _without_stderr([sys.executable, "-m", "recall", "--json", "import", "in.jsonl"], repo)
+    out = [json.loads(line) for line in done.stdout.splitlines()]  # every line JSON
+    assert len(out) == len(lines)
+    assert sum(r["status"] == "created" for r in out) > 1000
+
+
+def test_a_notice_without_stderr_is_not_put_on_stdout(repo: Path) -> None:
+    done = _without_stderr([sys.executable, "-m", "recall", "--json", "list"], repo)
+    assert json.loads(done.stdout) == []  # no store here yet: said on stderr, none here
