@@ -165,3 +165,80 @@ def test_a_json_import_without_stderr_writes_only_json_to_stdout(repo: Path) -> 
 def test_a_notice_without_stderr_is_not_put_on_stdout(repo: Path) -> None:
     done = _without_stderr([sys.executable, "-m", "recall", "--json", "list"], repo)
     assert json.loads(done.stdout) == []  # no store here yet: said on stderr, none here
+
+
+PARENT = os.getpid()
+
+
+def _leaves_quietly_at_three(chunk: list[int]) -> list[int]:
+    if chunk == [3] and os.getpid() != PARENT:
+        os._exit(0)  # a clean exit status, without the rest handed back
+    return chunk
+
+
+def test_a_child_ending_well_without_its_end_frame_has_failed() -> None:
+    heard: list[str] = []
+    chunks = [[n] for n in range(1, 7)]
+    got = list(forked.mapped(_leaves_quietly_at_three, chunks, fork=True, fell_back=heard.append))
+    assert got == chunks  # every chunk once: those the child did not hand back mapped here
+    assert len(heard) == 1 and "exit status 0" in heard[0]
+    assert not _children()
+
+
+INTERRUPTED_AT_THE_FORK = """
+import json, os, sys, time
+from recall import forked
+
+side = sys.argv[1]
+parent = os.getpid()
+fds = sorted(os.listdir("/proc/self/fd"))
+
+
+def interrupted() -> None:
+    # Ctrl-C as Python's handler raises it: at the next line of the code that forked
+    caller = sys._getframe(1)
+
+    def tracer(frame, event, arg):
+        if event == "line":
+            sys.settrace(None)
+            frame.f_trace = None
+            raise KeyboardInterrupt
+        return tracer
+
+    caller.f_trace = tracer
+    sys.settrace(lambda *a: None)
+
+
+os.register_at_fork(**{f"after_in_{side}": interrupted})
+
+
+def work(chunk):
+    time.sleep(0.002)
+    return chunk
+
+
+try:
+    got = len(list(forked.mapped(work, [[n] for n in range(200)], fork=True)))
+except KeyboardInterrupt:
+    got = "interrupted"
+try:
+    os.waitpid(-1, os.WNOHANG)
+    children = True
+except ChildProcessError:
+    children = False
+print(json.dumps({"parent": os.getpid() == parent, "got": got, "children": children,
+                  "fds": sorted(os.listdir("/proc/self/fd")) == fds}), flush=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("side", "got"),
+    [("child", 200), ("parent", "interrupted")],
+)
+def test_ctrl_c_at_the_fork_is_the_callers_alone_and_leaves_nothing(
+    tmp_path: Path, side: str, got: object
+) -> None:
+    done = _without_stderr([sys.executable, "-c", INTERRUPTED_AT_THE_FORK, side], tmp_path)
+    # one process came back to the caller: the parent, with all its results or interrupted
+    said = [json.loads(line) for line in done.stdout.splitlines()]
+    assert said == [{"parent": True, "got": got, "children": False, "fds": True}]
