@@ -21,6 +21,10 @@ def parse_timestamp(value: str, *, what: str = "timestamp") -> datetime:
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
+    try:  # every time is kept in UTC: one its offset moves past year 1 or 9999 cannot be
+        moment.astimezone(UTC)
+    except OverflowError:
+        raise BadInput(f"{what} {value!r} is out of range once in UTC (years 1 to 9999)") from None
     return moment
 
 

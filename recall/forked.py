@@ -3,11 +3,13 @@ hands each result back through a pipe, in order, while the parent goes on with i
 
 The child only computes: it writes no file, opens no database (the parent's connection it
 inherits is never touched) and leaves by ``os._exit``, so neither a finalizer nor a buffer of
-the parent's runs twice. It ignores Ctrl-C (the parent decides what an interrupt stops) and
-ends when the parent stops reading: killed by the parent when abandoned, or by a broken pipe
-when the parent dies. A failure of the work in the child is raised in the parent, at the
-chunk it came from; a child that dies (killed, out of memory) or cannot be started leaves the
-chunks it did not hand back to be mapped in the parent. Where forking is not safe for such
+the parent's runs twice. It ignores Ctrl-C (the parent decides what an interrupt stops; the
+signal is held across the fork, so an interrupt there is the parent's alone) and ends when
+the parent stops reading: killed by the parent when abandoned, or by a broken pipe when the
+parent dies. A failure of the work in the child is raised in the parent, at the chunk it came
+from; a child that dies (killed, out of memory), ends without the frame that closes its
+results, or cannot be started leaves the chunks it did not hand back to be mapped in the
+parent. Where forking is not safe for such
 work, every chunk is mapped in the calling process.
 
 Forking beside threads (a progress bar's, a language server's writer): the child has only
@@ -22,7 +24,8 @@ So the child takes none of those:
   is imported in the child under a lock of its own, held by no thread of the parent unless
   that thread was importing the very same module at the fork;
 - standard output and error: the child gets streams of its own, on the standard error's
-  descriptor, so a print or a warning there never waits on the parent's buffers' locks;
+  descriptor (the null device when the parent has none), so a print or a warning there never
+  waits on the parent's buffers' locks;
 - logging: its module lock is held by the forking thread across the fork and its handlers'
   locks are made anew in the child (logging's own fork hooks); the work logs nothing;
 - SQLite's mutexes: the child makes no SQLite call, and the objects it inherits are frozen
@@ -42,7 +45,7 @@ import signal
 import struct
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, BinaryIO, TextIO, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -85,14 +88,14 @@ def _forked(
     else:
         return
     handed = 0
-    child: _Child | None = None
+    child = _Child()  # stoppable before anything is forked: an interrupt leaves nothing behind
     try:
         try:
-            child = _Child(work, chunks)
+            child.start(work, chunks)
         except OSError as error:  # no process to be had (memory, a limit): all of it here
             fell_back(f"no worker process could be started ({error.strerror or error})")
         yield made
-        if child is not None:
+        if child.forked:
             for made in child.results():
                 handed += 1
                 yield made
@@ -100,8 +103,7 @@ def _forked(
     except ChildFailed as failure:
         fell_back(str(failure))
     finally:
-        if child is not None:
-            child.stop()
+        child.stop()
     # the parent's own iterator never moved past the first chunk: skip what was handed back
     yield from map(work, itertools.islice(chunks, handed, None))
 
@@ -109,37 +111,53 @@ def _forked(
 class _Child:
     """The forked process mapping ``work`` over ``chunks``, and the pipe it answers through."""
 
-    def __init__(self, work: Callable[[T], Any], chunks: Iterator[T]) -> None:
-        read_end, write_end = os.pipe()
-        try:
-            pid = os.fork()
-        except BaseException:
-            os.close(read_end)
-            os.close(write_end)
-            raise
-        if pid == 0:  # the child: never returns
-            os.close(read_end)
-            _child(work, chunks, write_end)
-        os.close(write_end)
-        self.pid: int | None = pid
+    def __init__(self) -> None:
+        """Nothing forked yet; :meth:`stop` may be called at any point from here on."""
+        self.forked = False
+        self.pid: int | None = None
         self.status = 0
-        self.pipe: BinaryIO = os.fdopen(read_end, "rb")
+        self.pipe: BinaryIO | None = None
+        self.write_end: int | None = None
+
+    def start(self, work: Callable[[T], Any], chunks: Iterator[T]) -> None:
+        """Fork the child. Ctrl-C is held across the fork: the child never sees it (it never
+        runs the caller's code, whatever happens) and the parent knows its child before it
+        can be interrupted."""
+        read_end, write_end = os.pipe()
+        self.pipe, self.write_end = os.fdopen(read_end, "rb"), write_end
+        parent = os.getpid()
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self.pid = os.fork()
+            if self.pid == 0:  # the child: never returns
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                os.close(read_end)
+                _child(work, chunks, write_end)
+            self.forked = True
+        finally:
+            if os.getpid() != parent:  # the child, interrupted before its own code: gone
+                os._exit(1)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        self.write_end = None
+        os.close(write_end)
 
     def results(self) -> Iterator[Any]:
         """Each result, in order; the work's failure raised as it was, :class:`ChildFailed`
-        when the child ends before handing back every result."""
-        while header := self.pipe.read(_LENGTH.size):
-            size = _LENGTH.unpack(header)[0] if len(header) == _LENGTH.size else -1
-            frame = self.pipe.read(size) if size >= 0 else b""
+        when the pipe ends before the child's end frame, whatever its exit status."""
+        assert self.pipe is not None
+        while len(header := self.pipe.read(_LENGTH.size)) == _LENGTH.size:
+            size = _LENGTH.unpack(header)[0]
+            if size == 0:  # the end frame: every result handed back
+                self._reaped()
+                return
+            frame = self.pipe.read(size)
             if len(frame) != size:
                 break
             ok, value = pickle.loads(frame)
             if not ok:
                 raise value
             yield value
-        else:
-            if self._reaped() == 0:
-                return
         status = self._reaped()
         raise ChildFailed(
             f"the worker process ended before handing back every result ({_described(status)})"
@@ -154,7 +172,12 @@ class _Child:
 
     def stop(self) -> None:
         """Close the pipe; kill the child if it is still there, and reap it."""
-        self.pipe.close()
+        if self.pipe is not None:
+            self.pipe.close()
+        if self.write_end is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.write_end)
+            self.write_end = None
         if self.pid is not None:
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
@@ -173,10 +196,7 @@ def _child(work: Callable[[T], R], chunks: Iterable[T], out: int) -> None:
     try:
         gc.freeze()  # the parent's objects are never collected (nor finalized) here
         # streams of its own: another thread may have held the parent's buffers at the fork
-        sys.stdout = sys.stderr = open(  # noqa: SIM115 - open until os._exit
-            2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False
-        )
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        sys.stdout = sys.stderr = _own_stream()
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # the parent gone: end quietly
         with os.fdopen(out, "wb") as pipe:
             for chunk in chunks:
@@ -187,10 +207,23 @@ def _child(work: Callable[[T], R], chunks: Iterable[T], out: int) -> None:
                     pipe.write(_LENGTH.pack(len(frame)) + frame)
                     break
                 pipe.write(_LENGTH.pack(len(frame)) + frame)
+            pipe.write(_LENGTH.pack(0))  # the end: a pipe ending without it is a failure
     except BaseException:
         status = 1
     finally:
         os._exit(status)
+
+
+def _own_stream() -> TextIO:
+    """The child's standard output and error: on the standard error's descriptor, or nowhere
+    when the parent has none (closed, as by ``2>&-``: the descriptor is then not there, or is
+    another file the parent opened since)."""
+    if sys.__stderr__ is not None:
+        with contextlib.suppress(OSError):
+            return open(
+                2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False
+            )
+    return open(os.devnull, "w", encoding="utf-8")
 
 
 def _failure(error: Exception) -> bytes:

@@ -175,13 +175,16 @@ def import_lines(
     drafts = _Drafts(_drafted(drafting, numbered, results, slots, fork=elsewhere))
     if drafts.empty():  # nothing to write: the store is not touched (nor created)
         return results
-    written = store.import_many(
-        drafts,
-        progress,
-        expected=len(numbered),
-        write_behind_from=write_behind_from,
-        made_ahead=made,
-    )
+    try:
+        written = store.import_many(
+            drafts,
+            progress,
+            expected=len(numbered),
+            write_behind_from=write_behind_from,
+            made_ahead=made,
+        )
+    finally:
+        drafts.close()  # a drafting child stopped and reaped now, whatever happened
     for slot, result in zip(slots, written, strict=True):
         entry = results[slot]
         entry.id = result.id
@@ -288,6 +291,12 @@ class _Drafts:
             self._failed = error
             raise
         return False
+
+    def close(self) -> None:
+        """Stop drafting (a forked drafting process is killed and reaped)."""
+        close = getattr(self._source, "close", None)
+        if close is not None:
+            close()
 
     def empty(self) -> bool:
         """Whether there is no draft at all (drafting up to the first one)."""

@@ -509,6 +509,25 @@ def test_import_reports_every_line_in_order(
     assert ok(cli("doctor")).stdout.strip() == "No problems found."
 
 
+def test_import_refuses_a_created_time_utc_cannot_hold_on_its_line(
+    cli: Cli, tmp_path: Path
+) -> None:
+    lines = [
+        {"summary": "Kept", "category": "gotcha"},
+        {"summary": "Past the end", "category": "gotcha", "created": "9999-12-31T23:59:59-23:59"},
+        {"summary": "Before the start", "category": "gotcha", "created": "0001-01-01T00:00+01:00"},
+        {"summary": "At the end", "category": "gotcha", "created": "9999-12-31T23:59:59+00:00"},
+    ]  # fmt: skip
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    result = cli("import", str(path), "--json")
+    assert result.code == 2, result
+    assert "Traceback" not in result.stderr
+    out = result.json_lines()
+    assert [r["status"] for r in out] == ["created", "error", "error", "created"]
+    assert all("'created'" in r["error"] and "out of range" in r["error"] for r in out[1:3])
+
+
 def test_import_human_output_and_stdin(cli: Cli, repo: Path) -> None:
     text = (
         json.dumps({"summary": "From stdin", "category": "pref"})

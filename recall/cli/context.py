@@ -101,13 +101,15 @@ class CommandContext:
         return Console(highlight=False, soft_wrap=False)
 
     def notice(self, message: str) -> None:
-        """A one-line notice for the user, on stderr."""
-        print(f"tether: {message}", file=sys.stderr)
+        """A one-line notice for the user, on stderr (none when there is no stderr: printing
+        to ``None`` would put it on stdout, among a ``--json`` command's output)."""
+        if sys.stderr is not None:
+            print(f"tether: {message}", file=sys.stderr)
 
     @contextlib.contextmanager
     def progress(self) -> Iterator[ProgressUpdate]:
         """A progress bar on stderr, silent for --json or when stderr is not a terminal."""
-        if self.json or not sys.stderr.isatty():
+        if self.json or sys.stderr is None or not sys.stderr.isatty():
             yield lambda description, completed, total: None
             return
         from rich.console import Console

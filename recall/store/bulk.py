@@ -84,6 +84,8 @@ class BulkImport(StoreWrites):
                 drafted = iter(drafts)
                 while chunk := list(itertools.islice(drafted, CHUNK)):
                     batch.add(self._choose(chunk, known, taken, results), len(chunk))
+                    if made_ahead is not None:  # used, or never to be (duplicates, other ids)
+                        made_ahead.forget(chunk)
                 batch.commit()
             except BaseException as error:
                 # All or nothing: a batch that could not be written and indexed whole (a full

@@ -51,6 +51,15 @@ class MadeAhead:
         for memory, text in texts:
             self.texts.setdefault(memory.id, (memory, text))
 
+    def forget(self, drafts: Sequence[tuple[Memory, str | None]]) -> None:
+        """Drop what was made for ``drafts`` (each with the id it asked for), once written or
+        found a duplicate: an import holds a chunk's worth at a time, not all of it. A later
+        draft with the same text, or asking for the same id, has them made by the write."""
+        for memory, wanted in drafts:
+            self.vectors.pop(_vector_key(memory), None)
+            if wanted is not None:
+                self.texts.pop(wanted, None)
+
     def text_of(self, memory: Memory) -> str | None:
         """The file text rendered ahead for exactly ``memory``, if any (handed out once)."""
         found = self.texts.pop(memory.id, None)
