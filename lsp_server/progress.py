@@ -17,7 +17,7 @@ from lsprotocol import types
 from lsp_server import capabilities, diagnostics
 from lsp_server.roots import Root
 from recall.genome import Genome
-from recall.genome.results import IndexSummary
+from recall.genome.summary import IndexSummary
 from recall.index import db
 from recall.index.schema import SCHEMA_VERSION
 from recall.locations import Location

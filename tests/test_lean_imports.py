@@ -31,9 +31,19 @@ MEMORY_FILES = ("recall.frontmatter", "recall.records")
 """A memory file's front matter read or written, its fields checked: the index holds what a
 read needs, so only a changed file, a write or a rebuild loads them."""
 
-WRITE_ONLY = ("yaml", "recall.secrets_scan", "secrets", "recall.index.keep", *MEMORY_FILES)
-"""Parsing or writing a memory file, choosing its id, rebuilding the index: a store whose files
-are unchanged since they were indexed parses none and writes none."""
+WRITE_RESULTS = ("recall.store.results",)
+"""What a write reports back (its id, the duplicate it met, the files it lacks)."""
+
+WRITE_ONLY = (
+    "yaml",
+    "recall.secrets_scan",
+    "secrets",
+    "recall.index.keep",
+    *MEMORY_FILES,
+    *WRITE_RESULTS,
+)
+"""Parsing or writing a memory file, choosing its id, rebuilding the index, reporting a write:
+a store whose files are unchanged since they were indexed parses none and writes none."""
 
 GENOME_REFRESH = (
     "recall.genome.refresh",
@@ -41,10 +51,11 @@ GENOME_REFRESH = (
     "recall.genome.tree_index",
     "recall.genome.imports",
     "recall.genome.gitcmd",
+    "recall.genome.summary",
     "subprocess",
 )
-"""The genome's refresh: the history reader, the tree listing, the import scanners, and git.
-A fresh genome is queried from the index alone."""
+"""The genome's refresh: the history reader, the tree listing, the import scanners, git, and
+the summary of what it read. A fresh genome is queried from the index alone."""
 
 SYMBOL_PARSE = ("recall.genome.symbols.extract", "tree_sitter")
 """The symbol parser (tree-sitter and its grammars): ``tether index`` and the language server
@@ -70,9 +81,14 @@ SYMBOL_MOVES = ("recall.ranking.symbol_moves", "recall.genome.symbols.lookup")
 """Memories whose anchored symbol moved into a touched file: only a store where some memory
 anchors a symbol looks for them."""
 
-PARSER = ("argparse", "gettext", "shutil")
-"""The argument parser, its messages' translations and the terminal sizing of its help: a hook's
-command line as agents' settings write it (``hook EVENT``) is read without them."""
+PARSER = ("argparse", "gettext")
+"""The argument parser and its messages' translations: a hook's command line as agents'
+settings write it (``hook EVENT``) is read without them."""
+
+TERMINAL_SIZING = "shutil"
+"""What argparse imports to size its help to the terminal, for every option a parser is given
+(with the compression modules it imports in turn); recall.cli.parser measures the terminal
+itself, so a command line parsed without printing help loads it nowhere."""
 
 HINT_POLICY = ("recall.policy.hints",)
 """The hint policy (which warnings a session was shown): an edit of a file that no memory warns
@@ -87,7 +103,7 @@ PROMPT_LOADS = ("recall.genome", "recall.ranking.engine")
 WRITES = {
     "remember": (
         ("remember", "retries are capped at five", "-c", "decision", "--file", "src/util.py"),
-        ("yaml", "recall.secrets_scan", "secrets", *OPENSSL_HASHES, *MEMORY_FILES),
+        ("yaml", "recall.secrets_scan", "secrets", *OPENSSL_HASHES, *MEMORY_FILES, *WRITE_RESULTS),
     ),
     "reindex": (("reindex",), ("recall.index.keep", "yaml", "hashlib", *MEMORY_FILES)),
 }
@@ -236,6 +252,8 @@ def test_inject_and_recall_load_as_little(
     assert (run.code, run.stderr) == (0, "")
     assert quiet in run.stdout
     assert loaded(run, PARSER) == sorted(PARSER)  # options to parse: the parser is built
+    assert importlib.util.find_spec(TERMINAL_SIZING) is not None  # a real module, left out
+    assert TERMINAL_SIZING not in run.modules
     assert loaded(run, PROMPT_LOADS) == sorted(PROMPT_LOADS)
     assert loaded(run, LEAN) == []
     assert loaded(run, RANKING_LATER) == []

@@ -4,13 +4,58 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from recall import __version__
 from recall.cli.command_table import COMMAND_SUGGESTIONS, LEAN_COMMANDS, command_modules
 from recall.errors import EXIT_BAD_INPUT
+
+HELP_MARGIN = 2
+"""Columns argparse leaves free at the right of its help (its own default)."""
+
+FALLBACK_COLUMNS = 80
+"""The width help is laid out to when neither ``COLUMNS`` nor the terminal gives one, as
+:func:`shutil.get_terminal_size` falls back to."""
+
+
+def terminal_columns() -> int:
+    """The terminal's width as :func:`shutil.get_terminal_size` reads it: ``COLUMNS`` when it
+    is a positive number, else the width of the terminal on stdout, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        columns = 0
+    return columns or FALLBACK_COLUMNS
+
+
+class HelpLayout(argparse.HelpFormatter):
+    """argparse's help layout, measuring the terminal without :mod:`shutil`.
+
+    argparse makes a formatter for every option added (to check its metavar) and each one
+    imports shutil for the width, with its compression modules: a command line that prints
+    no help would pay that on every prompt. The width is the one argparse would use.
+    """
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = terminal_columns() - HELP_MARGIN
+        super().__init__(prog, indent_increment, max_help_position, width)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,6 +77,10 @@ class _Parser(argparse.ArgumentParser):
             )
         super()._check_value(action, value)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpLayout)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         print(f"tether: error: {message}", file=sys.stderr)
@@ -41,7 +90,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser (``--json`` is accepted before or after the subcommand); with
     ``only`` (a key of :data:`LEAN_COMMANDS`) it knows that command alone."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False, formatter_class=HelpLayout)
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
     )

@@ -13,7 +13,7 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
@@ -21,7 +21,7 @@ from recall.genome.headref import find_git_dir, read_head
 from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
 from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
-from recall.genome.results import IndexSummary, Neighbour
+from recall.genome.results import Neighbour
 from recall.genome.schema import (
     SYMBOLS_BEHIND,
     SYMBOLS_STATE,
@@ -29,6 +29,9 @@ from recall.genome.schema import (
     read_state,
     schema_current,
 )
+
+if TYPE_CHECKING:
+    from recall.genome.summary import IndexSummary
 
 Progress = Callable[[str, int, int | None], None]
 T = TypeVar("T")

@@ -31,7 +31,6 @@ from recall.genome.history_index import (
 )
 from recall.genome.history_write import clear_history, write_history
 from recall.genome.lineage import Lineage
-from recall.genome.results import IndexSummary
 from recall.genome.schema import (
     SYMBOLS_BEHIND,
     SYMBOLS_STATE,
@@ -41,6 +40,7 @@ from recall.genome.schema import (
     write_state,
     write_transaction,
 )
+from recall.genome.summary import IndexSummary
 from recall.genome.symbols.index import (
     StoredSymbols,
     SymbolBatch,

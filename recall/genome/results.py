@@ -1,8 +1,10 @@
-"""What the genome hands back: co-change neighbours and the summary of a refresh."""
+"""What the genome hands back to a query: a file's co-change neighbours.
+
+The summary of a refresh is in :mod:`recall.genome.summary`: only a refresh makes one."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 
@@ -22,35 +24,4 @@ class Neighbour:
 
     def to_dict(self) -> dict[str, Any]:
         """The neighbour as plain JSON-ready data."""
-        return asdict(self)
-
-
-@dataclass
-class IndexSummary:
-    """What one refresh read, kept and skipped, and how long each phase took."""
-
-    mode: str = "unchanged"
-    head: str | None = None
-    commits_read: int = 0
-    commits_skipped_large: int = 0
-    cochange_pairs: int = 0
-    renames: int = 0
-    files_tracked: int = 0
-    files_scanned: int = 0
-    files_cached: int = 0
-    files_skipped: dict[str, int] = field(
-        default_factory=lambda: {"binary": 0, "huge": 0, "non_utf8": 0, "unreadable": 0}
-    )
-    import_edges: int = 0
-    symbol_files_parsed: int = 0
-    symbol_files_reused: int = 0
-    symbol_parsers: dict[str, int] = field(default_factory=dict)
-    """How many parsed files each reader took (tree-sitter, regex, skipped: why)."""
-    symbol_fallbacks: list[str] = field(default_factory=list)
-    """Why files were read by the regex finder (a grammar that did not load, a parse error)."""
-    notices: list[str] = field(default_factory=list)
-    elapsed_ms: dict[str, float] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The summary as plain JSON-ready data."""
         return asdict(self)

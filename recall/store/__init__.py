@@ -22,7 +22,6 @@ from recall.store.bulk import BulkImport
 from recall.store.changes import StatusChanges
 from recall.store.opening import is_corruption, recovering
 from recall.store.rebuild import Reindexing
-from recall.store.results import Problem, WriteResult, not_on_it_note
 
 __all__ = [
     "MemoryStore",
@@ -33,6 +32,19 @@ __all__ = [
     "not_on_it_note",
     "recovering",
 ]
+
+_RESULTS = ("Problem", "WriteResult", "not_on_it_note")
+"""What a write or a report of problems gives back: loaded when first asked for, as a read
+(every agent hook) makes none of them."""
+
+
+def __getattr__(name: str) -> object:
+    """The names of :mod:`recall.store.results`, imported on first use."""
+    if name in _RESULTS:
+        from recall.store import results
+
+        return getattr(results, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class MemoryStore(StatusChanges, BulkImport, Reindexing):

@@ -15,12 +15,12 @@ from recall.index import db, rows
 from recall.memfiles import FileStat, file_sha
 from recall.model import Memory, is_valid_id
 from recall.store.opening import recovering
-from recall.store.results import WriteResult, files_missing
 from recall.store.writes import StoreWrites
 
 if TYPE_CHECKING:
     from recall.ranking.embedding import Embedder
     from recall.store.made_ahead import MadeAhead
+    from recall.store.results import WriteResult
     from recall.write_behind import WriteBehind
 
 
@@ -111,6 +111,8 @@ class BulkImport(StoreWrites):
     ) -> list[Memory]:
         """The new memories of ``drafts``, each with its id; a result for every draft."""
         import secrets  # writes only: a read (every agent hook) never needs it
+
+        from recall.store.results import WriteResult, files_missing
 
         chosen: list[Memory] = []
         for draft, wanted in drafts:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from typing import TYPE_CHECKING
 
 from recall.errors import BadInput, NothingToDo, StoreUnavailable
 from recall.model import Memory
 from recall.store.opening import recovering
-from recall.store.results import WriteResult
 from recall.store.writes import StoreWrites
+
+if TYPE_CHECKING:
+    from recall.store.results import WriteResult
 
 
 class StatusChanges(StoreWrites):

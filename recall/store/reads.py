@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recall.errors import BadInput, NotFound
 from recall.index import rows
 from recall.model import STATUSES, WARNING_CATEGORIES, Memory
 from recall.store.opening import IndexOpening, recovering
-from recall.store.results import Problem
+
+if TYPE_CHECKING:
+    from recall.store.results import Problem
 
 
 class StoreReads(IndexOpening):
@@ -111,6 +114,8 @@ class StoreReads(IndexOpening):
     @recovering
     def problems(self) -> list[Problem]:
         """Memory files that could not be loaded, each with its path and line."""
+        from recall.store.results import Problem  # a report of problems only, never a read
+
         return [
             Problem(self.folder.path / r["name"], r["line"], r["message"])
             for r in self.conn.execute("SELECT name, line, message FROM problems ORDER BY name")

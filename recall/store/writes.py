@@ -8,6 +8,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from recall.clock import now_iso
 from recall.errors import BadInput, NotFound, StoreUnavailable
@@ -17,8 +18,10 @@ from recall.locations import ensure_created
 from recall.memfiles import FileStat, file_sha
 from recall.model import SOURCES, Memory, is_valid_id
 from recall.store.opening import recovering
-from recall.store.results import WriteResult, files_missing
 from recall.store.vector_fill import VectorFilling
+
+if TYPE_CHECKING:
+    from recall.store.results import WriteResult
 
 # Hidden, and cleaned up like a killed writer's temp files (recall.memfiles).
 _KEPT_PREFIX = ".tmp-kept-"
@@ -166,6 +169,9 @@ class StoreWrites(VectorFilling):
 
         Its semantic vector is made too, unless ``vectors`` is False (a caller with more to
         write first, which makes them after: :meth:`fill_vectors`)."""
+        # writes only: a read (every agent hook) never needs it
+        from recall.store.results import WriteResult, files_missing
+
         self._ensure_on_disk()
         with self._writable():
             # Writers index what they write under this lock, so the index is current for
