@@ -94,7 +94,11 @@ HINT_POLICY = ("recall.policy.hints",)
 """The hint policy (which warnings a session was shown): an edit of a file that no memory warns
 about consults none."""
 
-LEAN = (*WRITE_ONLY, *GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *SYMBOL_MOVES)
+DEAD_REFERENCES = ("recall.lifecycle.dead",)
+"""Memories whose every file is gone, and the new names git saw: the maintenance commands and
+the cleanup ask; a recall marks drift only."""
+
+LEAN = (*WRITE_ONLY, *GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *SYMBOL_MOVES, *DEAD_REFERENCES)
 """Never loaded by any of the four commands on a quiet store with a fresh genome."""
 
 PROMPT_LOADS = ("recall.genome", "recall.ranking.engine")
@@ -105,7 +109,10 @@ WRITES = {
         ("remember", "retries are capped at five", "-c", "decision", "--file", "src/util.py"),
         ("yaml", "recall.secrets_scan", "secrets", *OPENSSL_HASHES, *MEMORY_FILES, *WRITE_RESULTS),
     ),
-    "reindex": (("reindex",), ("recall.index.keep", "yaml", "hashlib", *MEMORY_FILES)),
+    "reindex": (
+        ("reindex",),
+        ("recall.index.keep", "yaml", "hashlib", *MEMORY_FILES, *DEAD_REFERENCES),
+    ),
 }
 """Commands that write, and what each of them loads."""
 

@@ -11,7 +11,8 @@ from conftest import OpenStore, remember
 from genome.gitrepo import GitRepo
 from test_cli import Cli, assert_error, fields, ok
 
-from recall.lifecycle.references import dead_reference, drift, repointed, with_lifecycle_keys
+from recall.lifecycle.dead import dead_reference, repointed
+from recall.lifecycle.references import drift, with_lifecycle_keys
 from recall.model import Memory
 from recall.ranking.weights import DRIFT_COMMITS
 from recall.repo_signals import open_repo_signals

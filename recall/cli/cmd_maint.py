@@ -14,15 +14,12 @@ from recall.cli.known_paths import suggestions, tree_paths
 from recall.cli.render import ID_HELP, scope_option
 from recall.clock import now_iso
 from recall.errors import NothingToDo
+from recall.lifecycle.dead import DeadReference, dead_reference, renames, repointed
 from recall.lifecycle.references import (
     CONFIRMED_KEY,
     FORMER_FILES_KEY,
-    DeadReference,
     Drift,
-    dead_reference,
     drift,
-    renames,
-    repointed,
     with_lifecycle_keys,
 )
 from recall.policy.usage import record_action

@@ -28,14 +28,9 @@ from recall.lifecycle import (
     offender_score,
     stale_reasons,
 )
+from recall.lifecycle.dead import dead_reference
 from recall.lifecycle.disuse import archived_by_disuse, stamp, vouched_for
-from recall.lifecycle.references import (
-    CONFIRMED_KEY,
-    baseline,
-    dead_reference,
-    drift,
-    with_lifecycle_keys,
-)
+from recall.lifecycle.references import CONFIRMED_KEY, baseline, drift, with_lifecycle_keys
 from recall.model import Memory
 from recall.settings import EngineSettings
 from recall.store import MemoryStore

@@ -1,9 +1,9 @@
-"""References that die or drift: memories whose files are gone, or changed a lot since.
+"""References that drift: memories whose files changed a lot since they were written.
 
-A dead reference is a memory whose every named path is gone from the working tree; where git
-shows a rename, the new name is offered (never applied here: ``tether repoint --apply`` does
-that). Drift is a memory whose files saw :data:`~recall.ranking.weights.DRIFT_COMMITS` commits
-or more since it was created or last confirmed (the ``confirmed`` front-matter key).
+Drift is a memory whose files saw :data:`~recall.ranking.weights.DRIFT_COMMITS` commits or more
+since it was created or last confirmed (the ``confirmed`` front-matter key); every recall marks
+it. References that died (files gone) are in :mod:`recall.lifecycle.dead`, which only the
+maintenance commands and the cleanup ask about.
 """
 
 from __future__ import annotations
@@ -41,23 +41,6 @@ def with_lifecycle_keys(store: MemoryStore, memory: Memory) -> Memory:
 
 
 @dataclass(frozen=True)
-class DeadReference:
-    """A memory whose every file is gone, with the new name of each one git saw renamed."""
-
-    memory: Memory
-    renamed: dict[str, str | None]  # old path -> its current name, or None when just deleted
-
-    @property
-    def proposed(self) -> list[str]:
-        """The file list after a repoint: renamed paths swapped, deleted ones dropped."""
-        return list(dict.fromkeys(new for new in self.renamed.values() if new))
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"id": self.memory.id, "files": list(self.memory.files), "renamed": self.renamed}
-
-
-@dataclass(frozen=True)
 class Drift:
     """A memory whose files have changed a lot since it was written or confirmed."""
 
@@ -68,42 +51,6 @@ class Drift:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {"id": self.memory.id, "since": self.since, "commits": self.commits}
-
-
-def _new_name(path: str, genome: Any) -> str | None:
-    finder = getattr(genome, "renamed_to", None)  # a plain working tree knows no history
-    new = finder(path) if finder else None
-    return new if new and new != path and genome.exists(new) else None
-
-
-def dead_reference(memory: Memory, genome: Any) -> DeadReference | None:
-    """The dead reference of ``memory`` if every one of its files is gone, else None."""
-    if not memory.files or any(genome.exists(path) for path in memory.files):
-        return None
-    return DeadReference(memory, {path: _new_name(path, genome) for path in memory.files})
-
-
-def renames(memory: Memory, genome: Any) -> dict[str, str]:
-    """Each of the memory's files that is gone but was renamed: old path -> current name."""
-    found: dict[str, str] = {}
-    for path in memory.files:
-        if not genome.exists(path):
-            new = _new_name(path, genome)
-            if new:
-                found[path] = new
-    return found
-
-
-def repointed(memory: Memory, moved: dict[str, str]) -> tuple[list[str], list[str]]:
-    """The memory's file list with ``moved`` applied, and its former files with the old added.
-
-    Paths that are gone without a known rename are kept as they are: dropping a name is a
-    person's call, not this function's.
-    """
-    files = list(dict.fromkeys(moved.get(path, path) for path in memory.files))
-    former = memory.extra.get(FORMER_FILES_KEY)
-    earlier = [p for p in former if isinstance(p, str)] if isinstance(former, list) else []
-    return files, list(dict.fromkeys([*earlier, *moved]))
 
 
 def baseline(memory: Memory) -> str:
