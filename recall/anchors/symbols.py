@@ -9,6 +9,7 @@ line range inside the memory's file) is a separate field and is left as it is.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -22,20 +23,34 @@ BODY_KEY: Final = "body"
 # A qualified name's parts are joined with a dot whatever the language wrote (``Store.save``
 # for a Python method, ``Foo.bar`` for C++'s ``Foo::bar``), so one anchor finds either.
 NAME_SEPARATOR: Final = "."
-_QUALIFIER = re.compile(r"::|\.")
-# ``Foo#bar`` (a method written the Ruby or Javadoc way) qualifies; a part that starts with
-# ``#`` is a JavaScript private name and keeps it (``Foo.#priv``).
-_HASH_QUALIFIER = re.compile(r"(?<=[^#])#")
-# A C++ operator's name runs to the end (``Foo.operator()``, ``operator<<``): it is kept
-# whole, spaces dropped except between two words (``operator new``).
-_OPERATOR = re.compile(r"(?:^|(?<=::)|(?<=[.#]))operator(?![\w$])")
-_SPACE_BETWEEN_WORDS = re.compile(r"(?<=\w)\s+(?=\w)")
-# A name with no qualifier, call parentheses, space or operator to take apart.
-_PLAIN = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+class _NameParts:
+    """The patterns that take a qualified name apart, compiled with the first name taken apart:
+    a recall reads anchors from the index as they were stored and never needs them."""
+
+    __slots__ = ("hash_qualifier", "operator", "plain", "qualifier", "space_between_words")
+
+    def __init__(self) -> None:
+        self.qualifier = re.compile(r"::|\.")
+        # ``Foo#bar`` (a method written the Ruby or Javadoc way) qualifies; a part that starts
+        # with ``#`` is a JavaScript private name and keeps it (``Foo.#priv``).
+        self.hash_qualifier = re.compile(r"(?<=[^#])#")
+        # A C++ operator's name runs to the end (``Foo.operator()``, ``operator<<``): it is kept
+        # whole, spaces dropped except between two words (``operator new``).
+        self.operator = re.compile(r"(?:^|(?<=::)|(?<=[.#]))operator(?![\w$])")
+        self.space_between_words = re.compile(r"(?<=\w)\s+(?=\w)")
+        # A name with no qualifier, call parentheses, space or operator to take apart.
+        self.plain = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+@functools.cache
+def _name_parts() -> _NameParts:
+    return _NameParts()
 
 
 def _operator_text(text: str) -> str:
-    words = _SPACE_BETWEEN_WORDS.sub("\x00", text)
+    words = _name_parts().space_between_words.sub("\x00", text)
     return "".join(words.split()).replace("\x00", " ")
 
 
@@ -43,11 +58,12 @@ def normalize_name(name: str) -> str:
     """A symbol name as the symbol index keys it: qualifiers joined by dots, no call
     parentheses; a leading ``#`` (JavaScript private) and a C++ ``operator…`` name are kept.
     The index applies it to the names it stores, so both sides agree."""
-    if _PLAIN.fullmatch(name) and name != "operator":  # most names: nothing to do
+    patterns = _name_parts()
+    if patterns.plain.fullmatch(name) and name != "operator":  # most names: nothing to do
         return name
     text = name.strip()
     operator = ""
-    found = _OPERATOR.search(text)
+    found = patterns.operator.search(text)
     if found is not None:
         text, operator = text[: found.start()], _operator_text(text[found.start() :])
         if operator.endswith("()") and operator != "operator()":
@@ -55,8 +71,8 @@ def normalize_name(name: str) -> str:
     elif text.endswith("()"):
         text = text[:-2]
     parts: list[str] = []
-    for piece in _QUALIFIER.split(text):
-        parts.extend(part.strip() for part in _HASH_QUALIFIER.split(piece.strip()))
+    for piece in patterns.qualifier.split(text):
+        parts.extend(part.strip() for part in patterns.hash_qualifier.split(piece.strip()))
     if operator:
         parts.append(operator)
     return NAME_SEPARATOR.join(part for part in parts if part)
