@@ -1,5 +1,6 @@
-"""Pure work done on the second core: a forked child process maps a function over chunks and
-hands each result back through a pipe, in order, while the parent goes on with its own.
+"""Pure work done on the second core: a forked child process maps a function over chunks
+(:func:`mapped`) or makes one call (:class:`Ahead`) and hands each result back through a pipe,
+in order, while the parent goes on with its own.
 
 The child only computes: it writes no file, opens no database (the parent's connection it
 inherits is never touched) and leaves by ``os._exit``, so neither a finalizer nor a buffer of
@@ -45,7 +46,7 @@ import signal
 import struct
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO, TextIO, TypeVar
+from typing import Any, BinaryIO, Generic, TextIO, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -106,6 +107,41 @@ def _forked(
         child.stop()
     # the parent's own iterator never moved past the first chunk: skip what was handed back
     yield from map(work, itertools.islice(chunks, handed, None))
+
+
+class Ahead(Generic[R]):
+    """One call of a pure function running in a forked child while the caller goes on; its
+    result is asked for later (:meth:`result`) or given up on (:meth:`stop`)."""
+
+    def __init__(self, child: _Child) -> None:
+        self._child = child
+
+    @classmethod
+    def start(cls, work: Callable[[T], R], argument: T) -> Ahead[R] | None:
+        """``work(argument)`` begun in a forked child; None where forking is not safe (see
+        :func:`can_fork`) or no process can be had, for the caller to call it itself."""
+        if not can_fork():
+            return None
+        child = _Child()
+        try:
+            child.start(work, iter([argument]))
+        except OSError:
+            child.stop()
+            return None
+        return cls(child)
+
+    def result(self) -> R:
+        """The child's result, waiting for it; the work's failure raised as it was,
+        :class:`ChildFailed` when the child died first. The child is reaped either way."""
+        try:
+            (value,) = self._child.results()  # read to the end frame: the child is done
+            return value
+        finally:
+            self._child.stop()
+
+    def stop(self) -> None:
+        """Give up on the result: the child is killed if still there, and reaped."""
+        self._child.stop()
 
 
 class _Child:

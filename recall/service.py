@@ -118,6 +118,9 @@ def build_recaller(
     from recall.ranking.engine import Recaller
     from recall.repo_signals import open_repo_signals
 
+    if short_lived:  # the engine's recall asks for the verdict before it answers
+        for store in stores:
+            store.defer_first_check()
     if signals is None and project is not None:
         signals = open_repo_signals(
             project, notice=genome_notice or notice, symbols=not short_lived

@@ -19,6 +19,7 @@ from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
 from recall.index import listing, rows
 from recall.index.db import rollback
+from recall.index.deferred_check import DeferredCheck
 from recall.index.schema import FOLDER_STATE_KEYS
 from recall.memfiles import FileStat, MemoryFolder, OversizedFile, file_sha, limit_problem
 from recall.model import Memory
@@ -81,6 +82,9 @@ class SyncReport:
     changed: int = 0
     removed: int = 0
     problems: list[str] = field(default_factory=list)
+    pending: DeferredCheck | None = None
+    """The check of the folder, when it was left running in a child (``sync(defer=True)``):
+    the index is as last synced until its verdict says the folder is as indexed."""
 
     @property
     def touched(self) -> bool:
@@ -224,6 +228,8 @@ def sync(
     folder: MemoryFolder,
     normalize: PathNormalizer,
     lock: Callable[[], AbstractContextManager[object]] | None = None,
+    *,
+    defer: bool = False,
 ) -> SyncReport:
     """Update the index from the folder; cheap when nothing changed (stats only, no reads).
 
@@ -232,12 +238,23 @@ def sync(
     modification time, not the folder's) and one row. When something changed, the folder is
     re-scanned under the writers' ``lock`` so a sync never sees a file whose writer has not
     indexed it yet.
+
+    With ``defer``, the stats that confirm a settled, listed folder run in a child and the
+    report's ``pending`` holds their verdict to come (:mod:`recall.index.deferred_check`);
+    the caller must ask for it before anything it read is used.
     """
     report = SyncReport()
     stored = stored_fingerprint(conn)
     seen = _Seen.of(folder.path)
     if stored is not None and seen is not None and seen.quiet(stored):
         return report
+    if stored is not None and defer and seen is None:
+        names = listing.kept_names(conn, listing.folder_stamp(folder.path))
+        if names is not None:
+            expected = (stored.count, stored.mtimes, stored.sizes)
+            report.pending = DeferredCheck.start(folder, names, expected)
+            if report.pending is not None:
+                return report
     if stored is not None and _unchanged(conn, folder, stored):
         if seen is not None:
             seen.confirm(stored)

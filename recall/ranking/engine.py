@@ -117,11 +117,22 @@ class Recaller:
     def recall(self, query: RecallQuery) -> RecallResult:
         """Rank memories for ``query``; the first hits are the ones worth injecting.
 
-        A store whose index turns out to be damaged is rebuilt from its files, then asked again.
+        A store whose index turns out to be damaged is rebuilt from its files, then asked again;
+        one whose folder check ran beside the ranking and found a file changed is synced, then
+        asked again.
         The cycle collector waits until the recall ends (:mod:`recall.ranking.collector`).
         """
         with collector.paused():
-            return self._recall_or_recover(query)
+            result = self._recall_or_recover(query)
+            if self._settle_stores():  # a file changed under the index: ranked again on it
+                self._after_recovery()
+                result = self._recall_or_recover(query)
+            return result
+
+    def _settle_stores(self) -> bool:
+        """Each store's deferred check of its folder answered (see
+        :meth:`recall.store.opening.IndexOpening.settle`); whether any index changed."""
+        return any([store.settle() for store in self.stores])
 
     def _recall_or_recover(self, query: RecallQuery) -> RecallResult:
         """:meth:`recall`: once, and once more after rebuilding a damaged index."""

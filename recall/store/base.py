@@ -10,6 +10,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recall import privacy
 from recall.errors import StoreUnavailable
@@ -18,6 +19,9 @@ from recall.index.sync import SyncReport
 from recall.locations import GLOBAL, Location
 from recall.memfiles import MemoryFolder, writer_lock
 from recall.paths import normalize, normalize_loose
+
+if TYPE_CHECKING:
+    from recall.index.deferred_check import DeferredCheck
 
 Notice = Callable[[str], None]
 
@@ -56,6 +60,10 @@ class StoreBase:
         short-lived caller on a clock (a hook) sets it; a store kept busy past it serves reads
         from a copy, as a read-only one does."""
         self._busy = False
+        self._defer_check = False
+        self._pending: DeferredCheck | None = None
+        """The check of the folder left running in a child by the index's opening, until its
+        verdict is asked for (see :meth:`recall.store.opening.IndexOpening.settle`)."""
 
     @property
     def scope(self) -> str:
@@ -73,10 +81,17 @@ class StoreBase:
         return self.location.memories_dir.is_dir()
 
     def close(self) -> None:
-        """Close the index connection."""
+        """Close the index connection (and give up on a deferred check of the folder)."""
+        self._drop_pending()
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+    def _drop_pending(self) -> None:
+        """Stop waiting for a deferred check of the folder (its child is reaped)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.stop()
 
     @contextlib.contextmanager
     def _locked(self, *, required: bool = True) -> Iterator[None]:

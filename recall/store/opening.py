@@ -126,8 +126,12 @@ class IndexOpening(StoreBase):
             if created and not self._rebuilding and self.folder.scan():
                 state = "missing" if missing else "empty"
                 self.notice(f"index {path} was {state}; rebuilding it from the memory files")
+        defer, self._defer_check = self._defer_check, False
         try:
-            self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
+            self.last_sync = sync(
+                conn, self.folder, self.normalize_stored, self._sync_lock, defer=defer
+            )
+            self._pending = self.last_sync.pending
         except sqlite3.DatabaseError as error:
             conn.close()
             if db.is_read_only_error(error) or db.is_full_error(error):
@@ -265,6 +269,7 @@ class IndexOpening(StoreBase):
         if self._conn is None:
             self._read_only_told = True  # the refusal below says it all; no notice first
         self.conn  # noqa: B018 - opening the index finds out whether it can be written
+        self.settle()  # a write goes into the index as the files are
         if self.read_only is not None:
             raise self._refusal(self.read_only, self._read_only_advice)
         with self._locked():
@@ -274,6 +279,7 @@ class IndexOpening(StoreBase):
         """Refuse, saying what to do, when this store's index cannot be written; for commands
         that write the index by other means (the genome's ``tether index``)."""
         self.conn  # noqa: B018 - opening the index finds out whether it can be written
+        self.settle()  # a write goes into the index as the files are
         if self.read_only is not None:
             raise self._refusal(self.read_only, self._read_only_advice)
 
@@ -293,8 +299,25 @@ class IndexOpening(StoreBase):
         with self._writable():
             return change(self.conn)
 
+    def defer_first_check(self) -> None:
+        """Let the index's first opening leave the check of a large, settled folder to a
+        child process (:mod:`recall.index.deferred_check`), for a caller that asks for the
+        verdict (:meth:`settle`) before it uses what it read; no effect once it is open."""
+        if self._conn is None:
+            self._defer_check = True
+
+    def settle(self) -> bool:
+        """Wait for the deferred check of the folder, if one runs, and sync now if it found a
+        file changed since the index; whether that changed the index (what was read from it
+        before may then be stale). Without a deferred check, nothing to do: False."""
+        pending, self._pending = self._pending, None
+        if pending is None or pending.as_indexed():
+            return False
+        return self.refresh().touched
+
     def refresh(self) -> SyncReport:
         """Pick up memory files changed on disk since the index was last synced."""
+        self._drop_pending()  # checked here and now
         self.last_sync = sync(self.conn, self.folder, self.normalize_stored, self._sync_lock)
         self._seen_dir_mtime = self._dir_mtime()
         return self.last_sync

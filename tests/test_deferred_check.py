@@ -1,0 +1,173 @@
+"""A one-shot engine's folder check, run in a child beside the ranking: the index read as it
+stands, the verdict asked for before anything is answered or written, and a recall ranked
+again when a file changed under the index."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import OpenStore, remember, run_tether
+
+from recall.index import deferred_check
+from recall.index.sync import RACY_WINDOW_NS
+from recall.ranking.query import RecallQuery, Touch
+from recall.service import build_recaller
+from recall.store import MemoryStore
+
+
+@pytest.fixture
+def any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defer the check of a folder of any size (the tests' folders hold a handful of files)."""
+    monkeypatch.setattr(deferred_check, "DEFER_MIN_FILES", 1)
+
+
+def settle_folder(store: MemoryStore) -> None:
+    """Date the memory files and their folder an hour back and wait out the racy window, then
+    open the index once so that it keeps the folder's listing (what a deferred check stats)."""
+    folder = store.location.memories_dir
+    past = time.time() - 3600
+    for path in folder.iterdir():
+        os.utime(path, (past, past))
+    os.utime(folder, (past, past))
+    settles = (folder.stat().st_ctime_ns + RACY_WINDOW_NS) / 1e9
+    time.sleep(max(0.0, settles - time.time()) + 0.05)
+    store.refresh()
+    store.refresh()  # the first compared the new times and listed; the second keeps it
+
+
+def edit_in_place(store: MemoryStore, memory_id: str, old: str, new: str) -> None:
+    """Rewrite a memory file in place, as an editor saving over it does: the folder's own
+    times do not move, only the file's."""
+    path = store.location.memories_dir / f"{memory_id}.md"
+    folder_time = store.location.memories_dir.stat().st_mtime_ns
+    with path.open("r+", encoding="utf-8") as handle:
+        text = handle.read().replace(old, new)
+        handle.seek(0)
+        handle.write(text)
+        handle.truncate()
+    assert store.location.memories_dir.stat().st_mtime_ns == folder_time
+
+
+@pytest.fixture
+def settled(open_store: Callable[..., OpenStore]) -> Iterator[tuple[MemoryStore, str]]:
+    """A project store of three memories in a settled folder, and the id of one on app.py."""
+    store = open_store().store
+    target = remember(store, "Retry the flaky handshake twice", files=["src/app.py"])
+    remember(store, "Prefer tabs in the guide", category="pref", files=["docs/guide.md"])
+    remember(store, "Util helpers stay pure", category="decision", files=["src/util.py"])
+    settle_folder(store)
+    yield store, target
+
+
+def deferred(open_store: Callable[..., OpenStore]) -> MemoryStore:
+    """A fresh store of the same repository whose first opening defers its folder check."""
+    store = open_store().store
+    store.defer_first_check()
+    assert store.conn is not None
+    return store
+
+
+def test_the_check_of_a_large_settled_folder_runs_aside_and_finds_it_as_indexed(
+    settled: tuple[MemoryStore, str], open_store: Callable[..., OpenStore], any_size: None
+) -> None:
+    store = deferred(open_store)
+    assert store.last_sync is not None and store.last_sync.pending is not None
+    assert store.settle() is False
+    assert store.settle() is False  # asked once: nothing left running
+
+
+def test_an_edit_in_place_found_by_the_deferred_check_is_synced_when_settled(
+    settled: tuple[MemoryStore, str], open_store: Callable[..., OpenStore], any_size: None
+) -> None:
+    _, target = settled
+    edit_in_place(settled[0], target, "flaky handshake", "flaky greeting")
+    store = deferred(open_store)
+    assert store.settle() is True
+    assert store.get(target).summary == "Retry the flaky greeting twice"
+
+
+def test_a_one_shot_recall_is_ranked_again_on_a_file_changed_under_the_index(
+    settled: tuple[MemoryStore, str], open_store: Callable[..., OpenStore], any_size: None
+) -> None:
+    _, target = settled
+    edit_in_place(settled[0], target, "Retry the flaky handshake twice", "Backoff doubles")
+    store = open_store().store
+    recaller = build_recaller([store], store, notice=lambda _: None, short_lived=True)
+    result = recaller.recall(RecallQuery((Touch("src/app.py", "edit"),), "backoff doubles"))
+    assert [(h.memory.id, h.memory.summary) for h in result.hits][:1] == [
+        (target, "Backoff doubles")
+    ]
+
+
+def test_a_write_before_the_verdict_waits_for_it_so_the_edit_is_indexed_too(
+    settled: tuple[MemoryStore, str], open_store: Callable[..., OpenStore], any_size: None
+) -> None:
+    _, target = settled
+    edit_in_place(settled[0], target, "flaky handshake", "flaky greeting")
+    store = deferred(open_store)
+    added = remember(store, "A new note", files=["src/app.py"])
+    summaries = {m.id: m.summary for m in store.list(status="all")}
+    assert summaries[target] == "Retry the flaky greeting twice"
+    assert summaries[added] == "A new note"
+
+
+def test_a_store_closed_before_the_verdict_leaves_the_edit_to_the_next_opening(
+    settled: tuple[MemoryStore, str], open_store: Callable[..., OpenStore], any_size: None
+) -> None:
+    _, target = settled
+    edit_in_place(settled[0], target, "flaky handshake", "flaky greeting")
+    store = deferred(open_store)
+    store.close()
+    assert open_store().store.get(target).summary == "Retry the flaky greeting twice"
+
+
+def test_a_small_folder_or_a_process_with_threads_is_checked_in_place(
+    settled: tuple[MemoryStore, str],
+    open_store: Callable[..., OpenStore],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert deferred_check.DEFER_MIN_FILES == 4_096
+    small = deferred(open_store)
+    assert small.last_sync is not None and small.last_sync.pending is None
+
+    monkeypatch.setattr(deferred_check, "DEFER_MIN_FILES", 1)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        threaded = deferred(open_store)
+        assert threaded.last_sync is not None and threaded.last_sync.pending is None
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_tether_inject_on_a_large_store_answers_from_a_file_edited_in_place(
+    repo: Path, tmp_path: Path, open_store: Callable[..., OpenStore]
+) -> None:
+    lines = [
+        {"summary": f"Note {n} on the parser", "category": "context", "files": ["src/util.py"]}
+        for n in range(deferred_check.DEFER_MIN_FILES)
+    ]
+    target_line = {"summary": "Retry the flaky handshake twice", "category": "gotcha"}
+    lines.append({**target_line, "files": ["src/app.py"]})
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    assert run_tether("import", str(path), cwd=repo).code == 0
+    store = open_store().store
+    settle_folder(store)
+    [target] = [m.id for m in store.list(file="src/app.py")]
+    edit_in_place(store, target, "Retry the flaky handshake twice", "Backoff doubles")
+
+    done = run_tether("inject", "--no-record", "--json", "backoff doubles", cwd=repo)
+    assert done.code == 0, done.stderr
+    assert [(h["id"], h["summary"]) for h in done.json()["results"]][:1] == [
+        (target, "Backoff doubles")
+    ]
+    assert done.stderr == ""
