@@ -202,7 +202,10 @@ class _Child:
     def _reaped(self) -> int:
         """The child's wait status, waiting for it to end (once)."""
         if self.pid is not None:
-            self.status = os.waitpid(self.pid, 0)[1]
+            try:
+                self.status = os.waitpid(self.pid, 0)[1]
+            except ChildProcessError:  # reaped already: SIGCHLD ignored, as a parent may leave it
+                self.status = 0
             self.pid = None
         return self.status
 

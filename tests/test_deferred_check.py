@@ -16,6 +16,7 @@ from conftest import OpenStore, remember, run_tether
 
 from recall.index import deferred_check
 from recall.index.sync import RACY_WINDOW_NS
+from recall.memfiles import writer_lock
 from recall.ranking.query import RecallQuery, Touch
 from recall.service import build_recaller
 from recall.store import MemoryStore
@@ -125,6 +126,68 @@ def test_a_store_closed_before_the_verdict_leaves_the_edit_to_the_next_opening(
     store = deferred(open_store)
     store.close()
     assert open_store().store.get(target).summary == "Retry the flaky greeting twice"
+
+
+def test_a_change_synced_by_another_process_before_the_verdict_still_counts_as_one(
+    settled: tuple[MemoryStore, str], open_store: Callable[..., OpenStore], any_size: None
+) -> None:
+    # What was read before the verdict came from the index before the edit, whoever synced it
+    # since: the recall must be ranked again.
+    _, target = settled
+    edit_in_place(settled[0], target, "flaky handshake", "flaky greeting")
+    store = deferred(open_store)
+    other = open_store().store  # another process syncs it meanwhile
+    assert other.conn is not None and other.last_sync is not None
+    assert other.last_sync.changed == 1
+    assert store.settle() is True
+    assert store.get(target).summary == "Retry the flaky greeting twice"
+
+
+def test_a_busy_index_met_after_the_verdict_is_served_as_at_any_opening(
+    settled: tuple[MemoryStore, str], open_store: Callable[..., OpenStore], any_size: None
+) -> None:
+    # A hook's store waits for another writer a moment, then serves a copy of the index; the
+    # sync a changed folder needs must not turn that into a failure.
+    _, target = settled
+    edit_in_place(settled[0], target, "flaky handshake", "flaky greeting")
+    store = open_store().store
+    store.wait = 0.05
+    store.defer_first_check()
+    assert store.conn is not None
+    with writer_lock(store.location.lock_path):
+        assert store.settle() is True
+        assert store.read_only is not None and "busy" in store.read_only
+    assert open_store().store.get(target).summary == "Retry the flaky greeting twice"
+
+
+def children() -> list[str]:
+    """The pids of this process's children, reaped or not (Linux)."""
+    pid = os.getpid()
+    return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+
+
+def test_an_index_replaced_while_its_check_runs_leaves_no_child_behind(
+    settled: tuple[MemoryStore, str], open_store: Callable[..., OpenStore], any_size: None
+) -> None:
+    store = deferred(open_store)
+    assert children()
+    open_store().store.reindex()  # another process swaps the index file
+    assert store.conn is not None  # opened again on the new file, checked there
+    assert children() == []
+    assert store.settle() is False
+
+
+def test_a_process_that_keeps_its_checks_never_forks_for_one(
+    settled: tuple[MemoryStore, str],
+    open_store: Callable[..., OpenStore],
+    any_size: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(deferred_check, "_ALLOWED", [True])
+    deferred_check.keep_checks_here()  # as the warm engine does when it starts
+    store = deferred(open_store)
+    assert store.last_sync is not None and store.last_sync.pending is None
+    assert children() == []
 
 
 def test_a_small_folder_or_a_process_with_threads_is_checked_in_place(

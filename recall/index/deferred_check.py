@@ -28,6 +28,16 @@ its writes then cause cost about 5 ms: at 6,300 files (10 ms of stats) a cold ``
 inject`` saved 4.5 ms, at 30,000 it saved 32 ms; below about 3,000 the fork costs more."""
 
 
+_ALLOWED = [True]
+
+
+def keep_checks_here() -> None:
+    """Never defer a check in this process from now on: a long-lived one (the warm engine)
+    would fork all it holds (its sockets, its lock) for a check its folder watches mostly
+    spare, at a cost measured for a one-shot process only."""
+    _ALLOWED[0] = False
+
+
 @dataclass
 class DeferredCheck:
     """Stats of a settled folder's listed files, running in a child; compared with the
@@ -41,9 +51,9 @@ class DeferredCheck:
         cls, folder: MemoryFolder, names: list[bytes], expected: tuple[int, int, int]
     ) -> DeferredCheck | None:
         """The check of ``names`` begun in a child; None when it is better made here: a small
-        folder, a process with other threads (a fork copies only the calling one), or no
-        fork to be had."""
-        if len(names) < DEFER_MIN_FILES or threading.active_count() > 1:
+        folder, a process with other threads (a fork copies only the calling one) or one that
+        keeps its checks (:func:`keep_checks_here`), or no fork to be had."""
+        if not _ALLOWED[0] or len(names) < DEFER_MIN_FILES or threading.active_count() > 1:
             return None
         ahead = Ahead.start(folder.stat_listed, names)
         return None if ahead is None else cls(ahead, expected)

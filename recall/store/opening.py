@@ -80,6 +80,8 @@ class IndexOpening(StoreBase):
         return not self._lock_depth and not conn.in_transaction and db.replaced(conn)
 
     def _open(self) -> sqlite3.Connection:
+        self._drop_pending()  # a check begun for a connection no longer read is not waited for
+        defer, self._defer_check = self._defer_check, False
         if not self.exists:
             # Nothing on disk yet: an empty in-memory index, swapped for the real one on the
             # first write (see _ensure_on_disk).
@@ -96,7 +98,7 @@ class IndexOpening(StoreBase):
         self.read_only = None
         for attempt in range(_UNWRITABLE_ATTEMPTS):
             try:
-                conn = self._open_writable(path)
+                conn = self._open_writable(path, defer=defer)
                 break
             except (StoreBusy, sqlite3.OperationalError) as error:
                 if self.wait is None or not (isinstance(error, StoreBusy) or db.is_busy(error)):
@@ -114,9 +116,10 @@ class IndexOpening(StoreBase):
         self._seen_dir_mtime = self._dir_mtime()
         return conn
 
-    def _open_writable(self, path: Path) -> sqlite3.Connection:
+    def _open_writable(self, path: Path, *, defer: bool = False) -> sqlite3.Connection:
         """Open (rebuilding if damaged) and sync the index on disk; raises
-        :class:`db.IndexUnwritable` when it turns out it cannot be written."""
+        :class:`db.IndexUnwritable` when it turns out it cannot be written. With ``defer``, the
+        check of a large settled folder may be left running (see :meth:`settle`)."""
         missing = not path.exists()
         try:
             conn, created = self._open_index(path)
@@ -126,7 +129,6 @@ class IndexOpening(StoreBase):
             if created and not self._rebuilding and self.folder.scan():
                 state = "missing" if missing else "empty"
                 self.notice(f"index {path} was {state}; rebuilding it from the memory files")
-        defer, self._defer_check = self._defer_check, False
         try:
             self.last_sync = sync(
                 conn, self.folder, self.normalize_stored, self._sync_lock, defer=defer
@@ -307,13 +309,16 @@ class IndexOpening(StoreBase):
             self._defer_check = True
 
     def settle(self) -> bool:
-        """Wait for the deferred check of the folder, if one runs, and sync now if it found a
-        file changed since the index; whether that changed the index (what was read from it
-        before may then be stale). Without a deferred check, nothing to do: False."""
+        """Wait for the deferred check of the folder, if one runs; when it found a file
+        changed since the index, open the index again (synced, or served as any opening serves
+        a busy, full or damaged one) and say so: what was read before is then stale, even if
+        another process synced the change meanwhile. Without a deferred check: False."""
         pending, self._pending = self._pending, None
         if pending is None or pending.as_indexed():
             return False
-        return self.refresh().touched
+        self._conn = None  # dropped, not closed: the engine's genome holds it until it rebinds
+        self.conn  # noqa: B018 - opening it again checks the folder here and syncs it
+        return True
 
     def refresh(self) -> SyncReport:
         """Pick up memory files changed on disk since the index was last synced."""

@@ -70,9 +70,11 @@ def _watch_folders(engine: Engine) -> None:
     """Watch the memory folders the requests sync, from before the warm-up's own sync."""
     from recall.folder_events import FolderEvents
     from recall.index import sync
+    from recall.index.deferred_check import keep_checks_here
 
     engine.folder_events = FolderEvents.create()
     sync.use_folder_events(engine.folder_events)
+    keep_checks_here()
 
 
 def serve(root: str) -> int:

@@ -1,0 +1,71 @@
+"""One call made ahead in a forked child: its result, its failure, a child that dies, and a
+parent that ignores SIGCHLD (the kernel then reaps the child itself)."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+
+import pytest
+
+from recall.forked import Ahead, ChildFailed
+
+
+def squared_with_pid(number: int) -> tuple[int, int]:
+    """The square of ``number`` and the pid of the process that made it."""
+    return number * number, os.getpid()
+
+
+def refuse(number: int) -> int:
+    """Fail as a work may."""
+    raise ValueError(f"no square for {number}")
+
+
+def die(number: int) -> int:
+    """End the process before answering, as a child killed for memory would."""
+    os.kill(os.getpid(), signal.SIGKILL)
+    return number
+
+
+def started(work, argument) -> Ahead:  # type: ignore[no-untyped-def]
+    ahead = Ahead.start(work, argument)
+    assert ahead is not None
+    return ahead
+
+
+def test_the_result_is_made_in_another_process_and_handed_back() -> None:
+    value, pid = started(squared_with_pid, 7).result()
+    assert value == 49 and pid != os.getpid()
+
+
+def test_the_works_failure_is_raised_in_the_parent() -> None:
+    with pytest.raises(ValueError, match="no square for 3"):
+        started(refuse, 3).result()
+
+
+def test_a_child_that_dies_before_answering_is_a_failure_the_caller_can_tell() -> None:
+    with pytest.raises(ChildFailed, match="killed by signal 9"):
+        started(die, 3).result()
+
+
+@pytest.fixture
+def sigchld_ignored() -> Iterator[None]:
+    """SIGCHLD ignored, as a launching process may leave it to its children."""
+    before = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGCHLD, before)
+
+
+def test_a_parent_ignoring_sigchld_still_gets_the_result(sigchld_ignored: None) -> None:
+    assert started(squared_with_pid, 5).result()[0] == 25
+
+
+def test_a_result_given_up_on_leaves_no_child() -> None:
+    ahead = started(squared_with_pid, 2)
+    ahead.stop()
+    pid = os.getpid()
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as handle:
+        assert handle.read().split() == []
