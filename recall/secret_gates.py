@@ -6,7 +6,8 @@ none of their parts (most commit messages) costs one pass over its characters. T
 themselves (detect-secrets' and :mod:`recall.secret_rules`') stay the judges of what is a secret:
 a gate only says where they need not look.
 
-Imported by :mod:`recall.secrets_scan` on a write only.
+The gates of detect-secrets' plugins are written out here; those of :mod:`recall.secret_rules`'
+come with its plugins. Imported by :mod:`recall.secrets_scan` on a write only.
 """
 
 from __future__ import annotations
@@ -14,6 +15,80 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import itemgetter
+
+_SECOND = itemgetter(1)
+
+
+# What every text each detect-secrets plugin of recall.secrets_scan can match contains (see
+# Gate below): (exact parts, parts in the lower-cased text, patterns), taken from its own
+# patterns: their fixed prefixes, key words, or a necessary part as a shorter pattern.
+DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    # AKC, or AP and a hex digit (one literal each: the gates are one automaton)
+    "ArtifactoryDetector": (("AKC", *(f"AP{c}" for c in "0123456789ABCDEF")), (), ()),
+    "AWSKeyDetector": (("A3T", "ABIA", "ACCA", "AKIA", "ASIA"), ("aws",), ()),
+    "AzureStorageKeyDetector": (("AccountKey=",), (), ()),
+    # a URL with something before an @ and no space between
+    "BasicAuthDetector": ((), (), (r"://\S+@",)),
+    # cloudant/cl/clou, [-_], api, then a key word; or its URLs with a password before an @
+    "CloudantDetector": (
+        (),
+        (),
+        (r"(?i)cl(?:oudant|ou)?[-_]?(?:api)?(?:key|pw|pass|token)", r"://\S+@"),
+    ),
+    # a token's last two parts: six token characters between dots, then 27
+    "DiscordBotTokenDetector": ((), (), (r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",)),
+    "GitHubTokenDetector": (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), (), ()),
+    "GitLabTokenDetector": (
+        (
+            "glpat-",
+            "gldt-",
+            "glft-",
+            "glsoat-",
+            "glrt-",
+            "GR1348941",
+            "glcbt-",
+            "glimt-",
+            "glptt-",
+            "glagent-",
+            "gloas-",
+        ),
+        (),
+        (),
+    ),
+    # a 44-character key (after one of its key words: the needs below)
+    "IbmCloudIamDetector": ((), (), (r"[A-Za-z0-9_-]{44}",)),
+    "IbmCosHmacDetector": ((), ("secret",), ()),
+    "JwtTokenDetector": (("eyJ",), (), ()),
+    # every word of its list: api_key ... key_pass, password, passwd, pwd, secret, contraseña
+    "KeywordDetector": ((), ("key", "pass", "pwd", "secret", "contrase"), ()),
+    "MailchimpDetector": (tuple(f"-us{digit}" for digit in range(10)), (), ()),
+    "OpenAIDetector": (("T3BlbkFJ",), (), ()),
+    "PrivateKeyDetector": (("PRIVATE KEY", "PuTTY-User-Key-File-2"), (), ()),
+    "PypiTokenDetector": (("pypi-AgE",), (), ()),
+    "SendGridDetector": (("SG.",), (), ()),
+    "SlackDetector": ((), ("xox", "hooks.slack.com"), ()),
+    # softlayer/sl, [-_], api, then a key word; or its API's URL
+    "SoftlayerDetector": ((), ("softlayer",), (r"(?i)sl[-_]?(?:api)?[-_]?(?:key|pw|pass|token)",)),
+    "SquareOAuthDetector": (("sq0csp-",), (), ()),
+    "StripeDetector": (("k_live_",), (), ()),
+    # the bot's number and its colon
+    "TelegramBotTokenDetector": ((), (), (r"[0-9]{8}:",)),
+    # AC or SK and 32 characters
+    "TwilioKeyDetector": ((), (), (r"(?:AC|SK)[a-z0-9]{32}",)),
+}
+
+# For the gates above with patterns: parts (in the lower-cased text) one of which every match
+# of the gate's patterns contains, so the patterns are searched only in a text holding one.
+# Discord's and Twilio's have none: their needs ("." and "ac") are in most texts, and each
+# occurrence found costs more than the search of a pattern that starts with a fixed character.
+DETECT_SECRETS_PATTERN_NEEDS: dict[str, tuple[str, ...]] = {
+    "BasicAuthDetector": ("://",),
+    "CloudantDetector": ("key", "pw", "pass", "token", "://"),
+    "IbmCloudIamDetector": ("key", "pwd", "pass", "token"),
+    "SoftlayerDetector": ("key", "pw", "pass", "token"),
+    "TelegramBotTokenDetector": tuple(f"{digit}:" for digit in range(10)),
+}
 
 
 @dataclass(frozen=True)
@@ -95,8 +170,9 @@ class GateSet:
 
     def open(self, text: str) -> list[bool]:
         """Whether each gate opens on ``text`` (the same as each :meth:`Gate.opens`)."""
+        # (end, (key, checks)) per hit: the pairs taken in C, no Python frame per hit
         keys: dict[str, tuple[tuple[int, str | None], ...]] = dict(
-            value for _end, value in self._automaton.iter(text.lower())
+            map(_SECOND, self._automaton.iter(text.lower()))
         )
         found = {number for number, pattern in self._free if pattern.search(text)}
         if keys:

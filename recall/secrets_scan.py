@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -61,76 +62,6 @@ DETECT_SECRETS_PLUGINS = (
     ("telegram_token", "TelegramBotTokenDetector"),
     ("twilio", "TwilioKeyDetector"),
 )
-
-# What every text each detect-secrets plugin above can match contains (see
-# recall.secret_gates.Gate): (exact parts, parts in the lower-cased text, patterns), taken from
-# its own patterns: their fixed prefixes, key words, or a necessary part as a shorter pattern.
-DETECT_SECRETS_GATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
-    # AKC, or AP and a hex digit (one literal each: the gates are one automaton)
-    "ArtifactoryDetector": (("AKC", *(f"AP{c}" for c in "0123456789ABCDEF")), (), ()),
-    "AWSKeyDetector": (("A3T", "ABIA", "ACCA", "AKIA", "ASIA"), ("aws",), ()),
-    "AzureStorageKeyDetector": (("AccountKey=",), (), ()),
-    # a URL with something before an @ and no space between
-    "BasicAuthDetector": ((), (), (r"://\S+@",)),
-    # cloudant/cl/clou, [-_], api, then a key word; or its URLs with a password before an @
-    "CloudantDetector": (
-        (),
-        (),
-        (r"(?i)cl(?:oudant|ou)?[-_]?(?:api)?(?:key|pw|pass|token)", r"://\S+@"),
-    ),
-    # a token's last two parts: six token characters between dots, then 27
-    "DiscordBotTokenDetector": ((), (), (r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",)),
-    "GitHubTokenDetector": (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), (), ()),
-    "GitLabTokenDetector": (
-        (
-            "glpat-",
-            "gldt-",
-            "glft-",
-            "glsoat-",
-            "glrt-",
-            "GR1348941",
-            "glcbt-",
-            "glimt-",
-            "glptt-",
-            "glagent-",
-            "gloas-",
-        ),
-        (),
-        (),
-    ),
-    # a 44-character key (after one of its key words: the needs below)
-    "IbmCloudIamDetector": ((), (), (r"[A-Za-z0-9_-]{44}",)),
-    "IbmCosHmacDetector": ((), ("secret",), ()),
-    "JwtTokenDetector": (("eyJ",), (), ()),
-    # every word of its list: api_key ... key_pass, password, passwd, pwd, secret, contraseña
-    "KeywordDetector": ((), ("key", "pass", "pwd", "secret", "contrase"), ()),
-    "MailchimpDetector": (tuple(f"-us{digit}" for digit in range(10)), (), ()),
-    "OpenAIDetector": (("T3BlbkFJ",), (), ()),
-    "PrivateKeyDetector": (("PRIVATE KEY", "PuTTY-User-Key-File-2"), (), ()),
-    "PypiTokenDetector": (("pypi-AgE",), (), ()),
-    "SendGridDetector": (("SG.",), (), ()),
-    "SlackDetector": ((), ("xox", "hooks.slack.com"), ()),
-    # softlayer/sl, [-_], api, then a key word; or its API's URL
-    "SoftlayerDetector": ((), ("softlayer",), (r"(?i)sl[-_]?(?:api)?[-_]?(?:key|pw|pass|token)",)),
-    "SquareOAuthDetector": (("sq0csp-",), (), ()),
-    "StripeDetector": (("k_live_",), (), ()),
-    # the bot's number and its colon
-    "TelegramBotTokenDetector": ((), (), (r"[0-9]{8}:",)),
-    # AC or SK and 32 characters
-    "TwilioKeyDetector": ((), (), (r"(?:AC|SK)[a-z0-9]{32}",)),
-}
-
-# For the gates above with patterns: parts (in the lower-cased text) one of which every match
-# of the gate's patterns contains, so the patterns are searched only in a text holding one.
-# Discord's and Twilio's have none: their needs ("." and "ac") are in most texts, and each
-# occurrence found costs more than the search of a pattern that starts with a fixed character.
-DETECT_SECRETS_PATTERN_NEEDS: dict[str, tuple[str, ...]] = {
-    "BasicAuthDetector": ("://",),
-    "CloudantDetector": ("key", "pw", "pass", "token", "://"),
-    "IbmCloudIamDetector": ("key", "pwd", "pass", "token"),
-    "SoftlayerDetector": ("key", "pw", "pass", "token"),
-    "TelegramBotTokenDetector": tuple(f"{digit}:" for digit in range(10)),
-}
 
 # The quote characters of KeywordDetector's patterns for memory text (detect-secrets'
 # quotes-required set, as for a file of no known type): each of them holds its value between two
@@ -236,8 +167,8 @@ def _scanner() -> _Scanner:
     gates: list[Gate] = []
     for cls, (_module, name) in zip(classes, DETECT_SECRETS_PLUGINS, strict=True):
         plugins.append(cls(keyword_exclude=KEYWORD_EXCLUDE) if cls is KeywordDetector else cls())
-        exact, folded, patterns = DETECT_SECRETS_GATES[name]
-        needs = DETECT_SECRETS_PATTERN_NEEDS.get(name, ())
+        exact, folded, patterns = secret_gates.DETECT_SECRETS_GATES[name]
+        needs = secret_gates.DETECT_SECRETS_PATTERN_NEEDS.get(name, ())
         gates.append(secret_gates.Gate(exact, folded, tuple(map(re.compile, patterns)), needs))
     for plugin in secret_rules.custom_detectors():
         plugins.append(plugin)
@@ -285,8 +216,7 @@ def _gated(scanner: _Scanner, text: str) -> list[BasePlugin]:
     ASCII, where case folding and character classes reach beyond what a gate checks)."""
     if not text.isascii():
         return list(scanner.plugins)
-    opened = scanner.gates.open(text)
-    return [plugin for plugin, open_ in zip(scanner.plugins, opened, strict=True) if open_]
+    return list(compress(scanner.plugins, scanner.gates.open(text)))
 
 
 def _keyword_may_match(scanner: _Scanner, text: str) -> bool:
@@ -304,9 +234,26 @@ def _candidates(scanner: _Scanner, text: str) -> list[BasePlugin]:
     detect-secrets works line by line, which costs a call per plugin per line; a plugin whose
     patterns find nothing in the whole text finds nothing in any of its lines (a line break is
     whitespace to every pattern, as a line's start or end is), so it is skipped for all of them.
+    A text that is not plain ASCII is taken in two parts, its plain lines and the others
+    (each line is scanned alone, so a plugin that finds nothing in either part finds nothing
+    in any line): the gates judge the plain part as any plain text, and only the other lines
+    (a commit's accented sign-off, most often) go to every plugin.
     """
+    if text.isascii():
+        return _found_in(scanner, _gated(scanner, text), text)
+    lines = text.splitlines()
+    plain = "\n".join(line for line in lines if line.isascii())
+    other = "\n".join(line for line in lines if not line.isascii())
+    found = {id(p) for p in _found_in(scanner, _gated(scanner, plain), plain)}
+    found.update(id(p) for p in _found_in(scanner, _gated(scanner, other), other))
+    return [plugin for plugin in scanner.plugins if id(plugin) in found]
+
+
+def _found_in(scanner: _Scanner, plugins: list[BasePlugin], text: str) -> list[BasePlugin]:
+    """Those of ``plugins`` whose patterns find anything in ``text`` (KeywordDetector: that
+    could, by its quotes and keywords)."""
     wanted = []
-    for plugin in _gated(scanner, text):
+    for plugin in plugins:
         if isinstance(plugin, scanner.keyword_plugin):
             if _keyword_may_match(scanner, text):
                 wanted.append(plugin)  # cheaper to run per line than to pre-run whole

@@ -99,3 +99,32 @@ def _stat(n: int) -> object:
     from recall.memfiles import FileStat
 
     return FileStat(f"{n:08x}.md", 1, 1)
+
+
+def _rows_by_id(store: MemoryStore) -> dict[str, tuple[object, ...]]:
+    """Every column of each memory's row but its rowid, with its files rows, by id."""
+    conn = store.conn
+    names = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
+    files: dict[int, list[str]] = {}
+    for rowid, path in conn.execute("SELECT memory_rowid, path FROM memory_files ORDER BY rowid"):
+        files.setdefault(rowid, []).append(path)
+    found = {}
+    for row in conn.execute("SELECT rowid, * FROM memories"):
+        values = dict(zip(names, row[1:], strict=True))
+        values.pop("rowid", None)  # rowids follow the order written, a rebuild's another
+        values.pop("mtime_ns")  # a rebuild marks a file as new as the clock to be read again
+        found[str(values["id"])] = (*values.values(), tuple(files.get(row[0], ())))
+    return found
+
+
+@pytest.mark.parametrize("threaded_from", [0, 10**9])
+def test_a_bulk_import_indexes_what_a_rebuild_from_its_files_indexes(
+    store: MemoryStore, threaded_from: int
+) -> None:
+    drafts = _drafts(store, 600, "bulk")  # three chunks, and a part of one
+    drafts += [(store.prepare_memory(summary="no files", category="gotcha", files=[]), None)]
+    store.import_many(drafts, write_behind_from=threaded_from)
+    imported = _rows_by_id(store)
+    store.reindex()
+    assert _rows_by_id(store) == imported
+    assert len(imported) == 601

@@ -253,6 +253,24 @@ class TestBytes:
         assert stacked.flags.f_contiguous
         assert stack_bytes([], 384).shape == (0, 384)
 
+    def test_the_layout_is_made_a_cache_sized_block_of_rows_at_a_time(self) -> None:
+        assert embedding.LAYOUT_BLOCK_ROWS == 128
+
+    @pytest.mark.parametrize("rows", [0, 1, 127, 128, 129, 300])
+    @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+    def test_the_layout_is_numpys_to_the_byte(self, rows: int, dtype: type) -> None:
+        source = np.random.default_rng(rows).standard_normal((rows, 384)).astype(dtype)
+        laid = prepare_matrix(source)
+        expected = np.asfortranarray(source, dtype=np.float32)
+        assert laid.dtype == np.float32
+        assert laid.flags.f_contiguous
+        assert laid.shape == expected.shape
+        assert laid.tobytes(order="A") == expected.tobytes(order="A")
+
+    def test_a_matrix_already_laid_out_is_kept(self) -> None:
+        laid = np.asfortranarray(np.ones((5, 4), dtype=np.float32))
+        assert prepare_matrix(laid) is laid
+
     def test_bad_lengths_are_reported(self) -> None:
         with pytest.raises(ValueError, match="5 bytes"):
             from_bytes(b"12345")

@@ -115,8 +115,13 @@ def test_each_shape_is_refused_alike_both_ways(name: str) -> None:
 
 
 # Commit-message words and the characters the gates and the keyword check look at.
+# "é", the Kelvin sign (which folds to "k") and a line separator other than "\n" make lines
+# that are not plain ASCII, which the prefilter gives to every detector.
 _FILLER = st.lists(
-    st.sampled_from([*"abcdeKEYpstokn019 :=@./-_'\"`\n", "é", "Key", "AP", "sk"]), max_size=40
+    st.sampled_from(
+        [*"abcdeKEYpstokn019 :=@./-_'\"`\n", "é", "\u212a", "\u2028", "Key", "AP", "sk"]
+    ),
+    max_size=40,
 ).map("".join)
 
 
@@ -238,3 +243,40 @@ def test_the_keyword_check_passes_every_text_its_patterns_match(
     assume(pattern.search(text) is not None)
     may_match: Callable[[Any, str], bool] = secrets_scan._keyword_may_match
     assert may_match(SCANNER, text), text
+
+
+def _given_texts(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """What each detector (detect-secrets' objects, spied on) is given to pre-run whole."""
+    given: dict[str, list[str]] = {}
+    for plugin in SCANNER.plugins:
+        seen = given.setdefault(_name(plugin), [])
+
+        def spy(
+            text: str, _run: Any = plugin.analyze_string, _seen: list[str] = seen, **kw: Any
+        ) -> Any:
+            _seen.append(text)
+            return _run(text, **kw)
+
+        monkeypatch.setattr(plugin, "analyze_string", spy)
+    return given
+
+
+def test_only_the_lines_that_are_not_plain_go_to_every_detector(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    message = "ip route: fix the lookup of a cached route\n\nSigned-off-by: José Núñez <jn@x.org>"
+    assert scan(message, prefilter=False) == []
+    given = _given_texts(monkeypatch)
+    assert scan(message) == []
+    pre_runs = {text for texts in given.values() for text in texts}
+    assert pre_runs == {"Signed-off-by: José Núñez <jn@x.org>"}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_a_credential_beside_a_line_that_is_not_plain_is_found_alike(name: str) -> None:
+    for text in (
+        f"Café: fix the lookup\n{SHAPES[name]}\nSigned-off-by: José",
+        f"fix the lookup\n{SHAPES[name]} (vu à Zürich)\nSigned-off-by: Jose",
+    ):
+        assert scan(text), text
+        assert scan(text) == scan(text, prefilter=False), text

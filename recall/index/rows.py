@@ -77,35 +77,48 @@ def insert_records(
 ) -> None:
     """Insert the ``memories`` and ``memory_files`` rows of (rowid, memory, file name, file
     stat, file sha); with :func:`insert_texts` of the same rowids, a memory is indexed."""
-    memory_rows: list[tuple[object, ...]] = []
-    file_rows: list[tuple[int, str]] = []
-    for rowid, memory, name, stat, sha in items:
-        memory_rows.append(
-            (
-                rowid,
-                memory.id,
-                name,
-                memory.category,
-                memory.summary,
-                memory.details,
-                files_column(memory.files),
-                memory.anchor,
-                anchors_column(memory.anchors),
-                int(memory.pinned),
-                int(memory.guard),
-                memory.status,
-                memory.supersedes,
-                memory.superseded_by,
-                memory.created,
-                memory.author,
-                memory.source,
-                memory.content_hash,
-                stat.mtime_ns,
-                stat.size,
-                sha,
-            )
-        )
-        file_rows.extend((rowid, path) for path in dict.fromkeys(memory.files))
+    memory_rows = [
+        (rowid, memory.id, name, *record_fields(memory), stat.mtime_ns, stat.size, sha)
+        for rowid, memory, name, stat, sha in items
+    ]
+    insert_rows(conn, memory_rows, file_rows((item[0], item[1]) for item in items))
+
+
+def record_fields(memory: Memory) -> tuple[object, ...]:
+    """The ``memories`` columns of ``memory`` between its file's name and its file's stat
+    (``category`` to ``content_hash``): a bulk write makes them while its files are written."""
+    return (
+        memory.category,
+        memory.summary,
+        memory.details,
+        files_column(memory.files),
+        memory.anchor,
+        anchors_column(memory.anchors),
+        int(memory.pinned),
+        int(memory.guard),
+        memory.status,
+        memory.supersedes,
+        memory.superseded_by,
+        memory.created,
+        memory.author,
+        memory.source,
+        memory.content_hash,
+    )
+
+
+def file_rows(items: Iterable[tuple[int, Memory]]) -> list[tuple[int, str]]:
+    """The ``memory_files`` rows of (rowid, memory): one per distinct file, in order."""
+    return [(rowid, path) for rowid, memory in items for path in dict.fromkeys(memory.files)]
+
+
+def insert_rows(
+    conn: sqlite3.Connection,
+    memory_rows: Sequence[tuple[object, ...]],
+    files: Sequence[tuple[int, str]],
+) -> None:
+    """Insert ``memories`` rows (every column, in the table's order) and ``memory_files`` rows
+    made by :func:`insert_records` or a bulk write; a batch large for the table builds the
+    secondary indexes after its rows."""
     rebuilt: list[tuple[str, str]] = []
     if conn.in_transaction and len(memory_rows) > 1:
         indexed = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
@@ -114,7 +127,7 @@ def insert_records(
             for index_name, _sql in rebuilt:
                 conn.execute(f'DROP INDEX "{index_name}"')
     conn.executemany(_INSERT, memory_rows)
-    conn.executemany("INSERT INTO memory_files(memory_rowid, path) VALUES(?, ?)", file_rows)
+    conn.executemany("INSERT INTO memory_files(memory_rowid, path) VALUES(?, ?)", files)
     for _name, sql in rebuilt:  # in the caller's transaction: a rollback restores them
         conn.execute(sql)
     bump_generation(conn)

@@ -166,7 +166,11 @@ class _Batch:
         self.threaded = threaded
         self.seen = 0  # drafts taken so far, new or not
         self.memories: list[Memory] = []
-        self.texts: list[str] = []
+        # each new memory's row but its file's name and stat, and its file's hash: made while
+        # the files are written, so that only those are left for after the last
+        self.fields: list[tuple[object, ...]] = []
+        self.shas: list[str] = []
+        self.file_rows: list[tuple[int, str]] = []
         self.writer: WriteBehind | None = None
         self.first = 0
         self.embedder: Embedder | None = None
@@ -207,8 +211,10 @@ class _Batch:
         writer.put([(f"{m.id}.md", t) for m, t in zip(part, rendered, strict=True)])
         numbered = list(enumerate(part, start=self.first + len(self.memories)))
         self.memories.extend(part)
-        self.texts.extend(rendered)
         rows.insert_texts(conn, numbered)
+        self.fields.extend(map(rows.record_fields, part))
+        self.shas.extend(file_sha(text.encode()) for text in rendered)
+        self.file_rows.extend(rows.file_rows(numbered))
         if self.embedder is not None:  # the vectors in the same transaction as the rows
             from recall.ranking import vectors
 
@@ -227,13 +233,14 @@ class _Batch:
             return
         stats = self.writer.finish()
         conn = self.store.conn
-        pairs = zip(self.memories, stats, self.texts, strict=True)
-        rows.insert_records(
+        made = zip(self.memories, stats, self.fields, self.shas, strict=True)
+        rows.insert_rows(
             conn,
             [
-                (self.first + n, memory, stat.name, stat, file_sha(text.encode()))
-                for n, (memory, stat, text) in enumerate(pairs)
+                (self.first + n, m.id, stat.name, *fields, stat.mtime_ns, stat.size, sha)
+                for n, (m, stat, fields, sha) in enumerate(made)
             ],
+            self.file_rows,
         )
         if self.embedder is not None:
             from recall.ranking import vectors
