@@ -266,10 +266,17 @@ def _is_call(match: re.Match[str]) -> bool:
     if match.group("call"):
         return True
     bare = match.group("bare")
-    after = match.string[match.end() :].lstrip()
     return (
-        bool(bare) and after.startswith("(") and re.fullmatch(r"[A-Za-z_][\w.]*", bare) is not None
+        bool(bare)
+        and _CALL_AFTER.match(match.string, match.end()) is not None
+        and re.fullmatch(r"[A-Za-z_][\w.]*", bare) is not None
     )
+
+
+_CALL_AFTER = re.compile(r"[^\S\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]*\(")
+"""Spaces then an opening parenthesis, on the same line: a call's arguments. Never past a line
+break (any that ``str.splitlines`` splits at), so a value is judged the same in a whole text
+as in its line alone, as the scan's prefilter needs."""
 
 
 class StatedPasswordDetector(BasePlugin):

@@ -119,7 +119,7 @@ def test_each_shape_is_refused_alike_both_ways(name: str) -> None:
 # that are not plain ASCII, which the prefilter gives to every detector.
 _FILLER = st.lists(
     st.sampled_from(
-        [*"abcdeKEYpstokn019 :=@./-_'\"`\n", "é", "\u212a", "\u2028", "Key", "AP", "sk"]
+        [*"abcdeKEYpstokn019 :=@./-_'\"`\n(", "é", "\u212a", "\u2028", "Key", "AP", "sk"]
     ),
     max_size=40,
 ).map("".join)
@@ -280,3 +280,28 @@ def test_a_credential_beside_a_line_that_is_not_plain_is_found_alike(name: str) 
     ):
         assert scan(text), text
         assert scan(text) == scan(text, prefilter=False), text
+
+
+def _token(seed: int) -> str:
+    """An unquoted, identifier-shaped credential value (letters and digits, made here)."""
+    rng = random.Random(seed)
+    return "".join(rng.choice(string.ascii_letters) + rng.choice(string.digits) for _ in range(10))
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "token={v}\n(rotated monthly)\n",
+        "token={v}\nCafé notes\n(rotated monthly)\n",
+        "export API_TOKEN={v}\nÜberprüft von José\n(see the vault)\n",
+        "clé: x\ntoken={v}é\nnotes\n(voir doc) é\n",
+        "token={v}\u2028(rotated monthly)\n",
+    ],
+)
+def test_an_assignment_before_a_line_opening_a_parenthesis_is_found_alike(layout: str) -> None:
+    # Each line is judged alone: a "(" on a later line does not make the value a call, in the
+    # whole-text pass that picks the detectors as in the per-line scan.
+    text = layout.format(v=_token(len(layout)))
+    full = scan(text, prefilter=False)
+    assert full, text
+    assert scan(text) == full
