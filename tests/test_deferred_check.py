@@ -190,6 +190,34 @@ def test_a_process_that_keeps_its_checks_never_forks_for_one(
     assert children() == []
 
 
+def test_the_prompt_hook_checks_its_folder_beside_the_ranking_and_shows_the_edit(
+    settled: tuple[MemoryStore, str],
+    repo: Path,
+    any_size: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The hook counts the turn (a per-user row) before it ranks; the project store's check of
+    # the memory files still runs in a child, and the ranking is done again on the edit.
+    from recall.hooks.events import on_prompt
+    from recall.hooks.input import parse_input
+
+    _, target = settled
+    edit_in_place(settled[0], target, "Retry the flaky handshake twice", "Backoff doubles")
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted_fork() -> int:
+        forks.append(os.getpid())  # in the parent, before there is a child
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counted_fork)
+    raw = {"session_id": "prompt-1", "cwd": str(repo), "prompt": "backoff doubles"}
+    shown = on_prompt(parse_input(json.dumps(raw), "prompt"))
+    assert "Backoff doubles" in shown and "flaky handshake" not in shown
+    assert forks == [os.getpid()]
+    assert children() == []
+
+
 def test_a_small_folder_or_a_process_with_threads_is_checked_in_place(
     settled: tuple[MemoryStore, str],
     open_store: Callable[..., OpenStore],

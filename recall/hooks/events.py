@@ -146,6 +146,9 @@ def on_prompt(hook: HookInput) -> str:
 
     with _Stores(hook.cwd) as stores:
         project = stores.project
+        # The turn and the session's files are per-user rows, not memories: the folder's check
+        # may run beside the ranking, whose recall asks for its verdict before anything is shown.
+        project.defer_first_check()
         conn, ledger = stores.hints(hook)
         # The writes are notes: with another writer holding the index past the hook's wait
         # (GUARD_BUSY_MS) the memories are still injected, once waited for, and the notes lost.
