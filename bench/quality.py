@@ -15,6 +15,10 @@ of its answer), checks its parent commit out, refreshes the genome and recalls; 
 changed constants of ``recall.ranking.weights`` in the same pass, and leave-one-history-out picks
 among the variants on three histories and scores the fourth.
 
+``--rehearse 0.6,0.8``: the eval's protocol on pre-cut tasks (``bench.quality_rehearsal``):
+the store frozen at those fractions of the cut, the tasks after each that go back before it,
+each at its own moment; ``--variant`` and ``--sample`` apply as with ``--tune``.
+
 Results are cached per task under ``--keep`` (keyed by the engine's source), so an
 interrupted run resumes where it stopped.
 """
@@ -420,6 +424,17 @@ def _variant(text: str) -> Variant:
     return name.strip(), changes
 
 
+def _fractions(text: str) -> list[float]:
+    """``0.6,0.8``: fractions of the cut, each strictly between 0 and 1."""
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected numbers like 0.6,0.8") from None
+    if not values or any(not 0.0 < v < 1.0 for v in values):
+        raise argparse.ArgumentTypeError(f"{text!r}: each fraction must be between 0 and 1")
+    return values
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the quality benchmark over every dataset folder (or the named ones)."""
     parser = argparse.ArgumentParser(prog="python -m bench.quality")
@@ -436,11 +451,21 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="with --tune: NAME:CONST=VALUE,... of recall.ranking.weights (repeatable)",
     )
-    parser.add_argument("--sample", type=int, help="with --tune: at most N tasks per history")
+    parser.add_argument(
+        "--rehearse",
+        type=_fractions,
+        metavar="F,F,...",
+        help="score pre-cut tasks as the eval does, the store frozen at these fractions of "
+        "the cut (bench.quality_rehearsal); --variant and --sample apply",
+    )
+    parser.add_argument(
+        "--sample", type=int, help="with --tune or --rehearse: at most N tasks per history (cut)"
+    )
     parser.add_argument(
         "--dump",
         type=Path,
-        help="with --tune: append each task's candidates and their signals to this file",
+        help="with --tune or --rehearse: append each task's candidates and their signals "
+        "to this file",
     )
     parser.add_argument(
         "--dump-depth",
@@ -470,14 +495,24 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="tether-quality-") as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        if args.tune:
+        if args.tune or args.rehearse:
             variants = [("shipped", {}), *args.variant]
-            tuned = {
-                f.name: run_tune(
-                    f, work, variants, args.sample, args.chunk, args.dump, args.dump_depth
-                )
-                for f in folders
-            }
+            if args.rehearse:
+                from bench.quality_rehearsal import run_rehearsal
+
+                tuned = {
+                    f.name: run_rehearsal(
+                        f, work, variants, args.rehearse, args.sample, args.dump, args.dump_depth
+                    )
+                    for f in folders
+                }
+            else:
+                tuned = {
+                    f.name: run_tune(
+                        f, work, variants, args.sample, args.chunk, args.dump, args.dump_depth
+                    )
+                    for f in folders
+                }
             names = [name for name, _ in variants]
             summary = [
                 (
@@ -487,7 +522,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 for name in [*names, "baseline: " + BEST_BASELINE]
             ]
-            print_table("pre-cut hit@3", ("ranker", *tuned, "mean"), summary)
+            title = "rehearsal hit@3 (pre-cut tasks, store frozen)" if args.rehearse else ""
+            print_table(title or "pre-cut hit@3", ("ranker", *tuned, "mean"), summary)
             if len(variants) > 1:
                 leave_one_out(tuned, names)
         else:
