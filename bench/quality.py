@@ -300,6 +300,7 @@ def run_tune(
     import_s = 0.0
     refreshes: list[float] = []
     span = max(1, round(chunk * len(commits)))
+    afresh = any(changes for _, changes in variants)  # each variant ranks on its own
     for task in tasks:
         upto = task["task_idx"]
         if upto > imported:
@@ -320,7 +321,9 @@ def run_tune(
                 dumped = dump is not None and number == 0
                 depth = max(dump_depth, 10) if dumped else 10
                 with patched(changes):
-                    hits = session.recall(task["prompt"], task["touched"], limit=depth + newer)
+                    hits = session.recall(
+                        task["prompt"], task["touched"], limit=depth + newer, afresh=afresh
+                    )
                 older = [h for h in hits if first_idx[h.memory.id] < upto]
                 ranked[name].append([h.memory.id for h in older[:10]])
                 if dumped:

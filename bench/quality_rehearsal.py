@@ -84,6 +84,7 @@ def run_rehearsal(
     baseline: list[list[str]] = []
     wanted: list[set[str]] = []
     imported, refreshes, started = 0, [], time.perf_counter()
+    afresh = any(changes for _, changes in variants)  # each variant ranks on its own
     for cut in cuts:
         # the stores are nested: each cut adds the memories up to it and freezes there
         session.import_commits(commits[imported:cut])
@@ -99,7 +100,9 @@ def run_rehearsal(
                 for number, (name, changes) in enumerate(variants):
                     depth = max(dump_depth, 10) if dump is not None and number == 0 else 10
                     with patched(changes):
-                        hits = session.recall(task["prompt"], task["touched"], limit=depth)
+                        hits = session.recall(
+                            task["prompt"], task["touched"], limit=depth, afresh=afresh
+                        )
                     ranked[name].append([h.memory.id for h in hits[:10]])
                     if dump is not None and number == 0:
                         q._dump(dump, folder.name, task, ids, hits, len(hits) < depth)

@@ -96,12 +96,18 @@ class Session:
             genome.refresh()
         return (time.perf_counter() - started) * 1000
 
-    def recall(self, prompt: str, files: Iterable[str], limit: int = 10) -> list[Any]:
-        """The hits of ``tether recall --no-record --limit LIMIT PROMPT -f FILE...``."""
+    def recall(
+        self, prompt: str, files: Iterable[str], limit: int = 10, *, afresh: bool = False
+    ) -> list[Any]:
+        """The hits of ``tether recall --no-record --limit LIMIT PROMPT -f FILE...``; with
+        ``afresh``, nothing ranked by an earlier recall is reused (a variant of the ranking's
+        constants must not be served the file channel another one computed)."""
         from recall.cli.cmd_recall import _touches
         from recall.ranking.query import RecallQuery
 
         recaller = self.recaller
+        if afresh:
+            recaller.forget_rankings()
         touches = _touches(self.ctx, recaller, list(files), [])
         return recaller.recall(RecallQuery(touches, prompt, limit=limit)).hits
 

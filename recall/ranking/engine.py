@@ -163,6 +163,14 @@ class Recaller:
             self._after_recovery()  # what was read through the old connections is stale
         raise StoreUnavailable("the index kept being replaced during a recall; retry")
 
+    def forget_rankings(self) -> None:
+        """Drop the file channels and phrase scores kept between recalls of one index state,
+        so that the next recall ranks under the constants of ``recall.ranking.weights`` as
+        they are then (a benchmark scoring variants of them changes them between recalls)."""
+        for facts in self._facts.values():
+            facts.file_channels.clear()
+            facts.phrases = None
+
     def _connections(self) -> dict[int, sqlite3.Connection]:
         """The connection each existing store reads through now, by store (a replaced index
         gives its store a new one; holding the old keeps its identity from being reused)."""
