@@ -157,6 +157,13 @@ class TestOriginAndModule:
         assert w.file_affinity(46) + w.ORIGIN_BONUS < w.file_affinity(1) + w.RECENCY_MAX
         assert w.ORIGIN_BONUS < w.FILE_AFFINITY_FLOOR
 
+    def test_a_quiet_files_origin_weighs_more_and_still_never_lifts_a_crowded_file(self) -> None:
+        assert w.ORIGIN_QUIET_EXTRA == 0.04
+        assert w.ORIGIN_QUIET_DAYS == 180.0
+        full = w.origin_bonus(w.ORIGIN_QUIET_DAYS)
+        assert w.file_affinity(46) + full < w.file_affinity(1) + w.RECENCY_MAX
+        assert full < w.FILE_AFFINITY_FLOOR
+
     def test_module_bonus(self) -> None:
         assert w.MODULE_MAX == 0.025
         assert w.module_bonus(1.0) == w.MODULE_MAX

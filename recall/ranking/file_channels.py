@@ -8,7 +8,7 @@ import heapq
 import math
 import sqlite3
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from recall.clock import now, parse_timestamp
@@ -18,6 +18,9 @@ from recall.ranking import weights as W
 from recall.ranking.channels import Channel, Evidence, ranked
 from recall.ranking.facts import FactsMemo, Owner
 from recall.ranking.query import Touch
+
+DAY = 86400.0
+"""Seconds in a day: a file's quiet time counts whole days of the clock."""
 
 
 def touch_weights(touches: Sequence[Touch]) -> dict[str, float]:
@@ -89,7 +92,8 @@ def files_channel(
         firsts = sum(1 for moment in moments.values() if moment == first)
         # all written at once, or a batch imported at once ahead of the rest: none came first
         if firsts < len(moments) and firsts <= W.ORIGIN_MAX_TIED:
-            bonus = W.ORIGIN_BONUS * min(1.0, max(0.0, touched[path]))
+            quiet = _quiet_days(moments.values(), present)
+            bonus = W.origin_bonus(quiet) * min(1.0, max(0.0, touched[path]))
             for rowid, moment in moments.items():
                 if moment == first:
                     origin[rowid] = max(origin.get(rowid, 0.0), bonus)
@@ -103,6 +107,16 @@ def files_channel(
         magnitude += newest.get(rowid, 0.0)
         result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
     return ranked(result, ties)
+
+
+def _quiet_days(moments: Iterable[float], present: float) -> float:
+    """Days from a file's newest memory written by ``present`` (seconds) to the start of
+    ``present``'s day (a channel kept for the day ranks as one made at any time of it); 0
+    without a clock or such a memory."""
+    newest = max((m for m in moments if m <= present), default=-math.inf)
+    if not (math.isfinite(present) and math.isfinite(newest)):
+        return 0.0
+    return max(0.0, (present // DAY * DAY - newest) / DAY)
 
 
 def _add_newest(

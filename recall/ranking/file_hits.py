@@ -9,6 +9,7 @@ from typing import Any
 from recall.clock import now
 from recall.ranking import channels as ch
 from recall.ranking import file_channels as fc
+from recall.ranking import weights as W
 from recall.ranking.store_facts import StoreFacts, any_symbol_anchor
 
 FILE_CHANNELS_KEPT = 64
@@ -29,7 +30,9 @@ def kept_file_channel(
     # dated later is kept for this moment only.
     named = facts.memo.owners(conn, [name for names in aliases.values() for name in names])
     cutoff = fc.newest_cutoff(named, present)
-    key = (tuple((path, touched[path], names) for path, names in aliases.items()), cutoff)
+    # the origin bonus grows with the days a file has gone without a memory: kept for a day
+    day = int(present // fc.DAY) if W.ORIGIN_QUIET_EXTRA else None
+    key = (tuple((path, touched[path], names) for path, names in aliases.items()), cutoff, day)
     kept = facts.file_channels.get(key)
     if kept is None:
         if len(facts.file_channels) >= FILE_CHANNELS_KEPT:

@@ -13,7 +13,7 @@ import pytest
 from recall.ranking import weights as W
 from recall.ranking.query import RecallQuery, Touch
 
-from .world import NOW, World, describe, hit_of, ids
+from .world import NOW, World, describe, hit_of, ids, quiet_origin
 
 PATH = "src/net/poller.c"
 OTHER = "src/net/timer.c"
@@ -31,7 +31,7 @@ def test_each_later_memory_on_the_file_halves_the_bonus_by_its_half_rank(world: 
 
     plain = W.file_affinity(len(made))
     for newer, memory_id in enumerate(reversed(made)):
-        origin = W.ORIGIN_BONUS if memory_id == made[0] else 0.0
+        origin = quiet_origin(f"{dates[-1]}T00:00:00+00:00") if memory_id == made[0] else 0.0
         expected = plain + origin + W.file_newest_bonus(newer)
         assert hit_of(result, memory_id).signals["file"] == pytest.approx(expected)
     # apart from the oldest (the file's origin), they come newest first
@@ -70,7 +70,7 @@ def test_a_memory_dated_after_the_clock_is_no_later_note_on_the_file(world: Worl
     plain = W.file_affinity(3)
     assert hit_of(result, current).signals["file"] == pytest.approx(plain + W.file_newest_bonus(0))
     assert hit_of(result, older).signals["file"] == pytest.approx(
-        plain + W.ORIGIN_BONUS + W.file_newest_bonus(1)
+        plain + quiet_origin("2026-05-01T00:00:00+00:00") + W.file_newest_bonus(1)
     )
     assert hit_of(result, ahead).signals["file"] == pytest.approx(plain + W.file_newest_bonus(0))
 
@@ -98,7 +98,8 @@ def test_a_busy_files_older_memories_get_no_bonus_past_the_counted_depth(world: 
 
     plain = W.file_affinity(len(made))
     for newer, memory_id in enumerate(reversed(made)):
-        origin = W.ORIGIN_BONUS if memory_id == made[0] else 0.0
+        newest = f"{2000 + depth + 2}-03-01T00:00:00+00:00"
+        origin = quiet_origin(newest) if memory_id == made[0] else 0.0
         bonus = W.file_newest_bonus(newer) if newer <= depth else 0.0
         assert hit_of(result, memory_id).signals["file"] == pytest.approx(
             plain + origin + bonus, rel=0, abs=1e-12

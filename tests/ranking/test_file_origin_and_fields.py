@@ -17,7 +17,7 @@ from recall.ranking import field_bm25 as bm
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 
-from .world import World, hit_of, ids
+from .world import World, hit_of, ids, quiet_origin
 
 PATH = "src/net/poller.c"
 
@@ -37,7 +37,8 @@ def test_the_oldest_memory_on_a_file_leads_when_nothing_else_differs(world: Worl
     plain = W.file_affinity(3)
     assert recent.signals["file"] == pytest.approx(plain + W.file_newest_bonus(0))
     assert hit_of(result, middle).signals["file"] == pytest.approx(plain + W.file_newest_bonus(1))
-    assert first.signals["file"] == pytest.approx(plain + W.ORIGIN_BONUS + W.file_newest_bonus(2))
+    origin = quiet_origin("2026-01-10T00:00:00+00:00")  # the file's newest memory
+    assert first.signals["file"] == pytest.approx(plain + origin + W.file_newest_bonus(2))
 
 
 def test_no_origin_when_every_memory_was_written_at_once(world: World) -> None:
@@ -68,7 +69,7 @@ def test_an_open_file_gives_the_origin_bonus_scaled_like_its_affinity(world: Wor
     edited = hit_of(world.recall(PATH), oldest).signals["file"]
 
     weight = W.touch_weight("open")
-    bonus = W.ORIGIN_BONUS + W.file_newest_bonus(1)
+    bonus = quiet_origin("2026-01-10T00:00:00+00:00") + W.file_newest_bonus(1)
     assert opened == pytest.approx(W.file_affinity(2, "open") + bonus * weight)
     assert edited == pytest.approx(W.file_affinity(2, "edit") + bonus)
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from pathlib import Path
 
 from recall.genome import Genome
 from recall.locations import global_location, project_location
+from recall.ranking import weights as W
 from recall.ranking.embedding import HashEmbedder, cosine
 from recall.ranking.engine import Hit, Recaller, RecallResult
 from recall.ranking.query import RecallQuery, Touch
@@ -176,3 +178,10 @@ def hit_of(result: RecallResult, memory_id: str) -> Hit:
 def describe(result: RecallResult) -> list[tuple[str, str, float]]:
     """(id, receipt, score) of every hit, for assertion messages."""
     return [(h.memory.id, h.receipt, round(h.score, 4)) for h in result.hits]
+
+
+def quiet_origin(newest: str) -> float:
+    """``W.origin_bonus`` at ``NOW`` of a file whose newest memory was written at ``newest``
+    (the quiet days count from the start of the clock's day)."""
+    day = datetime.fromisoformat(NOW).replace(hour=0, minute=0, second=0, microsecond=0)
+    return W.origin_bonus((day - datetime.fromisoformat(newest)).total_seconds() / 86400)

@@ -63,6 +63,18 @@ MODULE_NEIGHBOURS: Final = 50
 #: memory on the same file).
 ORIGIN_BONUS: Final = 0.04
 
+#: Added to the origin bonus of a file in proportion to how long it has gone without a new
+#: memory, in full from ``ORIGIN_QUIET_DAYS``: a bug fixed now has outlived every change to
+#: the file the store holds, and the longer a bug has lived the more often it dates from the
+#: code's beginning (an imported history not imported again since is such a store). Chosen on
+#: the pre-cut tasks of the four shared histories: it raised all four with the store frozen at
+#: an earlier cut, as the eval's is, and lowered none scored against every older memory.
+ORIGIN_QUIET_EXTRA: Final = 0.04
+
+#: Days without a new memory on a file after which ``ORIGIN_QUIET_EXTRA`` counts in full (half
+#: a year: 90 days gained less on the frozen stores, 365 and 730 no more).
+ORIGIN_QUIET_DAYS: Final = 180.0
+
 
 #: Kinds of memory to review before editing: with equal file evidence they rank first in the
 #: file channel, ahead of context notes (a gotcha just written must not sit behind thirty
@@ -82,6 +94,15 @@ FILE_TIES_NEWEST_FIRST: Final = True
 #: hit@3 0.012); a batch of notes imported at once is no origin, else a gotcha written a
 #: minute after thirty imported notes sat behind all thirty.
 ORIGIN_MAX_TIED: Final = 20
+
+
+def origin_bonus(quiet_days: float) -> float:
+    """The origin bonus on a file whose newest memory is ``quiet_days`` old:
+    ``ORIGIN_BONUS`` plus ``ORIGIN_QUIET_EXTRA`` in proportion, in full from
+    ``ORIGIN_QUIET_DAYS`` (a negative or unknown age counts as none)."""
+    if not quiet_days > 0.0:
+        return ORIGIN_BONUS
+    return ORIGIN_BONUS + ORIGIN_QUIET_EXTRA * min(1.0, quiet_days / ORIGIN_QUIET_DAYS)
 
 
 def module_bonus(share: float) -> float:
