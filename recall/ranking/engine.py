@@ -63,13 +63,12 @@ class Recaller:
     ) -> None:
         """Rank the memories of ``stores``.
 
-        ``embedder`` replaces the default hash-bag embedder. ``short_lived`` is for a process
-        that answers one query and exits (a hook, ``tether inject``): the semantic channel
-        then scores in plain Python from the vector cache when it can, which spares it
-        numpy's import; the ranking is the same either way. ``semantic`` False leaves that
-        channel out (a configured provider that cannot be loaded). A provider that fails
-        while embedding is reported once through ``notice`` and its channel left out of that
-        recall; the others rank as usual.
+        ``embedder`` replaces the default hash-bag embedder. ``short_lived`` is for a process that
+        answers one query and exits (a hook, ``tether inject``): the semantic channel then scores in
+        plain Python from the vector cache when it can, which spares it numpy's import; the ranking
+        is the same either way. ``semantic`` False leaves that channel out (a configured provider
+        that cannot be loaded). A provider that fails while embedding is reported once through
+        ``notice`` and its channel left out of that recall; the others rank as usual.
         """
         self.stores = list(stores)
         self.drift_commits = drift_commits
@@ -117,10 +116,9 @@ class Recaller:
     def recall(self, query: RecallQuery) -> RecallResult:
         """Rank memories for ``query``; the first hits are the ones worth injecting.
 
-        A store whose index turns out to be damaged is rebuilt from its files, then asked again;
-        one whose folder check ran beside the ranking and found a file changed is synced, then
-        asked again.
-        The cycle collector waits until the recall ends (:mod:`recall.ranking.collector`).
+        A store whose index turns out to be damaged is rebuilt from its files, then asked again; one
+        whose folder check ran beside the ranking and found a file changed is synced, then asked
+        again. The cycle collector waits until the recall ends (:mod:`recall.ranking.collector`).
         """
         with collector.paused():
             result = self._recall_or_recover(query)
@@ -164,12 +162,9 @@ class Recaller:
         raise StoreUnavailable("the index kept being replaced during a recall; retry")
 
     def forget_rankings(self) -> None:
-        """Drop the file channels and phrase scores kept between recalls of one index state,
-        so that the next recall ranks under the constants of ``recall.ranking.weights`` as
-        they are then (a benchmark scoring variants of them changes them between recalls)."""
+        """Rank afresh from the next recall on (see :meth:`StoreFacts.forget_rankings`)."""
         for facts in self._facts.values():
-            facts.file_channels.clear()
-            facts.phrases = None
+            facts.forget_rankings()
 
     def _connections(self) -> dict[int, sqlite3.Connection]:
         """The connection each existing store reads through now, by store (a replaced index
@@ -366,11 +361,7 @@ class Recaller:
         provider embedder fails on the memories."""
         try:
             return self._nearest.similar(
-                store,
-                prepared,
-                self.cache_dir,
-                short_lived=self.short_lived,
-                notice=self.notice,
+                store, prepared, self.cache_dir, short_lived=self.short_lived, notice=self.notice
             )
         except EmbedderFailed as error:
             self._provider_failed(error)

@@ -41,6 +41,13 @@ class StoreFacts:
     """What is known of symbols moved into touched files (``symbol_moves.MovesKept``, made on
     first use: a prompt hook never loads the symbol code)."""
 
+    def forget_rankings(self) -> None:
+        """Drop the file channels and phrase scores kept for this index state, so that the next
+        recall ranks under the constants of ``recall.ranking.weights`` as they are then (a
+        benchmark scoring variants of them changes them between recalls)."""
+        self.file_channels.clear()
+        self.phrases = None
+
 
 def any_symbol_anchor(conn: sqlite3.Connection) -> bool:
     """Whether any memory of the index behind ``conn`` has a symbol anchor."""
