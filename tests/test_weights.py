@@ -163,6 +163,10 @@ class TestOriginAndModule:
         full = w.origin_bonus(w.ORIGIN_QUIET_DAYS)
         assert w.file_affinity(46) + full < w.file_affinity(1) + w.RECENCY_MAX
         assert full < w.FILE_AFFINITY_FLOOR
+        # a quiet file's origin is at least that old (unless acted on since): with its
+        # recency it stays below the sole owner of a touched file, which is its file's newest
+        quiet = w.file_affinity(46) + full + w.recency_bonus(w.ORIGIN_QUIET_DAYS)
+        assert quiet < w.file_affinity(1) + w.file_newest_bonus(0)
 
     def test_module_bonus(self) -> None:
         assert w.MODULE_MAX == 0.025

@@ -43,9 +43,10 @@ def file_affinity(
 
     A file keeps its memories through renames: a memory naming an earlier name of a touched
     file (as git's history shows it) counts as naming the file. The oldest memory on a file
-    shared by several (its origin, see ``W.ORIGIN_BONUS``) gets a little more. Equal file
-    evidence is ranked by :func:`_tie_key` (a gotcha before a context note). ``memo`` keeps
-    each file's memories between recalls of one index state.
+    shared by several (its origin, see ``W.origin_bonus``) gets a little more, the more the
+    longer the file has gone without a new memory by the clock. Equal file evidence is
+    ranked by :func:`_tie_key` (a gotcha before a context note). ``memo`` keeps each file's
+    memories between recalls of one index state.
     """
     aliases = file_aliases(touched, exists, earlier_names)
     return files_channel(conn, touched, aliases, memo, now().timestamp())
@@ -69,7 +70,9 @@ def files_channel(
     present: float = math.inf,
 ) -> Channel:
     """:func:`file_affinity` of touched files whose names (:func:`file_aliases`) are known;
-    ``present`` (the clock, in seconds) is where a file's newest memories are counted from."""
+    ``present`` (the clock, in seconds) is where a file's newest memories are counted from,
+    and how long each file has gone without one (:func:`W.origin_bonus`); without it the
+    origin bonus is the plain one."""
     names_asked = [name for names in aliases.values() for name in names]
     named = (memo or FactsMemo()).owners(conn, names_asked)
     ties: dict[int, tuple[float, ...]] = {}

@@ -8,8 +8,9 @@ file affinity          0.25 .. 0.40 for an edited file (rarity premium on the fl
                        scaled by how the file was touched (open: 0.8x); up to +0.08
                        more when a memory names several touched files; earlier names
                        of a renamed file count as the file; up to +0.04 for the file's
-                       oldest memory and up to +0.02 for its newest, halving with each
-                       later one (both scaled like the touch)
+                       oldest memory (+0.04 more once the file has gone half a year
+                       without a memory) and up to +0.02 for its newest, halving with
+                       each later one (both scaled like the touch)
 module                 up to 0.025 when a file hit's other files co-change with it
 co-change              up to 0.083 (a third of a direct hit), RRF rank 5
 text (bm25)            up to 0.20 (words and trigram together: the stronger of the two);
