@@ -484,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
         help="with --tune: share of the history imported at once (default 0.01)",
     )
     args = parser.parse_args(argv)
+    if args.tune and args.rehearse:
+        parser.error("--tune and --rehearse are two protocols: give one of them")
     if args.dump_depth < 1:
         parser.error(f"--dump-depth {args.dump_depth}: give at least 1 candidate per task")
     if not args.data.is_dir():

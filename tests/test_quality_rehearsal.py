@@ -43,3 +43,13 @@ def test_the_fractions_option_names_what_is_wrong() -> None:
         _fractions("0.6,1.2")
     with pytest.raises(argparse.ArgumentTypeError, match="expected numbers"):
         _fractions("0.6,most")
+
+
+def test_the_two_tuning_protocols_are_not_asked_together(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bench import quality
+
+    with pytest.raises(SystemExit):
+        quality.main(["--tune", "--rehearse", "0.8", "--history", "iproute2"])
+    assert "--tune and --rehearse" in capsys.readouterr().err
