@@ -375,10 +375,17 @@ def _dump(
         handle.write(json.dumps(row, sort_keys=True) + "\n")
 
 
-def _print_tune(name: str, count: int, cost: str, results: dict[str, dict[str, float]]) -> None:
-    print(f"\n{name} pre-cut: {count} tasks; {cost}")
+def _print_tune(
+    name: str,
+    count: int,
+    cost: str,
+    results: dict[str, dict[str, float]],
+    label: str = "pre-cut",
+    where: str = "",
+) -> None:
+    print(f"\n{name} {label}: {where}{count} tasks; {cost}")
     print_table(
-        f"{name} pre-cut: hit@3 / hit@10 / MRR@10",
+        f"{name} {label}: hit@3 / hit@10 / MRR@10",
         ("ranker", "hit@3", "hit@10", "MRR@10", ""),
         [
             (ranker, *(f"{metrics[k]:.3f}" for k in ("hit@3", "hit@10", "mrr@10")), "")

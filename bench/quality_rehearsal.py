@@ -24,7 +24,6 @@ from typing import Any
 from bench.baselines import Renames, make_rankers
 from bench.quality_session import Session, clock, patched
 from bench.replay import replay_records
-from bench.table import print_table
 
 
 def rehearsal_cut(meta: dict[str, Any], fraction: float) -> int:
@@ -126,12 +125,7 @@ def run_rehearsal(
 def _print(
     name: str, cuts: Sequence[int], count: int, cost: str, results: dict[str, dict[str, float]]
 ) -> None:
-    print(f"\n{name} rehearsal: cuts at {', '.join(map(str, cuts))}; {count} tasks; {cost}")
-    print_table(
-        f"{name} rehearsal: hit@3 / hit@10 / MRR@10",
-        ("ranker", "hit@3", "hit@10", "MRR@10", ""),
-        [
-            (ranker, *(f"{metrics[k]:.3f}" for k in ("hit@3", "hit@10", "mrr@10")), "")
-            for ranker, metrics in results.items()
-        ],
-    )
+    from bench import quality as q
+
+    where = f"cuts at {', '.join(map(str, cuts))}; "
+    q._print_tune(name, count, cost, results, label="rehearsal", where=where)
