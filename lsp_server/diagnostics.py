@@ -69,7 +69,8 @@ GUARD_WORDING = "guarded: check the edit keeps to it (`tether confirm` once it d
 
 def hits_for(root: Root, path: str, kind: str, limit: int = RECALL_LIMIT) -> list[Hit]:
     """Recall's best ``limit`` hits for one touched file (cached until the root's state
-    changes)."""
+    changes, or the clock's day)."""
+    root.rank_today()
     key = (kind, path, limit)
     cached = root.hits.get(key)
     if cached is None:
@@ -138,6 +139,7 @@ def candidates(ls: TetherServer, doc: DocState, kind: str) -> list[Hit]:
     """The hits that may become diagnostics on ``doc``: shown categories, strong, top N of the
     best :data:`RECALL_LIMIT` (cached until the root's state changes)."""
     root = doc.root
+    root.rank_today()
     key = (kind, doc.rel)
     found = root.candidates.get(key)
     if found is None:
@@ -148,6 +150,7 @@ def candidates(ls: TetherServer, doc: DocState, kind: str) -> list[Hit]:
 def prepare(ls: TetherServer, root: Root, path: str, kind: str) -> None:
     """Rank ``path`` for ``kind`` ahead of its publish, as :func:`candidates` would (kept
     where it keeps its own, dropped with them)."""
+    root.rank_today()
     key = (kind, path)
     if key not in root.candidates:
         root.candidates[key] = _choose(ls, root, path, kind)
@@ -267,6 +270,7 @@ def _ranked_now(ls: TetherServer, doc: DocState, kind: str) -> list[Hit]:
     computed right after this publish and published if it differs, so the keystroke that
     starts an edit is answered without waiting for a recall."""
     root = doc.root
+    root.rank_today()
     found = root.candidates.get((kind, doc.rel))
     if found is not None:
         return found

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsp_server.configuration import Settings
+from recall.clock import day_number, now
 from recall.containment import UnsafeStore
 from recall.errors import BadInput, NotFound
 from recall.folder_watch import FolderWatch
@@ -62,6 +63,8 @@ class Root:
         self.parsed_ahead: dict[str, DocumentParse] = {}
         """Parses of files as they are on disk, made by the warm-up for their first open, by
         path (:mod:`lsp_server.warm_up`); the open that finds its text here takes it."""
+        self._ranked_on: int | None = None
+        """The clock's day the cached hits were ranked on (:meth:`rank_today`)."""
         self.touched: dict[str, str] = {}
         self.edited_since_turn = False
         self.acted_this_turn: set[str] = set()
@@ -122,6 +125,15 @@ class Root:
         self.hits.clear()
         self.candidates.clear()
         self.parsed_ahead.clear()
+
+    def rank_today(self) -> None:
+        """Drop the hits ranked on another day of the clock: recency and a quiet file's origin
+        bonus move with the day, so a session left open overnight ranks afresh."""
+        day = day_number(now())
+        if day != self._ranked_on:
+            self._ranked_on = day
+            self.hits.clear()
+            self.candidates.clear()
 
     def signals(self) -> RepoSignals:
         """What the repository knows: the genome cached in the project index, or the tree."""

@@ -28,6 +28,16 @@ def parse_timestamp(value: str, *, what: str = "timestamp") -> datetime:
     return moment
 
 
+DAY_SECONDS = 86400.0
+"""Seconds in a day of the clock (UTC)."""
+
+
+def day_number(moment: datetime) -> int:
+    """The UTC day of ``moment``, counted from the epoch: what a ranking kept for a day is
+    keyed by (recency and a quiet file's origin bonus move with it)."""
+    return int(moment.timestamp() // DAY_SECONDS)
+
+
 def now() -> datetime:
     """The current time in UTC, or the time ``TETHER_NOW`` names."""
     pinned = os.environ.get("TETHER_NOW")

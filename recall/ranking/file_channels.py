@@ -11,16 +11,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from recall.clock import now, parse_timestamp
+from recall.clock import DAY_SECONDS, now, parse_timestamp
 from recall.errors import BadInput
 from recall.ranking import learned
 from recall.ranking import weights as W
 from recall.ranking.channels import Channel, Evidence, ranked
 from recall.ranking.facts import FactsMemo, Owner
 from recall.ranking.query import Touch
-
-DAY = 86400.0
-"""Seconds in a day: a file's quiet time counts whole days of the clock."""
 
 
 def touch_weights(touches: Sequence[Touch]) -> dict[str, float]:
@@ -119,7 +116,7 @@ def _quiet_days(moments: Iterable[float], present: float) -> float:
     newest = max((m for m in moments if m <= present), default=-math.inf)
     if not (math.isfinite(present) and math.isfinite(newest)):
         return 0.0
-    return max(0.0, (present // DAY * DAY - newest) / DAY)
+    return max(0.0, (present // DAY_SECONDS * DAY_SECONDS - newest) / DAY_SECONDS)
 
 
 def _add_newest(

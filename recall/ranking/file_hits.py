@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from recall.clock import now
+from recall.clock import day_number, now
 from recall.ranking import channels as ch
 from recall.ranking import file_channels as fc
 from recall.ranking import weights as W
@@ -25,13 +25,14 @@ def kept_file_channel(
 ) -> ch.Channel:
     """The file channel, kept per index state for each set of touched files and the names
     they had (``aliases``: an editor asks for the same open file again and again)."""
-    present = now().timestamp()
+    clock = now()
+    present = clock.timestamp()
     # The newest-on-file bonus counts only memories written by now: a channel with memories
     # dated later is kept for this moment only.
     named = facts.memo.owners(conn, [name for names in aliases.values() for name in names])
     cutoff = fc.newest_cutoff(named, present)
     # the origin bonus grows with the days a file has gone without a memory: kept for a day
-    day = int(present // fc.DAY) if W.ORIGIN_QUIET_EXTRA else None
+    day = day_number(clock) if W.ORIGIN_QUIET_EXTRA else None
     key = (tuple((path, touched[path], names) for path, names in aliases.items()), cutoff, day)
     kept = facts.file_channels.get(key)
     if kept is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from lsp_server import cards
@@ -150,3 +151,38 @@ def test_a_diagnostic_cannot_close_the_block_an_agent_reads_it_in() -> None:
     assert "<tether" not in text
     assert "\\[pref] deadbeef" in text
     assert "&lt;/new-diagnostics>" in text  # the words are kept
+
+
+def test_hits_kept_for_a_file_are_ranked_again_on_the_next_day(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor left open overnight: recency (and a quiet file's origin bonus) move with the
+    day, so the hits the server keeps for a file are ranked again once the day changes."""
+    from lsp_server.diagnostics import hits_for
+
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    root = Root(repo, project_location(repo), session="lsp-test", notice=lambda message: None)
+    try:
+        store = root.project
+        assert store is not None
+        draft = store.prepare_memory(
+            summary="a.py reads the config once",
+            category="gotcha",
+            files=["a.py"],
+            created="2026-05-01T00:00:00+00:00",
+        )
+        memory_id = store.remember(draft).id
+        monkeypatch.setenv("TETHER_NOW", "2026-06-01T09:00:00+00:00")
+        first = hits_for(root, "a.py", "open")
+        monkeypatch.setenv("TETHER_NOW", "2026-06-01T21:00:00+00:00")
+        same_day = hits_for(root, "a.py", "open")
+        monkeypatch.setenv("TETHER_NOW", "2027-06-01T09:00:00+00:00")
+        next_year = hits_for(root, "a.py", "open")
+    finally:
+        root.close()
+    assert same_day is first  # kept within the day
+    recency = [
+        next(h for h in hits if h.memory.id == memory_id).signals.get("recency", 0.0)
+        for hits in (first, next_year)
+    ]
+    assert recency[1] < recency[0]
