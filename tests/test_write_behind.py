@@ -296,14 +296,20 @@ def test_ctrl_c_pressed_again_and_again_leaves_no_file_of_the_batch(tmp_path: Pa
         for n in range(20_000)
     )
     memories = repo / ".tether" / "memories"
-    proc = subprocess.Popen(
-        [*tether, "import", "-"],
-        cwd=repo,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    # as from a terminal: a run started in the background with Ctrl-C ignored would pass
+    # that on to the import, which then never sees one
+    ignored = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(
+            [*tether, "import", "-"],
+            cwd=repo,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    finally:
+        signal.signal(signal.SIGINT, ignored)
     assert proc.stdin is not None
     proc.stdin.write(lines.encode())
     proc.stdin.close()
