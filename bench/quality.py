@@ -534,8 +534,9 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 for name in [*names, "baseline: " + BEST_BASELINE]
             ]
-            title = "rehearsal hit@3 (pre-cut tasks, store frozen)" if args.rehearse else ""
-            print_table(title or "pre-cut hit@3", ("ranker", *tuned, "mean"), summary)
+            frozen = "rehearsal hit@3 (pre-cut tasks, store frozen)"
+            title = frozen if args.rehearse else "pre-cut hit@3"
+            print_table(title, ("ranker", *tuned, "mean"), summary)
             if len(variants) > 1:
                 leave_one_out(tuned, names)
         else:

@@ -9,7 +9,6 @@ from typing import Any
 from recall.clock import day_number, now
 from recall.ranking import channels as ch
 from recall.ranking import file_channels as fc
-from recall.ranking import weights as W
 from recall.ranking.store_facts import StoreFacts, any_symbol_anchor
 
 FILE_CHANNELS_KEPT = 64
@@ -32,7 +31,7 @@ def kept_file_channel(
     named = facts.memo.owners(conn, [name for names in aliases.values() for name in names])
     cutoff = fc.newest_cutoff(named, present)
     # the origin bonus grows with the days a file has gone without a memory: kept for a day
-    day = day_number(clock) if W.ORIGIN_QUIET_EXTRA else None
+    day = day_number(clock)
     key = (tuple((path, touched[path], names) for path, names in aliases.items()), cutoff, day)
     kept = facts.file_channels.get(key)
     if kept is None:
