@@ -434,6 +434,24 @@ class TestFileNewest:
         crowded = w.file_affinity(46) + w.FILE_NEWEST_BONUS + w.recency_top()
         assert crowded < w.file_affinity(1)
 
+    def test_fades_to_none_once_the_file_has_gone_quiet_for_half_a_year(self) -> None:
+        assert w.NEWEST_QUIET_FADE == 1.0
+        assert w.newest_quiet_scale(0.0) == 1.0
+        assert w.newest_quiet_scale(w.ORIGIN_QUIET_DAYS / 4) == pytest.approx(0.75)
+        assert w.newest_quiet_scale(w.ORIGIN_QUIET_DAYS) == 0.0
+        assert w.newest_quiet_scale(3 * w.ORIGIN_QUIET_DAYS) == 0.0
+        values = [w.newest_quiet_scale(day) for day in range(0, 200)]
+        assert all(a >= b for a, b in pairwise(values))
+
+    def test_a_variant_sets_the_fade_the_function_reads(self) -> None:
+        from bench.quality_session import patched
+
+        with patched({"NEWEST_QUIET_FADE": 0.0}):
+            assert w.newest_quiet_scale(w.ORIGIN_QUIET_DAYS) == 1.0
+        with patched({"NEWEST_QUIET_FADE": 0.5}):
+            assert w.newest_quiet_scale(w.ORIGIN_QUIET_DAYS) == pytest.approx(0.5)
+        assert w.newest_quiet_scale(w.ORIGIN_QUIET_DAYS) == 0.0
+
     def test_later_memories_are_counted_until_the_bonus_is_negligible(self) -> None:
         assert w.FILE_NEWEST_NEGLIGIBLE == 1e-6
         depth = w.file_newest_depth()

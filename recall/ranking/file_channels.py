@@ -68,8 +68,8 @@ def files_channel(
 ) -> Channel:
     """:func:`file_affinity` of touched files whose names (:func:`file_aliases`) are known;
     ``present`` (the clock, in seconds) is where a file's newest memories are counted from,
-    and how long each file has gone without one (:func:`W.origin_bonus`); without it the
-    origin bonus is the plain one."""
+    and how long each file has gone without one (:func:`W.origin_bonus`, and the newest bonus
+    fading by :func:`W.newest_quiet_scale`); without it both bonuses are the plain ones."""
     names_asked = [name for names in aliases.values() for name in names]
     named = (memo or FactsMemo()).owners(conn, names_asked)
     ties: dict[int, tuple[float, ...]] = {}
@@ -87,12 +87,12 @@ def files_channel(
             scored[rowid].append((magnitude, "" if name == path else name))
             ties[rowid] = _tie_key_at(owner.kind, owner.seconds)
         moments = {rowid: owner.seconds for rowid, (_, owner) in owners.items()}
-        _add_newest(moments, present, touched[path], newest)
+        quiet = _quiet_days(moments.values(), present)
+        _add_newest(moments, present, touched[path] * W.newest_quiet_scale(quiet), newest)
         first = min(moments.values(), default=math.inf)
         firsts = sum(1 for moment in moments.values() if moment == first)
         # all written at once, or a batch imported at once ahead of the rest: none came first
         if firsts < len(moments) and firsts <= W.ORIGIN_MAX_TIED:
-            quiet = _quiet_days(moments.values(), present)
             bonus = W.origin_bonus(quiet) * min(1.0, max(0.0, touched[path]))
             for rowid, moment in moments.items():
                 if moment == first:
@@ -127,11 +127,13 @@ def _add_newest(
     written after each and by ``present`` (one dated later than the clock is no later note
     yet), keeping each memory's best in ``newest``. Only the ``W.file_newest_depth()`` latest
     are counted: past them the bonus is too small to order anything."""
+    scale = min(1.0, max(0.0, weight))
+    if scale == 0.0:  # a quiet file's newest bonus has faded (or the touch weighs nothing)
+        return
     depth = W.file_newest_depth()
     latest = heapq.nlargest(depth + 1, (m for m in moments.values() if m <= present))
     floor = latest[-1] if len(latest) > depth else -math.inf
     latest.reverse()
-    scale = min(1.0, max(0.0, weight))
     for rowid, moment in moments.items():
         if moment < floor or not math.isfinite(moment):
             continue

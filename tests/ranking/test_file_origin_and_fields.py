@@ -17,16 +17,17 @@ from recall.ranking import field_bm25 as bm
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 
-from .world import World, hit_of, ids, quiet_origin
+from .world import World, hit_of, ids, newest_bonus, quiet_origin
 
 PATH = "src/net/poller.c"
 
 
 def test_the_oldest_memory_on_a_file_leads_when_nothing_else_differs(world: World) -> None:
     world.history([[PATH, "src/net/other.c"]])
-    newest = world.remember("poller: note three", PATH, created="2026-01-10T00:00:00+00:00")
-    middle = world.remember("poller: note two", PATH, created="2025-06-10T00:00:00+00:00")
-    oldest = world.remember("poller: note one", PATH, created="2025-01-10T00:00:00+00:00")
+    latest = "2026-05-20T00:00:00+00:00"  # recent: a quiet file's newest bonus fades
+    newest = world.remember("poller: note three", PATH, created=latest)
+    middle = world.remember("poller: note two", PATH, created="2026-03-10T00:00:00+00:00")
+    oldest = world.remember("poller: note one", PATH, created="2026-01-10T00:00:00+00:00")
 
     result = world.recall(PATH)
 
@@ -35,10 +36,10 @@ def test_the_oldest_memory_on_a_file_leads_when_nothing_else_differs(world: Worl
     # the oldest's file magnitude carries the origin bonus; the newest ones the newest bonus,
     # by how many were written after them (W.file_newest_bonus)
     plain = W.file_affinity(3)
-    assert recent.signals["file"] == pytest.approx(plain + W.file_newest_bonus(0))
-    assert hit_of(result, middle).signals["file"] == pytest.approx(plain + W.file_newest_bonus(1))
-    origin = quiet_origin("2026-01-10T00:00:00+00:00")  # the file's newest memory
-    assert first.signals["file"] == pytest.approx(plain + origin + W.file_newest_bonus(2))
+    assert recent.signals["file"] == pytest.approx(plain + newest_bonus(0, latest))
+    assert hit_of(result, middle).signals["file"] == pytest.approx(plain + newest_bonus(1, latest))
+    origin = quiet_origin(latest)  # from the file's newest memory
+    assert first.signals["file"] == pytest.approx(plain + origin + newest_bonus(2, latest))
 
 
 def test_no_origin_when_every_memory_was_written_at_once(world: World) -> None:
@@ -57,19 +58,20 @@ def test_a_lone_memory_gets_no_origin_bonus(world: World) -> None:
 
     hit = hit_of(world.recall(PATH), only)
 
-    assert hit.signals["file"] == pytest.approx(W.file_affinity(1) + W.file_newest_bonus(0))
+    assert hit.signals["file"] == pytest.approx(W.file_affinity(1) + newest_bonus(0))
 
 
 def test_an_open_file_gives_the_origin_bonus_scaled_like_its_affinity(world: World) -> None:
     world.history([[PATH]])
-    world.remember("poller: later", PATH, created="2026-01-10T00:00:00+00:00")
-    oldest = world.remember("poller: first", PATH, created="2025-01-10T00:00:00+00:00")
+    latest = "2026-05-20T00:00:00+00:00"
+    world.remember("poller: later", PATH, created=latest)
+    oldest = world.remember("poller: first", PATH, created="2026-01-10T00:00:00+00:00")
 
     opened = hit_of(world.recall(opens=[PATH]), oldest).signals["file"]
     edited = hit_of(world.recall(PATH), oldest).signals["file"]
 
     weight = W.touch_weight("open")
-    bonus = quiet_origin("2026-01-10T00:00:00+00:00") + W.file_newest_bonus(1)
+    bonus = quiet_origin(latest) + newest_bonus(1, latest)
     assert opened == pytest.approx(W.file_affinity(2, "open") + bonus * weight)
     assert edited == pytest.approx(W.file_affinity(2, "edit") + bonus)
 

@@ -2,7 +2,9 @@
 
 Each test builds a real git repository, writes memories through the store, lets the genome
 index the history and asks the real ``Recaller``. Orderings and the presence of signals are
-asserted; magnitudes only where a constant of ``recall.ranking.weights`` is the point.
+asserted; magnitudes only where a constant of ``recall.ranking.weights`` is the point. The
+memories are a month old by the clock, so a file's newest bonus is a month's fade short of
+full (``newest_bonus``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import pytest
 
 from recall.ranking import weights as W
 
-from .world import World, describe, hit_of, ids
+from .world import World, describe, hit_of, ids, newest_bonus
 
 PROMPT = "why does the session cache flush fail on close?"
 
@@ -52,7 +54,7 @@ def test_file_hit_outranks_the_strongest_possible_text_match(world: World) -> No
 
     assert ids(result)[:2] == [opened, echo], describe(result)
     assert hit_of(result, opened).signals["file"] == pytest.approx(
-        W.file_affinity(1, "open") + W.file_newest_bonus(0) * W.touch_weight("open"), rel=1e-6
+        W.file_affinity(1, "open") + newest_bonus(0) * W.touch_weight("open"), rel=1e-6
     )
 
 
@@ -67,10 +69,10 @@ def test_sole_owner_of_a_touched_path_beats_the_crowd_on_a_hot_path(world: World
     assert set(ids(result)[1:]) == set(crowd)
     sole = hit_of(result, rare).signals["file"]
     # each is the newest on its file (the crowd was written at once): the same bonus for all
-    assert sole == pytest.approx(W.RARITY_SOLE_OWNER + W.file_newest_bonus(0))
+    assert sole == pytest.approx(W.RARITY_SOLE_OWNER + newest_bonus(0))
     for memory_id in crowd:
         shared = hit_of(result, memory_id).signals["file"]
-        assert shared == pytest.approx(W.rarity_bonus(12) + W.file_newest_bonus(0))
+        assert shared == pytest.approx(W.rarity_bonus(12) + newest_bonus(0))
         # rarity is a premium on the floor, never a discount below it
         assert W.FILE_AFFINITY_FLOOR < shared < sole
 
@@ -83,7 +85,7 @@ def test_a_path_shared_by_46_memories_is_worth_the_seed_anchor(world: World) -> 
 
     assert set(ids(result)) == set(crowd)
     for hit in result.hits:
-        assert hit.signals["file"] == pytest.approx(W.RARITY_ANCHOR_VALUE + W.file_newest_bonus(0))
+        assert hit.signals["file"] == pytest.approx(W.RARITY_ANCHOR_VALUE + newest_bonus(0))
 
 
 @pytest.mark.parametrize("how", ["committed", "working tree only"])
@@ -131,7 +133,7 @@ def test_a_renamed_file_keeps_its_memory_and_the_receipt_names_the_old_path(
     assert ids(result)[0] == note, describe(result)
     hit = hit_of(result, note)
     assert hit.receipt.startswith("via file (renamed from src/api/client.ts)")
-    assert hit.signals["file"] == pytest.approx(W.RARITY_SOLE_OWNER + W.file_newest_bonus(0))
+    assert hit.signals["file"] == pytest.approx(W.RARITY_SOLE_OWNER + newest_bonus(0))
 
 
 def test_touching_the_old_name_of_a_renamed_file_earns_nothing(world: World) -> None:
@@ -153,5 +155,5 @@ def test_an_edit_weighs_more_than_an_open(world: World) -> None:
 
     assert ids(result) == [edited, opened]
     assert hit_of(result, opened).signals["file"] == pytest.approx(
-        W.file_affinity(1, "open") + W.file_newest_bonus(0) * W.touch_weight("open"), rel=1e-6
+        W.file_affinity(1, "open") + newest_bonus(0) * W.touch_weight("open"), rel=1e-6
     )

@@ -180,8 +180,19 @@ def describe(result: RecallResult) -> list[tuple[str, str, float]]:
     return [(h.memory.id, h.receipt, round(h.score, 4)) for h in result.hits]
 
 
-def quiet_origin(newest: str) -> float:
-    """``W.origin_bonus`` at ``NOW`` of a file whose newest memory was written at ``newest``
-    (the quiet days count from the start of the clock's day)."""
-    day = datetime.fromisoformat(NOW).replace(hour=0, minute=0, second=0, microsecond=0)
-    return W.origin_bonus((day - datetime.fromisoformat(newest)).total_seconds() / 86400)
+def quiet_days(newest: str, now: str = NOW) -> float:
+    """Days a file whose newest memory was written at ``newest`` has gone quiet by the clock
+    ``now``, as the file channel counts them (from the start of the clock's day)."""
+    day = datetime.fromisoformat(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    return (day - datetime.fromisoformat(newest)).total_seconds() / 86400
+
+
+def quiet_origin(newest: str, now: str = NOW) -> float:
+    """``W.origin_bonus`` at ``now`` of a file whose newest memory was written at ``newest``."""
+    return W.origin_bonus(quiet_days(newest, now))
+
+
+def newest_bonus(newer: int, newest: str = CREATED, now: str = NOW) -> float:
+    """``W.file_newest_bonus(newer)`` at ``now`` on a file whose newest memory was written at
+    ``newest``, faded by how long the file has gone quiet (``W.newest_quiet_scale``)."""
+    return W.file_newest_bonus(newer) * W.newest_quiet_scale(quiet_days(newest, now))

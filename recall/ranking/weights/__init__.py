@@ -10,7 +10,8 @@ file affinity          0.25 .. 0.40 for an edited file (rarity premium on the fl
                        of a renamed file count as the file; up to +0.04 for the file's
                        oldest memory (+0.04 more once the file has gone half a year
                        without a memory) and up to +0.02 for its newest, halving with
-                       each later one (both scaled like the touch)
+                       each later one and fading to none over those half a year
+                       (both scaled like the touch)
 module                 up to 0.025 when a file hit's other files co-change with it
 co-change              up to 0.083 (a third of a direct hit), RRF rank 5
 text (bm25)            up to 0.20 (words and trigram together: the stronger of the two);
@@ -75,6 +76,7 @@ from recall.ranking.weights.files import (
     MODULE_NEIGHBOURS,
     NEIGHBOURS_PER_FILE,
     NEIGHBOURS_TOTAL,
+    NEWEST_QUIET_FADE,
     ORIGIN_BONUS,
     ORIGIN_MAX_TIED,
     ORIGIN_QUIET_DAYS,
@@ -94,6 +96,7 @@ from recall.ranking.weights.files import (
     file_newest_bonus,
     file_newest_depth,
     module_bonus,
+    newest_quiet_scale,
     origin_bonus,
     rarity_bonus,
     touch_weight,
@@ -192,6 +195,7 @@ __all__ = [
     "MODULE_NEIGHBOURS",
     "NEIGHBOURS_PER_FILE",
     "NEIGHBOURS_TOTAL",
+    "NEWEST_QUIET_FADE",
     "ORIGIN_BONUS",
     "ORIGIN_MAX_TIED",
     "ORIGIN_QUIET_DAYS",
@@ -234,6 +238,7 @@ __all__ = [
     "is_identifier_like",
     "local_term_weight",
     "module_bonus",
+    "newest_quiet_scale",
     "origin_bonus",
     "pinned_bonus",
     "rarity_bonus",

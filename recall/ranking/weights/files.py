@@ -233,6 +233,25 @@ FILE_NEWEST_BONUS: Final = 0.02
 FILE_NEWEST_HALF_RANK: Final = 1.0
 
 
+#: Share of the newest bonus a file loses as it goes quiet, in full from ``ORIGIN_QUIET_DAYS``
+#: without a new memory: on a file nobody has written a note on for half a year, the newest
+#: note is no more "the latest change" a bug goes back to than the older ones. Chosen on the
+#: pre-cut tasks with the quiet origin in: rehearsal hit@3 0.607 / 0.448 / 0.647 / 0.528 ->
+#: 0.614 / 0.462 / 0.653 / 0.540, pre-cut (250) unchanged on all four (docs/benchmarks.md).
+NEWEST_QUIET_FADE: Final = 1.0
+
+
+def newest_quiet_scale(quiet_days: float) -> float:
+    """What the newest bonus on a file whose newest memory is ``quiet_days`` old is scaled by:
+    1 at none (a negative or unknown age counts as none), falling in proportion to
+    ``1 - NEWEST_QUIET_FADE`` at ``ORIGIN_QUIET_DAYS`` and beyond, within [0, 1]."""
+    if not quiet_days > 0.0:
+        return 1.0
+    # in full from ORIGIN_QUIET_DAYS, also when no days are asked for (a variant's 0)
+    share = 1.0 if quiet_days >= ORIGIN_QUIET_DAYS else quiet_days / ORIGIN_QUIET_DAYS
+    return min(1.0, max(0.0, 1.0 - NEWEST_QUIET_FADE * share))
+
+
 def file_newest_bonus(newer: int) -> float:
     """Bonus of a memory on a touched file with ``newer`` memories on that file written after
     it: ``FILE_NEWEST_BONUS * 0.5 ** (newer / FILE_NEWEST_HALF_RANK)`` (negative counts as 0)."""
