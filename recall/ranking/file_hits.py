@@ -30,7 +30,8 @@ def kept_file_channel(
     # dated later is kept for this moment only.
     named = facts.memo.owners(conn, [name for names in aliases.values() for name in names])
     cutoff = fc.newest_cutoff(named, present)
-    # the origin bonus grows with the days a file has gone without a memory: kept for a day
+    # the origin bonus grows (and the newest bonus fades) with the days a file has gone
+    # without a memory: kept for a day
     day = day_number(clock)
     key = (tuple((path, touched[path], names) for path, names in aliases.items()), cutoff, day)
     kept = facts.file_channels.get(key)
