@@ -27,8 +27,22 @@ def open_repo_signals(
     """
     if not project.exists or project.repo_root is None:
         return WorkingTree(project.repo_root)
+    genome = Genome(project.repo_root, project.conn, symbols=symbols)
+    if refresh:
+        bring_up_to_date(genome, notice=notice)
+    return genome
+
+
+def bring_up_to_date(repo: RepoSignals, *, notice: Callable[[str], None]) -> None:
+    """Refresh a genome that is stale (incremental, usually cheap), saying what the refresh
+    has to say; a genome kept from an earlier recall also forgets what it read before. A
+    working tree has nothing to refresh."""
+    if not isinstance(repo, Genome):
+        return
     try:
-        genome = Genome.load(project.repo_root, project.conn, refresh=refresh, symbols=symbols)
+        if not repo.is_stale():
+            return
+        repo.refresh()
     except sqlite3.OperationalError as error:
         if not db.is_busy(error):
             raise
@@ -38,9 +52,8 @@ def open_repo_signals(
             "the code map was not brought up to date: another process is writing the index; "
             "recall uses it as it was (`tether index` catches up)"
         )
-        return Genome.load(project.repo_root, project.conn, refresh=False, symbols=symbols)
-    summary = genome.last_summary
+        return
+    summary = repo.last_summary
     if summary is not None:
         for line in summary.notices:
             notice(line)
-    return genome

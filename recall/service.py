@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recall.errors import BadInput, NotFound
+from recall.kept_engine import close_store, open_store
 from recall.locations import GLOBAL, PROJECT, global_location, project_location
 from recall.store import MemoryStore
 
@@ -45,14 +46,14 @@ class FolderStores:
         store at ``cwd`` when it is a repository without one)."""
         if PROJECT not in self._opened:
             location = project_location(self.cwd, create_at_cwd=create)
-            self._opened[PROJECT] = MemoryStore(location, notice=self.notice)
+            self._opened[PROJECT] = open_store(location, self.notice)
         return self._opened[PROJECT]
 
     def global_store(self) -> MemoryStore:
         """The user's global store."""
         if GLOBAL not in self._opened:
             location = global_location(self.cwd)
-            self._opened[GLOBAL] = MemoryStore(location, notice=self.notice)
+            self._opened[GLOBAL] = open_store(location, self.notice)
         return self._opened[GLOBAL]
 
     def store(self, scope: str) -> MemoryStore:
@@ -85,9 +86,10 @@ class FolderStores:
         return list(self._opened.values())
 
     def close(self) -> None:
-        """Close every store opened so far."""
+        """Close every store opened so far (or keep it for the next command, in a process
+        that keeps them: :mod:`recall.kept_engine`)."""
         for store in self._opened.values():
-            store.close()
+            close_store(store)
 
 
 def cache_dir(project: MemoryStore | None) -> Path | None:
@@ -114,10 +116,32 @@ def build_recaller(
     leaves the symbol index to ``tether index`` and the language server); ``genome_notice`` takes
     the genome's notices (a shallow clone, say) when they belong elsewhere than ``notice``.
     """
+    from recall.kept_engine import keeping, kept_recaller
     from recall.ranking.embedders import embedder_for
     from recall.ranking.engine import Recaller
     from recall.repo_signals import open_repo_signals
 
+    root = project.repo_root if project is not None else None
+    embedder, semantic = embedder_for(root, notice)
+    if signals is None and embedder is None and keeping():
+
+        def long_lived() -> Recaller:
+            repo = None
+            if project is not None:  # as a one-shot command's: no symbol index refresh
+                repo = open_repo_signals(project, notice=genome_notice or notice, symbols=False)
+            return Recaller(
+                stores, repo, cache_dir=cache_dir(project), semantic=semantic, notice=notice
+            )
+
+        # a long-lived process keeps its engine between commands
+        return kept_recaller(
+            stores,
+            project,
+            semantic,
+            notice=notice,
+            genome_notice=genome_notice or notice,
+            build=long_lived,
+        )
     if short_lived:  # the engine's recall asks for the verdict before it answers
         for store in stores:
             store.defer_first_check()
@@ -125,8 +149,6 @@ def build_recaller(
         signals = open_repo_signals(
             project, notice=genome_notice or notice, symbols=not short_lived
         )
-    root = project.repo_root if project is not None else None
-    embedder, semantic = embedder_for(root, notice)
     return Recaller(
         stores,
         signals,

@@ -122,6 +122,9 @@ def test_warm_answers_are_the_cold_ones_and_see_every_change(project: Path) -> N
     first = same_warm_and_cold(project)
     inject, _prompt, pre_edit = first[0], first[1], first[2]
     assert "login KeyError" in inject.stdout and "login KeyError" in pre_edit.stdout
+    # inject ranks on the engine its warm-up built; each change below is seen by a kept one
+    reused = status(project)["engine_reused"]
+    assert reused >= 1
 
     # a memory written by another process
     added = tether(
@@ -138,6 +141,8 @@ def test_warm_answers_are_the_cold_ones_and_see_every_change(project: Path) -> N
     assert added.code == 0, added.stderr
     inject = same_warm_and_cold(project)[0]
     assert "audit log rotates" in inject.stdout
+    assert status(project)["engine_reused"] >= reused + 2  # inject and the prompt hook
+    reused = status(project)["engine_reused"]
 
     # a memory file rewritten in place (same name, same size class, no rename)
     files = project.joinpath(".tether/memories").glob("*.md")
@@ -147,11 +152,14 @@ def test_warm_answers_are_the_cold_ones_and_see_every_change(project: Path) -> N
         handle.write(text.replace("audit log", "AUDIT LOG"))
     changed = same_warm_and_cold(project)[0]
     assert "AUDIT LOG" in changed.stdout
+    assert status(project)["engine_reused"] >= reused + 2
+    reused = status(project)["engine_reused"]
 
     # a new commit, and a subfolder
     (project / "src/app.py").write_text("print('app v2')\n", encoding="utf-8")
     git(project, "commit", "-qam", "app v2")
     same_warm_and_cold(project)
+    assert status(project)["engine_reused"] >= reused + 2
     same_warm_and_cold(project, cwd=project / "src")
 
     # a changed setting (the user's own file), read by the very next request

@@ -70,7 +70,7 @@ def _show(ctx: CommandContext, state: str, root: str, status: dict[str, Any] | N
         data["running"] = False
     else:
         keys = ("pid", "requests", "declined", "idle_s", "idle_limit_s", "uptime_s")
-        keys += ("folder_checks",)
+        keys += ("folder_checks", "engine_reused")
         data.update({key: status.get(key) for key in keys})
 
     def render(console: Any) -> None:
@@ -78,6 +78,7 @@ def _show(ctx: CommandContext, state: str, root: str, status: dict[str, Any] | N
         if status is not None:
             line += (
                 f" (pid {status.get('pid')}, {status.get('requests')} requests served, "
+                f"{status.get('engine_reused')} by its kept recall engine, "
                 f"idle {status.get('idle_s')} s of {status.get('idle_limit_s')} s)"
             )
             checks = status.get("folder_checks")

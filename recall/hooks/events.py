@@ -49,8 +49,8 @@ class _Stores:
     def __init__(self, cwd: Path) -> None:
         from recall.containment import UnsafeStore
         from recall.errors import NotFound
+        from recall.kept_engine import open_store
         from recall.locations import project_location
-        from recall.store import MemoryStore
 
         try:
             location = project_location(cwd.resolve())
@@ -59,17 +59,17 @@ class _Stores:
             raise Skip("the project store is unsafe") from None
         except (NotFound, OSError):
             raise Skip("cwd is outside any repository") from None
-        self.project = MemoryStore(location, notice=_notice)
+        self.project = open_store(location, _notice)
         self.project.wait = GUARD_BUSY_MS / 1000
         self.opened: list[MemoryStore] = [self.project]
         if not self.project.exists:
             raise Skip("no project store here")
 
     def global_store(self) -> MemoryStore | None:
+        from recall.kept_engine import open_store
         from recall.locations import global_location
-        from recall.store import MemoryStore
 
-        store = MemoryStore(global_location(self.project.location.base), notice=_notice)
+        store = open_store(global_location(self.project.location.base), _notice)
         store.wait = GUARD_BUSY_MS / 1000
         self.opened.append(store)
         return store if store.exists else None
@@ -84,8 +84,10 @@ class _Stores:
         return self.project.conn, _ledger(hook)
 
     def close(self) -> None:
+        from recall.kept_engine import close_store
+
         for store in self.opened:
-            store.close()
+            close_store(store)
 
     def __enter__(self) -> _Stores:
         return self

@@ -61,6 +61,7 @@ class StoreBase:
         from a copy, as a read-only one does."""
         self._busy = False
         self._defer_check = False
+        self._check_again = False  # kept open for another command: check the folder at next use
         self._pending: DeferredCheck | None = None
         """The check of the folder left running in a child by the index's opening, until its
         verdict is asked for (see :meth:`recall.store.opening.IndexOpening.settle`)."""

@@ -71,7 +71,55 @@ class IndexOpening(StoreBase):
         if conn is not None and self._stale(conn):
             conn = None
         if conn is None:
+            self._check_again = False  # an opening checks the folder itself
             conn = self._conn = self._open()
+        elif self._check_again:
+            self._check_again = False
+            conn = self._checked_again(conn)
+        return conn
+
+    def serve_again(self, notice: Callable[[str], None]) -> None:
+        """Serve the next command of a long-lived process as a store opened for it would:
+        its notices go to ``notice``, it waits for another writer as long as it takes until
+        told otherwise (:attr:`wait`), and the index is checked against the folder at its
+        next use. A store that was not created when it was opened is opened afresh once it
+        exists (its empty in-memory index knows nothing of the files)."""
+        self.notice = notice
+        self.wait = None
+        self._read_only_told = False
+        if self._in_memory and self.exists:
+            self.close()
+        elif self._conn is not None:
+            self._check_again = True
+
+    def reusable(self) -> bool:
+        """Whether this store may be kept open for another command: its index is open for
+        writing (or empty in memory), with no write, lock or deferred check under way. A copy
+        served read-only or while busy is opened afresh next time, as it would have been."""
+        conn = self._conn
+        return (
+            conn is not None
+            and self.read_only is None
+            and not self._busy
+            and not self._lock_depth
+            and self._pending is None
+            and not conn.in_transaction
+        )
+
+    def _checked_again(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        """The open index synced with the folder, as an opening syncs it; a failure (another
+        writer past this caller's wait, a damaged or unwritable index) opens it afresh, which
+        serves each case as it always does."""
+        if self._in_memory:
+            return conn
+        try:
+            self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
+        except (StoreBusy, sqlite3.Error):
+            self._conn = None
+            conn.close()
+            conn = self._conn = self._open()
+            return conn
+        self._seen_dir_mtime = self._dir_mtime()
         return conn
 
     def _stale(self, conn: sqlite3.Connection) -> bool:

@@ -10,6 +10,7 @@ import socket
 import time
 from typing import Any
 
+from recall.kept_engine import keep_between_commands
 from recall.warm import protocol
 from recall.warm.server import CHECK_EVERY_S, REQUEST_IO_TIMEOUT_S, Engine, idle_limit
 
@@ -90,6 +91,7 @@ def serve(root: str) -> int:
     path = protocol.socket_path(base, ident)
     engine = Engine(root)
     _watch_folders(engine)
+    keep_between_commands()  # the warm-up's stores and engine serve the first request
     _warm_up(engine)
     listener = _bind(path)
     st = os.lstat(path)

@@ -2,9 +2,10 @@
 modules loaded and serves ``tether inject`` and ``tether hook EVENT`` over a Unix socket.
 
 Requests are served one at a time, each as its own fresh process would run it
-(:mod:`recall.warm.request`): the stores are opened, checked and synced anew, the genome's
-staleness checked, the settings read, the clock read. Only the imports and what the
-interpreter keeps warm (compiled patterns, a filled page cache) are saved.
+(:mod:`recall.warm.request`): the settings read, the clock read, each store checked and synced
+against its memory folder and the genome's staleness checked before anything is read. What is
+saved is the imports, what the interpreter keeps warm (compiled patterns, a filled page cache)
+and the open stores and recall engine the previous request left (:mod:`recall.kept_engine`).
 
 The engine exits by itself after :data:`IDLE_EXIT_S` without a request, when its project's
 store folder disappears, when its own code changes on disk, when its socket is taken away, and
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
+from recall.kept_engine import reused_engines
 from recall.warm import protocol
 
 IDLE_EXIT_S: Final = 15 * 60
@@ -160,6 +162,7 @@ class Engine:
             "idle_limit_s": idle_limit(),
             "uptime_s": round(time.time() - self.started, 1),
             "folder_checks": self._folder_checks(),
+            "engine_reused": reused_engines(),
             "protocol": protocol.PROTOCOL,
         }
 

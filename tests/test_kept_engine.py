@@ -1,0 +1,126 @@
+"""Stores and the recall engine kept between the commands of one long-lived process
+(recall.kept_engine), against real stores in a temp repository: each command is opened and
+closed as the CLI and the hooks do, and another writer changes things between them."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import Notices, git, remember
+
+from recall import kept_engine
+from recall.locations import global_location, project_location
+from recall.ranking.engine import Hit, Recaller
+from recall.ranking.query import RecallQuery, Touch
+from recall.service import FolderStores, build_recaller
+from recall.store import MemoryStore
+
+
+@pytest.fixture
+def keeping() -> Iterator[None]:
+    """Keep stores and engines between commands for this test only."""
+    kept_engine.keep_between_commands()
+    yield
+    kept_engine.stop_keeping()
+
+
+def command(
+    cwd: Path, prompt: str, files: tuple[str, ...] = ("src/app.py",)
+) -> tuple[list[Hit], Recaller, list[MemoryStore]]:
+    """One command as ``tether inject`` runs it: stores opened, engine built, one recall, all
+    closed (or kept)."""
+    folder = FolderStores(cwd, notice=Notices())
+    try:
+        stores = folder.stores("all")
+        recaller = build_recaller(
+            stores, folder.project_if_any(), notice=Notices(), short_lived=True
+        )
+        touches = tuple(Touch(path, "edit") for path in files)
+        hits = recaller.recall(RecallQuery(touches, prompt)).hits
+        return hits, recaller, stores
+    finally:
+        folder.close()
+
+
+def other_writer(location_of: Path | None = None, *, scope: str = "project") -> MemoryStore:
+    """A store of its own on the same folder, as another process opens it."""
+    if scope == "global":
+        return MemoryStore(global_location(location_of or Path.cwd()), notice=Notices())
+    return MemoryStore(project_location(location_of or Path.cwd()), notice=Notices())
+
+
+def written(repo: Path, summary: str, *, scope: str = "project", **kwargs: object) -> str:
+    store = other_writer(repo, scope=scope)
+    try:
+        return remember(store, summary, **kwargs)
+    finally:
+        store.close()
+
+
+def test_the_next_command_gets_the_same_engine_and_sees_what_another_writer_did(
+    repo: Path, keeping: None
+) -> None:
+    first_id = written(repo, "flush the buffer before exit")
+    hits, recaller, stores = command(repo, "flush buffer")
+    assert [h.memory.id for h in hits] == [first_id]
+
+    second_id = written(repo, "the audit log rotates nightly")
+    hits, again, stores_again = command(repo, "audit log")
+    assert again is recaller and all(a is b for a, b in zip(stores_again, stores, strict=True))
+    assert second_id in [h.memory.id for h in hits]
+    assert kept_engine.reused_engines() == 1
+
+    # a memory file rewritten in place: no file added, the folder's own times unchanged
+    path = next(p for p in (repo / ".tether/memories").glob("*.md") if "audit" in p.read_text())
+    before = path.stat()
+    path.write_text(path.read_text().replace("audit log", "AUDIT LOG"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 10**9))
+    hits, _, _ = command(repo, "audit log")
+    assert any("AUDIT LOG" in h.memory.summary for h in hits)
+    assert kept_engine.reused_engines() == 2
+
+
+def test_the_kept_engine_follows_new_commits(repo: Path, keeping: None) -> None:
+    written(repo, "flush the buffer before exit")
+    hits, recaller, _ = command(repo, "flush buffer")
+    assert hits[0].drift == 0
+    for number in range(recaller.drift_commits):
+        (repo / "src/app.py").write_text(f"print({number})\n")
+        git(repo, "commit", "-qam", f"app {number}")
+    hits, again, _ = command(repo, "flush buffer")
+    assert again is recaller
+    assert hits[0].drift >= recaller.drift_commits  # the first commit may share its second
+
+
+def test_a_global_store_created_meanwhile_is_read(repo: Path, keeping: None) -> None:
+    written(repo, "flush the buffer before exit")
+    _, _, stores = command(repo, "flush buffer")
+    assert [s.scope for s in stores] == ["project", "global"] and not stores[1].exists
+    preference = written(repo, "flush buffers explicitly", scope="global", files=[])
+    hits, _, _ = command(repo, "flush buffers explicitly")
+    assert preference in [h.memory.id for h in hits]
+
+
+def test_a_store_closed_mid_write_is_not_kept(repo: Path, keeping: None) -> None:
+    written(repo, "flush the buffer before exit")
+    folder = FolderStores(repo, notice=Notices())
+    store = folder.project()
+    store.conn.execute("BEGIN IMMEDIATE")
+    folder.close()
+    again = FolderStores(repo, notice=Notices())
+    try:
+        assert again.project() is not store
+    finally:
+        again.close()
+    store.close()
+
+
+def test_nothing_is_kept_unless_asked(repo: Path) -> None:
+    written(repo, "flush the buffer before exit")
+    _, recaller, stores = command(repo, "flush buffer")
+    _, again, stores_again = command(repo, "flush buffer")
+    assert again is not recaller and stores_again[0] is not stores[0]
+    assert kept_engine.reused_engines() == 0
