@@ -5,6 +5,7 @@ closed as the CLI and the hooks do, and another writer changes things between th
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -124,3 +125,69 @@ def test_nothing_is_kept_unless_asked(repo: Path) -> None:
     _, again, stores_again = command(repo, "flush buffer")
     assert again is not recaller and stores_again[0] is not stores[0]
     assert kept_engine.reused_engines() == 0
+
+
+def busy_timeout(store: MemoryStore) -> int:
+    """How long the store's index connection waits for another writer, in ms."""
+    return int(store.conn.execute("PRAGMA busy_timeout").fetchone()[0])
+
+
+def test_a_kept_store_waits_as_long_as_the_command_using_it_says(repo: Path, keeping: None) -> None:
+    written(repo, "flush the buffer before exit")
+    _, _, stores = command(repo, "flush buffer")  # an inject: as long as it takes
+    inject_wait = busy_timeout(stores[0])
+    hook = kept_engine.open_store(project_location(repo), Notices())
+    hook.wait = 0.25  # a hook's own wait, set after opening as the hooks set it
+    try:
+        assert hook is stores[0] and busy_timeout(hook) == 250
+    finally:
+        kept_engine.close_store(hook)
+    _, _, again = command(repo, "flush buffer")
+    assert again[0] is stores[0] and busy_timeout(again[0]) == inject_wait > 250
+
+
+def test_a_memory_folder_gone_leaves_the_index_on_disk_alone(repo: Path, keeping: None) -> None:
+    written(repo, "flush the buffer before exit")
+    command(repo, "flush buffer")
+    memories = repo / ".tether/memories"
+    memories.rename(repo / "aside")  # a checkout of a branch without the store, say
+    try:
+        hits, _, stores = command(repo, "flush buffer")
+        assert hits == [] and not stores[0].exists
+        # as a fresh process: an empty index in memory, the one on disk left as it was
+        index = sqlite3.connect(project_location(repo).index_path)
+        try:
+            assert index.execute("SELECT count(*) FROM memories").fetchone()[0] == 1
+        finally:
+            index.close()
+    finally:
+        (repo / "aside").rename(memories)
+    hits, _, _ = command(repo, "flush buffer")
+    assert [h.memory.summary for h in hits] == ["flush the buffer before exit"]
+
+
+def test_memories_left_out_of_the_semantic_channel_are_told_to_every_command(
+    repo: Path, keeping: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recall.ranking import vectors
+
+    monkeypatch.setattr(vectors, "RECALL_COMPUTE_MAX", 0)  # as at thousands without vectors
+    written(repo, "flush the buffer before exit")
+    store = other_writer(repo)
+    try:
+        store.conn.execute("DELETE FROM vectors")  # as a model changed since they were made
+        store.conn.execute("DELETE FROM meta WHERE key = 'vectors_complete'")
+    finally:
+        store.close()
+    told = []
+    for _ in range(2):
+        said = Notices()
+        folder = FolderStores(repo, notice=said)
+        try:
+            stores = folder.stores("all")
+            recaller = build_recaller(stores, folder.project_if_any(), notice=said)
+            recaller.recall(RecallQuery((Touch("src/app.py", "edit"),), "flush the buffer"))
+        finally:
+            folder.close()
+        told.append(any("left out of the semantic channel" in line for line in said))
+    assert told == [True, True] and kept_engine.reused_engines() == 1

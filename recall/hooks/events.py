@@ -63,6 +63,7 @@ class _Stores:
         self.project.wait = GUARD_BUSY_MS / 1000
         self.opened: list[MemoryStore] = [self.project]
         if not self.project.exists:
+            self.close()
             raise Skip("no project store here")
 
     def global_store(self) -> MemoryStore | None:

@@ -38,7 +38,10 @@ class Nearest:
     def __init__(self, embedder: Callable[[], Embedder]) -> None:
         """Search with the vectors of ``embedder()`` (asked only when the numpy path runs)."""
         self.embedder = embedder
-        self._kept: dict[int, tuple[tuple[sqlite3.Connection, str], Any, Any]] = {}
+        self._kept: dict[int, tuple[tuple[sqlite3.Connection, str], Any, Any, int]] = {}
+        # who heard of each store's memories left out: told once per listener, so an engine
+        # kept between commands tells each command (its own notice), as a fresh one would
+        self._told: dict[int, Callable[[str], None]] = {}
 
     def forget(self) -> None:
         """Drop the kept vectors (read through connections a recovery closed)."""
@@ -91,18 +94,21 @@ class Nearest:
         kept = self._kept.get(id(store))
         # the connection too: a store that recovered its index reads through a new one
         if kept is not None and kept[0] == (conn, stamp):
-            return kept[1], kept[2]
-        dir_mode, file_mode = _cache_modes(store)
-        rowids, matrix, left_out = vectors.for_recall(
-            conn, embedder, cache, dir_mode=dir_mode, file_mode=file_mode
-        )
-        if left_out and notice is not None:
+            _, rowids, matrix, left_out = kept
+        else:
+            dir_mode, file_mode = _cache_modes(store)
+            rowids, matrix, left_out = vectors.for_recall(
+                conn, embedder, cache, dir_mode=dir_mode, file_mode=file_mode
+            )
+            self._kept[id(store)] = ((conn, stamp), rowids, matrix, left_out)
+            self._told.pop(id(store), None)
+        if left_out and notice is not None and self._told.get(id(store)) is not notice:
+            self._told[id(store)] = notice
             notice(
                 f"{left_out} memories of the {store.scope} store have no vector from "
                 f"{embedder.name} yet and are left out of the semantic channel; "
                 "`tether reindex` computes them"
             )
-        self._kept[id(store)] = ((conn, stamp), rowids, matrix)
         return rowids, matrix
 
 

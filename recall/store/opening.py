@@ -83,11 +83,13 @@ class IndexOpening(StoreBase):
         its notices go to ``notice``, it waits for another writer as long as it takes until
         told otherwise (:attr:`wait`), and the index is checked against the folder at its
         next use. A store that was not created when it was opened is opened afresh once it
-        exists (its empty in-memory index knows nothing of the files)."""
+        exists (its empty in-memory index knows nothing of the files), and one whose memory
+        folder is gone is too (synced, its index on disk would be emptied; an opening leaves
+        it alone)."""
         self.notice = notice
         self.wait = None
         self._read_only_told = False
-        if self._in_memory and self.exists:
+        if self._in_memory == self.exists:  # created since, or its folder gone since
             self.close()
         elif self._conn is not None:
             self._check_again = True
@@ -107,19 +109,33 @@ class IndexOpening(StoreBase):
         )
 
     def _checked_again(self, conn: sqlite3.Connection) -> sqlite3.Connection:
-        """The open index synced with the folder, as an opening syncs it; a failure (another
-        writer past this caller's wait, a damaged or unwritable index) opens it afresh, which
-        serves each case as it always does."""
+        """The open index synced with the folder as an opening syncs it, waiting for another
+        writer as this caller's :attr:`wait` says (busy past it: a copy, as an opening
+        serves it); one not writable now or failing to sync is opened afresh."""
         if self._in_memory:
             return conn
+        if self._unwritable() is not None:
+            return self._opened_afresh(conn)
+        wait_ms = db.BUSY_TIMEOUT_MS if self.wait is None else max(int(self.wait * 1000), 1)
+        conn.execute(f"PRAGMA busy_timeout = {wait_ms}")
         try:
             self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
-        except (StoreBusy, sqlite3.Error):
+        except (StoreBusy, sqlite3.Error) as error:
+            busy = isinstance(error, StoreBusy) or db.is_busy(error)
+            if self.wait is None or not busy:
+                return self._opened_afresh(conn)
             self._conn = None
             conn.close()
-            conn = self._conn = self._open()
+            self._busy = True  # another writer, past this caller's wait: a copy to read
+            conn = self._conn = self._open_read_only(f"{error}", "it is busy with another writer")
             return conn
         self._seen_dir_mtime = self._dir_mtime()
+        return conn
+
+    def _opened_afresh(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        self._conn = None
+        conn.close()
+        conn = self._conn = self._open()
         return conn
 
     def _stale(self, conn: sqlite3.Connection) -> bool:
