@@ -149,7 +149,9 @@ def kept_recaller(
         from recall.repo_signals import bring_up_to_date
 
         bring_up_to_date(kept.recaller.repo, notice=genome_notice)
-        kept.recaller.notice = notice
+        # a listener of this command's own: what the engine tells a listener once (memories
+        # left out of the semantic channel) each command hears, as a fresh process tells it
+        kept.recaller.notice = lambda message: notice(message)
         _KEEPING.reused += 1
         return kept.recaller
     recaller = build()

@@ -191,3 +191,73 @@ def test_memories_left_out_of_the_semantic_channel_are_told_to_every_command(
             folder.close()
         told.append(any("left out of the semantic channel" in line for line in said))
     assert told == [True, True] and kept_engine.reused_engines() == 1
+
+
+def test_a_store_busy_past_a_hooks_wait_is_read_as_a_copy_and_not_kept(
+    repo: Path, keeping: None
+) -> None:
+    written(repo, "flush the buffer before exit")
+    _, _, stores = command(repo, "flush buffer")
+    added = written(repo, "the audit log rotates nightly")  # the next use has a file to sync
+    writer = sqlite3.connect(project_location(repo).index_path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process mid-write, past the hook's wait
+    try:
+        hook = kept_engine.open_store(project_location(repo), Notices())
+        hook.wait = 0.05
+        assert hook is stores[0]
+        hook.conn  # noqa: B018 - the hook's first read
+        assert hook.read_only is not None  # served as a copy of the index as it was
+        kept_engine.close_store(hook)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    hits, _, again = command(repo, "audit log")
+    assert again[0] is not stores[0] and added in [h.memory.id for h in hits]
+
+
+def test_one_listener_for_every_command_is_told_of_memories_left_out_each_time(
+    repo: Path, keeping: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hooks pass the same module-level notice to every command; the kept engine still
+    tells each command, as a fresh hook process would."""
+    from recall.ranking import vectors
+
+    monkeypatch.setattr(vectors, "RECALL_COMPUTE_MAX", 0)
+    written(repo, "flush the buffer before exit")
+    store = other_writer(repo)
+    try:
+        store.conn.execute("DELETE FROM vectors")
+        store.conn.execute("DELETE FROM meta WHERE key = 'vectors_complete'")
+    finally:
+        store.close()
+    said = Notices()  # one listener, as the hooks' own
+    for _ in range(2):
+        folder = FolderStores(repo, notice=said)
+        try:
+            stores = folder.stores("all")
+            recaller = build_recaller(stores, folder.project_if_any(), notice=said)
+            recaller.recall(RecallQuery((Touch("src/app.py", "edit"),), "flush the buffer"))
+        finally:
+            folder.close()
+    assert sum("left out of the semantic channel" in line for line in said) == 2
+    assert kept_engine.reused_engines() == 1
+
+
+def test_a_folder_gone_between_opening_and_first_read_leaves_the_index_alone(
+    repo: Path, keeping: None
+) -> None:
+    written(repo, "flush the buffer before exit")
+    command(repo, "flush buffer")
+    store = kept_engine.open_store(project_location(repo), Notices())
+    memories = repo / ".tether/memories"
+    memories.rename(repo / "aside")
+    try:
+        assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+        index = sqlite3.connect(project_location(repo).index_path)
+        try:
+            assert index.execute("SELECT count(*) FROM memories").fetchone()[0] == 1
+        finally:
+            index.close()
+    finally:
+        kept_engine.close_store(store)
+        (repo / "aside").rename(memories)

@@ -114,7 +114,7 @@ class IndexOpening(StoreBase):
         serves it); one not writable now or failing to sync is opened afresh."""
         if self._in_memory:
             return conn
-        if self._unwritable() is not None:
+        if not self.exists or self._unwritable() is not None:  # gone, or not writable now
             return self._opened_afresh(conn)
         wait_ms = db.BUSY_TIMEOUT_MS if self.wait is None else max(int(self.wait * 1000), 1)
         conn.execute(f"PRAGMA busy_timeout = {wait_ms}")
