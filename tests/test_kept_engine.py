@@ -261,3 +261,21 @@ def test_a_folder_gone_between_opening_and_first_read_leaves_the_index_alone(
     finally:
         kept_engine.close_store(store)
         (repo / "aside").rename(memories)
+
+
+def test_a_store_read_as_a_copy_while_busy_is_writable_once_opened_again(repo: Path) -> None:
+    written(repo, "flush the buffer before exit")
+    store = other_writer(repo)
+    store.wait = 0.05
+    writer = sqlite3.connect(project_location(repo).index_path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        assert store.conn is not None and store.read_only is not None and not store.reusable()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    store.close()
+    try:  # opened again with nobody else writing: a writable index, guarded by the lock again
+        assert store.conn is not None and store.read_only is None and store.reusable()
+    finally:
+        store.close()

@@ -154,7 +154,7 @@ class IndexOpening(StoreBase):
             db.prepare(conn)
             self._in_memory = True
             return conn
-        self._in_memory = False
+        self._in_memory = self._busy = False  # busy again only if another writer still is
         path = self.location.index_path
         refused = self._unwritable()
         if refused is not None:
