@@ -279,3 +279,20 @@ def test_a_store_read_as_a_copy_while_busy_is_writable_once_opened_again(repo: P
         assert store.conn is not None and store.read_only is None and store.reusable()
     finally:
         store.close()
+
+
+def test_an_index_rebuilt_by_another_process_gets_an_engine_built_on_it(
+    repo: Path, keeping: None
+) -> None:
+    first_id = written(repo, "flush the buffer before exit")
+    _, recaller, stores = command(repo, "flush buffer")
+    store = other_writer(repo)
+    try:
+        store.reindex()  # a new index file: rowids assigned anew
+        second_id = remember(store, "the audit log rotates nightly")
+    finally:
+        store.close()
+    hits, again, stores_again = command(repo, "flush buffer audit log")
+    assert stores_again[0] is stores[0] and again is not recaller
+    assert {first_id, second_id} <= {h.memory.id for h in hits}
+    assert again.repo.conn is stores[0].conn  # the genome reads the new index
