@@ -122,7 +122,9 @@ def recall(
         touches = tuple(Touch(path, "edit") for path in _paths(project, files or [], ws))
     gate = Gate(project, log.warning)
     # Genome notices (a shallow clone, say) go to the server's log on stderr, not the result.
-    recaller = build_recaller(stores, project, notice=log.warning, genome_notice=log.info)
+    recaller = build_recaller(
+        stores, project, notice=log.warning, genome_notice=log.info, kept=ws.engines
+    )
     # Held back, others' memories would take places in the ranking: rank as many as may be
     # asked for, so that up to ``limit`` of the allowed ones fill the result.
     found = recaller.recall(RecallQuery(touches, prompt, limit=limit if gate.open else RECALL_MAX))

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from recall.errors import NotFound
 from recall.folder_watch import FolderWatch
+from recall.kept_engine import KeptEngines
 from recall.model import Memory
 from recall.service import FolderStores
 from recall.store import MemoryStore
@@ -38,6 +39,9 @@ class Workspace:
         self.session_id = f"mcp-{uuid.uuid4().hex[:12]}"
         """One session per server lifetime: each ``memory_recall`` counts one turn of it."""
         self.folder = FolderStores(self.cwd, notice=_stderr_notice)
+        self.engines = KeptEngines()
+        """The recall engines over these stores, kept between calls (their word counts,
+        vectors and commit times), each made current before it ranks."""
         self._lock = threading.Lock()
         self._watch = FolderWatch()
 
@@ -99,4 +103,5 @@ class Workspace:
     def close(self) -> None:
         """Close every store."""
         with self._lock:
+            self.engines.forget()
             self.folder.close()

@@ -48,15 +48,74 @@ class _Kept:
     project_existed: bool
 
 
+class KeptEngines:
+    """Recall engines kept by the stores they rank, for one long-lived owner: this process's
+    commands (:func:`keep_between_commands`), or a server that keeps its stores open itself
+    (the MCP server's workspace)."""
+
+    def __init__(self) -> None:
+        """Start with no engine."""
+        self._engines: dict[tuple[int, ...], _Kept] = {}
+        self.reused = 0
+        """Recalls served by a kept engine (the warm engine's status shows it)."""
+
+    def recaller(
+        self,
+        stores: Sequence[MemoryStore],
+        project: MemoryStore | None,
+        semantic: bool,
+        *,
+        notice: Notice,
+        genome_notice: Notice,
+        build: Callable[[], Recaller],
+    ) -> Recaller:
+        """The engine over ``stores`` kept from an earlier recall, made current; else a new
+        one from ``build`` (a long-lived engine with the built-in embedder), kept for the next.
+        ``semantic``: whether the semantic channel ranks (an engine built otherwise is not
+        reused)."""
+        key = tuple(id(store) for store in stores)
+        kept = self._engines.get(key)
+        existed = project is not None and project.exists
+        if (
+            kept is not None
+            and kept.project_existed == existed
+            and kept.recaller.semantic == semantic
+            and all(a is b for a, b in zip(kept.stores, stores, strict=True))
+            # an index replaced since (a reindex, a recovery): its genome is built on the new one
+            and (
+                project is None
+                or not existed
+                or getattr(kept.recaller.repo, "conn", None) is project.conn
+            )
+        ):
+            from recall.repo_signals import bring_up_to_date
+
+            bring_up_to_date(kept.recaller.repo, notice=genome_notice)
+            # a listener of this recall's own: what the engine tells a listener once (memories
+            # left out of the semantic channel) each command hears, as a fresh process tells it
+            kept.recaller.notice = lambda message: notice(message)
+            self.reused += 1
+            return kept.recaller
+        recaller = build()
+        if len(self._engines) >= MAX_ENGINES:
+            self._engines.pop(next(iter(self._engines)))
+        self._engines[key] = _Kept(recaller, tuple(stores), existed)
+        return recaller
+
+    def forget(self, store: MemoryStore | None = None) -> None:
+        """Let go of every engine that ranks ``store`` (every engine without one)."""
+        for key, kept in list(self._engines.items()):
+            if store is None or any(s is store for s in kept.stores):
+                del self._engines[key]
+
+
 class _Keeping:
     """What this process keeps: open stores by location, engines by the stores they rank."""
 
     def __init__(self) -> None:
         self.on = False
         self.stores: dict[Location, MemoryStore] = {}
-        self.engines: dict[tuple[int, ...], _Kept] = {}
-        self.reused = 0
-        """Commands served by a kept engine (the warm engine's status shows it)."""
+        self.engines = KeptEngines()
 
 
 _KEEPING = _Keeping()
@@ -70,8 +129,7 @@ def keep_between_commands() -> None:
 def stop_keeping() -> None:
     """Close every kept store, forget every kept engine and keep nothing from now on."""
     _KEEPING.on = False
-    _KEEPING.reused = 0
-    _KEEPING.engines.clear()
+    _KEEPING.engines = KeptEngines()
     for store in list(_KEEPING.stores.values()):
         store.close()
     _KEEPING.stores.clear()
@@ -79,7 +137,7 @@ def stop_keeping() -> None:
 
 def reused_engines() -> int:
     """How many commands a kept engine has served."""
-    return _KEEPING.reused
+    return _KEEPING.engines.reused
 
 
 def open_store(location: Location, notice: Notice) -> MemoryStore:
@@ -107,55 +165,10 @@ def close_store(store: MemoryStore) -> None:
 def _drop(store: MemoryStore) -> None:
     if _KEEPING.stores.get(store.location) is store:
         del _KEEPING.stores[store.location]
-    for key, kept in list(_KEEPING.engines.items()):
-        if any(s is store for s in kept.stores):
-            del _KEEPING.engines[key]
+    _KEEPING.engines.forget(store)
     store.close()
 
 
-def keeping() -> bool:
-    """Whether this process keeps stores and engines between commands."""
-    return _KEEPING.on
-
-
-def kept_recaller(
-    stores: Sequence[MemoryStore],
-    project: MemoryStore | None,
-    semantic: bool,
-    *,
-    notice: Notice,
-    genome_notice: Notice,
-    build: Callable[[], Recaller],
-) -> Recaller:
-    """The engine over ``stores`` kept from an earlier command, made current; else a new one
-    from ``build`` (a long-lived engine with the built-in embedder), kept for the next.
-    ``semantic``: whether the semantic channel ranks (an engine built otherwise is not
-    reused)."""
-    key = tuple(id(store) for store in stores)
-    kept = _KEEPING.engines.get(key)
-    existed = project is not None and project.exists
-    if (
-        kept is not None
-        and kept.project_existed == existed
-        and kept.recaller.semantic == semantic
-        and all(a is b for a, b in zip(kept.stores, stores, strict=True))
-        # an index replaced since (a reindex, a recovery): its genome is built on the new one
-        and (
-            project is None
-            or not existed
-            or getattr(kept.recaller.repo, "conn", None) is project.conn
-        )
-    ):
-        from recall.repo_signals import bring_up_to_date
-
-        bring_up_to_date(kept.recaller.repo, notice=genome_notice)
-        # a listener of this command's own: what the engine tells a listener once (memories
-        # left out of the semantic channel) each command hears, as a fresh process tells it
-        kept.recaller.notice = lambda message: notice(message)
-        _KEEPING.reused += 1
-        return kept.recaller
-    recaller = build()
-    if len(_KEEPING.engines) >= MAX_ENGINES:
-        _KEEPING.engines.pop(next(iter(_KEEPING.engines)))
-    _KEEPING.engines[key] = _Kept(recaller, tuple(stores), existed)
-    return recaller
+def keeping() -> KeptEngines | None:
+    """The engines this process keeps between commands, when it keeps them."""
+    return _KEEPING.engines if _KEEPING.on else None

@@ -23,6 +23,7 @@ from recall.locations import GLOBAL, PROJECT, global_location, project_location
 from recall.store import MemoryStore
 
 if TYPE_CHECKING:
+    from recall.kept_engine import KeptEngines
     from recall.ranking.engine import Hit, Recaller, RepoSignals
 
 Notice = Callable[[str], None]
@@ -108,33 +109,39 @@ def build_recaller(
     signals: RepoSignals | None = None,
     short_lived: bool = False,
     genome_notice: Notice | None = None,
+    kept: KeptEngines | None = None,
 ) -> Recaller:
     """The recall engine over ``stores``: the repository signals of ``project`` (its genome,
     refreshed if stale, unless ``signals`` are given), the configured embedder, the cache.
+    One of ``kept`` (a server's own) or of this process's (:mod:`recall.kept_engine`) when
+    engines are kept, made current, unless an embedder provider is configured.
 
     ``short_lived`` is for a process that answers one query and exits (a refresh of its genome
     leaves the symbol index to ``tether index`` and the language server); ``genome_notice`` takes
     the genome's notices (a shallow clone, say) when they belong elsewhere than ``notice``.
     """
-    from recall.kept_engine import keeping, kept_recaller
+    from recall.kept_engine import keeping
     from recall.ranking.embedders import embedder_for
     from recall.ranking.engine import Recaller
     from recall.repo_signals import open_repo_signals
 
     root = project.repo_root if project is not None else None
     embedder, semantic = embedder_for(root, notice)
-    if signals is None and embedder is None and keeping():
+    kept = kept if kept is not None else keeping()
+    if signals is None and embedder is None and kept is not None:
 
         def long_lived() -> Recaller:
             repo = None
-            if project is not None:  # as a one-shot command's: no symbol index refresh
-                repo = open_repo_signals(project, notice=genome_notice or notice, symbols=False)
+            if project is not None:
+                repo = open_repo_signals(
+                    project, notice=genome_notice or notice, symbols=not short_lived
+                )
             return Recaller(
                 stores, repo, cache_dir=cache_dir(project), semantic=semantic, notice=notice
             )
 
-        # a long-lived process keeps its engine between commands
-        return kept_recaller(
+        # a long-lived process keeps its engine between recalls
+        return kept.recaller(
             stores,
             project,
             semantic,
