@@ -16,7 +16,9 @@ the stores and the engine the previous one left, made current first as an openin
 - an engine with a configured embedder (a provider's, whose setting a command may change) is
   built anew for each command, as before.
 
-Off (every one-shot process), this module only hands out new stores.
+Off (every one-shot process), this module only hands out new stores. A server that keeps its
+stores open itself and catches them up with the disk (the MCP server) keeps its engines in a
+:class:`KeptEngines` of its own.
 """
 
 from __future__ import annotations
