@@ -166,33 +166,6 @@ def test_a_memory_folder_gone_leaves_the_index_on_disk_alone(repo: Path, keeping
     assert [h.memory.summary for h in hits] == ["flush the buffer before exit"]
 
 
-def test_memories_left_out_of_the_semantic_channel_are_told_to_every_command(
-    repo: Path, keeping: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from recall.ranking import vectors
-
-    monkeypatch.setattr(vectors, "RECALL_COMPUTE_MAX", 0)  # as at thousands without vectors
-    written(repo, "flush the buffer before exit")
-    store = other_writer(repo)
-    try:
-        store.conn.execute("DELETE FROM vectors")  # as a model changed since they were made
-        store.conn.execute("DELETE FROM meta WHERE key = 'vectors_complete'")
-    finally:
-        store.close()
-    told = []
-    for _ in range(2):
-        said = Notices()
-        folder = FolderStores(repo, notice=said)
-        try:
-            stores = folder.stores("all")
-            recaller = build_recaller(stores, folder.project_if_any(), notice=said)
-            recaller.recall(RecallQuery((Touch("src/app.py", "edit"),), "flush the buffer"))
-        finally:
-            folder.close()
-        told.append(any("left out of the semantic channel" in line for line in said))
-    assert told == [True, True] and kept_engine.reused_engines() == 1
-
-
 def test_a_store_busy_past_a_hooks_wait_is_read_as_a_copy_and_not_kept(
     repo: Path, keeping: None
 ) -> None:
@@ -215,23 +188,26 @@ def test_a_store_busy_past_a_hooks_wait_is_read_as_a_copy_and_not_kept(
     assert again[0] is not stores[0] and added in [h.memory.id for h in hits]
 
 
-def test_one_listener_for_every_command_is_told_of_memories_left_out_each_time(
-    repo: Path, keeping: None, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("one_listener", [False, True], ids=["own listener", "one for all"])
+def test_memories_left_out_of_the_semantic_channel_are_told_to_every_command(
+    repo: Path, keeping: None, monkeypatch: pytest.MonkeyPatch, one_listener: bool
 ) -> None:
-    """The hooks pass the same module-level notice to every command; the kept engine still
-    tells each command, as a fresh hook process would."""
+    """Told to each command, whether each passes a listener of its own (the CLI's context) or
+    all pass the same one (the hooks' module-level notice), as fresh processes tell it."""
     from recall.ranking import vectors
 
-    monkeypatch.setattr(vectors, "RECALL_COMPUTE_MAX", 0)
+    monkeypatch.setattr(vectors, "RECALL_COMPUTE_MAX", 0)  # as at thousands without vectors
     written(repo, "flush the buffer before exit")
     store = other_writer(repo)
     try:
-        store.conn.execute("DELETE FROM vectors")
+        store.conn.execute("DELETE FROM vectors")  # as a model changed since they were made
         store.conn.execute("DELETE FROM meta WHERE key = 'vectors_complete'")
     finally:
         store.close()
-    said = Notices()  # one listener, as the hooks' own
+    shared = Notices()
+    heard = []
     for _ in range(2):
+        said = shared if one_listener else Notices()
         folder = FolderStores(repo, notice=said)
         try:
             stores = folder.stores("all")
@@ -239,7 +215,8 @@ def test_one_listener_for_every_command_is_told_of_memories_left_out_each_time(
             recaller.recall(RecallQuery((Touch("src/app.py", "edit"),), "flush the buffer"))
         finally:
             folder.close()
-    assert sum("left out of the semantic channel" in line for line in said) == 2
+        heard.append(sum("left out of the semantic channel" in line for line in said))
+    assert heard == ([1, 2] if one_listener else [1, 1])
     assert kept_engine.reused_engines() == 1
 
 
