@@ -79,13 +79,10 @@ class IndexOpening(StoreBase):
         return conn
 
     def serve_again(self, notice: Callable[[str], None]) -> None:
-        """Serve the next command of a long-lived process as a store opened for it would:
-        its notices go to ``notice``, it waits for another writer as long as it takes until
-        told otherwise (:attr:`wait`), and the index is checked against the folder at its
-        next use. A store that was not created when it was opened is opened afresh once it
-        exists (its empty in-memory index knows nothing of the files), and one whose memory
-        folder is gone is too (synced, its index on disk would be emptied; an opening leaves
-        it alone)."""
+        """Serve a long-lived process's next command as a store opened for it would: notices
+        to ``notice``, the default :attr:`wait`, the folder checked at the next use. Created
+        since (its in-memory index knows no file) or its folder gone (a sync would empty the
+        index on disk): opened afresh."""
         self.notice = notice
         self.wait = None
         self._read_only_told = False
@@ -95,9 +92,8 @@ class IndexOpening(StoreBase):
             self._check_again = True
 
     def reusable(self) -> bool:
-        """Whether this store may be kept open for another command: its index is open for
-        writing (or empty in memory), with no write, lock or deferred check under way. A copy
-        served read-only or while busy is opened afresh next time, as it would have been."""
+        """Whether this store may be kept open for another command: its index open for writing
+        (or empty in memory), no write, lock or deferred check under way; not a copy."""
         conn = self._conn
         return (
             conn is not None
@@ -110,24 +106,19 @@ class IndexOpening(StoreBase):
 
     def _checked_again(self, conn: sqlite3.Connection) -> sqlite3.Connection:
         """The open index synced with the folder as an opening syncs it, waiting for another
-        writer as this caller's :attr:`wait` says (busy past it: a copy, as an opening
-        serves it); one not writable now or failing to sync is opened afresh."""
+        writer as this caller's :attr:`wait` says; not writable now or failing: opened again."""
         if self._in_memory:
             return conn
         if not self.exists or self._unwritable() is not None:  # gone, or not writable now
             return self._opened_afresh(conn)
-        wait_ms = db.BUSY_TIMEOUT_MS if self.wait is None else max(int(self.wait * 1000), 1)
-        conn.execute(f"PRAGMA busy_timeout = {wait_ms}")
+        conn.execute(f"PRAGMA busy_timeout = {self._wait_ms()}")
         try:
             self.last_sync = sync(conn, self.folder, self.normalize_stored, self._sync_lock)
         except (StoreBusy, sqlite3.Error) as error:
-            busy = isinstance(error, StoreBusy) or db.is_busy(error)
-            if self.wait is None or not busy:
-                return self._opened_afresh(conn)
             self._conn = None
             conn.close()
-            self._busy = True  # another writer, past this caller's wait: a copy to read
-            conn = self._conn = self._open_read_only(f"{error}", "it is busy with another writer")
+            busy = self._busy_past_wait(error)  # past this caller's wait: a copy, as opening
+            conn = self._conn = self._busy_copy(error) if busy else self._open()
             return conn
         self._seen_dir_mtime = self._dir_mtime()
         return conn
@@ -137,6 +128,18 @@ class IndexOpening(StoreBase):
         conn.close()
         conn = self._conn = self._open()
         return conn
+
+    def _wait_ms(self) -> int:  # this caller's wait for another writer, else the default
+        return db.BUSY_TIMEOUT_MS if self.wait is None else max(int(self.wait * 1000), 1)
+
+    def _busy_past_wait(self, error: Exception) -> bool:
+        """Whether ``error`` is another writer holding the index past this caller's wait."""
+        return self.wait is not None and (isinstance(error, StoreBusy) or db.is_busy(error))
+
+    def _busy_copy(self, error: Exception) -> sqlite3.Connection:
+        """A copy of the index to read while another writer holds it past this caller's wait."""
+        self._busy = True
+        return self._open_read_only(f"{error}", "it is busy with another writer")
 
     def _stale(self, conn: sqlite3.Connection) -> bool:
         """Whether the open index was replaced on disk and may be let go of here: not in the
@@ -165,10 +168,9 @@ class IndexOpening(StoreBase):
                 conn = self._open_writable(path, defer=defer)
                 break
             except (StoreBusy, sqlite3.OperationalError) as error:
-                if self.wait is None or not (isinstance(error, StoreBusy) or db.is_busy(error)):
+                if not self._busy_past_wait(error):
                     raise
-                self._busy = True  # another writer, past this caller's wait: a copy to read
-                return self._open_read_only(f"{error}", "it is busy with another writer")
+                return self._busy_copy(error)
             except db.IndexUnwritable as error:
                 # A writer closing at this very moment can make SQLite answer "cannot open" or
                 # an I/O error once; a read-only file system or a full disk answers every time.
@@ -213,9 +215,7 @@ class IndexOpening(StoreBase):
         if self._private:
             with contextlib.suppress(OSError):  # SQLite reports what it cannot open
                 privacy.create_private(path)
-        if self.wait is None:
-            return db.open_checked(path)
-        return db.open_checked(path, max(int(self.wait * 1000), 1))
+        return db.open_checked(path, self._wait_ms())
 
     def _unwritable(self) -> tuple[str, str] | None:
         """Why this store's index cannot be written here and what to do, or None when it can.
