@@ -149,7 +149,9 @@ def build_recaller(
             genome_notice=genome_notice or notice,
             build=long_lived,
         )
-    if short_lived:  # the engine's recall asks for the verdict before it answers
+    if signals is None:
+        # The engine opens the stores itself and nothing reads them before its first recall,
+        # which asks each for its folder's verdict (a one-shot command, a batch's first line).
         for store in stores:
             store.defer_first_check()
     if signals is None and project is not None:

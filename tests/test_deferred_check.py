@@ -1,4 +1,4 @@
-"""A one-shot engine's folder check, run in a child beside the ranking: the index read as it
+"""A fresh engine's folder check, run in a child beside its first ranking: the index read as it
 stands, the verdict asked for before anything is answered or written, and a recall ranked
 again when a file changed under the index."""
 
@@ -215,6 +215,42 @@ def test_the_prompt_hook_checks_its_folder_beside_the_ranking_and_shows_the_edit
     shown = on_prompt(parse_input(json.dumps(raw), "prompt"))
     assert "Backoff doubles" in shown and "flaky handshake" not in shown
     assert forks == [os.getpid()]
+    assert children() == []
+
+
+def test_a_recall_batch_checks_its_folder_beside_its_first_line_and_answers_the_edit(
+    settled: tuple[MemoryStore, str],
+    repo: Path,
+    tmp_path: Path,
+    any_size: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A batch keeps one engine for all its lines; its first line is ranked while a child
+    # checks the folder, and ranked again on the edit the check found.
+    from recall.cli.main import main
+
+    _, target = settled
+    edit_in_place(settled[0], target, "Retry the flaky handshake twice", "Backoff doubles")
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted_fork() -> int:
+        forks.append(os.getpid())  # in the parent, before there is a child
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counted_fork)
+    monkeypatch.chdir(repo)
+    lines = tmp_path / "queries.jsonl"
+    query = {"prompt": "backoff doubles", "files": ["src/app.py"]}
+    lines.write_text(f"{json.dumps(query)}\n{json.dumps(query)}\n", encoding="utf-8")
+    assert main(["recall", "--batch", str(lines), "--json", "--no-record"]) == 0
+    answers = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    for answer in answers:
+        assert [(h["id"], h["summary"]) for h in answer["results"]][:1] == [
+            (target, "Backoff doubles")
+        ]
+    assert len(answers) == 2 and forks == [os.getpid()]
     assert children() == []
 
 

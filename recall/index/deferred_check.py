@@ -1,13 +1,13 @@
-"""Confirming an unchanged memory folder on the second core while a one-shot recall ranks.
+"""Confirming an unchanged memory folder on the second core while a new engine first ranks.
 
-A one-shot process (``tether inject``, ``tether recall``, the prompt hook) confirms its folder
-is as indexed by one ``lstat`` per memory file: at 30,000 memories, about a third of a cold
-``tether inject``. That check only says whether the index may be trusted; the ranking does not need
-its answer until it is done. So a short-lived engine's store hands the stats to a forked
-child (:class:`recall.forked.Ahead`) and reads the index as it stands; the engine asks for the
-verdict before it returns anything (:meth:`recall.store.opening.IndexOpening.settle`), and
-when a file did change the store opens its index again (checked and synced there, as any
-opening is) and the recall is ranked again.
+A process that builds its engine (``tether inject``, ``tether recall`` and its ``--batch``, the
+prompt hook) confirms its folder is as indexed by one ``lstat`` per memory file: at 30,000
+memories, about a third of a cold ``tether inject``. That check only says whether the index may
+be trusted; the ranking does not need its answer until it is done. So such an engine's store
+hands the stats to a forked child (:class:`recall.forked.Ahead`) and reads the index as it
+stands; the engine asks for the verdict before it returns anything
+(:meth:`recall.store.opening.IndexOpening.settle`), and when a file did change the store opens
+its index again (checked and synced there, as any opening is) and the recall is ranked again.
 
 Only the check of a settled folder whose listing the index keeps is deferred: a folder whose
 own times moved (a file added, removed or renamed) is listed and compared in the process, as
