@@ -14,7 +14,7 @@ from typing import NamedTuple
 from recall.errors import BadInput, StoreBusy, StoreUnavailable
 
 MEMORY_SUFFIX = ".md"
-_FILE_TYPE_BITS = 0o170000  # the part of st_mode that S_IFMT keeps
+FILE_TYPE_BITS = 0o170000  # the part of st_mode that S_IFMT keeps
 _TEMP_PREFIX = ".tmp-"
 
 MAX_FILE_BYTES = 64 * 1024
@@ -145,7 +145,7 @@ class MemoryFolder:
             for name in names:
                 st = lstat(name, dir_fd=dir_fd)
                 # S_ISREG without a call per file (30k files: a few ms of a hook's budget)
-                if st.st_mode & _FILE_TYPE_BITS != S_IFREG:
+                if st.st_mode & FILE_TYPE_BITS != S_IFREG:
                     return None
                 mtimes += st.st_mtime_ns
                 sizes += st.st_size

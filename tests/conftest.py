@@ -168,6 +168,20 @@ def run_tether(
 
 
 @pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pids that forked from here on, counted in the parent before the child exists."""
+    counted: list[int] = []
+    real_fork = os.fork
+
+    def counted_fork() -> int:
+        counted.append(os.getpid())
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counted_fork)
+    return counted
+
+
+@pytest.fixture
 def cli(repo: Path) -> Callable[..., CliResult]:
     """Run the real CLI; ``cwd`` defaults to the temp repository."""
 

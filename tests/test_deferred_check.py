@@ -194,7 +194,7 @@ def test_the_prompt_hook_checks_its_folder_beside_the_ranking_and_shows_the_edit
     settled: tuple[MemoryStore, str],
     repo: Path,
     any_size: None,
-    monkeypatch: pytest.MonkeyPatch,
+    forks: list[int],
 ) -> None:
     # The hook counts the turn (a per-user row) before it ranks; the project store's check of
     # the memory files still runs in a child, and the ranking is done again on the edit.
@@ -203,14 +203,6 @@ def test_the_prompt_hook_checks_its_folder_beside_the_ranking_and_shows_the_edit
 
     _, target = settled
     edit_in_place(settled[0], target, "Retry the flaky handshake twice", "Backoff doubles")
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def counted_fork() -> int:
-        forks.append(os.getpid())  # in the parent, before there is a child
-        return real_fork()
-
-    monkeypatch.setattr(os, "fork", counted_fork)
     raw = {"session_id": "prompt-1", "cwd": str(repo), "prompt": "backoff doubles"}
     shown = on_prompt(parse_input(json.dumps(raw), "prompt"))
     assert "Backoff doubles" in shown and "flaky handshake" not in shown
@@ -223,6 +215,7 @@ def test_a_recall_batch_checks_its_folder_beside_its_first_line_and_answers_the_
     repo: Path,
     tmp_path: Path,
     any_size: None,
+    forks: list[int],
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -232,14 +225,6 @@ def test_a_recall_batch_checks_its_folder_beside_its_first_line_and_answers_the_
 
     _, target = settled
     edit_in_place(settled[0], target, "Retry the flaky handshake twice", "Backoff doubles")
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def counted_fork() -> int:
-        forks.append(os.getpid())  # in the parent, before there is a child
-        return real_fork()
-
-    monkeypatch.setattr(os, "fork", counted_fork)
     monkeypatch.chdir(repo)
     lines = tmp_path / "queries.jsonl"
     query = {"prompt": "backoff doubles", "files": ["src/app.py"]}

@@ -6,6 +6,7 @@ anything heavy is imported; everything else, and those when no engine answers, r
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 
@@ -19,6 +20,21 @@ def entry() -> None:
         code = served(words)
         if code is not None:
             sys.exit(code)
+        _look_early(words)
     from recall.cli.main import entry as run_here
 
     run_here()
+
+
+def _look_early(words: list[str]) -> None:
+    """Have the project's memory folder looked at in a child while this command imports what
+    it runs on (:mod:`recall.index.early_look`)."""
+    from recall.warm.client import command_folder
+    from recall.warm.protocol import find_root
+
+    where = command_folder(words)
+    root = find_root(where) if where is not None else None
+    if root is not None:
+        from recall.index.early_look import begin
+
+        begin(os.path.join(root, ".tether", "memories"))

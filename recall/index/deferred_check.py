@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from recall.forked import Ahead, ChildFailed
 from recall.memfiles import MemoryFolder
@@ -42,10 +42,12 @@ def keep_checks_here() -> None:
 @dataclass
 class DeferredCheck:
     """Stats of a settled folder's listed files, running in a child; compared with the
-    folder's fingerprint as last indexed (its count, modification times and sizes summed)."""
+    folder's fingerprint as last indexed (its count, modification times and sizes summed).
+    Also the look a one-shot command began at its start (:mod:`recall.index.early_look`),
+    whose answer holds the folder's stamp and its name checksums too."""
 
-    ahead: Ahead[tuple[int, int, int] | None]
-    expected: tuple[int, int, int]
+    ahead: Ahead[Any]
+    expected: tuple[Any, ...]
 
     @classmethod
     def start(

@@ -17,9 +17,11 @@ from typing import Any, Protocol
 from recall.anchors.symbols import anchors_column
 from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
-from recall.index import listing, rows
+from recall.forked import Ahead
+from recall.index import early_look, listing, rows
 from recall.index.db import rollback
 from recall.index.deferred_check import DeferredCheck
+from recall.index.folder_sums import folder_sums
 from recall.index.schema import FOLDER_STATE_KEYS
 from recall.memfiles import FileStat, MemoryFolder, OversizedFile, file_sha, limit_problem
 from recall.model import Memory
@@ -176,18 +178,8 @@ class Fingerprint:
     def of_folder(cls, folder: MemoryFolder) -> tuple[Fingerprint, list[bytes]]:
         """The fingerprint of the folder as it is now, equal to :meth:`of` its scan, in one
         pass that keeps nothing per file but its name (as the file system spells it)."""
-        crc = zlib.crc32
-        count = mtimes = sizes = checksum = 0
-        names: list[bytes] = []
-        keep = names.append
-        for name, st in folder.stat_files():
-            raw = name.encode(_FS_ENCODING, _FS_ERRORS)
-            keep(raw)
-            count += 1
-            mtimes += st.st_mtime_ns
-            sizes += st.st_size
-            checksum += crc(raw)
-        return cls(count, mtimes, sizes, checksum), names
+        totals, names = folder_sums(folder.path)
+        return cls(*totals), names
 
     def encode(self) -> str:
         """Text form kept in the ``meta`` table."""
@@ -246,7 +238,19 @@ def sync(
     report = SyncReport()
     stored = stored_fingerprint(conn)
     seen = _Seen.of(folder.path)
+    early = early_look.take(folder.path)
     if stored is not None and seen is not None and seen.quiet(stored):
+        if early is not None:
+            early.stop()
+        return report
+    check = _early_check(early, folder, stored) if early is not None else None
+    if check is not None and defer:
+        report.pending = check
+        return report
+    if check is not None and check.as_indexed():
+        assert stored is not None
+        if seen is not None:
+            seen.confirm(stored)
         return report
     if stored is not None and defer and seen is None:
         names = listing.kept_names(conn, listing.folder_stamp(folder.path))
@@ -289,6 +293,20 @@ def sync(
     if seen is not None and not racy:
         seen.confirm(current)
     return report
+
+
+def _early_check(
+    early: Ahead[early_look.Answer], folder: MemoryFolder, stored: Fingerprint | None
+) -> DeferredCheck | None:
+    """The look at the folder begun as the process started (:mod:`recall.index.early_look`),
+    as a check of the folder against ``stored`` and its stamp now; None, the look stopped,
+    when there is nothing to compare it with."""
+    stamp = listing.folder_stamp(folder.path)
+    if stored is None or stamp is None:
+        early.stop()
+        return None
+    sums = (stored.count, stored.mtimes, stored.sizes, stored.names)
+    return DeferredCheck(early, early_look.expected(stamp, sums))
 
 
 def _unchanged(conn: sqlite3.Connection, folder: MemoryFolder, stored: Fingerprint) -> bool:

@@ -117,6 +117,22 @@ def served(argv: list[str]) -> int | None:
     return code
 
 
+def command_folder(argv: list[str]) -> str | None:
+    """The folder ``argv`` (``inject`` or ``hook EVENT``, run in this process) acts on: a
+    hook's ``cwd``, else this process's; None when there is none. A hook's standard input is
+    put back for the command to read."""
+    if argv[:1] == ["hook"]:
+        raw = _read_stdin()
+        if raw is None:
+            return None
+        _put_back(raw)
+        return _hook_folder(raw)
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
 def _ask(argv: list[str], where: str, read: list[bytes | None]) -> int | None:
     """The engine's exit code for ``argv``, or None; ``read`` holds the standard input once
     read (by the caller for a hook, here when the engine asks for it)."""
