@@ -1,6 +1,7 @@
 """A one-shot command's look at its memory folder, begun in a child as the command starts: its
 answer taken by the first sync of the folder when the folder is as it was looked at, and never
-when a file was added, edited or the folder replaced since."""
+when a file was added or the folder replaced since, when the folder changed too recently for
+its times to tell, or when the look is older than a command takes to reach its first sync."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import io
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import OpenStore, remember
@@ -221,3 +225,75 @@ def test_the_sums_a_look_makes_are_the_fingerprint_of_the_folders_scan(tmp_path:
     assert Fingerprint(*sums) == Fingerprint.of(scanned)
     assert sorted(names) == sorted(os.fsencode(s.name) for s in scanned)
     assert len(names) == 3
+
+
+@pytest.fixture
+def file_stats(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names this process stats inside a folder (by descriptor) from here on."""
+    seen: list[str] = []
+    real_lstat, real_stat = os.lstat, os.stat
+
+    def counted_lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if kwargs.get("dir_fd") is not None:
+            seen.append(os.fsdecode(path))
+        return real_lstat(path, *args, **kwargs)
+
+    def counted_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if kwargs.get("dir_fd") is not None:
+            seen.append(os.fsdecode(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", counted_lstat)
+    monkeypatch.setattr(os, "stat", counted_stat)
+    return seen
+
+
+def test_the_answer_of_a_look_spares_this_process_every_stat_of_a_memory_file(
+    settled: tuple[MemoryStore, str],
+    open_store: Callable[..., OpenStore],
+    any_size: None,
+    file_stats: list[str],
+) -> None:
+    looked_at(settled[0])
+    store = open_store().store
+    assert store.conn is not None
+    assert file_stats == []
+    assert children() == []
+
+
+def test_a_look_older_than_a_command_takes_to_its_first_sync_is_not_taken(
+    settled: tuple[MemoryStore, str],
+    open_store: Callable[..., OpenStore],
+    any_size: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An inject waiting for its prompt on standard input: the folder edited meanwhile.
+    assert early_look.EARLY_MAX_AGE_S == 0.5
+    store, target = settled
+    looked_at(store)
+    edit_in_place(store, target, "Retry the flaky handshake twice", "Backoff doubles")
+    monkeypatch.setattr(early_look, "EARLY_MAX_AGE_S", 0.0)
+    fresh = open_store().store
+    assert recall_app(fresh)[:1] == ["Backoff doubles"]
+    assert children() == []
+
+
+def test_a_hook_refused_for_its_words_never_waits_for_its_input(repo: Path) -> None:
+    # stdin left open (an agent's runner that never closes it): the refusal comes at once
+    for words in (["hook", "bogus"], ["hook"], ["hook", "prompt", "extra"]):
+        env = {**os.environ, "TETHER_WARM": "0"}
+        command = [sys.executable, "-c", "from recall.cli.entry import entry; entry()", *words]
+        with subprocess.Popen(
+            command,
+            cwd=repo,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        ) as proc:
+            try:
+                proc.wait(timeout=60)  # before, it read its input to the end first
+            finally:
+                proc.kill()
+                assert proc.stdin is not None
+                proc.stdin.close()

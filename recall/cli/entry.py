@@ -29,9 +29,11 @@ def entry() -> None:
 def _look_early(words: list[str]) -> None:
     """Have the project's memory folder looked at in a child while this command imports what
     it runs on (:mod:`recall.index.early_look`)."""
-    from recall.warm.client import command_folder
+    from recall.warm.client import HOOK_EVENTS, command_folder
     from recall.warm.protocol import find_root
 
+    if words[0] == "hook" and (len(words) != 2 or words[1] not in HOOK_EVENTS):
+        return  # refused before any input is read: never wait for one here
     where = command_folder(words)
     root = find_root(where) if where is not None else None
     if root is not None:

@@ -9,17 +9,25 @@ project, and the first sync of that folder in the process (:func:`recall.index.s
 takes the child's answer (:func:`take`) instead of making the stats itself: at once when it
 confirms the folder, beside the ranking for an engine that asks for the verdict later.
 
-The child sums the folder as a sync does (:func:`recall.index.folder_sums.folder_sums`) and
-hands back the folder's own stamp with it, taken before and after: an answer from a folder
-whose entries changed while it was looked at, or that has since been changed or replaced, never
-matches, and the sync then checks the folder itself as before. A folder whose ``.tether`` or
-``memories`` is a link is not looked at here (opening the store refuses it, see
-:mod:`recall.containment`), and neither is a small one, whose stats cost less than the fork.
+The answer describes the folder as the command began, as a check made then would: a file
+edited in place after that is seen by the next command. So it is taken only within
+``EARLY_MAX_AGE_S`` of the look's start (a command that waited longer, for its standard input
+or a busy index, checks afresh). The child sums the folder as a sync does
+(:func:`recall.index.folder_sums.folder_sums`) and hands back the folder's own stamp with it,
+taken before and after: an answer from a folder whose entries changed while it was looked at,
+or since (a file added, removed or renamed, the folder replaced), never matches, and neither
+does one whose folder changed too recently for its times to tell a later change
+(:data:`recall.index.sync.RACY_WINDOW_NS`); the sync then checks the folder itself as before.
+A folder whose ``.tether`` or ``memories`` is a link is not looked at here at all, nor a small
+one, whose stats cost less than the fork. A look no sync took is stopped when the process
+exits, so its child never holds the command's output open.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import time
 from stat import S_ISDIR
 
 TYPE_CHECKING = False  # a hook on a small store imports nothing more than this module
@@ -34,11 +42,16 @@ EARLY_MIN_FOLDER_BYTES: Final = 64 * 1024
 and tmpfs about 3,000 memory files (the names of 11 characters take about 20 bytes each), where
 the stats begin to cost more than forking a process this young (about 1 ms)."""
 
+EARLY_MAX_AGE_S: Final = 0.5
+"""Age past which a look's answer is not taken: a cold command reaches its first sync within a
+fifth of a second; one that took longer (waiting for its input) may have seen the folder edited
+since the look, and checks it afresh."""
+
 Answer = tuple[tuple[int, int, int, int], int, int, int, int] | None
 """The folder's stamp (device, inode, modification and change times) and its sums (count,
 modification times, sizes, name checksums); None when its entries moved while it was read."""
 
-_LOOKS: dict[str, Ahead[Answer]] = {}
+_LOOKS: dict[str, tuple[float, Ahead[Answer]]] = {}
 
 
 def begin(memories: str) -> None:
@@ -56,15 +69,32 @@ def begin(memories: str) -> None:
     from recall.forked import Ahead
     from recall.index import folder_sums  # noqa: F401 - loaded here, for the child to share
 
+    started = time.monotonic()
     ahead = Ahead.start(_look, memories)
     if ahead is not None:
-        _LOOKS[memories] = ahead
+        if not _LOOKS:
+            atexit.register(_stop_all)
+        _LOOKS[memories] = (started, ahead)
 
 
 def take(folder: Path) -> Ahead[Answer] | None:
     """The look begun at ``folder`` by :func:`begin`, now the caller's (to ask for its
-    answer or stop it); None when none was begun there."""
-    return _LOOKS.pop(str(folder), None) if _LOOKS else None
+    answer or stop it); None when none was begun there, or it began more than
+    ``EARLY_MAX_AGE_S`` ago (it is then stopped)."""
+    if not _LOOKS:
+        return None
+    started, ahead = _LOOKS.pop(str(folder), (0.0, None))
+    if ahead is not None and time.monotonic() - started > EARLY_MAX_AGE_S:
+        ahead.stop()
+        return None
+    return ahead
+
+
+def _stop_all() -> None:
+    """Stop the looks no sync took (their children killed and reaped)."""
+    while _LOOKS:
+        _, (_, ahead) = _LOOKS.popitem()
+        ahead.stop()
 
 
 def expected(stamp: tuple[int, int, int, int], sums: tuple[int, int, int, int]) -> Answer:

@@ -17,7 +17,6 @@ from typing import Any, Protocol
 from recall.anchors.symbols import anchors_column
 from recall.clock import format_timestamp
 from recall.errors import BadInput, MalformedMemory
-from recall.forked import Ahead
 from recall.index import early_look, listing, rows
 from recall.index.db import rollback
 from recall.index.deferred_check import DeferredCheck
@@ -238,19 +237,11 @@ def sync(
     report = SyncReport()
     stored = stored_fingerprint(conn)
     seen = _Seen.of(folder.path)
-    early = early_look.take(folder.path)
     if stored is not None and seen is not None and seen.quiet(stored):
-        if early is not None:
-            early.stop()
         return report
-    check = _early_check(early, folder, stored) if early is not None else None
-    if check is not None and defer:
-        report.pending = check
-        return report
-    if check is not None and check.as_indexed():
-        assert stored is not None
-        if seen is not None:
-            seen.confirm(stored)
+    check = _early_check(folder, stored)  # only one-shot commands look early: none has seen
+    if check is not None and (defer or check.as_indexed()):
+        report.pending = check if defer else None
         return report
     if stored is not None and defer and seen is None:
         names = listing.kept_names(conn, listing.folder_stamp(folder.path))
@@ -295,14 +286,20 @@ def sync(
     return report
 
 
-def _early_check(
-    early: Ahead[early_look.Answer], folder: MemoryFolder, stored: Fingerprint | None
-) -> DeferredCheck | None:
+def _early_check(folder: MemoryFolder, stored: Fingerprint | None) -> DeferredCheck | None:
     """The look at the folder begun as the process started (:mod:`recall.index.early_look`),
-    as a check of the folder against ``stored`` and its stamp now; None, the look stopped,
-    when there is nothing to compare it with."""
+    as a check against ``stored`` and the folder's stamp now; None when there is none, or (the
+    look stopped) nothing to compare it with, or a folder changed too recently for its stamp to
+    tell a later change."""
+    early = early_look.take(folder.path)
+    if early is None:
+        return None
     stamp = listing.folder_stamp(folder.path)
-    if stored is None or stamp is None:
+    if (
+        stored is None
+        or stamp is None
+        or not listing.settled(stamp, RACY_WINDOW_NS, time.time_ns())
+    ):
         early.stop()
         return None
     sums = (stored.count, stored.mtimes, stored.sizes, stored.names)
