@@ -46,12 +46,16 @@ import signal
 import struct
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO, Generic, TextIO, TypeVar
+from typing import Any, BinaryIO, Final, Generic, TextIO, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 _LENGTH = struct.Struct("<Q")  # the size of each pickled frame, before it
+
+SPREAD_MAX: Final = 2
+"""Children one piece of work is split among at most (:class:`Spread`): measured on 2 cores,
+30,000 ``lstat`` calls took 100 ms in one child and 60 ms in two; wider splits were not measured."""
 
 
 class ChildFailed(RuntimeError):
@@ -142,6 +146,53 @@ class Ahead(Generic[R]):
     def stop(self) -> None:
         """Give up on the result: the child is killed if still there, and reaped."""
         self._child.stop()
+
+
+def spread_width() -> int:
+    """How many children :class:`Spread` work is split among here: one per core this process
+    may run on, at most :data:`SPREAD_MAX`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(SPREAD_MAX, cores))
+
+
+class Spread(Generic[R]):
+    """One pure function called on several arguments at once, each call in a forked child of
+    its own, while the caller goes on: work split across the cores, its parts' results asked
+    for together (:meth:`results`) or given up on (:meth:`stop`)."""
+
+    def __init__(self, aheads: list[Ahead[R]]) -> None:
+        self._aheads = aheads
+
+    @classmethod
+    def start(cls, work: Callable[[T], R], arguments: Iterable[T]) -> Spread[R] | None:
+        """``work(argument)`` of each argument begun in a child of its own; None where forking
+        is not safe or a child cannot be had (those begun are stopped), for the caller to do
+        the work itself."""
+        aheads: list[Ahead[R]] = []
+        for argument in arguments:
+            ahead = Ahead.start(work, argument)
+            if ahead is None:
+                for begun in aheads:
+                    begun.stop()
+                return None
+            aheads.append(ahead)
+        return cls(aheads)
+
+    def results(self) -> list[R]:
+        """Each child's result, in the order of the arguments, waiting for them all; the first
+        failure raised as :meth:`Ahead.result` raises it. Every child is reaped either way."""
+        try:
+            return [ahead.result() for ahead in self._aheads]
+        finally:
+            self.stop()
+
+    def stop(self) -> None:
+        """Give up on the results: the children still there are killed, and all reaped."""
+        for ahead in self._aheads:
+            ahead.stop()
 
 
 class _Child:

@@ -9,6 +9,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import pytest
 from conftest import OpenStore, remember
 from test_deferred_check import children, edit_in_place, settle_folder
 
+from recall.forked import spread_width
 from recall.index import early_look
 from recall.ranking.query import RecallQuery, Touch
 from recall.service import build_recaller
@@ -29,8 +31,10 @@ from recall.store import MemoryStore
 
 @pytest.fixture
 def any_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Look early at a folder of any size (the tests' folders hold a handful of files)."""
+    """Look early at a folder of any size (the tests' folders hold a handful of files), and
+    spread an edit's look among the cores whatever its size."""
     monkeypatch.setattr(early_look, "EARLY_MIN_FOLDER_BYTES", 1)
+    monkeypatch.setattr(early_look, "SPREAD_MIN_FOLDER_BYTES", 1)
 
 
 @pytest.fixture
@@ -76,6 +80,24 @@ def recall_app(store: MemoryStore) -> list[str]:
     return [h.memory.summary for h in result.hits]
 
 
+def run_entry(monkeypatch: pytest.MonkeyPatch, words: list[str], stdin: bytes) -> None:
+    """The console script's entry, in this process, as a one-shot command no warm engine
+    takes: ``tether WORDS`` with ``stdin``; it ends as it exits, successfully."""
+    from recall.cli.entry import entry
+
+    monkeypatch.setenv("TETHER_WARM", "0")
+    monkeypatch.setattr("sys.argv", ["tether", *words])
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    try:
+        with pytest.raises(SystemExit) as done:
+            entry()
+    finally:
+        import gc
+
+        gc.enable()  # the entry turns the collector off for a one-shot command
+    assert done.value.code in (0, None)
+
+
 def test_the_pre_edit_hook_takes_the_look_begun_at_its_start_and_warns_of_the_edit(
     settled: tuple[MemoryStore, str],
     repo: Path,
@@ -86,8 +108,6 @@ def test_the_pre_edit_hook_takes_the_look_begun_at_its_start_and_warns_of_the_ed
 ) -> None:
     # The hook used to stat its folder itself; now the child begun by the command's entry does,
     # and the edit in place it finds is synced before the hook reads the file's memories.
-    from recall.cli.entry import entry
-
     store, target = settled
     edit_in_place(store, target, "Retry the flaky handshake twice", "Backoff doubles")
     payload = {
@@ -97,20 +117,27 @@ def test_the_pre_edit_hook_takes_the_look_begun_at_its_start_and_warns_of_the_ed
         "tool_name": "Edit",
         "tool_input": {"file_path": str(repo / "src/app.py"), "old_string": "a", "new_string": "b"},
     }
-    monkeypatch.setenv("TETHER_WARM", "0")
-    monkeypatch.setattr("sys.argv", ["tether", "hook", "pre-edit"])
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(payload).encode())))
-    try:
-        with pytest.raises(SystemExit) as done:
-            entry()
-    finally:
-        import gc
-
-        gc.enable()  # the entry turns the collector off for a one-shot command
-    assert done.value.code in (0, None)
+    run_entry(monkeypatch, ["hook", "pre-edit"], json.dumps(payload).encode())
     out = capsys.readouterr().out
     assert "Backoff doubles" in out and "flaky handshake" not in out
-    assert forks == [os.getpid()]  # the early look only: no check of its own
+    # the early look only, one child per core: no check of its own
+    assert forks == [os.getpid()] * spread_width()
+    assert children() == []
+
+
+def test_tether_inject_looks_at_its_folder_in_one_child_and_ranks_beside_it(
+    settled: tuple[MemoryStore, str],
+    repo: Path,
+    any_size: None,
+    forks: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # a second child would take the core its ranking runs on
+    monkeypatch.chdir(repo)
+    run_entry(monkeypatch, ["inject", "--no-record", "--file", "src/app.py"], b"handshake retries")
+    assert "Retry the flaky handshake twice" in capsys.readouterr().out
+    assert forks == [os.getpid()]
     assert children() == []
 
 
@@ -140,7 +167,8 @@ def test_a_file_written_by_hand_after_the_look_is_indexed_all_the_same(
     store, target = settled
     folder = looked_at(store)  # before the new file
     text = (folder / f"{target}.md").read_text(encoding="utf-8")
-    copy = text.replace(f"id: {target}", "id: 0badcafe").replace(
+    # the id line as written: quoted when the id reads as a number to YAML (``"01216471"``)
+    copy = re.sub(r"(?m)^id: .*$", "id: 0badcafe", text, count=1).replace(
         "Retry the flaky handshake twice", "Backoff doubles on every retry"
     )
     (folder / "0badcafe.md").write_text(copy, encoding="utf-8")
@@ -225,6 +253,79 @@ def test_the_sums_a_look_makes_are_the_fingerprint_of_the_folders_scan(tmp_path:
     assert Fingerprint(*sums) == Fingerprint.of(scanned)
     assert sorted(names) == sorted(os.fsencode(s.name) for s in scanned)
     assert len(names) == 3
+    for parts in (2, 3):  # the shares of a look spread among children add up to the whole
+        shares = [folder_sums(folder, part, parts) for part in range(parts)]
+        assert tuple(map(sum, zip(*(share for share, _ in shares), strict=True))) == sums
+        assert sorted(name for _, share in shares for name in share) == sorted(names)
+
+
+def test_a_looks_parts_combine_only_when_each_saw_the_folder_with_one_stamp() -> None:
+    stamp, other = (1, 2, 3, 4), (1, 2, 3, 5)
+    assert early_look.combined([(stamp, 1, 10, 100, 7), (stamp, 2, 20, 200, 8)]) == (
+        stamp,
+        3,
+        30,
+        300,
+        15,
+    )
+    assert early_look.combined([(stamp, 1, 10, 100, 7), (other, 2, 20, 200, 8)]) is None
+    assert early_look.combined([(stamp, 1, 10, 100, 7), None]) is None
+    assert early_look.combined([]) is None
+
+
+def test_only_the_hooks_of_an_edit_spread_their_look_among_the_cores() -> None:
+    # an edit's hook waits for the verdict; a command that ranks beside it needs its core
+    assert early_look.SPREAD_EVENTS == ("pre-edit", "post-edit")
+
+
+def test_a_folder_one_child_looks_at_sooner_than_a_hook_imports_is_not_spread(
+    settled: tuple[MemoryStore, str], monkeypatch: pytest.MonkeyPatch, forks: list[int]
+) -> None:
+    assert early_look.SPREAD_MIN_FOLDER_BYTES == 384 * 1024  # about 12,000 files on ext4
+    monkeypatch.setattr(early_look, "EARLY_MIN_FOLDER_BYTES", 1)
+    folder = memories_of(settled[0])
+    early_look.begin(str(folder), spread=True)
+    assert forks == [os.getpid()]
+    look = early_look.take(folder)
+    assert look is not None
+    look.stop()
+
+
+@pytest.mark.parametrize("spread", [False, True])
+def test_a_spread_look_confirms_the_folder_as_indexed_and_sees_an_edit_in_either_share(
+    settled: tuple[MemoryStore, str],
+    open_store: Callable[..., OpenStore],
+    any_size: None,
+    forks: list[int],
+    file_stats: list[str],
+    spread: bool,
+) -> None:
+    from recall.index.folder_sums import folder_sums
+
+    store, _ = settled
+    folder = memories_of(store)
+    for number in range(32):  # until each of two shares holds a file
+        if all(folder_sums(folder, part, 2)[0][0] for part in (0, 1)):
+            break
+        remember(store, f"Note {number}", files=[f"src/n{number}.py"])
+    settle_folder(store)
+    file_stats.clear()
+    early_look.begin(str(folder), spread)
+    assert len(forks) == (spread_width() if spread else 1)
+    look_done()
+    opened = open_store().store
+    assert opened.conn is not None and early_look.take(folder) is None
+    assert file_stats == []  # the parts' answers, combined, confirmed the folder
+    assert children() == []
+    # each file edited in place in turn: whichever share holds it, the look does not match
+    for memory_id in sorted(path.stem for path in folder.glob("*.md")):
+        summary = opened.get(memory_id).summary
+        edit_in_place(opened, memory_id, summary, summary + " (edited)")
+        early_look.begin(str(folder), spread)
+        look_done()
+        opened = open_store().store
+        assert opened.conn is not None and early_look.take(folder) is None  # taken
+        assert opened.get(memory_id).summary == summary + " (edited)"
 
 
 @pytest.fixture

@@ -37,6 +37,7 @@ def _look_early(words: list[str]) -> None:
     where = command_folder(words)
     root = find_root(where) if where is not None else None
     if root is not None:
-        from recall.index.early_look import begin
+        from recall.index.early_look import SPREAD_EVENTS, begin
 
-        begin(os.path.join(root, ".tether", "memories"))
+        spread = words[0] == "hook" and words[1] in SPREAD_EVENTS
+        begin(os.path.join(root, ".tether", "memories"), spread)

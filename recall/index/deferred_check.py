@@ -17,10 +17,11 @@ before, and so is a small one, which the stats cost less than a fork.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from recall.forked import Ahead, ChildFailed
+from recall.forked import ChildFailed, Spread
 from recall.memfiles import MemoryFolder
 
 DEFER_MIN_FILES: Final = 4_096
@@ -41,13 +42,15 @@ def keep_checks_here() -> None:
 
 @dataclass
 class DeferredCheck:
-    """Stats of a settled folder's listed files, running in a child; compared with the
-    folder's fingerprint as last indexed (its count, modification times and sizes summed).
-    Also the look a one-shot command began at its start (:mod:`recall.index.early_look`),
-    whose answer holds the folder's stamp and its name checksums too."""
+    """Stats of a settled folder's listed files, made in a child or shared among several;
+    their answers ``combine`` into one compared with the folder's fingerprint as last indexed
+    (its count, modification times and sizes summed). Also the look a one-shot command began
+    at its start (:mod:`recall.index.early_look`), whose answer holds the folder's stamp and
+    its name checksums too."""
 
-    ahead: Ahead[Any]
+    parts: Spread[Any]
     expected: tuple[Any, ...]
+    combine: Callable[[list[Any]], Any]
 
     @classmethod
     def start(
@@ -58,18 +61,27 @@ class DeferredCheck:
         keeps its checks (:func:`keep_checks_here`), or no fork to be had."""
         if not _ALLOWED[0] or len(names) < DEFER_MIN_FILES or threading.active_count() > 1:
             return None
-        ahead = Ahead.start(folder.stat_listed, names)
-        return None if ahead is None else cls(ahead, expected)
+        # one child: the ranking goes on beside it, and a second would take the ranking's core
+        parts = Spread.start(folder.stat_listed, [names])
+        return None if parts is None else cls(parts, expected, added)
 
     def as_indexed(self) -> bool:
         """Whether every listed file was there, a plain file, with the times and sizes the
         index has; False too when the child could not answer (it is then checked again)."""
         try:
-            totals = self.ahead.result()
+            totals = self.combine(self.parts.results())
         except (ChildFailed, OSError):
             return False
-        return totals == self.expected
+        return totals is not None and totals == self.expected
 
     def stop(self) -> None:
-        """Give up on the verdict (the store closes before asking): the child is reaped."""
-        self.ahead.stop()
+        """Give up on the verdict (the store closes before asking): the children are reaped."""
+        self.parts.stop()
+
+
+def added(parts: list[tuple[int, ...] | None]) -> tuple[int, ...] | None:
+    """The totals of the shares of a folder's files, added up; None when a share's were
+    not to be had (a file gone, or no longer a plain file)."""
+    if any(part is None for part in parts):
+        return None
+    return tuple(sum(column) for column in zip(*parts, strict=True))

@@ -10,10 +10,14 @@ from stat import S_IFREG
 from recall.memfiles import FILE_TYPE_BITS, MEMORY_SUFFIX
 
 
-def folder_sums(folder: Path) -> tuple[tuple[int, int, int, int], list[bytes]]:
+def folder_sums(
+    folder: Path, part: int = 0, parts: int = 1
+) -> tuple[tuple[int, int, int, int], list[bytes]]:
     """The memory files :meth:`recall.memfiles.MemoryFolder.stat_files` finds in ``folder``,
     summed: how many, their modification times (ns), sizes and name checksums (CRC-32 of each
-    name as the file system spells it) added up, and those names; nothing else is kept."""
+    name as the file system spells it) added up, and those names; nothing else is kept.
+    Of ``parts`` calls that split the folder between them, this one stats and sums the files
+    whose checksum leaves ``part`` when divided by ``parts``: their sums add up to the whole."""
     try:
         dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     except (FileNotFoundError, NotADirectoryError):
@@ -28,6 +32,9 @@ def folder_sums(folder: Path) -> tuple[tuple[int, int, int, int], list[bytes]]:
         for name in os.listdir(os.fsencode(folder)):
             if not name.endswith(suffix) or name[:1] == b".":
                 continue
+            name_sum = crc(name)
+            if name_sum % parts != part:
+                continue
             try:
                 st = lstat(name, dir_fd=dir_fd)
             except FileNotFoundError:
@@ -38,7 +45,7 @@ def folder_sums(folder: Path) -> tuple[tuple[int, int, int, int], list[bytes]]:
             count += 1
             mtimes += st.st_mtime_ns
             sizes += st.st_size
-            checksum += crc(name)
+            checksum += name_sum
     finally:
         os.close(dir_fd)
     return (count, mtimes, sizes, checksum), names

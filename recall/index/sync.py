@@ -303,7 +303,7 @@ def _early_check(folder: MemoryFolder, stored: Fingerprint | None) -> DeferredCh
         early.stop()
         return None
     sums = (stored.count, stored.mtimes, stored.sizes, stored.names)
-    return DeferredCheck(early, early_look.expected(stamp, sums))
+    return DeferredCheck(early, early_look.expected(stamp, sums), early_look.combined)
 
 
 def _unchanged(conn: sqlite3.Connection, folder: MemoryFolder, stored: Fingerprint) -> bool:
