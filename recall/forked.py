@@ -1,6 +1,7 @@
-"""Pure work done on the second core: a forked child process maps a function over chunks
-(:func:`mapped`) or makes one call (:class:`Ahead`) and hands each result back through a pipe,
-in order, while the parent goes on with its own.
+"""Pure work done on the other cores: a forked child process maps a function over chunks
+(:func:`mapped`) or makes one call (:class:`Ahead`), or several children make one call each
+(:class:`Spread`), and each hands its results back through a pipe, in order, while the parent
+goes on with its own.
 
 The child only computes: it writes no file, opens no database (the parent's connection it
 inherits is never touched) and leaves by ``os._exit``, so neither a finalizer nor a buffer of
@@ -132,6 +133,9 @@ class Ahead(Generic[R]):
         except OSError:
             child.stop()
             return None
+        except BaseException:  # an interrupt once the child is there: it is not left behind
+            child.stop()
+            raise
         return cls(child)
 
     def result(self) -> R:
@@ -171,15 +175,18 @@ class Spread(Generic[R]):
         """``work(argument)`` of each argument begun in a child of its own; None where forking
         is not safe or a child cannot be had (those begun are stopped), for the caller to do
         the work itself."""
-        aheads: list[Ahead[R]] = []
-        for argument in arguments:
-            ahead = Ahead.start(work, argument)
-            if ahead is None:
-                for begun in aheads:
-                    begun.stop()
-                return None
-            aheads.append(ahead)
-        return cls(aheads)
+        spread = cls([])
+        try:
+            for argument in arguments:
+                ahead = Ahead.start(work, argument)
+                if ahead is None:
+                    spread.stop()
+                    return None
+                spread._aheads.append(ahead)
+        except BaseException:  # an interrupt between two forks: none is left behind
+            spread.stop()
+            raise
+        return spread
 
     def results(self) -> list[R]:
         """Each child's result, in the order of the arguments, waiting for them all; the first

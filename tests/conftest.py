@@ -182,6 +182,36 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.fixture
+def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Work spread among the cores goes to two children, as on the 2-core machines the spread
+    was measured on, whatever this machine has."""
+    import recall.forked
+
+    monkeypatch.setattr(recall.forked, "spread_width", lambda: 2)
+
+
+@pytest.fixture
+def file_stats(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names this process stats inside a folder (by descriptor) from here on."""
+    seen: list[str] = []
+    real_lstat, real_stat = os.lstat, os.stat
+
+    def counted_lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if kwargs.get("dir_fd") is not None:
+            seen.append(os.fsdecode(path))
+        return real_lstat(path, *args, **kwargs)
+
+    def counted_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if kwargs.get("dir_fd") is not None:
+            seen.append(os.fsdecode(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", counted_lstat)
+    monkeypatch.setattr(os, "stat", counted_stat)
+    return seen
+
+
+@pytest.fixture
 def cli(repo: Path) -> Callable[..., CliResult]:
     """Run the real CLI; ``cwd`` defaults to the temp repository."""
 

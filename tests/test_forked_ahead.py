@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -65,6 +66,7 @@ def test_a_parent_ignoring_sigchld_still_gets_the_result(sigchld_ignored: None) 
 
 
 def own_children() -> list[str]:
+    """The pids of this process's children still there (not yet reaped)."""
     pid = os.getpid()
     with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as handle:
         return handle.read().split()
@@ -76,7 +78,8 @@ def test_a_result_given_up_on_leaves_no_child() -> None:
     assert own_children() == []
 
 
-def spread(work, arguments) -> Spread:  # type: ignore[no-untyped-def]
+def spread(work: Callable[[int], Any], arguments: list[int]) -> Spread[Any]:
+    """The work begun in a child per argument."""
     parts = Spread.start(work, arguments)
     assert parts is not None
     return parts
@@ -99,6 +102,22 @@ def test_a_failing_part_is_raised_and_every_child_reaped() -> None:
 def test_a_spread_work_given_up_on_leaves_no_child() -> None:
     spread(squared_with_pid, [1, 2]).stop()
     assert own_children() == []
+
+
+def test_a_second_child_not_to_be_had_leaves_the_work_to_the_caller_and_no_child(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_fork, forked = os.fork, []
+
+    def fork_once() -> int:
+        if forked:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        forked.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", fork_once)
+    assert Spread.start(squared_with_pid, [1, 2]) is None
+    assert forked == [1] and own_children() == []
 
 
 def test_work_is_spread_among_one_child_per_core_at_most_two() -> None:

@@ -27,8 +27,8 @@ def entry() -> None:
 
 
 def _look_early(words: list[str]) -> None:
-    """Have the project's memory folder looked at in a child while this command imports what
-    it runs on (:mod:`recall.index.early_look`)."""
+    """Have the project's memory folder looked at in a child (one per core for an edit's hook)
+    while this command imports what it runs on (:mod:`recall.index.early_look`)."""
     from recall.warm.client import HOOK_EVENTS, command_folder
     from recall.warm.protocol import find_root
 

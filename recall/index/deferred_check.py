@@ -1,10 +1,10 @@
-"""Confirming an unchanged memory folder on the second core while a new engine first ranks.
+"""Confirming an unchanged memory folder on another core while a new engine first ranks.
 
 A process that builds its engine (``tether inject``, ``tether recall`` and its ``--batch``, the
 prompt hook) confirms its folder is as indexed by one ``lstat`` per memory file: at 30,000
 memories, about a third of a cold ``tether inject``. That check only says whether the index may
 be trusted; the ranking does not need its answer until it is done. So such an engine's store
-hands the stats to a forked child (:class:`recall.forked.Ahead`) and reads the index as it
+hands the stats to a forked child (a :class:`recall.forked.Spread` of one) and reads the index as it
 stands; the engine asks for the verdict before it returns anything
 (:meth:`recall.store.opening.IndexOpening.settle`), and when a file did change the store opens
 its index again (checked and synced there, as any opening is) and the recall is ranked again.
@@ -72,7 +72,7 @@ class DeferredCheck:
             totals = self.combine(self.parts.results())
         except (ChildFailed, OSError):
             return False
-        return totals is not None and totals == self.expected
+        return totals == self.expected
 
     def stop(self) -> None:
         """Give up on the verdict (the store closes before asking): the children are reaped."""

@@ -1,11 +1,11 @@
-"""The project's memory folder looked at on the second core from the moment a one-shot command
+"""The project's memory folder looked at on the other cores from the moment a one-shot command
 starts, before its modules are imported.
 
 ``tether inject`` and ``tether hook EVENT`` run in a fresh process when no warm engine serves
 them, and confirm their memory folder is as indexed with one ``lstat`` per memory file: at
 30,000 memories about as long as the command's own imports. Those imports need nothing from the
-folder, so :func:`begin` hands the look to a forked child as soon as the command knows its
-project, and the first sync of that folder in the process (:func:`recall.index.sync.sync`)
+folder, so :func:`begin` hands the look to a forked child (or several) as soon as the command
+knows its project, and the first sync of that folder in the process (:func:`recall.index.sync.sync`)
 takes the child's answer (:func:`take`) instead of making the stats itself: at once when it
 confirms the folder, beside the ranking for an engine that asks for the verdict later.
 
@@ -20,11 +20,11 @@ does one whose folder changed too recently for its times to tell a later change
 (:data:`recall.index.sync.RACY_WINDOW_NS`); the sync then checks the folder itself as before.
 An edit's hook waits for that answer before its own work, so its look is shared among
 children, one per core, each summing the files whose name checksum falls to it, when the
-folder is large enough for one child to keep it waiting (:data:`SPREAD_EVENTS`); their answers
-count only when every part saw the same stamp (:func:`combined`). A folder whose ``.tether``
-or ``memories`` is a link is not looked at here at all, nor a small one, whose stats cost less
-than the fork. A look no sync took is stopped when the process
-exits, so its child never holds the command's output open.
+folder is large enough for one child to keep it waiting (:data:`SPREAD_EVENTS`,
+:data:`SPREAD_MIN_FOLDER_BYTES`); their answers count only when every part saw the same stamp
+(:func:`combined`). A folder whose ``.tether`` or ``memories`` is a link is not looked at here
+at all, nor a small one, whose stats cost less than the fork. A look no sync took is stopped
+when the process exits, so its children never hold the command's output open.
 """
 
 from __future__ import annotations
@@ -43,22 +43,24 @@ if TYPE_CHECKING:
 
 EARLY_MIN_FOLDER_BYTES: Final = 64 * 1024
 """Size of the memory folder's own directory entry from which it is looked at early: on ext4
-and tmpfs about 3,000 memory files (the names of 11 characters take about 20 bytes each), where
-the stats begin to cost more than forking a process this young (about 1 ms)."""
+about 2,000 memory files (an entry of an 11-character name, with the directory's index and
+slack, takes about 32 bytes: 958,464 bytes for networkmanager's 30,119 files), where the stats
+begin to cost more than forking a process this young (about 1 ms)."""
 
 SPREAD_EVENTS: Final = ("pre-edit", "post-edit")
 """The ``tether hook`` events whose look is shared among the cores: an edit's hook waits for
 the folder's verdict before its own work, and two children end sooner than one (30,000
-memories: 246 / 265 → 206 / 228 ms a cold ``tether hook pre-edit``). A command that ranks
+memories, four rounds: 263 / 234 / 200 / 191 → 207 / 194 / 184 / 179 ms a cold ``tether hook
+pre-edit``). A command that ranks
 beside its look (``tether inject``, the prompt hook) keeps one: a third process on two cores
 slowed its ranking more than the look gained (259 / 280 → 322 / 321 ms a cold inject)."""
 
 SPREAD_MIN_FOLDER_BYTES: Final = 384 * 1024
 """Size of the memory folder's directory entry from which an edit's hook spreads its look: on
-ext4 about 12,000 memory files (about 32 bytes a name), whose stats in one child take longer
-than the hook's own imports (about 4 µs a file against 40–55 ms); below it the hook does not
-wait for one child, and a second would only take a core from it (iproute2, 6,300 files: a cold
-pre-edit 106 → 114 ms spread)."""
+ext4 about 12,000 memory files (about 32 bytes an entry, as above), whose stats in one child
+take longer than the hook's own imports (about 4 µs a file against 40–55 ms); below it the
+hook does not wait for one child, and a second would only take a core from it (iproute2, 6,300
+files: a cold pre-edit 106 → 114 ms spread)."""
 
 EARLY_MAX_AGE_S: Final = 0.5
 """Age past which a look's answer is not taken: a cold command reaches its first sync within a
@@ -126,13 +128,16 @@ def expected(stamp: tuple[int, int, int, int], sums: tuple[int, int, int, int]) 
 def combined(answers: list[Answer]) -> Answer:
     """The answer of a whole look from its parts' (each a share of the folder's files): their
     sums added, when every part saw the folder with one same stamp; else None."""
-    if not answers or any(answer is None for answer in answers):
+    parts = [answer for answer in answers if answer is not None]
+    if not parts or len(parts) != len(answers) or len({part[0] for part in parts}) != 1:
         return None
-    stamps = {answer[0] for answer in answers if answer is not None}
-    if len(stamps) != 1:
-        return None
-    sums = [sum(answer[k] for answer in answers if answer is not None) for k in range(1, 5)]
-    return (stamps.pop(), *sums)  # type: ignore[return-value]
+    return (
+        parts[0][0],
+        sum(part[1] for part in parts),
+        sum(part[2] for part in parts),
+        sum(part[3] for part in parts),
+        sum(part[4] for part in parts),
+    )
 
 
 def _look(share: tuple[str, int, int]) -> Answer:
