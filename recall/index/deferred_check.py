@@ -4,8 +4,8 @@ A process that builds its engine (``tether inject``, ``tether recall`` and its `
 prompt hook) confirms its folder is as indexed by one ``lstat`` per memory file: at 30,000
 memories, about a third of a cold ``tether inject``. That check only says whether the index may
 be trusted; the ranking does not need its answer until it is done. So such an engine's store
-hands the stats to a forked child (a :class:`recall.forked.Spread` of one) and reads the index as it
-stands; the engine asks for the verdict before it returns anything
+hands the stats to a forked child (a :class:`recall.forked.Spread` of one) and reads the index
+as it stands; the engine asks for the verdict before it returns anything
 (:meth:`recall.store.opening.IndexOpening.settle`), and when a file did change the store opens
 its index again (checked and synced there, as any opening is) and the recall is ranked again.
 

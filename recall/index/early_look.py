@@ -4,10 +4,11 @@ starts, before its modules are imported.
 ``tether inject`` and ``tether hook EVENT`` run in a fresh process when no warm engine serves
 them, and confirm their memory folder is as indexed with one ``lstat`` per memory file: at
 30,000 memories about as long as the command's own imports. Those imports need nothing from the
-folder, so :func:`begin` hands the look to a forked child (or several) as soon as the command
-knows its project, and the first sync of that folder in the process (:func:`recall.index.sync.sync`)
-takes the child's answer (:func:`take`) instead of making the stats itself: at once when it
-confirms the folder, beside the ranking for an engine that asks for the verdict later.
+folder, so :func:`begin` hands the look to a forked child (or several) as soon as the
+command knows its project, and the first sync of that folder in the process
+(:func:`recall.index.sync.sync`) takes the child's answer (:func:`take`) instead of making
+the stats itself: at once when it confirms the folder, beside the ranking for an engine that
+asks for the verdict later.
 
 The answer describes the folder as the command began, as a check made then would: a file
 edited in place after that is seen by the next command. So it is taken only within
@@ -51,9 +52,9 @@ SPREAD_EVENTS: Final = ("pre-edit", "post-edit")
 """The ``tether hook`` events whose look is shared among the cores: an edit's hook waits for
 the folder's verdict before its own work, and two children end sooner than one (30,000
 memories, four rounds: 263 / 234 / 200 / 191 → 207 / 194 / 184 / 179 ms a cold ``tether hook
-pre-edit``). A command that ranks
-beside its look (``tether inject``, the prompt hook) keeps one: a third process on two cores
-slowed its ranking more than the look gained (259 / 280 → 322 / 321 ms a cold inject)."""
+pre-edit``). A command that ranks beside its look (``tether inject``, the prompt hook) keeps
+one: a third process on two cores slowed its ranking more than the look gained (259 / 280 →
+322 / 321 ms a cold inject)."""
 
 SPREAD_MIN_FOLDER_BYTES: Final = 384 * 1024
 """Size of the memory folder's directory entry from which an edit's hook spreads its look: on
@@ -78,8 +79,8 @@ def begin(memories: str, spread: bool = False) -> None:
     """Start looking at the memory folder at ``memories`` (a path with no link in its last two
     parts) in a child, for this process's first sync of it to take; with ``spread``, in a
     child per core, each looking at a share of the files, when the folder is large (see
-    :data:`SPREAD_EVENTS`, :data:`SPREAD_MIN_FOLDER_BYTES`). Nothing
-    when the folder is small, missing or reached through a link, or when no child can be had."""
+    :data:`SPREAD_EVENTS`, :data:`SPREAD_MIN_FOLDER_BYTES`). Nothing when the folder is small,
+    missing or reached through a link, or when no child can be had."""
     try:
         if any(os.path.islink(p) for p in (os.path.dirname(memories), memories)):
             return
@@ -141,8 +142,9 @@ def combined(answers: list[Answer]) -> Answer:
 
 
 def _look(share: tuple[str, int, int]) -> Answer:
-    """In a child: the stamp of the folder at ``memories`` and the sums of its ``part``-th
-    share of ``parts``, None when its entries changed meanwhile."""
+    """In a child: for ``share`` = (``memories``, ``part``, ``parts``), the stamp of the folder
+    at ``memories`` and the sums of its ``part``-th share of ``parts``; None when its entries
+    changed meanwhile."""
     from pathlib import Path
 
     from recall.index.folder_sums import folder_sums
