@@ -10,12 +10,14 @@ import bisect
 import json
 import re
 import sqlite3
+from array import array
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from recall.errors import BadInput
+from recall.genome.commit_times import read_times
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.packing import unpack
 from recall.index.db import tuples
@@ -30,6 +32,7 @@ class CommitCounts:
     repo_root: Path | None
     _times: dict[int, list[int]]
     _commit_times: dict[int, int] | None
+    _packed_times: array[int] | Literal[False] | None
     _ids: dict[str, int | None]
 
     if TYPE_CHECKING:  # provided by the genome this is mixed into
@@ -135,6 +138,16 @@ class CommitCounts:
                 (json.dumps(wanted),),
             )
         }
+        if self._packed_times is None:
+            self._packed_times = read_times(self.conn) or False
+        packed = self._packed_times
+        if packed:
+            for ident in wanted:
+                found = seqs.get(ident, ())
+                if found and max(found) >= len(packed):  # indexed after the times were read
+                    found = [seq for seq in found if seq < len(packed)]
+                self._times[ident] = sorted(map(packed.__getitem__, found))
+            return
         times = self._commit_times
         if times is None:  # the times met so far, kept per genome state
             times = self._commit_times = {}

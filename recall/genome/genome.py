@@ -13,7 +13,7 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
@@ -31,6 +31,8 @@ from recall.genome.schema import (
 )
 
 if TYPE_CHECKING:
+    from array import array
+
     from recall.genome.summary import IndexSummary
 
 Progress = Callable[[str, int, int | None], None]
@@ -86,6 +88,7 @@ class Genome(CommitCounts):
         self._ids: dict[str, int | None] = {}
         self._times: dict[int, list[int]] = {}
         self._commit_times: dict[int, int] | None = None
+        self._packed_times: array[int] | Literal[False] | None = None  # False: none stored
         self._near: dict[tuple[str, int, bool], list[Neighbour]] = {}
 
     @classmethod

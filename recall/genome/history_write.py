@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from recall.genome.commit_times import clear_times
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.history_index import HistoryBatch
 from recall.genome.packing import pack, pack_near, unpack
@@ -123,3 +124,4 @@ def clear_history(conn: sqlite3.Connection) -> None:
     """Forget all stored history (before a rebuild)."""
     for table in ("genome_files", "genome_commits", "genome_renames"):
         conn.execute(f"DELETE FROM {table}")
+    clear_times(conn)

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from recall.genome.commit_times import write_times
 from recall.genome.filerows import FileRows
 from recall.genome.gitcmd import GitMissing, GitRunner, GitUnavailable, RepoProbe
 from recall.genome.headref import common_dir, probe_files, read_head
@@ -289,6 +290,7 @@ class Refresh:
                 clear_history(self.conn)
             if batch is not None:
                 pairs += write_history(self.conn, batch)
+            write_times(self.conn)  # also what an index made before them lacks
             write_tree(self.conn, tree, fresh=recreated)
             if symbols is not None:
                 write_symbols(self.conn, symbols, fresh=recreated)

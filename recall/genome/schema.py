@@ -7,6 +7,8 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Final
 
+from recall.genome.commit_times import TIMES_DDL
+
 GENOME_SCHEMA: Final = "2"
 SCHEMA_KEY: Final = "genome_schema"
 
@@ -14,6 +16,7 @@ TABLES: Final = (
     "genome_state",
     "genome_files",
     "genome_commits",
+    "genome_times",
     "genome_renames",
     "genome_tree",
     "genome_symbol_files",
@@ -27,9 +30,12 @@ TABLES: Final = (
 # genome_symbol_files: each source file the symbol index reads, under its content key, and how
 # it was read (tree-sitter, regex, skipped: why); genome_symbols: the definitions of each key
 # (qualified name, its last part, kind, 1-based line range, body hash; see recall.genome.symbols).
+# genome_times: the commits' times packed (recall.genome.commit_times), derived from
+# genome_commits; an index made before it gets it at its next refresh, in schema 2.
 # Schema 2 added the symbol index; a version change drops and rebuilds every genome table.
 # Integer lists are packed little-endian 32-bit (see recall.genome.packing).
-DDL: Final = """
+DDL: Final = (
+    """
 CREATE TABLE IF NOT EXISTS genome_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS genome_files(
     id INTEGER PRIMARY KEY,
@@ -75,7 +81,9 @@ CREATE TABLE IF NOT EXISTS genome_symbols(
 CREATE INDEX IF NOT EXISTS genome_symbols_key ON genome_symbols(key);
 CREATE INDEX IF NOT EXISTS genome_symbols_leaf ON genome_symbols(leaf);
 """
-
+    + TIMES_DDL
+    + ";\n"
+)
 
 SYMBOLS_STATE: Final = "symbols"
 """The state key a refresh that left the symbol index as it was sets to :data:`SYMBOLS_BEHIND`

@@ -138,16 +138,35 @@ _COMMIT_TIMES = re.compile(
 )
 
 
-def test_the_spot_check_reads_the_times_of_the_shown_files_commits_only(world: World) -> None:
-    # ten commits of other files, then the shown memory's file changed past the drift limit
+def _busy_world(world: World) -> tuple[str, RecallQuery]:
+    """Ten commits of other files, then the shown memory's file changed past the drift limit."""
     world.history([[f"src/other{n}.c"] for n in range(10)])
     world.commit("src/busy.c", message="add busy")
     memory_id = world.remember(
         "the busy file keeps a ring", "src/busy.c", created="2023-12-01T00:00:00+00:00"
     )
     world.history([["src/busy.c"]] * DRIFT_COMMITS)
-    query = RecallQuery((Touch("src/busy.c", "edit"),), None, scopes=("project",))
+    return memory_id, RecallQuery((Touch("src/busy.c", "edit"),), None, scopes=("project",))
+
+
+def test_the_spot_check_reads_the_packed_commit_times_not_the_commits(world: World) -> None:
+    memory_id, query = _busy_world(world)
     recaller = world.recaller()  # a new engine over a new genome: nothing kept yet
+    with traced(world.project.conn) as statements:
+        [hit] = recaller.recall(query).hits
+    assert hit.memory.id == memory_id and hit.drift == DRIFT_COMMITS + 1
+    assert not [s for s in statements if _COMMIT_TIMES.search(s)], statements
+    assert len([s for s in statements if "FROM genome_times" in s]) == 1, statements
+
+
+def test_without_packed_times_the_spot_check_reads_the_shown_files_commits_only(
+    world: World,
+) -> None:
+    memory_id, query = _busy_world(world)
+    world.recaller().recall(query)  # the genome indexed
+    world.project.conn.execute("DROP TABLE genome_times")  # as an older version left it
+    world.project.conn.commit()
+    recaller = world.recaller()
     with traced(world.project.conn) as statements:
         [hit] = recaller.recall(query).hits
     assert hit.memory.id == memory_id and hit.drift == DRIFT_COMMITS + 1
