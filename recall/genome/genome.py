@@ -13,7 +13,7 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
@@ -88,7 +88,8 @@ class Genome(CommitCounts):
         self._ids: dict[str, int | None] = {}
         self._times: dict[int, list[int]] = {}
         self._commit_times: dict[int, int] | None = None
-        self._packed_times: array[int] | Literal[False] | None = None  # False: none stored
+        self._packed_times: array[int] | None = None
+        self._packed_refused = False
         self._near: dict[tuple[str, int, bool], list[Neighbour]] = {}
 
     @classmethod

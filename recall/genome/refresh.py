@@ -290,7 +290,7 @@ class Refresh:
                 clear_history(self.conn)
             if batch is not None:
                 pairs += write_history(self.conn, batch)
-            write_times(self.conn)  # also what an index made before them lacks
+            write_times(self.conn, state_before, state)
             write_tree(self.conn, tree, fresh=recreated)
             if symbols is not None:
                 write_symbols(self.conn, symbols, fresh=recreated)

@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from recall.genome import Genome, commit_times
+from recall.genome import Genome, commit_counts, commit_times, history_write, refresh
+from recall.genome.commit_counts import PACKED_FROM_SHARE
 from recall.genome.commit_times import MAX_PARTS, read_times
 
 from .gitrepo import GitRepo
@@ -133,30 +134,79 @@ def test_stretches_are_packed_into_one_past_the_limit(
     assert times is not None and list(times[1:]) == _rows(genome)
 
 
-def test_packed_times_that_lack_commits_are_not_used(
+def _rewrite(repo: GitRepo) -> None:
+    """Everything after the first commit replaced by five other commits, dated days later:
+    as many commits as before, none with the same time."""
+    repo.git("reset", "-q", "--hard", repo.git("rev-list", "--max-parents=0", "HEAD"))
+    repo.commits = 100
+    for n in range(5):
+        repo.commit(f"r{n}", "a.py")
+
+
+def test_a_refresh_by_a_version_without_packed_times_voids_them(
+    indexed: tuple[GitRepo, Genome],
+    open_genome: Callable[..., Genome],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An older version rebuilds the genome of a rewritten history and leaves the packed times
+    as they were: they are not used, and the next refresh packs every commit anew."""
+    repo, genome = indexed
+    _rewrite(repo)
+    with monkeypatch.context() as older:
+        older.setattr(refresh, "write_times", lambda *args: None)
+        older.setattr(history_write, "clear_times", lambda conn: None)
+        assert genome.refresh().mode == "full"
+    assert len(_rows(genome)) == 6  # as many commits as the stale packed times hold
+    assert read_times(genome.conn) is None
+    since = [("a.py", repo.date(100)), ("a.py", repo.date(0))]
+    expected = {since[0]: 5, since[1]: 6}
+    assert open_genome(repo.root).commits_touching_many(since) == expected
+    genome.refresh()
+    times = read_times(genome.conn)
+    assert times is not None and list(times[1:]) == _rows(genome)
+    assert open_genome(repo.root).commits_touching_many(since) == expected
+
+
+def test_a_commit_indexed_after_the_times_were_read_is_counted(
     indexed: tuple[GitRepo, Genome], open_genome: Callable[..., Genome]
 ) -> None:
-    """A refresh by a version that does not pack times adds commits the packed ones lack:
-    readers then count from the commit rows, and the next refresh packs the rest."""
+    repo = indexed[0]
+    reader = open_genome(repo.root)
+    assert reader.commits_touching_many([("a.py", repo.date(0))]) == {("a.py", repo.date(0)): 6}
+    repo.commits = 10
+    repo.commit("c6", "d.py", "a.py")
+    open_genome(repo.root).refresh()  # another process indexes it
+    # (a.py's times stay as this genome read them until it notices the refresh)
+    assert reader.commits_touching_many([("d.py", repo.date(0))]) == {("d.py", repo.date(0)): 1}
+
+
+def test_a_file_with_few_of_a_long_history_commits_reads_their_rows(
+    indexed: tuple[GitRepo, Genome],
+    open_genome: Callable[..., Genome],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert PACKED_FROM_SHARE == 64
+    repo = indexed[0]
+    monkeypatch.setattr(commit_counts, "PACKED_FROM_SHARE", 4)  # "long": 4 times c.py's one
+    reader = open_genome(repo.root)
+    statements: list[str] = []
+    reader.conn.set_trace_callback(statements.append)
+    assert reader.commits_touching_many([("c.py", repo.date(0))]) == {("c.py", repo.date(0)): 1}
+    assert [s for s in statements if "genome_commits WHERE seq IN" in s]
+    assert not [s for s in statements if "genome_times" in s]
+    statements.clear()
+    assert reader.commits_touching_many([("a.py", repo.date(1))]) == {("a.py", repo.date(1)): 5}
+    assert [s for s in statements if "genome_times" in s]
+    assert not [s for s in statements if "genome_commits WHERE seq IN" in s]
+
+
+def test_a_full_rebuild_of_a_rewritten_history_packs_the_times_anew(
+    indexed: tuple[GitRepo, Genome],
+) -> None:
     repo, genome = indexed
-    genome.conn.execute("DELETE FROM genome_times")
-    genome.conn.execute(
-        "INSERT INTO genome_times(first, ts) VALUES(1, ?)",
-        (commit_times._pack(commit_times.array("q", _rows(genome)[:4])),),
-    )
-    genome.conn.commit()
-    assert read_times(genome.conn) is None
-    fresh = open_genome(repo.root)
-    assert fresh.commits_touching_many([("a.py", repo.date(5))]) == {("a.py", repo.date(5)): 1}
-    fresh.refresh()
-    times = read_times(fresh.conn)
-    assert times is not None and list(times[1:]) == _rows(fresh)
-    assert _firsts(fresh) == [1, 5]
-
-
-def test_a_full_rebuild_packs_the_times_anew(indexed: tuple[GitRepo, Genome]) -> None:
-    genome = indexed[1]
+    before = _rows(genome)
+    _rewrite(repo)
     genome.refresh(full=True)
     assert _firsts(genome) == [1]
     times = read_times(genome.conn)
-    assert times is not None and list(times[1:]) == _rows(genome)
+    assert times is not None and list(times[1:]) == _rows(genome) != before
