@@ -91,13 +91,15 @@ def first_recalls(work: Path, history: str, files: int, rounds: int) -> dict[str
     for _ in range(rounds):
         for path in hubs:
             ctx, recaller = real_bench._engine(h)
-            recaller.recall(other)
-            used = time.thread_time()
-            result = recaller.recall(RecallQuery((Touch(path, "open"),), None, limit=6))
-            cpu[path].append((time.thread_time() - used) * 1000)
+            try:
+                recaller.recall(other)
+                used = time.thread_time()
+                result = recaller.recall(RecallQuery((Touch(path, "open"),), None, limit=6))
+                cpu[path].append((time.thread_time() - used) * 1000)
+            finally:
+                ctx.close()
             for name, value in result.timings_ms.items():
                 stages[path].setdefault(name, []).append(value)
-            ctx.close()
     return {
         "load": round(os.getloadavg()[0], 1),
         "first recall CPU p50": {path: round(statistics.median(v), 1) for path, v in cpu.items()},

@@ -176,8 +176,39 @@ def test_a_commit_indexed_after_the_times_were_read_is_counted(
     repo.commits = 10
     repo.commit("c6", "d.py", "a.py")
     open_genome(repo.root).refresh()  # another process indexes it
+    statements: list[str] = []
+    reader.conn.set_trace_callback(statements.append)
     # (a.py's times stay as this genome read them until it notices the refresh)
     assert reader.commits_touching_many([("d.py", repo.date(0))]) == {("d.py", repo.date(0)): 1}
+    assert [s for s in statements if "genome_times" in s]  # the packed times read again
+    assert not [s for s in statements if "genome_commits WHERE seq IN" in s]
+
+
+def test_a_long_lived_genome_forgets_the_times_when_another_process_rebuilds(
+    indexed: tuple[GitRepo, Genome],
+    open_genome: Callable[..., Genome],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server's genome read the times; an older version's process then rebuilds a rewritten
+    history (voiding them), and this version's refresh packs it: each time, once the genome
+    has noticed the refresh, its counts are those of the commit rows."""
+    repo = indexed[0]
+    reader = open_genome(repo.root)
+    since = [("a.py", repo.date(100)), ("a.py", repo.date(0))]
+    assert reader.commits_touching_many(since) == {since[0]: 0, since[1]: 6}
+    _rewrite(repo)
+    with monkeypatch.context() as older:
+        older.setattr(refresh, "write_times", lambda *args: None)
+        older.setattr(history_write, "clear_times", lambda conn: None)
+        open_genome(repo.root).refresh()
+    assert reader.refreshed_elsewhere()
+    assert reader.commits_touching_many(since) == {since[0]: 5, since[1]: 6}
+    open_genome(repo.root).refresh()  # this version packs the rewritten history
+    assert reader.refreshed_elsewhere()
+    statements: list[str] = []
+    reader.conn.set_trace_callback(statements.append)
+    assert reader.commits_touching_many([("a.py", repo.date(101))]) == {("a.py", repo.date(101)): 4}
+    assert [s for s in statements if "genome_times" in s]
 
 
 def test_a_file_with_few_of_a_long_history_commits_reads_their_rows(
@@ -210,3 +241,28 @@ def test_a_full_rebuild_of_a_rewritten_history_packs_the_times_anew(
     assert _firsts(genome) == [1]
     times = read_times(genome.conn)
     assert times is not None and list(times[1:]) == _rows(genome) != before
+
+
+def test_times_refused_while_an_older_refresh_voids_them_are_read_once_packed_again(
+    indexed: tuple[GitRepo, Genome],
+    open_genome: Callable[..., Genome],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    repo = indexed[0]
+    reader = open_genome(repo.root)
+    assert reader.commits_touching_many([("a.py", repo.date(0))]) == {("a.py", repo.date(0)): 6}
+    repo.commits = 10
+    repo.commit("c6", "d.py")
+    with monkeypatch.context() as older:
+        older.setattr(refresh, "write_times", lambda *args: None)
+        open_genome(repo.root).refresh()
+    # not noticed yet: the times it tries to read again are no longer vouched for
+    assert reader.commits_touching_many([("d.py", repo.date(0))]) == {("d.py", repo.date(0)): 1}
+    assert reader.refreshed_elsewhere()
+    repo.commit("c7", "e.py")
+    open_genome(repo.root).refresh()
+    assert reader.refreshed_elsewhere()
+    statements: list[str] = []
+    reader.conn.set_trace_callback(statements.append)
+    assert reader.commits_touching_many([("e.py", repo.date(0))]) == {("e.py", repo.date(0)): 1}
+    assert [s for s in statements if "genome_times" in s]
