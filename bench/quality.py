@@ -61,11 +61,17 @@ def score(ranked: Sequence[Sequence[str]], relevant: Sequence[set[str]]) -> dict
     return {"hit@3": hit3 / n, "hit@10": hit10 / n, "mrr@10": mrr / n}
 
 
+PROTOCOL_MODULES = ("quality.py", "quality_session.py", "quality_rehearsal.py")
+"""The benchmark's own modules whose code decides what is recalled and how it is scored."""
+
+
 def engine_fingerprint() -> str:
-    """A digest of the engine's source: cached results are reused only for the same engine."""
+    """A digest of the engine's source and of the protocol's (:data:`PROTOCOL_MODULES`):
+    cached results are reused only for the same engine scored the same way."""
     digest = hashlib.sha1()
-    root = Path(__file__).resolve().parents[1] / "recall"
-    for path in sorted(root.rglob("*.py")):
+    root = Path(__file__).resolve().parents[1]
+    engine = sorted((root / "recall").rglob("*.py"))
+    for path in [*engine, *(root / "bench" / name for name in PROTOCOL_MODULES)]:
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
@@ -280,6 +286,8 @@ def run_tune(
     scored them and whether they are relevant, are appended there as JSON lines (the
     training data of ``recall.ranking.fit_learned``); ``dump_depth`` candidates instead, and
     each line says whether it holds every candidate the engine found (``complete``)."""
+    from recall.ranking.diversify import spread
+
     _meta, commits, tasks = _load(folder)
     tasks = sorted((t for t in tasks if t["split"] == "pre_cut"), key=lambda t: t["task_idx"])
     tasks = _sample(tasks, sample)
@@ -321,10 +329,13 @@ def run_tune(
                 dumped = dump is not None and number == 0
                 depth = max(dump_depth, 10) if dumped else 10
                 with patched(changes):
-                    hits = session.recall(
-                        task["prompt"], task["touched"], limit=depth + newer, afresh=afresh
-                    )
-                older = [h for h in hits if first_idx[h.memory.id] < upto]
+                    # the spread over files placed among the older memories only, as in a
+                    # store that holds no newer one (they would take part in it otherwise)
+                    with patched({"REDUNDANCY_PENALTY": 0.0}):
+                        hits = session.recall(
+                            task["prompt"], task["touched"], limit=depth + newer, afresh=afresh
+                        )
+                    older = spread([h for h in hits if first_idx[h.memory.id] < upto])
                 ranked[name].append([h.memory.id for h in older[:10]])
                 if dumped:
                     # fewer hits than asked for: the engine found no more candidates

@@ -23,6 +23,7 @@ from recall.ranking import file_channels as fc
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 from recall.ranking.adjust import Adjuster, adjust_reach, kth_best
+from recall.ranking.diversify import spread
 from recall.ranking.drift_counts import DriftCounts
 from recall.ranking.hits import (
     Candidate,
@@ -211,7 +212,7 @@ class Recaller:
         chosen = merged[: query.limit]
         add_time(timings, "fusion", tick)
         tick = time.perf_counter()
-        top = hydrate(chosen, pinned)
+        top = spread(hydrate(chosen, pinned))
         timings["hydrate"] = (time.perf_counter() - tick) * 1000
         if cuts:
             crowded.note_cuts(top, chosen, cuts)

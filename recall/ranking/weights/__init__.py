@@ -24,6 +24,8 @@ blast radius           up to 0.06
 recency                up to 0.06, halving every 365 days since the last action,
                        and up to 0.01 more, halving every 10 days
 feedback               acted: up to +0.05; ignored 4+ times: down to -0.12
+redundant              down to -0.015 for a returned hit naming the files of a hit
+                       placed above it (in proportion to the files they share)
 =====================  ==========================================================
 
 RRF credit is at most 1/61 per channel (times the channel's weight), so it orders hits
@@ -50,6 +52,8 @@ from recall.ranking.weights.adjustments import (
     PINNED_BONUS,
     RECENCY_HALF_LIFE_DAYS,
     RECENCY_MAX,
+    REDUNDANCY_PENALTY,
+    SPREAD_POOL,
     acted_bonus,
     ignore_penalty,
     pinned_bonus,
@@ -207,6 +211,7 @@ __all__ = [
     "RARITY_SOLE_OWNER",
     "RECENCY_HALF_LIFE_DAYS",
     "RECENCY_MAX",
+    "REDUNDANCY_PENALTY",
     "REVIEW_KINDS",
     "RRF_K",
     "SEMANTIC_CANDIDATES",
@@ -214,6 +219,7 @@ __all__ = [
     "SEMANTIC_MAX",
     "SEMANTIC_MIN_COSINE",
     "SPLIT_CAMEL_CASE",
+    "SPREAD_POOL",
     "SUMMARY_CAP",
     "TEXT_CANDIDATES",
     "TEXT_HALF_STRENGTH",

@@ -1,0 +1,55 @@
+"""The returned hits spread over what they are about.
+
+A hit naming the same files as a hit placed above it adds little to what the reader already
+has: three notes on one change set can fill the three places an agent reads while a note on
+other files scores nearly as well. The best hits are placed one at a time, each time the one
+whose score, less ``REDUNDANCY_PENALTY`` times its likeness to those already placed, is
+highest. The likeness of two hits is the Jaccard index of the files they name; a hit naming
+no file is like no other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from recall.ranking import weights as W
+from recall.ranking.hits import Hit
+
+SIGNAL: str = "redundant"
+"""The signal (negative) a hit carries when it gave up some of its score here."""
+
+
+def likeness(a: frozenset[str], b: frozenset[str]) -> float:
+    """The Jaccard index of two sets of files: shared over named by either (0 if either is
+    empty)."""
+    if not a or not b:
+        return 0.0
+    shared = len(a & b)
+    return shared / (len(a) + len(b) - shared) if shared else 0.0
+
+
+def spread(hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` (best first) with the first ``SPREAD_POOL`` placed greedily as the module
+    says, each that gave up score carrying the loss as the ``redundant`` signal and in its
+    score; the hits after the pool keep their places. Equal scores keep their order."""
+    pool = list(hits[: W.SPREAD_POOL])
+    if W.REDUNDANCY_PENALTY <= 0.0 or len(pool) < 2:
+        return list(hits)
+    files = [frozenset(hit.memory.files) for hit in pool]
+    likest = [0.0] * len(pool)  # each unplaced hit's largest likeness to a placed one
+    left = list(range(len(pool)))
+    placed: list[Hit] = []
+    while left:
+        best = max(left, key=lambda k: (pool[k].score - W.REDUNDANCY_PENALTY * likest[k], -k))
+        left.remove(best)
+        loss = W.REDUNDANCY_PENALTY * likest[best]
+        hit = pool[best]
+        if loss > 0.0:
+            hit = dataclasses.replace(
+                hit, score=hit.score - loss, signals={**hit.signals, SIGNAL: -loss}
+            )
+        placed.append(hit)
+        for k in left:
+            likest[k] = max(likest[k], likeness(files[k], files[best]))
+    return placed + list(hits[W.SPREAD_POOL :])
