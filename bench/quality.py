@@ -61,7 +61,13 @@ def score(ranked: Sequence[Sequence[str]], relevant: Sequence[set[str]]) -> dict
     return {"hit@3": hit3 / n, "hit@10": hit10 / n, "mrr@10": mrr / n}
 
 
-PROTOCOL_MODULES = ("quality.py", "quality_session.py", "quality_rehearsal.py")
+PROTOCOL_MODULES = (
+    "baselines.py",
+    "quality.py",
+    "quality_rehearsal.py",
+    "quality_session.py",
+    "replay.py",
+)
 """The benchmark's own modules whose code decides what is recalled and how it is scored."""
 
 

@@ -120,12 +120,21 @@ def read_dump(paths: Sequence[Path], data: Path) -> tuple[list[Task], dict[str, 
                     history.tasks[sha],
                     [history.by_id[c["id"]] for c in candidates],
                     [c["signals"] for c in candidates],
-                    np.array([sum(c["signals"].values()) for c in candidates], dtype=float),
+                    _as_placed([sum(c["signals"].values()) for c in candidates]),
                     np.array([bool(c["relevant"]) for c in candidates], dtype=bool),
                     bool(row.get("complete", False)),
                 )
             )
     return tasks, histories
+
+
+def _as_placed(scores: list[float]) -> Any:
+    """The candidates' scores, each lowered to the lowest before it: the engine's order is
+    the dump's, and past the spread over files (``recall.ranking.diversify``) a candidate may
+    score above one placed before it."""
+    import numpy as np
+
+    return np.minimum.accumulate(np.array(scores, dtype=float)) if scores else np.zeros(0)
 
 
 SHOWN = 3

@@ -88,6 +88,18 @@ def test_the_engine_order_is_kept_and_a_feature_that_lifts_the_relevant_one_is_k
     ]
 
 
+def test_a_candidate_past_the_spread_scoring_above_one_before_it_keeps_its_place(
+    tmp_path: Path,
+) -> None:
+    """Past the engine's spread over files, a candidate may score above one placed before it;
+    the engine's order is the dump's, so the relevant one fourth stays fourth."""
+    data = _history(tmp_path / "data")
+    ids = [f"{n:02d}" * 4 for n in (1, 2, 3, 4)]
+    dump = _dump(tmp_path / "dump.jsonl", ids, [0.300, 0.280, 0.270, 0.285], ids[3])
+    tasks, _histories = offline.read_dump([dump], data)
+    assert offline.hit3(tasks) == {"hist": 0.0}
+
+
 def test_a_dump_line_naming_no_commit_of_the_history_is_named(tmp_path: Path) -> None:
     data = _history(tmp_path / "data")
     dump = _dump(tmp_path / "dump.jsonl", ["01010101", "deadbeef"], [0.3, 0.2], "deadbeef")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from recall.model import REJECTED_WORDING
 from recall.ranking import weights as W
+from recall.ranking.diversify import respread
 
 if TYPE_CHECKING:  # annotations only: the edit hooks use this module without the ranker
     from recall.ranking.engine import Hit
@@ -87,13 +88,13 @@ def format_hit(hit: Hit) -> str:
 
 
 def select(hits: Sequence[Hit]) -> list[Hit]:
-    """The hits worth injecting: strong ones only, at most three, within the character budget."""
+    """The hits worth injecting: strong ones only (spread over their files among themselves,
+    so a weak hit takes no place from a strong one), at most three, within the character
+    budget."""
     chosen: list[Hit] = []
     # the whole block counts against the budget
     used = len(HEADER) + len(FENCE_OPEN) + len(FENCE_CLOSE) + len(FOOTER) + 4
-    for hit in hits:
-        if not hit.strong:
-            continue
+    for hit in respread([hit for hit in hits if hit.strong]):
         line = format_hit(hit)
         if used + len(line) + 1 > W.INJECT_CHARS:
             break

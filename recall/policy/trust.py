@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from recall.gitquery import git_stdout
+from recall.ranking.diversify import respread
 
 if TYPE_CHECKING:
     from recall.model import Memory
@@ -106,8 +107,10 @@ class Gate:
         return name in self._mine_names()
 
     def hits(self, hits: Sequence[Hit]) -> list[Hit]:
-        """The hits that may be injected, in order."""
-        return [h for h in hits if self.allows(h.memory, h.scope)]
+        """The hits that may be injected, in order; when some are held back, the others
+        spread over their files among themselves (a hit held back takes nothing from them)."""
+        allowed = [h for h in hits if self.allows(h.memory, h.scope)]
+        return allowed if len(allowed) == len(hits) else respread(allowed)
 
     def memories(self, memories: Iterable[Memory], scope: str = "project") -> list[Memory]:
         """The memories of ``scope`` that may be injected, in order."""

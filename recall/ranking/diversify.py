@@ -3,9 +3,14 @@
 A hit naming the same files as a hit placed above it adds little to what the reader already
 has: three notes on one change set can fill the three places an agent reads while a note on
 other files scores nearly as well. The best hits are placed one at a time, each time the one
-whose score, less ``REDUNDANCY_PENALTY`` times its likeness to those already placed, is
-highest. The likeness of two hits is the Jaccard index of the files they name; a hit naming
-no file is like no other.
+whose score, less ``REDUNDANCY_PENALTY`` times its largest likeness to those already placed,
+is highest. The likeness of two hits is the Jaccard index of the files they name; a hit
+naming no file is like no other.
+
+The engine spreads the ``SPREAD_POOL`` best whatever the limit asked for, so a short list is
+the head of a long one. A caller that shows only some of the hits (the trust gate, the
+injection's strong hits) places them again among themselves (:func:`respread`): a hit that
+is not shown takes nothing from one that is.
 """
 
 from __future__ import annotations
@@ -32,7 +37,9 @@ def likeness(a: frozenset[str], b: frozenset[str]) -> float:
 def spread(hits: Sequence[Hit]) -> list[Hit]:
     """``hits`` (best first) with the first ``SPREAD_POOL`` placed greedily as the module
     says, each that gave up score carrying the loss as the ``redundant`` signal and in its
-    score; the hits after the pool keep their places. Equal scores keep their order."""
+    score; the hits past the pool follow it as they came (one may score above a pool hit
+    that gave up some: a longer list must keep a shorter one as its head, and a shorter one
+    never saw it). Equal scores keep their order."""
     pool = list(hits[: W.SPREAD_POOL])
     if W.REDUNDANCY_PENALTY <= 0.0 or len(pool) < 2:
         return list(hits)
@@ -52,4 +59,21 @@ def spread(hits: Sequence[Hit]) -> list[Hit]:
         placed.append(hit)
         for k in left:
             likest[k] = max(likest[k], likeness(files[k], files[best]))
-    return placed + list(hits[W.SPREAD_POOL :])
+    return [*placed, *hits[W.SPREAD_POOL :]]
+
+
+def respread(hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` (some of a recall's, in its order) placed again among themselves: each hit's
+    score and signals as they were before the spread, then :func:`spread`."""
+    whole = [
+        dataclasses.replace(
+            hit,
+            score=hit.score - hit.signals[SIGNAL],
+            signals={k: v for k, v in hit.signals.items() if k != SIGNAL},
+        )
+        if SIGNAL in hit.signals
+        else hit
+        for hit in hits
+    ]
+    whole.sort(key=lambda hit: (-hit.score, hit.memory.id))
+    return spread(whole)

@@ -200,22 +200,24 @@ class Recaller:
         adjuster = Adjuster(self.repo, touched, neighbours, introducers.named_words(prepared.text))
         found: list[Candidate] = []
         cuts: dict[tuple[int, str], crowded.Cut] = {}
+        ranked = max(query.limit, W.SPREAD_POOL)  # the spread's pool is ranked in full
         for store in self.stores:
             if store.scope not in query.scopes:
                 continue
             found.extend(
-                self._rank_store(store, adjuster, neighbours, prepared, timings, query.limit, cuts)
+                self._rank_store(store, adjuster, neighbours, prepared, timings, ranked, cuts)
             )
         tick = time.perf_counter()
         merged = merge_scopes(found)
         merged.sort(key=lambda c: (-c.item.score, c.id))
-        chosen = merged[: query.limit]
+        chosen = merged[:ranked]
         add_time(timings, "fusion", tick)
         tick = time.perf_counter()
-        top = spread(hydrate(chosen, pinned))
-        timings["hydrate"] = (time.perf_counter() - tick) * 1000
+        top = hydrate(chosen, pinned)
         if cuts:
             crowded.note_cuts(top, chosen, cuts)
+        top = spread(top)[: query.limit]  # the best ranked alike whatever the limit
+        timings["hydrate"] = (time.perf_counter() - tick) * 1000
         tick = time.perf_counter()
         mark_drift(top, self.stores, self.repo, self.drift_commits, self._lifecycle_of, self._drift)
         timings["drift"] = (time.perf_counter() - tick) * 1000

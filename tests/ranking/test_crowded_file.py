@@ -9,7 +9,7 @@ import pytest
 from recall.policy.usage import record_action
 from recall.ranking import weights as W
 
-from .world import World, describe, hit_of
+from .world import World, describe, hit_of, ids
 
 HUB = "src/hub.py"
 CAP = 40
@@ -128,3 +128,27 @@ def test_a_co_change_cut_keeps_what_adds_most_to_a_score(
     monkeypatch.setattr(W, "FILE_CANDIDATES_MAX", CAP)
     result = world.recall("src/a.py", "src/c.py", limit=60)
     assert set(on_d) <= {hit.memory.id for hit in result.hits[:2]}, describe(result)
+
+
+def test_notes_stay_with_their_hits_when_the_spread_reorders_them(
+    crowded: tuple[World, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The spread over files moves a text-only hit above the cut file's memories (all on the
+    same file); the notes of the cut go with the hits they were made for, as without it."""
+    world, _cut_one = crowded
+    elsewhere = world.remember(
+        "the exporter batches rows by the thousand", "src/other.py", category="context"
+    )
+    monkeypatch.setattr(W, "SPREAD_POOL", 60)
+
+    def noted() -> tuple[list[str], dict[str, bool]]:
+        result = world.recall(HUB, prompt="exporter batches rows thousand", limit=60)
+        return ids(result), {hit.memory.id: NOTE in hit.receipt for hit in result.hits}
+
+    monkeypatch.setattr(W, "REDUNDANCY_PENALTY", 0.0)
+    order, notes = noted()
+    assert order[1] != elsewhere and any(notes.values())
+    monkeypatch.setattr(W, "REDUNDANCY_PENALTY", 0.5)
+    spread_order, spread_notes = noted()
+    assert spread_order[1] == elsewhere  # moved above the memories sharing the hub
+    assert spread_notes == notes

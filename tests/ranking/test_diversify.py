@@ -4,12 +4,15 @@ other files that scored nearly as well."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from recall.model import Memory
+from recall.policy import inject
 from recall.ranking import diversify
 from recall.ranking import weights as W
-from recall.ranking.diversify import likeness, spread
+from recall.ranking.diversify import likeness, respread, spread
 from recall.ranking.hits import Hit
 
 from .world import World, hit_of, ids
@@ -60,12 +63,6 @@ def test_notes_on_different_files_or_none_keep_their_order() -> None:
     assert spread(hits) == hits
 
 
-def test_hits_past_the_pool_keep_their_places(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(W, "SPREAD_POOL", 2)
-    hits = [_hit("a", 0.40, "a.c"), _hit("b", 0.39, "a.c"), _hit("c", 0.385, "c.c")]
-    assert [h.memory.id for h in spread(hits)] == ["a", "b", "c"]
-
-
 def test_through_the_engine_a_note_on_other_files_passes_a_twin(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -91,3 +88,46 @@ def test_through_the_engine_a_note_on_other_files_passes_a_twin(
     assert diversify.SIGNAL not in hit_of(spread_out, newer).signals
     monkeypatch.setattr(W, "REDUNDANCY_PENALTY", 0.0)
     assert order() == [newer, twin, other]
+
+
+def test_hits_past_the_pool_follow_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hit past the pool is never placed among it, even above one that gave up score: the
+    list asked with a limit of the pool's size ends there."""
+    monkeypatch.setattr(W, "SPREAD_POOL", 3)
+    hits = [_hit("a", 0.400, "a.c"), _hit("b", 0.399, "a.c"), _hit("c", 0.398, "a.c")]
+    later = _hit("d", 0.397, "d.c")
+    placed = spread([*hits, later])
+    assert [h.memory.id for h in placed] == ["a", "b", "c", "d"]
+    assert placed[3] is later and placed[2].score < later.score
+
+
+def test_a_shorter_limit_gives_the_head_of_a_longer_one(world: World) -> None:
+    world.history([["src/a.c", "src/b.c", "src/d.c", "src/e.c"]])
+    world.remember("origin of a", "src/a.c", "src/e.c", created="2025-01-01T12:00:00+00:00")
+    world.remember("a and d", "src/a.c", "src/d.c", created="2026-05-28T12:00:00+00:00")
+    world.remember("a and b", "src/a.c", "src/b.c", created="2026-05-29T12:00:00+00:00")
+    world.remember("a and b again", "src/a.c", "src/b.c", created="2026-05-30T12:00:00+00:00")
+    longer = ids(world.recall("src/a.c"))
+    for limit in (1, 2, 3):
+        assert ids(world.recall("src/a.c", limit=limit)) == longer[:limit]
+
+
+def test_a_hit_held_back_takes_nothing_from_the_hits_shown() -> None:
+    """The hits shown (the trust gate's, the strong ones) are placed again among themselves:
+    without the hit placed first, its twin loses nothing and passes a note on other files."""
+    first, twin = _hit("f", 0.400, "a.c", "b.c"), _hit("t", 0.395, "a.c", "b.c")
+    other = _hit("o", 0.390, "a.c", "d.c")
+    shown = [h for h in spread([first, twin, other]) if h.memory.id != "f"]
+    assert [h.memory.id for h in shown] == ["o", "t"]
+    again = respread(shown)
+    assert [h.memory.id for h in again] == ["t", "o"]
+    assert again[0].score == 0.395 and diversify.SIGNAL not in again[0].signals
+    assert again[1].signals[diversify.SIGNAL] == pytest.approx(-W.REDUNDANCY_PENALTY / 3)
+
+
+def test_the_injection_spreads_its_strong_hits_among_themselves() -> None:
+    weak = dataclasses.replace(_hit("w", 0.400, "a.c", "b.c"), strong=False)
+    gotcha = _hit("g", 0.395, "a.c", "b.c")
+    other = _hit("o", 0.390, "a.c", "d.c")
+    chosen = inject.select(spread([weak, gotcha, other]))
+    assert [h.memory.id for h in chosen] == ["g", "o"]

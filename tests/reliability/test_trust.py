@@ -21,6 +21,7 @@ from lsp_server.configuration import merge
 from recall.locations import project_location
 from recall.model import Memory
 from recall.policy import inject, trust
+from recall.ranking import weights as W
 from recall.ranking.engine import Hit
 from recall.store import MemoryStore
 from tests.lsp import workspace
@@ -200,3 +201,29 @@ async def test_untrusted_workspace_labels_diagnostics(
     assert diagnostic.code == ws.gotcha
     assert diagnostic.message.endswith("[untrusted workspace: project memory by Dana]")
     assert diagnostic.severity == types.DiagnosticSeverity.Warning  # still shown as before
+
+
+def test_a_memory_held_back_takes_no_score_from_the_ones_injected(
+    repo: Path, authored: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """All three name src/app.py alone: in the ranking the two after the first give up score
+    to it (the spread over files); held back, the first takes nothing from the others."""
+    from recall.ranking import diversify
+
+    monkeypatch.setenv(trust.ENV_VAR, "0")
+    store = MemoryStore(project_location(repo), notice=lambda _m: None)
+    try:
+        gate = trust.Gate(store, lambda _m: None)
+        ranked = [
+            Hit(store.get(authored[name]), "project", score, {"file": score}, "via file", True)
+            for name, score in (("theirs", 0.40), ("mine", 0.39), ("fresh", 0.38))
+        ]
+        spread = diversify.spread(ranked)
+        assert [h.memory.id for h in spread] == [authored[n] for n in ("theirs", "mine", "fresh")]
+        assert diversify.SIGNAL in spread[1].signals
+        shown = gate.hits(spread)
+    finally:
+        store.close()
+    assert [h.memory.id for h in shown] == [authored["mine"], authored["fresh"]]
+    assert shown[0].score == 0.39 and diversify.SIGNAL not in shown[0].signals
+    assert shown[1].signals[diversify.SIGNAL] == pytest.approx(-W.REDUNDANCY_PENALTY)

@@ -57,8 +57,6 @@ ACTED_BONUS_MAX: Final = 0.05
 #: peers, but an unrelated pin does not beat a direct file hit (0.10 < 0.25).
 PINNED_BONUS: Final = 0.10
 
-# --- learned ranker ----------------------------------------------------------------------
-
 # --- returned hits spread over their files ------------------------------------------------
 
 #: Score a returned hit gives up per unit of likeness (Jaccard of the files it names) to the
@@ -70,10 +68,13 @@ PINNED_BONUS: Final = 0.10
 #: lowered networkmanager's pre-cut figure).
 REDUNDANCY_PENALTY: Final = 0.015
 
-#: Best hits placed that way: the ten a prompt's recall returns (agents' hooks ask ten and
-#: show three); past them hits keep their places, so a long listing costs no more.
+#: Best hits placed that way, whatever the limit asked for (a short list is the head of a long
+#: one): the ten a prompt's recall returns (agents' hooks ask ten and show three); past them
+#: hits follow as they rank, so a long listing costs no more.
 SPREAD_POOL: Final = 10
 
+
+# --- learned ranker ----------------------------------------------------------------------
 
 #: Whether each signal's contribution is multiplied by its learned weight
 #: (``recall/ranking/learned_weights.json``, fitted by ``recall.ranking.fit_learned`` on the
