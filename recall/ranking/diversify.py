@@ -34,32 +34,41 @@ def likeness(a: frozenset[str], b: frozenset[str]) -> float:
     return shared / (len(a) + len(b) - shared) if shared else 0.0
 
 
+def place(scores: Sequence[float], files: Sequence[frozenset[str]]) -> list[tuple[int, float]]:
+    """The order the module's greedy placing gives the first ``SPREAD_POOL`` of ``scores``
+    (best first, with the files each names), then the rest as they are: (index, score given
+    up) for each."""
+    pool = len(scores[: W.SPREAD_POOL])
+    rest = [(k, 0.0) for k in range(pool, len(scores))]
+    if W.REDUNDANCY_PENALTY <= 0.0 or pool < 2:
+        return [(k, 0.0) for k in range(pool)] + rest
+    likest = [0.0] * pool  # each unplaced one's largest likeness to a placed one
+    left = list(range(pool))
+    placed: list[tuple[int, float]] = []
+    while left:
+        best = max(left, key=lambda k: (scores[k] - W.REDUNDANCY_PENALTY * likest[k], -k))
+        left.remove(best)
+        placed.append((best, W.REDUNDANCY_PENALTY * likest[best]))
+        for k in left:
+            likest[k] = max(likest[k], likeness(files[k], files[best]))
+    return placed + rest
+
+
+def given_up(hit: Hit, loss: float) -> Hit:
+    """``hit`` with ``loss`` taken from its score and kept as the ``redundant`` signal."""
+    if loss <= 0.0:
+        return hit
+    return dataclasses.replace(hit, score=hit.score - loss, signals={**hit.signals, SIGNAL: -loss})
+
+
 def spread(hits: Sequence[Hit]) -> list[Hit]:
     """``hits`` (best first) with the first ``SPREAD_POOL`` placed greedily as the module
     says, each that gave up score carrying the loss as the ``redundant`` signal and in its
     score; the hits past the pool follow it as they came (one may score above a pool hit
     that gave up some: a longer list must keep a shorter one as its head, and a shorter one
     never saw it). Equal scores keep their order."""
-    pool = list(hits[: W.SPREAD_POOL])
-    if W.REDUNDANCY_PENALTY <= 0.0 or len(pool) < 2:
-        return list(hits)
-    files = [frozenset(hit.memory.files) for hit in pool]
-    likest = [0.0] * len(pool)  # each unplaced hit's largest likeness to a placed one
-    left = list(range(len(pool)))
-    placed: list[Hit] = []
-    while left:
-        best = max(left, key=lambda k: (pool[k].score - W.REDUNDANCY_PENALTY * likest[k], -k))
-        left.remove(best)
-        loss = W.REDUNDANCY_PENALTY * likest[best]
-        hit = pool[best]
-        if loss > 0.0:
-            hit = dataclasses.replace(
-                hit, score=hit.score - loss, signals={**hit.signals, SIGNAL: -loss}
-            )
-        placed.append(hit)
-        for k in left:
-            likest[k] = max(likest[k], likeness(files[k], files[best]))
-    return [*placed, *hits[W.SPREAD_POOL :]]
+    order = place([hit.score for hit in hits], [frozenset(hit.memory.files) for hit in hits])
+    return [given_up(hits[k], loss) for k, loss in order]
 
 
 def respread(hits: Sequence[Hit]) -> list[Hit]:

@@ -23,7 +23,6 @@ from recall.ranking import file_channels as fc
 from recall.ranking import text_channel as tc
 from recall.ranking import weights as W
 from recall.ranking.adjust import Adjuster, adjust_reach, kth_best
-from recall.ranking.diversify import spread
 from recall.ranking.drift_counts import DriftCounts
 from recall.ranking.hits import (
     Candidate,
@@ -37,7 +36,7 @@ from recall.ranking.hits import (
 from recall.ranking.nearest import Nearest, Prepared
 from recall.ranking.query import RecallQuery
 from recall.ranking.sanitize import sanitize_prompt
-from recall.ranking.shown import IndexMoved, Lifecycle, hydrate, mark_drift
+from recall.ranking.shown import IndexMoved, Lifecycle, hydrate, mark_drift, spread_chosen
 from recall.ranking.store_facts import StoreFacts
 from recall.store import MemoryStore, is_corruption
 
@@ -200,7 +199,7 @@ class Recaller:
         adjuster = Adjuster(self.repo, touched, neighbours, introducers.named_words(prepared.text))
         found: list[Candidate] = []
         cuts: dict[tuple[int, str], crowded.Cut] = {}
-        ranked = max(query.limit, W.SPREAD_POOL)  # the spread's pool is ranked in full
+        ranked = max(query.limit, W.SPREAD_POOL)  # a short list is the head of a long one
         for store in self.stores:
             if store.scope not in query.scopes:
                 continue
@@ -213,10 +212,10 @@ class Recaller:
         chosen = merged[:ranked]
         add_time(timings, "fusion", tick)
         tick = time.perf_counter()
-        top = hydrate(chosen, pinned)
+        chosen, losses = spread_chosen(chosen, query.limit)
+        top = hydrate(chosen, pinned, losses)
         if cuts:
             crowded.note_cuts(top, chosen, cuts)
-        top = spread(top)[: query.limit]  # the best ranked alike whatever the limit
         timings["hydrate"] = (time.perf_counter() - tick) * 1000
         tick = time.perf_counter()
         mark_drift(top, self.stores, self.repo, self.drift_commits, self._lifecycle_of, self._drift)

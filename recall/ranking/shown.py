@@ -19,6 +19,7 @@ from recall.lifecycle.references import (
     with_lifecycle_keys,
 )
 from recall.model import Memory
+from recall.ranking.diversify import given_up, place
 from recall.ranking.drift_counts import DriftCounts
 from recall.ranking.facts import JSON_VALUES
 from recall.ranking.fuse import DRIFT_NOTE, receipt
@@ -38,10 +39,37 @@ class IndexMoved(Exception):
     """An index was replaced (or a ranked row removed) while a recall read it."""
 
 
-def hydrate(chosen: list[Candidate], pinned: dict[int, sqlite3.Connection]) -> list[Hit]:
+def candidate_files(chosen: list[Candidate]) -> list[frozenset[str]]:
+    """The files each of ``chosen`` names, from the index's file rows (one statement per
+    store; no memory row is read)."""
+    found: dict[tuple[int, int], set[str]] = {}
+    for store in {id(c.store): c.store for c in chosen}.values():
+        wanted = [c.rowid for c in chosen if c.store is store]
+        for rowid, path in store.conn.execute(
+            f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {JSON_VALUES}",
+            (json.dumps(wanted),),
+        ):
+            found.setdefault((id(store), rowid), set()).add(path)
+    return [frozenset(found.get((id(c.store), c.rowid), ())) for c in chosen]
+
+
+def spread_chosen(chosen: list[Candidate], limit: int) -> tuple[list[Candidate], list[float]]:
+    """The first ``limit`` of ``chosen`` (best first) once spread over their files
+    (:func:`recall.ranking.diversify.place`), with the score each gave up."""
+    placed = place([c.item.score for c in chosen], candidate_files(chosen))[:limit]
+    return [chosen[k] for k, _ in placed], [loss for _, loss in placed]
+
+
+def hydrate(
+    chosen: list[Candidate],
+    pinned: dict[int, sqlite3.Connection],
+    losses: Sequence[float] = (),
+) -> list[Hit]:
     """The hits for the candidates that are returned: only their rows are read and decoded
-    (one statement per store). Raises :class:`IndexMoved` when a store's index is no longer
-    the one its candidates came from (``pinned``)."""
+    (one statement per store), each with the score it gave up in the spread over files
+    (``losses``, in order; :func:`recall.ranking.diversify.given_up`). Raises
+    :class:`IndexMoved` when a store's index is no longer the one its candidates came from
+    (``pinned``)."""
     memories: dict[tuple[int, int], Memory] = {}
     for store in {id(c.store): c.store for c in chosen}.values():
         wanted = [c.rowid for c in chosen if c.store is store]
@@ -67,7 +95,7 @@ def hydrate(chosen: list[Candidate], pinned: dict[int, sqlite3.Connection]) -> l
                 is_strong(c.item, memory),
             )
         )
-    return hits
+    return [given_up(hit, loss) for hit, loss in zip(hits, losses, strict=True)] if losses else hits
 
 
 def mark_drift(
