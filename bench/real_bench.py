@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import os
 import shlex
 import shutil
@@ -542,20 +543,25 @@ def report(done: list[History]) -> None:
             ("history", "command", "median", "p90", "minus `python -c pass`"),
             rows,
         )
-    print_table(
-        "Setup per history (not part of recall latency)",
-        ("history", "replay", "`tether import`", "memories/s", "`tether index --full`"),
-        [
-            (
-                h.name,
-                f"{h.seconds['replay']:.1f} s",
-                f"{h.seconds['import']:.1f} s",
-                f"{h.memories / h.seconds['import']:,.0f}",
-                f"{h.seconds['index']:.1f} s",
-            )
-            for h in done
-        ],
-    )
+    built = [h for h in done if not math.isnan(h.seconds["import"])]  # NaN: reused
+    if built:
+        print_table(
+            "Setup per history (not part of recall latency)",
+            ("history", "replay", "`tether import`", "memories/s", "`tether index --full`"),
+            [
+                (
+                    h.name,
+                    f"{h.seconds['replay']:.1f} s",
+                    f"{h.seconds['import']:.1f} s",
+                    f"{h.memories / h.seconds['import']:,.0f}",
+                    f"{h.seconds['index']:.1f} s",
+                )
+                for h in built
+            ],
+        )
+    reused = [h.name for h in done if math.isnan(h.seconds["import"])]
+    if reused:
+        print(f"\nSetup not timed (stores of an earlier --keep run reused): {', '.join(reused)}")
     report_imports(done)
     for h in done:
         if h.profile:

@@ -237,7 +237,9 @@ class Adjuster:
             elif used is not None:
                 item.add("ignored", W.ignore_penalty(used.surfaced, used.acted))
                 item.add("acted", W.acted_bonus(used.acted))
-            found.append(Candidate(store, rowid, fact.id, fact.content_hash, item, fan_in))
+            found.append(
+                Candidate(store, rowid, fact.id, fact.content_hash, item, fan_in, files[rowid])
+            )
         add_time(timings, "adjust", tick)
         return found
 

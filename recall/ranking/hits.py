@@ -105,7 +105,8 @@ class RecallResult:
 
 @dataclass
 class Candidate:
-    """A memory that may be shown: its store, its fused and adjusted score, its fan-in."""
+    """A memory that may be shown: its store, its fused and adjusted score, its fan-in, the
+    files it names (as the index's file rows say)."""
 
     store: MemoryStore
     rowid: int
@@ -113,6 +114,7 @@ class Candidate:
     content_hash: str
     item: Fused
     fan_in: int
+    files: frozenset[str]
 
 
 def add_time(timings: dict[str, float], name: str, since: float) -> None:

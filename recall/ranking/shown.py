@@ -39,24 +39,10 @@ class IndexMoved(Exception):
     """An index was replaced (or a ranked row removed) while a recall read it."""
 
 
-def candidate_files(chosen: list[Candidate]) -> list[frozenset[str]]:
-    """The files each of ``chosen`` names, from the index's file rows (one statement per
-    store; no memory row is read)."""
-    found: dict[tuple[int, int], set[str]] = {}
-    for store in {id(c.store): c.store for c in chosen}.values():
-        wanted = [c.rowid for c in chosen if c.store is store]
-        for rowid, path in store.conn.execute(
-            f"SELECT memory_rowid, path FROM memory_files WHERE memory_rowid IN {JSON_VALUES}",
-            (json.dumps(wanted),),
-        ):
-            found.setdefault((id(store), rowid), set()).add(path)
-    return [frozenset(found.get((id(c.store), c.rowid), ())) for c in chosen]
-
-
 def spread_chosen(chosen: list[Candidate], limit: int) -> tuple[list[Candidate], list[float]]:
     """The first ``limit`` of ``chosen`` (best first) once spread over their files
     (:func:`recall.ranking.diversify.place`), with the score each gave up."""
-    placed = place([c.item.score for c in chosen], candidate_files(chosen))[:limit]
+    placed = place([c.item.score for c in chosen], [c.files for c in chosen])[:limit]
     return [chosen[k] for k, _ in placed], [loss for _, loss in placed]
 
 
