@@ -306,6 +306,14 @@ def prefix_match(history: History, task: Task) -> Any:
     return np.array([prefix(history.commits[i]["subject"]) == mine for i in task.idx], float)
 
 
+def moves_files(history: History, task: Task) -> Any:
+    """1 for a memory whose change renamed files (a move, which rarely brings a fault in),
+    else 0."""
+    import numpy as np
+
+    return np.array([bool(history.commits[i]["renames"]) for i in task.idx], float)
+
+
 Feature = Callable[["History", "Task"], Any]
 
 FEATURES: dict[str, Feature] = {
@@ -324,6 +332,7 @@ FEATURES: dict[str, Feature] = {
     "identifier_match": identifier_match,
     "same_files": same_files,
     "prefix_match": prefix_match,
+    "moves_files": moves_files,
 }
 """Every feature by name (``--feature``)."""
 

@@ -119,6 +119,20 @@ def test_every_feature_gives_one_value_per_candidate(tmp_path: Path) -> None:
         assert len(values) == 4, name
 
 
+def test_a_change_that_renamed_files_is_a_move(tmp_path: Path) -> None:
+    data = _history(tmp_path / "data")
+    lines = (data / "hist" / "commits.jsonl").read_text().splitlines()
+    moved = json.loads(lines[2])
+    moved["renames"] = [["src/old.c", "src/a.c"]]
+    lines[2] = json.dumps(moved)
+    (data / "hist" / "commits.jsonl").write_text("\n".join(lines) + "\n")
+    ids = [f"{n:02d}" * 4 for n in (1, 2, 3, 4)]
+    dump = _dump(tmp_path / "dump.jsonl", ids, [0.300, 0.295, 0.290, 0.285], ids[3])
+    tasks, histories = offline.read_dump([dump], data)
+
+    assert list(FEATURES["moves_files"](histories["hist"], tasks[0])) == [0.0, 0.0, 1.0, 0.0]
+
+
 def _task(relevant_at: int | None, count: int, signals: dict[str, float], *, complete: bool):
     import numpy as np
 
