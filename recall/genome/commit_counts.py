@@ -20,6 +20,7 @@ from recall.errors import BadInput
 from recall.genome.commit_times import packed_count, read_times
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.packing import unpack
+from recall.genome.schema import read_snapshot
 from recall.index.db import tuples
 
 _HEX = re.compile(r"[0-9a-fA-F]{4,64}")
@@ -52,6 +53,8 @@ class CommitCounts:
 
         def _stored_state(self) -> dict[str, str]: ...
 
+        def _adopt_state(self) -> None: ...
+
     def commits_touching(self, path: str, since: str) -> int:
         """How many indexed commits changed ``path`` after ``since``.
 
@@ -82,18 +85,26 @@ class CommitCounts:
         """:meth:`commits_touching` of many ``(path, since)`` pairs at once, for those whose
         ``since`` is an ISO date (the others are left out: ask them one by one).
 
-        Two statements whatever the number of pairs, and none for files asked before: each
-        file's commit times are kept, sorted, until the genome changes.
+        A few statements whatever the number of pairs, all in one read of the index (its
+        bookkeeping first: what was kept from before a refresh by another process is
+        forgotten), and none for files asked before: each file's commit times are kept,
+        sorted, until the genome changes.
         """
         dated: dict[tuple[str, str], float] = {}
         for path, since in asked:
             stamp = None if _HEX.fullmatch(since) else _parse_date(since)
             if stamp is not None:
                 dated[(path, since)] = stamp
-        if not dated or not self._is_ready():
-            return dict.fromkeys(dated, 0)
-        idents = self._file_ids_of({path for path, _ in dated})
-        self._load_times({ident for ident in idents.values() if ident is not None})
+        if not dated:
+            return {}
+        # One state of the genome for every read, and what was kept from another forgotten:
+        # a process that rebuilt a rewritten history gave its commit numbers to other commits.
+        with read_snapshot(self.conn):
+            self._adopt_state()
+            if not self._is_ready():
+                return dict.fromkeys(dated, 0)
+            idents = self._file_ids_of({path for path, _ in dated})
+            self._load_times({ident for ident in idents.values() if ident is not None})
         found: dict[tuple[str, str], int] = {}
         for (path, since), stamp in dated.items():
             times = self._times.get(idents[path], []) if idents[path] is not None else []

@@ -126,6 +126,15 @@ class Genome(CommitCounts):
             self._state = read_state(self.conn) if self._is_ready() else {}
         return self._state
 
+    def _adopt_state(self) -> None:
+        """Take the bookkeeping the index holds now as this object's state, forgetting what
+        it kept from another (a refresh by another process not noticed yet). Meant inside a
+        read snapshot, so the answers that follow read the same state."""
+        state = read_state(self.conn) if schema_current(self.conn) else {}
+        if state != self._state:
+            self._forget()
+            self._state = state
+
     def state_token(self) -> str:
         """What identifies the genome's contents: its bookkeeping, which every refresh
         rewrites (the tree listing's time among it). Read once until the next refresh or

@@ -256,9 +256,9 @@ def test_times_refused_while_an_older_refresh_voids_them_are_read_once_packed_ag
     with monkeypatch.context() as older:
         older.setattr(refresh, "write_times", lambda *args: None)
         open_genome(repo.root).refresh()
-    # not noticed yet: the times it tries to read again are no longer vouched for
+    # the count takes the refreshed state, whose times are no longer vouched for
     assert reader.commits_touching_many([("d.py", repo.date(0))]) == {("d.py", repo.date(0)): 1}
-    assert reader.refreshed_elsewhere()
+    assert not reader.refreshed_elsewhere()  # already taken by the count
     repo.commit("c7", "e.py")
     open_genome(repo.root).refresh()
     assert reader.refreshed_elsewhere()
@@ -266,3 +266,26 @@ def test_times_refused_while_an_older_refresh_voids_them_are_read_once_packed_ag
     reader.conn.set_trace_callback(statements.append)
     assert reader.commits_touching_many([("e.py", repo.date(0))]) == {("e.py", repo.date(0)): 1}
     assert [s for s in statements if "genome_times" in s]
+
+
+def test_counts_follow_a_rebuild_of_a_shorter_rewritten_history_not_yet_noticed(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    """A long-lived genome read the packed times; another process then rebuilds a rewritten,
+    shorter history, whose commit numbers are those of other commits than before. The next
+    counts are the rebuilt genome's, without waiting for anything else to notice it."""
+    repo = make_repo("repo")
+    for n in range(10):
+        repo.commit(f"h{n}", "hub.py")
+    for n in range(10, 20):
+        repo.commit(f"o{n}", f"o{n}.py")
+    open_genome(repo.root).refresh()
+    reader = open_genome(repo.root)
+    hub = ("hub.py", repo.date(0))
+    assert reader.commits_touching_many([hub]) == {hub: 10}
+    repo.git("reset", "-q", "--hard", "HEAD~5")
+    repo.commits = 500
+    repo.commit("new", "new.py")
+    assert open_genome(repo.root).refresh().mode == "full"  # another process
+    new = ("new.py", repo.date(400))
+    assert reader.commits_touching_many([new, hub]) == {new: 1, hub: 10}

@@ -508,4 +508,6 @@ def test_a_files_identity_is_asked_of_the_genome_once(world: World) -> None:
         # another memory of the same file, written at another time
         later = genome.commits_touching_many([("src/busy.c", "2001-01-01")])
     assert first[("src/busy.c", "2000-01-01")] == later[("src/busy.c", "2001-01-01")] == 3
-    assert statements == [], statements
+    # only the genome's bookkeeping is read again (has another process refreshed it?)
+    assert not [s for s in statements if "genome_files" in s or "genome_commits" in s], statements
+    assert not [s for s in statements if "genome_times" in s], statements
