@@ -437,16 +437,27 @@ def leave_one_out(results: dict[str, dict[str, dict[str, float]]], names: Sequen
 
 
 def _variant(text: str) -> Variant:
-    """``NAME:CONST=VALUE,CONST=VALUE`` with Python literal values."""
+    """``NAME:CONST=VALUE,CONST=VALUE`` with Python literal values (a value may itself hold
+    commas: a tuple, a list or a dict)."""
     name, _, body = text.partition(":")
+    try:
+        call = ast.parse(f"variant({body})", mode="eval").body
+    except SyntaxError:
+        raise argparse.ArgumentTypeError(
+            f"{body!r}: expected CONST=VALUE,CONST=VALUE with Python literal values"
+        ) from None
+    if (
+        not isinstance(call, ast.Call)
+        or call.args
+        or any(keyword.arg is None for keyword in call.keywords)
+    ):
+        raise argparse.ArgumentTypeError(f"{body!r}: expected CONST=VALUE")
     changes: dict[str, Any] = {}
-    for part in filter(None, body.split(",")):
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise argparse.ArgumentTypeError(f"{part!r}: expected CONST=VALUE")
+    for keyword in call.keywords:
         try:
-            changes[key.strip()] = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
+            changes[str(keyword.arg)] = ast.literal_eval(keyword.value)
+        except ValueError:
+            value = ast.get_source_segment(f"variant({body})", keyword.value)
             raise argparse.ArgumentTypeError(f"{value!r} is not a Python literal") from None
     return name.strip(), changes
 

@@ -8,8 +8,12 @@ for each variant's recall afresh.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
+import pytest
+
+from bench.quality import _variant
 from bench.quality_session import Session, patched
 from bench.replay import replay_records
 
@@ -52,3 +56,16 @@ def test_a_variant_of_a_file_constant_ranks_with_its_own_value(tmp_path: Path) -
         session.close()
     assert varied > shipped + 0.4  # the first memory on the file is its origin
     assert again == shipped
+
+
+def test_a_variant_value_may_hold_commas() -> None:
+    weights = 'w:CHANNEL_WEIGHTS={"file": 1.0, "words": 1.5},FUNCTION_WORDS=(),RRF_K=30'
+    assert _variant(weights) == (
+        "w",
+        {"CHANNEL_WEIGHTS": {"file": 1.0, "words": 1.5}, "FUNCTION_WORDS": (), "RRF_K": 30},
+    )
+    assert _variant("shipped:") == ("shipped", {})
+    with pytest.raises(argparse.ArgumentTypeError, match="'bar' is not a Python literal"):
+        _variant("x:FOO=bar")
+    with pytest.raises(argparse.ArgumentTypeError, match="expected CONST=VALUE"):
+        _variant("x:FOO")
