@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import shlex
 import statistics
 import sys
 from collections.abc import Sequence
@@ -31,7 +32,7 @@ def print_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[obje
 
 def print_command() -> None:
     """Print how this run was invoked and on what."""
-    args = " ".join(sys.argv[1:])
+    args = shlex.join(sys.argv[1:])  # quoted: a variant's value may hold braces or spaces
     module = sys.argv[0].rsplit("/", 1)[-1].removesuffix(".py")
     print(f"\ncommand: python -m bench.{module} {args}".rstrip())
     print(f"python {platform.python_version()} on {platform.machine()}, {platform.system()}")
