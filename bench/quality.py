@@ -487,7 +487,11 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         type=_variant,
         default=[],
-        help="with --tune: NAME:CONST=VALUE,... of recall.ranking.weights (repeatable)",
+        help=(
+            "with --tune or --rehearse: NAME:CONST=VALUE,... of recall.ranking.weights, "
+            "each value a Python literal (a dict or tuple too; quote it for the shell); "
+            "repeatable"
+        ),
     )
     parser.add_argument(
         "--rehearse",
