@@ -126,14 +126,16 @@ class Genome(CommitCounts):
             self._state = read_state(self.conn) if self._is_ready() else {}
         return self._state
 
-    def _adopt_state(self) -> None:
+    def _adopt_state(self) -> bool:
         """Take the bookkeeping the index holds now as this object's state, forgetting what
-        it kept from another (a refresh by another process not noticed yet). Meant inside a
-        read snapshot, so the answers that follow read the same state."""
+        it kept from another (a refresh by another process not noticed yet); tell whether it
+        differed. Inside a read snapshot, the answers that follow read the same state."""
         state = read_state(self.conn) if schema_current(self.conn) else {}
-        if state != self._state:
-            self._forget()
-            self._state = state
+        if state == self._state:
+            return False
+        self._forget()
+        self._state = state
+        return True
 
     def state_token(self) -> str:
         """What identifies the genome's contents: its bookkeeping, which every refresh
@@ -149,14 +151,9 @@ class Genome(CommitCounts):
         if self._state is None:
             return False
         try:
-            state = read_state(self.conn) if schema_current(self.conn) else {}
+            return self._adopt_state()
         except sqlite3.Error:  # an index replaced under it: the next recall rebinds it
             return False
-        if state == self._state:
-            return False
-        self._forget()
-        self._state = state
-        return True
 
     def is_stale(self) -> bool:
         """Tell whether HEAD, git's index or the settings moved since the last refresh.
@@ -166,10 +163,8 @@ class Genome(CommitCounts):
         """
         if self.repo_root is None:
             return False
-        state = read_state(self.conn) if schema_current(self.conn) else {}
-        if state != self._state:
-            self._forget()
-            self._state = state
+        self._adopt_state()
+        state = self._stored_state()
         if not state or state.get("max_commit_files") != str(self.max_commit_files):
             return True
         if self.symbols and state.get(SYMBOLS_STATE) == SYMBOLS_BEHIND:
