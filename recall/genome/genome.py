@@ -71,6 +71,8 @@ class Genome(CommitCounts):
         self.max_commit_files = max_commit_files
         self.symbols = symbols
         self.last_summary: IndexSummary | None = None
+        self._unreported = False
+        """A change of bookkeeping taken from the index that refreshed_elsewhere has not told."""
         self._forget()
 
     def rebind(self, conn: sqlite3.Connection) -> None:
@@ -133,6 +135,8 @@ class Genome(CommitCounts):
         state = read_state(self.conn) if schema_current(self.conn) else {}
         if state == self._state:
             return False
+        if self._state is not None:  # for refreshed_elsewhere, however it was noticed
+            self._unreported = True
         self._forget()
         self._state = state
         return True
@@ -145,15 +149,19 @@ class Genome(CommitCounts):
 
     def refreshed_elsewhere(self) -> bool:
         """Whether another process refreshed the genome in the index since this object read
-        its bookkeeping; what this object kept from before is then forgotten. One small
-        statement; False while this object has not read its bookkeeping (a recall reads it
-        when it marks drift, so an engine's genome has once it has answered)."""
-        if self._state is None:
+        its bookkeeping, or since this last said so; what this object kept from before is
+        then forgotten. A refresh noticed by a recall's drift counts (which take the current
+        bookkeeping) is told here too. Two small statements; False while this object has not
+        read its bookkeeping (a recall reads it when it marks drift, so an engine's genome
+        has once it has answered)."""
+        if self._state is None and not self._unreported:
             return False
         try:
-            return self._adopt_state()
+            self._adopt_state()
         except sqlite3.Error:  # an index replaced under it: the next recall rebinds it
             return False
+        told, self._unreported = self._unreported, False
+        return told
 
     def is_stale(self) -> bool:
         """Tell whether HEAD, git's index or the settings moved since the last refresh.

@@ -186,3 +186,50 @@ def test_hits_kept_for_a_file_are_ranked_again_on_the_next_day(
         for hits in (first, next_year)
     ]
     assert recency[1] < recency[0]
+
+
+def test_a_refresh_elsewhere_noticed_by_a_drift_count_still_drops_the_kept_hits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process refreshes the genome after commits the server never saw; a recall of
+    another file counts drift first (taking the new bookkeeping). The server's next look
+    still learns of the refresh, and the kept hits of the first file are ranked anew."""
+    from lsp_server.diagnostics import hits_for
+    from recall.genome import Genome
+    from recall.store import MemoryStore
+    from tests.conftest import git
+
+    monkeypatch.setenv("TETHER_NOW", "2030-01-01T00:00:00+00:00")
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 0\n", "b.py": "y = 0\n"})
+    root = Root(repo, project_location(repo), session="lsp-test", notice=lambda message: None)
+    try:
+        store = root.project
+        assert store is not None
+        on_a, on_b = (
+            store.remember(
+                store.prepare_memory(
+                    summary=f"{path} keeps its state in one place",
+                    category="decision",
+                    files=[path],
+                    created="2020-01-01T00:00:00+00:00",
+                )
+            ).id
+            for path in ("a.py", "b.py")
+        )
+        first = hits_for(root, "a.py", "open")
+        assert next(h for h in first if h.memory.id == on_a).drift == 0
+        for n in range(1, 22):
+            (repo / "a.py").write_text(f"x = {n}\n")
+            git(repo, "commit", "-qam", f"a.py, change {n}")
+        elsewhere = MemoryStore(project_location(repo))  # a hook or the CLI
+        try:
+            Genome.load(repo, elsewhere.conn)
+        finally:
+            elsewhere.close()
+        assert on_b in [h.memory.id for h in hits_for(root, "b.py", "open")]
+        assert root.follow_genome()
+        again = hits_for(root, "a.py", "open")
+    finally:
+        root.close()
+    # the repository's first commit and the 21 since, all after the memory was written
+    assert next(h for h in again if h.memory.id == on_a).drift == 22
