@@ -46,8 +46,23 @@ class DriftCounts:
             if len(self._counts) + len(missing) > self.LIMIT:
                 self._counts.clear()
             self.asked += len(missing)
-            self._counts.update(many(missing))
+            found = many(missing)
+            if not self._same_state(repo):
+                # the genome took a newer state to answer (another process refreshed it): the
+                # counts kept from before go, and the pairs they held are asked of this one
+                self._follow(repo)
+                self._counts.update(found)
+                rest = [pair for pair in dict.fromkeys(pairs) if pair not in self._counts]
+                self.asked += len(rest)
+                found = many(rest) if rest else {}
+            self._counts.update(found)
         return self._counts
+
+    def _same_state(self, repo: Any) -> bool:
+        """Whether ``repo`` still has the state the kept counts are for (its drift counts
+        take the index's current state, which a refresh by another process may have moved)."""
+        token = getattr(repo, "state_token", None)
+        return not callable(token) or token() == self._state
 
     def _follow(self, repo: Any) -> None:
         """Forget the counts when the genome's state or its index connection changed (a

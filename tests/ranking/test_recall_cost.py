@@ -14,7 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from recall.anchors.write import record_anchors
+from recall.genome import Genome
 from recall.lifecycle.references import CONFIRMED_KEY
+from recall.ranking.drift_counts import DriftCounts
 from recall.ranking.embedding import to_bytes
 from recall.ranking.engine import Recaller
 from recall.ranking.query import RecallQuery, Touch
@@ -483,6 +485,24 @@ def test_kept_drift_counts_follow_a_genome_refresh(world: World) -> None:
     [hit] = [h for h in recaller.recall(query).hits if h.memory.id == quiet]
     assert hit.drift == DRIFT_COMMITS + 1
     assert busy  # untouched by this query
+
+
+def test_kept_drift_counts_are_not_mixed_with_a_state_a_count_took(world: World) -> None:
+    """Counts kept from one state of the genome, then another process refreshes it: a count
+    of another file takes the new state, and the kept counts go with the old one."""
+    world.history([["src/a.c"], ["src/b.c"]])
+    world.remember("a.c and b.c share a buffer", "src/a.c", "src/b.c")  # the index on disk
+    genome = world.genome()
+    kept = DriftCounts()
+    a, b = ("src/a.c", "2000-01-01"), ("src/b.c", "2000-01-01")
+    assert kept.counts(genome, [a]) == {a: 1}
+    world.history([["src/a.c"]] * 3)
+    elsewhere = sqlite3.connect(world.project.location.base / "index.db")  # a hook, the CLI
+    try:
+        assert Genome.load(world.root, elsewhere).last_summary is not None  # refreshed there
+    finally:
+        elsewhere.close()
+    assert kept.counts(genome, [a, b]) == {a: 4, b: 1}
 
 
 def test_the_drifted_hits_files_are_named_in_one_statement(world: World) -> None:
