@@ -40,8 +40,9 @@ class DriftCounts:
         many = getattr(repo, "commits_touching_many", None)
         if many is None:
             return None
+        asked = list(dict.fromkeys(pairs))  # read twice below: an iterator would be spent
         self._follow(repo)
-        missing = [pair for pair in dict.fromkeys(pairs) if pair not in self._counts]
+        missing = [pair for pair in asked if pair not in self._counts]
         if missing:
             if len(self._counts) + len(missing) > self.LIMIT:
                 self._counts.clear()
@@ -52,7 +53,7 @@ class DriftCounts:
                 # counts kept from before go, and the pairs they held are asked of this one
                 self._follow(repo)
                 self._counts.update(found)
-                rest = [pair for pair in dict.fromkeys(pairs) if pair not in self._counts]
+                rest = [pair for pair in asked if pair not in self._counts]
                 self.asked += len(rest)
                 found = many(rest) if rest else {}
             self._counts.update(found)
