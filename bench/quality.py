@@ -440,8 +440,9 @@ def _variant(text: str) -> Variant:
     """``NAME:CONST=VALUE,CONST=VALUE`` with Python literal values (a value may itself hold
     commas: a tuple, a list or a dict)."""
     name, _, body = text.partition(":")
+    source = f"variant({body})"  # the assignments read as keyword arguments of a call
     try:
-        call = ast.parse(f"variant({body})", mode="eval").body
+        call = ast.parse(source, mode="eval").body
     except SyntaxError:
         raise argparse.ArgumentTypeError(
             f"{body!r}: expected CONST=VALUE,CONST=VALUE with Python literal values"
@@ -457,7 +458,7 @@ def _variant(text: str) -> Variant:
         try:
             changes[str(keyword.arg)] = ast.literal_eval(keyword.value)
         except ValueError:
-            value = ast.get_source_segment(f"variant({body})", keyword.value)
+            value = ast.get_source_segment(source, keyword.value)
             raise argparse.ArgumentTypeError(f"{value!r} is not a Python literal") from None
     return name.strip(), changes
 

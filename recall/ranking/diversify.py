@@ -38,7 +38,7 @@ def place(scores: Sequence[float], files: Sequence[frozenset[str]]) -> list[tupl
     """The order the module's greedy placing gives the first ``SPREAD_POOL`` of ``scores``
     (best first, with the files each names), then the rest as they are: (index, score given
     up) for each."""
-    pool = len(scores[: W.SPREAD_POOL])
+    pool = min(len(scores), W.SPREAD_POOL)
     rest = [(k, 0.0) for k in range(pool, len(scores))]
     if W.REDUNDANCY_PENALTY <= 0.0 or pool < 2:
         return [(k, 0.0) for k in range(pool)] + rest
