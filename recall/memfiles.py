@@ -297,8 +297,11 @@ class MemoryFolder:
             os.close(fd)
 
     def flush(self) -> None:
-        """Make every write so far durable (one sync for a whole batch)."""
-        os.sync()
+        """Make every write so far durable (one sync of the folder's filesystem for a whole
+        batch)."""
+        from recall.fs_sync import sync_filesystem
+
+        sync_filesystem(self.path)
         self.flush_dir()
 
     def remove(self, name: str) -> None:
