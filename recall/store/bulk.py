@@ -88,6 +88,8 @@ class BulkImport(StoreWrites):
                         made_ahead.forget(chunk)
                 batch.commit()
             except BaseException as error:
+                if batch.committed:  # every row and every file is in: nothing to take back
+                    raise
                 # All or nothing: a batch that could not be written and indexed whole (a full
                 # disk, most likely) leaves none of its files behind.
                 with interrupts_held():
@@ -176,6 +178,7 @@ class _Batch:
         self.embedder: Embedder | None = None
         self.made: MadeAhead | None = None
         self.cache_size: int | None = None  # the connection's own, while the batch has its own
+        self.committed = False
 
     def _start(self) -> WriteBehind:
         """The writer and the transaction, at the first new memory (none: nothing to sync)."""
@@ -249,7 +252,14 @@ class _Batch:
             if self.progress is not None:
                 self.progress(vectors.PROGRESS_LABEL, len(self.memories), len(self.memories))
         self.store.folder.flush()  # every file durable before the rows naming it commit
-        conn.execute("COMMIT")
+        from recall.write_behind import interrupts_held
+
+        # Python raises a Ctrl-C that came during the COMMIT once it has returned, as if it had
+        # not been made: the clean-up would then delete the files of committed rows. Held, the
+        # import ends as it would have a moment later.
+        with interrupts_held():
+            conn.execute("COMMIT")
+            self.committed = True
         self._cache_back()
 
     def _cache_back(self) -> None:
