@@ -324,9 +324,12 @@ def _own_stream() -> TextIO:
 
 
 def _failure(error: Exception) -> bytes:
-    """The child's failure as a frame; one that cannot be pickled goes as its text."""
+    """The child's failure as a frame; one that cannot be pickled, or not unpickled again (an
+    exception whose constructor takes other arguments than it keeps), goes as its text."""
     try:
-        return pickle.dumps((False, error), pickle.HIGHEST_PROTOCOL)
+        frame = pickle.dumps((False, error), pickle.HIGHEST_PROTOCOL)
+        pickle.loads(frame)
+        return frame
     except Exception:
         text = f"{type(error).__name__}: {error}"
         return pickle.dumps((False, RuntimeError(text)), pickle.HIGHEST_PROTOCOL)

@@ -110,6 +110,29 @@ def test_a_failure_in_the_child_is_raised_here_after_the_chunks_before_it() -> N
     assert _no_children_left()
 
 
+class _TwoPartError(Exception):
+    """An error whose constructor takes other arguments than the one it keeps: pickled whole,
+    it cannot be unpickled."""
+
+    def __init__(self, what: str, chunk: list[int]) -> None:
+        super().__init__(f"{what} in {chunk}")
+
+
+def _fails_at_three_in_two_parts(chunk: list[int]) -> list[int]:
+    if 3 in chunk:
+        raise _TwoPartError("cannot take", chunk)
+    return chunk
+
+
+def test_a_failure_that_cannot_be_unpickled_is_raised_here_as_its_text() -> None:
+    got: list[list[int]] = []
+    with pytest.raises(RuntimeError, match=r"^_TwoPartError: cannot take in \[3\]$"):
+        for result in forked.mapped(_fails_at_three_in_two_parts, [[1], [2], [3]], fork=True):
+            got.append(result)
+    assert got == [[1], [2]]
+    assert _no_children_left()
+
+
 def test_a_child_left_unread_is_stopped() -> None:
     results = forked.mapped(_twice, ([n] for n in range(10**6)), fork=True)
     assert next(results) == [0]
