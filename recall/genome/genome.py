@@ -132,13 +132,14 @@ class Genome(CommitCounts):
         """Take the bookkeeping the index holds now as this object's state, forgetting what
         it kept from another (a refresh by another process not noticed yet); tell whether it
         differed. Inside a read snapshot, the answers that follow read the same state."""
-        state = read_state(self.conn) if schema_current(self.conn) else {}
+        ready = schema_current(self.conn)
+        state = read_state(self.conn) if ready else {}
         if state == self._state:
             return False
         if self._state is not None:  # for refreshed_elsewhere, however it was noticed
             self._unreported = True
         self._forget()
-        self._state = state
+        self._state, self._ready = state, ready
         return True
 
     def state_token(self) -> str:
@@ -265,10 +266,16 @@ class Genome(CommitCounts):
         key = (path, k, include_missing)
         found = self._near.get(key)
         if found is None:
-            self._stored_state()  # the state they belong to, for refreshed_elsewhere
-            if len(self._near) >= NEIGHBOURS_KEPT:
-                self._near.clear()
-            found = self._near[key] = self._neighbours(path, k, include_missing)
+            # Read in one state of the index, taken as this genome's: what it kept from another
+            # (a refresh by another process not noticed yet) goes first, so that answers kept
+            # together never belong to two states.
+            with read_snapshot(self.conn):
+                self._adopt_state()
+                if not self._is_ready():
+                    return []
+                if len(self._near) >= NEIGHBOURS_KEPT:
+                    self._near.clear()
+                found = self._near[key] = self._neighbours(path, k, include_missing)
         return list(found)
 
     def _neighbours(self, path: str, k: int, include_missing: bool) -> list[Neighbour]:
@@ -345,9 +352,10 @@ class Genome(CommitCounts):
             except NotKept:
                 pass
         with read_snapshot(self.conn):
-            state = read_state(self.conn)
-            if self._state is None:  # the state the names kept belong to, for refreshed_elsewhere
-                self._state = state
+            self._adopt_state()  # as in neighbours: nothing kept from another state
+            if not self._is_ready():
+                return walk(self._rename_index())
+            state = self._stored_state()
             lookups = self._rename_lookups
             if lookups is None or lookups.state != state:  # refreshed by another connection
                 lookups = self._rename_lookups = RenameLookups(self._rename_events, state)
