@@ -46,6 +46,7 @@ class DriftCounts:
         if missing:
             if len(self._counts) + len(missing) > self.LIMIT:
                 self._counts.clear()
+                missing = asked  # the pairs this recall had kept went too
             self.asked += len(missing)
             found = many(missing)
             if not self._same_state(repo):

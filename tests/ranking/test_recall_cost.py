@@ -506,6 +506,24 @@ def test_kept_drift_counts_are_not_mixed_with_a_state_a_count_took(world: World)
     assert kept.counts(genome, iter([a, b])) == {a: 4, b: 1}
 
 
+class _SmallDriftCounts(DriftCounts):
+    LIMIT = 2  # type: ignore[misc]
+
+
+def test_kept_drift_counts_dropped_at_their_limit_answer_every_pair_asked(world: World) -> None:
+    """Past the limit the kept counts are dropped and refilled: the pairs of the same question
+    that had been kept are asked again with the others, not left out (a pair left out is
+    asked alone, a statement each)."""
+    world.history([["src/a.c"], ["src/b.c"], ["src/c.c"]])
+    world.remember("a.c, b.c and c.c share a buffer", "src/a.c", "src/b.c", "src/c.c")
+    genome = world.genome()
+    kept = _SmallDriftCounts()
+    a, b, c = (("src/a.c", "2000-01-01"), ("src/b.c", "2000-01-01"), ("src/c.c", "2000-01-01"))
+    assert dict(kept.counts(genome, [a]) or {}) == {a: 1}
+    assert dict(kept.counts(genome, [a, b, c]) or {}) == {a: 1, b: 1, c: 1}
+    assert kept.asked == 4
+
+
 def test_the_drifted_hits_files_are_named_in_one_statement(world: World) -> None:
     world.history([["src/busy.c"]])
     drifted = [
