@@ -224,8 +224,9 @@ def split_anchor_options(values: list[str]) -> tuple[str | None, list[tuple[str,
     legacy: list[str] = []
     symbols: list[tuple[str, str]] = []
     for value in values:
-        if looks_like_symbol_anchor(value):
-            symbols.append(parse_anchor(value, label="--anchor"))
+        before, sep, after = value.strip().partition(SEPARATOR)
+        if looks_like_symbol_anchor(value) or (sep and not (before.strip() and after.strip())):
+            symbols.append(parse_anchor(value, label="--anchor"))  # refuses an empty half
         else:
             legacy.append(value)
     if len(legacy) > 1:

@@ -14,7 +14,7 @@ from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.known_paths import is_git, refuse_unknown
 from recall.cli.render import ID_HELP, paths_option, print_card
-from recall.errors import NothingToDo
+from recall.errors import BadInput, NothingToDo
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.locations import PROJECT, ensure_created
@@ -106,6 +106,12 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
     symbols = [(store.normalize_input(path, ctx.cwd), name) for path, name in symbols]
     files = [store.normalize_input(raw, ctx.cwd) for raw in args.files]
     files += [path for path, _ in symbols if path not in files]  # the memory is about them
+    if legacy is not None and not files:
+        raise BadInput(
+            f"--anchor {legacy!r} names a symbol or line range inside the memory's file, but "
+            "the memory names no file: give the file with --file PATH (a whole file needs "
+            "--file alone), or the symbol as --anchor PATH::NAME"
+        )
     if store.scope == PROJECT and not args.allow_missing:
         refuse_unknown(store.repo_root, files)
     anchors, notes = record_anchors(store.repo_root, symbols)

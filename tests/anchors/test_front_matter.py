@@ -144,3 +144,35 @@ def test_hand_written_anchor_paths_are_normalised_and_kept_inside_the_repository
     for outside in ["a/../../x.py::f", "../x.py::f", "/etc/x.py::f", "src/..::f"]:
         with pytest.raises(BadInput, match="relative to the repository root"):
             anchors_from_field([outside])
+
+
+@pytest.mark.parametrize(
+    ("anchor", "said"),
+    [
+        ("src/app.py", "the memory names no file: give the file with --file PATH"),
+        ("Pool::get", "the memory names no file: give the file with --file PATH"),
+        ("src/app.py::", "'src/app.py::' is not a symbol anchor; write it as path::name"),
+        ("::get", "'::get' is not a symbol anchor; write it as path::name"),
+    ],
+)
+def test_an_anchor_that_can_tie_the_memory_to_nothing_is_refused(
+    cli: Callable[..., CliResult], repo: Path, anchor: str, said: str
+) -> None:
+    """A name inside a file with no file to be inside, or a path::name with a half missing,
+    would write a memory that names no file and that no recall ever finds."""
+    assert cli("init").code == 0
+    refused = cli("remember", "pool gets are cheap", "-c", "gotcha", "--anchor", anchor)
+    assert refused.code == 2
+    assert said in refused.stderr
+    assert not list((repo / ".tether" / "memories").glob("*.md"))
+    kept = cli(
+        "remember",
+        "pool gets are cheap",
+        "-c",
+        "gotcha",
+        "-f",
+        "src/app.py",
+        "--anchor",
+        "Pool::get",
+    )
+    assert kept.code == 0, kept.stderr
