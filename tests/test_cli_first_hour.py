@@ -178,6 +178,23 @@ def test_list_before_init_says_to_run_init(cli: Cli, repo: Path) -> None:
     assert "tether init" not in cli("list").stderr
 
 
+def test_list_outside_any_repository_with_no_global_memory_says_why_it_is_empty(
+    cli: Cli, tmp_path: Path
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for args in (("list",), ("search", "anything"), ("list", "--json")):
+        result = cli(*args, cwd=plain)
+        assert result.code == 1, result
+        assert f"{plain} is not inside a git repository" in result.stderr
+        assert "`tether remember --global`" in result.stderr
+    assert cli("list", "--json", cwd=plain).json() == []
+    ok(cli("remember", "Prefer tabs", "-c", "pref", "--global", cwd=plain))
+    listed = ok(cli("list", cwd=plain))
+    assert "Prefer tabs" in listed.stdout
+    assert "not inside a git repository" not in listed.stderr
+
+
 def test_remember_before_init_creates_the_store_and_says_so(cli: Cli, repo: Path) -> None:
     first = ok(cli("remember", "First", "-c", "gotcha", "-f", "src/app.py"))
     assert f"created {repo / '.tether'}" in first.stderr

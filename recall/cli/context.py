@@ -67,6 +67,16 @@ class CommandContext:
                     f"no {store.location.base.name}/ in {store.repo_root} yet: "
                     "`tether init` sets this repository up (`tether remember` does too)"
                 )
+        if any(store.scope == PROJECT or store.exists for store in stores):
+            return
+        if self.folder.project_if_any() is None:
+            self.notice(
+                f"{self.cwd} is not inside a git repository, and there are no global memories "
+                "yet: run tether inside a repository (`tether init` sets one up), or write a "
+                "user-wide memory with `tether remember --global`"
+            )
+        else:
+            self.notice("no global memories yet: `tether remember --global` writes one")
 
     def find_memory(self, ref: str, scope: str = "all") -> tuple[MemoryStore, Any]:
         """Find a memory by id across the stores of ``scope`` (project first)."""
