@@ -12,6 +12,7 @@ from pathlib import Path
 from conftest import CliResult, git, make_repo, run_tether
 
 from recall.cli import known_paths
+from recall.cli.context import SKIPPED_NAMED
 from recall.cli.main import build_parser
 
 Cli = Callable[..., CliResult]
@@ -361,6 +362,44 @@ def test_recall_on_a_terminal_is_a_table(cli: Cli, repo: Path) -> None:
     seed_three(cli, repo)
     shown = run_on_terminal("recall", "-f", "src/app.py", "--no-record", cwd=repo)
     assert "┏" in shown and "via file" in shown and "\t" not in shown
+
+
+def _break(path: Path) -> None:
+    """A hand edit that leaves the front matter unreadable (an unclosed list)."""
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("category: gotcha", "category: [gotcha", 1), encoding="utf-8")
+
+
+def test_a_memory_file_broken_by_hand_is_named_by_every_reading_command(
+    cli: Cli, repo: Path
+) -> None:
+    memory_id = ok(
+        cli("remember", "app.py must stay importable", "-c", "gotcha", "-f", "src/app.py", "--json")
+    ).json()["id"]
+    ok(cli("remember", "util.py is pure", "-c", "gotcha", "-f", "src/util.py"))
+    broken = repo / ".tether" / "memories" / f"{memory_id}.md"
+    _break(broken)
+    said = f"skipped {broken}:4: bad YAML"
+    listed = cli("list")
+    assert "util.py is pure" in listed.stdout and said in listed.stderr
+    assert said in cli("search", "importable").stderr
+    recalled = cli("recall", "-f", "src/app.py")
+    assert said in recalled.stderr
+    shown = cli("show", memory_id[:6])
+    assert shown.code == 1
+    assert f"memory '{memory_id[:6]}' cannot be loaded: {broken}:4: bad YAML" in shown.stderr
+    assert broken.read_text(encoding="utf-8").count("[gotcha") == 1  # left as written
+
+
+def test_many_broken_memory_files_are_counted_past_the_first_few(cli: Cli, repo: Path) -> None:
+    assert SKIPPED_NAMED == 3  # pinned: named before they are only counted
+    for n in range(SKIPPED_NAMED + 2):
+        ok(cli("remember", f"note {n} on the app", "-c", "gotcha", "-f", "src/app.py"))
+    for path in memory_files(repo):
+        _break(path)
+    said = cli("list").stderr
+    assert said.count("tether: skipped /") == SKIPPED_NAMED
+    assert "skipped 2 more memory files that cannot be loaded: `tether doctor`" in said
 
 
 # -- 6. help ---------------------------------------------------------------------------------------

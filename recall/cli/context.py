@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 MIN_PREFIX = 4
 """Shortest id prefix a memory is found by (the store's own rule, said in its errors)."""
 
+SKIPPED_NAMED = 3
+"""Memory files a reading command names when it skipped them as unreadable; the others are
+counted, and ``tether doctor`` lists them all (a clone with hundreds broken must not bury the
+command's own output)."""
+
 Render = Callable[["Console"], None]
 ProgressUpdate = Callable[[str, int, int | None], None]
 
@@ -58,9 +63,21 @@ class CommandContext:
         """The stores a read covers: one scope, or ``all`` (project first when there is one)."""
         return self.folder.stores(scope)
 
+    def say_skipped(self, stores: list[MemoryStore]) -> None:
+        """Name the memory files of ``stores`` that could not be loaded (a hand edit that broke
+        one, most often), so that a memory missing from the answer is never a silent loss."""
+        problems = [p for store in stores if store.exists for p in store.problems()]
+        for problem in problems[:SKIPPED_NAMED]:
+            self.notice(f"skipped {problem} (fix the file; it is read again once it changes)")
+        if len(problems) > SKIPPED_NAMED:
+            more = len(problems) - SKIPPED_NAMED
+            self.notice(f"skipped {more} more memory files that cannot be loaded: `tether doctor`")
+
     def say_if_not_set_up(self, stores: list[MemoryStore]) -> None:
         """A notice when the project store read from has not been created yet: an empty
-        listing then means "nothing set up here", not "nothing remembered"."""
+        listing then means "nothing set up here", not "nothing remembered"; and one for each
+        memory file skipped as unreadable (:meth:`say_skipped`)."""
+        self.say_skipped(stores)
         for store in stores:
             if store.scope == PROJECT and not store.exists:
                 self.notice(
@@ -89,6 +106,14 @@ class CommandContext:
                 f"no memory has the id {ref!r}, and an id prefix needs at least {MIN_PREFIX} "
                 "characters; `tether list --scope all` shows ids"
             )
+        for store in self.stores(scope):
+            if store.exists:
+                for problem in store.problems():
+                    if problem.path.name.startswith(ref.strip()):
+                        raise NotFound(
+                            f"memory {ref!r} cannot be loaded: {problem}; fix the file "
+                            "(`tether doctor` lists every file that cannot be loaded)"
+                        )
         raise NotFound(f"no memory {ref!r} found; `tether list --scope all` shows ids")
 
     def close(self) -> None:
