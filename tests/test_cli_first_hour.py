@@ -69,8 +69,7 @@ def test_remember_accepts_a_deleted_file_from_history_and_an_untracked_one(
     (repo / "new.py").write_text("x = 1\n", encoding="utf-8")
     ok(cli("remember", "The guide had the setup steps", "-c", "context", "-f", "docs/guide.md"))
     ok(cli("remember", "New module", "-c", "context", "-f", "new.py"))
-    ok(cli("remember", "The src folder", "-c", "context", "-f", "src"))
-    assert len(memory_files(repo)) == 3
+    assert len(memory_files(repo)) == 2
 
 
 def test_allow_missing_writes_a_file_to_come(cli: Cli, repo: Path) -> None:
@@ -150,6 +149,20 @@ def test_tree_paths_leave_out_tethers_own_files(tmp_path: Path) -> None:
     assert "src/app.py" in paths
     assert not any(p.startswith(".tether/") for p in paths)
     assert json.dumps(paths)  # plain strings
+
+
+def test_a_folder_given_for_a_file_is_refused_by_remember_and_named_by_recall(
+    cli: Cli, repo: Path
+) -> None:
+    """A memory is about files: one naming a folder would match no file anyone touches."""
+    result = cli("remember", "Close every cursor", "-c", "gotcha", "-f", "src")
+    assert result.code == 2, result
+    assert "--file 'src' is a folder; name the files it is about (src/app.py, src/util.py)" in (
+        result.stderr
+    )
+    assert memory_files(repo) == []
+    recalled = cli("recall", "-f", "src/")
+    assert "path 'src' is a folder; recall takes the files touched (src/app.py" in recalled.stderr
 
 
 # -- 3. recall with nothing to go on ---------------------------------------------------------------

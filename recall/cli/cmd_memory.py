@@ -12,7 +12,7 @@ from recall.anchors.symbols import split_anchor_options
 from recall.anchors.write import record_anchors
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
-from recall.cli.known_paths import is_git, refuse_unknown
+from recall.cli.known_paths import folder_lines, is_git, refuse_unknown
 from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.errors import BadInput, NothingToDo
 from recall.lifecycle.disuse import archived_by_disuse
@@ -112,6 +112,12 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
             "the memory names no file: give the file with --file PATH (a whole file needs "
             "--file alone), or the symbol as --anchor PATH::NAME"
         )
+    if store.scope == PROJECT:
+        folders = folder_lines(
+            store.repo_root, files, label="--file", advice="name the files it is about"
+        )
+        if folders:
+            raise BadInput("\n  ".join([*folders, "nothing written"]))
     if store.scope == PROJECT and not args.allow_missing:
         refuse_unknown(store.repo_root, files)
     anchors, notes = record_anchors(store.repo_root, symbols)

@@ -151,3 +151,26 @@ def missing_notes(root: Path | None, paths: list[str]) -> list[str]:
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         notes.append(f"{path} is not a file of this repository{hint}")
     return notes
+
+
+FOLDER_EXAMPLES: Final = 3
+"""Files under a folder named in place of a file that the message suggests."""
+
+
+def folder_lines(root: Path | None, paths: Iterable[str], *, label: str, advice: str) -> list[str]:
+    """One line per path of ``paths`` that is a folder of ``root`` (a memory and a recall are
+    about files: a folder matches none of them), with ``advice`` and a few of the files under
+    it."""
+    if root is None:
+        return []
+    lines = []
+    for path in paths:
+        if not os.path.isdir(root / path) or os.path.islink(root / path):
+            continue
+        inside = sorted(p for p in tree_paths(root) if p.startswith(path.rstrip("/") + "/"))
+        examples = ", ".join(inside[:FOLDER_EXAMPLES]) + (
+            ", ..." if len(inside) > FOLDER_EXAMPLES else ""
+        )
+        hint = f" ({examples})" if examples else ""
+        lines.append(f"{label} {path!r} is a folder; {advice}{hint}")
+    return lines
