@@ -182,6 +182,9 @@ def _read_toml(path: Path, warn: Warn) -> dict[str, Any]:
     except (OSError, tomllib.TOMLDecodeError) as error:
         warn(f"{path}: not read ({error})")
         return {}
+    except RecursionError:
+        warn(f"{path}: not read (nested deeper than a settings file can be read)")
+        return {}
 
 
 # -- keys no reader knows --------------------------------------------------------------------

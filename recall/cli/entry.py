@@ -35,7 +35,10 @@ def _look_early(words: list[str]) -> None:
     if words[0] == "hook" and (len(words) != 2 or words[1] not in HOOK_EVENTS):
         return  # refused before any input is read: never wait for one here
     where = command_folder(words)
-    root = find_root(where) if where is not None else None
+    try:
+        root = find_root(where) if where is not None else None
+    except (OSError, ValueError):  # a folder that cannot be looked up: the command will say
+        return
     if root is not None:
         from recall.index.early_look import SPREAD_EVENTS, begin
 

@@ -70,10 +70,14 @@ def _hook_folder(raw: bytes) -> str | None:
 
     try:
         data = json.loads(raw.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser's depth: no folder either
         return None
     cwd = data.get("cwd") if isinstance(data, dict) else None
     if not isinstance(cwd, str) or not cwd or "\x00" in cwd or not os.path.isabs(cwd):
+        return None
+    try:
+        os.fsencode(cwd)  # a lone surrogate names no file
+    except UnicodeError:
         return None
     return cwd
 
