@@ -114,11 +114,12 @@ class StoreReads(IndexOpening):
     @recovering
     def problems(self) -> list[Problem]:
         """Memory files that could not be loaded, each with its path and line."""
-        from recall.store.results import Problem  # a report of problems only, never a read
+        rows = self.conn.execute("SELECT name, line, message FROM problems ORDER BY name")
+        found = rows.fetchall()
+        if not found:  # most reads: the module that reports them is not even loaded
+            return []
+        from recall.store.results import Problem
 
-        return [
-            Problem(self.folder.path / r["name"], r["line"], r["message"])
-            for r in self.conn.execute("SELECT name, line, message FROM problems ORDER BY name")
-        ]
+        return [Problem(self.folder.path / r["name"], r["line"], r["message"]) for r in found]
 
     # -- writing ---------------------------------------------------------------------------
