@@ -57,10 +57,16 @@ def _touch_options(parser: argparse.ArgumentParser) -> None:
     scope_option(parser)
 
 
-def _recaller(ctx: CommandContext, scope: str, *, short_lived: bool) -> Recaller:
-    """The engine over the stores of ``scope``; ``short_lived`` when it answers one query.
-    Outside any repository: global memories only, no repository signals."""
+def _recaller(
+    ctx: CommandContext, scope: str, *, short_lived: bool, wait: float | None = None
+) -> Recaller:
+    """The engine over the stores of ``scope``; ``short_lived`` when it answers one query;
+    ``wait``: how long to wait for another writer before reading a store as it is (None: the
+    store's default). Outside any repository: global memories only, no repository signals."""
     stores = ctx.stores(scope)
+    if wait is not None:
+        for store in stores:
+            store.wait = wait
     project = next((s for s in stores if s.scope == "project"), None)
     if project is None:
         project = ctx.folder.project_if_any()
@@ -163,6 +169,11 @@ def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
 
 NO_MATCH = "No memory matches what you are touching."
 
+INJECT_BUSY_S = 1.0
+"""Seconds ``tether inject`` waits for another writer of a store (an import, a reindex) before
+it reads the index as it is: an agent waits on it before each turn, as on the hooks, which
+wait as long (``recall.hooks.events.GUARD_BUSY_MS``)."""
+
 
 def _signals(hit: Any) -> str:
     """A hit's channel signals, by name: what ``--explain`` adds to each hit."""
@@ -244,7 +255,7 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     from recall.policy.trust import Gate
 
     prompt = args.prompt if args.prompt is not None else sys.stdin.read()
-    recaller = _recaller(ctx, args.scope, short_lived=True)
+    recaller = _recaller(ctx, args.scope, short_lived=True, wait=INJECT_BUSY_S)
     query = RecallQuery(
         _touches(ctx, recaller, args.files, args.opened), prompt, limit=RECALL_LIMIT
     )
