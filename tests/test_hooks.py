@@ -18,6 +18,7 @@ from recall.policy.hints import SESSION_BUDGET
 from recall.policy.inject import FENCE_CLOSE, FENCE_OPEN, FOOTER, HEADER
 from recall.policy.sessions import count_turn
 from recall.policy.usage import counters
+from recall.ranking.weights import EDIT_WARNINGS_MAX
 from recall.store import MemoryStore
 
 SESSION = "5f3c1e2a-9b7d-4c1e-8a2f-0d6b4e9c7a11"
@@ -128,6 +129,31 @@ def test_edit_on_a_file_with_a_gotcha_warns(repo: Path, store: MemoryStore) -> N
     remember(store, "app prints on import", category="decision", files=["src/app.py"])
     out = hook("pre-edit", edit_input(repo, "src/app.py"))
     assert out == expected_edit_output("PreToolUse", warning(memory_id))
+
+
+def test_an_edit_shows_a_few_warnings_and_counts_the_rest_for_the_next_edit(
+    repo: Path, store: MemoryStore
+) -> None:
+    """A file with many gotchas (a hostile clone can write hundreds) gives one edit call as
+    many warning lines as a prompt injects, pinned first, and a count of the rest, which the
+    next edit of the file shows."""
+    plain = [remember(store, f"app gotcha number {n}", files=["src/app.py"]) for n in range(3)]
+    pinned = remember(store, "the pinned app gotcha", files=["src/app.py"], pinned=True)
+    plain.sort()
+    first = context_of(hook("pre-edit", edit_input(repo, "src/app.py")), "PreToolUse")
+    assert first.splitlines() == [
+        warning(pinned, "the pinned app gotcha"),
+        *[warning(i, s) for i, s in _summaries(store, plain[:2])],
+        "· 1 more on src/app.py: `tether list --file src/app.py`",
+    ]
+    assert EDIT_WARNINGS_MAX == 3
+    second = context_of(hook("pre-edit", edit_input(repo, "src/app.py")), "PreToolUse")
+    assert second.splitlines() == [warning(i, s) for i, s in _summaries(store, plain[2:])]
+    assert hook("pre-edit", edit_input(repo, "src/app.py")) == ""
+
+
+def _summaries(store: MemoryStore, ids: list[str]) -> list[tuple[str, str]]:
+    return [(i, store.get(i).summary) for i in ids]  # type: ignore[union-attr]
 
 
 def test_post_edit_and_the_other_edit_tools(repo: Path, store: MemoryStore) -> None:

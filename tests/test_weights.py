@@ -331,6 +331,7 @@ class TestPinnedAndInjection:
 
     def test_injection_caps(self) -> None:
         assert w.INJECT_MAX == 3
+        assert w.EDIT_WARNINGS_MAX == 3
         assert w.INJECT_CHARS == 2400
         assert w.INJECT_MAX * w.SUMMARY_CAP < w.INJECT_CHARS
 

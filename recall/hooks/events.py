@@ -297,17 +297,28 @@ def _bookkeeping(
     gotchas = [m for m in on_file if m.category in WARNING_CATEGORIES]
     gotchas.sort(key=lambda m: (not m.pinned, m.id))
     new: set[str] = set()
+    more = 0
     if gotchas:
         from recall.policy.hints import Candidate
+        from recall.ranking.weights import EDIT_WARNINGS_MAX
 
-        choice = _ledger(hook).select(conn, [Candidate(m.id, pinned=m.pinned) for m in gotchas])
+        ledger = _ledger(hook)
+        candidates = [Candidate(m.id, pinned=m.pinned) for m in gotchas]
+        allowed = set(ledger.preview(conn, candidates).new)
+        first = [c for c in candidates if c.memory_id in allowed][:EDIT_WARNINGS_MAX]
+        more = len(allowed) - len(first)  # not marked shown: the next edit of the file shows them
         # Within one turn the policy keeps a hint visible; an agent would read the same
         # warning on every edit of the file, so a hook shows only the hints new in this call.
-        new = set(choice.new)
+        new = set(ledger.select(conn, first).new) if first else set()
     shown = {m.id for m in gotchas if m.id in new} | {m.id for m in ask_now}
     if shown:
         record_surfacings(conn, sorted(shown))
-    return [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
+    lines = [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
+    if more:
+        import shlex
+
+        lines.append(f"· {more} more on {path}: `tether list --file {shlex.quote(path)}`")
+    return lines
 
 
 def _turn_read(conn: sqlite3.Connection, session: str) -> int:

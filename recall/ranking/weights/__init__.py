@@ -115,6 +115,7 @@ from recall.ranking.weights.fusion import (
     rrf,
 )
 from recall.ranking.weights.injection import (
+    EDIT_WARNINGS_MAX,
     INJECT_CHARS,
     INJECT_MAX,
     INJECT_MIN_SCORE,
@@ -172,6 +173,7 @@ __all__ = [
     "COMMON_TERM_MIN_MEMORIES",
     "COMMON_TERM_SHARE",
     "DRIFT_COMMITS",
+    "EDIT_WARNINGS_MAX",
     "FILE_AFFINITY_FLOOR",
     "FILE_CANDIDATES_MAX",
     "FILE_EXTRA_MAX",

@@ -9,6 +9,10 @@ from typing import Final
 #: Memories injected into an agent's context per turn: context is the budget that matters.
 INJECT_MAX: Final = 3
 
+#: Gotcha warnings one edit hook call shows, pinned first; the rest are counted with where to
+#: read them, and come with the file's next edit: as many as a prompt injects.
+EDIT_WARNINGS_MAX: Final = INJECT_MAX
+
 #: Character budget of one injection (summaries, ids, badges, receipts, the fetch hint).
 INJECT_CHARS: Final = 2400
 
