@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from recall import forked
@@ -33,6 +33,9 @@ class LineResult:
     # The id a rejected line asked for (an exported memory, a commit), so a refusal can be
     # traced to its record without counting lines.
     record_id: str | None = None
+    # What was written otherwise than the line asked (an id given instead, a key not stored).
+    notes: list[str] = field(default_factory=list)
+    wanted: str | None = None  # the id a line to be written asked for (not reported as such)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -45,7 +48,25 @@ class LineResult:
             data["error"] = self.error
         if self.record_id:
             data["record_id"] = self.record_id
+        if self.notes:
+            data["notes"] = list(self.notes)
         return data
+
+
+IMPORT_KEYS: frozenset[str] = frozenset(
+    {*Memory("", "context", "", "", ()).to_dict(), "scope", "allow_secret"}
+)
+"""The keys a line may hold: every field of an exported memory, its scope (the store it is
+imported into decides) and ``allow_secret``."""
+
+
+def _unknown_keys(record: dict[str, Any]) -> list[str]:
+    """One note per key of ``record`` that no memory field holds (it is not stored)."""
+    return [
+        f"{key!r} is not a memory field; not stored (fields: summary, category, files, details...)"
+        for key in record
+        if key not in IMPORT_KEYS
+    ]
 
 
 def _draft(
@@ -194,6 +215,10 @@ def import_lines(
             entry.files_not_on_it = result.files_not_on_it
         else:
             entry.status = "created"
+            wanted = entry.wanted
+            if wanted is not None and wanted != result.id:
+                why = "another memory has it" if is_valid_id(wanted) else "not 8 hex digits"
+                entry.notes.append(f"asked for id {wanted!r} ({why}); written as {result.id}")
     return results
 
 
@@ -216,13 +241,13 @@ class _Drafting:
         from recall.records import render_memory
 
         drafts = [entry for entry in out if not isinstance(entry, LineResult)]
-        named = [d.with_changes(id=w) for _, d, w in drafts if w is not None and is_valid_id(w)]
+        named = [d.with_changes(id=w) for _, d, w, _ in drafts if w is not None and is_valid_id(w)]
         texts = [(memory, render_memory(memory)) for memory in named]
         if self.made.embedder is None:
             return out, [], texts
         from recall.ranking.embedding import to_bytes
 
-        matrix = self.made.embedder.embed_many([vector_text(d) for _, d, _ in drafts])
+        matrix = self.made.embedder.embed_many([vector_text(d) for _, d, _, _ in drafts])
         return out, [to_bytes(row) for row in matrix], texts
 
     def _line(self, number: int, raw: str) -> _Drafted:
@@ -236,10 +261,13 @@ class _Drafting:
             wanted = record.get("id") if isinstance(record, dict) else None
             record_id = wanted if isinstance(wanted, str) and wanted.strip() else None
             return LineResult(number, "error", error=str(error), record_id=record_id)
-        return number, draft.hashed(), wanted  # the hash made where the drafting runs
+        notes = tuple(_unknown_keys(record))
+        if record.get("id") is not None and wanted is None:
+            notes += (f"'id' must be a string, not {record['id']!r}; a new id was given",)
+        return number, draft.hashed(), wanted, notes  # the hash made where the drafting runs
 
 
-_Drafted = LineResult | tuple[int, Memory, str | None]
+_Drafted = LineResult | tuple[int, Memory, str | None, tuple[str, ...]]
 _Chunk = tuple[list[_Drafted], list[bytes], list[tuple[Memory, str]]]
 
 
@@ -267,7 +295,7 @@ def _drafted(
                 results.append(entry)
                 continue
             slots.append(len(results))
-            results.append(LineResult(entry[0], "pending"))
+            results.append(LineResult(entry[0], "pending", notes=list(entry[3]), wanted=entry[2]))
             yield entry[1], entry[2]
 
 

@@ -75,6 +75,8 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
         for result in errors:
             print(f"{args.file}:{result.line}: {result.error}", file=sys.stderr)
         for result in results:
+            for line_note in result.notes:
+                print(f"{args.file}:{result.line}: {line_note}", file=sys.stderr)
             if result.files_not_on_it:
                 memory_id = result.id or ""
                 note = not_on_it_note(memory_id, result.files_not_on_it, store.path_of(memory_id))

@@ -1,0 +1,52 @@
+"""``tether import`` says, line by line, what it wrote otherwise than the line asked: an id it
+could not give (taken, or not an id), a key no memory field holds. The memory is written all
+the same; nothing changes silently."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_tether
+
+
+def _import(repo: Path, *records: dict[str, object], json_out: bool = False):
+    source = repo.parent / "memories.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return run_tether("import", str(source), *(["--json"] if json_out else []), cwd=repo)
+
+
+def test_an_id_not_given_and_a_key_not_stored_are_said_on_their_line(repo: Path) -> None:
+    taken = "0a0b0c0d"
+    first = _import(repo, {"summary": "the first", "category": "context", "id": taken})
+    assert first.code == 0, first.stderr
+    assert first.stderr == ""  # given the id it asked for: nothing to say
+    done = _import(
+        repo,
+        {"summary": "asks a taken id", "category": "context", "id": taken},
+        {"summary": "asks no id at all", "category": "context", "id": "../../etc/x"},
+        {"summary": "has a colour", "category": "context", "colour": "blue"},
+        {"summary": "asks a number", "category": "context", "id": 1234},
+    )
+    assert done.code == 0, done.stderr
+    assert "Imported 4 memories, 0 already known, 0 rejected" in done.stdout
+    lines = done.stderr.splitlines()
+    source = repo.parent / "memories.jsonl"
+    assert lines[0].startswith(f"{source}:1: asked for id '{taken}' (another memory has it); ")
+    assert lines[1].startswith(f"{source}:2: asked for id '../../etc/x' (not 8 hex digits); ")
+    assert lines[2] == f"{source}:3: 'colour' is not a memory field; not stored " + (
+        "(fields: summary, category, files, details...)"
+    )
+    assert lines[3] == f"{source}:4: 'id' must be a string, not 1234; a new id was given"
+    assert len(lines) == 4
+
+
+def test_the_notes_are_in_the_json_of_their_line(repo: Path) -> None:
+    done = _import(
+        repo, {"summary": "has a colour", "category": "context", "colour": "blue"}, json_out=True
+    )
+    [line] = [json.loads(row) for row in done.stdout.splitlines()]
+    assert line["status"] == "created"
+    assert line["notes"] == [
+        "'colour' is not a memory field; not stored (fields: summary, category, files, details...)"
+    ]
