@@ -96,6 +96,17 @@ def earlier_names(conn: sqlite3.Connection, path: str) -> list[str]:
         return []
 
 
+def later_name(conn: sqlite3.Connection, path: str) -> str | None:
+    """The name the file last renamed away from ``path`` has now, following every later
+    rename (what ``tether repoint`` would write, when that name still exists); None when the
+    index knows no such rename."""
+    try:
+        with read_snapshot(conn):
+            return follow_forward(path, lambda name: rename_events(conn, "old", name))
+    except sqlite3.OperationalError:  # no genome tables (yet)
+        return None
+
+
 def names_of(conn: sqlite3.Connection, path: str) -> tuple[str, ...]:
     """``path`` and its earlier names (:func:`earlier_names`): every name a memory may give the
     file by."""
