@@ -14,13 +14,15 @@ project memory it finds:
   symbol is not found at the base, one of its files, unless the change sets the memory's
   ``confirmed`` key anew or writes the memory.
 
-An anchored symbol is followed where it went: a renamed file, or the file of the change that
-defines the name (the one with the same body when several do). For a pinned or guarded memory
-this holds at the base too: a symbol moved before it (or repointed in the change) is found in
-the file of the change that defined it then.
+A file is found by any name it had: a memory naming it by a name before a rename git's history
+shows counts as naming it, and a failure then says to repoint the memory (see
+:mod:`recall.anchors.named_files`). An anchored symbol is followed where it went: a renamed
+file, or the file of the change that defines the name (the one with the same body when several
+do). For a pinned or guarded memory this holds at the base too: a symbol moved before it (or
+repointed in the change) is found in the file of the change that defined it then.
 
 Definitions at the base are read from git (``git show``), those of now from the working tree,
-both with the symbol index's parser; nothing is written.
+both with the symbol index's parser; no memory is written.
 """
 
 from __future__ import annotations
