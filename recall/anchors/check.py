@@ -14,17 +14,20 @@ project memory it finds:
   symbol is not found at the base, one of its files, unless the change sets the memory's
   ``confirmed`` key anew or writes the memory.
 
-An anchored symbol is followed where it went: a renamed file, or the file of the change that
-defines the name (the one with the same body when several do). For a pinned or guarded memory
-this holds at the base too: a symbol moved before it (or repointed in the change) is found in
-the file of the change that defined it then.
+A file is found by any name it had: a memory naming it by a name before a rename git's history
+shows counts as naming it, and a failure then says to repoint the memory (see
+:mod:`recall.anchors.named_files`). An anchored symbol is followed where it went: a renamed
+file, or the file of the change that defines the name (the one with the same body when several
+do). For a pinned or guarded memory this holds at the base too: a symbol moved before it (or
+repointed in the change) is found in the file of the change that defined it then.
 
 Definitions at the base are read from git (``git show``), those of now from the working tree,
-both with the symbol index's parser; nothing is written.
+both with the symbol index's parser; no memory is written.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +35,8 @@ from typing import Any
 
 from recall import frontmatter
 from recall.anchors.diff import Change, changes, first_lines, merge_base
+from recall.anchors.findings import FAIL, REVIEW, Finding, guard_fix
+from recall.anchors.named_files import AT_BASE, ChangedNames, Named, file_findings
 from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
 from recall.errors import BadInput
 from recall.genome.gitcmd import GitRunner
@@ -39,34 +44,6 @@ from recall.genome.symbols.extract import extract, read_file
 from recall.genome.symbols.model import Definition
 from recall.lifecycle.references import CONFIRMED_KEY
 from recall.model import Memory
-
-REVIEW = "review"
-FAIL = "fail"
-GUARDED = "under a guarded memory"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One memory the change affects, where, and why."""
-
-    level: str
-    memory: Memory
-    path: str
-    line: int
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "level": self.level,
-            "id": self.memory.id,
-            "category": self.memory.category,
-            "summary": self.memory.summary,
-            "pinned": self.memory.pinned,
-            "path": self.path,
-            "line": self.line,
-            "reason": self.reason,
-        }
 
 
 @dataclass
@@ -181,15 +158,6 @@ class _Sources:
         return _one(found, bodies) or (found[0] if found else None)
 
 
-def _guard_fix(memory: Memory, moved: bool = False) -> str:
-    """What to do about a guard failure (a moved symbol may be repointed instead)."""
-    also = f" (or `tether repoint {memory.id} --apply` after the move)" if moved else ""
-    return (
-        f", {GUARDED}; after checking it still holds, `tether confirm {memory.id}`{also} and "
-        "commit the memory with the change"
-    )
-
-
 def _anchor_findings(
     memory: Memory,
     anchor: SymbolAnchor,
@@ -226,7 +194,7 @@ def _anchor_findings(
             fix = f"; the memory is pinned: `tether repoint {memory.id} --apply` after the move"
             found.append(Finding(FAIL, memory, where, at, reason + fix))
         elif memory.guard and not repointed and not confirmed:
-            fix = _guard_fix(memory, moved=now_path is not None)
+            fix = guard_fix(memory, moved=now_path is not None)
             found.append(Finding(FAIL, memory, where, at, reason + fix))
         else:
             found.append(Finding(REVIEW, memory, where, at, reason))
@@ -236,36 +204,8 @@ def _anchor_findings(
         # the recorded body is what the memory was confirmed against; without one, the key
         unconfirmed = after.body != anchor.body if anchor.body is not None else not confirmed
         if memory.guard and unconfirmed:
-            reason += _guard_fix(memory)
+            reason += guard_fix(memory)
             found.append(Finding(FAIL, memory, now_path, after.start, reason))
-    return found
-
-
-def _file_findings(
-    memory: Memory,
-    path: str,
-    change: Change,
-    first: dict[str, int],
-    guard_fails: bool,
-    why: str = "",
-) -> list[Finding]:
-    line = first.get(change.new, 1)
-    if change.status == "D":
-        reason = f"the change deletes {path}"
-    elif change.status == "R":
-        reason = f"the change moves {path} to {change.new}"
-    elif change.status == "A":
-        reason = f"the change adds {path}"
-    else:
-        reason = f"the change edits {path}"
-    found = []
-    if change.status in "DR" and memory.pinned:
-        fix = f"; the memory is pinned: `tether repoint {memory.id} --apply`"
-        found.append(Finding(FAIL, memory, change.new, line, reason + fix))
-    else:
-        found.append(Finding(REVIEW, memory, change.new, line, reason))
-    if guard_fails:
-        found.append(Finding(FAIL, memory, change.new, line, reason + why + _guard_fix(memory)))
     return found
 
 
@@ -296,11 +236,14 @@ def check(
     memories: Sequence[Memory],
     ref: str,
     memory_files: dict[str, str],
+    index: sqlite3.Connection | None = None,
 ) -> CheckResult:
     """What the change from ``ref``'s merge base to the working tree does to ``memories``.
 
     ``memory_files`` maps each memory id to its file, relative to ``root`` (a guarded memory
     new in the change, or whose ``confirmed`` key the change sets anew, is confirmed).
+    ``index`` is the project's index: its genome's renames let a memory that names a file by
+    an earlier name find it (see :mod:`recall.anchors.named_files`).
     """
     runner = GitRunner(root)
     base = merge_base(runner, ref)
@@ -308,8 +251,9 @@ def check(
     by_old = {change.old: change for change in result.changes}
     first = first_lines(runner, base) if result.changes else {}
     sources = _Sources(runner, root, base, result.changes)
+    names = ChangedNames(root, result.changes, index if result.changes else None)
     for memory in memories:
-        files = [p for p in memory.files if p in by_old]
+        files = names.named(memory)
         follow = memory.guard or memory.pinned  # where a moved symbol can fail the check
         located = {a: sources.locate(a, follow) for a in memory.anchors} if result.changes else {}
         lost = [a for a, where in located.items() if where is None and a.path in by_old]
@@ -319,15 +263,15 @@ def check(
             runner, root, base, memory_files.get(memory.id)
         )
         findings: list[Finding] = []
-        for path in files:
+        for named in files:
             guard_fails = memory.guard and not memory.anchors and not confirmed
-            findings += _file_findings(memory, path, by_old[path], first, guard_fails)
+            guard_fails = guard_fails and not names.guard_holds(named)
+            findings += file_findings(memory, named, first, guard_fails, names.renamed(named))
         for anchor in lost:  # not found at the base: the whole file stands for it
             why = f" (anchored symbol {anchor.name} is not found there at the base)"
             guard_fails = memory.guard and not confirmed
-            findings += _file_findings(
-                memory, anchor.path, by_old[anchor.path], first, guard_fails, why
-            )
+            named = Named(anchor.path, by_old[anchor.path], AT_BASE)
+            findings += file_findings(memory, named, first, guard_fails, why=why)
         for anchor, where in located.items():
             if where is not None:
                 change, before = where

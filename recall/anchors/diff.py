@@ -34,6 +34,8 @@ class Change:
     status: str
     old: str
     new: str
+    same: bool = False
+    """A rename or copy whose content is unchanged (git's similarity 100)."""
 
 
 def has_head(runner: GitRunner) -> bool:
@@ -68,7 +70,8 @@ def changes(runner: GitRunner, base: str) -> list[Change]:
     while index < len(parts) and parts[index]:
         status = parts[index]
         if status[0] in "RC":
-            found.append(Change(status[0], parts[index + 1], parts[index + 2]))
+            same = status[1:] == "100"
+            found.append(Change(status[0], parts[index + 1], parts[index + 2], same))
             index += 3
         else:
             found.append(Change(status[0], parts[index + 1], parts[index + 1]))

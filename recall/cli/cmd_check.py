@@ -57,6 +57,21 @@ def github_line(finding: Any) -> str:
     return f"::{command} {where},title={title}::{message}"
 
 
+def _renames_index(store: Any, memories: list[Any], ctx: CommandContext) -> Any | None:
+    """The project index whose genome knows git's renames, for memories naming a file by an
+    earlier name. The genome is brought up to date only when some memory names a file the
+    working tree no longer has (the only way a memory can name a file by an old name): the
+    usual check reads no history."""
+    if not store.exists or store.repo_root is None:
+        return None
+    root = store.repo_root
+    if any(not (root / path).is_file() for memory in memories for path in memory.files):
+        from recall.repo_signals import open_repo_signals
+
+        open_repo_signals(store, notice=ctx.notice, symbols=False)
+    return store.conn
+
+
 def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Check the change against the project's memories."""
     from recall.anchors.check import check
@@ -72,7 +87,7 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
         if path.is_relative_to(root):
             files[memory.id] = path.relative_to(root).as_posix()
 
-    result = check(root, memories, args.base, files)
+    result = check(root, memories, args.base, files, _renames_index(store, memories, ctx))
     review = [f for f in result.findings if f.level != "fail"]
     failures = [f for f in result.findings if f.level == "fail"]
     data = {

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from recall.errors import BadInput
+from recall.file_names import read_snapshot
 from recall.genome.commit_times import packed_count, read_times
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.packing import unpack
-from recall.genome.schema import read_snapshot
 from recall.index.db import tuples
 
 _HEX = re.compile(r"[0-9a-fA-F]{4,64}")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from recall.file_names import read_snapshot, rename_events
 from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
@@ -22,13 +23,7 @@ from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
 from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
 from recall.genome.results import Neighbour
-from recall.genome.schema import (
-    SYMBOLS_BEHIND,
-    SYMBOLS_STATE,
-    read_snapshot,
-    read_state,
-    schema_current,
-)
+from recall.genome.schema import SYMBOLS_BEHIND, SYMBOLS_STATE, read_state, schema_current
 
 if TYPE_CHECKING:
     from array import array
@@ -366,13 +361,7 @@ class Genome(CommitCounts):
     def _rename_events(self, column: str, name: str) -> list[tuple[int, str]]:
         """The renames whose ``column`` ("old" or "new") is ``name``: (commit number, the
         other name), in commit order."""
-        other = "new" if column == "old" else "old"
-        cur = self.conn.cursor()
-        cur.row_factory = None
-        return cur.execute(
-            f"SELECT seq, {other} FROM genome_renames WHERE {column} = ? ORDER BY seq, rowid",
-            (name,),
-        ).fetchall()
+        return rename_events(self.conn, column, name)
 
     def renamed_to(self, path: str) -> str | None:
         """The name the file last renamed away from ``path`` has now, following every later

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Iterable
-from operator import itemgetter
+
+from recall.file_names import follow_backward, follow_forward
 
 
 class RenameIndex:
@@ -44,42 +44,6 @@ class RenameIndex:
     def backward(self, path: str) -> list[str]:
         """The earlier names of the file that was last renamed to ``path``, newest first."""
         return follow_backward(path, lambda name: self.by_new.get(name, []))
-
-
-Events = Callable[[str], list[tuple[int, str]]]
-"""The rename events of one name, in commit order: (commit number, the other name)."""
-
-
-def follow_forward(path: str, left: Events) -> str | None:
-    """:meth:`RenameIndex.forward` over ``left`` (the events by the name left)."""
-    events = left(path)
-    if not events:
-        return None
-    seq, current = events[-1]
-    while True:
-        later = left(current)
-        index = bisect.bisect_right(later, seq, key=itemgetter(0))
-        if index >= len(later):
-            break
-        seq, current = later[index]
-    return None if current == path else current
-
-
-def follow_backward(path: str, taken: Events) -> list[str]:
-    """:meth:`RenameIndex.backward` over ``taken`` (the events by the name taken)."""
-    events = taken(path)
-    if not events:
-        return []
-    seq, current = events[-1]
-    found = [current]
-    while True:
-        earlier = taken(current)
-        index = bisect.bisect_left(earlier, seq, key=itemgetter(0)) - 1
-        if index < 0:
-            break
-        seq, current = earlier[index]
-        found.append(current)
-    return [name for name in dict.fromkeys(found) if name != path]
 
 
 class NotKept(LookupError):

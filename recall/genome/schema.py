@@ -162,19 +162,3 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-
-
-@contextlib.contextmanager
-def read_snapshot(conn: sqlite3.Connection) -> Iterator[None]:
-    """Every statement of the block reads one state of the database: a read transaction
-    around them (in WAL mode a refresh another connection commits meanwhile stays unseen
-    until it ends), or the caller's own transaction when one is open."""
-    if conn.in_transaction:
-        yield
-        return
-    try:  # begun inside: an interrupt between BEGIN and the block still ends it
-        conn.execute("BEGIN")
-        yield
-    finally:
-        if conn.in_transaction:  # nothing was written: ending it only lets the snapshot go
-            conn.execute("COMMIT")

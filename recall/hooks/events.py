@@ -8,14 +8,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from recall.hooks.guard_moves import MOVED_FROM, anchored_here, moved_in
+from recall.file_names import names_of
+from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
 from recall.hooks.logfile import _log_to, _logger, _notice, _notice_cwd
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
+from recall.hooks.wording import guard_line, warning_line
 from recall.lifecycle.disuse import archived_by_disuse
-from recall.model import REJECTED_WORDING, WARNING_CATEGORIES
+from recall.model import WARNING_CATEGORIES
 from recall.policy.trust import Gate
 
 if TYPE_CHECKING:
@@ -24,8 +26,6 @@ if TYPE_CHECKING:
     from recall.model import Memory
     from recall.policy.hints import HintLedger
     from recall.store import MemoryStore
-
-WARNING_SUMMARY_CAP: Final = 160
 
 GUARD_BUSY_MS: Final = 1_000
 """How long a hook waits for another writer of the store (its lock, the index): the answer, a
@@ -106,40 +106,6 @@ def _relative(store: MemoryStore, raw: str, cwd: Path) -> str:
         raise Skip("file is outside the repository") from None
 
 
-def warning_line(summary: str, memory_id: str, category: str = "gotcha") -> str:
-    """The inline warning of a gotcha (or an approach tried before and rejected), worded as an
-    instruction."""
-    from recall.policy.inject import (
-        safe_field,  # here, not above: see recall.cli.command_table.LEAN_COMMANDS
-    )
-
-    text = safe_field(summary, WARNING_SUMMARY_CAP).replace('"', "'")
-    if category == "rejected":
-        return f'· rejected "{text}" [{memory_id}] — {REJECTED_WORDING}: read why before trying it'
-    return f'· gotcha "{text}" [{memory_id}] — review before editing'
-
-
-def guard_line(memory: Memory, path: str, unplaced: bool = False) -> str:
-    """Why an edit of ``path`` asks first: the guarded memory, the anchored symbols there (and
-    the file a moved one came from), whether the edit could not be placed, and how to stop
-    being asked."""
-    from recall.policy.inject import safe_field  # see warning_line
-
-    text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
-    symbols = []
-    for anchor in memory.anchors:
-        if anchor.path == path:
-            came = anchor.extra.get(MOVED_FROM)
-            symbols.append(f"{anchor.name}, moved here from {came}" if came else anchor.name)
-    where = f" (symbol {'; '.join(symbols)})" if symbols else ""
-    placed = "; could not tell where the edit falls: asking as for the whole file" * unplaced
-    return (
-        f'Tether: guarded {memory.category} "{text}" [{memory.id}] covers {path}{where}{placed}; '
-        f"allow the edit only if it keeps to it (`tether show {memory.id}`; "
-        f"`tether unguard {memory.id}` stops these questions)"
-    )
-
-
 def on_prompt(hook: HookInput) -> str:
     """UserPromptSubmit: count the turn; inject at most three memories the policy allows."""
     from recall.policy import inject
@@ -210,9 +176,11 @@ def on_edit(hook: HookInput) -> str:
         on_file: list[Memory] = []
         ask_now: list[Memory] = []
         unplaced: frozenset[str] = frozenset()
+        names: tuple[str, ...] = (path,)
         try:
             hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
-            on_file = _on_file(project, path, hidden)
+            names = names_of(conn, path)
+            on_file = _on_file(project, path, names, hidden)
             if hook.event == "PreToolUse":
                 guarded = _guarded(project, path, on_file, hidden)
                 hits = guards_hit(project.repo_root, path, guarded, hook.replaced)
@@ -221,7 +189,7 @@ def on_edit(hook: HookInput) -> str:
         except Exception:  # a guard is never skipped for an error in finding it
             _logged("the guard check of %s failed", path)
             on_file = []
-            ask_now = _every_guard(project, path) if hook.event == "PreToolUse" else []
+            ask_now = _every_guard(project, names) if hook.event == "PreToolUse" else []
             unplaced = frozenset(m.id for m in ask_now)
         lines: list[str] = []
         try:
@@ -229,17 +197,22 @@ def on_edit(hook: HookInput) -> str:
         except Exception:  # notes of what happened: losing one costs a repeated ask at most
             _logged("the edit hook's notes on %s failed", path)
         if ask_now:  # the person decides, once per session, memory and file
-            reason = "\n".join(guard_line(m, path, m.id in unplaced) for m in ask_now)
+            reason = "\n".join(guard_line(m, path, m.id in unplaced, names) for m in ask_now)
             return ask(hook.event, reason, "\n".join(lines))
         return output(hook.event, "\n".join(lines))
 
 
-def _on_file(project: MemoryStore, path: str, hidden: Mapping[str, Any]) -> list[Memory]:
-    """The memories naming ``path`` in their files that guard it or warn about it."""
+def _on_file(
+    project: MemoryStore, path: str, names: tuple[str, ...], hidden: Mapping[str, Any]
+) -> list[Memory]:
+    """The memories naming ``path`` in their files, by one of its ``names`` (itself, then the
+    names it had before renames, as recall follows them), that guard it or warn about it."""
     found = [
-        m
-        for m in project.guarding_or_warning(path)
-        if path in m.files and m.id not in hidden and (m.guard or m.category in WARNING_CATEGORIES)
+        renamed_here(m, path, names)
+        for m in project.guarding_or_warning(path, names[1:])
+        if any(name in m.files for name in names)
+        and m.id not in hidden
+        and (m.guard or m.category in WARNING_CATEGORIES)
     ]
     return Gate(project, _notice).memories(found)
 
@@ -257,11 +230,14 @@ def _guarded(
     return guarded + (Gate(project, _notice).memories(extra) if extra else [])
 
 
-def _every_guard(project: MemoryStore, path: str) -> list[Memory]:
-    """The guarded memories of ``path`` found the plainest way, for when the full check failed
-    (none when even that fails: then nothing is known to ask about)."""
+def _every_guard(project: MemoryStore, names: tuple[str, ...]) -> list[Memory]:
+    """The guarded memories of the file ``names[0]`` (by any of its ``names``) found the
+    plainest way, for when the full check failed (none when even that fails: then nothing is
+    known to ask about)."""
+    path = names[0]
     try:
-        listed = [m for m in project.list(file=path) if m.guard and path in m.files]
+        listed = project.list(file=path, earlier=names[1:])
+        listed = [m for m in listed if m.guard and any(name in m.files for name in names)]
         seen = {m.id for m in listed}
         return listed + [m for m in anchored_here(project, path) if m.id not in seen]
     except Exception:

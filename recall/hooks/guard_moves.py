@@ -116,3 +116,13 @@ def _pointed_at(anchor: SymbolAnchor, path: str) -> SymbolAnchor:
     from recall.anchors.symbols import SymbolAnchor
 
     return SymbolAnchor(path, anchor.name, anchor.body, {MOVED_FROM: anchor.path})
+
+
+def renamed_here(memory: Memory, path: str, names: tuple[str, ...]) -> Memory:
+    """``memory``, which names ``path`` or one of its earlier ``names``, with its anchors in an
+    earlier name pointed at ``path``: a symbol that went with its file's rename is guarded in
+    the renamed file as one that moved into it (see :func:`moved_in`)."""
+    if path in memory.files or not any(a.path in names[1:] for a in memory.anchors):
+        return memory
+    anchors = [_pointed_at(a, path) if a.path in names[1:] else a for a in memory.anchors]
+    return memory.with_changes(anchors=tuple(anchors))

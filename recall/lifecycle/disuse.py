@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from recall.clock import format_timestamp, now, parse_timestamp
 from recall.errors import BadInput
+from recall.file_names import earlier_names
 from recall.index.db import rollback
 from recall.lifecycle import UsageFacts, archive_due
 from recall.policy.usage import record_action
@@ -177,12 +178,14 @@ def as_seen(
 
     Disuse leaves the file active, so for this user such a memory lists as archived, not
     active; merged into the archived ones, it takes its place by ``created`` as
-    :meth:`MemoryStore.list` orders them.
+    :meth:`MemoryStore.list` orders them. A ``file`` of the repository also lists the memories
+    naming it by an earlier name (a rename since they were written), as recall finds them.
     """
     flagged = archived_by_disuse(store.conn) if store.exists else {}
-    found = store.list(file=file, category=category, status=status)
+    earlier = _earlier_names(store, file) if file else []
+    found = store.list(file=file, category=category, status=status, earlier=earlier)
     if status == "archived" and flagged:
-        active = store.list(file=file, category=category, status="active")
+        active = store.list(file=file, category=category, status="active", earlier=earlier)
         found += [m for m in active if m.id in flagged]
         found.sort(key=lambda m: m.id)
         found.sort(key=lambda m: m.created, reverse=True)  # stable: ids ascending on ties
@@ -202,3 +205,12 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     except BaseException:
         rollback(conn)
         raise
+
+
+def _earlier_names(store: MemoryStore, file: str) -> list[str]:
+    """The earlier names of ``file`` when it is a file of the store's repository now (a
+    folder, or a name no longer there, is listed as it is given)."""
+    root = store.repo_root
+    if not store.exists or root is None or not (root / file).is_file():
+        return []
+    return earlier_names(store.conn, file)

@@ -11,6 +11,8 @@ from recall.model import STATUSES, WARNING_CATEGORIES, Memory
 from recall.store.opening import IndexOpening, recovering
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from recall.store.results import Problem
 
 
@@ -60,8 +62,10 @@ class StoreReads(IndexOpening):
         file: str | None = None,
         category: str | None = None,
         status: str | None = "active",
+        earlier: Sequence[str] = (),
     ) -> list[Memory]:
-        """Memories filtered by file, category and status (``None`` or ``all``: any status)."""
+        """Memories filtered by file, category and status (``None`` or ``all``: any status);
+        ``earlier``: other names of ``file`` (its names before renames) a memory may give it."""
         clauses: list[str] = []
         params: list[object] = []
         if status and status != "all":
@@ -79,31 +83,34 @@ class StoreReads(IndexOpening):
             # the file itself, or any path under it as a folder: the paths from "file/" up to
             # "file0" ("0" follows "/"), a range the path index answers without a scan
             folder = file.rstrip("/")
+            names = ",".join("?" * (1 + len(earlier)))
             clauses.append(
                 "m.rowid IN (SELECT memory_rowid FROM memory_files "
-                "WHERE path = ? OR (path >= ? AND path < ?))"
+                f"WHERE path IN ({names}) OR (path >= ? AND path < ?))"
             )
-            params.extend([file, folder + "/", folder + "0"])
+            params.extend([file, *earlier, folder + "/", folder + "0"])
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         query = f"SELECT * FROM memories m {where} ORDER BY m.created DESC, m.id"
         return [rows.memory_from_row(r) for r in self.conn.execute(query, params)]
 
     @recovering
-    def guarding_or_warning(self, path: str) -> list[Memory]:
-        """The active memories naming ``path`` itself in their files that guard it or warn
-        about it (a category of :data:`~recall.model.WARNING_CATEGORIES`), in :meth:`list`'s
-        order. Only those are read: a hub file is named by thousands of memories, mostly
-        context, and building each of them cost an edit hook more than everything else."""
+    def guarding_or_warning(self, path: str, earlier: Sequence[str] = ()) -> list[Memory]:
+        """The active memories naming ``path`` itself (or one of its ``earlier`` names) in
+        their files that guard it or warn about it (a category of
+        :data:`~recall.model.WARNING_CATEGORIES`), in :meth:`list`'s order. Only those are
+        read: a hub file is named by thousands of memories, mostly context, and building each
+        of them cost an edit hook more than everything else."""
         marks = ",".join("?" * len(WARNING_CATEGORIES))
         # "+": the path index finds the file's rows and each is read by its rowid; the other
         # columns only filter them
         query = (
             "SELECT * FROM memories m WHERE +m.status = 'active' "
             f"AND (+m.guard = 1 OR +m.category IN ({marks})) "
-            "AND m.rowid IN (SELECT memory_rowid FROM memory_files WHERE path = ?) "
+            "AND m.rowid IN (SELECT memory_rowid FROM memory_files "
+            f"WHERE path IN ({','.join('?' * (1 + len(earlier)))})) "
             "ORDER BY m.created DESC, m.id"
         )
-        params = [*WARNING_CATEGORIES, path]
+        params = [*WARNING_CATEGORIES, path, *earlier]
         return [rows.memory_from_row(r) for r in self.conn.execute(query, params)]
 
     @recovering

@@ -1,0 +1,53 @@
+"""What the edit hooks say: a gotcha's warning, and why an edit under a guard asks first."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from recall.hooks.guard_moves import MOVED_FROM
+from recall.model import REJECTED_WORDING
+
+if TYPE_CHECKING:
+    from recall.model import Memory
+
+WARNING_SUMMARY_CAP: Final = 160
+
+
+def warning_line(summary: str, memory_id: str, category: str = "gotcha") -> str:
+    """The inline warning of a gotcha (or an approach tried before and rejected), worded as an
+    instruction."""
+    from recall.policy.inject import (
+        safe_field,  # here, not above: see recall.cli.command_table.LEAN_COMMANDS
+    )
+
+    text = safe_field(summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    if category == "rejected":
+        return f'· rejected "{text}" [{memory_id}] — {REJECTED_WORDING}: read why before trying it'
+    return f'· gotcha "{text}" [{memory_id}] — review before editing'
+
+
+def guard_line(
+    memory: Memory, path: str, unplaced: bool = False, names: tuple[str, ...] = ()
+) -> str:
+    """Why an edit of ``path`` asks first: the guarded memory, the earlier name it gives the
+    file (of ``names``, when it does not name ``path``), the anchored symbols there (and the
+    file a moved one came from), whether the edit could not be placed, and how to stop being
+    asked."""
+    from recall.policy.inject import safe_field  # see warning_line
+
+    text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    symbols = []
+    for anchor in memory.anchors:
+        if anchor.path == path:
+            came = anchor.extra.get(MOVED_FROM)
+            symbols.append(f"{anchor.name}, moved here from {came}" if came else anchor.name)
+    where = f" (symbol {'; '.join(symbols)})" if symbols else ""
+    earlier = [name for name in names if name != path and name in memory.files]
+    if earlier and path not in memory.files and not symbols:  # a moved symbol says whence
+        where = f" (renamed from {earlier[0]}){where}"
+    placed = "; could not tell where the edit falls: asking as for the whole file" * unplaced
+    return (
+        f'Tether: guarded {memory.category} "{text}" [{memory.id}] covers {path}{where}{placed}; '
+        f"allow the edit only if it keeps to it (`tether show {memory.id}`; "
+        f"`tether unguard {memory.id}` stops these questions)"
+    )
