@@ -132,6 +132,20 @@ def test_json_keeps_the_text_exact_with_no_raw_control_character(cli: Cli, plant
         assert memory["files"] == ["src/app.py", "src/\x1b]0;T\x07.py"]
 
 
+@pytest.mark.parametrize("author", ["Eve\nid: 00000000", "Eve\x1b]0;T\x07", "Eve\u202e", "E\tve"])
+def test_author_with_a_control_character_is_refused(cli: Cli, repo: Path, author: str) -> None:
+    done = cli(
+        "remember", "pool needs a warm-up", "-c", "gotcha", "-f", "src/app.py", "--author", author
+    )
+    assert done.code == 2, done
+    assert "--author" in done.stderr and "control character" in done.stderr
+    assert_no_raw(done.stderr)
+    assert not list((repo / ".tether" / "memories").glob("*.md"))
+    persian = "Mehr\u200cdad"  # a zero-width non-joiner shapes the letters: not refused
+    done = cli("remember", "pool", "-c", "gotcha", "-f", "src/app.py", "--author", persian)
+    assert done.code == 0, done
+
+
 def test_a_problem_report_quoting_a_memory_file_escapes_it(cli: Cli, repo: Path) -> None:
     assert cli("init").code == 0
     name = "0badf11e\x1b]0;T\x07.md"  # a file name holds any character but "/" and NUL
