@@ -9,6 +9,7 @@ from typing import Any
 from recall import frontmatter
 from recall.anchors.symbols import anchors_from_field, anchors_to_field
 from recall.clock import format_timestamp
+from recall.display import is_unseen, visible
 from recall.errors import BadInput, MalformedMemory
 from recall.model import CATEGORIES, SOURCES, STATUSES, Memory, is_valid_id
 
@@ -229,9 +230,17 @@ def check_details(details: str | None) -> str:
 
 
 def check_text(text: str | None, label: str) -> str | None:
-    """Validate a free-text field (author, anchor) given by a user: it must be UTF-8 encodable."""
+    """Validate a one-line free-text field (author, anchor) given by a user: UTF-8 encodable,
+    with no line break nor other control character (see :func:`recall.display.is_unseen`),
+    which would be written to the front matter and come back in every listing."""
     if text is not None:
         _check_encodable(text, label)
+        unseen = sorted({visible(ch) for ch in text if is_unseen(ch)})
+        if unseen:
+            raise BadInput(
+                f"{label} must be one line of text without control characters "
+                f"(it holds {', '.join(unseen)})"
+            )
     return text
 
 

@@ -13,21 +13,14 @@ from pathlib import Path
 from typing import TextIO
 
 from recall.containment import open_append_no_follow
+from recall.display import visible
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
 
 
 def one_line(text: str) -> str:
     """``text`` as one log line: backslashes, line breaks and other control characters escaped."""
-    out = []
-    for ch in text:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch < " " or "\x7f" <= ch <= "\x9f" or ch in "\u2028\u2029":
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-        else:
-            out.append(ch)
-    return "".join(out)
+    return visible(text.replace("\\", "\\\\"))
 
 
 class NoFollowFileHandler(logging.FileHandler):

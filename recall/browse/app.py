@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Input, Static
 
 from recall.clock import now
+from recall.display import visible
 
 from .actions import FAILURES, Browser, Outcome
 from .view import Entry, View
@@ -97,7 +98,8 @@ class BrowseApp(App[None]):
     def say(self, message: str, *, error: bool = False) -> None:
         """Show one line on the message line (red for an error)."""
         self.message = message
-        self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
+        shown = Text(visible(message), style="bold red" if error else "")
+        self.query_one("#message", Static).update(shown)
 
     # -- rows ------------------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 """The browser's Textual pieces: the memory table, the card, the confirm box and the supersede form.
 
 User text is always handed to Textual as :class:`rich.text.Text`, never as a string, so
-brackets in a summary are shown as written instead of being read as markup.
+brackets in a summary are shown as written instead of being read as markup; and made visible
+first (:func:`recall.display.visible`), so a control character in a memory file is shown as its
+escape instead of acting on the terminal. The supersede form edits the text as it is.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static, TextArea
 
 from recall.charts import activity_chart, category_lines, hub_chart
-from recall.display import CATEGORY_STYLE, plural
+from recall.display import CATEGORY_STYLE, LINE_BREAKS, plural, visible
 from recall.lifecycle.stats import Overview
 
 from .actions import FAILURES, Card, Outcome
@@ -77,8 +79,8 @@ class MemoryTable(DataTable):
                 entry.scope,
                 PIN_MARK if memory.pinned else "",
                 entry.status_label,
-                Text(memory.summary),
-                Text(files_cell(memory.files)),
+                Text(visible(memory.summary)),
+                Text(visible(files_cell(memory.files))),
                 key=key,
             )
         if entries:
@@ -100,19 +102,20 @@ def card_text(card: Card) -> Text:
     text.append(memory.id, style="bold")
     marks = [m for m in ("pinned" if memory.pinned else "", card.status) if m]
     text.append(f"  ({', '.join(marks)})\n\n")
-    text.append(memory.summary + "\n", style="bold")
+    text.append(visible(memory.summary) + "\n", style="bold")
     if memory.details:
-        text.append("\n" + memory.details.rstrip("\n") + "\n")
+        text.append("\n" + visible(memory.details.rstrip("\n"), keep=LINE_BREAKS) + "\n")
     text.append("\n")
-    rows = [("files", "\n       ".join(memory.files) or "(none)")]
+    rows = [("files", "\n       ".join(map(visible, memory.files)) or "(none)")]
     if memory.anchor:
-        rows.append(("anchor", memory.anchor))
+        rows.append(("anchor", visible(memory.anchor)))
     if memory.supersedes:
         rows.append(("replaces", memory.supersedes))
     if memory.superseded_by:
         rows.append(("replaced by", memory.superseded_by))
-    rows.append(("created", f"{memory.created} by {memory.author or 'unknown'} ({memory.source})"))
-    rows.append(("scope", f"{card.scope}  {card.path}"))
+    author = visible(memory.author) or "unknown"
+    rows.append(("created", f"{visible(memory.created)} by {author} ({memory.source})"))
+    rows.append(("scope", f"{card.scope}  {visible(str(card.path))}"))
     surfaced = int(card.usage.get("surfaced") or 0)
     acted = int(card.usage.get("acted") or 0)
     rows.append(("usage", f"shown {plural(surfaced, 'time')}, acted on {plural(acted, 'time')}"))

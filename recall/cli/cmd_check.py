@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from recall.cli.context import CommandContext
+from recall.display import visible
 from recall.errors import BadInput
 
 EXIT_FAILED = 1
@@ -54,7 +55,7 @@ def github_line(finding: Any) -> str:
     title = _escape_property(f"Tether {memory.category} {memory.id}")
     message = _escape_data(f"{memory.summary} ({finding.reason})")
     where = f"file={_escape_property(finding.path)},line={finding.line}"
-    return f"::{command} {where},title={title}::{message}"
+    return visible(f"::{command} {where},title={title}::{message}")
 
 
 def _renames_index(store: Any, memories: list[Any], ctx: CommandContext) -> Any | None:
@@ -108,7 +109,7 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
                     f"{mark} {finding.path}:{finding.line}  {finding.memory.id} "
                     f"{finding.memory.category}: {finding.memory.summary} — {finding.reason}"
                 )
-                console.print(line, markup=False, highlight=False, soft_wrap=True)
+                console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
             ids = len({f.memory.id for f in review})
             console.print(
                 f"{len(result.changes)} files changed since {result.base[:12]}: "

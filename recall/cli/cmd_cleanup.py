@@ -124,13 +124,11 @@ def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int
     def render(console) -> None:
         for entry in results:
             if "error" in entry:
-                line = f"{entry['id']}: could not {entry['decision']}: {entry['error']}"
-                print(f"tether: {line}", file=sys.stderr)
+                ctx.notice(f"{entry['id']}: could not {entry['decision']}: {entry['error']}")
             else:
                 console.print(f"{PAST[entry['decision']]} {entry['id']}", highlight=False)
         if "pass_error" in data:
-            line = f"the cleanup pass was not recorded: {data['pass_error']}"
-            print(f"tether: {line}", file=sys.stderr)
+            ctx.notice(f"the cleanup pass was not recorded: {data['pass_error']}")
 
     ctx.emit(data, render)
     return code
@@ -172,7 +170,7 @@ def _ask(ctx: CommandContext, found: list[cleanup.Candidate], limit: int) -> int
         try:
             cleanup.apply(store, memory, answer)
         except TetherError as error:
-            print(f"tether: {memory.id}: {error}", file=sys.stderr)
+            ctx.notice(f"{memory.id}: {error}")
             continue
         console.print(f"{PAST[answer]} {memory.id}", highlight=False)
         done[answer] = done.get(answer, 0) + 1

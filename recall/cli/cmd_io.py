@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
-from recall.cli.context import CommandContext
+from recall.cli.context import CommandContext, json_text
 from recall.cli.render import scope_option
-from recall.display import plural
+from recall.display import LINE_BREAKS, plural, visible
 from recall.errors import BadInput
 from recall.importer import LineResult, import_lines
 from recall.model import STATUSES
@@ -73,14 +73,15 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
             sys.stdout.write(json.dumps(result.to_dict()) + "\n")
     else:
         for result in errors:
-            print(f"{args.file}:{result.line}: {result.error}", file=sys.stderr)
+            say = f"{args.file}:{result.line}: {result.error}"
+            print(visible(say, keep=LINE_BREAKS), file=sys.stderr)
         for result in results:
             for line_note in result.notes:
-                print(f"{args.file}:{result.line}: {line_note}", file=sys.stderr)
+                print(visible(f"{args.file}:{result.line}: {line_note}"), file=sys.stderr)
             if result.files_not_on_it:
                 memory_id = result.id or ""
                 note = not_on_it_note(memory_id, result.files_not_on_it, store.path_of(memory_id))
-                print(f"{args.file}:{result.line}: {note}", file=sys.stderr)
+                print(visible(f"{args.file}:{result.line}: {note}"), file=sys.stderr)
         print(
             f"Imported {plural(created, 'memory')}, {dupes} already known, {len(errors)} rejected"
         )
@@ -107,6 +108,6 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
         for memory in store.list(status=args.status):
             record = memory.to_dict()
             record["scope"] = store.scope
-            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_text(record) + "\n")
             count += 1
     return 0 if count else 1

@@ -14,6 +14,7 @@ from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.known_paths import folder_lines, is_git, refuse_unknown
 from recall.cli.render import ID_HELP, paths_option, print_card
+from recall.display import visible
 from recall.errors import BadInput, NothingToDo
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
@@ -279,12 +280,13 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         if former:
             line = f"formerly: {', '.join(map(str, former))}"
-            console.print(line, markup=False, highlight=False, soft_wrap=True)
+            console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
         for state in states:
             line = f"symbol {state.describe()}"
-            console.print(line, markup=False, highlight=False, soft_wrap=True)
+            console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
         if spot is not None:
-            console.print(drift_message(spot), markup=False, highlight=False, soft_wrap=True)
+            line = drift_message(spot)
+            console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
 
     ctx.emit(data, render)
     return 0

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from recall.cli.context import CommandContext
 from recall.cli.render import paths_option, scope_option, write_records
+from recall.display import visible
 from recall.errors import BadInput
 from recall.policy.sessions import check_session_id
 from recall.ranking.query import RecallQuery, Touch
@@ -156,8 +157,8 @@ def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
             str(rank),
             hit.memory.id,
             hit.memory.category,
-            escape(hit.memory.summary),
-            escape(hit.receipt),
+            escape(visible(hit.memory.summary)),
+            escape(visible(hit.receipt)),
             f"{hit.score:.3f}",
         )
     console.print(table)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from recall.display import LINE_BREAKS, is_unseen, visible
 from recall.errors import BadInput, NotFound
 from recall.locations import PROJECT
 from recall.service import FolderStores
@@ -35,6 +36,26 @@ def _json_default(value: Any) -> Any:
     if hasattr(value, "to_dict"):
         return value.to_dict()
     raise TypeError(f"cannot serialize {type(value).__name__}")
+
+
+def json_text(data: Any) -> str:
+    """``data`` as one line of JSON, non-ASCII text kept as it is but for the characters a
+    terminal must not be given (see :func:`recall.display.is_unseen`): JSON escapes only the
+    C0 controls itself, and a C1 control or a bidi override read from a memory file would
+    otherwise reach the terminal a ``--json`` command prints on. The value read back is the
+    same."""
+    text = json.dumps(data, default=_json_default, ensure_ascii=False)
+    if text.isprintable():  # json.dumps has escaped the C0 controls
+        return text
+    return "".join(_json_escape(ch) if ch >= "\x7f" and is_unseen(ch) else ch for ch in text)
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    high, low = divmod(code - 0x10000, 0x400)  # JSON writes the others as a surrogate pair
+    return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
 
 
 class CommandContext:
@@ -125,21 +146,21 @@ class CommandContext:
     def emit(self, data: Any, render: Render | None = None) -> None:
         """Print ``data`` as JSON (with --json) or call ``render`` with a console on stdout."""
         if self.json or render is None:
-            sys.stdout.write(json.dumps(data, default=_json_default, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_text(data) + "\n")
             return
         render(self.console())
 
     def console(self) -> Console:
-        """A rich console on stdout."""
-        from rich.console import Console
+        """A rich console on stdout, which shows control characters as escapes."""
+        from recall.cli.terminal import console
 
-        return Console(highlight=False, soft_wrap=False)
+        return console()
 
     def notice(self, message: str) -> None:
         """A one-line notice for the user, on stderr (none when there is no stderr: printing
         to ``None`` would put it on stdout, among a ``--json`` command's output)."""
         if sys.stderr is not None:
-            print(f"tether: {message}", file=sys.stderr)
+            print(f"tether: {visible(message, keep=LINE_BREAKS)}", file=sys.stderr)
 
     @contextlib.contextmanager
     def progress(self) -> Iterator[ProgressUpdate]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Final
 
 from recall.cli.command_table import LEAN_COMMANDS
 from recall.cli.context import CommandContext
+from recall.display import LINE_BREAKS, visible
 from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, BadInput, TetherError
 
 if TYPE_CHECKING:  # the parser is built only for a command line it is needed for
@@ -88,7 +89,7 @@ def _report(error: Exception, json_output: bool, code: int) -> None:
         payload = {"error": str(error), "exit_code": code}
         print(json.dumps(payload), file=sys.stderr)
     else:
-        print(f"tether: error: {error}", file=sys.stderr)
+        print(f"tether: error: {visible(str(error), keep=LINE_BREAKS)}", file=sys.stderr)
 
 
 def entry() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from recall import __version__
 from recall.cli.command_table import COMMAND_SUGGESTIONS, LEAN_COMMANDS, command_modules
+from recall.display import LINE_BREAKS, visible
 from recall.errors import EXIT_BAD_INPUT
 
 HELP_MARGIN = 2
@@ -83,7 +84,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        print(f"tether: error: {message}", file=sys.stderr)
+        print(f"tether: error: {visible(message, keep=LINE_BREAKS)}", file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
 
 

@@ -1,4 +1,8 @@
-"""Human-readable renderings of memories: the card and the table."""
+"""Human-readable renderings of memories: the card and the table.
+
+A memory's one-line fields are passed through :func:`recall.display.visible` here, so a line
+break or control character in a memory file shows as its escape instead of starting a line or
+acting on the terminal (the console escapes the rest: :mod:`recall.cli.terminal`)."""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import sys
 from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from recall.display import CATEGORY_STYLE, plural
+from recall.display import CATEGORY_STYLE, plural, visible
 from recall.model import Memory
 
 if TYPE_CHECKING:
@@ -79,36 +83,39 @@ def print_card(console: Console, memory: Memory, *, scope: str, path: str, usage
     """The full card of one memory."""
     from rich.markup import escape
 
+    def line(text: str) -> str:  # a one-line field: escaped onto its line, never read as markup
+        return escape(visible(text))
+
     style = CATEGORY_STYLE.get(memory.category, "")
     head = f"[{style}]\\[{memory.category}][/{style}] [bold]{memory.id}[/bold]"
     if badges(memory):
         head += f" ({badges(memory)})"
     console.print(head)
-    console.print(escape(memory.summary))
+    console.print(line(memory.summary))
     if memory.details:
         console.print()
         console.print(escape(memory.details))
     console.print()
-    console.print(f"files:    {escape(', '.join(memory.files)) or '(none)'}")
+    console.print(f"files:    {line(', '.join(memory.files)) or '(none)'}")
     if memory.anchor:
-        console.print(f"anchor:   {escape(memory.anchor)}")
+        console.print(f"anchor:   {line(memory.anchor)}")
     if memory.supersedes:
         console.print(f"replaces: {memory.supersedes}")
     if memory.superseded_by:
         console.print(f"replaced by: {memory.superseded_by}")
-    console.print(
-        f"created:  {memory.created} by {escape(memory.author) or 'unknown'} ({memory.source})"
-    )
-    console.print(f"scope:    {scope}  file: {escape(path)}")
+    author = line(memory.author) or "unknown"
+    console.print(f"created:  {line(memory.created)} by {author} ({memory.source})")
+    console.print(f"scope:    {scope}  file: {line(path)}")
     shown = plural(usage["surfaced"], "time")
     console.print(f"shown {shown}, acted on {plural(usage['acted'], 'time')}")
 
 
 def write_records(records: Iterable[Sequence[str]]) -> None:
     """Write each record as one line of tab-separated fields on stdout: what listings print when
-    stdout is not a terminal, so ``grep``, ``cut`` and ``wc -l`` see whole records."""
+    stdout is not a terminal, so ``grep``, ``cut`` and ``wc -l`` see whole records: a tab,
+    line break or other control character in a field is written as its escape."""
     for fields in records:
-        sys.stdout.write("\t".join(fields) + "\n")
+        sys.stdout.write("\t".join(map(visible, fields)) + "\n")
 
 
 def print_table(
@@ -158,8 +165,8 @@ def print_table(
         table.add_row(
             memory.id,
             f"[{style}]{memory.category}[/{style}]",
-            escape(memory.summary),
-            escape(", ".join(memory.files)),
+            escape(visible(memory.summary)),
+            escape(visible(", ".join(memory.files))),
             scope,
             badges(memory, disuse=(memory.id, scope) in archived_by_disuse),
         )

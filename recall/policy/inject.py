@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from recall.display import is_unseen
 from recall.model import REJECTED_WORDING
 from recall.ranking import weights as W
 from recall.ranking.diversify import respread
 
 if TYPE_CHECKING:  # annotations only: the edit hooks use this module without the ranker
     from recall.ranking.engine import Hit
-
-_BIDI_AND_CONTROL = {"Cc", "Cf"}
 
 AUTHOR_CAP = 40
 """Characters of an author's name shown on an injected line: enough for a full name, while a
@@ -36,12 +34,17 @@ _MARKERS = re.compile("|".join(re.escape(m) for m in (HEADER, FOOTER)), re.IGNOR
 
 
 def clean_line(text: str) -> str:
-    """Text made safe to place on one line of a prompt: no control or bidi characters."""
+    """Text made safe to place on one line of a prompt: no control or bidi characters.
+
+    The characters a terminal must not be given raw (:func:`recall.display.is_unseen`) are
+    dropped here rather than shown escaped: an agent reads the words, and an escape would only
+    cost it characters. Line breaks and tabs become spaces.
+    """
     kept = []
     for ch in text:
-        if ch in "\t\n\r":
+        if ch in "\t\n\r\u2028\u2029":
             kept.append(" ")
-        elif unicodedata.category(ch) not in _BIDI_AND_CONTROL:
+        elif not is_unseen(ch):
             kept.append(ch)
     return " ".join("".join(kept).split())
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from conftest import remember
 from textual.widgets import Input, TextArea
 
 from recall.anchors.symbols import SymbolAnchor, anchors_to_field
@@ -359,3 +360,24 @@ async def test_supersede_keeps_the_symbol_anchors_and_the_guard(shelf: Shelf) ->
     replacement = shelf.project.get(new_name[:-3])
     assert replacement.anchors == anchors
     assert replacement.guard is True
+
+
+async def test_control_characters_from_a_memory_file_show_as_escapes(shelf: Shelf) -> None:
+    odd = remember(
+        shelf.project,
+        "clears \x1b[2J the screen",
+        details="one\n\x1b]0;T\x07two",
+        files=["src/app.py"],
+        author="Eve\u202e",
+    )
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        row = app.query_one("#memories", MemoryTable).get_row(f"project:{odd}")
+        assert "clears \\x1b[2J the screen" in [str(cell) for cell in row]
+        select(app, odd)
+        await pilot.press("o")
+        await pilot.pause()
+        text = str(app.screen.query_one("#card-text").render())
+        assert "\x1b" not in text and "\u202e" not in text
+        assert "one\n\\x1b]0;T\\x07two" in text
+        assert "by Eve\\u202e" in text

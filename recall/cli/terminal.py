@@ -1,0 +1,32 @@
+"""The console the commands print to a person with: no text it is given reaches the terminal
+with a control character in it.
+
+Every string rich prints (a line, a table's cell or title) passes through
+:meth:`rich.console.Console.render_str`, so that is where :func:`recall.display.visible` is
+applied, once for every command. A line break or tab is kept, since a command may print several
+lines at once; a field that must stay on one line is escaped by its printer
+(:mod:`recall.cli.render`). A :class:`rich.text.Text` is printed as it is: build it from text
+made visible first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from recall.display import LINE_BREAKS, visible
+
+
+class ShownConsole(Console):
+    """A rich console that writes each control character of the text it prints as its escape."""
+
+    def render_str(self, text: str, **options: Any) -> Text:
+        """The text made visible (see :func:`recall.display.visible`), then rendered by rich."""
+        return super().render_str(visible(text, keep=LINE_BREAKS), **options)
+
+
+def console() -> Console:
+    """A console on stdout for a person to read."""
+    return ShownConsole(highlight=False, soft_wrap=False)
