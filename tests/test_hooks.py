@@ -286,6 +286,35 @@ def test_self_serve_memory_command_silences_hints(repo: Path, store: MemoryStore
 
 
 @pytest.mark.parametrize(
+    ("command", "silences"),
+    [
+        ("/home/dev/shop/.venv/bin/tether recall -f src/app.py", True),  # by its full path
+        ("FOO=1 env -i tether --json show 1a2b3c4d", True),
+        ("git status; python3 -m recall search login", True),
+        ("make test | tether -C src list", True),
+        ("echo tether show", False),  # a word, not a program run
+        ('grep -r "tether list" docs', False),
+        ("tether pin 1a2b3c4d", False),  # a reaction to what was shown
+        ('echo "unclosed', False),
+    ],
+)
+def test_a_tether_command_is_told_from_a_mention_of_it(
+    repo: Path, store: MemoryStore, command: str, silences: bool
+) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    count_turn(store.conn, SESSION, origin="hook")
+    bash = {
+        "session_id": SESSION,
+        "cwd": str(repo),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
+    assert hook("post-edit", bash) == ""
+    assert (hook("pre-edit", edit_input(repo, "src/app.py")) == "") is silences
+
+
+@pytest.mark.parametrize(
     ("tool", "silences"),
     [
         ("mcp__tether__memory_recall", True),

@@ -40,7 +40,6 @@ archive react to what was shown, as their CLI twins do, so they leave the hints 
 _MCP_TOOL = re.compile(r"mcp__(?:[A-Za-z0-9_-]*_)?tether__(memory_[a-z_]+)")
 """Claude Code names an MCP tool ``mcp__<server>__<tool>``; a plugin's server name carries a
 plugin prefix, so any server name ending in ``tether`` counts."""
-_TETHER_COMMAND = re.compile(r"(?:^|[\s;&|(])tether\s+(?:-\S+\s+(?:\S+\s+)?)*([a-z-]+)")
 
 
 class _Stores:
@@ -316,12 +315,11 @@ def _logged(message: str, path: str) -> None:
 
 def _note_self_serve(conn: sqlite3.Connection, ledger: HintLedger, command: str) -> None:
     """A Bash call running ``tether recall|show|search|list|remember`` ends the hints (rule 1)."""
+    from recall.hooks.tether_calls import subcommands
     from recall.policy.hints import is_self_serve
 
-    for match in _TETHER_COMMAND.finditer(command):
-        if is_self_serve(match.group(1)):
-            ledger.mark_self_serve(conn)
-            return
+    if any(is_self_serve(name) for name in subcommands(command)):
+        ledger.mark_self_serve(conn)
 
 
 def on_session_start(hook: HookInput) -> str:
