@@ -335,6 +335,16 @@ def test_an_empty_list_on_a_terminal_is_its_title_alone(cli: Cli, repo: Path) ->
     assert "┏" not in shown
 
 
+def test_search_limit_says_when_more_match(cli: Cli, repo: Path) -> None:
+    for n in range(3):
+        ok(cli("remember", f"cache note {n} on the pool", "-c", "context", "-f", "src/app.py"))
+    assert len(ok(cli("search", "cache", "--limit", "2", "--json")).json()) == 2
+    shown = run_on_terminal("search", "cache", "--limit", "2", cwd=repo)
+    assert "2 matches for 'cache' (more beyond --limit 2)" in shown
+    shown = run_on_terminal("search", "cache", "--limit", "3", cwd=repo)
+    assert "3 matches for 'cache'" in shown and "more beyond" not in shown
+
+
 def test_list_limit(cli: Cli, repo: Path) -> None:
     ids = seed_three(cli, repo)
     assert len(ok(cli("list", "--limit", "2")).stdout.splitlines()) == 2

@@ -87,7 +87,7 @@ def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
     stores = ctx.stores(args.scope)
     ctx.say_if_not_set_up(stores)
     for store in stores:
-        hits = search(store.conn, args.text, limit=args.limit)
+        hits = search(store.conn, args.text, limit=args.limit + 1)  # one more: are there more?
         if any(h.disused for h in hits):
             when = archived_by_disuse(store.conn)
             hidden.update(
@@ -95,12 +95,15 @@ def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
             )
         found.extend((hit, store.scope) for hit in hits)
     found.sort(key=lambda item: (item[0].matched_by != "words", item[0].score))
+    more = len(found) > args.limit
     found = found[: args.limit]
     data = [
         {**_listed(h.memory, s, hidden), "score": round(-h.score, 4), "matched_by": h.matched_by}
         for h, s in found
     ]
     title = f"{plural(len(found), 'match')} for {args.text!r}"
+    if more:
+        title += f" (more beyond --limit {args.limit})"
     rows = [(h.memory, s) for h, s in found]
     ctx.emit(data, lambda c: print_table(c, rows, title=title, archived_by_disuse=set(hidden)))
     return 0 if found else 1
