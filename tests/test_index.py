@@ -471,6 +471,42 @@ def test_duplicate_id_in_a_second_file_is_a_problem(seeded: MemoryStore) -> None
     assert seeded.get(memory.id).summary == "Prefer tabs"
 
 
+def test_the_file_named_after_an_id_holds_it_whatever_the_order_of_a_scan(
+    seeded: MemoryStore,
+) -> None:
+    """A copy made to start a new memory keeps the id it was copied with: the file named
+    after the id holds it, before and after a reindex (which reads the files in name order,
+    the copy's first)."""
+    [memory] = seeded.list(file="docs/guide.md")
+    text = (folder(seeded) / f"{memory.id}.md").read_text()
+    copy = write_file(seeded, "0-copy.md", text.replace("Prefer tabs", "A draft copy"))
+    for refreshed in (seeded.refresh, seeded.reindex):
+        refreshed()
+        assert seeded.get(memory.id).summary == "Prefer tabs"
+        assert [p.path for p in seeded.problems()] == [copy]
+
+
+def test_a_file_left_out_for_its_id_is_read_again_once_the_holder_goes(
+    seeded: MemoryStore,
+) -> None:
+    """Two files named otherwise, one id: once the one holding it is deleted, the other is
+    indexed at the next look at the folder, though it did not change itself."""
+    [memory] = seeded.list(file="docs/guide.md")
+    text = (folder(seeded) / f"{memory.id}.md").read_text()
+    (folder(seeded) / f"{memory.id}.md").unlink()
+    first = write_file(seeded, "a-first.md", text.replace("Prefer tabs", "The first"))
+    second = write_file(seeded, "b-second.md", text.replace("Prefer tabs", "The second"))
+    settled = time.time() - 60  # older than the racy window: a look trusts their stats
+    for path in (first, second):
+        os.utime(path, (settled, settled))
+    seeded.refresh()
+    assert seeded.get(memory.id).summary == "The first"
+    first.unlink()
+    seeded.refresh()
+    assert seeded.get(memory.id).summary == "The second"
+    assert seeded.problems() == []
+
+
 # -- rebuilding an unusable index ------------------------------------------------------------------
 
 

@@ -10,22 +10,16 @@ import zlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from recall.anchors.symbols import anchors_column
-from recall.clock import format_timestamp
-from recall.errors import BadInput, MalformedMemory
 from recall.index import early_look, listing, rows
 from recall.index.db import rollback
 from recall.index.deferred_check import DeferredCheck
 from recall.index.folder_sums import folder_sums
 from recall.index.schema import FOLDER_STATE_KEYS
-from recall.memfiles import FileStat, MemoryFolder, OversizedFile, file_sha, limit_problem
-from recall.model import Memory
-
-PathNormalizer = Callable[[str], str]
+from recall.index.sync_file import RECHECK, PathNormalizer, sync_one
+from recall.memfiles import FileStat, MemoryFolder
 
 _FS_ENCODING = sys.getfilesystemencoding()
 _FS_ERRORS = sys.getfilesystemencodeerrors()
@@ -91,47 +85,6 @@ class SyncReport:
     def touched(self) -> bool:
         """Whether the sync changed anything."""
         return bool(self.added or self.changed or self.removed or self.problems)
-
-
-def load_memory(
-    folder: MemoryFolder, stat: FileStat, normalize: PathNormalizer
-) -> tuple[Memory, str]:
-    """Read and validate one memory file; return the memory and the file's byte hash.
-
-    Paths in ``files`` are normalized for the index (the file itself is left as written).
-    """
-    where = folder.path / stat.name
-    if stat.size > folder.max_bytes:  # never read whole: say so from the size alone
-        raise MalformedMemory(where, 1, limit_problem(stat.size, folder.max_bytes))
-    try:
-        data = folder.read_bytes(stat.name)
-    except OversizedFile as error:  # grew since it was listed
-        raise MalformedMemory(where, 1, str(error)) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise MalformedMemory(where, line, "not valid UTF-8 text") from None
-    return memory_from_text(text, where, stat, normalize), file_sha(data)
-
-
-def memory_from_text(text: str, where: Path, stat: FileStat, normalize: PathNormalizer) -> Memory:
-    """Parse and validate the text of a memory file; ``files`` come back normalized."""
-    # imported here: a sync that finds every file unchanged (as before each hook) parses none
-    from recall import frontmatter
-    from recall.records import memory_from_parsed
-
-    parsed = frontmatter.parse(text, where)
-    fallback = format_timestamp(datetime.fromtimestamp(stat.mtime_ns / 1e9, UTC))
-    memory = memory_from_parsed(parsed, where, fallback_created=fallback)
-    files: list[str] = []
-    for index, raw in enumerate(memory.files):
-        try:
-            files.append(normalize(raw))
-        except BadInput as error:
-            line = parsed.key_lines.get("files", 1) + 1 + index
-            raise MalformedMemory(where, line, str(error)) from None
-    return memory.with_changes(files=tuple(dict.fromkeys(files)))
 
 
 def _known(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
@@ -268,7 +221,10 @@ def sync(
                     report.removed += 1
             reread = [s for s in stats if known.get(s.name) != (s.mtime_ns, s.size)]
             for stat in sorted(reread, key=lambda s: s.name):
-                _sync_one(conn, folder, stat, normalize, stat.name in known, report)
+                done = sync_one(conn, folder, stat, normalize, report.problems)
+                if done:
+                    report.changed += stat.name in known
+                    report.added += stat.name not in known
             # Only files seen changing are suspect; the writers' own files are trusted.
             racy = mark_racy(conn, reread)
             store_fingerprint(conn, None if racy else current)
@@ -327,71 +283,13 @@ def _unchanged(conn: sqlite3.Connection, folder: MemoryFolder, stored: Fingerpri
 # its mtime or size changing (coarse clocks: 2 s on FAT, 1 s on HFS+ and SMB). Such files
 # are re-read on the next sync until they age past this window (git's "racily clean" rule).
 RACY_WINDOW_NS = 3_000_000_000
-_RECHECK = -1  # stored mtime that matches no real file, so the next sync re-reads it
 
 
 def mark_racy(conn: sqlite3.Connection, stats: list[FileStat]) -> bool:
     """Flag files too recent to trust by stat alone; return whether any were flagged."""
     horizon = time.time_ns() - RACY_WINDOW_NS
-    racy = [(_RECHECK, s.name) for s in stats if s.mtime_ns >= horizon]
+    racy = [(RECHECK, s.name) for s in stats if s.mtime_ns >= horizon]
     if racy:
         conn.executemany("UPDATE memories SET mtime_ns = ? WHERE name = ?", racy)
         conn.executemany("UPDATE problems SET mtime_ns = ? WHERE name = ?", racy)
     return bool(racy)
-
-
-def _sync_one(
-    conn: sqlite3.Connection,
-    folder: MemoryFolder,
-    stat: FileStat,
-    normalize: PathNormalizer,
-    was_known: bool,
-    report: SyncReport,
-) -> None:
-    try:
-        memory, sha = load_memory(folder, stat, normalize)
-    except FileNotFoundError:
-        rows.delete_by_name(conn, stat.name)
-        return
-    except MalformedMemory as problem:
-        rows.delete_by_name(conn, stat.name)
-        rows.record_problem(conn, stat, problem.line, problem.problem)
-        report.problems.append(str(problem))
-        return
-    except OSError as error:
-        rows.delete_by_name(conn, stat.name)
-        rows.record_problem(conn, stat, 1, f"cannot be read: {error.strerror or error}")
-        report.problems.append(f"{folder.path / stat.name}:1: cannot be read")
-        return
-    existing = conn.execute(
-        "SELECT name, file_sha, guard, anchors FROM memories WHERE id = ?", (memory.id,)
-    ).fetchone()
-    if existing is not None and existing["name"] != stat.name:
-        rows.delete_by_name(conn, stat.name)
-        message = f"duplicate id {memory.id}: {existing['name']} already uses it; give one a new id"
-        rows.record_problem(conn, stat, 1, message)
-        report.problems.append(f"{folder.path / stat.name}:1: {message}")
-        return
-    if existing is not None and _same_row(existing, memory, sha):
-        conn.execute(
-            "UPDATE memories SET mtime_ns = ?, size = ? WHERE name = ?",
-            (stat.mtime_ns, stat.size, stat.name),
-        )
-        return
-    rows.delete_by_name(conn, stat.name)
-    rows.insert_many(conn, [(memory, stat.name, stat, sha)])
-    if was_known:
-        report.changed += 1
-    else:
-        report.added += 1
-
-
-def _same_row(existing: sqlite3.Row, memory: Memory, sha: str) -> bool:
-    """Whether the indexed row already says what the file says. The same bytes normally do; an
-    index migrated from before guards and symbol anchors has neither, so a file that set them
-    by hand then is indexed again (the migration has every file read once for this)."""
-    return (
-        existing["file_sha"] == sha
-        and existing["guard"] == int(memory.guard)
-        and existing["anchors"] == anchors_column(memory.anchors)
-    )

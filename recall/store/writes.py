@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from recall.clock import now_iso
 from recall.errors import BadInput, NotFound, StoreUnavailable
 from recall.index import db, rows
-from recall.index.sync import mark_racy, memory_from_text, store_fingerprint
+from recall.index.sync import mark_racy, store_fingerprint
+from recall.index.sync_file import memory_from_text
 from recall.locations import ensure_created
 from recall.memfiles import FileStat, file_sha
 from recall.model import SOURCES, Memory, is_valid_id

@@ -1,0 +1,146 @@
+"""One memory file read into the index: parsed and checked, its row written, or the problem
+that keeps it out recorded (and said)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from recall.anchors.symbols import anchors_column
+from recall.clock import format_timestamp
+from recall.errors import BadInput, MalformedMemory
+from recall.index import rows
+from recall.memfiles import (
+    MEMORY_SUFFIX,
+    FileStat,
+    MemoryFolder,
+    OversizedFile,
+    file_sha,
+    limit_problem,
+)
+from recall.model import Memory
+
+PathNormalizer = Callable[[str], str]
+
+RECHECK = -1
+"""A stored mtime no real file has: the next scan of the folder reads that file again."""
+
+
+def load_memory(
+    folder: MemoryFolder, stat: FileStat, normalize: PathNormalizer
+) -> tuple[Memory, str]:
+    """Read and validate one memory file; return the memory and the file's byte hash.
+
+    Paths in ``files`` are normalized for the index (the file itself is left as written).
+    """
+    where = folder.path / stat.name
+    if stat.size > folder.max_bytes:  # never read whole: say so from the size alone
+        raise MalformedMemory(where, 1, limit_problem(stat.size, folder.max_bytes))
+    try:
+        data = folder.read_bytes(stat.name)
+    except OversizedFile as error:  # grew since it was listed
+        raise MalformedMemory(where, 1, str(error)) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise MalformedMemory(where, line, "not valid UTF-8 text") from None
+    return memory_from_text(text, where, stat, normalize), file_sha(data)
+
+
+def memory_from_text(text: str, where: Path, stat: FileStat, normalize: PathNormalizer) -> Memory:
+    """Parse and validate the text of a memory file; ``files`` come back normalized."""
+    # imported here: a sync that finds every file unchanged (as before each hook) parses none
+    from recall import frontmatter
+    from recall.records import memory_from_parsed
+
+    parsed = frontmatter.parse(text, where)
+    fallback = format_timestamp(datetime.fromtimestamp(stat.mtime_ns / 1e9, UTC))
+    memory = memory_from_parsed(parsed, where, fallback_created=fallback)
+    files: list[str] = []
+    for index, raw in enumerate(memory.files):
+        try:
+            files.append(normalize(raw))
+        except BadInput as error:
+            line = parsed.key_lines.get("files", 1) + 1 + index
+            raise MalformedMemory(where, line, str(error)) from None
+    return memory.with_changes(files=tuple(dict.fromkeys(files)))
+
+
+def sync_one(
+    conn: sqlite3.Connection,
+    folder: MemoryFolder,
+    stat: FileStat,
+    normalize: PathNormalizer,
+    problems: list[str],
+) -> bool:
+    """Index the memory file ``stat`` as it is now (its row, or its problem, said in
+    ``problems``); tell whether its row was added or changed."""
+    try:
+        memory, sha = load_memory(folder, stat, normalize)
+    except FileNotFoundError:
+        rows.delete_by_name(conn, stat.name)
+        return False
+    except MalformedMemory as problem:
+        rows.delete_by_name(conn, stat.name)
+        rows.record_problem(conn, stat, problem.line, problem.problem)
+        problems.append(str(problem))
+        return False
+    except OSError as error:
+        rows.delete_by_name(conn, stat.name)
+        rows.record_problem(conn, stat, 1, f"cannot be read: {error.strerror or error}")
+        problems.append(f"{folder.path / stat.name}:1: cannot be read")
+        return False
+    existing = conn.execute(
+        "SELECT name, file_sha, guard, anchors, size FROM memories WHERE id = ?", (memory.id,)
+    ).fetchone()
+    if existing is not None and existing["name"] != stat.name:
+        # Two files, one id (a file copied to start a new one): the file named after the id
+        # holds it, whichever was read first, so the answer never depends on the order of a
+        # scan; the other is reported, and read again at every scan until the clash is gone.
+        if stat.name == f"{memory.id}{MEMORY_SUFFIX}":
+            rows.delete_by_name(conn, existing["name"])
+            other = FileStat(existing["name"], RECHECK, existing["size"])
+            _clash(conn, folder, other, memory.id, stat.name, problems)
+            existing = None
+        else:
+            rows.delete_by_name(conn, stat.name)
+            recheck = stat._replace(mtime_ns=RECHECK)
+            _clash(conn, folder, recheck, memory.id, existing["name"], problems)
+            return False
+    if existing is not None and _same_row(existing, memory, sha):
+        conn.execute(
+            "UPDATE memories SET mtime_ns = ?, size = ? WHERE name = ?",
+            (stat.mtime_ns, stat.size, stat.name),
+        )
+        return False
+    rows.delete_by_name(conn, stat.name)
+    rows.insert_many(conn, [(memory, stat.name, stat, sha)])
+    return True
+
+
+def _clash(
+    conn: sqlite3.Connection,
+    folder: MemoryFolder,
+    stat: FileStat,
+    memory_id: str,
+    holder: str,
+    problems: list[str],
+) -> None:
+    """Report the memory file ``stat`` left out because ``holder`` has its id."""
+    message = f"duplicate id {memory_id}: {holder} already uses it; give one a new id"
+    rows.record_problem(conn, stat, 1, message)
+    problems.append(f"{folder.path / stat.name}:1: {message}")
+
+
+def _same_row(existing: sqlite3.Row, memory: Memory, sha: str) -> bool:
+    """Whether the indexed row already says what the file says. The same bytes normally do; an
+    index migrated from before guards and symbol anchors has neither, so a file that set them
+    by hand then is indexed again (the migration has every file read once for this)."""
+    return (
+        existing["file_sha"] == sha
+        and existing["guard"] == int(memory.guard)
+        and existing["anchors"] == anchors_column(memory.anchors)
+    )
