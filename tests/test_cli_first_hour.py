@@ -165,6 +165,22 @@ def test_a_folder_given_for_a_file_is_refused_by_remember_and_named_by_recall(
     assert "path 'src' is a folder; recall takes the files touched (src/app.py" in recalled.stderr
 
 
+def test_remember_refuses_gits_own_files(cli: Cli, repo: Path) -> None:
+    result = cli("remember", "The remote is the mirror", "-c", "context", "-f", ".git/config")
+    assert result.code == 2, result
+    assert "--file '.git/config' is one of git's own files" in result.stderr
+    assert memory_files(repo) == []
+
+
+def test_an_import_of_nothing_says_so_and_exits_1(cli: Cli, repo: Path) -> None:
+    empty = repo.parent / "empty.jsonl"
+    empty.write_text("\n\n", encoding="utf-8")
+    result = cli("import", str(empty))
+    assert result.code == 1, result
+    assert f"{empty}: nothing to import, the input holds no line" in result.stderr
+    assert cli("import", "-", stdin="").code == 1
+
+
 # -- 3. recall with nothing to go on ---------------------------------------------------------------
 
 

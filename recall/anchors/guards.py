@@ -50,5 +50,10 @@ def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:
     memory = store.get(ref)
     if memory.guard == guard:
         raise NothingToDo(f"memory {memory.id} is already {'guarded' if guard else 'unguarded'}")
-    check_guard(guard, memory.category)
+    if guard and memory.category not in GUARD_CATEGORIES:
+        raise BadInput(
+            f"a guard protects a {' or '.join(GUARD_CATEGORIES)}, not a {memory.category}; to "
+            f"guard it, supersede {memory.id} with one (`tether supersede {memory.id} SUMMARY "
+            "-c decision --guard`)"
+        )
     return store.update_fields(memory.id, {"guard": True if guard else REMOVE})

@@ -9,7 +9,7 @@ import sys
 from recall.cli.context import CommandContext, json_text
 from recall.cli.render import scope_option
 from recall.display import LINE_BREAKS, plural, visible
-from recall.errors import BadInput
+from recall.errors import BadInput, NothingToDo
 from recall.importer import LineResult, import_lines
 from recall.model import STATUSES
 from recall.repo import git_user_name
@@ -57,6 +57,8 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
             raise BadInput(f"{args.file}: cannot be read ({error.strerror})") from None
         except UnicodeDecodeError as error:
             raise BadInput(f"{args.file}: not UTF-8 text ({error.reason})") from None
+    if not any(line.strip() for line in lines):
+        raise NothingToDo(f"{args.file}: nothing to import, the input holds no line")
     with ctx.progress() as update:
         results = import_lines(
             store,

@@ -113,6 +113,12 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
             "the memory names no file: give the file with --file PATH (a whole file needs "
             "--file alone), or the symbol as --anchor PATH::NAME"
         )
+    git_own = [path for path in files if path == ".git" or path.startswith(".git/")]
+    if git_own:
+        raise BadInput(
+            f"--file {git_own[0]!r} is one of git's own files, not a file of the repository; "
+            "nothing written"
+        )
     if store.scope == PROJECT:
         folders = folder_lines(
             store.repo_root, files, label="--file", advice="name the files it is about"

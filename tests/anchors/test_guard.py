@@ -79,7 +79,14 @@ def test_the_reason_names_the_anchored_symbol(repo: Path, cli: Callable[..., Cli
 def test_a_guard_fits_decisions_and_gotchas_only(repo: Path, cli: Callable[..., CliResult]) -> None:
     done = cli("remember", "tabs here", "-c", "pref", "--guard", "-f", "src/app.py")
     assert done.code == 2
-    assert "a guard protects a decision or gotcha, not a pref" in done.stderr
+    assert "a guard protects a decision or gotcha, not a pref; drop --guard" in done.stderr
+    kept = cli("remember", "tabs here", "-c", "pref", "-f", "src/app.py", "--json")
+    pref = kept.json()["id"]
+    refused = cli("guard", pref)  # no --guard was given: how to guard it is said instead
+    assert refused.code == 2
+    assert f"not a pref; to guard it, supersede {pref} with one (`tether supersede {pref}" in (
+        refused.stderr
+    )
     assert cli("init").code == 0
     bad = repo / ".tether" / "memories" / "0badc0de.md"
     bad.write_text("---\ncategory: gotcha\nguard: yes please\n---\nsummary\n")
