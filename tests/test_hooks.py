@@ -396,6 +396,7 @@ def test_agent_config_claude_code_writes_the_plugin_folder(repo: Path, tmp_path:
         ".claude-plugin/icon.png",
         ".claude-plugin/plugin.json",
         ".lsp.json",
+        ".tether-written.json",
         "README.md",
         "hooks/hooks.json",
     ]

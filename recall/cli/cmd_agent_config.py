@@ -4,6 +4,7 @@
 ``mcpServers`` starts ``tether mcp``), ``hooks/hooks.json`` (the four ``tether hook`` commands),
 ``.lsp.json`` (the language server, from :mod:`recall.cli.editor_configs`), ``README.md`` and
 the icon (``.claude-plugin/icon.png``, from :mod:`recall.cli.plugin_icon`).
+A re-run replaces only the files still as Tether wrote them (:mod:`recall.cli.generated_files`).
 ``opencode`` prints the ``lsp`` and ``mcp`` entries of ``opencode.json``.
 
 Claude Code reads a plugin's MCP servers from ``mcpServers`` in the manifest or from a
@@ -22,7 +23,7 @@ import sys
 from pathlib import Path
 
 from recall.cli.context import CommandContext
-from recall.errors import BadInput
+from recall.errors import EXIT_FAILURE, EXIT_OK, BadInput
 
 AGENTS = ("claude-code", "opencode")
 DEFAULT_DIR = "tether-claude-plugin"
@@ -72,6 +73,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--command",
         help="how to run tether (default: 'tether' when this tether is on PATH, else its "
         "absolute path, e.g. '/path/venv/bin/tether')",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="claude-code: also replace the files you changed in the folder, each kept as "
+        "NAME.bak beside it",
     )
     p.set_defaults(func=run_agent_config)
 
@@ -138,8 +145,10 @@ def plugin_files(command: list[str], folder: Path) -> dict[str, str | bytes]:
 
 
 def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Write the Claude Code plugin folder, or print OpenCode's entry."""
+    """Write the Claude Code plugin folder, or print OpenCode's entry. Exit code 3 when a file
+    a person changed in the folder was left as it is (``--force`` replaces it)."""
     from recall.cli.editor_configs import default_program
+    from recall.cli.generated_files import write_generated
 
     if args.command is None:
         command, why = default_program()
@@ -149,8 +158,10 @@ def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise BadInput("--command is empty; give the program that runs tether")
     said = f"tether: the command written is {shlex.join(command)} ({why})"
     if args.agent == "opencode":
-        if args.dir is not None:
-            raise BadInput("--dir applies to claude-code only")
+        if args.dir is not None or args.force:
+            raise BadInput(
+                f"{'--dir' if args.dir is not None else '--force'} applies to claude-code only"
+            )
         text = json.dumps(opencode_config(command), indent=2) + "\n"
         if ctx.json:
             ctx.emit({"agent": "opencode", "config": text, "command": command, "why": why})
@@ -161,26 +172,33 @@ def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
     folder = (ctx.cwd / (args.dir or Path(DEFAULT_DIR))).resolve()
     if folder.exists() and not folder.is_dir():
         raise BadInput(f"{folder} exists and is not a folder")
-    written: list[str] = []
-    for name, text in plugin_files(command, folder).items():
-        target = folder / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            target.write_bytes(text)
-        else:
-            target.write_text(text, encoding="utf-8")
-        written.append(str(target))
+    done = write_generated(folder, plugin_files(command, folder), force=args.force)
     if ctx.json:
         ctx.emit(
             {
                 "agent": "claude-code",
                 "folder": str(folder),
-                "files": written,
+                "files": [str(p) for p in sorted([*done.written, *done.unchanged])],
+                "written": [str(p) for p in done.written],
+                "kept": [{"path": str(k.path), "reason": k.reason} for k in done.kept],
+                "backups": {str(p): str(b) for p, b in done.backups.items()},
                 "command": command,
                 "why": why,
             }
         )
     else:
-        sys.stdout.write("".join(f"wrote {path}\n" for path in written))
+        for path in done.written:
+            moved = done.backups.get(path)
+            sys.stdout.write(f"wrote {path}" + (f" (yours is now {moved})\n" if moved else "\n"))
+        sys.stdout.write("".join(f"unchanged {path}\n" for path in done.unchanged))
         sys.stdout.write(said.removeprefix("tether: ") + "\n")
-    return 0
+    for kept in done.kept:
+        print(f"tether: not written: {kept.path} ({kept.reason})", file=sys.stderr)
+    if not done.kept:
+        return EXIT_OK
+    print(
+        f"tether: {len(done.kept)} file(s) left as they are; rerun with --force to replace "
+        "them (each is first renamed to NAME.bak beside it, to compare)",
+        file=sys.stderr,
+    )
+    return EXIT_FAILURE
