@@ -87,3 +87,39 @@ def test_a_file_that_was_there_before_tether_is_kept(tmp_path: Path) -> None:
     assert (folder / "README.md").read_text(encoding="utf-8") == "my notes\n"
     assert f"not written: {folder / 'README.md'} (there before" in done.stderr
     assert (folder / HOOKS).is_file()
+
+
+def test_a_command_path_with_spaces_is_one_program(tmp_path: Path) -> None:
+    folder, tether = tmp_path / "plugin", program(tmp_path / "my tools" / "tether")
+    done = configure(folder, tether)
+    assert done.code == 0, done.stderr
+    assert mcp_command(folder) == {"command": str(tether), "args": ["mcp"]}
+    hooks = json.loads((folder / HOOKS).read_text(encoding="utf-8"))
+    prompt = hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert prompt == f"'{tether}' hook prompt"
+    lsp = json.loads((folder / ".lsp.json").read_text(encoding="utf-8"))["tether"]
+    assert (lsp["command"], lsp["args"]) == (str(tether), ["lsp"])
+
+
+def test_a_relative_command_path_is_written_absolute(tmp_path: Path) -> None:
+    tether = program(tmp_path / "venv" / "bin" / "tether")
+    done = run_tether("agent-config", "opencode", "--command", "venv/bin/tether", cwd=tmp_path)
+    assert done.code == 0, done.stderr
+    assert json.loads(done.stdout)["mcp"]["tether"]["command"] == [str(tether), "mcp"]
+
+
+def test_a_command_that_cannot_run_is_refused_unless_allowed(tmp_path: Path) -> None:
+    folder = tmp_path / "plugin"
+    missing = tmp_path / "my tools" / "tether"
+    done = configure(folder, missing)
+    assert done.code == 2
+    assert f"--command: the program '{tmp_path}/my' does not exist" in done.stderr
+    assert "--allow-missing" in done.stderr and not folder.exists()
+    program(missing, executable=False)
+    done = configure(folder, missing)
+    assert done.code == 2 and f"'{missing}' is not executable" in done.stderr
+    done = run_tether("agent-config", "opencode", "--command", "no-such-tether", cwd=tmp_path)
+    assert done.code == 2 and "'no-such-tether' is not on PATH" in done.stderr
+    done = configure(folder, missing, "--allow-missing")
+    assert done.code == 0, done.stderr
+    assert mcp_command(folder) == {"command": str(missing), "args": ["mcp"]}
