@@ -141,7 +141,8 @@ def test_plain_tether_is_written_when_it_is_on_path(tmp_path: Path) -> None:
 
 
 def test_the_claude_code_plugin_has_a_license_an_author_and_an_icon(tmp_path: Path) -> None:
-    assert main(["-C", str(tmp_path), "agent-config", "claude-code", "--command", "tether"]) == 0
+    given = ["--command", "tether", "--allow-missing"]
+    assert main(["-C", str(tmp_path), "agent-config", "claude-code", *given]) == 0
     folder = tmp_path / "tether-claude-plugin"
     manifest = json.loads((folder / ".claude-plugin/plugin.json").read_text())
     assert manifest["license"] == "MIT" and manifest["author"]["name"]

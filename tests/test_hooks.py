@@ -387,15 +387,15 @@ def test_other_repository_without_a_store_prints_nothing(tmp_path: Path) -> None
 
 def test_agent_config_claude_code_writes_the_plugin_folder(repo: Path, tmp_path: Path) -> None:
     folder = tmp_path / "plugin"
-    done = run_tether(
-        "agent-config", "claude-code", "--dir", str(folder), "--command", "tether", cwd=repo
-    )
+    given = ["--command", "tether", "--allow-missing"]  # tether need not be on PATH here
+    done = run_tether("agent-config", "claude-code", "--dir", str(folder), *given, cwd=repo)
     assert done.code == 0, done.stderr
     names = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
     assert names == [
         ".claude-plugin/icon.png",
         ".claude-plugin/plugin.json",
         ".lsp.json",
+        ".tether-written.json",
         "README.md",
         "hooks/hooks.json",
     ]
@@ -427,30 +427,36 @@ def test_agent_config_claude_code_writes_the_plugin_folder(repo: Path, tmp_path:
 
 def test_agent_config_claude_code_runs_the_given_command(repo: Path, tmp_path: Path) -> None:
     folder = tmp_path / "plugin"
-    command = "'/opt/my venv/bin/python' -m recall"  # as a shell would quote it
+    python = tmp_path / "my venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\n", encoding="utf-8")
+    python.chmod(0o755)
+    command = f"'{python}' -m recall"  # as a shell would quote it
     done = run_tether(
         "agent-config", "claude-code", "--dir", str(folder), "--command", command, cwd=repo
     )
     assert done.code == 0, done.stderr
     manifest = json.loads((folder / ".claude-plugin/plugin.json").read_text(encoding="utf-8"))
     assert manifest["mcpServers"]["tether"] == {
-        "command": "/opt/my venv/bin/python",
+        "command": str(python),
         "args": ["-m", "recall", "mcp"],
     }
     hooks_json = json.loads((folder / "hooks/hooks.json").read_text(encoding="utf-8"))
     prompt = hooks_json["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
-    assert prompt == "'/opt/my venv/bin/python' -m recall hook prompt"
+    assert prompt == f"'{python}' -m recall hook prompt"
 
 
 def test_agent_config_opencode_prints_its_lsp_and_mcp_entries(repo: Path) -> None:
-    done = run_tether("agent-config", "opencode", "--command", "/opt/venv/bin/tether", cwd=repo)
+    given = ["--command", "/opt/venv/bin/tether", "--allow-missing"]
+    done = run_tether("agent-config", "opencode", *given, cwd=repo)
     assert done.code == 0, done.stderr
     config = json.loads(done.stdout)
     assert config["lsp"]["tether"]["command"] == ["/opt/venv/bin/tether", "lsp"]
     assert config["mcp"] == {
         "tether": {"type": "local", "command": ["/opt/venv/bin/tether", "mcp"], "enabled": True}
     }
-    as_json = run_tether("agent-config", "opencode", "--json", "--command", "tether", cwd=repo)
+    given = ["--command", "tether", "--allow-missing"]
+    as_json = run_tether("agent-config", "opencode", "--json", *given, cwd=repo)
     assert json.loads(as_json.json()["config"]) == {
         **config,
         "lsp": {"tether": {**config["lsp"]["tether"], "command": ["tether", "lsp"]}},

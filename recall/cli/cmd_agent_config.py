@@ -4,6 +4,7 @@
 ``mcpServers`` starts ``tether mcp``), ``hooks/hooks.json`` (the four ``tether hook`` commands),
 ``.lsp.json`` (the language server, from :mod:`recall.cli.editor_configs`), ``README.md`` and
 the icon (``.claude-plugin/icon.png``, from :mod:`recall.cli.plugin_icon`).
+A re-run replaces only the files still as Tether wrote them (:mod:`recall.cli.generated_files`).
 ``opencode`` prints the ``lsp`` and ``mcp`` entries of ``opencode.json``.
 
 Claude Code reads a plugin's MCP servers from ``mcpServers`` in the manifest or from a
@@ -17,12 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
 from recall.cli.context import CommandContext
-from recall.errors import BadInput
+from recall.errors import EXIT_FAILURE, EXIT_OK, BadInput
 
 AGENTS = ("claude-code", "opencode")
 DEFAULT_DIR = "tether-claude-plugin"
@@ -70,10 +73,62 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--command",
-        help="how to run tether (default: 'tether' when this tether is on PATH, else its "
-        "absolute path, e.g. '/path/venv/bin/tether')",
+        help="how to run tether: a program's path (spaces and all), or a command line in shell "
+        "quoting (default: 'tether' when this tether is on PATH, else its absolute path, e.g. "
+        "'/path/venv/bin/tether')",
+    )
+    p.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="write a --command whose program is not here (not on PATH, not a file, not "
+        "executable), e.g. for another machine",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="claude-code: also replace the files you changed in the folder, each kept as "
+        "NAME.bak beside it",
     )
     p.set_defaults(func=run_agent_config)
+
+
+def given_command(value: str, cwd: Path, *, allow_missing: bool) -> list[str]:
+    """The command a ``--command`` value names: the whole value when it is the path of a file
+    (``/opt/my tools/tether``), else the value split as a shell would. A relative program path
+    is made absolute (hooks run in the project, not here). Raises :class:`BadInput` when the
+    program is not on PATH, not a file or not executable, unless ``allow_missing``."""
+    whole = cwd / value
+    if os.sep in value and whole.is_file():
+        command = [value]
+    else:
+        try:
+            command = shlex.split(value)
+        except ValueError as error:
+            raise BadInput(f"--command {value!r} cannot be read: {error}") from None
+    if not command:
+        raise BadInput("--command is empty; give the program that runs tether")
+    program = command[0]
+    if os.sep not in program:  # looked up on PATH, as the agent will
+        problem = None if shutil.which(program) else "is not on PATH"
+    else:
+        command[0] = os.path.abspath(cwd / program)
+        problem = _file_problem(Path(command[0]))
+    if problem is not None and not allow_missing:
+        whole_too = f" (nor is {value!r} a file)" if len(command) > 1 and os.sep in value else ""
+        raise BadInput(
+            f"--command: the program {program!r} {problem}{whole_too}; give the path of the "
+            "tether program (quote a command line's parts as a shell would), or add "
+            "--allow-missing to write it anyway"
+        )
+    return command
+
+
+def _file_problem(path: Path) -> str | None:
+    if not os.path.lexists(path):
+        return "does not exist"
+    if not path.is_file():
+        return "is not a file"
+    return None if os.access(path, os.X_OK) else "is not executable"
 
 
 def hooks_config(command: list[str]) -> dict[str, object]:
@@ -138,19 +193,22 @@ def plugin_files(command: list[str], folder: Path) -> dict[str, str | bytes]:
 
 
 def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Write the Claude Code plugin folder, or print OpenCode's entry."""
+    """Write the Claude Code plugin folder, or print OpenCode's entry. Exit code 3 when a file
+    a person changed in the folder was left as it is (``--force`` replaces it)."""
     from recall.cli.editor_configs import default_program
+    from recall.cli.generated_files import write_generated
 
     if args.command is None:
         command, why = default_program()
     else:
-        command, why = shlex.split(args.command), "given with --command"
-    if not command:
-        raise BadInput("--command is empty; give the program that runs tether")
+        command = given_command(args.command, ctx.cwd, allow_missing=args.allow_missing)
+        why = "given with --command"
     said = f"tether: the command written is {shlex.join(command)} ({why})"
     if args.agent == "opencode":
-        if args.dir is not None:
-            raise BadInput("--dir applies to claude-code only")
+        if args.dir is not None or args.force:
+            raise BadInput(
+                f"{'--dir' if args.dir is not None else '--force'} applies to claude-code only"
+            )
         text = json.dumps(opencode_config(command), indent=2) + "\n"
         if ctx.json:
             ctx.emit({"agent": "opencode", "config": text, "command": command, "why": why})
@@ -161,26 +219,33 @@ def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
     folder = (ctx.cwd / (args.dir or Path(DEFAULT_DIR))).resolve()
     if folder.exists() and not folder.is_dir():
         raise BadInput(f"{folder} exists and is not a folder")
-    written: list[str] = []
-    for name, text in plugin_files(command, folder).items():
-        target = folder / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            target.write_bytes(text)
-        else:
-            target.write_text(text, encoding="utf-8")
-        written.append(str(target))
+    done = write_generated(folder, plugin_files(command, folder), force=args.force)
     if ctx.json:
         ctx.emit(
             {
                 "agent": "claude-code",
                 "folder": str(folder),
-                "files": written,
+                "files": [str(p) for p in sorted([*done.written, *done.unchanged])],
+                "written": [str(p) for p in done.written],
+                "kept": [{"path": str(k.path), "reason": k.reason} for k in done.kept],
+                "backups": {str(p): str(b) for p, b in done.backups.items()},
                 "command": command,
                 "why": why,
             }
         )
     else:
-        sys.stdout.write("".join(f"wrote {path}\n" for path in written))
+        for path in done.written:
+            moved = done.backups.get(path)
+            sys.stdout.write(f"wrote {path}" + (f" (yours is now {moved})\n" if moved else "\n"))
+        sys.stdout.write("".join(f"unchanged {path}\n" for path in done.unchanged))
         sys.stdout.write(said.removeprefix("tether: ") + "\n")
-    return 0
+    for kept in done.kept:
+        print(f"tether: not written: {kept.path} ({kept.reason})", file=sys.stderr)
+    if not done.kept:
+        return EXIT_OK
+    print(
+        f"tether: {len(done.kept)} file(s) left as they are; rerun with --force to replace "
+        "them (each is first renamed to NAME.bak beside it, to compare)",
+        file=sys.stderr,
+    )
+    return EXIT_FAILURE

@@ -1,0 +1,151 @@
+"""Writing generated files into a folder without losing what a person changed there.
+
+A folder Tether writes (the Claude Code plugin of ``tether agent-config``) keeps a record,
+:data:`RECORD`, of the SHA-256 of each file as Tether last wrote it. A later run replaces a
+file only when it is missing, already holds the new content, or still holds exactly what the
+record says Tether wrote; anything else (edited, replaced by a link or folder, or there before
+Tether with no record) is kept as it is and reported, unless ``force``, which first renames it
+to a free ``NAME.bak`` beside it.
+
+The record is kept rather than comparing with what this version would write, so that a run
+after an upgrade, or with another ``--command``, still updates the files nobody touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from recall.errors import StoreUnavailable
+
+RECORD = ".tether-written.json"
+"""The record of what Tether wrote in the folder: ``files``, relative path → ``sha256:``
+digest."""
+RECORD_NOTE = (
+    "What Tether last wrote here: a file whose content no longer has this hash is yours, "
+    "and a re-run leaves it alone unless --force (which keeps it as NAME.bak)."
+)
+
+CHANGED = "changed since Tether wrote it"
+UNRECORDED = "there before, with no record of Tether writing it"
+NOT_A_FILE = "not a plain file"
+
+
+@dataclass
+class Kept:
+    """A file left as it was, and why."""
+
+    path: Path
+    reason: str
+
+
+@dataclass
+class Outcome:
+    """What writing a folder did, file by file."""
+
+    written: list[Path] = field(default_factory=list)
+    unchanged: list[Path] = field(default_factory=list)
+    kept: list[Kept] = field(default_factory=list)
+    backups: dict[Path, Path] = field(default_factory=dict)
+    """Each file replaced with ``force`` → where the previous one was moved."""
+
+
+def digest(data: bytes) -> str:
+    """The record's form of a file's content hash."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def write_generated(folder: Path, files: dict[str, str | bytes], *, force: bool) -> Outcome:
+    """Write ``files`` (relative path → text or bytes) into ``folder``, keeping every file a
+    person changed unless ``force`` (then moved to a backup first); update the record.
+    Raises :class:`StoreUnavailable` when a file cannot be written."""
+    record = read_record(folder)
+    outcome = Outcome()
+    try:
+        for name, content in files.items():
+            data = content.encode("utf-8") if isinstance(content, str) else content
+            target = folder / name
+            if _is_plain(target) and _read(target) == data:
+                outcome.unchanged.append(target)
+            else:
+                reason = _why_kept(target, record.get(name))
+                if reason is not None and not force:
+                    outcome.kept.append(Kept(target, reason))
+                    continue
+                if reason is not None:
+                    outcome.backups[target] = _move_aside(target)
+                _write(target, data)
+                outcome.written.append(target)
+            record[name] = digest(data)
+    finally:  # what was written is recorded even when a later file fails
+        kept = {"note": RECORD_NOTE, "files": dict(sorted(record.items()))}
+        text = json.dumps(kept, indent=2) + "\n"
+        _write(folder / RECORD, text.encode("utf-8"))
+    return outcome
+
+
+def read_record(folder: Path) -> dict[str, str]:
+    """The record of ``folder``; empty when missing or unreadable (nothing is then taken as
+    Tether's, so nothing is overwritten on its word)."""
+    try:
+        loaded = json.loads((folder / RECORD).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _why_kept(target: Path, recorded: str | None) -> str | None:
+    """Why ``target`` (not already the new content) must not be replaced; None when it may."""
+    if not os.path.lexists(target):
+        return None
+    if not _is_plain(target):
+        return NOT_A_FILE
+    current = _read(target)
+    if current is not None and recorded is not None and digest(current) == recorded:
+        return None
+    return CHANGED if recorded is not None else UNRECORDED
+
+
+def _is_plain(target: Path) -> bool:
+    return target.is_file() and not target.is_symlink()
+
+
+def _read(target: Path) -> bytes | None:
+    try:
+        return target.read_bytes()
+    except OSError:
+        return None
+
+
+def _move_aside(target: Path) -> Path:
+    """Rename ``target`` to the first free ``NAME.bak``, ``NAME.bak.1``, ... beside it."""
+    backup = target.with_name(target.name + ".bak")
+    count = 0
+    while os.path.lexists(backup):
+        count += 1
+        backup = target.with_name(f"{target.name}.bak.{count}")
+    try:
+        os.rename(target, backup)
+    except OSError as error:
+        raise StoreUnavailable(f"could not move {target} to {backup}: {error.strerror}") from None
+    return backup
+
+
+def _write(target: Path, data: bytes) -> None:
+    """Write ``target`` whole or not at all (temporary file in its folder, then rename)."""
+    temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp.write_bytes(data)
+        os.replace(temp, target)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise StoreUnavailable(f"could not write {target}: {error.strerror or error}") from None
