@@ -14,6 +14,7 @@ BENCHMARKS = (
     ("bench.recall_bench", True),
     ("bench.real_bench", True),
     ("bench.crowded_bench", True),
+    ("bench.search_bench", True),
     ("bench.quality", False),
     ("bench.lsp_bench", True),
     ("bench.hook_bench", True),
