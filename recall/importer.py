@@ -11,7 +11,8 @@ from recall import forked
 from recall.anchors.guards import check_guard
 from recall.anchors.symbols import anchors_from_records
 from recall.clock import format_timestamp, parse_timestamp
-from recall.errors import BadInput
+from recall.errors import BadInput, NotFound
+from recall.extra_keys import FIELD_KEYS, carried, not_on
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.records import check_text
 from recall.store import MemoryStore
@@ -36,6 +37,7 @@ class LineResult:
     # What was written otherwise than the line asked (an id given instead, a key not stored).
     notes: list[str] = field(default_factory=list)
     wanted: str | None = None  # the id a line to be written asked for (not reported as such)
+    extra: dict[str, Any] = field(default_factory=dict)  # its front matter beyond the fields
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -53,25 +55,11 @@ class LineResult:
         return data
 
 
-IMPORT_KEYS: frozenset[str] = frozenset(
-    {*Memory("", "context", "", "", ()).to_dict(), "scope", "allow_secret"}
-)
-"""The keys a line may hold: every field of an exported memory, its scope (the store it is
-imported into decides) and ``allow_secret``."""
-
-
-def _unknown_keys(record: dict[str, Any]) -> list[str]:
-    """One note per key of ``record`` that no memory field holds (it is not stored)."""
-    return [
-        f"{key!r} is not a memory field; not stored (fields: summary, category, files, details...)"
-        for key in record
-        if key not in IMPORT_KEYS
-    ]
-
-
 def _draft(
     store: MemoryStore, record: Any, normalize: Normalize, author: str
-) -> tuple[Memory, str | None]:
+) -> tuple[Memory, str | None, list[str]]:
+    """The memory a line asks for, the id it asks for, and a note for each key it holds that
+    is not stored."""
     if not isinstance(record, dict):
         raise BadInput("each line must be a JSON object")
     files = record.get("files", [])
@@ -116,6 +104,10 @@ def _draft(
     allow_secret = record.get("allow_secret", False)
     if not isinstance(allow_secret, bool):
         raise BadInput("'allow_secret' must be true or false")
+    extra: dict[str, Any] = {}
+    notes: list[str] = []
+    if not record.keys() <= FIELD_KEYS:  # the set test alone for a line with none
+        extra, notes = carried(record, allow_secret=allow_secret)
     given_author = record.get("author")
     wanted = record.get("id")
     draft = store.prepare_memory(
@@ -138,7 +130,9 @@ def _draft(
         draft = draft.with_changes(
             anchors=anchors, guard=check_guard(guard, draft.category, "'guard'")
         )
-    return draft, wanted if isinstance(wanted, str) else None
+    if extra:
+        draft = draft.with_changes(extra=extra)
+    return draft, wanted if isinstance(wanted, str) else None, notes
 
 
 def _remembered(normalize: Normalize) -> Normalize:
@@ -213,6 +207,8 @@ def import_lines(
             entry.status = "duplicate"
             entry.duplicate_of = result.duplicate_of
             entry.files_not_on_it = result.files_not_on_it
+            if entry.extra:
+                entry.notes.extend(_extra_not_on(store, entry.extra, result.duplicate_of))
         else:
             entry.status = "created"
             wanted = entry.wanted
@@ -220,6 +216,24 @@ def import_lines(
                 why = "another memory has it" if is_valid_id(wanted) else "not 8 hex digits"
                 entry.notes.append(f"asked for id {wanted!r} ({why}); written as {result.id}")
     return results
+
+
+def _extra_not_on(store: MemoryStore, extra: dict[str, Any], duplicate_of: str) -> list[str]:
+    """A note naming the front-matter keys of a duplicate line that the memory it duplicates
+    does not hold as given (none are added to it: like its files, that is for a person)."""
+    where: object = f"the file of {duplicate_of}"
+    try:
+        where = store.path_of(duplicate_of)
+        missing = not_on(extra, store.extra_of(duplicate_of))
+    except (BadInput, NotFound):  # not readable now: none of them can be said to be there
+        missing = list(extra)
+    if not missing:
+        return []
+    keys = ", ".join(map(repr, missing))
+    return [
+        f"front matter not written to {duplicate_of}, which holds the same knowledge: {keys}; "
+        f"add it to {where} by hand if it belongs there"
+    ]
 
 
 @dataclass
@@ -256,15 +270,14 @@ class _Drafting:
         except json.JSONDecodeError as error:
             return LineResult(number, "error", error=f"bad JSON: {error.msg}")
         try:
-            draft, wanted = _draft(self.store, record, self.normalize, self.author)
+            draft, wanted, notes = _draft(self.store, record, self.normalize, self.author)
         except BadInput as error:
             wanted = record.get("id") if isinstance(record, dict) else None
             record_id = wanted if isinstance(wanted, str) and wanted.strip() else None
             return LineResult(number, "error", error=str(error), record_id=record_id)
-        notes = tuple(_unknown_keys(record))
         if record.get("id") is not None and wanted is None:
-            notes += (f"'id' must be a string, not {record['id']!r}; a new id was given",)
-        return number, draft.hashed(), wanted, notes  # the hash made where the drafting runs
+            notes.append(f"'id' must be a string, not {record['id']!r}; a new id was given")
+        return number, draft.hashed(), wanted, tuple(notes)  # the hash made where the drafting runs
 
 
 _Drafted = LineResult | tuple[int, Memory, str | None, tuple[str, ...]]
@@ -295,7 +308,10 @@ def _drafted(
                 results.append(entry)
                 continue
             slots.append(len(results))
-            results.append(LineResult(entry[0], "pending", notes=list(entry[3]), wanted=entry[2]))
+            notes, extra = list(entry[3]), entry[1].extra
+            results.append(
+                LineResult(entry[0], "pending", notes=notes, wanted=entry[2], extra=extra)
+            )
             yield entry[1], entry[2]
 
 

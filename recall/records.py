@@ -64,6 +64,11 @@ def _optional_id(fields: dict[str, Any], key: str, parsed: frontmatter.ParsedFil
     return text
 
 
+def extra_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """The front-matter keys of a parsed file that Tether does not know (:attr:`Memory.extra`)."""
+    return {k: v for k, v in fields.items() if k not in KNOWN_KEYS and k not in DERIVED_KEYS}
+
+
 def memory_from_parsed(
     parsed: frontmatter.ParsedFile, path: Path | str, *, fallback_created: str
 ) -> Memory:
@@ -131,7 +136,7 @@ def memory_from_parsed(
     except BadInput as error:
         raise MalformedMemory(where, line("anchors", 1), str(error)) from None
     created = fields.get("created")
-    extra = {k: v for k, v in fields.items() if k not in KNOWN_KEYS and k not in DERIVED_KEYS}
+    extra = extra_fields(fields)
     return Memory(
         id=memory_id,
         category=str(category),

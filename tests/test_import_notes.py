@@ -1,6 +1,6 @@
 """``tether import`` says, line by line, what it wrote otherwise than the line asked: an id it
-could not give (taken, or not an id), a key no memory field holds. The memory is written all
-the same; nothing changes silently."""
+could not give (taken, or not an id), a key it cannot write as front matter. The memory is
+written all the same; nothing changes silently."""
 
 from __future__ import annotations
 
@@ -8,6 +8,11 @@ import json
 from pathlib import Path
 
 from conftest import run_tether
+
+KEY_RULE = (
+    "a front-matter key is a plain name (letters, digits, '_' and '-', starting with a letter "
+    "or '_', and not a word YAML reads as a value such as 'true' or 'null'); rename it"
+)
 
 
 def _import(repo: Path, *records: dict[str, object], json_out: bool = False):
@@ -25,7 +30,7 @@ def test_an_id_not_given_and_a_key_not_stored_are_said_on_their_line(repo: Path)
         repo,
         {"summary": "asks a taken id", "category": "context", "id": taken},
         {"summary": "asks no id at all", "category": "context", "id": "../../etc/x"},
-        {"summary": "has a colour", "category": "context", "colour": "blue"},
+        {"summary": "has a colour", "category": "context", "the colour": "blue"},
         {"summary": "asks a number", "category": "context", "id": 1234},
     )
     assert done.code == 0, done.stderr
@@ -34,19 +39,17 @@ def test_an_id_not_given_and_a_key_not_stored_are_said_on_their_line(repo: Path)
     source = repo.parent / "memories.jsonl"
     assert lines[0].startswith(f"{source}:1: asked for id '{taken}' (another memory has it); ")
     assert lines[1].startswith(f"{source}:2: asked for id '../../etc/x' (not 8 hex digits); ")
-    assert lines[2] == f"{source}:3: 'colour' is not a memory field; not stored " + (
-        "(fields: summary, category, files, details...)"
-    )
+    assert lines[2] == f"{source}:3: 'the colour' not stored: {KEY_RULE}"
     assert lines[3] == f"{source}:4: 'id' must be a string, not 1234; a new id was given"
     assert len(lines) == 4
 
 
 def test_the_notes_are_in_the_json_of_their_line(repo: Path) -> None:
     done = _import(
-        repo, {"summary": "has a colour", "category": "context", "colour": "blue"}, json_out=True
+        repo,
+        {"summary": "has a colour", "category": "context", "the colour": "blue"},
+        json_out=True,
     )
     [line] = [json.loads(row) for row in done.stdout.splitlines()]
     assert line["status"] == "created"
-    assert line["notes"] == [
-        "'colour' is not a memory field; not stored (fields: summary, category, files, details...)"
-    ]
+    assert line["notes"] == [f"'the colour' not stored: {KEY_RULE}"]

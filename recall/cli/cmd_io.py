@@ -9,7 +9,7 @@ import sys
 from recall.cli.context import CommandContext, json_text
 from recall.cli.render import scope_option
 from recall.display import LINE_BREAKS, plural, visible
-from recall.errors import BadInput, NothingToDo
+from recall.errors import EXIT_FAILURE, BadInput, NotFound, NothingToDo
 from recall.importer import LineResult, import_lines
 from recall.model import STATUSES
 from recall.repo import git_user_name
@@ -104,12 +104,27 @@ def already_present(results: list[LineResult]) -> int:
 
 
 def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Write every memory as one JSON object per line on stdout."""
+    """Write every memory as one JSON object per line on stdout, with every key of its file's
+    front matter (those the index does not keep are read from the file; see
+    :mod:`recall.extra_keys`). Exit 3 when a file could not be read again for them."""
+    from recall.extra_keys import exported
+
     count = 0
+    incomplete = False
     for store in ctx.stores(args.scope):
         for memory in store.list(status=args.status):
             record = memory.to_dict()
             record["scope"] = store.scope
+            try:
+                extra, notes = exported(store.extra_of(memory.id))
+            except (BadInput, NotFound) as error:
+                extra, incomplete = {}, True
+                notes = [f"exported without the front matter only its file holds: {error}"]
+            record.update(extra)
+            for note in notes:
+                print(visible(f"tether: export: {memory.id}: {note}"), file=sys.stderr)
             sys.stdout.write(json_text(record) + "\n")
             count += 1
+    if incomplete:
+        return EXIT_FAILURE
     return 0 if count else 1

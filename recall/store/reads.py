@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from recall.errors import BadInput, NotFound
+from recall.errors import BadInput, MalformedMemory, NotFound
 from recall.index import rows
+from recall.memfiles import OversizedFile
 from recall.model import STATUSES, WARNING_CATEGORIES, Memory
 from recall.store.opening import IndexOpening, recovering
 
@@ -54,6 +55,22 @@ class StoreReads(IndexOpening):
     def path_of(self, memory_id: str) -> Path:
         """The file path holding a memory."""
         return self.folder.path / self.file_name_of(memory_id)
+
+    def extra_of(self, memory_id: str) -> dict[str, Any]:
+        """The front-matter keys of a memory's file that Tether does not know
+        (:attr:`Memory.extra`), read from the file itself: the index does not keep them.
+
+        Raises :class:`MalformedMemory` when the file cannot be read or parsed now."""
+        name = self.file_name_of(memory_id)
+        path = self.folder.path / name
+        try:
+            text = self.folder.read_bytes(name).decode("utf-8")
+        except (OSError, OversizedFile, UnicodeDecodeError) as error:
+            raise MalformedMemory(path, 1, f"could not be read again ({error})") from None
+        from recall import frontmatter  # YAML: only for what reads a file
+        from recall.records import extra_fields
+
+        return extra_fields(frontmatter.parse(text, path).fields)
 
     @recovering
     def list(

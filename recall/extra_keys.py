@@ -1,0 +1,191 @@
+"""Front-matter keys Tether does not know (:attr:`Memory.extra`: written by hand, or by
+``repoint`` and ``confirm``) on their way out of a store and back in: ``tether export`` puts
+them in each memory's record, ``tether import`` writes them back into the new file."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+from datetime import date
+from typing import Any
+
+from recall import frontmatter
+from recall.errors import BadInput
+from recall.model import Memory
+from recall.records import DERIVED_KEYS, KNOWN_KEYS
+
+NESTED_KEY = "front_matter"
+"""The record key holding a file's keys whose names a record gives to something else
+(``summary``, ``details``, ``scope``...); every other such key is a key of the record itself."""
+
+FIELD_KEYS: frozenset[str] = frozenset(
+    {*Memory("", "context", "", "", ()).to_dict(), "scope", "allow_secret"}
+)
+"""The keys of a record that are memory fields (every field of an exported memory), its scope
+(the store it is imported into decides) or ``allow_secret``. Any other key of an import line
+is a front-matter key of its own, and so is each key under :data:`NESTED_KEY`."""
+
+RECORD_KEYS: frozenset[str] = FIELD_KEYS | {NESTED_KEY}
+"""The names a front-matter key cannot have in a record: they go under :data:`NESTED_KEY`."""
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_KEY_RULE = (
+    "a front-matter key is a plain name (letters, digits, '_' and '-', starting with a letter "
+    "or '_', and not a word YAML reads as a value such as 'true' or 'null'); rename it"
+)
+_VALUE_RULE = (
+    "its value cannot be written as front matter and read back the same; give a string, a "
+    "finite number, true, false, null, or a list or mapping of those"
+)
+
+
+# -- export ------------------------------------------------------------------------------
+
+
+def exported(extra: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The record keys carrying ``extra`` (each under its own name, or under
+    :data:`NESTED_KEY` when a record gives its name to something else) and a note for each
+    key an import will not write back (see :func:`carried`) or whose value JSON cannot hold
+    as it is, with the JSON value written instead."""
+    record: dict[str, Any] = {}
+    nested: dict[str, Any] = {}
+    notes: list[str] = []
+    for key, value in extra.items():
+        problem = _key_problem(key)
+        if problem is not None:
+            notes.append(
+                f"front-matter key {key!r} is exported, but an import will not write it: {problem}"
+            )
+        as_json, kind = _json_value(value)
+        if kind is not None:
+            notes.append(
+                f"front-matter key {key!r} holds {kind}, which JSON cannot hold; exported as "
+                f"{json.dumps(as_json, ensure_ascii=False)}, the value an import writes back"
+            )
+        (nested if key in RECORD_KEYS else record)[key] = as_json
+    if nested:
+        record[NESTED_KEY] = nested
+    return record, notes
+
+
+def _json_value(value: Any) -> tuple[Any, str | None]:
+    """``value`` as JSON holds it, and what it held that JSON cannot (None: nothing)."""
+    if value is None or isinstance(value, str | bool | int):
+        return value, None
+    if isinstance(value, float):
+        return (
+            (value, None)
+            if math.isfinite(value)
+            else (frontmatter.scalar(value), "a NaN or infinite number")
+        )
+    if isinstance(value, list | tuple):
+        items = [_json_value(item) for item in value]
+        kind = next((k for _, k in items if k is not None), None)
+        if isinstance(value, tuple) and kind is None:
+            kind = "ordered pairs"
+        return [item for item, _ in items], kind
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        kind = None
+        for key, item in value.items():
+            if not isinstance(key, str):
+                key, kind = frontmatter.scalar(key), kind or "a key that is not text"
+            out[key], found = _json_value(item)
+            kind = kind or found
+        return out, kind
+    if isinstance(value, date):  # a datetime too
+        return value.isoformat(), "a YAML date"
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii"), "binary data"
+    if isinstance(value, set | frozenset):
+        return _json_value(sorted(value, key=repr))[0], "a set"
+    return str(value), f"a {type(value).__name__}"
+
+
+# -- import ------------------------------------------------------------------------------
+
+
+def carried(record: dict[str, Any], *, allow_secret: bool) -> tuple[dict[str, Any], list[str]]:
+    """The front matter an import line carries beyond its fields (its keys no memory field
+    holds, and those under :data:`NESTED_KEY`), and a note for each key not stored, saying
+    why and what to do. Only lines with such keys need it (see :data:`FIELD_KEYS`).
+
+    Raises :class:`BadInput` when a value looks like a credential, unless ``allow_secret``:
+    like the text of a memory, it would be written to a file that is committed."""
+    wanted = {key: value for key, value in record.items() if key not in RECORD_KEYS}
+    notes: list[str] = []
+    nested = record.get(NESTED_KEY)
+    if isinstance(nested, dict):
+        for key, value in nested.items():
+            if key in wanted:
+                notes.append(f"{key!r} is given twice; the one outside {NESTED_KEY!r} is stored")
+            else:
+                wanted[key] = value
+    elif nested is not None:
+        notes.append(f"{NESTED_KEY!r} must be a mapping of front-matter keys; not stored")
+    extra: dict[str, Any] = {}
+    for key, value in wanted.items():
+        problem = _key_problem(key)
+        if problem is None:
+            extra[key] = value
+        else:
+            notes.append(f"{key!r} not stored: {problem}")
+    if extra and not _reads_back(extra):  # one parse for the whole line; per key if it fails
+        for key in [key for key in extra if not _reads_back({key: extra[key]})]:
+            del extra[key]
+            notes.append(f"{key!r} not stored: {_VALUE_RULE}")
+    if extra and not allow_secret:
+        from recall import secrets_scan  # its patterns are compiled for writes only
+
+        refused = secrets_scan.refusal(
+            {
+                f"front-matter key {key!r}": "\n".join(frontmatter.render_value(key, extra[key]))
+                for key in extra
+            }
+        )
+        if refused:
+            raise BadInput(refused)
+    return extra, notes
+
+
+def _key_problem(key: str) -> str | None:
+    """Why ``key`` cannot be written as a front-matter key of its own (None: it can)."""
+    if key in KNOWN_KEYS:
+        return f"it is a memory field; give it as the line's own {key!r}"
+    if key in DERIVED_KEYS:
+        return "it is made from the memory's text; leave it out"
+    if not _PLAIN_KEY.fullmatch(key) or frontmatter.scalar(key) != key:
+        return _KEY_RULE
+    return None
+
+
+def _reads_back(extra: dict[str, Any]) -> bool:
+    """Whether ``extra`` written as front matter reads back as the same keys and values."""
+    front = "\n".join(
+        line for key, value in extra.items() for line in frontmatter.render_value(key, value)
+    )
+    try:
+        front.encode("utf-8")  # a lone surrogate from a JSON escape cannot be written
+        parsed = frontmatter.parse(f"{frontmatter.FENCE}\n{front}\n{frontmatter.FENCE}\n.\n", "")
+    except (UnicodeEncodeError, BadInput):
+        return False
+    return _same(parsed.fields, extra)
+
+
+def _same(got: Any, given: Any) -> bool:
+    """Equal and of the same JSON type (Python's ``==`` takes 1 for true and 1.0)."""
+    if type(got) is not type(given):
+        return False
+    if isinstance(given, list):
+        return len(got) == len(given) and all(map(_same, got, given))
+    if isinstance(given, dict):
+        return got.keys() == given.keys() and all(_same(got[k], given[k]) for k in given)
+    return bool(got == given)
+
+
+def not_on(carried: dict[str, Any], existing: dict[str, Any]) -> list[str]:
+    """The keys of ``carried`` that ``existing`` (the front matter of the memory a line turned
+    out to duplicate) lacks or holds otherwise."""
+    return [key for key, value in carried.items() if key not in existing or existing[key] != value]
