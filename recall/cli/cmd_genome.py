@@ -6,10 +6,11 @@ import argparse
 import contextlib
 import os
 import sqlite3
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from recall.cli.render import positive
+from recall.cli.render import positive, write_records
 from recall.errors import EXIT_NOT_FOUND, EXIT_OK, BadInput, NotFound, StoreUnavailable
 from recall.genome import Genome, IndexSummary
 from recall.paths import is_inside, normalize
@@ -161,9 +162,16 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
     data = {"path": path, "neighbours": [n.to_dict() for n in found]}
 
     def render(console: Console) -> None:
-        """The neighbours as a table, or a line saying there are none."""
+        """The neighbours as a table on a terminal (piped: one tab-separated line each, file,
+        commits together, commits of the file, confidence), or a line saying there are none."""
         if not found:
             console.print(f"no co-change neighbours recorded for {path}")
+            return
+        if not sys.stdout.isatty():
+            write_records(
+                (n.path, str(n.support), str(n.commits_of_path), f"{n.confidence:.2f}")
+                for n in found
+            )
             return
         from rich.table import Table
 

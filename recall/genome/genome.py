@@ -24,6 +24,10 @@ from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
 from recall.genome.results import Neighbour
 from recall.genome.schema import SYMBOLS_BEHIND, SYMBOLS_STATE, read_state, schema_current
+from recall.repo import TETHER_DIR
+
+_OWN_FOLDER = f"{TETHER_DIR}/"
+"""Paths under Tether's own folder: its memory files, never a co-change neighbour."""
 
 if TYPE_CHECKING:
     from array import array
@@ -298,12 +302,12 @@ class Genome(CommitCounts):
         return found[:k]
 
     def _names(self, idents: list[int], include_missing: bool) -> dict[int, str]:
-        """Current names of ``idents`` (only those in the tree unless ``include_missing``)."""
-        condition = (
-            ""
-            if include_missing
-            else " AND EXISTS (SELECT 1 FROM genome_tree t WHERE t.path = f.path)"
-        )
+        """Current names of ``idents`` (only those in the tree unless ``include_missing``), but
+        Tether's own files: memories committed with the code they are about change with it, and
+        are no neighbour of it."""
+        condition = f" AND substr(f.path, 1, {len(_OWN_FOLDER)}) <> '{_OWN_FOLDER}'"
+        if not include_missing:
+            condition += " AND EXISTS (SELECT 1 FROM genome_tree t WHERE t.path = f.path)"
         names: dict[int, str] = {}
         for start in range(0, len(idents), SQL_CHUNK):
             chunk = idents[start : start + SQL_CHUNK]

@@ -77,6 +77,17 @@ def test_neighbours_and_fanin(repo: GitRepo, capsys: pytest.CaptureFixture[str])
     }
 
 
+def test_neighbours_piped_are_one_line_each(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not on a terminal (here: captured), each neighbour is a tab-separated line (file,
+    commits together, commits of the file, confidence), as the listings print."""
+    assert _run(["neighbours", "main.py"], repo.root, as_json=False) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "pkg/core.py\t2\t2\t1.00"
+    assert all(line.count("\t") == 3 for line in lines)
+
+
 def test_nothing_found_exits_one(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
     assert _run(["fanin", "missing.py"], repo.root) == 1
     assert json.loads(capsys.readouterr().out)["exists"] is False

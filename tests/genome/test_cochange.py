@@ -217,3 +217,19 @@ def test_neighbour_lists_kept_are_bounded_and_still_right(
         genome.neighbours(path, 5, include_missing=True)
         assert len(genome._near) <= 2
     assert genome.neighbours("a.py", 5, include_missing=True) == first
+
+
+def test_memory_files_committed_with_the_code_are_no_neighbours_of_it(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    """Memories are committed with the change they are about, so they change together with
+    the code; they are Tether's own files, not the project's, and no neighbour."""
+    repo = make_repo("repo")
+    for n in range(3):
+        repo.commit(f"change {n}", "src/app.py", "src/util.py", f".tether/memories/0000000{n}.md")
+    genome = open_genome(repo.root)
+    genome.refresh()
+    assert [n.path for n in genome.neighbours("src/app.py", 10)] == ["src/util.py"]
+    assert [n.path for n in genome.neighbours("src/app.py", 10, include_missing=True)] == [
+        "src/util.py"
+    ]
