@@ -181,6 +181,25 @@ def test_an_import_of_nothing_says_so_and_exits_1(cli: Cli, repo: Path) -> None:
     assert cli("import", "-", stdin="").code == 1
 
 
+def test_doctor_reports_a_settings_file_it_cannot_read_or_a_key_it_does_not_know(
+    cli: Cli, repo: Path
+) -> None:
+    ok(cli("init"))
+    config = repo / ".tether" / "config.toml"
+    config.write_text("[recall\n", encoding="utf-8")
+    broken = cli("doctor")
+    assert broken.code == 1, broken
+    assert f"{config}: not read (" in broken.stdout
+    config.write_text("recency_maxx = 1\n", encoding="utf-8")
+    unknown = cli("doctor", "--json")
+    assert unknown.code == 1, unknown
+    [entry] = unknown.json()
+    assert entry["kind"] == "settings"
+    assert entry["message"].startswith(f"{config}: unknown key 'recency_maxx' ignored")
+    config.unlink()
+    assert ok(cli("doctor")).stdout.strip() == "No problems found."
+
+
 # -- 3. recall with nothing to go on ---------------------------------------------------------------
 
 

@@ -163,6 +163,10 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 data.append({**entry, **state.to_dict(), "message": message})
                 lines.append(message)
 
+    for message in _settings_problems(ctx, args.scope):
+        data.append({"kind": "settings", "message": message})
+        lines.append(message)
+
     def render(console) -> None:
         if not lines:
             console.print("No problems found.")
@@ -171,6 +175,21 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
 
     ctx.emit(data, render)
     return 1 if data else 0
+
+
+def _settings_problems(ctx: CommandContext, scope: str) -> list[str]:
+    """What reading the settings files says (a file that does not parse, an unknown or
+    misspelt key, a key in the wrong file): the repository's for the project scope, the
+    user's own for the global one, both for all."""
+    from recall.settings import file_sources, user_sources
+
+    said: list[str] = []
+    if scope != "global":
+        project = ctx.folder.project_if_any()
+        file_sources(project.repo_root if project is not None else None, said.append)
+    if scope != "project":
+        user_sources(said.append)
+    return said
 
 
 def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
