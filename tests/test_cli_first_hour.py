@@ -200,6 +200,19 @@ def test_doctor_reports_a_settings_file_it_cannot_read_or_a_key_it_does_not_know
     assert ok(cli("doctor")).stdout.strip() == "No problems found."
 
 
+def test_remember_says_when_a_file_it_names_was_renamed(cli: Cli, repo: Path) -> None:
+    git(repo, "mv", "src/util.py", "src/helpers.py")
+    git(repo, "commit", "-q", "-m", "util is helpers now")
+    ok(cli("init"))
+    ok(cli("index"))  # the renames as the index knows them
+    done = ok(cli("remember", "Helpers stay pure", "-c", "decision", "-f", "src/util.py"))
+    assert "--file 'src/util.py' was renamed to src/helpers.py; the memory names src/util.py" in (
+        done.stderr
+    )
+    quiet = ok(cli("remember", "Helpers are tested", "-c", "decision", "-f", "src/helpers.py"))
+    assert "renamed" not in quiet.stderr
+
+
 # -- 3. recall with nothing to go on ---------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from recall.anchors.guards import check_guard
 from recall.anchors.states import states_of
@@ -98,6 +99,23 @@ def _read_details(value: str | None) -> str | None:
     return value
 
 
+def _renamed_notes(store: MemoryStore, root: Path, files: list[str]) -> list[str]:
+    """A note for each of ``files`` no longer on disk that git's history renamed (as the
+    index last read it): the memory is written with the name given, which recall follows."""
+    from recall.file_names import later_name
+
+    notes = []
+    for path in files:
+        if not (root / path).exists() and store.exists:
+            now = later_name(store.conn, path)
+            if now is not None:
+                notes.append(
+                    f"--file {path!r} was renamed to {now}; the memory names {path} (recall "
+                    f"follows the rename; --file {now} names it as it is now)"
+                )
+    return notes
+
+
 def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore) -> Memory:
     """The memory the write options describe, checked and ready for ``store`` (paths the
     repository never had are refused unless ``--allow-missing``)."""
@@ -127,6 +145,9 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
             raise BadInput("\n  ".join([*folders, "nothing written"]))
     if store.scope == PROJECT and not args.allow_missing:
         refuse_unknown(store.repo_root, files)
+    if store.scope == PROJECT and store.repo_root is not None:
+        for note in _renamed_notes(store, store.repo_root, files):
+            ctx.notice(note)
     anchors, notes = record_anchors(store.repo_root, symbols)
     for note in notes:
         ctx.notice(note)
