@@ -167,6 +167,35 @@ def run_tether(
     return CliResult(done.returncode, done.stdout, done.stderr)
 
 
+def run_on_pty(*args: str, cwd: Path, env: dict[str, str]) -> str:
+    """Run ``python -m recall ARGS`` in ``cwd`` with stdout on a pseudo-terminal (``env`` on top
+    of this environment); return what it printed there, line ends as written."""
+    import pty
+
+    leader, follower = pty.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "recall", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **env},
+    ) as proc:
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        proc.wait(timeout=120)
+    os.close(leader)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
 @pytest.fixture
 def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The pids that forked from here on, counted in the parent before the child exists."""

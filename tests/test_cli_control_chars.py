@@ -5,15 +5,11 @@ files stay as written, and a one-line field given on the command line refuses th
 from __future__ import annotations
 
 import json
-import os
-import pty
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CliResult
+from conftest import CliResult, run_on_pty
 
 Cli = Callable[..., CliResult]
 
@@ -45,29 +41,8 @@ def planted(cli: Cli, repo: Path) -> Path:
 def on_terminal(*args: str, cwd: Path) -> str:
     """Run the CLI with stdout on a pseudo-terminal that takes no styles (``TERM=dumb``), so
     any escape character in what it printed came from a memory; return what it printed."""
-    leader, follower = pty.openpty()
-    env = {**os.environ, "COLUMNS": "200", "TERM": "dumb"}
-    with subprocess.Popen(
-        [sys.executable, "-m", "recall", *args],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=follower,
-        stderr=subprocess.PIPE,
-        env=env,
-    ) as proc:
-        os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        proc.wait(timeout=120)
-    os.close(leader)
-    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+    shown = run_on_pty(*args, cwd=cwd, env={"COLUMNS": "200", "TERM": "dumb"})
+    return shown.replace("\r\n", "\n")
 
 
 def assert_no_raw(text: str) -> None:

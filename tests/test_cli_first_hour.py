@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import CliResult, git, make_repo, run_tether
+from conftest import CliResult, git, make_repo, run_on_pty, run_tether
 
 from recall.cli import known_paths
 from recall.cli.context import SKIPPED_NAMED
@@ -314,34 +314,7 @@ def test_a_prefix_shorter_than_four_characters_says_prefixes_need_four(cli: Cli)
 
 def run_on_terminal(*args: str, cwd: Path, columns: int = 200) -> str:
     """Run the CLI with stdout on a pseudo-terminal; return what it printed there."""
-    import os
-    import pty
-    import subprocess
-    import sys
-
-    leader, follower = pty.openpty()
-    env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1"}
-    with subprocess.Popen(
-        [sys.executable, "-m", "recall", *args],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=follower,
-        stderr=subprocess.PIPE,
-        env=env,
-    ) as proc:
-        os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        proc.wait(timeout=120)
-    os.close(leader)
-    return b"".join(chunks).decode("utf-8", "replace")
+    return run_on_pty(*args, cwd=cwd, env={"COLUMNS": str(columns), "NO_COLOR": "1"})
 
 
 LONG_PATH = "lib/" + "a" * 70 + "/libnetlink.c"

@@ -10,13 +10,22 @@ from recall.genome import Genome
 from .gitrepo import GitRepo
 
 
+def _long_lived(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome], *files: str
+) -> tuple[GitRepo, Genome]:
+    """A repository whose first commit adds ``files``, and a long-lived genome of it (the
+    language server's) in an index other processes share, refreshed."""
+    repo = make_repo("repo")
+    repo.commit("start", *files)
+    mine = open_genome(repo.root, db="shared")
+    mine.refresh()
+    return repo, mine
+
+
 def test_a_refresh_made_on_another_connection_is_noticed_once(
     make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
 ) -> None:
-    repo = make_repo("repo")
-    repo.commit("start", "a.py", "b.py")
-    mine = open_genome(repo.root, db="shared")
-    mine.refresh()
+    repo, mine = _long_lived(make_repo, open_genome, "a.py", "b.py")
     assert not mine.refreshed_elsewhere()  # nothing read yet: nothing kept can be old
     before = mine.state_token()
     assert not mine.refreshed_elsewhere()
@@ -44,10 +53,7 @@ def test_a_closed_connection_is_no_refresh(
 def test_neighbours_kept_between_refreshes_follow_a_refresh_made_elsewhere(
     make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
 ) -> None:
-    repo = make_repo("repo")
-    repo.commit("start", "a.py", "b.py")
-    mine = open_genome(repo.root, db="shared")
-    mine.refresh()
+    repo, mine = _long_lived(make_repo, open_genome, "a.py", "b.py")
     assert [n.path for n in mine.neighbours("a.py", 5)] == ["b.py"]
     repo.commit("a with c", "a.py", "c.py")
     repo.commit("again", "a.py", "c.py")
@@ -86,10 +92,7 @@ def test_a_new_question_after_a_refresh_elsewhere_forgets_the_answers_of_before(
     """The neighbours of a file not asked before are read in the index's state of now, and
     what was kept from the state before goes with it: answers kept together, as one recall
     uses them, never belong to two states."""
-    repo = make_repo("repo")
-    repo.commit("start", "a.py", "b.py", "d.py")
-    mine = open_genome(repo.root, db="shared")
-    mine.refresh()
+    repo, mine = _long_lived(make_repo, open_genome, "a.py", "b.py", "d.py")
     assert [n.path for n in mine.neighbours("a.py", 5)] == ["b.py", "d.py"]
     _refreshed_elsewhere_with_new_neighbours(repo, open_genome)
     assert [n.path for n in mine.neighbours("d.py", 5)] == ["a.py", "b.py"]
@@ -106,10 +109,7 @@ def test_a_rename_asked_after_a_refresh_elsewhere_forgets_the_answers_of_before(
     make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
 ) -> None:
     """The same for a rename looked up name by name: its state is taken as the genome's."""
-    repo = make_repo("repo")
-    repo.commit("start", "a.py", "b.py")
-    mine = open_genome(repo.root, db="shared")
-    mine.refresh()
+    repo, mine = _long_lived(make_repo, open_genome, "a.py", "b.py")
     assert [n.path for n in mine.neighbours("a.py", 5)] == ["b.py"]
     repo.move("b.py", "e.py")
     repo.commit("b is e now")
