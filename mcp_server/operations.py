@@ -18,13 +18,14 @@ from recall.anchors.symbols import parse_anchor
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
 from recall.lifecycle.disuse import archived_by_disuse, as_seen
-from recall.model import CATEGORIES, STATUSES
+from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
 from recall.paths import normalize, normalize_loose
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
+    from recall.model import Memory
     from recall.store import MemoryStore
 
 WRITE_SCOPES = ("project", "global")
@@ -241,9 +242,9 @@ def supersede(
     """Replace an active memory by a new one; the old one leaves recall, linked both ways.
 
     Category, files, the pin and the symbol anchors carry over unless given (``pin=False``
-    drops the pin, ``anchors=[]`` the anchors); the guard always (an agent cannot lift one: a
-    person does, with ``unguard``; a new category that takes none is said in ``guard_note``);
-    details do not (the new text stands on its own).
+    drops the pin, ``anchors=[]`` the anchors); the guard always: an agent cannot lift one (a
+    person does, with ``unguard``), so a supersede that would (a category that takes none, the
+    guarded files left out) is refused; details do not (the new text stands on its own).
     """
     _summary(summary)
     if category is not None:
@@ -272,6 +273,7 @@ def supersede(
     )
     if recorded:  # the new text is about the same code, or the code given
         draft = draft.with_changes(anchors=recorded)
+    _keeps_the_guard(old, draft.category, paths)
     guard, note = carried_guard(old, draft.category)  # superseding does not lift a guard
     if guard:
         draft = draft.with_changes(guard=True)
@@ -281,6 +283,23 @@ def supersede(
     if notes:
         done["anchor_notes"] = notes
     return {**done, "guard_note": note} if note else done
+
+
+def _keeps_the_guard(old: Memory, category: str, paths: list[str]) -> None:
+    """Refuse a supersede that would lift ``old``'s guard (an agent cannot: a person does,
+    with ``tether unguard``): a category that takes none, or files leaving a guarded one out."""
+    if not old.guard:
+        return
+    lifted = None
+    if category not in GUARD_CATEGORIES:
+        lifted = f"a {category} takes no guard"
+    elif left := [path for path in old.files if path not in paths]:
+        lifted = f"the new files leave out {', '.join(left)}, which it guards"
+    if lifted is not None:
+        raise BadInput(
+            f"memory {old.id} is guarded and {lifted}: an agent cannot lift a guard; keep its "
+            f"category and files, or ask a person to run `tether unguard {old.id}` first"
+        )
 
 
 def pin(ws: Workspace, *, memory_id: str, pinned: bool = True) -> dict[str, Any]:
@@ -296,6 +315,11 @@ def pin(ws: Workspace, *, memory_id: str, pinned: bool = True) -> dict[str, Any]
 def archive(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
     """Hide an active memory from recall (reversible with ``tether restore``)."""
     store, memory = ws.find(_id(memory_id))
+    if memory.guard and memory.status == "active":
+        raise BadInput(
+            f"memory {memory.id} is guarded: an agent cannot take it out of recall; ask a "
+            f"person to run `tether archive {memory.id}` (or `tether unguard {memory.id}`)"
+        )
     changed = memory.status != "archived"
     if changed:
         memory = store.set_status(memory.id, "archived", allowed_from=("active",))

@@ -425,20 +425,30 @@ async def test_supersede_keeps_the_guard(repo: Path) -> None:
             client, "memory_supersede", old_id=old["id"], summary="start order: config, db, cache"
         )
         assert "guard_note" not in new
-        as_pref = await call(
+        # an agent cannot lift a guard: not to a category that takes none, not by leaving the
+        # guarded file out, not by taking the memory out of recall
+        as_pref = await error(
             client,
             "memory_supersede",
             old_id=new["id"],
             summary="we like config first",
             category="pref",
         )
-        assert f"{new['id']} was guarded, but a pref takes no guard" in as_pref["guard_note"]
+        assert f"memory {new['id']} is guarded and a pref takes no guard" in as_pref
+        assert f"`tether unguard {new['id']}`" in as_pref
+        elsewhere = await error(
+            client,
+            "memory_supersede",
+            old_id=new["id"],
+            summary="start order lives in util now",
+            files=["src/util.py"],
+        )
+        assert "the new files leave out src/app.py, which it guards" in elsewhere
+        archived = await error(client, "memory_archive", id=new["id"])
+        assert f"memory {new['id']} is guarded: an agent cannot take it out of recall" in archived
 
-    def guarded(memory_id: str) -> bool:
-        return run_tether("show", memory_id, "--json", cwd=repo).json()["guard"]
-
-    assert guarded(new["id"]) is True  # superseding does not lift a guard; unguard does
-    assert guarded(as_pref["id"]) is False
+    shown = run_tether("show", new["id"], "--json", cwd=repo).json()
+    assert (shown["guard"], shown["status"]) == (True, "active")  # unguard is a person's
 
 
 async def test_supersede_carries_the_anchors_and_drops_the_pin_when_told(repo: Path) -> None:
