@@ -8,6 +8,7 @@ as :class:`recall.errors.TetherError`; the tool layer turns them into MCP tool e
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING, Any
 
 from mcp_server import results
@@ -71,10 +72,11 @@ def _no_secrets(summary: str, details: str | None) -> None:
 
 
 def _path(store: MemoryStore, raw: str, ws: Workspace, label: str) -> str:
-    """A path given to a tool, relative to the server's directory, in the stored form."""
+    """A path given to a tool, relative to the repository root as the tools say (the server
+    may run in a subfolder of it), in the stored form."""
     if store.repo_root is None:
         return normalize_loose(raw, label=label)
-    return normalize(raw, store.repo_root, ws.cwd, label=label)
+    return normalize(raw, store.repo_root, store.repo_root, label=label)
 
 
 def _paths(store: MemoryStore, raw: list[str], ws: Workspace) -> list[str]:
@@ -84,7 +86,16 @@ def _paths(store: MemoryStore, raw: list[str], ws: Workspace) -> list[str]:
 def _id(ref: str, name: str = "id") -> str:
     if not ref.strip():
         raise BadInput(f"{name} is empty; give a memory id from memory_recall or memory_list")
+    if not _ID_OR_PREFIX.fullmatch(ref.strip()):
+        raise BadInput(
+            f"{name} {ref.strip()[:40]!r} is not a memory id: give its 8 hex digits, or at "
+            "least the first 4, from memory_recall or memory_list"
+        )
     return ref.strip()
+
+
+_ID_OR_PREFIX = re.compile(r"[0-9a-fA-F]{4,8}")
+"""A memory id (8 hex digits) or the shortest prefix the store finds one by (4)."""
 
 
 def _limit(limit: int, most: int) -> int:

@@ -126,6 +126,12 @@ def _call(ws: Workspace, operation: Callable[..., dict[str, Any]], **arguments: 
             f"the memory index could not be used ({error}); run `tether reindex` in the "
             "repository and call the tool again"
         ) from None
+    except OSError as error:  # a path the system refuses (too long, a loop): the agent's to fix
+        where = f" {error.filename}" if error.filename else ""
+        raise ToolError(
+            f"a file could not be read or written ({error.strerror or error}:{where}); check the "
+            "paths given and call the tool again"
+        ) from None
 
 
 def register(server: MCPServer, ws: Workspace) -> None:

@@ -485,3 +485,37 @@ async def test_a_guard_on_a_pref_is_refused_in_the_tool_s_own_terms(repo: Path) 
         )
     assert "a guard protects a decision or gotcha, not a pref; drop guard: true" in message
     assert "--guard" not in message
+
+
+async def test_paths_are_relative_to_the_repository_root_wherever_the_server_runs(
+    repo: Path,
+) -> None:
+    """The tools say their paths are relative to the repository root: a server started in a
+    subfolder (an agent's project set to it) stores and recalls them so."""
+    async with mcp_client(repo / "src") as client:
+        written = await call(
+            client,
+            "memory_write",
+            summary="app boots twice",
+            category="gotcha",
+            files=["src/app.py"],
+        )
+        got = await call(client, "memory_get", id=written["id"])
+        assert got["files"] == ["src/app.py"]
+        found = await call(client, "memory_recall", files=["src/app.py"])
+        assert written["id"] in [hit["id"] for hit in found["results"]]
+
+
+async def test_an_id_that_cannot_be_one_and_a_path_the_system_refuses_are_tool_errors(
+    repo: Path,
+) -> None:
+    async with mcp_client(repo) as client:
+        short = await error(client, "memory_get", id="71b")
+        assert (
+            "id '71b' is not a memory id: give its 8 hex digits, or at least the first 4" in short
+        )
+        long = await error(client, "memory_get", id="a" * 60_000)
+        assert "is not a memory id" in long and "reindex" not in long
+        await call(client, "memory_write", summary="a note", category="context", files=[])
+        refused = await error(client, "memory_list", file="x" * 300 + ".py")
+        assert "a file could not be read or written (File name too long" in refused
