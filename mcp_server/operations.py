@@ -143,11 +143,12 @@ def recall(
     allowed = gate.hits(found.hits)
     hits = allowed[:limit]
     record_shown(stores, hits, session=ws.session_id, origin="mcp")
-    return {
+    done = {
         "results": [results.hit(h) for h in hits],
         "query": found.query_text,
         "held_back": len(found.hits) - len(allowed),
     }
+    return _with_skipped(done, stores)
 
 
 def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
@@ -190,7 +191,21 @@ def list_memories(
         wanted = _path(store, file, ws, "file") if file else None
         listed, hidden = as_seen(store, file=wanted, category=category, status=status)
         found.extend(results.listed(m, store.scope, hidden) for m in listed)
-    return {"memories": found[:limit], "total": len(found), "truncated": len(found) > limit}
+    done = {"memories": found[:limit], "total": len(found), "truncated": len(found) > limit}
+    return _with_skipped(done, ws.stores(scope))
+
+
+def _with_skipped(done: dict[str, Any], stores: list[MemoryStore]) -> dict[str, Any]:
+    """``done`` with ``skipped``: the memory files of ``stores`` that could not be loaded (a
+    hand edit that broke one), so that a memory missing from the answer is said to be missing,
+    as the CLI says it on stderr; none: ``done`` as it is."""
+    skipped = [
+        {"path": str(p.path), "line": p.line, "message": p.message}
+        for store in stores
+        if store.exists
+        for p in store.problems()
+    ]
+    return {**done, "skipped": skipped} if skipped else done
 
 
 # -- writing ---------------------------------------------------------------------------------

@@ -76,6 +76,13 @@ class Workspace:
             memory = store.find(ref)
             if memory is not None:
                 return store, memory
+        for store in self.stores():
+            for problem in store.problems() if store.exists else []:
+                if problem.path.name.lower().startswith(ref.strip().lower()):
+                    raise NotFound(
+                        f"memory {ref!r} cannot be loaded: {problem}; its file must be fixed "
+                        "by hand (`tether doctor` lists every file that cannot be loaded)"
+                    )
         raise NotFound(
             f"no memory {ref!r} in the project or the global store; "
             "memory_recall and memory_list show the ids there are"

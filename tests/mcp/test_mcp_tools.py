@@ -519,3 +519,29 @@ async def test_an_id_that_cannot_be_one_and_a_path_the_system_refuses_are_tool_e
         await call(client, "memory_write", summary="a note", category="context", files=[])
         refused = await error(client, "memory_list", file="x" * 300 + ".py")
         assert "a file could not be read or written (File name too long" in refused
+
+
+async def test_a_memory_file_broken_by_hand_is_said_by_every_tool_that_reads(repo: Path) -> None:
+    """As the CLI names it on stderr: the answer says which memory files were skipped and
+    why, and ``memory_get`` says why that memory cannot be read."""
+    async with mcp_client(repo) as client:
+        written = await call(
+            client,
+            "memory_write",
+            summary="app boots twice",
+            category="gotcha",
+            files=["src/app.py"],
+        )
+        path = Path(written["path"])
+        path.write_text(path.read_text().replace("category: gotcha", "category: [gotcha"))
+        listed = await call(client, "memory_list")
+        assert listed["total"] == 0
+        [skipped] = listed["skipped"]
+        assert (skipped["path"], skipped["line"]) == (str(path), 4)
+        assert skipped["message"].startswith("bad YAML")
+        recalled = await call(client, "memory_recall", files=["src/app.py"])
+        assert recalled["results"] == [] and recalled["skipped"] == [skipped]
+        got = await error(client, "memory_get", id=written["id"])
+        assert f"memory '{written['id']}' cannot be loaded: {path}:4: bad YAML" in got
+        path.write_text(path.read_text().replace("category: [gotcha", "category: gotcha"))
+        assert "skipped" not in await call(client, "memory_list")
