@@ -19,7 +19,7 @@ from recall.anchors.symbols import parse_anchor
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
 from recall.lifecycle.disuse import archived_by_disuse, as_seen
-from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
+from recall.model import CATEGORIES, GUARD_CATEGORIES, MIN_ID_PREFIX, STATUSES
 from recall.paths import normalize, normalize_loose
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
@@ -94,8 +94,8 @@ def _id(ref: str, name: str = "id") -> str:
     return ref.strip()
 
 
-_ID_OR_PREFIX = re.compile(r"[0-9a-fA-F]{4,8}")
-"""A memory id (8 hex digits) or the shortest prefix the store finds one by (4)."""
+_ID_OR_PREFIX = re.compile(rf"[0-9a-fA-F]{{{MIN_ID_PREFIX},8}}")
+"""A memory id (8 hex digits) or a prefix as short as the store finds one by."""
 
 
 def _limit(limit: int, most: int) -> int:

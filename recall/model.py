@@ -25,6 +25,10 @@ GUARD_CATEGORIES: Final = ("decision", "gotcha")
 
 ID_PATTERN: Final = re.compile(r"^[0-9a-f]{8}$")
 
+MIN_ID_PREFIX: Final = 4
+"""Shortest id prefix a memory is found by: 65,536 prefixes keep an ambiguous one rare in a
+store of thousands, and four characters are still quick to type."""
+
 
 def is_valid_id(value: str) -> bool:
     """Tell whether ``value`` is a well-formed memory id (8 lowercase hex digits)."""

@@ -14,6 +14,7 @@ from conftest import CliResult, git, make_repo, run_on_pty, run_tether
 from recall.cli import known_paths
 from recall.cli.context import SKIPPED_NAMED
 from recall.cli.main import build_parser
+from recall.model import MIN_ID_PREFIX
 
 Cli = Callable[..., CliResult]
 
@@ -304,6 +305,7 @@ def test_a_prefix_shorter_than_four_characters_says_prefixes_need_four(cli: Cli)
     assert short.code == 2, short
     assert short.stdout == ""
     assert "an id prefix needs at least 4 characters" in short.stderr
+    assert MIN_ID_PREFIX == 4  # pinned: the store, the CLI and the MCP tools share it
     assert ok(cli("show", memory_id[:4], "--json")).json()["id"] == memory_id
     unknown = cli("show", "ffff0000")
     assert unknown.code == 1 and "at least 4" not in unknown.stderr

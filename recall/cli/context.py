@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Any
 from recall.display import LINE_BREAKS, is_unseen, visible
 from recall.errors import BadInput, NotFound
 from recall.locations import PROJECT
+from recall.model import MIN_ID_PREFIX
 from recall.service import FolderStores
 from recall.store import MemoryStore
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-MIN_PREFIX = 4
+MIN_PREFIX = MIN_ID_PREFIX
 """Shortest id prefix a memory is found by (the store's own rule, said in its errors)."""
 
 SKIPPED_NAMED = 3

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from recall.errors import BadInput, MalformedMemory, NotFound
 from recall.index import rows
 from recall.memfiles import OversizedFile
-from recall.model import STATUSES, WARNING_CATEGORIES, Memory
+from recall.model import MIN_ID_PREFIX, STATUSES, WARNING_CATEGORIES, Memory
 from recall.store.opening import IndexOpening, recovering
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ class StoreReads(IndexOpening):
         row = self.conn.execute("SELECT * FROM memories WHERE id = ?", (ref,)).fetchone()
         if row is not None:
             return rows.memory_from_row(row)
-        if len(ref) < 4 or not all(c in "0123456789abcdef" for c in ref):
+        if len(ref) < MIN_ID_PREFIX or not all(c in "0123456789abcdef" for c in ref):
             return None
         found = self.conn.execute(
             "SELECT * FROM memories WHERE id LIKE ? LIMIT 2", (ref + "%",)
