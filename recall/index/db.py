@@ -294,8 +294,9 @@ def open_checked(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> tuple[sqlite3.Co
     """Open and prepare the index; return it and whether its tables were just created.
 
     Raises :class:`IndexUnwritable` when the index or its folder cannot be written (which
-    says nothing about the file's health), and :class:`IndexUnusable` when the file cannot be
-    used. The connection is closed either way.
+    says nothing about the file's health), the ``sqlite3.OperationalError`` itself when
+    another connection held the index past ``busy_ms``, and :class:`IndexUnusable` when the
+    file cannot be used. The connection is closed either way.
     """
     conn: sqlite3.Connection | None = None
     try:
@@ -308,8 +309,8 @@ def open_checked(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> tuple[sqlite3.Co
             raise IndexUnwritable(str(error), full=False) from None
         if isinstance(error, sqlite3.Error) and is_full_error(error):
             raise IndexUnwritable(str(error), full=True) from None
-        if busy_ms != BUSY_TIMEOUT_MS and isinstance(error, sqlite3.Error) and is_busy(error):
-            raise  # busy past a short caller's wait: not a damaged file
+        if isinstance(error, sqlite3.Error) and is_busy(error):
+            raise  # another writer held it past the wait: says nothing of the file's health
         raise IndexUnusable(str(error)) from None
 
 

@@ -159,3 +159,19 @@ class StoreBase:
         if self.repo_root is None:
             return normalize_loose(raw, label="--file")
         return normalize(raw, self.repo_root, cwd, label="--file")
+
+    def describe_index_error(self, error: sqlite3.Error) -> str | None:
+        """A user-facing message for an index write that failed for want of room or
+        permission (None for any other error)."""
+        path = self.location.index_path
+        if db.is_read_only_error(error):
+            return (
+                f"the index {path} cannot be written ({error}); make {self.location.base} "
+                "writable and retry"
+            )
+        if db.is_full_error(error):
+            return (
+                f"the index {path} could not be written ({error}); free some space on its "
+                "device and retry"
+            )
+        return None

@@ -136,6 +136,14 @@ class IndexOpening(StoreBase):
         """Whether ``error`` is another writer holding the index past this caller's wait."""
         return self.wait is not None and (isinstance(error, StoreBusy) or db.is_busy(error))
 
+    def _held_too_long(self, error: sqlite3.Error) -> StoreBusy:
+        """Another writer held the index past the default wait: said, never taken for damage
+        (a rebuild would remove the index under that writer)."""
+        return StoreBusy(
+            f"the index {self.location.index_path} stayed locked by another process for "
+            f"{db.BUSY_TIMEOUT_MS / 1000:g} s ({error}); retry when it has finished"
+        )
+
     def _busy_copy(self, error: Exception) -> sqlite3.Connection:
         """A copy of the index to read while another writer holds it past this caller's wait."""
         self._busy = True
@@ -168,9 +176,11 @@ class IndexOpening(StoreBase):
                 conn = self._open_writable(path, defer=defer)
                 break
             except (StoreBusy, sqlite3.OperationalError) as error:
-                if not self._busy_past_wait(error):
-                    raise
-                return self._busy_copy(error)
+                if self._busy_past_wait(error):
+                    return self._busy_copy(error)
+                if isinstance(error, sqlite3.OperationalError) and db.is_busy(error):
+                    raise self._held_too_long(error) from None
+                raise
             except db.IndexUnwritable as error:
                 # A writer closing at this very moment can make SQLite answer "cannot open" or
                 # an I/O error once; a read-only file system or a full disk answers every time.
@@ -278,22 +288,6 @@ class IndexOpening(StoreBase):
             raise
         self._seen_dir_mtime = self._dir_mtime()
         return conn
-
-    def describe_index_error(self, error: sqlite3.Error) -> str | None:
-        """A user-facing message for an index write that failed for want of room or
-        permission (None for any other error)."""
-        path = self.location.index_path
-        if db.is_read_only_error(error):
-            return (
-                f"the index {path} cannot be written ({error}); make {self.location.base} "
-                "writable and retry"
-            )
-        if db.is_full_error(error):
-            return (
-                f"the index {path} could not be written ({error}); free some space on its "
-                "device and retry"
-            )
-        return None
 
     def recover(self, error: Exception) -> None:
         """Rebuild a damaged index from the files; the next use of :attr:`conn` reopens it."""
