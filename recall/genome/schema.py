@@ -27,6 +27,8 @@ TABLES: Final = (
 # counts the commits small enough for co-change; ``seqs`` lists every commit that touched
 # the file; ``near`` holds its co-change neighbours as (identity, shared commits) pairs,
 # strongest first, so the neighbours of a file are one primary-key look-up.
+# genome_commits: ``nfiles`` is the commit's size as the bulk cap counts it (Tether's own files
+# left out: recall.genome.history_index.commit_size).
 # genome_symbol_files: each source file the symbol index reads, under its content key, and how
 # it was read (tree-sitter, regex, skipped: why); genome_symbols: the definitions of each key
 # (qualified name, its last part, kind, 1-based line range, body hash; see recall.genome.symbols).
@@ -89,6 +91,13 @@ SYMBOLS_STATE: Final = "symbols"
 """The state key a refresh that left the symbol index as it was sets to :data:`SYMBOLS_BEHIND`
 (a short-lived process's refresh): the next refresh that reads symbols catches up."""
 SYMBOLS_BEHIND: Final = "behind"
+
+HISTORY_RULES_STATE: Final = "history_rules"
+"""The state key recording the rules the stored history was counted by."""
+HISTORY_RULES: Final = "2"
+"""The rules this code counts history by; a genome counted by others (none recorded: 1) is stale
+and its history is read again from scratch, its tree and symbols kept. 2: Tether's own files do
+not count toward a commit's size."""
 
 
 def schema_current(conn: sqlite3.Connection) -> bool:
