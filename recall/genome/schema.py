@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from recall.genome.commit_times import TIMES_DDL
+from recall.index.schema import GENOME_RENAMES_DDL
 
 GENOME_SCHEMA: Final = "2"
 SCHEMA_KEY: Final = "genome_schema"
@@ -27,6 +28,8 @@ TABLES: Final = (
 # counts the commits small enough for co-change; ``seqs`` lists every commit that touched
 # the file; ``near`` holds its co-change neighbours as (identity, shared commits) pairs,
 # strongest first, so the neighbours of a file are one primary-key look-up.
+# genome_renames: each rename (commit number, old name, new name), with an index by each name,
+# is defined in recall.index.schema (GENOME_RENAMES_DDL), where a migration indexes older ones.
 # genome_commits: ``nfiles`` is the commit's size as the bulk cap counts it (Tether's own files
 # left out: recall.genome.history_index.commit_size).
 # genome_symbol_files: each source file the symbol index reads, under its content key, and how
@@ -53,11 +56,9 @@ CREATE TABLE IF NOT EXISTS genome_commits(
     nfiles INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS genome_commits_sha ON genome_commits(sha);
-CREATE TABLE IF NOT EXISTS genome_renames(
-    seq INTEGER NOT NULL,
-    old TEXT NOT NULL,
-    new TEXT NOT NULL
-);
+"""
+    + GENOME_RENAMES_DDL
+    + """
 CREATE TABLE IF NOT EXISTS genome_tree(
     path TEXT PRIMARY KEY,
     key TEXT,
