@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from recall.display import visible
 from recall.lifecycle.stats import Activity, CategoryStats
 
 BAR_WIDTH = 12
@@ -30,14 +31,15 @@ def bar(rate: float | None, width: int = BAR_WIDTH) -> str:
 
 def hub_chart(hubs: Sequence[tuple[str, int]], width: int = BAR_WIDTH) -> list[str]:
     """The files most memories name, one bar each scaled to the largest: where memories pile
-    up, and so where a cleanup pays first. Nothing when no file has two."""
+    up, and so where a cleanup pays first. Nothing when no file has two. A path is shown as
+    :func:`recall.display.visible` writes it, so a line break in a name cannot start a line."""
     if not hubs or hubs[0][1] < 2:
         return []
     most = hubs[0][1]
     lines = ["", "Files most memories name:"]
     for path, count in hubs:
         filled = max(1, round(count / most * width))
-        lines.append(f"  {'█' * filled}{' ' * (width - filled)} {count:>4}  {path}")
+        lines.append(f"  {'█' * filled}{' ' * (width - filled)} {count:>4}  {visible(path)}")
     return lines
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import print_card, scope_option
-from recall.display import plural
+from recall.display import plural, visible
 from recall.errors import EXIT_NOT_FOUND, BadInput, NotFound, TetherError
 from recall.lifecycle import CLEANUP_LIST_LIMIT, cleanup
 from recall.policy.usage import counters
@@ -157,8 +157,8 @@ def _ask(ctx: CommandContext, found: list[cleanup.Candidate], limit: int) -> int
             markup=False,
             highlight=False,
         )
-        for line in candidate.symbols:
-            console.print(f"symbol {line}", markup=False, highlight=False, soft_wrap=True)
+        for line in candidate.symbols:  # where a symbol went: a name may hold a line break
+            console.print(visible(f"symbol {line}"), markup=False, highlight=False, soft_wrap=True)
         usage = counters(store.conn, memory.id)
         path = str(store.path_of(memory.id))
         print_card(console, memory, scope=store.scope, path=path, usage=usage)

@@ -9,7 +9,7 @@ from typing import Any
 
 from recall.cli.context import CommandContext
 from recall.cli.render import positive, print_table, scope_option
-from recall.display import plural
+from recall.display import plural, visible
 from recall.distill import (
     SOURCE,
     DistillReport,
@@ -125,8 +125,8 @@ def _claim_unread(store: MemoryStore, ctx: CommandContext, *, dry_run: bool) -> 
 
 
 def _render_report(console: Any, report: DistillReport, source: str, dry_run: bool) -> None:
-    def say(line: str) -> None:
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    def say(line: str) -> None:  # one line each: a session id may hold a line break
+        console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
 
     verb = "would write" if dry_run else "wrote"
     say(f"Read {plural(report.commits, 'commit')} ({source}); {verb} {len(report.written)} pending")

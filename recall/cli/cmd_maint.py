@@ -13,6 +13,7 @@ from recall.cli.context import CommandContext
 from recall.cli.known_paths import suggestions, tree_paths
 from recall.cli.render import ID_HELP, scope_option
 from recall.clock import now_iso
+from recall.display import visible
 from recall.errors import NothingToDo
 from recall.lifecycle.dead import DeadReference, dead_reference, renames, repointed
 from recall.lifecycle.references import (
@@ -170,8 +171,8 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
     def render(console) -> None:
         if not lines:
             console.print("No problems found.")
-        for line in lines:
-            console.print(line, markup=False, highlight=False, soft_wrap=True)
+        for line in lines:  # one line each: a name may hold a line break
+            console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
 
     ctx.emit(data, render)
     return 1 if data else 0

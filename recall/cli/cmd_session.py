@@ -7,7 +7,7 @@ import uuid
 
 from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
-from recall.display import plural
+from recall.display import plural, visible
 from recall.lifecycle.session_start import cleanup_line, start_session
 from recall.settings import engine_settings
 from recall.store import MemoryStore
@@ -40,7 +40,8 @@ def run_session(args: argparse.Namespace, ctx: CommandContext) -> int:
 
     def render(console) -> None:
         verb = "Started" if result.new else "Resumed"
-        console.print(f"{verb} session {result.session}", markup=False, highlight=False)
+        # the id is one line whatever it holds (an agent's hook may give any text)
+        console.print(visible(f"{verb} session {result.session}"), markup=False, highlight=False)
         for scope, items in result.archived.items():
             console.print(
                 f"Archived {plural(len(items), 'ignored memory')} ({scope}); "

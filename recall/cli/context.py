@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from recall.display import LINE_BREAKS, is_unseen, visible
+from recall.display import is_unseen, visible
 from recall.errors import BadInput, NotFound
 from recall.locations import PROJECT
 from recall.model import MIN_ID_PREFIX
@@ -159,9 +159,10 @@ class CommandContext:
 
     def notice(self, message: str) -> None:
         """A one-line notice for the user, on stderr (none when there is no stderr: printing
-        to ``None`` would put it on stdout, among a ``--json`` command's output)."""
+        to ``None`` would put it on stdout, among a ``--json`` command's output). One line
+        whatever it quotes: a path or an error in it may hold a line break."""
         if sys.stderr is not None:
-            print(f"tether: {visible(message, keep=LINE_BREAKS)}", file=sys.stderr)
+            print(f"tether: {visible(message)}", file=sys.stderr)
 
     @contextlib.contextmanager
     def progress(self) -> Iterator[ProgressUpdate]:

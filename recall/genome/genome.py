@@ -20,14 +20,18 @@ from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
 from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
+from recall.genome.names import OWN_FOLDER
 from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
 from recall.genome.results import Neighbour
-from recall.genome.schema import SYMBOLS_BEHIND, SYMBOLS_STATE, read_state, schema_current
-from recall.repo import TETHER_DIR
-
-_OWN_FOLDER = f"{TETHER_DIR}/"
-"""Paths under Tether's own folder: its memory files, never a co-change neighbour."""
+from recall.genome.schema import (
+    HISTORY_RULES,
+    HISTORY_RULES_STATE,
+    SYMBOLS_BEHIND,
+    SYMBOLS_STATE,
+    read_state,
+    schema_current,
+)
 
 if TYPE_CHECKING:
     from array import array
@@ -164,7 +168,8 @@ class Genome(CommitCounts):
         return told
 
     def is_stale(self) -> bool:
-        """Tell whether HEAD, git's index or the settings moved since the last refresh.
+        """Tell whether HEAD, git's index, the settings or the rules history is counted by
+        moved since the last refresh.
 
         Also notices a refresh made by another process, and drops what this object had
         cached from before it, so a long-lived genome (the language server's) stays current.
@@ -179,6 +184,8 @@ class Genome(CommitCounts):
             return True
         if state.get("mode") == "unavailable":
             return find_git_dir(self.repo_root) is not None
+        if state.get(HISTORY_RULES_STATE) != HISTORY_RULES:
+            return True
         current = read_head(self.repo_root)
         if current is None:
             return True
@@ -305,7 +312,7 @@ class Genome(CommitCounts):
         """Current names of ``idents`` (only those in the tree unless ``include_missing``), but
         Tether's own files: memories committed with the code they are about change with it, and
         are no neighbour of it."""
-        condition = f" AND substr(f.path, 1, {len(_OWN_FOLDER)}) <> '{_OWN_FOLDER}'"
+        condition = f" AND substr(f.path, 1, {len(OWN_FOLDER)}) <> '{OWN_FOLDER}'"
         if not include_missing:
             condition += " AND EXISTS (SELECT 1 FROM genome_tree t WHERE t.path = f.path)"
         names: dict[int, str] = {}

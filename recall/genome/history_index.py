@@ -15,7 +15,7 @@ from recall.genome.filerows import SQL_CHUNK, FileRows
 from recall.genome.gitcmd import GitRunner
 from recall.genome.history import Change, Commit, log_args, parse_log, read_tokens
 from recall.genome.lineage import Lineage
-from recall.genome.names import is_utf8
+from recall.genome.names import is_own, is_utf8
 
 Progress = Callable[[str, int, int | None], None]
 
@@ -97,6 +97,16 @@ def storable(changes: list[Change]) -> list[Change]:
     return [c for c in changes if is_utf8(c[1]) and (c[2] is None or is_utf8(c[2]))]
 
 
+def commit_size(changes: list[Change]) -> int:
+    """How many files a commit changed, as the bulk-commit cap counts them: Tether's own files
+    left out (a change counts when either of its names is outside that folder). Memory files
+    committed with a change say nothing about its size: five source files and forty memories
+    are a small commit, not a reformatting."""
+    return sum(
+        1 for _, path, old in changes if not is_own(path) or (old is not None and not is_own(old))
+    )
+
+
 def next_numbers(conn: sqlite3.Connection) -> tuple[int, int]:
     """The next free file identity and the next commit number."""
     next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM genome_files").fetchone()[0]
@@ -150,9 +160,9 @@ def _stream(
         if shallow and sha in shallow:
             batch.skipped_shallow += 1
             continue
-        nfiles = len(changes)
+        nfiles = commit_size(changes)
         records.append((seq, sha, ts, nfiles))
-        if nfiles:
+        if changes:
             count(seq, apply(seq, storable(changes)), nfiles <= cap)
             if nfiles > cap:
                 batch.skipped_large += 1
@@ -189,9 +199,9 @@ def _buffered(
     traced: list[tuple[int, list[int], bool]] = []
     cap = batch.max_commit_files
     for sha, ts, changes, _ in kept:
-        nfiles = len(changes)
+        nfiles = commit_size(changes)
         batch.commits.append((seq, sha, ts, nfiles))
-        if nfiles:
+        if changes:
             traced.append((seq, batch.lineage.apply(seq, storable(changes)), nfiles <= cap))
             if nfiles > cap:
                 batch.skipped_large += 1

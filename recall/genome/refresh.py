@@ -33,6 +33,8 @@ from recall.genome.history_index import (
 from recall.genome.history_write import clear_history, write_history
 from recall.genome.lineage import Lineage
 from recall.genome.schema import (
+    HISTORY_RULES,
+    HISTORY_RULES_STATE,
     SYMBOLS_BEHIND,
     SYMBOLS_STATE,
     ensure_schema,
@@ -238,6 +240,7 @@ class Refresh:
             "index_sig": head_state.index_sig if head_state else "",
             "settings": settings,
             "max_commit_files": str(self.max_commit_files),
+            HISTORY_RULES_STATE: HISTORY_RULES,
             "tree_time": repr(tree.listed_at),
         }
         if symbols is None:
@@ -318,7 +321,8 @@ class Refresh:
             )
             return "empty", None
         last = state.get("head") or None
-        if full or not state or state.get("settings") != settings or last is None:
+        counted = state.get(HISTORY_RULES_STATE) == HISTORY_RULES  # else by older rules
+        if full or not counted or state.get("settings") != settings or last is None:
             return "full", None
         if last == probe.head:
             return "unchanged", None

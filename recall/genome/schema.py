@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from recall.genome.commit_times import TIMES_DDL
+from recall.index.schema import GENOME_RENAMES_DDL
 
 GENOME_SCHEMA: Final = "2"
 SCHEMA_KEY: Final = "genome_schema"
@@ -27,6 +28,10 @@ TABLES: Final = (
 # counts the commits small enough for co-change; ``seqs`` lists every commit that touched
 # the file; ``near`` holds its co-change neighbours as (identity, shared commits) pairs,
 # strongest first, so the neighbours of a file are one primary-key look-up.
+# genome_renames: each rename (commit number, old name, new name), with an index by each name,
+# is defined in recall.index.schema (GENOME_RENAMES_DDL), where a migration indexes older ones.
+# genome_commits: ``nfiles`` is the commit's size as the bulk cap counts it (Tether's own files
+# left out: recall.genome.history_index.commit_size).
 # genome_symbol_files: each source file the symbol index reads, under its content key, and how
 # it was read (tree-sitter, regex, skipped: why); genome_symbols: the definitions of each key
 # (qualified name, its last part, kind, 1-based line range, body hash; see recall.genome.symbols).
@@ -51,11 +56,9 @@ CREATE TABLE IF NOT EXISTS genome_commits(
     nfiles INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS genome_commits_sha ON genome_commits(sha);
-CREATE TABLE IF NOT EXISTS genome_renames(
-    seq INTEGER NOT NULL,
-    old TEXT NOT NULL,
-    new TEXT NOT NULL
-);
+"""
+    + GENOME_RENAMES_DDL
+    + """
 CREATE TABLE IF NOT EXISTS genome_tree(
     path TEXT PRIMARY KEY,
     key TEXT,
@@ -89,6 +92,13 @@ SYMBOLS_STATE: Final = "symbols"
 """The state key a refresh that left the symbol index as it was sets to :data:`SYMBOLS_BEHIND`
 (a short-lived process's refresh): the next refresh that reads symbols catches up."""
 SYMBOLS_BEHIND: Final = "behind"
+
+HISTORY_RULES_STATE: Final = "history_rules"
+"""The state key recording the rules the stored history was counted by."""
+HISTORY_RULES: Final = "2"
+"""The rules this code counts history by; a genome counted by others (none recorded: 1) is stale
+and its history is read again from scratch, its tree and symbols kept. 2: Tether's own files do
+not count toward a commit's size."""
 
 
 def schema_current(conn: sqlite3.Connection) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 7
+SCHEMA_VERSION: Final = 8
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
@@ -40,6 +40,21 @@ CREATE INDEX IF NOT EXISTS memory_anchors_rowid ON memory_anchors(memory_rowid);
 """
 """Each symbol anchor of a memory, by the last part of its name: how recall finds the memories
 whose symbol moved into a touched file (the ``anchors`` column keeps them whole, as JSON)."""
+
+GENOME_RENAMES_DDL: Final = """
+CREATE TABLE IF NOT EXISTS genome_renames(
+    seq INTEGER NOT NULL,
+    old TEXT NOT NULL,
+    new TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS genome_renames_old ON genome_renames(old, seq);
+CREATE INDEX IF NOT EXISTS genome_renames_new ON genome_renames(new, seq);
+"""
+"""The genome's renames (commit number, name left, name taken), indexed by each name in commit
+order: an edit hook follows a file's names one look-up at a time (:mod:`recall.file_names`).
+The genome creates the table from this (:mod:`recall.genome.schema`); it is here so that a
+migration can index a table built before the indexes were (the table is made empty where there
+is no genome yet, and the genome's first refresh makes it afresh)."""
 
 BASE_DDL: Final = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -193,4 +208,6 @@ MIGRATIONS: Final[dict[int, str]] = {
     # v7: the v6 step as first shipped left the folder's fingerprint in place, so a sync
     # trusted it and never read the files again: read them now, for guards and anchors
     6: reread_every_file(),
+    # v8: the genome's renames indexed by each name, for the look-ups of the edit hooks
+    7: GENOME_RENAMES_DDL,
 }

@@ -1,0 +1,120 @@
+"""A path holding a line break (git allows one in a file name, any folder may hold one) never
+forges an output line of ``doctor``, ``stats``, ``cleanup``, ``session`` or ``distill``: their
+human output shows it as ``\\n``, and ``--json`` keeps it exact."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import CliResult, git, make_repo, run_tether
+
+Cli = Callable[..., CliResult]
+
+FORGED = "FORGED"
+"""What follows the line break in each name: a line starting with it was forged."""
+ODD = f"src/a\n{FORGED}.py"
+SHOWN = f"src/a\\n{FORGED}.py"
+
+
+def assert_not_forged(text: str) -> None:
+    """No line of ``text`` starts with what followed a line break in a name."""
+    assert not [line for line in text.splitlines() if line.startswith(FORGED)], text
+
+
+def _commit(repo: Path, files: dict[str, str], message: str) -> None:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def _remember(cli: Cli, summary: str, *args: str) -> str:
+    done = cli("remember", summary, "-c", "gotcha", *args, "--json")
+    assert done.code == 0, done
+    return str(done.json()["id"])
+
+
+def test_doctor_shows_each_problem_on_its_own_line(cli: Cli, repo: Path) -> None:
+    _commit(repo, {ODD: "x = 1\n"}, "an odd name")
+    memory = _remember(cli, "the odd file is generated", "-f", ODD)
+    git(repo, "rm", "-q", ODD)
+    git(repo, "commit", "-q", "-m", "gone")
+    broken = repo / ".tether" / "memories" / f"0badf11e\n{FORGED}.md"
+    broken.write_text("---\ncategory: nope\n---\nx\n", encoding="utf-8")
+    done = cli("doctor")
+    assert done.code == 1, done
+    assert_not_forged(done.stdout)
+    assert f"{memory}: every file it names is gone ({SHOWN})" in done.stdout
+    assert f"0badf11e\\n{FORGED}.md:2: unknown category 'nope'" in done.stdout
+    found = cli("doctor", "--json").json()
+    assert len(done.stdout.splitlines()) == len(found)  # one line a problem
+    [dead] = [entry for entry in found if entry.get("kind") == "dead-reference"]
+    assert dead["files"] == [ODD]
+    assert str(broken) in [entry.get("path") for entry in found]
+
+
+def test_stats_names_the_hub_file_on_one_line(cli: Cli, repo: Path) -> None:
+    _commit(repo, {ODD: "x = 1\n"}, "an odd name")
+    _remember(cli, "the odd file is generated", "-f", ODD)
+    _remember(cli, "the odd file must stay small", "-f", ODD)
+    done = cli("stats")
+    assert done.code == 0, done
+    assert_not_forged(done.stdout)
+    [hub] = [line for line in done.stdout.splitlines() if line.rstrip().endswith(SHOWN)]
+    assert "2  " in hub
+    assert cli("stats", "--json").json()["hub_files"] == [{"path": ODD, "memories": 2}]
+
+
+def test_cleanup_shows_where_a_symbol_went_on_one_line(cli: Cli, repo: Path) -> None:
+    moved_to = f"src/b\n{FORGED}.py"
+    _commit(repo, {"src/a.py": "def helper():\n    return 1\n"}, "helper")
+    env = {"TETHER_NOW": "2026-01-01T00:00:00+00:00"}
+    done = cli(
+        "remember", "helper stays pure", "-c", "gotcha", "--anchor", "src/a.py::helper", env=env
+    )
+    assert done.code == 0, done
+    _commit(repo, {"src/a.py": "VALUE = 1\n", moved_to: "def helper():\n    return 1\n"}, "move")
+    later = {"TETHER_NOW": "2028-01-01T00:00:00+00:00"}
+    done = cli("cleanup", "--interactive", stdin="q\n", env=later)
+    assert done.code == 0, done
+    assert_not_forged(done.stdout)
+    assert f"symbol src/a.py::helper: relocated to src/b\\n{FORGED}.py:1-2" in done.stdout
+    [candidate] = cli("cleanup", "--json", env=later).json()["candidates"]
+    assert candidate["symbols"] == [f"src/a.py::helper: relocated to {moved_to}:1-2"]
+
+
+def _odd_folder(tmp_path: Path) -> Path:
+    """A repository in a folder whose name holds a line break, set up, whose settings file
+    has a key Tether does not know (so a notice names that file)."""
+    root = make_repo(tmp_path / f"re\n{FORGED}")
+    assert run_tether("init", cwd=root).code == 0
+    (root / ".tether" / "config.toml").write_text("bogus_key = 1\n", encoding="utf-8")
+    return root
+
+
+def test_session_start_output_is_not_forged(tmp_path: Path) -> None:
+    root = _odd_folder(tmp_path)
+    done = run_tether("session", "start", "--session", f"s1\n{FORGED}", cwd=root)
+    assert done.code == 0, done
+    assert_not_forged(done.stdout)
+    assert_not_forged(done.stderr)
+    assert f"Started session s1\\n{FORGED}" in done.stdout.splitlines()
+    assert f"re\\n{FORGED}/.tether/config.toml: unknown key 'bogus_key'" in done.stderr
+    data = run_tether("session", "start", "--session", f"s1\n{FORGED}", "--json", cwd=root)
+    assert data.json()["session"] == f"s1\n{FORGED}"
+
+
+def test_distill_output_is_not_forged(tmp_path: Path) -> None:
+    root = _odd_folder(tmp_path)
+    session = f"s1\n{FORGED}"
+    assert run_tether("session", "start", "--session", session, cwd=root).code == 0
+    done = run_tether("distill", "--session", session, cwd=root)
+    assert done.code == 1, done  # nothing to propose
+    assert_not_forged(done.stdout)
+    assert_not_forged(done.stderr)
+    assert f"(commits of session s1\\n{FORGED})" in done.stdout
+    assert f"re\\n{FORGED}/.tether/config.toml: unknown key 'bogus_key'" in done.stderr
+    data = run_tether("distill", "--session", session, "--json", cwd=root).json()
+    assert data["source"] == f"commits of session {session}"
