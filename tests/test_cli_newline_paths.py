@@ -1,5 +1,6 @@
 """A path holding a line break (git allows one in a file name, any folder may hold one) never
-forges an output line of ``doctor``, ``stats``, ``cleanup``, ``session`` or ``distill``: their
+forges an output line of ``doctor``, ``stats``, ``cleanup``, ``repoint``, ``session`` or
+``distill``: their
 human output shows it as ``\\n``, and ``--json`` keeps it exact."""
 
 from __future__ import annotations
@@ -92,6 +93,19 @@ def _odd_folder(tmp_path: Path) -> Path:
     assert run_tether("init", cwd=root).code == 0
     (root / ".tether" / "config.toml").write_text("bogus_key = 1\n", encoding="utf-8")
     return root
+
+
+def test_repoint_shows_each_rename_on_one_line(cli: Cli, repo: Path) -> None:
+    _commit(repo, {ODD: "x = 1\n"}, "an odd name")
+    memory = _remember(cli, "the odd file is generated", "-f", ODD)
+    moved = f"src/b\n{FORGED}.py"
+    git(repo, "mv", ODD, moved)
+    git(repo, "commit", "-q", "-m", "moved")
+    done = cli("repoint", memory)
+    assert done.code == 0, done
+    assert_not_forged(done.stdout)
+    assert f"{SHOWN} -> src/b\\n{FORGED}.py" in done.stdout
+    assert cli("repoint", memory, "--json").json()["renamed"] == {ODD: moved}
 
 
 def test_session_start_output_is_not_forged(tmp_path: Path) -> None:

@@ -226,7 +226,7 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
 
     def render(console) -> None:
         for old, new in [*moved.items(), *symbol_moves.items()]:
-            console.print(f"{old} -> {new}", markup=False, highlight=False, soft_wrap=True)
+            console.print(visible(f"{old} -> {new}"), markup=False, highlight=False, soft_wrap=True)
         if args.apply:
             console.print(f"Repointed {memory.id}; the old paths stay in {FORMER_FILES_KEY}")
         else:
