@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import CliResult, git, make_repo, run_on_pty, run_tether
 
-from recall.cli import known_paths
+from recall import known_paths
 from recall.cli.context import SKIPPED_NAMED
 from recall.cli.main import build_parser
 from recall.model import MIN_ID_PREFIX

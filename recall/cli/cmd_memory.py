@@ -13,10 +13,10 @@ from recall.anchors.symbols import split_anchor_options
 from recall.anchors.write import record_anchors
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
-from recall.cli.known_paths import folder_lines, is_git, refuse_unknown
 from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.display import visible
 from recall.errors import BadInput, NothingToDo
+from recall.known_paths import folder_lines, is_git, refuse_unknown
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.locations import PROJECT, ensure_created

@@ -98,7 +98,7 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.batch:
         return _run_batch(args, ctx, recaller)
     touches = _touches(ctx, recaller, args.files, args.opened)
-    from recall.cli.known_paths import folder_lines, missing_notes  # git: a path not on disk
+    from recall.known_paths import folder_lines, missing_notes  # git: a path not on disk
 
     root = recaller.stores[0].repo_root
     for note in missing_notes(root, [t.path for t in touches]):

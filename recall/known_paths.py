@@ -1,6 +1,6 @@
 """Catching typed paths that name nothing: a path a memory or a recall names is checked
 against the repository's files (and, for memories, its history), with the closest names
-offered in a "did you mean".
+offered in a "did you mean"..
 
 Git is asked only when a path is missing on disk, so the common case costs one ``stat`` (and
 no import of ``subprocess`` or ``difflib``: recall runs in agents' hooks).
