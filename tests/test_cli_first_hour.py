@@ -173,6 +173,16 @@ def test_remember_refuses_gits_own_files(cli: Cli, repo: Path) -> None:
     assert memory_files(repo) == []
 
 
+def test_an_anchors_file_is_checked_and_named_as_the_anchor(cli: Cli, repo: Path) -> None:
+    """The file of ``--anchor PATH::NAME`` is checked as a ``--file`` is, and a refusal names
+    the option the user wrote."""
+    result = cli("remember", "Pool closes", "-c", "gotcha", "--anchor", "src/ap.py::Pool.close")
+    assert result.code == 2, result
+    assert "--anchor 'src/ap.py' is not in the repository's files" in result.stderr
+    assert "did you mean src/app.py?" in result.stderr
+    assert memory_files(repo) == []
+
+
 def test_an_import_of_nothing_says_so_and_exits_1(cli: Cli, repo: Path) -> None:
     empty = repo.parent / "empty.jsonl"
     empty.write_text("\n\n", encoding="utf-8")
