@@ -15,6 +15,7 @@ from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from recall.anchors.guards import carried_guard, check_guard
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
+from recall.known_paths import touched_notes
 from recall.lifecycle.disuse import archived_by_disuse, as_seen
 from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
 from recall.policy.usage import counters, record_action
@@ -42,7 +43,9 @@ def recall(
     What it returns lands in the agent's context as an injection does, so it passes the same
     trust gate (recall.policy.trust): with others' memories held back, those are left out, and
     ``held_back`` says how many of the ranked ones were. Every memory returned counts as
-    surfaced once, as the CLI and the hooks count it.
+    surfaced once, as the CLI and the hooks count it. A file given that is not a file of the
+    repository (a typo, a file renamed since) or is a folder is said in ``notes``, with the
+    closest names, as ``tether recall`` says it: recall ranks by the files that exist.
     """
     from recall.policy.trust import Gate
     from recall.ranking.query import RecallQuery, Touch
@@ -57,8 +60,11 @@ def recall(
     if files and project is None:
         ws.project()  # raises what to do: files are only known inside a repository
     touches: tuple[Touch, ...] = ()
+    notes: list[str] = []
     if project is not None:
         touches = tuple(Touch(path, "edit") for path in arguments.paths(project, files or []))
+        # A path no file answers to finds nothing (recall ranks by the files that exist): say so.
+        notes = touched_notes(project.repo_root, [touch.path for touch in touches])
     gate = Gate(project, log.warning)
     # Genome notices (a shallow clone, say) go to the server's log on stderr, not the result.
     recaller = build_recaller(
@@ -75,6 +81,8 @@ def recall(
         "query": found.query_text,
         "held_back": len(found.hits) - len(allowed),
     }
+    if notes:
+        done["notes"] = notes
     return _with_skipped(done, stores)
 
 

@@ -179,3 +179,13 @@ def folder_lines(root: Path | None, paths: Iterable[str], *, label: str, advice:
         hint = f" ({examples})" if examples else ""
         lines.append(f"{label} {path!r} is a folder; {advice}{hint}")
     return lines
+
+
+def touched_notes(root: Path | None, paths: list[str]) -> list[str]:
+    """What to tell about the paths a recall is given that no file of ``root`` answers to: one
+    missing from the working tree (with the closest names: a typo, or a file renamed since),
+    a folder (with a few of its files). Recall ranks by the files that exist, so without a note
+    such a path would find nothing without a word."""
+    notes = missing_notes(root, paths)
+    notes += folder_lines(root, paths, label="path", advice="recall takes the files touched")
+    return notes

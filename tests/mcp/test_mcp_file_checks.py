@@ -1,7 +1,7 @@
 """The files an agent names are checked as carefully as the CLI checks a person's: a memory
 about a folder, one of git's own files or a typo is refused (naming the argument and the
-closest file), a renamed file is written with a note, and an anchor with a control character
-is refused."""
+closest file), a renamed file is written with a note, an anchor with a control character is
+refused, and a recall of a path no file answers to says so."""
 
 from __future__ import annotations
 
@@ -113,3 +113,15 @@ async def test_an_anchor_with_a_control_character_is_refused(repo: Path, anchor:
         )
         assert "anchors[0] must be one line of text without control characters" in message
     assert len(memory_files(repo)) == 1
+
+
+async def test_recall_says_which_paths_no_file_answers_to(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        await call(client, "memory_write", summary="pool", category="gotcha", files=["src/app.py"])
+        found = await call(client, "memory_recall", files=["src/ap.py", "src", "src/util.py"])
+        assert found["notes"] == [
+            "src/ap.py is not a file of this repository; did you mean src/app.py?",
+            "path 'src' is a folder; recall takes the files touched (src/app.py, src/util.py)",
+        ]
+        fine = await call(client, "memory_recall", files=["src/app.py"])
+        assert "notes" not in fine and fine["results"]
