@@ -1,7 +1,8 @@
 """The files an agent names are checked as carefully as the CLI checks a person's: a memory
 about a folder, one of git's own files or a typo is refused (naming the argument and the
 closest file), a renamed file is written with a note, an anchor with a control character is
-refused, and a recall of a path no file answers to says so."""
+refused, a recall of a path no file answers to says so, and a memory too large to be read back
+is refused naming the field and the limit."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import git, run_tether
 
+from recall.memfiles import MAX_FILE_BYTES
 from tests.mcp.harness import call, error, mcp_client
 
 pytestmark = pytest.mark.asyncio
@@ -125,3 +127,24 @@ async def test_recall_says_which_paths_no_file_answers_to(repo: Path) -> None:
         ]
         fine = await call(client, "memory_recall", files=["src/app.py"])
         assert "notes" not in fine and fine["results"]
+
+
+async def test_an_oversized_summary_or_details_is_refused_naming_it_and_the_limit(
+    repo: Path,
+) -> None:
+    async with mcp_client(repo) as client:
+        long = "a " * MAX_FILE_BYTES
+        message = await error(
+            client, "memory_write", summary=long, category="context", files=["src/app.py"]
+        )
+        assert message.startswith(
+            f"Error executing tool memory_write: summary is {len(long):,} bytes"
+        )
+        assert f"over the limit of {MAX_FILE_BYTES:,} bytes for a memory file" in message
+        assert "nothing written: give the knowledge as one short line in summary" in message
+        message = await error(
+            client, "memory_write", summary="the log", category="context", files=[], details=long
+        )
+        assert f"details is {len(long):,} bytes" in message and "nothing written" in message
+        assert f"{MAX_FILE_BYTES:,} bytes" in message
+    assert memory_files(repo) == []
