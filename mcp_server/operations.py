@@ -121,9 +121,14 @@ def list_memories(
     if category is not None:
         arguments.choice(category, CATEGORIES, "category")
     arguments.limit(limit, LIST_MAX)
+    if file is not None and not file.strip():
+        raise BadInput(
+            "file is empty; give a file or folder inside the repository, or leave file out "
+            "to list every memory"
+        )
     found: list[dict[str, Any]] = []
     for store in ws.stores(scope):
-        wanted = arguments.path(store, file, "file") if file else None
+        wanted = arguments.path(store, file, "file") if file is not None else None
         listed, hidden = as_seen(store, file=wanted, category=category, status=status)
         found.extend(results.listed(m, store.scope, hidden) for m in listed)
     done = {"memories": found[:limit], "total": len(found), "truncated": len(found) > limit}

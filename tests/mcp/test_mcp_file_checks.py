@@ -148,3 +148,13 @@ async def test_an_oversized_summary_or_details_is_refused_naming_it_and_the_limi
         assert f"details is {len(long):,} bytes" in message and "nothing written" in message
         assert f"{MAX_FILE_BYTES:,} bytes" in message
     assert memory_files(repo) == []
+
+
+async def test_list_refuses_an_empty_file_instead_of_listing_everything(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        await call(client, "memory_write", summary="pool", category="gotcha", files=["src/app.py"])
+        for empty in ("", "  "):
+            message = await error(client, "memory_list", file=empty)
+            assert "file is empty; give a file or folder inside the repository" in message
+            assert "leave file out to list every memory" in message
+        assert (await call(client, "memory_list"))["total"] == 1
