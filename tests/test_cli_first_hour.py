@@ -378,6 +378,14 @@ def test_search_limit_says_when_more_match(cli: Cli, repo: Path) -> None:
     assert "3 matches for 'cache'" in shown and "more beyond" not in shown
 
 
+def test_list_refuses_an_empty_file_instead_of_listing_everything(cli: Cli, repo: Path) -> None:
+    ok(cli("remember", "Pool closes", "-c", "gotcha", "-f", "src/app.py"))
+    result = cli("list", "--file", "")
+    assert result.code == 2, result
+    assert result.stdout == ""
+    assert "--file is empty; give a file path inside the repository" in result.stderr
+
+
 def test_list_limit(cli: Cli, repo: Path) -> None:
     ids = seed_three(cli, repo)
     assert len(ok(cli("list", "--limit", "2")).stdout.splitlines()) == 2
