@@ -8,19 +8,16 @@ as :class:`recall.errors.TetherError`; the tool layer turns them into MCP tool e
 from __future__ import annotations
 
 import logging
-import re
 from typing import TYPE_CHECKING, Any
 
-from mcp_server import results
+from mcp_server import arguments, results
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
-from recall import secrets_scan
 from recall.anchors.guards import carried_guard, check_guard
-from recall.anchors.symbols import parse_anchor
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
+from recall.known_paths import touched_notes
 from recall.lifecycle.disuse import archived_by_disuse, as_seen
-from recall.model import CATEGORIES, GUARD_CATEGORIES, MIN_ID_PREFIX, STATUSES
-from recall.paths import normalize, normalize_loose
+from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
 
@@ -35,75 +32,6 @@ READ_SCOPES = (*WRITE_SCOPES, "all")
 log = logging.getLogger("mcp_server")
 
 
-# -- argument checks -------------------------------------------------------------------------
-
-
-def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
-    if value not in allowed:
-        raise BadInput(f"{name} {value!r} is not one of {', '.join(allowed)}; pick one of those")
-    return value
-
-
-def _summary(summary: str) -> str:
-    if not summary.strip():
-        raise BadInput("summary is empty; give the knowledge as one line")
-    if "\n" in summary or "\r" in summary:
-        raise BadInput("summary must be one line; put the rest in details")
-    return summary
-
-
-def _details(details: str | None) -> str | None:
-    return details if details and details.strip() else None
-
-
-def _no_secrets(summary: str, details: str | None) -> None:
-    """Refuse credential-shaped text: memories are plain files committed to git."""
-    found = [
-        f"{match.describe()} in {label}"
-        for label, text in (("summary", summary), ("details", details))
-        for match in secrets_scan.scan(text)
-    ]
-    if found:
-        raise BadInput(
-            f"refusing to write what looks like a credential: {'; '.join(found)}. "
-            "Memories are committed to git: remove it (say where the secret lives instead) "
-            "and call the tool again"
-        )
-
-
-def _path(store: MemoryStore, raw: str, ws: Workspace, label: str) -> str:
-    """A path given to a tool, relative to the repository root as the tools say (the server
-    may run in a subfolder of it), in the stored form."""
-    if store.repo_root is None:
-        return normalize_loose(raw, label=label)
-    return normalize(raw, store.repo_root, store.repo_root, label=label)
-
-
-def _paths(store: MemoryStore, raw: list[str], ws: Workspace) -> list[str]:
-    return [_path(store, item, ws, f"files[{n}]") for n, item in enumerate(raw)]
-
-
-def _id(ref: str, name: str = "id") -> str:
-    if not ref.strip():
-        raise BadInput(f"{name} is empty; give a memory id from memory_recall or memory_list")
-    if not _ID_OR_PREFIX.fullmatch(ref.strip()):
-        raise BadInput(
-            f"{name} {ref.strip()[:40]!r} is not a memory id: give its 8 hex digits, or at "
-            "least the first 4, from memory_recall or memory_list"
-        )
-    return ref.strip()
-
-
-_ID_OR_PREFIX = re.compile(rf"[0-9a-fA-F]{{{MIN_ID_PREFIX},8}}")
-"""A memory id (8 hex digits) or a prefix as short as the store finds one by."""
-
-
-def _limit(limit: int, most: int) -> int:
-    if not 1 <= limit <= most:
-        raise BadInput(f"limit {limit} is out of range; give 1 to {most}")
-    return limit
-
-
 # -- reading ---------------------------------------------------------------------------------
 
 
@@ -115,13 +43,15 @@ def recall(
     What it returns lands in the agent's context as an injection does, so it passes the same
     trust gate (recall.policy.trust): with others' memories held back, those are left out, and
     ``held_back`` says how many of the ranked ones were. Every memory returned counts as
-    surfaced once, as the CLI and the hooks count it.
+    surfaced once, as the CLI and the hooks count it. A file given that is not a file of the
+    repository (a typo, a file renamed since) or is a folder is said in ``notes``, with the
+    closest names, as ``tether recall`` says it: recall ranks by the files that exist.
     """
     from recall.policy.trust import Gate
     from recall.ranking.query import RecallQuery, Touch
     from recall.service import build_recaller, record_shown
 
-    _limit(limit, RECALL_MAX)
+    arguments.limit(limit, RECALL_MAX)
     prompt = prompt.strip() if prompt else None
     if not prompt and not files:
         raise BadInput("give a prompt, files, or both: recall ranks memories by them")
@@ -130,8 +60,11 @@ def recall(
     if files and project is None:
         ws.project()  # raises what to do: files are only known inside a repository
     touches: tuple[Touch, ...] = ()
+    notes: list[str] = []
     if project is not None:
-        touches = tuple(Touch(path, "edit") for path in _paths(project, files or [], ws))
+        touches = tuple(Touch(path, "edit") for path in arguments.paths(project, files or []))
+        # A path no file answers to finds nothing (recall ranks by the files that exist): say so.
+        notes = touched_notes(project.repo_root, [touch.path for touch in touches])
     gate = Gate(project, log.warning)
     # Genome notices (a shallow clone, say) go to the server's log on stderr, not the result.
     recaller = build_recaller(
@@ -148,12 +81,14 @@ def recall(
         "query": found.query_text,
         "held_back": len(found.hits) - len(allowed),
     }
+    if notes:
+        done["notes"] = notes
     return _with_skipped(done, stores)
 
 
 def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
     """A memory's whole card; reading the details counts as acting on it."""
-    store, memory = ws.find(_id(memory_id))
+    store, memory = ws.find(arguments.memory_id(memory_id))
     if store.exists:
         record_action(store.conn, memory.id)
     data = {
@@ -181,14 +116,19 @@ def list_memories(
     As ``tether list`` shows them to this user: one archived by disuse lists as archived
     (``archived_by: disuse``), not active; one a person archived says ``archived_by: person``.
     """
-    _choice(scope, READ_SCOPES, "scope")
-    _choice(status, (*STATUSES, "all"), "status")
+    arguments.choice(scope, READ_SCOPES, "scope")
+    arguments.choice(status, (*STATUSES, "all"), "status")
     if category is not None:
-        _choice(category, CATEGORIES, "category")
-    _limit(limit, LIST_MAX)
+        arguments.choice(category, CATEGORIES, "category")
+    arguments.limit(limit, LIST_MAX)
+    if file is not None and not file.strip():
+        raise BadInput(
+            "file is empty; give a file or folder inside the repository, or leave file out "
+            "to list every memory"
+        )
     found: list[dict[str, Any]] = []
     for store in ws.stores(scope):
-        wanted = _path(store, file, ws, "file") if file else None
+        wanted = arguments.path(store, file, "file") if file is not None else None
         listed, hidden = as_seen(store, file=wanted, category=category, status=status)
         found.extend(results.listed(m, store.scope, hidden) for m in listed)
     done = {"memories": found[:limit], "total": len(found), "truncated": len(found) > limit}
@@ -222,19 +162,22 @@ def write(
     scope: str = "project",
     anchors: list[str] | None = None,
     guard: bool = False,
+    allow_missing: bool = False,
 ) -> dict[str, Any]:
-    """Write a new memory, or name the one that already holds the same knowledge."""
-    _summary(summary)
-    _choice(category, CATEGORIES, "category")
-    _choice(scope, WRITE_SCOPES, "scope")
-    details = _details(details)
-    _no_secrets(summary, details)
+    """Write a new memory, or name the one that already holds the same knowledge.
+
+    Its files (and its anchors' files) are checked as ``tether remember`` checks them: one of
+    git's own files, a folder, or (unless ``allow_missing``) a file the repository never had
+    is refused; a file renamed since is written as given, with a ``file_notes`` entry."""
+    arguments.summary_line(summary)
+    arguments.choice(category, CATEGORIES, "category")
+    arguments.choice(scope, WRITE_SCOPES, "scope")
+    details = arguments.details_text(details)
+    arguments.no_secrets(summary, details)
     store = ws.project() if scope == "project" else ws.global_store()
-    symbols = [parse_anchor(text, label=f"anchors[{n}]") for n, text in enumerate(anchors or [])]
-    symbols = [
-        (_path(store, path, ws, f"anchors[{n}]"), name) for n, (path, name) in enumerate(symbols)
-    ]
-    paths = _paths(store, files, ws)
+    symbols = arguments.symbols(store, anchors or [])
+    paths = arguments.paths(store, files)
+    file_notes = arguments.named_files(store, paths, symbols, allow_missing=allow_missing)
     paths += [path for path in dict.fromkeys(p for p, _ in symbols) if path not in paths]
     draft = store.prepare_memory(
         summary=summary,
@@ -251,7 +194,7 @@ def write(
             anchors=recorded, guard=check_guard(guard, category, "guard: true")
         )
     written = results.written(store.remember(draft))
-    return {**written, "anchor_notes": notes} if notes else written
+    return _with_notes(written, anchor_notes=notes, file_notes=file_notes)
 
 
 def supersede(
@@ -264,6 +207,7 @@ def supersede(
     details: str | None = None,
     pin: bool | None = None,
     anchors: list[str] | None = None,
+    allow_missing: bool = False,
 ) -> dict[str, Any]:
     """Replace an active memory by a new one; the old one leaves recall, linked both ways.
 
@@ -271,22 +215,21 @@ def supersede(
     drops the pin, ``anchors=[]`` the anchors); the guard always: an agent cannot lift one (a
     person does, with ``unguard``), so a supersede that would (a category that takes none, the
     guarded files left out) is refused; details do not (the new text stands on its own).
+    The files and anchors given are checked as :func:`write` checks them.
     """
-    _summary(summary)
+    arguments.summary_line(summary)
     if category is not None:
-        _choice(category, CATEGORIES, "category")
-    details = _details(details)
-    _no_secrets(summary, details)
-    store, old = ws.find(_id(old_id, "old_id"))
+        arguments.choice(category, CATEGORIES, "category")
+    details = arguments.details_text(details)
+    arguments.no_secrets(summary, details)
+    store, old = ws.find(arguments.memory_id(old_id, "old_id"))
+    symbols = arguments.symbols(store, anchors or [])
+    given = arguments.paths(store, files or [])
+    file_notes = arguments.named_files(store, given, symbols, allow_missing=allow_missing)
     recorded, notes = old.anchors, []
     if anchors is not None:
-        symbols = [parse_anchor(text, label=f"anchors[{n}]") for n, text in enumerate(anchors)]
-        symbols = [
-            (_path(store, path, ws, f"anchors[{n}]"), name)
-            for n, (path, name) in enumerate(symbols)
-        ]
         recorded, notes = record_anchors(store.repo_root, symbols)
-    paths = list(old.files) if files is None else _paths(store, files, ws)
+    paths = list(old.files) if files is None else given
     paths += [path for path in dict.fromkeys(a.path for a in recorded) if path not in paths]
     draft = store.prepare_memory(
         summary=summary,
@@ -306,9 +249,13 @@ def supersede(
     result, updated = store.supersede(old.id, draft)
     record_action(store.conn, old.id)
     done = {**results.written(result), "supersedes": updated.id, "old_status": updated.status}
-    if notes:
-        done["anchor_notes"] = notes
+    done = _with_notes(done, anchor_notes=notes, file_notes=file_notes)
     return {**done, "guard_note": note} if note else done
+
+
+def _with_notes(done: dict[str, Any], **notes: list[str]) -> dict[str, Any]:
+    """``done`` with each of ``notes`` that holds any (an empty list is left out)."""
+    return {**done, **{key: found for key, found in notes.items() if found}}
 
 
 def _keeps_the_guard(old: Memory, category: str, paths: list[str]) -> None:
@@ -330,7 +277,7 @@ def _keeps_the_guard(old: Memory, category: str, paths: list[str]) -> None:
 
 def pin(ws: Workspace, *, memory_id: str, pinned: bool = True) -> dict[str, Any]:
     """Pin (or unpin) a memory; pinning is acting on it. Already so: nothing changes."""
-    store, memory = ws.find(_id(memory_id))
+    store, memory = ws.find(arguments.memory_id(memory_id))
     changed = memory.pinned != pinned
     if changed:
         memory = store.set_pinned(memory.id, pinned)
@@ -340,7 +287,7 @@ def pin(ws: Workspace, *, memory_id: str, pinned: bool = True) -> dict[str, Any]
 
 def archive(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
     """Hide an active memory from recall (reversible with ``tether restore``)."""
-    store, memory = ws.find(_id(memory_id))
+    store, memory = ws.find(arguments.memory_id(memory_id))
     if memory.guard and memory.status == "active":
         raise BadInput(
             f"memory {memory.id} is guarded: an agent cannot take it out of recall; ask a "

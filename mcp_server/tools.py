@@ -73,6 +73,13 @@ Details = Annotated[
     str | None,
     Field(description="Optional longer explanation: the why, an example, the fix."),
 ]
+AllowMissing = Annotated[
+    bool,
+    Field(
+        description="Name a file the repository has neither in its files nor in its history "
+        "(a file still to come); without it such a file is refused as a probable typo."
+    ),
+]
 
 RECALL = f"""Recall the memories that matter for what you are about to do.
 
@@ -92,8 +99,11 @@ memory left this user's recall for going unused (a person can bring it back)."""
 WRITE = f"""Write a new memory about files so a later session (yours or a person's) learns it
 when touching them. Write only what the code cannot say by itself: a gotcha and its fix, a
 decision and its reason, a team preference. Categories: {_CATEGORY_HELP}.
-The same knowledge written twice is not duplicated: the result then has written=false and
-duplicate_of naming the existing memory. Text that looks like a credential is refused.
+The files must be files of the repository: a folder, one of git's own files or a path the
+repository never had (a typo: the refusal names the closest files) is refused; file_notes says
+when a file named was renamed since. The same knowledge written twice is not duplicated: the
+result then has written=false and duplicate_of naming the existing memory. Text that looks like
+a credential is refused.
 To correct a memory, use memory_supersede instead of writing a second one."""
 
 SUPERSEDE = """Replace a memory that is wrong or out of date with a new one. The old memory
@@ -115,12 +125,20 @@ user's recall for going unused lists as archived, with archived_by "disuse". Ret
 {LIST_LIMIT} unless a larger limit is given; total says how many matched."""
 
 
+def one_line(message: str) -> str:
+    """An engine message as one line, as a tool error is: the lines the CLI prints one under
+    the other (each refused file, then "nothing written") follow one another, each ended."""
+    parts = [part.strip() for part in message.splitlines() if part.strip()]
+    ended = [part if part[-1] in ".?!;:" else f"{part};" for part in parts[:-1]]
+    return " ".join([*ended, *parts[-1:]])
+
+
 def _call(ws: Workspace, operation: Callable[..., dict[str, Any]], **arguments: Any) -> Any:
     """Run an operation; engine problems become tool errors the agent can read and act on."""
     try:
         return ws.run(operation, **arguments)
     except TetherError as error:
-        raise ToolError(str(error)) from None
+        raise ToolError(one_line(str(error))) from None
     except sqlite3.DatabaseError as error:
         raise ToolError(
             f"the memory index could not be used ({error}); run `tether reindex` in the "
@@ -194,6 +212,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
                 "an edit under it asks the person first."
             ),
         ] = False,
+        allow_missing: AllowMissing = False,
     ) -> dict[str, Any]:
         return _call(
             ws,
@@ -206,6 +225,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
             scope=scope,
             anchors=anchors,
             guard=guard,
+            allow_missing=allow_missing,
         )
 
     @server.tool(name="memory_supersede", description=_prose(SUPERSEDE), annotations=adding)
@@ -235,6 +255,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
                 "[] for none)."
             ),
         ] = None,
+        allow_missing: AllowMissing = False,
     ) -> dict[str, Any]:
         return _call(
             ws,
@@ -246,6 +267,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
             details=details,
             pin=pin,
             anchors=anchors,
+            allow_missing=allow_missing,
         )
 
     @server.tool(name="memory_pin", description=_prose(PIN), annotations=settling)

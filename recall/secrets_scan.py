@@ -201,10 +201,28 @@ def _mask(secret: str) -> str:
     return f"{prefix}{shown}…[{len(secret)} chars]"
 
 
-def _whole_token(line: str, secret: str) -> str:
-    """``secret`` widened to the token it starts in ``line`` (for its length in the excerpt)."""
-    start = line.find(secret)
-    if start < 0:
+def _starts(plugin: BasePlugin, line: str, secret: str) -> list[int]:
+    """Where in ``line`` the plugin found ``secret``: one start for each of its matches.
+
+    A plugin reports values, not places, and one value once per line however often it matched:
+    GitHub's reports only a token's prefix (``ghp``), the same for every token of the line. So
+    a regex plugin's patterns are matched again here, each match's reported group giving its
+    place; the first occurrence of the text stands for the others (whose patterns are their
+    own), and for a text its patterns do not find again."""
+    starts = []
+    for pattern in getattr(plugin, "denylist", ()):
+        groups = range(1, pattern.groups + 1) if pattern.groups else (0,)
+        for match in pattern.finditer(line):
+            starts.extend(match.start(g) for g in groups if match.group(g) == secret)
+    if not starts:
+        starts = [max(line.find(secret), 0)]
+    return sorted(set(starts))
+
+
+def _whole_token(line: str, start: int, secret: str) -> str:
+    """``secret``, found at ``start`` in ``line``, widened to the token it starts (for its
+    length in the excerpt)."""
+    if line[start : start + len(secret)] != secret:
         return secret
     tail = _TOKEN_TAIL.match(line, start + len(secret))
     # A full stop after a token ends the sentence; it is not part of the token.
@@ -284,19 +302,18 @@ def _scan_line(
                 or not scanner.value_check(secret, quoted=True)
             ):
                 continue
-            token = _whole_token(line, secret)
-            if scanner.placeholder(token):
-                continue  # https://user:password@host, ghp_xxxxxxxx… in a how-to
-            start = max(line.find(secret), 0)
-            # A private key's armour line is not secret: shown as-is, it says what to remove.
-            private = potential.type == "Private Key"
-            excerpt = f"-----{secret}-----" if private else _mask(token)
-            name = _ASSIGNED_NAME.search(line, 0, start) if keyword_style else None
-            if name:  # ``DB_PASSWORD = hunt…[17 chars]``: which setting to fix
-                excerpt = f"{name.group(1)} = {excerpt}"
-            found.append(
-                (start, start + len(token), SecretMatch(_kind(potential.type, secret), excerpt))
-            )
+            for start in _starts(plugin, line, secret):
+                token = _whole_token(line, start, secret)
+                if scanner.placeholder(token):
+                    continue  # https://user:password@host, ghp_xxxxxxxx… in a how-to
+                # A private key's armour line is not secret: shown as-is, it says what to remove.
+                private = potential.type == "Private Key"
+                excerpt = f"-----{secret}-----" if private else _mask(token)
+                name = _ASSIGNED_NAME.search(line, 0, start) if keyword_style else None
+                if name:  # ``DB_PASSWORD = hunt…[17 chars]``: which setting to fix
+                    excerpt = f"{name.group(1)} = {excerpt}"
+                kind = _kind(potential.type, secret)
+                found.append((start, start + len(token), SecretMatch(kind, excerpt)))
     return found
 
 

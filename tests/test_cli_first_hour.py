@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import CliResult, git, make_repo, run_on_pty, run_tether
 
-from recall.cli import known_paths
+from recall import known_paths
 from recall.cli.context import SKIPPED_NAMED
 from recall.cli.main import build_parser
 from recall.model import MIN_ID_PREFIX
@@ -170,6 +170,16 @@ def test_remember_refuses_gits_own_files(cli: Cli, repo: Path) -> None:
     result = cli("remember", "The remote is the mirror", "-c", "context", "-f", ".git/config")
     assert result.code == 2, result
     assert "--file '.git/config' is one of git's own files" in result.stderr
+    assert memory_files(repo) == []
+
+
+def test_an_anchors_file_is_checked_and_named_as_the_anchor(cli: Cli, repo: Path) -> None:
+    """The file of ``--anchor PATH::NAME`` is checked as a ``--file`` is, and a refusal names
+    the option the user wrote."""
+    result = cli("remember", "Pool closes", "-c", "gotcha", "--anchor", "src/ap.py::Pool.close")
+    assert result.code == 2, result
+    assert "--anchor 'src/ap.py' is not in the repository's files" in result.stderr
+    assert "did you mean src/app.py?" in result.stderr
     assert memory_files(repo) == []
 
 
@@ -366,6 +376,14 @@ def test_search_limit_says_when_more_match(cli: Cli, repo: Path) -> None:
     assert "2 matches for 'cache' (more beyond --limit 2)" in shown
     shown = run_on_terminal("search", "cache", "--limit", "3", cwd=repo)
     assert "3 matches for 'cache'" in shown and "more beyond" not in shown
+
+
+def test_list_refuses_an_empty_file_instead_of_listing_everything(cli: Cli, repo: Path) -> None:
+    ok(cli("remember", "Pool closes", "-c", "gotcha", "-f", "src/app.py"))
+    result = cli("list", "--file", "")
+    assert result.code == 2, result
+    assert result.stdout == ""
+    assert "--file is empty; give a file path inside the repository" in result.stderr
 
 
 def test_list_limit(cli: Cli, repo: Path) -> None:

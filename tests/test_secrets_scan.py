@@ -240,6 +240,23 @@ def test_excerpts_show_only_a_few_characters_and_the_public_prefix() -> None:
     assert match.describe() == "GitHub token (ghp_Zk3Z…[40 chars])"
 
 
+def test_each_github_token_of_a_line_is_found_where_it_stands() -> None:
+    """GitHub's plugin reports a token's prefix only (``ghp``), once per line: the excerpt and
+    the placeholder check must take each token from its own place, not from the first ``ghp``
+    of the line."""
+    token = "ghp_" + "Zk3" * 12
+    other = "ghp_" + "Qw9" * 12
+    [after_text] = scan(f"see the ghpages branch; CI pushes with {token}")
+    assert after_text.excerpt == "ghp_Zk3Z…[40 chars]"
+    assert [m.excerpt for m in scan(f"old {token} new {other}")] == [
+        "ghp_Zk3Z…[40 chars]",
+        "ghp_Qw9Q…[40 chars]",
+    ]
+    assert [m.excerpt for m in scan(f"{token} and again {token}")] == ["ghp_Zk3Z…[40 chars]"] * 2
+    [real] = scan(f"tokens look like ghp_{'x' * 36}; ours is {token}")  # the how-to is no secret
+    assert real.excerpt == "ghp_Zk3Z…[40 chars]"
+
+
 def test_detect_secrets_never_verifies_a_secret_over_the_network() -> None:
     from detect_secrets.settings import get_settings
 

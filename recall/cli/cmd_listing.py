@@ -51,7 +51,7 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
     stores = ctx.stores(args.scope)
     ctx.say_if_not_set_up(stores)
     for store in stores:
-        file = store.normalize_input(args.file, ctx.cwd) if args.file else None
+        file = store.normalize_input(args.file, ctx.cwd) if args.file is not None else None
         # for this user, a memory archived by disuse lists as archived (recall.lifecycle.disuse)
         listed, flagged = as_seen(store, file=file, category=args.category, status=args.status)
         hidden.update({(k, store.scope): v for k, v in flagged.items()})

@@ -10,11 +10,11 @@ from recall import privacy
 from recall.anchors.states import confirmed_anchors, moved_anchors, repointed_anchors
 from recall.anchors.symbols import anchors_to_field
 from recall.cli.context import CommandContext
-from recall.cli.known_paths import suggestions, tree_paths
 from recall.cli.render import ID_HELP, scope_option
 from recall.clock import now_iso
 from recall.display import visible
 from recall.errors import NothingToDo
+from recall.known_paths import suggestions, tree_paths
 from recall.lifecycle.dead import DeadReference, dead_reference, renames, repointed
 from recall.lifecycle.references import (
     CONFIRMED_KEY,

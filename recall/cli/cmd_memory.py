@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from recall.anchors.guards import check_guard
 from recall.anchors.states import states_of
@@ -13,15 +12,16 @@ from recall.anchors.symbols import split_anchor_options
 from recall.anchors.write import record_anchors
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
-from recall.cli.known_paths import folder_lines, is_git, refuse_unknown
 from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.display import visible
 from recall.errors import BadInput, NothingToDo
+from recall.known_paths import is_git
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.locations import PROJECT, ensure_created
 from recall.model import CATEGORIES, Memory
 from recall.model import _normalize_for_hash as same_text
+from recall.named_files import check_named_files
 from recall.policy.usage import counters, record_action
 from recall.records import check_text
 from recall.repo import git_user_name
@@ -99,23 +99,6 @@ def _read_details(value: str | None) -> str | None:
     return value
 
 
-def _renamed_notes(store: MemoryStore, root: Path, files: list[str]) -> list[str]:
-    """A note for each of ``files`` no longer on disk that git's history renamed (as the
-    index last read it): the memory is written with the name given, which recall follows."""
-    from recall.file_names import later_name
-
-    notes = []
-    for path in files:
-        if not (root / path).exists() and store.exists:
-            now = later_name(store.conn, path)
-            if now is not None:
-                notes.append(
-                    f"--file {path!r} was renamed to {now}; the memory names {path} (recall "
-                    f"follows the rename; --file {now} names it as it is now)"
-                )
-    return notes
-
-
 def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore) -> Memory:
     """The memory the write options describe, checked and ready for ``store`` (paths the
     repository never had are refused unless ``--allow-missing``)."""
@@ -131,23 +114,12 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
             "the memory names no file: give the file with --file PATH (a whole file needs "
             "--file alone), or the symbol as --anchor PATH::NAME"
         )
-    git_own = [path for path in files if path == ".git" or path.startswith(".git/")]
-    if git_own:
-        raise BadInput(
-            f"--file {git_own[0]!r} is one of git's own files, not a file of the repository; "
-            "nothing written"
-        )
-    if store.scope == PROJECT:
-        folders = folder_lines(
-            store.repo_root, files, label="--file", advice="name the files it is about"
-        )
-        if folders:
-            raise BadInput("\n  ".join([*folders, "nothing written"]))
-    if store.scope == PROJECT and not args.allow_missing:
-        refuse_unknown(store.repo_root, files)
-    if store.scope == PROJECT and store.repo_root is not None:
-        for note in _renamed_notes(store, store.repo_root, files):
-            ctx.notice(note)
+    named = [(path, "--file") for path in files[: len(args.files)]]
+    named += [(path, "--anchor") for path, _ in symbols]
+    for note in check_named_files(
+        store, named, allow_missing=args.allow_missing, let_through="--allow-missing"
+    ):
+        ctx.notice(note)
     anchors, notes = record_anchors(store.repo_root, symbols)
     for note in notes:
         ctx.notice(note)

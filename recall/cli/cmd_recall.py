@@ -98,13 +98,9 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.batch:
         return _run_batch(args, ctx, recaller)
     touches = _touches(ctx, recaller, args.files, args.opened)
-    from recall.cli.known_paths import folder_lines, missing_notes  # git: a path not on disk
+    from recall.known_paths import touched_notes  # git: a path not on disk
 
-    root = recaller.stores[0].repo_root
-    for note in missing_notes(root, [t.path for t in touches]):
-        ctx.notice(note)
-    paths = [t.path for t in touches]
-    for note in folder_lines(root, paths, label="path", advice="recall takes the files touched"):
+    for note in touched_notes(recaller.stores[0].repo_root, [t.path for t in touches]):
         ctx.notice(note)  # still recalled for the prompt, if any
     query = RecallQuery(touches, args.prompt, limit=args.limit)
     result = recaller.recall(query)

@@ -332,7 +332,11 @@ async def test_a_memory_file_rewritten_in_place_is_seen(repo: Path) -> None:
     it where the folder's times cannot."""
     async with mcp_client(repo) as client:
         mine = await call(
-            client, "memory_write", summary="cache keyed by tenant", category="gotcha", files=["a"]
+            client,
+            "memory_write",
+            summary="cache keyed by tenant",
+            category="gotcha",
+            files=["src/app.py"],
         )
         await asyncio.sleep(RACY_NS / 1e9 + 0.2)
         await call(client, "memory_get", id=mine["id"])  # the folder's times now trusted

@@ -1,6 +1,6 @@
 """Catching typed paths that name nothing: a path a memory or a recall names is checked
 against the repository's files (and, for memories, its history), with the closest names
-offered in a "did you mean".
+offered in a "did you mean"..
 
 Git is asked only when a path is missing on disk, so the common case costs one ``stat`` (and
 no import of ``subprocess`` or ``difflib``: recall runs in agents' hooks).
@@ -9,7 +9,7 @@ no import of ``subprocess`` or ``difflib``: recall runs in agents' hooks).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -118,22 +118,27 @@ def missing_paths(root: Path, paths: Iterable[str], *, history: bool) -> list[st
     return missing
 
 
-def refuse_unknown(root: Path | None, paths: list[str], *, label: str = "--file") -> None:
+def refuse_unknown(
+    root: Path | None, named: Sequence[tuple[str, str]], *, let_through: str
+) -> None:
     """Raise :class:`BadInput` naming each path of a new memory that the repository does not
-    know, with the closest names; ``--allow-missing`` is the way past it."""
-    if root is None or not paths:
+    know, by the label it was given as (``named``: path and label), with the closest names;
+    ``let_through`` is how the caller names a file to come anyway (``--allow-missing``)."""
+    if root is None or not named:
         return
-    missing = missing_paths(root, paths, history=True)
+    missing = set(missing_paths(root, [path for path, _ in named], history=True))
     if not missing:
         return
     tree = tree_paths(root)
     where = "the repository's files nor in its history" if is_git(root) else f"{root}"
     lines = []
-    for path in missing:
+    for path, label in named:
+        if path not in missing:
+            continue
         close = suggestions(path, tree)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         lines.append(f"{label} {path!r} is not in {where}{hint}")
-    lines.append("nothing written; give --allow-missing to name it anyway (a file to come)")
+    lines.append(f"nothing written; give {let_through} to name it anyway (a file to come)")
     raise BadInput("\n  ".join(lines))
 
 
@@ -174,3 +179,13 @@ def folder_lines(root: Path | None, paths: Iterable[str], *, label: str, advice:
         hint = f" ({examples})" if examples else ""
         lines.append(f"{label} {path!r} is a folder; {advice}{hint}")
     return lines
+
+
+def touched_notes(root: Path | None, paths: list[str]) -> list[str]:
+    """What to tell about the paths a recall is given that no file of ``root`` answers to: one
+    missing from the working tree (with the closest names: a typo, or a file renamed since),
+    a folder (with a few of its files). Recall ranks by the files that exist, so without a note
+    such a path would find nothing without a word."""
+    notes = missing_notes(root, paths)
+    notes += folder_lines(root, paths, label="path", advice="recall takes the files touched")
+    return notes

@@ -1,0 +1,79 @@
+"""The files a new memory names, checked before it is written, for every surface that writes
+one (the CLI's ``remember`` and ``supersede``, the MCP tools): one check, so they refuse and
+note the same things.
+
+A memory is about files someone edits. One of git's own files (``.git/…``) and a folder are
+refused: no edit ever touches them. A path the repository has neither in its files nor in its
+history is refused as a typo, with the closest names, unless the caller lets it through (a file
+still to come). A file renamed since is written as given, with a note naming what it is called
+now: recall follows the rename.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from recall.errors import BadInput
+from recall.known_paths import folder_lines, refuse_unknown
+from recall.locations import PROJECT
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from recall.store import MemoryStore
+
+Named = tuple[str, str]
+"""A path in the stored form, and the label it was given by (``--file``, ``files[0]``): what
+a message names it by."""
+
+
+def check_named_files(
+    store: MemoryStore, named: Sequence[Named], *, allow_missing: bool, let_through: str
+) -> list[str]:
+    """Refuse the files of a new memory for ``store`` that no edit can touch or that the
+    repository does not know (unless ``allow_missing``; ``let_through`` says how the caller
+    asks for that), raising :class:`BadInput` that names each by its label; return the notes
+    to pass on: one per file renamed since (as the index last read the history)."""
+    labels: dict[str, str] = {}
+    for path, label in named:  # a file named twice (a file and an anchor's) by its first label
+        labels.setdefault(path, label)
+    given = list(labels.items())
+    for path, label in given:
+        if path == ".git" or path.startswith(".git/"):
+            raise BadInput(
+                f"{label} {path!r} is one of git's own files, not a file of the repository; "
+                "nothing written: name the files of the repository the memory is about"
+            )
+    root = store.repo_root if store.scope == PROJECT else None
+    if root is None:  # the user's own store outside a repository: no files to check against
+        return []
+    folders = [
+        line
+        for path, label in given
+        for line in folder_lines(root, [path], label=label, advice="name the files it is about")
+    ]
+    if folders:
+        raise BadInput("\n  ".join([*folders, "nothing written"]))
+    if not allow_missing:
+        refuse_unknown(root, given, let_through=let_through)
+    return _renamed_notes(store, root, given)
+
+
+def _renamed_notes(store: MemoryStore, root: Path, named: Sequence[Named]) -> list[str]:
+    """A note for each file of ``named`` no longer on disk that git's history renamed."""
+    if not store.exists:
+        return []
+    from recall.file_names import later_name
+
+    notes = []
+    for path, label in named:
+        if (root / path).exists():
+            continue
+        now = later_name(store.conn, path)
+        if now is not None:
+            notes.append(
+                f"{label} {path!r} was renamed to {now}; the memory names {path} (recall "
+                f"follows the rename; give {now} to name it as it is now)"
+            )
+    return notes
