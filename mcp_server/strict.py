@@ -8,6 +8,9 @@ schemas the tools advertise say ``additionalProperties: false`` to match.
 
 The SDK also advertises prompts and resources (with empty lists) whatever the server offers;
 Tether serves tools only, so those methods are taken away and no longer advertised.
+
+Over stdio, a request the SDK cannot read is answered with its JSON-RPC error instead of
+being dropped (:mod:`mcp_server.unreadable`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 UNSERVED = (
@@ -108,3 +112,23 @@ class TetherMCPServer(MCPServer):
                 known = [f.alias or n for n, f in model.model_fields.items()]
                 raise ToolError(describe(name, error, known)) from None
         return await super().call_tool(name, arguments, context)
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio as the SDK does, answering every request it cannot read (see
+        :mod:`mcp_server.unreadable`) instead of leaving its client waiting."""
+        import anyio
+        from mcp.server.stdio import stdio_server
+
+        from mcp_server.unreadable import answer_unreadable
+
+        lowlevel = self._lowlevel_server
+        async with stdio_server() as (read_stream, write_stream):
+            to_session, from_reader = anyio.create_memory_object_stream[SessionMessage | Exception](
+                0
+            )
+            async with anyio.create_task_group() as group:
+                group.start_soon(answer_unreadable, read_stream, to_session, write_stream)
+                async with from_reader:
+                    await lowlevel.run(
+                        from_reader, write_stream, lowlevel.create_initialization_options()
+                    )

@@ -1,0 +1,85 @@
+"""Every request the MCP server cannot read is answered, over the real stdio wire.
+
+Spoken to with raw lines (the SDK's client would never send them): text that is not JSON, a
+request whose params are not an object, a request without ``"jsonrpc"``, a bare array. Each
+request gets its JSON-RPC error; a notification of the wrong shape gets none; the server
+keeps serving.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from queue import Empty, Queue
+from typing import Any
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+REPLY_WAIT_S = 60  # a generous bound for a reply on a loaded machine, not a timing
+
+
+def _lines(repo: Path, sent: list[str], last_id: int) -> list[dict[str, Any]]:
+    """Send ``sent`` to a fresh ``tether mcp`` in ``repo``; every message it writes back, up
+    to the reply to ``last_id``."""
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "recall", "mcp"],
+        cwd=repo,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    replies: Queue[str] = Queue()
+    threading.Thread(target=lambda: [replies.put(x) for x in server.stdout], daemon=True).start()
+    got: list[dict[str, Any]] = []
+    try:
+        server.stdin.write("".join(f"{line}\n" for line in sent))
+        server.stdin.flush()
+        while not got or got[-1].get("id") != last_id:
+            try:
+                got.append(json.loads(replies.get(timeout=REPLY_WAIT_S)))
+            except Empty:
+                raise AssertionError(f"no reply to {last_id}; got {got}") from None
+    finally:
+        server.stdin.close()
+        server.wait(timeout=REPLY_WAIT_S)
+    return got
+
+
+def test_each_unreadable_request_gets_its_error_and_the_server_goes_on(repo: Path) -> None:
+    sent = [
+        json.dumps(INITIALIZE),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        "this is not json",
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": "oops"}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 5}),
+        json.dumps({"id": "three", "method": "tools/list"}),
+        json.dumps([1, 2]),
+        json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
+    ]
+    got = _lines(repo, sent, last_id=4)
+    assert got[0]["id"] == 1 and "result" in got[0]
+    errors = [(m["id"], m["error"]["code"], m["error"]["message"]) for m in got[1:-1]]
+    assert errors == [
+        (None, -32700, errors[0][2]),
+        (2, -32600, "tools/call: 'params' must be an object"),
+        ("three", -32600, 'tools/list: not a JSON-RPC 2.0 request (it needs "jsonrpc": "2.0")'),
+        (None, -32600, "a JSON-RPC message must be an object"),
+    ]
+    assert errors[0][2].startswith("the message is not JSON")
+    assert [t["name"] for t in got[-1]["result"]["tools"]]  # still serving
