@@ -15,8 +15,9 @@ from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from recall.anchors.guards import carried_guard, check_guard
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
-from recall.known_paths import touched_notes
+from recall.known_paths import missing_notes, touched_notes
 from recall.lifecycle.disuse import archived_by_disuse, as_seen
+from recall.locations import PROJECT
 from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
@@ -127,11 +128,20 @@ def list_memories(
             "to list every memory"
         )
     found: list[dict[str, Any]] = []
+    notes: list[str] = []
     for store in ws.stores(scope):
         wanted = arguments.path(store, file, "file") if file is not None else None
         listed, hidden = as_seen(store, file=wanted, category=category, status=status)
         found.extend(results.listed(m, store.scope, hidden) for m in listed)
-    done = {"memories": found[:limit], "total": len(found), "truncated": len(found) > limit}
+        if wanted is not None and store.scope == PROJECT and not notes:
+            notes = missing_notes(store.repo_root, [wanted])
+    done: dict[str, Any] = {
+        "memories": found[:limit],
+        "total": len(found),
+        "truncated": len(found) > limit,
+    }
+    if notes and not found:  # nothing names it, and no file answers to it: a typo, most likely
+        done["notes"] = notes
     return _with_skipped(done, ws.stores(scope))
 
 

@@ -386,6 +386,20 @@ def test_list_refuses_an_empty_file_instead_of_listing_everything(cli: Cli, repo
     assert "--file is empty; give a file path inside the repository" in result.stderr
 
 
+def test_list_by_a_mistyped_file_says_so_and_a_deleted_one_still_lists(
+    cli: Cli, repo: Path
+) -> None:
+    ok(cli("remember", "Pool closes", "-c", "gotcha", "-f", "src/app.py"))
+    typo = cli("list", "--file", "src/ap.py")
+    assert typo.code == 1, typo
+    assert "src/ap.py is not a file of this repository; did you mean src/app.py?" in typo.stderr
+    (repo / "src" / "app.py").unlink()
+    gone = cli("list", "--file", "src/app.py", "--json")
+    assert gone.code == 0, gone
+    assert [m["summary"] for m in gone.json()] == ["Pool closes"]
+    assert "not a file" not in gone.stderr
+
+
 def test_list_limit(cli: Cli, repo: Path) -> None:
     ids = seed_three(cli, repo)
     assert len(ok(cli("list", "--limit", "2")).stdout.splitlines()) == 2

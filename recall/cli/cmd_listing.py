@@ -9,6 +9,7 @@ from recall.cli.context import CommandContext
 from recall.cli.render import positive, print_table, scope_option
 from recall.display import plural
 from recall.lifecycle.disuse import archived_by_disuse, as_seen
+from recall.locations import PROJECT
 from recall.model import CATEGORIES, STATUSES
 from recall.search import search
 
@@ -57,6 +58,8 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
         hidden.update({(k, store.scope): v for k, v in flagged.items()})
         items.extend((m, store.scope) for m in listed)
     total = len(items)
+    if not items and args.file is not None:  # nothing names it: say when no file answers to it
+        _note_unknown_file(ctx, stores, args.file)
     if args.limit is not None:
         items = items[: args.limit]
     data = [_listed(m, scope, hidden) for m, scope in items]
@@ -67,6 +70,18 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
     disuse = set(hidden)
     ctx.emit(data, lambda c: print_table(c, items, title=title, archived_by_disuse=disuse))
     return 0 if items else 1
+
+
+def _note_unknown_file(ctx: CommandContext, stores: list, raw: str) -> None:
+    """A note when ``--file`` names no file of the repository (a typo, most likely), with the
+    closest names; a deleted file is still a fine filter, so nothing is refused."""
+    from recall.known_paths import missing_notes  # git: only for an empty answer
+
+    for store in stores:
+        if store.scope == PROJECT and store.repo_root is not None:
+            for note in missing_notes(store.repo_root, [store.normalize_input(raw, ctx.cwd)]):
+                ctx.notice(note)
+            return
 
 
 def _listed(memory, scope: str, hidden: dict[tuple[str, str], str | None]) -> dict:

@@ -158,3 +158,15 @@ async def test_list_refuses_an_empty_file_instead_of_listing_everything(repo: Pa
             assert "file is empty; give a file or folder inside the repository" in message
             assert "leave file out to list every memory" in message
         assert (await call(client, "memory_list"))["total"] == 1
+
+
+async def test_list_by_a_mistyped_file_notes_the_close_name(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        await call(client, "memory_write", summary="pool", category="gotcha", files=["src/app.py"])
+        typo = await call(client, "memory_list", file="src/ap.py")
+        assert typo["total"] == 0
+        assert typo["notes"] == [
+            "src/ap.py is not a file of this repository; did you mean src/app.py?"
+        ]
+        found = await call(client, "memory_list", file="src/app.py")
+        assert found["total"] == 1 and "notes" not in found
