@@ -9,9 +9,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument, Workspace
 
 from lsp_server.roots import Root
 from recall.ranking.engine import Hit
@@ -64,6 +66,15 @@ class DocState:
         return self.memory_store is not None
 
 
+def editor_copy(workspace: Workspace, uri: str) -> TextDocument | None:
+    """The client's copy of the document at ``uri`` while the client has it open, else None.
+
+    pygls keeps open documents under the percent-decoded URI while clients send it encoded
+    (``my%20repo``): every lookup of an open document goes through here, whatever the spelling.
+    """
+    return workspace.text_documents.get(unquote(uri))
+
+
 def file_path(uri: str) -> Path | None:
     """The absolute path of a ``file:`` URI, None for any other scheme."""
     if not uri.startswith("file:"):
@@ -112,8 +123,9 @@ def usable_text(ls: TetherServer, doc: DocState, text: str) -> bool:
 
 def current_text(ls: TetherServer, doc: DocState) -> str | None:
     """The document's text: the editor's copy when open, else the file (None if unreadable)."""
-    if doc.uri in ls.workspace.text_documents:
-        return ls.workspace.text_documents[doc.uri].source
+    opened = editor_copy(ls.workspace, doc.uri)
+    if opened is not None:
+        return opened.source
     try:
         size = os.stat(doc.path).st_size
         if size > doc.root.settings.max_document_chars * 4:

@@ -14,12 +14,13 @@ import re
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 import cattrs
 from lsprotocol import types
 from lsprotocol.types import ResponseErrorMessage
 from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from lsp_server.documents import editor_copy
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -153,7 +154,7 @@ class TetherProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, None]:
         """Apply a change to an open document; a change to one never opened is ignored."""
         uri = params.text_document.uri
-        if unquote(uri) not in self.workspace.text_documents:
+        if editor_copy(self.workspace, uri) is None:
             self._server.warn_once(
                 f"unopened {uri}", f"didChange for {uri}, which was never opened; ignored"
             )
