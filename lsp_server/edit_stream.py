@@ -49,12 +49,24 @@ def _code_document(
 
 def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
     """A document was opened: touch it and publish its memories at once."""
-    doc = _code_document(ls, params.text_document.uri, memory_documents.check, read_mtime=True)
+    _opened(ls, params.text_document.uri)
+    ls.run_deferred()  # the start-up work, held back until the first document was answered
+
+
+def _opened(ls: TetherServer, uri: str) -> None:
+    doc = _code_document(ls, uri, memory_documents.check, read_mtime=True)
     if doc is not None:
         doc.parse = None  # the editor's copy starts here: later changes are carried from it
         doc.root.touch(doc.rel, "open")
         diagnostics.publish(ls, doc, doc.root.touched[doc.rel])
-    ls.run_deferred()  # the start-up work, held back until the first document was answered
+
+
+def take_up_open_documents(ls: TetherServer) -> None:
+    """Documents the client has open that no root held (a workspace folder was added since
+    they were opened): taken up as if opened now, so their memories show before any edit."""
+    for opened in list(ls.workspace.text_documents.values()):
+        if opened.uri not in ls.docs:
+            _opened(ls, opened.uri)
 
 
 def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> None:
