@@ -200,15 +200,24 @@ class Root:
         """
         changed = False
         for change in self._watch.changes(self.stores(), force=force):
-            changed |= self._refresh(change.store, appeared=change.appeared)
+            changed |= self._refresh(
+                change.store, appeared=change.appeared, vanished=change.vanished
+            )
         return changed
 
-    def _refresh(self, store: MemoryStore, *, appeared: bool) -> bool:
+    def _refresh(self, store: MemoryStore, *, appeared: bool, vanished: bool = False) -> bool:
         """Re-read a store whose folder changed. Always counts as a change: another process
-        (the CLI) may have indexed its own write already, so the sync itself finds nothing."""
-        if appeared:  # a store created since we looked: drop its in-memory stand-in
+        (the CLI) may have indexed its own write already, so the sync itself finds nothing.
+        A folder taken away lets go of its index (the store reads as empty until the folder
+        is back), said once."""
+        if appeared or vanished:  # created or taken away since we looked: reopen as it is now
             store.close()
             self._recaller = None
+        if vanished:
+            self.notice(
+                f"{store.location.memories_dir} is gone (a branch switch, a clean?); its "
+                "memories are not shown until it is back"
+            )
         if store.exists:
             store.refresh()
         self.bump()
