@@ -83,8 +83,14 @@ def file_path(uri: str) -> Path | None:
     return Path(os.path.abspath(path)) if path else None
 
 
-def resolve(ls: TetherServer, uri: str) -> DocState | None:
-    """The state of the document at ``uri``, created on first sight; None when unusable."""
+def resolve(ls: TetherServer, uri: str, *, track: bool = False) -> DocState | None:
+    """The state of the document at ``uri``, created on first sight; None when unusable.
+
+    It is kept, and so published for from then on, only while the client has the document
+    open, or with ``track`` (a file an agent wrote on disk, see :mod:`lsp_server.watching`).
+    Any other (a command or a code action naming a file that is not open, a save of one) gets
+    a state of its own for that one request, which nothing publishes for later.
+    """
     known = ls.docs.get(uri)
     if known is not None:
         return known
@@ -102,8 +108,14 @@ def resolve(ls: TetherServer, uri: str) -> DocState | None:
             ls.warn_once(uri, f"{path} is outside every workspace root; no memories for it")
             return None
         state = DocState(uri, path, root, rel)
-    ls.docs[uri] = state
+    if track or editor_copy(ls.workspace, uri) is not None:
+        ls.docs[uri] = state
     return state
+
+
+def tracked(ls: TetherServer, doc: DocState) -> bool:
+    """Whether the server publishes for ``doc`` (see :func:`resolve`)."""
+    return ls.docs.get(doc.uri) is doc
 
 
 def usable_text(ls: TetherServer, doc: DocState, text: str) -> bool:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from lsp_server import diagnostics, memory_documents, progress, typing_pause, watching
-from lsp_server.documents import DocState, resolve
+from lsp_server.documents import DocState, resolve, tracked
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -33,11 +33,12 @@ def _code_document(
     ls: TetherServer, uri: str, on_memory: MemoryHandler, *, read_mtime: bool
 ) -> DocState | None:
     """The code document an open, change or save is about, after the steps they share: pick up
-    other processes' writes, resolve the document (None outside every root), note its time on
-    disk when it was just read or written, and hand a memory file to ``on_memory`` (None)."""
+    other processes' writes, resolve the document (None outside every root, or not open: a
+    save of a file the client does not have open is not taken up), note its time on disk when
+    it was just read or written, and hand a memory file to ``on_memory`` (None)."""
     watching.poll(ls)
     doc = resolve(ls, uri)
-    if doc is None:
+    if doc is None or not tracked(ls, doc):
         return None
     if read_mtime:
         doc.disk_mtime = _stat_mtime(doc)

@@ -128,7 +128,8 @@ def did_change_watched_files(ls: TetherServer, params: types.DidChangeWatchedFil
     if len(code) > WRITTEN_BATCH_MAX:
         ls.log(f"{len(code)} files changed at once; taken as a checkout or build, not edits")
         return
-    docs = [d for d in (resolve(ls, uri) for uri in code) if d is not None and not d.is_memory]
+    found = (resolve(ls, uri, track=True) for uri in code)
+    docs = [d for d in found if d is not None and not d.is_memory]
     if docs:
         written(ls, docs)
 
