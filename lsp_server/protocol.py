@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import cattrs
 from lsprotocol import types
 from lsprotocol.types import ResponseErrorMessage
+from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lsp_server.documents import editor_copy
@@ -46,6 +47,14 @@ class Rejected:
     reason: str
     answer: bool
     """Whether a response is owed (a request, or a message with an id but no method)."""
+    told: bool = False
+    """Whether the problem went to the code awaiting it (a reply of the client's that cannot
+    be read), which says it in its own words."""
+
+
+class UnreadableReply(JsonRpcInvalidRequest):
+    """The client answered a request of the server's with something that cannot be read (a
+    ``null`` where a result is due): the request failed, as if the client had said so."""
 
 
 def _camel(path: str) -> str:
@@ -101,10 +110,19 @@ class TetherProtocol(LanguageServerProtocol):
             return super().structure_message(data)
         except Exception as error:
             cause = error.__cause__ or error
-            if method is None:  # a response of the client we cannot read: nobody to answer
-                return Rejected(None, "", INVALID_REQUEST, _problems(cause), False)
+            if method is None:  # a reply of the client's that cannot be read: nobody to answer
+                return self._unreadable_reply(msg_id, _problems(cause))
             reason = f"invalid params for {method}: {_problems(cause)}"
             return Rejected(msg_id, method, INVALID_PARAMS, reason, has_id)
+
+    def _unreadable_reply(self, msg_id: Any, problems: str) -> Rejected:
+        """Fail the request a reply that cannot be read answers, so that what awaits it goes on
+        by its fallback (pygls would drop the reply and leave it waiting for ever)."""
+        waiting = self._request_futures.pop(msg_id, None) if msg_id is not None else None
+        if waiting is None or waiting.done():
+            return Rejected(None, "", INVALID_REQUEST, problems, False)
+        waiting.set_exception(UnreadableReply(f"the client's reply cannot be read: {problems}"))
+        return Rejected(None, "", INVALID_REQUEST, problems, False, told=True)
 
     def handle_message(self, message: Any) -> None:
         """Answer what cannot be handled; gate requests on ``initialize`` and shutdown."""
@@ -141,6 +159,8 @@ class TetherProtocol(LanguageServerProtocol):
     def _reject(self, rejected: Rejected) -> None:
         if rejected.answer:
             self._error(rejected.msg_id, rejected.code, rejected.reason)
+        if rejected.told:
+            return
         label = rejected.method or "a message"
         self._server.warn_once(f"rejected {label} {rejected.code}", f"{label}: {rejected.reason}")
 
