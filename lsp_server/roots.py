@@ -90,9 +90,14 @@ class Root:
         return [s for s in (self.project, self.global_store) if s is not None]
 
     def memory_store_of(self, path: Path) -> MemoryStore | None:
-        """The store whose memory folder holds ``path`` (a memory document), if any."""
+        """The store whose memory folder holds ``path`` (a memory document), if any. Both sides
+        are compared resolved: a folder opened through a symbolic link names its memory files
+        by the link, while the stores know the real path."""
+        if path.suffix != ".md":
+            return None
+        folder = os.path.realpath(path.parent)
         for store in self.stores():
-            if path.parent == store.location.memories_dir and path.suffix == ".md":
+            if folder == os.path.realpath(store.location.memories_dir):
                 return store
         return None
 
