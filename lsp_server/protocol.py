@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import cattrs
 from lsprotocol import types
 from lsprotocol.types import ResponseErrorMessage
-from pygls.exceptions import JsonRpcInvalidRequest
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
+from pygls.protocol import LanguageServerProtocol, json_rpc, lsp_method
 
 from lsp_server.documents import editor_copy
 
@@ -77,6 +77,14 @@ def _usable_id(value: object) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
+class _NoTracebackForUnreadable(logging.Filter):
+    """Drops pygls's own record of a message it cannot read (a traceback of some 40 lines, at
+    ERROR): :class:`TetherProtocol` answers the client and logs one line saying what was wrong."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Unable to deserialize message")
+
+
 class TetherProtocol(LanguageServerProtocol):
     """pygls's LSP protocol with the answers the JSON-RPC and LSP specs require."""
 
@@ -85,6 +93,9 @@ class TetherProtocol(LanguageServerProtocol):
     def __init__(self, server: Any, converter: Any) -> None:
         super().__init__(server, converter)
         self.initialize_seen = False
+        pygls_log = logging.getLogger(json_rpc.__name__)
+        if not any(isinstance(f, _NoTracebackForUnreadable) for f in pygls_log.filters):
+            pygls_log.addFilter(_NoTracebackForUnreadable())
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """Read one message; one that cannot be read becomes a :class:`Rejected`."""
@@ -155,6 +166,18 @@ class TetherProtocol(LanguageServerProtocol):
             self._error(message.id, INVALID_REQUEST, f"{method} after shutdown")
             return
         super().handle_message(message)
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """Answer a request whose handler ended. An error meant for the client (a JSON-RPC one:
+        arguments that cannot be read, a memory not found) is logged as one line, where pygls
+        logs its traceback; any other failure is a crash of ours and keeps the traceback."""
+        error = None if future.cancelled() else future.exception()
+        if not isinstance(error, JsonRpcException):
+            super()._send_handler_result(future, msg_id=msg_id)
+            return
+        self._request_futures.pop(msg_id, None)
+        logger.warning("request %s answered with error %s: %s", msg_id, error.code, error)
+        self._send_response(msg_id, error=error.to_response_error())
 
     def _reject(self, rejected: Rejected) -> None:
         if rejected.answer:

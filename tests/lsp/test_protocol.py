@@ -5,6 +5,7 @@ served before ``initialize``."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
+REQUEST_FAILED = -32803
 
 
 @pytest.fixture
@@ -233,3 +235,22 @@ def test_an_error_quotes_three_problems_then_counts_the_rest(
     assert message.count(" at params.") == PROBLEMS_SHOWN
     assert message.endswith(" more")
     assert "textDocument" in message and "text_document" not in message  # the client's names
+
+
+def test_a_client_mistake_is_one_line_on_stderr_not_a_traceback(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    stderr = tmp_path / "stderr.log"
+    with raw_server(ws.root, stderr) as client:
+        assert "result" in client.initialize(ws.root)
+        unreadable = client.request("textDocument/hover", position(ws, "one", 0))
+        unknown = client.request(
+            "workspace/executeCommand",
+            {"command": "tether.pin", "arguments": [{"memoryId": "deadbeef"}]},
+        )
+        assert error_code(client.response(unreadable)) == INVALID_PARAMS
+        assert error_code(client.response(unknown)) == REQUEST_FAILED
+    lines = stderr.read_text().splitlines()
+    assert not [line for line in lines if "Traceback" in line]
+    assert len([line for line in lines if "textDocument/hover" in line]) == 1
+    assert len([line for line in lines if "deadbeef" in line]) == 1
