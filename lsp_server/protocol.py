@@ -93,6 +93,9 @@ class TetherProtocol(LanguageServerProtocol):
     def __init__(self, server: Any, converter: Any) -> None:
         super().__init__(server, converter)
         self.initialize_seen = False
+        self.exit_code = 0
+        """What the process exits with: 1 once ``exit`` came before ``shutdown`` (as the LSP
+        spec asks), else 0 (a client that hung up without either is no error of ours)."""
         pygls_log = logging.getLogger(json_rpc.__name__)
         if not any(isinstance(f, _NoTracebackForUnreadable) for f in pygls_log.filters):
             pygls_log.addFilter(_NoTracebackForUnreadable())
@@ -190,6 +193,13 @@ class TetherProtocol(LanguageServerProtocol):
     def _error(self, msg_id: Any, code: int, message: str) -> None:
         error = types.ResponseError(code=code, message=message)
         self._send_data(ResponseErrorMessage(id=msg_id, error=error))
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        """Stop; the exit code (:attr:`exit_code`) says whether ``shutdown`` came first (pygls
+        computes it too, but its ``start_io`` swallows the ``SystemExit`` carrying it)."""
+        self.exit_code = 0 if self._shutdown else 1
+        yield from super().lsp_exit(*args)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(

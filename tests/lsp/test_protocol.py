@@ -16,7 +16,7 @@ from lsprotocol import types
 from lsp_server.commands import COMMANDS
 from lsp_server.protocol import PROBLEMS_SHOWN
 from recall.folder_watch import RACY_NS
-from tests.lsp.raw import RawClient, raw_server
+from tests.lsp.raw import WAIT_SECONDS, RawClient, raw_server
 from tests.lsp.workspace import Workspace
 
 INVALID_REQUEST = -32600
@@ -254,3 +254,15 @@ def test_a_client_mistake_is_one_line_on_stderr_not_a_traceback(
     assert not [line for line in lines if "Traceback" in line]
     assert len([line for line in lines if "textDocument/hover" in line]) == 1
     assert len([line for line in lines if "deadbeef" in line]) == 1
+
+
+@pytest.mark.parametrize(("shut_down", "code"), [(True, 0), (False, 1)])
+def test_exit_code_says_whether_shutdown_came_first(
+    ws: Workspace, shut_down: bool, code: int
+) -> None:
+    with raw_server(ws.root) as client:
+        assert "result" in client.initialize(ws.root)
+        if shut_down:
+            assert "result" in client.response(client.request("shutdown"))
+        client.notify("exit")
+        assert client.proc.wait(timeout=WAIT_SECONDS) == code
