@@ -5,6 +5,10 @@ pygls on its own leaves a request without a response when its params cannot be r
 ``window/showMessage`` "Error in server: Invalid Params" instead, and the client waits for its
 whole timeout), drops a message with an id but no method without a word, answers requests sent
 before ``initialize`` with ``null``, and raises on ``didChange`` for a document never opened.
+It also drops a reply of the client's it cannot read, leaving the request it answers waiting
+for ever; reads command ``arguments`` given as an object as the list of its keys; logs a
+traceback for each client mistake and error answer; and exits 0 after an ``exit`` that came
+without ``shutdown``.
 """
 
 from __future__ import annotations
@@ -85,6 +89,13 @@ class _NoTracebackForUnreadable(logging.Filter):
         return not str(record.msg).startswith("Unable to deserialize message")
 
 
+def _list_or_none(data: dict[str, Any], key: str) -> bool:
+    """Whether the params member ``key`` of a message is a list, null or absent."""
+    params = data.get("params")
+    value = params.get(key) if isinstance(params, dict) else None
+    return value is None or isinstance(value, list)
+
+
 class TetherProtocol(LanguageServerProtocol):
     """pygls's LSP protocol with the answers the JSON-RPC and LSP specs require."""
 
@@ -120,6 +131,10 @@ class TetherProtocol(LanguageServerProtocol):
             return Rejected(msg_id, "", INVALID_REQUEST, reason, True)
         if method is not None and not isinstance(method, str):
             return Rejected(msg_id, "", INVALID_REQUEST, "method must be a string", has_id)
+        if method == types.WORKSPACE_EXECUTE_COMMAND and not _list_or_none(data, "arguments"):
+            # read as a sequence, an object would become the list of its keys
+            reason = f"invalid params for {method}: arguments must be a list"
+            return Rejected(msg_id, method, INVALID_PARAMS, reason, has_id)
         try:
             return super().structure_message(data)
         except Exception as error:

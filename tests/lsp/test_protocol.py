@@ -266,3 +266,12 @@ def test_exit_code_says_whether_shutdown_came_first(
             assert "result" in client.response(client.request("shutdown"))
         client.notify("exit")
         assert client.proc.wait(timeout=WAIT_SECONDS) == code
+
+
+def test_command_arguments_that_are_not_a_list(server: RawClient, ws: Workspace) -> None:
+    for arguments in ({"memoryId": ws.gotcha}, ws.gotcha):
+        params = {"command": "tether.pin", "arguments": arguments}
+        answer = server.response(server.request("workspace/executeCommand", params))
+        assert error_code(answer) == INVALID_PARAMS, answer
+        assert "arguments must be a list" in answer["error"]["message"]
+    assert "pinned: true" not in ws.memory_file(ws.gotcha).read_text()  # nothing was done
