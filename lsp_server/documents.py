@@ -9,9 +9,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument, Workspace
 
 from lsp_server.roots import Root
 from recall.ranking.engine import Hit
@@ -64,6 +66,15 @@ class DocState:
         return self.memory_store is not None
 
 
+def editor_copy(workspace: Workspace, uri: str) -> TextDocument | None:
+    """The client's copy of the document at ``uri`` while the client has it open, else None.
+
+    pygls keeps open documents under the percent-decoded URI while clients send it encoded
+    (``my%20repo``): every lookup of an open document goes through here, whatever the spelling.
+    """
+    return workspace.text_documents.get(unquote(uri))
+
+
 def file_path(uri: str) -> Path | None:
     """The absolute path of a ``file:`` URI, None for any other scheme."""
     if not uri.startswith("file:"):
@@ -72,8 +83,14 @@ def file_path(uri: str) -> Path | None:
     return Path(os.path.abspath(path)) if path else None
 
 
-def resolve(ls: TetherServer, uri: str) -> DocState | None:
-    """The state of the document at ``uri``, created on first sight; None when unusable."""
+def resolve(ls: TetherServer, uri: str, *, track: bool = False) -> DocState | None:
+    """The state of the document at ``uri``, created on first sight; None when unusable.
+
+    It is kept, and so published for from then on, only while the client has the document
+    open, or with ``track`` (a file an agent wrote on disk, see :mod:`lsp_server.watching`).
+    Any other (a command or a code action naming a file that is not open, a save of one) gets
+    a state of its own for that one request, which nothing publishes for later.
+    """
     known = ls.docs.get(uri)
     if known is not None:
         return known
@@ -91,8 +108,14 @@ def resolve(ls: TetherServer, uri: str) -> DocState | None:
             ls.warn_once(uri, f"{path} is outside every workspace root; no memories for it")
             return None
         state = DocState(uri, path, root, rel)
-    ls.docs[uri] = state
+    if track or editor_copy(ls.workspace, uri) is not None:
+        ls.docs[uri] = state
     return state
+
+
+def tracked(ls: TetherServer, doc: DocState) -> bool:
+    """Whether the server publishes for ``doc`` (see :func:`resolve`)."""
+    return ls.docs.get(doc.uri) is doc
 
 
 def usable_text(ls: TetherServer, doc: DocState, text: str) -> bool:
@@ -112,8 +135,9 @@ def usable_text(ls: TetherServer, doc: DocState, text: str) -> bool:
 
 def current_text(ls: TetherServer, doc: DocState) -> str | None:
     """The document's text: the editor's copy when open, else the file (None if unreadable)."""
-    if doc.uri in ls.workspace.text_documents:
-        return ls.workspace.text_documents[doc.uri].source
+    opened = editor_copy(ls.workspace, doc.uri)
+    if opened is not None:
+        return opened.source
     try:
         size = os.stat(doc.path).st_size
         if size > doc.root.settings.max_document_chars * 4:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from lsp_server import diagnostics, memory_documents, progress, typing_pause, watching
-from lsp_server.documents import DocState, resolve
+from lsp_server.documents import DocState, resolve, tracked
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -33,11 +33,12 @@ def _code_document(
     ls: TetherServer, uri: str, on_memory: MemoryHandler, *, read_mtime: bool
 ) -> DocState | None:
     """The code document an open, change or save is about, after the steps they share: pick up
-    other processes' writes, resolve the document (None outside every root), note its time on
-    disk when it was just read or written, and hand a memory file to ``on_memory`` (None)."""
+    other processes' writes, resolve the document (None outside every root, or not open: a
+    save of a file the client does not have open is not taken up), note its time on disk when
+    it was just read or written, and hand a memory file to ``on_memory`` (None)."""
     watching.poll(ls)
     doc = resolve(ls, uri)
-    if doc is None:
+    if doc is None or not tracked(ls, doc):
         return None
     if read_mtime:
         doc.disk_mtime = _stat_mtime(doc)
@@ -49,12 +50,24 @@ def _code_document(
 
 def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
     """A document was opened: touch it and publish its memories at once."""
-    doc = _code_document(ls, params.text_document.uri, memory_documents.check, read_mtime=True)
+    _opened(ls, params.text_document.uri)
+    ls.run_deferred()  # the start-up work, held back until the first document was answered
+
+
+def _opened(ls: TetherServer, uri: str) -> None:
+    doc = _code_document(ls, uri, memory_documents.check, read_mtime=True)
     if doc is not None:
         doc.parse = None  # the editor's copy starts here: later changes are carried from it
         doc.root.touch(doc.rel, "open")
         diagnostics.publish(ls, doc, doc.root.touched[doc.rel])
-    ls.run_deferred()  # the start-up work, held back until the first document was answered
+
+
+def take_up_open_documents(ls: TetherServer) -> None:
+    """Documents the client has open that no root held (a workspace folder was added since
+    they were opened): taken up as if opened now, so their memories show before any edit."""
+    for opened in list(ls.workspace.text_documents.values()):
+        if opened.uri not in ls.docs:
+            _opened(ls, opened.uri)
 
 
 def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> None:

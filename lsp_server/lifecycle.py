@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from lsp_server import capabilities, diagnostics, watching
+from lsp_server import capabilities, diagnostics, edit_stream, watching
 from lsp_server.configuration import file_sources, merge
 from lsp_server.documents import file_path
 from lsp_server.roots import Root
@@ -130,7 +130,9 @@ def did_change_configuration(ls: TetherServer, params: types.DidChangeConfigurat
 
 
 def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-    """Workspace folders came or went: one root per repository, indexed in the background."""
+    """Workspace folders came or went: one root per repository, indexed in the background.
+    The documents of a root that went have their diagnostics withdrawn; open documents a new
+    root holds are published at once."""
     for folder in params.event.removed:
         path = file_path(folder.uri)
         if path is None:
@@ -140,13 +142,18 @@ def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFolders
             for uri, doc in list(ls.docs.items()):
                 if doc.root is closed:
                     del ls.docs[uri]
+                    diagnostics.clear(ls, doc)
+    added = False
     for folder in params.event.added:
         path = file_path(folder.uri)
         if path is not None and path.is_dir():
             root = ls.roots.add(path)
             configure(ls, root)
             _start_work(ls, root)
+            added = True
     ls.roots.discover = len(ls.roots) == 0
+    if added:
+        edit_stream.take_up_open_documents(ls)
 
 
 def shutdown(ls: TetherServer, params: None) -> None:

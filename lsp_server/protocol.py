@@ -5,6 +5,10 @@ pygls on its own leaves a request without a response when its params cannot be r
 ``window/showMessage`` "Error in server: Invalid Params" instead, and the client waits for its
 whole timeout), drops a message with an id but no method without a word, answers requests sent
 before ``initialize`` with ``null``, and raises on ``didChange`` for a document never opened.
+It also drops a reply of the client's it cannot read, leaving the request it answers waiting
+for ever; reads command ``arguments`` given as an object as the list of its keys; logs a
+traceback for each client mistake and error answer; and exits 0 after an ``exit`` that came
+without ``shutdown``.
 """
 
 from __future__ import annotations
@@ -14,12 +18,14 @@ import re
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 import cattrs
 from lsprotocol import types
 from lsprotocol.types import ResponseErrorMessage
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
+from pygls.protocol import LanguageServerProtocol, json_rpc, lsp_method
+
+from lsp_server.documents import editor_copy
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -45,6 +51,14 @@ class Rejected:
     reason: str
     answer: bool
     """Whether a response is owed (a request, or a message with an id but no method)."""
+    told: bool = False
+    """Whether the problem went to the code awaiting it (a reply of the client's that cannot
+    be read), which says it in its own words."""
+
+
+class UnreadableReply(JsonRpcInvalidRequest):
+    """The client answered a request of the server's with something that cannot be read (a
+    ``null`` where a result is due): the request failed, as if the client had said so."""
 
 
 def _camel(path: str) -> str:
@@ -67,6 +81,21 @@ def _usable_id(value: object) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
+class _NoTracebackForUnreadable(logging.Filter):
+    """Drops pygls's own record of a message it cannot read (a traceback of some 40 lines, at
+    ERROR): :class:`TetherProtocol` answers the client and logs one line saying what was wrong."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Unable to deserialize message")
+
+
+def _list_or_none(data: dict[str, Any], key: str) -> bool:
+    """Whether the params member ``key`` of a message is a list, null or absent."""
+    params = data.get("params")
+    value = params.get(key) if isinstance(params, dict) else None
+    return value is None or isinstance(value, list)
+
+
 class TetherProtocol(LanguageServerProtocol):
     """pygls's LSP protocol with the answers the JSON-RPC and LSP specs require."""
 
@@ -75,6 +104,12 @@ class TetherProtocol(LanguageServerProtocol):
     def __init__(self, server: Any, converter: Any) -> None:
         super().__init__(server, converter)
         self.initialize_seen = False
+        self.exit_code = 0
+        """What the process exits with: 1 once ``exit`` came before ``shutdown`` (as the LSP
+        spec asks), else 0 (a client that hung up without either is no error of ours)."""
+        pygls_log = logging.getLogger(json_rpc.__name__)
+        if not any(isinstance(f, _NoTracebackForUnreadable) for f in pygls_log.filters):
+            pygls_log.addFilter(_NoTracebackForUnreadable())
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """Read one message; one that cannot be read becomes a :class:`Rejected`."""
@@ -96,14 +131,27 @@ class TetherProtocol(LanguageServerProtocol):
             return Rejected(msg_id, "", INVALID_REQUEST, reason, True)
         if method is not None and not isinstance(method, str):
             return Rejected(msg_id, "", INVALID_REQUEST, "method must be a string", has_id)
+        if method == types.WORKSPACE_EXECUTE_COMMAND and not _list_or_none(data, "arguments"):
+            # read as a sequence, an object would become the list of its keys
+            reason = f"invalid params for {method}: arguments must be a list"
+            return Rejected(msg_id, method, INVALID_PARAMS, reason, has_id)
         try:
             return super().structure_message(data)
         except Exception as error:
             cause = error.__cause__ or error
-            if method is None:  # a response of the client we cannot read: nobody to answer
-                return Rejected(None, "", INVALID_REQUEST, _problems(cause), False)
+            if method is None:  # a reply of the client's that cannot be read: nobody to answer
+                return self._unreadable_reply(msg_id, _problems(cause))
             reason = f"invalid params for {method}: {_problems(cause)}"
             return Rejected(msg_id, method, INVALID_PARAMS, reason, has_id)
+
+    def _unreadable_reply(self, msg_id: Any, problems: str) -> Rejected:
+        """Fail the request a reply that cannot be read answers, so that what awaits it goes on
+        by its fallback (pygls would drop the reply and leave it waiting for ever)."""
+        waiting = self._request_futures.pop(msg_id, None) if msg_id is not None else None
+        if waiting is None or waiting.done():
+            return Rejected(None, "", INVALID_REQUEST, problems, False)
+        waiting.set_exception(UnreadableReply(f"the client's reply cannot be read: {problems}"))
+        return Rejected(None, "", INVALID_REQUEST, problems, False, told=True)
 
     def handle_message(self, message: Any) -> None:
         """Answer what cannot be handled; gate requests on ``initialize`` and shutdown."""
@@ -137,9 +185,23 @@ class TetherProtocol(LanguageServerProtocol):
             return
         super().handle_message(message)
 
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """Answer a request whose handler ended. An error meant for the client (a JSON-RPC one:
+        arguments that cannot be read, a memory not found) is logged as one line, where pygls
+        logs its traceback; any other failure is a crash of ours and keeps the traceback."""
+        error = None if future.cancelled() else future.exception()
+        if not isinstance(error, JsonRpcException):
+            super()._send_handler_result(future, msg_id=msg_id)
+            return
+        self._request_futures.pop(msg_id, None)
+        logger.warning("request %s answered with error %s: %s", msg_id, error.code, error)
+        self._send_response(msg_id, error=error.to_response_error())
+
     def _reject(self, rejected: Rejected) -> None:
         if rejected.answer:
             self._error(rejected.msg_id, rejected.code, rejected.reason)
+        if rejected.told:
+            return
         label = rejected.method or "a message"
         self._server.warn_once(f"rejected {label} {rejected.code}", f"{label}: {rejected.reason}")
 
@@ -147,13 +209,20 @@ class TetherProtocol(LanguageServerProtocol):
         error = types.ResponseError(code=code, message=message)
         self._send_data(ResponseErrorMessage(id=msg_id, error=error))
 
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        """Stop; the exit code (:attr:`exit_code`) says whether ``shutdown`` came first (pygls
+        computes it too, but its ``start_io`` swallows the ``SystemExit`` carrying it)."""
+        self.exit_code = 0 if self._shutdown else 1
+        yield from super().lsp_exit(*args)
+
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
         self, params: types.DidChangeTextDocumentParams
     ) -> Generator[Any, Any, None]:
         """Apply a change to an open document; a change to one never opened is ignored."""
         uri = params.text_document.uri
-        if unquote(uri) not in self.workspace.text_documents:
+        if editor_copy(self.workspace, uri) is None:
             self._server.warn_once(
                 f"unopened {uri}", f"didChange for {uri}, which was never opened; ignored"
             )

@@ -90,9 +90,14 @@ class Root:
         return [s for s in (self.project, self.global_store) if s is not None]
 
     def memory_store_of(self, path: Path) -> MemoryStore | None:
-        """The store whose memory folder holds ``path`` (a memory document), if any."""
+        """The store whose memory folder holds ``path`` (a memory document), if any. Both sides
+        are compared resolved: a folder opened through a symbolic link names its memory files
+        by the link, while the stores know the real path."""
+        if path.suffix != ".md":
+            return None
+        folder = os.path.realpath(path.parent)
         for store in self.stores():
-            if path.parent == store.location.memories_dir and path.suffix == ".md":
+            if folder == os.path.realpath(store.location.memories_dir):
                 return store
         return None
 
@@ -200,15 +205,24 @@ class Root:
         """
         changed = False
         for change in self._watch.changes(self.stores(), force=force):
-            changed |= self._refresh(change.store, appeared=change.appeared)
+            changed |= self._refresh(
+                change.store, appeared=change.appeared, vanished=change.vanished
+            )
         return changed
 
-    def _refresh(self, store: MemoryStore, *, appeared: bool) -> bool:
+    def _refresh(self, store: MemoryStore, *, appeared: bool, vanished: bool = False) -> bool:
         """Re-read a store whose folder changed. Always counts as a change: another process
-        (the CLI) may have indexed its own write already, so the sync itself finds nothing."""
-        if appeared:  # a store created since we looked: drop its in-memory stand-in
+        (the CLI) may have indexed its own write already, so the sync itself finds nothing.
+        A folder taken away lets go of its index (the store reads as empty until the folder
+        is back), said once."""
+        if appeared or vanished:  # created or taken away since we looked: reopen as it is now
             store.close()
             self._recaller = None
+        if vanished:
+            self.notice(
+                f"{store.location.memories_dir} is gone (a branch switch, a clean?); its "
+                "memories are not shown until it is back"
+            )
         if store.exists:
             store.refresh()
         self.bump()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.exceptions import FeatureNotificationError, FeatureRequestError
+from pygls.exceptions import FeatureNotificationError, FeatureRequestError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from lsp_server.documents import DocState
@@ -126,6 +126,30 @@ class TetherServer(LanguageServer):
         where = "a notification" if source is FeatureNotificationError else "a message"
         logger.error("error handling %s: %r", where, error)
         self._log_message(types.MessageType.Error, f"tether: error handling {where}: {error!r}")
+
+    # -- asking the client -----------------------------------------------------------------
+
+    async def workspace_apply_edit_async(
+        self, params: types.ApplyWorkspaceEditParams
+    ) -> types.ApplyWorkspaceEditResult:
+        """``workspace/applyEdit``; a client that fails it, or answers what cannot be read,
+        has not applied the edit (the caller goes on as for ``applied: false``)."""
+        try:
+            return await super().workspace_apply_edit_async(params)
+        except JsonRpcException as error:
+            self.warn(f"workspace/applyEdit failed ({error}); taken as not applied")
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason=str(error))
+
+    async def window_show_document_async(
+        self, params: types.ShowDocumentParams
+    ) -> types.ShowDocumentResult:
+        """``window/showDocument``; a client that fails it, or answers what cannot be read,
+        has not shown the document (the caller goes on as for ``success: false``)."""
+        try:
+            return await super().window_show_document_async(params)
+        except JsonRpcException as error:
+            self.warn(f"window/showDocument failed ({error}); taken as not shown")
+            return types.ShowDocumentResult(success=False)
 
     # -- talking back ----------------------------------------------------------------------
 

@@ -32,7 +32,8 @@ def build() -> TetherServer:
 
 
 def run(log_level: str = "WARNING") -> int:
-    """Serve one client over stdin/stdout until it exits; logs go to stderr, never stdout."""
+    """Serve one client over stdin/stdout until it exits; logs go to stderr, never stdout.
+    Returns the process's exit code: 1 after an ``exit`` that no ``shutdown`` came before."""
     logging.basicConfig(
         stream=sys.stderr,
         level=getattr(logging, log_level.upper(), logging.WARNING),
@@ -40,7 +41,7 @@ def run(log_level: str = "WARNING") -> int:
     )
     server = build()
     server.start_io(stdout=ClientStdout(sys.stdout.buffer, on_lost=lambda: _stop(server)))
-    return 0
+    return server.protocol.exit_code
 
 
 def _stop(server: TetherServer) -> None:

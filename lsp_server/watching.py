@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from lsp_server import capabilities, diagnostics, memory_documents
-from lsp_server.documents import DocState, file_path, resolve
+from lsp_server.documents import DocState, editor_copy, file_path, resolve
 from lsp_server.roots import Root
 
 if TYPE_CHECKING:
@@ -95,8 +95,9 @@ def _forget_old_disk_docs(ls: TetherServer, recent: list[DocState]) -> None:
     """Keep publishing for the most recently written unopened files only."""
     for doc in recent:  # move to the end: ``ls.docs`` is kept oldest first
         ls.docs[doc.uri] = ls.docs.pop(doc.uri, doc)
-    open_uris = ls.workspace.text_documents
-    unopened = [d for d in ls.docs.values() if not d.is_memory and d.uri not in open_uris]
+    unopened = [
+        d for d in ls.docs.values() if not d.is_memory and editor_copy(ls.workspace, d.uri) is None
+    ]
     for doc in unopened[:-DISK_DOCS_KEPT]:
         del ls.docs[doc.uri]
 
@@ -115,7 +116,7 @@ def did_change_watched_files(ls: TetherServer, params: types.DidChangeWatchedFil
             continue
         if change.type == types.FileChangeType.Deleted or _skipped(path.parts):
             continue
-        if change.uri in ls.workspace.text_documents or not path.is_file():
+        if editor_copy(ls.workspace, change.uri) is not None or not path.is_file():
             continue  # the editor keeps open documents in sync itself
         code.append(change.uri)
     for root in memory_roots.values():
@@ -127,7 +128,8 @@ def did_change_watched_files(ls: TetherServer, params: types.DidChangeWatchedFil
     if len(code) > WRITTEN_BATCH_MAX:
         ls.log(f"{len(code)} files changed at once; taken as a checkout or build, not edits")
         return
-    docs = [d for d in (resolve(ls, uri) for uri in code) if d is not None and not d.is_memory]
+    found = (resolve(ls, uri, track=True) for uri in code)
+    docs = [d for d in found if d is not None and not d.is_memory]
     if docs:
         written(ls, docs)
 
@@ -170,7 +172,7 @@ def poll(ls: TetherServer) -> None:
 def _saved_by_the_editor(ls: TetherServer, doc: DocState) -> bool:
     """Whether a file that changed on disk now holds exactly the editor's text (a save, whose
     didSave is on its way) rather than someone else's write."""
-    opened = ls.workspace.text_documents.get(doc.uri)
+    opened = editor_copy(ls.workspace, doc.uri)
     if opened is None:
         return False
     try:

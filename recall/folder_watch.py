@@ -89,10 +89,13 @@ def _listing(folder: Path) -> frozenset[tuple[str, int, int, int]]:
 @dataclass(frozen=True)
 class FolderChange:
     """A store whose memory folder changed; ``appeared`` when the folder was created since the
-    last look (the store's in-memory stand-in should give way to the real index)."""
+    last look (the store's in-memory stand-in should give way to the real index), ``vanished``
+    when it was taken away since (a branch switch, a clean: an index file left behind no longer
+    holds what the folder does)."""
 
     store: MemoryStore
     appeared: bool
+    vanished: bool = False
 
 
 class FolderWatch:
@@ -128,5 +131,11 @@ class FolderWatch:
             self._seen[folder] = now
             if before is None or (not now.differs(before) and not force and not written):
                 continue
-            changed.append(FolderChange(store, appeared=not before.exists and now.exists))
+            changed.append(
+                FolderChange(
+                    store,
+                    appeared=not before.exists and now.exists,
+                    vanished=before.exists and not now.exists,
+                )
+            )
         return changed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -51,7 +52,20 @@ def test_a_folder_created_since_the_last_look_has_appeared(
     assert not store.location.memories_dir.exists()
     remember(open_store().store, "The first memory creates the folder")
     [change] = watch.changes([store])
-    assert change.appeared
+    assert change.appeared and not change.vanished
+
+
+def test_a_folder_taken_away_since_the_last_look_has_vanished(
+    open_store: Callable[..., OpenStore],
+) -> None:
+    store = open_store().store
+    remember(store, "There until a branch switch")
+    watch = FolderWatch([store])
+    shutil.rmtree(store.location.memories_dir)
+    [change] = watch.changes([store])
+    assert change.vanished and not change.appeared
+    assert watch.changes([store]) == []
+    assert [c.vanished for c in watch.changes([store], force=True)] == [False]  # said once
 
 
 def sleep_until_settled(folder: Path) -> None:

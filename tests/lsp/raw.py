@@ -8,6 +8,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -22,13 +23,14 @@ measure: the goal is an answer at all)."""
 class RawClient:
     """One server process and everything it sent back."""
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, stderr: Path | None = None) -> None:
+        self._stderr = stderr.open("wb") if stderr is not None else subprocess.DEVNULL
         self.proc = subprocess.Popen(
             SERVER,
             cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=self._stderr,
         )
         self.received: list[dict[str, Any]] = []
         self._inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
@@ -102,11 +104,11 @@ class RawClient:
             elif _is_response(message) and message.get("id") == msg_id:
                 yield message
 
-    def initialize(self, root: Path) -> dict[str, Any]:
-        """The handshake, with no client capabilities beyond the basics."""
+    def initialize(self, root: Path, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The handshake, with no client capabilities beyond the basics unless given."""
         msg_id = self.request(
             "initialize",
-            {"processId": None, "rootUri": root.as_uri(), "capabilities": {}},
+            {"processId": None, "rootUri": root.as_uri(), "capabilities": capabilities or {}},
         )
         answer = self.response(msg_id)
         self.notify("initialized", {})
@@ -116,6 +118,17 @@ class RawClient:
         """Return once the server has answered everything sent before (it handles messages
         in order, so a later answer means the earlier ones were handled)."""
         self.response(self.request("textDocument/hover", _HOVER))
+
+    def wait_for_request(self, method: str) -> dict[str, Any]:
+        """The first request ``method`` the server sent (waiting for it; answered from
+        :attr:`answers` like every request of the server's)."""
+        for _ in range(int(WAIT_SECONDS / 0.05)):
+            found = [m for m in self.received if m.get("method") == method and "id" in m]
+            if found:
+                return found[0]
+            self.barrier()
+            time.sleep(0.05)
+        raise AssertionError(f"the server never sent {method}")
 
     def count_responses(self, msg_id: int | str | None) -> int:
         """How many responses with ``msg_id`` arrived so far."""
@@ -139,6 +152,8 @@ class RawClient:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if self._stderr is not subprocess.DEVNULL:
+            self._stderr.close()
 
 
 _HOVER = {
@@ -152,9 +167,10 @@ def _is_response(message: dict[str, Any]) -> bool:
 
 
 @contextmanager
-def raw_server(cwd: Path) -> Iterator[RawClient]:
-    """A server process for one test, ended afterwards."""
-    client = RawClient(cwd)
+def raw_server(cwd: Path, stderr: Path | None = None) -> Iterator[RawClient]:
+    """A server process for one test (its stderr written to ``stderr`` when given), ended
+    afterwards."""
+    client = RawClient(cwd, stderr)
     try:
         yield client
     finally:

@@ -5,6 +5,7 @@ served before ``initialize``."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,13 +16,14 @@ from lsprotocol import types
 from lsp_server.commands import COMMANDS
 from lsp_server.protocol import PROBLEMS_SHOWN
 from recall.folder_watch import RACY_NS
-from tests.lsp.raw import RawClient, raw_server
+from tests.lsp.raw import WAIT_SECONDS, RawClient, raw_server
 from tests.lsp.workspace import Workspace
 
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
+REQUEST_FAILED = -32803
 
 
 @pytest.fixture
@@ -233,3 +235,43 @@ def test_an_error_quotes_three_problems_then_counts_the_rest(
     assert message.count(" at params.") == PROBLEMS_SHOWN
     assert message.endswith(" more")
     assert "textDocument" in message and "text_document" not in message  # the client's names
+
+
+def test_a_client_mistake_is_one_line_on_stderr_not_a_traceback(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    stderr = tmp_path / "stderr.log"
+    with raw_server(ws.root, stderr) as client:
+        assert "result" in client.initialize(ws.root)
+        unreadable = client.request("textDocument/hover", position(ws, "one", 0))
+        unknown = client.request(
+            "workspace/executeCommand",
+            {"command": "tether.pin", "arguments": [{"memoryId": "deadbeef"}]},
+        )
+        assert error_code(client.response(unreadable)) == INVALID_PARAMS
+        assert error_code(client.response(unknown)) == REQUEST_FAILED
+    lines = stderr.read_text().splitlines()
+    assert not [line for line in lines if "Traceback" in line]
+    assert len([line for line in lines if "textDocument/hover" in line]) == 1
+    assert len([line for line in lines if "deadbeef" in line]) == 1
+
+
+@pytest.mark.parametrize(("shut_down", "code"), [(True, 0), (False, 1)])
+def test_exit_code_says_whether_shutdown_came_first(
+    ws: Workspace, shut_down: bool, code: int
+) -> None:
+    with raw_server(ws.root) as client:
+        assert "result" in client.initialize(ws.root)
+        if shut_down:
+            assert "result" in client.response(client.request("shutdown"))
+        client.notify("exit")
+        assert client.proc.wait(timeout=WAIT_SECONDS) == code
+
+
+def test_command_arguments_that_are_not_a_list(server: RawClient, ws: Workspace) -> None:
+    for arguments in ({"memoryId": ws.gotcha}, ws.gotcha):
+        params = {"command": "tether.pin", "arguments": arguments}
+        answer = server.response(server.request("workspace/executeCommand", params))
+        assert error_code(answer) == INVALID_PARAMS, answer
+        assert "arguments must be a list" in answer["error"]["message"]
+    assert "pinned: true" not in ws.memory_file(ws.gotcha).read_text()  # nothing was done

@@ -65,3 +65,35 @@ async def test_two_repositories_two_stores(lsp_one: Session, ws: Workspace) -> N
     assert pinned["pinned"] is True
     memory_file = ws.root.parent / "second" / ".tether" / "memories" / f"{billing.code}.md"
     assert "pinned: true" in memory_file.read_text()
+
+
+def _folders_changed(
+    lsp: Session, added: list[types.WorkspaceFolder], removed: list[types.WorkspaceFolder]
+) -> None:
+    lsp.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=added, removed=removed)
+        )
+    )
+
+
+@pytest.mark.extra_root
+async def test_a_folder_removed_takes_its_diagnostics_along(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    second = ws.root.parent / "second"
+    total = second / "billing" / "total.py"
+    await lsp.open(total)
+    await lsp.open(ws.store_py)
+    assert lsp.diagnostics(total) and lsp.diagnostics(ws.store_py)
+    folder = types.WorkspaceFolder(uri=second.as_uri(), name="second")
+    _folders_changed(lsp, [], [folder])
+    await lsp.settle()
+    assert lsp.diagnostics(total) == []
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]  # the other stays
+    # added again: its open file is published at once, before any edit of it
+    _folders_changed(lsp, [folder], [])
+    await lsp.settle()
+    (back,) = lsp.diagnostics(total)
+    assert SECOND_GOTCHA in back.message

@@ -1,0 +1,46 @@
+"""A workspace folder opened through a symbolic link: its memory files, named by the link's
+path, are memory files all the same."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from tests.lsp import workspace
+from tests.lsp.session import Session
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> workspace.Workspace:
+    """The test repository, seen through a link to it (the editor opened the link)."""
+    built = workspace.build(tmp_path / "repo")
+    link = tmp_path / "linked"
+    link.symlink_to(built.root, target_is_directory=True)
+    return replace(
+        built,
+        root=link,
+        store_py=link / "src" / "store.py",
+        app_py=link / "src" / "app.py",
+        notes=link / "docs" / "notes.md",
+    )
+
+
+async def test_a_memory_file_through_the_link_is_checked_as_one(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    lsp = lsp_one
+    memory = ws.memory_file(ws.gotcha)
+    assert memory.parent.parent.parent.is_symlink()
+    broken = "---\ncategory: gotch\nfiles:\n  - src/store.py\n---\nsession save\n"
+    await lsp.open(memory, text=broken, language="markdown")
+    (problem,) = lsp.diagnostics(memory)
+    assert problem.code == "memory-file" and "gotch" in problem.message
+    top = types.Range(types.Position(0, 0), types.Position(0, 0))
+    assert await lsp.actions(memory, top) == []  # no "remember something about this file"
+    await lsp.open(ws.store_py)  # the code beside it is served through the link as before
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
