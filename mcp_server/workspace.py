@@ -99,13 +99,22 @@ class Workspace:
     def catch_up(self) -> None:
         """Re-read the stores whose memory folder changed since the last call (one ``stat``
         each, :mod:`recall.folder_watch`). The first look only records the state (a store syncs
-        when it opens)."""
+        when it opens). A folder taken away (a branch switch, a clean) lets go of its index,
+        which no longer holds what the folder does: the store reads as empty until it is back."""
         for change in self._watch.changes(self.stores()):
             store = change.store
-            if change.appeared:
-                store.close()  # created since: swap the empty in-memory index for the real one
+            if change.appeared or change.vanished:
+                # created since: the empty in-memory stand-in gives way to the real index;
+                # taken away: the index left behind gives way to an empty stand-in
+                store.close()
+                self.engines.forget()
             elif store.exists:
                 store.refresh()
+            if change.vanished:
+                _stderr_notice(
+                    f"{store.location.memories_dir} is gone (a branch switch, a clean?); its "
+                    "memories are not served until it is back"
+                )
 
     def close(self) -> None:
         """Close every store."""
