@@ -94,10 +94,7 @@ async def _show(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     if flag(obj, "display"):
         opened = False
         if capabilities.can_show_document(ls.client_capabilities):
-            result = await ls.window_show_document_async(
-                types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
-            )
-            opened = bool(result and result.success)
+            opened = await drafts.show_document(ls, types.ShowDocumentParams(path.as_uri()))
         if not opened:
             facts = cards.CardFacts(
                 scope=store.scope, path=str(path), commands=cards.cli_commands(memory)

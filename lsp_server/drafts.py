@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from lsp_server import capabilities
 from lsp_server.command_args import flag, strings, text
@@ -72,27 +73,41 @@ async def open_draft(
                 ),
             ]
         )
-        result = await ls.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=edit, label="Tether: new memory")
-        )
+        try:
+            result = await ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(edit=edit, label="Tether: new memory")
+            )
+        except JsonRpcException as error:  # failed rather than refused: the same way round
+            ls.warn(f"the client could not create the draft ({error}); writing it here")
+            result = None
         applied = bool(result and result.applied)
     if not applied:
         store.folder.write(path.name, content, exclusive=True)
     shown = False
     if capabilities.can_show_document(caps):
         cursor = types.Position(line, len(summary))
-        result = await ls.window_show_document_async(
-            types.ShowDocumentParams(
-                uri=uri, take_focus=True, selection=types.Range(cursor, cursor)
-            )
+        where = types.ShowDocumentParams(
+            uri, take_focus=True, selection=types.Range(cursor, cursor)
         )
-        shown = bool(result and result.success)
+        shown = await show_document(ls, where)
     where = "the draft" if shown else f"the draft {path}"
     ls.show_info(
         f"Tether: write the one-line summary on line {line + 1} of {where}, details below it, "
         "and save it to remember."
     )
     return {"draft": str(path), "uri": uri, "id": memory.id, "applied": applied, "shown": shown}
+
+
+async def show_document(ls: TetherServer, params: types.ShowDocumentParams) -> bool:
+    """Ask the client to show a document; False when it did not, whether it answered so or
+    failed at it (an error response), so the caller takes its fallback either way."""
+    params.take_focus = True
+    try:
+        result = await ls.window_show_document_async(params)
+    except JsonRpcException as error:
+        ls.warn(f"the client could not show {params.uri} ({error})")
+        return False
+    return bool(result and result.success)
 
 
 def _store(root: Root, obj: dict[str, Any]) -> MemoryStore:
