@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server import diagnostics, memory_documents, progress, typing_pause, watching
+from lsp_server import (
+    broken_files,
+    diagnostics,
+    memory_documents,
+    progress,
+    typing_pause,
+    watching,
+)
 from lsp_server.documents import DocState, resolve
 
 if TYPE_CHECKING:
@@ -54,6 +61,7 @@ def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
         doc.parse = None  # the editor's copy starts here: later changes are carried from it
         doc.root.touch(doc.rel, "open")
         diagnostics.publish(ls, doc, doc.root.touched[doc.rel])
+        broken_files.tell(ls, [doc.root])  # its stores were read: what they could not load
     ls.run_deferred()  # the start-up work, held back until the first document was answered
 
 

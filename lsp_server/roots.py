@@ -75,6 +75,9 @@ class Root:
         self._watch = FolderWatch(self.stores())
         """The last look at each memory folder, taken first when the root is made, so that a
         write between then and the first message is seen as one."""
+        self.told_broken: set[tuple[str, int, str]] = set()
+        """The memory files of its stores that cannot be loaded, as last told (path, line,
+        problem; :mod:`lsp_server.broken_files`)."""
         self._unsynced: dict[int, FolderChange] = {}
         """Changed folders not synced yet because another process holds their store's lock
         (read on from the index as last committed until it is free; lsp_server.store_busy)."""
