@@ -1,10 +1,11 @@
 """Writing and superseding from the editor.
 
 With a ``summary`` the command writes at once (for tools). Without one it opens a draft: a new
-memory file, front matter pre-filled (category, the current file, ``supersedes:`` where
-relevant), created through ``workspace/applyEdit`` and shown with ``window/showDocument`` when
-the client supports them, else written to disk and announced with its path. The draft becomes a
-memory when its document is saved (see :mod:`lsp_server.memory_documents`): saving is the write.
+file in the store's drafts folder, which no store reads (:mod:`lsp_server.draft_files`), front
+matter pre-filled (category, the current file, ``supersedes:`` where relevant), created through
+``workspace/applyEdit`` and shown with ``window/showDocument`` when the client supports them,
+else written to disk and announced with its path. The draft becomes a memory file when its
+document is saved with a summary (see :mod:`lsp_server.memory_documents`): saving is the write.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server import capabilities
+from lsp_server import capabilities, draft_files
 from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
 from lsp_server.roots import Root
@@ -52,7 +53,8 @@ async def open_draft(
 ) -> dict[str, Any]:
     """Create a draft memory file and bring it to the user (as the client allows)."""
     ensure_created(store.location)
-    path = store.location.memories_dir / f"{memory.id}.md"
+    folder = draft_files.folder_of(store)
+    path = folder.path / f"{memory.id}.md"
     uri = path.as_uri()
     content, line = draft_text(memory, summary, details)
     caps = ls.client_capabilities
@@ -82,7 +84,8 @@ async def open_draft(
             result = None
         applied = bool(result and result.applied)
     if not applied:
-        store.folder.write(path.name, content, exclusive=True)
+        folder.write(path.name, content, exclusive=True)
+    ls.drafts[path] = content
     shown = False
     if capabilities.can_show_document(caps):
         cursor = types.Position(line, len(summary))
@@ -93,7 +96,7 @@ async def open_draft(
     where = "the draft" if shown else f"the draft {path}"
     ls.show_info(
         f"Tether: write the one-line summary on line {line + 1} of {where}, details below it, "
-        "and save it to remember."
+        "and save it to remember (closed without a summary, it is dropped)."
     )
     return {"draft": str(path), "uri": uri, "id": memory.id, "applied": applied, "shown": shown}
 

@@ -16,6 +16,7 @@ from lsprotocol import types
 from lsp_server import (
     broken_files,
     diagnostics,
+    draft_files,
     memory_documents,
     progress,
     typing_pause,
@@ -100,6 +101,7 @@ def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> Non
     doc = ls.docs.pop(params.text_document.uri, None)
     if doc is not None:
         diagnostics.clear(ls, doc)
+        draft_files.closed(ls, doc)  # a draft with nothing of the person's in it goes
 
 
 def register(server: TetherServer) -> None:

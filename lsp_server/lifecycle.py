@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from lsp_server import capabilities, diagnostics, watching
+from lsp_server import capabilities, diagnostics, draft_files, watching
 from lsp_server.configuration import editor_key_problems, file_sources, merge
 from lsp_server.documents import file_path
 from lsp_server.roots import Root
@@ -169,6 +169,7 @@ def shutdown(ls: TetherServer, params: None) -> None:
     ls.indexer.stop()
     ls.session_start.stop()
     ls.warm_up.stop()
+    draft_files.sweep(ls, [store for root in ls.roots for store in root.stores()])
     ls.roots.close()
     ls.docs.clear()
 

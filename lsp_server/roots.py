@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsp_server.configuration import Settings
+from lsp_server.draft_files import drafts_dir
 from lsp_server.store_busy import STORE_WAIT_SECONDS, held_elsewhere
 from recall.clock import day_number, now
 from recall.containment import UnsafeStore
@@ -99,9 +100,11 @@ class Root:
         return [s for s in (self.project, self.global_store) if s is not None]
 
     def memory_store_of(self, path: Path) -> MemoryStore | None:
-        """The store whose memory folder holds ``path`` (a memory document), if any."""
+        """The store whose memory folder (or drafts folder) holds ``path`` (a memory
+        document), if any."""
         for store in self.stores():
-            if path.parent == store.location.memories_dir and path.suffix == ".md":
+            folders = (store.location.memories_dir, drafts_dir(store.location))
+            if path.parent in folders and path.suffix == ".md":
                 return store
         return None
 
