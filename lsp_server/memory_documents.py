@@ -106,7 +106,10 @@ def saved(ls: TetherServer, doc: DocState) -> None:
         return
     root.poll(force=True)
     root.bump()
-    _link_supersede(ls, doc)
+    try:
+        _link_supersede(ls, doc)
+    except TetherError as error:  # another process holds the store: the next save retries
+        ls.warn(f"{doc.path}: the memory it supersedes is not marked so yet ({error}); save again")
     check(ls, doc)
     diagnostics.republish(ls, root)
 
