@@ -60,7 +60,7 @@ async def run_async(ls: TetherServer, name: str, args: Sequence[Any], handler: A
 
 
 def _held(ls: TetherServer) -> list[MemoryStore]:
-    return [store for root in ls.roots for store in root.held_elsewhere()]
+    return [store for root in ls.roots for store in root.busy_elsewhere()]
 
 
 async def run_write(

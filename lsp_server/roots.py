@@ -226,7 +226,7 @@ class Root:
             del self._unsynced[key]
         return changed
 
-    def held_elsewhere(self) -> list[MemoryStore]:
+    def busy_elsewhere(self) -> list[MemoryStore]:
         """The stores whose writers' lock another process holds now; a store served from a
         copy whose lock is free again is opened afresh first (see :meth:`poll`)."""
         self._reopen_copies()
