@@ -68,29 +68,27 @@ def memory_actions(shown: Shown) -> list[types.CodeAction]:
 
 def file_actions(doc: DocState, symbol: str | None = None) -> list[types.CodeAction]:
     """The actions available anywhere in a code file (and on the definition under the cursor,
-    when there is one: a memory anchored to that symbol)."""
+    when there is one: a memory anchored to that symbol). Remembering is offered only in a
+    repository: a project memory needs one, and a global memory is about you, not a file.
+
+    Like the quick fixes, they carry ``fromHint``: the server offered them, so running one is
+    not asking for memory unprompted and leaves the session's hints on (hint rule 1 is for
+    commands a person or an agent runs on their own)."""
+    here = {"uri": doc.uri, "fromHint": True}
     found = []
-    if symbol is not None:
-        found.append(
-            _action(
-                f"Tether: remember something about {symbol}…",
-                "tether.remember",
-                {"uri": doc.uri, "anchors": [f"{doc.rel}::{symbol}"]},
-                FILE_KIND,
-            )
-        )
+    if doc.root.project is not None:  # outside a repository a memory has no store to go in
+        if symbol is not None:
+            anchored = {**here, "anchors": [f"{doc.rel}::{symbol}"]}
+            title = f"Tether: remember something about {symbol}…"
+            found.append(_action(title, "tether.remember", anchored, FILE_KIND))
+        title = "Tether: remember something about this file…"
+        found.append(_action(title, "tether.remember", here, FILE_KIND))
     return [
         *found,
         _action(
-            "Tether: remember something about this file…",
-            "tether.remember",
-            {"uri": doc.uri},
-            FILE_KIND,
-        ),
-        _action(
             "Tether: show memories for this file",
             "tether.recall",
-            {"uri": doc.uri, "display": True},
+            {**here, "display": True},
             FILE_KIND,
         ),
     ]

@@ -50,7 +50,9 @@ def changed(ls: TetherServer, root: Root) -> None:
 
 
 def self_serve(ls: TetherServer, root: Root, command: str, obj: dict[str, Any]) -> None:
-    """Apply hint rule 1: a memory command run unprompted ends proactive hints."""
+    """Apply hint rule 1: a memory command run unprompted ends proactive hints. One the
+    server offered (a quick fix on a hint, an action on a file) carries ``fromHint`` and
+    does not."""
     if is_self_serve(command, from_hint=flag(obj, "fromHint")) and root.ledger.mark_self_serve(
         root.hints_conn()
     ):

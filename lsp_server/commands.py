@@ -4,32 +4,30 @@ Every command takes one object with camelCase keys (a bare string is read as ``m
 returns JSON. Arguments are documented in ``docs/editors.md``. Malformed arguments are logged
 and answered with null; a memory that cannot be found or changed is an error response whose
 message says why; asking for what is already so (pinning a pinned memory) answers
-``{"changed": false, "message": ...}``.
+``{"changed": false, "message": ...}``. A command that writes waits off the message loop while
+another process holds the store (:mod:`lsp_server.command_runs`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
 
-from lsp_server import capabilities, cards, diagnostics, drafts, watching
-from lsp_server.command_args import CommandFailed, Malformed, count, flag, one_object, text
+from lsp_server import capabilities, cards, diagnostics, drafts
+from lsp_server.command_args import count, flag, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
+from lsp_server.command_runs import run, run_async, run_write
 from lsp_server.roots import Root
 from lsp_server.server import TetherServer
-from recall.errors import BadInput, NotFound, NothingToDo, TetherError
+from recall.errors import BadInput, NotFound
 from recall.lifecycle.disuse import as_seen, bring_back
 from recall.model import Memory
 from recall.policy.inject import format_hit
 from recall.policy.usage import counters, record_surfacings
 from recall.ranking.query import RecallQuery, Touch
-
-Handler = Callable[[TetherServer, dict[str, Any]], Any]
-AsyncHandler = Callable[[TetherServer, dict[str, Any]], Awaitable[Any]]
 
 # status a command moves a memory to, and the statuses it may come from (as the CLI's)
 TRANSITIONS = {
@@ -47,43 +45,6 @@ LIST_LIMIT = 500
 while a runaway one (an import gone wrong) cannot stall the editor's view. A person scrolls
 that view, so it can hold ten times what MCP's ``memory_list`` hands an agent, whose every
 line lands in its context window (mcp_server.limits.LIST_LIMIT)."""
-
-
-def _failed(name: str, error: TetherError) -> CommandFailed:
-    return CommandFailed(f"tether.{name}: {error}")
-
-
-def _malformed(ls: TetherServer, name: str, error: Malformed) -> JsonRpcInvalidParams:
-    """Arguments a command cannot read: the client's mistake, answered with error -32602."""
-    ls.warn(f"tether.{name}: malformed arguments ({error})")
-    return JsonRpcInvalidParams(f"tether.{name}: invalid arguments ({error})")
-
-
-def _answer(ls: TetherServer, name: str, error: Malformed | TetherError) -> Any:
-    """What a command that raised ``error`` answers: already so is a result, the rest errors."""
-    if isinstance(error, Malformed):
-        raise _malformed(ls, name, error) from None
-    if isinstance(error, NothingToDo):
-        return {"changed": False, "message": str(error)}
-    raise _failed(name, error) from None
-
-
-def _run(ls: TetherServer, name: str, args: Sequence[Any], handler: Handler) -> Any:
-    watching.before_request(ls)
-    try:
-        return handler(ls, one_object(args))
-    except (Malformed, TetherError) as error:
-        return _answer(ls, name, error)
-
-
-async def _run_async(
-    ls: TetherServer, name: str, args: Sequence[Any], handler: AsyncHandler
-) -> Any:
-    watching.before_request(ls)
-    try:
-        return await handler(ls, one_object(args))
-    except (Malformed, TetherError) as error:
-        return _answer(ls, name, error)
 
 
 # -- the commands ----------------------------------------------------------------------------
@@ -133,10 +94,7 @@ async def _show(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     if flag(obj, "display"):
         opened = False
         if capabilities.can_show_document(ls.client_capabilities):
-            result = await ls.window_show_document_async(
-                types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
-            )
-            opened = bool(result and result.success)
+            opened = await drafts.show_document(ls, types.ShowDocumentParams(path.as_uri()))
         if not opened:
             facts = cards.CardFacts(
                 scope=store.scope, path=str(path), commands=cards.cli_commands(memory)
@@ -293,48 +251,48 @@ async def _reindex(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
 
 def recall(ls: TetherServer, *args: Any) -> Any:
     """``tether.recall {uri?, prompt?, limit?, display?}``: ranked memories with receipts."""
-    return _run(ls, "recall", args, _recall)
+    return run(ls, "recall", args, _recall)
 
 
 async def show(ls: TetherServer, *args: Any) -> Any:
     """``tether.show {memoryId, display?}``: the memory, its file and counters (acts on it)."""
-    return await _run_async(ls, "show", args, _show)
+    return await run_async(ls, "show", args, _show)
 
 
-def pin(ls: TetherServer, *args: Any) -> Any:
+async def pin(ls: TetherServer, *args: Any) -> Any:
     """``tether.pin {memoryId}``: pin a memory."""
-    return _run(ls, "pin", args, lambda s, o: _pin(s, o, True))
+    return await run_write(ls, "pin", args, lambda s, o: _pin(s, o, True))
 
 
-def unpin(ls: TetherServer, *args: Any) -> Any:
+async def unpin(ls: TetherServer, *args: Any) -> Any:
     """``tether.unpin {memoryId}``: unpin a memory."""
-    return _run(ls, "unpin", args, lambda s, o: _pin(s, o, False))
+    return await run_write(ls, "unpin", args, lambda s, o: _pin(s, o, False))
 
 
-def guard(ls: TetherServer, *args: Any) -> Any:
+async def guard(ls: TetherServer, *args: Any) -> Any:
     """``tether.guard {memoryId}``: guard a decision or gotcha."""
-    return _run(ls, "guard", args, lambda s, o: _guard(s, o, True))
+    return await run_write(ls, "guard", args, lambda s, o: _guard(s, o, True))
 
 
-def unguard(ls: TetherServer, *args: Any) -> Any:
+async def unguard(ls: TetherServer, *args: Any) -> Any:
     """``tether.unguard {memoryId}``: take a memory's guard off."""
-    return _run(ls, "unguard", args, lambda s, o: _guard(s, o, False))
+    return await run_write(ls, "unguard", args, lambda s, o: _guard(s, o, False))
 
 
-def archive(ls: TetherServer, *args: Any) -> Any:
+async def archive(ls: TetherServer, *args: Any) -> Any:
     """``tether.archive {memoryId}``: hide a memory from recall (reversible)."""
-    return _run(ls, "archive", args, lambda s, o: _status(s, o, "archive"))
+    return await run_write(ls, "archive", args, lambda s, o: _status(s, o, "archive"))
 
 
-def restore(ls: TetherServer, *args: Any) -> Any:
+async def restore(ls: TetherServer, *args: Any) -> Any:
     """``tether.restore {memoryId}``: bring an archived (by a person or by disuse), deleted or
     superseded memory back."""
-    return _run(ls, "restore", args, _restore)
+    return await run_write(ls, "restore", args, _restore)
 
 
 def mark_followed(ls: TetherServer, *args: Any) -> Any:
     """``tether.markFollowed {memoryId}``: count that the memory was followed; hide its hint."""
-    return _run(ls, "markFollowed", args, _followed)
+    return run(ls, "markFollowed", args, _followed)
 
 
 def list_memories(ls: TetherServer, *args: Any) -> Any:
@@ -342,26 +300,26 @@ def list_memories(ls: TetherServer, *args: Any) -> Any:
     effects. With ``uri``: the file's ranked memories with receipts (``direct`` when the memory
     names the file). Without: every store's memories of ``status`` (active; or archived,
     superseded, deleted, all), project store first, each newest first."""
-    return _run(ls, "list", args, _list)
+    return run(ls, "list", args, _list)
 
 
 async def reindex(ls: TetherServer, *args: Any) -> Any:
     """``tether.reindex {uri?, global?}``: rebuild the index from the memory files (of the
     ``uri``'s repository, else of every root) and refresh the genome in the background."""
-    return await _run_async(ls, "reindex", args, _reindex)
+    return await run_write(ls, "reindex", args, _reindex)
 
 
 async def remember(ls: TetherServer, *args: Any) -> Any:
     """``tether.remember {uri?, summary?, category?, files?, details?, pinned?, anchor?,
     global?}``: write a memory directly when ``summary`` is given, else open a draft."""
-    return await _run_async(ls, "remember", args, drafts.remember)
+    return await run_write(ls, "remember", args, drafts.remember)
 
 
 async def supersede(ls: TetherServer, *args: Any) -> Any:
     """``tether.supersede {memoryId, summary?, category?, files?, details?, anchor?, anchors?,
     pinned?, guard?}``: replace a memory directly when ``summary`` is given, else open a
     pre-filled draft; files, anchors, pin and guard carry over unless given."""
-    return await _run_async(ls, "supersede", args, drafts.supersede)
+    return await run_write(ls, "supersede", args, drafts.supersede)
 
 
 COMMANDS: dict[str, Callable[..., Any]] = {

@@ -20,9 +20,21 @@ from typing import Any
 
 from lsprotocol import types
 
-from recall.config_fields import Warn, apply, count, flag, names, positive, setting
+from recall.config_fields import (
+    Warn,
+    apply,
+    count,
+    flag,
+    fold_key,
+    key_names,
+    names,
+    positive,
+    setting,
+    unknown_keys,
+)
 from recall.model import CATEGORIES, WARNING_CATEGORIES
 from recall.policy.hints import QUIET_TURNS, SESSION_BUDGET, Policy
+from recall.settings import engine_keys, user_config_path
 from recall.settings import file_sources as file_sources  # the files are read by the engine
 
 SEVERITIES: dict[str, types.DiagnosticSeverity] = {
@@ -154,11 +166,43 @@ class Settings:
 
 
 def merge(sources: Iterable[tuple[str, Mapping[str, Any] | None]], warn: Warn) -> Settings:
-    """Defaults overridden by each source in order (None and non-table sources are skipped)."""
+    """Defaults overridden by each source in order (None and non-table sources are skipped,
+    a non-table one with a warning)."""
     settings = Settings()
     for name, values in sources:
         if isinstance(values, Mapping):
             settings = apply(settings, name, values, warn)  # recall.config_fields
         elif values is not None:
-            warn(f"{name}: expected a table of settings, got {type(values).__name__}")
+            warn(
+                f"{name}: ignored: settings must be a table (an object of key: value), got "
+                f"{type(values).__name__}; the other settings apply"
+            )
     return settings
+
+
+NOT_A_SERVER_SETTING = "not a setting of the language server (docs/editors.md lists them)"
+
+
+def editor_key_problems(source: str, values: Any) -> list[str]:
+    """The keys of a table of settings from the editor that the server does not read: one of
+    the engine's, which is read from the settings files only, and one no reader knows, said
+    with the closest key as a settings file's is (:func:`recall.config_fields.unknown_keys`)."""
+    if not isinstance(values, Mapping):
+        return []
+    known = key_names(Settings)
+    engine = engine_keys()
+    lines: list[str] = []
+    unknown: dict[str, None] = {}
+    for raw_key in values:
+        folded = fold_key(str(raw_key))
+        if folded in known:
+            continue
+        if folded in engine:
+            lines.append(
+                f"{source}: {raw_key} ignored: the editor's settings are the language server's; "
+                f"Tether reads it from .tether/config.toml, [tool.tether] in pyproject.toml or "
+                f"your own {user_config_path()}"
+            )
+        else:
+            unknown[str(raw_key)] = None
+    return lines + unknown_keys(source, unknown, known, NOT_A_SERVER_SETTING)

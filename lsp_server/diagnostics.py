@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server import capabilities
+from lsp_server import broken_files, capabilities
 from lsp_server.doc_parse import parse_of
 from lsp_server.documents import DocState, Shown, current_text, usable_text
 from lsp_server.placement import MovedHere, span_of
@@ -382,8 +382,10 @@ def clear(ls: TetherServer, doc: DocState) -> None:
 
 
 def republish(ls: TetherServer, root: Root | None = None) -> None:
-    """Publish again for every known code document (of one root, or all)."""
+    """Publish again for every known code document (of one root, or all), and say the memory
+    files that cannot be loaded, once each."""
     for doc in list(ls.docs.values()):
         if doc.is_memory or (root is not None and doc.root is not root):
             continue
         publish(ls, doc, doc.root.touched.get(doc.rel, "open"))
+    broken_files.tell(ls, [root] if root is not None else broken_files.roots_in_view(ls))

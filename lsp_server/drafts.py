@@ -1,10 +1,11 @@
 """Writing and superseding from the editor.
 
 With a ``summary`` the command writes at once (for tools). Without one it opens a draft: a new
-memory file, front matter pre-filled (category, the current file, ``supersedes:`` where
-relevant), created through ``workspace/applyEdit`` and shown with ``window/showDocument`` when
-the client supports them, else written to disk and announced with its path. The draft becomes a
-memory when its document is saved (see :mod:`lsp_server.memory_documents`): saving is the write.
+file in the store's drafts folder, which no store reads (:mod:`lsp_server.draft_files`), front
+matter pre-filled (category, the current file, ``supersedes:`` where relevant), created through
+``workspace/applyEdit`` and shown with ``window/showDocument`` when the client supports them,
+else written to disk and announced with its path. The draft becomes a memory file when its
+document is saved with a summary (see :mod:`lsp_server.memory_documents`): saving is the write.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
-from lsp_server import capabilities
+from lsp_server import capabilities, draft_files
 from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
 from lsp_server.roots import Root
@@ -51,7 +53,8 @@ async def open_draft(
 ) -> dict[str, Any]:
     """Create a draft memory file and bring it to the user (as the client allows)."""
     ensure_created(store.location)
-    path = store.location.memories_dir / f"{memory.id}.md"
+    folder = draft_files.folder_of(store)
+    path = folder.path / f"{memory.id}.md"
     uri = path.as_uri()
     content, line = draft_text(memory, summary, details)
     caps = ls.client_capabilities
@@ -72,27 +75,42 @@ async def open_draft(
                 ),
             ]
         )
-        result = await ls.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=edit, label="Tether: new memory")
-        )
+        try:
+            result = await ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(edit=edit, label="Tether: new memory")
+            )
+        except JsonRpcException as error:  # failed rather than refused: the same way round
+            ls.warn(f"the client could not create the draft ({error}); writing it here")
+            result = None
         applied = bool(result and result.applied)
     if not applied:
-        store.folder.write(path.name, content, exclusive=True)
+        folder.write(path.name, content, exclusive=True)
+    ls.drafts[path] = content
     shown = False
     if capabilities.can_show_document(caps):
         cursor = types.Position(line, len(summary))
-        result = await ls.window_show_document_async(
-            types.ShowDocumentParams(
-                uri=uri, take_focus=True, selection=types.Range(cursor, cursor)
-            )
+        where = types.ShowDocumentParams(
+            uri, take_focus=True, selection=types.Range(cursor, cursor)
         )
-        shown = bool(result and result.success)
+        shown = await show_document(ls, where)
     where = "the draft" if shown else f"the draft {path}"
     ls.show_info(
         f"Tether: write the one-line summary on line {line + 1} of {where}, details below it, "
-        "and save it to remember."
+        "and save it to remember (closed without a summary, it is dropped)."
     )
     return {"draft": str(path), "uri": uri, "id": memory.id, "applied": applied, "shown": shown}
+
+
+async def show_document(ls: TetherServer, params: types.ShowDocumentParams) -> bool:
+    """Ask the client to show a document; False when it did not, whether it answered so or
+    failed at it (an error response), so the caller takes its fallback either way."""
+    params.take_focus = True
+    try:
+        result = await ls.window_show_document_async(params)
+    except JsonRpcException as error:
+        ls.warn(f"the client could not show {params.uri} ({error})")
+        return False
+    return bool(result and result.success)
 
 
 def _store(root: Root, obj: dict[str, Any]) -> MemoryStore:

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server import diagnostics, memory_documents, progress, typing_pause, watching
+from lsp_server import (
+    broken_files,
+    diagnostics,
+    draft_files,
+    memory_documents,
+    progress,
+    typing_pause,
+    watching,
+)
 from lsp_server.documents import DocState, resolve, tracked
 
 if TYPE_CHECKING:
@@ -60,6 +68,7 @@ def _opened(ls: TetherServer, uri: str) -> None:
         doc.parse = None  # the editor's copy starts here: later changes are carried from it
         doc.root.touch(doc.rel, "open")
         diagnostics.publish(ls, doc, doc.root.touched[doc.rel])
+        broken_files.tell(ls, [doc.root])  # its stores were read: what they could not load
 
 
 def take_up_open_documents(ls: TetherServer) -> None:
@@ -105,6 +114,7 @@ def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> Non
     doc = ls.docs.pop(params.text_document.uri, None)
     if doc is not None:
         diagnostics.clear(ls, doc)
+        draft_files.closed(ls, doc)  # a draft with nothing of the person's in it goes
 
 
 def register(server: TetherServer) -> None:

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from lsp_server import capabilities, diagnostics, edit_stream, watching
-from lsp_server.configuration import file_sources, merge
+from lsp_server import capabilities, diagnostics, draft_files, edit_stream, watching
+from lsp_server.configuration import editor_key_problems, file_sources, merge
 from lsp_server.documents import file_path
 from lsp_server.roots import Root
 
@@ -26,19 +26,29 @@ file as soon as the session is up, and the work starts right after that file's p
 
 
 def _section(values: Any) -> Any:
-    """Settings given either flat or under a ``tether`` key."""
-    if isinstance(values, Mapping) and isinstance(values.get(SECTION), Mapping):
-        return {**{k: v for k, v in values.items() if k != SECTION}, **values[SECTION]}
-    return values
+    """Settings given either flat or under a ``tether`` key (whatever that holds: one that is
+    not a table is said so when the settings are merged)."""
+    if not isinstance(values, Mapping) or SECTION not in values:
+        return values
+    inner, others = values[SECTION], {k: v for k, v in values.items() if k != SECTION}
+    if inner is not None and not isinstance(inner, Mapping):
+        return inner
+    return {**others, **(inner or {})}
 
 
 def configure(ls: TetherServer, root: Root) -> None:
-    """Merge a root's settings from every source, in order, and apply them."""
+    """Merge a root's settings from every source, in order, and apply them. A problem in them
+    (a bad value, an unknown key, settings that are not a table) is told once, and shown."""
     sources: list[tuple[str, Any]] = list(file_sources(root.base, ls.settings_problem))
-    sources.append(("initializationOptions", _section(ls.init_options) or None))
-    sources.append(("editor settings", ls.editor_settings.get("")))
-    sources.append(("editor settings", ls.editor_settings.get(root.folder.as_uri())))
-    root.configure(merge(sources, ls.warn))
+    editor = [
+        ("initializationOptions", _section(ls.init_options) or None),
+        ("editor settings", ls.editor_settings.get("")),
+        ("editor settings", ls.editor_settings.get(root.folder.as_uri())),
+    ]
+    for name, values in editor:
+        for problem in editor_key_problems(name, values):
+            ls.settings_problem(problem)
+    root.configure(merge([*sources, *editor], ls.settings_problem))
 
 
 def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
@@ -46,7 +56,10 @@ def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
     ls.client_name = params.client_info.name if params.client_info else ""
     options = params.initialization_options
     if options is not None and not isinstance(options, Mapping):
-        ls.warn(f"initializationOptions should be an object, got {type(options).__name__}")
+        ls.settings_problem(
+            f"initializationOptions: ignored: settings must be an object, got "
+            f"{type(options).__name__}; the other settings apply"
+        )
         options = None
     ls.init_options = dict(options or {})
     uris = [f.uri for f in params.workspace_folders or []]
@@ -122,7 +135,7 @@ def did_change_configuration(ls: TetherServer, params: types.DidChangeConfigurat
         task.add_done_callback(lambda _: diagnostics.republish(ls))
         return
     pushed = _section(params.settings)
-    if isinstance(pushed, Mapping):
+    if pushed is not None:  # not a table: said when merged, and the other settings apply
         ls.editor_settings[""] = pushed
     for root in ls.roots:
         configure(ls, root)
@@ -163,6 +176,7 @@ def shutdown(ls: TetherServer, params: None) -> None:
     ls.indexer.stop()
     ls.session_start.stop()
     ls.warm_up.stop()
+    draft_files.sweep(ls, [store for root in ls.roots for store in root.stores()])
     ls.roots.close()
     ls.docs.clear()
 

@@ -1,8 +1,10 @@
 """Memory files open in the editor: front-matter diagnostics as they are typed, indexed on save.
 
-A memory written from the editor (a draft from "Remember…" or "Supersede…") is an ordinary
-memory file; saving it is the explicit write. The server then re-reads the store, and when the
-new memory names one it supersedes, marks the old one superseded and says so.
+A memory written from the editor (a draft from "Remember…" or "Supersede…") is drafted outside
+the memory folder (:mod:`lsp_server.draft_files`); saving it is the explicit write: once it
+reads as a memory (a summary, front matter the store accepts, not the text it supersedes), its
+text becomes the memory file. The server then re-reads the store, and when the new memory
+names one it supersedes, marks the old one superseded and says so.
 """
 
 from __future__ import annotations
@@ -11,19 +13,22 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server import diagnostics
+from lsp_server import diagnostics, draft_files
 from lsp_server.anchors import line_text
 from lsp_server.documents import DocState, current_text
 from lsp_server.positions import units
 from recall import frontmatter
 from recall.clock import now_iso
-from recall.errors import BadInput, MalformedMemory
+from recall.errors import BadInput, MalformedMemory, TetherError
 from recall.model import Memory
 from recall.policy.usage import record_action
 from recall.records import memory_from_parsed
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
+
+SAME_TEXT = "same text as"
+"""How a draft that repeats the memory it supersedes is told (and kept from being written)."""
 
 
 def _line_diagnostic(
@@ -78,7 +83,7 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
             message = f"supersedes {memory.supersedes}, which is not in the {store.scope} store"
             found.append(_line_diagnostic(ls, text, line, message, warning))
         elif old.id != memory.id and old.content_hash == memory.content_hash:
-            message = f"same text as {old.id}, the memory it supersedes: change it before saving"
+            message = f"{SAME_TEXT} {old.id}, the memory it supersedes: change it before saving"
             found.append(_line_diagnostic(ls, text, parsed.body_line, message, warning))
     return found
 
@@ -93,13 +98,46 @@ def check(ls: TetherServer, doc: DocState) -> None:
 
 
 def saved(ls: TetherServer, doc: DocState) -> None:
-    """A memory document was saved: index it, complete a supersede, refresh what depends."""
+    """A memory document was saved: index it (a draft once it is finished), complete a
+    supersede, refresh what depends."""
     root = doc.root
+    if draft_files.is_draft(doc) and not _finish(ls, doc):
+        check(ls, doc)  # not a memory yet: its diagnostics say why
+        return
     root.poll(force=True)
     root.bump()
-    _link_supersede(ls, doc)
+    try:
+        _link_supersede(ls, doc)
+    except TetherError as error:  # another process holds the store: the next save retries
+        ls.warn(f"{doc.path}: the memory it supersedes is not marked so yet ({error}); save again")
     check(ls, doc)
     diagnostics.republish(ls, root)
+
+
+def _finish(ls: TetherServer, doc: DocState) -> bool:
+    """Write a saved draft's text as its memory file, once it reads as a memory and does not
+    repeat the one it supersedes; False (nothing written) until then."""
+    store = doc.memory_store
+    assert store is not None
+    try:
+        text = doc.path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    for problem in problems(ls, doc, text):
+        if problem.severity == types.DiagnosticSeverity.Error or SAME_TEXT in problem.message:
+            return False
+    target = store.folder.path / doc.path.name
+    first = not target.exists()
+    try:
+        store.folder.write(doc.path.name, text, exclusive=False)
+    except TetherError as error:
+        ls.warn_once(
+            f"draft {doc.path}: {error}", f"the draft was not remembered: {error}", show=True
+        )
+        return False
+    if first:
+        ls.show_info(f"Tether: remembered in {target}")
+    return True
 
 
 def _link_supersede(ls: TetherServer, doc: DocState) -> None:

@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsp_server.configuration import Settings
+from lsp_server.draft_files import drafts_dir
+from lsp_server.store_busy import STORE_WAIT_SECONDS, held_elsewhere
 from recall.clock import day_number, now
 from recall.containment import UnsafeStore
-from recall.errors import BadInput, NotFound
-from recall.folder_watch import FolderWatch
+from recall.errors import BadInput, NotFound, StoreBusy
+from recall.folder_watch import FolderChange, FolderWatch
 from recall.genome import Genome
 from recall.locations import Location, global_location, project_location
 from recall.model import Memory
@@ -51,6 +53,8 @@ class Root:
         self.notice = notice
         self.project = MemoryStore(location, notice=notice) if location else None
         self.global_store = MemoryStore(global_location(self.repo_root or folder), notice=notice)
+        for store in self.stores():  # never wait on the loop for another process's long job
+            store.wait = STORE_WAIT_SECONDS
         self.settings = Settings()
         self.ledger = HintLedger(session, origin="lsp", policy=self.settings.policy())
         self.hits: dict[tuple[str, str, int], list[Hit]] = {}
@@ -72,6 +76,12 @@ class Root:
         self._watch = FolderWatch(self.stores())
         """The last look at each memory folder, taken first when the root is made, so that a
         write between then and the first message is seen as one."""
+        self.told_broken: set[tuple[str, int, str]] = set()
+        """The memory files of its stores that cannot be loaded, as last told (path, line,
+        problem; :mod:`lsp_server.broken_files`)."""
+        self._unsynced: dict[int, FolderChange] = {}
+        """Changed folders not synced yet because another process holds their store's lock
+        (read on from the index as last committed until it is free; lsp_server.store_busy)."""
 
     # -- identity --------------------------------------------------------------------------
 
@@ -90,14 +100,15 @@ class Root:
         return [s for s in (self.project, self.global_store) if s is not None]
 
     def memory_store_of(self, path: Path) -> MemoryStore | None:
-        """The store whose memory folder holds ``path`` (a memory document), if any. Both sides
-        are compared resolved: a folder opened through a symbolic link names its memory files
-        by the link, while the stores know the real path."""
+        """The store whose memory folder (or drafts folder) holds ``path`` (a memory document),
+        if any. Both sides are compared resolved: a folder opened through a symbolic link names
+        its memory files by the link, while the stores know the real path."""
         if path.suffix != ".md":
             return None
         folder = os.path.realpath(path.parent)
         for store in self.stores():
-            if folder == os.path.realpath(store.location.memories_dir):
+            folders = (store.location.memories_dir, drafts_dir(store.location))
+            if folder in {os.path.realpath(f) for f in folders}:
                 return store
         return None
 
@@ -201,14 +212,46 @@ class Root:
 
         Writes are atomic renames, which change the folder's mtime: one stat per store (and a
         listing while that mtime is too recent to trust). With ``force`` (a watched-file event)
-        every store is re-read, catching in-place edits too.
+        every store is re-read, catching in-place edits too. A store another process holds the
+        lock of is read on as last committed, and synced at the first message after it is free.
         """
-        changed = False
+        changed = self._reopen_copies()
         for change in self._watch.changes(self.stores(), force=force):
-            changed |= self._refresh(
-                change.store, appeared=change.appeared, vanished=change.vanished
+            kept = self._unsynced.get(id(change.store))
+            appeared = change.appeared or (kept is not None and kept.appeared)
+            vanished = change.vanished or (
+                kept is not None and kept.vanished and not change.appeared
             )
+            self._unsynced[id(change.store)] = FolderChange(change.store, appeared, vanished)
+        for key, change in list(self._unsynced.items()):
+            if held_elsewhere(change.store):
+                continue  # synced once the other process lets the store go
+            try:
+                changed |= self._refresh(
+                    change.store, appeared=change.appeared, vanished=change.vanished
+                )
+            except StoreBusy:  # another writer took the lock first: next message
+                continue
+            del self._unsynced[key]
         return changed
+
+    def busy_elsewhere(self) -> list[MemoryStore]:
+        """The stores whose writers' lock another process holds now; a store served from a
+        copy whose lock is free again is opened afresh first (see :meth:`poll`)."""
+        self._reopen_copies()
+        return [s for s in self.stores() if held_elsewhere(s)]
+
+    def _reopen_copies(self) -> bool:
+        """Close each store served from a copy (its lock was held past its wait when it
+        opened) whose lock is free again: its next use opens the index itself. True if any."""
+        reopened = False
+        for store in self.stores():
+            if store.busy and not held_elsewhere(store):
+                store.close()
+                self._recaller = None
+                self.bump()
+                reopened = True
+        return reopened
 
     def _refresh(self, store: MemoryStore, *, appeared: bool, vanished: bool = False) -> bool:
         """Re-read a store whose folder changed. Always counts as a change: another process

@@ -10,6 +10,7 @@ import contextlib
 import logging
 import uuid
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -48,6 +49,9 @@ class TetherServer(LanguageServer):
         (key ``""`` for settings pushed without a scope)."""
         self.roots = Roots(session=self.session_id, notice=self.log)
         self.docs: dict[str, DocState] = {}
+        self.drafts: dict[Path, str] = {}
+        """The drafts this session made, with the text each was made with
+        (:mod:`lsp_server.draft_files`)."""
         self.last_disk_check = 0.0
         self._warned: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()

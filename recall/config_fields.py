@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import field as dataclass_field
 from dataclasses import fields, replace
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 Warn = Callable[[str], None]
 Parse = Callable[[Any], Any]
@@ -60,6 +60,17 @@ def keys_of(settings_class: type) -> dict[str, tuple[str, Parse]]:
         for name in (item.name, *item.metadata[_ALIASES]):
             keys[fold_key(name)] = (item.name, item.metadata[_PARSE])
     return keys
+
+
+def key_names(settings_class: type) -> dict[str, str]:
+    """Every key ``settings_class`` accepts, folded, mapped to itself in snake_case (an alias
+    as the alias: ``diagnostic_categories``), for suggesting it."""
+    return {
+        fold_key(name): name
+        for item in fields(settings_class)
+        if _PARSE in item.metadata
+        for name in (item.name, *item.metadata[_ALIASES])
+    }
 
 
 def only_off_fields(settings_class: type) -> frozenset[str]:
@@ -143,3 +154,49 @@ def names(allowed: Collection[str], what: str = "names") -> Parse:
         return tuple(dict.fromkeys(items))
 
     return parse
+
+
+# -- keys no reader knows --------------------------------------------------------------------
+
+SUGGEST_CUTOFF: Final = 0.6
+"""How alike (difflib's ratio, 0 to 1) a known key must be to an unknown one to be suggested:
+difflib's own default, which catches a dropped, doubled or swapped letter and a missing word
+(``archive_days`` -> ``archive_window_days``) yet suggests nothing for an unrelated name."""
+
+NOT_A_SETTING: Final = "not a Tether setting (docs/lifecycle.md and docs/editors.md list them)"
+
+
+def _spelled_like(example: str, snake: str) -> str:
+    """``snake`` (a snake_case name) in the spelling of ``example``: kebab, camel or snake."""
+    words = snake.split("_")
+    if "-" in example:
+        return "-".join(words)
+    if "_" not in example and any(c.isupper() for c in example):
+        return words[0] + "".join(word.capitalize() for word in words[1:])
+    return snake
+
+
+def closest_key(raw_key: str, known: Mapping[str, str]) -> str | None:
+    """The key of ``known`` (folded -> snake_case name) most like ``raw_key``, written the way
+    ``raw_key`` is; None when none is alike enough (see :data:`SUGGEST_CUTOFF`)."""
+    import difflib  # only for a key no reader knows
+
+    match = difflib.get_close_matches(fold_key(raw_key), list(known), n=1, cutoff=SUGGEST_CUTOFF)
+    return _spelled_like(raw_key, known[match[0]]) if match else None
+
+
+def unknown_keys(
+    source: str, values: Mapping[Any, Any], known: Mapping[str, str], advice: str = NOT_A_SETTING
+) -> list[str]:
+    """One warning per key of ``values`` not in ``known`` (folded -> name), naming ``source``
+    and the key, with the closest known key when there is one (else ``advice``): the same
+    words for a settings file and for an editor's settings."""
+    lines: list[str] = []
+    for raw_key in values:
+        key = str(raw_key)
+        if fold_key(key) in known:
+            continue
+        suggestion = closest_key(key, known)
+        said = f"did you mean {suggestion}?" if suggestion else advice
+        lines.append(f"{source}: unknown key {key!r} ignored; {said}")
+    return lines

@@ -362,6 +362,24 @@ _LOCK_POLL = 0.02
 """Seconds between two tries of a writer lock waited for with a bound."""
 
 
+def writer_lock_held(lock_path: Path) -> bool:
+    """Whether another holder has the store's writer lock right now (one try, never a wait;
+    a lock file that does not exist yet is held by nobody). Nothing is created."""
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # closing the descriptor lets it go
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
+
+
 def _flock(fd: int, lock_path: Path, wait: float | None) -> None:
     """Take the exclusive lock on ``fd``: at once or blocking when ``wait`` is None, else
     trying until ``wait`` seconds have passed."""

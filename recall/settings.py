@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from recall import config_fields
 from recall.config_fields import (
     Parse,
     Warn,
@@ -208,11 +209,6 @@ SERVER_KEYS: Final = (
 engine never imports the server, yet must not call the server's keys unknown; a test keeps this
 list equal to the server's."""
 
-SUGGEST_CUTOFF: Final = 0.6
-"""How alike (difflib's ratio, 0 to 1) a known key must be to an unknown one to be suggested:
-difflib's own default, which catches a dropped, doubled or swapped letter and a missing word
-(``archive_days`` -> ``archive_window_days``) yet suggests nothing for an unrelated name."""
-
 
 def known_keys() -> dict[str, str]:
     """Every key a repository's settings may hold, folded, mapped to the name to suggest: the
@@ -222,43 +218,16 @@ def known_keys() -> dict[str, str]:
     return known
 
 
-def _spelled_like(example: str, snake: str) -> str:
-    """``snake`` (a snake_case name) in the spelling of ``example``: kebab, camel or snake."""
-    words = snake.split("_")
-    if "-" in example:
-        return "-".join(words)
-    if "_" not in example and any(c.isupper() for c in example):
-        return words[0] + "".join(word.capitalize() for word in words[1:])
-    return snake
-
-
 def closest_key(raw_key: str) -> str | None:
-    """The known key most like ``raw_key``, written the way ``raw_key`` is; None when no known
-    key is alike enough (see :data:`SUGGEST_CUTOFF`)."""
-    import difflib  # only for a key no reader knows
-
-    known = known_keys()
-    match = difflib.get_close_matches(fold_key(raw_key), list(known), n=1, cutoff=SUGGEST_CUTOFF)
-    return _spelled_like(raw_key, known[match[0]]) if match else None
+    """The key a settings file may hold most like ``raw_key``, spelled as ``raw_key`` is;
+    None when none is alike enough (see :data:`recall.config_fields.SUGGEST_CUTOFF`)."""
+    return config_fields.closest_key(raw_key, known_keys())
 
 
 def unknown_keys(source: str, values: Mapping[str, Any]) -> list[str]:
     """One warning per key of ``values`` that neither the engine nor the server reads, naming
     ``source`` (the file) and the key, with the closest known key when there is one."""
-    known = known_keys()
-    lines: list[str] = []
-    for raw_key in values:
-        key = str(raw_key)
-        if fold_key(key) in known:
-            continue
-        suggestion = closest_key(key)
-        advice = (
-            f"did you mean {suggestion}?"
-            if suggestion
-            else "not a Tether setting (docs/lifecycle.md and docs/editors.md list them)"
-        )
-        lines.append(f"{source}: unknown key {key!r} ignored; {advice}")
-    return lines
+    return config_fields.unknown_keys(source, values, known_keys())
 
 
 # -- value parsers ---------------------------------------------------------------------------

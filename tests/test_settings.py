@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from recall import lifecycle
-from recall.config_fields import names, one_of, only_off_fields
+from recall.config_fields import SUGGEST_CUTOFF, names, one_of, only_off_fields
 from recall.settings import (
     ONLY_OFF,
     SERVER_KEYS,
-    SUGGEST_CUTOFF,
     USER_ONLY,
     EngineSettings,
     closest_key,

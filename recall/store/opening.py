@@ -91,6 +91,12 @@ class IndexOpening(StoreBase):
         elif self._conn is not None:
             self._check_again = True
 
+    @property
+    def busy(self) -> bool:
+        """Whether reads are served from a copy of the index because another writer held it
+        past this caller's :attr:`wait` (closing the store lets the next use open it again)."""
+        return self._busy
+
     def reusable(self) -> bool:
         """Whether this store may be kept open for another command: its index open for writing
         (or empty in memory), no write, lock or deferred check under way; not a copy."""

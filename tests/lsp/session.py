@@ -3,6 +3,7 @@ returning once the server has answered everything it was sent (so diagnostics ar
 
 from __future__ import annotations
 
+import ast
 import asyncio
 from collections import Counter
 from collections.abc import Callable
@@ -188,6 +189,18 @@ class Session:
             )
         )
         return list(found or [])
+
+    async def run_action(self, action: types.CodeAction | types.Command) -> Any:
+        """Run the command an offered code action carries, as the client would. (pytest-lsp's
+        decoding turns a code action with a command into a ``Command`` whose ``command`` is
+        the action's text; its arguments are read back from it.)"""
+        command = action.command if isinstance(action, types.CodeAction) else action
+        assert command is not None
+        name, arguments = command.command, list(command.arguments or [])
+        if name.startswith("{"):
+            carried = ast.literal_eval(name)
+            name, arguments = carried["command"], carried.get("arguments", [])
+        return await self.command(name, *arguments)
 
     async def command(self, name: str, *arguments: Any) -> Any:
         """Run a ``workspace/executeCommand`` and return its result."""

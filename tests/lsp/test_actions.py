@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import captured_exception_key
 
 from recall import frontmatter
 from recall.policy.usage import counters
+from tests.lsp.conftest import SERVER, start
 from tests.lsp.session import Session
 from tests.lsp.workspace import GOTCHA, Workspace
 
@@ -112,3 +117,56 @@ async def test_command_errors_and_malformed_arguments(lsp_one: Session, ws: Work
         await lsp.command("tether.recall")  # no file, no prompt
     assert fields(ws.memory_file(ws.gotcha))["pinned"] is False
     assert any("malformed" in m.message for m in lsp.client.log_messages)
+
+
+def fail_client_requests(lsp: Session) -> None:
+    """Make the client answer showDocument and applyEdit with a JSON-RPC error (as a client
+    that fails at it does), not with a result saying it did not."""
+
+    def failing(params: object) -> None:
+        raise JsonRpcInternalError("the client could not do it")
+
+    features = lsp.client.protocol.fm.features
+    features[types.WINDOW_SHOW_DOCUMENT] = failing
+    features[types.WORKSPACE_APPLY_EDIT] = failing
+
+
+async def test_a_client_error_takes_the_same_fallback_as_a_refusal(
+    lsp: Session, ws: Workspace, request: pytest.FixtureRequest
+) -> None:
+    fail_client_requests(lsp)
+    shown = await lsp.command(
+        "tether.show", {"memoryId": ws.gotcha, "display": True, "fromHint": True}
+    )
+    assert shown["id"] == ws.gotcha
+    assert any(GOTCHA in m.message for m in lsp.client.messages)  # the card, as a message
+    drafted = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri(), "fromHint": True})
+    assert (drafted["applied"], drafted["shown"]) == (False, False)
+    assert Path(drafted["draft"]).exists()  # written by the server itself, and announced
+    assert any(drafted["draft"] in m.message for m in lsp.client.messages)
+    # pytest-lsp keeps the errors the client's handlers raised, to fail the test with; these
+    # were raised on purpose
+    request.node.stash[captured_exception_key] = None
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=["neovim@v0.7.0"])
+async def client_plain(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
+) -> AsyncIterator[None]:
+    """The server over a folder that is in no repository."""
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "notes.py").write_text("x = 1\n", encoding="utf-8")
+    lsp_client.tether_session = await start(lsp_client, request.param, [folder], request.node)  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_no_remember_is_offered_where_it_could_only_fail(
+    client_plain: LanguageClient, tmp_path: Path
+) -> None:
+    lsp: Session = client_plain.tether_session  # type: ignore[attr-defined]
+    notes = tmp_path / "plain" / "notes.py"
+    await lsp.open(notes)
+    found = await lsp.actions(notes, types.Range(types.Position(0, 0), types.Position(0, 0)))
+    assert [a.title for a in found] == ["Tether: show memories for this file"]

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from recall import frontmatter
+from tests.conftest import run_tether
+from tests.lsp.conftest import SERVER, start
 from tests.lsp.session import Session
 from tests.lsp.workspace import GOTCHA, Workspace
 
@@ -36,7 +42,7 @@ async def test_remember_flow_end_to_end(lsp: Session, ws: Workspace) -> None:
     await lsp.open(ws.app_py)
     result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
     draft = Path(result["draft"])
-    assert draft.parent == ws.root / ".tether" / "memories"
+    assert draft.parent == ws.root / ".tether" / "drafts"  # where no store reads it
     assert draft.exists()
     if lsp.is_vscode:  # created through applyEdit and brought up with showDocument
         assert result["applied"] and result["shown"]
@@ -62,6 +68,7 @@ async def test_remember_flow_end_to_end(lsp: Session, ws: Workspace) -> None:
     await lsp.change(draft, text)
     assert lsp.diagnostics(draft) == []
     await lsp.save(draft, text)
+    assert ws.memory_file(result["id"]).read_text(encoding="utf-8") == text  # saved: a memory
 
     shown = await lsp.command("tether.show", {"memoryId": result["id"]})
     assert shown["summary"] == NEW
@@ -81,6 +88,9 @@ async def test_supersede_flow_end_to_end(lsp: Session, ws: Workspace) -> None:
 
     await lsp.open(draft, language="markdown")  # still the old text: said before saving
     assert any("same text as" in d.message for d in lsp.diagnostics(draft))
+    await lsp.save(draft)  # saved as it is: it repeats the old memory, so it is none yet
+    with pytest.raises(Exception, match="no memory"):
+        await lsp.command("tether.show", {"memoryId": result["id"]})
 
     await fill_and_save(lsp, draft, "session save goes through safeRename and an fsync")
     old = frontmatter.parse(ws.memory_file(ws.gotcha).read_text(), "old").fields
@@ -176,3 +186,73 @@ async def test_a_null_keeps_the_old_value_and_a_refused_supersede_is_no_action(
     finally:
         store.close()
     assert row is None or row[0] == 0
+
+
+async def test_a_dropped_draft_leaves_nothing_behind(lsp: Session, ws: Workspace) -> None:
+    result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri(), "fromHint": True})
+    draft = Path(result["draft"])
+    await lsp.open(draft, language="markdown")
+    await lsp.save(draft)  # saved without a summary: still a draft, in no store
+    assert not ws.memory_file(result["id"]).exists()
+    doctor = run_tether("doctor", cwd=ws.root)
+    assert doctor.code == 0 and result["id"] not in doctor.stdout + doctor.stderr
+    listed = run_tether("list", cwd=ws.root)
+    assert "skipped" not in listed.stderr
+    ignored = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all", ".tether"],
+        cwd=ws.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "drafts" not in ignored.stdout  # never committed by accident
+    if lsp.is_vscode:  # as VS Code leaves a draft never saved: created empty on disk
+        draft.write_text("", encoding="utf-8")
+    await lsp.close(draft)
+    assert not draft.exists()
+
+
+async def test_a_finished_draft_goes_once_closed_and_the_memory_stays(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
+    draft = Path(result["draft"])
+    await fill_and_save(lsp, draft, NEW)
+    await lsp.close(draft)
+    assert not draft.exists()
+    assert NEW in ws.memory_file(result["id"]).read_text(encoding="utf-8")
+
+
+async def test_a_draft_with_words_of_its_own_is_kept_when_closed(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
+    draft = Path(result["draft"])
+    await lsp.open(draft, language="markdown")
+    half = draft.read_text(encoding="utf-8").replace("files:", "files: [", 1) + "\nthe why\n"
+    await lsp.save(draft, half)  # broken front matter: not a memory, yet the person's words
+    await lsp.close(draft)
+    assert draft.read_text(encoding="utf-8") == half
+    assert not ws.memory_file(result["id"]).exists()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=["neovim@v0.7.0"])
+async def client_ended(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, ws: Workspace
+) -> AsyncIterator[None]:
+    """A session the test itself shuts down."""
+    lsp_client.tether_session = await start(lsp_client, request.param, [ws.root], request.node)  # type: ignore[attr-defined]
+    yield
+
+
+async def test_a_draft_never_opened_goes_at_shutdown(
+    client_ended: LanguageClient, ws: Workspace
+) -> None:
+    lsp: Session = client_ended.tether_session  # type: ignore[attr-defined]
+    result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
+    draft = Path(result["draft"])
+    assert draft.exists()  # Neovim 0.7: written by the server, its path said
+    await lsp.client.shutdown_session()
+    assert not draft.exists()

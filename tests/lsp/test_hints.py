@@ -4,6 +4,7 @@ that pinned memories pierce, and silence once memory is asked for unprompted."""
 from __future__ import annotations
 
 import pytest
+from lsprotocol import types
 
 from recall.policy.usage import counters
 from tests.lsp.session import Session
@@ -45,6 +46,25 @@ async def test_asking_for_memory_ends_the_hints(lsp_one: Session, ws: Workspace)
     await lsp.command("tether.recall", {"uri": ws.app_py.as_uri()})
     assert lsp.diagnostics(ws.store_py) == []
     assert lsp.diagnostics(ws.app_py) == []
+
+
+async def test_the_servers_own_file_actions_leave_the_hints_on(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    await lsp.open(ws.app_py)
+    shown = {ws.store_py: lsp.diagnostics(ws.store_py), ws.app_py: lsp.diagnostics(ws.app_py)}
+    assert all(shown.values())
+    offered = await lsp.actions(ws.app_py, types.Range(types.Position(0, 0), types.Position(0, 0)))
+    by_title = {a.title: a for a in offered}
+    for title in (
+        "Tether: show memories for this file",
+        "Tether: remember something about this file…",
+    ):
+        await lsp.run_action(by_title[title])
+        for path, diagnostics in shown.items():
+            assert lsp.diagnostics(path) == diagnostics, f"{title} stopped the hints"
 
 
 @pytest.mark.init_options({"hintSessionBudget": 1})

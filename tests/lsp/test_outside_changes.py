@@ -154,3 +154,32 @@ async def test_a_genome_refreshed_by_another_process_is_followed(
         store.close()
     await asyncio.sleep(DISK_CHECK_SECONDS + 0.1)
     assert DRIFT_NOTE in await decision_receipt()
+
+
+def skipped_lines(lsp: Session) -> list[str]:
+    """The client's log lines about memory files that cannot be loaded."""
+    return [
+        m.message
+        for m in lsp.client.log_messages
+        if m.type == types.MessageType.Warning and "skipped" in m.message
+    ]
+
+
+async def test_a_broken_memory_file_is_told_once_per_change(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.app_py)
+    broken = ws.root / ".tether" / "memories" / "0badf11e.md"
+    broken.write_text("---\ncategory: gotcha\nfiles: [src/app.py\n---\nbroken by a merge\n")
+    for step in range(3):  # keystrokes, each a look at the folder
+        await lsp.change(ws.app_py, ws.app_py.read_text() + "#" * (step + 1) + "\n")
+    (told,) = skipped_lines(lsp)
+    assert told.startswith(f"tether: skipped {broken}:4: bad YAML")  # file and line, as the CLI
+    ws.memory_file(ws.app_gotcha).write_text(ws.memory_file(ws.app_gotcha).read_text() + "\n")
+    notify_changed(lsp, ws.memory_file(ws.app_gotcha).as_uri())  # another file changed
+    await lsp.change(ws.app_py, ws.app_py.read_text() + "# more\n")
+    assert len(skipped_lines(lsp)) == 1  # not again
+    broken.write_text("---\ncategory: gotch\nfiles: [src/app.py]\n---\nbroken another way\n")
+    await lsp.change(ws.app_py, ws.app_py.read_text() + "# again\n")
+    assert len(skipped_lines(lsp)) == 2 and "gotch" in skipped_lines(lsp)[1]

@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from lsp_server import cards
 from lsp_server.anchors import Span, first_line, locate, symbol_name
+from lsp_server.broken_files import NAMED_AT_ONCE
 from lsp_server.configuration import Settings, file_sources, merge
 from lsp_server.diagnostics import RECALL_LIMIT, first_limit
 from lsp_server.positions import to_range, units
@@ -233,3 +234,7 @@ def test_a_refresh_elsewhere_noticed_by_a_drift_count_still_drops_the_kept_hits(
         root.close()
     # the repository's first commit and the 21 since, all after the memory was written
     assert next(h for h in again if h.memory.id == on_a).drift == 22
+
+
+def test_how_many_broken_memory_files_are_named_at_once() -> None:
+    assert NAMED_AT_ONCE == 20  # the rest counted, `tether doctor` lists them all

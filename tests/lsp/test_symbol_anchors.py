@@ -118,3 +118,5 @@ async def test_the_guard_quick_fix_guards_and_unguards(
     unguarded = await lsp_one.command("tether.unguard", {"memoryId": ws.gotcha})
     assert unguarded["guard"] is False
     assert "guard" not in frontmatter.parse(path.read_text(), path).fields
+    again = await lsp_one.command("tether.unguard", {"memoryId": ws.gotcha})
+    assert again == {"changed": False, "message": f"memory {ws.gotcha} is already unguarded"}

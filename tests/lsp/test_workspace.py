@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from lsprotocol import types
 
@@ -97,3 +100,53 @@ async def test_a_folder_removed_takes_its_diagnostics_along(
     await lsp.settle()
     (back,) = lsp.diagnostics(total)
     assert SECOND_GOTCHA in back.message
+
+
+def settings_warnings(lsp: Session) -> list[str]:
+    """The settings problems shown to the user (``window/showMessage``, Warning), in order."""
+    return [
+        m.message
+        for m in lsp.client.messages
+        if m.type == types.MessageType.Warning and "ignor" in m.message
+    ]
+
+
+async def push(lsp: Session, settings: object) -> None:
+    """Settings pushed as a client without ``workspace/configuration`` does."""
+    lsp.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=settings)
+    )
+    await lsp.settle()
+
+
+@pytest.mark.init_options(
+    {"maxPerFle": 1, "diagnosticCategory": ["gotcha"], "archiveWindowDays": 3}
+)
+async def test_setting_problems_from_the_editor_are_shown_once_each(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]  # defaults apply
+    assert settings_warnings(lsp) == [
+        "tether: initializationOptions: archiveWindowDays ignored: the editor's settings are the "
+        "language server's; Tether reads it from .tether/config.toml, [tool.tether] in "
+        f"pyproject.toml or your own {Path(os.environ['TETHER_HOME']) / 'config.toml'}",
+        "tether: initializationOptions: unknown key 'maxPerFle' ignored; did you mean maxPerFile?",
+        "tether: initializationOptions: unknown key 'diagnosticCategory' ignored; did you mean "
+        "diagnosticCategories?",
+    ]
+    await push(lsp, {"tether": {"maxPerFile": -1}})
+    await push(lsp, {"tether": {"maxPerFile": -1}})  # the same again: nothing new to say
+    await push(lsp, {"tether": "x"})
+    await push(lsp, [1, 2])
+    assert settings_warnings(lsp)[3:] == [
+        "tether: editor settings: ignoring maxPerFile = -1: give a whole number, 0 or more",
+        "tether: editor settings: ignored: settings must be a table (an object of key: value), "
+        "got str; the other settings apply",
+        "tether: editor settings: ignored: settings must be a table (an object of key: value), "
+        "got list; the other settings apply",
+    ]
+    logged = [m.message for m in lsp.client.log_messages if "ignor" in m.message]
+    assert len(logged) == len(set(logged)) == 6  # in the log too, each once
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]  # still at work

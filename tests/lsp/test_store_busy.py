@@ -1,0 +1,94 @@
+"""Another Tether process holding the store's writers' lock (a reindex, an import) never
+stops the server: hovers and diagnostics go on from the index as last committed, a write
+waits for the lock off the message loop, and what changed meanwhile is read once it is free."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from lsp_server.store_busy import STORE_WAIT_SECONDS, WRITE_WAIT_SECONDS
+from recall.hooks.events import GUARD_BUSY_MS
+from recall.index.db import BUSY_TIMEOUT_MS
+from tests.lsp.session import Session
+from tests.lsp.workspace import APP_GOTCHA, Workspace
+
+ANSWER_BOUND = 30.0
+"""How long a test waits for an answer the server owes (a guard against hanging, far above
+any wait of the server's own: an answer at all, while the lock is held, is what counts)."""
+
+PULLED = "a gotcha pulled while the store was busy"
+
+
+@contextlib.contextmanager
+def held(ws: Workspace) -> Iterator[None]:
+    """The project store's writers' lock, held by this process as another Tether would."""
+    fd = os.open(ws.root / ".tether" / "write.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def pulled_memory(ws: Workspace) -> Path:
+    """A memory file arriving from outside (a git pull) on src/app.py."""
+    path = ws.root / ".tether" / "memories" / "feedbeef.md"
+    path.write_text(f"---\ncategory: gotcha\nfiles:\n  - src/app.py\n---\n{PULLED}\n")
+    return path
+
+
+def test_the_waits_are_pinned() -> None:
+    assert STORE_WAIT_SECONDS == GUARD_BUSY_MS / 1000 == 1.0
+    assert WRITE_WAIT_SECONDS == BUSY_TIMEOUT_MS / 1000 == 15.0
+
+
+@pytest.mark.asyncio
+async def test_a_held_lock_costs_no_answer_and_a_write_waits_for_it(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.app_py)
+    assert [d.code for d in lsp.diagnostics(ws.app_py)] == [ws.app_gotcha]
+    with held(ws):
+        pulled_memory(ws)
+        hover = await asyncio.wait_for(lsp.hover(ws.app_py, 0, 0), ANSWER_BOUND)
+        assert hover is not None and APP_GOTCHA in str(hover.contents)  # as last committed
+        before = lsp.publishes[ws.app_py.as_uri()]
+        await asyncio.wait_for(lsp.change(ws.app_py, ws.app_py.read_text() + "\n"), ANSWER_BOUND)
+        assert lsp.publishes[ws.app_py.as_uri()] > before  # diagnostics go on meanwhile
+
+        pin = asyncio.ensure_future(
+            lsp.client.workspace_execute_command_async(
+                types.ExecuteCommandParams("tether.pin", [{"memoryId": ws.app_gotcha}])
+            )
+        )
+        await asyncio.wait_for(lsp.hover(ws.app_py, 0, 0), ANSWER_BOUND)
+        assert not pin.done()  # the write waits for the lock, the hover did not wait for it
+    pinned = await asyncio.wait_for(pin, ANSWER_BOUND)
+    assert pinned["pinned"] is True
+    await lsp.change(ws.app_py, ws.app_py.read_text() + "\n\n")
+    assert PULLED in " ".join(d.message for d in lsp.diagnostics(ws.app_py))  # read once free
+
+
+@pytest.mark.asyncio
+async def test_a_store_opened_while_held_is_opened_again_once_free(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    with held(ws):
+        pulled_memory(ws)  # the index is behind the folder: opening it would sync under the lock
+        await asyncio.wait_for(lsp.open(ws.app_py), ANSWER_BOUND)
+        assert [d.code for d in lsp.diagnostics(ws.app_py)] == [ws.app_gotcha]
+    pinned = await asyncio.wait_for(
+        lsp.command("tether.pin", {"memoryId": ws.app_gotcha, "fromHint": True}), ANSWER_BOUND
+    )
+    assert pinned["pinned"] is True  # written to the index itself, not refused as a copy
+    assert "pinned: true" in ws.memory_file(ws.app_gotcha).read_text()
