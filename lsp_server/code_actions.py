@@ -17,6 +17,7 @@ from lsp_server.documents import DocState, Shown, current_text, resolve
 from lsp_server.positions import overlaps
 from lsp_server.symbol_at import symbol_at
 from recall.model import GUARD_CATEGORIES
+from recall.named_files import is_git_own
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -76,7 +77,9 @@ def file_actions(doc: DocState, symbol: str | None = None) -> list[types.CodeAct
     commands a person or an agent runs on their own)."""
     here = {"uri": doc.uri, "fromHint": True}
     found = []
-    if doc.root.project is not None:  # outside a repository a memory has no store to go in
+    # Outside a repository a memory has no store to go in; git's own files (a commit message
+    # being written) are never what a memory is about.
+    if doc.root.project is not None and not is_git_own(doc.rel):
         if symbol is not None:
             anchored = {**here, "anchors": [f"{doc.rel}::{symbol}"]}
             title = f"Tether: remember something about {symbol}…"

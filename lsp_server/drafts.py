@@ -27,6 +27,7 @@ from recall.clock import now_iso
 from recall.errors import BadInput
 from recall.locations import ensure_created
 from recall.model import Memory
+from recall.named_files import check_named_files
 from recall.records import check_category, check_text, front_matter_fields
 from recall.repo import git_user_name
 from recall.store import MemoryStore
@@ -129,12 +130,52 @@ def _files(store: MemoryStore, root: Root, obj: dict[str, Any], default: list[st
 
 
 def _anchors(store: MemoryStore, root: Root, obj: dict[str, Any]) -> tuple[SymbolAnchor, ...]:
-    """The ``anchors`` given (``path::name`` each), with their bodies' hashes recorded."""
+    """The ``anchors`` given (``path::name`` each, one line of text), with their bodies'
+    hashes recorded."""
     given = strings(obj, "anchors") or []
-    pairs = [parse_anchor(item, label=f"anchors[{n}]") for n, item in enumerate(given)]
+    pairs = [
+        parse_anchor(check_text(item, f"anchors[{n}]") or "", label=f"anchors[{n}]")
+        for n, item in enumerate(given)
+    ]
     pairs = [(store.normalize_input(path, root.folder), name) for path, name in pairs]
     anchors, _ = record_anchors(store.repo_root, pairs)  # kept without a hash when not found
     return anchors
+
+
+ALLOW_MISSING = '"allowMissing": true'
+"""How an editor's command lets through a file the repository does not have yet, as a refusal
+of an unknown file says it (``--allow-missing`` in the CLI)."""
+
+
+def _check_named(
+    ls: TetherServer,
+    store: MemoryStore,
+    obj: dict[str, Any],
+    named: list[tuple[str, str]],
+) -> list[str]:
+    """Refuse what the CLI's ``remember`` refuses among the files a write names (a folder, one
+    of git's own files, a path the repository never had unless ``allowMissing``: see
+    :func:`recall.named_files.check_named_files`); log and return the notes on files renamed
+    since."""
+    notes = check_named_files(
+        store, named, allow_missing=flag(obj, "allowMissing"), let_through=ALLOW_MISSING
+    )
+    for note in notes:
+        ls.warn(note)
+    return notes
+
+
+def _given_names(
+    obj: dict[str, Any], files: list[str], anchors: tuple[SymbolAnchor, ...]
+) -> list[tuple[str, str]]:
+    """The files a command names itself, each with the argument it came in: ``files``, then the
+    anchors' files (files carried over from a superseded memory were checked when written)."""
+    named = []
+    if strings(obj, "files") is not None:
+        named += [(path, f"files[{n}]") for n, path in enumerate(files)]
+    if strings(obj, "anchors") is not None:
+        named += [(a.path, f"anchors[{n}]") for n, a in enumerate(anchors)]
+    return named
 
 
 async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
@@ -145,6 +186,10 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     here = [doc.rel] if doc is not None and not doc.is_memory else []
     files = _files(store, root, obj, here)
     anchors = _anchors(store, root, obj)
+    named = _given_names(obj, files, anchors)
+    if strings(obj, "files") is None:
+        named += [(path, "the file of uri") for path in here]
+    file_notes = _check_named(ls, store, obj, named)
     files += [a.path for a in anchors if a.path not in files]
     category = text(obj, "category") or "gotcha"
     author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
@@ -175,7 +220,8 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     guard = check_guard(flag(obj, "guard"), memory.category, GUARD_ARGUMENT)
     result = store.remember(memory.with_changes(anchors=anchors, guard=guard))
     changed(ls, root)
-    return result.to_dict()
+    done = result.to_dict()
+    return {**done, "file_notes": file_notes} if file_notes else done
 
 
 GUARD_ARGUMENT = 'the "guard": true argument'
@@ -197,6 +243,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         raise BadInput(f"memory {old.id} is {old.status}; only active memories can be superseded")
     files = _files(store, root, obj, list(old.files))
     anchors = _anchors(store, root, obj) if _given(obj, "anchors") else old.anchors
+    file_notes = _check_named(ls, store, obj, _given_names(obj, files, anchors))
     files += [a.path for a in anchors if a.path not in files]
     pinned = flag(obj, "pinned") if _given(obj, "pinned") else old.pinned
     author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
@@ -236,4 +283,6 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     result, updated = store.supersede(old.id, memory)
     changed(ls, root)
     done = {**result.to_dict(), "supersedes": updated.id}
+    if file_notes:
+        done["file_notes"] = file_notes
     return {**done, "guard_note": note} if note else done

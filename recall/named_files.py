@@ -28,6 +28,11 @@ Named = tuple[str, str]
 a message names it by."""
 
 
+def is_git_own(path: str) -> bool:
+    """Whether ``path`` (relative to the repository root) is one of git's own files."""
+    return path == ".git" or path.startswith(".git/")
+
+
 def check_named_files(
     store: MemoryStore, named: Sequence[Named], *, allow_missing: bool, let_through: str
 ) -> list[str]:
@@ -40,7 +45,7 @@ def check_named_files(
         labels.setdefault(path, label)
     given = list(labels.items())
     for path, label in given:
-        if path == ".git" or path.startswith(".git/"):
+        if is_git_own(path):
             raise BadInput(
                 f"{label} {path!r} is one of git's own files, not a file of the repository; "
                 "nothing written: name the files of the repository the memory is about"
