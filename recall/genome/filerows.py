@@ -67,16 +67,20 @@ class FileRows:
                 row = self.rows[ident] = FileRow("", 0, [], {}, 0)
         return row
 
-    def count(self, seq: int, ids: list[int], eligible: bool) -> None:
-        """Record that commit ``seq`` touched ``ids``; count it for co-change if ``eligible``."""
+    def count(
+        self, seq: int, ids: list[int], eligible: bool, own: frozenset[int] = frozenset()
+    ) -> None:
+        """Record that commit ``seq`` touched ``ids``; count it for co-change if ``eligible``,
+        pairing none of ``own`` (Tether's own files) with anything."""
         rows = self.rows
+        paired = [ident for ident in ids if ident not in own] if own else ids
         for ident in ids:
             row = rows.get(ident) or self.get(ident)
             row.seqs.append(seq)
             if eligible:
                 row.commits += 1
-                if len(ids) > 1:
+                if len(paired) > 1 and (not own or ident not in own):
                     near = row.near
-                    for other in ids:
+                    for other in paired:
                         if other != ident:
                             near[other] = near.get(other, 0) + 1

@@ -24,14 +24,7 @@ from recall.genome.names import OWN_FOLDER
 from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
 from recall.genome.results import Neighbour
-from recall.genome.schema import (
-    HISTORY_RULES,
-    HISTORY_RULES_STATE,
-    SYMBOLS_BEHIND,
-    SYMBOLS_STATE,
-    read_state,
-    schema_current,
-)
+from recall.genome.schema import SYMBOLS_BEHIND, SYMBOLS_STATE, read_state, schema_current
 
 if TYPE_CHECKING:
     from array import array
@@ -168,8 +161,7 @@ class Genome(CommitCounts):
         return told
 
     def is_stale(self) -> bool:
-        """Tell whether HEAD, git's index, the settings or the rules history is counted by
-        moved since the last refresh.
+        """Tell whether HEAD, git's index or the settings moved since the last refresh.
 
         Also notices a refresh made by another process, and drops what this object had
         cached from before it, so a long-lived genome (the language server's) stays current.
@@ -184,8 +176,6 @@ class Genome(CommitCounts):
             return True
         if state.get("mode") == "unavailable":
             return find_git_dir(self.repo_root) is not None
-        if state.get(HISTORY_RULES_STATE) != HISTORY_RULES:
-            return True
         current = read_head(self.repo_root)
         if current is None:
             return True

@@ -33,8 +33,6 @@ from recall.genome.history_index import (
 from recall.genome.history_write import clear_history, write_history
 from recall.genome.lineage import Lineage
 from recall.genome.schema import (
-    HISTORY_RULES,
-    HISTORY_RULES_STATE,
     SYMBOLS_BEHIND,
     SYMBOLS_STATE,
     ensure_schema,
@@ -240,7 +238,6 @@ class Refresh:
             "index_sig": head_state.index_sig if head_state else "",
             "settings": settings,
             "max_commit_files": str(self.max_commit_files),
-            HISTORY_RULES_STATE: HISTORY_RULES,
             "tree_time": repr(tree.listed_at),
         }
         if symbols is None:
@@ -321,8 +318,7 @@ class Refresh:
             )
             return "empty", None
         last = state.get("head") or None
-        counted = state.get(HISTORY_RULES_STATE) == HISTORY_RULES  # else by older rules
-        if full or not counted or state.get("settings") != settings or last is None:
+        if full or state.get("settings") != settings or last is None:
             return "full", None
         if last == probe.head:
             return "unchanged", None

@@ -93,13 +93,6 @@ SYMBOLS_STATE: Final = "symbols"
 (a short-lived process's refresh): the next refresh that reads symbols catches up."""
 SYMBOLS_BEHIND: Final = "behind"
 
-HISTORY_RULES_STATE: Final = "history_rules"
-"""The state key recording the rules the stored history was counted by."""
-HISTORY_RULES: Final = "2"
-"""The rules this code counts history by; a genome counted by others (none recorded: 1) is stale
-and its history is read again from scratch, its tree and symbols kept. 2: Tether's own files do
-not count toward a commit's size."""
-
 
 def schema_current(conn: sqlite3.Connection) -> bool:
     """Tell whether the genome tables exist at this code's schema version (read only)."""

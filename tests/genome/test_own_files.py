@@ -1,13 +1,13 @@
 """Tether's own files (memory files a team commits with the code) do not make a commit bulk:
-the cap on a commit's size counts the project's files only, in a rebuild, in an incremental
-refresh, and in a genome counted by the rules before."""
+the cap on a commit's size counts the project's files only, in a rebuild and in an incremental
+refresh, and they are paired with no file for co-change."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from recall.genome import MAX_COMMIT_FILES, Genome, Neighbour
-from recall.genome.schema import HISTORY_RULES, HISTORY_RULES_STATE
+from recall.genome.packing import unpack_near
 
 from .dump import dump
 from .gitrepo import GitRepo
@@ -58,11 +58,34 @@ def test_incremental_refresh_counts_as_a_rebuild(
     assert dump(genome) == dump(rebuilt)
 
 
-def test_a_genome_counted_by_the_rules_before_is_read_again(
+def test_memory_files_are_paired_with_nothing(
     make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
 ) -> None:
-    """An index refreshed by a version that counted memory files (its bookkeeping records no
-    rules) is stale, and its history is read again: an incremental refresh would mix counts."""
+    """A commit of five source files and forty memory files pairs the five among themselves
+    only: forty memory files would else add 45 pairs each way to every one of them."""
+    repo = make_repo("repo")
+    _with_memories(repo)
+    genome = open_genome(repo.root)
+    genome.refresh()
+    near = {
+        path: dict(unpack_near(packed))
+        for path, packed in genome.conn.execute("SELECT path, near FROM genome_files")
+    }
+    ids = dict(genome.conn.execute("SELECT path, id FROM genome_files"))
+    sources = {ids[path] for path in SOURCES}
+    for path in SOURCES:
+        assert set(near[path]) == sources - {ids[path]}
+    for path in MEMORIES:
+        assert near[path] == {}
+
+
+def test_a_genome_counted_by_the_rule_before_is_kept_until_a_full_index(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    """A genome an earlier version counted (memory files in a commit's size) is not read again
+    by itself, at an upgrade nor each time an older version refreshes it beside a newer one:
+    its commits keep their count until a full index (``tether index --full``) counts them
+    again; commits read from then on are counted by this rule."""
     repo = make_repo("repo")
     _with_memories(repo)
     genome = open_genome(repo.root, db="shared")
@@ -70,12 +93,10 @@ def test_a_genome_counted_by_the_rules_before_is_read_again(
     expected = dump(genome)
     assert expected["commits"][0][2] == len(SOURCES)
     with genome.conn:
-        genome.conn.execute("DELETE FROM genome_state WHERE key = ?", (HISTORY_RULES_STATE,))
         genome.conn.execute("UPDATE genome_commits SET nfiles = ?", (len(SOURCES) + len(MEMORIES),))
     older = open_genome(repo.root, db="shared")
-    assert older.is_stale()
-    assert older.refresh().mode == "full"
-    assert dump(older) == expected
     assert not older.is_stale()
-    state = dict(older.conn.execute("SELECT key, value FROM genome_state"))
-    assert state[HISTORY_RULES_STATE] == HISTORY_RULES
+    assert older.refresh().mode == "unchanged"
+    assert dump(older)["commits"][0][2] == len(SOURCES) + len(MEMORIES)
+    assert older.refresh(full=True).mode == "full"
+    assert dump(older) == expected
