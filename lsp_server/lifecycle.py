@@ -26,14 +26,13 @@ file as soon as the session is up, and the work starts right after that file's p
 
 
 def _section(values: Any) -> Any:
-    """Settings given either flat or under a ``tether`` key (whatever that holds: one that is
-    not a table is said so when the settings are merged)."""
+    """Settings given either flat or under a ``tether`` key. Under one, only it is read: the
+    keys beside it are other servers' settings (eglot and others send every server's), neither
+    Tether's nor mistakes to tell about. A ``tether`` that is not a table is said so when the
+    settings are merged."""
     if not isinstance(values, Mapping) or SECTION not in values:
         return values
-    inner, others = values[SECTION], {k: v for k, v in values.items() if k != SECTION}
-    if inner is not None and not isinstance(inner, Mapping):
-        return inner
-    return {**others, **(inner or {})}
+    return values[SECTION]
 
 
 def configure(ls: TetherServer, root: Root) -> None:

@@ -150,3 +150,20 @@ async def test_setting_problems_from_the_editor_are_shown_once_each(
     logged = [m.message for m in lsp.client.log_messages if "ignor" in m.message]
     assert len(logged) == len(set(logged)) == 6  # in the log too, each once
     assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]  # still at work
+
+
+@pytest.mark.init_options(
+    {"tether": {"categories": ["pref"]}, "pylsp": {"plugins": {}}, "gopls": {}}
+)
+async def test_other_servers_settings_beside_tethers_are_left_alone(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """Clients such as eglot send every server's settings: under ``tether``, only that section
+    is Tether's; the others are not unknown keys to warn about."""
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    assert lsp.diagnostics(ws.store_py) == []  # the section applies: gotchas are not shown
+    await push(lsp, {"tether": {"categories": ["gotcha"]}, "rust-analyzer": {"cargo": {}}})
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+    assert settings_warnings(lsp) == []
+    assert not [m.message for m in lsp.client.log_messages if "ignor" in m.message]
