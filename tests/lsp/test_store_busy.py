@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,4 +92,67 @@ async def test_a_store_opened_while_held_is_opened_again_once_free(
         lsp.command("tether.pin", {"memoryId": ws.app_gotcha, "fromHint": True}), ANSWER_BOUND
     )
     assert pinned["pinned"] is True  # written to the index itself, not refused as a copy
+    assert "pinned: true" in ws.memory_file(ws.app_gotcha).read_text()
+
+
+@contextlib.contextmanager
+def index_held(ws: Workspace) -> Iterator[None]:
+    """The project index's SQLite write lock, held without the writers' file lock, as a
+    genome refresh or the server's indexer thread holds it."""
+    other = sqlite3.connect(ws.root / ".tether" / "index.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        yield
+    finally:
+        other.close()
+
+
+@pytest.mark.asyncio
+async def test_the_index_held_by_another_connection_is_waited_for_not_failed(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.app_py)
+    with index_held(ws):
+        pulled_memory(ws)  # a folder change the server cannot sync while the index is held
+        hover = await asyncio.wait_for(lsp.hover(ws.app_py, 0, 0), ANSWER_BOUND)
+        assert hover is not None and APP_GOTCHA in str(hover.contents)
+        before = lsp.publishes[ws.app_py.as_uri()]
+        await asyncio.wait_for(lsp.change(ws.app_py, ws.app_py.read_text() + "\n"), ANSWER_BOUND)
+        assert lsp.publishes[ws.app_py.as_uri()] > before  # diagnostics go on meanwhile
+        pin = asyncio.ensure_future(
+            lsp.client.workspace_execute_command_async(
+                types.ExecuteCommandParams("tether.pin", [{"memoryId": ws.app_gotcha}])
+            )
+        )
+        await asyncio.wait_for(lsp.hover(ws.app_py, 0, 0), ANSWER_BOUND)
+        assert not pin.done()  # waiting for the index, not failed by it
+    pinned = await asyncio.wait_for(pin, ANSWER_BOUND)
+    assert pinned["pinned"] is True
+    await lsp.change(ws.app_py, ws.app_py.read_text() + "\n\n")
+    assert PULLED in " ".join(d.message for d in lsp.diagnostics(ws.app_py))  # synced once free
+
+
+@pytest.mark.asyncio
+async def test_a_copy_served_while_the_index_is_held_is_not_reopened_every_message(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+
+    def busy_said() -> int:
+        return sum("is busy" in m.message for m in lsp.client.log_messages)
+
+    with index_held(ws):
+        pulled_memory(ws)  # the index is behind the folder: opening it would sync under the lock
+        await asyncio.wait_for(lsp.open(ws.app_py), ANSWER_BOUND)
+        assert [d.code for d in lsp.diagnostics(ws.app_py)] == [ws.app_gotcha]
+        said = busy_said()
+        assert said >= 1  # served from a copy, said
+        for _ in range(3):
+            await asyncio.wait_for(lsp.hover(ws.app_py, 0, 0), ANSWER_BOUND)
+        assert busy_said() == said  # the copy kept while the index stays held
+    pinned = await asyncio.wait_for(
+        lsp.command("tether.pin", {"memoryId": ws.app_gotcha, "fromHint": True}), ANSWER_BOUND
+    )
+    assert pinned["pinned"] is True  # written to the index itself once free, not refused
     assert "pinned: true" in ws.memory_file(ws.app_gotcha).read_text()
