@@ -16,13 +16,13 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_server import capabilities, cards, diagnostics, drafts
+from lsp_server import capabilities, cards, diagnostics, drafts, store_busy
 from lsp_server.command_args import count, flag, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
 from lsp_server.command_runs import run, run_async, run_write
 from lsp_server.roots import Root
 from lsp_server.server import TetherServer
-from recall.errors import BadInput, NotFound
+from recall.errors import BadInput, NotFound, StoreBusy
 from recall.lifecycle.disuse import as_seen, bring_back
 from recall.model import Memory
 from recall.policy.inject import format_hit
@@ -231,7 +231,13 @@ async def _reindex(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         if store is None or any(d["path"] == base for d in done):
             continue
         await _indexing_done(ls, base)  # the indexer has a connection to the old index open
-        report = store.reindex()
+        try:
+            report = store.reindex()
+        except StoreBusy as error:  # the roots before it stay reindexed: said
+            if not done:
+                raise
+            before = ", ".join(d["path"] for d in done)
+            raise store_busy.PartlyWritten(f"{error}; reindexed before it: {before}") from None
         root.signals_changed()
         done.append(
             {

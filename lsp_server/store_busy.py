@@ -45,6 +45,11 @@ class StillBusy(StoreBusy):
     """A store stayed busy with another process for all of :data:`WRITE_WAIT_SECONDS`."""
 
 
+class PartlyWritten(StoreBusy):
+    """A store was busy after a command had already written others (a reindex of several
+    roots): the message names what was written, so no "nothing was written" is added."""
+
+
 def held_elsewhere(store: MemoryStore) -> bool:
     """Whether another holder has ``store``'s writers' lock, or its index's write lock (a
     genome refresh, the server's own indexer thread), now; never waits."""

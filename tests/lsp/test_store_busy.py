@@ -9,6 +9,8 @@ import contextlib
 import fcntl
 import os
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -156,3 +158,46 @@ async def test_a_copy_served_while_the_index_is_held_is_not_reopened_every_messa
     )
     assert pinned["pinned"] is True  # written to the index itself once free, not refused
     assert "pinned: true" in ws.memory_file(ws.app_gotcha).read_text()
+
+
+@contextlib.contextmanager
+def held_once_swapped(swapped: Path, lock: Path) -> Iterator[threading.Event]:
+    """Take ``lock`` (a writers' lock) as soon as the index ``swapped`` is replaced by a
+    reindex, as another Tether process starting then would; yields the event set once taken."""
+    taken, done = threading.Event(), threading.Event()
+    before = os.stat(swapped).st_ino
+
+    def watch() -> None:
+        while not done.is_set():
+            if os.stat(swapped).st_ino != before:
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                taken.set()
+                done.wait()
+                os.close(fd)
+                return
+            time.sleep(0.001)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield taken
+    finally:
+        done.set()
+        watcher.join()
+
+
+@pytest.mark.extra_root
+@pytest.mark.asyncio
+async def test_a_reindex_busy_after_its_first_root_says_what_it_did(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    second = ws.root.parent / "second" / ".tether"
+    with held_once_swapped(ws.root / ".tether" / "index.db", second / "write.lock") as taken:
+        with pytest.raises(Exception, match="busy") as failed:
+            await asyncio.wait_for(lsp.command("tether.reindex", {}), ANSWER_BOUND)
+        assert taken.is_set()
+    message = str(failed.value)
+    assert f"reindexed before it: {ws.root / '.tether'}" in message  # the first root was done
+    assert "nothing was written" not in message
