@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from lsp_server.store_busy import STORE_WAIT_SECONDS, WRITE_WAIT_SECONDS
+from lsp_server.store_busy import CHECK_SECONDS, STORE_WAIT_SECONDS, WRITE_WAIT_SECONDS
 from recall.hooks.events import GUARD_BUSY_MS
 from recall.index.db import BUSY_TIMEOUT_MS
 from tests.lsp.session import Session
@@ -51,6 +51,7 @@ def pulled_memory(ws: Workspace) -> Path:
 def test_the_waits_are_pinned() -> None:
     assert STORE_WAIT_SECONDS == GUARD_BUSY_MS / 1000 == 1.0
     assert WRITE_WAIT_SECONDS == BUSY_TIMEOUT_MS / 1000 == 15.0
+    assert CHECK_SECONDS == 0.05
 
 
 @pytest.mark.asyncio
