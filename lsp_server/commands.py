@@ -315,9 +315,19 @@ async def reindex(ls: TetherServer, *args: Any) -> Any:
     return await run_write(ls, "reindex", args, _reindex)
 
 
+def _writes_now(args: tuple[Any, ...]) -> bool:
+    """Whether a remember or supersede writes the store now (``summary`` given, or arguments
+    its run answers as unreadable) rather than opening a draft, which writes nothing to the
+    store and so never waits for another process to let it go."""
+    first = args[0] if len(args) == 1 else None
+    return not isinstance(first, dict) or first.get("summary") is not None
+
+
 async def remember(ls: TetherServer, *args: Any) -> Any:
     """``tether.remember {uri?, summary?, category?, files?, details?, pinned?, anchor?,
     global?}``: write a memory directly when ``summary`` is given, else open a draft."""
+    if not _writes_now(args):
+        return await run_async(ls, "remember", args, drafts.remember)
     return await run_write(ls, "remember", args, drafts.remember)
 
 
@@ -325,6 +335,8 @@ async def supersede(ls: TetherServer, *args: Any) -> Any:
     """``tether.supersede {memoryId, summary?, category?, files?, details?, anchor?, anchors?,
     pinned?, guard?}``: replace a memory directly when ``summary`` is given, else open a
     pre-filled draft; files, anchors, pin and guard carry over unless given."""
+    if not _writes_now(args):
+        return await run_async(ls, "supersede", args, drafts.supersede)
     return await run_write(ls, "supersede", args, drafts.supersede)
 
 

@@ -202,3 +202,19 @@ async def test_a_reindex_busy_after_its_first_root_says_what_it_did(
     message = str(failed.value)
     assert f"reindexed before it: {ws.root / '.tether'}" in message  # the first root was done
     assert "nothing was written" not in message
+
+
+@pytest.mark.asyncio
+async def test_a_draft_opens_while_the_store_is_held(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    await lsp.open(ws.app_py)
+    with held(ws):  # a draft writes nothing to the store: it does not wait for its lock
+        drafted = await asyncio.wait_for(
+            lsp.command("tether.remember", {"uri": ws.app_py.as_uri()}), ANSWER_BOUND
+        )
+        assert Path(drafted["draft"]).is_file()
+        superseding = await asyncio.wait_for(
+            lsp.command("tether.supersede", {"memoryId": ws.app_gotcha, "fromHint": True}),
+            ANSWER_BOUND,
+        )
+        assert APP_GOTCHA in Path(superseding["draft"]).read_text()
