@@ -61,8 +61,9 @@ def busy_message(stores: Iterable[MemoryStore]) -> str:
     """What a write that could not wait any longer says: which store, and to retry."""
     named = " and ".join(f"the {s.scope} store {s.location.base}" for s in stores)
     return (
-        f"{named or 'the store'} is busy with another Tether process (a reindex or an import, "
-        f"most likely) for over {WRITE_WAIT_SECONDS:g} s; nothing was written; {RETRY}"
+        f"{named or 'the store'} is busy with another writer (a reindex, an import or the "
+        f"code map's indexing, most likely) for over {WRITE_WAIT_SECONDS:g} s; nothing was "
+        f"written; {RETRY}"
     )
 
 
