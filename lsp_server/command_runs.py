@@ -76,6 +76,8 @@ async def run_write(
         return await result if inspect.isawaitable(result) else result
     except store_busy.StillBusy as error:
         return _answer(ls, name, error)
+    except store_busy.PartlyWritten as error:  # what was written is said in it
+        return _answer(ls, name, StoreBusy(f"{error}; {store_busy.RETRY}"))
     except StoreBusy as error:  # another writer came first since the wait (an async handler)
         return _answer(ls, name, StoreBusy(f"{error}; nothing was written; {store_busy.RETRY}"))
     except (Malformed, TetherError) as error:

@@ -16,13 +16,13 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_server import capabilities, cards, diagnostics, drafts
+from lsp_server import capabilities, cards, diagnostics, drafts, store_busy
 from lsp_server.command_args import count, flag, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
 from lsp_server.command_runs import run, run_async, run_write
 from lsp_server.roots import Root
 from lsp_server.server import TetherServer
-from recall.errors import BadInput, NotFound
+from recall.errors import BadInput, NotFound, StoreBusy
 from recall.lifecycle.disuse import as_seen, bring_back
 from recall.model import Memory
 from recall.policy.inject import format_hit
@@ -231,7 +231,13 @@ async def _reindex(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         if store is None or any(d["path"] == base for d in done):
             continue
         await _indexing_done(ls, base)  # the indexer has a connection to the old index open
-        report = store.reindex()
+        try:
+            report = store.reindex()
+        except StoreBusy as error:  # the roots before it stay reindexed: said
+            if not done:
+                raise
+            before = ", ".join(d["path"] for d in done)
+            raise store_busy.PartlyWritten(f"{error}; reindexed before it: {before}") from None
         root.signals_changed()
         done.append(
             {
@@ -309,9 +315,19 @@ async def reindex(ls: TetherServer, *args: Any) -> Any:
     return await run_write(ls, "reindex", args, _reindex)
 
 
+def _writes_now(args: tuple[Any, ...]) -> bool:
+    """Whether a remember or supersede writes the store now (``summary`` given, or arguments
+    its run answers as unreadable) rather than opening a draft, which writes nothing to the
+    store and so never waits for another process to let it go."""
+    first = args[0] if len(args) == 1 else None
+    return not isinstance(first, dict) or first.get("summary") is not None
+
+
 async def remember(ls: TetherServer, *args: Any) -> Any:
     """``tether.remember {uri?, summary?, category?, files?, details?, pinned?, anchor?,
     global?}``: write a memory directly when ``summary`` is given, else open a draft."""
+    if not _writes_now(args):
+        return await run_async(ls, "remember", args, drafts.remember)
     return await run_write(ls, "remember", args, drafts.remember)
 
 
@@ -319,6 +335,8 @@ async def supersede(ls: TetherServer, *args: Any) -> Any:
     """``tether.supersede {memoryId, summary?, category?, files?, details?, anchor?, anchors?,
     pinned?, guard?}``: replace a memory directly when ``summary`` is given, else open a
     pre-filled draft; files, anchors, pin and guard carry over unless given."""
+    if not _writes_now(args):
+        return await run_async(ls, "supersede", args, drafts.supersede)
     return await run_write(ls, "supersede", args, drafts.supersede)
 
 

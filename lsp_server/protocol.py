@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Generator
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +87,7 @@ class _NoTracebackForUnreadable(logging.Filter):
     ERROR): :class:`TetherProtocol` answers the client and logs one line saying what was wrong."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Keep every record but pygls's "Unable to deserialize message" (False drops it)."""
         return not str(record.msg).startswith("Unable to deserialize message")
 
 
@@ -135,21 +137,27 @@ class TetherProtocol(LanguageServerProtocol):
             # read as a sequence, an object would become the list of its keys
             reason = f"invalid params for {method}: arguments must be a list"
             return Rejected(msg_id, method, INVALID_PARAMS, reason, has_id)
+        ours = method is None and has_id and msg_id in self._result_types  # a request we sent
         try:
             return super().structure_message(data)
         except Exception as error:
             cause = error.__cause__ or error
             if method is None:  # a reply of the client's that cannot be read: nobody to answer
-                return self._unreadable_reply(msg_id, _problems(cause))
+                return self._unreadable_reply(msg_id if ours else None, _problems(cause))
             reason = f"invalid params for {method}: {_problems(cause)}"
             return Rejected(msg_id, method, INVALID_PARAMS, reason, has_id)
 
     def _unreadable_reply(self, msg_id: Any, problems: str) -> Rejected:
-        """Fail the request a reply that cannot be read answers, so that what awaits it goes on
-        by its fallback (pygls would drop the reply and leave it waiting for ever)."""
-        waiting = self._request_futures.pop(msg_id, None) if msg_id is not None else None
-        if waiting is None or waiting.done():
+        """Fail the request of the server's own (``msg_id``: None for any other) that a reply
+        that cannot be read answers, so that what awaits it goes on by its fallback (pygls
+        would drop the reply and leave it waiting for ever). The id of a request of the
+        client's in progress (its handler's task or thread, kept in the same table) is never
+        acted on: it is no reply's to end."""
+        self._result_types.pop(msg_id, None)
+        waiting = self._request_futures.get(msg_id) if msg_id is not None else None
+        if type(waiting) is not Future or waiting.done():  # not a request we sent, or over
             return Rejected(None, "", INVALID_REQUEST, problems, False)
+        del self._request_futures[msg_id]
         waiting.set_exception(UnreadableReply(f"the client's reply cannot be read: {problems}"))
         return Rejected(None, "", INVALID_REQUEST, problems, False, told=True)
 

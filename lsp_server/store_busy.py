@@ -1,4 +1,5 @@
-"""Another Tether process holding a store's writers' lock (``tether reindex``, an import): the
+"""Another Tether process holding a store's writers' lock (``tether reindex``, an import), or
+another connection holding its index's write lock (a genome refresh, the indexer thread): the
 server never waits for it on its message loop.
 
 Reads go on from the index as it was last committed: a memory folder that changed meanwhile
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Final, TypeVar
 
 from recall.errors import StoreBusy
-from recall.index.db import BUSY_TIMEOUT_MS
+from recall.index.db import BUSY_TIMEOUT_MS, write_locked
 from recall.memfiles import writer_lock_held
 from recall.store import MemoryStore
 
@@ -44,17 +45,25 @@ class StillBusy(StoreBusy):
     """A store stayed busy with another process for all of :data:`WRITE_WAIT_SECONDS`."""
 
 
+class PartlyWritten(StoreBusy):
+    """A store was busy after a command had already written others (a reindex of several
+    roots): the message names what was written, so no "nothing was written" is added."""
+
+
 def held_elsewhere(store: MemoryStore) -> bool:
-    """Whether another holder has ``store``'s writers' lock now (never waits)."""
-    return writer_lock_held(store.location.lock_path)
+    """Whether another holder has ``store``'s writers' lock, or its index's write lock (a
+    genome refresh, the server's own indexer thread), now; never waits."""
+    location = store.location
+    return writer_lock_held(location.lock_path) or write_locked(location.index_path)
 
 
 def busy_message(stores: Iterable[MemoryStore]) -> str:
     """What a write that could not wait any longer says: which store, and to retry."""
     named = " and ".join(f"the {s.scope} store {s.location.base}" for s in stores)
     return (
-        f"{named or 'the store'} is busy with another Tether process (a reindex or an import, "
-        f"most likely) for over {WRITE_WAIT_SECONDS:g} s; nothing was written; {RETRY}"
+        f"{named or 'the store'} is busy with another writer (a reindex, an import or the "
+        f"code map's indexing, most likely) for over {WRITE_WAIT_SECONDS:g} s; nothing was "
+        f"written; {RETRY}"
     )
 
 

@@ -1,7 +1,8 @@
 """Writes of bookkeeping (usage counts, session turns): worth doing, never worth failing for.
 
 When the index cannot be written just now (it became read-only, or its disk filled up, while
-the process had it open), such a write is skipped rather than failing the read that caused it.
+the process had it open; or another connection held its write lock past the caller's wait),
+such a write is skipped rather than failing the read that caused it.
 Each goes through :func:`recall.index.db.write_transaction`, so it lands in the index now at
 the path when a reindex replaced the file the connection opened.
 """
@@ -13,7 +14,13 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from recall.index.db import IndexUnwritable, is_unwritable_error, write_transaction
+from recall.index.db import (
+    IndexUnwritable,
+    is_busy,
+    is_unwritable_error,
+    prepare,
+    write_transaction,
+)
 
 
 @dataclass
@@ -25,15 +32,24 @@ class Outcome:
 
 @contextlib.contextmanager
 def bookkeeping(conn: sqlite3.Connection) -> Iterator[tuple[sqlite3.Connection, Outcome]]:
-    """A write transaction whose failure for want of a writable index is skipped, not raised;
+    """A write transaction whose failure for want of a writable (or free) index is skipped;
     yields the connection to write through and an :class:`Outcome` set once it committed."""
     outcome = Outcome()
+    began = False
     try:
         with write_transaction(conn) as target:
+            began = True
             yield target, outcome
         outcome.written = True
     except IndexUnwritable:
-        return
+        pass
     except sqlite3.OperationalError as error:
-        if not is_unwritable_error(error):
+        if not (is_unwritable_error(error) or is_busy(error)):
             raise
+    if not began:  # refused before the block ran: it writes to a scratch copy, dropped after
+        scratch = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            prepare(scratch)
+            yield scratch, outcome
+        finally:
+            scratch.close()

@@ -124,6 +124,29 @@ def replaced(conn: sqlite3.Connection) -> bool:
     return file_identity(conn.index_path) != conn.identity
 
 
+def write_locked(path: Path) -> bool:
+    """Whether another connection holds the write lock of the index at ``path`` now (one try,
+    never a wait: a genome refresh or an indexer holds it without the writers' file lock).
+    Nothing is created; an index that cannot be opened or written is held by nobody."""
+    if not path.exists():
+        return False
+    with swap_guard(path, exclusive=False):  # closing must not touch a swapped-in file's WAL
+        try:
+            probe = sqlite3.connect(
+                f"{path.absolute().as_uri()}?mode=rw", uri=True, timeout=0, isolation_level=None
+            )
+        except sqlite3.Error:
+            return False
+        try:
+            probe.execute("BEGIN IMMEDIATE")
+            probe.execute("ROLLBACK")
+        except sqlite3.Error as error:
+            return is_busy(error)
+        finally:
+            probe.close()
+    return False
+
+
 def tuples(conn: sqlite3.Connection) -> sqlite3.Cursor:
     """A cursor of ``conn`` whose rows are plain tuples. The index's connections make each row
     a ``sqlite3.Row`` (read by name), which costs about as much again as SQLite's own work

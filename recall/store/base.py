@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recall import privacy
-from recall.errors import StoreUnavailable
+from recall.errors import StoreBusy, StoreUnavailable
 from recall.index import db
 from recall.index.sync import SyncReport
 from recall.locations import GLOBAL, Location
@@ -119,6 +119,36 @@ class StoreBase:
                     yield
                 finally:
                     self._lock_depth = 0
+
+    def busy_past_wait(self, error: sqlite3.Error) -> StoreBusy | None:
+        """:class:`StoreBusy` naming this store when ``error`` is another connection holding
+        the index's write lock past this caller's :attr:`wait` (a genome refresh or an indexer
+        thread holds it without the writers' lock); None for other errors, or with no wait."""
+        if self.wait is None or not db.is_busy(error):
+            return None
+        return StoreBusy(
+            f"the {self.scope} store {self.location.base} is busy: another connection held its "
+            f"index for over {self.wait:g} s ({error}); retry when it has finished"
+        )
+
+    @contextlib.contextmanager
+    def _busy_said(self) -> Iterator[None]:
+        """Run the block, raising :meth:`busy_past_wait`'s :class:`StoreBusy` for SQLite's."""
+        try:
+            yield
+        except sqlite3.OperationalError as error:
+            busy = self.busy_past_wait(error)
+            if busy is None:
+                raise
+            raise busy from None
+
+    def _held_too_long(self, error: sqlite3.Error) -> StoreBusy:
+        """Another writer held the index past the default wait: said, never taken for damage
+        (a rebuild would remove the index under that writer)."""
+        return StoreBusy(
+            f"the index {self.location.index_path} stayed locked by another process for "
+            f"{db.BUSY_TIMEOUT_MS / 1000:g} s ({error}); retry when it has finished"
+        )
 
     def _refusal(self, reason: str, advice: str) -> StoreUnavailable:
         what = "has no room left" if advice == FREE_SPACE else "is read-only"

@@ -68,7 +68,7 @@ class StatusChanges(StoreWrites):
         except (StoreUnavailable, sqlite3.Error):
             # Half a supersede (a successor the old memory does not point to) is worse than
             # none: take the new memory back out before reporting the failure.
-            with self._locked(), contextlib.suppress(sqlite3.Error):
+            with self._locked(), contextlib.suppress(sqlite3.Error, StoreUnavailable):
                 self._unwrite(result.path.name)
                 self.refresh()
             raise

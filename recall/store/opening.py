@@ -41,7 +41,8 @@ def recovering(method: Callable[..., T]) -> Callable[..., T]:
     """Run a store method; if the index turns out to be damaged, rebuild it and run it again.
 
     An index that cannot be written (read-only, disk full) is reported as
-    :class:`StoreUnavailable` saying what to do, not as damage.
+    :class:`StoreUnavailable` saying what to do, not as damage; one held by another connection
+    past the caller's wait, as :class:`StoreBusy` naming the store.
     """
 
     @functools.wraps(method)
@@ -49,6 +50,9 @@ def recovering(method: Callable[..., T]) -> Callable[..., T]:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.DatabaseError as error:
+            busy = self.busy_past_wait(error)
+            if busy is not None:
+                raise busy from None
             unwritable = self.describe_index_error(error)
             if unwritable is not None:
                 raise StoreUnavailable(unwritable) from None
@@ -141,14 +145,6 @@ class IndexOpening(StoreBase):
     def _busy_past_wait(self, error: Exception) -> bool:
         """Whether ``error`` is another writer holding the index past this caller's wait."""
         return self.wait is not None and (isinstance(error, StoreBusy) or db.is_busy(error))
-
-    def _held_too_long(self, error: sqlite3.Error) -> StoreBusy:
-        """Another writer held the index past the default wait: said, never taken for damage
-        (a rebuild would remove the index under that writer)."""
-        return StoreBusy(
-            f"the index {self.location.index_path} stayed locked by another process for "
-            f"{db.BUSY_TIMEOUT_MS / 1000:g} s ({error}); retry when it has finished"
-        )
 
     def _busy_copy(self, error: Exception) -> sqlite3.Connection:
         """A copy of the index to read while another writer holds it past this caller's wait."""
@@ -385,9 +381,11 @@ class IndexOpening(StoreBase):
         return True
 
     def refresh(self) -> SyncReport:
-        """Pick up memory files changed on disk since the index was last synced."""
+        """Pick up memory files changed on disk since the index was last synced; the index
+        held by another connection past this caller's wait: :class:`StoreBusy`."""
         self._drop_pending()  # checked here and now
-        self.last_sync = sync(self.conn, self.folder, self.normalize_stored, self._sync_lock)
+        with self._busy_said():
+            self.last_sync = sync(self.conn, self.folder, self.normalize_stored, self._sync_lock)
         self._seen_dir_mtime = self._dir_mtime()
         return self.last_sync
 

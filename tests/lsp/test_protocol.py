@@ -17,6 +17,7 @@ from lsp_server.commands import COMMANDS
 from lsp_server.protocol import PROBLEMS_SHOWN
 from recall.folder_watch import RACY_NS
 from tests.lsp.raw import WAIT_SECONDS, RawClient, raw_server
+from tests.lsp.test_store_busy import held
 from tests.lsp.workspace import Workspace
 
 INVALID_REQUEST = -32600
@@ -24,6 +25,8 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
 REQUEST_FAILED = -32803
+REQUEST_CANCELLED = -32800
+LOG = "window/logMessage"
 
 
 @pytest.fixture
@@ -280,3 +283,21 @@ def test_command_arguments_that_are_not_a_list(server: RawClient, ws: Workspace)
         assert error_code(answer) == INVALID_PARAMS, answer
         assert "arguments must be a list" in answer["error"]["message"]
     assert "pinned: true" not in ws.memory_file(ws.gotcha).read_text()  # nothing was done
+
+
+def test_an_unreadable_reply_with_the_id_of_a_clients_request_leaves_it_alone(
+    server: RawClient, ws: Workspace
+) -> None:
+    params = {"command": "tether.pin", "arguments": [{"memoryId": ws.gotcha}]}
+    with held(ws):  # the pin waits for the writers' lock: a request of the client's in progress
+        pin = server.request("workspace/executeCommand", params)
+        server.barrier()  # handled after the pin began waiting
+        server.send({"jsonrpc": "2.0", "id": pin, "error": "not an error object"})
+        server.barrier()
+        assert server.count_responses(pin) == 0  # no reply of the client's ends its own request
+        server.notify("$/cancelRequest", {"id": pin})  # still the server's to cancel
+        answer = server.response(pin)
+    assert error_code(answer) == REQUEST_CANCELLED, answer
+    assert "pinned: true" not in ws.memory_file(ws.gotcha).read_text()
+    logged = [m["params"]["message"] for m in server.received if m.get("method") == LOG]
+    assert any("error" in message for message in logged)  # the bad reply was said, once
