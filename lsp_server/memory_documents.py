@@ -3,12 +3,16 @@
 A memory written from the editor (a draft from "Remember…" or "Supersede…") is drafted outside
 the memory folder (:mod:`lsp_server.draft_files`); saving it is the explicit write: once it
 reads as a memory (a summary, front matter the store accepts, not the text it supersedes), its
-text becomes the memory file. The server then re-reads the store, and when the new memory
-names one it supersedes, marks the old one superseded and says so.
+text becomes the memory file. The server then re-reads the store, and when the new memory names
+one it supersedes, marks the old one superseded and says so (or, the store busy, says the draft
+is kept until a later save finishes that). A later save of the draft writes it again only while
+the memory file still holds what the draft last wrote: one rewritten since (a pin, an archive,
+a pull) is left alone, the draft kept and the person told.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -109,7 +113,11 @@ def saved(ls: TetherServer, doc: DocState) -> None:
     try:
         _link_supersede(ls, doc)
     except TetherError as error:  # another process holds the store: the next save retries
-        ls.warn(f"{doc.path}: the memory it supersedes is not marked so yet ({error}); save again")
+        ls.warn_shown_once(
+            f"link {draft_files.real(doc.path)}",
+            f"{doc.path}: the memory it supersedes is still active ({error}); the draft is "
+            "kept: save it again once the store is free to finish the supersede",
+        )
     check(ls, doc)
     diagnostics.republish(ls, root)
 
@@ -127,17 +135,36 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
         if problem.severity == types.DiagnosticSeverity.Error or SAME_TEXT in problem.message:
             return False
     target = store.folder.path / doc.path.name
-    first = not target.exists()
+    draft = draft_files.real(doc.path)
+    try:
+        now: str | None = _digest(target.read_bytes())
+    except FileNotFoundError:
+        now = None
+    except OSError as error:
+        ls.warn_shown_once(f"draft {draft}: {error}", f"the draft was not remembered: {error}")
+        return False
+    if now is not None and now not in {_digest(text.encode()), ls.draft_writes.get(draft)}:
+        ls.warn_shown_once(
+            f"stale {draft} {now}",
+            f"the draft {draft} was not saved over {target}: that memory file changed since the "
+            "draft last wrote it (a pin, an archive, a pull, an edit). Copy what you want from "
+            "the draft into the memory file, then delete the draft.",
+        )
+        return False
     try:
         store.folder.write(doc.path.name, text, exclusive=False)
     except TetherError as error:
-        ls.warn_once(
-            f"draft {doc.path}: {error}", f"the draft was not remembered: {error}", show=True
-        )
+        ls.warn_shown_once(f"draft {draft}: {error}", f"the draft was not remembered: {error}")
         return False
-    if first:
+    ls.draft_writes[draft] = _digest(text.encode())
+    if now is None:
         ls.show_info(f"Tether: remembered in {target}")
     return True
+
+
+def _digest(data: bytes) -> str:
+    """The hash a draft's last write is known by."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def _link_supersede(ls: TetherServer, doc: DocState) -> None:
