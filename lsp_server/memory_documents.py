@@ -23,13 +23,14 @@ from lsp_server.documents import DocState, current_text
 from lsp_server.positions import units
 from recall import frontmatter
 from recall.clock import now_iso
-from recall.errors import BadInput, MalformedMemory, TetherError
+from recall.errors import BadInput, MalformedMemory, StoreBusy, TetherError
 from recall.model import Memory
 from recall.policy.usage import record_action
 from recall.records import memory_from_parsed
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
+    from recall.store import MemoryStore
 
 SAME_TEXT = "same text as"
 """How a draft that repeats the memory it supersedes is told (and kept from being written)."""
@@ -110,14 +111,7 @@ def saved(ls: TetherServer, doc: DocState) -> None:
         return
     root.poll(force=True)
     root.bump()
-    try:
-        _link_supersede(ls, doc)
-    except TetherError as error:  # another process holds the store: the next save retries
-        ls.warn_shown_once(
-            f"link {draft_files.real(doc.path)}",
-            f"{doc.path}: the memory it supersedes is still active ({error}); the draft is "
-            "kept: save it again once the store is free to finish the supersede",
-        )
+    _link_supersede(ls, doc)
     check(ls, doc)
     diagnostics.republish(ls, root)
 
@@ -168,6 +162,9 @@ def _digest(data: bytes) -> str:
 
 
 def _link_supersede(ls: TetherServer, doc: DocState) -> None:
+    """Mark the memory the saved one supersedes so, if it is still active; when the store
+    cannot do it now (another process holds it), say so on screen: the next save finishes it,
+    and a draft is kept until then (:func:`lsp_server.draft_files.link_pending`)."""
     store = doc.memory_store
     text = current_text(ls, doc)
     if store is None or text is None:
@@ -176,7 +173,23 @@ def _link_supersede(ls: TetherServer, doc: DocState) -> None:
         _, written = parse(doc, text)
     except MalformedMemory:
         return
+    try:
+        _mark_superseded(ls, doc, store, written)
+    except TetherError as error:
+        ls.warn_shown_once(
+            f"link {draft_files.real(doc.path)}",
+            f"memory {written.supersedes} is still active beside {written.id} ({error}): save "
+            f"{doc.path} again once the store is free to mark it superseded (a draft is kept "
+            "until then)",
+        )
+
+
+def _mark_superseded(ls: TetherServer, doc: DocState, store: MemoryStore, written: Memory) -> None:
     new = store.find(written.id)
+    if new is None and written.supersedes and written.supersedes != written.id:
+        old = store.find(written.supersedes)
+        if old is not None and old.status == "active":  # written, not read in: busy elsewhere
+            raise StoreBusy(f"the store has not read {written.id} in yet, busy elsewhere")
     if new is None or new.status != "active" or not new.supersedes or new.supersedes == new.id:
         return
     old = store.find(new.supersedes)

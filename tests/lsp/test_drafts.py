@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -256,3 +259,35 @@ async def test_a_draft_never_opened_goes_at_shutdown(
     assert draft.exists()  # Neovim 0.7: written by the server, its path said
     await lsp.client.shutdown_session()
     assert not draft.exists()
+
+
+@contextlib.contextmanager
+def unremovable(path: Path) -> Iterator[None]:
+    """``path`` made a file its folder will not let go: immutable for root (who may remove
+    anything else), its folder read-only for anyone else."""
+    if os.geteuid() == 0:
+        if shutil.which("chattr") is None:
+            pytest.skip("root without chattr: no way to make a file unremovable")
+        if subprocess.run(["chattr", "+i", str(path)], check=False).returncode != 0:
+            pytest.skip("this file system has no immutable files")
+        undo = ["chattr", "-i", str(path)]
+    else:
+        path.parent.chmod(0o555)
+        undo = ["chmod", "755", str(path.parent)]
+    try:
+        yield
+    finally:
+        subprocess.run(undo, check=True)
+
+
+async def test_a_draft_that_cannot_be_removed_does_not_stop_shutdown(
+    client_ended: LanguageClient, ws: Workspace
+) -> None:
+    lsp: Session = client_ended.tether_session  # type: ignore[attr-defined]
+    result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
+    draft = Path(result["draft"])
+    with unremovable(draft):
+        await lsp.client.shutdown_session()  # answered: the stores closed after the sweep
+        assert draft.exists()
+    said = " ".join(m.message for m in lsp.client.log_messages)
+    assert f"the draft {draft} could not be removed" in said
