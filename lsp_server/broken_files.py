@@ -1,5 +1,6 @@
 """Memory files a store cannot load (a hand edit or a merge that broke one): each is said in the
-client's log once, naming the file and line as the CLI does (``skipped …``), and again only
+client's log once, each worded as the CLI's ``skipped …`` line (how many are named differs:
+see :data:`NAMED_AT_ONCE`), and again only
 when it is broken another way after a change, never on every keystroke. The file itself, when
 opened, gets its front-matter diagnostics (:mod:`lsp_server.memory_documents`)."""
 
@@ -16,7 +17,9 @@ if TYPE_CHECKING:
 
 NAMED_AT_ONCE: Final = 20
 """Broken files named one by one in one look, the rest counted: a pull that broke hundreds
-(a bad merge of the whole folder) is one thing to fix, and `tether doctor` lists them all."""
+(a bad merge of the whole folder) is one thing to fix, and `tether doctor` lists them all.
+More than the CLI's ``SKIPPED_NAMED`` (3) on purpose: the log says it once per change, out of
+the way, where the CLI says it above its own output on every command."""
 
 
 def tell(ls: TetherServer, roots: list[Root]) -> None:

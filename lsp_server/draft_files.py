@@ -4,20 +4,23 @@ A draft ("Remember something about this file…", "Supersede…") is written in 
 ``drafts/`` folder, beside ``memories/``, which no store reads and git ignores: a draft left
 empty, or one never saved, is never a memory, a broken file or a line of ``tether doctor``.
 Saving it with a summary writes its text as the memory file (:mod:`lsp_server.memory_documents`);
-later saves of the same draft write it again. A draft closed with nothing of the person's left
-in it (empty, as the server made it, or as its memory file holds it) is removed; so is one the
-server made this session and nobody touched, at shutdown.
+later saves of the same draft write it again, as long as nothing else rewrote the memory file
+since (:mod:`lsp_server.memory_documents`). A draft closed with nothing of the person's left in
+it (empty, as the server made it, or as its memory file holds it, with no supersede of it still
+to be marked) is removed; so is one the server made this session and nobody touched, at
+shutdown. Any other draft is kept and its path said: nothing a person wrote is dropped.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from recall import frontmatter
-from recall.errors import MalformedMemory
+from recall.errors import MalformedMemory, TetherError
 from recall.locations import Location
 from recall.memfiles import MemoryFolder
 
@@ -35,10 +38,16 @@ def drafts_dir(location: Location) -> Path:
     return location.base / FOLDER
 
 
+def real(path: Path) -> Path:
+    """``path`` resolved, as drafts are known by (a folder opened through a symbolic link names
+    them by the link; the stores, and the drafts the server made, by the real path)."""
+    return Path(os.path.realpath(path))
+
+
 def is_draft(doc: DocState) -> bool:
-    """Whether ``doc`` is a draft (a memory document not in the memory folder)."""
+    """Whether ``doc`` is a draft (a memory document in a drafts folder, however reached)."""
     store = doc.memory_store
-    return store is not None and doc.path.parent == drafts_dir(store.location)
+    return store is not None and real(doc.path.parent) == real(drafts_dir(store.location))
 
 
 def folder_of(store: MemoryStore) -> MemoryFolder:
@@ -53,26 +62,41 @@ def folder_of(store: MemoryStore) -> MemoryFolder:
     return MemoryFolder(path, file_mode=store.folder.file_mode)
 
 
-def _nothing_of_theirs(ls: TetherServer, doc_path: Path, text: str, memory: Path) -> bool:
+def _nothing_of_theirs(ls: TetherServer, path: Path, text: str, store: MemoryStore) -> bool:
     """Whether a draft holding ``text`` has nothing a person wrote that is kept nowhere else:
-    empty, as the server made it, without a body, or as its memory file holds it."""
-    if not text.strip() or text == ls.drafts.get(doc_path):
+    empty, byte for byte as the server made it, or as its memory file holds it while no
+    supersede of it is still to be marked (the draft is how that is finished)."""
+    if not text.strip() or text == ls.drafts.get(path):
         return True
     try:
-        if memory.read_text(encoding="utf-8") == text:
-            return True
+        if (store.folder.path / path.name).read_text(encoding="utf-8") != text:
+            return False
     except (OSError, UnicodeDecodeError):
-        pass
+        return False
+    return not link_pending(store, text, path)
+
+
+def link_pending(store: MemoryStore, text: str, path: Path) -> bool:
+    """Whether a draft holding ``text`` supersedes a memory still active (the mark failed, the
+    store busy): True too when that cannot be read now, so the draft is kept."""
     try:
-        parsed = frontmatter.parse(text, doc_path)
+        old_id = frontmatter.parse(text, path).fields.get("supersedes")
     except MalformedMemory:
         return False
-    return not (parsed.summary or "").strip() and not parsed.details.strip()
+    if not isinstance(old_id, str) or not old_id or old_id == path.stem:
+        return False
+    try:
+        old, new = store.find(old_id), store.find(path.stem)
+    except (TetherError, sqlite3.Error):
+        return True
+    still_new = new is None or new.status == "active"  # None: not read into the index yet
+    return old is not None and old.status == "active" and still_new
 
 
 def drop_if_left(ls: TetherServer, path: Path, store: MemoryStore) -> bool:
-    """Remove the draft at ``path`` when nothing of the person's is in it (see
-    :func:`_nothing_of_theirs`); True when it was removed or is gone."""
+    """Remove the draft at ``path`` (resolved) when nothing of the person's is in it (see
+    :func:`_nothing_of_theirs`); True when it was removed or is gone. A draft that cannot be
+    read or removed is kept, and that is logged: never raised (shutdown goes on)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -80,28 +104,38 @@ def drop_if_left(ls: TetherServer, path: Path, store: MemoryStore) -> bool:
         return True
     except (OSError, UnicodeDecodeError):
         return False
-    if not _nothing_of_theirs(ls, path, text, store.folder.path / path.name):
+    if not _nothing_of_theirs(ls, path, text, store):
         return False
-    with contextlib.suppress(FileNotFoundError):
+    try:
         os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        ls.warn(f"the draft {path} could not be removed ({error}); delete it by hand")
+        return False
     ls.drafts.pop(path, None)
     return True
 
 
+KEPT = "is kept: finish its summary and save it to remember, or delete it"
+"""How a draft kept with words of the person's in it is said (logged, and shown once)."""
+
+
 def closed(ls: TetherServer, doc: DocState) -> None:
     """A draft's document was closed: removed if nothing of the person's is left in it, else
-    kept and said where (it is no memory until it is finished and saved)."""
+    kept and its path said, in the log and once on screen (it is no memory until saved)."""
     store = doc.memory_store
-    if store is None or not is_draft(doc) or drop_if_left(ls, doc.path, store):
+    path = real(doc.path)
+    if store is None or not is_draft(doc) or drop_if_left(ls, path, store):
         return
-    ls.log(f"the draft {doc.path} is kept: write its summary and save it to remember, or delete it")
+    ls.warn_once(f"kept {path}", f"the draft {path} {KEPT}", show=True)
 
 
 def sweep(ls: TetherServer, stores: list[MemoryStore]) -> None:
     """At shutdown: remove the drafts made this session that nobody touched (a client that
-    cannot open them was told the path, and it was never opened)."""
-    folders = {drafts_dir(store.location): store for store in stores}
+    cannot open them was told the path, and it was never opened); log the others' paths."""
+    folders = {real(drafts_dir(store.location)): store for store in stores}
     for path in list(ls.drafts):
-        store = folders.get(path.parent)
-        if store is not None:
-            drop_if_left(ls, path, store)
+        store = folders.get(real(path.parent))
+        if store is not None and not drop_if_left(ls, path, store) and path.exists():
+            ls.warn(f"the draft {path} {KEPT}")

@@ -86,7 +86,7 @@ async def open_draft(
         applied = bool(result and result.applied)
     if not applied:
         folder.write(path.name, content, exclusive=True)
-    ls.drafts[path] = content
+    ls.drafts[draft_files.real(path)] = content
     shown = False
     if capabilities.can_show_document(caps):
         cursor = types.Position(line, len(summary))

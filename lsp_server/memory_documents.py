@@ -3,12 +3,16 @@
 A memory written from the editor (a draft from "Remember…" or "Supersede…") is drafted outside
 the memory folder (:mod:`lsp_server.draft_files`); saving it is the explicit write: once it
 reads as a memory (a summary, front matter the store accepts, not the text it supersedes), its
-text becomes the memory file. The server then re-reads the store, and when the new memory
-names one it supersedes, marks the old one superseded and says so.
+text becomes the memory file. The server then re-reads the store, and when the new memory names
+one it supersedes, marks the old one superseded and says so (or, the store busy, says the draft
+is kept until a later save finishes that). A later save of the draft writes it again only while
+the memory file still holds what the draft last wrote: one rewritten since (a pin, an archive,
+a pull) is left alone, the draft kept and the person told.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -19,13 +23,14 @@ from lsp_server.documents import DocState, current_text
 from lsp_server.positions import units
 from recall import frontmatter
 from recall.clock import now_iso
-from recall.errors import BadInput, MalformedMemory, TetherError
+from recall.errors import BadInput, MalformedMemory, StoreBusy, TetherError
 from recall.model import Memory
 from recall.policy.usage import record_action
 from recall.records import memory_from_parsed
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
+    from recall.store import MemoryStore
 
 SAME_TEXT = "same text as"
 """How a draft that repeats the memory it supersedes is told (and kept from being written)."""
@@ -106,10 +111,7 @@ def saved(ls: TetherServer, doc: DocState) -> None:
         return
     root.poll(force=True)
     root.bump()
-    try:
-        _link_supersede(ls, doc)
-    except TetherError as error:  # another process holds the store: the next save retries
-        ls.warn(f"{doc.path}: the memory it supersedes is not marked so yet ({error}); save again")
+    _link_supersede(ls, doc)
     check(ls, doc)
     diagnostics.republish(ls, root)
 
@@ -127,20 +129,42 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
         if problem.severity == types.DiagnosticSeverity.Error or SAME_TEXT in problem.message:
             return False
     target = store.folder.path / doc.path.name
-    first = not target.exists()
+    draft = draft_files.real(doc.path)
+    try:
+        now: str | None = _digest(target.read_bytes())
+    except FileNotFoundError:
+        now = None
+    except OSError as error:
+        ls.warn_shown_once(f"draft {draft}: {error}", f"the draft was not remembered: {error}")
+        return False
+    if now is not None and now not in {_digest(text.encode()), ls.draft_writes.get(draft)}:
+        ls.warn_shown_once(
+            f"stale {draft} {now}",
+            f"the draft {draft} was not saved over {target}: that memory file changed since the "
+            "draft last wrote it (a pin, an archive, a pull, an edit). Copy what you want from "
+            "the draft into the memory file, then delete the draft.",
+        )
+        return False
     try:
         store.folder.write(doc.path.name, text, exclusive=False)
     except TetherError as error:
-        ls.warn_once(
-            f"draft {doc.path}: {error}", f"the draft was not remembered: {error}", show=True
-        )
+        ls.warn_shown_once(f"draft {draft}: {error}", f"the draft was not remembered: {error}")
         return False
-    if first:
+    ls.draft_writes[draft] = _digest(text.encode())
+    if now is None:
         ls.show_info(f"Tether: remembered in {target}")
     return True
 
 
+def _digest(data: bytes) -> str:
+    """The hash a draft's last write is known by."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def _link_supersede(ls: TetherServer, doc: DocState) -> None:
+    """Mark the memory the saved one supersedes so, if it is still active; when the store
+    cannot do it now (another process holds it), say so on screen: the next save finishes it,
+    and a draft is kept until then (:func:`lsp_server.draft_files.link_pending`)."""
     store = doc.memory_store
     text = current_text(ls, doc)
     if store is None or text is None:
@@ -149,7 +173,23 @@ def _link_supersede(ls: TetherServer, doc: DocState) -> None:
         _, written = parse(doc, text)
     except MalformedMemory:
         return
+    try:
+        _mark_superseded(ls, doc, store, written)
+    except TetherError as error:
+        ls.warn_shown_once(
+            f"link {draft_files.real(doc.path)}",
+            f"memory {written.supersedes} is still active beside {written.id} ({error}): save "
+            f"{doc.path} again once the store is free to mark it superseded (a draft is kept "
+            "until then)",
+        )
+
+
+def _mark_superseded(ls: TetherServer, doc: DocState, store: MemoryStore, written: Memory) -> None:
     new = store.find(written.id)
+    if new is None and written.supersedes and written.supersedes != written.id:
+        old = store.find(written.supersedes)
+        if old is not None and old.status == "active":  # written, not read in: busy elsewhere
+            raise StoreBusy(f"the store has not read {written.id} in yet, busy elsewhere")
     if new is None or new.status != "active" or not new.supersedes or new.supersedes == new.id:
         return
     old = store.find(new.supersedes)

@@ -52,6 +52,9 @@ class TetherServer(LanguageServer):
         self.drafts: dict[Path, str] = {}
         """The drafts this session made, with the text each was made with
         (:mod:`lsp_server.draft_files`)."""
+        self.draft_writes: dict[Path, str] = {}
+        """Per draft (resolved path), the hash of the text it last wrote as its memory file: a
+        later save writes again only while the memory file still holds that text."""
         self.last_disk_check = 0.0
         self._warned: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -180,6 +183,14 @@ class TetherServer(LanguageServer):
         self._warned.add(key)
         self.warn(message)
         if show:
+            self._show(types.MessageType.Warning, f"tether: {message}")
+
+    def warn_shown_once(self, key: str, message: str) -> None:
+        """A warning logged each time and shown to the user the first time for ``key`` (so a
+        repeated autosave does not pop it up again and again)."""
+        self.warn(message)
+        if key not in self._warned:
+            self._warned.add(key)
             self._show(types.MessageType.Warning, f"tether: {message}")
 
     def settings_problem(self, message: str) -> None:

@@ -25,7 +25,8 @@ MIN_PREFIX = MIN_ID_PREFIX
 SKIPPED_NAMED = 3
 """Memory files a reading command names when it skipped them as unreadable; the others are
 counted, and ``tether doctor`` lists them all (a clone with hundreds broken must not bury the
-command's own output)."""
+command's own output). Fewer than the language server's ``NAMED_AT_ONCE`` (20) on purpose: it
+is said on every command, above the answer, where the server logs it once per change."""
 
 Render = Callable[["Console"], None]
 ProgressUpdate = Callable[[str, int, int | None], None]

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import shutil
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +19,7 @@ from recall import frontmatter
 from tests.conftest import run_tether
 from tests.lsp.conftest import SERVER, start
 from tests.lsp.session import Session
+from tests.lsp.test_store_busy import ANSWER_BOUND
 from tests.lsp.workspace import GOTCHA, Workspace
 
 pytestmark = pytest.mark.asyncio
@@ -256,3 +261,36 @@ async def test_a_draft_never_opened_goes_at_shutdown(
     assert draft.exists()  # Neovim 0.7: written by the server, its path said
     await lsp.client.shutdown_session()
     assert not draft.exists()
+
+
+@contextlib.contextmanager
+def unremovable(path: Path) -> Iterator[None]:
+    """``path`` made a file its folder will not let go: immutable for root (who may remove
+    anything else), its folder read-only for anyone else."""
+    if os.geteuid() == 0:
+        if shutil.which("chattr") is None:
+            pytest.skip("root without chattr: no way to make a file unremovable")
+        if subprocess.run(["chattr", "+i", str(path)], check=False).returncode != 0:
+            pytest.skip("this file system has no immutable files")
+        undo = ["chattr", "-i", str(path)]
+    else:
+        path.parent.chmod(0o555)
+        undo = ["chmod", "755", str(path.parent)]
+    try:
+        yield
+    finally:
+        subprocess.run(undo, check=True)
+
+
+async def test_a_draft_that_cannot_be_removed_does_not_stop_shutdown(
+    client_ended: LanguageClient, ws: Workspace
+) -> None:
+    lsp: Session = client_ended.tether_session  # type: ignore[attr-defined]
+    result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
+    draft = Path(result["draft"])
+    with unremovable(draft):
+        # answered, not failed: the sweep goes on to close the stores
+        await asyncio.wait_for(lsp.client.shutdown_session(), ANSWER_BOUND)
+        assert draft.exists()
+    said = " ".join(m.message for m in lsp.client.log_messages)
+    assert f"the draft {draft} could not be removed" in said

@@ -16,6 +16,7 @@ from lsp_server.diagnostics import RECALL_LIMIT, first_limit
 from lsp_server.positions import to_range, units
 from lsp_server.roots import Root
 from lsp_server.session_start import hints_on
+from recall.cli.context import SKIPPED_NAMED
 from recall.locations import project_location
 from recall.model import Memory
 from tests.conftest import make_repo
@@ -238,3 +239,5 @@ def test_a_refresh_elsewhere_noticed_by_a_drift_count_still_drops_the_kept_hits(
 
 def test_how_many_broken_memory_files_are_named_at_once() -> None:
     assert NAMED_AT_ONCE == 20  # the rest counted, `tether doctor` lists them all
+    # two judgements, not one: the CLI names fewer, above its answer on every command
+    assert SKIPPED_NAMED == 3 < NAMED_AT_ONCE

@@ -11,6 +11,7 @@ from lsprotocol import types
 
 from tests.lsp import workspace
 from tests.lsp.session import Session
+from tests.lsp.test_drafts import NEW, fill_and_save
 
 pytestmark = pytest.mark.asyncio
 
@@ -44,3 +45,16 @@ async def test_a_memory_file_through_the_link_is_checked_as_one(
     assert await lsp.actions(memory, top) == []  # no "remember something about this file"
     await lsp.open(ws.store_py)  # the code beside it is served through the link as before
     assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+
+
+async def test_a_draft_through_the_link_is_written_and_cleaned_up(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    lsp = lsp_one
+    result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
+    draft = ws.root / ".tether" / "drafts" / Path(result["draft"]).name  # named by the link
+    assert draft.exists() and not Path(result["draft"]).is_relative_to(ws.root)
+    await fill_and_save(lsp, draft, NEW)
+    assert NEW in ws.memory_file(result["id"]).read_text(encoding="utf-8")
+    await lsp.close(draft)  # as its memory file holds it: removed
+    assert not draft.exists()

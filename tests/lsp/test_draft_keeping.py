@@ -1,0 +1,84 @@
+"""Nothing a person wrote in a draft is dropped or written over: a later save of a draft leaves
+a memory file changed since alone, a draft of front matter only is kept when closed, and a
+supersede the busy store could not mark keeps its draft until a save finishes it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from recall import frontmatter
+from tests.lsp.session import Session
+from tests.lsp.test_drafts import NEW, fill_and_save
+from tests.lsp.test_store_busy import ANSWER_BOUND, held
+from tests.lsp.workspace import Workspace
+
+pytestmark = pytest.mark.asyncio
+
+
+def shown(lsp: Session) -> str:
+    """Every message shown to the user so far (window/showMessage), one per line."""
+    return "\n".join(m.message for m in lsp.client.messages)
+
+
+async def test_a_later_save_of_the_draft_does_not_undo_a_pin(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
+    draft, memory = Path(result["draft"]), ws.memory_file(result["id"])
+    await fill_and_save(lsp, draft, NEW)
+    await lsp.save(draft)  # saved again unchanged: written again, nothing lost
+    await lsp.command("tether.pin", {"memoryId": result["id"]})
+    pinned = memory.read_text(encoding="utf-8")
+    assert "pinned: true" in pinned
+    await lsp.save(draft)  # the stale copy, autosaved
+    assert memory.read_text(encoding="utf-8") == pinned
+    assert f"{draft} was not saved over {memory}" in shown(lsp)
+    await lsp.close(draft)  # not what its memory holds: kept
+    assert draft.exists()
+    assert (await lsp.command("tether.show", {"memoryId": result["id"]}))["pinned"] is True
+
+
+async def test_a_draft_of_front_matter_only_is_kept_when_closed(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
+    draft = Path(result["draft"])
+    await lsp.open(draft, language="markdown")
+    edited = (
+        draft.read_text(encoding="utf-8")
+        .replace("category: gotcha", "category: decision")
+        .replace("files:\n", "files:\n  - src/store.py\n")
+        .replace("---\n\n", "anchor: save_session\n---\n\n")
+    )
+    assert edited.count("src/store.py") == 1 and "anchor: save_session" in edited
+    await lsp.save(draft, edited)  # no summary yet: no memory, but the person's choices
+    await lsp.close(draft)
+    assert draft.read_text(encoding="utf-8") == edited
+    assert f"the draft {draft} is kept" in shown(lsp)
+
+
+async def test_a_supersede_the_busy_store_left_half_done_keeps_its_draft(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    result = await lsp.command("tether.supersede", {"memoryId": ws.gotcha})
+    draft = Path(result["draft"])
+    with held(ws):
+        await asyncio.wait_for(fill_and_save(lsp, draft, NEW), ANSWER_BOUND)
+        said = f"memory {ws.gotcha} is still active beside {result['id']}"
+        await lsp.wait_until(lambda: said in shown(lsp), ANSWER_BOUND)
+    old = ws.memory_file(ws.gotcha)
+    assert frontmatter.parse(old.read_text(), "old").fields.get("status", "active") == "active"
+    await lsp.close(draft)  # the same text as its memory, yet the supersede is not done
+    assert draft.exists()
+    await lsp.open(draft, language="markdown")
+    await lsp.save(draft)  # the store free again: the save finishes it
+    assert frontmatter.parse(old.read_text(), "old").fields["status"] == "superseded"
+    await lsp.close(draft)
+    assert not draft.exists()
+    assert NEW in ws.memory_file(result["id"]).read_text(encoding="utf-8")
