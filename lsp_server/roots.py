@@ -238,15 +238,18 @@ class Root:
     def busy_elsewhere(self) -> list[MemoryStore]:
         """The stores whose writers' lock another process holds now; a store served from a
         copy whose lock is free again is opened afresh first (see :meth:`poll`)."""
-        self._reopen_copies()
-        return [s for s in self.stores() if held_elsewhere(s)]
+        held = [s for s in self.stores() if held_elsewhere(s)]
+        self._reopen_copies(held)  # one look at the locks for both: no write between two
+        return held
 
-    def _reopen_copies(self) -> bool:
+    def _reopen_copies(self, held: list[MemoryStore] | None = None) -> bool:
         """Close each store served from a copy (its lock was held past its wait when it
-        opened) whose lock is free again: its next use opens the index itself. True if any."""
+        opened) whose lock is free again (not in ``held``, when the caller just looked): its
+        next use opens the index itself. True if any."""
         reopened = False
         for store in self.stores():
-            if store.busy and not held_elsewhere(store):
+            free = store not in held if held is not None else not held_elsewhere(store)
+            if store.busy and free:
                 store.close()
                 self._recaller = None
                 self.bump()

@@ -6,7 +6,7 @@ looked at without waiting."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,7 @@ import pytest
 from recall.errors import StoreBusy
 from recall.index.db import write_locked
 from recall.store import MemoryStore
-from tests.conftest import remember
+from tests.conftest import OpenStore, remember
 
 WAIT = 0.2
 """The store's wait in these tests: short, as any wait past which SQLite gives up."""
@@ -70,3 +70,27 @@ def test_the_index_lock_is_seen_without_waiting(
     other.execute("ROLLBACK")
     other.close()
     assert not write_locked(path)
+
+
+def test_a_store_served_from_a_copy_writes_to_the_index_once_it_is_free(
+    store: MemoryStore, gotcha: str, open_store: Callable[..., OpenStore]
+) -> None:
+    """A store opened while another connection held its index (and the folder had moved on,
+    so opening meant writing) reads from a copy; its first write after the lock is let go goes
+    to the index itself instead of being refused as read-only."""
+    store.close()
+    pulled = store.location.memories_dir / "feedbeef.md"  # a git pull brings one in
+    pulled.write_text("---\ncategory: gotcha\nfiles:\n  - src/app.py\n---\npulled\n")
+    other = sqlite3.connect(store.location.index_path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        assert store.get(gotcha).summary == "the cache must be warmed before serving"
+        assert store.busy  # read from a copy of the index
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert store.set_pinned(gotcha, True).pinned
+    assert not store.busy
+    fresh = open_store().store
+    assert fresh.get(gotcha).pinned
+    assert fresh.get("feedbeef").summary == "pulled"

@@ -328,6 +328,8 @@ class IndexOpening(StoreBase):
     @contextlib.contextmanager
     def _writable(self) -> Iterator[None]:
         """Hold the writers' lock for a write; a read-only store refuses it, saying what to do."""
+        if self._busy:  # served from a copy while another writer held it: try the index again
+            self.close()
         if self._conn is None:
             self._read_only_told = True  # the refusal below says it all; no notice first
         self.conn  # noqa: B018 - opening the index finds out whether it can be written
