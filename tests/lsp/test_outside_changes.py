@@ -181,5 +181,6 @@ async def test_a_broken_memory_file_is_told_once_per_change(
     await lsp.change(ws.app_py, ws.app_py.read_text() + "# more\n")
     assert len(skipped_lines(lsp)) == 1  # not again
     broken.write_text("---\ncategory: gotch\nfiles: [src/app.py]\n---\nbroken another way\n")
+    notify_changed(lsp, broken.as_uri())  # rewritten in place: seen through the client's watch
     await lsp.change(ws.app_py, ws.app_py.read_text() + "# again\n")
     assert len(skipped_lines(lsp)) == 2 and "gotch" in skipped_lines(lsp)[1]
