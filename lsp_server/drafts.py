@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from lsp_server import capabilities, draft_files
 from lsp_server.command_args import flag, strings, text
@@ -76,13 +75,10 @@ async def open_draft(
                 ),
             ]
         )
-        try:
-            result = await ls.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(edit=edit, label="Tether: new memory")
-            )
-        except JsonRpcException as error:  # failed rather than refused: the same way round
-            ls.warn(f"the client could not create the draft ({error}); writing it here")
-            result = None
+        # a client that fails the edit answers as one that refuses it (TetherServer's override)
+        result = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label="Tether: new memory")
+        )
         applied = bool(result and result.applied)
     if not applied:
         folder.write(path.name, content, exclusive=True)
@@ -104,13 +100,10 @@ async def open_draft(
 
 async def show_document(ls: TetherServer, params: types.ShowDocumentParams) -> bool:
     """Ask the client to show a document; False when it did not, whether it answered so or
-    failed at it (an error response), so the caller takes its fallback either way."""
+    failed at it (an error response: :class:`lsp_server.server.TetherServer` answers it as
+    ``success: false``), so the caller takes its fallback either way."""
     params.take_focus = True
-    try:
-        result = await ls.window_show_document_async(params)
-    except JsonRpcException as error:
-        ls.warn(f"the client could not show {params.uri} ({error})")
-        return False
+    result = await ls.window_show_document_async(params)
     return bool(result and result.success)
 
 
