@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
+from recall.display import visible
 from recall.errors import BadInput
 from recall.gitquery import git_stdout
 from recall.repo import TETHER_DIR
@@ -94,10 +95,16 @@ def suggestions(path: str, candidates: Iterable[str], count: int = SUGGESTIONS) 
     return list(dict.fromkeys(found))[:count]
 
 
+def _or_list(names: Sequence[str]) -> str:
+    """``names`` as one line for a message: ``a or b``, each name's unseen characters (a line
+    break a cloned repository's file name may hold) escaped so it cannot forge a line."""
+    return " or ".join(map(visible, names))
+
+
 def did_you_mean(path: str, root: Path) -> str:
     """`` (did you mean a, b?)`` for ``path``, or ``""`` when nothing in the tree is close."""
     close = suggestions(path, tree_paths(root))
-    return f" (did you mean {' or '.join(close)}?)" if close else ""
+    return f" (did you mean {_or_list(close)}?)" if close else ""
 
 
 def _on_disk(root: Path, path: str) -> bool:
@@ -136,7 +143,7 @@ def refuse_unknown(
         if path not in missing:
             continue
         close = suggestions(path, tree)
-        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        hint = f"; did you mean {_or_list(close)}?" if close else ""
         lines.append(f"{label} {path!r} is not in {where}{hint}")
     lines.append(f"nothing written; give {let_through} to name it anyway (a file to come)")
     raise BadInput("\n  ".join(lines))
@@ -153,8 +160,8 @@ def missing_notes(root: Path | None, paths: list[str]) -> list[str]:
     notes = []
     for path in missing:
         close = suggestions(path, tree)
-        hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        notes.append(f"{path} is not a file of this repository{hint}")
+        hint = f"; did you mean {_or_list(close)}?" if close else ""
+        notes.append(f"{visible(path)} is not a file of this repository{hint}")
     return notes
 
 
@@ -173,7 +180,7 @@ def folder_lines(root: Path | None, paths: Iterable[str], *, label: str, advice:
         if not os.path.isdir(root / path) or os.path.islink(root / path):
             continue
         inside = sorted(p for p in tree_paths(root) if p.startswith(path.rstrip("/") + "/"))
-        examples = ", ".join(inside[:FOLDER_EXAMPLES]) + (
+        examples = ", ".join(map(visible, inside[:FOLDER_EXAMPLES])) + (
             ", ..." if len(inside) > FOLDER_EXAMPLES else ""
         )
         hint = f" ({examples})" if examples else ""

@@ -132,3 +132,27 @@ def test_distill_output_is_not_forged(tmp_path: Path) -> None:
     assert f"re\\n{FORGED}/.tether/config.toml: unknown key 'bogus_key'" in done.stderr
     data = run_tether("distill", "--session", session, "--json", cwd=root).json()
     assert data["source"] == f"commits of session {session}"
+
+
+IN_FOLDER = f"src/x\n{FORGED}/tool.py"
+"""A file whose folder holds a line break: offered for a typo of its name in another folder."""
+
+
+def test_remember_offers_a_close_name_on_one_line(cli: Cli, repo: Path) -> None:
+    _commit(repo, {IN_FOLDER: "x = 1\n"}, "an odd folder")
+    done = cli("remember", "the tool is generated", "-c", "gotcha", "-f", "lib/tool.py")
+    assert done.code == 2, done
+    assert_not_forged(done.stderr)
+    assert f"did you mean src/x\\n{FORGED}/tool.py?" in done.stderr
+    assert not list((repo / ".tether" / "memories").glob("*.md"))
+
+
+def test_list_notes_a_missing_file_and_its_close_name_on_one_line(cli: Cli, repo: Path) -> None:
+    _commit(repo, {IN_FOLDER: "x = 1\n"}, "an odd folder")
+    _remember(cli, "the tool is generated", "-f", IN_FOLDER)
+    typo = f"lib\n{FORGED}/tool.py"
+    done = cli("list", "--file", typo)
+    assert done.code == 1, done  # nothing listed
+    assert_not_forged(done.stdout + done.stderr)
+    assert f"lib\\n{FORGED}/tool.py is not a file of this repository" in done.stderr
+    assert f"did you mean src/x\\n{FORGED}/tool.py?" in done.stderr
