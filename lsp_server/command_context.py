@@ -12,7 +12,6 @@ from lsp_server.roots import Root
 from recall.errors import BadInput, NotFound
 from recall.model import Memory
 from recall.policy.hints import is_self_serve
-from recall.policy.usage import record_action
 from recall.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -62,5 +61,5 @@ def self_serve(ls: TetherServer, root: Root, command: str, obj: dict[str, Any]) 
 def acted(root: Root, store: MemoryStore, memory_id: str) -> None:
     """Count an action on a memory."""
     if store.exists:
-        record_action(store.conn, memory_id)
+        root.usage.acted(store, memory_id)
     root.acted_this_turn.add(memory_id)

@@ -26,7 +26,7 @@ from recall.errors import BadInput, NotFound, StoreBusy
 from recall.lifecycle.disuse import as_seen, bring_back
 from recall.model import Memory
 from recall.policy.inject import format_hit
-from recall.policy.usage import counters, record_surfacings
+from recall.policy.usage import counters
 from recall.ranking.query import RecallQuery, Touch
 
 # status a command moves a memory to, and the statuses it may come from (as the CLI's)
@@ -64,7 +64,7 @@ def _recall(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     for store in root.stores():
         ids = [h.memory.id for h in result.hits if h.scope == store.scope]
         if ids and store.exists:
-            record_surfacings(store.conn, ids)
+            root.usage.surfaced(store, ids)
     self_serve(ls, root, "recall", obj)
     if flag(obj, "display"):
         what = doc.rel if doc is not None else "what you are touching"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server import broken_files, capabilities
+from lsp_server import broken_files, capabilities, usage_counts
 from lsp_server.doc_parse import parse_of
 from lsp_server.documents import DocState, Shown, current_text, usable_text
 from lsp_server.placement import MovedHere, span_of
@@ -28,9 +28,7 @@ from recall.anchors.symbols import SymbolAnchor
 from recall.errors import TetherError
 from recall.index.rows import index_stamp
 from recall.model import REJECTED_WORDING
-from recall.policy.hints import Candidate
 from recall.policy.inject import AUTHOR_CAP, safe_field
-from recall.policy.usage import record_surfacings
 from recall.ranking.engine import Hit
 from recall.ranking.query import TOUCH_KINDS, RecallQuery, Touch
 from recall.ranking.weights import SUMMARY_CAP
@@ -247,9 +245,7 @@ def publish(ls: TetherServer, doc: DocState, kind: str = "edit") -> None:
     root = doc.root
     try:
         ranked = _ranked_now(ls, doc, kind)
-        choice = root.ledger.select(
-            root.hints_conn(), [Candidate(h.memory.id, h.memory.pinned) for h in ranked]
-        )
+        choice, recorded = usage_counts.hint_choice(root, ranked)
         visible = set(choice.shown)
         shown = [_diagnostic(ls, doc, h, text) for h in ranked if h.memory.id in visible]
     except (TetherError, sqlite3.Error, OSError) as error:
@@ -260,8 +256,8 @@ def publish(ls: TetherServer, doc: DocState, kind: str = "edit") -> None:
         types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[s.diagnostic for s in shown])
     )
     doc.last_published = time.monotonic()
-    if choice.new:  # counted after the publish, so the agent never waits on this write
-        _count_surfacings(ls, root, ranked, set(choice.new))
+    if choice.new and recorded:  # counted after the publish: the agent never waits on it
+        usage_counts.count_surfacings(root, ranked, set(choice.new))
 
 
 def _ranked_now(ls: TetherServer, doc: DocState, kind: str) -> list[Hit]:
@@ -324,17 +320,6 @@ def place_again(ls: TetherServer, doc: DocState) -> None:
         return
     if moved:
         publish(ls, doc, doc.root.touched.get(doc.rel, "edit"))
-
-
-def _count_surfacings(ls: TetherServer, root: Root, ranked: list[Hit], new: set[str]) -> None:
-    for store in root.stores():
-        ids = [h.memory.id for h in ranked if h.memory.id in new and h.scope == store.scope]
-        if not ids or not store.exists:
-            continue
-        try:
-            record_surfacings(store.conn, ids)
-        except sqlite3.Error as error:  # a counter missed is not worth a failed publish
-            ls.warn(f"surfacings not counted ({error})")
 
 
 def publish_changed(ls: TetherServer, doc: DocState) -> None:

@@ -13,7 +13,6 @@ from lsp_server.documents import Shown
 from lsp_server.positions import contains
 from lsp_server.roots import Root
 from recall.anchors.states import states_of
-from recall.policy.usage import record_action
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -55,7 +54,7 @@ def hover(ls: TetherServer, params: types.HoverParams) -> types.Hover | None:
         memory_id = shown.hit.memory.id
         store = root.store_of_scope(shown.hit.scope)
         if memory_id not in root.acted_this_turn and store is not None and store.exists:
-            record_action(store.conn, memory_id)
+            root.usage.acted(store, memory_id)
             root.acted_this_turn.add(memory_id)
     markdown = capabilities.hover_markdown(ls.client_capabilities)
     separator = "\n\n---\n\n" if markdown else "\n\n"

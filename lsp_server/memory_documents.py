@@ -25,7 +25,6 @@ from recall import frontmatter
 from recall.clock import now_iso
 from recall.errors import BadInput, MalformedMemory, StoreBusy, TetherError
 from recall.model import Memory
-from recall.policy.usage import record_action
 from recall.records import memory_from_parsed
 
 if TYPE_CHECKING:
@@ -196,6 +195,6 @@ def _mark_superseded(ls: TetherServer, doc: DocState, store: MemoryStore, writte
     if old is None or old.status != "active" or old.content_hash == new.content_hash:
         return
     store.update_fields(old.id, {"status": "superseded", "superseded_by": new.id})
-    record_action(store.conn, old.id)
+    doc.root.usage.acted(store, old.id)
     doc.root.bump()
     ls.show_info(f"Memory {old.id} is now superseded by {new.id}.")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from lsp_server.configuration import Settings
 from lsp_server.draft_files import drafts_dir
 from lsp_server.store_busy import STORE_WAIT_SECONDS, held_elsewhere
+from lsp_server.usage_counts import UsageCounts
 from recall.clock import day_number, now
 from recall.containment import UnsafeStore
 from recall.errors import BadInput, NotFound, StoreBusy
@@ -72,6 +73,8 @@ class Root:
         self.touched: dict[str, str] = {}
         self.edited_since_turn = False
         self.acted_this_turn: set[str] = set()
+        self.usage = UsageCounts(self.store_of_scope, self._reopen_copies, notice)
+        """How its memories are used, counted without waiting for a busy index."""
         self._recaller: Recaller | None = None
         self._watch = FolderWatch(self.stores())
         """The last look at each memory folder, taken first when the root is made, so that a
@@ -289,7 +292,8 @@ class Root:
         return next((s for s in self.stores() if s.scope == scope), None)
 
     def close(self) -> None:
-        """Close every connection of this root."""
+        """Write the usage counts kept, then close every connection of this root."""
+        self.usage.close()
         for store in self.stores():
             store.close()
 

@@ -25,9 +25,12 @@ from recall.index.db import (
 
 @dataclass
 class Outcome:
-    """Whether the bookkeeping write was made (False: skipped, the index is unwritable)."""
+    """Whether the bookkeeping write was made (False: skipped), and whether it was skipped
+    because another connection held the index's write lock (past the connection's wait): a
+    caller may keep such a write and make it once the lock is free."""
 
     written: bool = False
+    busy: bool = False
 
 
 @contextlib.contextmanager
@@ -44,7 +47,8 @@ def bookkeeping(conn: sqlite3.Connection) -> Iterator[tuple[sqlite3.Connection, 
     except IndexUnwritable:
         pass
     except sqlite3.OperationalError as error:
-        if not (is_unwritable_error(error) or is_busy(error)):
+        outcome.busy = is_busy(error)
+        if not (is_unwritable_error(error) or outcome.busy):
             raise
     if not began:  # refused before the block ran: it writes to a scratch copy, dropped after
         scratch = sqlite3.connect(":memory:", isolation_level=None)

@@ -182,6 +182,19 @@ def connect(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
 
 
 @contextlib.contextmanager
+def not_waiting(conn: sqlite3.Connection) -> Iterator[None]:
+    """``conn`` with its busy timeout at zero for the block, then put back: a write in it that
+    finds another connection holding the index fails at once as busy instead of waiting. The
+    timeout is the connection's, so no other thread may use the connection meanwhile."""
+    waited = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {waited}")
+
+
+@contextlib.contextmanager
 def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """A write transaction on the index file now at ``conn``'s path; yields the connection
     to write with, and commits when the block ends (rolls back if it raises).

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 
 from recall.clock import format_timestamp, now_iso, parse_timestamp
-from recall.index.bookkeeping import bookkeeping
+from recall.index.bookkeeping import Outcome, bookkeeping
 
 
 def day_of(moment: str) -> str:
@@ -24,10 +24,11 @@ def day_of(moment: str) -> str:
     return format_timestamp(parse_timestamp(moment))[:10]
 
 
-def record_action(conn: sqlite3.Connection, memory_id: str, *, when: str | None = None) -> None:
-    """Count one action on a memory (details fetched, pinned, superseded, followed...)."""
+def record_action(conn: sqlite3.Connection, memory_id: str, *, when: str | None = None) -> Outcome:
+    """Count one action on a memory (details fetched, pinned, superseded, followed...); says
+    whether it was counted, or skipped for a busy index."""
     moment = when or now_iso()
-    with bookkeeping(conn) as (target, _):
+    with bookkeeping(conn) as (target, outcome):
         target.execute(
             "INSERT INTO usage(memory_id, acted, last_acted) VALUES(?, 1, ?) "
             "ON CONFLICT(memory_id) DO UPDATE SET acted = acted + 1, "
@@ -39,6 +40,7 @@ def record_action(conn: sqlite3.Connection, memory_id: str, *, when: str | None 
             "ON CONFLICT(day, memory_id) DO UPDATE SET acted = acted + 1",
             (day_of(moment), memory_id),
         )
+    return outcome
 
 
 def counters(conn: sqlite3.Connection, memory_id: str) -> dict[str, object]:
@@ -54,12 +56,13 @@ def counters(conn: sqlite3.Connection, memory_id: str) -> dict[str, object]:
 
 def record_surfacings(
     conn: sqlite3.Connection, memory_ids: list[str], *, when: str | None = None
-) -> None:
-    """Count that each memory was shown once (call once per turn, never per keystroke)."""
+) -> Outcome:
+    """Count that each memory was shown once (call once per turn, never per keystroke); says
+    whether they were counted, or skipped for a busy index."""
     if not memory_ids:
-        return
+        return Outcome(written=True)
     moment = when or now_iso()
-    with bookkeeping(conn) as (target, _):
+    with bookkeeping(conn) as (target, outcome):
         target.executemany(
             "INSERT INTO usage(memory_id, surfaced, first_surfaced, last_surfaced) "
             "VALUES(?, 1, ?, ?) ON CONFLICT(memory_id) DO UPDATE SET "
@@ -72,3 +75,4 @@ def record_surfacings(
             "ON CONFLICT(day, memory_id) DO UPDATE SET surfaced = surfaced + 1",
             [(day_of(moment), memory_id) for memory_id in memory_ids],
         )
+    return outcome

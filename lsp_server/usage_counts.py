@@ -1,0 +1,181 @@
+"""The counts the server keeps of how memories are used (shown in a diagnostic, a card
+hovered, an action taken) without ever waiting on the message loop for another writer.
+
+A count is written at once when the index is free. When another connection holds the
+index's write lock (a genome refresh, an import, another editor's server), or the store is
+served from a copy because it was held when it opened, the count is kept with the moment it
+happened and written once the index is free again: before, a hover then waited the store's
+whole wait (:data:`lsp_server.store_busy.STORE_WAIT_SECONDS`) and the count was lost anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from recall.clock import now_iso
+from recall.index.bookkeeping import Outcome
+from recall.index.db import is_busy, not_waiting
+from recall.policy.hints import Candidate, Choice
+from recall.policy.usage import record_action, record_surfacings
+from recall.store import MemoryStore
+
+if TYPE_CHECKING:
+    from lsp_server.roots import Root
+    from recall.ranking.engine import Hit
+
+RETRY_SECONDS: Final = 1.0
+"""How often kept counts are tried again while their index stays busy: as often as the hooks
+and the server look at a busy store (``lsp_server.store_busy.STORE_WAIT_SECONDS``); one try is
+a single lock attempt that never waits."""
+
+KEPT_MAX: Final = 10_000
+"""Counts kept at most for indexes that stay busy (a process stuck holding one for hours must
+not grow the server without bound); past it the oldest are let go, said in the log once."""
+
+
+@dataclass(frozen=True)
+class Count:
+    """One count to write: the memories of one store's scope, shown or acted on, and when."""
+
+    scope: str
+    ids: tuple[str, ...]
+    acted: bool
+    when: str
+
+
+class UsageCounts:
+    """The counts of one root, written when its index can take them."""
+
+    def __init__(
+        self,
+        store_of_scope: Callable[[str], MemoryStore | None],
+        reopen_copies: Callable[[], object],
+        warn: Callable[[str], None],
+    ) -> None:
+        """Count into the store ``store_of_scope`` gives for a scope; ``reopen_copies`` opens
+        the index itself again for each store served from a copy whose index is free now;
+        ``warn`` logs a count that could not be written at all."""
+        self._store_of_scope = store_of_scope
+        self._reopen_copies = reopen_copies
+        self._warn = warn
+        self._kept: list[Count] = []
+        self._retry: asyncio.TimerHandle | None = None
+        self._told_full = False
+
+    @property
+    def kept(self) -> int:
+        """How many counts wait for their index to be free."""
+        return len(self._kept)
+
+    def surfaced(self, store: MemoryStore, ids: list[str]) -> None:
+        """Count that each of ``ids`` (memories of ``store``) was shown once."""
+        if ids:
+            self._add(Count(store.scope, tuple(ids), acted=False, when=now_iso()))
+
+    def acted(self, store: MemoryStore, memory_id: str) -> None:
+        """Count one action on the memory ``memory_id`` of ``store``."""
+        self._add(Count(store.scope, (memory_id,), acted=True, when=now_iso()))
+
+    def _add(self, count: Count) -> None:
+        self._kept.append(count)
+        if len(self._kept) > KEPT_MAX:
+            del self._kept[: len(self._kept) - KEPT_MAX]
+            if not self._told_full:
+                self._told_full = True
+                self._warn(
+                    f"usage counts: more than {KEPT_MAX} wait for a busy index; the oldest "
+                    "are let go"
+                )
+        self.flush()
+
+    def flush(self, *, wait: bool = False) -> None:
+        """Write every kept count whose index is free now (with ``wait``, waiting the store's
+        own wait for it, as at shutdown); look again in :data:`RETRY_SECONDS` for the rest."""
+        left: list[Count] = []
+        if any(self._from_copy(count.scope) for count in self._kept):
+            self._reopen_copies()
+        for count in self._kept:
+            store = self._store_of_scope(count.scope)
+            if store is None or not store.exists:
+                continue  # the store is gone: there is nothing to count in
+            if store.busy or not self._write(store, count, wait=wait):
+                left.append(count)
+        self._kept = left
+        if left and not wait:
+            self._look_again()
+
+    def _from_copy(self, scope: str) -> bool:
+        store = self._store_of_scope(scope)
+        return store is not None and store.busy
+
+    def _write(self, store: MemoryStore, count: Count, *, wait: bool) -> bool:
+        """Write ``count``; False when the index was busy (the count is kept)."""
+        conn = store.conn
+        try:
+            if wait:
+                return not self._record(conn, count).busy
+            with not_waiting(conn):
+                return not self._record(conn, count).busy
+        except sqlite3.Error as error:  # a count missed is not worth a failed request
+            self._warn(f"usage not counted ({error})")
+            return True
+
+    @staticmethod
+    def _record(conn: sqlite3.Connection, count: Count) -> Outcome:
+        if count.acted:
+            return record_action(conn, count.ids[0], when=count.when)
+        return record_surfacings(conn, list(count.ids), when=count.when)
+
+    def _look_again(self) -> None:
+        if self._retry is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a script): the next count tries again
+            return
+        self._retry = loop.call_later(RETRY_SECONDS, self._retried)
+
+    def _retried(self) -> None:
+        self._retry = None
+        self.flush()
+
+    def close(self) -> None:
+        """Write what is kept, waiting the stores' own wait for a busy index, and stop
+        looking again."""
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        if self._kept:
+            self.flush(wait=True)
+        if self._kept:
+            self._warn(f"usage not counted: {len(self._kept)} counts, the index stayed busy")
+            self._kept = []
+
+
+def hint_choice(root: Root, ranked: list[Hit]) -> tuple[Choice, bool]:
+    """The hint policy's choice among ``ranked`` for a publish, and whether it was recorded.
+    Recording never waits for another connection holding the index (a genome refresh, an
+    import): the choice is then only previewed, so the memories are shown now, and recorded
+    and counted by the first publish after the index is free. Before, the publish waited the
+    store's wait and then showed nothing."""
+    conn = root.hints_conn()
+    candidates = [Candidate(h.memory.id, h.memory.pinned) for h in ranked]
+    try:
+        with not_waiting(conn):
+            return root.ledger.select(conn, candidates), True
+    except sqlite3.OperationalError as error:
+        if not is_busy(error):
+            raise
+        return root.ledger.preview(conn, candidates), False
+
+
+def count_surfacings(root: Root, ranked: list[Hit], new: set[str]) -> None:
+    """Count the memories of ``ranked`` newly shown (``new``) in their stores."""
+    for store in root.stores():
+        ids = [h.memory.id for h in ranked if h.memory.id in new and h.scope == store.scope]
+        if ids and store.exists:
+            root.usage.surfaced(store, ids)
