@@ -1,11 +1,12 @@
 """The counts the server keeps of how memories are used (shown in a diagnostic, a card
-hovered, an action taken) without ever waiting on the message loop for another writer.
+hovered, an action taken) without holding up the message loop for another writer's job.
 
-A count is written at once when the index is free. When another connection holds the
-index's write lock (a genome refresh, an import, another editor's server), or the store is
-served from a copy because it was held when it opened, the count is kept with the moment it
-happened and written once the index is free again: before, a hover then waited the store's
-whole wait (:data:`lsp_server.store_busy.STORE_WAIT_SECONDS`) and the count was lost anyway.
+A count is written at once when the index is free or an ordinary writer lets it go within
+:data:`COUNT_WAIT_MS`. When another connection holds the index's write lock longer (a genome
+refresh, an import), or the store is served from a copy because it was held when it opened,
+the count is kept with the moment it happened and written once the index is free again:
+before, a hover then waited the store's whole wait
+(:data:`lsp_server.store_busy.STORE_WAIT_SECONDS`) and the count was lost anyway.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Final
 
 from recall.clock import now_iso
 from recall.index.bookkeeping import Outcome
-from recall.index.db import is_busy, not_waiting
+from recall.index.db import is_busy, waiting_at_most
 from recall.policy.hints import Candidate, Choice
 from recall.policy.usage import record_action, record_surfacings
 from recall.store import MemoryStore
@@ -26,6 +27,11 @@ from recall.store import MemoryStore
 if TYPE_CHECKING:
     from lsp_server.roots import Root
     from recall.ranking.engine import Hit
+
+COUNT_WAIT_MS: Final = 100
+"""How long a count waits for another connection holding the index before it is kept for
+later: an ordinary writer (a hook's bookkeeping, a save) holds it for milliseconds and is
+waited out; a long job (an import, a genome refresh) never holds up a hover."""
 
 RETRY_SECONDS: Final = 1.0
 """How often kept counts are tried again while their index stays busy: as often as the hooks
@@ -118,7 +124,7 @@ class UsageCounts:
         try:
             if wait:
                 return not self._record(conn, count).busy
-            with not_waiting(conn):
+            with waiting_at_most(conn, COUNT_WAIT_MS):
                 return not self._record(conn, count).busy
         except sqlite3.Error as error:  # a count missed is not worth a failed request
             self._warn(f"usage not counted ({error})")
@@ -158,15 +164,14 @@ class UsageCounts:
 
 def hint_choice(root: Root, ranked: list[Hit]) -> tuple[Choice, bool]:
     """The hint policy's choice among ``ranked`` for a publish, and whether it was recorded.
-    Recording never waits for another connection holding the index (a genome refresh, an
-    import): the choice is then only previewed, so the memories are shown now, and recorded
-    and counted by the first publish after the index is free. Before, the publish waited the
-    store's wait and then showed nothing."""
+    Recording waits the store's own wait for another connection holding the index, as any
+    read does; past it (an import, a genome refresh) the choice is only previewed: the
+    memories are shown now, and recorded and counted by the first publish after the index is
+    free. Before, such a publish showed nothing."""
     conn = root.hints_conn()
     candidates = [Candidate(h.memory.id, h.memory.pinned) for h in ranked]
     try:
-        with not_waiting(conn):
-            return root.ledger.select(conn, candidates), True
+        return root.ledger.select(conn, candidates), True
     except sqlite3.OperationalError as error:
         if not is_busy(error):
             raise

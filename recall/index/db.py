@@ -182,12 +182,13 @@ def connect(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
 
 
 @contextlib.contextmanager
-def not_waiting(conn: sqlite3.Connection) -> Iterator[None]:
-    """``conn`` with its busy timeout at zero for the block, then put back: a write in it that
-    finds another connection holding the index fails at once as busy instead of waiting. The
-    timeout is the connection's, so no other thread may use the connection meanwhile."""
+def waiting_at_most(conn: sqlite3.Connection, busy_ms: int) -> Iterator[None]:
+    """``conn`` with its busy timeout at ``busy_ms`` for the block, then put back: a write in
+    it that finds another connection holding the index fails as busy after that long instead
+    of the connection's own wait. The timeout is the connection's, so no other thread may use
+    the connection meanwhile."""
     waited = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
-    conn.execute("PRAGMA busy_timeout = 0")
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
     try:
         yield
     finally:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from recall.index.db import not_waiting
+from recall.index.db import waiting_at_most
 from recall.index.schema import FOLDER_STATE_KEYS
 
 LISTING_KEY = FOLDER_STATE_KEYS[1]
@@ -139,5 +139,5 @@ def _free(conn: sqlite3.Connection, write: Callable[[], object]) -> None:
     """Run ``write`` with the connection's busy timeout at zero, then put the timeout back; an
     operational error (busy, read-only, full) writes nothing. The timeout is the
     connection's, so no other thread may use the connection meanwhile."""
-    with contextlib.suppress(sqlite3.OperationalError), not_waiting(conn):
+    with contextlib.suppress(sqlite3.OperationalError), waiting_at_most(conn, 0):
         write()

@@ -42,6 +42,8 @@ async def test_hover_shows_the_card_and_counts_as_acting(lsp: Session, ws: Works
     await lsp.hover(ws.store_py, start.line, start.character)
     store = ws.open_store()
     try:
+        # written at once, or (the session's indexing holding the index) once it is free
+        await lsp.wait_until(lambda: counters(store.conn, ws.gotcha)["acted"] >= 1)
         assert counters(store.conn, ws.gotcha)["acted"] == 1
         assert counters(store.conn, ws.gotcha)["surfaced"] == 1
     finally:

@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from lsp_server.usage_counts import KEPT_MAX, RETRY_SECONDS, UsageCounts
+from lsp_server.usage_counts import COUNT_WAIT_MS, KEPT_MAX, RETRY_SECONDS, UsageCounts
 from recall.store import MemoryStore
 from tests.lsp.session import Session
 from tests.lsp.test_store_busy import ANSWER_BOUND, index_held
@@ -29,6 +29,7 @@ def counts(ws: Workspace, memory_id: str) -> tuple[int, int]:
 
 
 def test_the_retry_and_the_bound_are_pinned() -> None:
+    assert COUNT_WAIT_MS == 100
     assert RETRY_SECONDS == 1.0
     assert KEPT_MAX == 10_000
 
