@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from recall.cli.render import positive, write_records
 from recall.errors import EXIT_NOT_FOUND, EXIT_OK, BadInput, NotFound, StoreUnavailable
 from recall.genome import Genome, IndexSummary
+from recall.locations import ensure_created
 from recall.paths import is_inside, normalize
 
 if TYPE_CHECKING:
@@ -106,8 +107,17 @@ def _fresh_genome(ctx: CommandContext) -> tuple[Genome, Path]:
 
 
 def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """``tether index [--full]``: refresh the genome and print what was read."""
-    ctx.project().require_writable()  # the genome lives in the index: read-only means refused
+    """``tether index [--full]``: refresh the genome and print what was read. A repository
+    without a store gets one first (as ``tether init`` makes it): the genome lives in the
+    store's index, and one built into nothing would be thrown away."""
+    project = ctx.project()
+    if project.repo_root is not None and not project.exists:
+        ensure_created(project.location)
+        ctx.notice(
+            f"set up {project.location.base} to keep the code map in (commit its memories/ "
+            "folder; the index stays out of git)"
+        )
+    project.require_writable()  # the genome lives in the index: read-only means refused
     genome, _ = _genome(ctx)
     with ctx.progress() as update:
         summary = genome.refresh(full=args.full, progress=update)

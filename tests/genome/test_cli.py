@@ -99,3 +99,17 @@ def test_nothing_found_exits_one(repo: GitRepo, capsys: pytest.CaptureFixture[st
 def test_paths_outside_the_repository_are_bad_input(repo: GitRepo) -> None:
     with pytest.raises(BadInput):
         _run(["neighbours", "../elsewhere.py"], repo.root)
+
+
+def test_index_without_a_store_sets_one_up_and_keeps_the_genome(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert not (repo.root / ".tether").exists()
+    assert _run(["index"], repo.root) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["mode"] == "full"
+    assert "set up" in captured.err and "the index stays out of git" in captured.err
+    assert (repo.root / ".tether" / "memories").is_dir()
+    assert (repo.root / ".tether" / ".gitignore").is_file()
+    assert _run(["index"], repo.root) == 0
+    assert json.loads(capsys.readouterr().out)["mode"] == "unchanged"  # kept, not rebuilt
