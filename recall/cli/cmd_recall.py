@@ -34,7 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--no-record", action="store_true", help="leave every counter untouched")
     p.add_argument("--explain", action="store_true", help="show each channel's contribution")
-    p.add_argument("--batch", metavar="FILE.jsonl", help='one query per line: {"prompt", "files"}')
+    p.add_argument(
+        "--batch",
+        metavar="FILE.jsonl",
+        help='one query per line: {"prompt", "files", "limit"}; each answer line names its "line"',
+    )
     p.set_defaults(func=run_recall)
 
     p = sub.add_parser("inject", help="at most three one-line memories for an agent's prompt")
@@ -183,7 +187,8 @@ def _timings(result: RecallResult) -> str:
 
 
 def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller) -> int:
-    """One JSON result line per query line, in order; malformed lines are reported, not skipped."""
+    """One JSON result line per query line, in order, each naming its line number; malformed
+    lines are reported, not skipped (blank lines are no query and get no answer)."""
     source = sys.stdin.buffer if args.batch == "-" else None
     try:
         handle = source or open(args.batch, "rb")  # noqa: SIM115
@@ -211,7 +216,11 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
             elapsed = (time.perf_counter() - start) * 1000
             if not args.no_record:
                 _record(recaller, result.hits)
-            out = {"results": [h.to_dict() for h in result.hits], "elapsed_ms": round(elapsed, 3)}
+            out = {
+                "line": number,
+                "results": [h.to_dict() for h in result.hits],
+                "elapsed_ms": round(elapsed, 3),
+            }
             sys.stdout.write(json.dumps(out) + "\n")
             sys.stdout.flush()  # a caller on a pipe reads each answer before its next line
     return 2 if failed else 0
@@ -226,6 +235,11 @@ def _following_refreshes(recaller: Recaller, ctx: CommandContext, scope: str) ->
     return recaller
 
 
+BATCH_KEYS = ("prompt", "files", "limit")
+"""What a ``--batch`` query line may hold; any other key is refused, so a misspelt one is
+never ignored."""
+
+
 def _batch_query(line: str, ctx: CommandContext, recaller: Recaller, limit: int) -> RecallQuery:
     try:
         record = json.loads(line)
@@ -233,6 +247,14 @@ def _batch_query(line: str, ctx: CommandContext, recaller: Recaller, limit: int)
         raise BadInput(f"bad JSON: {error.msg}") from None
     if not isinstance(record, dict):
         raise BadInput("each line must be a JSON object")
+    unknown = [key for key in record if key not in BATCH_KEYS]
+    if unknown:
+        import difflib  # only for a line in error: `tether inject` shares this module
+
+        close = difflib.get_close_matches(unknown[0], BATCH_KEYS, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        known = ", ".join(BATCH_KEYS)
+        raise BadInput(f"unknown key {unknown[0]!r} (a query line takes {known}){hint}")
     prompt = record.get("prompt")
     files = record.get("files", [])
     if prompt is not None and not isinstance(prompt, str):
@@ -242,6 +264,8 @@ def _batch_query(line: str, ctx: CommandContext, recaller: Recaller, limit: int)
     wanted = record.get("limit", limit)
     if not isinstance(wanted, int) or isinstance(wanted, bool) or wanted < 1:
         raise BadInput("'limit' must be a whole number of at least 1")
+    if not (prompt or "").strip() and not files:
+        raise BadInput("nothing to recall for: give a 'prompt' or 'files'")
     touches = _touches(ctx, recaller, files, [])
     return RecallQuery(touches, prompt, limit=wanted)
 

@@ -82,6 +82,9 @@ def test_batch_answers_every_line_in_order_and_reports_malformed_ones(
         json.dumps({"prompt": "retry?", "files": ["src/a.py", "src/b.py"], "limit": 1}),
         json.dumps({"files": ["../outside.py"]}),
         json.dumps({"prompt": "retry with backoff", "files": ["src/b.py"]}),
+        json.dumps({}),
+        json.dumps({"prompt": "retry", "promt": "with backoff"}),
+        json.dumps({"prompt": "   ", "limit": 3}),
     ]
     batch = write_batch(world, lines)
     before = usage_rows(world)
@@ -93,9 +96,12 @@ def test_batch_answers_every_line_in_order_and_reports_malformed_ones(
     out = done.json_lines()
     assert len(out) == len([line for line in lines if line.strip()])
     errors = {entry["line"]: entry["error"] for entry in out if "error" in entry}
-    assert set(errors) == {4, 5, 6, 7, 9}
+    assert set(errors) == {4, 5, 6, 7, 9, 11, 12, 13}
     assert "JSON" in errors[4]
+    assert "nothing to recall for" in errors[11] and "nothing to recall for" in errors[13]
+    assert "unknown key 'promt'" in errors[12] and "did you mean 'prompt'?" in errors[12]
     answers = [entry for entry in out if "error" not in entry]
+    assert [a["line"] for a in answers] == [1, 2, 8, 10]  # each answer names its line
     assert [a["results"][0]["id"] for a in answers] == [
         seeded["a"],
         seeded["c"],
