@@ -381,6 +381,7 @@ def test_search(cli: Cli, seed: Seed) -> None:
     assert none.code == 1
     assert "Traceback" not in none.stderr
     assert_error(cli("search", "pool", "--limit", "0"), 2, "--limit")
+    assert_error(cli("search", " "), 2, "nothing to search for")  # as `recall ''` is refused
 
 
 def test_search_hostile_text_is_never_a_crash(cli: Cli, seed: Seed) -> None:

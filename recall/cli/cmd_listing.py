@@ -8,6 +8,7 @@ import argparse
 from recall.cli.context import CommandContext
 from recall.cli.render import positive, print_table, scope_option
 from recall.display import plural
+from recall.errors import BadInput
 from recall.lifecycle.disuse import archived_by_disuse, as_seen
 from recall.locations import PROJECT
 from recall.model import CATEGORIES, STATUSES
@@ -97,6 +98,8 @@ def _listed(memory, scope: str, hidden: dict[tuple[str, str], str | None]) -> di
 
 def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Search summaries and details of active memories."""
+    if not args.text.strip():
+        raise BadInput("nothing to search for: give a word or phrase (`tether list` shows all)")
     found = []
     hidden: dict[tuple[str, str], str | None] = {}  # found, though archived by disuse: marked
     stores = ctx.stores(args.scope)
