@@ -20,11 +20,11 @@ from recall.lifecycle.disuse import archived_by_disuse
 from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.locations import PROJECT, ensure_created
 from recall.model import CATEGORIES, Memory
-from recall.model import _normalize_for_hash as same_text
 from recall.named_files import check_named_files
 from recall.policy.usage import counters, record_action
 from recall.records import check_text
 from recall.repo import git_user_name
+from recall.same_summary import same_summary
 from recall.store import MemoryStore, not_on_it_note
 
 
@@ -217,33 +217,13 @@ def _how_to_bring_back(store: MemoryStore, memory_id: str, status: str | None) -
 
 
 def _refuse_same_summary(store: MemoryStore, draft: Memory) -> None:
-    """Refuse a memory whose summary an active or pending one already has, with another
-    category or other details: two cards with one summary read as one, so the change belongs
-    in the existing memory (``supersede``), or the new one needs a summary of its own.
-    The same summary, category and details is an exact duplicate, answered by the store."""
-    wanted = same_text(draft.summary)
-    found = store.conn.execute(
-        "SELECT id, category, summary, details FROM memories "
-        "WHERE status IN ('active', 'pending') ORDER BY created"
-    )
-    for memory_id, category, summary, details in found:
-        if same_text(summary) != wanted:
-            continue
-        differs = []
-        if category != draft.category:
-            differs.append(f"its category is {category}, not {draft.category}")
-        if same_text(details) != same_text(draft.details):
-            if details and draft.details:
-                differs.append("it has other details")
-            else:
-                differs.append("it has details" if details else "it has no details")
-        if not differs:
-            return  # an exact duplicate: the store reports it
+    """Refuse a memory whose summary another already has (:mod:`recall.same_summary`)."""
+    found = same_summary(store.conn, draft)
+    if found is not None:
         raise NothingToDo(
-            f"{memory_id} already has this summary, but {' and '.join(differs)}; nothing "
-            f"written. To change it, `tether supersede {memory_id} SUMMARY -c CATEGORY "
-            "[--details TEXT]` replaces it (the old one stays in the record); to keep both, "
-            "give this one a summary of its own"
+            f"{found.reason()}; nothing written. To change it, `tether supersede "
+            f"{found.memory_id} SUMMARY -c CATEGORY [--details TEXT]` replaces it (the old one "
+            "stays in the record); to keep both, give this one a summary of its own"
         )
 
 

@@ -1,0 +1,47 @@
+"""A new memory whose summary an active or pending one already has, with another category or
+other details: two cards with one summary read as one, so every way of writing a memory (the
+CLI, the MCP server, the language server) refuses it and points at a supersede instead.
+The same summary, category and details is an exact duplicate, which the store answers."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from recall.model import Memory
+from recall.model import _normalize_for_hash as same_text
+
+
+@dataclass(frozen=True)
+class SameSummary:
+    """The memory already holding a new one's summary, and how the two differ."""
+
+    memory_id: str
+    differs: tuple[str, ...]
+
+    def reason(self) -> str:
+        """``<id> already has this summary, but <how they differ>``."""
+        return f"{self.memory_id} already has this summary, but {' and '.join(self.differs)}"
+
+
+def same_summary(conn: sqlite3.Connection, draft: Memory) -> SameSummary | None:
+    """The active or pending memory of the index at ``conn`` holding ``draft``'s summary with
+    another category or other details, or None (none holds it, or one holds it exactly)."""
+    wanted = same_text(draft.summary)
+    found = conn.execute(
+        "SELECT id, category, summary, details FROM memories "
+        "WHERE status IN ('active', 'pending') ORDER BY created"
+    )
+    for memory_id, category, summary, details in found:
+        if same_text(summary) != wanted:
+            continue
+        differs = []
+        if category != draft.category:
+            differs.append(f"its category is {category}, not {draft.category}")
+        if same_text(details) != same_text(draft.details):
+            if details and draft.details:
+                differs.append("it has other details")
+            else:
+                differs.append("it has details" if details else "it has no details")
+        return SameSummary(memory_id, tuple(differs)) if differs else None
+    return None
