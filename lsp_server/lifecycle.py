@@ -170,8 +170,18 @@ def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFolders
 
 
 def shutdown(ls: TetherServer, params: None) -> None:
-    """Stop background work (the start-up work too, if still waiting or not deferred yet) and
-    close every store."""
+    """Stop background work (the start-up work too, if still waiting or not deferred yet),
+    sweep the drafts and close every store."""
+    end_session(ls)
+
+
+def end_session(ls: TetherServer) -> None:
+    """What ``shutdown`` does, done once: also run as the process ends, since a client may
+    quit without it (Neovim's ``:qa!`` closes the pipe; ``exit`` may come alone), and the
+    drafts nobody touched must not outlive the session either way."""
+    if ls.ended:
+        return
+    ls.ended = True
     ls.stop_deferring()
     ls.indexer.stop()
     ls.session_start.stop()
