@@ -32,7 +32,7 @@ def test_neovim_empty_tables_are_empty_settings(ws: Workspace) -> None:
     """``init_options = {}, settings = { tether = {} }`` in Neovim 0.11 arrives as ``[]``: no
     warning about it, at start or when the settings are pulled or pushed again."""
     with raw_server(ws.root) as client:
-        client.answers["workspace/configuration"] = [{"tether": []}]
+        client.answers["workspace/configuration"] = [[]]  # Neovim 0.11's answer, as recorded
         _initialize(client, ws.root, [], PULLS_CONFIGURATION)
         client.wait_for_request("workspace/configuration")
         client.notify("workspace/didChangeConfiguration", {"settings": []})
