@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from lsp_server import store_busy, watching
+from lsp_server import command_keys, store_busy, watching
 from lsp_server.command_args import CommandFailed, Malformed, one_object
 from recall.errors import NothingToDo, StoreBusy, TetherError
 from recall.store import MemoryStore
@@ -22,8 +22,16 @@ Handler = Callable[["TetherServer", dict[str, Any]], Any]
 AsyncHandler = Callable[["TetherServer", dict[str, Any]], Awaitable[Any]]
 
 
+def one_line(message: str) -> str:
+    """An engine message as one line: the lines the CLI prints one under the other (each
+    refused file, then "nothing written") follow one another, each ended."""
+    parts = [part.strip() for part in message.splitlines() if part.strip()]
+    ended = [part if part[-1] in ".?!;:" else f"{part};" for part in parts[:-1]]
+    return " ".join([*ended, *parts[-1:]])
+
+
 def _failed(name: str, error: TetherError) -> CommandFailed:
-    return CommandFailed(f"tether.{name}: {error}")
+    return CommandFailed(f"tether.{name}: {one_line(str(error))}")
 
 
 def _malformed(ls: TetherServer, name: str, error: Malformed) -> JsonRpcInvalidParams:
@@ -41,11 +49,18 @@ def _answer(ls: TetherServer, name: str, error: Malformed | TetherError) -> Any:
     raise _failed(name, error) from None
 
 
+def _arguments(name: str, args: Sequence[Any]) -> dict[str, Any]:
+    """The command's argument object, every key in it one the command reads."""
+    obj = one_object(args)
+    command_keys.check(name, obj)
+    return obj
+
+
 def run(ls: TetherServer, name: str, args: Sequence[Any], handler: Handler) -> Any:
     """Run a command that only reads (or counts) on the loop."""
     watching.before_request(ls)
     try:
-        return handler(ls, one_object(args))
+        return handler(ls, _arguments(name, args))
     except (Malformed, TetherError) as error:
         return _answer(ls, name, error)
 
@@ -54,7 +69,7 @@ async def run_async(ls: TetherServer, name: str, args: Sequence[Any], handler: A
     """Run a command that waits on the client (a document shown, an edit applied)."""
     watching.before_request(ls)
     try:
-        return await handler(ls, one_object(args))
+        return await handler(ls, _arguments(name, args))
     except (Malformed, TetherError) as error:
         return _answer(ls, name, error)
 
@@ -71,7 +86,7 @@ async def run_write(
     the wait fails the command, naming it and saying to retry."""
     watching.before_request(ls)
     try:
-        obj = one_object(args)
+        obj = _arguments(name, args)
         result = await store_busy.when_free(lambda: _held(ls), lambda: handler(ls, obj))
         return await result if inspect.isawaitable(result) else result
     except store_busy.StillBusy as error:

@@ -165,11 +165,19 @@ class Settings:
         return Policy(quiet_turns=self.hint_quiet_turns, budget=self.hint_session_budget)
 
 
+def as_table(values: Any) -> Any:
+    """``values`` with an empty list read as an empty table: Lua has one ``{}`` for both, and
+    Neovim encodes it as JSON ``[]`` (its documented ``init_options = {}``). A list with
+    anything in it is left as it is, to be refused as settings."""
+    return {} if isinstance(values, list) and not values else values
+
+
 def merge(sources: Iterable[tuple[str, Mapping[str, Any] | None]], warn: Warn) -> Settings:
     """Defaults overridden by each source in order (None and non-table sources are skipped,
-    a non-table one with a warning)."""
+    a non-table one with a warning; an empty list is an empty table, see :func:`as_table`)."""
     settings = Settings()
-    for name, values in sources:
+    for name, raw in sources:
+        values = as_table(raw)
         if isinstance(values, Mapping):
             settings = apply(settings, name, values, warn)  # recall.config_fields
         elif values is not None:

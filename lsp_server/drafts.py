@@ -18,7 +18,7 @@ from lsp_server import capabilities, draft_files
 from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
 from lsp_server.roots import Root
-from recall import frontmatter
+from recall import frontmatter, secrets_scan
 from recall.anchors.guards import carried_guard, check_guard
 from recall.anchors.symbols import SymbolAnchor, parse_anchor
 from recall.anchors.write import record_anchors
@@ -27,6 +27,7 @@ from recall.errors import BadInput
 from recall.locations import ensure_created
 from recall.model import Memory
 from recall.named_files import check_named_files
+from recall.paths import normalize, normalize_loose
 from recall.records import check_category, check_text, front_matter_fields
 from recall.repo import git_user_name
 from recall.store import MemoryStore
@@ -115,11 +116,40 @@ def _store(root: Root, obj: dict[str, Any]) -> MemoryStore:
     return store
 
 
+def _path(store: MemoryStore, root: Root, raw: str, label: str) -> str:
+    """A path the command was given, in the stored form, a refusal naming it by ``label``
+    (``files[0]``: the argument, never the CLI's ``--file``)."""
+    if store.repo_root is None:
+        return normalize_loose(raw, label=label)
+    return normalize(raw, store.repo_root, root.folder, label=label)
+
+
 def _files(store: MemoryStore, root: Root, obj: dict[str, Any], default: list[str]) -> list[str]:
     given = strings(obj, "files")
     if given is None:
         return default
-    return [store.normalize_input(raw, root.folder) for raw in given]
+    return [_path(store, root, raw, f"files[{n}]") for n, raw in enumerate(given)]
+
+
+ALLOW_SECRET = f"`tether remember {secrets_scan.OVERRIDE_FLAG}` in a terminal"
+"""How a memory shaped like a credential is written anyway: the editor's commands have no
+such argument (a secret should not be one click away), the CLI does."""
+
+
+def _checked_text(obj: dict[str, Any]) -> None:
+    """Refuse, naming the argument, what the store would refuse in the CLI's words: a
+    credential-shaped text in ``summary``, ``details`` or ``anchor``, an ``anchor`` that is
+    not one line."""
+    anchor = text(obj, "anchor")
+    if anchor is not None and (not anchor.strip() or "\n" in anchor or "\r" in anchor):
+        raise BadInput("'anchor' must be a symbol name or a line range on one line")
+    fields = {key: text(obj, key) for key in ("summary", "details", "anchor")}
+    found = [f"{m.describe()} in {key}" for key, v in fields.items() for m in secrets_scan.scan(v)]
+    if found:
+        raise BadInput(
+            f"refusing to write what looks like a credential: {'; '.join(found)}; nothing "
+            f"written: remove it, or, if it is not a secret, write the memory with {ALLOW_SECRET}"
+        )
 
 
 def _anchors(store: MemoryStore, root: Root, obj: dict[str, Any]) -> tuple[SymbolAnchor, ...]:
@@ -130,7 +160,7 @@ def _anchors(store: MemoryStore, root: Root, obj: dict[str, Any]) -> tuple[Symbo
         parse_anchor(check_text(item, f"anchors[{n}]") or "", label=f"anchors[{n}]")
         for n, item in enumerate(given)
     ]
-    pairs = [(store.normalize_input(path, root.folder), name) for path, name in pairs]
+    pairs = [(_path(store, root, p, f"anchors[{n}]"), name) for n, (p, name) in enumerate(pairs)]
     anchors, _ = record_anchors(store.repo_root, pairs)  # kept without a hash when not found
     return anchors
 
@@ -200,6 +230,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             author=author,
         )
         return await open_draft(ls, store, draft)
+    _checked_text(obj)
     memory = store.prepare_memory(
         summary=summary,
         category=category,
@@ -262,6 +293,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             author=author,
         )
         return await open_draft(ls, store, draft, old.summary, old.details)
+    _checked_text(obj)
     memory = store.prepare_memory(
         summary=summary,
         category=category,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from lsp_server import capabilities, diagnostics, draft_files, edit_stream, watching
-from lsp_server.configuration import editor_key_problems, file_sources, merge
+from lsp_server.configuration import as_table, editor_key_problems, file_sources, merge
 from lsp_server.documents import file_path
 from lsp_server.roots import Root
 
@@ -29,10 +29,11 @@ def _section(values: Any) -> Any:
     """Settings given either flat or under a ``tether`` key. Under one, only it is read: the
     keys beside it are other servers' settings (eglot and others send every server's), neither
     Tether's nor mistakes to tell about. A ``tether`` that is not a table is said so when the
-    settings are merged."""
+    settings are merged. An empty list is an empty table (:func:`as_table`)."""
+    values = as_table(values)
     if not isinstance(values, Mapping) or SECTION not in values:
         return values
-    return values[SECTION]
+    return as_table(values[SECTION])
 
 
 def configure(ls: TetherServer, root: Root) -> None:
@@ -53,7 +54,7 @@ def configure(ls: TetherServer, root: Root) -> None:
 def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
     """Read who the client is, its options and its folders (stores open lazily)."""
     ls.client_name = params.client_info.name if params.client_info else ""
-    options = params.initialization_options
+    options = as_table(params.initialization_options)
     if options is not None and not isinstance(options, Mapping):
         ls.settings_problem(
             f"initializationOptions: ignored: settings must be an object, got "
@@ -169,8 +170,18 @@ def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFolders
 
 
 def shutdown(ls: TetherServer, params: None) -> None:
-    """Stop background work (the start-up work too, if still waiting or not deferred yet) and
-    close every store."""
+    """Stop background work (the start-up work too, if still waiting or not deferred yet),
+    sweep the drafts and close every store."""
+    end_session(ls)
+
+
+def end_session(ls: TetherServer) -> None:
+    """What ``shutdown`` does, done once: also run as the process ends, since a client may
+    quit without it (Neovim's ``:qa!`` closes the pipe; ``exit`` may come alone), and the
+    drafts nobody touched must not outlive the session either way."""
+    if ls.ended:
+        return
+    ls.ended = True
     ls.stop_deferring()
     ls.indexer.stop()
     ls.session_start.stop()

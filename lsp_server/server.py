@@ -52,6 +52,9 @@ class TetherServer(LanguageServer):
         self.drafts: dict[Path, str] = {}
         """The drafts this session made, with the text each was made with
         (:mod:`lsp_server.draft_files`)."""
+        self.ended = False
+        """Whether the session's stores were closed and its drafts swept (at ``shutdown``, or
+        as the process ends without one: :func:`lsp_server.lifecycle.end_session`)."""
         self.draft_writes: dict[Path, str] = {}
         """Per draft (resolved path), the hash of the text it last wrote as its memory file: a
         later save writes again only while the memory file still holds that text."""

@@ -41,6 +41,7 @@ def run(log_level: str = "WARNING") -> int:
     )
     server = build()
     server.start_io(stdout=ClientStdout(sys.stdout.buffer, on_lost=lambda: _stop(server)))
+    lifecycle.end_session(server)  # the client may have left without shutdown
     return server.protocol.exit_code
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.message import SessionMessage
@@ -32,6 +33,9 @@ UNSERVED = (
     "resources/unsubscribe",
 )
 """Methods the SDK registers on its own that Tether has nothing behind."""
+
+SDK_PREFIX = "Error executing tool"
+"""How the SDK starts a tool's error; Tether's start with the tool's name (docs/agents.md)."""
 
 _WANTED = {
     "int": "an integer",
@@ -52,8 +56,14 @@ _JSON_TYPES = {
 }
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """The JSON type of ``value`` as a person says it ("a string", "null")."""
     return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def wanted(kind: str) -> str | None:
+    """What a value failing pydantic's check ``kind`` (``int_type``...) must be, or None."""
+    return next((text for key, text in _WANTED.items() if kind.startswith(key)), None)
 
 
 def _where(loc: tuple[Any, ...]) -> str:
@@ -71,18 +81,21 @@ def describe(tool: str, error: ValidationError, known: list[str]) -> str:
         return f"{tool}: unknown argument '{loc[0]}'; the arguments are {', '.join(known)}"
     if kind == "missing":
         return f"{tool}: {_where(loc)} is required"
-    wanted = next((text for key, text in _WANTED.items() if kind.startswith(key)), None)
-    if wanted is None:
+    must = wanted(kind)
+    if must is None:
         return f"{tool}: {_where(loc)}: {first['msg']}"
-    return f"{tool}: {_where(loc)} must be {wanted}, not {_json_type(first.get('input'))}"
+    return f"{tool}: {_where(loc)} must be {must}, not {json_type(first.get('input'))}"
 
 
 class TetherMCPServer(MCPServer):
     """The SDK's server with strict arguments and only the capabilities Tether serves."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from mcp_server.request_errors import NamedRequestErrors
+
         super().__init__(*args, **kwargs)
         self._strict: dict[str, tuple[type[BaseModel], Any]] = {}
+        self._lowlevel_server.middleware.append(NamedRequestErrors())
 
     def serve_tools_only(self) -> None:
         """Remove the prompt and resource methods, so they are not advertised either."""
@@ -111,24 +124,47 @@ class TetherMCPServer(MCPServer):
             except ValidationError as error:
                 known = [f.alias or n for n, f in model.model_fields.items()]
                 raise ToolError(describe(name, error, known)) from None
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:  # the SDK's "Error executing tool NAME: ..." is "NAME: ..."
+            said = str(error)
+            prefix = f"{SDK_PREFIX} {name}: "
+            if not said.startswith(prefix):
+                raise
+            raise type(error)(f"{name}: {said[len(prefix) :]}") from error.__cause__
 
     async def run_stdio_async(self) -> None:
         """Serve over stdio as the SDK does, answering every request it cannot read (see
-        :mod:`mcp_server.unreadable`) instead of leaving its client waiting."""
-        import anyio
+        :mod:`mcp_server.unreadable`, :mod:`mcp_server.stdin_lines`) instead of leaving its
+        client waiting, and every request received before the input ended
+        (:mod:`mcp_server.in_flight`)."""
         from mcp.server.stdio import stdio_server
 
+        from mcp_server.stdin_lines import client_lines
+
+        with client_lines() as lines:
+            # the SDK reads any async iterable of lines, though it names an AsyncFile
+            async with stdio_server(stdin=lines) as streams:  # type: ignore[arg-type]
+                await self._serve(*streams)
+
+    async def _serve(
+        self,
+        read_stream: ObjectReceiveStream[SessionMessage | Exception],
+        write_stream: ObjectSendStream[SessionMessage],
+    ) -> None:
+        import anyio
+
+        from mcp_server.in_flight import InFlight, relay_answers
         from mcp_server.unreadable import answer_unreadable
 
         lowlevel = self._lowlevel_server
-        async with stdio_server() as (read_stream, write_stream):
-            to_session, from_reader = anyio.create_memory_object_stream[SessionMessage | Exception](
-                0
-            )
-            async with anyio.create_task_group() as group:
-                group.start_soon(answer_unreadable, read_stream, to_session, write_stream)
-                async with from_reader:
-                    await lowlevel.run(
-                        from_reader, write_stream, lowlevel.create_initialization_options()
-                    )
+        in_flight = InFlight()
+        to_session, from_reader = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        from_session, answers = anyio.create_memory_object_stream[SessionMessage](0)
+        async with anyio.create_task_group() as group:
+            group.start_soon(answer_unreadable, read_stream, to_session, write_stream, in_flight)
+            group.start_soon(relay_answers, answers, write_stream, in_flight)
+            async with from_reader:
+                await lowlevel.run(
+                    from_reader, from_session, lowlevel.create_initialization_options()
+                )

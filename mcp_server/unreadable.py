@@ -4,8 +4,9 @@ The SDK's stdio transport hands a line it cannot parse (not JSON, or JSON that i
 message) to the session as an exception, and the session drops it without a reply: a client
 that sent a request that way waits forever. JSON-RPC 2.0 asks for an error response: "Parse
 error" (-32700, id null) for text that is not JSON, "Invalid Request" (-32600) with the
-request's id for a request of the wrong shape. A message without an id (a notification, a
-response) gets no reply, as the specification says; it is logged on stderr.
+request's id for a request of the wrong shape (id null when the id itself is not a string or
+an integer). A notification or a response (a message with ``result`` or ``error``) gets no
+reply, as the specification says; it is logged on stderr.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from mcp_server.in_flight import InFlight
+from mcp_server.strict import json_type
+
 log = logging.getLogger(__name__)
 
 
@@ -31,12 +35,20 @@ def error_for(failure: Exception) -> types.JSONRPCError | None:
     if any(d["type"] == "json_invalid" for d in details):
         text = f"the message is not JSON ({details[0]['msg']})"
         return _error(None, types.PARSE_ERROR, text)
-    message = next((d["input"] for d in details if isinstance(d.get("input"), dict)), None)
+    # the message itself is the object input failing nearest the top (an id may be an object)
+    objects = [d for d in details if isinstance(d.get("input"), dict)]
+    message = min(objects, key=lambda d: len(d["loc"]))["input"] if objects else None
     if message is None:
         return _error(None, types.INVALID_REQUEST, "a JSON-RPC message must be an object")
-    request_id = message.get("id")
-    if "method" not in message or not isinstance(request_id, (str, int)):
-        return None  # a notification or a response: nothing to answer
+    if "result" in message or "error" in message or "id" not in message:
+        return None  # a response, or a notification: nothing to answer
+    request_id = message["id"]
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        text = f"'id' must be a string or an integer, not {json_type(request_id)}"
+        return _error(None, types.INVALID_REQUEST, text)
+    if "method" not in message:
+        text = "a request needs a 'method' (a string); a response needs 'result' or 'error'"
+        return _error(request_id, types.INVALID_REQUEST, text)
     return _error(request_id, types.INVALID_REQUEST, _why(message))
 
 
@@ -59,12 +71,15 @@ async def answer_unreadable(
     source: ObjectReceiveStream[SessionMessage | Exception],
     to_session: ObjectSendStream[SessionMessage | Exception],
     to_client: ObjectSendStream[SessionMessage],
+    in_flight: InFlight,
 ) -> None:
     """Pass every message read from ``source`` on to the session; answer each one that could
-    not be read to the client directly instead. Ends (closing ``to_session``) with the input."""
+    not be read to the client directly instead. Ends (closing ``to_session``) with the input,
+    once every request passed on is answered (:mod:`mcp_server.in_flight`)."""
     async with to_session:
         async for item in source:
             if not isinstance(item, Exception):
+                in_flight.received(item)
                 await to_session.send(item)
                 continue
             reply = error_for(item)
@@ -75,6 +90,7 @@ async def answer_unreadable(
                     await to_client.send(SessionMessage(reply))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
+        await in_flight.all_answered()
 
 
 def _first_line(failure: Exception) -> str:

@@ -156,7 +156,7 @@ def neovim(command: Sequence[str]) -> str:
         "-- Tether for Neovim 0.11+ (init.lua)\n"
         f"vim.lsp.config('tether', {{ cmd = {_lua_list(command)},\n"
         "  root_markers = { '.tether', '.git' },\n"
-        "  init_options = {}, settings = { tether = {} } })\n"
+        "  init_options = vim.empty_dict(), settings = { tether = vim.empty_dict() } })\n"
         "vim.lsp.enable('tether')\n"
     )
 

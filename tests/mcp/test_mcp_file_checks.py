@@ -137,9 +137,7 @@ async def test_an_oversized_summary_or_details_is_refused_naming_it_and_the_limi
         message = await error(
             client, "memory_write", summary=long, category="context", files=["src/app.py"]
         )
-        assert message.startswith(
-            f"Error executing tool memory_write: summary is {len(long):,} bytes"
-        )
+        assert message.startswith(f"memory_write: summary is {len(long):,} bytes")
         assert f"over the limit of {MAX_FILE_BYTES:,} bytes for a memory file" in message
         assert "nothing written: give the knowledge as one short line in summary" in message
         message = await error(

@@ -1,0 +1,72 @@
+"""The client's lines as the SDK's stdio reader gets them, with one mistake made answerable.
+
+A request whose ``id`` is neither a string nor an integer (``"id": {"a": 1}``) is read by the
+SDK as a notification, the id dropped, and never answered: its client waits. JSON-RPC 2.0 asks
+for "Invalid Request" (-32600) with id null. Such a line is handed on without its ``method``,
+so that it fails to be read and is answered as every unreadable request is
+(:mod:`mcp_server.unreadable`). Every other line is handed on as it came.
+
+Standard input is read through a descriptor of its own while descriptor 0 points at the null
+device, as the SDK does for its own reader: a child process never reads the client's messages.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import anyio
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def answerable(line: str) -> str:
+    """``line``, or, for a request whose id the SDK would drop, the same without ``method``."""
+    if '"id"' not in line:  # most notifications: nothing to parse
+        return line
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return line
+    if _is_id(message["id"]):
+        return line
+    del message["method"]
+    return json.dumps(message) + "\n"
+
+
+class CheckedLines:
+    """An async iterator over a text stream's lines, each passed through :func:`answerable`."""
+
+    def __init__(self, lines: AsyncIterator[str]) -> None:
+        self._lines = lines
+
+    def __aiter__(self) -> CheckedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        return answerable(await self._lines.__anext__())
+
+
+@contextmanager
+def client_lines() -> Iterator[CheckedLines]:
+    """Standard input's lines (checked), descriptor 0 diverted to the null device meanwhile
+    and given back after."""
+    saved = os.dup(0)
+    reading = io.TextIOWrapper(os.fdopen(os.dup(0), "rb"), encoding="utf-8", errors="replace")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        yield CheckedLines(anyio.wrap_file(reading).__aiter__())
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+        reading.close()

@@ -1,0 +1,127 @@
+"""The MCP server at the edges of the stdio wire, spoken to with raw lines: a client that
+closes its input right after its requests still gets every answer; a malformed request is
+answered naming what is wrong; a tool's error starts with the tool's name; a prompt that
+holds nothing to search for says so."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+WAIT_S = 120  # a bound against a hang on a loaded machine, not a timing
+
+
+def _exchange(repo: Path, sent: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+    """Write every message to a fresh ``tether mcp`` and close its input at once; every
+    answer it writes before it exits, by id (the process must exit 0)."""
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    done = subprocess.run(
+        [sys.executable, "-m", "recall", "mcp"],
+        cwd=repo,
+        env=env,
+        input="".join(json.dumps(m) + "\n" for m in sent),
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    return {a.get("id"): a for a in answers}
+
+
+def _call(msg_id: int, tool: str, arguments: Any) -> dict[str, Any]:
+    params = {"name": tool, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call", "params": params}
+
+
+def _text(answer: dict[str, Any]) -> str:
+    return answer["result"]["content"][0]["text"]
+
+
+def test_requests_sent_just_before_the_input_ends_are_answered(repo: Path) -> None:
+    write = {"summary": "the pool must be closed first", "category": "gotcha"}
+    sent = [
+        INITIALIZE,
+        INITIALIZED,
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        _call(3, "memory_recall", {"prompt": "how is the pool closed?"}),
+        _call(4, "memory_write", {**write, "files": ["src/app.py"]}),
+    ]
+    answers = _exchange(repo, sent)
+    assert sorted(k for k in answers if k is not None) == [1, 2, 3, 4]
+    assert not answers[3]["result"]["isError"]
+    written = json.loads(_text(answers[4]))
+    assert (repo / ".tether" / "memories" / f"{written['id']}.md").exists()
+
+
+def test_malformed_requests_are_answered_saying_what_is_wrong(repo: Path) -> None:
+    sent = [
+        _call(9, "memory_recall", {"prompt": "x"}),  # before initialize
+        INITIALIZE,
+        INITIALIZED,
+        {"jsonrpc": "2.0", "id": 51},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": 5}},
+        _call(4, "memory_get", "c069"),
+    ]
+    answers = _exchange(repo, sent)
+    errors = {k: (a["error"]["code"], a["error"]["message"]) for k, a in answers.items() if k != 1}
+    assert errors[9][0] == -32602 and "send initialize" in errors[9][1]
+    assert errors[51] == (
+        -32600,
+        "a request needs a 'method' (a string); a response needs 'result' or 'error'",
+    )
+    assert errors[3] == (-32602, "tools/call: 'params.name' must be a string, not an integer")
+    assert errors[4] == (
+        -32602,
+        "tools/call: 'params.arguments' must be an object, not a string",
+    )
+
+
+def test_an_id_that_is_no_id_is_answered_with_id_null(repo: Path) -> None:
+    sent = [INITIALIZE, INITIALIZED, {"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}]
+    answers = _exchange(repo, sent)
+    assert answers[None]["error"] == {
+        "code": -32600,
+        "message": "'id' must be a string or an integer, not an object",
+    }
+
+
+def test_tool_errors_start_with_the_tool_name(repo: Path) -> None:
+    answers = _exchange(repo, [INITIALIZE, INITIALIZED, _call(2, "memory_recall", {})])
+    assert answers[2]["result"]["isError"]
+    assert _text(answers[2]) == (
+        "memory_recall: give a prompt, files, or both: recall ranks memories by them"
+    )
+
+
+def test_a_prompt_with_nothing_to_search_for_says_so(repo: Path) -> None:
+    pasted = "x" * 2_000_000
+    answers = _exchange(
+        repo, [INITIALIZE, INITIALIZED, _call(2, "memory_recall", {"prompt": pasted})]
+    )
+    found = answers[2]["result"]["structuredContent"]
+    assert found["query"] == ""
+    [note] = found["notes"]
+    assert note.startswith("the prompt held nothing to search for:")
+    assert "no question and no line of prose" in note
+    traceback = "Traceback (most recent call last):\n" + '  File "a.py", line 1, in f\n' * 5000
+    answers = _exchange(
+        repo, [INITIALIZE, INITIALIZED, _call(2, "memory_recall", {"prompt": traceback})]
+    )
+    [note] = answers[2]["result"]["structuredContent"]["notes"]
+    assert "once its machine output (" in note
