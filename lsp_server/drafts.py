@@ -30,6 +30,7 @@ from recall.named_files import check_named_files
 from recall.paths import normalize, normalize_loose
 from recall.records import check_category, check_text, front_matter_fields
 from recall.repo import git_user_name
+from recall.same_summary import refuse_same_summary
 from recall.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -242,6 +243,12 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         source=text(obj, "source") or "user",
     )
     guard = check_guard(flag(obj, "guard"), memory.category, GUARD_ARGUMENT)
+    if store.exists:
+        refuse_same_summary(
+            store.conn,
+            memory,
+            lambda memory_id: f'tether.supersede with {{"memoryId": "{memory_id}"}}',
+        )
     result = store.remember(memory.with_changes(anchors=anchors, guard=guard))
     changed(ls, root)
     done = result.to_dict()

@@ -21,6 +21,7 @@ from recall.locations import PROJECT
 from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
+from recall.same_summary import refuse_same_summary
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
@@ -222,6 +223,10 @@ def write(
     if recorded or guard:
         draft = draft.with_changes(
             anchors=recorded, guard=check_guard(guard, category, "guard: true")
+        )
+    if store.exists:
+        refuse_same_summary(
+            store.conn, draft, lambda memory_id: f"memory_supersede with id {memory_id!r}"
         )
     written = results.written(store.remember(draft))
     return _with_notes(written, anchor_notes=notes, file_notes=file_notes)

@@ -6,8 +6,10 @@ The same summary, category and details is an exact duplicate, which the store an
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from recall.errors import NothingToDo
 from recall.model import Memory
 from recall.model import _normalize_for_hash as same_text
 
@@ -45,3 +47,18 @@ def same_summary(conn: sqlite3.Connection, draft: Memory) -> SameSummary | None:
                 differs.append("it has details" if details else "it has no details")
         return SameSummary(memory_id, tuple(differs)) if differs else None
     return None
+
+
+def refuse_same_summary(
+    conn: sqlite3.Connection, draft: Memory, replace: Callable[[str], str]
+) -> None:
+    """Raise :class:`NothingToDo` when another memory holds ``draft``'s summary differently,
+    saying how to change that one instead: ``replace(its id)`` names the caller's own way (a
+    command, a tool) to supersede it."""
+    found = same_summary(conn, draft)
+    if found is not None:
+        raise NothingToDo(
+            f"{found.reason()}; nothing written. To change it, {replace(found.memory_id)} "
+            "replaces it (the old one stays in the record); to keep both, give this one a "
+            "summary of its own"
+        )

@@ -14,7 +14,7 @@ from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.display import visible
-from recall.errors import BadInput, NothingToDo
+from recall.errors import BadInput
 from recall.known_paths import is_git
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
@@ -24,7 +24,7 @@ from recall.named_files import check_named_files
 from recall.policy.usage import counters, record_action
 from recall.records import check_text
 from recall.repo import git_user_name
-from recall.same_summary import same_summary
+from recall.same_summary import refuse_same_summary
 from recall.store import MemoryStore, not_on_it_note
 
 
@@ -218,13 +218,11 @@ def _how_to_bring_back(store: MemoryStore, memory_id: str, status: str | None) -
 
 def _refuse_same_summary(store: MemoryStore, draft: Memory) -> None:
     """Refuse a memory whose summary another already has (:mod:`recall.same_summary`)."""
-    found = same_summary(store.conn, draft)
-    if found is not None:
-        raise NothingToDo(
-            f"{found.reason()}; nothing written. To change it, `tether supersede "
-            f"{found.memory_id} SUMMARY -c CATEGORY [--details TEXT]` replaces it (the old one "
-            "stays in the record); to keep both, give this one a summary of its own"
-        )
+    refuse_same_summary(
+        store.conn,
+        draft,
+        lambda memory_id: f"`tether supersede {memory_id} SUMMARY -c CATEGORY [--details TEXT]`",
+    )
 
 
 def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:

@@ -1,6 +1,7 @@
 """The editor's ``tether.remember`` and ``tether.supersede`` refuse what ``tether remember``
 refuses among the files a memory names: a folder, one of git's own files, a path the
-repository never had (unless ``allowMissing``), an anchor holding a control character. And a
+repository never had (unless ``allowMissing``), an anchor holding a control character, a
+summary another memory holds with another category or details. And a
 commit message being written (a file in ``.git/``) is offered no "remember" action."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.lsp.session import Session
-from tests.lsp.workspace import Workspace
+from tests.lsp.workspace import GOTCHA, Workspace
 
 pytestmark = pytest.mark.asyncio
 
@@ -73,3 +74,17 @@ async def test_no_remember_action_in_a_commit_message(lsp_one: Session, ws: Work
     assert not [t for t in titles if "remember" in t]
     code = [a.title for a in await lsp_one.actions(ws.store_py, types.Range(start, start))]
     assert "Tether: remember something about this file…" in code
+
+
+async def test_remember_refuses_a_summary_another_memory_holds_differently(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    folder = ws.root / ".tether" / "memories"
+    before = sorted(p.name for p in folder.iterdir())
+    same = {"summary": GOTCHA, "category": "decision", "files": ["src/store.py"]}
+    answer = await lsp_one.command("tether.remember", same)
+    assert answer["changed"] is False  # nothing to do, said as every such command says it
+    said = answer["message"]
+    assert f"{ws.gotcha} already has this summary, but its category is gotcha" in said
+    assert f'tether.supersede with {{"memoryId": "{ws.gotcha}"}}' in said
+    assert sorted(p.name for p in folder.iterdir()) == before  # nothing written

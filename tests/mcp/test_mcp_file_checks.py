@@ -168,3 +168,22 @@ async def test_list_by_a_mistyped_file_notes_the_close_name(repo: Path) -> None:
         ]
         found = await call(client, "memory_list", file="src/app.py")
         assert found["total"] == 1 and "notes" not in found
+
+
+async def test_a_summary_another_memory_holds_differently_is_refused(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        first = await call(
+            client, "memory_write", summary="pool", category="gotcha", files=["src/app.py"]
+        )
+        message = await error(
+            client, "memory_write", summary="Pool ", category="decision", files=["src/app.py"]
+        )
+        assert f"{first['id']} already has this summary, but its category is gotcha" in message
+        assert f"memory_supersede with id '{first['id']}'" in message
+        assert "tether supersede" not in message
+        assert len(memory_files(repo)) == 1
+        again = await call(
+            client, "memory_write", summary="pool", category="gotcha", files=["src/app.py"]
+        )
+        assert again["id"] == first["id"]  # the same knowledge: named, not refused
+        assert len(memory_files(repo)) == 1
