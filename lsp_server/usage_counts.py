@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from recall.clock import now_iso
-from recall.index.bookkeeping import Outcome
-from recall.index.db import is_busy, waiting_at_most
+from recall.index.bookkeeping import Outcome, waiting_at_most
+from recall.index.db import is_busy
 from recall.policy.hints import Candidate, Choice
 from recall.policy.usage import record_action, record_surfacings
 from recall.store import MemoryStore

@@ -57,3 +57,17 @@ def bookkeeping(conn: sqlite3.Connection) -> Iterator[tuple[sqlite3.Connection, 
             yield scratch, outcome
         finally:
             scratch.close()
+
+
+@contextlib.contextmanager
+def waiting_at_most(conn: sqlite3.Connection, busy_ms: int) -> Iterator[None]:
+    """``conn`` with its busy timeout at ``busy_ms`` for the block, then put back: a write in
+    it that finds another connection holding the index fails as busy after that long instead
+    of the connection's own wait. The timeout is the connection's, so no other thread may use
+    the connection meanwhile."""
+    waited = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {waited}")

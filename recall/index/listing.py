@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from recall.index.db import waiting_at_most
+from recall.index.bookkeeping import waiting_at_most
 from recall.index.schema import FOLDER_STATE_KEYS
 
 LISTING_KEY = FOLDER_STATE_KEYS[1]
