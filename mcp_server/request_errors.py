@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
-from mcp_server.strict import json_type, wanted
+from mcp_server.json_words import json_type, wanted
 
 SDK_VAGUE = "Invalid request parameters"
 """The SDK's one message for every params problem, the pre-initialize gate included."""

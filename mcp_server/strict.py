@@ -23,6 +23,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from mcp_server.json_words import json_type, wanted
+
 UNSERVED = (
     "prompts/list",
     "prompts/get",
@@ -36,34 +38,6 @@ UNSERVED = (
 
 SDK_PREFIX = "Error executing tool"
 """How the SDK starts a tool's error; Tether's start with the tool's name (docs/agents.md)."""
-
-_WANTED = {
-    "int": "an integer",
-    "bool": "true or false",
-    "string": "a string",
-    "list": "a list",
-    "dict": "an object",
-    "float": "a number",
-}
-_JSON_TYPES = {
-    bool: "a boolean",
-    int: "an integer",
-    float: "a number",
-    str: "a string",
-    list: "a list",
-    dict: "an object",
-    type(None): "null",
-}
-
-
-def json_type(value: Any) -> str:
-    """The JSON type of ``value`` as a person says it ("a string", "null")."""
-    return _JSON_TYPES.get(type(value), type(value).__name__)
-
-
-def wanted(kind: str) -> str | None:
-    """What a value failing pydantic's check ``kind`` (``int_type``...) must be, or None."""
-    return next((text for key, text in _WANTED.items() if kind.startswith(key)), None)
 
 
 def _where(loc: tuple[Any, ...]) -> str:

@@ -21,7 +21,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from mcp_server.in_flight import InFlight
-from mcp_server.strict import json_type
+from mcp_server.json_words import json_type
 
 log = logging.getLogger(__name__)
 
