@@ -63,7 +63,7 @@ class NoFollowFileHandler(logging.FileHandler):
                 if not self._use_fallback():
                     return
 
-    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's name)
+    def handleError(self, record: logging.LogRecord) -> None:
         """Quiet: a record that cannot be written is dropped, never printed on stderr."""
         self._drop_stream()
 
