@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from recall.file_names import names_of
+from recall.hooks.edited import link_target, owner_location
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
@@ -43,9 +44,11 @@ plugin prefix, so any server name ending in ``tether`` counts."""
 
 
 class _Stores:
-    """The project store (and the global one for prompts), opened for one hook call."""
+    """The project store (and the global one for prompts), opened for one hook call: the
+    store of the repository holding ``file`` when one is given and that is not the cwd's
+    (:func:`recall.hooks.edited.owner_location`), else the cwd's."""
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, file: str | None = None) -> None:
         from recall.containment import UnsafeStore
         from recall.errors import NotFound
         from recall.kept_engine import open_store
@@ -53,6 +56,8 @@ class _Stores:
 
         try:
             location = project_location(cwd.resolve())
+            if file is not None:
+                location = owner_location(location, cwd, file)
         except UnsafeStore as error:  # logged to the user's own folder, never the repository's
             _notice(str(error))
             raise Skip("the project store is unsafe") from None
@@ -158,7 +163,8 @@ def on_edit(hook: HookInput) -> str:
     """Pre/PostToolUse: record the edited file; ask before an edit under a guard; warn about
     the file's gotchas the policy allows. The ask is decided before any write, and whatever
     goes wrong in deciding it asks about every guard of the file: never a silent skip."""
-    with _Stores(hook.cwd) as stores:
+    edited = hook.file_path if hook.tool_name in EDIT_TOOLS else None
+    with _Stores(hook.cwd, edited) as stores:
         project = stores.project
         conn = project.conn
         if hook.tool_name == "Bash" and hook.command:
@@ -171,14 +177,16 @@ def on_edit(hook: HookInput) -> str:
             return ""
         if hook.tool_name not in EDIT_TOOLS or not hook.file_path:
             return ""
-        path = _relative(project, hook.file_path, hook.cwd)
+        typed = _relative(project, hook.file_path, hook.cwd)
+        path = link_target(project.repo_root, typed)  # an edit of a link writes its target
+        link = typed if typed != path else None
         on_file: list[Memory] = []
         ask_now: list[Memory] = []
         unplaced: frozenset[str] = frozenset()
-        names: tuple[str, ...] = (path,)
+        names: tuple[str, ...] = (path,) if link is None else (path, link)
         try:
             hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
-            names = names_of(conn, path)
+            names = _with_link(names_of(conn, path), link)
             on_file = _on_file(project, path, names, hidden)
             if hook.event == "PreToolUse":
                 guarded = _guarded(project, path, on_file, hidden)
@@ -192,13 +200,19 @@ def on_edit(hook: HookInput) -> str:
             unplaced = frozenset(m.id for m in ask_now)
         lines: list[str] = []
         try:
-            lines = _bookkeeping(conn, hook, path, on_file, ask_now)
+            lines = _bookkeeping(conn, hook, path, on_file, ask_now, link)
         except Exception:  # notes of what happened: losing one costs a repeated ask at most
             _logged("the edit hook's notes on %s failed", path)
         if ask_now:  # the person decides, once per session, memory and file
-            reason = "\n".join(guard_line(m, path, m.id in unplaced, names) for m in ask_now)
+            reason = "\n".join(guard_line(m, path, m.id in unplaced, names, link) for m in ask_now)
             return ask(hook.event, reason, "\n".join(lines))
         return output(hook.event, "\n".join(lines))
+
+
+def _with_link(names: tuple[str, ...], link: str | None) -> tuple[str, ...]:
+    """The names of the edited file, and last the link the edit went through (a memory may
+    name the file by it)."""
+    return names if link is None or link in names else (*names, link)
 
 
 def _on_file(
@@ -259,12 +273,17 @@ def _bookkeeping(
     path: str,
     on_file: list[Memory],
     ask_now: list[Memory],
+    link: str | None = None,
 ) -> list[str]:
     """The writes of an edit hook call (the touch, the guard ledger, the hint policy, the
-    surfacings); returns the gotcha warnings to show."""
+    surfacings); returns the gotcha warnings to show. An edit through ``link`` touches the
+    link's target ``path`` and the link both, so recall finds the memories naming either."""
     from recall.policy.usage import record_surfacings
 
-    record_touch(conn, hook.session_id, path, _current_turn(conn, hook.session_id))
+    turn = _current_turn(conn, hook.session_id)
+    if link is not None:
+        record_touch(conn, hook.session_id, link, turn)
+    record_touch(conn, hook.session_id, path, turn)
     if hook.event == "PostToolUse":  # the edit ran: the person allowed it
         record_allowed(conn, hook.session_id, path, hook.tool_use_id)
     elif hook.event == "PreToolUse":

@@ -33,9 +33,9 @@ def _notice(message: str) -> None:
     goes to the agent, so notices go to ``hooks.log`` in the project's store folder."""
     try:
         _log_to(_notice_cwd[0])
+        _logger().warning("notice: %s", message)
     except Exception:  # logging must never fail the agent
         return
-    _logger().warning("notice: %s", message)
 
 
 def _log_to(cwd: Path | None) -> None:
@@ -44,13 +44,15 @@ def _log_to(cwd: Path | None) -> None:
     The file is opened for appending without following a link at its name (a cloned
     repository may have committed one), and every record is written on one line with control
     characters escaped, so text read from the repository cannot forge or break log lines.
+    When the project's log cannot be written (a read-only checkout, a full disk) the records go
+    to the global folder's, and when neither can they are dropped: never raised, never printed.
     """
     log = _logger()
     if log.handlers:
         return
     import logging
 
-    from recall.locations import global_base, project_location
+    from recall.locations import project_location
 
     base: Path | None = None
     if cwd is not None:
@@ -58,15 +60,23 @@ def _log_to(cwd: Path | None) -> None:
             base = project_location(cwd.resolve()).base
         except Exception:  # no repository, or an unsafe store: the global folder instead
             base = None
-    if base is None or not base.is_dir():
-        from recall import privacy
-
-        base = global_base()  # the user's private folder: kept owner-only
-        base.mkdir(parents=True, exist_ok=True, mode=privacy.DIR_MODE)
-        privacy.create_private(base / LOG_NAME)
     from recall.safe_log import one_line_file_handler
 
-    handler = one_line_file_handler(base / LOG_NAME)
+    if base is None or not base.is_dir():
+        handler = one_line_file_handler(_global_log())
+    else:
+        handler = one_line_file_handler(base / LOG_NAME, fallback=_global_log)
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     log.propagate = False
+
+
+def _global_log() -> Path:
+    """``hooks.log`` in the user's own folder, created owner-only (and the folder with it)."""
+    from recall import privacy
+    from recall.locations import global_base
+
+    base = global_base()  # the user's private folder: kept owner-only
+    base.mkdir(parents=True, exist_ok=True, mode=privacy.DIR_MODE)
+    privacy.create_private(base / LOG_NAME)
+    return base / LOG_NAME

@@ -27,12 +27,16 @@ def warning_line(summary: str, memory_id: str, category: str = "gotcha") -> str:
 
 
 def guard_line(
-    memory: Memory, path: str, unplaced: bool = False, names: tuple[str, ...] = ()
+    memory: Memory,
+    path: str,
+    unplaced: bool = False,
+    names: tuple[str, ...] = (),
+    link: str | None = None,
 ) -> str:
     """Why an edit of ``path`` asks first: the guarded memory, the earlier name it gives the
-    file (of ``names``, when it does not name ``path``), the anchored symbols there (and the
-    file a moved one came from), whether the edit could not be placed, and how to stop being
-    asked."""
+    file (of ``names``, when it does not name ``path``), the link the edit went through, the
+    anchored symbols there (and the file a moved one came from), whether the edit could not
+    be placed, and how to stop being asked."""
     from recall.policy.inject import safe_field  # see warning_line
 
     text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
@@ -41,10 +45,13 @@ def guard_line(
         if anchor.path == path:
             came = anchor.extra.get(MOVED_FROM)
             symbols.append(f"{anchor.name}, moved here from {came}" if came else anchor.name)
-    where = f" (symbol {'; '.join(symbols)})" if symbols else ""
-    earlier = [name for name in names if name != path and name in memory.files]
+    parts = [f"symbol {'; '.join(symbols)}"] if symbols else []
+    earlier = [name for name in names if name not in (path, link) and name in memory.files]
     if earlier and path not in memory.files and not symbols:  # a moved symbol says whence
-        where = f" (renamed from {earlier[0]}){where}"
+        parts.insert(0, f"renamed from {earlier[0]}")
+    if link is not None:
+        parts.append(f"edited through the link {link}")
+    where = f" ({'; '.join(parts)})" if parts else ""
     placed = "; could not tell where the edit falls: asking as for the whole file" * unplaced
     return (
         f'Tether: guarded {memory.category} "{text}" [{memory.id}] covers {path}{where}{placed}; '
