@@ -78,6 +78,41 @@ def is_memory_name(name: str) -> bool:
     return name.endswith(MEMORY_SUFFIX) and not name.startswith(".")
 
 
+def skipped_message(path: Path, what: str) -> str:
+    """What to tell a person about an entry of the memory folder named like a memory file that
+    is never read (:meth:`MemoryFolder.skipped`): ``what`` it is, and what to do."""
+    return (
+        f"{path}: {what}, so it is skipped: a memory file must be a plain file in the folder "
+        "(a link could read a file from outside the repository); put the file itself there"
+    )
+
+
+_LOOKALIKE_SUFFIXES = (MEMORY_SUFFIX, ".markdown")
+
+
+def _unread_fix(name: str, *, nested: bool) -> str | None:
+    """Why a file named ``name`` under a memory folder (``nested``: in a subfolder of it) that
+    looks like a memory is not read, and how to have it read; None when it is read, or does not
+    look like a memory."""
+    lowered = name.lower()
+    if name.startswith(_TEMP_PREFIX) or not lowered.endswith(_LOOKALIKE_SUFFIXES):
+        return None
+    if not nested and is_memory_name(name):
+        return None  # read (or named by MemoryFolder.skipped when not a plain file)
+    fixes = []
+    if nested:
+        fixes.append("move it up into the memory folder itself")
+    if name.startswith("."):
+        fixes.append("drop the leading dot")
+    if not name.endswith(MEMORY_SUFFIX):
+        fixes.append("rename it to end in lowercase .md")
+    why = "it is in a subfolder" if nested else "its name is not a memory file's"
+    return (
+        f"not read, as {why}: memories are the files of the memory folder itself named *.md "
+        f"(lowercase, no leading dot); {' and '.join(fixes)}"
+    )
+
+
 def check_plain_name(name: str) -> None:
     """Refuse a memory file name that is not a plain name inside the folder."""
     if "/" in name or "\\" in name or name in ("", ".", "..") or "\x00" in name:
@@ -194,6 +229,22 @@ class MemoryFolder:
                 found.append((name, "a folder"))
             elif not S_ISREG(st.st_mode):
                 found.append((name, "not a regular file"))
+        return found
+
+    def unread(self) -> list[tuple[str, str]]:
+        """Files under the folder that look like memories but that no loader reads, by their
+        path relative to the folder, each with why and what to do: one in a subfolder, one
+        named ``.MD``, ``.markdown`` or with a leading dot. The loaders' rule
+        (:func:`is_memory_name`, the folder itself only) is theirs; this only names what it
+        leaves out. A writer's temp file is not named (it is cleaned up, not read)."""
+        found: list[tuple[str, str]] = []
+        for top, dirs, files in os.walk(self.path):  # never follows a link into a folder
+            dirs.sort()
+            where = Path(top).relative_to(self.path)
+            for name in sorted(files):
+                fix = _unread_fix(name, nested=where != Path("."))
+                if fix is not None:
+                    found.append(((where / name).as_posix(), fix))
         return found
 
     def write(self, name: str, text: str, *, exclusive: bool, durable: bool = True) -> FileStat:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from recall import privacy
@@ -23,6 +22,7 @@ from recall.lifecycle.references import (
     drift,
     with_lifecycle_keys,
 )
+from recall.memfiles import skipped_message
 from recall.policy.usage import record_action
 from recall.repo_signals import open_repo_signals
 from recall.store import MemoryStore
@@ -102,14 +102,6 @@ def drift_message(found: Drift) -> str:
     )
 
 
-def skipped_message(path: Path, what: str) -> str:
-    """Doctor's line for an entry of the memory folder that is never read."""
-    return (
-        f"{path}: {what}, so it is skipped: a memory file must be a plain file in the folder "
-        "(a link could read a file from outside the repository); put the file itself there"
-    )
-
-
 def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Report every problem file as path:line: message, then dead and drifting references."""
     problems = []
@@ -125,6 +117,13 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             message = skipped_message(path, what)
             data.append(
                 {"scope": store.scope, "kind": "skipped", "path": str(path), "message": message}
+            )
+            lines.append(message)
+        for name, why in store.folder.unread():
+            path = store.folder.path / name
+            message = f"{path}: {why}"
+            data.append(
+                {"scope": store.scope, "kind": "unread", "path": str(path), "message": message}
             )
             lines.append(message)
         for problem in store.problems():

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from recall.display import is_unseen, visible
 from recall.errors import BadInput, NotFound
 from recall.locations import PROJECT
+from recall.memfiles import skipped_message
 from recall.model import MIN_ID_PREFIX
 from recall.service import FolderStores
 from recall.store import MemoryStore
@@ -89,9 +90,20 @@ class CommandContext:
     def say_skipped(self, stores: list[MemoryStore]) -> None:
         """Name the memory files of ``stores`` that could not be loaded (a hand edit that broke
         one, most often), so that a memory missing from the answer is never a silent loss."""
-        problems = [p for store in stores if store.exists for p in store.problems()]
+        problems = [
+            f"skipped {problem} (fix the file; it is read again once it changes)"
+            for store in stores
+            if store.exists
+            for problem in store.problems()
+        ]
+        problems += [
+            skipped_message(store.folder.path / name, what)
+            for store in stores
+            if store.exists
+            for name, what in store.folder.skipped()
+        ]
         for problem in problems[:SKIPPED_NAMED]:
-            self.notice(f"skipped {problem} (fix the file; it is read again once it changes)")
+            self.notice(problem)
         if len(problems) > SKIPPED_NAMED:
             more = len(problems) - SKIPPED_NAMED
             self.notice(f"skipped {more} more memory files that cannot be loaded: `tether doctor`")
