@@ -8,7 +8,7 @@ import fcntl
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from stat import S_IFREG, S_ISDIR, S_ISLNK, S_ISREG
+from stat import S_IFREG, S_ISREG
 from typing import NamedTuple
 
 from recall.errors import BadInput, StoreBusy, StoreUnavailable
@@ -76,41 +76,6 @@ def file_sha(data: bytes) -> str:
 def is_memory_name(name: str) -> bool:
     """Whether a directory entry is a memory file (not a temp file, not hidden)."""
     return name.endswith(MEMORY_SUFFIX) and not name.startswith(".")
-
-
-def skipped_message(path: Path, what: str) -> str:
-    """What to tell a person about an entry of the memory folder named like a memory file that
-    is never read (:meth:`MemoryFolder.skipped`): ``what`` it is, and what to do."""
-    return (
-        f"{path}: {what}, so it is skipped: a memory file must be a plain file in the folder "
-        "(a link could read a file from outside the repository); put the file itself there"
-    )
-
-
-_LOOKALIKE_SUFFIXES = (MEMORY_SUFFIX, ".markdown")
-
-
-def _unread_fix(name: str, *, nested: bool) -> str | None:
-    """Why a file named ``name`` under a memory folder (``nested``: in a subfolder of it) that
-    looks like a memory is not read, and how to have it read; None when it is read, or does not
-    look like a memory."""
-    lowered = name.lower()
-    if name.startswith(_TEMP_PREFIX) or not lowered.endswith(_LOOKALIKE_SUFFIXES):
-        return None
-    if not nested and is_memory_name(name):
-        return None  # read (or named by MemoryFolder.skipped when not a plain file)
-    fixes = []
-    if nested:
-        fixes.append("move it up into the memory folder itself")
-    if name.startswith("."):
-        fixes.append("drop the leading dot")
-    if not name.endswith(MEMORY_SUFFIX):
-        fixes.append("rename it to end in lowercase .md")
-    why = "it is in a subfolder" if nested else "its name is not a memory file's"
-    return (
-        f"not read, as {why}: memories are the files of the memory folder itself named *.md "
-        f"(lowercase, no leading dot); {' and '.join(fixes)}"
-    )
 
 
 def check_plain_name(name: str) -> None:
@@ -207,45 +172,6 @@ class MemoryFolder:
             if len(data) > self.max_bytes:
                 raise OversizedFile(os.fstat(handle.fileno()).st_size, self.max_bytes)
             return data
-
-    def skipped(self) -> list[tuple[str, str]]:
-        """Entries named like memory files that are not plain files (links, folders, devices),
-        each with what it is: never read, so that a link cannot pull a file in from outside."""
-        found: list[tuple[str, str]] = []
-        try:
-            names = sorted(os.listdir(self.path))
-        except (FileNotFoundError, NotADirectoryError):
-            return found
-        for name in names:
-            if not is_memory_name(name):
-                continue
-            try:
-                st = os.lstat(self.path / name)
-            except FileNotFoundError:
-                continue
-            if S_ISLNK(st.st_mode):
-                found.append((name, "a symbolic link"))
-            elif S_ISDIR(st.st_mode):
-                found.append((name, "a folder"))
-            elif not S_ISREG(st.st_mode):
-                found.append((name, "not a regular file"))
-        return found
-
-    def unread(self) -> list[tuple[str, str]]:
-        """Files under the folder that look like memories but that no loader reads, by their
-        path relative to the folder, each with why and what to do: one in a subfolder, one
-        named ``.MD``, ``.markdown`` or with a leading dot. The loaders' rule
-        (:func:`is_memory_name`, the folder itself only) is theirs; this only names what it
-        leaves out. A writer's temp file is not named (it is cleaned up, not read)."""
-        found: list[tuple[str, str]] = []
-        for top, dirs, files in os.walk(self.path):  # never follows a link into a folder
-            dirs.sort()
-            where = Path(top).relative_to(self.path)
-            for name in sorted(files):
-                fix = _unread_fix(name, nested=where != Path("."))
-                if fix is not None:
-                    found.append(((where / name).as_posix(), fix))
-        return found
 
     def write(self, name: str, text: str, *, exclusive: bool, durable: bool = True) -> FileStat:
         """Write a memory file atomically: temp file in the same folder, fsync, rename.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from recall import privacy
+from recall import privacy, unloaded
 from recall.anchors.states import confirmed_anchors, moved_anchors, repointed_anchors
 from recall.anchors.symbols import anchors_to_field
 from recall.cli.context import CommandContext
@@ -22,7 +22,6 @@ from recall.lifecycle.references import (
     drift,
     with_lifecycle_keys,
 )
-from recall.memfiles import skipped_message
 from recall.policy.usage import record_action
 from recall.repo_signals import open_repo_signals
 from recall.store import MemoryStore
@@ -112,14 +111,14 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
         if loose is not None:
             data.append({"scope": store.scope, "kind": "permissions", "message": loose})
             lines.append(loose)
-        for name, what in store.folder.skipped():
+        for name, what in unloaded.skipped(store.folder.path):
             path = store.folder.path / name
-            message = skipped_message(path, what)
+            message = unloaded.skipped_message(path, what)
             data.append(
                 {"scope": store.scope, "kind": "skipped", "path": str(path), "message": message}
             )
             lines.append(message)
-        for name, why in store.folder.unread():
+        for name, why in unloaded.unread(store.folder.path):
             path = store.folder.path / name
             message = f"{path}: {why}"
             data.append(

@@ -139,9 +139,6 @@ class IndexOpening(StoreBase):
         conn = self._conn = self._open()
         return conn
 
-    def _wait_ms(self) -> int:  # this caller's wait for another writer, else the default
-        return db.BUSY_TIMEOUT_MS if self.wait is None else max(int(self.wait * 1000), 1)
-
     def _busy_past_wait(self, error: Exception) -> bool:
         """Whether ``error`` is another writer holding the index past this caller's wait."""
         return self.wait is not None and (isinstance(error, StoreBusy) or db.is_busy(error))
@@ -266,7 +263,7 @@ class IndexOpening(StoreBase):
             conn, problem = db.open_snapshot(path)
         else:
             conn, problem = db.open_snapshot(path, self.wait)
-        if not self._read_only_told:
+        if not self._read_only_told and not self._busy:  # a busy copy is said below
             self._read_only_told = True
             self.notice(
                 f"read-only store {self.location.base}: {reason}; "
@@ -279,7 +276,7 @@ class IndexOpening(StoreBase):
             # caller's wait; the copy is served as the index was at its last commit.
             self.notice(
                 f"store {self.location.base} is busy: serving its index as of its last commit, "
-                "without the memory files changed since"
+                f"without the memory files changed since ({reason}; usage is not recorded)"
             )
             self._seen_dir_mtime = self._dir_mtime()
             return conn
@@ -327,7 +324,10 @@ class IndexOpening(StoreBase):
 
     @contextlib.contextmanager
     def _writable(self) -> Iterator[None]:
-        """Hold the writers' lock for a write; a read-only store refuses it, saying what to do."""
+        """Hold the writers' lock for a write; a read-only store refuses it, saying what to do.
+        With :attr:`write_wait`, another process holding the store is waited for that long
+        first (:meth:`wait_for_others`), and the index as long within the write."""
+        self.wait_for_others()
         if self._busy:  # served from a copy while another writer held it: try the index again
             self.close()
         if self._conn is None:
@@ -336,7 +336,7 @@ class IndexOpening(StoreBase):
         self.settle()  # a write goes into the index as the files are
         if self.read_only is not None:
             raise self._refusal(self.read_only, self._read_only_advice)
-        with self._locked():
+        with self._locked(), self._index_waited_for():
             yield
 
     def require_writable(self) -> None:

@@ -24,6 +24,7 @@ class Reindexing(StoreWrites):
         from recall.index import swap  # rebuilds only
 
         path = self.location.index_path
+        self.wait_for_others()
         with self._locked():
             self.close()
             self.folder.clean_temp_files()
