@@ -9,33 +9,33 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 from recall.memfiles import _TEMP_PREFIX, MEMORY_SUFFIX, is_memory_name
 
 
 def skipped(folder: Path) -> list[tuple[str, str]]:
     """Entries named like memory files that are not plain files (links, folders, devices),
-    each with what it is: never read, so that a link cannot pull a file in from outside."""
+    each with what it is: never read, so that a link cannot pull a file in from outside. One
+    listing, and no ``stat`` of a plain file where the listing tells its type (every reading
+    command asks, at 30k memories too)."""
     found: list[tuple[str, str]] = []
     try:
-        names = sorted(os.listdir(folder))
+        entries = list(os.scandir(folder))
     except (FileNotFoundError, NotADirectoryError):
         return found
-    for name in names:
-        if not is_memory_name(name):
-            continue
+    for entry in entries:
         try:
-            st = os.lstat(folder / name)
+            if not is_memory_name(entry.name) or entry.is_file(follow_symlinks=False):
+                continue
+            if entry.is_symlink():
+                found.append((entry.name, "a symbolic link"))
+            elif entry.is_dir(follow_symlinks=False):
+                found.append((entry.name, "a folder"))
+            else:
+                found.append((entry.name, "not a regular file"))
         except FileNotFoundError:
             continue
-        if S_ISLNK(st.st_mode):
-            found.append((name, "a symbolic link"))
-        elif S_ISDIR(st.st_mode):
-            found.append((name, "a folder"))
-        elif not S_ISREG(st.st_mode):
-            found.append((name, "not a regular file"))
-    return found
+    return sorted(found)
 
 
 def unread(folder: Path) -> list[tuple[str, str]]:

@@ -142,22 +142,33 @@ class StoreBase:
         )
 
     @contextlib.contextmanager
-    def _index_waited_for(self) -> Iterator[None]:
-        """Within a write, another connection holding the index is waited for as long as
-        :attr:`write_wait` says (reads wait only :attr:`wait`); restored after."""
-        conn = self._conn
-        if self.write_wait is None or conn is None or self._in_memory:
+    def _write_waits(self) -> Iterator[None]:
+        """Within a write, another process holding the store is waited for as long as
+        :attr:`write_wait` says (reads wait only :attr:`wait`): its lock, and its index, by
+        this store's connection too; restored after."""
+        if self.write_wait is None:
             yield
             return
-        conn.execute(f"PRAGMA busy_timeout = {max(int(self.write_wait * 1000), 1)}")
+        kept, self.wait = self.wait, self.write_wait
+        self._wait_index(self._conn)
         try:
             yield
         finally:
-            if self._conn is conn:
+            self.wait = kept
+            self._wait_index(self._conn)
+
+    def _wait_index(self, conn: sqlite3.Connection | None) -> None:
+        """Have ``conn`` wait for another connection holding the index as :attr:`wait` says."""
+        if conn is not None:
+            with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile
                 conn.execute(f"PRAGMA busy_timeout = {self._wait_ms()}")
 
     def _wait_ms(self) -> int:  # this caller's wait for another writer, else the default
         return db.BUSY_TIMEOUT_MS if self.wait is None else max(int(self.wait * 1000), 1)
+
+    def _busy_past_wait(self, error: Exception) -> bool:
+        """Whether ``error`` is another writer holding the index past this caller's wait."""
+        return self.wait is not None and (isinstance(error, StoreBusy) or db.is_busy(error))
 
     def busy_past_wait(self, error: sqlite3.Error) -> StoreBusy | None:
         """:class:`StoreBusy` naming this store when ``error`` is another connection holding

@@ -17,6 +17,7 @@ from recall.errors import NotFound, StoreBusy, StoreUnavailable
 from recall.index import db
 from recall.index.sync import SyncReport, sync
 from recall.store.base import FREE_SPACE, WRITABLE_CLONE, StoreBase
+from recall.store.busy import busy_message
 
 T = TypeVar("T")
 
@@ -138,10 +139,6 @@ class IndexOpening(StoreBase):
         conn.close()
         conn = self._conn = self._open()
         return conn
-
-    def _busy_past_wait(self, error: Exception) -> bool:
-        """Whether ``error`` is another writer holding the index past this caller's wait."""
-        return self.wait is not None and (isinstance(error, StoreBusy) or db.is_busy(error))
 
     def _busy_copy(self, error: Exception) -> sqlite3.Connection:
         """A copy of the index to read while another writer holds it past this caller's wait."""
@@ -326,18 +323,21 @@ class IndexOpening(StoreBase):
     def _writable(self) -> Iterator[None]:
         """Hold the writers' lock for a write; a read-only store refuses it, saying what to do.
         With :attr:`write_wait`, another process holding the store is waited for that long
-        first (:meth:`wait_for_others`), and the index as long within the write."""
+        (:meth:`wait_for_others`, :meth:`_write_waits`), then :class:`StoreBusy`."""
         self.wait_for_others()
-        if self._busy:  # served from a copy while another writer held it: try the index again
-            self.close()
-        if self._conn is None:
-            self._read_only_told = True  # the refusal below says it all; no notice first
-        self.conn  # noqa: B018 - opening the index finds out whether it can be written
-        self.settle()  # a write goes into the index as the files are
-        if self.read_only is not None:
-            raise self._refusal(self.read_only, self._read_only_advice)
-        with self._locked(), self._index_waited_for():
-            yield
+        with self._write_waits():
+            if self._busy:  # served from a copy while another writer held it: the index again
+                self.close()
+            if self._conn is None:
+                self._read_only_told = True  # the refusal below says it all; no notice first
+            self.conn  # noqa: B018 - opening the index finds out whether it can be written
+            self.settle()  # a write goes into the index as the files are
+            if self._busy and self.write_wait is not None:  # held past the write's wait
+                raise StoreBusy(busy_message([self]))
+            if self.read_only is not None:
+                raise self._refusal(self.read_only, self._read_only_advice)
+            with self._locked():
+                yield
 
     def require_writable(self) -> None:
         """Refuse, saying what to do, when this store's index cannot be written; for commands

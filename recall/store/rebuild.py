@@ -25,7 +25,7 @@ class Reindexing(StoreWrites):
 
         path = self.location.index_path
         self.wait_for_others()
-        with self._locked():
+        with self._write_waits(), self._locked():
             self.close()
             self.folder.clean_temp_files()
             swap.discard_build(path)
