@@ -135,8 +135,11 @@ class Workspace:
             try:
                 return self.run(operation, **arguments)
             except StoreBusy as error:  # another writer took the store since the look
-                if time.monotonic() >= deadline:
-                    raise StoreBusy(f"{error}; nothing was written; {RETRY}") from None
+                if time.monotonic() < deadline:
+                    continue
+                if RETRY in str(error):  # said already (recall.store.busy.busy_message)
+                    raise
+                raise StoreBusy(f"{error}; nothing was written; {RETRY}") from None
 
     def _held(self) -> list[MemoryStore]:
         return [store for store in self.stores() if held_elsewhere(store)]

@@ -85,11 +85,11 @@ class IndexOpening(StoreBase):
 
     def serve_again(self, notice: Callable[[str], None]) -> None:
         """Serve a long-lived process's next command as a store opened for it would: notices
-        to ``notice``, the default :attr:`wait`, the folder checked at the next use. Created
+        to ``notice``, the default waits, the folder checked at the next use. Created
         since (its in-memory index knows no file) or its folder gone (a sync would empty the
         index on disk): opened afresh."""
         self.notice = notice
-        self.wait = None
+        self.wait = self.write_wait = None
         self._read_only_told = False
         if self._in_memory == self.exists:  # created since, or its folder gone since
             self.close()
