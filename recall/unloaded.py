@@ -20,12 +20,13 @@ def skipped(folder: Path) -> list[tuple[str, str]]:
     command asks, at 30k memories too)."""
     found: list[tuple[str, str]] = []
     try:
-        entries = list(os.scandir(folder))
+        with os.scandir(folder) as listing:
+            odd = [entry for entry in listing if not entry.is_file(follow_symlinks=False)]
     except (FileNotFoundError, NotADirectoryError):
         return found
-    for entry in entries:
+    for entry in odd:
         try:
-            if not is_memory_name(entry.name) or entry.is_file(follow_symlinks=False):
+            if not is_memory_name(entry.name):
                 continue
             if entry.is_symlink():
                 found.append((entry.name, "a symbolic link"))

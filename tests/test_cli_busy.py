@@ -23,7 +23,7 @@ from recall.index.db import BUSY_TIMEOUT_MS
 from recall.locations import project_location
 from recall.store.busy import READ_WAIT_SECONDS, WRITE_WAIT_SECONDS
 
-READ_BOUND = 6.0
+READ_BOUND = 10.0
 """A read's whole run while the store is held: its one wait (a second) and a cold start, far
 below the 15 s of a write's wait."""
 
