@@ -87,7 +87,7 @@ def recall(
         notes.append(_empty_query_note(prompt, bool(touches)))
     if notes:
         done["notes"] = notes
-    return _with_skipped(done, stores)
+    return _with_skipped(done, stores, ws)
 
 
 def _empty_query_note(prompt: str, has_files: bool) -> str:
@@ -163,13 +163,17 @@ def list_memories(
     }
     if notes and not found:  # nothing names it, and no file answers to it: a typo, most likely
         done["notes"] = notes
-    return _with_skipped(done, ws.stores(scope))
+    return _with_skipped(done, ws.stores(scope), ws)
 
 
-def _with_skipped(done: dict[str, Any], stores: list[MemoryStore]) -> dict[str, Any]:
+def _with_skipped(done: dict[str, Any], stores: list[MemoryStore], ws: Workspace) -> dict[str, Any]:
     """``done`` with ``skipped``: the memory files of ``stores`` that could not be loaded (a
     hand edit that broke one), so that a memory missing from the answer is said to be missing,
-    as the CLI says it on stderr; none: ``done`` as it is."""
+    as the CLI says it on stderr; none: ``done`` as it is. A store read while another process
+    held it is said in ``notes`` (:meth:`Workspace.busy_notes`)."""
+    busy = ws.busy_notes(stores)
+    if busy:
+        done = {**done, "notes": [*done.get("notes", []), *busy]}
     skipped = [
         {"path": str(p.path), "line": p.line, "message": p.message}
         for store in stores

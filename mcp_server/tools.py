@@ -133,10 +133,18 @@ def one_line(message: str) -> str:
     return " ".join([*ended, *parts[-1:]])
 
 
-def _call(ws: Workspace, operation: Callable[..., dict[str, Any]], **arguments: Any) -> Any:
-    """Run an operation; engine problems become tool errors the agent can read and act on."""
+def _call(
+    ws: Workspace,
+    operation: Callable[..., dict[str, Any]],
+    *,
+    writes: bool = False,
+    **arguments: Any,
+) -> Any:
+    """Run an operation (one that ``writes`` a store: once no other process holds one, see
+    :meth:`Workspace.run_write`); engine problems become tool errors the agent can read and
+    act on."""
     try:
-        return ws.run(operation, **arguments)
+        return (ws.run_write if writes else ws.run)(operation, **arguments)
     except TetherError as error:
         raise ToolError(one_line(str(error))) from None
     except sqlite3.DatabaseError as error:
@@ -217,6 +225,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
         return _call(
             ws,
             operations.write,
+            writes=True,
             summary=summary,
             category=category,
             files=files,
@@ -260,6 +269,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
         return _call(
             ws,
             operations.supersede,
+            writes=True,
             old_id=old_id,
             summary=summary,
             category=category,
@@ -275,11 +285,11 @@ def register(server: MCPServer, ws: Workspace) -> None:
         id: Id,
         pinned: Annotated[bool, Field(description="true to pin (default), false to unpin.")] = True,
     ) -> dict[str, Any]:
-        return _call(ws, operations.pin, memory_id=id, pinned=pinned)
+        return _call(ws, operations.pin, writes=True, memory_id=id, pinned=pinned)
 
     @server.tool(name="memory_archive", description=_prose(ARCHIVE), annotations=settling)
     def memory_archive(id: Id) -> dict[str, Any]:
-        return _call(ws, operations.archive, memory_id=id)
+        return _call(ws, operations.archive, writes=True, memory_id=id)
 
     @server.tool(name="memory_list", description=_prose(LIST), annotations=reading)
     def memory_list(

@@ -4,23 +4,36 @@ The SDK runs each tool call on a worker thread; the stores share one SQLite conn
 :meth:`Workspace.run` lets one call in at a time. Before each call the memory folders are looked
 at (one ``stat`` each): memories written by the CLI, a language server or a person since the
 last call are indexed before the call reads them.
+
+Another Tether process holding a store (a reindex, an import: :mod:`recall.store.busy`) is never
+waited for with a call let in: a read answers from the index as last committed, saying so in
+its ``notes``, and what changed meanwhile is read once the store is free; a write waits for it
+before it is let in (:meth:`Workspace.run_write`), so the calls after it are answered meanwhile.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from recall.errors import NotFound
+from recall.errors import NotFound, StoreBusy
 from recall.folder_watch import FolderWatch
 from recall.kept_engine import KeptEngines
 from recall.model import Memory
 from recall.service import FolderStores
 from recall.store import MemoryStore
+from recall.store.busy import (
+    READ_WAIT_SECONDS,
+    RETRY,
+    WRITE_WAIT_SECONDS,
+    held_elsewhere,
+    wait_until_free,
+)
 
 T = TypeVar("T")
 
@@ -44,13 +57,16 @@ class Workspace:
         vectors and commit times), each made current before it ranks."""
         self._lock = threading.Lock()
         self._watch = FolderWatch()
+        self._unsynced: dict[int, MemoryStore] = {}
+        """Stores whose folder changed while another process held them: read on as last
+        committed, and synced at the first call after they are free."""
 
     # -- the stores ------------------------------------------------------------------------
 
     def project(self) -> MemoryStore:
         """The project store; :class:`NotFound` with what to do when there is no repository."""
         try:
-            return self.folder.project()
+            return _served(self.folder.project())
         except NotFound:
             raise NotFound(
                 f"{self.cwd} is not inside a git repository, so there is no project store "
@@ -60,7 +76,7 @@ class Workspace:
 
     def global_store(self) -> MemoryStore:
         """The user's global store."""
-        return self.folder.global_store()
+        return _served(self.folder.global_store())
 
     def stores(self, scope: str = "all") -> list[MemoryStore]:
         """The stores of ``scope``: ``project``, ``global`` or ``all`` (project first)."""
@@ -68,7 +84,18 @@ class Workspace:
             return [self.project()]
         if scope == "global":
             return [self.global_store()]
-        return self.folder.stores("all")
+        return [_served(store) for store in self.folder.stores("all")]
+
+    def busy_notes(self, stores: list[MemoryStore]) -> list[str]:
+        """What a read says of each of ``stores`` another process held when it read: answered
+        from its index as last committed, without the memory files changed since."""
+        return [
+            f"the {store.scope} store {store.location.base} is busy with another Tether process "
+            "(a reindex or an import, most likely): answered from its index as last committed, "
+            "without the memory files changed since; they are read once it is free"
+            for store in stores
+            if store.busy or id(store) in self._unsynced
+        ]
 
     def find(self, ref: str) -> tuple[MemoryStore, Memory]:
         """A memory by id or unique id prefix, project store first."""
@@ -96,11 +123,38 @@ class Workspace:
             self.catch_up()
             return operation(self, **arguments)
 
+    def run_write(self, operation: Callable[..., T], /, **arguments: object) -> T:
+        """:meth:`run` for an operation that writes a store: let in once no other process holds
+        a store, waited for before it is let in (the calls after it are answered meanwhile);
+        let in again if another writer came first. Past
+        :data:`recall.store.busy.WRITE_WAIT_SECONDS`: :class:`StoreBusy` naming the busy
+        stores, nothing written."""
+        deadline = time.monotonic() + WRITE_WAIT_SECONDS
+        while True:
+            wait_until_free(self._held, _stderr_notice, wait=deadline - time.monotonic())
+            try:
+                return self.run(operation, **arguments)
+            except StoreBusy as error:  # another writer took the store since the look
+                if time.monotonic() < deadline:
+                    continue
+                if RETRY in str(error):  # said already (recall.store.busy.busy_message)
+                    raise
+                raise StoreBusy(f"{error}; nothing was written; {RETRY}") from None
+
+    def _held(self) -> list[MemoryStore]:
+        return [store for store in self.stores() if held_elsewhere(store)]
+
     def catch_up(self) -> None:
         """Re-read the stores whose memory folder changed since the last call (one ``stat``
         each, :mod:`recall.folder_watch`). The first look only records the state (a store syncs
         when it opens). A folder taken away (a branch switch, a clean) lets go of its index,
-        which no longer holds what the folder does: the store reads as empty until it is back."""
+        which no longer holds what the folder does: the store reads as empty until it is back.
+        A store another process holds is read on as last committed (a copy of its index, when it
+        was opened meanwhile) and caught up with at the first call after it is free."""
+        for store in self.stores():
+            if store.busy and not held_elsewhere(store):  # served from a copy: the index again
+                store.close()
+                self.engines.forget()
         for change in self._watch.changes(self.stores()):
             store = change.store
             if change.appeared or change.vanished:
@@ -108,16 +162,33 @@ class Workspace:
                 # taken away: the index left behind gives way to an empty stand-in
                 store.close()
                 self.engines.forget()
+                self._unsynced.pop(id(store), None)
             elif store.exists:
-                store.refresh()
+                self._unsynced[id(store)] = store
             if change.vanished:
                 _stderr_notice(
                     f"{store.location.memories_dir} is gone (a branch switch, a clean?); its "
                     "memories are not served until it is back"
                 )
+        for key, store in list(self._unsynced.items()):
+            if store.busy or held_elsewhere(store):
+                continue  # read on as last committed until the other process lets it go
+            try:
+                store.refresh()
+            except StoreBusy:  # another writer took it first: the next call
+                continue
+            del self._unsynced[key]
 
     def close(self) -> None:
         """Close every store."""
         with self._lock:
             self.engines.forget()
             self.folder.close()
+
+
+def _served(store: MemoryStore) -> MemoryStore:
+    """``store`` as a call reads it: another process holding it is waited for as long as the
+    hooks wait, then read on from the index as last committed (a write waits before it is
+    let in: :meth:`Workspace.run_write`)."""
+    store.wait = READ_WAIT_SECONDS
+    return store

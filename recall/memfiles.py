@@ -8,7 +8,7 @@ import fcntl
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from stat import S_IFREG, S_ISDIR, S_ISLNK, S_ISREG
+from stat import S_IFREG, S_ISREG
 from typing import NamedTuple
 
 from recall.errors import BadInput, StoreBusy, StoreUnavailable
@@ -172,29 +172,6 @@ class MemoryFolder:
             if len(data) > self.max_bytes:
                 raise OversizedFile(os.fstat(handle.fileno()).st_size, self.max_bytes)
             return data
-
-    def skipped(self) -> list[tuple[str, str]]:
-        """Entries named like memory files that are not plain files (links, folders, devices),
-        each with what it is: never read, so that a link cannot pull a file in from outside."""
-        found: list[tuple[str, str]] = []
-        try:
-            names = sorted(os.listdir(self.path))
-        except (FileNotFoundError, NotADirectoryError):
-            return found
-        for name in names:
-            if not is_memory_name(name):
-                continue
-            try:
-                st = os.lstat(self.path / name)
-            except FileNotFoundError:
-                continue
-            if S_ISLNK(st.st_mode):
-                found.append((name, "a symbolic link"))
-            elif S_ISDIR(st.st_mode):
-                found.append((name, "a folder"))
-            elif not S_ISREG(st.st_mode):
-                found.append((name, "not a regular file"))
-        return found
 
     def write(self, name: str, text: str, *, exclusive: bool, durable: bool = True) -> FileStat:
         """Write a memory file atomically: temp file in the same folder, fsync, rename.

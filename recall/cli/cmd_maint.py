@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from recall import privacy
+from recall import privacy, unloaded
 from recall.anchors.states import confirmed_anchors, moved_anchors, repointed_anchors
 from recall.anchors.symbols import anchors_to_field
 from recall.cli.context import CommandContext
@@ -102,14 +101,6 @@ def drift_message(found: Drift) -> str:
     )
 
 
-def skipped_message(path: Path, what: str) -> str:
-    """Doctor's line for an entry of the memory folder that is never read."""
-    return (
-        f"{path}: {what}, so it is skipped: a memory file must be a plain file in the folder "
-        "(a link could read a file from outside the repository); put the file itself there"
-    )
-
-
 def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Report every problem file as path:line: message, then dead and drifting references."""
     problems = []
@@ -120,11 +111,18 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
         if loose is not None:
             data.append({"scope": store.scope, "kind": "permissions", "message": loose})
             lines.append(loose)
-        for name, what in store.folder.skipped():
+        for name, what in unloaded.skipped(store.folder.path):
             path = store.folder.path / name
-            message = skipped_message(path, what)
+            message = unloaded.skipped_message(path, what)
             data.append(
                 {"scope": store.scope, "kind": "skipped", "path": str(path), "message": message}
+            )
+            lines.append(message)
+        for name, why in unloaded.unread(store.folder.path):
+            path = store.folder.path / name
+            message = f"{path}: {why}"
+            data.append(
+                {"scope": store.scope, "kind": "unread", "path": str(path), "message": message}
             )
             lines.append(message)
         for problem in store.problems():

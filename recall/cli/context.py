@@ -9,12 +9,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from recall import unloaded
 from recall.display import is_unseen, visible
 from recall.errors import BadInput, NotFound
 from recall.locations import PROJECT
 from recall.model import MIN_ID_PREFIX
 from recall.service import FolderStores
 from recall.store import MemoryStore
+from recall.store.busy import READ_WAIT_SECONDS, WRITE_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -60,13 +62,33 @@ def _json_escape(ch: str) -> str:
     return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
 
 
+class CommandStores(FolderStores):
+    """The stores of one CLI invocation, each handed out waiting for another Tether process
+    as a person at a terminal is best served: a read waits as long as the hooks do
+    (:data:`~recall.store.busy.READ_WAIT_SECONDS`), then answers from the index as last
+    committed and says so; a write waits longer (:data:`~recall.store.busy.WRITE_WAIT_SECONDS`),
+    saying what it waits for, then fails naming the busy store."""
+
+    def project(self, *, create: bool = False) -> MemoryStore:
+        return _waiting(super().project(create=create))
+
+    def global_store(self) -> MemoryStore:
+        return _waiting(super().global_store())
+
+
+def _waiting(store: MemoryStore) -> MemoryStore:
+    store.wait = READ_WAIT_SECONDS
+    store.write_wait = WRITE_WAIT_SECONDS
+    return store
+
+
 class CommandContext:
     """Shared state of one CLI invocation."""
 
     def __init__(self, *, json_output: bool, cwd: Path) -> None:
         self.json = json_output
         self.cwd = cwd
-        self.folder = FolderStores(cwd, notice=self.notice)
+        self.folder = CommandStores(cwd, notice=self.notice)
 
     # -- stores ----------------------------------------------------------------------------
 
@@ -89,9 +111,20 @@ class CommandContext:
     def say_skipped(self, stores: list[MemoryStore]) -> None:
         """Name the memory files of ``stores`` that could not be loaded (a hand edit that broke
         one, most often), so that a memory missing from the answer is never a silent loss."""
-        problems = [p for store in stores if store.exists for p in store.problems()]
+        problems = [
+            f"skipped {problem} (fix the file; it is read again once it changes)"
+            for store in stores
+            if store.exists
+            for problem in store.problems()
+        ]
+        problems += [
+            unloaded.skipped_message(store.folder.path / name, what)
+            for store in stores
+            if store.exists
+            for name, what in unloaded.skipped(store.folder.path)
+        ]
         for problem in problems[:SKIPPED_NAMED]:
-            self.notice(f"skipped {problem} (fix the file; it is read again once it changes)")
+            self.notice(problem)
         if len(problems) > SKIPPED_NAMED:
             more = len(problems) - SKIPPED_NAMED
             self.notice(f"skipped {more} more memory files that cannot be loaded: `tether doctor`")

@@ -19,6 +19,7 @@ from recall.index.sync import SyncReport
 from recall.locations import GLOBAL, Location
 from recall.memfiles import MemoryFolder, writer_lock
 from recall.paths import normalize, normalize_loose
+from recall.store.busy import SAY_AFTER_SECONDS, held_elsewhere, wait_until_free
 
 if TYPE_CHECKING:
     from recall.index.deferred_check import DeferredCheck
@@ -59,6 +60,10 @@ class StoreBase:
         """Seconds this store waits at most for another writer (None: as long as it takes). A
         short-lived caller on a clock (a hook) sets it; a store kept busy past it serves reads
         from a copy, as a read-only one does."""
+        self.write_wait: float | None = None
+        """Seconds a write waits at most for another process holding this store, saying so once
+        it passes a second, before it fails naming the store (:mod:`recall.store.busy`); None:
+        a write waits as :attr:`wait` says. The CLI and the MCP server set it."""
         self._busy = False
         self._defer_check = False
         self._check_again = False  # kept open for another command: check the folder at next use
@@ -119,6 +124,51 @@ class StoreBase:
                     yield
                 finally:
                     self._lock_depth = 0
+
+    def wait_for_others(self) -> None:
+        """With :attr:`write_wait`, wait until no other process holds this store's writers'
+        lock or its index's write lock, saying so once the wait passes a second; past
+        :attr:`write_wait`, :class:`StoreBusy` naming the store and saying nothing was written
+        (:func:`recall.store.busy.wait_until_free`). Within a write of this store: no wait."""
+        if self.write_wait is None or self._lock_depth:
+            return
+        if self._conn is not None and self._conn.in_transaction:
+            return  # its own write lock is none of another process's
+        wait_until_free(
+            lambda: [self] if held_elsewhere(self) else [],
+            self.notice,
+            wait=self.write_wait,
+            say_after=0 if self._busy else SAY_AFTER_SECONDS,  # a read waited already
+        )
+
+    @contextlib.contextmanager
+    def _write_waits(self) -> Iterator[None]:
+        """Within a write, another process holding the store is waited for as long as
+        :attr:`write_wait` says (reads wait only :attr:`wait`): its lock, and its index, by
+        this store's connection too; restored after."""
+        if self.write_wait is None:
+            yield
+            return
+        kept, self.wait = self.wait, self.write_wait
+        self._wait_index(self._conn)
+        try:
+            yield
+        finally:
+            self.wait = kept
+            self._wait_index(self._conn)
+
+    def _wait_index(self, conn: sqlite3.Connection | None) -> None:
+        """Have ``conn`` wait for another connection holding the index as :attr:`wait` says."""
+        if conn is not None:
+            with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile
+                conn.execute(f"PRAGMA busy_timeout = {self._wait_ms()}")
+
+    def _wait_ms(self) -> int:  # this caller's wait for another writer, else the default
+        return db.BUSY_TIMEOUT_MS if self.wait is None else max(int(self.wait * 1000), 1)
+
+    def _busy_past_wait(self, error: Exception) -> bool:
+        """Whether ``error`` is another writer holding the index past this caller's wait."""
+        return self.wait is not None and (isinstance(error, StoreBusy) or db.is_busy(error))
 
     def busy_past_wait(self, error: sqlite3.Error) -> StoreBusy | None:
         """:class:`StoreBusy` naming this store when ``error`` is another connection holding

@@ -17,6 +17,7 @@ from recall.errors import NotFound, StoreBusy, StoreUnavailable
 from recall.index import db
 from recall.index.sync import SyncReport, sync
 from recall.store.base import FREE_SPACE, WRITABLE_CLONE, StoreBase
+from recall.store.busy import busy_message
 
 T = TypeVar("T")
 
@@ -84,11 +85,11 @@ class IndexOpening(StoreBase):
 
     def serve_again(self, notice: Callable[[str], None]) -> None:
         """Serve a long-lived process's next command as a store opened for it would: notices
-        to ``notice``, the default :attr:`wait`, the folder checked at the next use. Created
+        to ``notice``, the default waits, the folder checked at the next use. Created
         since (its in-memory index knows no file) or its folder gone (a sync would empty the
         index on disk): opened afresh."""
         self.notice = notice
-        self.wait = None
+        self.wait = self.write_wait = None
         self._read_only_told = False
         if self._in_memory == self.exists:  # created since, or its folder gone since
             self.close()
@@ -138,13 +139,6 @@ class IndexOpening(StoreBase):
         conn.close()
         conn = self._conn = self._open()
         return conn
-
-    def _wait_ms(self) -> int:  # this caller's wait for another writer, else the default
-        return db.BUSY_TIMEOUT_MS if self.wait is None else max(int(self.wait * 1000), 1)
-
-    def _busy_past_wait(self, error: Exception) -> bool:
-        """Whether ``error`` is another writer holding the index past this caller's wait."""
-        return self.wait is not None and (isinstance(error, StoreBusy) or db.is_busy(error))
 
     def _busy_copy(self, error: Exception) -> sqlite3.Connection:
         """A copy of the index to read while another writer holds it past this caller's wait."""
@@ -266,7 +260,7 @@ class IndexOpening(StoreBase):
             conn, problem = db.open_snapshot(path)
         else:
             conn, problem = db.open_snapshot(path, self.wait)
-        if not self._read_only_told:
+        if not self._read_only_told and not self._busy:  # a busy copy is said below
             self._read_only_told = True
             self.notice(
                 f"read-only store {self.location.base}: {reason}; "
@@ -279,7 +273,7 @@ class IndexOpening(StoreBase):
             # caller's wait; the copy is served as the index was at its last commit.
             self.notice(
                 f"store {self.location.base} is busy: serving its index as of its last commit, "
-                "without the memory files changed since"
+                f"without the memory files changed since ({reason}; usage is not recorded)"
             )
             self._seen_dir_mtime = self._dir_mtime()
             return conn
@@ -327,17 +321,23 @@ class IndexOpening(StoreBase):
 
     @contextlib.contextmanager
     def _writable(self) -> Iterator[None]:
-        """Hold the writers' lock for a write; a read-only store refuses it, saying what to do."""
-        if self._busy:  # served from a copy while another writer held it: try the index again
-            self.close()
-        if self._conn is None:
-            self._read_only_told = True  # the refusal below says it all; no notice first
-        self.conn  # noqa: B018 - opening the index finds out whether it can be written
-        self.settle()  # a write goes into the index as the files are
-        if self.read_only is not None:
-            raise self._refusal(self.read_only, self._read_only_advice)
-        with self._locked():
-            yield
+        """Hold the writers' lock for a write; a read-only store refuses it, saying what to do.
+        With :attr:`write_wait`, another process holding the store is waited for that long
+        (:meth:`wait_for_others`, :meth:`_write_waits`), then :class:`StoreBusy`."""
+        self.wait_for_others()
+        with self._write_waits():
+            if self._busy:  # served from a copy while another writer held it: the index again
+                self.close()
+            if self._conn is None:
+                self._read_only_told = True  # the refusal below says it all; no notice first
+            self.conn  # noqa: B018 - opening the index finds out whether it can be written
+            self.settle()  # a write goes into the index as the files are
+            if self._busy and self.write_wait is not None:  # held past the write's wait
+                raise StoreBusy(busy_message([self]))
+            if self.read_only is not None:
+                raise self._refusal(self.read_only, self._read_only_advice)
+            with self._locked():
+                yield
 
     def require_writable(self) -> None:
         """Refuse, saying what to do, when this store's index cannot be written; for commands

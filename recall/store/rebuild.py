@@ -24,7 +24,8 @@ class Reindexing(StoreWrites):
         from recall.index import swap  # rebuilds only
 
         path = self.location.index_path
-        with self._locked():
+        self.wait_for_others()
+        with self._write_waits(), self._locked():
             self.close()
             self.folder.clean_temp_files()
             swap.discard_build(path)

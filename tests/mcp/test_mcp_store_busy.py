@@ -1,0 +1,95 @@
+"""Another Tether process holding the store (a reindex or an import holds its writers' lock, a
+genome refresh its index) never stops the MCP server: reads answer from the index as last
+committed and say so in ``notes``; a write waits for the store without holding up the calls
+after it, goes through once the store is free, and fails naming it when it stays busy."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from recall.store.busy import WRITE_WAIT_SECONDS
+from tests.mcp.harness import call, error, mcp_client
+
+pytestmark = pytest.mark.asyncio
+
+ANSWER_BOUND = 10.0
+"""How long a read may take while the store is held: its one-second wait and a cold start,
+far below the write's wait."""
+
+PULLED = "a gotcha pulled while the store was busy"
+
+
+@contextlib.contextmanager
+def lock_held(repo: Path) -> Iterator[None]:
+    fd = os.open(repo / ".tether" / "write.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def index_held(repo: Path) -> Iterator[None]:
+    other = sqlite3.connect(repo / ".tether" / "index.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        yield
+    finally:
+        other.close()
+
+
+def pull(repo: Path) -> None:
+    (repo / ".tether" / "memories" / "feedbeef.md").write_text(
+        f"---\ncategory: gotcha\nfiles:\n  - src/app.py\n---\n{PULLED}\n"
+    )
+
+
+async def test_reads_answer_and_a_write_waits_without_holding_them_up(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        written = await call(
+            client, "memory_write", summary="pool size is 4", category="gotcha", files=[]
+        )
+        assert (await call(client, "memory_list"))["total"] == 1
+        with lock_held(repo):
+            pull(repo)
+            start = time.monotonic()
+            listed = await asyncio.wait_for(call(client, "memory_list"), ANSWER_BOUND)
+            assert time.monotonic() - start < ANSWER_BOUND
+            assert [m["id"] for m in listed["memories"]] == [written["id"]]  # as last committed
+            assert any("is busy with another Tether process" in n for n in listed["notes"])
+            pin = asyncio.ensure_future(call(client, "memory_pin", id=written["id"]))
+            await asyncio.sleep(0.5)
+            start = time.monotonic()
+            again = await asyncio.wait_for(call(client, "memory_list"), ANSWER_BOUND)
+            assert time.monotonic() - start < ANSWER_BOUND  # not held up by the waiting pin
+            assert again["total"] == 1
+            assert not pin.done()  # the write waits for the lock
+        pinned = await asyncio.wait_for(pin, ANSWER_BOUND)
+        assert pinned["pinned"] is True
+        free = await call(client, "memory_list")
+        assert free["total"] == 2 and "notes" not in free  # the pulled file, read once free
+        assert "pinned: true" in (repo / ".tether" / "memories" / f"{written['id']}.md").read_text()
+
+
+@pytest.mark.parametrize("holder", [lock_held, index_held])
+async def test_a_write_held_off_past_the_wait_fails_naming_the_store(repo: Path, holder) -> None:
+    async with mcp_client(repo) as client:
+        written = await call(client, "memory_write", summary="pool", category="gotcha", files=[])
+        with holder(repo):
+            start = time.monotonic()
+            message = await error(client, "memory_pin", id=written["id"])
+            assert WRITE_WAIT_SECONDS <= time.monotonic() - start < WRITE_WAIT_SECONDS + 5
+        assert f"the project store {repo / '.tether'} is busy" in message
+        assert "nothing was written" in message and "retry" in message
+        got = await call(client, "memory_get", id=written["id"])
+        assert got["pinned"] is False

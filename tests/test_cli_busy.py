@@ -1,0 +1,134 @@
+"""The CLI while another Tether process holds the store (its writers' lock: a reindex, an
+import; or its index's write lock: a genome refresh): a read waits as long as the hooks do,
+then answers from the index as last committed and says so; a write waits longer, says what it
+waits for, and then fails naming the busy store."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import run_tether
+
+from recall.errors import EXIT_FAILURE
+from recall.hooks.events import GUARD_BUSY_MS
+from recall.index.db import BUSY_TIMEOUT_MS
+from recall.locations import project_location
+from recall.store.busy import READ_WAIT_SECONDS, WRITE_WAIT_SECONDS
+
+READ_BOUND = 10.0
+"""A read's whole run while the store is held: its one wait (a second) and a cold start, far
+below the 15 s of a write's wait."""
+
+BUSY_SAID = "is busy: serving its index as of its last commit"
+PULLED = "a gotcha pulled while the store was busy"
+
+
+def test_the_waits_are_the_hooks_and_the_language_servers() -> None:
+    from lsp_server.store_busy import STORE_WAIT_SECONDS
+    from lsp_server.store_busy import WRITE_WAIT_SECONDS as LSP_WRITE_WAIT
+
+    assert READ_WAIT_SECONDS == GUARD_BUSY_MS / 1000 == STORE_WAIT_SECONDS
+    assert WRITE_WAIT_SECONDS == BUSY_TIMEOUT_MS / 1000 == LSP_WRITE_WAIT
+
+
+@pytest.fixture
+def remembered(repo: Path) -> Path:
+    done = run_tether(
+        "remember", "login retries stay at three", "-c", "gotcha", "-f", "src/app.py", cwd=repo
+    )
+    assert done.code == 0, done.stderr
+    return repo
+
+
+@contextlib.contextmanager
+def lock_held(repo: Path) -> Iterator[None]:
+    fd = os.open(project_location(repo).lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def index_held(repo: Path) -> Iterator[None]:
+    other = sqlite3.connect(project_location(repo).index_path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        yield
+    finally:
+        other.close()
+
+
+HOLDERS = {"writers-lock": lock_held, "index-lock": index_held}
+
+
+def pull(repo: Path) -> None:
+    """A memory file written by hand (a git pull): the index is behind the folder."""
+    (repo / ".tether" / "memories" / "feedbeef.md").write_text(
+        f"---\ncategory: gotcha\nfiles:\n  - src/app.py\n---\n{PULLED}\n"
+    )
+
+
+@pytest.mark.parametrize("holder", sorted(HOLDERS))
+@pytest.mark.parametrize(
+    "command",
+    [["list"], ["search", "login"], ["recall", "login"], ["stats"], ["show", "feedbeef"]],
+)
+def test_a_read_answers_from_the_index_as_last_committed(
+    remembered: Path, holder: str, command: list[str]
+) -> None:
+    with HOLDERS[holder](remembered):
+        pull(remembered)
+        start = time.monotonic()
+        done = run_tether(*command, cwd=remembered)
+        took = time.monotonic() - start
+    if command[0] == "show":  # not in the index as last committed: not found, said so
+        assert done.code != 0 and "feedbeef" in done.stderr, done.stderr
+    else:
+        assert done.code == 0, done.stderr
+        assert PULLED not in done.stdout
+    assert took < READ_BOUND, done.stderr
+    assert done.stderr.count(BUSY_SAID) == 1, done.stderr
+    if command[0] in ("list", "search"):
+        assert "login retries stay at three" in done.stdout
+    listed = run_tether("list", cwd=remembered)  # free again: the pulled file is read
+    assert PULLED in listed.stdout and BUSY_SAID not in listed.stderr
+
+
+def test_a_write_waits_for_the_lock_and_goes_through_once_it_is_free(remembered: Path) -> None:
+    fd = os.open(project_location(remembered).lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    threading.Timer(2.5, os.close, (fd,)).start()  # the other process finishes meanwhile
+    start = time.monotonic()
+    done = run_tether("remember", "a note written after the wait", "-c", "pref", cwd=remembered)
+    assert done.code == 0, done.stderr
+    assert 2.0 < time.monotonic() - start < READ_BOUND + 2.5
+    assert "waiting for another Tether process" in done.stderr
+    assert done.stderr.count("waiting for another Tether process") == 1
+    assert "after the wait" in run_tether("list", cwd=remembered).stdout
+
+
+@pytest.mark.parametrize("holder", sorted(HOLDERS))
+def test_a_write_held_off_past_the_wait_fails_naming_the_store(
+    remembered: Path, holder: str
+) -> None:
+    with HOLDERS[holder](remembered):
+        start = time.monotonic()
+        done = run_tether("remember", "never written", "-c", "pref", cwd=remembered)
+        took = time.monotonic() - start
+    assert done.code == EXIT_FAILURE, done.stderr
+    assert WRITE_WAIT_SECONDS <= took < WRITE_WAIT_SECONDS + READ_BOUND
+    assert "waiting for another Tether process" in done.stderr
+    base = remembered / ".tether"
+    assert f"the project store {base} is busy" in done.stderr
+    assert "nothing was written" in done.stderr and "retry" in done.stderr
+    assert "never written" not in run_tether("list", cwd=remembered).stdout
