@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ class LineResult:
     wanted: str | None = None  # the id a line to be written asked for (not reported as such)
     extra: dict[str, Any] = field(default_factory=dict)  # its front matter beyond the fields
     files: tuple[str, ...] = ()  # the files of a line to be written
+    path: Path | None = None  # the file of the memory it wrote
     # Its files the repository has neither on disk nor in its history (written all the same).
     unknown_files: tuple[str, ...] = ()
 
@@ -138,6 +140,7 @@ def import_lines(
                 entry.notes.extend(_extra_not_on(store, entry.extra, result.duplicate_of))
         else:
             entry.status = "created"
+            entry.path = result.path
             wanted = entry.wanted
             if wanted is not None and wanted != result.id:
                 why = "another memory has it" if is_valid_id(wanted) else "not 8 hex digits"
@@ -155,19 +158,13 @@ def _note_unknown_files(store: MemoryStore, created: list[LineResult]) -> None:
     hints = unknown_hints(root, {path for entry in created for path in entry.files})
     if not hints:
         return
+    inside = os.path.join(root, "")  # a memory file under it is named from the root
     for entry in created:
         unknown = tuple(path for path in entry.files if path in hints)
-        if unknown and entry.id is not None:
+        if unknown:
+            where = str(entry.path)
             entry.unknown_files = unknown
-            entry.notes.append(unknown_note(unknown, hints, _shown(store.path_of(entry.id), root)))
-
-
-def _shown(path: Path, root: Path) -> Path:
-    """``path`` relative to the repository ``root`` when under it (as a person finds it)."""
-    try:
-        return path.relative_to(root)
-    except ValueError:
-        return path
+            entry.notes.append(unknown_note(unknown, hints, where.removeprefix(inside)))
 
 
 def _extra_not_on(store: MemoryStore, extra: dict[str, Any], duplicate_of: str) -> list[str]:
