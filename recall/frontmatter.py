@@ -222,19 +222,21 @@ def _yaml_error_line(error: yaml.YAMLError) -> int:
 
 
 def _split_body(body: str) -> tuple[str | None, str, int]:
-    """Return (summary, details, offset of summary line within the body)."""
-    lines = body.split("\n")
+    """Return (summary, details, offset of summary line within the body).
+
+    A line ending in CRLF (a Windows checkout) is read as one ending in LF, so no carriage
+    return is left at the end of a summary or of a line of the details; the file keeps its
+    text."""
+    lines = body.replace("\r\n", "\n").split("\n")
     index = 0
     while index < len(lines) and not lines[index].strip():
         index += 1
     if index == len(lines):
         return None, "", 0  # point at the line right after the closing fence
-    summary = lines[index].rstrip("\r")
+    summary = lines[index].rstrip("\r")  # a last line with no LF after its CR
     rest = "\n".join(lines[index + 1 :])
     if rest.startswith("\n"):
         rest = rest[1:]
-    elif rest.startswith("\r\n"):
-        rest = rest[2:]
     if rest.endswith("\n"):
         rest = rest[:-1]
     if not rest.strip():
@@ -294,7 +296,9 @@ REMOVE = object()
 def update(text: str, path: Path | str, changes: dict[str, Any]) -> str:
     """Rewrite only the given front-matter keys of a memory file; the body stays byte-identical.
 
-    Keys absent from the file are appended; a value of :data:`REMOVE` deletes the key.
+    Keys absent from the file are appended; a value of :data:`REMOVE` deletes the key. In a
+    file whose opening fence ends in CRLF (a Windows checkout) the lines written end in CRLF
+    too, so the file keeps one kind of line ending.
     """
     fm_lines, close_index, _ = _split(text, path)
     lead = "\ufeff" if text.startswith("\ufeff") else ""
@@ -302,12 +306,13 @@ def update(text: str, path: Path | str, changes: dict[str, Any]) -> str:
     blocks = _key_blocks(fm_lines)
     new_fm = list(fm_lines)
     appended: list[str] = []
+    cr = "\r" if all_lines[0].endswith("\r") else ""
     # Replace from the bottom up so earlier spans keep their indices.
     for key, (start, end) in sorted(blocks.items(), key=lambda item: -item[1][0]):
         if key not in changes:
             continue
         value = changes[key]
-        replacement = [] if value is REMOVE else render_value(key, value)
+        replacement = [] if value is REMOVE else [line + cr for line in render_value(key, value)]
         # keep trailing comment/blank lines that belonged to the span
         tail = end
         while tail > start + 1 and (
@@ -317,7 +322,7 @@ def update(text: str, path: Path | str, changes: dict[str, Any]) -> str:
         new_fm[start:tail] = replacement
     for key, value in changes.items():
         if key not in blocks and value is not REMOVE:
-            appended.extend(render_value(key, value))
+            appended.extend(line + cr for line in render_value(key, value))
     new_fm.extend(appended)
     result = "\n".join([all_lines[0], *new_fm, *all_lines[close_index:]])
     result = lead + result

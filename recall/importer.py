@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from recall import forked
-from recall.anchors.guards import check_guard
-from recall.anchors.symbols import anchors_from_records
-from recall.clock import format_timestamp, parse_timestamp
 from recall.errors import BadInput, NotFound
-from recall.extra_keys import FIELD_KEYS, carried, not_on
-from recall.model import SOURCES, STATUSES, Memory, is_valid_id
-from recall.records import check_text
+from recall.extra_keys import not_on
+from recall.import_paths import unknown_hints, unknown_note
+from recall.import_record import Normalize, draft_record, read_record
+from recall.locations import PROJECT
+from recall.model import Memory, is_valid_id
 from recall.store import MemoryStore
 from recall.store.made_ahead import MadeAhead, vector_text
 
-Normalize = Callable[[str], str]
+BOM = "\ufeff"
+"""The byte-order mark some editors put at the start of a file: not part of its first line."""
 
 
 @dataclass
@@ -38,6 +39,10 @@ class LineResult:
     notes: list[str] = field(default_factory=list)
     wanted: str | None = None  # the id a line to be written asked for (not reported as such)
     extra: dict[str, Any] = field(default_factory=dict)  # its front matter beyond the fields
+    files: tuple[str, ...] = ()  # the files of a line to be written
+    path: Path | None = None  # the file of the memory it wrote
+    # Its files the repository has neither on disk nor in its history (written all the same).
+    unknown_files: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -50,89 +55,11 @@ class LineResult:
             data["error"] = self.error
         if self.record_id:
             data["record_id"] = self.record_id
+        if self.unknown_files:
+            data["unknown_files"] = list(self.unknown_files)
         if self.notes:
             data["notes"] = list(self.notes)
         return data
-
-
-def _draft(
-    store: MemoryStore, record: Any, normalize: Normalize, author: str
-) -> tuple[Memory, str | None, list[str]]:
-    """The memory a line asks for, the id it asks for, and a note for each key it holds that
-    is not stored."""
-    if not isinstance(record, dict):
-        raise BadInput("each line must be a JSON object")
-    files = record.get("files", [])
-    if isinstance(files, str):
-        files = [files]
-    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
-        raise BadInput("'files' must be a list of paths")
-    created = record.get("created")
-    if created is not None:
-        if not isinstance(created, str):
-            raise BadInput("'created' must be an ISO-8601 string")
-        created = format_timestamp(parse_timestamp(created, what="'created'"))
-    for key in ("summary", "category"):
-        if not isinstance(record.get(key), str):
-            raise BadInput(f"'{key}' is required and must be a string")
-    details = record.get("details")
-    if details is not None and not isinstance(details, str):
-        raise BadInput("'details' must be a string")
-    pinned = record.get("pinned", False)
-    if not isinstance(pinned, bool):
-        raise BadInput("'pinned' must be true or false")
-    anchor = record.get("anchor")
-    if anchor is not None and not isinstance(anchor, str):
-        raise BadInput("'anchor' must be a string")
-    check_text(anchor, "'anchor'")
-    anchors = anchors_from_records(record.get("anchors"))
-    guard = record.get("guard", False)
-    if not isinstance(guard, bool):
-        raise BadInput("'guard' must be true or false")
-    source = record.get("source") or "user"
-    if source not in SOURCES:
-        raise BadInput(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
-    status = record.get("status") or "active"
-    if status not in STATUSES:
-        raise BadInput(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
-    links: dict[str, str | None] = {}
-    for key in ("supersedes", "superseded_by"):
-        value = record.get(key)
-        if value is not None and not (isinstance(value, str) and is_valid_id(value)):
-            raise BadInput(f"'{key}' must be a memory id (8 hex digits)")
-        links[key] = value
-    allow_secret = record.get("allow_secret", False)
-    if not isinstance(allow_secret, bool):
-        raise BadInput("'allow_secret' must be true or false")
-    extra: dict[str, Any] = {}
-    notes: list[str] = []
-    if not record.keys() <= FIELD_KEYS:  # the set test alone for a line with none
-        extra, notes = carried(record, allow_secret=allow_secret)
-    given_author = record.get("author")
-    wanted = record.get("id")
-    draft = store.prepare_memory(
-        summary=record["summary"],
-        category=record["category"],
-        files=[normalize(f) for f in files],
-        details=details,
-        pinned=pinned,
-        anchor=anchor,
-        author=check_text(given_author, "'author'") if isinstance(given_author, str) else author,
-        source=source,
-        created=created,
-        supersedes=links["supersedes"],
-        allow_secret=allow_secret,
-    )
-    # An exported record keeps its lifecycle state when it comes back in.
-    if status != draft.status or links["superseded_by"] is not None:
-        draft = draft.with_changes(status=status, superseded_by=links["superseded_by"])
-    if anchors or guard:
-        draft = draft.with_changes(
-            anchors=anchors, guard=check_guard(guard, draft.category, "'guard'")
-        )
-    if extra:
-        draft = draft.with_changes(extra=extra)
-    return draft, wanted if isinstance(wanted, str) else None, notes
 
 
 def _remembered(normalize: Normalize) -> Normalize:
@@ -181,6 +108,8 @@ def import_lines(
     :meth:`MemoryStore.import_many`.
     """
     lines = list(lines)
+    if lines and lines[0].startswith(BOM):  # an editor's mark, not part of the first line
+        lines[0] = lines[0][len(BOM) :]
     results: list[LineResult] = []
     slots: list[int] = []
     numbered = [(number, raw) for number, raw in enumerate(lines, start=1) if raw.strip()]
@@ -211,11 +140,31 @@ def import_lines(
                 entry.notes.extend(_extra_not_on(store, entry.extra, result.duplicate_of))
         else:
             entry.status = "created"
+            entry.path = result.path
             wanted = entry.wanted
             if wanted is not None and wanted != result.id:
                 why = "another memory has it" if is_valid_id(wanted) else "not 8 hex digits"
                 entry.notes.append(f"asked for id {wanted!r} ({why}); written as {result.id}")
+    _note_unknown_files(store, [entry for entry in results if entry.status == "created"])
     return results
+
+
+def _note_unknown_files(store: MemoryStore, created: list[LineResult]) -> None:
+    """Note on each created line the files the repository does not know (a typo, or a file
+    of old history), checked once for the whole import."""
+    root = store.repo_root if store.scope == PROJECT else None
+    if root is None or not created:
+        return
+    hints = unknown_hints(root, {path for entry in created for path in entry.files})
+    if not hints:
+        return
+    inside = os.path.join(root, "")  # a memory file under it is named from the root
+    for entry in created:
+        unknown = tuple(path for path in entry.files if path in hints)
+        if unknown:
+            where = str(entry.path)
+            entry.unknown_files = unknown
+            entry.notes.append(unknown_note(unknown, hints, where.removeprefix(inside)))
 
 
 def _extra_not_on(store: MemoryStore, extra: dict[str, Any], duplicate_of: str) -> list[str]:
@@ -266,11 +215,11 @@ class _Drafting:
 
     def _line(self, number: int, raw: str) -> _Drafted:
         try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as error:
-            return LineResult(number, "error", error=f"bad JSON: {error.msg}")
+            record = read_record(raw)
+        except BadInput as error:
+            return LineResult(number, "error", error=str(error))
         try:
-            draft, wanted, notes = _draft(self.store, record, self.normalize, self.author)
+            draft, wanted, notes = draft_record(self.store, record, self.normalize, self.author)
         except BadInput as error:
             wanted = record.get("id") if isinstance(record, dict) else None
             record_id = wanted if isinstance(wanted, str) and wanted.strip() else None
@@ -310,7 +259,14 @@ def _drafted(
             slots.append(len(results))
             notes, extra = list(entry[3]), entry[1].extra
             results.append(
-                LineResult(entry[0], "pending", notes=notes, wanted=entry[2], extra=extra)
+                LineResult(
+                    entry[0],
+                    "pending",
+                    notes=notes,
+                    wanted=entry[2],
+                    extra=extra,
+                    files=entry[1].files,
+                )
             )
             yield entry[1], entry[2]
 

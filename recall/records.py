@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 from recall import frontmatter
 from recall.anchors.symbols import anchors_from_field, anchors_to_field
 from recall.clock import format_timestamp
-from recall.display import is_unseen, visible
+from recall.display import is_unseen, plural, visible
 from recall.errors import BadInput, MalformedMemory
 from recall.model import CATEGORIES, SOURCES, STATUSES, Memory, is_valid_id
 
@@ -32,6 +33,9 @@ KNOWN_KEYS = (
 DERIVED_KEYS = ("content_hash",)
 
 SUMMARY_FORBIDDEN = ("\n", "\r")
+SUMMARY_CONTROLS_KEPT = "\t"
+"""The one control character a summary may hold: a tab pasted with the text moves the cursor
+and nothing else, and summaries holding one were always accepted."""
 
 
 def id_for_filename(name: str) -> str:
@@ -244,38 +248,83 @@ def check_fits(memory: Memory, text: str, limit: int) -> None:
 
 
 def check_summary(summary: str) -> str:
-    """Validate a one-line summary given by a user; returned unchanged when valid."""
+    """Validate a one-line summary given by a user; returned unchanged when valid.
+
+    Besides a line break, a control, format or separator character but a tab is refused (as
+    in :func:`check_text`): a NUL makes git treat the memory file as binary, hiding it from the
+    review of a pull request, and the others act on a terminal or hide text."""
     if not isinstance(summary, str) or not summary.strip():
         raise BadInput("summary is empty; give a one-line summary of the knowledge")
     if any(ch in summary for ch in SUMMARY_FORBIDDEN):
         raise BadInput(
             "summary must be one line; put the rest in --details (or pipe it with --details -)"
         )
-    _check_encodable(summary, "summary")
+    check_text(summary, "summary", keep=SUMMARY_CONTROLS_KEPT)
     return summary
 
 
+DETAILS_CONTROLS_KEPT = "\t\n\r"
+"""The C0 controls details may hold: a tab and line breaks (CRLF from a Windows editor). Any
+other is refused: a NUL makes git treat the memory file as binary, and the rest are not text."""
+
+_DETAILS_REFUSED = re.compile(
+    "["
+    + "".join(f"\\x{code:02x}" for code in range(0x20) if chr(code) not in DETAILS_CONTROLS_KEPT)
+    + "]"
+)
+
+
 def check_details(details: str | None) -> str:
-    """Validate details given by a user; whitespace-only details count as none."""
+    """Validate details given by a user; whitespace-only details count as none. A C0 control
+    other than those of :data:`DETAILS_CONTROLS_KEPT` is refused, naming it and its line."""
     if details is None or not details.strip():
         return ""
     _check_encodable(details, "details")
+    found = _DETAILS_REFUSED.search(details)
+    if found is not None:
+        at = found.start()
+        line = details.count("\n", 0, at) + 1
+        column = at - (details.rfind("\n", 0, at) + 1) + 1
+        raise BadInput(
+            f"details hold the control character {visible(found.group())} on line {line}, "
+            f"character {column}; remove it (details may hold text, tabs and line breaks)"
+        )
     return details
 
 
-def check_text(text: str | None, label: str) -> str | None:
-    """Validate a one-line free-text field (author, anchor) given by a user: UTF-8 encodable,
-    with no line break nor other control character (see :func:`recall.display.is_unseen`),
-    which would be written to the front matter and come back in every listing."""
+def check_text(text: str | None, label: str, *, keep: str = "") -> str | None:
+    """Validate a one-line free-text field (author, anchor, summary) given by a user: UTF-8
+    encodable, with no line break nor other control character (see
+    :func:`recall.display.is_unseen`), which would be written to the front matter or the body
+    and come back in every listing (but those in ``keep``). The refusal names each such
+    character and where it is."""
     if text is not None:
         _check_encodable(text, label)
-        unseen = sorted({visible(ch) for ch in text if is_unseen(ch)})
-        if unseen:
-            raise BadInput(
-                f"{label} must be one line of text without control characters "
-                f"(it holds {', '.join(unseen)})"
-            )
+        if not text.isprintable():  # the common case skips the walk below
+            unseen = _unseen_at(text, keep)
+            if unseen:
+                raise BadInput(
+                    f"{label} must be one line of text without control characters "
+                    f"(it holds {unseen}); remove them and give it again"
+                )
     return text
+
+
+def _unseen_at(text: str, keep: str) -> str:
+    """Each distinct unseen character of ``text`` but those in ``keep``, as its escape with its
+    first position (1-based) and how many more times it occurs: ``\\x1b at character 5 and 2
+    other places``."""
+    first: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for at, ch in enumerate(text, start=1):
+        if is_unseen(ch) and ch not in keep:
+            first.setdefault(ch, at)
+            count[ch] = count.get(ch, 0) + 1
+    return ", ".join(
+        f"{visible(ch)} at character {at}"
+        + (f" and {plural(count[ch] - 1, 'other place')}" if count[ch] > 1 else "")
+        for ch, at in first.items()
+    )
 
 
 def _check_encodable(text: str, label: str) -> None:

@@ -1,0 +1,153 @@
+"""One line of a ``tether import``: its JSON read strictly, and the memory it asks for
+checked as ``tether remember`` checks one (:func:`draft_record`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from recall.anchors.guards import check_guard
+from recall.anchors.symbols import anchors_from_records
+from recall.clock import format_timestamp, parse_timestamp
+from recall.errors import BadInput
+from recall.extra_keys import FIELD_KEYS, carried
+from recall.model import SOURCES, STATUSES, Memory, is_valid_id
+from recall.records import check_text
+from recall.store import MemoryStore
+
+Normalize = Callable[[str], str]
+"""Turns a path as a line gives it into the stored form (raising :class:`BadInput`)."""
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object of the line gives one key twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The object of ``pairs``, refused when a key comes twice (json would keep the last)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return found
+
+
+# Made once: json.loads given a hook would make a decoder for every line.
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
+def read_record(raw: str) -> Any:
+    """The JSON value of one line; :class:`BadInput` saying what is wrong when it is not JSON
+    or an object in it gives a key twice (which one was meant cannot be told)."""
+    if raw.startswith("\ufeff"):
+        raise BadInput(
+            "the line starts with a byte-order mark (U+FEFF), which only the start of a file "
+            "may hold; remove it"
+        )
+    try:
+        return _DECODER.decode(raw)
+    except json.JSONDecodeError as error:
+        raise BadInput(f"bad JSON: {error.msg}") from None
+    except _DuplicateKey as error:
+        raise BadInput(
+            f"key {error.key!r} is given twice on this line; keep the one you mean"
+        ) from None
+
+
+def _check_id(value: Any, key: str) -> None:
+    """Refuse an id in capitals: ids are lowercase, and one a user chose is not rewritten."""
+    if isinstance(value, str) and not is_valid_id(value) and is_valid_id(value.lower()):
+        raise BadInput(
+            f"{key!r} {value!r} has capital letters, but memory ids are 8 lowercase hex "
+            f"digits; use lowercase ({value.lower()!r}) to keep it"
+        )
+
+
+def draft_record(
+    store: MemoryStore, record: Any, normalize: Normalize, author: str
+) -> tuple[Memory, str | None, list[str]]:
+    """The memory a line asks for, the id it asks for, and a note for each key it holds that
+    is not stored; :class:`BadInput` saying what is wrong with the line."""
+    if not isinstance(record, dict):
+        raise BadInput("each line must be a JSON object")
+    for key in ("id", "supersedes", "superseded_by"):
+        _check_id(record.get(key), key)
+    files = record.get("files", [])
+    if isinstance(files, str):
+        files = [files]
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise BadInput("'files' must be a list of paths")
+    created = record.get("created")
+    if created is not None:
+        if not isinstance(created, str):
+            raise BadInput("'created' must be an ISO-8601 string")
+        created = format_timestamp(parse_timestamp(created, what="'created'"))
+    for key in ("summary", "category"):
+        if not isinstance(record.get(key), str):
+            raise BadInput(f"'{key}' is required and must be a string")
+    details = record.get("details")
+    if details is not None and not isinstance(details, str):
+        raise BadInput("'details' must be a string")
+    pinned = record.get("pinned", False)
+    if not isinstance(pinned, bool):
+        raise BadInput("'pinned' must be true or false")
+    anchor = record.get("anchor")
+    if anchor is not None and not isinstance(anchor, str):
+        raise BadInput("'anchor' must be a string")
+    check_text(anchor, "'anchor'")
+    anchors = anchors_from_records(record.get("anchors"))
+    guard = record.get("guard", False)
+    if not isinstance(guard, bool):
+        raise BadInput("'guard' must be true or false")
+    source = record.get("source") or "user"
+    if source not in SOURCES:
+        raise BadInput(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
+    status = record.get("status") or "active"
+    if status not in STATUSES:
+        raise BadInput(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
+    links: dict[str, str | None] = {}
+    for key in ("supersedes", "superseded_by"):
+        value = record.get(key)
+        if value is not None and not (isinstance(value, str) and is_valid_id(value)):
+            raise BadInput(f"'{key}' must be a memory id (8 hex digits)")
+        links[key] = value
+    allow_secret = record.get("allow_secret", False)
+    if not isinstance(allow_secret, bool):
+        raise BadInput("'allow_secret' must be true or false")
+    extra: dict[str, Any] = {}
+    notes: list[str] = []
+    if not record.keys() <= FIELD_KEYS:  # the set test alone for a line with none
+        extra, notes = carried(record, allow_secret=allow_secret)
+    given_author = record.get("author")
+    wanted = record.get("id")
+    draft = store.prepare_memory(
+        summary=record["summary"],
+        category=record["category"],
+        files=[normalize(f) for f in files],
+        details=details,
+        pinned=pinned,
+        anchor=anchor,
+        author=check_text(given_author, "'author'") if isinstance(given_author, str) else author,
+        source=source,
+        created=created,
+        supersedes=links["supersedes"],
+        allow_secret=allow_secret,
+    )
+    # An exported record keeps its lifecycle state when it comes back in.
+    if status != draft.status or links["superseded_by"] is not None:
+        draft = draft.with_changes(status=status, superseded_by=links["superseded_by"])
+    if anchors or guard:
+        draft = draft.with_changes(
+            anchors=anchors, guard=check_guard(guard, draft.category, "'guard'")
+        )
+    if extra:
+        draft = draft.with_changes(extra=extra)
+    return draft, wanted if isinstance(wanted, str) else None, notes

@@ -1,0 +1,138 @@
+"""``tether import`` reads each line strictly and says what it could not take as given: a
+byte-order mark at the start of the input is not part of the first line, an id in capitals
+and a key given twice are refused naming what to change, and a file the repository has never
+had is written as given with a note offering the closest names (old history legitimately
+names files long gone, so it is not refused), found with a few git calls for the whole
+import, never one per line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import git, run_tether
+
+from recall.import_paths import PATHSPECS_PER_CALL, SUGGESTED_PATHS
+from recall.importer import import_lines
+from recall.locations import project_location
+from recall.store import MemoryStore
+
+GOTCHA = {"category": "gotcha"}
+
+
+def _lines(*records: dict[str, object]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+def _memory_files(repo: Path) -> list[Path]:
+    return sorted((repo / ".tether" / "memories").glob("*.md"))
+
+
+def test_a_bom_at_the_start_of_stdin_is_not_part_of_the_first_line(repo: Path) -> None:
+    text = "\ufeff" + _lines({"summary": "saved by an editor", **GOTCHA})
+    done = run_tether("import", "-", "--json", cwd=repo, stdin=text)
+    assert done.code == 0, done.stdout + done.stderr
+    [line] = [json.loads(row) for row in done.stdout.splitlines()]
+    assert line["status"] == "created"
+
+
+def test_a_bom_at_the_start_of_the_lines_given_to_the_library(repo: Path) -> None:
+    store = MemoryStore(project_location(repo))
+    try:
+        text = "\ufeff" + _lines({"summary": "from a list", **GOTCHA})
+        [result] = import_lines(store, text.split("\n"), lambda path: path, "me")
+        assert result.status == "created", result.error
+    finally:
+        store.close()
+
+
+def test_an_id_in_capitals_is_refused_asking_for_lowercase(repo: Path) -> None:
+    source = repo.parent / "upper.jsonl"
+    source.write_text(_lines({"summary": "upper id", "id": "ABCDEF12", **GOTCHA}))
+    done = run_tether("import", str(source), cwd=repo)
+    assert done.code == 2
+    assert f"{source}:1: 'id' 'ABCDEF12' has capital letters" in done.stderr
+    assert "use lowercase ('abcdef12')" in done.stderr
+    assert "not 8 hex digits" not in done.stderr
+    assert _memory_files(repo) == []
+
+
+def test_a_link_in_capitals_is_refused_asking_for_lowercase(repo: Path) -> None:
+    text = _lines({"summary": "upper link", "supersedes": "0A0B0C0D", **GOTCHA})
+    done = run_tether("import", "-", "--json", cwd=repo, stdin=text)
+    [line] = [json.loads(row) for row in done.stdout.splitlines()]
+    assert line["status"] == "error"
+    assert "'supersedes' '0A0B0C0D' has capital letters" in line["error"]
+    assert "use lowercase ('0a0b0c0d')" in line["error"]
+
+
+def test_a_key_given_twice_is_refused_naming_it(repo: Path) -> None:
+    text = '{"summary": "a", "summary": "b", "category": "gotcha"}\n'
+    text += '{"summary": "nested", "category": "gotcha", "meta": {"k": 1, "k": 2}}\n'
+    done = run_tether("import", "-", cwd=repo, stdin=text)
+    assert done.code == 2
+    assert "-:1: key 'summary' is given twice on this line" in done.stderr
+    assert "-:2: key 'k' is given twice on this line" in done.stderr
+    assert "0 rejected" not in done.stdout and "2 rejected" in done.stdout
+    assert _memory_files(repo) == []
+
+
+def test_a_path_the_repository_never_had_is_written_with_a_note(repo: Path) -> None:
+    (repo / "src" / "store.py").write_text("x = 1\n")
+    (repo / "src" / "old.py").write_text("y = 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "more")
+    git(repo, "rm", "-q", "src/old.py")
+    git(repo, "commit", "-q", "-m", "old.py goes")
+    text = _lines(
+        {"summary": "a typo", "files": ["src/stor.py", "src/app.py"], **GOTCHA},
+        {"summary": "a file of old history", "files": ["src/old.py"], **GOTCHA},
+        {"summary": "a folder", "files": ["src"], **GOTCHA},
+    )
+    done = run_tether("import", "-", "--json", cwd=repo, stdin=text)
+    assert done.code == 0, done.stderr
+    typo, old, folder = [json.loads(row) for row in done.stdout.splitlines()]
+    assert typo["status"] == "created"
+    assert typo["unknown_files"] == ["src/stor.py"]
+    [note] = typo["notes"]
+    assert "'src/stor.py' (did you mean src/store.py?)" in note
+    assert note.startswith("files not in the repository nor in its history, written as given")
+    assert "unknown_files" not in old and "notes" not in old
+    assert "unknown_files" not in folder
+    human = run_tether(
+        "import", "-", cwd=repo, stdin=_lines({"summary": "b", "files": ["src/stor.py"], **GOTCHA})
+    )
+    assert human.code == 0
+    assert "-:1: files not in the repository nor in its history" in human.stderr
+    assert "did you mean src/store.py?" in human.stderr
+
+
+def test_git_is_asked_as_often_for_three_hundred_lines_as_for_three(repo: Path) -> None:
+    def git_calls(count: int, where: Path) -> int:
+        records = [
+            {"summary": f"line {n}", "files": [f"gone/file{n}.py"], **GOTCHA} for n in range(count)
+        ]
+        trace = where.parent / f"trace-{count}"
+        done = run_tether(
+            "import",
+            "-",
+            "--json",
+            cwd=where,
+            stdin=_lines(*records),
+            env={"GIT_TRACE": str(trace)},
+        )
+        results = [json.loads(row) for row in done.stdout.splitlines()]
+        assert [r["unknown_files"] for r in results] == [[f"gone/file{n}.py"] for n in range(count)]
+        return trace.read_text().count("built-in: git")
+
+    few = git_calls(3, repo)
+    other = repo.parent / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    git(other, "commit", "-q", "--allow-empty", "-m", "empty")
+    assert git_calls(300, other) == few
+
+
+def test_the_limits_of_the_path_check_are_pinned() -> None:
+    assert SUGGESTED_PATHS == 50
+    assert PATHSPECS_PER_CALL == 500
