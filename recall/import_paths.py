@@ -22,6 +22,13 @@ SUGGESTED_PATHS: Final = 50
 large tree takes tens of milliseconds, and past a few dozen the paths are not typos but a
 history from elsewhere; the others are still named, with no suggestion."""
 
+HISTORY_CHECKED_MAX: Final = 50
+"""Paths missing from the working tree that one import looks for in the whole history. Each
+``git log`` with path limits walks every commit (seconds per call on a history of 30,000
+commits): a few such paths are typos worth catching; past this many, the import is a history
+of files deleted since, written as given without a note (``tether doctor`` names a file that
+no commit ever had)."""
+
 PATHSPECS_PER_CALL: Final = 500
 """Paths given to one git command: far below any system's limit on a command line."""
 
@@ -58,12 +65,13 @@ def _not_in(root: Path, paths: set[str], *command: str) -> set[str] | None:
 def unknown_paths(root: Path, paths: Iterable[str]) -> set[str]:
     """The paths (relative to ``root``) that are neither on disk, nor tracked, nor touched by
     any commit reachable from a ref; none when git cannot answer (a path is never called
-    unknown on a guess)."""
+    unknown on a guess) or when more than :data:`HISTORY_CHECKED_MAX` are missing from the
+    tree."""
     missing = {path for path in paths if not os.path.lexists(root / path)}
     if not missing or not is_git(root):
         return missing
     untracked = _not_in(root, missing, "ls-files", "-z")
-    if not untracked:
+    if not untracked or len(untracked) > HISTORY_CHECKED_MAX:
         return set()
     never = _not_in(
         root, untracked, "log", "--all", "--no-renames", "--format=", "--name-only", "-z"

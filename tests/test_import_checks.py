@@ -12,7 +12,7 @@ from pathlib import Path
 
 from conftest import git, run_tether
 
-from recall.import_paths import PATHSPECS_PER_CALL, SUGGESTED_PATHS
+from recall.import_paths import HISTORY_CHECKED_MAX, PATHSPECS_PER_CALL, SUGGESTED_PATHS
 from recall.importer import import_lines
 from recall.locations import project_location
 from recall.store import MemoryStore
@@ -110,7 +110,8 @@ def test_a_path_the_repository_never_had_is_written_with_a_note(repo: Path) -> N
 def test_git_is_asked_as_often_for_three_hundred_lines_as_for_three(repo: Path) -> None:
     def git_calls(count: int, where: Path) -> int:
         records = [
-            {"summary": f"line {n}", "files": [f"gone/file{n}.py"], **GOTCHA} for n in range(count)
+            {"summary": f"line {n}", "files": [f"gone/file{n % 3}.py"], **GOTCHA}
+            for n in range(count)
         ]
         trace = where.parent / f"trace-{count}"
         done = run_tether(
@@ -122,7 +123,9 @@ def test_git_is_asked_as_often_for_three_hundred_lines_as_for_three(repo: Path) 
             env={"GIT_TRACE": str(trace)},
         )
         results = [json.loads(row) for row in done.stdout.splitlines()]
-        assert [r["unknown_files"] for r in results] == [[f"gone/file{n}.py"] for n in range(count)]
+        assert [r["unknown_files"] for r in results] == [
+            [f"gone/file{n % 3}.py"] for n in range(count)
+        ]
         return trace.read_text().count("built-in: git")
 
     few = git_calls(3, repo)
@@ -135,4 +138,20 @@ def test_git_is_asked_as_often_for_three_hundred_lines_as_for_three(repo: Path) 
 
 def test_the_limits_of_the_path_check_are_pinned() -> None:
     assert SUGGESTED_PATHS == 50
+    assert HISTORY_CHECKED_MAX == 50
     assert PATHSPECS_PER_CALL == 500
+
+
+def test_a_history_of_many_deleted_files_is_not_walked(repo: Path) -> None:
+    count = HISTORY_CHECKED_MAX + 1
+    records = [
+        {"summary": f"old {n}", "files": [f"gone/old{n}.py"], **GOTCHA} for n in range(count)
+    ]
+    trace = repo.parent / "trace-history"
+    done = run_tether(
+        "import", "-", "--json", cwd=repo, stdin=_lines(*records), env={"GIT_TRACE": str(trace)}
+    )
+    results = [json.loads(row) for row in done.stdout.splitlines()]
+    assert [r["status"] for r in results] == ["created"] * count  # written as given
+    assert all("unknown_files" not in r for r in results)
+    assert " log " not in trace.read_text()  # no walk of the whole history
