@@ -5,7 +5,8 @@ reorder adds ``strength * value`` to the engine's score. They read what a dump d
 from the history's own files: the memories' texts and files, the task's prompt and files.
 Word statistics are the whole history's (a task's own statistics would be those before it;
 the difference is small next to the gains looked for, and it is one pass instead of one per
-task). Files are matched by name: renames are not followed here.
+task; the association models (``assoc_*``) are the exception: each task uses one built from
+the memories older than itself). Files are matched by name: renames are not followed here.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from recall.index.fts import WORD
 from recall.ranking.weights import FUNCTION_WORDS, INTRODUCING_WORDS, TEXT_MAX
@@ -348,3 +350,238 @@ def repair_after_repair(history: History, task: Task) -> Any:
 
 
 FEATURES["repair_after_repair"] = repair_after_repair
+
+
+# Word associations learned from the store itself (a latent space of its own vocabulary).
+
+ASSOC_CHUNK = 0.05
+"""Share of the history between two builds of an association model; a task uses the latest
+model built only from memories older than itself."""
+
+ASSOC_VOCAB = 10_000
+"""Words a model knows at most (the most widely held; a word needs three memories)."""
+
+ASSOC_MIN_DF = 3
+"""Memories a word must be in for a model to know it."""
+
+ASSOC_DIMS = 128
+"""Dimensions the truncated SVD keeps (64 and 200 measured the same, within a task or two)."""
+
+ASSOC_DOC_WORDS = 60
+"""A memory's distinct words counted in the word-word co-occurrence (summary's first)."""
+
+ASSOC_WINDOW = 5
+"""With ``context="window"``: two known words at most this far apart in a memory's text
+(counting known words only) co-occur."""
+
+ASSOC_MAX_FILES = 30
+"""A memory naming more files adds nothing to the word-file co-occurrence (a mass edit)."""
+
+_HEXISH = re.compile(r"^(?=.*\d)[0-9a-f]{7,}$|^\d+$")
+
+
+def _assoc_tokens(history: History, idx: int) -> list[str]:
+    """Memory ``idx``'s distinct words, summary's first, without function words, numbers and
+    hashes."""
+    return [
+        w
+        for w in dict.fromkeys(history.words(idx))
+        if w not in FUNCTION_WORDS and not _HEXISH.match(w)
+    ]
+
+
+def randomized_svd(matrix: Any, rank: int, seed: int = 0, power: int = 2) -> tuple[Any, Any]:
+    """The ``rank`` leading left singular vectors and values of a dense ``matrix`` (Halko,
+    Martinsson and Tropp: a Gaussian sketch, ``power`` subspace iterations)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    width = min(rank + 10, min(matrix.shape))
+    sketch = matrix @ rng.standard_normal((matrix.shape[1], width), dtype=np.float32)
+    basis, _ = np.linalg.qr(sketch)
+    for _ in range(power):
+        basis, _ = np.linalg.qr(matrix.T @ basis)
+        basis, _ = np.linalg.qr(matrix @ basis)
+    small = basis.T @ matrix
+    left, values, _ = np.linalg.svd(small, full_matrices=False)
+    return (basis @ left)[:, :rank], values[:rank]
+
+
+def _ppmi(rows: Any, cols: Any, counts: Any, shape: tuple[int, int]) -> Any:
+    """A dense float32 PPMI matrix from co-occurrence counts (contexts smoothed to ^0.75)."""
+    import numpy as np
+
+    row_sum = np.bincount(rows, weights=counts, minlength=shape[0])
+    col_sum = np.bincount(cols, weights=counts, minlength=shape[1])
+    smooth = col_sum**0.75
+    pmi = np.log(counts * smooth.sum() / (row_sum[rows] * smooth[cols]))
+    keep = pmi > 0
+    out = np.zeros(shape, dtype=np.float32)
+    out[rows[keep], cols[keep]] = pmi[keep]
+    return out
+
+
+class AssocModel:
+    """Word vectors learned from the memories before ``up_to``: PPMI of word co-occurrence
+    (``context="words"``: two words in one memory; ``"window"``: two words within
+    ``ASSOC_WINDOW`` of each other, every time; ``"files"``: a word in a memory that
+    changed a file), reduced by a truncated SVD to ``ASSOC_DIMS`` dimensions."""
+
+    def __init__(self, history: History, up_to: int, context: str) -> None:
+        """Build from memories ``0 .. up_to - 1`` of ``history``."""
+        import numpy as np
+
+        self._memories: dict[int, Any] = {}
+        docs = [_assoc_tokens(history, i) for i in range(up_to)]
+        df = Counter(w for doc in docs for w in doc)
+        common = [w for w, n in df.most_common(ASSOC_VOCAB) if n >= ASSOC_MIN_DF]
+        self.vocab = {w: k for k, w in enumerate(common)}
+        self.idf = np.log(up_to / (1.0 + np.array([df[w] for w in common], dtype=float)))
+        size = len(common)
+        codes = []
+        if context == "words":
+            for doc in docs:
+                ids = np.unique([self.vocab[w] for w in doc[:ASSOC_DOC_WORDS] if w in self.vocab])
+                if len(ids) > 1:
+                    first, second = np.triu_indices(len(ids), 1)
+                    codes.append(ids[first] * size + ids[second])
+            width = size
+        elif context == "window":
+            for i in range(up_to):
+                seq = np.array(
+                    [self.vocab[w] for w in history.words(i) if w in self.vocab], dtype=np.int64
+                )
+                for gap in range(1, ASSOC_WINDOW + 1):
+                    first, second = seq[:-gap], seq[gap:]
+                    apart = first != second
+                    low = np.minimum(first, second)[apart]
+                    codes.append(low * size + np.maximum(first, second)[apart])
+            width = size
+        else:
+            files = Counter(
+                f
+                for i in range(up_to)
+                if len(history.commits[i]["files"]) <= ASSOC_MAX_FILES
+                for f in history.commits[i]["files"]
+            )
+            kept = {f: k for k, (f, n) in enumerate(files.most_common(ASSOC_VOCAB)) if n >= 2}
+            width = max(len(kept), 1)
+            for i, doc in enumerate(docs):
+                paths = history.commits[i]["files"]
+                if len(paths) > ASSOC_MAX_FILES:
+                    continue
+                ids = np.array([self.vocab[w] for w in doc if w in self.vocab], dtype=np.int64)
+                where = np.array([kept[f] for f in set(paths) if f in kept], dtype=np.int64)
+                if len(ids) and len(where):
+                    codes.append((ids[:, None] * width + where[None, :]).ravel())
+        self.vectors = np.zeros((size, 1), dtype=np.float32)
+        if not codes or size < 2:
+            return
+        pairs, counts = np.unique(np.concatenate(codes), return_counts=True)
+        rows, cols = pairs // width, pairs % width
+        counts = counts.astype(float)
+        if context != "files":
+            rows, cols = np.concatenate([rows, cols]), np.concatenate([cols, rows])
+            counts = np.concatenate([counts, counts])
+        matrix = _ppmi(rows, cols, counts, (size, width))
+        left, values = randomized_svd(matrix, min(ASSOC_DIMS, size - 1, width - 1))
+        vectors = (left * np.sqrt(values)).astype(np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        self.vectors = vectors / np.where(norms > 0, norms, 1.0)
+
+    def memory(self, history: History, idx: int) -> Any:
+        """Memory ``idx``'s vector (:meth:`embed` of its words), kept once made."""
+        found = self._memories.get(idx)
+        if found is None:
+            found = self._memories[idx] = self.embed(_assoc_tokens(history, idx))
+        return found
+
+    def embed(self, tokens: Sequence[str]) -> Any:
+        """The idf-weighted mean of the known ``tokens``' vectors, unit length (zeros when
+        none is known)."""
+        import numpy as np
+
+        ids = [self.vocab[w] for w in tokens if w in self.vocab]
+        if not ids:
+            return np.zeros(self.vectors.shape[1], dtype=np.float32)
+        mean = self.idf[ids].astype(np.float32) @ self.vectors[ids]
+        norm = float(np.linalg.norm(mean))
+        return mean / norm if norm > 0 else mean
+
+
+_MODELS: WeakKeyDictionary[History, dict[tuple[str, int], AssocModel]] = WeakKeyDictionary()
+"""Each history's models by context and the memories they were built from."""
+
+
+def assoc_model(history: History, task: Task, context: str) -> AssocModel | None:
+    """The latest model of ``context`` built from memories older than the task (rebuilt every
+    ``ASSOC_CHUNK`` of the history), or None before the first build."""
+    step = max(1, math.ceil(ASSOC_CHUNK * len(history.commits)))
+    up_to = task.task["task_idx"] // step * step
+    if up_to < step:
+        return None
+    models = _MODELS.setdefault(history, {})
+    if (context, up_to) not in models:
+        models[context, up_to] = AssocModel(history, up_to, context)
+    return models[context, up_to]
+
+
+def _assoc(history: History, task: Task, context: str, expand_only: bool) -> Any:
+    """Cosine of the prompt's vector and each candidate's in the model of ``context``; with
+    ``expand_only`` the prompt's vector holds only the words the candidate lacks."""
+    import numpy as np
+
+    out = np.zeros(len(task.idx))
+    model = assoc_model(history, task, context)
+    if model is None:
+        return out
+    prompt = [w for w in content_words(task.task["prompt"]) if not _HEXISH.match(w)]
+    whole = model.embed(prompt)
+    for k, i in enumerate(task.idx):
+        memory = model.memory(history, i)
+        if expand_only:
+            held = set(history.words(i))
+            query = model.embed([w for w in prompt if w not in held])
+        else:
+            query = whole
+        out[k] = float(query @ memory)
+    return out
+
+
+def assoc_words(history: History, task: Task) -> Any:
+    """Cosine of prompt and memory in a PPMI + SVD space of words met in the same memory."""
+    return _assoc(history, task, "words", False)
+
+
+def assoc_words_expand(history: History, task: Task) -> Any:
+    """:func:`assoc_words` with only the prompt's words the memory does not hold."""
+    return _assoc(history, task, "words", True)
+
+
+def assoc_window(history: History, task: Task) -> Any:
+    """:func:`assoc_words` with words near each other (``ASSOC_WINDOW``) as the context."""
+    return _assoc(history, task, "window", False)
+
+
+def assoc_window_expand(history: History, task: Task) -> Any:
+    """:func:`assoc_window` with only the prompt's words the memory does not hold."""
+    return _assoc(history, task, "window", True)
+
+
+def assoc_files(history: History, task: Task) -> Any:
+    """Cosine of prompt and memory in a PPMI + SVD space of words by the files their memories
+    changed."""
+    return _assoc(history, task, "files", False)
+
+
+def assoc_files_expand(history: History, task: Task) -> Any:
+    """:func:`assoc_files` with only the prompt's words the memory does not hold."""
+    return _assoc(history, task, "files", True)
+
+
+FEATURES["assoc_words"] = assoc_words
+FEATURES["assoc_words_expand"] = assoc_words_expand
+FEATURES["assoc_window"] = assoc_window
+FEATURES["assoc_window_expand"] = assoc_window_expand
+FEATURES["assoc_files"] = assoc_files
+FEATURES["assoc_files_expand"] = assoc_files_expand
