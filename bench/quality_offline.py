@@ -214,8 +214,11 @@ def compare(tasks: Sequence[Task], extra: Sequence[Any], strengths: Sequence[flo
 def leave_one_out(tasks: Sequence[Task], extra: Sequence[Any], strengths: Sequence[float]):
     """For each history: the strength (0 among them) with the best mean change on the other
     histories that lowers none of them by more than ``KEEP_DROP``, and the held-out
-    history's change under it, as {history: (strength, change)}."""
+    history's change under it, as {history: (strength, change)}; empty with fewer than two
+    histories (nothing to choose on)."""
     before = hit3(tasks)
+    if len(before) < 2:
+        return {}
     after = {s: hit3(tasks, extra, s) for s in strengths}
     after[0.0] = before
     chosen = {}
@@ -298,7 +301,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {strength:<7g} {cells}  mean {moved:+.4f}{rule}")
         held = leave_one_out(tasks, extra, strengths)
         cells = ", ".join(f"{n} {c:+.3f} ({s:g})" for n, (s, c) in held.items())
-        print(f"  leave one history out (strength chosen on the others): {cells}")
+        if held:
+            print(f"  leave one history out (strength chosen on the others): {cells}")
+        else:
+            print("  leave one history out: needs the dumps of two histories or more")
     return 0
 
 

@@ -86,6 +86,7 @@ def test_the_engine_order_is_kept_and_a_feature_that_lifts_the_relevant_one_is_k
         (0.001, 0.0, False),
         (0.01, 1.0, True),
     ]
+    assert offline.leave_one_out(tasks, extra, [0.01]) == {}  # one history: nothing to choose on
 
 
 def test_a_candidate_past_the_spread_scoring_above_one_before_it_keeps_its_place(
