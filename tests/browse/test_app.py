@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from conftest import remember
 from textual.widgets import Input, TextArea
 
 from recall.anchors.symbols import SymbolAnchor, anchors_to_field
