@@ -106,6 +106,24 @@ class World:
         assert result.duplicate_of is None, f"{summary!r} duplicates {result.duplicate_of}"
         return result.id
 
+    def hand_written(
+        self, summary: str, *files: str, category: str = "gotcha", details: str = ""
+    ) -> str:
+        """Write a memory file by hand, as a cloned repository may bring one (with text no
+        Tether writer takes, control characters say), read it in, and return its id."""
+        store = self.project
+        memory_id = store.new_id()
+        listed = "".join(f"  - {path}\n" for path in files)
+        text = (
+            f"---\ncategory: {category}\nfiles:\n{listed}created: {CREATED}\n---\n"
+            f"{summary}\n\n{details}\n"
+        )
+        store.location.memories_dir.mkdir(parents=True, exist_ok=True)
+        (store.location.memories_dir / f"{memory_id}.md").write_text(text, encoding="utf-8")
+        store.refresh()
+        assert store.find(memory_id) is not None, f"{summary!r} was not read in"
+        return memory_id
+
     def crowd(self, path: str, count: int, *, topic: str = "hot path note") -> list[str]:
         """``count`` distinct memories all naming ``path``, written in one batch; their ids."""
         store = self.project
