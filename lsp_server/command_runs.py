@@ -14,6 +14,7 @@ from lsp_server import command_keys, store_busy, watching
 from lsp_server.command_args import CommandFailed, Malformed, one_object
 from recall.errors import NothingToDo, StoreBusy, TetherError
 from recall.store import MemoryStore
+from recall.store.busy import RETRY
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -92,8 +93,8 @@ async def run_write(
     except store_busy.StillBusy as error:
         return _answer(ls, name, error)
     except store_busy.PartlyWritten as error:  # what was written is said in it
-        return _answer(ls, name, StoreBusy(f"{error}; {store_busy.RETRY}"))
+        return _answer(ls, name, StoreBusy(f"{error}; {RETRY}"))
     except StoreBusy as error:  # another writer came first since the wait (an async handler)
-        return _answer(ls, name, StoreBusy(f"{error}; nothing was written; {store_busy.RETRY}"))
+        return _answer(ls, name, StoreBusy(f"{error}; nothing was written; {RETRY}"))
     except (Malformed, TetherError) as error:
         return _answer(ls, name, error)

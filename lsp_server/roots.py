@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lsp_server.configuration import Settings
 from lsp_server.draft_files import drafts_dir
-from lsp_server.store_busy import STORE_WAIT_SECONDS, held_elsewhere
+from lsp_server.store_busy import STORE_WAIT_SECONDS
 from lsp_server.usage_counts import UsageCounts
 from recall.clock import day_number, now
 from recall.containment import UnsafeStore
@@ -30,6 +30,7 @@ from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree
 from recall.ranking.query import TOUCH_KINDS
 from recall.service import build_recaller
 from recall.store import MemoryStore
+from recall.store.busy import held_elsewhere
 
 if TYPE_CHECKING:
     from lsp_server.doc_parse import DocumentParse

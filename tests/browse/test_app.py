@@ -365,7 +365,7 @@ async def test_control_characters_from_a_memory_file_show_as_escapes(shelf: Shel
     # a file as a cloned repository may bring it: no Tether writer takes such text any more
     odd = "0dd0dd00"
     (shelf.project.location.memories_dir / f"{odd}.md").write_text(
-        "---\ncategory: gotcha\nfiles:\n  - src/app.py\nauthor: \"Eve\\u202e\"\n"
+        '---\ncategory: gotcha\nfiles:\n  - src/app.py\nauthor: "Eve\\u202e"\n'
         "created: 2026-01-01T00:00:00Z\n---\n"
         "clears \x1b[2J the screen\n\none\n\x1b]0;T\x07two\n",
         encoding="utf-8",
