@@ -29,6 +29,10 @@ MIN_ID_PREFIX: Final = 4
 """Shortest id prefix a memory is found by: 65,536 prefixes keep an ambiguous one rare in a
 store of thousands, and four characters are still quick to type."""
 
+AMBIGUOUS_NAMED: Final = 5
+"""Memories an ambiguous id prefix names in its refusal: enough to pick the one meant when
+two or three share it, one line however many do."""
+
 
 def is_valid_id(value: str) -> bool:
     """Tell whether ``value`` is a well-formed memory id (8 lowercase hex digits)."""

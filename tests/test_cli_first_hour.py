@@ -321,6 +321,21 @@ def test_a_prefix_shorter_than_four_characters_says_prefixes_need_four(cli: Cli)
     assert unknown.code == 1 and "at least 4" not in unknown.stderr
 
 
+def test_an_ambiguous_prefix_names_the_memories_it_matches(cli: Cli) -> None:
+    lines = "".join(
+        json.dumps({"id": f"06cf000{n}", "summary": f"note {n}", "category": "context"}) + "\n"
+        for n in range(1, 8)
+    )
+    ok(cli("import", "-", stdin=lines))
+    refused = cli("show", "06cf")
+    assert refused.code == 2, refused
+    assert refused.stderr.count("\n") == 1  # one line however many match
+    assert "matches several memories (06cf0001, 06cf0002, 06cf0003, 06cf0004, 06cf0005, ...)" in (
+        refused.stderr
+    )
+    assert ok(cli("show", "06cf0007", "--json")).json()["summary"] == "note 7"
+
+
 # -- 5. listings -----------------------------------------------------------------------------------
 
 

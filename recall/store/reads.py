@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from recall.errors import BadInput, MalformedMemory, NotFound
 from recall.index import rows
 from recall.memfiles import OversizedFile
-from recall.model import MIN_ID_PREFIX, STATUSES, WARNING_CATEGORIES, Memory
+from recall.model import AMBIGUOUS_NAMED, MIN_ID_PREFIX, STATUSES, WARNING_CATEGORIES, Memory
 from recall.store.opening import IndexOpening, recovering
 
 if TYPE_CHECKING:
@@ -38,10 +38,15 @@ class StoreReads(IndexOpening):
         if len(ref) < MIN_ID_PREFIX or not all(c in "0123456789abcdef" for c in ref):
             return None
         found = self.conn.execute(
-            "SELECT * FROM memories WHERE id LIKE ? LIMIT 2", (ref + "%",)
+            "SELECT * FROM memories WHERE id LIKE ? ORDER BY id LIMIT ?",
+            (ref + "%", AMBIGUOUS_NAMED + 1),
         ).fetchall()
         if len(found) > 1:
-            raise BadInput(f"id prefix {ref!r} matches several memories; give more digits")
+            named = ", ".join(row["id"] for row in found[:AMBIGUOUS_NAMED])
+            more = ", ..." if len(found) > AMBIGUOUS_NAMED else ""
+            raise BadInput(
+                f"id prefix {ref!r} matches several memories ({named}{more}); give more digits"
+            )
         return rows.memory_from_row(found[0]) if found else None
 
     @recovering
