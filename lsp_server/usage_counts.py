@@ -1,24 +1,27 @@
 """The counts the server keeps of how memories are used (shown in a diagnostic, a card
-hovered, an action taken) without holding up the message loop for another writer's job.
+hovered, an action taken), without holding up the message loop for another writer's job.
 
 A count is written at once when the index is free or an ordinary writer lets it go within
 :data:`COUNT_WAIT_MS`. When another connection holds the index's write lock longer (a genome
 refresh, an import), or the store is served from a copy because it was held when it opened,
-the count is kept with the moment it happened and written once the index is free again:
-before, a hover then waited the store's whole wait
-(:data:`lsp_server.store_busy.STORE_WAIT_SECONDS`) and the count was lost anyway.
+the count is kept with the moment it happened and written once the index is free again (each
+store's kept counts in one transaction): before, a hover then waited the store's whole wait
+(:data:`lsp_server.store_busy.STORE_WAIT_SECONDS`) and the count was lost anyway. What the hint
+policy chose for a publish still waits the store's wait, as every read does
+(:func:`hint_choice`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from recall.clock import now_iso
-from recall.index.bookkeeping import Outcome, waiting_at_most
+from recall.index.bookkeeping import Outcome, bookkeeping, waiting_at_most
 from recall.index.db import is_busy
 from recall.policy.hints import Candidate, Choice
 from recall.policy.usage import record_action, record_surfacings
@@ -36,7 +39,7 @@ waited out; a long job (an import, a genome refresh) never holds up a hover."""
 RETRY_SECONDS: Final = 1.0
 """How often kept counts are tried again while their index stays busy: as often as the hooks
 and the server look at a busy store (``lsp_server.store_busy.STORE_WAIT_SECONDS``); one try is
-a single lock attempt that never waits."""
+a single lock attempt that never waits, and a count made meanwhile waits for it."""
 
 KEPT_MAX: Final = 10_000
 """Counts kept at most for indexes that stay busy (a process stuck holding one for hours must
@@ -96,36 +99,43 @@ class UsageCounts:
                     f"usage counts: more than {KEPT_MAX} wait for a busy index; the oldest "
                     "are let go"
                 )
-        self.flush()
+        if self._retry is None:  # else an index was busy a moment ago: the retry writes it
+            self.flush(COUNT_WAIT_MS)
 
-    def flush(self, *, wait: bool = False) -> None:
-        """Write every kept count whose index is free now (with ``wait``, waiting the store's
-        own wait for it, as at shutdown); look again in :data:`RETRY_SECONDS` for the rest."""
-        left: list[Count] = []
+    def flush(self, wait_ms: int | None = 0) -> None:
+        """Write the kept counts, each store's in one transaction that waits at most
+        ``wait_ms`` for its index (None: the store's own wait, as at shutdown); look again in
+        :data:`RETRY_SECONDS` for the counts of a busy store."""
         if any(self._from_copy(count.scope) for count in self._kept):
             self._reopen_copies()
+        by_scope: dict[str, list[Count]] = {}
         for count in self._kept:
-            store = self._store_of_scope(count.scope)
+            by_scope.setdefault(count.scope, []).append(count)
+        left: list[Count] = []
+        for scope, counts in by_scope.items():
+            store = self._store_of_scope(scope)
             if store is None or not store.exists:
                 continue  # the store is gone: there is nothing to count in
-            if store.busy or not self._write(store, count, wait=wait):
-                left.append(count)
-        self._kept = left
-        if left and not wait:
+            if store.busy or not self._write(store, counts, wait_ms):
+                left += counts
+        kept = {id(count) for count in left}
+        self._kept = [count for count in self._kept if id(count) in kept]  # in their order
+        if left and wait_ms is not None:
             self._look_again()
 
     def _from_copy(self, scope: str) -> bool:
         store = self._store_of_scope(scope)
         return store is not None and store.busy
 
-    def _write(self, store: MemoryStore, count: Count, *, wait: bool) -> bool:
-        """Write ``count``; False when the index was busy (the count is kept)."""
+    def _write(self, store: MemoryStore, counts: list[Count], wait_ms: int | None) -> bool:
+        """Write ``counts`` in one transaction; False when the index was busy (kept)."""
         conn = store.conn
         try:
-            if wait:
-                return not self._record(conn, count).busy
-            with waiting_at_most(conn, COUNT_WAIT_MS):
-                return not self._record(conn, count).busy
+            waited = contextlib.nullcontext() if wait_ms is None else waiting_at_most(conn, wait_ms)
+            with waited, bookkeeping(conn) as (target, outcome):
+                for count in counts:
+                    self._record(target, count)
+            return not outcome.busy
         except sqlite3.Error as error:  # a count missed is not worth a failed request
             self._warn(f"usage not counted ({error})")
             return True
@@ -147,16 +157,16 @@ class UsageCounts:
 
     def _retried(self) -> None:
         self._retry = None
-        self.flush()
+        self.flush(0)  # one try that never waits: the index may still be held
 
     def close(self) -> None:
-        """Write what is kept, waiting the stores' own wait for a busy index, and stop
+        """Write what is kept, waiting each store's own wait once for a busy index, and stop
         looking again."""
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
         if self._kept:
-            self.flush(wait=True)
+            self.flush(None)
         if self._kept:
             self._warn(f"usage not counted: {len(self._kept)} counts, the index stayed busy")
             self._kept = []
