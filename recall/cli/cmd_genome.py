@@ -11,10 +11,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall.cli.render import positive, write_records
-from recall.errors import EXIT_NOT_FOUND, EXIT_OK, BadInput, NotFound, StoreUnavailable
+from recall.errors import (
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    BadInput,
+    NotFound,
+    StoreBusy,
+    StoreUnavailable,
+)
 from recall.genome import Genome, IndexSummary
+from recall.index.bookkeeping import waiting_at_most
+from recall.index.db import is_busy
 from recall.locations import ensure_created
 from recall.paths import is_inside, normalize
+from recall.store.busy import WRITE_WAIT_SECONDS, busy_message
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -99,11 +109,24 @@ def _genome(ctx: CommandContext) -> tuple[Genome, Path]:
 def _fresh_genome(ctx: CommandContext) -> tuple[Genome, Path]:
     genome, root = _genome(ctx)
     if genome.is_stale():
-        with ctx.progress() as update:
-            summary = genome.refresh(progress=update)
+        summary = _refreshed(genome, ctx)
         for message in summary.notices:
             ctx.notice(message)
     return genome, root
+
+
+def _refreshed(genome: Genome, ctx: CommandContext, *, full: bool = False) -> IndexSummary:
+    """``genome`` brought up to date, waiting for another writer of the index as a write
+    does (the CLI's stores read with the hooks' short wait); past that wait, a
+    :class:`StoreBusy` naming the store (nothing was written)."""
+    try:
+        waited = waiting_at_most(genome.conn, int(WRITE_WAIT_SECONDS * 1000))
+        with waited, ctx.progress() as update:
+            return genome.refresh(full=full, progress=update)
+    except sqlite3.OperationalError as error:
+        if not is_busy(error):
+            raise
+        raise StoreBusy(busy_message([ctx.project()])) from None
 
 
 def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:
@@ -112,15 +135,20 @@ def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:
     store's index, and one built into nothing would be thrown away."""
     project = ctx.project()
     if project.repo_root is not None and not project.exists:
-        ensure_created(project.location)
+        try:
+            ensure_created(project.location)
+        except OSError as error:
+            raise StoreUnavailable(
+                f"cannot set up {project.location.base} to keep the code map in "
+                f"({error.strerror}); run `tether index` where the repository can be written"
+            ) from None
         ctx.notice(
             f"set up {project.location.base} to keep the code map in (commit its memories/ "
             "folder; the index stays out of git)"
         )
     project.require_writable()  # the genome lives in the index: read-only means refused
     genome, _ = _genome(ctx)
-    with ctx.progress() as update:
-        summary = genome.refresh(full=args.full, progress=update)
+    summary = _refreshed(genome, ctx, full=args.full)
     # The memory files checked once more, now that a folder written just before (an import)
     # has had the refresh's time to settle: the index keeps its listing for the next recall.
     # Only a head start for that recall, which syncs anyway: a busy or unavailable store here

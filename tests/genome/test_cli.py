@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -113,3 +115,27 @@ def test_index_without_a_store_sets_one_up_and_keeps_the_genome(
     assert (repo.root / ".tether" / ".gitignore").is_file()
     assert _run(["index"], repo.root) == 0
     assert json.loads(capsys.readouterr().out)["mode"] == "unchanged"  # kept, not rebuilt
+
+
+def test_index_waits_for_another_writer_of_the_index_as_a_write_does(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(["index"], repo.root) == 0  # the store and its index
+    capsys.readouterr()
+    other = sqlite3.connect(
+        repo.root / ".tether" / "index.db", isolation_level=None, check_same_thread=False
+    )
+    other.execute("BEGIN IMMEDIATE")  # as the language server's indexer holds it
+    later = threading.Timer(HELD_SECONDS, other.rollback)
+    later.start()
+    try:
+        assert _run(["index", "--full"], repo.root) == 0  # waited, not refused after 1 s
+    finally:
+        later.join()
+        other.close()
+    assert json.loads(capsys.readouterr().out)["mode"] == "full"
+
+
+HELD_SECONDS = 3.0
+"""How long another connection holds the index in the test above: past the CLI's read wait
+(1 s), well within a write's (15 s)."""
