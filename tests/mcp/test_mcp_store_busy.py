@@ -62,16 +62,13 @@ async def test_reads_answer_and_a_write_waits_without_holding_them_up(repo: Path
         assert (await call(client, "memory_list"))["total"] == 1
         with lock_held(repo):
             pull(repo)
-            start = time.monotonic()
             listed = await asyncio.wait_for(call(client, "memory_list"), ANSWER_BOUND)
-            assert time.monotonic() - start < ANSWER_BOUND
             assert [m["id"] for m in listed["memories"]] == [written["id"]]  # as last committed
             assert any("is busy with another Tether process" in n for n in listed["notes"])
             pin = asyncio.ensure_future(call(client, "memory_pin", id=written["id"]))
             await asyncio.sleep(0.5)
-            start = time.monotonic()
+            # not held up by the waiting pin, whose wait is longer than the bound
             again = await asyncio.wait_for(call(client, "memory_list"), ANSWER_BOUND)
-            assert time.monotonic() - start < ANSWER_BOUND  # not held up by the waiting pin
             assert again["total"] == 1
             assert not pin.done()  # the write waits for the lock
         pinned = await asyncio.wait_for(pin, ANSWER_BOUND)
@@ -88,7 +85,7 @@ async def test_a_write_held_off_past_the_wait_fails_naming_the_store(repo: Path,
         with holder(repo):
             start = time.monotonic()
             message = await error(client, "memory_pin", id=written["id"])
-            assert WRITE_WAIT_SECONDS <= time.monotonic() - start < WRITE_WAIT_SECONDS + 5
+            assert time.monotonic() - start >= WRITE_WAIT_SECONDS  # the whole wait, then this
         assert f"the project store {repo / '.tether'} is busy" in message
         assert "nothing was written" in message and "retry" in message
         got = await call(client, "memory_get", id=written["id"])
