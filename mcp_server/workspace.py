@@ -142,7 +142,9 @@ class Workspace:
                 raise StoreBusy(f"{error}; nothing was written; {RETRY}") from None
 
     def _held(self) -> list[MemoryStore]:
-        return [store for store in self.stores() if held_elsewhere(store)]
+        with self._lock:  # the stores are made on first use: never by two threads at once
+            stores = self.stores()
+        return [store for store in stores if held_elsewhere(store)]
 
     def catch_up(self) -> None:
         """Re-read the stores whose memory folder changed since the last call (one ``stat``
