@@ -201,8 +201,8 @@ class Recaller:
         cuts: dict[tuple[int, str], crowded.Cut] = {}
         ranked = max(query.limit, W.SPREAD_POOL)  # a short list is the head of a long one
         for store in self.stores:
-            if store.scope not in query.scopes:
-                continue
+            if store.scope not in query.scopes or id(store) not in pinned:
+                continue  # a store with no folder now (a branch switch) has nothing to give
             found.extend(
                 self._rank_store(store, adjuster, neighbours, prepared, timings, ranked, cuts)
             )

@@ -7,6 +7,7 @@ rebuild happened inside a recall or through any other write of the store.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 
 import pytest
@@ -92,3 +93,13 @@ def test_a_reindex_gives_the_semantic_channel_the_new_rowids(
         crowd.semantic_cosine("kettle teapot", hit.memory.id) > 0 or "text" in hit.receipt
         for hit in similar
     )
+
+
+def test_a_memory_folder_taken_away_under_an_open_store_gives_nothing_and_no_failure(
+    crowd: World,
+) -> None:
+    recaller = _recaller(crowd)
+    assert recaller.recall(_query("zebra", "a.c")).hits  # the store open on its index
+    shutil.rmtree(crowd.project.location.memories_dir)  # a branch switch; the index stays
+    # before the store is told (a watcher's next look), a recall must not fail on it
+    assert recaller.recall(_query("zebra", "a.c")).hits == []
