@@ -1,7 +1,7 @@
 """The edit hooks answer wherever the edit lands and whatever the disk allows: on a read-only
 checkout, on a full disk, through a link inside the repository, and in a nested repository
-under the session's folder. A log that cannot be written never costs an answer nor prints a
-word on stderr."""
+inside the session's one (never in another repository). A log that cannot be written never
+costs an answer nor prints a word on stderr."""
 
 from __future__ import annotations
 
@@ -287,11 +287,14 @@ def test_a_nested_repositorys_guard_asks_from_any_folder_of_the_outer_one(
     assert f"[{memory_id}] covers lib.py;" in decision["permissionDecisionReason"]
 
 
-def test_the_outer_repositorys_guard_asks_from_a_nested_one(nested: tuple[Path, Path, str]) -> None:
+def test_the_outer_repositorys_file_is_outside_a_session_in_a_nested_one(
+    nested: tuple[Path, Path, str],
+) -> None:
+    """A session in the nested repository: the outer one's file lies outside it, so no store
+    answers (the outer store is the nested session's no more than any other folder's)."""
     root, sub, _memory_id = nested
-    payload = _edit(sub, root / "src" / "persist store.py")
-    decision = _decision(hooks.run("pre-edit", json.dumps(payload)))
-    assert "covers src/persist store.py" in decision["permissionDecisionReason"]
+    done = _run_hook(sub, _edit(sub, root / "src" / "persist store.py"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
 def test_a_link_into_a_nested_repository_is_its_file(nested: tuple[Path, Path, str]) -> None:
@@ -312,12 +315,17 @@ def test_a_nested_repository_without_a_store_is_answered_by_the_outer_one(
     assert f"[{memory_id}] covers vendor/plain/lib.py;" in decision["permissionDecisionReason"]
 
 
-def test_a_file_of_another_repository_with_a_store_is_answered_by_it(
+def test_a_file_of_another_repository_is_answered_by_no_store(
     guarded: tuple[Path, str], tmp_path: Path
 ) -> None:
+    """Another repository's store is neither read nor written for a session's edit: the edit
+    gets nothing, as any path outside the session's repository does."""
     root, _memory_id = guarded
     other = make_repo(tmp_path / "other", {"lib.py": SAVE})
-    memory_id = _guard(other, "lib.py", "other guard")
-    decision = _decision(hooks.run("pre-edit", json.dumps(_edit(root, other / "lib.py"))))
-    assert f"[{memory_id}] covers lib.py;" in decision["permissionDecisionReason"]
+    _guard(other, "lib.py", "other guard")
+    index = other / ".tether" / "index.db"
+    index.unlink()
+    done = _run_hook(root, _edit(root, other / "lib.py"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert not index.exists()
     assert hooks.run("pre-edit", json.dumps(_edit(root, "/etc/passwd"))) == ""

@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from recall.file_names import names_of
-from recall.hooks.edited import link_target, owner_location
+from recall.hooks.edited import link_target, real_path
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
 from recall.hooks.logfile import _log_to, _logger, _notice, _notice_cwd
+from recall.hooks.stores import GUARD_BUSY_MS as GUARD_BUSY_MS  # its place before
+from recall.hooks.stores import HookStores
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
 from recall.hooks.wording import guard_line, warning_line
 from recall.lifecycle.disuse import archived_by_disuse
@@ -28,12 +30,6 @@ if TYPE_CHECKING:
     from recall.policy.hints import HintLedger
     from recall.store import MemoryStore
 
-GUARD_BUSY_MS: Final = 1_000
-"""How long a hook waits for another writer of the store (its lock, the index): the answer, a
-guard's above all, must come well within the agent's hook timeout
-(recall.cli.cmd_agent_config.HOOK_TIMEOUT_SECONDS). Past it the hook reads a copy of the index,
-and a note lost to a busy index costs a repeated question at most."""
-
 MCP_SELF_SERVE: Final = frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"})
 """Tether MCP tools that mean the agent reads or writes memory on its own (hint rule 1): the
 twins of the self-serve CLI commands (recall.policy.hints.SELF_SERVE_COMMANDS). Pin, supersede and
@@ -41,64 +37,6 @@ archive react to what was shown, as their CLI twins do, so they leave the hints 
 _MCP_TOOL = re.compile(r"mcp__(?:[A-Za-z0-9_-]*_)?tether__(memory_[a-z_]+)")
 """Claude Code names an MCP tool ``mcp__<server>__<tool>``; a plugin's server name carries a
 plugin prefix, so any server name ending in ``tether`` counts."""
-
-
-class _Stores:
-    """The project store (and the global one for prompts), opened for one hook call: the
-    store of the repository holding ``file`` when one is given and that is not the cwd's
-    (:func:`recall.hooks.edited.owner_location`), else the cwd's."""
-
-    def __init__(self, cwd: Path, file: str | None = None) -> None:
-        from recall.containment import UnsafeStore
-        from recall.errors import NotFound
-        from recall.kept_engine import open_store
-        from recall.locations import project_location
-
-        try:
-            location = project_location(cwd.resolve())
-            if file is not None:
-                location = owner_location(location, cwd, file)
-        except UnsafeStore as error:  # logged to the user's own folder, never the repository's
-            _notice(str(error))
-            raise Skip("the project store is unsafe") from None
-        except (NotFound, OSError):
-            raise Skip("cwd is outside any repository") from None
-        self.project = open_store(location, _notice)
-        self.project.wait = GUARD_BUSY_MS / 1000
-        self.opened: list[MemoryStore] = [self.project]
-        if not self.project.exists:
-            self.close()
-            raise Skip("no project store here")
-
-    def global_store(self) -> MemoryStore | None:
-        from recall.kept_engine import open_store
-        from recall.locations import global_location
-
-        store = open_store(global_location(self.project.location.base), _notice)
-        store.wait = GUARD_BUSY_MS / 1000
-        self.opened.append(store)
-        return store if store.exists else None
-
-    def searched(self) -> list[MemoryStore]:
-        """The stores a recall reads: the project's, then the user's global one if it exists."""
-        other = self.global_store()
-        return [self.project] if other is None else [self.project, other]
-
-    def hints(self, hook: HookInput) -> tuple[sqlite3.Connection, HintLedger]:
-        """The project index and the hook session's hint ledger over it."""
-        return self.project.conn, _ledger(hook)
-
-    def close(self) -> None:
-        from recall.kept_engine import close_store
-
-        for store in self.opened:
-            close_store(store)
-
-    def __enter__(self) -> _Stores:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _relative(store: MemoryStore, raw: str, cwd: Path) -> str:
@@ -117,12 +55,12 @@ def on_prompt(hook: HookInput) -> str:
     from recall.ranking.query import RecallQuery, Touch
     from recall.service import RECALL_LIMIT, build_recaller, record_shown
 
-    with _Stores(hook.cwd) as stores:
+    with HookStores(hook.cwd) as stores:
         project = stores.project
         # The turn and the session's files are per-user rows, not memories: the folder's check
         # may run beside the ranking, whose recall asks for its verdict before anything is shown.
         project.defer_first_check()
-        conn, ledger = stores.hints(hook)
+        conn, ledger = project.conn, _ledger(hook)
         # The writes are notes: with another writer holding the index past the hook's wait
         # (GUARD_BUSY_MS) the memories are still injected, once waited for, and the notes lost.
         busy = False
@@ -162,9 +100,13 @@ def on_prompt(hook: HookInput) -> str:
 def on_edit(hook: HookInput) -> str:
     """Pre/PostToolUse: record the edited file; ask before an edit under a guard; warn about
     the file's gotchas the policy allows. The ask is decided before any write, and whatever
-    goes wrong in deciding it asks about every guard of the file: never a silent skip."""
+    goes wrong in deciding it asks about every guard of the file: never a silent skip.
+
+    The session's store answers; for a file in a nested repository with a store of its own,
+    that store answers too, each with its guards and gotchas on the file by its own name
+    (:mod:`recall.hooks.edited`)."""
     edited = hook.file_path if hook.tool_name in EDIT_TOOLS else None
-    with _Stores(hook.cwd, edited) as stores:
+    with HookStores(hook.cwd, edited) as stores:
         project = stores.project
         conn = project.conn
         if hook.tool_name == "Bash" and hook.command:
@@ -177,36 +119,58 @@ def on_edit(hook: HookInput) -> str:
             return ""
         if hook.tool_name not in EDIT_TOOLS or not hook.file_path:
             return ""
-        typed = _relative(project, hook.file_path, hook.cwd)
-        path = link_target(project.repo_root, typed)  # an edit of a link writes its target
-        link = typed if typed != path else None
-        on_file: list[Memory] = []
-        ask_now: list[Memory] = []
-        unplaced: frozenset[str] = frozenset()
-        names: tuple[str, ...] = (path,) if link is None else (path, link)
-        try:
-            hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
-            names = _with_link(names_of(conn, path), link)
-            on_file = _on_file(project, path, names, hidden)
-            if hook.event == "PreToolUse":
-                guarded = _guarded(project, path, on_file, hidden)
-                hits = guards_hit(project.repo_root, path, guarded, hook.replaced)
-                ask_now = not_yet_allowed(conn, hook.session_id, path, hits.memories)
-                unplaced = hits.unplaced
-        except Exception:  # a guard is never skipped for an error in finding it
-            _logged("the guard check of %s failed", path)
-            on_file = []
-            ask_now = _every_guard(project, names) if hook.event == "PreToolUse" else []
-            unplaced = frozenset(m.id for m in ask_now)
-        lines: list[str] = []
-        try:
-            lines = _bookkeeping(conn, hook, path, on_file, ask_now, link)
-        except Exception:  # notes of what happened: losing one costs a repeated ask at most
-            _logged("the edit hook's notes on %s failed", path)
-        if ask_now:  # the person decides, once per session, memory and file
-            reason = "\n".join(guard_line(m, path, m.id in unplaced, names, link) for m in ask_now)
-            return ask(hook.event, reason, "\n".join(lines))
+        reasons, lines, warned = _answer(project, hook, hook.file_path, 0)
+        real = real_path(hook.file_path, hook.cwd) if stores.nested else None
+        for store in stores.nested:  # its own name for the file: the real path's
+            try:
+                more = _answer(store, hook, real or hook.file_path, warned)
+            except Skip:  # a path it refuses: the session's store has answered
+                continue
+            except Exception:  # an unusable store (its index unreadable): the same
+                _logged("the nested store's answer on %s failed", str(store.location.base))
+                continue
+            reasons, lines, warned = reasons + more[0], lines + more[1], warned + more[2]
+        if reasons:  # the person decides, once per session, memory and file
+            return ask(hook.event, "\n".join(reasons), "\n".join(lines))
         return output(hook.event, "\n".join(lines))
+
+
+def _answer(
+    project: MemoryStore, hook: HookInput, raw: str, warned: int
+) -> tuple[list[str], list[str], int]:
+    """One store's answer to an edit of ``raw``: why it asks (one line per guard to ask
+    about), the gotcha warnings to show (``warned`` already shown by another store for this
+    edit) and how many there are. Raises :class:`Skip` for a path the store refuses."""
+    conn = project.conn
+    typed = _relative(project, raw, hook.cwd)
+    path = link_target(project.repo_root, typed)  # an edit of a link writes its target
+    link = typed if typed != path else None
+    on_file: list[Memory] = []
+    ask_now: list[Memory] = []
+    unplaced: frozenset[str] = frozenset()
+    names: tuple[str, ...] = (path,) if link is None else (path, link)
+    try:
+        hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
+        names = _with_link(names_of(conn, path), link)
+        on_file = _on_file(project, path, names, hidden)
+        if hook.event == "PreToolUse":
+            guarded = _guarded(project, path, on_file, hidden)
+            hits = guards_hit(project.repo_root, path, guarded, hook.replaced)
+            ask_now = not_yet_allowed(conn, hook.session_id, path, hits.memories)
+            unplaced = hits.unplaced
+    except Exception:  # a guard is never skipped for an error in finding it
+        _logged("the guard check of %s failed", path)
+        on_file = []
+        ask_now = _every_guard(project, names) if hook.event == "PreToolUse" else []
+        unplaced = frozenset(m.id for m in ask_now)
+    lines: list[str] = []
+    shown = 0
+    try:
+        lines, shown = _bookkeeping(conn, hook, path, on_file, ask_now, link, warned)
+    except Exception:  # notes of what happened: losing one costs a repeated ask at most
+        _logged("the edit hook's notes on %s failed", path)
+    reasons = [guard_line(m, path, m.id in unplaced, names, link) for m in ask_now]
+    return reasons, lines, shown
 
 
 def _with_link(names: tuple[str, ...], link: str | None) -> tuple[str, ...]:
@@ -274,10 +238,13 @@ def _bookkeeping(
     on_file: list[Memory],
     ask_now: list[Memory],
     link: str | None = None,
-) -> list[str]:
+    warned: int = 0,
+) -> tuple[list[str], int]:
     """The writes of an edit hook call (the touch, the guard ledger, the hint policy, the
-    surfacings); returns the gotcha warnings to show. An edit through ``link`` touches the
-    link's target ``path`` and the link both, so recall finds the memories naming either."""
+    surfacings); returns the lines to show and how many gotcha warnings they hold, at most
+    :data:`recall.ranking.weights.EDIT_WARNINGS_MAX` less the ``warned`` another store showed
+    for the same edit. An edit through ``link`` touches the link's target ``path`` and the link
+    both, so recall finds the memories naming either."""
     from recall.policy.usage import record_surfacings
 
     turn = _current_turn(conn, hook.session_id)
@@ -299,7 +266,8 @@ def _bookkeeping(
         ledger = _ledger(hook)
         candidates = [Candidate(m.id, pinned=m.pinned) for m in gotchas]
         allowed = set(ledger.preview(conn, candidates).new)
-        first = [c for c in candidates if c.memory_id in allowed][:EDIT_WARNINGS_MAX]
+        room = max(EDIT_WARNINGS_MAX - warned, 0)
+        first = [c for c in candidates if c.memory_id in allowed][:room]
         more = len(allowed) - len(first)  # not marked shown: the next edit of the file shows them
         # Within one turn the policy keeps a hint visible; an agent would read the same
         # warning on every edit of the file, so a hook shows only the hints new in this call.
@@ -308,11 +276,15 @@ def _bookkeeping(
     if shown:
         record_surfacings(conn, sorted(shown))
     lines = [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
+    warnings = len(lines)
     if more:
         import shlex
 
-        lines.append(f"· {more} more on {path}: `tether list --file {shlex.quote(path)}`")
-    return lines
+        from recall.display import visible
+
+        listing = f"`tether list --file {shlex.quote(path)}`"
+        lines.append(f"· {more} more on {visible(path)}: {visible(listing)}")
+    return lines, warnings
 
 
 def _turn_read(conn: sqlite3.Connection, session: str) -> int:
@@ -347,7 +319,7 @@ def on_session_start(hook: HookInput) -> str:
     from recall.lifecycle.session_start import hint_lines, start_session
     from recall.settings import engine_settings
 
-    with _Stores(hook.cwd) as stores:
+    with HookStores(hook.cwd) as stores:
         project = stores.project
         searched = stores.searched()
 

@@ -36,7 +36,10 @@ def guard_line(
     """Why an edit of ``path`` asks first: the guarded memory, the earlier name it gives the
     file (of ``names``, when it does not name ``path``), the link the edit went through, the
     anchored symbols there (and the file a moved one came from), whether the edit could not
-    be placed, and how to stop being asked."""
+    be placed, and how to stop being asked. The file's names and the symbols' come from the
+    repository and may hold any character: each is shown through :func:`recall.display.visible`.
+    """
+    from recall.display import visible
     from recall.policy.inject import safe_field  # see warning_line
 
     text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
@@ -44,17 +47,19 @@ def guard_line(
     for anchor in memory.anchors:
         if anchor.path == path:
             came = anchor.extra.get(MOVED_FROM)
-            symbols.append(f"{anchor.name}, moved here from {came}" if came else anchor.name)
+            name = visible(anchor.name)
+            symbols.append(f"{name}, moved here from {visible(str(came))}" if came else name)
     parts = [f"symbol {'; '.join(symbols)}"] if symbols else []
     earlier = [name for name in names if name not in (path, link) and name in memory.files]
     if earlier and path not in memory.files and not symbols:  # a moved symbol says whence
-        parts.insert(0, f"renamed from {earlier[0]}")
+        parts.insert(0, f"renamed from {visible(earlier[0])}")
     if link is not None:
-        parts.append(f"edited through the link {link}")
+        parts.append(f"edited through the link {visible(link)}")
     where = f" ({'; '.join(parts)})" if parts else ""
+    shown = visible(path)
     placed = "; could not tell where the edit falls: asking as for the whole file" * unplaced
     return (
-        f'Tether: guarded {memory.category} "{text}" [{memory.id}] covers {path}{where}{placed}; '
+        f'Tether: guarded {memory.category} "{text}" [{memory.id}] covers {shown}{where}{placed}; '
         f"allow the edit only if it keeps to it (`tether show {memory.id}`; "
         f"`tether unguard {memory.id}` stops these questions)"
     )
