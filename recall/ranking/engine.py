@@ -201,10 +201,16 @@ class Recaller:
         cuts: dict[tuple[int, str], crowded.Cut] = {}
         ranked = max(query.limit, W.SPREAD_POOL)  # a short list is the head of a long one
         for store in self.stores:
-            if store.scope not in query.scopes or id(store) not in pinned:
-                continue  # a store with no folder now (a branch switch) has nothing to give
+            if store.scope not in query.scopes:
+                continue
             found.extend(
-                self._rank_store(store, adjuster, neighbours, prepared, timings, ranked, cuts)
+                candidate
+                for candidate in self._rank_store(
+                    store, adjuster, neighbours, prepared, timings, ranked, cuts
+                )
+                # a store whose folder is gone (a branch switch) has nothing to give, though
+                # its index, still open, answers until its owner closes it
+                if id(candidate.store) in pinned
             )
         tick = time.perf_counter()
         merged = merge_scopes(found)
