@@ -203,15 +203,10 @@ class Recaller:
         for store in self.stores:
             if store.scope not in query.scopes:
                 continue
-            found.extend(
-                candidate
-                for candidate in self._rank_store(
-                    store, adjuster, neighbours, prepared, timings, ranked, cuts
-                )
-                # a store whose folder is gone (a branch switch) has nothing to give, though
-                # its index, still open, answers until its owner closes it
-                if id(candidate.store) in pinned
-            )
+            given = self._rank_store(store, adjuster, neighbours, prepared, timings, ranked, cuts)
+            # a store whose folder is gone (a branch switch) gives nothing, though its index
+            # answers until its owner closes it
+            found.extend(c for c in given if id(c.store) in pinned)
         tick = time.perf_counter()
         merged = merge_scopes(found)
         merged.sort(key=lambda c: (-c.item.score, c.id))
