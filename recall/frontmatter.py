@@ -221,13 +221,14 @@ def _yaml_error_line(error: yaml.YAMLError) -> int:
     return (mark.line + 2) if mark is not None else 1
 
 
-def _split_body(body: str) -> tuple[str | None, str, int]:
+def _split_body(body: str, *, crlf: bool) -> tuple[str | None, str, int]:
     """Return (summary, details, offset of summary line within the body).
 
-    A line ending in CRLF (a Windows checkout) is read as one ending in LF, so no carriage
-    return is left at the end of a summary or of a line of the details; the file keeps its
-    text."""
-    lines = body.replace("\r\n", "\n").split("\n")
+    In a file whose lines end in CRLF (``crlf``: its opening fence does, as in a Windows
+    checkout) each line is read as one ending in LF, so no carriage return is left at the end
+    of a summary or of a line of the details; the file keeps its text. In any other file a
+    carriage return in the details is the writer's own and is kept."""
+    lines = (body.replace("\r\n", "\n") if crlf else body).split("\n")
     index = 0
     while index < len(lines) and not lines[index].strip():
         index += 1
@@ -266,7 +267,8 @@ def parse(text: str, path: Path | str) -> ParsedFile:
         match = _KEY_LINE.match(line)
         if match and match.group(1) not in key_lines:
             key_lines[match.group(1)] = offset + 2
-    summary, details, body_offset = _split_body(body)
+    crlf = text.lstrip("\ufeff").startswith("---\r\n")
+    summary, details, body_offset = _split_body(body, crlf=crlf)
     fields = {str(key): value for key, value in loaded.items()}
     return ParsedFile(fields, summary, details, key_lines, close_index + 2 + body_offset)
 
