@@ -14,7 +14,7 @@ from recall.display import is_unseen, visible
 from recall.errors import BadInput, NotFound
 from recall.locations import PROJECT
 from recall.model import MIN_ID_PREFIX
-from recall.service import FolderStores
+from recall.service import FolderStores, Notice
 from recall.store import MemoryStore
 from recall.store.busy import READ_WAIT_SECONDS, WRITE_WAIT_SECONDS
 
@@ -62,33 +62,43 @@ def _json_escape(ch: str) -> str:
     return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
 
 
+READ_COMMANDS = frozenset({"list", "search", "recall", "show", "stats"})
+"""The commands that only read a store (their usage counts are bookkeeping, skipped when the
+index is busy): they wait for another process as briefly as the hooks do."""
+
+
 class CommandStores(FolderStores):
     """The stores of one CLI invocation, each handed out waiting for another Tether process
-    as a person at a terminal is best served: a read waits as long as the hooks do
-    (:data:`~recall.store.busy.READ_WAIT_SECONDS`), then answers from the index as last
-    committed and says so; a write waits longer (:data:`~recall.store.busy.WRITE_WAIT_SECONDS`),
-    saying what it waits for, then fails naming the busy store."""
+    as a person at a terminal is best served: a read command's stores wait as long as the
+    hooks do (:data:`~recall.store.busy.READ_WAIT_SECONDS`), then answer from the index as
+    last committed and say so; any other command's wait as long as a write does
+    (:data:`~recall.store.busy.WRITE_WAIT_SECONDS`), saying what they wait for, then fail
+    naming the busy store."""
+
+    def __init__(self, cwd: Path, *, notice: Notice, reads_only: bool = False) -> None:
+        super().__init__(cwd, notice=notice)
+        self._reads_only = reads_only
 
     def project(self, *, create: bool = False) -> MemoryStore:
-        return _waiting(super().project(create=create))
+        return self._waiting(super().project(create=create))
 
     def global_store(self) -> MemoryStore:
-        return _waiting(super().global_store())
+        return self._waiting(super().global_store())
 
-
-def _waiting(store: MemoryStore) -> MemoryStore:
-    store.wait = READ_WAIT_SECONDS
-    store.write_wait = WRITE_WAIT_SECONDS
-    return store
+    def _waiting(self, store: MemoryStore) -> MemoryStore:
+        store.wait = READ_WAIT_SECONDS if self._reads_only else WRITE_WAIT_SECONDS
+        store.write_wait = WRITE_WAIT_SECONDS
+        return store
 
 
 class CommandContext:
     """Shared state of one CLI invocation."""
 
-    def __init__(self, *, json_output: bool, cwd: Path) -> None:
+    def __init__(self, *, json_output: bool, cwd: Path, command: str = "") -> None:
         self.json = json_output
         self.cwd = cwd
-        self.folder = CommandStores(cwd, notice=self.notice)
+        reads_only = command in READ_COMMANDS
+        self.folder = CommandStores(cwd, notice=self.notice, reads_only=reads_only)
 
     # -- stores ----------------------------------------------------------------------------
 

@@ -144,6 +144,10 @@ def text(
         return {}
     if table == "fts_words" and vocabulary is None:
         vocabulary = Vocabulary(conn)
+    if vocabulary is not None and vocabulary.conn is not conn:
+        from recall.ranking.shown import IndexMoved  # rare: an index swapped mid-recall
+
+        raise IndexMoved  # counts kept from a connection the swap replaced: rank again
     kept = None
     if table == "fts_words" and postings is not None and vocabulary is not None:
         kept = _best_from_postings(postings, vocabulary, matching, limit, candidates, inactive)
