@@ -6,18 +6,14 @@ after it, goes through once the store is free, and fails naming it when it stays
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fcntl
-import os
-import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from recall.store.busy import WRITE_WAIT_SECONDS
 from tests.mcp.harness import call, error, mcp_client
+from tests.test_cli_busy import index_held, lock_held
 
 pytestmark = pytest.mark.asyncio
 
@@ -26,26 +22,6 @@ ANSWER_BOUND = 10.0
 far below the write's wait."""
 
 PULLED = "a gotcha pulled while the store was busy"
-
-
-@contextlib.contextmanager
-def lock_held(repo: Path) -> Iterator[None]:
-    fd = os.open(repo / ".tether" / "write.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def index_held(repo: Path) -> Iterator[None]:
-    other = sqlite3.connect(repo / ".tether" / "index.db", isolation_level=None)
-    try:
-        other.execute("BEGIN IMMEDIATE")
-        yield
-    finally:
-        other.close()
 
 
 def pull(repo: Path) -> None:
