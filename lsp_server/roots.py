@@ -21,7 +21,7 @@ from lsp_server.usage_counts import UsageCounts
 from recall.clock import day_number, now
 from recall.containment import UnsafeStore
 from recall.errors import BadInput, NotFound, StoreBusy
-from recall.folder_watch import FolderChange, FolderWatch
+from recall.folder_watch import FolderWatch
 from recall.genome import Genome
 from recall.locations import Location, global_location, project_location
 from recall.model import Memory
@@ -83,7 +83,7 @@ class Root:
         self.told_broken: set[tuple[str, int, str]] = set()
         """The memory files of its stores that cannot be loaded, as last told (path, line,
         problem; :mod:`lsp_server.broken_files`)."""
-        self._unsynced: dict[int, FolderChange] = {}
+        self._unsynced: dict[int, MemoryStore] = {}
         """Changed folders not synced yet because another process holds their store's lock
         (read on from the index as last committed until it is free; lsp_server.store_busy)."""
 
@@ -221,19 +221,15 @@ class Root:
         """
         changed = self._reopen_copies()
         for change in self._watch.changes(self.stores(), force=force):
-            kept = self._unsynced.get(id(change.store))
-            appeared = change.appeared or (kept is not None and kept.appeared)
-            vanished = change.vanished or (
-                kept is not None and kept.vanished and not change.appeared
-            )
-            self._unsynced[id(change.store)] = FolderChange(change.store, appeared, vanished)
-        for key, change in list(self._unsynced.items()):
-            if held_elsewhere(change.store):
+            if change.appeared or change.vanished:
+                self._let_go(change.store, vanished=change.vanished)
+                changed = True
+            self._unsynced[id(change.store)] = change.store
+        for key, store in list(self._unsynced.items()):
+            if held_elsewhere(store):
                 continue  # synced once the other process lets the store go
             try:
-                changed |= self._refresh(
-                    change.store, appeared=change.appeared, vanished=change.vanished
-                )
+                changed |= self._refresh(store)
             except StoreBusy:  # another writer took the lock first: next message
                 continue
             del self._unsynced[key]
@@ -260,19 +256,23 @@ class Root:
                 reopened = True
         return reopened
 
-    def _refresh(self, store: MemoryStore, *, appeared: bool, vanished: bool = False) -> bool:
-        """Re-read a store whose folder changed. Always counts as a change: another process
-        (the CLI) may have indexed its own write already, so the sync itself finds nothing.
-        A folder taken away lets go of its index (the store reads as empty until the folder
-        is back), said once."""
-        if appeared or vanished:  # created or taken away since we looked: reopen as it is now
-            store.close()
-            self._recaller = None
+    def _let_go(self, store: MemoryStore, *, vanished: bool) -> None:
+        """A memory folder created or taken away since the last look: its store is closed at
+        once, even while another process holds it (what it read from, an empty stand-in or an
+        index the folder no longer backs, must not answer meanwhile); the next use opens it as
+        it is now. A folder taken away is said once."""
+        store.close()
+        self._recaller = None
+        self.bump()
         if vanished:
             self.notice(
                 f"{store.location.memories_dir} is gone (a branch switch, a clean?); its "
                 "memories are not shown until it is back"
             )
+
+    def _refresh(self, store: MemoryStore) -> bool:
+        """Re-read a store whose folder changed. Always counts as a change: another process
+        (the CLI) may have indexed its own write already, so the sync itself finds nothing."""
         if store.exists:
             store.refresh()
         self.bump()

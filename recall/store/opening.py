@@ -85,9 +85,8 @@ class IndexOpening(StoreBase):
 
     def serve_again(self, notice: Callable[[str], None]) -> None:
         """Serve a long-lived process's next command as a store opened for it would: notices
-        to ``notice``, the default waits, the folder checked at the next use. Created
-        since (its in-memory index knows no file) or its folder gone (a sync would empty the
-        index on disk): opened afresh."""
+        to ``notice``, the default waits, the folder checked at the next use. Created since
+        or its folder gone (a sync would empty the index on disk): opened afresh."""
         self.notice = notice
         self.wait = self.write_wait = None
         self._read_only_told = False
@@ -98,8 +97,8 @@ class IndexOpening(StoreBase):
 
     @property
     def busy(self) -> bool:
-        """Whether reads are served from a copy of the index because another writer held it
-        past this caller's :attr:`wait` (closing the store lets the next use open it again)."""
+        """Whether reads are served from a copy of the index: another writer held it past
+        this caller's :attr:`wait` (the next use after a close opens it again)."""
         return self._busy
 
     def reusable(self) -> bool:
@@ -226,12 +225,11 @@ class IndexOpening(StoreBase):
     def _unwritable(self) -> tuple[str, str] | None:
         """Why this store's index cannot be written here and what to do, or None when it can.
 
-        Probed with ``statvfs`` and ``access`` on the index files and the lock (never by
-        opening them: closing any descriptor of a file drops every POSIX lock this process
-        holds on it, SQLite's included, and another process could then remove the WAL files
-        under a live connection). A read-only file, folder or mount and a missing permission
-        all count, for root too.
-        """
+        Probed with ``statvfs`` and ``access`` on the index files and the lock, never by
+        opening them (closing any descriptor of a file drops this process's POSIX locks on it,
+        SQLite's too). A read-only file, folder or mount and a missing permission count, for
+        root too; a file gone between the two looks (the WAL its last connection removed) is
+        missing."""
         base = self.location.base
         index = self.location.index_path
         for target in (index, Path(f"{index}-wal"), Path(f"{index}-shm"), self.location.lock_path):
@@ -242,6 +240,8 @@ class IndexOpening(StoreBase):
             if read_only_mount:
                 return f"{target} is on a read-only file system", WRITABLE_CLONE
             if not os.access(target, os.W_OK, effective_ids=_EFFECTIVE_IDS):
+                if not os.path.lexists(target):
+                    continue
                 return f"{target} is not writable: permission denied", self._make_writable()
         if not os.access(base, os.W_OK):
             return f"{base} is not writable", self._make_writable()

@@ -14,6 +14,7 @@ from recall.locations import global_location
 from recall.store import MemoryStore
 from tests.lsp import workspace
 from tests.lsp.session import Session
+from tests.lsp.test_store_busy import index_held
 
 pytestmark = pytest.mark.asyncio
 
@@ -67,3 +68,24 @@ async def test_diagnostics_leave_and_return_with_the_memory_folder(
     await lsp.type(ws.store_py, (0, 0), (0, 0), "#\n")
     back = [d for d in lsp.diagnostics(ws.store_py) if d.code == ws.gotcha]
     assert [d.range.start.line for d in back] == [line + 4]
+
+
+async def test_the_folder_back_while_another_process_holds_the_index(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    """The folder comes back while another connection (an indexer thread, a genome refresh)
+    holds the index: its memories show at once, read from the index as last committed, not
+    from the empty stand-in the server used while the folder was gone."""
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    memories = ws.root / ".tether" / "memories"
+    kept = ws.root.parent / "memories-elsewhere"
+    memories.rename(kept)
+    await lsp.type(ws.store_py, (0, 0), (0, 0), "#\n")
+    assert ws.gotcha not in [d.code for d in lsp.diagnostics(ws.store_py)]
+    with index_held(ws):
+        kept.rename(memories)
+        await lsp.type(ws.store_py, (0, 0), (0, 0), "#\n")
+        assert ws.gotcha in [d.code for d in lsp.diagnostics(ws.store_py)]
+    await lsp.type(ws.store_py, (0, 0), (0, 0), "#\n")
+    assert ws.gotcha in [d.code for d in lsp.diagnostics(ws.store_py)]

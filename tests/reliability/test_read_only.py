@@ -395,3 +395,29 @@ def test_read_only_errors_are_told_apart_from_damage(tmp_path: Path) -> None:
     garbage.write_bytes(b"not a database at all" * 100)
     with pytest.raises(db.IndexUnusable):
         db.open_checked(garbage)
+
+
+def test_a_wal_removed_by_its_last_connection_while_probed_is_not_taken_for_read_only(
+    repo: Path, seeded: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another connection closing between the probe's stat and its access check removes the
+    WAL: the file is missing then, which is fine, not unwritable."""
+    location = project_location(repo)
+    wal = Path(f"{location.index_path}-wal")
+    other = sqlite3.connect(location.index_path, isolation_level=None)
+    other.execute("INSERT INTO meta(key, value) VALUES('probe', '1')")  # leaves the WAL
+    assert wal.exists()
+    real_access = os.access
+
+    def closing_first(path: object, mode: int, **kwargs: object) -> bool:
+        if Path(str(path)) == wal:
+            other.close()  # the last connection of the index: SQLite removes its WAL
+        return real_access(path, mode, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "access", closing_first)
+    store = MemoryStore(location, notice=lambda message: None)
+    try:
+        assert store.find(seeded[1]) is not None
+        assert store.read_only is None, store.read_only
+    finally:
+        store.close()
