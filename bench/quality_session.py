@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterable, Sequence
@@ -27,14 +28,27 @@ def memory_line(commit: dict[str, Any], *, scan: bool = False) -> str:
     unless ``scan``, written past the secrets scan (public commit messages: "token = 83f1…"
     in a protocol's log is not a secret)."""
     line = {
-        "summary": commit["subject"] or "(no subject)",
-        "details": commit["body"],
+        "summary": _seen(commit["subject"]) or "(no subject)",
+        "details": _C0.sub(" ", commit["body"]),
         "category": "context",
         "files": commit["files"],
         "created": commit["date"],
         "id": commit["sha"][:8],
     }
     return json.dumps(line if scan else {**line, "allow_secret": True})
+
+
+_C0 = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+"""The control characters the store refuses in details (all of C0 but tab and line breaks)."""
+
+
+def _seen(text: str) -> str:
+    """``text`` with each character the store refuses in a summary (a control, format or
+    separator character: a commit subject may hold a stray byte such as ``\\x8d``) made a
+    space."""
+    from recall.display import is_unseen
+
+    return "".join(" " if is_unseen(ch) else ch for ch in text)
 
 
 class Session:

@@ -203,3 +203,23 @@ def test_identifiers_and_lead_words_of_subjects() -> None:
     }
     assert identifiers("ip: fix the route table") == set()
     assert subject_verb("tc: flower: Fix incorrect error msg") == "fix"
+
+
+def test_a_commit_subject_or_body_with_a_control_byte_is_imported_without_it() -> None:
+    from bench.quality_session import memory_line
+    from recall.records import check_details, check_summary
+
+    line = json.loads(
+        memory_line(
+            {
+                "subject": "ifcfg-rh: parse\x8d the key",
+                "body": "a\x1b[0m body\tand\r\nlines",
+                "files": ["src/a.c"],
+                "date": TASK_DATE,
+                "sha": "ab" * 20,
+            }
+        )
+    )
+
+    assert check_summary(line["summary"]) == "ifcfg-rh: parse  the key"
+    assert check_details(line["details"]) == "a [0m body\tand\r\nlines"
