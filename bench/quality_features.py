@@ -316,6 +316,75 @@ def moves_files(history: History, task: Task) -> Any:
     return np.array([bool(history.commits[i]["renames"]) for i in task.idx], float)
 
 
+SERIES_HOURS = 72.0
+"""How close in time two memories on the touched files must be to count as one series."""
+
+
+def _on_files_words(task: Task) -> tuple[Any, Any]:
+    """Each candidate's word score and whether it is on a touched file (a file signal)."""
+    import numpy as np
+
+    found = np.array([s.get("words", 0.0) for s in task.signals], float)
+    on_file = np.array(["file" in s for s in task.signals], bool)
+    return found, on_file
+
+
+def _series_best(history: History, task: Task) -> tuple[Any, Any]:
+    """For each candidate on a touched file: the best word score among the other candidates
+    on a touched file dated within ``SERIES_HOURS`` of it (0 without one), and its own."""
+    import numpy as np
+
+    found, on_file = _on_files_words(task)
+    best = np.zeros(len(task.idx))
+    at = np.flatnonzero(on_file)
+    if len(at) > 1:
+        times = np.array([history.commits[task.idx[k]]["ts"] for k in at], float)
+        near = np.abs(times[:, None] - times[None, :]) <= SERIES_HOURS * 3600
+        np.fill_diagonal(near, False)
+        best[at] = np.where(near, found[at][None, :], 0.0).max(axis=1)
+    return best, found
+
+
+def series_words(history: History, task: Task) -> Any:
+    """A patch series shares its word match: a memory on a touched file gets the best word
+    score of another memory on a touched file written within ``SERIES_HOURS`` of it (a
+    feature brought in over several commits: the one the prompt's words name is not always
+    the one that brought the fault)."""
+    return _series_best(history, task)[0]
+
+
+def series_words_gap(history: History, task: Task) -> Any:
+    """:func:`series_words` less the memory's own word score, where that is more (what its
+    series adds to it)."""
+    import numpy as np
+
+    best, found = _series_best(history, task)
+    return np.maximum(0.0, best - found)
+
+
+def file_words_rank(history: History, task: Task) -> Any:
+    """Among the candidates on a touched file with a word score, ``0.5 ** rank`` by that
+    score (the best word match of the touched files' memories 1, the next 0.5...), else 0:
+    the text's order within the touched files, whatever its magnitude."""
+    import numpy as np
+
+    found, on_file = _on_files_words(task)
+    value = np.zeros(len(task.idx))
+    at = np.flatnonzero(on_file & (found > 0))
+    order = at[np.argsort(-found[at], kind="stable")]
+    value[order] = 0.5 ** np.arange(len(order))
+    return value
+
+
+def file_words_share(history: History, task: Task) -> Any:
+    """A candidate on a touched file's word score as a share of the best such score (0..1)."""
+    import numpy as np
+
+    found, on_file = _on_files_words(task)
+    top = found[on_file].max(initial=0.0)
+    return np.where(on_file & (top > 0), found / max(top, 1e-12), 0.0)
+
+
 Feature = Callable[["History", "Task"], Any]
 
 FEATURES: dict[str, Feature] = {
@@ -335,6 +404,10 @@ FEATURES: dict[str, Feature] = {
     "same_files": same_files,
     "prefix_match": prefix_match,
     "moves_files": moves_files,
+    "series_words": series_words,
+    "series_words_gap": series_words_gap,
+    "file_words_rank": file_words_rank,
+    "file_words_share": file_words_share,
 }
 """Every feature by name (``--feature``)."""
 

@@ -183,6 +183,33 @@ def print_reach(tasks: Sequence[Task]) -> None:
         print(f"  {name:<32} " + " ".join(f"{counts[h][name]:>5}" for h in sorted(counts)))
 
 
+GATHERING = REACH_CLASSES[3:6]
+"""Where a relevant memory is when only wider candidate gathering could lift it: on no
+touched file and past ``SEEN``, or found by no channel."""
+
+
+def print_gathering_ceiling(tasks: Sequence[Task]) -> None:
+    """Per history: the tasks of the ``GATHERING`` classes, and how many of them have their
+    third candidate scoring no more than the best any candidate on no touched file scored
+    in that history (a generous bound on what gathering more such memories could lift)."""
+    best: dict[str, float] = defaultdict(float)
+    for task in tasks:
+        for k, signals in enumerate(task.signals):
+            if "file" not in signals:
+                best[task.history] = max(best[task.history], float(task.base[k]))
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for task in tasks:
+        if reach(task) in GATHERING:
+            counts[task.history][0] += 1
+            third = float(task.base[SHOWN - 1]) if len(task.base) >= SHOWN else 0.0
+            counts[task.history][1] += third <= best[task.history]
+    print("gathering misses (on no touched file, past 50 or not found), and of them the tasks")
+    print("whose third scores at most the history's best score off the touched files:")
+    for name in sorted(best):
+        found, within = counts[name]
+        print(f"  {name:<16} {found:>4} {within:>4}  (best off the files {best[name]:.3f})")
+
+
 def hit3(tasks: Sequence[Task], extra: Sequence[Any] | None = None, strength: float = 0.0):
     """Pre-cut hit@3 per history, the candidates ordered by score (plus ``strength`` times
     ``extra``, one array per task); equal scores keep the engine's order."""
@@ -287,6 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.reach:
         print_reach(tasks)
+        print_gathering_ceiling(tasks)
         return 0
     base = hit3(tasks)
     print("engine: " + ", ".join(f"{n} {v:.3f}" for n, v in base.items()))

@@ -205,6 +205,55 @@ def test_identifiers_and_lead_words_of_subjects() -> None:
     assert subject_verb("tc: flower: Fix incorrect error msg") == "fix"
 
 
+def test_a_series_shares_its_word_match_and_the_touched_files_words_are_ranked(
+    tmp_path: Path,
+) -> None:
+    """The last two memories of the fixture are 100 and 199 days apart from their
+    neighbours; moved a day apart, they are one series and share the better word score."""
+    data = _history(tmp_path / "data")
+    lines = (data / "hist" / "commits.jsonl").read_text().splitlines()
+    near = json.loads(lines[2])
+    near["ts"] = json.loads(lines[3])["ts"] - 86400
+    lines[2] = json.dumps(near)
+    (data / "hist" / "commits.jsonl").write_text("\n".join(lines) + "\n")
+    ids = [f"{n:02d}" * 4 for n in (1, 2, 3, 4)]
+    row = {
+        "history": "hist",
+        "task": "ff" * 20,
+        "candidates": [
+            {"id": i, "relevant": False, "signals": {"file": 0.3, "words": w}}
+            for i, w in zip(ids, [0.0, 0.02, 0.01, 0.08], strict=True)
+        ],
+    }
+    (tmp_path / "dump.jsonl").write_text(json.dumps(row) + "\n")
+    tasks, histories = offline.read_dump([tmp_path / "dump.jsonl"], data)
+    history, task = histories["hist"], tasks[0]
+
+    assert list(FEATURES["series_words"](history, task)) == [0.0, 0.0, 0.08, 0.01]
+    assert list(FEATURES["series_words_gap"](history, task)) == [0.0, 0.0, 0.07, 0.0]
+    assert list(FEATURES["file_words_rank"](history, task)) == [0.0, 0.5, 0.25, 1.0]
+    assert list(FEATURES["file_words_share"](history, task)) == [0.0, 0.25, 0.125, 1.0]
+
+
+def test_the_gathering_ceiling_counts_misses_a_memory_off_the_files_could_reach(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Of two tasks whose relevant memory no channel found, only the one whose third
+    candidate scores under the best score off the touched files could be lifted."""
+    import numpy as np
+
+    low = _task(None, 60, {"file": 0.3}, complete=True)
+    low.base = np.full(60, 0.2)
+    high = _task(None, 60, {"file": 0.3}, complete=True)
+    high.base = np.full(60, 0.5)
+    off = _task(0, 60, {"words": 0.1}, complete=True)
+    off.base = np.full(60, 0.25)
+
+    offline.print_gathering_ceiling([low, high, off])
+
+    assert "hist                2    1  (best off the files 0.250)" in capsys.readouterr().out
+
+
 def test_a_commit_subject_or_body_with_a_control_byte_is_imported_without_it() -> None:
     from bench.quality_session import memory_line
     from recall.records import check_details, check_summary
