@@ -385,6 +385,53 @@ def file_words_share(history: History, task: Task) -> Any:
     return np.where(on_file & (top > 0), found / max(top, 1e-12), 0.0)
 
 
+FIXED_AFTER_DAYS = 30.0
+"""How soon after a memory a repair on its files counts as one of its follow-up fixes."""
+
+
+def _fixed_after(history: History, task: Task, shared_word: bool) -> Any:
+    """For each candidate on a touched file: how many later memories, older than the task,
+    name one of its touched files, begin with a repair word (``FIXES``) and were written
+    within ``FIXED_AFTER_DAYS`` of it (with ``shared_word``, only those sharing a word of
+    three letters or more, not a function word, with its summary), as ``log(1 + count)``."""
+    import numpy as np
+
+    touched = set(task.task["touched"])
+    up_to = task.task["task_idx"]
+    value = np.zeros(len(task.idx))
+    for k, idx in enumerate(task.idx):
+        if "file" not in task.signals[k]:
+            continue
+        commit = history.commits[idx]
+        mine = {w for w in content_words(commit["subject"]) if len(w) >= 3}
+        later: set[int] = set()
+        for path in touched.intersection(commit["files"]):
+            for other in history.file_mems.get(path, ()):
+                if not idx < other < up_to or other in later:
+                    continue
+                fix = history.commits[other]
+                if fix["ts"] - commit["ts"] > FIXED_AFTER_DAYS * 86400:
+                    continue
+                if subject_verb(fix["subject"]) not in FIXES:
+                    continue
+                if shared_word and not mine.intersection(words(fix["subject"])):
+                    continue
+                later.add(other)
+        value[k] = math.log1p(len(later))
+    return value
+
+
+def fixed_after(history: History, task: Task) -> Any:
+    """:func:`_fixed_after` of any repair on the memory's touched files: a change that needed
+    fixing soon after tends to hold more faults."""
+    return _fixed_after(history, task, False)
+
+
+def fixed_after_same_words(history: History, task: Task) -> Any:
+    """:func:`_fixed_after` of the repairs sharing a word with the memory's summary."""
+    return _fixed_after(history, task, True)
+
+
 Feature = Callable[["History", "Task"], Any]
 
 FEATURES: dict[str, Feature] = {
@@ -408,6 +455,8 @@ FEATURES: dict[str, Feature] = {
     "series_words_gap": series_words_gap,
     "file_words_rank": file_words_rank,
     "file_words_share": file_words_share,
+    "fixed_after": fixed_after,
+    "fixed_after_same_words": fixed_after_same_words,
 }
 """Every feature by name (``--feature``)."""
 

@@ -235,6 +235,28 @@ def test_a_series_shares_its_word_match_and_the_touched_files_words_are_ranked(
     assert list(FEATURES["file_words_share"](history, task)) == [0.0, 0.25, 0.125, 1.0]
 
 
+def test_a_memory_repaired_soon_after_on_its_file_counts_its_follow_up_fixes(
+    tmp_path: Path,
+) -> None:
+    """The fixture's second memory is followed ten days later by a repair on its file; the
+    repair names the lexer, not the parser its summary names."""
+    import math
+
+    data = _history(tmp_path / "data")
+    lines = (data / "hist" / "commits.jsonl").read_text().splitlines()
+    fix = json.loads(lines[2])
+    fix["ts"] = json.loads(lines[1])["ts"] + 10 * 86400
+    fix["subject"] = "a: fix the lexer"
+    lines[2] = json.dumps(fix)
+    (data / "hist" / "commits.jsonl").write_text("\n".join(lines) + "\n")
+    ids = [f"{n:02d}" * 4 for n in (1, 2, 3, 4)]
+    dump = _dump(tmp_path / "dump.jsonl", ids, [0.300, 0.295, 0.290, 0.285], ids[3])
+    tasks, histories = offline.read_dump([dump], data)
+
+    assert list(FEATURES["fixed_after"](histories["hist"], tasks[0])) == [0, math.log(2), 0, 0]
+    assert list(FEATURES["fixed_after_same_words"](histories["hist"], tasks[0])) == [0, 0, 0, 0]
+
+
 def test_the_gathering_ceiling_counts_misses_a_memory_off_the_files_could_reach(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
