@@ -1,7 +1,15 @@
 -- Headless Neovim 0.7 probe: attach Tether to the file given on the command line, wait for
--- its diagnostics, hover on the first one, write what came back as JSON and quit.
+-- its diagnostics, hover on the first one, write what came back as JSON and quit. An init
+-- file run before it may set PROBE_CLIENT, a table of more fields for vim.lsp.start_client
+-- (settings as a user writes them). The server's messages (shown and logged) are kept too.
 local out = os.getenv('PROBE_OUT')
-local result = { diagnostics = {}, hover = nil, error = nil }
+local result = { diagnostics = {}, hover = nil, error = nil, messages = {} }
+
+for _, method in ipairs({ 'window/showMessage', 'window/logMessage' }) do
+  vim.lsp.handlers[method] = function(_, params)
+    table.insert(result.messages, { method = method, type = params.type, message = params.message })
+  end
+end
 
 local function finish()
   local handle = io.open(out, 'w')
@@ -13,11 +21,11 @@ end
 vim.api.nvim_create_autocmd('VimEnter', {
   callback = function()
     local ok, err = pcall(function()
-      local id = vim.lsp.start_client({
+      local id = vim.lsp.start_client(vim.tbl_extend('force', {
         name = 'tether',
         cmd = { os.getenv('PROBE_PY'), '-m', 'recall', 'lsp' },
         root_dir = os.getenv('PROBE_ROOT'),
-      })
+      }, rawget(_G, 'PROBE_CLIENT') or {}))
       vim.lsp.buf_attach_client(0, id)
       vim.wait(20000, function() return #vim.diagnostic.get(0) > 0 end, 50)
       for _, d in ipairs(vim.diagnostic.get(0)) do
