@@ -103,6 +103,7 @@ def _level(value: Any) -> str:
 
 
 def _severity(value: Any) -> dict[str, str]:
+    value = as_table(value)  # Neovim's empty Lua table
     if isinstance(value, str):  # one level for every category
         level = _level(value)
         return dict.fromkeys(CATEGORIES, level)
@@ -117,6 +118,7 @@ def _severity(value: Any) -> dict[str, str]:
 
 
 def _client_severity(value: Any) -> dict[str, str]:
+    value = as_table(value)
     if not isinstance(value, Mapping):
         raise ValueError("give a table of client name = level")
     return {str(name): _level(level) for name, level in value.items()}

@@ -105,6 +105,7 @@ def test_neovim_011_with_the_documented_config(tmp_path: Path) -> None:
     [
         "init_options = {}",
         "settings = { tether = {} }",
+        "settings = { tether = { severity = {}, clientSeverity = {} } }",
     ],
 )
 def test_neovim_011_empty_settings_tables_are_empty_settings(tmp_path: Path, empty: str) -> None:

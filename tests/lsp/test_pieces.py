@@ -117,6 +117,17 @@ def test_settings_merge_in_order_and_report_bad_values(tmp_path: Path) -> None:
     assert "not read" in warnings[-1]
 
 
+def test_empty_lists_for_table_settings_are_empty_tables() -> None:
+    """Neovim sends ``severity = {}`` and ``clientSeverity = {}`` as ``[]``: an empty table
+    (the per-category levels kept, the per-client ones cleared), with no warning."""
+    warnings: list[str] = []
+    settings = merge([("editor settings", {"severity": [], "clientSeverity": []})], warnings.append)
+    assert warnings == []
+    assert settings.severity == Settings().severity
+    assert settings.client_severity == {}
+    assert settings.severity_for("gotcha", "OpenCode 1.2") == types.DiagnosticSeverity.Warning
+
+
 def test_the_cleanup_hint_follows_the_hint_policy(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     root = Root(repo, project_location(repo), session="lsp-test", notice=lambda message: None)
