@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from recall.file_names import names_of
-from recall.hooks.edited import link_target, real_path
+from recall.hooks.edited import real_path
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
@@ -21,6 +21,7 @@ from recall.hooks.touches import _current_turn, recent_touches, record_touch
 from recall.hooks.wording import guard_line, warning_line
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import WARNING_CATEGORIES
+from recall.paths import link_target
 from recall.policy.trust import Gate
 
 if TYPE_CHECKING:
