@@ -177,12 +177,12 @@ def test_a_write_that_reads_first_says_it_waits_never_that_it_reads_a_copy(
     assert PULLED in run_tether("list", cwd=remembered).stdout  # free again: all as before
 
 
-def test_a_writer_slipping_in_after_the_wait_does_not_start_a_second_one(
+def test_a_store_handed_from_one_writer_to_another_is_waited_for_once(
     remembered: Path,
 ) -> None:
     """Another writer takes the store the moment the first lets it go, and keeps it: the write
-    (which waited already, saying so) does not wait a whole wait again; it fails once, naming
-    the store, and said its wait once."""
+    (its read first waiting, saying so) does not start a second whole wait at its write or its
+    lock; it fails once, naming the store, having said its wait once."""
     memory_id = run_tether("list", "--json", cwd=remembered).json()[0]["id"]
     pull(remembered)  # the write's read syncs the folder: it waits for the lock there
     first = os.open(project_location(remembered).lock_path, os.O_RDWR | os.O_CREAT, 0o644)
