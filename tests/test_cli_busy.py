@@ -180,9 +180,10 @@ def test_a_write_that_reads_first_says_it_waits_never_that_it_reads_a_copy(
 def test_a_store_handed_from_one_writer_to_another_is_waited_for_once(
     remembered: Path,
 ) -> None:
-    """Another writer takes the store the moment the first lets it go, and keeps it: the write
-    (its read first waiting, saying so) does not start a second whole wait at its write or its
-    lock; it fails once, naming the store, having said its wait once."""
+    """Another writer takes the store as the first lets it go, and keeps it: the write (its
+    read first waiting, saying so) does not start a second whole wait at its write or its
+    lock; it fails once, naming the store, having said its wait once. The second holder takes
+    the index before the first lets the writers' lock go, so the store is never free between."""
     memory_id = run_tether("list", "--json", cwd=remembered).json()[0]["id"]
     pull(remembered)  # the write's read syncs the folder: it waits for the lock there
     first = os.open(project_location(remembered).lock_path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -195,19 +196,17 @@ def test_a_store_handed_from_one_writer_to_another_is_waited_for_once(
         stderr=subprocess.PIPE,
         text=True,
     )
-    second = os.open(project_location(remembered).lock_path, os.O_RDWR)
     try:
         assert writer.stderr is not None
         said = writer.stderr.readline()
         assert WAITING in said, said
-        os.close(first)  # the other writer takes it as soon as the first lets go
-        first = -1
-        fcntl.flock(second, fcntl.LOCK_EX)
-        _out, err = writer.communicate(timeout=120)
+        with index_held(remembered):  # the other writer, in before the first lets go
+            os.close(first)
+            first = -1
+            _out, err = writer.communicate(timeout=120)
     finally:
-        for fd in (first, second):
-            if fd >= 0:
-                os.close(fd)
+        if first >= 0:
+            os.close(first)
     stderr = said + err
     assert writer.returncode == EXIT_FAILURE, stderr
     assert stderr.count(WAITING) == 1 and stderr.count(REFUSED) == 1, stderr
