@@ -126,3 +126,20 @@ def normalize_loose(raw: str, *, label: str = "path") -> str:
     if text.startswith("//"):
         text = "/" + text.lstrip("/")
     return text
+
+
+def link_target(repo_root: Path | None, path: str) -> str:
+    """The repository path an edit of ``path`` writes: ``path`` itself, or, when it is a link
+    (or lies below a linked folder) leading elsewhere inside the repository, the target's.
+
+    ``path`` comes from :func:`normalize`, which has refused any path leading outside the
+    repository; a target found outside it all the same (the link changed since) gives
+    ``path`` back. The hooks (an edit through a link) and ``tether recall --file`` read a
+    link alike."""
+    if repo_root is None:
+        return path
+    root = os.path.realpath(repo_root)
+    real = os.path.realpath(posixpath.join(root, path))
+    if real == posixpath.join(root, path) or real == root or not is_inside(real, root):
+        return path
+    return real[len(root.rstrip("/")) + 1 :]

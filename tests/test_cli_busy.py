@@ -148,3 +148,67 @@ def test_a_write_held_off_past_the_wait_fails_naming_the_store(
     assert f"the project store {base} is busy" in done.stderr
     assert "nothing was written" in done.stderr and "retry" in done.stderr
     assert "never written" not in run_tether("list", cwd=remembered).stdout
+
+
+REFUSED = "is busy with another writer"
+
+
+@pytest.mark.parametrize("holder", sorted(HOLDERS))
+@pytest.mark.parametrize("command", [["pin", "{id}"], ["archive", "{id}"], ["unpin", "{id}"]])
+def test_a_write_that_reads_first_says_it_waits_never_that_it_reads_a_copy(
+    remembered: Path, holder: str, command: list[str]
+) -> None:
+    """The index behind the folder (a pull) and the store held past the write's wait: the
+    write's read first waits as the write does, then the command fails once, naming the
+    store; it never says it serves the index as last committed."""
+    memory_id = run_tether("list", "--json", cwd=remembered).json()[0]["id"]
+    with HOLDERS[holder](remembered):
+        pull(remembered)
+        done = run_tether(*[part.format(id=memory_id) for part in command], cwd=remembered)
+    assert done.code == EXIT_FAILURE, done.stderr
+    assert BUSY_SAID not in done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0] == (
+        f"tether: {WAITING} (holding the project store {remembered / '.tether'}) to finish"
+    )
+    assert done.stderr.count(WAITING) == 1 and done.stderr.count(REFUSED) == 1
+    assert f"the project store {remembered / '.tether'} {REFUSED}" in lines[-1]
+    assert "nothing was written" in lines[-1]
+    assert PULLED in run_tether("list", cwd=remembered).stdout  # free again: all as before
+
+
+def test_a_store_handed_from_one_writer_to_another_is_waited_for_once(
+    remembered: Path,
+) -> None:
+    """Another writer takes the store as the first lets it go, and keeps it: the write (its
+    read first waiting, saying so) does not start a second whole wait at its write or its
+    lock; it fails once, naming the store, having said its wait once. The second holder takes
+    the index before the first lets the writers' lock go, so the store is never free between."""
+    memory_id = run_tether("list", "--json", cwd=remembered).json()[0]["id"]
+    pull(remembered)  # the write's read syncs the folder: it waits for the lock there
+    first = os.open(project_location(remembered).lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(first, fcntl.LOCK_EX)
+    writer = subprocess.Popen(
+        [sys.executable, "-m", "recall", "pin", memory_id],
+        cwd=remembered,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stderr is not None
+        said = writer.stderr.readline()
+        assert WAITING in said, said
+        with index_held(remembered):  # the other writer, in before the first lets go
+            os.close(first)
+            first = -1
+            _out, err = writer.communicate(timeout=120)
+    finally:
+        if first >= 0:
+            os.close(first)
+    stderr = said + err
+    assert writer.returncode == EXIT_FAILURE, stderr
+    assert stderr.count(WAITING) == 1 and stderr.count(REFUSED) == 1, stderr
+    assert BUSY_SAID not in stderr and "write.lock is held" not in stderr
+    assert f"the project store {remembered / '.tether'} {REFUSED}" in stderr

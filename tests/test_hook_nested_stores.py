@@ -7,6 +7,7 @@ takes the repository's guards away. Names shown in a question come out escaped."
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -203,3 +204,44 @@ def test_a_files_control_characters_are_escaped_in_the_question(tmp_path: Path) 
     reason = _reason(_run_hook(root, _edit(root, root / name)))
     assert f"[{memory_id}] covers we\\x1bird\\rname.py;" in reason
     assert "\x1b" not in reason and "\r" not in reason
+
+
+def _more_line(root: Path, file_path: Path, cwd: Path) -> str:
+    """The edit hook's "N more on" line for an edit of ``file_path`` in the session at ``cwd``
+    of the repository ``root``."""
+    context = json.loads(_run_hook(cwd, _edit(cwd, file_path)).stdout)
+    lines = context["hookSpecificOutput"]["additionalContext"].splitlines()
+    (line,) = [line for line in lines if " more on " in line]
+    return line
+
+
+def _listed_by_hint(line: str, cwd: Path) -> str:
+    """What the command a "N more on" line offers lists, run where the session runs."""
+    command = line.split("`")[1]
+    assert command.startswith("tether ")
+    done = run_tether(*shlex.split(command)[1:], cwd=cwd)
+    assert done.code == 0, done.stderr
+    return done.stdout
+
+
+def test_the_more_hint_names_the_file_as_the_session_reaches_it(tmp_path: Path) -> None:
+    """A nested repository's hint names the file from the session's folder, and its command,
+    run there, lists the nested store's memories on it; so for the session's own store seen
+    from a subfolder."""
+    root = make_repo(tmp_path / "r", {"a.py": SAVE, "src/b.py": SAVE})
+    sub = root / "vendor" / "sub"
+    sub.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(sub)], check=True)
+    (sub / "lib.py").write_text(SAVE, encoding="utf-8")
+    for n in range(EDIT_WARNINGS_MAX + 1):
+        run_tether("remember", f"nested gotcha {n}", "-c", "gotcha", "-f", "lib.py", cwd=sub)
+        run_tether("remember", f"outer gotcha {n}", "-c", "gotcha", "-f", "a.py", cwd=root)
+
+    line = _more_line(root, sub / "lib.py", root)
+    assert line.startswith("· 1 more on vendor/sub/lib.py: `tether -C vendor/sub list --file")
+    assert "nested gotcha" in _listed_by_hint(line, root)
+
+    src = root / "src"
+    line = _more_line(root, root / "a.py", src)
+    assert line == "· 1 more on ../a.py: `tether list --file ../a.py`"
+    assert "outer gotcha" in _listed_by_hint(line, src)

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from recall.cli import touched_files
 from recall.cli.context import CommandContext
 from recall.cli.render import paths_option, scope_option, write_records
 from recall.display import visible
@@ -78,11 +79,18 @@ def _recaller(
     return build_recaller(stores, project, notice=ctx.notice, short_lived=short_lived)
 
 
-def _touches(ctx: CommandContext, recaller: Recaller, edits: list[str], opens: list[str]):
-    store = recaller.stores[0]
-    touches = [Touch(store.normalize_input(p, ctx.cwd), "edit") for p in edits]
-    touches += [Touch(store.normalize_input(p, ctx.cwd), "open") for p in opens]
-    return tuple(touches)
+def _touches(
+    ctx: CommandContext, recaller: Recaller, edits: list[str], opens: list[str]
+) -> tuple[Touch, ...]:
+    return touched_files.touches(recaller.stores[0], ctx.cwd, edits, opens)
+
+
+def _recalled(recaller: Recaller, query: RecallQuery) -> RecallResult:
+    """The engine's answer to ``query``, a named file missing from the working tree ranked by
+    file all the same (:mod:`recall.cli.touched_files`)."""
+    missing = touched_files.absent(recaller.stores[0].repo_root, query.paths)
+    with touched_files.asked_present(recaller, missing):
+        return recaller.recall(query)
 
 
 def _record(recaller: Recaller, hits: list[Hit], session: str | None = None) -> None:
@@ -102,12 +110,11 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.batch:
         return _run_batch(args, ctx, recaller)
     touches = _touches(ctx, recaller, args.files, args.opened)
-    from recall.known_paths import touched_notes  # git: a path not on disk
-
-    for note in touched_notes(recaller.stores[0].repo_root, [t.path for t in touches]):
+    paths = [t.path for t in touches]
+    for note in touched_files.absent_notes(recaller.stores[0].repo_root, recaller.stores, paths):
         ctx.notice(note)  # still recalled for the prompt, if any
     query = RecallQuery(touches, args.prompt, limit=args.limit)
-    result = recaller.recall(query)
+    result = _recalled(recaller, query)
     if not args.no_record:
         _record(recaller, result.hits, args.session)
     data = {
@@ -212,7 +219,7 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
                 continue
             recaller = _following_refreshes(recaller, ctx, args.scope)
             start = time.perf_counter()
-            result = recaller.recall(query)
+            result = _recalled(recaller, query)
             elapsed = (time.perf_counter() - start) * 1000
             if not args.no_record:
                 _record(recaller, result.hits)

@@ -62,9 +62,10 @@ def _json_escape(ch: str) -> str:
     return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
 
 
-READ_COMMANDS = frozenset({"list", "search", "recall", "show", "stats"})
+READ_COMMANDS = frozenset({"list", "search", "recall", "inject", "show", "stats"})
 """The commands that only read a store (their usage counts are bookkeeping, skipped when the
-index is busy): they wait for another process as briefly as the hooks do."""
+index is busy): they wait for another process as briefly as the hooks do (``inject`` as long,
+by its own wait), then read the index as last committed. Any other command waits as a write."""
 
 
 class CommandStores(FolderStores):
@@ -73,7 +74,8 @@ class CommandStores(FolderStores):
     hooks do (:data:`~recall.store.busy.READ_WAIT_SECONDS`), then answer from the index as
     last committed and say so; any other command's wait as long as a write does
     (:data:`~recall.store.busy.WRITE_WAIT_SECONDS`), saying what they wait for, then fail
-    naming the busy store."""
+    naming the busy store: their reads first included (a write never says it reads the index
+    as last committed), all their waits for one write adding up to one such wait at most."""
 
     def __init__(self, cwd: Path, *, notice: Notice, reads_only: bool = False) -> None:
         super().__init__(cwd, notice=notice)
@@ -88,6 +90,7 @@ class CommandStores(FolderStores):
     def _waiting(self, store: MemoryStore) -> MemoryStore:
         store.wait = READ_WAIT_SECONDS if self._reads_only else WRITE_WAIT_SECONDS
         store.write_wait = WRITE_WAIT_SECONDS
+        store.for_write = not self._reads_only
         return store
 
 

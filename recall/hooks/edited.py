@@ -11,8 +11,8 @@ is neither read nor written, and the session's store refuses the path
 a cloned or vendored folder could ship one to take the edits below it.
 
 An edit of a link inside the repository writes the link's target: it is an edit of the
-target, with the target's guards and gotchas (:func:`link_target`). A link leading outside the
-repository is still refused, as every path leading outside is.
+target, with the target's guards and gotchas (:func:`recall.paths.link_target`). A link
+leading outside the repository is still refused, as every path leading outside is.
 
 All of it is a few ``stat`` calls on the edited path's folders: the hooks run on every tool
 call, so for a file of the session's repository with no nested repository above it nothing
@@ -112,19 +112,3 @@ def _nested_store(root: str, notice: Callable[[str], None]) -> Location | None:
     if str(nested.repo_root) != root or not nested.memories_dir.is_dir():
         return None
     return nested
-
-
-def link_target(repo_root: Path | None, path: str) -> str:
-    """The repository path an edit of ``path`` writes: ``path`` itself, or, when it is a link
-    (or lies below a linked folder) leading elsewhere inside the repository, the target's.
-
-    ``path`` comes from :meth:`recall.store.MemoryStore.normalize_input`, which has refused
-    any path leading outside the repository; a target found outside it all the same (the link
-    changed since) gives ``path`` back."""
-    if repo_root is None:
-        return path
-    root = os.path.realpath(repo_root)
-    real = os.path.realpath(posixpath.join(root, path))
-    if real == posixpath.join(root, path) or real == root or not is_inside(real, root):
-        return path
-    return real[len(root.rstrip("/")) + 1 :]

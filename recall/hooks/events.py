@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from recall.file_names import names_of
-from recall.hooks.edited import link_target, real_path
+from recall.hooks.edited import real_path
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
@@ -18,9 +18,10 @@ from recall.hooks.logfile import _log_to, _logger, _notice, _notice_cwd
 from recall.hooks.stores import GUARD_BUSY_MS as GUARD_BUSY_MS  # its place before
 from recall.hooks.stores import HookStores
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
-from recall.hooks.wording import guard_line, warning_line
+from recall.hooks.wording import guard_line, more_line, warning_line
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import WARNING_CATEGORIES
+from recall.paths import link_target
 from recall.policy.trust import Gate
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def on_edit(hook: HookInput) -> str:
         real = real_path(hook.file_path, hook.cwd) if stores.nested else None
         for store in stores.nested:  # its own name for the file: the real path's
             try:
-                more = _answer(store, hook, real or hook.file_path, warned)
+                more = _answer(store, hook, real or hook.file_path, warned, nested=True)
             except Skip:  # a path it refuses: the session's store has answered
                 continue
             except Exception:  # an unusable store (its index unreadable): the same
@@ -136,11 +137,12 @@ def on_edit(hook: HookInput) -> str:
 
 
 def _answer(
-    project: MemoryStore, hook: HookInput, raw: str, warned: int
+    project: MemoryStore, hook: HookInput, raw: str, warned: int, nested: bool = False
 ) -> tuple[list[str], list[str], int]:
     """One store's answer to an edit of ``raw``: why it asks (one line per guard to ask
     about), the gotcha warnings to show (``warned`` already shown by another store for this
-    edit) and how many there are. Raises :class:`Skip` for a path the store refuses."""
+    edit) and how many there are; ``nested`` for a nested repository's store. Raises
+    :class:`Skip` for a path the store refuses."""
     conn = project.conn
     typed = _relative(project, raw, hook.cwd)
     path = link_target(project.repo_root, typed)  # an edit of a link writes its target
@@ -166,7 +168,9 @@ def _answer(
     lines: list[str] = []
     shown = 0
     try:
-        lines, shown = _bookkeeping(conn, hook, path, on_file, ask_now, link, warned)
+        lines, shown = _bookkeeping(
+            conn, hook, path, on_file, ask_now, link, warned, project.repo_root, nested
+        )
     except Exception:  # notes of what happened: losing one costs a repeated ask at most
         _logged("the edit hook's notes on %s failed", path)
     reasons = [guard_line(m, path, m.id in unplaced, names, link) for m in ask_now]
@@ -239,12 +243,15 @@ def _bookkeeping(
     ask_now: list[Memory],
     link: str | None = None,
     warned: int = 0,
+    root: Path | None = None,
+    nested: bool = False,
 ) -> tuple[list[str], int]:
     """The writes of an edit hook call (the touch, the guard ledger, the hint policy, the
     surfacings); returns the lines to show and how many gotcha warnings they hold, at most
     :data:`recall.ranking.weights.EDIT_WARNINGS_MAX` less the ``warned`` another store showed
     for the same edit. An edit through ``link`` touches the link's target ``path`` and the link
-    both, so recall finds the memories naming either."""
+    both, so recall finds the memories naming either. ``root`` is the repository ``path`` is
+    of, ``nested`` when it is a nested one's (:func:`recall.hooks.wording.more_line`)."""
     from recall.policy.usage import record_surfacings
 
     turn = _current_turn(conn, hook.session_id)
@@ -278,12 +285,7 @@ def _bookkeeping(
     lines = [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
     warnings = len(lines)
     if more:
-        import shlex
-
-        from recall.display import visible
-
-        listing = f"`tether list --file {shlex.quote(path)}`"
-        lines.append(f"· {more} more on {visible(path)}: {visible(listing)}")
+        lines.append(more_line(more, path, root, hook.cwd, nested=nested))
     return lines, warnings
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import posixpath
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from recall.hooks.guard_moves import MOVED_FROM
@@ -63,3 +66,24 @@ def guard_line(
         f"allow the edit only if it keeps to it (`tether show {memory.id}`; "
         f"`tether unguard {memory.id}` stops these questions)"
     )
+
+
+def more_line(more: int, path: str, repo_root: Path | None, cwd: Path, *, nested: bool) -> str:
+    """The line counting the ``more`` gotchas of ``path`` (a path of the repository at
+    ``repo_root``) an edit did not show, with the command listing them, both as the session
+    at ``cwd`` reaches them: the file named from ``cwd``, and a nested repository's store
+    (``nested``) asked with ``-C`` its folder, for run from ``cwd`` ``tether`` reads the
+    session's store."""
+    import shlex
+
+    from recall.display import visible
+
+    shown, command = path, f"tether list --file {shlex.quote(path)}"
+    if repo_root is not None:
+        here, root = os.path.realpath(cwd), os.path.realpath(repo_root)
+        shown = os.path.relpath(posixpath.join(root, path), here)
+        command = f"tether list --file {shlex.quote(shown)}"
+        if nested:
+            folder = shlex.quote(os.path.relpath(root, here))
+            command = f"tether -C {folder} list --file {shlex.quote(path)}"
+    return f"· {more} more on {visible(shown)}: {visible(f'`{command}`')}"

@@ -8,9 +8,10 @@ import os
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from recall import privacy
 from recall.errors import StoreBusy, StoreUnavailable
@@ -19,7 +20,7 @@ from recall.index.sync import SyncReport
 from recall.locations import GLOBAL, Location
 from recall.memfiles import MemoryFolder, writer_lock
 from recall.paths import normalize, normalize_loose
-from recall.store.busy import SAY_AFTER_SECONDS, held_elsewhere, wait_until_free
+from recall.store.busy import SAY_AFTER_SECONDS, busy_message, held_elsewhere, wait_until_free
 
 if TYPE_CHECKING:
     from recall.index.deferred_check import DeferredCheck
@@ -28,6 +29,9 @@ Notice = Callable[[str], None]
 
 FREE_SPACE = "free some space on its device and retry"
 WRITABLE_CLONE = "work in a writable clone of the repository"
+
+_EFFECTIVE_IDS = os.access in os.supports_effective_ids
+"""Ask ``access`` about the effective user (the one SQLite writes as) where the OS can."""
 
 
 def _stderr_notice(message: str) -> None:
@@ -64,6 +68,16 @@ class StoreBase:
         """Seconds a write waits at most for another process holding this store, saying so once
         it passes a second, before it fails naming the store (:mod:`recall.store.busy`); None:
         a write waits as :attr:`wait` says. The CLI and the MCP server set it."""
+        self.for_write = False
+        """Whether this store serves a command that writes (the CLI's): its index is opened
+        once no other process holds the store, waited for as the write waits (saying so),
+        and a store still held past that fails the command naming it, instead of serving
+        the index as last committed, which would say the command reads only."""
+        self._deadline: float | None = None
+        """When a write's waits for another process end (monotonic clock): set as it first
+        finds the store held (in its read before the write too), cleared once the write is
+        done, so that its waits add up to one :attr:`write_wait`, however often another
+        writer slips in between them."""
         self._busy = False
         self._defer_check = False
         self._check_again = False  # kept open for another command: check the folder at next use
@@ -111,7 +125,10 @@ class StoreBase:
                     self._lock_depth -= 1
                 return
             lock = writer_lock(
-                self.location.lock_path, required=required, mode=self._file_mode, wait=self.wait
+                self.location.lock_path,
+                required=required,
+                mode=self._file_mode,
+                wait=self._wait_left(),
             )
             with lock:
                 self._lock_depth = 1
@@ -134,12 +151,42 @@ class StoreBase:
             return
         if self._conn is not None and self._conn.in_transaction:
             return  # its own write lock is none of another process's
+        if not held_elsewhere(self):
+            return
+        if self._deadline is None:
+            self._deadline = time.monotonic() + self.write_wait
         wait_until_free(
             lambda: [self] if held_elsewhere(self) else [],
             self.notice,
-            wait=self.write_wait,
+            wait=max(self._deadline - time.monotonic(), 0.0),
             say_after=0 if self._busy else SAY_AFTER_SECONDS,  # a read waited already
         )
+
+    def _wait_left(self) -> float | None:
+        """Seconds this store may still wait for another process: what is left of a write's
+        deadline while one runs, else :attr:`wait`."""
+        if self._deadline is None:
+            return self.wait
+        return max(self._deadline - time.monotonic(), 0.0)
+
+    def _past_deadline(self) -> NoReturn:
+        """Give up a write (or a write command's read) held off past its wait: raise
+        :class:`StoreBusy` naming the store, nothing written."""
+        self._deadline = None
+        raise StoreBusy(busy_message([self]))
+
+    @contextlib.contextmanager
+    def _write_locked(self) -> Iterator[None]:
+        """Hold the writers' lock for a write, its wait what is left of the write's; past
+        it, :class:`StoreBusy` naming the store."""
+        with contextlib.ExitStack() as held:
+            try:
+                held.enter_context(self._locked())
+            except StoreBusy:
+                if self.write_wait is None:
+                    raise
+                self._past_deadline()
+            yield
 
     @contextlib.contextmanager
     def _write_waits(self) -> Iterator[None]:
@@ -164,7 +211,8 @@ class StoreBase:
                 conn.execute(f"PRAGMA busy_timeout = {self._wait_ms()}")
 
     def _wait_ms(self) -> int:  # this caller's wait for another writer, else the default
-        return db.BUSY_TIMEOUT_MS if self.wait is None else max(int(self.wait * 1000), 1)
+        left = self._wait_left()
+        return db.BUSY_TIMEOUT_MS if left is None else max(int(left * 1000), 1)
 
     def _busy_past_wait(self, error: Exception) -> bool:
         """Whether ``error`` is another writer holding the index past this caller's wait."""
@@ -199,6 +247,31 @@ class StoreBase:
             f"the index {self.location.index_path} stayed locked by another process for "
             f"{db.BUSY_TIMEOUT_MS / 1000:g} s ({error}); retry when it has finished"
         )
+
+    def _unwritable(self) -> tuple[str, str] | None:
+        """Why this store's index cannot be written here and what to do, or None when it can.
+
+        Probed with ``statvfs`` and ``access`` on the index files and the lock, never by
+        opening them (closing any descriptor of a file drops this process's POSIX locks on it,
+        SQLite's too). A read-only file, folder or mount and a missing permission count, for
+        root too; a file gone between the two looks (the WAL its last connection removed) is
+        missing."""
+        base = self.location.base
+        index = self.location.index_path
+        for target in (index, Path(f"{index}-wal"), Path(f"{index}-shm"), self.location.lock_path):
+            try:
+                read_only_mount = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
+            except OSError:
+                continue  # missing is fine (it gets created); anything stranger is SQLite's
+            if read_only_mount:
+                return f"{target} is on a read-only file system", WRITABLE_CLONE
+            if not os.access(target, os.W_OK, effective_ids=_EFFECTIVE_IDS):
+                if not os.path.lexists(target):
+                    continue
+                return f"{target} is not writable: permission denied", self._make_writable()
+        if not os.access(base, os.W_OK):
+            return f"{base} is not writable", self._make_writable()
+        return None
 
     def _refusal(self, reason: str, advice: str) -> StoreUnavailable:
         what = "has no room left" if advice == FREE_SPACE else "is read-only"

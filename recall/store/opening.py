@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -16,8 +15,7 @@ from recall import privacy
 from recall.errors import NotFound, StoreBusy, StoreUnavailable
 from recall.index import db
 from recall.index.sync import SyncReport, sync
-from recall.store.base import FREE_SPACE, WRITABLE_CLONE, StoreBase
-from recall.store.busy import busy_message
+from recall.store.base import FREE_SPACE, StoreBase
 
 T = TypeVar("T")
 
@@ -27,9 +25,6 @@ another process closing it, few enough that a truly full disk is told within a s
 _UNWRITABLE_PAUSE = 0.05
 """Seconds before the second try (growing linearly after it): a closing writer is gone within
 milliseconds, and the pauses add up to 0.3 s, inside the second promised above."""
-
-_EFFECTIVE_IDS = os.access in os.supports_effective_ids
-"""Ask ``access`` about the effective user (the one SQLite writes as) where the OS can."""
 
 
 def is_corruption(error: sqlite3.DatabaseError) -> bool:
@@ -88,8 +83,8 @@ class IndexOpening(StoreBase):
         to ``notice``, the default waits, the folder checked at the next use. Created since
         or its folder gone (a sync would empty the index on disk): opened afresh."""
         self.notice = notice
-        self.wait = self.write_wait = None
-        self._read_only_told = False
+        self.wait = self.write_wait = self._deadline = None
+        self.for_write = self._read_only_told = False
         if self._in_memory == self.exists:  # created since, or its folder gone since
             self.close()
         elif self._conn is not None:
@@ -161,6 +156,8 @@ class IndexOpening(StoreBase):
             self._in_memory = True
             return conn
         self._in_memory = self._busy = False  # busy again only if another writer still is
+        if self.for_write:
+            self.wait_for_others()  # said, and the write's deadline begins: see StoreBase
         path = self.location.index_path
         refused = self._unwritable()
         if refused is not None:
@@ -172,6 +169,8 @@ class IndexOpening(StoreBase):
                 break
             except (StoreBusy, sqlite3.OperationalError) as error:
                 if self._busy_past_wait(error):
+                    if self.for_write:
+                        self._past_deadline()
                     return self._busy_copy(error)
                 if isinstance(error, sqlite3.OperationalError) and db.is_busy(error):
                     raise self._held_too_long(error) from None
@@ -221,31 +220,6 @@ class IndexOpening(StoreBase):
             with contextlib.suppress(OSError):  # SQLite reports what it cannot open
                 privacy.create_private(path)
         return db.open_checked(path, self._wait_ms())
-
-    def _unwritable(self) -> tuple[str, str] | None:
-        """Why this store's index cannot be written here and what to do, or None when it can.
-
-        Probed with ``statvfs`` and ``access`` on the index files and the lock, never by
-        opening them (closing any descriptor of a file drops this process's POSIX locks on it,
-        SQLite's too). A read-only file, folder or mount and a missing permission count, for
-        root too; a file gone between the two looks (the WAL its last connection removed) is
-        missing."""
-        base = self.location.base
-        index = self.location.index_path
-        for target in (index, Path(f"{index}-wal"), Path(f"{index}-shm"), self.location.lock_path):
-            try:
-                read_only_mount = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
-            except OSError:
-                continue  # missing is fine (it gets created); anything stranger is SQLite's
-            if read_only_mount:
-                return f"{target} is on a read-only file system", WRITABLE_CLONE
-            if not os.access(target, os.W_OK, effective_ids=_EFFECTIVE_IDS):
-                if not os.path.lexists(target):
-                    continue
-                return f"{target} is not writable: permission denied", self._make_writable()
-        if not os.access(base, os.W_OK):
-            return f"{base} is not writable", self._make_writable()
-        return None
 
     def _open_read_only(self, reason: str, advice: str) -> sqlite3.Connection:
         """Serve reads from an in-memory copy of the index, synced with the memory files.
@@ -324,20 +298,24 @@ class IndexOpening(StoreBase):
         """Hold the writers' lock for a write; a read-only store refuses it, saying what to do.
         With :attr:`write_wait`, another process holding the store is waited for that long
         (:meth:`wait_for_others`, :meth:`_write_waits`), then :class:`StoreBusy`."""
-        self.wait_for_others()
-        with self._write_waits():
-            if self._busy:  # served from a copy while another writer held it: the index again
-                self.close()
-            if self._conn is None:
-                self._read_only_told = True  # the refusal below says it all; no notice first
-            self.conn  # noqa: B018 - opening the index finds out whether it can be written
-            self.settle()  # a write goes into the index as the files are
-            if self._busy and self.write_wait is not None:  # held past the write's wait
-                raise StoreBusy(busy_message([self]))
-            if self.read_only is not None:
-                raise self._refusal(self.read_only, self._read_only_advice)
-            with self._locked():
-                yield
+        try:
+            self.wait_for_others()
+            with self._write_waits():
+                if self._busy:  # served from a copy while another writer held it: the index
+                    self.close()
+                if self._conn is None:
+                    self._read_only_told = True  # the refusal below says it all; no notice
+                self.conn  # noqa: B018 - opening the index finds out whether it can be written
+                self.settle()  # a write goes into the index as the files are
+                if self._busy and self.write_wait is not None:  # held past the write's wait
+                    self._past_deadline()
+                if self.read_only is not None:
+                    raise self._refusal(self.read_only, self._read_only_advice)
+                with self._write_locked():
+                    yield
+        finally:
+            if not self._lock_depth:  # the write is done: the next one waits afresh
+                self._deadline = None
 
     def require_writable(self) -> None:
         """Refuse, saying what to do, when this store's index cannot be written; for commands

@@ -1,0 +1,102 @@
+"""The files a person names to ``tether recall --file``: read as the hooks read an edited file
+(a link inside the repository stands for its target), and a file missing from the working
+tree (deleted, or not on this branch) still recalled by the memories naming it, as
+``tether list --file`` lists them.
+
+The ranking engine leaves a touched file that is not in the working tree out of its file
+channel (an agent's touch of a deleted file earns nothing); a person who names one asks for
+it, so here it counts as present for that one recall.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from recall.display import visible
+from recall.paths import link_target
+from recall.ranking.query import Touch
+
+if TYPE_CHECKING:
+    from recall.ranking.engine import Recaller
+    from recall.store import MemoryStore
+
+
+def touches(
+    store: MemoryStore, cwd: Path, edits: Sequence[str], opens: Sequence[str]
+) -> tuple[Touch, ...]:
+    """The touches of the files named (relative to ``cwd``), by ``store``'s names for them: a
+    path outside the repository, or leading outside it through a link, is refused
+    (:meth:`MemoryStore.normalize_input`); a link inside it touches its target and the link
+    both, as an edit through it does in the hooks."""
+    found: list[Touch] = []
+    for raw, kind in [(p, "edit") for p in edits] + [(p, "open") for p in opens]:
+        typed = store.normalize_input(raw, cwd)
+        target = link_target(store.repo_root, typed)
+        found.append(Touch(target, kind))
+        if target != typed:
+            found.append(Touch(typed, kind))
+    return tuple(found)
+
+
+class _AskedPresent:
+    """The engine's repository signals, with the files a person named counting as present."""
+
+    def __init__(self, signals: Any, asked: frozenset[str]) -> None:
+        self._signals = signals
+        self._asked = asked
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` is in the working tree, or was named by the person."""
+        return path in self._asked or self._signals.exists(path)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._signals, name)
+
+
+def absent(root: Path | None, paths: Iterable[str]) -> list[str]:
+    """The ``paths`` (relative to ``root``) not in the working tree now; none without a
+    repository (outside one no file is in a working tree)."""
+    if root is None:
+        return []
+    return [p for p in dict.fromkeys(paths) if not os.path.exists(root / p)]
+
+
+@contextlib.contextmanager
+def asked_present(recaller: Recaller, paths: Sequence[str]) -> Iterator[None]:
+    """Within the block, ``recaller`` takes ``paths`` (files a person named, missing from the
+    working tree) as present, so the memories naming them are ranked by file as any file's;
+    the engine's own signals are back after it (an engine may be kept for the next command)."""
+    if not paths:
+        yield
+        return
+    kept = recaller.repo
+    recaller.repo = _AskedPresent(kept, frozenset(paths))  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        recaller.repo = kept
+
+
+def named_by_memories(stores: Sequence[MemoryStore], paths: Sequence[str]) -> list[str]:
+    """The ``paths`` some active memory of ``stores`` names (as ``tether list --file`` finds
+    them)."""
+    return [p for p in paths if any(s.exists and s.list(file=p) for s in stores)]
+
+
+def absent_notes(root: Path | None, stores: Sequence[MemoryStore], paths: list[str]) -> list[str]:
+    """What to tell about the named ``paths`` no file of ``root`` answers to: one missing from
+    the working tree that memories name is recalled all the same, and said so; any other (a
+    typo, a folder) as :func:`recall.known_paths.touched_notes` tells it."""
+    from recall.known_paths import touched_notes  # git: only for a path not on disk
+
+    named = named_by_memories(stores, absent(root, paths))
+    notes = [
+        f"{visible(path)} is not in the working tree (deleted, or not on this branch); "
+        "recalling the memories that name it all the same"
+        for path in named
+    ]
+    return notes + touched_notes(root, [p for p in paths if p not in named])

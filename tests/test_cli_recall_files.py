@@ -1,0 +1,77 @@
+"""``tether recall --file`` with the files a person names: one deleted from the working tree
+(or missing on this branch) still recalls the memories naming it, as ``tether list --file``
+lists them, with a note; a link inside the repository stands for its target, as an edit
+through it does in the hooks; a path leading outside the repository is refused."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import CliResult, git
+
+Cli = Callable[..., CliResult]
+
+NOT_IN_TREE = "src/util.py is not in the working tree (deleted, or not on this branch)"
+
+
+def _remember(cli: Cli, summary: str, path: str) -> str:
+    done = cli("remember", summary, "-c", "gotcha", "-f", path, "--json")
+    assert done.code == 0, done.stderr
+    return str(done.json()["id"])
+
+
+@pytest.mark.parametrize("how", ["deleted", "committed on a branch"])
+def test_recall_of_a_file_missing_from_the_working_tree_finds_its_memories(
+    cli: Cli, repo: Path, how: str
+) -> None:
+    memory_id = _remember(cli, "the helper caches forever", "src/util.py")
+    _remember(cli, "the app starts slowly", "src/app.py")
+    if how != "deleted":  # a branch without the file
+        git(repo, "switch", "-q", "-c", "without-util")
+    (repo / "src" / "util.py").unlink()
+    if how != "deleted":
+        git(repo, "commit", "-qam", "drop util")
+    listed = cli("list", "--file", "src/util.py", "--json")
+    assert [m["id"] for m in listed.json()] == [memory_id]
+
+    done = cli("recall", "-f", "src/util.py", "--json")
+
+    assert done.code == 0, done.stderr
+    assert [hit["id"] for hit in done.json()["results"]] == [memory_id]
+    assert done.json()["results"][0]["receipt"].startswith("via file")
+    assert NOT_IN_TREE in done.stderr and "error" not in done.stderr
+    assert "not a file of this repository" not in done.stderr
+    typo = cli("recall", "-f", "src/ap.py")  # a missing file no memory names: a typo, said
+    assert typo.code == 1
+    assert "src/ap.py is not a file of this repository; did you mean src/app.py?" in typo.stderr
+    outside = repo.parent / "elsewhere.py"
+    outside.write_text("x = 1\n", encoding="utf-8")
+    refused = cli("recall", "-f", str(outside))
+    assert refused.code == 2 and refused.stdout == ""
+    assert f"--file {str(outside)!r} resolves outside the repository" in refused.stderr
+
+
+def test_recall_through_a_link_in_the_repository_recalls_its_target(cli: Cli, repo: Path) -> None:
+    """A link to another file of the repository recalls the target's memories; one leading
+    outside the repository is not followed there: refused, naming it."""
+    memory_id = _remember(cli, "the app starts slowly", "src/app.py")
+    _remember(cli, "the helper caches forever", "src/util.py")
+    os.symlink("app.py", repo / "src" / "alias.py")
+
+    done = cli("recall", "--file", "src/alias.py", "--json")
+
+    assert done.code == 0, done.stderr
+    assert [hit["id"] for hit in done.json()["results"]] == [memory_id]
+    assert "not a file" not in done.stderr
+    outside = repo.parent / "outside"
+    outside.mkdir()
+    (outside / "app.py").write_text("y = 2\n", encoding="utf-8")
+    os.symlink(outside / "app.py", repo / "src" / "away.py")
+
+    away = cli("recall", "--file", "src/away.py")
+    assert away.code == 2 and away.stdout == ""
+    assert "--file 'src/away.py' leads through a symlink to" in away.stderr
+    assert "outside the repository" in away.stderr
