@@ -28,7 +28,7 @@ def hinted(ws: Workspace, memory_id: str) -> int:
 
 NO_INDEXING = {"indexOnStart": False}
 """No start-up indexing: its end publishes every open file again, which would record the
-hint by itself."""
+hint by itself (and it holds the index a while, which a test holding it means to do alone)."""
 
 
 @pytest.mark.init_options(NO_INDEXING)
