@@ -10,8 +10,8 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from queue import Empty, Queue
 from typing import Any
@@ -21,7 +21,7 @@ import pytest
 from mcp_server.in_flight import END_WAIT_ENV, END_WAIT_SECONDS, end_wait
 from recall.errors import EXIT_FAILURE
 from recall.store.busy import WRITE_WAIT_SECONDS
-from tests.test_cli_busy import lock_held
+from tests.test_cli_busy import index_held, lock_held
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -116,12 +116,15 @@ def test_the_end_of_input_wait_covers_a_writes_wait(monkeypatch: pytest.MonkeyPa
         assert end_wait() == used
 
 
-def test_a_call_still_waiting_when_the_input_ends_is_abandoned_and_named(repo: Path) -> None:
+@pytest.mark.parametrize("holder", [lock_held, index_held])
+def test_a_call_still_waiting_when_the_input_ends_is_abandoned_and_named(
+    repo: Path, holder: Callable[[Path], AbstractContextManager[None]]
+) -> None:
     with serving(repo, env={END_WAIT_ENV: "1"}) as wire:
         wire.send(_write(2, "the pool must be closed first"))
         first = wire.next()
         assert first["id"] == 2 and not first["result"]["isError"]
-        with lock_held(repo):  # held until the server has exited
+        with holder(repo):  # held until the server has exited
             wire.send(_write(3, "never written: the store stays busy"))
             assert wire.server.stdin is not None
             wire.server.stdin.close()
