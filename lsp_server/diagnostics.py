@@ -28,6 +28,7 @@ from recall.anchors.symbols import SymbolAnchor
 from recall.errors import TetherError
 from recall.index.rows import index_stamp
 from recall.model import REJECTED_WORDING
+from recall.policy.hints import Candidate
 from recall.policy.inject import AUTHOR_CAP, safe_field
 from recall.ranking.engine import Hit
 from recall.ranking.query import TOUCH_KINDS, RecallQuery, Touch
@@ -245,7 +246,7 @@ def publish(ls: TetherServer, doc: DocState, kind: str = "edit") -> None:
     root = doc.root
     try:
         ranked = _ranked_now(ls, doc, kind)
-        choice, recorded = usage_counts.hint_choice(root, ranked)
+        choice = root.hints.choose([Candidate(h.memory.id, h.memory.pinned) for h in ranked])
         visible = set(choice.shown)
         shown = [_diagnostic(ls, doc, h, text) for h in ranked if h.memory.id in visible]
     except (TetherError, sqlite3.Error, OSError) as error:
@@ -256,7 +257,7 @@ def publish(ls: TetherServer, doc: DocState, kind: str = "edit") -> None:
         types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=[s.diagnostic for s in shown])
     )
     doc.last_published = time.monotonic()
-    if choice.new and recorded:  # counted after the publish: the agent never waits on it
+    if choice.new:  # counted after the publish: the agent never waits on it
         usage_counts.count_surfacings(root, ranked, set(choice.new))
 
 

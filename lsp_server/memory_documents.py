@@ -5,9 +5,10 @@ the memory folder (:mod:`lsp_server.draft_files`); saving it is the explicit wri
 reads as a memory (a summary, front matter the store accepts, not the text it supersedes), its
 text becomes the memory file. The server then re-reads the store, and when the new memory names
 one it supersedes, marks the old one superseded and says so (or, the store busy, says the draft
-is kept until a later save finishes that). A later save of the draft writes it again only while
-the memory file still holds what the draft last wrote: one rewritten since (a pin, an archive,
-a pull) is left alone, the draft kept and the person told.
+is kept until that is finished once the store is free: :mod:`lsp_server.supersede_links`). A
+later save of the draft writes it again only while the memory file still holds what the draft
+last wrote: one rewritten since (a pin, an archive, a pull) is left alone, the draft kept and
+the person told.
 """
 
 from __future__ import annotations
@@ -17,19 +18,18 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server import diagnostics, draft_files
+from lsp_server import diagnostics, draft_files, supersede_links
 from lsp_server.anchors import line_text
 from lsp_server.documents import DocState, current_text
 from lsp_server.positions import units
 from recall import frontmatter
 from recall.clock import now_iso
-from recall.errors import BadInput, MalformedMemory, StoreBusy, TetherError
+from recall.errors import BadInput, MalformedMemory, TetherError
 from recall.model import Memory
 from recall.records import memory_from_parsed
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
-    from recall.store import MemoryStore
 
 SAME_TEXT = "same text as"
 """How a draft that repeats the memory it supersedes is told (and kept from being written)."""
@@ -162,8 +162,9 @@ def _digest(data: bytes) -> str:
 
 def _link_supersede(ls: TetherServer, doc: DocState) -> None:
     """Mark the memory the saved one supersedes so, if it is still active; when the store
-    cannot do it now (another process holds it), say so on screen: the next save finishes it,
-    and a draft is kept until then (:func:`lsp_server.draft_files.link_pending`)."""
+    cannot do it now (another process holds it), say so on screen: the poll once the store is
+    free finishes it (:mod:`lsp_server.supersede_links`), or the next save, and a draft is
+    kept until then (:func:`lsp_server.draft_files.link_pending`)."""
     store = doc.memory_store
     text = current_text(ls, doc)
     if store is None or text is None:
@@ -173,28 +174,13 @@ def _link_supersede(ls: TetherServer, doc: DocState) -> None:
     except MalformedMemory:
         return
     try:
-        _mark_superseded(ls, doc, store, written)
+        supersede_links.mark(ls, doc.root, store, written)
     except TetherError as error:
+        if draft_files.is_draft(doc):
+            supersede_links.keep(ls, doc.root, store, doc.path)
         ls.warn_shown_once(
             f"link {draft_files.real(doc.path)}",
-            f"memory {written.supersedes} is still active beside {written.id} ({error}): save "
-            f"{doc.path} again once the store is free to mark it superseded (a draft is kept "
-            "until then)",
+            f"memory {written.supersedes} is still active beside {written.id} ({error}): it is "
+            f"marked superseded once the store is free (or save {doc.path} again then; a draft "
+            "is kept until it is done)",
         )
-
-
-def _mark_superseded(ls: TetherServer, doc: DocState, store: MemoryStore, written: Memory) -> None:
-    new = store.find(written.id)
-    if new is None and written.supersedes and written.supersedes != written.id:
-        old = store.find(written.supersedes)
-        if old is not None and old.status == "active":  # written, not read in: busy elsewhere
-            raise StoreBusy(f"the store has not read {written.id} in yet, busy elsewhere")
-    if new is None or new.status != "active" or not new.supersedes or new.supersedes == new.id:
-        return
-    old = store.find(new.supersedes)
-    if old is None or old.status != "active" or old.content_hash == new.content_hash:
-        return
-    store.update_fields(old.id, {"status": "superseded", "superseded_by": new.id})
-    doc.root.usage.acted(store, old.id)
-    doc.root.bump()
-    ls.show_info(f"Memory {old.id} is now superseded by {new.id}.")

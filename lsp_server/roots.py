@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from lsp_server.configuration import Settings
 from lsp_server.draft_files import drafts_dir
+from lsp_server.hint_state import KeptHints
 from lsp_server.store_busy import STORE_WAIT_SECONDS
 from lsp_server.usage_counts import UsageCounts
 from recall.clock import day_number, now
@@ -76,6 +77,7 @@ class Root:
         self.acted_this_turn: set[str] = set()
         self.usage = UsageCounts(self.store_of_scope, self._reopen_copies, notice)
         """How its memories are used, counted without waiting for a busy index."""
+        self.hints = KeptHints(self.ledger, self.stores, self._reopen_copies, notice)
         self._recaller: Recaller | None = None
         self._watch = FolderWatch(self.stores())
         """The last look at each memory folder, taken first when the root is made, so that a
@@ -293,8 +295,9 @@ class Root:
         return next((s for s in self.stores() if s.scope == scope), None)
 
     def close(self) -> None:
-        """Write the usage counts kept, then close every connection of this root."""
+        """Write the usage counts and hint choices kept, then close every connection."""
         self.usage.close()
+        self.hints.close()
         for store in self.stores():
             store.close()
 

@@ -20,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 from lsp_server.documents import DocState
 from lsp_server.protocol import TetherProtocol
 from lsp_server.roots import Roots
+from lsp_server.supersede_links import SupersedeLinks
 from recall import __version__
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ class TetherServer(LanguageServer):
         self.draft_writes: dict[Path, str] = {}
         """Per draft (resolved path), the hash of the text it last wrote as its memory file: a
         later save writes again only while the memory file still holds that text."""
+        self.supersede_links = SupersedeLinks()
+        """Supersedes left half-done, finished once their store is free."""
         self.last_disk_check = 0.0
         self._warned: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()

@@ -7,8 +7,7 @@ refresh, an import), or the store is served from a copy because it was held when
 the count is kept with the moment it happened and written once the index is free again (each
 store's kept counts in one transaction): before, a hover then waited the store's whole wait
 (:data:`lsp_server.store_busy.STORE_WAIT_SECONDS`) and the count was lost anyway. What the hint
-policy chose for a publish still waits the store's wait, as every read does
-(:func:`hint_choice`).
+policy chose for a publish is kept the same way (:mod:`lsp_server.hint_state`).
 """
 
 from __future__ import annotations
@@ -22,8 +21,6 @@ from typing import TYPE_CHECKING, Final
 
 from recall.clock import now_iso
 from recall.index.bookkeeping import Outcome, bookkeeping, waiting_at_most
-from recall.index.db import is_busy
-from recall.policy.hints import Candidate, Choice
 from recall.policy.usage import record_action, record_surfacings
 from recall.store import MemoryStore
 
@@ -170,22 +167,6 @@ class UsageCounts:
         if self._kept:
             self._warn(f"usage not counted: {len(self._kept)} counts, the index stayed busy")
             self._kept = []
-
-
-def hint_choice(root: Root, ranked: list[Hit]) -> tuple[Choice, bool]:
-    """The hint policy's choice among ``ranked`` for a publish, and whether it was recorded.
-    Recording waits the store's own wait for another connection holding the index, as any
-    read does; past it (an import, a genome refresh) the choice is only previewed: the
-    memories are shown now, and recorded and counted by the first publish after the index is
-    free. Before, such a publish showed nothing."""
-    conn = root.hints_conn()
-    candidates = [Candidate(h.memory.id, h.memory.pinned) for h in ranked]
-    try:
-        return root.ledger.select(conn, candidates), True
-    except sqlite3.OperationalError as error:
-        if not is_busy(error):
-            raise
-        return root.ledger.preview(conn, candidates), False
 
 
 def count_surfacings(root: Root, ranked: list[Hit], new: set[str]) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server import capabilities, diagnostics, memory_documents
+from lsp_server import capabilities, diagnostics, memory_documents, supersede_links
 from lsp_server.documents import DocState, editor_copy, file_path, resolve
 from lsp_server.roots import Root
 
@@ -146,6 +146,7 @@ def poll(ls: TetherServer) -> None:
     for root in ls.roots:
         if root.poll():
             diagnostics.republish(ls, root)
+    supersede_links.finish(ls)  # a supersede left half-done, once its store is free
     now = time.monotonic()
     if now - ls.last_disk_check < DISK_CHECK_SECONDS:
         return

@@ -1,35 +1,95 @@
 """The requests the session was given and has not answered yet, so that the end of the input
-waits for their answers.
+waits for their answers, a bounded time.
 
 A client may write its requests and close stdin at once (``{ ...; tools/call ... } | tether
 mcp``). The SDK ends the session at the end of the input and cancels the handlers still
 running: a write could be done and its answer never sent. Here the input is held open to the
 session until every request it received is answered (a request the client cancelled is not
-waited for: it gets no answer), then closed.
+waited for: it gets no answer), then closed. A call that never ends (a write waiting on a
+store another process holds) is waited for at most :data:`END_WAIT_SECONDS`: past it, the
+requests still unanswered are named on stderr as abandoned and the server exits.
+
+JSON-RPC asks for ids unique among the requests in flight; a request reusing the id of one
+still unanswered is refused at once (:func:`duplicate_error`), never run: its answer and the
+first one's could not be told apart.
 """
 
 from __future__ import annotations
+
+import os
+import sys
+from typing import Final
 
 import anyio
 import mcp_types as types
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp.shared.message import SessionMessage
 
+from recall.store.busy import WRITE_WAIT_SECONDS
+
 CANCELLED = "notifications/cancelled"
+
+END_WAIT_MARGIN_SECONDS: Final = 15.0
+"""What the end of the input waits past a write's own wait for a busy store: time for the
+write itself and its answer once the store is free, on a loaded machine."""
+
+END_WAIT_SECONDS: Final = WRITE_WAIT_SECONDS + END_WAIT_MARGIN_SECONDS
+"""How long the server waits, once its input has ended, for the requests still in flight
+before it abandons them and exits: a write that waits the whole of its wait for a busy store
+(:data:`recall.store.busy.WRITE_WAIT_SECONDS`) still answers, a call that never ends does not
+keep the process alive."""
+
+END_WAIT_ENV: Final = "TETHER_MCP_END_WAIT"
+"""Seconds overriding :data:`END_WAIT_SECONDS` (tests use a few, as the warm engine's idle
+limit is shortened; a user may want it longer)."""
+
+
+def end_wait() -> float:
+    """:data:`END_WAIT_SECONDS`, or the seconds of ``TETHER_MCP_END_WAIT`` when set to a
+    positive number."""
+    raw = os.environ.get(END_WAIT_ENV, "").strip()
+    try:
+        value = float(raw) if raw else END_WAIT_SECONDS
+    except ValueError:
+        return END_WAIT_SECONDS
+    return value if value > 0 else END_WAIT_SECONDS
+
+
+def duplicate_error(request: types.JSONRPCRequest) -> types.JSONRPCError:
+    """The refusal of a request whose id another request in flight has already."""
+    text = (
+        f"id {request.id!r} is already in flight (a {request.method} request not answered "
+        "yet); give each request an id no unanswered request has, and send it again"
+    )
+    data = types.ErrorData(code=types.INVALID_REQUEST, message=text)
+    return types.JSONRPCError(jsonrpc="2.0", id=request.id, error=data)
+
+
+def _what(request: types.JSONRPCRequest) -> str:
+    """The request as named in the list of those abandoned: its id, method and tool."""
+    tool = (request.params or {}).get("name") if request.method == "tools/call" else None
+    named = f" {tool}" if isinstance(tool, str) else ""
+    return f"{request.id!r} ({request.method}{named})"
 
 
 class InFlight:
-    """The ids of the requests passed to the session and not answered yet."""
+    """The requests passed to the session and not answered yet, by id."""
 
     def __init__(self) -> None:
-        self._ids: set[types.RequestId] = set()
+        self._requests: dict[types.RequestId, str] = {}
         self._answered = anyio.Event()
+        self.abandoned: list[str] = []
+        """The requests given up at the end of the input, each as its id, method and tool."""
+
+    def holds(self, request: types.JSONRPCRequest) -> bool:
+        """Whether a request with ``request``'s id is in flight already."""
+        return request.id in self._requests
 
     def received(self, item: SessionMessage) -> None:
         """Note a message passed to the session: a request to wait for, or a cancel."""
         message = item.message
         if isinstance(message, types.JSONRPCRequest):
-            self._ids.add(message.id)
+            self._requests[message.id] = _what(message)
         elif isinstance(message, types.JSONRPCNotification) and message.method == CANCELLED:
             cancelled = (message.params or {}).get("requestId")
             if isinstance(cancelled, (str, int)):
@@ -43,14 +103,28 @@ class InFlight:
             self._forget(message.id)
 
     def _forget(self, request_id: types.RequestId) -> None:
-        self._ids.discard(request_id)
+        self._requests.pop(request_id, None)
         self._answered.set()
         self._answered = anyio.Event()
 
     async def all_answered(self) -> None:
-        """Return once every request received so far is answered."""
-        while self._ids:
-            await self._answered.wait()
+        """Return once every request received so far is answered, or :func:`end_wait`
+        seconds have passed; those still unanswered then are :attr:`abandoned`, and named
+        on stderr."""
+        limit = end_wait()
+        with anyio.move_on_after(limit):
+            while self._requests:
+                await self._answered.wait()
+        if not self._requests:
+            return
+        self.abandoned = list(self._requests.values())
+        print(
+            f"tether mcp: the input ended and {len(self.abandoned)} request(s) were still not "
+            f"answered after {limit:g} s: abandoned, unanswered: {', '.join(self.abandoned)}; "
+            "`tether list` shows whether a write among them was made",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 async def relay_answers(

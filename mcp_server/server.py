@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from mcp_server import tools
 from mcp_server.strict import TetherMCPServer
 from mcp_server.workspace import Workspace
 from recall import __version__
+from recall.errors import EXIT_FAILURE
 
 INSTRUCTIONS = """Tether is the memory of this repository: short notes (gotchas, decisions,
 preferences, context) tied to the files they are about, kept as text files in .tether/ and
@@ -34,15 +36,28 @@ def build(ws: Workspace, *, log_level: str = "WARNING") -> TetherMCPServer:
 
 
 def run(cwd: Path, *, log_level: str = "WARNING") -> int:
-    """Serve one client over stdin/stdout until it disconnects; logs go to stderr only."""
+    """Serve one client over stdin/stdout until it disconnects; logs go to stderr only. When
+    requests had to be abandoned at the end of the input (:mod:`mcp_server.in_flight`), the
+    process exits at once with :data:`recall.errors.EXIT_FAILURE`."""
     logging.basicConfig(
         stream=sys.stderr,
         level=getattr(logging, log_level.upper(), logging.WARNING),
         format="tether-mcp %(levelname)s %(name)s: %(message)s",
     )
     ws = Workspace(cwd)
+    server = build(ws, log_level=log_level)
     try:
-        build(ws, log_level=log_level).run("stdio")
-    finally:
+        server.run("stdio")
+    except BaseException:
         ws.close()
+        raise
+    if server.abandoned:
+        # A call given up may still run, holding the workspace's lock: the process ends
+        # without closing the stores (SQLite and the memory files' atomic writes stay whole)
+        # and without waiting for the worker threads, as interpreter exit would.
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_FAILURE)
+    ws.close()
     return 0

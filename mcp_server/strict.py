@@ -69,6 +69,9 @@ class TetherMCPServer(MCPServer):
 
         super().__init__(*args, **kwargs)
         self._strict: dict[str, tuple[type[BaseModel], Any]] = {}
+        self.abandoned: list[str] = []
+        """The requests given up unanswered when the input ended (:mod:`mcp_server.in_flight`):
+        their calls may still run, so the process must end without waiting for them."""
         self._lowlevel_server.middleware.append(NamedRequestErrors())
 
     def serve_tools_only(self) -> None:
@@ -142,3 +145,4 @@ class TetherMCPServer(MCPServer):
                 await lowlevel.run(
                     from_reader, from_session, lowlevel.create_initialization_options()
                 )
+        self.abandoned = in_flight.abandoned

@@ -7,10 +7,12 @@ what it returns and what it counts as. Every engine problem becomes an MCP tool 
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
+import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
@@ -133,16 +135,29 @@ def one_line(message: str) -> str:
     return " ".join([*ended, *parts[-1:]])
 
 
-def _call(
+async def _call(
     ws: Workspace,
     operation: Callable[..., dict[str, Any]],
     *,
     writes: bool = False,
     **arguments: Any,
 ) -> Any:
-    """Run an operation (one that ``writes`` a store: once no other process holds one, see
-    :meth:`Workspace.run_write`); engine problems become tool errors the agent can read and
-    act on."""
+    """Run an operation on a worker thread (one that ``writes`` a store: once no other
+    process holds one, see :meth:`Workspace.run_write`); a call the session cancels (the
+    client's cancel, or the end of the input's wait running out: :mod:`mcp_server.in_flight`)
+    stops being waited for, its thread left to finish or to end with the process."""
+    work = functools.partial(_run, ws, operation, writes, arguments)
+    return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+
+
+def _run(
+    ws: Workspace,
+    operation: Callable[..., dict[str, Any]],
+    writes: bool,
+    arguments: dict[str, Any],
+) -> Any:
+    """:func:`_call`'s work: engine problems become tool errors the agent can read and act
+    on."""
     try:
         return (ws.run_write if writes else ws.run)(operation, **arguments)
     except TetherError as error:
@@ -169,7 +184,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
     )
 
     @server.tool(name="memory_recall", description=_prose(RECALL), annotations=reading)
-    def memory_recall(
+    async def memory_recall(
         prompt: Annotated[
             str | None,
             Field(description="What you are doing or asking, in words (optional if files)."),
@@ -182,14 +197,14 @@ def register(server: MCPServer, ws: Workspace) -> None:
             int, Field(description=f"How many memories at most (1 to {RECALL_MAX}).")
         ] = RECALL_LIMIT,
     ) -> dict[str, Any]:
-        return _call(ws, operations.recall, prompt=prompt, files=files, limit=limit)
+        return await _call(ws, operations.recall, prompt=prompt, files=files, limit=limit)
 
     @server.tool(name="memory_get", description=_prose(GET), annotations=reading)
-    def memory_get(id: Id) -> dict[str, Any]:
-        return _call(ws, operations.get, memory_id=id)
+    async def memory_get(id: Id) -> dict[str, Any]:
+        return await _call(ws, operations.get, memory_id=id)
 
     @server.tool(name="memory_write", description=_prose(WRITE), annotations=adding)
-    def memory_write(
+    async def memory_write(
         summary: Summary,
         category: Annotated[str, _enum(CATEGORIES, f"The kind of knowledge: {_CATEGORY_HELP}.")],
         files: Files,
@@ -222,7 +237,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
         ] = False,
         allow_missing: AllowMissing = False,
     ) -> dict[str, Any]:
-        return _call(
+        return await _call(
             ws,
             operations.write,
             writes=True,
@@ -238,7 +253,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
         )
 
     @server.tool(name="memory_supersede", description=_prose(SUPERSEDE), annotations=adding)
-    def memory_supersede(
+    async def memory_supersede(
         old_id: Annotated[str, Field(description="The id of the memory being replaced.")],
         summary: Summary,
         category: Annotated[
@@ -266,7 +281,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
         ] = None,
         allow_missing: AllowMissing = False,
     ) -> dict[str, Any]:
-        return _call(
+        return await _call(
             ws,
             operations.supersede,
             writes=True,
@@ -281,18 +296,18 @@ def register(server: MCPServer, ws: Workspace) -> None:
         )
 
     @server.tool(name="memory_pin", description=_prose(PIN), annotations=settling)
-    def memory_pin(
+    async def memory_pin(
         id: Id,
         pinned: Annotated[bool, Field(description="true to pin (default), false to unpin.")] = True,
     ) -> dict[str, Any]:
-        return _call(ws, operations.pin, writes=True, memory_id=id, pinned=pinned)
+        return await _call(ws, operations.pin, writes=True, memory_id=id, pinned=pinned)
 
     @server.tool(name="memory_archive", description=_prose(ARCHIVE), annotations=settling)
-    def memory_archive(id: Id) -> dict[str, Any]:
-        return _call(ws, operations.archive, writes=True, memory_id=id)
+    async def memory_archive(id: Id) -> dict[str, Any]:
+        return await _call(ws, operations.archive, writes=True, memory_id=id)
 
     @server.tool(name="memory_list", description=_prose(LIST), annotations=reading)
-    def memory_list(
+    async def memory_list(
         file: Annotated[
             str | None,
             Field(description="Only memories naming this file, or any file under this folder."),
@@ -312,7 +327,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
             int, Field(description=f"How many at most (1 to {LIST_MAX}).")
         ] = LIST_LIMIT,
     ) -> dict[str, Any]:
-        return _call(
+        return await _call(
             ws,
             operations.list_memories,
             file=file,

@@ -6,7 +6,8 @@ that sent a request that way waits forever. JSON-RPC 2.0 asks for an error respo
 error" (-32700, id null) for text that is not JSON, "Invalid Request" (-32600) with the
 request's id for a request of the wrong shape (id null when the id itself is not a string or
 an integer). A notification or a response (a message with ``result`` or ``error``) gets no
-reply, as the specification says; it is logged on stderr.
+reply, as the specification says; it is logged on stderr. A request reusing the id of a
+request still in flight is refused here too, never passed on (:func:`in_flight.duplicate_error`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from mcp_server.in_flight import InFlight
+from mcp_server.in_flight import InFlight, duplicate_error
 from mcp_server.json_words import json_type
 
 log = logging.getLogger(__name__)
@@ -74,17 +75,23 @@ async def answer_unreadable(
     in_flight: InFlight,
 ) -> None:
     """Pass every message read from ``source`` on to the session; answer each one that could
-    not be read to the client directly instead. Ends (closing ``to_session``) with the input,
-    once every request passed on is answered (:mod:`mcp_server.in_flight`)."""
+    not be read, or that reuses the id of a request in flight, to the client directly instead.
+    Ends (closing ``to_session``) with the input, once every request passed on is answered or
+    abandoned (:mod:`mcp_server.in_flight`)."""
     async with to_session:
         async for item in source:
-            if not isinstance(item, Exception):
+            reply: types.JSONRPCError | None
+            if isinstance(item, Exception):
+                reply = error_for(item)
+                why = reply.error.message if reply is not None else _first_line(item)
+                log.warning("a message could not be read: %s", why)
+            elif isinstance(item.message, types.JSONRPCRequest) and in_flight.holds(item.message):
+                reply = duplicate_error(item.message)
+                log.warning("a request was refused: %s", reply.error.message)
+            else:
                 in_flight.received(item)
                 await to_session.send(item)
                 continue
-            reply = error_for(item)
-            why = reply.error.message if reply is not None else _first_line(item)
-            log.warning("a message could not be read: %s", why)
             if reply is not None:
                 try:
                     await to_client.send(SessionMessage(reply))

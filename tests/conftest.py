@@ -66,7 +66,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TETHER_HOME", str(home))
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
-    for key in ("TETHER_NOW", "COLUMNS", "LINES", "TETHER_WARM_IDLE"):
+    for key in ("TETHER_NOW", "COLUMNS", "LINES", "TETHER_WARM_IDLE", "TETHER_MCP_END_WAIT"):
         monkeypatch.delenv(key, raising=False)
     # No warm engine is started or used (a session-start hook would leave one running past the
     # test); tests/test_warm.py turns it back on and stops what it started.

@@ -184,11 +184,26 @@ class HintLedger:
     def preview(self, conn: sqlite3.Connection, candidates: Sequence[Candidate]) -> Choice:
         """What :meth:`select` would choose now, read only and recorded nowhere: the answer
         for an index another process is writing."""
+        return choose(self.peek(conn, [c.memory_id for c in candidates]), candidates, self.policy)
+
+    def peek(self, conn: sqlite3.Connection, memory_ids: Iterable[str]) -> SessionState:
+        """The session's state with the marks of ``memory_ids``, read only (nothing created or
+        written): what to choose from while another connection holds the index."""
         try:
-            state = self._read(conn, [c.memory_id for c in candidates])
+            return self._read(conn, memory_ids)
         except sqlite3.OperationalError:  # no hint table yet: a session with nothing shown
-            state = SessionState()
-        return choose(state, candidates, self.policy)
+            return SessionState()
+
+    def record(self, conn: sqlite3.Connection, marks: Mapping[str, int], spent: int) -> None:
+        """Record hints chosen earlier from :meth:`peek` (the index was held then): each memory
+        of ``marks`` hinted in the turn it maps to, and the budget spent at least ``spent``."""
+        self._prepare(conn)
+        self._write(
+            conn,
+            "UPDATE hint_sessions SET spent = MAX(spent, ?), last_seen = ? WHERE session = ?",
+            (spent, now_iso(), self.session),
+            [(self.session, memory_id, turn) for memory_id, turn in marks.items()],
+        )
 
     def _read(self, conn: sqlite3.Connection, memory_ids: Iterable[str] | None) -> SessionState:
         row = conn.execute(

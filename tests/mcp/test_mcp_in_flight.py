@@ -1,0 +1,158 @@
+"""The requests in flight when the client closes its input, and two requests sharing an id,
+over the real stdio wire: a call that does not end (a write waiting on a store another process
+holds) is waited for a bounded time, then named on stderr as abandoned and the server exits; a
+request reusing the id of one still in flight is refused at once, and the first is answered."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from queue import Empty, Queue
+from typing import Any
+
+import pytest
+
+from mcp_server.in_flight import END_WAIT_ENV, END_WAIT_SECONDS, end_wait
+from recall.errors import EXIT_FAILURE
+from recall.store.busy import WRITE_WAIT_SECONDS
+from tests.test_cli_busy import index_held, lock_held
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+WAIT_S = 120  # a bound against a hang on a loaded machine, not a timing
+
+
+def _call(msg_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    params = {"name": tool, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call", "params": params}
+
+
+def _write(msg_id: int, summary: str) -> dict[str, Any]:
+    return _call(msg_id, "memory_write", {"summary": summary, "category": "gotcha", "files": []})
+
+
+class Wire:
+    """A ``tether mcp`` process spoken to line by line."""
+
+    def __init__(self, server: subprocess.Popen[str]) -> None:
+        assert server.stdin is not None and server.stdout is not None
+        self.server = server
+        self.replies: Queue[str] = Queue()
+        out = server.stdout
+        threading.Thread(target=lambda: [self.replies.put(x) for x in out], daemon=True).start()
+
+    def send(self, *messages: dict[str, Any]) -> None:
+        """Write ``messages``, one a line."""
+        assert self.server.stdin is not None
+        self.server.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+        self.server.stdin.flush()
+
+    def next(self) -> dict[str, Any]:
+        """The next message the server writes."""
+        try:
+            return json.loads(self.replies.get(timeout=WAIT_S))
+        except Empty:
+            raise AssertionError("no message from the server") from None
+
+    def rest(self) -> list[dict[str, Any]]:
+        """Every message written until the server closed its output."""
+        assert self.server.stdout is not None
+        self.server.wait(timeout=WAIT_S)
+        got = []
+        while True:
+            try:
+                got.append(json.loads(self.replies.get(timeout=1)))
+            except Empty:
+                return got
+
+
+@contextmanager
+def serving(repo: Path, env: dict[str, str] | None = None) -> Iterator[Wire]:
+    """A fresh ``tether mcp`` in ``repo``, initialized."""
+    environment = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    environment.update(env or {})
+    server = subprocess.Popen(
+        [sys.executable, "-m", "recall", "mcp"],
+        cwd=repo,
+        env=environment,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wire = Wire(server)
+    try:
+        wire.send(INITIALIZE)
+        assert wire.next()["id"] == 1
+        wire.send(INITIALIZED)
+        yield wire
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.wait(timeout=WAIT_S)
+
+
+def test_the_end_of_input_wait_covers_a_writes_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert END_WAIT_SECONDS == WRITE_WAIT_SECONDS + 15 == 30
+    monkeypatch.delenv(END_WAIT_ENV, raising=False)
+    assert end_wait() == END_WAIT_SECONDS
+    for given, used in (("2.5", 2.5), ("0", END_WAIT_SECONDS), ("soon", END_WAIT_SECONDS)):
+        monkeypatch.setenv(END_WAIT_ENV, given)
+        assert end_wait() == used
+
+
+@pytest.mark.parametrize("holder", [lock_held, index_held])
+def test_a_call_still_waiting_when_the_input_ends_is_abandoned_and_named(
+    repo: Path, holder: Callable[[Path], AbstractContextManager[None]]
+) -> None:
+    with serving(repo, env={END_WAIT_ENV: "1"}) as wire:
+        wire.send(_write(2, "the pool must be closed first"))
+        first = wire.next()
+        assert first["id"] == 2 and not first["result"]["isError"]
+        with holder(repo):  # held until the server has exited
+            wire.send(_write(3, "never written: the store stays busy"))
+            assert wire.server.stdin is not None
+            wire.server.stdin.close()
+            answers = wire.rest()
+            assert wire.server.returncode == EXIT_FAILURE
+        assert wire.server.stderr is not None
+        said = wire.server.stderr.read()
+    assert "abandoned, unanswered: 3 (tools/call memory_write)" in said, said
+    assert all("result" not in a for a in answers if a.get("id") == 3), answers
+    names = [p.name for p in (repo / ".tether" / "memories").glob("*.md")]
+    assert len(names) == 1  # the abandoned write made nothing
+
+
+def test_a_request_reusing_an_id_in_flight_is_refused_and_the_first_answered(repo: Path) -> None:
+    with serving(repo) as wire:
+        wire.send(_write(2, "the pool must be closed first"))
+        first = json.loads(wire.next()["result"]["content"][0]["text"])
+        with lock_held(repo):  # the write waits for the store: its id stays in flight
+            wire.send(_write(5, "the cache is warmed before the pool opens"))
+            wire.send(_call(5, "memory_list", {}))
+            refused = wire.next()  # answered while the first still waits
+            assert refused["id"] == 5
+            assert refused["error"]["code"] == -32600
+            assert refused["error"]["message"].startswith("id 5 is already in flight")
+        written = wire.next()
+        assert written["id"] == 5 and not written["result"]["isError"]
+        memory = json.loads(written["result"]["content"][0]["text"])
+        assert (repo / ".tether" / "memories" / f"{memory['id']}.md").exists()
+        wire.send(_call(5, "memory_list", {}))  # answered: the id is free again
+        listed = json.loads(wire.next()["result"]["content"][0]["text"])
+        assert sorted(m["id"] for m in listed["memories"]) == sorted([first["id"], memory["id"]])
