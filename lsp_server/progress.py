@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server import capabilities, diagnostics
+from lsp_server import capabilities, diagnostics, watching
 from lsp_server.roots import Root
 from recall.genome import Genome
 from recall.genome.summary import IndexSummary
@@ -173,6 +173,8 @@ class Indexer:
                 outcome = "up to date"
         finally:
             self.running.discard(str(location.base))
+        if not self.stopping:
+            watching.poll(self.ls)  # a folder change left unsynced while the refresh held it
         indexed = outcome.startswith("done") or outcome == "up to date"
         if indexed and not self.stopping and root in list(self.ls.roots):
             # on the genome just refreshed or found up to date; not after a cancelled or

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from lsp_server import diagnostics
+from lsp_server import diagnostics, watching
 from lsp_server.roots import Root
 from recall.lifecycle.session_start import SessionStart, archived_line, cleanup_line, start_session
 from recall.locations import Location
@@ -115,9 +115,11 @@ class SessionStarter:
         except Exception as error:  # a store that cannot be written: the session goes on
             if not self.stopping:
                 self.ls.warn(f"session start in {root.base} failed: {error}")
+                watching.poll(self.ls)
             return
         if self.stopping:
             return
+        watching.poll(self.ls)  # a folder change left unsynced while the pass held the store
         for line in notices:
             self.ls.log(line)
         self._report(root, result)

@@ -19,7 +19,7 @@ from conftest import OpenStore, git, remember
 
 from recall.index import listing
 from recall.index.schema import SCHEMA_VERSION
-from recall.index.sync import RACY_WINDOW_NS
+from recall.index.sync import RACY_WINDOW_NS, sync
 from recall.search import search
 from recall.store import MemoryStore
 
@@ -640,3 +640,23 @@ def test_usage_state_survives_a_normal_reopen(
     record_action(seeded.conn, memory.id)
     again = open_store().store
     assert counters(again.conn, memory.id)["acted"] == 1
+
+
+def test_a_folder_taken_away_under_an_open_store_leaves_the_index_as_it_was(
+    seeded: MemoryStore,
+) -> None:
+    """A branch switch or a clean takes the memory folder away while a process has the store
+    open: a sync then (a folder change noticed) must not empty the index, which serves the
+    memories again (as last committed) the moment the folder is back."""
+    before = snapshot(seeded)
+    moved = folder(seeded).with_name("memories-elsewhere")
+    folder(seeded).rename(moved)
+    report = sync(seeded.conn, seeded.folder, seeded.normalize_stored)
+    assert report.removed == 0
+    index = sqlite3.connect(seeded.location.index_path)
+    try:
+        assert index.execute("SELECT count(*) FROM memories").fetchone()[0] == len(before)
+    finally:
+        index.close()
+    moved.rename(folder(seeded))
+    assert snapshot(seeded) == before

@@ -210,6 +210,10 @@ def sync(
     with lock() if lock is not None else contextlib.nullcontext():
         stamp = listing.folder_stamp(folder.path)  # before the listing it stands for
         stats = folder.scan()
+        if not stats and not folder.path.is_dir():
+            # taken away (a branch switch, a clean): the index keeps what the folder held,
+            # for when it comes back, instead of being emptied
+            return report
         current = Fingerprint.of(stats)
         conn.execute("BEGIN IMMEDIATE")
         try:
