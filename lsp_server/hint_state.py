@@ -13,10 +13,10 @@ by the first publish after the index was free.
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from collections.abc import Callable, Sequence
 
+from lsp_server.later_try import LaterTry
 from lsp_server.usage_counts import COUNT_WAIT_MS, RETRY_SECONDS
 from recall.index.bookkeeping import waiting_at_most
 from recall.index.db import is_busy
@@ -45,7 +45,8 @@ class KeptHints:
         self._marks: dict[str, int] = {}
         """Memories shown while the index was held, each with the turn it was shown in."""
         self._spent = 0
-        self._retry: asyncio.TimerHandle | None = None
+        self._retry = LaterTry(RETRY_SECONDS, lambda: self.flush(0))
+        """One try that never waits (the index may still be held), a while after one failed."""
 
     def _store(self) -> MemoryStore:
         return self._stores()[0]
@@ -74,7 +75,7 @@ class KeptHints:
             self._marks[memory_id] = state.turn
         self._spent = max(self._spent, choice.spent)
         if self._marks:
-            self._look_again()
+            self._retry.schedule()
         return choice
 
     def _with_kept(self, state: SessionState) -> SessionState:
@@ -105,7 +106,7 @@ class KeptHints:
                     self._marks.clear()
                     return
         if wait_ms is not None:
-            self._look_again()
+            self._retry.schedule()
 
     def _record(self, store: MemoryStore, wait_ms: int | None) -> None:
         conn = store.conn
@@ -115,25 +116,10 @@ class KeptHints:
         with waiting_at_most(conn, wait_ms):
             self._ledger.record(conn, self._marks, self._spent)
 
-    def _look_again(self) -> None:
-        if self._retry is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop (a script): the next publish tries again
-            return
-        self._retry = loop.call_later(RETRY_SECONDS, self._retried)
-
-    def _retried(self) -> None:
-        self._retry = None
-        self.flush(0)  # one try that never waits: the index may still be held
-
     def close(self) -> None:
         """Record what is kept, waiting the store's own wait once for a busy index, and stop
         looking again."""
-        if self._retry is not None:
-            self._retry.cancel()
-            self._retry = None
+        self._retry.cancel()
         self.flush(None)
         if self._marks:
             self._warn(f"hint state not recorded for {len(self._marks)} memories shown")

@@ -12,13 +12,13 @@ policy chose for a publish is kept the same way (:mod:`lsp_server.hint_state`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from lsp_server.later_try import LaterTry
 from recall.clock import now_iso
 from recall.index.bookkeeping import Outcome, bookkeeping, waiting_at_most
 from recall.policy.usage import record_action, record_surfacings
@@ -69,7 +69,8 @@ class UsageCounts:
         self._reopen_copies = reopen_copies
         self._warn = warn
         self._kept: list[Count] = []
-        self._retry: asyncio.TimerHandle | None = None
+        self._retry = LaterTry(RETRY_SECONDS, lambda: self.flush(0))
+        """One try that never waits (the index may still be held), a while after one failed."""
         self._told_full = False
 
     @property
@@ -96,7 +97,7 @@ class UsageCounts:
                     f"usage counts: more than {KEPT_MAX} wait for a busy index; the oldest "
                     "are let go"
                 )
-        if self._retry is None:  # else an index was busy a moment ago: the retry writes it
+        if not self._retry.pending:  # else an index was busy a moment ago: the retry writes it
             self.flush(COUNT_WAIT_MS)
 
     def flush(self, wait_ms: int | None = 0) -> None:
@@ -118,7 +119,7 @@ class UsageCounts:
         kept = {id(count) for count in left}
         self._kept = [count for count in self._kept if id(count) in kept]  # in their order
         if left and wait_ms is not None:
-            self._look_again()
+            self._retry.schedule()
 
     def _from_copy(self, scope: str) -> bool:
         store = self._store_of_scope(scope)
@@ -143,25 +144,10 @@ class UsageCounts:
             return record_action(conn, count.ids[0], when=count.when)
         return record_surfacings(conn, list(count.ids), when=count.when)
 
-    def _look_again(self) -> None:
-        if self._retry is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop (a script): the next count tries again
-            return
-        self._retry = loop.call_later(RETRY_SECONDS, self._retried)
-
-    def _retried(self) -> None:
-        self._retry = None
-        self.flush(0)  # one try that never waits: the index may still be held
-
     def close(self) -> None:
         """Write what is kept, waiting each store's own wait once for a busy index, and stop
         looking again."""
-        if self._retry is not None:
-            self._retry.cancel()
-            self._retry = None
+        self._retry.cancel()
         if self._kept:
             self.flush(None)
         if self._kept:
