@@ -110,7 +110,8 @@ def import_lines(
 
     The cycle collector is paused for the import (and so in a drafting child forked from it):
     every draft, memory and result lives until the end, so each of its collections would
-    traverse a heap that only grows, to find nothing (the import makes no cycles).
+    traverse a heap that only grows, to find next to nothing (an import of 300 lines or of
+    20,000 leaves the same few dozen objects in cycles).
     """
     with collector.paused():
         return _import_lines(
