@@ -23,7 +23,8 @@ ONE_SHOT: Final = frozenset({"inject", "hook"})
 fraction of a second: they run without the cyclic garbage collector, whose 20 to 30
 collections cost 2-3% of their CPU, while their peak memory at 30k memories is the same with
 it off, within 1 MB, even for the first run that builds the index and the genome. Every other
-command keeps it: servers live long and bulk imports build large structures."""
+command keeps it: servers live long; an import pauses it only while it imports
+(:func:`recall.importer.import_lines`)."""
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

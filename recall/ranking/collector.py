@@ -7,6 +7,8 @@ few dozen such recalls that triggers a full collection over the whole process, c
 included: 150-200 ms on a 25k-memory store, paid by whichever recall happens to be running.
 Pausing the collector for the length of a recall leaves those objects to reference counting;
 the collector runs as usual between recalls (nothing is left uncollected, only deferred).
+An import pauses it too (:func:`recall.importer.import_lines`): its drafts, memories and
+results all live to its end, so every collection would walk a growing heap for nothing.
 """
 
 from __future__ import annotations
