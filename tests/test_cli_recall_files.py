@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import CliResult, git
@@ -75,3 +76,23 @@ def test_recall_through_a_link_in_the_repository_recalls_its_target(cli: Cli, re
     assert away.code == 2 and away.stdout == ""
     assert "--file 'src/away.py' leads through a symlink to" in away.stderr
     assert "outside the repository" in away.stderr
+
+
+def test_a_missing_file_asked_for_counts_as_present_only_within_its_recall(
+    open_store: Callable[..., Any], repo: Path
+) -> None:
+    """The engine takes a named missing file as present for that recall only: its own view of
+    the working tree is back after it, also when the recall fails (an engine may be kept)."""
+    from recall.cli.touched_files import asked_present
+    from recall.service import build_recaller
+
+    store = open_store().store
+    recaller = build_recaller([store], store, notice=lambda message: None)
+    own = recaller.repo
+    assert not own.exists("src/gone.py")
+    with asked_present(recaller, ["src/gone.py"]):
+        assert recaller.repo.exists("src/gone.py")
+    assert recaller.repo is own
+    with pytest.raises(RuntimeError), asked_present(recaller, ["src/gone.py"]):
+        raise RuntimeError("the recall failed")
+    assert recaller.repo is own and not recaller.repo.exists("src/gone.py")
