@@ -23,6 +23,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from mcp_server.calls import Calls
+from mcp_server.in_flight import named
 from mcp_server.json_words import json_type, wanted
 
 UNSERVED = (
@@ -61,6 +63,15 @@ def describe(tool: str, error: ValidationError, known: list[str]) -> str:
     return f"{tool}: {_where(loc)} must be {must}, not {json_type(first.get('input'))}"
 
 
+def _named(context: Any, tool: str) -> str:
+    """A tool call as stderr names it: its request's id, the method and the tool."""
+    try:
+        request_id = context.request_context.request_id
+    except (AttributeError, ValueError):  # called outside a request
+        request_id = None
+    return named(request_id, "tools/call", tool)
+
+
 class TetherMCPServer(MCPServer):
     """The SDK's server with strict arguments and only the capabilities Tether serves."""
 
@@ -72,6 +83,8 @@ class TetherMCPServer(MCPServer):
         self.abandoned: list[str] = []
         """The requests given up unanswered when the input ended (:mod:`mcp_server.in_flight`):
         their calls may still run, so the process must end without waiting for them."""
+        self.calls = Calls()
+        """The tool calls whose worker threads run (:mod:`mcp_server.calls`)."""
         self._lowlevel_server.middleware.append(NamedRequestErrors())
 
     def serve_tools_only(self) -> None:
@@ -102,7 +115,8 @@ class TetherMCPServer(MCPServer):
                 known = [f.alias or n for n, f in model.model_fields.items()]
                 raise ToolError(describe(name, error, known)) from None
         try:
-            return await super().call_tool(name, arguments, context)
+            with self.calls.calling(_named(context, name)):
+                return await super().call_tool(name, arguments, context)
         except ToolError as error:  # the SDK's "Error executing tool NAME: ..." is "NAME: ..."
             said = str(error)
             prefix = f"{SDK_PREFIX} {name}: "
@@ -135,7 +149,7 @@ class TetherMCPServer(MCPServer):
         from mcp_server.unreadable import answer_unreadable
 
         lowlevel = self._lowlevel_server
-        in_flight = InFlight()
+        in_flight = InFlight(self.calls)
         to_session, from_reader = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         from_session, answers = anyio.create_memory_object_stream[SessionMessage](0)
         async with anyio.create_task_group() as group:

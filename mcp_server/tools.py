@@ -17,8 +17,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from mcp_server import operations
+from mcp_server import calls, operations
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
+from mcp_server.workspace import CallCancelled
 from recall.errors import TetherError
 from recall.model import CATEGORIES, STATUSES
 
@@ -145,9 +146,16 @@ async def _call(
     """Run an operation on a worker thread (one that ``writes`` a store: once no other
     process holds one, see :meth:`Workspace.run_write`); a call the session cancels (the
     client's cancel, or the end of the input's wait running out: :mod:`mcp_server.in_flight`)
-    stops being waited for, its thread left to finish or to end with the process."""
-    work = functools.partial(_run, ws, operation, writes, arguments)
-    return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+    stops being waited for here. Its thread does nothing more if the operation has not begun,
+    else runs to its end; until then it is held as in flight (:mod:`mcp_server.calls`)."""
+    call = calls.current()
+    work = functools.partial(_run, ws, operation, writes, arguments, call)
+    try:
+        return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        if call is not None:
+            call.cancel()
+        raise
 
 
 def _run(
@@ -155,11 +163,34 @@ def _run(
     operation: Callable[..., dict[str, Any]],
     writes: bool,
     arguments: dict[str, Any],
+    call: calls.Call | None,
 ) -> Any:
     """:func:`_call`'s work: engine problems become tool errors the agent can read and act
-    on."""
+    on; a call cancelled before its operation begins does nothing."""
+    if call is not None:
+        call.started()
+    stopped = False
     try:
-        return (ws.run_write if writes else ws.run)(operation, **arguments)
+        return _answer(ws, operation, writes, arguments, call)
+    except CallCancelled:  # nobody reads this answer: the cancelled request gets none
+        stopped = True
+        raise ToolError("the call was cancelled before it began: nothing was done") from None
+    finally:
+        if call is not None:
+            call.thread_ended(stopped=stopped, writes=writes)
+
+
+def _answer(
+    ws: Workspace,
+    operation: Callable[..., dict[str, Any]],
+    writes: bool,
+    arguments: dict[str, Any],
+    call: calls.Call | None,
+) -> Any:
+    """:func:`_run`'s operation, its engine problems as tool errors."""
+    checks = {} if call is None else {"cancelled": call.cancelled}
+    try:
+        return (ws.run_write if writes else ws.run)(operation, **checks, **arguments)
     except TetherError as error:
         raise ToolError(one_line(str(error))) from None
     except sqlite3.DatabaseError as error:

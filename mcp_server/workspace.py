@@ -9,6 +9,7 @@ Another Tether process holding a store (a reindex, an import: :mod:`recall.store
 waited for with a call let in: a read answers from the index as last committed, saying so in
 its ``notes``, and what changed meanwhile is read once the store is free; a write waits for it
 before it is let in (:meth:`Workspace.run_write`), so the calls after it are answered meanwhile.
+A call its client cancelled before it was let in (:mod:`mcp_server.calls`) is not let in.
 """
 
 from __future__ import annotations
@@ -36,6 +37,14 @@ from recall.store.busy import (
 )
 
 T = TypeVar("T")
+
+
+class CallCancelled(Exception):
+    """A call cancelled by its client before its operation began: nothing was done."""
+
+
+def _never() -> bool:
+    return False
 
 
 def _stderr_notice(message: str) -> None:
@@ -117,23 +126,47 @@ class Workspace:
 
     # -- one call at a time ----------------------------------------------------------------
 
-    def run(self, operation: Callable[..., T], /, **arguments: object) -> T:
-        """Run ``operation(self, **arguments)`` alone, after catching up with the disk."""
+    def run(
+        self,
+        operation: Callable[..., T],
+        /,
+        *,
+        cancelled: Callable[[], bool] = _never,
+        **arguments: object,
+    ) -> T:
+        """Run ``operation(self, **arguments)`` alone, after catching up with the disk;
+        :class:`CallCancelled` instead when ``cancelled()`` by the time it is let in."""
         with self._lock:
+            if cancelled():
+                raise CallCancelled
             self.catch_up()
             return operation(self, **arguments)
 
-    def run_write(self, operation: Callable[..., T], /, **arguments: object) -> T:
+    def run_write(
+        self,
+        operation: Callable[..., T],
+        /,
+        *,
+        cancelled: Callable[[], bool] = _never,
+        **arguments: object,
+    ) -> T:
         """:meth:`run` for an operation that writes a store: let in once no other process holds
         a store, waited for before it is let in (the calls after it are answered meanwhile);
         let in again if another writer came first. Past
         :data:`recall.store.busy.WRITE_WAIT_SECONDS`: :class:`StoreBusy` naming the busy
-        stores, nothing written."""
+        stores, nothing written. Once ``cancelled()``, the wait ends in :class:`CallCancelled`,
+        nothing written."""
+
+        def held() -> list[MemoryStore]:
+            if cancelled():
+                raise CallCancelled
+            return self._held()
+
         deadline = time.monotonic() + WRITE_WAIT_SECONDS
         while True:
-            wait_until_free(self._held, _stderr_notice, wait=deadline - time.monotonic())
+            wait_until_free(held, _stderr_notice, wait=deadline - time.monotonic())
             try:
-                return self.run(operation, **arguments)
+                return self.run(operation, cancelled=cancelled, **arguments)
             except StoreBusy as error:  # another writer took the store since the look
                 if time.monotonic() < deadline:
                     continue

@@ -16,9 +16,17 @@ from pathlib import Path
 from queue import Empty, Queue
 from typing import Any
 
+import anyio
 import pytest
 
-from mcp_server.in_flight import END_WAIT_ENV, END_WAIT_SECONDS, end_wait
+from mcp_server.calls import Calls
+from mcp_server.in_flight import (
+    END_WAIT_ENV,
+    END_WAIT_SECONDS,
+    LOOK_AGAIN_SECONDS,
+    InFlight,
+    end_wait,
+)
 from recall.errors import EXIT_FAILURE
 from recall.store.busy import WRITE_WAIT_SECONDS
 from tests.test_cli_busy import index_held, lock_held
@@ -116,6 +124,76 @@ def test_the_end_of_input_wait_covers_a_writes_wait(monkeypatch: pytest.MonkeyPa
         assert end_wait() == used
 
 
+@pytest.mark.parametrize("given", ["soon", "0", "nan", "-5", "inf"])
+def test_an_end_wait_that_is_not_a_positive_number_is_said_with_the_wait_used(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    monkeypatch.setenv(END_WAIT_ENV, given)
+    assert end_wait() == END_WAIT_SECONDS
+    said = capsys.readouterr().err
+    assert f"{END_WAIT_ENV}={given!r} is not a positive number of seconds" in said, said
+    assert f"waits {END_WAIT_SECONDS:g} s" in said, said
+    monkeypatch.setenv(END_WAIT_ENV, "2.5")
+    assert end_wait() == 2.5
+    assert capsys.readouterr().err == ""
+
+
+def test_a_cancelled_call_is_looked_at_again_often() -> None:
+    assert LOOK_AGAIN_SECONDS == 0.05
+
+
+def test_a_cancelled_call_still_running_when_the_wait_runs_out_is_named_as_abandoned(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(END_WAIT_ENV, "0.5")
+    calls = Calls()
+    with calls.calling("7 (tools/call memory_write)") as call:
+        call.started()
+        call.cancel()
+    in_flight = InFlight(calls)
+    anyio.run(in_flight.all_answered)  # its thread never ends here
+    assert in_flight.abandoned == ["7 (tools/call memory_write)"]
+    said = capsys.readouterr().err
+    assert "cancelled and still running, abandoned: 7 (tools/call memory_write)" in said, said
+    call.thread_ended(stopped=False, writes=True)
+    assert "request 7 (tools/call memory_write) was cancelled; it had begun" in (
+        capsys.readouterr().err
+    )
+    anyio.run(in_flight.all_answered)  # nothing left to wait for
+    assert calls.cancelled_running() == []
+
+
+def test_the_end_of_input_waits_for_a_cancelled_calls_thread_to_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(END_WAIT_ENV, "600")
+    calls = Calls()
+    with calls.calling("8 (tools/call memory_pin)") as call:
+        call.started()
+        call.cancel()
+    go_on = threading.Event()
+    ended: list[str] = []
+
+    def thread() -> None:
+        go_on.wait(timeout=WAIT_S)
+        ended.append("ended")
+        call.thread_ended(stopped=True, writes=True)
+
+    in_flight = InFlight(calls)
+
+    async def end_of_input() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(in_flight.all_answered)
+            await anyio.sleep(0)
+            assert calls.cancelled_running() == ["8 (tools/call memory_pin)"]
+            threading.Thread(target=thread, daemon=True).start()
+            go_on.set()
+
+    anyio.run(end_of_input)
+    assert ended == ["ended"]  # all_answered returned only once the thread had ended
+    assert in_flight.abandoned == []
+
+
 @pytest.mark.parametrize("holder", [lock_held, index_held])
 def test_a_call_still_waiting_when_the_input_ends_is_abandoned_and_named(
     repo: Path, holder: Callable[[Path], AbstractContextManager[None]]
@@ -156,3 +234,39 @@ def test_a_request_reusing_an_id_in_flight_is_refused_and_the_first_answered(rep
         wire.send(_call(5, "memory_list", {}))  # answered: the id is free again
         listed = json.loads(wire.next()["result"]["content"][0]["text"])
         assert sorted(m["id"] for m in listed["memories"]) == sorted([first["id"], memory["id"]])
+
+
+def _cancel(msg_id: int) -> dict[str, Any]:
+    params = {"requestId": msg_id, "reason": "the user changed their mind"}
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
+
+
+def _ended(wire: Wire) -> None:
+    """Wait for the server to exit, failing (not hanging) when it does not."""
+    try:
+        wire.server.wait(timeout=WAIT_S)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("the server did not exit once its input ended") from None
+
+
+@pytest.mark.parametrize("holder", [lock_held, index_held])
+def test_a_write_cancelled_while_it_waits_for_the_store_ends_and_writes_nothing(
+    repo: Path, holder: Callable[[Path], AbstractContextManager[None]]
+) -> None:
+    with serving(repo, env={END_WAIT_ENV: "600"}) as wire:
+        wire.send(_write(2, "the pool must be closed first"))
+        assert not wire.next()["result"]["isError"]
+        with holder(repo):  # held past the server's exit
+            wire.send(_write(3, "never written: cancelled while the store is busy"))
+            wire.send(_cancel(3))
+            assert wire.server.stdin is not None
+            wire.server.stdin.close()
+            _ended(wire)
+            answers = wire.rest()
+            assert wire.server.returncode == 0
+        assert wire.server.stderr is not None
+        said = wire.server.stderr.read()
+    assert "request 3 (tools/call memory_write) was cancelled; it had not begun" in said, said
+    assert all(a.get("id") != 3 for a in answers), answers  # a cancelled request gets no answer
+    names = [p.name for p in (repo / ".tether" / "memories").glob("*.md")]
+    assert len(names) == 1  # the cancelled write made nothing
