@@ -11,14 +11,15 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import run_tether
+from conftest import OpenStore, run_tether
 
-from recall.errors import EXIT_FAILURE
+from recall.errors import EXIT_FAILURE, StoreBusy
 from recall.hooks.events import GUARD_BUSY_MS
 from recall.index.db import BUSY_TIMEOUT_MS
 from recall.locations import project_location
@@ -212,3 +213,58 @@ def test_a_store_handed_from_one_writer_to_another_is_waited_for_once(
     assert stderr.count(WAITING) == 1 and stderr.count(REFUSED) == 1, stderr
     assert BUSY_SAID not in stderr and "write.lock is held" not in stderr
     assert f"the project store {remembered / '.tether'} {REFUSED}" in stderr
+
+
+def hold_for(
+    holder: Callable[[Path], contextlib.AbstractContextManager[None]], repo: Path, seconds: float
+) -> threading.Event:
+    """Hold ``repo``'s store with ``holder`` from a thread for ``seconds``, then let it go;
+    the event is set once it is held."""
+    held = threading.Event()
+
+    def run() -> None:
+        with holder(repo):
+            held.set()
+            time.sleep(seconds)
+
+    threading.Thread(target=run, daemon=True).start()
+    assert held.wait(10)
+    return held
+
+
+SHORT_WAIT = 2.0
+"""A write wait short enough for a test to sit out, set as the CLI sets its own."""
+
+
+@pytest.mark.parametrize("first", ["read", "reindex"])
+def test_a_later_wait_of_a_write_is_a_whole_one_of_its_own(
+    remembered: Path, open_store: Callable[..., OpenStore], first: str
+) -> None:
+    """A write command's read (or a reindex) waits for another process and finds the store
+    free; the command then works a while, and its write meets another holder, briefly: the
+    write waits for it (a wait of its own, not what was left of the first) and goes through."""
+    writer = open_store(remembered).store
+    writer.wait = writer.write_wait = SHORT_WAIT
+    writer.for_write = True
+    if first == "reindex":
+        writer.list()
+    hold_for(lock_held, remembered, SHORT_WAIT / 4)
+    if first == "reindex":
+        writer.reindex()  # waits for the holder, then rebuilds
+    (memory,) = writer.list()  # waits for the holder, then reads
+    time.sleep(SHORT_WAIT)  # the command's own work, as long as its wait
+    hold_for(index_held, remembered, SHORT_WAIT / 2)
+    assert writer.set_pinned(memory.id, True).pinned
+
+
+def test_a_write_held_off_says_how_long_it_waited(
+    remembered: Path, open_store: Callable[..., OpenStore]
+) -> None:
+    writer = open_store(remembered).store
+    writer.wait = writer.write_wait = SHORT_WAIT
+    writer.for_write = True
+    (memory,) = writer.list()
+    with lock_held(remembered), pytest.raises(StoreBusy) as raised:
+        writer.set_pinned(memory.id, True)
+    message = str(raised.value)
+    assert f"for over {SHORT_WAIT:g} s; nothing was written" in message, message
