@@ -5,8 +5,10 @@ waits for, and then fails naming the busy store."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import fcntl
+import json
 import os
 import sqlite3
 import subprocess
@@ -213,6 +215,92 @@ def test_a_store_handed_from_one_writer_to_another_is_waited_for_once(
     assert stderr.count(WAITING) == 1 and stderr.count(REFUSED) == 1, stderr
     assert BUSY_SAID not in stderr and "write.lock is held" not in stderr
     assert f"the project store {remembered / '.tether'} {REFUSED}" in stderr
+
+
+def test_a_command_that_only_reads_answers_from_the_index_as_last_committed(
+    remembered: Path,
+) -> None:
+    """``export`` (as ``check`` and ``doctor``) writes nothing: with the index held past its
+    wait, it answers from the index as last committed and says so, and succeeds."""
+    with index_held(remembered):
+        pull(remembered)
+        done = run_tether("export", cwd=remembered)
+    assert done.code == 0, done.stderr
+    assert done.stderr.count(BUSY_SAID) == 1, done.stderr
+    assert REFUSED not in done.stderr
+    exported = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [m["summary"] for m in exported] == ["login retries stay at three"]
+
+
+@pytest.fixture
+def parser_commands() -> dict[str, argparse.ArgumentParser]:
+    from recall.cli.parser import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+COMMAND_CLASSES = {
+    **dict.fromkeys(["list", "search", "recall", "inject", "show", "stats"], "read"),
+    **dict.fromkeys(
+        ["init", "remember", "supersede", "confirm", "import", "reindex", "purge", "index"], "write"
+    ),
+    **dict.fromkeys(
+        ["pin", "unpin", "guard", "unguard", "archive", "restore", "delete", "session"], "write"
+    ),
+    **dict.fromkeys(["repoint", "pending", "distill", "cleanup"], "as asked"),
+    **dict.fromkeys(["neighbours", "fanin", "export", "doctor", "check", "browse"], "other"),
+    **dict.fromkeys(["lsp", "mcp", "hook", "warm", "editor-config", "agent-config"], "other"),
+}
+"""Every subcommand's class: a new command must be placed in one (recall.cli.context)."""
+
+
+def test_every_command_is_classed_as_a_read_a_write_or_neither(
+    parser_commands: dict[str, argparse.ArgumentParser],
+) -> None:
+    from recall.cli.context import READ_COMMANDS, WRITE_COMMANDS, WRITES_WHEN
+
+    assert sorted(parser_commands) == sorted(COMMAND_CLASSES)
+    found = {
+        name: "read"
+        if name in READ_COMMANDS
+        else "write"
+        if name in WRITE_COMMANDS
+        else "as asked"
+        if name in WRITES_WHEN
+        else "other"
+        for name in parser_commands
+    }
+    assert found == COMMAND_CLASSES
+
+
+@pytest.mark.parametrize(
+    ("words", "writing"),
+    [
+        (["repoint", "abcd"], False),
+        (["repoint", "abcd", "--apply"], True),
+        (["pending"], False),
+        (["pending", "list"], False),
+        (["pending", "confirm", "abcd"], True),
+        (["pending", "drop", "abcd"], True),
+        (["distill", "--dry-run"], False),
+        (["distill"], True),
+        (["cleanup", "--json"], False),
+        (["--json", "cleanup"], False),
+        (["cleanup"], True),
+        (["cleanup", "--json", "--keep", "abcd"], True),
+        (["pin", "abcd"], True),
+        (["-C", ".", "export"], False),
+        (["check"], False),
+    ],
+)
+def test_whether_a_run_writes_is_told_by_its_arguments(words: list[str], writing: bool) -> None:
+    from recall.cli.context import writes
+    from recall.cli.parser import build_parser
+
+    args = build_parser().parse_args(words)
+    assert writes(args.command, args) is writing
 
 
 def hold_for(
