@@ -5,20 +5,23 @@ waits for, and then fails naming the busy store."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import fcntl
+import json
 import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import run_tether
+from conftest import OpenStore, run_tether
 
-from recall.errors import EXIT_FAILURE
+from recall.errors import EXIT_FAILURE, StoreBusy
 from recall.hooks.events import GUARD_BUSY_MS
 from recall.index.db import BUSY_TIMEOUT_MS
 from recall.locations import project_location
@@ -212,3 +215,144 @@ def test_a_store_handed_from_one_writer_to_another_is_waited_for_once(
     assert stderr.count(WAITING) == 1 and stderr.count(REFUSED) == 1, stderr
     assert BUSY_SAID not in stderr and "write.lock is held" not in stderr
     assert f"the project store {remembered / '.tether'} {REFUSED}" in stderr
+
+
+def test_a_command_that_only_reads_answers_from_the_index_as_last_committed(
+    remembered: Path,
+) -> None:
+    """``export`` (as ``check`` and ``doctor``) writes nothing: with the index held past its
+    wait, it answers from the index as last committed and says so, and succeeds."""
+    with index_held(remembered):
+        pull(remembered)
+        done = run_tether("export", cwd=remembered)
+    assert done.code == 0, done.stderr
+    assert done.stderr.count(BUSY_SAID) == 1, done.stderr
+    assert REFUSED not in done.stderr
+    exported = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [m["summary"] for m in exported] == ["login retries stay at three"]
+
+
+@pytest.fixture
+def parser_commands() -> dict[str, argparse.ArgumentParser]:
+    from recall.cli.parser import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+COMMAND_CLASSES = {
+    **dict.fromkeys(["list", "search", "recall", "inject", "show", "stats"], "read"),
+    **dict.fromkeys(
+        ["init", "remember", "supersede", "confirm", "import", "reindex", "purge", "index"], "write"
+    ),
+    **dict.fromkeys(
+        ["pin", "unpin", "guard", "unguard", "archive", "restore", "delete", "session"], "write"
+    ),
+    **dict.fromkeys(["repoint", "pending", "distill", "cleanup"], "as asked"),
+    **dict.fromkeys(["neighbours", "fanin", "export", "doctor", "check", "browse"], "other"),
+    **dict.fromkeys(["lsp", "mcp", "hook", "warm", "editor-config", "agent-config"], "other"),
+}
+"""Every subcommand's class: a new command must be placed in one (recall.cli.context)."""
+
+
+def test_every_command_is_classed_as_a_read_a_write_or_neither(
+    parser_commands: dict[str, argparse.ArgumentParser],
+) -> None:
+    from recall.cli.context import READ_COMMANDS, WRITE_COMMANDS, WRITES_WHEN
+
+    assert sorted(parser_commands) == sorted(COMMAND_CLASSES)
+    found = {
+        name: "read"
+        if name in READ_COMMANDS
+        else "write"
+        if name in WRITE_COMMANDS
+        else "as asked"
+        if name in WRITES_WHEN
+        else "other"
+        for name in parser_commands
+    }
+    assert found == COMMAND_CLASSES
+
+
+@pytest.mark.parametrize(
+    ("words", "writing"),
+    [
+        (["repoint", "abcd"], False),
+        (["repoint", "abcd", "--apply"], True),
+        (["pending"], False),
+        (["pending", "list"], False),
+        (["pending", "confirm", "abcd"], True),
+        (["pending", "drop", "abcd"], True),
+        (["distill", "--dry-run"], False),
+        (["distill"], True),
+        (["cleanup", "--json"], False),
+        (["--json", "cleanup"], False),
+        (["cleanup"], True),
+        (["cleanup", "--json", "--keep", "abcd"], True),
+        (["pin", "abcd"], True),
+        (["-C", ".", "export"], False),
+        (["check"], False),
+    ],
+)
+def test_whether_a_run_writes_is_told_by_its_arguments(words: list[str], writing: bool) -> None:
+    from recall.cli.context import writes
+    from recall.cli.parser import build_parser
+
+    args = build_parser().parse_args(words)
+    assert writes(args.command, args) is writing
+
+
+def hold_for(
+    holder: Callable[[Path], contextlib.AbstractContextManager[None]], repo: Path, seconds: float
+) -> threading.Event:
+    """Hold ``repo``'s store with ``holder`` from a thread for ``seconds``, then let it go;
+    the event is set once it is held."""
+    held = threading.Event()
+
+    def run() -> None:
+        with holder(repo):
+            held.set()
+            time.sleep(seconds)
+
+    threading.Thread(target=run, daemon=True).start()
+    assert held.wait(10)
+    return held
+
+
+SHORT_WAIT = 2.0
+"""A write wait short enough for a test to sit out, set as the CLI sets its own."""
+
+
+@pytest.mark.parametrize("first", ["read", "reindex"])
+def test_a_later_wait_of_a_write_is_a_whole_one_of_its_own(
+    remembered: Path, open_store: Callable[..., OpenStore], first: str
+) -> None:
+    """A write command's read (or a reindex) waits for another process and finds the store
+    free; the command then works a while, and its write meets another holder, briefly: the
+    write waits for it (a wait of its own, not what was left of the first) and goes through."""
+    writer = open_store(remembered).store
+    writer.wait = writer.write_wait = SHORT_WAIT
+    writer.for_write = True
+    if first == "reindex":
+        writer.list()
+    hold_for(lock_held, remembered, SHORT_WAIT / 4)
+    if first == "reindex":
+        writer.reindex()  # waits for the holder, then rebuilds
+    (memory,) = writer.list()  # waits for the holder, then reads
+    time.sleep(SHORT_WAIT)  # the command's own work, as long as its wait
+    hold_for(index_held, remembered, SHORT_WAIT / 2)
+    assert writer.set_pinned(memory.id, True).pinned
+
+
+def test_a_write_held_off_says_how_long_it_waited(
+    remembered: Path, open_store: Callable[..., OpenStore]
+) -> None:
+    writer = open_store(remembered).store
+    writer.wait = writer.write_wait = SHORT_WAIT
+    writer.for_write = True
+    (memory,) = writer.list()
+    with lock_held(remembered), pytest.raises(StoreBusy) as raised:
+        writer.set_pinned(memory.id, True)
+    message = str(raised.value)
+    assert f"for over {SHORT_WAIT:g} s; nothing was written" in message, message

@@ -65,7 +65,44 @@ def _json_escape(ch: str) -> str:
 READ_COMMANDS = frozenset({"list", "search", "recall", "inject", "show", "stats"})
 """The commands that only read a store (their usage counts are bookkeeping, skipped when the
 index is busy): they wait for another process as briefly as the hooks do (``inject`` as long,
-by its own wait), then read the index as last committed. Any other command waits as a write."""
+by its own wait), then read the index as last committed."""
+
+WRITE_COMMANDS = frozenset(
+    {
+        *("init", "remember", "supersede", "confirm", "import", "reindex", "purge", "index"),
+        *("pin", "unpin", "guard", "unguard", "archive", "restore", "delete", "session"),
+    }
+)
+"""The commands that write a store on every run (``index`` the code map into it, ``session
+start`` its pass): a busy store fails them from their first read on, never read as last
+committed."""
+
+WRITES_WHEN: dict[str, Callable[[Any], bool]] = {
+    "repoint": lambda args: bool(args.apply),
+    "pending": lambda args: args.action != "list",
+    "distill": lambda args: not args.dry_run,
+    "cleanup": lambda args: not getattr(args, "json", False) or _decides(args),
+}
+"""The commands that write only as asked, decided per run from their arguments: ``repoint
+--apply``, ``pending confirm|drop``, ``distill`` but a dry run, ``cleanup`` but a ``--json``
+listing. Any command in none of these sets reads: it waits as long as a write (a code-map
+refresh on the way may write), then reads the index as last committed."""
+
+
+def _decides(args: Any) -> bool:
+    """Whether a ``tether cleanup`` run was given decisions to apply."""
+    from recall.lifecycle.cleanup import DECISIONS  # cleanup runs only
+
+    return any(getattr(args, decision, None) for decision in DECISIONS)
+
+
+def writes(command: str, args: Any = None) -> bool:
+    """Whether this run of ``command`` (parsed into ``args``) writes a store; without
+    ``args``, whether it may."""
+    if command in WRITE_COMMANDS:
+        return True
+    when = WRITES_WHEN.get(command)
+    return when is not None and (args is None or when(args))
 
 
 class CommandStores(FolderStores):
@@ -73,13 +110,17 @@ class CommandStores(FolderStores):
     as a person at a terminal is best served: a read command's stores wait as long as the
     hooks do (:data:`~recall.store.busy.READ_WAIT_SECONDS`), then answer from the index as
     last committed and say so; any other command's wait as long as a write does
-    (:data:`~recall.store.busy.WRITE_WAIT_SECONDS`), saying what they wait for, then fail
-    naming the busy store: their reads first included (a write never says it reads the index
-    as last committed), all their waits for one write adding up to one such wait at most."""
+    (:data:`~recall.store.busy.WRITE_WAIT_SECONDS`), saying what they wait for. Those of a
+    command that writes then fail naming the busy store, their reads first included (a write
+    never says it reads the index as last committed), one wait's parts adding up to one such
+    wait at most; those of a command that does not, read the index as last committed."""
 
-    def __init__(self, cwd: Path, *, notice: Notice, reads_only: bool = False) -> None:
+    def __init__(
+        self, cwd: Path, *, notice: Notice, reads_only: bool = False, for_write: bool = False
+    ) -> None:
         super().__init__(cwd, notice=notice)
         self._reads_only = reads_only
+        self._for_write = for_write
 
     def project(self, *, create: bool = False) -> MemoryStore:
         return self._waiting(super().project(create=create))
@@ -90,18 +131,24 @@ class CommandStores(FolderStores):
     def _waiting(self, store: MemoryStore) -> MemoryStore:
         store.wait = READ_WAIT_SECONDS if self._reads_only else WRITE_WAIT_SECONDS
         store.write_wait = WRITE_WAIT_SECONDS
-        store.for_write = not self._reads_only
+        store.for_write = self._for_write
         return store
 
 
 class CommandContext:
     """Shared state of one CLI invocation."""
 
-    def __init__(self, *, json_output: bool, cwd: Path, command: str = "") -> None:
+    def __init__(
+        self, *, json_output: bool, cwd: Path, command: str = "", args: Any = None
+    ) -> None:
         self.json = json_output
         self.cwd = cwd
-        reads_only = command in READ_COMMANDS
-        self.folder = CommandStores(cwd, notice=self.notice, reads_only=reads_only)
+        self.folder = CommandStores(
+            cwd,
+            notice=self.notice,
+            reads_only=command in READ_COMMANDS,
+            for_write=writes(command, args),
+        )
 
     # -- stores ----------------------------------------------------------------------------
 

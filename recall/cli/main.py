@@ -64,7 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report(BadInput(f"-C {args.directory}: {what}"), json_output, EXIT_BAD_INPUT)
         return EXIT_BAD_INPUT
     cwd = (args.directory or Path.cwd()).resolve()
-    ctx = CommandContext(json_output=json_output, cwd=cwd, command=words[0] if words else "")
+    command = getattr(args, "command", None) or ""
+    ctx = CommandContext(json_output=json_output, cwd=cwd, command=command, args=args)
     try:
         return int(args.func(args, ctx))
     except TetherError as error:

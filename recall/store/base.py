@@ -74,10 +74,11 @@ class StoreBase:
         and a store still held past that fails the command naming it, instead of serving
         the index as last committed, which would say the command reads only."""
         self._deadline: float | None = None
-        """When a write's waits for another process end (monotonic clock): set as it first
-        finds the store held (in its read before the write too), cleared once the write is
-        done, so that its waits add up to one :attr:`write_wait`, however often another
-        writer slips in between them."""
+        """When this store's wait for another process ends (monotonic clock): set as a write
+        (or a write command's read) first finds the store held, cleared as soon as it is found
+        free again (an index opened, the writers' lock taken, a write done) or the wait is
+        given up. The waits of one such episode add up to one :attr:`write_wait`, however
+        often another writer slips in between them; a later wait has a whole one of its own."""
         self._busy = False
         self._defer_check = False
         self._check_again = False  # kept open for another command: check the folder at next use
@@ -130,7 +131,11 @@ class StoreBase:
                 mode=self._file_mode,
                 wait=self._wait_left(),
             )
-            with lock:
+            with contextlib.ExitStack() as held:
+                try:
+                    held.enter_context(lock)
+                finally:  # taken or given up: this wait for another process is over
+                    self._deadline = None
                 self._lock_depth = 1
                 # A reindex swaps the file under this lock: once it is held, the file at the
                 # path stays the same, so a write goes to the index everyone else reads. The
@@ -155,12 +160,15 @@ class StoreBase:
             return
         if self._deadline is None:
             self._deadline = time.monotonic() + self.write_wait
-        wait_until_free(
-            lambda: [self] if held_elsewhere(self) else [],
-            self.notice,
-            wait=max(self._deadline - time.monotonic(), 0.0),
-            say_after=0 if self._busy else SAY_AFTER_SECONDS,  # a read waited already
-        )
+        try:
+            wait_until_free(
+                lambda: [self] if held_elsewhere(self) else [],
+                self.notice,
+                wait=max(self._deadline - time.monotonic(), 0.0),
+                say_after=0 if self._busy else SAY_AFTER_SECONDS,  # a read waited already
+            )
+        except StoreBusy:
+            self._past_deadline()
 
     def _wait_left(self) -> float | None:
         """Seconds this store may still wait for another process: what is left of a write's
@@ -171,9 +179,13 @@ class StoreBase:
 
     def _past_deadline(self) -> NoReturn:
         """Give up a write (or a write command's read) held off past its wait: raise
-        :class:`StoreBusy` naming the store, nothing written."""
+        :class:`StoreBusy` naming the store and how long it waited, nothing written."""
+        if self._deadline is None:
+            waited = self.wait
+        else:
+            waited = time.monotonic() - self._deadline + (self.write_wait or 0.0)
         self._deadline = None
-        raise StoreBusy(busy_message([self]))
+        raise StoreBusy(busy_message([self], waited=waited))
 
     @contextlib.contextmanager
     def _write_locked(self) -> Iterator[None]:

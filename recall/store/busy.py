@@ -47,12 +47,14 @@ def held_elsewhere(store: StoreBase) -> bool:
     return writer_lock_held(location.lock_path) or write_locked(location.index_path)
 
 
-def busy_message(stores: Iterable[StoreBase]) -> str:
-    """What a write that could not wait any longer says: which store, and to retry."""
+def busy_message(stores: Iterable[StoreBase], *, waited: float | None = None) -> str:
+    """What a write that could not wait any longer says: which store, for how long it waited
+    (``waited`` seconds when the caller knows, else a write's whole wait), and to retry."""
     named = " and ".join(f"the {s.scope} store {s.location.base}" for s in stores)
+    seconds = WRITE_WAIT_SECONDS if waited is None else max(int(waited), 0)
     return (
         f"{named or 'the store'} is busy with another writer (a reindex, an import or the "
-        f"code map's indexing, most likely) for over {WRITE_WAIT_SECONDS:g} s; nothing was "
+        f"code map's indexing, most likely) for over {seconds:g} s; nothing was "
         f"written; {RETRY}"
     )
 

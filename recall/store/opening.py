@@ -145,6 +145,12 @@ class IndexOpening(StoreBase):
         return not self._lock_depth and not conn.in_transaction and db.replaced(conn)
 
     def _open(self) -> sqlite3.Connection:
+        try:
+            return self._opened()
+        finally:  # opened, or given up: a later wait for another process is one of its own
+            self._deadline = None
+
+    def _opened(self) -> sqlite3.Connection:
         self._drop_pending()  # a check begun for a connection no longer read is not waited for
         defer, self._defer_check = self._defer_check, False
         if not self.exists:
