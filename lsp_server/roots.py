@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,11 +20,10 @@ from lsp_server.hint_state import KeptHints
 from lsp_server.store_busy import STORE_WAIT_SECONDS
 from lsp_server.usage_counts import UsageCounts
 from recall.clock import day_number, now
-from recall.containment import UnsafeStore
-from recall.errors import BadInput, NotFound, StoreBusy
+from recall.errors import BadInput, StoreBusy
 from recall.folder_watch import FolderWatch
 from recall.genome import Genome
-from recall.locations import Location, global_location, project_location
+from recall.locations import Location, global_location
 from recall.model import Memory
 from recall.policy.hints import HintLedger
 from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree
@@ -300,101 +299,3 @@ class Root:
         self.hints.close()
         for store in self.stores():
             store.close()
-
-
-class Roots:
-    """The roots of the workspace, found by folder."""
-
-    def __init__(self, *, session: str, notice: Notice) -> None:
-        self.session = session
-        self.notice = notice
-        self._roots: list[Root] = []
-        self.discover = False
-        """True when the client named no folder: roots are then found from documents."""
-        self.on_added: Callable[[Root], None] | None = None
-        """Called with each root found from a document (configure it, start indexing)."""
-
-    def __iter__(self) -> Iterator[Root]:
-        return iter(list(self._roots))
-
-    def __len__(self) -> int:
-        return len(self._roots)
-
-    def add(self, folder: Path) -> Root:
-        """Add a workspace folder; folders of one repository share a root."""
-        folder = Path(os.path.abspath(folder))
-        for root in self._roots:
-            if folder in root.folders:
-                return root
-        try:
-            location = project_location(folder)
-        except NotFound:
-            location = None
-        except UnsafeStore as error:  # a hostile clone: its store is left alone, said once
-            self.notice(str(error))
-            location = None
-        for root in self._roots:
-            if location is not None and root.location == location:
-                root.folders.append(folder)
-                return root
-        root = Root(folder, location, session=self.session, notice=self.notice)
-        self._roots.append(root)
-        return root
-
-    def remove(self, folder: Path) -> Root | None:
-        """Remove a workspace folder; returns the root when it had no folder left (closed)."""
-        folder = Path(os.path.abspath(folder))
-        for root in self._roots:
-            if folder in root.folders:
-                root.folders.remove(folder)
-                if not root.folders:
-                    self._roots.remove(root)
-                    root.close()
-                    return root
-        return None
-
-    def for_path(self, path: Path) -> Root | None:
-        """The root a file belongs to (the deepest folder holding it)."""
-        best: tuple[int, Root] | None = None
-        for root in self._roots:
-            for folder in root.folders:
-                if is_within(path, folder) and (best is None or len(folder.parts) > best[0]):
-                    best = (len(folder.parts), root)
-        if best is not None:
-            return best[1]
-        if self.discover:
-            found = next((r for r in self._roots if r.relative(path) is not None), None)
-            if found is not None:
-                return found
-            try:
-                location = project_location(path.parent)
-            except (NotFound, UnsafeStore):
-                return None
-            root = self.add(location.repo_root or path.parent)
-            if self.on_added is not None:
-                self.on_added(root)
-            return root
-        return None
-
-    def for_memory_file(self, path: Path) -> tuple[Root, MemoryStore] | None:
-        """The root and store whose memory folder holds ``path``."""
-        for root in self._roots:
-            store = root.memory_store_of(path)
-            if store is not None:
-                return root, store
-        return None
-
-    def find(self, ref: str, prefer: Root | None = None) -> tuple[Root, MemoryStore, Memory]:
-        """A memory by id across the roots (``prefer`` first); NotFound when absent."""
-        ordered = ([prefer] if prefer else []) + [r for r in self._roots if r is not prefer]
-        for root in ordered:
-            found = root.find(ref)
-            if found is not None:
-                return root, found[0], found[1]
-        raise NotFound(f"no memory {ref!r} in this workspace; `tether list --scope all` shows ids")
-
-    def close(self) -> None:
-        """Close every root."""
-        for root in self._roots:
-            root.close()
-        self._roots.clear()

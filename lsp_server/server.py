@@ -19,8 +19,8 @@ from pygls.lsp.server import LanguageServer
 
 from lsp_server.documents import DocState
 from lsp_server.protocol import TetherProtocol
-from lsp_server.roots import Roots
 from lsp_server.supersede_links import SupersedeLinks
+from lsp_server.workspace_roots import Roots
 from recall import __version__
 
 if TYPE_CHECKING:
