@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from recall.index.schema import BASE_DDL, MIGRATIONS, SCHEMA_VERSION
+from recall.index.wal_mode import switch_to_wal
 
 BUSY_TIMEOUT_MS = 15_000  # long enough to ride out another process's bulk import
 
@@ -170,8 +171,8 @@ def connect(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
         # The first read opens the WAL and shared-memory files: still under the guard.
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
+        mode = switch_to_wal(conn, busy_ms)
+        if mode.lower() != "wal":
             conn.close()
             raise IndexUnusable(f"could not switch the index to WAL mode (got {mode})")
         conn.execute("PRAGMA synchronous = NORMAL")
