@@ -74,6 +74,25 @@ def file_writes(folder: Path, target: Path) -> Cost:
     return Cost(time.perf_counter() - wall, cpu_seconds() - cpu, user_seconds() - user)
 
 
+PROBE_FILES = 2000
+"""Files the create probe makes: enough to show the file system's state (0.1-1 s), few
+enough not to change it much."""
+
+
+def create_probe(folder: Path, count: int = PROBE_FILES) -> float:
+    """Microseconds per empty file created in the new folder ``folder``: what a new file
+    costs the file system right now. On ext4 without a journal, each create first skips every
+    inode freed in the last 60 s (360 s while its inode table block is unwritten), so files
+    created soon after many were deleted cost several times the usual; the probe shows that
+    state beside the figures it would skew. The files are left in place: deleting them would
+    make the same state for what comes next."""
+    folder.mkdir(parents=True)
+    start = time.perf_counter()
+    for n in range(count):
+        os.close(os.open(folder / f"p{n}", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    return (time.perf_counter() - start) / count * 1e6
+
+
 def trigram_insert(rows: Sequence[tuple[str, str]], path: Path) -> Cost:
     """Insert ``(summary, details)`` rows into a new FTS5 trigram table in one transaction."""
     conn = sqlite3.connect(path, isolation_level=None)

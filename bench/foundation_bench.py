@@ -56,6 +56,7 @@ def bench_import(sizes: list[int], work: Path) -> dict[int, MemoryStore]:
         records = list(synth.memories(size))
         rows_ = [(r["summary"], r["details"]) for r in records]
         floor = floors.trigram_insert(rows_, work / f"floor-{size}.db").wall
+        probe_us = floors.create_probe(work / f"probe-{size}")
         elapsed, store = _import(records, _repo(work / f"repo-{size}"))
         # same run, same disk
         files_floor = floors.file_writes(store.folder.path, work / f"files-{size}").wall
@@ -70,6 +71,7 @@ def bench_import(sizes: list[int], work: Path) -> dict[int, MemoryStore]:
                 f"{elapsed / (floor + files_floor):.2f}x",
                 f"{_index_bytes(store) / 2**20:.1f} MiB",
                 f"{_folder_bytes(store) / 2**20:.1f} MiB",
+                f"{probe_us:.0f} µs",
             )
         )
     print_table(
@@ -83,8 +85,15 @@ def bench_import(sizes: list[int], work: Path) -> dict[int, MemoryStore]:
             "vs A + B",
             "index",
             "files",
+            "file create before",
         ),
         rows,
+    )
+    print(
+        "\nfile create before: one empty file created just before the import "
+        "(bench.floors.create_probe); several times its usual cost means many files were "
+        "deleted on this file system in the minutes before (ext4 without a journal), which "
+        "slows the import and floor B alike"
     )
     return stores
 

@@ -25,7 +25,10 @@ details (``bench.floors``, in a new process as the import is), CPU time beside w
 ``--import-only`` measures only that, ``--import-runs`` times per history, with the secret scan
 on (as anyone importing their own history has it), after one small import that fills the run's
 own bytecode cache (an installed copy has its modules compiled; a timed import must not compile
-them); the recall build imports with ``allow_secret`` so every commit is a memory.
+them); the recall build imports with ``allow_secret`` so every commit is a memory. Nothing is
+deleted between the timed steps (a store replaced is set aside in the working folder), and
+the cost of one file create is probed just before each import: on ext4 without a journal,
+creates within minutes of many deletions cost several times the usual, on both sides.
 
 ``--ranking-out FILE`` writes every task's ranked ids (in-process); ``--ranking-check FILE``
 compares them with such a file and reports each task whose ranking differs beyond ties.
@@ -41,7 +44,6 @@ import json
 import math
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -124,6 +126,7 @@ class ImportRun:
     files: floors.Cost  # floor: bare atomic writes of the same files
     trigram: floors.Cost  # floor: one trigram insert of the same texts
     load: float  # one-minute load average when it ended
+    probe_us: float = float("nan")  # a file create just before the import (floors.create_probe)
 
     @property
     def floor(self) -> floors.Cost:
@@ -194,20 +197,33 @@ def _import_lines(commits: Sequence[dict[str, Any]], *, scan: bool) -> str:
     return "\n".join(memory_line(c, scan=scan) for c in commits)
 
 
+def set_aside(path: Path, trash: Path) -> None:
+    """Move ``path`` (if there) into ``trash`` instead of deleting it: on ext4 without a
+    journal, files created within minutes of many deletions cost several times the usual
+    (:func:`bench.floors.create_probe`), so a timed import must not follow the removal of the
+    store before it. ``trash`` goes with the run's working folder, after the last timing."""
+    if path.exists():
+        trash.mkdir(parents=True, exist_ok=True)
+        path.rename(trash / f"{path.name}-{uuid.uuid4().hex[:8]}")
+
+
 def import_once(
     h: History,
     commits: Sequence[dict[str, Any]],
     scratch: Path,
     *,
     scan: bool,
+    trash: Path,
 ) -> ImportRun:
     """``tether import`` of every commit into a new store, and the floor on the same texts
-    (the files the import wrote, the commits' summaries and details) in ``scratch``."""
+    (the files the import wrote, the commits' summaries and details) in ``scratch``. Nothing
+    is deleted: an earlier store and the floor's files are set aside in ``trash``."""
     store = h.repo / ".tether"
-    shutil.rmtree(store, ignore_errors=True)
+    set_aside(store, trash)
     _tether(h, "init")
     lines = _import_lines(commits, scan=scan)
     rows = [(c["subject"] or "(no subject)", c["body"]) for c in commits]
+    probe_us = floors.create_probe(trash / f"probe-{uuid.uuid4().hex[:8]}")
     wall, cpu, user = time.perf_counter(), floors.child_cpu_seconds(), floors.child_user_seconds()
     # exit 2: some lines refused (a commit holding a credential), the rest imported
     out = _tether(h, "import", "-", "--json", stdin=lines, ok=(0, 2))
@@ -218,7 +234,7 @@ def import_once(
     )
     results = [json.loads(line) for line in out.splitlines() if line.strip()]
     floor = floors.import_floor_process(store / "memories", rows, scratch / "floor")
-    shutil.rmtree(scratch, ignore_errors=True)
+    set_aside(scratch, trash)
     return ImportRun(
         created=sum(r.get("status") == "created" for r in results),
         refused=sum(r.get("status") == "error" for r in results),
@@ -227,6 +243,7 @@ def import_once(
         files=floor[0],
         trigram=floor[1],
         load=os.getloadavg()[0],
+        probe_us=probe_us,
     )
 
 
@@ -597,6 +614,7 @@ def report_imports(done: list[History]) -> None:
                 f"{cpu / floor_cpu:.2f}×" if floor_cpu > 0 else "—",
                 f"{wall / floor_wall:.2f}×" if floor_wall > 0 else "—",
                 f"{created / cpu:,.0f}" if cpu > 0 else "—",
+                ", ".join(f"{r.probe_us:.0f}" for r in runs),
                 ", ".join(f"{r.load:.1f}" for r in runs),
             )
         )
@@ -615,6 +633,7 @@ def report_imports(done: list[History]) -> None:
                 "CPU / floor",
                 "wall / floor",
                 "memories per CPU s",
+                "file create before (µs)",
                 "load average",
             ),
             rows,
@@ -624,7 +643,7 @@ def report_imports(done: list[History]) -> None:
 WARM_LINES = 200  # commits a warm-up import takes: enough to load every module an import does
 
 
-def warm_bytecode(h: History, commits: Sequence[dict[str, Any]]) -> None:
+def warm_bytecode(h: History, commits: Sequence[dict[str, Any]], trash: Path) -> None:
     """One small import into a store thrown away, before the timed ones: the commands run with
     a bytecode cache of this run's own (``PYTHONPYCACHEPREFIX``), empty at first, so without
     it the first timed import would also compile every module it loads (numpy, detect-secrets
@@ -633,7 +652,7 @@ def warm_bytecode(h: History, commits: Sequence[dict[str, Any]]) -> None:
     _tether(
         h, "import", "-", "--json", stdin=_import_lines(commits[:WARM_LINES], scan=True), ok=(0, 2)
     )
-    shutil.rmtree(h.repo / ".tether", ignore_errors=True)
+    set_aside(h.repo / ".tether", trash)
 
 
 def measure_imports(folder: Path, work: Path, runs: int, log: Any) -> History:
@@ -642,15 +661,17 @@ def measure_imports(folder: Path, work: Path, runs: int, log: Any) -> History:
     commits = list(read_commits(folder / "commits.jsonl"))
     h = build_env(folder, work, commits)
     replay_records(iter(commits), h.repo)
-    warm_bytecode(h, commits)
+    trash = work / "set-aside"
+    warm_bytecode(h, commits, trash)
     for n in range(runs):
-        run = import_once(h, commits, work / f"floor-{h.name}", scan=True)
+        run = import_once(h, commits, work / f"floor-{h.name}", scan=True, trash=trash)
         h.imports.append(run)
         log(
             f"{h.name} import {n + 1}/{runs}: {run.created} memories, CPU {run.process.cpu:.2f} s "
             f"({run.process.user:.2f} user; floor {run.floor.cpu:.2f} s, "
             f"{run.floor.user:.2f} user), wall {run.process.wall:.2f} s "
-            f"(floor {run.floor.wall:.2f} s), load {run.load:.1f}"
+            f"(floor {run.floor.wall:.2f} s), file create {run.probe_us:.0f} µs, "
+            f"load {run.load:.1f}"
         )
     h.memories = h.imports[-1].created
     return h
