@@ -136,16 +136,30 @@ WAIT_SAID_WITHIN = 3
 write may say first that it answers from the index as last committed)."""
 
 
-@pytest.mark.parametrize("holder", sorted(HOLDERS))
+ASKED_WAIT = 2.0
+"""A write wait asked for with ``--wait``: short enough for a test to sit out, long enough
+for the wait to be said (after a second)."""
+
+
+@pytest.mark.parametrize(
+    ("holder", "wait"),
+    [("writers-lock", None), ("index-lock", ASKED_WAIT), ("writers-lock", ASKED_WAIT)],
+)
 def test_a_write_held_off_past_the_wait_fails_naming_the_store(
-    remembered: Path, holder: str
+    remembered: Path, holder: str, wait: float | None
 ) -> None:
+    """The default wait (once), and one asked for with ``--wait``: the whole wait, then the
+    failure; an asked wait is not the default one."""
+    asked = [] if wait is None else ["--wait", f"{wait:g}"]
     with HOLDERS[holder](remembered):
         start = time.monotonic()
-        done = run_tether("remember", "never written", "-c", "pref", cwd=remembered)
+        done = run_tether("remember", "never written", "-c", "pref", *asked, cwd=remembered)
         took = time.monotonic() - start
     assert done.code == EXIT_FAILURE, done.stderr
-    assert took >= WRITE_WAIT_SECONDS  # the whole wait, then the failure
+    assert took >= (wait or WRITE_WAIT_SECONDS)  # the whole wait, then the failure
+    if wait is not None:
+        assert took < WRITE_WAIT_SECONDS, done.stderr
+        assert f"for over {wait:g} s; nothing was written" in done.stderr
     assert "waiting for another Tether process" in done.stderr
     base = remembered / ".tether"
     assert f"the project store {base} is busy" in done.stderr
@@ -165,9 +179,10 @@ def test_a_write_that_reads_first_says_it_waits_never_that_it_reads_a_copy(
     write's read first waits as the write does, then the command fails once, naming the
     store; it never says it serves the index as last committed."""
     memory_id = run_tether("list", "--json", cwd=remembered).json()[0]["id"]
+    words = ["--wait", f"{ASKED_WAIT:g}", *[part.format(id=memory_id) for part in command]]
     with HOLDERS[holder](remembered):
         pull(remembered)
-        done = run_tether(*[part.format(id=memory_id) for part in command], cwd=remembered)
+        done = run_tether(*words, cwd=remembered)
     assert done.code == EXIT_FAILURE, done.stderr
     assert BUSY_SAID not in done.stderr
     lines = done.stderr.splitlines()
@@ -178,6 +193,11 @@ def test_a_write_that_reads_first_says_it_waits_never_that_it_reads_a_copy(
     assert f"the project store {remembered / '.tether'} {REFUSED}" in lines[-1]
     assert "nothing was written" in lines[-1]
     assert PULLED in run_tether("list", cwd=remembered).stdout  # free again: all as before
+
+
+HANDED_WAIT = 6.0
+"""The write wait of the hand-over test: the hand-over happens after the wait is said (a
+second in), with seconds to spare on a loaded machine."""
 
 
 def test_a_store_handed_from_one_writer_to_another_is_waited_for_once(
@@ -192,7 +212,7 @@ def test_a_store_handed_from_one_writer_to_another_is_waited_for_once(
     first = os.open(project_location(remembered).lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     fcntl.flock(first, fcntl.LOCK_EX)
     writer = subprocess.Popen(
-        [sys.executable, "-m", "recall", "pin", memory_id],
+        [sys.executable, "-m", "recall", "--wait", f"{HANDED_WAIT:g}", "pin", memory_id],
         cwd=remembered,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -224,7 +244,7 @@ def test_a_command_that_only_reads_answers_from_the_index_as_last_committed(
     wait, it answers from the index as last committed and says so, and succeeds."""
     with index_held(remembered):
         pull(remembered)
-        done = run_tether("export", cwd=remembered)
+        done = run_tether("export", "--wait", "1", cwd=remembered)
     assert done.code == 0, done.stderr
     assert done.stderr.count(BUSY_SAID) == 1, done.stderr
     assert REFUSED not in done.stderr

@@ -565,6 +565,16 @@ def readme_rows() -> dict[str, str]:
     return rows
 
 
+COMMON_OPTIONS = ("-h", "--help", "--json", "--wait")
+"""Options every command takes: said once, above the table, not in each row."""
+
+
+def test_the_options_every_command_takes_are_said_above_the_table() -> None:
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    intro = text.split("## CLI usage", 1)[1].split("|", 1)[0]
+    assert "`--json`" in intro and "`--wait SECONDS`" in intro
+
+
 def test_the_readme_cli_table_names_every_command_and_option() -> None:
     rows = readme_rows()
     gaps = []
@@ -577,7 +587,7 @@ def test_the_readme_cli_table_names_every_command_and_option() -> None:
         if inherited:
             row += rows[inherited.group(1)]
         for action in parser._actions:
-            names = [o for o in action.option_strings if o not in ("-h", "--help", "--json")]
+            names = [o for o in action.option_strings if o not in COMMON_OPTIONS]
             if names and not any(re.search(rf"(?<![\w-]){o}(?![\w-])", row) for o in names):
                 gaps.append(f"{name} {names[-1]}: not in the README")
     assert gaps == []

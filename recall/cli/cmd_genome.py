@@ -24,7 +24,7 @@ from recall.index.bookkeeping import waiting_at_most
 from recall.index.db import is_busy
 from recall.locations import ensure_created
 from recall.paths import is_inside, normalize
-from recall.store.busy import WRITE_WAIT_SECONDS, busy_message
+from recall.store.busy import busy_message
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -120,13 +120,13 @@ def _refreshed(genome: Genome, ctx: CommandContext, *, full: bool = False) -> In
     does (the CLI's stores read with the hooks' short wait); past that wait, a
     :class:`StoreBusy` naming the store (nothing was written)."""
     try:
-        waited = waiting_at_most(genome.conn, int(WRITE_WAIT_SECONDS * 1000))
+        waited = waiting_at_most(genome.conn, max(int(ctx.write_wait * 1000), 1))
         with waited, ctx.progress() as update:
             return genome.refresh(full=full, progress=update)
     except sqlite3.OperationalError as error:
         if not is_busy(error):
             raise
-        raise StoreBusy(busy_message([ctx.project()])) from None
+        raise StoreBusy(busy_message([ctx.project()], waited=ctx.write_wait)) from None
 
 
 def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:

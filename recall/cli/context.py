@@ -110,17 +110,25 @@ class CommandStores(FolderStores):
     as a person at a terminal is best served: a read command's stores wait as long as the
     hooks do (:data:`~recall.store.busy.READ_WAIT_SECONDS`), then answer from the index as
     last committed and say so; any other command's wait as long as a write does
-    (:data:`~recall.store.busy.WRITE_WAIT_SECONDS`), saying what they wait for. Those of a
+    (:data:`~recall.store.busy.WRITE_WAIT_SECONDS`, or ``write_wait``: ``tether --wait``),
+    saying what they wait for (a read command waits the shorter of the two). Those of a
     command that writes then fail naming the busy store, their reads first included (a write
     never says it reads the index as last committed), one wait's parts adding up to one such
     wait at most; those of a command that does not, read the index as last committed."""
 
     def __init__(
-        self, cwd: Path, *, notice: Notice, reads_only: bool = False, for_write: bool = False
+        self,
+        cwd: Path,
+        *,
+        notice: Notice,
+        reads_only: bool = False,
+        for_write: bool = False,
+        write_wait: float = WRITE_WAIT_SECONDS,
     ) -> None:
         super().__init__(cwd, notice=notice)
         self._reads_only = reads_only
         self._for_write = for_write
+        self._write_wait = write_wait
 
     def project(self, *, create: bool = False) -> MemoryStore:
         return self._waiting(super().project(create=create))
@@ -129,8 +137,9 @@ class CommandStores(FolderStores):
         return self._waiting(super().global_store())
 
     def _waiting(self, store: MemoryStore) -> MemoryStore:
-        store.wait = READ_WAIT_SECONDS if self._reads_only else WRITE_WAIT_SECONDS
-        store.write_wait = WRITE_WAIT_SECONDS
+        write_wait = self._write_wait
+        store.wait = min(READ_WAIT_SECONDS, write_wait) if self._reads_only else write_wait
+        store.write_wait = write_wait
         store.for_write = self._for_write
         return store
 
@@ -143,11 +152,15 @@ class CommandContext:
     ) -> None:
         self.json = json_output
         self.cwd = cwd
+        wait = getattr(args, "wait", None)
+        # how long a write of this command waits for another process (``--wait``)
+        self.write_wait: float = WRITE_WAIT_SECONDS if wait is None else wait
         self.folder = CommandStores(
             cwd,
             notice=self.notice,
             reads_only=command in READ_COMMANDS,
             for_write=writes(command, args),
+            write_wait=self.write_wait,
         )
 
     # -- stores ----------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from recall import __version__
 from recall.cli.command_table import COMMAND_SUGGESTIONS, LEAN_COMMANDS, command_modules
 from recall.display import LINE_BREAKS, visible
 from recall.errors import EXIT_BAD_INPUT
+from recall.store.busy import WRITE_WAIT_MAX_SECONDS, WRITE_WAIT_SECONDS
 
 HELP_MARGIN = 2
 """Columns argparse leaves free at the right of its help (its own default)."""
@@ -88,12 +90,34 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(EXIT_BAD_INPUT)
 
 
+def wait_seconds(text: str) -> float:
+    """``--wait``'s value: seconds from 0 to :data:`WRITE_WAIT_MAX_SECONDS`, else an error
+    naming the option and what it takes."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds <= WRITE_WAIT_MAX_SECONDS:  # also NaN
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds from 0 to {WRITE_WAIT_MAX_SECONDS:g}"
+        )
+    return seconds
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser (``--json`` is accepted before or after the subcommand); with
     ``only`` (a key of :data:`LEAN_COMMANDS`) it knows that command alone."""
     common = argparse.ArgumentParser(add_help=False, formatter_class=HelpLayout)
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
+    )
+    common.add_argument(
+        "--wait",
+        type=wait_seconds,
+        default=argparse.SUPPRESS,
+        metavar="SECONDS",
+        help=f"how long a command that writes waits for another Tether process holding the "
+        f"store before it fails (default {WRITE_WAIT_SECONDS:g}; 0: fail at once)",
     )
     parser = _Parser(
         prog="tether",

@@ -30,6 +30,10 @@ WRITE_WAIT_SECONDS: Final = BUSY_TIMEOUT_MS / 1000
 waits for a busy index, which rides out an ordinary import (the language server's
 ``WRITE_WAIT_SECONDS`` is this one); past it the person is told to retry."""
 
+WRITE_WAIT_MAX_SECONDS: Final = 3600.0
+"""The longest write wait a person may ask for (``tether --wait``): past an hour, a store held
+by another process is stuck, not busy, and a command waiting on it looks hung."""
+
 SAY_AFTER_SECONDS: Final = 1.0
 """How long a write waits before it says what it waits for: an ordinary writer holds a store
 for milliseconds, so a wait this long is another process's long job."""
@@ -52,10 +56,10 @@ def busy_message(stores: Iterable[StoreBase], *, waited: float | None = None) ->
     (``waited`` seconds when the caller knows, else a write's whole wait), and to retry."""
     named = " and ".join(f"the {s.scope} store {s.location.base}" for s in stores)
     seconds = WRITE_WAIT_SECONDS if waited is None else max(int(waited), 0)
+    held = f" for over {seconds:g} s" if seconds else ""  # not waited for (``--wait 0``)
     return (
         f"{named or 'the store'} is busy with another writer (a reindex, an import or the "
-        f"code map's indexing, most likely) for over {seconds:g} s; nothing was "
-        f"written; {RETRY}"
+        f"code map's indexing, most likely){held}; nothing was written; {RETRY}"
     )
 
 

@@ -1,0 +1,115 @@
+"""``tether --wait SECONDS``: how long a command that writes waits for another Tether process
+holding the store, before or after the command name; a bad value is refused naming it."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import run_tether
+
+from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE
+from recall.locations import project_location
+from recall.store.busy import WRITE_WAIT_MAX_SECONDS, WRITE_WAIT_SECONDS
+
+WAITING = "waiting for another Tether process"
+REFUSED = "is busy with another writer"
+
+
+@pytest.fixture
+def remembered(repo: Path) -> Path:
+    done = run_tether("remember", "login retries stay at three", "-c", "gotcha", cwd=repo)
+    assert done.code == 0, done.stderr
+    return repo
+
+
+@contextlib.contextmanager
+def lock_held(repo: Path) -> Iterator[None]:
+    fd = os.open(project_location(repo).lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def index_held(repo: Path) -> Iterator[None]:
+    other = sqlite3.connect(project_location(repo).index_path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        yield
+    finally:
+        other.close()
+
+
+def test_the_longest_wait_is_an_hour() -> None:
+    assert WRITE_WAIT_MAX_SECONDS == 3600
+
+
+@pytest.mark.parametrize("value", ["-1", "abc", "nan", "inf", "3600.5", ""])
+def test_a_bad_wait_is_refused_naming_the_option(remembered: Path, value: str) -> None:
+    done = run_tether("--wait", value, "remember", "never written", "-c", "pref", cwd=remembered)
+    assert done.code == EXIT_BAD_INPUT, done.stderr
+    assert f"argument --wait: {value!r} is not a number of seconds from 0 to 3600" in done.stderr
+    assert "never written" not in run_tether("list", cwd=remembered).stdout
+
+
+@pytest.mark.parametrize("value", ["0", "2.5", "3600"])
+def test_a_wait_in_range_is_taken_before_or_after_the_command(remembered: Path, value: str) -> None:
+    before = run_tether(
+        "--wait", value, "remember", f"before {value}", "-c", "pref", cwd=remembered
+    )
+    after = run_tether("remember", f"after {value}", "-c", "pref", "--wait", value, cwd=remembered)
+    assert before.code == after.code == 0, before.stderr + after.stderr
+    listed = run_tether("list", cwd=remembered).stdout
+    assert f"before {value}" in listed and f"after {value}" in listed
+
+
+def test_a_wait_of_zero_fails_at_once_without_a_duration(remembered: Path) -> None:
+    with lock_held(remembered):
+        done = run_tether("--wait", "0", "remember", "never written", "-c", "pref", cwd=remembered)
+    assert done.code == EXIT_FAILURE, done.stderr
+    assert WAITING not in done.stderr  # said only after a second of waiting
+    assert f"the project store {remembered / '.tether'} {REFUSED}" in done.stderr
+    assert "for over" not in done.stderr and "nothing was written" in done.stderr
+    assert "never written" not in run_tether("list", cwd=remembered).stdout
+
+
+def test_a_long_wait_rides_out_a_holder_the_default_would_not(remembered: Path) -> None:
+    """``--wait`` longer than the default: a holder letting go after the default wait has
+    passed no longer fails the write."""
+    import threading
+
+    held = threading.Event()
+
+    def hold() -> None:
+        with lock_held(remembered):
+            held.set()
+            time.sleep(WRITE_WAIT_SECONDS + 2)
+
+    threading.Thread(target=hold, daemon=True).start()
+    assert held.wait(10)
+    wait = f"{WRITE_WAIT_SECONDS + 30:g}"
+    done = run_tether("--wait", wait, "remember", "written late", "-c", "pref", cwd=remembered)
+    assert done.code == 0, done.stderr
+    assert done.stderr.count(WAITING) == 1
+    assert "written late" in run_tether("list", cwd=remembered).stdout
+
+
+def test_the_code_map_refresh_waits_as_asked(remembered: Path) -> None:
+    """``tether index`` refreshes the code map in the index: with the index held, it gives up
+    after the asked wait, naming the store and how long it waited."""
+    with index_held(remembered):
+        start = time.monotonic()
+        done = run_tether("--wait", "1", "index", cwd=remembered)
+        took = time.monotonic() - start
+    assert done.code == EXIT_FAILURE, done.stderr
+    assert took < WRITE_WAIT_SECONDS, done.stderr
+    assert REFUSED in done.stderr and "for over 1 s" in done.stderr, done.stderr
