@@ -49,3 +49,9 @@ def test_create_probe_wants_a_new_folder(tmp_path: Path) -> None:
     (tmp_path / "probe").mkdir()
     with pytest.raises(FileExistsError):
         create_probe(tmp_path / "probe", count=5)
+
+
+def test_the_foundation_import_is_the_median_of_three() -> None:
+    from bench.foundation_bench import IMPORT_RUNS
+
+    assert IMPORT_RUNS == 3
