@@ -177,7 +177,7 @@ def build(
     h.seconds["replay"] = time.perf_counter() - start
     log(f"{h.name}: replayed {len(commits)} commits in {h.seconds['replay']:.1f} s")
     # public commit messages, not secrets: every commit is a memory, as the tasks expect
-    run = import_once(h, commits, work / f"floor-{h.name}", scan=False)
+    run = import_once(h, commits, work / f"floor-{h.name}", scan=False, trash=work / "set-aside")
     h.imports.append(run)
     h.seconds["import"] = run.process.wall
     h.memories = run.created

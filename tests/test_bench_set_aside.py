@@ -55,3 +55,9 @@ def test_the_foundation_import_is_the_median_of_three() -> None:
     from bench.foundation_bench import IMPORT_RUNS
 
     assert IMPORT_RUNS == 3
+
+
+def test_the_probe_makes_two_thousand_files() -> None:
+    from bench.floors import PROBE_FILES
+
+    assert PROBE_FILES == 2000

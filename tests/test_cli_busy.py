@@ -136,7 +136,7 @@ WAIT_SAID_WITHIN = 3
 write may say first that it answers from the index as last committed)."""
 
 
-ASKED_WAIT = 2.0
+ASKED_WAIT = 3.0
 """A write wait asked for with ``--wait``: short enough for a test to sit out, long enough
 for the wait to be said (after a second)."""
 

@@ -67,6 +67,11 @@ READ_COMMANDS = frozenset({"list", "search", "recall", "inject", "show", "stats"
 index is busy): they wait for another process as briefly as the hooks do (``inject`` as long,
 by its own wait), then read the index as last committed."""
 
+OWN_WAITS = frozenset({"lsp", "mcp", "hook", "warm"})
+"""The commands that serve others (an editor, an agent, its hooks) and keep the waits those
+are built for (a second for a read, 15 s for a write): ``--wait`` is refused for them rather
+than taken and not used."""
+
 WRITE_COMMANDS = frozenset(
     {
         *("init", "remember", "supersede", "confirm", "import", "reindex", "purge", "index"),

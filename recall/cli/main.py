@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Final
 
 from recall.cli.command_table import LEAN_COMMANDS
-from recall.cli.context import CommandContext
+from recall.cli.context import OWN_WAITS, CommandContext
 from recall.display import LINE_BREAKS, visible
 from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, BadInput, TetherError
 
@@ -65,6 +65,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     cwd = (args.directory or Path.cwd()).resolve()
     command = getattr(args, "command", None) or ""
+    if command in OWN_WAITS and getattr(args, "wait", None) is not None:
+        message = (
+            f"--wait: `tether {command}` keeps the waits of the editor, agent or hook it serves "
+            "(a second for a read, 15 s for a write); leave --wait out"
+        )
+        _report(BadInput(message), json_output, EXIT_BAD_INPUT)
+        return EXIT_BAD_INPUT
     ctx = CommandContext(json_output=json_output, cwd=cwd, command=command, args=args)
     try:
         return int(args.func(args, ctx))

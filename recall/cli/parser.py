@@ -117,7 +117,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         metavar="SECONDS",
         help=f"how long a command that writes waits for another Tether process holding the "
-        f"store before it fails (default {WRITE_WAIT_SECONDS:g}; 0: fail at once)",
+        f"store before it fails (default {WRITE_WAIT_SECONDS:g}; 0: fail at once; not for "
+        "lsp, mcp, hook and warm, which keep their own)",
     )
     parser = _Parser(
         prog="tether",

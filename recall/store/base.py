@@ -20,7 +20,13 @@ from recall.index.sync import SyncReport
 from recall.locations import GLOBAL, Location
 from recall.memfiles import MemoryFolder, writer_lock
 from recall.paths import normalize, normalize_loose
-from recall.store.busy import SAY_AFTER_SECONDS, busy_message, held_elsewhere, wait_until_free
+from recall.store.busy import (
+    SAY_AFTER_SECONDS,
+    busy_message,
+    held_elsewhere,
+    held_for,
+    wait_until_free,
+)
 
 if TYPE_CHECKING:
     from recall.index.deferred_check import DeferredCheck
@@ -238,7 +244,7 @@ class StoreBase:
             return None
         return StoreBusy(
             f"the {self.scope} store {self.location.base} is busy: another connection held its "
-            f"index for over {self.wait:g} s ({error}); retry when it has finished"
+            f"index{held_for(self.wait)} ({error}); retry when it has finished"
         )
 
     @contextlib.contextmanager

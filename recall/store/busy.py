@@ -9,6 +9,7 @@ everywhere go on from the index as last committed once the store's :attr:`wait` 
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final
@@ -55,12 +56,18 @@ def busy_message(stores: Iterable[StoreBase], *, waited: float | None = None) ->
     """What a write that could not wait any longer says: which store, for how long it waited
     (``waited`` seconds when the caller knows, else a write's whole wait), and to retry."""
     named = " and ".join(f"the {s.scope} store {s.location.base}" for s in stores)
-    seconds = WRITE_WAIT_SECONDS if waited is None else max(int(waited), 0)
-    held = f" for over {seconds:g} s" if seconds else ""  # not waited for (``--wait 0``)
+    held = held_for(WRITE_WAIT_SECONDS if waited is None else waited)
     return (
         f"{named or 'the store'} is busy with another writer (a reindex, an import or the "
         f"code map's indexing, most likely){held}; nothing was written; {RETRY}"
     )
+
+
+def held_for(seconds: float) -> str:
+    """`` for over N s`` for a wait of ``seconds`` (to a tenth, rounded down), or nothing
+    when there was no wait to speak of (``tether --wait 0``)."""
+    tenths = math.floor(max(seconds, 0.0) * 10) / 10
+    return f" for over {tenths:g} s" if tenths else ""
 
 
 def wait_until_free(
