@@ -283,7 +283,7 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     from recall.policy.trust import Gate
 
     prompt = args.prompt if args.prompt is not None else sys.stdin.read()
-    wait = min(INJECT_BUSY_S, ctx.write_wait)  # ``--wait`` shorter than a hook's: that one
+    wait = min(INJECT_BUSY_S, ctx.write_wait)  # a shorter ``--wait`` wins over the hooks' second
     recaller = _recaller(ctx, args.scope, short_lived=True, wait=wait)
     query = RecallQuery(
         _touches(ctx, recaller, args.files, args.opened), prompt, limit=RECALL_LIMIT
