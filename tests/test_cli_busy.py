@@ -195,9 +195,10 @@ def test_a_write_that_reads_first_says_it_waits_never_that_it_reads_a_copy(
     assert PULLED in run_tether("list", cwd=remembered).stdout  # free again: all as before
 
 
-HANDED_WAIT = 6.0
+HANDED_WAIT = 10.0
 """The write wait of the hand-over test: the hand-over happens after the wait is said (a
-second in), with seconds to spare on a loaded machine."""
+second in), with seconds to spare on a loaded machine (checked: a hand-over after the wait
+had run out would test nothing)."""
 
 
 def test_a_store_handed_from_one_writer_to_another_is_waited_for_once(
@@ -222,15 +223,19 @@ def test_a_store_handed_from_one_writer_to_another_is_waited_for_once(
     try:
         assert writer.stderr is not None
         said = writer.stderr.readline()
+        said_at = time.monotonic()
         assert WAITING in said, said
         with index_held(remembered):  # the other writer, in before the first lets go
             os.close(first)
             first = -1
+            handed_after = time.monotonic() - said_at
             _out, err = writer.communicate(timeout=120)
     finally:
         if first >= 0:
             os.close(first)
     stderr = said + err
+    # handed over while the write still waited (said a second into it), or nothing was tested
+    assert handed_after < HANDED_WAIT - 2, handed_after
     assert writer.returncode == EXIT_FAILURE, stderr
     assert stderr.count(WAITING) == 1 and stderr.count(REFUSED) == 1, stderr
     assert BUSY_SAID not in stderr and "write.lock is held" not in stderr

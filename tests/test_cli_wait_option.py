@@ -92,7 +92,7 @@ def test_a_long_wait_rides_out_a_holder_the_default_would_not(remembered: Path) 
     def hold() -> None:
         with lock_held(remembered):
             held.set()
-            time.sleep(WRITE_WAIT_SECONDS + 2)
+            time.sleep(WRITE_WAIT_SECONDS + 5)  # past the default, whenever the write began
 
     threading.Thread(target=hold, daemon=True).start()
     assert held.wait(10)
