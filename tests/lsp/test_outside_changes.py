@@ -100,6 +100,7 @@ async def test_a_write_within_one_tick_of_the_folder_clock(lsp_one: Session, ws:
     lsp = lsp_one
     folder = ws.memory_file("x").parent
     await lsp.open(ws.store_py)
+    await lsp.indexing_ended()  # the store free: each write is read at the next message
     first = write_elsewhere(ws, "the first write of this tick")
     tick = os.stat(folder).st_mtime_ns
     await lsp.hover(ws.store_py, 0, 0)  # the server looks at the folder: mtime ``tick``
@@ -118,6 +119,7 @@ async def test_every_request_publishes_a_write_made_before_it(
 ) -> None:
     lsp = lsp_one
     await lsp.open(ws.store_py)
+    await lsp.indexing_ended()  # the store free: the write is read at the next message
     new_id = write_elsewhere(ws, f"written before a {how}")
     start = lsp.publishes[ws.store_py.as_uri()]
     if how == "hover":
