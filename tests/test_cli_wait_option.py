@@ -3,23 +3,15 @@ holding the store, before or after the command name; a bad value is refused nami
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
-import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import run_tether
 
 from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE
-from recall.locations import project_location
 from recall.store.busy import WRITE_WAIT_MAX_SECONDS, WRITE_WAIT_SECONDS
-
-WAITING = "waiting for another Tether process"
-REFUSED = "is busy with another writer"
+from tests.test_cli_busy import REFUSED, WAITING, index_held, lock_held
 
 
 @pytest.fixture
@@ -27,26 +19,6 @@ def remembered(repo: Path) -> Path:
     done = run_tether("remember", "login retries stay at three", "-c", "gotcha", cwd=repo)
     assert done.code == 0, done.stderr
     return repo
-
-
-@contextlib.contextmanager
-def lock_held(repo: Path) -> Iterator[None]:
-    fd = os.open(project_location(repo).lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def index_held(repo: Path) -> Iterator[None]:
-    other = sqlite3.connect(project_location(repo).index_path, isolation_level=None)
-    try:
-        other.execute("BEGIN IMMEDIATE")
-        yield
-    finally:
-        other.close()
 
 
 def test_the_longest_wait_is_an_hour() -> None:
