@@ -85,6 +85,7 @@ async def test_remember_flow_end_to_end(lsp: Session, ws: Workspace) -> None:
 
 async def test_supersede_flow_end_to_end(lsp: Session, ws: Workspace) -> None:
     await lsp.open(ws.store_py)
+    await lsp.indexing_ended()  # the store free: the old memory is marked as the draft is saved
     result = await lsp.command("tether.supersede", {"memoryId": ws.gotcha, "fromHint": True})
     draft = Path(result["draft"])
     fields = frontmatter.parse(draft.read_text(), draft).fields
