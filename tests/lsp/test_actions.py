@@ -60,6 +60,7 @@ async def test_quick_fixes_on_a_memory_diagnostic(lsp: Session, ws: Workspace) -
 async def test_pin_unpin_archive_restore_change_the_file(lsp: Session, ws: Workspace) -> None:
     memory_file = ws.memory_file(ws.gotcha)
     await lsp.open(ws.store_py)
+    await lsp.indexing_ended()  # the index free: the usage counts are written, not postponed
 
     pinned = await lsp.command("tether.pin", {"memoryId": ws.gotcha})
     assert pinned["pinned"] is True

@@ -58,6 +58,7 @@ async def test_a_memory_of_a_category_the_store_lacked_is_shown_once_written(
     lsp: Session, ws: Workspace
 ) -> None:
     await lsp.open(ws.store_py)
+    await lsp.indexing_ended()  # the store free: the memory written is read at the next message
     assert lsp.diagnostics(ws.store_py) == []  # no pref anywhere: nothing to show
     text = ws.store_py.read_text()
     await lsp.change(ws.store_py, text + "# edited\n")

@@ -45,6 +45,7 @@ async def fill_and_save(lsp: Session, draft: Path, summary: str) -> None:
 
 async def test_remember_flow_end_to_end(lsp: Session, ws: Workspace) -> None:
     await lsp.open(ws.app_py)
+    await lsp.indexing_ended()  # the store free: the draft is read in as it is saved
     result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
     draft = Path(result["draft"])
     assert draft.parent == ws.root / ".tether" / "drafts"  # where no store reads it
@@ -161,6 +162,7 @@ async def test_client_without_show_document(lsp_no_show: Session, ws: Workspace)
     assert result["shown"] is False
     assert lsp_no_show.client.shown_documents == []
     assert any(result["draft"] in m.message for m in lsp_no_show.client.messages)
+    await lsp_no_show.indexing_ended()  # the store free: the draft is read in as it is saved
     await fill_and_save(lsp_no_show, Path(result["draft"]), NEW)
     shown = await lsp_no_show.command("tether.show", {"memoryId": result["id"]})
     assert shown["summary"] == NEW

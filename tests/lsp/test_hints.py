@@ -23,6 +23,7 @@ async def save_turn(lsp: Session, ws: Workspace, step: int) -> None:
 async def test_quiet_for_ten_turns_then_back(lsp_one: Session, ws: Workspace) -> None:
     lsp = lsp_one
     await lsp.open(ws.store_py)
+    await lsp.indexing_ended()  # the index free: the usage counts are written, not postponed
     assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]  # turn 0
     for turn in range(1, 11):
         await save_turn(lsp, ws, turn)

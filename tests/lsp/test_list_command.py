@@ -25,6 +25,7 @@ async def test_list_for_a_file_has_receipts_and_no_side_effects(
     lsp: Session, ws: Workspace
 ) -> None:
     await lsp.open(ws.store_py)
+    await lsp.indexing_ended()  # the index free: the usage counts are written, not postponed
     shown = [d.code for d in lsp.diagnostics(ws.store_py)]
     before = usage_of(ws, ws.gotcha)
 

@@ -184,6 +184,7 @@ async def test_a_broken_memory_file_is_told_once_per_change(
 ) -> None:
     lsp = lsp_one
     await lsp.open(ws.app_py)
+    await lsp.indexing_ended()  # the store free: the broken file is read at the next message
     broken = ws.root / ".tether" / "memories" / "0badf11e.md"
     broken.write_text("---\ncategory: gotcha\nfiles: [src/app.py\n---\nbroken by a merge\n")
     for step in range(3):  # keystrokes, each a look at the folder

@@ -60,6 +60,7 @@ async def test_a_held_lock_costs_no_answer_and_a_write_waits_for_it(
 ) -> None:
     lsp = lsp_one
     await lsp.open(ws.app_py)
+    await lsp.indexing_ended()  # the lock this test holds is the only one: free once let go
     assert [d.code for d in lsp.diagnostics(ws.app_py)] == [ws.app_gotcha]
     with held(ws):
         pulled_memory(ws)
@@ -116,6 +117,7 @@ async def test_the_index_held_by_another_connection_is_waited_for_not_failed(
 ) -> None:
     lsp = lsp_one
     await lsp.open(ws.app_py)
+    await lsp.indexing_ended()  # the lock this test holds is the only one: free once let go
     with index_held(ws):
         pulled_memory(ws)  # a folder change the server cannot sync while the index is held
         hover = await asyncio.wait_for(lsp.hover(ws.app_py, 0, 0), ANSWER_BOUND)

@@ -209,6 +209,7 @@ async def test_a_keystroke_after_another_process_wrote_moves_the_diagnostic_once
     # document, on the text after the keystroke; the keystroke must not move that again.
     records = ws.root / "src" / "records.py"
     await lsp_one.open(records)
+    await lsp_one.indexing_ended()  # the store free: the keystroke's handler reads the write
     await lsp_one.quiet()
     line = line_of(RECORDS_PY, "    def save(self, row):", 1)
     store = ws.open_store()
