@@ -354,14 +354,14 @@ def measure_floor(h: History, recaller: Any, queries: Sequence[Any]) -> None:
     from recall.index import fts
     from recall.ranking.embedding import HashEmbedder
     from recall.ranking.sanitize import sanitize_prompt
+    from recall.ranking.vector_blobs import unpack_rows
 
     conn = recaller.stores[0].conn
     embedder = HashEmbedder()
     blobs = conn.execute(
         "SELECT vec FROM vectors WHERE model = ? ORDER BY memory_rowid", (embedder.name,)
     ).fetchall()
-    matrix = np.frombuffer(b"".join(b[0] for b in blobs), dtype=np.float32)
-    matrix = np.ascontiguousarray(matrix.reshape(len(blobs), embedder.dim))
+    matrix = unpack_rows([b[0] for b in blobs], embedder.dim)
     sql = "SELECT rowid FROM fts_words WHERE fts_words MATCH ? ORDER BY rank LIMIT ?"
     for query in queries:
         text = sanitize_prompt(query.prompt).query if query.prompt else ""

@@ -236,10 +236,10 @@ class _Drafting:
         texts = [(memory, render_memory(memory)) for memory in named]
         if self.made.embedder is None:
             return out, [], texts
-        from recall.ranking.embedding import to_bytes
+        from recall.ranking.vector_blobs import pack_rows
 
         matrix = self.made.embedder.embed_many([vector_text(d) for _, d, _, _ in drafts])
-        return out, [to_bytes(row) for row in matrix], texts
+        return out, pack_rows(matrix), texts
 
     def _line(self, number: int, raw: str) -> _Drafted:
         try:

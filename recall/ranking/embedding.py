@@ -30,6 +30,7 @@ from recall.ranking.hashbag import (
     sparse_vector,
     text_features,
 )
+from recall.ranking.vector_blobs import unpack_rows
 
 __all__ = [
     "DEFAULT_DIM",
@@ -230,27 +231,25 @@ def cosine_top(
 
 
 def to_bytes(vec: np.ndarray) -> bytes:
-    """Serialize a vector as little-endian float32 bytes (for an SQLite BLOB)."""
+    """Serialize a vector as little-endian float32 bytes, dense (the index stores the shorter
+    form of :func:`recall.ranking.vector_blobs.pack_rows`; both read back the same)."""
     return np.ascontiguousarray(vec, dtype="<f4").tobytes()
 
 
-def from_bytes(blob: bytes) -> np.ndarray:
-    """Deserialize bytes written by ``to_bytes`` into a writable float32 vector."""
+def from_bytes(blob: bytes, dim: int | None = None) -> np.ndarray:
+    """Deserialize a stored vector into a writable float32 vector: dense bytes as written by
+    ``to_bytes``, or, given its width ``dim``, either stored form."""
+    if dim is not None:
+        return unpack_rows([blob], dim)[0]
     if len(blob) % 4:
         raise ValueError(f"embedding blob of {len(blob)} bytes is not a whole float32 vector")
     return np.frombuffer(blob, dtype="<f4").astype(np.float32)
 
 
 def stack_bytes(blobs: Sequence[bytes], dim: int) -> np.ndarray:
-    """Deserialize ``to_bytes`` blobs into an ``(n, dim)`` matrix laid out by ``prepare_matrix``."""
-    expected = dim * 4
-    for row, blob in enumerate(blobs):
-        if len(blob) != expected:
-            raise ValueError(f"embedding blob {row} has {len(blob)} bytes, expected {expected}")
-    if not blobs:
-        return np.zeros((0, dim), dtype=np.float32)
-    joined = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim)
-    return prepare_matrix(joined)
+    """Deserialize stored vectors (either form) into an ``(n, dim)`` matrix laid out by
+    ``prepare_matrix``."""
+    return prepare_matrix(unpack_rows(blobs, dim))
 
 
 class _ProviderEmbedder:

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from recall.index.db import is_unwritable_error, rollback
-from recall.ranking.embedding import Embedder, stack_bytes, to_bytes
+from recall.ranking.embedding import Embedder, prepare_matrix, stack_bytes
+from recall.ranking.vector_blobs import pack_rows
 from recall.ranking.vector_cache import cache_paths, cache_stamp, complete_stamp, vectors_complete
 
 BATCH = 2000  # rows embedded and written per transaction while back-filling
@@ -54,7 +55,7 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Progress | 
         matrix = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in chunk])
         conn.execute("BEGIN IMMEDIATE")
         try:
-            made = [(r[0], to_bytes(v)) for r, v in zip(chunk, matrix, strict=True)]
+            made = [(r[0], blob) for r, blob in zip(chunk, pack_rows(matrix), strict=True)]
             insert_vectors(conn, embedder.name, made)
             conn.execute("COMMIT")
         except BaseException:
@@ -95,7 +96,9 @@ def store_vectors(
     caller's transaction; their ``memories`` rows may come later in it."""
     matrix = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in new])
     insert_vectors(
-        conn, embedder.name, [(r[0], to_bytes(v)) for r, v in zip(new, matrix, strict=True)]
+        conn,
+        embedder.name,
+        [(r[0], blob) for r, blob in zip(new, pack_rows(matrix), strict=True)],
     )
 
 
@@ -145,7 +148,7 @@ def for_recall(
             left_out = len(missing)
         elif missing:
             made = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in missing])
-            blobs.update((int(r[0]), to_bytes(v)) for r, v in zip(missing, made, strict=True))
+            blobs.update((int(r[0]), b) for r, b in zip(missing, pack_rows(made), strict=True))
     ordered = sorted(blobs)
     rowids = np.fromiter(ordered, dtype=np.int64, count=len(ordered))
     matrix = stack_bytes([blobs[rowid] for rowid in ordered], embedder.dim)
@@ -249,7 +252,7 @@ def computed(conn: sqlite3.Connection, embedder: Embedder) -> tuple[np.ndarray, 
     if not found:
         return rowids, np.zeros((0, embedder.dim), dtype=np.float32)
     vectors = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in found])
-    return rowids, stack_bytes([to_bytes(v) for v in vectors], embedder.dim)
+    return rowids, prepare_matrix(np.asarray(vectors, dtype=np.float32))
 
 
 def _write_cache(

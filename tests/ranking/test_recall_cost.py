@@ -17,9 +17,9 @@ from recall.anchors.write import record_anchors
 from recall.genome import Genome
 from recall.lifecycle.references import CONFIRMED_KEY
 from recall.ranking.drift_counts import DriftCounts
-from recall.ranking.embedding import to_bytes
 from recall.ranking.engine import Recaller
 from recall.ranking.query import RecallQuery, Touch
+from recall.ranking.vector_blobs import pack
 from recall.ranking.vector_cache import cache_paths, cache_stamp, vectors_complete
 from recall.ranking.vectors import memory_text
 from recall.ranking.weights import DRIFT_COMMITS
@@ -251,7 +251,7 @@ def test_an_import_stores_its_vectors_in_the_transaction_of_its_rows(world: Worl
     assert len(stored) == 4 and {row[4] for row in stored} == {embedder.name}
     for summary, details, files, vec, _model in stored:
         expected = embedder.embed_many([memory_text(summary, details, files)])[0]
-        assert vec == to_bytes(expected)
+        assert vec == pack(expected)
     assert vectors_complete(store.conn, embedder.name)
     cache = store.location.base / "cache"
     stamp = cache_stamp(store.conn, embedder.name, embedder.dim)
