@@ -128,3 +128,26 @@ def test_a_bulk_import_indexes_what_a_rebuild_from_its_files_indexes(
     store.reindex()
     assert _rows_by_id(store) == imported
     assert len(imported) == 601
+
+
+@pytest.mark.parametrize("threaded_from", [0, 10**9])
+def test_a_large_import_inserts_the_rows_of_written_files_as_it_goes(
+    store: MemoryStore, threaded_from: int
+) -> None:
+    remember(store, "the first one")
+    before = store.conn.execute(INDEXES).fetchall()
+    statements = _traced(store)
+    store.import_many(_drafts(store, 600, "bulk"), write_behind_from=threaded_from)
+    texts = [n for n, s in enumerate(statements) if s.startswith("INSERT INTO fts_words")]
+    memories = [n for n, s in enumerate(statements) if "INSERT INTO memories(" in s]
+    dropped = [n for n, s in enumerate(statements) if s.startswith("DROP INDEX")]
+    built = [n for n, s in enumerate(statements) if s.startswith("CREATE INDEX")]
+    if threaded_from:  # files written at once: each chunk's rows go in with it
+        assert texts[0] < memories[0] < texts[-1]
+    # (on the writer's thread, how far it has come at each chunk varies from run to run)
+    # the indexes dropped once, before the first row, and built once, after the last
+    assert len(dropped) == len(built) == len(before)
+    assert max(dropped) < memories[0] and memories[-1] < min(built)
+    assert store.conn.execute(INDEXES).fetchall() == before
+    assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 601
+    assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -119,18 +119,43 @@ def insert_rows(
     """Insert ``memories`` rows (every column, in the table's order) and ``memory_files`` rows
     made by :func:`insert_records` or a bulk write; a batch large for the table builds the
     secondary indexes after its rows."""
-    rebuilt: list[tuple[str, str]] = []
-    if conn.in_transaction and len(memory_rows) > 1:
-        indexed = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
-        if len(memory_rows) >= REBUILD_INDEXES_FROM * max(indexed, 1):
-            rebuilt = conn.execute(_SECONDARY_INDEXES).fetchall()
-            for index_name, _sql in rebuilt:
-                conn.execute(f'DROP INDEX "{index_name}"')
+    dropped = drop_indexes_for(conn, len(memory_rows))
+    add_rows(conn, memory_rows, files)
+    restore_indexes(conn, dropped)
+    bump_generation(conn)
+
+
+def drop_indexes_for(conn: sqlite3.Connection, coming: int) -> list[tuple[str, str]]:
+    """In the caller's transaction, before ``coming`` new ``memories`` rows: drop the
+    secondary indexes of the memories and files tables when the rows are many for the table
+    (:data:`REBUILD_INDEXES_FROM`); return what :func:`restore_indexes` builds again after
+    them (a rollback restores them too)."""
+    if not conn.in_transaction or coming <= 1:
+        return []
+    indexed = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+    if coming < REBUILD_INDEXES_FROM * max(indexed, 1):
+        return []
+    dropped = conn.execute(_SECONDARY_INDEXES).fetchall()
+    for index_name, _sql in dropped:
+        conn.execute(f'DROP INDEX "{index_name}"')
+    return dropped
+
+
+def add_rows(
+    conn: sqlite3.Connection,
+    memory_rows: Sequence[tuple[object, ...]],
+    files: Sequence[tuple[int, str]],
+) -> None:
+    """Insert ``memories`` and ``memory_files`` rows, nothing else (the caller restores any
+    index it dropped and counts the change: :func:`insert_rows` does both)."""
     conn.executemany(_INSERT, memory_rows)
     conn.executemany("INSERT INTO memory_files(memory_rowid, path) VALUES(?, ?)", files)
-    for _name, sql in rebuilt:  # in the caller's transaction: a rollback restores them
+
+
+def restore_indexes(conn: sqlite3.Connection, dropped: Sequence[tuple[str, str]]) -> None:
+    """Build again the indexes :func:`drop_indexes_for` dropped."""
+    for _name, sql in dropped:
         conn.execute(sql)
-    bump_generation(conn)
 
 
 def insert_texts(conn: sqlite3.Connection, items: Sequence[tuple[int, Memory]]) -> None:

@@ -28,7 +28,7 @@ apart from a dense blob."""
 MAX_SPARSE_DIM = 1 << 16
 """Column numbers are stored as uint16, so only vectors up to this width are kept sparse."""
 
-_BYTE = np.arange(4, dtype=np.int64)
+_TAG, _COLUMNS, _VALUES, _DENSE = range(4)  # the parts of a blob, in the order they are laid
 
 
 def pack_rows(matrix: np.ndarray) -> list[bytes]:
@@ -41,23 +41,21 @@ def pack_rows(matrix: np.ndarray) -> list[bytes]:
         return [row.tobytes() for row in matrix]
     nonzero_rows, columns = np.nonzero(matrix)  # row by row, columns increasing
     counts = np.bincount(nonzero_rows, minlength=rows)
-    sizes = 1 + 6 * counts
-    dense = sizes >= 4 * dim
-    sizes[dense] = 4 * dim
-    ends = np.cumsum(sizes)
-    starts = ends - sizes
-    out = np.empty(int(ends[-1]), dtype=np.uint8)
-    keep = ~dense[nonzero_rows]  # the entries of the rows kept sparse
-    sparse_rows = np.flatnonzero(~dense)
-    out[starts[sparse_rows]] = SPARSE_TAG
-    index_at, value_at = _positions(starts[nonzero_rows[keep]], counts[nonzero_rows[keep]])
-    out[index_at[:, None] + _BYTE[:2]] = columns[keep].astype("<u2").view(np.uint8).reshape(-1, 2)
-    values = matrix[nonzero_rows[keep], columns[keep]]
-    out[value_at[:, None] + _BYTE] = values.view(np.uint8).reshape(-1, 4)
-    for row in np.flatnonzero(dense):
-        out[starts[row] : ends[row]] = matrix[row].view(np.uint8)
+    dense = 1 + 6 * counts >= 4 * dim
+    parts = _parts(counts, dense, dim)
+    labels = _labels(parts)
+    out = np.empty(labels.size, dtype=np.uint8)
+    kept = ~dense[nonzero_rows]  # the entries of the rows kept sparse
+    out[labels == _TAG] = SPARSE_TAG
+    out[labels == _COLUMNS] = columns[kept].astype("<u2").view(np.uint8)
+    out[labels == _VALUES] = matrix[nonzero_rows[kept], columns[kept]].view(np.uint8)
+    out[labels == _DENSE] = matrix[dense].view(np.uint8).ravel()
+    ends = np.cumsum(parts.sum(axis=1))
     data = out.tobytes()
-    return [data[start:end] for start, end in zip(starts.tolist(), ends.tolist(), strict=True)]
+    return [
+        data[start:end]
+        for start, end in zip((ends - parts.sum(axis=1)).tolist(), ends.tolist(), strict=True)
+    ]
 
 
 def pack(vector: np.ndarray) -> bytes:
@@ -66,58 +64,48 @@ def pack(vector: np.ndarray) -> bytes:
 
 
 def unpack_rows(blobs: Sequence[bytes], dim: int) -> np.ndarray:
-    """A C-ordered ``(n, dim)`` float32 matrix of stored vectors of either form.
+    """A ``(n, dim)`` float32 matrix (column-major, as recall ranks from it) of stored vectors
+    of either form.
 
     Raises ValueError naming the first blob that is neither form of a ``dim``-wide vector.
     """
-    out = np.zeros((len(blobs), dim), dtype=np.float32)
+    out = np.zeros((len(blobs), dim), dtype=np.float32, order="F")
     if not blobs:
         return out
     lengths = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs))
     dense = lengths == 4 * dim
-    if dense.all():
-        joined = b"".join(blobs)
-        return np.frombuffer(joined, dtype="<f4").reshape(len(blobs), dim).astype(np.float32)
-    counts = (lengths - 1) // 6
-    bad = ~dense & ((lengths % 6 != 1) | (counts > min(dim, MAX_SPARSE_DIM)) | (4 * dim <= lengths))
+    counts = np.where(dense, 0, (lengths - 1) // 6)
+    bad = ~dense & ((lengths % 6 != 1) | (lengths > 4 * dim))
     if bad.any():
         raise _bad_blob(int(np.flatnonzero(bad)[0]), blobs, dim)
-    for row in np.flatnonzero(dense):
-        out[row] = np.frombuffer(blobs[row], dtype="<f4")
-    sparse = np.flatnonzero(~dense)
-    joined = np.frombuffer(b"".join(blobs[row] for row in sparse), dtype=np.uint8)
-    sizes = lengths[sparse]
-    starts = np.cumsum(sizes) - sizes
-    tags = joined[starts] != SPARSE_TAG
-    if tags.any():
-        raise _bad_blob(int(sparse[np.flatnonzero(tags)[0]]), blobs, dim)
-    each = counts[sparse]
-    index_at, value_at = _positions(np.repeat(starts, each), np.repeat(each, each))
-    columns = joined[index_at].astype(np.int64) | (joined[index_at + 1].astype(np.int64) << 8)
+    labels = _labels(_parts(counts, dense, dim))
+    joined = np.frombuffer(b"".join(blobs), dtype=np.uint8)
+    tags = joined[labels == _TAG]
+    if (tags != SPARSE_TAG).any():
+        raise _bad_blob(int(np.flatnonzero(~dense)[np.argmax(tags != SPARSE_TAG)]), blobs, dim)
+    columns = joined[labels == _COLUMNS].view("<u2")
+    owners = np.repeat(np.arange(len(blobs)), counts)
     if columns.size and int(columns.max()) >= dim:
-        owner = np.repeat(sparse, each)[int(np.argmax(columns >= dim))]
-        raise _bad_blob(int(owner), blobs, dim)
-    values = np.ascontiguousarray(joined[value_at[:, None] + _BYTE]).view("<f4").ravel()
-    out[np.repeat(sparse, each), columns] = values
+        raise _bad_blob(int(owners[np.argmax(columns >= dim)]), blobs, dim)
+    out[owners, columns] = joined[labels == _VALUES].view("<f4")
+    out[dense] = joined[labels == _DENSE].view("<f4").reshape(-1, dim)
     return out
 
 
-def _positions(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each stored entry (``starts``: its blob's first byte, repeated once per entry of
-    that blob; ``counts``: the blob's entry count, likewise), where its column number and its
-    value begin."""
-    if starts.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty
-    # each entry's place within its blob: 0, 1, ... restarting where a new blob begins
-    first = np.ones(starts.size, dtype=bool)
-    first[1:] = starts[1:] != starts[:-1]
-    begins = np.flatnonzero(first)
-    lengths = np.diff(np.append(begins, starts.size))
-    place = np.arange(starts.size, dtype=np.int64) - np.repeat(begins, lengths)
-    index_at = starts + 1 + 2 * place
-    value_at = starts + 1 + 2 * counts + 4 * place
-    return index_at, value_at
+def _parts(counts: np.ndarray, dense: np.ndarray, dim: int) -> np.ndarray:
+    """Bytes of each part (tag, columns, values, dense values) of each row's blob."""
+    parts = np.zeros((counts.size, 4), dtype=np.int64)
+    parts[:, _TAG] = ~dense
+    parts[:, _COLUMNS] = np.where(dense, 0, 2 * counts)
+    parts[:, _VALUES] = np.where(dense, 0, 4 * counts)
+    parts[:, _DENSE] = np.where(dense, 4 * dim, 0)
+    return parts
+
+
+def _labels(parts: np.ndarray) -> np.ndarray:
+    """For every byte of the blobs laid end to end, which part it belongs to."""
+    kinds = np.tile(np.arange(4, dtype=np.uint8), parts.shape[0])
+    return np.repeat(kinds, parts.ravel())
 
 
 def _bad_blob(row: int, blobs: Sequence[bytes], dim: int) -> ValueError:

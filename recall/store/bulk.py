@@ -148,8 +148,9 @@ class BulkImport(StoreWrites):
 
 class _Batch:
     """The new memories of one :meth:`BulkImport.import_many`, a chunk at a time: each chunk
-    rendered, its files handed to the writer, its texts and vectors indexed; at the end,
-    every file written, their rows, one sync, and the commit that shows them all at once."""
+    rendered, its files handed to the writer, its texts and vectors indexed, and the rows of
+    the files written by then; at the end, the last files and their rows, one sync, and the
+    commit that shows them all at once."""
 
     def __init__(
         self,
@@ -172,7 +173,9 @@ class _Batch:
         # the files are written, so that only those are left for after the last
         self.fields: list[tuple[object, ...]] = []
         self.shas: list[str] = []
-        self.file_rows: list[tuple[int, str]] = []
+        self.landed = 0  # memories whose rows are in: the first ones whose files are written
+        # the indexes dropped until the last rows are in; None: not decided (the size unknown)
+        self.dropped: list[tuple[str, str]] | None = None
         self.writer: WriteBehind | None = None
         self.first = 0
         self.embedder: Embedder | None = None
@@ -193,6 +196,8 @@ class _Batch:
         conn.execute(f"PRAGMA cache_size = {-BATCH_CACHE_KIB}")
         conn.execute("BEGIN IMMEDIATE")
         self.first = rows.first_rowid(self.store.conn)
+        if self.expected is not None:
+            self.dropped = rows.drop_indexes_for(conn, self.expected)
         return self.writer
 
     def add(self, part: list[Memory], seen: int) -> None:
@@ -217,7 +222,6 @@ class _Batch:
         rows.insert_texts(conn, numbered)
         self.fields.extend(map(rows.record_fields, part))
         self.shas.extend(file_sha(text.encode()) for text in rendered)
-        self.file_rows.extend(rows.file_rows(numbered))
         if self.embedder is not None:  # the vectors in the same transaction as the rows
             from recall.ranking import vectors
 
@@ -227,6 +231,23 @@ class _Batch:
             new = [(r, m.summary, m.details, rows.files_column(m.files)) for r, m in left]
             if new:
                 vectors.store_vectors(conn, self.embedder, new)
+        if self.dropped is not None:  # the rows of the files written so far, while they go on
+            self._land(len(self.written))
+
+    def _land(self, upto: int) -> None:
+        """Insert the rows of the memories up to ``upto``, whose files are written (the
+        writer adds each file's stat to :attr:`written` once it is whole)."""
+        landed = range(self.landed, upto)
+        at, memories, fields, shas = self.first, self.memories, self.fields, self.shas
+        rows.add_rows(
+            self.store.conn,
+            [
+                (at + n, memories[n].id, stat.name, *fields[n], stat.mtime_ns, stat.size, shas[n])
+                for n, stat in zip(landed, self.written[self.landed : upto], strict=True)
+            ],
+            rows.file_rows((at + n, memories[n]) for n in landed),
+        )
+        self.landed = upto
 
     def commit(self) -> None:
         """Wait for the last file, add the rows naming them, sync, commit."""
@@ -235,16 +256,13 @@ class _Batch:
         if self.writer is None:
             return
         stats = self.writer.finish()
+        assert len(stats) == len(self.memories)  # every file written, or finish raised
         conn = self.store.conn
-        made = zip(self.memories, stats, self.fields, self.shas, strict=True)
-        rows.insert_rows(
-            conn,
-            [
-                (self.first + n, m.id, stat.name, *fields, stat.mtime_ns, stat.size, sha)
-                for n, (m, stat, fields, sha) in enumerate(made)
-            ],
-            self.file_rows,
-        )
+        if self.dropped is None:
+            self.dropped = rows.drop_indexes_for(conn, len(self.memories))
+        self._land(len(self.memories))
+        rows.restore_indexes(conn, self.dropped)
+        rows.bump_generation(conn)
         if self.embedder is not None:
             from recall.ranking import vectors
 
