@@ -660,3 +660,31 @@ def test_a_folder_taken_away_under_an_open_store_leaves_the_index_as_it_was(
         index.close()
     moved.rename(folder(seeded))
     assert snapshot(seeded) == before
+
+
+def test_a_folder_taken_away_after_its_listing_leaves_the_index_as_it_was(
+    seeded: MemoryStore,
+) -> None:
+    [memory] = seeded.list(file="docs/guide.md")
+    path = folder(seeded) / f"{memory.id}.md"
+    path.write_text(path.read_text(encoding="utf-8") + "\nEdited by hand.\n", encoding="utf-8")
+    before = snapshot(seeded)
+    away = folder(seeded).with_name("memories-away")
+
+    def take_away(statement: str) -> None:
+        # another process (a branch switch) takes the folder away once it is listed, while
+        # this sync starts its write to the index
+        if statement == "BEGIN IMMEDIATE" and folder(seeded).is_dir():
+            folder(seeded).rename(away)
+
+    seeded.conn.set_trace_callback(take_away)
+    try:
+        report = seeded.refresh()
+    finally:
+        seeded.conn.set_trace_callback(None)
+    assert not away.with_name("memories").exists()  # the folder was taken away mid-sync
+    assert (report.added, report.changed, report.removed) == (0, 0, 0)
+    assert snapshot(seeded) == before  # the edited memory still indexed, as it was
+    away.rename(folder(seeded))
+    seeded.refresh()
+    assert "Edited by hand." in str(seeded.find(memory.id).details)

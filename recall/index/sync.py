@@ -229,6 +229,11 @@ def sync(
                 if done:
                     report.changed += stat.name in known
                     report.added += stat.name not in known
+            if not folder.path.is_dir():
+                # taken away since it was listed (while this waited for the index, or read):
+                # a file it could not read is not gone from the store, so none of this is kept
+                rollback(conn)
+                return SyncReport()
             # Only files seen changing are suspect; the writers' own files are trusted.
             racy = mark_racy(conn, reread)
             store_fingerprint(conn, None if racy else current)
