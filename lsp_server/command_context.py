@@ -52,9 +52,7 @@ def self_serve(ls: TetherServer, root: Root, command: str, obj: dict[str, Any]) 
     """Apply hint rule 1: a memory command run unprompted ends proactive hints. One the
     server offered (a quick fix on a hint, an action on a file) carries ``fromHint`` and
     does not."""
-    if is_self_serve(command, from_hint=flag(obj, "fromHint")) and root.ledger.mark_self_serve(
-        root.hints_conn()
-    ):
+    if is_self_serve(command, from_hint=flag(obj, "fromHint")) and root.hints.mark_self_serve():
         diagnostics.republish(ls, root)
 
 

@@ -148,7 +148,7 @@ def _restore(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
 def _followed(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     root, store, memory = find(ls, obj)
     acted(root, store, memory.id)
-    root.ledger.dismiss(root.hints_conn(), memory.id)
+    root.hints.dismiss(memory.id)
     diagnostics.republish(ls, root)
     return {"memoryId": memory.id, "usage": counters(store.conn, memory.id)}
 

@@ -8,7 +8,6 @@ its own connection.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -187,11 +186,6 @@ class Root:
 
     # -- hint state ------------------------------------------------------------------------
 
-    def hints_conn(self) -> sqlite3.Connection:
-        """Where the session's hint state lives: the project index, else the user's global one
-        (session ids are unique, so sharing it between repositories is safe)."""
-        return (self.project or self.global_store).conn
-
     def touch(self, path: str, kind: str) -> None:
         """Record that the session touched ``path`` (open < save < edit)."""
         current = self.touched.get(path)
@@ -204,7 +198,7 @@ class Root:
         """A save of a touched file after edits ends the turn; return True when it did."""
         if path not in self.touched or not self.edited_since_turn:
             return False
-        self.ledger.next_turn(self.hints_conn())
+        self.hints.next_turn()
         self.edited_since_turn = False
         self.acted_this_turn.clear()
         self.bump()  # surfacing counters moved, so the ranking may have too

@@ -44,7 +44,7 @@ def run_pass(
     session-start thread, and a :class:`MemoryStore` is used by one thread at a time.
 
     Sessions are recorded where the root keeps its hint state: the project index, else the
-    global one (see :meth:`lsp_server.roots.Root.hints_conn`).
+    global one (see :class:`lsp_server.hint_state.KeptHints`).
     """
     own = MemoryStore(project, notice=notice) if project is not None else None
     shared = MemoryStore(global_store, notice=notice)
@@ -70,7 +70,7 @@ def hints_on(root: Root) -> bool:
     """Whether the hint policy lets a proactive note through in this root's session now."""
     if root.ledger.policy.budget == 0:
         return False
-    return not root.ledger.state(root.hints_conn(), ()).self_serve
+    return not root.hints.state().self_serve
 
 
 def cleanup_message(root: Root, result: SessionStart) -> str:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from recall.clock import now_iso
-from recall.policy.sessions import count_turn
+from recall.policy.sessions import add_turns, count_turn
 
 QUIET_TURNS: Final = 10
 """Turns a hinted memory stays quiet (the seed's number): long enough that the same warning is
@@ -194,15 +194,27 @@ class HintLedger:
         except sqlite3.OperationalError:  # no hint table yet: a session with nothing shown
             return SessionState()
 
-    def record(self, conn: sqlite3.Connection, marks: Mapping[str, int], spent: int) -> None:
-        """Record hints chosen earlier from :meth:`peek` (the index was held then): each memory
-        of ``marks`` hinted in the turn it maps to, and the budget spent at least ``spent``."""
+    def record(
+        self,
+        conn: sqlite3.Connection,
+        marks: Mapping[str, Mark],
+        spent: int,
+        *,
+        turns: int = 0,
+        self_serve: bool = False,
+    ) -> None:
+        """Record in one transaction what was decided earlier from :meth:`peek` (the index
+        was held then): ``turns`` more turns, each memory of ``marks`` hinted (or its hint
+        acknowledged) in the turn its mark names, the budget spent at least ``spent``, and
+        the session's own memory command when ``self_serve``."""
         self._prepare(conn)
         self._write(
             conn,
-            "UPDATE hint_sessions SET spent = MAX(spent, ?), last_seen = ? WHERE session = ?",
-            (spent, now_iso(), self.session),
-            [(self.session, memory_id, turn) for memory_id, turn in marks.items()],
+            "UPDATE hint_sessions SET spent = MAX(spent, ?), self_serve = MAX(self_serve, ?), "
+            "last_seen = ? WHERE session = ?",
+            (spent, int(self_serve), now_iso(), self.session),
+            [(self.session, m, mark.turn, int(mark.dismissed)) for m, mark in marks.items()],
+            turns=turns,
         )
 
     def _read(self, conn: sqlite3.Connection, memory_ids: Iterable[str] | None) -> SessionState:
@@ -243,7 +255,7 @@ class HintLedger:
                 conn,
                 "UPDATE hint_sessions SET spent = ?, last_seen = ? WHERE session = ?",
                 (choice.spent, now_iso(), self.session),
-                [(self.session, memory_id, state.turn) for memory_id in choice.new],
+                [(self.session, memory_id, state.turn, 0) for memory_id in choice.new],
             )
         return choice
 
@@ -252,17 +264,21 @@ class HintLedger:
         conn: sqlite3.Connection,
         session_sql: str,
         session_args: tuple[object, ...],
-        marks: list[tuple[str, str, int]] | None = None,
+        marks: list[tuple[str, str, int, int]] | None = None,
         *,
-        dismissed: bool = False,
+        turns: int = 0,
     ) -> None:
+        """One transaction: ``turns`` more turns, the session's row, then ``marks``
+        (session, memory, turn, dismissed)."""
         conn.execute("BEGIN IMMEDIATE")
         try:
+            if turns:
+                add_turns(conn, self.session, turns, origin=self.origin or "cli")
             conn.execute(session_sql, session_args)
             if marks:
                 conn.executemany(
                     "INSERT INTO hint_marks(session, memory_id, turn, dismissed) "
-                    f"VALUES(?, ?, ?, {int(dismissed)}) ON CONFLICT(session, memory_id) "
+                    "VALUES(?, ?, ?, ?) ON CONFLICT(session, memory_id) "
                     "DO UPDATE SET turn = excluded.turn, dismissed = excluded.dismissed",
                     marks,
                 )
@@ -299,6 +315,5 @@ class HintLedger:
             conn,
             "UPDATE hint_sessions SET last_seen = ? WHERE session = ?",
             (now_iso(), self.session),
-            [(self.session, memory_id, turn)],
-            dismissed=True,
+            [(self.session, memory_id, turn, 1)],
         )

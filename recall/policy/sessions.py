@@ -24,18 +24,24 @@ def count_turn(conn: sqlite3.Connection, session_id: str, *, origin: str = "cli"
     When the index cannot be written just now (read-only, or out of room) the turn is not
     recorded and the number it would have had is returned.
     """
-    moment = now_iso()
     check_session_id(session_id)
     turn = None
     with bookkeeping(conn) as (target, outcome):
-        target.execute(
-            "INSERT INTO sessions(id, started, last_seen, turns, origin) "
-            "VALUES(?, ?, ?, 1, ?) "
-            "ON CONFLICT(id) DO UPDATE SET turns = turns + 1, last_seen = excluded.last_seen",
-            (session_id, moment, moment, origin),
-        )
+        add_turns(target, session_id, 1, origin=origin)
         turn = target.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,)).fetchone()
     if outcome.written and turn is not None:
         return int(turn[0])
     row = conn.execute("SELECT turns FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return int(row[0]) + 1 if row else 1
+
+
+def add_turns(conn: sqlite3.Connection, session_id: str, count: int, *, origin: str) -> None:
+    """Count ``count`` more turns of ``session_id`` (starting the session if new), in the
+    caller's transaction."""
+    moment = now_iso()
+    conn.execute(
+        "INSERT INTO sessions(id, started, last_seen, turns, origin) VALUES(?, ?, ?, ?, ?) "
+        "ON CONFLICT(id) DO UPDATE SET turns = turns + excluded.turns, "
+        "last_seen = excluded.last_seen",
+        (session_id, moment, moment, count, origin),
+    )

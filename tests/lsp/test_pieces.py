@@ -138,7 +138,7 @@ def test_the_cleanup_hint_follows_the_hint_policy(tmp_path: Path) -> None:
         assert not hints_on(root) and warnings == []  # hints turned off: no note either
         root.configure(Settings())
         assert hints_on(root)
-        root.ledger.mark_self_serve(root.hints_conn())
+        assert root.hints.mark_self_serve()
         assert not hints_on(root)  # rule 1: memory asked for unprompted, hints end
     finally:
         root.close()
