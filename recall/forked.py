@@ -49,10 +49,22 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO, Final, Generic, TextIO, TypeVar
 
+try:
+    import fcntl
+except ImportError:  # not on Windows, where nothing is forked
+    fcntl = None  # type: ignore[assignment]
+
 T = TypeVar("T")
 R = TypeVar("R")
 
 _LENGTH = struct.Struct("<Q")  # the size of each pickled frame, before it
+
+PIPE_BYTES: Final = 1 << 20
+"""The pipe a child answers through is widened to this (or the system's limit for a process
+without privileges, ``/proc/sys/fs/pipe-max-size``, when lower): a drafted chunk of an import
+is about 0.8 MB pickled, so in the default 64 KiB pipe the child stopped at each chunk until
+the parent was done with the one before and came to read; with room for a chunk, each side
+goes on while the other is slower for a chunk."""
 
 SPREAD_MAX: Final = 2
 """Children one piece of work is split among at most (:class:`Spread`): measured on 2 cores,
@@ -219,6 +231,7 @@ class _Child:
         can be interrupted."""
         read_end, write_end = os.pipe()
         self.pipe, self.write_end = os.fdopen(read_end, "rb"), write_end
+        _widen(write_end)
         parent = os.getpid()
         held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
@@ -280,6 +293,21 @@ class _Child:
                 os.kill(self.pid, signal.SIGKILL)
             with contextlib.suppress(OSError):
                 self._reaped()
+
+
+def _widen(pipe: int) -> None:
+    """Give the pipe ``pipe`` :data:`PIPE_BYTES` of room where the system lets a process
+    (Linux); left as it is elsewhere or when refused."""
+    setting = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if setting is None:
+        return
+    try:
+        with open("/proc/sys/fs/pipe-max-size", encoding="ascii") as limit:
+            room = min(PIPE_BYTES, int(limit.read()))
+    except (OSError, ValueError):
+        room = PIPE_BYTES
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(pipe, setting, room)
 
 
 def _described(status: int) -> str:

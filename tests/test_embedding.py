@@ -367,3 +367,25 @@ class TestLoadEmbedder:
         emb = load_embedder(f"{provider_module}:WrongShape")
         with pytest.raises(EmbedderFailed, match="not 2 x 3"):
             emb.embed_many(["a", "b"])
+
+
+def test_an_ascii_text_is_cut_into_the_same_chunks_by_the_ascii_pattern() -> None:
+    """The pattern taken for ASCII text finds exactly the chunks of the general one, for every
+    ASCII character in every position a chunk can have (alone, inside, around separators)."""
+    import random
+
+    from recall.ranking.hashbag import ASCII_CHUNK, CHUNK, FeatureCodes
+
+    every = [chr(c) for c in range(128)]
+    texts = [f"a{ch}b _{ch}- x{ch}{ch}y {ch}z-{ch}_w" for ch in every]
+    pick = random.Random(7)
+    alphabet = every + list("aZ9_-" * 20)
+    texts += ["".join(pick.choice(alphabet) for _ in range(200)) for _ in range(300)]
+    texts.append("safeRename safe_rename safe-rename __init__ a--b x_-_y 0xFF v2.3 IPv6")
+    for text in texts:
+        assert ASCII_CHUNK.findall(text) == CHUNK.findall(text), repr(text)
+    codes = FeatureCodes()
+    for text in texts:
+        expected = [code for chunk in CHUNK.findall(text) for code in codes[chunk]]
+        assert codes.of(text) == expected
+    assert codes.of("naïve café") == [c for w in ("naïve", "café") for c in codes[w]]

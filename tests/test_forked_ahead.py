@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -123,3 +125,24 @@ def test_a_second_child_not_to_be_had_leaves_the_work_to_the_caller_and_no_child
 def test_work_is_spread_among_one_child_per_core_at_most_two() -> None:
     assert SPREAD_MAX == 2  # 30,000 stats: 100 ms in one child, 60 in two, on 2 cores
     assert spread_width() == min(2, len(os.sched_getaffinity(0)))
+
+
+def test_a_mapping_child_drafts_on_while_a_large_result_waits_to_be_read(tmp_path: Path) -> None:
+    """A result of several hundred kilobytes (an import's drafted chunk) fits in the pipe, so
+    the child goes on to the next chunk while the parent is still busy with the one before;
+    in a pipe of the default 64 KiB it stopped until the parent came to read."""
+    from recall.forked import PIPE_BYTES, mapped
+
+    assert PIPE_BYTES == 1 << 20
+
+    def work(number: int) -> bytes:
+        (tmp_path / f"began-{number}").touch()  # a test's signal; real work writes nothing
+        return os.urandom(400_000)  # about what a drafted chunk pickles to
+
+    results = mapped(work, range(3), fork=True)
+    assert len(next(results)) == 400_000  # the first chunk, mapped here before the fork
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "began-2").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)  # not reading: the second result waits in the pipe
+    assert (tmp_path / "began-2").exists()
+    assert [len(r) for r in results] == [400_000, 400_000]

@@ -41,6 +41,9 @@ SPARSE_QUERY_RATIO: Final = 4
 
 # A word chunk: letters/digits, with inner ``_`` or ``-`` separators kept for identifier splits.
 CHUNK = re.compile(r"[^\W_]++(?:[_\-]++[^\W_]++)*+")
+# The same chunks in a text that is all ASCII (where ``[^\W_]`` is exactly ``[A-Za-z0-9]``), found
+# in about half the time: a plain class instead of a Unicode category test per character.
+ASCII_CHUNK = re.compile(r"[A-Za-z0-9]++(?:[_\-]++[A-Za-z0-9]++)*+")
 _SEPARATORS = re.compile(r"[_\-]++")
 # camelCase / PascalCase / acronym / digit boundaries inside an ASCII piece.
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -133,7 +136,8 @@ class FeatureCodes(dict[str, tuple[int, ...]]):
             self.clear()
         if not text:
             return []
-        return list(chain.from_iterable(map(self.__getitem__, CHUNK.findall(text))))
+        chunks = (ASCII_CHUNK if text.isascii() else CHUNK).findall(text)
+        return list(chain.from_iterable(map(self.__getitem__, chunks)))
 
 
 def sparse_vector(text: str, dim: int, codes: FeatureCodes) -> list[tuple[int, float]]:
