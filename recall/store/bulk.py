@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sized
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recall.index import db, rows
+from recall.index import db, log_copy, rows
 from recall.memfiles import FileStat, file_sha
 from recall.model import Memory, is_valid_id
 from recall.store.opening import recovering
@@ -101,7 +101,11 @@ class BulkImport(StoreWrites):
                 if failed is not None:  # in one thread, the file's failure would have come first
                     raise failed from None
                 raise
-        self.fill_vectors(progress, cache=True, written=bool(written))
+        try:
+            self.fill_vectors(progress, cache=True, written=bool(written))
+        finally:
+            if batch.copy is not None:
+                batch.copy.wait()
         return results
 
     def _choose(
@@ -182,6 +186,7 @@ class _Batch:
         self.made: MadeAhead | None = None
         self.cache_size: int | None = None  # the connection's own, while the batch has its own
         self.committed = False
+        self.copy: log_copy.LogCopy | None = None  # the committed log, copied into the index
 
     def _start(self) -> WriteBehind:
         """The writer and the transaction, at the first new memory (none: nothing to sync)."""
@@ -275,9 +280,18 @@ class _Batch:
         # Python raises a Ctrl-C that came during the COMMIT once it has returned, as if it had
         # not been made: the clean-up would then delete the files of committed rows. Held, the
         # import ends as it would have a moment later.
-        with interrupts_held():
-            conn.execute("COMMIT")
-            self.committed = True
+        # A large batch's log is copied into the index on a thread of its own while the
+        # recall cache is built (log_copy), not at the end of the COMMIT on this one.
+        pages = log_copy.held_back(conn) if self.threaded else None
+        try:
+            with interrupts_held():
+                conn.execute("COMMIT")
+                self.committed = True
+        finally:
+            if pages is not None:
+                log_copy.given_back(conn, pages)
+        if pages is not None:
+            self.copy = log_copy.LogCopy(log_copy.index_file(conn))
         self._cache_back()
 
     def _cache_back(self) -> None:
