@@ -39,6 +39,7 @@ So the child takes none of those:
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import itertools
 import os
@@ -299,15 +300,19 @@ def _widen(pipe: int) -> None:
     """Give the pipe ``pipe`` :data:`PIPE_BYTES` of room where the system lets a process
     (Linux); left as it is elsewhere or when refused."""
     setting = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
-    if setting is None:
-        return
+    if setting is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(pipe, setting, _pipe_room())
+
+
+@functools.cache
+def _pipe_room() -> int:
+    """:data:`PIPE_BYTES`, or the most a process without privileges may give a pipe here."""
     try:
         with open("/proc/sys/fs/pipe-max-size", encoding="ascii") as limit:
-            room = min(PIPE_BYTES, int(limit.read()))
+            return min(PIPE_BYTES, int(limit.read()))
     except (OSError, ValueError):
-        room = PIPE_BYTES
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(pipe, setting, room)
+        return PIPE_BYTES
 
 
 def _described(status: int) -> str:
