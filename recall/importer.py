@@ -6,18 +6,21 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recall import forked
 from recall.errors import BadInput, NotFound
 from recall.extra_keys import not_on
-from recall.import_paths import unknown_hints, unknown_note
+from recall.import_paths import Hints, HintsAhead, unknown_hints, unknown_note
 from recall.import_record import Normalize, draft_record, read_record
 from recall.locations import PROJECT
 from recall.model import Memory, is_valid_id
 from recall.ranking import collector
 from recall.store import MemoryStore
 from recall.store.made_ahead import MadeAhead, vector_text
+
+if TYPE_CHECKING:
+    from recall.store.results import WriteResult
 
 BOM = "\ufeff"
 """The byte-order mark some editors put at the start of a file: not part of its first line."""
@@ -147,6 +150,17 @@ def _import_lines(
     drafts = _Drafts(_drafted(drafting, numbered, results, slots, fork=elsewhere))
     if drafts.empty():  # nothing to write: the store is not touched (nor created)
         return results
+    root = store.repo_root if store.scope == PROJECT else None
+    ahead: list[HintsAhead] = []
+
+    def chosen(written: list[WriteResult]) -> None:
+        """Begin looking for the new memories' unknown files while the import commits."""
+        if root is not None:
+            new = [
+                results[slot] for slot, r in zip(slots, written, strict=True) if not r.duplicate_of
+            ]
+            ahead[:] = [HintsAhead(root, {path for entry in new for path in entry.files})]
+
     try:
         written = store.import_many(
             drafts,
@@ -154,6 +168,7 @@ def _import_lines(
             expected=len(numbered),
             write_behind_from=write_behind_from,
             made_ahead=made,
+            chosen=chosen,
         )
     finally:
         drafts.close()  # a drafting child stopped and reaped now, whatever happened
@@ -173,17 +188,19 @@ def _import_lines(
             if wanted is not None and wanted != result.id:
                 why = "another memory has it" if is_valid_id(wanted) else "not 8 hex digits"
                 entry.notes.append(f"asked for id {wanted!r} ({why}); written as {result.id}")
-    _note_unknown_files(store, [entry for entry in results if entry.status == "created"])
+    created = [entry for entry in results if entry.status == "created"]
+    _note_unknown_files(store, created, ahead[0].hints() if ahead else None)
     return results
 
 
-def _note_unknown_files(store: MemoryStore, created: list[LineResult]) -> None:
+def _note_unknown_files(store: MemoryStore, created: list[LineResult], hints: Hints | None) -> None:
     """Note on each created line the files the repository does not know (a typo, or a file
-    of old history), checked once for the whole import."""
+    of old history), checked once for the whole import (``hints``, when found already)."""
     root = store.repo_root if store.scope == PROJECT else None
     if root is None or not created:
         return
-    hints = unknown_hints(root, {path for entry in created for path in entry.files})
+    if hints is None:
+        hints = unknown_hints(root, {path for entry in created for path in entry.files})
     if not hints:
         return
     inside = os.path.join(root, "")  # a memory file under it is named from the root

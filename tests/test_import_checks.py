@@ -155,3 +155,47 @@ def test_a_history_of_many_deleted_files_is_not_walked(repo: Path) -> None:
     assert [r["status"] for r in results] == ["created"] * count  # written as given
     assert all("unknown_files" not in r for r in results)
     assert " log " not in trace.read_text()  # no walk of the whole history
+
+
+def test_the_path_check_made_ahead_answers_as_the_one_made_in_place(repo: Path) -> None:
+    from recall.import_paths import HintsAhead, unknown_hints
+
+    (repo / "src" / "store.py").write_text("x = 1\n")
+    paths = {"src/stor.py", "src/app.py", "gone/never.py"}
+    ahead = HintsAhead(repo, paths)
+    assert ahead.hints() == unknown_hints(repo, paths)
+    assert set(ahead.hints()) == {"src/stor.py", "gone/never.py"}
+    broken = HintsAhead(None, paths)  # type: ignore[arg-type]
+    try:
+        broken.hints()
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("the failure made on the thread was not raised")
+
+
+def test_an_import_hands_its_results_over_before_it_commits(repo: Path) -> None:
+    import sqlite3
+
+    store = MemoryStore(project_location(repo))
+    seen: list[tuple[int, int]] = []
+
+    def chosen(results: list) -> None:  # type: ignore[type-arg]
+        other = sqlite3.connect(store.location.index_path)
+        try:
+            committed = other.execute("SELECT count(*) FROM memories").fetchone()[0]
+        finally:
+            other.close()
+        seen.append((len(results), committed))
+
+    drafts = [
+        (store.prepare_memory(summary=f"n {n}", category="context", files=["src/app.py"]), None)
+        for n in range(5)
+    ]
+    drafts.append(drafts[0])  # a duplicate has a result too
+    try:
+        store.import_many(drafts, chosen=chosen)
+        assert seen == [(6, 0)]
+        assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 5
+    finally:
+        store.close()

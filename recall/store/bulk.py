@@ -43,6 +43,7 @@ class BulkImport(StoreWrites):
         expected: int | None = None,
         write_behind_from: int | None = None,
         made_ahead: MadeAhead | None = None,
+        chosen: Callable[[list[WriteResult]], None] | None = None,
     ) -> list[WriteResult]:
         """Write many memories in one locked batch with one sync; dedupes within and across.
 
@@ -55,6 +56,8 @@ class BulkImport(StoreWrites):
         created on a thread of their own (the same files and rows as without it); by default
         from :data:`recall.write_behind.WRITE_BEHIND_FROM`. The vectors in ``made_ahead``
         are stored as they are (those of other texts or another model are computed here).
+        ``chosen`` is handed every draft's result once the last is known, before the commit
+        (so a caller may begin work on the new ones meanwhile).
         """
         # writes only: a read (every agent hook) never needs the thread's modules
         from recall.write_behind import CHUNK, WRITE_BEHIND_FROM, interrupts_held
@@ -86,6 +89,8 @@ class BulkImport(StoreWrites):
                     batch.add(self._choose(chunk, known, taken, results), len(chunk))
                     if made_ahead is not None:  # used, or never to be (duplicates, other ids)
                         made_ahead.forget(chunk)
+                if chosen is not None:
+                    chosen(results)
                 batch.commit()
             except BaseException as error:
                 if batch.committed:  # every row and every file is in: nothing to take back
