@@ -1,7 +1,8 @@
 """The session's own bookkeeping while another connection holds the index (a genome refresh,
 an import, another editor's server): a memory command asked for unprompted, which turns the
-proactive hints off, and a save that ends a turn. Neither fails nor waits: the change is kept
-and written once the index is free, and what is shown meanwhile already follows it."""
+proactive hints off, a save that ends a turn, and a hint marked followed. None fails or waits:
+the change is kept and written once the index is free, and what is shown meanwhile already
+follows it."""
 
 from __future__ import annotations
 
@@ -17,15 +18,32 @@ from tests.lsp.test_store_busy import ANSWER_BOUND, index_held
 from tests.lsp.workspace import Workspace
 
 
-def session_row(ws: Workspace) -> tuple[int, int]:
-    """(turns, self-serve) of the one editor session the project index knows."""
+def _read(ws: Workspace, sql: str, *args: object) -> int:
+    """The one number ``sql`` reads from the project index (0 for none)."""
     conn = sqlite3.connect(ws.root / ".tether" / "index.db")
     try:
-        turns = conn.execute("SELECT COALESCE(MAX(turns), 0) FROM sessions").fetchone()[0]
-        serve = conn.execute("SELECT COALESCE(MAX(self_serve), 0) FROM hint_sessions").fetchone()
-        return int(turns), int(serve[0])
+        row = conn.execute(sql, args).fetchone()
+        return int(row[0] or 0) if row else 0
     finally:
         conn.close()
+
+
+def session_row(ws: Workspace) -> tuple[int, int]:
+    """(turns, self-serve) of the one editor session the project index knows."""
+    turns = _read(ws, "SELECT MAX(turns) FROM sessions")
+    return turns, _read(ws, "SELECT MAX(self_serve) FROM hint_sessions")
+
+
+def dismissed(ws: Workspace, memory_id: str) -> bool:
+    """Whether the index holds the memory's hint as acknowledged."""
+    return bool(_read(ws, "SELECT dismissed FROM hint_marks WHERE memory_id = ?", memory_id))
+
+
+async def hinted_session(lsp: Session, ws: Workspace) -> Session:
+    """The session with ``src/app.py`` open and its gotcha hinted, recorded on a free index."""
+    await lsp.open(ws.app_py)
+    assert [d.code for d in lsp.diagnostics(ws.app_py)] == [ws.app_gotcha]
+    return lsp
 
 
 @pytest.mark.init_options(NO_INDEXING)
@@ -33,9 +51,7 @@ def session_row(ws: Workspace) -> tuple[int, int]:
 async def test_a_recall_asked_for_while_the_index_is_held_answers_and_is_noted_later(
     lsp_one: Session, ws: Workspace
 ) -> None:
-    lsp = lsp_one
-    await lsp.open(ws.app_py)
-    assert [d.code for d in lsp.diagnostics(ws.app_py)] == [ws.app_gotcha]
+    lsp = await hinted_session(lsp_one, ws)
     assert session_row(ws)[1] == 0
     with index_held(ws):
         answer = await asyncio.wait_for(
@@ -53,9 +69,7 @@ async def test_a_recall_asked_for_while_the_index_is_held_answers_and_is_noted_l
 async def test_a_save_that_ends_a_turn_while_the_index_is_held_is_counted_once_it_is_free(
     lsp_one: Session, ws: Workspace
 ) -> None:
-    lsp = lsp_one
-    await lsp.open(ws.app_py)
-    assert [d.code for d in lsp.diagnostics(ws.app_py)] == [ws.app_gotcha]
+    lsp = await hinted_session(lsp_one, ws)
     turns = session_row(ws)[0]
     with index_held(ws):
         text = ws.app_py.read_text() + "\n# edited\n"
@@ -69,25 +83,12 @@ async def test_a_save_that_ends_a_turn_while_the_index_is_held_is_counted_once_i
     assert not [m.message for m in lsp.client.log_messages if m.type == types.MessageType.Error]
 
 
-def dismissed(ws: Workspace, memory_id: str) -> bool:
-    """Whether the index holds the memory's hint as acknowledged."""
-    conn = sqlite3.connect(ws.root / ".tether" / "index.db")
-    try:
-        row = conn.execute("SELECT dismissed FROM hint_marks WHERE memory_id = ?", (memory_id,))
-        found = row.fetchone()
-        return bool(found and found[0])
-    finally:
-        conn.close()
-
-
 @pytest.mark.init_options(NO_INDEXING)
 @pytest.mark.asyncio
 async def test_a_hint_marked_followed_while_the_index_is_held_steps_aside_and_is_noted_later(
     lsp_one: Session, ws: Workspace
 ) -> None:
-    lsp = lsp_one
-    await lsp.open(ws.app_py)
-    assert [d.code for d in lsp.diagnostics(ws.app_py)] == [ws.app_gotcha]
+    lsp = await hinted_session(lsp_one, ws)
     with index_held(ws):
         answer = await asyncio.wait_for(
             lsp.command("tether.markFollowed", {"memoryId": ws.app_gotcha}), ANSWER_BOUND
