@@ -9,8 +9,8 @@ count), never once per line or per path: an import runs to tens of thousands of 
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Final
 
@@ -93,30 +93,15 @@ def unknown_hints(root: Path, paths: Iterable[str]) -> Hints:
     }
 
 
-class HintsAhead:
-    """:func:`unknown_hints` made on a thread of its own, begun at once: an import asks while
-    it commits (git's answer and the files' stats then wait on no one) and reads it after."""
-
-    def __init__(self, root: Path, paths: Iterable[str]) -> None:
-        """Begin finding the unknown ones of ``paths`` under ``root``."""
-        self._root, self._paths = root, set(paths)
-        self._hints: Hints = {}
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="tether-paths", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._hints = unknown_hints(self._root, self._paths)
-        except BaseException as error:  # raised where the answer is asked for
-            self._error = error
-
-    def hints(self) -> Hints:
-        """The answer, once made; what went wrong making it is raised here."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._hints
+def hints_ahead(root: Path, paths: Iterable[str]) -> Future[Hints]:
+    """:func:`unknown_hints` begun at once on a thread of its own: an import asks while it
+    commits (git's answer and the files' stats then wait on no one) and reads the answer, or
+    what went wrong making it, from the future after."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tether-paths")
+    try:
+        return pool.submit(unknown_hints, root, set(paths))
+    finally:
+        pool.shutdown(wait=False)  # the thread ends with its one job
 
 
 def unknown_note(unknown: Sequence[str], hints: Hints, where: object) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from recall import forked
 from recall.errors import BadInput, NotFound
 from recall.extra_keys import not_on
-from recall.import_paths import Hints, HintsAhead, unknown_hints, unknown_note
+from recall.import_paths import Hints, hints_ahead, unknown_hints, unknown_note
 from recall.import_record import Normalize, draft_record, read_record
 from recall.locations import PROJECT
 from recall.model import Memory, is_valid_id
@@ -151,7 +152,7 @@ def _import_lines(
     if drafts.empty():  # nothing to write: the store is not touched (nor created)
         return results
     root = store.repo_root if store.scope == PROJECT else None
-    ahead: list[HintsAhead] = []
+    ahead: list[Future[Hints]] = []
 
     def chosen(written: list[WriteResult]) -> None:
         """Begin looking for the new memories' unknown files while the import commits."""
@@ -159,7 +160,7 @@ def _import_lines(
             new = [
                 results[slot] for slot, r in zip(slots, written, strict=True) if not r.duplicate_of
             ]
-            ahead[:] = [HintsAhead(root, {path for entry in new for path in entry.files})]
+            ahead[:] = [hints_ahead(root, {path for entry in new for path in entry.files})]
 
     try:
         written = store.import_many(
@@ -189,7 +190,7 @@ def _import_lines(
                 why = "another memory has it" if is_valid_id(wanted) else "not 8 hex digits"
                 entry.notes.append(f"asked for id {wanted!r} ({why}); written as {result.id}")
     created = [entry for entry in results if entry.status == "created"]
-    _note_unknown_files(store, created, ahead[0].hints() if ahead else None)
+    _note_unknown_files(store, created, ahead[0].result() if ahead else None)
     return results
 
 

@@ -159,16 +159,16 @@ def test_a_history_of_many_deleted_files_is_not_walked(repo: Path) -> None:
 
 
 def test_the_path_check_made_ahead_answers_as_the_one_made_in_place(repo: Path) -> None:
-    from recall.import_paths import HintsAhead, unknown_hints
+    from recall.import_paths import hints_ahead, unknown_hints
 
     (repo / "src" / "store.py").write_text("x = 1\n")
     paths = {"src/stor.py", "src/app.py", "gone/never.py"}
-    ahead = HintsAhead(repo, paths)
-    assert ahead.hints() == unknown_hints(repo, paths)
-    assert set(ahead.hints()) == {"src/stor.py", "gone/never.py"}
-    broken = HintsAhead(None, paths)  # type: ignore[arg-type]
+    ahead = hints_ahead(repo, paths)
+    assert ahead.result() == unknown_hints(repo, paths)
+    assert set(ahead.result()) == {"src/stor.py", "gone/never.py"}
+    broken = hints_ahead(None, paths)  # type: ignore[arg-type]
     with pytest.raises(TypeError):  # the failure made on the thread, raised where it is read
-        broken.hints()
+        broken.result()
 
 
 def test_an_import_hands_its_results_over_before_it_commits(repo: Path) -> None:
