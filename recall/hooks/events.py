@@ -61,7 +61,7 @@ def on_prompt(hook: HookInput) -> str:
         # The turn and the session's files are per-user rows, not memories: the folder's check
         # may run beside the ranking, whose recall asks for its verdict before anything is shown.
         project.defer_first_check()
-        conn, ledger = project.conn, _ledger(hook)
+        conn, ledger = project.conn, _ledger(hook, project)
         # The writes are notes: with another writer holding the index past the hook's wait
         # (GUARD_BUSY_MS) the memories are still injected, once waited for, and the notes lost.
         busy = False
@@ -109,14 +109,14 @@ def on_edit(hook: HookInput) -> str:
     edited = hook.file_path if hook.tool_name in EDIT_TOOLS else None
     with HookStores(hook.cwd, edited) as stores:
         project = stores.project
-        conn = project.conn
         if hook.tool_name == "Bash" and hook.command:
-            _note_self_serve(conn, _ledger(hook), hook.command)
+            if _runs_self_serve(hook.command):
+                _note_self_serve(project, hook)
             return ""
         mcp = _MCP_TOOL.fullmatch(hook.tool_name or "")
         if mcp is not None:
             if mcp.group(1) in MCP_SELF_SERVE:
-                _ledger(hook).mark_self_serve(conn)
+                _note_self_serve(project, hook)
             return ""
         if hook.tool_name not in EDIT_TOOLS or not hook.file_path:
             return ""
@@ -168,9 +168,7 @@ def _answer(
     lines: list[str] = []
     shown = 0
     try:
-        lines, shown = _bookkeeping(
-            conn, hook, path, on_file, ask_now, link, warned, project.repo_root, nested
-        )
+        lines, shown = _bookkeeping(project, hook, path, on_file, ask_now, link, warned, nested)
     except Exception:  # notes of what happened: losing one costs a repeated ask at most
         _logged("the edit hook's notes on %s failed", path)
     reasons = [guard_line(m, path, m.id in unplaced, names, link) for m in ask_now]
@@ -226,34 +224,38 @@ def _every_guard(project: MemoryStore, names: tuple[str, ...]) -> list[Memory]:
         return []
 
 
-def _ledger(hook: HookInput) -> HintLedger:
-    """The hook session's hint ledger. Imported here: an edit of a file without gotchas, the
-    usual case, consults no hint policy (its module is five frozen dataclasses, about 1% of a
-    pre-edit hook's instructions)."""
+def _ledger(hook: HookInput, store: MemoryStore) -> HintLedger:
+    """The hook session's hint ledger in ``store``. Imported here: an edit of a file without
+    gotchas, the usual case, consults no hint policy (its module is five frozen dataclasses,
+    about 1% of a pre-edit hook's instructions).
+
+    A note the index could not take is kept in the store's ``cache`` folder; a store not on
+    disk has none, and nothing is made in a repository never set up."""
     from recall.policy.hints import HintLedger
 
-    return HintLedger(hook.session_id, origin="hook")
+    held_in = store.location.base / "cache" if store.exists else None
+    return HintLedger(hook.session_id, origin="hook", held_in=held_in)
 
 
 def _bookkeeping(
-    conn: sqlite3.Connection,
+    store: MemoryStore,
     hook: HookInput,
     path: str,
     on_file: list[Memory],
     ask_now: list[Memory],
     link: str | None = None,
     warned: int = 0,
-    root: Path | None = None,
     nested: bool = False,
 ) -> tuple[list[str], int]:
-    """The writes of an edit hook call (the touch, the guard ledger, the hint policy, the
-    surfacings); returns the lines to show and how many gotcha warnings they hold, at most
-    :data:`recall.ranking.weights.EDIT_WARNINGS_MAX` less the ``warned`` another store showed
-    for the same edit. An edit through ``link`` touches the link's target ``path`` and the link
-    both, so recall finds the memories naming either. ``root`` is the repository ``path`` is
-    of, ``nested`` when it is a nested one's (:func:`recall.hooks.wording.more_line`)."""
+    """The writes of an edit hook call in ``store`` (the touch, the guard ledger, the hint
+    policy, the surfacings); returns the lines to show and how many gotcha warnings they hold,
+    at most :data:`recall.ranking.weights.EDIT_WARNINGS_MAX` less the ``warned`` another store
+    showed for the same edit. An edit through ``link`` touches the link's target ``path`` and
+    the link both, so recall finds the memories naming either. ``nested`` when the store is a
+    nested repository's (:func:`recall.hooks.wording.more_line`)."""
     from recall.policy.usage import record_surfacings
 
+    conn, root = store.conn, store.repo_root
     turn = _current_turn(conn, hook.session_id)
     if link is not None:
         record_touch(conn, hook.session_id, link, turn)
@@ -270,7 +272,7 @@ def _bookkeeping(
         from recall.policy.hints import Candidate
         from recall.ranking.weights import EDIT_WARNINGS_MAX
 
-        ledger = _ledger(hook)
+        ledger = _ledger(hook, store)
         candidates = [Candidate(m.id, pinned=m.pinned) for m in gotchas]
         allowed = set(ledger.preview(conn, candidates).new)
         room = max(EDIT_WARNINGS_MAX - warned, 0)
@@ -306,13 +308,40 @@ def _logged(message: str, path: str) -> None:
         pass
 
 
-def _note_self_serve(conn: sqlite3.Connection, ledger: HintLedger, command: str) -> None:
-    """A Bash call running ``tether recall|show|search|list|remember`` ends the hints (rule 1)."""
+def _runs_self_serve(command: str) -> bool:
+    """Whether a Bash call runs ``tether recall|show|search|list|remember``."""
     from recall.hooks.tether_calls import subcommands
     from recall.policy.hints import is_self_serve
 
-    if any(is_self_serve(name) for name in subcommands(command)):
-        ledger.mark_self_serve(conn)
+    return any(is_self_serve(name) for name in subcommands(command))
+
+
+def _note_self_serve(project: MemoryStore, hook: HookInput) -> None:
+    """The session ran a memory command of its own: the hints end (rule 1). With the index
+    held past the hook's wait, the note is kept beside it and written by a later hook."""
+    import sqlite3
+
+    ledger = _ledger(hook, project)
+    conn = project.conn  # an index held at the opening is served from a copy, not kept
+    held = project.read_only
+    if held is None:
+        try:
+            ledger.mark_self_serve(conn)
+            return
+        except sqlite3.OperationalError as error:
+            held = str(error)
+    try:
+        ledger.keep_self_serve()
+    except OSError as error:
+        _notice(
+            f"the index of {project.location.base} was held ({held}) and the session's note "
+            f"could not be kept ({error}): hints stay on for this session"
+        )
+        return
+    _notice(
+        f"the index was held ({held}): the session's own memory command is kept "
+        "beside it and written by a later hook"
+    )
 
 
 def on_session_start(hook: HookInput) -> str:

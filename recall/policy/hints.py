@@ -26,9 +26,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from pathlib import Path
+from typing import Final, cast
 
 from recall.clock import now_iso
+from recall.policy import held_notes
 from recall.policy.sessions import add_turns, count_turn
 
 QUIET_TURNS: Final = 10
@@ -149,6 +151,12 @@ def ensure_tables(conn: sqlite3.Connection) -> None:
     conn.executescript(DDL)
 
 
+def _on_disk(conn: sqlite3.Connection) -> bool:
+    """Whether ``conn`` writes the index on disk, not an in-memory copy of it (served while
+    another connection holds the index, and gone when it closes)."""
+    return bool(conn.execute("PRAGMA database_list").fetchone()[2])
+
+
 class HintLedger:
     """The persisted state of one session, read and written through an index connection.
 
@@ -156,10 +164,21 @@ class HintLedger:
     connection (an in-memory index is replaced by the real one on the first write).
     """
 
-    def __init__(self, session: str, *, origin: str = "", policy: Policy = Policy()) -> None:
+    def __init__(
+        self,
+        session: str,
+        *,
+        origin: str = "",
+        policy: Policy = Policy(),
+        held_in: Path | None = None,
+    ) -> None:
+        """``held_in``: the folder where a process that cannot wait for the index keeps the
+        session's own memory command (:mod:`recall.policy.held_notes`); read and given back
+        here, None where nothing is ever kept (the language server keeps its notes itself)."""
         self.session = session
         self.origin = origin
         self.policy = policy
+        self.held_in = held_in
         self._ready: list[sqlite3.Connection] = []  # held, so no other connection reuses an id
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
@@ -172,7 +191,24 @@ class HintLedger:
             "VALUES(?, ?, ?, ?)",
             (self.session, self.origin, moment, moment),
         )
+        if self._held() and _on_disk(conn):  # kept while the index was held: written now
+            conn.execute(
+                "UPDATE hint_sessions SET self_serve = 1 WHERE session = ?", (self.session,)
+            )
+            held_notes.given_back(cast(Path, self.held_in), self.session)
         self._ready.append(conn)
+
+    def _held(self) -> bool:
+        """Whether the session's own memory command is kept outside the index."""
+        return self.held_in is not None and held_notes.is_kept(self.held_in, self.session)
+
+    def keep_self_serve(self) -> None:
+        """Keep the session's own memory command outside the index, for an index held by
+        another connection: read as written by every later decision, written in the index
+        by the next one that gets it. Raises :class:`OSError` when it cannot be kept."""
+        if self.held_in is None:
+            raise OSError(f"no folder to keep session {self.session}'s note in")
+        held_notes.keep(self.held_in, self.session)
 
     def state(
         self, conn: sqlite3.Connection, memory_ids: Iterable[str] | None = None
@@ -192,7 +228,7 @@ class HintLedger:
         try:
             return self._read(conn, memory_ids)
         except sqlite3.OperationalError:  # no hint table yet: a session with nothing shown
-            return SessionState()
+            return SessionState(self_serve=self._held())
 
     def record(
         self,
@@ -240,7 +276,7 @@ class HintLedger:
         return SessionState(
             turn=int(turns[0]) if turns else 0,
             spent=int(row[0]) if row else 0,
-            self_serve=bool(row[1]) if row else False,
+            self_serve=bool(row and row[1]) or self._held(),
             marks={r[0]: Mark(int(r[1]), bool(r[2])) for r in found},
         )
 

@@ -1,0 +1,163 @@
+"""The agent's own memory command, seen by a hook while another connection holds the index.
+
+An import, a reindex or an editor's server may hold the index past a hook's wait. The note that
+the session ran ``tether recall`` (or a Tether MCP memory tool) must not be lost then: hints end
+for the session at once, and the note reaches the index once it is free."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import remember
+
+from recall import hooks
+from recall.policy import held_notes
+from recall.policy.hints import HintLedger
+from recall.policy.sessions import count_turn
+from recall.store import MemoryStore
+
+SESSION = "0b7e4f7c-3c55-4d0e-9a51-6f1e2d3c4b5a"
+GOTCHA = "login KeyError user_id: sessions from the old SSO lack user_id, fall back to sub"
+PROMPT = "Why does login raise a KeyError for user_id?"
+
+
+def _hook(event: str, payload: dict[str, Any]) -> str:
+    return hooks.run(event, json.dumps(payload))
+
+
+def _prompt(repo: Path) -> str:
+    return _hook(
+        "prompt",
+        {
+            "session_id": SESSION,
+            "cwd": str(repo),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": PROMPT,
+        },
+    )
+
+
+def _tool(repo: Path, tool: str, tool_input: dict[str, Any]) -> str:
+    return _hook(
+        "post-edit",
+        {
+            "session_id": SESSION,
+            "cwd": str(repo),
+            "hook_event_name": "PostToolUse",
+            "tool_name": tool,
+            "tool_input": tool_input,
+        },
+    )
+
+
+def _said(store: MemoryStore, caplog: pytest.LogCaptureFixture) -> str:
+    """What the hooks logged: their log file's lines, or the records the test run caught
+    (a process opens its log once, so a test run's later hooks may log elsewhere)."""
+    log = store.location.base / "hooks.log"
+    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    for record in caplog.records:
+        if record.name == hooks.LOGGER:
+            lines.append(record.getMessage())
+            if record.exc_info:
+                lines.append("Traceback")
+    return "\n".join(lines)
+
+
+def _self_serve(store: MemoryStore) -> int | None:
+    """The session's self-serve column in the index on disk (None: no row or no table yet)."""
+    reader = sqlite3.connect(store.location.index_path)
+    try:
+        row = reader.execute(
+            "SELECT self_serve FROM hint_sessions WHERE session = ?", (SESSION,)
+        ).fetchone()
+    except sqlite3.OperationalError:  # no hint table: no session was ever noted
+        return None
+    finally:
+        reader.close()
+    return None if row is None else int(row[0])
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Bash", {"command": "tether recall 'login user_id'"}),
+        ("mcp__tether__memory_recall", {"prompt": "login user_id"}),
+    ],
+)
+def test_a_memory_command_seen_while_the_index_is_held_ends_the_hints(
+    repo: Path,
+    store: MemoryStore,
+    tool: str,
+    tool_input: dict[str, Any],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    count_turn(store.conn, SESSION, origin="hook")
+    holder = sqlite3.connect(store.location.index_path, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another writer, past the hook's wait
+        assert _tool(repo, tool, tool_input) == ""
+        # the hints end at once, though the index could not take the note
+        assert _prompt(repo) == ""
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert _self_serve(store) in (None, 0)  # nothing written while the index was held
+    said = _said(store, caplog)
+    assert "the session's own memory command is kept" in said
+    assert "Traceback" not in said  # told, not logged as a failure
+    assert _prompt(repo) == ""  # the index free: the note is written there
+    assert _self_serve(store) == 1
+    assert not held_notes.note_path(store.location.base / "cache", SESSION).exists()
+
+
+def test_without_the_note_the_same_prompt_is_hinted(repo: Path, store: MemoryStore) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    count_turn(store.conn, SESSION, origin="hook")
+    assert _tool(repo, "Bash", {"command": "git status"}) == ""
+    assert GOTCHA in _prompt(repo)
+
+
+def test_a_kept_note_is_read_as_written_and_given_back_by_the_next_write(
+    store: MemoryStore,
+) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    folder = store.location.base / "cache"
+    ledger = HintLedger(SESSION, origin="hook", held_in=folder)
+    ledger.keep_self_serve()
+    ledger.keep_self_serve()  # a second hook of the session while still held: the same note
+    assert ledger.peek(store.conn, ()).self_serve  # read only, from the kept note
+    assert HintLedger("another session", held_in=folder).peek(store.conn, ()).self_serve is False
+    assert ledger.state(store.conn, ()).self_serve  # written now
+    assert not held_notes.note_path(folder, SESSION).exists()
+    assert _self_serve(store) == 1
+    assert HintLedger(SESSION, origin="hook", held_in=folder).peek(store.conn, ()).self_serve
+
+
+def test_a_link_at_the_notes_name_is_never_followed(store: MemoryStore, tmp_path: Path) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    folder = store.location.base / "cache"
+    folder.mkdir(exist_ok=True)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("the user's own file\n", encoding="utf-8")
+    os.symlink(outside, held_notes.note_path(folder, SESSION))  # as a repository might
+    ledger = HintLedger(SESSION, origin="hook", held_in=folder)
+    with pytest.raises(OSError):
+        ledger.keep_self_serve()
+    assert outside.read_text(encoding="utf-8") == "the user's own file\n"
+    assert ledger.peek(store.conn, ()).self_serve is False  # and never read through
+
+
+def test_a_long_session_id_gets_a_note_whose_name_a_file_system_takes(tmp_path: Path) -> None:
+    assert held_notes.LONGEST_HEX == 200  # within a file name's 255 bytes, the prefix with it
+    for session in ("s" * 100, "é" * 300, "a/b\\c\x00d" * 40):
+        name = held_notes.note_path(tmp_path, session).name
+        assert len(name.encode()) <= 255 and "/" not in name and "\x00" not in name
+        held_notes.keep(tmp_path, session)
+        assert held_notes.is_kept(tmp_path, session)
+        assert not held_notes.is_kept(tmp_path, session + "x")
