@@ -106,14 +106,18 @@ class Session:
             await asyncio.sleep(0.02)
         raise AssertionError("the server never got there")
 
-    async def indexing_ended(self, seconds: float = 15.0) -> None:
-        """Wait for the session's first indexing to end (its progress ends): until then its
-        refresh may hold the index, and a memory another process writes meanwhile is read when
-        it lets go rather than at the next message (docs/editors.md)."""
+    async def indexing_ended(self, seconds: float = 15.0, *, roots: int = 1) -> None:
+        """Wait for the session's first indexing of ``roots`` workspace roots to end (as many
+        progress reports ended): until then a refresh may hold an index, and a memory another
+        process writes meanwhile is read when it lets go rather than at the next message
+        (docs/editors.md)."""
         await self.wait_until(
-            lambda: any(
-                reports and isinstance(reports[-1], types.WorkDoneProgressEnd)
-                for reports in self.client.progress_reports.values()
+            lambda: (
+                sum(
+                    bool(reports) and isinstance(reports[-1], types.WorkDoneProgressEnd)
+                    for reports in self.client.progress_reports.values()
+                )
+                >= roots
             ),
             seconds,
         )

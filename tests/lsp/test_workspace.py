@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
+from recall.locations import project_location
+from recall.store import MemoryStore
 from tests.lsp.session import Session
 from tests.lsp.workspace import SECOND_GOTCHA, Workspace
 
@@ -68,6 +70,32 @@ async def test_two_repositories_two_stores(lsp_one: Session, ws: Workspace) -> N
     assert pinned["pinned"] is True
     memory_file = ws.root.parent / "second" / ".tether" / "memories" / f"{billing.code}.md"
     assert "pinned: true" in memory_file.read_text()
+
+
+@pytest.mark.extra_root
+async def test_a_write_to_the_second_root_is_published_at_its_next_message(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    second = ws.root.parent / "second"
+    total = second / "billing" / "total.py"
+    await lsp.open(ws.store_py)
+    await lsp.open(total)
+    await lsp.indexing_ended(roots=2)  # both stores free: a write is read at the next message
+    store = MemoryStore(project_location(second), notice=lambda message: None)
+    try:  # written by another process (the CLI, say)
+        draft = store.prepare_memory(
+            summary="totals round half up since the 2.3 release",
+            category="gotcha",
+            files=["billing/total.py"],
+        )
+        written = store.remember(draft).id
+    finally:
+        store.close()
+    await lsp.hover(total, 0, 0)
+    await lsp.settle()
+    assert written in [d.code for d in lsp.diagnostics(total)]
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
 
 
 def _folders_changed(
