@@ -160,7 +160,10 @@ def _import_lines(
             new = [
                 results[slot] for slot, r in zip(slots, written, strict=True) if not r.duplicate_of
             ]
-            ahead[:] = [hints_ahead(root, {path for entry in new for path in entry.files})]
+            try:
+                ahead[:] = [hints_ahead(root, {path for entry in new for path in entry.files})]
+            except RuntimeError:  # no thread to be had (a process limit): checked after instead
+                ahead.clear()
 
     try:
         written = store.import_many(

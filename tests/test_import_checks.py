@@ -196,3 +196,31 @@ def test_an_import_hands_its_results_over_before_it_commits(repo: Path) -> None:
         assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 5
     finally:
         store.close()
+
+
+def test_no_thread_for_the_path_check_made_ahead_loses_no_line(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread that cannot be started (a process limit) for the check made ahead: the import
+    still writes every line, and the check is made after the commit instead."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from recall import import_paths
+
+    class NoThreads(ThreadPoolExecutor):
+        def submit(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def, override]
+            raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(import_paths, "ThreadPoolExecutor", NoThreads)
+    store = MemoryStore(project_location(repo))
+    try:
+        text = _lines(
+            *({"summary": f"note {n}", "files": ["src/app.py"], **GOTCHA} for n in range(4)),
+            {"summary": "a typo", "files": ["src/ap.py"], **GOTCHA},
+        )
+        results = import_lines(store, text.split("\n"), lambda path: path, "me")
+    finally:
+        store.close()
+    assert [r.status for r in results] == ["created"] * 5
+    assert len(_memory_files(repo)) == 5
+    assert results[-1].unknown_files == ("src/ap.py",)
