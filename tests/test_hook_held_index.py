@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -144,13 +145,41 @@ def test_a_link_at_the_notes_name_is_never_followed(store: MemoryStore, tmp_path
     folder = store.location.base / "cache"
     folder.mkdir(exist_ok=True)
     outside = tmp_path / "outside.txt"
-    outside.write_text("the user's own file\n", encoding="utf-8")
-    os.symlink(outside, held_notes.note_path(folder, SESSION))  # as a repository might
+    outside.write_text(SESSION, encoding="utf-8")  # read through, it would pass for the note
+    link = held_notes.note_path(folder, SESSION)
+    os.symlink(outside, link)  # as a cloned repository might have it
     ledger = HintLedger(SESSION, origin="hook", held_in=folder)
-    with pytest.raises(OSError):
-        ledger.keep_self_serve()
-    assert outside.read_text(encoding="utf-8") == "the user's own file\n"
-    assert ledger.peek(store.conn, ()).self_serve is False  # and never read through
+    assert ledger.peek(store.conn, ()).self_serve is False  # never read through
+    ledger.keep_self_serve()  # the link is replaced, not written through
+    assert outside.read_text(encoding="utf-8") == SESSION
+    assert not link.is_symlink() and link.read_text(encoding="utf-8") == SESSION
+    assert ledger.peek(store.conn, ()).self_serve
+
+
+def test_a_note_left_empty_is_written_over(tmp_path: Path) -> None:
+    held_notes.note_path(tmp_path, SESSION).write_bytes(b"")  # its writer killed midway
+    assert not held_notes.is_kept(tmp_path, SESSION)
+    held_notes.keep(tmp_path, SESSION)
+    assert held_notes.is_kept(tmp_path, SESSION)
+    assert [p.name for p in tmp_path.iterdir()] == [held_notes.note_path(tmp_path, SESSION).name]
+
+
+def test_notes_of_sessions_long_idle_are_removed_when_another_is_kept(tmp_path: Path) -> None:
+    assert held_notes.STALE_AFTER_DAYS == 30  # a session idle a month is over
+    old, recent = "an old session", "a recent session"
+    for session in (old, recent):
+        held_notes.keep(tmp_path, session)
+    half_written = tmp_path / f"{held_notes.PREFIX}tmp-0123456789ab"
+    half_written.write_bytes(b"an")
+    other = tmp_path / "vectors.npy"  # the cache's own files are not the notes'
+    other.write_bytes(b"x")
+    month = time.time() - 31 * 86_400
+    for path in (held_notes.note_path(tmp_path, old), half_written, other):
+        os.utime(path, (month, month))
+    held_notes.keep(tmp_path, SESSION)
+    assert not held_notes.is_kept(tmp_path, old) and not half_written.exists()
+    assert held_notes.is_kept(tmp_path, recent) and held_notes.is_kept(tmp_path, SESSION)
+    assert other.exists()
 
 
 def test_a_long_session_id_gets_a_note_whose_name_a_file_system_takes(tmp_path: Path) -> None:

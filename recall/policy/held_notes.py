@@ -4,18 +4,20 @@ A hook runs as a short-lived process. When an import, a reindex or an editor's s
 index past the hook's wait, the hook cannot keep the note in memory until the index is free, as
 the language server does (``lsp_server.hint_state``). So it keeps the note as a small file in
 the store's ``cache`` folder, one file per session. The hint policy reads the file as if the
-note were written (:class:`recall.policy.hints.HintLedger`), and the next process of that
-session to get the index writes the note there and removes the file.
+note were written (:class:`recall.policy.hints.HintLedger`), and the next hook of that session
+to decide on hints with the index free (a prompt, another memory command, an edit of a file
+with gotchas) writes the note there and removes the file. Notes of sessions idle for
+:data:`STALE_AFTER_DAYS` are removed when another is kept.
 
 The ``cache`` folder is the store's own (:mod:`recall.containment` refuses a store where it is a
-link); the file is created and read without following a link at its name, so a file committed
-there by a repository can neither redirect the write nor be read through.
+link). A note is written under a temporary name and renamed into place, which replaces a link
+at its name rather than following it, and it is read without following a link, so a file
+committed there by a repository can neither redirect the write nor be read through.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 from pathlib import Path
 from typing import Final
@@ -40,33 +42,59 @@ def note_path(folder: Path, session: str) -> Path:
     return folder / (PREFIX + name)
 
 
+STALE_AFTER_DAYS: Final = 30
+"""Days after which a held note is removed: a session idle that long is over, and its note
+could only ever matter to it (a session that ended with the index held never gives it back)."""
+
+_TEMP: Final = "tmp-"
+"""Between :data:`PREFIX` and a random token: a note being written (never a session's name,
+which is hex or ``sha256-``), removed with the stale notes if its writer was killed."""
+
+
 def keep(folder: Path, session: str) -> None:
     """Keep the note that ``session`` ran a memory command of its own.
 
-    Raises :class:`OSError` when the folder cannot be written (a read-only checkout), and when
-    something other than a held note (a link above all) already has the file's name.
+    Raises :class:`OSError` when the folder cannot be written (a read-only checkout, a full
+    disk) or a folder has the note's name; nothing is left half-written.
     """
     folder.mkdir(mode=0o700, exist_ok=True)
-    path = note_path(folder, session)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    _sweep(folder)
+    temp = folder / f"{PREFIX}{_TEMP}{os.urandom(6).hex()}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
-        fd = os.open(path, flags, 0o600)
-    except FileExistsError:
-        if is_kept(folder, session):  # kept already by an earlier hook of the session
-            return
+        try:
+            view = memoryview(session.encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(temp, note_path(folder, session))  # a link at the name is replaced
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
         raise
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(session)
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the notes (and notes half-written) untouched for :data:`STALE_AFTER_DAYS`."""
+    import time
+
+    oldest = time.time() - STALE_AFTER_DAYS * 86_400
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if not entry.name.startswith(PREFIX):
+                continue
+            with contextlib.suppress(OSError):  # gone meanwhile, or not ours to remove
+                if entry.stat(follow_symlinks=False).st_mtime < oldest:
+                    os.unlink(entry.path)
 
 
 def is_kept(folder: Path, session: str) -> bool:
     """Whether ``session``'s note is held in ``folder``: a plain file that names the session."""
     try:
         fd = os.open(note_path(folder, session), os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError as error:
-        if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
-            return False
-        raise
+    except OSError:  # none, a link (never followed), or not readable: no note to go by
+        return False
     wanted = session.encode("utf-8")
     with os.fdopen(fd, "rb") as handle:
         try:
