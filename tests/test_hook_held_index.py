@@ -117,6 +117,69 @@ def test_a_memory_command_seen_while_the_index_is_held_ends_the_hints(
     assert not held_notes.note_path(store.location.base / "cache", SESSION).exists()
 
 
+def _edit(repo: Path, path: str) -> str:
+    return _hook(
+        "pre-edit",
+        {
+            "session_id": SESSION,
+            "cwd": str(repo),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(repo / path), "old_string": "a", "new_string": "b"},
+        },
+    )
+
+
+def _settled(repo: Path, store: MemoryStore) -> None:
+    """The memory files as written a minute ago, read by a hook: the index then trusts what it
+    last saw, and the next hook opens it without writing (as on any store at rest)."""
+    past = time.time() - 60
+    for path in (*store.location.memories_dir.iterdir(), store.location.memories_dir):
+        os.utime(path, (past, past))
+    assert _edit(repo, "src/util.py") == ""
+
+
+def test_an_edit_while_the_index_is_held_still_shows_the_files_gotchas(
+    repo: Path, store: MemoryStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    memory_id = remember(store, GOTCHA, files=["src/app.py"])
+    count_turn(store.conn, SESSION, origin="hook")
+    _settled(repo, store)
+    holder = sqlite3.connect(store.location.index_path, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another writer, past the hook's wait
+        held = _edit(repo, "src/app.py")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert f"[{memory_id}]" in held and "review before editing" in held
+    said = _said(store, caplog)
+    assert "the edit hook's notes on src/app.py are not recorded" in said
+    assert "Traceback" not in said
+    again = _edit(repo, "src/app.py")  # nothing marked it shown: the next edit shows it
+    assert f"[{memory_id}]" in again
+    assert _edit(repo, "src/app.py") == ""  # now marked: quiet for the rest of the turn
+
+
+def test_a_prompt_while_the_index_is_held_is_answered_and_its_notes_told_on_one_line(
+    repo: Path, store: MemoryStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    remember(store, GOTCHA, files=["src/app.py"])
+    count_turn(store.conn, SESSION, origin="hook")
+    _settled(repo, store)
+    holder = sqlite3.connect(store.location.index_path, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another writer, past the hook's wait
+        answered = _prompt(repo)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert GOTCHA in answered
+    said = _said(store, caplog)
+    assert "the prompt hook's turn count" in said and "another process holds the index" in said
+    assert "Traceback" not in said
+
+
 def test_without_the_note_the_same_prompt_is_hinted(repo: Path, store: MemoryStore) -> None:
     remember(store, GOTCHA, files=["src/app.py"])
     count_turn(store.conn, SESSION, origin="hook")

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import sqlite3
 
     from recall.model import Memory
-    from recall.policy.hints import HintLedger
+    from recall.policy.hints import Candidate, HintLedger
     from recall.store import MemoryStore
 
 MCP_SELF_SERVE: Final = frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"})
@@ -253,22 +253,17 @@ def _bookkeeping(
     showed for the same edit. An edit through ``link`` touches the link's target ``path`` and
     the link both, so recall finds the memories naming either. ``nested`` when the store is a
     nested repository's (:func:`recall.hooks.wording.more_line`)."""
+    import sqlite3
+
     from recall.policy.usage import record_surfacings
 
     conn, root = store.conn, store.repo_root
-    turn = _current_turn(conn, hook.session_id)
-    if link is not None:
-        record_touch(conn, hook.session_id, link, turn)
-    record_touch(conn, hook.session_id, path, turn)
-    if hook.event == "PostToolUse":  # the edit ran: the person allowed it
-        record_allowed(conn, hook.session_id, path, hook.tool_use_id)
-    elif hook.event == "PreToolUse":
-        record_asked(conn, hook.session_id, path, ask_now, hook.tool_use_id)
     gotchas = [m for m in on_file if m.category in WARNING_CATEGORIES]
     gotchas.sort(key=lambda m: (not m.pinned, m.id))
-    new: set[str] = set()
+    ledger: HintLedger | None = None
+    first: list[Candidate] = []
     more = 0
-    if gotchas:
+    if gotchas:  # decided reading only: the notes below may meet a held index
         from recall.policy.hints import Candidate
         from recall.ranking.weights import EDIT_WARNINGS_MAX
 
@@ -278,12 +273,30 @@ def _bookkeeping(
         room = max(EDIT_WARNINGS_MAX - warned, 0)
         first = [c for c in candidates if c.memory_id in allowed][:room]
         more = len(allowed) - len(first)  # not marked shown: the next edit of the file shows them
+    try:
+        turn = _current_turn(conn, hook.session_id)
+        if link is not None:
+            record_touch(conn, hook.session_id, link, turn)
+        record_touch(conn, hook.session_id, path, turn)
+        if hook.event == "PostToolUse":  # the edit ran: the person allowed it
+            record_allowed(conn, hook.session_id, path, hook.tool_use_id)
+        elif hook.event == "PreToolUse":
+            record_asked(conn, hook.session_id, path, ask_now, hook.tool_use_id)
         # Within one turn the policy keeps a hint visible; an agent would read the same
         # warning on every edit of the file, so a hook shows only the hints new in this call.
-        new = set(ledger.select(conn, first).new) if first else set()
-    shown = {m.id for m in gotchas if m.id in new} | {m.id for m in ask_now}
-    if shown:
-        record_surfacings(conn, sorted(shown))
+        new = set(ledger.select(conn, first).new) if ledger is not None and first else set()
+        shown = {m.id for m in gotchas if m.id in new} | {m.id for m in ask_now}
+        if shown:
+            record_surfacings(conn, sorted(shown))
+    except sqlite3.OperationalError as error:
+        from recall.index.db import is_busy
+
+        if not is_busy(error):
+            raise
+        # Another process holds the index past the hook's wait: the warnings decided above
+        # are shown all the same, and shown again by a later edit (nothing marked them).
+        _logged("the edit hook's notes on %s are not recorded", path)
+        new = {c.memory_id for c in first}
     lines = [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
     warnings = len(lines)
     if more:
@@ -300,10 +313,21 @@ def _turn_read(conn: sqlite3.Connection, session: str) -> int:
 
 
 def _logged(message: str, path: str) -> None:
-    """Log the exception being handled to ``hooks.log`` (never to the agent)."""
+    """Log the exception being handled to ``hooks.log`` (never to the agent): an index held
+    by another process past the hook's wait on one line (it is expected, and says itself
+    what happened), any other failure with its traceback."""
+    import sqlite3
+    import sys
+
+    from recall.index.db import is_busy
+
+    error = sys.exc_info()[1]
     try:
         _log_to(_notice_cwd[0])
-        _logger().exception(message, path)
+        if isinstance(error, sqlite3.Error) and is_busy(error):
+            _logger().warning(f"{message}: another process holds the index ({error})", path)
+        else:
+            _logger().exception(message, path)
     except Exception:  # logging must never fail the agent
         pass
 
