@@ -14,6 +14,7 @@ import os
 import select
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -363,6 +364,31 @@ def test_session_start_starts_the_engine_unless_turned_off(project: Path) -> Non
     assert tether("warm", "--status", cwd=project).code == 1
     (project / ".tether/config.toml").unlink()
     assert tether("hook", "session-start", cwd=project, stdin=start).code == 0
+    assert wait_until(lambda: tether("warm", "--status", cwd=project).code == 0)
+    assert tether("warm", "--stop", cwd=project).code == 0
+
+
+def test_a_session_start_on_a_held_index_still_starts_the_engine(project: Path) -> None:
+    """Another process (an import, a reindex) holds the index past the hook's wait: the
+    session-start pass is left for the next session, said on one line in the hooks' log, and
+    the engine is started all the same."""
+    past = time.time() - 60  # at rest: the store opens without writing
+    folder = project / ".tether" / "memories"
+    for path in (*folder.iterdir(), folder):
+        os.utime(path, (past, past))
+    assert tether("list", cwd=project, cold=True).code == 0  # the index in step with them
+    holder = sqlite3.connect(project / ".tether" / "index.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        start = hook_json(project, "session-start", "s-held")
+        done = tether("hook", "session-start", cwd=project, stdin=start)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert (done.code, done.stdout) == (0, "")
+    log = (project / ".tether" / "hooks.log").read_text(encoding="utf-8")
+    assert "the session-start pass" in log and "another process holds the index" in log
+    assert "Traceback" not in log
     assert wait_until(lambda: tether("warm", "--status", cwd=project).code == 0)
     assert tether("warm", "--stop", cwd=project).code == 0
 

@@ -14,7 +14,14 @@ from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
-from recall.hooks.logfile import _log_to, _logger, _notice, _notice_cwd
+from recall.hooks.logfile import _notice
+from recall.hooks.session_notes import (
+    hint_ledger,
+    logged,
+    note_self_serve,
+    runs_self_serve,
+    turn_read,
+)
 from recall.hooks.stores import GUARD_BUSY_MS as GUARD_BUSY_MS  # its place before
 from recall.hooks.stores import HookStores
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
@@ -25,8 +32,6 @@ from recall.paths import link_target
 from recall.policy.trust import Gate
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from recall.model import Memory
     from recall.policy.hints import Candidate, HintLedger
     from recall.store import MemoryStore
@@ -61,15 +66,15 @@ def on_prompt(hook: HookInput) -> str:
         # The turn and the session's files are per-user rows, not memories: the folder's check
         # may run beside the ranking, whose recall asks for its verdict before anything is shown.
         project.defer_first_check()
-        conn, ledger = project.conn, _ledger(hook, project)
+        conn, ledger = project.conn, hint_ledger(hook, project)
         # The writes are notes: with another writer holding the index past the hook's wait
         # (GUARD_BUSY_MS) the memories are still injected, once waited for, and the notes lost.
         busy = False
         try:  # recall.policy.sessions.count_turn(conn, id, origin="hook")
             turn = ledger.next_turn(conn)
         except Exception:
-            _logged("the prompt hook's turn count in %s failed", str(hook.cwd))
-            busy, turn = True, _turn_read(conn, hook.session_id)
+            logged("the prompt hook's turn count in %s failed", str(hook.cwd))
+            busy, turn = True, turn_read(conn, hook.session_id)
         files = recent_touches(conn, hook.session_id, turn)
         prompt = (hook.prompt or "").strip()
         if not prompt and not files:
@@ -86,7 +91,7 @@ def on_prompt(hook: HookInput) -> str:
         try:
             choice = choice or ledger.select(conn, candidates)
         except Exception:
-            _logged("the prompt hook's hint notes in %s failed", str(hook.cwd))
+            logged("the prompt hook's hint notes in %s failed", str(hook.cwd))
             busy, choice = True, ledger.preview(conn, candidates)
         shown = [h for h in chosen if h.memory.id in set(choice.shown)]
         new = set(choice.new)
@@ -94,7 +99,7 @@ def on_prompt(hook: HookInput) -> str:
             if not busy:
                 record_shown(searched, [h for h in shown if h.memory.id in new])
         except Exception:
-            _logged("the prompt hook's surfacing counts in %s failed", str(hook.cwd))
+            logged("the prompt hook's surfacing counts in %s failed", str(hook.cwd))
         return output(hook.event, inject.render(shown))
 
 
@@ -110,13 +115,13 @@ def on_edit(hook: HookInput) -> str:
     with HookStores(hook.cwd, edited) as stores:
         project = stores.project
         if hook.tool_name == "Bash" and hook.command:
-            if _runs_self_serve(hook.command):
-                _note_self_serve(project, hook)
+            if runs_self_serve(hook.command):
+                note_self_serve(project, hook)
             return ""
         mcp = _MCP_TOOL.fullmatch(hook.tool_name or "")
         if mcp is not None:
             if mcp.group(1) in MCP_SELF_SERVE:
-                _note_self_serve(project, hook)
+                note_self_serve(project, hook)
             return ""
         if hook.tool_name not in EDIT_TOOLS or not hook.file_path:
             return ""
@@ -128,7 +133,7 @@ def on_edit(hook: HookInput) -> str:
             except Skip:  # a path it refuses: the session's store has answered
                 continue
             except Exception:  # an unusable store (its index unreadable): the same
-                _logged("the nested store's answer on %s failed", str(store.location.base))
+                logged("the nested store's answer on %s failed", str(store.location.base))
                 continue
             reasons, lines, warned = reasons + more[0], lines + more[1], warned + more[2]
         if reasons:  # the person decides, once per session, memory and file
@@ -161,7 +166,7 @@ def _answer(
             ask_now = not_yet_allowed(conn, hook.session_id, path, hits.memories)
             unplaced = hits.unplaced
     except Exception:  # a guard is never skipped for an error in finding it
-        _logged("the guard check of %s failed", path)
+        logged("the guard check of %s failed", path)
         on_file = []
         ask_now = _every_guard(project, names) if hook.event == "PreToolUse" else []
         unplaced = frozenset(m.id for m in ask_now)
@@ -170,7 +175,7 @@ def _answer(
     try:
         lines, shown = _bookkeeping(project, hook, path, on_file, ask_now, link, warned, nested)
     except Exception:  # notes of what happened: losing one costs a repeated ask at most
-        _logged("the edit hook's notes on %s failed", path)
+        logged("the edit hook's notes on %s failed", path)
     reasons = [guard_line(m, path, m.id in unplaced, names, link) for m in ask_now]
     return reasons, lines, shown
 
@@ -220,21 +225,8 @@ def _every_guard(project: MemoryStore, names: tuple[str, ...]) -> list[Memory]:
         seen = {m.id for m in listed}
         return listed + [m for m in anchored_here(project, path) if m.id not in seen]
     except Exception:
-        _logged("listing the guards of %s failed", path)
+        logged("listing the guards of %s failed", path)
         return []
-
-
-def _ledger(hook: HookInput, store: MemoryStore) -> HintLedger:
-    """The hook session's hint ledger in ``store``. Imported here: an edit of a file without
-    gotchas, the usual case, consults no hint policy (its module is five frozen dataclasses,
-    about 1% of a pre-edit hook's instructions).
-
-    A note the index could not take is kept in the store's ``cache`` folder; a store not on
-    disk has none, and nothing is made in a repository never set up."""
-    from recall.policy.hints import HintLedger
-
-    held_in = store.location.base / "cache" if store.exists else None
-    return HintLedger(hook.session_id, origin="hook", held_in=held_in)
 
 
 def _bookkeeping(
@@ -267,7 +259,7 @@ def _bookkeeping(
         from recall.policy.hints import Candidate
         from recall.ranking.weights import EDIT_WARNINGS_MAX
 
-        ledger = _ledger(hook, store)
+        ledger = hint_ledger(hook, store)
         candidates = [Candidate(m.id, pinned=m.pinned) for m in gotchas]
         allowed = set(ledger.preview(conn, candidates).new)
         room = max(EDIT_WARNINGS_MAX - warned, 0)
@@ -295,77 +287,13 @@ def _bookkeeping(
             raise
         # Another process holds the index past the hook's wait: the warnings decided above
         # are shown all the same, and shown again by a later edit (nothing marked them).
-        _logged("the edit hook's notes on %s are not recorded", path)
+        logged("the edit hook's notes on %s are not recorded", path)
         new = {c.memory_id for c in first}
     lines = [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
     warnings = len(lines)
     if more:
         lines.append(more_line(more, path, root, hook.cwd, nested=nested))
     return lines, warnings
-
-
-def _turn_read(conn: sqlite3.Connection, session: str) -> int:
-    """The session's current turn, read only (0 when no turn was ever counted)."""
-    try:
-        return _current_turn(conn, session)
-    except Exception:  # no sessions table yet
-        return 0
-
-
-def _logged(message: str, path: str) -> None:
-    """Log the exception being handled to ``hooks.log`` (never to the agent): an index held
-    by another process past the hook's wait on one line (it is expected, and says itself
-    what happened), any other failure with its traceback."""
-    import sqlite3
-    import sys
-
-    from recall.index.db import is_busy
-
-    error = sys.exc_info()[1]
-    try:
-        _log_to(_notice_cwd[0])
-        if isinstance(error, sqlite3.Error) and is_busy(error):
-            _logger().warning(f"{message}: another process holds the index ({error})", path)
-        else:
-            _logger().exception(message, path)
-    except Exception:  # logging must never fail the agent
-        pass
-
-
-def _runs_self_serve(command: str) -> bool:
-    """Whether a Bash call runs ``tether recall|show|search|list|remember``."""
-    from recall.hooks.tether_calls import subcommands
-    from recall.policy.hints import is_self_serve
-
-    return any(is_self_serve(name) for name in subcommands(command))
-
-
-def _note_self_serve(project: MemoryStore, hook: HookInput) -> None:
-    """The session ran a memory command of its own: the hints end (rule 1). With the index
-    held past the hook's wait, the note is kept beside it and written by a later hook."""
-    import sqlite3
-
-    ledger = _ledger(hook, project)
-    conn = project.conn  # an index held at the opening is served from a copy, not kept
-    held = project.read_only
-    if held is None:
-        try:
-            ledger.mark_self_serve(conn)
-            return
-        except sqlite3.OperationalError as error:
-            held = str(error)
-    try:
-        ledger.keep_self_serve()
-    except OSError as error:
-        _notice(
-            f"the index of {project.location.base} was held ({held}) and the session's note "
-            f"could not be kept ({error}): hints stay on for this session"
-        )
-        return
-    _notice(
-        f"the index was held ({held}): the session's own memory command is kept "
-        "beside it and written by a later hook"
-    )
 
 
 def on_session_start(hook: HookInput) -> str:
@@ -387,22 +315,36 @@ def on_session_start(hook: HookInput) -> str:
 
             return open_repo_signals(project, notice=_notice, symbols=False)
 
+        import sqlite3
+
         settings = engine_settings(project.repo_root, _notice)
-        result = start_session(
-            project,
-            searched,
-            hook.session_id,
-            origin="hook",
-            settings=settings,
-            genome_for=genome_for,
-        )
-        for line in result.notices:
-            _notice(line)
+        said = ""
+        try:
+            result = start_session(
+                project,
+                searched,
+                hook.session_id,
+                origin="hook",
+                settings=settings,
+                genome_for=genome_for,
+            )
+        except sqlite3.OperationalError as error:
+            from recall.index.db import is_busy
+
+            if not is_busy(error):
+                raise
+            # Another process holds the index past the hook's wait: the pass is the next
+            # session start's to make; the engine is started all the same.
+            logged("the session-start pass in %s is left for the next session", str(hook.cwd))
+        else:
+            for line in result.notices:
+                _notice(line)
+            said = "\n".join(hint_lines(result))
         if settings.warm_engine and project.repo_root is not None:
             from recall.warm.control import start_in_background
 
             start_in_background(str(project.repo_root))  # the later hooks answer warm
-        return output(hook.event, "\n".join(hint_lines(result)))
+        return output(hook.event, said)
 
 
 HANDLERS: Final[Mapping[str, Any]] = {
