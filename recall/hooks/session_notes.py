@@ -51,7 +51,7 @@ def logged(message: str, path: str) -> None:
     try:
         _log_to(_notice_cwd[0])
         if isinstance(error, sqlite3.Error) and is_busy(error):
-            _logger().warning(f"{message}: another process holds the index ({error})", path)
+            _logger().warning("%s: another process holds the index (%s)", message % path, error)
         else:
             _logger().exception(message, path)
     except Exception:  # logging must never fail the agent
@@ -84,11 +84,11 @@ def note_self_serve(project: MemoryStore, hook: HookInput) -> None:
         ledger.keep_self_serve()
     except OSError as error:
         _notice(
-            f"the index of {project.location.base} was held ({held}) and the session's note "
-            f"could not be kept ({error}): hints stay on for this session"
+            f"the index of {project.location.base} could not be written ({held}) and the "
+            f"session's note could not be kept ({error}): hints stay on for this session"
         )
         return
     _notice(
-        f"the index was held ({held}): the session's own memory command is kept "
+        f"the index could not be written ({held}): the session's own memory command is kept "
         "beside it and written by a later hook"
     )
