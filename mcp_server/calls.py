@@ -31,6 +31,9 @@ class Call:
         self._calls = calls
         self._cancelled = threading.Event()
         self._thread_ended = threading.Event()
+        self._lock = threading.Lock()
+        self._began = False  # its worker thread runs
+        self._given_up = False  # cancelled before its worker thread ran: it never will
 
     def cancelled(self) -> bool:
         """Whether the client cancelled the call (read from its worker thread)."""
@@ -41,9 +44,32 @@ class Call:
         flight until it ends."""
         self._cancelled.set()
 
-    def started(self) -> None:
-        """Note that the call's worker thread runs (called on that thread)."""
+    def started(self) -> bool:
+        """Note that the call's worker thread runs (called on that thread); False when the
+        call was given up before (:meth:`give_up`): the thread then does nothing at all."""
+        with self._lock:
+            if self._given_up:
+                return False
+            self._began = True
         self._calls.started(self)
+        return True
+
+    def give_up(self) -> None:
+        """The session stopped waiting for the call (the client's cancel, or the end of the
+        input's wait). A worker thread already running sees the cancel and says how it ended
+        (:meth:`thread_ended`); one not begun yet, which the cancel may have kept from ever
+        being started, never does anything, and that is said here."""
+        self.cancel()
+        with self._lock:
+            if self._began:
+                return
+            self._given_up = True
+        self._thread_ended.set()
+        print(
+            f"tether mcp: request {self.what} was cancelled; it had not begun: nothing was done",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def thread_ended(self, *, stopped: bool, writes: bool) -> None:
         """Note that the call's worker thread ended, ``stopped`` by the cancel before its

@@ -154,7 +154,7 @@ async def _call(
         return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
     except anyio.get_cancelled_exc_class():
         if call is not None:
-            call.cancel()
+            call.give_up()
         raise
 
 
@@ -167,8 +167,8 @@ def _run(
 ) -> Any:
     """:func:`_call`'s work: engine problems become tool errors the agent can read and act
     on; a call cancelled before its operation begins does nothing."""
-    if call is not None:
-        call.started()
+    if call is not None and not call.started():
+        return None  # given up before it began: nobody reads an answer, nothing is done
     stopped = False
     try:
         return _answer(ws, operation, writes, arguments, call)

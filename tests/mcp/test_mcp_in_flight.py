@@ -163,6 +163,45 @@ def test_a_cancelled_call_still_running_when_the_wait_runs_out_is_named_as_aband
     assert calls.cancelled_running() == []
 
 
+def test_a_call_given_up_before_its_thread_began_never_runs_and_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The client's cancel read before the call's handler reached its worker thread: the
+    thread is never started, so the call says itself that nothing was done."""
+    from mcp_server.tools import _call
+
+    ran: list[object] = []
+    calls = Calls()
+
+    async def handler() -> None:
+        with calls.calling("9 (tools/call memory_write)"), anyio.CancelScope() as scope:
+            scope.cancel()  # already cancelled as the handler reaches its thread
+            await _call(None, lambda **given: ran.append(given), writes=True)  # type: ignore[arg-type]
+
+    anyio.run(handler)
+    assert ran == []
+    said = capsys.readouterr().err
+    assert "request 9 (tools/call memory_write) was cancelled; it had not begun: nothing" in said
+    assert calls.cancelled_running() == []
+
+
+def test_a_call_given_up_after_its_thread_began_is_left_to_say_how_it_ended(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    calls = Calls()
+    with calls.calling("10 (tools/call memory_write)") as call:
+        assert call.started()
+        call.give_up()
+    assert capsys.readouterr().err == ""  # its thread, still running, will say
+    assert calls.cancelled_running() == ["10 (tools/call memory_write)"]
+    call.thread_ended(stopped=False, writes=True)
+    assert "was cancelled; it had begun, so it ran to its end" in capsys.readouterr().err
+    with calls.calling("11 (tools/call memory_pin)") as late:
+        late.give_up()
+        assert late.started() is False  # a thread started after all does nothing
+    assert calls.cancelled_running() == []
+
+
 def test_the_end_of_input_waits_for_a_cancelled_calls_thread_to_end(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
