@@ -224,3 +224,17 @@ def test_no_thread_for_the_path_check_made_ahead_loses_no_line(
     assert [r.status for r in results] == ["created"] * 5
     assert len(_memory_files(repo)) == 5
     assert results[-1].unknown_files == ("src/ap.py",)
+
+
+def test_an_import_into_a_repository_never_indexed_says_what_to_run_next(repo: Path) -> None:
+    first = run_tether("import", "-", cwd=repo, stdin=_lines({"summary": "one", **GOTCHA}))
+    assert first.code == 0, first.stderr
+    assert "Next: `tether index` reads the repository's history once" in first.stdout
+    as_json = run_tether(
+        "import", "-", "--json", cwd=repo, stdin=_lines({"summary": "two", **GOTCHA})
+    )
+    assert "Next:" not in as_json.stdout  # JSON lines only, for scripts
+    assert run_tether("index", cwd=repo).code == 0
+    again = run_tether("import", "-", cwd=repo, stdin=_lines({"summary": "three", **GOTCHA}))
+    assert again.code == 0, again.stderr
+    assert "Next:" not in again.stdout

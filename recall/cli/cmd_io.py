@@ -11,9 +11,10 @@ from recall.cli.render import scope_option
 from recall.display import LINE_BREAKS, plural, visible
 from recall.errors import EXIT_FAILURE, BadInput, NotFound, NothingToDo
 from recall.importer import LineResult, import_lines
+from recall.locations import PROJECT
 from recall.model import STATUSES
 from recall.repo import git_user_name
-from recall.store import not_on_it_note
+from recall.store import MemoryStore, not_on_it_note
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -93,7 +94,26 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
                 f"{before} of them were in the store before this run (imported earlier, or "
                 "by an import that was stopped midway); none was written twice"
             )
+        if created and code_map_missing(store):
+            print(
+                "Next: `tether index` reads the repository's history once (the files that "
+                "change together, renames, imports); until it has run, the first recall reads "
+                "it itself, an agent's first prompt waiting on it"
+            )
     return 2 if errors else 0
+
+
+def code_map_missing(store: MemoryStore) -> bool:
+    """Whether the project store's repository was never indexed (``tether index``, the
+    language server or an earlier recall): its first recall would read the whole history."""
+    if store.scope != PROJECT or store.repo_root is None or not store.exists:
+        return False
+    from recall.genome.headref import find_git_dir
+    from recall.genome.schema import read_state, schema_current
+
+    if find_git_dir(store.repo_root) is None:
+        return False
+    return not (schema_current(store.conn) and read_state(store.conn))
 
 
 def already_present(results: list[LineResult]) -> int:
