@@ -72,15 +72,21 @@ async def test_two_repositories_two_stores(lsp_one: Session, ws: Workspace) -> N
     assert "pinned: true" in memory_file.read_text()
 
 
+async def _both_open(lsp: Session, ws: Workspace) -> Path:
+    """Open the second root's file, then the first root's; return the second's."""
+    total = ws.root.parent / "second" / "billing" / "total.py"
+    await lsp.open(total)
+    await lsp.open(ws.store_py)
+    return total
+
+
 @pytest.mark.extra_root
 async def test_a_write_to_the_second_root_is_published_at_its_next_message(
     lsp_one: Session, ws: Workspace
 ) -> None:
     lsp = lsp_one
     second = ws.root.parent / "second"
-    total = second / "billing" / "total.py"
-    await lsp.open(ws.store_py)
-    await lsp.open(total)
+    total = await _both_open(lsp, ws)
     await lsp.indexing_ended(roots=2)  # both stores free: a write is read at the next message
     store = MemoryStore(project_location(second), notice=lambda message: None)
     try:  # written by another process (the CLI, say)
@@ -114,9 +120,7 @@ async def test_a_folder_removed_takes_its_diagnostics_along(
 ) -> None:
     lsp = lsp_one
     second = ws.root.parent / "second"
-    total = second / "billing" / "total.py"
-    await lsp.open(total)
-    await lsp.open(ws.store_py)
+    total = await _both_open(lsp, ws)
     assert lsp.diagnostics(total) and lsp.diagnostics(ws.store_py)
     folder = types.WorkspaceFolder(uri=second.as_uri(), name="second")
     _folders_changed(lsp, [], [folder])
