@@ -83,6 +83,7 @@ def _self_serve(store: MemoryStore) -> int | None:
     return None if row is None else int(row[0])
 
 
+@pytest.mark.parametrize("at_rest", [False, True], ids=["opened-held", "held-at-the-write"])
 @pytest.mark.parametrize(
     ("tool", "tool_input"),
     [
@@ -95,10 +96,15 @@ def test_a_memory_command_seen_while_the_index_is_held_ends_the_hints(
     store: MemoryStore,
     tool: str,
     tool_input: dict[str, Any],
+    at_rest: bool,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """Held when the hook opens the index (it is then served from a copy), or, for a store at
+    rest that opens without writing, held only when the hook writes its note."""
     remember(store, GOTCHA, files=["src/app.py"])
     count_turn(store.conn, SESSION, origin="hook")
+    if at_rest:
+        _settled(repo, store)
     holder = sqlite3.connect(store.location.index_path, isolation_level=None)
     try:
         holder.execute("BEGIN IMMEDIATE")  # another writer, past the hook's wait
@@ -253,3 +259,78 @@ def test_a_long_session_id_gets_a_note_whose_name_a_file_system_takes(tmp_path: 
         held_notes.keep(tmp_path, session)
         assert held_notes.is_kept(tmp_path, session)
         assert not held_notes.is_kept(tmp_path, session + "x")
+
+
+def test_a_link_put_at_the_cache_folder_is_neither_written_through_nor_read_nor_swept(
+    tmp_path: Path,
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    month = time.time() - 31 * 86_400
+    for session in (SESSION, "an old session"):  # notes that would pass for ours, or be swept
+        held_notes.keep(elsewhere, session)
+    old = held_notes.note_path(elsewhere, "an old session")
+    os.utime(old, (month, month))
+    cache = tmp_path / "store" / "cache"
+    cache.parent.mkdir()
+    os.symlink(elsewhere, cache)  # put there after the store was opened and checked
+    with pytest.raises(OSError):
+        held_notes.keep(cache, "a new session")
+    assert not held_notes.is_kept(cache, SESSION)  # not read through the link
+    held_notes.given_back(cache, SESSION)  # nor removed through it
+    assert sorted(p.name for p in elsewhere.iterdir()) == sorted(
+        held_notes.note_path(elsewhere, s).name for s in (SESSION, "an old session")
+    )
+    assert old.exists()
+
+
+def test_a_pipe_at_the_notes_name_is_no_note_and_does_not_stall_the_hook(tmp_path: Path) -> None:
+    import threading
+
+    os.mkfifo(held_notes.note_path(tmp_path, SESSION))  # nobody will ever write to it
+    answers: list[bool] = []
+    reader = threading.Thread(
+        target=lambda: answers.append(held_notes.is_kept(tmp_path, SESSION)), daemon=True
+    )
+    reader.start()
+    reader.join(30)
+    assert answers == [False]
+    held_notes.keep(tmp_path, SESSION)  # replaced by the note
+    assert held_notes.is_kept(tmp_path, SESSION)
+
+
+def test_a_note_that_cannot_be_removed_fails_nothing_when_given_back(tmp_path: Path) -> None:
+    """The index holds the note by then: a leftover is swept later, and the session's
+    bookkeeping goes on (a read-only folder does the same; here, a folder at the name)."""
+    held_notes.given_back(tmp_path / "cache", SESSION)  # no folder at all
+    held_notes.note_path(tmp_path, SESSION).mkdir()
+    held_notes.given_back(tmp_path, SESSION)
+    assert not held_notes.is_kept(tmp_path, SESSION)
+
+
+def test_a_held_index_is_logged_on_one_line_whatever_its_texts_hold(tmp_path: Path) -> None:
+    """A percent sign in SQLite's text or in a file's name is text, never a format."""
+    import logging
+
+    from recall.hooks.session_notes import logged
+
+    caught: list[logging.LogRecord] = []
+    catcher = logging.Handler()
+    catcher.emit = caught.append  # type: ignore[method-assign]
+    log = logging.getLogger(hooks.LOGGER)
+    log.addHandler(catcher)  # beside the hooks' own log file, wherever that is
+    error = sqlite3.OperationalError("database is locked (at 50% d)")
+    error.sqlite_errorcode = sqlite3.SQLITE_BUSY  # as SQLite sets it
+    try:
+        try:
+            raise error
+        except sqlite3.OperationalError:
+            logged("the edit hook's notes on %s are not recorded", "src/100%s.py")
+    finally:
+        log.removeHandler(catcher)
+    (record,) = caught
+    assert record.getMessage() == (
+        "the edit hook's notes on src/100%s.py are not recorded: another process holds the "
+        "index (database is locked (at 50% d))"
+    )
+    assert record.exc_info is None  # expected, so no traceback

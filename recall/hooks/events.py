@@ -286,7 +286,8 @@ def _bookkeeping(
         if not is_busy(error):
             raise
         # Another process holds the index past the hook's wait: the warnings decided above
-        # are shown all the same, and shown again by a later edit (nothing marked them).
+        # are shown all the same, and shown again by a later edit unless the hint ledger's
+        # marks were committed before the write that failed.
         logged("the edit hook's notes on %s are not recorded", path)
         new = {c.memory_id for c in first}
     lines = [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]

@@ -71,6 +71,8 @@ def note_self_serve(project: MemoryStore, hook: HookInput) -> None:
     held past the hook's wait, the note is kept beside it and written by a later hook."""
     import sqlite3
 
+    from recall.index.db import is_busy, is_unwritable_error
+
     ledger = hint_ledger(hook, project)
     conn = project.conn  # an index held at the opening is served from a copy, not kept
     held = project.read_only
@@ -79,16 +81,20 @@ def note_self_serve(project: MemoryStore, hook: HookInput) -> None:
             ledger.mark_self_serve(conn)
             return
         except sqlite3.OperationalError as error:
+            if not (is_busy(error) or is_unwritable_error(error)):
+                raise  # not a held or read-only index: a failure, logged with its traceback
             held = str(error)
+    base = project.location.base
     try:
         ledger.keep_self_serve()
     except OSError as error:
         _notice(
-            f"the index of {project.location.base} could not be written ({held}) and the "
-            f"session's note could not be kept ({error}): hints stay on for this session"
+            f"the index of {base} could not be written ({held}) and the session's note could "
+            f"not be kept in {base / 'cache'} ({error}): hints stay on for this session; make "
+            "that folder writable to keep such notes"
         )
         return
     _notice(
-        f"the index could not be written ({held}): the session's own memory command is kept "
-        "beside it and written by a later hook"
+        f"the index of {base} could not be written ({held}): the session's own memory command "
+        "is kept beside it and written there by a later hook once the index can be written"
     )

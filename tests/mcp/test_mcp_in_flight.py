@@ -202,6 +202,27 @@ def test_a_call_given_up_after_its_thread_began_is_left_to_say_how_it_ended(
     assert calls.cancelled_running() == []
 
 
+def test_a_worker_thread_that_starts_after_its_call_was_given_up_does_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The cancel came first, but the thread had been asked for and runs all the same: the
+    operation is never called, and the one line said at the cancel is not said again."""
+    from mcp_server.tools import _run
+
+    ran: list[object] = []
+    calls = Calls()
+    with calls.calling("12 (tools/call memory_write)") as call:
+        call.give_up()
+        answer = _run(None, lambda **given: ran.append(given), True, {}, call)  # type: ignore[arg-type]
+    assert answer is None and ran == []
+    said = capsys.readouterr().err.splitlines()
+    assert said == [
+        "tether mcp: request 12 (tools/call memory_write) was cancelled; it had not begun: "
+        "nothing was done"
+    ]
+    assert calls.cancelled_running() == []
+
+
 def test_the_end_of_input_waits_for_a_cancelled_calls_thread_to_end(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
