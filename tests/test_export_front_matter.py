@@ -109,6 +109,25 @@ def test_what_an_import_cannot_write_back_as_it_was_is_said_on_export(repo: Path
     assert "'my key' is exported, but an import will not write it: a front-matter key" in said[2]
 
 
+def test_a_memory_file_that_cannot_be_loaded_is_named_and_the_export_is_not_whole(
+    repo: Path,
+) -> None:
+    """A backup that leaves out a hand-written note must say so: the file is named on stderr
+    with its line, the other memories are exported, and the exit code is not 0."""
+    kept = _remember(repo, "the release is cut on mondays", "src/app.py")
+    broken = repo / ".tether" / "memories" / "bad1bad1.md"
+    broken.write_text(
+        "---\nid: bad1bad1\ncategory: gotcha\nfiles: [src/app.py\n---\nmy note\n",
+        encoding="utf-8",
+    )
+    exported = _ok(run_tether("export", "--status", "all", cwd=repo), code=3)
+    assert [r["id"] for r in exported.json_lines()] == [kept]
+    assert f"skipped {broken}:" in exported.stderr and "fix the file" in exported.stderr
+    rebuilt = _ok(run_tether("reindex", cwd=repo))
+    assert "1 files with problems" in rebuilt.stdout
+    assert f"skipped {broken}:" in rebuilt.stderr  # which one, not only how many
+
+
 def _not_json(name: str) -> object:
     raise AssertionError(f"{name} is not JSON")
 

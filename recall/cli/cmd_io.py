@@ -126,12 +126,14 @@ def already_present(results: list[LineResult]) -> int:
 def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Write every memory as one JSON object per line on stdout, with every key of its file's
     front matter (those the index does not keep are read from the file; see
-    :mod:`recall.extra_keys`). Exit 3 when a file could not be read again for them."""
+    :mod:`recall.extra_keys`). Exit 3 when the export is not whole: a file could not be read
+    again for them, or a memory file cannot be loaded at all (each is named on stderr)."""
     from recall.extra_keys import exported
 
     count = 0
-    incomplete = False
-    for store in ctx.stores(args.scope):
+    stores = ctx.stores(args.scope)
+    incomplete = ctx.say_skipped(stores) > 0
+    for store in stores:
         for memory in store.list(status=args.status):
             record = memory.to_dict()
             record["scope"] = store.scope

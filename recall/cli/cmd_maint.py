@@ -61,6 +61,7 @@ def run_reindex(args: argparse.Namespace, ctx: CommandContext) -> int:
     with ctx.progress() as update:
         report = store.reindex(update)
     data = {"memories": store.count(), "problems": len(report.problems), "scope": store.scope}
+    ctx.say_skipped([store])  # each file left out, by name: the count alone says not which
     ctx.emit(
         data,
         lambda c: c.print(

@@ -186,9 +186,10 @@ class CommandContext:
         """The stores a read covers: one scope, or ``all`` (project first when there is one)."""
         return self.folder.stores(scope)
 
-    def say_skipped(self, stores: list[MemoryStore]) -> None:
+    def say_skipped(self, stores: list[MemoryStore]) -> int:
         """Name the memory files of ``stores`` that could not be loaded (a hand edit that broke
-        one, most often), so that a memory missing from the answer is never a silent loss."""
+        one, most often), so that a memory missing from the answer is never a silent loss;
+        return how many there are."""
         problems = [
             f"skipped {problem} (fix the file; it is read again once it changes)"
             for store in stores
@@ -206,6 +207,7 @@ class CommandContext:
         if len(problems) > SKIPPED_NAMED:
             more = len(problems) - SKIPPED_NAMED
             self.notice(f"skipped {more} more memory files that cannot be loaded: `tether doctor`")
+        return len(problems)
 
     def say_if_not_set_up(self, stores: list[MemoryStore]) -> None:
         """A notice when the project store read from has not been created yet: an empty
