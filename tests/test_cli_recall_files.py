@@ -96,3 +96,19 @@ def test_a_missing_file_asked_for_counts_as_present_only_within_its_recall(
     with pytest.raises(RuntimeError), asked_present(recaller, ["src/gone.py"]):
         raise RuntimeError("the recall failed")
     assert recaller.repo is own and not recaller.repo.exists("src/gone.py")
+
+
+def test_a_second_file_after_one_file_option_is_refused_not_read_as_the_prompt(
+    cli: Cli, repo: Path
+) -> None:
+    """``-f`` takes one path: in ``-f a.py b.py`` the second would be the prompt, and recall
+    would answer for one file while the person asked for two."""
+    _remember(cli, "the helper caches forever", "src/util.py")
+    done = cli("recall", "-f", "src/util.py", "src/app.py", "--json")
+    assert done.code == 2 and done.stdout == ""
+    assert "the prompt 'src/app.py' is a file here" in done.stderr
+    assert "--file src/app.py" in done.stderr
+    both = cli("recall", "-f", "src/util.py", "-f", "src/app.py", "--json")
+    assert both.code == 0, both.stderr
+    sentence = cli("recall", "why is src/app.py slow", "-f", "src/util.py", "--json")
+    assert sentence.code == 0 and sentence.json()["query"] == "why is src/app.py slow"

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall.cli import touched_files
@@ -106,6 +107,12 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
         check_session_id(args.session)
     if not args.batch and not (args.prompt or "").strip() and not args.files and not args.opened:
         raise BadInput("nothing to recall for: give a prompt, --file PATH, --open PATH, or both")
+    if not args.batch and _names_a_file(ctx.cwd, args.prompt):
+        # `recall -f a.py b.py` reads b.py as the prompt: a file is never asked for as text
+        raise BadInput(
+            f"the prompt {args.prompt!r} is a file here: to recall for it, give it as "
+            f"--file {args.prompt} (one --file, or -f, for each file)"
+        )
     recaller = _recaller(ctx, args.scope, short_lived=not args.batch)
     if args.batch:
         return _run_batch(args, ctx, recaller)
@@ -127,6 +134,17 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     ctx.emit(data, lambda console: _print_hits(console, result, explain=args.explain))
     ctx.say_skipped(recaller.stores)
     return 0 if result.hits else 1
+
+
+def _names_a_file(cwd: Path, prompt: str | None) -> bool:
+    """Whether ``prompt`` is, whole, the path of a file under ``cwd`` (no spaces: a sentence
+    that happens to end in a file name is a prompt)."""
+    if not prompt or prompt != prompt.strip() or any(c.isspace() for c in prompt):
+        return False
+    try:
+        return (cwd / prompt).is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        return False
 
 
 def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
