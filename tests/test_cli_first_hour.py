@@ -626,6 +626,22 @@ def test_supersede_is_the_way_to_change_details_under_the_same_summary(
     assert new["supersedes"] == old.json()["id"]
 
 
+def test_supersede_says_the_old_details_are_not_carried_over(cli: Cli, repo: Path) -> None:
+    """The new text stands on its own, so the old one's details stay with it; dropping them
+    without a word would read as losing what the person wrote."""
+    args = ("-c", "gotcha", "-f", "src/app.py", "--json")
+    old = ok(cli("remember", "Close the pool", *args, "--details", "It leaks otherwise."))
+    old_id = old.json()["id"]
+    new = ok(cli("supersede", old_id, "Close the pool before exit", *args))
+    assert f"the details of {old_id} are not carried over" in new.stderr
+    assert f"`tether show {old_id}` keeps them" in new.stderr
+    shown = ok(cli("show", old_id, "--json")).json()
+    assert shown["details"] == "It leaks otherwise."
+    bare = ok(cli("remember", "Log the pool size", *args)).json()["id"]
+    quiet = ok(cli("supersede", bare, "Log the pool size at start", *args))
+    assert "not carried over" not in quiet.stderr  # nothing to carry: nothing said
+
+
 def test_re_remembering_a_superseded_memory_says_how_to_bring_it_back(cli: Cli, repo: Path) -> None:
     old = ok(cli("remember", "Use npm", "-c", "pref", "-f", "src/app.py", "--json")).json()["id"]
     new = ok(cli("supersede", old, "Use pnpm", "-c", "pref", "-f", "src/app.py", "--json"))

@@ -137,6 +137,11 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         ctx.notice(note)
     if changes:
         draft = draft.with_changes(**changes)
+    if old.details and not draft.details:  # the new text stands on its own: said, not silent
+        ctx.notice(
+            f"the details of {old.id} are not carried over (`tether show {old.id}` keeps them); "
+            "give --details to write the new memory's own"
+        )
     result, updated = store.supersede(old.id, draft)
     record_action(store.conn, old.id)
     data = {**result.to_dict(), "supersedes": updated.id}
