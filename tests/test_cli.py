@@ -737,3 +737,33 @@ def test_broken_index_is_rebuilt_with_one_notice(
     assert calm.stderr == ""
     with sqlite3.connect(index) as conn:
         assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 2
+
+
+@pytest.mark.parametrize("command", ["show", "stats", "list"])
+def test_a_reader_that_stops_reading_early_is_no_failure(
+    cli: Cli, repo: Path, command: str
+) -> None:
+    """``tether show ID | head -1``: the reader took what it wanted and closed the pipe. The
+    command ends quietly with 0, as under ``set -o pipefail`` a script must not see exit 1
+    ("not found") for a memory that was found."""
+    import subprocess
+    import sys
+
+    memory_id = cli("remember", "Close the pool", "-c", "gotcha", "-f", "src/app.py", "--json")
+    args = [command, memory_id.json()["id"]] if command == "show" else [command]
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line is written
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "recall", *args],
+            cwd=repo,
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (0, "")

@@ -11,6 +11,8 @@ made visible first.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -25,6 +27,16 @@ class ShownConsole(Console):
     def render_str(self, text: str, **options: Any) -> Text:
         """The text made visible (see :func:`recall.display.visible`), then rendered by rich."""
         return super().render_str(visible(text, keep=LINE_BREAKS), **options)
+
+    def on_broken_pipe(self) -> None:
+        """The reader went away (``tether show ID | head -1``): what it read is all it wanted.
+        Rich would exit 1, the code for "not found"; the command instead ends as one whose
+        plain output is cut short does (:func:`recall.cli.main.main`): quietly, exit 0."""
+        self.quiet = True
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the exit's own flush must not fail again
+        os.close(devnull)
+        raise BrokenPipeError
 
 
 def console() -> Console:
