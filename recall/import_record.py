@@ -3,7 +3,6 @@ checked as ``tether remember`` checks one (:func:`draft_record`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -15,33 +14,10 @@ from recall.extra_keys import FIELD_KEYS, carried
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.records import check_text
 from recall.store import MemoryStore
+from recall.strict_json import read_line
 
 Normalize = Callable[[str], str]
 """Turns a path as a line gives it into the stored form (raising :class:`BadInput`)."""
-
-
-class _DuplicateKey(ValueError):
-    """A JSON object of the line gives one key twice."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """The object of ``pairs``, refused when a key comes twice (json would keep the last)."""
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return found
-
-
-# Made once: json.loads given a hook would make a decoder for every line.
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
 
 
 def read_record(raw: str) -> Any:
@@ -52,14 +28,7 @@ def read_record(raw: str) -> Any:
             "the line starts with a byte-order mark (U+FEFF), which only the start of a file "
             "may hold; remove it"
         )
-    try:
-        return _DECODER.decode(raw)
-    except json.JSONDecodeError as error:
-        raise BadInput(f"bad JSON: {error.msg}") from None
-    except _DuplicateKey as error:
-        raise BadInput(
-            f"key {error.key!r} is given twice on this line; keep the one you mean"
-        ) from None
+    return read_line(raw)
 
 
 def _check_id(value: Any, key: str) -> None:
