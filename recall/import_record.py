@@ -12,12 +12,15 @@ from recall.clock import format_timestamp, parse_timestamp
 from recall.errors import BadInput
 from recall.extra_keys import FIELD_KEYS, carried
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
-from recall.records import check_text
+from recall.records import check_fits, check_text, render_memory
 from recall.store import MemoryStore
 from recall.strict_json import read_line
 
 Normalize = Callable[[str], str]
 """Turns a path as a line gives it into the stored form (raising :class:`BadInput`)."""
+
+WIDEST_ID = "00000000"
+"""Sizes a line's file before it has its id: all digits, so quoted, as wide as any id gets."""
 
 
 def read_record(raw: str) -> Any:
@@ -119,4 +122,13 @@ def draft_record(
         )
     if extra:
         draft = draft.with_changes(extra=extra)
+    _check_size(store, draft)
     return draft, wanted if isinstance(wanted, str) else None, notes
+
+
+def _check_size(store: MemoryStore, draft: Memory) -> None:
+    """Refuse the line whose memory file would be over the size limit, as ``tether remember``
+    refuses it (naming the field that makes it so and what to do), while the line is drafted:
+    the store refuses such a file only when it writes it, which would end the whole import."""
+    sized = draft.with_changes(id=WIDEST_ID)
+    check_fits(sized, render_memory(sized), store.folder.max_bytes)
