@@ -29,17 +29,40 @@ _RAW_UNSAFE = ("\x85", "\u2028", "\u2029", "\ufeff")
 _LINE_BREAKS = {"\n": "\\n", "\r": "\\r", "\x85": "\\N", "\u2028": "\\L", "\u2029": "\\P"}
 
 
+class _KeyTwice(Exception):
+    """A mapping of the front matter gives one key twice (``line``: 0-based, of the second)."""
+
+    def __init__(self, key: object, first: int, line: int) -> None:
+        super().__init__(key)
+        self.key, self.first, self.line = key, first, line
+
+
 @functools.cache
 def _loader() -> type:
-    """PyYAML's safe loader. PyYAML is imported in the functions that parse or render, not at
-    the top: reading a store whose files are unchanged parses none, and an agent hook, a whole
-    process per prompt, should not pay for the import."""
+    """PyYAML's safe loader, refusing a mapping that gives a key twice (PyYAML would keep the
+    last value without a word; which one was meant cannot be told). PyYAML is imported in the
+    functions that parse or render, not at the top: reading a store whose files are unchanged
+    parses none, and an agent hook, a whole process per prompt, should not pay for the import."""
     import yaml
 
-    try:  # libyaml is several times faster when present
-        return yaml.CSafeLoader
-    except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-        return yaml.SafeLoader
+    base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader  # libyaml is several times faster
+    merge = "tag:yaml.org,2002:merge"
+
+    class UniqueKeys(base):  # type: ignore[misc, valid-type]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if isinstance(node, yaml.MappingNode):
+                seen: dict[str, int] = {}
+                for key_node, _ in node.value:
+                    if key_node.tag == merge or not isinstance(key_node, yaml.ScalarNode):
+                        continue  # a merge's keys may be overridden; a complex key fails later
+                    key = str(self.construct_object(key_node))  # the fields' keys are strings
+                    line = key_node.start_mark.line
+                    if key in seen:
+                        raise _KeyTwice(key, seen[key], line)
+                    seen[key] = line
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeys
 
 
 @functools.cache
@@ -258,6 +281,13 @@ def parse(text: str, path: Path | str) -> ParsedFile:
     except yaml.YAMLError as error:
         problem = getattr(error, "problem", None) or str(error).split("\n")[0]
         raise MalformedMemory(path, _yaml_error_line(error), f"bad YAML: {problem}") from None
+    except _KeyTwice as twice:
+        raise MalformedMemory(
+            path,
+            twice.line + 2,
+            f"key {twice.key!r} is given twice (first on line {twice.first + 2}), and which one "
+            "is meant cannot be told; delete the one you do not mean",
+        ) from None
     if loaded is None:
         loaded = {}
     if not isinstance(loaded, dict):

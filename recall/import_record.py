@@ -3,7 +3,6 @@ checked as ``tether remember`` checks one (:func:`draft_record`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -13,35 +12,15 @@ from recall.clock import format_timestamp, parse_timestamp
 from recall.errors import BadInput
 from recall.extra_keys import FIELD_KEYS, carried
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
-from recall.records import check_text
+from recall.records import check_fits, check_text, render_memory
 from recall.store import MemoryStore
+from recall.strict_json import read_line
 
 Normalize = Callable[[str], str]
 """Turns a path as a line gives it into the stored form (raising :class:`BadInput`)."""
 
-
-class _DuplicateKey(ValueError):
-    """A JSON object of the line gives one key twice."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """The object of ``pairs``, refused when a key comes twice (json would keep the last)."""
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return found
-
-
-# Made once: json.loads given a hook would make a decoder for every line.
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+WIDEST_ID = "00000000"
+"""Sizes a line's file before it has its id: all digits, so quoted, as wide as any id gets."""
 
 
 def read_record(raw: str) -> Any:
@@ -52,14 +31,7 @@ def read_record(raw: str) -> Any:
             "the line starts with a byte-order mark (U+FEFF), which only the start of a file "
             "may hold; remove it"
         )
-    try:
-        return _DECODER.decode(raw)
-    except json.JSONDecodeError as error:
-        raise BadInput(f"bad JSON: {error.msg}") from None
-    except _DuplicateKey as error:
-        raise BadInput(
-            f"key {error.key!r} is given twice on this line; keep the one you mean"
-        ) from None
+    return read_line(raw)
 
 
 def _check_id(value: Any, key: str) -> None:
@@ -150,4 +122,13 @@ def draft_record(
         )
     if extra:
         draft = draft.with_changes(extra=extra)
+    _check_size(store, draft)
     return draft, wanted if isinstance(wanted, str) else None, notes
+
+
+def _check_size(store: MemoryStore, draft: Memory) -> None:
+    """Refuse the line whose memory file would be over the size limit, as ``tether remember``
+    refuses it (naming the field that makes it so and what to do), while the line is drafted:
+    the store refuses such a file only when it writes it, which would end the whole import."""
+    sized = draft.with_changes(id=WIDEST_ID)
+    check_fits(sized, render_memory(sized), store.folder.max_bytes)

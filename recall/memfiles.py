@@ -40,13 +40,17 @@ def max_file_bytes() -> int:
     return MAX_FILE_BYTES
 
 
-def limit_problem(size: int, limit: int) -> str:
-    """What to tell a person about a memory file of ``size`` bytes over ``limit``."""
+def limit_problem(size: int, limit: int, outcome: str = "it is skipped") -> str:
+    """What to tell a person about a memory file of ``size`` bytes over ``limit``, and what
+    came of it (``outcome``: a file read is skipped, one to be written is not written)."""
     return (
-        f"is {size:,} bytes, over the limit of {limit:,} bytes for a memory file; it is "
-        f"skipped: move the bulk elsewhere and keep the memory short (or set "
+        f"is {size:,} bytes, over the limit of {limit:,} bytes for a memory file; {outcome}: "
+        f"move the bulk elsewhere and keep the memory short (or set "
         f"{MAX_FILE_BYTES_ENV} to a larger number of bytes)"
     )
+
+
+NOT_WRITTEN = "nothing is written"  # what comes of a file over the limit that was to be written
 
 
 class OversizedFile(Exception):
@@ -185,7 +189,8 @@ class MemoryFolder:
         data = text.encode("utf-8")
         if len(data) > self.max_bytes:
             raise BadInput(
-                f"{target} would be written but {limit_problem(len(data), self.max_bytes)}"
+                f"{target} would be written but "
+                f"{limit_problem(len(data), self.max_bytes, NOT_WRITTEN)}"
             )
         temp = self.path / f"{_TEMP_PREFIX}{secrets.token_hex(6)}-{name}"
         try:
@@ -244,7 +249,7 @@ class MemoryFolder:
                 if len(data) > self.max_bytes:
                     raise BadInput(
                         f"{self.path / name} would be written but "
-                        f"{limit_problem(len(data), self.max_bytes)}"
+                        f"{limit_problem(len(data), self.max_bytes, NOT_WRITTEN)}"
                     )
                 temp = f"{_TEMP_PREFIX}{token}-{name}"
                 try:

@@ -234,8 +234,9 @@ def check_fits(memory: Memory, text: str, limit: int) -> None:
     advice = {
         "summary": "give the knowledge as one short line in summary, the why and the fix in "
         "details, and leave the bulk (a log, a listing) in a file the memory names",
-        "details": "keep details to the why and the fix, and leave the bulk (a log, a "
-        "listing) in a file the memory names",
+        "details": "keep details to the why and the fix, split several pieces of knowledge "
+        "into several memories, and leave the bulk (a log, a listing) in a file the memory "
+        "names",
         "files": "name the few files the memory is about, or none for the whole repository",
     }[field]
     from recall.memfiles import MAX_FILE_BYTES_ENV

@@ -6,12 +6,15 @@ change; the body and hand-written comments survive byte for byte), with hypothes
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from conftest import run_tether
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -441,3 +444,46 @@ def test_update_rewrites_only_named_keys(
         else:
             before[key] = list(value) if isinstance(value, tuple) else value
     assert after == before
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "first"),
+    [
+        ("---\ncategory: gotcha\ncategory: pref\n---\nS\n", 3, "category", 2),
+        ("---\nid: x\nmeta:\n  k: 1\n  other: 2\n  k: 3\n---\nS\n", 6, "k", 4),
+        ("---\nmeta: {k: 1, k: 2}\n---\nS\n", 2, "k", 2),
+        ('---\n1: one\n"1": also one\n---\nS\n', 3, "1", 2),
+    ],
+)
+def test_a_key_given_twice_is_a_problem_at_its_second_line(
+    text: str, line: int, key: str, first: int
+) -> None:
+    with pytest.raises(MalformedMemory) as caught:
+        frontmatter.parse(text, "mem/x.md")
+    assert caught.value.line == line
+    assert f"key {key!r} is given twice (first on line {first})" in caught.value.problem
+    assert "delete the one you do not mean" in caught.value.problem
+
+
+def test_a_merged_key_may_be_given_again_to_override_it() -> None:
+    text = "---\nbase: &b {a: 1, c: 3}\nm:\n  <<: *b\n  a: 2\n---\nS\n"
+    assert frontmatter.parse(text, "m.md").fields["m"] == {"a": 2, "c": 3}
+
+
+def test_a_memory_file_giving_a_key_twice_is_reported_and_never_rewritten(repo: Path) -> None:
+    made = run_tether("--json", "remember", "login retries stay at three", "-c", "gotcha", cwd=repo)
+    assert made.code == 0, made.stderr
+    memory_id = json.loads(made.stdout)["id"]
+    path = repo / ".tether" / "memories" / f"{memory_id}.md"
+    text = path.read_text().replace("category: gotcha\n", "category: gotcha\ncategory: pref\n")
+    path.write_bytes(text.encode())
+    second = text.splitlines().index("category: pref") + 1
+    where = f"{memory_id}.md:{second}: key 'category' is given twice"
+    listed = run_tether("list", cwd=repo)
+    assert where in listed.stderr and "login retries" not in listed.stdout
+    doctor = run_tether("doctor", cwd=repo)
+    assert doctor.code != 0 and where in doctor.stdout + doctor.stderr
+    assert "No problems found" not in doctor.stdout
+    pinned = run_tether("pin", memory_id, cwd=repo)
+    assert pinned.code != 0 and where in pinned.stderr
+    assert path.read_bytes() == text.encode()

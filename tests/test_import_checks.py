@@ -1,9 +1,10 @@
 """``tether import`` reads each line strictly and says what it could not take as given: a
 byte-order mark at the start of the input is not part of the first line, an id in capitals
-and a key given twice are refused naming what to change, and a file the repository has never
-had is written as given with a note offering the closest names (old history legitimately
-names files long gone, so it is not refused), found with a few git calls for the whole
-import, never one per line."""
+and a key given twice are refused naming what to change, a line whose memory file would be
+over the size limit is refused alone (the other lines are written), and a file the
+repository has never had is written as given with a note offering the closest names (old
+history legitimately names files long gone, so it is not refused), found with a few git calls
+for the whole import, never one per line."""
 
 from __future__ import annotations
 
@@ -13,9 +14,13 @@ from pathlib import Path
 import pytest
 from conftest import git, run_tether
 
+from recall.frontmatter import scalar
 from recall.import_paths import HISTORY_CHECKED_MAX, PATHSPECS_PER_CALL, SUGGESTED_PATHS
+from recall.import_record import WIDEST_ID
 from recall.importer import import_lines
 from recall.locations import project_location
+from recall.memfiles import MAX_FILE_BYTES
+from recall.model import is_valid_id
 from recall.store import MemoryStore
 
 GOTCHA = {"category": "gotcha"}
@@ -238,3 +243,69 @@ def test_an_import_into_a_repository_never_indexed_says_what_to_run_next(repo: P
     again = run_tether("import", "-", cwd=repo, stdin=_lines({"summary": "three", **GOTCHA}))
     assert again.code == 0, again.stderr
     assert "Next:" not in again.stdout
+
+
+def _oversized_import() -> str:
+    """Three lines, the second's details far over the size limit of a memory file."""
+    return _lines(
+        {"summary": "first of three", "files": [], "details": "short", **GOTCHA},
+        {"summary": "second of three", "files": [], "details": "x" * 70_000, **GOTCHA},
+        {"summary": "third of three", "files": [], "details": "short", **GOTCHA},
+    )
+
+
+def test_an_oversized_line_is_refused_with_its_line_and_the_rest_imported(repo: Path) -> None:
+    source = repo.parent / "big.jsonl"
+    source.write_text(_oversized_import())
+    done = run_tether("import", str(source), cwd=repo)
+    assert done.code == 2, done.stderr
+    assert f"{source}:2: details is 70,000 bytes" in done.stderr
+    assert f"over the limit of {MAX_FILE_BYTES:,} bytes for a memory file" in done.stderr
+    assert "several memories" in done.stderr
+    assert "would be written" not in done.stderr and "skipped" not in done.stderr
+    assert "2 memories" in done.stdout and "1 rejected" in done.stdout
+    written = {path.read_text().split("---\n")[2].splitlines()[0] for path in _memory_files(repo)}
+    assert written == {"first of three", "third of three"}
+
+
+def test_an_oversized_line_has_its_own_outcome_in_json(repo: Path) -> None:
+    done = run_tether("--json", "import", "-", cwd=repo, stdin=_oversized_import())
+    assert done.code == 2, done.stderr
+    rows = [json.loads(row) for row in done.stdout.splitlines()]
+    assert [(row["line"], row["status"]) for row in rows] == [
+        (1, "created"),
+        (2, "error"),
+        (3, "created"),
+    ]
+    assert "details is 70,000 bytes" in rows[1]["error"]
+
+
+def test_an_oversized_line_drafted_in_a_forked_process_is_refused_alone(
+    repo: Path, forks: list[int]
+) -> None:
+    records = [{"summary": f"note {n}", "details": "short", **GOTCHA} for n in range(300)]
+    records[289]["details"] = "x" * 70_000  # past the first chunk, which is drafted here
+    store = MemoryStore(project_location(repo))
+    try:
+        lines = _lines(*records).splitlines()
+        results = import_lines(store, lines, lambda path: path, "me", draft_elsewhere_from=1)
+    finally:
+        store.close()
+    assert forks, "the drafting was not forked"
+    assert [r.line for r in results if r.status != "created"] == [290]
+    assert "details is 70,000 bytes" in (results[289].error or "")
+    assert len(_memory_files(repo)) == 299
+
+
+def test_a_line_is_sized_with_the_widest_id_it_can_be_given() -> None:
+    widest = len(scalar(WIDEST_ID))
+    assert is_valid_id(WIDEST_ID)
+    for memory_id in ("ffffffff", "12345678", "1e345678", "0a0b0c0d", "deadbeef"):
+        assert len(scalar(memory_id)) <= widest
+
+
+def test_remember_still_refuses_oversized_details(repo: Path) -> None:
+    done = run_tether("remember", "too long", "-c", "gotcha", "--details", "y" * 70_000, cwd=repo)
+    assert done.code == 2
+    assert "details is 70,000 bytes" in done.stderr and "nothing written" in done.stderr
+    assert _memory_files(repo) == []

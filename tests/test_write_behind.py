@@ -323,3 +323,17 @@ def test_ctrl_c_pressed_again_and_again_leaves_no_file_of_the_batch(tmp_path: Pa
         time.sleep(0.02)
     assert proc.wait(timeout=60) != 0
     assert os.listdir(memories) == []
+
+
+def test_a_file_over_the_limit_to_be_written_is_said_not_written(tmp_path: Path) -> None:
+    folder = MemoryFolder(tmp_path / "memories")
+    big = "z" * (folder.max_bytes + 1)
+    for write in (
+        lambda: folder.write("a0000001.md", big, exclusive=True),
+        lambda: list(folder.write_batch([("a0000002.md", big)])),
+    ):
+        with pytest.raises(BadInput) as caught:
+            write()
+        assert "nothing is written" in str(caught.value)
+        assert "skipped" not in str(caught.value)
+    assert not any(folder.path.glob("*.md"))

@@ -17,6 +17,7 @@ from recall.errors import BadInput
 from recall.policy.sessions import check_session_id
 from recall.ranking.query import RecallQuery, Touch
 from recall.service import RECALL_LIMIT, build_recaller, record_shown
+from recall.strict_json import read_line
 
 if TYPE_CHECKING:  # the engine pulls in numpy; it is imported only when a recall runs
     from recall.ranking.engine import Hit, Recaller, RecallResult
@@ -266,10 +267,7 @@ never ignored."""
 
 
 def _batch_query(line: str, ctx: CommandContext, recaller: Recaller, limit: int) -> RecallQuery:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise BadInput(f"bad JSON: {error.msg}") from None
+    record = read_line(line)
     if not isinstance(record, dict):
         raise BadInput("each line must be a JSON object")
     unknown = [key for key in record if key not in BATCH_KEYS]

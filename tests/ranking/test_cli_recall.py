@@ -289,3 +289,25 @@ def test_a_running_batch_follows_a_genome_refreshed_by_another_process(world: Wo
         batch.wait(timeout=60)
     assert batch.returncode == 0
     assert after[gotcha]["receipt"].startswith("via co-change with src/c.py")
+
+
+def test_batch_refuses_a_line_giving_a_key_twice(world: World, seeded: dict[str, str]) -> None:
+    batch = write_batch(
+        world,
+        [
+            '{"prompt": "flush", "prompt": "retry"}',
+            '{"files": ["src/a.py"], "limit": 1, "limit": 2}',
+            json.dumps({"files": ["src/a.py"]}),
+        ],
+    )
+
+    done = tether(world, "recall", "--batch", str(batch), "--json", "--no-record")
+
+    out = done.json_lines()
+    assert out[0] == {
+        "line": 1,
+        "error": "key 'prompt' is given twice on this line; keep the one you mean",
+    }
+    assert out[1]["line"] == 2 and "key 'limit' is given twice" in out[1]["error"]
+    assert out[2]["results"][0]["id"] == seeded["a"]
+    assert done.code == 2
