@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from recall.errors import NotFound
+from recall.errors import BadInput, NotFound
 from recall.repo import TETHER_DIR, find_root
 
 PROJECT = "project"
@@ -57,11 +57,21 @@ def global_base() -> Path:
 def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
     """The project scope for ``cwd``: the nearest repository (or ``.tether``) above it.
 
-    Raises :class:`NotFound` when there is none, unless ``create_at_cwd`` asks to start one,
-    and :class:`recall.containment.UnsafeStore` when the repository's store holds a link that
-    leads outside it.
+    Raises :class:`NotFound` when there is none, unless ``create_at_cwd`` asks to start one;
+    :class:`BadInput` when that start would be in git's own folder (a bare repository, a
+    clone's ``.git``: :func:`git_own_folder`); and :class:`recall.containment.UnsafeStore`
+    when the repository's store holds a link that leads outside it.
     """
     root = find_root(cwd)
+    git_own = git_own_folder(cwd, root) if create_at_cwd or root is None else None
+    if git_own is not None:
+        here = "is" if cwd.resolve() == git_own else f"is inside {git_own},"
+        where = f"in {root}" if root is not None else f"in a clone of it (`git clone {git_own}`)"
+        message = (
+            f"{cwd} {here} git's own folder, with no working tree for memories to name files "
+            f"of; run tether {where}"
+        )
+        raise BadInput(message) if create_at_cwd else NotFound(f"{message}, or use --global")
     if root is None:
         if not create_at_cwd:
             raise NotFound(
@@ -73,6 +83,24 @@ def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
 
     check_project_store(root / TETHER_DIR, root)
     return Location(PROJECT, root / TETHER_DIR, root)
+
+
+def _is_git_dir(folder: Path) -> bool:
+    """Whether ``folder`` holds git's own files (HEAD, objects/, refs/), as git itself tells."""
+    return (
+        (folder / "HEAD").is_file() and (folder / "objects").is_dir() and (folder / "refs").is_dir()
+    )
+
+
+def git_own_folder(cwd: Path, root: Path | None) -> Path | None:
+    """The folder of git's own files that ``cwd`` is in, if any: the ``.git`` folder of
+    ``root`` (the repository found around ``cwd``), or without a root, a bare repository
+    around ``cwd``. A store made there would sit among git's files, where no memory's file
+    exists. Asks the disk, not git: it runs only where a store is created or none is found."""
+    current = cwd.resolve()
+    if root is not None:
+        return root / ".git" if current.is_relative_to(root / ".git") else None
+    return next((folder for folder in (current, *current.parents) if _is_git_dir(folder)), None)
 
 
 def global_location(cwd: Path) -> Location:

@@ -9,6 +9,7 @@ lines.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from recall.cli.context import CommandContext
@@ -73,6 +74,20 @@ def _renames_index(store: Any, memories: list[Any], ctx: CommandContext) -> Any 
     return store.conn
 
 
+def _require_work_tree(root: Path) -> None:
+    """Raise :class:`BadInput` unless git finds a working tree at ``root``: the check compares
+    one with the base (a folder without git, or a bare repository's store, has none)."""
+    from recall.gitquery import git_stdout
+    from recall.known_paths import GIT_TIMEOUT_S
+
+    answer = git_stdout(root, "rev-parse", "--is-inside-work-tree", timeout=GIT_TIMEOUT_S)
+    if answer is None or answer.strip() != b"true":
+        raise BadInput(
+            f"tether check needs a git work tree to compare with the base, and git finds none "
+            f"at {root}; run it in a clone with a working tree"
+        )
+
+
 def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Check the change against the project's memories."""
     from recall.anchors.check import check
@@ -81,6 +96,7 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     root = store.repo_root
     if root is None:
         raise BadInput("tether check needs a git repository; run it inside one")
+    _require_work_tree(root)
     memories = store.list(status="active") if store.exists else []
     files = {}
     for memory in memories:

@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 # Neighbours listed when --limit is not given: a screenful, well past the ranker's two.
 DEFAULT_NEIGHBOURS = 10
 
+# The refresh's mode when git could not read the repository and nothing was written: the only
+# one that fails `tether index` (exit 3); an empty repository, a shallow clone, a detached HEAD
+# or a folder without git give fewer signals, but a code map, and exit 0.
+FAILED = "failed"
+
 PHASE_LABELS = {
     "probe": "find repository",
     "history": "read history",
@@ -147,8 +152,13 @@ def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:
             "folder; the index stays out of git)"
         )
     project.require_writable()  # the genome lives in the index: read-only means refused
-    genome, _ = _genome(ctx)
+    genome, root = _genome(ctx)
     summary = _refreshed(genome, ctx, full=args.full)
+    if summary.mode == FAILED:
+        raise StoreUnavailable(
+            f"{root}: {'; '.join(summary.notices)}; fix what `git status` says there, then run "
+            "`tether index` again"
+        )
     # The memory files checked once more, now that a folder written just before (an import)
     # has had the refresh's time to settle: the index keeps its listing for the next recall.
     # Only a head start for that recall, which syncs anyway: a busy or unavailable store here

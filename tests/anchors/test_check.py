@@ -4,6 +4,7 @@ GitHub workflow annotations."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -315,3 +316,36 @@ def test_a_guarded_anchor_with_an_ambiguous_name_fails_on_its_file(
     assert done.code == 1, done.stdout
     [failure] = guard_failures(done)
     assert "route_del is not found there at the base" in failure["reason"]
+
+
+def test_check_outside_a_git_work_tree_says_so_in_one_line(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert cli("init", cwd=plain).code == 0  # memories work without git; the check does not
+    done = cli("check", cwd=plain)
+    assert done.code == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert "needs a git work tree" in done.stderr
+    assert str(plain) in done.stderr
+    as_json = cli("--json", "check", cwd=plain)
+    assert as_json.code == 2
+    assert as_json.stdout == ""
+    error = json.loads(as_json.stderr)
+    assert error["exit_code"] == 2
+    assert "needs a git work tree" in error["error"]
+
+
+def test_check_in_a_bare_repository_with_a_store_says_so(
+    c_repo: Path, tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    git(tmp_path, "clone", "-q", "--bare", str(c_repo), "bare.git")
+    bare = tmp_path / "bare.git"
+    (bare / ".tether" / "memories").mkdir(parents=True)  # as an earlier init left it
+    done = cli("check", cwd=bare)
+    assert done.code == 2
+    assert done.stderr.count("\n") == 1
+    assert "needs a git work tree" in done.stderr
+    assert str(bare) in done.stderr

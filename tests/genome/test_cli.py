@@ -139,3 +139,60 @@ def test_index_waits_for_another_writer_of_the_index_as_a_write_does(
 HELD_SECONDS = 3.0
 """How long another connection holds the index in the test above: past the CLI's read wait
 (1 s), well within a write's (15 s)."""
+
+
+def _main(args: list[str], root: Path) -> int:
+    from recall.cli.main import main
+
+    return main(["-C", str(root), *args])
+
+
+def test_index_that_git_cannot_read_fails_with_the_reason_on_stderr(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _main(["index"], repo.root) == 0
+    capsys.readouterr()
+    (repo.root / ".git/refs/heads/main").write_text("0123456789" * 4 + "\n")  # a broken ref
+    assert _main(["--json", "index"], repo.root) == 3
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    error = json.loads(captured.err)
+    assert error["exit_code"] == 3
+    assert str(repo.root) in error["error"]
+    assert "git could not read the repository" in error["error"]
+    assert _main(["index"], repo.root) == 3
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith("tether: error: ")
+    assert "run `tether index` again" in captured.err
+
+
+def test_index_of_a_repository_without_commits_succeeds(
+    make_repo: Callable[[str], GitRepo], capsys: pytest.CaptureFixture[str]
+) -> None:
+    fresh = make_repo("fresh")
+    fresh.write("draft.py", "X = 1\n")
+    assert _main(["--json", "index"], fresh.root) == 0
+    assert json.loads(capsys.readouterr().out)["mode"] == "empty"
+
+
+def test_index_of_a_shallow_clone_succeeds(
+    repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clone = tmp_path / "shallow"
+    repo.git("clone", "-q", "--depth", "1", f"file://{repo.root}", str(clone))
+    assert _main(["--json", "index"], clone) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["mode"] == "full"
+    assert "shallow clone" in captured.err
+
+
+def test_index_on_a_detached_head_succeeds(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.git("checkout", "-q", "--detach", "HEAD~1")
+    assert _main(["--json", "index"], repo.root) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["mode"] == "full"
+    assert "detached HEAD" in captured.err

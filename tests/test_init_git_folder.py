@@ -1,0 +1,72 @@
+"""``tether init`` refuses git's own folder (a bare repository, a clone's ``.git``): a store
+made there would sit among git's files, where no file a memory names can exist."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import CliResult, git, run_tether
+
+
+def _bare_clone(repo: Path, tmp_path: Path) -> Path:
+    git(tmp_path, "clone", "-q", "--bare", str(repo), "bare.git")
+    return tmp_path / "bare.git"
+
+
+def test_init_in_a_bare_repository_is_refused_and_creates_nothing(
+    repo: Path, tmp_path: Path
+) -> None:
+    bare = _bare_clone(repo, tmp_path)
+    before = sorted(p.name for p in bare.iterdir())
+    result = run_tether("init", cwd=bare)
+    assert result.code == 2
+    assert result.stdout == ""
+    line = result.stderr.strip()
+    assert "\n" not in line
+    assert str(bare) in line
+    assert "no working tree" in line
+    assert "git clone" in line
+    assert sorted(p.name for p in bare.iterdir()) == before
+    assert not (tmp_path / ".tether").exists()
+
+
+def test_init_in_a_bare_repository_subfolder_is_refused(repo: Path, tmp_path: Path) -> None:
+    bare = _bare_clone(repo, tmp_path)
+    result = run_tether("--json", "init", cwd=bare / "refs")
+    assert result.code == 2
+    assert result.stdout == ""
+    error = json.loads(result.stderr)
+    assert error["exit_code"] == 2
+    assert "no working tree" in error["error"]
+    assert not (bare / "refs" / ".tether").exists()
+
+
+def test_init_inside_a_clones_git_folder_is_refused_and_names_the_work_tree(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    result = cli("init", cwd=repo / ".git")
+    assert result.code == 2
+    assert f"run tether in {repo}" in result.stderr
+    assert not (repo / ".tether").exists()
+    assert not (repo / ".git" / ".tether").exists()
+
+
+def test_remember_in_a_bare_repository_says_why_and_writes_nothing(
+    repo: Path, tmp_path: Path
+) -> None:
+    bare = _bare_clone(repo, tmp_path)
+    result = run_tether("remember", "-c", "gotcha", "-f", "README.md", "a note", cwd=bare)
+    assert result.code == 1
+    assert "no working tree" in result.stderr
+    assert not (bare / ".tether").exists()
+
+
+def test_a_bare_repository_kept_inside_a_work_tree_is_part_of_that_tree(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    git(repo, "clone", "-q", "--bare", str(repo), "fixtures/kept.git")
+    result = cli("init", cwd=repo / "fixtures" / "kept.git")
+    assert result.code == 0
+    assert (repo / ".tether" / "memories").is_dir()
