@@ -55,8 +55,8 @@ def _loader() -> type:
                 for key_node, _ in node.value:
                     if key_node.tag == merge or not isinstance(key_node, yaml.ScalarNode):
                         continue  # a merge's keys may be overridden; a complex key fails later
-                    key = str(self.construct_object(key_node))  # the fields' keys are strings
-                    line = key_node.start_mark.line
+                    # as written: `1` and `"1"` are not told apart, a key of a field is a name
+                    key, line = key_node.value, key_node.start_mark.line
                     if key in seen:
                         raise _KeyTwice(key, seen[key], line)
                     seen[key] = line

@@ -304,6 +304,44 @@ def test_a_line_is_sized_with_the_widest_id_it_can_be_given() -> None:
         assert len(scalar(memory_id)) <= widest
 
 
+def test_the_bound_that_spares_most_lines_a_rendering_holds_for_the_widest_head() -> None:
+    """``HEAD_BYTES`` covers every fixed key of a file's head at its widest, and a file the
+    bound calls under the limit never renders over it, whatever its characters."""
+    from recall.import_record import HEAD_BYTES, _surely_fits
+    from recall.model import Memory
+    from recall.records import render_memory
+
+    assert HEAD_BYTES == 1024
+    widest = Memory(
+        id=WIDEST_ID,
+        category="decision",
+        summary="",
+        details="",
+        pinned=True,
+        guard=True,
+        status="superseded",
+        supersedes=WIDEST_ID,
+        superseded_by=WIDEST_ID,
+        created="2026-12-05T11:08:58+00:00",
+        source="agent",
+    )
+    assert len(render_memory(widest).encode("utf-8")) < HEAD_BYTES // 2
+    limit = 2000  # about half the drafts below are bounded under it, half rendered
+    odd = "\U0010ffff\x85\u2028\t\"'"  # the characters YAML writes widest
+    bounded = 0
+    for n in range(1, 200):
+        draft = widest.with_changes(
+            summary=odd[: n % 7] * (n // 7),
+            details="é" * n,
+            files=(odd * (n % 9),),
+            author=odd * (n % 5),
+        )
+        if _surely_fits(draft, limit):
+            bounded += 1
+            assert len(render_memory(draft).encode("utf-8")) <= limit
+    assert 50 < bounded < 150
+
+
 def test_remember_still_refuses_oversized_details(repo: Path) -> None:
     done = run_tether("remember", "too long", "-c", "gotcha", "--details", "y" * 70_000, cwd=repo)
     assert done.code == 2
