@@ -110,8 +110,14 @@ def memory_from_parsed(
     else:
         memory_id = str(raw_id)
         if not is_valid_id(memory_id):
+            read_as = (
+                f" (YAML read it as the number {raw_id}: write an id of digits in quotes, "
+                'id: "01234567")'
+                if isinstance(raw_id, int | float) and not isinstance(raw_id, bool)
+                else ""
+            )
             raise MalformedMemory(
-                where, line("id", 1), f"id {memory_id!r} is not 8 lowercase hex digits"
+                where, line("id", 1), f"id {memory_id!r} is not 8 lowercase hex digits{read_as}"
             )
 
     status = str(fields.get("status") or "active")

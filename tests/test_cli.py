@@ -767,3 +767,13 @@ def test_a_reader_that_stops_reading_early_is_no_failure(
     finally:
         os.close(write_end)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_the_category_option_names_every_category(cli: Cli) -> None:
+    from recall.model import CATEGORIES
+
+    for command in ("remember", "supersede"):
+        shown = " ".join(ok(cli(command, "--help")).stdout.split())
+        said = shown.split("--category")[-1]
+        assert all(f"{name}," in said or f"{name} " in said for name in CATEGORIES), said
+        assert "rejected (an approach tried before and rejected)" in said

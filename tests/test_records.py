@@ -122,6 +122,11 @@ def test_unknown_keys_are_kept_and_stale_hash_is_dropped() -> None:
         ("---\ncategory: gotcha\nfiles: {a: 1}\n---\nS\n", 3, "files must be a list"),
         ("---\ncategory: gotcha\nid: ABCDEF12\n---\nS\n", 3, "8 lowercase hex"),
         ("---\ncategory: gotcha\nid: 123\n---\nS\n", 3, "8 lowercase hex"),
+        (
+            "---\ncategory: gotcha\nid: 01234567\n---\nS\n",  # octal to YAML: 342391
+            3,
+            "YAML read it as the number 342391: write an id of digits in quotes",
+        ),
         ("---\ncategory: gotcha\nstatus: gone\n---\nS\n", 3, "unknown status"),
         ("---\ncategory: gotcha\nsource: robot\n---\nS\n", 3, "unknown source"),
         ("---\ncategory: gotcha\npinned: maybe\n---\nS\n", 3, "pinned must be true or false"),

@@ -67,9 +67,29 @@ def test_category_stats_counts_each_category(
     assert table["context"] == CategoryStats("context")
 
 
+def test_a_memory_acted_on_more_often_than_shown_follows_through_at_most_fully(
+    open_store: Callable[..., OpenStore],
+) -> None:
+    """``tether show`` and a pin count as acts though recall never showed the memory: one
+    shown once and acted on three times is followed through once, not 300%."""
+    store = open_store().store
+    shown_once = remember(store, "Shown once, read three times")
+    never_shown = remember(store, "Never shown, pinned")
+    record_surfacings(store.conn, [shown_once])
+    for _ in range(3):
+        record_action(store.conn, shown_once)
+    record_action(store.conn, never_shown)
+    gotcha = {e.category: e for e in category_stats(store.conn)}["gotcha"]
+    assert (gotcha.surfaced, gotcha.acted, gotcha.followed) == (1, 4, 1)
+    assert gotcha.follow_through == pytest.approx(1.0)
+
+
 def test_merge_and_totals_add_up() -> None:
-    one = [CategoryStats("gotcha", memories=1, surfaced=4, acted=1)]
-    two = [CategoryStats("gotcha", memories=2, surfaced=4, acted=3), CategoryStats("pref", 1)]
+    one = [CategoryStats("gotcha", memories=1, surfaced=4, acted=1, followed=1)]
+    two = [
+        CategoryStats("gotcha", memories=2, surfaced=4, acted=3, followed=3),
+        CategoryStats("pref", 1),
+    ]
     merged = {e.category: e for e in merge([one, two])}
     assert merged["gotcha"].follow_through == pytest.approx(0.5)
     assert totals(list(merged.values())).memories == 4
@@ -91,6 +111,7 @@ def test_stats_json(cli: Cli, populated: dict[str, str]) -> None:
         "memories": 2,
         "surfaced": 12,
         "acted": 3,
+        "followed": 3,
         "archived": 1,
         "archived_by_disuse": 0,
         "superseded": 0,

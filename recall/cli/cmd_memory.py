@@ -37,7 +37,8 @@ def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -
         "-c",
         choices=CATEGORIES,
         required=True,
-        help="pref, decision, gotcha or context: what kind of knowledge it is",
+        help=f"{', '.join(CATEGORIES[:-1])} or {CATEGORIES[-1]} (an approach tried before and "
+        "rejected): what kind of knowledge it is",
     )
     paths_option(
         parser,

@@ -24,6 +24,7 @@ class CategoryStats:
     memories: int = 0  # active ones: what recall can show
     surfaced: int = 0  # times shown, over every memory of the category whatever its status
     acted: int = 0  # times someone acted on one (show, pin, supersede, hover, follow)
+    followed: int = 0  # of ``acted``: at most one per showing of the memory acted on
     archived: int = 0  # by a person (the file says so) or by this user's disuse
     archived_by_disuse: int = 0  # of ``archived``: this user's disuse archives only
     superseded: int = 0
@@ -31,8 +32,10 @@ class CategoryStats:
 
     @property
     def follow_through(self) -> float | None:
-        """acted / surfaced, or None when nothing was ever shown (no rate to speak of)."""
-        return self.acted / self.surfaced if self.surfaced else None
+        """followed / surfaced: the share of showings acted on, at most 1 (a memory acted on
+        more often than shown, by ``tether show`` or a pin, counts each showing once); None
+        when nothing was ever shown (no rate to speak of)."""
+        return self.followed / self.surfaced if self.surfaced else None
 
     def add(self, other: CategoryStats) -> None:
         """Add another store's numbers for the same category."""
@@ -57,7 +60,8 @@ def category_stats(conn: sqlite3.Connection) -> list[CategoryStats]:
         "sum(m.status = 'superseded') AS superseded, "
         "sum(m.status = 'pending') AS pending, "
         "coalesce(sum(u.surfaced), 0) AS surfaced, "
-        "coalesce(sum(u.acted), 0) AS acted "
+        "coalesce(sum(u.acted), 0) AS acted, "
+        "coalesce(sum(min(u.acted, u.surfaced)), 0) AS followed "
         "FROM memories m LEFT JOIN usage u ON u.memory_id = m.id "
         "WHERE m.status != 'deleted' GROUP BY m.category"
     ).fetchall()
@@ -70,6 +74,7 @@ def category_stats(conn: sqlite3.Connection) -> list[CategoryStats]:
                 memories=(row["memories"] or 0) - by_disuse,
                 surfaced=row["surfaced"],
                 acted=row["acted"],
+                followed=row["followed"],
                 archived=(row["archived"] or 0) + by_disuse,
                 archived_by_disuse=by_disuse,
                 superseded=row["superseded"] or 0,
