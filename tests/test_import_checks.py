@@ -9,6 +9,7 @@ for the whole import, never one per line."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from recall.import_paths import HISTORY_CHECKED_MAX, PATHSPECS_PER_CALL, SUGGEST
 from recall.import_record import WIDEST_ID
 from recall.importer import import_lines
 from recall.locations import project_location
-from recall.memfiles import MAX_FILE_BYTES
+from recall.memfiles import MAX_FILE_BYTES, MemoryFolder
 from recall.model import is_valid_id
 from recall.store import MemoryStore
 
@@ -347,3 +348,42 @@ def test_remember_still_refuses_oversized_details(repo: Path) -> None:
     assert done.code == 2
     assert "details is 70,000 bytes" in done.stderr and "nothing written" in done.stderr
     assert _memory_files(repo) == []
+
+
+@pytest.mark.parametrize("drafted", ["here", "in a second process"])
+def test_an_import_undone_by_hand_leaves_no_memory_behind(repo: Path, drafted: str) -> None:
+    """The imported files taken away again (deleted, a ``git clean``): the folder is as it
+    was before the import, and the index must see that, not serve memories whose files are
+    gone, nor call the lines already known when they are imported again."""
+    assert run_tether("init", cwd=repo).code == 0
+    assert run_tether("list", cwd=repo).code == 1  # the empty folder, as indexed
+    count = 3 if drafted == "here" else 1100  # past the line count that forks the drafting
+    source = repo.parent / "undone.jsonl"
+    source.write_text(_lines(*({"summary": f"note {n}", **GOTCHA} for n in range(count))))
+    assert run_tether("import", str(source), cwd=repo).code == 0
+    assert len(_memory_files(repo)) == count
+    for path in _memory_files(repo):  # before any other command has looked at the folder
+        path.unlink()
+    gone = run_tether("list", "--json", cwd=repo)
+    assert gone.code == 1 and json.loads(gone.stdout) == []
+    again = run_tether("import", str(source), "--json", cwd=repo)
+    assert again.code == 0, again.stderr
+    assert {json.loads(line)["status"] for line in again.stdout.splitlines()} == {"created"}
+    assert len(_memory_files(repo)) == count
+
+
+def test_the_folder_an_import_wrote_is_confirmed_as_indexed_without_a_rescan(repo: Path) -> None:
+    from recall.index.sync import Fingerprint, stored_fingerprint
+
+    assert run_tether("init", cwd=repo).code == 0
+    source = repo.parent / "kept.jsonl"
+    source.write_text(_lines(*({"summary": f"note {n}", **GOTCHA} for n in range(5))))
+    assert run_tether("import", str(source), cwd=repo).code == 0
+    location = project_location(repo)
+    conn = sqlite3.connect(location.index_path)  # read as the import left it: no sync
+    try:
+        as_stored = stored_fingerprint(conn)
+    finally:
+        conn.close()
+    folder_now, _names = Fingerprint.of_folder(MemoryFolder(location.memories_dir))
+    assert as_stored == folder_now  # the next sync confirms it and reads no row

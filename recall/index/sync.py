@@ -167,6 +167,29 @@ def store_fingerprint(conn: sqlite3.Connection, value: Fingerprint | None) -> No
     )
 
 
+def add_to_fingerprint(conn: sqlite3.Connection, stats: list[FileStat]) -> None:
+    """Count files this process has just added to the folder (a bulk import's, written whole
+    under the writers' lock) into the stored fingerprint, inside the transaction that indexes
+    them: the sums are order-free, so the folder as indexed before plus these files is the
+    folder as indexed now, and the next sync confirms it without reading the index's rows.
+    Left unchanged, the fingerprint of the folder before would match it again once those
+    files were taken away (an import undone by hand, a ``git clean``), and the index would
+    go on serving memories whose files are gone. Nothing is stored when none was."""
+    stored = stored_fingerprint(conn)
+    if stored is None or not stats:
+        return
+    added = Fingerprint.of(stats)
+    store_fingerprint(
+        conn,
+        Fingerprint(
+            stored.count + added.count,
+            stored.mtimes + added.mtimes,
+            stored.sizes + added.sizes,
+            stored.names + added.names,
+        ),
+    )
+
+
 def sync(
     conn: sqlite3.Connection,
     folder: MemoryFolder,

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recall.index import db, log_copy, rows
+from recall.index.sync import add_to_fingerprint
 from recall.memfiles import FileStat, file_sha
 from recall.model import Memory, is_valid_id
 from recall.store.opening import recovering
@@ -273,6 +274,7 @@ class _Batch:
         self._land(len(self.memories))
         rows.restore_indexes(conn, self.dropped)
         rows.bump_generation(conn)
+        add_to_fingerprint(conn, stats)
         if self.embedder is not None:
             from recall.ranking import vectors
 
