@@ -148,6 +148,28 @@ def test_no_command_prints_help_and_exits_2(cli: Cli) -> None:
     assert "usage" in result.stderr.lower()
 
 
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (("--json", "recall", "--limit", "x"), "argument --limit: invalid int value: 'x'"),
+        (("recall", "--limit", "x", "--json"), "argument --limit: invalid int value: 'x'"),
+        (("--json", "remember"), "the following arguments are required: summary"),
+        (("--json", "frobnicate"), "unknown command 'frobnicate'"),
+    ],
+)
+def test_a_usage_error_asked_for_as_json_is_json(
+    cli: Cli, words: tuple[str, ...], said: str
+) -> None:
+    """A script that gives ``--json`` reads every error as JSON on stderr, usage errors too."""
+    result = cli(*words)
+    assert result.code == 2 and result.stdout == ""
+    error = json.loads(result.stderr)
+    assert error["exit_code"] == 2 and error["error"].startswith(said)
+    assert "--help" in error["error"]
+    plain = cli(*(w for w in words if w != "--json"))
+    assert plain.code == 2 and "usage:" in plain.stderr  # for a person, the usage as before
+
+
 # -- remember --------------------------------------------------------------------------------------
 
 

@@ -53,6 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if words[:1] == ["hook"]:
         args = _hook_words(words)
     if args is None:
+        from recall.cli.parser import json_errors
+
+        json_errors(words)
         parser = build_parser(words[0] if words and words[0] in LEAN_COMMANDS else None)
         args = parser.parse_args(words)
         if not getattr(args, "func", None):

@@ -85,9 +85,27 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        if _JSON_ERRORS[0]:  # a script asked for JSON: its errors too, as every command's
+            import json
+
+            told = "--help" in message  # an unknown command says where the list is
+            said = message if told else f"{message} (`{self.prog} --help` lists what it takes)"
+            print(json.dumps({"error": said, "exit_code": EXIT_BAD_INPUT}), file=sys.stderr)
+            sys.exit(EXIT_BAD_INPUT)
         self.print_usage(sys.stderr)
         print(f"tether: error: {visible(message, keep=LINE_BREAKS)}", file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
+
+
+_JSON_ERRORS: list[bool] = [False]
+"""Whether the command line being parsed holds ``--json`` (set by :func:`json_errors`)."""
+
+
+def json_errors(words: list[str]) -> None:
+    """Report the usage errors of parsing ``words`` as JSON on stderr when they ask for JSON
+    (``--json`` anywhere before a lone ``--``), as a command's own errors are."""
+    head = words[: words.index("--")] if "--" in words else words
+    _JSON_ERRORS[0] = "--json" in head
 
 
 def wait_seconds(text: str) -> float:
