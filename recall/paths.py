@@ -77,6 +77,15 @@ def _path_text(raw: str, label: str, advice: str) -> str:
     return text
 
 
+def _names_an_entry(text: str, base: str) -> bool:
+    """Whether ``text``, spaces and all, names something on disk from ``base``: only then is a
+    path's leading or trailing space part of its name rather than a slip of the copy."""
+    try:
+        return os.path.lexists(text if text.startswith("/") else posixpath.join(base, text))
+    except (OSError, ValueError):
+        return False
+
+
 def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str = "path") -> str:
     """Turn a user-given path, absolute path or ``file://`` URI into a repo-relative POSIX path.
 
@@ -87,6 +96,8 @@ def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str 
     text = _path_text(raw, label, "give a file path inside the repository").replace("\\", "/")
     root = _realpath(str(repo_root))
     base = _realpath(str(cwd)) if cwd is not None else root
+    if raw != raw.strip() and _names_an_entry(raw.replace("\\", "/"), base):
+        text = raw.replace("\\", "/")  # a name that really begins or ends with a space
     joined = text if text.startswith("/") else posixpath.join(base, text)
     lexical = posixpath.normpath(joined)
     if lexical.startswith("//"):

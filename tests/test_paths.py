@@ -49,6 +49,18 @@ def test_relative_spellings(root: Path, raw: str, expected: str) -> None:
     assert normalize(raw, root) == expected
 
 
+def test_a_name_that_begins_or_ends_with_a_space_is_kept_when_it_is_on_disk(root: Path) -> None:
+    """Spaces around a path are a slip of the copy, and go, unless the name on disk has them:
+    such a file can be named at all only with them."""
+    (root / " lead.py").write_text("x\n")
+    (root / "src" / "trail.py ").write_text("x\n")
+    assert normalize(" lead.py", root) == " lead.py"
+    assert normalize("src/trail.py ", root) == "src/trail.py "
+    assert normalize("trail.py ", root, root / "src") == "src/trail.py "
+    assert normalize(" src/app.py ", root) == "src/app.py"  # no such name: the slip goes
+    assert normalize("lead.py", root) == "lead.py"  # a name without them is its own
+
+
 def test_absolute_paths_and_uris_inside_are_made_relative(root: Path) -> None:
     target = root / "src" / "app.py"
     assert normalize(str(target), root) == "src/app.py"
