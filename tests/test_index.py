@@ -386,6 +386,11 @@ MALFORMED = {
         5,
         "outside",
     ),
+    "outside-inline.md": (
+        "---\ncategory: gotcha\nfiles: [ok.py, ../../x.py]  # on one line\npinned: false\n---\nS\n",
+        3,
+        "outside",
+    ),
     "latin1.md": ("---\ncategory: gotcha\n---\ncaf\xe9\n", 4, "UTF-8"),
 }
 

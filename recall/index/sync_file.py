@@ -64,9 +64,20 @@ def memory_from_text(text: str, where: Path, stat: FileStat, normalize: PathNorm
         try:
             files.append(normalize(raw))
         except BadInput as error:
-            line = parsed.key_lines.get("files", 1) + 1 + index
+            line = _files_item_line(text, parsed.key_lines.get("files", 1), index)
             raise MalformedMemory(where, line, str(error)) from None
     return memory.with_changes(files=tuple(dict.fromkeys(files)))
+
+
+def _files_item_line(text: str, key_line: int, index: int) -> int:
+    """The 1-based line of item ``index`` of ``files``, whose key is on ``key_line``: the key's
+    own line when the list is written on it (``files: [a.py, b.py]``), else one line an item
+    below it, as Tether writes it."""
+    lines = text.split("\n", key_line)
+    on_key_line = lines[key_line - 1].partition(":")[2] if len(lines) >= key_line else ""
+    if on_key_line.split("#", 1)[0].strip():
+        return key_line
+    return key_line + 1 + index
 
 
 def sync_one(
