@@ -17,6 +17,8 @@ SCOPES = (PROJECT, GLOBAL)
 GITIGNORE = (
     "# Derived and per-user files; memories/ is meant to be committed.\n"
     "index.db\nindex.db-*\n*.lock\ncache/\n*.log\n"
+    "# a write stopped midway may leave its temporary file; never a memory\n"
+    "memories/.tmp-*\n"
 )
 
 

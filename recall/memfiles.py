@@ -295,13 +295,16 @@ class MemoryFolder:
         except OSError as error:
             raise StoreUnavailable(_describe_os_error(error, self.file(name))) from None
 
-    def clean_temp_files(self) -> int:
-        """Remove temp files left by a writer that was killed mid-write; return how many."""
+    def clean_temp_files(self, names: Iterable[str] | None = None) -> int:
+        """Remove temp files left by a writer that was killed mid-write; return how many. The
+        caller holds the writers' lock (every write makes its temp file under it), and may give
+        the folder's ``names`` as it just listed them."""
         removed = 0
-        try:
-            names = os.listdir(self.path)
-        except FileNotFoundError:
-            return 0
+        if names is None:
+            try:
+                names = os.listdir(self.path)
+            except FileNotFoundError:
+                return 0
         for name in names:
             if name.startswith(_TEMP_PREFIX):
                 with contextlib.suppress(OSError):

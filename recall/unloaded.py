@@ -55,6 +55,38 @@ def unread(folder: Path) -> list[tuple[str, str]]:
     return found
 
 
+STALE_TEMP_SECONDS = 60
+"""Age past which a writer's temporary file in the memory folder was left by a write stopped
+midway: a write renames its own into place within milliseconds of making it."""
+
+
+def left_behind(folder: Path, now: float) -> list[str]:
+    """The names of the temporary files in ``folder`` that a write stopped midway (a killed
+    import, a crash) left there, older than :data:`STALE_TEMP_SECONDS` at ``now``."""
+    found: list[str] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return found
+    for entry in sorted(entries, key=lambda e: e.name):
+        if not entry.name.startswith(_TEMP_PREFIX):
+            continue
+        try:
+            if now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS:
+                found.append(entry.name)
+        except OSError:  # taken away meanwhile: by the write that made it
+            continue
+    return found
+
+
+def left_behind_message(path: Path) -> str:
+    """What to tell a person about a temporary file a stopped write left (:func:`left_behind`)."""
+    return (
+        f"{path}: a temporary file left by a write that was stopped midway, never a memory; "
+        "`tether reindex` (or the next import) removes it, or delete it"
+    )
+
+
 def skipped_message(path: Path, what: str) -> str:
     """What to tell a person about an entry of the memory folder named like a memory file that
     is never read (:func:`skipped`): ``what`` it is, and what to do."""

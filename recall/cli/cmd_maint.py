@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import time
 from typing import Any
 
 from recall import privacy, unloaded
@@ -117,6 +118,13 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             message = unloaded.skipped_message(path, what)
             data.append(
                 {"scope": store.scope, "kind": "skipped", "path": str(path), "message": message}
+            )
+            lines.append(message)
+        for name in unloaded.left_behind(store.folder.path, time.time()):
+            message = unloaded.left_behind_message(store.folder.path / name)
+            path = str(store.folder.path / name)
+            data.append(
+                {"scope": store.scope, "kind": "leftover", "path": path, "message": message}
             )
             lines.append(message)
         for name, why in unloaded.unread(store.folder.path):

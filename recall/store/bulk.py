@@ -80,7 +80,11 @@ class BulkImport(StoreWrites):
                 # active and oldest last, so they win
                 known[row[0]] = (row[1], row[2], tuple(json.loads(row[3])))
             taken = {r[0] for r in self.conn.execute("SELECT id FROM memories")}
-            taken.update(name[:-3] for name in os.listdir(self.folder.path))
+            listed = os.listdir(self.folder.path)
+            # an import killed midway leaves a file it was writing: the run that completes it
+            # takes it away (no other writer runs while this one holds the lock)
+            self.folder.clean_temp_files(listed)
+            taken.update(name[:-3] for name in listed)
             threaded = expected is None or expected >= write_behind_from
             batch = _Batch(self, progress, expected, written, threaded=threaded)
             batch.made = made_ahead
