@@ -799,3 +799,21 @@ def test_the_category_option_names_every_category(cli: Cli) -> None:
         said = shown.split("--category")[-1]
         assert all(f"{name}," in said or f"{name} " in said for name in CATEGORIES), said
         assert "rejected (an approach tried before and rejected)" in said
+
+
+@pytest.mark.parametrize(
+    ("words", "command"),
+    [
+        (["hook", "prompt"], "hook"),
+        (["-C", "hook", "recall"], "recall"),  # a folder named hook
+        (["--wait", "3", "--json", "hook"], "hook"),
+        (["remember", "hook", "-c", "gotcha"], "remember"),
+        (["--json"], None),
+    ],
+)
+def test_the_command_a_line_runs_is_told_past_the_options_and_their_values(
+    words: list[str], command: str | None
+) -> None:
+    from recall.cli.parser import command_word
+
+    assert command_word(words) == command

@@ -498,6 +498,11 @@ def test_a_hooks_notices_go_to_the_hooks_log_not_the_agent(repo: Path, store: Me
         (["hook", "pre-edit", "--bogus"], "unexpected arguments: --bogus"),
         (["hook", "--bogus", "pre-edit"], "unexpected arguments: --bogus"),
         (["hook"], "no event given"),
+        (["hook", "pre-edit", "--wait", "0"], "--wait: `tether hook` keeps the waits"),
+        (["--wait", "5", "hook", "prompt"], "--wait: `tether hook` keeps the waits"),
+        (["-C", "/no/such/folder", "hook", "pre-edit"], "-C /no/such/folder: does not exist"),
+        (["--bogus", "hook", "prompt"], "unrecognized arguments: --bogus"),
+        (["--json", "--bogus", "hook", "prompt"], "unrecognized arguments: --bogus"),
     ],
 )
 def test_a_hook_command_line_the_parser_rejects_never_blocks_the_agent(

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # a hook's command line is parsed without argparse (recall.cl
 EVENTS = ("prompt", "pre-edit", "post-edit", "session-start")
 
 
-def _refuse(message: str) -> NoReturn:
+def refuse(message: str) -> NoReturn:
     """A hook command line that cannot be run: the reason on stderr, exit 0."""
     print(
         f"tether hook: {message} (the hook did nothing; exit 0 so the agent is not blocked)",
@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "event", nargs="?", metavar="{" + ",".join(EVENTS) + "}", help="which hook is being run"
     )
-    p.error = _refuse  # type: ignore[method-assign]
+    p.error = refuse  # type: ignore[method-assign]
     parse_known = p.parse_known_args
 
     def parse_all(args=None, namespace=None):  # type: ignore[no-untyped-def]
@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         (which would exit 2)."""
         parsed, extras = parse_known(args, namespace)
         if extras:
-            _refuse(f"unexpected arguments: {' '.join(extras)}")
+            refuse(f"unexpected arguments: {' '.join(extras)}")
         return parsed, extras
 
     p.parse_known_args = parse_all  # type: ignore[method-assign]
@@ -57,7 +57,7 @@ def run_hook(args: argparse.Namespace | SimpleNamespace, ctx: CommandContext) ->
     """Run one hook; always exit 0, printing nothing unless there is something to say."""
     if args.event not in EVENTS:
         got = f"unknown event {args.event!r}" if args.event else "no event given"
-        _refuse(f"{got}; use one of {', '.join(EVENTS)}")
+        refuse(f"{got}; use one of {', '.join(EVENTS)}")
     try:
         raw = sys.stdin.buffer.read().decode("utf-8", errors="replace")
     except (OSError, ValueError):

@@ -53,28 +53,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     if words[:1] == ["hook"]:
         args = _hook_words(words)
     if args is None:
-        from recall.cli.parser import json_errors
+        from recall.cli.parser import error_mode
 
-        json_errors(words)
+        error_mode(words)
         parser = build_parser(words[0] if words and words[0] in LEAN_COMMANDS else None)
         args = parser.parse_args(words)
         if not getattr(args, "func", None):
             parser.print_help(sys.stderr)
             return EXIT_BAD_INPUT
     json_output = bool(getattr(args, "json", False))
+    command = getattr(args, "command", None) or ""
+    refused: str | None = None
     if args.directory is not None and not args.directory.is_dir():
         what = "is not a folder" if args.directory.exists() else "does not exist"
-        _report(BadInput(f"-C {args.directory}: {what}"), json_output, EXIT_BAD_INPUT)
-        return EXIT_BAD_INPUT
-    cwd = (args.directory or Path.cwd()).resolve()
-    command = getattr(args, "command", None) or ""
-    if command in OWN_WAITS and getattr(args, "wait", None) is not None:
-        message = (
+        refused = f"-C {args.directory}: {what}"
+    elif command in OWN_WAITS and getattr(args, "wait", None) is not None:
+        refused = (
             f"--wait: `tether {command}` keeps the waits of the editor, agent or hook it serves "
             "(a second for a read, 15 s for a write); leave --wait out"
         )
-        _report(BadInput(message), json_output, EXIT_BAD_INPUT)
+    if refused is not None:
+        if command == "hook":  # an agent takes exit 2 as "block this action"
+            from recall.cli.cmd_hook import refuse
+
+            refuse(refused)
+        _report(BadInput(refused), json_output, EXIT_BAD_INPUT)
         return EXIT_BAD_INPUT
+    cwd = (args.directory or Path.cwd()).resolve()
     ctx = CommandContext(json_output=json_output, cwd=cwd, command=command, args=args)
     try:
         return int(args.func(args, ctx))

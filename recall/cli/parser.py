@@ -85,6 +85,10 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        if _HOOK_LINE[0]:  # an agent runs it before every prompt and edit: never exit 2
+            from recall.cli.cmd_hook import refuse
+
+            refuse(message)
         if _JSON_ERRORS[0]:  # a script asked for JSON: its errors too, as every command's
             import json
 
@@ -98,14 +102,37 @@ class _Parser(argparse.ArgumentParser):
 
 
 _JSON_ERRORS: list[bool] = [False]
-"""Whether the command line being parsed holds ``--json`` (set by :func:`json_errors`)."""
+"""Whether the command line being parsed holds ``--json`` (set by :func:`error_mode`)."""
+
+_HOOK_LINE: list[bool] = [False]
+"""Whether the command line being parsed runs ``tether hook`` (set by :func:`error_mode`)."""
+
+_VALUED = frozenset({"-C", "--wait"})
+"""The options before a command that take the next word as their value."""
 
 
-def json_errors(words: list[str]) -> None:
-    """Report the usage errors of parsing ``words`` as JSON on stderr when they ask for JSON
-    (``--json`` anywhere before a lone ``--``), as a command's own errors are."""
+def command_word(words: list[str]) -> str | None:
+    """The command ``words`` run (``hook`` in ``tether -C DIR hook prompt``): the first word
+    that is neither an option nor the value of one; None when there is none."""
+    valued = False
+    for word in words:
+        if valued:
+            valued = False
+        elif word in _VALUED:
+            valued = True
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def error_mode(words: list[str]) -> None:
+    """How the usage errors of parsing ``words`` are told: as a hook's refusal (exit 0, the
+    reason on stderr) for a ``tether hook`` line, whose exit 2 an agent takes as "block this
+    action"; as JSON on stderr when they ask for JSON (``--json`` before a lone ``--``), as a
+    command's own errors are; else as argparse tells them, exit 2."""
     head = words[: words.index("--")] if "--" in words else words
     _JSON_ERRORS[0] = "--json" in head
+    _HOOK_LINE[0] = command_word(words) == "hook"
 
 
 def wait_seconds(text: str) -> float:
