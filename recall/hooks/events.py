@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Final
 from recall.file_names import names_of
 from recall.hooks.edited import real_path
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
+from recall.hooks.guard_own_file import guarded_by_its_file, own_file_line
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
@@ -155,6 +156,7 @@ def _answer(
     on_file: list[Memory] = []
     ask_now: list[Memory] = []
     unplaced: frozenset[str] = frozenset()
+    own: frozenset[str] = frozenset()  # guarded memories whose own file this is
     names: tuple[str, ...] = (path,) if link is None else (path, link)
     try:
         hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
@@ -163,7 +165,9 @@ def _answer(
         if hook.event == "PreToolUse":
             guarded = _guarded(project, path, on_file, hidden)
             hits = guards_hit(project.repo_root, path, guarded, hook.replaced)
-            ask_now = not_yet_allowed(conn, hook.session_id, path, hits.memories)
+            by_file = [m for m in guarded_by_its_file(project, path) if m not in hits.memories]
+            own = frozenset(m.id for m in by_file)
+            ask_now = not_yet_allowed(conn, hook.session_id, path, [*hits.memories, *by_file])
             unplaced = hits.unplaced
     except Exception:  # a guard is never skipped for an error in finding it
         logged("the guard check of %s failed", path)
@@ -176,7 +180,12 @@ def _answer(
         lines, shown = _bookkeeping(project, hook, path, on_file, ask_now, link, warned, nested)
     except Exception:  # notes of what happened: losing one costs a repeated ask at most
         logged("the edit hook's notes on %s failed", path)
-    reasons = [guard_line(m, path, m.id in unplaced, names, link) for m in ask_now]
+    reasons = [
+        own_file_line(m, path)
+        if m.id in own
+        else guard_line(m, path, m.id in unplaced, names, link)
+        for m in ask_now
+    ]
     return reasons, lines, shown
 
 

@@ -211,3 +211,26 @@ def test_an_anchor_written_by_hand_outside_the_files_is_guarded(
         "[0a1b2c3d] covers src/util.py (symbol helper"
         in (out["hookSpecificOutput"]["permissionDecisionReason"])
     )
+
+
+def test_an_edit_of_a_guarded_memorys_own_file_asks_the_person(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    """``guard: false`` written into the file would lift the guard with no one asked: a guard
+    is the person's to lift (``tether unguard``), so an edit of its file asks, as an edit of
+    the code under it does; the file of a memory with no guard asks nothing."""
+    memory_id = remember_guarded(cli, "-f", "src/app.py")
+    own = f".tether/memories/{memory_id}.md"
+    out = json.loads(hook("pre-edit", edit_input(repo, own)))
+    decision = out["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "ask"
+    reason = decision["permissionDecisionReason"]
+    assert f"{own} is the file of guarded decision" in reason and f"[{memory_id}]" in reason
+    assert f"`tether unguard {memory_id}` lifts a guard" in reason
+    # allowed once by the person: the session is not asked again for that file
+    hook("post-edit", edit_input(repo, own, event="PostToolUse"))
+    assert hook("pre-edit", edit_input(repo, own)) == ""
+    plain = cli("remember", "start-up logs go to stderr", "-c", "context", "--json")
+    assert plain.code == 0, plain.stderr
+    plain_file = f".tether/memories/{plain.json()['id']}.md"
+    assert hook("pre-edit", edit_input(repo, plain_file)) == ""
