@@ -19,7 +19,9 @@ made after the check is not followed either.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 from typing import Final
 
@@ -95,6 +97,17 @@ def repository_file_inside(path: Path, repo_root: Path) -> bool:
 def open_append_no_follow(path: Path, mode: int = 0o644) -> int:
     """Open ``path`` for appending, creating it, without following a link at its name.
 
-    Raises :class:`OSError` (``ELOOP``) when ``path`` is a link.
+    Raises :class:`OSError` when ``path`` is a link (``ELOOP``) or anything but a plain file: a
+    pipe put there would block every writer until something reads it (the open does not wait
+    for a reader), a device would take the lines elsewhere.
     """
-    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, mode)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = os.open(path, flags, mode)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a plain file", str(path))
+        os.set_blocking(fd, True)  # a plain file's writes never wait anyway
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

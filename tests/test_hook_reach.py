@@ -118,6 +118,34 @@ def test_a_store_without_write_permission_still_asks(guarded: tuple[Path, str]) 
     assert (tether / hooks.LOG_NAME).read_text(encoding="utf-8") == ""
 
 
+def test_a_pipe_at_the_logs_name_never_stalls_the_hook(
+    guarded: tuple[Path, str], tether_home: Path
+) -> None:
+    """A pipe in place of ``.tether/hooks.log`` (from an archive or a shared folder) would hold
+    each hook that logs until something reads it: the agent's edit waits out its hook's time
+    and the guard is never asked. The log is a plain file or none: the global one is used."""
+    root, memory_id = guarded
+    os.mkfifo(root / ".tether" / hooks.LOG_NAME)
+    (root / ".tether" / "config.toml").write_text("bogus_key = 1\n", encoding="utf-8")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "recall", "hook", "pre-edit"],
+            cwd=root,
+            input=json.dumps(_edit(root, root / "src/persist store.py")),
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            env=dict(os.environ),
+            timeout=60,  # a bound against the stall itself, not a timing
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the hook waited on the pipe at hooks.log")
+    _assert_asks(done, memory_id)
+    logged = (tether_home / hooks.LOG_NAME).read_text(encoding="utf-8")
+    assert "unknown key 'bogus_key'" in logged
+
+
 def test_a_full_disk_still_asks_and_prints_nothing_on_stderr(guarded: tuple[Path, str]) -> None:
     """No file may grow (RLIMIT_FSIZE 0, as a disk with no room left): neither the index nor
     either hooks.log takes a byte, and the answer is the same."""
