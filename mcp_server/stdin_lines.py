@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,8 +27,41 @@ def _is_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A ``\\uD800``-``\\uDFFF`` escape: half of a pair, or a lone one (an emoji cut in two by
+the client), which JSON allows and the SDK's reader refuses as not JSON, answering id null."""
+
+
+def _whole(value: Any) -> Any:
+    """``value`` with each lone surrogate of its strings (keys too) made U+FFFD, as the hooks
+    take text: the request is then read, and answered under its own id."""
+    if isinstance(value, str):
+        if not any("\ud800" <= ch <= "\udfff" for ch in value):
+            return value
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in value)
+    if isinstance(value, list):
+        return [_whole(item) for item in value]
+    if isinstance(value, dict):
+        return {_whole(key): _whole(item) for key, item in value.items()}
+    return value
+
+
+def _without_lone_surrogates(line: str) -> str:
+    """``line`` with its lone surrogates replaced (:func:`_whole`); as it came when it has
+    none (only whole pairs) or is no JSON at all."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return line
+    whole = _whole(message)
+    return line if whole == message else json.dumps(whole) + "\n"
+
+
 def answerable(line: str) -> str:
-    """``line``, or, for a request whose id the SDK would drop, the same without ``method``."""
+    """``line``, or, for a request whose id the SDK would drop, the same without ``method``;
+    a lone surrogate in it is replaced first (:data:`_SURROGATE_ESCAPE`)."""
+    if "\\u" in line and _SURROGATE_ESCAPE.search(line):
+        line = _without_lone_surrogates(line)
     if '"id"' not in line:  # most notifications: nothing to parse
         return line
     try:

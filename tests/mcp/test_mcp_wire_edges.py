@@ -125,3 +125,24 @@ def test_a_prompt_with_nothing_to_search_for_says_so(repo: Path) -> None:
     )
     [note] = answers[2]["result"]["structuredContent"]["notes"]
     assert "once its machine output (" in note
+
+
+def test_a_lone_surrogate_in_a_request_is_answered_under_its_own_id(repo: Path) -> None:
+    """JSON allows ``\\ud800`` alone (an emoji a client cut in two, as JSON.stringify writes
+    it), the SDK's reader does not: the request was answered as unreadable, under id null,
+    and its client waited. The half is taken as U+FFFD, as the hooks take it."""
+    write = {"summary": "cut emoji \ud83d here", "category": "gotcha", "files": ["src/app.py"]}
+    sent = [
+        INITIALIZE,
+        INITIALIZED,
+        _call(18, "memory_recall", {"prompt": "\ud800 lone surrogate retry"}),
+        _call(19, "memory_write", write),
+        _call(20, "memory_recall", {"prompt": "a whole pair \U0001f600 is kept"}),
+    ]
+    answers = _exchange(repo, sent)
+    assert None not in answers, answers.get(None)
+    assert not answers[18]["result"]["isError"]
+    written = json.loads(_text(answers[19]))
+    text = (repo / ".tether" / "memories" / f"{written['id']}.md").read_text(encoding="utf-8")
+    assert "cut emoji \ufffd here" in text
+    assert not answers[20]["result"]["isError"]
