@@ -242,7 +242,9 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         author=author,
         source=text(obj, "source") or "user",
     )
-    guard = check_guard(flag(obj, "guard"), memory.category, GUARD_ARGUMENT)
+    guard = check_guard(
+        flag(obj, "guard"), memory.category, GUARD_ARGUMENT, covers=bool(memory.files or anchors)
+    )
     if store.exists:
         refuse_same_summary(
             store.conn,
@@ -281,7 +283,8 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     summary = text(obj, "summary")
     category = check_category(text(obj, "category") or old.category)
     if _given(obj, "guard"):
-        guard, note = check_guard(flag(obj, "guard"), category, GUARD_ARGUMENT), None
+        guard = check_guard(flag(obj, "guard"), category, GUARD_ARGUMENT, covers=bool(files))
+        note = None
     else:  # superseding does not lift a guard
         guard, note = carried_guard(old, category)
     acted(root, store, old.id)  # validated: the person acted on what was shown

@@ -226,7 +226,8 @@ def write(
     recorded, notes = record_anchors(store.repo_root, symbols)
     if recorded or guard:
         draft = draft.with_changes(
-            anchors=recorded, guard=check_guard(guard, category, "guard: true")
+            anchors=recorded,
+            guard=check_guard(guard, category, "guard: true", covers=bool(paths or recorded)),
         )
     if store.exists:
         refuse_same_summary(

@@ -118,7 +118,10 @@ def draft_record(
         draft = draft.with_changes(status=status, superseded_by=links["superseded_by"])
     if anchors or guard:
         draft = draft.with_changes(
-            anchors=anchors, guard=check_guard(guard, draft.category, "'guard'")
+            anchors=anchors,
+            guard=check_guard(
+                guard, draft.category, "'guard'", covers=bool(draft.files or anchors)
+            ),
         )
     if extra:
         draft = draft.with_changes(extra=extra)

@@ -17,15 +17,29 @@ if TYPE_CHECKING:
     from recall.store import MemoryStore
 
 
-def check_guard(guard: bool, category: str, option: str = "--guard") -> bool:
-    """Validate ``guard`` for a memory of ``category``; raises :class:`BadInput` for a
-    category a guard does not fit, telling to drop ``option`` (how the guard was given)."""
+def check_guard(
+    guard: bool, category: str, option: str = "--guard", *, covers: bool = True
+) -> bool:
+    """Validate ``guard`` for a memory of ``category`` that names files or symbols
+    (``covers``); raises :class:`BadInput` for a category a guard does not fit, or a memory
+    naming nothing for it to cover, telling to drop ``option`` (how the guard was given)."""
     if guard and category not in GUARD_CATEGORIES:
         raise BadInput(
             f"a guard protects a {' or '.join(GUARD_CATEGORIES)}, not a {category}; "
             f"drop {option} or change the category"
         )
+    if guard and not covers:
+        raise BadInput(uncovered(option))
     return guard
+
+
+def uncovered(option: str) -> str:
+    """Why a guard on a memory naming no file or symbol is refused: it would cover nothing
+    (an edit asks only under a guard's files and symbols), so it would protect nothing."""
+    return (
+        "a guard covers the files and symbols its memory names, and this one names none, so "
+        f"no edit would ever be asked about; name the files (or symbols) or drop {option}"
+    )
 
 
 def carried_guard(old: Memory, category: str) -> tuple[bool, str | None]:
@@ -55,5 +69,11 @@ def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:
             f"a guard protects a {' or '.join(GUARD_CATEGORIES)}, not a {memory.category}; to "
             f"guard it, supersede {memory.id} with one (`tether supersede {memory.id} SUMMARY "
             "-c decision --guard`)"
+        )
+    if guard and not memory.files and not memory.anchors:
+        raise BadInput(
+            f"memory {memory.id} names no file or symbol, so a guard on it would cover "
+            f"nothing; supersede it with one that names them (`tether supersede {memory.id} "
+            "SUMMARY -c decision -f PATH --guard`)"
         )
     return store.update_fields(memory.id, {"guard": True if guard else REMOVE})

@@ -139,7 +139,7 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
         source=args.source,
         allow_secret=args.allow_secret,
     )
-    guard = check_guard(args.guard, args.category)
+    guard = check_guard(args.guard, args.category, covers=bool(draft.files or anchors))
     return draft.with_changes(anchors=anchors, guard=guard) if anchors or guard else draft
 
 

@@ -234,3 +234,26 @@ def test_an_edit_of_a_guarded_memorys_own_file_asks_the_person(
     assert plain.code == 0, plain.stderr
     plain_file = f".tether/memories/{plain.json()['id']}.md"
     assert hook("pre-edit", edit_input(repo, plain_file)) == ""
+
+
+def test_a_guard_that_would_cover_nothing_is_refused(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    """An edit asks only under a guard's files and symbols: a guarded memory naming none
+    would protect nothing while it reads as protecting the whole repository."""
+    refused = cli("remember", "never touch anything", "-c", "decision", "--guard")
+    assert refused.code == 2 and refused.stdout == ""
+    assert "names none, so no edit would ever be asked about" in refused.stderr
+    assert "drop --guard" in refused.stderr
+    assert not list((repo / ".tether" / "memories").glob("*.md"))
+    plain = cli("remember", "the whole repository uses tabs", "-c", "decision", "--json")
+    assert plain.code == 0, plain.stderr
+    memory_id = plain.json()["id"]
+    later = cli("guard", memory_id)
+    assert later.code == 2
+    assert f"memory {memory_id} names no file or symbol" in later.stderr
+    source = repo.parent / "guards.jsonl"
+    line = {"summary": "guarded, of nothing", "category": "gotcha", "guard": True}
+    source.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    imported = cli("import", str(source))
+    assert imported.code == 2 and "drop 'guard'" in imported.stderr

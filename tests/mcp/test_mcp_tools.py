@@ -415,6 +415,21 @@ async def test_write_anchors_a_memory_to_symbols(repo: Path) -> None:
     assert states == {"src/util.py::helper": "current", "src/util.py::missing": "gone"}
 
 
+async def test_a_guard_that_would_cover_nothing_is_a_tool_error(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        message = await error(
+            client,
+            "memory_write",
+            summary="repo-wide guarded decision: never touch anything",
+            category="decision",
+            files=[],
+            guard=True,
+        )
+    assert message.startswith("memory_write: a guard covers the files and symbols")
+    assert "drop guard: true" in message
+    assert not list((repo / ".tether" / "memories").glob("*.md"))
+
+
 async def test_supersede_keeps_the_guard(repo: Path) -> None:
     async with mcp_client(repo) as client:
         old = await call(
