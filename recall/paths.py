@@ -11,16 +11,30 @@ from urllib.parse import unquote, urlsplit
 
 from recall.errors import BadInput
 
+LONGEST_PATH = 4096
+"""The longest path taken, in bytes: Linux's ``PATH_MAX``; no file of a repository has a
+longer one, and the message naming a longer one would be longer still."""
+
+LONGEST_NAME = 255
+"""The longest name of one folder or file in a path, in bytes: what Linux file systems take."""
+
 
 def _check_text(raw: str, label: str) -> None:
     if "\x00" in raw:
         raise BadInput(f"{label} {raw!r} contains a NUL byte; give a real file path")
     try:
-        raw.encode("utf-8")
+        size = len(raw.encode("utf-8"))
     except UnicodeEncodeError:
         raise BadInput(
             f"{label} {raw!r} is not valid UTF-8; rename the file or give another path"
         ) from None
+    widest = max((len(part.encode("utf-8")) for part in re.split(r"[/\\]", raw)), default=0)
+    if size > LONGEST_PATH or widest > LONGEST_NAME:
+        shown = f"{raw[:60]!r}..." if len(raw) > 60 else repr(raw)
+        raise BadInput(
+            f"{label} {shown} is longer than a file's path can be ({size:,} bytes, a name of "
+            f"{widest:,}; at most {LONGEST_PATH:,} and {LONGEST_NAME}); give a file path"
+        )
 
 
 _URI = re.compile(r"^(file:|[A-Za-z][A-Za-z0-9+.-]+://)", re.IGNORECASE)

@@ -290,3 +290,17 @@ def test_any_text_is_a_path_or_bad_input(
     else:
         assert loose not in ("", ".", "..") and not loose.startswith("../")
         assert "\x00" not in loose
+
+
+def test_a_path_longer_than_any_file_can_have_is_refused_briefly(root: Path) -> None:
+    """Linux takes 4,096 bytes a path and 255 a name: a longer one names no file, and the
+    message shows its start, not all of it."""
+    from recall.paths import LONGEST_NAME, LONGEST_PATH
+
+    assert (LONGEST_PATH, LONGEST_NAME) == (4096, 255)
+    for raw, sizes in (("a/" * 3000, "6,000 bytes, a name of 1"), ("c" * 300, "a name of 300")):
+        with pytest.raises(BadInput) as refused:
+            normalize(raw, root, label="files[0]")
+        said = str(refused.value)
+        assert said.startswith("files[0] ") and sizes in said and len(said) < 300
+    assert normalize("d" * 255, root) == "d" * 255  # at the limit: a name a file can have

@@ -537,7 +537,8 @@ async def test_an_id_that_cannot_be_one_and_a_path_the_system_refuses_are_tool_e
         assert "is not a memory id" in long and "reindex" not in long
         await call(client, "memory_write", summary="a note", category="context", files=[])
         refused = await error(client, "memory_list", file="x" * 300 + ".py")
-        assert "a file could not be read or written (File name too long" in refused
+        assert refused.startswith("memory_list: file 'xxx")  # named, and what it can be
+        assert "is longer than a file's path can be (303 bytes, a name of 303" in refused
 
 
 async def test_a_memory_file_broken_by_hand_is_said_by_every_tool_that_reads(repo: Path) -> None:
@@ -564,3 +565,18 @@ async def test_a_memory_file_broken_by_hand_is_said_by_every_tool_that_reads(rep
         assert f"memory '{written['id']}' cannot be loaded: {path}:4: bad YAML" in got
         path.write_text(path.read_text().replace("category: [gotcha", "category: gotcha"))
         assert "skipped" not in await call(client, "memory_list")
+
+
+async def test_a_path_too_long_for_any_file_names_its_argument(repo: Path) -> None:
+    async with mcp_client(repo) as client:
+        listed = await error(client, "memory_list", file="a/" * 100_000)
+        written = await error(
+            client,
+            "memory_write",
+            summary="a long name",
+            category="gotcha",
+            files=["c" * 300],
+            allow_missing=True,
+        )
+    assert "is longer than a file's path can be" in listed and len(listed) < 400
+    assert written.startswith("memory_write: files[0] ") and len(written) < 400
