@@ -107,11 +107,13 @@ class Workspace:
         ]
 
     def find(self, ref: str) -> tuple[MemoryStore, Memory]:
-        """A memory by id or unique id prefix, project store first."""
-        for store in self.stores():
-            memory = store.find(ref)
-            if memory is not None:
-                return store, memory
+        """A memory by id or unique id prefix, project store first (a prefix held in both
+        stores is ambiguous, see :func:`recall.store.across.find_across`)."""
+        from recall.store.across import find_across
+
+        found = find_across(self.stores(), ref)
+        if found is not None:
+            return found
         for store in self.stores():
             for problem in store.problems() if store.exists else []:
                 if problem.path.name.lower().startswith(ref.strip().lower()):

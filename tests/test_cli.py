@@ -817,3 +817,20 @@ def test_the_command_a_line_runs_is_told_past_the_options_and_their_values(
     from recall.cli.parser import command_word
 
     assert command_word(words) == command
+
+
+def test_an_id_prefix_held_in_both_stores_is_ambiguous(cli: Cli, repo: Path) -> None:
+    """A prefix is taken only when it names one memory: one in the project store and one in
+    the global store are two, and the project's is not picked silently."""
+    for scope, memory_id in (("project", "a031d834"), ("global", "a031ffff")):
+        source = repo.parent / f"{scope}.jsonl"
+        record = {"id": memory_id, "summary": f"a {scope} note", "category": "context"}
+        source.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        ok(cli("import", str(source), *(["--global"] if scope == "global" else [])))
+    both = cli("show", "a031")
+    assert both.code == 2
+    assert "id prefix 'a031' matches several memories" in both.stderr
+    assert "a031d834 (project), a031ffff (global)" in both.stderr
+    assert ok(cli("show", "a031d", "--json")).json()["id"] == "a031d834"
+    assert ok(cli("show", "a031f", "--json")).json()["id"] == "a031ffff"
+    assert ok(cli("pin", "a031ffff", "--json")).json()["pinned"] is True

@@ -232,11 +232,13 @@ class CommandContext:
             self.notice("no global memories yet: `tether remember --global` writes one")
 
     def find_memory(self, ref: str, scope: str = "all") -> tuple[MemoryStore, Any]:
-        """Find a memory by id across the stores of ``scope`` (project first)."""
-        for store in self.stores(scope):
-            memory = store.find(ref)
-            if memory is not None:
-                return store, memory
+        """Find a memory by id across the stores of ``scope`` (project first; a prefix held in
+        two stores is ambiguous, see :func:`recall.store.across.find_across`)."""
+        from recall.store.across import find_across
+
+        found = find_across(self.stores(scope), ref)
+        if found is not None:
+            return found
         if len(ref.strip()) < MIN_PREFIX:
             raise BadInput(
                 f"no memory has the id {ref!r}, and an id prefix needs at least {MIN_PREFIX} "
