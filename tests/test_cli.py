@@ -834,3 +834,23 @@ def test_an_id_prefix_held_in_both_stores_is_ambiguous(cli: Cli, repo: Path) -> 
     assert ok(cli("show", "a031d", "--json")).json()["id"] == "a031d834"
     assert ok(cli("show", "a031f", "--json")).json()["id"] == "a031ffff"
     assert ok(cli("pin", "a031ffff", "--json")).json()["pinned"] is True
+
+
+def test_a_folder_at_the_index_name_is_named_with_what_to_do(cli: Cli, repo: Path) -> None:
+    """The index is derived: a folder where it belongs (left by a script, a bad restore) is
+    said for what it is, and how to clear it; reads go on from the memory files, a write and
+    a reindex are refused with the fix, and no command fails with a traceback."""
+    ok(cli("remember", "Close the pool", "-c", "gotcha", "-f", "src/app.py"))
+    index = repo / ".tether" / "index.db"
+    index.unlink()
+    index.mkdir()
+    listed = ok(cli("list", "--json"))
+    assert [m["summary"] for m in listed.json()] == ["Close the pool"]
+    for words in (("remember", "Open it late", "-c", "gotcha", "-f", "src/app.py"), ("reindex",)):
+        refused = cli(*words)
+        assert refused.code == 3, refused.stderr
+        assert f"{index} is not a file" in refused.stderr
+        assert f"remove it (`rm -r {index}`)" in refused.stderr
+        assert "Traceback" not in refused.stderr
+    index.rmdir()
+    assert ok(cli("remember", "Open it late", "-c", "gotcha", "-f", "src/app.py"))

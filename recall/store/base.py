@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 import sys
 import threading
 import time
@@ -42,6 +43,17 @@ _EFFECTIVE_IDS = os.access in os.supports_effective_ids
 
 def _stderr_notice(message: str) -> None:
     print(f"tether: {message}", file=sys.stderr)
+
+
+def _plain_file(path: Path) -> bool:
+    """Whether ``path`` is a plain file, not followed through a link (missing: True, as
+    SQLite creates it)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 class StoreBase:
@@ -281,6 +293,11 @@ class StoreBase:
                 read_only_mount = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
             except OSError:
                 continue  # missing is fine (it gets created); anything stranger is SQLite's
+            if target != self.location.lock_path and not _plain_file(target):
+                return (
+                    f"{target} is not a file: a folder or another kind of entry has its name",
+                    f"remove it (`rm -r {target}`); the index is rebuilt from the memory files",
+                )
             if read_only_mount:
                 return f"{target} is on a read-only file system", WRITABLE_CLONE
             if not os.access(target, os.W_OK, effective_ids=_EFFECTIVE_IDS):
