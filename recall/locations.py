@@ -110,6 +110,15 @@ def global_location(cwd: Path) -> Location:
     return Location(GLOBAL, global_base(), find_root(cwd))
 
 
+def not_a_folder(folder: Path) -> str:
+    """What to say of a store whose memory folder's name is taken by a file (or a link to
+    one): nothing is written there, and how to clear it."""
+    return (
+        f"{folder} is not a folder (a file or a link has its name), so no memory is read or "
+        "written there; move it away, and the memory folder is created anew"
+    )
+
+
 def ensure_created(location: Location) -> bool:
     """Create a scope's folders (and the project's .gitignore); return True if anything was new."""
     created = not location.memories_dir.is_dir()

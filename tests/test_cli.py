@@ -854,3 +854,22 @@ def test_a_folder_at_the_index_name_is_named_with_what_to_do(cli: Cli, repo: Pat
         assert "Traceback" not in refused.stderr
     index.rmdir()
     assert ok(cli("remember", "Open it late", "-c", "gotcha", "-f", "src/app.py"))
+
+
+def test_a_file_at_the_memory_folders_name_is_said_for_what_it_is(cli: Cli, repo: Path) -> None:
+    ok(cli("remember", "Close the pool", "-c", "gotcha", "-f", "src/app.py"))
+    folder = repo / ".tether" / "memories"
+    kept = repo.parent / "memories-kept"
+    folder.rename(kept)
+    folder.write_text("hi\n", encoding="utf-8")
+    said = f"{folder} is not a folder (a file or a link has its name)"
+    listed = cli("list")
+    assert listed.code == 1 and said in listed.stderr and "tether init" not in listed.stderr
+    written = cli("remember", "Open it late", "-c", "gotcha", "-f", "src/app.py")
+    assert written.code == 3 and said in written.stderr and "permissions" not in written.stderr
+    doctor = cli("doctor", "--json")
+    assert doctor.code == 1 and [e["kind"] for e in doctor.json()] == ["folder"]
+    assert folder.read_text(encoding="utf-8") == "hi\n"  # left as it was
+    folder.unlink()
+    kept.rename(folder)
+    assert [m["summary"] for m in ok(cli("list", "--json")).json()] == ["Close the pool"]

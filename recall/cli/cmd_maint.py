@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from typing import Any
 
@@ -23,6 +24,7 @@ from recall.lifecycle.references import (
     drift,
     with_lifecycle_keys,
 )
+from recall.locations import not_a_folder
 from recall.policy.usage import record_action
 from recall.repo_signals import open_repo_signals
 from recall.store import MemoryStore
@@ -118,6 +120,13 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             message = unloaded.skipped_message(path, what)
             data.append(
                 {"scope": store.scope, "kind": "skipped", "path": str(path), "message": message}
+            )
+            lines.append(message)
+        folder = store.location.memories_dir
+        if os.path.lexists(folder) and not folder.is_dir():
+            message = not_a_folder(folder)
+            data.append(
+                {"scope": store.scope, "kind": "folder", "path": str(folder), "message": message}
             )
             lines.append(message)
         for name in unloaded.left_behind(store.folder.path, time.time()):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from recall import unloaded
 from recall.display import is_unseen, visible
 from recall.errors import BadInput, NotFound
-from recall.locations import PROJECT
+from recall.locations import PROJECT, not_a_folder
 from recall.model import MIN_ID_PREFIX
 from recall.service import FolderStores, Notice
 from recall.store import MemoryStore
@@ -215,6 +216,10 @@ class CommandContext:
         memory file skipped as unreadable (:meth:`say_skipped`)."""
         self.say_skipped(stores)
         for store in stores:
+            folder = store.location.memories_dir
+            if not store.exists and os.path.lexists(folder):  # a file has the folder's name
+                self.notice(not_a_folder(folder))
+                continue
             if store.scope == PROJECT and not store.exists:
                 self.notice(
                     f"no {store.location.base.name}/ in {store.repo_root} yet: "
