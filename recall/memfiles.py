@@ -94,7 +94,17 @@ def _describe_os_error(error: OSError, target: Path) -> str:
             f"no room to write {target} ({error.strerror}); free some space (or raise the "
             "quota or file size limit) and retry"
         )
-    if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+    if error.errno == errno.EROFS:
+        return (
+            f"{target} is on a read-only file system ({error.strerror}); work in a writable clone"
+        )
+    if error.errno in (errno.EACCES, errno.EPERM):
+        # a file is written beside its name and renamed into place: the folder must allow it
+        if not os.access(target.parent, os.W_OK | os.X_OK):
+            return (
+                f"the folder {target.parent} is not writable, so {target.name} could not be "
+                f"written ({error.strerror}); check that folder's permissions"
+            )
         return f"{target} is not writable ({error.strerror}); check its permissions"
     return f"could not write {target}: {error.strerror or error}"
 
