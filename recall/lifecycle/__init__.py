@@ -77,6 +77,9 @@ class UsageFacts:
     anchor: datetime | None = None
     """The last action on the memory, else its creation (the recency anchor)."""
     pinned: bool = False
+    guarded: bool = False
+    """A guard is asked about, not read: its showings are questions to a person, never acted
+    on, and only a person lifts it (``tether unguard``), so disuse never archives it."""
 
 
 def days_between(earlier: datetime | None, later: datetime) -> float:
@@ -89,10 +92,10 @@ def days_between(earlier: datetime | None, later: datetime) -> float:
 def archive_due(facts: UsageFacts, moment: datetime, settings: EngineSettings) -> bool:
     """Whether disuse archives the memory at a session start at ``moment``.
 
-    All of: not pinned; never acted on; shown at least ``archive_min_surfacings`` times; first
-    shown at least ``archive_window_days`` days before ``moment``.
+    All of: not pinned; not guarded; never acted on; shown at least ``archive_min_surfacings``
+    times; first shown at least ``archive_window_days`` days before ``moment``.
     """
-    if not settings.archive_by_disuse or facts.pinned or facts.acted > 0:
+    if not settings.archive_by_disuse or facts.pinned or facts.guarded or facts.acted > 0:
         return False
     if facts.surfaced < settings.archive_min_surfacings:
         return False

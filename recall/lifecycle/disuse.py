@@ -77,22 +77,23 @@ def archive_ignored(
     conn: sqlite3.Connection, settings: EngineSettings, moment: datetime | None = None
 ) -> list[Archived]:
     """Archive every memory whose disuse is due (see :func:`recall.lifecycle.archive_due`);
-    first, clear the flag of any memory pinned since it was archived."""
+    first, clear the flag of any memory pinned or guarded since it was archived."""
     # A memory pinned since disuse archived it is back for good: pinning was an action, so it
     # cannot be archived again, and unpinning it later must not hide it once more.
     with _transaction(conn):
         conn.execute(
             "UPDATE usage SET archived_by_disuse = 0, archived_at = NULL "
             "WHERE archived_by_disuse = 1 "
-            "AND memory_id IN (SELECT id FROM memories WHERE pinned = 1)"
+            "AND memory_id IN (SELECT id FROM memories WHERE pinned = 1 OR guard = 1)"
         )
     if not settings.archive_by_disuse:
         return []
     at = moment or now()
     rows = conn.execute(
-        "SELECT m.id, m.summary, m.pinned, u.surfaced, u.acted, u.first_surfaced "
+        "SELECT m.id, m.summary, m.pinned, m.guard, u.surfaced, u.acted, u.first_surfaced "
         "FROM usage u JOIN memories m ON m.id = u.memory_id "
-        "WHERE m.status = 'active' AND m.pinned = 0 AND u.archived_by_disuse = 0 "
+        "WHERE m.status = 'active' AND m.pinned = 0 AND m.guard = 0 "
+        "AND u.archived_by_disuse = 0 "
         "AND u.acted = 0 AND u.surfaced >= ?",
         (settings.archive_min_surfacings,),
     ).fetchall()
@@ -105,6 +106,7 @@ def archive_ignored(
                 acted=int(row["acted"]),
                 first_surfaced=stamp(row["first_surfaced"]),
                 pinned=bool(row["pinned"]),
+                guarded=bool(row["guard"]),
             ),
             at,
             settings,

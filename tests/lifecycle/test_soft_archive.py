@@ -71,6 +71,33 @@ def test_acted_on_once_or_pinned_never_archives(store: MemoryStore, clock: Clock
     assert usage_row(store, pinned)["surfaced"] == 10
 
 
+def test_a_guard_asked_about_again_and_again_never_archives(
+    store: MemoryStore, clock: Clock
+) -> None:
+    """A guard's showings are questions to a person, and an allowed edit is not an act on it:
+    archived by disuse, its edits would go unasked. Only a person lifts a guard."""
+    from recall.anchors.guards import set_guard
+
+    guarded = remember(store, "retry stays at three", files=["src/util.py"], category="decision")
+    set_guard(store, guarded, True)
+    for day in range(0, 100, 10):
+        surface(store, [guarded], day)
+    assert session_start(store, clock, 120).archived == {}
+    assert not is_archived_by_disuse(store.conn, guarded)
+
+
+def test_guarding_an_archived_memory_brings_it_back(store: MemoryStore, clock: Clock) -> None:
+    from recall.anchors.guards import set_guard
+
+    memory = remember(store, SUMMARY, files=["src/util.py"], category="decision")
+    six_spread(store, memory)
+    session_start(store, clock, 45)
+    assert is_archived_by_disuse(store.conn, memory)
+    set_guard(store, memory, True)
+    session_start(store, clock, 46)
+    assert archived_by_disuse(store.conn) == {}
+
+
 def test_pinned_memories_carry_no_ignore_penalty(store: MemoryStore, clock: Clock) -> None:
     plain = remember(store, "util.helper returns 1, callers rely on it", files=["src/util.py"])
     pinned = remember(store, "util.helper is called from C", files=["src/util.py"], pinned=True)
