@@ -247,7 +247,9 @@ def publish(ls: TetherServer, doc: DocState, kind: str = "edit") -> None:
     try:
         ranked = _ranked_now(ls, doc, kind)
         choice = root.hints.choose([Candidate(h.memory.id, h.memory.pinned) for h in ranked])
-        visible = set(choice.shown)
+        # A guard is not a hint: while its file is open it stays up, an error to look at before
+        # the edit goes through, whatever the hint policy keeps quiet (counted only as shown)
+        visible = set(choice.shown) | {h.memory.id for h in ranked if h.memory.guard}
         shown = [_diagnostic(ls, doc, h, text) for h in ranked if h.memory.id in visible]
     except (TetherError, sqlite3.Error, OSError) as error:
         ls.warn(f"memories for {doc.path} could not be read ({error})")

@@ -77,3 +77,23 @@ async def test_budget_and_pinned_pierce_it(lsp_one: Session, ws: Workspace) -> N
     assert lsp.diagnostics(ws.app_py) == []  # over budget
     await lsp.command("tether.pin", {"memoryId": ws.app_gotcha, "fromHint": True})
     assert [d.code for d in lsp.diagnostics(ws.app_py)] == [ws.app_gotcha]  # pinned pierce
+
+
+async def test_a_guard_stays_up_through_quiet_turns_and_an_unprompted_recall(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """A guard is not a hint: with editor autosave a turn passes every second, and a guarded
+    memory's error would be gone before the edit under it was looked at."""
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    await lsp.indexing_ended()
+    await lsp.command("tether.guard", {"memoryId": ws.gotcha, "fromHint": True})
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+    for turn in range(1, 4):
+        await save_turn(lsp, ws, turn)
+        assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha], turn
+    await lsp.command("tether.recall", {"uri": ws.app_py.as_uri()})  # hints end; guards stay
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+    start = lsp.diagnostics(ws.store_py)[0].range.start
+    hover = await lsp.hover(ws.store_py, start.line, start.character)
+    assert hover is not None and ws.gotcha in str(hover.contents)
