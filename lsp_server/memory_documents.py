@@ -30,6 +30,7 @@ from recall.records import memory_from_parsed
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
+    from recall.store import MemoryStore
 
 SAME_TEXT = "same text as"
 """How a draft that repeats the memory it supersedes is told (and kept from being written)."""
@@ -69,6 +70,13 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
     store = doc.memory_store
     assert store is not None
     found: list[types.Diagnostic] = []
+    other = _same_id_elsewhere(store, memory.id, doc.path.name)
+    if other is not None:  # saved so, one of the two files would be skipped, its memory lost
+        message = (
+            f"id {memory.id} is the id of {other} already: two files cannot hold one memory; "
+            "give this one its own id (or delete the id line: the file name gives one)"
+        )
+        found.append(_line_diagnostic(ls, text, parsed.key_lines.get("id", 1), message, error))
     files_line = parsed.key_lines.get("files", 1)
     for index, raw in enumerate(memory.files):
         try:
@@ -90,6 +98,13 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
             message = f"{SAME_TEXT} {old.id}, the memory it supersedes: change it before saving"
             found.append(_line_diagnostic(ls, text, parsed.body_line, message, warning))
     return found
+
+
+def _same_id_elsewhere(store: MemoryStore, memory_id: str, name: str) -> str | None:
+    """The file other than ``name`` that holds the memory ``memory_id`` in ``store``'s index,
+    if any."""
+    row = store.conn.execute("SELECT name FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    return None if row is None or row[0] == name else str(row[0])
 
 
 def check(ls: TetherServer, doc: DocState) -> None:

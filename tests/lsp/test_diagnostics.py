@@ -68,3 +68,23 @@ async def test_a_burst_of_changes_is_coalesced(lsp_one: Session, ws: Workspace) 
     (last,) = lsp.diagnostics(ws.store_py)  # and the last state is the one shown
     line = text.splitlines().index("def save_session(path, data):")
     assert last.range.start.line == line + 200
+
+
+async def test_a_memory_file_given_another_memorys_id_is_an_error_on_that_line(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """Saved so, the store holds two files with one id and skips one of them: a live memory
+    would be gone with no more than a line in the log."""
+    lsp = lsp_one
+    memory = ws.memory_file(ws.gotcha)
+    text = memory.read_text(encoding="utf-8")
+    assert f"id: {ws.gotcha}" in text
+    taken = text.replace(f"id: {ws.gotcha}", f"id: {ws.app_gotcha}")
+    await lsp.open(memory, text=taken, language="markdown")
+    (problem,) = lsp.diagnostics(memory)
+    assert problem.severity == types.DiagnosticSeverity.Error
+    assert f"id {ws.app_gotcha} is the id of {ws.app_gotcha}.md already" in problem.message
+    line = taken.splitlines().index(f"id: {ws.app_gotcha}")
+    assert problem.range.start.line == line
+    await lsp.change(memory, text)  # its own id back: nothing to say
+    assert lsp.diagnostics(memory) == []
