@@ -45,8 +45,10 @@ def has_head(runner: GitRunner) -> bool:
 
 
 def merge_base(runner: GitRunner, ref: str) -> str:
-    """The merge base of ``ref`` and HEAD (``ref`` itself when there is none; git's empty tree
-    for ``HEAD`` in a repository with no commit yet, so the first commit is checked too)."""
+    """The merge base of ``ref`` and HEAD (git's empty tree for ``HEAD`` in a repository with
+    no commit yet, so the first commit is checked too). Raises :class:`BadInput` when there
+    is none git can see: in a shallow clone, or for unrelated histories, comparing with ``ref``
+    itself would lay what ``ref`` did since on the change."""
     if ref == "HEAD" and not has_head(runner):
         status, out, _ = runner.run(["hash-object", "-t", "tree", "/dev/null"], check=False)
         return out.decode().strip() if status == 0 and out.strip() else EMPTY_TREE
@@ -58,7 +60,19 @@ def merge_base(runner: GitRunner, ref: str) -> str:
     )
     if status != 0:
         raise BadInput(f"--base {ref!r} is not a commit git knows; give a branch, tag or commit")
-    return out.decode().strip()
+    if ref == "HEAD":  # the work not committed yet: HEAD is its own base
+        return out.decode().strip()
+    _, shallow, _ = runner.run(["rev-parse", "--is-shallow-repository"], check=False)
+    why = (
+        "this clone is shallow: fetch the history (`git fetch --unshallow`, or `fetch-depth: "
+        "0` for actions/checkout)"
+        if shallow.strip() == b"true"
+        else "their histories are unrelated: give a base on this branch's history"
+    )
+    raise BadInput(
+        f"--base {ref!r} and HEAD share no commit git can see, so what the change did cannot "
+        f"be told from what {ref} did since; {why}, then run it again"
+    )
 
 
 def changes(runner: GitRunner, base: str) -> list[Change]:

@@ -119,6 +119,44 @@ def test_a_base_git_does_not_know_is_a_clear_error(run: Callable[..., CliResult]
     assert "--base 'no-such-branch' is not a commit git knows" in done.stderr
 
 
+def test_a_base_that_shares_no_commit_with_head_is_refused_not_compared_tip_to_tree(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    """With no merge base (unrelated histories here; a shallow clone in CI), comparing with
+    the base's tip would lay everything the base did since on the change."""
+    main = git(c_repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(c_repo, "checkout", "-q", "--orphan", "elsewhere")
+    git(c_repo, "commit", "-q", "-m", "another history")
+    git(c_repo, "checkout", "-q", main)
+    done = run("check", "--base", "elsewhere")
+    assert done.code == 2 and done.stdout == ""
+    assert "--base 'elsewhere' and HEAD share no commit git can see" in done.stderr
+    assert "their histories are unrelated" in done.stderr
+
+
+def test_a_shallow_clone_without_the_merge_base_says_to_fetch_the_history(
+    c_repo: Path, tmp_path: Path
+) -> None:
+    from conftest import run_tether
+
+    main = git(c_repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(c_repo, "checkout", "-q", "-b", "feature")
+    (c_repo / "NOTES.txt").write_text("feature work\n")
+    git(c_repo, "add", "-A")
+    git(c_repo, "commit", "-q", "-m", "feature")
+    git(c_repo, "checkout", "-q", main)
+    (c_repo / "MAIN.txt").write_text("main work\n")
+    git(c_repo, "add", "-A")
+    git(c_repo, "commit", "-q", "-m", "main moves on")
+    shallow = tmp_path / "shallow"
+    url = c_repo.as_uri()
+    git(tmp_path, "clone", "-q", "--depth", "1", "--branch", "feature", url, str(shallow))
+    git(shallow, "fetch", "-q", "--depth", "1", "origin", f"{main}:refs/remotes/origin/{main}")
+    done = run_tether("check", "--base", f"origin/{main}", cwd=shallow)
+    assert done.code == 2, done.stdout + done.stderr
+    assert "this clone is shallow" in done.stderr and "git fetch --unshallow" in done.stderr
+
+
 def move_route_del(repo: Path, body: str = "return -arg;") -> None:
     """Move route_del from ip/route.c to ip/table.c (its body given by ``body``)."""
     start = SOURCE.index("int route_del")
