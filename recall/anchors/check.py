@@ -35,7 +35,7 @@ from typing import Any
 
 from recall import frontmatter
 from recall.anchors.diff import Change, changes, first_lines, merge_base
-from recall.anchors.findings import FAIL, REVIEW, Finding, guard_fix
+from recall.anchors.findings import FAIL, REVIEW, Finding, guard_fix, pinned_and_gone
 from recall.anchors.named_files import AT_BASE, ChangedNames, Named, file_findings
 from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
 from recall.errors import BadInput
@@ -191,7 +191,11 @@ def _anchor_findings(
         if now_path == change.new and after is not None:
             at = after.start
         if memory.pinned and not repointed:
-            fix = f"; the memory is pinned: `tether repoint {memory.id} --apply` after the move"
+            fix = (
+                f"; the memory is pinned: `tether repoint {memory.id} --apply` after the move"
+                if now_path is not None
+                else pinned_and_gone(memory.id, f"--anchor {old}::NAME")
+            )
             found.append(Finding(FAIL, memory, where, at, reason + fix))
         elif memory.guard and not repointed and not confirmed:
             fix = guard_fix(memory, moved=now_path is not None)

@@ -57,3 +57,14 @@ def guard_fix(
         f", {GUARDED}; after checking it still holds, `tether confirm {memory.id}`{also} and "
         "commit the memory with the change"
     )
+
+
+def pinned_and_gone(memory_id: str, names: str) -> str:
+    """What ends the failure of a pinned memory whose file or symbol the change deletes: no
+    rename leads anywhere for ``repoint`` to follow, so it is superseded by one naming what
+    holds the knowledge now (``names``: the option that names it), or unpinned."""
+    return (
+        f"; the memory is pinned: supersede it with one that names where this lives now "
+        f"(`tether supersede {memory_id} SUMMARY {names}`), or unpin it (`tether unpin "
+        f"{memory_id}`) if it no longer holds"
+    )

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recall.anchors.diff import Change
-from recall.anchors.findings import FAIL, REVIEW, Finding, guard_fix
+from recall.anchors.findings import FAIL, REVIEW, Finding, guard_fix, pinned_and_gone
 from recall.file_names import earlier_names, later_name
 from recall.model import Memory
 
@@ -103,7 +103,11 @@ def file_findings(
         reason += f" (the memory names it {path}, its name before a rename)"
     found = []
     if memory.pinned and change.status in "DR" and named.how != RENAMED_IN_CHANGE:
-        fix = f"; the memory is pinned: `tether repoint {memory.id} --apply`"
+        fix = (
+            f"; the memory is pinned: `tether repoint {memory.id} --apply`"
+            if change.status == "R"
+            else pinned_and_gone(memory.id, "-f PATH")
+        )
         found.append(Finding(FAIL, memory, change.new, line, reason + fix))
     else:
         found.append(Finding(REVIEW, memory, change.new, line, reason))

@@ -113,6 +113,32 @@ def test_a_guarded_memory_fails_until_confirmed(
     assert run("check").code == 0
 
 
+@pytest.mark.parametrize("gone", ["file", "symbol"])
+def test_a_pinned_memory_whose_file_or_symbol_is_deleted_is_told_a_fix_that_works(
+    c_repo: Path, run: Callable[..., CliResult], gone: str
+) -> None:
+    """No rename leads anywhere, so `repoint` (which follows renames) refuses: the failure
+    says to supersede or unpin, and either ends it."""
+    where = ("-f", "README") if gone == "file" else ("--anchor", "ip/route.c::route_add")
+    memory_id = remember(run, "route_add holds rtnl", "--pin", *where)
+    commit_all(c_repo, "memory")
+    git(c_repo, "checkout", "-q", "-b", "topic")
+    if gone == "file":
+        (c_repo / "README").unlink()
+    else:  # renamed in place: a deleted symbol to the check, nothing for repoint to follow
+        (c_repo / "ip/route.c").write_text(SOURCE.replace("int route_add", "int route_insert"))
+    commit_all(c_repo, f"the {gone} goes")
+    done = run("check", "--base", "main", "--json")
+    assert done.code == 1
+    [failure] = done.json()["failures"]
+    assert f"`tether supersede {memory_id} SUMMARY" in failure["reason"]
+    assert f"`tether unpin {memory_id}`" in failure["reason"]
+    assert "repoint" not in failure["reason"]
+    assert run("repoint", memory_id, "--apply").code == 1  # as the failure no longer says
+    assert run("unpin", memory_id).code == 0
+    assert run("check", "--base", "main", "--json").json()["failures"] == []
+
+
 def test_a_base_git_does_not_know_is_a_clear_error(run: Callable[..., CliResult]) -> None:
     done = run("check", "--base", "no-such-branch")
     assert done.code == 2
