@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from recall.cli.context import CommandContext
-from recall.display import visible
-from recall.errors import BadInput
+from recall.display import plural, visible
+from recall.errors import BadInput, NotFound
 
 EXIT_FAILED = 1
 
@@ -92,7 +92,10 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Check the change against the project's memories."""
     from recall.anchors.check import check
 
-    store = ctx.project(create=False)
+    try:
+        store = ctx.project(create=False)
+    except NotFound as error:  # nothing to check here: a wrong place to run it, said as such
+        raise BadInput(str(error)) from None
     root = store.repo_root
     if root is None:
         raise BadInput("tether check needs a git repository; run it inside one")
@@ -128,8 +131,8 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
                 console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
             ids = len({f.memory.id for f in review})
             console.print(
-                f"{len(result.changes)} files changed since {result.base[:12]}: "
-                f"{ids} memories to review, {len(failures)} failures",
+                f"{plural(len(result.changes), 'file')} changed since {result.base[:12]}: "
+                f"{plural(ids, 'memory')} to review, {plural(len(failures), 'failure')}",
                 markup=False,
                 highlight=False,
             )

@@ -413,3 +413,22 @@ def test_check_in_a_bare_repository_with_a_store_says_so(
     assert done.stderr.count("\n") == 1
     assert "needs a git work tree" in done.stderr
     assert str(bare) in done.stderr
+
+
+def test_check_outside_any_repository_is_bad_input_and_counts_read_as_words(
+    tmp_path: Path, c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    """In CI an exit 1 reads as "memories fail": run in the wrong place, it is 2."""
+    from conftest import run_tether
+
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    done = run_tether("check", cwd=nowhere)
+    assert done.code == 2 and "not inside a git repository" in done.stderr
+    remember(run, "route_del must not free twice", "--anchor", "ip/route.c::route_del")
+    (c_repo / "ip/route.c").write_text(SOURCE.replace("return -arg;", "return 0;"))
+    summary = run("check").stdout.splitlines()[-1]
+    assert summary.startswith("1 file changed since ") and summary.endswith(
+        ": 1 memory to review, 0 failures"
+    )
+
