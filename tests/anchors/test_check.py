@@ -431,4 +431,3 @@ def test_check_outside_any_repository_is_bad_input_and_counts_read_as_words(
     assert summary.startswith("1 file changed since ") and summary.endswith(
         ": 1 memory to review, 0 failures"
     )
-
