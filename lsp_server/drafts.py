@@ -153,17 +153,19 @@ def _checked_text(obj: dict[str, Any]) -> None:
         )
 
 
-def _anchors(store: MemoryStore, root: Root, obj: dict[str, Any]) -> tuple[SymbolAnchor, ...]:
+def _anchors(
+    store: MemoryStore, root: Root, obj: dict[str, Any]
+) -> tuple[tuple[SymbolAnchor, ...], list[str]]:
     """The ``anchors`` given (``path::name`` each, one line of text), with their bodies'
-    hashes recorded."""
+    hashes recorded, and a note for each kept without one (its file defines no such symbol:
+    a typo, or a symbol still to come), as the CLI says it."""
     given = strings(obj, "anchors") or []
     pairs = [
         parse_anchor(check_text(item, f"anchors[{n}]") or "", label=f"anchors[{n}]")
         for n, item in enumerate(given)
     ]
     pairs = [(_path(store, root, p, f"anchors[{n}]"), name) for n, (p, name) in enumerate(pairs)]
-    anchors, _ = record_anchors(store.repo_root, pairs)  # kept without a hash when not found
-    return anchors
+    return record_anchors(store.repo_root, pairs)  # kept without a hash when not found
 
 
 ALLOW_MISSING = '"allowMissing": true'
@@ -209,7 +211,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     store = _store(root, obj)
     here = [doc.rel] if doc is not None and not doc.is_memory else []
     files = _files(store, root, obj, here)
-    anchors = _anchors(store, root, obj)
+    anchors, anchor_notes = _anchors(store, root, obj)
     named = _given_names(obj, files, anchors)
     if strings(obj, "files") is None:
         named += [(path, "the file of uri") for path in here]
@@ -254,6 +256,8 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     result = store.remember(memory.with_changes(anchors=anchors, guard=guard))
     changed(ls, root)
     done = result.to_dict()
+    if anchor_notes:
+        done["anchor_notes"] = anchor_notes
     return {**done, "file_notes": file_notes} if file_notes else done
 
 
@@ -275,7 +279,9 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     if old.status != "active":
         raise BadInput(f"memory {old.id} is {old.status}; only active memories can be superseded")
     files = _files(store, root, obj, list(old.files))
-    anchors = _anchors(store, root, obj) if _given(obj, "anchors") else old.anchors
+    anchors, anchor_notes = (
+        _anchors(store, root, obj) if _given(obj, "anchors") else (old.anchors, [])
+    )
     file_notes = _check_named(ls, store, obj, _given_names(obj, files, anchors))
     files += [a.path for a in anchors if a.path not in files]
     pinned = flag(obj, "pinned") if _given(obj, "pinned") else old.pinned
@@ -320,4 +326,6 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     done = {**result.to_dict(), "supersedes": updated.id}
     if file_notes:
         done["file_notes"] = file_notes
+    if anchor_notes:
+        done["anchor_notes"] = anchor_notes
     return {**done, "guard_note": note} if note else done

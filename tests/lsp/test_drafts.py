@@ -132,6 +132,34 @@ async def test_direct_writes_for_tools(lsp_one: Session, ws: Workspace) -> None:
     assert frontmatter.parse(Path(drafted["draft"]).read_text(), "draft").fields["guard"] is True
 
 
+async def test_an_anchor_its_file_does_not_define_is_said_in_the_answer(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """As the CLI and MCP say it: kept (a symbol still to come), without a recorded body."""
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    anchors = ["src/store.py::Nope.nothing"]
+    written = await lsp.command(
+        "tether.remember", {"uri": ws.store_py.as_uri(), "summary": NEW, "anchors": anchors}
+    )
+    [note] = written["anchor_notes"]
+    assert "src/store.py::Nope.nothing" in note and "without a body hash" in note
+    replaced = await lsp.command(
+        "tether.supersede",
+        {"memoryId": written["id"], "summary": NEW + " again", "anchors": anchors},
+    )
+    assert replaced["anchor_notes"] == [note]
+    found = await lsp.command(
+        "tether.remember",
+        {
+            "uri": ws.store_py.as_uri(),
+            "summary": "saves go through one place",
+            "anchors": ["src/store.py::save_session"],
+        },
+    )
+    assert "anchor_notes" not in found
+
+
 async def test_supersede_carries_the_pin_and_anchors_unless_told_otherwise(
     lsp_one: Session, ws: Workspace
 ) -> None:
