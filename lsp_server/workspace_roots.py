@@ -67,14 +67,16 @@ class Roots:
         return None
 
     def for_path(self, path: Path) -> Root | None:
-        """The root a file belongs to (the deepest folder holding it)."""
+        """The root a file belongs to: the deepest folder holding it, unless the file is in
+        a repository nested inside that folder's with a store of its own (the innermost
+        store owns a file, as for the CLI run beside it), found and added once."""
         best: tuple[int, Root] | None = None
         for root in self._roots:
             for folder in root.folders:
                 if is_within(path, folder) and (best is None or len(folder.parts) > best[0]):
                     best = (len(folder.parts), root)
         if best is not None:
-            return best[1]
+            return self._nested(best[1], path) or best[1]
         if self.discover:
             found = next((r for r in self._roots if r.relative(path) is not None), None)
             if found is not None:
@@ -88,6 +90,28 @@ class Roots:
                 self.on_added(root)
             return root
         return None
+
+    def _nested(self, root: Root, path: Path) -> Root | None:
+        """The root of a repository below ``root``'s that holds ``path`` and has a store of its
+        own (added now, set up as a root found from a document), or None."""
+        outer = root.location.repo_root if root.location is not None else None
+        if outer is None:
+            return None
+        try:
+            location = project_location(path.parent)
+        except (NotFound, UnsafeStore):
+            return None
+        inner = location.repo_root
+        if inner is None or inner == outer or not is_within(inner, outer):
+            return None
+        if not location.memories_dir.is_dir():  # no store of its own: the outer one names it
+            return None
+        folder = Path(os.path.abspath(inner))
+        new = not any(folder in known.folders for known in self._roots)
+        nested = self.add(folder)
+        if new and self.on_added is not None:
+            self.on_added(nested)
+        return nested
 
     def for_memory_file(self, path: Path) -> tuple[Root, MemoryStore] | None:
         """The root and store whose memory folder holds ``path``."""

@@ -72,6 +72,30 @@ async def test_two_repositories_two_stores(lsp_one: Session, ws: Workspace) -> N
     assert "pinned: true" in memory_file.read_text()
 
 
+async def test_a_repository_nested_in_the_folder_with_a_store_of_its_own_owns_its_files(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """The innermost store owns a file, as for the CLI run beside it: the nested repository's
+    gotcha shows on its file, and a memory written for that file goes to its store, where a
+    listing for the file finds it."""
+    from tests.lsp.workspace import build_second
+
+    lsp = lsp_one
+    nested = build_second(ws.root / "vendor" / "billing")
+    total = nested / "billing" / "total.py"
+    await lsp.open(total)
+    (billing,) = lsp.diagnostics(total)
+    assert SECOND_GOTCHA in billing.message
+    written = await lsp.command(
+        "tether.remember", {"uri": total.as_uri(), "summary": "totals round half to even"}
+    )
+    assert Path(written["path"]).parent == nested / ".tether" / "memories"
+    listed = await lsp.command("tether.list", {"uri": total.as_uri()})
+    assert written["id"] in {m["id"] for m in listed["memories"]}
+    await lsp.open(ws.store_py)  # the outer repository's files are its own still
+    assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+
+
 async def _both_open(lsp: Session, ws: Workspace) -> Path:
     """Open the second root's file, then the first root's; return the second's."""
     total = ws.root.parent / "second" / "billing" / "total.py"
