@@ -66,6 +66,8 @@ def label(memory: Memory, facts: CardFacts) -> str:
         marks.append(f"source: {memory.source}")
     if memory.pinned:
         marks.append("pinned")
+    if memory.guard:
+        marks.append("guarded")
     if memory.status != "active":
         marks.append(memory.status)
     return f"Tether memory {memory.id} · " + " · ".join(marks)
@@ -132,6 +134,8 @@ def cli_commands(memory: Memory) -> list[str]:
     ref = memory.id
     found = [f"tether show {ref}"]
     found.append(f"tether unpin {ref}" if memory.pinned else f"tether pin {ref}")
+    if memory.guard:  # what the guard's diagnostic asks for, and how a person lifts it
+        found += [f"tether confirm {ref}", f"tether unguard {ref}"]
     if memory.status == "active":
         found += [f"tether supersede {ref} SUMMARY -c {memory.category}", f"tether archive {ref}"]
     else:

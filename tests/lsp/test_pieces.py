@@ -93,6 +93,18 @@ def test_cards_fence_and_clean_memory_text() -> None:
     assert plain.startswith("Tether memory ad63a294 · gotcha · global")
 
 
+def test_a_guarded_memorys_card_says_so_and_how_it_is_confirmed_or_lifted() -> None:
+    memory = Memory(id="ad63a294", category="decision", summary="start order is fixed", guard=True)
+    plain = cards.plaintext(memory, cards.CardFacts(scope="project"))
+    assert plain.startswith("Tether memory ad63a294 · decision · project")
+    assert " · guarded" in plain.splitlines()[0]
+    commands = cards.cli_commands(memory)
+    assert "tether confirm ad63a294" in commands and "tether unguard ad63a294" in commands
+    assert "tether unguard ad63a294" not in cards.cli_commands(
+        Memory(id="ad63a294", category="decision", summary="start order is fixed")
+    )
+
+
 def test_settings_merge_in_order_and_report_bad_values(tmp_path: Path) -> None:
     warnings: list[str] = []
     (tmp_path / "pyproject.toml").write_text(
