@@ -18,7 +18,9 @@ REJECTED_WORDING: Final = "tried before and rejected"
 """How a rejected approach is worded wherever it surfaces."""
 # ``pending``: written by auto-distill and held out of recall until a person confirms it.
 STATUSES: Final = ("active", "pending", "superseded", "archived", "deleted")
-SOURCES: Final = ("user", "agent", "auto-distilled")
+AUTO_DISTILLED: Final = "auto-distilled"
+"""The source of a memory auto-distill proposed from a commit."""
+SOURCES: Final = ("user", "agent", AUTO_DISTILLED)
 # What a guard protects is a choice or a trap someone recorded; a preference or context is
 # not something an edit can break.
 GUARD_CATEGORIES: Final = ("decision", "gotcha")

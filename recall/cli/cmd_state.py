@@ -15,6 +15,7 @@ from recall.cli.render import ID_HELP, print_table
 from recall.display import plural
 from recall.errors import BadInput, NotFound
 from recall.lifecycle.disuse import bring_back
+from recall.model import AUTO_DISTILLED
 from recall.policy.usage import record_action
 
 
@@ -172,7 +173,15 @@ def run_purge(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise NotFound(f"no {store.scope} store yet at {store.location.base}")
     if args.auto_distilled:
         return purge_auto_distilled(store, ctx, yes=args.yes)
-    doomed = [(m, store.scope) for m in store.list(status="deleted")]
+    deleted = store.list(status="deleted")
+    doomed = [(m, store.scope) for m in deleted if m.source != AUTO_DISTILLED]
+    dropped = len(deleted) - len(doomed)
+    if dropped:  # their tombstones are what keeps distill from proposing them again
+        ctx.notice(
+            f"{plural(dropped, 'dropped auto-distill proposal')} kept, so that distill does not "
+            "propose it again (`tether purge --auto-distilled` removes every auto-distilled "
+            "memory)"
+        )
     if doomed and not args.yes:
         ids = " ".join(m.id for m, _ in doomed)
         if ctx.json or not sys.stdin.isatty():

@@ -14,11 +14,11 @@ from recall.distill.commits import Commit, read_commits, session_started
 from recall.distill.heuristic import Proposal, heuristic
 from recall.distill_words import SWEEP_FILES
 from recall.errors import BadInput, TetherError
-from recall.model import Memory
+from recall.model import AUTO_DISTILLED, Memory
 from recall.repo import TETHER_DIR
 from recall.store import MemoryStore
 
-SOURCE = "auto-distilled"
+SOURCE = AUTO_DISTILLED
 
 DISTILLED_FROM_KEY = "distilled_from"
 """Front-matter key naming the commit a distilled memory came from."""

@@ -7,7 +7,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from recall.errors import BadInput, NothingToDo, StoreUnavailable
-from recall.model import Memory
+from recall.model import AUTO_DISTILLED, Memory
 from recall.store.opening import recovering
 from recall.store.writes import StoreWrites
 
@@ -77,7 +77,9 @@ class StatusChanges(StoreWrites):
 
     @recovering
     def purge(self, *, source: str | None = None) -> list[str]:
-        """Delete the files of tombstoned memories (or of every memory from ``source``)."""
+        """Delete the files of tombstoned memories (or of every memory from ``source``). The
+        tombstone of a dropped auto-distill proposal is kept by a plain purge: it is what stops
+        distill from proposing the same memory again (``source`` names them to remove them)."""
         with self._writable():
             self.refresh()
             if source:
@@ -86,7 +88,8 @@ class StatusChanges(StoreWrites):
                 ).fetchall()
             else:
                 found = self.conn.execute(
-                    "SELECT id, name FROM memories WHERE status = 'deleted'"
+                    "SELECT id, name FROM memories WHERE status = 'deleted' AND source != ?",
+                    (AUTO_DISTILLED,),
                 ).fetchall()
             for row in found:
                 self.folder.remove(row["name"])

@@ -94,6 +94,10 @@ def test_drop_deletes_and_redistill_does_not_bring_it_back(
     first_commit = git_first_parent(history)
     again = distill_json(cli, "--since", first_commit)
     assert again["written"] == []
+    purged = cli("purge", "--yes")  # the person's own deletions go; the dropped proposal stays
+    assert "1 dropped auto-distill proposal kept" in purged.stderr
+    assert history.fields(zstd)["status"] == "deleted"
+    assert distill_json(cli, "--since", first_commit)["written"] == []
 
 
 def git_first_parent(history: History) -> str:
