@@ -102,7 +102,8 @@ def test_the_servers_and_hooks_refuse_a_wait_of_their_own(
     remembered: Path, command: list[str]
 ) -> None:
     done = run_tether("--wait", "2", *command, cwd=remembered)
-    assert done.code == EXIT_BAD_INPUT, done.stderr
+    # a hook's own mistake never exits 2, which an agent takes as "block this action"
+    assert done.code == (0 if command[0] == "hook" else EXIT_BAD_INPUT), done.stderr
     assert f"--wait: `tether {command[0]}` keeps the waits" in done.stderr
     assert "leave --wait out" in done.stderr
 
