@@ -22,6 +22,8 @@ from typing import Any
 
 import anyio
 
+from recall.display import without_lone_surrogates
+
 
 def _is_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
@@ -36,9 +38,7 @@ def _whole(value: Any) -> Any:
     """``value`` with each lone surrogate of its strings (keys too) made U+FFFD, as the hooks
     take text: the request is then read, and answered under its own id."""
     if isinstance(value, str):
-        if not any("\ud800" <= ch <= "\udfff" for ch in value):
-            return value
-        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in value)
+        return without_lone_surrogates(value)
     if isinstance(value, list):
         return [_whole(item) for item in value]
     if isinstance(value, dict):

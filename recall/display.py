@@ -37,6 +37,16 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{count} {word}s"
 
 
+def without_lone_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate (JSON may carry one: half of an emoji a client cut in
+    two) made U+FFFD, so it can be searched, stored and sent as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+    return text
+
+
 def is_unseen(ch: str) -> bool:
     """Tell whether ``ch`` is a control, format or separator character (see
     :data:`UNSEEN_CATEGORIES`, but for the joiners): one that must not reach a terminal or a

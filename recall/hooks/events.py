@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Final
 from recall.file_names import names_of
 from recall.hooks.edited import real_path
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
-from recall.hooks.guard_own_file import guarded_by_its_file, own_file_line
+from recall.hooks.guard_own_file import guarded_by_its_file
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
@@ -26,7 +26,7 @@ from recall.hooks.session_notes import (
 from recall.hooks.stores import GUARD_BUSY_MS as GUARD_BUSY_MS  # its place before
 from recall.hooks.stores import HookStores
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
-from recall.hooks.wording import guard_line, more_line, warning_line
+from recall.hooks.wording import guard_line, more_line, own_file_line, warning_line
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import WARNING_CATEGORIES
 from recall.paths import link_target

@@ -30,18 +30,3 @@ def guarded_by_its_file(project: MemoryStore, path: str) -> list[Memory]:
         (posixpath.basename(path),),
     ).fetchone()
     return [] if row is None else [project.get(row[0])]
-
-
-def own_file_line(memory: Memory, path: str) -> str:
-    """Why an edit of guarded memory ``memory``'s own file ``path`` asks first."""
-    from recall.display import visible
-    from recall.hooks.wording import WARNING_SUMMARY_CAP
-    from recall.policy.inject import safe_field
-
-    text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
-    return (
-        f'Tether: {visible(path)} is the file of guarded {memory.category} "{text}" '
-        f"[{memory.id}]: an edit there can lift the guard or change what it holds, which is a "
-        f"person's to decide; allow it only if the person asked for it (`tether unguard "
-        f"{memory.id}` lifts a guard)"
-    )

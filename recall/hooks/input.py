@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from recall.display import without_lone_surrogates
 from recall.policy.sessions import MAX_SESSION_ID
 
 EVENTS: Final = ("prompt", "pre-edit", "post-edit", "session-start")
@@ -78,7 +79,7 @@ def parse_input(raw: str, event: str) -> HookInput:
                 break
         value = tool_input.get("command")
         if isinstance(value, str):
-            command = _valid_text(value)
+            command = without_lone_surrogates(value)
         replaced = _replaced(tool if isinstance(tool, str) else None, tool_input)
     else:
         replaced = None
@@ -86,7 +87,7 @@ def parse_input(raw: str, event: str) -> HookInput:
         session_id=session,
         cwd=Path(cwd),
         event=hook_event,
-        prompt=_valid_text(prompt) if isinstance(prompt, str) else None,
+        prompt=without_lone_surrogates(prompt) if isinstance(prompt, str) else None,
         tool_name=tool if isinstance(tool, str) else None,
         file_path=file_path,
         command=command,
@@ -140,13 +141,6 @@ def _is_path(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _valid_text(text: str) -> str:
-    """Text with any lone surrogate replaced by U+FFFD, so it can be searched and stored."""
-    if _is_utf8(text):
-        return text
-    return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
 
 
 def ask(event_name: str, reason: str, text: str = "") -> str:

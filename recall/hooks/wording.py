@@ -68,6 +68,20 @@ def guard_line(
     )
 
 
+def own_file_line(memory: Memory, path: str) -> str:
+    """Why an edit of guarded memory ``memory``'s own file ``path`` asks first."""
+    from recall.display import visible
+    from recall.policy.inject import safe_field  # see warning_line
+
+    text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    return (
+        f'Tether: {visible(path)} is the file of guarded {memory.category} "{text}" '
+        f"[{memory.id}]: an edit there can lift the guard or change what it holds, which is a "
+        f"person's to decide; allow it only if the person asked for it (`tether unguard "
+        f"{memory.id}` lifts a guard)"
+    )
+
+
 def more_line(more: int, path: str, repo_root: Path | None, cwd: Path, *, nested: bool) -> str:
     """The line counting the ``more`` gotchas of ``path`` (a path of the repository at
     ``repo_root``) an edit did not show, with the command listing them, both as the session
