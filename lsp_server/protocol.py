@@ -5,14 +5,16 @@ pygls on its own leaves a request without a response when its params cannot be r
 ``window/showMessage`` "Error in server: Invalid Params" instead, and the client waits for its
 whole timeout), drops a message with an id but no method without a word, answers requests sent
 before ``initialize`` with ``null``, and raises on ``didChange`` for a document never opened.
-It also drops a reply of the client's it cannot read, leaving the request it answers waiting
-for ever; reads command ``arguments`` given as an object as the list of its keys; logs a
-traceback for each client mistake and error answer; and exits 0 after an ``exit`` that came
-without ``shutdown``.
+A body that is not JSON, or JSON that is no object, gets no answer but a traceback on stderr
+(and an error answered with an id null leaves the id out). It also drops a reply of the
+client's it cannot read, leaving the request it answers waiting for ever; reads command
+``arguments`` given as an object as the list of its keys; logs a traceback for each client
+mistake and error answer; and exits 0 after an ``exit`` that came without ``shutdown``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Generator
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("tether.lsp")
 
+PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
@@ -82,13 +85,33 @@ def _usable_id(value: object) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
+def not_json(error: BaseException) -> bool:
+    """Whether ``error`` is what reading a message body that is not JSON raises (text that
+    does not parse, or bytes that are no Unicode text)."""
+    return isinstance(error, json.JSONDecodeError | UnicodeDecodeError)
+
+
 class _NoTracebackForUnreadable(logging.Filter):
     """Drops pygls's own record of a message it cannot read (a traceback of some 40 lines, at
     ERROR): :class:`TetherProtocol` answers the client and logs one line saying what was wrong."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Keep every record but pygls's "Unable to deserialize message" (False drops it)."""
-        return not str(record.msg).startswith("Unable to deserialize message")
+        """Keep every record but pygls's "Unable to deserialize message" and its "Unable to
+        handle message" for a body that is not JSON (False drops it)."""
+        text = str(record.msg)
+        if text.startswith("Unable to deserialize message"):
+            return False
+        error = record.exc_info[1] if record.exc_info else None
+        return not (text.startswith("Unable to handle message") and error and not_json(error))
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    kinds = {list: "an array", str: "a string"}
+    return kinds.get(type(value), "a number")
 
 
 def _list_or_none(data: dict[str, Any], key: str) -> bool:
@@ -109,9 +132,10 @@ class TetherProtocol(LanguageServerProtocol):
         self.exit_code = 0
         """What the process exits with: 1 once ``exit`` came before ``shutdown`` (as the LSP
         spec asks), else 0 (a client that hung up without either is no error of ours)."""
-        pygls_log = logging.getLogger(json_rpc.__name__)
-        if not any(isinstance(f, _NoTracebackForUnreadable) for f in pygls_log.filters):
-            pygls_log.addFilter(_NoTracebackForUnreadable())
+        for name in (json_rpc.__name__, "pygls.server"):  # the second reads the bodies
+            pygls_log = logging.getLogger(name)
+            if not any(isinstance(f, _NoTracebackForUnreadable) for f in pygls_log.filters):
+                pygls_log.addFilter(_NoTracebackForUnreadable())
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """Read one message; one that cannot be read becomes a :class:`Rejected`."""
@@ -161,9 +185,20 @@ class TetherProtocol(LanguageServerProtocol):
         waiting.set_exception(UnreadableReply(f"the client's reply cannot be read: {problems}"))
         return Rejected(None, "", INVALID_REQUEST, problems, False, told=True)
 
+    def answer_not_json(self, error: BaseException) -> None:
+        """Answer a message body that is not JSON (``error`` says why) with JSON-RPC's "Parse
+        error", id null (the request's id cannot be read), and say so in one line."""
+        text = f"Parse error: the message is not JSON ({error})"
+        self._error(None, PARSE_ERROR, text)
+        self._server.warn(text)
+
     def handle_message(self, message: Any) -> None:
         """Answer what cannot be handled; gate requests on ``initialize`` and shutdown."""
-        if isinstance(message, dict):  # no "jsonrpc" member at all
+        if message is None or isinstance(message, list | str | int | float):  # not an object
+            kind = _json_kind(message)
+            reason = f"Invalid Request: a JSON-RPC message must be an object, not {kind}"
+            message = Rejected(None, "", INVALID_REQUEST, reason, True)
+        elif isinstance(message, dict):  # no "jsonrpc" member at all
             method = message.get("method")
             message = Rejected(
                 message.get("id") if _usable_id(message.get("id")) else None,
@@ -214,8 +249,11 @@ class TetherProtocol(LanguageServerProtocol):
         self._server.warn_once(f"rejected {label} {rejected.code}", f"{label}: {rejected.reason}")
 
     def _error(self, msg_id: Any, code: int, message: str) -> None:
-        error = types.ResponseError(code=code, message=message)
-        self._send_data(ResponseErrorMessage(id=msg_id, error=error))
+        if msg_id is None:  # lsprotocol's converter would leave the member out; it is owed
+            error = {"code": code, "message": message}
+            self._send_data({"jsonrpc": "2.0", "id": None, "error": error})
+            return
+        self._send_data(ResponseErrorMessage(id=msg_id, error=types.ResponseError(code, message)))
 
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:

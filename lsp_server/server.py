@@ -18,7 +18,7 @@ from pygls.exceptions import FeatureNotificationError, FeatureRequestError, Json
 from pygls.lsp.server import LanguageServer
 
 from lsp_server.documents import DocState
-from lsp_server.protocol import TetherProtocol
+from lsp_server.protocol import TetherProtocol, not_json
 from lsp_server.supersede_links import SupersedeLinks
 from lsp_server.workspace_roots import Roots
 from recall import __version__
@@ -33,6 +33,8 @@ logger = logging.getLogger("tether.lsp")
 
 class TetherServer(LanguageServer):
     """Tether's language server and the state of its session."""
+
+    protocol: TetherProtocol
 
     def __init__(self) -> None:
         super().__init__(
@@ -133,8 +135,12 @@ class TetherServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         """A failure while handling a message: logged, never shown as a pop-up (a request's
         error is in its response; pygls's default shows the rest, a client's mistakes
-        included, as "Error in server")."""
+        included, as "Error in server"); a message body that is not JSON is answered with
+        JSON-RPC's "Parse error" (pygls reads the bodies outside the protocol and ends here)."""
         if source is FeatureRequestError:
+            return
+        if not_json(error):
+            self.protocol.answer_not_json(error)
             return
         where = "a notification" if source is FeatureNotificationError else "a message"
         logger.error("error handling %s: %r", where, error)
