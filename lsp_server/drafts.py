@@ -10,6 +10,7 @@ document is saved with a summary (see :mod:`lsp_server.memory_documents`): savin
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -17,6 +18,7 @@ from lsprotocol import types
 from lsp_server import capabilities, draft_files
 from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
+from lsp_server.documents import editor_copy
 from lsp_server.roots import Root
 from recall import frontmatter, secrets_scan
 from recall.anchors.guards import carried_guard, check_guard
@@ -51,9 +53,16 @@ def draft_text(memory: Memory, summary: str = "", details: str = "") -> tuple[st
 
 
 async def open_draft(
-    ls: TetherServer, store: MemoryStore, memory: Memory, summary: str = "", details: str = ""
+    ls: TetherServer,
+    store: MemoryStore,
+    memory: Memory,
+    summary: str = "",
+    details: str = "",
+    *,
+    notes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Create a draft memory file and bring it to the user (as the client allows)."""
+    """Create a draft memory file and bring it to the user (as the client allows); ``notes``
+    on the files it names are said with it and returned as ``file_notes``."""
     ensure_created(store.location)
     folder = draft_files.folder_of(store)
     path = folder.path / f"{memory.id}.md"
@@ -93,11 +102,13 @@ async def open_draft(
         )
         shown = await show_document(ls, where)
     where = "the draft" if shown else f"the draft {path}"
+    said = "".join(f" Note: {note}." for note in notes or [])
     ls.show_info(
         f"Tether: write the one-line summary on line {line + 1} of {where}, details below it, "
-        "and save it to remember (closed without a summary, it is dropped)."
+        f"and save it to remember (closed without a summary, it is dropped).{said}"
     )
-    return {"draft": str(path), "uri": uri, "id": memory.id, "applied": applied, "shown": shown}
+    done = {"draft": str(path), "uri": uri, "id": memory.id, "applied": applied, "shown": shown}
+    return {**done, "file_notes": notes} if notes else done
 
 
 async def show_document(ls: TetherServer, params: types.ShowDocumentParams) -> bool:
@@ -168,9 +179,26 @@ def _anchors(
     return record_anchors(store.repo_root, pairs)  # kept without a hash when not found
 
 
+NOT_ON_DISK = "is not on disk yet"
+"""What a note says of a file named by a write that the editor holds open but that is not on
+disk (saving it makes it so)."""
+
 ALLOW_MISSING = '"allowMissing": true'
 """How an editor's command lets through a file the repository does not have yet, as a refusal
 of an unknown file says it (``--allow-missing`` in the CLI)."""
+
+
+def _unsaved(ls: TetherServer, store: MemoryStore, path: str) -> bool:
+    """Whether ``path`` (stored form) is missing on disk but open in the editor for the
+    repository of ``store``: a buffer not saved yet, or a file deleted while open."""
+    repo = store.repo_root
+    if repo is None or os.path.lexists(repo / path):
+        return False
+    return any(
+        doc.rel == path and doc.root.repo_root == repo and not doc.is_memory
+        for doc in ls.docs.values()
+        if editor_copy(ls.workspace, doc.uri) is not None
+    )
 
 
 def _check_named(
@@ -182,10 +210,18 @@ def _check_named(
     """Refuse what the CLI's ``remember`` refuses among the files a write names (a folder, one
     of git's own files, a path the repository never had unless ``allowMissing``: see
     :func:`recall.named_files.check_named_files`); log and return the notes on files renamed
-    since."""
-    notes = check_named_files(
-        store, named, allow_missing=flag(obj, "allowMissing"), let_through=ALLOW_MISSING
-    )
+    since. A file open in the editor but not on disk is let through as ``allowMissing`` lets
+    one through, with a note saying so: the person is looking at it."""
+    allow = flag(obj, "allowMissing")
+    held = [] if allow else [(p, label) for p, label in named if _unsaved(ls, store, p)]
+    rest = [given for given in named if given not in held]
+    notes = check_named_files(store, rest, allow_missing=allow, let_through=ALLOW_MISSING)
+    notes += check_named_files(store, held, allow_missing=True, let_through=ALLOW_MISSING)
+    notes += [
+        f"{label} {path!r} {NOT_ON_DISK}: it is open in the editor, not saved; the memory "
+        "names it all the same"
+        for path, label in held
+    ]
     for note in notes:
         ls.warn(note)
     return notes
@@ -232,7 +268,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             created=now_iso(),
             author=author,
         )
-        return await open_draft(ls, store, draft)
+        return await open_draft(ls, store, draft, notes=file_notes)
     _checked_text(obj)
     memory = store.prepare_memory(
         summary=summary,
@@ -308,7 +344,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             created=now_iso(),
             author=author,
         )
-        return await open_draft(ls, store, draft, old.summary, old.details)
+        return await open_draft(ls, store, draft, old.summary, old.details, notes=file_notes)
     _checked_text(obj)
     memory = store.prepare_memory(
         summary=summary,

@@ -1,0 +1,64 @@
+"""Remembering something about a file the editor holds open but that is not on disk (a new
+buffer never saved, a file deleted while open): the memory is written naming it, and the
+answer says the file is not on disk yet. A path the editor does not hold is still refused
+as a typo."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from tests.lsp.session import Session
+from tests.lsp.workspace import Workspace
+
+pytestmark = pytest.mark.asyncio
+
+NOT_ON_DISK = "is not on disk yet"
+LOADER = "def load_config():\n    return {}\n"
+
+
+async def test_remember_for_an_open_file_not_on_disk(lsp_one: Session, ws: Workspace) -> None:
+    loader = ws.root / "src" / "loader.py"
+    await lsp_one.open(loader, LOADER)
+    assert not loader.exists()
+    arguments = {"uri": loader.as_uri(), "summary": "config is read once, at start"}
+    written = await lsp_one.command("tether.remember", arguments)
+    assert any(NOT_ON_DISK in note and "src/loader.py" in note for note in written["file_notes"])
+    shown = await lsp_one.command("tether.show", {"memoryId": written["id"]})
+    assert shown["files"] == ["src/loader.py"]
+    # named in files rather than by its uri, it is the same open buffer
+    named = {"summary": "the loader never writes", "files": ["src/loader.py"]}
+    again = await lsp_one.command("tether.remember", named)
+    assert any(NOT_ON_DISK in note for note in again["file_notes"])
+
+
+async def test_the_remember_action_on_an_unsaved_file_opens_a_draft(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    loader = ws.root / "src" / "loader.py"
+    await lsp_one.open(loader, LOADER)
+    start = types.Position(0, 0)
+    actions = await lsp_one.actions(loader, types.Range(start, start))
+    [action] = [a for a in actions if a.title == "Tether: remember something about this file…"]
+    draft = await lsp_one.run_action(action)
+    assert any(NOT_ON_DISK in note for note in draft["file_notes"])
+    assert "  - src/loader.py" in (ws.root / draft["draft"]).read_text()
+    assert any(NOT_ON_DISK in m.message for m in lsp_one.client.messages)
+
+
+async def test_a_missing_file_the_editor_does_not_hold_is_still_refused(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    folder = ws.root / ".tether" / "memories"
+    before = sorted(p.name for p in folder.iterdir())
+    await lsp_one.open(ws.root / "src" / "loader.py", LOADER)  # open, but not the one named
+    elsewhere = ws.root / "src" / "lodaer.py"
+    for arguments in (
+        {"uri": elsewhere.as_uri(), "summary": "x"},
+        {"summary": "x", "files": ["src/lodaer.py"]},
+    ):
+        with pytest.raises(JsonRpcException) as raised:
+            await lsp_one.command("tether.remember", arguments)
+        assert "'src/lodaer.py' is not in the repository's files" in str(raised.value)
+    assert sorted(p.name for p in folder.iterdir()) == before  # nothing written
