@@ -182,6 +182,7 @@ def end_session(ls: TetherServer) -> None:
     if ls.ended:
         return
     ls.ended = True
+    watching.stop_looking(ls)
     ls.stop_deferring()
     ls.indexer.stop()
     ls.session_start.stop()

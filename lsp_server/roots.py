@@ -230,6 +230,15 @@ class Root:
             del self._unsynced[key]
         return changed
 
+    def may_have_changed(self) -> bool:
+        """Whether :meth:`poll` may find something now: a memory folder changed since it last
+        looked, or a store still waits to be synced or opened afresh. A stat or two per store;
+        no lock is probed and no file read."""
+        stores = self.stores()
+        if self._unsynced or any(s.busy for s in stores):
+            return True
+        return self._watch.moved(stores)
+
     def busy_elsewhere(self) -> list[MemoryStore]:
         """The stores whose writers' lock another process holds now; a store served from a
         copy whose lock is free again is opened afresh first (see :meth:`poll`)."""

@@ -64,6 +64,9 @@ class TetherServer(LanguageServer):
         self.supersede_links = SupersedeLinks()
         """Supersedes left half-done, finished once their store is free."""
         self.last_disk_check = 0.0
+        self.memory_look: asyncio.Task[None] | None = None
+        """The timed look at the memory folders, for a client without file watchers
+        (:func:`lsp_server.watching.start_looking`)."""
         self._warned: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._deferred: tuple[asyncio.TimerHandle, Callable[[], None]] | None = None

@@ -4,11 +4,14 @@ files an agent writes straight to disk.
 Clients that allow it get file watchers registered dynamically. Everywhere, the server also
 looks for itself on each message it handles: one stat of each memory folder (writes are atomic
 renames, which change the folder's mtime), and at most once a second a stat of each file it has
-published diagnostics for, to catch files rewritten on disk.
+published diagnostics for, to catch files rewritten on disk. For a client without watchers it
+also looks at the memory folders on a timer (:data:`MEMORY_LOOK_SECONDS`), so that a memory the
+CLI writes reaches the open documents with no message from the editor.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 import uuid
@@ -34,14 +37,19 @@ not an agent's edit: such a batch is not treated as edits (memory files in it st
 DISK_DOCS_KEPT = 50
 """Files not open in the editor that the server keeps publishing for (the most recently
 written ones): enough for an agent's working set, bounded however long the session runs."""
+MEMORY_LOOK_SECONDS = 2.0
+"""How often the memory folders are looked at when the client registers no file watchers: a
+memory written by the CLI shows within a couple of seconds while the person only reads, for
+a stat or two per store each time."""
 _SKIPPED_PARTS = {".git", ".hg", ".svn", ".tether", "node_modules", "__pycache__"}
 
 
 async def register_watchers(ls: TetherServer) -> None:
     """Ask the client to watch memory files (and the workspace) when it allows dynamic
-    registration; otherwise polling is all there is."""
+    registration; otherwise, or when it refuses, look at the memory folders on a timer."""
     caps = ls.client_capabilities
     if not capabilities.can_register_watchers(caps):
+        start_looking(ls)
         return
     watchers = [types.FileSystemWatcher(glob_pattern=MEMORY_GLOB)]
     if any(root.settings.watch_workspace for root in ls.roots):
@@ -65,6 +73,40 @@ async def register_watchers(ls: TetherServer) -> None:
         )
     except Exception as error:  # the client refused: polling still covers us
         ls.warn(f"file watchers not registered ({error}); polling instead")
+        start_looking(ls)
+
+
+def start_looking(ls: TetherServer) -> None:
+    """Look at the memory folders every :data:`MEMORY_LOOK_SECONDS` until the session ends
+    (:func:`stop_looking`), publishing again for the roots whose memories changed."""
+    if ls.memory_look is None and not ls.ended:
+        ls.memory_look = ls.spawn(_look_on(ls))
+
+
+def stop_looking(ls: TetherServer) -> None:
+    """End the timed look, if any (shutdown came, or the process ends)."""
+    if ls.memory_look is not None:
+        ls.memory_look.cancel()
+        ls.memory_look = None
+
+
+async def _look_on(ls: TetherServer) -> None:
+    while not ls.ended:
+        await asyncio.sleep(MEMORY_LOOK_SECONDS)
+        if ls.ended:
+            return
+        try:
+            look_at_memories(ls)
+        except Exception as error:  # the next look tries again; a message's poll too
+            ls.warn_once("memory look", f"looking at the memory folders failed: {error!r}")
+
+
+def look_at_memories(ls: TetherServer) -> None:
+    """Publish again for each root whose memory folders changed since the last look; when
+    none did, one stat or two per store and nothing else (:meth:`Root.may_have_changed`)."""
+    for root in list(ls.roots):
+        if root.may_have_changed() and root.poll():
+            diagnostics.republish(ls, root)
 
 
 def _skipped(doc_path_parts: tuple[str, ...]) -> bool:

@@ -116,6 +116,23 @@ class FolderWatch:
     def _generation(self, folder: Path) -> int | None:
         return self._events.generation(folder) if self._events is not None else None
 
+    def moved(self, stores: Iterable[MemoryStore]) -> bool:
+        """Whether :meth:`changes` would report any of ``stores`` now (a folder never looked
+        at counts, so that its first look is taken), without taking the look: the same stat
+        per folder (and the watch's queue read), for a caller on a timer that goes on to the
+        full look only when this says so."""
+        for store in stores:
+            folder = store.location.memories_dir
+            before = self._seen.get(folder)
+            if before is None:
+                return True
+            generation = self._generation(folder)
+            if generation != self._generations.get(folder, generation):
+                return True
+            if look(folder, before).differs(before):
+                return True
+        return False
+
     def changes(self, stores: Iterable[MemoryStore], *, force: bool = False) -> list[FolderChange]:
         """The stores whose folder changed since the last look (every store with ``force``, a
         watched-file event that may be an in-place edit). A folder never looked at before is

@@ -31,6 +31,22 @@ def test_a_write_is_seen_once_and_the_first_look_only_records(
     assert [c.store for c in watch.changes([store], force=True)] == [store]
 
 
+def test_moved_says_what_changes_would_report_without_taking_the_look(
+    open_store: Callable[..., OpenStore],
+) -> None:
+    store = open_store().store
+    remember(store, "Already there")
+    watch = FolderWatch()
+    assert watch.moved([store])  # never looked at: the first look is still to take
+    assert watch.changes([store]) == []
+    assert not watch.moved([store])
+    remember(open_store().store, "Written by another process")
+    assert watch.moved([store])
+    assert watch.moved([store])  # asking again does not use the change up
+    assert [c.store for c in watch.changes([store])] == [store]
+    assert not watch.moved([store])
+
+
 def test_a_write_that_leaves_the_folder_mtime_unchanged_is_still_seen(
     open_store: Callable[..., OpenStore],
 ) -> None:
