@@ -51,6 +51,10 @@ class DistillReport:
     notices: list[str] = field(default_factory=list)
     waiting: int = 0
     """Commits left unread for a caller that may run the configured command."""
+    too_large: list[Outcome] = field(default_factory=list)
+    """The proposals skipped as too large for a memory file: a session start, which lists no
+    skip, names these (their text passed the checks for credentials and control
+    characters)."""
 
     @property
     def written(self) -> list[Outcome]:
@@ -169,6 +173,8 @@ def distill(
             proposals = [found] if found else []
         if not proposals:
             skip(commit, "no durable knowledge found in its message")
+        gave = len(report.written)
+        too_large: list[tuple[Proposal, str]] = []
         for proposal in proposals:
             if proposal.category not in categories:
                 skip(commit, f"category {proposal.category} is not allowed", proposal)
@@ -193,6 +199,10 @@ def distill(
                 skip(commit, f"over the cap of {limit} per session", proposal)
                 continue
             draft = draft.with_changes(status="pending", extra={DISTILLED_FROM_KEY: commit.sha})
+            problem = _over_limit(store, draft)
+            if problem is not None:  # skipped alone: the store would refuse it, ending the run
+                too_large.append((proposal, problem))
+                continue
             room -= 1
             if dry_run:
                 known[draft.content_hash] = ("an earlier proposal", "not written")
@@ -208,7 +218,43 @@ def distill(
             report.outcomes.append(
                 Outcome(commit.short, "written", "", result.id, draft.category, draft.summary)
             )
+        for proposal, problem in too_large:
+            reason = f"{problem}; {_how_to_keep(commit, given=len(report.written) > gave)}"
+            skip(commit, reason, proposal)
+            report.too_large.append(report.outcomes[-1])
     return report
+
+
+def _over_limit(store: MemoryStore, draft: Memory) -> str | None:
+    """What makes ``draft``'s memory file too large for the store, or None when it fits."""
+    from recall.import_record import WIDEST_ID
+    from recall.records import over_limit, render_memory
+
+    sized = draft.with_changes(id=WIDEST_ID)
+    problem = over_limit(sized, render_memory(sized), store.folder.max_bytes)
+    return None if problem is None else problem[0]
+
+
+def _how_to_keep(commit: Commit, *, given: bool) -> str:
+    """What became of a proposal too large to write, and how to keep it: once another memory
+    of its commit is written, the commit counts as distilled and is never proposed from
+    again, so only a person can write it (from the commit, which ``git show`` prints)."""
+    from recall.memfiles import MAX_FILE_BYTES_ENV
+
+    yourself = (
+        f"to keep it, write it shorter with `tether remember` (`git show {commit.short}` "
+        "shows the commit it came from)"
+    )
+    if given:
+        return (
+            "this proposal alone is not written, and distill will not propose it again once "
+            f"another memory from commit {commit.short} is written (the commit then counts as "
+            f"distilled): {yourself}"
+        )
+    return (
+        f"this proposal is not written: {yourself}, or set {MAX_FILE_BYTES_ENV} to a larger "
+        f"number of bytes and run `tether distill --since {commit.short}~1` again"
+    )
 
 
 def pending(stores: Iterable[MemoryStore]) -> list[tuple[Memory, str]]:

@@ -141,7 +141,11 @@ def _distill_unread(
     if report is None:
         return _Distilled()
     ids = [o.id for o in report.written if o.id]
-    return _Distilled(ids, list(report.notices), report.waiting)
+    too_large = [
+        f"auto-distill did not write {o.summary!r} (from commit {o.commit}): {o.reason}"
+        for o in report.too_large
+    ]
+    return _Distilled(ids, [*report.notices, *too_large], report.waiting)
 
 
 def archived_line(count: int) -> str:
