@@ -85,6 +85,22 @@ def read_commits(
     return commits
 
 
+def renamed_since(repo_root: Path, sha: str) -> dict[str, str]:
+    """Old name -> name now of each file git sees renamed between commit ``sha`` and HEAD
+    (however many renames in between: the two trees are compared), relative to
+    ``repo_root``."""
+    out = _git(
+        repo_root,
+        ["diff", "-z", "-M", "--relative", "--name-status", "--diff-filter=R", sha, "HEAD"],
+    ).decode("utf-8", "surrogateescape")
+    fields = out.split("\x00")
+    return {
+        fields[i + 1]: fields[i + 2]
+        for i in range(0, len(fields) - 2, 3)
+        if fields[i].startswith("R") and fields[i + 2]
+    }
+
+
 def session_started(conn: Any, session_id: str) -> str:
     """When session ``session_id`` started (from the index), or NotFound."""
     row = conn.execute("SELECT started FROM sessions WHERE id = ?", (session_id,)).fetchone()

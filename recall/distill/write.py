@@ -10,7 +10,7 @@ from typing import Any
 
 from recall import frontmatter
 from recall.distill.command import CommandFailed, from_command
-from recall.distill.commits import Commit, read_commits, session_started
+from recall.distill.commits import Commit, read_commits, renamed_since, session_started
 from recall.distill.heuristic import Proposal, heuristic
 from recall.distill_words import SWEEP_FILES
 from recall.errors import BadInput, TetherError
@@ -94,18 +94,45 @@ def is_tethers_own(path: str) -> bool:
     return path == TETHER_DIR or path.startswith(TETHER_DIR + "/")
 
 
-def _live_files(store: MemoryStore, files: Sequence[str]) -> tuple[str, ...]:
-    """The files that still exist, in the store's normalized form."""
+def _live_files(
+    store: MemoryStore, commit: Commit, files: Sequence[str]
+) -> tuple[tuple[str, ...], list[str]]:
+    """The files of ``commit`` that still exist, in the store's normalized form, each by the
+    name it has now (a file renamed since is tied by its new name, which recall needs no
+    history to find); and why the others that exist cannot be tied to a memory."""
     root = store.repo_root
     kept: list[str] = []
+    refused: list[str] = []
+    renamed: dict[str, str] | None = None  # asked of git once, and only for a file not found
     for raw in files:
+        if root is not None and not (root / raw).is_file():
+            if renamed is None:
+                renamed = renamed_since(root, commit.sha)
+            raw = renamed.get(raw, raw)
+        if not _storable(raw):
+            if root is None or (root / raw).is_file():
+                shown = repr(raw.encode("utf-8", "surrogateescape"))[1:]  # as git has it
+                refused.append(
+                    f"the name {shown} is not valid UTF-8, which a memory file (UTF-8 text) "
+                    "cannot hold; rename the file to tie memories to it"
+                )
+            continue
         try:
             path = store.normalize_stored(raw)
         except BadInput:
             continue  # a name that cannot be a memory path (outside the repository)
         if root is None or (root / path).is_file():
             kept.append(path)
-    return tuple(dict.fromkeys(kept))
+    return tuple(dict.fromkeys(kept)), refused
+
+
+def _storable(name: str) -> bool:
+    """Whether a file name read from git can be written in a memory file."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def distill(
@@ -153,9 +180,14 @@ def distill(
         if len(changed) > SWEEP_FILES:
             skip(commit, f"changes {len(changed)} files (over {SWEEP_FILES})")
             continue
-        files = _live_files(store, changed)
+        files, refused = _live_files(store, commit, changed)
         if not files:
-            skip(commit, "no file it changed is left to tie a memory to (gone, or Tether's own)")
+            skip(
+                commit,
+                f"no file it changed can be tied to a memory: {'; '.join(refused)}"
+                if refused
+                else "no file it changed is left to tie a memory to (gone, or Tether's own)",
+            )
             continue
         live = Commit(commit.sha, commit.author, commit.message, files)
         proposals: list[Proposal] = []
