@@ -39,7 +39,12 @@ def _git(repo_root: Path, args: Sequence[str]) -> bytes:
 
 def resolve_commit(repo_root: Path, ref: str) -> str:
     """The full id of commit ``ref``, or BadInput naming the argument."""
-    if not ref.strip() or ref.startswith("-"):
+    if not ref.strip():
+        raise BadInput(
+            f"--since {ref!r} is empty; give the commit to read after (for example --since "
+            "HEAD~5), or leave --since out to read what no distill has read"
+        )
+    if ref.startswith("-"):
         raise BadInput(f"--since {ref!r} is not a commit")
     from recall.genome.gitcmd import GitRunner, GitUnavailable
 
@@ -74,7 +79,10 @@ def read_commits(
     ]
     if since_time:
         args.append(f"--since={since_time}")
-    args.append(f"{resolve_commit(repo_root, since_commit)}..HEAD" if since_commit else "HEAD")
+    if since_commit is not None:  # an empty one too: resolve_commit refuses it
+        args.append(f"{resolve_commit(repo_root, since_commit)}..HEAD")
+    else:
+        args.append("HEAD")
     out = _git(repo_root, args).decode("utf-8", "surrogateescape")
     commits: list[Commit] = []
     for chunk in out.split("\x01")[1:]:
