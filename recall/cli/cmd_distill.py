@@ -16,10 +16,13 @@ from recall.distill import (
     Unread,
     claim,
     distill,
+    head_commit,
     latest_session,
+    mark_read,
     pending,
     read_commits,
     release,
+    resolve_commit,
     session_commits,
     unread,
 )
@@ -75,8 +78,10 @@ def run_distill(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise BadInput("distill reads a repository's commits; run it inside one")
     settings = engine_settings(root, ctx.notice)
     claimed: Unread | None = None
+    since = head = None
     if args.since is not None:
-        commits = read_commits(root, since_commit=args.since)
+        since, head = resolve_commit(root, args.since), head_commit(root)
+        commits = read_commits(root, since_commit=since)
         source = f"commits after {args.since}"
     elif args.session is not None:
         session = check_session_id(args.session)
@@ -98,6 +103,8 @@ def run_distill(args: argparse.Namespace, ctx: CommandContext) -> int:
         if claimed is not None and claimed.commits and not args.dry_run:
             release(store.conn, claimed.mark, claimed.head)  # read again next time
         raise
+    if since is not None and head is not None and not args.dry_run:
+        mark_read(store, since, head)  # so a plain `tether distill` reads on from here
     for notice in report.notices:
         ctx.notice(notice)
     data = {**report.to_dict(), "source": source, "dry_run": args.dry_run}
@@ -115,8 +122,9 @@ def _claim_unread(store: MemoryStore, ctx: CommandContext, *, dry_run: bool) -> 
         raise NothingToDo("this repository has no commits yet")
     if found.source is None:
         raise BadInput(
-            "no session is recorded in this repository yet and nothing was distilled before; "
-            "pass --since COMMIT (for example --since HEAD~5) or --session ID"
+            "plain `tether distill` reads on from where the last distill stopped, else the "
+            "commits since the last session started, and neither is recorded in this "
+            "repository yet: pass --since COMMIT (for example --since HEAD~5) or --session ID"
         )
     if dry_run or claim(store.conn, found.mark, found.head):
         return found

@@ -41,7 +41,16 @@ from recall.distill.heuristic import (
     heuristic,
     sentences,
 )
-from recall.distill.mark import MARK_KEY, Unread, auto_distill, claim, read_mark, release, unread
+from recall.distill.mark import (
+    MARK_KEY,
+    Unread,
+    auto_distill,
+    claim,
+    mark_read,
+    read_mark,
+    release,
+    unread,
+)
 from recall.distill.write import (
     DISTILLED_FROM_KEY,
     SOURCE,
@@ -81,6 +90,7 @@ __all__ = [
     "is_ancestor",
     "is_tethers_own",
     "latest_session",
+    "mark_read",
     "pending",
     "read_commits",
     "read_mark",

@@ -53,6 +53,23 @@ def release(conn: sqlite3.Connection, seen: str | None, head: str) -> None:
             )
 
 
+def mark_read(store: MemoryStore, since: str, head: str) -> bool:
+    """After a run read the commits after commit ``since`` up to ``head`` (``tether distill
+    --since``), move the mark to ``head`` when that leaves unread no commit a plain run would
+    have read: the mark is at or after ``since``, or there is no range a plain run could read
+    (no mark history still holds, and no session recorded). False when the mark stays."""
+    root = store.repo_root
+    if root is None or not store.exists:  # no index to keep a mark in
+        return False
+    mark = read_mark(store.conn)
+    if mark is not None and is_ancestor(root, mark, head):
+        if not is_ancestor(root, since, mark):  # the commits between the mark and since
+            return False
+    elif latest_session(store.conn) is not None:  # a plain run reads that session's commits
+        return False
+    return claim(store.conn, mark, head)
+
+
 @dataclass(frozen=True)
 class Unread:
     """The commits distill has not read yet: after the mark, or (no usable mark) since a
