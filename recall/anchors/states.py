@@ -211,6 +211,13 @@ def repointed_anchors(
     return tuple(anchors), moves
 
 
+def files_left_by(before: tuple[SymbolAnchor, ...], after: tuple[SymbolAnchor, ...]) -> list[str]:
+    """The files some anchor of ``before`` is in and no anchor of ``after`` is: the files a
+    repoint moved every anchor away from, in the order ``before`` names them."""
+    still = {anchor.path for anchor in after}
+    return [path for path in dict.fromkeys(a.path for a in before) if path not in still]
+
+
 def confirmed_anchors(memory: Any, genome: Any | None) -> tuple[SymbolAnchor, ...]:
     """The memory's anchors with the body hash of each one found recorded anew (confirming a
     memory says its code is as it should be now); anchors not found are kept as they were.

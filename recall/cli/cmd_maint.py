@@ -8,7 +8,12 @@ import time
 from typing import Any
 
 from recall import privacy, unloaded
-from recall.anchors.states import confirmed_anchors, moved_anchors, repointed_anchors
+from recall.anchors.states import (
+    confirmed_anchors,
+    files_left_by,
+    moved_anchors,
+    repointed_anchors,
+)
 from recall.anchors.symbols import anchors_to_field
 from recall.cli.context import CommandContext
 from recall.cli.render import ID_HELP, scope_option
@@ -225,17 +230,24 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
     files, former = repointed(with_lifecycle_keys(store, memory), moved)
     moved_paths = [a.path for a in anchors if a.text in symbol_moves.values()]
     files += [path for path in dict.fromkeys(moved_paths) if path not in files]
+    # a file named only for anchors that all moved away holds nothing the memory is about;
+    # the older single ``anchor`` is about the memory's file, so that keeps every file
+    left = [] if memory.anchor else files_left_by(memory.anchors, anchors)
+    left = [path for path in left if path in files]
+    files = [path for path in files if path not in left]
+    former = list(dict.fromkeys([*former, *left]))
     data: dict[str, Any] = {
         "id": memory.id,
         "files": list(memory.files),
         "proposed": files,
         "renamed": moved,
         "symbols_moved": symbol_moves,
+        "files_dropped": left,
         "applied": bool(args.apply),
     }
     if args.apply:
         changes: dict[str, Any] = {"files": files}
-        if moved:
+        if moved or left:
             changes[FORMER_FILES_KEY] = former
         if symbol_moves:
             changes["anchors"] = anchors_to_field(anchors)
@@ -245,6 +257,9 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
     def render(console) -> None:
         for old, new in [*moved.items(), *symbol_moves.items()]:
             console.print(visible(f"{old} -> {new}"), markup=False, highlight=False, soft_wrap=True)
+        for path in left:
+            line = f"{path}: dropped from the files (every anchor in it moved away)"
+            console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
         if args.apply:
             console.print(f"Repointed {memory.id}; the old paths stay in {FORMER_FILES_KEY}")
         else:

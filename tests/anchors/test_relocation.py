@@ -114,6 +114,53 @@ def test_a_function_moved_to_another_file_is_relocated_and_recalled_there(
     assert (state["state"], state["path"]) == ("current", "ip/ipaddr.c")
 
 
+def files_of(run: Callable[..., CliResult], memory_id: str) -> list[str]:
+    done = run("show", memory_id, "--json")
+    assert done.code == 0, done.stderr
+    return list(done.json()["files"])
+
+
+def test_repoint_of_a_function_moved_away_drops_the_file_it_left(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = remember_anchored(run, "ip/iproute.c::iproute_modify")
+    move_function(c_repo, "iproute_modify", "ip/iproute.c", "ip/ipaddr.c")
+    commit(c_repo, "move iproute_modify next to the address code")
+    proposed = run("repoint", memory_id, "--json").json()
+    assert proposed["proposed"] == ["ip/ipaddr.c"]
+    assert proposed["files_dropped"] == ["ip/iproute.c"]
+    done = run("repoint", memory_id, "--apply")
+    assert done.code == 0, done.stderr
+    assert "ip/iproute.c: dropped from the files" in done.stdout
+    assert files_of(run, memory_id) == ["ip/ipaddr.c"]
+    shown = run("show", memory_id, "--json").json()
+    assert shown["former_files"] == ["ip/iproute.c"]
+
+
+def test_repoint_keeps_a_file_another_anchor_is_still_in(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = remember_anchored(run, "ip/iproute.c::iproute_modify", "ip/iproute.c::iproute_list")
+    move_function(c_repo, "iproute_modify", "ip/iproute.c", "ip/ipaddr.c")
+    commit(c_repo, "move iproute_modify next to the address code")
+    assert run("repoint", memory_id, "--apply").code == 0
+    assert files_of(run, memory_id) == ["ip/iproute.c", "ip/ipaddr.c"]
+
+
+def test_repoint_keeps_a_file_named_without_an_anchor(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    done = run(
+        "remember", "route changes must hold the rtnl lock", "-c", "gotcha", "--json",
+        "--file", "README", "--anchor", "ip/iproute.c::iproute_modify",
+    )  # fmt: skip
+    memory_id = str(done.json()["id"])
+    move_function(c_repo, "iproute_modify", "ip/iproute.c", "ip/ipaddr.c")
+    commit(c_repo, "move iproute_modify next to the address code")
+    assert run("repoint", memory_id, "--apply").code == 0
+    assert files_of(run, memory_id) == ["README", "ip/ipaddr.c"]
+
+
 def test_a_file_split_in_two_relocates_each_anchor_to_its_half(
     c_repo: Path, run: Callable[..., CliResult]
 ) -> None:
