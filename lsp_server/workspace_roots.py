@@ -10,7 +10,7 @@ from pathlib import Path
 from lsp_server.roots import Notice, Root, is_within
 from recall.containment import UnsafeStore
 from recall.errors import NotFound
-from recall.locations import project_location
+from recall.locations import StoreInGitFolder, project_location
 from recall.model import Memory
 from recall.store import MemoryStore
 
@@ -43,7 +43,7 @@ class Roots:
             location = project_location(folder)
         except NotFound:
             location = None
-        except UnsafeStore as error:  # a hostile clone: its store is left alone, said once
+        except (UnsafeStore, StoreInGitFolder) as error:  # its store left alone, said once
             self.notice(str(error))
             location = None
         for root in self._roots:
@@ -83,7 +83,7 @@ class Roots:
                 return found
             try:
                 location = project_location(path.parent)
-            except (NotFound, UnsafeStore):
+            except (NotFound, UnsafeStore, StoreInGitFolder):
                 return None
             root = self.add(location.repo_root or path.parent)
             if self.on_added is not None:
@@ -99,7 +99,7 @@ class Roots:
             return None
         try:
             location = project_location(path.parent)
-        except (NotFound, UnsafeStore):
+        except (NotFound, UnsafeStore, StoreInGitFolder):
             return None
         inner = location.repo_root
         if inner is None or inner == outer or not is_within(inner, outer):

@@ -56,15 +56,45 @@ def global_base() -> Path:
     return Path(user_data_dir("tether", appauthor=False))
 
 
+class StoreInGitFolder(BadInput):
+    """A ``.tether`` found inside git's own folder (a bare repository, a clone's ``.git``),
+    made there by an older ``tether init``: no file a memory names can exist beside it, so it
+    is refused as a wrong place to run, as ``init`` and ``check`` refuse one (exit 2)."""
+
+
+def _refuse_store_in_git_folder(root: Path) -> None:
+    """Raise :class:`StoreInGitFolder` when ``root``, the folder whose ``.tether`` was found,
+    is git's own folder rather than a working tree (no ``.git`` of its own, git's files in
+    it). Asks the disk only for a folder that has no ``.git``: a working tree costs one stat."""
+    if (root / ".git").exists() or not _is_git_dir(root):
+        return
+    store = root / TETHER_DIR
+    beside = root.parent / TETHER_DIR
+    if root.name == ".git" and beside.exists():
+        fix = f"move its memory files into {beside / 'memories'} or remove it"
+    elif root.name == ".git":
+        fix = f"move it to the work tree (`mv {store} {beside}`) or remove it"
+    else:
+        fix = f"move it to the work tree of a clone (`git clone {root}`) or remove it"
+    raise StoreInGitFolder(
+        f"{store} is inside git's own folder {root}, which has no working tree for memories "
+        f"to name files of; {fix}"
+    )
+
+
 def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
     """The project scope for ``cwd``: the nearest repository (or ``.tether``) above it.
 
     Raises :class:`NotFound` when there is none, unless ``create_at_cwd`` asks to start one;
     :class:`BadInput` when that start would be in git's own folder (a bare repository, a
-    clone's ``.git``: :func:`git_own_folder`); and :class:`recall.containment.UnsafeStore`
-    when the repository's store holds a link that leads outside it.
+    clone's ``.git``: :func:`git_own_folder`); :class:`StoreInGitFolder` when the store found
+    is in such a folder (an older ``init`` made it there); and
+    :class:`recall.containment.UnsafeStore` when the repository's store holds a link that leads
+    outside it.
     """
     root = find_root(cwd)
+    if root is not None:
+        _refuse_store_in_git_folder(root)
     git_own = git_own_folder(cwd, root) if create_at_cwd or root is None else None
     if git_own is not None:
         here = "is" if cwd.resolve() == git_own else f"is inside {git_own},"

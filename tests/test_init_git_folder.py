@@ -70,3 +70,59 @@ def test_a_bare_repository_kept_inside_a_work_tree_is_part_of_that_tree(
     result = cli("init", cwd=repo / "fixtures" / "kept.git")
     assert result.code == 0
     assert (repo / ".tether" / "memories").is_dir()
+
+
+def _older_store(folder: Path) -> Path:
+    """A ``.tether`` as an older ``tether init`` left it in ``folder`` (git's own folder)."""
+    (folder / ".tether" / "memories").mkdir(parents=True)
+    return folder / ".tether"
+
+
+def test_a_store_an_older_init_made_in_a_bare_repository_is_refused_by_every_command(
+    repo: Path, tmp_path: Path
+) -> None:
+    bare = _bare_clone(repo, tmp_path)
+    store = _older_store(bare)
+    commands = [
+        ("list",),
+        ("search", "lock"),
+        ("recall", "--file", "README.md"),
+        ("remember", "-c", "gotcha", "-f", "README.md", "a note"),
+        ("doctor",),
+        ("init",),
+    ]
+    for args in commands:
+        for cwd in (bare, bare / "refs"):
+            result = run_tether(*args, cwd=cwd)
+            assert result.code == 2, (args, result.stderr)
+            assert result.stdout == ""
+            line = result.stderr.strip()
+            assert "\n" not in line
+            assert f"{store} is inside git's own folder {bare}" in line
+            assert f"`git clone {bare}`" in line and "or remove it" in line
+    assert sorted(p.name for p in store.iterdir()) == ["memories"]
+
+
+def test_a_store_in_a_bare_repository_is_refused_in_json_too(repo: Path, tmp_path: Path) -> None:
+    bare = _bare_clone(repo, tmp_path)
+    _older_store(bare)
+    result = run_tether("--json", "list", cwd=bare)
+    assert result.code == 2 and result.stdout == ""
+    error = json.loads(result.stderr)
+    assert error["exit_code"] == 2
+    assert "git's own folder" in error["error"]
+
+
+def test_a_store_inside_a_clones_git_folder_is_refused_with_where_to_move_it(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    store = _older_store(repo / ".git")
+    result = cli("list", cwd=repo / ".git")
+    assert result.code == 2
+    assert f"(`mv {store} {repo / '.tether'}`) or remove it" in result.stderr
+    assert cli("init").code == 0  # the work tree's own store is not in git's folder
+    result = cli("list", cwd=repo / ".git" / "refs")
+    assert result.code == 2
+    assert f"move its memory files into {repo / '.tether' / 'memories'}" in result.stderr
+    in_the_work_tree = cli("list")  # no memory yet: exit 1, nothing said of git's folder
+    assert in_the_work_tree.code == 1 and in_the_work_tree.stderr == ""

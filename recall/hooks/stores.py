@@ -30,13 +30,15 @@ class HookStores:
     def __init__(self, cwd: Path, file: str | None = None) -> None:
         from recall.containment import UnsafeStore
         from recall.errors import NotFound
-        from recall.locations import project_location
+        from recall.locations import StoreInGitFolder, project_location
 
         try:
             location = project_location(cwd.resolve())
         except UnsafeStore as error:  # logged to the user's own folder, never the repository's
             _notice(str(error))
             raise Skip("the project store is unsafe") from None
+        except StoreInGitFolder:  # the commands say so; a hook never fails the agent
+            raise Skip("the project store is in git's own folder") from None
         except (NotFound, OSError):
             raise Skip("cwd is outside any repository") from None
         self.opened: list[MemoryStore] = []

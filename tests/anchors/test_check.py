@@ -411,8 +411,8 @@ def test_check_in_a_bare_repository_with_a_store_says_so(
     done = cli("check", cwd=bare)
     assert done.code == 2
     assert done.stderr.count("\n") == 1
-    assert "needs a git work tree" in done.stderr
-    assert str(bare) in done.stderr
+    assert f"{bare / '.tether'} is inside git's own folder {bare}" in done.stderr
+    assert "or remove it" in done.stderr
 
 
 def test_check_outside_any_repository_is_bad_input_and_counts_read_as_words(
