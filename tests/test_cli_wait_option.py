@@ -108,6 +108,19 @@ def test_the_servers_and_hooks_refuse_a_wait_of_their_own(
     assert "leave --wait out" in done.stderr
 
 
+@pytest.mark.parametrize("command", ["hook", "lsp", "mcp", "warm"])
+def test_the_servers_and_hooks_leave_wait_out_of_their_help(remembered: Path, command: str) -> None:
+    done = run_tether(command, "--help", cwd=remembered)
+    assert done.code == 0, done.stderr
+    assert "--wait" not in done.stdout
+
+
+def test_a_command_that_writes_keeps_wait_in_its_help(remembered: Path) -> None:
+    done = run_tether("remember", "--help", cwd=remembered)
+    assert done.code == 0, done.stderr
+    assert "--wait SECONDS" in done.stdout
+
+
 def test_the_commands_with_waits_of_their_own() -> None:
     from recall.cli.context import OWN_WAITS
 

@@ -17,6 +17,7 @@ from recall.locations import PROJECT, not_a_folder
 from recall.model import MIN_ID_PREFIX
 from recall.service import FolderStores, Notice
 from recall.store import MemoryStore
+from recall.store.busy import OWN_WAITS as OWN_WAITS
 from recall.store.busy import READ_WAIT_SECONDS, WRITE_WAIT_SECONDS
 
 if TYPE_CHECKING:
@@ -68,10 +69,6 @@ READ_COMMANDS = frozenset({"list", "search", "recall", "inject", "show", "stats"
 index is busy): they wait for another process as briefly as the hooks do (``inject`` as long,
 by its own wait), then read the index as last committed."""
 
-OWN_WAITS = frozenset({"lsp", "mcp", "hook", "warm"})
-"""The commands that serve others (an editor, an agent, its hooks) and keep the waits those
-are built for (a second for a read, 15 s for a write): ``--wait`` is refused for them rather
-than taken and not used."""
 
 WRITE_COMMANDS = frozenset(
     {

@@ -15,7 +15,7 @@ from recall import __version__
 from recall.cli.command_table import COMMAND_SUGGESTIONS, LEAN_COMMANDS, command_modules
 from recall.display import LINE_BREAKS, visible
 from recall.errors import EXIT_BAD_INPUT
-from recall.store.busy import WRITE_WAIT_MAX_SECONDS, WRITE_WAIT_SECONDS
+from recall.store.busy import OWN_WAITS, WRITE_WAIT_MAX_SECONDS, WRITE_WAIT_SECONDS
 
 HELP_MARGIN = 2
 """Columns argparse leaves free at the right of its help (its own default)."""
@@ -149,9 +149,8 @@ def wait_seconds(text: str) -> float:
     return seconds
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser (``--json`` is accepted before or after the subcommand); with
-    ``only`` (a key of :data:`LEAN_COMMANDS`) it knows that command alone."""
+def _common_options(wait_help: str) -> argparse.ArgumentParser:
+    """The options every command takes, ``--json`` and ``--wait`` (helped as ``wait_help``)."""
     common = argparse.ArgumentParser(add_help=False, formatter_class=HelpLayout)
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
@@ -161,10 +160,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         type=wait_seconds,
         default=argparse.SUPPRESS,
         metavar="SECONDS",
-        help=f"how long a command that writes waits for another Tether process holding the "
-        f"store before it fails (default {WRITE_WAIT_SECONDS:g}; 0: fail at once; not for "
-        "lsp, mcp, hook and warm, which keep their own)",
+        help=wait_help,
     )
+    return common
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (``--json`` is accepted before or after the subcommand); with
+    ``only`` (a key of :data:`LEAN_COMMANDS`) it knows that command alone."""
+    common = _common_options(
+        f"how long a command that writes waits for another Tether process holding the "
+        f"store before it fails (default {WRITE_WAIT_SECONDS:g}; 0: fail at once; not for "
+        "lsp, mcp, hook and warm, which keep their own)"
+    )
+    # still read, so that a --wait given them is refused with a reason, not as unknown
+    serving = _common_options(argparse.SUPPRESS)
     parser = _Parser(
         prog="tether",
         description="Code-aware memory for coding agents: memories tied to their files.",
@@ -178,7 +188,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     original = sub.add_parser
 
     def add_parser(name: str, **kwargs):
-        kwargs.setdefault("parents", [common])
+        kwargs.setdefault("parents", [serving if name in OWN_WAITS else common])
         # the one-line summary of the command list heads the command's own --help too
         kwargs.setdefault("description", kwargs.get("help"))
         return original(name, **kwargs)

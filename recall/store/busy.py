@@ -35,6 +35,11 @@ WRITE_WAIT_MAX_SECONDS: Final = 3600.0
 """The longest write wait a person may ask for (``tether --wait``): past an hour, a store held
 by another process is stuck, not busy, and a command waiting on it looks hung."""
 
+OWN_WAITS: Final = frozenset({"lsp", "mcp", "hook", "warm"})
+"""The commands that serve others (an editor, an agent, its hooks) and keep the waits those
+are built for (a second for a read, 15 s for a write): ``--wait`` is refused for them rather
+than taken and not used, and left out of their ``--help``."""
+
 SAY_AFTER_SECONDS: Final = 1.0
 """How long a write waits before it says what it waits for: an ordinary writer holds a store
 for milliseconds, so a wait this long is another process's long job."""
