@@ -13,7 +13,7 @@ from recall.errors import BadInput
 from recall.model import MIN_ID_PREFIX
 from recall.named_files import check_named_files
 from recall.paths import normalize, normalize_loose
-from recall.records import check_text
+from recall.records import check_text, refuse_blank_details
 
 if TYPE_CHECKING:
     from recall.store import MemoryStore
@@ -40,8 +40,9 @@ def summary_line(summary: str) -> str:
 
 
 def details_text(details: str | None) -> str | None:
-    """The details, or None for none (whitespace only counts as none, as in the CLI)."""
-    return details if details and details.strip() else None
+    """The details, or None for none (empty); whitespace only is refused, as in the CLI."""
+    refuse_blank_details(details, "details")
+    return details or None
 
 
 def no_secrets(summary: str, details: str | None) -> None:

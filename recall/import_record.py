@@ -12,7 +12,7 @@ from recall.clock import format_timestamp, parse_timestamp
 from recall.errors import BadInput
 from recall.extra_keys import FIELD_KEYS, carried
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
-from recall.records import check_fits, check_text, render_memory
+from recall.records import check_fits, check_text, refuse_blank_details, render_memory
 from recall.store import MemoryStore
 from recall.strict_json import read_line
 
@@ -68,6 +68,7 @@ def draft_record(
     details = record.get("details")
     if details is not None and not isinstance(details, str):
         raise BadInput("'details' must be a string")
+    refuse_blank_details(details, "'details'")
     pinned = record.get("pinned", False)
     if not isinstance(pinned, bool):
         raise BadInput("'pinned' must be true or false")

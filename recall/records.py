@@ -295,6 +295,17 @@ _DETAILS_REFUSED = re.compile(
 )
 
 
+def refuse_blank_details(details: str | None, label: str, *, given: str = "") -> None:
+    """Refuse details that hold only whitespace, naming ``label`` (the argument or key that
+    gave them; ``given`` says how, such as read from stdin), as a blank summary is refused:
+    what a person wrote is never silently dropped. Empty details (``""``) are none, as asked."""
+    if details and not details.strip():
+        raise BadInput(
+            f"{label}{given} holds only whitespace; nothing written: write the details, "
+            f"or leave {label} out for a memory without them"
+        )
+
+
 def check_details(details: str | None) -> str:
     """Validate details given by a user; whitespace-only details count as none. A C0 control
     other than those of :data:`DETAILS_CONTROLS_KEPT` is refused, naming it and its line."""

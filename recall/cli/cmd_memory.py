@@ -22,7 +22,7 @@ from recall.locations import PROJECT, ensure_created
 from recall.model import CATEGORIES, Memory
 from recall.named_files import check_named_files
 from recall.policy.usage import counters, record_action
-from recall.records import check_text
+from recall.records import check_text, refuse_blank_details
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary
 from recall.store import MemoryStore, not_on_it_note
@@ -96,7 +96,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _read_details(value: str | None) -> str | None:
     if value == "-":
-        return sys.stdin.read()
+        read = sys.stdin.read()
+        refuse_blank_details(read, "--details", given=" (read from stdin)")
+        return read
+    refuse_blank_details(value, "--details")
     return value
 
 

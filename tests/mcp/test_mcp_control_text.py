@@ -21,3 +21,11 @@ async def test_write_refuses_a_nul_in_the_summary_and_in_the_details(repo: Path)
         message = await error(client, "memory_write", summary="x", details="a\x00b", **write)
         assert "details hold the control character \\x00 on line 1, character 2" in message
     assert list((repo / ".tether" / "memories").glob("*.md")) == []
+
+
+async def test_write_refuses_details_of_whitespace_only(repo: Path) -> None:
+    write = {"category": "gotcha", "files": ["src/app.py"]}
+    async with mcp_client(repo) as client:
+        message = await error(client, "memory_write", summary="x", details=" \n\t ", **write)
+        assert "details holds only whitespace; nothing written" in message
+    assert list((repo / ".tether" / "memories").glob("*.md")) == []
