@@ -89,7 +89,18 @@ KEYWORDS: Final[dict[str, tuple[str, ...]]] = {
 
 # Commits whose messages are about history, not knowledge: reverts restate another commit,
 # fixups and squashes are to be folded away.
-SKIP_SUBJECT: Final = r"(?i)^(?:revert\b|fixup!|squash!|amend!|merge\b)"
+SKIP_SUBJECT: Final = r"(?i)^(?P<kind>revert\b|fixup!|squash!|amend!|merge\b)"
+
+# What distill says of a commit it skips for the word its subject starts with (lower-cased):
+# the kind of commit and why it holds no knowledge of its own, so a skipped fixup is not
+# taken for a message the heuristic read and found empty.
+HISTORY_REASONS: Final = {
+    "revert": "a revert commit, restating the commit it undoes: no knowledge of its own",
+    "fixup!": "a fixup! commit, to be folded into the commit it fixes: no knowledge of its own",
+    "squash!": "a squash! commit, to be folded into the commit it names: no knowledge of its own",
+    "amend!": "an amend! commit, to be folded into the commit it rewrites: no knowledge of its own",
+    "merge": "a merge commit, joining commits read on their own: no knowledge of its own",
+}
 
 # Trailer lines (``Signed-off-by: ...``) name people, not knowledge.
 TRAILER: Final = r"(?i)^[A-Za-z][A-Za-z-]*-by:\s|^Change-Id:\s"

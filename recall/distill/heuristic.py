@@ -13,6 +13,7 @@ from recall.distill_words import (
     CONVENTIONAL_PREFIX,
     DETAILS_MAX,
     FEATURE_SUBJECT,
+    HISTORY_REASONS,
     KEYWORDS,
     PLAIN_FIRST_WORD,
     SKIP_SUBJECT,
@@ -109,6 +110,14 @@ def clean_subject(subject: str) -> str:
     if _PLAIN_FIRST_WORD.match(text):
         text = text[0].upper() + text[1:]
     return _cap(text, SUMMARY_MAX)
+
+
+def history_reason(message: str) -> str | None:
+    """Why the heuristic passes over a commit whose subject marks it as history (a revert, a
+    ``fixup!``, ``squash!`` or ``amend!`` commit, a merge); None for any other message."""
+    subject, _lines = body_lines(message)
+    found = _SKIP_SUBJECT.match(subject) if subject else None
+    return HISTORY_REASONS[found.group("kind").lower()] if found else None
 
 
 @dataclass(frozen=True)

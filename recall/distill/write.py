@@ -11,7 +11,7 @@ from typing import Any
 from recall import frontmatter
 from recall.distill.command import CommandFailed, from_command
 from recall.distill.commits import Commit, read_commits, renamed_since, session_started
-from recall.distill.heuristic import Proposal, heuristic
+from recall.distill.heuristic import Proposal, heuristic, history_reason
 from recall.distill_words import SWEEP_FILES
 from recall.errors import BadInput, TetherError
 from recall.model import AUTO_DISTILLED, Memory
@@ -204,7 +204,8 @@ def distill(
             found = heuristic(live)
             proposals = [found] if found else []
         if not proposals:
-            skip(commit, "no durable knowledge found in its message")
+            said = None if use_command else history_reason(live.message)
+            skip(commit, said or "no durable knowledge found in its message")
         gave = len(report.written)
         too_large: list[tuple[Proposal, str]] = []
         for proposal in proposals:

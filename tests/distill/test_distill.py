@@ -64,6 +64,16 @@ def test_writes_pending_memories_tied_to_the_changed_files(history: History) -> 
     assert [o.reason for o in skipped] == ["no durable knowledge found in its message"]
 
 
+def test_a_fixup_commit_is_skipped_as_a_fixup_commit(history: History) -> None:
+    start = history.head()
+    history.commit("Never lower the retry count below two", "src/util.py")
+    sha = history.commit("fixup! Never lower the retry count below two", "src/util.py")
+    report = run(history, start)
+    skipped = [o for o in report.outcomes if o.action == "skipped"]
+    fixup = "a fixup! commit, to be folded into the commit it fixes: no knowledge of its own"
+    assert [(o.commit, o.reason) for o in skipped] == [(sha[:10], fixup)]
+
+
 def test_at_most_three_per_session_and_the_rest_reported(history: History) -> None:
     start = history.head()
     shas = [history.commit(message) for message in GOTCHAS]

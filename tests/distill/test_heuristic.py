@@ -9,6 +9,7 @@ import pytest
 
 from recall import distill_words
 from recall.distill import Commit, category_of, clean_subject, heuristic, sentences
+from recall.distill.heuristic import history_reason
 from recall.model import CATEGORIES
 
 
@@ -128,6 +129,30 @@ def test_trailers_carry_no_knowledge() -> None:
 )
 def test_commits_without_knowledge_give_nothing(message: str) -> None:
     assert heuristic(commit(message)) is None
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ('Revert "Never cache tokens"\n\nThis reverts commit abc.', "a revert commit"),
+        ("fixup! never cache tokens", "a fixup! commit"),
+        ("FIXUP! never cache tokens", "a fixup! commit"),
+        ("squash! always close files", "a squash! commit"),
+        ("amend! always close files", "an amend! commit"),
+        ("Merge branch 'topic'", "a merge commit"),
+    ],
+)
+def test_a_history_commit_is_skipped_naming_its_kind(message: str, kind: str) -> None:
+    reason = history_reason(message)
+    assert reason is not None and reason.startswith(kind + ", ")
+    assert reason.endswith(": no knowledge of its own")
+
+
+def test_history_reasons_cover_every_kind_the_subject_rule_skips() -> None:
+    kinds = {"revert", "fixup!", "squash!", "amend!", "merge"}
+    assert set(distill_words.HISTORY_REASONS) == kinds
+    assert history_reason("Never cache tokens: they leak across tenants") is None
+    assert history_reason("") is None
 
 
 def test_a_subject_that_cleans_to_nothing_gives_way_to_the_sentence() -> None:
