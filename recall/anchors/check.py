@@ -283,8 +283,26 @@ def check(
                 findings += _anchor_findings(
                     memory, anchor, change, before, sources, confirmed, line
                 )
+        findings = _without_reviews_a_failure_says(findings)
         result.findings += _unique(_without_plain_file_reviews(findings, memory))
     return result
+
+
+def _without_reviews_a_failure_says(findings: list[Finding]) -> list[Finding]:
+    """Drop a memory's review that one of its failures at the same place says already (the
+    failure is the review's reason and what to do about it): a memory the change fails is
+    printed once, as the failure."""
+    failures = [(f.path, f.reason) for f in findings if f.level == FAIL]
+
+    def said(review: Finding) -> bool:
+        return any(
+            path == review.path
+            and reason.startswith(review.reason)
+            and reason[len(review.reason) :][:2] in ("", ", ", "; ", " (")
+            for path, reason in failures
+        )
+
+    return [f for f in findings if f.level == FAIL or not said(f)]
 
 
 def _without_plain_file_reviews(findings: list[Finding], memory: Memory) -> list[Finding]:

@@ -301,6 +301,43 @@ def test_a_guard_without_anchors_passes_only_once_confirmed(
     assert run("check").code == 0
 
 
+@pytest.mark.parametrize("where", [("--anchor", "ip/route.c::route_del"), ("-f", "README")])
+def test_a_guarded_failure_is_printed_once_as_the_failure_not_also_for_review(
+    c_repo: Path, run: Callable[..., CliResult], where: tuple[str, str]
+) -> None:
+    memory_id = guarded(run, *where)
+    commit_all(c_repo, "guarded memory")
+    if where[0] == "-f":
+        git(c_repo, "mv", "README", "README.txt")
+    else:
+        (c_repo / "ip/route.c").write_text(SOURCE.replace("return -arg;", "return 0;"))
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    [failure] = done.json()["failures"]
+    assert failure["id"] == memory_id and "under a guarded memory" in failure["reason"]
+    assert done.json()["review"] == []
+    text = run("check")
+    assert [line.split()[0] for line in text.stdout.splitlines() if memory_id in line] == ["FAIL"]
+    assert "0 memories to review, 1 failure" in text.stdout
+
+
+def test_a_review_that_says_more_than_the_failure_stays(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = remember(
+        run, "route_del must not free twice", "--pin", "--anchor", "ip/route.c::route_del"
+    )
+    commit_all(c_repo, "pinned memory")
+    move_route_del(c_repo, body="return 0;")
+    git(c_repo, "add", "-A")
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    assert [f["id"] for f in done.json()["failures"]] == [memory_id]
+    assert [(f["id"], f["reason"]) for f in done.json()["review"]] == [
+        (memory_id, "the change edits route_del")
+    ]
+
+
 def test_a_new_guarded_memory_in_the_change_is_not_a_failure(
     c_repo: Path, run: Callable[..., CliResult]
 ) -> None:
