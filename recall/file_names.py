@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import json
+import math
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
+from datetime import UTC, datetime
 from operator import itemgetter
+from typing import NamedTuple
 
 Events = Callable[[str], list[tuple[int, str]]]
 """The rename events of one name, in commit order: (commit number, the other name)."""
@@ -69,19 +73,86 @@ def follow_forward(path: str, left: Events) -> str | None:
 def follow_backward(path: str, taken: Events) -> list[str]:
     """The earlier names of the file that was last renamed to ``path``, newest first
     (``taken``: the events by the name taken); each step only follows earlier events."""
+    return [name for name, _ in backward_steps(path, taken)]
+
+
+def backward_steps(path: str, taken: Events) -> list[tuple[str, int]]:
+    """:func:`follow_backward` with, beside each name, the commit number of the rename that
+    took the file away from it (the latest, for a name the file had twice)."""
     events = taken(path)
     if not events:
         return []
     seq, current = events[-1]
-    found = [current]
+    found = {current: seq}
     while True:
         earlier = taken(current)
         index = bisect.bisect_left(earlier, seq, key=itemgetter(0)) - 1
         if index < 0:
             break
         seq, current = earlier[index]
-        found.append(current)
-    return [name for name in dict.fromkeys(found) if name != path]
+        found.setdefault(current, seq)
+    return [(name, seq) for name, seq in found.items() if name != path]
+
+
+class EarlierName(NamedTuple):
+    """An earlier name of a file, and ``before``: the moment (seconds) a memory naming it must
+    be written before to be about the file (inf: any memory naming it is)."""
+
+    name: str
+    before: float
+
+
+def dated_names(
+    steps: Sequence[tuple[str, int]], times: dict[int, int], exists: Callable[[str], bool]
+) -> list[EarlierName]:
+    """The earlier names of ``steps`` (:func:`backward_steps`) a memory may name the file by.
+    A name no file has now is the file's alone: every memory naming it follows the rename. A
+    name a file has again was reused: only a memory written before the rename (``times``:
+    each rename's commit time) is about the renamed file; after it, the name meant the new
+    file. A reused name whose rename time is not known is left to the file that has it."""
+    found = []
+    for name, seq in steps:
+        if not exists(name):
+            found.append(EarlierName(name, math.inf))
+        elif seq in times:
+            found.append(EarlierName(name, float(times[seq])))
+    return found
+
+
+def written_before(created: str, before: float) -> bool:
+    """Whether a memory created at ``created`` (as its front matter gives it) was written
+    before ``before`` (seconds; inf: always); an unreadable time is not."""
+    if before == math.inf:
+        return True
+    try:
+        moment = datetime.fromisoformat(created.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp() < before
+
+
+def names_it_by(
+    files: Collection[str], created: str, path: str, names: Sequence[EarlierName]
+) -> bool:
+    """Whether a memory naming ``files``, created at ``created``, is about ``path``: it names
+    it, or one of its earlier ``names`` it was written early enough to mean it by."""
+    return path in files or any(
+        n.name in files and written_before(created, n.before) for n in names
+    )
+
+
+def commit_times(conn: sqlite3.Connection, seqs: Collection[int]) -> dict[int, int]:
+    """The commit time of each indexed commit of ``seqs`` (by commit number), one statement."""
+    cur = conn.cursor()
+    cur.row_factory = None
+    return dict(
+        cur.execute(
+            "SELECT seq, ts FROM genome_commits WHERE seq IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(seqs)),),
+        ).fetchall()
+    )
 
 
 def earlier_names(conn: sqlite3.Connection, path: str) -> list[str]:
@@ -96,6 +167,22 @@ def earlier_names(conn: sqlite3.Connection, path: str) -> list[str]:
         return []
 
 
+def earlier_dated(
+    conn: sqlite3.Connection, path: str, exists: Callable[[str], bool]
+) -> list[EarlierName]:
+    """:func:`earlier_names` as :func:`dated_names` keeps them (``exists``: whether a file of
+    the repository has a name now), read in one state of the genome."""
+    try:
+        with read_snapshot(conn):
+            steps = backward_steps(path, lambda name: rename_events(conn, "new", name))
+            if not steps:
+                return []
+            times = commit_times(conn, {seq for _, seq in steps})
+    except sqlite3.OperationalError:  # no genome tables (yet)
+        return []
+    return dated_names(steps, times, exists)
+
+
 def later_name(conn: sqlite3.Connection, path: str) -> str | None:
     """The name the file last renamed away from ``path`` has now, following every later
     rename (what ``tether repoint`` would write, when that name still exists); None when the
@@ -105,9 +192,3 @@ def later_name(conn: sqlite3.Connection, path: str) -> str | None:
             return follow_forward(path, lambda name: rename_events(conn, "old", name))
     except sqlite3.OperationalError:  # no genome tables (yet)
         return None
-
-
-def names_of(conn: sqlite3.Connection, path: str) -> tuple[str, ...]:
-    """``path`` and its earlier names (:func:`earlier_names`): every name a memory may give the
-    file by."""
-    return (path, *earlier_names(conn, path))

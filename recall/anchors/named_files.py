@@ -11,7 +11,7 @@ from pathlib import Path
 
 from recall.anchors.diff import Change
 from recall.anchors.findings import FAIL, REVIEW, Finding, guard_fix, pinned_and_gone
-from recall.file_names import earlier_names, later_name
+from recall.file_names import earlier_dated, later_name, written_before
 from recall.model import Memory
 
 AT_BASE = "at base"
@@ -40,10 +40,13 @@ class ChangedNames:
         """Index ``changes`` by name; the exact names win over the names before a rename."""
         self.root, self.index = root, index
         found: dict[str, tuple[Change, str]] = {}
+        self._before: dict[str, float] = {}
+        """When a memory naming an earlier name must be written by (a reused name's rename)."""
         for change in changes:
             if index is not None and change.status != "A":
-                for name in earlier_names(index, change.old):
+                for name, before in earlier_dated(index, change.old, self._is_file):
                     found[name] = (change, BEFORE_RENAME)
+                    self._before[name] = before
         for change in changes:
             if change.status == "R":
                 found[change.new] = (change, RENAMED_IN_CHANGE)
@@ -56,9 +59,16 @@ class ChangedNames:
         found: list[Named] = []
         for path in memory.files:
             hit = self._found.get(path)
+            by_old_name = hit is not None and hit[1] == BEFORE_RENAME
+            if by_old_name and not written_before(memory.created, self._before[path]):
+                continue  # written after the name was taken again: about that file
             if hit is not None and all(hit[0] is not n.change for n in found):
                 found.append(Named(path, *hit))
         return found
+
+    def _is_file(self, name: str) -> bool:
+        """Whether ``name`` is a file of the repository now."""
+        return (self.root / name).is_file()
 
     def renamed(self, named: Named) -> tuple[str, str] | None:
         """The name the memory gives the file and its name now, when git's history shows the

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from recall.file_names import read_snapshot, rename_events
+from recall.file_names import EarlierName, commit_times, dated_names, read_snapshot, rename_events
 from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
@@ -89,6 +89,7 @@ class Genome(CommitCounts):
         self._packed_times: array[int] | None = None
         self._packed_refused = False
         self._near: dict[tuple[str, int, bool], list[Neighbour]] = {}
+        self._rename_times: dict[int, int] = {}
 
     @classmethod
     def load(
@@ -372,3 +373,20 @@ class Genome(CommitCounts):
     def renamed_from(self, path: str) -> list[str]:
         """The earlier names of the file now at ``path``, most recent first."""
         return self._follow(lambda renames: renames.backward(path))
+
+    def earlier_names(self, path: str) -> list[EarlierName]:
+        """The earlier names of the file now at ``path`` a memory may name it by, each with
+        the moment a memory naming it must be written before
+        (:func:`recall.file_names.dated_names`): no git run, one statement for the renames'
+        commit times not read before in this state."""
+        steps = self._follow(lambda renames: renames.backward_steps(path))
+        if not steps:
+            return []
+        times = self._rename_times
+        missing = {seq for _, seq in steps} - times.keys()
+        if missing:
+            with read_snapshot(self.conn):
+                if self._adopt_state():  # refreshed elsewhere: the steps are renumbered
+                    return self.earlier_names(path)
+                times.update(commit_times(self.conn, missing))
+        return dated_names(steps, times, self.exists)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from recall.file_names import follow_backward, follow_forward
+from recall.file_names import backward_steps, follow_backward, follow_forward
 
 
 class RenameIndex:
@@ -44,6 +44,10 @@ class RenameIndex:
     def backward(self, path: str) -> list[str]:
         """The earlier names of the file that was last renamed to ``path``, newest first."""
         return follow_backward(path, lambda name: self.by_new.get(name, []))
+
+    def backward_steps(self, path: str) -> list[tuple[str, int]]:
+        """:meth:`backward` with the commit number that took the file away from each name."""
+        return backward_steps(path, lambda name: self.by_new.get(name, []))
 
 
 class NotKept(LookupError):
@@ -99,6 +103,10 @@ class RenameLookups:
     def backward(self, path: str) -> list[str]:
         """:meth:`RenameIndex.backward`, reading the names its chain passes through."""
         return follow_backward(path, lambda name: self._events("new", name))
+
+    def backward_steps(self, path: str) -> list[tuple[str, int]]:
+        """:meth:`RenameIndex.backward_steps`, reading the names its chain passes through."""
+        return backward_steps(path, lambda name: self._events("new", name))
 
 
 LOOKUPS_MAX = 64

@@ -3,12 +3,13 @@ edit gets the gotchas of its file, a session start runs the session-start pass."
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from recall.file_names import names_of
+from recall.file_names import EarlierName, earlier_dated, written_before
 from recall.hooks.edited import real_path
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
 from recall.hooks.guard_own_file import guarded_by_its_file
@@ -160,8 +161,9 @@ def _answer(
     names: tuple[str, ...] = (path,) if link is None else (path, link)
     try:
         hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
-        names = _with_link(names_of(conn, path), link)
-        on_file = _on_file(project, path, names, hidden)
+        earlier = earlier_dated(conn, path, lambda name: _is_file(project.repo_root, name))
+        names = _with_link((path, *(n.name for n in earlier)), link)
+        on_file = _on_file(project, path, names, hidden, earlier)
         if hook.event == "PreToolUse":
             guarded = _guarded(project, path, on_file, hidden)
             hits = guards_hit(project.repo_root, path, guarded, hook.replaced)
@@ -195,15 +197,29 @@ def _with_link(names: tuple[str, ...], link: str | None) -> tuple[str, ...]:
     return names if link is None or link in names else (*names, link)
 
 
+def _is_file(root: Path | None, name: str) -> bool:
+    """Whether ``name`` is a file of the repository at ``root`` now."""
+    return root is not None and (root / name).is_file()
+
+
 def _on_file(
-    project: MemoryStore, path: str, names: tuple[str, ...], hidden: Mapping[str, Any]
+    project: MemoryStore,
+    path: str,
+    names: tuple[str, ...],
+    hidden: Mapping[str, Any],
+    earlier: Sequence[EarlierName] = (),
 ) -> list[Memory]:
     """The memories naming ``path`` in their files, by one of its ``names`` (itself, then the
-    names it had before renames, as recall follows them), that guard it or warn about it."""
+    names it had before renames, as recall follows them: ``earlier`` dates them), that guard
+    it or warn about it."""
+    before = {n.name: n.before for n in earlier}
     found = [
         renamed_here(m, path, names)
         for m in project.guarding_or_warning(path, names[1:])
-        if any(name in m.files for name in names)
+        if any(
+            name in m.files and written_before(m.created, before.get(name, math.inf))
+            for name in names
+        )
         and m.id not in hidden
         and (m.guard or m.category in WARNING_CATEGORIES)
     ]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from recall.clock import format_timestamp, now, parse_timestamp
 from recall.errors import BadInput
-from recall.file_names import earlier_names
+from recall.file_names import EarlierName, earlier_dated, names_it_by
 from recall.index.db import rollback
 from recall.lifecycle import UsageFacts, archive_due
 from recall.policy.usage import record_action
@@ -184,11 +184,15 @@ def as_seen(
     naming it by an earlier name (a rename since they were written), as recall finds them.
     """
     flagged = archived_by_disuse(store.conn) if store.exists else {}
-    earlier = _earlier_names(store, file) if file else []
+    dated = _earlier_names(store, file) if file else []
+    earlier = [n.name for n in dated]
     found = store.list(file=file, category=category, status=status, earlier=earlier)
     if status == "archived" and flagged:
         active = store.list(file=file, category=category, status="active", earlier=earlier)
         found += [m for m in active if m.id in flagged]
+    if file and dated:  # by a reused earlier name: only the memories written before the rename
+        found = [m for m in found if names_it_by(m.files, m.created, file, dated)]
+    if status == "archived" and flagged:
         found.sort(key=lambda m: m.id)
         found.sort(key=lambda m: m.created, reverse=True)  # stable: ids ascending on ties
     elif status == "active":
@@ -209,10 +213,11 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
         raise
 
 
-def _earlier_names(store: MemoryStore, file: str) -> list[str]:
+def _earlier_names(store: MemoryStore, file: str) -> list[EarlierName]:
     """The earlier names of ``file`` when it is a file of the store's repository now (a
-    folder, or a name no longer there, is listed as it is given)."""
+    folder, or a name no longer there, is listed as it is given), dated as recall dates them
+    (:func:`recall.file_names.dated_names`)."""
     root = store.repo_root
     if not store.exists or root is None or not (root / file).is_file():
         return []
-    return earlier_names(store.conn, file)
+    return earlier_dated(store.conn, file, lambda name: (root / name).is_file())

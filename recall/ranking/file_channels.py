@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from recall.clock import DAY_SECONDS, now, parse_timestamp
 from recall.errors import BadInput
+from recall.file_names import EarlierName
 from recall.ranking import learned
 from recall.ranking import weights as W
 from recall.ranking.channels import Channel, Evidence, ranked
@@ -33,36 +34,46 @@ def file_affinity(
     conn: sqlite3.Connection,
     touched: dict[str, float],
     exists: Callable[[str], bool],
-    earlier_names: Callable[[str], Sequence[str]] = lambda path: (),
+    earlier_names: Callable[[str], Sequence[EarlierName]] = lambda path: (),
     memo: FactsMemo | None = None,
 ) -> Channel:
     """Memories naming a touched file that exists now, weighted by how rarely the file is named.
 
     A file keeps its memories through renames: a memory naming an earlier name of a touched
-    file (as git's history shows it) counts as naming the file. The oldest memory on a file
-    shared by several (its origin, see ``W.origin_bonus``) gets a little more, the more the
-    longer the file has gone without a new memory by the clock. Equal file evidence is
-    ranked by :func:`_tie_key` (a gotcha before a context note). ``memo`` keeps each file's
-    memories between recalls of one index state.
+    file (as git's history shows it) counts as naming the file, unless the name was reused
+    and the memory written after the rename (:func:`recall.file_names.dated_names`). The
+    oldest memory on a file shared by several (its origin, see ``W.origin_bonus``) gets a
+    little more, the more the longer the file has gone without a new memory by the clock.
+    Equal file evidence is ranked by :func:`_tie_key` (a gotcha before a context note).
+    ``memo`` keeps each file's memories between recalls of one index state.
     """
     aliases = file_aliases(touched, exists, earlier_names)
     return files_channel(conn, touched, aliases, memo, now().timestamp())
 
 
+Aliases = dict[str, tuple[EarlierName, ...]]
+"""Each touched file that exists with the names a memory may give it (itself first, any
+memory; then its earlier names, each with the moment a memory naming it must predate)."""
+
+
 def file_aliases(
     touched: dict[str, float],
     exists: Callable[[str], bool],
-    earlier_names: Callable[[str], Sequence[str]] = lambda path: (),
-) -> dict[str, tuple[str, ...]]:
+    earlier_names: Callable[[str], Sequence[EarlierName]] = lambda path: (),
+) -> Aliases:
     """Each touched file that exists now with the names it had (itself first, then its
-    earlier names in history, newest first)."""
-    return {path: (path, *earlier_names(path)) for path in touched if exists(path)}
+    earlier names in history, newest first, as ``earlier_names`` dates them)."""
+    return {
+        path: (EarlierName(path, math.inf), *earlier_names(path))
+        for path in touched
+        if exists(path)
+    }
 
 
 def files_channel(
     conn: sqlite3.Connection,
     touched: dict[str, float],
-    aliases: dict[str, tuple[str, ...]],
+    aliases: Aliases,
     memo: FactsMemo | None = None,
     present: float = math.inf,
 ) -> Channel:
@@ -70,7 +81,7 @@ def files_channel(
     ``present`` (the clock, in seconds) is where a file's newest memories are counted from,
     and how long each file has gone without one (:func:`W.origin_bonus`, and the newest bonus
     fading by :func:`W.newest_quiet_scale`); without it both bonuses are the plain ones."""
-    names_asked = [name for names in aliases.values() for name in names]
+    names_asked = [name for names in aliases.values() for name, _ in names]
     named = (memo or FactsMemo()).owners(conn, names_asked)
     ties: dict[int, tuple[float, ...]] = {}
     scored: dict[int, list[tuple[float, str]]] = defaultdict(list)
@@ -78,9 +89,11 @@ def files_channel(
     newest: dict[int, float] = {}
     for path, names in aliases.items():
         owners: dict[int, tuple[str, Owner]] = {}
-        for name in names:
+        for name, before in names:
             for owner in named.get(name, ()):
-                owners.setdefault(owner.rowid, (name, owner))
+                # a memory written after a reused name's rename is about the file there now
+                if before == math.inf or owner.seconds < before:
+                    owners.setdefault(owner.rowid, (name, owner))
         magnitude = W.file_magnitude(len(owners), touched[path])  # rarer path, larger
         for rowid, (name, owner) in owners.items():
             # the note names the earlier path when the memory was written before a rename

@@ -20,7 +20,7 @@ def kept_file_channel(
     conn: sqlite3.Connection,
     facts: StoreFacts,
     touched: dict[str, float],
-    aliases: dict[str, tuple[str, ...]],
+    aliases: fc.Aliases,
 ) -> ch.Channel:
     """The file channel, kept per index state for each set of touched files and the names
     they had (``aliases``: an editor asks for the same open file again and again)."""
@@ -28,7 +28,7 @@ def kept_file_channel(
     present = clock.timestamp()
     # The newest-on-file bonus counts only memories written by now: a channel with memories
     # dated later is kept for this moment only.
-    named = facts.memo.owners(conn, [name for names in aliases.values() for name in names])
+    named = facts.memo.owners(conn, [name for names in aliases.values() for name, _ in names])
     cutoff = fc.newest_cutoff(named, present)
     # the origin bonus grows (and the newest bonus fades) with the days a file has gone
     # without a memory: kept for a day
@@ -48,7 +48,7 @@ def with_moved_symbols(
     repo: Any,
     facts: StoreFacts,
     touched: dict[str, float],
-    aliases: dict[str, tuple[str, ...]],
+    aliases: fc.Aliases,
     file_hits: ch.Channel,
 ) -> ch.Channel:
     """The file channel plus memories whose anchored symbol moved into a touched file (as the

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from recall.file_names import EarlierName
 from recall.model import Memory
 from recall.ranking import weights as W
 from recall.ranking.fuse import Fused
@@ -38,6 +39,11 @@ class RepoSignals(Protocol):
         """Earlier names of ``path`` in history, newest first."""
         ...
 
+    def earlier_names(self, path: str) -> list[EarlierName]:
+        """The earlier names a memory may give ``path``, each dated (see
+        :func:`recall.file_names.dated_names`)."""
+        ...
+
 
 class WorkingTree:
     """Repository signals without git history: existence only (no co-change, no fan-in)."""
@@ -59,6 +65,10 @@ class WorkingTree:
 
     def renamed_from(self, path: str) -> list[str]:
         """No history, no renames."""
+        return []
+
+    def earlier_names(self, path: str) -> list[EarlierName]:
+        """No history, no earlier names."""
         return []
 
 

@@ -143,7 +143,7 @@ def with_moved(
     repo: Any,
     kept: MovesKept,
     touched: dict[str, float],
-    aliases: dict[str, tuple[str, ...]],
+    aliases: dict[str, Any],
     file_hits: Channel,
 ) -> Channel:
     """The file channel plus memories whose anchored symbol moved into a touched file (one that

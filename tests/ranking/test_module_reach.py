@@ -45,7 +45,7 @@ def _adjusted_in_full(world: World, limit: int) -> int:
     touched = fc.touch_weights([Touch(HUB, "open")])
     neighbours = fc.cochange_neighbours(touched, genome.neighbours, genome.exists)
     memo = FactsMemo()
-    aliases = fc.file_aliases(touched, genome.exists, genome.renamed_from)
+    aliases = fc.file_aliases(touched, genome.exists, genome.earlier_names)
     channels = {
         "file": fc.files_channel(conn, touched, aliases, memo),
     }

@@ -1,0 +1,100 @@
+"""A file renamed away from a name that a new file then takes: a memory naming the name follows
+the rename only when it was written before it; one written after the name was taken again is
+about the new file. Recall, ``list --file``, the pre-edit hook's guard and ``tether check`` agree.
+The real CLI and hook command, real repositories, commit times and the clock pinned."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from conftest import CliResult, git, make_repo
+
+from recall.file_names import EarlierName, dated_names, names_it_by
+
+OLD = "def one():\n    return 'original long file'\n"
+NEW = "def two():\n    return 42\n"
+
+
+def at(day: int) -> dict[str, str]:
+    """The environment of a command run on day ``day`` of November 2026 (git and Tether)."""
+    stamp = f"2026-11-{day:02d}T12:00:00+00:00"
+    return {"GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_DATE": stamp, "TETHER_NOW": stamp}
+
+
+def commit(repo: Path, day: int, *args: str) -> None:
+    """Run git in ``repo`` with its clock on day ``day``."""
+    subprocess.run(["git", *args], cwd=repo, check=True, env={**os.environ, **at(day)})
+
+
+def remember(cli: Any, day: int, summary: str) -> str:
+    done: CliResult = cli(
+        "remember", summary, "-c", "gotcha", "-f", "util.py", "--guard", "--json", env=at(day)
+    )
+    assert done.code == 0, done.stderr
+    return str(done.json()["id"])
+
+
+def pre_edit(cli: Any, repo: Path, path: str) -> str:
+    payload = {
+        "session_id": "5d2e8f1a-3b4c-4d5e-8f6a-7b8c9d0e1f2a",
+        "cwd": str(repo),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(repo / path), "old_string": "def", "new_string": "def"},
+        "tool_use_id": "toolu_1",
+    }
+    done = cli("hook", "pre-edit", stdin=json.dumps(payload), env=at(20))
+    assert done.code == 0, done.stderr
+    return done.stdout
+
+
+def test_a_memory_on_a_reused_name_stays_with_the_file_that_has_it(
+    tmp_path: Path, cli: Any
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"util.py": OLD, "README.md": "# demo\n"})
+    before = remember(cli, 2, "the original util is long")
+    git(repo, "add", "-A")
+    commit(repo, 3, "commit", "-q", "-m", "memory")
+    commit(repo, 4, "mv", "util.py", "legacy.py")
+    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
+    (repo / "util.py").write_text(NEW)
+    git(repo, "add", "-A")
+    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
+    assert cli("index").code == 0
+    after = remember(cli, 6, "note about the new util")
+
+    hits = cli("recall", "-f", "legacy.py", "--json", env=at(20)).json()["results"]
+    assert [hit["id"] for hit in hits] == [before]
+    assert hits[0]["receipt"].startswith("via file (renamed from util.py)")
+    hits = cli("recall", "-f", "util.py", "--json", env=at(20)).json()["results"]
+    assert after in [hit["id"] for hit in hits]
+
+    listed = cli("list", "--file", "legacy.py", "--json")
+    assert [m["id"] for m in listed.json()] == [before]
+
+    asked = pre_edit(cli, repo, "legacy.py")
+    assert f"[{before}] covers legacy.py (renamed from util.py)" in asked
+    assert after not in asked
+    assert after in pre_edit(cli, repo, "util.py")
+
+    (repo / "legacy.py").write_text(OLD + "# edited\n")
+    found = cli("check", "--json").json()
+    assert {f["id"] for f in found["review"]} == {before}
+
+
+def test_a_reused_name_whose_rename_time_is_unknown_is_left_to_the_file_there() -> None:
+    steps = [("util.py", 7), ("gone.py", 3)]
+    dated = dated_names(steps, {}, lambda name: name == "util.py")
+    assert dated == [EarlierName("gone.py", math.inf)]
+    # a name no file has now: any memory naming it follows the rename, however late
+    assert names_it_by({"gone.py"}, "2030-01-01T00:00:00+00:00", "legacy.py", dated)
+    timed = dated_names(steps, {7: 1_000}, lambda name: name == "util.py")
+    assert timed[0] == EarlierName("util.py", 1_000.0)
+    assert names_it_by({"util.py"}, "1970-01-01T00:00:00+00:00", "legacy.py", timed)
+    assert not names_it_by({"util.py"}, "1970-01-01T00:20:00+00:00", "legacy.py", timed)
+    assert not names_it_by({"util.py"}, "not a time", "legacy.py", timed)
