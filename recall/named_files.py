@@ -62,7 +62,29 @@ def check_named_files(
         raise BadInput("\n  ".join([*folders, "nothing written"]))
     if not allow_missing:
         refuse_unknown(root, given, let_through=let_through)
-    return _renamed_notes(store, root, given)
+    return _renamed_notes(store, root, given) + _nested_notes(root, given)
+
+
+def _nested_notes(root: Path, named: Sequence[Named]) -> list[str]:
+    """A note for each file of ``named`` inside a repository nested in ``root`` (a submodule,
+    a vendored checkout) that has a Tether store of its own: editors take that store's
+    memories for the file, so the memory may belong there."""
+    from recall.repo import TETHER_DIR
+
+    notes = []
+    for path, label in named:
+        parts = path.split("/")[:-1]
+        for depth in range(len(parts), 0, -1):
+            folder = "/".join(parts[:depth])
+            base = root / folder
+            if (base / ".git").exists() and (base / TETHER_DIR / "memories").is_dir():
+                notes.append(
+                    f"{label} {path!r} is in {folder}, a repository with a Tether store of its "
+                    f"own: recall here finds the memory, but an editor on the file shows that "
+                    f"store's (run `tether remember` in {folder} to write it there)"
+                )
+                break
+    return notes
 
 
 def _renamed_notes(store: MemoryStore, root: Path, named: Sequence[Named]) -> list[str]:

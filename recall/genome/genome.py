@@ -20,7 +20,7 @@ from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
 from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
-from recall.genome.names import OWN_FOLDER
+from recall.genome.names import OWN_FOLDER, in_submodule
 from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
 from recall.genome.results import Neighbour
@@ -225,9 +225,10 @@ class Genome(CommitCounts):
     def exists(self, path: str) -> bool:
         """Tell whether ``path`` is a file of the working tree now.
 
-        A file listed at the last refresh (tracked, or untracked and not ignored) exists if it
-        is still on disk. A file on disk that the last refresh did not list exists only if it
-        appeared after that refresh; one that was already there was left out as ignored.
+        A file listed at the last refresh (tracked, or untracked and not ignored), or in the
+        work tree of a submodule, exists if it is still on disk. A file on disk that the last
+        refresh did not list exists only if it appeared after that refresh; one that was
+        already there was left out as ignored.
         """
         listed = False
         if self._is_ready():
@@ -241,7 +242,7 @@ class Genome(CommitCounts):
             return False
         if not stat.S_ISREG(info.st_mode):
             return False
-        if listed:
+        if listed or in_submodule(path, self._stored_state()):  # git lists none of its files
             return True
         tree_time = self._stored_state().get("tree_time")
         if not tree_time:

@@ -1,4 +1,4 @@
-"""File names the genome can keep, and which of them are Tether's own.
+"""File names the genome can keep, which of them are Tether's own, and which lie in submodules.
 
 Git allows any bytes in a name, a memory only valid UTF-8. Tether's own folder holds the memory
 files (and their settings) a team commits along with the code: files of the repository, but
@@ -6,6 +6,8 @@ not of the project, so no co-change signal comes from them.
 """
 
 from __future__ import annotations
+
+import json
 
 from recall.repo import TETHER_DIR
 
@@ -27,3 +29,22 @@ def is_utf8(text: str) -> bool:
 def is_own(path: str) -> bool:
     """Tell whether ``path`` lies under Tether's own folder."""
     return path.startswith(OWN_FOLDER)
+
+
+SUBMODULES_STATE = "submodules"
+"""The bookkeeping key (``genome_state``) listing the submodules' folders (a JSON list): the
+files in their work trees are files of the repository to recall and doctor, though git lists
+none of them."""
+
+
+def submodules_state(gitlinks: list[str]) -> dict[str, str]:
+    """The bookkeeping that lists the submodules' folders ``gitlinks`` (none: nothing)."""
+    return {SUBMODULES_STATE: json.dumps(sorted(gitlinks))} if gitlinks else {}
+
+
+def in_submodule(path: str, state: dict[str, str]) -> bool:
+    """Whether ``path`` lies in the work tree of a submodule the bookkeeping ``state`` lists."""
+    listed = state.get(SUBMODULES_STATE)
+    if not listed or "/" not in path:
+        return False
+    return any(path.startswith(folder + "/") for folder in json.loads(listed))

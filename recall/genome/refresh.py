@@ -32,6 +32,7 @@ from recall.genome.history_index import (
 )
 from recall.genome.history_write import clear_history, write_history
 from recall.genome.lineage import Lineage
+from recall.genome.names import submodules_state
 from recall.genome.schema import (
     SYMBOLS_BEHIND,
     SYMBOLS_STATE,
@@ -242,6 +243,7 @@ class Refresh:
         }
         if symbols is None:
             state[SYMBOLS_STATE] = SYMBOLS_BEHIND
+        state.update(submodules_state(tree.gitlinks))
         with phases("write"):
             self._write(summary, batch, tree, symbols, state_before, state)
 

@@ -44,8 +44,9 @@ class TreeEntry:
     symlink: bool
 
 
-def parse_ls_files(raw: bytes) -> dict[str, TreeEntry]:
-    """Parse ``git ls-files -z -s -t -c -m -o`` output into path → entry.
+def parse_ls_files(raw: bytes, gitlinks: list[str] | None = None) -> dict[str, TreeEntry]:
+    """Parse ``git ls-files -z -s -t -c -m -o`` output into path → entry; the submodules'
+    folders (gitlinks) are added to ``gitlinks`` when it is given.
 
     ``H`` lines are tracked files in step with the index; ``C`` (changed) lines repeat a
     tracked path whose working copy differs, which drops its blob id; ``?`` lines are
@@ -70,6 +71,8 @@ def parse_ls_files(raw: bytes) -> dict[str, TreeEntry]:
         if not tab:
             continue
         fields = info.split(" ")
+        if len(fields) == 3 and fields[0] == GITLINK_MODE and gitlinks is not None:
+            gitlinks.append(path)
         if len(fields) != 3 or fields[0] == GITLINK_MODE:
             continue
         mode, blob, stage = fields
@@ -78,7 +81,8 @@ def parse_ls_files(raw: bytes) -> dict[str, TreeEntry]:
     return entries
 
 
-def list_tree(runner: GitRunner) -> dict[str, TreeEntry]:
-    """Every tracked and untracked-not-ignored file under the runner's directory."""
+def list_tree(runner: GitRunner, gitlinks: list[str] | None = None) -> dict[str, TreeEntry]:
+    """Every tracked and untracked-not-ignored file under the runner's directory (and the
+    submodules' folders in ``gitlinks``, when given)."""
     _, out, _ = runner.run(list(LS_FILES_ARGS))
-    return parse_ls_files(out)
+    return parse_ls_files(out, gitlinks)

@@ -43,6 +43,8 @@ class TreeBatch:
     cached: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
     edges: int | None = 0
+    gitlinks: list[str] = field(default_factory=list)
+    """The submodules' folders."""
 
 
 def stored_rows(conn: sqlite3.Connection) -> dict[str, Row]:
@@ -71,7 +73,7 @@ def read_tree(
     can run on a thread beside the history read.
     """
     batch = TreeBatch(stored=stored, listed_at=time.time())
-    listing = list_tree(runner)
+    listing = list_tree(runner, batch.gitlinks)
     cache = stored if use_cache else {}
     rows = batch.rows
     pending: list[tuple[str, str]] = []
