@@ -88,7 +88,8 @@ def _nested_notes(root: Path, named: Sequence[Named]) -> list[str]:
 
 
 def _renamed_notes(store: MemoryStore, root: Path, named: Sequence[Named]) -> list[str]:
-    """A note for each file of ``named`` no longer on disk that git's history renamed."""
+    """A note for each file of ``named`` no longer on disk that git's history renamed (and
+    whether the file it became is gone too)."""
     if not store.exists:
         return []
     from recall.file_names import later_name
@@ -98,7 +99,12 @@ def _renamed_notes(store: MemoryStore, root: Path, named: Sequence[Named]) -> li
         if (root / path).exists():
             continue
         now = later_name(store.conn, path)
-        if now is not None:
+        if now is not None and not (root / now).exists():
+            notes.append(
+                f"{label} {path!r} was renamed to {now}, which was later deleted; the memory "
+                f"names {path}, a file the repository no longer has"
+            )
+        elif now is not None:
             notes.append(
                 f"{label} {path!r} was renamed to {now}; the memory names {path} (recall "
                 f"follows the rename; give {now} to name it as it is now)"

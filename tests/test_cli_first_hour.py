@@ -233,6 +233,21 @@ def test_remember_says_when_a_file_it_names_was_renamed(cli: Cli, repo: Path) ->
     assert "renamed" not in quiet.stderr
 
 
+def test_remember_says_when_the_file_a_rename_made_was_deleted(cli: Cli, repo: Path) -> None:
+    git(repo, "mv", "src/util.py", "src/helpers.py")
+    git(repo, "commit", "-q", "-m", "util is helpers now")
+    git(repo, "rm", "-q", "src/helpers.py")
+    git(repo, "commit", "-q", "-m", "helpers are gone")
+    ok(cli("init"))
+    ok(cli("index"))
+    done = ok(cli("remember", "Helpers stay pure", "-c", "decision", "-f", "src/util.py"))
+    assert (
+        "--file 'src/util.py' was renamed to src/helpers.py, which was later deleted; the "
+        "memory names src/util.py, a file the repository no longer has"
+    ) in done.stderr
+    assert "recall follows the rename" not in done.stderr
+
+
 # -- 3. recall with nothing to go on ---------------------------------------------------------------
 
 

@@ -154,3 +154,31 @@ def probe_files(root: Path) -> RepoProbe | None:
         head=head,
         detached=detached,
     )
+
+
+def unborn_notice(git_dir: Path) -> str:
+    """What indexing a HEAD with no commit says: the repository has none yet, or the branch
+    checked out (an orphan branch) has none while other branches have commits."""
+    try:
+        head = (git_dir / "HEAD").read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        head = ""
+    prefix = "ref: refs/heads/"
+    if head.startswith(prefix) and _any_branch(common_dir(git_dir)):
+        from recall.display import visible
+
+        branch = visible(head[len(prefix) :])
+        return f"the branch {branch} has no commits yet: no co-change or renames until its first"
+    return "the repository has no commits yet: no co-change or renames until the first one"
+
+
+def _any_branch(common: Path) -> bool:
+    """Whether any branch of the repository at ``common`` points at a commit."""
+    for _, _, files in os.walk(common / "refs" / "heads"):
+        if files:
+            return True
+    try:
+        with open(common / "packed-refs", encoding="utf-8") as handle:
+            return any(" refs/heads/" in line for line in handle)
+    except (OSError, UnicodeDecodeError):
+        return False

@@ -24,7 +24,27 @@ PROGRESS_EVERY = 1000
 
 
 class HistoryRewritten(Exception):
-    """The last indexed commit is no longer an ancestor of HEAD (a force push, a reset)."""
+    """The last indexed commit is no longer an ancestor of HEAD: HEAD went back to one of its
+    ancestors (``behind``: a checkout or reset of an earlier commit), or history rewritten or
+    another branch checked out."""
+
+    def __init__(self, after: str, behind: bool) -> None:
+        """``after``: the last indexed commit."""
+        super().__init__(after)
+        self.behind = behind
+
+    def notice(self, indexed: str) -> str:
+        """What a refresh that rebuilds the history because of it says (``indexed``: the last
+        indexed commit, as shown)."""
+        if self.behind:
+            return (
+                f"HEAD is now an earlier commit than the indexed {indexed} (a checkout or reset "
+                "back): history indexed again from scratch, up to HEAD"
+            )
+        return (
+            f"indexed commit {indexed} is no longer an ancestor of HEAD (history rewritten, or "
+            "another branch checked out): history indexed again from scratch"
+        )
 
 
 @dataclass
@@ -193,8 +213,9 @@ def _buffered(
     """An incremental read: check it continues from ``after``, then fetch the stored names
     and rows it needs in a few queries before counting."""
     kept: list[Commit] = []
-    connected = False
+    connected = seen = False
     for commit in commits:
+        seen = True
         parents = commit.parents.split()
         connected = connected or after in parents
         if len(parents) > 1:
@@ -204,7 +225,7 @@ def _buffered(
         else:
             kept.append(commit)
     if not connected:
-        raise HistoryRewritten(after)
+        raise HistoryRewritten(after, behind=not seen)  # none: HEAD is an ancestor of it
     names = batch.lineage.names
     if isinstance(names, StoredNames):
         names.preload(path for commit in kept for _, *paths in commit.changes for path in paths)

@@ -21,7 +21,7 @@ from typing import TypeVar
 from recall.genome.commit_times import write_times
 from recall.genome.filerows import FileRows
 from recall.genome.gitcmd import GitMissing, GitRunner, GitUnavailable, RepoProbe
-from recall.genome.headref import common_dir, probe_files, read_head
+from recall.genome.headref import common_dir, probe_files, read_head, unborn_notice
 from recall.genome.history import MalformedLog
 from recall.genome.history_index import (
     HistoryBatch,
@@ -315,9 +315,7 @@ class Refresh:
                 f"detached HEAD at {probe.head[:12]}: history is indexed up to that commit"
             )
         if probe.head is None:
-            summary.notices.append(
-                "the repository has no commits yet: no co-change or renames until the first one"
-            )
+            summary.notices.append(unborn_notice(probe.git_dir))
             return "empty", None
         last = state.get("head") or None
         if full or state.get("settings") != settings or last is None:
@@ -359,10 +357,10 @@ class Refresh:
                 )
             except GitMissing:
                 raise
-            except HistoryRewritten:
-                reason = f"indexed commit {last[:12]} is no longer an ancestor of HEAD"
+            except HistoryRewritten as moved:
+                reason = moved.notice(last[:12])
             except GitUnavailable:
-                reason = f"indexed commit {last[:12]} cannot be read any more"
+                reason = f"indexed commit {last[:12]} cannot be read any more: rebuilt from scratch"
             summary.mode = "full"
         batch = read_history(
             runner,
@@ -374,7 +372,7 @@ class Refresh:
             progress=progress,
         )
         if reason is not None:
-            summary.notices.append(f"history was rewritten ({reason}): rebuilt from scratch")
+            summary.notices.append(reason)
         return batch
 
     def _write_unavailable(self, summary: IndexSummary, error: GitUnavailable) -> None:
