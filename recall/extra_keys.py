@@ -24,8 +24,8 @@ FIELD_KEYS: frozenset[str] = frozenset(
     {*Memory("", "context", "", "", ()).to_dict(), "scope", "allow_secret"}
 )
 """The keys of a record that are memory fields (every field of an exported memory), its scope
-(the store it is imported into decides) or ``allow_secret``. Any other key of an import line
-is a front-matter key of its own, and so is each key under :data:`NESTED_KEY`."""
+(the store it goes to: :mod:`recall.import_scopes`) or ``allow_secret``. Any other key of an
+import line is a front-matter key of its own, and so is each key under :data:`NESTED_KEY`."""
 
 RECORD_KEYS: frozenset[str] = FIELD_KEYS | {NESTED_KEY}
 """The names a front-matter key cannot have in a record: they go under :data:`NESTED_KEY`."""

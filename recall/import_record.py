@@ -11,6 +11,7 @@ from recall.anchors.symbols import anchors_from_records
 from recall.clock import format_timestamp, parse_timestamp
 from recall.errors import BadInput
 from recall.extra_keys import FIELD_KEYS, carried
+from recall.import_scopes import scope_note
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.records import check_fits, check_text, refuse_blank_details, render_memory
 from recall.store import MemoryStore
@@ -97,6 +98,7 @@ def draft_record(
         raise BadInput("'allow_secret' must be true or false")
     extra: dict[str, Any] = {}
     notes: list[str] = []
+    written_elsewhere = scope_note(record, store.scope)
     if not record.keys() <= FIELD_KEYS:  # the set test alone for a line with none
         extra, notes = carried(record, allow_secret=allow_secret)
     given_author = record.get("author")
@@ -127,6 +129,8 @@ def draft_record(
     if extra:
         draft = draft.with_changes(extra=extra)
     _check_size(store, draft)
+    if written_elsewhere is not None:
+        notes.insert(0, written_elsewhere)
     return draft, wanted if isinstance(wanted, str) else None, notes
 
 

@@ -14,6 +14,7 @@ from recall.errors import BadInput, NotFound
 from recall.extra_keys import not_on
 from recall.import_paths import Hints, hints_ahead, unknown_hints, unknown_note
 from recall.import_record import Normalize, draft_record, read_record
+from recall.import_scopes import BOM
 from recall.locations import PROJECT
 from recall.model import Memory, is_valid_id
 from recall.ranking import collector
@@ -22,9 +23,6 @@ from recall.store.made_ahead import MadeAhead, vector_text
 
 if TYPE_CHECKING:
     from recall.store.results import WriteResult
-
-BOM = "\ufeff"
-"""The byte-order mark some editors put at the start of a file: not part of its first line."""
 
 
 @dataclass
@@ -48,10 +46,13 @@ class LineResult:
     path: Path | None = None  # the file of the memory it wrote
     # Its files the repository has neither on disk nor in its history (written all the same).
     unknown_files: tuple[str, ...] = ()
+    scope: str | None = None  # the store it was written to, or holds the memory it duplicates
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         data: dict[str, Any] = {"line": self.line, "status": self.status, "id": self.id}
+        if self.scope:
+            data["scope"] = self.scope
         if self.duplicate_of:
             data["duplicate_of"] = self.duplicate_of
         if self.files_not_on_it:
@@ -179,6 +180,7 @@ def _import_lines(
     for slot, result in zip(slots, written, strict=True):
         entry = results[slot]
         entry.id = result.id
+        entry.scope = store.scope
         if result.duplicate_of:
             entry.status = "duplicate"
             entry.duplicate_of = result.duplicate_of

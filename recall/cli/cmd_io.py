@@ -10,8 +10,9 @@ from recall.cli.context import CommandContext, json_text
 from recall.cli.render import scope_option
 from recall.display import LINE_BREAKS, plural, visible
 from recall.errors import EXIT_FAILURE, BadInput, NotFound, NothingToDo
+from recall.import_scopes import by_scope, told_otherwise
 from recall.importer import LineResult, import_lines
-from recall.locations import PROJECT
+from recall.locations import GLOBAL, PROJECT, SCOPES
 from recall.model import STATUSES
 from recall.repo import git_user_name
 from recall.store import MemoryStore, not_on_it_note
@@ -23,8 +24,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "file", metavar="FILE", help="a JSON Lines file, one memory per line (as export writes)"
     )
-    p.add_argument(
-        "--global", dest="global_", action="store_true", help="import into the user-wide store"
+    into = p.add_mutually_exclusive_group()
+    into.add_argument(
+        "--scope",
+        choices=SCOPES,
+        default=None,
+        help="write every line to this store, whatever its 'scope' (default: each line to the "
+        "store its 'scope' names, the project store when it names none)",
+    )
+    into.add_argument(
+        "--global",
+        dest="scope",
+        action="store_const",
+        const=GLOBAL,
+        help="write every line to the user-wide store (--scope global)",
     )
     p.set_defaults(func=run_import)
 
@@ -43,8 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Import a JSONL file; exit 2 when any line was rejected (the others are still imported)."""
-    store = ctx.global_store() if args.global_ else ctx.project()
+    """Import a JSONL file, each line into the store its ``scope`` names unless ``--scope``
+    names one for all; exit 2 when any line was rejected (the others are still imported)."""
     if args.file == "-":
         lines = sys.stdin.read().split("\n")
     else:
@@ -60,14 +73,20 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
             raise BadInput(f"{args.file}: not UTF-8 text ({error.reason})") from None
     if not any(line.strip() for line in lines):
         raise NothingToDo(f"{args.file}: nothing to import, the input holds no line")
+    parts = {args.scope: lines} if args.scope else by_scope(lines)
+    stores = {scope: ctx.store(scope) for scope in parts}  # both found before either is written
+    results: list[LineResult] = []
     with ctx.progress() as update:
-        results = import_lines(
-            store,
-            lines,
-            lambda raw: store.normalize_input(raw, store.repo_root or ctx.cwd),
-            git_user_name(store.repo_root),
-            update,
-        )
+        for scope, part in parts.items():
+            store = stores[scope]
+            results += import_lines(
+                store,
+                part,
+                lambda raw, store=store: store.normalize_input(raw, store.repo_root or ctx.cwd),
+                git_user_name(store.repo_root),
+                update,
+            )
+    results.sort(key=lambda result: result.line)
     created = sum(r.status == "created" for r in results)
     dupes = sum(r.status == "duplicate" for r in results)
     errors = [r for r in results if r.status == "error"]
@@ -83,24 +102,52 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
                 print(visible(f"{args.file}:{result.line}: {line_note}"), file=sys.stderr)
             if result.files_not_on_it:
                 memory_id = result.id or ""
-                note = not_on_it_note(memory_id, result.files_not_on_it, store.path_of(memory_id))
+                holder = stores[result.scope or PROJECT]
+                note = not_on_it_note(memory_id, result.files_not_on_it, holder.path_of(memory_id))
                 print(visible(f"{args.file}:{result.line}: {note}"), file=sys.stderr)
         print(
             f"Imported {plural(created, 'memory')}, {dupes} already known, {len(errors)} rejected"
         )
+        for line in scope_summary(results, stores, told=args.scope):
+            print(line)
         before = already_present(results)
         if before:
             print(
                 f"{before} of them were in the store before this run (imported earlier, or "
                 "by an import that was stopped midway); none was written twice"
             )
-        if created and code_map_missing(store):
+        if created and PROJECT in stores and code_map_missing(stores[PROJECT]):
             print(
                 "Next: `tether index` reads the repository's history once (the files that "
                 "change together, renames, imports); until it has run, the first recall reads "
                 "it itself, an agent's first prompt waiting on it"
             )
     return 2 if errors else 0
+
+
+def scope_summary(
+    results: list[LineResult], stores: dict[str, MemoryStore], *, told: str | None
+) -> list[str]:
+    """What the summary says of the stores the lines went to: the global memories of an
+    import that was not told a store (they are not this repository's), or how many lines
+    named the other scope than the store the import was told to write them all to."""
+    if told is not None:
+        elsewhere = sum(told_otherwise(r.notes) for r in results)
+        if not elsewhere:
+            return []
+        other = PROJECT if told == GLOBAL else GLOBAL
+        return [
+            f"{plural(elsewhere, 'line')} with scope {other!r} imported into the {told} store, "
+            f"as --scope {told} asks; without --scope or --global they go to the {other} store"
+        ]
+    went = sum(1 for r in results if r.scope == GLOBAL and r.status == "created")
+    if not went:
+        return []
+    folder = stores[GLOBAL].location.memories_dir
+    return [
+        f"{plural(went, 'memory')} with scope 'global' written to the global store ({folder}), "
+        "not this repository's; `--scope project` imports every line into the project store"
+    ]
 
 
 def code_map_missing(store: MemoryStore) -> bool:

@@ -1,0 +1,103 @@
+"""``tether import`` puts each line in the store its ``scope`` names: a user's own global
+memories, exported with the project's (``tether export --scope all``), go back to the global
+store, never into the repository's committed memories. Told one store for every line
+(``--scope``, ``--global``), it says of each line whose scope names the other store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import make_repo, run_tether
+
+
+def _exported_both(tmp_path: Path) -> Path:
+    """An export of one project and one global memory, made in another repository with
+    another Tether home."""
+    first = make_repo(tmp_path / "first")
+    env = {"TETHER_HOME": str(tmp_path / "first-home")}
+    for words in (
+        ("remember", "prefer tabs in every language", "-c", "pref", "-f", "README.md", "--global"),
+        ("remember", "close the pool after the app exits", "-c", "gotcha", "-f", "src/app.py"),
+    ):
+        assert run_tether(*words, cwd=first, env=env).code == 0
+    done = run_tether("export", "--scope", "all", cwd=first, env=env)
+    assert done.code == 0, done.stderr
+    source = tmp_path / "both.jsonl"
+    source.write_text(done.stdout, encoding="utf-8")
+    return source
+
+
+def _summaries(repo: Path, scope: str) -> list[str]:
+    done = run_tether("list", "--scope", scope, "--json", cwd=repo)
+    return [memory["summary"] for memory in json.loads(done.stdout)] if done.code == 0 else []
+
+
+def test_a_global_record_goes_back_to_the_global_store(
+    tmp_path: Path, repo: Path, tether_home: Path
+) -> None:
+    source = _exported_both(tmp_path)
+    done = run_tether("import", str(source), "--json", cwd=repo)
+    assert done.code == 0, done.stderr
+    went = {row["id"]: row["scope"] for row in map(json.loads, done.stdout.splitlines())}
+    assert sorted(went.values()) == ["global", "project"]
+    assert _summaries(repo, "project") == ["close the pool after the app exits"]
+    assert _summaries(repo, "global") == ["prefer tabs in every language"]
+    [committed] = (repo / ".tether" / "memories").glob("*.md")
+    assert went[committed.stem] == "project"
+    assert (tether_home / "memories" / f"{committed.stem}.md").exists() is False
+
+    again = run_tether("import", str(source), cwd=repo)  # a re-import finds both where they are
+    assert "Imported 0 memories, 2 already known, 0 rejected" in again.stdout
+
+
+def test_the_summary_says_where_the_global_memories_went(tmp_path: Path, repo: Path) -> None:
+    done = run_tether("import", str(_exported_both(tmp_path)), cwd=repo)
+    assert done.code == 0, done.stderr
+    assert "1 memory with scope 'global' written to the global store (" in done.stdout
+    assert "`--scope project` imports every line into the project store" in done.stdout
+
+
+def test_told_one_store_each_line_of_the_other_scope_is_said(tmp_path: Path, repo: Path) -> None:
+    source = _exported_both(tmp_path)
+    done = run_tether("import", str(source), "--scope", "project", "--json", cwd=repo)
+    assert done.code == 0, done.stderr
+    rows = {row["scope"]: row for row in map(json.loads, done.stdout.splitlines())}
+    assert list(rows) == ["project"]
+    [told] = [row for row in map(json.loads, done.stdout.splitlines()) if "notes" in row]
+    assert told["notes"] == [
+        "its scope is 'global', but the import was told to put every line in the project "
+        "store (--scope project); import it without --scope or --global to put it in the "
+        "global store"
+    ]
+    assert len(_summaries(repo, "project")) == 2
+    assert _summaries(repo, "global") == []
+
+
+def test_global_option_says_the_project_lines_it_moves(tmp_path: Path, repo: Path) -> None:
+    source = _exported_both(tmp_path)
+    done = run_tether("import", str(source), "--global", cwd=repo)
+    assert done.code == 0, done.stderr
+    assert f"{source}:1: its scope is 'project'" in done.stderr
+    assert "1 line with scope 'project' imported into the global store" in done.stdout
+    assert len(_summaries(repo, "global")) == 2
+
+
+def test_a_scope_that_names_no_store_is_refused_on_its_line(repo: Path) -> None:
+    source = repo.parent / "bad.jsonl"
+    record = {"summary": "a team note", "category": "context", "scope": "team"}
+    source.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    done = run_tether("import", str(source), cwd=repo)
+    assert done.code == 2
+    assert f"{source}:1: 'scope' must be 'project' or 'global', not 'team'" in done.stderr
+
+
+def test_global_lines_import_outside_any_repository(tmp_path: Path) -> None:
+    source = tmp_path / "mine.jsonl"
+    record = {"summary": "prefer tabs", "category": "pref", "scope": "global"}
+    source.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    done = run_tether("import", str(source), "--json", cwd=outside)
+    assert done.code == 0, done.stderr
+    assert json.loads(done.stdout)["scope"] == "global"
