@@ -47,6 +47,7 @@ class LineResult:
     # Its files the repository has neither on disk nor in its history (written all the same).
     unknown_files: tuple[str, ...] = ()
     scope: str | None = None  # the store it was written to, or holds the memory it duplicates
+    superseded_by: str | None = None  # the memory a line to be written names as its replacement
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -317,6 +318,7 @@ def _drafted(
                     wanted=entry[2],
                     extra=extra,
                     files=entry[1].files,
+                    superseded_by=entry[1].superseded_by,
                 )
             )
             yield entry[1], entry[2]

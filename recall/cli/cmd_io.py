@@ -12,6 +12,7 @@ from recall.display import LINE_BREAKS, plural, visible
 from recall.errors import EXIT_FAILURE, BadInput, NotFound, NothingToDo
 from recall.import_scopes import by_scope, told_otherwise
 from recall.importer import LineResult, import_lines
+from recall.lifecycle.links import dangling_message, in_a_store
 from recall.locations import GLOBAL, PROJECT, SCOPES
 from recall.model import STATUSES
 from recall.repo import git_user_name
@@ -87,6 +88,7 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
                 update,
             )
     results.sort(key=lambda result: result.line)
+    note_dangling(results, stores, ctx)
     created = sum(r.status == "created" for r in results)
     dupes = sum(r.status == "duplicate" for r in results)
     errors = [r for r in results if r.status == "error"]
@@ -123,6 +125,23 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
                 "it itself, an agent's first prompt waiting on it"
             )
     return 2 if errors else 0
+
+
+def note_dangling(
+    results: list[LineResult], stores: dict[str, MemoryStore], ctx: CommandContext
+) -> None:
+    """Note on each written line that names a replacement in neither store (checked once
+    every line is written, so one written later in the file is found): the memory is out of
+    recall with nothing in its place. It is written all the same."""
+    linked = [r for r in results if r.status == "created" and r.superseded_by]
+    if not linked:
+        return
+    project = stores.get(PROJECT) or ctx.folder.project_if_any()
+    everywhere = [store for store in (project, ctx.global_store()) if store is not None]
+    for result in linked:
+        target = result.superseded_by or ""
+        if not in_a_store(target, everywhere):
+            result.notes.append(dangling_message(result.id or "", target, result.path))
 
 
 def scope_summary(

@@ -22,6 +22,7 @@ from recall.display import visible
 from recall.errors import NothingToDo
 from recall.known_paths import suggestions, tree_paths
 from recall.lifecycle.dead import DeadReference, dead_reference, renames, repointed
+from recall.lifecycle.links import dangling, dangling_message, key_line
 from recall.lifecycle.references import (
     CONFIRMED_KEY,
     FORMER_FILES_KEY,
@@ -111,10 +112,13 @@ def drift_message(found: Drift) -> str:
 
 
 def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Report every problem file as path:line: message, then dead and drifting references."""
+    """Report every problem file as path:line: message, superseded memories whose replacement
+    is in neither store, then dead and drifting references."""
     problems = []
     lines: list[str] = []
     data: list[dict[str, Any]] = []
+    project = ctx.folder.project_if_any()  # a link may name a memory of either store
+    everywhere = [store for store in (project, ctx.global_store()) if store is not None]
     for store in ctx.stores(args.scope):
         loose = privacy.warning(store.location) if store.scope == "global" else None
         if loose is not None:
@@ -159,6 +163,12 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                     "message": problem.message,
                 }
             )
+        for memory_id, target in dangling(store, everywhere):
+            path = store.path_of(memory_id)
+            message = f"{path}:{key_line(path)}: {dangling_message(memory_id, target)}"
+            entry = {"scope": store.scope, "kind": "dangling-link", "path": str(path)}
+            data.append({**entry, "id": memory_id, "superseded_by": target, "message": message})
+            lines.append(message)
         genome = project_genome(store, ctx)
         if genome is None:
             continue
