@@ -80,18 +80,27 @@ def only_off_fields(settings_class: type) -> frozenset[str]:
 
 def apply(settings: S, source: str, values: Mapping[str, Any], warn: Warn) -> S:
     """``settings`` with the keys it knows in ``values`` applied; a bad value is reported
-    (naming ``source`` and the key) and the value before it kept. Keys it does not know are
-    left to other readers. An ``only_off`` flag already off stays off."""
+    (naming ``source`` and the key) and the value before it kept, and so is one setting given
+    twice (two spellings, or a key and its alias: the last one is used). Keys it does not
+    know are left to other readers. An ``only_off`` flag already off stays off."""
     settings_class = type(settings)
     known = keys_of(settings_class)
     merged = {f.name for f in fields(settings_class) if f.metadata.get(_MERGE)}
     stays_off = only_off_fields(settings_class)
     changes: dict[str, Any] = {}
+    given: dict[str, str] = {}  # field -> the key that set it in this table
     for raw_key, value in values.items():
         entry = known.get(fold_key(str(raw_key)))
         if entry is None:
             continue
         name, parse = entry
+        earlier = given.setdefault(name, str(raw_key))
+        if earlier != str(raw_key):
+            warn(
+                f"{source}: {earlier} and {raw_key} both set {name}; the last one, {raw_key}, "
+                "wins: remove the other"
+            )
+            given[name] = str(raw_key)
         try:
             parsed = parse(value)
         except ValueError as error:

@@ -104,6 +104,11 @@ def file_sources(repo_root: Path | None, warn: Warn) -> list[Source]:
     table = data.get("tool", {}).get("tether") if isinstance(data.get("tool"), dict) else None
     if isinstance(table, dict):
         found.append((f"{pyproject} [tool.tether]", table))
+    elif table is not None:
+        warn(
+            f"{pyproject}: tool.tether ignored: it must be a table (a [tool.tether] section "
+            f"of key = value lines), not {_toml_kind(table)}"
+        )
     own = repo_root / ".tether" / "config.toml"
     data = _read_repository_toml(own, repo_root, warn)
     if data:
@@ -167,9 +172,21 @@ def user_sources(warn: Warn) -> list[Source]:
     return [(str(path), values)]
 
 
+def _toml_kind(value: Any) -> str:
+    """What a TOML value is, in TOML's words, with the value: ``an integer (5)``."""
+    kinds = ((bool, "a boolean"), (int, "an integer"), (float, "a float"), (str, "a string"))
+    kind = next((name for cls, name in kinds if isinstance(value, cls)), None)
+    if kind is None:
+        kind = "an array" if isinstance(value, list) else "a date or time"
+    return f"{kind} ({value!r})"
+
+
 def _read_toml(path: Path, warn: Warn) -> dict[str, Any]:
+    """The table of a settings file, read as UTF-8 (a byte-order mark at its start, which
+    some Windows editors write, skipped as the memory files' and the import's are); {} when
+    there is none, or when it cannot be read, which is said."""
     try:
-        handle = path.open("rb")
+        data = path.read_bytes()
     except FileNotFoundError:
         return {}
     except OSError as error:
@@ -178,9 +195,11 @@ def _read_toml(path: Path, warn: Warn) -> dict[str, Any]:
     import tomllib  # only once there is a file to read: most repositories have none
 
     try:
-        with handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as error:
+        return tomllib.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        warn(f"{path}: not read (not UTF-8 text: {error.reason} at byte {error.start})")
+        return {}
+    except tomllib.TOMLDecodeError as error:
         warn(f"{path}: not read ({error})")
         return {}
     except RecursionError:

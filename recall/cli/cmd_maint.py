@@ -211,16 +211,19 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 def _settings_problems(ctx: CommandContext, scope: str) -> list[str]:
     """What reading the settings files says (a file that does not parse, an unknown or
-    misspelt key, a key in the wrong file, a value the engine ignores): the repository's for
-    the project scope, the user's own for the global one, both for all. The language server's
-    own keys have their values checked by the server, which says what it ignores."""
+    misspelt key, a key in the wrong file, one setting given twice, a value the engine or
+    the language server ignores): the repository's for the project scope, the user's own for
+    the global one, both for all."""
+    from recall.server_settings import check_values
     from recall.settings import file_sources, merge, user_sources
 
     said: list[str] = []
     if scope != "global":
         project = ctx.folder.project_if_any()
         root = project.repo_root if project is not None else None
-        merge(file_sources(root, said.append), said.append)
+        sources = file_sources(root, said.append)
+        merge(sources, said.append)
+        check_values(sources, said.append)
     if scope != "project":
         merge(user_sources(said.append), said.append)
     return said

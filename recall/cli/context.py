@@ -155,6 +155,7 @@ class CommandContext:
     ) -> None:
         self.json = json_output
         self.cwd = cwd
+        self._said: set[str] = set()  # the notices given so far (each is given once)
         wait = getattr(args, "wait", None)
         # how long a write of this command waits for another process (``--wait``)
         self.write_wait: float = WRITE_WAIT_SECONDS if wait is None else wait
@@ -278,7 +279,12 @@ class CommandContext:
     def notice(self, message: str) -> None:
         """A one-line notice for the user, on stderr (none when there is no stderr: printing
         to ``None`` would put it on stdout, among a ``--json`` command's output). One line
-        whatever it quotes: a path or an error in it may hold a line break."""
+        whatever it quotes: a path or an error in it may hold a line break. Each is said once
+        a run: two readers of one settings file (``inject``'s trust check and its embedder)
+        would otherwise say the same problem twice."""
+        if message in self._said:
+            return
+        self._said.add(message)
         if sys.stderr is not None:
             print(f"tether: {visible(message)}", file=sys.stderr)
 
