@@ -82,10 +82,16 @@ def _refuse_store_in_git_folder(root: Path) -> None:
     )
 
 
+class NoProject(NotFound):
+    """No project store can be found around a folder: the message says why and where one
+    can be; a surface adds the way its own command reaches the global store, when it has one
+    (the CLI: :func:`recall.cli.parser.global_form`)."""
+
+
 def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
     """The project scope for ``cwd``: the nearest repository (or ``.tether``) above it.
 
-    Raises :class:`NotFound` when there is none, unless ``create_at_cwd`` asks to start one;
+    Raises :class:`NoProject` when there is none, unless ``create_at_cwd`` asks to start one;
     :class:`BadInput` when that start would be in git's own folder (a bare repository, a
     clone's ``.git``: :func:`git_own_folder`); :class:`StoreInGitFolder` when the store found
     is in such a folder (an older ``init`` made it there); and
@@ -103,12 +109,12 @@ def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
             f"{cwd} {here} git's own folder, with no working tree for memories to name files "
             f"of; run tether {where}"
         )
-        raise BadInput(message) if create_at_cwd else NotFound(f"{message}, or use --global")
+        raise BadInput(message) if create_at_cwd else NoProject(message)
     if root is None:
         if not create_at_cwd:
-            raise NotFound(
+            raise NoProject(
                 f"{cwd} is not inside a git repository or a folder with {TETHER_DIR}/; "
-                "run `tether init` there, or use --global"
+                "run `tether init` there"
             )
         root = cwd.resolve()
     from recall.containment import check_project_store

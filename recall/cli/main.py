@@ -14,6 +14,7 @@ from recall.cli.command_table import LEAN_COMMANDS
 from recall.cli.context import OWN_WAITS, CommandContext
 from recall.display import LINE_BREAKS, visible
 from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, BadInput, TetherError
+from recall.locations import NoProject
 
 if TYPE_CHECKING:  # the parser is built only for a command line it is needed for
     import argparse
@@ -50,6 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one CLI command and return its exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
     args: argparse.Namespace | SimpleNamespace | None = None
+    parser: argparse.ArgumentParser | None = None
     if words[:1] == ["hook"]:
         args = _hook_words(words)
     if args is None:
@@ -84,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args, ctx))
     except TetherError as error:
+        if isinstance(error, NoProject) and parser is not None:
+            error = _with_global_form(error, parser, command)
         _report(error, json_output, error.exit_code)
         return error.exit_code
     except sqlite3.DatabaseError as error:
@@ -97,6 +101,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     finally:
         ctx.close()
+
+
+def _with_global_form(error: NoProject, parser: argparse.ArgumentParser, command: str) -> NoProject:
+    """``error`` (no repository here) with the way ``command`` reaches the user-wide store
+    instead, when it has one: only an option the command takes is named."""
+    from recall.cli.parser import global_form
+
+    form = global_form(parser, command)
+    if form is None:
+        return error
+    return NoProject(f"{error}, or use `tether {command} {form}` for your user-wide memories")
 
 
 def _report(error: Exception, json_output: bool, code: int) -> None:

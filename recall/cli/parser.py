@@ -201,3 +201,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for module in modules:
         module.register(sub)
     return parser
+
+
+def global_form(parser: argparse.ArgumentParser, command: str) -> str | None:
+    """How ``command`` is told to use the user-wide store instead of a repository's, as its
+    own options say: ``--global``, ``--scope global``, or None when it has no such form (it
+    works on a repository only)."""
+    commands = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    sub = commands.choices.get(command) if commands is not None else None
+    if sub is None:
+        return None
+    options = {name: action for action in sub._actions for name in action.option_strings}
+    if "--global" in options:
+        return "--global"
+    scope = options.get("--scope")
+    if scope is not None and scope.choices is not None and "global" in scope.choices:
+        return "--scope global"
+    return None
