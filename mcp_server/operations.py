@@ -16,7 +16,7 @@ from recall.anchors.guards import carried_guard, check_guard
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
 from recall.known_paths import missing_notes, touched_notes
-from recall.lifecycle.disuse import archived_by_disuse, as_seen
+from recall.lifecycle.disuse import archived_by_disuse, as_seen, seen_state
 from recall.locations import PROJECT
 from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
 from recall.policy.usage import counters, record_action
@@ -119,8 +119,7 @@ def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
         "usage": counters(store.conn, memory.id),
     }
     hidden = archived_by_disuse(store.conn) if store.exists else {}
-    if memory.id in hidden:  # as `tether show --json` says it: the file's status stays
-        data.update(archived_by="disuse", archived_at=hidden[memory.id])
+    data.update(seen_state(memory, hidden))  # as `tether list` and `tether show --json` say it
     return data
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from recall.lifecycle.disuse import seen_state
 from recall.model import Memory
 from recall.store import not_on_it_note
 
@@ -32,13 +33,7 @@ def line(memory: Memory, scope: str) -> dict[str, Any]:
 def listed(memory: Memory, scope: str, disused: dict[str, str | None]) -> dict[str, Any]:
     """A memory in a list as this user sees it: one in ``disused`` (id -> when this user's
     disuse archived it) is archived, with the file's own status as ``file_status``."""
-    data = line(memory, scope)
-    if memory.id in disused:
-        data.update(status="archived", archived_by="disuse", file_status=memory.status)
-        data["archived_at"] = disused[memory.id]
-    elif memory.status == "archived":
-        data["archived_by"] = "person"
-    return data
+    return {**line(memory, scope), **seen_state(memory, disused)}
 
 
 def card(memory: Memory, scope: str) -> dict[str, Any]:

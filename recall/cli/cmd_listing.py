@@ -9,7 +9,7 @@ from recall.cli.context import CommandContext
 from recall.cli.render import positive, print_table, scope_option
 from recall.display import plural
 from recall.errors import BadInput
-from recall.lifecycle.disuse import archived_by_disuse, as_seen
+from recall.lifecycle.disuse import archived_by_disuse, as_seen, seen_state
 from recall.locations import PROJECT
 from recall.model import CATEGORIES, STATUSES
 from recall.search import search
@@ -87,13 +87,8 @@ def _note_unknown_file(ctx: CommandContext, stores: list, raw: str) -> None:
 
 def _listed(memory, scope: str, hidden: dict[tuple[str, str], str | None]) -> dict:
     """A listed memory's JSON, saying who archived it when it is archived."""
-    data = {**memory.to_dict(), "scope": scope}
-    if (memory.id, scope) in hidden:
-        data.update(status="archived", archived_by="disuse", file_status=memory.status)
-        data["archived_at"] = hidden[(memory.id, scope)]
-    elif memory.status == "archived":
-        data["archived_by"] = "person"
-    return data
+    mine = {memory.id: hidden[(memory.id, scope)]} if (memory.id, scope) in hidden else {}
+    return {**memory.to_dict(), "scope": scope, **seen_state(memory, mine)}
 
 
 def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:

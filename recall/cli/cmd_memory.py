@@ -16,7 +16,7 @@ from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.display import visible
 from recall.errors import BadInput
 from recall.known_paths import is_git
-from recall.lifecycle.disuse import archived_by_disuse
+from recall.lifecycle.disuse import archived_by_disuse, seen_state
 from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
 from recall.locations import PROJECT, ensure_created
 from recall.model import CATEGORIES, Memory
@@ -247,11 +247,12 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
     data["spot_check"] = spot.to_dict() if spot else None
     data["anchor_states"] = [state.to_dict() for state in states]
     hidden = archived_by_disuse(store.conn) if store.exists else {}
-    if memory.id in hidden:
-        data.update(archived_by="disuse", archived_at=hidden[memory.id])
+    data.update(seen_state(memory, hidden))  # as `tether list` says it
 
     def render(console) -> None:
-        print_card(console, memory, scope=store.scope, path=path, usage=usage)
+        print_card(
+            console, memory, scope=store.scope, path=path, usage=usage, disuse=memory.id in hidden
+        )
         if memory.id in hidden:
             when = f" on {hidden[memory.id]}" if hidden[memory.id] else ""
             line = (

@@ -79,8 +79,11 @@ def badges(memory: Memory, *, disuse: bool = False) -> str:
     return ", ".join(marks)
 
 
-def print_card(console: Console, memory: Memory, *, scope: str, path: str, usage: dict) -> None:
-    """The full card of one memory."""
+def print_card(
+    console: Console, memory: Memory, *, scope: str, path: str, usage: dict, disuse: bool = False
+) -> None:
+    """The full card of one memory (``disuse``: this user's disuse archived it, so its head
+    says so as ``tether list`` does)."""
     from rich.markup import escape
 
     def line(text: str) -> str:  # a one-line field: escaped onto its line, never read as markup
@@ -88,8 +91,8 @@ def print_card(console: Console, memory: Memory, *, scope: str, path: str, usage
 
     style = CATEGORY_STYLE.get(memory.category, "")
     head = f"[{style}]\\[{memory.category}][/{style}] [bold]{memory.id}[/bold]"
-    if badges(memory):
-        head += f" ({badges(memory)})"
+    if badges(memory, disuse=disuse):
+        head += f" ({badges(memory, disuse=disuse)})"
     console.print(head)
     console.print(line(memory.summary))
     if memory.details:

@@ -168,6 +168,26 @@ def bring_back(
     return updated, False
 
 
+def seen_state(memory: Memory, disused: dict[str, str | None]) -> dict[str, str | None]:
+    """The status fields of a memory's JSON as this user sees it, the same wherever it is shown
+    (``tether list``, ``tether show``, the MCP tools).
+
+    One in ``disused`` (id -> when this user's disuse archived it) is ``archived`` with
+    ``archived_by: disuse``, its ``archived_at`` and the file's own status as ``file_status``;
+    one a person archived says ``archived_by: person``; any other is its file's status.
+    """
+    if memory.id in disused:
+        return {
+            "status": "archived",
+            "archived_by": "disuse",
+            "file_status": memory.status,
+            "archived_at": disused[memory.id],
+        }
+    if memory.status == "archived":
+        return {"status": "archived", "archived_by": "person"}
+    return {"status": memory.status}
+
+
 def as_seen(
     store: MemoryStore,
     *,

@@ -135,10 +135,16 @@ def test_archived_memory_leaves_recall_and_hints_but_not_show_or_the_file(
     assert other in warned and memory not in warned
 
     shown = tether(repo, "show", memory, "--json").json()
-    assert shown["status"] == "active"  # the file's status
+    assert (shown["status"], shown["file_status"]) == ("archived", "active")  # as `list` says
     assert shown["archived_by"] == "disuse" and shown["archived_at"] == "2026-02-19T09:00:00+00:00"
+    listed = tether(repo, "list", "--status", "archived", "--json").json()
+    keys = ("status", "file_status", "archived_by", "archived_at")
+    assert [{key: entry[key] for key in keys} for entry in listed] == [
+        {key: shown[key] for key in keys}
+    ]
     card = tether(repo, "show", memory).stdout
     assert "archived by disuse on 2026-02-19" in card and f"tether restore {memory}" in card
+    assert f"{memory} (archived by disuse)" in card.splitlines()[0]  # its head, as `list` marks it
 
 
 def test_list_marks_disuse_and_person_archives_apart(

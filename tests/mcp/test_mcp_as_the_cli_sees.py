@@ -83,9 +83,16 @@ def test_list_agrees_with_tether_list(repo: Path, ws: Workspace, shelf: dict[str
 def test_get_says_when_disuse_archived_it(repo: Path, ws: Workspace, shelf: dict[str, str]) -> None:
     card = ws.run(operations.get, memory_id=shelf["disused"])
     assert (card["archived_by"], card["archived_at"]) == ("disuse", ARCHIVED_AT)
-    assert card["status"] == "active"  # the file's own status, as `tether show --json` has it
-    shown = run_tether("show", "--json", shelf["disused"], cwd=repo).json()
-    assert (shown["archived_by"], shown["archived_at"]) == ("disuse", ARCHIVED_AT)
+    assert (card["status"], card["file_status"]) == ("archived", "active")  # as `list` says
+    keys = ("status", "file_status", "archived_by", "archived_at")
+    for memory_id in shelf.values():
+        got = ws.run(operations.get, memory_id=memory_id)
+        shown = run_tether("show", "--json", memory_id, cwd=repo).json()
+        assert {key: got.get(key) for key in keys} == {key: shown.get(key) for key in keys}
+    listed = {m["id"]: m for m in ws.run(operations.list_memories, status="all")["memories"]}
+    for memory_id, entry in listed.items():
+        got = ws.run(operations.get, memory_id=memory_id)
+        assert {key: got.get(key) for key in keys} == {key: entry.get(key) for key in keys}
     assert "archived_by" not in ws.run(operations.get, memory_id=shelf["active"])
 
 
