@@ -116,7 +116,9 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
         "review": [f.to_dict() for f in review],
         "failures": [f.to_dict() for f in failures],
     }
+    verdict = EXIT_FAILED if result.failed else 0
     if args.format == "github" and not ctx.json:
+        ctx.verdict = verdict
         for finding in [*failures, *review]:
             print(github_line(finding))
     else:
@@ -137,5 +139,5 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
                 highlight=False,
             )
 
-        ctx.emit(data, render)
-    return EXIT_FAILED if result.failed else 0
+        ctx.emit(data, render, verdict=verdict)
+    return verdict

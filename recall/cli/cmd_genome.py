@@ -235,8 +235,9 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
             )
         console.print(table)
 
-    ctx.emit(data, render)
-    return EXIT_OK if found else EXIT_NOT_FOUND
+    verdict = EXIT_OK if found else EXIT_NOT_FOUND
+    ctx.emit(data, render, verdict=verdict)
+    return verdict
 
 
 def run_fanin(args: argparse.Namespace, ctx: CommandContext) -> int:
@@ -255,5 +256,6 @@ def run_fanin(args: argparse.Namespace, ctx: CommandContext) -> int:
             noun = "file imports" if count == 1 else "files import"
             console.print(f"{count} {noun} {path}")
 
-    ctx.emit(data, render)
-    return EXIT_OK if exists else EXIT_NOT_FOUND
+    verdict = EXIT_OK if exists else EXIT_NOT_FOUND
+    ctx.emit(data, render, verdict=verdict)
+    return verdict

@@ -205,8 +205,9 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
         for line in lines:  # one line each: a name may hold a line break
             console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
 
-    ctx.emit(data, render)
-    return 1 if data else 0
+    verdict = 1 if data else 0
+    ctx.emit(data, render, verdict=verdict)
+    return verdict
 
 
 def _settings_problems(ctx: CommandContext, scope: str) -> list[str]:

@@ -156,6 +156,9 @@ class CommandContext:
         self.json = json_output
         self.cwd = cwd
         self._said: set[str] = set()  # the notices given so far (each is given once)
+        # the exit code the command decided before its output began (:meth:`emit`); kept when
+        # the reader closes the pipe early (``tether check | head -1``), as its verdict
+        self.verdict = 0
         wait = getattr(args, "wait", None)
         # how long a write of this command waits for another process (``--wait``)
         self.write_wait: float = WRITE_WAIT_SECONDS if wait is None else wait
@@ -263,8 +266,13 @@ class CommandContext:
 
     # -- output ----------------------------------------------------------------------------
 
-    def emit(self, data: Any, render: Render | None = None) -> None:
-        """Print ``data`` as JSON (with --json) or call ``render`` with a console on stdout."""
+    def emit(self, data: Any, render: Render | None = None, *, verdict: int = 0) -> None:
+        """Print ``data`` as JSON (with --json) or call ``render`` with a console on stdout.
+
+        ``verdict`` is the exit code the output reports (``tether check``'s failures, ``tether
+        doctor``'s problems): a reader that stops reading early (``| head -1``) cuts the
+        output short but does not change it (:func:`recall.cli.main.main`)."""
+        self.verdict = verdict
         if self.json or render is None:
             sys.stdout.write(json_text(data) + "\n")
             return

@@ -97,8 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tether: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
+    except BrokenPipeError:  # the reader stopped early: what it read is all it wanted
+        return ctx.verdict  # 0, or the verdict the command decided before its output began
     finally:
         ctx.close()
 

@@ -31,7 +31,8 @@ class ShownConsole(Console):
     def on_broken_pipe(self) -> None:
         """The reader went away (``tether show ID | head -1``): what it read is all it wanted.
         Rich would exit 1, the code for "not found"; the command instead ends as one whose
-        plain output is cut short does (:func:`recall.cli.main.main`): quietly, exit 0."""
+        plain output is cut short does (:func:`recall.cli.main.main`): quietly, with exit 0, or
+        with the verdict it decided before printing (``tether check``'s 1 for a failure)."""
         self.quiet = True
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # the exit's own flush must not fail again

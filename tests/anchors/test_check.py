@@ -468,3 +468,44 @@ def test_check_outside_any_repository_is_bad_input_and_counts_read_as_words(
     assert summary.startswith("1 file changed since ") and summary.endswith(
         ": 1 memory to review, 0 failures"
     )
+
+
+def _closed_reader(repo: Path, *args: str) -> tuple[int, str]:
+    """Run ``tether ARGS`` with its stdout a pipe whose reader is already gone (``| head -1``
+    that has read its line): the exit code and stderr."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "recall", *args],
+            cwd=repo,
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("output", [[], ["--json"], ["--format", "github"]])
+def test_a_reader_that_stops_early_does_not_hide_the_failure(
+    c_repo: Path, run: Callable[..., CliResult], output: list[str]
+) -> None:
+    """``tether check | head -1``: the verdict was decided before the first line, so the
+    pipe closing early keeps its exit 1 for a script reading ``${PIPESTATUS[0]}``."""
+    memory_id = remember(run, "route_del must not free twice", "--anchor", "ip/route.c::route_del")
+    path = c_repo / ".tether" / "memories" / f"{memory_id}.md"
+    path.write_text(frontmatter.update(path.read_text(), path, {"guard": True}))
+    commit_all(c_repo, "guarded memory")
+    (c_repo / "ip/route.c").write_text(SOURCE.replace("return -arg;", "return 0;"))
+    assert _closed_reader(c_repo, "check", *output) == (1, "")
+    assert run("confirm", memory_id).code == 0
+    assert _closed_reader(c_repo, "check", *output) == (0, "")
