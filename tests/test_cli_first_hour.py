@@ -597,6 +597,11 @@ def test_the_options_every_command_takes_are_said_above_the_table() -> None:
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     intro = text.split("## CLI usage", 1)[1].split("|", 1)[0]
     assert "`--json`" in intro and "`--wait SECONDS`" in intro
+    for action in build_parser()._actions:  # the options before the command name, too
+        names = [o for o in action.option_strings if o not in ("-h", "--help")]
+        assert not names or any(
+            re.search(rf"`[^`]*(?<![\w-]){o}(?![\w-])", intro) for o in names
+        ), names
 
 
 def test_the_readme_cli_table_names_every_command_and_option() -> None:
