@@ -96,8 +96,9 @@ other authors' memories out of prompts, those are left out too (held_back counts
 
 GET = """Fetch one memory whole: details, files, links (supersedes / superseded_by), author,
 usage counters and the path of its file. Reading a memory counts as acting on it, which keeps
-it ranked well; call it for memories you are going to follow. archived_by "disuse" means the
-memory left this user's recall for going unused (a person can bring it back)."""
+it ranked well; call it for memories you are going to follow. status "archived" with
+archived_by "disuse" means the memory left this user's recall for going unused while its file
+still says file_status "active" (a person can bring it back)."""
 
 WRITE = f"""Write a new memory about files so a later session (yours or a person's) learns it
 when touching them. Write only what the code cannot say by itself: a gotcha and its fix, a
