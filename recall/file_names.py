@@ -15,7 +15,9 @@ import contextlib
 import json
 import math
 import sqlite3
-from collections.abc import Callable, Collection, Iterator, Sequence
+import sys
+from array import array
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from operator import itemgetter
 from typing import NamedTuple
@@ -103,19 +105,30 @@ class EarlierName(NamedTuple):
 
 
 def dated_names(
-    steps: Sequence[tuple[str, int]], times: dict[int, int], exists: Callable[[str], bool]
+    steps: Sequence[tuple[str, int]],
+    times: dict[int, int],
+    exists: Callable[[str], bool],
+    back: Mapping[tuple[str, int], int | None] | None = None,
 ) -> list[EarlierName]:
     """The earlier names of ``steps`` (:func:`backward_steps`) a memory may name the file by.
     A name no file has now is the file's alone: every memory naming it follows the rename. A
-    name a file has again was reused: only a memory written before the rename (``times``:
-    each rename's commit time) is about the renamed file; after it, the name meant the new
-    file. A reused name whose rename time is not known is left to the file that has it."""
+    name a file has again was reused: only a memory written before the name was taken again
+    is about the renamed file; after it, the name meant the new file. ``back`` gives the
+    commit that brought each reused name back (:func:`reuse_commits`, by name and the rename's
+    commit number) and ``times`` the commits' times; the rename's time stands in for a return
+    whose time is not known, and a reused name with neither time known is left to the file
+    that has it."""
     found = []
     for name, seq in steps:
         if not exists(name):
             found.append(EarlierName(name, math.inf))
-        elif seq in times:
-            found.append(EarlierName(name, float(times[seq])))
+            continue
+        returned = back.get((name, seq)) if back else None
+        moment = times.get(returned) if returned is not None else None
+        if moment is None:
+            moment = times.get(seq)
+        if moment is not None:
+            found.append(EarlierName(name, float(moment)))
     return found
 
 
@@ -155,6 +168,74 @@ def commit_times(conn: sqlite3.Connection, seqs: Collection[int]) -> dict[int, i
     )
 
 
+def _numbers(blob: bytes | None) -> array[int]:
+    """The commit numbers of a file's ``seqs`` (packed as :mod:`recall.genome.packing` packs
+    them, which this module does not import)."""
+    values = array("i")
+    if blob:
+        values.frombytes(blob)
+        if sys.byteorder != "little":
+            values.byteswap()
+    return values
+
+
+def reuse_commits(
+    conn: sqlite3.Connection, asked: Collection[tuple[str, int]]
+) -> dict[tuple[str, int], int | None]:
+    """For each (name, commit number of the rename that left it) of ``asked``, the commit that
+    brought the name back: the first, at or after the rename, of the commits of the file that
+    has the name now (None when the genome knows no such commit). One statement."""
+    if not asked:
+        return {}
+    cur = conn.cursor()
+    cur.row_factory = None
+    rows = cur.execute(
+        "SELECT path, seqs FROM genome_files WHERE path IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted({name for name, _ in asked})),),
+    )
+    seqs = {path: _numbers(blob) for path, blob in rows}
+    found: dict[tuple[str, int], int | None] = {}
+    for name, seq in asked:
+        numbers = seqs.get(name, ())
+        index = bisect.bisect_left(numbers, seq)
+        found[(name, seq)] = numbers[index] if index < len(numbers) else None
+    return found
+
+
+def unread(
+    reused: Sequence[tuple[str, int]],
+    times: dict[int, int],
+    back: dict[tuple[str, int], int | None],
+) -> bool:
+    """Whether :func:`read_reuse` has anything to read for ``reused`` given what it kept."""
+    for step in reused:
+        if step not in back or step[1] not in times:
+            return True
+        returned = back[step]
+        if returned is not None and returned not in times:
+            return True
+    return False
+
+
+def read_reuse(
+    conn: sqlite3.Connection,
+    reused: Sequence[tuple[str, int]],
+    times: dict[int, int],
+    back: dict[tuple[str, int], int | None],
+) -> None:
+    """Add to ``back`` the commit that brought each of the ``reused`` steps back
+    (:func:`reuse_commits`) and to ``times`` the times of those commits and of the renames,
+    reading only what they lack: a statement each at most, none when nothing is reused."""
+    asked = [step for step in reused if step not in back]
+    if asked:
+        back.update(reuse_commits(conn, asked))
+    wanted = {seq for _, seq in reused}
+    wanted.update(returned for step in reused if (returned := back[step]) is not None)
+    missing = wanted - times.keys()
+    if missing:
+        times.update(commit_times(conn, missing))
+
+
 def earlier_names(conn: sqlite3.Connection, path: str) -> list[str]:
     """The earlier names of the file now at ``path``, newest first, as the genome last read
     git's history (``tether index``, a recall or a prompt hook bring it up to date); none when
@@ -172,15 +253,15 @@ def earlier_dated(
 ) -> list[EarlierName]:
     """:func:`earlier_names` as :func:`dated_names` keeps them (``exists``: whether a file of
     the repository has a name now), read in one state of the genome."""
+    times: dict[int, int] = {}
+    back: dict[tuple[str, int], int | None] = {}
     try:
         with read_snapshot(conn):
             steps = backward_steps(path, lambda name: rename_events(conn, "new", name))
-            if not steps:
-                return []
-            times = commit_times(conn, {seq for _, seq in steps})
+            read_reuse(conn, [step for step in steps if exists(step[0])], times, back)
     except sqlite3.OperationalError:  # no genome tables (yet)
         return []
-    return dated_names(steps, times, exists)
+    return dated_names(steps, times, exists, back)
 
 
 def later_name(conn: sqlite3.Connection, path: str) -> str | None:

@@ -41,7 +41,7 @@ class ChangedNames:
         self.root, self.index = root, index
         found: dict[str, tuple[Change, str]] = {}
         self._before: dict[str, float] = {}
-        """When a memory naming an earlier name must be written by (a reused name's rename)."""
+        """When a memory naming an earlier name must be written by (a reused name's return)."""
         for change in changes:
             if index is not None and change.status != "A":
                 for name, before in earlier_dated(index, change.old, self._is_file):

@@ -15,7 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from recall.file_names import EarlierName, commit_times, dated_names, read_snapshot, rename_events
+from recall.file_names import (
+    EarlierName,
+    dated_names,
+    read_reuse,
+    read_snapshot,
+    rename_events,
+    unread,
+)
 from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
@@ -90,6 +97,7 @@ class Genome(CommitCounts):
         self._packed_refused = False
         self._near: dict[tuple[str, int, bool], list[Neighbour]] = {}
         self._rename_times: dict[int, int] = {}
+        self._came_back: dict[tuple[str, int], int | None] = {}
 
     @classmethod
     def load(
@@ -378,16 +386,15 @@ class Genome(CommitCounts):
     def earlier_names(self, path: str) -> list[EarlierName]:
         """The earlier names of the file now at ``path`` a memory may name it by, each with
         the moment a memory naming it must be written before
-        (:func:`recall.file_names.dated_names`): no git run, one statement for the renames'
-        commit times not read before in this state."""
+        (:func:`recall.file_names.dated_names`): no git run, and for the reused names not
+        read before in this state one statement for the commits that brought them back and
+        one for the times of those commits and of their renames."""
         steps = self._follow(lambda renames: renames.backward_steps(path))
-        if not steps:
-            return []
-        times = self._rename_times
-        missing = {seq for _, seq in steps} - times.keys()
-        if missing:
+        reused = [step for step in steps if self.exists(step[0])]
+        times, back = self._rename_times, self._came_back
+        if unread(reused, times, back):
             with read_snapshot(self.conn):
                 if self._adopt_state():  # refreshed elsewhere: the steps are renumbered
                     return self.earlier_names(path)
-                times.update(commit_times(self.conn, missing))
-        return dated_names(steps, times, self.exists)
+                read_reuse(self.conn, reused, times, back)
+        return dated_names(steps, times, self.exists, back)

@@ -210,7 +210,7 @@ def as_seen(
     if status == "archived" and flagged:
         active = store.list(file=file, category=category, status="active", earlier=earlier)
         found += [m for m in active if m.id in flagged]
-    if file and dated:  # by a reused earlier name: only the memories written before the rename
+    if file and dated:  # by a reused earlier name: only the memories written before it came back
         found = [m for m in found if names_it_by(m.files, m.created, file, dated)]
     if status == "archived" and flagged:
         found.sort(key=lambda m: m.id)

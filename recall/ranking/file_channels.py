@@ -41,7 +41,7 @@ def file_affinity(
 
     A file keeps its memories through renames: a memory naming an earlier name of a touched
     file (as git's history shows it) counts as naming the file, unless the name was reused
-    and the memory written after the rename (:func:`recall.file_names.dated_names`). The
+    and the memory written after it was (:func:`recall.file_names.dated_names`). The
     oldest memory on a file shared by several (its origin, see ``W.origin_bonus``) gets a
     little more, the more the longer the file has gone without a new memory by the clock.
     Equal file evidence is ranked by :func:`_tie_key` (a gotcha before a context note).

@@ -67,6 +67,10 @@ def test_a_memory_on_a_reused_name_stays_with_the_file_that_has_it(
     commit(repo, 5, "commit", "-q", "-m", "a new util.py")
     assert cli("index").code == 0
     after = remember(cli, 6, "note about the new util")
+    (repo / "util.py").write_text(NEW + "# a later change\n")
+    git(repo, "add", "-A")  # the name came back on day 5, whatever changed it since
+    commit(repo, 7, "commit", "-q", "-m", "util.py changed again")
+    assert cli("index").code == 0
 
     hits = cli("recall", "-f", "legacy.py", "--json", env=at(20)).json()["results"]
     assert [hit["id"] for hit in hits] == [before]
@@ -88,6 +92,34 @@ def test_a_memory_on_a_reused_name_stays_with_the_file_that_has_it(
     assert {f["id"] for f in named} == {before}
 
 
+def test_a_memory_written_before_the_name_came_back_still_follows_the_rename(
+    tmp_path: Path, cli: Any
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"util.py": OLD, "README.md": "# demo\n"})
+    commit(repo, 2, "mv", "util.py", "legacy.py")
+    commit(repo, 2, "commit", "-q", "-m", "util.py becomes legacy.py")
+    assert cli("index").code == 0
+    between = remember(cli, 3, "the old util is long")  # told: recall follows the rename
+    (repo / "util.py").write_text(NEW)
+    git(repo, "add", "-A")
+    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
+    assert cli("index").code == 0
+    after = remember(cli, 6, "note about the new util")
+
+    hits = cli("recall", "-f", "legacy.py", "--json", env=at(20)).json()["results"]
+    assert [hit["id"] for hit in hits] == [between]
+    assert hits[0]["receipt"].startswith("via file (renamed from util.py)")
+    listed = cli("list", "--file", "legacy.py", "--json")
+    assert [m["id"] for m in listed.json()] == [between]
+    asked = pre_edit(cli, repo, "legacy.py")
+    assert f"[{between}] covers legacy.py (renamed from util.py)" in asked
+    assert after not in asked
+
+    (repo / "legacy.py").write_text(OLD + "# edited\n")
+    found = cli("check", "--json").json()
+    assert {f["id"] for f in found["review"] + found["failures"]} == {between}
+
+
 def test_a_reused_name_whose_rename_time_is_unknown_is_left_to_the_file_there() -> None:
     steps = [("util.py", 7), ("gone.py", 3)]
     dated = dated_names(steps, {}, lambda name: name == "util.py")
@@ -99,3 +131,10 @@ def test_a_reused_name_whose_rename_time_is_unknown_is_left_to_the_file_there() 
     assert names_it_by({"util.py"}, "1970-01-01T00:00:00+00:00", "legacy.py", timed)
     assert not names_it_by({"util.py"}, "1970-01-01T00:20:00+00:00", "legacy.py", timed)
     assert not names_it_by({"util.py"}, "not a time", "legacy.py", timed)
+    # dated by the commit that brought the name back, else by the rename
+    back = dated_names(
+        steps, {7: 1_000, 9: 2_000}, lambda name: name == "util.py", {("util.py", 7): 9}
+    )
+    assert back[0] == EarlierName("util.py", 2_000.0)
+    unknown = dated_names(steps, {7: 1_000}, lambda name: name == "util.py", {("util.py", 7): 9})
+    assert unknown[0] == EarlierName("util.py", 1_000.0)
