@@ -157,18 +157,22 @@ def read_history(
 ) -> HistoryBatch:
     """Stream the commits of ``revisions`` oldest first into ``batch``.
 
-    With ``after`` (the last indexed commit) merges are streamed too, only to check that
-    ``after`` is the parent of some new commit, which holds exactly when it is still an
-    ancestor of HEAD; :class:`HistoryRewritten` is raised when it is not. Commits at a
-    shallow clone's boundary are skipped: git shows them as adding every file, an artefact
-    of the missing history.
+    With ``after`` (the last indexed commit; ``revisions`` then starts with HEAD) merges are
+    streamed too, only to check that ``after`` is the parent of some new commit, which in the
+    whole repository holds exactly when it is still an ancestor of HEAD; when it is not, git
+    is asked (:func:`descends_from`), and :class:`HistoryRewritten` is raised unless it is.
+    Commits at a shallow clone's boundary are skipped: git shows them as adding every file,
+    an artefact of the missing history.
     """
     with runner.stream(log_args(revisions, subdir=subdir, merges=after is not None)) as out:
         commits = parse_log(read_tokens(out))
         if after is None:
             _stream(batch, commits, next_seq, shallow, progress)
         else:
-            _buffered(batch, commits, next_seq, shallow, after)
+            head = revisions[0]
+            _buffered(
+                batch, commits, next_seq, shallow, after, lambda: descends_from(runner, head, after)
+            )
     if progress is not None:
         progress("reading history", len(batch.commits), len(batch.commits))
     return batch
@@ -203,19 +207,32 @@ def _stream(
             progress("reading history", len(records), None)
 
 
+def descends_from(runner: GitRunner, head: str, after: str) -> None:
+    """Check that ``head`` descends from ``after`` (the last indexed commit) when the read did
+    not show ``after`` as a parent: HEAD went back (raise :class:`HistoryRewritten`, behind),
+    moved to another line of history (raise it, not behind), or a project in a subfolder of the
+    repository saw only commits outside it (its log leaves those out: the read stands). One
+    ``git merge-base``, run only then."""
+    status, out, _ = runner.run(["merge-base", head, after], check=False)
+    base = out.decode("ascii", "replace").strip().lower() if status == 0 else ""
+    if base != after.lower():
+        raise HistoryRewritten(after, behind=base == head.lower())
+
+
 def _buffered(
     batch: HistoryBatch,
     commits: Iterable[Commit],
     seq: int,
     shallow: frozenset[str],
     after: str,
+    check: Callable[[], None],
 ) -> None:
-    """An incremental read: check it continues from ``after``, then fetch the stored names
-    and rows it needs in a few queries before counting."""
+    """An incremental read: check it continues from ``after`` (``check``, when no commit read
+    has it as a parent), then fetch the stored names and rows it needs in a few queries before
+    counting."""
     kept: list[Commit] = []
-    connected = seen = False
+    connected = False
     for commit in commits:
-        seen = True
         parents = commit.parents.split()
         connected = connected or after in parents
         if len(parents) > 1:
@@ -225,7 +242,7 @@ def _buffered(
         else:
             kept.append(commit)
     if not connected:
-        raise HistoryRewritten(after, behind=not seen)  # none: HEAD is an ancestor of it
+        check()
     names = batch.lineage.names
     if isinstance(names, StoredNames):
         names.preload(path for commit in kept for _, *paths in commit.changes for path in paths)

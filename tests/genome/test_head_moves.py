@@ -66,3 +66,29 @@ def test_an_orphan_branch_has_no_commits_yet_not_the_repository(
     assert summary.notices == [
         "the branch fresh has no commits yet: no co-change or renames until its first"
     ]
+
+
+def test_a_project_in_a_subfolder_follows_commits_made_outside_it(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
+) -> None:
+    repo = make_repo("repo")
+    repo.commit("one", "app/a.py", "app/b.py", "other/x.py")
+    genome = open_genome(repo.root / "app")
+    genome.refresh()
+    repo.commit("outside only", "other/x.py")
+    summary = genome.refresh()
+    assert (summary.mode, summary.notices) == ("incremental", [])
+    repo.commit("outside again", "other/x.py")
+    repo.commit("inside", "app/a.py", "app/c.py")
+    summary = genome.refresh()
+    assert (summary.mode, summary.notices, summary.commits_read) == ("incremental", [], 1)
+    assert genome.exists("c.py")
+    assert {n.path for n in genome.neighbours("a.py", 3)} == {"b.py", "c.py"}
+    last = repo.head()
+    repo.git("reset", "-q", "--hard", "HEAD~1")  # back to a commit outside the folder
+    summary = genome.refresh()
+    assert summary.notices == [
+        f"HEAD is now an earlier commit than the indexed {last[:12]} (a checkout or reset "
+        "back): history indexed again from scratch, up to HEAD"
+    ]
+    assert not genome.exists("c.py")
