@@ -105,22 +105,37 @@ class FolderWatch:
         from recall.folder_events import FolderEvents
 
         self._seen: dict[Path, FolderLook] = {}
+        self.listings = 0
+        """How many of this watch's looks listed a folder's files (the part that costs a stat
+        per memory file; a folder whose times are trusted needs none)."""
         self._events = FolderEvents.create()
         self._generations: dict[Path, int | None] = {}
         """Each folder's watch generation at the last look (None: not watched)."""
         for store in stores:
             folder = store.location.memories_dir
             self._generations[folder] = self._generation(folder)
-            self._seen[folder] = look(folder)
+            self._seen[folder] = self._look(folder)
+
+    def _look(self, folder: Path, before: FolderLook | None = None) -> FolderLook:
+        """:func:`look`, counted in :attr:`listings` when it lists."""
+        now = look(folder, before)
+        if now.listing is not None:
+            self.listings += 1
+        return now
 
     def _generation(self, folder: Path) -> int | None:
         return self._events.generation(folder) if self._events is not None else None
 
     def moved(self, stores: Iterable[MemoryStore]) -> bool:
         """Whether :meth:`changes` would report any of ``stores`` now (a folder never looked
-        at counts, so that its first look is taken), without taking the look: the same stat
+        at counts, so that its first look is taken), without using the change up: the same stat
         per folder (and the watch's queue read), for a caller on a timer that goes on to the
-        full look only when this says so."""
+        full look only when this says so.
+
+        A look that finds nothing new is kept when the last one was taken while the folder's
+        times were too recent to trust: its listing equals the last one, so keeping it hides
+        nothing from :meth:`changes`, and once the times have settled the following looks are
+        a stat again, not a listing on every tick until a message comes."""
         for store in stores:
             folder = store.location.memories_dir
             before = self._seen.get(folder)
@@ -129,8 +144,11 @@ class FolderWatch:
             generation = self._generation(folder)
             if generation != self._generations.get(folder, generation):
                 return True
-            if look(folder, before).differs(before):
+            now = self._look(folder, before)
+            if now.differs(before):
                 return True
+            if before.racy:
+                self._seen[folder] = now
         return False
 
     def changes(self, stores: Iterable[MemoryStore], *, force: bool = False) -> list[FolderChange]:
@@ -144,7 +162,7 @@ class FolderWatch:
             written = generation != self._generations.get(folder, generation)
             self._generations[folder] = generation
             before = self._seen.get(folder)
-            now = look(folder, before)
+            now = self._look(folder, before)
             self._seen[folder] = now
             if before is None or (not now.differs(before) and not force and not written):
                 continue

@@ -183,3 +183,57 @@ def test_a_folder_watched_anew_never_repeats_an_old_generation(tmp_path: Path) -
         (folder / "a.md").unlink()
     assert None not in seen and len(set(seen)) == len(seen)
     events.close()
+
+
+class _Clock:
+    """The wall clock as :mod:`recall.folder_watch` reads it, moved on at will: the racy
+    window passes without the test waiting for it."""
+
+    def __init__(self) -> None:
+        self.ahead_ns = 0
+
+    def time_ns(self) -> int:
+        return time.time_ns() + self.ahead_ns
+
+
+def test_a_timer_looking_after_a_write_stops_listing_once_the_folder_settles(
+    open_store: Callable[..., OpenStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an idle editor's timer asks moved() every couple of seconds, and changes() only when it
+    # says so: after one write, the folder must not be listed on every tick from then on
+    clock = _Clock()
+    monkeypatch.setattr(folder_watch, "time", clock)
+    store = open_store().store
+    remember(store, "First")
+    watch = FolderWatch([store])
+    assert watch.changes([store]) == []
+    remember(open_store().store, "Written by another process")
+    assert watch.moved([store])
+    assert [c.store for c in watch.changes([store])] == [store]  # a look while still racy
+    assert not watch.moved([store])
+    clock.ahead_ns = 2 * RACY_NS  # the folder's times are now old enough to trust
+    assert not watch.moved([store])  # listed once more: nothing hidden in the racy window
+    settled = watch.listings
+    for _ in range(3):
+        assert not watch.moved([store])
+    assert watch.listings == settled  # a stat per tick, no listing
+    assert watch.changes([store]) == []
+    assert watch.listings == settled
+
+
+def test_a_settling_timer_look_never_uses_up_a_change(
+    open_store: Callable[..., OpenStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = _Clock()
+    monkeypatch.setattr(folder_watch, "time", clock)
+    store = open_store().store
+    remember(store, "First")
+    watch = FolderWatch([store])
+    assert watch.changes([store]) == []  # taken while racy
+    remember(open_store().store, "Second, not looked at by changes() yet")
+    assert watch.moved([store])
+    clock.ahead_ns = 2 * RACY_NS
+    assert watch.moved([store]) and watch.moved([store])
+    assert [c.store for c in watch.changes([store])] == [store]  # said once
+    assert not watch.moved([store])
+    assert watch.changes([store]) == []
