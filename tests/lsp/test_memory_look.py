@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,13 +65,31 @@ async def test_no_timed_look_while_the_client_watches(lsp: Session, ws: Workspac
 
 def test_the_look_ends_at_shutdown(ws: Workspace, tmp_path: Path) -> None:
     stderr = tmp_path / "stderr.log"
+    uri = ws.app_py.as_uri()
     with raw_server(ws.root, stderr) as client:
         assert "result" in client.initialize(ws.root)  # no capabilities: no watchers
+        document = {"uri": uri, "languageId": "python", "version": 1, "text": ws.app_py.read_text()}
+        client.notify("textDocument/didOpen", {"textDocument": document})
+        client.barrier()
+        codes = [d["code"] for d in _published(client.received, uri)[-1]["diagnostics"]]
+        assert ws.app_gotcha in codes  # the document is published for: a late one would show
         done = client.request("shutdown")
         assert client.response(done)["result"] is None
+        answered = client.received.index(client.response(done))
         remember_from_the_cli(ws)
         time.sleep(2 * MEMORY_LOOK_SECONDS)  # two looks, had the timer outlived shutdown
         client.notify("exit")
         assert client.proc.wait(timeout=WAIT_SECONDS) == 0
+        assert list(client.responses_to("read to the end")) == []
+    assert _published(client.received[answered + 1 :], uri) == []
     assert "Traceback" not in stderr.read_text()
     assert "memory folders" not in stderr.read_text()
+
+
+def _published(messages: list[dict[str, Any]], uri: str) -> list[dict[str, Any]]:
+    """The ``publishDiagnostics`` params for ``uri`` among ``messages``, in order."""
+    return [
+        m["params"]
+        for m in messages
+        if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+    ]
