@@ -139,10 +139,11 @@ class TetherServer(LanguageServer):
         """A failure while handling a message: logged, never shown as a pop-up (a request's
         error is in its response; pygls's default shows the rest, a client's mistakes
         included, as "Error in server"); a message body that is not JSON is answered with
-        JSON-RPC's "Parse error" (pygls reads the bodies outside the protocol and ends here)."""
+        JSON-RPC's "Parse error" (pygls reads the bodies outside the protocol and ends here,
+        ``source`` :class:`JsonRpcException`; a handler's own decode error is a server error)."""
         if source is FeatureRequestError:
             return
-        if not_json(error):
+        if source is JsonRpcException and not_json(error):
             self.protocol.answer_not_json(error)
             return
         where = "a notification" if source is FeatureNotificationError else "a message"
