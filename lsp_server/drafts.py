@@ -30,7 +30,7 @@ from recall.locations import ensure_created
 from recall.model import Memory
 from recall.named_files import check_named_files
 from recall.paths import normalize, normalize_loose
-from recall.records import check_category, check_text, front_matter_fields
+from recall.records import check_category, check_text, front_matter_fields, refuse_blank_details
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary
 from recall.store import MemoryStore
@@ -151,7 +151,9 @@ such argument (a secret should not be one click away), the CLI does."""
 def _checked_text(obj: dict[str, Any]) -> None:
     """Refuse, naming the argument, what the store would refuse in the CLI's words: a
     credential-shaped text in ``summary``, ``details`` or ``anchor``, an ``anchor`` that is
-    not one line."""
+    not one line, ``details`` of whitespace only (never dropped without a word). Only for a
+    direct write: a draft takes its details from the document the person writes."""
+    refuse_blank_details(text(obj, "details"), "'details'")
     anchor = text(obj, "anchor")
     if anchor is not None and (not anchor.strip() or "\n" in anchor or "\r" in anchor):
         raise BadInput("'anchor' must be a symbol name or a line range on one line")

@@ -88,3 +88,21 @@ async def test_remember_refuses_a_summary_another_memory_holds_differently(
     assert f"{ws.gotcha} already has this summary, but its category is gotcha" in said
     assert f'tether.supersede with {{"memoryId": "{ws.gotcha}"}}' in said
     assert sorted(p.name for p in folder.iterdir()) == before  # nothing written
+
+
+async def test_whitespace_only_details_are_refused_not_dropped(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    folder = ws.root / ".tether" / "memories"
+    before = sorted(p.name for p in folder.iterdir())
+    blank = {"summary": "the loader reads the config twice", "details": " \n\t "}
+    refused = await _refused(lsp_one, "tether.remember", {**blank, "files": ["src/store.py"]})
+    assert "'details' holds only whitespace; nothing written" in refused
+    refused = await _refused(lsp_one, "tether.supersede", {**blank, "memoryId": ws.gotcha})
+    assert "'details' holds only whitespace; nothing written" in refused
+    assert sorted(p.name for p in folder.iterdir()) == before  # nothing written
+    shown = await lsp_one.command("tether.show", {"memoryId": ws.gotcha})
+    assert shown["status"] == "active"
+    # with no summary the command opens a draft to write in, as before
+    draft = await lsp_one.command("tether.remember", {"uri": ws.app_py.as_uri(), "details": " "})
+    assert draft["draft"].endswith(f"{draft['id']}.md")
