@@ -473,7 +473,7 @@ def test_archive_restore_delete_purge(cli: Cli, repo: Path, seed: Seed) -> None:
     )
     assert (memories_dir(repo) / f"{memory_id}.md").exists()
     purged = ok(cli("purge", "--yes", "--json")).json()
-    assert purged == {"purged": [memory_id]}
+    assert purged == {"purged": [memory_id], "kept_superseded": []}
     assert not (memories_dir(repo) / f"{memory_id}.md").exists()
     assert (memories_dir(repo) / f"{keep}.md").exists()
     assert cli("purge").code == 1

@@ -714,7 +714,10 @@ def test_purge_lists_and_needs_yes_without_a_terminal(cli: Cli, repo: Path) -> N
     done = ok(cli("purge", "--yes"))
     assert done.stdout.strip() == "Purged 1 memory"
     assert memory_files(repo) == []
-    assert cli("purge", "--json").json() == {"purged": []}  # nothing to ask about
+    assert cli("purge", "--json").json() == {
+        "purged": [],
+        "kept_superseded": [],
+    }  # nothing to ask about
 
 
 def test_import_says_one_memory(cli: Cli, repo: Path, tmp_path: Path) -> None:

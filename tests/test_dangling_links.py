@@ -80,3 +80,65 @@ def test_a_replacement_in_the_global_store_is_found(repo: Path) -> None:
     assert done.code == 0, done.stderr
     assert done.stderr == ""
     assert "superseded by" not in run_tether("doctor", cwd=repo).stdout
+
+
+def _cli_json(repo: Path, *args: str) -> dict[str, object]:
+    done = run_tether(*args, "--json", cwd=repo)
+    assert done.code == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_replacement_deleted_and_purged_is_no_dangling_link(repo: Path) -> None:
+    old = _cli_json(repo, "remember", "use the old pool", "-c", "gotcha", "-f", "src/app.py")
+    new = _cli_json(
+        repo, "supersede", old["id"], "use the new pool", "-c", "gotcha", "-f", "src/app.py"
+    )
+    assert run_tether("delete", new["id"], cwd=repo).code == 0
+    old_file = repo / ".tether" / "memories" / f"{old['id']}.md"
+    before = old_file.read_bytes()
+    purge = run_tether("purge", "--yes", cwd=repo)
+    assert purge.code == 0, purge.stderr
+    assert f"{old['id']} stays superseded, out of recall: its replacement {new['id']}" in (
+        " ".join(purge.stderr.split())
+    )
+    assert f"`tether restore {old['id']}` brings {old['id']} back" in purge.stderr
+    assert old_file.read_bytes() == before  # the superseded memory is left as it was
+    doctor = run_tether("doctor", cwd=repo)
+    assert doctor.code == 0, doctor.stdout
+    assert doctor.stdout.strip() == "No problems found."
+
+
+def test_purged_ids_are_known_to_a_clone(repo: Path, tmp_path: Path) -> None:
+    from conftest import git
+
+    old = _cli_json(repo, "remember", "use the old pool", "-c", "gotcha", "-f", "src/app.py")
+    new = _cli_json(
+        repo, "supersede", old["id"], "use the new pool", "-c", "gotcha", "-f", "src/app.py"
+    )
+    run_tether("delete", new["id"], cwd=repo)
+    purged = json.loads(run_tether("purge", "--yes", "--json", cwd=repo).stdout)
+    assert purged["kept_superseded"] == [{"id": old["id"], "superseded_by": new["id"]}]
+    record = repo / ".tether" / "purged.txt"  # beside memories/, and committed with them
+    assert new["id"] in record.read_text(encoding="utf-8").splitlines()
+    assert "purged.txt" not in (repo / ".tether" / ".gitignore").read_text(encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "memories")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    assert run_tether("doctor", cwd=clone).code == 0
+
+
+def test_an_id_one_store_cannot_look_up_is_looked_up_in_the_next(
+    repo: Path, open_store, tether_home: Path
+) -> None:
+    from recall.lifecycle.links import PURGED_FILE, in_a_store
+
+    twins = [
+        {"summary": f"pool note {n}", "category": "gotcha", "id": f"abcd000{n}"} for n in (1, 2)
+    ]
+    assert _import(repo, *twins).code == 0  # "abcd" is an ambiguous prefix in this store
+    mine = ("remember", "a global note", "-c", "pref", "-f", "README.md", "--global")
+    assert run_tether(*mine, cwd=repo).code == 0
+    (tether_home / PURGED_FILE).write_text("abcd\n", encoding="utf-8")
+    project, glob = open_store().store, open_store(scope="global").store
+    assert in_a_store("abcd", [project, glob])

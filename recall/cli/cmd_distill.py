@@ -251,10 +251,13 @@ def purge_auto_distilled(store: MemoryStore, ctx: CommandContext, *, yes: bool) 
         if not confirm(f"Remove these {len(doomed)} memory files for good? [y/N] "):
             console.print("Nothing removed.")
             return 1
+    from recall.lifecycle.links import keep_purged_known
+
+    kept = keep_purged_known(store, [m.id for m, _ in doomed], ctx.stores("all"), ctx.notice)
     removed = store.purge(source=SOURCE)
     gone = [{**m.to_dict(), "scope": scope} for m, scope in doomed if m.id in removed]
     ctx.emit(
-        {"purged": removed, "memories": gone},
+        {"purged": removed, "memories": gone, "kept_superseded": kept},
         lambda c: c.print(
             f"Purged {plural(len(removed), 'auto-distilled memory')}: {' '.join(removed)}",
             markup=False,

@@ -15,6 +15,7 @@ from recall.cli.render import ID_HELP, print_table
 from recall.display import plural
 from recall.errors import BadInput, NotFound
 from recall.lifecycle.disuse import bring_back
+from recall.lifecycle.links import keep_purged_known
 from recall.model import AUTO_DISTILLED
 from recall.policy.usage import record_action
 
@@ -194,6 +195,10 @@ def run_purge(args: argparse.Namespace, ctx: CommandContext) -> int:
         if not confirm(f"Remove these {len(doomed)} memory files for good? [y/N] "):
             console.print("Nothing removed.")
             return 1
+    kept = keep_purged_known(store, [m.id for m, _ in doomed], ctx.stores("all"), ctx.notice)
     removed = store.purge()
-    ctx.emit({"purged": removed}, lambda c: c.print(f"Purged {plural(len(removed), 'memory')}"))
+    ctx.emit(
+        {"purged": removed, "kept_superseded": kept},
+        lambda c: c.print(f"Purged {plural(len(removed), 'memory')}"),
+    )
     return 0 if removed else 1

@@ -2,33 +2,111 @@
 store (an import of a record whose replacement was not exported with it, a hand edit, a
 mistyped id). Such a memory is out of recall with nothing in its place; ``tether doctor``
 names it and ``tether import`` says so on its line. Nothing is rewritten: the person decides
-whether to bring it back or to give the right id."""
+whether to bring it back or to give the right id.
+
+A replacement deleted and then purged is a decision, not a broken link: ``tether purge`` keeps
+the ids it removes that a superseded memory still names in the store's :data:`PURGED_FILE`
+(committed with the memories, so a clone and CI know them too), and says which memories stay
+superseded with their replacement gone."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from recall.errors import BadInput
+from recall.errors import BadInput, StoreUnavailable
 from recall.store import MemoryStore
 
 LINK_KEY = "superseded_by"
 """The front-matter key of a superseded memory naming the memory that replaces it."""
 
+PURGED_FILE = "purged.txt"
+"""In a store's folder, beside ``memories/``: the ids ``tether purge`` removed that a
+superseded memory still names, one a line. Outside ``memories/`` so that it is never read as a
+memory, and not git-ignored so that a clone's ``tether doctor`` (in CI) knows them too."""
+
+_PURGED_HEADER = (
+    "# Memories removed by `tether purge` that a superseded memory still names as its\n"
+    "# replacement: a decision, not a broken link. Commit this file with the memories.\n"
+)
+
+
+def purged_ids(store: MemoryStore) -> set[str]:
+    """The ids recorded in ``store``'s :data:`PURGED_FILE` (none when it has no such file)."""
+    try:
+        text = (store.location.base / PURGED_FILE).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return set()
+    lines = (line.strip() for line in text.splitlines())
+    return {line for line in lines if line and not line.startswith("#")}
+
 
 def in_a_store(memory_id: str, stores: Sequence[MemoryStore]) -> bool:
     """Whether a memory with exactly this id is in one of ``stores`` (any status: a deleted
-    replacement is a decision, not a broken link). A store not created yet holds none."""
+    replacement is a decision, not a broken link), or was purged from one (recorded in its
+    :data:`PURGED_FILE`, the same decision carried through). A store not created yet holds
+    none; an id one store cannot read as an id is still looked up in the others."""
     for store in stores:
         if not store.exists:
             continue
         try:
             found = store.find(memory_id)
-        except BadInput:  # not an id at all: in no store
-            return False
+        except BadInput:  # not an id this store can look up: try the next one
+            found = None
         if found is not None and found.id == memory_id:
             return True
+        if memory_id in purged_ids(store):
+            return True
     return False
+
+
+def keep_purged_known(
+    store: MemoryStore,
+    removing: Sequence[str],
+    stores: Sequence[MemoryStore],
+    notice: Callable[[str], None],
+) -> list[dict[str, str]]:
+    """Before ``store`` removes the memories ``removing`` for good: record in its
+    :data:`PURGED_FILE` each one that a superseded memory of ``stores`` names as its
+    replacement, say through ``notice`` which memories stay superseded with their replacement
+    gone, and return those links (``id``, ``superseded_by``). The superseded memories are
+    left as they are: restoring one is the person's call."""
+    doomed = set(removing)
+    links = [
+        (memory.id, memory.superseded_by)
+        for each in stores
+        if each.exists
+        for memory in each.list(status="superseded")
+        if memory.superseded_by in doomed and memory.id not in doomed
+    ]
+    new = sorted({target for _, target in links} - purged_ids(store))
+    path = store.location.base / PURGED_FILE
+    if new:
+        _append_purged(path, new)
+    for old, target in links:
+        notice(
+            f"{old} stays superseded, out of recall: its replacement {target} is removed for "
+            f"good (kept known as purged in {path}, so `tether doctor` does not report the "
+            f"link); `tether restore {old}` brings {old} back"
+        )
+    return [{"id": old, "superseded_by": target} for old, target in links]
+
+
+def _append_purged(path: Path, ids: Sequence[str]) -> None:
+    """Add ``ids`` to the purged-ids file at ``path`` (made with its header when new; never
+    through a link, which in a repository's store would send the write elsewhere)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fresh = not path.exists()
+    try:
+        fd = os.open(path, flags, 0o644)
+        with os.fdopen(fd, "a", encoding="utf-8") as out:
+            out.write((_PURGED_HEADER if fresh else "") + "".join(f"{i}\n" for i in ids))
+    except OSError as error:
+        raise StoreUnavailable(
+            f"cannot record the purged ids {' '.join(ids)} in {path}: {error.strerror}; "
+            "nothing was purged: make the file writable (and a plain file) and purge again"
+        ) from None
 
 
 def key_line(path: Path, key: str = LINK_KEY) -> int:
