@@ -29,15 +29,33 @@ def line_scope(raw: str) -> str:
     return PROJECT
 
 
-def by_scope(lines: list[str]) -> dict[str, list[str]]:
+def readable_scope(raw: str) -> str | None:
+    """The store a line's record names (``project`` when it names none), or None when no
+    store can be chosen by it: not a JSON object, or a ``scope`` that names neither store.
+    Such a line is refused on its own line by whichever store's import reads it."""
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(record, dict):
+        return None
+    scope = record.get("scope", PROJECT)
+    return scope if scope in SCOPES else None
+
+
+def by_scope(lines: list[str], *, project: bool = True) -> dict[str, list[str]]:
     """``lines`` split by the store each asks for (:func:`line_scope`), each part as long as
     ``lines`` with the other store's lines left blank, so that every line keeps its number.
-    Only a scope some line asks for is a key: the other store is not opened."""
+    Only a scope some line asks for is a key: the other store is not opened. Without a
+    ``project`` store (outside any repository) a line no store can be chosen by
+    (:func:`readable_scope`) goes with the global lines, to be refused on its own line there,
+    rather than asking for a project store that is not there and failing the whole import."""
     parts: dict[str, list[str]] = {}
     for at, raw in enumerate(lines):
         if not raw.strip():
             continue
-        scope = line_scope(raw.removeprefix(BOM) if at == 0 else raw)
+        text = raw.removeprefix(BOM) if at == 0 else raw
+        scope = line_scope(text) if project else (readable_scope(text) or GLOBAL)
         part = parts.setdefault(scope, [""] * len(lines))
         part[at] = raw
     return dict(sorted(parts.items(), key=lambda item: SCOPES.index(item[0])))

@@ -101,3 +101,35 @@ def test_global_lines_import_outside_any_repository(tmp_path: Path) -> None:
     done = run_tether("import", str(source), "--json", cwd=outside)
     assert done.code == 0, done.stderr
     assert json.loads(done.stdout)["scope"] == "global"
+
+
+def test_outside_a_repository_the_summary_offers_no_project_store(tmp_path: Path) -> None:
+    source = tmp_path / "mine.jsonl"
+    record = {"summary": "prefer tabs", "category": "pref", "scope": "global"}
+    source.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    done = run_tether("import", str(source), cwd=outside)
+    assert done.code == 0, done.stderr
+    assert "1 memory with scope 'global' written to the global store (" in done.stdout
+    assert "this repository" not in done.stdout
+    assert "--scope project" not in done.stdout
+
+
+def test_outside_a_repository_an_unreadable_line_is_its_own_error(tmp_path: Path) -> None:
+    source = tmp_path / "mine.jsonl"
+    good = {"summary": "prefer tabs", "category": "pref", "scope": "global"}
+    other = {"summary": "prefer short names", "category": "pref", "scope": "global"}
+    team = {"summary": "a team note", "category": "context", "scope": "team"}
+    lines = [json.dumps(good), '{"summary": "cut short', "[1, 2]", json.dumps(team)]
+    source.write_text("\n".join([*lines, json.dumps(other)]) + "\n", encoding="utf-8")
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    done = run_tether("import", str(source), cwd=outside)
+    assert done.code == 2, done.stderr
+    assert "Imported 2 memories, 0 already known, 3 rejected" in done.stdout
+    for number in (2, 3, 4):
+        assert f"{source}:{number}: " in done.stderr
+    assert "not in a repository" not in done.stderr.lower()
+    assert f"{source}:4: 'scope' must be 'project' or 'global', not 'team'" in done.stderr
+    assert sorted(_summaries(outside, "global")) == ["prefer short names", "prefer tabs"]

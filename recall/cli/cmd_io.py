@@ -15,7 +15,7 @@ from recall.importer import LineResult, import_lines
 from recall.lifecycle.links import dangling_message, in_a_store
 from recall.locations import GLOBAL, PROJECT, SCOPES
 from recall.model import STATUSES
-from recall.repo import git_user_name
+from recall.repo import find_root, git_user_name
 from recall.store import MemoryStore, not_on_it_note
 
 
@@ -74,7 +74,8 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
             raise BadInput(f"{args.file}: not UTF-8 text ({error.reason})") from None
     if not any(line.strip() for line in lines):
         raise NothingToDo(f"{args.file}: nothing to import, the input holds no line")
-    parts = {args.scope: lines} if args.scope else by_scope(lines)
+    in_repository = find_root(ctx.cwd) is not None  # a project store to send lines to
+    parts = {args.scope: lines} if args.scope else by_scope(lines, project=in_repository)
     stores = {scope: ctx.store(scope) for scope in parts}  # both found before either is written
     results: list[LineResult] = []
     with ctx.progress() as update:
@@ -110,7 +111,7 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
         print(
             f"Imported {plural(created, 'memory')}, {dupes} already known, {len(errors)} rejected"
         )
-        for line in scope_summary(results, stores, told=args.scope):
+        for line in scope_summary(results, stores, told=args.scope, project=in_repository):
             print(line)
         before = already_present(results)
         if before:
@@ -145,11 +146,15 @@ def note_dangling(
 
 
 def scope_summary(
-    results: list[LineResult], stores: dict[str, MemoryStore], *, told: str | None
+    results: list[LineResult],
+    stores: dict[str, MemoryStore],
+    *,
+    told: str | None,
+    project: bool = True,
 ) -> list[str]:
     """What the summary says of the stores the lines went to: the global memories of an
-    import that was not told a store (they are not this repository's), or how many lines
-    named the other scope than the store the import was told to write them all to."""
+    import that was not told a store (in a repository, ``project``: they are not its), or how
+    many lines named the other scope than the store the import was told to write them all to."""
     if told is not None:
         elsewhere = sum(told_otherwise(r.notes) for r in results)
         if not elsewhere:
@@ -163,9 +168,12 @@ def scope_summary(
     if not went:
         return []
     folder = stores[GLOBAL].location.memories_dir
+    written = f"{plural(went, 'memory')} with scope 'global' written to the global store ({folder})"
+    if not project:  # outside any repository there is no other store to offer
+        return [written]
     return [
-        f"{plural(went, 'memory')} with scope 'global' written to the global store ({folder}), "
-        "not this repository's; `--scope project` imports every line into the project store"
+        f"{written}, not this repository's; `--scope project` imports every line into the "
+        "project store"
     ]
 
 
