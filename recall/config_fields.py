@@ -80,36 +80,49 @@ def only_off_fields(settings_class: type) -> frozenset[str]:
 
 def apply(settings: S, source: str, values: Mapping[str, Any], warn: Warn) -> S:
     """``settings`` with the keys it knows in ``values`` applied; a bad value is reported
-    (naming ``source`` and the key) and the value before it kept, and so is one setting given
-    twice (two spellings, or a key and its alias: the last one is used). Keys it does not
-    know are left to other readers. An ``only_off`` flag already off stays off."""
+    (naming ``source`` and the key) and the value before it kept. One setting given twice in
+    ``values`` (two spellings, or a key and its alias) is said, and the outcome is what the
+    warning says: the last valid one replaces the earlier one entirely (a merged table is
+    not merged with it); when the last is not valid, the earlier one is kept. Keys it does not
+    know are left to other readers. An ``only_off`` flag already off, here or earlier in the
+    same ``values``, stays off."""
     settings_class = type(settings)
     known = keys_of(settings_class)
     merged = {f.name for f in fields(settings_class) if f.metadata.get(_MERGE)}
     stays_off = only_off_fields(settings_class)
     changes: dict[str, Any] = {}
-    given: dict[str, str] = {}  # field -> the key that set it in this table
+    given: dict[str, str] = {}  # field -> the key whose valid value is in ``changes``
+    named: dict[str, str] = {}  # field -> the last key naming it, valid or not
     for raw_key, value in values.items():
         entry = known.get(fold_key(str(raw_key)))
         if entry is None:
             continue
         name, parse = entry
-        earlier = given.setdefault(name, str(raw_key))
-        if earlier != str(raw_key):
-            warn(
-                f"{source}: {earlier} and {raw_key} both set {name}; the last one, {raw_key}, "
-                "wins: remove the other"
-            )
-            given[name] = str(raw_key)
+        key = str(raw_key)
+        earlier, before = given.get(name), named.get(name)
+        named[name] = key
         try:
             parsed = parse(value)
         except ValueError as error:
-            warn(f"{source}: ignoring {raw_key} = {value!r}: {error}")
+            kept = f"; {earlier}, which also sets {name}, is kept: remove one" if earlier else ""
+            warn(f"{source}: ignoring {key} = {value!r}: {error}{kept}")
             continue
-        if name in merged:
-            parsed = {**getattr(settings, name), **changes.get(name, {}), **parsed}
+        if name in stays_off and earlier is not None:
+            warn(
+                f"{source}: {earlier} and {key} both set {name}, which is only ever turned "
+                "off here: it is off if either is false; remove the other"
+            )
+        elif before is not None:
+            warn(
+                f"{source}: {before} and {key} both set {name}; the last one, {key}, wins: "
+                "remove the other"
+            )
+        given[name] = key
+        current = getattr(settings, name)
+        if name in merged:  # onto what came before this table, not onto the earlier spelling
+            parsed = {**current, **parsed}
         if name in stays_off:
-            parsed = parsed and getattr(settings, name)
+            parsed = parsed and current and changes.get(name, True)
         changes[name] = parsed
     return replace(settings, **changes) if changes else settings  # type: ignore[type-var]
 

@@ -37,3 +37,47 @@ def test_only_off_stays_off_and_merged_tables_add_up() -> None:
     more = apply(Example(), "a", {"levels": {"b": "y"}}, print)
     assert dict(apply(more, "b", {"levels": {"a": "z"}}, print).levels) == {"a": "z", "b": "y"}
     assert dict(Example().levels) == {"a": "x"}  # each object gets its own copy of the default
+
+
+def test_one_setting_given_twice_the_last_valid_one_replaces_the_earlier() -> None:
+    warnings: list[str] = []
+    seen = apply(Example(limit=4), "f.toml", {"limit": 5, "max": 7}, warnings.append)
+    assert seen.limit == 7
+    assert warnings == [
+        "f.toml: limit and max both set limit; the last one, max, wins: remove the other"
+    ]
+
+
+def test_a_merged_table_given_twice_is_the_last_one_alone() -> None:
+    from recall.server_settings import DEFAULT_SEVERITY, ServerSettings
+
+    warnings: list[str] = []
+    values = {"severity": {"gotcha": "error"}, "Severity": {"decision": "hint"}}
+    seen = apply(ServerSettings(), "editor", values, warnings.append)
+    assert dict(seen.severity) == {**DEFAULT_SEVERITY, "decision": "hint"}
+    assert warnings == [
+        "editor: severity and Severity both set severity; the last one, "
+        "Severity, wins: remove the other"
+    ]
+
+
+def test_an_only_off_flag_turned_off_by_one_spelling_stays_off() -> None:
+    from recall.server_settings import ServerSettings
+
+    warnings: list[str] = []
+    values = {"trustedWorkspace": False, "trusted_workspace": True}
+    assert apply(ServerSettings(), "editor", values, warnings.append).trusted_workspace is False
+    assert warnings == [
+        "editor: trustedWorkspace and trusted_workspace both set trusted_workspace, which is "
+        "only ever turned off here: it is off if either is false; remove the other"
+    ]
+
+
+def test_an_invalid_last_spelling_keeps_the_earlier_one_and_says_so() -> None:
+    warnings: list[str] = []
+    seen = apply(Example(limit=4), "f.toml", {"limit": 5, "max": -1}, warnings.append)
+    assert seen.limit == 5
+    assert warnings == [
+        "f.toml: ignoring max = -1: give a whole number, 0 or more; limit, which also sets "
+        "limit, is kept: remove one"
+    ]
