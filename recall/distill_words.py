@@ -87,13 +87,19 @@ KEYWORDS: Final[dict[str, tuple[str, ...]]] = {
     "context": ("note that", "for context", "background", "historically"),
 }
 
-# Commits whose messages are about history, not knowledge: reverts restate another commit,
-# fixups and squashes are to be folded away.
-SKIP_SUBJECT: Final = r"(?i)^(?P<kind>revert\b|fixup!|squash!|amend!|merge\b)"
+# Commits about history, not knowledge, known by what git itself writes, never by a word a
+# subject happens to start with ("Merge sort must be stable", "Revert to polling" are
+# knowledge): a merge by its parents; the subjects ``git commit --fixup``, ``--squash`` and
+# ``--fixup=amend:`` write, exactly as ``git rebase --autosquash`` reads them (lower case,
+# then a space); a revert by the line ``git revert`` writes in its body (the full id, or
+# with ``--reference`` an abbreviated one), or by the subject it writes (``Revert "…"``).
+FOLD_PREFIXES: Final = ("fixup! ", "squash! ", "amend! ")
+REVERT_LINE: Final = r"(?m)^This reverts commit [0-9a-f]{4,40}\b"
+REVERT_SUBJECT: Final = 'Revert "'
 
-# What distill says of a commit it skips for the word its subject starts with (lower-cased):
-# the kind of commit and why it holds no knowledge of its own, so a skipped fixup is not
-# taken for a message the heuristic read and found empty.
+# What distill says of a commit it skips as history, by its kind (a fold prefix without its
+# space): the kind of commit and why it holds no knowledge of its own, so a skipped fixup is
+# not taken for a message the heuristic read and found empty.
 HISTORY_REASONS: Final = {
     "revert": "a revert commit, restating the commit it undoes: no knowledge of its own",
     "fixup!": "a fixup! commit, to be folded into the commit it fixes: no knowledge of its own",

@@ -14,12 +14,14 @@ from recall.errors import BadInput, NotFound
 
 @dataclass(frozen=True)
 class Commit:
-    """One commit: its id, author, full message and the files it changed (repo-relative)."""
+    """One commit: its id, author, full message, the files it changed (repo-relative) and the
+    ids of its parents (more than one: a merge)."""
 
     sha: str
     author: str
     message: str
     files: tuple[str, ...]
+    parents: tuple[str, ...] = ()
 
     @property
     def short(self) -> str:
@@ -75,7 +77,7 @@ def read_commits(
         "--relative",
         "--name-only",
         "-z",
-        "--format=%x01%H%x1f%an%x1f%B%x02",
+        "--format=%x01%H%x1f%P%x1f%an%x1f%B%x02",
     ]
     if since_time:
         args.append(f"--since={since_time}")
@@ -87,9 +89,10 @@ def read_commits(
     commits: list[Commit] = []
     for chunk in out.split("\x01")[1:]:
         head, _, names = chunk.partition("\x02")
-        sha, author, message = [*head.split("\x1f", 2), "", ""][:3]
+        sha, parents, author, message = [*head.split("\x1f", 3), "", "", ""][:4]
         files = tuple(n.strip("\n") for n in names.split("\x00") if n.strip("\n"))
-        commits.append(Commit(sha.strip(), author, message.strip(), files))
+        commit = Commit(sha.strip(), author, message.strip(), files, tuple(parents.split()))
+        commits.append(commit)
     return commits
 
 

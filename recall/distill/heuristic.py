@@ -13,10 +13,12 @@ from recall.distill_words import (
     CONVENTIONAL_PREFIX,
     DETAILS_MAX,
     FEATURE_SUBJECT,
+    FOLD_PREFIXES,
     HISTORY_REASONS,
     KEYWORDS,
     PLAIN_FIRST_WORD,
-    SKIP_SUBJECT,
+    REVERT_LINE,
+    REVERT_SUBJECT,
     SUMMARY_MAX,
     TRAILER,
     TRAILING_REFERENCE,
@@ -34,7 +36,7 @@ def _pattern(words: Iterable[str]) -> re.Pattern[str]:
 
 PATTERNS: dict[str, re.Pattern[str]] = {cat: _pattern(words) for cat, words in KEYWORDS.items()}
 
-_SKIP_SUBJECT = re.compile(SKIP_SUBJECT)
+_REVERT_LINE = re.compile(REVERT_LINE)
 _TRAILER = re.compile(TRAILER)
 _CONVENTIONAL_PREFIX = re.compile(CONVENTIONAL_PREFIX)
 _PLAIN_FIRST_WORD = re.compile(PLAIN_FIRST_WORD)
@@ -112,12 +114,20 @@ def clean_subject(subject: str) -> str:
     return _cap(text, SUMMARY_MAX)
 
 
-def history_reason(message: str) -> str | None:
-    """Why the heuristic passes over a commit whose subject marks it as history (a revert, a
-    ``fixup!``, ``squash!`` or ``amend!`` commit, a merge); None for any other message."""
-    subject, _lines = body_lines(message)
-    found = _SKIP_SUBJECT.match(subject) if subject else None
-    return HISTORY_REASONS[found.group("kind").lower()] if found else None
+def history_reason(commit: Commit) -> str | None:
+    """Why the heuristic passes over a commit that is history, as git marks it: a merge (more
+    than one parent), a ``fixup!``, ``squash!`` or ``amend!`` commit (git's exact subject
+    prefixes), a revert (the ``This reverts commit`` line of its body, or git's ``Revert "``
+    subject); None for any other commit, whatever word its subject starts with."""
+    if len(commit.parents) > 1:
+        return HISTORY_REASONS["merge"]
+    subject, _lines = body_lines(commit.message)
+    for prefix in FOLD_PREFIXES:
+        if subject.startswith(prefix):
+            return HISTORY_REASONS[prefix.rstrip()]
+    if subject.startswith(REVERT_SUBJECT) or _REVERT_LINE.search(commit.message):
+        return HISTORY_REASONS["revert"]
+    return None
 
 
 @dataclass(frozen=True)
@@ -140,7 +150,7 @@ def heuristic(commit: Commit) -> Proposal | None:
     only the subject carries it). A subject that cleans to nothing gives way to that sentence.
     """
     subject, lines = body_lines(commit.message)
-    if not subject or _SKIP_SUBJECT.match(subject):
+    if not subject or history_reason(commit) is not None:
         return None
     body = sentences(lines)
     feature = bool(_FEATURE_SUBJECT.match(subject))

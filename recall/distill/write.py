@@ -4,7 +4,7 @@ store, capped per session, tagged ``source: auto-distilled`` with their commit."
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -189,7 +189,7 @@ def distill(
                 else "no file it changed is left to tie a memory to (gone, or Tether's own)",
             )
             continue
-        live = Commit(commit.sha, commit.author, commit.message, files)
+        live = replace(commit, files=files)
         proposals: list[Proposal] = []
         if use_command:
             try:
@@ -204,7 +204,7 @@ def distill(
             found = heuristic(live)
             proposals = [found] if found else []
         if not proposals:
-            said = None if use_command else history_reason(live.message)
+            said = None if use_command else history_reason(live)
             skip(commit, said or "no durable knowledge found in its message")
         gave = len(report.written)
         too_large: list[tuple[Proposal, str]] = []

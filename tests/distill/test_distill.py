@@ -74,6 +74,22 @@ def test_a_fixup_commit_is_skipped_as_a_fixup_commit(history: History) -> None:
     assert [(o.commit, o.reason) for o in skipped] == [(sha[:10], fixup)]
 
 
+def test_history_is_what_git_marks_it_not_a_subject_word(history: History) -> None:
+    start = history.head()
+    merge_sort = history.commit("Merge sort must be stable: never swap equal keys", "src/util.py")
+    polling = history.commit("Revert to polling: never hold the socket across a fork")
+    git(history.root, "revert", "--no-edit", polling)
+    reverted = history.head()
+    commits = read_commits(history.root, since_commit=start)
+    assert commits[0].parents == (start,)
+    report = run(history, start)
+    written = {o.commit for o in report.outcomes if o.action == "written"}
+    assert written == {merge_sort[:10], polling[:10]}
+    skipped = [(o.commit, o.reason) for o in report.outcomes if o.action == "skipped"]
+    revert = "a revert commit, restating the commit it undoes: no knowledge of its own"
+    assert skipped == [(reverted[:10], revert)]
+
+
 def test_at_most_three_per_session_and_the_rest_reported(history: History) -> None:
     start = history.head()
     shas = [history.commit(message) for message in GOTCHAS]
