@@ -24,6 +24,7 @@ from recall.index.sync import RACY_WINDOW_NS
 from recall.locations import project_location
 from recall.model import STATUSES
 from recall.store import MemoryStore
+from tests.closed_pipe import into_closed_pipe
 
 Cli = Callable[..., CliResult]
 
@@ -768,27 +769,9 @@ def test_a_reader_that_stops_reading_early_is_no_failure(
     """``tether show ID | head -1``: the reader took what it wanted and closed the pipe. The
     command ends quietly with 0, as under ``set -o pipefail`` a script must not see exit 1
     ("not found") for a memory that was found."""
-    import subprocess
-    import sys
-
     memory_id = cli("remember", "Close the pool", "-c", "gotcha", "-f", "src/app.py", "--json")
     args = [command, memory_id.json()["id"]] if command == "show" else [command]
-    read_end, write_end = os.pipe()
-    os.close(read_end)  # the reader is gone before the first line is written
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "recall", *args],
-            cwd=repo,
-            stdin=subprocess.DEVNULL,
-            stdout=write_end,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    finally:
-        os.close(write_end)
-    assert (done.returncode, done.stderr) == (0, "")
+    assert into_closed_pipe(repo, *args) == (0, "")
 
 
 def test_the_category_option_names_every_category(cli: Cli) -> None:

@@ -14,6 +14,7 @@ from recall.distill.commits import Commit, read_commits, renamed_since, session_
 from recall.distill.heuristic import Proposal, heuristic, history_reason
 from recall.distill_words import SWEEP_FILES
 from recall.errors import BadInput, TetherError
+from recall.genome.names import is_utf8
 from recall.model import AUTO_DISTILLED, Memory
 from recall.repo import TETHER_DIR
 from recall.store import MemoryStore
@@ -109,7 +110,7 @@ def _live_files(
             if renamed is None:
                 renamed = renamed_since(root, commit.sha)
             raw = renamed.get(raw, raw)
-        if not _storable(raw):
+        if not is_utf8(raw):  # a memory file (UTF-8 text) cannot hold the name
             if root is None or (root / raw).is_file():
                 shown = repr(raw.encode("utf-8", "surrogateescape"))[1:]  # as git has it
                 refused.append(
@@ -124,15 +125,6 @@ def _live_files(
         if root is None or (root / path).is_file():
             kept.append(path)
     return tuple(dict.fromkeys(kept)), refused
-
-
-def _storable(name: str) -> bool:
-    """Whether a file name read from git can be written in a memory file."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def distill(

@@ -12,6 +12,7 @@ import pytest
 from conftest import CliResult, git, make_repo
 
 from recall import frontmatter
+from tests.closed_pipe import into_closed_pipe
 
 SOURCE = (
     "#include <stdio.h>\n\n"
@@ -470,31 +471,6 @@ def test_check_outside_any_repository_is_bad_input_and_counts_read_as_words(
     )
 
 
-def _closed_reader(repo: Path, *args: str) -> tuple[int, str]:
-    """Run ``tether ARGS`` with its stdout a pipe whose reader is already gone (``| head -1``
-    that has read its line): the exit code and stderr."""
-    import os
-    import subprocess
-    import sys
-
-    read_end, write_end = os.pipe()
-    os.close(read_end)
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "recall", *args],
-            cwd=repo,
-            stdin=subprocess.DEVNULL,
-            stdout=write_end,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    finally:
-        os.close(write_end)
-    return done.returncode, done.stderr
-
-
 @pytest.mark.parametrize("output", [[], ["--json"], ["--format", "github"]])
 def test_a_reader_that_stops_early_does_not_hide_the_failure(
     c_repo: Path, run: Callable[..., CliResult], output: list[str]
@@ -506,6 +482,6 @@ def test_a_reader_that_stops_early_does_not_hide_the_failure(
     path.write_text(frontmatter.update(path.read_text(), path, {"guard": True}))
     commit_all(c_repo, "guarded memory")
     (c_repo / "ip/route.c").write_text(SOURCE.replace("return -arg;", "return 0;"))
-    assert _closed_reader(c_repo, "check", *output) == (1, "")
+    assert into_closed_pipe(c_repo, "check", *output) == (1, "")
     assert run("confirm", memory_id).code == 0
-    assert _closed_reader(c_repo, "check", *output) == (0, "")
+    assert into_closed_pipe(c_repo, "check", *output) == (0, "")
