@@ -3,7 +3,9 @@
 User text is always handed to Textual as :class:`rich.text.Text`, never as a string, so
 brackets in a summary are shown as written instead of being read as markup; and made visible
 first (:func:`recall.display.visible`), so a control character in a memory file is shown as its
-escape instead of acting on the terminal. The supersede form edits the text as it is.
+escape instead of acting on the terminal. The supersede form edits the text as it is, unless it
+holds such a character: then it edits the escaped text, and refuses to save while an escape that
+stands for one is still there (see :class:`SupersedeScreen`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static, TextArea
 
 from recall.charts import activity_chart, category_lines, hub_chart
-from recall.display import CATEGORY_STYLE, LINE_BREAKS, plural, visible
+from recall.display import CATEGORY_STYLE, LINE_BREAKS, is_unseen, plural, visible
+from recall.errors import BadInput
 from recall.lifecycle.stats import Overview
 
 from .actions import FAILURES, Card, Outcome
@@ -205,7 +208,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         """The question and the footer."""
         with Vertical(id="confirm"):
-            yield Label(Text(self.question))
+            yield Label(Text(visible(self.question)))
             yield Label(Text("y: yes   n: no", style="dim"))
         yield Footer()
 
@@ -214,11 +217,33 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
+def escapes_in(text: str, keep: str = "") -> set[str]:
+    """The escapes :func:`~recall.display.visible` writes for the unseen characters of ``text``
+    (but those in ``keep``): ``{"\\x1b", "\\u202e"}``."""
+    return {visible(ch) for ch in text if ch not in keep and is_unseen(ch)}
+
+
+def refuse_escapes(text: str, escapes: set[str], label: str) -> None:
+    """Refuse a text of the form still holding one of ``escapes``: each stands for a control
+    character of the memory's text, shown escaped because the terminal must not receive it."""
+    left = sorted(escape for escape in escapes if escape in text)
+    if left:
+        raise BadInput(
+            f"the {label} still holds {', '.join(left)}: the escape of a control character of "
+            "the memory's text; replace it with the text it should say (a memory cannot hold "
+            "control characters); nothing written"
+        )
+
+
 class SupersedeScreen(ModalScreen[Outcome | None]):
     """A small form for the replacement's summary and details.
 
     ``save`` performs the supersede; when it fails (a credential-shaped text, a duplicate) the
     error is shown in the form and the text typed so far stays, so nothing written is lost.
+
+    The editing widgets would send a control character of the memory's text (a hand-written
+    file may hold one) to the terminal as it is; such a text is put in the form escaped, with a
+    note, and saving is refused while an escape standing for one of them is left.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -230,16 +255,29 @@ class SupersedeScreen(ModalScreen[Outcome | None]):
         super().__init__()
         self.entry = entry
         self.save = save
+        memory = entry.memory
+        self.summary_escapes = escapes_in(memory.summary)
+        self.details_escapes = escapes_in(memory.details, LINE_BREAKS)
 
     def compose(self) -> ComposeResult:
         """The summary line, the details box, the error line and the footer."""
         memory = self.entry.memory
         with Vertical(id="supersede"):
             yield Label(Text(f"Supersede {memory.id}: write the text that replaces it"))
+            if self.summary_escapes or self.details_escapes:
+                escapes = ", ".join(sorted(self.summary_escapes | self.details_escapes))
+                yield Label(
+                    Text(
+                        f"This memory's text holds control characters, shown as {escapes}; "
+                        "saving refuses them: replace them with clean text",
+                        style="bold yellow",
+                    ),
+                    id="form-note",
+                )
             yield Label(Text("summary (one line)", style="dim"))
-            yield Input(value=memory.summary, id="summary")
+            yield Input(value=visible(memory.summary), id="summary")
             yield Label(Text("details", style="dim"))
-            yield TextArea(memory.details, id="details", soft_wrap=True)
+            yield TextArea(visible(memory.details, keep=LINE_BREAKS), id="details", soft_wrap=True)
             yield Static("", id="form-error")
         yield Footer()
 
@@ -248,9 +286,12 @@ class SupersedeScreen(ModalScreen[Outcome | None]):
         summary = self.query_one("#summary", Input).value
         details = self.query_one("#details", TextArea).text
         try:
+            refuse_escapes(summary, self.summary_escapes, "summary")
+            refuse_escapes(details, self.details_escapes, "details")
             outcome = self.save(summary, details)
         except FAILURES as error:
-            self.query_one("#form-error", Static).update(Text(str(error), style="bold red"))
+            shown = Text(visible(str(error), keep=LINE_BREAKS), style="bold red")
+            self.query_one("#form-error", Static).update(shown)
             return
         self.dismiss(outcome)
 

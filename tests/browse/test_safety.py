@@ -1,0 +1,122 @@
+"""What the browser sends to the terminal and says on its lines when memory files are odd:
+control characters in a hand-written file, files that cannot be loaded, text it must refuse."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, TextArea
+
+from recall.browse.app import BrowseApp
+from recall.browse.widgets import ConfirmScreen, MemoryTable, SupersedeScreen
+
+from .conftest import Shelf
+
+pytestmark = pytest.mark.asyncio
+
+SIZE = (160, 40)
+HOSTILE = "\x1b]0;PWNED\x07 then \x1b[2J and \u202eevil"
+"""A summary a hand-written memory file may hold: a window title, a screen clear, a bidi
+override."""
+RAW = ("\x1b]0;PWNED", "\x1b[2J", "\x07", "\u202e")
+
+
+def write_hostile(shelf: Shelf, memory_id: str = "0dd0dd00") -> str:
+    """A memory file written by hand whose summary and details hold control characters."""
+    (shelf.project.location.memories_dir / f"{memory_id}.md").write_text(
+        "---\ncategory: gotcha\nfiles:\n  - src/app.py\ncreated: 2026-01-01T00:00:00Z\n---\n"
+        f"{HOSTILE}\n\nline one\n\x1b[2Jline two\n",
+        encoding="utf-8",
+    )
+    shelf.project.refresh()
+    return memory_id
+
+
+def select(app: BrowseApp, memory_id: str) -> None:
+    """Put the table cursor on a project memory."""
+    table = app.query_one("#memories", MemoryTable)
+    table.move_cursor(row=table.get_row_index(f"project:{memory_id}"))
+
+
+def screen_text(app: BrowseApp) -> str:
+    """The characters the current screen shows, cell by cell (styles left out)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def terminal_output(app: BrowseApp) -> str:
+    """What a full redraw of the current screen would write to the terminal."""
+    return app.screen._compositor.render_full_update().render_segments(app.console)
+
+
+def assert_nothing_raw(app: BrowseApp) -> None:
+    """Neither the screen nor what it writes holds a control sequence from the memory file."""
+    output = terminal_output(app)
+    text = screen_text(app)
+    for raw in RAW:
+        assert raw not in output
+        assert raw not in text
+    assert "\x1b" not in text
+
+
+async def test_delete_prompt_shows_the_summary_escaped(shelf: Shelf) -> None:
+    odd = write_hostile(shelf)
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        select(app, odd)
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "\\x1b]0;PWNED\\x07 then \\x1b[2J and \\u202eevil" in screen_text(app)
+        assert_nothing_raw(app)
+        await pilot.press("n")
+        await pilot.pause()
+    assert shelf.project.get(odd).status == "active"
+
+
+async def test_supersede_form_shows_escapes_and_refuses_them_until_replaced(
+    shelf: Shelf,
+) -> None:
+    odd = write_hostile(shelf)
+    before = shelf.files()
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        select(app, odd)
+        await pilot.press("s")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, SupersedeScreen)
+        assert_nothing_raw(app)
+        summary = form.query_one("#summary", Input)
+        details = form.query_one("#details", TextArea)
+        assert summary.value == "\\x1b]0;PWNED\\x07 then \\x1b[2J and \\u202eevil"
+        assert details.text.startswith("line one\n\\x1b[2Jline two")
+        assert "holds control characters" in screen_text(app)
+        summary.value = "\\x1b]0;PWNED then and evil"  # one escape left
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is form
+        error = str(form.query_one("#form-error").render())
+        assert "summary still holds \\x1b" in error
+        summary.value = "A clean summary now"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is form
+        assert "details still holds \\x1b" in str(form.query_one("#form-error").render())
+        details.text = "line one\nline two"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not isinstance(app.screen, SupersedeScreen)
+    (new_name,) = shelf.files() - before
+    replacement = shelf.project.get(new_name[:-3])
+    assert replacement.summary == "A clean summary now"
+    assert shelf.fields(odd)["status"] == "superseded"
+
+
+async def test_supersede_form_of_clean_text_edits_it_as_written(shelf: Shelf) -> None:
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        select(app, shelf.gotcha)
+        await pilot.press("s")
+        await pilot.pause()
+        form = app.screen
+        assert form.query_one("#summary", Input).value == "Retry the upload twice before failing"
+        assert not form.query("#form-note")
