@@ -15,6 +15,9 @@ from datetime import date
 from pathlib import Path
 from typing import Final
 
+from recall import unloaded
+from recall.cli.context import SKIPPED_NAMED
+from recall.display import plural
 from recall.errors import BadInput, TetherError
 from recall.lifecycle.disuse import archived_by_disuse, bring_back
 from recall.lifecycle.stats import Overview
@@ -65,6 +68,7 @@ class Browser:
         self._author = author
         self._entries: list[Entry] = []
         self._disused: dict[str, set[str]] = {}  # scope -> ids this user's disuse archived
+        self.unreadable: list[str] = []  # memory files left out by the last load, with why
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -78,6 +82,33 @@ class Browser:
             self._disused[scope] = set(archived_by_disuse(store.conn)) if store.exists else set()
             entries.extend(self._entry(m, scope) for m in store.list(status="all"))
         self._entries = entries
+        self.unreadable = [
+            f"{problem.path.name} ({scope}, line {problem.line}: {problem.message})"
+            for scope, store in self.stores.items()
+            if store.exists
+            for problem in store.problems()
+        ] + [
+            f"{name} ({scope}: {what})"
+            for scope, store in self.stores.items()
+            if store.exists
+            for name, what in unloaded.skipped(store.folder.path)
+        ]
+
+    def unreadable_message(self) -> str:
+        """What to say of the memory files the last load left out ("" when none): how many,
+        the first :data:`~recall.cli.context.SKIPPED_NAMED` by name and why, as ``tether list``
+        names them, so that a memory missing from the table is never a silent loss."""
+        if not self.unreadable:
+            return ""
+        count = len(self.unreadable)
+        named = "; ".join(self.unreadable[:SKIPPED_NAMED])
+        more = count - SKIPPED_NAMED
+        rest = f"; and {more} more: `tether doctor` lists them all" if more > 0 else ""
+        return (
+            f"{plural(count, 'memory file')} could not be read and "
+            f"{'is' if count == 1 else 'are'} not shown: {named}{rest} (fix the file; it is "
+            "read again once it changes)"
+        )
 
     def _entry(self, memory: Memory, scope: str) -> Entry:
         return Entry(memory, scope, memory.id in self._disused.get(scope, set()))

@@ -104,11 +104,18 @@ class BrowseApp(App[None]):
     # -- rows ------------------------------------------------------------------------------
 
     def reload(self, keep: str | None = None) -> None:
-        """Re-read the stores, then redraw the rows."""
+        """Re-read the stores, then redraw the rows; the memory files that could not be read
+        are named when they change (at start, after a file was broken or fixed)."""
+        before = self.browser.unreadable
         try:
             self.browser.load()
         except FAILURES as error:
             self.say(f"could not read the stores: {error}", error=True)
+        else:
+            unreadable = self.browser.unreadable_message()
+            if unreadable and self.browser.unreadable != before:
+                said = f"{self.message} · " if self.message else ""
+                self.say(said + unreadable, error=True)
         self.redraw(keep)
 
     def redraw(self, keep: str | None = None) -> None:

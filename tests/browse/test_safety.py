@@ -120,3 +120,37 @@ async def test_supersede_form_of_clean_text_edits_it_as_written(shelf: Shelf) ->
         form = app.screen
         assert form.query_one("#summary", Input).value == "Retry the upload twice before failing"
         assert not form.query("#form-note")
+
+
+def write_broken(shelf: Shelf, memory_id: str) -> None:
+    """A hand-edited memory file the loader refuses: its category is misspelt."""
+    (shelf.project.location.memories_dir / f"{memory_id}.md").write_text(
+        "---\ncategory: gotch\nfiles:\n  - src/app.py\ncreated: 2026-01-01T00:00:00Z\n---\n"
+        "Broken by hand\n",
+        encoding="utf-8",
+    )
+
+
+async def test_files_that_cannot_be_read_are_named_on_the_message_line(shelf: Shelf) -> None:
+    write_broken(shelf, "badbad00")
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        assert "badbad00" not in [key.value for key in app.query_one(MemoryTable).rows]
+        assert app.message.startswith("1 memory file could not be read and is not shown: ")
+        assert "badbad00.md (project, line" in app.message
+        assert "gotch" in app.message
+        assert "badbad00.md" in screen_text(app)
+        select(app, shelf.gotcha)
+        await pilot.press("p")  # an action's own message comes first; unchanged, not repeated
+        assert app.message == f"Pinned {shelf.gotcha}"
+
+
+async def test_many_unreadable_files_are_counted_and_point_to_doctor(shelf: Shelf) -> None:
+    for n in range(5):
+        write_broken(shelf, f"badbad0{n}")
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE):
+        assert app.message.startswith("5 memory files could not be read and are not shown: ")
+        assert "badbad00.md" in app.message and "badbad02.md" in app.message
+        assert "badbad04.md" not in app.message
+        assert "and 2 more: `tether doctor` lists them all" in app.message
