@@ -24,6 +24,7 @@ from recall.lifecycle.stats import Overview
 from recall.lifecycle.stats import overview as stats_overview
 from recall.model import Memory
 from recall.policy.usage import counters, record_action
+from recall.records import refuse_blank_details
 from recall.repo import git_user_name
 from recall.search import search
 from recall.store import MemoryStore
@@ -199,9 +200,11 @@ class Browser:
         """Replace an active memory by a new one with the given text, linked both ways.
 
         The new memory keeps the old one's category, files, anchors, pin and guard; its text goes
-        through the same checks as ``tether supersede`` (a credential-shaped text is refused).
+        through the same checks as ``tether supersede`` (details of whitespace only and a
+        credential-shaped text are refused).
         """
         store, old = self._current(entry)
+        refuse_blank_details(details, "details")
         draft = store.prepare_memory(
             summary=summary.strip(),
             category=old.category,

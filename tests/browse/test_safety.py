@@ -154,3 +154,27 @@ async def test_many_unreadable_files_are_counted_and_point_to_doctor(shelf: Shel
         assert "badbad00.md" in app.message and "badbad02.md" in app.message
         assert "badbad04.md" not in app.message
         assert "and 2 more: `tether doctor` lists them all" in app.message
+
+
+async def supersede_with(shelf: Shelf, app: BrowseApp, pilot: object, details: str) -> str:
+    """Open the form on the gotcha, put ``details`` in it, save; the form's error line."""
+    select(app, shelf.gotcha)
+    await pilot.press("s")  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+    form = app.screen
+    form.query_one("#details", TextArea).text = details
+    await pilot.press("ctrl+s")  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+    assert app.screen is form  # refused: still open, with what was typed
+    assert form.query_one("#details", TextArea).text == details
+    return str(form.query_one("#form-error").render())
+
+
+async def test_supersede_refuses_details_of_whitespace_only_in_the_form(shelf: Shelf) -> None:
+    before = shelf.files()
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        error = await supersede_with(shelf, app, pilot, "  \n\t\n")
+        assert "details holds only whitespace; nothing written" in error
+    assert shelf.files() == before
+    assert shelf.project.get(shelf.gotcha).status == "active"
