@@ -345,9 +345,18 @@ def scan(text: str | None, *, prefilter: bool = True) -> list[SecretMatch]:
     return matches
 
 
-def refusal(where: dict[str, str | None], *, prefilter: bool = True) -> str | None:
+OVERRIDE_ADVICE = (
+    f'pass {OVERRIDE_FLAG} ("allow_secret": true on an import line) if it is not a secret'
+)
+"""How to write a refused text anyway, in a refusal, for the CLI and an import (the browser,
+which has no flag to pass, gives its own)."""
+
+
+def refusal(
+    where: dict[str, str | None], *, prefilter: bool = True, override: str = OVERRIDE_ADVICE
+) -> str | None:
     """The refusal message for the first fields (name → text) holding a secret, or None
-    (``prefilter`` as for :func:`scan`)."""
+    (``prefilter`` as for :func:`scan`); ``override`` says how to write it anyway."""
     parts = []
     for label, text in where.items():
         parts.extend(f"{m.describe()} in {label}" for m in scan(text, prefilter=prefilter))
@@ -355,6 +364,5 @@ def refusal(where: dict[str, str | None], *, prefilter: bool = True) -> str | No
         return None
     return (
         f"refusing to write what looks like a credential: {'; '.join(parts)}. "
-        f'Remove it, or pass {OVERRIDE_FLAG} ("allow_secret": true on an import line) '
-        "if it is not a secret"
+        f"Remove it, or {override}"
     )

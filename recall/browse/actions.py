@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Final
 
-from recall import unloaded
+from recall import secrets_scan, unloaded
 from recall.cli.context import SKIPPED_NAMED
 from recall.display import plural
 from recall.errors import BadInput, TetherError
@@ -201,10 +201,22 @@ class Browser:
 
         The new memory keeps the old one's category, files, anchors, pin and guard; its text goes
         through the same checks as ``tether supersede`` (details of whitespace only and a
-        credential-shaped text are refused).
+        credential-shaped text are refused; for the latter the refusal says how to write it from
+        a shell, as the browser has no ``--allow-secret``).
         """
         store, old = self._current(entry)
         refuse_blank_details(details, "details")
+        override = (
+            "if it is not a secret, supersede it from a shell (the browser has no way to say "
+            f"so): `tether supersede {old.id} SUMMARY -c {old.category} --details TEXT "
+            f"{secrets_scan.OVERRIDE_FLAG}`"
+        )
+        refused = secrets_scan.refusal(
+            {"summary": summary.strip(), "details": details, "anchor": old.anchor},
+            override=override,
+        )
+        if refused:
+            raise BadInput(refused)
         draft = store.prepare_memory(
             summary=summary.strip(),
             category=old.category,
@@ -214,6 +226,7 @@ class Browser:
             anchor=old.anchor,
             author=self._author if self._author is not None else git_user_name(store.repo_root),
             source="user",
+            allow_secret=True,  # scanned above, with the browser's advice
         )
         if old.anchors or old.guard:  # the same code, still guarded (unguard lifts it)
             draft = draft.with_changes(anchors=old.anchors, guard=old.guard)

@@ -178,3 +178,15 @@ async def test_supersede_refuses_details_of_whitespace_only_in_the_form(shelf: S
         assert "details holds only whitespace; nothing written" in error
     assert shelf.files() == before
     assert shelf.project.get(shelf.gotcha).status == "active"
+
+
+async def test_supersede_secret_refusal_gives_advice_the_browser_can_follow(
+    shelf: Shelf,
+) -> None:
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        error = await supersede_with(shelf, app, pilot, "use password = hunter2hunter2xyz here")
+        assert "refusing to write what looks like a credential" in error
+        assert "allow_secret" not in error and "pass --allow-secret" not in error
+        assert f"`tether supersede {shelf.gotcha} SUMMARY -c gotcha" in error
+        assert "--allow-secret`" in error
