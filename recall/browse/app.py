@@ -6,6 +6,9 @@ shown on the message line and the browser carries on.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
@@ -81,9 +84,19 @@ class BrowseApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Load the stores and show every memory."""
+        """Take SIGTERM as a quit; load the stores and show every memory."""
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            # ``kill PID`` then leaves the terminal as ``q`` does: out of the alternate screen,
+            # mouse reporting off (the default would end the process in the middle of both).
+            # Not where signals cannot be handled (Windows, a loop off the main thread).
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit)
         self.reload()
         self.table.focus()
+
+    def on_unmount(self) -> None:
+        """Give SIGTERM back its default once the browser is gone."""
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
 
     @property
     def table(self) -> MemoryTable:
