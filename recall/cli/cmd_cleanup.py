@@ -181,14 +181,30 @@ def _ask(ctx: CommandContext, found: list[cleanup.Candidate], limit: int) -> int
 
 
 def _answer(console) -> str:
-    """Read one answer; end of input counts as quit."""
+    """Read one answer, asking again until it is a key or a whole word; end of input counts
+    as quit."""
     while True:
         try:
             raw = input(PROMPT)
         except EOFError:
             console.print()
             return "quit"
-        key = raw.strip().lower()[:1]
-        if key in KEYS:
-            return KEYS[key]
-        console.print(f"Press one of {', '.join(KEYS)} (got {raw.strip()!r}).", markup=False)
+        answer = parse_answer(raw)
+        if answer is not None:
+            return answer
+        console.print(
+            f"Answer one of {', '.join(KEYS)} or the whole word "
+            f"({', '.join(KEYS.values())}); got {raw.strip()!r}.",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def parse_answer(raw: str) -> str | None:
+    """The decision ``raw`` names: one key or the whole word, case and surrounding spaces aside;
+    None for anything else (``done`` is not ``delete``: a first letter alone never decides)."""
+    text = raw.strip().lower()
+    if text in KEYS:
+        return KEYS[text]
+    return text if text in KEYS.values() else None

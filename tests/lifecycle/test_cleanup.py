@@ -261,13 +261,33 @@ def test_interactive_one_key_per_memory_from_piped_answers(
     out = result.stdout
     assert out.startswith("3 stale memories, worst first.")
     assert out.count(PROMPT) == 4  # the unknown answer is asked again
-    assert "Press one of a, d, c, k, s, q (got 'x')." in out
+    assert "Answer one of a, d, c, k, s, q or the whole word" in out and "got 'x'" in out
     assert "memory number" in out and "shown 4 times, acted on 0 times" in out
     assert f"Archived {stale_ids[0]}" in out and f"Kept {stale_ids[1]}" in out
     assert "archived 1, kept 1." in out
     assert fields(repo, stale_ids[0])["status"] == "archived"
     assert fields(repo, stale_ids[2])["status"] == "active"
     assert cleanup.last_pass(store.conn) == at(NOW_DAY)
+
+
+def test_an_answer_is_one_key_or_a_whole_word_never_a_first_letter(
+    store: MemoryStore, clock: Clock, repo: Path
+) -> None:
+    first, second, third = sorted(aged(store, clock, active=3, stale=3, sessions=1))
+    answers = ["don't know", "done", " Delete ", "abort", "continue", "ARCHIVE", "keeps"]
+    result = tether(repo, "cleanup", "--interactive", stdin="\n".join(answers) + "\n")
+    assert result.code == 0, result.stderr
+    out = result.stdout
+    for wrong in ("don't know", "done", "abort", "continue", "keeps"):
+        assert f"got {wrong!r}" in out
+    assert "(archive, delete, confirm, keep, skip, quit)" in out  # the re-ask lists the answers
+    assert out.count(PROMPT) == len(answers) + 1  # the end of input quits at the last prompt
+    assert f"Deleted {first}" in out and f"Archived {second}" in out
+    assert "deleted 1, archived 1." in out
+    assert fields(repo, first)["status"] == "deleted"
+    assert fields(repo, second)["status"] == "archived"
+    assert fields(repo, third)["status"] == "active"
+    assert usage_row(store, third)["acted"] == 0  # "keeps" kept nothing
 
 
 def test_without_a_terminal_cleanup_says_what_to_do_instead(
