@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,7 +27,7 @@ def test_count_turn_starts_and_advances_a_session(store: MemoryStore) -> None:
     assert count_turn(store.conn, "s-2") == 1
 
 
-@pytest.mark.parametrize("bad", ["", "   ", "x" * 201, "a\x00b"])
+@pytest.mark.parametrize("bad", ["", "   ", "x" * 201, "a\x00b", "ab\udcff"])
 def test_bad_session_ids_are_refused(bad: str) -> None:
     with pytest.raises(BadInput):
         check_session_id(bad)
@@ -44,3 +45,47 @@ def test_recall_and_inject_count_turns_unless_no_record(
     refused = cli("recall", "--file", "src/app.py", "--session", "")
     assert refused.code == 2
     assert "--session" in refused.stderr
+
+
+# A byte that is not UTF-8 in argv arrives as a lone surrogate, which the index cannot store.
+NOT_UTF8 = "ab\udcff"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("session", "start"),
+        ("session", "start", "--json"),
+        ("recall", "-f", "src/app.py"),
+        ("recall", "save it"),
+        ("inject", "save it"),
+        ("inject", "save it", "--no-record"),
+        ("distill", "--dry-run"),
+    ],
+    ids=lambda args: "-".join(args),
+)
+def test_a_session_id_that_is_not_utf8_is_refused_naming_the_option(
+    store: MemoryStore, cli: Callable[..., CliResult], args: tuple[str, ...]
+) -> None:
+    remember(store, "session save must go through safeRename", files=["src/app.py"])
+    store.close()
+    refused = cli(*args, "--session", NOT_UTF8)
+    assert refused.code == 2, refused.stderr
+    assert "--session" in refused.stderr and "not valid UTF-8" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert refused.stdout == ""
+
+
+@pytest.mark.parametrize("event", ["prompt", "pre-edit", "post-edit", "session-start"])
+def test_a_hook_session_id_that_is_not_utf8_is_skipped_quietly(
+    store: MemoryStore, cli: Callable[..., CliResult], repo: Path, event: str
+) -> None:
+    remember(store, "session save must go through safeRename", files=["src/app.py"])
+    store.close()
+    payload = (
+        '{"session_id": "ab\\udcff", "cwd": ' + json.dumps(str(repo)) + ', "prompt": "save it", '
+        '"tool_name": "Edit", "tool_input": {"file_path": "src/app.py"}}'
+    )
+    done = cli("hook", event, stdin=payload)
+    assert (done.code, done.stdout) == (0, ""), done.stderr
+    assert "Traceback" not in done.stderr

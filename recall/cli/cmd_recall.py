@@ -298,6 +298,8 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     from recall.policy import inject as injection
     from recall.policy.trust import Gate
 
+    if args.session is not None:
+        check_session_id(args.session)  # before any work, as recall does
     prompt = args.prompt if args.prompt is not None else sys.stdin.read()
     wait = min(INJECT_BUSY_S, ctx.write_wait)  # a shorter ``--wait`` wins over the hooks' second
     recaller = _recaller(ctx, args.scope, short_lived=True, wait=wait)

@@ -9,6 +9,7 @@ from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
 from recall.display import plural, visible
 from recall.lifecycle.session_start import cleanup_line, start_session
+from recall.policy.sessions import check_session_id
 from recall.settings import engine_settings
 from recall.store import MemoryStore
 
@@ -26,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_session(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Run the session-start pass and report what it did."""
-    session = args.session if args.session is not None else str(uuid.uuid4())
+    session = check_session_id(args.session) if args.session is not None else str(uuid.uuid4())
     stores = ctx.stores("all")
     home = stores[0]
     settings = engine_settings(home.repo_root, ctx.notice)

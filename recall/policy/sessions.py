@@ -12,9 +12,17 @@ MAX_SESSION_ID = 200  # agent session ids are uuids; anything far longer is not 
 
 
 def check_session_id(session_id: str) -> str:
-    """Validate a session id given on the command line or in hook input."""
+    """Validate a session id given on the command line or in hook input (the index stores it
+    as UTF-8 text, so bytes that are not UTF-8 are refused here rather than failing there)."""
     if not session_id.strip() or len(session_id) > MAX_SESSION_ID or "\x00" in session_id:
         raise BadInput(f"--session must be a non-empty id of at most {MAX_SESSION_ID} characters")
+    try:
+        session_id.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput(
+            f"--session {session_id!r} is not valid UTF-8 text; give an id of UTF-8 characters "
+            "(a uuid, say)"
+        ) from None
     return session_id
 
 
