@@ -301,6 +301,60 @@ def test_stop_and_status_exit_codes(project: Path) -> None:
     assert off.code == 2 and "TETHER_WARM=0" in off.stderr
 
 
+def test_several_starts_at_once_all_succeed_with_one_engine(project: Path) -> None:
+    starts = [
+        subprocess.Popen(
+            [sys.executable, "-m", "recall", "warm"],
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    try:
+        ran = [(p.wait(timeout=120), *p.communicate()) for p in starts]
+        ran = [(code, " ".join(out.split()), err) for code, out, err in ran]  # unwrapped
+    finally:
+        for p in starts:
+            if p.poll() is None:
+                p.kill()
+    try:
+        assert [code for code, _out, _err in ran] == [0, 0, 0], ran
+        lines = sorted(out.strip().split(" (pid")[0] for _code, out, _err in ran)
+        where = f"for {project}"
+        assert lines == [
+            f"warm engine already running {where}",
+            f"warm engine already running {where}",
+            f"warm engine started {where}",
+        ], ran
+        pids = {out.split("(pid ")[1].split(",")[0] for _code, out, _err in ran}
+        assert pids == {str(status(project)["pid"])}  # one engine, named by all three
+    finally:
+        tether("warm", "--stop", cwd=project)
+
+
+def test_a_failed_start_says_so_on_stderr_and_prints_json_only_when_asked(
+    project: Path,
+) -> None:
+    base = protocol.private_folder(create=True)
+    assert base is not None
+    ident = protocol.project_id(str(project.resolve()), os.environ)
+    lock = protocol.lock_path(base, ident)
+    os.mkdir(lock)  # the engine cannot open its lock: it fails
+    try:
+        failed = tether("warm", cwd=project)
+        as_json = tether("warm", "--json", cwd=project)
+    finally:
+        os.rmdir(lock)
+    assert failed.code == 3, failed.stderr
+    assert failed.stdout == ""
+    assert "the warm engine did not start" in failed.stderr
+    assert as_json.code == 3
+    assert as_json.json() == {"state": "failed", "root": str(project.resolve()), "running": False}
+
+
 def wait_until(check: Callable[[], bool], seconds: float = 15.0) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

@@ -55,7 +55,7 @@ def run_warm(args: argparse.Namespace, ctx: CommandContext) -> int:
     except control.WarmError as error:
         raise TetherError(str(error)) from None
     if status is None:
-        ctx.emit({"state": "failed", "root": root, "running": False})
+        ctx.emit({"state": "failed", "root": root, "running": False}, lambda _console: None)
         ctx.notice(
             f"the warm engine did not start, or did not answer within {control.START_WAIT_S:.0f} s"
         )

@@ -73,21 +73,29 @@ def spawn(root: str) -> int:
 
 def start(root: str) -> tuple[bool, dict[str, Any] | None]:
     """Make sure the engine of ``root`` runs: (whether this call started it, its status, None
-    when it did not answer within :data:`START_WAIT_S`)."""
+    when it did not answer within :data:`START_WAIT_S`).
+
+    Several calls at once each spawn an engine; one takes the project's lock, the others end
+    at once. A call whose engine ended that way waits, within the same time, for the engine
+    that won (still warming up) and reports it as already running."""
     running = ask(root, "status")
     if running is not None:
         return False, running
     pid = spawn(root)
     deadline = time.monotonic() + START_WAIT_S
+    ours = True  # our engine has not ended (it may be warming up)
     while time.monotonic() < deadline:
         time.sleep(0.05)
         status = ask(root, "status")
         if status is not None:
             return status.get("pid") == pid, status
-        if os.waitpid(pid, os.WNOHANG)[0] == pid:  # it ended: another engine may have won
-            status = ask(root, "status")
-            return False, status
-    return True, None
+        if ours:
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done == pid and os.waitstatus_to_exitcode(code) != 0:
+                return False, None  # it failed: no engine will answer
+            # ended with 0: another engine held the lock and is warming up; wait for it
+            ours = done != pid
+    return ours, None
 
 
 def stop(root: str) -> dict[str, Any] | None:
