@@ -470,6 +470,62 @@ def test_a_hook_after_the_engine_left_for_idleness_starts_it_again(project: Path
     assert tether("warm", "--status", cwd=project).code == 1
 
 
+def on_terminal(*args: str, cwd: Path, columns: int, cold: bool) -> tuple[int, str, str]:
+    """``tether ARGS`` with stdout on a terminal ``columns`` wide: exit code, what it showed
+    there and its stderr."""
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    with subprocess.Popen(
+        [sys.executable, "-m", "recall", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(COLD if cold else {})},
+    ) as proc:
+        os.close(follower)
+        chunks = []
+        with contextlib.suppress(OSError):  # the child closed the terminal
+            while chunk := os.read(leader, 65536):
+                chunks.append(chunk)
+        err = proc.stderr.read() if proc.stderr else b""
+        code = proc.wait(timeout=120)
+    os.close(leader)
+    return code, b"".join(chunks).decode("utf-8"), err.decode("utf-8")
+
+
+def widest(text: str) -> int:
+    return max(len(line) for line in text.splitlines())
+
+
+def test_help_and_usage_errors_are_laid_out_to_the_clients_terminal(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    narrow = run_tether("warm", cwd=project, env={"COLUMNS": "50"})  # the engine's own width
+    assert narrow.code == 0, narrow.stderr
+    monkeypatch.delenv("COLUMNS", raising=False)
+    before = status(project)["requests"]
+    runs = (("inject", "--help"), ("inject", "--no-such-option"))
+    for args in runs:
+        warm, cold = (on_terminal(*args, cwd=project, columns=200, cold=c) for c in (False, True))
+        assert warm == cold, args
+    assert widest(warm[2]) > 80  # the usage error, at the width of the terminal on stdout
+    assert status(project)["requests"] == before + len(runs)
+    # not a terminal: 80 columns; COLUMNS given: that width; each as a fresh process has it
+    for env in ({}, {"COLUMNS": "61"}):
+        warm, cold = (
+            run_tether("inject", "--help", cwd=project, env={**env, **c}) for c in ({}, COLD)
+        )
+        assert warm == cold, env
+        assert widest(warm.stdout) <= int(env.get("COLUMNS", "80")) - 2
+    assert status(project)["requests"] == before + len(runs) + 2
+    assert tether("warm", "--stop", cwd=project).code == 0
+
+
 def test_a_warm_hook_imports_only_the_client(project: Path, tmp_path: Path) -> None:
     """What a hook served warm loads in its own process: the client and its protocol, none of
     the engine (the point of the warm engine is to skip those imports)."""

@@ -25,20 +25,32 @@ FALLBACK_COLUMNS = 80
 :func:`shutil.get_terminal_size` falls back to."""
 
 
+CLIENT_COLUMNS: list[int | None] = [None]
+"""While the warm engine runs a request: the width of the terminal on its client's stdout (0
+when that is no terminal), set by :func:`recall.warm.request.run` for that request alone. The
+engine's own stdout is no terminal; help must be laid out as the client's process would."""
+
+
 def terminal_columns() -> int:
     """The terminal's width as :func:`shutil.get_terminal_size` reads it: ``COLUMNS`` when it
-    is a positive number, else the width of the terminal on stdout, else 80."""
+    is a positive number, else the width of the terminal on stdout (the warm engine's client's,
+    in a request), else 80."""
     try:
         columns = int(os.environ["COLUMNS"])
     except (KeyError, ValueError):
         columns = 0
     if columns > 0:
         return columns
+    client = CLIENT_COLUMNS[0]
+    return (stdout_columns() if client is None else client) or FALLBACK_COLUMNS
+
+
+def stdout_columns() -> int:
+    """The width of the terminal on this process's stdout; 0 when it is no terminal."""
     try:
-        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
     except (AttributeError, ValueError, OSError):
-        columns = 0
-    return columns or FALLBACK_COLUMNS
+        return 0
 
 
 class HelpLayout(argparse.HelpFormatter):

@@ -57,6 +57,16 @@ def _stream(stream: Any) -> list[Any]:
     ]
 
 
+def _stdout_columns() -> int:
+    """The width of the terminal on stdout, 0 when it is no terminal: what the engine lays help
+    out to when ``COLUMNS`` is not set (recall.cli.parser.stdout_columns, repeated here to stay
+    import-free)."""
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
 def _read_stdin() -> bytes | None:
     try:
         return sys.stdin.buffer.read()
@@ -164,6 +174,7 @@ def _ask(argv: list[str], where: str, read: list[bytes | None]) -> int | None:
         "umask": mask,
         "root": root,
         "streams": [_stream(sys.stdin), _stream(sys.stdout), _stream(sys.stderr)],
+        "columns": _stdout_columns(),
     }
     if raw is not None:
         request["stdin"] = raw

@@ -1,8 +1,9 @@
 """Running one client's command inside the warm engine, as its own fresh process would have.
 
 For the length of the request the engine takes on the client's state: its arguments, working
-folder, environment (all of it: ``TETHER_*``, ``GIT_*`` and whatever git reads), umask, and
-standard streams with their encodings (its input read only if the command reads it). What a
+folder, environment (all of it: ``TETHER_*``, ``GIT_*`` and whatever git reads), umask,
+standard streams with their encodings (its input read only if the command reads it), and the
+width of the terminal on its stdout (help is laid out to it). What a
 fresh process would read anew and this one keeps between requests is reset first
 (:func:`forget`). Afterwards the engine's own state is put back.
 """
@@ -92,7 +93,10 @@ def run(
     request: dict[str, Any], fetch_stdin: Callable[[], bytes], command: Callable[[list[str]], int]
 ) -> tuple[int, bytes, bytes]:
     """Run ``command(argv)`` as the client's process; its exit code, stdout and stderr."""
+    from recall.cli import parser
+
     streams = request["streams"]
+    columns = request.get("columns")
     stdin_bytes = request.get("stdin")
     source = (lambda: stdin_bytes) if isinstance(stdin_bytes, bytes) else fetch_stdin
     out, err = io.BytesIO(), io.BytesIO()
@@ -104,6 +108,8 @@ def run(
         os.environ.update(request["env"])
         os.chdir(request["cwd"])
         sys.argv = ["tether", *request["argv"]]
+        # help and usage errors laid out to the client's terminal, not the engine's (none)
+        parser.CLIENT_COLUMNS[0] = columns if isinstance(columns, int) and columns >= 0 else 0
         sys.stdin = _Stream(io.BufferedReader(_LazyInput(source)), streams[0])
         sys.stdout = _Stream(out, streams[1])
         sys.stderr = _Stream(err, streams[2], write_through=True)
@@ -122,6 +128,7 @@ def run(
         return code, out.getvalue(), err.getvalue()
     finally:
         sys.stdin, sys.stdout, sys.stderr, sys.argv, environ, cwd = saved
+        parser.CLIENT_COLUMNS[0] = None
         os.environ.clear()
         os.environ.update(environ)
         with contextlib.suppress(OSError):  # the engine's own folder removed: restore the rest
