@@ -15,7 +15,7 @@ import {
 } from 'vscode-languageclient/node';
 import { routeCommand } from './commandArgs';
 import { selectedInterpreter } from './python';
-import { describe, readServerSettings, serverCommandLine } from './serverCommand';
+import { asksSelectedInterpreter, describe, readServerSettings, serverCommandLine } from './serverCommand';
 import { SECTION, explicitSettings, programSetting, withWorkspaceTrust } from './settings';
 
 /**
@@ -132,7 +132,7 @@ export class FolderClients implements vscode.Disposable {
     const line = serverCommandLine(
       server,
       { workspaceFolder: folder.uri.fsPath, home: os.homedir() },
-      server.command || server.python ? undefined : await selectedInterpreter(folder.uri),
+      asksSelectedInterpreter(server, trusted) ? await selectedInterpreter(folder.uri) : undefined,
     );
     this.output.appendLine(`[${folder.name}] starting: ${describe(line)} (from ${line.source})`);
     const serverOptions: ServerOptions = {

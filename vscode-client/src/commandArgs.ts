@@ -48,9 +48,14 @@ export interface RememberInput {
   details?: string;
 }
 
-/** `tether.remember` arguments: a direct write (the summary is given). */
+/**
+ * `tether.remember` arguments: a direct write (the summary is given). Like the server's own
+ * "remember for this file" action, the extension's menu is one of Tether's offers, so it
+ * carries `fromHint` and does not end the session's hints as a command run unprompted does.
+ */
 export function rememberArgs(input: RememberInput): CommandObject {
   const out: CommandObject = {
+    fromHint: true,
     category: input.category,
     summary: input.summary.trim(),
     files: [...new Set(input.files)],

@@ -53,7 +53,8 @@ export function expandPath(value: string, context: PathContext): string {
  * The command line that starts `tether lsp` for a folder.
  *
  * Order: `tether.server.command`, then `tether.server.python`, then the interpreter selected in
- * the Python extension, then `python3 -m recall lsp`.
+ * the Python extension (a trusted workspace only: {@link asksSelectedInterpreter}), then
+ * `python3 -P -m recall lsp`.
  */
 export function serverCommandLine(
   settings: ServerSettings,
@@ -77,6 +78,15 @@ export function serverCommandLine(
     };
   }
   return { command: FALLBACK_PYTHON, args: [...MODULE_ARGS, ...args], source: 'default' };
+}
+
+/**
+ * Whether the interpreter selected in the Python extension is asked for: only when neither
+ * server setting is set, and only in a trusted workspace. That interpreter is often the
+ * repository's own `.venv/bin/python`, a program an untrusted repository controls.
+ */
+export function asksSelectedInterpreter(settings: ServerSettings, trusted: boolean): boolean {
+  return trusted && !settings.command.trim() && !settings.python.trim();
 }
 
 /** The command line as a person would type it (for the log and error messages). */

@@ -155,7 +155,7 @@ export class UiCommands {
     const target = await this.target(node, () => true, 'Show which memory?');
     if (target) {
       await this.clients.execute(target.folder, 'tether.show', [
-        memoryArgs(target.memory.id, { display: true }),
+        memoryArgs(target.memory.id, { display: true, fromHint: true }),
       ]);
     }
   }

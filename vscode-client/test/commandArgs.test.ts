@@ -26,6 +26,7 @@ test('remember sends the summary trimmed, files once, details only when written'
       details: '  ',
     }),
     {
+      fromHint: true,
       uri: 'file:///r/a.py',
       category: 'gotcha',
       summary: 'save via safeRename',
@@ -33,6 +34,7 @@ test('remember sends the summary trimmed, files once, details only when written'
     },
   );
   assert.deepEqual(rememberArgs({ category: 'pref', summary: 'x', files: [], details: 'why\n' }), {
+    fromHint: true,
     category: 'pref',
     summary: 'x',
     files: [],

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describe, expandPath, readServerSettings, serverCommandLine } from '../src/serverCommand';
+import {
+  asksSelectedInterpreter,
+  describe,
+  expandPath,
+  readServerSettings,
+  serverCommandLine,
+} from '../src/serverCommand';
 
 const here = { workspaceFolder: '/work/shop', home: '/home/dana' };
 
@@ -41,6 +47,16 @@ test('the Python extension interpreter comes next, then python3', () => {
     args: ['-P', '-m', 'recall', 'lsp'],
     source: 'default',
   });
+});
+
+test('the Python extension is asked only in a trusted workspace and with no server setting', () => {
+  const none = { command: '', args: [], python: '' };
+  assert.equal(asksSelectedInterpreter(none, true), true);
+  // untrusted: the selected interpreter may be the repository's own .venv/bin/python
+  assert.equal(asksSelectedInterpreter(none, false), false);
+  assert.equal(asksSelectedInterpreter({ ...none, command: 'tether' }, true), false);
+  assert.equal(asksSelectedInterpreter({ ...none, python: '/usr/bin/python3' }, true), false);
+  assert.equal(asksSelectedInterpreter({ ...none, python: '  ' }, true), true);
 });
 
 test('paths expand ~, ${userHome} and ${workspaceFolder}', () => {

@@ -57,9 +57,9 @@ test('only server settings need a restart', () => {
   );
 });
 
-test('every key is one lsp_server/configuration.py reads, and one package.json declares', () => {
+test('every key is one the server reads (recall/server_settings.py), and one package.json declares', () => {
   const root = path.join(__dirname, '..', '..', '..');
-  const python = fs.readFileSync(path.join(root, 'lsp_server', 'configuration.py'), 'utf8');
+  const python = fs.readFileSync(path.join(root, 'recall', 'server_settings.py'), 'utf8');
   // Fields are declared `name: type = setting(default, parser, "alias", ...)`; keys are
   // compared folded (no underscores, lower case), as the server compares them.
   const fold = (name: string) => name.replace(/[_-]/g, '').toLowerCase();
