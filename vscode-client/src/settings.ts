@@ -5,8 +5,9 @@
 export const SECTION = 'tether';
 
 /**
- * The settings passed to the server, spelled as `lsp_server/configuration.py` reads them.
- * `tether.server.*` and `tether.trace.*` stay in the extension.
+ * The settings passed to the server, spelled as `recall/server_settings.py` declares them.
+ * `tether.server.*` and `tether.trace.*` stay in the extension; `clientSeverity` is left out:
+ * it overrides levels per client by name, and here the client is always VS Code.
  */
 export const SERVER_KEYS: readonly string[] = [
   'diagnosticCategories',
@@ -17,6 +18,7 @@ export const SERVER_KEYS: readonly string[] = [
   'hintSessionBudget',
   'maxDocumentChars',
   'indexOnStart',
+  'warmFiles',
   'watchWorkspace',
 ];
 

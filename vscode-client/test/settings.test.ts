@@ -42,6 +42,7 @@ test('the keys are the ones the server reads', () => {
     'maxDocumentChars',
     'maxPerFile',
     'severity',
+    'warmFiles',
     'watchWorkspace',
   ]);
 });
@@ -64,13 +65,25 @@ test('every key is one the server reads (recall/server_settings.py), and one pac
   // compared folded (no underscores, lower case), as the server compares them.
   const fold = (name: string) => name.replace(/[_-]/g, '').toLowerCase();
   const fields = new Set<string>();
+  const spellings: string[][] = []; // each field's name and aliases
   for (const m of python.matchAll(/^ {4}(\w+): [^=\n]+ = setting\(([\s\S]*?)\)\n/gm)) {
-    fields.add(fold(m[1]));
-    for (const alias of m[2].matchAll(/"(\w+)"/g)) fields.add(fold(alias[1]));
+    const names = [m[1], ...[...m[2].matchAll(/"(\w+)"/g)].map((alias) => alias[1])].map(fold);
+    names.forEach((name) => fields.add(name));
+    spellings.push(names);
   }
   assert.ok(fields.size >= SERVER_KEYS.length, 'the server settings table was found');
   for (const key of SERVER_KEYS) {
     assert.ok(fields.has(key.toLowerCase()), `${key} is read by the server`);
+  }
+  // and the other way: every server setting is offered, but the two VS Code sets itself
+  // (trustedWorkspace from workspace trust) or has no use for (clientSeverity, per client name)
+  const offered = new Set(SERVER_KEYS.map(fold));
+  for (const names of spellings) {
+    if (names[0] === 'clientseverity' || names[0] === 'trustedworkspace') continue;
+    assert.ok(
+      names.some((name) => offered.has(name)),
+      `${names[0]} is offered in package.json`,
+    );
   }
   const manifest = JSON.parse(fs.readFileSync(path.join(root, 'vscode-client', 'package.json'), 'utf8'));
   const declared = Object.keys(manifest.contributes.configuration.properties)
