@@ -183,19 +183,33 @@ def reuse_commits(
     conn: sqlite3.Connection, asked: Collection[tuple[str, int]]
 ) -> dict[tuple[str, int], int | None]:
     """For each (name, commit number of the rename that left it) of ``asked``, the commit that
-    brought the name back: the first, at or after the rename, of the commits of the file that
-    has the name now (None when the genome knows no such commit). One statement."""
+    brought the name back (None when the genome knows no such commit). Two statements.
+
+    A file renamed into the name brought it back with that rename: its commits before it were
+    made under another name, though they are among its commits. Otherwise the first, at or
+    after the rename, of the commits of the file that has the name now (it was added there)."""
     if not asked:
         return {}
     cur = conn.cursor()
     cur.row_factory = None
+    wanted = json.dumps(sorted({name for name, _ in asked}))
     rows = cur.execute(
         "SELECT path, seqs FROM genome_files WHERE path IN (SELECT value FROM json_each(?))",
-        (json.dumps(sorted({name for name, _ in asked})),),
+        (wanted,),
     )
     seqs = {path: _numbers(blob) for path, blob in rows}
+    into: dict[str, list[int]] = {}
+    for new, seq in cur.execute(
+        "SELECT new, seq FROM genome_renames WHERE new IN (SELECT value FROM json_each(?))",
+        (wanted,),
+    ):
+        into.setdefault(new, []).append(seq)
     found: dict[tuple[str, int], int | None] = {}
     for name, seq in asked:
+        renamed_in = [step for step in into.get(name, ()) if step >= seq]
+        if renamed_in:
+            found[(name, seq)] = min(renamed_in)
+            continue
         numbers = seqs.get(name, ())
         index = bisect.bisect_left(numbers, seq)
         found[(name, seq)] = numbers[index] if index < len(numbers) else None

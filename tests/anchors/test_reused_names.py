@@ -120,6 +120,25 @@ def test_a_memory_written_before_the_name_came_back_still_follows_the_rename(
     assert {f["id"] for f in found["review"] + found["failures"]} == {between}
 
 
+def test_a_name_brought_back_by_a_rename_is_dated_by_that_rename(tmp_path: Path, cli: Any) -> None:
+    # the file that takes the name again comes by a rename, with commits of its own before it
+    # under its old name: those are no return of the name
+    repo = make_repo(tmp_path / "repo", {"util.py": OLD, "other.py": NEW})
+    commit(repo, 2, "mv", "util.py", "legacy.py")
+    commit(repo, 2, "commit", "-q", "-m", "util.py becomes legacy.py")
+    (repo / "other.py").write_text(NEW + "# more\n")
+    commit(repo, 3, "commit", "-q", "-am", "other.py grows")
+    assert cli("index").code == 0
+    between = remember(cli, 4, "the old util is long")  # told: recall follows the rename
+    commit(repo, 5, "mv", "other.py", "util.py")
+    commit(repo, 5, "commit", "-q", "-m", "other.py becomes util.py")
+    assert cli("index").code == 0
+
+    hits = cli("recall", "-f", "legacy.py", "--json", env=at(20)).json()["results"]
+    assert [hit["id"] for hit in hits] == [between]
+    assert hits[0]["receipt"].startswith("via file (renamed from util.py)")
+
+
 def test_a_reused_name_whose_rename_time_is_unknown_is_left_to_the_file_there() -> None:
     steps = [("util.py", 7), ("gone.py", 3)]
     dated = dated_names(steps, {}, lambda name: name == "util.py")
