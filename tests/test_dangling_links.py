@@ -142,3 +142,44 @@ def test_an_id_one_store_cannot_look_up_is_looked_up_in_the_next(
     (tether_home / PURGED_FILE).write_text("abcd\n", encoding="utf-8")
     project, glob = open_store().store, open_store(scope="global").store
     assert in_a_store("abcd", [project, glob])
+
+
+def _supersede_delete(repo: Path, *scope: str) -> tuple[str, str]:
+    old = _cli_json(
+        repo, "remember", "use the old pool", "-c", "gotcha", "-f", "src/app.py", *scope
+    )
+    new = _cli_json(
+        repo, "supersede", old["id"], "use the new pool", "-c", "gotcha", "-f", "src/app.py"
+    )
+    assert run_tether("delete", new["id"], cwd=repo).code == 0
+    return old["id"], new["id"]
+
+
+def test_a_record_edited_by_hand_without_its_last_line_break_keeps_ids_on_their_lines(
+    repo: Path,
+) -> None:
+    record = repo / ".tether" / "purged.txt"
+    record.parent.mkdir(exist_ok=True)
+    record.write_text("# kept by hand, no line break at the end", encoding="utf-8")
+    _, new = _supersede_delete(repo)
+    assert run_tether("purge", "--yes", cwd=repo).code == 0
+    lines = record.read_text(encoding="utf-8").splitlines()
+    assert lines == ["# kept by hand, no line break at the end", new]
+    assert run_tether("doctor", cwd=repo).code == 0
+
+
+def test_the_global_store_record_is_private_and_asks_no_commit(
+    repo: Path, tether_home: Path
+) -> None:
+    import stat
+
+    from recall.lifecycle.links import PURGED_FILE
+
+    _, new = _supersede_delete(repo, "--global")
+    assert run_tether("purge", "--global", "--yes", cwd=repo).code == 0
+    record = tether_home / PURGED_FILE
+    assert new in record.read_text(encoding="utf-8").splitlines()
+    assert stat.S_IMODE(record.stat().st_mode) & 0o077 == 0
+    assert "Commit" not in record.read_text(encoding="utf-8")
+    doctor = run_tether("doctor", cwd=repo)
+    assert doctor.code == 0, doctor.stdout

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from recall.errors import BadInput, StoreUnavailable
+from recall.locations import GLOBAL
+from recall.privacy import FILE_MODE
 from recall.store import MemoryStore
 
 LINK_KEY = "superseded_by"
@@ -28,8 +30,10 @@ memory, and not git-ignored so that a clone's ``tether doctor`` (in CI) knows th
 
 _PURGED_HEADER = (
     "# Memories removed by `tether purge` that a superseded memory still names as its\n"
-    "# replacement: a decision, not a broken link. Commit this file with the memories.\n"
+    "# replacement: a decision, not a broken link.\n"
 )
+_COMMIT_IT = "# Commit this file with the memories.\n"
+"""Said in a project store's file only: the global store is no repository's."""
 
 
 def purged_ids(store: MemoryStore) -> set[str]:
@@ -83,7 +87,7 @@ def keep_purged_known(
     new = sorted({target for _, target in links} - purged_ids(store))
     path = store.location.base / PURGED_FILE
     if new:
-        _append_purged(path, new)
+        _append_purged(path, new, private=store.scope == GLOBAL)
     for old, target in links:
         notice(
             f"{old} stays superseded, out of recall: its replacement {target} is removed for "
@@ -93,15 +97,19 @@ def keep_purged_known(
     return [{"id": old, "superseded_by": target} for old, target in links]
 
 
-def _append_purged(path: Path, ids: Sequence[str]) -> None:
-    """Add ``ids`` to the purged-ids file at ``path`` (made with its header when new; never
+def _append_purged(path: Path, ids: Sequence[str], *, private: bool) -> None:
+    """Add ``ids`` to the purged-ids file at ``path``, each on a line of its own (made with its
+    header when new, readable by its owner only in the global store, as the rest of it; never
     through a link, which in a repository's store would send the write elsewhere)."""
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-    fresh = not path.exists()
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, flags, 0o644)
-        with os.fdopen(fd, "a", encoding="utf-8") as out:
-            out.write((_PURGED_HEADER if fresh else "") + "".join(f"{i}\n" for i in ids))
+        fd = os.open(path, flags, FILE_MODE if private else 0o644)
+        with os.fdopen(fd, "r+b") as out:
+            size = os.fstat(out.fileno()).st_size
+            head = (_PURGED_HEADER + ("" if private else _COMMIT_IT)) if size == 0 else ""
+            if size and os.pread(out.fileno(), 1, size - 1) != b"\n":  # a hand edit's last line
+                head = "\n"
+            out.write((head + "".join(f"{i}\n" for i in ids)).encode("utf-8"))
     except OSError as error:
         raise StoreUnavailable(
             f"cannot record the purged ids {' '.join(ids)} in {path}: {error.strerror}; "
