@@ -72,6 +72,8 @@ def test_a_session_id_that_is_not_utf8_is_refused_naming_the_option(
     refused = cli(*args, "--session", NOT_UTF8)
     assert refused.code == 2, refused.stderr
     assert "--session" in refused.stderr and "not valid UTF-8" in refused.stderr
+    said = json.loads(refused.stderr)["error"] if "--json" in args else refused.stderr
+    assert "'ab\\xff'" in said  # the byte as given, not Python's escape of it
     assert "Traceback" not in refused.stderr
     assert refused.stdout == ""
 

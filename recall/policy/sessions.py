@@ -20,10 +20,19 @@ def check_session_id(session_id: str) -> str:
         session_id.encode("utf-8")
     except UnicodeEncodeError:
         raise BadInput(
-            f"--session {session_id!r} is not valid UTF-8 text; give an id of UTF-8 characters "
-            "(a uuid, say)"
+            f"--session {_as_given(session_id)} is not valid UTF-8 text; give an id of UTF-8 "
+            "characters (a uuid, say)"
         ) from None
     return session_id
+
+
+def _as_given(text: str) -> str:
+    """``text`` quoted as the bytes it was given as (a command line's undecodable bytes come
+    in as surrogate escapes: ``b'ab\\xff'`` is shown ``'ab\\xff'``)."""
+    try:
+        return repr(text.encode("utf-8", "surrogateescape"))[1:]
+    except UnicodeEncodeError:
+        return repr(text)
 
 
 def count_turn(conn: sqlite3.Connection, session_id: str, *, origin: str = "cli") -> int:
