@@ -2,10 +2,11 @@
 
 Every command takes one object with camelCase keys (a bare string is read as ``memoryId``) and
 returns JSON. Arguments are documented in ``docs/editors.md``. Malformed arguments are logged
-and answered with error -32602 (Invalid params) naming what is wrong; a memory that cannot be found or changed is an error response whose
-message says why; asking for what is already so (pinning a pinned memory) answers
-``{"changed": false, "message": ...}``. A command that writes waits off the message loop while
-another process holds the store (:mod:`lsp_server.command_runs`).
+and answered with error -32602 (Invalid params) naming what is wrong; a memory that cannot be
+found or changed is an error response whose message says why; asking for what is already so
+(pinning a pinned memory) answers ``{"changed": false, "message": ...}``. A command that writes
+waits off the message loop while another process holds the store
+(:mod:`lsp_server.command_runs`).
 """
 
 from __future__ import annotations
