@@ -12,6 +12,12 @@ from pathlib import Path
 
 from recall.memfiles import _TEMP_PREFIX, MEMORY_SUFFIX, is_memory_name
 
+SKIPPED_NAMED = 3
+"""Memory files a reading command names when it skipped them as unreadable; the others are
+counted, and ``tether doctor`` lists them all (a clone with hundreds broken must not bury the
+command's own output). Fewer than the language server's ``NAMED_AT_ONCE`` (20) on purpose: it
+is said on every command, above the answer, where the server logs it once per change."""
+
 
 def skipped(folder: Path) -> list[tuple[str, str]]:
     """Entries named like memory files that are not plain files (links, folders, devices),

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Final
 
 from recall import secrets_scan, unloaded
-from recall.cli.context import SKIPPED_NAMED
 from recall.display import plural
 from recall.errors import BadInput, TetherError
 from recall.lifecycle.disuse import archived_by_disuse, bring_back
@@ -28,6 +27,7 @@ from recall.records import refuse_blank_details
 from recall.repo import git_user_name
 from recall.search import search
 from recall.store import MemoryStore
+from recall.unloaded import SKIPPED_NAMED
 
 from .view import Entry, View, matches
 
@@ -97,7 +97,7 @@ class Browser:
 
     def unreadable_message(self) -> str:
         """What to say of the memory files the last load left out ("" when none): how many,
-        the first :data:`~recall.cli.context.SKIPPED_NAMED` by name and why, as ``tether list``
+        the first :data:`~recall.unloaded.SKIPPED_NAMED` by name and why, as ``tether list``
         names them, so that a memory missing from the table is never a silent loss."""
         if not self.unreadable:
             return ""

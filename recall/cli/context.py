@@ -19,18 +19,13 @@ from recall.service import FolderStores, Notice
 from recall.store import MemoryStore
 from recall.store.busy import OWN_WAITS as OWN_WAITS
 from recall.store.busy import READ_WAIT_SECONDS, WRITE_WAIT_SECONDS
+from recall.unloaded import SKIPPED_NAMED
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 MIN_PREFIX = MIN_ID_PREFIX
 """Shortest id prefix a memory is found by (the store's own rule, said in its errors)."""
-
-SKIPPED_NAMED = 3
-"""Memory files a reading command names when it skipped them as unreadable; the others are
-counted, and ``tether doctor`` lists them all (a clone with hundreds broken must not bury the
-command's own output). Fewer than the language server's ``NAMED_AT_ONCE`` (20) on purpose: it
-is said on every command, above the answer, where the server logs it once per change."""
 
 Render = Callable[["Console"], None]
 ProgressUpdate = Callable[[str, int, int | None], None]

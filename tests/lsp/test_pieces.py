@@ -16,9 +16,9 @@ from lsp_server.diagnostics import RECALL_LIMIT, first_limit
 from lsp_server.positions import to_range, units
 from lsp_server.roots import Root
 from lsp_server.session_start import hints_on
-from recall.cli.context import SKIPPED_NAMED
 from recall.locations import project_location
 from recall.model import Memory
+from recall.unloaded import SKIPPED_NAMED
 from tests.conftest import make_repo
 
 SOURCE = "import os\n\nclass Store:\n    def save(self):\n        save()\n"
