@@ -78,13 +78,15 @@ async def test_a_memory_file_given_another_memorys_id_is_an_error_on_that_line(
     lsp = lsp_one
     memory = ws.memory_file(ws.gotcha)
     text = memory.read_text(encoding="utf-8")
-    assert f"id: {ws.gotcha}" in text
-    taken = text.replace(f"id: {ws.gotcha}", f"id: {ws.app_gotcha}")
+    lines = text.splitlines(keepends=True)
+    line = next(n for n, row in enumerate(lines) if row.startswith("id: "))
+    assert ws.gotcha in lines[line]  # written quoted when it is all digits
+    lines[line] = f'id: "{ws.app_gotcha}"\n'
+    taken = "".join(lines)
     await lsp.open(memory, text=taken, language="markdown")
     (problem,) = lsp.diagnostics(memory)
     assert problem.severity == types.DiagnosticSeverity.Error
     assert f"id {ws.app_gotcha} is the id of {ws.app_gotcha}.md already" in problem.message
-    line = taken.splitlines().index(f"id: {ws.app_gotcha}")
     assert problem.range.start.line == line
     await lsp.change(memory, text)  # its own id back: nothing to say
     assert lsp.diagnostics(memory) == []
