@@ -6,6 +6,7 @@ never touched, and with a git identity in the environment so no global git confi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -170,9 +171,22 @@ def run_tether(
 def run_on_pty(*args: str, cwd: Path, env: dict[str, str]) -> str:
     """Run ``python -m recall ARGS`` in ``cwd`` with stdout on a pseudo-terminal (``env`` on top
     of this environment); return what it printed there, line ends as written."""
+    return pty_run(*args, cwd=cwd, env=env)[1]
+
+
+def pty_run(
+    *args: str, cwd: Path, env: dict[str, str], columns: int | None = None
+) -> tuple[int, str, str]:
+    """:func:`run_on_pty` with the terminal ``columns`` wide when given: the exit code, what the
+    command printed on the terminal and its stderr."""
+    import fcntl
     import pty
+    import struct
+    import termios
 
     leader, follower = pty.openpty()
+    if columns is not None:
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     with subprocess.Popen(
         [sys.executable, "-m", "recall", *args],
         cwd=cwd,
@@ -183,17 +197,13 @@ def run_on_pty(*args: str, cwd: Path, env: dict[str, str]) -> str:
     ) as proc:
         os.close(follower)
         chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        proc.wait(timeout=120)
+        with contextlib.suppress(OSError):  # the child closed the terminal
+            while chunk := os.read(leader, 65536):
+                chunks.append(chunk)
+        err = proc.stderr.read() if proc.stderr else b""
+        code = proc.wait(timeout=120)
     os.close(leader)
-    return b"".join(chunks).decode("utf-8", "replace")
+    return code, b"".join(chunks).decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CliResult, git, make_repo, run_tether
+from conftest import CliResult, git, make_repo, pty_run, run_tether
 
 from recall.hooks.input import EVENTS
 from recall.warm import client, protocol, server
@@ -473,29 +473,7 @@ def test_a_hook_after_the_engine_left_for_idleness_starts_it_again(project: Path
 def on_terminal(*args: str, cwd: Path, columns: int, cold: bool) -> tuple[int, str, str]:
     """``tether ARGS`` with stdout on a terminal ``columns`` wide: exit code, what it showed
     there and its stderr."""
-    import pty
-    import struct
-    import termios
-
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-    with subprocess.Popen(
-        [sys.executable, "-m", "recall", *args],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=follower,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **(COLD if cold else {})},
-    ) as proc:
-        os.close(follower)
-        chunks = []
-        with contextlib.suppress(OSError):  # the child closed the terminal
-            while chunk := os.read(leader, 65536):
-                chunks.append(chunk)
-        err = proc.stderr.read() if proc.stderr else b""
-        code = proc.wait(timeout=120)
-    os.close(leader)
-    return code, b"".join(chunks).decode("utf-8"), err.decode("utf-8")
+    return pty_run(*args, cwd=cwd, env=COLD if cold else {}, columns=columns)
 
 
 def widest(text: str) -> int:
