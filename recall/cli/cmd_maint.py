@@ -22,7 +22,14 @@ from recall.display import visible
 from recall.errors import NothingToDo
 from recall.known_paths import suggestions, tree_paths
 from recall.lifecycle.dead import DeadReference, dead_reference, renames, repointed
-from recall.lifecycle.links import dangling, dangling_message, key_line
+from recall.lifecycle.links import (
+    REPLACES_KEY,
+    dangling,
+    dangling_message,
+    dangling_replaced,
+    key_line,
+    replaced_message,
+)
 from recall.lifecycle.references import (
     CONFIRMED_KEY,
     FORMER_FILES_KEY,
@@ -168,6 +175,13 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             message = f"{path}:{key_line(path)}: {dangling_message(memory_id, target)}"
             entry = {"scope": store.scope, "kind": "dangling-link", "path": str(path)}
             data.append({**entry, "id": memory_id, "superseded_by": target, "message": message})
+            lines.append(message)
+        for memory_id, target in dangling_replaced(store, everywhere):
+            path = store.path_of(memory_id)
+            at = key_line(path, REPLACES_KEY)
+            message = f"{path}:{at}: {replaced_message(memory_id, target)}"
+            entry = {"scope": store.scope, "kind": "dangling-link", "path": str(path)}
+            data.append({**entry, "id": memory_id, "supersedes": target, "message": message})
             lines.append(message)
         genome = project_genome(store, ctx)
         if genome is None:

@@ -2,7 +2,9 @@
 store (an import of a record whose replacement was not exported with it, a hand edit, a
 mistyped id). Such a memory is out of recall with nothing in its place; ``tether doctor``
 names it and ``tether import`` says so on its line. Nothing is rewritten: the person decides
-whether to bring it back or to give the right id.
+whether to bring it back or to give the right id. The other direction is named the same way:
+a memory saying it supersedes an id that is in neither store (it replaces nothing that can be
+found).
 
 A replacement deleted and then purged is a decision, not a broken link: ``tether purge`` keeps
 the ids it removes that a superseded memory still names in the store's :data:`PURGED_FILE`
@@ -23,14 +25,17 @@ from recall.store import MemoryStore
 LINK_KEY = "superseded_by"
 """The front-matter key of a superseded memory naming the memory that replaces it."""
 
+REPLACES_KEY = "supersedes"
+"""The front-matter key of a memory naming the memory it replaces."""
+
 PURGED_FILE = "purged.txt"
 """In a store's folder, beside ``memories/``: the ids ``tether purge`` removed that a
 superseded memory still names, one a line. Outside ``memories/`` so that it is never read as a
 memory, and not git-ignored so that a clone's ``tether doctor`` (in CI) knows them too."""
 
 _PURGED_HEADER = (
-    "# Memories removed by `tether purge` that a superseded memory still names as its\n"
-    "# replacement: a decision, not a broken link.\n"
+    "# Memories removed by `tether purge` that another memory still names (as its\n"
+    "# replacement, or as the memory it supersedes): a decision, not a broken link.\n"
 )
 _COMMIT_IT = "# Commit this file with the memories.\n"
 """Said in a project store's file only: the global store is no repository's."""
@@ -77,6 +82,13 @@ def keep_purged_known(
     gone, and return those links (``id``, ``superseded_by``). The superseded memories are
     left as they are: restoring one is the person's call."""
     doomed = set(removing)
+    replaced = {  # the memory that replaced one stays as it is: only its link is kept known
+        memory.supersedes
+        for each in stores
+        if each.exists
+        for memory in each.list(status=None)
+        if memory.supersedes in doomed and memory.id not in doomed
+    }
     links = [
         (memory.id, memory.superseded_by)
         for each in stores
@@ -84,7 +96,7 @@ def keep_purged_known(
         for memory in each.list(status="superseded")
         if memory.superseded_by in doomed and memory.id not in doomed
     ]
-    new = sorted({target for _, target in links} - purged_ids(store))
+    new = sorted(({target for _, target in links} | replaced) - purged_ids(store))
     path = store.location.base / PURGED_FILE
     if new:
         _append_purged(path, new, private=store.scope == GLOBAL)
@@ -149,4 +161,29 @@ def dangling_message(memory_id: str, target: str, file: Path | None = None) -> s
         f"{memory_id} is superseded by {target}, which is in neither store, so it is out of "
         f"recall with nothing in its place; `tether restore {memory_id}` brings it back, or "
         f"write the id of the memory that replaces it as its {LINK_KEY}{where}"
+    )
+
+
+def dangling_replaced(store: MemoryStore, stores: Sequence[MemoryStore]) -> list[tuple[str, str]]:
+    """The memories of ``store`` (deleted ones aside) that say they supersede an id in none of
+    ``stores``: each as (its id, the id its ``supersedes`` names)."""
+    if not store.exists:
+        return []
+    return [
+        (memory.id, memory.supersedes)
+        for memory in store.list(status=None)
+        if memory.supersedes
+        and memory.status != "deleted"
+        and not in_a_store(memory.supersedes, stores)
+    ]
+
+
+def replaced_message(memory_id: str, target: str, file: Path | None = None) -> str:
+    """What to say of ``memory_id``, which says it supersedes ``target``, an id no store holds
+    (``file``: its memory file, named when the message is not already placed on it)."""
+    where = f" in {file}" if file is not None else ""
+    return (
+        f"{memory_id} supersedes {target}, which is in neither store, so the link leads "
+        f"nowhere; write the id of the memory it replaces as its {REPLACES_KEY}{where}, or "
+        f"remove that line if it replaces none"
     )
