@@ -48,6 +48,7 @@ class LineResult:
     unknown_files: tuple[str, ...] = ()
     scope: str | None = None  # the store it was written to, or holds the memory it duplicates
     superseded_by: str | None = None  # the memory a line to be written names as its replacement
+    supersedes: str | None = None  # the memory a line to be written names as the one it replaces
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -319,6 +320,7 @@ def _drafted(
                     extra=extra,
                     files=entry[1].files,
                     superseded_by=entry[1].superseded_by,
+                    supersedes=entry[1].supersedes,
                 )
             )
             yield entry[1], entry[2]

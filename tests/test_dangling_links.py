@@ -183,3 +183,49 @@ def test_the_global_store_record_is_private_and_asks_no_commit(
     assert "Commit" not in record.read_text(encoding="utf-8")
     doctor = run_tether("doctor", cwd=repo)
     assert doctor.code == 0, doctor.stdout
+
+
+REPLACES_NOWHERE = {
+    "summary": "use the new pool",
+    "category": "gotcha",
+    "files": ["src/app.py"],
+    "supersedes": "abcdef98",
+}
+
+
+def test_import_says_a_supersedes_naming_an_id_in_neither_store(repo: Path) -> None:
+    done = _import(repo, REPLACES_NOWHERE, json_out=True)
+    assert done.code == 0, done.stderr
+    [row] = [json.loads(line) for line in done.stdout.splitlines()]
+    memory = repo / ".tether" / "memories" / f"{row['id']}.md"
+    assert row["notes"] == [
+        f"{row['id']} supersedes abcdef98, which is in neither store, so the link leads "
+        f"nowhere; write the id of the memory it replaces as its supersedes in {memory}, or "
+        "remove that line if it replaces none"
+    ]
+
+
+def test_doctor_names_the_file_and_line_of_a_supersedes_leading_nowhere(repo: Path) -> None:
+    row = json.loads(_import(repo, REPLACES_NOWHERE, json_out=True).stdout)
+    doctor = run_tether("doctor", "--json", cwd=repo)
+    assert doctor.code == 1
+    [found] = [entry for entry in json.loads(doctor.stdout) if entry["kind"] == "dangling-link"]
+    path = repo / ".tether" / "memories" / f"{row['id']}.md"
+    line = path.read_text(encoding="utf-8").splitlines().index("supersedes: abcdef98") + 1
+    assert found["supersedes"] == "abcdef98"
+    assert found["message"] == (
+        f"{path}:{line}: {row['id']} supersedes abcdef98, which is in neither store, so the "
+        "link leads nowhere; write the id of the memory it replaces as its supersedes, or "
+        "remove that line if it replaces none"
+    )
+
+
+def test_a_replaced_memory_deleted_and_purged_is_no_dangling_link(repo: Path) -> None:
+    old = _cli_json(repo, "remember", "use the old pool", "-c", "gotcha", "-f", "src/app.py")
+    _cli_json(repo, "supersede", old["id"], "use the new pool", "-c", "gotcha", "-f", "src/app.py")
+    assert run_tether("delete", old["id"], cwd=repo).code == 0
+    assert run_tether("purge", "--yes", cwd=repo).code == 0
+    record = repo / ".tether" / "purged.txt"
+    assert old["id"] in record.read_text(encoding="utf-8").splitlines()
+    doctor = run_tether("doctor", cwd=repo)
+    assert doctor.code == 0, doctor.stdout

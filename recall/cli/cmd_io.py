@@ -10,9 +10,9 @@ from recall.cli.context import CommandContext, json_text
 from recall.cli.render import scope_option
 from recall.display import LINE_BREAKS, plural, visible
 from recall.errors import EXIT_FAILURE, BadInput, NotFound, NothingToDo
+from recall.import_links import follow_moved_ids, note_dangling
 from recall.import_scopes import by_scope, told_otherwise
 from recall.importer import LineResult, import_lines
-from recall.lifecycle.links import dangling_message, in_a_store
 from recall.locations import GLOBAL, PROJECT, SCOPES
 from recall.model import STATUSES
 from recall.repo import find_root, git_user_name
@@ -89,7 +89,7 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
                 update,
             )
     results.sort(key=lambda result: result.line)
-    note_dangling(results, stores, ctx)
+    check_links(results, stores, ctx)
     created = sum(r.status == "created" for r in results)
     dupes = sum(r.status == "duplicate" for r in results)
     errors = [r for r in results if r.status == "error"]
@@ -128,21 +128,17 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
     return 2 if errors else 0
 
 
-def note_dangling(
+def check_links(
     results: list[LineResult], stores: dict[str, MemoryStore], ctx: CommandContext
 ) -> None:
-    """Note on each written line that names a replacement in neither store (checked once
-    every line is written, so one written later in the file is found): the memory is out of
-    recall with nothing in its place. It is written all the same."""
-    linked = [r for r in results if r.status == "created" and r.superseded_by]
-    if not linked:
+    """The supersede links of the written lines: one naming an id a line of the import asked
+    for and did not get follows that line's memory, and one naming an id in neither store is
+    noted (see :mod:`recall.import_links`)."""
+    if not any(r.status == "created" and (r.supersedes or r.superseded_by) for r in results):
         return
+    follow_moved_ids(results, stores)
     project = stores.get(PROJECT) or ctx.folder.project_if_any()
-    everywhere = [store for store in (project, ctx.global_store()) if store is not None]
-    for result in linked:
-        target = result.superseded_by or ""
-        if not in_a_store(target, everywhere):
-            result.notes.append(dangling_message(result.id or "", target, result.path))
+    note_dangling(results, [store for store in (project, ctx.global_store()) if store is not None])
 
 
 def scope_summary(
