@@ -20,6 +20,7 @@ from recall.cli.render import ID_HELP, scope_option
 from recall.clock import now_iso
 from recall.display import visible
 from recall.errors import NothingToDo
+from recall.frontmatter import REMOVE
 from recall.known_paths import suggestions, tree_paths
 from recall.lifecycle.dead import DeadReference, dead_reference, renames, repointed
 from recall.lifecycle.links import (
@@ -33,8 +34,11 @@ from recall.lifecycle.links import (
 from recall.lifecycle.references import (
     CONFIRMED_KEY,
     FORMER_FILES_KEY,
+    GIVEN_FILES_KEY,
     Drift,
     drift,
+    given_files,
+    named_by_person,
     with_lifecycle_keys,
 )
 from recall.locations import not_a_folder
@@ -255,14 +259,19 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
             f"memory {memory.id}: no file it names was renamed away "
             f"({', '.join(memory.files) or 'no files'}) and no symbol it anchors moved"
         )
-    files, former = repointed(with_lifecycle_keys(store, memory), moved)
+    full = with_lifecycle_keys(store, memory)
+    files, former = repointed(full, moved)
     moved_paths = [a.path for a in anchors if a.text in symbol_moves.values()]
     files += [path for path in dict.fromkeys(moved_paths) if path not in files]
     # a file named only for anchors that all moved away holds nothing the memory is about;
-    # the older single ``anchor`` is about the memory's file, so that keeps every file
+    # the older single ``anchor`` is about the memory's file, so that keeps every file, and
+    # so does the person's naming it (their files stay until they take them out)
+    named = [moved.get(path, path) for path in named_by_person(full)]
     left = [] if memory.anchor else files_left_by(memory.anchors, anchors)
-    left = [path for path in left if path in files]
+    kept = [path for path in left if path in files and path in named]
+    left = [path for path in left if path in files and path not in named]
     files = [path for path in files if path not in left]
+    given = given_files(named, anchors)  # renamed with the files, and of the anchors now
     former = list(dict.fromkeys([*former, *left]))
     data: dict[str, Any] = {
         "id": memory.id,
@@ -271,6 +280,7 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
         "renamed": moved,
         "symbols_moved": symbol_moves,
         "files_dropped": left,
+        "files_kept": kept,
         "applied": bool(args.apply),
     }
     if args.apply:
@@ -279,6 +289,8 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
             changes[FORMER_FILES_KEY] = former
         if symbol_moves:
             changes["anchors"] = anchors_to_field(anchors)
+        if given != full.extra.get(GIVEN_FILES_KEY, []):
+            changes[GIVEN_FILES_KEY] = given or REMOVE
         store.update_fields(memory.id, changes)
         record_action(store.conn, memory.id)
 
@@ -287,6 +299,9 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
             console.print(visible(f"{old} -> {new}"), markup=False, highlight=False, soft_wrap=True)
         for path in left:
             line = f"{path}: dropped from the files (every anchor in it moved away)"
+            console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
+        for path in kept:
+            line = f"{path}: kept in the files, named by you (every anchor in it moved away)"
             console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
         if args.apply:
             console.print(f"Repointed {memory.id}; the old paths stay in {FORMER_FILES_KEY}")

@@ -17,7 +17,13 @@ from recall.display import visible
 from recall.errors import BadInput
 from recall.known_paths import is_git
 from recall.lifecycle.disuse import archived_by_disuse, seen_state
-from recall.lifecycle.references import CONFIRMED_KEY, FORMER_FILES_KEY, drift, with_lifecycle_keys
+from recall.lifecycle.references import (
+    CONFIRMED_KEY,
+    FORMER_FILES_KEY,
+    drift,
+    with_given_files,
+    with_lifecycle_keys,
+)
 from recall.locations import PROJECT, ensure_created
 from recall.model import CATEGORIES, Memory
 from recall.named_files import check_named_files
@@ -143,7 +149,9 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
         allow_secret=args.allow_secret,
     )
     guard = check_guard(args.guard, args.category, covers=bool(draft.files or anchors))
-    return draft.with_changes(anchors=anchors, guard=guard) if anchors or guard else draft
+    if anchors or guard:
+        draft = draft.with_changes(anchors=anchors, guard=guard)
+    return with_given_files(draft, files[: len(args.files)])  # kept by a repoint: see the key
 
 
 def write_store(args: argparse.Namespace, ctx: CommandContext) -> MemoryStore:

@@ -16,6 +16,7 @@ from recall.display import plural
 from recall.errors import BadInput, NotFound
 from recall.lifecycle.disuse import bring_back
 from recall.lifecycle.links import keep_purged_known
+from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
 from recall.model import AUTO_DISTILLED
 from recall.policy.usage import record_action
 
@@ -119,6 +120,8 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     draft = memory_draft(args, ctx, store)
     if args.no_anchors and draft.anchors:
         raise BadInput("--anchor PATH::NAME and --no-anchors contradict each other; give one")
+    # the files the person named: given now, else in the old memory
+    named = named_by_person(draft if args.files else with_lifecycle_keys(store, old))
     changes: dict[str, Any] = {}
     if not args.files:  # the new text is about the same files (and any newly anchored ones)
         files = (*old.files, *(path for path in draft.files if path not in old.files))
@@ -139,6 +142,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         ctx.notice(note)
     if changes:
         draft = draft.with_changes(**changes)
+    draft = with_given_files(draft, named)  # for a later repoint
     if old.details and not draft.details:  # the new text stands on its own: said, not silent
         ctx.notice(
             f"the details of {old.id} are not carried over (`tether show {old.id}` keeps them); "

@@ -8,11 +8,12 @@ maintenance commands and the cleanup ask about.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from recall.anchors.symbols import SymbolAnchor
 from recall.errors import BadInput
 from recall.model import Memory
 from recall.ranking.weights import DRIFT_COMMITS
@@ -21,10 +22,16 @@ from recall.store import MemoryStore
 # Front-matter keys this module reads and ``repoint``/``confirm`` write.
 CONFIRMED_KEY = "confirmed"
 FORMER_FILES_KEY = "former_files"
+GIVEN_FILES_KEY = "given_files"
+"""The files of a memory the person named themselves that one of its symbol anchors is also in
+(a write adds an anchor's file to the files, so only this tells the two apart): ``repoint``
+keeps them when every anchor moves away. Written only for such files (any other file in
+``files`` was named by the person), so a memory without it reads as before."""
 
 
 def with_lifecycle_keys(store: MemoryStore, memory: Memory) -> Memory:
-    """``memory`` with the ``confirmed`` and ``former_files`` keys of its file in ``extra``.
+    """``memory`` with the ``confirmed``, ``former_files`` and ``given_files`` keys of its file
+    in ``extra``.
 
     The index keeps only the fields recall ranks on, so these are read from the file itself; a
     file that cannot be read or parsed now leaves the memory as it was (doctor reports it).
@@ -36,8 +43,34 @@ def with_lifecycle_keys(store: MemoryStore, memory: Memory) -> Memory:
         fields = frontmatter.parse(text, store.path_of(memory.id)).fields
     except (OSError, UnicodeDecodeError, BadInput):
         return memory
-    keys = {k: fields[k] for k in (CONFIRMED_KEY, FORMER_FILES_KEY) if k in fields}
+    keys = {k: fields[k] for k in (CONFIRMED_KEY, FORMER_FILES_KEY, GIVEN_FILES_KEY) if k in fields}
     return memory.with_changes(extra={**memory.extra, **keys}) if keys else memory
+
+
+def given_files(given: Iterable[str], anchors: Iterable[SymbolAnchor]) -> list[str]:
+    """The files of ``given`` (named by the person) that an anchor of ``anchors`` is in: the
+    value of :data:`GIVEN_FILES_KEY` (empty: the key is not written)."""
+    anchored = {anchor.path for anchor in anchors}
+    return [path for path in dict.fromkeys(given) if path in anchored]
+
+
+def with_given_files(draft: Memory, named: Iterable[str]) -> Memory:
+    """``draft`` (its anchors set) with :data:`GIVEN_FILES_KEY` listing the files of ``named``
+    (named by the person) that one of its anchors is in; without the key when there is none."""
+    given = given_files(named, draft.anchors)
+    extra = {key: value for key, value in draft.extra.items() if key != GIVEN_FILES_KEY}
+    if given:
+        extra[GIVEN_FILES_KEY] = given
+    return draft if extra == draft.extra else draft.with_changes(extra=extra)
+
+
+def named_by_person(memory: Memory) -> list[str]:
+    """The files of ``memory`` the person named (read with :func:`with_lifecycle_keys`), in its
+    order: those no anchor is in, and those its :data:`GIVEN_FILES_KEY` lists."""
+    anchored = {anchor.path for anchor in memory.anchors}
+    listed = memory.extra.get(GIVEN_FILES_KEY)
+    given = {p for p in listed if isinstance(p, str)} if isinstance(listed, list) else set()
+    return [path for path in memory.files if path not in anchored or path in given]
 
 
 @dataclass(frozen=True)

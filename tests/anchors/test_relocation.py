@@ -5,6 +5,7 @@ memory with a receipt naming the symbol and where it came from."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -304,3 +305,63 @@ def test_a_deletion_beside_a_namesake_is_gone_not_repointed_there(
     assert refused.code == 1 and "no symbol it anchors moved" in refused.stderr
     assert [s["symbol"] for s in states(run, memory_id)] == ["ip/iproute.c::iproute_list"]
     assert "via symbol" not in recalled(run, "ip/ipaddr.c").get(memory_id, "")
+
+
+def remember_named_and_anchored(run: Callable[..., CliResult]) -> str:
+    done = run(
+        "remember", "route changes must hold the rtnl lock", "-c", "gotcha", "--json",
+        "--file", "ip/iproute.c", "--anchor", "ip/iproute.c::iproute_modify",
+    )  # fmt: skip
+    assert done.code == 0, done.stderr
+    return str(done.json()["id"])
+
+
+def test_repoint_keeps_a_file_named_with_file_that_an_anchor_moved_away_from(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = remember_named_and_anchored(run)
+    memory_file = c_repo / ".tether" / "memories" / f"{memory_id}.md"
+    assert "given_files:" in memory_file.read_text(encoding="utf-8")
+    move_function(c_repo, "iproute_modify", "ip/iproute.c", "ip/ipaddr.c")
+    commit(c_repo, "move iproute_modify next to the address code")
+    proposed = run("repoint", memory_id, "--json").json()
+    assert proposed["proposed"] == ["ip/iproute.c", "ip/ipaddr.c"]
+    assert (proposed["files_dropped"], proposed["files_kept"]) == ([], ["ip/iproute.c"])
+    done = run("repoint", memory_id, "--apply")
+    assert done.code == 0, done.stderr
+    assert "ip/iproute.c: kept in the files, named by you" in done.stdout
+    assert "dropped" not in done.stdout
+    assert files_of(run, memory_id) == ["ip/iproute.c", "ip/ipaddr.c"]
+    assert run("show", memory_id, "--json").json()["former_files"] == []
+
+
+def test_a_supersede_keeps_the_files_the_person_named_in_the_old_memory(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    old_id = remember_named_and_anchored(run)
+    done = run("supersede", old_id, "route changes hold the rtnl lock", "-c", "gotcha", "--json")
+    assert done.code == 0, done.stderr
+    new_id = str(done.json()["id"])
+    move_function(c_repo, "iproute_modify", "ip/iproute.c", "ip/ipaddr.c")
+    commit(c_repo, "move iproute_modify next to the address code")
+    assert run("repoint", new_id, "--apply").code == 0
+    assert files_of(run, new_id) == ["ip/iproute.c", "ip/ipaddr.c"]
+
+
+def test_a_file_the_person_named_is_kept_after_export_and_import(
+    c_repo: Path, tmp_path: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = remember_named_and_anchored(run)
+    exported = run("export")
+    assert exported.code == 0, exported.stderr
+    [record] = [json.loads(line) for line in exported.stdout.splitlines()]
+    assert record["given_files"] == ["ip/iproute.c"]
+    assert run("delete", memory_id).code == 0
+    assert run("purge", "--yes").code == 0
+    source = tmp_path / "memories.jsonl"
+    source.write_text(exported.stdout, encoding="utf-8")
+    assert run("import", str(source)).code == 0
+    move_function(c_repo, "iproute_modify", "ip/iproute.c", "ip/ipaddr.c")
+    commit(c_repo, "move iproute_modify next to the address code")
+    assert run("repoint", memory_id, "--apply").code == 0
+    assert files_of(run, memory_id) == ["ip/iproute.c", "ip/ipaddr.c"]
