@@ -26,6 +26,7 @@ from recall.anchors.symbols import SymbolAnchor, parse_anchor
 from recall.anchors.write import record_anchors
 from recall.clock import now_iso
 from recall.errors import BadInput
+from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
 from recall.locations import ensure_created
 from recall.model import Memory
 from recall.named_files import check_named_files
@@ -254,6 +255,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     if strings(obj, "files") is None:
         named += [(path, "the file of uri") for path in here]
     file_notes = _check_named(ls, store, obj, named)
+    given = list(files) if strings(obj, "files") is not None else []  # not the file of uri
     files += [a.path for a in anchors if a.path not in files]
     category = text(obj, "category") or "gotcha"
     author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
@@ -270,6 +272,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             created=now_iso(),
             author=author,
         )
+        draft = with_given_files(draft, given)  # the files named, for a later repoint
         return await open_draft(ls, store, draft, notes=file_notes)
     _checked_text(obj)
     memory = store.prepare_memory(
@@ -291,7 +294,8 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             memory,
             lambda memory_id: f'tether.supersede with {{"memoryId": "{memory_id}"}}',
         )
-    result = store.remember(memory.with_changes(anchors=anchors, guard=guard))
+    memory = with_given_files(memory.with_changes(anchors=anchors, guard=guard), given)
+    result = store.remember(memory)
     changed(ls, root)
     done = result.to_dict()
     if anchor_notes:
@@ -321,6 +325,8 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         _anchors(store, root, obj) if _given(obj, "anchors") else (old.anchors, [])
     )
     file_notes = _check_named(ls, store, obj, _given_names(obj, files, anchors))
+    named = strings(obj, "files") is not None
+    given = list(files) if named else named_by_person(with_lifecycle_keys(store, old))
     files += [a.path for a in anchors if a.path not in files]
     pinned = flag(obj, "pinned") if _given(obj, "pinned") else old.pinned
     author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
@@ -346,6 +352,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             created=now_iso(),
             author=author,
         )
+        draft = with_given_files(draft, given)  # the files named, for a later repoint
         return await open_draft(ls, store, draft, old.summary, old.details, notes=file_notes)
     _checked_text(obj)
     memory = store.prepare_memory(
@@ -358,7 +365,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         author=author,
         source=text(obj, "source") or "user",
     )
-    memory = memory.with_changes(anchors=anchors, guard=guard)
+    memory = with_given_files(memory.with_changes(anchors=anchors, guard=guard), given)
     result, updated = store.supersede(old.id, memory)
     changed(ls, root)
     done = {**result.to_dict(), "supersedes": updated.id}

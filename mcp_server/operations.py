@@ -17,6 +17,7 @@ from recall.anchors.write import record_anchors
 from recall.errors import BadInput
 from recall.known_paths import missing_notes, touched_notes
 from recall.lifecycle.disuse import archived_by_disuse, as_seen, seen_state
+from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
 from recall.locations import PROJECT
 from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
 from recall.policy.usage import counters, record_action
@@ -212,6 +213,7 @@ def write(
     symbols = arguments.symbols(store, anchors or [])
     paths = arguments.paths(store, files)
     file_notes = arguments.named_files(store, paths, symbols, allow_missing=allow_missing)
+    given = list(paths)
     paths += [path for path in dict.fromkeys(p for p, _ in symbols) if path not in paths]
     draft = store.prepare_memory(
         summary=summary,
@@ -228,6 +230,7 @@ def write(
             anchors=recorded,
             guard=check_guard(guard, category, "guard: true", covers=bool(paths or recorded)),
         )
+    draft = with_given_files(draft, given)  # the files named, for a later repoint
     if store.exists:
         refuse_same_summary(
             store.conn, draft, lambda memory_id: f"memory_supersede with id {memory_id!r}"
@@ -264,6 +267,7 @@ def supersede(
     store, old = ws.find(arguments.memory_id(old_id, "old_id"))
     symbols = arguments.symbols(store, anchors or [])
     given = arguments.paths(store, files or [])
+    named = named_by_person(with_lifecycle_keys(store, old)) if files is None else list(given)
     file_notes = arguments.named_files(store, given, symbols, allow_missing=allow_missing)
     recorded, notes = old.anchors, []
     if anchors is not None:
@@ -281,6 +285,7 @@ def supersede(
     )
     if recorded:  # the new text is about the same code, or the code given
         draft = draft.with_changes(anchors=recorded)
+    draft = with_given_files(draft, named)  # the files named, for a later repoint
     _keeps_the_guard(old, draft.category, paths)
     guard, note = carried_guard(old, draft.category)  # superseding does not lift a guard
     if guard:

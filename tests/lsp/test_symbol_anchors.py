@@ -120,3 +120,30 @@ async def test_the_guard_quick_fix_guards_and_unguards(
     assert "guard" not in frontmatter.parse(path.read_text(), path).fields
     again = await lsp_one.command("tether.unguard", {"memoryId": ws.gotcha})
     assert again == {"changed": False, "message": f"memory {ws.gotcha} is already unguarded"}
+
+
+async def test_files_named_in_the_command_are_recorded_as_named_beside_their_anchors(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    anchor = "src/store.py::save_session"
+    written = await lsp_one.command(
+        "tether.remember",
+        {
+            "summary": "save_session must stay atomic",
+            "files": ["src/store.py"],
+            "anchors": [anchor],
+        },
+    )
+    replaced = await lsp_one.command(
+        "tether.supersede", {"memoryId": written["id"], "summary": "save_session stays atomic"}
+    )
+    by_uri = await lsp_one.command(
+        "tether.remember", {"uri": ws.store_py.as_uri(), "anchors": [anchor]}
+    )
+
+    def given(path: str | Path) -> object:
+        return frontmatter.parse(Path(path).read_text(), path).fields.get("given_files")
+
+    assert given(written["path"]) == ["src/store.py"]
+    assert given(replaced["path"]) == ["src/store.py"]
+    assert given(by_uri["draft"]) is None  # the file of uri is where the cursor was, not named

@@ -1,0 +1,59 @@
+"""A file an agent names in ``files`` that one of the memory's anchors is also in is recorded
+as named (``given_files``), so ``tether repoint`` keeps it when the anchor moves away; a file
+added only for an anchor is not, and leaves with it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import git, run_tether
+
+from tests.mcp.harness import call, mcp_client
+
+pytestmark = pytest.mark.asyncio
+
+
+def _files_after_moving_helper(repo: Path, *memory_ids: str) -> list[list[str]]:
+    """Move ``helper`` from src/util.py to src/app.py, repoint each memory, and its files."""
+    (repo / "src/util.py").write_text("", encoding="utf-8")
+    with (repo / "src/app.py").open("a", encoding="utf-8") as out:
+        out.write("\n\ndef helper():\n    return 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "helper moves to app")
+    found = []
+    for memory_id in memory_ids:
+        done = run_tether("repoint", memory_id, "--apply", cwd=repo)
+        assert done.code == 0, done.stderr
+        shown = run_tether("show", memory_id, "--json", cwd=repo)
+        found.append(json.loads(shown.stdout)["files"])
+    return found
+
+
+async def test_files_an_agent_named_stay_through_a_repoint(repo: Path) -> None:
+    anchor = "src/util.py::helper"
+    async with mcp_client(repo) as client:
+        named = await call(
+            client,
+            "memory_write",
+            summary="helper must stay pure",
+            category="gotcha",
+            files=["src/util.py"],
+            anchors=[anchor],
+        )
+        only_anchored = await call(
+            client,
+            "memory_write",
+            summary="helper is called per request",
+            category="context",
+            files=[],
+            anchors=[anchor],
+        )
+        carried = await call(
+            client, "memory_supersede", old_id=named["id"], summary="helper must stay pure now"
+        )
+    assert _files_after_moving_helper(repo, carried["id"], only_anchored["id"]) == [
+        ["src/util.py", "src/app.py"],
+        ["src/app.py"],
+    ]
