@@ -5,8 +5,9 @@ says so). A link of the same import naming that id means the line's memory, not 
 that held the id before: it is rewritten to the id that line's memory has now (its new id, or
 the memory it duplicates), and the line holding the link says so. When lines ending in two
 memories asked for the id, which one is meant cannot be told: the link is left as written and
-the line says so, with what to do. Then each link that names an id in neither store is noted
-(:mod:`recall.lifecycle.links`); the memories are written all the same.
+the line says so, with what to do; so it is when only a rejected line asked for the id. Then
+each link that names an id in neither store is noted (:mod:`recall.lifecycle.links`); the
+memories are written all the same.
 """
 
 from __future__ import annotations
@@ -35,6 +36,16 @@ def _claims(results: Sequence[LineResult]) -> dict[str, list[LineResult]]:
     return claims
 
 
+def _rejected(results: Sequence[LineResult]) -> dict[str, list[LineResult]]:
+    """The lines that were refused, by the valid id each asked for."""
+    refused: dict[str, list[LineResult]] = {}
+    for result in results:
+        asked = result.record_id
+        if result.status == "error" and asked and is_valid_id(asked):
+            refused.setdefault(asked, []).append(result)
+    return refused
+
+
 def _lines(claimants: Sequence[LineResult]) -> str:
     """``line 3`` or ``lines 3 and 5`` (or ``lines 2, 3 and 5``)."""
     numbers = [str(result.line) for result in claimants]
@@ -47,9 +58,9 @@ def follow_moved_ids(results: Sequence[LineResult], stores: dict[str, MemoryStor
     """Point each written line's ``supersedes`` and ``superseded_by`` that names an id some
     line of this import asked for and did not get at that line's memory (rewriting its file
     and noting it on the line), or note that it is left as written when lines ending in
-    different memories asked for the id."""
-    claims = _claims(results)
-    if not claims:
+    different memories asked for the id, or when only a rejected line asked for it."""
+    claims, refused = _claims(results), _rejected(results)
+    if not claims and not refused:
         return
     for result in results:
         if result.status != "created" or result.id is None or result.scope not in stores:
@@ -58,6 +69,14 @@ def follow_moved_ids(results: Sequence[LineResult], stores: dict[str, MemoryStor
             target = getattr(result, key)
             claimants = [c for c in claims.get(target or "", []) if c is not result]
             ends = list(dict.fromkeys(c.id for c in claimants))
+            where = f" in {result.path}" if result.path is not None else ""
+            if not claimants and target in refused:
+                result.notes.append(
+                    f"{key} {target!r} is the id {_lines(refused[target])} of this import "
+                    f"asked for, which was rejected: the link is left naming {target}; import "
+                    f"that line again once it is fixed, or write the right id as its {key}{where}"
+                )
+                continue
             if not claimants or ends == [target]:
                 continue  # no line asked for it, or every one that did has it
             if len(ends) == 1 and ends[0] is not None:
@@ -69,7 +88,6 @@ def follow_moved_ids(results: Sequence[LineResult], stores: dict[str, MemoryStor
                     f"whose memory is {memory_id}: linked to {memory_id}"
                 )
                 continue
-            where = f" in {result.path}" if result.path is not None else ""
             result.notes.append(
                 f"{key} {target!r} is the id {_lines(claimants)} of this import asked for, "
                 f"whose memories are {', '.join(str(end) for end in ends)}: which one is meant "

@@ -13,11 +13,11 @@ from conftest import run_tether
 TAKEN = "0a0b0c0d"
 
 
-def _import(repo: Path, *records: dict[str, object]) -> list[dict[str, object]]:
+def _import(repo: Path, *records: dict[str, object], code: int = 0) -> list[dict[str, object]]:
     source = repo.parent / "memories.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     done = run_tether("import", str(source), "--json", cwd=repo)
-    assert done.code == 0, done.stderr
+    assert done.code == code, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
@@ -100,3 +100,43 @@ def test_a_line_given_the_id_it_asked_for_is_linked_without_a_note(repo: Path) -
     assert new["id"] == TAKEN
     assert f"superseded_by: {TAKEN}" in _front(repo, old["id"])
     assert "notes" not in old
+
+
+def test_a_link_to_the_id_of_a_later_line_follows_it_too(repo: Path) -> None:
+    _take(repo)
+    old, new = _import(
+        repo,
+        {
+            "summary": "use the old pool",
+            "category": "gotcha",
+            "status": "superseded",
+            "superseded_by": TAKEN,
+        },
+        {"summary": "use the new pool", "category": "gotcha", "id": TAKEN},
+    )
+    assert f"superseded_by: {new['id']}" in _front(repo, old["id"])
+    assert f"the id line 2 of this import asked for, whose memory is {new['id']}" in (
+        " ".join(old["notes"])  # type: ignore[arg-type]
+    )
+
+
+def test_a_link_to_the_id_of_a_rejected_line_is_said(repo: Path) -> None:
+    _take(repo)
+    rejected, old = _import(
+        repo,
+        {"summary": "use the new pool", "category": "no such category", "id": TAKEN},
+        {
+            "summary": "use the old pool",
+            "category": "gotcha",
+            "status": "superseded",
+            "superseded_by": TAKEN,
+        },
+        code=2,  # a line was rejected
+    )
+    assert rejected["status"] == "error"
+    path = repo / ".tether" / "memories" / f"{old['id']}.md"
+    assert old["notes"] == [
+        f"superseded_by '{TAKEN}' is the id line 1 of this import asked for, which was "
+        f"rejected: the link is left naming {TAKEN}; import that line again once it is fixed, "
+        f"or write the right id as its superseded_by in {path}"
+    ]
