@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 from recall.errors import BadInput
 from recall.genome.gitcmd import GitRunner
+from recall.genome.limits import RENAME_LIMIT
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """Git's empty tree (SHA-1): the base of a repository with no commit yet, when git cannot
 name it itself."""
 # Diffs read the same whatever the user's git config says (prefixes, external diff tools,
-# text conversion, quoted paths, paths relative to a subdirectory).
+# text conversion, quoted paths, paths relative to a subdirectory, a low rename limit).
 _DIFF = (
     "-c",
     "core.quotepath=off",
@@ -24,6 +25,7 @@ _DIFF = (
     "--dst-prefix=b/",
     "--no-color",
     "-M",
+    f"-l{RENAME_LIMIT}",
 )
 
 

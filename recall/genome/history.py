@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import IO, NamedTuple
 
-from recall.genome.limits import HISTORY_READ_BYTES
+from recall.genome.limits import HISTORY_READ_BYTES, RENAME_LIMIT
 
 HEADER_MARK = "\x01"
 LOG_FORMAT = "--format=%x01%H %ct %P"
@@ -48,6 +48,7 @@ def log_args(revisions: Iterable[str], *, subdir: bool, merges: bool = False) ->
         "-z",
         "--name-status",
         "-M",
+        f"-l{RENAME_LIMIT}",
         "--reverse",
         "--no-color",
         "--no-show-signature",

@@ -38,3 +38,8 @@ PARALLEL_PARSE_MIN: Final = 64
 # asks the same few files again on every keystroke; past this many it starts afresh (each
 # list is at most a few dozen names, so the bound is well under a megabyte).
 NEIGHBOURS_KEPT: Final = 4096
+
+# Renamed files git pairs by content in one comparison (its -l option) whatever diff.renameLimit
+# says: git's own bound for merges, well above its default of 1000 for diffs, so the files of a
+# large move keep their history; past it git's exhaustive pass (quadratic) is skipped.
+RENAME_LIMIT: Final = 7000
