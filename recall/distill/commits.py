@@ -96,20 +96,51 @@ def read_commits(
     return commits
 
 
-def renamed_since(repo_root: Path, sha: str) -> dict[str, str]:
-    """Old name -> name now of each file git sees renamed between commit ``sha`` and HEAD
-    (however many renames in between: the two trees are compared), relative to
-    ``repo_root``."""
-    out = _git(
-        repo_root,
-        ["diff", "-z", "-M", "--relative", "--name-status", "--diff-filter=R", sha, "HEAD"],
-    ).decode("utf-8", "surrogateescape")
-    fields = out.split("\x00")
-    return {
+@dataclass(frozen=True)
+class Renamed:
+    """What git says was renamed between a commit and HEAD: old name -> name now, and
+    whether git left some renames unlooked-for (more files than its rename limit)."""
+
+    names: dict[str, str]
+    skipped: bool = False
+
+
+RENAMES_SKIPPED = "rename detection was skipped"
+"""What git's warning says when it gives up pairing renamed files (past its rename limit)."""
+
+
+def renamed_since(repo_root: Path, sha: str) -> Renamed:
+    """Each file git sees renamed between commit ``sha`` and HEAD (however many renames in
+    between: the two trees are compared), relative to ``repo_root``, up to
+    :data:`~recall.genome.limits.RENAME_LIMIT` files whatever the repository's git config
+    says; past it the answer says git skipped some."""
+    from recall.genome.gitcmd import GitRunner, GitUnavailable
+    from recall.genome.limits import RENAME_LIMIT
+
+    args = ["diff", "-z", "-M", f"-l{RENAME_LIMIT}", "--relative", "--name-status"]
+    try:
+        _, out, err = GitRunner(repo_root).run([*args, "--diff-filter=R", sha, "HEAD"])
+    except GitUnavailable as error:
+        raise BadInput(f"cannot read the commits of {repo_root}: {error}") from None
+    fields = out.decode("utf-8", "surrogateescape").split("\x00")
+    names = {
         fields[i + 1]: fields[i + 2]
         for i in range(0, len(fields) - 2, 3)
         if fields[i].startswith("R") and fields[i + 2]
     }
+    return Renamed(names, RENAMES_SKIPPED in err)
+
+
+def unlooked_for(name: str) -> str:
+    """Why a file of a commit, gone under its name, is not tied by another: git gave up
+    looking for renames (:class:`Renamed` ``skipped``)."""
+    from recall.display import visible
+    from recall.genome.limits import RENAME_LIMIT
+
+    return (
+        f"git did not look for where {visible(name)} went: more files were renamed since than "
+        f"it pairs at once ({RENAME_LIMIT})"
+    )
 
 
 def session_started(conn: Any, session_id: str) -> str:

@@ -10,7 +10,14 @@ from typing import Any
 
 from recall import frontmatter
 from recall.distill.command import CommandFailed, from_command
-from recall.distill.commits import Commit, read_commits, renamed_since, session_started
+from recall.distill.commits import (
+    Commit,
+    Renamed,
+    read_commits,
+    renamed_since,
+    session_started,
+    unlooked_for,
+)
 from recall.distill.heuristic import Proposal, heuristic, history_reason
 from recall.distill_words import SWEEP_FILES
 from recall.errors import BadInput, TetherError
@@ -104,12 +111,15 @@ def _live_files(
     root = store.repo_root
     kept: list[str] = []
     refused: list[str] = []
-    renamed: dict[str, str] | None = None  # asked of git once, and only for a file not found
+    renamed: Renamed | None = None  # asked of git once, and only for a file not found
     for raw in files:
         if root is not None and not (root / raw).is_file():
             if renamed is None:
                 renamed = renamed_since(root, commit.sha)
-            raw = renamed.get(raw, raw)
+            raw = renamed.names.get(raw, raw)
+            if renamed.skipped and not (root / raw).is_file():
+                refused.append(unlooked_for(raw))
+                continue
         if not is_utf8(raw):  # a memory file (UTF-8 text) cannot hold the name
             if root is None or (root / raw).is_file():
                 shown = repr(raw.encode("utf-8", "surrogateescape"))[1:]  # as git has it
