@@ -111,19 +111,20 @@ def dated_names(
     back: Mapping[tuple[str, int], int | None] | None = None,
 ) -> list[EarlierName]:
     """The earlier names of ``steps`` (:func:`backward_steps`) a memory may name the file by.
-    A name no file has now is the file's alone: every memory naming it follows the rename. A
-    name a file has again was reused: only a memory written before the name was taken again
-    is about the renamed file; after it, the name meant the new file. ``back`` gives the
-    commit that brought each reused name back (:func:`reuse_commits`, by name and the rename's
-    commit number) and ``times`` the commits' times; the rename's time stands in for a return
-    whose time is not known, and a reused name with neither time known is left to the file
-    that has it."""
+    A name no file took after the rename is the file's alone: every memory naming it follows
+    the rename. A name a file took again was reused, even when that file is gone since: only a
+    memory written before the name was taken again is about the renamed file; after it, the
+    name meant the new file. ``back`` gives the commit that brought each name back
+    (:func:`reuse_commits`, by name and the rename's commit number; a name missing there and
+    no file's now counts as never taken again) and ``times`` the commits' times; the rename's
+    time stands in for a return whose time is not known, and a reused name with neither time
+    known is left to the file that took it."""
     found = []
     for name, seq in steps:
-        if not exists(name):
+        returned = back.get((name, seq)) if back else None
+        if returned is None and not exists(name):
             found.append(EarlierName(name, math.inf))
             continue
-        returned = back.get((name, seq)) if back else None
         moment = times.get(returned) if returned is not None else None
         if moment is None:
             moment = times.get(seq)
@@ -187,7 +188,8 @@ def reuse_commits(
 
     A file renamed into the name brought it back with that rename: its commits before it were
     made under another name, though they are among its commits. Otherwise the first, at or
-    after the rename, of the commits of the file that has the name now (it was added there)."""
+    after the rename, of the commits of the file that has the name now or had it last (it was
+    added there, and may be gone since)."""
     if not asked:
         return {}
     cur = conn.cursor()
@@ -217,12 +219,12 @@ def reuse_commits(
 
 
 def unread(
-    reused: Sequence[tuple[str, int]],
+    steps: Sequence[tuple[str, int]],
     times: dict[int, int],
     back: dict[tuple[str, int], int | None],
 ) -> bool:
-    """Whether :func:`read_reuse` has anything to read for ``reused`` given what it kept."""
-    for step in reused:
+    """Whether :func:`read_reuse` has anything to read for ``steps`` given what it kept."""
+    for step in steps:
         if step not in back or step[1] not in times:
             return True
         returned = back[step]
@@ -233,18 +235,18 @@ def unread(
 
 def read_reuse(
     conn: sqlite3.Connection,
-    reused: Sequence[tuple[str, int]],
+    steps: Sequence[tuple[str, int]],
     times: dict[int, int],
     back: dict[tuple[str, int], int | None],
 ) -> None:
-    """Add to ``back`` the commit that brought each of the ``reused`` steps back
-    (:func:`reuse_commits`) and to ``times`` the times of those commits and of the renames,
-    reading only what they lack: a statement each at most, none when nothing is reused."""
-    asked = [step for step in reused if step not in back]
+    """Add to ``back`` the commit that brought each name of ``steps`` (:func:`backward_steps`)
+    back (:func:`reuse_commits`) and to ``times`` the times of those commits and of the
+    renames, reading only what they lack: a statement each at most, none without steps."""
+    asked = [step for step in steps if step not in back]
     if asked:
         back.update(reuse_commits(conn, asked))
-    wanted = {seq for _, seq in reused}
-    wanted.update(returned for step in reused if (returned := back[step]) is not None)
+    wanted = {seq for _, seq in steps}
+    wanted.update(returned for step in steps if (returned := back[step]) is not None)
     missing = wanted - times.keys()
     if missing:
         times.update(commit_times(conn, missing))
@@ -272,7 +274,7 @@ def earlier_dated(
     try:
         with read_snapshot(conn):
             steps = backward_steps(path, lambda name: rename_events(conn, "new", name))
-            read_reuse(conn, [step for step in steps if exists(step[0])], times, back)
+            read_reuse(conn, steps, times, back)
     except sqlite3.OperationalError:  # no genome tables (yet)
         return []
     return dated_names(steps, times, exists, back)

@@ -386,15 +386,14 @@ class Genome(CommitCounts):
     def earlier_names(self, path: str) -> list[EarlierName]:
         """The earlier names of the file now at ``path`` a memory may name it by, each with
         the moment a memory naming it must be written before
-        (:func:`recall.file_names.dated_names`): no git run, and for the reused names not
-        read before in this state one statement for the commits that brought them back and
-        one for the times of those commits and of their renames."""
+        (:func:`recall.file_names.dated_names`): no git run, and for the names not read
+        before in this state one statement for the commits that brought them back and one
+        for the times of those commits and of their renames."""
         steps = self._follow(lambda renames: renames.backward_steps(path))
-        reused = [step for step in steps if self.exists(step[0])]
         times, back = self._rename_times, self._came_back
-        if unread(reused, times, back):
+        if unread(steps, times, back):
             with read_snapshot(self.conn):
                 if self._adopt_state():  # refreshed elsewhere: the steps are renumbered
                     return self.earlier_names(path)
-                read_reuse(self.conn, reused, times, back)
+                read_reuse(self.conn, steps, times, back)
         return dated_names(steps, times, self.exists, back)

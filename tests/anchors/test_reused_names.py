@@ -120,6 +120,37 @@ def test_a_memory_written_before_the_name_came_back_still_follows_the_rename(
     assert {f["id"] for f in found["review"] + found["failures"]} == {between}
 
 
+def test_a_reused_name_deleted_again_keeps_its_memories_apart(tmp_path: Path, cli: Any) -> None:
+    # the new util.py is deleted in turn: no file has the name now, yet it was taken again,
+    # so only what was written before that still follows the old file's rename
+    repo = make_repo(tmp_path / "repo", {"util.py": OLD, "README.md": "# demo\n"})
+    before = remember(cli, 2, "the original util is long")
+    git(repo, "add", "-A")
+    commit(repo, 3, "commit", "-q", "-m", "memory")
+    commit(repo, 4, "mv", "util.py", "legacy.py")
+    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
+    (repo / "util.py").write_text(NEW)
+    git(repo, "add", "-A")
+    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
+    assert cli("index").code == 0
+    after = remember(cli, 6, "note about the new util")
+    commit(repo, 7, "rm", "-q", "util.py")
+    commit(repo, 7, "commit", "-q", "-m", "the new util.py goes")
+    assert cli("index").code == 0
+
+    hits = cli("recall", "-f", "legacy.py", "--json", env=at(20)).json()["results"]
+    assert [hit["id"] for hit in hits] == [before]
+    listed = cli("list", "--file", "legacy.py", "--json")
+    assert [m["id"] for m in listed.json()] == [before]
+    asked = pre_edit(cli, repo, "legacy.py")
+    assert f"[{before}] covers legacy.py (renamed from util.py)" in asked
+    assert after not in asked
+
+    (repo / "legacy.py").write_text(OLD + "# edited\n")
+    found = cli("check", "--json").json()
+    assert {f["id"] for f in found["review"] + found["failures"]} == {before}
+
+
 def test_a_name_brought_back_by_a_rename_is_dated_by_that_rename(tmp_path: Path, cli: Any) -> None:
     # the file that takes the name again comes by a rename, with commits of its own before it
     # under its old name: those are no return of the name
