@@ -3,15 +3,21 @@ edit gets the gotchas of its file, a session start runs the session-start pass."
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from recall.file_names import EarlierName, earlier_dated, written_before
+from recall.file_names import EarlierName
 from recall.hooks.edited import real_path
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
+from recall.hooks.guard_names import (
+    dated_earlier,
+    earlier_or_none,
+    every_guard,
+    names_it,
+    with_link,
+)
 from recall.hooks.guard_own_file import guarded_by_its_file
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
@@ -159,10 +165,11 @@ def _answer(
     unplaced: frozenset[str] = frozenset()
     own: frozenset[str] = frozenset()  # guarded memories whose own file this is
     names: tuple[str, ...] = (path,) if link is None else (path, link)
+    earlier: list[EarlierName] | None = None
     try:
         hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
-        earlier = earlier_dated(conn, path, lambda name: _is_file(project.repo_root, name))
-        names = _with_link((path, *(n.name for n in earlier)), link)
+        earlier = dated_earlier(project, path)
+        names = with_link((path, *(n.name for n in earlier)), link)
         on_file = _on_file(project, path, names, hidden, earlier)
         if hook.event == "PreToolUse":
             guarded = _guarded(project, path, on_file, hidden)
@@ -173,8 +180,12 @@ def _answer(
             unplaced = hits.unplaced
     except Exception:  # a guard is never skipped for an error in finding it
         logged("the guard check of %s failed", path)
-        on_file = []
-        ask_now = _every_guard(project, names) if hook.event == "PreToolUse" else []
+        on_file, ask_now = [], []
+        if hook.event == "PreToolUse":
+            if earlier is None:  # failed before the file's earlier names were known
+                earlier = earlier_or_none(project, path)
+                names = with_link((path, *(n.name for n in earlier)), link)
+            ask_now = every_guard(project, names, earlier)
         unplaced = frozenset(m.id for m in ask_now)
     lines: list[str] = []
     shown = 0
@@ -191,17 +202,6 @@ def _answer(
     return reasons, lines, shown
 
 
-def _with_link(names: tuple[str, ...], link: str | None) -> tuple[str, ...]:
-    """The names of the edited file, and last the link the edit went through (a memory may
-    name the file by it)."""
-    return names if link is None or link in names else (*names, link)
-
-
-def _is_file(root: Path | None, name: str) -> bool:
-    """Whether ``name`` is a file of the repository at ``root`` now."""
-    return root is not None and (root / name).is_file()
-
-
 def _on_file(
     project: MemoryStore,
     path: str,
@@ -216,10 +216,7 @@ def _on_file(
     found = [
         renamed_here(m, path, names)
         for m in project.guarding_or_warning(path, names[1:])
-        if any(
-            name in m.files and written_before(m.created, before.get(name, math.inf))
-            for name in names
-        )
+        if names_it(m, names, before)
         and m.id not in hidden
         and (m.guard or m.category in WARNING_CATEGORIES)
     ]
@@ -237,21 +234,6 @@ def _guarded(
     named |= {m.id for m in extra}
     extra += [m for m in moved_in(project, path) if m.id not in named]
     return guarded + (Gate(project, _notice).memories(extra) if extra else [])
-
-
-def _every_guard(project: MemoryStore, names: tuple[str, ...]) -> list[Memory]:
-    """The guarded memories of the file ``names[0]`` (by any of its ``names``) found the
-    plainest way, for when the full check failed (none when even that fails: then nothing is
-    known to ask about)."""
-    path = names[0]
-    try:
-        listed = project.list(file=path, earlier=names[1:])
-        listed = [m for m in listed if m.guard and any(name in m.files for name in names)]
-        seen = {m.id for m in listed}
-        return listed + [m for m in anchored_here(project, path) if m.id not in seen]
-    except Exception:
-        logged("listing the guards of %s failed", path)
-        return []
 
 
 def _bookkeeping(
