@@ -184,12 +184,13 @@ def reuse_commits(
     conn: sqlite3.Connection, asked: Collection[tuple[str, int]]
 ) -> dict[tuple[str, int], int | None]:
     """For each (name, commit number of the rename that left it) of ``asked``, the commit that
-    brought the name back (None when the genome knows no such commit). Two statements.
+    brought the name back (None when the genome knows no such commit). Two statements, and for
+    a name no file took and kept, those of :func:`_held_again`.
 
     A file renamed into the name brought it back with that rename: its commits before it were
     made under another name, though they are among its commits. Otherwise the first, at or
     after the rename, of the commits of the file that has the name now or had it last (it was
-    added there, and may be gone since)."""
+    added there, and may be gone since), or of the file that took it and left it again."""
     if not asked:
         return {}
     cur = conn.cursor()
@@ -207,15 +208,38 @@ def reuse_commits(
     ):
         into.setdefault(new, []).append(seq)
     found: dict[tuple[str, int], int | None] = {}
-    for name, seq in asked:
-        renamed_in = [step for step in into.get(name, ()) if step >= seq]
+    for step in asked:
+        name, seq = step
+        renamed_in = [at for at in into.get(name, ()) if at >= seq]
         if renamed_in:
             found[(name, seq)] = min(renamed_in)
             continue
         numbers = seqs.get(name, ())
         index = bisect.bisect_left(numbers, seq)
-        found[(name, seq)] = numbers[index] if index < len(numbers) else None
+        found[(name, seq)] = numbers[index] if index < len(numbers) else _held_again(conn, *step)
     return found
+
+
+def _held_again(conn: sqlite3.Connection, name: str, seq: int) -> int | None:
+    """The first commit, at or after the rename at ``seq``, of a file that took ``name`` again
+    and left it by a later rename in turn (its row is under the name it went to); None when no
+    file left the name again. A statement per rename followed, for such names only."""
+    left = rename_events(conn, "old", name)
+    index = bisect.bisect_right(left, seq, key=itemgetter(0))
+    if index >= len(left):
+        return None
+    departed, current = left[index]
+    step = departed
+    while True:  # the name that file has now (or had last)
+        later = rename_events(conn, "old", current)
+        index = bisect.bisect_right(later, step, key=itemgetter(0))
+        if index >= len(later):
+            break
+        step, current = later[index]
+    row = conn.execute("SELECT seqs FROM genome_files WHERE path = ?", (current,)).fetchone()
+    numbers = _numbers(row[0] if row else None)
+    index = bisect.bisect_left(numbers, seq)
+    return numbers[index] if index < len(numbers) and numbers[index] <= departed else None
 
 
 def unread(

@@ -151,6 +151,34 @@ def test_a_reused_name_deleted_again_keeps_its_memories_apart(tmp_path: Path, cl
     assert {f["id"] for f in found["review"] + found["failures"]} == {before}
 
 
+def test_a_reused_name_renamed_away_again_keeps_its_memories_apart(
+    tmp_path: Path, cli: Any
+) -> None:
+    # the new util.py is renamed in turn: the name was taken again (by a file whose row is
+    # under its newer name), so what was written after that stays off legacy.py
+    repo = make_repo(tmp_path / "repo", {"util.py": OLD, "README.md": "# demo\n"})
+    before = remember(cli, 2, "the original util is long")
+    git(repo, "add", "-A")
+    commit(repo, 3, "commit", "-q", "-m", "memory")
+    commit(repo, 4, "mv", "util.py", "legacy.py")
+    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
+    (repo / "util.py").write_text(NEW)
+    git(repo, "add", "-A")
+    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
+    assert cli("index").code == 0
+    after = remember(cli, 6, "note about the new util")
+    commit(repo, 7, "mv", "util.py", "helpers.py")
+    commit(repo, 7, "commit", "-q", "-m", "the new util.py becomes helpers.py")
+    assert cli("index").code == 0
+
+    hits = cli("recall", "-f", "legacy.py", "--json", env=at(20)).json()["results"]
+    assert [hit["id"] for hit in hits] == [before]
+    asked = pre_edit(cli, repo, "legacy.py")
+    assert f"[{before}] covers legacy.py (renamed from util.py)" in asked
+    assert after not in asked
+    assert after in pre_edit(cli, repo, "helpers.py")
+
+
 def test_a_name_brought_back_by_a_rename_is_dated_by_that_rename(tmp_path: Path, cli: Any) -> None:
     # the file that takes the name again comes by a rename, with commits of its own before it
     # under its old name: those are no return of the name
