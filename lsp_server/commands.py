@@ -189,7 +189,7 @@ def _list(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             for h in hits
             if h.strong or doc.rel in h.memory.files
         ]
-        return {"memories": found[:limit]}
+        return {"memories": found[:limit], "total": len(found)}
     status = text(obj, "status") or "active"
     category = text(obj, "category")
     pinned_only = flag(obj, "pinned")
@@ -210,7 +210,8 @@ def _list(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
                 if memory.id in disused:
                     entry.update(status="archived", archivedBy="disuse")
                 found.append(entry)
-    return {"memories": found[:limit]}
+    # ``total`` counts what ``limit`` cut off, so a client can say the list is not whole
+    return {"memories": found[:limit], "total": len(found)}
 
 
 async def _indexing_done(ls: TetherServer, base: str) -> None:
@@ -306,7 +307,8 @@ def list_memories(ls: TetherServer, *args: Any) -> Any:
     """``tether.list {uri?, status?, category?, pinned?, limit?}``: memories without side
     effects. With ``uri``: the file's ranked memories with receipts (``direct`` when the memory
     names the file). Without: every store's memories of ``status`` (active; or archived,
-    superseded, deleted, all), project store first, each newest first."""
+    superseded, deleted, all), project store first, each newest first. ``total`` is how many
+    there were before ``limit`` cut them."""
     return run(ls, "list", args, _list)
 
 

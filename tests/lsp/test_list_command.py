@@ -120,3 +120,31 @@ async def test_archived_list_is_newest_first_with_disuse_archives_in_place(
     archived = await lsp_one.command("tether.list", {"status": "archived"})
     assert [m["id"] for m in archived["memories"]] == [ws.decision, ws.app_gotcha, ws.gotcha]
     assert [m.get("archivedBy") for m in archived["memories"]] == [None, "disuse", None]
+
+
+async def test_list_says_how_many_the_limit_cut(lsp_one: Session, ws: Workspace) -> None:
+    """A client showing ``limit`` memories can say how many more there are, never drop them
+    silently; a superseded memory is not among the active ones, so it takes no place there."""
+    lsp = lsp_one
+    store = ws.open_store()
+    try:
+        store.set_status(ws.decision, "superseded", allowed_from=("active",))
+    finally:
+        store.close()
+
+    cut = await lsp.command("tether.list", {"limit": 1})
+    assert len(cut["memories"]) == 1
+    assert cut["total"] == 2  # the two active ones; the superseded one is not counted
+    whole = await lsp.command("tether.list", {})
+    assert {m["id"] for m in whole["memories"]} == {ws.gotcha, ws.app_gotcha}
+    assert whole["total"] == 2
+    everything = await lsp.command("tether.list", {"status": "all", "limit": 2})
+    assert (len(everything["memories"]), everything["total"]) == (2, 3)
+    superseded = await lsp.command("tether.list", {"status": "superseded"})
+    assert [m["id"] for m in superseded["memories"]] == [ws.decision]
+    assert superseded["total"] == 1
+
+    await lsp.open(ws.store_py)
+    for_file = await lsp.command("tether.list", {"uri": ws.store_py.as_uri(), "limit": 1})
+    assert len(for_file["memories"]) == 1
+    assert for_file["total"] >= 1

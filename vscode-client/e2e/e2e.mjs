@@ -1,7 +1,9 @@
 // End to end in a real VS Code (code-server) driven by Chromium through playwright-core:
-// a temp git repository with a gotcha written by the real `tether` CLI, the built .vsix
-// installed, then: the Problems panel shows the gotcha, hover shows the card, the Tether view
-// lists it, and "Tether: Pin Memory" rewrites the memory file on disk.
+// a temp git repository with a gotcha written by the real `tether` CLI, in a folder whose
+// name holds glob characters, `tether` on PATH and no setting naming it, the built .vsix
+// installed, then: the Problems panel shows the gotcha, the server log says it started the
+// tether on PATH, hover shows the card, the Tether view lists it, and "Tether: Pin Memory"
+// rewrites the memory file on disk.
 //
 // Run by e2e/run.sh, which installs the tools and passes their paths in the environment.
 
@@ -55,9 +57,15 @@ async function freePort() {
   });
 }
 
+/**
+ * The workspace folder's name holds glob characters: the extension must not build a glob from
+ * the folder's path (VS Code's globs have no escape, so `[v2]` would match no file of it).
+ */
+const FOLDER_NAME = 'shop [v2] {a,b}';
+
 /** A git repository with two memories on src/store.py, written by the real CLI. */
 function makeWorkspace(base, tetherEnv) {
-  const repo = path.join(base, 'shop');
+  const repo = path.join(base, FOLDER_NAME);
   fs.mkdirSync(path.join(repo, 'src'), { recursive: true });
   fs.writeFileSync(
     path.join(repo, 'src', 'store.py'),
@@ -75,11 +83,7 @@ function makeWorkspace(base, tetherEnv) {
   const gotcha = tether('remember', GOTCHA, '-c', 'gotcha', '-f', 'src/store.py', '--details', DETAILS).id;
   tether('remember', DECISION, '-c', 'decision', '-f', 'src/store.py');
   tether('remember', 'use the task runner, never raw pip', '-c', 'pref', '-f', 'src/app.py', '--pin');
-  fs.mkdirSync(path.join(repo, '.vscode'));
-  fs.writeFileSync(
-    path.join(repo, '.vscode', 'settings.json'),
-    JSON.stringify({ 'tether.server.command': TETHER }, null, 2),
-  );
+  // no tether.server.* setting: the extension finds `tether` on PATH (see main)
   return { repo, gotcha, memoryFile: path.join(repo, '.tether', 'memories', `${gotcha}.md`) };
 }
 
@@ -143,6 +147,27 @@ async function arrangeForScreenshot(page) {
   }
 }
 
+/** The lines of the Tether output channel, which VS Code keeps in a file under its logs. */
+function logLines(userData) {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(full);
+      } else if (/Tether\.log$/.test(entry.name)) {
+        found.push(...fs.readFileSync(full, 'utf8').split('\n'));
+      }
+    }
+  };
+  try {
+    walk(path.join(userData, 'logs'));
+  } catch {
+    // not written yet
+  }
+  return found;
+}
+
 async function main() {
   const started = Date.now();
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'tether-e2e-'));
@@ -156,6 +181,19 @@ async function main() {
     XDG_CACHE_HOME: path.join(home, '.cache'),
   };
   const { repo, gotcha, memoryFile } = makeWorkspace(base, tetherEnv);
+  // `tether` on PATH as `pipx install` leaves it: in ~/.local/bin, which the shell profile puts
+  // on PATH. VS Code's server gives the extension host the PATH of a login shell it runs, not
+  // its own, so the profile is what puts it there; no setting names the server.
+  const bin = path.join(home, '.local', 'bin');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.symlinkSync(TETHER, path.join(bin, 'tether'));
+  const profile =
+    'case ":$PATH:" in *":$HOME/.local/bin:"*) ;; *) PATH="$HOME/.local/bin:$PATH" ;; esac\nexport PATH\n';
+  for (const name of ['.profile', '.bashrc']) {
+    fs.writeFileSync(path.join(home, name), profile);
+  }
+  tetherEnv.HOME = home;
+  tetherEnv.PATH = `${bin}${path.delimiter}${process.env.PATH ?? ''}`;
   log(`workspace ${repo}, gotcha ${gotcha}`);
 
   const userData = path.join(base, 'user-data');
@@ -235,6 +273,15 @@ async function main() {
       throw new Error(`the problem row does not name the gotcha: ${problemText}`);
     }
     log(`Problems panel: ${problemText.replace(/\s+/g, ' ').trim()}`);
+
+    // the server log names where the command came from: the tether on PATH
+    const startLine = await waitFor('the server log line naming tether on PATH', () =>
+      logLines(userData).find((line) => line.includes('starting:')),
+    );
+    if (!startLine.includes('(from tether on PATH)') || !startLine.includes(path.join(bin, 'tether'))) {
+      throw new Error(`the server was not started from the tether on PATH: ${startLine}`);
+    }
+    log(`server log: ${startLine.trim()}`);
 
     // the Tether view lists it
     await command(page, 'Tether: Open the Tether View');

@@ -14,8 +14,18 @@ import {
   StaticFeature,
 } from 'vscode-languageclient/node';
 import { routeCommand } from './commandArgs';
+import { folderSelector } from './documentSelector';
+import { FolderServers } from './folderServers';
 import { selectedInterpreter } from './python';
-import { asksSelectedInterpreter, describe, readServerSettings, serverCommandLine } from './serverCommand';
+import {
+  asksSelectedInterpreter,
+  describe,
+  EXECUTABLE,
+  findOnPath,
+  looksBeyondSettings,
+  readServerSettings,
+  serverCommandLine,
+} from './serverCommand';
 import { SECTION, explicitSettings, programSetting, withWorkspaceTrust } from './settings';
 
 /**
@@ -51,27 +61,34 @@ export function coveringFolders(folders: readonly vscode.WorkspaceFolder[]): vsc
 
 /** The language clients of the window, one per covering workspace folder, keyed by folder URI. */
 export class FolderClients implements vscode.Disposable {
-  private readonly clients = new Map<string, LanguageClient>();
+  private readonly clients = new FolderServers<LanguageClient>(
+    (key, register) => this.start(key, register),
+    (key, client) => this.stop(key, client),
+  );
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when a server started or stopped. */
   public readonly onDidChange = this.changed.event;
 
   constructor(private readonly output: vscode.OutputChannel) {}
 
+  private wanted(): string[] {
+    return coveringFolders(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
+  }
+
   /** Start a server for each covering folder that has none, stop those whose folder went. */
   public async sync(): Promise<void> {
-    const wanted = coveringFolders(vscode.workspace.workspaceFolders ?? []);
-    const keys = new Set(wanted.map((f) => f.uri.toString()));
-    const stopping = [...this.clients.keys()].filter((key) => !keys.has(key));
-    await Promise.all(stopping.map((key) => this.stop(key)));
-    await Promise.all(wanted.filter((f) => !this.clients.has(f.uri.toString())).map((f) => this.start(f)));
+    await this.clients.sync(this.wanted());
     this.changed.fire();
   }
 
-  /** Stop every server and start them again (new settings, a new interpreter, a crash). */
+  /**
+   * Stop every server and start them again (new settings, a new interpreter, a crash). Starts
+   * and stops of one folder run one after another, so restarts issued in a quick row never
+   * leave two servers for a folder.
+   */
   public async restart(): Promise<void> {
-    await Promise.all([...this.clients.keys()].map((key) => this.stop(key)));
-    await this.sync();
+    await this.clients.restart(this.wanted());
+    this.changed.fire();
   }
 
   /** The key (folder URI) of the server covering a document, if any. */
@@ -83,12 +100,12 @@ export class FolderClients implements vscode.Disposable {
       (f) => uri.fsPath === f.uri.fsPath || uri.fsPath.startsWith(`${f.uri.fsPath}${path.sep}`),
     );
     const key = covering?.uri.toString();
-    return key && this.clients.has(key) ? key : undefined;
+    return key && this.clients.get(key) ? key : undefined;
   }
 
   /** The keys of the running servers, in workspace order. */
   public folders(): string[] {
-    return [...this.clients.entries()].filter(([, c]) => c.state === State.Running).map(([key]) => key);
+    return this.wanted().filter((key) => this.clients.get(key)?.state === State.Running);
   }
 
   /** A display name for a server's folder. */
@@ -117,8 +134,11 @@ export class FolderClients implements vscode.Disposable {
     }
   }
 
-  private async start(folder: vscode.WorkspaceFolder): Promise<void> {
-    const key = folder.uri.toString();
+  private async start(key: string, register: (client: LanguageClient) => void): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.toString() === key);
+    if (!folder) {
+      return; // the folder went while this start waited its turn
+    }
     const config = vscode.workspace.getConfiguration(`${SECTION}.server`, folder.uri);
     const trusted = vscode.workspace.isTrusted;
     const program = (key: string): unknown => {
@@ -129,10 +149,14 @@ export class FolderClients implements vscode.Disposable {
       { command: program('command'), args: program('args'), python: program('python') },
       (message) => this.output.appendLine(`[${folder.name}] ${message}`),
     );
+    // PATH is the environment VS Code runs in, not the repository's: looked at when trusted or not
+    const onPath = looksBeyondSettings(server) ? findOnPath(EXECUTABLE, process.env) : undefined;
+    const selectedPython =
+      !onPath && asksSelectedInterpreter(server, trusted) ? await selectedInterpreter(folder.uri) : undefined;
     const line = serverCommandLine(
       server,
       { workspaceFolder: folder.uri.fsPath, home: os.homedir() },
-      asksSelectedInterpreter(server, trusted) ? await selectedInterpreter(folder.uri) : undefined,
+      { onPath, selectedPython },
     );
     this.output.appendLine(`[${folder.name}] starting: ${describe(line)} (from ${line.source})`);
     const serverOptions: ServerOptions = {
@@ -141,7 +165,12 @@ export class FolderClients implements vscode.Disposable {
       options: { cwd: folder.uri.fsPath, env: process.env },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: 'file', pattern: `${folder.uri.fsPath}/**/*` }],
+      // vscode-languageclient hands `pattern` to vscode.languages.match as it is, and VS Code
+      // takes a RelativePattern there; the protocol's type only knows a RelativePattern's JSON
+      documentSelector: folderSelector(
+        folder,
+        (base, pattern) => new vscode.RelativePattern(base, pattern) as unknown as string,
+      ),
       workspaceFolder: folder,
       outputChannel: this.output,
       diagnosticCollectionName: 'tether',
@@ -174,32 +203,35 @@ export class FolderClients implements vscode.Disposable {
       },
     };
     const client = new FolderClient('tether', `Tether (${folder.name})`, serverOptions, clientOptions);
-    this.clients.set(key, client);
+    register(client);
     client.onDidChangeState(() => this.changed.fire());
     try {
       await client.start();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.output.appendLine(`[${folder.name}] the server did not start: ${message}`);
-      const choice = await vscode.window.showErrorMessage(
-        `Tether: the language server for ${folder.name} did not start (${describe(line)}). ` +
-          'Set tether.server.command to your tether executable, or tether.server.python to an ' +
-          'interpreter that has Tether installed.',
-        'Open Settings',
-        'Show Log',
-      );
-      if (choice === 'Open Settings') {
-        void vscode.commands.executeCommand('workbench.action.openSettings', 'tether.server');
-      } else if (choice === 'Show Log') {
-        this.output.show(true);
-      }
+      // not awaited: the folder's next start or stop must not wait for someone to click
+      void this.startFailed(folder.name, `${describe(line)}, from ${line.source}`);
     }
   }
 
-  private async stop(key: string): Promise<void> {
-    const client = this.clients.get(key);
-    this.clients.delete(key);
-    if (client && client.state !== State.Stopped) {
+  private async startFailed(name: string, what: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(
+      `Tether: the language server for ${name} did not start (${what}). ` +
+        'Set tether.server.command to your tether executable, or tether.server.python to an ' +
+        'interpreter that has Tether installed, or put tether on PATH (pipx install).',
+      'Open Settings',
+      'Show Log',
+    );
+    if (choice === 'Open Settings') {
+      void vscode.commands.executeCommand('workbench.action.openSettings', 'tether.server');
+    } else if (choice === 'Show Log') {
+      this.output.show(true);
+    }
+  }
+
+  private async stop(key: string, client: LanguageClient): Promise<void> {
+    if (client.state !== State.Stopped) {
       try {
         await client.stop();
       } catch (error) {
@@ -210,7 +242,7 @@ export class FolderClients implements vscode.Disposable {
 
   /** Stop every server (on deactivation VS Code waits for this). */
   public async stopAll(): Promise<void> {
-    await Promise.all([...this.clients.keys()].map((key) => this.stop(key)));
+    await this.clients.stopAll();
   }
 
   public dispose(): void {

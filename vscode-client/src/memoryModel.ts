@@ -74,6 +74,86 @@ export interface MessageNode {
 
 export type TreeNode = GroupNode | MemoryNode | MessageNode;
 
+/**
+ * Memories the view asks each server for, per status: a store of a few thousand lists whole,
+ * while a runaway one (an import gone wrong) cannot stall the view. The server's own default
+ * (`LIST_LIMIT` in lsp_server/commands.py) is the same.
+ */
+export const VIEW_LIMIT = 500;
+
+/**
+ * The `tether.list` arguments of the view's two lists. Each status is asked for apart, under
+ * its own limit: asking for `all` (as the view once did) let superseded and deleted memories,
+ * which the view never shows, take places under the limit.
+ */
+export const VIEW_LISTS = {
+  active: { status: 'active', limit: VIEW_LIMIT },
+  archived: { status: 'archived', limit: VIEW_LIMIT },
+  pinned: { status: 'active', pinned: true, limit: VIEW_LIMIT },
+} as const;
+
+/** What one `tether.list` call gave: the memories, and how many it left out. */
+export interface ListPage {
+  memories: ListedMemory[];
+  /** Memories past the limit (0: the list is whole). */
+  more: number;
+  /** False when the server did not say its total and the page is full: `more` is a guess. */
+  exact: boolean;
+}
+
+/**
+ * A `tether.list` result read defensively. `total` says how many there were before the limit
+ * cut them; a server that does not send it, and filled the page, may have left some out.
+ */
+export function listPage(result: unknown, limit: number): ListPage {
+  const body =
+    result && typeof result === 'object' ? (result as { memories?: unknown; total?: unknown }) : {};
+  const memories = Array.isArray(body.memories) ? (body.memories as ListedMemory[]) : [];
+  if (typeof body.total === 'number' && Number.isFinite(body.total)) {
+    return { memories, more: Math.max(0, body.total - memories.length), exact: true };
+  }
+  const full = memories.length >= limit;
+  return { memories, more: full ? 1 : 0, exact: !full };
+}
+
+/** One folder's memories for the view, and what its active and archived lists left out. */
+export interface FolderLists {
+  memories: Tagged[];
+  active: ListPage;
+  archived: ListPage;
+}
+
+/**
+ * A folder's active and archived pages as one list. `pinned`, asked for apart when the active
+ * page was cut, keeps the Pinned section whole: those it adds are shown, so no longer counted
+ * as left out.
+ */
+export function mergePages(
+  folder: string,
+  active: ListPage,
+  archived: ListPage,
+  pinned?: ListPage,
+): FolderLists {
+  const shown = new Set(active.memories.map((m) => `${m.scope}:${m.id}`));
+  const extra = (pinned?.memories ?? []).filter((m) => !shown.has(`${m.scope}:${m.id}`));
+  const memories = [...active.memories, ...extra, ...archived.memories].map((memory) => ({ folder, memory }));
+  return { memories, active: { ...active, more: Math.max(0, active.more - extra.length) }, archived };
+}
+
+/** Memories left out of one section, added up over the servers. */
+export interface Omitted {
+  more: number;
+  exact: boolean;
+}
+
+/** Adds up what the pages of several servers left out. */
+export function omitted(pages: readonly ListPage[]): Omitted {
+  return {
+    more: pages.reduce((sum, p) => sum + p.more, 0),
+    exact: pages.every((p) => p.exact),
+  };
+}
+
 /** What the view is built from. */
 export interface ViewInput {
   /** The active editor's file, when it is a file some server covers. */
@@ -81,6 +161,34 @@ export interface ViewInput {
   active: Tagged[];
   pinned: Tagged[];
   archived: Tagged[];
+  /** Active memories the servers' lists left out (the limit), if any. */
+  activeOmitted?: Omitted;
+  /** Archived memories the servers' lists left out, if any. */
+  archivedOmitted?: Omitted;
+}
+
+/** The last row of a section whose list was cut: how many more, and where to see them. */
+export function omittedNode(
+  key: string,
+  left: Omitted | undefined,
+  command: string,
+): MessageNode | undefined {
+  if (!left || left.more <= 0) {
+    return undefined;
+  }
+  const count = left.exact ? `${left.more} more` : 'more';
+  return {
+    kind: 'message',
+    key: `${key}/more`,
+    label: `… ${count} not listed: run \`${command}\` in a terminal`,
+  };
+}
+
+function countOf(shown: number, left: Omitted | undefined): string {
+  if (!left || left.more <= 0) {
+    return String(shown);
+  }
+  return left.exact ? `${shown} of ${shown + left.more}` : `${shown}+`;
 }
 
 /** The same memory listed by two folders' servers (the global store, one repository) once. */
@@ -181,11 +289,28 @@ export function buildTree(input: ViewInput): TreeNode[] {
       category === 'gotcha',
     ),
   );
-  const all = group('all', 'All memories', 'library', byCategory, 'No memories yet');
-  all.description = String(active.length);
+  const activeMore = omittedNode('all', input.activeOmitted, 'tether list');
+  const all = group(
+    'all',
+    'All memories',
+    'library',
+    [...byCategory, ...(activeMore ? [activeMore] : [])],
+    'No memories yet',
+  );
+  all.description = countOf(active.length, input.activeOmitted);
   roots.push(all);
-  const archived = dedupe(input.archived).map((m) => memoryNode('archived', m, false));
-  roots.push(group('archived', 'Archived', 'archive', archived, 'Nothing archived', false));
+  const archived: TreeNode[] = dedupe(input.archived).map((m) => memoryNode('archived', m, false));
+  const archivedMore = omittedNode('archived', input.archivedOmitted, 'tether list --status archived');
+  const archivedGroup = group(
+    'archived',
+    'Archived',
+    'archive',
+    [...archived, ...(archivedMore ? [archivedMore] : [])],
+    'Nothing archived',
+    false,
+  );
+  archivedGroup.description = countOf(archived.length, input.archivedOmitted);
+  roots.push(archivedGroup);
   return roots;
 }
 

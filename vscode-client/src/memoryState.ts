@@ -3,22 +3,33 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { FolderClients } from './clients';
-import { ListedMemory, Tagged } from './memoryModel';
+import {
+  FolderLists,
+  listPage,
+  ListPage,
+  mergePages,
+  omitted,
+  Omitted,
+  Tagged,
+  VIEW_LIMIT,
+  VIEW_LISTS,
+} from './memoryModel';
 
 /** Refreshes closer together than this are merged (a save writes several memory files). */
 const REFRESH_DELAY_MS = 150;
 
-function memoriesOf(result: unknown): ListedMemory[] {
-  if (result && typeof result === 'object' && Array.isArray((result as { memories?: unknown }).memories)) {
-    return (result as { memories: ListedMemory[] }).memories;
-  }
-  return [];
-}
+const EMPTY: ListPage = { memories: [], more: 0, exact: true };
 
 /** The memories last listed by the servers; the view and the status bar render from it. */
 export class MemoryState implements vscode.Disposable {
-  /** Every memory of every server (any status). */
+  /**
+   * The active and archived memories of every server (superseded and deleted ones are not
+   * asked for: they are not shown, and would take places under the limit).
+   */
   public all: Tagged[] = [];
+  /** What the limit left out of the active and the archived lists. */
+  public activeOmitted: Omitted = { more: 0, exact: true };
+  public archivedOmitted: Omitted = { more: 0, exact: true };
   /** How many servers were running at the last refresh. */
   public servers = 0;
   /** The active editor's file and its memories (with receipts). */
@@ -59,33 +70,49 @@ export class MemoryState implements vscode.Disposable {
     await this.fetch(true);
   }
 
-  private async list(folder: string, args: Record<string, unknown>): Promise<ListedMemory[]> {
+  private async list(folder: string, args: { readonly [key: string]: unknown }): Promise<ListPage> {
     try {
-      return memoriesOf(await this.clients.execute(folder, 'tether.list', [args]));
+      const limit = typeof args.limit === 'number' ? args.limit : VIEW_LIMIT;
+      return listPage(await this.clients.execute(folder, 'tether.list', [args]), limit);
     } catch (error) {
       this.output.appendLine(`tether.list on ${this.clients.folderName(folder)}: ${String(error)}`);
-      return [];
+      return EMPTY;
     }
+  }
+
+  /**
+   * A folder's active and archived memories, each list under its own limit (so neither the
+   * other nor superseded ones take its places). When the active list was cut, the pinned ones
+   * are asked for apart, so the Pinned section stays whole; those shown that way are not
+   * counted as left out.
+   */
+  private async folderLists(folder: string): Promise<FolderLists> {
+    const [active, archived] = await Promise.all([
+      this.list(folder, VIEW_LISTS.active),
+      this.list(folder, VIEW_LISTS.archived),
+    ]);
+    const pinned = active.more > 0 ? await this.list(folder, VIEW_LISTS.pinned) : undefined;
+    return mergePages(folder, active, archived, pinned);
   }
 
   private async fetch(everything: boolean): Promise<void> {
     const generation = ++this.generation;
     const folders = this.clients.folders();
-    const all = everything
-      ? (
-          await Promise.all(
-            folders.map(async (folder) =>
-              (await this.list(folder, { status: 'all' })).map((memory) => ({ folder, memory })),
-            ),
-          )
-        ).flat()
-      : this.all;
+    let all = this.all;
+    let activeOmitted = this.activeOmitted;
+    let archivedOmitted = this.archivedOmitted;
+    if (everything) {
+      const lists = await Promise.all(folders.map((folder) => this.folderLists(folder)));
+      all = lists.flatMap((l) => l.memories);
+      activeOmitted = omitted(lists.map((l) => l.active));
+      archivedOmitted = omitted(lists.map((l) => l.archived));
+    }
     const editor = vscode.window.activeTextEditor;
     let activeFile: MemoryState['activeFile'];
     const uri = editor?.document.uri;
     const folder = uri ? this.clients.folderOf(uri) : undefined;
     if (uri && folder) {
-      const memories = (await this.list(folder, { uri: uri.toString() })).map((memory) => ({
+      const memories = (await this.list(folder, { uri: uri.toString() })).memories.map((memory) => ({
         folder,
         memory,
       }));
@@ -99,6 +126,8 @@ export class MemoryState implements vscode.Disposable {
       return;
     }
     this.all = all;
+    this.activeOmitted = activeOmitted;
+    this.archivedOmitted = archivedOmitted;
     this.activeFile = activeFile;
     this.servers = folders.length;
     this.changed.fire();

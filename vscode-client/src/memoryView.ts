@@ -31,6 +31,8 @@ export class MemoryView implements vscode.TreeDataProvider<TreeNode>, vscode.Dis
       active,
       pinned: active.filter((m) => m.memory.pinned),
       archived: this.state.all.filter((m) => m.memory.status === 'archived'),
+      activeOmitted: this.state.activeOmitted,
+      archivedOmitted: this.state.archivedOmitted,
     });
     this.changed.fire(undefined);
   }

@@ -1,6 +1,9 @@
 // How the language server is started: the command line built from the settings.
 // No `vscode` import here, so the logic is unit-tested under plain Node.
 
+import * as fs from 'fs';
+import * as path from 'path';
+
 /** The `tether.server.*` settings of one workspace folder. */
 export interface ServerSettings {
   /** Path of the `tether` executable (or a name on PATH); empty when unset. */
@@ -21,8 +24,20 @@ export interface PathContext {
 export interface CommandLine {
   command: string;
   args: string[];
-  source: 'tether.server.command' | 'tether.server.python' | 'selected interpreter' | 'default';
+  source:
+    'tether.server.command' | 'tether.server.python' | 'tether on PATH' | 'selected interpreter' | 'default';
 }
+
+/** What was found outside the settings, for when neither server setting is set. */
+export interface Found {
+  /** The absolute path of a `tether` executable on PATH ({@link findOnPath}). */
+  onPath?: string;
+  /** The interpreter selected in the Python extension (trusted workspaces only). */
+  selectedPython?: string;
+}
+
+/** The executable looked for on PATH when no setting names the server. */
+export const EXECUTABLE = 'tether';
 
 export const DEFAULT_ARGS: readonly string[] = ['lsp'];
 
@@ -52,14 +67,21 @@ export function expandPath(value: string, context: PathContext): string {
 /**
  * The command line that starts `tether lsp` for a folder.
  *
- * Order: `tether.server.command`, then `tether.server.python`, then the interpreter selected in
- * the Python extension (a trusted workspace only: {@link asksSelectedInterpreter}), then
- * `python3 -P -m recall lsp`.
+ * Order: `tether.server.command`, then `tether.server.python`, then a `tether` on PATH, then the
+ * interpreter selected in the Python extension (a trusted workspace only:
+ * {@link asksSelectedInterpreter}), then `python3 -P -m recall lsp`.
+ *
+ * A `tether` on PATH comes before the selected interpreter: it exists only where Tether was
+ * installed (`pipx install`, `pip install --user`), so it is the user's own choice of Tether,
+ * while the selected interpreter is chosen for the project's code (often its `.venv`), which
+ * seldom has Tether in it; trying it first would fail a `pipx` user with a Python extension.
+ * Someone who did install Tether into the project's environment says so with
+ * `tether.server.python` (or `.command`), which still wins.
  */
 export function serverCommandLine(
   settings: ServerSettings,
   context: PathContext,
-  selectedPython?: string,
+  found: Found = {},
 ): CommandLine {
   const args = settings.args.length > 0 ? [...settings.args] : [...DEFAULT_ARGS];
   const command = expandPath(settings.command, context);
@@ -70,14 +92,87 @@ export function serverCommandLine(
   if (python) {
     return { command: python, args: [...MODULE_ARGS, ...args], source: 'tether.server.python' };
   }
-  if (selectedPython && selectedPython.trim()) {
-    return {
-      command: selectedPython.trim(),
-      args: [...MODULE_ARGS, ...args],
-      source: 'selected interpreter',
-    };
+  if (found.onPath) {
+    return { command: found.onPath, args, source: 'tether on PATH' };
+  }
+  const selected = found.selectedPython?.trim();
+  if (selected) {
+    return { command: selected, args: [...MODULE_ARGS, ...args], source: 'selected interpreter' };
   }
   return { command: FALLBACK_PYTHON, args: [...MODULE_ARGS, ...args], source: 'default' };
+}
+
+/** Whether neither server setting is set, so PATH and the Python extension are looked at. */
+export function looksBeyondSettings(settings: ServerSettings): boolean {
+  return !settings.command.trim() && !settings.python.trim();
+}
+
+/** Whether a path is a file this process may execute (on Windows: a file). */
+export function isExecutableFile(file: string, platform: NodeJS.Platform = process.platform): boolean {
+  try {
+    if (!fs.statSync(file).isFile()) {
+      return false;
+    }
+    if (platform !== 'win32') {
+      fs.accessSync(file, fs.constants.X_OK);
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Windows launchers `CreateProcess` runs without a shell: `.bat` and `.cmd` need one (Node.js
+ * refuses to spawn them without `shell`), so a PATHEXT naming them is not followed there.
+ */
+const SPAWNABLE_EXTENSIONS = new Set(['.exe', '.com']);
+
+/**
+ * The absolute path of `name` on PATH, as a shell would find it, or undefined.
+ *
+ * Only absolute PATH entries are searched: an empty or relative entry means the working
+ * directory, which for the server is the workspace folder, and a repository must not be able to
+ * put its own `tether` there. On Windows the variable may be spelled `Path`, entries may be
+ * quoted, and the name is tried with each of PATHEXT's `.exe`/`.com` extensions.
+ */
+export function findOnPath(
+  name: string,
+  env: Record<string, string | undefined>,
+  platform: NodeJS.Platform = process.platform,
+  isExecutable: (file: string) => boolean = (file) => isExecutableFile(file, platform),
+): string | undefined {
+  const windows = platform === 'win32';
+  const paths = windows ? path.win32 : path.posix;
+  const variable = (wanted: string): string | undefined => {
+    if (!windows) {
+      return env[wanted];
+    }
+    const key = Object.keys(env).find((k) => k.toUpperCase() === wanted);
+    return key === undefined ? undefined : env[key];
+  };
+  let names = [name];
+  if (windows) {
+    const extensions = (variable('PATHEXT') || '.COM;.EXE;.BAT;.CMD')
+      .split(';')
+      .map((e) => e.trim().toLowerCase())
+      .filter((e) => SPAWNABLE_EXTENSIONS.has(e));
+    const given = paths.extname(name).toLowerCase();
+    names = SPAWNABLE_EXTENSIONS.has(given) ? [name] : extensions.map((e) => name + e);
+  }
+  for (const raw of (variable('PATH') ?? '').split(windows ? ';' : ':')) {
+    const dir = windows ? raw.trim().replace(/^"(.*)"$/, '$1') : raw;
+    if (!dir || !paths.isAbsolute(dir)) {
+      continue;
+    }
+    for (const candidate of names) {
+      const file = paths.join(dir, candidate);
+      if (isExecutable(file)) {
+        return file;
+      }
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -86,7 +181,7 @@ export function serverCommandLine(
  * repository's own `.venv/bin/python`, a program an untrusted repository controls.
  */
 export function asksSelectedInterpreter(settings: ServerSettings, trusted: boolean): boolean {
-  return trusted && !settings.command.trim() && !settings.python.trim();
+  return trusted && looksBeyondSettings(settings);
 }
 
 /** The command line as a person would type it (for the log and error messages). */

@@ -7,9 +7,14 @@ import {
   dedupe,
   GroupNode,
   ListedMemory,
+  listPage,
   MemoryNode,
+  mergePages,
+  omitted,
   statusSummary,
   Tagged,
+  VIEW_LIMIT,
+  VIEW_LISTS,
 } from '../src/memoryModel';
 
 function memory(id: string, overrides: Partial<ListedMemory> = {}): ListedMemory {
@@ -107,4 +112,85 @@ test('the card escapes Markdown in memory text', () => {
   assert.match(card, /use \\\*safeRename\\\* \\\[always\\\]/);
   assert.match(card, /a\\_b/);
   assert.match(card, /why: via file/);
+});
+
+test('the view asks for active and archived memories apart, never for all of them', () => {
+  // superseded and deleted memories are never shown: they must not take places under the limit
+  assert.deepEqual(VIEW_LISTS.active, { status: 'active', limit: VIEW_LIMIT });
+  assert.deepEqual(VIEW_LISTS.archived, { status: 'archived', limit: VIEW_LIMIT });
+  assert.deepEqual(VIEW_LISTS.pinned, { status: 'active', pinned: true, limit: VIEW_LIMIT });
+  assert.equal(VIEW_LIMIT, 500);
+});
+
+test('a list page says how many the limit left out', () => {
+  const two = [memory('11111111'), memory('22222222')];
+  assert.deepEqual(listPage({ memories: two, total: 7 }, 2), { memories: two, more: 5, exact: true });
+  assert.deepEqual(listPage({ memories: two, total: 2 }, 2), { memories: two, more: 0, exact: true });
+  // a server that does not say its total: a full page may have been cut, a short one was not
+  assert.deepEqual(listPage({ memories: two }, 2), { memories: two, more: 1, exact: false });
+  assert.deepEqual(listPage({ memories: two }, 3), { memories: two, more: 0, exact: true });
+  assert.deepEqual(listPage(null, 2), { memories: [], more: 0, exact: true });
+  assert.deepEqual(listPage({ memories: 'x', total: 'y' }, 2), { memories: [], more: 0, exact: true });
+  assert.deepEqual(
+    omitted([
+      { memories: [], more: 3, exact: true },
+      { memories: [], more: 4, exact: true },
+    ]),
+    { more: 7, exact: true },
+  );
+  assert.equal(omitted([{ memories: [], more: 1, exact: false }]).exact, false);
+});
+
+test('a cut active list still shows every pinned memory, and counts only what is not shown', () => {
+  const shown = memory('11111111');
+  const pinnedPast = memory('99999999', { pinned: true });
+  const old = memory('44444444', { status: 'archived' });
+  const merged = mergePages(
+    'file:///r',
+    { memories: [shown], more: 10, exact: true },
+    { memories: [old], more: 0, exact: true },
+    { memories: [pinnedPast, { ...shown, pinned: true }], more: 0, exact: true },
+  );
+  assert.deepEqual(
+    merged.memories.map((t) => t.memory.id),
+    ['11111111', '99999999', '44444444'],
+  );
+  assert.equal(merged.active.more, 9);
+  assert.ok(merged.memories.every((t) => t.folder === 'file:///r'));
+});
+
+test('a cut list ends with a row saying how many more and where to see them', () => {
+  const active = Array.from({ length: 3 }, (_, i) => tag(memory(`a000000${i}`)));
+  const roots = buildTree({
+    active,
+    pinned: [],
+    archived: [tag(memory('b0000000', { status: 'archived' }))],
+    activeOmitted: { more: 12, exact: true },
+    archivedOmitted: { more: 1, exact: false },
+  }) as GroupNode[];
+  const all = roots.find((r) => r.key === 'all')!;
+  assert.equal(all.description, '3 of 15');
+  const last = all.children[all.children.length - 1];
+  assert.deepEqual(last, {
+    kind: 'message',
+    key: 'all/more',
+    label: '… 12 more not listed: run `tether list` in a terminal',
+  });
+  const archived = roots.find((r) => r.key === 'archived')!;
+  assert.equal(archived.description, '1+');
+  assert.equal(
+    labels(archived.children).at(-1),
+    '… more not listed: run `tether list --status archived` in a terminal',
+  );
+
+  // a whole list: no such row, the plain count
+  const whole = buildTree({
+    active,
+    pinned: [],
+    archived: [],
+    activeOmitted: { more: 0, exact: true },
+  }) as GroupNode[];
+  const wholeAll = whole.find((r) => r.key === 'all')!;
+  assert.equal(wholeAll.description, '3');
+  assert.ok(wholeAll.children.every((c) => c.kind === 'group'));
 });

@@ -1,0 +1,109 @@
+// One server per workspace folder, started and stopped one step at a time per folder.
+// No `vscode` import here, so the logic is unit-tested under plain Node.
+
+/**
+ * Starts one folder's server. It calls `register` with the client as soon as it exists (before
+ * the server answered), so the client is found, and stopped, while it is still starting.
+ */
+export type StartOne<C> = (key: string, register: (client: C) => void) => Promise<void>;
+
+/** Stops one folder's server; it reports its own errors. */
+export type StopOne<C> = (key: string, client: C) => Promise<void>;
+
+/**
+ * The servers of a window, keyed by folder. Every start, stop and restart of a folder waits for
+ * the one issued before it on that folder to end, and decides what to do only when its turn
+ * comes: two restarts issued together stop and start twice, one after the other, and never
+ * leave two servers for one folder. Different folders still start side by side.
+ */
+export class FolderServers<C> {
+  private readonly clients = new Map<string, C>();
+  private readonly queues = new Map<string, Promise<void>>();
+  private closed = false;
+
+  constructor(
+    private readonly startOne: StartOne<C>,
+    private readonly stopOne: StopOne<C>,
+  ) {}
+
+  /** The client of a folder (running, starting, or one that failed to start), if any. */
+  public get(key: string): C | undefined {
+    return this.clients.get(key);
+  }
+
+  /** The folders that have a client. */
+  public keys(): string[] {
+    return [...this.clients.keys()];
+  }
+
+  public values(): C[] {
+    return [...this.clients.values()];
+  }
+
+  /** Start the folders of `wanted` that have no server; stop those of folders not wanted. */
+  public async sync(wanted: readonly string[]): Promise<void> {
+    const keep = new Set(wanted);
+    const gone = this.pending().filter((key) => !keep.has(key));
+    await Promise.all([
+      ...gone.map((key) => this.serial(key, () => this.stopNow(key))),
+      ...wanted.map((key) => this.serial(key, () => this.ensureNow(key))),
+    ]);
+  }
+
+  /** Stop every server and start one for each folder of `wanted`. */
+  public async restart(wanted: readonly string[]): Promise<void> {
+    const keep = new Set(wanted);
+    const gone = this.pending().filter((key) => !keep.has(key));
+    await Promise.all([
+      ...gone.map((key) => this.serial(key, () => this.stopNow(key))),
+      ...wanted.map((key) =>
+        this.serial(key, async () => {
+          await this.stopNow(key);
+          await this.ensureNow(key);
+        }),
+      ),
+    ]);
+  }
+
+  /** Stop every server, and start none after (deactivation). */
+  public async stopAll(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.pending().map((key) => this.serial(key, () => this.stopNow(key))));
+  }
+
+  /** The folders with a client or with a step under way. */
+  private pending(): string[] {
+    return [...new Set([...this.clients.keys(), ...this.queues.keys()])];
+  }
+
+  /** Run `step` on `key` once every step issued on `key` before it has ended. */
+  private serial(key: string, step: () => Promise<void>): Promise<void> {
+    const before = this.queues.get(key) ?? Promise.resolve();
+    const mine = before.then(step, step);
+    const tail = mine.catch(() => {});
+    this.queues.set(key, tail);
+    void tail.then(() => {
+      if (this.queues.get(key) === tail) {
+        this.queues.delete(key);
+      }
+    });
+    return mine;
+  }
+
+  private async ensureNow(key: string): Promise<void> {
+    if (this.closed || this.clients.has(key)) {
+      return;
+    }
+    await this.startOne(key, (client) => {
+      this.clients.set(key, client);
+    });
+  }
+
+  private async stopNow(key: string): Promise<void> {
+    const client = this.clients.get(key);
+    this.clients.delete(key);
+    if (client !== undefined) {
+      await this.stopOne(key, client);
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FolderServers } from '../src/folderServers';
+
+const tick = (ms = 1) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Fake servers: how many run per folder, at most how many ran at once, and every start. */
+function fakes(startDelay = 5, stopDelay = 5) {
+  const running = new Map<string, number>();
+  let most = 0;
+  const started: string[] = [];
+  let next = 0;
+  const servers = new FolderServers<{ key: string; id: number; alive: boolean }>(
+    async (key, register) => {
+      await tick(startDelay); // asking the Python extension for its interpreter, say
+      const client = { key, id: ++next, alive: true };
+      register(client);
+      running.set(key, (running.get(key) ?? 0) + 1);
+      most = Math.max(most, running.get(key)!);
+      started.push(key);
+      await tick(startDelay); // the server starting
+    },
+    async (key, client) => {
+      await tick(stopDelay);
+      if (client.alive) {
+        client.alive = false;
+        running.set(key, running.get(key)! - 1);
+      }
+    },
+  );
+  return { servers, running, most: () => most, started };
+}
+
+test('two quick restarts and a sync leave one server per folder', async () => {
+  const { servers, running, most } = fakes();
+  await servers.sync(['file:///a', 'file:///b']);
+  assert.deepEqual(Object.fromEntries(running), { 'file:///a': 1, 'file:///b': 1 });
+
+  await Promise.all([
+    servers.restart(['file:///a', 'file:///b']),
+    servers.restart(['file:///a', 'file:///b']),
+    servers.sync(['file:///a', 'file:///b']),
+    servers.restart(['file:///a', 'file:///b']),
+  ]);
+
+  assert.deepEqual(Object.fromEntries(running), { 'file:///a': 1, 'file:///b': 1 });
+  assert.equal(most(), 1, 'never two servers for one folder, even for a moment');
+  assert.equal(servers.keys().length, 2);
+  assert.ok(servers.get('file:///a')!.alive);
+});
+
+test('two syncs issued before either started anything start one server', async () => {
+  const { servers, running, started } = fakes();
+  await Promise.all([servers.sync(['file:///a']), servers.sync(['file:///a'])]);
+  assert.deepEqual(started, ['file:///a']);
+  assert.equal(running.get('file:///a'), 1);
+});
+
+test('a restart while the first start is still in flight stops that one first', async () => {
+  const { servers, running, most } = fakes(20, 1);
+  const first = servers.sync(['file:///a']);
+  await tick(25); // registered, the server still starting
+  await Promise.all([first, servers.restart(['file:///a'])]);
+  assert.equal(running.get('file:///a'), 1);
+  assert.equal(most(), 1);
+});
+
+test('a folder that went is stopped, and nothing starts after stopAll', async () => {
+  const { servers, running } = fakes();
+  await servers.sync(['file:///a', 'file:///b']);
+  await servers.sync(['file:///a']);
+  assert.deepEqual(Object.fromEntries(running), { 'file:///a': 1, 'file:///b': 0 });
+  assert.deepEqual(servers.keys(), ['file:///a']);
+
+  const late = servers.restart(['file:///a', 'file:///c']); // issued, then the window closes
+  await servers.stopAll();
+  await late;
+  await servers.sync(['file:///a']);
+  assert.deepEqual(servers.keys(), []);
+  assert.equal(
+    [...running.values()].reduce((a, b) => a + b, 0),
+    0,
+  );
+});
+
+test('a start that fails does not block the folder', async () => {
+  let calls = 0;
+  const servers = new FolderServers<string>(
+    async (key, register) => {
+      calls += 1;
+      if (calls === 1) {
+        throw new Error('no tether');
+      }
+      register(key);
+    },
+    async () => {},
+  );
+  await assert.rejects(servers.sync(['file:///a']), /no tether/);
+  await servers.restart(['file:///a']);
+  assert.deepEqual(servers.keys(), ['file:///a']);
+});
