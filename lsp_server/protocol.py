@@ -5,8 +5,9 @@ pygls on its own leaves a request without a response when its params cannot be r
 ``window/showMessage`` "Error in server: Invalid Params" instead, and the client waits for its
 whole timeout), drops a message with an id but no method without a word, answers requests sent
 before ``initialize`` with ``null``, and raises on ``didChange`` for a document never opened.
-A body that is not JSON, or JSON that is no object, gets no answer but a traceback on stderr
-(and an error answered with an id null leaves the id out). It also drops a reply of the
+A body that is not JSON, or nested too deep for Python's stack to read (``[[[...]]]``
+thousands deep), or JSON that is no object, gets no answer but a traceback on stderr (and an
+error answered with an id null leaves the id out). It also drops a reply of the
 client's it cannot read, leaving the request it answers waiting for ever; reads command
 ``arguments`` given as an object as the list of its keys; logs a traceback for each client
 mistake and error answer; and exits 0 after an ``exit`` that came without ``shutdown``.
@@ -91,6 +92,26 @@ def not_json(error: BaseException) -> bool:
     return isinstance(error, json.JSONDecodeError | UnicodeDecodeError)
 
 
+def too_deep(error: BaseException) -> bool:
+    """Whether ``error`` is what reading a message body nested deeper than Python's stack
+    allows raises (``[[[...]]]`` thousands deep): a RecursionError raised inside the JSON
+    reader, not one of a handler's."""
+    if not isinstance(error, RecursionError):
+        return False
+    frame = error.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_code.co_filename == json.decoder.__file__:
+            return True
+        frame = frame.tb_next
+    return False
+
+
+def unreadable_body(error: BaseException) -> bool:
+    """Whether ``error`` says a message body could not be read at all (:func:`not_json`,
+    :func:`too_deep`): the client's mistake, answered with JSON-RPC's "Parse error"."""
+    return not_json(error) or too_deep(error)
+
+
 class _NoTracebackForUnreadable(logging.Filter):
     """Drops pygls's own record of a message it cannot read (a traceback of some 40 lines, at
     ERROR): :class:`TetherProtocol` answers the client and logs one line saying what was wrong."""
@@ -102,7 +123,8 @@ class _NoTracebackForUnreadable(logging.Filter):
         if text.startswith("Unable to deserialize message"):
             return False
         error = record.exc_info[1] if record.exc_info else None
-        return not (text.startswith("Unable to handle message") and error and not_json(error))
+        unreadable = error is not None and unreadable_body(error)
+        return not (text.startswith("Unable to handle message") and unreadable)
 
 
 def _json_kind(value: object) -> str:
@@ -185,10 +207,17 @@ class TetherProtocol(LanguageServerProtocol):
         waiting.set_exception(UnreadableReply(f"the client's reply cannot be read: {problems}"))
         return Rejected(None, "", INVALID_REQUEST, problems, False, told=True)
 
-    def answer_not_json(self, error: BaseException) -> None:
-        """Answer a message body that is not JSON (``error`` says why) with JSON-RPC's "Parse
-        error", id null (the request's id cannot be read), and say so in one line."""
-        text = f"Parse error: the message is not JSON ({error})"
+    def answer_unreadable(self, error: BaseException) -> None:
+        """Answer a message body that cannot be read (``error`` says why: not JSON, or nested
+        too deep) with JSON-RPC's "Parse error", id null (the request's id cannot be read),
+        and say so in one line."""
+        if too_deep(error):
+            text = (
+                "Parse error: the message is nested too deep to read;"
+                " nest its arrays and objects less deeply"
+            )
+        else:
+            text = f"Parse error: the message is not JSON ({error})"
         self._error(None, PARSE_ERROR, text)
         self._server.warn(text)
 

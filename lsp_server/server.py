@@ -18,7 +18,7 @@ from pygls.exceptions import FeatureNotificationError, FeatureRequestError, Json
 from pygls.lsp.server import LanguageServer
 
 from lsp_server.documents import DocState
-from lsp_server.protocol import TetherProtocol, not_json
+from lsp_server.protocol import TetherProtocol, unreadable_body
 from lsp_server.supersede_links import SupersedeLinks
 from lsp_server.workspace_roots import Roots
 from recall import __version__
@@ -139,12 +139,13 @@ class TetherServer(LanguageServer):
         """A failure while handling a message: logged, never shown as a pop-up (a request's
         error is in its response; pygls's default shows the rest, a client's mistakes
         included, as "Error in server"); a message body that is not JSON is answered with
-        JSON-RPC's "Parse error" (pygls reads the bodies outside the protocol and ends here,
-        ``source`` :class:`JsonRpcException`; a handler's own decode error is a server error)."""
+        JSON-RPC's "Parse error", and so is one nested too deep to read (pygls reads the bodies
+        outside the protocol and ends here, ``source`` :class:`JsonRpcException`; a handler's
+        own decode error is a server error)."""
         if source is FeatureRequestError:
             return
-        if source is JsonRpcException and not_json(error):
-            self.protocol.answer_not_json(error)
+        if source is JsonRpcException and unreadable_body(error):
+            self.protocol.answer_unreadable(error)
             return
         where = "a notification" if source is FeatureNotificationError else "a message"
         logger.error("error handling %s: %r", where, error)

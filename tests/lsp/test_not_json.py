@@ -61,3 +61,33 @@ def test_an_unusable_id_is_answered_with_an_explicit_null(ws: Workspace) -> None
         client.send({"jsonrpc": "2.0", "id": [1], "method": "textDocument/hover"})
         client.barrier()
         assert [e["error"]["code"] for e in null_id_errors(client)] == [INVALID_REQUEST]
+
+
+DEEP = 100_000
+"""How deep the nested bodies go: far past what Python's stack lets its JSON reader descend."""
+
+
+def test_a_body_nested_too_deep_gets_a_parse_error_and_the_server_goes_on(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    stderr = tmp_path / "stderr.log"
+    with raw_server(ws.root, stderr) as client:
+        assert "result" in client.initialize(ws.root)
+        client.send(b"[" * DEEP + b"]" * DEEP)
+        client.send(b'{"a":' * DEEP + b"1" + b"}" * DEEP)
+        params = b'{"a":' * DEEP + b"1" + b"}" * DEEP
+        client.send(
+            b'{"jsonrpc": "2.0", "id": 7, "method": "textDocument/hover", "params": %s}' % params
+        )
+        client.barrier()  # answered after every one before it
+        errors = null_id_errors(client)
+        assert [e["error"]["code"] for e in errors] == [PARSE_ERROR] * 3
+        assert all("nested too deep" in e["error"]["message"] for e in errors)
+        assert all(e["error"]["message"].startswith("Parse error: ") for e in errors)
+        assert client.count_responses(7) == 0
+        done = client.request("shutdown")
+        assert client.response(done) == {"jsonrpc": "2.0", "id": done, "result": None}
+        assert client.shown_messages(at_most=1) == []
+    text = stderr.read_text()
+    assert "Traceback" not in text and "RecursionError" not in text
+    assert len([line for line in text.splitlines() if "nested too deep" in line]) == 3
