@@ -46,14 +46,30 @@ def _whole(value: Any) -> Any:
     return value
 
 
+_UNREAD = object()
+"""What :func:`_read` gives for a line it cannot read."""
+
+
+def _read(line: str) -> Any:
+    """The JSON value of ``line``, or :data:`_UNREAD` when it is no JSON or is nested too deep
+    for Python's stack (``[[[...]]]`` thousands deep): such a line is handed on as it came,
+    and the SDK's reader, whose own depth limit is far lower, refuses it as the client's."""
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return _UNREAD
+
+
 def _without_lone_surrogates(line: str) -> str:
     """``line`` with its lone surrogates replaced (:func:`_whole`); as it came when it has
-    none (only whole pairs) or is no JSON at all."""
-    try:
-        message = json.loads(line)
-    except ValueError:
+    none (only whole pairs), is no JSON at all or is nested too deep to read."""
+    message = _read(line)
+    if message is _UNREAD:
         return line
-    whole = _whole(message)
+    try:
+        whole = _whole(message)
+    except RecursionError:
+        return line
     return line if whole == message else json.dumps(whole) + "\n"
 
 
@@ -64,10 +80,7 @@ def answerable(line: str) -> str:
         line = _without_lone_surrogates(line)
     if '"id"' not in line:  # most notifications: nothing to parse
         return line
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return line
+    message = _read(line)
     if not isinstance(message, dict) or "method" not in message or "id" not in message:
         return line
     if _is_id(message["id"]):

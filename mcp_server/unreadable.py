@@ -26,6 +26,10 @@ from mcp_server.json_words import json_type
 
 log = logging.getLogger(__name__)
 
+TOO_DEEP = "recursion limit exceeded"
+"""How the SDK's JSON reader says a line is nested deeper than it reads (some 200 arrays or
+objects inside each other): valid JSON, so "not JSON" would mislead the client."""
+
 
 def error_for(failure: Exception) -> types.JSONRPCError | None:
     """The error response a message that failed to be read with ``failure`` deserves; None
@@ -34,7 +38,10 @@ def error_for(failure: Exception) -> types.JSONRPCError | None:
         return None
     details = failure.errors()
     if any(d["type"] == "json_invalid" for d in details):
-        text = f"the message is not JSON ({details[0]['msg']})"
+        if TOO_DEEP in details[0]["msg"]:
+            text = "the message is nested too deep to read; nest its arrays and objects less deeply"
+        else:
+            text = f"the message is not JSON ({details[0]['msg']})"
         return _error(None, types.PARSE_ERROR, text)
     # the message itself is the object input failing nearest the top (an id may be an object)
     objects = [d for d in details if isinstance(d.get("input"), dict)]

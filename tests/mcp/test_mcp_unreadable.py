@@ -83,3 +83,34 @@ def test_each_unreadable_request_gets_its_error_and_the_server_goes_on(repo: Pat
     ]
     assert errors[0][2].startswith("the message is not JSON")
     assert [t["name"] for t in got[-1]["result"]["tools"]]  # still serving
+
+
+DEEP = 100_000
+"""How deep the nested lines go: far past what Python's stack lets its JSON reader descend."""
+
+
+def test_a_line_nested_too_deep_gets_a_parse_error_and_the_server_goes_on(repo: Path) -> None:
+    nested = '{"a":' * DEEP + "1" + "}" * DEEP
+    half_deep = "[" * 600 + "]" * 600  # Python's JSON reads it; a walk of it overflows
+    request = '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": '
+    surrogate = (
+        '{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"x": "\\ud800", "y": '
+    )
+    sent = [
+        json.dumps(INITIALIZE),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        "[" * DEEP + "]" * DEEP,
+        nested,
+        request + nested + "}",
+        surrogate + nested + "}}",
+        surrogate + half_deep + "}}",
+        json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
+    ]
+    got = _lines(repo, sent, last_id=4)
+    assert got[0]["id"] == 1 and "result" in got[0]
+    errors = [(m["id"], m["error"]["code"], m["error"]["message"]) for m in got[1:-1]]
+    too_deep = "the message is nested too deep to read; nest its arrays and objects less deeply"
+    assert errors[:3] == [(None, -32700, too_deep)] * 3
+    # the SDK's reader stops at the lone surrogate first: a parse error all the same
+    assert [(i, code) for i, code, _ in errors[3:]] == [(None, -32700)] * 2
+    assert [t["name"] for t in got[-1]["result"]["tools"]]  # still serving
