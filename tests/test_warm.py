@@ -26,7 +26,7 @@ import pytest
 from conftest import CliResult, git, make_repo, pty_run, run_tether
 
 from recall.hooks.input import EVENTS
-from recall.warm import client, protocol, server
+from recall.warm import client, control, protocol, server
 
 COLD = {"TETHER_WARM": "0"}
 GOTCHA = "login KeyError user_id: sessions from the old SSO lack user_id, fall back to sub"
@@ -203,6 +203,10 @@ def test_idle_time_is_a_quarter_hour() -> None:
     assert server.IDLE_EXIT_S == 15 * 60
 
 
+def test_a_starting_engine_is_looked_at_every_twentieth_of_a_second() -> None:
+    assert control.POLL_S == 0.05
+
+
 def test_another_repository_is_not_served(project: Path, tmp_path: Path) -> None:
     other = make_repo(tmp_path / "other")
     remembered = tether(
@@ -353,6 +357,39 @@ def test_a_failed_start_says_so_on_stderr_and_prints_json_only_when_asked(
     assert "the warm engine did not start" in failed.stderr
     assert as_json.code == 3
     assert as_json.json() == {"state": "failed", "root": str(project.resolve()), "running": False}
+
+
+def test_starts_at_once_whose_engines_fail_while_starting_each_say_so(
+    project: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runtime folder so deep that the engine's socket path is longer than a socket may
+    have: every engine fails as it binds, after taking the lock and warming up. Each of the
+    starters racing then says its engine exited (the ones that lost the race take over from
+    the one that won, fail the same way and say so), none waits out its whole wait."""
+    deep = runtime / ("d" * 100)
+    deep.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    starts = [
+        subprocess.Popen(
+            [sys.executable, "-m", "recall", "warm"],
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    try:
+        ran = [(p.wait(timeout=120), *p.communicate()) for p in starts]
+    finally:
+        for p in starts:
+            if p.poll() is None:
+                p.kill()
+    said = "the warm engine did not start: it exited with code 1"
+    assert [(code, out, said in err) for code, out, err in ran] == [(3, "", True)] * 3, ran
+    lock = next((deep / "tether").glob("*.lock"))
+    assert not held(lock)  # no engine left behind
 
 
 def wait_until(check: Callable[[], bool], seconds: float = 15.0) -> bool:

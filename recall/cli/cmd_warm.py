@@ -54,14 +54,21 @@ def run_warm(args: argparse.Namespace, ctx: CommandContext) -> int:
         started, status = control.start(root)
     except control.WarmError as error:
         raise TetherError(str(error)) from None
+    except control.StartFailed as error:
+        return _failed(ctx, root, str(error))
     if status is None:
-        ctx.emit({"state": "failed", "root": root, "running": False}, lambda _console: None)
-        ctx.notice(
-            f"the warm engine did not start, or did not answer within {control.START_WAIT_S:.0f} s"
-        )
-        return EXIT_FAILURE
+        wait = control.START_WAIT_S
+        why = f"the warm engine did not start, or did not answer within {wait:.0f} s"
+        return _failed(ctx, root, why)
     _show(ctx, "started" if started else "already running", root, status)
     return EXIT_OK
+
+
+def _failed(ctx: CommandContext, root: str, why: str) -> int:
+    """Say the engine did not start (``why``, on stderr); the exit code."""
+    ctx.emit({"state": "failed", "root": root, "running": False}, lambda _console: None)
+    ctx.notice(why)
+    return EXIT_FAILURE
 
 
 def _show(ctx: CommandContext, state: str, root: str, status: dict[str, Any] | None) -> None:

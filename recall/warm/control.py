@@ -17,9 +17,17 @@ which on a large store whose index or genome must first be brought up to date ta
 ASK_TIMEOUT_S: Final = 2.0
 """How long a status or stop question waits: an engine answers between two requests."""
 
+POLL_S: Final = 0.05
+"""How often a starting engine is looked at (its answer, its exit, its lock): a tenth of a
+second or less goes unnoticed at a prompt, and each look costs one connect."""
+
 
 class WarmError(Exception):
     """The warm engine cannot be used here (its folder is unsafe)."""
+
+
+class StartFailed(Exception):
+    """The engine this call started exited with an error before it answered."""
 
 
 def _socket(root: str, *, create: bool = False) -> str:
@@ -73,27 +81,34 @@ def spawn(root: str) -> int:
 
 def start(root: str) -> tuple[bool, dict[str, Any] | None]:
     """Make sure the engine of ``root`` runs: (whether this call started it, its status, None
-    when it did not answer within :data:`START_WAIT_S`).
+    when it did not answer within :data:`START_WAIT_S`); :class:`StartFailed` when the engine
+    this call started exited with an error before answering.
 
-    Several calls at once each spawn an engine; one takes the project's lock, the others end
-    at once. A call whose engine ended that way waits, within the same time, for the engine
-    that won (still warming up) and reports it as already running."""
+    Several calls at once each spawn an engine; one takes the project's lock, the others wait
+    to take it over (:func:`recall.warm.loop.serve`): when the one that won exits before it
+    answers (it failed while starting), the next takes its place and starts again, so no call
+    waits out :data:`START_WAIT_S` for an engine that is gone. A call whose engine saw another
+    answer (and ended, with 0) reports that one as already running."""
     running = ask(root, "status")
     if running is not None:
         return False, running
     pid = spawn(root)
     deadline = time.monotonic() + START_WAIT_S
-    ours = True  # our engine has not ended (it may be warming up)
+    ours = True  # our engine has not ended (it may be warming up, or waiting to take over)
     while time.monotonic() < deadline:
-        time.sleep(0.05)
+        time.sleep(POLL_S)
         status = ask(root, "status")
         if status is not None:
             return status.get("pid") == pid, status
         if ours:
             done, code = os.waitpid(pid, os.WNOHANG)
-            if done == pid and os.waitstatus_to_exitcode(code) != 0:
-                return False, None  # it failed: no engine will answer
-            # ended with 0: another engine held the lock and is warming up; wait for it
+            exit_code = os.waitstatus_to_exitcode(code) if done == pid else 0
+            if exit_code != 0:  # it failed: no engine will answer
+                raise StartFailed(
+                    f"the warm engine did not start: it exited with code {exit_code}; "
+                    "hooks and inject run without it, each in its own process"
+                )
+            # ended with 0: another engine answered, or is still warming up; wait for it
             ours = done != pid
     return ours, None
 

@@ -34,6 +34,27 @@ def _lock(base: str, ident: str) -> int | None:
     return fd
 
 
+def _take_over(base: str, ident: str, root: str) -> int | None:
+    """The project's lock once the engine holding it ends without ever answering (it failed
+    while starting): this engine then starts in its place. None as soon as that engine
+    answers (it serves the project), or when it has not answered within the time a starter
+    waits (:data:`recall.warm.control.START_WAIT_S`)."""
+    from recall.warm import control
+
+    deadline = time.monotonic() + control.START_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            if control.ask(root, "status") is not None:
+                return None
+        except control.WarmError:
+            return None
+        time.sleep(control.POLL_S)
+        fd = _lock(base, ident)
+        if fd is not None:
+            return fd
+    return None
+
+
 def _bind(path: str) -> socket.socket:
     # a stale socket of an engine that was killed: ours to replace, we hold the lock
     with contextlib.suppress(FileNotFoundError):
@@ -84,7 +105,7 @@ def serve(root: str) -> int:
     if base is None:
         return 1
     ident = protocol.project_id(root, os.environ)
-    if _lock(base, ident) is None:
+    if _lock(base, ident) is None and _take_over(base, ident, root) is None:
         return 0  # another engine serves this project
     protocol.IN_ENGINE[0] = True
     os.chdir(root)  # never a folder that may be removed under it
