@@ -29,6 +29,11 @@ from .widgets import CardScreen, ConfirmScreen, MemoryTable, OverviewScreen, Sup
 FILTER = "filter"
 SEARCH = "search"
 
+_QUIT_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals taken as ``q``: ``kill PID``, and the terminal closed (no SIGHUP on Windows)."""
+
 
 class BrowseApp(App[None]):
     """``tether browse``: list, filter, search, open, pin, unpin, delete, restore, supersede."""
@@ -84,19 +89,25 @@ class BrowseApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Take SIGTERM as a quit; load the stores and show every memory."""
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            # ``kill PID`` then leaves the terminal as ``q`` does: out of the alternate screen,
-            # mouse reporting off (the default would end the process in the middle of both).
-            # Not where signals cannot be handled (Windows, a loop off the main thread).
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.exit)
+        """Take SIGTERM and SIGHUP as a quit; load the stores and show every memory."""
+        loop = asyncio.get_running_loop()
+        for number in _QUIT_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                # ``kill PID``, or the terminal closed, then ends the browser as ``q`` does: an
+                # action under way finishes (a handler runs between two), the terminal is
+                # left out of the alternate screen with mouse reporting off (the default would
+                # end the process in the middle of any of them). Not where signals cannot be
+                # handled (Windows, a loop off the main thread).
+                loop.add_signal_handler(number, self.exit)
         self.reload()
         self.table.focus()
 
     def on_unmount(self) -> None:
-        """Give SIGTERM back its default once the browser is gone."""
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
+        """Give SIGTERM and SIGHUP back their defaults once the browser is gone."""
+        loop = asyncio.get_running_loop()
+        for number in _QUIT_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(number)
 
     @property
     def table(self) -> MemoryTable:

@@ -42,31 +42,67 @@ def read_until(leader: int, wanted: bytes, seen: bytearray) -> bool:
     return True
 
 
-def test_sigterm_leaves_the_terminal_as_quitting_does(repo: Path) -> None:
+CONTROLLING = (
+    "import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'recall', 'browse'])"
+)
+"""``tether browse`` with the pseudo-terminal as its controlling terminal, as a shell starts
+it: the kernel then sends it SIGHUP when the terminal closes."""
+
+
+def start_browse(repo: Path) -> tuple[subprocess.Popen[bytes], int, bytearray]:
+    """The browser on a pseudo-terminal of its own, once its first screen is drawn: the
+    process, the terminal's leader side and what it showed so far."""
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     env = {**os.environ, "TERM": "xterm-256color", "TETHER_WARM": "0"}
-    with subprocess.Popen(
-        [sys.executable, "-m", "recall", "browse"],
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CONTROLLING],
         cwd=repo,
         stdin=follower,
         stdout=follower,
         stderr=follower,
         env=env,
         start_new_session=True,
-    ) as proc:
-        os.close(follower)
-        seen = bytearray()
-        try:
-            drawn = read_until(leader, b"shown", seen)
-            assert drawn, bytes(seen)[-400:]
-            proc.send_signal(signal.SIGTERM)
-            read_until(leader, b"\x00never\x00", seen)  # to the end of the output
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait(timeout=STARTUP_WAIT)
-            os.close(leader)
+    )
+    os.close(follower)
+    seen = bytearray()
+    drawn = read_until(leader, b"shown", seen)
+    if not drawn:
+        proc.kill()
+        proc.wait(timeout=STARTUP_WAIT)
+        os.close(leader)
+        raise AssertionError(bytes(seen)[-400:])
+    return proc, leader, seen
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_to_quit_leaves_the_terminal_as_quitting_does(
+    repo: Path, number: signal.Signals
+) -> None:
+    proc, leader, seen = start_browse(repo)
+    try:
+        proc.send_signal(number)
+        read_until(leader, b"\x00never\x00", seen)  # to the end of the output
+        code = proc.wait(timeout=STARTUP_WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=STARTUP_WAIT)
+        os.close(leader)
+    assert code == 0  # quit as q quits, not ended by the signal
     after = bytes(seen).rsplit(ENTER_ALT_SCREEN, 1)[-1]
     assert LEAVE_ALT_SCREEN in after
     assert MOUSE_OFF in after
+
+
+def test_the_terminal_closing_quits_the_browser_as_q_does(repo: Path) -> None:
+    proc, leader, _seen = start_browse(repo)
+    os.close(leader)  # the terminal window closed: the kernel hangs its session up
+    try:
+        code = proc.wait(timeout=STARTUP_WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=STARTUP_WAIT)
+    assert code == 0  # ended through its own quit, not killed by SIGHUP
