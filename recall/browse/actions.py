@@ -70,6 +70,8 @@ class Browser:
         self._entries: list[Entry] = []
         self._disused: dict[str, set[str]] = {}  # scope -> ids this user's disuse archived
         self.unreadable: list[str] = []  # memory files left out by the last load, with why
+        self._left_out: dict[Path, tuple[int, ...] | None] = {}
+        """The memory files the last load left out, each as it was then (:func:`_as_found`)."""
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -77,23 +79,35 @@ class Browser:
         """Re-read every store (picking up files changed on disk) and keep every memory."""
         entries: list[Entry] = []
         self._disused = {}
+        self._left_out = {}  # a load that fails is not tried again by the look for changes
         for scope, store in self.stores.items():
             if store.exists:
                 store.refresh()
             self._disused[scope] = set(archived_by_disuse(store.conn)) if store.exists else set()
             entries.extend(self._entry(m, scope) for m in store.list(status="all"))
         self._entries = entries
-        self.unreadable = [
-            f"{problem.path.name} ({scope}, line {problem.line}: {problem.message})"
-            for scope, store in self.stores.items()
-            if store.exists
-            for problem in store.problems()
-        ] + [
-            f"{name} ({scope}: {what})"
-            for scope, store in self.stores.items()
-            if store.exists
-            for name, what in unloaded.skipped(store.folder.path)
-        ]
+        left_out: list[tuple[Path, str]] = []
+        for scope, store in self.stores.items():
+            if not store.exists:
+                continue
+            left_out += [
+                (
+                    problem.path,
+                    f"{problem.path.name} ({scope}, line {problem.line}: {problem.message})",
+                )
+                for problem in store.problems()
+            ]
+            left_out += [
+                (store.folder.path / name, f"{name} ({scope}: {what})")
+                for name, what in unloaded.skipped(store.folder.path)
+            ]
+        self.unreadable = [why for _path, why in left_out]
+        self._left_out = {path: _as_found(path) for path, _why in left_out}
+
+    def unreadable_changed(self) -> bool:
+        """Whether a memory file the last load left out was changed, replaced or removed
+        since (one ``lstat`` each): then a load reads it again."""
+        return any(_as_found(path) != then for path, then in self._left_out.items())
 
     def unreadable_message(self) -> str:
         """What to say of the memory files the last load left out ("" when none): how many,
@@ -233,3 +247,13 @@ class Browser:
         result, updated = store.supersede(old.id, draft)
         record_action(store.conn, old.id)
         return Outcome(f"Wrote {result.id}; {updated.id} is now superseded by it", result.id)
+
+
+def _as_found(path: Path) -> tuple[int, ...] | None:
+    """What tells one state of the entry at ``path`` from another (its inode, type and size,
+    when it was last changed), without reading it; None when nothing is there."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns)

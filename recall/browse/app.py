@@ -34,6 +34,11 @@ _QUIT_SIGNALS = tuple(
 )
 """The signals taken as ``q``: ``kill PID``, and the terminal closed (no SIGHUP on Windows)."""
 
+LOOK_AGAIN_S = 2.0
+"""How often the browser looks at the memory files it could not read, while there are some:
+a file fixed or removed in another window shows (and its message goes) within a moment, and
+a look is one ``lstat`` per such file."""
+
 
 class BrowseApp(App[None]):
     """``tether browse``: list, filter, search, open, pin, unpin, delete, restore, supersede."""
@@ -76,6 +81,8 @@ class BrowseApp(App[None]):
         self.view = view or View()
         self.query_mode = FILTER
         self.message = ""  # the last thing said on the message line (tests read it)
+        self._unreadable_said = ""
+        """What the message line says of the files that could not be read ("" for nothing)."""
         self._query_before = ""
 
     # -- layout ----------------------------------------------------------------------------
@@ -101,6 +108,13 @@ class BrowseApp(App[None]):
                 loop.add_signal_handler(number, self.exit)
         self.reload()
         self.table.focus()
+        self.set_interval(LOOK_AGAIN_S, self.look_again)
+
+    def look_again(self) -> None:
+        """Re-read the stores when a memory file that could not be read was changed or
+        removed since (nothing to do, and no reading, while none was left out)."""
+        if self.browser.unreadable_changed():
+            self.reload()
 
     def on_unmount(self) -> None:
         """Give SIGTERM and SIGHUP back their defaults once the browser is gone."""
@@ -129,18 +143,32 @@ class BrowseApp(App[None]):
 
     def reload(self, keep: str | None = None) -> None:
         """Re-read the stores, then redraw the rows; the memory files that could not be read
-        are named when they change (at start, after a file was broken or fixed)."""
+        are named when they change (at start, after a file was broken or fixed), and no
+        longer once none is left out."""
         before = self.browser.unreadable
         try:
             self.browser.load()
         except FAILURES as error:
             self.say(f"could not read the stores: {error}", error=True)
         else:
-            unreadable = self.browser.unreadable_message()
-            if unreadable and self.browser.unreadable != before:
-                said = f"{self.message} · " if self.message else ""
-                self.say(said + unreadable, error=True)
+            if self.browser.unreadable != before:
+                self._say_unreadable()
         self.redraw(keep)
+
+    def _say_unreadable(self) -> None:
+        """Name the files the last load left out after what the message line says, in place
+        of what it said of them before (taken away when none is left out)."""
+        said, old = self.message, self._unreadable_said
+        if old and said.endswith(old):
+            said = said[: -len(old)].removesuffix(" · ")
+        elif old:  # the line says something else since: nothing of the files to take back
+            old = ""
+        unreadable = self.browser.unreadable_message()
+        self._unreadable_said = unreadable
+        if unreadable:
+            self.say(f"{said} · {unreadable}" if said else unreadable, error=True)
+        elif old:
+            self.say(said)
 
     def redraw(self, keep: str | None = None) -> None:
         """Apply the view to the loaded memories; the cursor stays on ``keep`` when shown."""

@@ -76,3 +76,9 @@ def test_view_filters_combine() -> None:
     assert not matches(entry, View(category="pref"))
     assert not matches(entry, View(status="active"))
     assert not matches(entry, View(scope="project"))
+
+
+def test_unreadable_files_are_looked_at_again_every_two_seconds() -> None:
+    from recall.browse.app import LOOK_AGAIN_S
+
+    assert LOOK_AGAIN_S == 2.0

@@ -3,6 +3,8 @@ control characters in a hand-written file, files that cannot be loaded, text it 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from textual.widgets import Input, TextArea
 
@@ -154,6 +156,54 @@ async def test_many_unreadable_files_are_counted_and_point_to_doctor(shelf: Shel
         assert "badbad00.md" in app.message and "badbad02.md" in app.message
         assert "badbad04.md" not in app.message
         assert "and 2 more: `tether doctor` lists them all" in app.message
+
+
+async def until(pilot: object, check: Callable[[], bool]) -> bool:
+    """Let the browser run until ``check`` holds (True), or give up after a while (False): a
+    guard against a hang, not a measure of speed."""
+    for _ in range(300):
+        if check():
+            return True
+        await pilot.pause(0.1)  # type: ignore[attr-defined]
+    return check()
+
+
+def fix_broken(shelf: Shelf, memory_id: str) -> None:
+    """Correct the misspelt category of :func:`write_broken`'s file, as a person would."""
+    path = shelf.project.location.memories_dir / f"{memory_id}.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("gotch\n", "gotcha\n"), "utf-8")
+
+
+async def test_the_message_on_unreadable_files_goes_once_they_are_fixed(shelf: Shelf) -> None:
+    write_broken(shelf, "badbad00")
+    write_broken(shelf, "badbad01")
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.message.startswith("2 memory files could not be read")
+        fix_broken(shelf, "badbad00")  # one fixed: the other is still named
+        assert await until(pilot, lambda: app.message.startswith("1 memory file could not"))
+        assert "badbad01.md" in app.message and "badbad00.md" not in app.message
+        rows = [key.value for key in app.query_one(MemoryTable).rows]
+        assert "project:badbad00" in rows
+        fix_broken(shelf, "badbad01")
+        assert await until(pilot, lambda: app.message == "")
+        assert "could not be read" not in screen_text(app)
+        assert "project:badbad01" in [key.value for key in app.query_one(MemoryTable).rows]
+
+
+async def test_a_removed_unreadable_file_is_no_longer_named_and_the_action_message_stays(
+    shelf: Shelf,
+) -> None:
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.message == ""
+        write_broken(shelf, "badbad00")
+        select(app, shelf.gotcha)
+        await pilot.press("p")  # the action's reload finds the file: both are said
+        assert app.message.startswith(f"Pinned {shelf.gotcha} · 1 memory file could not be read")
+        (shelf.project.location.memories_dir / "badbad00.md").unlink()
+        assert await until(pilot, lambda: app.message == f"Pinned {shelf.gotcha}")
+        assert "could not be read" not in screen_text(app)
 
 
 async def supersede_with(shelf: Shelf, app: BrowseApp, pilot: object, details: str) -> str:
