@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_server import arguments, results
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
-from recall.anchors.guards import carried_guard, check_guard
+from recall.anchors.guards import carried_guard, check_guard, narrowed
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
 from recall.known_paths import missing_notes, touched_notes
@@ -254,9 +254,10 @@ def supersede(
     """Replace an active memory by a new one; the old one leaves recall, linked both ways.
 
     Category, files, the pin and the symbol anchors carry over unless given (``pin=False``
-    drops the pin, ``anchors=[]`` the anchors); the guard always: an agent cannot lift one (a
-    person does, with ``unguard``), so a supersede that would (a category that takes none, the
-    guarded files left out) is refused; details do not (the new text stands on its own).
+    drops the pin, ``anchors=[]`` the anchors); the guard always: an agent cannot lift or narrow
+    one (a person does, with ``unguard``), so a supersede that would (a category that takes
+    none, the guarded files left out, anchors covering less of the guarded code) is refused;
+    details do not (the new text stands on its own).
     The files and anchors given are checked as :func:`write` checks them.
     """
     arguments.summary_line(summary)
@@ -286,7 +287,7 @@ def supersede(
     if recorded:  # the new text is about the same code, or the code given
         draft = draft.with_changes(anchors=recorded)
     draft = with_given_files(draft, named)  # the files named, for a later repoint
-    _keeps_the_guard(old, draft.category, paths)
+    _keeps_the_guard(old, draft)
     guard, note = carried_guard(old, draft.category)  # superseding does not lift a guard
     if guard:
         draft = draft.with_changes(guard=True)
@@ -302,20 +303,27 @@ def _with_notes(done: dict[str, Any], **notes: list[str]) -> dict[str, Any]:
     return {**done, **{key: found for key, found in notes.items() if found}}
 
 
-def _keeps_the_guard(old: Memory, category: str, paths: list[str]) -> None:
-    """Refuse a supersede that would lift ``old``'s guard (an agent cannot: a person does,
-    with ``tether unguard``): a category that takes none, or files leaving a guarded one out."""
+def _keeps_the_guard(old: Memory, draft: Memory) -> None:
+    """Refuse a supersede that would lift or narrow ``old``'s guard (an agent cannot: a person
+    does, with ``tether unguard``): a category that takes none, files leaving a guarded one
+    out, or anchors covering less of its code (:func:`recall.anchors.guards.narrowed`). A
+    guard covering as much or more (a symbol guard widened to the whole file) is kept."""
     if not old.guard:
         return
-    lifted = None
-    if category not in GUARD_CATEGORIES:
-        lifted = f"a {category} takes no guard"
-    elif left := [path for path in old.files if path not in paths]:
-        lifted = f"the new files leave out {', '.join(left)}, which it guards"
+    left_files, left_code = narrowed(old, draft.files, draft.anchors)
+    lifted = keep = None
+    if draft.category not in GUARD_CATEGORIES:
+        lifted, keep = f"a {draft.category} takes no guard", "keep its category"
+    elif left_files:
+        lifted = f"the new files leave out {', '.join(left_files)}, which it guards"
+        keep = "keep its files"
+    elif left_code:
+        lifted = f"the anchors given would guard less of its code ({'; '.join(left_code)})"
+        keep = "give anchors that cover all it guards, or leave anchors out to keep its own"
     if lifted is not None:
         raise BadInput(
-            f"memory {old.id} is guarded and {lifted}: an agent cannot lift a guard; keep its "
-            f"category and files, or ask a person to run `tether unguard {old.id}` first"
+            f"memory {old.id} is guarded and {lifted}: an agent cannot lift or narrow a guard; "
+            f"{keep}, or ask a person to run `tether unguard {old.id}` first"
         )
 
 

@@ -7,12 +7,15 @@ changed without a confirm. Taking the guard off removes the key from the file.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from recall.anchors.symbols import NAME_SEPARATOR, SEPARATOR, normalize_name
 from recall.errors import BadInput, NothingToDo
 from recall.model import GUARD_CATEGORIES
 
 if TYPE_CHECKING:
+    from recall.anchors.symbols import SymbolAnchor
     from recall.model import Memory
     from recall.store import MemoryStore
 
@@ -77,3 +80,47 @@ def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:
             "SUMMARY -c decision -f PATH --guard`)"
         )
     return store.update_fields(memory.id, {"guard": True if guard else REMOVE})
+
+
+def _coverage(files: Iterable[str], anchors: Iterable[SymbolAnchor]) -> dict[str, set[str]]:
+    """What a guard on a memory with ``files`` and ``anchors`` covers, file by file: the
+    symbols anchored in the file (names as the index keys them), or an empty set for a file
+    with none anchored, which the guard covers whole (as the pre-edit hook reads it)."""
+    covered: dict[str, set[str]] = {path: set() for path in files}
+    for anchor in anchors:
+        covered.setdefault(anchor.path, set()).add(normalize_name(anchor.name))
+    return covered
+
+
+def _holds(names: set[str], name: str) -> bool:
+    """Whether a guard on ``names`` covers the symbol ``name``: it names it, or the symbol
+    within which it is defined (a class covers its methods: its lines hold theirs)."""
+    return any(name == held or name.startswith(held + NAME_SEPARATOR) for held in names)
+
+
+def narrowed(
+    old: Memory, files: Iterable[str], anchors: Iterable[SymbolAnchor]
+) -> tuple[list[str], list[str]]:
+    """What a guard on a memory with ``files`` and ``anchors`` leaves out of ``old``'s guard:
+    the guarded files it names no longer, and the guarded code it covers less of (a file
+    guarded whole narrowed to symbols, a guarded symbol dropped), each said in a phrase. Both
+    empty when it covers as much or more."""
+    before = _coverage(old.files, old.anchors)
+    after = _coverage(files, anchors)
+    left_files: list[str] = []
+    left_code: list[str] = []
+    for path, names in before.items():
+        if path not in after:
+            left_files.append(path)
+            continue
+        now = after[path]
+        if not now:  # guarded whole: covers every symbol
+            continue
+        if not names:
+            shown = ", ".join(f"{path}{SEPARATOR}{name}" for name in sorted(now))
+            left_code.append(f"{path} is guarded whole, and {shown} is only part of it")
+            continue
+        dropped = [f"{path}{SEPARATOR}{name}" for name in sorted(names) if not _holds(now, name)]
+        if dropped:
+            left_code.append(f"{', '.join(dropped)} is guarded and not among them")
+    return left_files, left_code
