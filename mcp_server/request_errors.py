@@ -4,11 +4,14 @@ The SDK answers a request whose params have the wrong shape (``"name": 5``, ``"a
 "c069"``), and any request sent before ``initialize``, with the bare ``-32602 Invalid request
 parameters`` and empty data: the client cannot tell what to fix. This middleware keeps the
 code and says which field is wrong and what it must be, or that the session must be
-initialized first.
+initialized first. A ``notifications/initialized`` sent before ``initialize`` would open the
+SDK's gate with no handshake done: it is dropped (and logged), so every request but ``ping``
+still gets that error until ``initialize`` is answered.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -17,6 +20,8 @@ from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
 from mcp_server.json_words import json_type, wanted
+
+log = logging.getLogger("mcp_server")
 
 SDK_VAGUE = "Invalid request parameters"
 """The SDK's one message for every params problem, the pre-initialize gate included."""
@@ -48,7 +53,14 @@ class NamedRequestErrors:
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        """Run the request; reword the SDK's vague ``-32602``."""
+        """Run the request; reword the SDK's vague ``-32602``. A premature
+        ``notifications/initialized`` is not run."""
+        if ctx.method == "notifications/initialized" and ctx.session.client_params is None:
+            log.warning(
+                "notifications/initialized came before initialize and is ignored: send "
+                "initialize first, then notifications/initialized"
+            )
+            return None
         try:
             return await call_next(ctx)
         except ValidationError as error:
