@@ -4,7 +4,8 @@ A request whose ``id`` is neither a string nor an integer (``"id": {"a": 1}``) i
 SDK as a notification, the id dropped, and never answered: its client waits. JSON-RPC 2.0 asks
 for "Invalid Request" (-32600) with id null. Such a line is handed on without its ``method``,
 so that it fails to be read and is answered as every unreadable request is
-(:mod:`mcp_server.unreadable`). Every other line is handed on as it came.
+(:mod:`mcp_server.unreadable`). A byte order mark before the first line and blank lines
+between messages are dropped (:class:`CheckedLines`). Every other line is handed on as it came.
 
 Standard input is read through a descriptor of its own while descriptor 0 points at the null
 device, as the SDK does for its own reader: a child process never reads the client's messages.
@@ -89,17 +90,32 @@ def answerable(line: str) -> str:
     return json.dumps(message) + "\n"
 
 
+BOM = "\ufeff"
+"""The byte order mark some writers put before UTF-8 text; before the first message it is no
+part of it, and left there it would make that message unreadable JSON."""
+
+
 class CheckedLines:
-    """An async iterator over a text stream's lines, each passed through :func:`answerable`."""
+    """An async iterator over a text stream's lines, each passed through :func:`answerable`.
+
+    A byte order mark before the first line is dropped, and a blank line (also ``\r\n``, or
+    spaces only) is skipped: it holds no message, so it gets no "not JSON" answer."""
 
     def __init__(self, lines: AsyncIterator[str]) -> None:
         self._lines = lines
+        self._first = True
 
     def __aiter__(self) -> CheckedLines:
         return self
 
     async def __anext__(self) -> str:
-        return answerable(await self._lines.__anext__())
+        while True:
+            line = await self._lines.__anext__()
+            if self._first:
+                self._first = False
+                line = line.removeprefix(BOM)
+            if line.strip():
+                return answerable(line)
 
 
 @contextmanager
