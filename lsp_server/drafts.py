@@ -268,7 +268,13 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             summary="",
             files=tuple(files),
             anchors=anchors,
-            guard=check_guard(flag(obj, "guard"), check_category(category), GUARD_ARGUMENT),
+            guard=check_guard(
+                flag(obj, "guard"),
+                check_category(category),
+                GUARD_ARGUMENT,
+                scope=store.scope,
+                scope_option=GLOBAL_ARGUMENT,
+            ),
             created=now_iso(),
             author=author,
         )
@@ -286,7 +292,12 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         source=text(obj, "source") or "user",
     )
     guard = check_guard(
-        flag(obj, "guard"), memory.category, GUARD_ARGUMENT, covers=bool(memory.files or anchors)
+        flag(obj, "guard"),
+        memory.category,
+        GUARD_ARGUMENT,
+        covers=bool(memory.files or anchors),
+        scope=store.scope,
+        scope_option=GLOBAL_ARGUMENT,
     )
     if store.exists:
         refuse_same_summary(
@@ -306,6 +317,10 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
 GUARD_ARGUMENT = 'the "guard": true argument'
 """How an editor's command names the guard it was given, in an error about it (never a CLI
 flag: the person is in an editor)."""
+
+GLOBAL_ARGUMENT = 'the "global": true argument'
+"""How an editor's command names its choice of the global store, in an error about a guard
+there."""
 
 
 def _given(obj: dict[str, Any], key: str) -> bool:
@@ -333,10 +348,17 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     summary = text(obj, "summary")
     category = check_category(text(obj, "category") or old.category)
     if _given(obj, "guard"):
-        guard = check_guard(flag(obj, "guard"), category, GUARD_ARGUMENT, covers=bool(files))
+        guard = check_guard(
+            flag(obj, "guard"),
+            category,
+            GUARD_ARGUMENT,
+            covers=bool(files),
+            scope=store.scope,
+            scope_option=GLOBAL_ARGUMENT,
+        )
         note = None
     else:  # superseding does not lift a guard
-        guard, note = carried_guard(old, category)
+        guard, note = carried_guard(old, category, store.scope)
     acted(root, store, old.id)  # validated: the person acted on what was shown
     if summary is None:
         draft = Memory(

@@ -18,7 +18,7 @@ from recall.errors import BadInput
 from recall.known_paths import missing_notes, touched_notes
 from recall.lifecycle.disuse import archived_by_disuse, as_seen, seen_state
 from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
-from recall.locations import PROJECT
+from recall.locations import GLOBAL, PROJECT
 from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
@@ -228,7 +228,14 @@ def write(
     if recorded or guard:
         draft = draft.with_changes(
             anchors=recorded,
-            guard=check_guard(guard, category, "guard: true", covers=bool(paths or recorded)),
+            guard=check_guard(
+                guard,
+                category,
+                "guard: true",
+                covers=bool(paths or recorded),
+                scope=store.scope,
+                scope_option='scope: "global"',
+            ),
         )
     draft = with_given_files(draft, given)  # the files named, for a later repoint
     if store.exists:
@@ -287,8 +294,9 @@ def supersede(
     if recorded:  # the new text is about the same code, or the code given
         draft = draft.with_changes(anchors=recorded)
     draft = with_given_files(draft, named)  # the files named, for a later repoint
-    _keeps_the_guard(old, draft)
-    guard, note = carried_guard(old, draft.category)  # superseding does not lift a guard
+    _keeps_the_guard(old, draft, store.scope)
+    # superseding does not lift a guard
+    guard, note = carried_guard(old, draft.category, store.scope)
     if guard:
         draft = draft.with_changes(guard=True)
     result, updated = store.supersede(old.id, draft)
@@ -303,16 +311,21 @@ def _with_notes(done: dict[str, Any], **notes: list[str]) -> dict[str, Any]:
     return {**done, **{key: found for key, found in notes.items() if found}}
 
 
-def _keeps_the_guard(old: Memory, draft: Memory) -> None:
+def _keeps_the_guard(old: Memory, draft: Memory, scope: str) -> None:
     """Refuse a supersede that would lift or narrow ``old``'s guard (an agent cannot: a person
     does, with ``tether unguard``): a category that takes none, files leaving a guarded one
     out, or anchors covering less of its code (:func:`recall.anchors.guards.narrowed`). A
-    guard covering as much or more (a symbol guard widened to the whole file) is kept."""
+    guard covering as much or more (a symbol guard widened to the whole file) is kept. A
+    guard in the global store, which protects nothing and cannot be carried, is a person's to
+    take off."""
     if not old.guard:
         return
     left_files, left_code = narrowed(old, draft.files, draft.anchors)
     lifted = keep = None
-    if draft.category not in GUARD_CATEGORIES:
+    if scope == GLOBAL:
+        lifted = "in the global store, where a guard protects no file and cannot be carried"
+        keep = "leave it as it is"
+    elif draft.category not in GUARD_CATEGORIES:
         lifted, keep = f"a {draft.category} takes no guard", "keep its category"
     elif left_files:
         lifted = f"the new files leave out {', '.join(left_files)}, which it guards"

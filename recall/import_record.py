@@ -123,7 +123,12 @@ def draft_record(
         draft = draft.with_changes(
             anchors=anchors,
             guard=check_guard(
-                guard, draft.category, "'guard'", covers=bool(draft.files or anchors)
+                guard,
+                draft.category,
+                "'guard'",
+                covers=bool(draft.files or anchors),
+                scope=store.scope,
+                scope_option="'scope': \"global\" (or --global)",
             ),
         )
     if extra:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from recall.anchors.symbols import NAME_SEPARATOR, SEPARATOR, normalize_name
 from recall.errors import BadInput, NothingToDo
+from recall.locations import GLOBAL, PROJECT
 from recall.model import GUARD_CATEGORIES
 
 if TYPE_CHECKING:
@@ -21,19 +22,40 @@ if TYPE_CHECKING:
 
 
 def check_guard(
-    guard: bool, category: str, option: str = "--guard", *, covers: bool = True
+    guard: bool,
+    category: str,
+    option: str = "--guard",
+    *,
+    covers: bool = True,
+    scope: str = PROJECT,
+    scope_option: str = "--global",
 ) -> bool:
     """Validate ``guard`` for a memory of ``category`` that names files or symbols
-    (``covers``); raises :class:`BadInput` for a category a guard does not fit, or a memory
-    naming nothing for it to cover, telling to drop ``option`` (how the guard was given)."""
+    (``covers``), written in the ``scope`` store; raises :class:`BadInput` for a category a
+    guard does not fit, a memory in the global store, or a memory naming nothing for it to
+    cover, telling to drop ``option`` (how the guard was given) or ``scope_option`` (how the
+    global store was chosen)."""
     if guard and category not in GUARD_CATEGORIES:
         raise BadInput(
             f"a guard protects a {' or '.join(GUARD_CATEGORIES)}, not a {category}; "
             f"drop {option} or change the category"
         )
+    if guard and scope == GLOBAL:
+        raise BadInput(global_guard(option, scope_option))
     if guard and not covers:
         raise BadInput(uncovered(option))
     return guard
+
+
+def global_guard(option: str, scope_option: str) -> str:
+    """Why a guard in the global store is refused: the edit hooks ask only under the guards
+    of the edited file's own repository, and the global store is no repository's, so no edit
+    would ever be asked about."""
+    return (
+        "a guard protects the files of one repository, and the global store belongs to none, "
+        "so no edit would ever be asked about; write the memory in the project store (drop "
+        f"{scope_option}) or drop {option}"
+    )
 
 
 def uncovered(option: str) -> str:
@@ -45,12 +67,28 @@ def uncovered(option: str) -> str:
     )
 
 
-def carried_guard(old: Memory, category: str) -> tuple[bool, str | None]:
-    """The guard a memory replacing ``old`` with ``category`` keeps (a guard is lifted on
-    purpose, with ``unguard``, not by superseding), and a note when it cannot be kept: the
-    new category takes no guard."""
+def idle_guard(memory_id: str) -> str:
+    """What ``tether doctor`` says of a guarded memory in the global store (written before
+    such a guard was refused, or by hand): it protects nothing, and is left as it is."""
+    return (
+        f"memory {memory_id} is guarded, but it is in the global store, where a guard protects "
+        f"no file (no edit is ever asked about); `tether unguard {memory_id}` takes it off, and "
+        "a guard on a repository's files belongs in its project store"
+    )
+
+
+def carried_guard(old: Memory, category: str, scope: str = PROJECT) -> tuple[bool, str | None]:
+    """The guard a memory replacing ``old`` (in the ``scope`` store) with ``category`` keeps
+    (a guard is lifted on purpose, with ``unguard``, not by superseding), and a note when it
+    cannot be kept: the new category takes no guard, or the store is the global one, where a
+    guard protects nothing (:func:`global_guard`)."""
     if not old.guard:
         return False, None
+    if scope == GLOBAL:
+        return False, (
+            f"{old.id} was guarded, but it is in the global store, where a guard protects no "
+            "file: the memory replacing it is not guarded"
+        )
     if category in GUARD_CATEGORIES:
         return True, None
     return False, (
@@ -65,6 +103,13 @@ def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:
     from recall.frontmatter import REMOVE
 
     memory = store.get(ref)
+    if guard and store.scope == GLOBAL:
+        raise BadInput(
+            f"memory {memory.id} is in the global store, and a guard protects the files of one "
+            "repository, so no edit would ever be asked about; to guard it, write it in the "
+            "project store (`tether remember SUMMARY -c decision -f PATH --guard` inside the "
+            "repository)"
+        )
     if memory.guard == guard:
         raise NothingToDo(f"memory {memory.id} is already {'guarded' if guard else 'unguarded'}")
     if guard and memory.category not in GUARD_CATEGORIES:

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from recall import privacy, unloaded
+from recall.anchors.guards import idle_guard
 from recall.anchors.states import (
     confirmed_anchors,
     files_left_by,
@@ -41,7 +42,7 @@ from recall.lifecycle.references import (
     named_by_person,
     with_lifecycle_keys,
 )
-from recall.locations import not_a_folder
+from recall.locations import GLOBAL, not_a_folder
 from recall.policy.usage import record_action
 from recall.repo_signals import open_repo_signals
 from recall.store import MemoryStore
@@ -187,6 +188,14 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             entry = {"scope": store.scope, "kind": "dangling-link", "path": str(path)}
             data.append({**entry, "id": memory_id, "supersedes": target, "message": message})
             lines.append(message)
+        if store.scope == GLOBAL:  # a guard there protects nothing: said, left as it is
+            for memory in store.list(status="active"):
+                if memory.guard:
+                    path = store.path_of(memory.id)
+                    message = f"{path}:{key_line(path, 'guard')}: {idle_guard(memory.id)}"
+                    entry = {"scope": store.scope, "kind": "global-guard", "path": str(path)}
+                    data.append({**entry, "id": memory.id, "message": message})
+                    lines.append(message)
         genome = project_genome(store, ctx)
         if genome is None:
             continue

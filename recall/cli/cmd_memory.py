@@ -148,7 +148,9 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
         source=args.source,
         allow_secret=args.allow_secret,
     )
-    guard = check_guard(args.guard, args.category, covers=bool(draft.files or anchors))
+    guard = check_guard(
+        args.guard, args.category, covers=bool(draft.files or anchors), scope=store.scope
+    )
     if anchors or guard:
         draft = draft.with_changes(anchors=anchors, guard=guard)
     return with_given_files(draft, files[: len(args.files)])  # kept by a repoint: see the key

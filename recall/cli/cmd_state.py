@@ -135,7 +135,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
             changes["files"] = (*given, *dict.fromkeys(anchored))
     if old.pinned and not draft.pinned and not args.no_pin:
         changes["pinned"] = True
-    guard, note = carried_guard(old, draft.category)
+    guard, note = carried_guard(old, draft.category, store.scope)
     if guard and not draft.guard and not args.no_guard:
         changes["guard"] = True
     elif note and not draft.guard and not args.no_guard:
