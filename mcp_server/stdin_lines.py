@@ -23,6 +23,7 @@ from typing import Any
 
 import anyio
 
+from mcp_server.broken_text import BrokenText, broken_fields
 from recall.display import without_lone_surrogates
 
 
@@ -36,8 +37,8 @@ the client), which JSON allows and the SDK's reader refuses as not JSON, answeri
 
 
 def _whole(value: Any) -> Any:
-    """``value`` with each lone surrogate of its strings (keys too) made U+FFFD, as the hooks
-    take text: the request is then read, and answered under its own id."""
+    """``value`` with each lone surrogate of its strings (keys too) made U+FFFD: the request
+    is then read, and answered under its own id (refused, :mod:`mcp_server.broken_text`)."""
     if isinstance(value, str):
         return without_lone_surrogates(value)
     if isinstance(value, list):
@@ -61,24 +62,40 @@ def _read(line: str) -> Any:
         return _UNREAD
 
 
-def _without_lone_surrogates(line: str) -> str:
-    """``line`` with its lone surrogates replaced (:func:`_whole`); as it came when it has
-    none (only whole pairs), is no JSON at all or is nested too deep to read."""
+def _encodes(line: str) -> bool:
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # bytes that were not UTF-8, read as lone surrogates
+        return False
+    return True
+
+
+def _mended(line: str, broken: BrokenText | None) -> str:
+    """``line`` with its lone surrogates replaced (:func:`_whole`), the request noted in
+    ``broken`` with the fields that held one (:mod:`mcp_server.broken_text`); as it came when
+    it has none (only whole pairs). A line that is no JSON, or is nested too deep to read, is
+    only made UTF-8: it is answered as unreadable whatever it holds."""
     message = _read(line)
     if message is _UNREAD:
-        return line
+        return without_lone_surrogates(line)
     try:
         whole = _whole(message)
     except RecursionError:
+        return without_lone_surrogates(line)
+    if whole == message:
         return line
-    return line if whole == message else json.dumps(whole) + "\n"
+    fields = broken_fields(message)
+    if fields and broken is not None and _is_id(message["id"]):
+        broken.note(message, fields)
+    return json.dumps(whole) + "\n"
 
 
-def answerable(line: str) -> str:
+def answerable(line: str, broken: BrokenText | None = None) -> str:
     """``line``, or, for a request whose id the SDK would drop, the same without ``method``;
-    a lone surrogate in it is replaced first (:data:`_SURROGATE_ESCAPE`)."""
-    if "\\u" in line and _SURROGATE_ESCAPE.search(line):
-        line = _without_lone_surrogates(line)
+    a lone surrogate in it (:data:`_SURROGATE_ESCAPE`, or a byte that is not UTF-8) is
+    replaced first, and the request noted in ``broken`` to be refused."""
+    if ("\\u" in line and _SURROGATE_ESCAPE.search(line)) or not _encodes(line):
+        line = _mended(line, broken)
     if '"id"' not in line:  # most notifications: nothing to parse
         return line
     message = _read(line)
@@ -104,6 +121,8 @@ class CheckedLines:
     def __init__(self, lines: AsyncIterator[str]) -> None:
         self._lines = lines
         self._first = True
+        self.broken = BrokenText()
+        """The requests read with text that is not UTF-8, to be refused when they come."""
 
     def __aiter__(self) -> CheckedLines:
         return self
@@ -115,7 +134,7 @@ class CheckedLines:
                 self._first = False
                 line = line.removeprefix(BOM)
             if line.strip():
-                return answerable(line)
+                return answerable(line, self.broken)
 
 
 @contextmanager
@@ -123,7 +142,10 @@ def client_lines() -> Iterator[CheckedLines]:
     """Standard input's lines (checked), descriptor 0 diverted to the null device meanwhile
     and given back after."""
     saved = os.dup(0)
-    reading = io.TextIOWrapper(os.fdopen(os.dup(0), "rb"), encoding="utf-8", errors="replace")
+    # A byte that is not UTF-8 is read as a lone surrogate, so that the request holding it is
+    # refused (:mod:`mcp_server.broken_text`), never written changed.
+    raw = os.fdopen(os.dup(0), "rb")
+    reading = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape")
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)

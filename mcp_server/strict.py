@@ -23,6 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from mcp_server.broken_text import BrokenText
 from mcp_server.calls import Calls
 from mcp_server.in_flight import named
 from mcp_server.json_words import json_type, wanted
@@ -136,12 +137,13 @@ class TetherMCPServer(MCPServer):
         with client_lines() as lines:
             # the SDK reads any async iterable of lines, though it names an AsyncFile
             async with stdio_server(stdin=lines) as streams:  # type: ignore[arg-type]
-                await self._serve(*streams)
+                await self._serve(*streams, lines.broken)
 
     async def _serve(
         self,
         read_stream: ObjectReceiveStream[SessionMessage | Exception],
         write_stream: ObjectSendStream[SessionMessage],
+        broken: BrokenText | None = None,
     ) -> None:
         import anyio
 
@@ -153,7 +155,9 @@ class TetherMCPServer(MCPServer):
         to_session, from_reader = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         from_session, answers = anyio.create_memory_object_stream[SessionMessage](0)
         async with anyio.create_task_group() as group:
-            group.start_soon(answer_unreadable, read_stream, to_session, write_stream, in_flight)
+            group.start_soon(
+                answer_unreadable, read_stream, to_session, write_stream, in_flight, broken
+            )
             group.start_soon(relay_answers, answers, write_stream, in_flight)
             async with from_reader:
                 await lowlevel.run(

@@ -7,7 +7,8 @@ error" (-32700, id null) for text that is not JSON, "Invalid Request" (-32600) w
 request's id for a request of the wrong shape (id null when the id itself is not a string or
 an integer). A notification or a response (a message with ``result`` or ``error``) gets no
 reply, as the specification says; it is logged on stderr. A request reusing the id of a
-request still in flight is refused here too, never passed on (:func:`in_flight.duplicate_error`).
+request still in flight is refused here too, never passed on (:func:`in_flight.duplicate_error`),
+and so is a request read with text that is not UTF-8 (:mod:`mcp_server.broken_text`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from mcp_server.broken_text import BrokenText
 from mcp_server.in_flight import InFlight, duplicate_error
 from mcp_server.json_words import json_type
 
@@ -80,9 +82,11 @@ async def answer_unreadable(
     to_session: ObjectSendStream[SessionMessage | Exception],
     to_client: ObjectSendStream[SessionMessage],
     in_flight: InFlight,
+    broken: BrokenText | None = None,
 ) -> None:
     """Pass every message read from ``source`` on to the session; answer each one that could
-    not be read, or that reuses the id of a request in flight, to the client directly instead.
+    not be read, that reuses the id of a request in flight, or that was read with text that
+    is not UTF-8 (noted in ``broken``), to the client directly instead.
     Ends (closing ``to_session``) with the input, once every request passed on is answered or
     abandoned (:mod:`mcp_server.in_flight`)."""
     async with to_session:
@@ -92,6 +96,10 @@ async def answer_unreadable(
                 reply = error_for(item)
                 why = reply.error.message if reply is not None else _first_line(item)
                 log.warning("a message could not be read: %s", why)
+            elif isinstance(item.message, types.JSONRPCRequest) and (
+                reply := broken.refusal(item.message) if broken is not None else None
+            ):
+                log.warning("a request was refused: %s", reply.error.message)
             elif isinstance(item.message, types.JSONRPCRequest) and in_flight.holds(item.message):
                 reply = duplicate_error(item.message)
                 log.warning("a request was refused: %s", reply.error.message)

@@ -130,7 +130,8 @@ def test_a_prompt_with_nothing_to_search_for_says_so(repo: Path) -> None:
 def test_a_lone_surrogate_in_a_request_is_answered_under_its_own_id(repo: Path) -> None:
     """JSON allows ``\\ud800`` alone (an emoji a client cut in two, as JSON.stringify writes
     it), the SDK's reader does not: the request was answered as unreadable, under id null,
-    and its client waited. The half is taken as U+FFFD, as the hooks take it."""
+    and its client waited. A recall's prompt takes the half as U+FFFD, as the hooks take it;
+    a write is refused naming the argument (tests/mcp/test_mcp_broken_text.py)."""
     write = {"summary": "cut emoji \ud83d here", "category": "gotcha", "files": ["src/app.py"]}
     sent = [
         INITIALIZE,
@@ -142,7 +143,6 @@ def test_a_lone_surrogate_in_a_request_is_answered_under_its_own_id(repo: Path) 
     answers = _exchange(repo, sent)
     assert None not in answers, answers.get(None)
     assert not answers[18]["result"]["isError"]
-    written = json.loads(_text(answers[19]))
-    text = (repo / ".tether" / "memories" / f"{written['id']}.md").read_text(encoding="utf-8")
-    assert "cut emoji \ufffd here" in text
+    assert answers[19]["error"]["code"] == -32602
+    assert not list((repo / ".tether" / "memories").glob("*.md"))
     assert not answers[20]["result"]["isError"]

@@ -1,0 +1,78 @@
+"""Text that is not valid UTF-8 in a tool's arguments (a lone surrogate, as JSON may carry
+one, or bytes that are not UTF-8) is refused naming the argument, never written as U+FFFD;
+only a recall's prompt, which is searched and never written, is read with U+FFFD."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+WAIT_S = 120  # a bound against a hang on a loaded machine, not a timing
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+def _call(msg_id: int, tool: str, **arguments: Any) -> dict[str, Any]:
+    params = {"name": tool, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call", "params": params}
+
+
+def _answers(repo: Path, sent: bytes) -> dict[Any, dict[str, Any]]:
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    done = subprocess.run(
+        [sys.executable, "-m", "recall", "mcp"],
+        cwd=repo,
+        env=env,
+        input=sent,
+        capture_output=True,
+        timeout=WAIT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    return {a.get("id"): a for a in map(json.loads, done.stdout.decode().splitlines())}
+
+
+def _refused(answer: dict[str, Any], tool: str, named: str) -> None:
+    assert answer["error"]["code"] == -32602, answer
+    said = answer["error"]["message"]
+    assert said.startswith(f"{tool}: {named} is not valid UTF-8 text"), said
+    assert "send the text whole, as UTF-8" in said
+
+
+def test_broken_text_in_a_tool_s_arguments_is_refused_naming_it(repo: Path) -> None:
+    gotcha = {"category": "gotcha", "files": ["src/app.py"]}
+    not_utf8 = _line(_call(4, "memory_write", summary="bytes BROKEN here", **gotcha))
+    sent = (
+        _line(INITIALIZE)
+        + _line(INITIALIZED)
+        + _line(_call(2, "memory_write", summary="cut emoji \ud83d here", **gotcha))
+        + _line(_call(3, "memory_write", summary="a b c", category="gotcha", files=["\udc80.py"]))
+        + not_utf8.replace(b"BROKEN", b"\xff\xfe")
+        + _line(_call(5, "memory_recall", prompt="half \ud83d of an emoji"))
+        + _line(_call(6, "memory_write", summary="a whole pair \U0001f600 is kept", **gotcha))
+    )
+    answers = _answers(repo, sent)
+    _refused(answers[2], "memory_write", "argument 'summary'")
+    _refused(answers[3], "memory_write", "argument 'files' (at files[0])")
+    _refused(answers[4], "memory_write", "argument 'summary'")
+    assert not answers[5]["result"]["isError"]  # a prompt is searched, as a hook's is
+    written = json.loads(answers[6]["result"]["content"][0]["text"])
+    [path] = (repo / ".tether" / "memories").glob("*.md")
+    assert path.name == f"{written['id']}.md"
+    assert "a whole pair \U0001f600 is kept" in path.read_text(encoding="utf-8")
