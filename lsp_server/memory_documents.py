@@ -22,6 +22,7 @@ from lsp_server import diagnostics, draft_files, supersede_links
 from lsp_server.anchors import line_text
 from lsp_server.documents import DocState, current_text
 from lsp_server.positions import units
+from lsp_server.supersede_words import not_active
 from recall import frontmatter
 from recall.clock import now_iso
 from recall.errors import BadInput, MalformedMemory, TetherError
@@ -94,6 +95,10 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
         if old is None:
             message = f"supersedes {memory.supersedes}, which is not in the {store.scope} store"
             found.append(_line_diagnostic(ls, text, line, message, warning))
+        elif old.id != memory.id and old.status != "active" and old.superseded_by != memory.id:
+            # the command refuses this; a draft's save does too (kept: nothing typed is lost)
+            severity = error if draft_files.is_draft(doc) else warning
+            found.append(_line_diagnostic(ls, text, line, not_active(old), severity))
         elif old.id != memory.id and old.content_hash == memory.content_hash:
             message = f"{SAME_TEXT} {old.id}, the memory it supersedes: change it before saving"
             found.append(_line_diagnostic(ls, text, parsed.body_line, message, warning))

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from lsp_server import diagnostics, draft_files
 from lsp_server.documents import editor_copy
+from lsp_server.supersede_words import not_active
 from lsp_server.usage_counts import COUNT_WAIT_MS
 from recall import frontmatter
 from recall.clock import now_iso
@@ -78,6 +79,12 @@ def mark(
     if new is None or new.status != "active" or not new.supersedes or new.supersedes == new.id:
         return False
     old = store.find(new.supersedes)
+    if old is not None and old.status != "active" and old.superseded_by != new.id:
+        ls.warn_shown_once(  # never a silent skip: the successor names a memory left as it is
+            f"not marked {new.id} {old.id} {old.status}",
+            f"memory {old.id} was not marked superseded by {new.id}: {not_active(old)}",
+        )
+        return False
     if old is None or old.status != "active" or old.content_hash == new.content_hash:
         return False
     waited = contextlib.nullcontext() if wait_ms is None else waiting_at_most(store.conn, wait_ms)
