@@ -19,6 +19,7 @@ from lsp_server import capabilities, draft_files
 from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
 from lsp_server.documents import editor_copy
+from lsp_server.legacy_anchor import anchor_name
 from lsp_server.roots import Root
 from recall import frontmatter, secrets_scan
 from recall.anchors.guards import carried_guard, check_guard
@@ -287,7 +288,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         files=files,
         details=text(obj, "details"),
         pinned=flag(obj, "pinned"),
-        anchor=text(obj, "anchor"),
+        anchor=anchor_name(obj, files),
         author=author,
         source=text(obj, "source") or "user",
     )
@@ -343,6 +344,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     named = strings(obj, "files") is not None
     given = list(files) if named else named_by_person(with_lifecycle_keys(store, old))
     files += [a.path for a in anchors if a.path not in files]
+    anchor = anchor_name(obj, files, old)
     pinned = flag(obj, "pinned") if _given(obj, "pinned") else old.pinned
     author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
     summary = text(obj, "summary")
@@ -366,7 +368,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             category=category,
             summary="",
             files=tuple(files),
-            anchor=old.anchor,
+            anchor=anchor,
             anchors=anchors,
             pinned=pinned,
             guard=guard,  # in the draft's front matter: kept unless the person takes it out
@@ -383,7 +385,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         files=files,
         details=text(obj, "details"),
         pinned=pinned,
-        anchor=text(obj, "anchor") or old.anchor,
+        anchor=anchor,
         author=author,
         source=text(obj, "source") or "user",
     )
