@@ -26,6 +26,7 @@ from lsp_server.supersede_words import not_active
 from recall import frontmatter
 from recall.clock import now_iso
 from recall.errors import BadInput, MalformedMemory, TetherError
+from recall.frontmatter_marks import entry_spans
 from recall.model import Memory
 from recall.records import memory_from_parsed
 
@@ -38,12 +39,23 @@ SAME_TEXT = "same text as"
 
 
 def _line_diagnostic(
-    ls: TetherServer, text: str, line: int, message: str, severity: types.DiagnosticSeverity
+    ls: TetherServer,
+    text: str,
+    line: int,
+    message: str,
+    severity: types.DiagnosticSeverity,
+    columns: tuple[int, int | None] = (0, None),
 ) -> types.Diagnostic:
+    """A diagnostic on the 1-based ``line``: the whole of it, or from ``columns[0]`` to
+    ``columns[1]`` (characters; None: to the end of the line)."""
     index = max(0, line - 1)
-    width = units(line_text(text, index), ls.workspace.position_encoding)
+    written = line_text(text, index).rstrip("\r")
+    encoding = ls.workspace.position_encoding
+    start, end = columns
+    first = units(written[:start], encoding)
+    last = units(written if end is None else written[:end], encoding)
     return types.Diagnostic(
-        range=types.Range(types.Position(index, 0), types.Position(index, width)),
+        range=types.Range(types.Position(index, first), types.Position(index, last)),
         message=message,
         severity=severity,
         source=diagnostics.SOURCE,
@@ -59,11 +71,7 @@ def parse(doc: DocState, text: str) -> tuple[frontmatter.ParsedFile, Memory]:
 
 def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnostic]:
     """What is wrong with a memory document, each problem on its line."""
-    error, warning, info = (
-        types.DiagnosticSeverity.Error,
-        types.DiagnosticSeverity.Warning,
-        types.DiagnosticSeverity.Information,
-    )
+    error, warning = types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning
     try:
         parsed, memory = parse(doc, text)
     except MalformedMemory as problem:
@@ -78,17 +86,7 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
             "give this one its own id (or delete the id line: the file name gives one)"
         )
         found.append(_line_diagnostic(ls, text, parsed.key_lines.get("id", 1), message, error))
-    files_line = parsed.key_lines.get("files", 1)
-    for index, raw in enumerate(memory.files):
-        try:
-            path = store.normalize_stored(raw)
-        except BadInput as bad:
-            found.append(_line_diagnostic(ls, text, files_line + 1 + index, str(bad), error))
-            continue
-        base = store.repo_root
-        if base is not None and not (base / path).exists():
-            message = f"{path} is not in the working tree; this memory will not surface for it"
-            found.append(_line_diagnostic(ls, text, files_line + 1 + index, message, info))
+    found += _file_problems(ls, store, text, memory, parsed.key_lines.get("files", 1))
     if memory.supersedes:
         line = parsed.key_lines.get("supersedes", 1)
         old = store.find(memory.supersedes)
@@ -102,6 +100,30 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
         elif old.id != memory.id and old.content_hash == memory.content_hash:
             message = f"{SAME_TEXT} {old.id}, the memory it supersedes: change it before saving"
             found.append(_line_diagnostic(ls, text, parsed.body_line, message, warning))
+    return found
+
+
+def _file_problems(
+    ls: TetherServer, store: MemoryStore, text: str, memory: Memory, files_line: int
+) -> list[types.Diagnostic]:
+    """What is wrong with each entry of ``files``, on that entry as written (on the ``files:``
+    line when where it is cannot be told)."""
+    spans = entry_spans(text, "files")
+    found: list[types.Diagnostic] = []
+    for index, raw in enumerate(memory.files):
+        span = spans[index] if len(spans) == len(memory.files) else None
+        line, columns = (files_line, (0, None)) if span is None else (span.line, span.columns)
+        try:
+            path = store.normalize_stored(raw)
+        except BadInput as bad:
+            error = types.DiagnosticSeverity.Error
+            found.append(_line_diagnostic(ls, text, line, str(bad), error, columns))
+            continue
+        base = store.repo_root
+        if base is not None and not (base / path).exists():
+            message = f"{path} is not in the working tree; this memory will not surface for it"
+            info = types.DiagnosticSeverity.Information
+            found.append(_line_diagnostic(ls, text, line, message, info, columns))
     return found
 
 

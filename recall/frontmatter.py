@@ -239,6 +239,12 @@ def _split(text: str, path: Path | str) -> tuple[list[str], int, str]:
     raise MalformedMemory(path, 1, "front matter is not closed: add a '---' line after it")
 
 
+def front_matter_lines(text: str, path: Path | str) -> list[str]:
+    """The lines between the fences of a memory file (the first is the file's line 2);
+    :class:`MalformedMemory` when it has no closed front matter."""
+    return _split(text, path)[0]
+
+
 def _yaml_error_line(error: yaml.YAMLError) -> int:
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     return (mark.line + 2) if mark is not None else 1

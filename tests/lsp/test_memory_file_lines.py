@@ -1,0 +1,37 @@
+"""A problem with one entry of an open memory file's ``files:`` is shown on that entry as
+written: in a flow list on the key's line, past a comment in a block list."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lsp.session import Session
+from tests.lsp.workspace import Workspace
+
+pytestmark = pytest.mark.asyncio
+
+MISSING = "is not in the working tree"
+
+
+def covered(lsp: Session, text: str, ws: Workspace) -> list[str]:
+    """The text each missing-file diagnostic of the decision's memory file covers."""
+    lines = text.split("\n")
+    return [
+        lines[d.range.start.line][d.range.start.character : d.range.end.character]
+        for d in lsp.diagnostics(ws.memory_file(ws.decision))
+        if MISSING in d.message and d.range.start.line == d.range.end.line
+    ]
+
+
+async def test_missing_files_are_shown_on_their_entries(lsp_one: Session, ws: Workspace) -> None:
+    lsp = lsp_one
+    path = ws.memory_file(ws.decision)
+    original = path.read_text(encoding="utf-8")
+    block = "files:\n  - src/store.py\n"
+    assert block in original
+    flow = original.replace(block, "files: [src/store.py, src/gone.py, 'src/x y.py']\n")
+    await lsp.open(path, flow, language="markdown")
+    assert covered(lsp, flow, ws) == ["src/gone.py", "'src/x y.py'"]
+    commented = original.replace(block, "files:\n  # moved\n  - src/gone.py\n  - src/store.py\n")
+    await lsp.change(path, commented)
+    assert covered(lsp, commented, ws) == ["src/gone.py"]

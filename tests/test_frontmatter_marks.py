@@ -1,0 +1,33 @@
+"""Where each entry of a front-matter list is written, however the list is written."""
+
+from __future__ import annotations
+
+from recall.frontmatter_marks import Span, entry_spans
+
+HEAD = "---\nid: abc\ncategory: gotcha\n"
+TAIL = "pinned: false\n---\nsummary\n"
+
+
+def test_a_block_list_with_a_comment_between_its_entries() -> None:
+    text = HEAD + "files:\n  # the old name below\n  - src/a.py\n  - src/b.py\n" + TAIL
+    assert entry_spans(text, "files") == [Span(6, 4, 12), Span(7, 4, 12)]
+
+
+def test_a_flow_list_on_the_key_line_with_quoted_and_emoji_names() -> None:
+    text = HEAD + 'files: ["😀😀", src/b.py]\n' + TAIL
+    [first, second] = entry_spans(text, "files")
+    line = text.split("\n")[first.line - 1]
+    assert first.line == second.line == 4
+    assert line[first.start : first.end] == '"😀😀"'
+    assert line[second.start : second.end] == "src/b.py"
+
+
+def test_crlf_lines_and_a_single_string() -> None:
+    text = (HEAD + "files: src/a.py\n" + TAIL).replace("\n", "\r\n")
+    assert entry_spans(text, "files") == [Span(4, 7, 15)]
+
+
+def test_nothing_when_the_key_is_absent_or_the_yaml_does_not_read() -> None:
+    assert entry_spans(HEAD + TAIL, "files") == []
+    assert entry_spans(HEAD + "files: [a\n" + TAIL, "files") == []
+    assert entry_spans("no front matter", "files") == []
