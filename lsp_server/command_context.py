@@ -32,6 +32,21 @@ def root_and_doc(ls: TetherServer, obj: dict[str, Any]) -> tuple[Root, DocState 
     return root, None
 
 
+def code_root_and_doc(
+    ls: TetherServer, obj: dict[str, Any], instead: str, *, about: bool = True
+) -> tuple[Root, DocState | None]:
+    """As :func:`root_and_doc`, for a command about a code file: a ``uri`` of a memory file or
+    a draft is refused while it is what the command would be ``about`` (False: the uri only
+    chooses the root), naming the argument and saying what to give ``instead``."""
+    root, doc = root_and_doc(ls, obj)
+    if about and doc is not None and doc.is_memory:
+        raise BadInput(
+            f"'uri' {text(obj, 'uri')} is a memory file (or a draft of one), not a code file: "
+            f"give the uri of a file of the repository, or {instead}"
+        )
+    return root, doc
+
+
 def find(ls: TetherServer, obj: dict[str, Any]) -> tuple[Root, MemoryStore, Memory]:
     """The memory named by ``memoryId`` (near the ``uri``'s root first when one is given)."""
     ref = text(obj, "memoryId", required=True)

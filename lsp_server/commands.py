@@ -19,7 +19,14 @@ from lsprotocol import types
 
 from lsp_server import capabilities, cards, diagnostics, drafts, store_busy
 from lsp_server.command_args import count, flag, text
-from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
+from lsp_server.command_context import (
+    acted,
+    changed,
+    code_root_and_doc,
+    find,
+    root_and_doc,
+    self_serve,
+)
 from lsp_server.command_runs import run, run_async, run_write
 from lsp_server.roots import Root
 from lsp_server.server import TetherServer
@@ -54,8 +61,8 @@ line lands in its context window (mcp_server.limits.LIST_LIMIT)."""
 def _recall(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     prompt = text(obj, "prompt")
     limit = count(obj, "limit", 10)
-    root, doc = root_and_doc(ls, obj)
-    if doc is not None and not doc.is_memory:
+    root, doc = code_root_and_doc(ls, obj, "leave 'uri' out and give a 'prompt'")
+    if doc is not None:
         touches: tuple[Touch, ...] = (Touch(doc.rel, "edit"),)
     else:
         touches = tuple(Touch(path, kind) for path, kind in root.touched.items())

@@ -17,7 +17,7 @@ from lsprotocol import types
 
 from lsp_server import capabilities, draft_files
 from lsp_server.command_args import flag, strings, text
-from lsp_server.command_context import acted, changed, find, root_and_doc, self_serve
+from lsp_server.command_context import acted, changed, code_root_and_doc, find, self_serve
 from lsp_server.documents import editor_copy
 from lsp_server.legacy_anchor import anchor_name
 from lsp_server.roots import Root
@@ -247,7 +247,9 @@ def _given_names(
 async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     """Write a memory (``summary`` given) or open a draft for the file at ``uri``; ``anchors``
     binds it to symbols (the code action on a definition gives the one under the cursor)."""
-    root, doc = root_and_doc(ls, obj)
+    named_here = strings(obj, "files") is None and strings(obj, "anchors") is None
+    instead = "name the files in 'files'"
+    root, doc = code_root_and_doc(ls, obj, instead, about=named_here)
     store = _store(root, obj)
     here = [doc.rel] if doc is not None and not doc.is_memory else []
     files = _files(store, root, obj, here)
