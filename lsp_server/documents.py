@@ -75,10 +75,18 @@ def editor_copy(workspace: Workspace, uri: str) -> TextDocument | None:
     return workspace.text_documents.get(unquote(uri))
 
 
+LOCAL_HOST = "file://localhost/"
+"""How a ``file:`` URI may name this machine (RFC 8089): the same file as ``file:///``; read
+as a host, it would become a network path outside every workspace."""
+
+
 def file_path(uri: str) -> Path | None:
-    """The absolute path of a ``file:`` URI, None for any other scheme."""
+    """The absolute path of a ``file:`` URI (``file://localhost/`` too), None for any other
+    scheme: every URI the client sends becomes a path here."""
     if not uri.startswith("file:"):
         return None
+    if uri[: len(LOCAL_HOST)].lower() == LOCAL_HOST:
+        uri = "file:///" + uri[len(LOCAL_HOST) :]
     path = to_fs_path(uri)
     return Path(os.path.abspath(path)) if path else None
 

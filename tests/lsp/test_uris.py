@@ -36,3 +36,17 @@ async def test_unsaved_edits_move_the_anchored_gotcha(
     card = await lsp.hover(ws.store_py, line + 3, moved.range.start.character)
     assert card is not None
     assert isinstance(card.contents, types.MarkupContent) and GOTCHA in card.contents.value
+
+
+async def test_a_localhost_uri_is_the_same_file(lsp_one: Session, ws: workspace.Workspace) -> None:
+    """RFC 8089: ``file://localhost/`` names a file of this machine, as ``file:///`` does."""
+    uri = ws.store_py.as_uri().replace("file:///", "file://localhost/", 1)
+    lsp_one.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri, "python", 1, ws.store_py.read_text())
+        )
+    )
+    await lsp_one.settle()
+    assert [d.code for d in lsp_one.client.diagnostics.get(uri, [])] == [ws.gotcha]
+    recalled = await lsp_one.command("tether.recall", {"uri": uri})
+    assert ws.gotcha in [r["id"] for r in recalled["results"]]
