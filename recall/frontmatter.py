@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall.errors import MalformedMemory
+from recall.yaml_comments import inline_comment
 
 if TYPE_CHECKING:
     import yaml
@@ -351,6 +352,12 @@ def update(text: str, path: Path | str, changes: dict[str, Any]) -> str:
             continue
         value = changes[key]
         replacement = [] if value is REMOVE else [line + cr for line in render_value(key, value)]
+        comment = inline_comment(new_fm[start])  # the person's note on the line stays on it
+        if comment:
+            first = (
+                comment.lstrip() if value is REMOVE else replacement[0].removesuffix(cr) + comment
+            )
+            replacement[:1] = [first + cr]
         # keep trailing comment/blank lines that belonged to the span
         tail = end
         while tail > start + 1 and (
