@@ -17,7 +17,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_server import capabilities, cards, diagnostics, drafts, store_busy
+from lsp_server import capabilities, cards, diagnostics, draft_open, drafts, store_busy
 from lsp_server.command_args import count, flag, text
 from lsp_server.command_context import (
     acted,
@@ -102,7 +102,7 @@ async def _show(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     if flag(obj, "display"):
         opened = False
         if capabilities.can_show_document(ls.client_capabilities):
-            opened = await drafts.show_document(ls, types.ShowDocumentParams(path.as_uri()))
+            opened = await draft_open.show_document(ls, types.ShowDocumentParams(path.as_uri()))
         if not opened:
             facts = cards.CardFacts(
                 scope=store.scope, path=str(path), commands=cards.cli_commands(memory)
