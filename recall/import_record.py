@@ -13,7 +13,8 @@ from recall.errors import BadInput
 from recall.extra_keys import FIELD_KEYS, carried
 from recall.import_scopes import scope_note
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
-from recall.records import check_fits, check_text, refuse_blank_details, render_memory
+from recall.record_size import check_fits
+from recall.records import check_text, refuse_blank_details, render_memory
 from recall.store import MemoryStore
 from recall.strict_json import read_line
 

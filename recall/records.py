@@ -224,50 +224,6 @@ def render_memory(memory: Memory) -> str:
     return frontmatter.body_text("\n".join(lines), memory.summary, memory.details)
 
 
-def over_limit(memory: Memory, text: str, limit: int) -> tuple[str, str] | None:
-    """What makes a memory whose file ``text`` is over ``limit`` bytes too large (the field,
-    with its size, the file's and the limit) and what to do about that field; None when the
-    file fits."""
-    size = len(text.encode("utf-8"))
-    if size <= limit:
-        return None
-    sizes = {
-        "summary": len(memory.summary.encode("utf-8")),
-        "details": len((memory.details or "").encode("utf-8")),
-        "files": sum(len(path.encode("utf-8")) for path in memory.files),
-    }
-    field = max(sizes, key=lambda name: sizes[name])
-    advice = {
-        "summary": "give the knowledge as one short line in summary, the why and the fix in "
-        "details, and leave the bulk (a log, a listing) in a file the memory names",
-        "details": "keep details to the why and the fix, split several pieces of knowledge "
-        "into several memories, and leave the bulk (a log, a listing) in a file the memory "
-        "names",
-        "files": "name the few files the memory is about, or none for the whole repository",
-    }[field]
-    return (
-        f"{field} is {sizes[field]:,} bytes and would make the memory file {size:,} bytes, "
-        f"over the limit of {limit:,} bytes for a memory file",
-        advice,
-    )
-
-
-def check_fits(memory: Memory, text: str, limit: int) -> None:
-    """Refuse a memory whose file ``text`` would be over ``limit`` bytes, naming the field that
-    makes it so (summary, details or files) with its size and the limit, and what to do: a
-    file that large would be skipped by every read (see :data:`recall.memfiles.MAX_FILE_BYTES`)."""
-    problem = over_limit(memory, text, limit)
-    if problem is None:
-        return
-    from recall.memfiles import MAX_FILE_BYTES_ENV
-
-    what, advice = problem
-    raise BadInput(
-        f"{what}; nothing written: {advice} (or set {MAX_FILE_BYTES_ENV} to a larger number "
-        "of bytes)"
-    )
-
-
 def check_summary(summary: str) -> str:
     """Validate a one-line summary given by a user; returned unchanged when valid.
 

@@ -263,7 +263,8 @@ def distill(
 def _over_limit(store: MemoryStore, draft: Memory) -> str | None:
     """What makes ``draft``'s memory file too large for the store, or None when it fits."""
     from recall.import_record import WIDEST_ID
-    from recall.records import over_limit, render_memory
+    from recall.record_size import over_limit
+    from recall.records import render_memory
 
     sized = draft.with_changes(id=WIDEST_ID)
     problem = over_limit(sized, render_memory(sized), store.folder.max_bytes)

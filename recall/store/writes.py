@@ -192,7 +192,8 @@ class StoreWrites(VectorFilling):
                     files_missing(draft.files, json.loads(dup["files"])),
                 )
             memory = draft.with_changes(id=self._pick_id(memory_id))
-            from recall.records import check_fits, render_memory
+            from recall.record_size import check_fits
+            from recall.records import render_memory
 
             text = render_memory(memory)
             check_fits(memory, text, self.folder.max_bytes)
