@@ -30,6 +30,11 @@ MIN_VALUE_LENGTH = 8
 # field (``token=83f3a692`` in an MPTCP event log), not a generated secret.
 MIN_HEX_SECRET_LENGTH = 32
 
+# The same for a value given to a name ending in ``secret``, ``password``, ``key`` and the like
+# (not ``token``, which protocols use for ids): 64 bits of hex is a generated credential there
+# (``client_secret: 9a8b7c6d5e4f3a2b1c0d``); shorter is a PIN-like id or a hash prefix.
+MIN_HEX_SECRET_LENGTH_NAMED = 16
+
 # The last word of a name that holds a credential itself (``DB_PASSWORD``, ``authToken``,
 # ``client-secret``). A name ending in anything else (``passwd_file``, ``tokenizer_version``,
 # ``max_tokens``) holds something about a credential, which is worth remembering.
@@ -38,6 +43,12 @@ CREDENTIAL_WORDS = frozenset(
     # plurals that still hold the values (``client_secrets``); ``max_tokens`` is a count
     | {"secrets", "credentials", "passwords"}
 )
+
+# Words that hold a credential only as the last of several words of a name in capitals, an
+# environment variable or a config setting (``REDIS_PASS``, ``DB_PASS``): in code,
+# ``first_pass`` or ``render_pass`` is a stage of an algorithm, and ``PASS:`` alone starts a
+# line of a test run's output.
+CAPITALS_CREDENTIAL_WORDS = frozenset({"pass"})
 
 # Run-together names ending in these are credentials too (``PGPASSWORD``, ``authtoken``); ``pwd``
 # is left out here (``OLDPWD`` is a directory).
@@ -97,6 +108,8 @@ def name_holds_credential(name: str) -> bool:
     last = words[-1]
     if last in CREDENTIAL_WORDS or last.endswith(CREDENTIAL_SUFFIXES):
         return True
+    if last in CAPITALS_CREDENTIAL_WORDS:
+        return len(words) > 1 and name.isupper()
     return last == "key" and len(words) > 1 and words[-2] in KEY_QUALIFIERS
 
 
@@ -105,14 +118,17 @@ def is_placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER.match(value.strip()))
 
 
-def looks_like_a_secret_value(value: str, *, quoted: bool) -> bool:
-    """Whether an assigned or stated value is shaped like a credential rather than a word."""
+def looks_like_a_secret_value(
+    value: str, *, quoted: bool, min_hex: int = MIN_HEX_SECRET_LENGTH
+) -> bool:
+    """Whether an assigned or stated value is shaped like a credential rather than a word
+    (a value of hex digits alone counts from ``min_hex`` of them)."""
     value = value.strip()
     if len(value) < MIN_VALUE_LENGTH or len(set(value)) < 4:
         return False  # short, or a filler like aaaaaaaa / 12121212
     if _PLACEHOLDER.match(value) or _NOT_A_SECRET_SHAPE.match(value):
         return False
-    if len(value) < MIN_HEX_SECRET_LENGTH and all(c in string.hexdigits for c in value):
+    if len(value) < min_hex and all(c in string.hexdigits for c in value):
         return False
     if quoted:
         # A quoted sentence ("use the reset flow") is prose; a quoted password has no spaces.
@@ -257,8 +273,17 @@ class AssignedCredentialDetector(BasePlugin):
             value = quoted if quoted is not None else match.group("bare")
             if not value or value.lower().startswith(match.group("name").lower()):
                 continue  # the name echoed (gdb's ignore_token=ignore_token@entry=1)
-            if looks_like_a_secret_value(value, quoted=quoted is not None):
+            if looks_like_a_secret_value(
+                value, quoted=quoted is not None, min_hex=_min_hex(match.group("name"))
+            ):
                 yield value
+
+
+def _min_hex(name: str) -> int:
+    """The hex digits a value given to ``name`` needs to count (see
+    :data:`MIN_HEX_SECRET_LENGTH_NAMED`)."""
+    last = _WORD_SPLIT.split(name)[-1].lower() if name else ""
+    return MIN_HEX_SECRET_LENGTH if last.endswith("token") else MIN_HEX_SECRET_LENGTH_NAMED
 
 
 def _is_call(match: re.Match[str]) -> bool:
@@ -310,6 +335,25 @@ def _mixes_classes(value: str) -> bool:
     return sum(any(test(c) for c in value) for test in classes) >= 3
 
 
+class CommandPasswordDetector(_Patterns):
+    """A password given on a command line by the option of a client that takes it there:
+    ``mysql -pS3cret`` (attached to ``-p``: ``mysql -p`` alone prompts for it) and ``curl -u
+    user:S3cret``. Other commands' ``-p`` is a port or a path, so only these are read."""
+
+    secret_type = "password on a command line"
+    gate = Gate(folded=("mysql", "curl"))
+    denylist = (
+        re.compile(r"\bmysql(?:dump|admin|import|show|check)?\b[^\n|;&]*?[ \t]-p([^\s\"'`]+)"),
+        re.compile(r"\bcurl\b[^\n|;&]*?[ \t](?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"']*:([^\s\"']+)"),
+    )
+
+    def analyze_string(self, string: str) -> Generator[str, None, None]:
+        """Each such password shaped like one (not ``$PW`` nor a word)."""
+        for value in super().analyze_string(string):
+            if looks_like_a_secret_value(value, quoted=False):
+                yield value
+
+
 def custom_detectors() -> Iterable[BasePlugin]:
     """Every rule of this module, ready to run beside detect-secrets' plugins."""
     return [
@@ -318,4 +362,5 @@ def custom_detectors() -> Iterable[BasePlugin]:
         *provider_key_detectors(),
         AssignedCredentialDetector(),
         StatedPasswordDetector(),
+        CommandPasswordDetector(),
     ]

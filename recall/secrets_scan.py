@@ -298,8 +298,9 @@ def _scan_line(
                 scanner.id_filter(secret, line, plugin)
                 or scanner.indirect(line)
                 # KeywordDetector's values (always quoted) get the placeholder and shape checks
-                # of recall.secret_rules too: "my password" or a path is not a password.
-                or not scanner.value_check(secret, quoted=True)
+                # of recall.secret_rules too: "my password" or a path is not a password
+                # (AssignedCredentialDetector made them itself, knowing the name and quotes).
+                or (keyword and not scanner.value_check(secret, quoted=True))
             ):
                 continue
             for start in _starts(plugin, line, secret):

@@ -83,6 +83,8 @@ def _credential_shapes(rng: random.Random) -> dict[str, str]:
         "aws secret": f"aws_secret_access_key = {tok(40, B64)}",
         "assigned": f"API_TOKEN={tok(10)}9{tok(10)}",
         "stated": f"the password is Tr0ub4dor&3{tok(4)}",
+        "mysql option": f"mysql -u root -p{tok(12)}9 shop",
+        "curl user": f"curl -u admin:{tok(12)}9 https://api.example.org/v1",
     }
 
 

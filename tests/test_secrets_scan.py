@@ -389,3 +389,18 @@ def test_import_of_commits_reports_refused_ones_and_imports_the_rest(
 def test_mcp_refusal_names_the_kind_through_the_same_scanner() -> None:
     assert secrets_scan.KIND_NAMES["GitHub Token"] == "GitHub token"
     assert [m.kind for m in scan(f"key {AWS_ID}")] == ["AWS access key id"]
+
+
+def test_short_hex_counts_after_a_name_other_than_token() -> None:
+    assert secret_rules.MIN_HEX_SECRET_LENGTH_NAMED == 16
+    assert scan("client_secret: " + "9a8b7c6d" + "5e4f3a2") == []  # 15 hex digits
+    found = scan("client_secret: " + "9a8b7c6d" + "5e4f3a2b")
+    assert [m.kind for m in found] == ["assigned credential"]
+    assert scan("token=" + "9a8b7c6d" * 3 + "5e4f3a2") == []  # protocols' tokens are ids
+
+
+def test_pass_names_a_credential_only_in_a_setting_in_capitals() -> None:
+    assert {"pass"} == secret_rules.CAPITALS_CREDENTIAL_WORDS
+    assert secret_rules.name_holds_credential("REDIS_PASS")
+    for name in ("PASS", "first_pass", "render-pass", "DB_PASS_FILE", "Redis_Pass"):
+        assert not secret_rules.name_holds_credential(name), name
