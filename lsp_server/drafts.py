@@ -209,6 +209,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         anchor=anchor_name(obj, files),
         author=author,
         source=text(obj, "source") or "user",
+        symbols=[anchor.text for anchor in anchors],
     )
     guard = check_guard(
         flag(obj, "guard"),
@@ -306,6 +307,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         anchor=anchor,
         author=author,
         source=text(obj, "source") or "user",
+        symbols=[anchor.text for anchor in anchors],
     )
     memory = with_given_files(memory.with_changes(anchors=anchors, guard=guard), given)
     result, updated = store.supersede(old.id, memory)

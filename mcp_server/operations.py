@@ -223,6 +223,7 @@ def write(
         pinned=pin,
         author=git_user_name(store.repo_root),
         source="agent",
+        symbols=[f"{path}::{name}" for path, name in symbols],
     )
     recorded, notes = record_anchors(store.repo_root, symbols)
     if recorded or guard:
@@ -290,6 +291,7 @@ def supersede(
         pinned=old.pinned if pin is None else pin,
         author=git_user_name(store.repo_root),
         source="agent",
+        symbols=[f"{path}::{name}" for path, name in symbols],
     )
     if recorded:  # the new text is about the same code, or the code given
         draft = draft.with_changes(anchors=recorded)

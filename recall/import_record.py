@@ -116,6 +116,7 @@ def draft_record(
         created=created,
         supersedes=links["supersedes"],
         allow_secret=allow_secret,
+        symbols=[anchor.text for anchor in anchors],
     )
     # An exported record keeps its lifecycle state when it comes back in.
     if status != draft.status or links["superseded_by"] is not None:

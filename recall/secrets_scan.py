@@ -246,7 +246,14 @@ def _keyword_may_match(scanner: _Scanner, text: str) -> bool:
     )
 
 
-def _candidates(scanner: _Scanner, text: str) -> list[BasePlugin]:
+def _of_kinds(plugins: list[BasePlugin], kinds: frozenset[str] | None) -> list[BasePlugin]:
+    """Those of ``plugins`` finding a secret type of ``kinds`` (all of them for None)."""
+    return plugins if kinds is None else [p for p in plugins if p.secret_type in kinds]
+
+
+def _candidates(
+    scanner: _Scanner, text: str, kinds: frozenset[str] | None = None
+) -> list[BasePlugin]:
     """The plugins that find anything in the whole text, before any filter.
 
     detect-secrets works line by line, which costs a call per plugin per line; a plugin whose
@@ -258,12 +265,12 @@ def _candidates(scanner: _Scanner, text: str) -> list[BasePlugin]:
     (a commit's accented sign-off, most often) go to every plugin.
     """
     if text.isascii():
-        return _found_in(scanner, _gated(scanner, text), text)
+        return _found_in(scanner, _of_kinds(_gated(scanner, text), kinds), text)
     lines = text.splitlines()
     plain = "\n".join(line for line in lines if line.isascii())
     other = "\n".join(line for line in lines if not line.isascii())
-    found = {id(p) for p in _found_in(scanner, _gated(scanner, plain), plain)}
-    found.update(id(p) for p in _found_in(scanner, _gated(scanner, other), other))
+    found = {id(p) for p in _found_in(scanner, _of_kinds(_gated(scanner, plain), kinds), plain)}
+    found.update(id(p) for p in _found_in(scanner, _of_kinds(_gated(scanner, other), kinds), other))
     return [plugin for plugin in scanner.plugins if id(plugin) in found]
 
 
@@ -318,17 +325,23 @@ def _scan_line(
     return found
 
 
-def scan(text: str | None, *, prefilter: bool = True) -> list[SecretMatch]:
+def scan(
+    text: str | None, *, prefilter: bool = True, kinds: frozenset[str] | None = None
+) -> list[SecretMatch]:
     """Every credential-shaped span in ``text``, in order, masked; empty when clean.
 
     ``prefilter=False`` gives every plugin every line, with no gate and no pre-run: the
     reference the prefiltered scan must agree with (the tests and bench.secrets_scan_bench
-    compare them), many times slower.
+    compare them), many times slower. ``kinds`` keeps to the plugins of those secret types
+    (as the plugins name them), such as :data:`recall.secret_names.NAME_SECRET_TYPES`.
     """
     if not text or not text.strip():
         return []
     scanner = _scanner()
-    plugins = _candidates(scanner, text) if prefilter else list(scanner.plugins)
+    if prefilter:
+        plugins = _candidates(scanner, text, kinds)
+    else:
+        plugins = _of_kinds(list(scanner.plugins), kinds)
     matches: list[SecretMatch] = []
     if not plugins:
         return matches

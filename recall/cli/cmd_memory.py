@@ -124,15 +124,7 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
             "the memory names no file: give the file with --file PATH (a whole file needs "
             "--file alone), or the symbol as --anchor PATH::NAME"
         )
-    named = [(path, "--file") for path in files[: len(args.files)]]
-    named += [(path, "--anchor") for path, _ in symbols]
-    for note in check_named_files(
-        store, named, allow_missing=args.allow_missing, let_through="--allow-missing"
-    ):
-        ctx.notice(note)
-    anchors, notes = record_anchors(store.repo_root, symbols)
-    for note in notes:
-        ctx.notice(note)
+    # checked (and scanned for credentials) before a notice about its files repeats a name
     draft = store.prepare_memory(
         summary=args.summary,
         category=args.category,
@@ -147,7 +139,17 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
         ),
         source=args.source,
         allow_secret=args.allow_secret,
+        symbols=[f"{path}::{name}" for path, name in symbols],
     )
+    named = [(path, "--file") for path in files[: len(args.files)]]
+    named += [(path, "--anchor") for path, _ in symbols]
+    for note in check_named_files(
+        store, named, allow_missing=args.allow_missing, let_through="--allow-missing"
+    ):
+        ctx.notice(note)
+    anchors, notes = record_anchors(store.repo_root, symbols)
+    for note in notes:
+        ctx.notice(note)
     guard = check_guard(
         args.guard, args.category, covers=bool(draft.files or anchors), scope=store.scope
     )

@@ -7,7 +7,7 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from recall.clock import now_iso
@@ -112,10 +112,13 @@ class StoreWrites(VectorFilling):
         created: str | None = None,
         supersedes: str | None = None,
         allow_secret: bool = False,
+        symbols: Iterable[str] = (),
     ) -> Memory:
         """Validate user input into a memory with no id yet (paths must be normalized already).
 
-        Text shaped like a credential is refused unless ``allow_secret`` says it is wanted.
+        Text shaped like a credential is refused unless ``allow_secret`` says it is wanted, and
+        so is a vendor token in a file path, the author, the anchor or one of ``symbols`` (the
+        symbol anchors the caller will give the memory, ``path::name``).
         """
         if anchor is not None and (not anchor.strip() or "\n" in anchor or "\r" in anchor):
             raise BadInput("--anchor must be a symbol name or a line range on one line")
@@ -132,6 +135,11 @@ class StoreWrites(VectorFilling):
             refused = secrets_scan.refusal(
                 {"summary": summary, "details": details, "anchor": anchor}
             )
+            if refused:
+                raise BadInput(refused)
+            from recall.secret_names import labelled, name_refusal
+
+            refused = name_refusal(labelled(files, author, anchor, symbols))
             if refused:
                 raise BadInput(refused)
         from recall.records import check_category, check_details, check_summary
