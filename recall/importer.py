@@ -49,6 +49,7 @@ class LineResult:
     scope: str | None = None  # the store it was written to, or holds the memory it duplicates
     superseded_by: str | None = None  # the memory a line to be written names as its replacement
     supersedes: str | None = None  # the memory a line to be written names as the one it replaces
+    allowed_secret: bool = False  # its "allow_secret": true let it past the credential scan
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -67,6 +68,8 @@ class LineResult:
             data["unknown_files"] = list(self.unknown_files)
         if self.notes:
             data["notes"] = list(self.notes)
+        if self.allowed_secret and self.status != "error":
+            data["allow_secret"] = True
         return data
 
 
@@ -257,13 +260,13 @@ class _Drafting:
         from recall.records import render_memory
 
         drafts = [entry for entry in out if not isinstance(entry, LineResult)]
-        named = [d.with_changes(id=w) for _, d, w, _ in drafts if w is not None and is_valid_id(w)]
+        named = [d.with_changes(id=w) for _, d, w, *_ in drafts if w is not None and is_valid_id(w)]
         texts = [(memory, render_memory(memory)) for memory in named]
         if self.made.embedder is None:
             return out, [], texts
         from recall.ranking.vector_blobs import pack_rows
 
-        matrix = self.made.embedder.embed_many([vector_text(d) for _, d, _, _ in drafts])
+        matrix = self.made.embedder.embed_many([vector_text(d) for _, d, *_ in drafts])
         return out, pack_rows(matrix), texts
 
     def _line(self, number: int, raw: str) -> _Drafted:
@@ -279,10 +282,12 @@ class _Drafting:
             return LineResult(number, "error", error=str(error), record_id=record_id)
         if record.get("id") is not None and wanted is None:
             notes.append(f"'id' must be a string, not {record['id']!r}; a new id was given")
-        return number, draft.hashed(), wanted, tuple(notes)  # the hash made where the drafting runs
+        allowed = record.get("allow_secret") is True
+        # the hash made where the drafting runs
+        return number, draft.hashed(), wanted, tuple(notes), allowed
 
 
-_Drafted = LineResult | tuple[int, Memory, str | None, tuple[str, ...]]
+_Drafted = LineResult | tuple[int, Memory, str | None, tuple[str, ...], bool]
 _Chunk = tuple[list[_Drafted], list[bytes], list[tuple[Memory, str]]]
 
 
@@ -321,6 +326,7 @@ def _drafted(
                     files=entry[1].files,
                     superseded_by=entry[1].superseded_by,
                     supersedes=entry[1].supersedes,
+                    allowed_secret=entry[4],
                 )
             )
             yield entry[1], entry[2]

@@ -113,6 +113,12 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
         )
         for line in scope_summary(results, stores, told=args.scope, project=in_repository):
             print(line)
+        allowed = sum(r.allowed_secret and r.status != "error" for r in results)
+        if allowed:
+            print(
+                'Taken past the credential scan, as their "allow_secret": true asks: '
+                f"{plural(allowed, 'line')} (--json marks each)"
+            )
         before = already_present(results)
         if before:
             print(
@@ -196,8 +202,11 @@ def already_present(results: list[LineResult]) -> int:
 def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Write every memory as one JSON object per line on stdout, with every key of its file's
     front matter (those the index does not keep are read from the file; see
-    :mod:`recall.extra_keys`). Exit 3 when the export is not whole: a file could not be read
-    again for them, or a memory file cannot be loaded at all (each is named on stderr)."""
+    :mod:`recall.extra_keys`), and ``"allow_secret": true`` on the line of a memory the
+    credential scan would refuse (:mod:`recall.export_secrets`). Exit 3 when the export is not
+    whole: a file could not be read again for them, or a memory file cannot be loaded at all
+    (each is named on stderr)."""
+    from recall.export_secrets import allowance_note, credential_shapes
     from recall.extra_keys import exported
 
     count = 0
@@ -213,6 +222,10 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
                 extra, incomplete = {}, True
                 notes = [f"exported without the front matter only its file holds: {error}"]
             record.update(extra)
+            shapes = credential_shapes(memory, extra)
+            if shapes:  # written past the scan: an import would refuse it otherwise
+                record["allow_secret"] = True
+                notes.append(allowance_note(shapes))
             for note in notes:
                 print(visible(f"tether: export: {memory.id}: {note}"), file=sys.stderr)
             sys.stdout.write(json_text(record) + "\n")
