@@ -31,7 +31,8 @@ def credential_shapes(memory: Memory, extra: dict[str, Any]) -> list[str]:
         for match in secrets_scan.scan(text)
     ]
     symbols = [anchor.text for anchor in memory.anchors]
-    return found + name_matches(labelled(memory.files, memory.author, memory.anchor, symbols))
+    # the anchor was scanned whole above, as its text
+    return found + name_matches(labelled(memory.files, memory.author, None, symbols))
 
 
 def allowance_note(shapes: list[str]) -> str:
