@@ -34,14 +34,27 @@ The others (keyword assignments, long hex or base64 runs, Twilio's ``AC`` and 32
 match file names of hashes and generated code."""
 
 
+CLEAN_NAMES_KEPT = 100_000
+"""How many names found clean are remembered, so a bulk import scans each path once, not once
+per memory naming it (a history names each of its files some 14 times); a few MiB at most."""
+
+_CLEAN: set[str] = set()
+
+
 def name_matches(names: Iterable[tuple[str, str]]) -> list[str]:
     """Each vendor token in names (label, text), as ``kind (excerpt) in label``: the token
     masked, and the name it is in given by its label only (it holds the token)."""
     from recall import secrets_scan  # its patterns are compiled for writes only
 
     names = list(names)
+    fresh = [text for _, text in names if text not in _CLEAN]
+    if not fresh:
+        return []
     # one scan of them all for the common case, where none holds a token
-    if not secrets_scan.scan("\n".join(text for _, text in names), kinds=NAME_SECRET_TYPES):
+    if not secrets_scan.scan("\n".join(fresh), kinds=NAME_SECRET_TYPES):
+        if len(_CLEAN) + len(fresh) > CLEAN_NAMES_KEPT:
+            _CLEAN.clear()
+        _CLEAN.update(fresh)
         return []
     return [
         f"{match.describe()} in {label}"

@@ -99,3 +99,16 @@ def test_names_are_scanned_for_vendor_prefixed_shapes_only() -> None:
     ):
         assert generic not in secret_names.NAME_SECRET_TYPES
     assert len(secret_names.NAME_SECRET_TYPES) == 15
+
+
+def test_names_found_clean_are_kept_up_to_a_bound() -> None:
+    assert secret_names.CLEAN_NAMES_KEPT == 100_000
+
+
+def test_a_name_seen_clean_before_does_not_hide_a_token_beside_it() -> None:
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    assert secret_names.name_matches([("file 1", "src/main.c")]) == []
+    found = secret_names.name_matches([("file 1", "src/main.c"), ("file 2", f"src/{token}.c")])
+    assert len(found) == 1 and found[0].endswith("in file 2")
+    # and the token is found again, never remembered as clean
+    assert secret_names.name_matches([("file 1", f"src/{token}.c")])
