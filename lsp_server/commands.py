@@ -143,13 +143,15 @@ def _restore(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     showing count started afresh, which is not an action; back from any other status, which
     is."""
     root, store, memory = find(ls, obj)
-    updated, from_disuse = bring_back(store, memory, TRANSITIONS["restore"][1])
-    if not from_disuse:
+    restored = bring_back(store, memory, TRANSITIONS["restore"][1])
+    if not restored.from_disuse:
         root.acted_this_turn.add(memory.id)  # counted by bring_back; the turn's note is ours
     changed(ls, root)
-    data = {**updated.to_dict(), "scope": store.scope}
-    if from_disuse:
+    data = {**restored.memory.to_dict(), "scope": store.scope}
+    if restored.from_disuse:
         data["restoredFrom"] = "disuse"
+    if restored.unreplaced:  # the memories that said they supersede it no longer do
+        data["noLongerReplacedBy"] = restored.unreplaced
     return data
 
 

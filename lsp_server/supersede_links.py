@@ -10,8 +10,8 @@ left with nothing of the person's in it that no editor has open.
 
 Only the links this lifetime kept are finished. A draft found on disk at start-up (one a
 crash or a kill left behind) is never acted on: its supersede may have been finished and then
-undone on purpose (``tether restore OLD`` leaves the successor naming the memory it
-supersedes), so only the draft's own next save marks it again.
+undone on purpose (``tether restore OLD`` removes the link from both memories, but the draft
+still names the memory it superseded), so only the draft's own next save marks it again.
 """
 
 from __future__ import annotations

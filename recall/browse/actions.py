@@ -18,7 +18,7 @@ from typing import Final
 from recall import secrets_scan, unloaded
 from recall.display import plural
 from recall.errors import BadInput, TetherError
-from recall.lifecycle.disuse import archived_by_disuse, bring_back
+from recall.lifecycle.disuse import archived_by_disuse, bring_back, restored_message
 from recall.lifecycle.stats import Overview
 from recall.lifecycle.stats import overview as stats_overview
 from recall.model import Memory
@@ -196,10 +196,8 @@ class Browser:
                 f"memory {memory.id} is pending review; `tether pending confirm {memory.id}` "
                 "makes it active"
             )
-        updated, from_disuse = bring_back(store, memory, RESTORE_FROM)
-        if from_disuse:
-            return Outcome(f"Restored {updated.id} (it was archived by disuse)", updated.id)
-        return Outcome(f"Restored {updated.id}", updated.id)
+        restored = bring_back(store, memory, RESTORE_FROM)
+        return Outcome(restored_message(restored), restored.memory.id)
 
     def check_supersedable(self, entry: Entry) -> Memory:
         """The entry's memory if it can be superseded (active), else BadInput saying why."""

@@ -29,6 +29,8 @@ from recall.lifecycle.links import (
     dangling,
     dangling_message,
     dangling_replaced,
+    hidden_active,
+    hidden_message,
     key_line,
     replaced_message,
 )
@@ -187,6 +189,15 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             message = f"{path}:{at}: {replaced_message(memory_id, target)}"
             entry = {"scope": store.scope, "kind": "dangling-link", "path": str(path)}
             data.append({**entry, "id": memory_id, "supersedes": target, "message": message})
+            lines.append(message)
+        for memory_id, replacement in hidden_active(store):
+            path = store.path_of(replacement)
+            at = key_line(path, REPLACES_KEY)
+            message = f"{path}:{at}: {hidden_message(memory_id, replacement)}"
+            entry = {"scope": store.scope, "kind": "hidden-by-link", "path": str(path)}
+            data.append(
+                {**entry, "id": memory_id, "superseded_by": replacement, "message": message}
+            )
             lines.append(message)
         if store.scope == GLOBAL:  # a guard there protects nothing: said, left as it is
             for memory in store.list(status="active"):

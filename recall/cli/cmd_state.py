@@ -14,7 +14,7 @@ from recall.cli.context import CommandContext
 from recall.cli.render import ID_HELP, print_table
 from recall.display import plural
 from recall.errors import BadInput, NotFound
-from recall.lifecycle.disuse import bring_back
+from recall.lifecycle.disuse import bring_back, restored_message
 from recall.lifecycle.links import keep_purged_known
 from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
 from recall.model import AUTO_DISTILLED
@@ -160,11 +160,14 @@ def run_status(args: argparse.Namespace, ctx: CommandContext) -> int:
     store, memory = ctx.find_memory(args.id)
     past = {"archive": "Archived", "restore": "Restored", "delete": "Deleted (restorable)"}
     if args.verb == "restore":
-        updated, from_disuse = bring_back(store, memory, args.allowed)
-        if from_disuse:
-            data = {**updated.to_dict(), "restored_from": "disuse"}
-            ctx.emit(data, lambda c: c.print(f"Restored {updated.id} (it was archived by disuse)"))
-            return 0
+        restored = bring_back(store, memory, args.allowed)
+        data = restored.memory.to_dict()
+        if restored.from_disuse:
+            data["restored_from"] = "disuse"
+        if restored.unreplaced:  # the memories that said they supersede it no longer do
+            data["no_longer_replaced_by"] = restored.unreplaced
+        ctx.emit(data, lambda c: c.print(restored_message(restored)))
+        return 0
     else:
         updated = store.set_status(memory.id, args.status, allowed_from=args.allowed)
     ctx.emit(updated.to_dict(), lambda c: c.print(f"{past[args.verb]} {updated.id}"))

@@ -20,10 +20,10 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from recall.clock import format_timestamp, now, parse_timestamp
-from recall.errors import BadInput
+from recall.errors import BadInput, NothingToDo
 from recall.file_names import EarlierName, earlier_dated, names_it_by
 from recall.index.db import rollback
 from recall.lifecycle import UsageFacts, archive_due
@@ -144,17 +144,31 @@ def vouched_for(conn: sqlite3.Connection, memory_id: str) -> None:
     restore(conn, memory_id)
 
 
-def bring_back(
-    store: MemoryStore, memory: Memory, allowed_from: tuple[str, ...]
-) -> tuple[Memory, bool]:
-    """What ``tether restore`` does, from whichever surface a person runs it; returns the memory
-    as it now is and whether it came back from disuse.
+class Restored(NamedTuple):
+    """What ``tether restore`` did to one memory."""
+
+    memory: Memory
+    """The memory as it now is."""
+    from_disuse: bool
+    """Whether it came back from this user's disuse (not an action)."""
+    unreplaced: list[str]
+    """The memories that said they supersede it, whose ``supersedes`` line was removed: both
+    are active now, each in recall on its own."""
+
+
+def bring_back(store: MemoryStore, memory: Memory, allowed_from: tuple[str, ...]) -> Restored:
+    """What ``tether restore`` does, from whichever surface a person runs it.
 
     An active memory this user's disuse archived comes back with its showing count started
     afresh; that is not an action, so disuse may archive it again after as many new showings.
     Any other memory moves back to active (from one of ``allowed_from``), which counts as
     acting on it and drops a disuse flag set before a person archived it. A read-only store
     refuses either, saying what to do.
+
+    Either way, a memory of the store that says it supersedes this one no longer does (its
+    ``supersedes`` line is removed; the restored memory's ``superseded_by`` is too): an active
+    memory naming it would keep it out of recall while it is listed as active. An active
+    memory left in that state by an older version is brought back the same way.
     """
     flagged = store.exists and is_archived_by_disuse(store.conn, memory.id)
     if (
@@ -162,10 +176,27 @@ def bring_back(
         and flagged
         and store.write_per_user(lambda conn: restore(conn, memory.id))
     ):
-        return memory, True
-    updated = store.set_status(memory.id, "active", allowed_from=allowed_from)
+        return Restored(memory, True, store.unlink_replacements(memory.id))
+    if memory.status == "active":  # nothing to restore but the links that hide it
+        unreplaced = store.unlink_replacements(memory.id)
+        if not unreplaced:
+            raise NothingToDo(f"memory {memory.id} is already active")
+        updated = memory
+    else:
+        updated = store.set_status(memory.id, "active", allowed_from=allowed_from)
+        unreplaced = store.unlink_replacements(memory.id)
     store.write_per_user(lambda conn: vouched_for(conn, memory.id))
-    return updated, False
+    return Restored(updated, False, unreplaced)
+
+
+def restored_message(restored: Restored) -> str:
+    """The line a person reads after ``tether restore``, the same on every surface."""
+    said = f"Restored {restored.memory.id}"
+    if restored.from_disuse:
+        said += " (it was archived by disuse)"
+    if restored.unreplaced:
+        said += f"; it is no longer replaced by {', '.join(restored.unreplaced)}: both are active"
+    return said
 
 
 def seen_state(memory: Memory, disused: dict[str, str | None]) -> dict[str, str | None]:

@@ -187,3 +187,28 @@ def replaced_message(memory_id: str, target: str, file: Path | None = None) -> s
         f"nowhere; write the id of the memory it replaces as its {REPLACES_KEY}{where}, or "
         f"remove that line if it replaces none"
     )
+
+
+def hidden_active(store: MemoryStore) -> list[tuple[str, str]]:
+    """The active memories of ``store`` that an active memory of the same store says it
+    supersedes (a restore by an older version, a hand edit, a merge): listed as active, yet
+    recall leaves them out. Each as (its id, the id of the memory naming it)."""
+    if not store.exists:
+        return []
+    active = store.list(status="active")
+    ids = {memory.id for memory in active}
+    return sorted(
+        (memory.supersedes, memory.id)
+        for memory in active
+        if memory.supersedes in ids and memory.supersedes != memory.id
+    )
+
+
+def hidden_message(memory_id: str, replacement: str) -> str:
+    """What to say of the active ``memory_id``, which the active ``replacement`` says it
+    supersedes."""
+    return (
+        f"{memory_id} is active, but {replacement} says it supersedes it, so recall leaves "
+        f"{memory_id} out; `tether restore {memory_id}` keeps both (it removes the "
+        f"{REPLACES_KEY} line of {replacement}), or `tether archive {memory_id}` retires it"
+    )

@@ -45,6 +45,25 @@ class StatusChanges(StoreWrites):
         return self.update_fields(memory.id, changes)
 
     @recovering
+    def unlink_replacements(self, memory_id: str) -> list[str]:
+        """Remove the ``supersedes`` line of every memory of this store that names
+        ``memory_id``, and return their ids: a memory brought back is no longer replaced, and
+        an active memory naming it would keep it out of recall."""
+        found = [
+            row["id"]
+            for row in self.conn.execute(
+                "SELECT id FROM memories WHERE supersedes = ? ORDER BY id", (memory_id,)
+            )
+        ]
+        if not found:  # nothing to write: a read-only store is not asked to be writable
+            return []
+        from recall.frontmatter import REMOVE
+
+        for replacement in found:
+            self.update_fields(replacement, {"supersedes": REMOVE})
+        return found
+
+    @recovering
     def supersede(self, old_ref: str, draft: Memory) -> tuple[WriteResult, Memory]:
         """Write ``draft`` as the replacement of an active memory and link the two both ways."""
         old = self.get(old_ref)

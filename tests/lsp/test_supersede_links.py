@@ -112,7 +112,11 @@ def restored_after_a_crash(ws: Workspace) -> Iterator[Path]:
     restored = run_tether("restore", ws.gotcha, cwd=ws.root)
     assert restored.code == 0, restored
     assert status(ws, ws.gotcha) == "active"
-    assert f"supersedes: {ws.gotcha}" in ws.memory_file(result["id"]).read_text(encoding="utf-8")
+    # the restore unlinked the successor; the draft left on disk still names the old memory
+    assert f"supersedes: {ws.gotcha}" not in ws.memory_file(result["id"]).read_text(
+        encoding="utf-8"
+    )
+    assert f"supersedes: {ws.gotcha}" in draft.read_text(encoding="utf-8")
     yield draft
 
 

@@ -1,0 +1,90 @@
+"""Restoring a superseded memory brings it back into recall: the link is removed both ways (the
+replacement's ``supersedes`` too, which would keep it out while it is listed as active), and
+``tether doctor`` names an active memory that another active memory still says it supersedes
+(a store an older version left so)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_tether
+
+from recall.browse.actions import Browser
+from recall.browse.view import Entry
+from recall.locations import project_location
+from recall.store import MemoryStore
+
+
+def _write(repo: Path, *args: str) -> str:
+    done = run_tether(*args, "--json", cwd=repo)
+    assert done.code == 0, done.stderr
+    return json.loads(done.stdout)["id"]
+
+
+def _replaced(repo: Path) -> tuple[str, str]:
+    old = _write(repo, "remember", "keep the pool small", "-c", "gotcha", "-f", "src/app.py")
+    new = _write(repo, "supersede", old, "keep the pool at four", "-c", "gotcha")
+    return old, new
+
+
+def _recalled(repo: Path) -> set[str]:
+    done = run_tether("recall", "-f", "src/app.py", "--no-record", "--json", cwd=repo)
+    assert done.code == 0, done.stderr
+    return {hit["id"] for hit in json.loads(done.stdout)["results"]}
+
+
+def test_restore_removes_the_link_both_ways_and_says_so(repo: Path) -> None:
+    old, new = _replaced(repo)
+    done = run_tether("restore", old, cwd=repo)
+    assert done.code == 0, done.stderr
+    assert done.stdout.strip() == (
+        f"Restored {old}; it is no longer replaced by {new}: both are active"
+    )
+    memories = repo / ".tether" / "memories"
+    assert "superseded_by" not in (memories / f"{old}.md").read_text(encoding="utf-8")
+    assert "supersedes" not in (memories / f"{new}.md").read_text(encoding="utf-8")
+    assert _recalled(repo) == {old, new}
+    assert run_tether("doctor", cwd=repo).stdout.strip() == "No problems found."
+
+
+def test_restore_json_names_the_replacement(repo: Path) -> None:
+    old, new = _replaced(repo)
+    done = run_tether("restore", old, "--json", cwd=repo)
+    assert done.code == 0, done.stderr
+    assert json.loads(done.stdout)["no_longer_replaced_by"] == [new]
+
+
+def test_doctor_names_an_active_memory_kept_out_by_a_link(repo: Path) -> None:
+    old, new = _replaced(repo)
+    # the state an earlier restore left: the old memory active again, the replacement's link kept
+    path = repo / ".tether" / "memories" / f"{old}.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(
+        text.replace("status: superseded", "status: active").replace(f"superseded_by: {new}\n", ""),
+        encoding="utf-8",
+    )
+    assert _recalled(repo) == {new}
+    doctor = run_tether("doctor", "--json", cwd=repo)
+    assert doctor.code == 1
+    [found] = [entry for entry in json.loads(doctor.stdout) if entry["kind"] == "hidden-by-link"]
+    assert (found["id"], found["superseded_by"]) == (old, new)
+    assert f"`tether restore {old}` keeps both" in found["message"]
+    done = run_tether("restore", old, cwd=repo)
+    assert done.code == 0, done.stderr
+    assert f"no longer replaced by {new}" in done.stdout
+    assert _recalled(repo) == {old, new}
+    assert run_tether("doctor", cwd=repo).stdout.strip() == "No problems found."
+
+
+def test_the_browser_restores_the_same_way(repo: Path) -> None:
+    old, new = _replaced(repo)
+    store = MemoryStore(project_location(repo), notice=lambda _m: None)
+    try:
+        outcome = Browser([store]).restore(Entry(store.get(old), "project"))
+        assert (
+            outcome.message == f"Restored {old}; it is no longer replaced by {new}: both are active"
+        )
+        assert store.get(new).supersedes is None
+    finally:
+        store.close()
