@@ -25,7 +25,10 @@ from recall.anchors.symbols import SymbolAnchor, parse_anchor
 from recall.anchors.write import record_anchors
 from recall.clock import now_iso
 from recall.errors import BadInput
-from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
+from recall.lifecycle.references import (
+    named_by_person_of,
+    with_given_files,
+)
 from recall.model import Memory
 from recall.named_files import check_named_files
 from recall.paths import normalize, normalize_loose
@@ -255,13 +258,15 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     root, store, old = find(ls, obj)
     if old.status != "active":
         raise BadInput(f"memory {old.id} is {old.status}; only active memories can be superseded")
-    files = _files(store, root, obj, list(old.files))
     anchors, anchor_notes = (
         _anchors(store, root, obj) if _given(obj, "anchors") else (old.anchors, [])
     )
+    # new anchors replace the old: a file there only for an old anchor goes with it
+    kept = old.files if anchors == old.anchors or not anchors else named_by_person_of(store, old)
+    files = _files(store, root, obj, list(kept))
     file_notes = _check_named(ls, store, obj, _given_names(obj, files, anchors))
     named = strings(obj, "files") is not None
-    given = list(files) if named else named_by_person(with_lifecycle_keys(store, old))
+    given = list(files) if named else named_by_person_of(store, old)
     files += [a.path for a in anchors if a.path not in files]
     anchor = anchor_name(obj, files, old)
     pinned = flag(obj, "pinned") if _given(obj, "pinned") else old.pinned

@@ -281,7 +281,8 @@ def supersede(
     recorded, notes = old.anchors, []
     if anchors is not None:
         recorded, notes = record_anchors(store.repo_root, symbols)
-    paths = list(old.files) if files is None else given
+    # new anchors replace the old: a file there only for an old anchor goes with them
+    paths = (named if anchors else list(old.files)) if files is None else given
     paths += [path for path in dict.fromkeys(a.path for a in recorded) if path not in paths]
     draft = store.prepare_memory(
         summary=summary,

@@ -35,7 +35,14 @@ from typing import Any
 
 from recall import frontmatter
 from recall.anchors.diff import Change, changes, first_lines, merge_base
-from recall.anchors.findings import FAIL, REVIEW, Finding, guard_fix, pinned_and_gone
+from recall.anchors.findings import (
+    FAIL,
+    REVIEW,
+    Finding,
+    guard_fix,
+    one_failure_per_memory,
+    pinned_and_gone,
+)
 from recall.anchors.named_files import AT_BASE, ChangedNames, Named, file_findings
 from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
 from recall.errors import BadInput
@@ -194,12 +201,13 @@ def _anchor_findings(
             fix = (
                 f"; the memory is pinned: `tether repoint {memory.id} --apply` after the move"
                 if now_path is not None
-                else pinned_and_gone(memory.id, f"--anchor {old}::NAME")
+                # the file gone, a new anchor is in another
+                else pinned_and_gone(memory, f"--anchor {here or 'PATH'}::NAME")
             )
-            found.append(Finding(FAIL, memory, where, at, reason + fix))
+            found.append(Finding(FAIL, memory, where, at, reason, fix))
         elif memory.guard and not repointed and not confirmed:
             fix = guard_fix(memory, moved=now_path is not None)
-            found.append(Finding(FAIL, memory, where, at, reason + fix))
+            found.append(Finding(FAIL, memory, where, at, reason, fix))
         else:
             found.append(Finding(REVIEW, memory, where, at, reason))
     if after is not None and now_path is not None and after.body != before.body:
@@ -208,8 +216,8 @@ def _anchor_findings(
         # the recorded body is what the memory was confirmed against; without one, the key
         unconfirmed = after.body != anchor.body if anchor.body is not None else not confirmed
         if memory.guard and unconfirmed:
-            reason += guard_fix(memory)
-            found.append(Finding(FAIL, memory, now_path, after.start, reason))
+            fix = guard_fix(memory)
+            found.append(Finding(FAIL, memory, now_path, after.start, reason, fix))
     return found
 
 
@@ -284,7 +292,8 @@ def check(
                     memory, anchor, change, before, sources, confirmed, line
                 )
         findings = _without_reviews_a_failure_says(findings)
-        result.findings += _unique(_without_plain_file_reviews(findings, memory))
+        findings = _unique(_without_plain_file_reviews(findings, memory))
+        result.findings += one_failure_per_memory(findings)
     return result
 
 
@@ -315,10 +324,10 @@ def _without_plain_file_reviews(findings: list[Finding], memory: Memory) -> list
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple[str, str, str, str]] = set()
     kept: list[Finding] = []
     for finding in findings:
-        key = (finding.level, finding.path, finding.reason)
+        key = (finding.level, finding.path, finding.reason, finding.fix)
         if key not in seen:
             seen.add(key)
             kept.append(finding)

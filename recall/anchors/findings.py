@@ -21,9 +21,22 @@ class Finding:
     path: str
     line: int
     reason: str
+    fix: str = ""
+    """What ends a failure, said after the reason (a review has none)."""
+    also: tuple[tuple[str, int, str], ...] = ()
+    """The memory's other failures in the same change, as (path, line, reason), when its
+    failures are said as one (see :func:`one_failure_per_memory`)."""
+
+    @property
+    def said(self) -> str:
+        """The reasons, then what to do: the text a person reads."""
+        reasons = [self.reason]
+        reasons += [r if p == self.path else f"{r} ({p}:{n})" for p, n, r in self.also]
+        return "; and ".join(reasons) + self.fix
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
+        """JSON form (``reason``: all that is said; ``reasons``: each place and why)."""
+        places = [(self.path, self.line, self.reason), *self.also]
         return {
             "level": self.level,
             "id": self.memory.id,
@@ -32,8 +45,31 @@ class Finding:
             "pinned": self.memory.pinned,
             "path": self.path,
             "line": self.line,
-            "reason": self.reason,
+            "reason": self.said,
+            "reasons": [{"path": p, "line": n, "reason": r} for p, n, r in places],
         }
+
+
+def one_failure_per_memory(findings: list[Finding]) -> list[Finding]:
+    """A memory's failures said as one (at its first place, with every reason on it and each
+    different fix once): a memory the change fails counts once, however many of its files
+    and symbols the change touched."""
+    failures = [f for f in findings if f.level == FAIL]
+    if len(failures) < 2:
+        return findings
+    first = failures[0]
+    fixes = list(dict.fromkeys(f.fix for f in failures))
+    fixes = [f for f in fixes if not any(o != f and o.startswith(f) for o in fixes)]  # said
+    merged = Finding(
+        FAIL,
+        first.memory,
+        first.path,
+        first.line,
+        first.reason,
+        "".join(fixes),
+        tuple((f.path, f.line, f.reason) for f in failures[1:]),
+    )
+    return [merged if f is first else f for f in findings if f.level != FAIL or f is first]
 
 
 def guard_fix(
@@ -59,10 +95,15 @@ def guard_fix(
     )
 
 
-def pinned_and_gone(memory_id: str, names: str) -> str:
+def pinned_and_gone(memory: Memory, names: str = "-f PATH") -> str:
     """What ends the failure of a pinned memory whose file or symbol the change deletes: no
     rename leads anywhere for ``repoint`` to follow, so it is superseded by one naming what
-    holds the knowledge now (``names``: the option that names it), or unpinned."""
+    holds the knowledge now (``names``: the option that names it; a memory with symbol
+    anchors names new ones, since a supersede without them keeps the old), or unpinned. The
+    command runs as printed once its placeholders are filled (the category is kept)."""
+    memory_id = memory.id
+    if memory.anchors and names == "-f PATH":
+        names = "--anchor PATH::NAME"
     return (
         f"; the memory is pinned: supersede it with one that names where this lives now "
         f"(`tether supersede {memory_id} SUMMARY {names}`), or unpin it (`tether unpin "

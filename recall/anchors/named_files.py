@@ -116,12 +116,12 @@ def file_findings(
         fix = (
             f"; the memory is pinned: `tether repoint {memory.id} --apply`"
             if change.status == "R"
-            else pinned_and_gone(memory.id, "-f PATH")
+            else pinned_and_gone(memory)
         )
-        found.append(Finding(FAIL, memory, change.new, line, reason + fix))
+        found.append(Finding(FAIL, memory, change.new, line, reason, fix))
     else:
         found.append(Finding(REVIEW, memory, change.new, line, reason))
     if guard_fails:
         fix = guard_fix(memory, renamed=renamed, edited=not change.same)
-        found.append(Finding(FAIL, memory, change.new, line, reason + why + fix))
+        found.append(Finding(FAIL, memory, change.new, line, reason + why, fix))
     return found

@@ -54,7 +54,7 @@ def github_line(finding: Any) -> str:
     command = "error" if finding.level == "fail" else "warning"
     memory = finding.memory
     title = _escape_property(f"Tether {memory.category} {memory.id}")
-    message = _escape_data(f"{memory.summary} ({finding.reason})")
+    message = _escape_data(f"{memory.summary} ({finding.said})")
     where = f"file={_escape_property(finding.path)},line={finding.line}"
     return visible(f"::{command} {where},title={title}::{message}")
 
@@ -128,7 +128,7 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
                 mark = "FAIL  " if finding.level == "fail" else "review"
                 line = (
                     f"{mark} {finding.path}:{finding.line}  {finding.memory.id} "
-                    f"{finding.memory.category}: {finding.memory.summary} — {finding.reason}"
+                    f"{finding.memory.category}: {finding.memory.summary} — {finding.said}"
                 )
                 console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
             ids = len({f.memory.id for f in review})

@@ -34,17 +34,21 @@ from recall.same_summary import refuse_same_summary
 from recall.store import MemoryStore, not_on_it_note
 
 
-def add_write_options(parser: argparse.ArgumentParser, *, file_required: bool) -> None:
-    """The options of a command that writes a memory (remember, supersede)."""
+def add_write_options(
+    parser: argparse.ArgumentParser, *, file_required: bool, category_kept: bool = False
+) -> None:
+    """The options of a command that writes a memory (remember, supersede; ``category_kept``:
+    the category may be left out, to keep the one of the memory replaced)."""
     parser.add_argument("summary", help="one-line summary of the knowledge")
     parser.add_argument("--details", help="the longer explanation; '-' reads it from stdin")
     parser.add_argument(
         "--category",
         "-c",
         choices=CATEGORIES,
-        required=True,
+        required=not category_kept,
         help=f"{', '.join(CATEGORIES[:-1])} or {CATEGORIES[-1]} (an approach tried before and "
-        "rejected): what kind of knowledge it is",
+        "rejected): what kind of knowledge it is"
+        + (" (default: the old memory's)" if category_kept else ""),
     )
     paths_option(
         parser,

@@ -40,12 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "supersede",
         help="replace a memory with a new one, linked both ways",
         description="Replace a memory with a new one, linked both ways. The new memory keeps "
-        "the old one's files unless --file is given, its symbol anchors unless --anchor "
-        "PATH::NAME is given, and its pin and guard; --no-pin, --no-guard and --no-anchors "
-        "drop them.",
+        "the old one's category unless -c is given, its files unless --file is given (with "
+        "new --anchor PATH::NAME, only the files it names for themselves, not those of its "
+        "anchors), its symbol anchors unless --anchor PATH::NAME is given, and its pin and "
+        "guard; --no-pin, --no-guard and --no-anchors drop them.",
     )
     p.add_argument("old_id", metavar="OLD_ID", help="the memory to replace: " + ID_HELP)
-    add_write_options(p, file_required=False)
+    add_write_options(p, file_required=False, category_kept=True)
     for flag, kept in (
         ("--no-pin", "the old memory's pin"),
         ("--no-guard", "the old memory's guard"),
@@ -117,6 +118,8 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     store, old = ctx.find_memory(args.old_id)
     if args.global_ and store.scope != "global":
         raise BadInput(f"memory {old.id} is in the {store.scope} store; drop --global")
+    if args.category is None:  # the new text is the same kind of knowledge
+        args.category = old.category
     draft = memory_draft(args, ctx, store)
     if args.no_anchors and draft.anchors:
         raise BadInput("--anchor PATH::NAME and --no-anchors contradict each other; give one")
@@ -124,7 +127,9 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     named = named_by_person(draft if args.files else with_lifecycle_keys(store, old))
     changes: dict[str, Any] = {}
     if not args.files:  # the new text is about the same files (and any newly anchored ones)
-        files = (*old.files, *(path for path in draft.files if path not in old.files))
+        # new anchors replace the old: a file there only for an old anchor goes with it
+        kept = named if draft.anchors else old.files
+        files = (*kept, *(path for path in draft.files if path not in kept))
         if files != draft.files:
             changes["files"] = files
     if old.anchors and not draft.anchors and not args.no_anchors:  # about the same code

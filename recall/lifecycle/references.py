@@ -73,6 +73,11 @@ def named_by_person(memory: Memory) -> list[str]:
     return [path for path in memory.files if path not in anchored or path in given]
 
 
+def named_by_person_of(store: MemoryStore, memory: Memory) -> list[str]:
+    """:func:`named_by_person` of ``memory`` as its file in ``store`` says."""
+    return named_by_person(with_lifecycle_keys(store, memory))
+
+
 @dataclass(frozen=True)
 class Drift:
     """A memory whose files have changed a lot since it was written or confirmed."""

@@ -57,3 +57,27 @@ async def test_files_an_agent_named_stay_through_a_repoint(repo: Path) -> None:
         ["src/util.py", "src/app.py"],
         ["src/app.py"],
     ]
+
+
+async def test_new_anchors_leave_the_files_only_old_anchors_were_in(repo: Path) -> None:
+    (repo / "src/app.py").write_text("def main():\n    return 0\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "main")
+    async with mcp_client(repo) as client:
+        old = await call(
+            client,
+            "memory_write",
+            summary="helper is read by the guide",
+            category="gotcha",
+            files=["docs/guide.md"],
+            anchors=["src/util.py::helper"],
+        )
+        new = await call(
+            client,
+            "memory_supersede",
+            old_id=old["id"],
+            summary="main is read by the guide",
+            anchors=["src/app.py::main"],
+        )
+    shown = run_tether("show", new["id"], "--json", cwd=repo)
+    assert json.loads(shown.stdout)["files"] == ["docs/guide.md", "src/app.py"]
