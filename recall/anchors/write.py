@@ -7,9 +7,14 @@ a body hash, and the caller is told why: what a person asks to record is never d
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
+
+LINE_RANGE = re.compile(r"L?\d+(\s*[-:]\s*L?\d+)?", re.IGNORECASE)
+"""A bare ``--anchor`` that is a line range (``12``, ``12-30``, ``L12-L30``): it names lines,
+not a symbol, so it is kept inside the file as written (nothing to follow)."""
 
 
 def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
@@ -69,3 +74,35 @@ def record_anchors(
                 "its changes will show once it is confirmed where it is"
             )
     return tuple(anchors), notes
+
+
+def bare_name_anchor(
+    root: Path | None, files: list[str], value: str
+) -> tuple[tuple[str, str] | None, str | None]:
+    """The symbol anchor a bare ``--anchor NAME`` given with ``--file`` stands for, and a note.
+
+    With one file that defines NAME it is ``(FILE, NAME)``, a tracked anchor that follows the
+    code. A line range stays the bare anchor as written (None), silently: it names lines. Any
+    other name stays as written too, with a note naming the argument and saying why it will
+    not follow the code (several files, no file, or one that does not define it, or that
+    cannot be read for its symbols), and what to give instead.
+    """
+    name = value.strip()
+    if LINE_RANGE.fullmatch(name):
+        return None, None
+    if len(files) != 1:
+        why = f"{len(files)} files are given ({', '.join(files)})" if files else "no --file"
+        return None, (
+            f"--anchor {value!r} is kept as a name inside the memory's files ({why}): it will "
+            f"not follow the code; give it with its file as --anchor PATH::{name}"
+        )
+    [path] = files
+    _, why = (
+        (None, "no project folder to read it from") if root is None else _body_of(root, path, name)
+    )
+    if why is None:
+        return (path, name), None
+    return None, (
+        f"--anchor {value!r} is kept as a name inside {path} ({why}): it will not follow the "
+        f"code; give the symbol where it is as --anchor PATH::NAME"
+    )

@@ -9,7 +9,7 @@ import sys
 from recall.anchors.guards import check_guard
 from recall.anchors.states import states_of
 from recall.anchors.symbols import split_anchor_options
-from recall.anchors.write import record_anchors
+from recall.anchors.write import bare_name_anchor, record_anchors
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import ID_HELP, paths_option, print_card
@@ -69,7 +69,8 @@ def add_write_options(
         default=[],
         metavar="PATH::NAME",
         help="a symbol the memory is about, as path::name (repeatable; it follows the code "
-        "when it moves); or one symbol name or line range inside the file",
+        "when it moves); or, with one --file, a symbol name it defines (recorded as "
+        "FILE::NAME) or a line range inside it",
     )
     parser.add_argument("--pin", action="store_true", help="pin it: ranks higher, never decays")
     parser.add_argument(
@@ -128,6 +129,12 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
             "the memory names no file: give the file with --file PATH (a whole file needs "
             "--file alone), or the symbol as --anchor PATH::NAME"
         )
+    bare_note = None
+    if legacy is not None:  # a name inside the one file given is a symbol that follows it
+        pair, bare_note = bare_name_anchor(store.repo_root, files[: len(args.files)], legacy)
+        if pair is not None:
+            legacy = None
+            symbols.append(pair)
     # checked (and scanned for credentials) before a notice about its files repeats a name
     draft = store.prepare_memory(
         summary=args.summary,
@@ -145,6 +152,8 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
         allow_secret=args.allow_secret,
         symbols=[f"{path}::{name}" for path, name in symbols],
     )
+    if bare_note:
+        ctx.notice(bare_note)
     named = [(path, "--file") for path in files[: len(args.files)]]
     named += [(path, "--anchor") for path, _ in symbols]
     for note in check_named_files(
