@@ -147,3 +147,27 @@ async def test_files_named_in_the_command_are_recorded_as_named_beside_their_anc
     assert given(written["path"]) == ["src/store.py"]
     assert given(replaced["path"]) == ["src/store.py"]
     assert given(by_uri["draft"]) is None  # the file of uri is where the cursor was, not named
+
+
+async def test_new_anchors_leave_the_files_only_old_anchors_were_in(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    written = await lsp_one.command(
+        "tether.remember",
+        {
+            "summary": "save_session is read by the app",
+            "files": ["src/app.py"],
+            "anchors": ["src/store.py::save_session"],
+        },
+    )
+    replaced = await lsp_one.command(
+        "tether.supersede",
+        {
+            "memoryId": written["id"],
+            "summary": "load_session is read by the app",
+            "anchors": ["src/loader.py::load_session"],
+        },
+    )
+    path = Path(replaced["path"])
+    files = frontmatter.parse(path.read_text(), path).fields["files"]
+    assert files == ["src/app.py", "src/loader.py"]
