@@ -112,8 +112,9 @@ To correct a memory, use memory_supersede instead of writing a second one."""
 
 SUPERSEDE = """Replace a memory that is wrong or out of date with a new one. The old memory
 leaves recall but stays on record, linked to its replacement (old: superseded_by, new:
-supersedes). Category, files, the pin and the symbol anchors carry over unless given, and a
-guard always (a person lifts it); details do not."""
+supersedes). Category, files, the pin and the symbol anchors carry over unless given (new
+anchors without files keep only the files the old memory named for themselves, not those of
+its old anchors), and a guard always (a person lifts it); details do not."""
 
 PIN = """Pin a memory (or unpin it with pinned=false). Pinned memories rank higher, are shown
 even when the hint budget is spent and never fade with age. Pin only what must never be
