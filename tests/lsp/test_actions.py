@@ -171,3 +171,16 @@ async def test_no_remember_is_offered_where_it_could_only_fail(
     await lsp.open(notes)
     found = await lsp.actions(notes, types.Range(types.Position(0, 0), types.Position(0, 0)))
     assert [a.title for a in found] == ["Tether: show memories for this file"]
+
+
+async def test_restoring_a_superseded_memory_unlinks_its_replacement(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    replaced = await lsp_one.command(
+        "tether.supersede", {"memoryId": ws.gotcha, "summary": "save_session writes atomically"}
+    )
+    restored = await lsp_one.command("tether.restore", {"memoryId": ws.gotcha})
+    assert restored["status"] == "active"
+    assert restored["noLongerReplacedBy"] == [replaced["id"]]
+    assert "supersedes" not in fields(ws.memory_file(replaced["id"]))
+    assert "superseded_by" not in fields(ws.memory_file(ws.gotcha))
