@@ -122,6 +122,32 @@ export function isExecutableFile(file: string, platform: NodeJS.Platform = proce
   }
 }
 
+/** The real path of a folder (links followed), or the path itself when it cannot be read. */
+function realFolder(dir: string, platform: NodeJS.Platform): string {
+  const paths = platform === 'win32' ? path.win32 : path.posix;
+  try {
+    return fs.realpathSync.native(dir);
+  } catch {
+    return paths.resolve(dir);
+  }
+}
+
+/** Whether `dir` is one of `folders` or inside one, comparing real paths. */
+export function insideAny(dir: string, folders: readonly string[], platform: NodeJS.Platform): boolean {
+  if (folders.length === 0) {
+    return false;
+  }
+  const windows = platform === 'win32';
+  const paths = windows ? path.win32 : path.posix;
+  const fold = (p: string) => (windows ? p.toLowerCase() : p);
+  const real = fold(realFolder(dir, platform));
+  return folders.some((folder) => {
+    const relative = paths.relative(fold(realFolder(folder, platform)), real);
+    const up = relative === '..' || relative.startsWith(`..${paths.sep}`);
+    return relative === '' || (!up && !paths.isAbsolute(relative));
+  });
+}
+
 /**
  * Windows launchers `CreateProcess` runs without a shell: `.bat` and `.cmd` need one (Node.js
  * refuses to spawn them without `shell`), so a PATHEXT naming them is not followed there.
@@ -132,15 +158,20 @@ const SPAWNABLE_EXTENSIONS = new Set(['.exe', '.com']);
  * The absolute path of `name` on PATH, as a shell would find it, or undefined.
  *
  * Only absolute PATH entries are searched: an empty or relative entry means the working
- * directory, which for the server is the workspace folder, and a repository must not be able to
+ * directory, which may be a folder a repository controls, and a repository must not be able to
  * put its own `tether` there. On Windows the variable may be spelled `Path`, entries may be
  * quoted, and the name is tried with each of PATHEXT's `.exe`/`.com` extensions.
+ *
+ * `untrustedFolders` are the folders of an untrusted workspace: an entry inside one of them (its
+ * real path, links followed) is skipped too, such as the repository's own `.venv/bin` when the
+ * editor was started from a shell with that environment activated.
  */
 export function findOnPath(
   name: string,
   env: Record<string, string | undefined>,
   platform: NodeJS.Platform = process.platform,
   isExecutable: (file: string) => boolean = (file) => isExecutableFile(file, platform),
+  untrustedFolders: readonly string[] = [],
 ): string | undefined {
   const windows = platform === 'win32';
   const paths = windows ? path.win32 : path.posix;
@@ -162,7 +193,7 @@ export function findOnPath(
   }
   for (const raw of (variable('PATH') ?? '').split(windows ? ';' : ':')) {
     const dir = windows ? raw.trim().replace(/^"(.*)"$/, '$1') : raw;
-    if (!dir || !paths.isAbsolute(dir)) {
+    if (!dir || !paths.isAbsolute(dir) || insideAny(dir, untrustedFolders, platform)) {
       continue;
     }
     for (const candidate of names) {
@@ -173,6 +204,67 @@ export function findOnPath(
     }
   }
   return undefined;
+}
+
+/**
+ * The interpreters tried, in order, when nothing names the server: `python3`, and on Windows
+ * also `python` and the `py` launcher, which the python.org installer puts on PATH instead.
+ */
+export function fallbackPythons(platform: NodeJS.Platform = process.platform): string[] {
+  return platform === 'win32' ? [FALLBACK_PYTHON, 'python', 'py'] : [FALLBACK_PYTHON];
+}
+
+/** Whether a command is a bare name, with no folder part, which the system looks up itself. */
+export function isBareName(command: string, platform: NodeJS.Platform = process.platform): boolean {
+  return platform === 'win32'
+    ? !/[\\/]/.test(command) && !/^[a-zA-Z]:/.test(command)
+    : !command.includes('/');
+}
+
+/** A command line ready to spawn (its command an absolute path), or why there is none. */
+export type Resolution = { line: CommandLine; refused?: undefined } | { refused: string; line?: undefined };
+
+const HOW_TO_SET =
+  'set tether.server.command to the absolute path of your tether executable, or ' +
+  'tether.server.python to that of an interpreter that has Tether installed';
+
+/**
+ * The command line with its command made an absolute path, so the system never looks it up
+ * itself: on Windows a bare name is looked for in the working directory before PATH, and on
+ * POSIX an empty or relative PATH entry is the working directory, either of which could be a
+ * folder a repository controls. A bare name is looked up with {@link findOnPath} (for the
+ * default: each of {@link fallbackPythons}); a relative path with a folder part, or a name not
+ * found, is refused with a message naming the setting to set.
+ */
+export function resolveCommandLine(
+  line: CommandLine,
+  env: Record<string, string | undefined>,
+  platform: NodeJS.Platform = process.platform,
+  isExecutable: (file: string) => boolean = (file) => isExecutableFile(file, platform),
+  untrustedFolders: readonly string[] = [],
+): Resolution {
+  const paths = platform === 'win32' ? path.win32 : path.posix;
+  if (paths.isAbsolute(line.command)) {
+    return { line };
+  }
+  const what =
+    line.source === 'selected interpreter'
+      ? `the interpreter selected in the Python extension (${line.command})`
+      : `${line.source} (${line.command})`;
+  if (!isBareName(line.command, platform)) {
+    return { refused: `${what} is a relative path; ${HOW_TO_SET}` };
+  }
+  const names = line.source === 'default' ? fallbackPythons(platform) : [line.command];
+  for (const name of names) {
+    const found = findOnPath(name, env, platform, isExecutable, untrustedFolders);
+    if (found) {
+      return { line: { ...line, command: found } };
+    }
+  }
+  if (line.source === 'default') {
+    return { refused: `neither ${EXECUTABLE} nor ${names.join(', ')} was found on PATH; ${HOW_TO_SET}` };
+  }
+  return { refused: `${what} was not found on PATH; ${HOW_TO_SET}` };
 }
 
 /**

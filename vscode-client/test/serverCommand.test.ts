@@ -11,6 +11,7 @@ import {
   isExecutableFile,
   looksBeyondSettings,
   readServerSettings,
+  resolveCommandLine,
   serverCommandLine,
 } from '../src/serverCommand';
 
@@ -192,5 +193,81 @@ test('the command line is described as it would be typed', () => {
   assert.equal(
     describe({ command: '/my venv/bin/tether', args: ['lsp'], source: 'default' }),
     '"/my venv/bin/tether" lsp',
+  );
+});
+
+test('every bare command is made an absolute path from PATH, or refused naming the setting', () => {
+  const files = new Set(['/usr/bin/python3', '/opt/t/bin/tether', '/usr/bin/python']);
+  const exists = (file: string) => files.has(file);
+  const env = { PATH: '/usr/bin:/opt/t/bin' };
+  const resolve = (line: Parameters<typeof resolveCommandLine>[0], e: Record<string, string> = env) =>
+    resolveCommandLine(line, e, 'linux', exists);
+  const fallback = serverCommandLine({ command: '', args: [], python: '' }, here);
+  assert.deepEqual(resolve(fallback), { line: { ...fallback, command: '/usr/bin/python3' } });
+  const bare = serverCommandLine({ command: 'tether', args: [], python: '' }, here);
+  assert.equal(resolve(bare).line?.command, '/opt/t/bin/tether');
+  const python = serverCommandLine({ command: '', args: [], python: 'python' }, here);
+  assert.equal(resolve(python).line?.command, '/usr/bin/python');
+  // absolute paths are kept as they are, found or not (the start reports a missing one)
+  const absolute = serverCommandLine({ command: '/nowhere/tether', args: [], python: '' }, here);
+  assert.deepEqual(resolve(absolute), { line: absolute });
+
+  // not found: refused, never left to the system to look up in the working directory
+  assert.match(
+    resolve(fallback, { PATH: ':.:bin' }).refused!,
+    /^neither tether nor python3 was found on PATH; set tether\.server\.command/,
+  );
+  assert.match(
+    resolve(bare, { PATH: '' }).refused!,
+    /^tether\.server\.command \(tether\) was not found on PATH; set/,
+  );
+  const relative = serverCommandLine({ command: 'bin/tether', args: [], python: '' }, here);
+  assert.match(
+    resolve(relative).refused!,
+    /^tether\.server\.command \(bin\/tether\) is a relative path; set/,
+  );
+  const selected = serverCommandLine({ command: '', args: [], python: '' }, here, { selectedPython: 'py3' });
+  assert.match(resolve(selected).refused!, /^the interpreter selected in the Python extension \(py3\)/);
+});
+
+test('on Windows the fallback also tries python and py, and drive paths are not bare', () => {
+  const fallback = serverCommandLine({ command: '', args: [], python: '' }, here);
+  const files = new Set(['C:\\Windows\\py.exe']);
+  const found = resolveCommandLine(fallback, { Path: 'C:\\Windows' }, 'win32', (f) => files.has(f));
+  assert.equal(found.line?.command, 'C:\\Windows\\py.exe');
+  assert.deepEqual(found.line?.args, ['-P', '-m', 'recall', 'lsp']);
+  const none = resolveCommandLine(fallback, { Path: '.;tools' }, 'win32', () => true);
+  assert.match(none.refused!, /neither tether nor python3, python, py was found on PATH/);
+  const drive = serverCommandLine({ command: 'C:tether.exe', args: [], python: '' }, here);
+  assert.match(resolveCommandLine(drive, {}, 'win32', () => true).refused!, /is a relative path/);
+});
+
+test('in an untrusted workspace, PATH entries inside a workspace folder are skipped', (t) => {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'tether-trust-'));
+  t.after(() => fs.rmSync(base, { recursive: true, force: true }));
+  const repo = path.join(base, 'repo');
+  const venv = path.join(repo, '.venv', 'bin');
+  const user = path.join(base, 'user-bin');
+  for (const dir of [venv, user]) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'tether'), '#!/bin/sh\n', { mode: 0o755 });
+  }
+  const linked = path.join(base, 'link-to-venv'); // the same folder, reached through a link
+  fs.symlinkSync(venv, linked);
+  const env = { PATH: [venv, linked, user].join(':') };
+  assert.equal(findOnPath('tether', env, 'linux'), path.join(venv, 'tether'));
+  assert.equal(findOnPath('tether', env, 'linux', undefined, [repo]), path.join(user, 'tether'));
+  assert.equal(findOnPath('tether', { PATH: venv }, 'linux', undefined, [repo]), undefined);
+  // a sibling whose name starts the same is not inside
+  assert.equal(
+    findOnPath('tether', { PATH: user }, 'linux', undefined, [path.join(base, 'user')]),
+    path.join(user, 'tether'),
+  );
+  const fallback = serverCommandLine({ command: '', args: [], python: '' }, here);
+  fs.writeFileSync(path.join(venv, 'python3'), '#!/bin/sh\n', { mode: 0o755 });
+  assert.match(resolveCommandLine(fallback, { PATH: venv }, 'linux', undefined, [repo]).refused!, /python3/);
+  assert.equal(
+    resolveCommandLine(fallback, { PATH: venv }, 'linux').line?.command,
+    path.join(venv, 'python3'),
   );
 });
