@@ -11,6 +11,25 @@ export type StartOne<C> = (key: string, register: (client: C) => void) => Promis
 export type StopOne<C> = (key: string, client: C) => Promise<void>;
 
 /**
+ * Called when a start took longer than its limit: kills the server being started (`client`, if
+ * it was registered yet) and reports it. The folder is left without a server.
+ */
+export type StartTimedOut<C> = (key: string, client: C | undefined) => Promise<void> | void;
+
+/**
+ * How long a start may take: asking the Python extension for its interpreter, then the server's
+ * answer to `initialize` (the language client waits for it without a limit). A server that hangs,
+ * or a program that never answers, would otherwise hold its folder's queue for good, and every
+ * later restart and stop of the folder, and the stop at deactivation, would wait behind it.
+ * Tether answers in well under a second; this leaves room for a slow first start (a cold disk,
+ * an index to open).
+ */
+export const START_LIMIT_MS = 30_000;
+
+/** The error `register` throws when the start it belongs to was given up on. */
+export class StartAbandoned extends Error {}
+
+/**
  * The servers of a window, keyed by folder. Every start, stop and restart of a folder waits for
  * the one issued before it on that folder to end, and decides what to do only when its turn
  * comes: two restarts issued together stop and start twice, one after the other, and never
@@ -24,6 +43,8 @@ export class FolderServers<C> {
   constructor(
     private readonly startOne: StartOne<C>,
     private readonly stopOne: StopOne<C>,
+    private readonly timedOut: StartTimedOut<C> = () => {},
+    private readonly startLimitMs: number = START_LIMIT_MS,
   ) {}
 
   /** The client of a folder (running, starting, or one that failed to start), if any. */
@@ -94,9 +115,33 @@ export class FolderServers<C> {
     if (this.closed || this.clients.has(key)) {
       return;
     }
-    await this.startOne(key, (client) => {
+    let abandoned = false;
+    let registered: C | undefined;
+    const started = this.startOne(key, (client) => {
+      if (abandoned) {
+        throw new StartAbandoned(`the start of ${key} took longer than ${this.startLimitMs} ms`);
+      }
+      registered = client;
       this.clients.set(key, client);
     });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), this.startLimitMs);
+    });
+    try {
+      if ((await Promise.race([started, late])) !== 'late') {
+        return;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    // given up on: the step ends here, whatever the start does later
+    abandoned = true;
+    started.catch(() => {});
+    if (registered !== undefined && this.clients.get(key) === registered) {
+      this.clients.delete(key);
+    }
+    await this.timedOut(key, registered);
   }
 
   private async stopNow(key: string): Promise<void> {

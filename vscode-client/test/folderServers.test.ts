@@ -99,3 +99,47 @@ test('a start that fails does not block the folder', async () => {
   await servers.restart(['file:///a']);
   assert.deepEqual(servers.keys(), ['file:///a']);
 });
+
+test('a start that never ends is given up on after the limit, and the folder moves on', async () => {
+  const killed: string[] = [];
+  let calls = 0;
+  const stopped: string[] = [];
+  let lateRegister: (() => void) | undefined;
+  const servers = new FolderServers<string>(
+    (key, register) => {
+      calls += 1;
+      if (calls === 1) {
+        register(`${key}#hung`);
+        return new Promise<void>(() => {}); // a server that never answers initialize
+      }
+      if (calls === 2) {
+        // stalled before its client existed (asking the Python extension, say)
+        lateRegister = () => register(`${key}#late`);
+        return new Promise<void>(() => {});
+      }
+      register(`${key}#${calls}`);
+      return Promise.resolve();
+    },
+    async (_key, client) => {
+      stopped.push(client);
+    },
+    (key, client) => {
+      killed.push(`${key}:${client ?? 'none'}`);
+    },
+    20,
+  );
+  await servers.sync(['file:///a']);
+  assert.deepEqual(killed, ['file:///a:file:///a#hung']);
+  assert.deepEqual(servers.keys(), [], 'the hung client is no longer the folder’s');
+
+  await servers.restart(['file:///a']); // not blocked behind the hung start
+  assert.deepEqual(killed, ['file:///a:file:///a#hung', 'file:///a:none']);
+  // the stalled start comes back after it was given up on: its client is refused
+  assert.throws(() => lateRegister!(), /took longer than 20 ms/);
+  assert.deepEqual(servers.keys(), []);
+
+  await servers.restart(['file:///a']);
+  assert.equal(servers.get('file:///a'), 'file:///a#3');
+  await servers.stopAll();
+  assert.deepEqual(stopped, ['file:///a#3']);
+});
