@@ -1,10 +1,13 @@
 // One `tether lsp` per workspace folder: starting, restarting, routing commands to the right one.
 
+import { ChildProcess, spawn } from 'child_process';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
+  CloseAction,
   DidChangeConfigurationNotification,
+  ErrorHandler,
   DynamicFeature,
   ExecuteCommandRequest,
   LanguageClient,
@@ -15,7 +18,7 @@ import {
 } from 'vscode-languageclient/node';
 import { routeCommand } from './commandArgs';
 import { folderSelector } from './documentSelector';
-import { FolderServers } from './folderServers';
+import { FolderServers, START_LIMIT_MS } from './folderServers';
 import { selectedInterpreter } from './python';
 import {
   asksSelectedInterpreter,
@@ -24,6 +27,7 @@ import {
   findOnPath,
   looksBeyondSettings,
   readServerSettings,
+  resolveCommandLine,
   serverCommandLine,
 } from './serverCommand';
 import { SECTION, explicitSettings, programSetting, withWorkspaceTrust } from './settings';
@@ -42,6 +46,9 @@ class FolderClient extends LanguageClient {
     super.registerFeature(feature);
   }
 }
+
+/** How long a server told to exit may take before it is ended (as the language client does). */
+const EXIT_GRACE_MS = 2000;
 
 function settingsFor(scope: vscode.Uri | undefined): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration(SECTION, scope);
@@ -64,7 +71,14 @@ export class FolderClients implements vscode.Disposable {
   private readonly clients = new FolderServers<LanguageClient>(
     (key, register) => this.start(key, register),
     (key, client) => this.stop(key, client),
+    (key, client) => this.startTimedOut(key, client),
   );
+  /** The server process of each client, once spawned: `stop()` cannot end a start. */
+  private readonly processes = new WeakMap<LanguageClient, ChildProcess>();
+  /** The command line of each client, for messages. */
+  private readonly lines = new WeakMap<LanguageClient, string>();
+  /** Clients whose start was given up on: their failure was reported already. */
+  private readonly abandoned = new WeakSet<LanguageClient>();
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when a server started or stopped. */
   public readonly onDidChange = this.changed.event;
@@ -149,20 +163,55 @@ export class FolderClients implements vscode.Disposable {
       { command: program('command'), args: program('args'), python: program('python') },
       (message) => this.output.appendLine(`[${folder.name}] ${message}`),
     );
-    // PATH is the environment VS Code runs in, not the repository's: looked at when trusted or not
-    const onPath = looksBeyondSettings(server) ? findOnPath(EXECUTABLE, process.env) : undefined;
+    // PATH is the environment VS Code runs in, not the repository's: looked at when trusted or
+    // not, but in an untrusted workspace without the entries inside its folders (an activated .venv)
+    const untrusted = trusted
+      ? []
+      : (vscode.workspace.workspaceFolders ?? [])
+          .filter((f) => f.uri.scheme === 'file')
+          .map((f) => f.uri.fsPath);
+    const onPath = looksBeyondSettings(server)
+      ? findOnPath(EXECUTABLE, process.env, process.platform, undefined, untrusted)
+      : undefined;
     const selectedPython =
       !onPath && asksSelectedInterpreter(server, trusted) ? await selectedInterpreter(folder.uri) : undefined;
-    const line = serverCommandLine(
-      server,
-      { workspaceFolder: folder.uri.fsPath, home: os.homedir() },
-      { onPath, selectedPython },
+    const resolution = resolveCommandLine(
+      serverCommandLine(
+        server,
+        { workspaceFolder: folder.uri.fsPath, home: os.homedir() },
+        { onPath, selectedPython },
+      ),
+      process.env,
+      process.platform,
+      undefined,
+      untrusted,
     );
+    if (resolution.refused !== undefined) {
+      this.output.appendLine(`[${folder.name}] the server was not started: ${resolution.refused}`);
+      void this.startFailed(
+        `Tether: the language server for ${folder.name} was not started: ${resolution.refused}.`,
+      );
+      return;
+    }
+    const line = resolution.line;
     this.output.appendLine(`[${folder.name}] starting: ${describe(line)} (from ${line.source})`);
-    const serverOptions: ServerOptions = {
-      command: line.command,
-      args: line.args,
-      options: { cwd: folder.uri.fsPath, env: process.env },
+    let client: LanguageClient | undefined;
+    let fallbackHandler: ErrorHandler | undefined;
+    const defaultHandler = () => (fallbackHandler ??= client!.createDefaultErrorHandler());
+    // started outside the workspace: the server learns its folder from `initialize`, and a
+    // working directory the repository controls is one more place a program could be found in
+    const serverOptions: ServerOptions = () => {
+      const child = spawn(line.command, line.args, { cwd: os.homedir(), env: process.env });
+      if (client) {
+        this.processes.set(client, child);
+      }
+      if (child.pid === undefined) {
+        return new Promise<ChildProcess>((_, reject) => {
+          child.on('error', (error) => reject(new Error(`${describe(line)}: ${error.message}`)));
+          setImmediate(() => reject(new Error(`${describe(line)} could not be run`)));
+        });
+      }
+      return Promise.resolve(child);
     };
     const clientOptions: LanguageClientOptions = {
       // vscode-languageclient hands `pattern` to vscode.languages.match as it is, and VS Code
@@ -175,6 +224,14 @@ export class FolderClients implements vscode.Disposable {
       outputChannel: this.output,
       diagnosticCollectionName: 'tether',
       initializationOptions: settingsFor(folder.uri),
+      errorHandler: {
+        error: (error, message, count) => defaultHandler().error(error, message, count),
+        // a server ended because its start was given up on is not started again
+        closed: () =>
+          client && this.abandoned.has(client)
+            ? { action: CloseAction.DoNotRestart, handled: true }
+            : defaultHandler().closed(),
+      },
       middleware: {
         provideCodeActions: async (document, range, context, token, next) => {
           const actions = await next(document, range, context, token);
@@ -202,7 +259,8 @@ export class FolderClients implements vscode.Disposable {
         },
       },
     };
-    const client = new FolderClient('tether', `Tether (${folder.name})`, serverOptions, clientOptions);
+    client = new FolderClient('tether', `Tether (${folder.name})`, serverOptions, clientOptions);
+    this.lines.set(client, `${describe(line)}, from ${line.source}`);
     register(client);
     client.onDidChangeState(() => this.changed.fire());
     try {
@@ -210,19 +268,38 @@ export class FolderClients implements vscode.Disposable {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.output.appendLine(`[${folder.name}] the server did not start: ${message}`);
+      if (this.abandoned.has(client)) {
+        return; // reported when it was given up on
+      }
       // not awaited: the folder's next start or stop must not wait for someone to click
-      void this.startFailed(folder.name, `${describe(line)}, from ${line.source}`);
+      void this.startFailed(
+        `Tether: the language server for ${folder.name} did not start (${describe(line)}, from ${line.source}). ` +
+          'Set tether.server.command to your tether executable, or tether.server.python to an ' +
+          'interpreter that has Tether installed, or put tether on PATH (pipx install).',
+      );
     }
   }
 
-  private async startFailed(name: string, what: string): Promise<void> {
-    const choice = await vscode.window.showErrorMessage(
-      `Tether: the language server for ${name} did not start (${what}). ` +
-        'Set tether.server.command to your tether executable, or tether.server.python to an ' +
-        'interpreter that has Tether installed, or put tether on PATH (pipx install).',
-      'Open Settings',
-      'Show Log',
+  /** A start took longer than {@link START_LIMIT_MS}: end its process and say so. */
+  private startTimedOut(key: string, client: LanguageClient | undefined): void {
+    const name = this.folderName(key);
+    const seconds = START_LIMIT_MS / 1000;
+    const what = client ? this.lines.get(client) : undefined;
+    if (client) {
+      this.abandoned.add(client);
+      this.processes.get(client)?.kill();
+    }
+    const message = what
+      ? `the language server for ${name} did not answer within ${seconds} s (${what}); it was stopped`
+      : `the language server for ${name} was not started within ${seconds} s (finding the interpreter took too long)`;
+    this.output.appendLine(`[${name}] ${message}`);
+    void this.startFailed(
+      `Tether: ${message}. Check that the command runs \`tether lsp\`: set tether.server.command or tether.server.python.`,
     );
+  }
+
+  private async startFailed(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, 'Open Settings', 'Show Log');
     if (choice === 'Open Settings') {
       void vscode.commands.executeCommand('workbench.action.openSettings', 'tether.server');
     } else if (choice === 'Show Log') {
@@ -237,6 +314,15 @@ export class FolderClients implements vscode.Disposable {
       } catch (error) {
         this.output.appendLine(`stopping the server of ${this.folderName(key)}: ${String(error)}`);
       }
+    }
+    // stop() asked it to exit; a server that did not is ended (the client spawned it through us)
+    const child = this.processes.get(client);
+    if (child && child.exitCode === null && child.signalCode === null) {
+      setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill();
+        }
+      }, EXIT_GRACE_MS).unref();
     }
   }
 
