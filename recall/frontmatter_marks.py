@@ -34,7 +34,8 @@ def entry_spans(text: str, key: str) -> list[Span]:
 
     try:
         lines = frontmatter.front_matter_lines(text, "memory")
-        root = yaml.compose("\n".join(lines), Loader=yaml.SafeLoader)
+        joined = "\n".join(lines)
+        root = yaml.compose(joined, Loader=yaml.SafeLoader)
     except (MalformedMemory, yaml.YAMLError):
         return []
     if not isinstance(root, yaml.MappingNode):
@@ -42,12 +43,22 @@ def entry_spans(text: str, key: str) -> list[Span]:
     for key_node, value in root.value:
         if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
             if isinstance(value, yaml.SequenceNode):
-                return [_span(item) for item in value.value]
-            return [_span(value)] if isinstance(value, yaml.ScalarNode) else []
+                return [_span(item, joined) for item in value.value]
+            return [_span(value, joined)] if isinstance(value, yaml.ScalarNode) else []
     return []
 
 
-def _span(node: Any) -> Span:
-    """Where ``node`` is written, counted from the file's first line (the opening fence)."""
-    start, end = node.start_mark, node.end_mark
-    return Span(start.line + 2, start.column, end.column if end.line == start.line else None)
+def _span(node: Any, parsed: str) -> Span:
+    """Where ``node`` is written, counted from the file's first line (the opening fence).
+
+    From the marks' character offsets into ``parsed`` (the text YAML read), not their lines
+    and columns: YAML also breaks lines at U+2028, U+2029, NEL and a lone carriage return,
+    which the file's lines, split at line feeds only, do not."""
+    line, start = _line_column(parsed, node.start_mark.index)
+    end_line, end = _line_column(parsed, node.end_mark.index)
+    return Span(line + 2, start, end if end_line == line else None)
+
+
+def _line_column(text: str, index: int) -> tuple[int, int]:
+    """The 0-based line (lines split at line feeds) and column of offset ``index`` in ``text``."""
+    return text.count("\n", 0, index), index - (text.rfind("\n", 0, index) + 1)

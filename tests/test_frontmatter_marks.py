@@ -31,3 +31,12 @@ def test_nothing_when_the_key_is_absent_or_the_yaml_does_not_read() -> None:
     assert entry_spans(HEAD + TAIL, "files") == []
     assert entry_spans(HEAD + "files: [a\n" + TAIL, "files") == []
     assert entry_spans("no front matter", "files") == []
+
+
+def test_line_breaks_that_yaml_counts_and_the_file_does_not() -> None:
+    for other in ("\u2028", "\u2029", "\u0085"):
+        text = f'---\nid: x\nauthor: "a{other}b"\nfiles:\n  - a.py\n  - b.py\n---\nsummary\n'
+        assert entry_spans(text, "files") == [Span(5, 4, 8), Span(6, 4, 8)], repr(other)
+    # a lone carriage return inside a line: the entry keeps its place on its own line
+    text = '---\nid: x\nnote: "a\rb"\nfiles: [a.py, b.py]\n---\nsummary\n'
+    assert entry_spans(text, "files") == [Span(4, 8, 12), Span(4, 14, 18)]
