@@ -198,7 +198,7 @@ def _list(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             for h in hits
             if h.strong or doc.rel in h.memory.files
         ]
-        return {"memories": found[:limit], "total": len(found)}
+        return _page(found, limit)
     status = text(obj, "status") or "active"
     category = text(obj, "category")
     pinned_only = flag(obj, "pinned")
@@ -219,8 +219,17 @@ def _list(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
                 if memory.id in disused:
                     entry.update(status="archived", archivedBy="disuse")
                 found.append(entry)
-    # ``total`` counts what ``limit`` cut off, so a client can say the list is not whole
-    return {"memories": found[:limit], "total": len(found)}
+    return _page(found, limit)
+
+
+def _page(found: list[dict[str, Any]], limit: int) -> dict[str, Any]:
+    """The first ``limit`` of ``found``, with how many there were before the cut (``total``)
+    so a client can say the list is not whole, and that count per scope (``totals``): a window
+    with a server per folder gets the global store from each, and counts it once."""
+    totals: dict[str, int] = {}
+    for entry in found:
+        totals[entry["scope"]] = totals.get(entry["scope"], 0) + 1
+    return {"memories": found[:limit], "total": len(found), "totals": totals}
 
 
 async def _indexing_done(ls: TetherServer, base: str) -> None:
@@ -317,7 +326,8 @@ def list_memories(ls: TetherServer, *args: Any) -> Any:
     effects. With ``uri``: the file's ranked memories with receipts (``direct`` when the memory
     names the file). Without: every store's memories of ``status`` (active; or archived,
     superseded, deleted, all), project store first, each newest first. ``total`` is how many
-    there were before ``limit`` cut them."""
+    there were before ``limit`` cut them, ``totals`` the same per scope (``project``,
+    ``global``)."""
     return run(ls, "list", args, _list)
 
 

@@ -148,3 +148,18 @@ async def test_list_says_how_many_the_limit_cut(lsp_one: Session, ws: Workspace)
     for_file = await lsp.command("tether.list", {"uri": ws.store_py.as_uri(), "limit": 1})
     assert len(for_file["memories"]) == 1
     assert for_file["total"] >= 1
+
+
+async def test_list_counts_each_scope_apart(lsp_one: Session, ws: Workspace) -> None:
+    """``totals`` splits ``total`` by scope: a window with a server per folder gets the global
+    store from each server and must count it once."""
+    lsp = lsp_one
+    asked = {"summary": "prefer small commits", "category": "pref", "global": True}
+    await lsp.command("tether.remember", asked)
+    cut = await lsp.command("tether.list", {"limit": 1})
+    assert len(cut["memories"]) == 1
+    assert cut["totals"] == {"project": 3, "global": 1}
+    assert cut["total"] == 4
+    listed = await lsp.command("tether.list", {})
+    assert sum(m["scope"] == "global" for m in listed["memories"]) == 1
+    assert (await lsp.command("tether.list", {"status": "superseded"}))["totals"] == {}
