@@ -99,7 +99,12 @@ export interface ListPage {
   more: number;
   /** False when the server did not say its total and the page is full: `more` is a guess. */
   exact: boolean;
+  /** How many there were before the limit, per scope (`project`, `global`), when the server says. */
+  totals?: Readonly<Record<string, number>>;
 }
+
+/** The scope every folder's server lists: one store, whichever server lists it. */
+export const SHARED_SCOPE = 'global';
 
 /**
  * A `tether.list` result read defensively. `total` says how many there were before the limit
@@ -107,20 +112,43 @@ export interface ListPage {
  */
 export function listPage(result: unknown, limit: number): ListPage {
   const body =
-    result && typeof result === 'object' ? (result as { memories?: unknown; total?: unknown }) : {};
+    result && typeof result === 'object'
+      ? (result as { memories?: unknown; total?: unknown; totals?: unknown })
+      : {};
   const memories = Array.isArray(body.memories) ? (body.memories as ListedMemory[]) : [];
   if (typeof body.total === 'number' && Number.isFinite(body.total)) {
-    return { memories, more: Math.max(0, body.total - memories.length), exact: true };
+    const page: ListPage = { memories, more: Math.max(0, body.total - memories.length), exact: true };
+    const totals = body.totals;
+    if (
+      totals &&
+      typeof totals === 'object' &&
+      !Array.isArray(totals) &&
+      Object.values(totals).every((n) => typeof n === 'number' && Number.isFinite(n))
+    ) {
+      page.totals = totals as Record<string, number>;
+    }
+    return page;
   }
   const full = memories.length >= limit;
   return { memories, more: full ? 1 : 0, exact: !full };
 }
 
-/** One folder's memories for the view, and what its active and archived lists left out. */
+/** One folder's memories for the view, and what its active, archived and pinned lists left out. */
 export interface FolderLists {
   memories: Tagged[];
+  /** The active page, with the pinned memories asked for apart among its memories. */
   active: ListPage;
   archived: ListPage;
+  /** The pinned ones: their own page when asked for, else those of the whole active page. */
+  pinned: ListPage;
+}
+
+function countByScope(memories: readonly ListedMemory[]): Record<string, number> {
+  const totals: Record<string, number> = {};
+  for (const memory of memories) {
+    totals[memory.scope] = (totals[memory.scope] ?? 0) + 1;
+  }
+  return totals;
 }
 
 /**
@@ -137,7 +165,18 @@ export function mergePages(
   const shown = new Set(active.memories.map((m) => `${m.scope}:${m.id}`));
   const extra = (pinned?.memories ?? []).filter((m) => !shown.has(`${m.scope}:${m.id}`));
   const memories = [...active.memories, ...extra, ...archived.memories].map((memory) => ({ folder, memory }));
-  return { memories, active: { ...active, more: Math.max(0, active.more - extra.length) }, archived };
+  const pinnedShown = active.memories.filter((m) => m.pinned);
+  return {
+    memories,
+    active: {
+      ...active,
+      memories: [...active.memories, ...extra],
+      more: Math.max(0, active.more - extra.length),
+    },
+    archived,
+    // not asked for apart: the active page was whole, and so is this
+    pinned: pinned ?? { memories: pinnedShown, more: 0, exact: true, totals: countByScope(pinnedShown) },
+  };
 }
 
 /** Memories left out of one section, added up over the servers. */
@@ -146,12 +185,31 @@ export interface Omitted {
   exact: boolean;
 }
 
-/** Adds up what the pages of several servers left out. */
+/**
+ * Adds up what the pages of several servers (one per folder) left out. Every server lists the
+ * global store too, and the view shows each global memory once: when the servers say their
+ * totals per scope, the global store is counted once (the most any server found), less the
+ * global memories shown by any of them; each folder's own scopes are added up as they are.
+ */
 export function omitted(pages: readonly ListPage[]): Omitted {
-  return {
-    more: pages.reduce((sum, p) => sum + p.more, 0),
-    exact: pages.every((p) => p.exact),
-  };
+  const exact = pages.every((p) => p.exact);
+  if (!pages.every((p) => p.totals)) {
+    return { more: pages.reduce((sum, p) => sum + p.more, 0), exact };
+  }
+  let more = 0;
+  let shared = 0;
+  const sharedShown = new Set<string>();
+  for (const page of pages) {
+    for (const [scope, total] of Object.entries(page.totals!)) {
+      if (scope === SHARED_SCOPE) {
+        shared = Math.max(shared, total);
+      } else {
+        more += total - page.memories.filter((m) => m.scope === scope).length;
+      }
+    }
+    page.memories.filter((m) => m.scope === SHARED_SCOPE).forEach((m) => sharedShown.add(m.id));
+  }
+  return { more: Math.max(0, more) + Math.max(0, shared - sharedShown.size), exact };
 }
 
 /** What the view is built from. */
@@ -163,6 +221,8 @@ export interface ViewInput {
   archived: Tagged[];
   /** Active memories the servers' lists left out (the limit), if any. */
   activeOmitted?: Omitted;
+  /** Pinned memories the servers' pinned lists left out, if any. */
+  pinnedOmitted?: Omitted;
   /** Archived memories the servers' lists left out, if any. */
   archivedOmitted?: Omitted;
 }
@@ -272,7 +332,16 @@ export function buildTree(input: ViewInput): TreeNode[] {
     );
   }
   const pinned = dedupe(input.pinned).map((m) => memoryNode('pinned', m, false));
-  roots.push(group('pinned', 'Pinned', 'pinned', pinned, 'Nothing pinned'));
+  const pinnedMore = omittedNode('pinned', input.pinnedOmitted, 'tether list');
+  const pinnedGroup = group(
+    'pinned',
+    'Pinned',
+    'pinned',
+    [...pinned, ...(pinnedMore ? [pinnedMore] : [])],
+    'Nothing pinned',
+  );
+  pinnedGroup.description = countOf(pinned.length, input.pinnedOmitted);
+  roots.push(pinnedGroup);
   const active = dedupe(input.active);
   const categories = [...new Set(active.map((m) => m.memory.category))].sort(
     (a, b) => categoryIndex(a) - categoryIndex(b) || a.localeCompare(b),

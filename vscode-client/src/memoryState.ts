@@ -27,9 +27,10 @@ export class MemoryState implements vscode.Disposable {
    * asked for: they are not shown, and would take places under the limit).
    */
   public all: Tagged[] = [];
-  /** What the limit left out of the active and the archived lists. */
+  /** What the limit left out of the active, the archived and the pinned lists. */
   public activeOmitted: Omitted = { more: 0, exact: true };
   public archivedOmitted: Omitted = { more: 0, exact: true };
+  public pinnedOmitted: Omitted = { more: 0, exact: true };
   /** How many servers were running at the last refresh. */
   public servers = 0;
   /** The active editor's file and its memories (with receipts). */
@@ -101,11 +102,13 @@ export class MemoryState implements vscode.Disposable {
     let all = this.all;
     let activeOmitted = this.activeOmitted;
     let archivedOmitted = this.archivedOmitted;
+    let pinnedOmitted = this.pinnedOmitted;
     if (everything) {
       const lists = await Promise.all(folders.map((folder) => this.folderLists(folder)));
       all = lists.flatMap((l) => l.memories);
       activeOmitted = omitted(lists.map((l) => l.active));
       archivedOmitted = omitted(lists.map((l) => l.archived));
+      pinnedOmitted = omitted(lists.map((l) => l.pinned));
     }
     const editor = vscode.window.activeTextEditor;
     let activeFile: MemoryState['activeFile'];
@@ -128,6 +131,7 @@ export class MemoryState implements vscode.Disposable {
     this.all = all;
     this.activeOmitted = activeOmitted;
     this.archivedOmitted = archivedOmitted;
+    this.pinnedOmitted = pinnedOmitted;
     this.activeFile = activeFile;
     this.servers = folders.length;
     this.changed.fire();

@@ -33,6 +33,7 @@ export class MemoryView implements vscode.TreeDataProvider<TreeNode>, vscode.Dis
       archived: this.state.all.filter((m) => m.memory.status === 'archived'),
       activeOmitted: this.state.activeOmitted,
       archivedOmitted: this.state.archivedOmitted,
+      pinnedOmitted: this.state.pinnedOmitted,
     });
     this.changed.fire(undefined);
   }

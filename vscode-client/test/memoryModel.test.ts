@@ -194,3 +194,66 @@ test('a cut list ends with a row saying how many more and where to see them', ()
   assert.equal(wholeAll.description, '3');
   assert.ok(wholeAll.children.every((c) => c.kind === 'group'));
 });
+
+test('a multi-root window counts the global store once in what the lists left out', () => {
+  const many = (prefix: string, n: number, scope = 'project') =>
+    Array.from({ length: n }, (_, i) => memory(`${prefix}${i}`, { scope }));
+  const globals = many('g', 30, 'global');
+  // folder A: 600 of its own and the 30 global ones, cut at 500 (480 own, 20 global shown)
+  const a = listPage(
+    {
+      memories: [...many('a', 480), ...globals.slice(0, 20)],
+      total: 630,
+      totals: { project: 600, global: 30 },
+    },
+    500,
+  );
+  assert.deepEqual(a.totals, { project: 600, global: 30 });
+  // folder B: 10 of its own, and every global one: not cut
+  const b = listPage(
+    { memories: [...many('b', 10), ...globals], total: 40, totals: { project: 10, global: 30 } },
+    500,
+  );
+  assert.deepEqual(omitted([a, b]), { more: 120, exact: true });
+  // both cut in the global store: the ones neither shows, once
+  const c = listPage(
+    {
+      memories: [...many('c', 475), ...globals.slice(0, 25)],
+      total: 630,
+      totals: { project: 600, global: 30 },
+    },
+    500,
+  );
+  assert.deepEqual(omitted([a, c]), { more: 120 + 125 + 5, exact: true });
+  // a server that does not split its total: added up as before
+  assert.deepEqual(omitted([a, { memories: [], more: 4, exact: true }]), { more: 134, exact: true });
+  assert.equal(listPage({ memories: [], total: 0, totals: { project: 'x' } }, 2).totals, undefined);
+});
+
+test('a cut pinned list is counted and says so, like the others', () => {
+  const pinnedOne = memory('p0000000', { pinned: true });
+  const whole = mergePages(
+    'file:///r',
+    { memories: [pinnedOne, memory('11111111')], more: 0, exact: true, totals: { project: 2 } },
+    { memories: [], more: 0, exact: true, totals: {} },
+  );
+  // not asked for apart: the active page was whole, so are its pinned ones
+  assert.deepEqual(whole.pinned, { memories: [pinnedOne], more: 0, exact: true, totals: { project: 1 } });
+  const cut = mergePages(
+    'file:///r',
+    { memories: [memory('11111111')], more: 700, exact: true, totals: { project: 701 } },
+    { memories: [], more: 0, exact: true, totals: {} },
+    { memories: [pinnedOne], more: 600, exact: true, totals: { project: 601 } },
+  );
+  const left = omitted([cut.pinned]);
+  assert.deepEqual(left, { more: 600, exact: true });
+  const roots = buildTree({
+    active: [tag(pinnedOne)],
+    pinned: [tag(pinnedOne)],
+    archived: [],
+    pinnedOmitted: left,
+  }) as GroupNode[];
+  const pinned = roots.find((r) => r.key === 'pinned')!;
+  assert.equal(pinned.description, '1 of 601');
+  assert.equal(labels(pinned.children).at(-1), '… 600 more not listed: run `tether list` in a terminal');
+});
