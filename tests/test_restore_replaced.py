@@ -88,3 +88,20 @@ def test_the_browser_restores_the_same_way(repo: Path) -> None:
         assert store.get(new).supersedes is None
     finally:
         store.close()
+
+
+def test_restore_keeps_the_link_of_a_replacement_that_is_not_active(repo: Path) -> None:
+    first, second = _replaced(repo)
+    third = _write(repo, "supersede", second, "keep the pool at eight", "-c", "gotcha")
+    memories = repo / ".tether" / "memories"
+    done = run_tether("restore", first, cwd=repo)
+    assert done.code == 0, done.stderr
+    assert done.stdout.strip() == f"Restored {first}"
+    assert f"supersedes: {first}" in (memories / f"{second}.md").read_text(encoding="utf-8")
+    assert _recalled(repo) == {first, third}
+    # already active, and its only replacement is not: nothing to do, nothing rewritten
+    before = (memories / f"{second}.md").read_text(encoding="utf-8")
+    again = run_tether("restore", first, cwd=repo)
+    assert again.code != 0
+    assert "already active" in again.stdout + again.stderr
+    assert (memories / f"{second}.md").read_text(encoding="utf-8") == before

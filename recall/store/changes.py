@@ -46,13 +46,15 @@ class StatusChanges(StoreWrites):
 
     @recovering
     def unlink_replacements(self, memory_id: str) -> list[str]:
-        """Remove the ``supersedes`` line of every memory of this store that names
+        """Remove the ``supersedes`` line of every active memory of this store that names
         ``memory_id``, and return their ids: a memory brought back is no longer replaced, and
-        an active memory naming it would keep it out of recall."""
+        an active memory naming it would keep it out of recall. A replacement that is no
+        longer active hides nothing, so its link is kept."""
         found = [
             row["id"]
             for row in self.conn.execute(
-                "SELECT id FROM memories WHERE supersedes = ? ORDER BY id", (memory_id,)
+                "SELECT id FROM memories WHERE supersedes = ? AND status = 'active' ORDER BY id",
+                (memory_id,),
             )
         ]
         if not found:  # nothing to write: a read-only store is not asked to be writable
