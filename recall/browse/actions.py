@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Final
 
 from recall import secrets_scan, unloaded
+from recall.anchors.guards import carried_guard
 from recall.display import plural
 from recall.errors import BadInput, TetherError
 from recall.lifecycle.disuse import archived_by_disuse, bring_back, restored_message
+from recall.lifecycle.references import named_by_person_of, with_given_files
 from recall.lifecycle.stats import Overview
 from recall.lifecycle.stats import overview as stats_overview
 from recall.model import Memory
@@ -211,10 +213,12 @@ class Browser:
     def supersede(self, entry: Entry, summary: str, details: str) -> Outcome:
         """Replace an active memory by a new one with the given text, linked both ways.
 
-        The new memory keeps the old one's category, files, anchors, pin and guard; its text goes
-        through the same checks as ``tether supersede`` (details of whitespace only and a
-        credential-shaped text are refused; for the latter the refusal says how to write it from
-        a shell, as the browser has no ``--allow-secret``).
+        The new memory keeps the old one's category, files (and which of them the person
+        named), anchors, pin and guard (not in the global store, where a guard protects no file:
+        the outcome says so); its text goes through the same checks as ``tether supersede``
+        (details of whitespace only and a credential-shaped text are refused; for the latter
+        the refusal says how to write it from a shell, as the browser has no
+        ``--allow-secret``).
         """
         store, old = self._current(entry)
         refuse_blank_details(details, "details")
@@ -240,11 +244,15 @@ class Browser:
             source="user",
             allow_secret=True,  # scanned above, with the browser's advice
         )
-        if old.anchors or old.guard:  # the same code, still guarded (unguard lifts it)
-            draft = draft.with_changes(anchors=old.anchors, guard=old.guard)
+        # the same code, still guarded where a guard holds (unguard lifts it)
+        guard, note = carried_guard(old, old.category, store.scope)
+        if old.anchors or guard:
+            draft = draft.with_changes(anchors=old.anchors, guard=guard)
+        draft = with_given_files(draft, named_by_person_of(store, old))  # for a later repoint
         result, updated = store.supersede(old.id, draft)
         record_action(store.conn, old.id)
-        return Outcome(f"Wrote {result.id}; {updated.id} is now superseded by it", result.id)
+        said = f"Wrote {result.id}; {updated.id} is now superseded by it"
+        return Outcome(f"{said} ({note})" if note else said, result.id)
 
 
 def _as_found(path: Path) -> tuple[int, ...] | None:
