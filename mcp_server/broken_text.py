@@ -75,6 +75,13 @@ def _shown(at: Path) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in at).lstrip(".")
 
 
+def _key(request_id: str | int) -> str:
+    """The key of a request's id as the SDK reads it: mended, as its line was."""
+    return json.dumps(
+        without_lone_surrogates(request_id) if isinstance(request_id, str) else request_id
+    )
+
+
 class BrokenText:
     """The requests read with broken text and not answered yet, by id, in the order read."""
 
@@ -82,16 +89,33 @@ class BrokenText:
         self._held: dict[str, list[tuple[str, list[Path]]]] = {}
 
     def note(self, message: dict[str, Any], fields: list[Path]) -> None:
-        """Hold ``message`` (as read, before its text was mended) as one to refuse."""
+        """Hold ``message`` (as read, before its text was mended) as one to refuse, under its
+        id as the SDK reads it once mended."""
         what = _tool(message) or str(message.get("method"))
-        self._held.setdefault(json.dumps(message["id"]), []).append((what, fields))
+        self._held.setdefault(_key(message["id"]), []).append((what, fields))
+
+    def _take(self, request_id: str | int) -> tuple[str, list[Path]] | None:
+        key = _key(request_id)
+        held = self._held.get(key)
+        if not held:
+            return None
+        taken = held.pop(0)
+        if not held:
+            del self._held[key]
+        return taken
+
+    def answered(self, request_id: str | int) -> None:
+        """Let go of the request with ``request_id`` held first, if any: its mended line was
+        not read as a request either, and was answered as such, so a later request reusing
+        the id is not refused for it."""
+        self._take(request_id)
 
     def refusal(self, request: types.JSONRPCRequest) -> types.JSONRPCError | None:
         """The answer for ``request`` when it was read with broken text, else None."""
-        held = self._held.get(json.dumps(request.id))
-        if not held:
+        taken = self._take(request.id)
+        if taken is None:
             return None
-        what, fields = held.pop(0)
+        what, fields = taken
         first = fields[0]
         if request.method == "tools/call" and first[:2] == ("params", "arguments"):
             rest = _shown(first[2:])

@@ -94,6 +94,8 @@ async def answer_unreadable(
             reply: types.JSONRPCError | None
             if isinstance(item, Exception):
                 reply = error_for(item)
+                if reply is not None and reply.id is not None and broken is not None:
+                    broken.answered(reply.id)  # a request held for its text, answered here
                 why = reply.error.message if reply is not None else _first_line(item)
                 log.warning("a message could not be read: %s", why)
             elif isinstance(item.message, types.JSONRPCRequest) and (

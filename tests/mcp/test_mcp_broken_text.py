@@ -34,7 +34,7 @@ def _call(msg_id: int, tool: str, **arguments: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call", "params": params}
 
 
-def _answers(repo: Path, sent: bytes) -> dict[Any, dict[str, Any]]:
+def _all_answers(repo: Path, sent: bytes) -> list[dict[str, Any]]:
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
     done = subprocess.run(
         [sys.executable, "-m", "recall", "mcp"],
@@ -45,7 +45,11 @@ def _answers(repo: Path, sent: bytes) -> dict[Any, dict[str, Any]]:
         timeout=WAIT_S,
     )
     assert done.returncode == 0, done.stderr
-    return {a.get("id"): a for a in map(json.loads, done.stdout.decode().splitlines())}
+    return [json.loads(line) for line in done.stdout.decode().splitlines()]
+
+
+def _answers(repo: Path, sent: bytes) -> dict[Any, dict[str, Any]]:
+    return {answer.get("id"): answer for answer in _all_answers(repo, sent)}
 
 
 def _refused(answer: dict[str, Any], tool: str, named: str) -> None:
@@ -76,3 +80,26 @@ def test_broken_text_in_a_tool_s_arguments_is_refused_naming_it(repo: Path) -> N
     [path] = (repo / ".tether" / "memories").glob("*.md")
     assert path.name == f"{written['id']}.md"
     assert "a whole pair \U0001f600 is kept" in path.read_text(encoding="utf-8")
+
+
+def test_an_id_with_broken_text_is_refused_under_its_mended_id(repo: Path) -> None:
+    call = _call(0, "memory_write", summary="a b c", category="gotcha", files=["src/app.py"])
+    sent = _line(INITIALIZE) + _line(INITIALIZED) + _line({**call, "id": "x\ud800"})
+    [_, answer] = _all_answers(repo, sent)
+    assert answer["id"] == "x\ufffd"
+    _refused(answer, "memory_write", "'id'")
+    assert not list((repo / ".tether" / "memories").glob("*.md"))
+
+
+def test_an_id_refused_for_its_shape_is_free_again(repo: Path) -> None:
+    shapeless = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "half \ud83d"}
+    sent = (
+        _line(INITIALIZE)
+        + _line(INITIALIZED)
+        + _line(shapeless)
+        + _line(_call(7, "memory_recall", prompt="retry the upload"))
+    )
+    [_, refused, answered] = _all_answers(repo, sent)
+    assert (refused["id"], refused["error"]["code"]) == (7, -32600)
+    assert answered["id"] == 7
+    assert not answered["result"]["isError"], answered
