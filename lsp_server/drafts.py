@@ -20,7 +20,7 @@ from lsp_server.draft_open import open_draft
 from lsp_server.legacy_anchor import anchor_name
 from lsp_server.roots import Root
 from recall import secrets_scan
-from recall.anchors.guards import carried_guard, check_guard
+from recall.anchors.guards import carried_guard, check_guard, narrowing_note
 from recall.anchors.symbols import SymbolAnchor, parse_anchor
 from recall.anchors.write import record_anchors
 from recall.clock import now_iso
@@ -283,8 +283,10 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             scope_option=GLOBAL_ARGUMENT,
         )
         note = None
-    else:  # superseding does not lift a guard
+    else:  # superseding does not lift a guard; a narrower one is said
         guard, note = carried_guard(old, category, store.scope)
+        if guard and (note := narrowing_note(old, files, anchors)):
+            ls.warn(note)
     acted(root, store, old.id)  # validated: the person acted on what was shown
     if summary is None:
         draft = Memory(
@@ -301,7 +303,8 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             author=author,
         )
         draft = with_given_files(draft, given)  # the files named, for a later repoint
-        return await open_draft(ls, store, draft, old.summary, old.details, notes=file_notes)
+        opened = await open_draft(ls, store, draft, old.summary, old.details, notes=file_notes)
+        return {**opened, "guard_note": note} if note else opened
     _checked_text(obj)
     memory = store.prepare_memory(
         summary=summary,

@@ -169,3 +169,24 @@ def narrowed(
         if dropped:
             left_code.append(f"{', '.join(dropped)} is guarded and not among them")
     return left_files, left_code
+
+
+def narrowing_note(
+    old: Memory, files: Iterable[str], anchors: Iterable[SymbolAnchor]
+) -> str | None:
+    """What a person is told when the guard carried from ``old`` to a memory with ``files``
+    and ``anchors`` guards less than it did (:func:`narrowed`): allowed, since a person may
+    narrow a guard, but never unsaid. None when it covers as much or more."""
+    left_files, left_code = narrowed(old, files, anchors)
+    said = []
+    if left_files:
+        verb = "is" if len(left_files) == 1 else "are"
+        said.append(f"{', '.join(left_files)} {verb} no longer guarded")
+    if left_code:
+        said.append(f"the anchors guard less of its code ({'; '.join(left_code)})")
+    if not said:
+        return None
+    return (
+        f"the guard of {old.id} is carried, but narrowed: {'; '.join(said)} (name what "
+        "it leaves out among the files or anchors to keep it guarded)"
+    )

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from recall.anchors.guards import carried_guard
+from recall.anchors.guards import carried_guard, narrowing_note
 from recall.cli.cmd_distill import confirm, purge_auto_distilled
 from recall.cli.cmd_memory import add_write_options, memory_draft, write_store
 from recall.cli.context import CommandContext
@@ -147,6 +147,10 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         ctx.notice(note)
     if changes:
         draft = draft.with_changes(**changes)
+    if changes.get("guard"):  # carried: a person may narrow it, and is told so
+        narrowing = narrowing_note(old, draft.files, draft.anchors)
+        if narrowing:
+            ctx.notice(narrowing)
     draft = with_given_files(draft, named)  # for a later repoint
     if old.details and not draft.details:  # the new text stands on its own: said, not silent
         ctx.notice(

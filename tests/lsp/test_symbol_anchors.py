@@ -171,3 +171,31 @@ async def test_new_anchors_leave_the_files_only_old_anchors_were_in(
     path = Path(replaced["path"])
     files = frontmatter.parse(path.read_text(), path).fields["files"]
     assert files == ["src/app.py", "src/loader.py"]
+
+
+async def test_new_anchors_narrowing_a_carried_guard_are_said(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    written = await lsp_one.command(
+        "tether.remember",
+        {
+            "summary": "save_session writes through a temp file",
+            "category": "decision",
+            "guard": True,
+            "anchors": ["src/store.py::save_session"],
+        },
+    )
+    replaced = await lsp_one.command(
+        "tether.supersede",
+        {
+            "memoryId": written["id"],
+            "summary": "load_session reads the whole file",
+            "anchors": ["src/loader.py::load_session"],
+        },
+    )
+    path = Path(replaced["path"])
+    fields = frontmatter.parse(path.read_text(), path).fields
+    assert (fields["files"], fields["guard"]) == (["src/loader.py"], True)
+    assert replaced["guard_note"].startswith(
+        f"the guard of {written['id']} is carried, but narrowed: src/store.py is no longer guarded"
+    )
