@@ -17,7 +17,7 @@ from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, code_root_and_doc, find, self_serve
 from lsp_server.documents import editor_copy
 from lsp_server.draft_open import open_draft
-from lsp_server.legacy_anchor import anchor_name
+from lsp_server.legacy_anchor import anchor_name, bare_symbol
 from lsp_server.roots import Root
 from recall import secrets_scan
 from recall.anchors.guards import carried_guard, check_guard, narrowing_note
@@ -178,6 +178,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         named += [(path, "the file of uri") for path in here]
     file_notes = _check_named(ls, store, obj, named)
     given = list(files) if strings(obj, "files") is not None else []  # not the file of uri
+    own = list(files)
     files += [a.path for a in anchors if a.path not in files]
     category = text(obj, "category") or "gotcha"
     author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
@@ -203,13 +204,16 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         draft = with_given_files(draft, given)  # the files named, for a later repoint
         return await open_draft(ls, store, draft, notes=file_notes)
     _checked_text(obj)
+    anchor, bare, bare_notes = bare_symbol(store.repo_root, obj, anchor_name(obj, files), own)
+    anchors = (*anchors, *(a for a in bare if a not in anchors))
+    anchor_notes += bare_notes
     memory = store.prepare_memory(
         summary=summary,
         category=category,
         files=files,
         details=text(obj, "details"),
         pinned=flag(obj, "pinned"),
-        anchor=anchor_name(obj, files),
+        anchor=anchor,
         author=author,
         source=text(obj, "source") or "user",
         symbols=[anchor.text for anchor in anchors],
@@ -267,8 +271,11 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     file_notes = _check_named(ls, store, obj, _given_names(obj, files, anchors))
     named = strings(obj, "files") is not None
     given = list(files) if named else named_by_person_of(store, old)
+    own = list(files)
     files += [a.path for a in anchors if a.path not in files]
-    anchor = anchor_name(obj, files, old)
+    anchor, bare, bare_notes = bare_symbol(store.repo_root, obj, anchor_name(obj, files, old), own)
+    anchors = (*anchors, *(a for a in bare if a not in anchors))
+    anchor_notes = [*anchor_notes, *bare_notes]
     pinned = flag(obj, "pinned") if _given(obj, "pinned") else old.pinned
     author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
     summary = text(obj, "summary")

@@ -1,13 +1,17 @@
 """The single-name ``anchor`` (a symbol or line range inside the memory's file) a write from the
 editor gives its memory: the one given, else a superseded memory's own unless ``anchors`` is
 given (``[]`` drops every symbol anchor, this one too). Never one on a memory that names no
-file: it would point inside nothing."""
+file: it would point inside nothing. A bare name the memory's one file defines is written as
+that file's symbol anchor instead (:func:`bare_symbol`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lsp_server.command_args import text
+from recall.anchors.symbols import SymbolAnchor
+from recall.anchors.write import bare_name_anchor, record_anchors
 from recall.errors import BadInput
 from recall.model import Memory
 
@@ -27,3 +31,23 @@ def anchor_name(obj: dict[str, Any], files: list[str], old: Memory | None = None
             '"PATH::NAME"'
         )
     return given or None
+
+
+def bare_symbol(
+    root: Path | None, obj: dict[str, Any], anchor: str | None, own: list[str]
+) -> tuple[str | None, tuple[SymbolAnchor, ...], list[str]]:
+    """The ``anchor`` a command writes (:func:`anchor_name`), the symbol anchors it stands
+    for, and a note: a bare name given in ``anchor`` with one file of the memory's own
+    (``own``: named, or carried over, not an anchor's) that defines it is that file's symbol
+    anchor ``FILE::NAME``, which follows the code, as ``tether remember --anchor NAME`` with
+    one ``--file`` makes it; any other stays the name as given, with a note saying why."""
+    given = text(obj, "anchor")
+    if not given or anchor is None:
+        return anchor, (), []
+    pair, note = bare_name_anchor(
+        root, own, given, option="'anchor'", file_option="file", instead="\"{}\" in 'anchors'"
+    )
+    if pair is None:
+        return anchor, (), [note] if note else []
+    anchors, notes = record_anchors(root, [pair])
+    return None, anchors, notes

@@ -77,7 +77,13 @@ def record_anchors(
 
 
 def bare_name_anchor(
-    root: Path | None, files: list[str], value: str
+    root: Path | None,
+    files: list[str],
+    value: str,
+    *,
+    option: str = "--anchor",
+    file_option: str = "--file",
+    instead: str = "--anchor {}",
 ) -> tuple[tuple[str, str] | None, str | None]:
     """The symbol anchor a bare ``--anchor NAME`` given with ``--file`` stands for, and a note.
 
@@ -85,16 +91,17 @@ def bare_name_anchor(
     code. A line range stays the bare anchor as written (None), silently: it names lines. Any
     other name stays as written too, with a note naming the argument and saying why it will
     not follow the code (several files, no file, or one that does not define it, or that
-    cannot be read for its symbols), and what to give instead.
+    cannot be read for its symbols), and what to give instead. ``option``, ``file_option``
+    and ``instead`` (a template for ``PATH::NAME``) say the arguments as the caller takes them.
     """
     name = value.strip()
     if LINE_RANGE.fullmatch(name):
         return None, None
     if len(files) != 1:
-        why = f"{len(files)} files are given ({', '.join(files)})" if files else "no --file"
+        why = f"{len(files)} files are given ({', '.join(files)})" if files else f"no {file_option}"
         return None, (
-            f"--anchor {value!r} is kept as a name inside the memory's files ({why}): it will "
-            f"not follow the code; give it with its file as --anchor PATH::{name}"
+            f"{option} {value!r} is kept as a name inside the memory's files ({why}): it will "
+            f"not follow the code; give it with its file as {instead.format(f'PATH::{name}')}"
         )
     [path] = files
     _, why = (
@@ -103,6 +110,6 @@ def bare_name_anchor(
     if why is None:
         return (path, name), None
     return None, (
-        f"--anchor {value!r} is kept as a name inside {path} ({why}): it will not follow the "
-        f"code; give the symbol where it is as --anchor PATH::NAME"
+        f"{option} {value!r} is kept as a name inside {path} ({why}): it will not follow the "
+        f"code; give the symbol where it is as {instead.format('PATH::NAME')}"
     )

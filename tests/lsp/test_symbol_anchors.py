@@ -199,3 +199,41 @@ async def test_new_anchors_narrowing_a_carried_guard_are_said(
     assert replaced["guard_note"].startswith(
         f"the guard of {written['id']} is carried, but narrowed: src/store.py is no longer guarded"
     )
+
+
+async def test_a_bare_anchor_name_the_one_file_defines_is_its_symbol_anchor(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    written = await lsp_one.command(
+        "tether.remember",
+        {"summary": "save_session is atomic", "files": ["src/store.py"], "anchor": "save_session"},
+    )
+    replaced = await lsp_one.command(
+        "tether.supersede",
+        {
+            "memoryId": written["id"],
+            "summary": "load_session reads it all",
+            "files": ["src/loader.py"],
+            "anchor": "load_session",
+            "anchors": [],
+        },
+    )
+    kept = await lsp_one.command(
+        "tether.remember",
+        {"summary": "the app starts here", "files": ["src/app.py"], "anchor": "start"},
+    )
+
+    def fields(path: str) -> dict[str, object]:
+        return frontmatter.parse(Path(path).read_text(), path).fields
+
+    assert "anchor" not in fields(written["path"])
+    assert fields(written["path"])["anchors"][0]["symbol"] == "src/store.py::save_session"
+    assert "anchor" not in fields(replaced["path"])
+    assert [a["symbol"] for a in fields(replaced["path"])["anchors"]] == [
+        "src/loader.py::load_session"
+    ]
+    assert fields(kept["path"])["anchor"] == "start"
+    assert kept["anchor_notes"] == [
+        "'anchor' 'start' is kept as a name inside src/app.py (src/app.py defines no start): it "
+        "will not follow the code; give the symbol where it is as \"PATH::NAME\" in 'anchors'"
+    ]
