@@ -29,7 +29,7 @@ from recall.lifecycle.references import (
     named_by_person_of,
     with_given_files,
 )
-from recall.model import Memory
+from recall.model import SOURCES, Memory
 from recall.named_files import check_named_files
 from recall.paths import normalize, normalize_loose
 from recall.records import check_category, check_text, refuse_blank_details
@@ -69,12 +69,13 @@ ALLOW_SECRET = f"`tether remember {secrets_scan.OVERRIDE_FLAG}` in a terminal"
 such argument (a secret should not be one click away), the CLI does."""
 
 
-def _checked_text(obj: dict[str, Any]) -> None:
+def _checked_text(obj: dict[str, Any], *, draft: bool = False) -> None:
     """Refuse, naming the argument, what the store would refuse in the CLI's words: a
     credential-shaped text in ``summary``, ``details`` or ``anchor``, an ``anchor`` that is
-    not one line, ``details`` of whitespace only (never dropped without a word). Only for a
-    direct write: a draft takes its details from the document the person writes."""
-    refuse_blank_details(text(obj, "details"), "'details'")
+    not one line, ``details`` of whitespace only (never dropped without a word) unless for a
+    ``draft``: that opens with them in its body, for the person to write there."""
+    if not draft:
+        refuse_blank_details(text(obj, "details"), "'details'")
     anchor = text(obj, "anchor")
     if anchor is not None and (not anchor.strip() or "\n" in anchor or "\r" in anchor):
         raise BadInput("'anchor' must be a symbol name or a line range on one line")
@@ -163,6 +164,49 @@ def _given_names(
     return named
 
 
+async def _remember_draft(
+    ls: TetherServer,
+    store: MemoryStore,
+    obj: dict[str, Any],
+    files: list[str],
+    given: list[str],
+    anchor: str | None,
+    anchors: tuple[SymbolAnchor, ...],
+    author: str,
+    notes: list[str],
+) -> dict[str, Any]:
+    """Open the draft of a new memory whose front matter carries every argument given, checked
+    as a direct write checks them: ``anchor``, ``anchors``, ``pinned``, ``guard``, ``author``,
+    ``source``; ``details`` go in its body, below the summary the person writes; ``notes`` (on
+    the files and anchors named) are said with it."""
+    category = check_category(text(obj, "category") or "gotcha")
+    source = text(obj, "source") or "user"
+    if source not in SOURCES:
+        raise BadInput(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
+    draft = Memory(
+        id=store.new_id(),
+        category=category,
+        summary="",
+        files=tuple(files),
+        anchor=anchor,
+        anchors=anchors,
+        pinned=flag(obj, "pinned"),
+        guard=check_guard(
+            flag(obj, "guard"),
+            category,
+            GUARD_ARGUMENT,
+            covers=bool(files or anchors),
+            scope=store.scope,
+            scope_option=GLOBAL_ARGUMENT,
+        ),
+        created=now_iso(),
+        author=author,
+        source=source,
+    )
+    draft = with_given_files(draft, given)  # the files named, for a later repoint
+    return await open_draft(ls, store, draft, details=text(obj, "details") or "", notes=notes)
+
+
 async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     """Write a memory (``summary`` given) or open a draft for the file at ``uri``; ``anchors``
     binds it to symbols (the code action on a definition gives the one under the cursor)."""
@@ -184,29 +228,13 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     author = check_text(text(obj, "author"), "author") or git_user_name(store.repo_root)
     summary = text(obj, "summary")
     self_serve(ls, root, "remember", obj)
-    if summary is None:
-        draft = Memory(
-            id=store.new_id(),
-            category=check_category(category),
-            summary="",
-            files=tuple(files),
-            anchors=anchors,
-            guard=check_guard(
-                flag(obj, "guard"),
-                check_category(category),
-                GUARD_ARGUMENT,
-                scope=store.scope,
-                scope_option=GLOBAL_ARGUMENT,
-            ),
-            created=now_iso(),
-            author=author,
-        )
-        draft = with_given_files(draft, given)  # the files named, for a later repoint
-        return await open_draft(ls, store, draft, notes=file_notes)
-    _checked_text(obj)
+    _checked_text(obj, draft=summary is None)  # a draft's anchor is checked as a write's is
     anchor, bare, bare_notes = bare_symbol(store.repo_root, obj, anchor_name(obj, files), own)
     anchors = (*anchors, *(a for a in bare if a not in anchors))
     anchor_notes += bare_notes
+    if summary is None:
+        notes = [*file_notes, *anchor_notes]
+        return await _remember_draft(ls, store, obj, files, given, anchor, anchors, author, notes)
     memory = store.prepare_memory(
         summary=summary,
         category=category,
