@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import Any
 
+from recall.anchors.carry import anchors_in_files
 from recall.anchors.guards import carried_guard, narrowing_note
 from recall.cli.cmd_distill import confirm, purge_auto_distilled
 from recall.cli.cmd_memory import add_write_options, memory_draft, write_store
@@ -133,9 +134,21 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         if files != draft.files:
             changes["files"] = files
     if old.anchors and not draft.anchors and not args.no_anchors:  # about the same code
-        changes["anchors"] = old.anchors
+        carried = old.anchors
+        if args.files:  # files named anew: an anchor in a file left out goes, and is said
+            guarded = old.guard and not args.no_guard and store.repo_root is not None
+            carried, dropped = anchors_in_files(
+                old.anchors,
+                draft.files,
+                "--anchor PATH::NAME",
+                guarded_in=store.repo_root if guarded else None,
+            )
+            for note in dropped:
+                ctx.notice(note)
+        if carried:
+            changes["anchors"] = carried
         given = changes.get("files", draft.files)
-        anchored = tuple(a.path for a in old.anchors if a.path not in given)
+        anchored = tuple(a.path for a in carried if a.path not in given)
         if anchored:  # a memory's files hold the files of its anchors, as a write does
             changes["files"] = (*given, *dict.fromkeys(anchored))
     if old.pinned and not draft.pinned and not args.no_pin:
