@@ -20,6 +20,7 @@ from lsp_server.draft_open import open_draft
 from lsp_server.legacy_anchor import anchor_name, bare_symbol
 from lsp_server.roots import Root
 from recall import secrets_scan
+from recall.anchors.carry import anchors_in_files
 from recall.anchors.guards import carried_guard, check_guard, narrowing_note
 from recall.anchors.symbols import SymbolAnchor, parse_anchor
 from recall.anchors.write import record_anchors
@@ -296,6 +297,15 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     # new anchors replace the old: a file there only for an old anchor goes with it
     kept = old.files if anchors == old.anchors or not anchors else named_by_person_of(store, old)
     files = _files(store, root, obj, list(kept))
+    if not _given(obj, "anchors") and strings(obj, "files") is not None:
+        # files named anew: an old anchor in a file left out goes, and is said
+        guarded = old.guard and (flag(obj, "guard") or not _given(obj, "guard"))
+        anchors, dropped = anchors_in_files(
+            anchors, files, "'anchors'", guarded_in=store.repo_root if guarded else None
+        )
+        for note in dropped:
+            ls.warn(note)
+        anchor_notes = [*anchor_notes, *dropped]
     file_notes = _check_named(ls, store, obj, _given_names(obj, files, anchors))
     named = strings(obj, "files") is not None
     given = list(files) if named else named_by_person_of(store, old)
