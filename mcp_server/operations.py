@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_server import arguments, results
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
+from recall.anchors.carry import anchors_in_files
 from recall.anchors.guards import carried_guard, check_guard, narrowed
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
@@ -262,10 +263,11 @@ def supersede(
     """Replace an active memory by a new one; the old one leaves recall, linked both ways.
 
     Category, files, the pin and the symbol anchors carry over unless given (``pin=False``
-    drops the pin, ``anchors=[]`` the anchors); the guard always: an agent cannot lift or narrow
-    one (a person does, with ``unguard``), so a supersede that would (a category that takes
-    none, the guarded files left out, anchors covering less of the guarded code) is refused;
-    details do not (the new text stands on its own).
+    drops the pin, ``anchors=[]`` the anchors; ``files`` without ``anchors`` keeps the old
+    anchors in a file named, the others said in ``anchor_notes``, unless guarded); the guard
+    always: an agent cannot lift or narrow one (a person does, with ``unguard``), so a
+    supersede that would (a category that takes none, the guarded files left out, anchors
+    covering less of the guarded code) is refused; details do not (the new text stands on its own).
     The files and anchors given are checked as :func:`write` checks them.
     """
     arguments.summary_line(summary)
@@ -281,6 +283,9 @@ def supersede(
     recorded, notes = old.anchors, []
     if anchors is not None:
         recorded, notes = record_anchors(store.repo_root, symbols)
+    elif files is not None and not old.guard:  # a guard is never narrowed: refused below
+        # files named anew: an old anchor in a file left out goes, and is said
+        recorded, notes = anchors_in_files(old.anchors, given, "'anchors'")
     # new anchors replace the old: a file there only for an old anchor goes with them
     paths = (named if anchors else list(old.files)) if files is None else given
     paths += [path for path in dict.fromkeys(a.path for a in recorded) if path not in paths]
