@@ -75,3 +75,31 @@ def test_an_anchor_in_a_file_still_named_carries_over(tmp_path: Path) -> None:
     new = run_tether("--json", "show", done.json()["id"], cwd=repo).json()
     assert new["files"] == ["g.py"]
     assert [a if isinstance(a, str) else a["symbol"] for a in new["anchors"]] == ["g.py::keep"]
+
+
+def test_under_a_guard_only_an_anchor_in_a_deleted_file_goes(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    made = run_tether(
+        "--json",
+        "remember",
+        "both stay cheap",
+        "-c",
+        "decision",
+        "--anchor",
+        "f.py::B.run",
+        "--anchor",
+        "g.py::keep",
+        "--guard",
+        cwd=repo,
+    )
+    assert made.code == 0, made.stderr
+    git(repo, "rm", "-q", "f.py")
+    done = run_tether(
+        "--json", "supersede", made.json()["id"], "start is cheap", "-f", "a.py", cwd=repo
+    )
+    assert done.code == 0, done.stderr
+    assert "f.py::B.run" in done.stderr and "not carried over" in done.stderr
+    new = run_tether("--json", "show", done.json()["id"], cwd=repo).json()
+    assert new["guard"] is True
+    assert [a if isinstance(a, str) else a["symbol"] for a in new["anchors"]] == ["g.py::keep"]
+    assert new["files"] == ["a.py", "g.py"]
