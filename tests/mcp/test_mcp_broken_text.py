@@ -11,22 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-WAIT_S = 120  # a bound against a hang on a loaded machine, not a timing
-
-
-def _line(message: dict[str, Any]) -> bytes:
-    return json.dumps(message).encode() + b"\n"
+from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, WAIT_S, line
 
 
 def _call(msg_id: int, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -61,15 +46,15 @@ def _refused(answer: dict[str, Any], tool: str, named: str) -> None:
 
 def test_broken_text_in_a_tool_s_arguments_is_refused_naming_it(repo: Path) -> None:
     gotcha = {"category": "gotcha", "files": ["src/app.py"]}
-    not_utf8 = _line(_call(4, "memory_write", summary="bytes BROKEN here", **gotcha))
+    not_utf8 = line(_call(4, "memory_write", summary="bytes BROKEN here", **gotcha))
     sent = (
-        _line(INITIALIZE)
-        + _line(INITIALIZED)
-        + _line(_call(2, "memory_write", summary="cut emoji \ud83d here", **gotcha))
-        + _line(_call(3, "memory_write", summary="a b c", category="gotcha", files=["\udc80.py"]))
+        line(INITIALIZE)
+        + line(INITIALIZED)
+        + line(_call(2, "memory_write", summary="cut emoji \ud83d here", **gotcha))
+        + line(_call(3, "memory_write", summary="a b c", category="gotcha", files=["\udc80.py"]))
         + not_utf8.replace(b"BROKEN", b"\xff\xfe")
-        + _line(_call(5, "memory_recall", prompt="half \ud83d of an emoji"))
-        + _line(_call(6, "memory_write", summary="a whole pair \U0001f600 is kept", **gotcha))
+        + line(_call(5, "memory_recall", prompt="half \ud83d of an emoji"))
+        + line(_call(6, "memory_write", summary="a whole pair \U0001f600 is kept", **gotcha))
     )
     answers = _answers(repo, sent)
     _refused(answers[2], "memory_write", "argument 'summary'")
@@ -84,7 +69,7 @@ def test_broken_text_in_a_tool_s_arguments_is_refused_naming_it(repo: Path) -> N
 
 def test_an_id_with_broken_text_is_refused_under_its_mended_id(repo: Path) -> None:
     call = _call(0, "memory_write", summary="a b c", category="gotcha", files=["src/app.py"])
-    sent = _line(INITIALIZE) + _line(INITIALIZED) + _line({**call, "id": "x\ud800"})
+    sent = line(INITIALIZE) + line(INITIALIZED) + line({**call, "id": "x\ud800"})
     [_, answer] = _all_answers(repo, sent)
     assert answer["id"] == "x\ufffd"
     _refused(answer, "memory_write", "'id'")
@@ -94,10 +79,10 @@ def test_an_id_with_broken_text_is_refused_under_its_mended_id(repo: Path) -> No
 def test_an_id_refused_for_its_shape_is_free_again(repo: Path) -> None:
     shapeless = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "half \ud83d"}
     sent = (
-        _line(INITIALIZE)
-        + _line(INITIALIZED)
-        + _line(shapeless)
-        + _line(_call(7, "memory_recall", prompt="retry the upload"))
+        line(INITIALIZE)
+        + line(INITIALIZED)
+        + line(shapeless)
+        + line(_call(7, "memory_recall", prompt="retry the upload"))
     )
     [_, refused, answered] = _all_answers(repo, sent)
     assert (refused["id"], refused["error"]["code"]) == (7, -32600)

@@ -12,22 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-WAIT_S = 120  # a bound against a hang on a loaded machine, not a timing
-
-
-def _line(message: dict[str, Any]) -> bytes:
-    return json.dumps(message).encode() + b"\n"
+from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, WAIT_S, line
 
 
 def _write(msg_id: int, summary: str) -> dict[str, Any]:
@@ -54,14 +39,14 @@ def _answers(repo: Path, sent: bytes) -> list[dict[str, Any]]:
 def test_no_tool_runs_before_initialize_even_after_an_initialized_notification(
     repo: Path,
 ) -> None:
-    sent = _line(INITIALIZED) + _line(_write(2, "written without initialize"))
+    sent = line(INITIALIZED) + line(_write(2, "written without initialize"))
     [answer] = _answers(repo, sent)
     assert answer["id"] == 2
     assert answer["error"]["code"] == -32602
     assert "send initialize" in answer["error"]["message"]
     assert not list((repo / ".tether" / "memories").glob("*.md"))
     # the handshake done in order afterwards works as usual
-    sent += _line(INITIALIZE) + _line(INITIALIZED) + _line(_write(3, "written after it"))
+    sent += line(INITIALIZE) + line(INITIALIZED) + line(_write(3, "written after it"))
     answers = {a["id"]: a for a in _answers(repo, sent)}
     assert "error" in answers[2] and not answers[3]["result"]["isError"]
 
@@ -69,11 +54,11 @@ def test_no_tool_runs_before_initialize_even_after_an_initialized_notification(
 def test_a_byte_order_mark_and_blank_lines_are_not_messages(repo: Path) -> None:
     sent = (
         b"\xef\xbb\xbf"
-        + _line(INITIALIZE)
+        + line(INITIALIZE)
         + b"\n\r\n   \n"
         + json.dumps(INITIALIZED).encode()
         + b"\r\n\n"
-        + _line({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        + line({"jsonrpc": "2.0", "id": 2, "method": "ping"})
         + b"\n"
     )
     answers = _answers(repo, sent)

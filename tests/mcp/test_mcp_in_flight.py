@@ -29,20 +29,8 @@ from mcp_server.in_flight import (
 )
 from recall.errors import EXIT_FAILURE
 from recall.store.busy import WRITE_WAIT_SECONDS
+from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, WAIT_S
 from tests.test_cli_busy import index_held, lock_held
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-WAIT_S = 120  # a bound against a hang on a loaded machine, not a timing
 
 
 def _call(msg_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:

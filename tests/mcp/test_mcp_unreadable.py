@@ -17,16 +17,8 @@ from pathlib import Path
 from queue import Empty, Queue
 from typing import Any
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
+from tests.mcp.raw_wire import INITIALIZE
+
 REPLY_WAIT_S = 60  # a generous bound for a reply on a loaded machine, not a timing
 
 

@@ -12,18 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-WAIT_S = 120  # a bound against a hang on a loaded machine, not a timing
+from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, WAIT_S
 
 
 def _exchange(repo: Path, sent: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
