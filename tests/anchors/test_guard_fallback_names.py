@@ -10,12 +10,10 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from conftest import git, make_repo
-
 from recall.hooks import LOG_NAME
 from recall.locations import project_location
 
-from .test_reused_names import NEW, OLD, commit, pre_edit, remember
+from .test_reused_names import name_taken_again, pre_edit
 
 
 def _damage(index: Path, table: str) -> None:
@@ -34,17 +32,7 @@ def _damage(index: Path, table: str) -> None:
 def test_the_fallback_asks_only_about_memories_meant_for_the_renamed_file(
     tmp_path: Path, cli: Any
 ) -> None:
-    repo = make_repo(tmp_path / "repo", {"util.py": OLD, "README.md": "# demo\n"})
-    before = remember(cli, 2, "the original util is long")
-    git(repo, "add", "-A")
-    commit(repo, 3, "commit", "-q", "-m", "memory")
-    commit(repo, 4, "mv", "util.py", "legacy.py")
-    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
-    (repo / "util.py").write_text(NEW)
-    git(repo, "add", "-A")
-    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
-    assert cli("index").code == 0
-    after = remember(cli, 6, "note about the new util")
+    repo, before, after = name_taken_again(tmp_path, cli)
     assert after in pre_edit(cli, repo, "util.py")  # the guard tables exist from here on
 
     location = project_location(repo)
@@ -61,17 +49,7 @@ def test_a_check_failing_before_the_earlier_names_are_read_still_follows_the_ren
 ) -> None:
     # the first read of the check (the memories disuse hid) fails: the fallback reads the
     # file's earlier names itself, dated as ever
-    repo = make_repo(tmp_path / "repo", {"util.py": OLD, "README.md": "# demo\n"})
-    before = remember(cli, 2, "the original util is long")
-    git(repo, "add", "-A")
-    commit(repo, 3, "commit", "-q", "-m", "memory")
-    commit(repo, 4, "mv", "util.py", "legacy.py")
-    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
-    (repo / "util.py").write_text(NEW)
-    git(repo, "add", "-A")
-    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
-    assert cli("index").code == 0
-    after = remember(cli, 6, "note about the new util")
+    repo, before, after = name_taken_again(tmp_path, cli)
 
     location = project_location(repo)
     _damage(location.index_path, "usage")

@@ -53,9 +53,10 @@ def pre_edit(cli: Any, repo: Path, path: str) -> str:
     return done.stdout
 
 
-def test_a_memory_on_a_reused_name_stays_with_the_file_that_has_it(
-    tmp_path: Path, cli: Any
-) -> None:
+def name_taken_again(tmp_path: Path, cli: Any) -> tuple[Path, str, str]:
+    """A repository whose util.py (with a guarded memory written on day 2) became legacy.py on
+    day 4, a new util.py taking the name on day 5 and a memory on it on day 6, indexed: the
+    repository and the two memories' ids."""
     repo = make_repo(tmp_path / "repo", {"util.py": OLD, "README.md": "# demo\n"})
     before = remember(cli, 2, "the original util is long")
     git(repo, "add", "-A")
@@ -67,6 +68,13 @@ def test_a_memory_on_a_reused_name_stays_with_the_file_that_has_it(
     commit(repo, 5, "commit", "-q", "-m", "a new util.py")
     assert cli("index").code == 0
     after = remember(cli, 6, "note about the new util")
+    return repo, before, after
+
+
+def test_a_memory_on_a_reused_name_stays_with_the_file_that_has_it(
+    tmp_path: Path, cli: Any
+) -> None:
+    repo, before, after = name_taken_again(tmp_path, cli)
     (repo / "util.py").write_text(NEW + "# a later change\n")
     git(repo, "add", "-A")  # the name came back on day 5, whatever changed it since
     commit(repo, 7, "commit", "-q", "-m", "util.py changed again")
@@ -123,17 +131,7 @@ def test_a_memory_written_before_the_name_came_back_still_follows_the_rename(
 def test_a_reused_name_deleted_again_keeps_its_memories_apart(tmp_path: Path, cli: Any) -> None:
     # the new util.py is deleted in turn: no file has the name now, yet it was taken again,
     # so only what was written before that still follows the old file's rename
-    repo = make_repo(tmp_path / "repo", {"util.py": OLD, "README.md": "# demo\n"})
-    before = remember(cli, 2, "the original util is long")
-    git(repo, "add", "-A")
-    commit(repo, 3, "commit", "-q", "-m", "memory")
-    commit(repo, 4, "mv", "util.py", "legacy.py")
-    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
-    (repo / "util.py").write_text(NEW)
-    git(repo, "add", "-A")
-    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
-    assert cli("index").code == 0
-    after = remember(cli, 6, "note about the new util")
+    repo, before, after = name_taken_again(tmp_path, cli)
     commit(repo, 7, "rm", "-q", "util.py")
     commit(repo, 7, "commit", "-q", "-m", "the new util.py goes")
     assert cli("index").code == 0
@@ -156,17 +154,7 @@ def test_a_reused_name_renamed_away_again_keeps_its_memories_apart(
 ) -> None:
     # the new util.py is renamed in turn: the name was taken again (by a file whose row is
     # under its newer name), so what was written after that stays off legacy.py
-    repo = make_repo(tmp_path / "repo", {"util.py": OLD, "README.md": "# demo\n"})
-    before = remember(cli, 2, "the original util is long")
-    git(repo, "add", "-A")
-    commit(repo, 3, "commit", "-q", "-m", "memory")
-    commit(repo, 4, "mv", "util.py", "legacy.py")
-    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
-    (repo / "util.py").write_text(NEW)
-    git(repo, "add", "-A")
-    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
-    assert cli("index").code == 0
-    after = remember(cli, 6, "note about the new util")
+    repo, before, after = name_taken_again(tmp_path, cli)
     commit(repo, 7, "mv", "util.py", "helpers.py")
     commit(repo, 7, "commit", "-q", "-m", "the new util.py becomes helpers.py")
     assert cli("index").code == 0
