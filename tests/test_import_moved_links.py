@@ -10,6 +10,8 @@ from pathlib import Path
 
 from conftest import run_tether
 
+from recall.frontmatter import scalar
+
 TAKEN = "0a0b0c0d"
 
 
@@ -44,7 +46,7 @@ def test_a_superseded_by_follows_the_earlier_line_to_its_new_id(repo: Path) -> N
         },
     )
     assert new["id"] != TAKEN
-    assert f"superseded_by: {new['id']}" in _front(repo, old["id"])
+    assert f"superseded_by: {scalar(new['id'])}" in _front(repo, old["id"])
     assert old["notes"] == [
         f"superseded_by '{TAKEN}' is the id line 1 of this import asked for, whose memory is "
         f"{new['id']}: linked to {new['id']}"
@@ -60,7 +62,7 @@ def test_a_supersedes_follows_the_line_too(repo: Path) -> None:
         {"summary": "use the old pool", "category": "gotcha", "id": TAKEN},
         {"summary": "use the new pool", "category": "gotcha", "supersedes": TAKEN},
     )
-    assert f"supersedes: {old['id']}" in _front(repo, new["id"])
+    assert f"supersedes: {scalar(old['id'])}" in _front(repo, new["id"])
     assert f"linked to {old['id']}" in " ".join(new["notes"])  # type: ignore[arg-type]
 
 
@@ -114,7 +116,7 @@ def test_a_link_to_the_id_of_a_later_line_follows_it_too(repo: Path) -> None:
         },
         {"summary": "use the new pool", "category": "gotcha", "id": TAKEN},
     )
-    assert f"superseded_by: {new['id']}" in _front(repo, old["id"])
+    assert f"superseded_by: {scalar(new['id'])}" in _front(repo, old["id"])
     assert f"the id line 2 of this import asked for, whose memory is {new['id']}" in (
         " ".join(old["notes"])  # type: ignore[arg-type]
     )

@@ -12,6 +12,7 @@ from conftest import run_tether
 
 from recall.browse.actions import Browser
 from recall.browse.view import Entry
+from recall.frontmatter import scalar
 from recall.locations import project_location
 from recall.store import MemoryStore
 
@@ -60,10 +61,8 @@ def test_doctor_names_an_active_memory_kept_out_by_a_link(repo: Path) -> None:
     # the state an earlier restore left: the old memory active again, the replacement's link kept
     path = repo / ".tether" / "memories" / f"{old}.md"
     text = path.read_text(encoding="utf-8")
-    path.write_text(
-        text.replace("status: superseded", "status: active").replace(f"superseded_by: {new}\n", ""),
-        encoding="utf-8",
-    )
+    kept = text.replace("status: superseded", "status: active")
+    path.write_text(kept.replace(f"superseded_by: {scalar(new)}\n", ""), encoding="utf-8")
     assert _recalled(repo) == {new}
     doctor = run_tether("doctor", "--json", cwd=repo)
     assert doctor.code == 1
@@ -97,7 +96,7 @@ def test_restore_keeps_the_link_of_a_replacement_that_is_not_active(repo: Path) 
     done = run_tether("restore", first, cwd=repo)
     assert done.code == 0, done.stderr
     assert done.stdout.strip() == f"Restored {first}"
-    assert f"supersedes: {first}" in (memories / f"{second}.md").read_text(encoding="utf-8")
+    assert f"supersedes: {scalar(first)}" in (memories / f"{second}.md").read_text(encoding="utf-8")
     assert _recalled(repo) == {first, third}
     # already active, and its only replacement is not: nothing to do, nothing rewritten
     before = (memories / f"{second}.md").read_text(encoding="utf-8")

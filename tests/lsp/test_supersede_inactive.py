@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
+from recall.frontmatter import scalar
 from tests.lsp.session import Session
 from tests.lsp.test_draft_keeping import shown
 from tests.lsp.test_drafts import NEW, fill_and_save
@@ -33,7 +34,7 @@ async def test_a_draft_superseding_a_memory_archived_since_is_not_written(
     assert [d.severity for d in problems] == [types.DiagnosticSeverity.Error]
     assert "archived" in problems[0].message and "tether.restore" in problems[0].message
     assert problems[0].range.start.line == 1 + draft.read_text().split("\n")[1:].index(
-        f"supersedes: {ws.gotcha}"
+        f"supersedes: {scalar(ws.gotcha)}"
     )
     assert not ws.memory_file(result["id"]).exists()  # nothing written
     assert NEW in draft.read_text(encoding="utf-8")  # nothing typed lost

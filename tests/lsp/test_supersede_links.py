@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from recall import frontmatter
+from recall.frontmatter import scalar
 from tests.conftest import run_tether
 from tests.lsp.raw import raw_server
 from tests.lsp.session import Session
@@ -113,10 +114,10 @@ def restored_after_a_crash(ws: Workspace) -> Iterator[Path]:
     assert restored.code == 0, restored
     assert status(ws, ws.gotcha) == "active"
     # the restore unlinked the successor; the draft left on disk still names the old memory
-    assert f"supersedes: {ws.gotcha}" not in ws.memory_file(result["id"]).read_text(
+    assert f"supersedes: {scalar(ws.gotcha)}" not in ws.memory_file(result["id"]).read_text(
         encoding="utf-8"
     )
-    assert f"supersedes: {ws.gotcha}" in draft.read_text(encoding="utf-8")
+    assert f"supersedes: {scalar(ws.gotcha)}" in draft.read_text(encoding="utf-8")
     yield draft
 
 
