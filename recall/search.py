@@ -9,6 +9,7 @@ they see the mark).
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -16,6 +17,13 @@ from dataclasses import dataclass
 from recall.index import fts, rows
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import Memory
+
+UNSPACED_SCRIPT = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uf900-\ufaff\U00020000-\U0002ffff]"
+)
+"""Thai, Lao, Myanmar, Khmer, kana and CJK ideographs: scripts written without spaces between
+words, where a two-character word sits inside a longer token that neither index can match."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,24 @@ def _run(
     return [(r[0], r[1]) for r in conn.execute(query, (*params, limit))]
 
 
+def _scan(
+    conn: sqlite3.Connection, chunks: list[str], limit: int, clause: str, args: list[object]
+) -> list[int]:
+    """The rows whose summary or details hold every one of ``chunks`` as a substring, newest
+    first: a scan of every row, so only for chunks no index can find (see UNSPACED_SCRIPT)."""
+    where: list[str] = []
+    params: list[object] = []
+    for chunk in chunks:
+        pattern = "%" + re.sub(r"([\\%_])", r"\\\1", chunk) + "%"
+        where.append("(summary LIKE ? ESCAPE '\\' OR details LIKE ? ESCAPE '\\')")
+        params.extend([pattern, pattern])
+    if clause:
+        where.append(clause)
+        params.extend(args)
+    query = f"SELECT rowid FROM memories WHERE {' AND '.join(where)} ORDER BY created DESC LIMIT ?"
+    return [row[0] for row in conn.execute(query, (*params, limit))]
+
+
 def _holds(memory: Memory, chunks: list[str]) -> bool:
     """Whether every chunk occurs in the memory's text (case-insensitively)."""
     text = f"{memory.summary}\n{memory.details}".casefold()
@@ -95,6 +121,11 @@ def search(
         for rowid, score in _run(conn, "fts_trigram", grams, limit * 4, clause, args):
             if rowid not in found:
                 found[rowid] = (score, "substring")
+    else:
+        # "日本" inside "日本語": too short for the trigrams, and not a whole word token
+        unspaced = [c for c in short if UNSPACED_SCRIPT.search(c)]
+        for rowid in _scan(conn, unspaced, limit * 4, clause, args) if unspaced else []:
+            found.setdefault(rowid, (0.0, "substring"))
     if not found:
         return []
     marks = ",".join("?" * len(found))
