@@ -70,6 +70,57 @@ def exported(extra: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return record, notes
 
 
+def read_as_notes(
+    extra: dict[str, Any], written: dict[str, tuple[int, str]], path: object
+) -> list[str]:
+    """A note for each key of ``extra`` whose value is written unquoted on its line
+    (``written``: its number and text) as text YAML reads as something else (``1.10`` a
+    number, ``0x10`` 16, ``on`` true): the export carries what YAML read, and an import writes
+    that back, so the text as written would be lost without a word."""
+    notes = []
+    for key, value in extra.items():
+        if isinstance(value, str) or key not in written:
+            continue
+        line, text = written[key]
+        plain = _plain_value(text)
+        if plain is None or plain == frontmatter.scalar(value):
+            continue
+        as_json, kind = _json_value(value)
+        if kind is not None:
+            continue  # said by exported(), with what the export carries instead
+        shown = json.dumps(as_json, ensure_ascii=False)
+        notes.append(
+            f"front-matter key {key!r} is written {plain} on {path}:{line}, which YAML reads as "
+            f"{shown}: exported as {shown}, the value an import writes back; quote it there "
+            f'({key}: "{plain}") to keep it as text'
+        )
+    return notes
+
+
+def _plain_value(line: str) -> str | None:
+    """The unquoted scalar value of a one-line ``key: value`` as written, or None when the
+    value is quoted, spans lines, is a list or mapping, or the line does not scan alone."""
+    import yaml  # on first use: an export reads the files again anyway
+
+    try:
+        tokens = list(yaml.scan(line.rstrip("\r"), Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return None
+    kinds = (yaml.StreamStartToken, yaml.StreamEndToken, yaml.BlockEndToken)
+    tokens = [t for t in tokens if not isinstance(t, kinds)]
+    shape = [type(t) for t in tokens]
+    expected = [
+        yaml.BlockMappingStartToken,
+        yaml.KeyToken,
+        yaml.ScalarToken,
+        yaml.ValueToken,
+        yaml.ScalarToken,
+    ]
+    if shape != expected or not tokens[-1].plain:
+        return None
+    return str(tokens[-1].value)
+
+
 def _json_value(value: Any) -> tuple[Any, str | None]:
     """``value`` as JSON holds it, and what it held that JSON cannot (None: nothing)."""
     if value is None or isinstance(value, str | bool | int):

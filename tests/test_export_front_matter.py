@@ -230,3 +230,29 @@ def test_lines_drafted_in_another_process_keep_their_extra_keys(tmp_path: Path) 
         assert fields["owner"] == f"user{n}"
         assert fields.get("x") == (1 if n % 2 else None)
     store.close()
+
+
+def test_a_value_yaml_reads_as_other_than_its_text_is_said_on_export(repo: Path) -> None:
+    memory_id = _remember(repo, "the protocol version is pinned", "src/app.py")
+    hand = 'ver: 1.10\nmask: 0x10  # hex\nflag: on\nquoted: "1.10"\ncount: 5\nname: plain\n'
+    _add_by_hand(repo, memory_id, hand)
+    exported = _ok(run_tether("export", cwd=repo))
+    [record] = exported.json_lines()
+    assert (record["ver"], record["mask"], record["flag"]) == (1.1, 16, True)
+    assert (record["quoted"], record["count"], record["name"]) == ("1.10", 5, "plain")
+    path = repo / ".tether" / "memories" / f"{memory_id}.md"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    said = exported.stderr.splitlines()
+    assert len(said) == 3, said
+    for note, (key, text, read) in zip(
+        said, [("ver", "1.10", "1.1"), ("mask", "0x10", "16"), ("flag", "on", "true")], strict=True
+    ):
+        line = lines.index(next(x for x in lines if x.startswith(f"{key}:"))) + 1
+        assert f"front-matter key {key!r} is written {text} on {path}:{line}" in note
+        assert f"which YAML reads as {read}: exported as {read}" in note
+        assert f'quote it there ({key}: "{text}")' in note
+    # quoted as the note says, the text comes through as written
+    path.write_text(path.read_text(encoding="utf-8").replace("ver: 1.10", 'ver: "1.10"'))
+    again = _ok(run_tether("export", cwd=repo))
+    assert again.json_lines()[0]["ver"] == "1.10"
+    assert len(again.stderr.splitlines()) == 2

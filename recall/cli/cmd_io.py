@@ -207,7 +207,7 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
     whole: a file could not be read again for them, or a memory file cannot be loaded at all
     (each is named on stderr)."""
     from recall.export_secrets import allowance_note, credential_shapes
-    from recall.extra_keys import exported
+    from recall.extra_keys import exported, read_as_notes
 
     count = 0
     stores = ctx.stores(args.scope)
@@ -217,7 +217,9 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
             record = memory.to_dict()
             record["scope"] = store.scope
             try:
-                extra, notes = exported(store.extra_of(memory.id))
+                kept, written, path = store.extra_lines_of(memory.id)
+                extra, notes = exported(kept)
+                notes += read_as_notes(kept, written, path)
             except (BadInput, NotFound) as error:
                 extra, incomplete = {}, True
                 notes = [f"exported without the front matter only its file holds: {error}"]

@@ -66,6 +66,15 @@ class StoreReads(IndexOpening):
         (:attr:`Memory.extra`), read from the file itself: the index does not keep them.
 
         Raises :class:`MalformedMemory` when the file cannot be read or parsed now."""
+        return self.extra_lines_of(memory_id)[0]
+
+    def extra_lines_of(
+        self, memory_id: str
+    ) -> tuple[dict[str, Any], dict[str, tuple[int, str]], Path]:
+        """:meth:`extra_of`, with the line (1-based number, text) each of those keys is written
+        on and the file's path (for saying what YAML made of a value as written).
+
+        Raises :class:`MalformedMemory` when the file cannot be read or parsed now."""
         name = self.file_name_of(memory_id)
         path = self.folder.path / name
         try:
@@ -75,7 +84,12 @@ class StoreReads(IndexOpening):
         from recall import frontmatter  # YAML: only for what reads a file
         from recall.records import extra_fields
 
-        return extra_fields(frontmatter.parse(text, path).fields)
+        parsed = frontmatter.parse(text, path)
+        lines = text.lstrip("\ufeff").splitlines()
+        extra = extra_fields(parsed.fields)
+        at = parsed.key_lines
+        written = {k: (at[k], lines[at[k] - 1]) for k in extra if k in at}
+        return extra, written, path
 
     @recovering
     def list(
