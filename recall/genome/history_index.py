@@ -108,13 +108,24 @@ class StoredNames(MutableMapping[str, int]):
 
 def storable(changes: list[Change]) -> list[Change]:
     """The changes whose paths are valid UTF-8. Other names (bytes git allows) cannot be
-    named by a memory nor stored as text, so the genome leaves those files out."""
+    named by a memory nor stored as text, so the genome leaves those files out. A rename or
+    copy between such a name and a valid one keeps its valid half: the file the genome can
+    name was added (it gets a history from there) or went away."""
     for _, path, old in changes:
         if not path.isascii() or (old is not None and not old.isascii()):
             break
     else:
         return changes
-    return [c for c in changes if is_utf8(c[1]) and (c[2] is None or is_utf8(c[2]))]
+    kept: list[Change] = []
+    for status, path, old in changes:
+        new_ok, old_ok = is_utf8(path), old is None or is_utf8(old)
+        if new_ok and old_ok:
+            kept.append((status, path, old))
+        elif new_ok:
+            kept.append(("A", path, None))
+        elif old is not None and old_ok and status == "R":
+            kept.append(("D", old, None))
+    return kept
 
 
 def commit_size(changes: list[Change]) -> int:
@@ -244,15 +255,17 @@ def _buffered(
     if not connected:
         check()
     names = batch.lineage.names
+    # Only names the genome can store are looked up: the index holds text, and a name that is
+    # not UTF-8 cannot even be put to it as a query.
+    stored_changes = [storable(commit.changes) for commit in kept]
     if isinstance(names, StoredNames):
-        names.preload(path for commit in kept for _, *paths in commit.changes for path in paths)
+        names.preload(path for changes in stored_changes for _, *paths in changes for path in paths)
     traced: list[tuple[int, list[int], bool, frozenset[int]]] = []
     cap = batch.max_commit_files
-    for sha, ts, changes, _ in kept:
+    for (sha, ts, changes, _), stored in zip(kept, stored_changes, strict=True):
         nfiles = commit_size(changes)
         batch.commits.append((seq, sha, ts, nfiles))
         if changes:
-            stored = storable(changes)
             ids = batch.lineage.apply(seq, stored)
             traced.append((seq, ids, nfiles <= cap, own_ids(names, stored)))
             if nfiles > cap:

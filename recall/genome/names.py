@@ -48,3 +48,20 @@ def in_submodule(path: str, state: dict[str, str]) -> bool:
     if not listed or "/" not in path:
         return False
     return any(path.startswith(folder + "/") for folder in json.loads(listed))
+
+
+UNNAMED_SHOWN = 3
+"""How many names that are not UTF-8 a refresh's notice spells out: enough to find the files,
+few enough that a tree of thousands of such names still gets a one-line notice."""
+
+
+def unnamed_notice(names: list[str]) -> str:
+    """The notice that the files ``names`` (not UTF-8, decoded with surrogate escapes) were
+    left out of the genome, each shown with its bytes as git has them."""
+    shown = ", ".join(repr(n.encode("utf-8", "surrogateescape"))[1:] for n in names[:UNNAMED_SHOWN])
+    more = f" and {len(names) - UNNAMED_SHOWN} more" if len(names) > UNNAMED_SHOWN else ""
+    files = "file name is" if len(names) == 1 else "file names are"
+    return (
+        f"{len(names)} {files} not valid UTF-8 ({shown}{more}): left out of the code map, as "
+        "no memory can name them; rename them to tie memories to them"
+    )

@@ -32,7 +32,7 @@ from recall.genome.history_index import (
 )
 from recall.genome.history_write import clear_history, write_history
 from recall.genome.lineage import Lineage
-from recall.genome.names import submodules_state
+from recall.genome.names import submodules_state, unnamed_notice
 from recall.genome.schema import (
     SYMBOLS_BEHIND,
     SYMBOLS_STATE,
@@ -260,6 +260,7 @@ class Refresh:
             summary.renames = len(batch.lineage.renames)
             if batch.skipped_shallow:
                 summary.notices.append(shallow_notice(summary.commits_read))
+        summary.notices.extend([unnamed_notice(tree.unnamed)] if tree.unnamed else [])
         summary.files_tracked = len(tree.rows)
         summary.files_scanned = tree.scanned
         summary.files_cached = tree.cached

@@ -44,9 +44,12 @@ class TreeEntry:
     symlink: bool
 
 
-def parse_ls_files(raw: bytes, gitlinks: list[str] | None = None) -> dict[str, TreeEntry]:
+def parse_ls_files(
+    raw: bytes, gitlinks: list[str] | None = None, unnamed: list[str] | None = None
+) -> dict[str, TreeEntry]:
     """Parse ``git ls-files -z -s -t -c -m -o`` output into path → entry; the submodules'
-    folders (gitlinks) are added to ``gitlinks`` when it is given.
+    folders (gitlinks) are added to ``gitlinks`` when it is given, and the names left out as
+    not UTF-8 (decoded with surrogate escapes) to ``unnamed``.
 
     ``H`` lines are tracked files in step with the index; ``C`` (changed) lines repeat a
     tracked path whose working copy differs, which drops its blob id; ``?`` lines are
@@ -58,11 +61,14 @@ def parse_ls_files(raw: bytes, gitlinks: list[str] | None = None) -> dict[str, T
     for record in raw.decode("utf-8", "surrogateescape").split("\0"):
         if len(record) < 3:
             continue
-        if not is_utf8(record):
-            continue
         tag = record[0]
         body = record[2:]
         if tag == SKIP_WORKTREE_TAG:
+            continue
+        if not is_utf8(record):
+            name = body if tag == "?" else body.partition("\t")[2]
+            if unnamed is not None and name and name not in unnamed:
+                unnamed.append(name)
             continue
         if tag == "?":
             entries[body] = TreeEntry(blob=None, symlink=False)
@@ -81,8 +87,11 @@ def parse_ls_files(raw: bytes, gitlinks: list[str] | None = None) -> dict[str, T
     return entries
 
 
-def list_tree(runner: GitRunner, gitlinks: list[str] | None = None) -> dict[str, TreeEntry]:
+def list_tree(
+    runner: GitRunner, gitlinks: list[str] | None = None, unnamed: list[str] | None = None
+) -> dict[str, TreeEntry]:
     """Every tracked and untracked-not-ignored file under the runner's directory (and the
-    submodules' folders in ``gitlinks``, when given)."""
+    submodules' folders in ``gitlinks``, the names left out as not UTF-8 in ``unnamed``, when
+    given)."""
     _, out, _ = runner.run(list(LS_FILES_ARGS))
-    return parse_ls_files(out, gitlinks)
+    return parse_ls_files(out, gitlinks, unnamed)

@@ -45,6 +45,8 @@ class TreeBatch:
     edges: int | None = 0
     gitlinks: list[str] = field(default_factory=list)
     """The submodules' folders."""
+    unnamed: list[str] = field(default_factory=list)
+    """The files left out because their names are not UTF-8 (surrogate escapes)."""
 
 
 def stored_rows(conn: sqlite3.Connection) -> dict[str, Row]:
@@ -73,7 +75,7 @@ def read_tree(
     can run on a thread beside the history read.
     """
     batch = TreeBatch(stored=stored, listed_at=time.time())
-    listing = list_tree(runner, batch.gitlinks)
+    listing = list_tree(runner, batch.gitlinks, batch.unnamed)
     cache = stored if use_cache else {}
     rows = batch.rows
     pending: list[tuple[str, str]] = []
