@@ -22,8 +22,8 @@ tied to all of them would surface everywhere and mean nothing in particular. (No
 ``MAX_COMMIT_FILES``: co-change can learn from wider commits than a memory can be tied to.)"""
 
 MAX_COMMITS: Final = 200
-"""Most commits read per run (the newest): a session makes a few; a wider ``--since`` range
-is cut here rather than reading a whole history."""
+"""Most commits read per run (the oldest first; the rest wait for the next run): a session
+makes a few; a wider ``--since`` range is cut here rather than reading a whole history."""
 
 SUMMARY_MAX: Final = 120
 """Longest distilled summary, in characters: a summary is one line in an injection block."""

@@ -12,6 +12,7 @@ from recall.cli.render import positive, print_table, scope_option
 from recall.display import plural, visible
 from recall.distill import (
     SOURCE,
+    Commits,
     DistillReport,
     Unread,
     claim,
@@ -21,10 +22,12 @@ from recall.distill import (
     mark_read,
     pending,
     read_commits,
+    read_up_to,
     release,
     resolve_commit,
     session_commits,
     unread,
+    unread_notice,
 )
 from recall.errors import BadInput, NothingToDo, TetherError
 from recall.policy.sessions import check_session_id
@@ -104,12 +107,27 @@ def run_distill(args: argparse.Namespace, ctx: CommandContext) -> int:
             release(store.conn, claimed.mark, claimed.head)  # read again next time
         raise
     if since is not None and head is not None and not args.dry_run:
-        mark_read(store, since, head)  # so a plain `tether distill` reads on from here
+        # so a plain `tether distill` reads on from here
+        mark_read(store, since, read_up_to(commits, head))
     for notice in report.notices:
         ctx.notice(notice)
+    left = unread_notice(commits, _read_on(commits, again=claimed is not None, args=args))
+    if left:
+        ctx.notice(left)
     data = {**report.to_dict(), "source": source, "dry_run": args.dry_run}
+    data["unread"] = commits.unread
     ctx.emit(data, lambda c: _render_report(c, report, source, args.dry_run))
     return 0 if report.written else 1
+
+
+def _read_on(commits: Commits, *, again: bool, args: argparse.Namespace) -> str:
+    """How to read the commits a run left unread after ``commits``: a plain run again (``again``:
+    it read the unread range and moved the mark), else after the last one read."""
+    if again and not args.dry_run:
+        return "run `tether distill` again to read them"
+    dry = " --dry-run" if args.dry_run else ""
+    last = commits[-1].short if commits else "HEAD"
+    return f"run `tether distill{dry} --since {last}` to read them"
 
 
 def _claim_unread(store: MemoryStore, ctx: CommandContext, *, dry_run: bool) -> Unread:
@@ -129,7 +147,7 @@ def _claim_unread(store: MemoryStore, ctx: CommandContext, *, dry_run: bool) -> 
     if dry_run or claim(store.conn, found.mark, found.head):
         return found
     ctx.notice("another Tether run read these commits a moment ago; nothing left to read")
-    return replace(found, commits=[])
+    return replace(found, commits=Commits())
 
 
 def _render_report(console: Any, report: DistillReport, source: str, dry_run: bool) -> None:

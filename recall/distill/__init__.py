@@ -25,12 +25,14 @@ from __future__ import annotations
 from recall.distill.command import CommandFailed, command_input, from_command
 from recall.distill.commits import (
     Commit,
+    Commits,
     head_commit,
     is_ancestor,
     latest_session,
     read_commits,
     resolve_commit,
     session_started,
+    unread_notice,
 )
 from recall.distill.heuristic import (
     PATTERNS,
@@ -48,6 +50,7 @@ from recall.distill.mark import (
     claim,
     mark_read,
     read_mark,
+    read_up_to,
     release,
     unread,
 )
@@ -71,6 +74,7 @@ __all__ = [
     "SOURCE",
     "CommandFailed",
     "Commit",
+    "Commits",
     "DistillReport",
     "Notice",
     "Outcome",
@@ -94,10 +98,12 @@ __all__ = [
     "pending",
     "read_commits",
     "read_mark",
+    "read_up_to",
     "release",
     "resolve_commit",
     "sentences",
     "session_commits",
     "session_started",
     "unread",
+    "unread_notice",
 ]

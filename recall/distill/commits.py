@@ -61,30 +61,45 @@ def resolve_commit(repo_root: Path, ref: str) -> str:
     return out.decode().strip()
 
 
+class Commits(list[Commit]):
+    """Commits read, oldest first, and how many newer ones of the range were left unread
+    (past :data:`~recall.distill_words.MAX_COMMITS`)."""
+
+    def __init__(self, commits: Sequence[Commit] = (), unread: int = 0) -> None:
+        """``commits`` read, ``unread`` more after them."""
+        super().__init__(commits)
+        self.unread = unread
+
+
 def read_commits(
     repo_root: Path, *, since_commit: str | None = None, since_time: str | None = None
-) -> list[Commit]:
+) -> Commits:
     """Non-merge commits after ``since_commit`` (exclusive) or since ``since_time``, oldest first.
 
-    Only the newest :data:`~recall.distill_words.MAX_COMMITS` are read; paths are relative to
-    ``repo_root`` and files outside it are left out.
+    Only the oldest :data:`~recall.distill_words.MAX_COMMITS` are read, parents before their
+    children, so that the last one read can mark where the next run reads on (every commit of
+    the range it descends from was read); the answer says how many newer ones were left. Paths
+    are relative to ``repo_root`` and files outside it are left out.
     """
+    listing = ["rev-list", "--no-merges", "--topo-order", "--reverse"]
+    if since_time:
+        listing.append(f"--since={since_time}")
+    if since_commit is not None:  # an empty one too: resolve_commit refuses it
+        listing.append(f"{resolve_commit(repo_root, since_commit)}..HEAD")
+    else:
+        listing.append("HEAD")
+    shas = _git(repo_root, listing).decode("ascii", "replace").split()
+    if not shas:
+        return Commits()
     args = [
         "log",
-        "--no-merges",
-        "--reverse",
-        f"-n{MAX_COMMITS}",
+        "--no-walk=unsorted",
         "--relative",
         "--name-only",
         "-z",
         "--format=%x01%H%x1f%P%x1f%an%x1f%B%x02",
+        *shas[:MAX_COMMITS],
     ]
-    if since_time:
-        args.append(f"--since={since_time}")
-    if since_commit is not None:  # an empty one too: resolve_commit refuses it
-        args.append(f"{resolve_commit(repo_root, since_commit)}..HEAD")
-    else:
-        args.append("HEAD")
     out = _git(repo_root, args).decode("utf-8", "surrogateescape")
     commits: list[Commit] = []
     for chunk in out.split("\x01")[1:]:
@@ -93,7 +108,19 @@ def read_commits(
         files = tuple(n.strip("\n") for n in names.split("\x00") if n.strip("\n"))
         commit = Commit(sha.strip(), author, message.strip(), files, tuple(parents.split()))
         commits.append(commit)
-    return commits
+    return Commits(commits, max(len(shas) - MAX_COMMITS, 0))
+
+
+def unread_notice(commits: Commits, again: str) -> str | None:
+    """What to say when ``commits`` left newer ones unread (None when none were): how many,
+    and ``again``, how to read them."""
+    if not commits.unread:
+        return None
+    return (
+        f"{commits.unread} newer {'commit was' if commits.unread == 1 else 'commits were'} "
+        f"left unread (at most {MAX_COMMITS} are read a run, oldest first, up to "
+        f"{commits[-1].short}): {again}"
+    )
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,14 @@ from recall.store import MemoryStore
 
 if TYPE_CHECKING:
     from recall.settings import EngineSettings
-from recall.distill.commits import Commit, head_commit, is_ancestor, latest_session, read_commits
+from recall.distill.commits import (
+    Commits,
+    head_commit,
+    is_ancestor,
+    latest_session,
+    read_commits,
+    unread_notice,
+)
 from recall.distill.write import DistillReport, distill, session_commits
 
 MARK_KEY: Final = "distill_last_commit"
@@ -77,7 +84,9 @@ class Unread:
 
     mark: str | None
     head: str
-    commits: list[Commit]
+    """Where the mark moves once they are read: HEAD, or the last commit read when more than a
+    run reads were left for the next."""
+    commits: Commits
     source: str | None
     """What the range is, for messages; None when there was neither a mark nor a session."""
 
@@ -96,13 +105,22 @@ def unread(store: MemoryStore, session: str | None) -> Unread | None:
         return None
     mark = read_mark(store.conn)
     if mark == head:
-        return Unread(mark, head, [], f"commits after {mark[:10]}, the last read")
+        return Unread(mark, head, Commits(), f"commits after {mark[:10]}, the last read")
     if mark is not None and is_ancestor(root, mark, head):
         commits = read_commits(root, since_commit=mark)
-        return Unread(mark, head, commits, f"commits after {mark[:10]}, the last read")
+        return Unread(
+            mark, read_up_to(commits, head), commits, f"commits after {mark[:10]}, the last read"
+        )
     if session is None:
-        return Unread(mark, head, [], None)
-    return Unread(mark, head, session_commits(store, session), f"commits of session {session}")
+        return Unread(mark, head, Commits(), None)
+    commits = session_commits(store, session)
+    return Unread(mark, read_up_to(commits, head), commits, f"commits of session {session}")
+
+
+def read_up_to(commits: Commits, head: str) -> str:
+    """The commit a run that read ``commits`` (a range ending at ``head``) has read up to:
+    ``head``, or the last commit read when newer ones were left unread."""
+    return commits[-1].sha if commits.unread else head
 
 
 def auto_distill(
@@ -130,7 +148,7 @@ def auto_distill(
     if not claim(store.conn, found.mark, found.head) or not found.commits:
         return DistillReport()  # nothing new, or another session start took it a moment ago
     try:
-        return distill(
+        report = distill(
             store,
             found.commits,
             categories=settings.distill_categories,
@@ -140,3 +158,6 @@ def auto_distill(
     except BaseException:
         release(store.conn, found.mark, found.head)
         raise
+    left = unread_notice(found.commits, "the next session start or `tether distill` reads them")
+    report.notices.extend([left] if left else [])
+    return report

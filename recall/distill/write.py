@@ -12,6 +12,7 @@ from recall import frontmatter
 from recall.distill.command import CommandFailed, from_command
 from recall.distill.commits import (
     Commit,
+    Commits,
     Renamed,
     read_commits,
     renamed_since,
@@ -298,7 +299,7 @@ def pending(stores: Iterable[MemoryStore]) -> list[tuple[Memory, str]]:
     return [(m, store.scope) for store in stores for m in store.list(status="pending")]
 
 
-def session_commits(store: MemoryStore, session_id: str) -> list[Commit]:
+def session_commits(store: MemoryStore, session_id: str) -> Commits:
     """The commits made since session ``session_id`` started (by committer time)."""
     if store.repo_root is None:
         raise BadInput("distill reads a repository's commits; run it inside one")

@@ -278,13 +278,15 @@ def test_auto_distill_is_off_by_default(history: History, monkeypatch: pytest.Mo
     assert history.fields(report.written[0].id)["status"] == "pending"
 
 
-def test_only_the_newest_commits_are_read(
+def test_only_the_oldest_commits_are_read(
     history: History, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     start = history.head()
     shas = [history.commit(message) for message in GOTCHAS[:3]]
     monkeypatch.setattr("recall.distill.commits.MAX_COMMITS", 2)  # 200 is too many to make here
-    assert [c.sha for c in read_commits(history.root, since_commit=start)] == shas[1:]
+    commits = read_commits(history.root, since_commit=start)
+    assert [c.sha for c in commits] == shas[:2]
+    assert commits.unread == 1
 
 
 def test_a_bad_since_is_bad_input(history: History) -> None:
