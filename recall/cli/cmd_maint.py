@@ -23,7 +23,13 @@ from recall.display import visible
 from recall.errors import NothingToDo
 from recall.frontmatter import REMOVE
 from recall.known_paths import suggestions, tree_paths
-from recall.lifecycle.dead import DeadReference, dead_reference, renames, repointed
+from recall.lifecycle.dead import (
+    DeadReference,
+    dead_reference,
+    renamed_then_gone,
+    renames,
+    repointed,
+)
 from recall.lifecycle.links import (
     REPLACES_KEY,
     dangling,
@@ -221,7 +227,16 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 entry = {"scope": store.scope, "kind": "dead-reference", **dead.to_dict()}
                 data.append({**entry, "message": message})
                 lines.append(message)
-            elif found is not None:
+            elif moved := renames(memory, genome):
+                arrows = ", ".join(f"{old} -> {new}" for old, new in moved.items())
+                message = (
+                    f"{memory.id}: names files git shows renamed, {arrows}; recall follows "
+                    f"them (`tether repoint {memory.id} --apply` writes the names)"
+                )
+                entry = {"scope": store.scope, "kind": "renamed", "id": memory.id}
+                data.append({**entry, "renamed": moved, "message": message})
+                lines.append(message)
+            if found is not None:
                 message = drift_message(found)
                 data.append(
                     {"scope": store.scope, "kind": "drift", **found.to_dict(), "message": message}
@@ -274,6 +289,13 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
     genome = project_genome(store, ctx)
     moved = renames(memory, genome) if genome is not None else {}
     anchors, symbol_moves = repointed_anchors(memory, genome)
+    gone = renamed_then_gone(memory, genome) if genome is not None and not moved else {}
+    if gone and not symbol_moves:
+        arrows = ", ".join(f"{old} -> {new}" for old, new in gone.items())
+        raise NothingToDo(
+            f"memory {memory.id}: git shows {arrows}, deleted since: no file to repoint it to; "
+            f"edit the files: list of {store.path_of(memory.id)} or `tether archive {memory.id}`"
+        )
     if not moved and not symbol_moves:
         raise NothingToDo(
             f"memory {memory.id}: no file it names was renamed away "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from recall.file_names import written_before
 from recall.lifecycle.references import FORMER_FILES_KEY
 from recall.model import Memory
 
@@ -36,21 +37,49 @@ def _new_name(path: str, genome: Any) -> str | None:
     return new if new and new != path and genome.exists(new) else None
 
 
+def follows(memory: Memory, path: str, new: str, genome: Any) -> bool:
+    """Whether ``memory``, naming ``path``, is about the file renamed away from it and now at
+    ``new``, by the rule recall follows renames by (:func:`recall.file_names.dated_names`): the
+    name is no file's now, or another file took it again after the memory was written."""
+    dated = getattr(genome, "earlier_names", None)
+    if dated is None:  # no dates to go by: only a name no file has now is followed
+        return not genome.exists(path)
+    return any(n.name == path and written_before(memory.created, n.before) for n in dated(new))
+
+
+def _followed(memory: Memory, path: str, genome: Any) -> str | None:
+    new = _new_name(path, genome)
+    return new if new is not None and follows(memory, path, new, genome) else None
+
+
 def dead_reference(memory: Memory, genome: Any) -> DeadReference | None:
     """The dead reference of ``memory`` if every one of its files is gone, else None."""
     if not memory.files or any(genome.exists(path) for path in memory.files):
         return None
-    return DeadReference(memory, {path: _new_name(path, genome) for path in memory.files})
+    return DeadReference(memory, {path: _followed(memory, path, genome) for path in memory.files})
 
 
 def renames(memory: Memory, genome: Any) -> dict[str, str]:
-    """Each of the memory's files that is gone but was renamed: old path -> current name."""
+    """Each of the memory's files that was renamed, the memory following it: old path ->
+    current name. The old name may be a file again, one that took it after the memory was
+    written (recall already follows the rename: see :func:`follows`)."""
     found: dict[str, str] = {}
     for path in memory.files:
-        if not genome.exists(path):
-            new = _new_name(path, genome)
-            if new:
-                found[path] = new
+        new = _followed(memory, path, genome)
+        if new:
+            found[path] = new
+    return found
+
+
+def renamed_then_gone(memory: Memory, genome: Any) -> dict[str, str]:
+    """Each of the memory's files that is gone, renamed before it went: old path -> the last
+    name it had (no file's now), so a repoint has nothing to point it to."""
+    finder = getattr(genome, "renamed_to", None)
+    found: dict[str, str] = {}
+    for path in memory.files:
+        last = finder(path) if finder and not genome.exists(path) else None
+        if last and last != path and not genome.exists(last):
+            found[path] = last
     return found
 
 

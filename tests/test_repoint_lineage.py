@@ -1,0 +1,75 @@
+"""`tether repoint` and `tether doctor` follow a rename by the rule recall follows it by: a
+memory written before its file's old name was taken again by another file follows the old file;
+a file renamed and then deleted is said to be so."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import OpenStore, remember
+from genome.gitrepo import GitRepo
+from test_cli import Cli, assert_error, fields, ok
+
+INITIAL = "2023-12-30T00:00:00+00:00"
+LONG_AGO = "2023-12-31T00:00:00+00:00"  # after the initial commit, before every later one
+
+
+@pytest.fixture
+def git_repo(repo: Path) -> GitRepo:
+    """The CLI test repository, its commits dated from 2024-01-01 on."""
+    driven = GitRepo(repo)
+    stamp = {"GIT_AUTHOR_DATE": INITIAL, "GIT_COMMITTER_DATE": INITIAL}
+    driven.git("commit", "-q", "--amend", "--no-edit", "--reset-author", env=stamp)
+    return driven
+
+
+def test_a_name_taken_again_after_the_memory_follows_the_rename(
+    cli: Cli, git_repo: GitRepo, open_store: Callable[..., OpenStore]
+) -> None:
+    store = open_store().store
+    moved = remember(store, "About app", files=["src/app.py"], created=LONG_AGO)
+    git_repo.move("src/app.py", "src/main_app.py")
+    git_repo.commit("rename app")
+    git_repo.commit("a new app", "src/app.py")
+    ok(cli("index"))
+    assert "renamed from src/app.py" in ok(cli("recall", "-f", "src/main_app.py")).stdout
+
+    shown = ok(cli("repoint", moved))
+    assert "src/app.py -> src/main_app.py" in shown.stdout
+    doctor = cli("doctor", "--json")
+    assert doctor.code == 1, doctor
+    (entry,) = [e for e in doctor.json() if e.get("id") == moved]
+    assert entry["kind"] == "renamed"
+    assert entry["renamed"] == {"src/app.py": "src/main_app.py"}
+    assert f"tether repoint {moved} --apply" in entry["message"]
+    ok(cli("repoint", moved, "--apply"))
+    assert fields(git_repo.root, moved)["files"] == ["src/main_app.py"]
+
+
+def test_a_memory_written_after_the_name_was_taken_again_stays(
+    cli: Cli, git_repo: GitRepo, open_store: Callable[..., OpenStore]
+) -> None:
+    git_repo.move("src/app.py", "src/main_app.py")
+    git_repo.commit("rename app")
+    git_repo.commit("a new app", "src/app.py")
+    later = remember(open_store().store, "About the new app", files=["src/app.py"])
+    ok(cli("index"))
+    assert_error(cli("repoint", later), 1, "no file it names was renamed")
+    assert "No problems found" in ok(cli("doctor")).stdout
+
+
+def test_a_file_renamed_then_deleted_is_said_to_be(
+    cli: Cli, git_repo: GitRepo, open_store: Callable[..., OpenStore]
+) -> None:
+    gone = remember(open_store().store, "About util", files=["src/util.py"], created=LONG_AGO)
+    git_repo.move("src/util.py", "src/util ü.py")
+    git_repo.commit("rename util")
+    git_repo.remove("src/util ü.py")
+    git_repo.commit("drop util")
+    result = cli("repoint", gone)
+    assert result.code == 1, result
+    assert "src/util.py -> src/util ü.py, deleted since" in result.stderr
+    assert f"tether archive {gone}" in result.stderr
+    assert "was renamed away" not in result.stderr
