@@ -207,13 +207,20 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
     genome, root = _fresh_genome(ctx)
     path = _repo_path(args.path, root, ctx.cwd)
     found = genome.neighbours(path, args.limit)
-    data = {"path": path, "neighbours": [n.to_dict() for n in found]}
+    now = None if found else _renamed_to(genome, path)
+    data: dict[str, Any] = {"path": path, "neighbours": [n.to_dict() for n in found]}
+    if now is not None:
+        data["renamed_to"] = now
 
     def render(console: Console) -> None:
         """The neighbours as a table on a terminal (piped: one tab-separated line each, file,
         commits together, commits of the file, confidence), or a line saying there are none."""
         if not found:
-            console.print(f"no co-change neighbours recorded for {path}")
+            console.print(
+                f"no co-change neighbours recorded for {path}"
+                + (f"; git shows it renamed to {now}: `tether neighbours {now}`" if now else ""),
+                soft_wrap=True,
+            )
             return
         if not sys.stdout.isatty():
             write_records(
@@ -240,18 +247,32 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
     return verdict
 
 
+def _renamed_to(genome: Genome, path: str) -> str | None:
+    """The name the file renamed away from ``path`` has now, when the genome knows one and a
+    file has it."""
+    now = genome.renamed_to(path)
+    return now if now and now != path and genome.exists(now) else None
+
+
 def run_fanin(args: argparse.Namespace, ctx: CommandContext) -> int:
     """``tether fanin PATH``: how many files of the repository import a file."""
     genome, root = _fresh_genome(ctx)
     path = _repo_path(args.path, root, ctx.cwd)
     exists = genome.exists(path)
     count = genome.fan_in(path) if exists else 0
-    data = {"path": path, "exists": exists, "fan_in": count}
+    now = None if exists else _renamed_to(genome, path)
+    data: dict[str, Any] = {"path": path, "exists": exists, "fan_in": count}
+    if now is not None:
+        data["renamed_to"] = now
 
     def render(console: Console) -> None:
         """One sentence with the count."""
         if not exists:
-            console.print(f"{path} is not a file of the working tree")
+            console.print(
+                f"{path} is not a file of the working tree"
+                + (f"; git shows it renamed to {now}: `tether fanin {now}`" if now else ""),
+                soft_wrap=True,
+            )
         else:
             noun = "file imports" if count == 1 else "files import"
             console.print(f"{count} {noun} {path}")
