@@ -58,6 +58,7 @@ def parse_ls_files(
     so are names that are not valid UTF-8 (no memory can name them).
     """
     entries: dict[str, TreeEntry] = {}
+    left_out: dict[str, None] = {}  # in order, once each (a changed file has two lines)
     for record in raw.decode("utf-8", "surrogateescape").split("\0"):
         if len(record) < 3:
             continue
@@ -67,8 +68,8 @@ def parse_ls_files(
             continue
         if not is_utf8(record):
             name = body if tag == "?" else body.partition("\t")[2]
-            if unnamed is not None and name and name not in unnamed:
-                unnamed.append(name)
+            if name:
+                left_out[name] = None
             continue
         if tag == "?":
             entries[body] = TreeEntry(blob=None, symlink=False)
@@ -84,6 +85,9 @@ def parse_ls_files(
         mode, blob, stage = fields
         current = tag == "H" and stage == "0" and path not in entries
         entries[path] = TreeEntry(blob=blob if current else None, symlink=mode == SYMLINK_MODE)
+    if unnamed is not None:
+        known = set(unnamed)
+        unnamed.extend(name for name in left_out if name not in known)
     return entries
 
 
