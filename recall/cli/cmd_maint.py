@@ -17,6 +17,7 @@ from recall.anchors.states import (
 )
 from recall.anchors.symbols import anchors_to_field
 from recall.cli.context import CommandContext
+from recall.cli.doctor_place import FindingPlace
 from recall.cli.render import ID_HELP, scope_option
 from recall.clock import now_iso
 from recall.display import visible
@@ -220,31 +221,31 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
         for memory in store.list(status="active"):
             dead = dead_reference(memory, genome)
             found = None if dead else drift(with_lifecycle_keys(store, memory), genome)
+            at = FindingPlace(store, memory.id)
             if dead is not None:
                 if tree is None and store.repo_root is not None:
                     tree = tree_paths(store.repo_root)
-                message = dead_message(dead, tree)
-                entry = {"scope": store.scope, "kind": "dead-reference", **dead.to_dict()}
+                message = at.line("files", dead_message(dead, tree))
+                entry = {**at.entry("dead-reference"), **dead.to_dict()}
                 data.append({**entry, "message": message})
                 lines.append(message)
             elif moved := renames(memory, genome):
                 arrows = ", ".join(f"{old} -> {new}" for old, new in moved.items())
-                message = (
+                message = at.line(
+                    "files",
                     f"{memory.id}: names files git shows renamed, {arrows}; recall follows "
-                    f"them (`tether repoint {memory.id} --apply` writes the names)"
+                    f"them (`tether repoint {memory.id} --apply` writes the names)",
                 )
-                entry = {"scope": store.scope, "kind": "renamed", "id": memory.id}
+                entry = {**at.entry("renamed"), "id": memory.id}
                 data.append({**entry, "renamed": moved, "message": message})
                 lines.append(message)
             if found is not None:
-                message = drift_message(found)
-                data.append(
-                    {"scope": store.scope, "kind": "drift", **found.to_dict(), "message": message}
-                )
+                message = at.line("files", drift_message(found))
+                data.append({**at.entry("drift"), **found.to_dict(), "message": message})
                 lines.append(message)
             for state in moved_anchors(memory, genome):
-                message = f"{memory.id}: symbol {state.describe()}"
-                entry = {"scope": store.scope, "kind": "anchor", "id": memory.id}
+                message = at.line("anchors", f"{memory.id}: symbol {state.describe()}")
+                entry = {**at.entry("anchor"), "id": memory.id}
                 data.append({**entry, **state.to_dict(), "message": message})
                 lines.append(message)
 
