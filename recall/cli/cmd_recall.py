@@ -104,6 +104,8 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Rank memories for the touched files and prompt; print them with receipts."""
     if args.limit < 1:
         raise BadInput("--limit must be at least 1")
+    if args.batch:
+        _check_batch_alone(args)
     if args.session is not None:
         check_session_id(args.session)
     if not args.batch and not (args.prompt or "").strip() and not args.files and not args.opened:
@@ -135,6 +137,34 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     ctx.emit(data, lambda console: _print_hits(console, result, explain=args.explain))
     ctx.say_skipped(recaller.stores)
     return 0 if result.hits else 1
+
+
+def _check_batch_alone(args: argparse.Namespace) -> None:
+    """Refuse what a ``--batch`` run would otherwise drop: the queries are the batch's lines, so
+    a prompt, ``--file``, ``--open`` or ``--session`` given beside it belongs to no line.
+    (``--limit``, ``--scope``, ``--no-record`` and ``--explain`` hold for every line.)"""
+    given = [
+        name
+        for name, value in (
+            ("the prompt", args.prompt),
+            ("--file", args.files),
+            ("--open", args.opened),
+            ("--session", args.session),
+        )
+        if value not in (None, [])
+    ]
+    if not given:
+        return
+    advice = []
+    if args.prompt is not None or args.files:
+        advice.append(
+            'put the prompt and files on the batch\'s lines ({"prompt": ..., "files": [...]})'
+        )
+    if args.opened or args.session is not None:
+        advice.append(
+            "a batch line has no field for --open or --session: run that query without --batch"
+        )
+    raise BadInput(f"{', '.join(given)} cannot go with --batch; " + "; ".join(advice))
 
 
 def _names_a_file(cwd: Path, prompt: str | None) -> bool:
@@ -247,6 +277,8 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
                 "results": [h.to_dict() for h in result.hits],
                 "elapsed_ms": round(elapsed, 3),
             }
+            if args.explain:
+                out["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}
             sys.stdout.write(json.dumps(out) + "\n")
             sys.stdout.flush()  # a caller on a pipe reads each answer before its next line
     return 2 if failed else 0
