@@ -31,13 +31,13 @@ MIN_FILE_BYTES = 1024
 
 
 def max_file_bytes() -> int:
-    """The size limit of a memory file in force: the user's override when valid, else the
-    default (an override that is not a whole number of at least :data:`MIN_FILE_BYTES` is
-    ignored, and :func:`limit_problem` names the limit in force when it matters)."""
-    raw = os.environ.get(MAX_FILE_BYTES_ENV, "").strip()
-    if raw.isdigit() and int(raw) >= MIN_FILE_BYTES:
-        return int(raw)
-    return MAX_FILE_BYTES
+    """The size limit of a memory file in force: the user's override when set, else the
+    default; an override that is not a whole number of at least :data:`MIN_FILE_BYTES` is
+    refused (:class:`BadInput`)."""
+    from recall.env_values import whole_number
+
+    override = whole_number(MAX_FILE_BYTES_ENV, MIN_FILE_BYTES)
+    return MAX_FILE_BYTES if override is None else override
 
 
 def limit_problem(size: int, limit: int, outcome: str = "it is skipped") -> str:

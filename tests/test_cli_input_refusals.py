@@ -3,10 +3,12 @@ silently dropped; a closed stdin or stdout ends a command without a traceback.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import CliResult
+import pytest
+from conftest import CliResult, run_tether
 
 Cli = Callable[..., CliResult]
 
@@ -49,3 +51,39 @@ def test_batch_applies_explain_to_every_line(cli: Cli, tmp_path: Path) -> None:
     answers = result.json_lines()
     assert len(answers) == 2
     assert all(answer["timings_ms"] for answer in answers)
+
+
+# -- TETHER_* environment variables --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["1M", "abc", "-5", "10"])
+def test_an_unreadable_memory_size_limit_is_refused(repo: Path, value: str) -> None:
+    result = run_tether(
+        "remember", "flush before exit", "-c", "gotcha", "-f", "src/app.py", cwd=repo,
+        env={"TETHER_MAX_MEMORY_BYTES": value},
+    )  # fmt: skip
+    assert result.code == 2, result
+    assert f"TETHER_MAX_MEMORY_BYTES={value!r} cannot be read" in result.stderr
+    assert "whole number of at least 1,024" in result.stderr
+    assert not (repo / ".tether" / "memories").is_dir() or not any(
+        (repo / ".tether" / "memories").glob("*.md")
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("TETHER_WARM", "maybe"), ("TETHER_WARM_IDLE", "soon")]
+)
+def test_an_unreadable_warm_engine_setting_is_refused(repo: Path, name: str, value: str) -> None:
+    result = run_tether("list", cwd=repo, env={name: value})
+    assert result.code == 2, result
+    assert f"{name}={value!r} cannot be read" in result.stderr
+
+
+def test_a_hook_says_an_unreadable_variable_and_does_not_block(repo: Path) -> None:
+    record = json.dumps({"session_id": "s-1", "cwd": str(repo), "prompt": "flush"})
+    result = run_tether(
+        "hook", "prompt", cwd=repo, stdin=record, env={"TETHER_INJECT_OTHERS": "disabled"}
+    )
+    assert result.code == 0, result
+    assert result.stdout == ""
+    assert "TETHER_INJECT_OTHERS='disabled' cannot be read" in result.stderr

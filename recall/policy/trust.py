@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from recall import env_values
+from recall.errors import BadInput
 from recall.gitquery import git_stdout
 from recall.ranking.diversify import respread
 
@@ -27,11 +29,10 @@ if TYPE_CHECKING:
     from recall.ranking.engine import Hit
     from recall.store import MemoryStore
 
-ENV_VAR: Final = "TETHER_INJECT_OTHERS"
+ENV_VAR: Final = env_values.INJECT_OTHERS
 """The user's own switch, outside any repository: a repository's files may turn injection of
-others' memories off, never back on against this."""
+others' memories off, never back on against this. A value it cannot read holds them back."""
 
-_OFF: Final = frozenset({"0", "false", "no", "off"})
 GIT_TIMEOUT_S: Final = 10
 """Seconds one git call may take while deciding whose memories are mine (a log of the memory
 folder, under a second on most histories): room for a huge one, yet a hung git (a held lock, a
@@ -43,8 +44,13 @@ Warn = Callable[[str], None]
 
 def inject_others(repo_root: Path | None, warn: Warn) -> bool:
     """Whether other authors' project memories may be injected: off if the user's
-    environment or the repository's settings say so."""
-    if os.environ.get(ENV_VAR, "").strip().casefold() in _OFF:
+    environment or the repository's settings say so, or the environment's switch cannot be
+    read (said through ``warn``): a trust setting never fails open."""
+    try:
+        if env_values.switch(ENV_VAR) is False:
+            return False
+    except BadInput as error:
+        warn(f"{error}; other authors' memories are held back meanwhile")
         return False
     from recall.settings import engine_settings  # its default: recall.settings.INJECT_OTHERS
 

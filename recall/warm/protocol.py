@@ -29,9 +29,6 @@ MAX_MESSAGE: Final = 64 * 1024 * 1024
 """The largest message read (64 MiB): far above any hook's input or answer, small enough that
 a corrupt length cannot make a reader allocate without bound."""
 
-OFF_WORDS: Final = frozenset({"0", "false", "no", "off"})
-"""Values of ``TETHER_WARM`` that turn the warm engine off (neither started nor used)."""
-
 IN_ENGINE = [False]
 """Set in the engine process: a session-start hook it serves must not start another engine."""
 
@@ -46,9 +43,15 @@ ENV_IDLE: Final = "TETHER_WARM_IDLE"
 
 
 def disabled(environ: Any = None) -> bool:
-    """Whether ``TETHER_WARM`` turns the warm engine off."""
-    value = (os.environ if environ is None else environ).get(ENV_SWITCH, "")
-    return value.strip().casefold() in OFF_WORDS
+    """Whether ``TETHER_WARM`` turns the warm engine off; a value it cannot read does too, and
+    the command refuses it (``recall.env_values.check_all``)."""
+    from recall.env_values import switch
+    from recall.errors import BadInput
+
+    try:
+        return switch(ENV_SWITCH, os.environ if environ is None else environ) is False
+    except BadInput:
+        return True
 
 
 def find_root(start: str) -> str | None:

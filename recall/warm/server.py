@@ -41,12 +41,10 @@ rather than holding the engine from the next request."""
 def idle_limit() -> float:
     """:data:`IDLE_EXIT_S`, or ``TETHER_WARM_IDLE`` seconds when set (tests, and users who
     want it shorter or longer)."""
-    raw = os.environ.get(protocol.ENV_IDLE, "").strip()
-    try:
-        value = float(raw) if raw else IDLE_EXIT_S
-    except ValueError:
-        return IDLE_EXIT_S
-    return value if value > 0 else IDLE_EXIT_S
+    from recall.env_values import seconds
+
+    value = seconds(protocol.ENV_IDLE)  # an unreadable value is refused by name
+    return IDLE_EXIT_S if value is None else value
 
 
 def code_fingerprint() -> tuple[tuple[str, int, int], ...]:

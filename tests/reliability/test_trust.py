@@ -227,3 +227,25 @@ def test_a_memory_held_back_takes_no_score_from_the_ones_injected(
     assert [h.memory.id for h in shown] == [authored["mine"], authored["fresh"]]
     assert shown[0].score == 0.39 and diversify.SIGNAL not in shown[0].signals
     assert shown[1].signals[diversify.SIGNAL] == pytest.approx(-W.REDUNDANCY_PENALTY)
+
+
+@pytest.mark.parametrize("value", ["disabled", "never", "n"])
+def test_an_unreadable_user_switch_never_injects_others(
+    repo: Path, authored: dict[str, str], value: str
+) -> None:
+    done = run_tether(
+        "inject", "--json", "--no-record", "-f", "src/app.py", PROMPT, cwd=repo,
+        env={trust.ENV_VAR: value},
+    )  # fmt: skip
+    assert done.code == 2, done
+    assert done.stdout == ""
+    assert f"{trust.ENV_VAR}={value!r} cannot be read" in done.stderr
+    assert "0, false, no or off" in done.stderr
+    # Code reading the switch outside the CLI holds others back and says why.
+    said: list[str] = []
+    os.environ[trust.ENV_VAR] = value
+    try:
+        assert trust.inject_others(repo, said.append) is False
+    finally:
+        del os.environ[trust.ENV_VAR]
+    assert said and trust.ENV_VAR in said[0]
