@@ -130,10 +130,17 @@ def apply(settings: S, source: str, values: Mapping[str, Any], warn: Warn) -> S:
 # -- value parsers ---------------------------------------------------------------------------
 
 
+LARGEST_WHOLE: Final = 2**63 - 1
+"""The largest whole number a setting takes: SQLite's largest INTEGER (signed 64 bits), since a
+setting may reach the index as a query parameter, and no count or day window comes near it."""
+
+
 def count(value: Any) -> int:
-    """A whole number, 0 or more."""
+    """A whole number, 0 or more, at most :data:`LARGEST_WHOLE`."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError("give a whole number, 0 or more")
+    if value > LARGEST_WHOLE:
+        raise ValueError(f"give a whole number of at most {LARGEST_WHOLE:,}")
     return value
 
 

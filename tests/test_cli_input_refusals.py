@@ -87,3 +87,17 @@ def test_a_hook_says_an_unreadable_variable_and_does_not_block(repo: Path) -> No
     assert result.code == 0, result
     assert result.stdout == ""
     assert "TETHER_INJECT_OTHERS='disabled' cannot be read" in result.stderr
+
+
+# -- settings ------------------------------------------------------------------------------------
+
+
+def test_a_setting_too_large_for_the_index_is_said_not_a_traceback(cli: Cli, repo: Path) -> None:
+    _remember(cli)
+    config = repo / ".tether" / "config.toml"
+    config.write_text("archive_min_surfacings = 9223372036854775808\n", encoding="utf-8")
+    result = cli("session", "start")
+    assert result.code == 0, result
+    assert "Traceback" not in result.stderr
+    assert "config.toml: ignoring archive_min_surfacings = 9223372036854775808" in result.stderr
+    assert "at most 9,223,372,036,854,775,807" in result.stderr

@@ -81,3 +81,19 @@ def test_an_invalid_last_spelling_keeps_the_earlier_one_and_says_so() -> None:
         "f.toml: ignoring max = -1: give a whole number, 0 or more; limit, which also sets "
         "limit, is kept: remove one"
     ]
+
+
+def test_a_whole_number_past_sqlites_largest_integer_is_said_and_refused() -> None:
+    from recall.config_fields import LARGEST_WHOLE
+
+    assert LARGEST_WHOLE == 9_223_372_036_854_775_807  # SQLite's largest INTEGER
+    warnings: list[str] = []
+    assert apply(Example(), "f.toml", {"limit": LARGEST_WHOLE}, warnings.append).limit == (
+        LARGEST_WHOLE
+    )
+    seen = apply(Example(limit=4), "f.toml", {"limit": LARGEST_WHOLE + 1}, warnings.append)
+    assert seen.limit == 4
+    assert warnings == [
+        "f.toml: ignoring limit = 9223372036854775808: "
+        "give a whole number of at most 9,223,372,036,854,775,807"
+    ]
