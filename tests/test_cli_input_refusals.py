@@ -4,6 +4,9 @@ silently dropped; a closed stdin or stdout ends a command without a traceback.""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -101,3 +104,62 @@ def test_a_setting_too_large_for_the_index_is_said_not_a_traceback(cli: Cli, rep
     assert "Traceback" not in result.stderr
     assert "config.toml: ignoring archive_min_surfacings = 9223372036854775808" in result.stderr
     assert "at most 9,223,372,036,854,775,807" in result.stderr
+
+
+# -- a closed standard input or output -----------------------------------------------------------
+
+LATER = {"TETHER_NOW": "2027-09-01T00:00:00+00:00"}  # long after the memories were written
+
+
+def _closed(redirect: str, *args: str, cwd: Path, env: dict[str, str] | None = None) -> CliResult:
+    """Run ``tether ARGS`` in ``cwd`` with its stdin (``<&-``) or stdout (``>&-``) closed."""
+    done = subprocess.run(
+        ["sh", "-c", f'exec "$@" {redirect}', "sh", sys.executable, "-m", "recall", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE if redirect == "<&-" else None,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+        check=False,
+    )
+    return CliResult(done.returncode, done.stdout or "", done.stderr)
+
+
+def test_purge_with_stdin_closed_asks_for_yes(cli: Cli, repo: Path) -> None:
+    assert cli("delete", _remember(cli)).code == 0
+    for args in (("purge",), ("purge", "--auto-distilled")):
+        result = _closed("<&-", *args, cwd=repo)
+        assert "Traceback" not in result.stderr, result
+        assert result.code in (1, 2), result
+    result = _closed("<&-", "purge", cwd=repo)
+    assert result.code == 2 and "pass --yes to confirm" in result.stderr, result
+
+
+def test_cleanup_with_stdin_closed_says_so(cli: Cli, repo: Path) -> None:
+    _remember(cli)
+    result = _closed("<&-", "cleanup", cwd=repo, env=LATER)
+    assert result.code == 2, result
+    assert "stdin is not a terminal" in result.stderr
+    result = _closed("<&-", "cleanup", "--interactive", cwd=repo, env=LATER)
+    assert result.code == 2, result
+    assert "Traceback" not in result.stderr
+    assert "standard input is closed" in result.stderr
+    listed = cli("cleanup", "--json", env=LATER)
+    assert listed.json()["last_pass"] is None, "no pass is recorded without an answer"
+
+
+def test_inject_with_stdin_closed_says_so_and_a_hook_does_not_block(repo: Path) -> None:
+    result = _closed("<&-", "inject", cwd=repo)
+    assert result.code == 2, result
+    assert "standard input is closed" in result.stderr
+    assert _closed("<&-", "hook", "prompt", cwd=repo).code == 0
+
+
+@pytest.mark.parametrize("args", [("pending",), ("neighbours", "src/app.py"), ("list",)])
+def test_a_closed_stdout_ends_quietly(cli: Cli, repo: Path, args: tuple[str, ...]) -> None:
+    _remember(cli)
+    result = _closed(">&-", *args, cwd=repo)
+    assert result.code != 0, result
+    assert "Traceback" not in result.stderr
+    assert "standard output is closed" in result.stderr

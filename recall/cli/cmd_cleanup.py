@@ -13,6 +13,7 @@ import contextlib
 import sys
 from typing import Any
 
+from recall.cli.closed_streams import STDIN_CLOSED
 from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import print_card, scope_option
@@ -136,6 +137,8 @@ def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int
 
 def _ask(ctx: CommandContext, found: list[cleanup.Candidate], limit: int) -> int:
     """One question per candidate, worst first; quitting keeps what was decided so far."""
+    if sys.stdin.closed:  # before the pass is recorded: no question could be answered
+        raise BadInput(STDIN_CLOSED)
     console = ctx.console()
     stamp = _record_pass(ctx)
     if not found:

@@ -15,6 +15,8 @@ def entry() -> None:
     words = sys.argv[1:]
     if words[:1] in (["inject"], ["hook"]):
         gc.disable()  # see recall.cli.main.ONE_SHOT
+    # a closed standard input or output is left to recall.cli.main, which says so
+    if words[:1] in (["inject"], ["hook"]) and sys.stdin and sys.stdout:
         from recall.warm.client import served
 
         code = served(words)

@@ -1,0 +1,76 @@
+"""A command started with its standard input or output closed (``<&-``, ``>&-``): Python then
+has no ``sys.stdin`` or ``sys.stdout`` at all, and the first look at one would be a traceback.
+
+A closed standard input stands in as :class:`ClosedStdin`: never a terminal (so a command that
+asks a person says so as it does for a pipe), and any read of it refused by name. A closed
+standard output stops the command before it does anything (:func:`closed_stdout`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+from recall.errors import BadInput
+
+STDIN_CLOSED = (
+    "standard input is closed (the command was started with <&-): give it the input it reads "
+    "(a terminal, a file or a pipe), or the text as an argument"
+)
+STDOUT_CLOSED = (
+    "standard output is closed (the command was started with >&-): nothing was done; give it "
+    "somewhere to write (>/dev/null to throw its output away)"
+)
+
+
+class StdinClosed(BadInput, ValueError):
+    """A read of a standard input that is closed. A ``ValueError`` too, as reading a closed
+    file is, so a reader that treats an unreadable input as none (a hook) still does."""
+
+
+class ClosedStdin:
+    """What stands for ``sys.stdin`` when the command was started without one."""
+
+    closed = True
+    encoding = "utf-8"
+    errors = "strict"
+
+    @property
+    def buffer(self) -> ClosedStdin:
+        """Itself: its bytes are as unreadable as its text."""
+        return self
+
+    def isatty(self) -> bool:
+        """Never a terminal."""
+        return False
+
+    def fileno(self) -> NoReturn:
+        """No file descriptor: it is closed."""
+        raise StdinClosed(STDIN_CLOSED)
+
+    def read(self, size: int = -1) -> NoReturn:
+        """Refused: there is nothing to read."""
+        raise StdinClosed(STDIN_CLOSED)
+
+    def readline(self, size: int = -1) -> NoReturn:
+        """Refused: there is nothing to read (``input()`` reads through this)."""
+        raise StdinClosed(STDIN_CLOSED)
+
+    def __iter__(self) -> NoReturn:
+        raise StdinClosed(STDIN_CLOSED)
+
+
+def stand_in_for_closed_stdin() -> None:
+    """Put a :class:`ClosedStdin` where a closed standard input left ``sys.stdin`` empty."""
+    if sys.stdin is None:
+        sys.stdin = ClosedStdin()  # type: ignore[assignment]
+
+
+def closed_stdout() -> bool:
+    """Whether the command was started with its standard output closed; says so on stderr,
+    when stderr is open."""
+    if sys.stdout is not None:
+        return False
+    if sys.stderr is not None:
+        print(f"tether: error: {STDOUT_CLOSED}", file=sys.stderr)
+    return True
