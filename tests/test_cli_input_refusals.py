@@ -163,3 +163,42 @@ def test_a_closed_stdout_ends_quietly(cli: Cli, repo: Path, args: tuple[str, ...
     assert result.code != 0, result
     assert "Traceback" not in result.stderr
     assert "standard output is closed" in result.stderr
+
+
+# -- small ones ----------------------------------------------------------------------------------
+
+
+def test_version_as_json(cli: Cli) -> None:
+    from recall import __version__
+
+    for args in (("--json", "--version"), ("--version", "--json")):
+        result = cli(*args)
+        assert result.code == 0, result
+        assert result.json() == {"version": __version__}
+    assert cli("--version").stdout == f"tether {__version__}\n"
+
+
+def test_an_empty_author_is_refused(cli: Cli, repo: Path) -> None:
+    result = cli(
+        "remember", "flush before exit", "-c", "gotcha", "-f", "src/app.py", "--author", ""
+    )
+    assert result.code == 2, result
+    assert "--author is empty" in result.stderr
+    assert not list((repo / ".tether" / "memories").glob("*.md"))
+
+
+def test_a_byte_order_mark_on_stdin_details_is_dropped(cli: Cli) -> None:
+    done = cli(
+        "remember", "flush before exit", "-c", "gotcha", "-f", "src/app.py", "--details", "-",
+        "--json", stdin="\ufeffThe buffer is lost on exit.",
+    )  # fmt: skip
+    assert done.code == 0, done
+    shown = cli("show", done.json()["id"], "--json")
+    assert shown.json()["details"] == "The buffer is lost on exit."
+
+
+def test_an_id_given_twice_to_one_decision_says_so(cli: Cli) -> None:
+    memory = _remember(cli)
+    result = cli("cleanup", "--archive", memory, memory)
+    assert result.code == 2, result
+    assert f"memory {memory} is given twice to --archive; give it once" in result.stderr

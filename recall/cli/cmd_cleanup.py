@@ -13,10 +13,10 @@ import contextlib
 import sys
 from typing import Any
 
-from recall.cli.closed_streams import STDIN_CLOSED
 from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import print_card, scope_option
+from recall.cli.std_streams import STDIN_CLOSED
 from recall.display import plural, visible
 from recall.errors import EXIT_NOT_FOUND, BadInput, NotFound, TetherError
 from recall.lifecycle import CLEANUP_LIST_LIMIT, cleanup

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from recall.anchors.guards import check_guard
 from recall.anchors.states import states_of
@@ -13,6 +12,7 @@ from recall.anchors.write import bare_name_anchor, record_anchors
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import ID_HELP, paths_option, print_card
+from recall.cli.std_streams import stdin_text
 from recall.display import visible
 from recall.errors import BadInput
 from recall.known_paths import is_git
@@ -107,11 +107,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _read_details(value: str | None) -> str | None:
     if value == "-":
-        read = sys.stdin.read()
+        read = stdin_text()
         refuse_blank_details(read, "--details", given=" (read from stdin)")
         return read
     refuse_blank_details(value, "--details")
     return value
+
+
+def _author(value: str) -> str:
+    """``--author`` as given, refused when blank: a memory always names who wrote it."""
+    if not value.strip():
+        raise BadInput(
+            "--author is empty: give the name of who wrote the memory, or leave --author out "
+            "for your git config user.name"
+        )
+    return check_text(value, "--author") or value
 
 
 def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore) -> Memory:
@@ -144,9 +154,7 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
         pinned=args.pin,
         anchor=legacy,
         author=(
-            check_text(args.author, "--author")
-            if args.author is not None
-            else git_user_name(store.repo_root)
+            _author(args.author) if args.author is not None else git_user_name(store.repo_root)
         ),
         source=args.source,
         allow_secret=args.allow_secret,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from recall.cli import touched_files
 from recall.cli.context import CommandContext
 from recall.cli.render import paths_option, scope_option, write_records
+from recall.cli.std_streams import stdin_text
 from recall.display import visible
 from recall.errors import BadInput
 from recall.policy.sessions import check_session_id
@@ -332,7 +333,7 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
 
     if args.session is not None:
         check_session_id(args.session)  # before any work, as recall does
-    prompt = args.prompt if args.prompt is not None else sys.stdin.read()
+    prompt = args.prompt if args.prompt is not None else stdin_text()
     wait = min(INJECT_BUSY_S, ctx.write_wait)  # a shorter ``--wait`` wins over the hooks' second
     recaller = _recaller(ctx, args.scope, short_lived=True, wait=wait)
     query = RecallQuery(

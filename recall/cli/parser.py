@@ -137,6 +137,16 @@ def command_word(words: list[str]) -> str | None:
     return None
 
 
+class _Version(argparse.Action):
+    """``--version``: the version on stdout, as ``{"version": ...}`` with ``--json``."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        import json
+
+        print(json.dumps({"version": __version__}) if _JSON_ERRORS[0] else f"tether {__version__}")
+        parser.exit(0)
+
+
 def error_mode(words: list[str]) -> None:
     """How the usage errors of parsing ``words`` are told: as a hook's refusal (exit 0, the
     reason on stderr) for a ``tether hook`` line, whose exit 2 an agent takes as "block this
@@ -192,7 +202,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="Code-aware memory for coding agents: memories tied to their files.",
         parents=[common],
     )
-    parser.add_argument("--version", action="version", version=f"tether {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     parser.add_argument(
         "-C", dest="directory", type=Path, help="run as if started in this directory"
     )

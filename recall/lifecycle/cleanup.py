@@ -287,6 +287,8 @@ def check_decisions(wanted: dict[str, Sequence[str]]) -> list[tuple[str, str]]:
     for decision in DECISIONS:
         for ref in wanted.get(decision) or ():
             key = ref.strip().lower()
+            if seen.get(key) == decision:
+                raise BadInput(f"memory {ref} is given twice to --{decision}; give it once")
             if key in seen:
                 raise BadInput(
                     f"memory {ref} is given to both --{seen[key]} and --{decision}; pick one"

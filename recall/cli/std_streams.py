@@ -1,5 +1,6 @@
-"""A command started with its standard input or output closed (``<&-``, ``>&-``): Python then
-has no ``sys.stdin`` or ``sys.stdout`` at all, and the first look at one would be a traceback.
+"""The command's standard streams: stdin read as text, and a command started with one closed
+(``<&-``, ``>&-``), for which Python has no ``sys.stdin`` or ``sys.stdout`` at all and the
+first look at one would be a traceback.
 
 A closed standard input stands in as :class:`ClosedStdin`: never a terminal (so a command that
 asks a person says so as it does for a pipe), and any read of it refused by name. A closed
@@ -58,6 +59,15 @@ class ClosedStdin:
 
     def __iter__(self) -> NoReturn:
         raise StdinClosed(STDIN_CLOSED)
+
+
+BOM = "\ufeff"
+"""A byte-order mark: an editor's mark at the start of a file, not part of its text."""
+
+
+def stdin_text() -> str:
+    """Standard input as text, a leading byte-order mark dropped (as ``import`` drops it)."""
+    return sys.stdin.read().removeprefix(BOM)
 
 
 def stand_in_for_closed_stdin() -> None:
