@@ -56,7 +56,9 @@ def by_scope(lines: list[str], *, project: bool = True) -> dict[str, list[str]]:
             continue
         text = raw.removeprefix(BOM) if at == 0 else raw
         scope = line_scope(text) if project else (readable_scope(text) or GLOBAL)
-        part = parts.setdefault(scope, [""] * len(lines))
+        part = parts.get(scope)
+        if part is None:  # not setdefault: its blank list would be built again for every line
+            part = parts[scope] = [""] * len(lines)
         part[at] = raw
     return dict(sorted(parts.items(), key=lambda item: SCOPES.index(item[0])))
 
