@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +15,7 @@ from recall.extra_keys import not_on
 from recall.import_paths import Hints, hints_ahead, unknown_hints, unknown_note
 from recall.import_record import Normalize, draft_record, read_record
 from recall.import_scopes import BOM
-from recall.locations import PROJECT
+from recall.locations import GLOBAL, PROJECT
 from recall.model import Memory, is_valid_id
 from recall.ranking import collector
 from recall.store import MemoryStore
@@ -107,6 +107,7 @@ def import_lines(
     *,
     write_behind_from: int | None = None,
     draft_elsewhere_from: int = DRAFT_ELSEWHERE_FROM,
+    taken_elsewhere: Collection[str] = (),
 ) -> list[LineResult]:
     """Import every valid line; invalid ones are reported with their line number, not dropped.
 
@@ -116,7 +117,8 @@ def import_lines(
     from ``draft_elsewhere_from`` lines on, all but the first chunk in a process of its own
     (:mod:`recall.forked`), which makes the drafts' vectors too; if that process dies, the
     rest is drafted here (the store's notice says so). ``write_behind_from`` is passed on to
-    :meth:`MemoryStore.import_many`.
+    :meth:`MemoryStore.import_many`, and so is ``taken_elsewhere``, the ids of the other
+    store: a line asking for one of them is written under a new id, with a note.
 
     The cycle collector is paused for the import (and so in a drafting child forked from it):
     every draft, memory and result lives until the end, so each of its collections would
@@ -132,6 +134,7 @@ def import_lines(
             progress,
             write_behind_from=write_behind_from,
             draft_elsewhere_from=draft_elsewhere_from,
+            taken_elsewhere=taken_elsewhere,
         )
 
 
@@ -144,6 +147,7 @@ def _import_lines(
     *,
     write_behind_from: int | None,
     draft_elsewhere_from: int,
+    taken_elsewhere: Collection[str],
 ) -> list[LineResult]:
     lines = list(lines)
     if lines and lines[0].startswith(BOM):  # an editor's mark, not part of the first line
@@ -179,6 +183,7 @@ def _import_lines(
             write_behind_from=write_behind_from,
             made_ahead=made,
             chosen=chosen,
+            taken_elsewhere=taken_elsewhere,
         )
     finally:
         drafts.close()  # a drafting child stopped and reaped now, whatever happened
@@ -197,11 +202,24 @@ def _import_lines(
             entry.path = result.path
             wanted = entry.wanted
             if wanted is not None and wanted != result.id:
-                why = "another memory has it" if is_valid_id(wanted) else "not 8 hex digits"
+                why = _why_not(wanted, store.scope, taken_elsewhere)
                 entry.notes.append(f"asked for id {wanted!r} ({why}); written as {result.id}")
     created = [entry for entry in results if entry.status == "created"]
     _note_unknown_files(store, created, ahead[0].result() if ahead else None)
     return results
+
+
+def _why_not(wanted: str, scope: str, taken_elsewhere: Collection[str]) -> str:
+    """Why a line was not given the id it asked for."""
+    if not is_valid_id(wanted):
+        return "not 8 hex digits"
+    if wanted in taken_elsewhere:
+        other = GLOBAL if scope == PROJECT else PROJECT
+        return (
+            f"a memory of the {other} store has it, and one id in both stores could not be "
+            "told apart"
+        )
+    return "another memory has it"
 
 
 def _note_unknown_files(store: MemoryStore, created: list[LineResult], hints: Hints | None) -> None:

@@ -87,6 +87,7 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
                 lambda raw, store=store: store.normalize_input(raw, store.repo_root or ctx.cwd),
                 git_user_name(store.repo_root),
                 update,
+                taken_elsewhere=other_store_ids(scope, ctx),
             )
     results.sort(key=lambda result: result.line)
     check_links(results, stores, ctx)
@@ -132,6 +133,13 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
                 "it itself, an agent's first prompt waiting on it"
             )
     return 2 if errors else 0
+
+
+def other_store_ids(scope: str, ctx: CommandContext) -> set[str]:
+    """The ids of the store other than ``scope``'s (read after an earlier part of the import
+    wrote to it): none when it does not exist, or outside a repository for the project's."""
+    other = ctx.global_store() if scope == PROJECT else ctx.folder.project_if_any()
+    return other.ids() if other is not None and other.exists else set()
 
 
 def check_links(

@@ -7,7 +7,7 @@ import itertools
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Sized
+from collections.abc import Callable, Collection, Iterable, Sized
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,6 +45,7 @@ class BulkImport(StoreWrites):
         write_behind_from: int | None = None,
         made_ahead: MadeAhead | None = None,
         chosen: Callable[[list[WriteResult]], None] | None = None,
+        taken_elsewhere: Collection[str] = (),
     ) -> list[WriteResult]:
         """Write many memories in one locked batch with one sync; dedupes within and across.
 
@@ -58,7 +59,9 @@ class BulkImport(StoreWrites):
         from :data:`recall.write_behind.WRITE_BEHIND_FROM`. The vectors in ``made_ahead``
         are stored as they are (those of other texts or another model are computed here).
         ``chosen`` is handed every draft's result once the last is known, before the commit
-        (so a caller may begin work on the new ones meanwhile).
+        (so a caller may begin work on the new ones meanwhile). An id in ``taken_elsewhere``
+        (the other store's) is not given, as one this store holds is not: the same id in both
+        stores would leave every command naming it unable to tell which is meant.
         """
         # writes only: a read (every agent hook) never needs the thread's modules
         from recall.write_behind import CHUNK, WRITE_BEHIND_FROM, interrupts_held
@@ -85,6 +88,7 @@ class BulkImport(StoreWrites):
             # takes it away (no other writer runs while this one holds the lock)
             self.folder.clean_temp_files(listed)
             taken.update(name[:-3] for name in listed)
+            taken.update(taken_elsewhere)
             threaded = expected is None or expected >= write_behind_from
             batch = _Batch(self, progress, expected, written, threaded=threaded)
             batch.made = made_ahead

@@ -50,6 +50,14 @@ class StoreReads(IndexOpening):
         return rows.memory_from_row(found[0]) if found else None
 
     @recovering
+    def ids(self) -> set[str]:
+        """Every id this store holds: its memories', and the name of each memory file in its
+        folder (one that cannot be loaded still holds the id it is named after)."""
+        taken = {row[0] for row in self.conn.execute("SELECT id FROM memories")}
+        taken.update(stat.name.removesuffix(".md") for stat in self.folder.scan())
+        return taken
+
+    @recovering
     def file_name_of(self, memory_id: str) -> str:
         """The file name holding a memory."""
         row = self.conn.execute("SELECT name FROM memories WHERE id = ?", (memory_id,)).fetchone()
