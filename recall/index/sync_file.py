@@ -29,11 +29,12 @@ RECHECK = -1
 
 
 def load_memory(
-    folder: MemoryFolder, stat: FileStat, normalize: PathNormalizer
+    folder: MemoryFolder, stat: FileStat, normalize: PathNormalizer, created: str | None = None
 ) -> tuple[Memory, str]:
     """Read and validate one memory file; return the memory and the file's byte hash.
 
     Paths in ``files`` are normalized for the index (the file itself is left as written).
+    ``created`` stands for a ``created:`` the file lacks (see :func:`memory_from_text`).
     """
     where = folder.path / stat.name
     if stat.size > folder.max_bytes:  # never read whole: say so from the size alone
@@ -47,17 +48,29 @@ def load_memory(
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise MalformedMemory(where, line, "not valid UTF-8 text") from None
-    return memory_from_text(text, where, stat, normalize), file_sha(data)
+    return memory_from_text(text, where, stat, normalize, created), file_sha(data)
 
 
-def memory_from_text(text: str, where: Path, stat: FileStat, normalize: PathNormalizer) -> Memory:
-    """Parse and validate the text of a memory file; ``files`` come back normalized."""
+def indexed_created(conn: sqlite3.Connection, name: str) -> str | None:
+    """The creation time the index holds for the memory file ``name``, if it holds it."""
+    row = conn.execute("SELECT created FROM memories WHERE name = ?", (name,)).fetchone()
+    return row[0] if row is not None else None
+
+
+def memory_from_text(
+    text: str, where: Path, stat: FileStat, normalize: PathNormalizer, created: str | None = None
+) -> Memory:
+    """Parse and validate the text of a memory file; ``files`` come back normalized.
+
+    A file with no ``created:`` (one written by hand) is dated ``created`` when given (what
+    the index held for it: a pin, an unpin or an edit touches the file, and must not make
+    the memory new), else by the file's modification time. Its file is never written to."""
     # imported here: a sync that finds every file unchanged (as before each hook) parses none
     from recall import frontmatter
     from recall.records import memory_from_parsed
 
     parsed = frontmatter.parse(text, where)
-    fallback = format_timestamp(datetime.fromtimestamp(stat.mtime_ns / 1e9, UTC))
+    fallback = created or format_timestamp(datetime.fromtimestamp(stat.mtime_ns / 1e9, UTC))
     memory = memory_from_parsed(parsed, where, fallback_created=fallback)
     files: list[str] = []
     for index, raw in enumerate(memory.files):
@@ -90,7 +103,7 @@ def sync_one(
     """Index the memory file ``stat`` as it is now (its row, or its problem, said in
     ``problems``); tell whether its row was added or changed."""
     try:
-        memory, sha = load_memory(folder, stat, normalize)
+        memory, sha = load_memory(folder, stat, normalize, indexed_created(conn, stat.name))
     except FileNotFoundError:
         rows.delete_by_name(conn, stat.name)
         return False

@@ -14,7 +14,7 @@ from recall.clock import now_iso
 from recall.errors import BadInput, NotFound, StoreUnavailable
 from recall.index import db, rows
 from recall.index.sync import mark_racy, store_fingerprint
-from recall.index.sync_file import memory_from_text
+from recall.index.sync_file import indexed_created, memory_from_text
 from recall.locations import ensure_created, not_a_folder
 from recall.memfiles import FileStat, file_sha
 from recall.model import SOURCES, Memory, is_valid_id
@@ -246,6 +246,7 @@ class StoreWrites(VectorFilling):
             new_text = frontmatter.update(text, path, changes)
             with self._rewriting(name):
                 stat = self.folder.write(name, new_text, exclusive=False)
-                memory = memory_from_text(new_text, path, stat, self.normalize_stored)
+                before = indexed_created(self.conn, name)
+                memory = memory_from_text(new_text, path, stat, self.normalize_stored, before)
                 self._index_written(memory, stat, new_text)
         return memory

@@ -1,0 +1,54 @@
+"""A memory file written by hand without ``created:`` is dated by its file's modification
+time when first indexed; a pin, an unpin or an edit by hand touches the file, and must not
+make it new (it would jump to the top of ``list``). Its file is never given a ``created:``."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from conftest import run_tether
+
+OLD = datetime(2024, 1, 1, tzinfo=UTC)
+TEXT = "---\ncategory: gotcha\nfiles: [src/app.py]\n---\nold hand note\n"
+
+
+def _created(repo: Path) -> dict[str, str]:
+    done = run_tether("list", "--json", cwd=repo)
+    assert done.code == 0, done.stderr
+    return {memory["summary"]: memory["created"] for memory in json.loads(done.stdout)}
+
+
+def _hand_written(repo: Path) -> tuple[Path, str]:
+    assert run_tether("init", cwd=repo).code == 0
+    path = repo / ".tether" / "memories" / "old.md"
+    path.write_text(TEXT, encoding="utf-8")
+    os.utime(path, (OLD.timestamp(), OLD.timestamp()))
+    assert (
+        run_tether("remember", "a newer note", "-c", "gotcha", "-f", "src/app.py", cwd=repo).code
+        == 0
+    )
+    done = run_tether("list", "--json", cwd=repo)
+    [memory_id] = [m["id"] for m in done.json() if m["summary"] == "old hand note"]
+    return path, memory_id
+
+
+def test_pin_and_unpin_keep_the_date_of_a_file_with_no_created(repo: Path) -> None:
+    path, memory_id = _hand_written(repo)
+    assert _created(repo)["old hand note"].startswith("2024-01-01")
+    for command in ("pin", "unpin"):
+        assert run_tether(command, memory_id, cwd=repo).code == 0
+    assert _created(repo)["old hand note"].startswith("2024-01-01")
+    listed = run_tether("list", cwd=repo).stdout.splitlines()
+    assert "a newer note" in listed[0]
+    assert "created" not in path.read_text(encoding="utf-8")
+
+
+def test_an_edit_by_hand_keeps_the_date_too(repo: Path) -> None:
+    path, _ = _hand_written(repo)
+    assert _created(repo)["old hand note"].startswith("2024-01-01")
+    path.write_text(TEXT + "\nmore details\n", encoding="utf-8")
+    assert _created(repo)["old hand note"].startswith("2024-01-01")
+    assert "created" not in path.read_text(encoding="utf-8")
