@@ -108,7 +108,7 @@ def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int
     for store, memory, decision in resolved:
         entry: dict[str, Any] = {"id": memory.id, "scope": store.scope, "decision": decision}
         try:
-            updated = cleanup.apply(store, memory, decision)
+            updated = cleanup.apply(store, memory, decision, _genome(ctx, store, decision))
         except TetherError as error:
             entry["error"] = str(error)
             code = code or error.exit_code
@@ -133,6 +133,12 @@ def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int
 
     ctx.emit(data, render)
     return code
+
+
+def _genome(ctx: CommandContext, store: MemoryStore, decision: str) -> Any | None:
+    """The project's genome when ``decision`` confirms a memory of it (its anchors are
+    recorded anew), else None: no other decision reads the repository."""
+    return project_genome(store, ctx) if decision == "confirm" else None
 
 
 def _ask(ctx: CommandContext, found: list[cleanup.Candidate], limit: int) -> int:
@@ -171,7 +177,7 @@ def _ask(ctx: CommandContext, found: list[cleanup.Candidate], limit: int) -> int
         if answer == "skip":
             continue
         try:
-            cleanup.apply(store, memory, answer)
+            cleanup.apply(store, memory, answer, _genome(ctx, store, answer))
         except TetherError as error:
             ctx.notice(f"{memory.id}: {error}")
             continue

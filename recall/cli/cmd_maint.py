@@ -10,7 +10,6 @@ from typing import Any
 from recall import privacy, unloaded
 from recall.anchors.guards import idle_guard
 from recall.anchors.states import (
-    confirmed_anchors,
     files_left_by,
     moved_anchors,
     repointed_anchors,
@@ -19,11 +18,11 @@ from recall.anchors.symbols import anchors_to_field
 from recall.cli.context import CommandContext
 from recall.cli.doctor_place import FindingPlace
 from recall.cli.render import ID_HELP, scope_option
-from recall.clock import now_iso
 from recall.display import visible
 from recall.errors import NothingToDo
 from recall.frontmatter import REMOVE
 from recall.known_paths import suggestions, tree_paths
+from recall.lifecycle.confirming import confirm
 from recall.lifecycle.dead import (
     DeadReference,
     dead_reference,
@@ -358,18 +357,9 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
 def run_confirm(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Record that a memory was checked and still holds (drift counts restart from now)."""
     store, memory = ctx.find_memory(args.id)
-    stamp = now_iso()
-    changes: dict[str, Any] = {CONFIRMED_KEY: stamp}
-    if memory.anchors:  # their code as it is now is what the memory holds true
-        anchors = confirmed_anchors(memory, project_genome(store, ctx))
-        if anchors != memory.anchors or any(
-            a.body != b.body for a, b in zip(anchors, memory.anchors, strict=True)
-        ):
-            changes["anchors"] = anchors_to_field(anchors)
-    updated = store.update_fields(memory.id, changes)
-    record_action(store.conn, memory.id)
+    done = confirm(store, memory, project_genome(store, ctx))
     ctx.emit(
-        {"id": updated.id, CONFIRMED_KEY: stamp},
-        lambda c: c.print(f"Confirmed {updated.id} as of {stamp}"),
+        {"id": done.memory.id, CONFIRMED_KEY: done.stamp},
+        lambda c: c.print(f"Confirmed {done.memory.id} as of {done.stamp}"),
     )
     return 0

@@ -28,9 +28,10 @@ from recall.lifecycle import (
     offender_score,
     stale_reasons,
 )
+from recall.lifecycle.confirming import confirm
 from recall.lifecycle.dead import dead_reference
 from recall.lifecycle.disuse import archived_by_disuse, stamp, vouched_for
-from recall.lifecycle.references import CONFIRMED_KEY, baseline, drift, with_lifecycle_keys
+from recall.lifecycle.references import baseline, drift, with_lifecycle_keys
 from recall.model import Memory
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
@@ -298,8 +299,10 @@ def check_decisions(wanted: dict[str, Sequence[str]]) -> list[tuple[str, str]]:
     return pairs
 
 
-def apply(store: MemoryStore, memory: Memory, decision: str) -> Memory:
-    """Apply one decision to a memory of ``store``; return the memory as it now is."""
+def apply(store: MemoryStore, memory: Memory, decision: str, genome: Any | None = None) -> Memory:
+    """Apply one decision to a memory of ``store``; return the memory as it now is. A
+    confirm is :func:`recall.lifecycle.confirming.confirm`, as ``tether confirm`` does it:
+    its anchors' bodies are read through ``genome`` (the project's)."""
     if decision == "archive":
         updated = store.set_status(memory.id, "archived", allowed_from=("active",))
     elif decision == "delete":
@@ -307,11 +310,11 @@ def apply(store: MemoryStore, memory: Memory, decision: str) -> Memory:
             memory.id, "deleted", allowed_from=("active", "archived", "superseded")
         )
     elif decision == "confirm":
-        updated = store.update_fields(memory.id, {CONFIRMED_KEY: format_timestamp(now())})
+        return confirm(store, memory, genome).memory
     elif decision == "keep":
         updated = memory
     else:
         raise BadInput(f"unknown decision {decision!r}; use one of {', '.join(DECISIONS)}")
-    if decision in ("confirm", "keep"):
+    if decision == "keep":
         store.write_per_user(lambda conn: vouched_for(conn, memory.id))
     return updated
