@@ -218,9 +218,12 @@ def files_left_by(before: tuple[SymbolAnchor, ...], after: tuple[SymbolAnchor, .
     return [path for path in dict.fromkeys(a.path for a in before) if path not in still]
 
 
-def confirmed_anchors(memory: Any, genome: Any | None) -> tuple[SymbolAnchor, ...]:
+def confirmed_anchors(
+    memory: Any, genome: Any | None
+) -> tuple[tuple[SymbolAnchor, ...], tuple[SymbolAnchor, ...]]:
     """The memory's anchors with the body hash of each one found recorded anew (confirming a
-    memory says its code is as it should be now); anchors not found are kept as they were.
+    memory says its code is as it should be now), and those not found, which are kept as they
+    were (gone, or no working tree to read them in): they could not be confirmed.
 
     The hash is of the definition in the working tree, as a write records it: the genome
     follows HEAD and git's index only, so an edit not yet staged would be missed. The genome
@@ -229,6 +232,7 @@ def confirmed_anchors(memory: Any, genome: Any | None) -> tuple[SymbolAnchor, ..
 
     root = getattr(genome, "repo_root", None)
     anchors: list[SymbolAnchor] = []
+    missing: list[SymbolAnchor] = []
     for state in states_of(memory.anchors, genome):
         anchor = state.anchor
         found = state.found
@@ -236,5 +240,7 @@ def confirmed_anchors(memory: Any, genome: Any | None) -> tuple[SymbolAnchor, ..
         body = body_in_tree(root, path, name)
         if body is not None:
             anchor = SymbolAnchor(anchor.path, anchor.name, body, anchor.extra)
+        else:
+            missing.append(anchor)
         anchors.append(anchor)
-    return tuple(anchors)
+    return tuple(anchors), tuple(missing)

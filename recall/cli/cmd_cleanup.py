@@ -108,12 +108,14 @@ def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int
     for store, memory, decision in resolved:
         entry: dict[str, Any] = {"id": memory.id, "scope": store.scope, "decision": decision}
         try:
-            updated = cleanup.apply(store, memory, decision, _genome(ctx, store, decision))
+            updated, notes = cleanup.apply(store, memory, decision, _genome(ctx, store, decision))
         except TetherError as error:
             entry["error"] = str(error)
             code = code or error.exit_code
         else:
             entry["status"] = updated.status
+            if notes:  # an anchored symbol that could not be confirmed
+                entry["notes"] = notes
         results.append(entry)
     data: dict[str, Any] = {"applied": results, "last_pass": None}
     try:
@@ -128,6 +130,8 @@ def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int
                 ctx.notice(f"{entry['id']}: could not {entry['decision']}: {entry['error']}")
             else:
                 console.print(f"{PAST[entry['decision']]} {entry['id']}", highlight=False)
+                for note in entry.get("notes", []):
+                    ctx.notice(visible(note))
         if "pass_error" in data:
             ctx.notice(f"the cleanup pass was not recorded: {data['pass_error']}")
 
@@ -177,11 +181,13 @@ def _ask(ctx: CommandContext, found: list[cleanup.Candidate], limit: int) -> int
         if answer == "skip":
             continue
         try:
-            cleanup.apply(store, memory, answer, _genome(ctx, store, answer))
+            _, notes = cleanup.apply(store, memory, answer, _genome(ctx, store, answer))
         except TetherError as error:
             ctx.notice(f"{memory.id}: {error}")
             continue
         console.print(f"{PAST[answer]} {memory.id}", highlight=False)
+        for note in notes:
+            ctx.notice(visible(note))
         done[answer] = done.get(answer, 0) + 1
     summary = ", ".join(f"{PAST[k].lower()} {v}" for k, v in done.items()) or "nothing changed"
     console.print()

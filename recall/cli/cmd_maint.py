@@ -18,7 +18,7 @@ from recall.anchors.symbols import anchors_to_field
 from recall.cli.context import CommandContext
 from recall.cli.doctor_place import FindingPlace
 from recall.cli.render import ID_HELP, scope_option
-from recall.display import visible
+from recall.display import plural, visible
 from recall.errors import NothingToDo
 from recall.frontmatter import REMOVE
 from recall.known_paths import suggestions, tree_paths
@@ -355,11 +355,22 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 
 def run_confirm(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Record that a memory was checked and still holds (drift counts restart from now)."""
+    """Record that a memory was checked and still holds (drift counts restart from now); an
+    anchored symbol the working tree no longer defines is named on stderr, with what to do."""
     store, memory = ctx.find_memory(args.id)
     done = confirm(store, memory, project_genome(store, ctx))
-    ctx.emit(
-        {"id": done.memory.id, CONFIRMED_KEY: done.stamp},
-        lambda c: c.print(f"Confirmed {done.memory.id} as of {done.stamp}"),
-    )
+    data: dict[str, Any] = {"id": done.memory.id, CONFIRMED_KEY: done.stamp}
+    if done.not_found:
+        data["not_confirmed"] = [anchor.text for anchor in done.not_found]
+        data["notes"] = done.not_found_notes()
+
+    def render(console) -> None:
+        left = len(done.not_found)
+        but = f", all but {plural(left, 'anchored symbol')}" if left else ""
+        line = f"Confirmed {done.memory.id} as of {done.stamp}{but}"
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        for note in done.not_found_notes():
+            ctx.notice(visible(note))
+
+    ctx.emit(data, render)
     return 0

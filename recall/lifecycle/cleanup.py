@@ -28,7 +28,7 @@ from recall.lifecycle import (
     offender_score,
     stale_reasons,
 )
-from recall.lifecycle.confirming import confirm
+from recall.lifecycle.confirming import confirm, refuse_deleted
 from recall.lifecycle.dead import dead_reference
 from recall.lifecycle.disuse import archived_by_disuse, stamp, vouched_for
 from recall.lifecycle.references import baseline, drift, with_lifecycle_keys
@@ -299,10 +299,14 @@ def check_decisions(wanted: dict[str, Sequence[str]]) -> list[tuple[str, str]]:
     return pairs
 
 
-def apply(store: MemoryStore, memory: Memory, decision: str, genome: Any | None = None) -> Memory:
-    """Apply one decision to a memory of ``store``; return the memory as it now is. A
-    confirm is :func:`recall.lifecycle.confirming.confirm`, as ``tether confirm`` does it:
-    its anchors' bodies are read through ``genome`` (the project's)."""
+def apply(
+    store: MemoryStore, memory: Memory, decision: str, genome: Any | None = None
+) -> tuple[Memory, list[str]]:
+    """Apply one decision to a memory of ``store``; return the memory as it now is, and a
+    note for each part of it that could not be done. A confirm is
+    :func:`recall.lifecycle.confirming.confirm`, as ``tether confirm`` does it: its anchors'
+    bodies are read through ``genome`` (the project's), and each one not found is noted. A
+    deleted memory cannot be confirmed or kept, as it cannot be archived."""
     if decision == "archive":
         updated = store.set_status(memory.id, "archived", allowed_from=("active",))
     elif decision == "delete":
@@ -310,11 +314,12 @@ def apply(store: MemoryStore, memory: Memory, decision: str, genome: Any | None 
             memory.id, "deleted", allowed_from=("active", "archived", "superseded")
         )
     elif decision == "confirm":
-        return confirm(store, memory, genome).memory
+        done = confirm(store, memory, genome)
+        return done.memory, done.not_found_notes()
     elif decision == "keep":
+        refuse_deleted(memory, "keep")
         updated = memory
+        store.write_per_user(lambda conn: vouched_for(conn, memory.id))
     else:
         raise BadInput(f"unknown decision {decision!r}; use one of {', '.join(DECISIONS)}")
-    if decision == "keep":
-        store.write_per_user(lambda conn: vouched_for(conn, memory.id))
-    return updated
+    return updated, []

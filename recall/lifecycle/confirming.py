@@ -1,16 +1,20 @@
 """Confirming a memory: a person says it still holds. One path for ``tether confirm`` and the
 cleanup's confirm decision (``--confirm ID`` and its ``c`` key), so both record the same:
 the time (drift counts restart from it) and the body of each anchored symbol as the working
-tree holds it now (a changed symbol stops being "changed", and ``tether check`` passes)."""
+tree holds it now (a changed symbol stops being "changed", and ``tether check`` passes). An
+anchored symbol the working tree no longer defines cannot be confirmed: it is named, with
+what to do, and the rest is confirmed all the same. A deleted memory is not confirmed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from recall.anchors.states import confirmed_anchors
-from recall.anchors.symbols import anchors_to_field
+from recall.anchors.symbols import SymbolAnchor, anchors_to_field
 from recall.clock import now_iso
+from recall.errors import BadInput
 from recall.lifecycle.disuse import vouched_for
 from recall.lifecycle.references import CONFIRMED_KEY
 from recall.model import Memory
@@ -23,20 +27,46 @@ class Confirmed:
 
     memory: Memory  # as it is now
     stamp: str  # the time recorded as its ``confirmed``
+    not_found: tuple[SymbolAnchor, ...] = ()  # anchors whose code could not be read: unconfirmed
+    path: Path | None = None  # its file
+
+    def not_found_notes(self) -> list[str]:
+        """One line per anchored symbol that could not be confirmed, saying what to do."""
+        memory_id = self.memory.id
+        return [
+            f"{memory_id}: symbol {anchor.text} not confirmed: the working tree defines no "
+            f"{anchor.name} in {anchor.path}; if it moved, `tether repoint {memory_id} --apply` "
+            f"follows it; if it is gone, `tether supersede {memory_id} SUMMARY` rewrites the "
+            f"memory (with --anchor for the code it is about now), or take it out of `anchors:` "
+            f"in {self.path}"
+            for anchor in self.not_found
+        ]
+
+
+def refuse_deleted(memory: Memory, decision: str) -> None:
+    """Refuse to ``decision`` (``confirm``, ``keep``) a deleted memory: it is out of every
+    listing and recall, and vouching for it would say otherwise (:class:`BadInput`)."""
+    if memory.status == "deleted":
+        raise BadInput(
+            f"memory {memory.id} is deleted, so there is nothing to {decision}: "
+            f"`tether restore {memory.id}` brings it back, then {decision} it"
+        )
 
 
 def confirm(store: MemoryStore, memory: Memory, genome: Any | None) -> Confirmed:
     """Record that ``memory`` of ``store`` was checked and holds: the time, and its anchors'
     bodies as found through ``genome`` (the project's; None for a global store) in the working
     tree. The person vouched for it, so it is counted as acted on and back from disuse."""
+    refuse_deleted(memory, "confirm")
     stamp = now_iso()
     changes: dict[str, Any] = {CONFIRMED_KEY: stamp}
+    missing: tuple[SymbolAnchor, ...] = ()
     if memory.anchors:  # their code as it is now is what the memory holds true
-        anchors = confirmed_anchors(memory, genome)
+        anchors, missing = confirmed_anchors(memory, genome)
         if anchors != memory.anchors or any(
             a.body != b.body for a, b in zip(anchors, memory.anchors, strict=True)
         ):
             changes["anchors"] = anchors_to_field(anchors)
     updated = store.update_fields(memory.id, changes)
     store.write_per_user(lambda conn: vouched_for(conn, memory.id))
-    return Confirmed(updated, stamp)
+    return Confirmed(updated, stamp, missing, store.path_of(memory.id))
