@@ -1,5 +1,6 @@
-"""A memory file written by hand without ``created:`` is dated by its file's modification
-time when first indexed; a pin, an unpin or an edit by hand touches the file, and must not
+"""A memory file written by hand without ``created:`` is dated, when first indexed, by the
+commit that added it (a fresh clone gives every file the time of the checkout), else by its
+file's modification time; a pin, an unpin or an edit by hand touches the file, and must not
 make it new (it would jump to the top of ``list``). Its file is never given a ``created:``."""
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from conftest import run_tether
+import pytest
+from conftest import git, make_repo, run_tether
 
 OLD = datetime(2024, 1, 1, tzinfo=UTC)
 TEXT = "---\ncategory: gotcha\nfiles: [src/app.py]\n---\nold hand note\n"
@@ -52,3 +54,21 @@ def test_an_edit_by_hand_keeps_the_date_too(repo: Path) -> None:
     path.write_text(TEXT + "\nmore details\n", encoding="utf-8")
     assert _created(repo)["old hand note"].startswith("2024-01-01")
     assert "created" not in path.read_text(encoding="utf-8")
+
+
+def test_a_committed_file_is_dated_by_the_commit_that_added_it_in_a_fresh_clone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    origin = make_repo(tmp_path / "origin")
+    folder = origin / ".tether" / "memories"
+    folder.mkdir(parents=True)
+    (folder / "old.md").write_text(TEXT, encoding="utf-8")
+    git(origin, "add", "-A")
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "2024-03-04T10:00:00+02:00")
+    git(origin, "commit", "-qm", "a memory written by hand")
+    monkeypatch.delenv("GIT_AUTHOR_DATE")
+    git(tmp_path, "clone", "-q", str(origin), "clone")
+    clone = tmp_path / "clone"
+    assert _created(clone)["old hand note"] == "2024-03-04T08:00:00+00:00"
+    assert run_tether("reindex", cwd=clone).code == 0
+    assert _created(clone)["old hand note"] == "2024-03-04T08:00:00+00:00"

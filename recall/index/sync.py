@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from recall.index import early_look, listing, rows
 from recall.index.db import rollback
 from recall.index.deferred_check import DeferredCheck
+from recall.index.first_added import FirstAdded
 from recall.index.folder_sums import folder_sums
 from recall.index.schema import FOLDER_STATE_KEYS
 from recall.index.sync_file import RECHECK, PathNormalizer, sync_one
@@ -247,8 +248,9 @@ def sync(
                     rows.delete_by_name(conn, name)
                     report.removed += 1
             reread = [s for s in stats if known.get(s.name) != (s.mtime_ns, s.size)]
+            added = FirstAdded(folder.path)  # git asked once, if a file needs it
             for stat in sorted(reread, key=lambda s: s.name):
-                done = sync_one(conn, folder, stat, normalize, report.problems)
+                done = sync_one(conn, folder, stat, normalize, report.problems, added)
                 if done:
                     report.changed += stat.name in known
                     report.added += stat.name not in known

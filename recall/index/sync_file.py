@@ -23,18 +23,24 @@ from recall.memfiles import (
 from recall.model import Memory
 
 PathNormalizer = Callable[[str], str]
+Added = Callable[[str], str | None]  # when git says a memory file was added (first_added)
 
 RECHECK = -1
 """A stored mtime no real file has: the next scan of the folder reads that file again."""
 
 
 def load_memory(
-    folder: MemoryFolder, stat: FileStat, normalize: PathNormalizer, created: str | None = None
+    folder: MemoryFolder,
+    stat: FileStat,
+    normalize: PathNormalizer,
+    created: str | None = None,
+    added: Added | None = None,
 ) -> tuple[Memory, str]:
     """Read and validate one memory file; return the memory and the file's byte hash.
 
     Paths in ``files`` are normalized for the index (the file itself is left as written).
-    ``created`` stands for a ``created:`` the file lacks (see :func:`memory_from_text`).
+    ``created`` and ``added`` stand for a ``created:`` the file lacks (see
+    :func:`memory_from_text`).
     """
     where = folder.path / stat.name
     if stat.size > folder.max_bytes:  # never read whole: say so from the size alone
@@ -48,7 +54,7 @@ def load_memory(
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise MalformedMemory(where, line, "not valid UTF-8 text") from None
-    return memory_from_text(text, where, stat, normalize, created), file_sha(data)
+    return memory_from_text(text, where, stat, normalize, created, added), file_sha(data)
 
 
 def indexed_created(conn: sqlite3.Connection, name: str) -> str | None:
@@ -58,18 +64,27 @@ def indexed_created(conn: sqlite3.Connection, name: str) -> str | None:
 
 
 def memory_from_text(
-    text: str, where: Path, stat: FileStat, normalize: PathNormalizer, created: str | None = None
+    text: str,
+    where: Path,
+    stat: FileStat,
+    normalize: PathNormalizer,
+    created: str | None = None,
+    added: Added | None = None,
 ) -> Memory:
     """Parse and validate the text of a memory file; ``files`` come back normalized.
 
     A file with no ``created:`` (one written by hand) is dated ``created`` when given (what
     the index held for it: a pin, an unpin or an edit touches the file, and must not make
-    the memory new), else by the file's modification time. Its file is never written to."""
+    the memory new), else by the commit that added the file when ``added`` knows it (asked
+    only for such a file), else by the file's modification time. Its file is never written
+    to."""
     # imported here: a sync that finds every file unchanged (as before each hook) parses none
     from recall import frontmatter
     from recall.records import memory_from_parsed
 
     parsed = frontmatter.parse(text, where)
+    if created is None and added is not None and parsed.fields.get("created") in (None, ""):
+        created = added(where.name)
     fallback = created or format_timestamp(datetime.fromtimestamp(stat.mtime_ns / 1e9, UTC))
     memory = memory_from_parsed(parsed, where, fallback_created=fallback)
     files: list[str] = []
@@ -99,11 +114,15 @@ def sync_one(
     stat: FileStat,
     normalize: PathNormalizer,
     problems: list[str],
+    added: Added | None = None,
 ) -> bool:
     """Index the memory file ``stat`` as it is now (its row, or its problem, said in
-    ``problems``); tell whether its row was added or changed."""
+    ``problems``); tell whether its row was added or changed. A file with no ``created:``
+    keeps the time its row had, or takes the date ``added`` gives (see
+    :func:`memory_from_text`)."""
     try:
-        memory, sha = load_memory(folder, stat, normalize, indexed_created(conn, stat.name))
+        before = indexed_created(conn, stat.name)
+        memory, sha = load_memory(folder, stat, normalize, before, added)
     except FileNotFoundError:
         rows.delete_by_name(conn, stat.name)
         return False
