@@ -671,6 +671,19 @@ def test_supersede_says_the_old_details_are_not_carried_over(cli: Cli, repo: Pat
     assert "not carried over" not in quiet.stderr  # nothing to carry: nothing said
 
 
+def test_a_refused_supersede_says_nothing_of_what_it_would_have_carried(
+    cli: Cli, repo: Path
+) -> None:
+    args = ("-c", "gotcha", "-f", "src/app.py", "--json")
+    old = ok(cli("remember", "Close the pool", *args, "--details", "It leaks otherwise."))
+    old_id = old.json()["id"]
+    ok(cli("archive", old_id))
+    refused = cli("supersede", old_id, "Close the pool before exit", *args)
+    assert refused.code == 2, refused
+    assert "only active memories can be superseded" in refused.stderr
+    assert "not carried over" not in refused.stderr  # nothing was written: nothing to say
+
+
 def test_re_remembering_a_superseded_memory_says_how_to_bring_it_back(cli: Cli, repo: Path) -> None:
     old = ok(cli("remember", "Use npm", "-c", "pref", "-f", "src/app.py", "--json")).json()["id"]
     new = ok(cli("supersede", old, "Use pnpm", "-c", "pref", "-f", "src/app.py", "--json"))

@@ -125,6 +125,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.no_anchors and draft.anchors:
         raise BadInput("--anchor PATH::NAME and --no-anchors contradict each other; give one")
     # the files the person named: given now, else in the old memory
+    said: list[str] = []  # said once the write is done: a refused one changes nothing
     named = named_by_person(draft if args.files else with_lifecycle_keys(store, old))
     changes: dict[str, Any] = {}
     if not args.files:  # the new text is about the same files (and any newly anchored ones)
@@ -144,7 +145,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
                 guarded_in=store.repo_root if guarded else None,
             )
             for note in dropped:
-                ctx.notice(note)
+                said.append(note)
         if carried:
             changes["anchors"] = carried
         given = changes.get("files", draft.files)
@@ -157,20 +158,22 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     if guard and not draft.guard and not args.no_guard:
         changes["guard"] = True
     elif note and not draft.guard and not args.no_guard:
-        ctx.notice(note)
+        said.append(note)
     if changes:
         draft = draft.with_changes(**changes)
     if changes.get("guard"):  # carried: a person may narrow it, and is told so
         narrowing = narrowing_note(old, draft.files, draft.anchors)
         if narrowing:
-            ctx.notice(narrowing)
+            said.append(narrowing)
     draft = with_given_files(draft, named)  # for a later repoint
     if old.details and not draft.details:  # the new text stands on its own: said, not silent
-        ctx.notice(
+        said.append(
             f"the details of {old.id} are not carried over (`tether show {old.id}` keeps them); "
             "give --details to write the new memory's own"
         )
     result, updated = store.supersede(old.id, draft)
+    for note in said:
+        ctx.notice(note)
     record_action(store.conn, old.id)
     data = {**result.to_dict(), "supersedes": updated.id}
     ctx.emit(data, lambda c: c.print(f"Wrote {result.id}; {updated.id} is now superseded by it"))
