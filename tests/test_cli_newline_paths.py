@@ -1,6 +1,6 @@
 """A path holding a line break (git allows one in a file name, any folder may hold one) never
-forges an output line of ``doctor``, ``stats``, ``cleanup``, ``repoint``, ``session`` or
-``distill``: their
+forges an output line of ``doctor``, ``stats``, ``cleanup``, ``repoint``, ``session``,
+``distill``, ``fanin`` or ``neighbours`` (nor is a ``[name]`` in it read as markup): their
 human output shows it as ``\\n``, and ``--json`` keeps it exact."""
 
 from __future__ import annotations
@@ -156,3 +156,23 @@ def test_list_notes_a_missing_file_and_its_close_name_on_one_line(cli: Cli, repo
     assert_not_forged(done.stdout + done.stderr)
     assert f"lib\\n{FORGED}/tool.py is not a file of this repository" in done.stderr
     assert f"did you mean src/x\\n{FORGED}/tool.py?" in done.stderr
+
+
+def test_fanin_and_neighbours_show_a_line_break_as_an_escape(cli: Cli, repo: Path) -> None:
+    _commit(repo, {ODD: "x = 1\n", "src/[b].py": "y = 2\n"}, "an odd name")
+    _commit(repo, {ODD: "x = 2\n", "src/[b].py": "y = 3\n"}, "both again")
+    assert cli("index").code == 0
+    fanin = cli("fanin", ODD)
+    assert fanin.code == 0, fanin
+    assert fanin.stdout.strip() == f"0 files import {SHOWN}"
+    neighbours = cli("neighbours", ODD)
+    assert neighbours.code == 0, neighbours
+    assert_not_forged(neighbours.stdout)
+    assert neighbours.stdout.splitlines() == ["src/[b].py\t2\t2\t1.00"]  # piped: one line
+    missing = cli("fanin", f"src/gone\n{FORGED}.py")
+    assert missing.code == 1, missing
+    assert missing.stdout.strip() == f"src/gone\\n{FORGED}.py is not a file of the working tree"
+    bracket = cli("neighbours", "src/[b].py")
+    assert bracket.stdout.splitlines() == [f"{SHOWN}\t2\t2\t1.00"]
+    none = cli("neighbours", "src/[c].py")
+    assert none.stdout.strip() == "no co-change neighbours recorded for src/[c].py"

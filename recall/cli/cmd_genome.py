@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall.cli.render import positive, write_records
+from recall.display import visible
 from recall.errors import (
     EXIT_NOT_FOUND,
     EXIT_OK,
@@ -217,9 +218,13 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
         commits together, commits of the file, confidence), or a line saying there are none."""
         if not found:
             console.print(
-                f"no co-change neighbours recorded for {path}"
-                + (f"; git shows it renamed to {now}: `tether neighbours {now}`" if now else ""),
+                visible(
+                    f"no co-change neighbours recorded for {path}"
+                    + (f"; git shows it renamed to {now}: `tether neighbours {now}`" if now else "")
+                ),
                 soft_wrap=True,
+                markup=False,
+                highlight=False,
             )
             return
         if not sys.stdout.isatty():
@@ -229,14 +234,15 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
             )
             return
         from rich.table import Table
+        from rich.text import Text
 
-        table = Table(title=f"changes together with {path}")
+        table = Table(title=Text(visible(f"changes together with {path}")))
         table.add_column("file")
         table.add_column("together", justify="right")
         table.add_column("confidence", justify="right")
         for item in found:
             table.add_row(
-                item.path,
+                Text(visible(item.path)),
                 f"{item.support} of {item.commits_of_path}",
                 f"{item.confidence:.0%}",
             )
@@ -269,13 +275,17 @@ def run_fanin(args: argparse.Namespace, ctx: CommandContext) -> int:
         """One sentence with the count."""
         if not exists:
             console.print(
-                f"{path} is not a file of the working tree"
-                + (f"; git shows it renamed to {now}: `tether fanin {now}`" if now else ""),
+                visible(
+                    f"{path} is not a file of the working tree"
+                    + (f"; git shows it renamed to {now}: `tether fanin {now}`" if now else "")
+                ),
                 soft_wrap=True,
+                markup=False,
+                highlight=False,
             )
         else:
             noun = "file imports" if count == 1 else "files import"
-            console.print(f"{count} {noun} {path}")
+            console.print(visible(f"{count} {noun} {path}"), markup=False, highlight=False)
 
     verdict = EXIT_OK if exists else EXIT_NOT_FOUND
     ctx.emit(data, render, verdict=verdict)
