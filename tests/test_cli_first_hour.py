@@ -4,6 +4,7 @@ that name nothing, commands run before ``init``, short id prefixes, listings and
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from conftest import CliResult, git, make_repo, run_on_pty, run_tether
 from recall import known_paths
 from recall.cli.context import SKIPPED_NAMED
 from recall.cli.main import build_parser
+from recall.cli.render import NARROW_COLUMNS
 from recall.model import MIN_ID_PREFIX
 
 Cli = Callable[..., CliResult]
@@ -398,6 +400,24 @@ def test_list_on_a_terminal_is_a_table_with_a_title(cli: Cli, repo: Path) -> Non
     assert "3 memories (active)" in shown
     assert "┏" in shown and "┃" in shown  # the table's frame
     assert "\t" not in shown
+
+
+def test_a_narrow_terminal_gets_each_memory_as_a_block(cli: Cli, repo: Path) -> None:
+    assert NARROW_COLUMNS == 80  # a standard terminal still gets the table
+    ids = seed_three(cli, repo)
+    ok(cli("pin", ids[0]))
+    shown = run_on_terminal("list", cwd=repo, columns=NARROW_COLUMNS - 1)
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).rstrip() for line in shown.splitlines()]
+    assert "┏" not in shown and "│" not in shown
+    assert lines[0] == "3 memories (active)"
+    at = lines.index(f"{ids[0]}  gotcha  project  (pinned)")
+    assert lines[at + 1 : at + 3] == ["  One", "  files: src/app.py"]
+    three = lines.index(f"{ids[2]}  gotcha  project")
+    block = itertools.takewhile(lambda line: line.startswith("  "), lines[three + 2 :])
+    assert "".join(line.strip() for line in block) == f"files:{LONG_PATH}"  # folded, not cut
+    assert max(len(line) for line in lines) <= NARROW_COLUMNS - 1
+    wide = run_on_terminal("list", cwd=repo, columns=NARROW_COLUMNS)
+    assert "┏" in wide
 
 
 def test_an_empty_list_on_a_terminal_is_its_title_alone(cli: Cli, repo: Path) -> None:

@@ -121,6 +121,37 @@ def write_records(records: Iterable[Sequence[str]]) -> None:
         sys.stdout.write("\t".join(map(visible, fields)) + "\n")
 
 
+NARROW_COLUMNS = 80
+"""Below this width a memory table leaves its summary and files a dozen characters each
+(the id, category, scope and marks columns and the frame take about 47), one word per line:
+each memory is printed as a block of lines instead."""
+
+
+def _print_stacked(
+    console: Console,
+    items: Sequence[tuple[Memory, str]],
+    *,
+    title: str,
+    archived_by_disuse: Collection[tuple[str, str]],
+) -> None:
+    """The memories of a table for a narrow terminal: a heading line (id, category, scope,
+    marks), then the summary and the files below it, each wrapped to the terminal's width."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    console.print(title, markup=False, highlight=False)
+    for memory, scope in items:
+        marks = badges(memory, disuse=(memory.id, scope) in archived_by_disuse)
+        head = Text(f"{memory.id}  ")
+        head.append(memory.category, style=CATEGORY_STYLE.get(memory.category, ""))
+        head.append(f"  {scope}" + (f"  ({marks})" if marks else ""))
+        console.print(head)
+        console.print(Padding(Text(visible(memory.summary), overflow="fold"), (0, 0, 0, 2)))
+        if memory.files:
+            files = Text("files: " + visible(", ".join(memory.files)), overflow="fold")
+            console.print(Padding(files, (0, 0, 0, 2)))
+
+
 def print_table(
     console: Console,
     items: Sequence[tuple[Memory, str]],
@@ -154,6 +185,9 @@ def print_table(
 
     if not items:  # a title over an empty frame says less than the title alone
         console.print(title, markup=False, highlight=False)
+        return
+    if console.width < NARROW_COLUMNS:
+        _print_stacked(console, items, title=title, archived_by_disuse=archived_by_disuse)
         return
     # The title may quote user text (a search query), so it is never read as markup.
     table = Table(title=escape(title), title_justify="left", show_lines=False)
