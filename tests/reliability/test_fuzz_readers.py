@@ -8,7 +8,6 @@ in-process against one seeded repository, so hundreds of inputs take seconds.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import hashlib
 import io
@@ -24,6 +23,7 @@ from hypothesis import strategies as st
 from recall import hooks
 from recall.cli import cmd_recall
 from recall.cli.context import CommandContext
+from recall.cli.main import build_parser
 from recall.store import MemoryStore
 
 BATCH_EXAMPLES = 300
@@ -112,7 +112,7 @@ def test_batch_reader_answers_every_line_or_names_its_error(
     def check(lines: list[bytes]) -> None:
         data = b"\n".join(lines)
         batch.write_bytes(data)
-        args = argparse.Namespace(batch=str(batch), limit=10, no_record=False, scope="all")
+        args = build_parser().parse_args(["recall", "--batch", str(batch), "--scope", "all"])
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             code = cmd_recall._run_batch(args, ctx, recaller)
