@@ -15,9 +15,8 @@ from collections.abc import Mapping
 from typing import Final
 
 from recall.errors import BadInput
+from recall.switch_words import OFF_WORDS, ON_WORDS
 
-OFF_WORDS: Final = frozenset({"0", "false", "no", "off"})
-ON_WORDS: Final = frozenset({"1", "true", "yes", "on"})
 SWITCH_VALUES: Final = "0, false, no or off to turn it off; 1, true, yes or on to turn it on"
 INJECT_OTHERS: Final = "TETHER_INJECT_OTHERS"
 """The user's switch for injecting other authors' memories (read by ``recall.policy.trust``)."""

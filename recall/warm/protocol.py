@@ -44,14 +44,12 @@ ENV_IDLE: Final = "TETHER_WARM_IDLE"
 
 def disabled(environ: Any = None) -> bool:
     """Whether ``TETHER_WARM`` turns the warm engine off; a value it cannot read does too, and
-    the command refuses it (``recall.env_values.check_all``)."""
-    from recall.env_values import switch
-    from recall.errors import BadInput
+    the command refuses it (``recall.env_values``). Read here by the words alone: a hook
+    served warm imports nothing more than this module and the client."""
+    from recall.switch_words import ON_WORDS
 
-    try:
-        return switch(ENV_SWITCH, os.environ if environ is None else environ) is False
-    except BadInput:
-        return True
+    word = (os.environ if environ is None else environ).get(ENV_SWITCH, "").strip().casefold()
+    return bool(word) and word not in ON_WORDS
 
 
 def find_root(start: str) -> str | None:
