@@ -5,7 +5,10 @@ names the old path until ``tether repoint`` rewrites it. Recall's file channel f
 (a memory naming an earlier name of a touched file counts as naming it), and so do the edit
 hooks' guards and warnings, ``tether check`` and ``tether list --file``, all through
 :func:`earlier_names`. This module imports nothing of the genome's package: an edit hook,
-which must start in a few tens of milliseconds, reads the rename table directly.
+which must start in a few tens of milliseconds, reads the rename table directly. It reads the
+table as it is: a reader that must see the history as of HEAD (every one of them: a rename
+committed since the last refresh is followed at once) catches the table up first
+(:func:`recall.genome.catch_up.catch_up`).
 """
 
 from __future__ import annotations
@@ -278,9 +281,10 @@ def read_reuse(
 
 def earlier_names(conn: sqlite3.Connection, path: str) -> list[str]:
     """The earlier names of the file now at ``path``, newest first, as the genome last read
-    git's history (``tether index``, a recall or a prompt hook bring it up to date); none when
-    the index holds no history (never indexed, or built by another version: a guard found
-    through a stale rename asks once too often, never too seldom)."""
+    git's history (``tether index``, a recall, a prompt hook or a reader's
+    :func:`recall.genome.catch_up.catch_up` bring it up to date); none when the index holds no
+    history (never indexed, or built by another version: a guard found through a stale rename
+    asks once too often, never too seldom)."""
     try:
         with read_snapshot(conn):  # one state of the table: a refresh renumbers commits
             return follow_backward(path, lambda name: rename_events(conn, "new", name))

@@ -89,15 +89,17 @@ def _nested_notes(root: Path, named: Sequence[Named]) -> list[str]:
 
 def _renamed_notes(store: MemoryStore, root: Path, named: Sequence[Named]) -> list[str]:
     """A note for each file of ``named`` no longer on disk that git's history renamed (and
-    whether the file it became is gone too)."""
-    if not store.exists:
+    whether the file it became is gone too), the history read as of HEAD: a rename committed
+    since the genome's last refresh is read first (:func:`recall.genome.catch_up.catch_up`)."""
+    gone = [(path, label) for path, label in named if not (root / path).exists()]
+    if not store.exists or not gone:
         return []
     from recall.file_names import later_name
+    from recall.genome.catch_up import catch_up
 
+    catch_up(store, notice=store.notice)
     notes = []
-    for path, label in named:
-        if (root / path).exists():
-            continue
+    for path, label in gone:
         now = later_name(store.conn, path)
         if now is not None and not (root / now).exists():
             notes.append(

@@ -65,8 +65,13 @@ RARELY = ("logging", "tomllib", "difflib", "shlex")
 """The hooks' log (written only for a notice or an error), the settings file reader (no
 settings file here), the closest-key suggestion for a misspelt key, a command setting."""
 
-EDIT_ONLY = ("hashlib", "recall.genome", "recall.ranking.engine")
-"""Hashing (writes and dedupe), the genome and the ranking: an edit warning needs none."""
+EDIT_ONLY = ("hashlib", "recall.genome.genome", "recall.ranking.engine")
+"""Hashing (writes and dedupe), the genome's queries and the ranking: an edit warning needs
+none (it asks only whether the history lags HEAD, read from ``.git``: RENAMES_AS_OF_HEAD)."""
+
+RENAMES_AS_OF_HEAD = ("recall.genome.catch_up",)
+"""Whether git's renames in the index lag HEAD: an edit hook checks it before it reads them,
+and catches up with a commit since (GENOME_REFRESH), as a recall would."""
 
 RANKING_LATER: tuple[str, ...] = ("numpy",)
 """What a one-query recall (the prompt hook, inject, recall) leaves out once the vector cache
@@ -101,7 +106,7 @@ the cleanup ask; a recall marks drift only."""
 LEAN = (*WRITE_ONLY, *GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *SYMBOL_MOVES, *DEAD_REFERENCES)
 """Never loaded by any of the four commands on a quiet store with a fresh genome."""
 
-PROMPT_LOADS = ("recall.genome", "recall.ranking.engine")
+PROMPT_LOADS = ("recall.genome.genome", "recall.ranking.engine")
 """What a prompt's recall does load (so the prompt test knows the genome was opened)."""
 
 WRITES = {
@@ -212,6 +217,7 @@ def test_pre_edit_warns_without_loading_writes_the_genome_or_logging(
     assert (run.code, run.stderr) == (0, "")
     assert f"[{quiet}]" in run.stdout  # the gotcha warning: the store was read
     assert "recall.hooks" in run.modules
+    assert loaded(run, RENAMES_AS_OF_HEAD) == sorted(RENAMES_AS_OF_HEAD)
     assert loaded(run, LEAN) == []
     assert loaded(run, EDIT_ONLY) == []
     assert loaded(run, PARSER) == []
@@ -335,6 +341,23 @@ def test_a_stale_genome_loads_its_refresh_and_leaves_the_symbols_to_index(
     assert defined(store, "src/new.py") == ["fresh"]
 
 
+def test_pre_edit_after_a_commit_reads_the_commits_since_and_no_symbols(
+    repo: Path, store: MemoryStore, quiet: str, tmp_path: Path
+) -> None:
+    git(repo, "mv", "src/util.py", "src/helpers.py")
+    git(repo, "commit", "-q", "-m", "util.py becomes helpers.py")
+    run = run_probed(repo, tmp_path / "m.json", "hook", "pre-edit", stdin=edit_input(repo))
+    assert (run.code, run.stderr) == (0, "")
+    assert f"[{quiet}]" in run.stdout
+    assert loaded(run, GENOME_REFRESH) == sorted(GENOME_REFRESH)  # the renames caught up
+    assert loaded(run, SYMBOL_PARSE) == []  # the hook parsed nothing
+    assert loaded(run, PROMPT_LOADS) == []  # nor queried the genome beyond its renames
+    assert defined(store, "src/helpers.py") is None
+    again = run_probed(repo, tmp_path / "again.json", "hook", "pre-edit", stdin=edit_input(repo))
+    assert (again.code, again.stderr) == (0, "")
+    assert loaded(again, GENOME_REFRESH) == []  # caught up once: read from the index since
+
+
 def test_pre_edit_loads_the_parser_only_for_a_file_with_a_guard_on_a_symbol(
     repo: Path, quiet: str, tmp_path: Path
 ) -> None:
@@ -397,6 +420,7 @@ def test_every_module_named_is_seen_loading_somewhere() -> None:
     """Each name the lean tests rule out is one that a test above sees load, so none of them
     can be a misspelt or dead name that is trivially absent."""
     seen = {*GENOME_REFRESH, *SYMBOL_PARSE, *RARELY, *PROMPT_LOADS, *SYMBOL_MOVES}
+    seen.update(RENAMES_AS_OF_HEAD)
     seen.update(PARSER, HINT_POLICY)  # inject parses its options; a warning consults the policy
     for _args, needs in WRITES.values():
         seen.update(needs)

@@ -60,17 +60,19 @@ def github_line(finding: Any) -> str:
 
 
 def _renames_index(store: Any, memories: list[Any], ctx: CommandContext) -> Any | None:
-    """The project index whose genome knows git's renames, for memories naming a file by an
-    earlier name. The genome is brought up to date only when some memory names a file the
-    working tree no longer has (the only way a memory can name a file by an old name): the
-    usual check reads no history."""
+    """The project index whose genome knows git's renames as of HEAD, for memories naming a
+    file by an earlier name. The history is read whole (when never indexed) only when some
+    memory names a file the working tree no longer has, the usual way a memory names a file
+    by an old name: the usual check in a fresh clone reads no history. An indexed history
+    lagging HEAD is caught up all the same (the commits since alone): a memory may name a
+    file by a name another file took again."""
     if not store.exists or store.repo_root is None:
         return None
-    root = store.repo_root
-    if any(not (root / path).is_file() for memory in memories for path in memory.files):
-        from recall.repo_signals import open_repo_signals
+    from recall.genome.catch_up import catch_up
 
-        open_repo_signals(store, notice=ctx.notice, symbols=False)
+    root = store.repo_root
+    gone = any(not (root / path).is_file() for memory in memories for path in memory.files)
+    catch_up(store, notice=ctx.notice, rebuild=gone)
     return store.conn
 
 

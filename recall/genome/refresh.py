@@ -10,13 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-import threading
-import time
-from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
 
 from recall.genome.commit_times import write_times
 from recall.genome.filerows import FileRows
@@ -33,6 +28,7 @@ from recall.genome.history_index import (
 from recall.genome.history_write import clear_history, write_history
 from recall.genome.lineage import Lineage
 from recall.genome.names import submodules_state, unnamed_notice
+from recall.genome.refresh_phases import Phases, Progress, serialized, timed
 from recall.genome.schema import (
     SYMBOLS_BEHIND,
     SYMBOLS_STATE,
@@ -53,49 +49,14 @@ from recall.genome.symbols.index import (
 )
 from recall.genome.tree_index import TreeBatch, clear_tree, read_tree, stored_rows, write_tree
 
-Progress = Callable[[str, int, int | None], None]
-T = TypeVar("T")
+DEFERRED = "deferred"
+"""The mode of a refresh made without ``rebuild`` that would have read the whole history: it
+read and wrote nothing."""
 
 
-class _Phases:
-    """Records the wall time of each refresh phase into a summary, in milliseconds."""
-
-    def __init__(self, summary: IndexSummary) -> None:
-        self.summary = summary
-        self.started = time.perf_counter()
-
-    @contextmanager
-    def __call__(self, name: str) -> Iterator[None]:
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.summary.elapsed_ms[name] = round((time.perf_counter() - start) * 1000, 1)
-
-    def close(self) -> None:
-        """Record the time since the refresh started as ``total``."""
-        self.summary.elapsed_ms["total"] = round((time.perf_counter() - self.started) * 1000, 1)
-
-
-def _serialized(progress: Progress | None) -> Progress | None:
-    """The progress callback, made safe to call from the history and the tree thread."""
-    if progress is None:
-        return None
-    lock = threading.Lock()
-
-    def update(description: str, completed: int, total: int | None) -> None:
-        """Forward one progress report while holding the lock."""
-        with lock:
-            progress(description, completed, total)
-
-    return update
-
-
-def _timed(function: Callable[..., T], *args: object) -> tuple[T, float]:
-    """Call ``function`` and return its result with its wall time in milliseconds."""
-    start = time.perf_counter()
-    result = function(*args)
-    return result, round((time.perf_counter() - start) * 1000, 1)
+class RebuildDeferred(Exception):
+    """An incremental history read that must become a rebuild (history was rewritten), in a
+    refresh that may not rebuild."""
 
 
 def _shallow_commits(git_dir: Path) -> frozenset[str]:
@@ -119,10 +80,10 @@ def _tree_then_symbols(
     """The tree, then the definitions of its source files whose content is new (on the tree
     thread, beside the history read); returns both with the wall time of each. No symbols
     are read without ``stored_syms`` (the refresh leaves them for later)."""
-    tree, tree_ms = _timed(read_tree, GitRunner(root), root, stored, use_cache, progress)
+    tree, tree_ms = timed(read_tree, GitRunner(root), root, stored, use_cache, progress)
     if stored_syms is None:
         return tree, None, tree_ms, 0.0
-    symbols, symbols_ms = _timed(read_symbols, root, tree.rows, stored_syms, use_cache)
+    symbols, symbols_ms = timed(read_symbols, root, tree.rows, stored_syms, use_cache)
     return tree, symbols, tree_ms, symbols_ms
 
 
@@ -155,6 +116,10 @@ class Refresh:
     agent's hook, must not spend its start-up parsing files) and the state says it lags, so
     the next refresh that reads symbols (``tether index``, the language server) brings it up
     to date; its stored definitions stay consistent with the contents they were read from.
+
+    Without ``rebuild`` a refresh that would read the whole history (never indexed, other
+    settings, history rewritten, or git gone) reads and writes nothing, and its summary's mode
+    is :data:`DEFERRED`: an edit hook catching up with a commit must stay quick.
     """
 
     def __init__(
@@ -164,17 +129,19 @@ class Refresh:
         max_commit_files: int,
         *,
         symbols: bool = True,
+        rebuild: bool = True,
     ):
         """Prepare a refresh; nothing is read until :meth:`run`."""
         self.root = root
         self.conn = conn
         self.max_commit_files = max_commit_files
         self.symbols = symbols
+        self.rebuild = rebuild
 
     def run(self, full: bool, progress: Progress | None) -> IndexSummary:
         """Refresh (from scratch if ``full``) and return what was done."""
         summary = IndexSummary()
-        phases = _Phases(summary)
+        phases = Phases(summary)
         try:
             self._run(summary, phases, full, progress)
         finally:
@@ -182,7 +149,7 @@ class Refresh:
         return summary
 
     def _run(
-        self, summary: IndexSummary, phases: _Phases, full: bool, progress: Progress | None
+        self, summary: IndexSummary, phases: Phases, full: bool, progress: Progress | None
     ) -> None:
         root = self.root
         if root is None:
@@ -203,7 +170,10 @@ class Refresh:
         shallow = _shallow_commits(probe.git_dir) if probe.shallow else frozenset()
         settings = settings_signature(self.max_commit_files, probe.prefix, shallow)
         summary.mode, last = self._plan(probe, state_before, settings, full, summary)
-        report = _serialized(progress)
+        if summary.mode == "full" and not self.rebuild:
+            summary.mode = DEFERRED
+            return
+        report = serialized(progress)
         stored = stored_rows(self.conn) if schema_ok else {}
         stored_syms: StoredSymbols | None = None
         if self.symbols:
@@ -218,6 +188,9 @@ class Refresh:
                 tree, symbols, summary.elapsed_ms["tree"], summary.elapsed_ms["symbols"] = (
                     tree_job.result()
                 )
+        except RebuildDeferred:
+            summary.mode = DEFERRED
+            return
         except GitMissing as error:
             self._write_unavailable(summary, error)
             return
@@ -362,6 +335,8 @@ class Refresh:
                 reason = moved.notice(last[:12])
             except GitUnavailable:
                 reason = f"indexed commit {last[:12]} cannot be read any more: rebuilt from scratch"
+            if not self.rebuild:
+                raise RebuildDeferred(reason)
             summary.mode = "full"
         batch = read_history(
             runner,
@@ -377,6 +352,9 @@ class Refresh:
         return batch
 
     def _write_unavailable(self, summary: IndexSummary, error: GitUnavailable) -> None:
+        if not self.rebuild:  # clearing the history is for a refresh that may rebuild it
+            summary.mode = DEFERRED
+            return
         summary.mode = "unavailable"
         if isinstance(error, GitMissing):
             reason = f"git is not available ({error})"

@@ -12,6 +12,7 @@ from recall.file_names import EarlierName
 from recall.hooks.edited import real_path
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
 from recall.hooks.guard_names import (
+    catch_up_renames,
     dated_earlier,
     earlier_or_none,
     every_guard,
@@ -166,6 +167,7 @@ def _answer(
     own: frozenset[str] = frozenset()  # guarded memories whose own file this is
     names: tuple[str, ...] = (path,) if link is None else (path, link)
     earlier: list[EarlierName] | None = None
+    catch_up_renames(project, path)  # the full check and its fallback read renames as of HEAD
     try:
         hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
         earlier = dated_earlier(project, path)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from recall.file_names import EarlierName, earlier_dated, written_before
 from recall.hooks.guard_moves import anchored_here
+from recall.hooks.logfile import _notice
 from recall.hooks.session_notes import logged
 
 if TYPE_CHECKING:
@@ -26,8 +27,24 @@ def with_link(names: tuple[str, ...], link: str | None) -> tuple[str, ...]:
     return names if link is None or link in names else (*names, link)
 
 
+def catch_up_renames(project: MemoryStore, path: str) -> None:
+    """Bring the renames of ``project``'s genome up to HEAD before the edit of ``path`` reads
+    them, as recall does: a rename committed since the last refresh (a ``git mv`` the agent
+    committed this turn) must not get the file past its guards. Only the commits since are
+    read (:func:`recall.genome.catch_up.catch_up`, no rebuild in a hook); a history read
+    from nothing, rewritten or held by another writer is left to the next recall, and the
+    renames are read as last recorded. Never raises: the guard check runs whatever happens."""
+    from recall.genome.catch_up import catch_up
+
+    try:
+        catch_up(project, notice=_notice, rebuild=False)
+    except Exception:
+        logged("bringing git's renames up to date before the edit of %s failed", path)
+
+
 def dated_earlier(project: MemoryStore, path: str) -> list[EarlierName]:
-    """The earlier names of ``path`` a memory may name it by, dated as recall dates them."""
+    """The earlier names of ``path`` a memory may name it by, dated as recall dates them (the
+    caller brought the renames up to date: :func:`catch_up_renames`)."""
     return earlier_dated(project.conn, path, lambda name: _is_file(project.repo_root, name))
 
 

@@ -267,8 +267,13 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
 def _earlier_names(store: MemoryStore, file: str) -> list[EarlierName]:
     """The earlier names of ``file`` when it is a file of the store's repository now (a
     folder, or a name no longer there, is listed as it is given), dated as recall dates them
-    (:func:`recall.file_names.dated_names`)."""
+    (:func:`recall.file_names.dated_names`), in the history as of HEAD: the genome's renames
+    are brought up to date first when a commit since the last refresh lags them, as recall
+    brings them (:func:`recall.genome.catch_up.catch_up`)."""
     root = store.repo_root
     if not store.exists or root is None or not (root / file).is_file():
         return []
+    from recall.genome.catch_up import catch_up
+
+    catch_up(store, notice=store.notice)
     return earlier_dated(store.conn, file, lambda name: (root / name).is_file())
