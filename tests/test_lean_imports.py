@@ -358,6 +358,28 @@ def test_pre_edit_after_a_commit_reads_the_commits_since_and_no_symbols(
     assert loaded(again, GENOME_REFRESH) == []  # caught up once: read from the index since
 
 
+STAGED_RENAMES = ("subprocess",)
+"""git run to ask for a rename staged into the edited file: only for a file no indexed commit
+knows by its name (new, or the target of a rename not committed yet)."""
+
+
+def test_pre_edit_asks_git_for_a_staged_rename_only_of_a_file_history_does_not_know(
+    repo: Path, quiet: str, tmp_path: Path
+) -> None:
+    git(repo, "mv", "src/util.py", "src/helpers.py")  # staged, not committed
+    known = run_probed(repo, tmp_path / "k.json", "hook", "pre-edit", stdin=edit_input(repo))
+    assert (known.code, known.stderr) == (0, "")
+    assert f"[{quiet}]" in known.stdout
+    assert loaded(known, STAGED_RENAMES) == []  # src/app.py has history: no git
+    assert loaded(known, LEAN) == []
+    tool_input = {"file_path": str(repo / "src/helpers.py"), "old_string": "a", "new_string": "b"}
+    payload = hook_input(repo, "PreToolUse", tool_name="Edit", tool_input=tool_input)
+    renamed = run_probed(repo, tmp_path / "r.json", "hook", "pre-edit", stdin=payload)
+    assert (renamed.code, renamed.stderr) == (0, "")
+    assert loaded(renamed, STAGED_RENAMES) == sorted(STAGED_RENAMES)  # one git call
+    assert loaded(renamed, GENOME_REFRESH[:-1]) == []  # and no refresh: nothing committed
+
+
 def test_pre_edit_loads_the_parser_only_for_a_file_with_a_guard_on_a_symbol(
     repo: Path, quiet: str, tmp_path: Path
 ) -> None:

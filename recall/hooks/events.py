@@ -168,9 +168,10 @@ def _answer(
     names: tuple[str, ...] = (path,) if link is None else (path, link)
     earlier: list[EarlierName] | None = None
     catch_up_renames(project, path)  # the full check and its fallback read renames as of HEAD
+    staged = hook.event == "PreToolUse"  # and before the edit, a rename only staged too
     try:
         hidden = archived_by_disuse(conn)  # out of recall for this user, so out of hints too
-        earlier = dated_earlier(project, path)
+        earlier = dated_earlier(project, path, staged)
         names = with_link((path, *(n.name for n in earlier)), link)
         on_file = _on_file(project, path, names, hidden, earlier)
         if hook.event == "PreToolUse":
@@ -185,7 +186,7 @@ def _answer(
         on_file, ask_now = [], []
         if hook.event == "PreToolUse":
             if earlier is None:  # failed before the file's earlier names were known
-                earlier = earlier_or_none(project, path)
+                earlier = earlier_or_none(project, path, staged)
                 names = with_link((path, *(n.name for n in earlier)), link)
             ask_now = every_guard(project, names, earlier)
         unplaced = frozenset(m.id for m in ask_now)

@@ -42,16 +42,23 @@ def catch_up_renames(project: MemoryStore, path: str) -> None:
         logged("bringing git's renames up to date before the edit of %s failed", path)
 
 
-def dated_earlier(project: MemoryStore, path: str) -> list[EarlierName]:
+def dated_earlier(project: MemoryStore, path: str, staged: bool = False) -> list[EarlierName]:
     """The earlier names of ``path`` a memory may name it by, dated as recall dates them (the
-    caller brought the renames up to date: :func:`catch_up_renames`)."""
-    return earlier_dated(project.conn, path, lambda name: _is_file(project.repo_root, name))
+    caller brought the renames up to date: :func:`catch_up_renames`); with ``staged`` (before
+    an edit) through a rename staged and not committed yet too
+    (:func:`recall.hooks.staged_renames.staged_earlier`)."""
+    earlier = earlier_dated(project.conn, path, lambda name: _is_file(project.repo_root, name))
+    if staged:
+        from recall.hooks.staged_renames import staged_earlier
+
+        earlier += staged_earlier(project, path, earlier)
+    return earlier
 
 
-def earlier_or_none(project: MemoryStore, path: str) -> list[EarlierName]:
+def earlier_or_none(project: MemoryStore, path: str, staged: bool = False) -> list[EarlierName]:
     """:func:`dated_earlier`, or none when even that fails (the file's own name is known)."""
     try:
-        return dated_earlier(project, path)
+        return dated_earlier(project, path, staged)
     except Exception:
         logged("reading the earlier names of %s failed", path)
         return []

@@ -1,0 +1,100 @@
+"""Renames only staged (``git mv`` not committed yet), which the pre-edit hook follows as it
+follows the committed ones: the file it renamed keeps its guards and gotchas before the commit.
+
+Git's history knows nothing of them, so they are asked of git's index: one ``git diff --cached
+-M --name-status`` (HEAD against the index, as ``git status`` shows the rename), and only for an
+edited file that can be such a rename's target: a file on disk that no indexed commit knows by
+its name (the genome's files are rows under each file's latest committed name; a renamed file's
+row keeps its old name until the rename is committed). An edit of a file with history, the usual
+edit, runs no git: one indexed look-up. A file never committed (new, or renamed and not
+committed) pays the git call on each edit until its commit. A never indexed genome knows no
+files: then nothing is asked, as its committed renames are not followed either.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from recall.file_names import EarlierName, earlier_dated
+
+if TYPE_CHECKING:
+    from recall.store import MemoryStore
+
+GIT_TIMEOUT_S: Final = 5
+"""How long the hook waits for git's answer (a rename detection over the staged changes only:
+milliseconds, but a hook must answer within the agent's hook timeout whatever git does)."""
+
+
+def _known_to_history(conn: sqlite3.Connection, path: str) -> bool | None:
+    """Whether an indexed commit knows the file by ``path`` (its row has that name); None when
+    the index holds no genome yet."""
+    try:
+        row = conn.execute("SELECT 1 FROM genome_files WHERE path = ?", (path,)).fetchone()
+    except sqlite3.OperationalError:  # no genome tables (never indexed)
+        return None
+    return row is not None
+
+
+def staged_source(root: Path, path: str) -> str | None:
+    """The name HEAD has for the file that git's index has renamed to ``path`` (paths relative
+    to ``root``), or None: no such rename staged, no commit yet, or git cannot say."""
+    from recall.gitquery import git_stdout
+
+    out = git_stdout(
+        root,
+        "diff",
+        "--cached",
+        "-M",
+        "--name-status",
+        "-z",
+        "--relative",
+        "HEAD",
+        "--",
+        timeout=GIT_TIMEOUT_S,
+    )
+    if not out:
+        return None
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    at = 0
+    while at < len(fields) and fields[at]:
+        status = fields[at]
+        if status[:1] in ("R", "C"):  # a rename (or copy) names the old path, then the new
+            old, new = fields[at + 1 : at + 3]
+            if status[0] == "R" and new == path:
+                return old
+            at += 3
+        else:
+            at += 2
+    return None
+
+
+def staged_earlier(project: MemoryStore, path: str, known: list[EarlierName]) -> list[EarlierName]:
+    """The earlier names of ``path`` through a rename staged into it, beyond ``known``: the name
+    it had at HEAD (any memory naming it follows while no file has it again: it was left just
+    now), then that name's own earlier names as the genome dates them; none for a file whose
+    name an indexed commit knows (no git run then)."""
+    root = project.repo_root
+    if root is None or not (root / path).is_file():
+        return []
+    conn = project.conn
+    if _known_to_history(conn, path) is not False:
+        return []
+    old = staged_source(root, path)
+    if old is None or old == path:
+        return []
+
+    def is_file(name: str) -> bool:
+        return (root / name).is_file()
+
+    seen = {path, *(n.name for n in known)}
+    found: list[EarlierName] = []
+    left = EarlierName(old, time.time() if is_file(old) else math.inf)
+    for name in (left, *earlier_dated(conn, old, is_file)):
+        if name.name not in seen:
+            seen.add(name.name)
+            found.append(name)
+    return found
