@@ -90,6 +90,39 @@ def test_a_hook_says_an_unreadable_variable_and_does_not_block(repo: Path) -> No
     assert result.code == 0, result
     assert result.stdout == ""
     assert "TETHER_INJECT_OTHERS='disabled' cannot be read" in result.stderr
+    assert "this hook reads it as off" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("TETHER_WARM_IDLE", "5m"),
+        ("TETHER_INJECT_OTHERS", "maybe"),
+        ("TETHER_MAX_MEMORY_BYTES", "1M"),
+        ("TETHER_NOW", "yesterday"),
+        ("TETHER_WARM", "perhaps"),
+    ],
+)
+def test_an_unreadable_variable_never_lets_an_edit_past_a_guard(
+    repo: Path, name: str, value: str
+) -> None:
+    done = run_tether(
+        "remember", "retries stay at three", "-c", "decision", "-f", "src/app.py", "--guard",
+        cwd=repo,
+    )  # fmt: skip
+    assert done.code == 0, done
+    edit = {"file_path": str(repo / "src/app.py"), "old_string": "a", "new_string": "b"}
+    record = json.dumps(
+        {"session_id": "s-1", "cwd": str(repo), "hook_event_name": "PreToolUse",
+         "tool_name": "Edit", "tool_input": edit}
+    )  # fmt: skip
+    result = run_tether("hook", "pre-edit", cwd=repo, stdin=record, env={name: value})
+    assert result.code == 0, result
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+    assert f"{name}={value!r} cannot be read" in result.stderr or (
+        f"{name} {value!r} is not an ISO-8601 date" in result.stderr
+    )
+    assert "this hook reads it as" in result.stderr
 
 
 # -- settings ------------------------------------------------------------------------------------

@@ -80,7 +80,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(a second for a read, 15 s for a write); leave --wait out"
         )
     if refused is None:
-        refused = _unreadable_environment()
+        from recall.cli.env_check import read_cautiously, unreadable
+
+        problems = unreadable()
+        if problems and command == "hook":  # a hook still runs: its guards must answer
+            for line in read_cautiously(problems):
+                print(visible(f"tether hook: {line}"), file=sys.stderr)
+        elif problems:
+            refused = problems[0][1]
     if refused is not None:
         if command == "hook":  # an agent takes exit 2 as "block this action"
             from recall.cli.cmd_hook import refuse
@@ -108,25 +115,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ctx.verdict  # 0, or the verdict the command decided before its output began
     finally:
         ctx.close()
-
-
-def _unreadable_environment() -> str | None:
-    """What is wrong with the first ``TETHER_*`` variable that cannot be read, if any
-    (``TETHER_HOME`` is any folder and needs no reading)."""
-    from recall.clock import now
-    from recall.env_values import INJECT_OTHERS, seconds, switch
-    from recall.memfiles import max_file_bytes
-    from recall.warm.protocol import ENV_IDLE, ENV_SWITCH
-
-    try:
-        now()
-        switch(INJECT_OTHERS)
-        max_file_bytes()
-        switch(ENV_SWITCH)
-        seconds(ENV_IDLE)
-    except BadInput as error:
-        return str(error)
-    return None
 
 
 def _with_global_form(error: NoProject, parser: argparse.ArgumentParser, command: str) -> NoProject:
