@@ -30,6 +30,12 @@ if TYPE_CHECKING:
 BEHIND: Final = "behind"
 """HEAD moved since the last refresh: the commits since are read (a rewritten history
 is read whole)."""
+GIT_STEP_TIMEOUT_S: Final = 5
+"""How long an edit hook waits for git to say how far HEAD moved (milliseconds, normally)."""
+HOOK_STEP_MOST: Final = 500
+"""Commits an edit hook reads to bring the history up to HEAD (a few hundred take a fraction of
+a second); more (a pull, a branch far ahead) are left to the next recall or ``tether index``
+rather than read inside an agent's edit, whose hook has a timeout."""
 UNBUILT: Final = "unbuilt"
 """No history to add to: never indexed, tables of another version or settings, a repository
 that went away or came back: the whole history is read."""
@@ -70,7 +76,7 @@ def catch_up(store: MemoryStore, *, notice: Callable[[str], None], rebuild: bool
     lag = history_lag(root, conn)
     if lag is None:
         return True
-    if lag == UNBUILT and not rebuild:
+    if not rebuild and (lag == UNBUILT or not _short_step(root, conn)):
         return False
     from recall.genome.refresh import DEFERRED, Refresh
     from recall.index import db
@@ -90,3 +96,25 @@ def catch_up(store: MemoryStore, *, notice: Callable[[str], None], rebuild: bool
     for line in summary.notices:
         notice(line)
     return summary.mode not in (DEFERRED, "failed")
+
+
+def _short_step(root: Path, conn: sqlite3.Connection) -> bool:
+    """Whether HEAD is at most :data:`HOOK_STEP_MOST` commits ahead of the commit the history
+    was last read at, that commit among its ancestors: what an edit hook reads. A branch
+    checked out that forked earlier would have the refresh list the whole tree and then
+    find it must read the history anew (which a hook never does), at every edit."""
+    from recall.gitquery import git_stdout
+
+    last = read_state(conn).get("head", "")
+    current = read_head(root)
+    head = current.head if current is not None else None
+    if not last or not head:
+        return False
+    timeout = GIT_STEP_TIMEOUT_S
+    if git_stdout(root, "merge-base", "--is-ancestor", last, head, timeout=timeout) is None:
+        return False
+    out = git_stdout(
+        root, "rev-list", "--count", f"--max-count={HOOK_STEP_MOST + 1}", f"{last}..{head}",
+        timeout=timeout,
+    )  # fmt: skip
+    return out is not None and int(out.strip() or 0) <= HOOK_STEP_MOST
