@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import OpenStore, git, remember
 
+from recall.frontmatter import scalar
 from recall.index import listing
 from recall.index.schema import SCHEMA_VERSION
 from recall.index.sync import RACY_WINDOW_NS, sync
@@ -473,6 +474,9 @@ def test_duplicate_id_in_a_second_file_is_a_problem(seeded: MemoryStore) -> None
     [problem] = seeded.problems()
     assert problem.path == copy
     assert "duplicate id" in problem.message
+    # the problem's line is the one giving the id, for an editor's mark and doctor's answer
+    assert copy.read_text().splitlines()[problem.line - 1] == f"id: {scalar(memory.id)}"
+    assert report.problems == [f"{copy}:{problem.line}: {problem.message}"]
     assert seeded.get(memory.id).summary == "Prefer tabs"
 
 

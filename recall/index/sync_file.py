@@ -174,8 +174,23 @@ def _clash(
 ) -> None:
     """Report the memory file ``stat`` left out because ``holder`` has its id."""
     message = f"duplicate id {memory_id}: {holder} already uses it; give one a new id"
-    rows.record_problem(conn, stat, 1, message)
-    problems.append(f"{folder.path / stat.name}:1: {message}")
+    line = _id_line(folder.path / stat.name)
+    rows.record_problem(conn, stat, line, message)
+    problems.append(f"{folder.path / stat.name}:{line}: {message}")
+
+
+def _id_line(path: Path) -> int:
+    """The line of ``path``'s front matter that gives its ``id`` (1 when it cannot be told)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return 1
+    for number, line in enumerate(text.splitlines()[1:], start=2):
+        if line.startswith("id:"):
+            return number
+        if line.rstrip() == "---":
+            break
+    return 1
 
 
 def _same_row(existing: sqlite3.Row, memory: Memory, sha: str) -> bool:
