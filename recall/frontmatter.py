@@ -385,3 +385,16 @@ def update(text: str, path: Path | str, changes: dict[str, Any]) -> str:
                 "edit the file by hand",
             )
     return result
+
+
+def file_key_line(path: Path, key: str) -> int:
+    """The line of the memory file ``path`` that gives ``key`` (1 when it cannot be found or
+    read): where a problem about that key is said."""
+    try:
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return 1
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(f"{key}:"):
+            return number
+    return 1

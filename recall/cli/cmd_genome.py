@@ -217,15 +217,7 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
         """The neighbours as a table on a terminal (piped: one tab-separated line each, file,
         commits together, commits of the file, confidence), or a line saying there are none."""
         if not found:
-            console.print(
-                visible(
-                    f"no co-change neighbours recorded for {path}"
-                    + (f"; git shows it renamed to {now}: `tether neighbours {now}`" if now else "")
-                ),
-                soft_wrap=True,
-                markup=False,
-                highlight=False,
-            )
+            _say_missing(console, f"no co-change neighbours recorded for {path}", "neighbours", now)
             return
         if not sys.stdout.isatty():
             write_records(
@@ -253,6 +245,13 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
     return verdict
 
 
+def _say_missing(console: Console, said: str, command: str, now: str | None) -> None:
+    """One line saying a file has nothing to show, with the command for its current name when
+    git shows it renamed to ``now``; a path's line breaks escaped, nothing read as markup."""
+    hint = f"; git shows it renamed to {now}: `tether {command} {now}`" if now else ""
+    console.print(visible(said + hint), soft_wrap=True, markup=False, highlight=False)
+
+
 def _renamed_to(genome: Genome, path: str) -> str | None:
     """The name the file renamed away from ``path`` has now, when the genome knows one and a
     file has it."""
@@ -274,15 +273,7 @@ def run_fanin(args: argparse.Namespace, ctx: CommandContext) -> int:
     def render(console: Console) -> None:
         """One sentence with the count."""
         if not exists:
-            console.print(
-                visible(
-                    f"{path} is not a file of the working tree"
-                    + (f"; git shows it renamed to {now}: `tether fanin {now}`" if now else "")
-                ),
-                soft_wrap=True,
-                markup=False,
-                highlight=False,
-            )
+            _say_missing(console, f"{path} is not a file of the working tree", "fanin", now)
         else:
             noun = "file imports" if count == 1 else "files import"
             console.print(visible(f"{count} {noun} {path}"), markup=False, highlight=False)

@@ -173,24 +173,12 @@ def _clash(
     problems: list[str],
 ) -> None:
     """Report the memory file ``stat`` left out because ``holder`` has its id."""
+    from recall.frontmatter import file_key_line  # a clash is rare: read only then
+
     message = f"duplicate id {memory_id}: {holder} already uses it; give one a new id"
-    line = _id_line(folder.path / stat.name)
+    line = file_key_line(folder.path / stat.name, "id")
     rows.record_problem(conn, stat, line, message)
     problems.append(f"{folder.path / stat.name}:{line}: {message}")
-
-
-def _id_line(path: Path) -> int:
-    """The line of ``path``'s front matter that gives its ``id`` (1 when it cannot be told)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig", errors="replace")
-    except OSError:
-        return 1
-    for number, line in enumerate(text.splitlines()[1:], start=2):
-        if line.startswith("id:"):
-            return number
-        if line.rstrip() == "---":
-            break
-    return 1
 
 
 def _same_row(existing: sqlite3.Row, memory: Memory, sha: str) -> bool:

@@ -131,14 +131,9 @@ def _append_purged(path: Path, ids: Sequence[str], *, private: bool) -> None:
 
 def key_line(path: Path, key: str = LINK_KEY) -> int:
     """The line of ``path``'s front matter that gives ``key`` (1 when it cannot be found)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig", errors="replace")
-    except OSError:
-        return 1
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith(f"{key}:"):
-            return number
-    return 1
+    from recall.frontmatter import file_key_line  # only where a link is reported
+
+    return file_key_line(path, key)
 
 
 def dangling(store: MemoryStore, stores: Sequence[MemoryStore]) -> list[tuple[str, str]]:

@@ -43,6 +43,18 @@ def rename(repo: Path, cli: Run) -> None:
     assert cli("index").code == 0
 
 
+def asks_through_the_rename(answer: dict[str, Any] | None, guard: str, gotcha: str) -> None:
+    """The hook's answer to an edit of net_retry.py, once retry.py: it asks about the guard on
+    the old name, and warns of the gotcha there."""
+    assert answer is not None
+    assert answer["permissionDecision"] == "ask"
+    assert (
+        f"[{guard}] covers net_retry.py (renamed from retry.py);"
+        in (answer["permissionDecisionReason"])
+    )
+    assert f"[{gotcha}]" in answer["additionalContext"]
+
+
 def pre_edit(cli: Run, repo: Path, path: str) -> dict[str, Any] | None:
     """The real hook command's answer to an Edit of ``path`` (None: it said nothing)."""
     payload = {
@@ -68,13 +80,7 @@ def test_the_edit_hook_guards_and_warns_through_a_rename(repo: Path, cli: Run) -
     commit_all(repo, "memories")
     rename(repo, cli)
     answer = pre_edit(cli, repo, "net_retry.py")
-    assert answer is not None
-    assert answer["permissionDecision"] == "ask"
-    assert (
-        f"[{guard}] covers net_retry.py (renamed from retry.py);"
-        in (answer["permissionDecisionReason"])
-    )
-    assert f"[{gotcha}]" in answer["additionalContext"]
+    asks_through_the_rename(answer, guard, gotcha)
 
 
 def test_list_file_lists_the_memories_naming_its_earlier_name(repo: Path, cli: Run) -> None:

@@ -15,7 +15,7 @@ from recall.hooks import LOG_NAME
 from recall.locations import project_location
 
 from .test_guard_fallback_names import _damage
-from .test_guard_renames import SOURCE, commit_all, pre_edit, remember
+from .test_guard_renames import SOURCE, asks_through_the_rename, commit_all, pre_edit, remember
 
 Run = Callable[..., CliResult]
 
@@ -38,13 +38,7 @@ def test_the_edit_hook_asks_about_a_rename_only_staged(repo: Path, cli: Run) -> 
     guard, gotcha = guarded_and_indexed(repo, cli)
     git(repo, "mv", "retry.py", "net_retry.py")
     answer = pre_edit(cli, repo, "net_retry.py")
-    assert answer is not None
-    assert answer["permissionDecision"] == "ask"
-    assert (
-        f"[{guard}] covers net_retry.py (renamed from retry.py);"
-        in (answer["permissionDecisionReason"])
-    )
-    assert f"[{gotcha}]" in answer["additionalContext"]
+    asks_through_the_rename(answer, guard, gotcha)
     assert pre_edit(cli, repo, "README.md") is None  # another file: nothing to ask
 
 
