@@ -77,20 +77,21 @@ def read_commits(
     """Non-merge commits after ``since_commit`` (exclusive) or since ``since_time``, oldest first.
 
     Only the oldest :data:`~recall.distill_words.MAX_COMMITS` are read, parents before their
-    children, so that the last one read can mark where the next run reads on (every commit of
-    the range it descends from was read); the answer says how many newer ones were left. Paths
-    are relative to ``repo_root`` and files outside it are left out.
+    children, so that the last one read can mark where the next run reads on; of those, only
+    the last one's ancestors are read (:func:`_closed_under`), as the next run reads every
+    commit of the range the mark does not descend from. The answer says how many were left.
+    Paths are relative to ``repo_root`` and files outside it are left out.
     """
-    listing = ["rev-list", "--no-merges", "--topo-order", "--reverse"]
-    if since_time:
-        listing.append(f"--since={since_time}")
+    bounds = [f"--since={since_time}"] if since_time else []
     if since_commit is not None:  # an empty one too: resolve_commit refuses it
-        listing.append(f"{resolve_commit(repo_root, since_commit)}..HEAD")
-    else:
-        listing.append("HEAD")
+        bounds.append(f"^{resolve_commit(repo_root, since_commit)}")
+    listing = ["rev-list", "--no-merges", "--topo-order", "--reverse", *bounds, "HEAD"]
     shas = _git(repo_root, listing).decode("ascii", "replace").split()
     if not shas:
         return Commits()
+    chosen = shas[:MAX_COMMITS]
+    if len(shas) > MAX_COMMITS:
+        chosen = _closed_under(repo_root, chosen, bounds)
     args = [
         "log",
         "--no-walk=unsorted",
@@ -98,7 +99,7 @@ def read_commits(
         "--name-only",
         "-z",
         "--format=%x01%H%x1f%P%x1f%an%x1f%B%x02",
-        *shas[:MAX_COMMITS],
+        *chosen,
     ]
     out = _git(repo_root, args).decode("utf-8", "surrogateescape")
     commits: list[Commit] = []
@@ -108,7 +109,16 @@ def read_commits(
         files = tuple(n.strip("\n") for n in names.split("\x00") if n.strip("\n"))
         commit = Commit(sha.strip(), author, message.strip(), files, tuple(parents.split()))
         commits.append(commit)
-    return Commits(commits, max(len(shas) - MAX_COMMITS, 0))
+    return Commits(commits, len(shas) - len(chosen))
+
+
+def _closed_under(repo_root: Path, oldest: list[str], bounds: list[str]) -> list[str]:
+    """The commits of ``oldest`` (a range's first commits, parents first) that the last of
+    them descends from: a commit of a side branch listed before it is left for the next run,
+    which reads what the last one does not descend from and would read that commit again."""
+    listing = ["rev-list", "--no-merges", *bounds, oldest[-1]]
+    ancestors = set(_git(repo_root, listing).decode("ascii", "replace").split())
+    return [sha for sha in oldest if sha in ancestors]
 
 
 def unread_notice(commits: Commits, again: str) -> str | None:
