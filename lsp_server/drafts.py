@@ -50,6 +50,13 @@ def _store(root: Root, obj: dict[str, Any]) -> MemoryStore:
     return store
 
 
+def _draft(store: MemoryStore, given: list[str], **fields: Any) -> Memory:
+    """A draft of a new memory of ``store`` with ``fields``: a new id, no summary yet (the
+    person writes it), created now, and ``given``, the files named, kept for a later repoint."""
+    draft = Memory(id=store.new_id(), summary="", created=now_iso(), **fields)
+    return with_given_files(draft, given)
+
+
 def _path(store: MemoryStore, root: Root, raw: str, label: str) -> str:
     """A path the command was given, in the stored form, a refusal naming it by ``label``
     (``files[0]``: the argument, never the CLI's ``--file``)."""
@@ -184,10 +191,10 @@ async def _remember_draft(
     source = text(obj, "source") or "user"
     if source not in SOURCES:
         raise BadInput(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
-    draft = Memory(
-        id=store.new_id(),
+    draft = _draft(
+        store,
+        given,
         category=category,
-        summary="",
         files=tuple(files),
         anchor=anchor,
         anchors=anchors,
@@ -200,11 +207,9 @@ async def _remember_draft(
             scope=store.scope,
             scope_option=GLOBAL_ARGUMENT,
         ),
-        created=now_iso(),
         author=author,
         source=source,
     )
-    draft = with_given_files(draft, given)  # the files named, for a later repoint
     return await open_draft(ls, store, draft, details=text(obj, "details") or "", notes=notes)
 
 
@@ -334,20 +339,18 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             ls.warn(note)
     acted(root, store, old.id)  # validated: the person acted on what was shown
     if summary is None:
-        draft = Memory(
-            id=store.new_id(),
+        draft = _draft(
+            store,
+            given,
             category=category,
-            summary="",
             files=tuple(files),
             anchor=anchor,
             anchors=anchors,
             pinned=pinned,
             guard=guard,  # in the draft's front matter: kept unless the person takes it out
             supersedes=old.id,
-            created=now_iso(),
             author=author,
         )
-        draft = with_given_files(draft, given)  # the files named, for a later repoint
         opened = await open_draft(ls, store, draft, old.summary, old.details, notes=file_notes)
         return {**opened, "guard_note": note} if note else opened
     _checked_text(obj)
