@@ -359,8 +359,9 @@ def test_pre_edit_after_a_commit_reads_the_commits_since_and_no_symbols(
 
 
 STAGED_RENAMES = ("subprocess",)
-"""git run to ask for a rename staged into the edited file: only for a file no indexed commit
-knows by its name (new, or the target of a rename not committed yet)."""
+"""git run to ask for a rename staged into the edited file: only for a file HEAD's tree does not
+hold under its name as the genome indexed it (new, or the target of a rename not committed yet,
+even onto a name an earlier commit deleted)."""
 
 
 def test_pre_edit_asks_git_for_a_staged_rename_only_of_a_file_history_does_not_know(
@@ -378,6 +379,26 @@ def test_pre_edit_asks_git_for_a_staged_rename_only_of_a_file_history_does_not_k
     assert (renamed.code, renamed.stderr) == (0, "")
     assert loaded(renamed, STAGED_RENAMES) == sorted(STAGED_RENAMES)  # one git call
     assert loaded(renamed, GENOME_REFRESH[:-1]) == []  # and no refresh: nothing committed
+
+
+def test_pre_edit_asks_git_of_a_rename_staged_onto_a_deleted_name_and_not_of_a_tracked_file(
+    repo: Path, quiet: str, tmp_path: Path
+) -> None:
+    (repo / "src" / "gone.py").write_text("def gone():\n    return 0\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "add gone.py")
+    git(repo, "rm", "-q", "src/gone.py")
+    git(repo, "commit", "-q", "-m", "delete gone.py")
+    assert run_probed(repo, tmp_path / "i.json", "index").code == 0
+    git(repo, "mv", "src/util.py", "src/gone.py")  # staged onto a name the history knows
+    known = run_probed(repo, tmp_path / "k.json", "hook", "pre-edit", stdin=edit_input(repo))
+    assert (known.code, known.stderr) == (0, "")
+    assert loaded(known, STAGED_RENAMES) == []  # src/app.py is a file of HEAD: no git
+    tool_input = {"file_path": str(repo / "src/gone.py"), "old_string": "a", "new_string": "b"}
+    payload = hook_input(repo, "PreToolUse", tool_name="Edit", tool_input=tool_input)
+    renamed = run_probed(repo, tmp_path / "r.json", "hook", "pre-edit", stdin=payload)
+    assert (renamed.code, renamed.stderr) == (0, "")
+    assert loaded(renamed, STAGED_RENAMES) == sorted(STAGED_RENAMES)  # one git call
 
 
 def test_pre_edit_loads_the_parser_only_for_a_file_with_a_guard_on_a_symbol(

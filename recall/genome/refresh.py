@@ -26,6 +26,7 @@ from recall.genome.history_index import (
     read_history,
 )
 from recall.genome.history_write import clear_history, write_history
+from recall.genome.index_added import added_in_index, record_index_added
 from recall.genome.lineage import Lineage
 from recall.genome.names import submodules_state, unnamed_notice
 from recall.genome.refresh_phases import Phases, Progress, serialized, timed
@@ -188,6 +189,7 @@ class Refresh:
                 tree, symbols, summary.elapsed_ms["tree"], summary.elapsed_ms["symbols"] = (
                     tree_job.result()
                 )
+            added = added_in_index(runner, probe.head)
         except RebuildDeferred:
             summary.mode = DEFERRED
             return
@@ -218,7 +220,7 @@ class Refresh:
             state[SYMBOLS_STATE] = SYMBOLS_BEHIND
         state.update(submodules_state(tree.gitlinks))
         with phases("write"):
-            self._write(summary, batch, tree, symbols, state_before, state)
+            self._write(summary, batch, tree, symbols, state_before, state, added)
 
     def _summarize(
         self,
@@ -251,8 +253,10 @@ class Refresh:
         symbols: SymbolBatch | None,
         state_before: dict[str, str],
         state: dict[str, str],
+        added: list[str] | None,
     ) -> None:
-        """Write everything in one transaction, unless another process got there first."""
+        """Write everything in one transaction, unless another process got there first
+        (``added``: the names git's index adds to HEAD's tree)."""
         with write_transaction(self.conn):
             recreated = ensure_schema(self.conn)
             if (read_state(self.conn) if not recreated else {}) != state_before:
@@ -266,6 +270,7 @@ class Refresh:
                 clear_history(self.conn)
             if batch is not None:
                 pairs += write_history(self.conn, batch)
+            record_index_added(self.conn, state, added)
             write_times(self.conn, state_before, state)
             write_tree(self.conn, tree, fresh=recreated)
             if symbols is not None:

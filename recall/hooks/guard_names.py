@@ -45,14 +45,16 @@ def catch_up_renames(project: MemoryStore, path: str) -> None:
 def dated_earlier(project: MemoryStore, path: str, staged: bool = False) -> list[EarlierName]:
     """The earlier names of ``path`` a memory may name it by, dated as recall dates them (the
     caller brought the renames up to date: :func:`catch_up_renames`); with ``staged`` (before
-    an edit) through a rename staged and not committed yet too
-    (:func:`recall.hooks.staged_renames.staged_earlier`)."""
-    earlier = earlier_dated(project.conn, path, lambda name: _is_file(project.repo_root, name))
+    an edit) through a rename staged and not committed yet instead, when there is one
+    (:func:`recall.hooks.staged_renames.staged_earlier`): the names its commit will give, as
+    the last rename into a name is the one a committed history follows back from it."""
     if staged:
         from recall.hooks.staged_renames import staged_earlier
 
-        earlier += staged_earlier(project, path, earlier)
-    return earlier
+        through = staged_earlier(project, path)
+        if through is not None:
+            return through
+    return earlier_dated(project.conn, path, lambda name: _is_file(project.repo_root, name))
 
 
 def earlier_or_none(project: MemoryStore, path: str, staged: bool = False) -> list[EarlierName]:

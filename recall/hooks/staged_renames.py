@@ -3,12 +3,20 @@ follows the committed ones: the file it renamed keeps its guards and gotchas bef
 
 Git's history knows nothing of them, so they are asked of git's index: one ``git diff --cached
 -M --name-status`` (HEAD against the index, as ``git status`` shows the rename), and only for an
-edited file that can be such a rename's target: a file on disk that no indexed commit knows by
-its name (the genome's files are rows under each file's latest committed name; a renamed file's
-row keeps its old name until the rename is committed). An edit of a file with history, the usual
-edit, runs no git: one indexed look-up. A file never committed (new, or renamed and not
-committed) pays the git call on each edit until its commit. A never indexed genome knows no
-files: then nothing is asked, as its committed renames are not followed either.
+edited file that can be such a rename's target: a file on disk that HEAD's tree, as the genome
+indexed it, does not hold under its name. The genome holds it when an indexed commit knows the
+file by that name (``genome_files``, rows under each file's latest committed name, a deleted
+file's too), the last refresh listed it (``genome_tree``: git's index and the untracked files),
+and that refresh did not find it staged as an addition against HEAD
+(:mod:`recall.genome.index_added`): so a rename staged onto a name an earlier commit deleted is
+followed, before a refresh and after one that ran while it was staged. An edit of a file HEAD
+holds, the usual edit, runs no git: one indexed look-up. A file never committed (new, or renamed
+and not committed) pays the git call on each edit until its commit. A never indexed genome
+knows no files: then nothing is asked, as its committed renames are not followed either.
+
+A staged rename gives the file the names its commit will: the name it had at HEAD and that
+name's earlier ones, not those of a file that had the new name before (deleted since), as the
+history follows only the last rename into a name back from it.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from recall.file_names import EarlierName, earlier_dated
+from recall.genome.index_added import INDEX_ADDED
 
 if TYPE_CHECKING:
     from recall.store import MemoryStore
@@ -29,14 +38,21 @@ GIT_TIMEOUT_S: Final = 5
 milliseconds, but a hook must answer within the agent's hook timeout whatever git does)."""
 
 
-def _known_to_history(conn: sqlite3.Connection, path: str) -> bool | None:
-    """Whether an indexed commit knows the file by ``path`` (its row has that name); None when
-    the index holds no genome yet."""
+def _held_at_head(conn: sqlite3.Connection, path: str) -> bool | None:
+    """Whether HEAD's tree holds ``path``, as the genome last indexed it: an indexed commit
+    knows the file by that name, the last refresh listed it, and not as an addition staged
+    against HEAD (:mod:`recall.genome.index_added`). None when the index holds no genome yet."""
     try:
-        row = conn.execute("SELECT 1 FROM genome_files WHERE path = ?", (path,)).fetchone()
+        row = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM genome_files WHERE path = :path)"
+            " AND EXISTS (SELECT 1 FROM genome_tree WHERE path = :path)"
+            " AND NOT EXISTS (SELECT 1 FROM json_each("
+            "(SELECT value FROM genome_state WHERE key = :added)) WHERE value = :path)",
+            {"path": path, "added": INDEX_ADDED},
+        ).fetchone()
     except sqlite3.OperationalError:  # no genome tables (never indexed)
         return None
-    return row is not None
+    return bool(row[0])
 
 
 def staged_source(root: Path, path: str) -> str | None:
@@ -72,25 +88,26 @@ def staged_source(root: Path, path: str) -> str | None:
     return None
 
 
-def staged_earlier(project: MemoryStore, path: str, known: list[EarlierName]) -> list[EarlierName]:
-    """The earlier names of ``path`` through a rename staged into it, beyond ``known``: the name
-    it had at HEAD (any memory naming it follows while no file has it again: it was left just
-    now), then that name's own earlier names as the genome dates them; none for a file whose
-    name an indexed commit knows (no git run then)."""
+def staged_earlier(project: MemoryStore, path: str) -> list[EarlierName] | None:
+    """The earlier names of ``path`` through a rename staged into it, as its commit will give
+    them: the name it had at HEAD (any memory naming it follows while no file has it again: it
+    was left just now), then that name's own earlier names as the genome dates them. None when
+    no rename is staged into it, or HEAD's tree holds ``path`` as the genome indexed it (no git
+    run then): the caller keeps the names the history gives ``path``."""
     root = project.repo_root
     if root is None or not (root / path).is_file():
-        return []
+        return None
     conn = project.conn
-    if _known_to_history(conn, path) is not False:
-        return []
+    if _held_at_head(conn, path) is not False:
+        return None
     old = staged_source(root, path)
     if old is None or old == path:
-        return []
+        return None
 
     def is_file(name: str) -> bool:
         return (root / name).is_file()
 
-    seen = {path, *(n.name for n in known)}
+    seen = {path}
     found: list[EarlierName] = []
     left = EarlierName(old, time.time() if is_file(old) else math.inf)
     for name in (left, *earlier_dated(conn, old, is_file)):

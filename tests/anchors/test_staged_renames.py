@@ -1,7 +1,8 @@
 """A rename only staged (``git mv`` not committed yet) keeps the file's guards before an edit, as
 a committed one does: the pre-edit hook asks git's index for the rename when the edited file is
-one no indexed commit knows by its name, and follows it (then the earlier names git's history
-gives the old name). The real hook command, real repositories."""
+one HEAD's tree does not hold under its name as the genome indexed it (new, or a name an earlier
+commit deleted), and follows it (then the earlier names git's history gives the old name). The
+real hook command, real repositories."""
 
 from __future__ import annotations
 
@@ -80,3 +81,64 @@ def test_a_new_file_staged_beside_the_guarded_one_is_no_rename(repo: Path, cli: 
     (repo / "copy_retry.py").write_text(SOURCE)
     git(repo, "add", "copy_retry.py")
     assert pre_edit(cli, repo, "copy_retry.py") is None
+
+
+def delete_committed(repo: Path, path: str) -> None:
+    """A file at ``path`` added in one commit and deleted in the next: the history knows it."""
+    (repo / path).write_text("def gone():\n    return 0\n")
+    commit_all(repo, f"add {path}")
+    git(repo, "rm", "-q", path)
+    commit_all(repo, f"delete {path}")
+
+
+def test_a_rename_staged_onto_a_name_an_earlier_commit_deleted(repo: Path, cli: Run) -> None:
+    delete_committed(repo, "net_retry.py")
+    guard, gotcha = guarded_and_indexed(repo, cli)
+    git(repo, "mv", "retry.py", "net_retry.py")
+    asks_through_the_rename(pre_edit(cli, repo, "net_retry.py"), guard, gotcha)
+    assert pre_edit(cli, repo, "README.md") is None  # a file HEAD holds: nothing to ask
+
+
+def test_a_rename_onto_a_deleted_name_staged_while_the_genome_refreshed(
+    repo: Path, cli: Run
+) -> None:
+    # the refresh lists git's index, which holds the new name: it is still no file of HEAD's
+    delete_committed(repo, "net_retry.py")
+    guard, gotcha = guarded_and_indexed(repo, cli)
+    git(repo, "mv", "retry.py", "net_retry.py")
+    assert cli("index").code == 0
+    asks_through_the_rename(pre_edit(cli, repo, "net_retry.py"), guard, gotcha)
+    commit_all(repo, "retry.py becomes net_retry.py")
+    committed = pre_edit(cli, repo, "net_retry.py")  # the commit leaves nothing staged behind
+    assert committed is not None
+    assert (
+        f"[{guard}] covers net_retry.py (renamed from retry.py);"
+        in (committed["permissionDecisionReason"])
+    )
+
+
+def test_a_staged_rename_onto_a_deleted_name_leaves_that_names_past_out(
+    repo: Path, cli: Run
+) -> None:
+    # old_net.py became net_retry.py, deleted since; retry.py is now staged onto that name
+    (repo / "old_net.py").write_text("def old():\n    return 0\n")
+    stale = cli(
+        "remember", "the pool is shared", "-c", "decision", "--guard", "-f", "old_net.py", "--json"
+    )
+    assert stale.code == 0, stale.stderr
+    stale_id = str(stale.json()["id"])
+    commit_all(repo, "old_net.py")
+    git(repo, "mv", "old_net.py", "net_retry.py")
+    commit_all(repo, "old_net.py becomes net_retry.py")
+    git(repo, "rm", "-q", "net_retry.py")
+    commit_all(repo, "delete net_retry.py")
+    guard, _ = guarded_and_indexed(repo, cli)
+    git(repo, "mv", "retry.py", "net_retry.py")
+    staged = pre_edit(cli, repo, "net_retry.py")
+    assert staged is not None
+    assert f"[{guard}]" in staged["permissionDecisionReason"]
+    assert f"[{stale_id}]" not in staged["permissionDecisionReason"]
+    commit_all(repo, "retry.py becomes net_retry.py")
+    committed = pre_edit(cli, repo, "net_retry.py")
+    assert committed is not None  # the commit follows the same names
+    assert committed["permissionDecisionReason"] == staged["permissionDecisionReason"]
