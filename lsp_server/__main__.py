@@ -1,5 +1,7 @@
-"""``python -m lsp_server`` runs the language server over stdio (same as ``tether lsp``)."""
+"""``python -m lsp_server`` is ``tether lsp``: the same options (``--stdio``, ``--log-level``)."""
 
-from lsp_server.setup import run
+import sys
 
-raise SystemExit(run())
+from recall.cli.main import main
+
+raise SystemExit(main(["lsp", *sys.argv[1:]]))

@@ -1,7 +1,8 @@
-"""``python -m mcp_server`` runs the MCP server over stdio (same as ``tether mcp``)."""
+"""``python -m mcp_server`` is ``tether mcp``: the same options, and the same project (the
+agent's ``CLAUDE_PROJECT_DIR`` when it sets one, else the current directory)."""
 
-from pathlib import Path
+import sys
 
-from mcp_server.server import run
+from recall.cli.main import main
 
-raise SystemExit(run(Path.cwd()))
+raise SystemExit(main(["mcp", *sys.argv[1:]]))

@@ -189,6 +189,13 @@ def test_inject_with_stdin_closed_says_so_and_a_hook_does_not_block(repo: Path) 
     assert _closed("<&-", "hook", "prompt", cwd=repo).code == 0
 
 
+def test_a_recall_batch_from_a_closed_stdin_says_so(repo: Path) -> None:
+    result = _closed("<&-", "recall", "--batch", "-", cwd=repo)
+    assert result.code == 2, result
+    assert "standard input is closed" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 @pytest.mark.parametrize("args", [("pending",), ("neighbours", "src/app.py"), ("list",)])
 def test_a_closed_stdout_ends_quietly(cli: Cli, repo: Path, args: tuple[str, ...]) -> None:
     _remember(cli)

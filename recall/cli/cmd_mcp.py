@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from recall.cli.context import CommandContext
 from recall.cli.render import log_level_option
+from recall.cli.std_streams import STDIN_CLOSED, ClosedStdin, StdinClosed
 from recall.errors import BadInput
 
 PROJECT_DIR_VARIABLE = "CLAUDE_PROJECT_DIR"
@@ -46,6 +48,8 @@ def run_mcp(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Serve one client until it disconnects."""
     if ctx.json:
         raise BadInput("mcp speaks JSON-RPC on stdio; --json does not apply to it")
+    if isinstance(sys.stdin, ClosedStdin):  # the SDK would read it as an empty input, quietly
+        raise StdinClosed(STDIN_CLOSED)
     from recall.cli.servers import server
 
     return server("mcp")(project_dir(args, ctx), log_level=args.log_level)

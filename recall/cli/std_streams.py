@@ -60,6 +60,13 @@ class ClosedStdin:
     def __iter__(self) -> NoReturn:
         raise StdinClosed(STDIN_CLOSED)
 
+    def __enter__(self) -> ClosedStdin:
+        """Itself, so a reader that closes what it read (``with handle:``) refuses by name."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Nothing to close."""
+
 
 BOM = "\ufeff"
 """A byte-order mark: an editor's mark at the start of a file, not part of its text."""
