@@ -17,7 +17,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_server import capabilities, cards, diagnostics, draft_open, drafts, store_busy
+from lsp_server import capabilities, cards, diagnostics, draft_open, drafts, listing, store_busy
 from lsp_server.command_args import count, flag, text
 from lsp_server.command_context import (
     acted,
@@ -31,8 +31,7 @@ from lsp_server.command_runs import run, run_async, run_write
 from lsp_server.roots import Root
 from lsp_server.server import TetherServer
 from recall.errors import BadInput, NotFound, StoreBusy
-from recall.lifecycle.disuse import as_seen, bring_back
-from recall.model import Memory
+from recall.lifecycle.disuse import bring_back
 from recall.policy.inject import format_hit
 from recall.policy.usage import counters
 from recall.ranking.query import RecallQuery, Touch
@@ -47,13 +46,6 @@ INDEXING_WAIT_SECONDS = 30.0
 """How long a reindex waits for a background genome refresh of the same index to end (the
 refresh holds a connection to the index being replaced); past it the user is told to retry
 rather than left waiting on a request."""
-
-LIST_LIMIT = 500
-"""Memories ``tether.list`` returns unless asked for fewer: every memory of a well-kept store,
-while a runaway one (an import gone wrong) cannot stall the editor's view. A person scrolls
-that view, so it can hold ten times what MCP's ``memory_list`` hands an agent, whose every
-line lands in its context window (mcp_server.limits.LIST_LIMIT)."""
-
 
 # -- the commands ----------------------------------------------------------------------------
 
@@ -163,75 +155,6 @@ def _followed(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     return {"memoryId": memory.id, "usage": counters(store.conn, memory.id)}
 
 
-def _listed(memory: Memory, scope: str) -> dict[str, Any]:
-    return {
-        "id": memory.id,
-        "summary": memory.summary,
-        "details": memory.details,
-        "category": memory.category,
-        "pinned": memory.pinned,
-        "status": memory.status,
-        "files": list(memory.files),
-        "anchor": memory.anchor,
-        "created": memory.created,
-        "scope": scope,
-    }
-
-
-def _list(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
-    limit = count(obj, "limit", LIST_LIMIT)
-    if text(obj, "uri") is not None:
-        root, doc = root_and_doc(ls, obj)
-        assert doc is not None
-        if doc.is_memory:
-            return {"memories": []}
-        # the ranking the diagnostics use (cached), without counters or hint effects
-        kind = root.touched.get(doc.rel, "open")
-        hits = diagnostics.hits_for(root, doc.rel, kind)
-        found = [
-            {
-                **_listed(h.memory, h.scope),
-                "receipt": h.receipt,
-                "score": round(h.score, 4),
-                "direct": doc.rel in h.memory.files,
-            }
-            for h in hits
-            if h.strong or doc.rel in h.memory.files
-        ]
-        return _page(found, limit)
-    status = text(obj, "status") or "active"
-    category = text(obj, "category")
-    pinned_only = flag(obj, "pinned")
-    seen: set[tuple[str, str]] = set()
-    found = []
-    for each in ls.roots:
-        for store in each.stores():
-            if not store.exists:
-                continue
-            # for this user, a memory archived by disuse lists as archived, as in `tether list`
-            listed, disused = as_seen(store, category=category, status=status)
-            for memory in listed:
-                key = (store.scope, memory.id)
-                if key in seen or (pinned_only and not memory.pinned):
-                    continue
-                seen.add(key)
-                entry = {**_listed(memory, store.scope), "receipt": None}
-                if memory.id in disused:
-                    entry.update(status="archived", archivedBy="disuse")
-                found.append(entry)
-    return _page(found, limit)
-
-
-def _page(found: list[dict[str, Any]], limit: int) -> dict[str, Any]:
-    """The first ``limit`` of ``found``, with how many there were before the cut (``total``)
-    so a client can say the list is not whole, and that count per scope (``totals``): a window
-    with a server per folder gets the global store from each, and counts it once."""
-    totals: dict[str, int] = {}
-    for entry in found:
-        totals[entry["scope"]] = totals.get(entry["scope"], 0) + 1
-    return {"memories": found[:limit], "total": len(found), "totals": totals}
-
-
 async def _indexing_done(ls: TetherServer, base: str) -> None:
     waited = 0.0
     while base in ls.indexer.running:
@@ -327,8 +250,9 @@ def list_memories(ls: TetherServer, *args: Any) -> Any:
     names the file). Without: every store's memories of ``status`` (active; or archived,
     superseded, deleted, all), project store first, each newest first. ``total`` is how many
     there were before ``limit`` cut them, ``totals`` the same per scope (``project``,
-    ``global``)."""
-    return run(ls, "list", args, _list)
+    ``global``), ``stores`` the same per store (``key``, ``scope``, ``path``, ``total``), and
+    each memory's ``store`` the key of the store it is in."""
+    return run(ls, "list", args, listing.list_page)
 
 
 async def reindex(ls: TetherServer, *args: Any) -> Any:

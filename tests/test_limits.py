@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from lsp_server import commands
+from lsp_server import commands, listing
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
 from recall.browse import actions
@@ -24,7 +24,8 @@ PINNED = [
     (store, "_UNWRITABLE_ATTEMPTS", 4),
     (store, "_UNWRITABLE_PAUSE", 0.05),
     (commands, "INDEXING_WAIT_SECONDS", 30.0),
-    (commands, "LIST_LIMIT", 500),
+    (listing, "LIST_LIMIT", 500),
+    (listing, "STORE_KEY_CHARS", 16),
     (mcp_limits, "LIST_LIMIT", 50),
     (actions, "SEARCH_LIMIT", 200),
     (trust, "GIT_TIMEOUT_S", 10),
@@ -69,10 +70,10 @@ def test_an_unwritable_index_is_told_within_a_second() -> None:
 
 def test_the_two_list_limits_serve_different_readers() -> None:
     """A person scrolls the editor's list; an agent's list lands in its context window."""
-    assert commands.LIST_LIMIT == 10 * mcp_limits.LIST_LIMIT
-    assert commands.LIST_LIMIT <= mcp_limits.LIST_MAX  # an agent can page as far as the editor
+    assert listing.LIST_LIMIT == 10 * mcp_limits.LIST_LIMIT
+    assert listing.LIST_LIMIT <= mcp_limits.LIST_MAX  # an agent can page as far as the editor
     assert "context" in (_reason(mcp_limits, "LIST_LIMIT") or "")
-    assert "context" in (_reason(commands, "LIST_LIMIT") or "")
+    assert "context" in (_reason(listing, "LIST_LIMIT") or "")
 
 
 def test_mcp_self_serve_tools_are_the_twins_of_the_self_serve_commands() -> None:

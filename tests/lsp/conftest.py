@@ -24,6 +24,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "init_options(dict): initializationOptions to send")
     config.addinivalue_line("markers", "client_name(str): clientInfo.name to send")
     config.addinivalue_line("markers", "extra_root: open a second repository as a folder")
+    config.addinivalue_line(
+        "markers", "folders(list): open these folders of the repository instead of its root"
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -112,7 +115,8 @@ async def client_one(
     request: pytest.FixtureRequest, lsp_client: LanguageClient, ws: workspace.Workspace
 ) -> AsyncIterator[None]:
     """One profile only, for behaviour that does not depend on what the client supports."""
-    roots = [ws.root]
+    folders = request.node.get_closest_marker("folders")
+    roots = [ws.root / name for name in folders.args[0]] if folders else [ws.root]
     if request.node.get_closest_marker("extra_root"):
         roots.append(workspace.build_second(ws.root.parent / "second"))
     session = await start(lsp_client, request.param, roots, request.node)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from recall.policy.usage import counters
@@ -163,3 +165,51 @@ async def test_list_counts_each_scope_apart(lsp_one: Session, ws: Workspace) -> 
     listed = await lsp.command("tether.list", {})
     assert sum(m["scope"] == "global" for m in listed["memories"]) == 1
     assert (await lsp.command("tether.list", {"status": "superseded"}))["totals"] == {}
+
+
+def _by_key(listed: dict) -> dict[str, dict]:
+    return {store["key"]: store for store in listed["stores"]}
+
+
+@pytest.mark.extra_root
+async def test_list_names_the_store_of_each_total(lsp_one: Session, ws: Workspace) -> None:
+    """Two repositories in one server: ``stores`` gives each store its own total, and each
+    memory names its store, so a client can tell two project stores apart."""
+    lsp = lsp_one
+    await lsp.command("tether.remember", {"summary": "prefer small commits", "global": True})
+    listed = await lsp.command("tether.list", {"limit": 2})
+    stores = _by_key(listed)
+    assert sorted((s["scope"], s["total"]) for s in stores.values()) == [
+        ("global", 1),
+        ("project", 1),
+        ("project", 3),
+    ]
+    mine = next(s for s in stores.values() if s["total"] == 3)
+    assert Path(mine["path"]).resolve() == (ws.root / ".tether").resolve()
+    assert all(len(key) == 16 for key in stores)  # STORE_KEY_CHARS: short in every memory
+    assert len(listed["memories"]) == 2
+    assert all(m["store"] == mine["key"] for m in listed["memories"])  # project store first
+    whole = await lsp.command("tether.list", {})
+    for key, store in stores.items():
+        found = [m for m in whole["memories"] if m["store"] == key]
+        assert {m["scope"] for m in found} == {store["scope"]}
+        assert len(found) == store["total"]
+    assert _by_key(whole) == stores
+    await lsp.open(ws.store_py)
+    for_file = await lsp.command("tether.list", {"uri": ws.store_py.as_uri()})
+    assert {m["store"] for m in for_file["memories"]} == {mine["key"]}
+    assert _by_key(for_file)[mine["key"]]["total"] == len(for_file["memories"])
+
+
+@pytest.mark.folders(["src", "docs"])
+async def test_two_folders_of_one_repository_list_its_store_once(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """The repository's root not opened, two of its folders are: one project store, one
+    total, whichever folder found it."""
+    listed = await lsp_one.command("tether.list", {})
+    (project,) = [s for s in listed["stores"] if s["scope"] == "project"]
+    assert Path(project["path"]).resolve() == (ws.root / ".tether").resolve()
+    assert project["total"] == 3
+    assert {m["store"] for m in listed["memories"]} == {project["key"]}
+    assert listed["total"] == 3

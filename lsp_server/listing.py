@@ -1,0 +1,123 @@
+"""``tether.list``: memories without side effects, each page saying which store each of its
+totals belongs to, so a window with a server per folder counts a store they share once."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from lsp_server import diagnostics
+from lsp_server.command_args import count, flag, text
+from lsp_server.command_context import root_and_doc
+from lsp_server.server import TetherServer
+from recall.lifecycle.disuse import as_seen
+from recall.model import Memory
+from recall.store import MemoryStore
+
+LIST_LIMIT = 500
+"""Memories ``tether.list`` returns unless asked for fewer: every memory of a well-kept store,
+while a runaway one (an import gone wrong) cannot stall the editor's view. A person scrolls
+that view, so it can hold ten times what MCP's ``memory_list`` hands an agent, whose every
+line lands in its context window (mcp_server.limits.LIST_LIMIT)."""
+
+STORE_KEY_CHARS = 16
+"""Hex digits of a store's key (a digest of its folder's resolved path): 64 bits never meet
+by chance among one user's stores, and each listed memory carries its key, so it stays short."""
+
+
+def store_key(store: MemoryStore) -> str:
+    """The same key for a store whichever server lists it: two folders of one repository, each
+    with its own server, list one project store; every server lists the one global store."""
+    path = str(store.location.base.resolve())
+    return hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:STORE_KEY_CHARS]
+
+
+def _listed(memory: Memory, scope: str, key: str) -> dict[str, Any]:
+    return {
+        "id": memory.id,
+        "summary": memory.summary,
+        "details": memory.details,
+        "category": memory.category,
+        "pinned": memory.pinned,
+        "status": memory.status,
+        "files": list(memory.files),
+        "anchor": memory.anchor,
+        "created": memory.created,
+        "scope": scope,
+        "store": key,
+    }
+
+
+def list_page(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
+    """The answer of ``tether.list`` (see :func:`lsp_server.commands.list_memories`)."""
+    limit = count(obj, "limit", LIST_LIMIT)
+    if text(obj, "uri") is not None:
+        root, doc = root_and_doc(ls, obj)
+        assert doc is not None
+        if doc.is_memory:
+            return {"memories": []}
+        stores = {s.scope: s for s in root.stores() if s.exists}
+        keys = {scope: store_key(s) for scope, s in stores.items()}
+        # the ranking the diagnostics use (cached), without counters or hint effects
+        kind = root.touched.get(doc.rel, "open")
+        hits = diagnostics.hits_for(root, doc.rel, kind)
+        found = [
+            {
+                **_listed(h.memory, h.scope, keys[h.scope]),
+                "receipt": h.receipt,
+                "score": round(h.score, 4),
+                "direct": doc.rel in h.memory.files,
+            }
+            for h in hits
+            if h.strong or doc.rel in h.memory.files
+        ]
+        return _page(found, limit, {keys[s]: store for s, store in stores.items()})
+    status = text(obj, "status") or "active"
+    category = text(obj, "category")
+    pinned_only = flag(obj, "pinned")
+    seen: set[tuple[str, str]] = set()
+    found = []
+    listed_stores: dict[str, MemoryStore] = {}
+    for each in ls.roots:
+        for store in each.stores():
+            if not store.exists:
+                continue
+            key = store_key(store)
+            listed_stores.setdefault(key, store)
+            # for this user, a memory archived by disuse lists as archived, as in `tether list`
+            listed, disused = as_seen(store, category=category, status=status)
+            for memory in listed:
+                if (store.scope, memory.id) in seen or (pinned_only and not memory.pinned):
+                    continue
+                seen.add((store.scope, memory.id))
+                entry = {**_listed(memory, store.scope, key), "receipt": None}
+                if memory.id in disused:
+                    entry.update(status="archived", archivedBy="disuse")
+                found.append(entry)
+    return _page(found, limit, listed_stores)
+
+
+def _page(
+    found: list[dict[str, Any]], limit: int, stores: dict[str, MemoryStore]
+) -> dict[str, Any]:
+    """The first ``limit`` of ``found``, with how many there were before the cut (``total``)
+    so a client can say the list is not whole; that count per scope (``totals``, what older
+    clients read); and per store (``stores``: its ``key``, as each memory's ``store`` names
+    it, ``scope``, ``path`` and ``total``, every store listed, even with none found): a
+    window with a server per folder gets the global store, and a repository two of its folders
+    share, from more than one server, and counts each once."""
+    totals: dict[str, int] = {}
+    per_store = dict.fromkeys(stores, 0)
+    for entry in found:
+        totals[entry["scope"]] = totals.get(entry["scope"], 0) + 1
+        per_store[entry["store"]] += 1
+    listed = [
+        {
+            "key": key,
+            "scope": store.scope,
+            "path": str(store.location.base),
+            "total": per_store[key],
+        }
+        for key, store in stores.items()
+    ]
+    return {"memories": found[:limit], "total": len(found), "totals": totals, "stores": listed}
