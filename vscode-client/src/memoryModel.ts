@@ -13,6 +13,8 @@ export interface ListedMemory {
   anchor: string | null;
   created: string;
   scope: string;
+  /** The key of the store it is in (`stores` of `tether.list`), when the server says. */
+  store?: string;
   /** Why it surfaced for the file asked about; null in plain listings. */
   receipt: string | null;
   /** Whether the memory names the file asked about (file listings only). */
@@ -77,7 +79,7 @@ export type TreeNode = GroupNode | MemoryNode | MessageNode;
 /**
  * Memories the view asks each server for, per status: a store of a few thousand lists whole,
  * while a runaway one (an import gone wrong) cannot stall the view. The server's own default
- * (`LIST_LIMIT` in lsp_server/commands.py) is the same.
+ * (`LIST_LIMIT` in lsp_server/listing.py) is the same.
  */
 export const VIEW_LIMIT = 500;
 
@@ -101,10 +103,41 @@ export interface ListPage {
   exact: boolean;
   /** How many there were before the limit, per scope (`project`, `global`), when the server says. */
   totals?: Readonly<Record<string, number>>;
+  /**
+   * How many there were before the limit, per store key, when the server says (and every
+   * memory of the page names its store). The same store listed by two servers has one key.
+   */
+  stores?: Readonly<Record<string, number>>;
 }
 
 /** The scope every folder's server lists: one store, whichever server lists it. */
 export const SHARED_SCOPE = 'global';
+
+const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
+
+/**
+ * Each store's total by key, from a `tether.list` answer's `stores` (`[{key, scope, path,
+ * total}]`); undefined when it is missing or malformed, or a memory does not name one of them,
+ * so the shown memories could not be taken off their own store's total.
+ */
+function storeTotals(stores: unknown, memories: readonly ListedMemory[]): Record<string, number> | undefined {
+  if (!Array.isArray(stores)) {
+    return undefined;
+  }
+  const totals: Record<string, number> = {};
+  for (const entry of stores as unknown[]) {
+    const { key, total } = (entry && typeof entry === 'object' ? entry : {}) as {
+      key?: unknown;
+      total?: unknown;
+    };
+    if (typeof key !== 'string' || !isCount(total)) {
+      return undefined;
+    }
+    totals[key] = Math.max(totals[key] ?? 0, total);
+  }
+  const named = memories.every((m) => typeof m.store === 'string' && Object.hasOwn(totals, m.store));
+  return named ? totals : undefined;
+}
 
 /**
  * A `tether.list` result read defensively. `total` says how many there were before the limit
@@ -113,7 +146,7 @@ export const SHARED_SCOPE = 'global';
 export function listPage(result: unknown, limit: number): ListPage {
   const body =
     result && typeof result === 'object'
-      ? (result as { memories?: unknown; total?: unknown; totals?: unknown })
+      ? (result as { memories?: unknown; total?: unknown; totals?: unknown; stores?: unknown })
       : {};
   const memories = Array.isArray(body.memories) ? (body.memories as ListedMemory[]) : [];
   if (typeof body.total === 'number' && Number.isFinite(body.total)) {
@@ -123,9 +156,13 @@ export function listPage(result: unknown, limit: number): ListPage {
       totals &&
       typeof totals === 'object' &&
       !Array.isArray(totals) &&
-      Object.values(totals).every((n) => typeof n === 'number' && Number.isFinite(n))
+      Object.values(totals).every(isCount)
     ) {
       page.totals = totals as Record<string, number>;
+    }
+    const stores = storeTotals(body.stores, memories);
+    if (stores) {
+      page.stores = stores;
     }
     return page;
   }
@@ -143,10 +180,13 @@ export interface FolderLists {
   pinned: ListPage;
 }
 
-function countByScope(memories: readonly ListedMemory[]): Record<string, number> {
+function countBy(
+  memories: readonly ListedMemory[],
+  key: (m: ListedMemory) => string,
+): Record<string, number> {
   const totals: Record<string, number> = {};
   for (const memory of memories) {
-    totals[memory.scope] = (totals[memory.scope] ?? 0) + 1;
+    totals[key(memory)] = (totals[key(memory)] ?? 0) + 1;
   }
   return totals;
 }
@@ -166,6 +206,15 @@ export function mergePages(
   const extra = (pinned?.memories ?? []).filter((m) => !shown.has(`${m.scope}:${m.id}`));
   const memories = [...active.memories, ...extra, ...archived.memories].map((memory) => ({ folder, memory }));
   const pinnedShown = active.memories.filter((m) => m.pinned);
+  const pinnedWhole: ListPage = {
+    memories: pinnedShown,
+    more: 0,
+    exact: true,
+    totals: countBy(pinnedShown, (m) => m.scope),
+  };
+  if (active.stores) {
+    pinnedWhole.stores = countBy(pinnedShown, (m) => m.store!);
+  }
   return {
     memories,
     active: {
@@ -175,7 +224,7 @@ export function mergePages(
     },
     archived,
     // not asked for apart: the active page was whole, and so is this
-    pinned: pinned ?? { memories: pinnedShown, more: 0, exact: true, totals: countByScope(pinnedShown) },
+    pinned: pinned ?? pinnedWhole,
   };
 }
 
@@ -186,13 +235,33 @@ export interface Omitted {
 }
 
 /**
- * Adds up what the pages of several servers (one per folder) left out. Every server lists the
- * global store too, and the view shows each global memory once: when the servers say their
- * totals per scope, the global store is counted once (the most any server found), less the
- * global memories shown by any of them; each folder's own scopes are added up as they are.
+ * Adds up what the pages of several servers (one per folder) left out. Two servers can list
+ * one store: every server lists the global store, and two folders of one repository list its
+ * project store. When every server says its totals per store, each store is counted once (the
+ * most any server found for it), less its memories shown by any server. A server that says its
+ * totals per scope only (an older one) has the global store counted once the same way, and
+ * each folder's own scopes added up as they are.
  */
 export function omitted(pages: readonly ListPage[]): Omitted {
   const exact = pages.every((p) => p.exact);
+  if (pages.every((p) => p.stores)) {
+    const most = new Map<string, number>();
+    const shown = new Map<string, Set<string>>();
+    for (const page of pages) {
+      for (const [key, total] of Object.entries(page.stores!)) {
+        most.set(key, Math.max(most.get(key) ?? 0, total));
+      }
+      for (const memory of page.memories) {
+        const ids = shown.get(memory.store!) ?? new Set<string>();
+        shown.set(memory.store!, ids.add(memory.id));
+      }
+    }
+    let more = 0;
+    for (const [key, total] of most) {
+      more += Math.max(0, total - (shown.get(key)?.size ?? 0));
+    }
+    return { more, exact };
+  }
   if (!pages.every((p) => p.totals)) {
     return { more: pages.reduce((sum, p) => sum + p.more, 0), exact };
   }

@@ -257,3 +257,79 @@ test('a cut pinned list is counted and says so, like the others', () => {
   assert.equal(pinned.description, '1 of 601');
   assert.equal(labels(pinned.children).at(-1), '… 600 more not listed: run `tether list` in a terminal');
 });
+
+/** A `tether.list` answer of the memories given, with its totals per scope and per store. */
+function answer(memories: ListedMemory[], stores: Array<{ key: string; scope: string; total: number }>) {
+  const totals: Record<string, number> = {};
+  stores.forEach((s) => (totals[s.scope] = (totals[s.scope] ?? 0) + s.total));
+  const total = stores.reduce((sum, s) => sum + s.total, 0);
+  return { memories, total, totals, stores: stores.map((s) => ({ ...s, path: `/${s.key}` })) };
+}
+
+const inStore = (prefix: string, n: number, store: string, scope = 'project', from = 0) =>
+  Array.from({ length: n }, (_, i) => memory(`${prefix}${from + i}`, { scope, store }));
+
+test('two folders of one repository count its project store once', () => {
+  // r/app and r/lib open, r not: both servers list r's 600 memories and show the same 500
+  const shared = { key: 'r', scope: 'project', total: 600 };
+  const app = listPage(answer(inStore('m', 500, 'r'), [shared]), 500);
+  const lib = listPage(answer(inStore('m', 500, 'r'), [shared]), 500);
+  assert.deepEqual(app.stores, { r: 600 });
+  assert.deepEqual(omitted([app, lib]), { more: 100, exact: true });
+  // what either shows is shown: together they list all 600
+  const later = listPage(answer(inStore('m', 500, 'r', 'project', 100), [shared]), 500);
+  assert.deepEqual(omitted([app, later]), { more: 0, exact: true });
+  // the global store beside it, counted once too
+  const global = { key: 'g', scope: 'global', total: 30 };
+  const a = listPage(
+    answer([...inStore('m', 490, 'r'), ...inStore('g', 10, 'g', 'global')], [shared, global]),
+    500,
+  );
+  const b = listPage(
+    answer([...inStore('m', 480, 'r'), ...inStore('g', 20, 'g', 'global')], [shared, global]),
+    500,
+  );
+  assert.deepEqual(omitted([a, b]), { more: 110 + 10, exact: true });
+  // the Pinned section of a whole active page counts per store the same way
+  const pinned = memory('p0', { pinned: true, store: 'r' });
+  const whole = mergePages('file:///r/app', listPage(answer([pinned], [{ ...shared, total: 1 }]), 500), {
+    memories: [],
+    more: 0,
+    exact: true,
+  });
+  assert.deepEqual(whole.pinned.stores, { r: 1 });
+  assert.deepEqual(omitted([whole.pinned, whole.pinned]), { more: 0, exact: true });
+});
+
+test('different project stores are each counted, one two servers list once', () => {
+  // folder r holds a repository nested in it (r/vendor/billing), which is also a folder
+  const outer = { key: 'r', scope: 'project', total: 700 };
+  const nested = { key: 'b', scope: 'project', total: 40 };
+  const both = listPage(answer([...inStore('o', 480, 'r'), ...inStore('n', 20, 'b')], [outer, nested]), 500);
+  const billing = listPage(answer(inStore('n', 30, 'b'), [nested]), 500);
+  assert.deepEqual(both.stores, { r: 700, b: 40 });
+  assert.deepEqual(omitted([both, billing]), { more: 220 + 10, exact: true });
+  // two stores with the same memory id are two memories
+  const x = listPage(answer(inStore('m', 5, 'x'), [{ key: 'x', scope: 'project', total: 6 }]), 5);
+  const y = listPage(answer(inStore('m', 5, 'y'), [{ key: 'y', scope: 'project', total: 9 }]), 5);
+  assert.deepEqual(omitted([x, y]), { more: 1 + 4, exact: true });
+});
+
+test('a server that does not name its stores is counted by scope, as before', () => {
+  const key = { key: 'r', scope: 'project', total: 600 };
+  const newer = listPage(answer(inStore('m', 500, 'r'), [key]), 500);
+  assert.deepEqual(newer.stores, { r: 600 });
+  // an older server: totals only
+  const older = listPage({ memories: inStore('m', 500, 'r'), total: 600, totals: { project: 600 } }, 500);
+  assert.equal(older.stores, undefined);
+  assert.deepEqual(omitted([newer, older]), { more: 200, exact: true });
+  // a memory that names no store of the answer, or a malformed entry: the stores are not read
+  const stray = answer([memory('m0', { store: 'elsewhere' })], [key]);
+  assert.equal(listPage(stray, 500).stores, undefined);
+  assert.deepEqual(listPage(stray, 500).totals, { project: 600 });
+  assert.equal(
+    listPage({ ...answer([], [key]), stores: [{ key: 'r', total: 'many' }] }, 500).stores,
+    undefined,
+  );
+  assert.equal(listPage({ ...answer([], [key]), stores: { r: 600 } }, 500).stores, undefined);
+});
