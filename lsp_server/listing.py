@@ -56,7 +56,8 @@ def list_page(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         assert doc is not None
         if doc.is_memory:
             return {"memories": []}
-        stores = {s.scope: s for s in root.stores() if s.exists}
+        # every store of the root: a hit cached before its store folder went still names it
+        stores = {s.scope: s for s in root.stores()}
         keys = {scope: store_key(s) for scope, s in stores.items()}
         # the ranking the diagnostics use (cached), without counters or hint effects
         kind = root.touched.get(doc.rel, "open")
@@ -110,7 +111,7 @@ def _page(
     per_store = dict.fromkeys(stores, 0)
     for entry in found:
         totals[entry["scope"]] = totals.get(entry["scope"], 0) + 1
-        per_store[entry["store"]] += 1
+        per_store[entry["store"]] = per_store.get(entry["store"], 0) + 1
     listed = [
         {
             "key": key,
