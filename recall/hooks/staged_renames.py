@@ -2,7 +2,10 @@
 follows the committed ones: the file it renamed keeps its guards and gotchas before the commit.
 
 Git's history knows nothing of them, so they are asked of git's index: one ``git diff --cached
--M --name-status`` (HEAD against the index, as ``git status`` shows the rename), and only for an
+-M --name-status`` (the commit the genome last read against the index: HEAD once the hook has
+caught the history up, as ``git status`` shows the rename; an older commit when the hook left
+the history behind, after an amended or rebased commit, a branch that forked earlier, or a long
+pull, so that the renames those commits made are followed too), and only for an
 edited file that can be such a rename's target: a file on disk that HEAD's tree, as the genome
 indexed it, does not hold under its name. The genome holds it when an indexed commit knows the
 file by that name (``genome_files``, rows under each file's latest committed name, a deleted
@@ -55,23 +58,31 @@ def _held_at_head(conn: sqlite3.Connection, path: str) -> bool | None:
     return bool(row[0])
 
 
-def staged_source(root: Path, path: str) -> str | None:
-    """The name HEAD has for the file that git's index has renamed to ``path`` (paths relative
-    to ``root``), or None: no such rename staged, no commit yet, or git cannot say."""
+def _indexed_head(conn: sqlite3.Connection) -> str | None:
+    """The commit the genome's history was last read at, or None (never indexed)."""
+    try:
+        row = conn.execute("SELECT value FROM genome_state WHERE key = 'head'").fetchone()
+    except sqlite3.OperationalError:  # no genome tables (never indexed)
+        return None
+    return str(row[0]) if row and row[0] else None
+
+
+def _renames_against(root: Path, base: str) -> bytes | None:
+    """``git diff --cached -M`` of commit ``base`` against git's index, or None (git failed:
+    no such commit any more, no commit yet)."""
     from recall.gitquery import git_stdout
 
-    out = git_stdout(
-        root,
-        "diff",
-        "--cached",
-        "-M",
-        "--name-status",
-        "-z",
-        "--relative",
-        "HEAD",
-        "--",
-        timeout=GIT_TIMEOUT_S,
-    )
+    args = ["diff", "--cached", "-M", "--name-status", "-z", "--relative", base, "--"]
+    return git_stdout(root, *args, timeout=GIT_TIMEOUT_S)
+
+
+def staged_source(root: Path, path: str, since: str | None = None) -> str | None:
+    """The name commit ``since`` (HEAD when None, or when git no longer has it) has for the
+    file that git's index has renamed to ``path`` (paths relative to ``root``), or None: no
+    such rename, no commit yet, or git cannot say."""
+    out = _renames_against(root, since) if since else None
+    if out is None:
+        out = _renames_against(root, "HEAD")
     if not out:
         return None
     fields = out.decode("utf-8", "surrogateescape").split("\0")
@@ -90,8 +101,9 @@ def staged_source(root: Path, path: str) -> str | None:
 
 def staged_earlier(project: MemoryStore, path: str) -> list[EarlierName] | None:
     """The earlier names of ``path`` through a rename staged into it, as its commit will give
-    them: the name it had at HEAD (any memory naming it follows while no file has it again: it
-    was left just now), then that name's own earlier names as the genome dates them. None when
+    them (or made by commits the genome has not read): the name it had at the commit the genome
+    last read (any memory naming it follows while no file has it again: it was left just now),
+    then that name's own earlier names as the genome dates them. None when
     no rename is staged into it, or HEAD's tree holds ``path`` as the genome indexed it (no git
     run then): the caller keeps the names the history gives ``path``."""
     root = project.repo_root
@@ -100,7 +112,7 @@ def staged_earlier(project: MemoryStore, path: str) -> list[EarlierName] | None:
     conn = project.conn
     if _held_at_head(conn, path) is not False:
         return None
-    old = staged_source(root, path)
+    old = staged_source(root, path, _indexed_head(conn))
     if old is None or old == path:
         return None
 

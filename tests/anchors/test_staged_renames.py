@@ -142,3 +142,22 @@ def test_a_staged_rename_onto_a_deleted_name_leaves_that_names_past_out(
     committed = pre_edit(cli, repo, "net_retry.py")
     assert committed is not None  # the commit follows the same names
     assert committed["permissionDecisionReason"] == staged["permissionDecisionReason"]
+
+
+def test_a_rename_amended_into_the_last_commit_keeps_the_guard(repo: Path, cli: Run) -> None:
+    # the amend rewrites the commit the genome read: the hook does not read a rewritten
+    # history, so the rename is asked of git against the commit it did read
+    guard, gotcha = guarded_and_indexed(repo, cli)
+    git(repo, "mv", "retry.py", "net_retry.py")
+    git(repo, "commit", "-q", "--amend", "-m", "memories, and retry.py is net_retry.py")
+    asks_through_the_rename(pre_edit(cli, repo, "net_retry.py"), guard, gotcha)
+    assert pre_edit(cli, repo, "README.md") is None
+
+
+def test_a_rename_on_a_branch_forked_before_the_index_keeps_the_guard(repo: Path, cli: Run) -> None:
+    guard, gotcha = guarded_and_indexed(repo, cli)
+    git(repo, "checkout", "-q", "-b", "topic", "HEAD~1")  # forked before the memories' commit
+    git(repo, "checkout", "-q", "main", "--", ".tether")  # the memories, as a merge brings them
+    git(repo, "mv", "retry.py", "net_retry.py")
+    commit_all(repo, "retry.py is net_retry.py, with the memories")
+    asks_through_the_rename(pre_edit(cli, repo, "net_retry.py"), guard, gotcha)
