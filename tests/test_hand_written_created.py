@@ -1,7 +1,8 @@
 """A memory file written by hand without ``created:`` is dated, when first indexed, by the
 commit that added it (a fresh clone gives every file the time of the checkout), else by its
 file's modification time; a pin, an unpin or an edit by hand touches the file, and must not
-make it new (it would jump to the top of ``list``). Its file is never given a ``created:``."""
+make it new (it would jump to the top of ``list``). Tether's own first rewrite of the file
+writes that date in, so a rebuilt index keeps it too."""
 
 from __future__ import annotations
 
@@ -45,7 +46,15 @@ def test_pin_and_unpin_keep_the_date_of_a_file_with_no_created(repo: Path) -> No
     assert _created(repo)["old hand note"].startswith("2024-01-01")
     listed = run_tether("list", cwd=repo).stdout.splitlines()
     assert "a newer note" in listed[0]
-    assert "created" not in path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    assert text.count('created: "2024-01-01') == 1 and text.endswith("---\nold hand note\n")
+
+
+def test_a_rebuilt_index_keeps_the_date_once_tether_rewrote_the_file(repo: Path) -> None:
+    _, memory_id = _hand_written(repo)
+    assert run_tether("pin", memory_id, cwd=repo).code == 0  # the file's time moves to now
+    assert run_tether("reindex", cwd=repo).code == 0
+    assert _created(repo)["old hand note"].startswith("2024-01-01")
 
 
 def test_an_edit_by_hand_keeps_the_date_too(repo: Path) -> None:

@@ -257,7 +257,11 @@ def test_pin_keeps_hand_written_comments_and_keys(store: MemoryStore) -> None:
     store.refresh()
     [memory] = [m for m in store.list() if m.summary == "Hand written"]
     store.set_pinned(memory.id, True)
-    assert path.read_text() == text.replace("ticket: OPS-12\n", "ticket: OPS-12\npinned: true\n")
+    # the date the index gave a file with no created: is written in with Tether's first rewrite
+    dated = f"created: {frontmatter.scalar(memory.created)}\n"
+    assert path.read_text() == text.replace(
+        "ticket: OPS-12\n", f"ticket: OPS-12\n{dated}pinned: true\n"
+    )
     assert store.get(memory.id).pinned is True
 
 

@@ -243,10 +243,14 @@ class StoreWrites(VectorFilling):
                 raise NotFound(f"{path} disappeared; run `tether doctor`") from None
             from recall import frontmatter
 
+            before = indexed_created(self.conn, name)
+            if before and "created" not in frontmatter.parse(text, path).fields:
+                # the date lived in the index alone (a file written by hand without one): the
+                # rewrite moves the file's time it came from, so the file keeps it from now on
+                changes = {"created": before, **changes}
             new_text = frontmatter.update(text, path, changes)
             with self._rewriting(name):
                 stat = self.folder.write(name, new_text, exclusive=False)
-                before = indexed_created(self.conn, name)
                 memory = memory_from_text(new_text, path, stat, self.normalize_stored, before)
                 self._index_written(memory, stat, new_text)
         return memory
