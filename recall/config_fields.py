@@ -16,6 +16,8 @@ from dataclasses import fields, replace
 from functools import cache
 from typing import Any, Final, TypeVar
 
+from recall.toml_lines import place
+
 Warn = Callable[[str], None]
 Parse = Callable[[Any], Any]
 S = TypeVar("S")
@@ -105,16 +107,17 @@ def apply(settings: S, source: str, values: Mapping[str, Any], warn: Warn) -> S:
             parsed = parse(value)
         except ValueError as error:
             kept = f"; {earlier}, which also sets {name}, is kept: remove one" if earlier else ""
-            warn(f"{source}: ignoring {key} = {value!r}: {error}{kept}")
+            warn(f"{place(source, key)}: ignoring {key} = {value!r}: {error}{kept}")
             continue
+        where = place(source, key)
         if name in stays_off and earlier is not None:
             warn(
-                f"{source}: {earlier} and {key} both set {name}, which is only ever turned "
+                f"{where}: {earlier} and {key} both set {name}, which is only ever turned "
                 "off here: it is off if either is false; remove the other"
             )
         elif before is not None:
             warn(
-                f"{source}: {before} and {key} both set {name}; the last one, {key}, wins: "
+                f"{where}: {before} and {key} both set {name}; the last one, {key}, wins: "
                 "remove the other"
             )
         given[name] = key
@@ -227,5 +230,5 @@ def unknown_keys(
             continue
         suggestion = closest_key(key, known)
         said = f"did you mean {suggestion}?" if suggestion else advice
-        lines.append(f"{source}: unknown key {key!r} ignored; {said}")
+        lines.append(f"{place(source, key)}: unknown key {key!r} ignored; {said}")
     return lines

@@ -8,7 +8,8 @@ A repository is untrusted input (anyone can clone one), so a few keys are the us
 The engine's configurable numbers are :class:`EngineSettings`; the language server reads the
 repository's files for its own keys (``lsp_server.configuration``), so each reader skips the
 other's keys. Keys may be written camelCase, snake_case or kebab-case. A bad value is reported,
-naming the file and the key, and the value before it is kept.
+naming the file and the line of the key (``path:line:``, :mod:`recall.toml_lines`) and the key,
+and the value before it is kept.
 
 Adding a setting is one line in :class:`EngineSettings`: a field whose default is
 ``setting(CONSTANT, parser)`` (:mod:`recall.config_fields`, which the language server's settings
@@ -17,7 +18,7 @@ common ones are in :mod:`recall.config_fields`; any ``Callable[[Any], T]`` raisi
 ``ValueError`` with what to write instead) checks a value read from a file.
 
 A key in a file that no reader knows (a misspelling, most likely) is reported once per
-reading, naming the file and the key and suggesting the closest known key; it is never applied.
+reading, naming the file, the key's line and the key and suggesting the closest known key; it is never applied.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from recall.lifecycle import (
 )
 from recall.locations import global_base
 from recall.model import CATEGORIES
+from recall.toml_lines import FileTable, place, read_toml
 from recall.warm.protocol import AUTO_START as WARM_ENGINE
 
 INJECT_OTHERS: Final = True
@@ -100,33 +102,36 @@ def file_sources(repo_root: Path | None, warn: Warn) -> list[Source]:
         return []
     found: list[Source] = []
     pyproject = repo_root / "pyproject.toml"
-    data = _read_repository_toml(pyproject, repo_root, warn)
+    data, text = _read_repository_toml(pyproject, repo_root, warn)
     table = data.get("tool", {}).get("tether") if isinstance(data.get("tool"), dict) else None
     if isinstance(table, dict):
-        found.append((f"{pyproject} [tool.tether]", table))
+        name = f"{pyproject} [tool.tether]"
+        found.append((FileTable(name, pyproject, ("tool", "tether"), text, data), table))
     elif table is not None:
+        tool = FileTable(str(pyproject), pyproject, ("tool",), text, data)
         warn(
-            f"{pyproject}: tool.tether ignored: it must be a table (a [tool.tether] section "
-            f"of key = value lines), not {_toml_kind(table)}"
+            f"{tool.place('tether')}: tool.tether ignored: it must be a table (a [tool.tether] "
+            f"section of key = value lines), not {_toml_kind(table)}"
         )
     own = repo_root / ".tether" / "config.toml"
-    data = _read_repository_toml(own, repo_root, warn)
+    data, text = _read_repository_toml(own, repo_root, warn)
     if data:
-        found.append((str(own), data))
+        found.append((FileTable(str(own), own, (), text, data), data))
     for name, values in found:
         for line in unknown_keys(name, values):
             warn(line)
     return [(name, _without_user_only(name, values, warn)) for name, values in found]
 
 
-def _read_repository_toml(path: Path, repo_root: Path, warn: Warn) -> dict[str, Any]:
-    """A repository's settings file, unless it is a link to a file outside the repository."""
+def _read_repository_toml(path: Path, repo_root: Path, warn: Warn) -> tuple[dict[str, Any], str]:
+    """A repository's settings file and its text, unless it is a link to a file outside the
+    repository."""
     from recall.containment import repository_file_inside
 
     if not repository_file_inside(path, repo_root):
         warn(f"{path}: not read: it is a symbolic link to a file outside the repository")
-        return {}
-    return _read_toml(path, warn)
+        return {}, ""
+    return read_toml(path, warn)
 
 
 def _without_user_only(source: str, values: Mapping[str, Any], warn: Warn) -> dict[str, Any]:
@@ -137,7 +142,7 @@ def _without_user_only(source: str, values: Mapping[str, Any], warn: Warn) -> di
         entry = known.get(fold_key(str(raw_key)))
         if entry is not None and entry[0] in USER_ONLY:
             warn(
-                f"{source}: {raw_key} ignored: a repository cannot set it, as "
+                f"{place(source, str(raw_key))}: {raw_key} ignored: a repository cannot set it, as "
                 f"{USER_ONLY[entry[0]]}; to use it, put it in your own {user_config_path()}"
             )
             continue
@@ -152,9 +157,10 @@ def user_sources(warn: Warn) -> list[Source]:
     or the editor's settings, so one written here is reported, like an unknown key.
     """
     path = user_config_path()
-    values = _read_toml(path, warn)
+    values, text = read_toml(path, warn)
     if not values:
         return []
+    source = FileTable(str(path), path, (), text, values)
     known = engine_keys()
     server = {fold_key(name): name for name in SERVER_KEYS}
     for raw_key in values:
@@ -163,13 +169,13 @@ def user_sources(warn: Warn) -> list[Source]:
             continue
         if folded in server:
             warn(
-                f"{path}: {raw_key} ignored: the language server reads it from a repository's "
-                "files or the editor's settings, not from this file"
+                f"{source.place(str(raw_key))}: {raw_key} ignored: the language server reads it "
+                "from a repository's files or the editor's settings, not from this file"
             )
             continue
-        for line in unknown_keys(str(path), {raw_key: None}):
+        for line in unknown_keys(source, {raw_key: None}):
             warn(line)
-    return [(str(path), values)]
+    return [(source, values)]
 
 
 def _toml_kind(value: Any) -> str:
@@ -179,32 +185,6 @@ def _toml_kind(value: Any) -> str:
     if kind is None:
         kind = "an array" if isinstance(value, list) else "a date or time"
     return f"{kind} ({value!r})"
-
-
-def _read_toml(path: Path, warn: Warn) -> dict[str, Any]:
-    """The table of a settings file, read as UTF-8 (a byte-order mark at its start, which
-    some Windows editors write, skipped as the memory files' and the import's are); {} when
-    there is none, or when it cannot be read, which is said."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return {}
-    except OSError as error:
-        warn(f"{path}: not read ({error})")
-        return {}
-    import tomllib  # only once there is a file to read: most repositories have none
-
-    try:
-        return tomllib.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError as error:
-        warn(f"{path}: not read (not UTF-8 text: {error.reason} at byte {error.start})")
-        return {}
-    except tomllib.TOMLDecodeError as error:
-        warn(f"{path}: not read ({error})")
-        return {}
-    except RecursionError:
-        warn(f"{path}: not read (nested deeper than a settings file can be read)")
-        return {}
 
 
 # -- keys no reader knows --------------------------------------------------------------------

@@ -135,7 +135,7 @@ def test_a_setting_too_large_for_the_index_is_said_not_a_traceback(cli: Cli, rep
     result = cli("session", "start")
     assert result.code == 0, result
     assert "Traceback" not in result.stderr
-    assert "config.toml: ignoring archive_min_surfacings = 9223372036854775808" in result.stderr
+    assert "config.toml:1: ignoring archive_min_surfacings = 9223372036854775808" in result.stderr
     assert "at most 9,223,372,036,854,775,807" in result.stderr
 
 

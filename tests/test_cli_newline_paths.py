@@ -115,7 +115,7 @@ def test_session_start_output_is_not_forged(tmp_path: Path) -> None:
     assert_not_forged(done.stdout)
     assert_not_forged(done.stderr)
     assert f"Started session s1\\n{FORGED}" in done.stdout.splitlines()
-    assert f"re\\n{FORGED}/.tether/config.toml: unknown key 'bogus_key'" in done.stderr
+    assert f"re\\n{FORGED}/.tether/config.toml:1: unknown key 'bogus_key'" in done.stderr
     data = run_tether("session", "start", "--session", f"s1\n{FORGED}", "--json", cwd=root)
     assert data.json()["session"] == f"s1\n{FORGED}"
 
@@ -129,7 +129,7 @@ def test_distill_output_is_not_forged(tmp_path: Path) -> None:
     assert_not_forged(done.stdout)
     assert_not_forged(done.stderr)
     assert f"(commits of session s1\\n{FORGED})" in done.stdout
-    assert f"re\\n{FORGED}/.tether/config.toml: unknown key 'bogus_key'" in done.stderr
+    assert f"re\\n{FORGED}/.tether/config.toml:1: unknown key 'bogus_key'" in done.stderr
     data = run_tether("distill", "--session", session, "--json", cwd=root).json()
     assert data["source"] == f"commits of session {session}"
 

@@ -103,7 +103,7 @@ def test_a_bad_value_in_the_later_file_keeps_the_earlier_files_value(tmp_path: P
         own="archive_window_days = 'soon'\n",
     )
     assert engine_settings(tmp_path, warnings.append).archive_window_days == 60
-    assert "config.toml: ignoring archive_window_days" in warnings[0]
+    assert "config.toml:1: ignoring archive_window_days" in warnings[0]
 
 
 def test_unreadable_toml_is_reported_and_skipped(tmp_path: Path) -> None:
@@ -111,7 +111,7 @@ def test_unreadable_toml_is_reported_and_skipped(tmp_path: Path) -> None:
     write(tmp_path, pyproject="[tool.tether\n", own="cleanup_min_active = 7\n")
     settings = engine_settings(tmp_path, warnings.append)
     assert settings.cleanup_min_active == 7
-    assert len(warnings) == 1 and "pyproject.toml: not read" in warnings[0]
+    assert len(warnings) == 1 and "pyproject.toml:1: not read" in warnings[0]
 
 
 def test_file_sources_name_their_table(tmp_path: Path) -> None:
@@ -157,13 +157,13 @@ def test_a_misspelt_key_is_reported_with_its_file_and_the_closest_known_key(
     settings = engine_settings(tmp_path, warnings.append)
     assert settings == EngineSettings()  # nothing a misspelling names is applied
     assert warnings == [
-        f"{tmp_path / 'pyproject.toml'} [tool.tether]: unknown key 'archive-windw-days' "
+        f"{tmp_path / 'pyproject.toml'}:2: unknown key 'archive-windw-days' "
         "ignored; did you mean archive-window-days?",
-        f"{tmp_path / '.tether' / 'config.toml'}: unknown key 'cleanupMinStal' ignored; "
+        f"{tmp_path / '.tether' / 'config.toml'}:1: unknown key 'cleanupMinStal' ignored; "
         "did you mean cleanupMinStale?",
-        f"{tmp_path / '.tether' / 'config.toml'}: unknown key 'max_per_fiel' ignored; "
+        f"{tmp_path / '.tether' / 'config.toml'}:2: unknown key 'max_per_fiel' ignored; "
         "did you mean max_per_file?",  # a key of the language server's
-        f"{tmp_path / '.tether' / 'config.toml'}: unknown key 'colour' ignored; not a Tether "
+        f"{tmp_path / '.tether' / 'config.toml'}:3: unknown key 'colour' ignored; not a Tether "
         "setting (docs/lifecycle.md and docs/editors.md list them)",
     ]
 
@@ -262,7 +262,7 @@ def test_a_repository_cannot_set_a_user_only_key(
     assert len(warnings) == 2
     for warning, source in zip(
         warnings,
-        (f"{tmp_path / 'pyproject.toml'} [tool.tether]", str(tmp_path / ".tether" / "config.toml")),
+        (f"{tmp_path / 'pyproject.toml'}:2", f"{tmp_path / '.tether' / 'config.toml'}:1"),
         strict=True,
     ):
         assert warning.startswith(f"{source}: {spelling} ignored: a repository cannot set it")
@@ -282,22 +282,22 @@ def test_the_users_file_says_what_it_does_not_read(tmp_path: Path, tether_home: 
     path = write_user(tether_home, "max_per_file = 2\narchive_windw_days = 3\ncolour = 1\n")
     assert engine_settings(tmp_path, warnings.append) == EngineSettings()
     assert warnings == [
-        f"{path}: max_per_file ignored: the language server reads it from a repository's files "
+        f"{path}:1: max_per_file ignored: the language server reads it from a repository's files "
         "or the editor's settings, not from this file",
-        f"{path}: unknown key 'archive_windw_days' ignored; did you mean archive_window_days?",
-        f"{path}: unknown key 'colour' ignored; not a Tether setting "
+        f"{path}:2: unknown key 'archive_windw_days' ignored; did you mean archive_window_days?",
+        f"{path}:3: unknown key 'colour' ignored; not a Tether setting "
         "(docs/lifecycle.md and docs/editors.md list them)",
     ]
     write_user(tether_home, "archive_window_days = 'soon'\n")
     warnings.clear()
     assert engine_settings(tmp_path, warnings.append) == EngineSettings()
     assert warnings == [
-        f"{path}: ignoring archive_window_days = 'soon': give a whole number, 0 or more"
+        f"{path}:1: ignoring archive_window_days = 'soon': give a whole number, 0 or more"
     ]
     write_user(tether_home, "[broken\n")
     warnings.clear()
     assert engine_settings(tmp_path, warnings.append) == EngineSettings()
-    assert len(warnings) == 1 and warnings[0].startswith(f"{path}: not read")
+    assert len(warnings) == 1 and warnings[0].startswith(f"{path}:1: not read")
 
 
 def test_inject_others_once_turned_off_stays_off() -> None:

@@ -26,7 +26,7 @@ def test_two_spellings_of_one_key_are_said_with_the_file_and_both_keys(tmp_path:
     warnings: list[str] = []
     assert engine_settings(tmp_path, warnings.append).distill_max == 5
     assert warnings == [
-        f"{path}: distill-max and distillMax both set distill_max; the last one, distillMax, "
+        f"{path}:2: distill-max and distillMax both set distill_max; the last one, distillMax, "
         "wins: remove the other"
     ]
 
@@ -56,7 +56,7 @@ def test_a_tool_tether_that_is_not_a_table_is_said(tmp_path: Path) -> None:
     warnings: list[str] = []
     assert engine_settings(tmp_path, warnings.append) == EngineSettings()
     assert warnings == [
-        f"{pyproject}: tool.tether ignored: it must be a table (a [tool.tether] section of "
+        f"{pyproject}:2: tool.tether ignored: it must be a table (a [tool.tether] section of "
         "key = value lines), not an integer (5)"
     ]
 
@@ -72,7 +72,10 @@ def test_a_settings_file_not_in_utf8_is_said_not_read(tmp_path: Path) -> None:
     path = _own(tmp_path, b"distill_max = 7 # caf\xe9\n")
     warnings: list[str] = []
     assert engine_settings(tmp_path, warnings.append) == EngineSettings()
-    assert warnings == [f"{path}: not read (not UTF-8 text: invalid continuation byte at byte 21)"]
+    assert warnings == [
+        f"{path}:1: not read (not UTF-8 text: invalid continuation byte at byte 21); "
+        "save it as UTF-8"
+    ]
 
 
 def test_doctor_checks_the_language_servers_values(tmp_path: Path) -> None:
@@ -81,9 +84,9 @@ def test_doctor_checks_the_language_servers_values(tmp_path: Path) -> None:
     done = run_tether("doctor", cwd=repo)
     assert done.code == 1
     assert done.stdout.splitlines() == [
-        f"{path}: ignoring severity = 'bogus': use one of error, warning, information, info, "
+        f"{path}:1: ignoring severity = 'bogus': use one of error, warning, information, info, "
         "hint, off",
-        f"{path}: ignoring max_per_file = -3: give a whole number, 0 or more",
+        f"{path}:2: ignoring max_per_file = -3: give a whole number, 0 or more",
     ]
 
 
@@ -92,8 +95,8 @@ def test_doctor_says_one_setting_given_twice(tmp_path: Path) -> None:
     path = _own(repo, "distill-max = 2\ndistillMax = 5\nmax-per-file = 1\nmaxPerFile = 2\n")
     done = run_tether("doctor", cwd=repo)
     assert done.code == 1
-    assert f"{path}: distill-max and distillMax both set distill_max;" in done.stdout
-    assert f"{path}: max-per-file and maxPerFile both set max_per_file;" in done.stdout
+    assert f"{path}:2: distill-max and distillMax both set distill_max;" in done.stdout
+    assert f"{path}:4: max-per-file and maxPerFile both set max_per_file;" in done.stdout
 
 
 def test_inject_says_a_settings_problem_once(tmp_path: Path) -> None:

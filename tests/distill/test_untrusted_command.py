@@ -98,7 +98,7 @@ def test_pyproject_cannot_set_it_either(history: History, cli: Cli, tmp_path: Pa
     result = cli("distill", "--since", "HEAD~1", "--json")
     assert result.code == 0, result
     assert not marker.exists()
-    assert "pyproject.toml [tool.tether]: distillCommand ignored" in result.stderr
+    assert "pyproject.toml:2: distillCommand ignored" in result.stderr
 
 
 def test_the_same_command_in_the_users_own_config_runs(

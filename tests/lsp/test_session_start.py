@@ -272,12 +272,12 @@ async def test_a_misspelt_settings_key_is_told_once(
     assert [(m.type, m.message) for m in warnings] == [
         (
             types.MessageType.Warning,
-            f"tether: {root / 'pyproject.toml'} [tool.tether]: unknown key 'max-per-fle' "
+            f"tether: {root / 'pyproject.toml'}:2: unknown key 'max-per-fle' "
             "ignored; did you mean max-per-file?",
         ),
         (
             types.MessageType.Warning,
-            f"tether: {root / '.tether' / 'config.toml'}: unknown key 'archiveWindowDay' "
+            f"tether: {root / '.tether' / 'config.toml'}:1: unknown key 'archiveWindowDay' "
             "ignored; did you mean archiveWindowDays?",
         ),
     ]
