@@ -18,7 +18,8 @@ common ones are in :mod:`recall.config_fields`; any ``Callable[[Any], T]`` raisi
 ``ValueError`` with what to write instead) checks a value read from a file.
 
 A key in a file that no reader knows (a misspelling, most likely) is reported once per
-reading, naming the file, the key's line and the key and suggesting the closest known key; it is never applied.
+reading, naming the file, the key's line and the key and suggesting the closest known key; it
+is never applied.
 """
 
 from __future__ import annotations

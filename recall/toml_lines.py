@@ -173,12 +173,17 @@ def key_lines(text: str, document: Mapping[str, Any]) -> dict[KeyPath, int]:
     return lines
 
 
-def error_line(message: str) -> int | None:
-    """The line ``tomllib`` names in a syntax error's message (``... (at line 3, column 1)``)."""
+def error_line(message: str, text: str) -> int | None:
+    """The line ``tomllib`` names in a syntax error's message about ``text`` (``... (at line 3,
+    column 1)``), or its last line for an error ``at end of document``; None for another."""
     import re
 
     found = re.search(r"\(at line (\d+), column \d+\)$", message)
-    return int(found.group(1)) if found else None
+    if found:
+        return int(found.group(1))
+    if message.endswith("(at end of document)") and text:
+        return text.count("\n", 0, len(text.rstrip("\n"))) + 1
+    return None
 
 
 def read_toml(path: Path, warn: Callable[[str], None]) -> tuple[dict[str, Any], str]:
@@ -207,7 +212,7 @@ def read_toml(path: Path, warn: Callable[[str], None]) -> tuple[dict[str, Any], 
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as error:
-        found = error_line(str(error))
+        found = error_line(str(error), text)
         where = f"{path}:{found}" if found is not None else str(path)
         warn(
             f"{where}: not read ({error}); fix the TOML there: until then none of its "

@@ -202,21 +202,21 @@ def test_doctor_reports_a_settings_file_it_cannot_read_or_a_key_it_does_not_know
     config.write_text("[recall\n", encoding="utf-8")
     broken = cli("doctor")
     assert broken.code == 1, broken
-    assert f"{config}: not read (" in broken.stdout
+    assert f"{config}:1: not read (" in broken.stdout
     config.write_text("recency_maxx = 1\n", encoding="utf-8")
     unknown = cli("doctor", "--json")
     assert unknown.code == 1, unknown
     [entry] = unknown.json()
     assert entry["kind"] == "settings"
-    assert entry["message"].startswith(f"{config}: unknown key 'recency_maxx' ignored")
+    assert entry["message"].startswith(f"{config}:1: unknown key 'recency_maxx' ignored")
     config.write_text(
         'auto_distill = "yes"\ndistill_max = -5\narchive_window_days = 30\n', encoding="utf-8"
     )
     ignored = cli("doctor", "--json")  # known keys whose values the engine would ignore
     assert ignored.code == 1, ignored
     assert [e["message"] for e in ignored.json()] == [
-        f"{config}: ignoring auto_distill = 'yes': give true or false",
-        f"{config}: ignoring distill_max = -5: give a whole number, 0 or more",
+        f"{config}:1: ignoring auto_distill = 'yes': give true or false",
+        f"{config}:2: ignoring distill_max = -5: give a whole number, 0 or more",
     ]
     config.unlink()
     assert ok(cli("doctor")).stdout.strip() == "No problems found."
