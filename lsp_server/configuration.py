@@ -8,7 +8,8 @@ Sources, each overriding the ones before it:
 4. the ``tether`` section of ``workspace/configuration`` (pulled only from clients that support
    it; clients that push settings with ``workspace/didChangeConfiguration`` land here too).
 
-Keys may be written camelCase, snake_case or kebab-case. A bad value is reported and ignored.
+Keys may be written camelCase, snake_case or kebab-case. A bad value is reported and ignored;
+one in a repository's file is named with the file and the line of its key (``path:line:``).
 Fields are declared and read as the engine's are (:mod:`recall.config_fields`).
 """
 

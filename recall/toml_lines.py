@@ -153,12 +153,15 @@ class _Scan:
 
 
 def _present(document: Any, path: KeyPath) -> bool:
-    """Whether ``path`` leads through ``document``'s tables to a value."""
-    for key in path:
-        if not isinstance(document, dict) or key not in document:
-            return False
-        document = document[key]
-    return True
+    """Whether ``path`` leads through ``document``'s tables (and arrays of tables, through any
+    of their tables) to a value."""
+    if not path:
+        return True
+    if isinstance(document, list):
+        return any(_present(item, path) for item in document)
+    return (
+        isinstance(document, dict) and path[0] in document and _present(document[path[0]], path[1:])
+    )
 
 
 def key_lines(text: str, document: Mapping[str, Any]) -> dict[KeyPath, int]:

@@ -51,6 +51,17 @@ def test_a_like_named_key_in_an_earlier_table_is_not_the_line_named(tmp_path: Pa
     assert warnings == [f"{path}:6: ignoring distill_max = 0: give a whole number above 0"]
 
 
+def test_arrays_of_tables_elsewhere_in_pyproject_leave_the_lines_found(tmp_path: Path) -> None:
+    path = _pyproject(
+        tmp_path,
+        "[[tool.mypy.overrides]]\nmodule = 'a'\n[tool.mypy.overrides.extra]\nx = 1\n"
+        "[[tool.mypy.overrides]]\nmodule = 'b'\n[tool.tether]\nauto_distill = 1\n",
+    )
+    warnings: list[str] = []
+    engine_settings(tmp_path, warnings.append)
+    assert warnings == [f"{path}:8: ignoring auto_distill = 1: give true or false"]
+
+
 def test_an_unknown_key_in_the_repositorys_own_file_names_its_line(tmp_path: Path) -> None:
     path = _own(
         tmp_path,
