@@ -1,11 +1,12 @@
 """On which line of a TOML file a key is written, since ``tomllib`` gives no positions.
 
-:func:`key_lines` scans a file's text statement by statement: a table header (``[a.b]``) or a
-``key = value`` outside any value (not in a multi-line string, array or inline table). Each
-key, bare, quoted or dotted, is decoded by ``tomllib`` itself, so its spelling rules are TOML's,
-and recorded under its full path (the table it is in, then its own parts) with its line. A
-scan that disagrees with what ``tomllib`` read of the same text finds nothing, so that a
-warning names the file alone rather than a wrong line.
+:func:`key_lines` walks the statements of the tree that the TOML grammar of tree-sitter parses
+of a file's text: table headers (``[a.b]``) and ``key = value`` pairs, at the top or in a
+table, never inside a value (a multi-line string, array or inline table). Each key, bare,
+quoted or dotted, is decoded by ``tomllib`` itself, so its spelling rules are TOML's, and
+recorded under its full path (the table it is in, then its own parts) with its line. A tree
+with a syntax error, or a walk that disagrees with what ``tomllib`` read of the same text,
+finds nothing, so that a warning names the file alone rather than a wrong line.
 
 :class:`FileTable` is a settings table's name (as a warning names it) that can also say where
 one of its keys is: ``path:line`` in the form every other file problem is said in.
@@ -14,24 +15,31 @@ one of its keys is: ``path:line`` in the form every other file problem is said i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 KeyPath = tuple[str, ...]
 
-_CLOSERS = {"[": "]", "{": "}"}
+_KEYS = frozenset({"bare_key", "quoted_key", "dotted_key"})
 
 
-def _decoded(fragment: str) -> Any:
-    """What ``tomllib`` reads of a small TOML fragment (a header, or ``key = 0``)."""
+@cache
+def _parser() -> Any:
+    """A tree-sitter parser of TOML, made once, on the first line asked for: the grammar
+    loads only when there is a problem to place, never for a command that has none."""
+    import tree_sitter_toml
+    from tree_sitter import Language, Parser
+
+    return Parser(Language(tree_sitter_toml.language()))
+
+
+def _path_of(fragment: str) -> KeyPath:
+    """The key path of a header or pair decoded by ``tomllib`` (``[a."b"]`` is ``(a, b)``): the
+    one path through the nested tables it reads of the fragment."""
     import tomllib
 
-    return tomllib.loads(fragment)
-
-
-def _path_of(tree: Any) -> KeyPath:
-    """The one path through a fragment's nested tables: ``{"a": {"b": 0}}`` is ``(a, b)``."""
+    tree: Any = tomllib.loads(fragment)
     path: list[str] = []
     while isinstance(tree, dict) and len(tree) == 1:
         (key, tree), *_ = tree.items()
@@ -39,117 +47,35 @@ def _path_of(tree: Any) -> KeyPath:
     return tuple(path)
 
 
-class _Scan:
-    """One pass over a TOML text, recording the first line of each key path."""
+def _key(node: Any) -> str:
+    """The source text of the key of a pair or table header ``node``."""
+    key = next(child for child in node.named_children if child.type in _KEYS)
+    return key.text.decode("utf-8")
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.at = 0
-        self.line = 1
-        self.table: KeyPath | None = ()  # None under an array of tables: no settings there
-        self.lines: dict[KeyPath, int] = {}
 
-    def _take(self, stop: str) -> str:
-        """The text up to the first ``stop`` outside a quoted string (``stop`` not taken)."""
-        start, quote = self.at, ""
-        while self.at < len(self.text):
-            char = self.text[self.at]
-            if quote:
-                if char == "\\" and quote == '"':
-                    self.at += 1
-                elif char == quote:
-                    quote = ""
-            elif char in "\"'":
-                quote = char
-            elif char in stop or char == "\n":
-                break
-            self.at += 1
-        if self.at >= len(self.text) or self.text[self.at] not in stop:
-            raise ValueError("not a statement")
-        return self.text[start : self.at]
+def _walk(text: str) -> dict[KeyPath, int]:
+    """Every key path of ``text`` mapped to the line it is first written on; empty when the
+    grammar met a syntax error it had to recover from."""
+    root = _parser().parse(text.encode("utf-8")).root_node
+    if root.has_error:
+        return {}
+    lines: dict[KeyPath, int] = {}
 
-    def _skip_value(self) -> None:
-        """Past a value (strings, multi-line too, arrays, inline tables) to its line's end."""
-        depth = 0
-        while self.at < len(self.text):
-            rest = self.text[self.at :]
-            char = rest[0]
-            if rest[:3] in ('"""', "'''"):
-                end = self.text.find(rest[:3], self.at + 3)
-                while rest[0] == '"' and end > 0 and self._escaped(end):
-                    end = self.text.find('"""', end + 1)
-                if end < 0:
-                    raise ValueError("unclosed string")
-                end += 3
-                while self.text[end : end + 1] == rest[0]:  # up to two quotes end the string
-                    end += 1
-                self.line += self.text.count("\n", self.at, end)
-                self.at = end
-                continue
-            if char in "\"'":
-                self._skip_string(char)
-            elif char == "#":
-                newline = self.text.find("\n", self.at)
-                self.at = len(self.text) if newline < 0 else newline
-                continue
-            elif char in _CLOSERS:
-                depth += 1
-            elif char in "]}":
-                depth -= 1
-            elif char == "\n":
-                if depth == 0:
-                    return
-                self.line += 1
-            self.at += 1
-
-    def _skip_string(self, quote: str) -> None:
-        """To the closing quote of a one-line string opening at the current character."""
-        self.at += 1
-        while self.at < len(self.text) and self.text[self.at] not in (quote, "\n"):
-            self.at += 2 if quote == '"' and self.text[self.at] == "\\" else 1
-        if self.text[self.at : self.at + 1] != quote:
-            raise ValueError("unclosed string")
-
-    def _escaped(self, index: int) -> bool:
-        """Whether the character at ``index`` follows an odd run of backslashes."""
-        run = 0
-        while index - run - 1 >= 0 and self.text[index - run - 1] == "\\":
-            run += 1
-        return run % 2 == 1
-
-    def _record(self, path: KeyPath) -> None:
+    def record(path: KeyPath, node: Any) -> None:
         for end in range(1, len(path) + 1):
-            self.lines.setdefault(path[:end], self.line)
+            lines.setdefault(path[:end], node.start_point.row + 1)
 
-    def run(self) -> dict[KeyPath, int]:
-        """Every key path of the text mapped to the line it is first written on."""
-        while self.at < len(self.text):
-            char = self.text[self.at]
-            if char == "\n":
-                self.line += 1
-                self.at += 1
-            elif char in " \t\r":
-                self.at += 1
-            elif char == "#":
-                newline = self.text.find("\n", self.at)
-                self.at = len(self.text) if newline < 0 else newline
-            elif char == "[":
-                array = self.text.startswith("[[", self.at)
-                self.at += 2 if array else 1
-                header = self._take("]")
-                self.at += 2 if array else 1
-                path = _path_of(_decoded(f"[{header}]"))
-                self._record(path)
-                self.table = None if array else path
-                self._skip_value()  # a comment after the header
-            else:
-                key = self._take("=")
-                path = _path_of(_decoded(f"{key} = 0"))
-                if self.table is not None:
-                    self._record(self.table + path)
-                self.at += 1
-                self._skip_value()
-        return self.lines
+    for statement in root.named_children:
+        if statement.type == "pair":
+            record(_path_of(f"{_key(statement)} = 0"), statement)
+        elif statement.type in ("table", "table_array_element"):
+            table = _path_of(f"[{_key(statement)}]")
+            record(table, statement)
+            if statement.type == "table":  # a table of an array of tables has no settings
+                for pair in statement.named_children:
+                    if pair.type == "pair":
+                        record(table + _path_of(f"{_key(pair)} = 0"), pair)
+    return lines
 
 
 def _present(document: Any, path: KeyPath) -> bool:
@@ -166,10 +92,13 @@ def _present(document: Any, path: KeyPath) -> bool:
 
 def key_lines(text: str, document: Mapping[str, Any]) -> dict[KeyPath, int]:
     """Each key path written in ``text`` (a TOML file read into ``document``) mapped to its
-    1-based line; empty when the scan cannot be trusted (it met a path ``tomllib`` did not)."""
+    1-based line; empty when the walk cannot be trusted (a syntax error, or a path
+    ``tomllib`` did not read)."""
+    # A key the grammar takes and tomllib does not (its errors are ValueErrors), a statement
+    # without a key, or no grammar wheel installed: no line rather than a guess.
     try:
-        lines = _Scan(text).run()
-    except (ValueError, RecursionError):  # tomllib's errors are ValueErrors too
+        lines = _walk(text)
+    except (ValueError, StopIteration, ImportError):
         return {}
     if not all(_present(document, path) for path in lines):
         return {}

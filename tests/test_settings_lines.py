@@ -175,3 +175,9 @@ def test_a_scan_that_disagrees_with_the_file_names_the_file_alone() -> None:
     table = FileTable("f.toml [x]", Path("f.toml"), (), text, {"b": 1})
     assert table.place("a") == "f.toml [x]"
     assert FileTable("f.toml", Path("f.toml"), (), text, {"a": 1}).place("a") == "f.toml:1"
+
+
+def test_keys_inside_values_spanning_lines_are_not_found() -> None:
+    text = 's = """\nb = 1\n[c]\n"""\na = [\n  { c = 1 },\n  { b = 2 },\n]\nb = 3\n[c]\nd = 4\n'
+    lines = key_lines(text, tomllib.loads(text))
+    assert lines == {("s",): 1, ("a",): 5, ("b",): 9, ("c",): 10, ("c", "d"): 11}
