@@ -46,9 +46,33 @@ class Location:
         return self.base / "write.lock"
 
 
+HOME_ENV = "TETHER_HOME"
+"""The variable naming the global store's folder (the user's own memories and settings)."""
+
+
+def check_home() -> None:
+    """Refuse a ``TETHER_HOME`` that cannot be the global store's folder: a relative path (the
+    store would move with the working directory, and land inside whatever repository the
+    command ran in, to be committed with it) or a path that is not a folder."""
+    value = os.environ.get(HOME_ENV)
+    if not value:
+        return
+    home = Path(value).expanduser()
+    if not home.is_absolute():
+        raise BadInput(
+            f"{HOME_ENV}={value!r} is a relative path: the global store would follow the "
+            f'working directory; give an absolute path (for example {HOME_ENV}="$PWD/{value}")'
+        )
+    if home.exists() and not home.is_dir():
+        raise BadInput(
+            f"{HOME_ENV}={value!r} is a file, not a folder: point it at a folder (made if "
+            "missing), or leave it unset for the user data folder"
+        )
+
+
 def global_base() -> Path:
     """The global store's folder: ``TETHER_HOME`` or the platform's user data directory."""
-    override = os.environ.get("TETHER_HOME")
+    override = os.environ.get(HOME_ENV)
     if override:
         return Path(override).expanduser()
     from platformdirs import user_data_dir

@@ -82,6 +82,31 @@ def test_an_unreadable_warm_engine_setting_is_refused(repo: Path, name: str, val
     assert f"{name}={value!r} cannot be read" in result.stderr
 
 
+def test_a_relative_tether_home_is_refused_and_nothing_lands_in_the_repository(
+    repo: Path,
+) -> None:
+    result = run_tether(
+        "remember", "tabs, not spaces", "-c", "pref", "--global", cwd=repo,
+        env={"TETHER_HOME": "relhome"},
+    )  # fmt: skip
+    assert result.code == 2, result
+    assert "TETHER_HOME='relhome' is a relative path" in result.stderr
+    assert "give an absolute path" in result.stderr
+    assert not (repo / "relhome").exists()
+
+
+def test_a_tether_home_that_is_a_file_is_said_so(repo: Path, tmp_path: Path) -> None:
+    taken = tmp_path / "afile"
+    taken.write_text("mine\n")
+    result = run_tether(
+        "remember", "tabs, not spaces", "-c", "pref", "--global", cwd=repo,
+        env={"TETHER_HOME": str(taken)},
+    )  # fmt: skip
+    assert result.code == 2, result
+    assert "is a file, not a folder: point it at a folder" in result.stderr
+    assert taken.read_text() == "mine\n"
+
+
 def test_a_hook_says_an_unreadable_variable_and_does_not_block(repo: Path) -> None:
     record = json.dumps({"session_id": "s-1", "cwd": str(repo), "prompt": "flush"})
     result = run_tether(
@@ -101,6 +126,7 @@ def test_a_hook_says_an_unreadable_variable_and_does_not_block(repo: Path) -> No
         ("TETHER_MAX_MEMORY_BYTES", "1M"),
         ("TETHER_NOW", "yesterday"),
         ("TETHER_WARM", "perhaps"),
+        ("TETHER_HOME", "relhome"),
     ],
 )
 def test_an_unreadable_variable_never_lets_an_edit_past_a_guard(
@@ -119,8 +145,10 @@ def test_an_unreadable_variable_never_lets_an_edit_past_a_guard(
     result = run_tether("hook", "pre-edit", cwd=repo, stdin=record, env={name: value})
     assert result.code == 0, result
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
-    assert f"{name}={value!r} cannot be read" in result.stderr or (
-        f"{name} {value!r} is not an ISO-8601 date" in result.stderr
+    assert (
+        f"{name}={value!r} cannot be read" in result.stderr
+        or (f"{name} {value!r} is not an ISO-8601 date" in result.stderr)
+        or f"{name}={value!r} is a relative path" in result.stderr
     )
     assert "this hook reads it as" in result.stderr
 
@@ -242,3 +270,11 @@ def test_an_id_given_twice_to_one_decision_says_so(cli: Cli) -> None:
     result = cli("cleanup", "--archive", memory, memory)
     assert result.code == 2, result
     assert f"memory {memory} is given twice to --archive; give it once" in result.stderr
+
+
+def test_a_file_named_like_the_store_folder_is_said_so(repo: Path) -> None:
+    (repo / ".tether").write_text("not a folder\n")
+    result = run_tether("remember", "flush first", "-c", "gotcha", "-f", "src/app.py", cwd=repo)
+    assert result.code == 3, result
+    assert f"{repo / '.tether'} is not a folder" in result.stderr
+    assert (repo / ".tether").read_text() == "not a folder\n"

@@ -20,6 +20,7 @@ def _variables() -> list[tuple[str, Callable[[], object], str | None, str]]:
     """Each variable: its name, its reader, a hook's cautious reading of it, how it is said."""
     from recall.clock import now
     from recall.env_values import INJECT_OTHERS, seconds, switch
+    from recall.locations import HOME_ENV, check_home
     from recall.memfiles import MAX_FILE_BYTES_ENV, max_file_bytes
     from recall.warm.protocol import ENV_IDLE, ENV_SWITCH
 
@@ -29,6 +30,7 @@ def _variables() -> list[tuple[str, Callable[[], object], str | None, str]]:
         (MAX_FILE_BYTES_ENV, max_file_bytes, None, "the default limit"),
         (ENV_SWITCH, lambda: switch(ENV_SWITCH), "0", "off"),
         (ENV_IDLE, lambda: seconds(ENV_IDLE), None, "the default"),
+        (HOME_ENV, check_home, None, "unset (the user data folder)"),
     ]
 
 

@@ -160,9 +160,9 @@ class StoreWrites(VectorFilling):
 
     def _ensure_on_disk(self) -> None:
         """Create the store's folders, and trade an in-memory index for the real one."""
-        folder = self.location.memories_dir
-        if os.path.lexists(folder) and not folder.is_dir():
-            raise StoreUnavailable(not_a_folder(folder))
+        for folder in (self.location.base, self.location.memories_dir):
+            if os.path.lexists(folder) and not folder.is_dir():
+                raise StoreUnavailable(not_a_folder(folder))
         try:
             ensure_created(self.location)
         except OSError as error:
