@@ -15,6 +15,7 @@ being dropped (:mod:`mcp_server.unreadable`).
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
@@ -108,13 +109,18 @@ class TetherMCPServer(MCPServer):
         a string (``"limit": "5"``, a list as text: some clients do this) is read first, as
         the SDK reads it; nothing else is converted."""
         found = self._strict.get(name)
-        if found is not None:
-            model, pre_parse = found
-            try:
-                model.model_validate(pre_parse(arguments))
-            except ValidationError as error:
-                known = [f.alias or n for n, f in model.model_fields.items()]
-                raise ToolError(describe(name, error, known)) from None
+        if found is None:  # the SDK says only "Unknown tool", naming neither the fix nor the tools
+            near = difflib.get_close_matches(name, list(self._strict), n=1)
+            hint = f" (did you mean {near[0]}?)" if near else ""
+            raise ToolError(
+                f"{name}: unknown tool{hint}; the tools are {', '.join(sorted(self._strict))}"
+            )
+        model, pre_parse = found
+        try:
+            model.model_validate(pre_parse(arguments))
+        except ValidationError as error:
+            known = [f.alias or n for n, f in model.model_fields.items()]
+            raise ToolError(describe(name, error, known)) from None
         try:
             with self.calls.calling(_named(context, name)):
                 return await super().call_tool(name, arguments, context)

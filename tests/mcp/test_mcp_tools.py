@@ -209,6 +209,9 @@ async def test_bad_arguments_are_tool_errors_that_say_what_to_do(repo: Path) -> 
         assert "no memory 'feedf00d'" in message
         message = await error(client, "memory_get", id="  ")
         assert "id is empty" in message
+        message = await error(client, "memory_recal", query="flush")
+        assert message.startswith("memory_recal: unknown tool (did you mean memory_recall?)")
+        assert all(name in message for name in TOOL_NAMES)
 
         message = await error(client, "memory_write", summary="x", category="trap", files=[])
         assert "category 'trap' is not one of pref, decision, gotcha, context, rejected" in message
