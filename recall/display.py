@@ -69,3 +69,13 @@ def visible(text: str, *, keep: str = "") -> str:
         ch.encode("unicode_escape").decode("ascii") if ch not in keep and is_unseen(ch) else ch
         for ch in text
     )
+
+
+def as_given(text: str) -> str:
+    """``text`` quoted as the bytes it was given as: a command line's or a file's bytes that
+    are not UTF-8 come in as surrogate escapes, shown as those bytes (``'ab\\xff'``), not as
+    the escapes Python made of them (``'ab\\udcff'``)."""
+    try:
+        return repr(text.encode("utf-8", "surrogateescape"))[1:]
+    except UnicodeEncodeError:
+        return repr(text)

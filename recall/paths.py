@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from recall.display import as_given
 from recall.errors import BadInput
 
 LONGEST_PATH = 4096
@@ -26,7 +27,7 @@ def _check_text(raw: str, label: str) -> None:
         size = len(raw.encode("utf-8"))
     except UnicodeEncodeError:
         raise BadInput(
-            f"{label} {raw!r} is not valid UTF-8; rename the file or give another path"
+            f"{label} {as_given(raw)} is not valid UTF-8; rename the file or give another path"
         ) from None
     widest = max((len(part.encode("utf-8")) for part in re.split(r"[/\\]", raw)), default=0)
     if size > LONGEST_PATH or widest > LONGEST_NAME:

@@ -315,11 +315,15 @@ def _unseen_at(text: str, keep: str) -> str:
     )
 
 
+UTF8_FIX = "give it as UTF-8 (a file or terminal in another encoding: convert it first)"
+"""What to do about text whose bytes are not UTF-8."""
+
+
 def _check_encodable(text: str, label: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise BadInput(f"{label} is not valid UTF-8 text") from None
+        raise BadInput(f"{label} is not valid UTF-8 text: {UTF8_FIX}") from None
 
 
 def check_category(category: str) -> str:

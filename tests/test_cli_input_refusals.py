@@ -278,3 +278,14 @@ def test_a_file_named_like_the_store_folder_is_said_so(repo: Path) -> None:
     assert result.code == 3, result
     assert f"{repo / '.tether'} is not a folder" in result.stderr
     assert (repo / ".tether").read_text() == "not a folder\n"
+
+
+def test_bytes_that_are_not_utf8_are_shown_as_given_and_say_what_to_do(repo: Path) -> None:
+    # a command line's bytes come to Python as surrogate escapes ("\udcff" for the byte 0xff)
+    path = run_tether("remember", "x", "-c", "gotcha", "-f", "src/\udcff.py", cwd=repo)
+    assert path.code == 2, path
+    assert "--file 'src/\\xff.py' is not valid UTF-8" in path.stderr
+    assert "udcff" not in path.stderr
+    summary = run_tether("remember", "caf\udce9", "-c", "gotcha", "-f", "src/app.py", cwd=repo)
+    assert summary.code == 2, summary
+    assert "summary is not valid UTF-8 text: give it as UTF-8" in summary.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from recall.clock import now_iso
+from recall.display import as_given
 from recall.errors import BadInput
 from recall.index.bookkeeping import bookkeeping
 
@@ -20,19 +21,10 @@ def check_session_id(session_id: str) -> str:
         session_id.encode("utf-8")
     except UnicodeEncodeError:
         raise BadInput(
-            f"--session {_as_given(session_id)} is not valid UTF-8 text; give an id of UTF-8 "
+            f"--session {as_given(session_id)} is not valid UTF-8 text; give an id of UTF-8 "
             "characters (a uuid, say)"
         ) from None
     return session_id
-
-
-def _as_given(text: str) -> str:
-    """``text`` quoted as the bytes it was given as (a command line's undecodable bytes come
-    in as surrogate escapes: ``b'ab\\xff'`` is shown ``'ab\\xff'``)."""
-    try:
-        return repr(text.encode("utf-8", "surrogateescape"))[1:]
-    except UnicodeEncodeError:
-        return repr(text)
 
 
 def count_turn(conn: sqlite3.Connection, session_id: str, *, origin: str = "cli") -> int:

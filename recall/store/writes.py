@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from recall.clock import now_iso
+from recall.display import as_given
 from recall.errors import BadInput, NotFound, StoreUnavailable
 from recall.index import db, rows
 from recall.index.sync import mark_racy, store_fingerprint
@@ -128,7 +129,7 @@ class StoreWrites(VectorFilling):
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                raise BadInput(f"{label} is not valid UTF-8 text") from None
+                raise BadInput(f"{label} {as_given(value)} is not valid UTF-8 text") from None
         if not allow_secret:
             from recall import secrets_scan  # its patterns are compiled for writes only
 
