@@ -19,7 +19,7 @@ from recall.hooks.guard_names import (
     names_it,
     with_link,
 )
-from recall.hooks.guard_own_file import guarded_by_its_file
+from recall.hooks.guard_own_file import guarded_by_its_file, guarded_linked_by
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
@@ -34,7 +34,7 @@ from recall.hooks.session_notes import (
 from recall.hooks.stores import GUARD_BUSY_MS as GUARD_BUSY_MS  # its place before
 from recall.hooks.stores import HookStores
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
-from recall.hooks.wording import guard_line, more_line, own_file_line, warning_line
+from recall.hooks.wording import guard_line, more_line, own_file_line, retiring_line, warning_line
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import WARNING_CATEGORIES
 from recall.paths import link_target
@@ -165,6 +165,7 @@ def _answer(
     ask_now: list[Memory] = []
     unplaced: frozenset[str] = frozenset()
     own: frozenset[str] = frozenset()  # guarded memories whose own file this is
+    retired: frozenset[str] = frozenset()  # guarded memories this edit links as superseded
     names: tuple[str, ...] = (path,) if link is None else (path, link)
     earlier: list[EarlierName] | None = None
     catch_up_renames(project, path)  # the full check and its fallback read renames as of HEAD
@@ -179,6 +180,9 @@ def _answer(
             hits = guards_hit(project.repo_root, path, guarded, hook.replaced)
             by_file = [m for m in guarded_by_its_file(project, path) if m not in hits.memories]
             own = frozenset(m.id for m in by_file)
+            linked = guarded_linked_by(project, path, hook.written)
+            retired = frozenset(m.id for m in linked) - own - {m.id for m in hits.memories}
+            by_file += [m for m in linked if m.id in retired]
             ask_now = not_yet_allowed(conn, hook.session_id, path, [*hits.memories, *by_file])
             unplaced = hits.unplaced
     except Exception:  # a guard is never skipped for an error in finding it
@@ -199,6 +203,8 @@ def _answer(
     reasons = [
         own_file_line(m, path)
         if m.id in own
+        else retiring_line(m, path)
+        if m.id in retired
         else guard_line(m, path, m.id in unplaced, names, link)
         for m in ask_now
     ]

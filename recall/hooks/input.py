@@ -47,6 +47,9 @@ class HookInput:
     name them (Write replaces the whole file) or one is missing or empty."""
     tool_use_id: str = ""
     """The id of the tool call a PreToolUse and its PostToolUse share ('' when not sent)."""
+    written: tuple[str, ...] = ()
+    """The texts the edit writes: a Write's ``content``, an Edit's or each MultiEdit edit's
+    ``new_string``, a NotebookEdit's ``new_source``."""
 
 
 def parse_input(raw: str, event: str) -> HookInput:
@@ -81,8 +84,9 @@ def parse_input(raw: str, event: str) -> HookInput:
         if isinstance(value, str):
             command = without_lone_surrogates(value)
         replaced = _replaced(tool if isinstance(tool, str) else None, tool_input)
+        written = _written(tool_input)
     else:
-        replaced = None
+        replaced, written = None, ()
     return HookInput(
         session_id=session,
         cwd=Path(cwd),
@@ -93,7 +97,20 @@ def parse_input(raw: str, event: str) -> HookInput:
         command=command,
         replaced=replaced,
         tool_use_id=_tool_use_id(data.get("tool_use_id")),
+        written=written,
     )
+
+
+def _written(tool_input: dict) -> tuple[str, ...]:
+    """The texts an edit tool's input writes (see :attr:`HookInput.written`)."""
+    items = tool_input.get("edits")
+    edits = [e for e in items if isinstance(e, dict)] if isinstance(items, list) else []
+    texts = [
+        item.get(key)
+        for item in (tool_input, *edits)
+        for key in ("content", "new_string", "new_source")
+    ]
+    return tuple(without_lone_surrogates(t) for t in texts if isinstance(t, str) and t)
 
 
 def _tool_use_id(value: object) -> str:

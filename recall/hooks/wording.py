@@ -82,6 +82,20 @@ def own_file_line(memory: Memory, path: str) -> str:
     )
 
 
+def retiring_line(memory: Memory, path: str) -> str:
+    """Why an edit of memory file ``path`` that names guarded ``memory`` as superseded asks
+    first."""
+    from recall.display import visible
+    from recall.policy.inject import safe_field  # see warning_line
+
+    text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    return (
+        f'Tether: this edit of {visible(path)} marks guarded {memory.category} "{text}" '
+        f"[{memory.id}] as superseded, which takes it out of recall; replacing a guarded "
+        "memory is a person's to decide: allow it only if the person asked for it"
+    )
+
+
 def more_line(more: int, path: str, repo_root: Path | None, cwd: Path, *, nested: bool) -> str:
     """The line counting the ``more`` gotchas of ``path`` (a path of the repository at
     ``repo_root``) an edit did not show, with the command listing them, both as the session

@@ -236,6 +236,40 @@ def test_an_edit_of_a_guarded_memorys_own_file_asks_the_person(
     assert hook("pre-edit", edit_input(repo, plain_file)) == ""
 
 
+def test_a_memory_file_written_to_supersede_a_guarded_one_asks_the_person(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    """A new memory file saying ``supersedes: ID`` takes the guarded memory out of recall with
+    no one asked: a Write of such a file asks, as an edit of the guarded memory's file does,
+    and so does an Edit adding that line to another memory; a link to an unguarded memory or
+    ``superseded_by:`` (which retires the file's own memory) asks nothing."""
+    memory_id = remember_guarded(cli, "-f", "src/app.py")
+    plain = cli("remember", "start-up logs go to stderr", "-c", "context", "--json").json()["id"]
+    new_file = ".tether/memories/feedbeef.md"
+    text = (
+        f"---\nid: feedbeef\ncategory: decision\nfiles: [src/app.py]\n"
+        f"supersedes: {memory_id}\n---\nretries may go to five\n"
+    )
+    write = edit_input(repo, new_file, tool="Write")
+    write["tool_input"] = {"file_path": str(repo / new_file), "content": text}
+    decision = json.loads(hook("pre-edit", write))["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "ask"
+    reason = decision["permissionDecisionReason"]
+    assert f"this edit of {new_file} marks guarded decision" in reason
+    assert f"[{memory_id}] as superseded" in reason
+    edit = edit_input(repo, f".tether/memories/{plain}.md")
+    edit["tool_input"].update(old_string="category: context\n", new_string=(
+        f"category: context\nsupersedes: '{memory_id}'  # replaced\n"
+    ))  # fmt: skip
+    assert (
+        "marks guarded decision"
+        in json.loads(hook("pre-edit", edit))["hookSpecificOutput"]["permissionDecisionReason"]
+    )
+    for harmless in (f"supersedes: {plain}\n", f"superseded_by: {memory_id}\n"):
+        write["tool_input"]["content"] = text.replace(f"supersedes: {memory_id}\n", harmless)
+        assert hook("pre-edit", write) == ""
+
+
 def test_a_guard_that_would_cover_nothing_is_refused(
     repo: Path, cli: Callable[..., CliResult]
 ) -> None:
