@@ -91,8 +91,10 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
         line = parsed.key_lines.get("supersedes", 1)
         old = store.find(memory.supersedes)
         if old is None:
-            message = f"supersedes {memory.supersedes}, which is not in the {store.scope} store"
-            found.append(_line_diagnostic(ls, text, line, message, warning))
+            # a draft's save refuses it, as the command does: the link would lead nowhere
+            severity = error if draft_files.is_draft(doc) else warning
+            message = _missing_old(store, memory.supersedes, draft=severity == error)
+            found.append(_line_diagnostic(ls, text, line, message, severity))
         elif old.id != memory.id and old.status != "active" and old.superseded_by != memory.id:
             # the command refuses this; a draft's save does too (kept: nothing typed is lost)
             severity = error if draft_files.is_draft(doc) else warning
@@ -101,6 +103,19 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
             message = f"{SAME_TEXT} {old.id}, the memory it supersedes: change it before saving"
             found.append(_line_diagnostic(ls, text, parsed.body_line, message, warning))
     return found
+
+
+def _missing_old(store: MemoryStore, old_id: str, *, draft: bool) -> str:
+    """What a memory superseding ``old_id``, which ``store`` does not hold, is told; for a
+    ``draft``, why it is not written and what to do."""
+    said = f"supersedes {old_id}, which is not in the {store.scope} store"
+    if not draft:
+        return said
+    return (
+        f"{said} (no {store.folder.path / f'{old_id}.md'}: purged, or removed by a pull), so "
+        "it is not written: bring that memory file back to supersede it, or delete the "
+        "supersedes line to remember this one as a new memory"
+    )
 
 
 def _file_problems(
@@ -199,7 +214,7 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
 
 def _digest(data: bytes) -> str:
     """The hash a draft's last write is known by."""
-    return hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(data).hex_digest()
 
 
 def _link_supersede(ls: TetherServer, doc: DocState) -> None:
