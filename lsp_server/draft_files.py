@@ -8,7 +8,9 @@ later saves of the same draft write it again, as long as nothing else rewrote th
 since (:mod:`lsp_server.memory_documents`). A draft closed with nothing of the person's left in
 it (empty, as the server made it, or as its memory file holds it, with no supersede of it still
 to be marked) is removed; so is one the server made this session and nobody touched, at
-shutdown. Any other draft is kept and its path said: nothing a person wrote is dropped.
+shutdown. What the editor holds counts too: a draft whose editor copy was last seen with edits
+its file does not hold (typed, not saved) is kept. Any other draft is kept and its path said
+with the reason (:mod:`lsp_server.draft_kept`): nothing a person wrote is dropped.
 """
 
 from __future__ import annotations
@@ -62,10 +64,26 @@ def folder_of(store: MemoryStore) -> MemoryFolder:
     return MemoryFolder(path, file_mode=store.folder.file_mode)
 
 
+def unsaved(ls: TetherServer, path: Path, text: str, store: MemoryStore) -> bool:
+    """Whether the editor's copy of the draft at ``path`` (resolved), as last opened or
+    changed, holds words of the person's that its file, holding ``text``, does not: typed and
+    not saved, be the document still open or closed since without a save. A copy holding
+    only what the server made (a client that creates the file empty and puts the text in its
+    buffer) holds none."""
+    buffer = ls.draft_buffers.get(path)
+    return buffer is not None and buffer != text and not _left_nothing(ls, path, buffer, store)
+
+
 def _nothing_of_theirs(ls: TetherServer, path: Path, text: str, store: MemoryStore) -> bool:
-    """Whether a draft holding ``text`` has nothing a person wrote that is kept nowhere else:
-    empty, byte for byte as the server made it, or as its memory file holds it while no
-    supersede of it is still to be marked (the draft is how that is finished)."""
+    """Whether a draft holding ``text`` has nothing a person wrote that is kept nowhere else,
+    neither in its file nor in the editor's copy of it (:func:`unsaved`)."""
+    return not unsaved(ls, path, text, store) and _left_nothing(ls, path, text, store)
+
+
+def _left_nothing(ls: TetherServer, path: Path, text: str, store: MemoryStore) -> bool:
+    """Whether ``text`` of the draft at ``path`` holds nothing of the person's: empty, byte
+    for byte as the server made it, or as its memory file holds it while no supersede of it
+    is still to be marked (the draft is how that is finished)."""
     if not text.strip() or text == ls.drafts.get(path):
         return True
     try:
@@ -100,7 +118,7 @@ def drop_if_left(ls: TetherServer, path: Path, store: MemoryStore) -> bool:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        ls.drafts.pop(path, None)
+        _forget(ls, path)
         return True
     except (OSError, UnicodeDecodeError):
         return False
@@ -113,29 +131,11 @@ def drop_if_left(ls: TetherServer, path: Path, store: MemoryStore) -> bool:
     except OSError as error:
         ls.warn(f"the draft {path} could not be removed ({error}); delete it by hand")
         return False
-    ls.drafts.pop(path, None)
+    _forget(ls, path)
     return True
 
 
-KEPT = "is kept: finish its summary and save it to remember, or delete it"
-"""How a draft kept with words of the person's in it is said (logged, and shown once)."""
-
-
-def closed(ls: TetherServer, doc: DocState) -> None:
-    """A draft's document was closed: removed if nothing of the person's is left in it, else
-    kept and its path said, in the log and once on screen (it is no memory until saved)."""
-    store = doc.memory_store
-    path = real(doc.path)
-    if store is None or not is_draft(doc) or drop_if_left(ls, path, store):
-        return
-    ls.warn_once(f"kept {path}", f"the draft {path} {KEPT}", show=True)
-
-
-def sweep(ls: TetherServer, stores: list[MemoryStore]) -> None:
-    """At shutdown: remove the drafts made this session that nobody touched (a client that
-    cannot open them was told the path, and it was never opened); log the others' paths."""
-    folders = {real(drafts_dir(store.location)): store for store in stores}
-    for path in list(ls.drafts):
-        store = folders.get(real(path.parent))
-        if store is not None and not drop_if_left(ls, path, store) and path.exists():
-            ls.warn(f"the draft {path} {KEPT}")
+def _forget(ls: TetherServer, path: Path) -> None:
+    """A draft is gone: nothing more is known of it."""
+    ls.drafts.pop(path, None)
+    ls.draft_buffers.pop(path, None)

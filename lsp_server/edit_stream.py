@@ -16,7 +16,7 @@ from lsprotocol import types
 from lsp_server import (
     broken_files,
     diagnostics,
-    draft_files,
+    draft_kept,
     memory_documents,
     progress,
     typing_pause,
@@ -56,6 +56,13 @@ def _code_document(
     return doc
 
 
+def _memory_typed(ls: TetherServer, doc: DocState) -> None:
+    """A memory document was opened or changed: a draft's editor copy is noted (what was
+    typed and not saved keeps it), then its front matter is checked."""
+    draft_kept.typed(ls, doc)
+    memory_documents.check(ls, doc)
+
+
 def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
     """A document was opened: touch it and publish its memories at once."""
     _opened(ls, params.text_document.uri)
@@ -63,7 +70,7 @@ def did_open(ls: TetherServer, params: types.DidOpenTextDocumentParams) -> None:
 
 
 def _opened(ls: TetherServer, uri: str) -> None:
-    doc = _code_document(ls, uri, memory_documents.check, read_mtime=True)
+    doc = _code_document(ls, uri, _memory_typed, read_mtime=True)
     if doc is not None:
         doc.parse = None  # the editor's copy starts here: later changes are carried from it
         doc.root.touch(doc.rel, "open")
@@ -81,7 +88,7 @@ def take_up_open_documents(ls: TetherServer) -> None:
 
 def did_change(ls: TetherServer, params: types.DidChangeTextDocumentParams) -> None:
     """A document changed: publish again on every change (some clients never bump versions)."""
-    doc = _code_document(ls, params.text_document.uri, memory_documents.check, read_mtime=False)
+    doc = _code_document(ls, params.text_document.uri, _memory_typed, read_mtime=False)
     if doc is not None:
         doc.root.touch(doc.rel, "edit")
         typing_pause.changed(ls, doc, params.content_changes)
@@ -114,7 +121,7 @@ def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> Non
     doc = ls.docs.pop(params.text_document.uri, None)
     if doc is not None:
         diagnostics.clear(ls, doc)
-        draft_files.closed(ls, doc)  # a draft with nothing of the person's in it goes
+        draft_kept.closed(ls, doc)  # a draft with nothing of the person's in it goes
 
 
 def register(server: TetherServer) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from lsp_server import capabilities, diagnostics, draft_files, edit_stream, watching
+from lsp_server import capabilities, diagnostics, draft_kept, edit_stream, watching
 from lsp_server.configuration import as_table, editor_key_problems, file_sources, merge
 from lsp_server.documents import file_path
 from lsp_server.roots import Root
@@ -187,7 +187,7 @@ def end_session(ls: TetherServer) -> None:
     ls.indexer.stop()
     ls.session_start.stop()
     ls.warm_up.stop()
-    draft_files.sweep(ls, [store for root in ls.roots for store in root.stores()])
+    draft_kept.sweep(ls, [store for root in ls.roots for store in root.stores()])
     ls.roots.close()
     ls.docs.clear()
 

@@ -187,13 +187,13 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
     target = store.folder.path / doc.path.name
     draft = draft_files.real(doc.path)
     try:
-        now: str | None = _digest(target.read_bytes())
+        now: str | None = digest(target.read_bytes())
     except FileNotFoundError:
         now = None
     except OSError as error:
         ls.warn_shown_once(f"draft {draft}: {error}", f"the draft was not remembered: {error}")
         return False
-    if now is not None and now not in {_digest(text.encode()), ls.draft_writes.get(draft)}:
+    if now is not None and now not in {digest(text.encode()), ls.draft_writes.get(draft)}:
         ls.warn_shown_once(
             f"stale {draft} {now}",
             f"the draft {draft} was not saved over {target}: that memory file changed since the "
@@ -206,15 +206,15 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
     except TetherError as error:
         ls.warn_shown_once(f"draft {draft}: {error}", f"the draft was not remembered: {error}")
         return False
-    ls.draft_writes[draft] = _digest(text.encode())
+    ls.draft_writes[draft] = digest(text.encode())
     if now is None:
         ls.show_info(f"Tether: remembered in {target}")
     return True
 
 
-def _digest(data: bytes) -> str:
-    """The hash a draft's last write is known by."""
-    return hashlib.sha256(data).hex_digest()
+def digest(data: bytes) -> str:
+    """The hash a draft's last write is known by (:attr:`TetherServer.draft_writes`)."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def _link_supersede(ls: TetherServer, doc: DocState) -> None:

@@ -58,6 +58,9 @@ class TetherServer(LanguageServer):
         self.ended = False
         """Whether the session's stores were closed and its drafts swept (at ``shutdown``, or
         as the process ends without one: :func:`lsp_server.lifecycle.end_session`)."""
+        self.draft_buffers: dict[Path, str] = {}
+        """Per draft (resolved path), the editor's copy of it as last opened or changed: one
+        that its file does not match holds edits not saved, and keeps the draft."""
         self.draft_writes: dict[Path, str] = {}
         """Per draft (resolved path), the hash of the text it last wrote as its memory file: a
         later save writes again only while the memory file still holds that text."""
