@@ -27,6 +27,7 @@ from recall import frontmatter
 from recall.clock import now_iso
 from recall.errors import BadInput, MalformedMemory, TetherError
 from recall.frontmatter_marks import entry_spans
+from recall.index.sync_file import duplicates_of
 from recall.model import Memory
 from recall.records import memory_from_parsed
 
@@ -86,6 +87,14 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
             "give this one its own id (or delete the id line: the file name gives one)"
         )
         found.append(_line_diagnostic(ls, text, parsed.key_lines.get("id", 1), message, error))
+    elif skipped := [n for n in duplicates_of(store.conn, memory.id) if n != doc.path.name]:
+        message = (
+            f"id {memory.id} is also the id of {', '.join(skipped)}, which is left out of the "
+            "index (`tether doctor`: duplicate id): give that file its own id, or delete it if "
+            "it is a copy of this one"
+        )
+        warning_line = parsed.key_lines.get("id", 1)
+        found.append(_line_diagnostic(ls, text, warning_line, message, warning))
     found += _file_problems(ls, store, text, memory, parsed.key_lines.get("files", 1))
     if memory.supersedes:
         line = parsed.key_lines.get("supersedes", 1)
@@ -168,8 +177,7 @@ def saved(ls: TetherServer, doc: DocState) -> None:
     root.poll(force=True)
     root.bump()
     _link_supersede(ls, doc)
-    check(ls, doc)
-    diagnostics.republish(ls, root)
+    diagnostics.republish(ls, root)  # this document and the other open memory documents too
 
 
 def _finish(ls: TetherServer, doc: DocState) -> bool:

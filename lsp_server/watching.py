@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server import capabilities, diagnostics, memory_documents, supersede_links
+from lsp_server import capabilities, diagnostics, supersede_links
 from lsp_server.documents import DocState, editor_copy, file_path, resolve
 from lsp_server.roots import Root
 
@@ -163,10 +163,7 @@ def did_change_watched_files(ls: TetherServer, params: types.DidChangeWatchedFil
         code.append(change.uri)
     for root in memory_roots.values():
         root.poll(force=True)
-        diagnostics.republish(ls, root)
-        for doc in list(ls.docs.values()):
-            if doc.is_memory and doc.root is root:
-                memory_documents.check(ls, doc)
+        diagnostics.republish(ls, root)  # the memory documents with the code files
     if len(code) > WRITTEN_BATCH_MAX:
         ls.log(f"{len(code)} files changed at once; taken as a checkout or build, not edits")
         return

@@ -27,6 +27,8 @@ Added = Callable[[str], str | None]  # when git says a memory file was added (fi
 
 RECHECK = -1
 """A stored mtime no real file has: the next scan of the folder reads that file again."""
+_DUPLICATE_ID = "duplicate id"
+"""How the problem recorded for a file repeating another's id starts (found by it again)."""
 
 
 def load_memory(
@@ -175,10 +177,21 @@ def _clash(
     """Report the memory file ``stat`` left out because ``holder`` has its id."""
     from recall.frontmatter import file_key_line  # a clash is rare: read only then
 
-    message = f"duplicate id {memory_id}: {holder} already uses it; give one a new id"
+    message = f"{_DUPLICATE_ID} {memory_id}: {holder} already uses it; give one a new id"
     line = file_key_line(folder.path / stat.name, "id")
     rows.record_problem(conn, stat, line, message)
     problems.append(f"{folder.path / stat.name}:{line}: {message}")
+
+
+def duplicates_of(conn: sqlite3.Connection, memory_id: str) -> list[str]:
+    """The memory files left out of the index because another file holds ``memory_id``, the
+    id they hold too (what ``tether doctor`` reports as a duplicate id), by name."""
+    prefix = f"{_DUPLICATE_ID} {memory_id}:"
+    rows = conn.execute(
+        "SELECT name FROM problems WHERE substr(message, 1, ?) = ? ORDER BY name",
+        (len(prefix), prefix),
+    )
+    return [str(row[0]) for row in rows]
 
 
 def _same_row(existing: sqlite3.Row, memory: Memory, sha: str) -> bool:
