@@ -74,6 +74,7 @@ def _opened(ls: TetherServer, uri: str) -> None:
     if doc is not None:
         doc.parse = None  # the editor's copy starts here: later changes are carried from it
         doc.root.touch(doc.rel, "open")
+        progress.catch_up_on_open(ls, doc.root)  # HEAD moved: read on, published again after
         diagnostics.publish(ls, doc, doc.root.touched[doc.rel])
         broken_files.tell(ls, [doc.root])  # its stores were read: what they could not load
 

@@ -17,6 +17,8 @@ from lsprotocol import types
 from lsp_server import capabilities, diagnostics, watching
 from lsp_server.roots import Root
 from recall.genome import Genome
+from recall.genome.catch_up import BEHIND, history_lag
+from recall.genome.headref import read_head
 from recall.genome.summary import IndexSummary
 from recall.index import db
 from recall.index.schema import SCHEMA_VERSION
@@ -95,6 +97,9 @@ class Indexer:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tether-index")
         self.running: set[str] = set()
         self.stopping = False
+        self.heads_tried: dict[str, str] = {}
+        """Per project, the HEAD a catch-up on open was last started for: one that failed is
+        not started again at every open, only once HEAD moves on."""
 
     def start(self, root: Root) -> None:
         """Start refreshing a root's genome in the background (no-op without a project)."""
@@ -198,3 +203,33 @@ def refresh_if_stale(ls: TetherServer, root: Root) -> None:
         return
     if Genome(root.repo_root, project.conn).is_stale():
         ls.indexer.start(root)
+
+
+def catch_up_on_open(ls: TetherServer, root: Root) -> None:
+    """Start a background refresh when HEAD moved since the genome was last refreshed (a
+    commit, a checkout, a rename committed in a terminal), so a document just opened gets
+    the renames and history of the commits since, published again once they are read.
+
+    Reads a few files under ``.git`` and the genome's bookkeeping, no git process; a genome
+    never built is left to the start-up indexing (``indexOnStart``), git's index moving alone
+    (a ``git add``) to the end of the turn (:func:`refresh_if_stale`)."""
+    project = root.project
+    location = root.location
+    repo_root = root.repo_root
+    if project is None or not project.exists or repo_root is None or location is None:
+        return
+    if project.read_only is not None:  # a refresh could not be kept: recall uses what it has
+        return
+    try:
+        behind = history_lag(repo_root, project.conn) == BEHIND
+    except sqlite3.Error:  # the store is held or unreadable now: the next open looks again
+        return
+    if not behind:
+        return
+    current = read_head(repo_root)
+    head = (current.head or "") if current is not None else ""
+    base = str(location.base)
+    if ls.indexer.heads_tried.get(base) == head:
+        return
+    ls.indexer.heads_tried[base] = head
+    ls.indexer.start(root)
