@@ -88,13 +88,13 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
         )
         found.append(_line_diagnostic(ls, text, parsed.key_lines.get("id", 1), message, error))
     elif skipped := [n for n in duplicates_of(store.conn, memory.id) if n != doc.path.name]:
+        copies = ", ".join(str(store.folder.path / name) for name in skipped)
         message = (
-            f"id {memory.id} is also the id of {', '.join(skipped)}, which is left out of the "
-            "index (`tether doctor`: duplicate id): give that file its own id, or delete it if "
-            "it is a copy of this one"
+            f"id {memory.id} is also the id of {copies}, which is left out of the index "
+            "(`tether doctor`: duplicate id): give that file its own id, or delete it if it is "
+            "a copy of this one"
         )
-        warning_line = parsed.key_lines.get("id", 1)
-        found.append(_line_diagnostic(ls, text, warning_line, message, warning))
+        found.append(_line_diagnostic(ls, text, parsed.key_lines.get("id", 1), message, warning))
     found += _file_problems(ls, store, text, memory, parsed.key_lines.get("files", 1))
     if memory.supersedes:
         line = parsed.key_lines.get("supersedes", 1)
