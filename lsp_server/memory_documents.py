@@ -26,6 +26,7 @@ from lsp_server.supersede_words import not_active
 from recall import frontmatter
 from recall.clock import now_iso
 from recall.errors import BadInput, MalformedMemory, TetherError
+from recall.extra_keys import near_known_key
 from recall.frontmatter_marks import entry_spans
 from recall.index.sync_file import duplicates_of
 from recall.model import Memory
@@ -96,6 +97,13 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
         )
         found.append(_line_diagnostic(ls, text, parsed.key_lines.get("id", 1), message, warning))
     found += _file_problems(ls, store, text, memory, parsed.key_lines.get("files", 1))
+    for key in memory.extra:
+        if (meant := near_known_key(key)) is not None:
+            message = (
+                f"{key} is not a key Tether reads, so it does nothing here: did you mean "
+                f"{meant}? (a key of your own is kept as written)"
+            )
+            found.append(_line_diagnostic(ls, text, parsed.key_lines.get(key, 1), message, warning))
     if memory.supersedes:
         line = parsed.key_lines.get("supersedes", 1)
         old = store.find(memory.supersedes)

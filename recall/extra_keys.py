@@ -5,6 +5,7 @@ them in each memory's record, ``tether import`` writes them back into the new fi
 from __future__ import annotations
 
 import base64
+import difflib
 import json
 import math
 import re
@@ -29,6 +30,20 @@ import line is a front-matter key of its own, and so is each key under :data:`NE
 
 RECORD_KEYS: frozenset[str] = FIELD_KEYS | {NESTED_KEY}
 """The names a front-matter key cannot have in a record: they go under :data:`NESTED_KEY`."""
+
+NEAR_KEY_CUTOFF = 0.8
+"""How alike (difflib's ratio) a key of a memory file's own must be to a key Tether reads to be
+taken for a misspelling of it: stricter than the settings' suggestions, as a memory file may
+carry keys of its own (``ticket``, ``owner``) that must not be told they are mistakes, while
+a dropped, doubled or swapped letter (``pined``, ``categry``, ``gaurd``) still reaches it."""
+
+
+def near_known_key(key: str) -> str | None:
+    """The key Tether reads that ``key``, one it does not, most likely misspells; None when
+    none is alike enough (see :data:`NEAR_KEY_CUTOFF`)."""
+    found = difflib.get_close_matches(key.lower(), KNOWN_KEYS, n=1, cutoff=NEAR_KEY_CUTOFF)
+    return found[0] if found else None
+
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _KEY_RULE = (

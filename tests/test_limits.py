@@ -14,6 +14,7 @@ import pytest
 from lsp_server import commands, listing
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
+from recall import extra_keys
 from recall.browse import actions
 from recall.cli import cmd_agent_config
 from recall.hooks import events as hook_events
@@ -29,6 +30,7 @@ PINNED = [
     (mcp_limits, "LIST_LIMIT", 50),
     (actions, "SEARCH_LIMIT", 200),
     (trust, "GIT_TIMEOUT_S", 10),
+    (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
     (
         hook_events,
         "MCP_SELF_SERVE",

@@ -35,3 +35,26 @@ async def test_missing_files_are_shown_on_their_entries(lsp_one: Session, ws: Wo
     commented = original.replace(block, "files:\n  # moved\n  - src/gone.py\n  - src/store.py\n")
     await lsp.change(path, commented)
     assert covered(lsp, commented, ws) == ["src/gone.py"]
+
+
+async def test_a_misspelt_key_is_told_on_its_line_and_a_key_of_ones_own_is_not(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    path = ws.memory_file(ws.decision)
+    original = path.read_text(encoding="utf-8")
+    fence = original.index("---", 3)
+    text = original[:fence] + "pined: true\nticket: OPS-12\n" + original[fence:]
+    await lsp.open(path, text, language="markdown")
+    said = [
+        (d.range.start.line, d.message)
+        for d in lsp.diagnostics(path)
+        if "is not a key Tether reads" in d.message
+    ]
+    assert said == [
+        (
+            text.split("\n").index("pined: true"),
+            "pined is not a key Tether reads, so it does nothing here: did you mean pinned? "
+            "(a key of your own is kept as written)",
+        )
+    ]
