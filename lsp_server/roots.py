@@ -42,6 +42,15 @@ def is_within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def reaches(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or below it, lexically or once both are resolved: a
+    folder opened through a symbolic link holds the files its real path names, and the
+    reverse (a path from go-to-definition or a terminal is often the resolved one)."""
+    if is_within(path, folder):
+        return True
+    return is_within(Path(os.path.realpath(path)), Path(os.path.realpath(folder)))
+
+
 class Root:
     """One repository (or plain folder) of the workspace and the session's state in it."""
 
@@ -118,8 +127,8 @@ class Root:
 
     def relative(self, path: Path) -> str | None:
         """``path`` as the stores write it (repo-relative POSIX), None when outside the root."""
-        if not any(is_within(path, f) for f in self.folders) and not (
-            self.repo_root and is_within(path, self.repo_root)
+        if not any(reaches(path, f) for f in self.folders) and not (
+            self.repo_root and reaches(path, self.repo_root)
         ):
             return None
         if self.project is not None:
@@ -127,7 +136,14 @@ class Root:
                 return self.project.normalize_input(str(path), self.folder)
             except BadInput:
                 return None
-        return path.relative_to(self.folder).as_posix()
+        if is_within(path, self.folder):
+            return path.relative_to(self.folder).as_posix()
+        real = Path(os.path.realpath(path))
+        for folder in (self.folder, *self.folders):
+            real_folder = Path(os.path.realpath(folder))
+            if is_within(real, real_folder):
+                return real.relative_to(real_folder).as_posix()
+        return None
 
     # -- configuration ---------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from lsp_server.roots import Notice, Root, is_within
+from lsp_server.roots import Notice, Root, is_within, reaches
 from recall.containment import UnsafeStore
 from recall.errors import NotFound
 from recall.locations import StoreInGitFolder, project_location
@@ -67,13 +67,14 @@ class Roots:
         return None
 
     def for_path(self, path: Path) -> Root | None:
-        """The root a file belongs to: the deepest folder holding it, unless the file is in
+        """The root a file belongs to: the deepest folder holding it (compared resolved too,
+        :func:`lsp_server.roots.reaches`), unless the file is in
         a repository nested inside that folder's with a store of its own (the innermost
         store owns a file, as for the CLI run beside it), found and added once."""
         best: tuple[int, Root] | None = None
         for root in self._roots:
             for folder in root.folders:
-                if is_within(path, folder) and (best is None or len(folder.parts) > best[0]):
+                if reaches(path, folder) and (best is None or len(folder.parts) > best[0]):
                     best = (len(folder.parts), root)
         if best is not None:
             return self._nested(best[1], path) or best[1]
