@@ -33,7 +33,7 @@ from recall.lifecycle.references import (
 from recall.model import SOURCES, Memory
 from recall.named_files import check_named_files
 from recall.paths import normalize, normalize_loose
-from recall.records import check_category, check_text, refuse_blank_details
+from recall.records import check_category, check_summary, check_text, refuse_blank_details
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary
 from recall.store import MemoryStore
@@ -84,6 +84,9 @@ def _checked_text(obj: dict[str, Any], *, draft: bool = False) -> None:
     ``draft``: that opens with them in its body, for the person to write there."""
     if not draft:
         refuse_blank_details(text(obj, "details"), "'details'")
+    summary = text(obj, "summary")
+    if summary is not None and summary.strip():  # an empty one is refused as the CLI's is
+        check_summary(summary, details_option=DETAILS_ARGUMENT)
     anchor = text(obj, "anchor")
     if anchor is not None and (not anchor.strip() or "\n" in anchor or "\r" in anchor):
         raise BadInput("'anchor' must be a symbol name or a line range on one line")
@@ -282,6 +285,9 @@ flag: the person is in an editor)."""
 GLOBAL_ARGUMENT = 'the "global": true argument'
 """How an editor's command names its choice of the global store, in an error about a guard
 there."""
+
+DETAILS_ARGUMENT = "the 'details' argument"
+"""How an editor's command names where the rest of a summary of more than one line goes."""
 
 
 def _given(obj: dict[str, Any], key: str) -> bool:

@@ -224,18 +224,23 @@ def render_memory(memory: Memory) -> str:
     return frontmatter.body_text("\n".join(lines), memory.summary, memory.details)
 
 
-def check_summary(summary: str) -> str:
+DETAILS_OPTION = "--details (or pipe it with --details -)"
+"""Where the CLI takes the rest of a summary that is more than one line; an editor command or a
+tool names its own ``details`` argument instead (:func:`check_summary`)."""
+
+
+def check_summary(summary: str, *, details_option: str = DETAILS_OPTION) -> str:
     """Validate a one-line summary given by a user; returned unchanged when valid.
 
     Besides a line break, a control, format or separator character but a tab is refused (as
     in :func:`check_text`): a NUL makes git treat the memory file as binary, hiding it from the
-    review of a pull request, and the others act on a terminal or hide text."""
+    review of a pull request, and the others act on a terminal or hide text. A summary of more
+    than one line is told to put the rest in ``details_option`` (how the caller takes details).
+    """
     if not isinstance(summary, str) or not summary.strip():
         raise BadInput("summary is empty; give a one-line summary of the knowledge")
     if any(ch in summary for ch in SUMMARY_FORBIDDEN):
-        raise BadInput(
-            "summary must be one line; put the rest in --details (or pipe it with --details -)"
-        )
+        raise BadInput(f"summary must be one line; put the rest in {details_option}")
     check_text(summary, "summary", keep=SUMMARY_CONTROLS_KEPT)
     return summary
 

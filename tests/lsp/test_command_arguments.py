@@ -85,3 +85,19 @@ async def test_refusals_name_the_argument_on_one_line(lsp_one: Session, ws: Work
     typo = str(await _refused(lsp, "tether.remember", {"summary": "s", "files": ["src/stor.py"]}))
     assert "nothing written" in typo and "\n" not in typo
     assert _memory_files(ws) == before
+
+
+async def test_a_summary_of_two_lines_is_told_to_use_details(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    before = _memory_files(ws)
+    cases = [
+        ("tether.remember", {"uri": ws.app_py.as_uri(), "summary": "a\nb"}),
+        ("tether.supersede", {"memoryId": ws.app_gotcha, "summary": "a\r\nb"}),
+    ]
+    for command, arguments in cases:
+        refused = str(await _refused(lsp, command, arguments))
+        assert "summary must be one line; put the rest in the 'details' argument" in refused
+        assert "--details" not in refused and "\n" not in refused
+    assert _memory_files(ws) == before
