@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
+from recall.errors import BadInput
 
 LINE_RANGE = re.compile(r"L?\d+(\s*[-:]\s*L?\d+)?", re.IGNORECASE)
 """A bare ``--anchor`` that is a line range (``12``, ``12-30``, ``L12-L30``): it names lines,
@@ -87,16 +88,17 @@ def bare_name_anchor(
 ) -> tuple[tuple[str, str] | None, str | None]:
     """The symbol anchor a bare ``--anchor NAME`` given with ``--file`` stands for, and a note.
 
-    With one file that defines NAME it is ``(FILE, NAME)``, a tracked anchor that follows the
-    code. A line range stays the bare anchor as written (None), silently: it names lines. Any
-    other name stays as written too, with a note naming the argument and saying why it will
-    not follow the code (several files, no file, or one that does not define it, or that
-    cannot be read for its symbols), and what to give instead. ``option``, ``file_option``
-    and ``instead`` (a template for ``PATH::NAME``) say the arguments as the caller takes them.
+        With one file that defines NAME it is ``(FILE, NAME)``, a tracked anchor that follows the
+        code. A line range stays the bare anchor as written (None): it names lines; one that cannot
+    be (line 0, reversed) is refused, one past a file's end said (:func:`line_range_note`). Any
+        other name stays as written too, with a note naming the argument and saying why it will
+        not follow the code (several files, no file, or one that does not define it, or that
+        cannot be read for its symbols), and what to give instead. ``option``, ``file_option``
+        and ``instead`` (a template for ``PATH::NAME``) say the arguments as the caller takes them.
     """
     name = value.strip()
     if LINE_RANGE.fullmatch(name):
-        return None, None
+        return None, line_range_note(root, files, name, option=option)
     if len(files) != 1:
         why = f"{len(files)} files are given ({', '.join(files)})" if files else f"no {file_option}"
         return None, (
@@ -113,3 +115,45 @@ def bare_name_anchor(
         f"{option} {value!r} is kept as a name inside {path} ({why}): it will not follow the "
         f"code; give the symbol where it is as {instead.format('PATH::NAME')}"
     )
+
+
+def line_range_note(root: Path | None, files: list[str], value: str, *, option: str) -> str | None:
+    """Check a line range anchor (``value`` matches :data:`LINE_RANGE`): a line 0 or a first
+    line after the last is refused, naming ``option`` and the form to give; a range reaching
+    past the end of one of ``files`` (read under ``root``) is kept, for files change, with a
+    note saying so (None when there is nothing to say)."""
+    first, last = _line_numbers(value)
+    if first < 1 or first > last:
+        why = "lines are numbered from 1" if first < 1 else "its first line is after its last"
+        raise BadInput(
+            f"{option} {value!r} is not a line range ({why}); give it as L<first>-L<last>, "
+            "lines numbered from 1 and the first no later than the last, such as L3-L8"
+        )
+    if root is None:
+        return None
+    short = [
+        f"{path} has {count} line{'' if count == 1 else 's'}"
+        for path in files
+        if (count := _line_count(Path(root) / path)) is not None and last > count
+    ]
+    if not short:
+        return None
+    return (
+        f"{option} {value!r} reaches past the end of the file ({'; '.join(short)}); kept as "
+        "given, but check the lines are the ones meant"
+    )
+
+
+def _line_numbers(value: str) -> tuple[int, int]:
+    """The first and last line of a line range (a single line is both)."""
+    numbers = [int(n) for n in re.findall(r"\d+", value)]
+    return numbers[0], numbers[-1]
+
+
+def _line_count(full: Path) -> int | None:
+    """How many lines the file at ``full`` has now, None when it cannot be read."""
+    try:
+        data = full.read_bytes()
+    except OSError:
+        return None
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
