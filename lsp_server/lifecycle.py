@@ -4,6 +4,8 @@ once the client is ready."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +19,8 @@ from lsp_server.roots import Root
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
+
+logger = logging.getLogger("tether.lsp")
 
 SECTION = "tether"
 START_UP_WAIT_SECONDS = 0.5
@@ -120,8 +124,12 @@ async def initialized(ls: TetherServer, params: types.InitializedParams) -> None
     pass and indexing in the background once the first document is published (or
     :data:`START_UP_WAIT_SECONDS` passed without one; at once when a document was published
     while the settings were being pulled)."""
-    await pull_configuration(ls)
-    await watching.register_watchers(ls)
+    try:
+        await pull_configuration(ls)
+        await watching.register_watchers(ls)
+    except asyncio.CancelledError:  # the client left before answering: not a failure of ours
+        logger.info("the client left during start-up; stopping")
+        return
     roots = list(ls.roots)
     ls.defer(lambda: _start_roots(ls, roots), START_UP_WAIT_SECONDS)
     watching.poll(ls)  # a memory written since initialize is in the first publish

@@ -130,6 +130,20 @@ class RawClient:
             time.sleep(0.05)
         raise AssertionError(f"the server never sent {method}")
 
+    def unanswered_request(self, method: str) -> dict[str, Any]:
+        """Wait for the server's request ``method`` and leave it unanswered (as a client that
+        quits before it answers); every message until it is kept, none answered."""
+        while True:
+            try:
+                message = self._inbox.get(timeout=WAIT_SECONDS)
+            except queue.Empty:
+                message = None
+            if message is None:
+                raise AssertionError(f"the server never sent {method}")
+            self.received.append(message)
+            if message.get("method") == method and "id" in message:
+                return message
+
     def count_responses(self, msg_id: int | str | None) -> int:
         """How many responses with ``msg_id`` arrived so far."""
         return sum(1 for m in self.received if _is_response(m) and m.get("id") == msg_id)
@@ -145,7 +159,7 @@ class RawClient:
 
     def close(self) -> None:
         """End the process (politely when it still listens)."""
-        with suppress(OSError):
+        with suppress(OSError, ValueError):  # ValueError: the test closed its stdin already
             self.send({"jsonrpc": "2.0", "method": "exit"})
         try:
             self.proc.wait(timeout=WAIT_SECONDS)

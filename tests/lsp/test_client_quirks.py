@@ -1,5 +1,6 @@
 """What real clients send and do that the protocol's happy path does not: Neovim's empty Lua
-tables arriving as JSON ``[]``, and a client that quits without ``shutdown``."""
+tables arriving as JSON ``[]``, and a client that quits without ``shutdown`` (even before it
+answered the server's first request)."""
 
 from __future__ import annotations
 
@@ -94,3 +95,24 @@ def test_drafts_go_on_exit_without_shutdown(ws: Workspace) -> None:
             client.proc.kill()
             raise
     assert not untouched.exists()
+
+
+def test_a_client_gone_before_answering_the_settings_request_leaves_quietly(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    """The client quits during start-up, the server's ``workspace/configuration`` request
+    unanswered: the server exits without a traceback (one plain line at most)."""
+    stderr = tmp_path / "stderr.log"
+    client = RawClient(ws.root, stderr)
+    try:
+        _initialize(client, ws.root, None, PULLS_CONFIGURATION)
+        client.unanswered_request("workspace/configuration")
+        assert client.proc.stdin is not None
+        client.proc.stdin.close()
+        assert client.proc.wait(timeout=WAIT_SECONDS) == 0
+    finally:
+        client.proc.kill()
+        client.close()
+    said = stderr.read_text()
+    assert "Traceback" not in said and "CancelledError" not in said
+    assert len(said.splitlines()) <= 1
