@@ -4,7 +4,8 @@ response, and a client's mistake is answered (or logged), never shown to the use
 pygls on its own leaves a request without a response when its params cannot be read (it pushes
 ``window/showMessage`` "Error in server: Invalid Params" instead, and the client waits for its
 whole timeout), drops a message with an id but no method without a word, answers requests sent
-before ``initialize`` with ``null``, and raises on ``didChange`` for a document never opened.
+before ``initialize`` with ``null``, an unknown command with Invalid Params (not Method Not
+Found), and raises on ``didChange`` for a document never opened.
 A body that is not JSON, or nested too deep for Python's stack to read (``[[[...]]]``
 thousands deep), or JSON that is no object, gets no answer but a traceback on stderr (and an
 error answered with an id null leaves the id out). It also drops a reply of the
@@ -20,13 +21,13 @@ import logging
 import re
 from collections.abc import Generator
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import cattrs
 from lsprotocol import types
 from lsprotocol.types import ResponseErrorMessage
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcMethodNotFound
 from pygls.protocol import LanguageServerProtocol, json_rpc, lsp_method
 
 from lsp_server.documents import editor_copy
@@ -237,6 +238,10 @@ class TetherProtocol(LanguageServerProtocol):
                 "id" in message,
             )
         if isinstance(message, Rejected):
+            if message.code == INVALID_PARAMS and not self.initialize_seen:
+                # its params matter no more than a well-formed one's would: not served yet
+                reason = f"{message.method} before initialize"
+                message = replace(message, code=SERVER_NOT_INITIALIZED, reason=reason)
             self._reject(message)
             return
         method = getattr(message, "method", None)
@@ -290,6 +295,20 @@ class TetherProtocol(LanguageServerProtocol):
         computes it too, but its ``start_io`` swallows the ``SystemExit`` carrying it)."""
         self.exit_code = 0 if self._shutdown else 1
         yield from super().lsp_exit(*args)
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(
+        self, params: types.ExecuteCommandParams
+    ) -> Generator[Any, Any, Any]:
+        """Run a command; one the server does not have is Method Not Found (pygls answers it
+        as Invalid Params), naming the commands there are."""
+        if params.command not in self.fm.commands:
+            known = ", ".join(sorted(self.fm.commands))
+            raise JsonRpcMethodNotFound(
+                f"Method Not Found: command {params.command!r} is not defined; "
+                f"the commands are {known}"
+            )
+        return (yield from super().lsp_workspace__execute_command(params))
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(

@@ -95,8 +95,13 @@ def test_an_id_without_method_and_unknown_methods(server: RawClient) -> None:
     assert error_code(server.response(None)) == INVALID_REQUEST
     unknown = server.request("tether/nothingHere", {})
     assert error_code(server.response(unknown)) == METHOD_NOT_FOUND
+    command = server.request("workspace/executeCommand", {"command": "tether.nope"})
+    answer = server.response(command)
+    assert error_code(answer) == METHOD_NOT_FOUND
+    assert "command 'tether.nope' is not defined; the commands are " in answer["error"]["message"]
+    assert "tether.remember" in answer["error"]["message"]
     server.barrier()
-    assert [server.count_responses(i) for i in (7, 8, 9, unknown)] == [1, 1, 1, 1]
+    assert [server.count_responses(i) for i in (7, 8, 9, unknown, command)] == [1] * 5
     assert server.shown_messages() == []
 
 
@@ -105,6 +110,8 @@ def test_requests_before_initialize(ws: Workspace) -> None:
         early = client.request("textDocument/hover", position(ws))
         client.notify("textDocument/didOpen", opened(ws))  # ignored, not an error
         assert error_code(client.response(early)) == SERVER_NOT_INITIALIZED
+        malformed = client.request("textDocument/hover", position(ws, "x"))  # not served yet
+        assert error_code(client.response(malformed)) == SERVER_NOT_INITIALIZED
         assert "result" in client.initialize(ws.root)
         again = client.request("initialize", {"processId": None, "capabilities": {}})
         assert error_code(client.response(again)) == INVALID_REQUEST
