@@ -16,8 +16,8 @@ from conftest import CliResult, run_tether
 Cli = Callable[..., CliResult]
 
 
-def _remember(cli: Cli) -> str:
-    done = cli("remember", "flush before exit", "-c", "gotcha", "-f", "src/app.py", "--json")
+def _remember(cli: Cli, summary: str = "flush before exit") -> str:
+    done = cli("remember", summary, "-c", "gotcha", "-f", "src/app.py", "--json")
     assert done.code == 0, done
     return done.json()["id"]
 
@@ -289,3 +289,16 @@ def test_bytes_that_are_not_utf8_are_shown_as_given_and_say_what_to_do(repo: Pat
     summary = run_tether("remember", "caf\udce9", "-c", "gotcha", "-f", "src/app.py", cwd=repo)
     assert summary.code == 2, summary
     assert "summary is not valid UTF-8 text: give it as UTF-8" in summary.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs a device that is always full")
+@pytest.mark.parametrize("args", [("export",), ("list",), ("list", "--json"), ("stats",)])
+def test_output_to_a_full_device_fails_in_one_line(
+    cli: Cli, repo: Path, args: tuple[str, ...]
+) -> None:
+    for number in range(3):
+        _remember(cli, f"flush before close, case {number}")
+    result = _closed(">/dev/full", *args, cwd=repo)
+    assert result.code == 3, result  # not 0 or 1: a script must not take it for a whole output
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
+    assert "could not write standard output (No space left on device)" in result.stderr

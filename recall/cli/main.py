@@ -49,12 +49,13 @@ def _hook_words(words: list[str]) -> SimpleNamespace | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one CLI command and return its exit code."""
-    from recall.cli.std_streams import closed_stdout, stand_in_for_closed_stdin
+    from recall.cli.std_streams import closed_stdout, guard_stdout, stand_in_for_closed_stdin
 
     words = list(sys.argv[1:] if argv is None else argv)
     if closed_stdout():
         return 0 if words[:1] == ["hook"] else EXIT_FAILURE  # exit 2 would block an agent
     stand_in_for_closed_stdin()
+    guard_stdout()
     args: argparse.Namespace | SimpleNamespace | None = None
     parser: argparse.ArgumentParser | None = None
     if words[:1] == ["hook"]:

@@ -9,10 +9,12 @@ standard output stops the command before it does anything (:func:`closed_stdout`
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn, TextIO
 
-from recall.errors import BadInput
+from recall.errors import BadInput, TetherError
 
 STDIN_CLOSED = (
     "standard input is closed (the command was started with <&-): give it the input it reads "
@@ -91,3 +93,62 @@ def closed_stdout() -> bool:
     if sys.stderr is not None:
         print(f"tether: error: {STDOUT_CLOSED}", file=sys.stderr)
     return True
+
+
+class OutputFailed(TetherError):
+    """Standard output could not be written (a full disk, a quota, an I/O error): what was
+    printed is incomplete, so the command fails (exit 3) instead of ending as if it were whole."""
+
+
+class GuardedStdout:
+    """``sys.stdout`` whose write errors other than a reader gone (a broken pipe, handled
+    where the command ends) are :class:`OutputFailed`, said in one line, not a traceback."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        """Write ``text``; :class:`OutputFailed` when the output cannot take it."""
+        try:
+            return self._inner.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise self._failed(error) from None
+
+    def flush(self) -> None:
+        """Flush; :class:`OutputFailed` when the output cannot take what is pending."""
+        try:
+            self._inner.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise self._failed(error) from None
+
+    def _failed(self, error: OSError) -> OutputFailed:
+        """The error to raise, with the output's descriptor pointed at the null device, so
+        that what is still pending does not fail again as the process exits."""
+        with _suppressed():
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._inner.fileno())
+            os.close(null)
+        reason = error.strerror or errno.errorcode.get(error.errno or 0, str(error))
+        return OutputFailed(
+            f"could not write standard output ({reason}): what was printed is incomplete; "
+            "free some space where it goes (or send it elsewhere) and run the command again"
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _suppressed() -> Any:
+    import contextlib
+
+    return contextlib.suppress(OSError, ValueError)
+
+
+def guard_stdout() -> None:
+    """Put a :class:`GuardedStdout` in front of ``sys.stdout`` (once)."""
+    if sys.stdout is not None and not isinstance(sys.stdout, GuardedStdout):
+        sys.stdout = GuardedStdout(sys.stdout)  # type: ignore[assignment]
