@@ -376,11 +376,9 @@ def republish(ls: TetherServer, root: Root | None = None) -> None:
     Memory documents are checked whatever the root: what they say depends on the stores
     (the memory a draft supersedes archived or restored, another file taking its id), and a
     global memory's document may belong to another root than the one that wrote the store."""
-    from lsp_server import memory_documents  # it publishes through this module
-
     for doc in list(ls.docs.values()):
         if doc.is_memory:
-            memory_documents.check(ls, doc)
+            ls.check_memory_document(ls, doc)
         elif root is None or doc.root is root:
             publish(ls, doc, doc.root.touched.get(doc.rel, "open"))
     broken_files.tell(ls, [root] if root is not None else broken_files.roots_in_view(ls))

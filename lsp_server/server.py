@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger("tether.lsp")
 
 
+def _unchecked(ls: TetherServer, doc: DocState) -> None:
+    """No memory document check attached (a server built without :mod:`lsp_server.setup`)."""
+
+
 class TetherServer(LanguageServer):
     """Tether's language server and the state of its session."""
 
@@ -85,6 +89,10 @@ class TetherServer(LanguageServer):
         """The background session-start pass (attached by :func:`lsp_server.setup.build`)."""
         self.warm_up: WarmUp
         """The most-named files ranked ahead (attached by :func:`lsp_server.setup.build`)."""
+        self.check_memory_document: Callable[[TetherServer, DocState], None] = _unchecked
+        """How an open memory document is checked again after a store changed
+        (:func:`lsp_server.memory_documents.check`, attached by :func:`lsp_server.setup.build`:
+        the diagnostics republish through it, and that module publishes through them)."""
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run a coroutine as a task the server keeps a reference to until it ends."""

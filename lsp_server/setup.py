@@ -11,6 +11,7 @@ from lsp_server import (
     edit_stream,
     hover,
     lifecycle,
+    memory_documents,
     watching,
 )
 from lsp_server.hangup import ClientStdout
@@ -26,6 +27,7 @@ def build() -> TetherServer:
     server.indexer = Indexer(server)
     server.session_start = SessionStarter(server)
     server.warm_up = WarmUp(server)
+    server.check_memory_document = memory_documents.check
     for feature in (lifecycle, edit_stream, watching, hover, code_actions, commands):
         feature.register(server)
     return server

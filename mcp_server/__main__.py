@@ -1,8 +1,11 @@
-"""``python -m mcp_server`` is ``tether mcp``: the same options, and the same project (the
-agent's ``CLAUDE_PROJECT_DIR`` when it sets one, else the current directory)."""
+"""``python -m mcp_server`` serves as ``tether mcp`` does: the same options, and the same
+project (the agent's ``CLAUDE_PROJECT_DIR`` when it sets one, else the current directory)."""
 
 import sys
+from pathlib import Path
 
-from recall.cli.main import main
+from mcp_server.server import run
+from recall.stdio_servers import agent_project, module_arguments
 
-raise SystemExit(main(["mcp", *sys.argv[1:]]))
+args = module_arguments("mcp_server", sys.argv[1:], stdio=False)
+raise SystemExit(run(agent_project(Path.cwd()), log_level=args.log_level))

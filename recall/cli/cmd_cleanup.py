@@ -16,11 +16,11 @@ from typing import Any
 from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import print_card, scope_option
-from recall.cli.std_streams import STDIN_CLOSED
 from recall.display import plural, visible
 from recall.errors import EXIT_NOT_FOUND, BadInput, NotFound, TetherError
 from recall.lifecycle import CLEANUP_LIST_LIMIT, cleanup
 from recall.policy.usage import counters
+from recall.std_streams import STDIN_CLOSED
 from recall.store import MemoryStore
 
 KEYS = {"a": "archive", "d": "delete", "c": "confirm", "k": "keep", "s": "skip", "q": "quit"}

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 
 from recall.cli.context import CommandContext
-from recall.cli.render import log_level_option
 from recall.errors import BadInput
+from recall.stdio_servers import log_level_option, stdio_flag
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,11 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "lsp", help="run the language server over stdio (for editors and agents)", parents=[]
     )
-    p.add_argument(
-        "--stdio",
-        action="store_true",
-        help="accepted for clients that pass it; stdio is the only transport",
-    )
+    stdio_flag(p)
     log_level_option(p)
     p.set_defaults(func=run_lsp)
 

@@ -5,18 +5,17 @@ them)."""
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 
 from recall.cli.context import CommandContext
-from recall.cli.render import log_level_option
-from recall.cli.std_streams import STDIN_CLOSED, ClosedStdin, StdinClosed
 from recall.errors import BadInput
-
-PROJECT_DIR_VARIABLE = "CLAUDE_PROJECT_DIR"
-"""Claude Code names the session's project in this variable when it starts a stdio MCP server;
-a plugin's server may otherwise start in the plugin's own folder."""
+from recall.std_streams import STDIN_CLOSED, StdinClosed
+from recall.stdio_servers import (
+    AGENT_PROJECT_VARIABLE,
+    agent_project,
+    log_level_option,
+    stdin_closed,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         parents=[],  # no --json: the server speaks JSON-RPC on stdio whatever is asked
         description=(
             "Serve the memory tools over stdio. The project is the repository around "
-            f"`tether -C DIR`, else ${PROJECT_DIR_VARIABLE} when the agent sets it, "
+            f"`tether -C DIR`, else ${AGENT_PROJECT_VARIABLE} when the agent sets it, "
             "else the current directory."
         ),
     )
@@ -38,9 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def project_dir(args: argparse.Namespace, ctx: CommandContext) -> Path:
     """Where the server looks for its repository: ``-C``, the agent's variable, the cwd."""
     if getattr(args, "directory", None) is None:
-        named = os.environ.get(PROJECT_DIR_VARIABLE, "").strip()
-        if named:
-            return Path(named).expanduser().resolve()
+        return agent_project(ctx.cwd)
     return ctx.cwd
 
 
@@ -48,7 +45,7 @@ def run_mcp(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Serve one client until it disconnects."""
     if ctx.json:
         raise BadInput("mcp speaks JSON-RPC on stdio; --json does not apply to it")
-    if isinstance(sys.stdin, ClosedStdin):  # the SDK would read it as an empty input, quietly
+    if stdin_closed():  # the SDK would read it as an empty input, quietly
         raise StdinClosed(STDIN_CLOSED)
     from recall.cli.servers import server
 

@@ -12,7 +12,6 @@ from recall.anchors.write import bare_name_anchor, record_anchors
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import ID_HELP, paths_option, print_card
-from recall.cli.std_streams import stdin_text
 from recall.display import visible
 from recall.errors import BadInput
 from recall.known_paths import is_git
@@ -31,6 +30,7 @@ from recall.policy.usage import counters, record_action
 from recall.records import check_text, refuse_blank_details
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary
+from recall.std_streams import stdin_text
 from recall.store import MemoryStore, not_on_it_note
 
 

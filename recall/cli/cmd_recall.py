@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 from recall.cli import touched_files
 from recall.cli.context import CommandContext
 from recall.cli.render import paths_option, scope_option, write_records
-from recall.cli.std_streams import stdin_text
 from recall.display import visible
 from recall.errors import BadInput
 from recall.policy.sessions import check_session_id
 from recall.ranking.query import RecallQuery, Touch
 from recall.service import RECALL_LIMIT, build_recaller, record_shown
+from recall.std_streams import stdin_text
 from recall.strict_json import read_line
 
 if TYPE_CHECKING:  # the engine pulls in numpy; it is imported only when a recall runs

@@ -49,7 +49,7 @@ def _hook_words(words: list[str]) -> SimpleNamespace | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one CLI command and return its exit code."""
-    from recall.cli.std_streams import closed_stdout, guard_stdout, stand_in_for_closed_stdin
+    from recall.std_streams import closed_stdout, guard_stdout, stand_in_for_closed_stdin
 
     words = list(sys.argv[1:] if argv is None else argv)
     if closed_stdout():

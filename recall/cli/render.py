@@ -32,16 +32,6 @@ def positive(text: str) -> int:
     return value
 
 
-def log_level_option(parser: Any) -> None:
-    """The ``--log-level`` option of the commands that run a server over stdio."""
-    parser.add_argument(
-        "--log-level",
-        default="WARNING",
-        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="what the server logs on stderr (default WARNING)",
-    )
-
-
 def paths_option(parser: Any, *flags: str, dest: str, help: str, required: bool = False) -> None:
     """A repeatable option naming a file, given once per file (``-f a.py -f b.py``)."""
     parser.add_argument(

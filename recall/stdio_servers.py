@@ -1,0 +1,66 @@
+"""What the two stdio servers share however they are started, as ``tether lsp`` and ``tether
+mcp`` or as ``python -m lsp_server`` and ``python -m mcp_server``: their options, the project
+an agent names for its MCP server, and a closed standard input said, not served as empty."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from recall.std_streams import STDIN_CLOSED, ClosedStdin
+
+LOG_LEVELS: Final = ("DEBUG", "INFO", "WARNING", "ERROR")
+"""What a server may log on stderr, least to most serious."""
+
+AGENT_PROJECT_VARIABLE: Final = "CLAUDE_PROJECT_DIR"
+"""Claude Code names the session's project in this variable when it starts a stdio MCP server;
+a plugin's server may otherwise start in the plugin's own folder."""
+
+
+def log_level_option(parser: Any) -> None:
+    """The ``--log-level`` option of the commands that run a server over stdio."""
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        choices=LOG_LEVELS,
+        help="what the server logs on stderr (default WARNING)",
+    )
+
+
+def stdio_flag(parser: Any) -> None:
+    """``--stdio``, which some editors pass to every language server they start."""
+    parser.add_argument(
+        "--stdio",
+        action="store_true",
+        help="accepted for clients that pass it; stdio is the only transport",
+    )
+
+
+def agent_project(cwd: Path) -> Path:
+    """Where an MCP server looks for its repository when no folder was given: the agent's
+    :data:`AGENT_PROJECT_VARIABLE`, else ``cwd``."""
+    named = os.environ.get(AGENT_PROJECT_VARIABLE, "").strip()
+    return Path(named).expanduser().resolve() if named else cwd
+
+
+def stdin_closed() -> bool:
+    """Whether the process has no standard input (started with ``<&-``): a server would read
+    it as a client that said nothing and left."""
+    return sys.stdin is None or isinstance(sys.stdin, ClosedStdin)
+
+
+def module_arguments(module: str, argv: Sequence[str], *, stdio: bool) -> argparse.Namespace:
+    """The options of ``python -m MODULE`` (those of the ``tether`` command it stands for):
+    an unknown one, or a closed standard input, ends the process with exit 2, said on stderr."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}")
+    if stdio:
+        stdio_flag(parser)
+    log_level_option(parser)
+    args = parser.parse_args(list(argv))
+    if stdin_closed():
+        parser.exit(2, f"{parser.prog}: error: {STDIN_CLOSED}\n")
+    return args
