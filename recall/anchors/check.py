@@ -280,7 +280,13 @@ def check(
             guard_fails = guard_fails and not names.guard_holds(named)
             findings += file_findings(memory, named, first, guard_fails, names.renamed(named))
         for anchor in lost:  # not found at the base: the whole file stands for it
-            why = f" (anchored symbol {anchor.name} is not found there at the base)"
+            twice = len(sources.then(anchor.path).get(normalize_name(anchor.name), []))
+            why = (
+                f" (anchored symbol {anchor.name} is defined {twice} times there at the base: "
+                "so the whole file stands for it)"
+                if twice > 1
+                else f" (anchored symbol {anchor.name} is not found there at the base)"
+            )
             guard_fails = memory.guard and not confirmed
             named = Named(anchor.path, by_old[anchor.path], AT_BASE)
             findings += file_findings(memory, named, first, guard_fails, why=why)

@@ -12,22 +12,22 @@ renames (indexed look-ups, no parsing, no git):
   the anchored file is still there, only a git rename or the recorded body counts as a move;
 - ``gone``: no file defines it;
 - ``unknown``: the symbol index has nothing to say (not built yet, no git, a file of a
-  language it does not read, a file it skipped, or a name the file defines more than once
-  under different containers).
+  language it does not read, a file it skipped, or a name the file defines more than once:
+  twice in one scope, or under different containers).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
 from recall.genome.limits import MAX_RELOCATION_CANDIDATES
 from recall.genome.symbols.extract import REGEX
 from recall.genome.symbols.grammars import reads
-from recall.genome.symbols.lookup import Located, find_anywhere, find_in, named_in, parser_of
+from recall.genome.symbols.lookup import Located, find_anywhere, named_in, parser_of
 
 CURRENT = "current"
 CHANGED = "changed"
@@ -121,6 +121,8 @@ def _here(conn: sqlite3.Connection, anchor: SymbolAnchor, parser: str) -> Locate
     leaf = leaf_of(wanted)
     hits = named_in(conn, anchor.path, leaf)
     exact = [hit for hit in hits if hit.name == wanted]
+    if len(exact) > 1:
+        return UNKNOWN  # defined twice in one scope (a redefinition, both sides of an #ifdef)
     if exact:
         return exact[0]
     if parser == REGEX:
@@ -156,7 +158,9 @@ def resolve(
     if renamed_to is not None:
         moved = renamed_to(anchor.path)
         if moved and moved != anchor.path:
-            there = find_in(conn, moved, anchor.name)
+            there = _here(conn, replace(anchor, path=moved), parser_of(conn, moved) or "")
+            if isinstance(there, str):
+                return AnchorState(anchor, there)
             if there is not None:
                 return AnchorState(anchor, RELOCATED, there, _differs(anchor, there))
     candidates = [hit for hit in find_anywhere(conn, anchor.name) if hit.path != anchor.path]

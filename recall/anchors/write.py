@@ -18,6 +18,12 @@ LINE_RANGE = re.compile(r"L?\d+(\s*[-:]\s*L?\d+)?", re.IGNORECASE)
 not a symbol, so it is kept inside the file as written (nothing to follow)."""
 
 
+AMBIGUOUS_FIX = (  # what to do, said where a name is defined twice in one scope
+    "it shows as unknown until one name is defined once: give each definition its own name, "
+    "or name the file instead of the symbol"
+)
+
+
 def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
     """The body hash of ``name`` in ``path`` under ``root``, or None and why not."""
     from recall.genome.symbols.extract import REGEX, read_file
@@ -44,6 +50,12 @@ def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
             return None, f"{wanted} is ambiguous in {path} ({names}); give the qualified name"
     if not exact:
         return None, f"{path} defines no {wanted}"
+    if len(exact) > 1:
+        lines = ", ".join(str(d.start) for d in exact[:4])
+        return None, (
+            f"{wanted} is ambiguous in {path} (defined {len(exact)} times, at lines {lines}); "
+            f"{AMBIGUOUS_FIX}"
+        )
     return exact[0].body, None
 
 
@@ -69,7 +81,9 @@ def record_anchors(
             else (_body_of(root, path, name))
         )
         anchors.append(SymbolAnchor(path, name, body))
-        if why is not None:
+        if why is not None and why.endswith(AMBIGUOUS_FIX):
+            notes.append(f"anchor {path}::{name} kept without a body hash: {why}")
+        elif why is not None:
             notes.append(
                 f"anchor {path}::{name} kept without a body hash ({why}); "
                 "its changes will show once it is confirmed where it is"

@@ -417,7 +417,7 @@ def test_a_guarded_anchor_with_an_ambiguous_name_fails_on_its_file(
     done = run("check", "--json")
     assert done.code == 1, done.stdout
     [failure] = guard_failures(done)
-    assert "route_del is not found there at the base" in failure["reason"]
+    assert "route_del is defined 2 times there at the base" in failure["reason"]
 
 
 def test_check_outside_a_git_work_tree_says_so_in_one_line(

@@ -2,7 +2,8 @@
 
 Only the levels where definitions live are walked: the file's top level, and the bodies of
 classes, namespaces, impl blocks and the like (each adds its name as a qualifier), plus the
-wrappers that hide a definition (``export``, decorators, ``#ifdef`` blocks, templates).
+wrappers that hide a definition (``export``, decorators, ``#ifdef`` blocks, templates, and the
+``if``/``try``/``with`` blocks of those levels).
 Function bodies are never entered, so a file costs about its number of definitions.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
+from recall.genome.symbols.groups import grouped
 from recall.genome.symbols.model import SEPARATOR, Definition, body_hash, normalize_name
 
 Node = Any
@@ -111,6 +113,17 @@ _WRAPPERS: Final = frozenset(
         "field_declaration",
         "object_type",
         "ambient_declaration",
+        # Python's `try: import x` / `except ImportError: def fallback()` and `if` blocks at the
+        # top level (or in a class body) define names of that level; JavaScript's too
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "try_statement",
+        "except_clause",
+        "except_group_clause",
+        "catch_clause",
+        "finally_clause",
+        "with_statement",
     }
 )
 # Declarator links followed down to a C or C++ function's name.
@@ -218,18 +231,21 @@ def definitions(root: Node, grammar: str, data: bytes, *, hashes: bool = True) -
     without ``hashes``, each with an empty body hash and no decorator line (where definitions
     are only looked up by name, not compared)."""
     kinds = _KINDS[grammar]
-    found: list[Definition] = []
+    named: list[tuple[Node, str, str]] = []
     for node, prefix in _walk(root, kinds, ""):
         kind = kinds[node.type]
         name = _name(node, kind)
-        if not name:
-            continue
-        start, end = node.start_point[0] + 1, node.end_point[0] + 1
-        qualified = normalize_name(_qualified(prefix, name))
+        if name:
+            named.append((node, kind, normalize_name(_qualified(prefix, name))))
+    found: list[Definition] = []
+    for group in grouped(grammar, named):  # overloads and accessors: one symbol each
+        node, kind, qualified = group[0]
+        last = group[-1][0]
+        start, end = node.start_point[0] + 1, last.end_point[0] + 1
         if not hashes:
             found.append(Definition(qualified, kind, start, end, ""))
             continue
-        text = data[node.start_byte : node.end_byte]
+        text = data[node.start_byte : last.end_byte]
         found.append(Definition(qualified, kind, start, end, body_hash(text), _head(node)))
     return found
 

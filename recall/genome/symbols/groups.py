@@ -1,0 +1,63 @@
+"""Definitions written in several parts that are one symbol: overloads and property accessors.
+
+A TypeScript function's overload signatures and its implementation, Python's ``@overload``
+stubs and the function they describe, and a Python property's getter with its ``.setter`` and
+``.deleter`` are each indexed as ONE definition, from the first part to the end of the last.
+The whole group rather than the implementation alone: a signature is the function's contract
+and a setter is half of the property, so an edit of any part is an edit of the symbol a memory
+is about. Any other name defined twice in one scope (a Python redefinition, a C function in
+both branches of an ``#ifdef``) stays two definitions, which the look-ups call ambiguous.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+Node = Any
+
+# Decorators that make a Python definition a stub of the next one of its name.
+_OVERLOAD: Final = frozenset({"overload", "typing.overload", "typing_extensions.overload"})
+# ``@NAME.setter`` and the like continue the property NAME defined just before.
+_ACCESSORS: Final = ("setter", "getter", "deleter")
+
+
+def _decorators(node: Node) -> list[str]:
+    """The decorator expressions written on a Python definition (``x.setter``), in order."""
+    parent = node.parent
+    if parent is None or parent.type != "decorated_definition":
+        return []
+    return [
+        child.text.decode("utf-8", "replace").lstrip("@").strip()
+        for child in parent.named_children
+        if child.type == "decorator"
+    ]
+
+
+def _continues(grammar: str, before: Node, node: Node, leaf: str) -> bool:
+    """Whether ``node`` is a further part of the symbol ``before`` (of the same name) began."""
+    if grammar in ("typescript", "tsx"):
+        return before.type == "function_signature" and node.type in (
+            "function_signature",
+            "function_declaration",
+        )
+    if grammar == "python":
+        if any(d in _OVERLOAD for d in _decorators(before)):
+            return True
+        return any(d in {f"{leaf}.{a}" for a in _ACCESSORS} for d in _decorators(node))
+    return False
+
+
+def grouped(grammar: str, found: list[tuple[Node, str, str]]) -> list[list[tuple[Node, str, str]]]:
+    """``found`` (each definition node with its kind and qualified name, in source order) cut
+    into the groups that are one symbol; a definition of no group is a group of one."""
+    groups: list[list[tuple[Node, str, str]]] = []
+    for item in found:
+        node, _, name = item
+        if groups:
+            last_node, _, last_name = groups[-1][-1]
+            leaf = name.rpartition(".")[2]
+            if last_name == name and _continues(grammar, last_node, node, leaf):
+                groups[-1].append(item)
+                continue
+        groups.append([item])
+    return groups

@@ -1,0 +1,101 @@
+"""Names defined in several parts or several places of one file, and definitions inside the
+blocks of a module's top level: what the symbol index reads for each."""
+
+from __future__ import annotations
+
+from recall.genome.symbols.extract import TREE_SITTER, extract
+
+OVERLOADS = (
+    b"export function over(a: number): number;\n"
+    b"export function over(a: string): string;\n"
+    b"export function over(a: any): any {\n  return a;\n}\n"
+    b"function solo(): number {\n  return 1;\n}\n"
+    b"declare function both(a: number): void;\n"
+    b"declare function both(a: string): void;\n"
+)
+
+
+def spans(path: str, data: bytes) -> list[tuple[str, int, int]]:
+    found = extract(path, data)
+    assert found.parser == TREE_SITTER, found.note
+    return [(d.name, d.start, d.end) for d in found.definitions]
+
+
+def test_typescript_overloads_and_their_implementation_are_one_symbol() -> None:
+    assert spans("src/app.ts", OVERLOADS) == [
+        ("over", 1, 5),  # the first signature to the end of the implementation
+        ("solo", 6, 8),
+        ("both", 9, 10),  # signatures alone (a declaration file): one symbol too
+    ]
+    edited_signature = OVERLOADS.replace(b"(a: string): string;", b"(a: string): number;")
+    edited_body = OVERLOADS.replace(b"return a;", b"return a + 1;")
+    [over, *_] = extract("src/app.ts", OVERLOADS).definitions
+    assert extract("src/app.ts", edited_signature).definitions[0].body != over.body
+    assert extract("src/app.ts", edited_body).definitions[0].body != over.body
+
+
+def test_python_overload_stubs_and_property_accessors_are_one_symbol() -> None:
+    source = (
+        b"from typing import overload\n"
+        b"class Box:\n"
+        b"    @property\n"
+        b"    def size(self):\n        return 1\n"
+        b"    @size.setter\n"
+        b"    def size(self, value):\n        pass\n"
+        b"    @overload\n"
+        b"    def get(self, a: int) -> int: ...\n"
+        b"    @typing.overload\n"
+        b"    def get(self, a: str) -> str: ...\n"
+        b"    def get(self, a):\n        return a\n"
+    )
+    assert spans("box.py", source) == [("Box", 2, 14), ("Box.size", 4, 8), ("Box.get", 10, 14)]
+
+
+def test_a_name_defined_twice_in_one_scope_stays_two_definitions() -> None:
+    python = b"def dup():\n    return 1\n\n\ndef dup():\n    return 2\n"
+    assert spans("dup.py", python) == [("dup", 1, 2), ("dup", 5, 6)]
+    c = (
+        b"#ifdef FAST\nstatic int pick(void) { return 1; }\n"
+        b"#else\nstatic int pick(void) { return 2; }\n#endif\n"
+    )
+    assert spans("pick.c", c) == [("pick", 2, 2), ("pick", 4, 4)]
+    # a second signature after an implementation is another function, not an overload
+    twice = b"function f(): void {}\nfunction f(): void {}\n"
+    assert spans("twice.ts", twice) == [("f", 1, 1), ("f", 2, 2)]
+
+
+def test_a_single_definition_keeps_its_own_range_and_hash() -> None:
+    """Anchors recorded before overloads were grouped hashed a lone definition's own text: it
+    hashes the same beside overloads as alone, and a getter alone is its own range."""
+    solo = b"function solo(): number {\n  return 1;\n}\n"
+    found = {d.name: d for d in extract("src/app.ts", OVERLOADS).definitions}
+    [alone] = extract("src/solo.ts", solo).definitions
+    assert (found["solo"].start, found["solo"].end) == (6, 8)
+    assert found["solo"].body == alone.body
+    getter = b"class Box:\n    @property\n    def size(self):\n        return 1\n"
+    [_, size] = extract("box.py", getter).definitions
+    assert (size.name, size.start, size.end, size.head) == ("Box.size", 3, 4, 2)
+
+
+def test_definitions_inside_top_level_blocks_are_module_level_names() -> None:
+    python = (
+        b"try:\n    from fastjson import dumps\n"
+        b"except ImportError:\n    def dumps(value):\n        return str(value)\n"
+        b"if FLAG:\n    def cond():\n        return 1\n"
+        b"elif OTHER:\n    class Other:\n        def run(self):\n            pass\n"
+        b"with context():\n    def inside():\n        pass\n"
+        b"def outer():\n    if FLAG:\n        def hidden():\n            pass\n"
+    )
+    assert spans("dup.py", python) == [
+        ("dumps", 4, 5),
+        ("cond", 7, 8),
+        ("Other", 10, 12),
+        ("Other.run", 11, 12),
+        ("inside", 14, 15),
+        ("outer", 16, 19),  # a function's own body is never entered
+    ]
+    js = (
+        b"if (typeof window === 'undefined') {\n  function server() {}\n"
+        b"} else {\n  function client() {}\n}\n"
+    )
+    assert spans("env.js", js) == [("server", 2, 2), ("client", 4, 4)]
