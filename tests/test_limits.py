@@ -17,6 +17,7 @@ from mcp_server.tools import TOOL_NAMES
 from recall import extra_keys
 from recall.browse import actions
 from recall.cli import cmd_agent_config
+from recall.genome.symbols import index as symbol_index
 from recall.hooks import events as hook_events
 from recall.policy import hints, trust
 from recall.store import opening as store
@@ -31,6 +32,7 @@ PINNED = [
     (actions, "SEARCH_LIMIT", 200),
     (trust, "GIT_TIMEOUT_S", 10),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
+    (symbol_index, "READER", "r2"),
     (
         hook_events,
         "MCP_SELF_SERVE",

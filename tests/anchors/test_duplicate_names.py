@@ -11,6 +11,7 @@ from recall.anchors.states import CHANGED, CURRENT, UNKNOWN, resolve
 from recall.anchors.symbols import SymbolAnchor
 from recall.anchors.write import record_anchors
 from recall.genome import Genome
+from recall.genome.symbols.lookup import defined_in
 from recall.index.db import connect
 
 APP_TS = (
@@ -96,3 +97,20 @@ def test_a_fallback_defined_in_a_try_block_can_be_anchored(tmp_path: Path) -> No
     genome = genome_of(root, tmp_path / "genome.db")
     state = resolve(genome.conn, anchor, genome.renamed_to)
     assert (state.state, state.found and state.found.first_line) == (CURRENT, 4)
+
+
+def test_definitions_stored_by_an_older_reader_are_read_anew(tmp_path: Path) -> None:
+    """An index built before overloads were one symbol holds the first signature alone under
+    the bare blob id: the next refresh parses the file again rather than reuse it."""
+    root = make_repo(tmp_path / "repo", {"src/app.ts": APP_TS})
+    genome = genome_of(root, tmp_path / "genome.db")
+    with genome.conn:
+        genome.conn.execute("UPDATE genome_symbol_files SET key = substr(key, 1, 40)")
+        genome.conn.execute("UPDATE genome_symbols SET key = substr(key, 1, 40)")
+        genome.conn.execute("UPDATE genome_symbols SET last_line = 1 WHERE name = 'over'")
+    (root / "README").write_text("a new commit for the refresh to read\n")
+    git(root, "add", "README")
+    git(root, "commit", "-qm", "readme")
+    genome.refresh()
+    [over] = [hit for hit in defined_in(genome.conn, "src/app.ts") if hit.name == "over"]
+    assert (over.first_line, over.last_line) == (1, 5)

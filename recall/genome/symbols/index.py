@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from recall.genome.limits import PARALLEL_PARSE_MIN, PARSE_THREADS
 from recall.genome.symbols import grammars
@@ -48,10 +48,17 @@ class SymbolBatch:
     notes: list[str] = field(default_factory=list)
 
 
+READER: Final = "r2"
+"""Which reading of a content its stored definitions come from, part of every symbol key: a
+reader that reads a content differently (r2: overloads one symbol, top-level blocks entered)
+gets a new one, so the next refresh parses every file once anew instead of reusing the old."""
+
+
 def symbol_key(path: str, key: str) -> str:
     """The key a file's definitions are stored under: its blob id, or its path and stat key
-    (two files may share a size and a modification time, never a path)."""
-    return f"{key}:{path}" if key.startswith("stat:") else key
+    (two files may share a size and a modification time, never a path), with the
+    :data:`READER` that read it."""
+    return f"{key}:{path}@{READER}" if key.startswith("stat:") else f"{key}@{READER}"
 
 
 def stored_symbols(conn: sqlite3.Connection) -> StoredSymbols:
