@@ -17,6 +17,7 @@ from mcp_server.tools import TOOL_NAMES
 from recall import extra_keys
 from recall.browse import actions
 from recall.cli import cmd_agent_config
+from recall.genome.symbols import grammars, model
 from recall.genome.symbols import index as symbol_index
 from recall.hooks import events as hook_events
 from recall.policy import hints, trust
@@ -33,6 +34,8 @@ PINNED = [
     (trust, "GIT_TIMEOUT_S", 10),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
     (symbol_index, "READER", "r2"),
+    (model, "LEGACY_HASH_CHARS", 12),
+    (grammars, "INDENTED_GRAMMARS", frozenset({"python"})),
     (
         hook_events,
         "MCP_SELF_SERVE",
@@ -100,3 +103,10 @@ def test_mcp_self_serve_tools_are_the_twins_of_the_self_serve_commands() -> None
 def test_one_git_call_never_outlasts_the_agent_hook_budget() -> None:
     """A hung git is cut off no later than the agent would give up on the whole hook."""
     assert trust.GIT_TIMEOUT_S <= cmd_agent_config.HOOK_TIMEOUT_SECONDS
+
+
+def test_the_older_hash_form_is_told_apart_by_its_length() -> None:
+    """A hash of the older, whitespace-blind form has the length that form is recognised by;
+    the form that keeps indentation never has it."""
+    assert len(model.body_hash(b"def f():\n    return 1")) == model.LEGACY_HASH_CHARS
+    assert len(model.indented_hash(b"def f():\n    return 1")) != model.LEGACY_HASH_CHARS

@@ -48,7 +48,7 @@ from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
 from recall.errors import BadInput
 from recall.genome.gitcmd import GitRunner
 from recall.genome.symbols.extract import extract, read_file
-from recall.genome.symbols.model import Definition
+from recall.genome.symbols.model import Definition, same_code
 from recall.lifecycle.references import CONFIRMED_KEY
 from recall.model import Memory
 
@@ -89,10 +89,15 @@ def _one(
 ) -> tuple[str, Definition] | None:
     """The one candidate with the first of ``bodies`` only one has, else the only candidate."""
     for body in bodies:
-        same = [item for item in found if body is not None and item[1].body == body]
+        same = [item for item in found if body is not None and _same(body, item[1])]
         if len(same) == 1:
             return same[0]
     return found[0] if len(found) == 1 else None
+
+
+def _same(recorded: str, definition: Definition) -> bool:
+    """Whether ``recorded`` (an anchor's hash, or another definition's) is ``definition``'s."""
+    return same_code(recorded, definition.body, definition.flat)
 
 
 class _Sources:
@@ -214,7 +219,10 @@ def _anchor_findings(
         reason = f"the change edits {name}"
         found.append(Finding(REVIEW, memory, now_path, after.start, reason))
         # the recorded body is what the memory was confirmed against; without one, the key
-        unconfirmed = after.body != anchor.body if anchor.body is not None else not confirmed
+        recorded = anchor.body
+        if recorded is not None and _same(recorded, before):
+            recorded = before.body  # a hash of the old form that holds at the base: its code
+        unconfirmed = not _same(recorded, after) if recorded is not None else not confirmed
         if memory.guard and unconfirmed:
             fix = guard_fix(memory)
             found.append(Finding(FAIL, memory, now_path, after.start, reason, fix))

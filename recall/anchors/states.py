@@ -89,7 +89,7 @@ def has_symbols(conn: sqlite3.Connection) -> bool:
 
 
 def _differs(anchor: SymbolAnchor, found: Located) -> bool:
-    return anchor.body is not None and anchor.body != found.body
+    return anchor.body is not None and not found.same_code(anchor.body)
 
 
 def _closeness(anchor: SymbolAnchor, hit: Located) -> tuple[int, int, int, str]:
@@ -105,7 +105,7 @@ def _closeness(anchor: SymbolAnchor, hit: Located) -> tuple[int, int, int, str]:
             break
         shared += 1
     return (
-        0 if anchor.body is not None and anchor.body == hit.body else 1,
+        0 if hit.same_code(anchor.body) else 1,
         0 if old_stem == new_stem else 1,
         -shared,
         hit.path,
@@ -164,7 +164,7 @@ def resolve(
             if there is not None:
                 return AnchorState(anchor, RELOCATED, there, _differs(anchor, there))
     candidates = [hit for hit in find_anywhere(conn, anchor.name) if hit.path != anchor.path]
-    same_body = [hit for hit in candidates if anchor.body and hit.body == anchor.body]
+    same_body = [hit for hit in candidates if anchor.body and hit.same_code(anchor.body)]
     if parser is not None:  # the file is still there: only the very same code moved
         candidates = same_body
     if not candidates:

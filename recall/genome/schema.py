@@ -10,7 +10,7 @@ from typing import Final
 from recall.genome.commit_times import TIMES_DDL
 from recall.index.schema import GENOME_RENAMES_DDL
 
-GENOME_SCHEMA: Final = "2"
+GENOME_SCHEMA: Final = "3"
 SCHEMA_KEY: Final = "genome_schema"
 
 TABLES: Final = (
@@ -37,7 +37,9 @@ TABLES: Final = (
 # (qualified name, its last part, kind, 1-based line range, body hash; see recall.genome.symbols).
 # genome_times: the commits' times packed (recall.genome.commit_times), derived from
 # genome_commits; an index made before it gets it at its next refresh, in schema 2.
-# Schema 2 added the symbol index; a version change drops and rebuilds every genome table.
+# Schema 2 added the symbol index; schema 3 its ``flat`` hashes (Python's body hashes keep
+# indentation and decorators since; rows of before would compare the old way). A version
+# change drops and rebuilds every genome table.
 # Integer lists are packed little-endian 32-bit (see recall.genome.packing).
 DDL: Final = (
     """
@@ -79,7 +81,8 @@ CREATE TABLE IF NOT EXISTS genome_symbols(
     kind TEXT NOT NULL,
     first_line INTEGER NOT NULL,
     last_line INTEGER NOT NULL,
-    body TEXT NOT NULL
+    body TEXT NOT NULL,
+    flat TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS genome_symbols_key ON genome_symbols(key);
 CREATE INDEX IF NOT EXISTS genome_symbols_leaf ON genome_symbols(leaf);

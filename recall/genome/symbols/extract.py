@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from recall.genome.limits import BINARY_SNIFF_BYTES, MAX_SCAN_BYTES
 from recall.genome.symbols import grammars, regex
+from recall.genome.symbols.grammars import INDENTED_GRAMMARS
 from recall.genome.symbols.model import Definition
 
 TREE_SITTER = "tree-sitter"
@@ -68,7 +69,8 @@ def extract(path: str, data: bytes, *, hashes: bool = True) -> Extracted:
         else:
             note = loaded.error
     text = data.decode("utf-8", "replace")
-    return Extracted(regex.definitions(text), REGEX, note)
+    indented = name in INDENTED_GRAMMARS
+    return Extracted(regex.definitions(text, indented=indented), REGEX, note)
 
 
 def _error_spans(root: object) -> tuple[tuple[int, int], ...]:

@@ -43,6 +43,10 @@ _GRAMMARS: Final[dict[str, tuple[str, str, str]]] = {
     ".java": ("java", "tree_sitter_java", "language"),
 }
 
+INDENTED_GRAMMARS: Final = frozenset({"python"})
+"""Grammars where indentation is syntax: a definition's hash keeps it (and its decorators), as
+moving a line out of a block changes what the code does."""
+
 # Files the regular-expression finder reads although no grammar is wired for them.
 REGEX_ONLY: Final = frozenset({".kt", ".kts", ".m", ".mm"})
 

@@ -23,8 +23,9 @@ from recall.genome.symbols.model import Definition
 if TYPE_CHECKING:
     from recall.genome.symbols.extract import Extracted
 
-# A row of genome_symbols without its key: (name, leaf, kind, first line, last line, body hash).
-SymbolRow = tuple[str, str, str, int, int, str]
+# A row of genome_symbols without its key: (name, leaf, kind, first line, last line, body hash,
+# whitespace-blind hash where the body hash is another form).
+SymbolRow = tuple[str, str, str, int, int, str, str]
 
 
 @dataclass
@@ -137,6 +138,7 @@ def _row(definition: Definition) -> SymbolRow:
         definition.start,
         definition.end,
         definition.body,
+        definition.flat,
     )
 
 
@@ -163,8 +165,8 @@ def write_symbols(conn: sqlite3.Connection, batch: SymbolBatch, *, fresh: bool =
         ((key,) for key in (stored.keys - live) | set(batch.new_rows)),
     )
     conn.executemany(
-        "INSERT INTO genome_symbols(key, name, leaf, kind, first_line, last_line, body) "
-        "VALUES(?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO genome_symbols(key, name, leaf, kind, first_line, last_line, body, flat) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
         ((key, *row) for key, rows in batch.new_rows.items() if key in live for row in rows),
     )
 

@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from recall.genome.symbols.model import SEPARATOR, normalize_name
+from recall.genome.symbols.model import SEPARATOR, normalize_name, same_code
 
 
 @dataclass(frozen=True)
@@ -23,10 +23,17 @@ class Located:
     first_line: int
     last_line: int
     body: str
+    flat: str = ""
+    """The whitespace-blind hash where ``body`` is another form (see
+    :func:`recall.genome.symbols.model.same_code`)."""
+
+    def same_code(self, recorded: str | None) -> bool:
+        """Whether the hash ``recorded`` in an anchor is this definition's (None: unknown)."""
+        return recorded is not None and same_code(recorded, self.body, self.flat)
 
 
 _SELECT = (
-    "SELECT f.path, s.name, s.kind, s.first_line, s.last_line, s.body "
+    "SELECT f.path, s.name, s.kind, s.first_line, s.last_line, s.body, s.flat "
     "FROM genome_symbols s JOIN genome_symbol_files f ON f.key = s.key "
 )
 
@@ -150,7 +157,7 @@ def found_in_place(
     cur.row_factory = None
     try:
         rows = cur.execute(
-            "SELECT s.leaf, f.path, s.name, s.kind, s.first_line, s.last_line, s.body "
+            "SELECT s.leaf, f.path, s.name, s.kind, s.first_line, s.last_line, s.body, s.flat "
             "FROM genome_symbols s JOIN genome_symbol_files f ON f.key = s.key "
             "WHERE f.path IN (SELECT value FROM json_each(?)) "
             "AND s.leaf IN (SELECT value FROM json_each(?))",

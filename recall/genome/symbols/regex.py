@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from recall.genome.symbols.model import Definition, body_hash
+from recall.genome.symbols.model import Definition, body_hash, indented_hash
 
 _DEFINERS: Final = (
     "def|class|function|func|fn|interface|type|struct|enum|trait|impl|module|object|"
@@ -31,8 +31,10 @@ _NOT_FUNCTIONS: Final = frozenset({"if", "for", "while", "switch", "return", "si
 _KINDS: Final = {"def": "function", "fn": "function", "func": "function", "fun": "function"}
 
 
-def definitions(text: str) -> list[Definition]:
-    """The definitions the patterns find in ``text``, in source order."""
+def definitions(text: str, *, indented: bool = False) -> list[Definition]:
+    """The definitions the patterns find in ``text``, in source order; ``indented`` for a
+    language where indentation is syntax (its hashes keep it: see
+    :func:`recall.genome.symbols.model.indented_hash`)."""
     lines = text.split("\n")
     starts: list[tuple[int, int, str, str]] = []  # (line index, indent, name, kind)
     for index, line in enumerate(lines):
@@ -60,5 +62,10 @@ def definitions(text: str) -> list[Definition]:
         while end - 1 > index and not lines[end - 1].strip():
             end -= 1
         chunk = "\n".join(lines[index:end]).encode("utf-8", "surrogateescape")
-        found_defs.append(Definition(name, kind, index + 1, end, body_hash(chunk)))
+        flat = body_hash(chunk)
+        if indented:
+            body = indented_hash(chunk)
+            found_defs.append(Definition(name, kind, index + 1, end, body, flat=flat))
+        else:
+            found_defs.append(Definition(name, kind, index + 1, end, flat))
     return found_defs

@@ -12,8 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
+from recall.genome.symbols.grammars import INDENTED_GRAMMARS
 from recall.genome.symbols.groups import grouped
-from recall.genome.symbols.model import SEPARATOR, Definition, body_hash, normalize_name
+from recall.genome.symbols.model import (
+    SEPARATOR,
+    Definition,
+    body_hash,
+    indented_hash,
+    normalize_name,
+)
 
 Node = Any
 
@@ -246,8 +253,24 @@ def definitions(root: Node, grammar: str, data: bytes, *, hashes: bool = True) -
             found.append(Definition(qualified, kind, start, end, ""))
             continue
         text = data[node.start_byte : last.end_byte]
-        found.append(Definition(qualified, kind, start, end, body_hash(text), _head(node)))
+        flat = body_hash(text)
+        if grammar in INDENTED_GRAMMARS:
+            body = indented_hash(data[_line_start(_decorated(node), data) : last.end_byte])
+            found.append(Definition(qualified, kind, start, end, body, _head(node), flat))
+        else:
+            found.append(Definition(qualified, kind, start, end, flat, _head(node)))
     return found
+
+
+def _decorated(node: Node) -> Node:
+    """The Python ``decorated_definition`` holding ``node``, or ``node`` itself."""
+    parent = node.parent
+    return parent if parent is not None and parent.type == "decorated_definition" else node
+
+
+def _line_start(node: Node, data: bytes) -> int:
+    """The byte offset of the start of ``node``'s first line."""
+    return data.rfind(b"\n", 0, node.start_byte) + 1
 
 
 # Nodes written before a definition that belong to it: Python and TypeScript decorators, Rust
