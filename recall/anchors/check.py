@@ -12,7 +12,8 @@ project memory it finds:
   memory: an anchored symbol whose body now differs from the hash the memory recorded
   (``tether confirm`` records it anew), or, for a guard without anchors or whose anchored
   symbol is not found at the base, one of its files, unless the change sets the memory's
-  ``confirmed`` key anew or writes the memory.
+  ``confirmed`` key anew or writes the memory. Guards are those of the base: a memory guarded
+  there that the change deletes or unguards is checked with its guard.
 
 A file is found by any name it had: a memory naming it by a name before a rename git's history
 shows counts as naming it, and a failure then says to repoint the memory (see
@@ -29,11 +30,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from recall import frontmatter
+from recall.anchors.base_guards import GuardSource, Lifted, lifted_guards
 from recall.anchors.diff import Change, changes, first_lines, merge_base
 from recall.anchors.findings import (
     FAIL,
@@ -251,63 +253,110 @@ def _confirmed_in_change(runner: GitRunner, root: Path, base: str, path: str | N
     return now is not None and now != key(out.decode("utf-8", "replace"))
 
 
+@dataclass
+class _Change:
+    """What every memory is checked against: the change, and its files at the base and now."""
+
+    runner: GitRunner
+    root: Path
+    base: str
+    changes: list[Change]
+    first: dict[str, int]
+    sources: _Sources
+    names: ChangedNames
+    by_old: dict[str, Change] = field(default_factory=dict)
+    """The changes by the name each file had at the base (an added file by its name)."""
+
+
+def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> list[Finding]:
+    """What the change does to one memory (whose file is ``memory_file``), one failure at most."""
+    files = at.names.named(memory)
+    follow = memory.guard or memory.pinned  # where a moved symbol can fail the check
+    located = {a: at.sources.locate(a, follow) for a in memory.anchors} if at.changes else {}
+    lost = [a for a, where in located.items() if where is None and a.path in at.by_old]
+    if not files and not lost and not any(located.values()):
+        return []
+    confirmed = memory.guard and _confirmed_in_change(at.runner, at.root, at.base, memory_file)
+    findings: list[Finding] = []
+    for named in files:
+        guard_fails = memory.guard and not memory.anchors and not confirmed
+        guard_fails = guard_fails and not at.names.guard_holds(named)
+        findings += file_findings(memory, named, at.first, guard_fails, at.names.renamed(named))
+    for anchor in lost:  # not found at the base: the whole file stands for it
+        twice = len(at.sources.then(anchor.path).get(normalize_name(anchor.name), []))
+        why = (
+            f" (anchored symbol {anchor.name} is defined {twice} times there at the base: "
+            "so the whole file stands for it)"
+            if twice > 1
+            else f" (anchored symbol {anchor.name} is not found there at the base)"
+        )
+        guard_fails = memory.guard and not confirmed
+        named = Named(anchor.path, at.by_old[anchor.path], AT_BASE)
+        findings += file_findings(memory, named, at.first, guard_fails, why=why)
+    for anchor, where in located.items():
+        if where is not None:
+            change, before = where
+            line = at.first.get(change.new, 1)
+            findings += _anchor_findings(
+                memory, anchor, change, before, at.sources, confirmed, line
+            )
+    findings = _without_reviews_a_failure_says(findings)
+    findings = _unique(_without_plain_file_reviews(findings, memory))
+    return one_failure_per_memory(findings)
+
+
+def _lifted_findings(lifted: Lifted, at: _Change) -> list[Finding]:
+    """A memory guarded at the base whose guard the change lifts, checked with that guard: a
+    failure says the guard is lifted in a change of its own; without one, the lift is a
+    review."""
+    memory, path = lifted.memory, lifted.path
+    findings = _memory_findings(memory, path, at)
+    fix = (
+        f"; the memory is guarded at the base and the change {lifted.how} ({path}): a guard is "
+        f"lifted in a change of its own, so restore it as the base has it (`git checkout "
+        f"{at.base[:12]} -- {path}`), then check the code and `tether confirm {memory.id}`"
+    )
+    if any(f.level == FAIL for f in findings):
+        return [replace(f, fix=fix) if f.level == FAIL else f for f in findings]
+    reason = (
+        f"the change {lifted.how}, guarded at the base: only a person lifts a guard, in a change "
+        "of its own; see that it is meant"
+    )
+    return [Finding(REVIEW, memory, path, 1, reason), *findings]
+
+
 def check(
     root: Path,
     memories: Sequence[Memory],
     ref: str,
     memory_files: dict[str, str],
     index: sqlite3.Connection | None = None,
+    guards: GuardSource | None = None,
 ) -> CheckResult:
     """What the change from ``ref``'s merge base to the working tree does to ``memories``.
 
     ``memory_files`` maps each memory id to its file, relative to ``root`` (a guarded memory
     new in the change, or whose ``confirmed`` key the change sets anew, is confirmed).
     ``index`` is the project's index: its genome's renames let a memory that names a file by
-    an earlier name find it (see :mod:`recall.anchors.named_files`).
+    an earlier name find it (see :mod:`recall.anchors.named_files`). ``guards`` says where the
+    memory files are: a memory guarded at the base whose guard the change lifts (deleted,
+    unguarded, unreadable) is checked with it (see :mod:`recall.anchors.base_guards`).
     """
     runner = GitRunner(root)
     base = merge_base(runner, ref)
     result = CheckResult(base, changes(runner, base))
-    by_old = {change.old: change for change in result.changes}
     first = first_lines(runner, base) if result.changes else {}
     sources = _Sources(runner, root, base, result.changes)
     names = ChangedNames(root, result.changes, index if result.changes else None)
+    by_old = {change.old: change for change in result.changes}
+    at = _Change(runner, root, base, result.changes, first, sources, names, by_old)
+    lifted = lifted_guards(root, base, guards) if guards is not None else []
+    lifted_ids = {item.memory.id for item in lifted}
     for memory in memories:
-        files = names.named(memory)
-        follow = memory.guard or memory.pinned  # where a moved symbol can fail the check
-        located = {a: sources.locate(a, follow) for a in memory.anchors} if result.changes else {}
-        lost = [a for a, where in located.items() if where is None and a.path in by_old]
-        if not files and not lost and not any(located.values()):
-            continue
-        confirmed = memory.guard and _confirmed_in_change(
-            runner, root, base, memory_files.get(memory.id)
-        )
-        findings: list[Finding] = []
-        for named in files:
-            guard_fails = memory.guard and not memory.anchors and not confirmed
-            guard_fails = guard_fails and not names.guard_holds(named)
-            findings += file_findings(memory, named, first, guard_fails, names.renamed(named))
-        for anchor in lost:  # not found at the base: the whole file stands for it
-            twice = len(sources.then(anchor.path).get(normalize_name(anchor.name), []))
-            why = (
-                f" (anchored symbol {anchor.name} is defined {twice} times there at the base: "
-                "so the whole file stands for it)"
-                if twice > 1
-                else f" (anchored symbol {anchor.name} is not found there at the base)"
-            )
-            guard_fails = memory.guard and not confirmed
-            named = Named(anchor.path, by_old[anchor.path], AT_BASE)
-            findings += file_findings(memory, named, first, guard_fails, why=why)
-        for anchor, where in located.items():
-            if where is not None:
-                change, before = where
-                line = first.get(change.new, 1)
-                findings += _anchor_findings(
-                    memory, anchor, change, before, sources, confirmed, line
-                )
-        findings = _without_reviews_a_failure_says(findings)
-        findings = _unique(_without_plain_file_reviews(findings, memory))
-        result.findings += one_failure_per_memory(findings)
+        if memory.id not in lifted_ids:
+            result.findings += _memory_findings(memory, memory_files.get(memory.id), at)
+    for item in lifted:
+        result.findings += _lifted_findings(item, at)
     return result
 
 

@@ -9,6 +9,7 @@ lines.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -90,8 +91,45 @@ def _require_work_tree(root: Path) -> None:
         )
 
 
+Unreadable = tuple[str, int, str]
+
+
+def _unreadable(store: Any, root: Path) -> list[Unreadable]:
+    """The memory files that cannot be loaded now, as (path from ``root``, line, problem):
+    ``check`` cannot say what the change does to them, so it does not pass."""
+    from recall.unloaded import skipped
+
+    def shown(path: Path) -> str:
+        return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+    found = [(shown(p.path), p.line, p.message) for p in store.problems()]
+    folder = store.folder.path
+    found += [
+        (shown(folder / name), 1, f"{what}, so it is never read") for name, what in skipped(folder)
+    ]
+    return found
+
+
+def _unreadable_text(broken: Unreadable) -> str:
+    """What ``check`` says on stderr of a memory file it cannot read."""
+    path, line, problem = broken
+    return (
+        f"{path}:{line}: {problem}; tether check cannot vouch for this memory (a guard or pin "
+        "in it is not applied as written): fix the file (`tether doctor` lists every one)"
+    )
+
+
+def _unreadable_annotation(broken: Unreadable) -> str:
+    """A workflow ``::error`` on a memory file ``check`` cannot read."""
+    path, line, _ = broken
+    where = f"file={_escape_property(path)},line={line}"
+    title = _escape_property("Tether memory file")
+    return visible(f"::error {where},title={title}::{_escape_data(_unreadable_text(broken))}")
+
+
 def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Check the change against the project's memories."""
+    from recall.anchors.base_guards import GuardSource
     from recall.anchors.check import check
 
     try:
@@ -109,7 +147,16 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
         if path.is_relative_to(root):
             files[memory.id] = path.relative_to(root).as_posix()
 
-    result = check(root, memories, args.base, files, _renames_index(store, memories, ctx))
+    guards = None
+    if store.location.memories_dir.is_relative_to(root):  # gone when the change deletes all
+        folder = store.location.memories_dir.relative_to(root).as_posix()
+        everyone = store.list(status=None) if store.exists else []
+        guards = GuardSource(folder, everyone, store.normalize_stored)
+    renames = _renames_index(store, memories, ctx)
+    result = check(root, memories, args.base, files, renames, guards)
+    unreadable = _unreadable(store, root) if store.exists else []
+    for broken in unreadable:
+        print(visible(_unreadable_text(broken)), file=sys.stderr)
     review = [f for f in result.findings if f.level != "fail"]
     failures = [f for f in result.findings if f.level == "fail"]
     data = {
@@ -117,10 +164,15 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
         "files_changed": len(result.changes),
         "review": [f.to_dict() for f in review],
         "failures": [f.to_dict() for f in failures],
+        "unreadable": [
+            {"path": path, "line": line, "problem": problem} for path, line, problem in unreadable
+        ],
     }
-    verdict = EXIT_FAILED if result.failed else 0
+    verdict = EXIT_FAILED if result.failed or unreadable else 0
     if args.format == "github" and not ctx.json:
         ctx.verdict = verdict
+        for broken in unreadable:
+            print(_unreadable_annotation(broken))
         for finding in [*failures, *review]:
             print(github_line(finding))
     else:
@@ -136,9 +188,11 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
             ids = len({f.memory.id for f in review})
             console.print(
                 f"{plural(len(result.changes), 'file')} changed since {result.base[:12]}: "
-                f"{plural(ids, 'memory')} to review, {plural(len(failures), 'failure')}",
+                f"{plural(ids, 'memory')} to review, {plural(len(failures), 'failure')}"
+                + (f", {plural(len(unreadable), 'unreadable memory file')}" if unreadable else ""),
                 markup=False,
                 highlight=False,
+                soft_wrap=True,
             )
 
         ctx.emit(data, render, verdict=verdict)

@@ -1,0 +1,156 @@
+"""The guards as the base has them: ``tether check`` applies a guard the change lifts.
+
+A change that deletes a guarded memory, writes ``guard: false`` in it, or leaves its file
+unreadable must not pass the code under that guard unchecked in the same stroke: the memory
+files at the base are read with git (one listing of the memory folder, one ``cat-file`` for
+every file in it, whatever the number of memories) and each memory guarded there is checked
+as the base has it when the working tree's is not guarded any more.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from recall.errors import BadInput
+from recall.known_paths import GIT_TIMEOUT_S
+from recall.model import Memory
+
+Normalize = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class GuardSource:
+    """Where the memories live: their folder relative to the repository root, every memory
+    the store holds now (any status), and how a memory file's ``files`` are normalized."""
+
+    folder: str
+    memories: Sequence[Memory]
+    normalize: Normalize
+
+
+@dataclass(frozen=True)
+class Lifted:
+    """A memory guarded at the base whose guard the change takes away, and how."""
+
+    memory: Memory
+    """The memory as the base has it (guarded)."""
+    path: str
+    """Its file, relative to the repository root."""
+    how: str
+    """What the change does to it, in words: ``deletes its file``…"""
+
+
+def _git(root: Path, args: list[str], data: bytes | None = None) -> bytes:
+    """The stdout of ``git ARGS`` (fed ``data``); an empty answer when git fails."""
+    try:
+        done = subprocess.run(
+            ["git", "-c", "core.quotepath=off", *args],
+            cwd=root,
+            input=data,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return b""
+    return done.stdout if done.returncode == 0 else b""
+
+
+def _blobs(root: Path, base: str, folder: str) -> dict[str, str]:
+    """The memory files of ``folder`` at ``base``: path → blob id (one ``ls-tree``)."""
+    listing = _git(root, ["ls-tree", "-z", base, "--", folder.rstrip("/") + "/"])
+    found: dict[str, str] = {}
+    for entry in listing.split(b"\0"):
+        meta, _, raw = entry.partition(b"\t")
+        parts = meta.split()
+        path = raw.decode("utf-8", "surrogateescape")
+        if len(parts) == 3 and parts[1] == b"blob" and path.endswith(".md"):
+            found[path] = parts[2].decode()
+    return found
+
+
+def _contents(root: Path, blobs: dict[str, str]) -> dict[str, bytes]:
+    """The content of each blob (one ``cat-file --batch`` for them all), by path."""
+    if not blobs:
+        return {}
+    ids = list(dict.fromkeys(blobs.values()))
+    out = _git(root, ["cat-file", "--batch"], ("\n".join(ids) + "\n").encode())
+    by_id: dict[str, bytes] = {}
+    at = 0
+    while at < len(out):
+        end = out.find(b"\n", at)
+        if end < 0:
+            break
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) != 3:  # "<id> missing"
+            continue
+        size = int(header[2])
+        by_id[header[0].decode()] = out[at : at + size]
+        at += size + 1
+    return {path: by_id[blob] for path, blob in blobs.items() if blob in by_id}
+
+
+def _parse(path: str, data: bytes, normalize: Normalize) -> Memory | None:
+    """The memory a file at the base holds, or None when it cannot be read there."""
+    from recall import frontmatter
+    from recall.records import memory_from_parsed
+
+    try:
+        parsed = frontmatter.parse(data.decode("utf-8"), path)
+        memory = memory_from_parsed(parsed, path, fallback_created="")
+        files = tuple(dict.fromkeys(normalize(raw) for raw in memory.files))
+    except (BadInput, UnicodeDecodeError):
+        return None
+    return memory.with_changes(files=files)
+
+
+def guarded_at_base(root: Path, base: str, folder: str, normalize: Normalize) -> dict[str, Memory]:
+    """The active memories guarded at ``base``, read from git, by file path."""
+    contents = _contents(root, _blobs(root, base, folder))
+    found: dict[str, Memory] = {}
+    for path, data in contents.items():
+        if b"guard" not in data:  # most files: no YAML read for them
+            continue
+        memory = _parse(path, data, normalize)
+        if memory is not None and memory.guard and memory.status == "active":
+            found[path] = memory
+    return found
+
+
+def _carried(memory: Memory, by_id: dict[str, Memory]) -> bool:
+    """Whether ``memory``'s guard lives on in the memory that supersedes it (as a supersede
+    carries it), following the chain to the active one."""
+    seen: set[str] = set()
+    current: Memory | None = memory
+    while current is not None and current.superseded_by and current.id not in seen:
+        seen.add(current.id)
+        current = by_id.get(current.superseded_by)
+        if current is not None and current.status == "active":
+            return current.guard
+    return False
+
+
+def lifted_guards(root: Path, base: str, source: GuardSource) -> list[Lifted]:
+    """The memories guarded at ``base`` whose guard the working tree no longer has."""
+    by_id = {memory.id: memory for memory in source.memories}
+    lifted: list[Lifted] = []
+    for path, old in guarded_at_base(root, base, source.folder, source.normalize).items():
+        now = by_id.get(old.id)
+        if now is not None and now.status == "active" and now.guard:
+            continue
+        if now is not None and now.status == "superseded" and _carried(now, by_id):
+            continue
+        if not (root / path).is_file():
+            how = "deletes its file"
+        elif now is None:
+            how = "leaves its file unreadable"
+        elif now.status != "active":
+            how = f"makes it {now.status}"
+        else:
+            how = "takes its guard off"
+        lifted.append(Lifted(old, path, how))
+    return lifted
