@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from recall.conflict_marks import refuse_conflict
 from recall.errors import MalformedMemory
 from recall.yaml_comments import inline_comment
 
@@ -228,8 +229,8 @@ def body_text(front: str, summary: str, details: str) -> str:
 
 def _split(text: str, path: Path | str) -> tuple[list[str], int, str]:
     """Return (front-matter lines, index of closing fence line, body text)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
+    refuse_conflict(text, path)  # first: markers may make the front matter read, or not
     lines = text.split("\n")
     if not lines or lines[0].rstrip("\r \t") != FENCE:
         raise MalformedMemory(path, 1, "no front matter: the file must start with a '---' line")
@@ -295,8 +296,7 @@ def parse(text: str, path: Path | str) -> ParsedFile:
             f"key {twice.key!r} is given twice (first on line {twice.first + 2}), and which one "
             "is meant cannot be told; delete the one you do not mean",
         ) from None
-    if loaded is None:
-        loaded = {}
+    loaded = {} if loaded is None else loaded
     if not isinstance(loaded, dict):
         raise MalformedMemory(path, 2, "front matter must be a mapping of 'key: value' lines")
     key_lines: dict[str, int] = {}

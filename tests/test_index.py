@@ -393,6 +393,25 @@ MALFORMED = {
         "outside",
     ),
     "latin1.md": ("---\ncategory: gotcha\n---\ncaf\xe9\n", 4, "UTF-8"),
+    # git's conflict markers: in the body, in front matter YAML cannot read, and inside a
+    # quoted value YAML reads whole (each said at the opening marker's line)
+    "conflict-body.md": (
+        "---\ncategory: gotcha\n---\n<<<<<<< HEAD\nOurs\n=======\nTheirs\n>>>>>>> other\n",
+        4,
+        "unresolved merge conflict",
+    ),
+    "conflict-front.md": (
+        "---\ncategory: gotcha\n<<<<<<< HEAD\npinned: true\n=======\npinned: false\n"
+        ">>>>>>> other\n---\nS\n",
+        3,
+        "unresolved merge conflict",
+    ),
+    "conflict-quoted.md": (
+        '---\ncategory: gotcha\nnote: "one\n<<<<<<< HEAD\ntwo\n=======\nthree\n'
+        '>>>>>>> other\n"\n---\nS\n',
+        4,
+        "unresolved merge conflict",
+    ),
 }
 
 
