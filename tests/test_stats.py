@@ -239,3 +239,21 @@ def test_counts_from_before_per_day_counting_are_said_to_be_left_out(cli: Cli, o
     assert out["total"]["surfaced"] == 2
     text = ok(cli("stats", env={"TETHER_NOW": WEEK_END})).stdout
     assert "counted per day since 2026-11-27" in text
+
+
+def test_a_clock_in_the_first_weeks_there_are_charts_only_the_weeks_since(
+    cli: Cli, open_store
+) -> None:
+    store = open_store().store
+    gotcha = remember(store, "Gotcha shown in year one")
+    for day in ("0001-01-01", "0001-01-02", "0001-01-15"):
+        record_surfacings(store.conn, [gotcha], when=f"{day}T09:00:00+00:00")
+    env = {"TETHER_NOW": "0001-01-20T00:00:00+00:00", "COLUMNS": "100"}
+    out = ok(cli("stats", "--json", env=env)).json()["activity"]
+    # the first week began before 0001-01-01, the first day there is; five began before it
+    assert out["weeks"] == ["0001-01-01", "0001-01-07", "0001-01-14"]
+    assert out["categories"]["gotcha"]["surfaced"] == [2, 0, 1]
+    first = {"TETHER_NOW": "0001-01-01T00:00:00+00:00", "COLUMNS": "100"}
+    assert ok(cli("stats", "--json", env=first)).json()["activity"]["weeks"] == ["0001-01-01"]
+    lines = ok(cli("stats", env=first)).stdout.splitlines()
+    assert any(line.startswith("  gotcha") and "surfaced" in line for line in lines)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
-from datetime import date, timedelta
+from datetime import date
 
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import CATEGORIES
@@ -180,11 +180,12 @@ class Activity:
 def activity(conn: sqlite3.Connection, today: date, weeks: int = ACTIVITY_WEEKS) -> Activity:
     """Per category, how often its memories were surfaced and acted on in each of the
     ``weeks`` weeks ending ``today`` (UTC days, from ``usage_days``)."""
-    start = today - timedelta(days=7 * weeks - 1)
-    result = Activity(
-        [(start + timedelta(days=7 * week)).isoformat() for week in range(weeks)],
-        today.isoformat(),
-    )
+    first = today.toordinal() - (7 * weeks - 1)  # day 1 is 0001-01-01: may come before it
+    gone = max(0, (1 - first) // 7)  # weeks wholly before the first day there is, left out
+    weeks -= gone
+    starts = [date.fromordinal(max(1, first + 7 * (gone + week))) for week in range(weeks)]
+    start = starts[0]
+    result = Activity([day.isoformat() for day in starts], today.isoformat())
     try:
         rows = conn.execute(
             "SELECT d.day AS day, m.category AS category, sum(d.surfaced) AS surfaced, "
@@ -198,7 +199,7 @@ def activity(conn: sqlite3.Connection, today: date, weeks: int = ACTIVITY_WEEKS)
     for name in CATEGORIES:
         result.categories[name] = CategoryActivity([0] * weeks, [0] * weeks)
     for row in rows:
-        week = (date.fromisoformat(row["day"]) - start).days // 7
+        week = (date.fromisoformat(row["day"]).toordinal() - first) // 7 - gone
         counts = result.categories.setdefault(
             row["category"], CategoryActivity([0] * weeks, [0] * weeks)
         )
