@@ -84,7 +84,9 @@ def _require_work_tree(root: Path) -> None:
     from recall.known_paths import GIT_TIMEOUT_S
 
     answer = git_stdout(root, "rev-parse", "--is-inside-work-tree", timeout=GIT_TIMEOUT_S)
-    if answer is None or answer.strip() != b"true":
+    if answer is None:  # no repository at all: a folder set up with `tether init` alone
+        raise BadInput(_NEEDS_GIT.format(where=root))
+    if answer.strip() != b"true":
         raise BadInput(
             f"tether check needs a git work tree to compare with the base, and git finds none "
             f"at {root}; run it in a clone with a working tree"
@@ -127,6 +129,12 @@ def _unreadable_annotation(broken: Unreadable) -> str:
     return visible(f"::error {where},title={title}::{_escape_data(_unreadable_text(broken))}")
 
 
+_NEEDS_GIT = (
+    "tether check compares a change with its base in git, and {where} is not inside a git "
+    "repository; run it in a clone, or `git init` there first"
+)
+
+
 def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Check the change against the project's memories."""
     from recall.anchors.base_guards import GuardSource
@@ -135,10 +143,11 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     try:
         store = ctx.project(create=False)
     except NotFound as error:  # nothing to check here: a wrong place to run it, said as such
+        _require_work_tree(ctx.cwd)  # what check needs is git, not `tether init`
         raise BadInput(str(error)) from None
     root = store.repo_root
     if root is None:
-        raise BadInput("tether check needs a git repository; run it inside one")
+        raise BadInput(_NEEDS_GIT.format(where=ctx.cwd))
     _require_work_tree(root)
     memories = store.list(status="active") if store.exists else []
     ctx.say_skipped([store])  # a memory file left out (a merge conflict in it) is never silent
