@@ -29,13 +29,14 @@ both with the symbol index's parser; no memory is written.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from recall import frontmatter
 from recall.anchors.base_guards import GuardSource, Lifted, lifted_guards
+from recall.anchors.check_sources import Sources, find, same
 from recall.anchors.diff import Change, changes, first_lines, merge_base
 from recall.anchors.findings import (
     FAIL,
@@ -46,11 +47,10 @@ from recall.anchors.findings import (
     pinned_and_gone,
 )
 from recall.anchors.named_files import AT_BASE, ChangedNames, Named, file_findings
-from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
+from recall.anchors.symbols import SymbolAnchor, normalize_name
 from recall.errors import BadInput
 from recall.genome.gitcmd import GitRunner
-from recall.genome.symbols.extract import extract, read_file
-from recall.genome.symbols.model import Definition, same_code
+from recall.genome.symbols.model import Definition
 from recall.lifecycle.references import CONFIRMED_KEY
 from recall.model import Memory
 
@@ -69,115 +69,12 @@ class CheckResult:
         return any(f.level == FAIL for f in self.findings)
 
 
-def _by_name(definitions: Iterable[Definition]) -> dict[str, list[Definition]]:
-    found: dict[str, list[Definition]] = {}
-    for definition in definitions:
-        found.setdefault(definition.name, []).append(definition)
-    return found
-
-
-def _find(defs: dict[str, list[Definition]], name: str) -> Definition | None:
-    """The one definition of ``name`` (None when there is none, or more than one)."""
-    wanted = normalize_name(name)
-    exact = defs.get(wanted, [])
-    if exact:
-        return exact[0] if len(exact) == 1 else None
-    tails = [d for key, ds in defs.items() if key.endswith("." + wanted) for d in ds]
-    return tails[0] if len(tails) == 1 else None
-
-
-def _one(
-    found: list[tuple[str, Definition]], bodies: Iterable[str | None]
-) -> tuple[str, Definition] | None:
-    """The one candidate with the first of ``bodies`` only one has, else the only candidate."""
-    for body in bodies:
-        same = [item for item in found if body is not None and _same(body, item[1])]
-        if len(same) == 1:
-            return same[0]
-    return found[0] if len(found) == 1 else None
-
-
-def _same(recorded: str, definition: Definition) -> bool:
-    """Whether ``recorded`` (an anchor's hash, or another definition's) is ``definition``'s."""
-    return same_code(recorded, definition.body, definition.flat)
-
-
-class _Sources:
-    """Definitions of files at the base (from git) and now (from the working tree), cached."""
-
-    def __init__(self, runner: GitRunner, root: Path, base: str, changes: list[Change]) -> None:
-        self.runner, self.root, self.base = runner, root, base
-        self.changes = changes
-        self.by_old = {change.old: change for change in changes if change.status != "A"}
-        self._then: dict[str, dict[str, list[Definition]]] = {}
-        self._now: dict[str, dict[str, list[Definition]]] = {}
-        self._leaves: set[str] | None = None
-
-    def then(self, path: str) -> dict[str, list[Definition]]:
-        """The definitions of ``path`` at the base (none when git has no such file there)."""
-        if path not in self._then:
-            status, out, _ = self.runner.run(["show", f"{self.base}:{path}"], check=False)
-            self._then[path] = _by_name(extract(path, out).definitions) if status == 0 else {}
-        return self._then[path]
-
-    def now(self, path: str) -> dict[str, list[Definition]]:
-        """The definitions of ``path`` in the working tree."""
-        if path not in self._now:
-            full = self.root / path
-            found = read_file(path, str(full)).definitions if full.is_file() else []
-            self._now[path] = _by_name(found)
-        return self._now[path]
-
-    def _base_leaves(self) -> set[str]:
-        if self._leaves is None:
-            self._leaves = {leaf_of(key) for old in self.by_old for key in self.then(old)}
-        return self._leaves
-
-    def locate(self, anchor: SymbolAnchor, follow: bool) -> tuple[Change, Definition] | None:
-        """The change to the file that defined the anchored symbol at the base, and that
-        definition: its own file, else (moved before the base, or repointed in the change) the
-        one file the change touches that defined it (by the recorded body when several), when
-        ``follow`` (it costs every changed file read at the base)."""
-        change = self.by_old.get(anchor.path)
-        if change is not None:
-            before = _find(self.then(anchor.path), anchor.name)
-            if before is not None:
-                return change, before
-        if not follow:
-            return None
-        if leaf_of(normalize_name(anchor.name)) not in self._base_leaves():
-            return None  # no file the change touches defined it: the cheap, usual answer
-        if change is None and _find(self.then(anchor.path), anchor.name) is not None:
-            return None  # still in its own file, which the change leaves alone
-        found = [
-            (old, d)
-            for old in self.by_old
-            if old != anchor.path and (d := _find(self.then(old), anchor.name)) is not None
-        ]
-        one = _one(found, [anchor.body])
-        return (self.by_old[one[0]], one[1]) if one is not None else None
-
-    def moved_to(
-        self, name: str, source: str, bodies: Iterable[str | None]
-    ) -> tuple[str, Definition] | None:
-        """A file of the change (other than ``source``) that defines ``name`` now, and that
-        definition (the one with the same body when several files do)."""
-        found = [
-            (change.new, d)
-            for change in self.changes
-            if change.status != "D"
-            and change.new != source
-            and (d := _find(self.now(change.new), name)) is not None
-        ]
-        return _one(found, bodies) or (found[0] if found else None)
-
-
 def _anchor_findings(
     memory: Memory,
     anchor: SymbolAnchor,
     change: Change,
     before: Definition,
-    sources: _Sources,
+    sources: Sources,
     confirmed: bool,
     line: int,
 ) -> list[Finding]:
@@ -186,7 +83,7 @@ def _anchor_findings(
     left it is reported)."""
     name, old = anchor.name, change.old
     here = change.new if change.status != "D" else None
-    after = _find(sources.now(here), name) if here else None
+    after = find(sources.now(here), name) if here else None
     now_path = here if after is not None else None
     if after is None:
         moved = sources.moved_to(name, change.new, [before.body, anchor.body])
@@ -195,8 +92,10 @@ def _anchor_findings(
     found: list[Finding] = []
     if now_path != old:
         repointed = now_path is not None and anchor.path == now_path
+        untracked = None
         if now_path is None:
             reason = f"the change deletes symbol {name}, anchored at {old}"
+            untracked = sources.untracked_with(name, old, [before.body, anchor.body])
         elif now_path == change.new:
             reason = f"the change moves {old} (anchored symbol {name}) to {now_path}"
         else:
@@ -204,7 +103,12 @@ def _anchor_findings(
         where, at = change.new, line
         if now_path == change.new and after is not None:
             at = after.start
-        if memory.pinned and not repointed:
+        if untracked is not None:  # moved with a plain `mv`: the move is not in the change
+            reason += f"; it is found in {untracked}, a file git does not track yet"
+            fix = f": `git add {untracked}` so that the change holds the move, and check again"
+            level = FAIL if memory.pinned or (memory.guard and not confirmed) else REVIEW
+            found.append(Finding(level, memory, where, at, reason, fix if level == FAIL else ""))
+        elif memory.pinned and not repointed:
             fix = (
                 f"; the memory is pinned: `tether repoint {memory.id} --apply` after the move"
                 if now_path is not None
@@ -222,9 +126,9 @@ def _anchor_findings(
         found.append(Finding(REVIEW, memory, now_path, after.start, reason))
         # the recorded body is what the memory was confirmed against; without one, the key
         recorded = anchor.body
-        if recorded is not None and _same(recorded, before):
+        if recorded is not None and same(recorded, before):
             recorded = before.body  # a hash of the old form that holds at the base: its code
-        unconfirmed = not _same(recorded, after) if recorded is not None else not confirmed
+        unconfirmed = not same(recorded, after) if recorded is not None else not confirmed
         if memory.guard and unconfirmed:
             fix = guard_fix(memory)
             found.append(Finding(FAIL, memory, now_path, after.start, reason, fix))
@@ -262,7 +166,7 @@ class _Change:
     base: str
     changes: list[Change]
     first: dict[str, int]
-    sources: _Sources
+    sources: Sources
     names: ChangedNames
     by_old: dict[str, Change] = field(default_factory=dict)
     """The changes by the name each file had at the base (an added file by its name)."""
@@ -346,7 +250,7 @@ def check(
     base = merge_base(runner, ref)
     result = CheckResult(base, changes(runner, base))
     first = first_lines(runner, base) if result.changes else {}
-    sources = _Sources(runner, root, base, result.changes)
+    sources = Sources(runner, root, base, result.changes)
     names = ChangedNames(root, result.changes, index if result.changes else None)
     by_old = {change.old: change for change in result.changes}
     at = _Change(runner, root, base, result.changes, first, sources, names, by_old)

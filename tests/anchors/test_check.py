@@ -273,6 +273,31 @@ def test_a_guarded_symbol_deleted_fails_until_confirmed_and_pinning_does_not_pas
     assert run("check").code == 0
 
 
+def test_a_guarded_symbol_moved_with_a_plain_mv_asks_for_git_add_not_a_confirm(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    memory_id = guarded(run, "--anchor", "ip/route.c::route_del")
+    commit_all(c_repo, "guarded memory")
+    (c_repo / "ip/route.c").rename(c_repo / "ip/routes.c")  # not added: git lists a deletion
+    (c_repo / "ip/notes.txt").write_text("route_del\n")  # untracked, of another kind: not read
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    [failure] = done.json()["failures"]
+    assert failure["id"] == memory_id
+    assert (
+        "the change deletes symbol route_del, anchored at ip/route.c; it is found in "
+        "ip/routes.c, a file git does not track yet: `git add ip/routes.c` so that the change "
+        "holds the move, and check again"
+    ) in failure["reason"]
+    assert "tether confirm" not in failure["reason"]
+    git(c_repo, "add", "ip/routes.c")
+    moved = run("check", "--json")
+    assert moved.code == 1
+    assert "moves ip/route.c (anchored symbol route_del) to ip/routes.c" in str(moved.json())
+    assert run("repoint", memory_id, "--apply").code == 0
+    assert run("check").code == 0
+
+
 def test_an_edit_under_a_guarded_symbol_fails_even_when_the_memory_is_pinned(
     c_repo: Path, run: Callable[..., CliResult]
 ) -> None:

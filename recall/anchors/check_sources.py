@@ -1,0 +1,135 @@
+"""The definitions ``tether check`` compares: those of a change's files at its base (read from
+git) and now (the working tree), and where an anchored symbol went (:class:`Sources`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+from recall.anchors.diff import Change
+from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
+from recall.genome.gitcmd import GitRunner
+from recall.genome.symbols.extract import extract, read_file
+from recall.genome.symbols.model import Definition, same_code
+
+
+def _by_name(definitions: Iterable[Definition]) -> dict[str, list[Definition]]:
+    found: dict[str, list[Definition]] = {}
+    for definition in definitions:
+        found.setdefault(definition.name, []).append(definition)
+    return found
+
+
+def find(defs: dict[str, list[Definition]], name: str) -> Definition | None:
+    """The one definition of ``name`` (None when there is none, or more than one)."""
+    wanted = normalize_name(name)
+    exact = defs.get(wanted, [])
+    if exact:
+        return exact[0] if len(exact) == 1 else None
+    tails = [d for key, ds in defs.items() if key.endswith("." + wanted) for d in ds]
+    return tails[0] if len(tails) == 1 else None
+
+
+def _one(
+    found: list[tuple[str, Definition]], bodies: Iterable[str | None]
+) -> tuple[str, Definition] | None:
+    """The one candidate with the first of ``bodies`` only one has, else the only candidate."""
+    for body in bodies:
+        same = [item for item in found if body is not None and same(body, item[1])]
+        if len(same) == 1:
+            return same[0]
+    return found[0] if len(found) == 1 else None
+
+
+def same(recorded: str, definition: Definition) -> bool:
+    """Whether ``recorded`` (an anchor's hash, or another definition's) is ``definition``'s."""
+    return same_code(recorded, definition.body, definition.flat)
+
+
+class Sources:
+    """Definitions of files at the base (from git) and now (from the working tree), cached."""
+
+    def __init__(self, runner: GitRunner, root: Path, base: str, changes: list[Change]) -> None:
+        self.runner, self.root, self.base = runner, root, base
+        self.changes = changes
+        self.by_old = {change.old: change for change in changes if change.status != "A"}
+        self._then: dict[str, dict[str, list[Definition]]] = {}
+        self._now: dict[str, dict[str, list[Definition]]] = {}
+        self._leaves: set[str] | None = None
+        self._untracked: list[str] | None = None
+
+    def then(self, path: str) -> dict[str, list[Definition]]:
+        """The definitions of ``path`` at the base (none when git has no such file there)."""
+        if path not in self._then:
+            status, out, _ = self.runner.run(["show", f"{self.base}:{path}"], check=False)
+            self._then[path] = _by_name(extract(path, out).definitions) if status == 0 else {}
+        return self._then[path]
+
+    def now(self, path: str) -> dict[str, list[Definition]]:
+        """The definitions of ``path`` in the working tree."""
+        if path not in self._now:
+            full = self.root / path
+            found = read_file(path, str(full)).definitions if full.is_file() else []
+            self._now[path] = _by_name(found)
+        return self._now[path]
+
+    def _base_leaves(self) -> set[str]:
+        if self._leaves is None:
+            self._leaves = {leaf_of(key) for old in self.by_old for key in self.then(old)}
+        return self._leaves
+
+    def locate(self, anchor: SymbolAnchor, follow: bool) -> tuple[Change, Definition] | None:
+        """The change to the file that defined the anchored symbol at the base, and that
+        definition: its own file, else (moved before the base, or repointed in the change) the
+        one file the change touches that defined it (by the recorded body when several), when
+        ``follow`` (it costs every changed file read at the base)."""
+        change = self.by_old.get(anchor.path)
+        if change is not None:
+            before = find(self.then(anchor.path), anchor.name)
+            if before is not None:
+                return change, before
+        if not follow:
+            return None
+        if leaf_of(normalize_name(anchor.name)) not in self._base_leaves():
+            return None  # no file the change touches defined it: the cheap, usual answer
+        if change is None and find(self.then(anchor.path), anchor.name) is not None:
+            return None  # still in its own file, which the change leaves alone
+        found = [
+            (old, d)
+            for old in self.by_old
+            if old != anchor.path and (d := find(self.then(old), anchor.name)) is not None
+        ]
+        one = _one(found, [anchor.body])
+        return (self.by_old[one[0]], one[1]) if one is not None else None
+
+    def moved_to(
+        self, name: str, source: str, bodies: Iterable[str | None]
+    ) -> tuple[str, Definition] | None:
+        """A file of the change (other than ``source``) that defines ``name`` now, and that
+        definition (the one with the same body when several files do)."""
+        found = [
+            (change.new, d)
+            for change in self.changes
+            if change.status != "D"
+            and change.new != source
+            and (d := find(self.now(change.new), name)) is not None
+        ]
+        return _one(found, bodies) or (found[0] if found else None)
+
+    def untracked_with(self, name: str, source: str, bodies: Iterable[str | None]) -> str | None:
+        """A file git does not track yet (nor ignores) that defines ``name`` now: where a
+        plain ``mv`` put ``source``, which no change lists until it is added. Only files of
+        ``source``'s kind are read: a move keeps the language."""
+        if self._untracked is None:
+            listed = ["ls-files", "--others", "--exclude-standard", "-z"]
+            status, out, _ = self.runner.run(listed, check=False)
+            paths = out.decode("utf-8", "surrogateescape").split("\0") if status == 0 else []
+            self._untracked = [path for path in paths if path]
+        suffix = PurePosixPath(source).suffix
+        found = [
+            (path, d)
+            for path in self._untracked
+            if PurePosixPath(path).suffix == suffix and (d := find(self.now(path), name))
+        ]
+        one = _one(found, bodies) or (found[0] if found else None)
+        return one[0] if one is not None else None
