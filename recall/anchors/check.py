@@ -36,7 +36,7 @@ from typing import Any
 
 from recall import frontmatter
 from recall.anchors.base_guards import GuardSource, Lifted, lifted_guards
-from recall.anchors.check_sources import Sources, find, same
+from recall.anchors.check_sources import Sources, find, matches
 from recall.anchors.diff import Change, changes, first_lines, merge_base
 from recall.anchors.findings import (
     FAIL,
@@ -126,9 +126,9 @@ def _anchor_findings(
         found.append(Finding(REVIEW, memory, now_path, after.start, reason))
         # the recorded body is what the memory was confirmed against; without one, the key
         recorded = anchor.body
-        if recorded is not None and same(recorded, before):
+        if recorded is not None and matches(recorded, before):
             recorded = before.body  # a hash of the old form that holds at the base: its code
-        unconfirmed = not same(recorded, after) if recorded is not None else not confirmed
+        unconfirmed = not matches(recorded, after) if recorded is not None else not confirmed
         if memory.guard and unconfirmed:
             fix = guard_fix(memory)
             found.append(Finding(FAIL, memory, now_path, after.start, reason, fix))

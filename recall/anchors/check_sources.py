@@ -35,13 +35,13 @@ def _one(
 ) -> tuple[str, Definition] | None:
     """The one candidate with the first of ``bodies`` only one has, else the only candidate."""
     for body in bodies:
-        same = [item for item in found if body is not None and same(body, item[1])]
-        if len(same) == 1:
-            return same[0]
+        alike = [item for item in found if body is not None and matches(body, item[1])]
+        if len(alike) == 1:
+            return alike[0]
     return found[0] if len(found) == 1 else None
 
 
-def same(recorded: str, definition: Definition) -> bool:
+def matches(recorded: str, definition: Definition) -> bool:
     """Whether ``recorded`` (an anchor's hash, or another definition's) is ``definition``'s."""
     return same_code(recorded, definition.body, definition.flat)
 
