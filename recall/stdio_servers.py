@@ -55,7 +55,8 @@ def stdin_closed() -> bool:
 
 def module_arguments(module: str, argv: Sequence[str], *, stdio: bool) -> argparse.Namespace:
     """The options of ``python -m MODULE`` (those of the ``tether`` command it stands for):
-    an unknown one, or a closed standard input, ends the process with exit 2, said on stderr."""
+    an unknown one, a closed standard input or a ``TETHER_*`` variable that cannot be read
+    ends the process with exit 2, said on stderr, as the command refuses them."""
     parser = argparse.ArgumentParser(prog=f"python -m {module}")
     if stdio:
         stdio_flag(parser)
@@ -63,4 +64,9 @@ def module_arguments(module: str, argv: Sequence[str], *, stdio: bool) -> argpar
     args = parser.parse_args(list(argv))
     if stdin_closed():
         parser.exit(2, f"{parser.prog}: error: {STDIN_CLOSED}\n")
+    from recall.env_check import unreadable
+
+    problems = unreadable()  # as the CLI refuses them: TETHER_HOME, TETHER_NOW, ...
+    if problems:
+        parser.exit(2, f"{parser.prog}: error: {problems[0][1]}\n")
     return args

@@ -292,7 +292,10 @@ def test_bytes_that_are_not_utf8_are_shown_as_given_and_say_what_to_do(repo: Pat
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs a device that is always full")
-@pytest.mark.parametrize("args", [("export",), ("list",), ("list", "--json"), ("stats",)])
+@pytest.mark.parametrize(
+    "args",
+    [("export",), ("list",), ("list", "--json"), ("stats",), ("--version",), ("list", "--help")],
+)
 def test_output_to_a_full_device_fails_in_one_line(
     cli: Cli, repo: Path, args: tuple[str, ...]
 ) -> None:

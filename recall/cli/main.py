@@ -49,7 +49,12 @@ def _hook_words(words: list[str]) -> SimpleNamespace | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one CLI command and return its exit code."""
-    from recall.std_streams import closed_stdout, guard_stdout, stand_in_for_closed_stdin
+    from recall.std_streams import (
+        OutputFailed,
+        closed_stdout,
+        guard_stdout,
+        stand_in_for_closed_stdin,
+    )
 
     words = list(sys.argv[1:] if argv is None else argv)
     if closed_stdout():
@@ -65,7 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         error_mode(words)
         parser = build_parser(words[0] if words and words[0] in LEAN_COMMANDS else None)
-        args = parser.parse_args(words)
+        try:
+            args = parser.parse_args(words)
+        except OutputFailed as error:  # --help or --version printed to a full disk
+            _report(error, "--json" in words, error.exit_code)
+            return error.exit_code
         if not getattr(args, "func", None):
             parser.print_help(sys.stderr)
             return EXIT_BAD_INPUT
@@ -81,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(a second for a read, 15 s for a write); leave --wait out"
         )
     if refused is None:
-        from recall.cli.env_check import read_cautiously, unreadable
+        from recall.env_check import read_cautiously, unreadable
 
         problems = unreadable()
         if problems and command == "hook":  # a hook still runs: its guards must answer

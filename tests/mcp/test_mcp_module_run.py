@@ -60,3 +60,13 @@ def test_a_closed_input_is_said(repo: Path) -> None:
     )
     assert done.returncode == 2, done
     assert "standard input is closed" in done.stderr.decode()
+
+
+@pytest.mark.parametrize("module", ["mcp_server", "lsp_server"])
+def test_a_relative_tether_home_is_refused_as_the_command_refuses_it(
+    module: str, repo: Path
+) -> None:
+    done = _run(module, cwd=repo, TETHER_HOME="relhome")
+    assert done.returncode == 2, done
+    assert "TETHER_HOME='relhome' is a relative path" in done.stderr.decode()
+    assert not (repo / "relhome").exists()
