@@ -238,7 +238,8 @@ class TetherProtocol(LanguageServerProtocol):
                 "id" in message,
             )
         if isinstance(message, Rejected):
-            if message.code == INVALID_PARAMS and not self.initialize_seen:
+            before = not self.initialize_seen and message.method not in (types.INITIALIZE, "")
+            if message.code == INVALID_PARAMS and before:
                 # its params matter no more than a well-formed one's would: not served yet
                 reason = f"{message.method} before initialize"
                 message = replace(message, code=SERVER_NOT_INITIALIZED, reason=reason)

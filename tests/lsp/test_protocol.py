@@ -112,6 +112,10 @@ def test_requests_before_initialize(ws: Workspace) -> None:
         assert error_code(client.response(early)) == SERVER_NOT_INITIALIZED
         malformed = client.request("textDocument/hover", position(ws, "x"))  # not served yet
         assert error_code(client.response(malformed)) == SERVER_NOT_INITIALIZED
+        bad = client.request("initialize", {"processId": "notanint", "capabilities": {}})
+        answer = client.response(bad)  # its own params are what is wrong, and said so
+        assert error_code(answer) == INVALID_PARAMS, answer
+        assert "processId" in answer["error"]["message"]
         assert "result" in client.initialize(ws.root)
         again = client.request("initialize", {"processId": None, "capabilities": {}})
         assert error_code(client.response(again)) == INVALID_REQUEST
