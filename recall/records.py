@@ -10,6 +10,7 @@ from typing import Any
 from recall import frontmatter
 from recall.anchors.symbols import anchors_from_field, anchors_to_field
 from recall.clock import format_timestamp
+from recall.conflict_marks import conflict_line
 from recall.display import is_unseen, plural, visible
 from recall.errors import BadInput, MalformedMemory
 from recall.model import CATEGORIES, SOURCES, STATUSES, Memory, is_valid_id
@@ -281,6 +282,13 @@ def check_details(details: str | None) -> str:
         raise BadInput(
             f"details hold the control character {visible(found.group())} on line {line}, "
             f"character {column}; remove it (details may hold text, tabs and line breaks)"
+        )
+    marker = conflict_line(details)
+    if marker is not None:  # written so, the memory file would read as an unresolved merge
+        raise BadInput(
+            f"details hold git's merge conflict markers (<<<<<<<, =======, >>>>>>> at the start "
+            f"of lines, from line {marker}); a memory file holding them is refused as an "
+            "unresolved merge: resolve the conflict first, or indent the markers when quoting one"
         )
     return details
 

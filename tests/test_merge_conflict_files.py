@@ -101,3 +101,21 @@ def test_a_memory_git_left_conflicted_is_reported_and_kept_out_of_recall(repo: P
     path.write_text("\n".join([*lines[: marker - 1], "Our summary", *lines[closing + 1 :]]))
     again = run_tether("recall", "--file", "src/app.py", cwd=repo)
     assert "Our summary" in again.stdout and "<<<<<<<" not in again.stdout + again.stderr
+
+
+def test_details_holding_conflict_markers_are_refused_when_written(repo: Path) -> None:
+    # written as given, the file would be refused as an unresolved merge at its next read
+    quoted = "Example:\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> branch\n"
+    done = run_tether("remember", "read a conflict", "-c", "context", "--details", quoted, cwd=repo)
+    assert done.code == 2, done
+    assert "details hold git's merge conflict markers" in done.stderr
+    assert "from line 2" in done.stderr and "indent the markers" in done.stderr
+    memories = repo / ".tether" / "memories"
+    assert not memories.is_dir() or not list(memories.glob("*.md"))
+    indented = quoted.replace("\n<", "\n  <").replace("\n=", "\n  =").replace("\n>", "\n  >")
+    kept = run_tether(
+        "remember", "read a conflict", "-c", "context", "--details", indented, cwd=repo
+    )
+    assert kept.code == 0, kept
+    listed = run_tether("list", "--json", cwd=repo)
+    assert [m["summary"] for m in listed.json()] == ["read a conflict"]
