@@ -121,17 +121,26 @@ def guarded_at_base(root: Path, base: str, folder: str, normalize: Normalize) ->
     return found
 
 
-def _carried(memory: Memory, by_id: dict[str, Memory]) -> bool:
+def _carried(memory: Memory, by_id: dict[str, Memory], guarded: Memory) -> bool:
     """Whether ``memory``'s guard lives on in the memory that supersedes it (as a supersede
-    carries it), following the chain to the active one."""
+    carries it), following the chain to the active one: guarded, and covering every file and
+    symbol ``guarded`` (the memory as the base has it) covered, as a supersede must."""
     seen: set[str] = set()
     current: Memory | None = memory
     while current is not None and current.superseded_by and current.id not in seen:
         seen.add(current.id)
         current = by_id.get(current.superseded_by)
         if current is not None and current.status == "active":
-            return current.guard
+            return current.guard and _covers(current, guarded)
     return False
+
+
+def _covers(wider: Memory, narrower: Memory) -> bool:
+    """Whether ``wider`` names every file and anchors every symbol ``narrower`` does."""
+    symbols = {(a.path, a.name) for a in wider.anchors}
+    return set(narrower.files) <= set(wider.files) and all(
+        (a.path, a.name) in symbols for a in narrower.anchors
+    )
 
 
 def lifted_guards(root: Path, base: str, source: GuardSource) -> list[Lifted]:
@@ -142,7 +151,7 @@ def lifted_guards(root: Path, base: str, source: GuardSource) -> list[Lifted]:
         now = by_id.get(old.id)
         if now is not None and now.status == "active" and now.guard:
             continue
-        if now is not None and now.status == "superseded" and _carried(now, by_id):
+        if now is not None and now.status == "superseded" and _carried(now, by_id, old):
             continue
         if not (root / path).is_file():
             how = "deletes its file"

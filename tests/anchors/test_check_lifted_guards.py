@@ -119,3 +119,22 @@ def test_a_guard_carried_by_a_supersede_is_not_lifted(
     done = run("check", "--json")
     assert done.code == 0, done.stdout
     assert not [f for f in done.json()["review"] if "guarded at the base" in f["reason"]]
+
+
+def test_a_supersede_by_hand_guarding_other_files_lifts_the_guard(
+    repo: Path, run: Callable[..., CliResult], guarded: str
+) -> None:
+    # written by hand: a guarded replacement on another file does not carry the guard on free
+    elsewhere = "---\nid: feedbeef\ncategory: gotcha\nguard: true\nfiles: [README.md]\n"
+    elsewhere += f"supersedes: {guarded}\n---\nthe readme says how to free\n"
+    (repo / "README.md").write_text("# demo\n")
+    (repo / ".tether" / "memories" / "feedbeef.md").write_text(elsewhere)
+    path = memory_file(repo, guarded)
+    text = path.read_text().replace(
+        "---\n", "---\nstatus: superseded\nsuperseded_by: feedbeef\n", 1
+    )
+    path.write_text(text)
+    edit_free(repo)
+    done = run("check", "--json")
+    assert done.code == 1, done.stdout
+    assert any(f["id"] == guarded for f in done.json()["failures"])
