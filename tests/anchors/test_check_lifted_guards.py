@@ -122,19 +122,24 @@ def test_a_guard_carried_by_a_supersede_is_not_lifted(
 
 
 def test_a_supersede_by_hand_guarding_other_files_lifts_the_guard(
-    repo: Path, run: Callable[..., CliResult], guarded: str
+    repo: Path, run: Callable[..., CliResult]
 ) -> None:
-    # written by hand: a guarded replacement on another file does not carry the guard on free
-    elsewhere = "---\nid: feedbeef\ncategory: gotcha\nguard: true\nfiles: [README.md]\n"
-    elsewhere += f"supersedes: {guarded}\n---\nthe readme says how to free\n"
+    # written by hand: a guarded replacement on another file does not carry the guard on lib.rs
+    done = run("remember", "lib.rs frees once", "-c", "decision", "-f", "src/lib.rs", "--guard")
+    assert done.code == 0, done.stderr
+    [path] = (repo / ".tether" / "memories").glob("*.md")
+    guarded = path.stem
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "guarded memory")
     (repo / "README.md").write_text("# demo\n")
+    elsewhere = "---\nid: feedbeef\ncategory: decision\nguard: true\nfiles: [README.md]\n"
+    elsewhere += f"supersedes: {guarded}\n---\nthe readme says how to free\n"
     (repo / ".tether" / "memories" / "feedbeef.md").write_text(elsewhere)
-    path = memory_file(repo, guarded)
-    text = path.read_text().replace(
-        "---\n", "---\nstatus: superseded\nsuperseded_by: feedbeef\n", 1
-    )
+    text = path.read_text()
+    assert "status: active\n" in text
+    text = text.replace("status: active\n", "status: superseded\nsuperseded_by: feedbeef\n")
     path.write_text(text)
     edit_free(repo)
     done = run("check", "--json")
     assert done.code == 1, done.stdout
-    assert any(f["id"] == guarded for f in done.json()["failures"])
+    assert any(f["id"] == guarded for f in done.json()["failures"]), done.stdout
