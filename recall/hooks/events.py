@@ -19,7 +19,7 @@ from recall.hooks.guard_names import (
     names_it,
     with_link,
 )
-from recall.hooks.guard_own_file import guarded_by_its_file, guarded_linked_by
+from recall.hooks.guard_own_file import guarded_by_its_file, guarded_superseded_by
 from recall.hooks.guard_scope import guards_hit
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
@@ -180,7 +180,7 @@ def _answer(
             hits = guards_hit(project.repo_root, path, guarded, hook.replaced)
             by_file = [m for m in guarded_by_its_file(project, path) if m not in hits.memories]
             own = frozenset(m.id for m in by_file)
-            linked = guarded_linked_by(project, path, hook.written)
+            linked = guarded_superseded_by(project, path, hook.writes)
             retired = frozenset(m.id for m in linked) - own - {m.id for m in hits.memories}
             by_file += [m for m in linked if m.id in retired]
             ask_now = not_yet_allowed(conn, hook.session_id, path, [*hits.memories, *by_file])

@@ -7,19 +7,13 @@ show the replacement instead) asks the same way."""
 
 from __future__ import annotations
 
-import json
 import posixpath
-import re
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from recall.hooks.edit_writes import EditWrites
     from recall.model import Memory
     from recall.store import MemoryStore
-
-
-_SUPERSEDES_LINE = re.compile(r"""^\s*supersedes\s*:\s*["']?([^\s"'#]+)""", re.M)
-"""A front-matter line naming the memory this one replaces, and its id."""
 
 
 def _in_memory_folder(project: MemoryStore, path: str) -> bool:
@@ -46,15 +40,46 @@ def guarded_by_its_file(project: MemoryStore, path: str) -> list[Memory]:
     return [] if row is None else [project.get(row[0])]
 
 
-def guarded_linked_by(project: MemoryStore, path: str, written: Sequence[str]) -> list[Memory]:
-    """The guarded memories that the texts ``written`` into memory file ``path`` name as
-    superseded (``supersedes:``); none for a file outside the memory folder."""
-    ids = {found for text in written for found in _SUPERSEDES_LINE.findall(text)}
-    if not ids or not _in_memory_folder(project, path):
+def guarded_superseded_by(project: MemoryStore, path: str, writes: EditWrites) -> list[Memory]:
+    """The guarded memories an edit of memory file ``path`` newly names as superseded: the
+    ``supersedes`` of the file as the edit leaves it, read as its front matter reads (quoted
+    keys, tags, a value on its own line), less the one it names now. When what the file will
+    say cannot be told (its text unreadable, an edit's old text missing, a front matter that
+    does not read), every guarded memory whose id the edit writes counts."""
+    if not writes.fragments() or not _in_memory_folder(project, path):
         return []
-    rows = project.conn.execute(
-        "SELECT id FROM memories WHERE guard = 1 AND status != 'deleted' AND id IN "
-        "(SELECT value FROM json_each(?)) ORDER BY id",
-        (json.dumps(sorted(ids)),),
-    )
-    return [project.get(row[0]) for row in rows]
+    guarded = [
+        row[0]
+        for row in project.conn.execute(
+            "SELECT id FROM memories WHERE guard = 1 AND status != 'deleted' ORDER BY id"
+        )
+    ]
+    if not guarded:
+        return []
+    file = project.repo_root / path if project.repo_root is not None else None
+    try:
+        before = file.read_text(encoding="utf-8") if file is not None and file.is_file() else ""
+    except (OSError, UnicodeError):
+        before = None
+    after = writes.applied_to(before) if before is not None else None
+    named = _superseded(after, path) if after is not None else None
+    if named is None:
+        named = {i for i in guarded if any(i in text for text in writes.fragments())}
+    else:
+        named -= _superseded(before, path) or set()
+    return [project.get(memory_id) for memory_id in guarded if memory_id in named]
+
+
+def _superseded(text: str | None, path: str) -> set[str] | None:
+    """The id a memory file's text says it supersedes (none for no text); None when its front
+    matter does not read."""
+    if not text:
+        return set()
+    from recall import frontmatter
+    from recall.errors import MalformedMemory
+
+    try:
+        value = frontmatter.parse(text, path).fields.get("supersedes")
+    except MalformedMemory:
+        return None
+    return {str(value)} if value not in (None, "") else set()

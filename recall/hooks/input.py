@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
 from recall.display import without_lone_surrogates
+from recall.hooks.edit_writes import EditWrites, edit_writes
 from recall.policy.sessions import MAX_SESSION_ID
 
 EVENTS: Final = ("prompt", "pre-edit", "post-edit", "session-start")
@@ -47,9 +48,8 @@ class HookInput:
     name them (Write replaces the whole file) or one is missing or empty."""
     tool_use_id: str = ""
     """The id of the tool call a PreToolUse and its PostToolUse share ('' when not sent)."""
-    written: tuple[str, ...] = ()
-    """The texts the edit writes: a Write's ``content``, an Edit's or each MultiEdit edit's
-    ``new_string``, a NotebookEdit's ``new_source``."""
+    writes: EditWrites = field(default_factory=EditWrites)
+    """What the edit writes (a Write's text, an Edit's or a MultiEdit's replacements)."""
 
 
 def parse_input(raw: str, event: str) -> HookInput:
@@ -84,9 +84,9 @@ def parse_input(raw: str, event: str) -> HookInput:
         if isinstance(value, str):
             command = without_lone_surrogates(value)
         replaced = _replaced(tool if isinstance(tool, str) else None, tool_input)
-        written = _written(tool_input)
+        writes = edit_writes(tool_input)
     else:
-        replaced, written = None, ()
+        replaced, writes = None, EditWrites()
     return HookInput(
         session_id=session,
         cwd=Path(cwd),
@@ -97,20 +97,8 @@ def parse_input(raw: str, event: str) -> HookInput:
         command=command,
         replaced=replaced,
         tool_use_id=_tool_use_id(data.get("tool_use_id")),
-        written=written,
+        writes=writes,
     )
-
-
-def _written(tool_input: dict) -> tuple[str, ...]:
-    """The texts an edit tool's input writes (see :attr:`HookInput.written`)."""
-    items = tool_input.get("edits")
-    edits = [e for e in items if isinstance(e, dict)] if isinstance(items, list) else []
-    texts = [
-        item.get(key)
-        for item in (tool_input, *edits)
-        for key in ("content", "new_string", "new_source")
-    ]
-    return tuple(without_lone_surrogates(t) for t in texts if isinstance(t, str) and t)
 
 
 def _tool_use_id(value: object) -> str:

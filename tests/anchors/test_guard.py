@@ -268,6 +268,27 @@ def test_a_memory_file_written_to_supersede_a_guarded_one_asks_the_person(
     for harmless in (f"supersedes: {plain}\n", f"superseded_by: {memory_id}\n"):
         write["tool_input"]["content"] = text.replace(f"supersedes: {memory_id}\n", harmless)
         assert hook("pre-edit", write) == ""
+    # however YAML spells the key or the value, it is what the front matter reads that counts
+    for spelled in (f"supersedes: !!str {memory_id}\n", f'"supersedes": {memory_id}\n'):
+        write["tool_input"]["content"] = text.replace(f"supersedes: {memory_id}\n", spelled)
+        assert (
+            "marks guarded decision"
+            in json.loads(hook("pre-edit", write))["hookSpecificOutput"]["permissionDecisionReason"]
+        )
+    # an Edit that writes only the id into a link the file already has
+    linked = repo / ".tether" / "memories" / "0badf00d.md"
+    linked.write_text(text.replace(f"supersedes: {memory_id}", "supersedes: 0badf00d0"))
+    swap = edit_input(repo, ".tether/memories/0badf00d.md")
+    swap["tool_input"].update(old_string="0badf00d0", new_string=memory_id)
+    assert (
+        "marks guarded decision"
+        in json.loads(hook("pre-edit", swap))["hookSpecificOutput"]["permissionDecisionReason"]
+    )
+    # a file that already names it (the person's own supersede) is edited as any other
+    linked.write_text(text)
+    body = edit_input(repo, ".tether/memories/0badf00d.md")
+    body["tool_input"].update(old_string="retries may go to five", new_string="retries: five")
+    assert hook("pre-edit", body) == ""
 
 
 def test_a_guard_that_would_cover_nothing_is_refused(
