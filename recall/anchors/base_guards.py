@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from recall.errors import BadInput
+from recall.errors import BadInput, TetherError
 from recall.known_paths import GIT_TIMEOUT_S
 from recall.model import Memory
 
@@ -44,7 +44,8 @@ class Lifted:
 
 
 def _git(root: Path, args: list[str], data: bytes | None = None) -> bytes:
-    """The stdout of ``git ARGS`` (fed ``data``); an empty answer when git fails."""
+    """The stdout of ``git ARGS`` (fed ``data``). Git failing is a :class:`TetherError`: the
+    base's guards unread, the check cannot vouch for the change (a guard is never skipped)."""
     try:
         done = subprocess.run(
             ["git", "-c", "core.quotepath=off", *args],
@@ -54,9 +55,16 @@ def _git(root: Path, args: list[str], data: bytes | None = None) -> bytes:
             timeout=GIT_TIMEOUT_S,
             check=False,
         )
-    except (OSError, subprocess.SubprocessError):
-        return b""
-    return done.stdout if done.returncode == 0 else b""
+    except (OSError, subprocess.SubprocessError) as error:
+        why = str(error)
+    else:
+        if done.returncode == 0:
+            return done.stdout
+        why = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
+    raise TetherError(
+        f"tether check could not read the memory files as the base has them (git {args[0]}: "
+        f"{why}); their guards cannot be applied: fetch the base and run it again"
+    )
 
 
 def _blobs(root: Path, base: str, folder: str) -> dict[str, str]:

@@ -143,3 +143,15 @@ def test_a_supersede_by_hand_guarding_other_files_lifts_the_guard(
     done = run("check", "--json")
     assert done.code == 1, done.stdout
     assert any(f["id"] == guarded for f in done.json()["failures"]), done.stdout
+
+
+def test_the_bases_guards_unread_is_said_not_skipped(
+    repo: Path, run: Callable[..., CliResult], guarded: str
+) -> None:
+    # the memory folder's tree at the base lost (a damaged clone): its guards cannot be read
+    tree = git(repo, "rev-parse", "HEAD:.tether/memories").strip()
+    (repo / ".git" / "objects" / tree[:2] / tree[2:]).unlink()
+    edit_free(repo)
+    done = run("check")
+    assert done.code != 0, done
+    assert "could not read the memory files as the base has them" in done.stderr, done
