@@ -6,19 +6,31 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def git_stdout(root: Path, *args: str, timeout: float) -> bytes | None:
-    """Run ``git ARGS`` in ``root``; its stdout, or None when git is missing, fails, times out
-    or ``root`` is not a repository. Paths come back unquoted (``core.quotepath=off``)."""
+def git_answer(
+    root: Path, *args: str, timeout: float, data: bytes | None = None
+) -> tuple[bytes | None, str]:
+    """Run ``git ARGS`` in ``root`` (fed ``data``); its stdout and '', or None and why not
+    (git missing, failing, timing out, ``root`` not a repository). Paths come back unquoted
+    (``core.quotepath=off``)."""
     import subprocess  # only when git is asked: most callers are on paths that rarely do
 
     try:
         done = subprocess.run(
             ["git", "-c", "core.quotepath=off", *args],
             cwd=root,
+            input=data,
             capture_output=True,
             timeout=timeout,
             check=False,
         )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError) as error:
+        return None, str(error)
+    if done.returncode == 0:
+        return done.stdout, ""
+    return None, done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
+
+
+def git_stdout(root: Path, *args: str, timeout: float) -> bytes | None:
+    """Run ``git ARGS`` in ``root``; its stdout, or None when it cannot say (see
+    :func:`git_answer`)."""
+    return git_answer(root, *args, timeout=timeout)[0]

@@ -9,12 +9,12 @@ as the base has it when the working tree's is not guarded any more.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from recall.errors import BadInput, TetherError
+from recall.gitquery import git_answer
 from recall.known_paths import GIT_TIMEOUT_S
 from recall.model import Memory
 
@@ -46,21 +46,9 @@ class Lifted:
 def _git(root: Path, args: list[str], data: bytes | None = None) -> bytes:
     """The stdout of ``git ARGS`` (fed ``data``). Git failing is a :class:`TetherError`: the
     base's guards unread, the check cannot vouch for the change (a guard is never skipped)."""
-    try:
-        done = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
-            cwd=root,
-            input=data,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError) as error:
-        why = str(error)
-    else:
-        if done.returncode == 0:
-            return done.stdout
-        why = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
+    out, why = git_answer(root, *args, timeout=GIT_TIMEOUT_S, data=data)
+    if out is not None:
+        return out
     raise TetherError(
         f"tether check could not read the memory files as the base has them (git {args[0]}: "
         f"{why}); their guards cannot be applied: fetch the base and run it again"
