@@ -133,5 +133,14 @@ FEATURE_SUBJECT: Final = (
     r"|extend|extends|enable|enables|new)\b)"
 )
 
+# What distill says of a feature commit it passes over though a decision word is in it: the
+# rule above, and how to keep a reason that does bind later work, so the skip is not taken for
+# a message the heuristic found empty.
+FEATURE_REASON: Final = (
+    "a feature commit: its reasons (because, rather than…) say why the feature was wanted, "
+    "history rather than a decision to respect, so distill proposes none from it; if this one "
+    "binds later work, write it with `tether remember`"
+)
+
 # A trailing reference (``(#123)``, ``[JIRA-42]``) points elsewhere; the summary stands alone.
 TRAILING_REFERENCE: Final = r"\s*(?:\(#\d+\)|\[[A-Z][A-Z0-9]*-\d+\]|#\d+)\s*$"

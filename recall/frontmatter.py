@@ -1,9 +1,6 @@
-"""Reading and writing the text form of a memory: YAML front matter, then the body.
-
-The body's first non-blank line is the one-line summary; everything after it is the details.
-Writing never alters memory text, and updating a file rewrites only the front-matter keys that
-change, so comments and keys written by hand survive.
-"""
+"""Reading and writing the text form of a memory: YAML front matter, then the body, whose first
+non-blank line is the one-line summary and the rest the details. Writing never alters memory
+text; an update rewrites only the front-matter keys that change (hand-written ones survive)."""
 
 from __future__ import annotations
 
@@ -17,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from recall.conflict_marks import refuse_conflict
 from recall.errors import MalformedMemory
 from recall.yaml_comments import inline_comment
+from recall.yaml_shared import shared_key, shared_message
 
 if TYPE_CHECKING:
     import yaml
@@ -307,6 +305,8 @@ def parse(text: str, path: Path | str) -> ParsedFile:
     crlf = text.lstrip("\ufeff").startswith("---\r\n")
     summary, details, body_offset = _split_body(body, crlf=crlf)
     fields = {str(key): value for key, value in loaded.items()}
+    if (shared := shared_key(fields)) is not None:
+        raise MalformedMemory(path, key_lines.get(shared, 2), shared_message(shared))
     return ParsedFile(fields, summary, details, key_lines, close_index + 2 + body_offset)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from recall.git_safety import SAFE_GIT_OPTIONS
+
 
 def git_answer(
     root: Path, *args: str, timeout: float, data: bytes | None = None
@@ -16,7 +18,7 @@ def git_answer(
 
     try:
         done = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
+            ["git", *SAFE_GIT_OPTIONS, "-c", "core.quotepath=off", *args],
             cwd=root,
             input=data,
             capture_output=True,

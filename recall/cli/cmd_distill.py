@@ -81,6 +81,7 @@ def run_distill(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise BadInput("distill reads a repository's commits; run it inside one")
     settings = engine_settings(root, ctx.notice)
     claimed: Unread | None = None
+    lost: str | None = None
     since = head = None
     if args.since is not None:
         since, head = resolve_commit(root, args.since), head_commit(root)
@@ -91,7 +92,7 @@ def run_distill(args: argparse.Namespace, ctx: CommandContext) -> int:
         commits = session_commits(store, session)
         source = f"commits of session {session}"
     else:
-        claimed = _claim_unread(store, ctx, dry_run=args.dry_run)
+        claimed, lost = _claim_unread(store, dry_run=args.dry_run)
         commits, source = claimed.commits, claimed.source or ""
     try:
         report = distill(
@@ -101,6 +102,7 @@ def run_distill(args: argparse.Namespace, ctx: CommandContext) -> int:
             limit=settings.distill_max,
             command=settings.distill_command,
             dry_run=args.dry_run,
+            cap="per session" if args.session is not None else "per run",
         )
     except BaseException:
         if claimed is not None and claimed.commits and not args.dry_run:
@@ -109,6 +111,8 @@ def run_distill(args: argparse.Namespace, ctx: CommandContext) -> int:
     if since is not None and head is not None and not args.dry_run:
         # so a plain `tether distill` reads on from here
         mark_read(store, since, read_up_to(commits, head))
+    if lost is not None:
+        report.notices.insert(0, lost)
     for notice in report.notices:
         ctx.notice(notice)
     left = unread_notice(commits, _read_on(commits, again=claimed is not None, args=args))
@@ -130,10 +134,10 @@ def _read_on(commits: Commits, *, again: bool, args: argparse.Namespace) -> str:
     return f"run `tether distill{dry} --since {last}` to read them"
 
 
-def _claim_unread(store: MemoryStore, ctx: CommandContext, *, dry_run: bool) -> Unread:
+def _claim_unread(store: MemoryStore, *, dry_run: bool) -> tuple[Unread, str | None]:
     """The commits no distill has read yet (see :func:`recall.distill.unread`), claimed so
-    auto-distill does not read them again (not on a dry run); none, with a notice, when another
-    run claimed them first."""
+    auto-distill does not read them again (not on a dry run), and None; none, with the notice
+    saying so, when another run claimed them first."""
     session = latest_session(store.conn) if store.exists else None
     found = unread(store, session)
     if found is None:
@@ -145,9 +149,9 @@ def _claim_unread(store: MemoryStore, ctx: CommandContext, *, dry_run: bool) -> 
             "repository yet: pass --since COMMIT (for example --since HEAD~5) or --session ID"
         )
     if dry_run or claim(store.conn, found.mark, found.head):
-        return found
-    ctx.notice("another Tether run read these commits a moment ago; nothing left to read")
-    return replace(found, commits=Commits())
+        return found, None
+    notice = "another Tether run read these commits a moment ago; nothing left to read"
+    return replace(found, commits=Commits()), notice
 
 
 def _render_report(console: Any, report: DistillReport, source: str, dry_run: bool) -> None:
@@ -199,9 +203,13 @@ def run_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
     done: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
     worst = 0
+    reviewed: set[tuple[str, str]] = set()  # one memory named twice (a prefix and its id)
     for ref in args.ids:
         try:
             store, memory = ctx.find_memory(ref, args.scope)
+            if (store.scope, memory.id) in reviewed:
+                continue
+            reviewed.add((store.scope, memory.id))
             if memory.status != "pending":
                 raise BadInput(f"memory {memory.id} is {memory.status}, not pending")
             updated = store.set_status(memory.id, status, allowed_from=("pending",))

@@ -12,6 +12,7 @@ from recall.distill.commits import Commit
 from recall.distill_words import (
     CONVENTIONAL_PREFIX,
     DETAILS_MAX,
+    FEATURE_REASON,
     FEATURE_SUBJECT,
     FOLD_PREFIXES,
     HISTORY_REASONS,
@@ -45,19 +46,25 @@ _TRAILING_REFERENCE = re.compile(TRAILING_REFERENCE)
 
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(\u2018\u201c])")
 
 _SPACE = re.compile(r"\s+")
 
 
 def _plain(text: str) -> str:
-    """Curly apostrophes made straight, so "don’t" matches like "don't"."""
+    """Curly apostrophes made straight, so "don’t" matches like "don't": for matching only,
+    the text kept is the commit's as written (same length, so a match's place holds in both)."""
     return text.replace("\u2019", "'").replace("\u2018", "'")
+
+
+def _carries(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether ``text`` holds one of ``pattern``'s words, curly apostrophes read as straight."""
+    return pattern.search(_plain(text)) is not None
 
 
 def body_lines(message: str) -> tuple[str, list[str]]:
     """The subject line, and the body lines without trailers (``Signed-off-by:`` and such)."""
-    lines = _plain(message).strip().splitlines()
+    lines = message.strip().splitlines()
     if not lines:
         return "", []
     return lines[0].strip(), [line for line in lines[1:] if not _TRAILER.match(line.strip())]
@@ -85,12 +92,12 @@ def sentences(lines: Sequence[str]) -> list[str]:
 def category_of(texts: Iterable[str], *, never: Iterable[str] = ()) -> str | None:
     """The first category (in :data:`KEYWORDS` order, leaving out ``never``) whose words occur
     in any of ``texts``."""
-    texts = [_plain(text) for text in texts]
+    texts = list(texts)
     excluded = set(never)
     for category, pattern in PATTERNS.items():
         if category in excluded:
             continue
-        if any(pattern.search(text) for text in texts):
+        if any(_carries(pattern, text) for text in texts):
             return category
     return None
 
@@ -130,6 +137,19 @@ def history_reason(commit: Commit) -> str | None:
     return None
 
 
+def feature_reason(commit: Commit) -> str | None:
+    """Why the heuristic passes over a feature commit whose only knowledge words are a
+    decision's (:data:`~recall.distill_words.FEATURE_SUBJECT`), so the skip does not read as
+    a message without any; None for any other commit."""
+    subject, lines = body_lines(commit.message)
+    if not subject or not _FEATURE_SUBJECT.match(subject):
+        return None
+    texts = [subject, *sentences(lines)]
+    if category_of(texts) == "decision" and category_of(texts, never=("decision",)) is None:
+        return FEATURE_REASON
+    return None
+
+
 @dataclass(frozen=True)
 class Proposal:
     """A memory distill would write, and the commit it came from."""
@@ -158,7 +178,7 @@ def heuristic(commit: Commit) -> Proposal | None:
     if category is None:
         return None
     pattern = PATTERNS[category]
-    carrying = next((s for s in body if pattern.search(s)), "")
+    carrying = next((s for s in body if _carries(pattern, s)), "")
     summary = clean_subject(subject)
     if not summary:
         summary, carrying = _cap(carrying, SUMMARY_MAX), ""

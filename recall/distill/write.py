@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from recall import frontmatter
+from recall.display import plural
 from recall.distill.command import CommandFailed, from_command
 from recall.distill.commits import (
     Commit,
@@ -19,11 +20,12 @@ from recall.distill.commits import (
     session_started,
     unlooked_for,
 )
-from recall.distill.heuristic import Proposal, heuristic, history_reason
+from recall.distill.heuristic import Proposal, feature_reason, heuristic, history_reason
 from recall.distill_words import SWEEP_FILES
 from recall.errors import BadInput, TetherError
 from recall.genome.names import is_utf8
 from recall.model import AUTO_DISTILLED, Memory
+from recall.model import _normalize_for_hash as same_text
 from recall.repo import TETHER_DIR
 from recall.store import MemoryStore
 
@@ -146,11 +148,13 @@ def distill(
     limit: int,
     command: Sequence[str] = (),
     dry_run: bool = False,
+    cap: str = "per session",
 ) -> DistillReport:
     """Propose memories from ``commits`` and write up to ``limit`` of them as pending.
 
     ``limit`` counts the auto-distilled memories already taken from these commits (whatever
-    became of them), so running twice over one session never exceeds it.
+    became of them), so running twice over one session never exceeds it; ``cap`` says what it
+    applies to, in the skip of a commit past it ("per session", "per run").
     """
     report = DistillReport(commits=len(commits))
     already = distilled_commits(store)
@@ -160,6 +164,10 @@ def distill(
     known = {m.content_hash: (m.id, m.status) for m in store.list(status="all")}
     use_command = bool(command)
     cwd = store.repo_root or Path.cwd()
+    over_cap = f"over the cap of {plural(limit, 'memory')} {cap} (the distill_max setting)"
+    # summary (as compared) -> the proposal of this run holding it: a dry run writes none, so
+    # the index cannot tell two of its proposals with one summary apart
+    proposed: dict[str, str] = {}
 
     def skip(commit: Commit, reason: str, proposal: Proposal | None = None) -> None:
         report.outcomes.append(
@@ -177,7 +185,7 @@ def distill(
             skip(commit, f"already distilled into {', '.join(already[commit.sha])}")
             continue
         if room <= 0:  # before the command or the heuristic: nothing could be written anyway
-            skip(commit, f"over the cap of {limit} per session")
+            skip(commit, over_cap)
             continue
         changed = [f for f in commit.files if not is_tethers_own(f)]
         if len(changed) > SWEEP_FILES:
@@ -207,13 +215,17 @@ def distill(
             found = heuristic(live)
             proposals = [found] if found else []
         if not proposals:
-            said = None if use_command else history_reason(live)
+            said = None if use_command else history_reason(live) or feature_reason(live)
             skip(commit, said or "no durable knowledge found in its message")
         gave = len(report.written)
         too_large: list[tuple[Proposal, str]] = []
         for proposal in proposals:
             if proposal.category not in categories:
                 skip(commit, f"category {proposal.category} is not allowed", proposal)
+                continue
+            withheld = _credential(proposal, commit)
+            if withheld is not None:  # its text is not shown: the reason masks the credential
+                skip(commit, withheld)
                 continue
             try:
                 draft = store.prepare_memory(
@@ -231,8 +243,12 @@ def distill(
             if twin is not None:
                 skip(commit, f"already known as {twin[0]} ({twin[1]})", proposal)
                 continue
+            holder = _summary_holder(store, draft, proposed, commit)
+            if holder is not None:
+                skip(commit, holder, proposal)
+                continue
             if room <= 0:
-                skip(commit, f"over the cap of {limit} per session", proposal)
+                skip(commit, over_cap, proposal)
                 continue
             draft = draft.with_changes(status="pending", extra={DISTILLED_FROM_KEY: commit.sha})
             problem = _over_limit(store, draft)
@@ -242,6 +258,7 @@ def distill(
             room -= 1
             if dry_run:
                 known[draft.content_hash] = ("an earlier proposal", "not written")
+                proposed[same_text(draft.summary)] = f"the proposal from commit {commit.short}"
                 report.outcomes.append(
                     Outcome(commit.short, "would-write", "", None, draft.category, draft.summary)
                 )
@@ -259,6 +276,47 @@ def distill(
             skip(commit, reason, proposal)
             report.too_large.append(report.outcomes[-1])
     return report
+
+
+def _credential(proposal: Proposal, commit: Commit) -> str | None:
+    """Why ``proposal`` is not written when its text or a name it holds is shaped like a
+    credential (each masked, as any refusal shows it), and how to keep it anyway; None when
+    clean. Checked before the store's own check, whose advice names an option distill lacks."""
+    from recall import secrets_scan  # its patterns are compiled for writes only
+    from recall.secret_names import labelled, name_matches
+
+    parts = [
+        f"{match.describe()} in {label}"
+        for label, text in (("summary", proposal.summary), ("details", proposal.details))
+        for match in secrets_scan.scan(text)
+    ]
+    parts += name_matches(labelled(proposal.files, commit.author, None, ()))
+    if not parts:
+        return None
+    return (
+        f"not proposed, as it holds what looks like a credential: {'; '.join(parts)}. "
+        f"If it is no secret, write the memory yourself with `tether remember ... "
+        f"{secrets_scan.OVERRIDE_FLAG}` (`git show {commit.short}` shows the commit)"
+    )
+
+
+def _summary_holder(
+    store: MemoryStore, draft: Memory, proposed: dict[str, str], commit: Commit
+) -> str | None:
+    """Why ``draft`` is not written when an active or pending memory, or an earlier proposal
+    of this run, already has its summary (two memories with one summary read as one, and
+    ``tether remember`` refuses the second), naming that memory; None when none has it."""
+    from recall.same_summary import same_summary
+
+    found = same_summary(store.conn, draft)
+    if found is not None:
+        return (
+            f"{found.reason()}; to add what this commit says, `tether supersede "
+            f"{found.memory_id} SUMMARY -c CATEGORY [--details TEXT]` replaces it "
+            f"(`git show {commit.short}` shows the commit)"
+        )
+    earlier = proposed.get(same_text(draft.summary))
+    return None if earlier is None else f"{earlier} already has this summary"
 
 
 def _over_limit(store: MemoryStore, draft: Memory) -> str | None:

@@ -13,6 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from recall.git_safety import (
+    FILTER_KEYS,
+    SAFE_GIT_OPTIONS,
+    WORKTREE_READERS,
+    command_of,
+    no_filter_options,
+)
+
 # Bytes of git's stderr kept for an error message; the rest is drained and dropped so a
 # chatty git (rename-limit warnings on every bulk commit) can never block on a full pipe.
 STDERR_KEEP_BYTES = 4096
@@ -88,12 +96,13 @@ class GitRunner:
         self._git = module.Git(str(root))
         self._errors = (module.exc.GitCommandNotFound, OSError)
         self.root = root
+        self._no_filters: list[str] | None = None
 
     def run(self, args: Sequence[str], *, check: bool = True) -> tuple[int, bytes, str]:
         """Run ``git <args>`` to completion; return (status, stdout bytes, stderr text)."""
         try:
             status, out, err = self._git.execute(
-                ["git", *args],
+                ["git", *SAFE_GIT_OPTIONS, *self._guarded(args), *args],
                 with_extended_output=True,
                 with_exceptions=False,
                 stdout_as_string=False,
@@ -106,6 +115,16 @@ class GitRunner:
             raise GitUnavailable(text.splitlines()[0] if text else f"git {args[0]} failed")
         return status, out, text
 
+    def _guarded(self, args: Sequence[str]) -> list[str]:
+        """The options that keep the repository's filter drivers from running, for a command
+        that may read the working tree (listed once per runner, on the first such command)."""
+        if command_of(args) not in WORKTREE_READERS:
+            return []
+        if self._no_filters is None:
+            _, listed, _ = self.run(list(FILTER_KEYS), check=False)
+            self._no_filters = no_filter_options(listed)
+        return self._no_filters
+
     @contextlib.contextmanager
     def stream(self, args: Sequence[str]) -> Iterator[IO[bytes]]:
         """Start ``git <args>`` and yield its stdout; on exit wait, and fail on a bad status.
@@ -113,7 +132,9 @@ class GitRunner:
         Leaving the block early (an exception in the reader) kills the process.
         """
         try:
-            handle = self._git.execute(["git", *args], as_process=True)
+            handle = self._git.execute(
+                ["git", *SAFE_GIT_OPTIONS, *self._guarded(args), *args], as_process=True
+            )
         except self._errors as error:
             raise GitMissing(f"git cannot be run ({error})".splitlines()[0]) from None
         proc = handle.proc

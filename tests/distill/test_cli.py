@@ -237,7 +237,10 @@ def test_settings_cap_and_categories_apply(cli: Cli, history: History) -> None:
     report = distill_json(cli, "--since", start)
     assert [w["summary"] for w in report["written"]] == ["Pick zstd because it decodes faster"]
     reasons = [s["reason"] for s in report["skipped"]]
-    assert reasons == ["category gotcha is not allowed", "over the cap of 1 per session"]
+    assert reasons == [
+        "category gotcha is not allowed",
+        "over the cap of 1 memory per run (the distill_max setting)",
+    ]
 
 
 def test_a_bad_setting_is_reported_and_the_default_kept(cli: Cli, history: History) -> None:

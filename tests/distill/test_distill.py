@@ -97,7 +97,11 @@ def test_at_most_three_per_session_and_the_rest_reported(history: History) -> No
     assert [o.summary for o in report.written] == GOTCHAS[:MAX_PER_SESSION]
     over = [o for o in report.outcomes if "cap" in o.reason]
     assert [o.commit for o in over] == [s[:10] for s in shas[MAX_PER_SESSION:]]
-    assert all(o.reason == f"over the cap of {MAX_PER_SESSION} per session" for o in over)
+    assert all(
+        o.reason
+        == f"over the cap of {MAX_PER_SESSION} memories per session (the distill_max setting)"
+        for o in over
+    )
     assert len(history.memory_files()) == MAX_PER_SESSION
 
 
@@ -122,7 +126,9 @@ def test_nothing_is_asked_of_the_command_once_the_cap_is_reached(
     assert calls.read_text().split() == shas[:2]  # never called for the three over the cap
     over = [o for o in report.outcomes if o.action == "skipped"]
     assert [o.commit for o in over] == [s[:10] for s in shas[2:]]
-    assert all(o.reason == "over the cap of 2 per session" for o in over)
+    assert all(
+        o.reason == "over the cap of 2 memories per session (the distill_max setting)" for o in over
+    )
 
 
 def test_the_cap_holds_across_runs_over_one_session(history: History) -> None:

@@ -27,7 +27,8 @@ def test_a_dry_run_over_many_commits_says_the_cap_once(cli: Cli, history: Histor
     over = [line for line in lines if "over the cap" in line]
     assert len(over) == 1, result.stdout
     assert over[0].startswith("  skipped 4 commits (") and over[0].endswith(
-        f"over the cap of {distill_words.MAX_PER_SESSION} per session"
+        f"over the cap of {distill_words.MAX_PER_SESSION} memories per run "
+        "(the distill_max setting)"
     )
     assert len([line for line in lines if "Never reuse buffer" in line]) == 3
     as_json = cli("distill", "--dry-run", "--since", start, "--json").json()

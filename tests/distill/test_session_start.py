@@ -53,7 +53,7 @@ def test_the_session_start_hook_says_what_awaits_review(history: History, cli: C
     history.commit("Workaround: always pin the allocator, the new one leaks on fork")
 
     out = hooks.run("session-start", json.dumps({"session_id": "later", "cwd": str(history.root)}))
-    assert "await review (tether pending)" in out
+    assert "awaits review (tether pending)" in out
 
 
 def test_off_by_default_nothing_is_read_or_written(history: History, cli: Cli) -> None:

@@ -71,7 +71,7 @@ def test_a_repository_setting_the_command_never_runs_it(
 
     # the session-start hook: the heuristic proposes, the command is not run, the log says why
     out = hooks.run("session-start", json.dumps({"session_id": "hooked", "cwd": str(history.root)}))
-    assert "await review (tether pending)" in out
+    assert "awaits review (tether pending)" in out
     assert not marker.exists()
     assert any(str(config) in line and "distill_command" in line for line in hook_log), hook_log
 

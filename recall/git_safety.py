@@ -1,0 +1,53 @@
+"""What every git command Tether runs is told first, so that a repository's own configuration
+cannot make it run a program: Tether reads repositories it did not make (a clone, an archive
+with its ``.git`` folder, a bare repository committed inside another), from hooks and servers
+that start with no person asking."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+SAFE_GIT_OPTIONS: Final = (
+    # a repository's core.fsmonitor names a program git starts on ls-files, diff and status
+    "-c",
+    "core.fsmonitor=false",
+    # a bare repository committed inside another would be found (with its config) by a
+    # command run in its folders; a bare one is only ever used when named (git 2.38+)
+    "-c",
+    "safe.bareRepository=explicit",
+)
+"""The ``-c`` options every git command of Tether starts with."""
+
+WORKTREE_READERS: Final = frozenset({"ls-files", "diff", "status"})
+"""The git commands that may read a working-tree file's content (a file whose times changed is
+hashed again), and so run the clean filter a repository's own config names for it."""
+
+FILTER_KEYS: Final = ("config", "-z", "--name-only", "--get-regexp", r"^filter\.")
+"""The git command listing the repository's filter-driver keys (``filter.NAME.clean`` ...)."""
+
+
+def command_of(args: Sequence[str]) -> str | None:
+    """The git command of ``args`` (past any leading ``-c NAME=VALUE``), None if there is none."""
+    rest = list(args)
+    while rest[:1] == ["-c"]:
+        rest = rest[2:]
+    return rest[0] if rest else None
+
+
+def no_filter_options(listed: bytes) -> list[str]:
+    """``-c`` options emptying every filter driver among ``listed`` keys (the output of
+    :data:`FILTER_KEYS`): a driver with no command filters nothing, so git runs no program of
+    the repository's while it reads the working tree (and one marked required would fail the
+    read without its program, so it is marked not required)."""
+    names = {
+        key[len("filter.") : key.rindex(".")]
+        for key in listed.decode("utf-8", "surrogateescape").split("\0")
+        if key.startswith("filter.") and key.count(".") >= 2
+    }
+    return [
+        option
+        for name in sorted(names)
+        for setting in ("clean=", "smudge=", "process=", "required=false")
+        for option in ("-c", f"filter.{name}.{setting}")
+    ]

@@ -1,0 +1,64 @@
+"""A repository's own git configuration never makes Tether run a program: its fsmonitor is not
+started by the genome's reads, the prompt hook, `tether check` or `tether doctor`."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+from conftest import git, make_repo, run_tether
+
+
+def _planted(tmp_path: Path) -> tuple[Path, Path]:
+    """A program that leaves a mark when run, and the mark's path."""
+    mark = tmp_path / "ran.txt"
+    program = tmp_path / "planted.sh"
+    program.write_text(f"#!/bin/sh\necho \"$0 $*\" >> '{mark}'\nexit 1\n", encoding="utf-8")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    return program, mark
+
+
+def _prompt(root: Path) -> str:
+    payload = {"session_id": "s1", "cwd": str(root), "prompt": "fix the loop in src/app.py"}
+    return json.dumps(payload)
+
+
+def test_a_repositorys_fsmonitor_is_never_started(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    program, mark = _planted(tmp_path)
+    assert (
+        run_tether("remember", "keep it short", "-c", "gotcha", "-f", "src/app.py", cwd=repo).code
+        == 0
+    )
+    git(repo, "config", "core.fsmonitor", str(program))
+    (repo / "src" / "app.py").write_text("changed\n", encoding="utf-8")  # a modified file
+    assert run_tether("index", cwd=repo).code == 0
+    assert run_tether("hook", "prompt", cwd=repo, stdin=_prompt(repo)).code == 0
+    assert run_tether("check", cwd=repo).code in (0, 1)
+    assert run_tether("doctor", cwd=repo).code in (0, 1)
+    assert not mark.exists(), mark.read_text(encoding="utf-8")
+
+
+def test_a_repositorys_filter_driver_is_never_run(tmp_path: Path) -> None:
+    """A clean filter the repository's config names for its files (through .gitattributes)
+    would run whenever git hashes a working-tree file again: after its times changed, as in a
+    copied or unpacked repository."""
+    repo = make_repo(tmp_path / "repo")
+    program, mark = _planted(tmp_path)
+    (repo / ".gitattributes").write_text("*.py filter=planted\n", encoding="utf-8")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-q", "-m", "attributes")
+    remembered = run_tether(
+        "remember", "keep it short", "-c", "gotcha", "-f", "src/app.py", cwd=repo
+    )
+    assert remembered.code == 0, remembered
+    git(repo, "config", "filter.planted.clean", str(program))
+    git(repo, "config", "filter.planted.required", "true")
+    for path in (repo / "src").glob("*.py"):
+        os.utime(path, (1_500_000_000, 1_500_000_000))  # git must hash them again
+    assert run_tether("index", cwd=repo).code == 0
+    assert run_tether("hook", "prompt", cwd=repo, stdin=_prompt(repo)).code == 0
+    assert run_tether("check", cwd=repo).code in (0, 1)
+    assert not mark.exists(), mark.read_text(encoding="utf-8")
