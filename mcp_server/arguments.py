@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from mcp_server.limits import LIMIT_MIN
 from recall import secrets_scan
 from recall.anchors.symbols import parse_anchor
 from recall.errors import BadInput
@@ -118,7 +119,7 @@ _ID_OR_PREFIX = re.compile(rf"[0-9a-fA-F]{{{MIN_ID_PREFIX},8}}")
 
 
 def limit(value: int, most: int) -> int:
-    """A ``limit`` from 1 to ``most``."""
-    if not 1 <= value <= most:
-        raise BadInput(f"limit {value} is out of range; give 1 to {most}")
+    """A ``limit`` from :data:`mcp_server.limits.LIMIT_MIN` to ``most``."""
+    if not LIMIT_MIN <= value <= most:
+        raise BadInput(f"limit {value} is out of range; give {LIMIT_MIN} to {most}")
     return value

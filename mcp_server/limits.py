@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Final
 
+LIMIT_MIN: Final = 1
+"""The smallest ``limit`` either tool accepts: a limit of none would answer nothing, which an
+agent would read as nothing being known."""
+
 RECALL_LIMIT: Final = 5
 """Memories ``memory_recall`` returns unless asked for more. An agent reads every line it is
 given; five one-line summaries cover the top of the ranking (the prompt hook injects three)

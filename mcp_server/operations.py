@@ -18,6 +18,7 @@ from recall.anchors.write import record_anchors
 from recall.errors import BadInput
 from recall.known_paths import missing_notes, touched_notes
 from recall.lifecycle.disuse import archived_by_disuse, as_seen, seen_state
+from recall.lifecycle.links import left_superseded
 from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
 from recall.locations import GLOBAL, PROJECT
 from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
@@ -367,6 +368,11 @@ def archive(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
             f"person to run `tether archive {memory.id}` (or `tether unguard {memory.id}`)"
         )
     changed = memory.status != "archived"
+    left = None
     if changed:
         memory = store.set_status(memory.id, "archived", allowed_from=("active",))
-    return {"id": memory.id, "scope": store.scope, "status": memory.status, "changed": changed}
+        left = left_superseded(store, memory.id, "archived")
+    done = {"id": memory.id, "scope": store.scope, "status": memory.status, "changed": changed}
+    if left is not None:  # the memory it replaced is out of recall with nothing in its place
+        done["left_superseded"], done["note"] = left
+    return done

@@ -1,7 +1,10 @@
 """Shaping engine results into what a tool returns: plain JSON an agent reads field by field.
 
 A recall hit and a list entry carry the one-line summary only (details are fetched with
-``memory_get``, which counts as acting on the memory); a card carries everything.
+``memory_get``, which counts as acting on the memory); a card carries everything. What a hit
+or an entry shows lands in an agent's context as an injection does, so it is shown as the
+hooks show it (:mod:`recall.policy.inject`): labelled with its author, stripped of control and
+bidi characters, capped; the entry says when its summary was, and a card has it whole.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from recall.lifecycle.disuse import seen_state
 from recall.model import Memory
+from recall.policy.inject import AUTHOR_CAP, cap, clean_line
+from recall.ranking.weights import SUMMARY_CAP
 from recall.store import not_on_it_note
 
 if TYPE_CHECKING:
@@ -30,10 +35,33 @@ def line(memory: Memory, scope: str) -> dict[str, Any]:
     }
 
 
+def shown(memory: Memory, scope: str) -> dict[str, Any]:
+    """:func:`line` as an agent is shown it unasked: the summary and ``author`` on one line
+    without control or bidi characters, capped as an injected line caps them;
+    ``summary_cleaned`` / ``summary_truncated`` say the summary was, and ``note`` that
+    ``memory_get`` returns it whole."""
+    whole = clean_line(memory.summary)
+    data = {
+        **line(memory, scope),
+        "summary": cap(whole, SUMMARY_CAP),
+        "author": cap(clean_line(memory.author), AUTHOR_CAP),
+    }
+    # runs of spaces made one are layout, as an injected line has it; a character taken out
+    # is not, and neither is a summary cut short
+    if whole != " ".join(memory.summary.split()):
+        data["summary_cleaned"] = True
+    if len(whole) > SUMMARY_CAP:
+        data["summary_truncated"] = True
+    if "summary_cleaned" in data or "summary_truncated" in data:
+        data["note"] = f"memory_get with id {memory.id!r} returns the summary as written"
+    return data
+
+
 def listed(memory: Memory, scope: str, disused: dict[str, str | None]) -> dict[str, Any]:
-    """A memory in a list as this user sees it: one in ``disused`` (id -> when this user's
-    disuse archived it) is archived, with the file's own status as ``file_status``."""
-    return {**line(memory, scope), **seen_state(memory, disused)}
+    """A memory in a list as this user sees it (:func:`shown`): one in ``disused`` (id -> when
+    this user's disuse archived it) is archived, with the file's own status as
+    ``file_status``."""
+    return {**shown(memory, scope), **seen_state(memory, disused)}
 
 
 def card(memory: Memory, scope: str) -> dict[str, Any]:
@@ -52,10 +80,11 @@ def card(memory: Memory, scope: str) -> dict[str, Any]:
 
 
 def hit(found: Hit) -> dict[str, Any]:
-    """A recalled memory: its line, the receipt saying why it surfaced, and its score."""
+    """A recalled memory as shown (:func:`shown`), the receipt saying why it surfaced (its
+    paths on one line, as an injected receipt), and its score."""
     return {
-        **line(found.memory, found.scope),
-        "receipt": found.receipt,
+        **shown(found.memory, found.scope),
+        "receipt": clean_line(found.receipt),
         "score": round(found.score, 4),
     }
 

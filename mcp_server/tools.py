@@ -18,7 +18,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from mcp_server import calls, operations
-from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
+from mcp_server.limits import LIMIT_MIN, LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from mcp_server.workspace import CallCancelled
 from recall.errors import TetherError
 from recall.model import CATEGORIES, STATUSES
@@ -60,6 +60,14 @@ def _enum(values: tuple[str, ...], description: str, *, optional: bool = False) 
     return Field(description=description, json_schema_extra={"enum": allowed})
 
 
+def _limit(most: int, description: str) -> Any:
+    """A ``limit`` parameter with its bounds in the schema, the ones the operation checks
+    (:func:`mcp_server.arguments.limit`); as for :func:`_enum`, the operation refuses a value
+    outside them itself, with a message naming the argument and the range."""
+    bounds = {"minimum": LIMIT_MIN, "maximum": most}
+    return Field(description=f"{description} ({LIMIT_MIN} to {most}).", json_schema_extra=bounds)
+
+
 Id = Annotated[str, Field(description="A memory id (8 hex digits, or a unique prefix of 4+).")]
 Files = Annotated[
     list[str],
@@ -89,8 +97,10 @@ RECALL = f"""Recall the memories that matter for what you are about to do.
 Call it before working on files (give their paths) or when starting a task (give the task as
 prompt); memories are ranked by the files first (direct, co-changing, imported-by), then by the
 text. Each result has an id, a one-line summary and a receipt saying why it surfaced (e.g.
-"via file, text, sem 0.58" or "via co-change with src/auth.ts"). Summaries only: call
-memory_get(id) for the details of one you will act on. Returns at most {RECALL_LIMIT} unless a
+"via file, text, sem 0.58" or "via co-change with src/auth.ts"), and its author. Summaries
+only, on one line and capped (summary_truncated / summary_cleaned say when one was shortened or
+had control characters taken out): call memory_get(id) for the details of one you will act on,
+and for its text as written. Returns at most {RECALL_LIMIT} unless a
 larger limit is given; an empty list means nothing relevant is known. Where the user keeps
 other authors' memories out of prompts, those are left out too (held_back counts them)."""
 
@@ -125,7 +135,8 @@ and stays on disk (a person can bring it back with `tether restore ID`). If ther
 replacement, use memory_supersede instead."""
 
 LIST = f"""List memories, newest first, optionally only those about a file or folder, of one
-category or status. Summaries only (memory_get for details). A memory taken out of this
+category or status. Summaries only, with their author, shown as memory_recall shows them
+(memory_get for details and the text as written). A memory taken out of this
 user's recall for going unused lists as archived, with archived_by "disuse". Returns at most
 {LIST_LIMIT} unless a larger limit is given; total says how many matched."""
 
@@ -226,9 +237,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
             list[str] | None,
             Field(description="Files you are working on, relative to the repository root."),
         ] = None,
-        limit: Annotated[
-            int, Field(description=f"How many memories at most (1 to {RECALL_MAX}).")
-        ] = RECALL_LIMIT,
+        limit: Annotated[int, _limit(RECALL_MAX, "How many memories at most")] = RECALL_LIMIT,
     ) -> dict[str, Any]:
         return await _call(ws, operations.recall, prompt=prompt, files=files, limit=limit)
 
@@ -356,9 +365,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
             str,
             _enum(operations.READ_SCOPES, "project, global or all (default, project first)."),
         ] = "all",
-        limit: Annotated[
-            int, Field(description=f"How many at most (1 to {LIST_MAX}).")
-        ] = LIST_LIMIT,
+        limit: Annotated[int, _limit(LIST_MAX, "How many at most")] = LIST_LIMIT,
     ) -> dict[str, Any]:
         return await _call(
             ws,

@@ -25,7 +25,9 @@ from typing import TypeVar
 from recall.errors import NotFound, StoreBusy
 from recall.folder_watch import FolderWatch
 from recall.kept_engine import KeptEngines
+from recall.locations import RepositoryGone, repository_gone
 from recall.model import Memory
+from recall.repo import TETHER_DIR, find_root
 from recall.service import FolderStores
 from recall.store import MemoryStore
 from recall.store.busy import (
@@ -61,6 +63,9 @@ class Workspace:
         self.session_id = f"mcp-{uuid.uuid4().hex[:12]}"
         """One session per server lifetime: each ``memory_recall`` counts one turn of it."""
         self.folder = FolderStores(self.cwd, notice=_stderr_notice)
+        self.root = find_root(self.cwd)
+        """The repository the server was started in, looked at again before each project call
+        (:meth:`check_repository`): moved or deleted, its old path must not be written."""
         self.engines = KeptEngines()
         """The recall engines over these stores, kept between calls (their word counts,
         vectors and commit times), each made current before it ranks."""
@@ -72,8 +77,22 @@ class Workspace:
 
     # -- the stores ------------------------------------------------------------------------
 
+    def check_repository(self) -> None:
+        """Raise :class:`RepositoryGone` when the repository the server started in is gone:
+        its folder moved or deleted, or no longer a repository by the test that found it (a
+        ``.git`` or a ``.tether/`` in it). Two ``stat`` calls at most."""
+        root = self.root
+        if root is None or _still_a_repository(root):
+            return
+        raise RepositoryGone(
+            f"{repository_gone(root)}; this MCP server must be restarted there (your MCP "
+            "client's restart, or a new session); writes with scope 'global' still work"
+        )
+
     def project(self) -> MemoryStore:
-        """The project store; :class:`NotFound` with what to do when there is no repository."""
+        """The project store; :class:`NotFound` with what to do when there is no repository,
+        :class:`RepositoryGone` when the repository is gone since the server started."""
+        self.check_repository()
         try:
             return _served(self.folder.project())
         except NotFound:
@@ -93,7 +112,16 @@ class Workspace:
             return [self.project()]
         if scope == "global":
             return [self.global_store()]
+        self.check_repository()
         return [_served(store) for store in self.folder.stores("all")]
+
+    def _live_stores(self) -> list[MemoryStore]:
+        """The stores there are to look at: without the project's when its repository is
+        gone (a global write is let in all the same)."""
+        try:
+            return self.stores()
+        except RepositoryGone:
+            return self.stores("global")
 
     def busy_notes(self, stores: list[MemoryStore]) -> list[str]:
         """What a read says of each of ``stores`` another process held when it read: answered
@@ -178,7 +206,7 @@ class Workspace:
 
     def _held(self) -> list[MemoryStore]:
         with self._lock:  # the stores are made on first use: never by two threads at once
-            stores = self.stores()
+            stores = self._live_stores()
         return [store for store in stores if held_elsewhere(store)]
 
     def catch_up(self) -> None:
@@ -188,11 +216,12 @@ class Workspace:
         which no longer holds what the folder does: the store reads as empty until it is back.
         A store another process holds is read on as last committed (a copy of its index, when it
         was opened meanwhile) and caught up with at the first call after it is free."""
-        for store in self.stores():
+        stores = self._live_stores()
+        for store in stores:
             if store.busy and not held_elsewhere(store):  # served from a copy: the index again
                 store.close()
                 self.engines.forget()
-        for change in self._watch.changes(self.stores()):
+        for change in self._watch.changes(stores):
             store = change.store
             if change.appeared or change.vanished:
                 # created since: the empty in-memory stand-in gives way to the real index;
@@ -221,6 +250,11 @@ class Workspace:
         with self._lock:
             self.engines.forget()
             self.folder.close()
+
+
+def _still_a_repository(root: Path) -> bool:
+    """Whether ``root`` is still what :func:`recall.repo.find_root` took it for."""
+    return (root / ".git").exists() or (root / TETHER_DIR).is_dir()
 
 
 def _served(store: MemoryStore) -> MemoryStore:

@@ -179,11 +179,36 @@ def not_a_folder(folder: Path) -> str:
     )
 
 
+class RepositoryGone(NotFound):
+    """The repository folder a project store belongs to is no longer there (moved or
+    deleted since the store was found): nothing is created at its old path."""
+
+
+def repository_gone(root: Path) -> str:
+    """What to say of a repository folder ``root`` that is gone: nothing is written there."""
+    return (
+        f"the repository {root} is gone or moved (its folder is missing or no longer holds "
+        f"{TETHER_DIR}/ or .git); nothing was read or written there; restart Tether in the "
+        "repository where it is now"
+    )
+
+
 def ensure_created(location: Location) -> bool:
-    """Create a scope's folders (and the project's .gitignore); return True if anything was new."""
+    """Create a scope's folders (and the project's .gitignore); return True if anything was new.
+
+    A project store's folder is made inside its repository folder, never with it: a
+    repository moved or deleted since raises :class:`RepositoryGone`, and nothing is created.
+    """
     created = not location.memories_dir.is_dir()
     mode = 0o700 if location.scope == GLOBAL else 0o755
-    location.base.mkdir(parents=True, exist_ok=True, mode=mode)
+    root = location.repo_root if location.scope == PROJECT else None
+    if root is not None and location.base.parent == root:
+        try:  # no parents: a folder that is gone stays gone
+            location.base.mkdir(exist_ok=True, mode=mode)
+        except FileNotFoundError:
+            raise RepositoryGone(repository_gone(root)) from None
+    else:
+        location.base.mkdir(parents=True, exist_ok=True, mode=mode)
     location.memories_dir.mkdir(exist_ok=True, mode=mode)
     if location.scope == GLOBAL:
         os.chmod(location.base, 0o700)

@@ -80,8 +80,9 @@ def context_of(out: str, event_name: str) -> str:
     return data["hookSpecificOutput"]["additionalContext"]
 
 
-def warning(memory_id: str, summary: str = GOTCHA) -> str:
-    return f'· gotcha "{summary}" [{memory_id}] — review before editing'
+def warning(memory_id: str, summary: str = GOTCHA, *, after: bool = False) -> str:
+    advice = "review this edit" if after else "review before editing"
+    return f'· gotcha "{summary}" [{memory_id}] — {advice}'
 
 
 def expected_edit_output(event_name: str, *lines: str) -> str:
@@ -159,7 +160,8 @@ def _summaries(store: MemoryStore, ids: list[str]) -> list[tuple[str, str]]:
 def test_post_edit_and_the_other_edit_tools(repo: Path, store: MemoryStore) -> None:
     memory_id = remember(store, GOTCHA, files=["src/app.py"])
     out = hook("post-edit", edit_input(repo, "src/app.py", event="PostToolUse", tool="Write"))
-    assert out == expected_edit_output("PostToolUse", warning(memory_id))
+    # the edit has happened: the warning asks for a look at it, not before it
+    assert out == expected_edit_output("PostToolUse", warning(memory_id, after=True))
     # Same turn, same file: the agent has been told, so the next edit is silent.
     assert hook("pre-edit", edit_input(repo, "src/app.py", tool="MultiEdit")) == ""
 
@@ -514,3 +516,16 @@ def test_a_hook_command_line_the_parser_rejects_never_blocks_the_agent(
     assert (done.code, done.stdout) == (0, "")
     assert reason in done.stderr
     assert "exit 0 so the agent is not blocked" in done.stderr
+
+
+def test_post_edit_words_a_rejected_approach_for_an_edit_already_made(
+    repo: Path, store: MemoryStore
+) -> None:
+    memory_id = remember(store, "caching the pool", category="rejected", files=["src/app.py"])
+    before = context_of(hook("pre-edit", edit_input(repo, "src/app.py")), "PreToolUse")
+    assert before.endswith("read why before trying it")
+    store_id = remember(store, "also rejected", category="rejected", files=["src/util.py"])
+    after = hook("post-edit", edit_input(repo, "src/util.py", event="PostToolUse"))
+    text = context_of(after, "PostToolUse")
+    assert f"[{store_id}]" in text and f"[{memory_id}]" not in text
+    assert text.endswith("read why, and check this edit does not repeat it")

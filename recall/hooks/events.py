@@ -306,7 +306,10 @@ def _bookkeeping(
         # marks were committed before the write that failed.
         logged("the edit hook's notes on %s are not recorded", path)
         new = {c.memory_id for c in first}
-    lines = [warning_line(m.summary, m.id, m.category) for m in gotchas if m.id in new]
+    after = hook.event == "PostToolUse"
+    lines = [
+        warning_line(m.summary, m.id, m.category, after_edit=after) for m in gotchas if m.id in new
+    ]
     warnings = len(lines)
     if more:
         lines.append(more_line(more, path, root, hook.cwd, nested=nested))

@@ -16,17 +16,26 @@ if TYPE_CHECKING:
 WARNING_SUMMARY_CAP: Final = 160
 
 
-def warning_line(summary: str, memory_id: str, category: str = "gotcha") -> str:
+def warning_line(
+    summary: str, memory_id: str, category: str = "gotcha", *, after_edit: bool = False
+) -> str:
     """The inline warning of a gotcha (or an approach tried before and rejected), worded as an
-    instruction."""
+    instruction: before an edit (pre-edit), or of the edit just made (``after_edit``:
+    post-edit)."""
     from recall.policy.inject import (
         safe_field,  # here, not above: see recall.cli.command_table.LEAN_COMMANDS
     )
 
     text = safe_field(summary, WARNING_SUMMARY_CAP).replace('"', "'")
     if category == "rejected":
-        return f'· rejected "{text}" [{memory_id}] — {REJECTED_WORDING}: read why before trying it'
-    return f'· gotcha "{text}" [{memory_id}] — review before editing'
+        advice = (
+            "read why, and check this edit does not repeat it"
+            if after_edit
+            else "read why before trying it"
+        )
+        return f'· rejected "{text}" [{memory_id}] — {REJECTED_WORDING}: {advice}'
+    advice = "review this edit" if after_edit else "review before editing"
+    return f'· gotcha "{text}" [{memory_id}] — {advice}'
 
 
 def guard_line(

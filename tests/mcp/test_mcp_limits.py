@@ -15,9 +15,11 @@ from mcp_server.server import build
 from mcp_server.workspace import Workspace
 from recall.ranking import weights
 from recall.store import MemoryStore
+from tests.mcp.harness import call, error, mcp_client
 
 
 def test_the_numbers() -> None:
+    assert limits.LIMIT_MIN == 1  # a limit of none would answer nothing
     assert (limits.RECALL_LIMIT, limits.RECALL_MAX) == (5, 20)
     assert (limits.LIST_LIMIT, limits.LIST_MAX) == (50, 500)
     # an agent that asks gets a little more than the prompt hook injects unasked
@@ -65,3 +67,22 @@ def test_the_schema_defaults_are_the_limits(ws: Workspace) -> None:
     found = anyio.run(schemas)
     assert found["memory_recall"]["properties"]["limit"]["default"] == limits.RECALL_LIMIT
     assert found["memory_list"]["properties"]["limit"]["default"] == limits.LIST_LIMIT
+
+
+def test_the_schema_bounds_are_the_ones_the_server_checks(repo: Path) -> None:
+    async def check() -> None:
+        async with mcp_client(repo) as client:
+            found = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+            for tool, most in (
+                ("memory_recall", limits.RECALL_MAX),
+                ("memory_list", limits.LIST_MAX),
+            ):
+                bounds = found[tool]["properties"]["limit"]
+                assert (bounds["minimum"], bounds["maximum"]) == (limits.LIMIT_MIN, most), tool
+                given = {"files": ["src/app.py"]} if tool == "memory_recall" else {}
+                for outside in (limits.LIMIT_MIN - 1, most + 1):
+                    assert "out of range" in await error(client, tool, **given, limit=outside)
+                for inside in (limits.LIMIT_MIN, most):
+                    await call(client, tool, **given, limit=inside)
+
+    anyio.run(check)

@@ -159,10 +159,19 @@ async def test_supersede_pin_unpin_and_archive(repo: Path) -> None:
 
         archived = await call(client, "memory_archive", id=new["id"])
         assert (archived["status"], archived["changed"]) == ("archived", True)
+        assert archived["left_superseded"] == old["id"]  # out of recall, nothing in its place
+        assert f"`tether restore {old['id']}` brings" in archived["note"]
         assert (await call(client, "memory_archive", id=new["id"]))["changed"] is False
         assert (await call(client, "memory_recall", files=["src/util.py"]))["results"] == []
         message = await error(client, "memory_archive", id=old["id"])
         assert "superseded" in message and "only active" in message
+        plain = await call(
+            client, "memory_write", summary="pool of two", category="context", files=[]
+        )
+        later = await call(client, "memory_supersede", old_id=plain["id"], summary="pool of 3")
+        message = await error(client, "memory_pin", id=plain["id"])  # as `tether pin` refuses
+        assert f"superseded by {later['id']}" in message
+        assert f"`tether restore {plain['id']}`" in message
 
     shown = run_tether("show", new["id"], "--json", cwd=repo).json()
     assert (shown["status"], shown["pinned"], shown["supersedes"]) == ("archived", True, old["id"])
