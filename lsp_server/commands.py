@@ -32,6 +32,7 @@ from lsp_server.roots import Root
 from lsp_server.server import TetherServer
 from recall.errors import BadInput, NotFound, StoreBusy
 from recall.lifecycle.disuse import bring_back
+from recall.lifecycle.links import left_superseded
 from recall.policy.inject import format_hit
 from recall.policy.usage import counters
 from recall.ranking.query import RecallQuery, Touch
@@ -127,7 +128,12 @@ def _status(ls: TetherServer, obj: dict[str, Any], verb: str) -> dict[str, Any]:
     updated = store.set_status(memory.id, status, allowed_from=allowed)
     acted(root, store, memory.id)
     changed(ls, root)
-    return {**updated.to_dict(), "scope": store.scope}
+    data = {**updated.to_dict(), "scope": store.scope}
+    left = left_superseded(store, updated.id, status)
+    if left is not None:  # the memory it replaced is out of recall with nothing in its place
+        data["leftSuperseded"] = left[0]
+        ls.show_info(left[1])
+    return data
 
 
 def _restore(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
@@ -144,6 +150,8 @@ def _restore(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         data["restoredFrom"] = "disuse"
     if restored.unreplaced:  # the memories that said they supersede it no longer do
         data["noLongerReplacedBy"] = restored.unreplaced
+    if restored.replaces_no_more:  # its own supersedes named a memory restored before it
+        data["noLongerSupersedes"] = restored.replaces_no_more
     return data
 
 

@@ -14,12 +14,15 @@ from recall.extra_keys import FIELD_KEYS, carried
 from recall.import_scopes import scope_note
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.record_size import check_fits
-from recall.records import check_text, refuse_blank_details, render_memory
+from recall.records import check_summary, check_text, refuse_blank_details, render_memory
 from recall.store import MemoryStore
 from recall.strict_json import read_line
 
 Normalize = Callable[[str], str]
 """Turns a path as a line gives it into the stored form (raising :class:`BadInput`)."""
+
+DETAILS_KEY = 'the line\'s "details" key'
+"""Where an import line puts the rest of a summary of more than one line (not the CLI's option)."""
 
 WIDEST_ID = "00000000"
 """Sizes a line's file before it has its id: all digits, so quoted, as wide as any id gets."""
@@ -102,6 +105,7 @@ def draft_record(
     written_elsewhere = scope_note(record, store.scope)
     if not record.keys() <= FIELD_KEYS:  # the set test alone for a line with none
         extra, notes = carried(record, allow_secret=allow_secret)
+    check_summary(record["summary"], details_option=DETAILS_KEY)  # not the CLI's --details
     given_author = record.get("author")
     wanted = record.get("id")
     draft = store.prepare_memory(

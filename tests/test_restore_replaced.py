@@ -104,3 +104,53 @@ def test_restore_keeps_the_link_of_a_replacement_that_is_not_active(repo: Path) 
     assert again.code != 0
     assert "already active" in again.stdout + again.stderr
     assert (memories / f"{second}.md").read_text(encoding="utf-8") == before
+
+
+def test_restoring_the_middle_of_a_chain_keeps_the_one_restored_before_it(repo: Path) -> None:
+    first, second = _replaced(repo)
+    third = _write(repo, "supersede", second, "keep the pool at two", "-c", "gotcha")
+    assert run_tether("restore", first, cwd=repo).code == 0
+    done = run_tether("restore", second, "--json", cwd=repo)
+    assert done.code == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert (data["no_longer_replaced_by"], data["no_longer_supersedes"]) == ([third], first)
+    assert _recalled(repo) == {first, second, third}
+    assert run_tether("doctor", cwd=repo).stdout.strip() == "No problems found."
+
+
+def test_deleting_a_replacement_says_the_old_memory_stays_out_of_recall(repo: Path) -> None:
+    old, new = _replaced(repo)
+    done = run_tether("delete", new, "--json", cwd=repo)
+    assert done.code == 0, done.stderr
+    assert json.loads(done.stdout)["left_superseded"] == old
+    assert (
+        f"{old} stays superseded, out of recall: its replacement {new} is deleted now; "
+        f"`tether restore {old}` brings {old} back"
+    ) in done.stderr
+    assert run_tether("restore", old, cwd=repo).code == 0
+    assert _recalled(repo) == {old}
+
+
+def test_superseding_back_to_a_replaced_text_says_to_restore_it(repo: Path) -> None:
+    old, new = _replaced(repo)
+    done = run_tether("supersede", new, "keep the pool small", "-c", "gotcha", cwd=repo)
+    assert done.code == 2, done
+    assert f"`tether restore {old}` brings it back (then `tether archive {new}`" in done.stderr
+
+
+def test_doctor_names_a_hand_written_supersede_across_stores(repo: Path) -> None:
+    theirs = _write(repo, "remember", "tabs in makefiles", "-c", "pref", "--global")
+    ours = _write(repo, "remember", "spaces in makefiles here", "-c", "pref")
+    path = repo / ".tether" / "memories" / f"{ours}.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("\n---\n", f"\nsupersedes: {theirs}\n---\n", 1), encoding="utf-8")
+    line = path.read_text(encoding="utf-8").splitlines().index(f"supersedes: {theirs}") + 1
+    done = run_tether("doctor", cwd=repo)
+    assert done.code == 1, done
+    assert (
+        f"{path}:{line}: {ours} supersedes {theirs}, a memory of the global store; a supersede "
+        f"links memories of one store only, so recall keeps both: `tether archive {theirs}` if "
+        "this one replaces it, and remove the supersedes line"
+    ) in done.stdout
+    kinds = [entry["kind"] for entry in json.loads(run_tether("doctor", "--json", cwd=repo).stdout)]
+    assert kinds == ["link-across-stores"]

@@ -14,6 +14,7 @@ from recall.anchors.symbols import NAME_SEPARATOR, SEPARATOR, normalize_name
 from recall.errors import BadInput, NothingToDo
 from recall.locations import GLOBAL, PROJECT
 from recall.model import GUARD_CATEGORIES
+from recall.store.changes import refuse_retired
 
 if TYPE_CHECKING:
     from recall.anchors.symbols import SymbolAnchor
@@ -110,6 +111,8 @@ def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:
             "project store (`tether remember SUMMARY -c decision -f PATH --guard` inside the "
             "repository)"
         )
+    if guard:
+        refuse_retired(memory, "guard")
     if memory.guard == guard:
         raise NothingToDo(f"memory {memory.id} is already {'guarded' if guard else 'unguarded'}")
     if guard and memory.category not in GUARD_CATEGORIES:
@@ -124,7 +127,10 @@ def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:
             f"nothing; supersede it with one that names them (`tether supersede {memory.id} "
             "SUMMARY -c decision -f PATH --guard`)"
         )
-    return store.update_fields(memory.id, {"guard": True if guard else REMOVE})
+    updated = store.update_fields(memory.id, {"guard": True if guard else REMOVE})
+    if guard:
+        store.lift_disuse(memory.id)
+    return updated
 
 
 def _coverage(files: Iterable[str], anchors: Iterable[SymbolAnchor]) -> dict[str, set[str]]:

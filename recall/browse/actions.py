@@ -20,6 +20,7 @@ from recall.anchors.guards import carried_guard
 from recall.display import plural
 from recall.errors import BadInput, TetherError
 from recall.lifecycle.disuse import archived_by_disuse, bring_back, restored_message
+from recall.lifecycle.links import left_superseded
 from recall.lifecycle.references import named_by_person_of, with_given_files
 from recall.lifecycle.stats import Overview
 from recall.lifecycle.stats import overview as stats_overview
@@ -162,9 +163,12 @@ class Browser:
             counters(store.conn, memory.id),
         )
 
-    def overview(self, today: date) -> Overview | None:
-        """The numbers of every store that exists, added up; None when none exists yet."""
-        stores = [store for store in self.stores.values() if store.exists]
+    def overview(self, today: date, scope: str = "all") -> Overview | None:
+        """The numbers of the stores of ``scope`` (all: every one) that exist, added up; None
+        when none exists yet."""
+        stores = [
+            store for each, store in self.stores.items() if store.exists and scope in ("all", each)
+        ]
         return stats_overview([store.conn for store in stores], today) if stores else None
 
     # -- changing --------------------------------------------------------------------------
@@ -187,7 +191,9 @@ class Browser:
         """Tombstone a memory (``restore`` brings it back until ``tether purge``)."""
         store, memory = self._current(entry)
         updated = store.set_status(memory.id, "deleted", allowed_from=DELETE_FROM)
-        return Outcome(f"Deleted {updated.id} (restore brings it back)", updated.id)
+        said = f"Deleted {updated.id} (restore brings it back)"
+        left = left_superseded(store, updated.id, "deleted")
+        return Outcome(f"{said}; {left[1]}" if left is not None else said, updated.id)
 
     def restore(self, entry: Entry) -> Outcome:
         """Bring an archived (by a person or by disuse), deleted or superseded memory back, as
@@ -228,13 +234,13 @@ class Browser:
             f"{secrets_scan.OVERRIDE_FLAG}`"
         )
         refused = secrets_scan.refusal(
-            {"summary": summary.strip(), "details": details, "anchor": old.anchor},
+            {"summary": summary, "details": details, "anchor": old.anchor},
             override=override,
         )
         if refused:
             raise BadInput(refused)
         draft = store.prepare_memory(
-            summary=summary.strip(),
+            summary=summary,  # as typed: the CLI keeps a summary's spaces too
             category=old.category,
             files=list(old.files),
             details=details,

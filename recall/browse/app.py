@@ -220,11 +220,11 @@ class BrowseApp(App[None]):
     def action_overview(self) -> None:
         """Show use at a glance: per-category numbers, use per week and the hub files."""
         try:
-            overview = self.browser.overview(now().date())
+            overview = self.browser.overview(now().date(), self.view.scope)
         except FAILURES as error:
             self.say(str(error), error=True)
             return
-        self.push_screen(OverviewScreen(overview))
+        self.push_screen(OverviewScreen(overview, self.view.scope))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a row opens it."""

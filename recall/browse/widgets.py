@@ -11,7 +11,7 @@ stands for one is still there (see :class:`SupersedeScreen`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -170,11 +170,21 @@ class CardScreen(_TextScreen):
         self.card = card
 
 
-def overview_text(overview: Overview | None) -> Text:
-    """The overview screen's text: the numbers of ``tether stats`` and its two charts."""
+_OVERVIEW_TITLES: Final = {
+    "all": "Both stores (project and global)",
+    "project": "The project store",
+    "global": "The global store",
+}
+
+
+def overview_text(overview: Overview | None, scope: str = "all") -> Text:
+    """The overview screen's text: the numbers of ``tether stats`` and its two charts, for the
+    stores of ``scope`` (the browser's scope filter), named on the first line."""
     if overview is None:
         return Text("No memory store here yet: `tether init` makes one.")
     lines = [
+        _OVERVIEW_TITLES.get(scope, scope),
+        "",
         *category_lines(overview.categories, overview.total),
         *activity_chart(overview.activity),
         *hub_chart(overview.hubs),
@@ -187,8 +197,8 @@ class OverviewScreen(_TextScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = _closing_keys("a")
 
-    def __init__(self, overview: Overview | None) -> None:
-        super().__init__("overview", overview_text(overview))
+    def __init__(self, overview: Overview | None, scope: str = "all") -> None:
+        super().__init__("overview", overview_text(overview, scope))
         self.overview = overview
 
 

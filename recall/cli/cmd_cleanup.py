@@ -3,7 +3,8 @@
 Three ways to run it: in a terminal it asks one key per memory; ``--json`` lists the candidates
 with ids and scores for agents; ``--archive/--delete/--confirm/--keep ID...`` applies decisions
 without asking. Asking, or applying decisions, records a cleanup pass (the hint's session count
-starts again); a ``--json`` listing does not, since nobody has decided anything yet.
+starts again); a ``--json`` listing does not, since nobody has decided anything yet, nor does a
+run where a decision failed.
 """
 
 from __future__ import annotations
@@ -84,7 +85,14 @@ def run_cleanup(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise BadInput("--limit must be at least 1")
     wanted = {d: getattr(args, d) for d in cleanup.DECISIONS}
     if any(wanted.values()):
-        return _apply(ctx, cleanup.check_decisions(wanted), args.scope)
+        found: dict[str, tuple[MemoryStore, Any]] = {}
+
+        def resolve(ref: str) -> tuple[str, str]:
+            store, memory = found[ref] = ctx.find_memory(ref, args.scope)
+            return store.scope, memory.id
+
+        pairs = cleanup.check_decisions(wanted, resolve)
+        return _apply(ctx, [(*found[ref], decision) for ref, decision in pairs])
     if not ctx.json and not args.interactive and not sys.stdin.isatty():
         raise BadInput(NEEDS_TERMINAL)
     stores = ctx.stores(args.scope)
@@ -100,9 +108,9 @@ def run_cleanup(args: argparse.Namespace, ctx: CommandContext) -> int:
     return _ask(ctx, found, args.limit)
 
 
-def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int:
-    """Apply decisions given on the command line; every id is found before any is applied."""
-    resolved = [(*ctx.find_memory(ref, scope), decision) for ref, decision in pairs]
+def _apply(ctx: CommandContext, resolved: list[tuple[MemoryStore, Any, str]]) -> int:
+    """Apply decisions given on the command line (every id found before any is applied); a
+    run where one failed records no cleanup pass."""
     results: list[dict[str, Any]] = []
     code = 0
     for store, memory, decision in resolved:
@@ -119,7 +127,8 @@ def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int
         results.append(entry)
     data: dict[str, Any] = {"applied": results, "last_pass": None}
     try:
-        data["last_pass"] = _record_pass(ctx)
+        if not code:  # a decision that failed leaves the pass to do
+            data["last_pass"] = _record_pass(ctx)
     except TetherError as error:  # the decisions above stand: say what was done all the same
         data["pass_error"] = str(error)
         code = code or error.exit_code
@@ -134,6 +143,8 @@ def _apply(ctx: CommandContext, pairs: list[tuple[str, str]], scope: str) -> int
                     ctx.notice(visible(note))
         if "pass_error" in data:
             ctx.notice(f"the cleanup pass was not recorded: {data['pass_error']}")
+        elif code:
+            ctx.notice("the cleanup pass was not recorded: a decision above failed; run again")
 
     ctx.emit(data, render)
     return code

@@ -35,9 +35,11 @@ from recall.lifecycle.links import (
     dangling,
     dangling_message,
     dangling_replaced,
+    elsewhere_message,
     hidden_active,
     hidden_message,
     key_line,
+    replaced_elsewhere,
     replaced_message,
 )
 from recall.lifecycle.references import (
@@ -51,6 +53,7 @@ from recall.lifecycle.references import (
     with_lifecycle_keys,
 )
 from recall.locations import GLOBAL, not_a_folder
+from recall.misspelt_keys import misspelt_keys
 from recall.policy.usage import record_action
 from recall.repo_signals import open_repo_signals
 from recall.store import MemoryStore
@@ -183,6 +186,13 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                     "message": problem.message,
                 }
             )
+        for found_key in misspelt_keys(store):
+            message = found_key.message()
+            entry = {"scope": store.scope, "kind": "misspelt-key", "path": str(found_key.path)}
+            where = {"id": found_key.memory_id, "line": found_key.line}
+            said = {"key": found_key.key, "meant": found_key.meant, "message": message}
+            data.append({**entry, **where, **said})
+            lines.append(message)
         for memory_id, target in dangling(store, everywhere):
             path = store.path_of(memory_id)
             message = f"{path}:{key_line(path)}: {dangling_message(memory_id, target)}"
@@ -194,6 +204,14 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             at = key_line(path, REPLACES_KEY)
             message = f"{path}:{at}: {replaced_message(memory_id, target)}"
             entry = {"scope": store.scope, "kind": "dangling-link", "path": str(path)}
+            data.append({**entry, "id": memory_id, "supersedes": target, "message": message})
+            lines.append(message)
+        for memory_id, target, scope in replaced_elsewhere(store, everywhere):
+            path = store.path_of(memory_id)
+            message = f"{path}:{key_line(path, REPLACES_KEY)}: " + elsewhere_message(
+                memory_id, target, scope
+            )
+            entry = {"scope": store.scope, "kind": "link-across-stores", "path": str(path)}
             data.append({**entry, "id": memory_id, "supersedes": target, "message": message})
             lines.append(message)
         for memory_id, replacement in hidden_active(store):

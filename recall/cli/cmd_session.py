@@ -9,6 +9,7 @@ from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
 from recall.display import plural, visible
 from recall.lifecycle.session_start import cleanup_line, start_session
+from recall.locations import PROJECT
 from recall.policy.sessions import check_session_id
 from recall.settings import engine_settings
 from recall.store import MemoryStore
@@ -30,6 +31,12 @@ def run_session(args: argparse.Namespace, ctx: CommandContext) -> int:
     session = check_session_id(args.session) if args.session is not None else str(uuid.uuid4())
     stores = ctx.stores("all")
     home = stores[0]
+    if home.scope == PROJECT and not home.exists:  # sessions are recorded in it, as memories
+        home.create_on_disk()
+        ctx.notice(
+            f"created {home.location.base} for this repository's memories, as `tether init` "
+            "does (commit memories/, the index stays out of git)"
+        )
     settings = engine_settings(home.repo_root, ctx.notice)
 
     def genome_for(store: MemoryStore):

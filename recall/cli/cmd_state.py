@@ -16,9 +16,9 @@ from recall.cli.render import ID_HELP, print_table
 from recall.display import plural
 from recall.errors import BadInput, NotFound
 from recall.lifecycle.disuse import bring_back, restored_message
-from recall.lifecycle.links import keep_purged_known
+from recall.lifecycle.links import keep_purged_known, left_superseded
 from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
-from recall.model import AUTO_DISTILLED
+from recall.model import AUTO_DISTILLED, Memory
 from recall.policy.usage import record_action
 
 
@@ -88,7 +88,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_pin(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Pin or unpin a memory."""
     store, memory = ctx.find_memory(args.id)
-    updated = store.set_pinned(memory.id, args.pinned)
+    updated = store.set_pinned(memory.id, args.pinned)  # refuses a deleted or superseded one
+    if args.pinned:
+        _note_archived(memory, "pin", ctx)
     record_action(store.conn, memory.id)
     verb = "Pinned" if args.pinned else "Unpinned"
     ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
@@ -100,11 +102,25 @@ def run_guard(args: argparse.Namespace, ctx: CommandContext) -> int:
     from recall.anchors.guards import set_guard
 
     store, memory = ctx.find_memory(args.id)
-    updated = set_guard(store, memory.id, args.guard)
+    updated = set_guard(store, memory.id, args.guard)  # refuses a deleted or superseded one
+    if args.guard:
+        _note_archived(memory, "guard", ctx)
     record_action(store.conn, memory.id)
     verb = "Guarded" if args.guard else "Unguarded"
     ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
     return 0
+
+
+def _note_archived(memory: Memory, verb: str, ctx: CommandContext) -> None:
+    """Say that a memory a person archived, pinned or guarded all the same (confirm vouches for
+    one too), stays out of recall until restored. A deleted or superseded one is refused by the
+    store itself (:func:`recall.store.changes.refuse_retired`), on every surface."""
+    if memory.status == "archived":
+        done = {"pin": "pinned", "guard": "guarded"}[verb]
+        ctx.notice(
+            f"{memory.id} is {done}, but it is archived, so it stays out of recall until "
+            f"restored (`tether restore {memory.id}`)"
+        )
 
 
 def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
@@ -191,11 +207,18 @@ def run_status(args: argparse.Namespace, ctx: CommandContext) -> int:
             data["restored_from"] = "disuse"
         if restored.unreplaced:  # the memories that said they supersede it no longer do
             data["no_longer_replaced_by"] = restored.unreplaced
+        if restored.replaces_no_more:  # its own supersedes named a memory restored before it
+            data["no_longer_supersedes"] = restored.replaces_no_more
         ctx.emit(data, lambda c: c.print(restored_message(restored)))
         return 0
     else:
         updated = store.set_status(memory.id, args.status, allowed_from=args.allowed)
-    ctx.emit(updated.to_dict(), lambda c: c.print(f"{past[args.verb]} {updated.id}"))
+    data = updated.to_dict()
+    left = left_superseded(store, updated.id, args.status)
+    if left is not None:  # the memory it replaced is out of recall with nothing in its place
+        data["left_superseded"], said = left
+        ctx.notice(said)
+    ctx.emit(data, lambda c: c.print(f"{past[args.verb]} {updated.id}"))
     return 0
 
 

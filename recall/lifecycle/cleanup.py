@@ -28,13 +28,14 @@ from recall.lifecycle import (
     offender_score,
     stale_reasons,
 )
-from recall.lifecycle.confirming import confirm, refuse_deleted
+from recall.lifecycle.confirming import confirm
 from recall.lifecycle.dead import dead_reference
 from recall.lifecycle.disuse import archived_by_disuse, stamp, vouched_for
-from recall.lifecycle.references import baseline, drift, with_lifecycle_keys
+from recall.lifecycle.references import CONFIRMED_KEY, baseline, drift, with_lifecycle_keys
 from recall.model import Memory
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
+from recall.store.changes import refuse_deleted, refuse_pending
 
 LAST_PASS_KEY: Final = "last_cleanup"
 
@@ -87,13 +88,21 @@ class Candidate:
 
 
 def _facts(memory: Memory, row: sqlite3.Row | None) -> UsageFacts:
-    last_acted = stamp(row["last_acted"]) if row is not None else None
+    """What the usage row and the memory say of it. The recency anchor is the latest of its
+    last action, its creation and its ``confirmed`` time (when ``memory`` was read with
+    :func:`with_lifecycle_keys`): a teammate's confirm is in the file, not in this index."""
+    times = [
+        stamp(row["last_acted"]) if row is not None else None,
+        stamp(memory.created),
+        stamp(baseline(memory)) if CONFIRMED_KEY in memory.extra else None,
+    ]
+    known = [when for when in times if when is not None]
     return UsageFacts(
         surfaced=int(row["surfaced"]) if row is not None else 0,
         acted=int(row["acted"]) if row is not None else 0,
         first_surfaced=stamp(row["first_surfaced"]) if row is not None else None,
         last_surfaced=stamp(row["last_surfaced"]) if row is not None else None,
-        anchor=last_acted or stamp(memory.created),
+        anchor=max(known) if known else None,
         pinned=memory.pinned,
     )
 
@@ -118,10 +127,16 @@ def candidates(
         if memory.pinned or memory.id in hidden:
             continue
         facts = _facts(memory, usage.get(memory.id))
+        if not may_be_stale(facts, at):  # decided before any file is read
+            continue
+        # only the memories the index leaves possibly stale have their file read, for a
+        # ``confirmed`` time (a teammate's confirm) that may make them recent again
+        read = with_lifecycle_keys(store, memory)
+        facts = _facts(read, usage.get(memory.id))
         if not may_be_stale(facts, at):  # decided before the repository is asked anything
             continue
         dead = genome is not None and dead_reference(memory, genome) is not None
-        keyed = with_lifecycle_keys(store, memory) if genome is not None and not dead else None
+        keyed = read if genome is not None and not dead else None
         judged.append((memory, facts, dead, keyed))
     for start in range(0, len(judged), DRIFT_BATCH):
         batch = judged[start : start + DRIFT_BATCH]
@@ -281,13 +296,18 @@ def status(
 # -- decisions -------------------------------------------------------------------------------
 
 
-def check_decisions(wanted: dict[str, Sequence[str]]) -> list[tuple[str, str]]:
-    """(id, decision) pairs in the order given; an id given twice is bad input."""
-    seen: dict[str, str] = {}
+def check_decisions(
+    wanted: dict[str, Sequence[str]], resolve: Callable[[str], object] | None = None
+) -> list[tuple[str, str]]:
+    """(id, decision) pairs in the order given; a memory given twice is bad input.
+
+    ``resolve`` tells which memory an id names (a prefix and the full id name the same one);
+    without it, ids are compared as typed."""
+    seen: dict[object, str] = {}
     pairs: list[tuple[str, str]] = []
     for decision in DECISIONS:
         for ref in wanted.get(decision) or ():
-            key = ref.strip().lower()
+            key = resolve(ref) if resolve is not None else ref.strip().lower()
             if seen.get(key) == decision:
                 raise BadInput(f"memory {ref} is given twice to --{decision}; give it once")
             if key in seen:
@@ -311,13 +331,14 @@ def apply(
         updated = store.set_status(memory.id, "archived", allowed_from=("active",))
     elif decision == "delete":
         updated = store.set_status(
-            memory.id, "deleted", allowed_from=("active", "archived", "superseded")
+            memory.id, "deleted", allowed_from=("active", "pending", "archived", "superseded")
         )
     elif decision == "confirm":
         done = confirm(store, memory, genome)
         return done.memory, done.not_found_notes()
     elif decision == "keep":
         refuse_deleted(memory, "keep")
+        refuse_pending(memory, "keep")
         updated = memory
         store.write_per_user(lambda conn: vouched_for(conn, memory.id))
     else:

@@ -14,11 +14,11 @@ from typing import Any
 from recall.anchors.states import confirmed_anchors
 from recall.anchors.symbols import SymbolAnchor, anchors_to_field
 from recall.clock import now_iso
-from recall.errors import BadInput
 from recall.lifecycle.disuse import vouched_for
 from recall.lifecycle.references import CONFIRMED_KEY
 from recall.model import Memory
 from recall.store import MemoryStore
+from recall.store.changes import refuse_deleted, refuse_pending
 
 
 @dataclass(frozen=True)
@@ -43,21 +43,12 @@ class Confirmed:
         ]
 
 
-def refuse_deleted(memory: Memory, decision: str) -> None:
-    """Refuse to ``decision`` (``confirm``, ``keep``) a deleted memory: it is out of every
-    listing and recall, and vouching for it would say otherwise (:class:`BadInput`)."""
-    if memory.status == "deleted":
-        raise BadInput(
-            f"memory {memory.id} is deleted, so there is nothing to {decision}: "
-            f"`tether restore {memory.id}` brings it back, then {decision} it"
-        )
-
-
 def confirm(store: MemoryStore, memory: Memory, genome: Any | None) -> Confirmed:
     """Record that ``memory`` of ``store`` was checked and holds: the time, and its anchors'
     bodies as found through ``genome`` (the project's; None for a global store) in the working
     tree. The person vouched for it, so it is counted as acted on and back from disuse."""
     refuse_deleted(memory, "confirm")
+    refuse_pending(memory, "confirm")
     stamp = now_iso()
     changes: dict[str, Any] = {CONFIRMED_KEY: stamp}
     missing: tuple[SymbolAnchor, ...] = ()

@@ -10,7 +10,8 @@ the file, for everyone.
 A disuse-archived memory is hidden from recall and hints, listed by
 ``tether list --status archived`` as "archived by disuse", and shown by ``tether show`` with
 its state. ``tether restore`` clears the flag and starts its showing count afresh, so it does
-not archive again at the next session start. Pinned memories are never archived by disuse.
+not archive again at the next session start. Pinned and guarded memories are never archived
+by disuse, and one pinned or guarded since is back at once, for good.
 """
 
 from __future__ import annotations
@@ -34,12 +35,13 @@ if TYPE_CHECKING:
     from recall.model import Memory
     from recall.store import MemoryStore
 
-# Only an active, unpinned memory can be archived by disuse: one a person archived, deleted or
-# superseded is already out of recall, and a pinned one is exempt (even if pinned afterwards).
+# Only an active, unpinned and unguarded memory can be archived by disuse: one a person
+# archived, deleted or superseded is already out of recall, and a pinned or guarded one is
+# exempt (even if pinned or guarded afterwards, by hand too, until a session start clears it).
 _FLAGGED = (
     # "+m.status": start from the usage rows (few are flagged), not from every active memory
     "SELECT u.memory_id, u.archived_at FROM usage u JOIN memories m ON m.id = u.memory_id "
-    "WHERE u.archived_by_disuse = 1 AND +m.status = 'active' AND m.pinned = 0"
+    "WHERE u.archived_by_disuse = 1 AND +m.status = 'active' AND m.pinned = 0 AND m.guard = 0"
 )
 
 
@@ -78,8 +80,9 @@ def archive_ignored(
 ) -> list[Archived]:
     """Archive every memory whose disuse is due (see :func:`recall.lifecycle.archive_due`);
     first, clear the flag of any memory pinned or guarded since it was archived."""
-    # A memory pinned since disuse archived it is back for good: pinning was an action, so it
-    # cannot be archived again, and unpinning it later must not hide it once more.
+    # A memory pinned or guarded since disuse archived it is back for good: that was an
+    # action, so it cannot be archived again, and unpinning it later must not hide it again
+    # (`tether pin` and `tether guard` clear the flag at once: StatusChanges.lift_disuse).
     with _transaction(conn):
         conn.execute(
             "UPDATE usage SET archived_by_disuse = 0, archived_at = NULL "
@@ -154,10 +157,19 @@ class Restored(NamedTuple):
     unreplaced: list[str]
     """The memories that said they supersede it, whose ``supersedes`` line was removed: both
     are active now, each in recall on its own."""
+    replaces_no_more: str | None = None
+    """The active memory its own ``supersedes`` line named (one restored before it), removed
+    from that line: left there, it would keep that memory out of recall while listed active."""
+    to_review: bool = False
+    """Whether it went back to pending review: it was deleted while pending (a proposal
+    dropped), so restoring it undoes the drop, not the review."""
 
 
 def bring_back(store: MemoryStore, memory: Memory, allowed_from: tuple[str, ...]) -> Restored:
     """What ``tether restore`` does, from whichever surface a person runs it.
+
+    A memory deleted while pending review (a dropped proposal: ``deleted_from: pending`` in its
+    file) goes back to pending, not to recall: a person has not reviewed it yet.
 
     An active memory this user's disuse archived comes back with its showing count started
     afresh; that is not an action, so disuse may archive it again after as many new showings.
@@ -170,6 +182,17 @@ def bring_back(store: MemoryStore, memory: Memory, allowed_from: tuple[str, ...]
     memory naming it would keep it out of recall while it is listed as active. An active
     memory left in that state by an older version is brought back the same way.
     """
+    if memory.status == "deleted":
+        from recall.lifecycle.references import with_lifecycle_keys
+        from recall.store.changes import DELETED_FROM_KEY
+
+        if with_lifecycle_keys(store, memory).extra.get(DELETED_FROM_KEY) == "pending":
+            from recall.frontmatter import REMOVE
+
+            updated = store.update_fields(
+                memory.id, {"status": "pending", DELETED_FROM_KEY: REMOVE}
+            )
+            return Restored(updated, False, [], to_review=True)
     flagged = store.exists and is_archived_by_disuse(store.conn, memory.id)
     if (
         memory.status == "active"
@@ -185,17 +208,35 @@ def bring_back(store: MemoryStore, memory: Memory, allowed_from: tuple[str, ...]
     else:
         updated = store.set_status(memory.id, "active", allowed_from=allowed_from)
         unreplaced = store.unlink_replacements(memory.id)
+    old = store.find(updated.supersedes) if updated.supersedes else None
+    replaces_no_more = None
+    if old is not None and old.status == "active" and old.superseded_by != updated.id:
+        from recall.frontmatter import REMOVE
+
+        updated = store.update_fields(updated.id, {"supersedes": REMOVE})
+        replaces_no_more = old.id
     store.write_per_user(lambda conn: vouched_for(conn, memory.id))
-    return Restored(updated, False, unreplaced)
+    return Restored(updated, False, unreplaced, replaces_no_more)
 
 
 def restored_message(restored: Restored) -> str:
     """The line a person reads after ``tether restore``, the same on every surface."""
     said = f"Restored {restored.memory.id}"
+    if restored.to_review:
+        memory_id = restored.memory.id
+        return (
+            f"{said} to pending review, as it was before it was dropped: "
+            f"`tether pending confirm {memory_id}` makes it active"
+        )
     if restored.from_disuse:
         said += " (it was archived by disuse)"
     if restored.unreplaced:
         said += f"; it is no longer replaced by {', '.join(restored.unreplaced)}: both are active"
+    if restored.replaces_no_more:
+        said += (
+            f"; it no longer supersedes {restored.replaces_no_more}, restored before it: both "
+            "are active"
+        )
     return said
 
 

@@ -184,6 +184,35 @@ def replaced_message(memory_id: str, target: str, file: Path | None = None) -> s
     )
 
 
+def replaced_elsewhere(
+    store: MemoryStore, stores: Sequence[MemoryStore]
+) -> list[tuple[str, str, str]]:
+    """The memories of ``store`` (deleted ones aside) whose ``supersedes`` names a memory of
+    another of ``stores`` and none of its own (a hand edit: the commands link memories of one
+    store only, so recall keeps both). Each as (its id, the id named, that store's scope)."""
+    if not store.exists:
+        return []
+    found = []
+    for memory in store.list(status=None):
+        target = memory.supersedes
+        if not target or memory.status == "deleted" or in_a_store(target, [store]):
+            continue
+        others = [each for each in stores if each is not store and in_a_store(target, [each])]
+        if others:
+            found.append((memory.id, target, others[0].scope))
+    return found
+
+
+def elsewhere_message(memory_id: str, target: str, scope: str) -> str:
+    """What to say of ``memory_id``, which says it supersedes ``target`` of the ``scope``
+    store: a link across stores is not followed, so both stay in recall."""
+    return (
+        f"{memory_id} supersedes {target}, a memory of the {scope} store; a supersede links "
+        f"memories of one store only, so recall keeps both: `tether archive {target}` if this "
+        f"one replaces it, and remove the {REPLACES_KEY} line"
+    )
+
+
 def hidden_active(store: MemoryStore) -> list[tuple[str, str]]:
     """The active memories of ``store`` that an active memory of the same store says it
     supersedes (a restore by an older version, a hand edit, a merge): listed as active, yet
@@ -206,4 +235,21 @@ def hidden_message(memory_id: str, replacement: str) -> str:
         f"{memory_id} is active, but {replacement} says it supersedes it, so recall leaves "
         f"{memory_id} out; `tether restore {memory_id}` keeps both (it removes the "
         f"{REPLACES_KEY} line of {replacement}), or `tether archive {memory_id}` retires it"
+    )
+
+
+def left_superseded(store: MemoryStore, replacement: str, status: str) -> tuple[str, str] | None:
+    """The memory ``replacement`` superseded, when ``replacement`` has just become ``status``
+    (archived, deleted) and the old one stays superseded, out of recall with nothing in its
+    place: its id and what a person is told, with how to bring it back (None: none)."""
+    row = store.conn.execute(
+        "SELECT id FROM memories WHERE superseded_by = ? AND status = 'superseded' ORDER BY id",
+        (replacement,),
+    ).fetchone()
+    if row is None:
+        return None
+    old = row[0]
+    return old, (
+        f"{old} stays superseded, out of recall: its replacement {replacement} is {status} "
+        f"now; `tether restore {old}` brings {old} back"
     )

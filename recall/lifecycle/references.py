@@ -18,6 +18,7 @@ from recall.errors import BadInput
 from recall.model import Memory
 from recall.ranking.weights import DRIFT_COMMITS
 from recall.store import MemoryStore
+from recall.store.changes import DELETED_FROM_KEY
 
 # Front-matter keys this module reads and ``repoint``/``confirm`` write.
 CONFIRMED_KEY = "confirmed"
@@ -30,8 +31,8 @@ keeps them when every anchor moves away. Written only for such files (any other 
 
 
 def with_lifecycle_keys(store: MemoryStore, memory: Memory) -> Memory:
-    """``memory`` with the ``confirmed``, ``former_files`` and ``given_files`` keys of its file
-    in ``extra``.
+    """``memory`` with the ``confirmed``, ``former_files``, ``given_files`` and
+    ``deleted_from`` keys of its file in ``extra``.
 
     The index keeps only the fields recall ranks on, so these are read from the file itself; a
     file that cannot be read or parsed now leaves the memory as it was (doctor reports it).
@@ -43,7 +44,8 @@ def with_lifecycle_keys(store: MemoryStore, memory: Memory) -> Memory:
         fields = frontmatter.parse(text, store.path_of(memory.id)).fields
     except (OSError, UnicodeDecodeError, BadInput):
         return memory
-    keys = {k: fields[k] for k in (CONFIRMED_KEY, FORMER_FILES_KEY, GIVEN_FILES_KEY) if k in fields}
+    wanted = (CONFIRMED_KEY, FORMER_FILES_KEY, GIVEN_FILES_KEY, DELETED_FROM_KEY)
+    keys = {k: fields[k] for k in wanted if k in fields}
     return memory.with_changes(extra={**memory.extra, **keys}) if keys else memory
 
 

@@ -175,8 +175,9 @@ def hint_lines(result: SessionStart) -> list[str]:
     if result.distilled:
         count = len(result.distilled)
         noun = "memory" if count == 1 else "memories"
+        verb = "awaits" if count == 1 else "await"
         lines.append(
-            f"tether: {count} {noun} distilled from your recent commits await review "
+            f"tether: {count} {noun} distilled from your recent commits {verb} review "
             "(tether pending)"
         )
     if result.distill_waiting:

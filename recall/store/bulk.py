@@ -75,13 +75,13 @@ class BulkImport(StoreWrites):
         written: list[FileStat] = []
         with self._writable():
             self.refresh()
-            known: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+            known = _Known()
             for row in self.conn.execute(
-                "SELECT content_hash, id, status, files FROM memories WHERE status != 'deleted' "
+                "SELECT content_hash, id, status, files FROM memories "
                 "ORDER BY status = 'active', created DESC"
             ):
                 # active and oldest last, so they win
-                known[row[0]] = (row[1], row[2], tuple(json.loads(row[3])))
+                known.add(row[0], row[1], row[2], tuple(json.loads(row[3])))
             taken = {r[0] for r in self.conn.execute("SELECT id FROM memories")}
             listed = os.listdir(self.folder.path)
             # an import killed midway leaves a file it was writing: the run that completes it
@@ -125,7 +125,7 @@ class BulkImport(StoreWrites):
     def _choose(
         self,
         drafts: list[tuple[Memory, str | None]],
-        known: dict[str, tuple[str, str, tuple[str, ...]]],
+        known: _Known,
         taken: set[str],
         results: list[WriteResult],
     ) -> list[Memory]:
@@ -137,8 +137,9 @@ class BulkImport(StoreWrites):
         chosen: list[Memory] = []
         for draft, wanted in drafts:
             key = draft.content_hash
-            if key in known:
-                dup_id, dup_status, dup_files = known[key]
+            found = known.find(key, wanted, deleted=draft.status == "deleted")
+            if found is not None:
+                dup_id, dup_status, dup_files = found
                 results.append(
                     WriteResult(
                         dup_id,
@@ -156,12 +157,55 @@ class BulkImport(StoreWrites):
             taken.add(memory_id)
             memory = draft.with_changes(id=memory_id)
             chosen.append(memory)
-            known[key] = (memory_id, "active", memory.files)
+            known.add(
+                key, memory_id, "deleted" if memory.status == "deleted" else "active", memory.files
+            )
             results.append(WriteResult(memory_id, self.scope, self._p(memory_id)))
         return chosen
 
     def _p(self, memory_id: str) -> Path:
         return self.folder.path / f"{memory_id}.md"
+
+
+class _Known:
+    """The memories an import line may turn out to be: by text, those not deleted (the
+    active first, then the oldest); and the deleted ones (tombstones) by id and by text.
+
+    A deleted memory is not what a line that is not deleted duplicates: text once deleted
+    may be imported (or remembered) again as a live memory. A deleted line is a tombstone
+    itself, and one the store holds already (``export --status all`` imported again) is
+    known: the one with the id it asks for, else one with its text.
+    """
+
+    def __init__(self) -> None:
+        """Nothing known yet."""
+        self.live: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+        self.dead: dict[str, str] = {}  # a tombstone's id, by its text
+        self.dead_ids: dict[str, tuple[str, tuple[str, ...]]] = {}  # text and files, by id
+
+    def add(self, key: str, memory_id: str, status: str, files: tuple[str, ...]) -> None:
+        """Know ``memory_id`` (text ``key``): a later one of the same text takes its place."""
+        if status == "deleted":
+            self.dead[key] = memory_id
+            self.dead_ids[memory_id] = (key, files)
+        else:
+            self.live[key] = (memory_id, status, files)
+
+    def find(
+        self, key: str, wanted: str | None, *, deleted: bool
+    ) -> tuple[str, str, tuple[str, ...]] | None:
+        """The memory (id, status, files) that a line of text ``key`` asking for the id
+        ``wanted`` duplicates, if any; ``deleted``: the line is a tombstone."""
+        if not deleted:
+            return self.live.get(key)
+        if wanted is not None and wanted in self.dead_ids and self.dead_ids[wanted][0] == key:
+            return wanted, "deleted", self.dead_ids[wanted][1]
+        # never a live memory: a tombstone of a text remembered again since is a memory of its
+        # own (restorable until purged), whichever comes first in the file
+        if key in self.dead:
+            memory_id = self.dead[key]
+            return memory_id, "deleted", self.dead_ids[memory_id][1]
+        return None
 
 
 class _Batch:

@@ -15,6 +15,49 @@ if TYPE_CHECKING:
     from recall.store.results import WriteResult
 
 
+def refuse_deleted(memory: Memory, verb: str) -> None:
+    """Refuse to ``verb`` (confirm, keep, pin, guard) a deleted memory: it is out of every
+    listing and recall, and marking or vouching for it would say otherwise (:class:`BadInput`,
+    with the command that brings it back)."""
+    if memory.status == "deleted":
+        raise BadInput(
+            f"memory {memory.id} is deleted, so there is nothing to {verb}: "
+            f"`tether restore {memory.id}` brings it back, then {verb} it"
+        )
+
+
+def refuse_retired(memory: Memory, verb: str) -> None:
+    """Refuse to ``verb`` (pin, guard) a deleted or superseded memory (:class:`BadInput`, with
+    the command that brings it back): the mark would sit on a memory no recall shows and no
+    edit is asked about. One a person archived may be marked: it comes back with the mark."""
+    refuse_deleted(memory, verb)
+    if memory.status == "superseded":
+        by = f" by {memory.superseded_by}" if memory.superseded_by else ""
+        raise BadInput(
+            f"memory {memory.id} is superseded{by}, so there is nothing to {verb}: "
+            f"`tether restore {memory.id}` brings it back, then {verb} it (or {verb} its "
+            "replacement)"
+        )
+
+
+DELETED_FROM_KEY = "deleted_from"
+"""Written as ``deleted_from: pending`` when a pending memory is deleted (``tether pending
+drop``, ``tether delete``, cleanup's delete): ``tether restore`` brings it back to review,
+not to recall. Taken out again when it is restored."""
+
+
+def refuse_pending(memory: Memory, verb: str) -> None:
+    """Refuse to ``verb`` (confirm, keep, archive, restore, supersede) a memory pending review
+    (:class:`BadInput`, naming the command that reviews it): only ``tether pending confirm``
+    makes a proposal active, and only ``tether pending drop`` (or a delete) drops it."""
+    if memory.status == "pending":
+        raise BadInput(
+            f"memory {memory.id} is pending review, so there is nothing to {verb}: "
+            f"`tether pending confirm {memory.id}` makes it active (`tether pending drop "
+            f"{memory.id}` drops it)"
+        )
+
+
 class StatusChanges(StoreWrites):
     """Pinning, moving between statuses, superseding, purging."""
 
@@ -22,9 +65,26 @@ class StatusChanges(StoreWrites):
     def set_pinned(self, ref: str, pinned: bool) -> Memory:
         """Pin or unpin a memory; NothingToDo when it already is."""
         memory = self.get(ref)
+        if pinned:
+            refuse_retired(memory, "pin")
         if memory.pinned == pinned:
             raise NothingToDo(f"memory {memory.id} is already {'pinned' if pinned else 'unpinned'}")
-        return self.update_fields(memory.id, {"pinned": pinned})
+        updated = self.update_fields(memory.id, {"pinned": pinned})
+        if pinned:
+            self.lift_disuse(memory.id)
+        return updated
+
+    def lift_disuse(self, memory_id: str) -> None:
+        """Bring a memory this user's disuse archived back for good, its counts kept: a person
+        pinned or guarded it, an action, so unpinning it later must not hide it again (see
+        :mod:`recall.lifecycle.disuse`). Nothing to do for any other memory."""
+        self.write_per_user(
+            lambda conn: conn.execute(
+                "UPDATE usage SET archived_by_disuse = 0, archived_at = NULL "
+                "WHERE memory_id = ? AND archived_by_disuse = 1",
+                (memory_id,),
+            )
+        )
 
     @recovering
     def set_status(self, ref: str, status: str, *, allowed_from: tuple[str, ...]) -> Memory:
@@ -32,6 +92,8 @@ class StatusChanges(StoreWrites):
         memory = self.get(ref)
         if memory.status == status:
             raise NothingToDo(f"memory {memory.id} is already {status}")
+        if memory.status == "pending" and "pending" not in allowed_from:
+            refuse_pending(memory, {"active": "restore", "archived": "archive"}.get(status, status))
         if memory.status not in allowed_from:
             raise BadInput(
                 f"memory {memory.id} is {memory.status}; only {'/'.join(allowed_from)} "
@@ -42,6 +104,8 @@ class StatusChanges(StoreWrites):
             from recall.frontmatter import REMOVE
 
             changes["superseded_by"] = REMOVE
+        if memory.status == "pending" and status == "deleted":
+            changes[DELETED_FROM_KEY] = "pending"
         return self.update_fields(memory.id, changes)
 
     @recovering
@@ -69,6 +133,7 @@ class StatusChanges(StoreWrites):
     def supersede(self, old_ref: str, draft: Memory) -> tuple[WriteResult, Memory]:
         """Write ``draft`` as the replacement of an active memory and link the two both ways."""
         old = self.get(old_ref)
+        refuse_pending(old, "supersede")
         if old.status != "active":
             raise BadInput(
                 f"memory {old.id} is {old.status}; only active memories can be superseded"
@@ -78,6 +143,13 @@ class StatusChanges(StoreWrites):
         if result.duplicate_of:
             if result.duplicate_of == old.id:
                 raise BadInput(f"the new text is the same as memory {old.id}; nothing to supersede")
+            if result.duplicate_status in ("superseded", "archived", "deleted"):
+                raise BadInput(
+                    f"the new text duplicates memory {result.duplicate_of}, which is "
+                    f"{result.duplicate_status}; `tether restore {result.duplicate_of}` brings it "
+                    f"back (then `tether archive {old.id}` if it replaces {old.id}), or supersede "
+                    f"{old.id} with a text of its own"
+                )
             raise BadInput(
                 f"the new text duplicates memory {result.duplicate_of}; supersede with that one "
                 f"(`tether supersede {old.id}` cannot link an existing memory)"

@@ -159,6 +159,10 @@ class StoreWrites(VectorFilling):
             source=source,
         )
 
+    def create_on_disk(self) -> None:
+        """Create the store's folders and index now, as its first write would."""
+        self._ensure_on_disk()
+
     def _ensure_on_disk(self) -> None:
         """Create the store's folders, and trade an in-memory index for the real one."""
         for folder in (self.location.base, self.location.memories_dir):

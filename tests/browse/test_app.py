@@ -131,6 +131,43 @@ async def test_stats_key_shows_numbers_and_charts_of_both_stores(
     assert counters(shelf.project.conn, shelf.gotcha)["acted"] == 0
 
 
+async def test_stats_key_follows_the_scope_filter_and_names_it(shelf: Shelf) -> None:
+    app = BrowseApp(shelf.browser(), View(scope="project"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        lines = str(app.screen.query_one("#overview-text").render()).splitlines()
+        assert lines[0] == "The project store"
+        pref = next(line for line in lines if line.startswith("pref"))
+        assert pref.split()[1] == "0"  # the one pref is the global store's
+        await pilot.press("escape")
+        await pilot.press("g")  # project -> global
+        await pilot.press("a")
+        await pilot.pause()
+        lines = str(app.screen.query_one("#overview-text").render()).splitlines()
+        assert lines[0] == "The global store"
+        assert next(line for line in lines if line.startswith("pref")).split()[1] == "1"
+
+
+async def test_deleting_a_replacement_says_the_old_memory_stays_out_of_recall(
+    shelf: Shelf,
+) -> None:
+    draft = shelf.project.prepare_memory(
+        summary="Guides are MyST", category="decision", files=["docs/guide.md"]
+    )
+    result, _ = shelf.project.supersede(shelf.decision, draft)
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        select(app, result.id)
+        await pilot.press("d", "y")
+        await pilot.pause()
+    assert app.message == (
+        f"Deleted {result.id} (restore brings it back); {shelf.decision} stays superseded, out "
+        f"of recall: its replacement {result.id} is deleted now; `tether restore "
+        f"{shelf.decision}` brings {shelf.decision} back"
+    )
+
+
 async def test_pin_and_unpin_rewrite_the_file(shelf: Shelf) -> None:
     app = BrowseApp(shelf.browser())
     async with app.run_test(size=SIZE) as pilot:
@@ -209,6 +246,20 @@ async def test_supersede_writes_the_replacement_through_the_store(shelf: Shelf) 
     assert replacement.summary == "Guides are written in MyST Markdown"
     assert replacement.details.strip() == "Sphinx builds them since v2."
     assert app.message == f"Wrote {new_id}; {shelf.decision} is now superseded by it"
+
+
+async def test_supersede_keeps_the_summary_as_typed(shelf: Shelf) -> None:
+    """Spaces a person typed are theirs, as `tether supersede` keeps them."""
+    app = BrowseApp(shelf.browser())
+    async with app.run_test(size=SIZE) as pilot:
+        select(app, shelf.decision)
+        await pilot.press("s")
+        await pilot.pause()
+        app.screen.query_one("#summary", Input).value = "use  yarn  now  "
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    new_id = shelf.fields(shelf.decision)["superseded_by"]
+    assert shelf.project.get(new_id).summary == "use  yarn  now  "
 
 
 async def test_supersede_refused_secret_stays_in_the_form(shelf: Shelf) -> None:

@@ -280,3 +280,48 @@ def test_hook_and_cli_report_what_the_pass_archived(
     assert len(generated) == 36  # a new uuid, printed for the caller to pass on
     bad = tether(repo, "session", "start", "--session", "")
     assert bad.code == 2 and "--session" in bad.stderr
+
+
+def _recalled(root: Path) -> set[str]:
+    done = tether(root, "recall", "-f", "src/util.py", "--no-record", "--json")
+    assert done.code in (0, 1), done.stderr  # 1: nothing recalled
+    return {hit["id"] for hit in json.loads(done.stdout)["results"]}
+
+
+def test_a_guard_or_a_pin_brings_it_back_at_once_with_no_session_start(
+    store: MemoryStore, clock: Clock
+) -> None:
+    """The person's command is the action: the memory is back before the next session start,
+    and an unpin right after does not hide it again."""
+    guarded = remember(store, SUMMARY, files=["src/util.py"], category="decision")
+    pinned = remember(store, "the pool is per thread", files=["src/util.py"])
+    six_spread(store, guarded)
+    six_spread(store, pinned)
+    session_start(store, clock, 45)
+    root = store.repo_root
+    assert _recalled(root) == set()
+    assert tether(root, "guard", guarded).code == 0
+    assert tether(root, "pin", pinned).code == 0
+    assert tether(root, "unpin", pinned).code == 0
+    assert _recalled(root) == {guarded, pinned}
+    listed = json.loads(tether(root, "list", "--status", "archived", "--json").stdout)
+    assert listed == []
+
+
+def test_session_start_piped_says_what_it_archived_on_whole_lines(
+    store: MemoryStore, clock: Clock, repo: Path
+) -> None:
+    """Piped, the report is not wrapped at 80 columns: the commands it names and the
+    memories' summaries read (and grep) as one line each."""
+    long = "session files " + "and their very long explanation " * 3 + "end here"
+    memory = remember(store, long)
+    six_spread(store, memory)
+    clock.set(45)
+    started = tether(repo, "session", "start")
+    assert started.code == 0, started.stderr
+    lines = started.stdout.splitlines()
+    assert (
+        "Archived 1 ignored memory (project); `tether list --status archived` lists them, "
+        "`tether restore ID` brings one back:"
+    ) in lines
+    assert f"  {memory}  shown 6x, never acted on: {long}" in lines

@@ -63,3 +63,16 @@ async def test_a_memory_file_naming_an_archived_memory_it_supersedes_is_told(
     await lsp.save(path, text)
     assert f"memory {ws.gotcha} was not marked superseded by {ws.decision}" in shown(lsp)
     assert status(ws, ws.gotcha) == "archived"
+
+
+async def test_archiving_a_replacement_says_the_old_memory_stays_out_of_recall(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    await lsp.indexing_ended()
+    result = await lsp.command("tether.supersede", {"memoryId": ws.gotcha})
+    await fill_and_save(lsp, Path(result["draft"]), NEW)
+    assert status(ws, ws.gotcha) == "superseded"
+    archived = await lsp.command("tether.archive", {"memoryId": result["id"]})
+    assert archived["leftSuperseded"] == ws.gotcha
+    assert f"{ws.gotcha} stays superseded, out of recall" in shown(lsp)

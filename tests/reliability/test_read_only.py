@@ -249,7 +249,8 @@ def test_per_user_writes_a_person_asks_for_are_refused(
     kept = run_cli(repo, "cleanup", "--json", "--keep", first, prefix=prefix)
     assert kept.returncode == 3, kept.stderr
     data = json.loads(kept.stdout)  # with --json, each decision says how it went
-    assert "read-only" in data["applied"][0]["error"] and "read-only" in data["pass_error"]
+    assert "read-only" in data["applied"][0]["error"]
+    assert data["last_pass"] is None  # a decision failed: the run is no pass, not even tried
     # the flag is still there: reads say so, and still work
     shown = run_cli(repo, "show", "--json", second, prefix=prefix)
     assert shown.returncode == 0, shown.stderr
