@@ -237,3 +237,31 @@ def test_an_anchor_on_a_private_method_or_operator_is_found(
     genome.refresh()
     assert find_in(genome.conn, "a.js", "Foo.#priv") is not None
     assert find_in(genome.conn, "a.cpp", "Foo::operator()") is not None
+
+
+DECORATED = (
+    b"import functools\n\n\nclass Store:\n    @property\n    # the name shown\n"
+    b"    def name(self):\n        return 1\n\n    @functools.lru_cache(\n        maxsize=2,\n"
+    b"    )\n    def size(self):\n        return 2\n\n\n@functools.cache\ndef top():\n"
+    b"    return 3\n"
+)
+
+
+def test_the_regex_finder_reads_python_decorators_as_tree_sitter_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Python file the grammar cannot read gets the same body hashes and decorator lines as
+    one it reads: a guard's hash must not change with the reader (nor a decorator edit pass
+    unseen)."""
+    parsed = extract("a.py", DECORATED)
+    grammars.forget()
+    monkeypatch.setitem(grammars._GRAMMARS, ".py", ("python", "no_such_grammar_module", "language"))
+    try:
+        fallback = extract("a.py", DECORATED)
+    finally:
+        grammars.forget()
+    assert (parsed.parser, fallback.parser) == (TREE_SITTER, REGEX)
+    read = {d.name.rpartition(".")[2]: (d.start, d.head, d.body) for d in parsed.definitions}
+    found = {d.name: (d.start, d.head, d.body) for d in fallback.definitions}
+    assert read == found
+    assert found["name"][:2] == (7, 5) and found["top"][:2] == (18, 17)

@@ -49,10 +49,11 @@ class SymbolBatch:
     notes: list[str] = field(default_factory=list)
 
 
-READER: Final = "r2"
+READER: Final = "r3"
 """Which reading of a content its stored definitions come from, part of every symbol key: a
-reader that reads a content differently (r2: overloads one symbol, top-level blocks entered)
-gets a new one, so the next refresh parses every file once anew instead of reusing the old."""
+reader that reads a content differently (r2: overloads one symbol, top-level blocks entered;
+r3: the regex fallback reads Python decorators) gets a new one, so the next refresh parses
+every file once anew instead of reusing the old."""
 
 
 def symbol_key(path: str, key: str) -> str:

@@ -2,7 +2,8 @@
 
 It finds definitions introduced by a keyword (``def``, ``class``, ``fn``, ``struct``…) and C-style
 functions (a name and an opening parenthesis at the start of a line, not ending a declaration).
-A definition runs to the line before the next one found at the same or a lesser indentation.
+A definition runs to the line before the next one found at the same or a lesser indentation
+(before its decorators, where indentation is syntax: they belong to the definition they lead).
 Names are not qualified by their containers: the fallback knows no nesting.
 """
 
@@ -52,20 +53,54 @@ def definitions(text: str, *, indented: bool = False) -> list[Definition]:
             and not line.rstrip().endswith(";")
         ):
             starts.append((index, 0, found["name"], "function"))
+    heads = [
+        _decorators_start(lines, index, indent) if indented else index
+        for index, indent, *_ in starts
+    ]
     found_defs: list[Definition] = []
     for position, (index, indent, name, kind) in enumerate(starts):
         end = len(lines)
-        for later, later_indent, _, _ in starts[position + 1 :]:
-            if later_indent <= indent:
-                end = later
+        for later in range(position + 1, len(starts)):
+            if starts[later][1] <= indent:
+                end = heads[later]  # the next one's decorators are its own
                 break
         while end - 1 > index and not lines[end - 1].strip():
             end -= 1
         chunk = "\n".join(lines[index:end]).encode("utf-8", "surrogateescape")
         flat = body_hash(chunk)
         if indented:
-            body = indented_hash(chunk)
-            found_defs.append(Definition(name, kind, index + 1, end, body, flat=flat))
+            head = heads[position]
+            whole = "\n".join(lines[head:end]).encode("utf-8", "surrogateescape")
+            found_defs.append(
+                Definition(
+                    name,
+                    kind,
+                    index + 1,
+                    end,
+                    indented_hash(whole),
+                    head + 1 if head < index else 0,
+                    flat,
+                )
+            )
         else:
             found_defs.append(Definition(name, kind, index + 1, end, flat))
     return found_defs
+
+
+def _decorators_start(lines: list[str], index: int, indent: int) -> int:
+    """The 0-based line of the first decorator (``@name``) written before the definition on
+    line ``index`` at its ``indent``; ``index`` when it has none. Comments at that indent and the
+    deeper lines of a decorator spread over several lines do not end the run; as tree-sitter
+    reads it, the decorators belong to the definition (its hash and its head)."""
+    first = index
+    for at in range(index - 1, -1, -1):
+        line = lines[at]
+        text = line.lstrip()
+        if not text:
+            break
+        depth = len(line[: len(line) - len(text)].expandtabs())
+        if depth == indent and text.startswith("@"):
+            first = at
+        elif depth < indent or (depth == indent and not text.startswith(("#", ")", "]", "}"))):
+            break
+    return first
