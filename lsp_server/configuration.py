@@ -7,6 +7,7 @@ Sources, each overriding the ones before it:
 3. ``initializationOptions`` (Helix ``config``, Neovim ``init_options``, eglot, ``.lsp.json``);
 4. the ``tether`` section of ``workspace/configuration`` (pulled only from clients that support
    it; clients that push settings with ``workspace/didChangeConfiguration`` land here too).
+   A pulled table replaces 3: the editor's settings, taken again (:func:`lifecycle.configure`).
 
 Keys may be written camelCase, snake_case or kebab-case. A bad value is reported and ignored;
 one in a repository's file is named with the file and the line of its key (``path:line:``).

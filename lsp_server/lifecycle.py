@@ -42,10 +42,18 @@ def _section(values: Any) -> Any:
 
 def configure(ls: TetherServer, root: Root) -> None:
     """Merge a root's settings from every source, in order, and apply them. A problem in them
-    (a bad value, an unknown key, settings that are not a table) is told once, and shown."""
+    (a bad value, an unknown key, settings that are not a table) is told once, and shown. A
+    table pulled with ``workspace/configuration`` replaces the ``initializationOptions``."""
     sources: list[tuple[str, Any]] = list(file_sources(root.base, ls.settings_problem))
+    pulled = ls.editor_settings.get(root.folder.as_uri())
+    # a table pulled for the root is the editor's settings now, the start-up ones included: a
+    # key removed in the editor is back to its default; a client with no such section (None),
+    # or an empty one (a Neovim config's `settings = { tether = {} }` beside its init_options),
+    # keeps its initializationOptions
+    replaced = isinstance(pulled, Mapping) and bool(pulled)
+    start_up = None if replaced else _section(ls.init_options) or None
     editor = [
-        ("initializationOptions", _section(ls.init_options) or None),
+        ("initializationOptions", start_up),
         ("editor settings", ls.editor_settings.get("")),
         ("editor settings", ls.editor_settings.get(root.folder.as_uri())),
     ]
@@ -119,6 +127,12 @@ async def pull_configuration(ls: TetherServer) -> None:
         configure(ls, root)
 
 
+async def _pull_again(ls: TetherServer) -> None:
+    """Settings changed: pull them, then follow a changed ``watchWorkspace``."""
+    await pull_configuration(ls)
+    await watching.update_watchers(ls)
+
+
 async def initialized(ls: TetherServer, params: types.InitializedParams) -> None:
     """The client is ready: pull settings, register watchers, and start the session-start
     pass and indexing in the background once the first document is published (or
@@ -139,7 +153,7 @@ async def initialized(ls: TetherServer, params: types.InitializedParams) -> None
 def did_change_configuration(ls: TetherServer, params: types.DidChangeConfigurationParams) -> None:
     """Settings changed: pull them again, or take the pushed ones, then publish again."""
     if capabilities.can_pull_configuration(ls.client_capabilities):
-        task = ls.spawn(pull_configuration(ls))
+        task = ls.spawn(_pull_again(ls))
         task.add_done_callback(lambda _: diagnostics.republish(ls))
         return
     pushed = _section(params.settings)

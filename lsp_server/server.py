@@ -74,6 +74,9 @@ class TetherServer(LanguageServer):
         self.memory_look: asyncio.Task[None] | None = None
         """The timed look at the memory folders, for a client without file watchers
         (:func:`lsp_server.watching.start_looking`)."""
+        self.watchers: tuple[str, bool] | None = None
+        """The file watchers' registration id, and whether they watch every file
+        (:func:`lsp_server.watching.update_watchers`)."""
         self._warned: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._deferred: tuple[asyncio.TimerHandle, Callable[[], None]] | None = None

@@ -52,7 +52,8 @@ async def register_watchers(ls: TetherServer) -> None:
         start_looking(ls)
         return
     watchers = [types.FileSystemWatcher(glob_pattern=MEMORY_GLOB)]
-    if any(root.settings.watch_workspace for root in ls.roots):
+    workspace = any(root.settings.watch_workspace for root in ls.roots)
+    if workspace:
         watchers.append(types.FileSystemWatcher(glob_pattern=WORKSPACE_GLOB))
     if capabilities.can_watch_relative_patterns(caps):
         seen = set()
@@ -67,13 +68,40 @@ async def register_watchers(ls: TetherServer) -> None:
         method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
         register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
     )
+    # noted before the answer: a change of settings meanwhile withdraws this one (the client
+    # reads the two requests in order)
+    ls.watchers = (registration.id, workspace)
     try:
         await ls.client_register_capability_async(
             types.RegistrationParams(registrations=[registration])
         )
     except Exception as error:  # the client refused: polling still covers us
+        if ls.watchers is not None and ls.watchers[0] == registration.id:
+            ls.watchers = None
         ls.warn(f"file watchers not registered ({error}); polling instead")
         start_looking(ls)
+
+
+async def update_watchers(ls: TetherServer) -> None:
+    """Register the watchers again when ``watchWorkspace`` changed since they were registered
+    (settings pulled again): the old registration is withdrawn first, so the client watches
+    every file only while a root asks for it."""
+    if ls.watchers is None:
+        return  # none registered (the client cannot, refused, or the start is not there yet)
+    registered, workspace = ls.watchers
+    if workspace == any(root.settings.watch_workspace for root in ls.roots):
+        return
+    ls.watchers = None
+    unregistration = types.Unregistration(
+        id=registered, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    )
+    try:
+        await ls.client_unregister_capability_async(
+            types.UnregistrationParams(unregisterations=[unregistration])
+        )
+    except Exception as error:  # the old watchers may stay: their events are handled as ever
+        ls.warn(f"file watchers not withdrawn ({error}); registering the new ones anyway")
+    await register_watchers(ls)
 
 
 def start_looking(ls: TetherServer) -> None:

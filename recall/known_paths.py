@@ -101,6 +101,38 @@ def _or_list(names: Sequence[str]) -> str:
     return " or ".join(map(visible, names))
 
 
+def _form(text: str) -> str:
+    """Which Unicode normalization form ``text`` is spelt in: NFC, NFD or a mixed form."""
+    import unicodedata
+
+    return next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, text)), "a mixed form")
+
+
+def _twin(path: str, tree: Iterable[str]) -> str | None:
+    """The file of ``tree`` that ``path`` differs from only in its Unicode normalization (an
+    accent typed as a combining character, the file named with the composed one), if any."""
+    import unicodedata
+
+    key = unicodedata.normalize("NFC", path)
+    return next((n for n in tree if n != path and unicodedata.normalize("NFC", n) == key), None)
+
+
+def _hint(path: str, tree: Sequence[str]) -> str:
+    """What follows the news that ``path`` is missing: that it differs from a file of ``tree``
+    only in its Unicode normalization, said with both forms (a "did you mean" would read the
+    same as the path given), or else the closest names."""
+    twin = _twin(path, tree)
+    if twin is not None:
+        return (
+            f"; it differs from the repository's file {visible(twin)} only in its Unicode "
+            f"normalization: the repository's file is spelt in {_form(twin)}, the path given "
+            f"is in {_form(path)}; give the path as the repository spells it (as `git ls-files` "
+            "prints it)"
+        )
+    close = suggestions(path, tree)
+    return f"; did you mean {_or_list(close)}?" if close else ""
+
+
 def did_you_mean(path: str, root: Path) -> str:
     """`` (did you mean a, b?)`` for ``path``, or ``""`` when nothing in the tree is close."""
     close = suggestions(path, tree_paths(root))
@@ -142,9 +174,7 @@ def refuse_unknown(
     for path, label in named:
         if path not in missing:
             continue
-        close = suggestions(path, tree)
-        hint = f"; did you mean {_or_list(close)}?" if close else ""
-        lines.append(f"{label} {path!r} is not in {where}{hint}")
+        lines.append(f"{label} {path!r} is not in {where}{_hint(path, tree)}")
     lines.append(f"nothing written; give {let_through} to name it anyway (a file to come)")
     raise BadInput("\n  ".join(lines))
 
@@ -159,9 +189,7 @@ def missing_notes(root: Path | None, paths: list[str]) -> list[str]:
     tree = tree_paths(root)
     notes = []
     for path in missing:
-        close = suggestions(path, tree)
-        hint = f"; did you mean {_or_list(close)}?" if close else ""
-        notes.append(f"{visible(path)} is not a file of this repository{hint}")
+        notes.append(f"{visible(path)} is not a file of this repository{_hint(path, tree)}")
     return notes
 
 

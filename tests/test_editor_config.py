@@ -23,7 +23,8 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 
 
 def test_helix_covers_every_language_and_keeps_defaults(capsys) -> None:
-    code, out = run(capsys, "helix", "--command", "/opt/venv/bin/tether lsp")
+    given = ("--command", "/opt/venv/bin/tether lsp", "--allow-missing")
+    code, out = run(capsys, "helix", *given)
     assert code == 0
     config = tomllib.loads(out)
     assert config["language-server"]["tether"] == {
@@ -43,10 +44,10 @@ def test_helix_covers_every_language_and_keeps_defaults(capsys) -> None:
 
 
 def test_helix_only_some_languages(capsys) -> None:
-    code, out = run(capsys, "helix", "--only", "rust", "--only", "brand-new-lang")
+    code, out = run(capsys, "helix", "--only", "rust", "--only", "json5")
     assert code == 0
     languages = {e["name"]: e["language-servers"] for e in tomllib.loads(out)["language"]}
-    assert languages == {"rust": ["rust-analyzer", "tether"], "brand-new-lang": ["tether"]}
+    assert languages == {"rust": ["rust-analyzer", "tether"], "json5": ["tether"]}
 
 
 @pytest.mark.parametrize("editor", ["sublime", "claude-code", "opencode"])
@@ -72,7 +73,8 @@ def test_json_snippets_parse(capsys, editor: str) -> None:
     ],
 )
 def test_other_snippets(capsys, editor: str, expected: str) -> None:
-    code, out = run(capsys, editor, "--command", "tether lsp --log-level INFO")
+    given = ("--command", "tether lsp --log-level INFO", "--allow-missing")
+    code, out = run(capsys, editor, *given)
     assert code == 0
     assert expected in out
     assert '"--log-level"' in out
@@ -135,7 +137,13 @@ def test_plain_tether_is_written_when_it_is_on_path(tmp_path: Path) -> None:
     assert '("tether" "lsp")' in done.stdout
     assert "(tether is on PATH)" in done.stderr
     given = tether_with_path(
-        system_dirs(), "editor-config", "emacs", "--command", "tt lsp", cwd=tmp_path
+        system_dirs(),
+        "editor-config",
+        "emacs",
+        "--command",
+        "tt lsp",
+        "--allow-missing",
+        cwd=tmp_path,
     )
     assert '("tt" "lsp")' in given.stdout and "given with --command" in given.stderr
 

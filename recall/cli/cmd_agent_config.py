@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
+from recall.cli.command_option import given_command
 from recall.cli.context import CommandContext
 from recall.errors import EXIT_FAILURE, EXIT_OK, BadInput
 
@@ -90,45 +89,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "NAME.bak beside it",
     )
     p.set_defaults(func=run_agent_config)
-
-
-def given_command(value: str, cwd: Path, *, allow_missing: bool) -> list[str]:
-    """The command a ``--command`` value names: the whole value when it is the path of a file
-    (``/opt/my tools/tether``), else the value split as a shell would. A relative program path
-    is made absolute (hooks run in the project, not here). Raises :class:`BadInput` when the
-    program is not on PATH, not a file or not executable, unless ``allow_missing``."""
-    whole = cwd / value
-    if os.sep in value and whole.is_file():
-        command = [value]
-    else:
-        try:
-            command = shlex.split(value)
-        except ValueError as error:
-            raise BadInput(f"--command {value!r} cannot be read: {error}") from None
-    if not command:
-        raise BadInput("--command is empty; give the program that runs tether")
-    program = command[0]
-    if os.sep not in program:  # looked up on PATH, as the agent will
-        problem = None if shutil.which(program) else "is not on PATH"
-    else:
-        command[0] = os.path.abspath(cwd / program)
-        problem = _file_problem(Path(command[0]))
-    if problem is not None and not allow_missing:
-        whole_too = f" (nor is {value!r} a file)" if len(command) > 1 and os.sep in value else ""
-        raise BadInput(
-            f"--command: the program {program!r} {problem}{whole_too}; give the path of the "
-            "tether program (quote a command line's parts as a shell would), or add "
-            "--allow-missing to write it anyway"
-        )
-    return command
-
-
-def _file_problem(path: Path) -> str | None:
-    if not os.path.lexists(path):
-        return "does not exist"
-    if not path.is_file():
-        return "is not a file"
-    return None if os.access(path, os.X_OK) else "is not executable"
 
 
 def hooks_config(command: list[str]) -> dict[str, object]:
@@ -209,9 +169,18 @@ def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
             raise BadInput(
                 f"{'--dir' if args.dir is not None else '--force'} applies to claude-code only"
             )
-        text = json.dumps(opencode_config(command), indent=2) + "\n"
+        config = opencode_config(command)
+        text = json.dumps(config, indent=2) + "\n"
         if ctx.json:
-            ctx.emit({"agent": "opencode", "config": text, "command": command, "why": why})
+            ctx.emit(
+                {
+                    "agent": "opencode",
+                    "config": text,
+                    "config_json": config,
+                    "command": command,
+                    "why": why,
+                }
+            )
         else:
             sys.stdout.write(text)
             print(said, file=sys.stderr)

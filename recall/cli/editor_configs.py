@@ -146,8 +146,26 @@ def helix(command: Sequence[str], only: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
+def _lua_string(text: str) -> str:
+    """A double-quoted Lua 5.1 literal that LuaJIT reads back as the bytes of ``text``.
+
+    UTF-8 is written as it is (Lua 5.1 has no ``\\u`` escape); quotes and backslashes are
+    escaped, control characters become three-digit ``\\ddd`` byte escapes (three digits, so a
+    digit after one is not read into it), and a byte that is not UTF-8 (a file name Python holds
+    as a lone surrogate) becomes its own ``\\ddd`` escape."""
+    out: list[str] = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char < " " or char == "\x7f" or "\ud800" <= char <= "\udfff":
+            out.extend(f"\\{byte:03d}" for byte in char.encode("utf-8", "surrogateescape"))
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
 def _lua_list(command: Sequence[str]) -> str:
-    return "{ " + ", ".join(json.dumps(part) for part in command) + " }"
+    return "{ " + ", ".join(_lua_string(part) for part in command) + " }"
 
 
 def neovim(command: Sequence[str]) -> str:
@@ -162,32 +180,74 @@ def neovim(command: Sequence[str]) -> str:
 
 
 def neovim_07(command: Sequence[str]) -> str:
-    """Neovim 0.7 to 0.10: ``vim.lsp.start_client`` and an attach on every file buffer."""
+    """Neovim 0.7 to 0.10: ``vim.lsp.start_client`` and an attach on every file buffer.
+
+    The root is found by walking up with ``fs_stat`` (``finddir`` reads its path like the
+    'path' option, so a space or a comma breaks it, and it misses a worktree's ``.git`` file),
+    and a command that cannot start is said once, not raised on every buffer."""
     return (
         "-- Tether for Neovim 0.7-0.10 (init.lua)\n"
+        f"local tether_cmd = {_lua_list(command)}\n"
         "local function tether_root(path)\n"
-        "  local found = vim.fn.finddir('.git', path .. ';')\n"
-        "  if found == '' then found = vim.fn.finddir('.tether', path .. ';') end\n"
-        "  return found ~= '' and vim.fn.fnamemodify(found, ':p:h:h') or vim.fn.getcwd()\n"
+        "  for _, marker in ipairs({ '.git', '.tether' }) do\n"
+        "    local dir = path\n"
+        "    while true do\n"
+        "      if vim.loop.fs_stat(dir .. '/' .. marker) then return dir end\n"
+        "      local parent = vim.fn.fnamemodify(dir, ':h')\n"
+        "      if parent == dir then break end\n"
+        "      dir = parent\n"
+        "    end\n"
+        "  end\n"
+        "  return vim.fn.getcwd()\n"
         "end\n"
-        "local tether_clients = {}\n"
+        "local tether_clients, tether_failed = {}, false\n"
         "vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {\n"
         "  callback = function(args)\n"
         "    if vim.bo[args.buf].buftype ~= '' then return end\n"
         "    local root = tether_root(vim.fn.fnamemodify(args.file, ':p:h'))\n"
-        "    if not tether_clients[root] then\n"
+        "    if tether_clients[root] == nil then\n"
         "      tether_clients[root] = vim.lsp.start_client({ name = 'tether',\n"
-        f"        cmd = {_lua_list(command)}, root_dir = root }})\n"
+        "        cmd = tether_cmd, root_dir = root }) or false\n"
         "    end\n"
-        "    vim.lsp.buf_attach_client(args.buf, tether_clients[root])\n"
+        "    if tether_clients[root] then\n"
+        "      vim.lsp.buf_attach_client(args.buf, tether_clients[root])\n"
+        "    elseif not tether_failed then\n"
+        "      tether_failed = true\n"
+        "      vim.notify('Tether: the language server did not start: '\n"
+        "        .. table.concat(tether_cmd, ' ') .. ' (tether_cmd in init.lua). Print it again '\n"
+        "        .. 'with `tether editor-config neovim-0.7 --command \"/path/to/tether lsp\"`.',\n"
+        "        vim.log.levels.ERROR)\n"
+        "    end\n"
         "  end,\n"
         "})\n"
     )
 
 
+def _elisp_string(text: str) -> str:
+    """A double-quoted Emacs Lisp literal, ASCII only (read the same whatever coding the init
+    file is read with), that Emacs reads back as ``text``: quotes and backslashes escaped,
+    other characters as ``\\uNNNN`` or ``\\U00NNNNNN`` (one escape each, never a UTF-16 pair
+    an emoji would become in JSON), and a byte that is not UTF-8 (a file name Python holds as a
+    lone surrogate) as ``\\xNN`` ended by ``\\ `` (so that no hex digit after it is read in)."""
+    out: list[str] = []
+    for char in text:
+        code = ord(char)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the raw byte itself
+            out.append(f"\\x{code - 0xDC00:02x}\\ ")
+        elif " " <= char <= "~":
+            out.append(char)
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(f"\\U{code:08X}")
+    return '"' + "".join(out) + '"'
+
+
 def emacs(command: Sequence[str]) -> str:
     """Emacs eglot: Tether for programming and text buffers that have no other server."""
-    program = " ".join(json.dumps(part) for part in command)
+    program = " ".join(_elisp_string(part) for part in command)
     return (
         ";; Tether for Emacs eglot (init.el). eglot runs one server per buffer: for buffers\n"
         ";; that already use another server, see the rass multiplexer in docs/editors.md.\n"

@@ -21,7 +21,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recall.errors import StoreUnavailable
+from recall.errors import BadInput, StoreUnavailable
 
 RECORD = ".tether-written.json"
 """The record of what Tether wrote in the folder: ``files``, relative path → ``sha256:``
@@ -63,7 +63,10 @@ def digest(data: bytes) -> str:
 def write_generated(folder: Path, files: dict[str, str | bytes], *, force: bool) -> Outcome:
     """Write ``files`` (relative path → text or bytes) into ``folder``, keeping every file a
     person changed unless ``force`` (then moved to a backup first); update the record.
-    Raises :class:`StoreUnavailable` when a file cannot be written."""
+    Raises :class:`BadInput`, having written nothing, when something in the folder stands
+    where a subfolder is needed, and :class:`StoreUnavailable` when a file cannot be written
+    (naming the files already written)."""
+    check_folders(folder, [*files, RECORD])
     record = read_record(folder)
     outcome = Outcome()
     try:
@@ -82,11 +85,51 @@ def write_generated(folder: Path, files: dict[str, str | bytes], *, force: bool)
                 _write(target, data)
                 outcome.written.append(target)
             record[name] = digest(data)
-    finally:  # what was written is recorded even when a later file fails
-        kept = {"note": RECORD_NOTE, "files": dict(sorted(record.items()))}
-        text = json.dumps(kept, indent=2) + "\n"
-        _write(folder / RECORD, text.encode("utf-8"))
+    except StoreUnavailable as error:  # what was written is recorded, and said
+        raise StoreUnavailable(
+            f"{error}; {_record_after_failure(folder, record, outcome)}"
+        ) from None
+    _write_record(folder, record)
     return outcome
+
+
+def check_folders(folder: Path, names: list[str]) -> None:
+    """Raise :class:`BadInput` naming the path that must be a folder (``folder``, one above it,
+    or one under it holding one of ``names``) and is a file, a link to none or something else."""
+    blocked: dict[Path, str] = {}
+    for name in names:
+        target = folder / name
+        for where in reversed(target.parents):
+            if os.path.lexists(where) and not where.is_dir():
+                blocked.setdefault(where, name)
+                break
+    if blocked:
+        named = "; ".join(
+            f"{where} is a {'file' if where.is_file() else 'link or special file'} where a "
+            f"folder is needed (for {name})"
+            for where, name in blocked.items()
+        )
+        raise BadInput(
+            f"{named}; nothing was written: move or rename it, or write to another folder (--dir)"
+        )
+
+
+def _record_after_failure(folder: Path, record: dict[str, str], outcome: Outcome) -> str:
+    """Write the record of what was written before a failure; say what is there now."""
+    written = ", ".join(str(p) for p in outcome.written) or "nothing else"
+    if outcome.backups:
+        moved = ", ".join(f"{p} to {b}" for p, b in outcome.backups.items())
+        written += f" (moved first: {moved})"
+    try:
+        _write_record(folder, record)
+    except StoreUnavailable as error:
+        return f"already written: {written}; the record was not: {error}"
+    return f"already written: {written}, and the record {folder / RECORD}"
+
+
+def _write_record(folder: Path, record: dict[str, str]) -> None:
+    kept = {"note": RECORD_NOTE, "files": dict(sorted(record.items()))}
+    _write(folder / RECORD, (json.dumps(kept, indent=2) + "\n").encode("utf-8"))
 
 
 def read_record(folder: Path) -> dict[str, str]:

@@ -43,7 +43,8 @@ def ws(tmp_path: Path) -> workspace.Workspace:
 
 
 def add_client_handlers(client: LanguageClient) -> None:
-    """What a real editor answers that pytest-lsp leaves out: applyEdit and registrations."""
+    """What a real editor answers that pytest-lsp leaves out: applyEdit and (un)registrations
+    (``registrations`` holds those in force)."""
 
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
@@ -54,6 +55,15 @@ def add_client_handlers(client: LanguageClient) -> None:
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams) -> None:
         client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
+    @client.feature(types.CLIENT_UNREGISTER_CAPABILITY)
+    def unregister(params: types.UnregistrationParams) -> None:
+        gone = {u.id for u in params.unregisterations}
+        client.registrations[:] = [  # type: ignore[attr-defined]
+            r
+            for r in client.registrations  # type: ignore[attr-defined]
+            if r.id not in gone
+        ]
 
 
 def capabilities_of(profile: str) -> types.ClientCapabilities:
