@@ -9,6 +9,7 @@ import {
   DidChangeConfigurationNotification,
   ErrorHandler,
   DynamicFeature,
+  ErrorAction,
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
@@ -19,6 +20,7 @@ import {
 import { routeCommand } from './commandArgs';
 import { folderSelector } from './documentSelector';
 import { FolderServers, START_LIMIT_MS } from './folderServers';
+import { CRASH_RESTARTS, CRASH_WINDOW_MS, CrashCount, onServerClosed } from './serverFailures';
 import { selectedInterpreter } from './python';
 import {
   asksSelectedInterpreter,
@@ -39,6 +41,42 @@ import { SECTION, explicitSettings, programSetting, withWorkspaceTrust } from '.
  * through {@link FolderClients.execute} instead.
  */
 class FolderClient extends LanguageClient {
+  /** The server got running at some point. */
+  public ran = false;
+
+  constructor(id: string, name: string, serverOptions: ServerOptions, clientOptions: LanguageClientOptions) {
+    super(id, name, serverOptions, clientOptions);
+    this.onDidChangeState((event) => {
+      if (event.newState === State.Running) {
+        this.ran = true;
+      }
+    });
+  }
+
+  /**
+   * The language client pops up its own errors while it starts (`couldn't create connection`,
+   * `Server initialization failed`, ...), several per try: until the server got running they go
+   * to the log only, and the extension says once what failed and what to set.
+   */
+  public error(message: string, data?: unknown, showNotification: boolean | 'force' = true): void {
+    super.error(message, data, this.ran ? showNotification : false);
+  }
+
+  /**
+   * The language client stops a client whose `initialize` failed while it is still starting,
+   * which it refuses to do, and nobody catches that. A client that is not running has nothing
+   * to stop here: its process is ended by {@link FolderClients}.
+   */
+  public async stop(timeout?: number): Promise<void> {
+    try {
+      await super.stop(timeout);
+    } catch (error) {
+      if (this.state === State.Running) {
+        throw error;
+      }
+    }
+  }
+
   public registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
     if (DynamicFeature.is(feature) && feature.registrationType.method === ExecuteCommandRequest.method) {
       return;
@@ -79,6 +117,8 @@ export class FolderClients implements vscode.Disposable {
   private readonly lines = new WeakMap<LanguageClient, string>();
   /** Clients whose start was given up on: their failure was reported already. */
   private readonly abandoned = new WeakSet<LanguageClient>();
+  /** The crashes of each folder's running servers (the restarts after them are the extension's). */
+  private readonly crashes = new Map<string, CrashCount>();
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when a server started or stopped. */
   public readonly onDidChange = this.changed.event;
@@ -195,7 +235,7 @@ export class FolderClients implements vscode.Disposable {
     }
     const line = resolution.line;
     this.output.appendLine(`[${folder.name}] starting: ${describe(line)} (from ${line.source})`);
-    let client: LanguageClient | undefined;
+    let client: FolderClient | undefined;
     let fallbackHandler: ErrorHandler | undefined;
     const defaultHandler = () => (fallbackHandler ??= client!.createDefaultErrorHandler());
     // started outside the workspace: the server learns its folder from `initialize`, and a
@@ -224,14 +264,26 @@ export class FolderClients implements vscode.Disposable {
       outputChannel: this.output,
       diagnosticCollectionName: 'tether',
       initializationOptions: settingsFor(folder.uri),
+      // the client never restarts a server by itself: a restart of its own would run beside
+      // the folder's queue, and a Restart Server meanwhile would leave two servers
       errorHandler: {
-        error: (error, message, count) => defaultHandler().error(error, message, count),
-        // a server ended because its start was given up on is not started again
-        closed: () =>
-          client && this.abandoned.has(client)
-            ? { action: CloseAction.DoNotRestart, handled: true }
-            : defaultHandler().closed(),
+        error: async (error, message, count) =>
+          client?.ran
+            ? defaultHandler().error(error, message, count)
+            : { action: ErrorAction.Continue, handled: true }, // the close follows
+        closed: () => {
+          const result = { action: CloseAction.DoNotRestart, handled: true };
+          if (client?.ran) {
+            this.closed(key, folder.name, client);
+            return result;
+          }
+          // while starting, answered after the failed start settled: answered at once, the
+          // language client would resolve the start instead of rejecting it
+          return new Promise((resolve) => setTimeout(() => resolve(result), 0));
+        },
       },
+      // a failed `initialize` is reported once, by the failed start
+      initializationFailedHandler: () => false,
       middleware: {
         provideCodeActions: async (document, range, context, token, next) => {
           const actions = await next(document, range, context, token);
@@ -265,6 +317,9 @@ export class FolderClients implements vscode.Disposable {
     client.onDidChangeState(() => this.changed.fire());
     try {
       await client.start();
+      if (client.state !== State.Running) {
+        throw new Error('the server closed the connection while starting');
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.output.appendLine(`[${folder.name}] the server did not start: ${message}`);
@@ -277,6 +332,26 @@ export class FolderClients implements vscode.Disposable {
           'Set tether.server.command to your tether executable, or tether.server.python to an ' +
           'interpreter that has Tether installed, or put tether on PATH (pipx install).',
       );
+    }
+  }
+
+  /** A server's connection closed while the client did not stop it. */
+  private closed(key: string, name: string, client: FolderClient): void {
+    let crashes = this.crashes.get(key);
+    if (!crashes) {
+      crashes = new CrashCount();
+      this.crashes.set(key, crashes);
+    }
+    const decision = onServerClosed(client.ran, this.abandoned.has(client), crashes, Date.now());
+    if (decision === 'restart') {
+      this.output.appendLine(`[${name}] the server stopped unexpectedly; starting it again`);
+      // once the language client is done with the close (the client is stopped by then)
+      setTimeout(() => void this.clients.recover(key, client).then(() => this.changed.fire()), 0);
+    } else if (decision === 'give-up') {
+      const minutes = CRASH_WINDOW_MS / 60_000;
+      const message = `the language server for ${name} stopped ${CRASH_RESTARTS + 1} times in ${minutes} minutes; it was not started again`;
+      this.output.appendLine(`[${name}] ${message}`);
+      void this.startFailed(`Tether: ${message}. The log says why; Tether: Restart Server starts it again.`);
     }
   }
 
@@ -312,7 +387,9 @@ export class FolderClients implements vscode.Disposable {
       try {
         await client.stop();
       } catch (error) {
+        // the client could not stop it (it was starting, say): it is ended now, not forgotten
         this.output.appendLine(`stopping the server of ${this.folderName(key)}: ${String(error)}`);
+        this.processes.get(client)?.kill();
       }
     }
     // stop() asked it to exit; a server that did not is ended (the client spawned it through us)

@@ -1,15 +1,40 @@
 // Tether for VS Code: a thin client of `tether lsp`. Diagnostics, hover and quick fixes come
 // from the server; the extension adds commands with a UI, a memory view and a status item.
 
+import * as fs from 'fs';
 import * as vscode from 'vscode';
-import { FolderClients } from './clients';
+import { coveringFolders, FolderClients } from './clients';
 import { MemoryState } from './memoryState';
 import { MemoryView, VIEW_ID } from './memoryView';
 import { needsRestart, SECTION } from './settings';
 import { MemoryStatus } from './statusBar';
+import { tetherAbove } from './tetherRoot';
 import { UiCommands } from './uiCommands';
 
 let clients: FolderClients | undefined;
+
+const isDirectory = (p: string) => {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Whether the window holds a Tether repository: a `.tether` at or above a folder, or memories
+ * below one. The extension also activates once VS Code started (a folder opened inside a
+ * repository is not seen by `workspaceContains`); in other windows it starts no server until
+ * its view is opened or one of its commands is run.
+ */
+async function holdsTether(): Promise<boolean> {
+  const folders = coveringFolders(vscode.workspace.workspaceFolders ?? []);
+  if (folders.some((f) => tetherAbove(f.uri.fsPath, isDirectory) !== undefined)) {
+    return true;
+  }
+  const below = await vscode.workspace.findFiles('**/.tether/memories/*.md', '**/node_modules/**', 1);
+  return below.length > 0;
+}
 
 /** Start the servers and set up the view, the status item and the commands. */
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -17,6 +42,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   clients = new FolderClients(output);
   const state = new MemoryState(clients, output);
   const view = new MemoryView(state);
+  let started: Promise<void> | undefined;
+  const start = (): Promise<void> => (started ??= clients!.sync());
+  const startIfTether = async () => {
+    if (!started && (await holdsTether())) {
+      await start();
+    }
+  };
+  const tree = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: view });
   const watcher = vscode.workspace.createFileSystemWatcher('**/.tether/memories/**');
   let lastCodes = '';
   const tetherCodes = (uri: vscode.Uri) =>
@@ -33,8 +66,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     view,
     new MemoryStatus(state),
     watcher,
-    vscode.window.registerTreeDataProvider(VIEW_ID, view),
-    ...new UiCommands(clients, state, output).register(),
+    tree,
+    tree.onDidChangeVisibility((event) => {
+      if (event.visible) {
+        void start();
+      }
+    }),
+    ...new UiCommands(clients, state, output, start).register(),
     clients.onDidChange(() => state.refresh()),
     watcher.onDidCreate(() => state.refresh()),
     watcher.onDidChange(() => state.refresh()),
@@ -56,10 +94,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         state.refresh(false);
       }
     }),
-    vscode.workspace.onDidChangeWorkspaceFolders(() => void clients?.sync()),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => void (started ? clients?.sync() : startIfTether())),
     // trust granted: restart so each server starts over with the trusted settings
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void clients?.restart()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void (started && clients?.restart())),
     vscode.workspace.onDidChangeConfiguration((event) => {
+      if (!started) {
+        return; // no server yet: the settings are read when one starts
+      }
       if (needsRestart((section) => event.affectsConfiguration(section))) {
         void clients?.restart();
       } else if (event.affectsConfiguration(SECTION)) {
@@ -67,7 +108,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
-  void clients.sync();
+  if (tree.visible) {
+    void start();
+  } else {
+    void startIfTether();
+  }
 }
 
 /** Stop the servers (VS Code waits for the promise). */

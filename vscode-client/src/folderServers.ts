@@ -86,6 +86,21 @@ export class FolderServers<C> {
     ]);
   }
 
+  /**
+   * Start a folder's server again after `client` crashed, in the folder's queue: when its turn
+   * comes and `client` is no longer the folder's (a restart or a stop came first), nothing is
+   * done, so a crash and a restart issued together leave one server.
+   */
+  public async recover(key: string, client: C): Promise<void> {
+    await this.serial(key, async () => {
+      if (this.closed || this.clients.get(key) !== client) {
+        return;
+      }
+      await this.stopNow(key);
+      await this.ensureNow(key);
+    });
+  }
+
   /** Stop every server, and start none after (deactivation). */
   public async stopAll(): Promise<void> {
     this.closed = true;

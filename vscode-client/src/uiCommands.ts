@@ -47,6 +47,8 @@ export class UiCommands {
     private readonly clients: FolderClients,
     private readonly state: MemoryState,
     private readonly output: vscode.OutputChannel,
+    /** Called before each command: starts the servers of a window that has none yet. */
+    private readonly ready: () => Promise<void> = async () => {},
   ) {}
 
   /** Register every command; errors are shown to the user and written to the log. */
@@ -54,6 +56,7 @@ export class UiCommands {
     const on = (id: string, run: (...args: unknown[]) => Promise<unknown>) =>
       vscode.commands.registerCommand(id, async (...args: unknown[]) => {
         try {
+          await this.ready();
           return await run(...args);
         } catch (error) {
           this.output.appendLine(`${id}: ${errorText(error)}`);

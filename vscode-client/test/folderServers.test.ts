@@ -143,3 +143,33 @@ test('a start that never ends is given up on after the limit, and the folder mov
   await servers.stopAll();
   assert.deepEqual(stopped, ['file:///a#3']);
 });
+
+test('a crash restart and a Restart Server issued together leave one server', async () => {
+  for (const crashFirst of [true, false]) {
+    const { servers, running, most, started } = fakes();
+    await servers.sync(['file:///a']);
+    const crashed = servers.get('file:///a')!;
+    const recovered = servers.recover('file:///a', crashed);
+    const restarted = servers.restart(['file:///a']);
+    await (crashFirst ? Promise.all([recovered, restarted]) : Promise.all([restarted, recovered]));
+    assert.equal(running.get('file:///a'), 1);
+    assert.equal(most(), 1, 'never two servers for one folder, even for a moment');
+    assert.ok(servers.get('file:///a')!.alive);
+    assert.notEqual(servers.get('file:///a'), crashed);
+    assert.ok(started.length <= 3);
+  }
+});
+
+test('a crash restart whose server was replaced or stopped meanwhile starts nothing', async () => {
+  const { servers, running, started } = fakes();
+  await servers.sync(['file:///a']);
+  const crashed = servers.get('file:///a')!;
+  await servers.restart(['file:///a']);
+  await servers.recover('file:///a', crashed); // the restart already replaced it
+  assert.equal(started.length, 2);
+  const current = servers.get('file:///a')!;
+  await servers.stopAll();
+  await servers.recover('file:///a', current); // a crash reported while the window closes
+  assert.equal(started.length, 2);
+  assert.equal(running.get('file:///a'), 0);
+});
