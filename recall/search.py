@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -24,6 +25,16 @@ UNSPACED_SCRIPT = re.compile(
 )
 """Thai, Lao, Myanmar, Khmer, kana and CJK ideographs: scripts written without spaces between
 words, where a two-character word sits inside a longer token that neither index can match."""
+
+
+def _symbols_alone(chunk: str) -> bool:
+    """Whether ``chunk`` holds no word but a symbol beyond ASCII (an emoji, a dingbat, a
+    currency sign): neither index can find it, so it is looked for as a substring. Punctuation
+    and ASCII symbols alone (a quote, ``=``, a backquote) are no search: in notes about code
+    they would match most memories."""
+    return not fts.word_tokens(chunk) and any(
+        not ch.isascii() and unicodedata.category(ch).startswith("S") for ch in chunk
+    )
 
 
 @dataclass(frozen=True)
@@ -122,8 +133,9 @@ def search(
             if rowid not in found:
                 found[rowid] = (score, "substring")
     else:
-        # "日本" inside "日本語": too short for the trigrams, and not a whole word token
-        unspaced = [c for c in short if UNSPACED_SCRIPT.search(c)]
+        # "日本" inside "日本語": too short for the trigrams, and not a whole word token; "🚀":
+        # too short, and no word token at all (the word tokenizer reads a symbol as a space)
+        unspaced = [c for c in short if UNSPACED_SCRIPT.search(c) or _symbols_alone(c)]
         for rowid in _scan(conn, unspaced, limit * 4, clause, args) if unspaced else []:
             found.setdefault(rowid, (0.0, "substring"))
     if not found:

@@ -825,3 +825,34 @@ def test_stats_charts_the_files_most_memories_name(cli: Cli, repo: Path) -> None
 def test_stats_draws_no_chart_when_no_file_has_two_memories(cli: Cli, repo: Path) -> None:
     ok(cli("remember", "Alone", "-c", "gotcha", "-f", "src/app.py"))
     assert "Files most memories name" not in ok(cli("stats")).stdout
+
+
+def test_doctor_reports_a_misspelt_front_matter_key_and_not_a_key_of_ones_own(
+    cli: Cli, repo: Path
+) -> None:
+    ok(cli("init"))
+    folder = repo / ".tether" / "memories"
+    (folder / "abcd1234.md").write_text(
+        "---\nid: abcd1234\ncategory: gotcha\nfiles: [src/util.py]\nticket: ENG-12\n"
+        "pined: true\n---\nPinned, or so its writer thought\n",
+        encoding="utf-8",
+    )
+    (folder / "abcd5678.md").write_text(
+        "---\nid: abcd5678\ncategory: context\nfiles: [src/util.py]\nowner: ops\n---\nFine\n",
+        encoding="utf-8",
+    )
+    doctor = cli("doctor")
+    assert doctor.code == 1, doctor
+    said = [line for line in doctor.stdout.splitlines() if "front-matter key" in line]
+    assert said == [
+        f"{folder / 'abcd1234.md'}:6: abcd1234: front-matter key 'pined' is not a key Tether "
+        "reads, so it does nothing: did you mean 'pinned'? (rename it; a key of your own is "
+        "kept as written)"
+    ]
+    found = [e for e in cli("doctor", "--json").json() if e["kind"] == "misspelt-key"]
+    assert [(e["id"], e["line"], e["key"], e["meant"]) for e in found] == [
+        ("abcd1234", 6, "pined", "pinned")
+    ]
+    text = (folder / "abcd1234.md").read_text(encoding="utf-8")
+    (folder / "abcd1234.md").write_text(text.replace("pined:", "pinned:"), encoding="utf-8")
+    assert ok(cli("doctor")).stdout.strip() == "No problems found."

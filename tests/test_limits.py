@@ -33,7 +33,7 @@ PINNED = [
     (actions, "SEARCH_LIMIT", 200),
     (trust, "GIT_TIMEOUT_S", 10),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
-    (symbol_index, "READER", "r2"),
+    (symbol_index, "READER", "r3"),
     (model, "LEGACY_HASH_CHARS", 12),
     (grammars, "INDENTED_GRAMMARS", frozenset({"python"})),
     (

@@ -49,11 +49,11 @@ def test_like_wildcards_in_the_query_are_literal(store: MemoryStore) -> None:
     assert _found(store, "_本") == set()
 
 
-def test_only_scripts_written_without_spaces_are_scanned(store: MemoryStore) -> None:
+def test_only_unspaced_scripts_and_symbols_are_scanned(store: MemoryStore) -> None:
     # "ab" is a whole word or nothing: a substring of "about" must not match it
-    remember(store, "about the cache 🚀", files=[])
+    memory = remember(store, "about the cache 🚀", files=[])
     assert _found(store, "ab") == set()
-    assert _found(store, "🚀") == set()
+    assert _found(store, "🚀") == {memory}  # no word, too short: a symbol is scanned for
     assert [bool(UNSPACED_SCRIPT.search(c)) for c in ("日", "カ", "ひ", "ก", "ab", "é", "한")] == [
         True,
         True,

@@ -220,6 +220,7 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
     count = 0
     stores = ctx.stores(args.scope)
     incomplete = ctx.say_skipped(stores) > 0
+    ctx.say_if_not_set_up(stores)  # an empty export then says why
     for store in stores:
         for memory in store.list(status=args.status):
             record = memory.to_dict()

@@ -25,12 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--file", metavar="PATH", help="only memories naming this file, or a file in this folder"
     )
     p.add_argument("--category", choices=CATEGORIES, help="only memories of this category")
-    p.add_argument(
-        "--status",
-        choices=(*STATUSES, "all"),
-        default="active",
-        help="only memories in this state (default active)",
-    )
+    _status_option(p, "only memories in this state (default active)")
     scope_option(p)
     p.add_argument("--limit", type=positive, metavar="N", help="list at most N memories")
     p.set_defaults(func=run_list)
@@ -42,8 +37,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--limit", type=positive, default=20, metavar="N", help="at most N matches (default 20)"
     )
+    _status_option(p, "only matches in this state (default active)")
     scope_option(p)
     p.set_defaults(func=run_search)
+
+
+def _status_option(parser: argparse.ArgumentParser, helptext: str) -> None:
+    """The ``--status`` option of list and search: one status, or all."""
+    parser.add_argument("--status", choices=(*STATUSES, "all"), default="active", help=helptext)
 
 
 def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
@@ -92,7 +93,7 @@ def _listed(memory, scope: str, hidden: dict[tuple[str, str], str | None]) -> di
 
 
 def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Search summaries and details of active memories."""
+    """Search summaries and details of the memories in ``--status`` (active by default)."""
     if not args.text.strip():
         raise BadInput("nothing to search for: give a word or phrase (`tether list` shows all)")
     found = []
@@ -100,7 +101,7 @@ def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
     stores = ctx.stores(args.scope)
     ctx.say_if_not_set_up(stores)
     for store in stores:
-        hits = search(store.conn, args.text, limit=args.limit + 1)  # one more: are there more?
+        hits = search(store.conn, args.text, limit=args.limit + 1, status=args.status)  # +1: more?
         if any(h.disused for h in hits):
             when = archived_by_disuse(store.conn)
             hidden.update(
@@ -115,6 +116,8 @@ def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
         for h, s in found
     ]
     title = f"{plural(len(found), 'match')} for {args.text!r}"
+    if args.status not in ("active", "all"):
+        title += f" ({args.status})"
     if more:
         title += f" (more beyond --limit {args.limit})"
     rows = [(h.memory, s) for h, s in found]

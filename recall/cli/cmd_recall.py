@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from recall.cli import touched_files
 from recall.cli.context import CommandContext
-from recall.cli.render import paths_option, scope_option, write_records
+from recall.cli.render import NARROW_COLUMNS, paths_option, scope_option, write_records
 from recall.display import visible
 from recall.errors import BadInput
 from recall.policy.sessions import check_session_id
@@ -185,6 +185,8 @@ def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from recall.cli.blocks import print_hit_blocks
+
     if not sys.stdout.isatty():
         write_records(
             (
@@ -206,19 +208,23 @@ def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
     if not result.hits:
         console.print(NO_MATCH)
         return
-    table = Table(show_lines=False, title_justify="left")
-    for column in ("#", "id", "category", "summary", "why", "score"):
-        table.add_column(column, overflow="fold")
-    for rank, hit in enumerate(result.hits, start=1):
-        table.add_row(
-            str(rank),
-            hit.memory.id,
-            hit.memory.category,
-            escape(visible(hit.memory.summary)),
-            escape(visible(hit.receipt)),
-            f"{hit.score:.3f}",
-        )
-    console.print(table)
+    if console.width < NARROW_COLUMNS:  # as `tether list` does: a block per memory
+        print_hit_blocks(console, result.hits)
+    else:
+        table = Table(show_lines=False, title_justify="left")
+        for column in ("#", "id", "category", "summary", "why", "score"):
+            folded = column in ("summary", "why")  # an id or a score is never split
+            table.add_column(column, overflow="fold", no_wrap=not folded)
+        for rank, hit in enumerate(result.hits, start=1):
+            table.add_row(
+                str(rank),
+                hit.memory.id,
+                hit.memory.category,
+                escape(visible(hit.memory.summary)),
+                escape(visible(hit.receipt)),
+                f"{hit.score:.3f}",
+            )
+        console.print(table)
     if explain:
         for hit in result.hits:
             console.print(f"{hit.memory.id}: {_signals(hit)}", markup=False, highlight=False)

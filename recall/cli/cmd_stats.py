@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from recall.charts import activity_chart, bar, hub_chart
+from recall.cli.blocks import fits, print_stat_blocks
 from recall.cli.context import CommandContext
 from recall.cli.render import scope_option
 from recall.clock import now
@@ -41,9 +42,24 @@ def _percent(rate: float | None) -> str:
     return "—" if rate is None else f"{rate:.0%}"
 
 
+def _fields(entry: CategoryStats) -> list[str]:
+    """A category's numbers as ``name value`` fields: its block on a narrow terminal."""
+    return [
+        f"memories {entry.memories}",
+        f"surfaced {entry.surfaced}",
+        f"acted {entry.acted}",
+        f"follow-through {_percent(entry.follow_through)}",
+        f"archived {entry.archived}",
+        f"superseded {entry.superseded}",
+    ]
+
+
 def run_stats(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """Print the per-category table (or JSON)."""
-    found = overview([store.conn for store in ctx.stores(args.scope)], now().date())
+    """Print the per-category table (or JSON); on a terminal too narrow for the table whole,
+    a block of numbers per category."""
+    stores = ctx.stores(args.scope)
+    ctx.say_if_not_set_up(stores)
+    found = overview([store.conn for store in stores], now().date())
     table, total, hubs, weekly = found.categories, found.total, found.hubs, found.activity
     data = {
         "scope": args.scope,
@@ -88,7 +104,12 @@ def run_stats(args: argparse.Namespace, ctx: CommandContext) -> int:
             row(entry)
         view.add_section()
         row(total, style="bold")
-        console.print(view)
+        whole = fits(console, view)
+        if whole:
+            console.print(view)
+        else:
+            blocks = [(entry.category, _fields(entry)) for entry in [*table, total]]
+            print_stat_blocks(console, f"Memory use ({args.scope})", blocks)
         if total.archived_by_disuse:
             console.print(disuse_note(total.archived_by_disuse), markup=False, highlight=False)
         if total.pending:
@@ -98,7 +119,8 @@ def run_stats(args: argparse.Namespace, ctx: CommandContext) -> int:
                 highlight=False,
             )
         for line in [*activity_chart(weekly), *hub_chart(hubs)]:
-            console.print(line, markup=False, highlight=False, soft_wrap=True)
+            # narrow: rich wraps each chart line between words, so no number is split
+            console.print(line, markup=False, highlight=False, soft_wrap=whole, overflow="fold")
 
     ctx.emit(data, render)
     return 0

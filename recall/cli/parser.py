@@ -97,6 +97,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        message = self._with_choices(message)
         if _HOOK_LINE[0]:  # an agent runs it before every prompt and edit: never exit 2
             from recall.cli.cmd_hook import refuse
 
@@ -111,6 +112,23 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         print(f"tether: error: {visible(message, keep=LINE_BREAKS)}", file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
+
+    def _with_choices(self, message: str) -> str:
+        """argparse's "the following arguments are required: action", with what each missing
+        argument that takes one of a few words may be (``action, one of: start``)."""
+        head = "the following arguments are required: "
+        if not message.startswith(head):
+            return message
+        named = {
+            argparse._get_action_name(action): action.choices
+            for action in self._actions
+            if action.choices and not isinstance(action, argparse._SubParsersAction)
+        }
+        told = [
+            f"{name} (one of: {', '.join(map(str, named[name]))})" if named.get(name) else name
+            for name in message[len(head) :].split(", ")
+        ]
+        return head + ", ".join(told)
 
 
 _JSON_ERRORS: list[bool] = [False]

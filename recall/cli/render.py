@@ -136,10 +136,11 @@ def _print_stacked(
         head.append(memory.category, style=CATEGORY_STYLE.get(memory.category, ""))
         head.append(f"  {scope}" + (f"  ({marks})" if marks else ""))
         console.print(head)
-        console.print(Padding(Text(visible(memory.summary), overflow="fold"), (0, 0, 0, 2)))
+        summary = Padding(Text(visible(memory.summary), overflow="fold"), (0, 0, 0, 2))
+        console.print(summary, soft_wrap=False)  # indented under its heading, as a table is
         if memory.files:
             files = Text("files: " + visible(", ".join(memory.files)), overflow="fold")
-            console.print(Padding(files, (0, 0, 0, 2)))
+            console.print(Padding(files, (0, 0, 0, 2)), soft_wrap=False)
 
 
 def print_table(

@@ -41,5 +41,11 @@ class ShownConsole(Console):
 
 
 def console() -> Console:
-    """A console on stdout for a person to read."""
-    return ShownConsole(highlight=False, soft_wrap=False)
+    """A console on stdout for a person to read, which prints each line whole (soft wrap).
+
+    Rich would otherwise wrap a long line itself, at the terminal's width or, piped, at 80
+    columns: the line breaks (and kept spaces) it puts into a memory's details or splits a
+    long path with are then part of what ``grep`` reads and a person copies. A terminal
+    wraps a whole line for display and copies it back whole. A table still fits its cells to
+    the width, and a layout that wants rich's wrapping asks for it (``soft_wrap=False``)."""
+    return ShownConsole(highlight=False, soft_wrap=True)

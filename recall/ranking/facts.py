@@ -230,8 +230,13 @@ def usage_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Usage]:
     return {
         memory_id: Usage(surfaced or 0, acted or 0, last_acted, bool(archived))
         for memory_id, surfaced, acted, last_acted, archived in conn.execute(
-            "SELECT memory_id, surfaced, acted, last_acted, archived_by_disuse FROM usage "
-            f"WHERE memory_id IN {JSON_VALUES}",
+            # archived only as recall.lifecycle.disuse reads the flag: not pinned or guarded
+            # since (looked up for the few flagged rows only)
+            "SELECT u.memory_id, u.surfaced, u.acted, u.last_acted, "
+            "CASE WHEN u.archived_by_disuse = 1 THEN NOT EXISTS ("
+            "SELECT 1 FROM memories m WHERE m.id = u.memory_id AND (m.pinned = 1 OR m.guard = 1)"
+            ") ELSE 0 END FROM usage u "
+            f"WHERE u.memory_id IN {JSON_VALUES}",
             (json.dumps(ids),),
         )
     }
