@@ -16,12 +16,24 @@ SAFE_GIT_OPTIONS: Final = (
     # command run in its folders; a bare one is only ever used when named (git 2.38+)
     "-c",
     "safe.bareRepository=explicit",
+    # with log.showSignature, log and show check a signed commit with the gpg.program the
+    # repository's config names, and any commit can carry a signature
+    "-c",
+    "log.showSignature=false",
 )
 """The ``-c`` options every git command of Tether starts with."""
 
 WORKTREE_READERS: Final = frozenset({"ls-files", "diff", "status"})
 """The git commands that may read a working-tree file's content (a file whose times changed is
 hashed again), and so run the clean filter a repository's own config names for it."""
+
+SUBMODULE_READERS: Final = frozenset({"diff", "status"})
+"""The git commands that look inside a submodule's working tree (running git there, which reads
+the submodule's own config and its filter drivers) unless told to ignore it."""
+
+IGNORE_DIRTY_SUBMODULES: Final = "--ignore-submodules=dirty"
+"""A submodule counts as changed only when the commit it points to differs: its working tree is
+not read. Given on the command line, it outranks a ``submodule.NAME.ignore`` in the config."""
 
 FILTER_KEYS: Final = ("config", "-z", "--name-only", "--get-regexp", r"^filter\.")
 """The git command listing the repository's filter-driver keys (``filter.NAME.clean`` ...)."""
@@ -33,6 +45,18 @@ def command_of(args: Sequence[str]) -> str | None:
     while rest[:1] == ["-c"]:
         rest = rest[2:]
     return rest[0] if rest else None
+
+
+def with_command_options(args: Sequence[str]) -> list[str]:
+    """``args`` with :data:`IGNORE_DIRTY_SUBMODULES` right after the command word when the
+    command is one of :data:`SUBMODULE_READERS`; otherwise ``args`` unchanged."""
+    rest = list(args)
+    at = 0
+    while rest[at : at + 1] == ["-c"]:
+        at += 2
+    if at < len(rest) and rest[at] in SUBMODULE_READERS:
+        rest.insert(at + 1, IGNORE_DIRTY_SUBMODULES)
+    return rest
 
 
 def no_filter_options(listed: bytes) -> list[str]:

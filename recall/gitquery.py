@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recall.git_safety import SAFE_GIT_OPTIONS
+from recall.git_safety import SAFE_GIT_OPTIONS, with_command_options
 
 
 def git_answer(
@@ -18,7 +18,7 @@ def git_answer(
 
     try:
         done = subprocess.run(
-            ["git", *SAFE_GIT_OPTIONS, "-c", "core.quotepath=off", *args],
+            ["git", *SAFE_GIT_OPTIONS, "-c", "core.quotepath=off", *with_command_options(args)],
             cwd=root,
             input=data,
             capture_output=True,

@@ -19,6 +19,7 @@ from recall.git_safety import (
     WORKTREE_READERS,
     command_of,
     no_filter_options,
+    with_command_options,
 )
 
 # Bytes of git's stderr kept for an error message; the rest is drained and dropped so a
@@ -102,7 +103,7 @@ class GitRunner:
         """Run ``git <args>`` to completion; return (status, stdout bytes, stderr text)."""
         try:
             status, out, err = self._git.execute(
-                ["git", *SAFE_GIT_OPTIONS, *self._guarded(args), *args],
+                self._argv(args),
                 with_extended_output=True,
                 with_exceptions=False,
                 stdout_as_string=False,
@@ -114,6 +115,11 @@ class GitRunner:
         if check and status != 0:
             raise GitUnavailable(text.splitlines()[0] if text else f"git {args[0]} failed")
         return status, out, text
+
+    def _argv(self, args: Sequence[str]) -> list[str]:
+        """The whole command line for ``git <args>``, with what keeps the repository's own
+        configuration from running a program (:mod:`recall.git_safety`)."""
+        return ["git", *SAFE_GIT_OPTIONS, *self._guarded(args), *with_command_options(args)]
 
     def _guarded(self, args: Sequence[str]) -> list[str]:
         """The options that keep the repository's filter drivers from running, for a command
@@ -132,9 +138,7 @@ class GitRunner:
         Leaving the block early (an exception in the reader) kills the process.
         """
         try:
-            handle = self._git.execute(
-                ["git", *SAFE_GIT_OPTIONS, *self._guarded(args), *args], as_process=True
-            )
+            handle = self._git.execute(self._argv(args), as_process=True)
         except self._errors as error:
             raise GitMissing(f"git cannot be run ({error})".splitlines()[0]) from None
         proc = handle.proc
