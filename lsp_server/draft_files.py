@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from recall import frontmatter
+from recall.containment import DRAFTS_FOLDER, refuse_link
 from recall.errors import MalformedMemory, TetherError
 from recall.locations import Location
 from recall.memfiles import MemoryFolder
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from lsp_server.server import TetherServer
     from recall.store import MemoryStore
 
-FOLDER: Final = "drafts"
+FOLDER: Final = DRAFTS_FOLDER
 IGNORE_ALL: Final = "# Drafts from the editor, memories once saved; never committed.\n*\n"
 
 
@@ -56,9 +57,12 @@ def folder_of(store: MemoryStore) -> MemoryFolder:
     """The store's drafts folder, created (with a ``.gitignore`` keeping it out of git) if
     need be; a draft is written there as a memory file is, atomically and with its mode."""
     path = drafts_dir(store.location)
+    if store.scope != "global":  # a project store is the repository's: its links are not trusted
+        refuse_link(path)
     path.mkdir(mode=0o700 if store.scope == "global" else 0o755, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     with contextlib.suppress(FileExistsError):  # never through a link (O_NOFOLLOW)
-        fd = os.open(path / ".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW)
+        fd = os.open(path / ".gitignore", flags, store.folder.file_mode)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(IGNORE_ALL)
     return MemoryFolder(path, file_mode=store.folder.file_mode)

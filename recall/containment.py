@@ -27,6 +27,10 @@ from typing import Final
 
 from recall.errors import StoreUnavailable
 
+DRAFTS_FOLDER: Final = "drafts"
+"""The store's folder of the editor's drafts, which the language server creates itself (with a
+``.gitignore`` of ``*``, so it is never committed)."""
+
 DERIVED_FILES: Final = (
     "index.db",
     "index.db-wal",
@@ -41,6 +45,7 @@ DERIVED_FILES: Final = (
     "write.lock",
     "hooks.log",
     "cache",
+    DRAFTS_FOLDER,
 )
 """Names in a store's folder that Tether creates itself: a link under one of these names was
 put there by someone else, and following it would write outside the store."""
@@ -87,6 +92,14 @@ def check_project_store(base: Path, repo_root: Path) -> None:
         path = base / name
         if path.is_symlink():
             raise _refusal(path, "where Tether keeps a file it writes itself")
+
+
+def refuse_link(path: Path) -> None:
+    """Raise :class:`UnsafeStore` when ``path``, a folder Tether creates and writes itself in a
+    project store, is a link: checked again just before writing there, since a link may have
+    come (a pull, a checkout) after the store was opened."""
+    if path.is_symlink():
+        raise _refusal(path, "where Tether keeps a folder it writes itself")
 
 
 def repository_file_inside(path: Path, repo_root: Path) -> bool:

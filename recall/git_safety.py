@@ -20,6 +20,10 @@ SAFE_GIT_OPTIONS: Final = (
     # repository's config names, and any commit can carry a signature
     "-c",
     "log.showSignature=false",
+    # a read may still write the index (git diff refreshes its file times), and writing it runs
+    # the post-index-change hook from .git/hooks or wherever core.hooksPath says
+    "-c",
+    "core.hooksPath=/dev/null",
 )
 """The ``-c`` options every git command of Tether starts with."""
 

@@ -9,6 +9,7 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import git, make_repo, run_tether
 
 
@@ -126,6 +127,33 @@ def test_a_submodules_filter_driver_is_never_run(tmp_path: Path) -> None:
     (inner / ".git" / "info").mkdir(exist_ok=True)
     (inner / ".git" / "info" / "attributes").write_text("* filter=planted\n", encoding="utf-8")
     os.utime(inner / "lib.py", (1_500_000_000, 1_500_000_000))  # git must hash it again
+    assert run_tether("index", cwd=repo).code == 0
+    assert run_tether("hook", "prompt", cwd=repo, stdin=_prompt(repo)).code == 0
+    assert run_tether("check", cwd=repo).code in (0, 1)
+    assert run_tether("doctor", cwd=repo).code in (0, 1)
+    assert not mark.exists(), mark.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("where", ["hooks folder", "core.hooksPath"])
+def test_a_repositorys_git_hook_is_never_run(tmp_path: Path, where: str) -> None:
+    """`git diff` against the working tree refreshes the index when files' times changed (an
+    unpacked or copied repository, an edit) and writes it back, which runs the repository's
+    post-index-change hook."""
+    repo = make_repo(tmp_path / "repo")
+    program, mark = _planted(tmp_path)
+    remembered = run_tether(
+        "remember", "keep it short", "-c", "gotcha", "-f", "src/app.py", cwd=repo
+    )
+    assert remembered.code == 0, remembered
+    hooks = repo / ".git" / "hooks"
+    if where == "core.hooksPath":
+        hooks = tmp_path / "planted-hooks"
+        git(repo, "config", "core.hooksPath", str(hooks))
+    hooks.mkdir(exist_ok=True)
+    for name in ("post-index-change", "post-checkout", "pre-auto-gc", "reference-transaction"):
+        (hooks / name).symlink_to(program)
+    for path in (repo / "src").glob("*.py"):
+        os.utime(path, (1_500_000_000, 1_500_000_000))  # git refreshes the index
     assert run_tether("index", cwd=repo).code == 0
     assert run_tether("hook", "prompt", cwd=repo, stdin=_prompt(repo)).code == 0
     assert run_tether("check", cwd=repo).code in (0, 1)

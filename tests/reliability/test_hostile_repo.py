@@ -128,7 +128,9 @@ def test_a_memories_link_inside_the_repository_is_allowed(repo: Path) -> None:
     assert len(list(kept.glob("*.md"))) == 1
 
 
-@pytest.mark.parametrize("name", ["index.db", "index.db-wal", "index.db-swap.lock", "write.lock"])
+@pytest.mark.parametrize(
+    "name", ["index.db", "index.db-wal", "index.db-swap.lock", "write.lock", "drafts"]
+)
 def test_a_linked_derived_file_is_named_not_misdiagnosed(tmp_path: Path, name: str) -> None:
     """A link where Tether keeps its index or lock: refused as a link (not 'read-only'), and the
     target is neither created nor written."""
