@@ -15,7 +15,6 @@ from recall.lifecycle.disuse import seen_state
 from recall.model import Memory
 from recall.policy.inject import AUTHOR_CAP, cap, clean_line
 from recall.ranking.weights import SUMMARY_CAP
-from recall.store import not_on_it_note
 
 if TYPE_CHECKING:
     from recall.ranking.engine import Hit
@@ -102,5 +101,10 @@ def written(result: WriteResult) -> dict[str, Any]:
         data["duplicate_status"] = result.duplicate_status
         if result.files_not_on_it:
             data["files_not_on_it"] = list(result.files_not_on_it)
-            data["note"] = not_on_it_note(result.id, result.files_not_on_it, result.path)
+        if result.anchors_not_on_it:
+            data["anchors_not_on_it"] = list(result.anchors_not_on_it)
+        if result.marks_not_on_it:
+            data["marks_not_on_it"] = list(result.marks_not_on_it)
+        if result.not_on_it:
+            data["note"] = result.note()
     return data

@@ -31,7 +31,7 @@ from recall.records import check_text, refuse_blank_details
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary
 from recall.std_streams import stdin_text
-from recall.store import MemoryStore, not_on_it_note
+from recall.store import MemoryStore
 
 
 def add_write_options(
@@ -223,9 +223,8 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
 
     def render(console) -> None:
         if result.duplicate_of:
-            if result.files_not_on_it:
-                note = not_on_it_note(result.id, result.files_not_on_it, result.path)
-                console.print(f"Already known: {note}", markup=False, soft_wrap=True)
+            if result.not_on_it:
+                console.print(f"Already known: {result.note()}", markup=False, soft_wrap=True)
             else:
                 console.print(
                     f"Already known as {result.id} ({result.duplicate_status}); nothing written."

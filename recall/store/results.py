@@ -18,6 +18,21 @@ class WriteResult:
     #: Files the write named that the existing memory does not (dedupe ignores files, so the
     #: caller is told what was not recorded rather than having it dropped without a word).
     files_not_on_it: tuple[str, ...] = ()
+    #: Symbol anchors (``path::name``) the write named that the existing memory lacks.
+    anchors_not_on_it: tuple[str, ...] = ()
+    #: Marks the write asked for that the existing memory lacks (``pinned``, ``guard``).
+    marks_not_on_it: tuple[str, ...] = ()
+
+    @property
+    def not_on_it(self) -> bool:
+        """Whether the write named anything the existing memory lacks (a duplicate only)."""
+        return bool(self.files_not_on_it or self.anchors_not_on_it or self.marks_not_on_it)
+
+    def note(self) -> str:
+        """What to tell the writer of a duplicate naming more than the existing memory."""
+        return not_on_it_note(
+            self.id, self.files_not_on_it, self.path, self.anchors_not_on_it, self.marks_not_on_it
+        )
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form (``duplicate_of`` only when dedupe returned an existing memory)."""
@@ -27,15 +42,60 @@ class WriteResult:
             data["duplicate_status"] = self.duplicate_status
             if self.files_not_on_it:
                 data["files_not_on_it"] = list(self.files_not_on_it)
+            if self.anchors_not_on_it:
+                data["anchors_not_on_it"] = list(self.anchors_not_on_it)
+            if self.marks_not_on_it:
+                data["marks_not_on_it"] = list(self.marks_not_on_it)
         return data
 
 
-def not_on_it_note(memory_id: str, files: tuple[str, ...] | list[str], path: Path) -> str:
-    """What to tell a writer whose text already exists on a memory naming fewer files."""
-    them = "it" if len(files) == 1 else "them"
+def not_on_it_note(
+    memory_id: str,
+    files: tuple[str, ...] | list[str],
+    path: Path,
+    anchors: tuple[str, ...] | list[str] = (),
+    marks: tuple[str, ...] | list[str] = (),
+) -> str:
+    """What to tell a writer whose text already exists on a memory that lacks some of the
+    files, symbol anchors or marks (``pinned``, ``guard``) the write named: none of them was
+    recorded, and this says how to add each."""
+    lacks: list[str] = []
+    fields: list[str] = []
+    if files:
+        lacks.append(f"does not name {', '.join(files)}")
+        fields.append(f"{_them(files)} under `files:`")
+    if anchors:
+        lacks.append(f"is not anchored to {', '.join(anchors)}")
+        fields.append(f"{_them(anchors)} under `anchors:`")
+    if marks:
+        lacks.append("is not " + " or ".join(_MARK_WORDS[mark][0] for mark in marks))
+    steps = [f"add {' and '.join(fields)} in {path}"] if fields else []
+    steps += [f"`tether {_MARK_WORDS[mark][1]} {memory_id}`" for mark in marks]
     return (
-        f"same knowledge as {memory_id}, which does not name {', '.join(files)}; nothing "
-        f"written — to tie the memory to {them} too, add {them} under `files:` in {path}"
+        f"same knowledge as {memory_id}, which {'; '.join(lacks)}; nothing written — to have "
+        f"it on that memory too: {'; '.join(steps)}"
+    )
+
+
+_MARK_WORDS = {"pinned": ("pinned", "pin"), "guard": ("guarded", "guard")}
+"""Each mark a write can ask for: how a memory without it is described, and the command."""
+
+
+def _them(items: tuple[str, ...] | list[str]) -> str:
+    return "it" if len(items) == 1 else "them"
+
+
+def marks_missing(
+    draft_pinned: bool, draft_guard: bool, pinned: bool, guard: bool
+) -> tuple[str, ...]:
+    """The marks a write asked for (``pinned``, ``guard``) that the existing memory lacks."""
+    return tuple(
+        mark
+        for mark, wanted, present in (
+            ("pinned", draft_pinned, pinned),
+            ("guard", draft_guard, guard),
+        )
+        if wanted and not present
     )
 
 

@@ -44,7 +44,7 @@ class StoreWrites(VectorFilling):
 
     def _duplicate(self, content_hash: str) -> sqlite3.Row | None:
         return self.conn.execute(
-            "SELECT id, status, files FROM memories WHERE content_hash = ? "
+            "SELECT id, status, files, anchors, pinned, guard FROM memories WHERE content_hash = ? "
             "AND status != 'deleted' "
             "ORDER BY status = 'active' DESC, created LIMIT 1",
             (content_hash,),
@@ -187,7 +187,8 @@ class StoreWrites(VectorFilling):
         Its semantic vector is made too, unless ``vectors`` is False (a caller with more to
         write first, which makes them after: :meth:`fill_vectors`)."""
         # writes only: a read (every agent hook) never needs it
-        from recall.store.results import WriteResult, files_missing
+        from recall.anchors.symbols import anchors_from_column
+        from recall.store.results import WriteResult, files_missing, marks_missing
 
         self._ensure_on_disk()
         with self._writable():
@@ -203,6 +204,13 @@ class StoreWrites(VectorFilling):
                     dup["id"],
                     dup["status"],
                     files_missing(draft.files, json.loads(dup["files"])),
+                    files_missing(
+                        tuple(a.text for a in draft.anchors),
+                        [a.text for a in anchors_from_column(dup["anchors"])],
+                    ),
+                    marks_missing(
+                        draft.pinned, draft.guard, bool(dup["pinned"]), bool(dup["guard"])
+                    ),
                 )
             memory = draft.with_changes(id=self._pick_id(memory_id))
             from recall.record_size import check_fits

@@ -91,6 +91,18 @@ async def test_write_recall_get_count_as_the_cli_counts(repo: Path) -> None:
         assert wider["written"] is False and wider["duplicate_of"] == memory_id
         assert wider["files_not_on_it"] == ["docs/guide.md"]
         assert "docs/guide.md" in wider["note"] and written["path"] in wider["note"]
+        marked = await call(
+            client,
+            "memory_write",
+            summary=GOTCHA,
+            category="gotcha",
+            files=["src/app.py"],
+            details=DETAILS,
+            pin=True,
+            guard=True,
+        )
+        assert marked["written"] is False and marked["marks_not_on_it"] == ["pinned", "guard"]
+        assert f"`tether pin {memory_id}`" in marked["note"]
 
         for _ in range(2):
             recalled = await call(
