@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,7 @@ class Finding:
             "category": self.memory.category,
             "summary": self.memory.summary,
             "pinned": self.memory.pinned,
+            "guard": self.memory.guard,
             "path": self.path,
             "line": self.line,
             "reason": self.said,
@@ -59,7 +61,7 @@ def one_failure_per_memory(findings: list[Finding]) -> list[Finding]:
         return findings
     first = failures[0]
     fixes = list(dict.fromkeys(f.fix for f in failures))
-    fixes = [f for f in fixes if not any(o != f and o.startswith(f) for o in fixes)]  # said
+    fixes = [f for f in fixes if not any(_says_all_of(o, f) for o in fixes)]
     merged = Finding(
         FAIL,
         first.memory,
@@ -70,6 +72,18 @@ def one_failure_per_memory(findings: list[Finding]) -> list[Finding]:
         tuple((f.path, f.line, f.reason) for f in failures[1:]),
     )
     return [merged if f is first else f for f in findings if f.level != FAIL or f is first]
+
+
+_ASIDE = re.compile(r" \([^()]*\)")
+"""A bracketed aside in a fix (`` (or `tether repoint …` after the move)``)."""
+
+
+def _says_all_of(longer: str, shorter: str) -> bool:
+    """Whether the fix ``longer`` says everything ``shorter`` does, and more: the same words
+    with more after them, or with a bracketed aside more."""
+    if longer == shorter:
+        return False
+    return longer.startswith(shorter) or _ASIDE.sub("", longer) == shorter
 
 
 def guard_fix(
