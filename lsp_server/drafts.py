@@ -107,7 +107,7 @@ def _anchors(
     a typo, or a symbol still to come), as the CLI says it."""
     given = strings(obj, "anchors") or []
     pairs = [
-        parse_anchor(check_text(item, f"anchors[{n}]") or "", label=f"anchors[{n}]")
+        parse_anchor(check_text(item, f"anchors[{n}]") or "", label=f"anchors[{n}]", given=True)
         for n, item in enumerate(given)
     ]
     pairs = [(_path(store, root, p, f"anchors[{n}]"), name) for n, (p, name) in enumerate(pairs)]

@@ -82,7 +82,7 @@ def symbols(store: MemoryStore, anchors: list[str]) -> list[tuple[str, str]]:
     for n, text in enumerate(anchors):
         label = f"anchors[{n}]"
         check_text(text, label)
-        file, name = parse_anchor(text, label=label)
+        file, name = parse_anchor(text, label=label, given=True)
         found.append((path(store, file, label), name))
     return found
 

@@ -88,14 +88,21 @@ def suggestions(path: str, candidates: Iterable[str], count: int = SUGGESTIONS) 
     by_stem: dict[str, list[str]] = {}
     for name in names:
         by_stem.setdefault(_stem(name), []).append(name)
-    for close in difflib.get_close_matches(
-        _stem(path), list(by_stem), n=count, cutoff=SIMILARITY_CUTOFF
-    ):
+    for close in close_names(_stem(path), by_stem, count):
         found += sorted((n for n in by_stem[close] if n != path), key=nearness)
     return list(dict.fromkeys(found))[:count]
 
 
-def _or_list(names: Sequence[str]) -> str:
+def close_names(word: str, candidates: Iterable[str], count: int = SUGGESTIONS) -> list[str]:
+    """The ``candidates`` spelt closest to ``word``, closest first: the matching a missing
+    path's file name gets, for any name (a symbol a file does not define)."""
+    import difflib  # only once a name is known to be missing
+
+    names = list(dict.fromkeys(candidates))
+    return difflib.get_close_matches(word, names, n=count, cutoff=SIMILARITY_CUTOFF)
+
+
+def or_list(names: Sequence[str]) -> str:
     """``names`` as one line for a message: ``a or b``, each name's unseen characters (a line
     break a cloned repository's file name may hold) escaped so it cannot forge a line."""
     return " or ".join(map(visible, names))
@@ -130,13 +137,13 @@ def _hint(path: str, tree: Sequence[str]) -> str:
             "prints it)"
         )
     close = suggestions(path, tree)
-    return f"; did you mean {_or_list(close)}?" if close else ""
+    return f"; did you mean {or_list(close)}?" if close else ""
 
 
 def did_you_mean(path: str, root: Path) -> str:
     """`` (did you mean a, b?)`` for ``path``, or ``""`` when nothing in the tree is close."""
     close = suggestions(path, tree_paths(root))
-    return f" (did you mean {_or_list(close)}?)" if close else ""
+    return f" (did you mean {or_list(close)}?)" if close else ""
 
 
 def _on_disk(root: Path, path: str) -> bool:

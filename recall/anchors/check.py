@@ -48,6 +48,7 @@ from recall.anchors.findings import (
 )
 from recall.anchors.named_files import AT_BASE, ChangedNames, Named, file_findings
 from recall.anchors.symbols import SymbolAnchor, normalize_name
+from recall.anchors.unread import unread_content
 from recall.errors import BadInput
 from recall.genome.gitcmd import GitRunner
 from recall.genome.symbols.model import Definition
@@ -192,7 +193,7 @@ def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> li
             f" (anchored symbol {anchor.name} is defined {twice} times there at the base: "
             "so the whole file stands for it)"
             if twice > 1
-            else f" (anchored symbol {anchor.name} is not found there at the base)"
+            else _not_at_base(anchor, at)
         )
         guard_fails = memory.guard and not confirmed
         named = Named(anchor.path, at.by_old[anchor.path], AT_BASE)
@@ -207,6 +208,17 @@ def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> li
     findings = _without_reviews_a_failure_says(findings)
     findings = _unique(_without_plain_file_reviews(findings, memory))
     return one_failure_per_memory(findings)
+
+
+def _not_at_base(anchor: SymbolAnchor, at: _Change) -> str:
+    """Why the whole file stands for an anchor not found at the base: a file not read for
+    symbols (binary, too large) is said as such, not as one that lacks the name."""
+    if not at.sources.then(anchor.path):  # nothing read there: the content says why
+        status, out, _ = at.runner.run(["show", f"{at.base}:{anchor.path}"], check=False)
+        unread = unread_content(anchor.path, out) if status == 0 else None
+        if unread is not None:
+            return f" (anchored symbol {anchor.name}: {unread}, so the whole file stands for it)"
+    return f" (anchored symbol {anchor.name} is not found there at the base)"
 
 
 def _lifted_findings(lifted: Lifted, at: _Change) -> list[Finding]:

@@ -125,10 +125,11 @@ def looks_like_symbol_anchor(text: str) -> bool:
     return "/" in path or "." in path.rpartition("/")[2]
 
 
-def parse_anchor(text: str, *, label: str = "anchor") -> tuple[str, str]:
+def parse_anchor(text: str, *, label: str = "anchor", given: bool = False) -> tuple[str, str]:
     """Split ``path::name`` into its path and name, the path normalised the way the project
     keys files (``./src//a.py`` is ``src/a.py``); raises :class:`BadInput` naming ``label``
-    for a path that leaves the repository."""
+    for a path that leaves the repository, and, for an anchor a person ``given`` now (not one
+    read back from a memory, which stays readable), for a path ending in ``/`` (a folder)."""
     stripped = text.strip()
     path, sep, name = stripped.partition(SEPARATOR)
     path, name = path.strip(), name.strip()
@@ -141,6 +142,12 @@ def parse_anchor(text: str, *, label: str = "anchor") -> tuple[str, str]:
         raise BadInput(f"{label} {text!r} must be on one line")
     if path.startswith("/") or path.startswith("\\"):
         raise BadInput(f"{label} {text!r}: give the path relative to the repository root")
+    if given and path.endswith(("/", "\\")):
+        raise BadInput(
+            f"{label} {text!r}: the path {path!r} ends in {path[-1]!r}, which names a folder; "
+            "an anchor names a definition in a file: give it as "
+            f"{path.rstrip('/').rstrip(chr(92))}{SEPARATOR}{name}"
+        )
     from recall.paths import normalize_loose
 
     try:
@@ -226,7 +233,7 @@ def split_anchor_options(values: list[str]) -> tuple[str | None, list[tuple[str,
     for value in values:
         before, sep, after = value.strip().partition(SEPARATOR)
         if looks_like_symbol_anchor(value) or (sep and not (before.strip() and after.strip())):
-            symbols.append(parse_anchor(value, label="--anchor"))  # refuses an empty half
+            symbols.append(parse_anchor(value, label="--anchor", given=True))  # or empty half
         else:
             legacy.append(value)
     if len(legacy) > 1:

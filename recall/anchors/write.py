@@ -10,8 +10,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
+from recall.anchors.symbols import (
+    NAME_SEPARATOR,
+    SEPARATOR,
+    SymbolAnchor,
+    leaf_of,
+    normalize_name,
+)
+from recall.anchors.unread import UNREAD_EFFECT, unread_in_tree, unread_why
 from recall.errors import BadInput
+from recall.genome.symbols.model import Definition
+from recall.known_paths import SUGGESTIONS, close_names, or_list
 
 LINE_RANGE = re.compile(r"L?\d+(\s*[-:]\s*L?\d+)?", re.IGNORECASE)
 """A bare ``--anchor`` that is a line range (``12``, ``12-30``, ``L12-L30``): it names lines,
@@ -33,7 +42,7 @@ def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
         return None, f"{path} is not a file of the working tree"
     found = read_file(path, str(full))
     if found.parser.startswith("skipped"):
-        return None, f"{path} was not read ({found.parser.removeprefix('skipped: ')})"
+        return None, unread_why(path, found.parser, _size(full))
     wanted = normalize_name(name)
     exact = [d for d in found.definitions if d.name == wanted]
     if not exact and found.parser == REGEX:
@@ -49,7 +58,7 @@ def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
             names = ", ".join(d.name for d in exact[:4])
             return None, f"{wanted} is ambiguous in {path} ({names}); give the qualified name"
     if not exact:
-        return None, f"{path} defines no {wanted}"
+        return None, f"{path} defines no {wanted}{_close_symbols(wanted, found.definitions)}"
     if len(exact) > 1:
         lines = ", ".join(str(d.start) for d in exact[:4])
         return None, (
@@ -57,6 +66,27 @@ def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
             f"{AMBIGUOUS_FIX}"
         )
     return exact[0].body, None
+
+
+def _size(full: Path) -> int | None:
+    try:
+        return full.stat().st_size
+    except OSError:
+        return None
+
+
+def _close_symbols(wanted: str, definitions: list[Definition]) -> str:
+    """``; did you mean a or b?`` naming the definitions spelt closest to ``wanted`` (a plain
+    name is also matched against the last part of qualified ones), or ``""``."""
+    names = [d.name for d in definitions]
+    close = close_names(wanted, names)
+    if not close and NAME_SEPARATOR not in wanted:
+        by_leaf: dict[str, list[str]] = {}
+        for name in names:
+            by_leaf.setdefault(leaf_of(name), []).append(name)
+        close = [n for leaf in close_names(wanted, by_leaf) for n in by_leaf[leaf]]
+    close = list(dict.fromkeys(close))[:SUGGESTIONS]
+    return f"; did you mean {or_list(close)}?" if close else ""
 
 
 def body_in_tree(root: Path | None, path: str, name: str) -> str | None:
@@ -72,6 +102,7 @@ def record_anchors(
 ) -> tuple[tuple[SymbolAnchor, ...], list[str]]:
     """The anchors for ``(path, name)`` pairs with their body hashes, and a note for each one
     kept without a hash (its changes cannot be told until it is confirmed)."""
+    refuse_separator_files(root, pairs, label="anchor")
     anchors: list[SymbolAnchor] = []
     notes: list[str] = []
     for path, name in dict.fromkeys(pairs):
@@ -83,12 +114,46 @@ def record_anchors(
         anchors.append(SymbolAnchor(path, name, body))
         if why is not None and why.endswith(AMBIGUOUS_FIX):
             notes.append(f"anchor {path}::{name} kept without a body hash: {why}")
+        elif why is not None and root is not None and unread_in_tree(root, path) is not None:
+            notes.append(f"anchor {path}::{name} kept without a body hash: {why}; {UNREAD_EFFECT}")
         elif why is not None:
             notes.append(
                 f"anchor {path}::{name} kept without a body hash ({why}); "
                 "its changes will show once it is confirmed where it is"
             )
     return tuple(anchors), notes
+
+
+def refuse_separator_files(
+    root: Path | None, pairs: list[tuple[str, str]], *, label: str = "--anchor"
+) -> None:
+    """Refuse an anchor into a file whose name holds ``::``: written ``path::name``, it would
+    be read back split at the first ``::`` (as a C++ or Rust qualified name ``a.cpp::ns::f``
+    must be), naming another file. Caught both ways: a path holding ``::`` (a bare name with
+    such a ``--file``) and an anchor split before a later ``::`` that ends a file's name."""
+    for path, name in pairs:
+        held = path if SEPARATOR in path else _file_before_separator(root, path, name)
+        if held is None:
+            continue
+        raise BadInput(
+            f"{label} {path}{SEPARATOR}{name}: the file name {held!r} holds {SEPARATOR!r}, "
+            f"which an anchor reads as the end of its path, so the anchor would name "
+            f"{path.partition(SEPARATOR)[0]!r} instead; name the file alone with --file "
+            f"{held!r} (the memory follows the file), or rename the file to anchor its code"
+        )
+
+
+def _file_before_separator(root: Path | None, path: str, name: str) -> str | None:
+    """The file under ``root`` named ``path::…`` that ``path::name`` was split before: the
+    longest such prefix of the anchor, None when ``path`` is that file or none is."""
+    if root is None or (Path(root) / path).is_file():
+        return None
+    parts = name.split(SEPARATOR)
+    for end in range(len(parts) - 1, 0, -1):
+        candidate = SEPARATOR.join([path, *parts[:end]])
+        if (Path(root) / candidate).is_file():
+            return candidate
+    return None
 
 
 def bare_name_anchor(

@@ -7,8 +7,8 @@ import argparse
 
 from recall.anchors.guards import check_guard
 from recall.anchors.states import states_of
-from recall.anchors.symbols import split_anchor_options
-from recall.anchors.write import bare_name_anchor, record_anchors
+from recall.anchors.symbols import SEPARATOR, split_anchor_options
+from recall.anchors.write import bare_name_anchor, record_anchors, refuse_separator_files
 from recall.cli.cmd_maint import drift_message, project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import ID_HELP, paths_option, print_card
@@ -124,15 +124,24 @@ def _author(value: str) -> str:
     return check_text(value, "--author") or value
 
 
-def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemoryStore) -> Memory:
+def memory_draft(
+    args: argparse.Namespace,
+    ctx: CommandContext,
+    store: MemoryStore,
+    anchor_notes: list[str] | None = None,
+) -> Memory:
     """The memory the write options describe, checked and ready for ``store`` (paths the
-    repository never had are refused unless ``--allow-missing``)."""
+    repository never had are refused unless ``--allow-missing``); each note about an
+    ``--anchor`` is said, and added to ``anchor_notes`` when given (for ``--json``)."""
+    said = anchor_notes if anchor_notes is not None else []
     legacy, symbols = split_anchor_options(
         [check_text(value, "--anchor") or "" for value in args.anchor]
     )
     symbols = [(store.normalize_input(path, ctx.cwd), name) for path, name in symbols]
     files = [store.normalize_input(raw, ctx.cwd) for raw in args.files]
     files += [path for path, _ in symbols if path not in files]  # the memory is about them
+    if legacy is not None and SEPARATOR in legacy:  # ``we::ird.py::f``: its path reads as "we"
+        _refuse_separator_legacy(store, ctx, legacy)
     if legacy is not None and not files:
         raise BadInput(
             f"--anchor {legacy!r} names a symbol or line range inside the memory's file, but "
@@ -145,6 +154,7 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
         if pair is not None:
             legacy = None
             symbols.append(pair)
+    refuse_separator_files(store.repo_root, symbols)
     # checked (and scanned for credentials) before a notice about its files repeats a name
     draft = store.prepare_memory(
         summary=args.summary,
@@ -162,6 +172,7 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
     )
     if bare_note:
         ctx.notice(bare_note)
+        said.append(bare_note)
     named = [(path, "--file") for path in files[: len(args.files)]]
     named += [(path, "--anchor") for path, _ in symbols]
     for note in check_named_files(
@@ -171,12 +182,24 @@ def memory_draft(args: argparse.Namespace, ctx: CommandContext, store: MemorySto
     anchors, notes = record_anchors(store.repo_root, symbols)
     for note in notes:
         ctx.notice(note)
+    said += notes
     guard = check_guard(
         args.guard, args.category, covers=bool(draft.files or anchors), scope=store.scope
     )
     if anchors or guard:
         draft = draft.with_changes(anchors=anchors, guard=guard)
     return with_given_files(draft, files[: len(args.files)])  # kept by a repoint: see the key
+
+
+def _refuse_separator_legacy(store: MemoryStore, ctx: CommandContext, legacy: str) -> None:
+    """Refuse a bare ``--anchor`` that is an anchor into a file whose name holds ``::``
+    (``we::ird.py::f`` reads as path ``we``, so it was not taken as ``PATH::NAME``)."""
+    path, _, name = legacy.strip().partition(SEPARATOR)
+    try:
+        path = store.normalize_input(path.strip(), ctx.cwd)
+    except BadInput:
+        return  # not a path at all: a name inside the file, such as C++'s ``Foo::bar``
+    refuse_separator_files(store.repo_root, [(path, name.strip())])
 
 
 def write_store(args: argparse.Namespace, ctx: CommandContext) -> MemoryStore:
@@ -211,7 +234,8 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Write a new memory, or report the existing one holding the same knowledge."""
     store = write_store(args, ctx)
     fresh = store.scope == PROJECT and not store.exists
-    draft = memory_draft(args, ctx, store)
+    anchor_notes: list[str] = []
+    draft = memory_draft(args, ctx, store, anchor_notes)
     if store.exists:
         _refuse_same_summary(store, draft)
     result = store.remember(draft)
@@ -237,7 +261,10 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
         else:
             console.print(f"Remembered {result.id} in {result.path}", markup=False, soft_wrap=True)
 
-    ctx.emit(result.to_dict(), render)
+    data = result.to_dict()
+    if anchor_notes:
+        data["anchor_notes"] = anchor_notes
+    ctx.emit(data, render)
     return 0
 
 

@@ -137,7 +137,8 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise BadInput(f"memory {old.id} is in the {store.scope} store; drop --global")
     if args.category is None:  # the new text is the same kind of knowledge
         args.category = old.category
-    draft = memory_draft(args, ctx, store)
+    anchor_notes: list[str] = []
+    draft = memory_draft(args, ctx, store, anchor_notes)
     if args.no_anchors and draft.anchors:
         raise BadInput("--anchor PATH::NAME and --no-anchors contradict each other; give one")
     # the files the person named: given now, else in the old memory
@@ -192,6 +193,8 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         ctx.notice(note)
     record_action(store.conn, old.id)
     data = {**result.to_dict(), "supersedes": updated.id}
+    if anchor_notes:
+        data["anchor_notes"] = anchor_notes
     ctx.emit(data, lambda c: c.print(f"Wrote {result.id}; {updated.id} is now superseded by it"))
     return 0
 

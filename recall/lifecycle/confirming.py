@@ -7,12 +7,13 @@ what to do, and the rest is confirmed all the same. A deleted memory is not conf
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from recall.anchors.states import confirmed_anchors
 from recall.anchors.symbols import SymbolAnchor, anchors_to_field
+from recall.anchors.unread import UNREAD_EFFECT, unread_in_tree
 from recall.clock import now_iso
 from recall.lifecycle.disuse import vouched_for
 from recall.lifecycle.references import CONFIRMED_KEY
@@ -29,18 +30,30 @@ class Confirmed:
     stamp: str  # the time recorded as its ``confirmed``
     not_found: tuple[SymbolAnchor, ...] = ()  # anchors whose code could not be read: unconfirmed
     path: Path | None = None  # its file
+    unread: dict[str, str] = field(default_factory=dict)
+    """Why a file of ``not_found`` is not read for symbols (binary, too large), by its path."""
 
     def not_found_notes(self) -> list[str]:
         """One line per anchored symbol that could not be confirmed, saying what to do."""
         memory_id = self.memory.id
-        return [
+        return [self._note(anchor, memory_id) for anchor in self.not_found]
+
+    def _note(self, anchor: SymbolAnchor, memory_id: str) -> str:
+        """What to do about one anchored symbol that could not be confirmed."""
+        unread = self.unread.get(anchor.path)
+        if unread is not None:  # not looked for: "defines no NAME" would send a person hunting
+            return (
+                f"{memory_id}: symbol {anchor.text} not confirmed: {unread}; {UNREAD_EFFECT}; "
+                f"to follow the file alone, `tether supersede {memory_id} SUMMARY -f "
+                f"{anchor.path} --no-anchors`, or take it out of `anchors:` in {self.path}"
+            )
+        return (
             f"{memory_id}: symbol {anchor.text} not confirmed: the working tree defines no "
             f"{anchor.name} in {anchor.path}; if it moved, `tether repoint {memory_id} --apply` "
             f"follows it; if it is gone, `tether supersede {memory_id} SUMMARY` rewrites the "
             f"memory (with --anchor for the code it is about now), or take it out of `anchors:` "
             f"in {self.path}"
-            for anchor in self.not_found
-        ]
+        )
 
 
 def confirm(store: MemoryStore, memory: Memory, genome: Any | None) -> Confirmed:
@@ -60,4 +73,9 @@ def confirm(store: MemoryStore, memory: Memory, genome: Any | None) -> Confirmed
             changes["anchors"] = anchors_to_field(anchors)
     updated = store.update_fields(memory.id, changes)
     store.write_per_user(lambda conn: vouched_for(conn, memory.id))
-    return Confirmed(updated, stamp, missing, store.path_of(memory.id))
+    unread = {
+        anchor.path: why
+        for anchor in missing
+        if (why := unread_in_tree(store.repo_root, anchor.path)) is not None
+    }
+    return Confirmed(updated, stamp, missing, store.path_of(memory.id), unread)

@@ -47,8 +47,8 @@ def remember_all(cli: Callable[..., CliResult], env: dict[str, str] | None = Non
         args += ["--anchor", anchor]
     done = cli(*args, env=env)
     assert done.code == 0, done.stderr
-    assert "src/blob.c was not read (binary)" in done.stderr
-    assert "src/huge.c was not read (over the size limit)" in done.stderr
+    assert "src/blob.c is not read for symbols: it is binary" in done.stderr
+    assert "src/huge.c is not read for symbols: it is 52,428,8" in done.stderr
     return str(done.json()["id"])
 
 

@@ -44,10 +44,9 @@ def extract(path: str, data: bytes, *, hashes: bool = True) -> Extracted:
     """The definitions in ``data``, the content of the file at ``path``; a grammar's without
     body hashes or decorator lines unless ``hashes`` (see
     :func:`recall.genome.symbols.treesitter.definitions`)."""
-    if len(data) > MAX_SCAN_BYTES:
-        return Extracted([], SKIPPED_HUGE)
-    if b"\0" in data[:BINARY_SNIFF_BYTES]:
-        return Extracted([], SKIPPED_BINARY)
+    skipped = skipped_as(data)
+    if skipped is not None:
+        return Extracted([], skipped)
     name = grammars.grammar_name(path)
     note = None
     if name is not None:
@@ -71,6 +70,16 @@ def extract(path: str, data: bytes, *, hashes: bool = True) -> Extracted:
     text = data.decode("utf-8", "replace")
     indented = name in INDENTED_GRAMMARS
     return Extracted(regex.definitions(text, indented=indented), REGEX, note)
+
+
+def skipped_as(data: bytes) -> str | None:
+    """:data:`SKIPPED_HUGE` or :data:`SKIPPED_BINARY` when ``data`` (a file's content, or its
+    first ``MAX_SCAN_BYTES + 1`` bytes) is not read for definitions, None when it is."""
+    if len(data) > MAX_SCAN_BYTES:
+        return SKIPPED_HUGE
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        return SKIPPED_BINARY
+    return None
 
 
 def _error_spans(root: object) -> tuple[tuple[int, int], ...]:
