@@ -19,8 +19,10 @@ A file is found by any name it had: a memory naming it by a name before a rename
 shows counts as naming it, and a failure then says to repoint the memory (see
 :mod:`recall.anchors.named_files`). An anchored symbol is followed where it went: a renamed
 file, or the file of the change that defines the name (the one with the same body when several
-do). For a pinned or guarded memory this holds at the base too: a symbol moved before it (or
-repointed in the change) is found in the file of the change that defined it then.
+do; one that defined the name at the base too counts only with the same body: it holds another
+function of that name). For a pinned or guarded memory this holds at the base too: a symbol
+moved before it (or repointed in the change) is found in the file of the change that defined it
+then.
 
 Definitions at the base are read from git (``git show``), those of now from the working tree,
 both with the symbol index's parser; no memory is written.

@@ -106,7 +106,9 @@ class Sources:
         self, name: str, source: str, bodies: Iterable[str | None]
     ) -> tuple[str, Definition] | None:
         """A file of the change (other than ``source``) that defines ``name`` now, and that
-        definition (the one with the same body when several files do)."""
+        definition (the one with the same body when several files do). A definition with
+        none of ``bodies`` counts only when it is new there: a file that defined the name at
+        the base holds another function of the same name, not the one that moved."""
         found = [
             (change.new, d)
             for change in self.changes
@@ -114,7 +116,19 @@ class Sources:
             and change.new != source
             and (d := find(self.now(change.new), name)) is not None
         ]
-        return _one(found, bodies) or (found[0] if found else None)
+        same = _one(found, bodies)
+        if same is not None and any(b is not None and matches(b, same[1]) for b in bodies):
+            return same
+        new = [(path, d) for path, d in found if not self._base_had(path, name)]
+        return _one(new, bodies) or (new[0] if new else None)
+
+    def _base_had(self, path: str, name: str) -> bool:
+        """Whether the file now at ``path`` defined ``name`` at the base (under its name then),
+        once or more."""
+        old = next((c.old for c in self.changes if c.new == path), path)
+        defs = self.then(old)
+        wanted = normalize_name(name)
+        return bool(defs.get(wanted)) or any(k.endswith("." + wanted) for k in defs)
 
     def untracked_with(self, name: str, source: str, bodies: Iterable[str | None]) -> str | None:
         """A file git does not track yet (nor ignores) that defines ``name`` now: where a

@@ -8,8 +8,10 @@ renames (indexed look-ups, no parsing, no git):
 - ``changed``: the file still defines it, with another body: the code the memory is about
   was edited since the memory was written or last confirmed;
 - ``relocated``: the file does not define it any more, another one does (the file was
-  renamed, or the definition moved); ``changed`` also says whether its body differs. While
-  the anchored file is still there, only a git rename or the recorded body counts as a move;
+  renamed, or the definition moved); ``changed`` also says whether its body differs. Only a
+  git rename, the recorded body, or a definition new in its file (not there when the anchored
+  file last defined the name) counts as a move: a file that had the name all along holds
+  another function of that name;
 - ``gone``: no file defines it;
 - ``unknown``: the symbol index has nothing to say (not built yet, no git, a file of a
   language it does not read, a file it skipped, or a name the file defines more than once:
@@ -23,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from recall.anchors import prior
+from recall.anchors.prior import HadBefore
 from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
 from recall.genome.limits import MAX_RELOCATION_CANDIDATES
 from recall.genome.symbols.extract import REGEX
@@ -138,13 +142,19 @@ def _here(conn: sqlite3.Connection, anchor: SymbolAnchor, parser: str) -> Locate
 
 
 def resolve(
-    conn: sqlite3.Connection, anchor: SymbolAnchor, renamed_to: RenamedTo | None = None
+    conn: sqlite3.Connection,
+    anchor: SymbolAnchor,
+    renamed_to: RenamedTo | None = None,
+    had_before: HadBefore | None = None,
 ) -> AnchorState:
     """The state of ``anchor`` in the genome whose index is ``conn``.
 
-    While the anchored file is still there, a definition elsewhere is taken for the moved one
-    only when git saw the file renamed or its body is the recorded one; a same-named function
-    in another file is no evidence that this one moved."""
+    A definition of the name in another file is taken for the moved one when git saw the
+    anchored file renamed to it, when its body is the recorded one, or when it is new there:
+    that file did not define the name when the anchored file last did (``had_before``, see
+    :mod:`recall.anchors.prior`). A file that defined it all along holds another function of
+    the same name. Without history to ask, only the recorded body counts while the anchored
+    file is still there, and any definition once it is gone."""
     if not reads(anchor.path) or not has_symbols(conn):
         return AnchorState(anchor, UNKNOWN)
     parser = parser_of(conn, anchor.path)
@@ -165,21 +175,40 @@ def resolve(
                 return AnchorState(anchor, RELOCATED, there, _differs(anchor, there))
     candidates = [hit for hit in find_anywhere(conn, anchor.name) if hit.path != anchor.path]
     same_body = [hit for hit in candidates if anchor.body and hit.same_code(anchor.body)]
-    if parser is not None:  # the file is still there: only the very same code moved
+    if len(candidates) > MAX_RELOCATION_CANDIDATES and not same_body:
+        return AnchorState(anchor, GONE)
+    if not same_body:
+        candidates = _new_there(anchor, candidates, parser is None, had_before)
+    else:
         candidates = same_body
     if not candidates:
-        return AnchorState(anchor, GONE)
-    if len(candidates) > MAX_RELOCATION_CANDIDATES and not same_body:
         return AnchorState(anchor, GONE)
     best = min(candidates, key=lambda hit: _closeness(anchor, hit))
     return AnchorState(anchor, RELOCATED, best, _differs(anchor, best))
 
 
+def _new_there(
+    anchor: SymbolAnchor, candidates: list[Located], file_gone: bool, had_before: HadBefore | None
+) -> list[Located]:
+    """The ``candidates`` (other bodies than the recorded one) that may be the anchored
+    definition moved and edited: those new in their file since the anchored file last defined
+    the name; without history, all of them once the anchored file is gone, else none."""
+    kept: list[Located] = []
+    for hit in candidates:
+        had = had_before(anchor, hit.path) if had_before is not None else None
+        if had is False or (had is None and file_gone):
+            kept.append(hit)
+    return kept
+
+
 def resolve_all(
-    conn: sqlite3.Connection, anchors: tuple[SymbolAnchor, ...], renamed_to: RenamedTo | None
+    conn: sqlite3.Connection,
+    anchors: tuple[SymbolAnchor, ...],
+    renamed_to: RenamedTo | None,
+    had_before: HadBefore | None = None,
 ) -> list[AnchorState]:
     """:func:`resolve` of each anchor, in order."""
-    return [resolve(conn, anchor, renamed_to) for anchor in anchors]
+    return [resolve(conn, anchor, renamed_to, had_before) for anchor in anchors]
 
 
 def states_of(anchors: tuple[SymbolAnchor, ...], genome: Any | None) -> list[AnchorState]:
@@ -188,7 +217,8 @@ def states_of(anchors: tuple[SymbolAnchor, ...], genome: Any | None) -> list[Anc
     conn = getattr(genome, "conn", None)
     if conn is None:
         return [AnchorState(anchor, UNKNOWN) for anchor in anchors]
-    return resolve_all(conn, anchors, getattr(genome, "renamed_to", None))
+    history = prior.had_before(getattr(genome, "repo_root", None))
+    return resolve_all(conn, anchors, getattr(genome, "renamed_to", None), history)
 
 
 def moved_anchors(memory: Any, genome: Any | None) -> list[AnchorState]:

@@ -75,9 +75,11 @@ def _read_text(root: Path, path: str) -> str | None:
 
 def moved_in(project: MemoryStore, path: str) -> list[Memory]:
     """The active guarded memories with a symbol anchored in another file that the file there
-    no longer defines and ``path`` does, each with that anchor pointed at ``path`` (its
-    ``extra`` names where it came from). When ``path`` cannot be parsed for certain, a symbol
-    whose name its text holds counts as moved in: a guard is never missed for want of a parse."""
+    no longer defines and ``path`` does (with the recorded body, or new there: not defined
+    there when the anchored file last defined it, see :mod:`recall.anchors.prior`), each with
+    that anchor pointed at ``path`` (its ``extra`` names where it came from). When ``path``
+    cannot be parsed for certain, a symbol whose name its text holds counts as moved in: a
+    guard is never missed for want of a parse."""
     try:
         rows = project.conn.execute(_GUARDED_ELSEWHERE, (path,)).fetchall()
     except sqlite3.OperationalError:  # an index from before symbol anchors
@@ -94,6 +96,9 @@ def moved_in(project: MemoryStore, path: str) -> list[Memory]:
     from recall.genome.symbols.model import named, normalize_name
 
     here = _definitions(root, path, certain=True)
+    from recall.anchors.prior import had_before
+
+    history = had_before(root)
     found: list[Memory] = []
     for memory_id in ids:
         memory = project.get(memory_id)
@@ -106,10 +111,22 @@ def moved_in(project: MemoryStore, path: str) -> list[Memory]:
             left = _definitions(root, anchor.path, certain=False)
             if left is not None and named(left, anchor.name):
                 continue  # still where it was anchored
+            if not _same_code(here, anchor) and history is not None and history(anchor, path):
+                continue  # defined here all along: another function of the same name
             moved.append(_pointed_at(anchor, path))
         if moved:
             found.append(memory.with_changes(anchors=tuple(moved)))
     return found
+
+
+def _same_code(here: list[Definition] | None, anchor: SymbolAnchor) -> bool:
+    """Whether the edited file's definition of the anchored name has the recorded body."""
+    from recall.genome.symbols.model import named, same_code
+
+    recorded = anchor.body
+    return recorded is not None and any(
+        same_code(recorded, d.body, d.flat) for d in named(here or [], anchor.name)
+    )
 
 
 def _pointed_at(anchor: SymbolAnchor, path: str) -> SymbolAnchor:

@@ -13,6 +13,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from recall.anchors.symbols import SymbolAnchor, anchors_from_column, normalize_name
@@ -38,12 +39,14 @@ def moves_into(
     genome_conn: sqlite3.Connection,
     paths: Sequence[str],
     renamed_to: RenamedTo | None = None,
+    root: Path | None = None,
 ) -> Moves:
     """:data:`Moves` for ``paths`` (touched files that exist), asked in a few statements
     whatever their number: what each file defines, the memories anchored to those names
     elsewhere, and which of those anchors are still where they were recorded. Only an anchor
     no longer there is resolved in full. A memory with several anchors moved into one file
-    names the first of them."""
+    names the first of them. ``root`` is the repository's folder, whose history says whether
+    a same-named definition is new in a file (see :mod:`recall.anchors.prior`)."""
     found: Moves = {path: {} for path in paths}
     leaves = leaves_of(genome_conn, paths)
     wanted = sorted({leaf for names in leaves.values() for leaf in names})
@@ -70,6 +73,7 @@ def moves_into(
                 candidates.append((path, rowid, *place))
     in_place = found_in_place(genome_conn, {(a.path, a.name) for *_, a in candidates})
     states: dict[tuple[str, str, str | None], str | None] = {}
+    history: Any = None
     for path, rowid, _, anchor in sorted(candidates, key=lambda c: (c[1], c[2])):
         if rowid in found[path] or (anchor.path, anchor.name) in in_place:
             continue  # still where it was recorded: current or changed, not moved
@@ -77,9 +81,11 @@ def moves_into(
         if key not in states:
             # here, not above: only a store with symbol anchors loads the state code (and the
             # parsers it names), never a prompt hook's recall over a store without any
+            from recall.anchors.prior import had_before
             from recall.anchors.states import RELOCATED, resolve
 
-            state = resolve(genome_conn, anchor, renamed_to)
+            history = history or had_before(root)
+            state = resolve(genome_conn, anchor, renamed_to, history)
             moved = state.state == RELOCATED and state.found is not None
             states[key] = state.found.path if moved and state.found is not None else None
         if states[key] == path:
@@ -160,7 +166,8 @@ def with_moved(
     asked = [path for path in aliases if path not in kept.moves]
     if asked:
         renamed_to = getattr(repo, "renamed_to", None)
-        kept.moves.update(moves_into(conn, genome_conn, asked, renamed_to))
+        root = getattr(repo, "repo_root", None)
+        kept.moves.update(moves_into(conn, genome_conn, asked, renamed_to, root))
     present = {path: touched[path] for path in aliases}
     return merge_into_file(file_hits, moved_into(present, kept.moves))
 
