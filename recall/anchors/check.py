@@ -34,6 +34,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from shlex import quote
 from typing import Any
 
 from recall import frontmatter
@@ -108,7 +109,9 @@ def _anchor_findings(
             at = after.start
         if untracked is not None:  # moved with a plain `mv`: the move is not in the change
             reason += f"; it is found in {untracked}, a file git does not track yet"
-            fix = f": `git add {untracked}` so that the change holds the move, and check again"
+            fix = (
+                f": `git add {quote(untracked)}` so that the change holds the move, and check again"
+            )
             level = FAIL if memory.pinned or (memory.guard and not confirmed) else REVIEW
             found.append(Finding(level, memory, where, at, reason, fix if level == FAIL else ""))
         elif memory.pinned and not repointed:
@@ -116,7 +119,7 @@ def _anchor_findings(
                 f"; the memory is pinned: `tether repoint {memory.id} --apply` after the move"
                 if now_path is not None
                 # the file gone, a new anchor is in another
-                else pinned_and_gone(memory, f"--anchor {here or 'PATH'}::NAME")
+                else pinned_and_gone(memory, f"--anchor {quote((here or 'PATH') + '::NAME')}")
             )
             found.append(Finding(FAIL, memory, where, at, reason, fix))
         elif memory.guard and not repointed and not confirmed:

@@ -4,6 +4,10 @@ not said again after it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from conftest import git, make_repo, run_tether
+
 from recall.anchors.findings import FAIL, Finding, guard_fix, one_failure_per_memory
 from recall.model import Memory
 
@@ -31,3 +35,29 @@ def test_different_fixes_are_each_said() -> None:
     (merged,) = one_failure_per_memory([first, second])
     assert "git's history shows src/a.py renamed to src/b.py" in merged.said
     assert merged.said.count("commit the memory with the change") == 2
+
+
+def test_a_suggested_command_quotes_a_path_with_spaces(tmp_path: Path) -> None:
+    """The command a failure suggests runs as printed once its placeholders are filled."""
+    repo = make_repo(
+        tmp_path / "repo",
+        {"my dir/a b.py": "def helper():\n    return 1\n\n\ndef other():\n    return 2\n"},
+    )
+    assert run_tether("index", cwd=repo).code == 0
+    written = run_tether(
+        "remember",
+        "helper stays pure",
+        "-c",
+        "decision",
+        "--anchor",
+        "my dir/a b.py::helper",
+        "--pin",
+        cwd=repo,
+    )
+    assert written.code == 0, written
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "memory")
+    (repo / "my dir" / "a b.py").write_text("def other():\n    return 2\n", encoding="utf-8")
+    checked = run_tether("check", cwd=repo)
+    assert checked.code == 1, checked
+    assert "--anchor 'my dir/a b.py::NAME'" in checked.stdout, checked.stdout
