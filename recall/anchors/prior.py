@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
 from recall.genome.symbols.extract import extract
@@ -32,8 +32,24 @@ MAX_COMMITS_WALKED: Final = 20
 move is found within a few commits of the file losing the name; deeper history says little
 more, and every version walked is read."""
 
-GIT_TIMEOUT_S: Final = 10
-"""How long one of these git reads may take before history is taken to say nothing."""
+GIT_TIMEOUT_S: Final = 2
+"""How long one of these git reads may take before history is taken to say nothing (a recall
+or a hook waits on it; the rule then falls back to what the index alone can tell)."""
+
+CACHE_MOST: Final = 512
+"""Entries each process-wide cache keeps (files' versions by commit, which never change, and
+where an anchored name was last defined, by HEAD): a long-running server asks again and again."""
+
+_VERSIONS: dict[tuple[str, str, str], bytes | None] = {}
+_PARSED: dict[tuple[str, str, str], frozenset[str]] = {}
+_LAST: dict[tuple[str, str, str, str], str | None] = {}
+
+
+def _keep(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    """Store ``value`` under ``key``, dropping the oldest entry past :data:`CACHE_MOST`."""
+    cache[key] = value
+    while len(cache) > CACHE_MOST:
+        del cache[next(iter(cache))]
 
 
 def had_before(root: Path | None) -> HadBefore | None:
@@ -41,47 +57,60 @@ def had_before(root: Path | None) -> HadBefore | None:
     what it reads for the life of the returned function."""
     if root is None:
         return None
-    versions: dict[tuple[str, str], bytes | None] = {}
-    parsed: dict[tuple[str, str], set[str]] = {}
-    last: dict[tuple[str, str], str | None] = {}
+    where = str(root)
+    heads: list[str | None] = []
+
+    def head() -> str | None:
+        """HEAD's commit (asked once, when a move is first in question)."""
+        if not heads:
+            out, _ = git_answer(root, "rev-parse", "--verify", "-q", "HEAD", timeout=GIT_TIMEOUT_S)
+            heads.append(out.decode("ascii", "replace").strip() if out else None)
+        return heads[0]
 
     def read(specs: list[tuple[str, str]]) -> None:
         """Read the files ``(commit, path)`` not read yet, in one git process."""
-        wanted = [spec for spec in dict.fromkeys(specs) if spec not in versions]
-        if wanted:
-            versions.update(_blobs(root, wanted))
+        wanted = [spec for spec in dict.fromkeys(specs) if (where, *spec) not in _VERSIONS]
+        for spec, data in _blobs(root, wanted).items():
+            _keep(_VERSIONS, (where, *spec), data)
 
     def defines(commit: str, path: str, name: str) -> bool | None:
         """Whether ``path`` at ``commit`` defines ``name`` (None: no such file there)."""
-        key = (commit, path)
-        read([key])
-        data = versions.get(key)
+        key = (where, commit, path)
+        read([(commit, path)])
+        data = _VERSIONS.get(key)
         if data is None:
             return None
         wanted = normalize_name(name)
         if leaf_of(wanted).encode("utf-8", "surrogateescape") not in data:
             return False  # not in its text: not defined there, and no parse needed
-        if key not in parsed:
-            parsed[key] = {d.name for d in extract(path, data, hashes=False).definitions}
-        defined = parsed[key]
+        if key not in _PARSED:
+            found = extract(path, data, hashes=False).definitions
+            _keep(_PARSED, key, frozenset(d.name for d in found))
+        defined = _PARSED[key]
         return wanted in defined or any(n.endswith(NAME_SEPARATOR + wanted) for n in defined)
 
     def last_defining(anchor: SymbolAnchor) -> str | None:
-        key = (anchor.path, anchor.name)
-        if key not in last:
-            last[key] = None
-            walk = ["rev-list", f"--max-count={MAX_COMMITS_WALKED}", "HEAD", "--", anchor.path]
-            out, _ = git_answer(root, *walk, timeout=GIT_TIMEOUT_S)
-            commits = (out or b"").decode("ascii", "replace").split()
-            read([(commit, anchor.path) for commit in commits])
-            newer = None  # the commit after it that touched the file: the one losing the name
-            for commit in commits:
-                if defines(commit, anchor.path, anchor.name):
-                    # the state just before the name left, other files' later commits included
-                    last[key] = f"{newer}^" if newer is not None else "HEAD"
-                    break
-                newer = commit
-        return last[key]
+        now = head()
+        if now is None:
+            return None
+        key = (where, now, anchor.path, anchor.name)
+        if key in _LAST:
+            return _LAST[key]
+        found = None
+        walk = ["rev-list", f"--max-count={MAX_COMMITS_WALKED}", now, "--"]
+        out, _ = git_answer(root, *walk, f":(literal){anchor.path}", timeout=GIT_TIMEOUT_S)
+        commits = (out or b"").decode("ascii", "replace").split()
+        read([(commit, anchor.path) for commit in commits])
+        newer = None  # the commit after it that touched the file: the one losing the name
+        for commit in commits:
+            if defines(commit, anchor.path, anchor.name):
+                # the state just before the name left, other files' later commits included
+                found = f"{newer}^" if newer is not None else now
+                break
+            newer = commit
+        if out is not None:  # a failed or timed-out walk is asked again next time
+            _keep(_LAST, key, found)
+        return found
 
     def answer(anchor: SymbolAnchor, other: str) -> bool | None:
         commit = last_defining(anchor)
@@ -92,19 +121,30 @@ def had_before(root: Path | None) -> HadBefore | None:
     return answer
 
 
-def _blobs(root: Path, specs: list[tuple[str, str]]) -> dict[tuple[str, str], bytes | None]:
+Spec = tuple[str, str]
+"""A file at a commit: ``(commit, path)``."""
+
+
+def _blobs(root: Path, specs: list[Spec]) -> dict[Spec, bytes | None]:
     """The content of each file ``(commit, path)`` (None where git has no such file), read by
     one ``git cat-file --batch``; all None when git cannot be asked."""
-    found: dict[tuple[str, str], bytes | None] = dict.fromkeys(specs)
+    found: dict[Spec, bytes | None] = dict.fromkeys(specs)
     asked = [(c, p) for c, p in specs if "\n" not in p]  # a spec is one line
     if not asked:
         return found
-    data = "".join(f"{commit}:{path}\n" for commit, path in asked).encode(
-        "utf-8", "surrogateescape"
-    )
+    # ``./``: the path is the store's, relative to git's working folder, not the top level
+    lines = "".join(f"{commit}:./{path}\n" for commit, path in asked)
+    data = lines.encode("utf-8", "surrogateescape")
     out, _ = git_answer(root, "cat-file", "--batch", timeout=GIT_TIMEOUT_S, data=data)
-    if out is None:
-        return found
+    if out is not None:
+        found.update(batch_answers(out, asked))
+    return found
+
+
+def batch_answers(out: bytes, asked: list[Spec]) -> dict[Spec, bytes | None]:
+    """The blobs in ``git cat-file --batch`` output ``out``, by the spec each answers (asked in
+    that order); None for a spec answered with no blob (missing, a tree, a submodule)."""
+    found: dict[Spec, bytes | None] = {}
     at = 0
     for spec in asked:  # answers come in the order asked, one header line each
         end = out.find(b"\n", at)
@@ -112,10 +152,13 @@ def _blobs(root: Path, specs: list[tuple[str, str]]) -> dict[tuple[str, str], by
             break
         header = out[at:end]
         at = end + 1
+        found[spec] = None
         if header.endswith((b" missing", b" ambiguous")):
             continue
         fields = header.split()
-        if len(fields) != 3:
+        if len(fields) == 2:  # "<id> submodule" (newer git) and the like: no content follows
+            continue
+        if len(fields) != 3 or not fields[2].isdigit():
             break
         size = int(fields[2])
         if fields[1] == b"blob":

@@ -138,3 +138,18 @@ def test_a_move_with_an_edit_that_check_reports_is_repointed_then_confirmed(
     assert confirmed.code == 0, confirmed.stderr
     after = cli("check", cwd=repo)
     assert after.code == 0, after.stdout
+
+
+def test_a_store_in_a_subfolder_reads_the_same_history(tmp_path: Path, cli: Run) -> None:
+    """A store kept in a folder of a larger repository names files from that folder; the
+    history of a file is read from there too, not from the repository's top."""
+    top = make_repo(tmp_path / "mono", {"app dir/lib/a.c": A_C, "app dir/lib/b.c": B_C})
+    here = top / "app dir"
+    (here / ".tether").mkdir()  # a store of its own (a monorepo's project), not the top's
+    assert cli("init", cwd=here).code == 0
+    memory_id = guard_util(cli, here)
+    git(here, "rm", "-q", "lib/a.c")
+    git(here, "commit", "-qm", "rm")
+    assert cli("index", cwd=here).code == 0
+    assert state(cli, here, memory_id)["state"] == "gone"
+    assert "moved here from lib/a.c" not in pre_edit(cli, here, "lib/b.c")
