@@ -273,8 +273,6 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     result = store.remember(memory)
     changed(ls, root)
     done = result.to_dict()
-    if result.not_on_it:
-        done["note"] = result.note()
     if anchor_notes:
         done["anchor_notes"] = anchor_notes
     return {**done, "file_notes": file_notes} if file_notes else done

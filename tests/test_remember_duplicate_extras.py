@@ -62,3 +62,14 @@ def test_a_duplicate_with_nothing_more_says_only_that_it_is_known(tmp_path: Path
     assert not {"anchors_not_on_it", "marks_not_on_it", "files_not_on_it"} & set(again)
     human = run_tether("remember", GOTCHA, "-c", "gotcha", "-f", "src/util.py", cwd=repo)
     assert "nothing written" in human.stdout and "not anchored" not in human.stdout
+
+
+def test_a_superseded_duplicate_says_to_restore_it_first(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    first = _remember(repo)
+    replaced = run_tether("supersede", str(first["id"]), "the loop may block in tests", cwd=repo)
+    assert replaced.code == 0, replaced
+    again = _remember(repo, "--pin")
+    assert again["duplicate_status"] == "superseded"
+    note = str(again["note"])  # the CLI's --json says it as the MCP tool and the editor do
+    assert note.index(f"`tether restore {first['id']}`") < note.index(f"`tether pin {first['id']}`")

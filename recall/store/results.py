@@ -31,7 +31,12 @@ class WriteResult:
     def note(self) -> str:
         """What to tell the writer of a duplicate naming more than the existing memory."""
         return not_on_it_note(
-            self.id, self.files_not_on_it, self.path, self.anchors_not_on_it, self.marks_not_on_it
+            self.id,
+            self.files_not_on_it,
+            self.path,
+            self.anchors_not_on_it,
+            self.marks_not_on_it,
+            self.duplicate_status,
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -46,6 +51,8 @@ class WriteResult:
                 data["anchors_not_on_it"] = list(self.anchors_not_on_it)
             if self.marks_not_on_it:
                 data["marks_not_on_it"] = list(self.marks_not_on_it)
+            if self.not_on_it:
+                data["note"] = self.note()
         return data
 
 
@@ -55,6 +62,7 @@ def not_on_it_note(
     path: Path,
     anchors: tuple[str, ...] | list[str] = (),
     marks: tuple[str, ...] | list[str] = (),
+    status: str | None = None,
 ) -> str:
     """What to tell a writer whose text already exists on a memory that lacks some of the
     files, symbol anchors or marks (``pinned``, ``guard``) the write named: none of them was
@@ -71,10 +79,19 @@ def not_on_it_note(
         lacks.append("is not " + " or ".join(_MARK_WORDS[mark][0] for mark in marks))
     steps = [f"add {' and '.join(fields)} in {path}"] if fields else []
     steps += [f"`tether {_MARK_WORDS[mark][1]} {memory_id}`" for mark in marks]
+    first = _FIRST.get(status or "", "").format(memory_id=memory_id)
     return (
         f"same knowledge as {memory_id}, which {'; '.join(lacks)}; nothing written — to have "
-        f"it on that memory too: {'; '.join(steps)}"
+        f"it on that memory too: {first}{'; '.join(steps)}"
     )
+
+
+_FIRST = {
+    "superseded": "it is superseded, so first `tether restore {memory_id}`, then ",
+    "pending": "it awaits review, so first `tether pending confirm {memory_id}`, then ",
+}
+"""What must come before changing a duplicate that is out of recall, by its status: a
+superseded or pending memory cannot be pinned or guarded."""
 
 
 _MARK_WORDS = {"pinned": ("pinned", "pin"), "guard": ("guarded", "guard")}
