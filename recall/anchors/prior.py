@@ -15,7 +15,7 @@ about; a version is parsed only when the name is in its text.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -23,9 +23,10 @@ from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normal
 from recall.genome.symbols.extract import extract
 from recall.gitquery import git_answer
 
-HadBefore = Callable[[SymbolAnchor, str], "bool | None"]
-"""``(anchor, other file)`` -> whether that file defined the anchored name when the anchored
-file last did; None when history cannot say (no git, the file never committed with it)."""
+HadBefore = Callable[..., "bool | None"]
+"""``(anchor, other file, also=())`` -> whether that file defined the anchored name when the
+anchored file last did; None when history cannot say (no git, the file never committed with
+it). ``also`` names other files about to be asked, read in the same git process."""
 
 MAX_COMMITS_WALKED: Final = 20
 """Commits touching an anchored file walked back to find the last one defining its name: a
@@ -52,26 +53,21 @@ def _keep(cache: dict[Any, Any], key: Any, value: Any) -> None:
         del cache[next(iter(cache))]
 
 
-def had_before(root: Path | None) -> HadBefore | None:
-    """A :data:`HadBefore` reading the git repository at ``root`` (None without one), caching
-    what it reads for the life of the returned function."""
+def had_before(root: Path | None, head: str | None = None) -> HadBefore | None:
+    """A :data:`HadBefore` reading the git repository at ``root`` (None without one). Given
+    ``head`` (the commit the genome last indexed), where a name was last defined is kept for
+    the process under it; what a file held at a commit is kept whatever the head."""
     if root is None:
         return None
     where = str(root)
-    heads: list[str | None] = []
+    last: dict[tuple[str, str], str | None] = {}
 
-    def head() -> str | None:
-        """HEAD's commit (asked once, when a move is first in question)."""
-        if not heads:
-            out, _ = git_answer(root, "rev-parse", "--verify", "-q", "HEAD", timeout=GIT_TIMEOUT_S)
-            heads.append(out.decode("ascii", "replace").strip() if out else None)
-        return heads[0]
-
-    def read(specs: list[tuple[str, str]]) -> None:
+    def read(specs: list[Spec]) -> None:
         """Read the files ``(commit, path)`` not read yet, in one git process."""
         wanted = [spec for spec in dict.fromkeys(specs) if (where, *spec) not in _VERSIONS]
-        for spec, data in _blobs(root, wanted).items():
-            _keep(_VERSIONS, (where, *spec), data)
+        if wanted:
+            for spec, data in _blobs(root, wanted).items():
+                _keep(_VERSIONS, (where, *spec), data)
 
     def defines(commit: str, path: str, name: str) -> bool | None:
         """Whether ``path`` at ``commit`` defines ``name`` (None: no such file there)."""
@@ -89,31 +85,45 @@ def had_before(root: Path | None) -> HadBefore | None:
         defined = _PARSED[key]
         return wanted in defined or any(n.endswith(NAME_SEPARATOR + wanted) for n in defined)
 
-    def last_defining(anchor: SymbolAnchor) -> str | None:
-        now = head()
-        if now is None:
-            return None
-        key = (where, now, anchor.path, anchor.name)
-        if key in _LAST:
-            return _LAST[key]
+    def last_defining(anchor: SymbolAnchor, others: Sequence[str]) -> str | None:
+        """The last commit in which the anchored file defined its name; the versions of
+        ``others`` at each commit walked are read in the same git process."""
+        mine = (anchor.path, anchor.name)
+        if mine in last:
+            return last[mine]
+        kept = (where, head, *mine) if head else None
+        if kept is not None and kept in _LAST:
+            last[mine] = _LAST[kept]
+            return last[mine]
         found = None
-        walk = ["rev-list", f"--max-count={MAX_COMMITS_WALKED}", now, "--"]
+        walk = ["rev-list", f"--max-count={MAX_COMMITS_WALKED}", head or "HEAD", "--"]
         out, _ = git_answer(root, *walk, f":(literal){anchor.path}", timeout=GIT_TIMEOUT_S)
         commits = (out or b"").decode("ascii", "replace").split()
-        read([(commit, anchor.path) for commit in commits])
+        # each commit's parent too: the version just before the one that lost the name
+        read(
+            [
+                (c, p)
+                for commit in commits
+                for c in (commit, commit + "^")
+                for p in (anchor.path, *others)
+            ]
+        )
         newer = None  # the commit after it that touched the file: the one losing the name
         for commit in commits:
             if defines(commit, anchor.path, anchor.name):
                 # the state just before the name left, other files' later commits included
-                found = f"{newer}^" if newer is not None else now
+                found = f"{newer}^" if newer is not None else (head or "HEAD")
                 break
             newer = commit
-        if out is not None:  # a failed or timed-out walk is asked again next time
-            _keep(_LAST, key, found)
+        last[mine] = found
+        if kept is not None and out is not None:  # a failed walk is asked again next time
+            _keep(_LAST, kept, found)
         return found
 
-    def answer(anchor: SymbolAnchor, other: str) -> bool | None:
-        commit = last_defining(anchor)
+    def answer(anchor: SymbolAnchor, other: str, also: Sequence[str] = ()) -> bool | None:
+        """Whether ``other`` defined the anchored name when the anchored file last did
+        (``also``: other files about to be asked, read in the same git process)."""
+        commit = last_defining(anchor, [other, *also])
         if commit is None:
             return None
         return bool(defines(commit, other, anchor.name))

@@ -194,8 +194,9 @@ def _new_there(
     definition moved and edited: those new in their file since the anchored file last defined
     the name; without history, all of them once the anchored file is gone, else none."""
     kept: list[Located] = []
-    for hit in candidates:
-        had = had_before(anchor, hit.path) if had_before is not None else None
+    paths = [hit.path for hit in candidates]
+    for at, hit in enumerate(candidates):
+        had = had_before(anchor, hit.path, paths[at + 1 :]) if had_before is not None else None
         if had is False or (had is None and file_gone):
             kept.append(hit)
     return kept
@@ -211,13 +212,20 @@ def resolve_all(
     return [resolve(conn, anchor, renamed_to, had_before) for anchor in anchors]
 
 
+def indexed_head(conn: sqlite3.Connection) -> str | None:
+    """The commit the genome whose index is ``conn`` last indexed (None before any)."""
+    from recall.genome.schema import read_state
+
+    return read_state(conn).get("head") or None
+
+
 def states_of(anchors: tuple[SymbolAnchor, ...], genome: Any | None) -> list[AnchorState]:
     """The state of each anchor in ``genome`` (a :class:`recall.genome.Genome`); all
     ``unknown`` without one (a global store, a folder outside git)."""
     conn = getattr(genome, "conn", None)
     if conn is None:
         return [AnchorState(anchor, UNKNOWN) for anchor in anchors]
-    history = prior.had_before(getattr(genome, "repo_root", None))
+    history = prior.had_before(getattr(genome, "repo_root", None), indexed_head(conn))
     return resolve_all(conn, anchors, getattr(genome, "renamed_to", None), history)
 
 

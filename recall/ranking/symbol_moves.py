@@ -82,9 +82,9 @@ def moves_into(
             # here, not above: only a store with symbol anchors loads the state code (and the
             # parsers it names), never a prompt hook's recall over a store without any
             from recall.anchors.prior import had_before
-            from recall.anchors.states import RELOCATED, resolve
+            from recall.anchors.states import RELOCATED, indexed_head, resolve
 
-            history = history or had_before(root)
+            history = history or had_before(root, indexed_head(genome_conn))
             state = resolve(genome_conn, anchor, renamed_to, history)
             moved = state.state == RELOCATED and state.found is not None
             states[key] = state.found.path if moved and state.found is not None else None
