@@ -123,7 +123,8 @@ def _anchor_findings(
             )
             found.append(Finding(FAIL, memory, where, at, reason, fix))
         elif memory.guard and not repointed and not confirmed:
-            fix = guard_fix(memory, moved=now_path is not None)
+            gone = anchor.text if now_path is None else None
+            fix = guard_fix(memory, moved=now_path is not None, gone=gone)
             found.append(Finding(FAIL, memory, where, at, reason, fix))
         else:
             found.append(Finding(REVIEW, memory, where, at, reason))

@@ -91,11 +91,22 @@ def guard_fix(
     moved: bool = False,
     renamed: tuple[str, str] | None = None,
     edited: bool = True,
+    gone: str | None = None,
 ) -> str:
     """What to do about a guard failure: confirm the memory (a moved symbol may be repointed
     instead). For a file the memory names by a name git's history shows renamed (``renamed``:
     that name and the file's name now), confirming leaves the memory on the old name: it is
-    repointed, and confirmed too when the change ``edited`` the file's code."""
+    repointed, and confirmed too when the change ``edited`` the file's code. For an anchored
+    symbol the change deletes (``gone``: the anchor's text), a confirm ends the failure but
+    leaves the memory anchored to nothing, so tying it to the code that holds it now comes
+    first."""
+    if gone is not None:
+        return (
+            f", {GUARDED}; if it holds for other code now, `tether supersede {memory.id} SUMMARY "
+            f"--anchor PATH::NAME` ties it there; if it holds as it is, `tether confirm "
+            f"{memory.id}` (its anchor {gone} then names nothing); if it holds no more, `tether "
+            f"archive {memory.id}`; and commit the memory with the change"
+        )
     if renamed is not None:
         old, new = renamed
         step = f"`tether repoint {memory.id} --apply` (git's history shows {old} renamed to {new})"

@@ -61,3 +61,29 @@ def test_a_suggested_command_quotes_a_path_with_spaces(tmp_path: Path) -> None:
     checked = run_tether("check", cwd=repo)
     assert checked.code == 1, checked
     assert "--anchor 'my dir/a b.py::NAME'" in checked.stdout, checked.stdout
+
+
+def test_a_deleted_guarded_symbol_says_how_to_tie_the_memory_to_code_again(tmp_path: Path) -> None:
+    """A confirm ends the failure but leaves the anchor naming nothing: the failure says so,
+    and what ties the memory to the code that holds it now, and each command works."""
+    repo = make_repo(tmp_path / "repo", {"src/util.py": "def helper(a, b):\n    return a + b\n"})
+    assert run_tether("index", cwd=repo).code == 0
+    written = run_tether(
+        "remember", "helper stays pure", "-c", "decision", "--anchor", "src/util.py::helper",
+        "--guard", "--json", cwd=repo,
+    )  # fmt: skip
+    assert written.code == 0, written
+    memory_id = written.json()["id"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "memory")
+    (repo / "src" / "util.py").write_text("def other():\n    return 2\n", encoding="utf-8")
+    checked = run_tether("check", cwd=repo)
+    assert checked.code == 1, checked
+    said = " ".join(checked.stdout.split())
+    assert f"`tether supersede {memory_id} SUMMARY --anchor PATH::NAME`" in said
+    assert (
+        f"`tether confirm {memory_id}` (its anchor src/util.py::helper then names nothing)" in said
+    )
+    assert f"`tether archive {memory_id}`" in said
+    assert run_tether("confirm", memory_id, cwd=repo).code == 0
+    assert run_tether("check", cwd=repo).code == 0
