@@ -35,6 +35,8 @@ class LineResult:
     duplicate_of: str | None = None
     error: str | None = None
     files_not_on_it: tuple[str, ...] = ()
+    anchors_not_on_it: tuple[str, ...] = ()  # symbol anchors a duplicate's memory lacks
+    marks_not_on_it: tuple[str, ...] = ()  # pinned, guard: asked for, and the memory lacks
     # The id a rejected line asked for (an exported memory, a commit), so a refusal can be
     # traced to its record without counting lines.
     record_id: str | None = None
@@ -47,6 +49,7 @@ class LineResult:
     # Its files the repository has neither on disk nor in its history (written all the same).
     unknown_files: tuple[str, ...] = ()
     scope: str | None = None  # the store it was written to, or holds the memory it duplicates
+    duplicate_status: str | None = None  # the status of the memory it duplicates
     superseded_by: str | None = None  # the memory a line to be written names as its replacement
     supersedes: str | None = None  # the memory a line to be written names as the one it replaces
     allowed_secret: bool = False  # its "allow_secret": true let it past the credential scan
@@ -60,6 +63,10 @@ class LineResult:
             data["duplicate_of"] = self.duplicate_of
         if self.files_not_on_it:
             data["files_not_on_it"] = list(self.files_not_on_it)
+        if self.anchors_not_on_it:
+            data["anchors_not_on_it"] = list(self.anchors_not_on_it)
+        if self.marks_not_on_it:
+            data["marks_not_on_it"] = list(self.marks_not_on_it)
         if self.error:
             data["error"] = self.error
         if self.record_id:
@@ -195,6 +202,9 @@ def _import_lines(
             entry.status = "duplicate"
             entry.duplicate_of = result.duplicate_of
             entry.files_not_on_it = result.files_not_on_it
+            entry.anchors_not_on_it = result.anchors_not_on_it
+            entry.marks_not_on_it = result.marks_not_on_it
+            entry.duplicate_status = result.duplicate_status
             if entry.extra:
                 entry.notes.extend(_extra_not_on(store, entry.extra, result.duplicate_of))
         else:

@@ -73,3 +73,29 @@ def test_a_superseded_duplicate_says_to_restore_it_first(tmp_path: Path) -> None
     assert again["duplicate_status"] == "superseded"
     note = str(again["note"])  # the CLI's --json says it as the MCP tool and the editor do
     assert note.index(f"`tether restore {first['id']}`") < note.index(f"`tether pin {first['id']}`")
+
+
+def test_an_imported_duplicate_names_what_it_did_not_record(tmp_path: Path) -> None:
+    """The same for `tether import`: a line duplicating a memory of the store, or one of the
+    same import, with a pin, a guard or an anchor that memory lacks."""
+    repo = make_repo(tmp_path / "repo")
+    first = _remember(repo)
+    line = {"summary": GOTCHA, "category": "gotcha", "files": ["src/util.py"]}
+    lines = [
+        {**line, "pinned": True, "anchors": ["src/util.py::helper"]},
+        {**line, "summary": "helpers take no locks", "pinned": True},
+        {**line, "summary": "helpers take no locks", "guard": True},
+    ]
+    done = run_tether(
+        "import", "-", "--json", cwd=repo, stdin="\n".join(json.dumps(x) for x in lines)
+    )
+    assert done.code == 0, done
+    out = [json.loads(x) for x in done.stdout.splitlines()]
+    assert out[0]["duplicate_of"] == first["id"]
+    assert out[0]["anchors_not_on_it"] == ["src/util.py::helper"]
+    assert out[0]["marks_not_on_it"] == ["pinned"]
+    assert out[1]["status"] == "created" and "marks_not_on_it" not in out[1]
+    assert out[2]["duplicate_of"] == out[1]["id"] and out[2]["marks_not_on_it"] == ["guard"]
+    human = run_tether("import", "-", cwd=repo, stdin="\n".join(json.dumps(x) for x in lines))
+    said = " ".join(human.stderr.split())
+    assert "is not anchored to src/util.py::helper" in said and "is not pinned" in said

@@ -104,10 +104,17 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
         for result in results:
             for line_note in result.notes:
                 print(visible(f"{args.file}:{result.line}: {line_note}"), file=sys.stderr)
-            if result.files_not_on_it:
+            if result.files_not_on_it or result.anchors_not_on_it or result.marks_not_on_it:
                 memory_id = result.id or ""
                 holder = stores[result.scope or PROJECT]
-                note = not_on_it_note(memory_id, result.files_not_on_it, holder.path_of(memory_id))
+                note = not_on_it_note(
+                    memory_id,
+                    result.files_not_on_it,
+                    holder.path_of(memory_id),
+                    result.anchors_not_on_it,
+                    result.marks_not_on_it,
+                    result.duplicate_status,
+                )
                 print(visible(f"{args.file}:{result.line}: {note}"), file=sys.stderr)
         print(
             f"Imported {plural(created, 'memory')}, {dupes} already known, {len(errors)} rejected"

@@ -11,6 +11,7 @@ from collections.abc import Callable, Collection, Iterable, Sized
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from recall.anchors.symbols import SymbolAnchor, anchors_from_column
 from recall.index import db, log_copy, rows
 from recall.index.sync import add_to_fingerprint
 from recall.memfiles import FileStat, file_sha
@@ -132,7 +133,7 @@ class BulkImport(StoreWrites):
         """The new memories of ``drafts``, each with its id; a result for every draft."""
         import secrets  # writes only: a read (every agent hook) never needs it
 
-        from recall.store.results import WriteResult, files_missing
+        from recall.store.results import WriteResult, files_missing, marks_missing
 
         chosen: list[Memory] = []
         for draft, wanted in drafts:
@@ -140,6 +141,9 @@ class BulkImport(StoreWrites):
             found = known.find(key, wanted, deleted=draft.status == "deleted")
             if found is not None:
                 dup_id, dup_status, dup_files = found
+                anchors, pinned, guard = (), False, False
+                if draft.anchors or draft.pinned or draft.guard:  # rare: asked only then
+                    anchors, pinned, guard = self._marks_of(dup_id, known)
                 results.append(
                     WriteResult(
                         dup_id,
@@ -148,6 +152,8 @@ class BulkImport(StoreWrites):
                         dup_id,
                         dup_status,
                         files_missing(draft.files, dup_files),
+                        files_missing(_texts(draft.anchors), anchors),
+                        marks_missing(draft.pinned, draft.guard, pinned, guard),
                     )
                 )
                 continue
@@ -157,14 +163,31 @@ class BulkImport(StoreWrites):
             taken.add(memory_id)
             memory = draft.with_changes(id=memory_id)
             chosen.append(memory)
+            if memory.anchors or memory.pinned or memory.guard:
+                known.marked[memory_id] = (_texts(memory.anchors), memory.pinned, memory.guard)
             known.add(
                 key, memory_id, "deleted" if memory.status == "deleted" else "active", memory.files
             )
             results.append(WriteResult(memory_id, self.scope, self._p(memory_id)))
         return chosen
 
+    def _marks_of(self, memory_id: str, known: _Known) -> tuple[tuple[str, ...], bool, bool]:
+        """The anchors (as text), pin and guard of a memory a line duplicates (of any import)."""
+        if memory_id in known.marked:
+            return known.marked[memory_id]
+        row = self.conn.execute(
+            "SELECT anchors, pinned, guard FROM memories WHERE id = ?", (memory_id,)
+        ).fetchone()
+        if row is None:  # this import's, with none of them
+            return (), False, False
+        return _texts(anchors_from_column(row[0])), bool(row[1]), bool(row[2])
+
     def _p(self, memory_id: str) -> Path:
         return self.folder.path / f"{memory_id}.md"
+
+
+def _texts(anchors: tuple[SymbolAnchor, ...]) -> tuple[str, ...]:
+    return tuple(anchor.text for anchor in anchors)
 
 
 class _Known:
@@ -182,6 +205,7 @@ class _Known:
         self.live: dict[str, tuple[str, str, tuple[str, ...]]] = {}
         self.dead: dict[str, str] = {}  # a tombstone's id, by its text
         self.dead_ids: dict[str, tuple[str, tuple[str, ...]]] = {}  # text and files, by id
+        self.marked: dict[str, tuple[tuple[str, ...], bool, bool]] = {}  # this import's, by id
 
     def add(self, key: str, memory_id: str, status: str, files: tuple[str, ...]) -> None:
         """Know ``memory_id`` (text ``key``): a later one of the same text takes its place."""
