@@ -89,22 +89,7 @@ def hit(found: Hit) -> dict[str, Any]:
 
 
 def written(result: WriteResult) -> dict[str, Any]:
-    """The outcome of a write; ``duplicate_of`` names the memory already holding the text."""
-    data: dict[str, Any] = {
-        "id": result.id,
-        "scope": result.scope,
-        "path": str(result.path),
-        "written": result.duplicate_of is None,
-    }
-    if result.duplicate_of is not None:
-        data["duplicate_of"] = result.duplicate_of
-        data["duplicate_status"] = result.duplicate_status
-        if result.files_not_on_it:
-            data["files_not_on_it"] = list(result.files_not_on_it)
-        if result.anchors_not_on_it:
-            data["anchors_not_on_it"] = list(result.anchors_not_on_it)
-        if result.marks_not_on_it:
-            data["marks_not_on_it"] = list(result.marks_not_on_it)
-        if result.not_on_it:
-            data["note"] = result.note()
-    return data
+    """The outcome of a write, as the CLI's ``--json`` gives it, and whether it ``written``:
+    ``duplicate_of`` names the memory already holding the text, with what the write asked
+    for that it lacks."""
+    return {**result.to_dict(), "written": result.duplicate_of is None}
