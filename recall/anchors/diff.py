@@ -60,21 +60,34 @@ def merge_base(runner: GitRunner, ref: str) -> str:
     status, out, _ = runner.run(
         ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], check=False
     )
+    shallow = _is_shallow(runner)
     if status != 0:
-        raise BadInput(f"--base {ref!r} is not a commit git knows; give a branch, tag or commit")
+        hint = f"; {_SHALLOW}, then run it again" if shallow else ""
+        raise BadInput(
+            f"--base {ref!r} is not a commit git knows; give a branch, tag or commit{hint}"
+        )
     if ref == "HEAD":  # the work not committed yet: HEAD is its own base
         return out.decode().strip()
-    _, shallow, _ = runner.run(["rev-parse", "--is-shallow-repository"], check=False)
     why = (
-        "this clone is shallow: fetch the history (`git fetch --unshallow`, or `fetch-depth: "
-        "0` for actions/checkout)"
-        if shallow.strip() == b"true"
+        _SHALLOW
+        if shallow
         else "their histories are unrelated: give a base on this branch's history"
     )
     raise BadInput(
         f"--base {ref!r} and HEAD share no commit git can see, so what the change did cannot "
         f"be told from what {ref} did since; {why}, then run it again"
     )
+
+
+_SHALLOW = (
+    "this clone is shallow, so commits older than its depth are not here: fetch the history "
+    "(`git fetch --unshallow`, or `fetch-depth: 0` for actions/checkout)"
+)
+
+
+def _is_shallow(runner: GitRunner) -> bool:
+    _, out, _ = runner.run(["rev-parse", "--is-shallow-repository"], check=False)
+    return out.strip() == b"true"
 
 
 def changes(runner: GitRunner, base: str) -> list[Change]:

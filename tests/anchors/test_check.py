@@ -182,6 +182,11 @@ def test_a_shallow_clone_without_the_merge_base_says_to_fetch_the_history(
     done = run_tether("check", "--base", f"origin/{main}", cwd=shallow)
     assert done.code == 2, done.stdout + done.stderr
     assert "this clone is shallow" in done.stderr and "git fetch --unshallow" in done.stderr
+    # a commit older than the clone's depth is not there at all: the same reason is given
+    older = run_tether("check", "--base", "HEAD~1", cwd=shallow)
+    assert older.code == 2, older.stdout + older.stderr
+    assert "is not a commit git knows" in older.stderr
+    assert "this clone is shallow" in older.stderr and "git fetch --unshallow" in older.stderr
 
 
 def move_route_del(repo: Path, body: str = "return -arg;") -> None:
