@@ -97,6 +97,17 @@ def body_in_tree(root: Path | None, path: str, name: str) -> str | None:
     return _body_of(Path(root), path, name)[0]
 
 
+def close_symbols_in_tree(root: Path | None, path: str, name: str) -> str:
+    """``; did you mean a or b?`` naming the definitions of ``path`` in the working tree under
+    ``root`` spelt closest to ``name``, or ``""`` (none close, or the file not readable)."""
+    if root is None:
+        return ""
+    _, why = _body_of(Path(root), path, name)
+    if why is None or "; did you mean " not in why:
+        return ""
+    return why[why.index("; did you mean ") :]
+
+
 def record_anchors(
     root: Path | None, pairs: list[tuple[str, str]]
 ) -> tuple[tuple[SymbolAnchor, ...], list[str]]:

@@ -14,6 +14,7 @@ from typing import Any
 from recall.anchors.states import confirmed_anchors
 from recall.anchors.symbols import SymbolAnchor, anchors_to_field
 from recall.anchors.unread import UNREAD_EFFECT, unread_in_tree
+from recall.anchors.write import close_symbols_in_tree
 from recall.clock import now_iso
 from recall.lifecycle.disuse import vouched_for
 from recall.lifecycle.references import CONFIRMED_KEY
@@ -32,6 +33,9 @@ class Confirmed:
     path: Path | None = None  # its file
     unread: dict[str, str] = field(default_factory=dict)
     """Why a file of ``not_found`` is not read for symbols (binary, too large), by its path."""
+    close: dict[str, str] = field(default_factory=dict)
+    """``; did you mean …?`` for an anchor of ``not_found`` spelt close to a definition of its
+    file, by the anchor's text."""
 
     def not_found_notes(self) -> list[str]:
         """One line per anchored symbol that could not be confirmed, saying what to do."""
@@ -49,10 +53,10 @@ class Confirmed:
             )
         return (
             f"{memory_id}: symbol {anchor.text} not confirmed: the working tree defines no "
-            f"{anchor.name} in {anchor.path}; if it moved, `tether repoint {memory_id} --apply` "
-            f"follows it; if it is gone, `tether supersede {memory_id} SUMMARY` rewrites the "
-            f"memory (with --anchor for the code it is about now), or take it out of `anchors:` "
-            f"in {self.path}"
+            f"{anchor.name} in {anchor.path}{self.close.get(anchor.text, '')}; if it moved, "
+            f"`tether repoint {memory_id} --apply` follows it; if it is gone, `tether supersede "
+            f"{memory_id} SUMMARY` rewrites the memory (with --anchor for the code it is about "
+            f"now), or take it out of `anchors:` in {self.path}"
         )
 
 
@@ -78,4 +82,10 @@ def confirm(store: MemoryStore, memory: Memory, genome: Any | None) -> Confirmed
         for anchor in missing
         if (why := unread_in_tree(store.repo_root, anchor.path)) is not None
     }
-    return Confirmed(updated, stamp, missing, store.path_of(memory.id), unread)
+    close = {
+        anchor.text: hint
+        for anchor in missing
+        if anchor.path not in unread
+        and (hint := close_symbols_in_tree(store.repo_root, anchor.path, anchor.name))
+    }
+    return Confirmed(updated, stamp, missing, store.path_of(memory.id), unread, close)

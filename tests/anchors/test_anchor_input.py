@@ -44,6 +44,11 @@ def test_a_mistyped_symbol_names_the_closest_ones_also_in_json(
     notes = done.json()["anchor_notes"]
     assert len(notes) == 1 and "did you mean helper or helpers_all?" in notes[0]
     assert notes[0] in done.stderr
+    confirmed = cli("confirm", done.json()["id"])  # the same help where the anchor is checked
+    assert confirmed.code == 0, confirmed.stderr
+    assert "defines no helpr in src/store.py; did you mean helper or helpers_all?" in " ".join(
+        confirmed.stderr.split()
+    )
 
 
 def test_a_name_nothing_is_close_to_gets_no_suggestion(cli: Callable[..., CliResult]) -> None:
