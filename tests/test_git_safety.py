@@ -1,5 +1,7 @@
-"""A repository's own git configuration never makes Tether run a program: its fsmonitor is not
-started by the genome's reads, the prompt hook, `tether check` or `tether doctor`."""
+"""A repository's own git configuration never makes Tether run a program: its fsmonitor, filter
+drivers, signature checker and git hooks are not started by the genome's reads, the prompt
+hook, `tether check`, `tether distill` or `tether doctor`, wherever the configuration comes
+from (the repository's config, a file it includes, a git folder kept apart from the tree)."""
 
 from __future__ import annotations
 
@@ -27,20 +29,29 @@ def _prompt(root: Path) -> str:
     return json.dumps(payload)
 
 
-def test_a_repositorys_fsmonitor_is_never_started(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo")
-    program, mark = _planted(tmp_path)
-    assert (
-        run_tether("remember", "keep it short", "-c", "gotcha", "-f", "src/app.py", cwd=repo).code
-        == 0
+def _remember(repo: Path) -> None:
+    remembered = run_tether(
+        "remember", "keep it short", "-c", "gotcha", "-f", "src/app.py", cwd=repo
     )
-    git(repo, "config", "core.fsmonitor", str(program))
-    (repo / "src" / "app.py").write_text("changed\n", encoding="utf-8")  # a modified file
+    assert remembered.code == 0, remembered
+
+
+def _read_everything(repo: Path, mark: Path) -> None:
+    """Run every command that reads the repository through git; none may leave the mark."""
     assert run_tether("index", cwd=repo).code == 0
     assert run_tether("hook", "prompt", cwd=repo, stdin=_prompt(repo)).code == 0
     assert run_tether("check", cwd=repo).code in (0, 1)
     assert run_tether("doctor", cwd=repo).code in (0, 1)
     assert not mark.exists(), mark.read_text(encoding="utf-8")
+
+
+def test_a_repositorys_fsmonitor_is_never_started(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    program, mark = _planted(tmp_path)
+    _remember(repo)
+    git(repo, "config", "core.fsmonitor", str(program))
+    (repo / "src" / "app.py").write_text("changed\n", encoding="utf-8")  # a modified file
+    _read_everything(repo, mark)
 
 
 def test_a_repositorys_filter_driver_is_never_run(tmp_path: Path) -> None:
@@ -52,10 +63,7 @@ def test_a_repositorys_filter_driver_is_never_run(tmp_path: Path) -> None:
     (repo / ".gitattributes").write_text("*.py filter=planted\n", encoding="utf-8")
     git(repo, "add", ".gitattributes")
     git(repo, "commit", "-q", "-m", "attributes")
-    remembered = run_tether(
-        "remember", "keep it short", "-c", "gotcha", "-f", "src/app.py", cwd=repo
-    )
-    assert remembered.code == 0, remembered
+    _remember(repo)
     git(repo, "config", "filter.planted.clean", str(program))
     git(repo, "config", "filter.planted.required", "true")
     for path in (repo / "src").glob("*.py"):
@@ -93,10 +101,7 @@ def test_a_signed_commit_never_runs_the_repositorys_gpg_program(tmp_path: Path) 
     the gpg.program the repository's config names; any commit can carry a signature."""
     repo = make_repo(tmp_path / "repo")
     program, mark = _planted(tmp_path)
-    remembered = run_tether(
-        "remember", "keep it short", "-c", "gotcha", "-f", "src/app.py", cwd=repo
-    )
-    assert remembered.code == 0, remembered
+    _remember(repo)
     before = _sign_head(repo)
     git(repo, "config", "log.showSignature", "true")
     git(repo, "config", "gpg.program", str(program))
@@ -117,21 +122,14 @@ def test_a_submodules_filter_driver_is_never_run(tmp_path: Path) -> None:
     inner = make_repo(repo / "vendor" / "lib", {"lib.py": "def f():\n    return 1\n"})
     git(repo, "add", "vendor/lib")  # an embedded repository: a submodule without .gitmodules
     git(repo, "commit", "-q", "-m", "vendor the library")
-    remembered = run_tether(
-        "remember", "keep it short", "-c", "gotcha", "-f", "src/app.py", cwd=repo
-    )
-    assert remembered.code == 0, remembered
+    _remember(repo)
     git(inner, "config", "filter.planted.clean", str(program))
     git(inner, "config", "filter.planted.required", "true")
     git(repo, "config", "submodule.vendor/lib.ignore", "none")
     (inner / ".git" / "info").mkdir(exist_ok=True)
     (inner / ".git" / "info" / "attributes").write_text("* filter=planted\n", encoding="utf-8")
     os.utime(inner / "lib.py", (1_500_000_000, 1_500_000_000))  # git must hash it again
-    assert run_tether("index", cwd=repo).code == 0
-    assert run_tether("hook", "prompt", cwd=repo, stdin=_prompt(repo)).code == 0
-    assert run_tether("check", cwd=repo).code in (0, 1)
-    assert run_tether("doctor", cwd=repo).code in (0, 1)
-    assert not mark.exists(), mark.read_text(encoding="utf-8")
+    _read_everything(repo, mark)
 
 
 @pytest.mark.parametrize("where", ["hooks folder", "core.hooksPath"])
@@ -141,10 +139,7 @@ def test_a_repositorys_git_hook_is_never_run(tmp_path: Path, where: str) -> None
     post-index-change hook."""
     repo = make_repo(tmp_path / "repo")
     program, mark = _planted(tmp_path)
-    remembered = run_tether(
-        "remember", "keep it short", "-c", "gotcha", "-f", "src/app.py", cwd=repo
-    )
-    assert remembered.code == 0, remembered
+    _remember(repo)
     hooks = repo / ".git" / "hooks"
     if where == "core.hooksPath":
         hooks = tmp_path / "planted-hooks"
@@ -154,8 +149,49 @@ def test_a_repositorys_git_hook_is_never_run(tmp_path: Path, where: str) -> None
         (hooks / name).symlink_to(program)
     for path in (repo / "src").glob("*.py"):
         os.utime(path, (1_500_000_000, 1_500_000_000))  # git refreshes the index
-    assert run_tether("index", cwd=repo).code == 0
-    assert run_tether("hook", "prompt", cwd=repo, stdin=_prompt(repo)).code == 0
-    assert run_tether("check", cwd=repo).code in (0, 1)
-    assert run_tether("doctor", cwd=repo).code in (0, 1)
-    assert not mark.exists(), mark.read_text(encoding="utf-8")
+    _read_everything(repo, mark)
+
+
+def _planted_config(program: Path, hooks: Path) -> str:
+    """Every program-naming key the tests above plant one at a time, in one config file."""
+    hooks.mkdir(exist_ok=True)
+    for name in ("post-index-change", "post-checkout", "reference-transaction"):
+        (hooks / name).symlink_to(program)
+    return (
+        f"[core]\n\tfsmonitor = {program}\n\thooksPath = {hooks}\n"
+        f"[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {program}\n"
+        f'[filter "planted"]\n\tclean = {program}\n\trequired = true\n'
+    )
+
+
+@pytest.mark.parametrize("source", ["include.path", "includeIf gitdir", "separate git folder"])
+def test_keys_from_an_included_file_or_a_separate_git_folder_are_overridden_too(
+    tmp_path: Path, source: str
+) -> None:
+    """Tether's own ``-c`` options outrank every config file git reads, however it reached
+    that file: an ``include.path``, an ``includeIf`` that matches this repository, or a
+    ``.git`` file sending git to a git folder kept elsewhere (``git init --separate-git-dir``,
+    or an unpacked archive whose ``.git`` names some other repository's)."""
+    repo = make_repo(tmp_path / "repo")
+    program, mark = _planted(tmp_path)
+    _remember(repo)
+    before = _sign_head(repo)
+    git_dir = repo / ".git"
+    if source == "separate git folder":
+        git_dir = tmp_path / "elsewhere.git"
+        (repo / ".git").rename(git_dir)
+        (repo / ".git").write_text(f"gitdir: {git_dir}\n", encoding="utf-8")
+        assert git(repo, "rev-parse", "--absolute-git-dir").strip() == str(git_dir.resolve())
+    included = tmp_path / "planted.cfg"
+    included.write_text(_planted_config(program, tmp_path / "planted-hooks"), encoding="utf-8")
+    section = '[includeIf "gitdir:**/"]' if source == "includeIf gitdir" else "[include]"
+    with (git_dir / "config").open("a", encoding="utf-8") as config:
+        config.write(f"{section}\n\tpath = {included}\n")
+    assert git(repo, "config", "core.fsmonitor").strip() == str(program)  # git does read it
+    (git_dir / "info").mkdir(exist_ok=True)
+    (git_dir / "info" / "attributes").write_text("* filter=planted\n", encoding="utf-8")
+    for path in (repo / "src").glob("*.py"):
+        os.utime(path, (1_500_000_000, 1_500_000_000))  # git hashes them again
+    distilled = run_tether("distill", "--since", before, "--dry-run", cwd=repo)
+    assert distilled.code in (0, 1), distilled  # 1: nothing to write
+    _read_everything(repo, mark)
