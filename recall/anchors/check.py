@@ -188,8 +188,11 @@ def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> li
     if not files and not lost and not any(located.values()):
         return []
     confirmed = memory.guard and _confirmed_in_change(at.runner, at.root, at.base, memory_file)
+    spoken_for = _files_its_anchors_speak_for(located, lost)
     findings: list[Finding] = []
     for named in files:
+        if named.how == AT_BASE and named.change.status == "M" and named.path in spoken_for:
+            continue  # edited, not moved or deleted: its anchored symbols say what changed
         guard_fails = memory.guard and not memory.anchors and not confirmed
         guard_fails = guard_fails and not at.names.guard_holds(named)
         findings += file_findings(memory, named, at.first, guard_fails, at.names.renamed(named))
@@ -214,6 +217,17 @@ def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> li
     findings = _without_reviews_a_failure_says(findings)
     findings = _unique(_without_plain_file_reviews(findings, memory))
     return one_failure_per_memory(findings)
+
+
+def _files_its_anchors_speak_for(
+    located: dict[SymbolAnchor, tuple[Change, Definition] | None], lost: list[SymbolAnchor]
+) -> set[str]:
+    """The files where every anchored symbol of a memory was found at the base, in that same
+    file: an edit of such a file concerns the memory only where it touches one of them (an
+    edit elsewhere in the file is no review of a memory tied to one function of it)."""
+    found = {a.path for a, where in located.items() if where is not None and where[0].old == a.path}
+    unsure = {a.path for a, where in located.items() if where is None or where[0].old != a.path}
+    return found - unsure - {a.path for a in lost}
 
 
 def _not_at_base(anchor: SymbolAnchor, at: _Change) -> str:

@@ -49,7 +49,7 @@ def test_an_edit_lists_the_memories_to_review_on_the_changed_symbol(
     c_repo: Path, run: Callable[..., CliResult]
 ) -> None:
     add = remember(run, "route_add must keep the table sorted", "--anchor", "ip/route.c::route_add")
-    remember(run, "route_del frees the entry", "--anchor", "ip/route.c::route_del")
+    delete = remember(run, "route_del frees the entry", "--anchor", "ip/route.c::route_del")
     readme = remember(run, "the readme is generated", "-f", "README")
     commit_all(c_repo, "memories")
     (c_repo / "ip/route.c").write_text(SOURCE.replace("return arg;", "return arg + 1;"))
@@ -60,8 +60,8 @@ def test_an_edit_lists_the_memories_to_review_on_the_changed_symbol(
     symbol = [f for f in found["review"] if f["reason"] == "the change edits route_add"]
     assert [(f["id"], f["path"], f["line"]) for f in symbol] == [(add, "ip/route.c", 3)]
     assert readme not in {f["id"] for f in found["review"]}
-    # route_del's memory names the file: a review of the file, not of its unchanged symbol
-    assert not [f for f in found["review"] if f["reason"] == "the change edits route_del"]
+    # route_del's memory names the file, but it is tied to route_del, which the edit leaves
+    assert delete not in {f["id"] for f in found["review"]}
     text = run("check")
     assert "review ip/route.c:3" in text.stdout and "0 failures" in text.stdout
     github = run("check", "--format", "github")
@@ -70,6 +70,31 @@ def test_an_edit_lists_the_memories_to_review_on_the_changed_symbol(
         f"::warning file=ip/route.c,line=3,title=Tether gotcha {add}::route_add must keep the "
         "table sorted (the change edits route_add)"
     ) in github.stdout.splitlines()
+
+
+def test_an_anchored_memory_is_reviewed_for_its_file_only_where_the_anchors_do_not_decide(
+    c_repo: Path, run: Callable[..., CliResult]
+) -> None:
+    """An edit elsewhere in an anchored symbol's file is no review of the memory; the files it
+    names without an anchor, a file it is anchored in that the change deletes, and an anchor
+    the base does not define still are."""
+    both = remember(
+        run, "route_del and the readme agree", "--anchor", "ip/route.c::route_del", "-f", "README"
+    )
+    missing = remember(run, "route_flush to come", "--anchor", "ip/route.c::route_flush")
+    commit_all(c_repo, "memories")
+    (c_repo / "ip/route.c").write_text(SOURCE.replace("return arg;", "return arg + 1;"))
+    found = run("check", "--json").json()
+    reasons = {(f["id"], f["reason"]) for f in found["review"]}
+    assert (both, "the change edits ip/route.c") not in reasons
+    assert (missing, "the change edits ip/route.c") in reasons  # not defined: the file stands
+    (c_repo / "README").write_text("routes, regenerated\n")
+    reasons = {(f["id"], f["reason"]) for f in run("check", "--json").json()["review"]}
+    assert (both, "the change edits README") in reasons
+    assert (both, "the change edits ip/route.c") not in reasons
+    (c_repo / "ip/route.c").unlink()
+    reasons = {(f["id"], f["reason"]) for f in run("check", "--json").json()["review"]}
+    assert (both, "the change deletes ip/route.c") in reasons
 
 
 def test_a_pinned_memory_whose_symbol_moves_fails_until_repointed(
