@@ -35,6 +35,8 @@ PINNED = [
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
     (symbol_index, "READER", "r3"),
     (model, "LEGACY_HASH_CHARS", 12),
+    (model, "INDENTED_HASH_CHARS", 16),
+    (model, "CODE_HASH_CHARS", 20),
     (grammars, "INDENTED_GRAMMARS", frozenset({"python"})),
     (
         hook_events,
@@ -105,8 +107,12 @@ def test_one_git_call_never_outlasts_the_agent_hook_budget() -> None:
     assert trust.GIT_TIMEOUT_S <= cmd_agent_config.HOOK_TIMEOUT_SECONDS
 
 
-def test_the_older_hash_form_is_told_apart_by_its_length() -> None:
-    """A hash of the older, whitespace-blind form has the length that form is recognised by;
-    the form that keeps indentation never has it."""
-    assert len(model.body_hash(b"def f():\n    return 1")) == model.LEGACY_HASH_CHARS
-    assert len(model.indented_hash(b"def f():\n    return 1")) != model.LEGACY_HASH_CHARS
+def test_each_hash_form_is_told_apart_by_its_length() -> None:
+    """A hash of each form has the length that form is recognised by, and no two forms share
+    one: a recorded hash is compared with the definition's hash of its own form."""
+    text = b"def f():\n    return 1"
+    assert len(model.body_hash(text)) == model.LEGACY_HASH_CHARS
+    assert len(model.indented_hash(text)) == model.INDENTED_HASH_CHARS
+    assert len(model.tight_hash(text)) == len(model.python_hash(text)) == model.CODE_HASH_CHARS
+    forms = {model.LEGACY_HASH_CHARS, model.INDENTED_HASH_CHARS, model.CODE_HASH_CHARS}
+    assert len(forms) == 3

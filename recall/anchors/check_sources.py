@@ -43,7 +43,7 @@ def _one(
 
 def matches(recorded: str, definition: Definition) -> bool:
     """Whether ``recorded`` (an anchor's hash, or another definition's) is ``definition``'s."""
-    return same_code(recorded, definition.body, definition.flat)
+    return same_code(recorded, definition.body, definition.formers)
 
 
 class Sources:

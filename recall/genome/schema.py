@@ -10,7 +10,7 @@ from typing import Final
 from recall.genome.commit_times import TIMES_DDL
 from recall.index.schema import GENOME_RENAMES_DDL
 
-GENOME_SCHEMA: Final = "3"
+GENOME_SCHEMA: Final = "4"
 SCHEMA_KEY: Final = "genome_schema"
 
 TABLES: Final = (
@@ -38,8 +38,9 @@ TABLES: Final = (
 # genome_times: the commits' times packed (recall.genome.commit_times), derived from
 # genome_commits; an index made before it gets it at its next refresh, in schema 2.
 # Schema 2 added the symbol index; schema 3 its ``flat`` hashes (Python's body hashes keep
-# indentation and decorators since; rows of before would compare the old way). A version
-# change drops and rebuilds every genome table.
+# indentation and decorators since; rows of before would compare the old way); schema 4 the
+# layout-blind body hashes, with every earlier form's in ``formers``. A version change drops
+# and rebuilds every genome table.
 # Integer lists are packed little-endian 32-bit (see recall.genome.packing).
 DDL: Final = (
     """
@@ -82,7 +83,7 @@ CREATE TABLE IF NOT EXISTS genome_symbols(
     first_line INTEGER NOT NULL,
     last_line INTEGER NOT NULL,
     body TEXT NOT NULL,
-    flat TEXT NOT NULL DEFAULT ''
+    formers TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS genome_symbols_key ON genome_symbols(key);
 CREATE INDEX IF NOT EXISTS genome_symbols_leaf ON genome_symbols(leaf);

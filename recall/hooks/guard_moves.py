@@ -125,7 +125,7 @@ def _same_code(here: list[Definition] | None, anchor: SymbolAnchor) -> bool:
 
     recorded = anchor.body
     return recorded is not None and any(
-        same_code(recorded, d.body, d.flat) for d in named(here or [], anchor.name)
+        same_code(recorded, d.body, d.formers) for d in named(here or [], anchor.name)
     )
 
 

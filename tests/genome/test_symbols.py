@@ -12,7 +12,14 @@ from recall.genome.limits import PARALLEL_PARSE_MIN
 from recall.genome.symbols import grammars
 from recall.genome.symbols.extract import REGEX, SKIPPED_BINARY, SKIPPED_HUGE, TREE_SITTER, extract
 from recall.genome.symbols.lookup import defined_in, find_anywhere, find_in
-from recall.genome.symbols.model import body_hash, normalize_name
+from recall.genome.symbols.model import (
+    body_hash,
+    code_hashes,
+    normalize_name,
+    python_hash,
+    same_code,
+    tight_hash,
+)
 
 from .gitrepo import GitRepo
 
@@ -95,6 +102,36 @@ def test_definitions_looked_up_by_name_are_read_without_hashes() -> None:
 def test_body_hash_ignores_layout_but_not_code() -> None:
     assert body_hash(b"int f() {\n  return 1;\n}") == body_hash(b"int f() {\n\treturn 1;  }")
     assert body_hash(b"int f() { return 1; }") != body_hash(b"int f() { return 2; }")
+
+
+def test_the_code_hash_is_blind_to_what_a_formatter_changes_but_not_to_code() -> None:
+    assert tight_hash(b"x=a+b*2;") == tight_hash(b"x = a + b * 2;")
+    assert tight_hash(b"f(a,\n  b,\n);") == tight_hash(b"f(a, b);")
+    assert tight_hash(b"int x;") != tight_hash(b"intx;")  # a space between words is code
+    assert tight_hash(b"x = a + b * 2;") != tight_hash(b"x = a + b * 3;")
+    one_line = b"def f(a, b):\n    return g(a, 'k')\n"
+    wrapped = b'def f(\n    a,\n    b,\n):\n    return g(\n        a,\n        "k",\n    )\n'
+    assert python_hash(one_line) == python_hash(wrapped)
+    assert python_hash(b"    " + one_line.replace(b"\n    ", b"\n        ")) == python_hash(
+        one_line
+    )
+    assert python_hash(b"def f(a):\n    return (a,)\n") != python_hash(
+        b"def f(a):\n    return (a)\n"
+    )  # a one-element tuple keeps its comma
+    block = b"def f(a):\n    if a:\n        a = 1\n        return a\n    return 0\n"
+    moved = b"def f(a):\n    if a:\n        a = 1\n    return a\n    return 0\n"
+    assert python_hash(block) != python_hash(moved)  # a line moved out of its block
+
+
+def test_a_hash_an_earlier_version_recorded_is_compared_in_its_own_form() -> None:
+    text = b"def f(a):\n    return a\n"
+    body, formers = code_hashes(text, text)
+    assert same_code(body, body, formers)
+    for earlier in formers.split():  # the whitespace-blind and the indentation forms
+        assert len(earlier) != len(body) and same_code(earlier, body, formers)
+    other, _ = code_hashes(b"def f(a):\n    return 2\n", b"def f(a):\n    return 2\n")
+    assert not same_code(other, body, formers)
+    assert not same_code(body_hash(b"def f(a): return 2"), body, formers)
 
 
 def test_names_are_normalized_across_languages() -> None:

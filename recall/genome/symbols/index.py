@@ -139,7 +139,7 @@ def _row(definition: Definition) -> SymbolRow:
         definition.start,
         definition.end,
         definition.body,
-        definition.flat,
+        definition.formers,
     )
 
 
@@ -166,7 +166,7 @@ def write_symbols(conn: sqlite3.Connection, batch: SymbolBatch, *, fresh: bool =
         ((key,) for key in (stored.keys - live) | set(batch.new_rows)),
     )
     conn.executemany(
-        "INSERT INTO genome_symbols(key, name, leaf, kind, first_line, last_line, body, flat) "
+        "INSERT INTO genome_symbols(key, name, leaf, kind, first_line, last_line, body, formers) "
         "VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
         ((key, *row) for key, rows in batch.new_rows.items() if key in live for row in rows),
     )

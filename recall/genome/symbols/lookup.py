@@ -23,17 +23,16 @@ class Located:
     first_line: int
     last_line: int
     body: str
-    flat: str = ""
-    """The whitespace-blind hash where ``body`` is another form (see
-    :func:`recall.genome.symbols.model.same_code`)."""
+    formers: str = ""
+    """The hashes of the earlier forms (see :func:`recall.genome.symbols.model.same_code`)."""
 
     def same_code(self, recorded: str | None) -> bool:
         """Whether the hash ``recorded`` in an anchor is this definition's (None: unknown)."""
-        return recorded is not None and same_code(recorded, self.body, self.flat)
+        return recorded is not None and same_code(recorded, self.body, self.formers)
 
 
 _SELECT = (
-    "SELECT f.path, s.name, s.kind, s.first_line, s.last_line, s.body, s.flat "
+    "SELECT f.path, s.name, s.kind, s.first_line, s.last_line, s.body, s.formers "
     "FROM genome_symbols s JOIN genome_symbol_files f ON f.key = s.key "
 )
 
@@ -157,7 +156,7 @@ def found_in_place(
     cur.row_factory = None
     try:
         rows = cur.execute(
-            "SELECT s.leaf, f.path, s.name, s.kind, s.first_line, s.last_line, s.body, s.flat "
+            "SELECT s.leaf, f.path, s.name, s.kind, s.first_line, s.last_line, s.body, s.formers "
             "FROM genome_symbols s JOIN genome_symbol_files f ON f.key = s.key "
             "WHERE f.path IN (SELECT value FROM json_each(?)) "
             "AND s.leaf IN (SELECT value FROM json_each(?))",

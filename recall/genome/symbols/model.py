@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -20,9 +21,16 @@ __all__ = [
 ]
 
 LEGACY_HASH_CHARS: Final = 12
-"""The length of a :func:`body_hash`, the only form written before indentation counted for
-Python: a recorded hash of this length is compared with the whitespace-blind hash, so an
-anchor written then still reads as current while its code is unchanged."""
+"""The length of a :func:`body_hash`, the first form, blind to whitespace runs only."""
+
+INDENTED_HASH_CHARS: Final = 16
+"""The length of an :func:`indented_hash`, the second form (Python: indentation counted)."""
+
+CODE_HASH_CHARS: Final = 20
+"""The length of the form written now (:func:`tight_hash`, :func:`python_hash`): a hash of
+another length in an anchor was written by an earlier version and is compared with the
+definition's hash of that form (:attr:`Definition.formers`), so it reads as current while its
+code is unchanged."""
 
 
 @dataclass(frozen=True)
@@ -34,14 +42,14 @@ class Definition:
     start: int
     end: int
     body: str
-    """Hash of the definition's text with whitespace runs made one space (see :func:`body_hash`);
-    for Python, with its indentation and decorators (see :func:`indented_hash`)."""
+    """Hash of the definition's code, blind to its layout (see :func:`tight_hash`); for Python,
+    of its logical lines with their indentation and its decorators (see :func:`python_hash`)."""
     head: int = 0
     """The first line of the decorators or attributes written before the definition (0: none);
     they belong to it when an edit is judged, not to its indexed range."""
-    flat: str = ""
-    """The whitespace-blind :func:`body_hash` where ``body`` is another form (Python), to
-    compare a hash recorded before that form with; empty when ``body`` is that hash."""
+    formers: str = ""
+    """The hashes of the earlier forms (:func:`body_hash`, and :func:`indented_hash` for
+    Python), space-separated: a hash an earlier version recorded is compared with these."""
 
     @property
     def leaf(self) -> str:
@@ -76,13 +84,104 @@ def indented_hash(data: bytes) -> str:
     return hashlib.blake2b(text, digest_size=8).hexdigest()
 
 
-def same_code(recorded: str, body: str, flat: str = "") -> bool:
+_BETWEEN_WORDS: Final = re.compile(rb"(?<=[\w\x80-\xff])\s+(?=[\w\x80-\xff])")
+_SPACE: Final = re.compile(rb"\s+")
+_JOINED: Final = b"\x01"
+_COMMA_BEFORE_CLOSER: Final = re.compile(rb",(?=[ \t\r\x01]*\n[\s\x01]*[)\]}])")
+"""A comma ending a line whose next line closes the bracket (a formatter adds or takes it
+away as it splits or joins the lines between the brackets)."""
+
+
+def tight_text(data: bytes) -> bytes:
+    """``data`` with whitespace kept only where it parts two words (one space there) and the
+    trailing comma of a bracket's last line dropped: ``a + b`` and ``a+b`` read the same, and
+    so do ``f(x, y)`` and the same call split one argument per line with a comma after ``y``.
+    Only whitespace is judged, so ``"a , b"`` and ``"a,b"`` in a string read the same too."""
+    data = _COMMA_BEFORE_CLOSER.sub(b"", data)
+    return _SPACE.sub(b"", _BETWEEN_WORDS.sub(_JOINED, data)).replace(_JOINED, b" ")
+
+
+def tight_hash(data: bytes) -> str:
+    """A hash of a definition's text blind to its layout (see :func:`tight_text`): what a
+    formatter changes (spaces around operators, lines split or joined, a trailing comma) is
+    not a change of the code the memory is about."""
+    import hashlib
+
+    return hashlib.blake2b(tight_text(data), digest_size=CODE_HASH_CHARS // 2).hexdigest()
+
+
+_PY_PIECES: Final = re.compile(
+    rb"""(?P<comment>\#[^\n]*)
+    |(?P<string>'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"
+        |'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")
+    |(?P<open>[(\[{])|(?P<close>[)\]}])|(?P<join>\\\r?\n)|(?P<newline>\n)""",
+    re.X | re.S,
+)
+
+
+def logical_lines(data: bytes) -> list[tuple[int, bytes]]:
+    """Python source cut into logical lines, each as (indentation, :func:`tight_text`): lines
+    inside brackets or after a backslash are joined to the line they continue, and a string
+    written in single quotes that holds no double quote reads as written in double quotes (as
+    a formatter rewrites it); blank lines are left out."""
+    pieces: list[bytes] = []
+    depth = last = 0
+    for match in _PY_PIECES.finditer(data):
+        kind, text = match.lastgroup, match.group()
+        pieces.append(data[last : match.start()])
+        last = match.end()
+        if kind == "string":
+            if text[:1] == b"'" and b'"' not in text:
+                text = text.replace(b"'", b'"')
+            text = text.replace(b"\n", b" ")  # a docstring's lines are its text, not code lines
+        elif kind == "open":
+            depth += 1
+        elif kind == "close":
+            depth = max(depth - 1, 0)
+        elif kind == "join" or (kind == "newline" and depth):
+            text = _JOINED + b"\n" if kind == "newline" else _JOINED
+        pieces.append(text)
+    pieces.append(data[last:])
+    joined = _COMMA_BEFORE_CLOSER.sub(b"", b"".join(pieces)).replace(_JOINED + b"\n", _JOINED)
+    lines = []
+    for raw in joined.expandtabs(8).split(b"\n"):
+        code = tight_text(raw.replace(_JOINED, b" "))
+        if code:
+            lines.append((len(raw) - len(raw.lstrip()), code))
+    return lines
+
+
+def python_hash(data: bytes) -> str:
+    """A hash of a Python definition's text (from the start of its first line, decorators
+    included) over its logical lines (see :func:`logical_lines`), each with its indentation
+    relative to the least indented: moving a line in or out of a block changes the code;
+    layout, line splits inside brackets and the quote style do not, nor does shifting the
+    whole definition in or out (moved into a class)."""
+    import hashlib
+
+    lines = logical_lines(data)
+    least = min((indent for indent, _ in lines), default=0)
+    text = b"\n".join(b"%d %s" % (indent - least, code) for indent, code in lines)
+    return hashlib.blake2b(text, digest_size=CODE_HASH_CHARS // 2).hexdigest()
+
+
+def code_hashes(text: bytes, whole: bytes | None = None) -> tuple[str, str]:
+    """A definition's hash and its earlier forms' (see :attr:`Definition.formers`): ``text``
+    is the definition as its parser spans it; ``whole`` (Python) runs from the start of its
+    first line, decorators included."""
+    flat = body_hash(text)
+    if whole is None:
+        return tight_hash(text), flat
+    return python_hash(whole), f"{flat} {indented_hash(whole)}"
+
+
+def same_code(recorded: str, body: str, formers: str = "") -> bool:
     """Whether a hash ``recorded`` in an anchor is that of a definition whose hash is ``body``
-    (and whose whitespace-blind hash is ``flat``, when another form): a hash of the old form
-    (:data:`LEGACY_HASH_CHARS`) is compared with the whitespace-blind one."""
-    if flat and len(recorded) == LEGACY_HASH_CHARS:
-        return recorded == flat
-    return recorded == body
+    (``formers``: its hashes of the earlier forms): a hash of another length than ``body``
+    was written by an earlier version and is compared with the hash of its own form."""
+    if recorded == body:
+        return True
+    return len(recorded) != len(body) and recorded in formers.split()
 
 
 def named(definitions: Iterable[Definition], name: str) -> list[Definition]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from recall.genome.symbols.model import Definition, body_hash, indented_hash
+from recall.genome.symbols.model import Definition, code_hashes
 
 _DEFINERS: Final = (
     "def|class|function|func|fn|interface|type|struct|enum|trait|impl|module|object|"
@@ -67,23 +67,13 @@ def definitions(text: str, *, indented: bool = False) -> list[Definition]:
         while end - 1 > index and not lines[end - 1].strip():
             end -= 1
         chunk = "\n".join(lines[index:end]).encode("utf-8", "surrogateescape")
-        flat = body_hash(chunk)
+        head = heads[position]
+        whole = None
         if indented:
-            head = heads[position]
             whole = "\n".join(lines[head:end]).encode("utf-8", "surrogateescape")
-            found_defs.append(
-                Definition(
-                    name,
-                    kind,
-                    index + 1,
-                    end,
-                    indented_hash(whole),
-                    head + 1 if head < index else 0,
-                    flat,
-                )
-            )
-        else:
-            found_defs.append(Definition(name, kind, index + 1, end, flat))
+        body, formers = code_hashes(chunk, whole)
+        decorated = head + 1 if indented and head < index else 0
+        found_defs.append(Definition(name, kind, index + 1, end, body, decorated, formers))
     return found_defs
 
 

@@ -17,8 +17,7 @@ from recall.genome.symbols.groups import grouped
 from recall.genome.symbols.model import (
     SEPARATOR,
     Definition,
-    body_hash,
-    indented_hash,
+    code_hashes,
     normalize_name,
 )
 
@@ -253,12 +252,11 @@ def definitions(root: Node, grammar: str, data: bytes, *, hashes: bool = True) -
             found.append(Definition(qualified, kind, start, end, ""))
             continue
         text = data[node.start_byte : last.end_byte]
-        flat = body_hash(text)
+        whole = None
         if grammar in INDENTED_GRAMMARS:
-            body = indented_hash(data[_line_start(_decorated(node), data) : last.end_byte])
-            found.append(Definition(qualified, kind, start, end, body, _head(node), flat))
-        else:
-            found.append(Definition(qualified, kind, start, end, flat, _head(node)))
+            whole = data[_line_start(_decorated(node), data) : last.end_byte]
+        body, formers = code_hashes(text, whole)
+        found.append(Definition(qualified, kind, start, end, body, _head(node), formers))
     return found
 
 
