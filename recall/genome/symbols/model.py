@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from recall.anchors.symbols import NAME_SEPARATOR as SEPARATOR
 from recall.anchors.symbols import normalize_name
@@ -58,12 +58,13 @@ class Definition:
 
 
 def body_hash(data: bytes) -> str:
-    """A short hash of a definition's text, blind to re-indentation and reflowed whitespace
-    (a change of layout is not a change of the code the memory is about)."""
+    """A hash of the first form (:data:`LEGACY_HASH_CHARS`): a definition's text with its
+    whitespace runs made one space, blind to re-indentation and lines split where whitespace
+    already was (anchors recorded then are compared with it)."""
     import hashlib  # indexing and writes only
 
     squeezed = b" ".join(data.split())
-    return hashlib.blake2b(squeezed, digest_size=6).hexdigest()
+    return hashlib.blake2b(squeezed, digest_size=LEGACY_HASH_CHARS // 2).hexdigest()
 
 
 def indented_hash(data: bytes) -> str:
@@ -84,12 +85,14 @@ def indented_hash(data: bytes) -> str:
     return hashlib.blake2b(text, digest_size=8).hexdigest()
 
 
-_BETWEEN_WORDS: Final = re.compile(rb"(?<=[\w\x80-\xff])\s+(?=[\w\x80-\xff])")
-_SPACE: Final = re.compile(rb"\s+")
-_JOINED: Final = b"\x01"
+_JOINED: Final = 1
+"""The byte a line break inside brackets (or after a backslash) is marked with while lines are
+cut: the line it ends continues on the next."""
 _COMMA_BEFORE_CLOSER: Final = re.compile(rb",(?=[ \t\r\x01]*\n[\s\x01]*[)\]}])")
 """A comma ending a line whose next line closes the bracket (a formatter adds or takes it
 away as it splits or joins the lines between the brackets)."""
+_SPACE_BY_PUNCTUATION: Final = re.compile(rb" (?:(?=[^\w\x80-\xff])|(?<=[^\w\x80-\xff] ))")
+_LINE: Final = b"\x03"
 
 
 def tight_text(data: bytes) -> bytes:
@@ -97,8 +100,15 @@ def tight_text(data: bytes) -> bytes:
     trailing comma of a bracket's last line dropped: ``a + b`` and ``a+b`` read the same, and
     so do ``f(x, y)`` and the same call split one argument per line with a comma after ``y``.
     Only whitespace is judged, so ``"a , b"`` and ``"a,b"`` in a string read the same too."""
-    data = _COMMA_BEFORE_CLOSER.sub(b"", data)
-    return _SPACE.sub(b"", _BETWEEN_WORDS.sub(_JOINED, data)).replace(_JOINED, b" ")
+    return _tightened(data, b" ".join(data.split()))
+
+
+def _tightened(data: bytes, squeezed: bytes) -> bytes:
+    """:func:`tight_text` of ``data``, given its whitespace runs made one space (``squeezed``,
+    which the first form's hash is made of too)."""
+    if _COMMA_BEFORE_CLOSER.search(data) is not None:
+        squeezed = b" ".join(_COMMA_BEFORE_CLOSER.sub(b"", data).split())
+    return _SPACE_BY_PUNCTUATION.sub(b"", squeezed)
 
 
 def tight_hash(data: bytes) -> str:
@@ -110,13 +120,25 @@ def tight_hash(data: bytes) -> str:
     return hashlib.blake2b(tight_text(data), digest_size=CODE_HASH_CHARS // 2).hexdigest()
 
 
-_PY_PIECES: Final = re.compile(
-    rb"""(?P<comment>\#[^\n]*)
-    |(?P<string>'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"
-        |'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")
-    |(?P<open>[(\[{])|(?P<close>[)\]}])|(?P<join>\\\r?\n)|(?P<newline>\n)""",
+_PY_LITERAL: Final = re.compile(
+    rb"""(\#[^\n]*|'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"
+    |'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")""",
     re.X | re.S,
 )
+"""A Python comment or string (with its quotes, whatever its prefix): where brackets, quotes
+and line breaks are text, not code."""
+
+
+def _bracket_steps() -> Any:
+    import numpy as np
+
+    steps = np.zeros(256, np.int32)
+    steps[list(b"([{")] = 1
+    steps[list(b")]}")] = -1
+    return steps
+
+
+_BRACKET_STEPS: Final = _bracket_steps()
 
 
 def logical_lines(data: bytes) -> list[tuple[int, bytes]]:
@@ -124,31 +146,34 @@ def logical_lines(data: bytes) -> list[tuple[int, bytes]]:
     inside brackets or after a backslash are joined to the line they continue, and a string
     written in single quotes that holds no double quote reads as written in double quotes (as
     a formatter rewrites it); blank lines are left out."""
-    pieces: list[bytes] = []
-    depth = last = 0
-    for match in _PY_PIECES.finditer(data):
-        kind, text = match.lastgroup, match.group()
-        pieces.append(data[last : match.start()])
-        last = match.end()
-        if kind == "string":
-            if text[:1] == b"'" and b'"' not in text:
-                text = text.replace(b"'", b'"')
-            text = text.replace(b"\n", b" ")  # a docstring's lines are its text, not code lines
-        elif kind == "open":
-            depth += 1
-        elif kind == "close":
-            depth = max(depth - 1, 0)
-        elif kind == "join" or (kind == "newline" and depth):
-            text = _JOINED + b"\n" if kind == "newline" else _JOINED
-        pieces.append(text)
-    pieces.append(data[last:])
-    joined = _COMMA_BEFORE_CLOSER.sub(b"", b"".join(pieces)).replace(_JOINED + b"\n", _JOINED)
-    lines = []
-    for raw in joined.expandtabs(8).split(b"\n"):
-        code = tight_text(raw.replace(_JOINED, b" "))
-        if code:
-            lines.append((len(raw) - len(raw.lstrip()), code))
-    return lines
+    import numpy as np
+
+    pieces = _PY_LITERAL.split(data)  # code, literal, code, ..., code
+    for at in range(1, len(pieces), 2):
+        literal = pieces[at]
+        if literal[:1] == b"'" and b'"' not in literal:
+            literal = literal.replace(b"'", b'"')
+        pieces[at] = literal.replace(b"\n", b" ")  # a docstring's lines are text, not code
+    code = np.frombuffer(
+        b"".join(p if at % 2 == 0 else b" " * len(p) for at, p in enumerate(pieces)), np.uint8
+    )
+    depth = np.cumsum(_BRACKET_STEPS[code])
+    breaks = code == ord("\n")
+    continued = breaks & (depth > 0)
+    escaped = breaks[1:] & (code[:-1] == ord("\\"))
+    continued[1:] |= escaped
+    text = np.frombuffer(b"".join(pieces), np.uint8).copy()
+    text[continued] = _JOINED
+    text[:-1][escaped] = ord(" ")
+    joined = text.tobytes().replace(b"\x01", b"\x01\n")
+    joined = _COMMA_BEFORE_CLOSER.sub(b"", joined).replace(b"\x01\n", b" ").expandtabs(8)
+    lines = joined.split(b"\n")
+    codes = _SPACE_BY_PUNCTUATION.sub(b"", b" ".join(joined.replace(b"\n", b" \x03 ").split()))
+    return [
+        (len(line) - len(line.lstrip()), code)
+        for line, code in zip(lines, codes.split(_LINE), strict=True)
+        if code
+    ]
 
 
 def python_hash(data: bytes) -> str:
@@ -169,9 +194,13 @@ def code_hashes(text: bytes, whole: bytes | None = None) -> tuple[str, str]:
     """A definition's hash and its earlier forms' (see :attr:`Definition.formers`): ``text``
     is the definition as its parser spans it; ``whole`` (Python) runs from the start of its
     first line, decorators included."""
-    flat = body_hash(text)
+    import hashlib
+
+    squeezed = b" ".join(text.split())
+    flat = hashlib.blake2b(squeezed, digest_size=LEGACY_HASH_CHARS // 2).hexdigest()
     if whole is None:
-        return tight_hash(text), flat
+        tight = _tightened(text, squeezed)
+        return hashlib.blake2b(tight, digest_size=CODE_HASH_CHARS // 2).hexdigest(), flat
     return python_hash(whole), f"{flat} {indented_hash(whole)}"
 
 
