@@ -302,3 +302,25 @@ def test_the_regex_finder_reads_python_decorators_as_tree_sitter_does(
     found = {d.name: (d.start, d.head, d.body) for d in fallback.definitions}
     assert read == found
     assert found["name"][:2] == (7, 5) and found["top"][:2] == (18, 17)
+
+
+def test_a_rust_type_with_impl_blocks_is_one_symbol_of_its_name() -> None:
+    """``Store`` names the struct, not also each ``impl`` block of it (which made every Rust
+    type with methods ambiguous, so unanchorable); an ``impl`` of a type defined elsewhere
+    is still a symbol."""
+    source = (
+        b"pub struct Store { a: u32 }\n\n"
+        b"impl Store {\n    pub fn save(&self) -> u32 { self.a }\n}\n\n"
+        b"impl Clone for Store {\n    fn clone(&self) -> Self { Store { a: self.a } }\n}\n"
+    )
+    found = [(d.name, d.kind, d.start) for d in extract("src/lib.rs", source).definitions]
+    assert found == [
+        ("Store", "struct", 1),
+        ("Store.save", "function", 4),
+        ("Store.clone", "function", 8),
+    ]
+    elsewhere = b"impl Store {\n    pub fn load(&self) -> u32 { 1 }\n}\n"
+    assert [(d.name, d.kind) for d in extract("src/load.rs", elsewhere).definitions] == [
+        ("Store", "impl"),
+        ("Store.load", "function"),
+    ]

@@ -5,6 +5,10 @@ classes, namespaces, impl blocks and the like (each adds its name as a qualifier
 wrappers that hide a definition (``export``, decorators, ``#ifdef`` blocks, templates, and the
 ``if``/``try``/``with`` blocks of those levels).
 Function bodies are never entered, so a file costs about its number of definitions.
+
+A Rust ``impl`` block of a type the same file defines is not a symbol of its own: the type's
+name designates the type (its methods are ``Type.method``), where it would otherwise name the
+type and each of its ``impl`` blocks at once, and so nothing anyone could anchor.
 """
 
 from __future__ import annotations
@@ -244,8 +248,11 @@ def definitions(root: Node, grammar: str, data: bytes, *, hashes: bool = True) -
         if name:
             named.append((node, kind, normalize_name(_qualified(prefix, name))))
     found: list[Definition] = []
+    types = {name for _, kind, name in named if kind != "impl"}
     for group in grouped(grammar, named):  # overloads and accessors: one symbol each
         node, kind, qualified = group[0]
+        if kind == "impl" and qualified in types:
+            continue  # the type's own definition is what its name designates
         last = group[-1][0]
         start, end = node.start_point[0] + 1, last.end_point[0] + 1
         if not hashes:
