@@ -121,6 +121,39 @@ def test_the_code_hash_is_blind_to_what_a_formatter_changes_but_not_to_code() ->
     block = b"def f(a):\n    if a:\n        a = 1\n        return a\n    return 0\n"
     moved = b"def f(a):\n    if a:\n        a = 1\n    return a\n    return 0\n"
     assert python_hash(block) != python_hash(moved)  # a line moved out of its block
+    assert tight_hash(b"#define M(a) \\\n    f(a)") == tight_hash(b"#define M(a) f(a)")
+
+
+@pytest.mark.parametrize(
+    ("plain", "wrapped"),
+    [
+        (b"if a and b:\n    go()\n", b"if (\n    a\n    and b\n):\n    go()\n"),
+        (b"while a > b:\n    go()\n", b"while (a > b):\n    go()\n"),
+        (b"return a or b\n", b"return (\n    a or b\n)\n"),
+        (b"x = a + b\n", b"x = (\n    a + b\n)\n"),
+        (b"a, b = f()\n", b"(a, b) = f()\n"),
+        (b"x = 1, 2\n", b"x = (1, 2)\n"),
+    ],
+)
+def test_parentheses_around_a_whole_condition_value_or_target_are_layout_in_python(
+    plain: bytes, wrapped: bytes
+) -> None:
+    def hashed(body: bytes) -> str:
+        return python_hash(
+            b"def f(a, b):\n" + b"".join(b"    " + line + b"\n" for line in body.splitlines())
+        )
+
+    assert hashed(plain) == hashed(wrapped)
+
+
+def test_parentheses_that_change_the_code_still_count_in_python() -> None:
+    def hashed(line: bytes) -> str:
+        return python_hash(b"def f(a, b):\n    " + line + b"\n")
+
+    assert hashed(b"x = (1,)") != hashed(b"x = (1)")  # a tuple against a number
+    assert hashed(b"x = (a + b) * 2") != hashed(b"x = a + b * 2")
+    assert hashed(b"x == (a)") != hashed(b"x == a, b")
+    assert hashed(b"return (a)(b)") != hashed(b"return a")
 
 
 def test_a_hash_an_earlier_version_recorded_is_compared_in_its_own_form() -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from recall.anchors.symbols import NAME_SEPARATOR as SEPARATOR
 from recall.anchors.symbols import normalize_name
+from recall.genome.symbols.layout import logical_lines, tight_text, tightened
 
 __all__ = [
     "SEPARATOR",
@@ -85,32 +85,6 @@ def indented_hash(data: bytes) -> str:
     return hashlib.blake2b(text, digest_size=8).hexdigest()
 
 
-_JOINED: Final = 1
-"""The byte a line break inside brackets (or after a backslash) is marked with while lines are
-cut: the line it ends continues on the next."""
-_COMMA_BEFORE_CLOSER: Final = re.compile(rb",(?=[ \t\r\x01]*\n[\s\x01]*[)\]}])")
-"""A comma ending a line whose next line closes the bracket (a formatter adds or takes it
-away as it splits or joins the lines between the brackets)."""
-_SPACE_BY_PUNCTUATION: Final = re.compile(rb" (?:(?=[^\w\x80-\xff])|(?<=[^\w\x80-\xff] ))")
-_LINE: Final = b"\x03"
-
-
-def tight_text(data: bytes) -> bytes:
-    """``data`` with whitespace kept only where it parts two words (one space there) and the
-    trailing comma of a bracket's last line dropped: ``a + b`` and ``a+b`` read the same, and
-    so do ``f(x, y)`` and the same call split one argument per line with a comma after ``y``.
-    Only whitespace is judged, so ``"a , b"`` and ``"a,b"`` in a string read the same too."""
-    return _tightened(data, b" ".join(data.split()))
-
-
-def _tightened(data: bytes, squeezed: bytes) -> bytes:
-    """:func:`tight_text` of ``data``, given its whitespace runs made one space (``squeezed``,
-    which the first form's hash is made of too)."""
-    if _COMMA_BEFORE_CLOSER.search(data) is not None:
-        squeezed = b" ".join(_COMMA_BEFORE_CLOSER.sub(b"", data).split())
-    return _SPACE_BY_PUNCTUATION.sub(b"", squeezed)
-
-
 def tight_hash(data: bytes) -> str:
     """A hash of a definition's text blind to its layout (see :func:`tight_text`): what a
     formatter changes (spaces around operators, lines split or joined, a trailing comma) is
@@ -118,62 +92,6 @@ def tight_hash(data: bytes) -> str:
     import hashlib
 
     return hashlib.blake2b(tight_text(data), digest_size=CODE_HASH_CHARS // 2).hexdigest()
-
-
-_PY_LITERAL: Final = re.compile(
-    rb"""(\#[^\n]*|'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"
-    |'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")""",
-    re.X | re.S,
-)
-"""A Python comment or string (with its quotes, whatever its prefix): where brackets, quotes
-and line breaks are text, not code."""
-
-
-def _bracket_steps() -> Any:
-    import numpy as np
-
-    steps = np.zeros(256, np.int32)
-    steps[list(b"([{")] = 1
-    steps[list(b")]}")] = -1
-    return steps
-
-
-_BRACKET_STEPS: Final = _bracket_steps()
-
-
-def logical_lines(data: bytes) -> list[tuple[int, bytes]]:
-    """Python source cut into logical lines, each as (indentation, :func:`tight_text`): lines
-    inside brackets or after a backslash are joined to the line they continue, and a string
-    written in single quotes that holds no double quote reads as written in double quotes (as
-    a formatter rewrites it); blank lines are left out."""
-    import numpy as np
-
-    pieces = _PY_LITERAL.split(data)  # code, literal, code, ..., code
-    for at in range(1, len(pieces), 2):
-        literal = pieces[at]
-        if literal[:1] == b"'" and b'"' not in literal:
-            literal = literal.replace(b"'", b'"')
-        pieces[at] = literal.replace(b"\n", b" ")  # a docstring's lines are text, not code
-    code = np.frombuffer(
-        b"".join(p if at % 2 == 0 else b" " * len(p) for at, p in enumerate(pieces)), np.uint8
-    )
-    depth = np.cumsum(_BRACKET_STEPS[code])
-    breaks = code == ord("\n")
-    continued = breaks & (depth > 0)
-    escaped = breaks[1:] & (code[:-1] == ord("\\"))
-    continued[1:] |= escaped
-    text = np.frombuffer(b"".join(pieces), np.uint8).copy()
-    text[continued] = _JOINED
-    text[:-1][escaped] = ord(" ")
-    joined = text.tobytes().replace(b"\x01", b"\x01\n")
-    joined = _COMMA_BEFORE_CLOSER.sub(b"", joined).replace(b"\x01\n", b" ").expandtabs(8)
-    lines = joined.split(b"\n")
-    codes = _SPACE_BY_PUNCTUATION.sub(b"", b" ".join(joined.replace(b"\n", b" \x03 ").split()))
-    return [
-        (len(line) - len(line.lstrip()), code)
-        for line, code in zip(lines, codes.split(_LINE), strict=True)
-        if code
-    ]
 
 
 def python_hash(data: bytes) -> str:
@@ -199,7 +117,7 @@ def code_hashes(text: bytes, whole: bytes | None = None) -> tuple[str, str]:
     squeezed = b" ".join(text.split())
     flat = hashlib.blake2b(squeezed, digest_size=LEGACY_HASH_CHARS // 2).hexdigest()
     if whole is None:
-        tight = _tightened(text, squeezed)
+        tight = tightened(text, squeezed)
         return hashlib.blake2b(tight, digest_size=CODE_HASH_CHARS // 2).hexdigest(), flat
     return python_hash(whole), f"{flat} {indented_hash(whole)}"
 
