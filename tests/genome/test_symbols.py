@@ -133,11 +133,12 @@ def test_the_code_hash_is_blind_to_what_a_formatter_changes_but_not_to_code() ->
         (b"x = a + b\n", b"x = (\n    a + b\n)\n"),
         (b"a, b = f()\n", b"(a, b) = f()\n"),
         (b"x = 1, 2\n", b"x = (1, 2)\n"),
+        (b"with a as b, c as d:\n    go()\n", b"with (\n    a as b,\n    c as d,\n):\n    go()\n"),
+        (b"x = 'it\\'s'\n", b'x = "it\'s"\n'),
+        (b"'''The user's own \"facts\".'''\n", b'"""The user\'s own "facts"."""\n'),
     ],
 )
-def test_parentheses_around_a_whole_condition_value_or_target_are_layout_in_python(
-    plain: bytes, wrapped: bytes
-) -> None:
+def test_what_black_rewrites_is_layout_in_python(plain: bytes, wrapped: bytes) -> None:
     def hashed(body: bytes) -> str:
         return python_hash(
             b"def f(a, b):\n" + b"".join(b"    " + line + b"\n" for line in body.splitlines())

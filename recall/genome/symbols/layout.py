@@ -61,6 +61,22 @@ def _bracket_steps() -> Any:
 _BRACKET_STEPS: Final = _bracket_steps()
 
 
+def _double_quoted(literal: bytes) -> bytes:
+    """A Python string written in single quotes as a formatter writes it in double quotes:
+    a triple-quoted one gets three double quotes at each end, and a one-line one loses the
+    escapes of its single quotes, which need none any more; one that holds a double quote is
+    left as it is (a formatter leaves it too, rather than escape it)."""
+    if literal[:3] == b"'''":
+        inner = literal[3:-3]
+        if b'"""' in inner or inner[-1:] == b'"':
+            return literal
+        return b'"""' + inner + b'"""'
+    inner = literal[1:-1]
+    if b'"' in inner:
+        return literal
+    return b'"' + inner.replace(b"\\'", b"'") + b'"'
+
+
 def logical_lines(data: bytes) -> list[tuple[int, bytes]]:
     """Python source cut into logical lines, each as (indentation, :func:`tight_text`): lines
     inside brackets or after a backslash are joined to the line they continue, and a string
@@ -71,8 +87,8 @@ def logical_lines(data: bytes) -> list[tuple[int, bytes]]:
     pieces = _PY_LITERAL.split(data)  # code, literal, code, ..., code
     for at in range(1, len(pieces), 2):
         literal = pieces[at]
-        if literal[:1] == b"'" and b'"' not in literal:
-            literal = literal.replace(b"'", b'"')
+        if literal[:1] == b"'":
+            literal = _double_quoted(literal)
         pieces[at] = literal.replace(b"\n", b" ")  # a docstring's lines are text, not code
     code = np.frombuffer(
         b"".join(p if at % 2 == 0 else b" " * len(p) for at, p in enumerate(pieces)), np.uint8
@@ -96,7 +112,16 @@ def logical_lines(data: bytes) -> list[tuple[int, bytes]]:
     ]
 
 
-_HEADERS: Final = (b"if(", b"elif(", b"while(", b"return(", b"assert(", b"del(", b"yield(")
+_HEADERS: Final = (
+    b"if(",
+    b"elif(",
+    b"while(",
+    b"return(",
+    b"assert(",
+    b"del(",
+    b"yield(",
+    b"with(",
+)
 """Python statements whose whole condition or value a formatter may wrap in parentheses (or
 take them off), which changes nothing: parentheses make no tuple, commas do."""
 _OPENS: Final = frozenset(b"([{")
