@@ -33,7 +33,7 @@ PINNED = [
     (actions, "SEARCH_LIMIT", 200),
     (trust, "GIT_TIMEOUT_S", 10),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
-    (symbol_index, "READER", "r3"),
+    (symbol_index, "READER", "r4"),
     (model, "LEGACY_HASH_CHARS", 12),
     (model, "INDENTED_HASH_CHARS", 16),
     (model, "CODE_HASH_CHARS", 20),
