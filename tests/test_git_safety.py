@@ -195,3 +195,29 @@ def test_keys_from_an_included_file_or_a_separate_git_folder_are_overridden_too(
     distilled = run_tether("distill", "--since", before, "--dry-run", cwd=repo)
     assert distilled.code in (0, 1), distilled  # 1: nothing to write
     _read_everything(repo, mark)
+
+
+def test_a_bare_repository_committed_inside_is_never_used_with_its_config(tmp_path: Path) -> None:
+    """A bare repository in the tree (``vendor/evil.git``, committed) whose config names a
+    program: run from inside it, git would take it for the repository and read its config;
+    Tether's commands there run no program of it."""
+    repo = make_repo(tmp_path / "repo")
+    program, mark = _planted(tmp_path)
+    _remember(repo)
+    bare = repo / "vendor" / "evil.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    git(bare, "config", "core.fsmonitor", str(program))
+    git(bare, "config", "core.hooksPath", str(tmp_path / "planted-hooks"))
+    (tmp_path / "planted-hooks").mkdir()
+    (tmp_path / "planted-hooks" / "post-index-change").symlink_to(program)
+    git(repo, "add", "-f", "vendor")
+    git(repo, "commit", "-q", "-m", "vendor a bare repository")
+    assert run_tether("index", cwd=bare).code == 0
+    assert run_tether("hook", "prompt", cwd=bare, stdin=_prompt(bare)).code == 0
+    app = str(repo / "src" / "app.py")
+    recalled = run_tether("recall", "-f", app, "--json", "--no-record", cwd=bare)
+    assert recalled.code == 0, recalled  # the enclosing repository's store answers
+    assert [hit["summary"] for hit in json.loads(recalled.stdout)["results"]] == ["keep it short"]
+    assert run_tether("doctor", cwd=bare).code in (0, 1)
+    assert run_tether("check", cwd=bare).code in (0, 1)
+    assert not mark.exists(), mark.read_text(encoding="utf-8")
