@@ -43,21 +43,25 @@ FILTER_KEYS: Final = ("config", "-z", "--name-only", "--get-regexp", r"^filter\.
 """The git command listing the repository's filter-driver keys (``filter.NAME.clean`` ...)."""
 
 
+def _command_at(args: Sequence[str]) -> int:
+    """The index of the git command word in ``args``, past any leading ``-c NAME=VALUE``."""
+    at = 0
+    while list(args[at : at + 1]) == ["-c"]:
+        at += 2
+    return at
+
+
 def command_of(args: Sequence[str]) -> str | None:
     """The git command of ``args`` (past any leading ``-c NAME=VALUE``), None if there is none."""
-    rest = list(args)
-    while rest[:1] == ["-c"]:
-        rest = rest[2:]
-    return rest[0] if rest else None
+    at = _command_at(args)
+    return args[at] if at < len(args) else None
 
 
 def with_command_options(args: Sequence[str]) -> list[str]:
     """``args`` with :data:`IGNORE_DIRTY_SUBMODULES` right after the command word when the
     command is one of :data:`SUBMODULE_READERS`; otherwise ``args`` unchanged."""
     rest = list(args)
-    at = 0
-    while rest[at : at + 1] == ["-c"]:
-        at += 2
+    at = _command_at(rest)
     if at < len(rest) and rest[at] in SUBMODULE_READERS:
         rest.insert(at + 1, IGNORE_DIRTY_SUBMODULES)
     return rest

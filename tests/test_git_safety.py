@@ -221,3 +221,21 @@ def test_a_bare_repository_committed_inside_is_never_used_with_its_config(tmp_pa
     assert run_tether("doctor", cwd=bare).code in (0, 1)
     assert run_tether("check", cwd=bare).code in (0, 1)
     assert not mark.exists(), mark.read_text(encoding="utf-8")
+
+
+def test_the_command_word_is_found_past_the_leading_options() -> None:
+    from recall.git_safety import IGNORE_DIRTY_SUBMODULES, command_of, with_command_options
+
+    assert command_of(["-c", "a.b=1", "-c", "c.d=2", "diff", "HEAD"]) == "diff"
+    assert command_of(["-c", "a.b=1"]) is None
+    assert command_of([]) is None
+    assert with_command_options(["-c", "a.b=1", "diff", "HEAD"]) == [
+        "-c",
+        "a.b=1",
+        "diff",
+        IGNORE_DIRTY_SUBMODULES,
+        "HEAD",
+    ]
+    assert with_command_options(["status", "-z"]) == ["status", IGNORE_DIRTY_SUBMODULES, "-z"]
+    assert with_command_options(["-c", "a.b=1", "log", "-1"]) == ["-c", "a.b=1", "log", "-1"]
+    assert with_command_options(["-c", "a.b=1"]) == ["-c", "a.b=1"]
