@@ -13,6 +13,7 @@ from conftest import CliResult, make_repo
 
 from recall.genome.symbols.model import indented_hash
 from tests.anchors.test_check_indentation import guarded, record, state_of
+from tests.anchors.test_check_indentation import run as run  # the fixture, on this repo
 
 PY = (
     "def route(table, key, default=None):\n"
@@ -41,14 +42,6 @@ C_FORMATTED = (
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "fmt-repo", {"src/route.py": PY, "src/route.c": C})
-
-
-@pytest.fixture
-def run(repo: Path, cli: Callable[..., CliResult]) -> Callable[..., CliResult]:
-    def runner(*args: str) -> CliResult:
-        return cli(*args, cwd=repo)
-
-    return runner
 
 
 @pytest.mark.parametrize(
