@@ -99,3 +99,13 @@ def test_definitions_inside_top_level_blocks_are_module_level_names() -> None:
         b"} else {\n  function client() {}\n}\n"
     )
     assert spans("env.js", js) == [("server", 2, 2), ("client", 4, 4)]
+
+
+def test_a_typescript_methods_overload_signatures_are_one_symbol_with_it() -> None:
+    source = (
+        b"class K {\n  m(a: string): void;\n  m(a: number): void;\n"
+        b"  m(a: any): void { console.log(a); }\n  other(): number { return 1; }\n}\n"
+        b"interface I {\n  f(a: string): void;\n  f(a: number): void;\n}\n"
+    )
+    found = [(d.name, d.start, d.end) for d in extract("src/k.ts", source).definitions]
+    assert found == [("K", 1, 6), ("K.m", 2, 4), ("K.other", 5, 5), ("I", 7, 10), ("I.f", 8, 9)]

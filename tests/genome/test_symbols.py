@@ -358,3 +358,27 @@ def test_a_rust_type_with_impl_blocks_is_one_symbol_of_its_name() -> None:
         ("Store", "impl"),
         ("Store.load", "function"),
     ]
+
+
+def test_typescript_namespaces_qualify_what_they_define() -> None:
+    source = (
+        b"namespace Foo {\n  export function bar(): number { return 1; }\n"
+        b"  export class Baz { q() {} }\n}\n"
+        b"module Old { function inner() {} }\n"
+        b'declare module "pkg" { export function y(): void; }\n'
+        b"export namespace E.F { export const g = () => 1; }\n"
+        b"run(() => { function notAName() {} });\n"
+    )
+    found = [(d.name, d.kind) for d in extract("src/a.ts", source).definitions]
+    assert found == [
+        ("Foo", "namespace"),
+        ("Foo.bar", "function"),
+        ("Foo.Baz", "class"),
+        ("Foo.Baz.q", "method"),
+        ("Old", "namespace"),
+        ("Old.inner", "function"),
+        ("pkg", "namespace"),
+        ("pkg.y", "function"),
+        ("E.F", "namespace"),
+        ("E.F.g", "function"),
+    ]

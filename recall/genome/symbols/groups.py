@@ -1,8 +1,9 @@
 """Definitions written in several parts that are one symbol: overloads and property accessors.
 
-A TypeScript function's overload signatures and its implementation, Python's ``@overload``
-stubs and the function they describe, and a Python property's getter with its ``.setter`` and
-``.deleter`` are each indexed as ONE definition, from the first part to the end of the last.
+A TypeScript function's (or method's) overload signatures and its implementation, Python's
+``@overload`` stubs and the function they describe, and a Python property's getter with its
+``.setter`` and ``.deleter`` are each indexed as ONE definition, from the first part to the end
+of the last.
 The whole group rather than the implementation alone: a signature is the function's contract
 and a setter is half of the property, so an edit of any part is an edit of the symbol a memory
 is about. Any other name defined twice in one scope (a Python redefinition, a C function in
@@ -17,6 +18,12 @@ Node = Any
 
 # Decorators that make a Python definition a stub of the next one of its name.
 _OVERLOAD: Final = frozenset({"overload", "typing.overload", "typing_extensions.overload"})
+# TypeScript overload signatures (of a function, or of a class's or interface's method) and
+# what may follow one: another signature, or the implementation.
+_TS_SIGNATURES: Final = frozenset(
+    {"function_signature", "method_signature", "abstract_method_signature"}
+)
+_TS_PARTS: Final = _TS_SIGNATURES | {"function_declaration", "method_definition"}
 # ``@NAME.setter`` and the like continue the property NAME defined just before.
 _ACCESSORS: Final = ("setter", "getter", "deleter")
 
@@ -36,10 +43,7 @@ def _decorators(node: Node) -> list[str]:
 def _continues(grammar: str, before: Node, node: Node, leaf: str) -> bool:
     """Whether ``node`` is a further part of the symbol ``before`` (of the same name) began."""
     if grammar in ("typescript", "tsx"):
-        return before.type == "function_signature" and node.type in (
-            "function_signature",
-            "function_declaration",
-        )
+        return before.type in _TS_SIGNATURES and node.type in _TS_PARTS
     if grammar == "python":
         if any(d in _OVERLOAD for d in _decorators(before)):
             return True

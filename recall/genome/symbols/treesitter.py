@@ -84,7 +84,10 @@ _KINDS["typescript"] = {
     "type_alias_declaration": "type",
     "enum_declaration": "enum",
     "internal_module": "namespace",
+    "module": "namespace",  # `module Name { }`, and `declare module "pkg" { }`
     "function_signature": "function",
+    "method_signature": "method",
+    "abstract_method_signature": "method",
 }
 _KINDS["tsx"] = _KINDS["typescript"]
 
@@ -123,6 +126,7 @@ _WRAPPERS: Final = frozenset(
         "field_declaration",
         "object_type",
         "ambient_declaration",
+        "expression_statement",  # TypeScript's `namespace Name { }` statement
         # Python's `try: import x` / `except ImportError: def fallback()` and `if` blocks at the
         # top level (or in a class body) define names of that level; JavaScript's too
         "if_statement",
@@ -214,6 +218,8 @@ def _name(node: Node, kind: str) -> str | None:
     if named is None:
         return None
     name = _text(named)
+    if named.type == "string":  # `declare module "pkg"`: the package's name
+        name = name.strip("\"'")
     if kind_type == "method_declaration" and kind == "method":
         owner = _go_receiver(node)
         if owner:
