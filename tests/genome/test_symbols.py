@@ -382,3 +382,102 @@ def test_typescript_namespaces_qualify_what_they_define() -> None:
         ("E.F", "namespace"),
         ("E.F.g", "function"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (b'def f(w):\n    return " ".join(w)\n', b'def f(w):\n    return "".join(w)\n'),
+        (b"def f(c):\n    return c == ' '\n", b"def f(c):\n    return c == ''\n"),
+        (b'def f(a, b):\n    return f"{a} {b}"\n', b'def f(a, b):\n    return f"{a}{b}"\n'),
+        (b'def f(s):\n    return s.split(", ")\n', b'def f(s):\n    return s.split(",")\n'),
+        (b'def f():\n    X = (\n        "a",\n    )\n', b'def f():\n    X = "a"\n'),
+        (b"def f(d):\n    return d[\n        1,\n    ]\n", b"def f(d):\n    return d[1]\n"),
+        (b'def f(x):\n    assert (x, "why")\n', b'def f(x):\n    assert x, "why"\n'),
+        (
+            b'def f():\n    return """\n    a:\n      b: 1\n    """\n',
+            b'def f():\n    return """\n    a:\n    b: 1\n    """\n',
+        ),
+        (b"def f():\n    return r'it\\'s'\n", b'def f():\n    return r"it\'s"\n'),
+    ],
+    ids=[
+        "join separator",
+        "a space compared",
+        "f-string",
+        "split separator",
+        "one-element tuple",
+        "one-element subscript",
+        "asserted tuple",
+        "indentation in a string",
+        "raw string",
+    ],
+)
+def test_a_python_edit_inside_strings_or_a_lone_comma_is_still_an_edit(
+    before: bytes, after: bytes
+) -> None:
+    assert python_hash(before) != python_hash(after)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (b'void f(int x){ printf("%d ", x); }', b'void f(int x){ printf("%d", x); }'),
+        (b"function f(){ return `${a} ${b}`; }", b"function f(){ return `${a}${b}`; }"),
+        (b"int f(){ return a + ++b; }", b"int f(){ return a++ + b; }"),
+        (b"int f(){ x = - -y; }", b"int f(){ x = --y; }"),
+        (b"fn f(){ a & &b }", b"fn f(){ a && b }"),
+        (b"void f(){\n#define F (x)\n}", b"void f(){\n#define F(x)\n}"),
+        (b"fn f(){ let t = (\n    x,\n); }", b"fn f(){ let t = (\n    x\n); }"),
+    ],
+    ids=["printf", "template", "increments", "negations", "references", "macro", "rust tuple"],
+)
+def test_a_c_like_edit_inside_strings_or_between_operators_is_still_an_edit(
+    before: bytes, after: bytes
+) -> None:
+    assert tight_hash(before) != tight_hash(after)
+
+
+def test_a_docstring_moves_with_its_function_and_a_formatter_may_tidy_it() -> None:
+    top = b'def f():\n    """Say it.\n\n    More.\n    """\n    return 1\n'
+    moved = b'    def f():\n        """Say it.\n\n        More.\n        """\n        return 1\n'
+    tidied = b'def f():\n    """  Say it.   \n\n    More.\n\n    """\n    return 1\n'
+    assert python_hash(top) == python_hash(moved) == python_hash(tidied)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"",
+        b"\\",
+        b"a\x03b\n",
+        b"def f():\n    x = '\x03\x01\x08'\n",
+        b"f(\x01\n)\n",
+        b"def f(a,\r\n  b):\r\n    return a \\\r\n        + b\r\n",
+        b"))))\n(\n",
+        b'x = \'abc\n  y = """zz\n',
+        b"\xff\xfe\x80 def\n",
+        b"'''" + b"\\'" * 20_000,
+        b'"""' + b"'\\" * 20_000,
+        b"'" * 20_000,
+    ],
+    ids=[
+        "empty",
+        "lone backslash",
+        "marker byte",
+        "marker bytes in a string",
+        "marker before a break",
+        "crlf",
+        "unbalanced",
+        "unterminated",
+        "not utf-8",
+        "unterminated with escapes",
+        "quotes and backslashes",
+        "quotes",
+    ],
+)
+def test_any_source_hashes_without_error(source: bytes) -> None:
+    """Whatever a file holds, hashing it never raises (one file would stop the index's
+    refresh), and a string left open costs one pass, not one per quote after it."""
+    for hashed in (python_hash(source), tight_hash(source), *code_hashes(source, source)):
+        assert hashed
+    assert code_hashes(source) == code_hashes(source)

@@ -18,6 +18,7 @@ TREE_SITTER = "tree-sitter"
 REGEX = "regex"
 SKIPPED_BINARY = "skipped: binary"
 SKIPPED_HUGE = "skipped: over the size limit"
+SKIPPED_UNREADABLE = "skipped: the symbol reader failed on it"
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,11 @@ def extract(path: str, data: bytes, *, hashes: bool = True) -> Extracted:
             note = loaded.error
     text = data.decode("utf-8", "replace")
     indented = name in INDENTED_GRAMMARS
-    return Extracted(regex.definitions(text, indented=indented), REGEX, note)
+    try:
+        found = regex.definitions(text, indented=indented)
+    except Exception as error:  # a reader's bug must cost the file, not the index
+        return Extracted([], SKIPPED_UNREADABLE, f"the regex finder failed on {path} ({error})")
+    return Extracted(found, REGEX, note)
 
 
 def skipped_as(data: bytes) -> str | None:
