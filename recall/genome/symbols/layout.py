@@ -30,6 +30,9 @@ _JOINED_OPERATORS: Final = frozenset(
     {b"++", b"--", b"&&", b"||", b"//", b"/*", b"*/", b"<-", b".."}
 )
 """Two operator characters that read as another operator once the space between goes."""
+_SPACED_PAIR: Final = re.compile(
+    b"|".join(re.escape(pair[:1] + b" " + pair[1:]) for pair in sorted(_JOINED_OPERATORS))
+)
 _SPLICE: Final = re.compile(rb"\\\r?\n")
 """A backslash ending a line: the line goes on on the next (C's macros; a formatter lines
 the backslashes up or rewraps the macro)."""
@@ -84,7 +87,8 @@ def tight_spaces(squeezed: bytes) -> bytes:
     except between two operators that would join into another."""
     if b" " not in squeezed:
         return squeezed
-    squeezed = _OPERATOR_PAIR.sub(_kept_pair, squeezed)
+    if _SPACED_PAIR.search(squeezed) is not None:  # rare; one search is cheaper than the sub
+        squeezed = _OPERATOR_PAIR.sub(_kept_pair, squeezed)
     return _SPACE_BY_PUNCTUATION.sub(b"", squeezed).replace(_KEPT, b" ")
 
 
