@@ -14,10 +14,13 @@ __all__ = [
     "SEPARATOR",
     "Definition",
     "body_hash",
+    "code_hashes",
     "indented_hash",
     "named",
     "normalize_name",
+    "python_hash",
     "same_code",
+    "tight_hash",
 ]
 
 LEGACY_HASH_CHARS: Final = 12
