@@ -99,3 +99,21 @@ def test_recall_on_a_narrow_terminal_folds_a_long_summary_and_loses_none_of_it(
             break
         body.append(line.strip())
     assert "".join(body).replace(" ", "") == summary.replace(" ", "")
+
+
+def test_recall_explain_on_a_narrow_terminal_keeps_each_signal_whole(cli: Cli, repo: Path) -> None:
+    seed(cli)
+    args = ("recall", "-f", "src/app.py", "pool", "--no-record", "--explain")
+    hits = ok(cli(*args[:-1], "--json")).json()["results"]
+    lines = shown_lines(*args, cwd=repo, columns=50)
+    assert all(len(line) <= 50 for line in lines), lines
+    for hit in hits:
+        at = next(n for n, line in enumerate(lines) if line.startswith(f"{hit['id']}: "))
+        block = [lines[at][len(hit["id"]) + 2 :]]
+        for line in lines[at + 1 :]:
+            if not line.startswith(" " * (len(hit["id"]) + 2)):
+                break
+            block.append(line.strip())
+        shown = dict(re.findall(r"(\w+) ([+-]\d+\.\d{4})", " ".join(block)))
+        assert shown == {k: f"{v:+.4f}" for k, v in hit["signals"].items()}, block
+    assert any(line.startswith("time: ") for line in lines)

@@ -226,9 +226,28 @@ def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
             )
         console.print(table)
     if explain:
-        for hit in result.hits:
-            console.print(f"{hit.memory.id}: {_signals(hit)}", markup=False, highlight=False)
-        console.print(_timings(result), markup=False, highlight=False)
+        rows = [(f"{hit.memory.id}: ", _signal_items(hit)) for hit in result.hits]
+        rows.append(("time: ", _timing_items(result)))
+        for head, items in rows:
+            for line in packed(head, items, console.width):
+                console.print(line, markup=False, highlight=False)
+
+
+def packed(head: str, items: list[str], width: int) -> list[str]:
+    """``head`` then ``items`` comma-separated, in lines of at most ``width`` characters where
+    they fit, the later lines indented under the first item: an item is never split, so a
+    narrow terminal shows ``semantic_rank +0.0041`` whole rather than cut where the line ends."""
+    lines: list[str] = []
+    line = head
+    for number, item in enumerate(items):
+        piece = item + ("," if number < len(items) - 1 else "")
+        if len(line) > len(head) and len(line) + 1 + len(piece) > width:
+            lines.append(line)
+            line = " " * len(head) + piece
+        else:
+            line += ("" if len(line) == len(head) else " ") + piece
+    lines.append(line)
+    return lines
 
 
 NO_MATCH = "No memory matches what you are touching."
@@ -239,14 +258,22 @@ it reads the index as it is: an agent waits on it before each turn, as on the ho
 wait as long (``recall.hooks.events.GUARD_BUSY_MS``)."""
 
 
-def _signals(hit: Any) -> str:
+def _signal_items(hit: Any) -> list[str]:
     """A hit's channel signals, by name: what ``--explain`` adds to each hit."""
-    return ", ".join(f"{k} {v:+.4f}" for k, v in sorted(hit.signals.items()))
+    return [f"{k} {v:+.4f}" for k, v in sorted(hit.signals.items())]
+
+
+def _signals(hit: Any) -> str:
+    return ", ".join(_signal_items(hit))
+
+
+def _timing_items(result: RecallResult) -> list[str]:
+    """Where the recall's time went, stage by stage."""
+    return [f"{k} {v:.1f} ms" for k, v in result.timings_ms.items()]
 
 
 def _timings(result: RecallResult) -> str:
-    """Where the recall's time went, stage by stage."""
-    return "time: " + ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
+    return "time: " + ", ".join(_timing_items(result))
 
 
 def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller) -> int:
