@@ -7,6 +7,7 @@ target."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any, Final
 
 _JOINED: Final = 1
@@ -70,8 +71,7 @@ def tightened(data: bytes, squeezed: bytes | None) -> bytes:
         data = _DEFINE.sub(rb"\1" + _KEPT + b"(", data)
     if b'"' in data or b"'" in data or b"`" in data:
         data = _LITERAL.sub(_kept_literal, data)
-    if _COMMA_BEFORE_CLOSER.search(data) is not None:
-        data = _COMMA_BEFORE_CLOSER.sub(_without_trailing_comma(data), data)
+    data = _without_trailing_commas(data)
     if squeezed is None or data != original:
         squeezed = b" ".join(data.split())
     return tight_spaces(squeezed)
@@ -100,10 +100,12 @@ _OPENS: Final = frozenset(b"([{")
 _CLOSES: Final = frozenset(b")]}")
 
 
-def _without_trailing_comma(text: bytes) -> Any:
-    """The replacement of a trailing comma in ``text``: nothing when its bracket holds another
-    comma of its own (``f(\\n a,\\n b,\\n)``), the comma itself when it is the only one, which
-    makes a one-element tuple (``(\\n a,\\n)`` is not ``(a)``)."""
+def _without_trailing_commas(text: bytes) -> bytes:
+    """``text`` without the comma that ends a bracket's last line where the bracket holds
+    another comma of its own (``f(\\n a,\\n b,\\n)``); the only one stays, as it makes a
+    one-element tuple (``(\\n a,\\n)`` is not ``(a)``)."""
+    if _COMMA_BEFORE_CLOSER.search(text) is None:
+        return text
 
     def replaced(match: re.Match[bytes]) -> bytes:
         depth = 0
@@ -119,7 +121,7 @@ def _without_trailing_comma(text: bytes) -> Any:
                 return b""
         return b","
 
-    return replaced
+    return _COMMA_BEFORE_CLOSER.sub(replaced, text)
 
 
 _PY_LITERAL: Final = re.compile(
@@ -206,8 +208,7 @@ def logical_lines(data: bytes) -> list[tuple[int, bytes]]:
     text[continued] = _JOINED
     text[:-1][escaped] = ord(" ")
     joined = text.tobytes().replace(b"\x01", b"\x01\n")
-    if _COMMA_BEFORE_CLOSER.search(joined) is not None:
-        joined = _COMMA_BEFORE_CLOSER.sub(_without_trailing_comma(joined), joined)
+    joined = _without_trailing_commas(joined)
     joined = joined.replace(b"\x01\n", b" ").expandtabs(8)
     lines = joined.split(b"\n")
     codes = tight_spaces(b" ".join(joined.replace(b"\n", b" \x03 ").split()))
@@ -247,29 +248,28 @@ def _closing(code: bytes, at: int) -> int:
     return -1
 
 
-def _top_level(code: bytes, wanted: int) -> int:
-    """The index of the first byte ``wanted`` outside brackets in ``code``, -1 when none."""
+def _outside_brackets(code: bytes) -> Iterator[tuple[int, int]]:
+    """Each byte of ``code`` outside brackets, brackets left out, with its index."""
     depth = 0
     for index, byte in enumerate(code):
         if byte in _OPENS:
             depth += 1
         elif byte in _CLOSES:
             depth -= 1
-        elif byte == wanted and depth == 0:
-            return index
-    return -1
+        elif depth == 0:
+            yield index, byte
+
+
+def _top_level(code: bytes, wanted: int) -> int:
+    """The index of the first byte ``wanted`` outside brackets in ``code``, -1 when none."""
+    return next((index for index, byte in _outside_brackets(code) if byte == wanted), -1)
 
 
 def _assignment(code: bytes) -> int:
     """The index of the ``=`` of an assignment statement in ``code`` (outside brackets, not
     part of ``==``, ``<=``, ``>=``, ``!=``, ``:=``, nor an annotation's), -1 when none."""
-    depth = 0
-    for index, byte in enumerate(code):
-        if byte in _OPENS:
-            depth += 1
-        elif byte in _CLOSES:
-            depth -= 1
-        elif byte == 61 and depth == 0:  # "="
+    for index, byte in _outside_brackets(code):
+        if byte == 61:  # "="
             before = code[index - 1 : index]
             after = code[index + 1 : index + 2]
             if after != b"=" and before not in (b"=", b"<", b">", b"!", b":"):

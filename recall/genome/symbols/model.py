@@ -60,14 +60,25 @@ class Definition:
         return self.name.rpartition(SEPARATOR)[2]
 
 
+def _digest(text: bytes, chars: int) -> str:
+    """The hash of ``text`` in ``chars`` hex digits, the length each form is told apart by."""
+    import hashlib  # indexing and writes only
+
+    return hashlib.blake2b(text, digest_size=chars // 2).hexdigest()
+
+
+def _lines_digest(lines: list[tuple[int, bytes]], chars: int) -> str:
+    """The hash of ``lines`` (indentation, text), each indentation taken relative to the
+    least, so that the whole shifted in or out hashes the same."""
+    least = min((indent for indent, _ in lines), default=0)
+    return _digest(b"\n".join(b"%d %s" % (indent - least, code) for indent, code in lines), chars)
+
+
 def body_hash(data: bytes) -> str:
     """A hash of the first form (:data:`LEGACY_HASH_CHARS`): a definition's text with its
     whitespace runs made one space, blind to re-indentation and lines split where whitespace
     already was (anchors recorded then are compared with it)."""
-    import hashlib  # indexing and writes only
-
-    squeezed = b" ".join(data.split())
-    return hashlib.blake2b(squeezed, digest_size=LEGACY_HASH_CHARS // 2).hexdigest()
+    return _digest(b" ".join(data.split()), LEGACY_HASH_CHARS)
 
 
 def indented_hash(data: bytes) -> str:
@@ -76,25 +87,19 @@ def indented_hash(data: bytes) -> str:
     is syntax (Python), moving a line in or out of a block changes the code. Blank lines,
     trailing whitespace and whitespace runs inside a line are still layout; the whole
     definition shifted in or out (moved into a class) is not a change."""
-    import hashlib
-
     lines = []
     for raw in data.expandtabs(8).split(b"\n"):
         words = raw.split()
         if words:
             lines.append((len(raw) - len(raw.lstrip()), b" ".join(words)))
-    least = min((indent for indent, _ in lines), default=0)
-    text = b"\n".join(b"%d %s" % (indent - least, words) for indent, words in lines)
-    return hashlib.blake2b(text, digest_size=8).hexdigest()
+    return _lines_digest(lines, INDENTED_HASH_CHARS)
 
 
 def tight_hash(data: bytes) -> str:
     """A hash of a definition's text blind to its layout (see :func:`tight_text`): what a
     formatter changes (spaces around operators, lines split or joined, a trailing comma) is
     not a change of the code the memory is about."""
-    import hashlib
-
-    return hashlib.blake2b(tight_text(data), digest_size=CODE_HASH_CHARS // 2).hexdigest()
+    return _digest(tight_text(data), CODE_HASH_CHARS)
 
 
 def python_hash(data: bytes) -> str:
@@ -103,25 +108,17 @@ def python_hash(data: bytes) -> str:
     relative to the least indented: moving a line in or out of a block changes the code;
     layout, line splits inside brackets and the quote style do not, nor does shifting the
     whole definition in or out (moved into a class)."""
-    import hashlib
-
-    lines = logical_lines(data)
-    least = min((indent for indent, _ in lines), default=0)
-    text = b"\n".join(b"%d %s" % (indent - least, code) for indent, code in lines)
-    return hashlib.blake2b(text, digest_size=CODE_HASH_CHARS // 2).hexdigest()
+    return _lines_digest(logical_lines(data), CODE_HASH_CHARS)
 
 
 def code_hashes(text: bytes, whole: bytes | None = None) -> tuple[str, str]:
     """A definition's hash and its earlier forms' (see :attr:`Definition.formers`): ``text``
     is the definition as its parser spans it; ``whole`` (Python) runs from the start of its
     first line, decorators included."""
-    import hashlib
-
     squeezed = b" ".join(text.split())
-    flat = hashlib.blake2b(squeezed, digest_size=LEGACY_HASH_CHARS // 2).hexdigest()
+    flat = _digest(squeezed, LEGACY_HASH_CHARS)  # body_hash, its squeeze shared
     if whole is None:
-        tight = tightened(text, squeezed)
-        return hashlib.blake2b(tight, digest_size=CODE_HASH_CHARS // 2).hexdigest(), flat
+        return _digest(tightened(text, squeezed), CODE_HASH_CHARS), flat
     return python_hash(whole), f"{flat} {indented_hash(whole)}"
 
 
