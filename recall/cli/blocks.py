@@ -21,19 +21,29 @@ UNBOUNDED = 1 << 20
 """A width no table reaches: the room a table is measured in to learn its natural width."""
 
 
-def packed(fields: Sequence[str], width: int) -> list[str]:
-    """``fields`` joined two spaces apart into indented lines of at most ``width`` characters,
-    a field never broken across lines (one wider than the line has a line of its own)."""
+def packed(
+    fields: Sequence[str],
+    width: int,
+    *,
+    first: str = INDENT,
+    rest: str = INDENT,
+    sep: str = "  ",
+) -> list[str]:
+    """``fields`` joined ``sep`` apart into lines of at most ``width`` characters, the first
+    line begun with ``first`` and the others with ``rest`` (both indented by default), a field
+    never broken across lines (one wider than the line has a line of its own)."""
     lines: list[str] = []
     line = ""
+    prefix = first
     for field in fields:
-        joined = f"{line}  {field}" if line else field
-        if line and len(INDENT + joined) > width:
-            lines.append(INDENT + line)
+        joined = f"{line}{sep}{field}" if line else field
+        if line and len(prefix + joined) > width:
+            lines.append(prefix + line)
+            prefix = rest
             joined = field
         line = joined
     if line:
-        lines.append(INDENT + line)
+        lines.append(prefix + line)
     return lines
 
 

@@ -185,7 +185,7 @@ def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from recall.cli.blocks import print_hit_blocks
+    from recall.cli.blocks import packed, print_hit_blocks
 
     if not sys.stdout.isatty():
         write_records(
@@ -228,26 +228,11 @@ def _print_hits(console: Any, result: RecallResult, *, explain: bool) -> None:
     if explain:
         rows = [(f"{hit.memory.id}: ", _signal_items(hit)) for hit in result.hits]
         rows.append(("time: ", _timing_items(result)))
-        for head, items in rows:
-            for line in packed(head, items, console.width):
+        for head, items in rows:  # an item never split: whole on a narrow terminal
+            pieces = [f"{item}," for item in items[:-1]] + items[-1:]
+            hanging = " " * len(head)
+            for line in packed(pieces, console.width, first=head, rest=hanging, sep=" "):
                 console.print(line, markup=False, highlight=False)
-
-
-def packed(head: str, items: list[str], width: int) -> list[str]:
-    """``head`` then ``items`` comma-separated, in lines of at most ``width`` characters where
-    they fit, the later lines indented under the first item: an item is never split, so a
-    narrow terminal shows ``semantic_rank +0.0041`` whole rather than cut where the line ends."""
-    lines: list[str] = []
-    line = head
-    for number, item in enumerate(items):
-        piece = item + ("," if number < len(items) - 1 else "")
-        if len(line) > len(head) and len(line) + 1 + len(piece) > width:
-            lines.append(line)
-            line = " " * len(head) + piece
-        else:
-            line += ("" if len(line) == len(head) else " ") + piece
-    lines.append(line)
-    return lines
 
 
 NO_MATCH = "No memory matches what you are touching."
