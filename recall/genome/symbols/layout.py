@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 from typing import Any, Final
 
 _JOINED: Final = 1
@@ -136,16 +137,16 @@ and line breaks are text, not code (one never closed runs to the end of its line
 text for three quotes)."""
 
 
+@cache
 def _bracket_steps() -> Any:
+    """Each byte's step in bracket depth (+1 opens, -1 closes), made on first use: numpy is
+    not imported by the hooks that load this module but hash nothing."""
     import numpy as np
 
     steps = np.zeros(256, np.int32)
     steps[list(b"([{")] = 1
     steps[list(b")]}")] = -1
     return steps
-
-
-_BRACKET_STEPS: Final = _bracket_steps()
 
 
 def _double_quoted(literal: bytes, raw: bool) -> bytes:
@@ -199,7 +200,7 @@ def logical_lines(data: bytes) -> list[tuple[int, bytes]]:
     code = np.frombuffer(
         b"".join(p if at % 2 == 0 else b" " * len(p) for at, p in enumerate(pieces)), np.uint8
     )
-    depth = np.cumsum(_BRACKET_STEPS[code])
+    depth = np.cumsum(_bracket_steps()[code])
     breaks = code == ord("\n")
     continued = breaks & (depth > 0)
     escaped = breaks[1:] & (code[:-1] == ord("\\"))

@@ -8,7 +8,6 @@ from typing import Final
 
 from recall.anchors.symbols import NAME_SEPARATOR as SEPARATOR
 from recall.anchors.symbols import normalize_name
-from recall.genome.symbols.layout import logical_lines, tight_text, tightened
 
 __all__ = [
     "SEPARATOR",
@@ -99,6 +98,8 @@ def tight_hash(data: bytes) -> str:
     """A hash of a definition's text blind to its layout (see :func:`tight_text`): what a
     formatter changes (spaces around operators, lines split or joined, a trailing comma) is
     not a change of the code the memory is about."""
+    from recall.genome.symbols.layout import tight_text  # hashing only, not at start-up
+
     return _digest(tight_text(data), CODE_HASH_CHARS)
 
 
@@ -108,6 +109,8 @@ def python_hash(data: bytes) -> str:
     relative to the least indented: moving a line in or out of a block changes the code;
     layout, line splits inside brackets and the quote style do not, nor does shifting the
     whole definition in or out (moved into a class)."""
+    from recall.genome.symbols.layout import logical_lines
+
     return _lines_digest(logical_lines(data), CODE_HASH_CHARS)
 
 
@@ -115,6 +118,8 @@ def code_hashes(text: bytes, whole: bytes | None = None) -> tuple[str, str]:
     """A definition's hash and its earlier forms' (see :attr:`Definition.formers`): ``text``
     is the definition as its parser spans it; ``whole`` (Python) runs from the start of its
     first line, decorators included."""
+    from recall.genome.symbols.layout import tightened
+
     squeezed = b" ".join(text.split())
     flat = _digest(squeezed, LEGACY_HASH_CHARS)  # body_hash, its squeeze shared
     if whole is None:
