@@ -28,6 +28,24 @@ SECRET = "token " + "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # joined: n
 def test_the_drafting_constants_are_pinned() -> None:
     assert importer.DRAFT_ELSEWHERE_FROM == 1024
     assert importer.DRAFT_CHUNK == 256
+    assert importer.DRAFT_FIRST == 32
+
+
+def test_the_importing_process_drafts_only_the_first_few_lines_before_the_fork(
+    tmp_path: Path,
+) -> None:
+    """The fork waits for the first chunk only: a small one, the rest drafted in the child."""
+    repo = make_repo(tmp_path / "repo")
+    count = 2 * importer.DRAFT_CHUNK
+    lines = [
+        json.dumps({"summary": f"note {n}", "category": "context", "files": [f"src/f{n}.py"]})
+        for n in range(count)
+    ]
+    store, results = _import(repo, lines, ELSEWHERE)
+    store.close()
+    assert [r["status"] for r in results] == ["created"] * count
+    drafted_here = (repo / "pids").read_text().split().count(str(os.getpid()))
+    assert drafted_here == importer.DRAFT_FIRST  # one file each: one normalisation per line
 
 
 def _import(repo: Path, lines: list[str], draft_elsewhere_from: int) -> tuple[MemoryStore, list]:
