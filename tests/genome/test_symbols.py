@@ -124,6 +124,20 @@ def test_the_code_hash_is_blind_to_what_a_formatter_changes_but_not_to_code() ->
     assert tight_hash(b"#define M(a) \\\n    f(a)") == tight_hash(b"#define M(a) f(a)")
 
 
+def test_a_python_definition_reindented_to_another_step_hashes_the_same() -> None:
+    """Two spaces or a tab per level, made four (as black does), is no change; a comment
+    takes the depth of the code after it; a line moved out of its block still is a change."""
+    four = b"def f(a):\n    # why\n    if a:\n        return 1\n    return 2\n"
+    two = b"def f(a):\n  # why\n  if a:\n    return 1\n  return 2\n"
+    tabs = b"def f(a):\n\t# why\n\tif a:\n\t\treturn 1\n\treturn 2\n"
+    stray = b"def f(a):\n# why\n    if a:\n        return 1\n    return 2\n"
+    assert python_hash(two) == python_hash(four) == python_hash(tabs) == python_hash(stray)
+    moved = b"def f(a):\n  # why\n  if a:\n    return 1\n    return 2\n"
+    assert python_hash(moved) != python_hash(two)
+    # four spaces per level hash as when each line's own indentation was hashed
+    assert python_hash(four) == "4b10a17d5647e31483b8"
+
+
 @pytest.mark.parametrize(
     ("plain", "wrapped"),
     [

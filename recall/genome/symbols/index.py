@@ -49,11 +49,12 @@ class SymbolBatch:
     notes: list[str] = field(default_factory=list)
 
 
-READER: Final = "r4"
+READER: Final = "r5"
 """Which reading of a content its stored definitions come from, part of every symbol key: a
 reader that reads a content differently (r2: overloads one symbol, top-level blocks entered;
 r3: the regex fallback reads Python decorators; r4: hashes blind to a formatter's changes, a
-Rust type's ``impl`` blocks no symbols of their own) gets a new one, so the next refresh parses
+Rust type's ``impl`` blocks no symbols of their own; r5: a Python line's block depth, not
+its indentation's width) gets a new one, so the next refresh parses
 every file once anew instead of reusing the old."""
 
 

@@ -220,6 +220,37 @@ def logical_lines(data: bytes) -> list[tuple[int, bytes]]:
     ]
 
 
+INDENT_STEP: Final = 4
+"""The indentation one block level is hashed as (:func:`nested`): black's and PEP 8's, so
+that code indented that way hashes as it did when each line's own indentation was hashed."""
+
+
+def nested(lines: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+    """``lines`` (:func:`logical_lines`) with each indentation made its block depth times
+    :data:`INDENT_STEP`, the depth read as Python reads it (a deeper line opens a block, a
+    shallower one closes those deeper than it): re-indenting a definition from two spaces or
+    a tab to four is no change. A line holding only a comment takes the depth of the code line
+    after it (a formatter indents it so) and opens no block."""
+    stack: list[int] = []
+    depths: list[int | None] = []
+    for indent, code in lines:
+        if code.startswith(b"#"):
+            depths.append(None)
+            continue
+        while stack and indent < stack[-1]:
+            stack.pop()
+        if not stack or indent > stack[-1]:
+            stack.append(indent)
+        depths.append(len(stack) - 1)
+    after = depths[-1] if depths and depths[-1] is not None else 0
+    out: list[tuple[int, bytes]] = []
+    for (_, code), depth in zip(reversed(lines), reversed(depths), strict=True):
+        after = after if depth is None else depth
+        out.append((after * INDENT_STEP, code))
+    out.reverse()
+    return out
+
+
 _HEADERS: Final = (
     b"if(",
     b"elif(",

@@ -105,13 +105,13 @@ def tight_hash(data: bytes) -> str:
 
 def python_hash(data: bytes) -> str:
     """A hash of a Python definition's text (from the start of its first line, decorators
-    included) over its logical lines (see :func:`logical_lines`), each with its indentation
-    relative to the least indented: moving a line in or out of a block changes the code;
-    layout, line splits inside brackets and the quote style do not, nor does shifting the
-    whole definition in or out (moved into a class)."""
-    from recall.genome.symbols.layout import logical_lines
+    included) over its logical lines (see :func:`logical_lines`), each with its block depth
+    (see :func:`nested`): moving a line in or out of a block changes the code; layout, line
+    splits inside brackets, the quote style and the width of an indentation step do not, nor
+    does shifting the whole definition in or out (moved into a class)."""
+    from recall.genome.symbols.layout import logical_lines, nested
 
-    return _lines_digest(logical_lines(data), CODE_HASH_CHARS)
+    return _lines_digest(nested(logical_lines(data)), CODE_HASH_CHARS)
 
 
 def code_hashes(text: bytes, whole: bytes | None = None) -> tuple[str, str]:
