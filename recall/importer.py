@@ -18,6 +18,7 @@ from recall.import_scopes import BOM
 from recall.locations import GLOBAL, PROJECT
 from recall.model import Memory, is_valid_id
 from recall.ranking import collector
+from recall.replayable import Replayable
 from recall.store import MemoryStore
 from recall.store.made_ahead import MadeAhead, vector_text
 
@@ -170,7 +171,7 @@ def _import_lines(
     elsewhere = len(numbered) >= draft_elsewhere_from and forked.can_fork()
     made = MadeAhead(store.batch_embedder()) if elsewhere else None
     drafting = _Drafting(store, _remembered(normalize), author, made)
-    drafts = _Drafts(_drafted(drafting, numbered, results, slots, fork=elsewhere))
+    drafts = Replayable(_drafted(drafting, numbered, results, slots, fork=elsewhere))
     if drafts.empty():  # nothing to write: the store is not touched (nor created)
         return results
     root = store.repo_root if store.scope == PROJECT else None
@@ -371,41 +372,3 @@ def _drafted(
                 )
             )
             yield entry[1], entry[2]
-
-
-class _Drafts:
-    """Drafts made as they are asked for and kept, so that iterating again (the store runs a
-    write again after rebuilding a damaged index) gives the same ones without drafting twice."""
-
-    def __init__(self, source: Iterator[tuple[Memory, str | None]]) -> None:
-        self._source = source
-        self._kept: list[tuple[Memory, str | None]] = []
-        self._failed: BaseException | None = None
-
-    def _more(self) -> bool:
-        if self._failed is not None:  # the source ended with it: a replay must not end quietly
-            raise self._failed
-        try:
-            for draft in self._source:
-                self._kept.append(draft)
-                return True
-        except BaseException as error:
-            self._failed = error
-            raise
-        return False
-
-    def close(self) -> None:
-        """Stop drafting (a forked drafting process is killed and reaped)."""
-        close = getattr(self._source, "close", None)
-        if close is not None:
-            close()
-
-    def empty(self) -> bool:
-        """Whether there is no draft at all (drafting up to the first one)."""
-        return not self._kept and not self._more()
-
-    def __iter__(self) -> Iterator[tuple[Memory, str | None]]:
-        taken = 0
-        while taken < len(self._kept) or self._more():
-            yield self._kept[taken]
-            taken += 1

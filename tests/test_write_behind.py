@@ -16,10 +16,11 @@ from conftest import make_repo
 
 from recall import write_behind
 from recall.errors import BadInput, StoreUnavailable
-from recall.importer import _Drafts, import_lines
+from recall.importer import import_lines
 from recall.locations import project_location
 from recall.memfiles import MemoryFolder
 from recall.ranking.vector_cache import vectors_complete
+from recall.replayable import Replayable
 from recall.store import MemoryStore
 from tests.reliability.procs import mounted, read_only_mount
 
@@ -200,13 +201,13 @@ def test_drafts_asked_for_again_are_the_same_and_drafted_once() -> None:
             made.append(n)
             yield (n, None)
 
-    drafts = _Drafts(source())  # type: ignore[arg-type]
+    drafts = Replayable(source())  # type: ignore[arg-type]
     assert not drafts.empty() and made == [0]
     first = iter(drafts)
     assert [next(first), next(first), next(first)] == [(0, None), (1, None), (2, None)]
     assert list(drafts) == [(n, None) for n in range(5)]  # a second pass, as after a recovery
     assert made == [0, 1, 2, 3, 4]
-    assert _Drafts(iter(())).empty()
+    assert Replayable(iter(())).empty()
 
 
 def test_an_import_of_bad_lines_only_does_not_create_the_store(tmp_path: Path) -> None:
@@ -270,7 +271,7 @@ def test_drafts_that_failed_fail_again_when_asked_for_again() -> None:
         yield (0, None)
         raise sqlite3.DatabaseError("database disk image is malformed")
 
-    drafts = _Drafts(source())  # type: ignore[arg-type]
+    drafts = Replayable(source())  # type: ignore[arg-type]
     with pytest.raises(sqlite3.DatabaseError):
         list(drafts)
     again = iter(drafts)
