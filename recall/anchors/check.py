@@ -39,7 +39,7 @@ from typing import Any
 
 from recall import frontmatter
 from recall.anchors.base_guards import GuardSource, Lifted, lifted_guards
-from recall.anchors.check_sources import Sources, find, matches
+from recall.anchors.check_sources import Sources, candidates, find, matches
 from recall.anchors.diff import Change, changes, first_lines, merge_base
 from recall.anchors.findings import (
     FAIL,
@@ -50,7 +50,7 @@ from recall.anchors.findings import (
     pinned_and_gone,
 )
 from recall.anchors.named_files import AT_BASE, ChangedNames, Named, file_findings
-from recall.anchors.symbols import SymbolAnchor, normalize_name
+from recall.anchors.symbols import SymbolAnchor
 from recall.anchors.unread import unread_content
 from recall.errors import BadInput
 from recall.genome.gitcmd import GitRunner
@@ -87,12 +87,14 @@ def _anchor_findings(
     left it is reported)."""
     name, old = anchor.name, change.old
     here = change.new if change.status != "D" else None
-    after = find(sources.now(here), name) if here else None
+    after = _found_now(sources, here, name, before)
     now_path = here if after is not None else None
     if after is None:
         moved = sources.moved_to(name, change.new, [before.body, anchor.body])
         if moved is not None:
             now_path, after = moved
+    if now_path is None and here is not None and sources.broken(here):
+        return [_unreadable_now(memory, anchor, here, sources.broken(here), confirmed)]
     found: list[Finding] = []
     if now_path != old:
         repointed = now_path is not None and anchor.path == now_path
@@ -140,6 +142,40 @@ def _anchor_findings(
             fix = guard_fix(memory)
             found.append(Finding(FAIL, memory, now_path, after.start, reason, fix))
     return found
+
+
+def _found_now(
+    sources: Sources, here: str | None, name: str, before: Definition
+) -> Definition | None:
+    """The definition of the anchored ``name`` in the file ``here`` now: the one the name
+    stands for, or, where it now stands for several (a method of that name added to another
+    type), the one of the qualified name it stood for at the base (``before``)."""
+    if here is None:
+        return None
+    now = sources.now(here)
+    return find(now, name) or (find(now, before.name) if before.name != name else None)
+
+
+def _unreadable_now(
+    memory: Memory,
+    anchor: SymbolAnchor,
+    path: str,
+    errors: tuple[tuple[int, int], ...],
+    confirmed: bool,
+) -> Finding:
+    """An anchored symbol not found in ``path``, which has syntax errors now: whether the
+    change deletes it cannot be told until the file parses."""
+    lines = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in errors[:4])
+    lines = (
+        f"line {lines}" if len(errors) == 1 and errors[0][0] == errors[0][1] else f"lines {lines}"
+    )
+    reason = (
+        f"{anchor.name} cannot be read in {path}: the file has syntax errors ({lines}), "
+        "so whether the change deletes or edits it cannot be told"
+    )
+    fails = memory.pinned or (memory.guard and not confirmed)
+    fix = ": fix the syntax errors, then check again" if fails else ""
+    return Finding(FAIL if fails else REVIEW, memory, path, errors[0][0], reason, fix)
 
 
 def _confirmed_in_change(runner: GitRunner, root: Path, base: str, path: str | None) -> bool:
@@ -197,13 +233,8 @@ def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> li
         guard_fails = guard_fails and not at.names.guard_holds(named)
         findings += file_findings(memory, named, at.first, guard_fails, at.names.renamed(named))
     for anchor in lost:  # not found at the base: the whole file stands for it
-        twice = len(at.sources.then(anchor.path).get(normalize_name(anchor.name), []))
-        why = (
-            f" (anchored symbol {anchor.name} is defined {twice} times there at the base: "
-            "so the whole file stands for it)"
-            if twice > 1
-            else _not_at_base(anchor, at)
-        )
+        several = candidates(at.sources.then(anchor.path), anchor.name)
+        why = _ambiguous_at_base(anchor, several) if len(several) > 1 else _not_at_base(anchor, at)
         guard_fails = memory.guard and not confirmed
         named = Named(anchor.path, at.by_old[anchor.path], AT_BASE)
         findings += file_findings(memory, named, at.first, guard_fails, why=why)
@@ -228,6 +259,21 @@ def _files_its_anchors_speak_for(
     found = {a.path for a, where in located.items() if where is not None and where[0].old == a.path}
     unsure = {a.path for a, where in located.items() if where is None or where[0].old != a.path}
     return found - unsure - {a.path for a in lost}
+
+
+def _ambiguous_at_base(anchor: SymbolAnchor, several: list[Definition]) -> str:
+    """Why the whole file stands for an anchor that names several definitions at the base."""
+    names = list(dict.fromkeys(d.name for d in several))
+    if len(names) == 1:
+        return (
+            f" (anchored symbol {anchor.name} is defined {len(several)} times there at the "
+            "base: so the whole file stands for it)"
+        )
+    listed = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
+    return (
+        f" (anchored symbol {anchor.name} is ambiguous there at the base ({listed}): so the "
+        "whole file stands for it; anchor the qualified name to follow one of them)"
+    )
 
 
 def _not_at_base(anchor: SymbolAnchor, at: _Change) -> str:

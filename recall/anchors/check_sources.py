@@ -20,14 +20,20 @@ def _by_name(definitions: Iterable[Definition]) -> dict[str, list[Definition]]:
     return found
 
 
-def find(defs: dict[str, list[Definition]], name: str) -> Definition | None:
-    """The one definition of ``name`` (None when there is none, or more than one)."""
+def candidates(defs: dict[str, list[Definition]], name: str) -> list[Definition]:
+    """The definitions ``name`` may stand for: those of that exact name, else those whose
+    qualified name ends with it (``Stop`` for ``Server.Stop``)."""
     wanted = normalize_name(name)
     exact = defs.get(wanted, [])
     if exact:
-        return exact[0] if len(exact) == 1 else None
-    tails = [d for key, ds in defs.items() if key.endswith("." + wanted) for d in ds]
-    return tails[0] if len(tails) == 1 else None
+        return exact
+    return [d for key, ds in defs.items() if key.endswith("." + wanted) for d in ds]
+
+
+def find(defs: dict[str, list[Definition]], name: str) -> Definition | None:
+    """The one definition of ``name`` (None when there is none, or more than one)."""
+    found = candidates(defs, name)
+    return found[0] if len(found) == 1 else None
 
 
 def _one(
@@ -55,6 +61,7 @@ class Sources:
         self.by_old = {change.old: change for change in changes if change.status != "A"}
         self._then: dict[str, dict[str, list[Definition]]] = {}
         self._now: dict[str, dict[str, list[Definition]]] = {}
+        self._broken: dict[str, tuple[tuple[int, int], ...]] = {}
         self._leaves: set[str] | None = None
         self._untracked: list[str] | None = None
 
@@ -69,9 +76,17 @@ class Sources:
         """The definitions of ``path`` in the working tree."""
         if path not in self._now:
             full = self.root / path
-            found = read_file(path, str(full)).definitions if full.is_file() else []
-            self._now[path] = _by_name(found)
+            read = read_file(path, str(full)) if full.is_file() else None
+            self._now[path] = _by_name(read.definitions if read is not None else [])
+            if read is not None and read.syntax_errors:
+                self._broken[path] = read.error_lines
         return self._now[path]
+
+    def broken(self, path: str) -> tuple[tuple[int, int], ...]:
+        """The line stretches of the syntax errors in ``path`` in the working tree (none when
+        it parses, or was not read)."""
+        self.now(path)
+        return self._broken.get(path, ())
 
     def _base_leaves(self) -> set[str]:
         if self._leaves is None:

@@ -137,7 +137,10 @@ def _here(conn: sqlite3.Connection, anchor: SymbolAnchor, parser: str) -> Locate
         return by_leaf[0] if by_leaf else None
     tails = [hit for hit in hits if hit.name.endswith(NAME_SEPARATOR + wanted)]
     if len(tails) > 1:
-        return UNKNOWN  # ``save`` where ``Store.save`` and ``Cache.save`` are both defined
+        # ``save`` where ``Store.save`` and ``Cache.save`` are both defined: the one with the
+        # recorded code is the one it was recorded on (the other added since)
+        same = [hit for hit in tails if anchor.body is not None and hit.same_code(anchor.body)]
+        return same[0] if len(same) == 1 else UNKNOWN
     return tails[0] if tails else None
 
 

@@ -33,6 +33,9 @@ AMBIGUOUS_FIX = (  # what to do, said where a name is defined twice in one scope
 )
 
 
+_CANNOT_TELL = "; it cannot tell which"
+
+
 def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
     """The body hash of ``name`` in ``path`` under ``root``, or None and why not."""
     from recall.genome.symbols.extract import REGEX, read_file
@@ -50,7 +53,7 @@ def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
         leaf = leaf_of(wanted)
         exact = [d for d in found.definitions if d.name == leaf]
         if len(exact) > 1:
-            return None, f"{path} defines {leaf} {len(exact)} times; it cannot tell which"
+            return None, f"{path} defines {leaf} {len(exact)} times{_CANNOT_TELL}"
     if not exact:
         tail = NAME_SEPARATOR + wanted
         exact = [d for d in found.definitions if d.name.endswith(tail)]
@@ -106,6 +109,18 @@ def close_symbols_in_tree(root: Path | None, path: str, name: str) -> str:
     if why is None or "; did you mean " not in why:
         return ""
     return why[why.index("; did you mean ") :]
+
+
+def ambiguity_in_tree(root: Path | None, path: str, name: str) -> str | None:
+    """Why ``name`` cannot be told apart in ``path`` in the working tree under ``root`` (it
+    names several definitions there, listed), or None when it names one or none."""
+    if root is None:
+        return None
+    _, why = _body_of(Path(root), path, name)
+    if why is None:
+        return None
+    # the two ways :func:`_body_of` says a name stands for several definitions
+    return why if " is ambiguous in " in why or why.endswith(_CANNOT_TELL) else None
 
 
 def record_anchors(

@@ -14,7 +14,7 @@ from typing import Any
 from recall.anchors.states import confirmed_anchors
 from recall.anchors.symbols import SymbolAnchor, anchors_to_field
 from recall.anchors.unread import UNREAD_EFFECT, unread_in_tree
-from recall.anchors.write import close_symbols_in_tree
+from recall.anchors.write import ambiguity_in_tree, close_symbols_in_tree
 from recall.clock import now_iso
 from recall.lifecycle.disuse import vouched_for
 from recall.lifecycle.references import CONFIRMED_KEY
@@ -36,6 +36,8 @@ class Confirmed:
     close: dict[str, str] = field(default_factory=dict)
     """``; did you mean …?`` for an anchor of ``not_found`` spelt close to a definition of its
     file, by the anchor's text."""
+    ambiguous: dict[str, str] = field(default_factory=dict)
+    """Why an anchor of ``not_found`` names several definitions of its file, by its text."""
 
     def not_found_notes(self) -> list[str]:
         """One line per anchored symbol that could not be confirmed, saying what to do."""
@@ -50,6 +52,13 @@ class Confirmed:
                 f"{memory_id}: symbol {anchor.text} not confirmed: {unread}; {UNREAD_EFFECT}; "
                 f"to follow the file alone, `tether supersede {memory_id} SUMMARY -f "
                 f"{anchor.path} --no-anchors`, or take it out of `anchors:` in {self.path}"
+            )
+        ambiguous = self.ambiguous.get(anchor.text)
+        if ambiguous is not None:  # there, several times: "defines no NAME" would be untrue
+            return (
+                f"{memory_id}: symbol {anchor.text} not confirmed: {ambiguous}: `tether "
+                f"supersede {memory_id} SUMMARY --anchor {anchor.path}::NAME` with the one it is "
+                f"about, or take it out of `anchors:` in {self.path}"
             )
         return (
             f"{memory_id}: symbol {anchor.text} not confirmed: the working tree defines no "
@@ -82,10 +91,18 @@ def confirm(store: MemoryStore, memory: Memory, genome: Any | None) -> Confirmed
         for anchor in missing
         if (why := unread_in_tree(store.repo_root, anchor.path)) is not None
     }
+    ambiguous = {
+        anchor.text: why
+        for anchor in missing
+        if anchor.path not in unread
+        and (why := ambiguity_in_tree(store.repo_root, anchor.path, anchor.name))
+    }
     close = {
         anchor.text: hint
         for anchor in missing
         if anchor.path not in unread
+        and anchor.text not in ambiguous
         and (hint := close_symbols_in_tree(store.repo_root, anchor.path, anchor.name))
     }
-    return Confirmed(updated, stamp, missing, store.path_of(memory.id), unread, close)
+    path = store.path_of(memory.id)
+    return Confirmed(updated, stamp, missing, path, unread, close, ambiguous)
