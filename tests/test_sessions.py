@@ -79,15 +79,19 @@ def test_a_session_id_that_is_not_utf8_is_refused_naming_the_option(
 
 
 @pytest.mark.parametrize("event", ["prompt", "pre-edit", "post-edit", "session-start"])
-def test_a_hook_session_id_that_is_not_utf8_is_skipped_quietly(
+def test_a_hook_session_id_that_is_not_utf8_is_no_session_id(
     store: MemoryStore, cli: Callable[..., CliResult], repo: Path, event: str
 ) -> None:
-    remember(store, "session save must go through safeRename", files=["src/app.py"])
+    """Nothing is noted under it; an edit is still warned about (and asked about under a
+    guard), and stderr says what was left undone."""
+    memory_id = remember(store, "session save must go through safeRename", files=["src/app.py"])
     store.close()
     payload = (
         '{"session_id": "ab\\udcff", "cwd": ' + json.dumps(str(repo)) + ', "prompt": "save it", '
         '"tool_name": "Edit", "tool_input": {"file_path": "src/app.py"}}'
     )
     done = cli("hook", event, stdin=payload)
-    assert (done.code, done.stdout) == (0, ""), done.stderr
+    assert done.code == 0, done.stderr
+    assert (f"[{memory_id}]" in done.stdout) == event.endswith("-edit"), done.stdout
+    assert done.stderr.startswith(f"tether hook {event}: no usable session_id in the hook input")
     assert "Traceback" not in done.stderr

@@ -69,6 +69,34 @@ class AnchorState:
             text += " (its code changed since the memory was written or confirmed)"
         return text
 
+    def advice(self, memory_id: str) -> str:
+        """What to do about this state of an anchor of ``memory_id``, to follow
+        :meth:`describe` (``; review it, then `tether confirm ID` …``); '' when nothing is
+        to be done (``current``, ``unknown``). A ``gone`` anchor is one no move was found for
+        (``repoint`` resolves it the same way), so it is tied to other code or retired."""
+        holds = f"`tether supersede {memory_id} SUMMARY` if it does not"
+        if self.state == CHANGED:
+            return (
+                f"; review it, then `tether confirm {memory_id}` once the memory still holds, "
+                f"or {holds}"
+            )
+        if self.state == RELOCATED and self.changed:
+            return (
+                f"; review it, then `tether repoint {memory_id} --apply` and `tether confirm "
+                f"{memory_id}` once the memory still holds, or {holds}"
+            )
+        if self.state == RELOCATED:
+            return (
+                f"; recall follows it (`tether repoint {memory_id} --apply` writes the new place)"
+            )
+        if self.state == GONE:
+            return (
+                f"; if the memory holds for other code now, `tether supersede {memory_id} SUMMARY "
+                f"--anchor PATH::NAME` ties it there; if it holds no more, `tether archive "
+                f"{memory_id}`"
+            )
+        return ""
+
     def to_dict(self) -> dict[str, Any]:
         """JSON form: the anchor, its state, where it is now and its current body hash."""
         found = self.found

@@ -261,9 +261,11 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 data.append({**at.entry("drift"), **found.to_dict(), "message": message})
                 lines.append(message)
             for state in moved_anchors(memory, genome):
-                message = at.line("anchors", f"{memory.id}: symbol {state.describe()}")
-                entry = {**at.entry("anchor"), "id": memory.id}
-                data.append({**entry, **state.to_dict(), "message": message})
+                said = f"{memory.id}: symbol {state.describe()}{state.advice(memory.id)}"
+                message = at.line("anchors", said)
+                found = state.to_dict()  # its path, where the symbol is now, as symbol_path
+                found["symbol_path"] = found.pop("path")
+                data.append({**at.entry("anchor"), "id": memory.id, **found, "message": message})
                 lines.append(message)
 
     for message in _settings_problems(ctx, args.scope):

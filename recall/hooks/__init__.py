@@ -13,7 +13,9 @@ SessionStart.
 A hook must never fail the agent: :func:`run` turns every problem (malformed JSON, a missing
 field, a cwd outside any repository, an internal error) into "no output"; internal errors are
 logged to ``hooks.log`` in the project store's folder (or the global one), never to stdout or
-stderr.
+stderr. A missing ``session_id`` alone is no reason to skip: the edit hooks still decide their
+guards and show the file's gotchas (noting nothing for a session), and every hook says on
+stderr, in one line, what it left undone.
 
 What the hooks share between calls lives in the project index: the turns (``sessions``), the
 hint policy's state (:class:`recall.policy.hints.HintLedger`) and the files the session's edit tool
@@ -27,7 +29,15 @@ from typing import Any
 
 from recall.hooks import logfile
 from recall.hooks.events import HANDLERS, MCP_SELF_SERVE, warning_line
-from recall.hooks.input import EDIT_TOOLS, EVENTS, HOOK_EVENT_NAMES, HookInput, Skip, parse_input
+from recall.hooks.input import (
+    EDIT_TOOLS,
+    EVENTS,
+    HOOK_EVENT_NAMES,
+    HookInput,
+    Skip,
+    no_session_line,
+    parse_input,
+)
 from recall.hooks.logfile import LOG_NAME, LOGGER, _log_to, _logger
 from recall.hooks.touches import RECENT_FILES, RECENT_TURNS, recent_touches, record_touch
 
@@ -69,6 +79,15 @@ def _wake(cwd: Path) -> None:
         _logger().exception("starting the warm engine again from %s failed", cwd)
 
 
+def _say(line: str) -> None:
+    """One line on stderr, which the agent does not read as an answer; never fails the hook."""
+    import contextlib
+    import sys
+
+    with contextlib.suppress(Exception):  # a closed stderr must not cost the answer
+        print(line, file=sys.stderr, flush=True)
+
+
 def run(event: str, raw: str) -> str:
     """Handle one hook call; return its stdout (empty when there is nothing to say).
 
@@ -80,6 +99,8 @@ def run(event: str, raw: str) -> str:
             return ""
         hook = parse_input(raw, event)
         cwd = hook.cwd
+        if not hook.session_id:
+            _say(no_session_line(event))
         logfile._notice_cwd[0] = cwd
         answer = str(HANDLERS[event](hook))
         if event != "session-start":  # which starts the engine itself

@@ -31,6 +31,7 @@ from recall.hooks.session_notes import (
     runs_self_serve,
     turn_read,
 )
+from recall.hooks.start import on_session_start
 from recall.hooks.stores import GUARD_BUSY_MS as GUARD_BUSY_MS  # its place before
 from recall.hooks.stores import HookStores
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
@@ -64,7 +65,10 @@ def _relative(store: MemoryStore, raw: str, cwd: Path) -> str:
 
 
 def on_prompt(hook: HookInput) -> str:
-    """UserPromptSubmit: count the turn; inject at most three memories the policy allows."""
+    """UserPromptSubmit: count the turn; inject at most three memories the policy allows
+    (nothing without a session to keep the policy's state in)."""
+    if not hook.session_id:
+        return ""
     from recall.policy import inject
     from recall.policy.hints import Candidate
     from recall.ranking.query import RecallQuery, Touch
@@ -124,12 +128,12 @@ def on_edit(hook: HookInput) -> str:
     with HookStores(hook.cwd, edited) as stores:
         project = stores.project
         if hook.tool_name == "Bash" and hook.command:
-            if runs_self_serve(hook.command):
+            if hook.session_id and runs_self_serve(hook.command):
                 note_self_serve(project, hook)
             return ""
         mcp = _MCP_TOOL.fullmatch(hook.tool_name or "")
         if mcp is not None:
-            if mcp.group(1) in MCP_SELF_SERVE:
+            if hook.session_id and mcp.group(1) in MCP_SELF_SERVE:
                 note_self_serve(project, hook)
             return ""
         if hook.tool_name not in EDIT_TOOLS or not hook.file_path:
@@ -183,7 +187,9 @@ def _answer(
             linked = guarded_superseded_by(project, path, hook.writes)
             retired = frozenset(m.id for m in linked) - own - {m.id for m in hits.memories}
             by_file += [m for m in linked if m.id in retired]
-            ask_now = not_yet_allowed(conn, hook.session_id, path, [*hits.memories, *by_file])
+            ask_now = [*hits.memories, *by_file]
+            if hook.session_id:  # without one, nothing was allowed: every guard hit asks
+                ask_now = not_yet_allowed(conn, hook.session_id, path, ask_now)
             unplaced = hits.unplaced
     except Exception:  # a guard is never skipped for an error in finding it
         logged("the guard check of %s failed", path)
@@ -275,27 +281,27 @@ def _bookkeeping(
         from recall.policy.hints import Candidate
         from recall.ranking.weights import EDIT_WARNINGS_MAX
 
-        ledger = hint_ledger(hook, store)
         candidates = [Candidate(m.id, pinned=m.pinned) for m in gotchas]
-        allowed = set(ledger.preview(conn, candidates).new)
+        if hook.session_id:
+            ledger = hint_ledger(hook, store)
+            allowed = set(ledger.preview(conn, candidates).new)
+        else:  # no session to keep a shown warning quiet in
+            allowed = {c.memory_id for c in candidates}
         room = max(EDIT_WARNINGS_MAX - warned, 0)
         first = [c for c in candidates if c.memory_id in allowed][:room]
         more = len(allowed) - len(first)  # not marked shown: the next edit of the file shows them
+    new = {c.memory_id for c in first}  # what is shown when nothing can be noted
+    # Without a session nothing is noted: no session to note it for, and counting the surfacings
+    # of warnings shown at every edit would make their memories look ignored.
     try:
-        turn = _current_turn(conn, hook.session_id)
-        if link is not None:
-            record_touch(conn, hook.session_id, link, turn)
-        record_touch(conn, hook.session_id, path, turn)
-        if hook.event == "PostToolUse":  # the edit ran: the person allowed it
-            record_allowed(conn, hook.session_id, path, hook.tool_use_id)
-        elif hook.event == "PreToolUse":
-            record_asked(conn, hook.session_id, path, ask_now, hook.tool_use_id)
-        # Within one turn the policy keeps a hint visible; an agent would read the same
-        # warning on every edit of the file, so a hook shows only the hints new in this call.
-        new = set(ledger.select(conn, first).new) if ledger is not None and first else set()
-        shown = {m.id for m in gotchas if m.id in new} | {m.id for m in ask_now}
-        if shown:
-            record_surfacings(conn, sorted(shown))
+        if hook.session_id:
+            _notes(store, hook, path, link, ask_now)
+            # Within one turn the policy keeps a hint visible; an agent would read the same
+            # warning on every edit of the file, so a hook shows only the hints new in this call.
+            new = set(ledger.select(conn, first).new) if ledger is not None and first else set()
+            shown = {m.id for m in gotchas if m.id in new} | {m.id for m in ask_now}
+            if shown:
+                record_surfacings(conn, sorted(shown))
     except sqlite3.OperationalError as error:
         from recall.index.db import is_busy
 
@@ -316,55 +322,20 @@ def _bookkeeping(
     return lines, warnings
 
 
-def on_session_start(hook: HookInput) -> str:
-    """SessionStart: the session-start pass (register, archive by disuse, judge cleanup); says
-    what disuse archived and when a cleanup is due, nothing otherwise."""
-    from recall.lifecycle.session_start import hint_lines, start_session
-    from recall.settings import engine_settings
-
-    with HookStores(hook.cwd) as stores:
-        project = stores.project
-        searched = stores.searched()
-
-        def genome_for(store: MemoryStore) -> Any | None:
-            # Asked only once the cleanup's cheap thresholds are met, so a usual session start
-            # never loads the genome (or the ranking engine it comes with).
-            if store is not project:
-                return None
-            from recall.repo_signals import open_repo_signals
-
-            return open_repo_signals(project, notice=_notice, symbols=False)
-
-        import sqlite3
-
-        settings = engine_settings(project.repo_root, _notice)
-        said = ""
-        try:
-            result = start_session(
-                project,
-                searched,
-                hook.session_id,
-                origin="hook",
-                settings=settings,
-                genome_for=genome_for,
-            )
-        except sqlite3.OperationalError as error:
-            from recall.index.db import is_busy
-
-            if not is_busy(error):
-                raise
-            # Another process holds the index past the hook's wait: the pass is the next
-            # session start's to make; the engine is started all the same.
-            logged("the session-start pass in %s is left for the next session", str(hook.cwd))
-        else:
-            for line in result.notices:
-                _notice(line)
-            said = "\n".join(hint_lines(result))
-        if settings.warm_engine and project.repo_root is not None:
-            from recall.warm.control import start_in_background
-
-            start_in_background(str(project.repo_root))  # the later hooks answer warm
-        return output(hook.event, said)
+def _notes(
+    store: MemoryStore, hook: HookInput, path: str, link: str | None, ask_now: list[Memory]
+) -> None:
+    """The session's notes on an edit of ``path`` (through ``link``): the touch, and the guard
+    ledger's ask or allow."""
+    conn = store.conn
+    turn = _current_turn(conn, hook.session_id)
+    if link is not None:
+        record_touch(conn, hook.session_id, link, turn)
+    record_touch(conn, hook.session_id, path, turn)
+    if hook.event == "PostToolUse":  # the edit ran: the person allowed it
+        record_allowed(conn, hook.session_id, path, hook.tool_use_id)
+    elif hook.event == "PreToolUse":
+        record_asked(conn, hook.session_id, path, ask_now, hook.tool_use_id)
 
 
 HANDLERS: Final[Mapping[str, Any]] = {

@@ -28,6 +28,17 @@ EDIT_TOOLS: Final = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 """Claude Code's file-editing tools; ``NotebookEdit`` names its file ``notebook_path``."""
 
 
+NO_SESSION: Final = {
+    "prompt": "no memories injected: what a prompt is shown is decided per session",
+    "pre-edit": "guards still ask, at every edit, and the file's gotchas are shown; "
+    "nothing is noted for the session",
+    "post-edit": "the file's gotchas are shown; nothing is noted for the session, so a "
+    "guard asks again at the next edit",
+    "session-start": "the session-start pass (archiving by disuse, the cleanup hint) did not run",
+}
+"""What each hook does without a usable ``session_id`` (said on stderr, one line)."""
+
+
 class Skip(Exception):
     """Nothing to do for this input (not an error worth logging)."""
 
@@ -37,6 +48,8 @@ class HookInput:
     """The fields of one hook call that Tether uses."""
 
     session_id: str
+    """The agent's session ('' when the input sends none usable: nothing is then noted for a
+    session, and the guards are still decided)."""
     cwd: Path
     event: str
     prompt: str | None = None
@@ -60,12 +73,8 @@ def parse_input(raw: str, event: str) -> HookInput:
         raise Skip("input is not JSON") from None
     if not isinstance(data, dict):
         raise Skip("input is not a JSON object")
-    session = data.get("session_id")
+    session = _session_id(data.get("session_id"))
     cwd = data.get("cwd")
-    if not isinstance(session, str) or not session.strip() or len(session) > MAX_SESSION_ID:
-        raise Skip("no usable session_id")
-    if "\x00" in session or not _is_utf8(session):
-        raise Skip("no usable session_id")
     if not isinstance(cwd, str) or not cwd or not _is_path(cwd):
         raise Skip("no usable cwd")
     name = data.get("hook_event_name")
@@ -99,6 +108,18 @@ def parse_input(raw: str, event: str) -> HookInput:
         tool_use_id=_tool_use_id(data.get("tool_use_id")),
         writes=writes,
     )
+
+
+def _session_id(value: object) -> str:
+    """The session id when it is a usable text, else ''."""
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_SESSION_ID:
+        return ""
+    return value if "\x00" not in value and _is_utf8(value) else ""
+
+
+def no_session_line(event: str) -> str:
+    """The stderr line of a hook whose input has no usable ``session_id``."""
+    return f"tether hook {event}: no usable session_id in the hook input; {NO_SESSION[event]}"
 
 
 def _tool_use_id(value: object) -> str:
