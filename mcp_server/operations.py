@@ -172,8 +172,9 @@ def _with_skipped(done: dict[str, Any], stores: list[MemoryStore], ws: Workspace
     """``done`` with ``skipped``: the memory files of ``stores`` that could not be loaded (a
     hand edit that broke one), so that a memory missing from the answer is said to be missing,
     as the CLI says it on stderr; none: ``done`` as it is. A store read while another process
-    held it is said in ``notes`` (:meth:`Workspace.busy_notes`)."""
-    busy = ws.busy_notes(stores)
+    held it is said in ``notes`` (:meth:`Workspace.busy_notes`), and so is one whose memory
+    folder's name a file has taken (:meth:`Workspace.folder_notes`)."""
+    busy = ws.busy_notes(stores) + ws.folder_notes(stores)
     if busy:
         done = {**done, "notes": [*done.get("notes", []), *busy]}
     skipped = [
