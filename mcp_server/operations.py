@@ -351,13 +351,18 @@ def _keeps_the_guard(old: Memory, draft: Memory, scope: str) -> None:
 
 
 def pin(ws: Workspace, *, memory_id: str, pinned: bool = True) -> dict[str, Any]:
-    """Pin (or unpin) a memory; pinning is acting on it. Already so: nothing changes."""
+    """Pin (or unpin) a memory; pinning is acting on it. Already so: nothing changes. Pinning
+    an archived one says it stays out of recall until restored, as ``tether pin`` does."""
+    from recall.store.changes import archived_note
+
     store, memory = ws.find(arguments.memory_id(memory_id))
     changed = memory.pinned != pinned
     if changed:
         memory = store.set_pinned(memory.id, pinned)
         record_action(store.conn, memory.id)
-    return {"id": memory.id, "scope": store.scope, "pinned": memory.pinned, "changed": changed}
+    done = {"id": memory.id, "scope": store.scope, "pinned": memory.pinned, "changed": changed}
+    note = archived_note(memory, "pin") if pinned else None
+    return {**done, "note": note} if note is not None else done
 
 
 def archive(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
