@@ -172,8 +172,9 @@ def _with_skipped(done: dict[str, Any], stores: list[MemoryStore], ws: Workspace
     """``done`` with ``skipped``: the memory files of ``stores`` that could not be loaded (a
     hand edit that broke one), so that a memory missing from the answer is said to be missing,
     as the CLI says it on stderr; none: ``done`` as it is. A store read while another process
-    held it is said in ``notes`` (:meth:`Workspace.busy_notes`)."""
-    busy = ws.busy_notes(stores)
+    held it is said in ``notes`` (:meth:`Workspace.busy_notes`), and so is one whose memory
+    folder's name a file has taken (:meth:`Workspace.folder_notes`)."""
+    busy = ws.busy_notes(stores) + ws.folder_notes(stores)
     if busy:
         done = {**done, "notes": [*done.get("notes", []), *busy]}
     skipped = [
@@ -350,13 +351,18 @@ def _keeps_the_guard(old: Memory, draft: Memory, scope: str) -> None:
 
 
 def pin(ws: Workspace, *, memory_id: str, pinned: bool = True) -> dict[str, Any]:
-    """Pin (or unpin) a memory; pinning is acting on it. Already so: nothing changes."""
+    """Pin (or unpin) a memory; pinning is acting on it. Already so: nothing changes. Pinning
+    an archived one says it stays out of recall until restored, as ``tether pin`` does."""
+    from recall.store.changes import archived_note
+
     store, memory = ws.find(arguments.memory_id(memory_id))
     changed = memory.pinned != pinned
     if changed:
         memory = store.set_pinned(memory.id, pinned)
         record_action(store.conn, memory.id)
-    return {"id": memory.id, "scope": store.scope, "pinned": memory.pinned, "changed": changed}
+    done = {"id": memory.id, "scope": store.scope, "pinned": memory.pinned, "changed": changed}
+    note = archived_note(memory, "pin") if pinned else None
+    return {**done, "note": note} if note is not None else done
 
 
 def archive(ws: Workspace, *, memory_id: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ A call its client cancelled before it was let in (:mod:`mcp_server.calls`) is no
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -25,7 +26,7 @@ from typing import TypeVar
 from recall.errors import NotFound, StoreBusy
 from recall.folder_watch import FolderWatch
 from recall.kept_engine import KeptEngines
-from recall.locations import RepositoryGone, repository_gone
+from recall.locations import RepositoryGone, not_a_folder, repository_gone
 from recall.model import Memory
 from recall.repo import TETHER_DIR, find_root
 from recall.service import FolderStores
@@ -134,6 +135,15 @@ class Workspace:
             if store.busy or id(store) in self._unsynced
         ]
 
+    def folder_notes(self, stores: list[MemoryStore]) -> list[str]:
+        """What a read says of each of ``stores`` whose memory folder's name a file (or a
+        link) has taken: nothing is read there, as a write says of it."""
+        return [
+            not_a_folder(store.location.memories_dir)
+            for store in stores
+            if not store.exists and os.path.lexists(store.location.memories_dir)
+        ]
+
     def find(self, ref: str) -> tuple[MemoryStore, Memory]:
         """A memory by id or unique id prefix, project store first (a prefix held in both
         stores is ambiguous, see :func:`recall.store.across.find_across`)."""
@@ -149,8 +159,9 @@ class Workspace:
                         f"memory {ref!r} cannot be loaded: {problem}; its file must be fixed "
                         "by hand (`tether doctor` lists every file that cannot be loaded)"
                     )
+        blocked = "".join(f"; {note}" for note in self.folder_notes(self.stores()))
         raise NotFound(
-            f"no memory {ref!r} in the project or the global store; "
+            f"no memory {ref!r} in the project or the global store{blocked}; "
             "memory_recall and memory_list show the ids there are"
         )
 

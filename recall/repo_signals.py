@@ -23,9 +23,12 @@ def open_repo_signals(
     next ``tether index`` or language server to bring up to date.
 
     A store that was never created has no index to cache the genome in; it gets existence
-    checks against the working tree only.
+    checks against the working tree only, and so does the user's global store, which belongs
+    to no repository (a genome in it would be the history of whichever one it was opened from).
     """
-    if not project.exists or project.repo_root is None:
+    from recall.locations import GLOBAL
+
+    if not project.exists or project.repo_root is None or project.scope == GLOBAL:
         return WorkingTree(project.repo_root)
     genome = Genome(project.repo_root, project.conn, symbols=symbols)
     if refresh:

@@ -9,7 +9,7 @@ as the base has it when the working tree's is not guarded any more.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,8 +90,9 @@ def _contents(root: Path, blobs: dict[str, str]) -> dict[str, bytes]:
     return {path: by_id[blob] for path, blob in blobs.items() if blob in by_id}
 
 
-def _parse(path: str, data: bytes, normalize: Normalize) -> Memory | None:
-    """The memory a file at the base holds, or None when it cannot be read there."""
+def parse_memory(path: str, data: bytes, normalize: Normalize) -> Memory | None:
+    """The memory the file ``path`` holding ``data`` holds (its ``files`` normalized), or None
+    when it cannot be read. No size limit applies: the caller bounds what it reads."""
     from recall import frontmatter
     from recall.records import memory_from_parsed
 
@@ -111,8 +112,22 @@ def guarded_at_base(root: Path, base: str, folder: str, normalize: Normalize) ->
     for path, data in contents.items():
         if b"guard" not in data:  # most files: no YAML read for them
             continue
-        memory = _parse(path, data, normalize)
+        memory = parse_memory(path, data, normalize)
         if memory is not None and memory.guard and memory.status == "active":
+            found[path] = memory
+    return found
+
+
+def memories_at(
+    root: Path, base: str, folder: str, paths: Collection[str], normalize: Normalize
+) -> dict[str, Memory]:
+    """The memories the files ``paths`` of ``folder`` hold at ``base``, read from git, by file
+    path (a file git has not there, or cannot read there, is left out)."""
+    blobs = {path: blob for path, blob in _blobs(root, base, folder).items() if path in paths}
+    found: dict[str, Memory] = {}
+    for path, data in _contents(root, blobs).items():
+        memory = parse_memory(path, data, normalize)
+        if memory is not None:
             found[path] = memory
     return found
 

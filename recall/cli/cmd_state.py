@@ -115,12 +115,11 @@ def _note_archived(memory: Memory, verb: str, ctx: CommandContext) -> None:
     """Say that a memory a person archived, pinned or guarded all the same (confirm vouches for
     one too), stays out of recall until restored. A deleted or superseded one is refused by the
     store itself (:func:`recall.store.changes.refuse_retired`), on every surface."""
-    if memory.status == "archived":
-        done = {"pin": "pinned", "guard": "guarded"}[verb]
-        ctx.notice(
-            f"{memory.id} is {done}, but it is archived, so it stays out of recall until "
-            f"restored (`tether restore {memory.id}`)"
-        )
+    from recall.store.changes import archived_note
+
+    note = archived_note(memory, verb)
+    if note is not None:
+        ctx.notice(note)
 
 
 def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:

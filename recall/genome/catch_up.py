@@ -68,9 +68,12 @@ def catch_up(store: MemoryStore, *, notice: Callable[[str], None], rebuild: bool
 
     Another process holding the index past the store's wait, or an index that cannot be
     written, leaves the history as it was, said to ``notice``; so are the refresh's own notes
-    (a shallow clone, a rewritten history)."""
+    (a shallow clone, a rewritten history). The user's global store belongs to no repository
+    (it is opened from whichever one the command runs in): it holds no genome, ever."""
+    from recall.locations import GLOBAL
+
     root = store.repo_root
-    if not store.exists or root is None:
+    if not store.exists or root is None or store.scope == GLOBAL:
         return True  # no index to hold a genome: nothing to catch up
     conn = store.conn
     lag = history_lag(root, conn)

@@ -21,6 +21,7 @@ from recall.hooks.guard_names import (
 )
 from recall.hooks.guard_own_file import guarded_by_its_file, guarded_superseded_by
 from recall.hooks.guard_scope import guards_hit
+from recall.hooks.guard_unloaded import unloaded_asks
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
 from recall.hooks.logfile import _notice
@@ -35,7 +36,14 @@ from recall.hooks.start import on_session_start
 from recall.hooks.stores import GUARD_BUSY_MS as GUARD_BUSY_MS  # its place before
 from recall.hooks.stores import HookStores
 from recall.hooks.touches import _current_turn, recent_touches, record_touch
-from recall.hooks.wording import guard_line, more_line, own_file_line, retiring_line, warning_line
+from recall.hooks.wording import (
+    guard_line,
+    more_line,
+    own_file_line,
+    retiring_line,
+    unloaded_line,
+    warning_line,
+)
 from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import WARNING_CATEGORIES
 from recall.paths import link_target
@@ -200,10 +208,12 @@ def _answer(
                 names = with_link((path, *(n.name for n in earlier)), link)
             ask_now = every_guard(project, names, earlier)
         unplaced = frozenset(m.id for m in ask_now)
+    broken = unloaded_asks(project, hook.session_id, path, names, ask_now) if staged else []
     lines: list[str] = []
     shown = 0
+    asking = [*ask_now, *(u.memory for u in broken)]
     try:
-        lines, shown = _bookkeeping(project, hook, path, on_file, ask_now, link, warned, nested)
+        lines, shown = _bookkeeping(project, hook, path, on_file, asking, link, warned, nested)
     except Exception:  # notes of what happened: losing one costs a repeated ask at most
         logged("the edit hook's notes on %s failed", path)
     reasons = [
@@ -214,6 +224,7 @@ def _answer(
         else guard_line(m, path, m.id in unplaced, names, link)
         for m in ask_now
     ]
+    reasons += [unloaded_line(u.memory, path, u.file, u.problem, u.read) for u in broken]
     return reasons, lines, shown
 
 

@@ -12,6 +12,7 @@ from recall.model import REJECTED_WORDING
 
 if TYPE_CHECKING:
     from recall.model import Memory
+    from recall.store.results import Problem
 
 WARNING_SUMMARY_CAP: Final = 160
 
@@ -124,3 +125,20 @@ def more_line(more: int, path: str, repo_root: Path | None, cwd: Path, *, nested
             folder = shlex.quote(os.path.relpath(root, here))
             command = f"tether -C {folder} list --file {shlex.quote(path)}"
     return f"· {more} more on {visible(shown)}: {visible(f'`{command}`')}"
+
+
+def unloaded_line(memory: Memory, path: str, file: str, problem: Problem, read: str) -> str:
+    """Why an edit of ``path`` asks first when guarded ``memory``'s file ``file`` cannot be
+    loaded (``problem``): its guard, ``read`` from the file's last commit or as far as the file
+    can be read, still covers ``path``."""
+    from recall.display import visible
+    from recall.policy.inject import safe_field  # see warning_line
+
+    text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    why = safe_field(problem.message, 2 * WARNING_SUMMARY_CAP)
+    return (
+        f"Tether: the memory file {visible(file)} cannot be read (line {problem.line}: {why}); "
+        f'{read}, its guarded {memory.category} "{text}" [{memory.id}] covers {visible(path)}: '
+        "allow the edit only if it keeps to it, and fix the file (`tether doctor` lists every "
+        "unreadable one)"
+    )

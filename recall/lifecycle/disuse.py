@@ -310,9 +310,12 @@ def _earlier_names(store: MemoryStore, file: str) -> list[EarlierName]:
     folder, or a name no longer there, is listed as it is given), dated as recall dates them
     (:func:`recall.file_names.dated_names`), in the history as of HEAD: the genome's renames
     are brought up to date first when a commit since the last refresh lags them, as recall
-    brings them (:func:`recall.genome.catch_up.catch_up`)."""
+    brings them (:func:`recall.genome.catch_up.catch_up`). The user's global store belongs to
+    no repository, so it has no history to follow a name back through."""
+    from recall.locations import GLOBAL
+
     root = store.repo_root
-    if not store.exists or root is None or not (root / file).is_file():
+    if not store.exists or root is None or store.scope == GLOBAL or not (root / file).is_file():
         return []
     from recall.genome.catch_up import catch_up
 

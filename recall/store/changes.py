@@ -40,6 +40,18 @@ def refuse_retired(memory: Memory, verb: str) -> None:
         )
 
 
+def archived_note(memory: Memory, verb: str) -> str | None:
+    """What to say when a person's archived ``memory`` was marked all the same (``verb``: pin,
+    guard): it stays out of recall until restored. None for a memory not archived."""
+    if memory.status != "archived":
+        return None
+    done = {"pin": "pinned", "guard": "guarded"}[verb]
+    return (
+        f"{memory.id} is {done}, but it is archived, so it stays out of recall until "
+        f"restored (`tether restore {memory.id}`)"
+    )
+
+
 DELETED_FROM_KEY = "deleted_from"
 """Written as ``deleted_from: pending`` when a pending memory is deleted (``tether pending
 drop``, ``tether delete``, cleanup's delete): ``tether restore`` brings it back to review,
