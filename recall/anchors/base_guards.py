@@ -12,11 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recall.errors import BadInput, TetherError
 from recall.gitquery import git_answer
 from recall.known_paths import GIT_TIMEOUT_S
 from recall.model import Memory
+
+if TYPE_CHECKING:
+    from recall.anchors.symbols import SymbolAnchor
+    from recall.genome.symbols.model import Definition
 
 Normalize = Callable[[str], str]
 
@@ -132,7 +137,7 @@ def memories_at(
     return found
 
 
-def _carried(memory: Memory, by_id: dict[str, Memory], guarded: Memory) -> bool:
+def _carried(memory: Memory, by_id: dict[str, Memory], guarded: Memory, root: Path) -> bool:
     """Whether ``memory``'s guard lives on in the memory that supersedes it (as a supersede
     carries it), following the chain to the active one: guarded, and covering every file and
     symbol ``guarded`` (the memory as the base has it) covered, as a supersede must."""
@@ -142,16 +147,39 @@ def _carried(memory: Memory, by_id: dict[str, Memory], guarded: Memory) -> bool:
         seen.add(current.id)
         current = by_id.get(current.superseded_by)
         if current is not None and current.status == "active":
-            return current.guard and _covers(current, guarded)
+            return current.guard and _covers(current, guarded, root)
     return False
 
 
-def _covers(wider: Memory, narrower: Memory) -> bool:
-    """Whether ``wider`` names every file and anchors every symbol ``narrower`` does."""
+def _covers(wider: Memory, narrower: Memory, root: Path) -> bool:
+    """Whether ``wider`` names every file and anchors every symbol ``narrower`` does, a
+    symbol the working tree no longer defines aside where ``wider`` anchors code of its file
+    (the function renamed, and the memory superseded onto its new name: what ``tether check``
+    says to do)."""
     symbols = {(a.path, a.name) for a in wider.anchors}
+    anchored_files = {a.path for a in wider.anchors}
     return set(narrower.files) <= set(wider.files) and all(
-        (a.path, a.name) in symbols for a in narrower.anchors
+        (a.path, a.name) in symbols or (a.path in anchored_files and _gone_now(root, a))
+        for a in narrower.anchors
     )
+
+
+def _gone_now(root: Path, anchor: SymbolAnchor) -> bool:
+    """Whether the working tree's file of ``anchor`` defines its name no more (read whole:
+    a file that does not parse may still hold it)."""
+    from recall.anchors.check_sources import candidates
+    from recall.genome.symbols.extract import TREE_SITTER, read_file
+
+    full = root / anchor.path
+    if not full.is_file():
+        return False  # moved or deleted with its file: not a rename within it
+    read = read_file(anchor.path, str(full))
+    if read.parser != TREE_SITTER or read.syntax_errors:
+        return False
+    defs: dict[str, list[Definition]] = {}
+    for definition in read.definitions:
+        defs.setdefault(definition.name, []).append(definition)
+    return not candidates(defs, anchor.name)
 
 
 def lifted_guards(root: Path, base: str, source: GuardSource) -> list[Lifted]:
@@ -162,7 +190,7 @@ def lifted_guards(root: Path, base: str, source: GuardSource) -> list[Lifted]:
         now = by_id.get(old.id)
         if now is not None and now.status == "active" and now.guard:
             continue
-        if now is not None and now.status == "superseded" and _carried(now, by_id, old):
+        if now is not None and now.status == "superseded" and _carried(now, by_id, old, root):
             continue
         if not (root / path).is_file():
             how = "deletes its file"

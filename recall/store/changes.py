@@ -154,7 +154,12 @@ class StatusChanges(StoreWrites):
         result = self.remember(draft, vectors=False)  # made once both files are written
         if result.duplicate_of:
             if result.duplicate_of == old.id:
-                raise BadInput(f"the new text is the same as memory {old.id}; nothing to supersede")
+                raise BadInput(
+                    f"the new text is the same as memory {old.id}; nothing to supersede: to tie "
+                    f"it to other files or code, edit `files:` or `anchors:` in "
+                    f"{self.path_of(old.id)} and `tether confirm {old.id}`, or give the "
+                    "replacement a text of its own"
+                )
             if result.duplicate_status in ("superseded", "archived", "deleted"):
                 raise BadInput(
                     f"the new text duplicates memory {result.duplicate_of}, which is "
