@@ -49,7 +49,13 @@ from recall.anchors.findings import (
     one_failure_per_memory,
     pinned_and_gone,
 )
-from recall.anchors.named_files import AT_BASE, ChangedNames, Named, file_findings
+from recall.anchors.named_files import (
+    AT_BASE,
+    BEFORE_RENAME,
+    ChangedNames,
+    Named,
+    file_findings,
+)
 from recall.anchors.symbols import SymbolAnchor
 from recall.anchors.unread import unread_content
 from recall.errors import BadInput
@@ -227,7 +233,11 @@ def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> li
     spoken_for = _files_its_anchors_speak_for(located, lost)
     findings: list[Finding] = []
     for named in files:
-        if named.how == AT_BASE and named.change.status == "M" and named.path in spoken_for:
+        if (
+            named.how in (AT_BASE, BEFORE_RENAME)
+            and named.change.status == "M"
+            and named.change.old in spoken_for
+        ):
             continue  # edited, not moved or deleted: its anchored symbols say what changed
         guard_fails = memory.guard and not memory.anchors and not confirmed
         guard_fails = guard_fails and not at.names.guard_holds(named)
@@ -253,11 +263,13 @@ def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> li
 def _files_its_anchors_speak_for(
     located: dict[SymbolAnchor, tuple[Change, Definition] | None], lost: list[SymbolAnchor]
 ) -> set[str]:
-    """The files where every anchored symbol of a memory was found at the base, in that same
-    file: an edit of such a file concerns the memory only where it touches one of them (an
-    edit elsewhere in the file is no review of a memory tied to one function of it)."""
-    found = {a.path for a, where in located.items() if where is not None and where[0].old == a.path}
-    unsure = {a.path for a, where in located.items() if where is None or where[0].old != a.path}
+    """The files (by their names at the base) where the anchored symbols of a memory were
+    found at the base, none of its other anchors naming them without being found: an edit
+    of such a file concerns the memory only where it touches one of them (an edit elsewhere
+    in the file is no review of a memory tied to one function of it). A file renamed before
+    the base counts under its name there (the memory naming it by its earlier name)."""
+    found = {where[0].old for where in located.values() if where is not None}
+    unsure = {a.path for a, where in located.items() if where is None}
     return found - unsure - {a.path for a in lost}
 
 

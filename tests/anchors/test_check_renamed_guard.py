@@ -59,3 +59,32 @@ def test_the_same_text_is_told_how_to_tie_the_memory_to_the_new_name(
     assert run("confirm", memory_id).code == 0
     after = run("check")
     assert after.code == 0, after.stdout
+
+
+def test_after_a_committed_file_rename_the_anchors_still_decide_what_concerns_the_memory(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    source = "def save(k):\n    return k\n\n\ndef load(k):\n    return k\n"
+    repo = make_repo(tmp_path / "repo", {"store.py": source})
+
+    def run(*args: str) -> CliResult:
+        return cli(*args, cwd=repo)
+
+    done = run("remember", "g", "-c", "gotcha", "--guard", "--anchor", "store.py::save", "--json")
+    memory_id = str(done.json()["id"])
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "guarded memory")
+    git(repo, "mv", "store.py", "storage.py")
+    assert run("confirm", memory_id).code == 0
+    git(repo, "commit", "-q", "-a", "-m", "renamed")
+    (repo / "storage.py").write_text(
+        source.replace("return k\n", "return k * 1\n").replace("return k * 1\n", "return k\n", 1)
+    )
+    elsewhere = run("check", "--json")
+    assert elsewhere.code == 0, elsewhere.stdout
+    assert elsewhere.json()["review"] == [], elsewhere.stdout  # only load was edited
+    (repo / "storage.py").write_text(source.replace("return k\n", "return None\n", 1))
+    under = run("check", "--json")
+    assert under.code == 1, under.stdout
+    [failure] = under.json()["failures"]
+    assert "the change edits save" in str(failure["reason"])
