@@ -28,6 +28,7 @@ from lsp_server.command_context import (
     self_serve,
 )
 from lsp_server.command_runs import run, run_async, run_write
+from lsp_server.guard_words import guard_refusal
 from lsp_server.roots import Root
 from lsp_server.server import TetherServer
 from recall.errors import BadInput, NotFound, StoreBusy
@@ -116,6 +117,8 @@ def _guard(ls: TetherServer, obj: dict[str, Any], guard: bool) -> dict[str, Any]
     from recall.anchors.guards import set_guard
 
     root, store, memory = find(ls, obj)
+    if guard and (refused := guard_refusal(store.scope, memory)) is not None:
+        raise BadInput(refused)
     updated = set_guard(store, memory.id, guard)
     acted(root, store, memory.id)
     changed(ls, root)
