@@ -36,6 +36,7 @@ from recall.lifecycle.disuse import bring_back
 from recall.lifecycle.links import left_superseded
 from recall.policy.inject import format_hit
 from recall.policy.usage import counters
+from recall.ranking.asked_present import asked_present
 from recall.ranking.query import RecallQuery, Touch
 
 # status a command moves a memory to, and the statuses it may come from (as the CLI's)
@@ -62,7 +63,10 @@ def _recall(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         touches = tuple(Touch(path, kind) for path, kind in root.touched.items())
     if not touches and not prompt:
         raise BadInput("nothing to recall for: give a file uri or a prompt")
-    result = root.recaller().recall(RecallQuery(touches, prompt, limit=limit))
+    recaller = root.recaller()
+    held = [doc.rel] if doc is not None and ls.docs.get(doc.uri) is doc else []
+    with asked_present(recaller, held):  # an open buffer counts whether or not it is on disk
+        result = recaller.recall(RecallQuery(touches, prompt, limit=limit))
     for store in root.stores():
         ids = [h.memory.id for h in result.hits if h.scope == store.scope]
         if ids and store.exists:

@@ -30,6 +30,7 @@ from recall.index.rows import index_stamp
 from recall.model import REJECTED_WORDING
 from recall.policy.hints import Candidate
 from recall.policy.inject import AUTHOR_CAP, safe_field
+from recall.ranking.asked_present import asked_present
 from recall.ranking.engine import Hit
 from recall.ranking.query import TOUCH_KINDS, RecallQuery, Touch
 from recall.ranking.weights import SUMMARY_CAP
@@ -69,13 +70,16 @@ GUARD_WORDING = "guarded: check the edit keeps to it (`tether confirm` once it d
 
 def hits_for(root: Root, path: str, kind: str, limit: int = RECALL_LIMIT) -> list[Hit]:
     """Recall's best ``limit`` hits for one touched file (cached until the root's state
-    changes, or the clock's day)."""
+    changes, or the clock's day), a file the editor holds (or is about to open): present
+    whether or not it is on disk (a buffer not saved yet, a file deleted while open)."""
     root.rank_today()
     key = (kind, path, limit)
     cached = root.hits.get(key)
     if cached is None:
         query = RecallQuery((Touch(path, kind),), None, limit=limit)
-        cached = root.recaller().recall(query).hits
+        recaller = root.recaller()
+        with asked_present(recaller, [path]):
+            cached = recaller.recall(query).hits
         root.hits[key] = cached
     return cached
 
