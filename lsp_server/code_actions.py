@@ -16,6 +16,7 @@ from lsp_server import capabilities, diagnostics, watching
 from lsp_server.documents import DocState, Shown, current_text, resolve
 from lsp_server.positions import overlaps
 from lsp_server.symbol_at import symbol_at
+from recall.locations import GLOBAL
 from recall.model import GUARD_CATEGORIES
 from recall.named_files import is_git_own
 
@@ -57,7 +58,7 @@ def memory_actions(shown: Shown) -> list[types.CodeAction]:
         found.append(_action(f"Tether: pin {name}", "tether.pin", ref, QUICKFIX, shown))
     if memory.guard:
         found.append(_action(f"Tether: unguard {name}", "tether.unguard", ref, QUICKFIX, shown))
-    elif memory.category in GUARD_CATEGORIES:
+    elif memory.category in GUARD_CATEGORIES and shown.hit.scope != GLOBAL:
         found.append(_action(f"Tether: guard {name}", "tether.guard", ref, QUICKFIX, shown))
     found += [
         _action(f"Tether: supersede {name}…", "tether.supersede", ref, QUICKFIX, shown),

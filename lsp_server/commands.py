@@ -28,6 +28,7 @@ from lsp_server.command_context import (
     self_serve,
 )
 from lsp_server.command_runs import run, run_async, run_write
+from lsp_server.guard_words import guard_refusal
 from lsp_server.roots import Root
 from lsp_server.server import TetherServer
 from recall.errors import BadInput, NotFound, StoreBusy
@@ -35,6 +36,7 @@ from recall.lifecycle.disuse import bring_back
 from recall.lifecycle.links import left_superseded
 from recall.policy.inject import format_hit
 from recall.policy.usage import counters
+from recall.ranking.asked_present import asked_present
 from recall.ranking.query import RecallQuery, Touch
 
 # status a command moves a memory to, and the statuses it may come from (as the CLI's)
@@ -61,7 +63,10 @@ def _recall(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         touches = tuple(Touch(path, kind) for path, kind in root.touched.items())
     if not touches and not prompt:
         raise BadInput("nothing to recall for: give a file uri or a prompt")
-    result = root.recaller().recall(RecallQuery(touches, prompt, limit=limit))
+    recaller = root.recaller()
+    held = [doc.rel] if doc is not None and ls.docs.get(doc.uri) is doc else []
+    with asked_present(recaller, held):  # an open buffer counts whether or not it is on disk
+        result = recaller.recall(RecallQuery(touches, prompt, limit=limit))
     for store in root.stores():
         ids = [h.memory.id for h in result.hits if h.scope == store.scope]
         if ids and store.exists:
@@ -116,6 +121,8 @@ def _guard(ls: TetherServer, obj: dict[str, Any], guard: bool) -> dict[str, Any]
     from recall.anchors.guards import set_guard
 
     root, store, memory = find(ls, obj)
+    if guard and (refused := guard_refusal(store.scope, memory)) is not None:
+        raise BadInput(refused)
     updated = set_guard(store, memory.id, guard)
     acted(root, store, memory.id)
     changed(ls, root)
@@ -255,8 +262,9 @@ def mark_followed(ls: TetherServer, *args: Any) -> Any:
 def list_memories(ls: TetherServer, *args: Any) -> Any:
     """``tether.list {uri?, status?, category?, pinned?, limit?}``: memories without side
     effects. With ``uri``: the file's ranked memories with receipts (``direct`` when the memory
-    names the file). Without: every store's memories of ``status`` (active; or pending, archived,
-    superseded, deleted, all), project store first, each newest first. ``total`` is how many
+    names the file), or those of another ``status`` naming it; filtered alike. Without: every
+    store's memories of ``status`` (active; or pending, archived, superseded, deleted, all),
+    project store first, each newest first. ``total`` is how many
     there were before ``limit`` cut them, ``totals`` the same per scope (``project``,
     ``global``), ``stores`` the same per store (``key``, ``scope``, ``path``, ``total``), and
     each memory's ``store`` the key of the store it is in."""

@@ -30,9 +30,11 @@ from recall.index.rows import index_stamp
 from recall.model import REJECTED_WORDING
 from recall.policy.hints import Candidate
 from recall.policy.inject import AUTHOR_CAP, safe_field
+from recall.ranking.asked_present import asked_present
 from recall.ranking.engine import Hit
 from recall.ranking.query import TOUCH_KINDS, RecallQuery, Touch
 from recall.ranking.weights import SUMMARY_CAP
+from recall.server_settings import OFF
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -68,13 +70,16 @@ GUARD_WORDING = "guarded: check the edit keeps to it (`tether confirm` once it d
 
 def hits_for(root: Root, path: str, kind: str, limit: int = RECALL_LIMIT) -> list[Hit]:
     """Recall's best ``limit`` hits for one touched file (cached until the root's state
-    changes, or the clock's day)."""
+    changes, or the clock's day), a file the editor holds (or is about to open): present
+    whether or not it is on disk (a buffer not saved yet, a file deleted while open)."""
     root.rank_today()
     key = (kind, path, limit)
     cached = root.hits.get(key)
     if cached is None:
         query = RecallQuery((Touch(path, kind),), None, limit=limit)
-        cached = root.recaller().recall(query).hits
+        recaller = root.recaller()
+        with asked_present(recaller, [path]):
+            cached = recaller.recall(query).hits
         root.hits[key] = cached
     return cached
 
@@ -85,10 +90,9 @@ def first_limit(wanted: int, share: float) -> int:
     return min(RECALL_LIMIT, max(wanted, math.ceil(wanted * FIRST_LIMIT_MARGIN / share)))
 
 
-def shown_share(ls: TetherServer, root: Root) -> float:
-    """The share of the root's active memories whose category is shown as a diagnostic
-    (categories counted once per state of each store's memories table)."""
-    counts: collections.Counter[str] = collections.Counter()
+def active_counts(root: Root) -> collections.Counter[tuple[str, bool]]:
+    """The root's active memories by category and guard (read once per index state)."""
+    counts: collections.Counter[tuple[str, bool]] = collections.Counter()
     for store in root.stores():
         if not store.exists:
             continue
@@ -96,19 +100,23 @@ def shown_share(ls: TetherServer, root: Root) -> float:
         kept = root.category_counts.get(store.location.memories_dir)
         if kept is None or kept[0] != stamp:
             found = store.conn.execute(
-                "SELECT category, count(*) FROM memories WHERE status = 'active' GROUP BY category"
+                "SELECT category, guard, count(*) FROM memories WHERE status = 'active'"
+                " GROUP BY category, guard"
             )
             kept = root.category_counts[store.location.memories_dir] = (
                 stamp,
-                collections.Counter(dict(found.fetchall())),
+                collections.Counter({(c, bool(g)): n for c, g, n in found.fetchall()}),
             )
         counts.update(kept[1])
-    total = sum(counts.values())
-    settings = root.settings
-    shown = sum(
-        n for c, n in counts.items() if settings.severity_for(c, ls.client_name) is not None
-    )
-    return shown / total if total else 0.0
+    return counts
+
+
+def shown_share(ls: TetherServer, root: Root) -> float:
+    """The share of the root's active memories shown as a diagnostic: of a shown category, or
+    guarded while guards are shown."""
+    counts, show = active_counts(root), root.settings.severity_for
+    shown = sum(n for (c, g), n in counts.items() if show(c, ls.client_name, guard=g) is not None)
+    return shown / sum(counts.values()) if counts else 0.0
 
 
 def message(hit: Hit, path: str) -> str:
@@ -156,27 +164,34 @@ def prepare(ls: TetherServer, root: Root, path: str, kind: str) -> None:
 
 
 def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
+    """The strong hits shown: every guarded one first (not counted against ``maxPerFile``: it
+    stays up while its file is open), then the best others up to ``maxPerFile``."""
     settings = root.settings
     wanted = settings.max_per_file
     share = shown_share(ls, root)
-    if wanted == 0 or share == 0:  # nothing could be shown: no recall at all
+    guarding = settings.guard_severity != OFF
+    guards = sum(n for (_, g), n in active_counts(root).items() if g) if guarding else 0
+    if share == 0 or wanted == guards == 0:  # nothing could be shown: no recall at all
         return []
 
-    def shown(hits: list[Hit]) -> list[Hit]:
-        return [
+    def shown(hits: list[Hit]) -> tuple[list[Hit], list[Hit]]:
+        kept = [
             h
             for h in hits
             if h.strong
             and settings.severity_for(h.memory.category, ls.client_name, guard=h.memory.guard)
             is not None
         ]
+        guard = [h for h in kept if guarding and h.memory.guard]
+        return guard, [h for h in kept if h not in guard]
 
-    limit = first_limit(wanted, share)
+    limit = first_limit(max(wanted, 1), share)
     hits = hits_for(root, path, kind, limit)
-    found = shown(hits)
-    if len(found) < wanted and len(hits) == limit < RECALL_LIMIT:
-        found = shown(hits_for(root, path, kind, RECALL_LIMIT))  # the first ask held too few
-    return found[:wanted]
+    guarded, others = shown(hits)
+    # A guard may rank anywhere: the rest is read too while the root has guards not found yet
+    if (len(others) < wanted or len(guarded) < guards) and len(hits) == limit < RECALL_LIMIT:
+        guarded, others = shown(hits_for(root, path, kind, RECALL_LIMIT))
+    return guarded + others[:wanted]
 
 
 def _moved_here(root: Root, rel: str) -> MovedHere:

@@ -17,6 +17,7 @@ from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, code_root_and_doc, find, self_serve
 from lsp_server.documents import editor_copy
 from lsp_server.draft_open import open_draft
+from lsp_server.guard_words import global_supersede
 from lsp_server.legacy_anchor import anchor_name, bare_symbol
 from lsp_server.roots import Root
 from recall import secrets_scan
@@ -30,6 +31,7 @@ from recall.lifecycle.references import (
     named_by_person_of,
     with_given_files,
 )
+from recall.locations import GLOBAL
 from recall.model import SOURCES, Memory
 from recall.named_files import check_named_files
 from recall.paths import normalize, normalize_loose
@@ -330,6 +332,8 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     summary = text(obj, "summary")
     category = check_category(text(obj, "category") or old.category)
     if _given(obj, "guard"):
+        if flag(obj, "guard") and store.scope == GLOBAL:
+            raise BadInput(global_supersede(old.id))
         guard = check_guard(
             flag(obj, "guard"),
             category,

@@ -120,7 +120,9 @@ async def pull_configuration(ls: TetherServer) -> None:
     try:
         values = await ls.workspace_configuration_async(types.ConfigurationParams(items=items))
     except Exception as error:
-        ls.warn(f"workspace/configuration failed ({error}); using the other settings")
+        # a client failing one pull fails every one alike: said once, not at each change
+        message = f"workspace/configuration failed ({error}); using the other settings"
+        ls.warn_once("workspace/configuration", message)
         return
     for root, value in zip(roots, values or [], strict=False):
         ls.editor_settings[root.folder.as_uri()] = _section(value)

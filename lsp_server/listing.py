@@ -12,6 +12,7 @@ from lsp_server.command_context import root_and_doc
 from lsp_server.server import TetherServer
 from recall.lifecycle.disuse import as_seen
 from recall.model import Memory
+from recall.records import check_category, check_status
 from recall.store import MemoryStore
 
 LIST_LIMIT = 500
@@ -51,6 +52,11 @@ def _listed(memory: Memory, scope: str, key: str) -> dict[str, Any]:
 def list_page(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     """The answer of ``tether.list`` (see :func:`lsp_server.commands.list_memories`)."""
     limit = count(obj, "limit", LIST_LIMIT)
+    status = check_status(text(obj, "status") or "active")
+    category = text(obj, "category")
+    if category is not None:
+        check_category(category)
+    pinned_only = flag(obj, "pinned")
     if text(obj, "uri") is not None:
         root, doc = root_and_doc(ls, obj)
         assert doc is not None
@@ -59,6 +65,11 @@ def list_page(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         # every store of the root: a hit cached before its store folder went still names it
         stores = {s.scope: s for s in root.stores()}
         keys = {scope: store_key(s) for scope, s in stores.items()}
+        if status != "active":  # only active memories are ranked: those naming the file
+            found = _of_status(list(stores.values()), status, category, pinned_only, doc.rel)
+            for entry in found:
+                entry["direct"] = True
+            return _page(found, limit, {keys[s]: store for s, store in stores.items()})
         # the ranking the diagnostics use (cached), without counters or hint effects
         kind = root.touched.get(doc.rel, "open")
         hits = diagnostics.hits_for(root, doc.rel, kind)
@@ -70,32 +81,42 @@ def list_page(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
                 "direct": doc.rel in h.memory.files,
             }
             for h in hits
-            if h.strong or doc.rel in h.memory.files
+            if (h.strong or doc.rel in h.memory.files)
+            and category in (None, h.memory.category)
+            and (h.memory.pinned or not pinned_only)
         ]
         return _page(found, limit, {keys[s]: store for s, store in stores.items()})
-    status = text(obj, "status") or "active"
-    category = text(obj, "category")
-    pinned_only = flag(obj, "pinned")
+    listed_stores = {store_key(s): s for each in ls.roots for s in each.stores() if s.exists}
+    found = _of_status(list(listed_stores.values()), status, category, pinned_only, None)
+    return _page(found, limit, listed_stores)
+
+
+def _of_status(
+    stores: list[MemoryStore],
+    status: str,
+    category: str | None,
+    pinned_only: bool,
+    file: str | None,
+) -> list[dict[str, Any]]:
+    """The memories of ``status`` and ``category`` in ``stores`` (naming ``file`` when given),
+    each store's newest first, each memory once."""
     seen: set[tuple[str, str]] = set()
     found = []
-    listed_stores: dict[str, MemoryStore] = {}
-    for each in ls.roots:
-        for store in each.stores():
-            if not store.exists:
+    for store in stores:
+        if not store.exists:
+            continue
+        key = store_key(store)
+        # for this user, a memory archived by disuse lists as archived, as in `tether list`
+        listed, disused = as_seen(store, file=file, category=category, status=status)
+        for memory in listed:
+            if (store.scope, memory.id) in seen or (pinned_only and not memory.pinned):
                 continue
-            key = store_key(store)
-            listed_stores.setdefault(key, store)
-            # for this user, a memory archived by disuse lists as archived, as in `tether list`
-            listed, disused = as_seen(store, category=category, status=status)
-            for memory in listed:
-                if (store.scope, memory.id) in seen or (pinned_only and not memory.pinned):
-                    continue
-                seen.add((store.scope, memory.id))
-                entry = {**_listed(memory, store.scope, key), "receipt": None}
-                if memory.id in disused:
-                    entry.update(status="archived", archivedBy="disuse")
-                found.append(entry)
-    return _page(found, limit, listed_stores)
+            seen.add((store.scope, memory.id))
+            entry = {**_listed(memory, store.scope, key), "receipt": None}
+            if memory.id in disused:
+                entry.update(status="archived", archivedBy="disuse")
+            found.append(entry)
+    return found
 
 
 def _page(

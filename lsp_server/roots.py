@@ -71,7 +71,7 @@ class Root:
         """Recall's hits by (touch kind, path, limit), for the root's current state."""
         self.candidates: dict[tuple[str, str], list[Hit]] = {}
         """The hits each file may show as diagnostics, by (touch kind, path)."""
-        self.category_counts: dict[Path, tuple[str, Counter[str]]] = {}
+        self.category_counts: dict[Path, tuple[str, Counter[tuple[str, bool]]]] = {}
         """Active memories per category in each store (by memory folder), with the state of
         its memories table they were counted in (``recall.index.rows.index_stamp``)."""
         self.parsed_ahead: dict[str, DocumentParse] = {}

@@ -344,3 +344,10 @@ def check_category(category: str) -> str:
     if category not in CATEGORIES:
         raise BadInput(f"unknown category {category!r}; use one of {', '.join(CATEGORIES)}")
     return category
+
+
+def check_status(status: str) -> str:
+    """Validate a status asked for in a listing (one of the statuses, or ``all``)."""
+    if status != "all" and status not in STATUSES:
+        raise BadInput(f"unknown status {status!r}; use one of {', '.join(STATUSES)}, all")
+    return status

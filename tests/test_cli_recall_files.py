@@ -83,7 +83,7 @@ def test_a_missing_file_asked_for_counts_as_present_only_within_its_recall(
 ) -> None:
     """The engine takes a named missing file as present for that recall only: its own view of
     the working tree is back after it, also when the recall fails (an engine may be kept)."""
-    from recall.cli.touched_files import asked_present
+    from recall.ranking.asked_present import asked_present
     from recall.service import build_recaller
 
     store = open_store().store

@@ -15,6 +15,7 @@ from recall.cli.render import NARROW_COLUMNS, paths_option, scope_option, write_
 from recall.display import visible
 from recall.errors import BadInput
 from recall.policy.sessions import check_session_id
+from recall.ranking.asked_present import asked_present
 from recall.ranking.query import RecallQuery, Touch
 from recall.service import RECALL_LIMIT, build_recaller, record_shown
 from recall.std_streams import stdin_text
@@ -92,7 +93,7 @@ def _recalled(recaller: Recaller, query: RecallQuery) -> RecallResult:
     """The engine's answer to ``query``, a named file missing from the working tree ranked by
     file all the same (:mod:`recall.cli.touched_files`)."""
     missing = touched_files.absent(recaller.stores[0].repo_root, query.paths)
-    with touched_files.asked_present(recaller, missing):
+    with asked_present(recaller, missing):
         return recaller.recall(query)
 
 

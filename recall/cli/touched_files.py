@@ -5,23 +5,21 @@ tree (deleted, or not on this branch) still recalled by the memories naming it, 
 
 The ranking engine leaves a touched file that is not in the working tree out of its file
 channel (an agent's touch of a deleted file earns nothing); a person who names one asks for
-it, so here it counts as present for that one recall.
+it, so it counts as present for that one recall (:mod:`recall.ranking.asked_present`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from recall.display import visible
 from recall.paths import link_target
 from recall.ranking.query import Touch
 
 if TYPE_CHECKING:
-    from recall.ranking.engine import Recaller
     from recall.store import MemoryStore
 
 
@@ -42,43 +40,12 @@ def touches(
     return tuple(found)
 
 
-class _AskedPresent:
-    """The engine's repository signals, with the files a person named counting as present."""
-
-    def __init__(self, signals: Any, asked: frozenset[str]) -> None:
-        self._signals = signals
-        self._asked = asked
-
-    def exists(self, path: str) -> bool:
-        """Whether ``path`` is in the working tree, or was named by the person."""
-        return path in self._asked or self._signals.exists(path)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._signals, name)
-
-
 def absent(root: Path | None, paths: Iterable[str]) -> list[str]:
     """The ``paths`` (relative to ``root``) not in the working tree now; none without a
     repository (outside one no file is in a working tree)."""
     if root is None:
         return []
     return [p for p in dict.fromkeys(paths) if not os.path.exists(root / p)]
-
-
-@contextlib.contextmanager
-def asked_present(recaller: Recaller, paths: Sequence[str]) -> Iterator[None]:
-    """Within the block, ``recaller`` takes ``paths`` (files a person named, missing from the
-    working tree) as present, so the memories naming them are ranked by file as any file's;
-    the engine's own signals are back after it (an engine may be kept for the next command)."""
-    if not paths:
-        yield
-        return
-    kept = recaller.repo
-    recaller.repo = _AskedPresent(kept, frozenset(paths))  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        recaller.repo = kept
 
 
 def named_by_memories(stores: Sequence[MemoryStore], paths: Sequence[str]) -> list[str]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from recall.errors import BadInput, MalformedMemory, NotFound
 from recall.index import rows
 from recall.memfiles import OversizedFile
-from recall.model import AMBIGUOUS_NAMED, MIN_ID_PREFIX, STATUSES, WARNING_CATEGORIES, Memory
+from recall.model import AMBIGUOUS_NAMED, MIN_ID_PREFIX, WARNING_CATEGORIES, Memory
 from recall.store.opening import IndexOpening, recovering
 
 if TYPE_CHECKING:
@@ -113,8 +113,9 @@ class StoreReads(IndexOpening):
         clauses: list[str] = []
         params: list[object] = []
         if status and status != "all":
-            if status not in STATUSES:
-                raise BadInput(f"unknown status {status!r}; use one of {', '.join(STATUSES)}, all")
+            from recall.records import check_status
+
+            check_status(status)
             clauses.append("m.status = ?")
             params.append(status)
         if category:

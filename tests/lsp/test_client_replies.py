@@ -4,6 +4,7 @@ fallback instead of waiting for ever."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,30 @@ def test_a_null_show_document_reply_shows_the_card_as_a_message(ws: Workspace) -
         assert client.response(asked)["result"]["id"] == ws.gotcha
         assert client.wait_for_request("window/showDocument")
         assert any(GOTCHA in message for message in client.shown_messages())
+
+
+def test_a_failing_configuration_pull_is_logged_once(ws: Workspace) -> None:
+    """Every pull a client answers with ``null`` fails the same way: said once in the log, at
+    the first; a pull after a change of settings says nothing more."""
+
+    def published() -> int:
+        return sum(m.get("method") == "textDocument/publishDiagnostics" for m in client.received)
+
+    with raw_server(ws.root) as client:
+        assert "result" in client.initialize(ws.root, PULLS_AND_WATCHES)
+        client.wait_for_request("client/registerCapability")  # the start-up pull is over
+        item = {"uri": ws.store_py.as_uri(), "languageId": "python", "version": 1}
+        client.notify("textDocument/didOpen", {"textDocument": {**item, "text": "x = 1\n"}})
+        client.barrier()
+        before = published()
+        for _ in range(2):
+            client.notify("workspace/didChangeConfiguration", {"settings": None})
+            for _ in range(200):  # published again once the pull's answer was read
+                client.barrier()
+                if published() > before:
+                    break
+                time.sleep(0.02)
+            before = published()
+        pulls = [m for m in client.received if m.get("method") == "workspace/configuration"]
+        assert len(pulls) == 3
+        assert len(_logged(client.received, "workspace/configuration")) == 1

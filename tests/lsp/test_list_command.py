@@ -213,3 +213,26 @@ async def test_two_folders_of_one_repository_list_its_store_once(
     assert project["total"] == 3
     assert {m["store"] for m in listed["memories"]} == {project["key"]}
     assert listed["total"] == 3
+
+
+async def test_list_for_a_file_keeps_the_filters(lsp_one: Session, ws: Workspace) -> None:
+    """``status``, ``category`` and ``pinned`` narrow a file's list as they narrow the whole
+    list, and a status the server does not know is refused the same way."""
+    lsp = lsp_one
+    await lsp.open(ws.store_py)
+    uri = ws.store_py.as_uri()
+    await lsp.command("tether.pin", {"memoryId": ws.decision})
+    gotchas = await lsp.command("tether.list", {"uri": uri, "category": "gotcha"})
+    assert [m["id"] for m in gotchas["memories"]] == [ws.gotcha]
+    pinned = await lsp.command("tether.list", {"uri": uri, "pinned": True})
+    assert [m["id"] for m in pinned["memories"]] == [ws.decision]
+    await lsp.command("tether.archive", {"memoryId": ws.gotcha})
+    archived = await lsp.command("tether.list", {"uri": uri, "status": "archived"})
+    assert [m["id"] for m in archived["memories"]] == [ws.gotcha]
+    assert archived["memories"][0]["direct"] is True
+    assert ws.gotcha not in {
+        m["id"] for m in (await lsp.command("tether.list", {"uri": uri}))["memories"]
+    }
+    for bad in ({"status": "gone"}, {"category": "rumour"}):
+        with pytest.raises(Exception, match=r"unknown (status 'gone'|category 'rumour')"):
+            await lsp.command("tether.list", {"uri": uri, **bad})

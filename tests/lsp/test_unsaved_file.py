@@ -62,3 +62,26 @@ async def test_a_missing_file_the_editor_does_not_hold_is_still_refused(
             await lsp_one.command("tether.remember", arguments)
         assert "'src/lodaer.py' is not in the repository's files" in str(raised.value)
     assert sorted(p.name for p in folder.iterdir()) == before  # nothing written
+
+
+async def test_memories_of_an_open_file_not_on_disk_are_shown_and_recalled(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """An open buffer counts as present for recall: a new one never saved gets the memory
+    written for it, and a file deleted while open keeps its gotcha at the next change."""
+    loader = ws.root / "src" / "loader.py"
+    await lsp_one.open(loader, LOADER)
+    arguments = {"uri": loader.as_uri(), "summary": "config is read once", "fromHint": True}
+    written = await lsp_one.command("tether.remember", arguments)
+    assert [d.code for d in lsp_one.diagnostics(loader)] == [written["id"]]
+    await lsp_one.change(loader, LOADER + "# more\n")
+    assert [d.code for d in lsp_one.diagnostics(loader)] == [written["id"]]
+    recalled = await lsp_one.command("tether.recall", {"uri": loader.as_uri(), "fromHint": True})
+    assert [r["id"] for r in recalled["results"]] == [written["id"]]
+
+    await lsp_one.open(ws.app_py)
+    assert [d.code for d in lsp_one.diagnostics(ws.app_py)] == [ws.app_gotcha]
+    text = ws.app_py.read_text()
+    ws.app_py.unlink()
+    await lsp_one.change(ws.app_py, text + "# more\n")
+    assert [d.code for d in lsp_one.diagnostics(ws.app_py)] == [ws.app_gotcha]
