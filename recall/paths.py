@@ -79,9 +79,9 @@ def is_inside(child: str, parent: str) -> bool:
     return child == parent or child.startswith(parent.rstrip("/") + "/")
 
 
-def _path_text(raw: str, label: str, advice: str) -> str:
-    """The path a user gave, stripped and out of its ``file://`` URI, checked to be text a
-    path can hold; an empty one is refused with ``advice``."""
+def _path_text(raw: str, label: str, advice: str, *, exact: bool = False) -> str:
+    """The path a user gave, stripped (kept whole when ``exact``) and out of its ``file://``
+    URI, checked to be text a path can hold; an empty one is refused with ``advice``."""
     if not isinstance(raw, str) or not raw.strip():
         raise BadInput(f"{label} is empty; {advice}")
     _check_text(raw, label)
@@ -89,6 +89,8 @@ def _path_text(raw: str, label: str, advice: str) -> str:
     if _is_uri(text):
         text = _from_uri(text, label)
         _check_text(text, label)
+    elif exact:
+        text = raw
     return text
 
 
@@ -101,18 +103,46 @@ def _names_an_entry(text: str, base: str) -> bool:
         return False
 
 
-def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str = "path") -> str:
+def refuse_spaced_new(raw: str, path: str, repo_root: Path | None, *, label: str) -> None:
+    """Refuse ``raw``, typed with spaces at its ends and kept so as ``path``, when no file of
+    ``repo_root`` has that name: a new memory would name a file to come by what may be a slip
+    of the copy, and which name was meant is not for Tether to guess."""
+    if raw == raw.strip() or repo_root is None or path == path.strip():
+        return
+    if os.path.lexists(posixpath.join(_realpath(str(repo_root)), path)):
+        return
+    raise BadInput(
+        f"{label} {raw!r} begins or ends with a space and no file has that name; give "
+        f"{raw.strip()!r} if the spaces are a slip (a name that really has them is taken once "
+        "its file exists)"
+    )
+
+
+def normalize(
+    raw: str,
+    repo_root: Path,
+    cwd: Path | None = None,
+    *,
+    label: str = "path",
+    exact: bool = False,
+) -> str:
     """Turn a user-given path, absolute path or ``file://`` URI into a repo-relative POSIX path.
 
     Relative paths are taken from ``cwd`` (the repository root when not given). A path that
     resolves outside the repository, lexically or through a symlink, is rejected with
     :class:`BadInput`; so are NUL bytes, non-UTF-8 names and the repository root itself.
+    Spaces at a name's ends are kept when ``exact`` (a name as Tether wrote it: a memory file,
+    an exported line); a typed name drops them only when the name without them is on disk and
+    the name with them is not (a slip of the copy).
     """
-    text = _path_text(raw, label, "give a file path inside the repository").replace("\\", "/")
+    advice = "give a file path inside the repository"
+    text = _path_text(raw, label, advice, exact=exact).replace("\\", "/")
     root = _realpath(str(repo_root))
     base = _realpath(str(cwd)) if cwd is not None else root
-    if raw != raw.strip() and _names_an_entry(raw.replace("\\", "/"), base):
-        text = raw.replace("\\", "/")  # a name that really begins or ends with a space
+    spaced = raw.replace("\\", "/")
+    slip = text != spaced and not _is_uri(raw.strip())
+    if slip and (_names_an_entry(spaced, base) or not _names_an_entry(text, base)):
+        text = spaced  # a name that begins or ends with a space, and no slip for another
     joined = text if text.startswith("/") else posixpath.join(base, text)
     lexical = posixpath.normpath(joined)
     if lexical.startswith("//"):
@@ -143,8 +173,11 @@ def normalize_loose(raw: str, *, label: str = "path") -> str:
     """Normalize a path lexically without a repository (global memories outside any repo).
 
     Separators become ``/``, ``./`` and duplicate slashes go; ``..`` above the start is rejected.
+    Spaces at the ends are kept, there being no files to tell a slip of the copy from a name.
     """
-    text = posixpath.normpath(_path_text(raw, label, "give a file path").replace("\\", "/"))
+    text = posixpath.normpath(
+        _path_text(raw, label, "give a file path", exact=True).replace("\\", "/")
+    )
     if text == ".." or text.startswith("../"):
         raise BadInput(f"{label} {raw!r} climbs above its starting folder; give a plain path")
     if text == ".":

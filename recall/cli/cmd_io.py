@@ -82,7 +82,9 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
             results += import_lines(
                 store,
                 part,
-                lambda raw, store=store: store.normalize_input(raw, store.repo_root or ctx.cwd),
+                lambda raw, store=store: store.normalize_input(
+                    raw, store.repo_root or ctx.cwd, exact=True
+                ),
                 git_user_name(store.repo_root),
                 update,
                 taken_elsewhere=other_store_ids(scope, ctx),
