@@ -103,6 +103,23 @@ def _names_an_entry(text: str, base: str) -> bool:
         return False
 
 
+def _backslash_named(given: str, base: str, root: str) -> bool:
+    """Whether ``given``, a name holding a backslash, names a file with it (one on disk, or
+    one git tracks): a backslash is part of a name on Linux, so only a name no file has is
+    read as Windows' separator."""
+    lexical = posixpath.normpath(given if given.startswith("/") else posixpath.join(base, given))
+    if lexical == root or not is_inside(lexical, root):
+        return False
+    if os.path.lexists(lexical):
+        return True
+    from recall.known_paths import GIT_TIMEOUT_S, git_stdout  # only for such a name
+
+    relative = lexical[len(root.rstrip("/")) + 1 :]
+    spec = f":(literal){relative}"
+    listed = git_stdout(Path(root), "ls-files", "-z", "--", spec, timeout=GIT_TIMEOUT_S)
+    return bool(listed)
+
+
 def refuse_spaced_new(raw: str, path: str, repo_root: Path | None, *, label: str) -> None:
     """Refuse ``raw``, typed with spaces at its ends and kept so as ``path``, when no file of
     ``repo_root`` has that name: a new memory would name a file to come by what may be a slip
@@ -136,13 +153,17 @@ def normalize(
     the name with them is not (a slip of the copy).
     """
     advice = "give a file path inside the repository"
-    text = _path_text(raw, label, advice, exact=exact).replace("\\", "/")
+    given = _path_text(raw, label, advice, exact=exact)
     root = _realpath(str(repo_root))
     base = _realpath(str(cwd)) if cwd is not None else root
-    spaced = raw.replace("\\", "/")
-    slip = text != spaced and not _is_uri(raw.strip())
-    if slip and (_names_an_entry(spaced, base) or not _names_an_entry(text, base)):
-        text = spaced  # a name that begins or ends with a space, and no slip for another
+    slip = given != raw and not _is_uri(raw.strip())
+    if slip and (
+        _names_an_entry(raw.replace("\\", "/"), base)
+        or not _names_an_entry(given.replace("\\", "/"), base)
+    ):
+        given = raw  # a name that begins or ends with a space, and no slip for another
+    named = "\\" in given and _backslash_named(given, base, root)
+    text = given if named else given.replace("\\", "/")
     joined = text if text.startswith("/") else posixpath.join(base, text)
     lexical = posixpath.normpath(joined)
     if lexical.startswith("//"):
