@@ -142,6 +142,7 @@ def normalize(
     *,
     label: str = "path",
     exact: bool = False,
+    names: str = "a file or folder",
 ) -> str:
     """Turn a user-given path, absolute path or ``file://`` URI into a repo-relative POSIX path.
 
@@ -150,7 +151,8 @@ def normalize(
     :class:`BadInput`; so are NUL bytes, non-UTF-8 names and the repository root itself.
     Spaces at a name's ends are kept when ``exact`` (a name as Tether wrote it: a memory file,
     an exported line); a typed name drops them only when the name without them is on disk and
-    the name with them is not (a slip of the copy).
+    the name with them is not (a slip of the copy). ``names`` is what the command takes, said
+    when the path is the repository root.
     """
     advice = "give a file path inside the repository"
     given = _path_text(raw, label, advice, exact=exact)
@@ -186,7 +188,7 @@ def normalize(
     # ``lexical`` is ``root`` or below it here, so the relative path is a plain slice.
     relative = "" if lexical == root else lexical[len(root.rstrip("/")) + 1 :]
     if relative in (".", ""):
-        raise BadInput(f"{label} {raw!r} is the repository root; name a file or folder inside it")
+        raise BadInput(f"{label} {raw!r} is the repository root; name {names} inside it")
     return relative
 
 
