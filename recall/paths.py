@@ -79,9 +79,9 @@ def is_inside(child: str, parent: str) -> bool:
     return child == parent or child.startswith(parent.rstrip("/") + "/")
 
 
-def _path_text(raw: str, label: str, advice: str) -> str:
-    """The path a user gave, stripped and out of its ``file://`` URI, checked to be text a
-    path can hold; an empty one is refused with ``advice``."""
+def _path_text(raw: str, label: str, advice: str, *, exact: bool = False) -> str:
+    """The path a user gave, stripped (kept whole when ``exact``) and out of its ``file://``
+    URI, checked to be text a path can hold; an empty one is refused with ``advice``."""
     if not isinstance(raw, str) or not raw.strip():
         raise BadInput(f"{label} is empty; {advice}")
     _check_text(raw, label)
@@ -89,6 +89,8 @@ def _path_text(raw: str, label: str, advice: str) -> str:
     if _is_uri(text):
         text = _from_uri(text, label)
         _check_text(text, label)
+    elif exact:
+        text = raw
     return text
 
 
@@ -101,18 +103,69 @@ def _names_an_entry(text: str, base: str) -> bool:
         return False
 
 
-def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str = "path") -> str:
+def _backslash_named(given: str, base: str, root: str) -> bool:
+    """Whether ``given``, a name holding a backslash, names a file with it (one on disk, or
+    one git tracks): a backslash is part of a name on Linux, so only a name no file has is
+    read as Windows' separator."""
+    lexical = posixpath.normpath(given if given.startswith("/") else posixpath.join(base, given))
+    if lexical == root or not is_inside(lexical, root):
+        return False
+    if os.path.lexists(lexical):
+        return True
+    from recall.known_paths import GIT_TIMEOUT_S, git_stdout  # only for such a name
+
+    relative = lexical[len(root.rstrip("/")) + 1 :]
+    spec = f":(literal){relative}"
+    listed = git_stdout(Path(root), "ls-files", "-z", "--", spec, timeout=GIT_TIMEOUT_S)
+    return bool(listed)
+
+
+def refuse_spaced_new(raw: str, path: str, repo_root: Path | None, *, label: str) -> None:
+    """Refuse ``raw``, typed with spaces at its ends and kept so as ``path``, when no file of
+    ``repo_root`` has that name: a new memory would name a file to come by what may be a slip
+    of the copy, and which name was meant is not for Tether to guess."""
+    if raw == raw.strip() or repo_root is None or path == path.strip():
+        return
+    if os.path.lexists(posixpath.join(_realpath(str(repo_root)), path)):
+        return
+    raise BadInput(
+        f"{label} {raw!r} begins or ends with a space and no file has that name; give "
+        f"{raw.strip()!r} if the spaces are a slip (a name that really has them is taken once "
+        "its file exists)"
+    )
+
+
+def normalize(
+    raw: str,
+    repo_root: Path,
+    cwd: Path | None = None,
+    *,
+    label: str = "path",
+    exact: bool = False,
+    names: str = "a file or folder",
+) -> str:
     """Turn a user-given path, absolute path or ``file://`` URI into a repo-relative POSIX path.
 
     Relative paths are taken from ``cwd`` (the repository root when not given). A path that
     resolves outside the repository, lexically or through a symlink, is rejected with
     :class:`BadInput`; so are NUL bytes, non-UTF-8 names and the repository root itself.
+    Spaces at a name's ends are kept when ``exact`` (a name as Tether wrote it: a memory file,
+    an exported line); a typed name drops them only when the name without them is on disk and
+    the name with them is not (a slip of the copy). ``names`` is what the command takes, said
+    when the path is the repository root.
     """
-    text = _path_text(raw, label, "give a file path inside the repository").replace("\\", "/")
+    advice = "give a file path inside the repository"
+    given = _path_text(raw, label, advice, exact=exact)
     root = _realpath(str(repo_root))
     base = _realpath(str(cwd)) if cwd is not None else root
-    if raw != raw.strip() and _names_an_entry(raw.replace("\\", "/"), base):
-        text = raw.replace("\\", "/")  # a name that really begins or ends with a space
+    slip = given != raw and not _is_uri(raw.strip())
+    if slip and (
+        _names_an_entry(raw.replace("\\", "/"), base)
+        or not _names_an_entry(given.replace("\\", "/"), base)
+    ):
+        given = raw  # a name that begins or ends with a space, and no slip for another
+    named = "\\" in given and _backslash_named(given, base, root)
+    text = given if named else given.replace("\\", "/")
     joined = text if text.startswith("/") else posixpath.join(base, text)
     lexical = posixpath.normpath(joined)
     if lexical.startswith("//"):
@@ -135,7 +188,7 @@ def normalize(raw: str, repo_root: Path, cwd: Path | None = None, *, label: str 
     # ``lexical`` is ``root`` or below it here, so the relative path is a plain slice.
     relative = "" if lexical == root else lexical[len(root.rstrip("/")) + 1 :]
     if relative in (".", ""):
-        raise BadInput(f"{label} {raw!r} is the repository root; name a file or folder inside it")
+        raise BadInput(f"{label} {raw!r} is the repository root; name {names} inside it")
     return relative
 
 
@@ -143,8 +196,11 @@ def normalize_loose(raw: str, *, label: str = "path") -> str:
     """Normalize a path lexically without a repository (global memories outside any repo).
 
     Separators become ``/``, ``./`` and duplicate slashes go; ``..`` above the start is rejected.
+    Spaces at the ends are kept, there being no files to tell a slip of the copy from a name.
     """
-    text = posixpath.normpath(_path_text(raw, label, "give a file path").replace("\\", "/"))
+    text = posixpath.normpath(
+        _path_text(raw, label, "give a file path", exact=True).replace("\\", "/")
+    )
     if text == ".." or text.startswith("../"):
         raise BadInput(f"{label} {raw!r} climbs above its starting folder; give a plain path")
     if text == ".":

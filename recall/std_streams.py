@@ -79,6 +79,19 @@ def stdin_text() -> str:
     return sys.stdin.read().removeprefix(BOM)
 
 
+def input_text(data: bytes) -> str:
+    """Bytes given as UTF-8 text (a file or standard input), a leading byte-order mark
+    dropped. A byte that is not UTF-8 survives as a lone surrogate, so the line holding it is
+    refused by number while the others are still read."""
+    return data.decode("utf-8", "surrogateescape").removeprefix(BOM)
+
+
+def stdin_input_text() -> str:
+    """Standard input read as :func:`input_text` reads a file's bytes, whatever the locale's
+    text encoding and error handling."""
+    return input_text(sys.stdin.buffer.read())
+
+
 def stand_in_for_closed_stdin() -> None:
     """Put a :class:`ClosedStdin` where a closed standard input left ``sys.stdin`` empty."""
     if sys.stdin is None:

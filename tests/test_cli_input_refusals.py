@@ -305,3 +305,18 @@ def test_output_to_a_full_device_fails_in_one_line(
     assert result.code == 3, result  # not 0 or 1: a script must not take it for a whole output
     assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
     assert "could not write standard output (No space left on device)" in result.stderr
+
+
+# -- the repository root as --file ---------------------------------------------------------------
+
+
+def test_the_repository_root_as_a_file_is_refused_as_the_command_takes_it(cli: Cli) -> None:
+    remembered = cli("remember", "the whole thing", "-c", "gotcha", "-f", ".")
+    assert remembered.code == 2
+    assert "--file '.' is the repository root; name a file inside it" in remembered.stderr
+    recalled = cli("recall", "anything", "--file", ".")
+    assert recalled.code == 2
+    assert "--file '.' is the repository root; name a file inside it" in recalled.stderr
+    listed = cli("list", "--file", ".")
+    assert listed.code == 2
+    assert "is the repository root; name a file or folder inside it" in listed.stderr

@@ -61,6 +61,15 @@ def test_a_name_that_begins_or_ends_with_a_space_is_kept_when_it_is_on_disk(root
     assert normalize("lead.py", root) == "lead.py"  # a name without them is its own
 
 
+def test_a_name_with_spaces_is_kept_when_no_file_has_it_without_them(root: Path) -> None:
+    """A name with spaces at its ends is dropped to the name without them only when that one
+    is a file; a name Tether wrote (``exact``) is kept whole even then."""
+    assert normalize(" future.py ", root) == " future.py "
+    assert normalize("src/later.py ", root) == "src/later.py "
+    assert normalize(" src/app.py", root, exact=True) == " src/app.py"
+    assert normalize_loose(" lead.py") == " lead.py"
+
+
 def test_absolute_paths_and_uris_inside_are_made_relative(root: Path) -> None:
     target = root / "src" / "app.py"
     assert normalize(str(target), root) == "src/app.py"

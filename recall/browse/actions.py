@@ -30,6 +30,7 @@ from recall.records import refuse_blank_details
 from recall.repo import git_user_name
 from recall.search import search
 from recall.store import MemoryStore
+from recall.store.changes import refuse_inactive_supersede
 from recall.unloaded import SKIPPED_NAMED
 
 from .view import Entry, View, matches
@@ -210,10 +211,7 @@ class Browser:
     def check_supersedable(self, entry: Entry) -> Memory:
         """The entry's memory if it can be superseded (active), else BadInput saying why."""
         _, memory = self._current(entry)
-        if memory.status != "active":
-            raise BadInput(
-                f"memory {memory.id} is {memory.status}; only active memories can be superseded"
-            )
+        refuse_inactive_supersede(memory)
         return memory
 
     def supersede(self, entry: Entry, summary: str, details: str) -> Outcome:

@@ -27,6 +27,9 @@ from recall.store import MemoryStore
 KEYS = {"a": "archive", "d": "delete", "c": "confirm", "k": "keep", "s": "skip", "q": "quit"}
 PROMPT = "[a]rchive [d]elete [c]onfirm [k]eep [s]kip [q]uit: "
 PAST = {"archive": "Archived", "delete": "Deleted", "confirm": "Confirmed", "keep": "Kept"}
+IN_EFFECT = {"archive": "archived", "delete": "deleted"}
+"""The status each decision leaves: a memory in it already is left as it is, not a failure
+(a second run of the same decisions, after a first one stopped midway, records the pass)."""
 NEEDS_TERMINAL = (
     "tether cleanup asks one question per memory and stdin is not a terminal; "
     "use --json to list the candidates with ids, then --archive/--delete/--confirm/--keep ID... "
@@ -115,6 +118,9 @@ def _apply(ctx: CommandContext, resolved: list[tuple[MemoryStore, Any, str]]) ->
     code = 0
     for store, memory, decision in resolved:
         entry: dict[str, Any] = {"id": memory.id, "scope": store.scope, "decision": decision}
+        if memory.status == IN_EFFECT.get(decision):
+            results.append({**entry, "status": memory.status, "already": True})
+            continue
         try:
             updated, notes = cleanup.apply(store, memory, decision, _genome(ctx, store, decision))
         except TetherError as error:
@@ -137,6 +143,9 @@ def _apply(ctx: CommandContext, resolved: list[tuple[MemoryStore, Any, str]]) ->
         for entry in results:
             if "error" in entry:
                 ctx.notice(f"{entry['id']}: could not {entry['decision']}: {entry['error']}")
+            elif entry.get("already"):
+                line = f"{entry['id']} is already {entry['status']}; left as it is"
+                console.print(line, highlight=False)
             else:
                 console.print(f"{PAST[entry['decision']]} {entry['id']}", highlight=False)
                 for note in entry.get("notes", []):
@@ -144,7 +153,10 @@ def _apply(ctx: CommandContext, resolved: list[tuple[MemoryStore, Any, str]]) ->
         if "pass_error" in data:
             ctx.notice(f"the cleanup pass was not recorded: {data['pass_error']}")
         elif code:
-            ctx.notice("the cleanup pass was not recorded: a decision above failed; run again")
+            ctx.notice(
+                "the cleanup pass was not recorded: a decision above failed; do what it says, or "
+                "run again without that id"
+            )
 
     ctx.emit(data, render)
     return code

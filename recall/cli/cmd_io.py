@@ -16,6 +16,7 @@ from recall.importer import LineResult, import_lines
 from recall.locations import GLOBAL, PROJECT, SCOPES
 from recall.model import STATUSES
 from recall.repo import find_root, git_user_name
+from recall.std_streams import input_text, stdin_input_text
 from recall.store import MemoryStore, not_on_it_note
 
 
@@ -60,18 +61,15 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Import a JSONL file, each line into the store its ``scope`` names unless ``--scope``
     names one for all; exit 2 when any line was rejected (the others are still imported)."""
     if args.file == "-":
-        lines = sys.stdin.read().split("\n")
+        lines = stdin_input_text().split("\n")
     else:
         path = ctx.cwd / args.file  # relative to -C, like every other path argument
         try:
-            # utf-8-sig: a byte-order mark some editors add is not part of the first line.
-            lines = path.read_text(encoding="utf-8-sig").split("\n")
+            lines = input_text(path.read_bytes()).split("\n")
         except FileNotFoundError:
             raise BadInput(f"{args.file}: no such file") from None
         except OSError as error:  # a folder, no permission...
             raise BadInput(f"{args.file}: cannot be read ({error.strerror})") from None
-        except UnicodeDecodeError as error:
-            raise BadInput(f"{args.file}: not UTF-8 text ({error.reason})") from None
     if not any(line.strip() for line in lines):
         raise NothingToDo(f"{args.file}: nothing to import, the input holds no line")
     in_repository = find_root(ctx.cwd) is not None  # a project store to send lines to
@@ -84,7 +82,9 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
             results += import_lines(
                 store,
                 part,
-                lambda raw, store=store: store.normalize_input(raw, store.repo_root or ctx.cwd),
+                lambda raw, store=store: store.normalize_input(
+                    raw, store.repo_root or ctx.cwd, exact=True
+                ),
                 git_user_name(store.repo_root),
                 update,
                 taken_elsewhere=other_store_ids(scope, ctx),

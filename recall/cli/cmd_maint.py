@@ -52,6 +52,7 @@ from recall.lifecycle.references import (
     named_by_person,
     with_lifecycle_keys,
 )
+from recall.lifecycle.uncommitted import not_repointed
 from recall.locations import GLOBAL, not_a_folder
 from recall.misspelt_keys import misspelt_keys
 from recall.policy.usage import record_action
@@ -317,10 +318,7 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
             f"edit the files: list of {store.path_of(memory.id)} or `tether archive {memory.id}`"
         )
     if not moved and not symbol_moves:
-        raise NothingToDo(
-            f"memory {memory.id}: no file it names was renamed away "
-            f"({', '.join(memory.files) or 'no files'}) and no symbol it anchors moved"
-        )
+        raise NothingToDo(not_repointed(memory, store.repo_root))
     full = with_lifecycle_keys(store, memory)
     files, former = repointed(full, moved)
     moved_paths = [a.path for a in anchors if a.text in symbol_moves.values()]

@@ -26,6 +26,7 @@ from recall.lifecycle.references import (
 from recall.locations import PROJECT, ensure_created
 from recall.model import CATEGORIES, Memory
 from recall.named_files import check_named_files
+from recall.paths import refuse_spaced_new
 from recall.policy.usage import counters, record_action
 from recall.records import check_text, refuse_blank_details
 from recall.repo import git_user_name
@@ -137,8 +138,10 @@ def memory_draft(
     legacy, symbols = split_anchor_options(
         [check_text(value, "--anchor") or "" for value in args.anchor]
     )
-    symbols = [(store.normalize_input(path, ctx.cwd), name) for path, name in symbols]
-    files = [store.normalize_input(raw, ctx.cwd) for raw in args.files]
+    symbols = [(store.normalize_input(path, ctx.cwd, names="a file"), n) for path, n in symbols]
+    files = [store.normalize_input(raw, ctx.cwd, names="a file") for raw in args.files]
+    for raw, path in zip(args.files, files, strict=True):
+        refuse_spaced_new(raw, path, store.repo_root, label="--file")
     files += [path for path, _ in symbols if path not in files]  # the memory is about them
     if legacy is not None and SEPARATOR in legacy:  # ``we::ird.py::f``: its path reads as "we"
         _refuse_separator_legacy(store, ctx, legacy)

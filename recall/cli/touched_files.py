@@ -32,7 +32,7 @@ def touches(
     both, as an edit through it does in the hooks."""
     found: list[Touch] = []
     for raw, kind in [(p, "edit") for p in edits] + [(p, "open") for p in opens]:
-        typed = store.normalize_input(raw, cwd)
+        typed = store.normalize_input(raw, cwd, names="a file")
         target = link_target(store.repo_root, typed)
         found.append(Touch(target, kind))
         if target != typed:

@@ -337,16 +337,21 @@ class StoreBase:
     # -- paths -----------------------------------------------------------------------------
 
     def normalize_stored(self, raw: str) -> str:
-        """Normalize a path as written in a memory file (relative to the repository root)."""
+        """Normalize a path as written in a memory file (relative to the repository root),
+        spaces at its ends and all."""
         if self.repo_root is None or self.scope == GLOBAL:
             return normalize_loose(raw, label="file")
-        return normalize(raw, self.repo_root, label="file")
+        return normalize(raw, self.repo_root, label="file", exact=True)
 
-    def normalize_input(self, raw: str, cwd: Path) -> str:
-        """Normalize a path a user typed (relative to ``cwd``) to the stored form."""
+    def normalize_input(
+        self, raw: str, cwd: Path, *, exact: bool = False, names: str = "a file or folder"
+    ) -> str:
+        """Normalize a path a user typed (relative to ``cwd``) to the stored form; ``exact``
+        keeps spaces at its ends (a name as written by an export); ``names`` is what the
+        command takes (said when the path is the repository root)."""
         if self.repo_root is None:
             return normalize_loose(raw, label="--file")
-        return normalize(raw, self.repo_root, cwd, label="--file")
+        return normalize(raw, self.repo_root, cwd, label="--file", exact=exact, names=names)
 
     def describe_index_error(self, error: sqlite3.Error) -> str | None:
         """A user-facing message for an index write that failed for want of room or

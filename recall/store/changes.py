@@ -52,6 +52,21 @@ def archived_note(memory: Memory, verb: str) -> str | None:
     )
 
 
+def refuse_inactive_supersede(memory: Memory) -> None:
+    """Refuse to supersede a memory that is not active (:class:`BadInput`, with the way out:
+    its replacement for a superseded one, else the command that brings it back)."""
+    if memory.status == "active":
+        return
+    back = f"`tether restore {memory.id}` brings it back, then supersede it"
+    if memory.status == "superseded" and memory.superseded_by:
+        by = memory.superseded_by
+        way = f"supersede its replacement (`tether supersede {by} TEXT`), or {back}"
+        status = f"superseded by {by}"
+    else:
+        way, status = back, memory.status
+    raise BadInput(f"memory {memory.id} is {status}; only active memories can be superseded: {way}")
+
+
 DELETED_FROM_KEY = "deleted_from"
 """Written as ``deleted_from: pending`` when a pending memory is deleted (``tether pending
 drop``, ``tether delete``, cleanup's delete): ``tether restore`` brings it back to review,
@@ -146,10 +161,7 @@ class StatusChanges(StoreWrites):
         """Write ``draft`` as the replacement of an active memory and link the two both ways."""
         old = self.get(old_ref)
         refuse_pending(old, "supersede")
-        if old.status != "active":
-            raise BadInput(
-                f"memory {old.id} is {old.status}; only active memories can be superseded"
-            )
+        refuse_inactive_supersede(old)
         draft = draft.with_changes(supersedes=old.id)
         result = self.remember(draft, vectors=False)  # made once both files are written
         if result.duplicate_of:

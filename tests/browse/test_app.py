@@ -292,6 +292,7 @@ async def test_supersede_of_an_inactive_memory_is_refused_up_front(shelf: Shelf)
         await pilot.pause()
         assert not isinstance(app.screen, SupersedeScreen)
         assert "only active memories can be superseded" in app.message
+        assert f"`tether restore {shelf.archived}` brings it back" in app.message
 
 
 async def test_cycling_filters(shelf: Shelf) -> None:

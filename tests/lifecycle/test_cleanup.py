@@ -248,8 +248,29 @@ def test_decisions_are_checked_before_any_is_applied(
     archived = tether(repo, "cleanup", "--archive", first)
     assert archived.code == 0 and archived.stdout.strip() == f"Archived {first}"
     again = tether(repo, "cleanup", "--archive", first, "--keep", second)
-    assert again.code == 1 and "already archived" in again.stderr
+    assert again.code == 0, again.stderr
+    assert f"{first} is already archived; left as it is" in again.stdout
     assert usage_row(store, second)["acted"] == 1  # the other decision still went through
+
+
+def test_a_decision_already_in_effect_is_no_failure(
+    store: MemoryStore, clock: Clock, repo: Path
+) -> None:
+    first, second = aged(store, clock, active=2, stale=2, sessions=1)
+    assert tether(repo, "cleanup", "--delete", first).code == 0
+    again = tether(repo, "cleanup", "--delete", first, "--json")
+    assert again.code == 0, again.stderr
+    [entry] = again.json()["applied"]
+    assert (entry["status"], entry["already"]) == ("deleted", True)
+    assert again.json()["last_pass"] == at(NOW_DAY)
+    said = tether(repo, "cleanup", "--delete", first)
+    assert said.code == 0 and said.stdout.strip() == f"{first} is already deleted; left as it is"
+    failed = tether(repo, "cleanup", "--archive", first, "--keep", second)
+    assert failed.code == 2
+    assert f"{first}: could not archive" in failed.stderr
+    assert "a decision above failed; do what it says, or run again without that id" in (
+        failed.stderr
+    )
 
 
 def test_interactive_one_key_per_memory_from_piped_answers(
