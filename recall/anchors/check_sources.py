@@ -9,24 +9,33 @@ from pathlib import Path, PurePosixPath
 from recall.anchors.diff import Change
 from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
 from recall.genome.gitcmd import GitRunner
-from recall.genome.symbols.extract import extract, read_file
+from recall.genome.symbols.extract import REGEX, Extracted, extract, read_file
 from recall.genome.symbols.model import Definition, same_code
 
 
-def _by_name(definitions: Iterable[Definition]) -> dict[str, list[Definition]]:
-    found: dict[str, list[Definition]] = {}
-    for definition in definitions:
+class _Unqualified(dict[str, list[Definition]]):
+    """Definitions by name as the fallback reader finds them: with no containers
+    (``Widget.render`` is read as ``render``)."""
+
+
+def _by_name(read: Extracted | None) -> dict[str, list[Definition]]:
+    found: dict[str, list[Definition]] = _Unqualified() if read and read.parser == REGEX else {}
+    for definition in read.definitions if read is not None else ():
         found.setdefault(definition.name, []).append(definition)
     return found
 
 
 def candidates(defs: dict[str, list[Definition]], name: str) -> list[Definition]:
     """The definitions ``name`` may stand for: those of that exact name, else those whose
-    qualified name ends with it (``Stop`` for ``Server.Stop``)."""
+    qualified name ends with it (``Stop`` for ``Server.Stop``); in a file the fallback reader
+    read, which knows no containers, those named as its last part (as ``remember`` and
+    ``show`` find them)."""
     wanted = normalize_name(name)
     exact = defs.get(wanted, [])
     if exact:
         return exact
+    if isinstance(defs, _Unqualified):
+        return defs.get(leaf_of(wanted), [])
     return [d for key, ds in defs.items() if key.endswith("." + wanted) for d in ds]
 
 
@@ -69,7 +78,7 @@ class Sources:
         """The definitions of ``path`` at the base (none when git has no such file there)."""
         if path not in self._then:
             status, out, _ = self.runner.run(["show", f"{self.base}:{path}"], check=False)
-            self._then[path] = _by_name(extract(path, out).definitions) if status == 0 else {}
+            self._then[path] = _by_name(extract(path, out) if status == 0 else None)
         return self._then[path]
 
     def now(self, path: str) -> dict[str, list[Definition]]:
@@ -77,7 +86,7 @@ class Sources:
         if path not in self._now:
             full = self.root / path
             read = read_file(path, str(full)) if full.is_file() else None
-            self._now[path] = _by_name(read.definitions if read is not None else [])
+            self._now[path] = _by_name(read)
             if read is not None and read.syntax_errors:
                 self._broken[path] = read.error_lines
         return self._now[path]

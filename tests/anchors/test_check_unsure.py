@@ -83,3 +83,26 @@ def test_a_guarded_symbol_in_a_file_that_no_longer_parses_is_not_called_deleted(
     assert "route_del cannot be read in a.c: the file has syntax errors" in str(failure["reason"])
     assert "fix the syntax errors, then check again" in str(failure["reason"])
     assert "the change deletes symbol" not in str(failure["reason"])
+
+
+KOTLIN = (
+    "class Widget {\n    fun render(x: Int): Int {\n        return x * 2\n    }\n}\n\n"
+    "fun topLevel(): Int {\n    return 1\n}\n"
+)
+
+
+def test_a_qualified_anchor_in_a_file_the_fallback_reader_reads_is_found_as_remember_found_it(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    """The fallback reader knows no classes: ``Widget.render`` is its ``render`` there."""
+    repo, run, memory_id = _guarded(tmp_path, cli, {"W.kt": KOTLIN}, "W.kt::Widget.render")
+    (repo / "W.kt").write_text(KOTLIN.replace("return 1", "return 2"))
+    elsewhere = run("check", "--json")
+    assert elsewhere.code == 0, elsewhere.stdout
+    assert elsewhere.json()["review"] == []
+    (repo / "W.kt").write_text(KOTLIN.replace("x * 2", "x * 3"))
+    under = run("check", "--json")
+    assert under.code == 1, under.stdout
+    [failure] = under.json()["failures"]
+    assert failure["id"] == memory_id
+    assert "the change edits Widget.render" in str(failure["reason"])
