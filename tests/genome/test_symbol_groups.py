@@ -109,3 +109,27 @@ def test_a_typescript_methods_overload_signatures_are_one_symbol_with_it() -> No
     )
     found = [(d.name, d.start, d.end) for d in extract("src/k.ts", source).definitions]
     assert found == [("K", 1, 6), ("K.m", 2, 4), ("K.other", 5, 5), ("I", 7, 10), ("I.f", 8, 9)]
+
+
+def test_a_getter_and_its_setter_are_one_symbol_in_typescript_and_javascript() -> None:
+    accessors = (
+        b"export class Svc {\n"
+        b"  get value(): number { return 1; }\n"
+        b"  set value(v: number) { }\n"
+        b"  get other(): number { return 2; }\n"
+        b"}\n"
+    )
+    assert spans("src/svc.ts", accessors) == [
+        ("Svc", 1, 5),
+        ("Svc.value", 2, 3),
+        ("Svc.other", 4, 4),
+    ]
+    plain = accessors.replace(b": number", b"").replace(b"export ", b"")
+    assert spans("src/svc.js", plain) == [("Svc", 1, 5), ("Svc.value", 2, 3), ("Svc.other", 4, 4)]
+
+
+def test_a_java_enums_methods_are_read_under_its_name() -> None:
+    source = (
+        b"public class J {\n    enum Color {\n        RED;\n        void paint() {}\n    }\n}\n"
+    )
+    assert spans("src/J.java", source) == [("J", 1, 6), ("J.Color", 2, 5), ("J.Color.paint", 4, 4)]

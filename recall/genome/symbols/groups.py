@@ -1,9 +1,9 @@
 """Definitions written in several parts that are one symbol: overloads and property accessors.
 
 A TypeScript function's (or method's) overload signatures and its implementation, Python's
-``@overload`` stubs and the function they describe, and a Python property's getter with its
-``.setter`` and ``.deleter`` are each indexed as ONE definition, from the first part to the end
-of the last.
+``@overload`` stubs and the function they describe, a Python property's getter with its
+``.setter`` and ``.deleter``, and a JavaScript or TypeScript ``get`` accessor with its ``set``
+are each indexed as ONE definition, from the first part to the end of the last.
 The whole group rather than the implementation alone: a signature is the function's contract
 and a setter is half of the property, so an edit of any part is an edit of the symbol a memory
 is about. Any other name defined twice in one scope (a Python redefinition, a C function in
@@ -40,8 +40,17 @@ def _decorators(node: Node) -> list[str]:
     ]
 
 
+def _accessor(node: Node) -> bool:
+    """Whether ``node`` is a JavaScript or TypeScript ``get`` or ``set`` accessor."""
+    return node.type == "method_definition" and any(
+        child.type in ("get", "set") for child in node.children
+    )
+
+
 def _continues(grammar: str, before: Node, node: Node, leaf: str) -> bool:
     """Whether ``node`` is a further part of the symbol ``before`` (of the same name) began."""
+    if grammar in ("javascript", "typescript", "tsx") and _accessor(before) and _accessor(node):
+        return True  # a property's getter and setter
     if grammar in ("typescript", "tsx"):
         return before.type in _TS_SIGNATURES and node.type in _TS_PARTS
     if grammar == "python":

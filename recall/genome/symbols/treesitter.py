@@ -93,7 +93,18 @@ _KINDS["tsx"] = _KINDS["typescript"]
 
 # Kinds whose body holds further definitions, qualified by the container's name.
 _CONTAINERS: Final = frozenset(
-    {"class", "struct", "union", "namespace", "trait", "impl", "module", "interface", "record"}
+    {
+        "class",
+        "struct",
+        "union",
+        "namespace",
+        "trait",
+        "impl",
+        "module",
+        "interface",
+        "record",
+        "enum",  # a Java enum's methods
+    }
 )
 # Nodes walked through without a qualifier: they wrap definitions or hold a body's list.
 _WRAPPERS: Final = frozenset(
@@ -117,6 +128,7 @@ _WRAPPERS: Final = frozenset(
         "class_body",
         "interface_body",
         "enum_body",
+        "enum_body_declarations",  # a Java enum's members after its constants
         "record_declaration_body",
         "statement_block",
         "lexical_declaration",
