@@ -152,7 +152,15 @@ def list_memories(
         )
     found: list[dict[str, Any]] = []
     notes: list[str] = []
-    for store in ws.stores(scope):
+    stores = ws.stores(scope)
+    outside = []  # a file asked for where there is no project store to hold its memories
+    if file is not None and scope == "all" and not any(s.scope == PROJECT for s in stores):
+        outside.append(
+            f"{ws.cwd} is not inside a git repository, so file is matched against the global "
+            "store's memories only; start `tether mcp` in the repository (or `tether -C DIR "
+            "mcp`) to list the project's"
+        )
+    for store in stores:
         wanted = arguments.path(store, file, "file") if file is not None else None
         listed, hidden = as_seen(store, file=wanted, category=category, status=status)
         found.extend(results.listed(m, store.scope, hidden) for m in listed)
@@ -165,7 +173,9 @@ def list_memories(
     }
     if notes and not found:  # nothing names it, and no file answers to it: a typo, most likely
         done["notes"] = notes
-    return _with_skipped(done, ws.stores(scope), ws)
+    if outside:
+        done["notes"] = [*outside, *done.get("notes", [])]
+    return _with_skipped(done, stores, ws)
 
 
 def _with_skipped(done: dict[str, Any], stores: list[MemoryStore], ws: Workspace) -> dict[str, Any]:

@@ -392,6 +392,10 @@ async def test_outside_a_repository_the_global_store_still_works(tmp_path: Path)
         found = await call(client, "memory_recall", prompt="how should I search the code?")
         assert [r["id"] for r in found["results"]] == [written["id"]]
         assert found["results"][0]["scope"] == "global"
+        listed = await call(client, "memory_list", file="src/app.py")
+        assert listed["memories"] == []
+        [note] = listed["notes"]  # not an empty answer that looks like "no memory there"
+        assert "not inside a git repository" in note and "global store's memories only" in note
 
 
 async def test_the_project_is_minus_c_then_claude_project_dir_then_cwd(tmp_path: Path) -> None:
