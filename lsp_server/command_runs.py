@@ -32,7 +32,9 @@ def one_line(message: str) -> str:
 
 
 def _failed(name: str, error: TetherError) -> CommandFailed:
-    return CommandFailed(f"tether.{name}: {one_line(str(error))}")
+    from recall.secret_masking import masked  # a refusal may quote a secret given in error
+
+    return CommandFailed(f"tether.{name}: {one_line(masked(str(error)))}")
 
 
 def _malformed(ls: TetherServer, name: str, error: Malformed) -> JsonRpcInvalidParams:

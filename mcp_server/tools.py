@@ -205,7 +205,9 @@ def _answer(
     try:
         return (ws.run_write if writes else ws.run)(operation, **checks, **arguments)
     except TetherError as error:
-        raise ToolError(one_line(str(error))) from None
+        from recall.secret_masking import masked  # a refusal may quote a secret given in error
+
+        raise ToolError(one_line(masked(str(error)))) from None
     except sqlite3.DatabaseError as error:
         raise ToolError(
             f"the memory index could not be used ({error}); run `tether reindex` in the "

@@ -173,6 +173,7 @@ def _import_lines(
     drafting = _Drafting(store, _remembered(normalize), author, made)
     drafts = Replayable(_drafted(drafting, numbered, results, slots, fork=elsewhere))
     if drafts.empty():  # nothing to write: the store is not touched (nor created)
+        _mask_quoted(results)
         return results
     root = store.repo_root if store.scope == PROJECT else None
     ahead: list[Future[Hints]] = []
@@ -222,7 +223,21 @@ def _import_lines(
                 entry.notes.append(f"asked for id {wanted!r} ({why}); written as {result.id}")
     created = [entry for entry in results if entry.status == "created"]
     _note_unknown_files(store, created, ahead[0].result() if ahead else None)
+    _mask_quoted(results)
     return results
+
+
+def _mask_quoted(results: list[LineResult]) -> None:
+    """Mask any credential in what the results quote of their lines (a secret given as a
+    category, an id, a key's name is refused for that, and its refusal must not print it)."""
+    from recall.secret_masking import masked
+
+    for entry in results:
+        if entry.error is not None:
+            entry.error = masked(entry.error)
+        if entry.record_id is not None:
+            entry.record_id = masked(entry.record_id)
+        entry.notes = [masked(note) for note in entry.notes]
 
 
 def _why_not(wanted: str, scope: str, taken_elsewhere: Collection[str]) -> str:

@@ -193,7 +193,8 @@ def _kind(secret_type: str, secret: str) -> str:
     return KIND_NAMES.get(secret_type, secret_type)
 
 
-def _mask(secret: str) -> str:
+def mask(secret: str) -> str:
+    """``secret`` as a refusal shows it: its public prefix, a few characters, its length."""
     prefix_match = _PUBLIC_PREFIX.match(secret)
     prefix = prefix_match.group(0) if prefix_match else ""
     rest = secret[len(prefix) :]
@@ -316,7 +317,7 @@ def _scan_line(
                     continue  # https://user:password@host, ghp_xxxxxxxx… in a how-to
                 # A private key's armour line is not secret: shown as-is, it says what to remove.
                 private = potential.type == "Private Key"
-                excerpt = f"-----{secret}-----" if private else _mask(token)
+                excerpt = f"-----{secret}-----" if private else mask(token)
                 name = _ASSIGNED_NAME.search(line, 0, start) if keyword_style else None
                 if name:  # ``DB_PASSWORD = hunt…[17 chars]``: which setting to fix
                     excerpt = f"{name.group(1)} = {excerpt}"
@@ -342,10 +343,17 @@ def scan(
         plugins = _candidates(scanner, text, kinds)
     else:
         plugins = _of_kinds(list(scanner.plugins), kinds)
-    matches: list[SecretMatch] = []
     if not plugins:
-        return matches
-    for line in text.splitlines():
+        return []
+    return [match for _, _, _, match in _spans(scanner, plugins, text.splitlines(), prefilter)]
+
+
+def _spans(
+    scanner: _Scanner, plugins: list[BasePlugin], lines: list[str], prefilter: bool
+) -> list[tuple[int, int, int, SecretMatch]]:
+    """(line index, start, end, match) of each secret of ``lines``, in order."""
+    spans: list[tuple[int, int, int, SecretMatch]] = []
+    for number, line in enumerate(lines):
         if not line.strip():
             continue
         taken: list[tuple[int, int]] = []
@@ -355,8 +363,17 @@ def scan(
             if any(t_start <= start and end <= t_end for t_start, t_end in taken):
                 continue
             taken.append((start, end))
-            matches.append(match)
-    return matches
+            spans.append((number, start, end, match))
+    return spans
+
+
+def secret_spans(text: str) -> list[tuple[int, int, int]]:
+    """(line index, start, end) of each credential-shaped span of ``text``, its lines as
+    ``str.splitlines`` cuts them."""
+    scanner = _scanner()
+    plugins = _candidates(scanner, text) if text.strip() else []
+    found = _spans(scanner, plugins, text.splitlines(), True) if plugins else []
+    return [(number, start, end) for number, start, end, _ in found]
 
 
 OVERRIDE_ADVICE = (

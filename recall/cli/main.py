@@ -139,13 +139,16 @@ def _with_global_form(error: NoProject, parser: argparse.ArgumentParser, command
 
 
 def _report(error: Exception, json_output: bool, code: int) -> None:
+    from recall.secret_masking import masked  # a refusal may quote a secret given in error
+
+    message = masked(str(error))
     if json_output:
         import json
 
-        payload = {"error": str(error), "exit_code": code}
+        payload = {"error": message, "exit_code": code}
         print(json.dumps(payload), file=sys.stderr)
     else:
-        print(f"tether: error: {visible(str(error), keep=LINE_BREAKS)}", file=sys.stderr)
+        print(f"tether: error: {visible(message, keep=LINE_BREAKS)}", file=sys.stderr)
 
 
 def entry() -> None:

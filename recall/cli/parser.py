@@ -97,7 +97,9 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        message = self._with_choices(message)
+        from recall.secret_masking import masked  # an argument may be a secret given in error
+
+        message = masked(self._with_choices(message))
         if _HOOK_LINE[0]:  # an agent runs it before every prompt and edit: never exit 2
             from recall.cli.cmd_hook import refuse
 

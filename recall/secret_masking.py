@@ -1,0 +1,30 @@
+"""Messages that quote what a person gave, with any credential in it masked: a refusal of an
+unknown category or an id that is not one must not print a secret whole."""
+
+from __future__ import annotations
+
+from recall.secrets_scan import mask, secret_spans
+
+
+def masked(text: str) -> str:
+    """``text`` with every credential-shaped span masked as a credential refusal shows it
+    (``ghp_Zk3Z…[40 chars]``); ``text`` itself when it holds none."""
+    spans = secret_spans(text)
+    if not spans:
+        return text
+    lines = text.splitlines(keepends=True)
+    by_line: dict[int, list[tuple[int, int]]] = {}
+    for number, start, end in spans:
+        by_line.setdefault(number, []).append((start, end))
+    for number, found in by_line.items():
+        line = lines[number]
+        merged: list[list[int]] = []
+        for start, end in sorted(found):  # overlapping spans masked as one
+            if merged and start < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        for start, end in reversed(merged):
+            line = line[:start] + mask(line[start:end]) + line[end:]
+        lines[number] = line
+    return "".join(lines)
