@@ -148,10 +148,11 @@ def count(value: Any) -> int:
 
 
 def positive(value: Any) -> int:
-    """A whole number above 0."""
-    if count(value) == 0:
+    """A whole number above 0, at most :data:`LARGEST_WHOLE` (anything else below that is
+    told "above 0", never "0 or more", which 0 is not)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ValueError("give a whole number above 0")
-    return int(value)
+    return count(value)
 
 
 def flag(value: Any) -> bool:

@@ -216,7 +216,7 @@ def test_doctor_reports_a_settings_file_it_cannot_read_or_a_key_it_does_not_know
     assert ignored.code == 1, ignored
     assert [e["message"] for e in ignored.json()] == [
         f"{config}:1: ignoring auto_distill = 'yes': give true or false",
-        f"{config}:2: ignoring distill_max = -5: give a whole number, 0 or more",
+        f"{config}:2: ignoring distill_max = -5: give a whole number above 0",
     ]
     config.unlink()
     assert ok(cli("doctor")).stdout.strip() == "No problems found."

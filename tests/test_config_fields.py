@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import pytest
+
+from recall import config_fields
 from recall.config_fields import apply, count, flag, keys_of, only_off_fields, setting
 
 
@@ -97,3 +100,9 @@ def test_a_whole_number_past_sqlites_largest_integer_is_said_and_refused() -> No
         "f.toml: ignoring limit = 9223372036854775808: "
         "give a whole number of at most 9,223,372,036,854,775,807"
     ]
+
+
+@pytest.mark.parametrize("value", [-1, 0, "soon", 1.5, True])
+def test_a_setting_that_must_be_above_zero_says_so_whatever_is_wrong(value: object) -> None:
+    with pytest.raises(ValueError, match=r"^give a whole number above 0$"):
+        config_fields.positive(value)
