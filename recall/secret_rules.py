@@ -160,14 +160,22 @@ class _Patterns(RegexBasedDetector):
 
 
 class UrlPasswordDetector(_Patterns):
-    """A password in a URL with no user name (``redis://:pw@cache``); detect-secrets' own
-    BasicAuthDetector wants a user before the colon."""
+    """A password in a URL that detect-secrets' own BasicAuthDetector does not see: with no
+    user name (``redis://:pw@cache``; it wants a user before the colon), or holding one of
+    the characters RFC 3986 reserves as sub-delimiters (``postgres://app:S3cure!Pass@db``; it
+    leaves those out, though people write them unescaped in passwords)."""
 
     secret_type = "password in a URL"
-    gate = Gate(exact=("://:",))
+    gate = Gate(exact=("://",))
     # The scheme starts a run (the look-behind) and is short: a long run of dotted words is
     # then tried once, not from each of its characters.
-    denylist = (re.compile(r"(?<![\w+.-])[A-Za-z][\w+.-]{0,30}://:([^\s:/?#@]+)@[\w\[]"),)
+    denylist = (
+        re.compile(r"(?<![\w+.-])[A-Za-z][\w+.-]{0,30}://:([^\s:/?#@]+)@[\w\[]"),
+        re.compile(
+            r"(?<![\w+.-])[A-Za-z][\w+.-]{0,30}://[^\s:/?#\[\]@]+:"
+            r"([^\s:/?#\[\]@]*[!$&'()*+,;=][^\s:/?#\[\]@]*)@[\w\[]"
+        ),
+    )
 
 
 class ProviderKeyDetector(_Patterns):
