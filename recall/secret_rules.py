@@ -70,6 +70,7 @@ _PLACEHOLDER = re.compile(
       | (?:your|my|some|the)[-_\s] | an?\s              # your-token-here, "my password"
       | (?:changeme|example|dummy|placeholder|redacted|none|null|true|false|passw0rd
            |p@ssw0rd|hunter2)\W*$
+      | (?-i:[A-Za-z0-9/+]*EXAMPLE(?:KEY)?)$           # AWS's documented AKIA…EXAMPLE keys
       # words naming one, not holding one: db-password, my_secret_token
       | [A-Za-z_-]*(?<![A-Za-z])(?:password|passwd|secret|token|api[-_]?key)(?![A-Za-z])
         [A-Za-z_-]*$
