@@ -46,13 +46,24 @@ def details_text(details: str | None) -> str | None:
     return details or None
 
 
-def no_secrets(summary: str, details: str | None) -> None:
-    """Refuse credential-shaped text: memories are plain files committed to git."""
+def no_secrets(
+    summary: str,
+    details: str | None,
+    files: list[str] | None = None,
+    anchors: list[str] | None = None,
+) -> None:
+    """Refuse credential-shaped text, and a vendor token in a file's or an anchor's name:
+    memories are plain files committed to git. Each is named as the tool's argument."""
+    from recall.secret_names import name_matches
+
     found = [
         f"{match.describe()} in {label}"
         for label, text in (("summary", summary), ("details", details))
         for match in secrets_scan.scan(text)
     ]
+    names = [(f"files[{n}]", path) for n, path in enumerate(files or [])]
+    names += [(f"anchors[{n}]", anchor) for n, anchor in enumerate(anchors or [])]
+    found += name_matches((label, text) for label, text in names if isinstance(text, str))
     if found:
         raise BadInput(
             f"refusing to write what looks like a credential: {'; '.join(found)}. "

@@ -221,7 +221,7 @@ def write(
     arguments.choice(category, CATEGORIES, "category")
     arguments.choice(scope, WRITE_SCOPES, "scope")
     details = arguments.details_text(details)
-    arguments.no_secrets(summary, details)
+    arguments.no_secrets(summary, details, files, anchors)
     store = ws.project() if scope == "project" else ws.global_store()
     symbols = arguments.symbols(store, anchors or [])
     paths = arguments.paths(store, files)
@@ -286,7 +286,7 @@ def supersede(
     if category is not None:
         arguments.choice(category, CATEGORIES, "category")
     details = arguments.details_text(details)
-    arguments.no_secrets(summary, details)
+    arguments.no_secrets(summary, details, files, anchors)
     store, old = ws.find(arguments.memory_id(old_id, "old_id"))
     symbols = arguments.symbols(store, anchors or [])
     given = arguments.paths(store, files or [])
