@@ -37,3 +37,16 @@ def test_a_deleted_or_archived_memory_says_how_to_bring_it_back(cli: Cli) -> Non
         assert f"only active memories can be superseded: `tether restore {memory}`" in (
             refused.stderr
         )
+
+
+def test_an_old_memory_of_a_chain_points_at_the_one_replacing_it_now(cli: Cli) -> None:
+    first = _remember(cli, "chain A")
+    second = cli("supersede", first, "chain B", "--json").json()["id"]
+    third = cli("supersede", second, "chain C", "--json").json()["id"]
+    refused = cli("supersede", first, "chain D")
+    assert refused.code == 2
+    assert f"memory {first} is superseded by {second}" in refused.stderr
+    assert f"supersede the memory replacing it now, {third} (`tether supersede {third} TEXT`)" in (
+        refused.stderr
+    )
+    assert cli("supersede", third, "chain D").code == 0  # the advice works

@@ -210,8 +210,8 @@ class Browser:
 
     def check_supersedable(self, entry: Entry) -> Memory:
         """The entry's memory if it can be superseded (active), else BadInput saying why."""
-        _, memory = self._current(entry)
-        refuse_inactive_supersede(memory)
+        store, memory = self._current(entry)
+        refuse_inactive_supersede(memory, store.find)
         return memory
 
     def supersede(self, entry: Entry, summary: str, details: str) -> Outcome:

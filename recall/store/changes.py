@@ -12,6 +12,8 @@ from recall.store.opening import recovering
 from recall.store.writes import StoreWrites
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from recall.store.results import WriteResult
 
 
@@ -52,15 +54,29 @@ def archived_note(memory: Memory, verb: str) -> str | None:
     )
 
 
-def refuse_inactive_supersede(memory: Memory) -> None:
+CHAIN_STEPS = 100
+"""Replacements followed at most from a superseded memory to the one that stands for it now:
+far beyond any real chain, and a bound on a loop a hand edit could make."""
+
+
+def refuse_inactive_supersede(
+    memory: Memory, get: Callable[[str], Memory | None] | None = None
+) -> None:
     """Refuse to supersede a memory that is not active (:class:`BadInput`, with the way out:
-    its replacement for a superseded one, else the command that brings it back)."""
+    the replacement standing for a superseded one now, found through ``get`` along the chain,
+    else the command that brings it back)."""
     if memory.status == "active":
         return
     back = f"`tether restore {memory.id}` brings it back, then supersede it"
     if memory.status == "superseded" and memory.superseded_by:
-        by = memory.superseded_by
-        way = f"supersede its replacement (`tether supersede {by} TEXT`), or {back}"
+        by = now = memory.superseded_by
+        for _ in range(CHAIN_STEPS if get is not None else 0):
+            later = get(now) if get is not None else None
+            if later is None or later.status != "superseded" or not later.superseded_by:
+                break
+            now = later.superseded_by
+        standing = "its replacement" if now == by else f"the memory replacing it now, {now}"
+        way = f"supersede {standing} (`tether supersede {now} TEXT`), or {back}"
         status = f"superseded by {by}"
     else:
         way, status = back, memory.status
@@ -161,7 +177,7 @@ class StatusChanges(StoreWrites):
         """Write ``draft`` as the replacement of an active memory and link the two both ways."""
         old = self.get(old_ref)
         refuse_pending(old, "supersede")
-        refuse_inactive_supersede(old)
+        refuse_inactive_supersede(old, self.find)
         draft = draft.with_changes(supersedes=old.id)
         result = self.remember(draft, vectors=False)  # made once both files are written
         if result.duplicate_of:
