@@ -30,6 +30,7 @@ from recall.distill import (
     unread_notice,
 )
 from recall.errors import BadInput, NothingToDo, TetherError
+from recall.model import Memory
 from recall.policy.sessions import check_session_id
 from recall.policy.usage import record_action
 from recall.settings import engine_settings
@@ -211,7 +212,7 @@ def run_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
                 continue
             reviewed.add((store.scope, memory.id))
             if memory.status != "pending":
-                raise BadInput(f"memory {memory.id} is {memory.status}, not pending")
+                raise BadInput(_not_pending(store, memory, args.action))
             updated = store.set_status(memory.id, status, allowed_from=("pending",))
             if args.action == "confirm":
                 record_action(store.conn, memory.id)
@@ -303,3 +304,22 @@ def confirm(question: str) -> bool:
         print()
         return False
     return answer.strip().lower() in ("y", "yes")
+
+
+def _not_pending(store: MemoryStore, memory: Memory, action: str) -> str:
+    """Why ``memory`` cannot be confirmed or dropped (``action``) as a pending one, and what
+    brings it where the person seems to want it."""
+    from recall.lifecycle.references import with_lifecycle_keys
+    from recall.store.changes import DELETED_FROM_KEY
+
+    said = f"memory {memory.id} is {memory.status}, not pending"
+    if memory.status == "active":
+        return f"{said}: it is in recall already" + (
+            "" if action == "confirm" else f" (`tether archive {memory.id}` takes it out)"
+        )
+    if with_lifecycle_keys(store, memory).extra.get(DELETED_FROM_KEY) == "pending":
+        back = f"`tether restore {memory.id}` brings it back to pending review"
+        if action == "drop":
+            return f"{said}: it was dropped already; {back}"
+        return f"{said}: it was dropped; {back}, then `tether pending confirm {memory.id}`"
+    return f"{said}; `tether restore {memory.id}` brings it back"

@@ -119,6 +119,19 @@ def test_review_of_unknown_or_non_pending_ids_is_reported_per_id(
     assert cli("pending", "drop").code == 2
 
 
+def test_dropping_a_proposal_twice_says_how_to_bring_it_back(
+    cli: Cli, proposed: dict[str, str]
+) -> None:
+    zstd = proposed["Pick zstd because it decodes faster"]
+    assert cli("pending", "drop", zstd).code == 0
+    again = cli("pending", "drop", zstd)
+    assert again.code == 2
+    assert f"memory {zstd} is deleted, not pending: it was dropped already" in again.stderr
+    assert f"`tether restore {zstd}` brings it back to pending review" in again.stderr
+    assert cli("restore", zstd).code == 0  # the advice works
+    assert cli("pending", "confirm", zstd).code == 0
+
+
 def test_purge_auto_distilled_lists_asks_and_removes_them_all(
     cli: Cli, history: History, proposed: dict[str, str]
 ) -> None:
