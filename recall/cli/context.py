@@ -253,6 +253,14 @@ class CommandContext:
                             f"memory {ref!r} cannot be loaded: {problem}; fix the file "
                             "(`tether doctor` lists every file that cannot be loaded)"
                         )
+        if scope != "all":  # held by the other store, which --scope leaves out
+            elsewhere = find_across(self.stores("all"), ref)
+            if elsewhere is not None:
+                raise NotFound(
+                    f"memory {elsewhere[1].id} is in the {elsewhere[0].scope} store, and "
+                    f"--scope {scope} leaves it out; run it with --scope "
+                    f"{elsewhere[0].scope} (or without --scope)"
+                )
         raise NotFound(f"no memory {ref!r} found; `tether list --scope all` shows ids")
 
     def close(self) -> None:
