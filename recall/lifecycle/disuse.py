@@ -140,10 +140,23 @@ def restore(conn: sqlite3.Connection, memory_id: str) -> bool:
     return cursor.rowcount > 0
 
 
-def vouched_for(conn: sqlite3.Connection, memory_id: str) -> None:
+def _drop_flag(conn: sqlite3.Connection, memory_id: str) -> None:
+    """Clear a disuse flag a person's own archive made stale, its counts kept."""
+    with _transaction(conn):
+        conn.execute(
+            "UPDATE usage SET archived_by_disuse = 0, archived_at = NULL "
+            "WHERE memory_id = ? AND archived_by_disuse = 1",
+            (memory_id,),
+        )
+
+
+def vouched_for(conn: sqlite3.Connection, memory_id: str, *, showings_stand: bool = False) -> None:
     """A person kept a memory on purpose (restored it, confirmed or kept it in a cleanup): count
-    the action, and bring it back from disuse if it was there."""
+    the action, and bring it back from disuse if it was there (its showings start afresh,
+    unless ``showings_stand``: a flag a person's own archive made stale is only cleared)."""
     record_action(conn, memory_id)
+    if showings_stand:
+        _drop_flag(conn, memory_id)
     restore(conn, memory_id)
 
 
@@ -174,7 +187,8 @@ def bring_back(store: MemoryStore, memory: Memory, allowed_from: tuple[str, ...]
     An active memory this user's disuse archived comes back with its showing count started
     afresh; that is not an action, so disuse may archive it again after as many new showings.
     Any other memory moves back to active (from one of ``allowed_from``), which counts as
-    acting on it and drops a disuse flag set before a person archived it. A read-only store
+    acting on it and drops a disuse flag set before a person archived it, its showings kept
+    (the person's archive, not disuse, is what is undone). A read-only store
     refuses either, saying what to do.
 
     Either way, a memory of the store that says it supersedes this one no longer does (its
@@ -215,7 +229,9 @@ def bring_back(store: MemoryStore, memory: Memory, allowed_from: tuple[str, ...]
 
         updated = store.update_fields(updated.id, {"supersedes": REMOVE})
         replaces_no_more = old.id
-    store.write_per_user(lambda conn: vouched_for(conn, memory.id))
+    # a person's own archive undone: a disuse flag from before it is stale, its showings stand
+    stale = memory.status != "active"
+    store.write_per_user(lambda conn: vouched_for(conn, memory.id, showings_stand=stale))
     return Restored(updated, False, unreplaced, replaces_no_more)
 
 

@@ -64,12 +64,16 @@ def test_bringing_back_from_disuse_is_not_an_action(
 def test_a_disuse_flag_goes_with_a_person_archive(
     store: MemoryStore, repo: Path, surface: str
 ) -> None:
-    """Disuse archived it, then a person did too: restoring clears both, as one action."""
+    """Disuse archived it, then a person did too: restoring clears both, as one action, and
+    its showings stand (it is the person's archive that is undone, not disuse's)."""
     memory = remember(store, "flush before close")
     archive_by_disuse(store, memory)
     store.set_status(memory, "archived", allowed_from=("active",))
+    before = usage_row(store, memory)
+    assert before is not None and before["surfaced"] > 0
     store.close()
     said = _restore(surface, store, repo, memory)
     assert "disuse" not in said
     row = usage_row(store, memory)
     assert row is not None and (row["acted"], row["archived_by_disuse"]) == (1, 0)
+    assert row["surfaced"] == before["surfaced"]
