@@ -20,7 +20,6 @@ from recall.known_paths import GIT_TIMEOUT_S
 from recall.model import Memory
 
 if TYPE_CHECKING:
-    from recall.anchors.symbols import SymbolAnchor
     from recall.genome.symbols.model import Definition
 
 Normalize = Callable[[str], str]
@@ -159,27 +158,27 @@ def _covers(wider: Memory, narrower: Memory, root: Path) -> bool:
     symbols = {(a.path, a.name) for a in wider.anchors}
     anchored_files = {a.path for a in wider.anchors}
     return set(narrower.files) <= set(wider.files) and all(
-        (a.path, a.name) in symbols or (a.path in anchored_files and _gone_now(root, a))
+        (a.path, a.name) in symbols or (a.path in anchored_files and gone_now(root, a.path, a.name))
         for a in narrower.anchors
     )
 
 
-def _gone_now(root: Path, anchor: SymbolAnchor) -> bool:
-    """Whether the working tree's file of ``anchor`` defines its name no more (read whole:
-    a file that does not parse may still hold it)."""
+def gone_now(root: Path, path: str, name: str) -> bool:
+    """Whether the working tree's file ``path`` defines ``name`` no more (a file that is not
+    there, or does not parse, is not said to)."""
     from recall.anchors.check_sources import candidates
     from recall.genome.symbols.extract import TREE_SITTER, read_file
 
-    full = root / anchor.path
+    full = root / path
     if not full.is_file():
         return False  # moved or deleted with its file: not a rename within it
-    read = read_file(anchor.path, str(full))
+    read = read_file(path, str(full))
     if read.parser != TREE_SITTER or read.syntax_errors:
         return False
     defs: dict[str, list[Definition]] = {}
     for definition in read.definitions:
         defs.setdefault(definition.name, []).append(definition)
-    return not candidates(defs, anchor.name)
+    return not candidates(defs, name)
 
 
 def lifted_guards(root: Path, base: str, source: GuardSource) -> list[Lifted]:

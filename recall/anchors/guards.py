@@ -8,6 +8,7 @@ changed without a confirm. Taking the guard off removes the key from the file.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recall.anchors.symbols import NAME_SEPARATOR, SEPARATOR, normalize_name
@@ -133,6 +134,13 @@ def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:
     return updated
 
 
+def _gone_now(root: Path, path: str, name: str) -> bool:
+    """:func:`recall.anchors.base_guards.gone_now`, loaded when a narrowing is weighed."""
+    from recall.anchors.base_guards import gone_now
+
+    return gone_now(root, path, name)
+
+
 def _coverage(files: Iterable[str], anchors: Iterable[SymbolAnchor]) -> dict[str, set[str]]:
     """What a guard on a memory with ``files`` and ``anchors`` covers, file by file: the
     symbols anchored in the file (names as the index keys them), or an empty set for a file
@@ -150,12 +158,17 @@ def _holds(names: set[str], name: str) -> bool:
 
 
 def narrowed(
-    old: Memory, files: Iterable[str], anchors: Iterable[SymbolAnchor]
+    old: Memory,
+    files: Iterable[str],
+    anchors: Iterable[SymbolAnchor],
+    root: Path | None = None,
 ) -> tuple[list[str], list[str]]:
     """What a guard on a memory with ``files`` and ``anchors`` leaves out of ``old``'s guard:
     the guarded files it names no longer, and the guarded code it covers less of (a file
     guarded whole narrowed to symbols, a guarded symbol dropped), each said in a phrase. Both
-    empty when it covers as much or more."""
+    empty when it covers as much or more. Given the working tree's ``root``, a guarded symbol
+    its file defines no more (renamed, and the new memory anchors code of that file) is not
+    left out: there is no code of that name left to guard (as ``tether check`` reads it)."""
     before = _coverage(old.files, old.anchors)
     after = _coverage(files, anchors)
     left_files: list[str] = []
@@ -171,19 +184,26 @@ def narrowed(
             shown = ", ".join(f"{path}{SEPARATOR}{name}" for name in sorted(now))
             left_code.append(f"{path} is guarded whole, and {shown} is only part of it")
             continue
-        dropped = [f"{path}{SEPARATOR}{name}" for name in sorted(names) if not _holds(now, name)]
+        dropped = [
+            f"{path}{SEPARATOR}{name}"
+            for name in sorted(names)
+            if not _holds(now, name) and not (root is not None and _gone_now(root, path, name))
+        ]
         if dropped:
             left_code.append(f"{', '.join(dropped)} is guarded and not among them")
     return left_files, left_code
 
 
 def narrowing_note(
-    old: Memory, files: Iterable[str], anchors: Iterable[SymbolAnchor]
+    old: Memory,
+    files: Iterable[str],
+    anchors: Iterable[SymbolAnchor],
+    root: Path | None = None,
 ) -> str | None:
     """What a person is told when the guard carried from ``old`` to a memory with ``files``
-    and ``anchors`` guards less than it did (:func:`narrowed`): allowed, since a person may
-    narrow a guard, but never unsaid. None when it covers as much or more."""
-    left_files, left_code = narrowed(old, files, anchors)
+    and ``anchors`` guards less than it did (:func:`narrowed`, ``root`` as there): allowed,
+    since a person may narrow a guard, but never unsaid. None when it covers as much or more."""
+    left_files, left_code = narrowed(old, files, anchors, root)
     said = []
     if left_files:
         verb = "is" if len(left_files) == 1 else "are"

@@ -178,7 +178,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     if changes:
         draft = draft.with_changes(**changes)
     if changes.get("guard"):  # carried: a person may narrow it, and is told so
-        narrowing = narrowing_note(old, draft.files, draft.anchors)
+        narrowing = narrowing_note(old, draft.files, draft.anchors, store.repo_root)
         if narrowing:
             said.append(narrowing)
     draft = with_given_files(draft, named)  # for a later repoint

@@ -39,7 +39,9 @@ def test_superseding_onto_the_new_name_carries_the_guard(
 ) -> None:
     _, run, memory_id = _renamed(tmp_path, cli)
     new = ("no double free in route_remove", "--anchor", "a.c::route_remove")
-    assert run("supersede", memory_id, *new).code == 0
+    superseded = run("supersede", memory_id, *new)
+    assert superseded.code == 0
+    assert "narrowed" not in superseded.stderr  # route_del is gone: nothing is left unguarded
     after = run("check")
     assert after.code == 0, after.stdout
     assert "guard" not in after.stdout  # no guard said to be lifted
