@@ -108,6 +108,11 @@ def _holds(memory: Memory, chunks: list[str]) -> bool:
     return all(chunk.casefold() in text for chunk in chunks)
 
 
+LIMIT_CAP = 1 << 31
+"""The most hits a search is asked for, whatever ``--limit`` says: far beyond any store, and
+(times the four candidates taken per hit) within an SQLite integer."""
+
+
 def search(
     conn: sqlite3.Connection, text: str, *, limit: int = 20, status: str = "active"
 ) -> list[SearchHit]:
@@ -118,6 +123,9 @@ def search(
     archived for this user.
     """
     text = text.replace("\x00", " ")  # SQLite reads the MATCH string up to the first NUL
+    # accents typed as combining marks read as the composed ones memories hold
+    text = unicodedata.normalize("NFC", text)
+    limit = min(limit, LIMIT_CAP)
     disused = archived_by_disuse(conn)
     clause, args = _status_clause(status, list(disused))
     found: dict[int, tuple[float, str]] = {}

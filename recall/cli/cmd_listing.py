@@ -7,7 +7,7 @@ import argparse
 
 from recall.cli.context import CommandContext
 from recall.cli.render import positive, print_table, scope_option
-from recall.display import plural
+from recall.display import as_given, plural
 from recall.errors import BadInput
 from recall.lifecycle.disuse import archived_by_disuse, as_seen, seen_state
 from recall.locations import PROJECT
@@ -96,6 +96,13 @@ def run_search(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Search summaries and details of the memories in ``--status`` (active by default)."""
     if not args.text.strip():
         raise BadInput("nothing to search for: give a word or phrase (`tether list` shows all)")
+    try:
+        args.text.encode("utf-8")
+    except UnicodeEncodeError:  # bytes of another encoding on the command line
+        raise BadInput(
+            f"the search text {as_given(args.text)} is not valid UTF-8 (typed in another "
+            "encoding?); give it in UTF-8"
+        ) from None
     found = []
     hidden: dict[tuple[str, str], str | None] = {}  # found, though archived by disuse: marked
     stores = ctx.stores(args.scope)
