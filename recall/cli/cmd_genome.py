@@ -247,8 +247,13 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 def _say_missing(console: Console, said: str, command: str, now: str | None) -> None:
     """One line saying a file has nothing to show, with the command for its current name when
-    git shows it renamed to ``now``; a path's line breaks escaped, nothing read as markup."""
+    git shows it renamed to ``now``; a path's line breaks escaped, nothing read as markup. Piped,
+    it goes to standard error, as ``tether recall`` says it finds nothing: a script reading the
+    rows must not read the sentence as one."""
     hint = f"; git shows it renamed to {now}: `tether {command} {now}`" if now else ""
+    if not sys.stdout.isatty():
+        sys.stderr.write(visible(said + hint) + "\n")
+        return
     console.print(visible(said + hint), soft_wrap=True, markup=False, highlight=False)
 
 
