@@ -14,13 +14,14 @@ import pytest
 from lsp_server import commands, listing
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
-from recall import extra_keys
+from recall import extra_keys, search
 from recall.browse import actions
 from recall.cli import cmd_agent_config
-from recall.genome.symbols import grammars, model
+from recall.genome.symbols import grammars, layout, model
 from recall.genome.symbols import index as symbol_index
 from recall.hooks import events as hook_events
 from recall.policy import hints, trust
+from recall.store import changes
 from recall.store import opening as store
 
 PINNED = [
@@ -33,7 +34,10 @@ PINNED = [
     (actions, "SEARCH_LIMIT", 200),
     (trust, "GIT_TIMEOUT_S", 10),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
-    (symbol_index, "READER", "r4"),
+    (symbol_index, "READER", "r5"),
+    (search, "LIMIT_CAP", 1 << 31),
+    (changes, "CHAIN_STEPS", 100),
+    (layout, "INDENT_STEP", 4),
     (model, "LEGACY_HASH_CHARS", 12),
     (model, "INDENTED_HASH_CHARS", 16),
     (model, "CODE_HASH_CHARS", 20),

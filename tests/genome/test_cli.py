@@ -95,7 +95,7 @@ def test_nothing_found_exits_one(repo: GitRepo, capsys: pytest.CaptureFixture[st
     assert json.loads(capsys.readouterr().out)["exists"] is False
     repo.commit("alone", "solo.py")
     assert _run(["neighbours", "solo.py"], repo.root, as_json=False) == 1
-    assert "no co-change neighbours" in capsys.readouterr().out
+    assert "no co-change neighbours" in capsys.readouterr().err  # piped: not a row
 
 
 def test_paths_outside_the_repository_are_bad_input(repo: GitRepo) -> None:

@@ -15,11 +15,11 @@ def test_neighbours_and_fanin_of_an_old_name_name_the_file_now(tmp_path: Path) -
     run_tether("index", cwd=root)
     near = run_tether("neighbours", "old.py", cwd=root)
     assert near.code == 1
-    assert "renamed to new.py: `tether neighbours new.py`" in near.stdout
+    assert "renamed to new.py: `tether neighbours new.py`" in near.stderr
     assert run_tether("neighbours", "old.py", "--json", cwd=root).json()["renamed_to"] == "new.py"
     fan = run_tether("fanin", "old.py", cwd=root)
     assert fan.code == 1
-    assert "renamed to new.py: `tether fanin new.py`" in fan.stdout
+    assert "renamed to new.py: `tether fanin new.py`" in fan.stderr
     assert run_tether("fanin", "old.py", "--json", cwd=root).json()["renamed_to"] == "new.py"
     plain = run_tether("fanin", "never.py", "--json", cwd=root).json()
     assert "renamed_to" not in plain
