@@ -4,9 +4,12 @@ answered the server's first request)."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from recall.locations import project_location
 from tests.lsp.raw import WAIT_SECONDS, RawClient, raw_server
@@ -116,3 +119,21 @@ def test_a_client_gone_before_answering_the_settings_request_leaves_quietly(
     said = stderr.read_text()
     assert "Traceback" not in said and "CancelledError" not in said
     assert len(said.splitlines()) <= 1
+
+
+@pytest.mark.parametrize("stop", [signal.SIGHUP, signal.SIGTERM, signal.SIGINT])
+def test_drafts_go_when_the_server_is_told_to_stop_by_a_signal(
+    ws: Workspace, stop: signal.Signals
+) -> None:
+    """Emacs quits by sending its servers SIGHUP; a supervisor sends SIGTERM, a terminal
+    Ctrl-C: the session ends as ``shutdown`` ends it, and the process leaves at once."""
+    client = RawClient(ws.root)
+    try:
+        client.initialize(ws.root)
+        untouched = _draft(client, ws)
+        client.proc.send_signal(stop)
+        assert client.proc.wait(timeout=WAIT_SECONDS) == 128 + stop
+    finally:
+        client.proc.kill()
+        client.close()
+    assert not untouched.exists()
