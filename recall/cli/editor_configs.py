@@ -246,7 +246,8 @@ def _elisp_string(text: str) -> str:
 
 
 def emacs(command: Sequence[str]) -> str:
-    """Emacs eglot: Tether for programming and text buffers that have no other server."""
+    """Emacs eglot: Tether for programming and text buffers that have no other server; memory
+    files and drafts (Markdown, which stock Emacs opens in fundamental-mode) read as text."""
     program = " ".join(_elisp_string(part) for part in command)
     return (
         ";; Tether for Emacs eglot (init.el). eglot runs one server per buffer: for buffers\n"
@@ -254,6 +255,11 @@ def emacs(command: Sequence[str]) -> str:
         "(with-eval-after-load 'eglot\n"
         "  (add-to-list 'eglot-server-programs\n"
         f"               '((prog-mode text-mode) . ({program}))))\n"
+        ";; Memory files and drafts are Markdown: without markdown-mode (a text mode) Emacs opens\n"
+        ";; them in fundamental-mode, where no server runs and a saved draft is never read.\n"
+        "(unless (fboundp 'markdown-mode)\n"
+        "  (add-to-list 'auto-mode-alist\n"
+        "               '(\"/\\\\.tether/\\\\(?:memories\\\\|drafts\\\\)/[^/]*\\\\.md\\\\'\" . text-mode)))\n"
     )
 
 

@@ -201,3 +201,41 @@ def test_printed_command_reaches_emacs_byte_for_byte(tmp_path: Path) -> None:
     )
     assert out.exists(), f"the snippet did not load:\n{done.stdout}\n{done.stderr}"
     assert out.read_bytes() == b"\0".join(os.fsencode(part) for part in command)
+
+
+def test_the_emacs_snippet_opens_memory_files_and_drafts_in_a_mode_eglot_serves(
+    tmp_path: Path,
+) -> None:
+    """Stock Emacs has no Markdown mode: a draft opened in fundamental-mode has no server, and
+    saving it remembered nothing. With the snippet a memory file or a draft opens in
+    text-mode (which the server entry covers); other Markdown files are left as they were."""
+    emacs = emacs_with_eglot()
+    init = tmp_path / "init.el"
+    init.write_text(printed("emacs", ["tether", "lsp"]), encoding="utf-8")
+    repo = tmp_path / "repo"
+    for name in (".tether/drafts/1a2b3c4d.md", ".tether/memories/5e6f7a8b.md", "README.md"):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text("x\n", encoding="utf-8")
+    probe = tmp_path / "probe.el"
+    probe.write_text(
+        f"(load {json.dumps(str(init))} nil t)\n"
+        '(dolist (name \'(".tether/drafts/1a2b3c4d.md" ".tether/memories/5e6f7a8b.md"\n'
+        '                "README.md"))\n'
+        f"  (with-current-buffer\n"
+        f"      (find-file-noselect (expand-file-name name {json.dumps(str(repo))}))\n"
+        '    (princ (format "%s %s\\n" name major-mode))))\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [emacs, "--batch", "-Q", "-l", str(probe)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    modes = dict(line.split() for line in done.stdout.splitlines() if line.strip())
+    assert modes == {
+        ".tether/drafts/1a2b3c4d.md": "text-mode",
+        ".tether/memories/5e6f7a8b.md": "text-mode",
+        "README.md": "fundamental-mode",
+    }, done.stderr
