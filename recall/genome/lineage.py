@@ -57,7 +57,10 @@ class Lineage:
         moves = [(names.pop(old, None), old, new) for status, new, old in changes if status == "R"]
         for ident, old, new in moves:
             if ident is None:
+                # the old name's add was never read (a shallow clone's first commits, whose
+                # parents are not there): the rename is git's word all the same
                 touched.add(self._bind(new))
+                self.renames.append((seq, old, new))
                 continue
             existing = names.get(new)
             if existing is not None and existing != ident:

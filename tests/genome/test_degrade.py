@@ -112,6 +112,25 @@ def test_shallow_clone(
     assert genome.neighbours("a.py", 3) == [Neighbour("c.py", 2, 1.0, 2)]
 
 
+def test_a_rename_in_a_shallow_clone_is_followed(
+    make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome], tmp_path: Path
+) -> None:
+    """The renamed file's add lies beyond the clone's depth, so its old name was never seen:
+    git still shows the rename, and memories naming the old name still find the file."""
+    origin = make_repo("origin")
+    origin.commit("one", "a.py")
+    origin.commit("two", "b.py")
+    origin.commit("three", "b.py")
+    origin.move("a.py", "c.py")
+    origin.commit("move")
+    clone = tmp_path / "clone"
+    origin.git("clone", "-q", "--depth", "3", f"file://{origin.root}", str(clone))
+    genome = open_genome(clone)
+    genome.refresh()
+    assert genome.renamed_from("c.py") == ["a.py"]
+    assert genome.renamed_to("a.py") == "c.py"
+
+
 def test_detached_head(
     make_repo: Callable[[str], GitRepo], open_genome: Callable[..., Genome]
 ) -> None:
