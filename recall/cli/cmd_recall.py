@@ -280,6 +280,8 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     raise BadInput("not UTF-8 text") from None
+                if number == 1:
+                    line = line.removeprefix("\ufeff")  # an editor's mark, not part of a query
                 query = _batch_query(line, ctx, recaller, args.limit)
             except BadInput as error:
                 failed += 1
@@ -292,11 +294,16 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
             elapsed = (time.perf_counter() - start) * 1000
             if not args.no_record:
                 _record(recaller, result.hits)
-            out = {
+            out: dict[str, object] = {
                 "line": number,
                 "results": [h.to_dict() for h in result.hits],
                 "elapsed_ms": round(elapsed, 3),
             }
+            paths = query.paths
+            root = recaller.stores[0].repo_root if recaller.stores else None
+            notes = touched_files.absent_notes(root, recaller.stores, paths) if paths else []
+            if notes:  # as a single recall says them: a folder, a typo, a deleted file
+                out["notes"] = notes
             if args.explain:
                 out["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}
             sys.stdout.write(json.dumps(out) + "\n")

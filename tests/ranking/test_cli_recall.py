@@ -238,6 +238,24 @@ def test_batch_reports_a_line_that_is_not_utf8(world: World, seeded: dict[str, s
     assert out[2]["results"][0]["id"] == seeded["b"]
 
 
+def test_a_batch_line_says_what_a_single_recall_says_of_its_files(
+    world: World, seeded: dict[str, str]
+) -> None:
+    """A folder or a typo among a line's files is said in its ``notes``, as ``recall -f`` says
+    it on stderr; a byte-order mark before the first line is an editor's, not bad JSON."""
+    batch = world.root.parent / "queries.jsonl"
+    lines = [{"files": ["src/a.py"]}, {"files": ["src"]}, {"files": ["src/typo.py"]}]
+    batch.write_bytes(b"\xef\xbb\xbf" + "\n".join(map(json.dumps, lines)).encode() + b"\n")
+
+    done = tether(world, "recall", "--batch", str(batch), "--json", "--no-record")
+
+    out = done.json_lines()
+    assert done.code == 0, out
+    assert out[0]["results"][0]["id"] == seeded["a"] and "notes" not in out[0]
+    assert "path 'src' is a folder" in out[1]["notes"][0]
+    assert "src/typo.py is not a file of this repository" in out[2]["notes"][0]
+
+
 def test_inject_survives_invalid_utf8_bytes_in_its_argument(
     world: World, seeded: dict[str, str]
 ) -> None:
