@@ -32,7 +32,7 @@ def test_a_scan_loads_no_http_client_and_still_refuses_a_token() -> None:
         from recall import secrets_scan
 
         assert secrets_scan.refusal({{"details": "token {TOKEN}"}}) is not None
-        assert secrets_scan.scan("AWS key AKIAIOSFODNN7EXAMPLE") != []
+        assert secrets_scan.scan("AWS key AKIA" + "KTAIPPAT6CVJJEEV") != []
         assert "detect_secrets.plugins.github_token" in sys.modules
         print(sorted(m for m in sys.modules if m.split(".")[0] in ("requests", "urllib3")))
         """

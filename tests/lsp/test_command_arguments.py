@@ -74,7 +74,7 @@ async def test_refusals_name_the_argument_on_one_line(lsp_one: Session, ws: Work
     outside_anchor = str(await _refused(lsp, "tether.remember", anchored))
     assert "anchors[0]" in outside_anchor and "--file" not in outside_anchor
 
-    secret = {"summary": "the key is AKIAIOSFODNN7EXAMPLE", "files": ["src/store.py"]}
+    secret = {"summary": "the key is AKIA" + "KTAIPPAT6CVJJEEV", "files": ["src/store.py"]}
     refused = str(await _refused(lsp, "tether.remember", secret))
     assert "looks like a credential" in refused and "in summary" in refused
     assert "allow_secret" not in refused and "tether remember --allow-secret" in refused
