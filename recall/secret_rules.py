@@ -172,9 +172,11 @@ class UrlPasswordDetector(_Patterns):
     # then tried once, not from each of its characters.
     denylist = (
         re.compile(r"(?<![\w+.-])[A-Za-z][\w+.-]{0,30}://:([^\s:/?#@]+)@[\w\[]"),
+        # possessive runs and a look-ahead for the sub-delimiter: linear on a long run of
+        # them with no "@" after it (a backtracking pair of runs was quadratic there)
         re.compile(
-            r"(?<![\w+.-])[A-Za-z][\w+.-]{0,30}://[^\s:/?#\[\]@]+:"
-            r"([^\s:/?#\[\]@]*[!$&'()*+,;=][^\s:/?#\[\]@]*)@[\w\[]"
+            r"(?<![\w+.-])[A-Za-z][\w+.-]{0,30}://[^\s:/?#\[\]@]++:"
+            r"(?=[^\s:/?#\[\]@]*[!$&'()*+,;=])([^\s:/?#\[\]@]++)@[\w\[]"
         ),
     )
 
