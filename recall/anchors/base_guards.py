@@ -9,7 +9,7 @@ as the base has it when the working tree's is not guarded any more.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +20,7 @@ from recall.known_paths import GIT_TIMEOUT_S
 from recall.model import Memory
 
 if TYPE_CHECKING:
+    from recall.anchors.symbols import SymbolAnchor
     from recall.genome.symbols.model import Definition
 
 Normalize = Callable[[str], str]
@@ -136,7 +137,9 @@ def memories_at(
     return found
 
 
-def _carried(memory: Memory, by_id: dict[str, Memory], guarded: Memory, root: Path) -> bool:
+def _carried(
+    memory: Memory, by_id: dict[str, Memory], guarded: Memory, root: Path, base: str
+) -> bool:
     """Whether ``memory``'s guard lives on in the memory that supersedes it (as a supersede
     carries it), following the chain to the active one: guarded, and covering every file and
     symbol ``guarded`` (the memory as the base has it) covered, as a supersede must."""
@@ -146,39 +149,72 @@ def _carried(memory: Memory, by_id: dict[str, Memory], guarded: Memory, root: Pa
         seen.add(current.id)
         current = by_id.get(current.superseded_by)
         if current is not None and current.status == "active":
-            return current.guard and _covers(current, guarded, root)
+            return current.guard and _covers(current, guarded, root, base)
     return False
 
 
-def _covers(wider: Memory, narrower: Memory, root: Path) -> bool:
+def _covers(wider: Memory, narrower: Memory, root: Path, base: str) -> bool:
     """Whether ``wider`` names every file and anchors every symbol ``narrower`` does, a
-    symbol the working tree no longer defines aside where ``wider`` anchors code of its file
-    (the function renamed, and the memory superseded onto its new name: what ``tether check``
-    says to do)."""
+    symbol renamed in the change aside (see :func:`renamed_within`): the memory superseded
+    onto the new name, as ``tether check`` says to do."""
     symbols = {(a.path, a.name) for a in wider.anchors}
-    anchored_files = {a.path for a in wider.anchors}
     return set(narrower.files) <= set(wider.files) and all(
-        (a.path, a.name) in symbols or (a.path in anchored_files and gone_now(root, a.path, a.name))
+        (a.path, a.name) in symbols or renamed_within(root, base, a.path, a.name, wider.anchors)
         for a in narrower.anchors
     )
 
 
-def gone_now(root: Path, path: str, name: str) -> bool:
-    """Whether the working tree's file ``path`` defines ``name`` no more (a file that is not
-    there, or does not parse, is not said to)."""
-    from recall.anchors.check_sources import candidates
+def renamed_within(
+    root: Path, base: str, path: str, name: str, anchors: Iterable[SymbolAnchor]
+) -> bool:
+    """Whether ``name``, defined in ``path`` at ``base``, reads as renamed in the working
+    tree to one of ``anchors``: the file defines ``name`` no more, and one of them names a
+    definition of that file that ``base`` did not have (a new name). Deleting the guarded
+    function and anchoring one that was there all along is no rename."""
+    targets = [anchor.name for anchor in anchors if anchor.path == path]
+    if not targets:
+        return False
+    now = _definitions_now(root, path)
+    if now is None or _candidates(now, name):
+        return False
+    try:
+        then = _by_name(_extracted(path, _git(root, ["show", f"{base}:{path}"])))
+    except TetherError:
+        return False
+    return any(_candidates(now, t) and not _candidates(then, t) for t in targets)
+
+
+def _definitions_now(root: Path, path: str) -> dict[str, list[Definition]] | None:
+    """The working tree's definitions of ``path`` by name; None when it cannot tell (no such
+    file, no grammar, syntax errors)."""
     from recall.genome.symbols.extract import TREE_SITTER, read_file
 
     full = root / path
     if not full.is_file():
-        return False  # moved or deleted with its file: not a rename within it
+        return None  # moved or deleted with its file: not a rename within it
     read = read_file(path, str(full))
     if read.parser != TREE_SITTER or read.syntax_errors:
-        return False
-    defs: dict[str, list[Definition]] = {}
-    for definition in read.definitions:
-        defs.setdefault(definition.name, []).append(definition)
-    return not candidates(defs, name)
+        return None
+    return _by_name(read.definitions)
+
+
+def _extracted(path: str, data: bytes) -> list[Definition]:
+    from recall.genome.symbols.extract import extract
+
+    return extract(path, data).definitions
+
+
+def _by_name(definitions: Iterable[Definition]) -> dict[str, list[Definition]]:
+    found: dict[str, list[Definition]] = {}
+    for definition in definitions:
+        found.setdefault(definition.name, []).append(definition)
+    return found
+
+
+def _candidates(defs: dict[str, list[Definition]], name: str) -> list[Definition]:
+    from recall.anchors.check_sources import candidates
+
+    return candidates(defs, name)
 
 
 def lifted_guards(root: Path, base: str, source: GuardSource) -> list[Lifted]:
@@ -189,7 +225,7 @@ def lifted_guards(root: Path, base: str, source: GuardSource) -> list[Lifted]:
         now = by_id.get(old.id)
         if now is not None and now.status == "active" and now.guard:
             continue
-        if now is not None and now.status == "superseded" and _carried(now, by_id, old, root):
+        if now is not None and now.status == "superseded" and _carried(now, by_id, old, root, base):
             continue
         if not (root / path).is_file():
             how = "deletes its file"

@@ -134,11 +134,12 @@ def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:
     return updated
 
 
-def _gone_now(root: Path, path: str, name: str) -> bool:
-    """:func:`recall.anchors.base_guards.gone_now`, loaded when a narrowing is weighed."""
-    from recall.anchors.base_guards import gone_now
+def _renamed_within(root: Path, path: str, name: str, anchors: Iterable[SymbolAnchor]) -> bool:
+    """:func:`recall.anchors.base_guards.renamed_within` against the last commit, loaded when
+    a narrowing is weighed."""
+    from recall.anchors.base_guards import renamed_within
 
-    return gone_now(root, path, name)
+    return renamed_within(root, "HEAD", path, name, anchors)
 
 
 def _coverage(files: Iterable[str], anchors: Iterable[SymbolAnchor]) -> dict[str, set[str]]:
@@ -167,8 +168,9 @@ def narrowed(
     the guarded files it names no longer, and the guarded code it covers less of (a file
     guarded whole narrowed to symbols, a guarded symbol dropped), each said in a phrase. Both
     empty when it covers as much or more. Given the working tree's ``root``, a guarded symbol
-    its file defines no more (renamed, and the new memory anchors code of that file) is not
-    left out: there is no code of that name left to guard (as ``tether check`` reads it)."""
+    renamed since the last commit, the new memory anchoring its new name, is not left out
+    (:func:`recall.anchors.base_guards.renamed_within`, as ``tether check`` reads it)."""
+    anchors = tuple(anchors)  # read twice
     before = _coverage(old.files, old.anchors)
     after = _coverage(files, anchors)
     left_files: list[str] = []
@@ -187,7 +189,8 @@ def narrowed(
         dropped = [
             f"{path}{SEPARATOR}{name}"
             for name in sorted(names)
-            if not _holds(now, name) and not (root is not None and _gone_now(root, path, name))
+            if not _holds(now, name)
+            and not (root is not None and _renamed_within(root, path, name, anchors))
         ]
         if dropped:
             left_code.append(f"{', '.join(dropped)} is guarded and not among them")

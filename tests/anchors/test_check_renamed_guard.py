@@ -90,3 +90,29 @@ def test_after_a_committed_file_rename_the_anchors_still_decide_what_concerns_th
     assert under.code == 1, under.stdout
     [failure] = under.json()["failures"]
     assert "the change edits save" in str(failure["reason"])
+
+
+def test_deleting_a_guarded_function_and_moving_the_guard_onto_another_still_fails(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    """A rename gives the file a name it did not have; deleting the guarded function and
+    superseding the memory onto one that was there all along lifts the guard, and fails."""
+    source = "def foo(x):\n    return x + 1\n\n\ndef bar(y):\n    return y * 2\n"
+    repo = make_repo(tmp_path / "repo", {"a.py": source})
+
+    def run(*args: str) -> CliResult:
+        return cli(*args, cwd=repo)
+
+    done = run("remember", "foo adds one", "-c", "decision", "--guard", "--anchor", "a.py::foo")
+    assert done.code == 0, done.stderr
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "guarded memory")
+    [memory_file] = (repo / ".tether" / "memories").iterdir()
+    (repo / "a.py").write_text("def bar(y):\n    return y * 2\n")
+    moved = run("supersede", memory_file.stem, "bar doubles", "--anchor", "a.py::bar")
+    assert moved.code == 0, moved.stderr
+    assert "a.py::foo is guarded and not among them" in moved.stderr  # said: narrowed
+    after = run("check")
+    assert after.code == 1, after.stdout
+    assert "the change deletes symbol foo" in after.stdout
+    assert "a guard is lifted in a change of its own" in after.stdout
