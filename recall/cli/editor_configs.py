@@ -259,7 +259,8 @@ def emacs(command: Sequence[str]) -> str:
         ";; them in fundamental-mode, where no server runs and a saved draft is never read.\n"
         "(unless (fboundp 'markdown-mode)\n"
         "  (add-to-list 'auto-mode-alist\n"
-        "               '(\"/\\\\.tether/\\\\(?:memories\\\\|drafts\\\\)/[^/]*\\\\.md\\\\'\" . text-mode)))\n"
+        "               '(\"/\\\\.tether/\\\\(?:memories\\\\|drafts\\\\)/[^/]*\\\\.md\\\\'\"\n"
+        "                 . text-mode)))\n"
     )
 
 
