@@ -21,7 +21,6 @@ from recall.model import Memory
 
 if TYPE_CHECKING:
     from recall.anchors.symbols import SymbolAnchor
-    from recall.genome.symbols.model import Definition
 
 Normalize = Callable[[str], str]
 
@@ -171,50 +170,24 @@ def renamed_within(
     tree to one of ``anchors``: the file defines ``name`` no more, and one of them names a
     definition of that file that ``base`` did not have (a new name). Deleting the guarded
     function and anchoring one that was there all along is no rename."""
+    from recall.anchors.check_sources import by_name, candidates
+    from recall.genome.symbols.extract import TREE_SITTER, extract, read_file
+
     targets = [anchor.name for anchor in anchors if anchor.path == path]
-    if not targets:
-        return False
-    now = _definitions_now(root, path)
-    if now is None or _candidates(now, name):
-        return False
-    try:
-        then = _by_name(_extracted(path, _git(root, ["show", f"{base}:{path}"])))
-    except TetherError:
-        return False
-    return any(_candidates(now, t) and not _candidates(then, t) for t in targets)
-
-
-def _definitions_now(root: Path, path: str) -> dict[str, list[Definition]] | None:
-    """The working tree's definitions of ``path`` by name; None when it cannot tell (no such
-    file, no grammar, syntax errors)."""
-    from recall.genome.symbols.extract import TREE_SITTER, read_file
-
     full = root / path
-    if not full.is_file():
-        return None  # moved or deleted with its file: not a rename within it
+    if not targets or not full.is_file():  # moved or deleted with its file: not a rename in it
+        return False
     read = read_file(path, str(full))
     if read.parser != TREE_SITTER or read.syntax_errors:
-        return None
-    return _by_name(read.definitions)
-
-
-def _extracted(path: str, data: bytes) -> list[Definition]:
-    from recall.genome.symbols.extract import extract
-
-    return extract(path, data).definitions
-
-
-def _by_name(definitions: Iterable[Definition]) -> dict[str, list[Definition]]:
-    found: dict[str, list[Definition]] = {}
-    for definition in definitions:
-        found.setdefault(definition.name, []).append(definition)
-    return found
-
-
-def _candidates(defs: dict[str, list[Definition]], name: str) -> list[Definition]:
-    from recall.anchors.check_sources import candidates
-
-    return candidates(defs, name)
+        return False  # what the file defines now cannot be told
+    now = by_name(read)
+    if candidates(now, name):
+        return False
+    try:
+        then = by_name(extract(path, _git(root, ["show", f"{base}:{path}"])))
+    except TetherError:
+        return False
+    return any(candidates(now, t) and not candidates(then, t) for t in targets)
 
 
 def lifted_guards(root: Path, base: str, source: GuardSource) -> list[Lifted]:

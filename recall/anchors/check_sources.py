@@ -18,7 +18,8 @@ class _Unqualified(dict[str, list[Definition]]):
     (``Widget.render`` is read as ``render``)."""
 
 
-def _by_name(read: Extracted | None) -> dict[str, list[Definition]]:
+def by_name(read: Extracted | None) -> dict[str, list[Definition]]:
+    """The definitions ``read`` found, by name (none for None)."""
     found: dict[str, list[Definition]] = _Unqualified() if read and read.parser == REGEX else {}
     for definition in read.definitions if read is not None else ():
         found.setdefault(definition.name, []).append(definition)
@@ -78,7 +79,7 @@ class Sources:
         """The definitions of ``path`` at the base (none when git has no such file there)."""
         if path not in self._then:
             status, out, _ = self.runner.run(["show", f"{self.base}:{path}"], check=False)
-            self._then[path] = _by_name(extract(path, out) if status == 0 else None)
+            self._then[path] = by_name(extract(path, out) if status == 0 else None)
         return self._then[path]
 
     def now(self, path: str) -> dict[str, list[Definition]]:
@@ -86,7 +87,7 @@ class Sources:
         if path not in self._now:
             full = self.root / path
             read = read_file(path, str(full)) if full.is_file() else None
-            self._now[path] = _by_name(read)
+            self._now[path] = by_name(read)
             if read is not None and read.syntax_errors:
                 self._broken[path] = read.error_lines
         return self._now[path]
