@@ -100,11 +100,15 @@ def backward_steps(path: str, taken: Events) -> list[tuple[str, int]]:
 
 
 class EarlierName(NamedTuple):
-    """An earlier name of a file, and ``before``: the moment (seconds) a memory naming it must
-    be written before to be about the file (inf: any memory naming it is)."""
+    """A name of a file, and the moments (seconds) between which a memory naming it must be
+    written to be about the file: before ``before`` (inf: any time) and at or after ``after``
+    (-inf: any time). An earlier name has a ``before`` when the name was taken again
+    (:func:`dated_names`); the file's own name an ``after`` when it took the name after
+    another file left it (:func:`held_since`)."""
 
     name: str
     before: float
+    after: float = -math.inf
 
 
 def dated_names(
@@ -136,28 +140,74 @@ def dated_names(
     return found
 
 
+def left_step(path: str, left: Events) -> tuple[str, int] | None:
+    """``(path, commit number)`` of the rename that last took a file away from ``path``, when
+    that file has another name now (``left``: the events by the name left): the file at
+    ``path`` now took the name after it. None when no file was renamed away from ``path``, or
+    its chain of renames comes back to it (the file there now is the one that left)."""
+    if follow_forward(path, left) is None:
+        return None
+    return path, left(path)[-1][0]
+
+
+def held_since(
+    step: tuple[str, int], times: dict[int, int], back: Mapping[tuple[str, int], int | None]
+) -> EarlierName:
+    """The name of ``step`` (:func:`left_step`) as the file there now has it: a memory
+    naming it is about that file when written at or after the commit that brought the name
+    back, or the rename when that commit is not known (``back``, :func:`reuse_commits`;
+    ``times``, the commits' times). Written before, it is about the file that left, which
+    recall finds it on (:func:`dated_names`). With neither time known the name is left to the
+    file there now, as :func:`dated_names` leaves it."""
+    returned = back.get(step)
+    moment = times.get(returned) if returned is not None else None
+    if moment is None:
+        moment = times.get(step[1])
+    return EarlierName(step[0], math.inf, -math.inf if moment is None else float(moment))
+
+
 def written_before(created: str, before: float) -> bool:
     """Whether a memory created at ``created`` (as its front matter gives it) was written
     before ``before`` (seconds; inf: always); an unreadable time is not."""
     if before == math.inf:
         return True
+    moment = _seconds(created)
+    return moment is not None and moment < before
+
+
+def written_since(created: str, after: float) -> bool:
+    """Whether a memory created at ``created`` was written at or after ``after`` (seconds;
+    -inf: always); an unreadable time is (the memory names the name as it is now)."""
+    if after == -math.inf:
+        return True
+    moment = _seconds(created)
+    return moment is None or moment >= after
+
+
+def _seconds(created: str) -> float | None:
+    """``created`` (as a memory's front matter gives it) in seconds; None when unreadable."""
     try:
         moment = datetime.fromisoformat(created.strip().replace("Z", "+00:00"))
     except ValueError:
-        return False
+        return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp() < before
+    return moment.timestamp()
 
 
 def names_it_by(
-    files: Collection[str], created: str, path: str, names: Sequence[EarlierName]
+    files: Collection[str],
+    created: str,
+    path: str,
+    names: Sequence[EarlierName],
+    own: EarlierName | None = None,
 ) -> bool:
     """Whether a memory naming ``files``, created at ``created``, is about ``path``: it names
-    it, or one of its earlier ``names`` it was written early enough to mean it by."""
-    return path in files or any(
-        n.name in files and written_before(created, n.before) for n in names
-    )
+    it (written late enough for ``own``, the path as :func:`own_name` dates it, when given),
+    or one of its earlier ``names`` it was written early enough to mean it by."""
+    if path in files and (own is None or written_since(created, own.after)):
+        return True
+    return any(n.name in files and written_before(created, n.before) for n in names)
 
 
 def commit_times(conn: sqlite3.Connection, seqs: Collection[int]) -> dict[int, int]:
@@ -306,6 +356,22 @@ def earlier_dated(
     except sqlite3.OperationalError:  # no genome tables (yet)
         return []
     return dated_names(steps, times, exists, back)
+
+
+def own_name(conn: sqlite3.Connection, path: str) -> EarlierName:
+    """``path`` as the file there now has it (:func:`held_since`), read in one state of the
+    genome: a memory naming it written before another file left the name is about that file."""
+    times: dict[int, int] = {}
+    back: dict[tuple[str, int], int | None] = {}
+    try:
+        with read_snapshot(conn):
+            step = left_step(path, lambda name: rename_events(conn, "old", name))
+            if step is None:
+                return EarlierName(path, math.inf)
+            read_reuse(conn, [step], times, back)
+    except sqlite3.OperationalError:  # no genome tables (yet)
+        return EarlierName(path, math.inf)
+    return held_since(step, times, back)
 
 
 def later_name(conn: sqlite3.Connection, path: str) -> str | None:

@@ -44,9 +44,9 @@ class ChangedNames:
         """When a memory naming an earlier name must be written by (a reused name's return)."""
         for change in changes:
             if index is not None and change.status != "A":
-                for name, before in earlier_dated(index, change.old, self._is_file):
-                    found[name] = (change, BEFORE_RENAME)
-                    self._before[name] = before
+                for earlier in earlier_dated(index, change.old, self._is_file):
+                    found[earlier.name] = (change, BEFORE_RENAME)
+                    self._before[earlier.name] = earlier.before
         for change in changes:
             if change.status == "R":
                 found[change.new] = (change, RENAMED_IN_CHANGE)

@@ -8,6 +8,7 @@ source files that changed.
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import stat
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 from recall.file_names import (
     EarlierName,
     dated_names,
+    held_since,
     read_reuse,
     read_snapshot,
     rename_events,
@@ -397,3 +399,18 @@ class Genome(CommitCounts):
                     return self.earlier_names(path)
                 read_reuse(self.conn, steps, times, back)
         return dated_names(steps, times, self.exists, back)
+
+    def own_name(self, path: str) -> EarlierName:
+        """``path`` as the file there now has it (:func:`recall.file_names.held_since`): a
+        memory naming it written before another file was renamed away from the name is about
+        that file. No git run; read as :meth:`earlier_names` reads the names it dates."""
+        step = self._follow(lambda renames: renames.left_step(path))
+        if step is None:
+            return EarlierName(path, math.inf)
+        times, back = self._rename_times, self._came_back
+        if unread([step], times, back):
+            with read_snapshot(self.conn):
+                if self._adopt_state():  # refreshed elsewhere: the steps are renumbered
+                    return self.own_name(path)
+                read_reuse(self.conn, [step], times, back)
+        return held_since(step, times, back)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from recall.file_names import backward_steps, follow_backward, follow_forward
+from recall.file_names import backward_steps, follow_backward, follow_forward, left_step
 
 
 class RenameIndex:
@@ -48,6 +48,11 @@ class RenameIndex:
     def backward_steps(self, path: str) -> list[tuple[str, int]]:
         """:meth:`backward` with the commit number that took the file away from each name."""
         return backward_steps(path, lambda name: self.by_new.get(name, []))
+
+    def left_step(self, path: str) -> tuple[str, int] | None:
+        """The rename that last took another file away from ``path``, when that file has
+        another name now (:func:`recall.file_names.left_step`)."""
+        return left_step(path, lambda name: self.by_old.get(name, []))
 
 
 class NotKept(LookupError):
@@ -107,6 +112,10 @@ class RenameLookups:
     def backward_steps(self, path: str) -> list[tuple[str, int]]:
         """:meth:`RenameIndex.backward_steps`, reading the names its chain passes through."""
         return backward_steps(path, lambda name: self._events("new", name))
+
+    def left_step(self, path: str) -> tuple[str, int] | None:
+        """:meth:`RenameIndex.left_step`, reading the names its chain passes through."""
+        return left_step(path, lambda name: self._events("old", name))
 
 
 LOOKUPS_MAX = 64

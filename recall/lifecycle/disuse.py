@@ -17,6 +17,7 @@ by disuse, and one pinned or guarded since is back at once, for good.
 from __future__ import annotations
 
 import contextlib
+import math
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from recall.clock import format_timestamp, now, parse_timestamp
 from recall.errors import BadInput, NothingToDo
-from recall.file_names import EarlierName, earlier_dated, names_it_by
+from recall.file_names import EarlierName, earlier_dated, names_it_by, own_name
 from recall.index.db import rollback
 from recall.lifecycle import UsageFacts, archive_due
 from recall.policy.usage import record_action
@@ -292,14 +293,17 @@ def as_seen(
     naming it by an earlier name (a rename since they were written), as recall finds them.
     """
     flagged = archived_by_disuse(store.conn) if store.exists else {}
-    dated = _earlier_names(store, file) if file else []
+    dated = _names_of(store, file) if file else []
+    own = dated.pop(0) if dated else None
     earlier = [n.name for n in dated]
     found = store.list(file=file, category=category, status=status, earlier=earlier)
     if status == "archived" and flagged:
         active = store.list(file=file, category=category, status="active", earlier=earlier)
         found += [m for m in active if m.id in flagged]
-    if file and dated:  # by a reused earlier name: only the memories written before it came back
-        found = [m for m in found if names_it_by(m.files, m.created, file, dated)]
+    # by a reused name: an earlier one only for memories written before it came back, its
+    # own only for those written since the file there now took it
+    if file and (dated or (own is not None and own.after > -math.inf)):
+        found = [m for m in found if names_it_by(m.files, m.created, file, dated, own)]
     if status == "archived" and flagged:
         found.sort(key=lambda m: m.id)
         found.sort(key=lambda m: m.created, reverse=True)  # stable: ids ascending on ties
@@ -321,10 +325,11 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
         raise
 
 
-def _earlier_names(store: MemoryStore, file: str) -> list[EarlierName]:
-    """The earlier names of ``file`` when it is a file of the store's repository now (a
-    folder, or a name no longer there, is listed as it is given), dated as recall dates them
-    (:func:`recall.file_names.dated_names`), in the history as of HEAD: the genome's renames
+def _names_of(store: MemoryStore, file: str) -> list[EarlierName]:
+    """``file`` and its earlier names when it is a file of the store's repository now (a
+    folder, or a name no longer there, is listed as it is given: none), dated as recall dates
+    them (:func:`recall.file_names.held_since`, :func:`recall.file_names.dated_names`), its own
+    name first, in the history as of HEAD: the genome's renames
     are brought up to date first when a commit since the last refresh lags them, as recall
     brings them (:func:`recall.genome.catch_up.catch_up`). The user's global store belongs to
     no repository, so it has no history to follow a name back through."""
@@ -336,4 +341,5 @@ def _earlier_names(store: MemoryStore, file: str) -> list[EarlierName]:
     from recall.genome.catch_up import catch_up
 
     catch_up(store, notice=store.notice)
-    return earlier_dated(store.conn, file, lambda name: (root / name).is_file())
+    own = own_name(store.conn, file)
+    return [own, *earlier_dated(store.conn, file, lambda name: (root / name).is_file())]

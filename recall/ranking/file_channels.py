@@ -21,6 +21,11 @@ from recall.ranking.facts import FactsMemo, Owner
 from recall.ranking.query import Touch
 
 
+def _any_time(path: str) -> EarlierName:
+    """``path`` with no history: any memory naming it is about the file there."""
+    return EarlierName(path, math.inf)
+
+
 def touch_weights(touches: Sequence[Touch]) -> dict[str, float]:
     """Each touched path with the weight of the strongest way it was touched."""
     weights: dict[str, float] = {}
@@ -36,38 +41,40 @@ def file_affinity(
     exists: Callable[[str], bool],
     earlier_names: Callable[[str], Sequence[EarlierName]] = lambda path: (),
     memo: FactsMemo | None = None,
+    own_name: Callable[[str], EarlierName] = _any_time,
 ) -> Channel:
     """Memories naming a touched file that exists now, weighted by how rarely the file is named.
 
     A file keeps its memories through renames: a memory naming an earlier name of a touched
     file (as git's history shows it) counts as naming the file, unless the name was reused
-    and the memory written after it was (:func:`recall.file_names.dated_names`). The
+    and the memory written after it was (:func:`recall.file_names.dated_names`); a memory
+    naming the file's own name written before another file left that name is about the file
+    that left (``own_name``, :func:`recall.file_names.held_since`). The
     oldest memory on a file shared by several (its origin, see ``W.origin_bonus``) gets a
     little more, the more the longer the file has gone without a new memory by the clock.
     Equal file evidence is ranked by :func:`_tie_key` (a gotcha before a context note).
     ``memo`` keeps each file's memories between recalls of one index state.
     """
-    aliases = file_aliases(touched, exists, earlier_names)
+    aliases = file_aliases(touched, exists, earlier_names, own_name)
     return files_channel(conn, touched, aliases, memo, now().timestamp())
 
 
 Aliases = dict[str, tuple[EarlierName, ...]]
-"""Each touched file that exists with the names a memory may give it (itself first, any
-memory; then its earlier names, each with the moment a memory naming it must predate)."""
+"""Each touched file that exists with the names a memory may give it (itself first, each
+memory written since the file took the name; then its earlier names, each with the moment a
+memory naming it must predate)."""
 
 
 def file_aliases(
     touched: dict[str, float],
     exists: Callable[[str], bool],
     earlier_names: Callable[[str], Sequence[EarlierName]] = lambda path: (),
+    own_name: Callable[[str], EarlierName] = _any_time,
 ) -> Aliases:
-    """Each touched file that exists now with the names it had (itself first, then its
-    earlier names in history, newest first, as ``earlier_names`` dates them)."""
-    return {
-        path: (EarlierName(path, math.inf), *earlier_names(path))
-        for path in touched
-        if exists(path)
-    }
+    """Each touched file that exists now with the names it had (itself first, as
+    ``own_name`` dates it, then its earlier names in history, newest first, as
+    ``earlier_names`` dates them)."""
+    return {path: (own_name(path), *earlier_names(path)) for path in touched if exists(path)}
 
 
 def files_channel(
@@ -81,7 +88,7 @@ def files_channel(
     ``present`` (the clock, in seconds) is where a file's newest memories are counted from,
     and how long each file has gone without one (:func:`W.origin_bonus`, and the newest bonus
     fading by :func:`W.newest_quiet_scale`); without it both bonuses are the plain ones."""
-    names_asked = [name for names in aliases.values() for name, _ in names]
+    names_asked = [n.name for names in aliases.values() for n in names]
     named = (memo or FactsMemo()).owners(conn, names_asked)
     ties: dict[int, tuple[float, ...]] = {}
     scored: dict[int, list[tuple[float, str]]] = defaultdict(list)
@@ -89,10 +96,10 @@ def files_channel(
     newest: dict[int, float] = {}
     for path, names in aliases.items():
         owners: dict[int, tuple[str, Owner]] = {}
-        for name, before in names:
+        for name, before, after in names:
             for owner in named.get(name, ()):
                 # a memory written after a reused name's rename is about the file there now
-                if before == math.inf or owner.seconds < before:
+                if (before == math.inf or owner.seconds < before) and owner.seconds >= after:
                     owners.setdefault(owner.rowid, (name, owner))
         magnitude = W.file_magnitude(len(owners), touched[path])  # rarer path, larger
         for rowid, (name, owner) in owners.items():

@@ -28,7 +28,7 @@ def kept_file_channel(
     present = clock.timestamp()
     # The newest-on-file bonus counts only memories written by now: a channel with memories
     # dated later is kept for this moment only.
-    named = facts.memo.owners(conn, [name for names in aliases.values() for name, _ in names])
+    named = facts.memo.owners(conn, [n.name for names in aliases.values() for n in names])
     cutoff = fc.newest_cutoff(named, present)
     # the origin bonus grows (and the newest bonus fades) with the days a file has gone
     # without a memory: kept for a day

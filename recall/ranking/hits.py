@@ -44,6 +44,11 @@ class RepoSignals(Protocol):
         :func:`recall.file_names.dated_names`)."""
         ...
 
+    def own_name(self, path: str) -> EarlierName:
+        """``path`` dated as the file there now has it (see
+        :func:`recall.file_names.held_since`)."""
+        ...
+
 
 class WorkingTree:
     """Repository signals without git history: existence only (no co-change, no fan-in)."""
@@ -70,6 +75,10 @@ class WorkingTree:
     def earlier_names(self, path: str) -> list[EarlierName]:
         """No history, no earlier names."""
         return []
+
+    def own_name(self, path: str) -> EarlierName:
+        """No history: any memory naming ``path`` is about the file there."""
+        return EarlierName(path, math.inf)
 
 
 @dataclass

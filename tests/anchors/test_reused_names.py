@@ -1,6 +1,8 @@
 """A file renamed away from a name that a new file then takes: a memory naming the name follows
 the rename only when it was written before it; one written after the name was taken again is
-about the new file. Recall, ``list --file``, the pre-edit hook's guard and ``tether check`` agree.
+about the new file. Recall, ``list --file``, the pre-edit hook's guard and ``tether check`` agree,
+but for one thing: a memory written before the name was taken again is not the new file's in
+recall and ``list --file``, while the edit hooks still ask about it there.
 The real CLI and hook command, real repositories, commit times and the clock pinned."""
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 from conftest import CliResult, git, make_repo
 
-from recall.file_names import EarlierName, dated_names, names_it_by
+from recall.file_names import EarlierName, dated_names, held_since, left_step, names_it_by
 
 OLD = "def one():\n    return 'original long file'\n"
 NEW = "def two():\n    return 42\n"
@@ -84,15 +86,19 @@ def test_a_memory_on_a_reused_name_stays_with_the_file_that_has_it(
     assert [hit["id"] for hit in hits] == [before]
     assert hits[0]["receipt"].startswith("via file (renamed from util.py)")
     hits = cli("recall", "-f", "util.py", "--json", env=at(20)).json()["results"]
-    assert after in [hit["id"] for hit in hits]
+    assert [hit["id"] for hit in hits] == [after]  # the memory written before is legacy.py's
 
     listed = cli("list", "--file", "legacy.py", "--json")
     assert [m["id"] for m in listed.json()] == [before]
+    listed = cli("list", "--file", "util.py", "--json")
+    assert [m["id"] for m in listed.json()] == [after]
 
     asked = pre_edit(cli, repo, "legacy.py")
     assert f"[{before}] covers legacy.py (renamed from util.py)" in asked
     assert after not in asked
-    assert after in pre_edit(cli, repo, "util.py")
+    asked = pre_edit(cli, repo, "util.py")
+    assert after in asked
+    assert before in asked  # an edit hook asks once too often, never too seldom
 
     (repo / "legacy.py").write_text(OLD + "# edited\n")
     found = cli("check", "--json").json()
@@ -204,3 +210,24 @@ def test_a_reused_name_whose_rename_time_is_unknown_is_left_to_the_file_there() 
     assert back[0] == EarlierName("util.py", 2_000.0)
     unknown = dated_names(steps, {7: 1_000}, lambda name: name == "util.py", {("util.py", 7): 9})
     assert unknown[0] == EarlierName("util.py", 1_000.0)
+
+
+def test_a_name_taken_again_is_dated_from_its_return_for_the_file_there_now() -> None:
+    left = {"util.py": [(7, "legacy.py")], "legacy.py": [], "a.py": [(3, "b.py")]}
+    left["b.py"] = [(5, "a.py")]  # a.py went to b.py and came back: still the same file
+    assert left_step("a.py", lambda name: left.get(name, [])) is None
+    assert left_step("never.py", lambda name: left.get(name, [])) is None
+    step = left_step("util.py", lambda name: left.get(name, []))
+    assert step == ("util.py", 7)
+    # from the commit that brought the name back, else the rename; neither known: any time
+    assert held_since(step, {7: 1_000, 9: 2_000}, {step: 9}) == EarlierName(
+        "util.py", math.inf, 2_000.0
+    )
+    assert held_since(step, {7: 1_000}, {step: None}).after == 1_000.0
+    assert held_since(step, {}, {}).after == -math.inf
+    own = held_since(step, {7: 1_000}, {step: None})
+    day = "1970-01-01T00:{:02d}:00+00:00"
+    assert not names_it_by({"util.py"}, day.format(10), "util.py", [], own)
+    assert names_it_by({"util.py"}, day.format(20), "util.py", [], own)
+    assert names_it_by({"util.py"}, "not a time", "util.py", [], own)  # names it as it is
+    assert names_it_by({"util.py"}, day.format(10), "util.py", [])  # no date: any memory
