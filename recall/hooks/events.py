@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from recall.file_names import EarlierName
+from recall.file_names import EarlierName, own_name, written_since
 from recall.hooks.edited import real_path
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
 from recall.hooks.guard_names import (
@@ -237,16 +237,27 @@ def _on_file(
 ) -> list[Memory]:
     """The memories naming ``path`` in their files, by one of its ``names`` (itself, then the
     names it had before renames, as recall follows them: ``earlier`` dates them), that guard
-    it or warn about it."""
+    it or warn about it. A warning named by ``path`` alone and written before the file there
+    now took the name is the file's that left it, as recall finds it
+    (:func:`recall.file_names.own_name`); a guard asks here all the same."""
     before = {n.name: n.before for n in earlier}
+    since = own_name(project.conn, path).after
     found = [
         renamed_here(m, path, names)
         for m in project.guarding_or_warning(path, names[1:])
         if names_it(m, names, before)
         and m.id not in hidden
-        and (m.guard or m.category in WARNING_CATEGORIES)
+        and (m.guard or (m.category in WARNING_CATEGORIES and _here_since(m, names, before, since)))
     ]
     return Gate(project, _notice).memories(found)
+
+
+def _here_since(
+    memory: Memory, names: tuple[str, ...], before: Mapping[str, float], since: float
+) -> bool:
+    """Whether ``memory`` is about the file ``names[0]`` now: by another of its ``names``, or
+    written since the file took its name (``since``: seconds, -inf for always)."""
+    return names_it(memory, names[1:], before) or written_since(memory.created, since)
 
 
 def _guarded(

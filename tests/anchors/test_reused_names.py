@@ -231,3 +231,27 @@ def test_a_name_taken_again_is_dated_from_its_return_for_the_file_there_now() ->
     assert names_it_by({"util.py"}, day.format(20), "util.py", [], own)
     assert names_it_by({"util.py"}, "not a time", "util.py", [], own)  # names it as it is
     assert names_it_by({"util.py"}, day.format(10), "util.py", [])  # no date: any memory
+
+
+def test_a_gotcha_on_a_reused_name_warns_on_the_renamed_file_only(tmp_path: Path, cli: Any) -> None:
+    # not guarded: the edit hooks warn where recall and the editor show it, and nowhere else
+    repo = make_repo(tmp_path / "repo", {"util.py": OLD, "README.md": "# demo\n"})
+    done = cli(
+        "remember", "the old util leaks", "-c", "gotcha", "-f", "util.py", "--json", env=at(2)
+    )
+    assert done.code == 0, done.stderr
+    old = str(done.json()["id"])
+    git(repo, "add", "-A")
+    commit(repo, 3, "commit", "-q", "-m", "memory")
+    commit(repo, 4, "mv", "util.py", "legacy.py")
+    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
+    (repo / "util.py").write_text(NEW)
+    git(repo, "add", "-A")
+    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
+    assert cli("index").code == 0
+
+    assert old in pre_edit(cli, repo, "legacy.py")
+    assert old not in pre_edit(cli, repo, "util.py")
+    hits = cli("recall", "-f", "util.py", "--json", env=at(20)).json()["results"]
+    assert old not in [hit["id"] for hit in hits]
+    assert cli("list", "--file", "util.py", "--json").json() == []
