@@ -136,16 +136,19 @@ def test_an_edit_shows_a_few_warnings_and_counts_the_rest_for_the_next_edit(
     repo: Path, store: MemoryStore
 ) -> None:
     """A file with many gotchas (a hostile clone can write hundreds) gives one edit call as
-    many warning lines as a prompt injects, pinned first, and a count of the rest, which the
-    next edit of the file shows."""
-    plain = [remember(store, f"app gotcha number {n}", files=["src/app.py"]) for n in range(3)]
+    many warning lines as a prompt injects, pinned first, then the newest, and a count of the
+    rest, which the next edit of the file shows."""
+    plain = [
+        remember(store, f"app gotcha number {n}", files=["src/app.py"], created=f"2026-11-0{n + 1}")
+        for n in range(5)
+    ]
     pinned = remember(store, "the pinned app gotcha", files=["src/app.py"], pinned=True)
-    plain.sort()
+    plain.reverse()  # the newest first, whatever their ids
     first = context_of(hook("pre-edit", edit_input(repo, "src/app.py")), "PreToolUse")
     assert first.splitlines() == [
         warning(pinned, "the pinned app gotcha"),
         *[warning(i, s) for i, s in _summaries(store, plain[:2])],
-        "· 1 more on src/app.py: `tether list --file src/app.py`",
+        "· 3 more on src/app.py: `tether list --file src/app.py`",
     ]
     assert EDIT_WARNINGS_MAX == 3
     second = context_of(hook("pre-edit", edit_input(repo, "src/app.py")), "PreToolUse")

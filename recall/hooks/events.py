@@ -295,7 +295,11 @@ def _bookkeeping(
 
     conn, root = store.conn, store.repo_root
     gotchas = [m for m in on_file if m.category in WARNING_CATEGORIES]
-    gotchas.sort(key=lambda m: (not m.pinned, m.id))
+    if gotchas:
+        from recall.ranking.ties import tie_key
+
+        # pinned first, then as recall orders equal file evidence (the newest first)
+        gotchas.sort(key=lambda m: (not m.pinned, *tie_key(m.category, m.created), m.id))
     ledger: HintLedger | None = None
     first: list[Candidate] = []
     more = 0

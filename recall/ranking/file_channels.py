@@ -11,14 +11,14 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from recall.clock import DAY_SECONDS, now, parse_timestamp
-from recall.errors import BadInput
+from recall.clock import DAY_SECONDS, now
 from recall.file_names import EarlierName
 from recall.ranking import learned
 from recall.ranking import weights as W
 from recall.ranking.channels import Channel, Evidence, ranked
 from recall.ranking.facts import FactsMemo, Owner
 from recall.ranking.query import Touch
+from recall.ranking.ties import tie_key_at
 
 
 def _any_time(path: str) -> EarlierName:
@@ -52,7 +52,8 @@ def file_affinity(
     that left (``own_name``, :func:`recall.file_names.held_since`). The
     oldest memory on a file shared by several (its origin, see ``W.origin_bonus``) gets a
     little more, the more the longer the file has gone without a new memory by the clock.
-    Equal file evidence is ranked by :func:`_tie_key` (a gotcha before a context note).
+    Equal file evidence is ranked by :func:`recall.ranking.ties.tie_key` (a gotcha before a
+    context note).
     ``memo`` keeps each file's memories between recalls of one index state.
     """
     aliases = file_aliases(touched, exists, earlier_names, own_name)
@@ -105,7 +106,7 @@ def files_channel(
         for rowid, (name, owner) in owners.items():
             # the note names the earlier path when the memory was written before a rename
             scored[rowid].append((magnitude, "" if name == path else name))
-            ties[rowid] = _tie_key_at(owner.kind, owner.seconds)
+            ties[rowid] = tie_key_at(owner.kind, owner.seconds)
         moments = {rowid: owner.seconds for rowid, (_, owner) in owners.items()}
         quiet = _quiet_days(moments.values(), present)
         _add_newest(moments, present, touched[path] * W.newest_quiet_scale(quiet), newest)
@@ -177,33 +178,13 @@ def newest_cutoff(named: dict[str, tuple[Owner, ...]], present: float) -> float 
 def owner_ties(
     conn: sqlite3.Connection, paths: Sequence[str], memo: FactsMemo
 ) -> dict[int, tuple[float, ...]]:
-    """The tie key (:func:`_tie_key`) of every memory naming one of ``paths``."""
+    """The tie key (:func:`recall.ranking.ties.tie_key`) of every memory naming one of
+    ``paths``."""
     return {
-        owner.rowid: _tie_key_at(owner.kind, owner.seconds)
+        owner.rowid: tie_key_at(owner.kind, owner.seconds)
         for owners in memo.owners(conn, paths).values()
         for owner in owners
     }
-
-
-def _tie_key(kind: str, created: str) -> tuple[float, ...]:
-    """Order of memories with equal file evidence: what to review before editing (a gotcha,
-    a decision) first, then (``W.FILE_TIES_NEWEST_FIRST``) the newest."""
-    return _tie_key_at(kind, _moment(created))
-
-
-def _tie_key_at(kind: str, seconds: float) -> tuple[float, ...]:
-    """:func:`_tie_key` of a creation time already in seconds (inf when unreadable)."""
-    review = 0.0 if kind in W.REVIEW_KINDS else 1.0
-    return (review, -seconds) if W.FILE_TIES_NEWEST_FIRST else (review,)
-
-
-def _moment(stamp: str) -> float:
-    """A creation time as seconds, so offsets and "Z" compare as the moments they name; an
-    unreadable one sorts last (it is never a file's origin)."""
-    try:
-        return parse_timestamp(stamp).timestamp()
-    except BadInput:
-        return math.inf
 
 
 @dataclass(frozen=True)

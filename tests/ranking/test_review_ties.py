@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 
 from recall.ranking import channels as ch
-from recall.ranking import file_channels as fc
 from recall.ranking import weights as W
+from recall.ranking.ties import tie_key
 
 from .test_cli_recall import tether
 from .world import World
@@ -72,7 +72,7 @@ def test_equal_file_evidence_ranks_review_kinds_first_then_by_row() -> None:
         4: (0.5, 0.5, "", 1.0),
     }
     ties = {
-        rowid: fc._tie_key(kind, "2026-05-01T12:00:00+00:00")
+        rowid: tie_key(kind, "2026-05-01T12:00:00+00:00")
         for rowid, kind in ((1, "context"), (2, "decision"), (3, "gotcha"), (4, "context"))
     }
     ranked = ch.ranked(scored, ties)
