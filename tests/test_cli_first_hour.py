@@ -856,3 +856,15 @@ def test_doctor_reports_a_misspelt_front_matter_key_and_not_a_key_of_ones_own(
     text = (folder / "abcd1234.md").read_text(encoding="utf-8")
     (folder / "abcd1234.md").write_text(text.replace("pined:", "pinned:"), encoding="utf-8")
     assert ok(cli("doctor")).stdout.strip() == "No problems found."
+
+
+def test_remember_without_a_file_says_how_the_memory_is_recalled(cli: Cli, repo: Path) -> None:
+    made = ok(cli("remember", "Builds need the vendored zlib", "-c", "gotcha", "--json"))
+    memory_id = made.json()["id"]
+    assert f"{memory_id} names no file" in made.stderr
+    assert str(repo / ".tether" / "memories" / f"{memory_id}.md") in made.stderr
+    assert "-f PATH" in made.stderr
+    tied = ok(cli("remember", "Flush the app before exit", "-c", "gotcha", "-f", "src/app.py"))
+    assert "names no file" not in tied.stderr
+    again = cli("remember", "Builds need the vendored zlib", "-c", "gotcha")
+    assert "names no file" not in again.stderr  # nothing written: nothing to say about it

@@ -247,6 +247,12 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
             f"created {store.location.base} for this repository's memories, as `tether init` "
             "does (commit memories/, the index stays out of git)"
         )
+    if store.scope == PROJECT and result.duplicate_of is None and not draft.files:
+        ctx.notice(
+            f"{result.id} names no file: it is the whole repository's, recalled by its words "
+            f"alone, never for a file; to tie it to files, list them under files: in "
+            f"{result.path} (or give -f PATH next time)"
+        )
 
     def render(console) -> None:
         if result.duplicate_of:
