@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from recall.clock import format_timestamp, now, parse_timestamp
 from recall.errors import BadInput, NothingToDo
-from recall.file_names import EarlierName, earlier_dated, names_it_by
+from recall.file_names import names_it_by
 from recall.index.db import rollback
 from recall.lifecycle import UsageFacts, archive_due
+from recall.listed_names import earlier_names
 from recall.policy.usage import record_action
 from recall.settings import EngineSettings
 
@@ -282,6 +283,7 @@ def as_seen(
     file: str | None = None,
     category: str | None = None,
     status: str | None = "active",
+    history: MemoryStore | None = None,
 ) -> tuple[list[Memory], dict[str, str | None]]:
     """A store's memories of ``status`` as this user sees them, newest first, and the ones
     archived by disuse (id -> when).
@@ -289,10 +291,13 @@ def as_seen(
     Disuse leaves the file active, so for this user such a memory lists as archived, not
     active; merged into the archived ones, it takes its place by ``created`` as
     :meth:`MemoryStore.list` orders them. A ``file`` of the repository also lists the memories
-    naming it by an earlier name (a rename since they were written), as recall finds them.
+    naming it by an earlier name (a rename since they were written), as recall finds them:
+    the names git's history gives it, read from ``history``, the repository's project store
+    (``store`` itself when not given), whichever store the memories are in
+    (:func:`recall.listed_names.earlier_names`).
     """
     flagged = archived_by_disuse(store.conn) if store.exists else {}
-    dated = _earlier_names(store, file) if file else []
+    dated = earlier_names(store if history is None else history, file) if file else []
     earlier = [n.name for n in dated]
     found = store.list(file=file, category=category, status=status, earlier=earlier)
     if status == "archived" and flagged:
@@ -319,21 +324,3 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     except BaseException:
         rollback(conn)
         raise
-
-
-def _earlier_names(store: MemoryStore, file: str) -> list[EarlierName]:
-    """The earlier names of ``file`` when it is a file of the store's repository now (a
-    folder, or a name no longer there, is listed as it is given), dated as recall dates them
-    (:func:`recall.file_names.dated_names`), in the history as of HEAD: the genome's renames
-    are brought up to date first when a commit since the last refresh lags them, as recall
-    brings them (:func:`recall.genome.catch_up.catch_up`). The user's global store belongs to
-    no repository, so it has no history to follow a name back through."""
-    from recall.locations import GLOBAL
-
-    root = store.repo_root
-    if not store.exists or root is None or store.scope == GLOBAL or not (root / file).is_file():
-        return []
-    from recall.genome.catch_up import catch_up
-
-    catch_up(store, notice=store.notice)
-    return earlier_dated(store.conn, file, lambda name: (root / name).is_file())
