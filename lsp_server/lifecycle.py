@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from lsp_server import capabilities, diagnostics, draft_kept, edit_stream, stop_signals, watching
+from lsp_server import capabilities, diagnostics, draft_kept, edit_stream, watching
 from lsp_server.configuration import as_table, editor_key_problems, file_sources, merge
 from lsp_server.documents import file_path
 from lsp_server.roots import Root
+from recall.stop_signals import on_stop_signals
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -140,7 +141,8 @@ async def initialized(ls: TetherServer, params: types.InitializedParams) -> None
     pass and indexing in the background once the first document is published (or
     :data:`START_UP_WAIT_SECONDS` passed without one; at once when a document was published
     while the settings were being pulled)."""
-    stop_signals.on_stop_signals(lambda: end_session(ls))
+    # SIGHUP (Emacs quitting), SIGTERM, Ctrl-C: the drafts nobody touched are swept as well
+    on_stop_signals(lambda: end_session(ls))
     try:
         await pull_configuration(ls)
         await watching.register_watchers(ls)

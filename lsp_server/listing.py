@@ -10,8 +10,11 @@ from lsp_server import diagnostics
 from lsp_server.command_args import count, flag, text
 from lsp_server.command_context import root_and_doc
 from lsp_server.server import TetherServer
+from recall.file_names import names_it_by
 from recall.lifecycle.disuse import as_seen
+from recall.listed_names import earlier_names
 from recall.model import Memory
+from recall.ranking.hits import Hit
 from recall.records import check_category, check_status
 from recall.store import MemoryStore
 
@@ -66,22 +69,25 @@ def list_page(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         stores = {s.scope: s for s in root.stores()}
         keys = {scope: store_key(s) for scope, s in stores.items()}
         if status != "active":  # only active memories are ranked: those naming the file
-            found = _of_status(list(stores.values()), status, category, pinned_only, doc.rel)
+            found = _of_status(
+                list(stores.values()), status, category, pinned_only, doc.rel, root.project
+            )
             for entry in found:
                 entry["direct"] = True
             return _page(found, limit, {keys[s]: store for s, store in stores.items()})
         # the ranking the diagnostics use (cached), without counters or hint effects
         kind = root.touched.get(doc.rel, "open")
         hits = diagnostics.hits_for(root, doc.rel, kind)
+        named = _naming(root.project, doc.rel, hits)
         found = [
             {
                 **_listed(h.memory, h.scope, keys[h.scope]),
                 "receipt": h.receipt,
                 "score": round(h.score, 4),
-                "direct": doc.rel in h.memory.files,
+                "direct": h.memory.id in named,
             }
             for h in hits
-            if (h.strong or doc.rel in h.memory.files)
+            if (h.strong or h.memory.id in named)
             and category in (None, h.memory.category)
             and (h.memory.pinned or not pinned_only)
         ]
@@ -91,15 +97,29 @@ def list_page(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     return _page(found, limit, listed_stores)
 
 
+def _naming(project: MemoryStore | None, file: str, hits: list[Hit]) -> set[str]:
+    """The ids of the memories among ``hits`` that name ``file``, by its name or by a name it
+    had before a rename that they were written early enough to mean it by, as recall follows
+    renames: the renames as the index recorded them, the ones the hits were ranked with (its
+    history is brought up to HEAD in the background, :mod:`lsp_server.progress`)."""
+    if all(file in h.memory.files for h in hits):
+        return {h.memory.id for h in hits}
+    names = earlier_names(project, file, as_of_head=False)
+    return {h.memory.id for h in hits if names_it_by(h.memory.files, h.memory.created, file, names)}
+
+
 def _of_status(
     stores: list[MemoryStore],
     status: str,
     category: str | None,
     pinned_only: bool,
     file: str | None,
+    history: MemoryStore | None = None,
 ) -> list[dict[str, Any]]:
-    """The memories of ``status`` and ``category`` in ``stores`` (naming ``file`` when given),
-    each store's newest first, each memory once."""
+    """The memories of ``status`` and ``category`` in ``stores`` (naming ``file`` when given,
+    or one of its earlier names in the history ``history``, the project store, holds: for
+    the memories of every store, as recall follows renames), each store's newest first, each
+    memory once."""
     seen: set[tuple[str, str]] = set()
     found = []
     for store in stores:
@@ -107,7 +127,9 @@ def _of_status(
             continue
         key = store_key(store)
         # for this user, a memory archived by disuse lists as archived, as in `tether list`
-        listed, disused = as_seen(store, file=file, category=category, status=status)
+        listed, disused = as_seen(
+            store, file=file, category=category, status=status, history=history
+        )
         for memory in listed:
             if (store.scope, memory.id) in seen or (pinned_only and not memory.pinned):
                 continue

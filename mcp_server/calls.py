@@ -119,6 +119,11 @@ class Calls:
         with self._lock:
             self._running.pop(id(call), None)
 
+    def running(self) -> list[str]:
+        """The calls whose worker threads still run, as named on stderr."""
+        with self._lock:
+            return [call.what for call in self._running.values()]
+
     def cancelled_running(self) -> list[str]:
         """The cancelled calls whose worker threads still run, as named on stderr."""
         with self._lock:

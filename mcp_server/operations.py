@@ -160,9 +160,13 @@ def list_memories(
             "store's memories only; start `tether mcp` in the repository (or `tether -C DIR "
             "mcp`) to list the project's"
         )
+    # a file's earlier names come from the project's history, for every store's memories
+    history = next((store for store in stores if store.scope == PROJECT), None)
     for store in stores:
         wanted = arguments.path(store, file, "file") if file is not None else None
-        listed, hidden = as_seen(store, file=wanted, category=category, status=status)
+        listed, hidden = as_seen(
+            store, file=wanted, category=category, status=status, history=history
+        )
         found.extend(results.listed(m, store.scope, hidden) for m in listed)
         if wanted is not None and store.scope == PROJECT and not notes:
             notes = missing_notes(store.repo_root, [wanted])

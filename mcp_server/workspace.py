@@ -259,8 +259,22 @@ class Workspace:
     def close(self) -> None:
         """Close every store."""
         with self._lock:
-            self.engines.forget()
-            self.folder.close()
+            self._close()
+
+    def close_if_free(self, wait: float) -> bool:
+        """Close every store unless a call still holds them after ``wait`` seconds; tell
+        whether they were closed (a call's operation is never cut short by it)."""
+        if not self._lock.acquire(timeout=wait):
+            return False
+        try:
+            self._close()
+        finally:
+            self._lock.release()
+        return True
+
+    def _close(self) -> None:
+        self.engines.forget()
+        self.folder.close()
 
 
 def _still_a_repository(root: Path) -> bool:

@@ -4,6 +4,7 @@ terminal, one line per memory when piped."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from recall.cli.context import CommandContext
 from recall.cli.render import positive, print_table, scope_option
@@ -13,6 +14,9 @@ from recall.lifecycle.disuse import archived_by_disuse, as_seen, seen_state
 from recall.locations import PROJECT
 from recall.model import CATEGORIES, STATUSES
 from recall.search import search
+
+if TYPE_CHECKING:
+    from recall.store import MemoryStore
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,10 +57,14 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
     hidden: dict[tuple[str, str], str | None] = {}  # (id, scope) -> when archived by disuse
     stores = ctx.stores(args.scope)
     ctx.say_if_not_set_up(stores)
+    history = _history(ctx, stores) if args.file is not None else None
     for store in stores:
         file = store.normalize_input(args.file, ctx.cwd) if args.file is not None else None
-        # for this user, a memory archived by disuse lists as archived (recall.lifecycle.disuse)
-        listed, flagged = as_seen(store, file=file, category=args.category, status=args.status)
+        # for this user, a memory archived by disuse lists as archived (recall.lifecycle.disuse);
+        # a file's earlier names come from the project's history, for every store's memories
+        listed, flagged = as_seen(
+            store, file=file, category=args.category, status=args.status, history=history
+        )
         hidden.update({(k, store.scope): v for k, v in flagged.items()})
         items.extend((m, store.scope) for m in listed)
     total = len(items)
@@ -72,6 +80,13 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
     disuse = set(hidden)
     ctx.emit(data, lambda c: print_table(c, items, title=title, archived_by_disuse=disuse))
     return 0 if items else 1
+
+
+def _history(ctx: CommandContext, stores: list[MemoryStore]) -> MemoryStore | None:
+    """The store holding the repository's history: the project store, listed or not (as recall
+    takes it), None outside any repository."""
+    listed = next((store for store in stores if store.scope == PROJECT), None)
+    return listed if listed is not None else ctx.folder.project_if_any()
 
 
 def _note_unknown_file(ctx: CommandContext, stores: list, raw: str) -> None:

@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from recall.clock import format_timestamp, now, parse_timestamp
 from recall.errors import BadInput, NothingToDo
-from recall.file_names import EarlierName, earlier_dated, names_it_by, own_name
+from recall.file_names import names_it_by
 from recall.index.db import rollback
 from recall.lifecycle import UsageFacts, archive_due
+from recall.listed_names import earlier_names, own_name_in
 from recall.policy.usage import record_action
 from recall.settings import EngineSettings
 
@@ -283,6 +284,7 @@ def as_seen(
     file: str | None = None,
     category: str | None = None,
     status: str | None = "active",
+    history: MemoryStore | None = None,
 ) -> tuple[list[Memory], dict[str, str | None]]:
     """A store's memories of ``status`` as this user sees them, newest first, and the ones
     archived by disuse (id -> when).
@@ -290,11 +292,15 @@ def as_seen(
     Disuse leaves the file active, so for this user such a memory lists as archived, not
     active; merged into the archived ones, it takes its place by ``created`` as
     :meth:`MemoryStore.list` orders them. A ``file`` of the repository also lists the memories
-    naming it by an earlier name (a rename since they were written), as recall finds them.
+    naming it by an earlier name (a rename since they were written), as recall finds them:
+    the names git's history gives it, read from ``history``, the repository's project store
+    (``store`` itself when not given), whichever store the memories are in
+    (:func:`recall.listed_names.earlier_names`).
     """
     flagged = archived_by_disuse(store.conn) if store.exists else {}
-    dated = _names_of(store, file) if file else []
-    own = dated.pop(0) if dated else None
+    history = store if history is None else history
+    dated = earlier_names(history, file) if file else []
+    own = own_name_in(history, file) if file else None
     earlier = [n.name for n in dated]
     found = store.list(file=file, category=category, status=status, earlier=earlier)
     if status == "archived" and flagged:
@@ -323,23 +329,3 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     except BaseException:
         rollback(conn)
         raise
-
-
-def _names_of(store: MemoryStore, file: str) -> list[EarlierName]:
-    """``file`` and its earlier names when it is a file of the store's repository now (a
-    folder, or a name no longer there, is listed as it is given: none), dated as recall dates
-    them (:func:`recall.file_names.held_since`, :func:`recall.file_names.dated_names`), its own
-    name first, in the history as of HEAD: the genome's renames
-    are brought up to date first when a commit since the last refresh lags them, as recall
-    brings them (:func:`recall.genome.catch_up.catch_up`). The user's global store belongs to
-    no repository, so it has no history to follow a name back through."""
-    from recall.locations import GLOBAL
-
-    root = store.repo_root
-    if not store.exists or root is None or store.scope == GLOBAL or not (root / file).is_file():
-        return []
-    from recall.genome.catch_up import catch_up
-
-    catch_up(store, notice=store.notice)
-    own = own_name(store.conn, file)
-    return [own, *earlier_dated(store.conn, file, lambda name: (root / name).is_file())]

@@ -1,8 +1,9 @@
-"""The server told to stop by a signal: Emacs sends its language servers SIGHUP as it quits
-(no ``shutdown``, no ``exit``), a supervisor SIGTERM, a terminal Ctrl-C. Each ends the
-session as ``shutdown`` does (the drafts nobody touched are removed), then the process exits
-at once with the signal's code: without this, SIGHUP and SIGTERM killed the process before
-the drafts were swept, and Ctrl-C left it running and deaf until its input closed."""
+"""A stdio server told to stop by a signal: an editor sends its servers SIGHUP as it quits (no
+goodbye on the wire), a supervisor SIGTERM, a terminal Ctrl-C. Each ends the server's session
+as its normal end does, then the process exits at once with the signal's code. Without this,
+SIGHUP and SIGTERM killed the process before its clean-up ran, and Ctrl-C left it running and
+deaf until its input closed (the reader of standard input is a thread no interrupt stops).
+Both servers, ``tether lsp`` and ``tether mcp``, stop this way."""
 
 from __future__ import annotations
 

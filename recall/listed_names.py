@@ -1,0 +1,59 @@
+"""The earlier names a file's memories are listed by, whichever store holds them.
+
+A memory names files as they were called when it was written; after ``git mv`` recall still
+finds it for the file, through the renames in the repository's history, and so do ``tether
+list --file``, the MCP ``memory_list`` and the editor's ``tether.list``. That history lives in
+the project store's index alone: the user's global store is shared by every repository and
+holds none (docs: README, "What it learns lives in the repository's own index"). Its memories
+name the repository's files all the same, and recall follows a rename for them as for the
+project's memories; so a listing reads the earlier names from the project store and applies
+them to every store it lists.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from recall.file_names import EarlierName, earlier_dated, own_name
+
+if TYPE_CHECKING:
+    from recall.store import MemoryStore
+
+
+def earlier_names(
+    history: MemoryStore | None, file: str, *, as_of_head: bool = True
+) -> list[EarlierName]:
+    """The earlier names of ``file`` in the history ``history`` (the project store) holds,
+    when it is a file of that store's repository now (a folder, or a name no longer there, is
+    listed as it is given), dated as recall dates them (:func:`recall.file_names.dated_names`).
+    With ``as_of_head`` the renames are brought up to HEAD first when a commit since the last
+    refresh lags them, as recall brings them (:func:`recall.genome.catch_up.catch_up`);
+    without, they are read as the index last recorded them. The global store, or none, has
+    no history to follow a name back through."""
+    from recall.locations import GLOBAL
+
+    if history is None or history.scope == GLOBAL or not history.exists:
+        return []
+    root = history.repo_root
+    if root is None or not (root / file).is_file():
+        return []
+    if as_of_head:
+        from recall.genome.catch_up import catch_up
+
+        catch_up(history, notice=history.notice)
+    return earlier_dated(history.conn, file, lambda name: (root / name).is_file())
+
+
+def own_name_in(history: MemoryStore | None, file: str) -> EarlierName | None:
+    """``file`` as the file there now has it (:func:`recall.file_names.held_since`), in the
+    history ``history`` holds as last read (:func:`earlier_names` brings it up to HEAD): a
+    memory naming it written before another file left the name is that file's. None where
+    :func:`earlier_names` finds no history to read."""
+    from recall.locations import GLOBAL
+
+    if history is None or history.scope == GLOBAL or not history.exists:
+        return None
+    root = history.repo_root
+    if root is None or not (root / file).is_file():
+        return None
+    return own_name(history.conn, file)
