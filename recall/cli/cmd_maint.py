@@ -93,15 +93,15 @@ def run_reindex(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Drop and rebuild the index of one store."""
     store = ctx.global_store() if args.global_ else ctx.project()
     with ctx.progress() as update:
-        report = store.reindex(update)
-    data = {"memories": store.count(), "problems": len(report.problems), "scope": store.scope}
-    ctx.say_skipped([store])  # each file left out, by name: the count alone says not which
-    ctx.emit(
-        data,
-        lambda c: c.print(
-            f"Reindexed {data['memories']} memories ({data['problems']} files with problems)"
-        ),
-    )
+        store.reindex(update)
+    # each entry left out, by name (the count alone says not which): the files that cannot
+    # be loaded and the links, folders and such named like one, counted as they are named
+    skipped = ctx.say_skipped([store])
+    data = {"memories": store.count(), "problems": skipped, "scope": store.scope}
+    said = f"Reindexed {plural(data['memories'], 'memory')}"
+    if skipped:
+        said += f" ({plural(skipped, 'memory file')} skipped: `tether doctor` lists them)"
+    ctx.emit(data, lambda c: c.print(said))
     return 0
 
 

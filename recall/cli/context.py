@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall import unloaded
-from recall.display import is_unseen, visible
+from recall.display import is_unseen, plural, visible
 from recall.errors import BadInput, NotFound
 from recall.locations import PROJECT, not_a_folder
 from recall.model import MIN_ID_PREFIX
@@ -203,7 +203,9 @@ class CommandContext:
             self.notice(problem)
         if len(problems) > SKIPPED_NAMED:
             more = len(problems) - SKIPPED_NAMED
-            self.notice(f"skipped {more} more memory files that cannot be loaded: `tether doctor`")
+            self.notice(
+                f"skipped {plural(more, 'more memory file')} that cannot be loaded: `tether doctor`"
+            )
         return len(problems)
 
     def say_if_not_set_up(self, stores: list[MemoryStore]) -> None:
