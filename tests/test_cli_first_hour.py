@@ -277,6 +277,21 @@ def test_list_before_init_says_to_run_init(cli: Cli, repo: Path) -> None:
     assert "tether init" not in cli("list").stderr
 
 
+def test_recall_and_doctor_before_init_say_to_run_init(cli: Cli, repo: Path) -> None:
+    said = f"no .tether/ in {repo} yet: `tether init` sets this repository up"
+    recalled = cli("recall", "hello")
+    assert recalled.code == 1, recalled
+    assert said in recalled.stderr
+    assert said in cli("recall", "-f", "src/app.py", "--json").stderr
+    doctor = cli("doctor")
+    assert doctor.code == 0, doctor
+    assert doctor.stderr.count(said) == 1
+    assert cli("doctor", "--json").stderr.count(said) == 1
+    ok(cli("init"))
+    assert "tether init" not in cli("recall", "hello").stderr
+    assert "tether init" not in ok(cli("doctor")).stderr
+
+
 def test_list_outside_any_repository_with_no_global_memory_says_why_it_is_empty(
     cli: Cli, tmp_path: Path
 ) -> None:

@@ -159,7 +159,9 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
     data: list[dict[str, Any]] = []
     project = ctx.folder.project_if_any()  # a link may name a memory of either store
     everywhere = [store for store in (project, ctx.global_store()) if store is not None]
-    for store in ctx.stores(args.scope):
+    stores = ctx.stores(args.scope)
+    ctx.say_not_set_up(stores, odd_folder=False)  # nothing found: nothing set up here
+    for store in stores:
         loose = privacy.warning(store.location) if store.scope == "global" else None
         if loose is not None:
             data.append({"scope": store.scope, "kind": "permissions", "message": loose})

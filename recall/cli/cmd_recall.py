@@ -137,7 +137,7 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.explain:
         data["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}
     ctx.emit(data, lambda console: _print_hits(console, result, explain=args.explain))
-    ctx.say_skipped(recaller.stores)
+    ctx.say_if_not_set_up(recaller.stores)  # no match then means nothing set up here
     return 0 if result.hits else 1
 
 
