@@ -121,6 +121,27 @@ def test_recall_of_a_path_missing_from_the_tree_says_so(cli: Cli, repo: Path) ->
     assert "not a file" not in quiet.stderr, quiet
 
 
+def test_neighbours_and_fanin_of_a_mistyped_path_say_so_as_recall_does(
+    cli: Cli, repo: Path
+) -> None:
+    said = "src/ap.py is not a file of this repository; did you mean src/app.py?"
+    assert said in cli("recall", "-f", "src/ap.py").stderr
+    for command in ("neighbours", "fanin"):
+        typo = cli(command, "src/ap.py")
+        assert typo.code == 1, typo
+        assert typo.stdout == "" and typo.stderr.strip() == said  # piped: on stderr
+        assert cli(command, "src/ap.py", "--json").json()["notes"] == [said]
+        folder = cli(command, "src")
+        assert folder.code == 1, folder
+        assert f"PATH 'src' is a folder; `tether {command}` takes one of its files" in (
+            folder.stderr
+        )
+    (repo / "alone.py").write_text("x = 1\n", encoding="utf-8")  # never committed with any
+    alone = cli("neighbours", "alone.py")
+    assert alone.stderr.strip() == "no co-change neighbours recorded for alone.py"
+    assert "notes" not in cli("fanin", "src/app.py", "--json").json()
+
+
 def test_suggestions_prefer_the_same_name_then_close_spellings() -> None:
     tree = ["ip/iproute.c", "ip/ipaddress.c", "lib/libnetlink.c", "tc/iproute.c"]
     assert known_paths.suggestions("ip/iproutee.c", tree)[0] == "ip/iproute.c"
