@@ -279,7 +279,8 @@ def test_recall_with_neither_prompt_nor_file_says_what_to_give(cli: Cli) -> None
         result = cli(*args)
         assert result.code == 2, result
         assert result.stdout == ""
-        assert "give a prompt, --file PATH, --open PATH, or both" in result.stderr
+        assert "give a prompt, --file PATH or --open PATH (one or more of them)" in result.stderr
+        assert "both" not in result.stderr
 
 
 # -- 2. before init --------------------------------------------------------------------------------

@@ -111,7 +111,9 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.session is not None:
         check_session_id(args.session)
     if not args.batch and not (args.prompt or "").strip() and not args.files and not args.opened:
-        raise BadInput("nothing to recall for: give a prompt, --file PATH, --open PATH, or both")
+        raise BadInput(
+            "nothing to recall for: give a prompt, --file PATH or --open PATH (one or more of them)"
+        )
     if not args.batch and _names_a_file(ctx.cwd, args.prompt):
         # `recall -f a.py b.py` reads b.py as the prompt: a file is never asked for as text
         raise BadInput(
