@@ -613,6 +613,30 @@ def test_export_status_takes_the_same_values_as_list(cli: Cli) -> None:
         assert "invalid choice: 'bogus'" in result.stderr
 
 
+def test_an_unknown_word_after_a_command_shows_that_commands_usage(cli: Cli) -> None:
+    """As a bad value of one of its options does: the command's usage, exit 2; a word before
+    the command is the top-level parser's."""
+    for args, extra in (
+        (("remember", "x y", "-c", "gotcha", "--bogus"), "--bogus"),
+        (("recall", "a.py", "b.py"), "b.py"),
+        (("remember", "x y", "-c", "gotch"), None),
+    ):
+        result = cli(*args)
+        assert result.code == 2, result
+        assert result.stdout == ""
+        assert result.stderr.startswith(f"usage: tether {args[0]} "), result.stderr
+        if extra is not None:
+            assert f"tether: error: unrecognized arguments: {extra}\n" in result.stderr
+    as_json = cli("--json", "recall", "a.py", "b.py")
+    assert as_json.code == 2
+    assert json.loads(as_json.stderr)["error"] == (
+        "unrecognized arguments: b.py (`tether recall --help` lists what it takes)"
+    )
+    before = cli("--bogus", "list")
+    assert before.code == 2
+    assert before.stderr.startswith("usage: tether [-h]"), before.stderr
+
+
 def test_lsp_and_mcp_refuse_json(cli: Cli) -> None:
     for args in (("lsp", "--json"), ("mcp", "--json")):
         result = cli(*args)
