@@ -19,6 +19,10 @@ command's own output). Fewer than the language server's ``NAMED_AT_ONCE`` (20) o
 is said on every command, above the answer, where the server logs it once per change."""
 
 
+LINK = "a symbolic link"
+"""What :func:`skipped` calls a link: the one entry that could read a file from outside."""
+
+
 def skipped(folder: Path) -> list[tuple[str, str]]:
     """Entries named like memory files that are not plain files (links, folders, devices),
     each with what it is: never read, so that a link cannot pull a file in from outside. One
@@ -35,7 +39,7 @@ def skipped(folder: Path) -> list[tuple[str, str]]:
             if not is_memory_name(entry.name):
                 continue
             if entry.is_symlink():
-                found.append((entry.name, "a symbolic link"))
+                found.append((entry.name, LINK))
             elif entry.is_dir(follow_symlinks=False):
                 found.append((entry.name, "a folder"))
             else:
@@ -95,10 +99,12 @@ def left_behind_message(path: Path) -> str:
 
 def skipped_message(path: Path, what: str) -> str:
     """What to tell a person about an entry of the memory folder named like a memory file that
-    is never read (:func:`skipped`): ``what`` it is, and what to do."""
+    is never read (:func:`skipped`): ``what`` it is, and what to do; for a link, why (it could
+    read a file from outside the repository)."""
+    why = " (a link could read a file from outside the repository)" if what == LINK else ""
     return (
-        f"{path}: {what}, so it is skipped: a memory file must be a plain file in the folder "
-        "(a link could read a file from outside the repository); put the file itself there"
+        f"{path}: {what}, so it is skipped: a memory file must be a plain file in the "
+        f"folder{why}; put the file itself there"
     )
 
 

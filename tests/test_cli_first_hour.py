@@ -121,6 +121,27 @@ def test_recall_of_a_path_missing_from_the_tree_says_so(cli: Cli, repo: Path) ->
     assert "not a file" not in quiet.stderr, quiet
 
 
+def test_neighbours_and_fanin_of_a_mistyped_path_say_so_as_recall_does(
+    cli: Cli, repo: Path
+) -> None:
+    said = "src/ap.py is not a file of this repository; did you mean src/app.py?"
+    assert said in cli("recall", "-f", "src/ap.py").stderr
+    for command in ("neighbours", "fanin"):
+        typo = cli(command, "src/ap.py")
+        assert typo.code == 1, typo
+        assert typo.stdout == "" and typo.stderr.strip() == said  # piped: on stderr
+        assert cli(command, "src/ap.py", "--json").json()["notes"] == [said]
+        folder = cli(command, "src")
+        assert folder.code == 1, folder
+        assert f"PATH 'src' is a folder; `tether {command}` takes one of its files" in (
+            folder.stderr
+        )
+    (repo / "alone.py").write_text("x = 1\n", encoding="utf-8")  # never committed with any
+    alone = cli("neighbours", "alone.py")
+    assert alone.stderr.strip() == "no co-change neighbours recorded for alone.py"
+    assert "notes" not in cli("fanin", "src/app.py", "--json").json()
+
+
 def test_suggestions_prefer_the_same_name_then_close_spellings() -> None:
     tree = ["ip/iproute.c", "ip/ipaddress.c", "lib/libnetlink.c", "tc/iproute.c"]
     assert known_paths.suggestions("ip/iproutee.c", tree)[0] == "ip/iproute.c"
@@ -258,7 +279,8 @@ def test_recall_with_neither_prompt_nor_file_says_what_to_give(cli: Cli) -> None
         result = cli(*args)
         assert result.code == 2, result
         assert result.stdout == ""
-        assert "give a prompt, --file PATH, --open PATH, or both" in result.stderr
+        assert "give a prompt, --file PATH or --open PATH (one or more of them)" in result.stderr
+        assert "both" not in result.stderr
 
 
 # -- 2. before init --------------------------------------------------------------------------------
@@ -275,6 +297,21 @@ def test_list_before_init_says_to_run_init(cli: Cli, repo: Path) -> None:
     assert "`tether init`" in search.stderr
     ok(cli("init"))
     assert "tether init" not in cli("list").stderr
+
+
+def test_recall_and_doctor_before_init_say_to_run_init(cli: Cli, repo: Path) -> None:
+    said = f"no .tether/ in {repo} yet: `tether init` sets this repository up"
+    recalled = cli("recall", "hello")
+    assert recalled.code == 1, recalled
+    assert said in recalled.stderr
+    assert said in cli("recall", "-f", "src/app.py", "--json").stderr
+    doctor = cli("doctor")
+    assert doctor.code == 0, doctor
+    assert doctor.stderr.count(said) == 1
+    assert cli("doctor", "--json").stderr.count(said) == 1
+    ok(cli("init"))
+    assert "tether init" not in cli("recall", "hello").stderr
+    assert "tether init" not in ok(cli("doctor")).stderr
 
 
 def test_list_outside_any_repository_with_no_global_memory_says_why_it_is_empty(
@@ -574,6 +611,30 @@ def test_export_status_takes_the_same_values_as_list(cli: Cli) -> None:
         result = cli(command, "--status", "bogus")
         assert result.code == 2, result
         assert "invalid choice: 'bogus'" in result.stderr
+
+
+def test_an_unknown_word_after_a_command_shows_that_commands_usage(cli: Cli) -> None:
+    """As a bad value of one of its options does: the command's usage, exit 2; a word before
+    the command is the top-level parser's."""
+    for args, extra in (
+        (("remember", "x y", "-c", "gotcha", "--bogus"), "--bogus"),
+        (("recall", "a.py", "b.py"), "b.py"),
+        (("remember", "x y", "-c", "gotch"), None),
+    ):
+        result = cli(*args)
+        assert result.code == 2, result
+        assert result.stdout == ""
+        assert result.stderr.startswith(f"usage: tether {args[0]} "), result.stderr
+        if extra is not None:
+            assert f"tether: error: unrecognized arguments: {extra}\n" in result.stderr
+    as_json = cli("--json", "recall", "a.py", "b.py")
+    assert as_json.code == 2
+    assert json.loads(as_json.stderr)["error"] == (
+        "unrecognized arguments: b.py (`tether recall --help` lists what it takes)"
+    )
+    before = cli("--bogus", "list")
+    assert before.code == 2
+    assert before.stderr.startswith("usage: tether [-h]"), before.stderr
 
 
 def test_lsp_and_mcp_refuse_json(cli: Cli) -> None:

@@ -47,3 +47,30 @@ def test_session_without_an_action_names_the_choices(cli: Cli) -> None:
     result = cli("session")
     assert result.code == 2
     assert "action" in result.stderr and "start" in result.stderr.split("error:")[-1]
+
+
+def test_a_missing_input_file_is_said_alike_by_import_and_recall_batch(
+    cli: Cli, repo: Path, tmp_path: Path
+) -> None:
+    """``import FILE`` and ``recall --batch FILE`` name the file, say what went wrong in the
+    same words and what to give instead; both read FILE relative to ``-C``."""
+    for args, what in (
+        (("import", "missing.jsonl"), "a JSON Lines file of memories"),
+        (("recall", "--batch", "missing.jsonl"), "a JSON Lines file of queries"),
+    ):
+        result = cli(*args)
+        assert result.code == 2, result
+        assert result.stdout == ""
+        said = f"tether: error: missing.jsonl: no such file; give the path of {what}"
+        assert result.stderr.startswith(said), result.stderr
+        assert result.stderr.rstrip().endswith("(or - for stdin)")
+        folder = cli(*args[:-1], "src")
+        assert folder.code == 2, folder
+        assert "src: cannot be read (Is a directory); give the path of" in folder.stderr
+    queries = repo / "queries.jsonl"
+    queries.write_text('{"prompt": "flush"}\n', encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = cli("-C", str(repo), "recall", "--batch", "queries.jsonl", cwd=elsewhere)
+    assert done.code == 0, done
+    assert done.json_lines()[0]["line"] == 1

@@ -124,7 +124,7 @@ def test_a_memory_file_that_cannot_be_loaded_is_named_and_the_export_is_not_whol
     assert [r["id"] for r in exported.json_lines()] == [kept]
     assert f"skipped {broken}:" in exported.stderr and "fix the file" in exported.stderr
     rebuilt = _ok(run_tether("reindex", cwd=repo))
-    assert "1 files with problems" in rebuilt.stdout
+    assert "1 memory file skipped" in rebuilt.stdout
     assert f"skipped {broken}:" in rebuilt.stderr  # which one, not only how many
 
 

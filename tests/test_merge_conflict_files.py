@@ -94,7 +94,7 @@ def test_a_memory_git_left_conflicted_is_reported_and_kept_out_of_recall(repo: P
     assert doctor.code == 1
     assert where in doctor.stdout + doctor.stderr
     checked = run_tether("check", cwd=repo)
-    assert where in checked.stderr
+    assert f"{path.relative_to(repo).as_posix()}:{marker}: {SAID}" in checked.stderr
 
     lines = path.read_text().split("\n")
     closing = lines.index(">>>>>>> other")

@@ -73,3 +73,24 @@ def test_a_file_renamed_then_deleted_is_said_to_be(
     assert "src/util.py -> src/util ü.py, deleted since" in result.stderr
     assert f"tether archive {gone}" in result.stderr
     assert "was renamed away" not in result.stderr
+
+
+def test_doctor_says_a_file_renamed_then_deleted_as_repoint_does(
+    cli: Cli, git_repo: GitRepo, open_store: Callable[..., OpenStore]
+) -> None:
+    gone = remember(open_store().store, "About util", files=["src/util.py"], created=LONG_AGO)
+    git_repo.move("src/util.py", "src/utility.py")
+    git_repo.commit("rename util")
+    git_repo.remove("src/utility.py")
+    git_repo.commit("drop util")
+    said = "git shows src/util.py -> src/utility.py, deleted since: no file to repoint it to"
+    assert said in cli("repoint", gone).stderr
+    doctor = cli("doctor")
+    assert doctor.code == 1, doctor
+    (line,) = [line for line in doctor.stdout.splitlines() if gone in line]
+    assert "every file it names is gone (src/util.py)" in line
+    assert said in line and f"`tether archive {gone}`" in line
+    (entry,) = [e for e in cli("doctor", "--json").json() if e.get("id") == gone]
+    assert entry["kind"] == "dead-reference"
+    assert entry["renamed_then_deleted"] == {"src/util.py": "src/utility.py"}
+    assert said in entry["message"]

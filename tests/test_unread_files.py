@@ -61,3 +61,33 @@ def test_doctor_names_files_no_loader_reads(memories: Path) -> None:
     assert ".tmp-" not in done.stdout
     kinds = [entry["kind"] for entry in run_tether("doctor", "--json", cwd=repo).json()]
     assert kinds.count("unread") == 4
+
+
+def test_reindex_counts_every_entry_it_names_and_only_a_link_is_said_to_lead_out(
+    memories: Path,
+) -> None:
+    """Bad UTF-8, a key given twice, a folder and a link: four entries skipped, four named
+    (three, then one more, said in the singular) and four counted; only the link is said to
+    be able to read a file from outside the repository."""
+    (memories / "badutf.md").write_bytes(MEMORY.format(text="bad \xff").encode("latin-1"))
+    twice = "---\ncategory: gotcha\ncategory: pref\nfiles: [src/app.py]\n---\ntwice\n"
+    (memories / "dupkey.md").write_text(twice, encoding="utf-8")
+    (memories / "dir.md").mkdir()
+    (memories / "link.md").symlink_to(memories.parent.parent / "README.md")
+    repo = memories.parent.parent
+    done = run_tether("reindex", cwd=repo)
+    assert done.code == 0, done.stderr
+    assert done.stdout.strip() == (
+        "Reindexed 1 memory (4 memory files skipped: `tether doctor` lists them)"
+    )
+    said = done.stderr.splitlines()
+    assert len(said) == 4 and said[-1] == (
+        "tether: skipped 1 more memory file that cannot be loaded: `tether doctor`"
+    )
+    (folder,) = [line for line in said if "dir.md: a folder" in line]
+    assert "a link could read" not in folder
+    assert run_tether("reindex", "--json", cwd=repo).json()["problems"] == 4
+    os.rmdir(memories / "dir.md")  # the link is then among the three named
+    listed = run_tether("list", cwd=repo).stderr.splitlines()
+    (link,) = [line for line in listed if "link.md" in line]
+    assert "a symbolic link, so it is skipped" in link and "a link could read a file" in link

@@ -7,7 +7,7 @@ changed without a confirm. Taking the guard off removes the key from the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -142,14 +142,29 @@ def _renamed_within(root: Path, path: str, name: str, anchors: Iterable[SymbolAn
     return renamed_within(root, "HEAD", path, name, anchors)
 
 
-def _coverage(files: Iterable[str], anchors: Iterable[SymbolAnchor]) -> dict[str, set[str]]:
-    """What a guard on a memory with ``files`` and ``anchors`` covers, file by file: the
-    symbols anchored in the file (names as the index keys them), or an empty set for a file
-    with none anchored, which the guard covers whole (as the pre-edit hook reads it)."""
-    covered: dict[str, set[str]] = {path: set() for path in files}
+def _coverage(
+    files: Iterable[str], anchors: Iterable[SymbolAnchor], now: Mapping[str, str]
+) -> dict[str, set[str]]:
+    """What a guard on a memory with ``files`` and ``anchors`` covers, file by file under its
+    name now (``now``: a name git shows renamed since -> the file's current name): the symbols
+    anchored in the file (names as the index keys them), or an empty set for a file with none
+    anchored, which the guard covers whole (as the pre-edit hook reads it)."""
+    covered: dict[str, set[str]] = {now.get(path, path): set() for path in files}
     for anchor in anchors:
-        covered.setdefault(anchor.path, set()).add(normalize_name(anchor.name))
+        covered.setdefault(now.get(anchor.path, anchor.path), set()).add(
+            normalize_name(anchor.name)
+        )
     return covered
+
+
+def _named_now(renamed: Mapping[str, str], root: Path | None) -> dict[str, str]:
+    """The renames of ``renamed`` (the old memory's names git shows renamed, as it follows
+    them) that a memory written now follows too: those whose old name no file has now (one a
+    new file took is that file's, for a memory written after it: see
+    :func:`recall.lifecycle.dead.follows`). Without ``root``, all of them."""
+    if root is None:
+        return dict(renamed)
+    return {old: new for old, new in renamed.items() if not (root / old).exists()}
 
 
 def _holds(names: set[str], name: str) -> bool:
@@ -163,21 +178,30 @@ def narrowed(
     files: Iterable[str],
     anchors: Iterable[SymbolAnchor],
     root: Path | None = None,
+    renamed: Mapping[str, str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """What a guard on a memory with ``files`` and ``anchors`` leaves out of ``old``'s guard:
     the guarded files it names no longer, and the guarded code it covers less of (a file
     guarded whole narrowed to symbols, a guarded symbol dropped), each said in a phrase. Both
     empty when it covers as much or more. Given the working tree's ``root``, a guarded symbol
     renamed since the last commit, the new memory anchoring its new name, is not left out
-    (:func:`recall.anchors.base_guards.renamed_within`, as ``tether check`` reads it)."""
+    (:func:`recall.anchors.base_guards.renamed_within`, as ``tether check`` reads it).
+
+    ``renamed`` maps each of ``old``'s files that git shows renamed since, the memory
+    following it (:func:`recall.lifecycle.dead.renames`), to its name now: a file is weighed,
+    and named, as it is now (``NEW (OLD in the memory)``), so that the new memory naming it by
+    either name keeps it guarded."""
     anchors = tuple(anchors)  # read twice
-    before = _coverage(old.files, old.anchors)
-    after = _coverage(files, anchors)
+    renamed = renamed or {}
+    before = _coverage(old.files, old.anchors, renamed)
+    after = _coverage(files, anchors, _named_now(renamed, root))
+    given = {new: old for old, new in renamed.items()}  # a name now -> the memory's name
     left_files: list[str] = []
     left_code: list[str] = []
     for path, names in before.items():
         if path not in after:
-            left_files.append(path)
+            was = given.get(path)
+            left_files.append(f"{path} ({was} in the memory)" if was else path)
             continue
         now = after[path]
         if not now:  # guarded whole: covers every symbol
@@ -202,11 +226,13 @@ def narrowing_note(
     files: Iterable[str],
     anchors: Iterable[SymbolAnchor],
     root: Path | None = None,
+    renamed: Mapping[str, str] | None = None,
 ) -> str | None:
     """What a person is told when the guard carried from ``old`` to a memory with ``files``
-    and ``anchors`` guards less than it did (:func:`narrowed`, ``root`` as there): allowed,
-    since a person may narrow a guard, but never unsaid. None when it covers as much or more."""
-    left_files, left_code = narrowed(old, files, anchors, root)
+    and ``anchors`` guards less than it did (:func:`narrowed`, ``root`` and ``renamed`` as
+    there): allowed, since a person may narrow a guard, but never unsaid. None when it covers
+    as much or more."""
+    left_files, left_code = narrowed(old, files, anchors, root, renamed)
     said = []
     if left_files:
         verb = "is" if len(left_files) == 1 else "are"

@@ -149,8 +149,9 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     if root is None:
         raise BadInput(_NEEDS_GIT.format(where=ctx.cwd))
     _require_work_tree(root)
+    # a memory file left out (a merge conflict in it) is never silent: check names each one
+    # itself, once, below (:func:`_unreadable`), not also as every reading command does
     memories = store.list(status="active") if store.exists else []
-    ctx.say_skipped([store])  # a memory file left out (a merge conflict in it) is never silent
     files = {}
     for memory in memories:
         path = store.path_of(memory.id)

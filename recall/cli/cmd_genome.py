@@ -209,15 +209,20 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
     path = _repo_path(args.path, root, ctx.cwd)
     found = genome.neighbours(path, args.limit)
     now = None if found else _renamed_to(genome, path)
+    unknown = None if found or now else _not_a_file(root, path, "neighbours")
     data: dict[str, Any] = {"path": path, "neighbours": [n.to_dict() for n in found]}
     if now is not None:
         data["renamed_to"] = now
+    if unknown is not None:
+        data["notes"] = [unknown]
 
     def render(console: Console) -> None:
         """The neighbours as a table on a terminal (piped: one tab-separated line each, file,
-        commits together, commits of the file, confidence), or a line saying there are none."""
+        commits together, commits of the file, confidence), or a line saying there are none
+        (or that no file of the repository has the name)."""
         if not found:
-            _say_missing(console, f"no co-change neighbours recorded for {path}", "neighbours", now)
+            said = unknown or f"no co-change neighbours recorded for {path}"
+            _say_missing(console, said, "neighbours", now)
             return
         if not sys.stdout.isatty():
             write_records(
@@ -257,6 +262,18 @@ def _say_missing(console: Console, said: str, command: str, now: str | None) -> 
     console.print(visible(said + hint), soft_wrap=True, markup=False, highlight=False)
 
 
+def _not_a_file(root: Path, path: str, command: str) -> str | None:
+    """What to say of ``path`` when no file of the repository answers to it, as ``tether
+    recall`` and ``tether list --file`` say it (:mod:`recall.known_paths`): a folder, with a
+    few of its files, or a name neither on disk nor tracked, with the closest names. None for
+    a file on disk or tracked by git."""
+    from recall.known_paths import folder_lines, missing_notes  # git: for such a path only
+
+    advice = f"`tether {command}` takes one of its files"
+    said = folder_lines(root, [path], label="PATH", advice=advice) or missing_notes(root, [path])
+    return said[0] if said else None
+
+
 def _renamed_to(genome: Genome, path: str) -> str | None:
     """The name the file renamed away from ``path`` has now, when the genome knows one and a
     file has it."""
@@ -271,14 +288,18 @@ def run_fanin(args: argparse.Namespace, ctx: CommandContext) -> int:
     exists = genome.exists(path)
     count = genome.fan_in(path) if exists else 0
     now = None if exists else _renamed_to(genome, path)
+    unknown = None if exists or now else _not_a_file(root, path, "fanin")
     data: dict[str, Any] = {"path": path, "exists": exists, "fan_in": count}
     if now is not None:
         data["renamed_to"] = now
+    if unknown is not None:
+        data["notes"] = [unknown]
 
     def render(console: Console) -> None:
         """One sentence with the count."""
         if not exists:
-            _say_missing(console, f"{path} is not a file of the working tree", "fanin", now)
+            said = unknown or f"{path} is not a file of the working tree"
+            _say_missing(console, said, "fanin", now)
         else:
             noun = "file imports" if count == 1 else "files import"
             console.print(visible(f"{count} {noun} {path}"), markup=False, highlight=False)

@@ -7,6 +7,7 @@ import json
 import sys
 
 from recall.cli.context import CommandContext, json_text
+from recall.cli.input_files import input_problem, open_input
 from recall.cli.render import scope_option
 from recall.display import LINE_BREAKS, plural, visible
 from recall.errors import EXIT_FAILURE, BadInput, NotFound, NothingToDo
@@ -18,6 +19,9 @@ from recall.model import STATUSES
 from recall.repo import find_root, git_user_name
 from recall.std_streams import input_text, stdin_input_text
 from recall.store import MemoryStore, not_on_it_note
+
+IMPORT_INPUT = "a JSON Lines file of memories, one a line, as `tether export` writes them"
+"""What ``tether import`` reads, as said when its FILE cannot be read."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,14 +66,12 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
     names one for all; exit 2 when any line was rejected (the others are still imported)."""
     if args.file == "-":
         lines = stdin_input_text().split("\n")
-    else:
-        path = ctx.cwd / args.file  # relative to -C, like every other path argument
-        try:
-            lines = input_text(path.read_bytes()).split("\n")
-        except FileNotFoundError:
-            raise BadInput(f"{args.file}: no such file") from None
-        except OSError as error:  # a folder, no permission...
-            raise BadInput(f"{args.file}: cannot be read ({error.strerror})") from None
+    else:  # relative to -C, like every other path argument
+        with open_input(ctx.cwd, args.file, IMPORT_INPUT) as handle:
+            try:
+                lines = input_text(handle.read()).split("\n")
+            except OSError as error:  # a read that fails past the opening (an I/O error)
+                raise BadInput(input_problem(args.file, error, IMPORT_INPUT)) from None
     if not any(line.strip() for line in lines):
         raise NothingToDo(f"{args.file}: nothing to import, the input holds no line")
     in_repository = find_root(ctx.cwd) is not None  # a project store to send lines to

@@ -26,6 +26,7 @@ from recall.lifecycle.confirming import confirm
 from recall.lifecycle.dead import (
     DeadReference,
     dead_reference,
+    deleted_after_rename,
     renamed_then_gone,
     renames,
     repointed,
@@ -92,15 +93,15 @@ def run_reindex(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Drop and rebuild the index of one store."""
     store = ctx.global_store() if args.global_ else ctx.project()
     with ctx.progress() as update:
-        report = store.reindex(update)
-    data = {"memories": store.count(), "problems": len(report.problems), "scope": store.scope}
-    ctx.say_skipped([store])  # each file left out, by name: the count alone says not which
-    ctx.emit(
-        data,
-        lambda c: c.print(
-            f"Reindexed {data['memories']} memories ({data['problems']} files with problems)"
-        ),
-    )
+        store.reindex(update)
+    # each entry left out, by name (the count alone says not which): the files that cannot
+    # be loaded and the links, folders and such named like one, counted as they are named
+    skipped = ctx.say_skipped([store])
+    data = {"memories": store.count(), "problems": skipped, "scope": store.scope}
+    said = f"Reindexed {plural(data['memories'], 'memory')}"
+    if skipped:
+        said += f" ({plural(skipped, 'memory file')} skipped: `tether doctor` lists them)"
+    ctx.emit(data, lambda c: c.print(said))
     return 0
 
 
@@ -111,19 +112,34 @@ def project_genome(store: MemoryStore, ctx: CommandContext) -> Any | None:
     return open_repo_signals(store, notice=ctx.notice)
 
 
-def dead_message(dead: DeadReference, tree: list[str] | None = None) -> str:
+def dead_message(
+    dead: DeadReference, tree: list[str] | None = None, gone: dict[str, str] | None = None
+) -> str:
     """One line about a dead reference, with the rename git knows of if any, else the closest
-    names of ``tree`` (the repository's files) when it is given: a typo in a hand-written file."""
-    gone = ", ".join(dead.memory.files)
+    names of ``tree`` (the repository's files) when it is given: a typo in a hand-written file.
+    ``gone`` (:func:`recall.lifecycle.dead.renamed_then_gone`) are the files renamed and then
+    deleted, said as ``tether repoint`` says them: there is nothing to repoint them to."""
+    memory_id = dead.memory.id
+    gone = gone or {}
     moved = {old: new for old, new in dead.renamed.items() if new}
-    if not moved:
-        close = [c for path in dead.memory.files for c in suggestions(path, tree or [])]
-        hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
-        return f"{dead.memory.id}: every file it names is gone ({gone}){hint}"
-    arrows = ", ".join(f"{old} -> {new}" for old, new in moved.items())
+    if moved:
+        said = ", ".join(f"{old} -> {new}" for old, new in moved.items())
+        if gone:
+            said += f"; {deleted_after_rename(gone)}"
+        return (
+            f"{memory_id}: every file it names is gone; git shows {said} "
+            f"(`tether repoint {memory_id} --apply`)"
+        )
+    names = ", ".join(dead.memory.files)
+    plain = [path for path in dead.memory.files if path not in gone]
+    close = [c for path in plain for c in suggestions(path, tree or [])]
+    hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
+    if not gone:
+        return f"{memory_id}: every file it names is gone ({names}){hint}"
     return (
-        f"{dead.memory.id}: every file it names is gone; git shows {arrows} "
-        f"(`tether repoint {dead.memory.id} --apply`)"
+        f"{memory_id}: every file it names is gone ({names}); git shows "
+        f"{deleted_after_rename(gone)}: no file to repoint it to (edit its files: list or "
+        f"`tether archive {memory_id}`){hint}"
     )
 
 
@@ -143,7 +159,9 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
     data: list[dict[str, Any]] = []
     project = ctx.folder.project_if_any()  # a link may name a memory of either store
     everywhere = [store for store in (project, ctx.global_store()) if store is not None]
-    for store in ctx.stores(args.scope):
+    stores = ctx.stores(args.scope)
+    ctx.say_not_set_up(stores, odd_folder=False)  # nothing found: nothing set up here
+    for store in stores:
         loose = privacy.warning(store.location) if store.scope == "global" else None
         if loose is not None:
             data.append({"scope": store.scope, "kind": "permissions", "message": loose})
@@ -243,8 +261,11 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             if dead is not None:
                 if tree is None and store.repo_root is not None:
                     tree = tree_paths(store.repo_root)
-                message = at.line("files", dead_message(dead, tree))
+                gone = renamed_then_gone(memory, genome)
+                message = at.line("files", dead_message(dead, tree, gone))
                 entry = {**at.entry("dead-reference"), **dead.to_dict()}
+                if gone:
+                    entry["renamed_then_deleted"] = gone
                 data.append({**entry, "message": message})
                 lines.append(message)
             elif moved := renames(memory, genome):
@@ -312,10 +333,10 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
     anchors, symbol_moves = repointed_anchors(memory, genome)
     gone = renamed_then_gone(memory, genome) if genome is not None and not moved else {}
     if gone and not symbol_moves:
-        arrows = ", ".join(f"{old} -> {new}" for old, new in gone.items())
         raise NothingToDo(
-            f"memory {memory.id}: git shows {arrows}, deleted since: no file to repoint it to; "
-            f"edit the files: list of {store.path_of(memory.id)} or `tether archive {memory.id}`"
+            f"memory {memory.id}: git shows {deleted_after_rename(gone)}: no file to repoint it "
+            f"to; edit the files: list of {store.path_of(memory.id)} or `tether archive "
+            f"{memory.id}`"
         )
     if not moved and not symbol_moves:
         raise NothingToDo(not_repointed(memory, store.repo_root))

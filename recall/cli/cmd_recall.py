@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from recall.cli import touched_files
 from recall.cli.context import CommandContext
+from recall.cli.input_files import open_input
 from recall.cli.render import NARROW_COLUMNS, paths_option, scope_option, write_records
 from recall.display import visible
 from recall.errors import BadInput
@@ -111,7 +112,9 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.session is not None:
         check_session_id(args.session)
     if not args.batch and not (args.prompt or "").strip() and not args.files and not args.opened:
-        raise BadInput("nothing to recall for: give a prompt, --file PATH, --open PATH, or both")
+        raise BadInput(
+            "nothing to recall for: give a prompt, --file PATH or --open PATH (one or more of them)"
+        )
     if not args.batch and _names_a_file(ctx.cwd, args.prompt):
         # `recall -f a.py b.py` reads b.py as the prompt: a file is never asked for as text
         raise BadInput(
@@ -137,7 +140,7 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.explain:
         data["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}
     ctx.emit(data, lambda console: _print_hits(console, result, explain=args.explain))
-    ctx.say_skipped(recaller.stores)
+    ctx.say_if_not_set_up(recaller.stores)  # no match then means nothing set up here
     return 0 if result.hits else 1
 
 
@@ -266,10 +269,8 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
     """One JSON result line per query line, in order, each naming its line number; malformed
     lines are reported, not skipped (blank lines are no query and get no answer)."""
     source = sys.stdin.buffer if args.batch == "-" else None
-    try:
-        handle = source or open(args.batch, "rb")  # noqa: SIM115
-    except OSError as error:
-        raise BadInput(f"{args.batch}: {error.strerror}") from None
+    # relative to -C, like every other path argument
+    handle = source or open_input(ctx.cwd, args.batch, BATCH_INPUT)
     failed = 0
     with handle:
         for number, raw in enumerate(handle, start=1):
@@ -319,6 +320,9 @@ def _following_refreshes(recaller: Recaller, ctx: CommandContext, scope: str) ->
         return _recaller(ctx, scope, short_lived=False)
     return recaller
 
+
+BATCH_INPUT = 'a JSON Lines file of queries, one {"prompt", "files", "limit"} a line'
+"""What ``tether recall --batch`` reads, as said when its file cannot be read."""
 
 BATCH_KEYS = ("prompt", "files", "limit")
 """What a ``--batch`` query line may hold; any other key is refused, so a misspelt one is

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall import unloaded
-from recall.display import is_unseen, visible
+from recall.display import is_unseen, plural, visible
 from recall.errors import BadInput, NotFound
 from recall.locations import PROJECT, not_a_folder
 from recall.model import MIN_ID_PREFIX
@@ -203,7 +203,9 @@ class CommandContext:
             self.notice(problem)
         if len(problems) > SKIPPED_NAMED:
             more = len(problems) - SKIPPED_NAMED
-            self.notice(f"skipped {more} more memory files that cannot be loaded: `tether doctor`")
+            self.notice(
+                f"skipped {plural(more, 'more memory file')} that cannot be loaded: `tether doctor`"
+            )
         return len(problems)
 
     def say_if_not_set_up(self, stores: list[MemoryStore]) -> None:
@@ -211,10 +213,18 @@ class CommandContext:
         listing then means "nothing set up here", not "nothing remembered"; and one for each
         memory file skipped as unreadable (:meth:`say_skipped`)."""
         self.say_skipped(stores)
+        self.say_not_set_up(stores)
+
+    def say_not_set_up(self, stores: list[MemoryStore], *, odd_folder: bool = True) -> None:
+        """A notice when the project store read from has not been created yet (``tether
+        init`` is the first step), or when no store read from exists outside a repository:
+        an answer with nothing in it then says why. A file in the memory folder's place is
+        said too, unless not ``odd_folder`` (``tether doctor`` lists it as a finding)."""
         for store in stores:
             folder = store.location.memories_dir
             if not store.exists and os.path.lexists(folder):  # a file has the folder's name
-                self.notice(not_a_folder(folder))
+                if odd_folder:
+                    self.notice(not_a_folder(folder))
                 continue
             if store.scope == PROJECT and not store.exists:
                 self.notice(

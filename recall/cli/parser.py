@@ -96,6 +96,35 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", HelpLayout)
         super().__init__(*args, **kwargs)
 
+    def parse_args(  # type: ignore[override]
+        self, args: Any = None, namespace: Any = None
+    ) -> argparse.Namespace:
+        """argparse's, but words given after the command that no parser took are refused by
+        the command's own parser, with its usage (as a bad value of one of its options is),
+        not by the top-level one; a word before the command stays the top-level one's."""
+        words = list(sys.argv[1:] if args is None else args)
+        parsed, extras = self.parse_known_args(words, namespace)
+        if extras:
+            message = f"unrecognized arguments: {' '.join(extras)}"
+            self._command_parser(parsed, words, extras).error(message)
+        return parsed
+
+    def _command_parser(
+        self, parsed: argparse.Namespace, words: list[str], extras: list[str]
+    ) -> argparse.ArgumentParser:
+        """The parser of the command ``parsed`` runs when every word of ``extras`` comes after
+        the command's name in ``words``; this one otherwise."""
+        for action in self._actions:
+            if not isinstance(action, argparse._SubParsersAction):
+                continue
+            name = getattr(parsed, action.dest, None)
+            chosen = action.choices.get(name) if isinstance(name, str) else None
+            if chosen is None or command_word(words) != name:
+                return self
+            after = words[words.index(name) + 1 :]
+            return chosen if all(word in after for word in extras) else self
+        return self
+
     def error(self, message: str) -> None:  # type: ignore[override]
         from recall.secret_masking import masked  # an argument may be a secret given in error
 

@@ -83,6 +83,14 @@ def renamed_then_gone(memory: Memory, genome: Any) -> dict[str, str]:
     return found
 
 
+def deleted_after_rename(gone: dict[str, str]) -> str:
+    """How ``tether repoint`` and ``tether doctor`` say that the files of ``gone``
+    (:func:`renamed_then_gone`: old path -> the last name it had) were renamed and then
+    deleted, after ``git shows``: ``OLD -> LAST, deleted since``."""
+    arrows = ", ".join(f"{old} -> {last}" for old, last in gone.items())
+    return f"{arrows}, deleted since"
+
+
 def repointed(memory: Memory, moved: dict[str, str]) -> tuple[list[str], list[str]]:
     """The memory's file list with ``moved`` applied, and its former files with the old added.
 

@@ -66,6 +66,24 @@ def test_a_broken_memory_file_fails_the_check_and_is_named(
     assert f"::error file={where},line={broken['line']}," in github.stdout
 
 
+def test_each_memory_file_check_cannot_read_is_named_once(
+    repo: Path, run: Callable[..., CliResult], guarded: str
+) -> None:
+    """A broken memory file and a folder named like one: each said once on stderr, in check's
+    own words, not also as every reading command says a skipped file."""
+    path = memory_file(repo, guarded)
+    path.write_text(path.read_text().replace("files:\n", "files: [src/lib.rs\n"))
+    (repo / ".tether" / "memories" / "dir.md").mkdir()
+    for args in (("check",), ("check", "--json"), ("check", "--format", "github")):
+        done = run(*args)
+        assert done.code == 1, done
+        said = done.stderr.splitlines()
+        assert len(said) == 2, done.stderr
+        for name in (f"{guarded}.md", "dir.md"):
+            (line,) = [line for line in said if name in line]
+            assert "cannot vouch for this memory" in line
+
+
 def test_a_broken_guarded_memory_still_guards_the_code_under_it(
     repo: Path, run: Callable[..., CliResult], guarded: str
 ) -> None:

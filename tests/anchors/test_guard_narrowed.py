@@ -38,3 +38,25 @@ def test_new_anchors_that_leave_a_guarded_file_out_are_said(
     again = cli("supersede", replaced.json()["id"], "load must return two, always")
     assert again.code == 0, again.stderr
     assert "narrowed" not in again.stderr
+
+
+def test_a_guarded_file_renamed_since_is_named_as_it_is_now(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    """The file a narrowed guard leaves out is named as it is called now, with the name the
+    memory gives it; naming it by its new name leaves the guard as wide as it was."""
+    done = cli("remember", "util stays pure", "-c", "decision", "-f", "src/util.py", "--guard")
+    assert done.code == 0, done.stderr
+    old = done.stdout.split()[1]
+    git(repo, "mv", "src/util.py", "src/helpers.py")
+    git(repo, "commit", "-q", "-m", "util becomes helpers")
+    moved = cli("supersede", old, "app stays pure", "-f", "src/app.py", "--json")
+    assert moved.code == 0, moved.stderr
+    assert (
+        f"the guard of {old} is carried, but narrowed: src/helpers.py (src/util.py in the "
+        "memory) is no longer guarded" in moved.stderr
+    )
+    assert cli("restore", old).code == 0
+    kept = cli("supersede", old, "helpers stay pure", "-f", "src/helpers.py")
+    assert kept.code == 0, kept.stderr
+    assert "narrowed" not in kept.stderr
