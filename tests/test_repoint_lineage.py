@@ -94,3 +94,31 @@ def test_doctor_says_a_file_renamed_then_deleted_as_repoint_does(
     assert entry["kind"] == "dead-reference"
     assert entry["renamed_then_deleted"] == {"src/util.py": "src/utility.py"}
     assert said in entry["message"]
+
+
+def test_show_says_what_became_of_each_file_no_longer_there(
+    cli: Cli, git_repo: GitRepo, open_store: Callable[..., OpenStore]
+) -> None:
+    store = open_store().store
+    memory = remember(
+        store,
+        "About three files",
+        files=["src/app.py", "src/util.py", "docs/guide.md"],
+        created=LONG_AGO,
+    )
+    git_repo.move("src/app.py", "src/main_app.py")
+    git_repo.commit("rename app")
+    git_repo.move("src/util.py", "src/utility.py")
+    git_repo.commit("rename util")
+    git_repo.remove("src/utility.py")
+    git_repo.commit("drop util")
+    lines = ok(cli("show", memory)).stdout.splitlines()
+    assert "file src/app.py: renamed to src/main_app.py" in lines
+    assert "file src/util.py: git shows src/util.py -> src/utility.py, deleted since" in lines
+    assert not any(line.startswith("file docs/guide.md") for line in lines)  # still there
+    assert f"`tether repoint {memory} --apply` writes the new names into its file" in lines
+    shown = ok(cli("show", memory, "--json")).json()
+    assert shown["files_now"] == {
+        "src/app.py": "renamed to src/main_app.py",
+        "src/util.py": "git shows src/util.py -> src/utility.py, deleted since",
+    }

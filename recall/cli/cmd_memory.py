@@ -15,6 +15,7 @@ from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.display import visible
 from recall.errors import BadInput
 from recall.known_paths import is_git
+from recall.lifecycle.dead import files_now
 from recall.lifecycle.disuse import archived_by_disuse, seen_state
 from recall.lifecycle.references import (
     CONFIRMED_KEY,
@@ -308,12 +309,14 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
     genome = project_genome(store, ctx) if memory.is_recallable else None
     spot = drift(full, genome) if genome is not None else None
     states = states_of(memory.anchors, genome)
+    moved = files_now(memory, genome) if genome is not None and store.repo_root else {}
     former = full.extra.get(FORMER_FILES_KEY) or []
     data = {**memory.to_dict(), "scope": store.scope, "path": path, "usage": usage}
     data["confirmed"] = full.extra.get(CONFIRMED_KEY)
     data["former_files"] = former
     data["spot_check"] = spot.to_dict() if spot else None
     data["anchor_states"] = [state.to_dict() for state in states]
+    data["files_now"] = moved
     hidden = archived_by_disuse(store.conn) if store.exists else {}
     data.update(seen_state(memory, hidden))  # as `tether list` says it
 
@@ -331,6 +334,12 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
         if former:
             line = f"formerly: {', '.join(map(str, former))}"
             console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
+        for name, now in moved.items():
+            line = f"file {name}: {now}"
+            console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
+        if any(now.startswith("renamed to") for now in moved.values()):
+            line = f"`tether repoint {memory.id} --apply` writes the new names into its file"
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
         for state in states:
             line = f"symbol {state.describe()}"
             console.print(visible(line), markup=False, highlight=False, soft_wrap=True)

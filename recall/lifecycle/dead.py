@@ -91,6 +91,24 @@ def deleted_after_rename(gone: dict[str, str]) -> str:
     return f"{arrows}, deleted since"
 
 
+def files_now(memory: Memory, genome: Any) -> dict[str, str]:
+    """Each of the memory's files no longer in the working tree under the name it gives, with
+    what became of it, as ``tether repoint`` and ``tether doctor`` say it: renamed (the memory
+    following it: ``renamed to NEW``), renamed and then deleted, or deleted. A file it names
+    that is there is left out; so is every file for a store without a repository's tree."""
+    moved = renames(memory, genome)
+    gone = renamed_then_gone(memory, genome)
+    found: dict[str, str] = {}
+    for path in memory.files:
+        if path in moved:
+            found[path] = f"renamed to {moved[path]}"
+        elif path in gone:
+            found[path] = f"git shows {deleted_after_rename({path: gone[path]})}"
+        elif not genome.exists(path):
+            found[path] = "not in the working tree (deleted, or not written yet)"
+    return found
+
+
 def repointed(memory: Memory, moved: dict[str, str]) -> tuple[list[str], list[str]]:
     """The memory's file list with ``moved`` applied, and its former files with the old added.
 
