@@ -31,6 +31,7 @@ from lsp_server.command_runs import run, run_async, run_write
 from lsp_server.guard_words import guard_refusal
 from lsp_server.roots import Root
 from lsp_server.server import TetherServer
+from recall.agent_text import mask_hits
 from recall.errors import BadInput, NotFound, StoreBusy
 from recall.lifecycle.disuse import bring_back
 from recall.lifecycle.links import left_superseded
@@ -67,6 +68,7 @@ def _recall(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     held = [doc.rel] if doc is not None and ls.docs.get(doc.uri) is doc else []
     with asked_present(recaller, held):  # an open buffer counts whether or not it is on disk
         result = recaller.recall(RecallQuery(touches, prompt, limit=limit))
+    mask_hits(result.hits)  # as `tether recall` gives them (recall.agent_text)
     for store in root.stores():
         ids = [h.memory.id for h in result.hits if h.scope == store.scope]
         if ids and store.exists:

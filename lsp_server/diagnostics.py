@@ -23,6 +23,7 @@ from lsp_server.documents import DocState, Shown, current_text, usable_text
 from lsp_server.placement import MovedHere, span_of
 from lsp_server.positions import to_range
 from lsp_server.roots import Root
+from recall.agent_text import for_agent
 from recall.anchors.states import RELOCATED, states_of
 from recall.anchors.symbols import SymbolAnchor
 from recall.errors import TetherError
@@ -123,8 +124,8 @@ def message(hit: Hit, path: str) -> str:
     """The diagnostic text: what the memory says, its id, and what to do about it."""
     memory = hit.memory
     # Agents read diagnostics as context (Claude Code wraps them in a block of its own), so the
-    # memory's text gets the same escaping as the injected block.
-    summary = safe_field(memory.summary, SUMMARY_CAP)
+    # memory's text gets the injected block's escaping and masking (recall.agent_text).
+    summary = safe_field(for_agent(memory).summary, SUMMARY_CAP)
     where = memory.id if hit.scope == "project" else f"{memory.id}, {hit.scope}"
     pinned = "pinned " if memory.pinned else ""
     if memory.guard:

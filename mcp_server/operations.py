@@ -8,10 +8,12 @@ as :class:`recall.errors.TetherError`; the tool layer turns them into MCP tool e
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcp_server import arguments, results
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
+from recall.agent_text import masked_file
 from recall.anchors.carry import anchors_in_files
 from recall.anchors.guards import carried_guard, check_guard, narrowed
 from recall.anchors.write import record_anchors
@@ -35,6 +37,7 @@ WRITE_SCOPES = ("project", "global")
 READ_SCOPES = (*WRITE_SCOPES, "all")
 
 log = logging.getLogger("mcp_server")
+_file = partial(masked_file, notice=log.warning)  # a masked memory's file, said in the log
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -82,7 +85,7 @@ def recall(
     hits = allowed[:limit]
     record_shown(stores, hits, session=ws.session_id, origin="mcp")
     done = {
-        "results": [results.hit(h) for h in hits],
+        "results": [results.hit(h, _file(stores, h.scope, h.memory)) for h in hits],
         "query": found.query_text,
         "held_back": len(found.hits) - len(allowed),
     }
@@ -117,7 +120,7 @@ def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
     if store.exists:
         record_action(store.conn, memory.id)
     data = {
-        **results.card(memory, store.scope),
+        **results.card(memory, store.scope, _file([store], store.scope, memory)),
         "path": str(store.path_of(memory.id)),
         "usage": counters(store.conn, memory.id),
     }
@@ -167,7 +170,9 @@ def list_memories(
         listed, hidden = as_seen(
             store, file=wanted, category=category, status=status, history=history
         )
-        found.extend(results.listed(m, store.scope, hidden) for m in listed)
+        found.extend(
+            results.listed(m, store.scope, hidden, _file([store], store.scope, m)) for m in listed
+        )
         if wanted is not None and store.scope == PROJECT and not notes:
             notes = missing_notes(store.repo_root, [wanted])
     done: dict[str, Any] = {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from recall.agent_text import for_agent, was_masked
 from recall.lifecycle.disuse import seen_state
 from recall.model import Memory
 from recall.policy.inject import AUTHOR_CAP, cap, clean_line
@@ -34,11 +35,13 @@ def line(memory: Memory, scope: str) -> dict[str, Any]:
     }
 
 
-def shown(memory: Memory, scope: str) -> dict[str, Any]:
+def shown(memory: Memory, scope: str, path: object = None) -> dict[str, Any]:
     """:func:`line` as an agent is shown it unasked: the summary and ``author`` on one line
     without control or bidi characters, capped as an injected line caps them;
     ``summary_cleaned`` / ``summary_truncated`` say the summary was, and ``note`` that
-    ``memory_get`` returns it whole."""
+    ``memory_get`` returns it whole. A credential in the summary is masked (``secret_masked``,
+    and the note names the memory's file ``path``: :func:`secret_note`)."""
+    memory = for_agent(memory)
     whole = clean_line(memory.summary)
     data = {
         **line(memory, scope),
@@ -51,21 +54,43 @@ def shown(memory: Memory, scope: str) -> dict[str, Any]:
         data["summary_cleaned"] = True
     if len(whole) > SUMMARY_CAP:
         data["summary_truncated"] = True
+    notes = []
     if "summary_cleaned" in data or "summary_truncated" in data:
-        data["note"] = f"memory_get with id {memory.id!r} returns the summary as written"
+        whole_as = "with the credential masked" if was_masked(memory) else "as written"
+        notes.append(f"memory_get with id {memory.id!r} returns the summary {whole_as}")
+    if was_masked(memory):
+        data["secret_masked"] = True
+        notes.insert(0, secret_note(path))
+    if notes:
+        data["note"] = "; ".join(notes)
     return data
 
 
-def listed(memory: Memory, scope: str, disused: dict[str, str | None]) -> dict[str, Any]:
-    """A memory in a list as this user sees it (:func:`shown`): one in ``disused`` (id -> when
-    this user's disuse archived it) is archived, with the file's own status as
-    ``file_status``."""
-    return {**shown(memory, scope), **seen_state(memory, disused)}
+def secret_note(path: object) -> str:
+    """Why a memory's text is masked in a tool's answer, naming its file ``path``, and what to
+    do (:mod:`recall.agent_text`)."""
+    where = f"the file {path}" if path else "its memory file"
+    return (
+        f"its text holds what looks like a credential, masked here (memory_get masks it too); "
+        f"{where} keeps it as written: tell the person to remove it from that file"
+    )
 
 
-def card(memory: Memory, scope: str) -> dict[str, Any]:
-    """A memory whole: the list fields plus details, anchor, links and provenance."""
-    return {
+def listed(
+    memory: Memory, scope: str, disused: dict[str, str | None], path: object = None
+) -> dict[str, Any]:
+    """A memory in a list as this user sees it (:func:`shown`, ``path`` its file): one in
+    ``disused`` (id -> when this user's disuse archived it) is archived, with the file's own
+    status as ``file_status``."""
+    return {**shown(memory, scope, path), **seen_state(memory, disused)}
+
+
+def card(memory: Memory, scope: str, path: object = None) -> dict[str, Any]:
+    """A memory whole: the list fields plus details, anchor, links and provenance; a
+    credential in its text masked (``secret_masked``, with a ``note`` naming its file
+    ``path``)."""
+    memory = for_agent(memory)
+    data = {
         **line(memory, scope),
         "details": memory.details,
         "anchor": memory.anchor,
@@ -76,13 +101,16 @@ def card(memory: Memory, scope: str) -> dict[str, Any]:
         "author": memory.author,
         "source": memory.source,
     }
+    if was_masked(memory):
+        data.update(secret_masked=True, note=secret_note(path))
+    return data
 
 
-def hit(found: Hit) -> dict[str, Any]:
-    """A recalled memory as shown (:func:`shown`), the receipt saying why it surfaced (its
-    paths on one line, as an injected receipt), and its score."""
+def hit(found: Hit, path: object = None) -> dict[str, Any]:
+    """A recalled memory as shown (:func:`shown`, ``path`` its file), the receipt saying why it
+    surfaced (its paths on one line, as an injected receipt), and its score."""
     return {
-        **shown(found.memory, found.scope),
+        **shown(found.memory, found.scope, path),
         "receipt": clean_line(found.receipt),
         "score": round(found.score, 4),
     }

@@ -100,12 +100,14 @@ text. Each result has an id, a one-line summary and a receipt saying why it surf
 "via file, text, sem 0.58" or "via co-change with src/auth.ts"), and its author. Summaries
 only, on one line and capped (summary_truncated / summary_cleaned say when one was shortened or
 had control characters taken out): call memory_get(id) for the details of one you will act on,
-and for its text as written. Returns at most {RECALL_LIMIT} unless a
+and for its text as written. A credential written into a memory's file is masked, here and by
+memory_get (secret_masked, with a note naming the file). Returns at most {RECALL_LIMIT} unless a
 larger limit is given; an empty list means nothing relevant is known. Where the user keeps
 other authors' memories out of prompts, those are left out too (held_back counts them)."""
 
 GET = """Fetch one memory whole: details, files, links (supersedes / superseded_by), author,
-usage counters and the path of its file. Reading a memory counts as acting on it, which keeps
+usage counters and the path of its file (a credential in its text masked: secret_masked, with
+a note). Reading a memory counts as acting on it, which keeps
 it ranked well; call it for memories you are going to follow. status "archived" with
 archived_by "disuse" means the memory left this user's recall for going unused while its file
 still says file_status "active" (a person can bring it back)."""

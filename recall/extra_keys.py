@@ -59,17 +59,26 @@ _VALUE_RULE = (
 # -- export ------------------------------------------------------------------------------
 
 
-def exported(extra: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def exported(
+    extra: dict[str, Any],
+    written: dict[str, tuple[int, str]] | None = None,
+    path: object = None,
+) -> tuple[dict[str, Any], list[str]]:
     """The record keys carrying ``extra`` (each under its own name, or under
     :data:`NESTED_KEY` when a record gives its name to something else) and a note for each
     key an import will not write back (see :func:`carried`) or whose value JSON cannot hold
-    as it is, with the JSON value written instead."""
+    as it is, with the JSON value written instead. A key of :data:`DERIVED_KEYS` written by
+    hand is said with the file (``path``) and the line it is on (``written``: its number and
+    text), and what to do about it (:func:`derived_note`)."""
     record: dict[str, Any] = {}
     nested: dict[str, Any] = {}
     notes: list[str] = []
     for key, value in extra.items():
         problem = _key_problem(key)
-        if problem is not None:
+        if key in DERIVED_KEYS:
+            line = (written or {}).get(key, (1, ""))[0]
+            notes.append(derived_note(key, f"{path}:{line}"))
+        elif problem is not None:
             notes.append(
                 f"front-matter key {key!r} is exported, but an import will not write it: {problem}"
             )
@@ -83,6 +92,19 @@ def exported(extra: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if nested:
         record[NESTED_KEY] = nested
     return record, notes
+
+
+def derived_note(key: str, where: str) -> str:
+    """The export's note for a ``key`` of :data:`DERIVED_KEYS` written by hand at ``where``
+    (``path:line``): Tether makes that value from the memory's text and never reads the
+    key, and an import does not write it back, so the export names it rather than lose it
+    unsaid."""
+    return (
+        f"front-matter key {key!r} on {where} is not read: Tether makes the memory's "
+        f"{key} from its text (the record's own {key!r}), so the key written there does "
+        f"nothing; it is exported under {NESTED_KEY!r}, but an import will not write it "
+        "back: remove the line from the file, or rename the key to keep it as a key of your own"
+    )
 
 
 def read_as_notes(

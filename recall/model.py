@@ -66,6 +66,8 @@ def content_hash(category: str, summary: str, details: str) -> str:
 
 
 _HASHED_FIELDS: Final = frozenset({"category", "summary", "details"})
+_SCANNED_FIELDS: Final = frozenset({"summary", "details"})
+"""The fields :attr:`Memory.holds_secret` is about: the memory's text."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,28 @@ class Memory:
         """The dedupe hash of this memory's knowledge (category, summary, details)."""
         return content_hash(self.category, self.summary, self.details)
 
+    @property
+    def holds_secret(self) -> bool:
+        """Whether the summary or details hold what the credential scan finds: text written
+        past it (``--allow-secret``), or by hand in the memory's file. What an agent is given
+        of such a memory is masked (:mod:`recall.agent_text`). A memory read from the index
+        has it from its row (the scan ran when the file was indexed); any other is scanned
+        the first time it is asked, loading the scanner. Kept as :attr:`content_hash` is,
+        without ``cached_property``'s lock (see :meth:`hashed`)."""
+        found = self.__dict__.get("holds_secret")
+        if found is None:
+            from recall.secret_masking import holds_credential  # the scanner: writes only
+
+            found = holds_credential(self.summary) or holds_credential(self.details)
+            self.__dict__["holds_secret"] = found
+        return bool(found)
+
+    def scanned_clean(self) -> Memory:
+        """This memory, known to hold no credential in its text (the write that made it
+        scanned it and refused none), so that indexing it scans it no second time."""
+        self.__dict__["holds_secret"] = False
+        return self
+
     def hashed(self) -> Memory:
         """This memory with its content hash made and kept, without the lock ``cached_property``
         takes to make it (Python 3.11: one lock for every memory, which a forked process must
@@ -125,6 +149,8 @@ class Memory:
         state.update(self.__dict__)
         if changes.keys() & _HASHED_FIELDS:
             state.pop("content_hash", None)  # the cached property, made again when asked
+        if changes.keys() & _SCANNED_FIELDS:
+            state.pop("holds_secret", None)  # scanned again when asked
         state.update(changes)
         return copy
 

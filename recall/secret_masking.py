@@ -1,5 +1,6 @@
 """Messages that quote what a person gave, with any credential in it masked: a refusal of an
-unknown category or an id that is not one must not print a secret whole."""
+unknown category or an id that is not one must not print a secret whole. The same masking
+shows a memory to an agent when its file holds a credential (:mod:`recall.agent_text`)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,9 @@ def masked(text: str) -> str:
             line = line[:start] + mask(line[start:end]) + line[end:]
         lines[number] = line
     return "".join(lines)
+
+
+def holds_credential(text: str | None) -> bool:
+    """Whether ``text`` holds a credential-shaped span: one :func:`masked` would mask, and the
+    credential scan of a write would refuse."""
+    return bool(text and text.strip() and secret_spans(text))

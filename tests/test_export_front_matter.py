@@ -256,3 +256,36 @@ def test_a_value_yaml_reads_as_other_than_its_text_is_said_on_export(repo: Path)
     again = _ok(run_tether("export", cwd=repo))
     assert again.json_lines()[0]["ver"] == "1.10"
     assert len(again.stderr.splitlines()) == 2
+
+
+def test_a_content_hash_written_by_hand_is_exported_and_said_with_its_file_and_line(
+    tmp_path: Path,
+) -> None:
+    """Tether makes a memory's content hash from its text and never reads a ``content_hash``
+    key of its file; such a key written by hand is still the person's: the export carries it
+    (under ``front_matter``, the record's own ``content_hash`` being the real one) and names
+    its file and line, saying that an import will not write it back and what to do."""
+    repo = make_repo(tmp_path / "a")
+    memory_id = _remember(repo, "the pool must be closed", "src/app.py")
+    _add_by_hand(repo, memory_id, 'content_hash: "mine-by-hand"\nowner: dana\n')
+    path = repo / ".tether" / "memories" / f"{memory_id}.md"
+    line = path.read_text(encoding="utf-8").splitlines().index('content_hash: "mine-by-hand"') + 1
+
+    exported = _ok(run_tether("export", cwd=repo))
+    [record] = exported.json_lines()
+    assert record["content_hash"] != "mine-by-hand"  # the hash of the text, as always
+    assert record["front_matter"] == {"content_hash": "mine-by-hand"}
+    assert record["owner"] == "dana"
+    [said] = exported.stderr.splitlines()
+    assert said.startswith(f"tether: export: {memory_id}: front-matter key 'content_hash' on ")
+    assert f"on {path}:{line} is not read" in said
+    assert "an import will not write it back: remove the line from the file" in said
+
+    other = make_repo(tmp_path / "b")
+    imported = _ok(_import(other, exported.stdout))
+    source = other.parent / f"{other.name}.jsonl"
+    assert imported.stderr.splitlines() == [
+        f"{source}:1: 'content_hash' not stored: it is made from the memory's text; leave it out"
+    ]
+    fields = _front_matter(other, memory_id)
+    assert fields["owner"] == "dana" and "content_hash" not in fields

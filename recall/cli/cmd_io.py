@@ -235,8 +235,8 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
             record = memory.to_dict()
             record["scope"] = store.scope
             try:
-                kept, written, path = store.extra_lines_of(memory.id)
-                extra, notes = exported(kept)
+                kept, written, path = store.extra_lines_of(memory.id, derived=True)
+                extra, notes = exported(kept, written, path)
                 notes += read_as_notes(kept, written, path)
             except (BadInput, NotFound) as error:
                 extra, incomplete = {}, True

@@ -58,6 +58,7 @@ from recall.locations import GLOBAL, not_a_folder
 from recall.misspelt_keys import misspelt_keys
 from recall.policy.usage import record_action
 from recall.repo_signals import open_repo_signals
+from recall.secret_lines import secret_lines
 from recall.store import MemoryStore
 
 
@@ -211,6 +212,11 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             where = {"id": found_key.memory_id, "line": found_key.line}
             said = {"key": found_key.key, "meant": found_key.meant, "message": message}
             data.append({**entry, **where, **said})
+            lines.append(message)
+        for found_secret in secret_lines(store):
+            message = found_secret.message()
+            entry = {"scope": store.scope, "kind": "credential", "path": str(found_secret.path)}
+            data.append({**entry, **found_secret.to_dict(), "message": message})
             lines.append(message)
         for memory_id, target in dangling(store, everywhere):
             path = store.path_of(memory_id)

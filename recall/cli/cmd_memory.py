@@ -32,6 +32,7 @@ from recall.policy.usage import counters, record_action
 from recall.records import check_text, refuse_blank_details
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary
+from recall.secret_lines import lines_of
 from recall.std_streams import stdin_text
 from recall.store import MemoryStore
 
@@ -348,4 +349,7 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
             console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
 
     ctx.emit(data, render)
+    if memory.holds_secret:  # shown as written: the person's own file, and theirs to fix
+        for found in lines_of(store, memory.id):
+            ctx.notice(found.message(shown_here=True))
     return 0

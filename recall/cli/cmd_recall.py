@@ -98,6 +98,14 @@ def _recalled(recaller: Recaller, query: RecallQuery) -> RecallResult:
         return recaller.recall(query)
 
 
+def _masked(recaller: Recaller, hits: list[Hit]) -> list[str]:
+    """Mask a credential in the hits' text as an agent is given it, whoever reads a recall
+    (:mod:`recall.agent_text`); the notes naming the files that hold one."""
+    from recall.agent_text import mask_hits, masked_notes
+
+    return masked_notes(mask_hits(hits), recaller.stores)
+
+
 def _record(recaller: Recaller, hits: list[Hit], session: str | None = None) -> None:
     """Count one surfacing per shown memory and, with a session, one turn of it."""
     record_shown(recaller.stores, hits, session=session)
@@ -130,6 +138,8 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
         ctx.notice(note)  # still recalled for the prompt, if any
     query = RecallQuery(touches, args.prompt, limit=args.limit)
     result = _recalled(recaller, query)
+    for note in _masked(recaller, result.hits):
+        ctx.notice(note)
     if not args.no_record:
         _record(recaller, result.hits, args.session)
     data = {
@@ -293,6 +303,7 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
             start = time.perf_counter()
             result = _recalled(recaller, query)
             elapsed = (time.perf_counter() - start) * 1000
+            masked = _masked(recaller, result.hits)
             if not args.no_record:
                 _record(recaller, result.hits)
             out: dict[str, object] = {
@@ -303,6 +314,7 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
             paths = query.paths
             root = recaller.stores[0].repo_root if recaller.stores else None
             notes = touched_files.absent_notes(root, recaller.stores, paths) if paths else []
+            notes += masked
             if notes:  # as a single recall says them: a folder, a typo, a deleted file
                 out["notes"] = notes
             if args.explain:
@@ -372,6 +384,8 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     result = recaller.recall(query)
     project = next((s for s in recaller.stores if s.scope == "project"), None)
     chosen = injection.select(Gate(project, ctx.notice).hits(result.hits))
+    for note in _masked(recaller, chosen):
+        ctx.notice(note)
     if not args.no_record:
         _record(recaller, chosen, args.session)
     if ctx.json:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from recall.agent_text import file_of, for_agent, masked_note
 from recall.file_names import EarlierName, own_name, written_since
 from recall.hooks.edited import real_path
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
@@ -77,6 +78,7 @@ def on_prompt(hook: HookInput) -> str:
     (nothing without a session to keep the policy's state in)."""
     if not hook.session_id:
         return ""
+    from recall.agent_text import mask_hits, masked_notes
     from recall.policy import inject
     from recall.policy.hints import Candidate
     from recall.ranking.query import RecallQuery, Touch
@@ -115,6 +117,8 @@ def on_prompt(hook: HookInput) -> str:
             logged("the prompt hook's hint notes in %s failed", str(hook.cwd))
             busy, choice = True, ledger.preview(conn, candidates)
         shown = [h for h in chosen if h.memory.id in set(choice.shown)]
+        for note in masked_notes(mask_hits(shown), searched):  # for the person, in hooks.log
+            _notice(note)
         new = set(choice.new)
         try:  # the turn is counted
             if not busy:
@@ -339,9 +343,13 @@ def _bookkeeping(
         logged("the edit hook's notes on %s are not recorded", path)
         new = {c.memory_id for c in first}
     after = hook.event == "PostToolUse"
-    lines = [
-        warning_line(m.summary, m.id, m.category, after_edit=after) for m in gotchas if m.id in new
-    ]
+    warned = [m for m in gotchas if m.id in new]
+    lines = [warning_line(for_agent(m).summary, m.id, m.category, after_edit=after) for m in warned]
+    # what an edit shows of a memory (a warning, or the reason a guard asks) is masked when
+    # its text holds a credential; the person is told which file holds it, in hooks.log
+    for memory in {m.id: m for m in [*warned, *ask_now]}.values():
+        if memory.holds_secret:
+            _notice(masked_note(memory.id, file_of(store, memory.id)))
     warnings = len(lines)
     if more:
         lines.append(more_line(more, path, root, hook.cwd, nested=nested))

@@ -39,6 +39,15 @@ def warning_line(
     return f'· gotcha "{text}" [{memory_id}] — {advice}'
 
 
+def _summary(memory: Memory) -> str:
+    """A memory's summary as a guard's question or a reason quotes it: one line, capped, a
+    credential in it masked (:mod:`recall.agent_text`), its double quotes made single."""
+    from recall.agent_text import for_agent
+    from recall.policy.inject import safe_field  # see warning_line
+
+    return safe_field(for_agent(memory).summary, WARNING_SUMMARY_CAP).replace('"', "'")
+
+
 def guard_line(
     memory: Memory,
     path: str,
@@ -53,9 +62,8 @@ def guard_line(
     repository and may hold any character: each is shown through :func:`recall.display.visible`.
     """
     from recall.display import visible
-    from recall.policy.inject import safe_field  # see warning_line
 
-    text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    text = _summary(memory)
     symbols = []
     for anchor in memory.anchors:
         if anchor.path == path:
@@ -81,9 +89,8 @@ def guard_line(
 def own_file_line(memory: Memory, path: str) -> str:
     """Why an edit of guarded memory ``memory``'s own file ``path`` asks first."""
     from recall.display import visible
-    from recall.policy.inject import safe_field  # see warning_line
 
-    text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    text = _summary(memory)
     return (
         f'Tether: {visible(path)} is the file of guarded {memory.category} "{text}" '
         f"[{memory.id}]: an edit there can lift the guard or change what it holds, which is a "
@@ -96,9 +103,8 @@ def retiring_line(memory: Memory, path: str) -> str:
     """Why an edit of memory file ``path`` that names guarded ``memory`` as superseded asks
     first."""
     from recall.display import visible
-    from recall.policy.inject import safe_field  # see warning_line
 
-    text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    text = _summary(memory)
     return (
         f'Tether: this edit of {visible(path)} marks guarded {memory.category} "{text}" '
         f"[{memory.id}] as superseded, which takes it out of recall; replacing a guarded "
@@ -134,7 +140,7 @@ def unloaded_line(memory: Memory, path: str, file: str, problem: Problem, read: 
     from recall.display import visible
     from recall.policy.inject import safe_field  # see warning_line
 
-    text = safe_field(memory.summary, WARNING_SUMMARY_CAP).replace('"', "'")
+    text = _summary(memory)
     why = safe_field(problem.message, 2 * WARNING_SUMMARY_CAP)
     return (
         f"Tether: the memory file {visible(file)} cannot be read (line {problem.line}: {why}); "

@@ -13,9 +13,9 @@ from recall.model import Memory
 
 _INSERT = """
 INSERT INTO memories(rowid, id, name, category, summary, details, files, anchor, anchors, pinned,
-    guard, status, supersedes, superseded_by, created, author, source, content_hash, mtime_ns,
-    size, file_sha)
-VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    guard, status, supersedes, superseded_by, created, author, source, content_hash, secret,
+    mtime_ns, size, file_sha)
+VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 
@@ -86,7 +86,8 @@ def insert_records(
 
 def record_fields(memory: Memory) -> tuple[object, ...]:
     """The ``memories`` columns of ``memory`` between its file's name and its file's stat
-    (``category`` to ``content_hash``): a bulk write makes them while its files are written."""
+    (``category`` to ``content_hash``, then ``secret``): a bulk write makes them while its
+    files are written."""
     return (
         memory.category,
         memory.summary,
@@ -103,6 +104,7 @@ def record_fields(memory: Memory) -> tuple[object, ...]:
         memory.author,
         memory.source,
         memory.content_hash,
+        int(memory.holds_secret),
     )
 
 
@@ -236,4 +238,5 @@ def memory_from_row(row: sqlite3.Row) -> Memory:
         source=row["source"],
     )
     memory.__dict__["content_hash"] = row["content_hash"]  # fills the cached property
+    memory.__dict__["holds_secret"] = bool(row["secret"])  # scanned when it was indexed
     return memory

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 8
+SCHEMA_VERSION: Final = 9
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
@@ -81,7 +81,8 @@ CREATE TABLE IF NOT EXISTS memories(
     content_hash TEXT NOT NULL,
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
-    file_sha TEXT NOT NULL
+    file_sha TEXT NOT NULL,
+    secret INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
 CREATE INDEX IF NOT EXISTS memories_status ON memories(status);
@@ -210,4 +211,7 @@ MIGRATIONS: Final[dict[int, str]] = {
     6: reread_every_file(),
     # v8: the genome's renames indexed by each name, for the look-ups of the edit hooks
     7: GENOME_RENAMES_DDL,
+    # v9: whether a memory's text holds a credential (written by hand or past the scan), so
+    # that what agents are given of it is masked; every file is read once more to say so
+    8: "ALTER TABLE memories ADD COLUMN secret INTEGER NOT NULL DEFAULT 0;\n" + reread_every_file(),
 }

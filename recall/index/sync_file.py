@@ -156,9 +156,10 @@ def sync_one(
             _clash(conn, folder, recheck, memory.id, existing["name"], problems)
             return False
     if existing is not None and _same_row(existing, memory, sha):
+        # the scan's verdict too: an index migrated from before it was kept says none
         conn.execute(
-            "UPDATE memories SET mtime_ns = ?, size = ? WHERE name = ?",
-            (stat.mtime_ns, stat.size, stat.name),
+            "UPDATE memories SET mtime_ns = ?, size = ?, secret = ? WHERE name = ?",
+            (stat.mtime_ns, stat.size, int(memory.holds_secret), stat.name),
         )
         return False
     rows.delete_by_name(conn, stat.name)

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from recall.agent_text import for_agent
 from recall.display import is_unseen
 from recall.model import REJECTED_WORDING
 from recall.ranking import weights as W
@@ -78,8 +79,9 @@ def cap(text: str, limit: int) -> str:
 
 def format_hit(hit: Hit) -> str:
     """One injected line: ``[gotcha] ad63a294 by Dana — summary · via file, sem 0.59``
-    (the author as the memory file names it; no label when it names none)."""
-    summary = safe_field(hit.memory.summary, W.SUMMARY_CAP)
+    (the author as the memory file names it; no label when it names none), a credential in
+    the summary masked (:mod:`recall.agent_text`)."""
+    summary = safe_field(for_agent(hit.memory).summary, W.SUMMARY_CAP)
     scope = "" if hit.scope == "project" else f" ({hit.scope})"
     author = safe_field(hit.memory.author, AUTHOR_CAP)
     by = f" by {author}" if author else ""

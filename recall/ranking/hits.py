@@ -96,8 +96,11 @@ class Hit:
     at least the spot-check threshold; 0 otherwise."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form used by ``recall --json`` and ``--batch``."""
-        return {
+        """The JSON form used by ``recall --json`` and ``--batch`` (``secret_masked`` when the
+        summary holds a credential that :func:`recall.agent_text.mask_hits` masked)."""
+        from recall.agent_text import was_masked
+
+        data = {
             "id": self.memory.id,
             "summary": self.memory.summary,
             "category": self.memory.category,
@@ -110,6 +113,9 @@ class Hit:
             "strong": self.strong,
             "spot_check": self.drift or None,
         }
+        if was_masked(self.memory):
+            data["secret_masked"] = True
+        return data
 
 
 @dataclass

@@ -77,10 +77,13 @@ class StoreReads(IndexOpening):
         return self.extra_lines_of(memory_id)[0]
 
     def extra_lines_of(
-        self, memory_id: str
+        self, memory_id: str, *, derived: bool = False
     ) -> tuple[dict[str, Any], dict[str, tuple[int, str]], Path]:
         """:meth:`extra_of`, with the line (1-based number, text) each of those keys is written
-        on and the file's path (for saying what YAML made of a value as written).
+        on and the file's path (for saying what YAML made of a value as written). With
+        ``derived``, a key the file gives a value Tether makes itself (a ``content_hash``
+        written by hand: :data:`recall.records.DERIVED_KEYS`) is among them too, so that an
+        export can say it is there.
 
         Raises :class:`MalformedMemory` when the file cannot be read or parsed now."""
         name = self.file_name_of(memory_id)
@@ -90,11 +93,13 @@ class StoreReads(IndexOpening):
         except (OSError, OversizedFile, UnicodeDecodeError) as error:
             raise MalformedMemory(path, 1, f"could not be read again ({error})") from None
         from recall import frontmatter  # YAML: only for what reads a file
-        from recall.records import extra_fields
+        from recall.records import DERIVED_KEYS, extra_fields
 
         parsed = frontmatter.parse(text, path)
         lines = text.lstrip("\ufeff").splitlines()
         extra = extra_fields(parsed.fields)
+        if derived:
+            extra.update({k: v for k, v in parsed.fields.items() if k in DERIVED_KEYS})
         at = parsed.key_lines
         written = {k: (at[k], lines[at[k] - 1]) for k in extra if k in at}
         return extra, written, path

@@ -145,7 +145,7 @@ class StoreWrites(VectorFilling):
                 raise BadInput(refused)
         from recall.records import check_category, check_details, check_summary
 
-        return Memory(
+        draft = Memory(
             id="",
             category=check_category(category),
             summary=check_summary(summary),
@@ -158,6 +158,8 @@ class StoreWrites(VectorFilling):
             author=author,
             source=source,
         )
+        # the scan above found none in the summary and details kept: none again when indexed
+        return draft if allow_secret else draft.scanned_clean()
 
     def create_on_disk(self) -> None:
         """Create the store's folders and index now, as its first write would."""

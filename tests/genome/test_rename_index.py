@@ -90,12 +90,13 @@ def test_an_index_from_before_is_migrated_and_its_genome_kept(
     with conn:  # as the version before left it: no index on the renames
         for name in INDEXES:
             conn.execute(f"DROP INDEX {name}")
+        conn.execute("ALTER TABLE memories DROP COLUMN secret")  # added by version 9
         conn.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
     conn.close()
     conn, created = open_checked(path)
     try:
         assert not created
-        assert schema_version(conn) == SCHEMA_VERSION == 8
+        assert schema_version(conn) == SCHEMA_VERSION == 9
         assert _indexes(conn) == INDEXES
         assert not Genome(repo.root, conn).is_stale()  # the history read before is kept
         _assert_searched(conn, _look_ups(conn, repo.root))
@@ -110,6 +111,7 @@ def test_an_index_from_before_without_a_genome_is_migrated(
     path = tmp_path / "index.db"
     conn, _ = open_checked(path)
     with conn:  # never refreshed: no genome table at all
+        conn.execute("ALTER TABLE memories DROP COLUMN secret")  # added by version 9
         conn.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
     conn.close()
     conn, _ = open_checked(path)

@@ -86,12 +86,13 @@ def test_version_3_index_migrates_with_its_counters(
         conn.execute("DROP TABLE memory_anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN guard")
+        conn.execute("ALTER TABLE memories DROP COLUMN secret")
         conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
     conn = upgraded.conn
     assert notices == []
     version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
-    assert int(version) == SCHEMA_VERSION == 8
+    assert int(version) == SCHEMA_VERSION == 9
     assert cleanup.last_pass(conn) is None
     row = usage_row(upgraded, memory)
     assert row is not None and row["surfaced"] == 1 and row["archived_at"] is None
@@ -109,6 +110,7 @@ def test_version_4_index_gains_per_day_counts_and_keeps_its_totals(
         conn.execute("DROP TABLE memory_anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN guard")
+        conn.execute("ALTER TABLE memories DROP COLUMN secret")
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
     assert notices == []
@@ -129,6 +131,7 @@ def test_version_5_index_reads_a_guard_and_anchors_written_by_hand_before_the_up
         conn.execute("DROP TABLE memory_anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN guard")
+        conn.execute("ALTER TABLE memories DROP COLUMN secret")
         conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     # Written by hand while version 5 ran, which kept both keys in the file only ...
     text = path.read_text(encoding="utf-8")
@@ -179,6 +182,7 @@ def test_version_5_index_reads_every_file_again_even_from_a_settled_folder(
         conn.execute("DROP TABLE memory_anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN guard")
+        conn.execute("ALTER TABLE memories DROP COLUMN secret")
         conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
     assert notices == []
@@ -201,6 +205,7 @@ def test_version_6_index_left_unread_by_its_first_upgrade_reads_every_file_again
         saved = {row[0] for row in conn.execute("SELECT key FROM meta")}
         assert "folder_fingerprint" in saved
         conn.execute("UPDATE memories SET mtime_ns = -1, guard = 0")
+        conn.execute("ALTER TABLE memories DROP COLUMN secret")
         conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
     assert notices == []
