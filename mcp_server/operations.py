@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_server import arguments, results
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
+from mcp_server.query_notes import empty_query_note
 from recall.agent_text import masked_file
 from recall.anchors.carry import anchors_in_files
 from recall.anchors.guards import carried_guard, check_guard, narrowed
@@ -90,28 +91,10 @@ def recall(
         "held_back": len(found.hits) - len(allowed),
     }
     if prompt and not found.query_text:
-        notes.append(_empty_query_note(prompt, bool(touches)))
+        notes.append(empty_query_note(prompt, bool(touches)))
     if notes:
         done["notes"] = notes
     return _with_skipped(done, stores, ws)
-
-
-def _empty_query_note(prompt: str, has_files: bool) -> str:
-    """Why a prompt gave recall nothing to search for (recall.ranking.sanitize keeps only a
-    question, a prose line, or a short remainder of what is not machine output)."""
-    from recall.ranking.sanitize import WHOLE_MAX_CHARS, sanitize_prompt
-
-    removed = sanitize_prompt(prompt).removed
-    dropped = f"once its machine output ({', '.join(removed)}) is dropped, " if removed else ""
-    why = (
-        f"{dropped}it has no question and no line of prose, and what is left is empty or "
-        f"over {WHOLE_MAX_CHARS} characters, too long to search whole"
-    )
-    ranked = "memories were ranked by the files alone" if has_files else "nothing was ranked"
-    return (
-        f"the prompt held nothing to search for: {why}; {ranked}; give the task in a "
-        "sentence (the question itself, not the whole paste)"
-    )
 
 
 def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:

@@ -17,14 +17,14 @@ from recall.anchors.states import (
 from recall.anchors.symbols import anchors_to_field
 from recall.cli.context import CommandContext
 from recall.cli.doctor_place import FindingPlace
+from recall.cli.maint_messages import dead_message, drift_message
 from recall.cli.render import ID_HELP, scope_option
 from recall.display import plural, visible
 from recall.errors import NothingToDo
 from recall.frontmatter import REMOVE
-from recall.known_paths import suggestions, tree_paths
+from recall.known_paths import tree_paths
 from recall.lifecycle.confirming import confirm
 from recall.lifecycle.dead import (
-    DeadReference,
     dead_reference,
     deleted_after_rename,
     renamed_then_gone,
@@ -47,7 +47,6 @@ from recall.lifecycle.references import (
     CONFIRMED_KEY,
     FORMER_FILES_KEY,
     GIVEN_FILES_KEY,
-    Drift,
     drift,
     given_files,
     named_by_person,
@@ -111,45 +110,6 @@ def project_genome(store: MemoryStore, ctx: CommandContext) -> Any | None:
     if store.scope != "project" or not store.exists or store.repo_root is None:
         return None
     return open_repo_signals(store, notice=ctx.notice)
-
-
-def dead_message(
-    dead: DeadReference, tree: list[str] | None = None, gone: dict[str, str] | None = None
-) -> str:
-    """One line about a dead reference, with the rename git knows of if any, else the closest
-    names of ``tree`` (the repository's files) when it is given: a typo in a hand-written file.
-    ``gone`` (:func:`recall.lifecycle.dead.renamed_then_gone`) are the files renamed and then
-    deleted, said as ``tether repoint`` says them: there is nothing to repoint them to."""
-    memory_id = dead.memory.id
-    gone = gone or {}
-    moved = {old: new for old, new in dead.renamed.items() if new}
-    if moved:
-        said = ", ".join(f"{old} -> {new}" for old, new in moved.items())
-        if gone:
-            said += f"; {deleted_after_rename(gone)}"
-        return (
-            f"{memory_id}: every file it names is gone; git shows {said} "
-            f"(`tether repoint {memory_id} --apply`)"
-        )
-    names = ", ".join(dead.memory.files)
-    plain = [path for path in dead.memory.files if path not in gone]
-    close = [c for path in plain for c in suggestions(path, tree or [])]
-    hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
-    if not gone:
-        return f"{memory_id}: every file it names is gone ({names}){hint}"
-    return (
-        f"{memory_id}: every file it names is gone ({names}); git shows "
-        f"{deleted_after_rename(gone)}: no file to repoint it to (edit its files: list or "
-        f"`tether archive {memory_id}`){hint}"
-    )
-
-
-def drift_message(found: Drift) -> str:
-    """One line about a drifting memory."""
-    return (
-        f"{found.memory.id}: spot-check: its files saw {found.commits} commits since "
-        f"{found.since} (`tether confirm {found.memory.id}` once checked)"
-    )
 
 
 def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:

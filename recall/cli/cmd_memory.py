@@ -9,8 +9,9 @@ from recall.anchors.guards import check_guard
 from recall.anchors.states import states_of
 from recall.anchors.symbols import SEPARATOR, split_anchor_options
 from recall.anchors.write import bare_name_anchor, record_anchors, refuse_separator_files
-from recall.cli.cmd_maint import drift_message, project_genome
+from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
+from recall.cli.maint_messages import drift_message
 from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.display import visible
 from recall.errors import BadInput

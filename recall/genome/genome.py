@@ -8,7 +8,6 @@ source files that changed.
 
 from __future__ import annotations
 
-import math
 import os
 import sqlite3
 import stat
@@ -17,18 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from recall.file_names import (
-    EarlierName,
-    dated_names,
-    held_since,
-    read_reuse,
     read_snapshot,
     rename_events,
-    unread,
 )
 from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
 from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
+from recall.genome.name_dates import DatedNames
 from recall.genome.names import OWN_FOLDER, in_submodule
 from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
@@ -51,7 +46,7 @@ def _by_count(pair: tuple[int, int]) -> int:
     return -pair[1]
 
 
-class Genome(CommitCounts):
+class Genome(DatedNames, CommitCounts):
     """What the repository at ``repo_root`` knows, cached in the index connection ``conn``.
 
     ``repo_root`` None means there is no project folder: queries answer from whatever the
@@ -384,33 +379,3 @@ class Genome(CommitCounts):
     def renamed_from(self, path: str) -> list[str]:
         """The earlier names of the file now at ``path``, most recent first."""
         return self._follow(lambda renames: renames.backward(path))
-
-    def earlier_names(self, path: str) -> list[EarlierName]:
-        """The earlier names of the file now at ``path`` a memory may name it by, each with
-        the moment a memory naming it must be written before
-        (:func:`recall.file_names.dated_names`): no git run, and for the names not read
-        before in this state one statement for the commits that brought them back and one
-        for the times of those commits and of their renames."""
-        steps = self._follow(lambda renames: renames.backward_steps(path))
-        times, back = self._rename_times, self._came_back
-        if unread(steps, times, back):
-            with read_snapshot(self.conn):
-                if self._adopt_state():  # refreshed elsewhere: the steps are renumbered
-                    return self.earlier_names(path)
-                read_reuse(self.conn, steps, times, back)
-        return dated_names(steps, times, self.exists, back)
-
-    def own_name(self, path: str) -> EarlierName:
-        """``path`` as the file there now has it (:func:`recall.file_names.held_since`): a
-        memory naming it written before another file was renamed away from the name is about
-        that file. No git run; read as :meth:`earlier_names` reads the names it dates."""
-        step = self._follow(lambda renames: renames.left_step(path))
-        if step is None:
-            return EarlierName(path, math.inf)
-        times, back = self._rename_times, self._came_back
-        if unread([step], times, back):
-            with read_snapshot(self.conn):
-                if self._adopt_state():  # refreshed elsewhere: the steps are renumbered
-                    return self.own_name(path)
-                read_reuse(self.conn, [step], times, back)
-        return held_since(step, times, back)

@@ -252,9 +252,7 @@ class Recaller:
             return []  # nothing to rank: an empty or not yet created store costs no query
         found: dict[str, ch.Channel] = {}
         tick = time.perf_counter()
-        aliases = fc.file_aliases(
-            adjuster.touched, self.repo.exists, self.repo.earlier_names, self.repo.own_name
-        )
+        aliases = fc.repo_aliases(adjuster.touched, self.repo)
         add_time(timings, "file", tick)
         found["file"] = self._timed(
             timings,

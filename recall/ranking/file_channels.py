@@ -10,6 +10,7 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from recall.clock import DAY_SECONDS, now
 from recall.file_names import EarlierName
@@ -76,6 +77,27 @@ def file_aliases(
     ``own_name`` dates it, then its earlier names in history, newest first, as
     ``earlier_names`` dates them)."""
     return {path: (own_name(path), *earlier_names(path)) for path in touched if exists(path)}
+
+
+def repo_aliases(touched: dict[str, float], repo: RepoNames) -> Aliases:
+    """:func:`file_aliases` with the names ``repo`` (a repository's signals) dates."""
+    return file_aliases(touched, repo.exists, repo.earlier_names, repo.own_name)
+
+
+class RepoNames(Protocol):
+    """What :func:`repo_aliases` asks of a repository's signals."""
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` is a file of the repository now."""
+        ...
+
+    def earlier_names(self, path: str) -> Sequence[EarlierName]:
+        """``path``'s earlier names, dated."""
+        ...
+
+    def own_name(self, path: str) -> EarlierName:
+        """``path`` as the file there now has it, dated."""
+        ...
 
 
 def files_channel(

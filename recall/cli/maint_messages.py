@@ -1,0 +1,47 @@
+"""The one-line messages of the maintenance commands: a dead reference (doctor, repoint) and
+a drifting memory (doctor, show)."""
+
+from __future__ import annotations
+
+from recall.known_paths import suggestions
+from recall.lifecycle.dead import DeadReference, deleted_after_rename
+from recall.lifecycle.references import Drift
+
+
+def dead_message(
+    dead: DeadReference, tree: list[str] | None = None, gone: dict[str, str] | None = None
+) -> str:
+    """One line about a dead reference, with the rename git knows of if any, else the closest
+    names of ``tree`` (the repository's files) when it is given: a typo in a hand-written file.
+    ``gone`` (:func:`recall.lifecycle.dead.renamed_then_gone`) are the files renamed and then
+    deleted, said as ``tether repoint`` says them: there is nothing to repoint them to."""
+    memory_id = dead.memory.id
+    gone = gone or {}
+    moved = {old: new for old, new in dead.renamed.items() if new}
+    if moved:
+        said = ", ".join(f"{old} -> {new}" for old, new in moved.items())
+        if gone:
+            said += f"; {deleted_after_rename(gone)}"
+        return (
+            f"{memory_id}: every file it names is gone; git shows {said} "
+            f"(`tether repoint {memory_id} --apply`)"
+        )
+    names = ", ".join(dead.memory.files)
+    plain = [path for path in dead.memory.files if path not in gone]
+    close = [c for path in plain for c in suggestions(path, tree or [])]
+    hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
+    if not gone:
+        return f"{memory_id}: every file it names is gone ({names}){hint}"
+    return (
+        f"{memory_id}: every file it names is gone ({names}); git shows "
+        f"{deleted_after_rename(gone)}: no file to repoint it to (edit its files: list or "
+        f"`tether archive {memory_id}`){hint}"
+    )
+
+
+def drift_message(found: Drift) -> str:
+    """One line about a drifting memory."""
+    return (
+        f"{found.memory.id}: spot-check: its files saw {found.commits} commits since "
+        f"{found.since} (`tether confirm {found.memory.id}` once checked)"
+    )
