@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import CliResult, git, make_repo
 
-from tests.anchors.test_reused_names import NEW, OLD, at, commit
+from tests.anchors.test_reused_names import OLD, at, name_taken
 from tests.mcp.harness import call, mcp_client
 
 Run = Callable[..., CliResult]
@@ -69,12 +69,7 @@ def test_a_global_memory_written_after_the_name_came_back_stays_with_the_new_fil
     repo = make_repo(tmp_path / "repo", {"util.py": OLD, "README.md": "# demo\n"})
     options = ("-c", "pref", "-f", "util.py", "--global")
     before = _remember(cli, "the original util is mine", *options, env=at(2))
-    commit(repo, 4, "mv", "util.py", "legacy.py")
-    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
-    (repo / "util.py").write_text(NEW)
-    git(repo, "add", "-A")
-    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
-    assert cli("index").code == 0
+    name_taken(repo, cli)
     after = _remember(cli, "the new util is mine too", *options, env=at(6))
 
     hits = cli("recall", "-f", "legacy.py", "--json", env=at(20)).json()["results"]

@@ -60,14 +60,23 @@ def test_a_memory_written_after_the_name_was_taken_again_stays(
     assert "No problems found" in ok(cli("doctor")).stdout
 
 
+def _renamed_then_deleted(
+    git_repo: GitRepo, open_store: Callable[..., OpenStore], new_name: str
+) -> str:
+    """A memory on src/util.py, written before git renamed it to ``new_name`` and then
+    deleted it: its id."""
+    gone = remember(open_store().store, "About util", files=["src/util.py"], created=LONG_AGO)
+    git_repo.move("src/util.py", new_name)
+    git_repo.commit("rename util")
+    git_repo.remove(new_name)
+    git_repo.commit("drop util")
+    return gone
+
+
 def test_a_file_renamed_then_deleted_is_said_to_be(
     cli: Cli, git_repo: GitRepo, open_store: Callable[..., OpenStore]
 ) -> None:
-    gone = remember(open_store().store, "About util", files=["src/util.py"], created=LONG_AGO)
-    git_repo.move("src/util.py", "src/util ü.py")
-    git_repo.commit("rename util")
-    git_repo.remove("src/util ü.py")
-    git_repo.commit("drop util")
+    gone = _renamed_then_deleted(git_repo, open_store, "src/util ü.py")
     result = cli("repoint", gone)
     assert result.code == 1, result
     assert "src/util.py -> src/util ü.py, deleted since" in result.stderr
@@ -78,11 +87,7 @@ def test_a_file_renamed_then_deleted_is_said_to_be(
 def test_doctor_says_a_file_renamed_then_deleted_as_repoint_does(
     cli: Cli, git_repo: GitRepo, open_store: Callable[..., OpenStore]
 ) -> None:
-    gone = remember(open_store().store, "About util", files=["src/util.py"], created=LONG_AGO)
-    git_repo.move("src/util.py", "src/utility.py")
-    git_repo.commit("rename util")
-    git_repo.remove("src/utility.py")
-    git_repo.commit("drop util")
+    gone = _renamed_then_deleted(git_repo, open_store, "src/utility.py")
     said = "git shows src/util.py -> src/utility.py, deleted since: no file to repoint it to"
     assert said in cli("repoint", gone).stderr
     doctor = cli("doctor")

@@ -55,6 +55,17 @@ def pre_edit(cli: Any, repo: Path, path: str) -> str:
     return done.stdout
 
 
+def name_taken(repo: Path, cli: Any) -> None:
+    """In ``repo``, util.py becomes legacy.py on day 4 and a new util.py takes the name on day
+    5; the repository is indexed after."""
+    commit(repo, 4, "mv", "util.py", "legacy.py")
+    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
+    (repo / "util.py").write_text(NEW)
+    git(repo, "add", "-A")
+    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
+    assert cli("index").code == 0
+
+
 def name_taken_again(tmp_path: Path, cli: Any) -> tuple[Path, str, str]:
     """A repository whose util.py (with a guarded memory written on day 2) became legacy.py on
     day 4, a new util.py taking the name on day 5 and a memory on it on day 6, indexed: the
@@ -63,12 +74,7 @@ def name_taken_again(tmp_path: Path, cli: Any) -> tuple[Path, str, str]:
     before = remember(cli, 2, "the original util is long")
     git(repo, "add", "-A")
     commit(repo, 3, "commit", "-q", "-m", "memory")
-    commit(repo, 4, "mv", "util.py", "legacy.py")
-    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
-    (repo / "util.py").write_text(NEW)
-    git(repo, "add", "-A")
-    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
-    assert cli("index").code == 0
+    name_taken(repo, cli)
     after = remember(cli, 6, "note about the new util")
     return repo, before, after
 
@@ -243,12 +249,7 @@ def test_a_gotcha_on_a_reused_name_warns_on_the_renamed_file_only(tmp_path: Path
     old = str(done.json()["id"])
     git(repo, "add", "-A")
     commit(repo, 3, "commit", "-q", "-m", "memory")
-    commit(repo, 4, "mv", "util.py", "legacy.py")
-    commit(repo, 4, "commit", "-q", "-m", "util.py becomes legacy.py")
-    (repo / "util.py").write_text(NEW)
-    git(repo, "add", "-A")
-    commit(repo, 5, "commit", "-q", "-m", "a new util.py")
-    assert cli("index").code == 0
+    name_taken(repo, cli)
 
     assert old in pre_edit(cli, repo, "legacy.py")
     assert old not in pre_edit(cli, repo, "util.py")

@@ -52,11 +52,7 @@ class Renamed(workspace.Workspace):
 def ws(tmp_path: Path) -> Renamed:
     """The repository the server opens (the fixtures start it in ``ws``)."""
     built = workspace.build(tmp_path / "repo")
-    target = built.root / "lib" / "move_me.py"
-    target.parent.mkdir()
-    target.write_text("CACHE = {}\n", encoding="utf-8")
-    git(built.root, "add", "lib/move_me.py")
-    git(built.root, "commit", "-q", "-m", "add move_me")
+    built.commit_file("lib/move_me.py", "CACHE = {}\n")
     ours = _write(MemoryStore(project_location(built.root), notice=_quiet), MOVED_GOTCHA, "gotcha")
     mine = _write(MemoryStore(global_location(built.root), notice=_quiet), GLOBAL_PREF, "pref")
     git(built.root, "add", "-A")

@@ -24,11 +24,7 @@ MOVED_GOTCHA = "move_me keeps its cache per process"
 def ws(tmp_path: Path) -> workspace.Workspace:
     """The test repository, with a committed lib/move_me.py and a gotcha naming it."""
     built = workspace.build(tmp_path / "repo")
-    target = built.root / "lib" / "move_me.py"
-    target.parent.mkdir()
-    target.write_text("CACHE = {}\n", encoding="utf-8")
-    git(built.root, "add", "lib/move_me.py")
-    git(built.root, "commit", "-q", "-m", "add move_me")
+    built.commit_file("lib/move_me.py", "CACHE = {}\n")
     store = MemoryStore(project_location(built.root), notice=lambda message: None)
     try:
         draft = store.prepare_memory(

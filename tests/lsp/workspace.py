@@ -9,7 +9,7 @@ from pathlib import Path
 
 from recall.locations import project_location
 from recall.store import MemoryStore
-from tests.conftest import make_repo
+from tests.conftest import git, make_repo
 
 STORE_PY = """import os
 
@@ -49,6 +49,15 @@ class Workspace:
     def open_store(self) -> MemoryStore:
         """A fresh in-process view of the project store (the server writes the same files)."""
         return MemoryStore(project_location(self.root), notice=lambda message: None)
+
+    def commit_file(self, relative: str, text: str) -> Path:
+        """Write ``relative`` (its folder made) and commit it alone; its path."""
+        target = self.root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        git(self.root, "add", "--", relative)
+        git(self.root, "commit", "-q", "-m", f"add {relative}")
+        return target
 
     def commit_store_changes(self, count: int, date: str) -> None:
         """``count`` commits, each appending a line to src/store.py, dated ``date``."""

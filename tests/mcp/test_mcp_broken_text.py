@@ -5,36 +5,18 @@ only a recall's prompt, which is searched and never written, is read with U+FFFD
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, WAIT_S, line
+from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, line, server_answers, tool_call
 
 
 def _call(msg_id: int, tool: str, **arguments: Any) -> dict[str, Any]:
-    params = {"name": tool, "arguments": arguments}
-    return {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call", "params": params}
-
-
-def _all_answers(repo: Path, sent: bytes) -> list[dict[str, Any]]:
-    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
-    done = subprocess.run(
-        [sys.executable, "-m", "recall", "mcp"],
-        cwd=repo,
-        env=env,
-        input=sent,
-        capture_output=True,
-        timeout=WAIT_S,
-    )
-    assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in done.stdout.decode().splitlines()]
+    return tool_call(msg_id, tool, arguments)
 
 
 def _answers(repo: Path, sent: bytes) -> dict[Any, dict[str, Any]]:
-    return {answer.get("id"): answer for answer in _all_answers(repo, sent)}
+    return {answer.get("id"): answer for answer in server_answers(repo, sent)}
 
 
 def _refused(answer: dict[str, Any], tool: str, named: str) -> None:
@@ -70,7 +52,7 @@ def test_broken_text_in_a_tool_s_arguments_is_refused_naming_it(repo: Path) -> N
 def test_an_id_with_broken_text_is_refused_under_its_mended_id(repo: Path) -> None:
     call = _call(0, "memory_write", summary="a b c", category="gotcha", files=["src/app.py"])
     sent = line(INITIALIZE) + line(INITIALIZED) + line({**call, "id": "x\ud800"})
-    [_, answer] = _all_answers(repo, sent)
+    [_, answer] = server_answers(repo, sent)
     assert answer["id"] == "x\ufffd"
     _refused(answer, "memory_write", "'id'")
     assert not list((repo / ".tether" / "memories").glob("*.md"))
@@ -84,7 +66,7 @@ def test_an_id_refused_for_its_shape_is_free_again(repo: Path) -> None:
         + line(shapeless)
         + line(_call(7, "memory_recall", prompt="retry the upload"))
     )
-    [_, refused, answered] = _all_answers(repo, sent)
+    [_, refused, answered] = server_answers(repo, sent)
     assert (refused["id"], refused["error"]["code"]) == (7, -32600)
     assert answered["id"] == 7
     assert not answered["result"]["isError"], answered

@@ -6,9 +6,7 @@ request reusing the id of one still in flight is refused at once, and the first 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -29,17 +27,13 @@ from mcp_server.in_flight import (
 )
 from recall.errors import EXIT_FAILURE
 from recall.store.busy import WRITE_WAIT_SECONDS
-from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, WAIT_S
+from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, WAIT_S, start_server, tool_call
 from tests.test_cli_busy import index_held, lock_held
 
 
-def _call(msg_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    params = {"name": tool, "arguments": arguments}
-    return {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call", "params": params}
-
-
 def _write(msg_id: int, summary: str) -> dict[str, Any]:
-    return _call(msg_id, "memory_write", {"summary": summary, "category": "gotcha", "files": []})
+    arguments = {"summary": summary, "category": "gotcha", "files": []}
+    return tool_call(msg_id, "memory_write", arguments)
 
 
 class Wire:
@@ -80,17 +74,7 @@ class Wire:
 @contextmanager
 def serving(repo: Path, env: dict[str, str] | None = None) -> Iterator[Wire]:
     """A fresh ``tether mcp`` in ``repo``, initialized."""
-    environment = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
-    environment.update(env or {})
-    server = subprocess.Popen(
-        [sys.executable, "-m", "recall", "mcp"],
-        cwd=repo,
-        env=environment,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = start_server(repo, env=env, text=True)
     wire = Wire(server)
     try:
         wire.send(INITIALIZE)
@@ -270,7 +254,7 @@ def test_a_request_reusing_an_id_in_flight_is_refused_and_the_first_answered(rep
         first = json.loads(wire.next()["result"]["content"][0]["text"])
         with lock_held(repo):  # the write waits for the store: its id stays in flight
             wire.send(_write(5, "the cache is warmed before the pool opens"))
-            wire.send(_call(5, "memory_list", {}))
+            wire.send(tool_call(5, "memory_list", {}))
             refused = wire.next()  # answered while the first still waits
             assert refused["id"] == 5
             assert refused["error"]["code"] == -32600
@@ -279,7 +263,7 @@ def test_a_request_reusing_an_id_in_flight_is_refused_and_the_first_answered(rep
         assert written["id"] == 5 and not written["result"]["isError"]
         memory = json.loads(written["result"]["content"][0]["text"])
         assert (repo / ".tether" / "memories" / f"{memory['id']}.md").exists()
-        wire.send(_call(5, "memory_list", {}))  # answered: the id is free again
+        wire.send(tool_call(5, "memory_list", {}))  # answered: the id is free again
         listed = json.loads(wire.next()["result"]["content"][0]["text"])
         assert sorted(m["id"] for m in listed["memories"]) == sorted([first["id"], memory["id"]])
 

@@ -8,17 +8,15 @@ repository with a store."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import run_tether
 
-from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, line
+from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, line, start_server, tool_call
 
 STOP_WAIT_S = 60
 """How long the test waits for the process to end (a bound against a hang, not a timing: it
@@ -26,8 +24,7 @@ ends in milliseconds)."""
 
 
 def _recall(msg_id: int, path: str) -> dict[str, Any]:
-    params = {"name": "memory_recall", "arguments": {"files": [path]}}
-    return {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call", "params": params}
+    return tool_call(msg_id, "memory_recall", {"files": [path]})
 
 
 def _answer(server: subprocess.Popen[bytes]) -> dict[str, Any]:
@@ -43,17 +40,9 @@ def test_a_stop_signal_ends_the_server_at_once_with_its_code(
 ) -> None:
     done = run_tether("remember", "app start is slow", "-c", "gotcha", "-f", "src/app.py", cwd=repo)
     assert done.code == 0, done.stderr
-    environment = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
     stderr = tmp_path / "stderr.txt"
     with stderr.open("wb") as said:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "recall", "mcp"],
-            cwd=repo,
-            env=environment,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=said,
-        )
+        server = start_server(repo, stderr=said)
     assert server.stdin is not None
     try:
         server.stdin.write(line(INITIALIZE))

@@ -9,15 +9,13 @@ keeps serving.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from queue import Empty, Queue
 from typing import Any
 
-from tests.mcp.raw_wire import INITIALIZE
+from tests.mcp.raw_wire import INITIALIZE, start_server
 
 REPLY_WAIT_S = 60  # a generous bound for a reply on a loaded machine, not a timing
 
@@ -25,16 +23,7 @@ REPLY_WAIT_S = 60  # a generous bound for a reply on a loaded machine, not a tim
 def _lines(repo: Path, sent: list[str], last_id: int) -> list[dict[str, Any]]:
     """Send ``sent`` to a fresh ``tether mcp`` in ``repo``; every message it writes back, up
     to the reply to ``last_id``."""
-    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "recall", "mcp"],
-        cwd=repo,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    server = start_server(repo, stderr=subprocess.DEVNULL, text=True)
     assert server.stdin is not None and server.stdout is not None
     replies: Queue[str] = Queue()
     threading.Thread(target=lambda: [replies.put(x) for x in server.stdout], daemon=True).start()

@@ -6,36 +6,21 @@ holds nothing to search for says so."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, WAIT_S
+from tests.mcp.raw_wire import INITIALIZE, INITIALIZED, line, server_answers, tool_call
 
 
 def _exchange(repo: Path, sent: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
     """Write every message to a fresh ``tether mcp`` and close its input at once; every
     answer it writes before it exits, by id (the process must exit 0)."""
-    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
-    done = subprocess.run(
-        [sys.executable, "-m", "recall", "mcp"],
-        cwd=repo,
-        env=env,
-        input="".join(json.dumps(m) + "\n" for m in sent),
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
-    )
-    assert done.returncode == 0, done.stderr
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    answers = server_answers(repo, b"".join(line(message) for message in sent))
     return {a.get("id"): a for a in answers}
 
 
 def _call(msg_id: int, tool: str, arguments: Any) -> dict[str, Any]:
-    params = {"name": tool, "arguments": arguments}
-    return {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call", "params": params}
+    return tool_call(msg_id, tool, arguments)
 
 
 def _text(answer: dict[str, Any]) -> str:
