@@ -345,7 +345,10 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         note = None
     else:  # superseding does not lift a guard; a narrower one is said
         guard, note = carried_guard(old, category, store.scope)
-        if guard and (note := narrowing_note(old, files, anchors, store.repo_root)):
+        # renames as the indexer keeps the genome: a request does not refresh it
+        if guard and (
+            note := narrowing_note(store, old, files, anchors, notice=ls.log, refresh=False)
+        ):
             ls.warn(note)
     acted(root, store, old.id)  # validated: the person acted on what was shown
     if summary is None:

@@ -16,7 +16,7 @@ from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from mcp_server.query_notes import empty_query_note
 from recall.agent_text import masked_file
 from recall.anchors.carry import anchors_in_files
-from recall.anchors.guards import carried_guard, check_guard, narrowed
+from recall.anchors.guards import carried_guard, check_guard, narrowed_now
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
 from recall.known_paths import missing_notes, touched_notes
@@ -306,7 +306,7 @@ def supersede(
     if recorded:  # the new text is about the same code, or the code given
         draft = draft.with_changes(anchors=recorded)
     draft = with_given_files(draft, named)  # the files named, for a later repoint
-    _keeps_the_guard(old, draft, store.scope)
+    _keeps_the_guard(store, old, draft)
     # superseding does not lift a guard
     guard, note = carried_guard(old, draft.category, store.scope)
     if guard:
@@ -323,23 +323,29 @@ def _with_notes(done: dict[str, Any], **notes: list[str]) -> dict[str, Any]:
     return {**done, **{key: found for key, found in notes.items() if found}}
 
 
-def _keeps_the_guard(old: Memory, draft: Memory, scope: str) -> None:
+def _keeps_the_guard(store: MemoryStore, old: Memory, draft: Memory) -> None:
     """Refuse a supersede that would lift or narrow ``old``'s guard (an agent cannot: a person
     does, with ``tether unguard``): a category that takes none, files leaving a guarded one
-    out, or anchors covering less of its code (:func:`recall.anchors.guards.narrowed`). A
-    guard covering as much or more (a symbol guard widened to the whole file) is kept. A
-    guard in the global store, which protects nothing and cannot be carried, is a person's to
-    take off."""
+    out, or anchors covering less of its code, weighed as ``tether supersede`` weighs them
+    (:func:`recall.anchors.guards.narrowed_now`: a file git shows renamed since is kept
+    guarded by its new name, and named as it is now). A guard covering as much or more (a
+    symbol guard widened to the whole file) is kept. A guard in the global store, which
+    protects nothing and cannot be carried, is a person's to take off."""
     if not old.guard:
         return
-    left_files, left_code = narrowed(old, draft.files, draft.anchors)
     lifted = keep = None
-    if scope == GLOBAL:
+    left_files: list[str] = []
+    left_code: list[str] = []
+    if store.scope == GLOBAL:
         lifted = "in the global store, where a guard protects no file and cannot be carried"
         keep = "leave it as it is"
     elif draft.category not in GUARD_CATEGORIES:
         lifted, keep = f"a {draft.category} takes no guard", "keep its category"
-    elif left_files:
+    else:
+        left_files, left_code = narrowed_now(
+            store, old, draft.files, draft.anchors, notice=log.info
+        )
+    if left_files:
         lifted = f"the new files leave out {', '.join(left_files)}, which it guards"
         keep = "keep its files"
     elif left_code:

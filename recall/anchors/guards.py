@@ -7,7 +7,7 @@ changed without a confirm. Taking the guard off removes the key from the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -221,18 +221,57 @@ def narrowed(
     return left_files, left_code
 
 
-def narrowing_note(
+def narrowed_now(
+    store: MemoryStore,
     old: Memory,
     files: Iterable[str],
     anchors: Iterable[SymbolAnchor],
-    root: Path | None = None,
-    renamed: Mapping[str, str] | None = None,
+    *,
+    notice: Callable[[str], None],
+    refresh: bool = True,
+) -> tuple[list[str], list[str]]:
+    """:func:`narrowed` for a memory of ``store`` replacing ``old``, in its working tree and
+    through the renames git shows for ``old``'s files since (a file named by its new name
+    stays guarded; one left out is named as it is now). The history is read only when the
+    guard seems narrowed: most supersedes never read it. It is brought up to HEAD first unless
+    not to ``refresh`` (a process whose index another thread keeps up to date), and ``notice``
+    hears what doing so has to say."""
+    files, anchors = tuple(files), tuple(anchors)  # read twice
+    left = narrowed(old, files, anchors, store.repo_root)
+    if not any(left):
+        return left
+    renamed = _renamed_files(store, old, notice, refresh)
+    return narrowed(old, files, anchors, store.repo_root, renamed) if renamed else left
+
+
+def _renamed_files(
+    store: MemoryStore, memory: Memory, notice: Callable[[str], None], refresh: bool
+) -> dict[str, str]:
+    """The files of ``memory`` that git shows renamed since, as recall follows them: old name
+    -> name now (:func:`recall.lifecycle.dead.renames`), the history read up to HEAD first
+    when to ``refresh`` (its symbols left for ``tether index``)."""
+    from recall.lifecycle.dead import renames
+    from recall.repo_signals import open_repo_signals
+
+    if store.repo_root is None:
+        return {}
+    return renames(memory, open_repo_signals(store, notice=notice, refresh=refresh, symbols=False))
+
+
+def narrowing_note(
+    store: MemoryStore,
+    old: Memory,
+    files: Iterable[str],
+    anchors: Iterable[SymbolAnchor],
+    *,
+    notice: Callable[[str], None],
+    refresh: bool = True,
 ) -> str | None:
-    """What a person is told when the guard carried from ``old`` to a memory with ``files``
-    and ``anchors`` guards less than it did (:func:`narrowed`, ``root`` and ``renamed`` as
-    there): allowed, since a person may narrow a guard, but never unsaid. None when it covers
-    as much or more."""
-    left_files, left_code = narrowed(old, files, anchors, root, renamed)
+    """What a person is told when the guard carried from ``old`` to a memory of ``store`` with
+    ``files`` and ``anchors`` guards less than it did (:func:`narrowed_now`, ``notice`` and
+    ``refresh`` as there): allowed, since a person may narrow a guard, but never unsaid. None
+    when it covers as much or more."""
+    left_files, left_code = narrowed_now(store, old, files, anchors, notice=notice, refresh=refresh)
     said = []
     if left_files:
         verb = "is" if len(left_files) == 1 else "are"

@@ -20,7 +20,6 @@ from recall.lifecycle.links import keep_purged_known, left_superseded
 from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
 from recall.model import AUTO_DISTILLED, Memory
 from recall.policy.usage import record_action
-from recall.store import MemoryStore
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -179,10 +178,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     if changes:
         draft = draft.with_changes(**changes)
     if changes.get("guard"):  # carried: a person may narrow it, and is told so
-        narrowing = narrowing_note(old, draft.files, draft.anchors, store.repo_root)
-        renamed = _renamed_files(store, old, ctx) if narrowing else {}
-        if renamed:  # weighed, and said, by the names the files have now
-            narrowing = narrowing_note(old, draft.files, draft.anchors, store.repo_root, renamed)
+        narrowing = narrowing_note(store, old, draft.files, draft.anchors, notice=ctx.notice)
         if narrowing:
             said.append(narrowing)
     draft = with_given_files(draft, named)  # for a later repoint
@@ -200,19 +196,6 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         data["anchor_notes"] = anchor_notes
     ctx.emit(data, lambda c: c.print(f"Wrote {result.id}; {updated.id} is now superseded by it"))
     return 0
-
-
-def _renamed_files(store: MemoryStore, memory: Memory, ctx: CommandContext) -> dict[str, str]:
-    """The files of ``memory`` that git shows renamed since, as recall follows them: old name
-    -> name now (:func:`recall.lifecycle.dead.renames`), the history read up to HEAD first
-    (its symbols left for ``tether index``). Only weighed when a guard seems narrowed: most
-    supersedes never read the history."""
-    from recall.lifecycle.dead import renames
-    from recall.repo_signals import open_repo_signals
-
-    if store.repo_root is None:
-        return {}
-    return renames(memory, open_repo_signals(store, notice=ctx.notice, symbols=False))
 
 
 def run_status(args: argparse.Namespace, ctx: CommandContext) -> int:

@@ -1,6 +1,6 @@
 """An agent's supersede cannot narrow a guard: anchors that would cover less of the guarded
 code than the old memory's guard did are refused, and the edit hook still asks; a guard that
-covers as much or more is kept."""
+covers as much or more is kept, a file git shows renamed since named by its new name too."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import make_repo, run_tether
+from conftest import git, make_repo, run_tether
 
 from recall.anchors.guards import narrowed
 from recall.anchors.symbols import SymbolAnchor
@@ -81,6 +81,49 @@ async def test_a_guarded_symbol_is_not_dropped(tmp_path: Path) -> None:
     card = run_tether("show", whole["id"], "--json", cwd=repo).json()
     assert (card["guard"], card["anchors"], card["files"]) == (True, [], ["m.py"])
     assert _asks(repo, "s2", "    return 2", "    return 5")  # b() now under it too
+
+
+async def test_a_guarded_file_renamed_since_is_weighed_by_its_name_now(repo: Path) -> None:
+    """As ``tether supersede`` weighs it: naming the file by its new name keeps the guard as
+    wide as it was, and leaving it out is refused naming it as it is now."""
+    async with mcp_client(repo) as client:
+        old = await call(
+            client, "memory_write", summary="util stays pure", category="gotcha",
+            files=["src/util.py"], guard=True,
+        )  # fmt: skip
+        git(repo, "mv", "src/util.py", "src/legacy.py")
+        git(repo, "commit", "-q", "-m", "util becomes legacy")
+        message = await error(
+            client, "memory_supersede", old_id=old["id"], summary="app stays pure",
+            files=["src/app.py"],
+        )  # fmt: skip
+        assert "leave out src/legacy.py (src/util.py in the memory), which it guards" in message
+        done = await call(
+            client, "memory_supersede", old_id=old["id"], summary="legacy stays pure",
+            files=["src/legacy.py"],
+        )  # fmt: skip
+    card = run_tether("show", done["id"], "--json", cwd=repo).json()
+    assert (card["guard"], card["files"]) == (True, ["src/legacy.py"])
+
+
+async def test_a_guarded_symbol_renamed_since_the_commit_is_kept_by_its_new_name(
+    tmp_path: Path,
+) -> None:
+    """As ``tether supersede`` and ``tether check`` read it: the function renamed in the working
+    tree, the new memory anchoring its new name, covers what the guard did."""
+    repo = make_repo(tmp_path / "repo", {"m.py": CODE})
+    async with mcp_client(repo) as client:
+        old = await call(
+            client, "memory_write", summary="guarded() returns three", category="decision",
+            files=[], anchors=["m.py::guarded"], guard=True,
+        )  # fmt: skip
+        (repo / "m.py").write_text(CODE.replace("def guarded", "def kept"), encoding="utf-8")
+        done = await call(
+            client, "memory_supersede", old_id=old["id"], summary="kept() returns three",
+            anchors=["m.py::kept"],
+        )  # fmt: skip
+    card = run_tether("show", done["id"], "--json", cwd=repo).json()
+    assert (card["guard"], [a["name"] for a in card["anchors"]]) == (True, ["kept"])
 
 
 async def test_a_guard_on_a_class_covers_its_methods() -> None:
