@@ -20,6 +20,7 @@ from recall.lifecycle.links import keep_purged_known, left_superseded
 from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
 from recall.model import AUTO_DISTILLED, Memory
 from recall.policy.usage import record_action
+from recall.store.changes import refuse_inactive_supersede
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -132,6 +133,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         if given and dropped:
             raise BadInput(f"{flags} contradict each other; give one of them")
     store, old = ctx.find_memory(args.old_id)
+    refuse_inactive_supersede(old, store.find)  # said before what its files would lose
     if args.global_ and store.scope != "global":
         raise BadInput(f"memory {old.id} is in the {store.scope} store; drop --global")
     if args.category is None:  # the new text is the same kind of knowledge

@@ -76,3 +76,18 @@ async def test_archiving_a_replacement_says_the_old_memory_stays_out_of_recall(
     archived = await lsp.command("tether.archive", {"memoryId": result["id"]})
     assert archived["leftSuperseded"] == ws.gotcha
     assert f"{ws.gotcha} stays superseded, out of recall" in shown(lsp)
+
+
+async def test_superseding_a_replaced_memory_again_names_its_replacement(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    await lsp.indexing_ended()
+    first = await lsp.command(
+        "tether.supersede", {"memoryId": ws.gotcha, "summary": "save goes through os.replace"}
+    )
+    with pytest.raises(Exception, match=f"memory {ws.gotcha} is superseded by {first['id']}"):
+        await lsp.command(
+            "tether.supersede", {"memoryId": ws.gotcha, "summary": "save renames a temp file"}
+        )
+    assert status(ws, ws.gotcha) == "superseded"

@@ -142,3 +142,27 @@ async def test_a_guard_on_a_class_covers_its_methods() -> None:
         ["m.py::Box.open is guarded and not among them"],
     )
     assert narrowed(memory(), ["n.py"], ()) == (["m.py"], [])
+
+
+async def test_a_superseded_guard_is_refused_for_what_it_is_not_for_its_files(
+    tmp_path: Path,
+) -> None:
+    # an agent holding an old id is told the memory was replaced, and by which, before any
+    # weighing of the files it would leave out
+    repo = make_repo(tmp_path / "repo", {"m.py": CODE, "n.py": "N = 1\n"})
+    async with mcp_client(repo) as client:
+        old = await call(
+            client, "memory_write", summary="m.py is frozen", category="decision",
+            files=["m.py"], guard=True,
+        )  # fmt: skip
+        new = await call(client, "memory_supersede", old_id=old["id"], summary="m.py stays frozen")
+        message = await error(
+            client, "memory_supersede", old_id=old["id"], summary="n.py is frozen",
+            files=["n.py"],
+        )  # fmt: skip
+    assert f"memory {old['id']} is superseded by {new['id']}" in message
+    assert "leave out" not in message
+    done = run_tether("supersede", old["id"], "n.py is frozen", "-f", "n.py", cwd=repo)
+    assert done.code == 2, done
+    assert f"memory {old['id']} is superseded by {new['id']}" in done.stderr
+    assert "guard" not in done.stderr
