@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from recall.model import Memory
 
@@ -50,6 +50,21 @@ def for_agent(memory: Memory) -> Memory:
 def was_masked(memory: Memory) -> bool:
     """Whether ``memory`` is a copy :func:`for_agent` masked."""
     return bool(memory.__dict__.get(_MASKED))
+
+
+def marked(data: dict[str, Any], memory: Memory) -> dict[str, Any]:
+    """``data`` (the JSON form of ``memory``) with ``secret_masked: true`` when ``memory`` is
+    a copy :func:`for_agent` masked; ``data`` itself, changed in place."""
+    if was_masked(memory):
+        data["secret_masked"] = True
+    return data
+
+
+def record_for_agent(memory: Memory) -> dict[str, Any]:
+    """Every field of ``memory`` (:meth:`~recall.model.Memory.to_dict`) as an agent or a
+    script is given it: its text masked when it holds a credential, with ``secret_masked``."""
+    shown = for_agent(memory)
+    return marked(shown.to_dict(), shown)
 
 
 REMOVE_ADVICE = "remove it from the file (say where the secret lives instead)"
