@@ -11,20 +11,29 @@ written.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import run_tether
+from conftest import OpenStore, run_tether
 
+from recall.clock import format_timestamp
+from recall.policy.usage import record_surfacings
 from tests.test_secrets_in_memory_files import (
     MASKED_SUMMARY,
     MEMORY_ID,
+    OTHER_SESSION,
     never_whole,
     write_by_hand,
 )
 
 LATER = "2030-01-01T00:00:00+00:00"
 """Years after the memories were committed: every one of them is idle, a cleanup candidate."""
+FIRST_SHOWN = datetime(2030, 1, 5, 9, 0, tzinfo=UTC)
+EVERY_THRESHOLD_MET = (
+    "[tool.tether]\ncleanup-min-sessions = 1\ncleanup-min-active = 1\ncleanup-min-stale = 1\n"
+)
 
 
 def said_where(stderr: str, path: Path) -> None:
@@ -49,3 +58,47 @@ def test_cleanup_json_lists_the_candidate_masked(
     never_whole(listed.stdout + listed.stderr)
     said_where(listed.stderr, path)
     assert path.read_bytes() == before
+
+
+def test_session_start_json_masks_the_worst_offender(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write_by_hand(repo)
+    (repo / "pyproject.toml").write_text(EVERY_THRESHOLD_MET, encoding="utf-8")
+    monkeypatch.setenv("TETHER_NOW", LATER)
+    started = run_tether("--json", "session", "start", "--session", OTHER_SESSION, cwd=repo)
+    assert started.code == 0, started.stderr
+    cleanup = started.json()["cleanup"]
+    assert cleanup["due"] is True
+    [worst] = [c for c in cleanup["worst"] if c["id"] == MEMORY_ID]
+    assert worst["summary"] == MASKED_SUMMARY and worst["secret_masked"] is True
+    never_whole(started.stdout + started.stderr)
+    said_where(started.stderr, path)
+
+
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_session_start_masks_a_memory_it_archives_by_disuse(
+    repo: Path,
+    open_store: Callable[..., OpenStore],
+    monkeypatch: pytest.MonkeyPatch,
+    as_json: bool,
+) -> None:
+    path = write_by_hand(repo)
+    store = open_store().store
+    for day in range(0, 41, 8):  # shown six times over forty days, never acted on
+        when = format_timestamp(FIRST_SHOWN + timedelta(days=day))
+        record_surfacings(store.conn, [MEMORY_ID], when=when)
+    store.close()
+    monkeypatch.setenv("TETHER_NOW", format_timestamp(FIRST_SHOWN + timedelta(days=45)))
+    flag = ["--json"] if as_json else []
+    started = run_tether(*flag, "session", "start", "--session", OTHER_SESSION, cwd=repo)
+    assert started.code == 0, started.stderr
+    if as_json:
+        [archived] = started.json()["archived"]
+        assert archived["id"] == MEMORY_ID
+        assert archived["summary"] == MASKED_SUMMARY and archived["secret_masked"] is True
+    else:
+        line = f"  {MEMORY_ID}  shown 6x, never acted on: {MASKED_SUMMARY}"
+        assert line in started.stdout.splitlines(), started.stdout
+    never_whole(started.stdout + started.stderr)
+    said_where(started.stderr, path)
