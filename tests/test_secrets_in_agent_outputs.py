@@ -102,3 +102,24 @@ def test_session_start_masks_a_memory_it_archives_by_disuse(
         assert line in started.stdout.splitlines(), started.stdout
     never_whole(started.stdout + started.stderr)
     said_where(started.stderr, path)
+
+
+@pytest.mark.parametrize(
+    "form",
+    [("--json", "check"), ("check",), ("check", "--format", "github")],
+    ids=["json", "text", "github"],
+)
+def test_check_masks_the_memory_a_change_affects(repo: Path, form: tuple[str, ...]) -> None:
+    path = write_by_hand(repo)
+    with (repo / "src" / "app.py").open("a", encoding="utf-8") as source:
+        source.write("changed = True\n")
+    checked = run_tether(*form, cwd=repo)
+    assert checked.code == 0, checked.stderr
+    if form[0] == "--json":
+        [finding] = checked.json()["review"]
+        assert finding["summary"] == MASKED_SUMMARY and finding["secret_masked"] is True
+    else:
+        [line] = [line for line in checked.stdout.splitlines() if MEMORY_ID in line]
+        assert MASKED_SUMMARY in line
+    never_whole(checked.stdout + checked.stderr)
+    said_where(checked.stderr, path)
