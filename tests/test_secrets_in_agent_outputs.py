@@ -28,6 +28,10 @@ from tests.test_secrets_in_memory_files import (
     write_by_hand,
 )
 
+MASKED_DETAILS = (
+    "The database is postgres://admin:s3c…[14 chars]@db.example.com/app\n"
+    "and the CI bot's token is ghp_Zk3Z…[40 chars]."
+)
 LATER = "2030-01-01T00:00:00+00:00"
 """Years after the memories were committed: every one of them is idle, a cleanup candidate."""
 FIRST_SHOWN = datetime(2030, 1, 5, 9, 0, tzinfo=UTC)
@@ -123,3 +127,19 @@ def test_check_masks_the_memory_a_change_affects(repo: Path, form: tuple[str, ..
         assert MASKED_SUMMARY in line
     never_whole(checked.stdout + checked.stderr)
     said_where(checked.stderr, path)
+
+
+def test_pending_lists_a_memory_awaiting_review_masked(repo: Path) -> None:
+    path = write_by_hand(repo)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("category: gotcha\n", "category: gotcha\nstatus: pending\n"))
+    as_json = run_tether("--json", "pending", cwd=repo)
+    assert as_json.code == 0, as_json.stderr
+    [entry] = as_json.json()
+    assert entry["summary"] == MASKED_SUMMARY and entry["secret_masked"] is True
+    assert entry["details"] == MASKED_DETAILS
+    piped = run_tether("pending", cwd=repo)  # one line per memory, as an agent reads it
+    assert piped.stdout.split("\t")[:3] == [MEMORY_ID, "gotcha", MASKED_SUMMARY]
+    for done in (as_json, piped):
+        never_whole(done.stdout + done.stderr)
+        said_where(done.stderr, path)
