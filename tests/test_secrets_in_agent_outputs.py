@@ -24,6 +24,7 @@ from tests.test_secrets_in_memory_files import (
     MASKED_SUMMARY,
     MEMORY_ID,
     OTHER_SESSION,
+    SUMMARY,
     never_whole,
     write_by_hand,
 )
@@ -143,3 +144,16 @@ def test_pending_lists_a_memory_awaiting_review_masked(repo: Path) -> None:
     for done in (as_json, piped):
         never_whole(done.stdout + done.stderr)
         said_where(done.stderr, path)
+
+
+def test_a_memory_echoed_after_a_change_of_state_is_masked(repo: Path) -> None:
+    path = write_by_hand(repo)
+    for command in ("pin", "unpin", "guard", "unguard", "archive", "restore", "delete", "restore"):
+        done = run_tether("--json", command, MEMORY_ID, cwd=repo)
+        assert done.code == 0, (command, done.stderr)
+        echoed = done.json()
+        assert echoed["summary"] == MASKED_SUMMARY and echoed["details"] == MASKED_DETAILS
+        assert echoed["secret_masked"] is True
+        never_whole(done.stdout + done.stderr)
+        said_where(done.stderr, path)
+    assert SUMMARY in path.read_text(encoding="utf-8")  # the file keeps it as written
