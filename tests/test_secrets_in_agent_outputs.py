@@ -130,10 +130,16 @@ def test_check_masks_the_memory_a_change_affects(repo: Path, form: tuple[str, ..
     said_where(checked.stderr, path)
 
 
-def test_pending_lists_a_memory_awaiting_review_masked(repo: Path) -> None:
+def pending_by_hand(repo: Path) -> Path:
+    """The memory file written by hand as an auto-distilled proposal awaiting review."""
     path = write_by_hand(repo)
-    text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("category: gotcha\n", "category: gotcha\nstatus: pending\n"))
+    marks = "category: gotcha\nstatus: pending\nsource: auto-distilled\n"
+    path.write_text(path.read_text(encoding="utf-8").replace("category: gotcha\n", marks))
+    return path
+
+
+def test_pending_lists_a_memory_awaiting_review_masked(repo: Path) -> None:
+    path = pending_by_hand(repo)
     as_json = run_tether("--json", "pending", cwd=repo)
     assert as_json.code == 0, as_json.stderr
     [entry] = as_json.json()
@@ -144,6 +150,15 @@ def test_pending_lists_a_memory_awaiting_review_masked(repo: Path) -> None:
     for done in (as_json, piped):
         never_whole(done.stdout + done.stderr)
         said_where(done.stderr, path)
+
+
+def test_purge_of_auto_distilled_memories_gives_them_back_masked(repo: Path) -> None:
+    pending_by_hand(repo)
+    purged = run_tether("--json", "purge", "--auto-distilled", "--yes", cwd=repo)
+    assert purged.code == 0, purged.stderr
+    [gone] = purged.json()["memories"]
+    assert gone["summary"] == MASKED_SUMMARY and gone["secret_masked"] is True
+    never_whole(purged.stdout + purged.stderr)
 
 
 def test_a_memory_echoed_after_a_change_of_state_is_masked(repo: Path) -> None:
