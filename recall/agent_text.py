@@ -5,10 +5,12 @@ written or edited by hand (or written with ``--allow-secret``: the file keeps no
 which) may hold an access key, a password in a URL or a token. Whatever Tether puts into an
 agent's context, unasked or through its tools (``tether inject`` and the prompt hook, the edit
 hooks' warnings and guard questions, ``tether recall``, the MCP tools, the language server's
-diagnostics), shows such a span masked as a refusal shows it (``AKIAIOSF…[20 chars]``: see
-:func:`recall.secret_masking.masked`), and the person is told which file holds it. The file is
-never rewritten: it is the person's, and ``tether show``, ``list``, ``search`` and ``export``
-show it as written.
+diagnostics), and what agents and scripts read from the other commands (``cleanup --json``,
+``session start``, ``check``, ``pending``, the memory a change of state gives back with
+``--json``), shows such a span masked as a refusal shows it (``AKIAIOSF…[20 chars]``: see
+:func:`recall.secret_masking.masked`; ``secret_masked`` in JSON), and the person is told which
+file holds it. The file is never rewritten: it is the person's, and ``tether show``, ``list``,
+``search`` and ``export`` show it as written.
 
 The index says which memories hold one (:attr:`recall.model.Memory.holds_secret`, scanned when
 the file was indexed), so a memory without costs a look at a flag and the scanner is loaded
