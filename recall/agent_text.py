@@ -5,10 +5,12 @@ written or edited by hand (or written with ``--allow-secret``: the file keeps no
 which) may hold an access key, a password in a URL or a token. Whatever Tether puts into an
 agent's context, unasked or through its tools (``tether inject`` and the prompt hook, the edit
 hooks' warnings and guard questions, ``tether recall``, the MCP tools, the language server's
-diagnostics), shows such a span masked as a refusal shows it (``AKIAIOSF…[20 chars]``: see
-:func:`recall.secret_masking.masked`), and the person is told which file holds it. The file is
-never rewritten: it is the person's, and ``tether show``, ``list``, ``search`` and ``export``
-show it as written.
+diagnostics), and what agents and scripts read from the other commands (``cleanup --json``,
+``session start``, ``check``, ``pending``, the memory a change of state gives back with
+``--json``), shows such a span masked as a refusal shows it (``AKIAIOSF…[20 chars]``: see
+:func:`recall.secret_masking.masked`; ``secret_masked`` in JSON), and the person is told which
+file holds it. The file is never rewritten: it is the person's, and ``tether show``, ``list``,
+``search`` and ``export`` show it as written.
 
 The index says which memories hold one (:attr:`recall.model.Memory.holds_secret`, scanned when
 the file was indexed), so a memory without costs a look at a flag and the scanner is loaded
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from recall.model import Memory
 
@@ -50,6 +52,21 @@ def for_agent(memory: Memory) -> Memory:
 def was_masked(memory: Memory) -> bool:
     """Whether ``memory`` is a copy :func:`for_agent` masked."""
     return bool(memory.__dict__.get(_MASKED))
+
+
+def marked(data: dict[str, Any], memory: Memory) -> dict[str, Any]:
+    """``data`` (the JSON form of ``memory``) with ``secret_masked: true`` when ``memory`` is
+    a copy :func:`for_agent` masked; ``data`` itself, changed in place."""
+    if was_masked(memory):
+        data["secret_masked"] = True
+    return data
+
+
+def record_for_agent(memory: Memory) -> dict[str, Any]:
+    """Every field of ``memory`` (:meth:`~recall.model.Memory.to_dict`) as an agent or a
+    script is given it: its text masked when it holds a credential, with ``secret_masked``."""
+    shown = for_agent(memory)
+    return marked(shown.to_dict(), shown)
 
 
 REMOVE_ADVICE = "remove it from the file (say where the secret lives instead)"

@@ -39,7 +39,8 @@ class SecretLine:
         return (
             f"{self.path}:{self.line}: {self.memory_id}: its text holds what looks like a "
             f"credential: {' and '.join(self.found)}; {here}agents are given it masked (inject, "
-            "recall, the hooks, the MCP tools), but the file holds it for anyone who can read "
+            "recall, the hooks, the MCP tools, check, cleanup --json), but the file holds it for "
+            "anyone who can read "
             f"the repository: {REMOVE_ADVICE}, and rotate it if it was ever committed"
         )
 

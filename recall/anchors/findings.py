@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from recall.agent_text import marked
 from recall.model import Memory
 
 REVIEW = "review"
@@ -36,9 +37,11 @@ class Finding:
         return "; and ".join(reasons) + self.fix
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form (``reason``: all that is said; ``reasons``: each place and why)."""
+        """JSON form (``reason``: all that is said; ``reasons``: each place and why), with
+        ``secret_masked`` when the memory's text is a copy masked for agents and scripts
+        (:func:`recall.agent_text.for_agent`)."""
         places = [(self.path, self.line, self.reason), *self.also]
-        return {
+        data = {
             "level": self.level,
             "id": self.memory.id,
             "category": self.memory.category,
@@ -50,6 +53,7 @@ class Finding:
             "reason": self.said,
             "reasons": [{"path": p, "line": n, "reason": r} for p, n, r in places],
         }
+        return marked(data, self.memory)
 
 
 def one_failure_per_memory(findings: list[Finding]) -> list[Finding]:

@@ -135,6 +135,19 @@ _NEEDS_GIT = (
 )
 
 
+def _masked(store: Any, findings: list[Any], ctx: CommandContext) -> list[Any]:
+    """``findings`` with each memory's text as agents and scripts are given it: CI logs and
+    annotations are read by many, so a credential written into a memory file is masked
+    (:mod:`recall.agent_text`), and the file holding it named on stderr once."""
+    from dataclasses import replace
+
+    from recall.agent_text import file_of, for_agent, masked_note
+
+    for memory_id in dict.fromkeys(f.memory.id for f in findings if f.memory.holds_secret):
+        ctx.notice(masked_note(memory_id, file_of(store, memory_id)))
+    return [replace(f, memory=for_agent(f.memory)) for f in findings]
+
+
 def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Check the change against the project's memories."""
     from recall.anchors.base_guards import GuardSource
@@ -168,8 +181,9 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     unreadable = _unreadable(store, root) if store.exists else []
     for broken in unreadable:
         print(visible(_unreadable_text(broken)), file=sys.stderr)
-    review = [f for f in result.findings if f.level != "fail"]
-    failures = [f for f in result.findings if f.level == "fail"]
+    findings = _masked(store, result.findings, ctx)
+    review = [f for f in findings if f.level != "fail"]
+    failures = [f for f in findings if f.level == "fail"]
     data = {
         "base": result.base,
         "files_changed": len(result.changes),

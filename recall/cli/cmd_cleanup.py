@@ -14,6 +14,7 @@ import contextlib
 import sys
 from typing import Any
 
+from recall.agent_text import masked_file
 from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
 from recall.cli.render import print_card, scope_option
@@ -101,8 +102,11 @@ def run_cleanup(args: argparse.Namespace, ctx: CommandContext) -> int:
     stores = ctx.stores(args.scope)
     found = cleanup.ranked(stores, lambda store: project_genome(store, ctx))
     if ctx.json:
+        listed = found[: args.limit]
+        for candidate in listed:  # its text is masked for agents; the person is told the file
+            masked_file(stores, candidate.scope, candidate.memory, ctx.notice)
         data = {
-            "candidates": [c.to_dict() for c in found[: args.limit]],
+            "candidates": [c.to_dict() for c in listed],
             "total": len(found),
             "last_pass": cleanup.last_pass(_home(ctx).conn),
         }

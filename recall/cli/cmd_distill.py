@@ -232,11 +232,20 @@ def run_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 
 def _list_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
-    items = pending(ctx.stores(args.scope))
+    """List the memories pending review, each as agents and scripts are given it (a session
+    start points an agent here): a credential in its text masked, with ``secret_masked``, and
+    its file named on stderr; ``tether show ID`` shows it as written."""
+    from recall.agent_text import for_agent, masked_file, record_for_agent
+
+    stores = ctx.stores(args.scope)
+    items = pending(stores)
     total = len(items)
     if args.limit is not None:
         items = items[: args.limit]
-    data = [{**m.to_dict(), "scope": scope} for m, scope in items]
+    for memory, scope in items:
+        masked_file(stores, scope, memory, ctx.notice)
+    data = [{**record_for_agent(m), "scope": scope} for m, scope in items]
+    items = [(for_agent(m), scope) for m, scope in items]
     title = plural(total, "pending memory")
     if len(items) < total:
         title = f"{len(items)} of {title}; --limit {args.limit}"
@@ -282,7 +291,9 @@ def purge_auto_distilled(store: MemoryStore, ctx: CommandContext, *, yes: bool) 
 
     kept = keep_purged_known(store, [m.id for m, _ in doomed], ctx.stores("all"), ctx.notice)
     removed = store.purge(source=SOURCE)
-    gone = [{**m.to_dict(), "scope": scope} for m, scope in doomed if m.id in removed]
+    from recall.agent_text import record_for_agent  # a credential in a gone file, masked
+
+    gone = [{**record_for_agent(m), "scope": scope} for m, scope in doomed if m.id in removed]
     ctx.emit(
         {"purged": removed, "memories": gone, "kept_superseded": kept},
         lambda c: c.print(

@@ -8,7 +8,7 @@ import uuid
 from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
 from recall.display import plural, visible
-from recall.lifecycle.session_start import cleanup_line, start_session
+from recall.lifecycle.session_start import cleanup_line, masked_notes, start_session
 from recall.locations import PROJECT
 from recall.policy.sessions import check_session_id
 from recall.settings import engine_settings
@@ -56,7 +56,8 @@ def run_session(args: argparse.Namespace, ctx: CommandContext) -> int:
                 "`tether list --status archived` lists them, `tether restore ID` brings one back:"
             )
             for item in items:
-                line = f"  {item.memory_id}  shown {item.surfaced}x, never acted on: {item.summary}"
+                said = f"shown {item.surfaced}x, never acted on: {item.for_agent}"
+                line = f"  {item.memory_id}  {said}"
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
         cleanup = result.cleanup
         if cleanup.due:
@@ -82,7 +83,7 @@ def run_session(args: argparse.Namespace, ctx: CommandContext) -> int:
                 soft_wrap=True,
             )
 
-    for line in result.notices:
+    for line in [*result.notices, *masked_notes(result, stores)]:
         ctx.notice(line)
     ctx.emit(result.to_dict(settings), render)
     return 0

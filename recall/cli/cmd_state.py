@@ -94,7 +94,7 @@ def run_pin(args: argparse.Namespace, ctx: CommandContext) -> int:
         _note_archived(memory, "pin", ctx)
     record_action(store.conn, memory.id)
     verb = "Pinned" if args.pinned else "Unpinned"
-    ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
+    ctx.emit(_echoed(store, updated, ctx), lambda c: c.print(f"{verb} {updated.id}"))
     return 0
 
 
@@ -108,8 +108,18 @@ def run_guard(args: argparse.Namespace, ctx: CommandContext) -> int:
         _note_archived(memory, "guard", ctx)
     record_action(store.conn, memory.id)
     verb = "Guarded" if args.guard else "Unguarded"
-    ctx.emit(updated.to_dict(), lambda c: c.print(f"{verb} {updated.id}"))
+    ctx.emit(_echoed(store, updated, ctx), lambda c: c.print(f"{verb} {updated.id}"))
     return 0
+
+
+def _echoed(store: MemoryStore, memory: Memory, ctx: CommandContext) -> dict[str, Any]:
+    """The memory a command changed, as its ``--json`` gives it to agents and scripts: a
+    credential in its text masked (``secret_masked``), its file named on stderr."""
+    from recall.agent_text import masked_file, record_for_agent
+
+    if ctx.json:  # the text output names the memory by id alone
+        masked_file([store], store.scope, memory, ctx.notice)
+    return record_for_agent(memory)
 
 
 def _note_archived(memory: Memory, verb: str, ctx: CommandContext) -> None:
@@ -206,7 +216,7 @@ def run_status(args: argparse.Namespace, ctx: CommandContext) -> int:
     past = {"archive": "Archived", "restore": "Restored", "delete": "Deleted (restorable)"}
     if args.verb == "restore":
         restored = bring_back(store, memory, args.allowed)
-        data = restored.memory.to_dict()
+        data = _echoed(store, restored.memory, ctx)
         if restored.from_disuse:
             data["restored_from"] = "disuse"
         if restored.unreplaced:  # the memories that said they supersede it no longer do
@@ -217,7 +227,7 @@ def run_status(args: argparse.Namespace, ctx: CommandContext) -> int:
         return 0
     else:
         updated = store.set_status(memory.id, args.status, allowed_from=args.allowed)
-    data = updated.to_dict()
+    data = _echoed(store, updated, ctx)
     left = left_superseded(store, updated.id, args.status)
     if left is not None:  # the memory it replaced is out of recall with nothing in its place
         data["left_superseded"], said = left

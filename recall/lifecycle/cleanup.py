@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
+from recall.agent_text import for_agent, marked
 from recall.anchors.states import moved_anchors
 from recall.clock import format_timestamp, now
 from recall.errors import BadInput
@@ -71,20 +72,24 @@ class Candidate:
     """Its symbol anchors that moved, changed or went, one line each (for the review)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "id": self.memory.id,
+        """JSON-ready form, for agents and scripts (``cleanup --json``, ``session start
+        --json``): a credential in the summary masked, with ``secret_masked``
+        (:mod:`recall.agent_text`)."""
+        shown = for_agent(self.memory)
+        data = {
+            "id": shown.id,
             "scope": self.scope,
             "score": round(self.score, 4),
             "reasons": list(self.reasons),
-            "category": self.memory.category,
-            "summary": self.memory.summary,
-            "files": list(self.memory.files),
+            "category": shown.category,
+            "summary": shown.summary,
+            "files": list(shown.files),
             "surfaced": self.surfaced,
             "acted": self.acted,
             "idle_days": None if self.idle_days is None else round(self.idle_days, 1),
             "symbols": list(self.symbols),
         }
+        return marked(data, shown)
 
 
 def _facts(memory: Memory, row: sqlite3.Row | None) -> UsageFacts:

@@ -53,7 +53,20 @@ class Archived:
 
     memory_id: str
     summary: str
+    """As written in its file (:attr:`for_agent` is what agents and scripts are given)."""
     surfaced: int
+    holds_secret: bool = False
+    """Whether its text holds a credential (the index's ``secret`` column)."""
+
+    @property
+    def for_agent(self) -> str:
+        """The summary as an agent is given it: a credential in it masked
+        (:mod:`recall.agent_text`)."""
+        if not self.holds_secret:
+            return self.summary
+        from recall.secret_masking import masked  # the scanner: only for a memory holding one
+
+        return masked(self.summary)
 
 
 def stamp(value: str | None) -> datetime | None:
@@ -95,7 +108,8 @@ def archive_ignored(
         return []
     at = moment or now()
     rows = conn.execute(
-        "SELECT m.id, m.summary, m.pinned, m.guard, u.surfaced, u.acted, u.first_surfaced "
+        "SELECT m.id, m.summary, m.secret, m.pinned, m.guard, u.surfaced, u.acted, "
+        "u.first_surfaced "
         "FROM usage u JOIN memories m ON m.id = u.memory_id "
         "WHERE m.status = 'active' AND m.pinned = 0 AND m.guard = 0 "
         "AND u.archived_by_disuse = 0 "
@@ -103,7 +117,7 @@ def archive_ignored(
         (settings.archive_min_surfacings,),
     ).fetchall()
     due = [
-        Archived(row["id"], row["summary"], int(row["surfaced"]))
+        Archived(row["id"], row["summary"], int(row["surfaced"]), bool(row["secret"]))
         for row in rows
         if archive_due(
             UsageFacts(

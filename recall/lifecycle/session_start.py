@@ -51,20 +51,49 @@ class SessionStart:
         return sum(len(items) for items in self.archived.values())
 
     def to_dict(self, settings: EngineSettings) -> dict[str, Any]:
-        """JSON-ready form."""
+        """JSON-ready form, for agents and scripts: a credential in a summary masked, with
+        ``secret_masked`` (:mod:`recall.agent_text`)."""
         return {
             "session": self.session,
             "new": self.new,
             "archived": [
-                {"id": a.memory_id, "scope": scope, "summary": a.summary, "surfaced": a.surfaced}
-                for scope, items in self.archived.items()
-                for a in items
+                _archived_dict(a, scope) for scope, items in self.archived.items() for a in items
             ],
             "cleanup": self.cleanup.to_dict(settings),
             "distilled": self.distilled,
             "distill_waiting": self.distill_waiting,
             "notices": self.notices,
         }
+
+
+def _archived_dict(item: Archived, scope: str) -> dict[str, Any]:
+    """One memory the pass archived, as :meth:`SessionStart.to_dict` lists it."""
+    data: dict[str, Any] = {
+        "id": item.memory_id,
+        "scope": scope,
+        "summary": item.for_agent,
+        "surfaced": item.surfaced,
+    }
+    if item.holds_secret:
+        data["secret_masked"] = True
+    return data
+
+
+def masked_notes(result: SessionStart, stores: Sequence[MemoryStore]) -> list[str]:
+    """A note for the person naming the file of each memory ``result`` names (archived, or a
+    worst offender of the cleanup hint) whose text holds a credential, shown masked."""
+    from recall.agent_text import file_of, masked_note
+
+    by_scope = {store.scope: store for store in stores}
+    held = [
+        (s, a.memory_id) for s, items in result.archived.items() for a in items if a.holds_secret
+    ]
+    held += [(c.scope, c.memory.id) for c in result.cleanup.worst if c.memory.holds_secret]
+    return [
+        masked_note(memory_id, file_of(by_scope[scope], memory_id))
+        for scope, memory_id in dict.fromkeys(held)
+        if scope in by_scope
+    ]
 
 
 def register(home: MemoryStore, session: str, origin: str) -> bool:

@@ -98,7 +98,7 @@ class Hit:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used by ``recall --json`` and ``--batch`` (``secret_masked`` when the
         summary holds a credential that :func:`recall.agent_text.mask_hits` masked)."""
-        from recall.agent_text import was_masked
+        from recall.agent_text import marked
 
         data = {
             "id": self.memory.id,
@@ -113,9 +113,7 @@ class Hit:
             "strong": self.strong,
             "spot_check": self.drift or None,
         }
-        if was_masked(self.memory):
-            data["secret_masked"] = True
-        return data
+        return marked(data, self.memory)
 
 
 @dataclass
