@@ -20,6 +20,7 @@ from recall.lifecycle.links import keep_purged_known, left_superseded
 from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
 from recall.model import AUTO_DISTILLED, Memory
 from recall.policy.usage import record_action
+from recall.store import MemoryStore
 from recall.store.changes import refuse_inactive_supersede
 
 
