@@ -232,7 +232,9 @@ def run_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 
 def _list_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
-    items = pending(ctx.stores(args.scope))
+    stores = ctx.stores(args.scope)
+    ctx.say_if_not_set_up(stores)  # an empty list then says `tether init` comes first
+    items = pending(stores)
     total = len(items)
     if args.limit is not None:
         items = items[: args.limit]
