@@ -277,7 +277,7 @@ def purge_auto_distilled(store: MemoryStore, ctx: CommandContext, *, yes: bool) 
             )
         console = ctx.console()
         print_table(console, doomed, title=f"{plural(len(doomed), 'auto-distilled memory')}")
-        if not confirm(f"Remove these {len(doomed)} memory files for good? [y/N] "):
+        if not confirm(purge_question(len(doomed))):
             console.print("Nothing removed.")
             return 1
     from recall.lifecycle.links import keep_purged_known
@@ -295,6 +295,12 @@ def purge_auto_distilled(store: MemoryStore, ctx: CommandContext, *, yes: bool) 
         ),
     )
     return 0 if removed else 1
+
+
+def purge_question(count: int) -> str:
+    """What ``purge`` asks before removing ``count`` memory files for good."""
+    these = "this memory file" if count == 1 else f"these {count} memory files"
+    return f"Remove {these} for good? [y/N] "
 
 
 def confirm(question: str) -> bool:
