@@ -337,6 +337,15 @@ def test_check_and_pending_before_init_say_to_run_init(cli: Cli, repo: Path) -> 
     assert "tether init" not in cli("pending").stderr
 
 
+def test_reindex_before_init_says_it_set_the_repository_up(cli: Cli, repo: Path) -> None:
+    said = f"created {repo / '.tether'} for this repository's memories, as `tether init` does"
+    first = ok(cli("reindex"))
+    assert "Reindexed 0 memories" in first.stdout
+    assert first.stderr.count(said) == 1
+    assert (repo / ".tether" / "memories").is_dir()
+    assert said not in ok(cli("reindex")).stderr
+
+
 def test_check_of_a_change_that_deletes_the_store_does_not_say_to_run_init(
     cli: Cli, repo: Path
 ) -> None:
