@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 from typing import Final
 
+from recall.display import plural
 from recall.locations import Location
 
 DIR_MODE: Final = 0o700
@@ -61,6 +62,7 @@ def warning(location: Location) -> str | None:
         return None
     first = ", ".join(str(p) for p in loose[:3]) + (" …" if len(loose) > 3 else "")
     return (
-        f"the global store {location.base} can be read by other users ({len(loose)} paths: "
-        f"{first}); make it private with `chmod -R go-rwx {location.base}`"
+        f"the global store {location.base} can be read by other users "
+        f"({plural(len(loose), 'path')}: {first}); make it private with "
+        f"`chmod -R go-rwx {location.base}`"
     )

@@ -53,6 +53,17 @@ def test_a_rerun_keeps_a_file_the_user_changed(tmp_path: Path) -> None:
     ]
 
 
+def test_the_files_kept_are_counted_in_words(tmp_path: Path) -> None:
+    folder, tether = tmp_path / "plugin", program(tmp_path / "bin" / "tether")
+    assert configure(folder, tether).code == 0
+    (folder / HOOKS).write_text('{"my": "hooks"}\n', encoding="utf-8")
+    one = configure(folder, tether)
+    assert "tether: 1 file left as it is; rerun with --force to replace it (" in one.stderr
+    (folder / MANIFEST).write_text('{"my": "manifest"}\n', encoding="utf-8")
+    two = configure(folder, tether)
+    assert "tether: 2 files left as they are; rerun with --force to replace them (" in two.stderr
+
+
 def test_force_replaces_a_changed_file_and_keeps_the_old_one_beside_it(tmp_path: Path) -> None:
     folder, tether = tmp_path / "plugin", program(tmp_path / "bin" / "tether")
     assert configure(folder, tether).code == 0

@@ -289,6 +289,17 @@ def test_import_names_the_files_a_duplicate_line_could_not_add(
     assert ":1:" not in human.stderr
 
 
+def test_an_import_run_again_counts_one_memory_already_there_in_the_singular(
+    cli: Cli, tmp_path: Path
+) -> None:
+    add(cli, "Use the pool", "-f", "src/app.py")
+    path = tmp_path / "out.jsonl"
+    path.write_text(ok(cli("export")).stdout, encoding="utf-8")
+    again = ok(cli("import", str(path)))
+    assert "Imported 0 memories, 1 already known, 0 rejected" in again.stdout
+    assert "1 of them was in the store before this run" in again.stdout
+
+
 def test_remember_bad_input_is_exit_2_and_writes_nothing(cli: Cli, repo: Path) -> None:
     runs = {
         ("remember", "S", "-c", "wisdom", "-f", "src/app.py"): ["category"],

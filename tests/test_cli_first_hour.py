@@ -7,6 +7,7 @@ import argparse
 import itertools
 import json
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -312,6 +313,49 @@ def test_recall_and_doctor_before_init_say_to_run_init(cli: Cli, repo: Path) -> 
     ok(cli("init"))
     assert "tether init" not in cli("recall", "hello").stderr
     assert "tether init" not in ok(cli("doctor")).stderr
+
+
+def test_check_and_pending_before_init_say_to_run_init(cli: Cli, repo: Path) -> None:
+    """An empty answer before `tether init` says why, as recall and doctor do; the exit codes
+    and the --json output stay as they were."""
+    said = f"no .tether/ in {repo} yet: `tether init` sets this repository up"
+    checked = cli("check")
+    assert checked.code == 0, checked
+    assert checked.stderr.count(said) == 1
+    as_json = cli("check", "--json")
+    assert as_json.code == 0 and as_json.json()["review"] == []
+    assert said in as_json.stderr
+    assert said in cli("check", "--format", "github").stderr
+    listed = cli("pending")
+    assert listed.code == 1 and "No memories are pending review." in listed.stdout
+    assert listed.stderr.count(said) == 1
+    pending_json = cli("pending", "--json")
+    assert pending_json.code == 1 and pending_json.json() == []
+    assert said in pending_json.stderr
+    ok(cli("init"))
+    assert "tether init" not in ok(cli("check")).stderr
+    assert "tether init" not in cli("pending").stderr
+
+
+def test_reindex_before_init_says_it_set_the_repository_up(cli: Cli, repo: Path) -> None:
+    said = f"created {repo / '.tether'} for this repository's memories, as `tether init` does"
+    first = ok(cli("reindex"))
+    assert "Reindexed 0 memories" in first.stdout
+    assert first.stderr.count(said) == 1
+    assert (repo / ".tether" / "memories").is_dir()
+    assert said not in ok(cli("reindex")).stderr
+
+
+def test_check_of_a_change_that_deletes_the_store_does_not_say_to_run_init(
+    cli: Cli, repo: Path
+) -> None:
+    ok(cli("remember", "app.py is touchy", "-c", "gotcha", "-f", "src/app.py"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "memories")
+    shutil.rmtree(repo / ".tether")
+    checked = cli("check")
+    assert checked.code == 0, checked
+    assert "tether init" not in checked.stderr
 
 
 def test_list_outside_any_repository_with_no_global_memory_says_why_it_is_empty(

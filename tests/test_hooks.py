@@ -499,9 +499,9 @@ def test_a_hooks_notices_go_to_the_hooks_log_not_the_agent(repo: Path, store: Me
 @pytest.mark.parametrize(
     ("argv", "reason"),
     [
-        (["hook", "stop"], "unknown event 'stop'; use one of prompt, pre-edit"),
-        (["hook", "pre-edit", "--bogus"], "unexpected arguments: --bogus"),
-        (["hook", "--bogus", "pre-edit"], "unexpected arguments: --bogus"),
+        (["hook", "stop"], "unknown event 'stop'; a hook runs as `tether hook EVENT`"),
+        (["hook", "pre-edit", "--bogus"], "unrecognized arguments: --bogus"),
+        (["hook", "--bogus", "pre-edit"], "unrecognized arguments: --bogus"),
         (["hook"], "no event given"),
         (["hook", "pre-edit", "--wait", "0"], "--wait: `tether hook` keeps the waits"),
         (["--wait", "5", "hook", "prompt"], "--wait: `tether hook` keeps the waits"),
@@ -519,6 +519,39 @@ def test_a_hook_command_line_the_parser_rejects_never_blocks_the_agent(
     assert (done.code, done.stdout) == (0, "")
     assert reason in done.stderr
     assert "exit 0 so the agent is not blocked" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage", "reason"),
+    [
+        (["hook", "pre-edit", "extra"], "usage: tether hook ", "unrecognized arguments: extra"),
+        (["hook", "prompt", "--bogus"], "usage: tether hook ", "unrecognized arguments: --bogus"),
+        (["hook", "prmpt"], "usage: tether hook ", "unknown event 'prmpt' (did you mean prompt?)"),
+        (["hook", "stop"], "usage: tether hook ", "unknown event 'stop'; a hook runs as"),
+        (["hook"], "usage: tether hook ", "no event given"),
+        (["--bogus", "hook", "prompt"], "usage: tether [-h]", "unrecognized arguments: --bogus"),
+    ],
+)
+def test_a_refused_hook_command_line_shows_its_usage_and_what_to_do(
+    repo: Path, argv: list[str], usage: str, reason: str
+) -> None:
+    """As every command refuses a word it does not know: the usage of the parser that refuses
+    it and the way a hook is run, but exit 0, which never blocks the agent."""
+    done = run_tether(*argv, cwd=repo, stdin=json.dumps(edit_input(repo, "src/app.py")))
+    assert (done.code, done.stdout) == (0, "")
+    assert done.stderr.startswith(usage), done.stderr
+    (said,) = [line for line in done.stderr.splitlines() if line.startswith("tether hook: ")]
+    assert reason in said
+    assert "a hook runs as `tether hook EVENT`, EVENT one of prompt, pre-edit, post-edit" in said
+    assert "correct the command in the agent's hook settings" in said
+
+
+def test_a_refused_hook_word_is_said_in_one_line_with_a_secret_masked(repo: Path) -> None:
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    done = run_tether("hook", "prompt", "two\nlines", token, cwd=repo, stdin="{}")
+    assert done.code == 0 and token not in done.stderr
+    (said,) = [line for line in done.stderr.splitlines() if line.startswith("tether hook: ")]
+    assert "unrecognized arguments: two\\nlines ghp_" in said
 
 
 def test_post_edit_words_a_rejected_approach_for_an_edit_already_made(

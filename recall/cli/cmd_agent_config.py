@@ -24,6 +24,7 @@ from pathlib import Path
 
 from recall.cli.command_option import given_command
 from recall.cli.context import CommandContext
+from recall.display import plural
 from recall.errors import EXIT_FAILURE, EXIT_OK, BadInput
 
 AGENTS = ("claude-code", "opencode")
@@ -212,9 +213,12 @@ def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
         print(f"tether: not written: {kept.path} ({kept.reason})", file=sys.stderr)
     if not done.kept:
         return EXIT_OK
+    one = len(done.kept) == 1
+    left = f"{plural(len(done.kept), 'file')} left as {'it is' if one else 'they are'}"
+    them = "it" if one else "them"
     print(
-        f"tether: {len(done.kept)} file(s) left as they are; rerun with --force to replace "
-        "them (each is first renamed to NAME.bak beside it, to compare)",
+        f"tether: {left}; rerun with --force to replace {them} (each is first renamed to "
+        "NAME.bak beside it, to compare)",
         file=sys.stderr,
     )
     return EXIT_FAILURE

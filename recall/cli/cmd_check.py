@@ -93,6 +93,15 @@ def _require_work_tree(root: Path) -> None:
         )
 
 
+def _removes(changes: list[Any], folder: Path, root: Path) -> bool:
+    """Whether ``changes`` take files out of the store's ``folder``: a store the change
+    deletes was set up, so "run `tether init`" would not be the advice."""
+    if not folder.is_relative_to(root):
+        return False
+    prefix = folder.relative_to(root).as_posix() + "/"
+    return any(change.old.startswith(prefix) for change in changes)
+
+
 Unreadable = tuple[str, int, str]
 
 
@@ -178,6 +187,8 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
         guards = GuardSource(folder, everyone, store.normalize_stored)
     renames = _renames_index(store, memories, ctx)
     result = check(root, memories, args.base, files, renames, guards)
+    if not store.exists and not _removes(result.changes, store.location.base, root):
+        ctx.say_not_set_up([store])  # never set up here: `tether init` comes first
     unreadable = _unreadable(store, root) if store.exists else []
     for broken in unreadable:
         print(visible(_unreadable_text(broken)), file=sys.stderr)

@@ -238,6 +238,7 @@ def _list_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
     from recall.agent_text import for_agent, masked_file, record_for_agent
 
     stores = ctx.stores(args.scope)
+    ctx.say_if_not_set_up(stores)  # an empty list then says `tether init` comes first
     items = pending(stores)
     total = len(items)
     if args.limit is not None:
@@ -284,7 +285,7 @@ def purge_auto_distilled(store: MemoryStore, ctx: CommandContext, *, yes: bool) 
             )
         console = ctx.console()
         print_table(console, doomed, title=f"{plural(len(doomed), 'auto-distilled memory')}")
-        if not confirm(f"Remove these {len(doomed)} memory files for good? [y/N] "):
+        if not confirm(purge_question(len(doomed))):
             console.print("Nothing removed.")
             return 1
     from recall.lifecycle.links import keep_purged_known
@@ -304,6 +305,12 @@ def purge_auto_distilled(store: MemoryStore, ctx: CommandContext, *, yes: bool) 
         ),
     )
     return 0 if removed else 1
+
+
+def purge_question(count: int) -> str:
+    """What ``purge`` asks before removing ``count`` memory files for good."""
+    these = "this memory file" if count == 1 else f"these {count} memory files"
+    return f"Remove {these} for good? [y/N] "
 
 
 def confirm(question: str) -> bool:

@@ -132,7 +132,8 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
         before = already_present(results)
         if before:
             print(
-                f"{before} of them were in the store before this run (imported earlier, or "
+                f"{before} of them {'was' if before == 1 else 'were'} in the store before this "
+                "run (imported earlier, or "
                 "by an import that was stopped midway); none was written twice"
             )
         if created and PROJECT in stores and code_map_missing(stores[PROJECT]):

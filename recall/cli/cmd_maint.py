@@ -92,8 +92,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_reindex(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Drop and rebuild the index of one store."""
     store = ctx.global_store() if args.global_ else ctx.project()
+    fresh = store.scope == "project" and not store.exists
     with ctx.progress() as update:
         store.reindex(update)
+    if fresh:  # a repository never set up is set up on the way: said, as remember says it
+        ctx.say_created(store)
     # each entry left out, by name (the count alone says not which): the files that cannot
     # be loaded and the links, folders and such named like one, counted as they are named
     skipped = ctx.say_skipped([store])

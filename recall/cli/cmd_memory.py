@@ -246,10 +246,7 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
         _refuse_same_summary(store, draft)
     result = store.remember(draft)
     if fresh and result.duplicate_of is None:
-        ctx.notice(
-            f"created {store.location.base} for this repository's memories, as `tether init` "
-            "does (commit memories/, the index stays out of git)"
-        )
+        ctx.say_created(store)
     if store.scope == PROJECT and result.duplicate_of is None and not draft.files:
         ctx.notice(
             f"{result.id} names no file: it is the whole repository's, recalled by its words "

@@ -33,10 +33,7 @@ def run_session(args: argparse.Namespace, ctx: CommandContext) -> int:
     home = stores[0]
     if home.scope == PROJECT and not home.exists:  # sessions are recorded in it, as memories
         home.create_on_disk()
-        ctx.notice(
-            f"created {home.location.base} for this repository's memories, as `tether init` "
-            "does (commit memories/, the index stays out of git)"
-        )
+        ctx.say_created(home)
     settings = engine_settings(home.repo_root, ctx.notice)
 
     def genome_for(store: MemoryStore):

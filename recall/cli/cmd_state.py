@@ -9,7 +9,7 @@ from typing import Any
 
 from recall.anchors.carry import anchors_in_files
 from recall.anchors.guards import carried_guard, narrowing_note
-from recall.cli.cmd_distill import confirm, purge_auto_distilled
+from recall.cli.cmd_distill import confirm, purge_auto_distilled, purge_question
 from recall.cli.cmd_memory import add_write_options, memory_draft, write_store
 from recall.cli.context import CommandContext
 from recall.cli.render import ID_HELP, print_table
@@ -262,7 +262,7 @@ def run_purge(args: argparse.Namespace, ctx: CommandContext) -> int:
             )
         console = ctx.console()
         print_table(console, doomed, title=plural(len(doomed), "deleted memory"))
-        if not confirm(f"Remove these {len(doomed)} memory files for good? [y/N] "):
+        if not confirm(purge_question(len(doomed))):
             console.print("Nothing removed.")
             return 1
     kept = keep_purged_known(store, [m.id for m, _ in doomed], ctx.stores("all"), ctx.notice)

@@ -215,6 +215,14 @@ class CommandContext:
         self.say_skipped(stores)
         self.say_not_set_up(stores)
 
+    def say_created(self, store: MemoryStore) -> None:
+        """The notice of a command that set up a repository's store on its way, as ``tether
+        init`` does (``remember``, ``session start``, ``reindex``)."""
+        self.notice(
+            f"created {store.location.base} for this repository's memories, as `tether init` "
+            "does (commit memories/, the index stays out of git)"
+        )
+
     def say_not_set_up(self, stores: list[MemoryStore], *, odd_folder: bool = True) -> None:
         """A notice when the project store read from has not been created yet (``tether
         init`` is the first step), or when no store read from exists outside a repository:

@@ -130,9 +130,9 @@ class _Parser(argparse.ArgumentParser):
 
         message = masked(self._with_choices(message))
         if _HOOK_LINE[0]:  # an agent runs it before every prompt and edit: never exit 2
-            from recall.cli.cmd_hook import refuse
+            from recall.cli.cmd_hook import RUN_AS, refuse
 
-            refuse(message)
+            refuse(f"{message}; {RUN_AS}", self.format_usage())
         if _JSON_ERRORS[0]:  # a script asked for JSON: its errors too, as every command's
             import json
 

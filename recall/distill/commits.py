@@ -39,15 +39,18 @@ def _git(repo_root: Path, args: Sequence[str]) -> bytes:
     return out
 
 
+_GIVE_SINCE = (
+    "give the commit, branch or tag to read after (for example --since HEAD~5), or leave "
+    "--since out to read what no distill has read"
+)
+
+
 def resolve_commit(repo_root: Path, ref: str) -> str:
     """The full id of commit ``ref``, or BadInput naming the argument."""
     if not ref.strip():
-        raise BadInput(
-            f"--since {ref!r} is empty; give the commit to read after (for example --since "
-            "HEAD~5), or leave --since out to read what no distill has read"
-        )
+        raise BadInput(f"--since {ref!r} is empty; {_GIVE_SINCE}")
     if ref.startswith("-"):
-        raise BadInput(f"--since {ref!r} is not a commit")
+        raise BadInput(f"--since {ref!r} is not a commit; {_GIVE_SINCE}")
     from recall.genome.gitcmd import GitRunner, GitUnavailable
 
     try:
@@ -57,7 +60,7 @@ def resolve_commit(repo_root: Path, ref: str) -> str:
     except GitUnavailable as error:
         raise BadInput(f"cannot read the commits of {repo_root}: {error}") from None
     if status != 0:
-        raise BadInput(f"--since {ref!r} is not a commit of this repository")
+        raise BadInput(f"--since {ref!r} is not a commit of this repository; {_GIVE_SINCE}")
     return out.decode().strip()
 
 

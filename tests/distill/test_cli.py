@@ -332,6 +332,29 @@ def test_end_of_input_at_the_purge_question_is_a_no(
     assert history.memory_files() == before
 
 
+def test_the_purge_question_counts_one_memory_file_in_the_singular(
+    history: History, cli: Cli
+) -> None:
+    written = cli("remember", "a note to purge", "-c", "context", "-f", "README.md", "--json")
+    memory_id = written.json()["id"]
+    assert cli("delete", memory_id).code == 0
+    code, printed = run_on_terminal(history.root, ["purge"], keys=b"n\n", after=b"[y/N]")
+    assert "Remove this memory file for good? [y/N]" in printed
+    assert "Nothing removed." in printed and code == 1
+
+
+def test_a_since_that_is_no_commit_says_what_to_give(history: History, cli: Cli) -> None:
+    for ref, said in (
+        ("no-such-ref", "is not a commit of this repository"),
+        ("-x", "is not a commit"),
+    ):
+        refused = cli("distill", f"--since={ref}")
+        assert refused.code == 2, refused
+        assert f"--since {ref!r} {said}; give the commit, branch or tag to read after" in (
+            refused.stderr
+        )
+
+
 def test_only_y_or_yes_confirms(monkeypatch: pytest.MonkeyPatch) -> None:
     for typed, meant in (("y\n", True), (" YES \n", True), ("n\n", False), ("\n", False)):
         monkeypatch.setattr(sys, "stdin", io.StringIO(typed))

@@ -130,3 +130,16 @@ def test_doctor_warns_about_a_loosened_global_store(repo: Path, tether_home: Pat
     assert fix in text.stdout
     subprocess.run(fix.split(), check=True)
     assert run_cli(repo, "doctor", "--json", "--scope", "global").returncode == 0
+
+
+def test_doctor_counts_one_loosened_path_in_the_singular(repo: Path, tether_home: Path) -> None:
+    store = MemoryStore(global_location(repo), notice=lambda _m: None)
+    try:
+        draft = store.prepare_memory(summary="personal note", category="pref", files=[])
+        written = store.remember(draft)
+    finally:
+        store.close()
+    written.path.chmod(0o644)
+    text = run_cli(repo, "doctor", "--scope", "global")
+    assert text.returncode == 1, text.stderr
+    assert f"can be read by other users (1 path: {written.path});" in text.stdout
