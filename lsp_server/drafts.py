@@ -39,7 +39,7 @@ from recall.records import check_category, check_summary, check_text, refuse_bla
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary
 from recall.store import MemoryStore
-from recall.store.changes import refuse_inactive_supersede
+from recall.store.changes import refuse_superseding
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -303,7 +303,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     memory's files, symbol anchors, pin and guard carry over unless given: ``anchors`` replaces
     them (``[]`` drops them), ``pinned: false`` and ``guard: false`` drop the pin and guard."""
     root, store, old = find(ls, obj)
-    refuse_inactive_supersede(old, store.find)  # naming the replacement, as the CLI does
+    refuse_superseding(old, store.find)  # naming the replacement, as the CLI does
     anchors, anchor_notes = (
         _anchors(store, root, obj) if _given(obj, "anchors") else (old.anchors, [])
     )

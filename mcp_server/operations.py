@@ -28,7 +28,7 @@ from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary
-from recall.store.changes import refuse_inactive_supersede
+from recall.store.changes import refuse_superseding
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
@@ -281,7 +281,7 @@ def supersede(
     details = arguments.details_text(details)
     arguments.no_secrets(summary, details, files, anchors)
     store, old = ws.find(arguments.memory_id(old_id, "old_id"))
-    refuse_inactive_supersede(old, store.find)  # said before what its files would lose
+    refuse_superseding(old, store.find)  # said before what its files would lose
     symbols = arguments.symbols(store, anchors or [])
     given = arguments.paths(store, files or [])
     named = named_by_person(with_lifecycle_keys(store, old)) if files is None else list(given)

@@ -21,7 +21,7 @@ from recall.lifecycle.references import named_by_person, with_given_files, with_
 from recall.model import AUTO_DISTILLED, Memory
 from recall.policy.usage import record_action
 from recall.store import MemoryStore
-from recall.store.changes import refuse_inactive_supersede
+from recall.store.changes import refuse_superseding
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -144,7 +144,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         if given and dropped:
             raise BadInput(f"{flags} contradict each other; give one of them")
     store, old = ctx.find_memory(args.old_id)
-    refuse_inactive_supersede(old, store.find)  # said before what its files would lose
+    refuse_superseding(old, store.find)  # said before what its files would lose
     if args.global_ and store.scope != "global":
         raise BadInput(f"memory {old.id} is in the {store.scope} store; drop --global")
     if args.category is None:  # the new text is the same kind of knowledge

@@ -83,6 +83,15 @@ def refuse_inactive_supersede(
     raise BadInput(f"memory {memory.id} is {status}; only active memories can be superseded: {way}")
 
 
+def refuse_superseding(memory: Memory, get: Callable[[str], Memory | None]) -> None:
+    """Refuse to supersede a memory that is not active, as every front end says it: one
+    awaiting review names ``tether pending confirm`` (:func:`refuse_pending`), any other
+    :func:`refuse_inactive_supersede`'s way out. Called before anything else is weighed, so
+    that the reason given is the first that holds."""
+    refuse_pending(memory, "supersede")
+    refuse_inactive_supersede(memory, get)
+
+
 DELETED_FROM_KEY = "deleted_from"
 """Written as ``deleted_from: pending`` when a pending memory is deleted (``tether pending
 drop``, ``tether delete``, cleanup's delete): ``tether restore`` brings it back to review,
@@ -176,8 +185,7 @@ class StatusChanges(StoreWrites):
     def supersede(self, old_ref: str, draft: Memory) -> tuple[WriteResult, Memory]:
         """Write ``draft`` as the replacement of an active memory and link the two both ways."""
         old = self.get(old_ref)
-        refuse_pending(old, "supersede")
-        refuse_inactive_supersede(old, self.find)
+        refuse_superseding(old, self.find)
         draft = draft.with_changes(supersedes=old.id)
         result = self.remember(draft, vectors=False)  # made once both files are written
         if result.duplicate_of:
