@@ -37,12 +37,16 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
 
 
 def read_line(raw: str) -> Any:
-    """The JSON value of one line; :class:`BadInput` saying what is wrong when it is not JSON
-    or an object in it gives a key twice (which one was meant cannot be told)."""
+    """The JSON value of one line; :class:`BadInput` saying what is wrong, and at which column,
+    when it is not JSON, or that an object in it gives a key twice (which one was meant cannot
+    be told)."""
     try:
         return _DECODER.decode(raw)
     except json.JSONDecodeError as error:
-        raise BadInput(f"bad JSON: {error.msg}") from None
+        # the column says where on a long line the fault is (json counts from 1)
+        raise BadInput(
+            f"bad JSON at column {error.colno}: {error.msg}; each line is one JSON object"
+        ) from None
     except _DuplicateKey as error:
         raise BadInput(
             f"key {error.key!r} is given twice on this line; keep the one you mean"

@@ -53,6 +53,17 @@ def test_a_bom_at_the_start_of_the_lines_given_to_the_library(repo: Path) -> Non
         store.close()
 
 
+def test_a_line_that_is_not_json_is_named_with_its_column(repo: Path) -> None:
+    source = repo.parent / "broken.jsonl"
+    good = _lines({"summary": "kept", **GOTCHA})
+    source.write_text('{"summary": "cut short", "category" "gotcha"}\n' + good, "utf-8")
+    done = run_tether("import", str(source), cwd=repo)
+    assert done.code == 2, done
+    assert f"{source}:1: bad JSON at column 37: Expecting ':' delimiter" in done.stderr
+    assert "each line is one JSON object" in done.stderr
+    assert len(_memory_files(repo)) == 1  # the good line is written all the same
+
+
 def test_an_id_in_capitals_is_refused_asking_for_lowercase(repo: Path) -> None:
     source = repo.parent / "upper.jsonl"
     source.write_text(_lines({"summary": "upper id", "id": "ABCDEF12", **GOTCHA}))

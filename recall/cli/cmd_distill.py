@@ -207,7 +207,8 @@ def run_pending(args: argparse.Namespace, ctx: CommandContext) -> int:
     reviewed: set[tuple[str, str]] = set()  # one memory named twice (a prefix and its id)
     for ref in args.ids:
         try:
-            store, memory = ctx.find_memory(ref, args.scope)
+            # the ids meant are those awaiting review
+            store, memory = ctx.find_memory(ref, args.scope, listing="tether pending")
             if (store.scope, memory.id) in reviewed:
                 continue
             reviewed.add((store.scope, memory.id))

@@ -250,9 +250,12 @@ class CommandContext:
         else:
             self.notice("no global memories yet: `tether remember --global` writes one")
 
-    def find_memory(self, ref: str, scope: str = "all") -> tuple[MemoryStore, Any]:
+    def find_memory(
+        self, ref: str, scope: str = "all", listing: str = "tether list --scope all"
+    ) -> tuple[MemoryStore, Any]:
         """Find a memory by id across the stores of ``scope`` (project first; a prefix held in
-        two stores is ambiguous, see :func:`recall.store.across.find_across`)."""
+        two stores is ambiguous, see :func:`recall.store.across.find_across`); an id found in
+        neither points to ``listing``, the command that shows the ids meant."""
         from recall.store.across import find_across
 
         found = find_across(self.stores(scope), ref)
@@ -261,7 +264,7 @@ class CommandContext:
         if len(ref.strip()) < MIN_PREFIX:
             raise BadInput(
                 f"no memory has the id {ref!r}, and an id prefix needs at least {MIN_PREFIX} "
-                "characters; `tether list --scope all` shows ids"
+                f"characters; `{listing}` shows ids"
             )
         for store in self.stores(scope):
             if store.exists:
@@ -279,7 +282,7 @@ class CommandContext:
                     f"--scope {scope} leaves it out; run it with --scope "
                     f"{elsewhere[0].scope} (or without --scope)"
                 )
-        raise NotFound(f"no memory {ref!r} found; `tether list --scope all` shows ids")
+        raise NotFound(f"no memory {ref!r} found; `{listing}` shows ids")
 
     def close(self) -> None:
         """Close every store opened by this invocation."""

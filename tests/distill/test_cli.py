@@ -114,7 +114,7 @@ def test_review_of_unknown_or_non_pending_ids_is_reported_per_id(
     result = cli("pending", "confirm", flush, "ffffffff", zstd)
     assert result.code == 2  # the worst of: already active (bad input), unknown (not found)
     assert f"memory {flush} is active, not pending" in result.stderr
-    assert "no memory 'ffffffff'" in result.stderr
+    assert "no memory 'ffffffff' found; `tether pending` shows ids" in result.stderr
     assert f"Confirmed {zstd}" in result.stdout  # the good one was not lost to the bad ones
     assert cli("pending", "drop").code == 2
 
