@@ -474,6 +474,43 @@ def repair_after_repair(history: History, task: Task) -> Any:
 FEATURES["repair_after_repair"] = repair_after_repair
 
 
+RARE_IDF = 5.0
+"""A word's ``log(memories / (1 + memories holding it))`` above which it is rare: held by
+fewer than about one memory in 150."""
+
+
+def _rare_shared(history: History, task: Task) -> list[list[float]]:
+    """For each candidate, the idf of every content word of the prompt it holds that is rare
+    (:data:`RARE_IDF`)."""
+    prompt = content_words(task.task["prompt"])
+    found = []
+    for i in task.idx:
+        held = set(history.words(i))
+        found.append([idf for w in prompt if w in held and (idf := history.idf(w)) >= RARE_IDF])
+    return found
+
+
+def rare_word(history: History, task: Task) -> Any:
+    """How far the rarest word of the prompt a memory holds lies above :data:`RARE_IDF` (0 when
+    it holds none so rare): a rare word shared counts beyond the word channel's saturation."""
+    import numpy as np
+
+    return np.array(
+        [max(idfs, default=RARE_IDF) - RARE_IDF for idfs in _rare_shared(history, task)]
+    )
+
+
+def rare_word_count(history: History, task: Task) -> Any:
+    """How many rare words of the prompt (:data:`RARE_IDF`) a memory holds."""
+    import numpy as np
+
+    return np.array([len(idfs) for idfs in _rare_shared(history, task)], dtype=float)
+
+
+FEATURES["rare_word"] = rare_word
+FEATURES["rare_word_count"] = rare_word_count
+
+
 # Word associations learned from the store itself (a latent space of its own vocabulary).
 
 ASSOC_CHUNK = 0.05
