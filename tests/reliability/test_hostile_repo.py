@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from recall.memfiles import MAX_FILE_BYTES, MAX_FILE_BYTES_ENV
+from recall.toml_lines import SETTINGS_MAX_BYTES
 from tests.conftest import git, make_repo, run_tether
 
 PAYLOAD_KEY = "' ; touch PWNED ; #\""
@@ -288,6 +289,56 @@ def test_an_index_that_came_with_the_repository_is_not_trusted(tmp_path: Path) -
     assert "FORGED" not in listed.stdout
     assert "a note of my own" in listed.stdout
     assert "not made here" not in listed.stderr  # rebuilt once, then its own
+
+
+def test_a_purged_ids_link_to_an_endless_device_is_not_read(tmp_path: Path) -> None:
+    """``.tether/purged.txt`` committed as a link to ``/dev/zero``, beside a superseded memory
+    whose replacement is gone (so ``doctor`` looks the id up there): the link is not followed,
+    and doctor reports the memory instead of reading until memory runs out."""
+
+    def shape(root: Path) -> None:
+        (root / ".tether" / "purged.txt").symlink_to("/dev/zero")
+        (root / ".tether" / "memories" / "dddd0001.md").write_text(
+            "---\nid: dddd0001\ncategory: gotcha\nfiles: [src/app.py]\nstatus: superseded\n"
+            "superseded_by: eeee0002\n---\nan old note\n",
+            encoding="utf-8",
+        )
+
+    clone = publish_and_clone(tmp_path, shape)
+    done = run_tether("doctor", cwd=clone)
+    assert done.code == 1, done.stderr
+    assert "dddd0001 is superseded by eeee0002, which is in neither store" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_a_settings_file_that_is_a_pipe_or_too_large_is_not_read(tmp_path: Path) -> None:
+    """An unpacked archive's ``.tether/config.toml`` that is a named pipe (reading it would wait
+    for a writer forever) and a ``pyproject.toml`` over the settings limit (a sparse file of
+    gigabytes costs an archive nothing): neither is read, each is said, and the hooks and
+    commands answer as without them."""
+    clone = publish_and_clone(tmp_path, lambda root: None)
+    note = ("save via safeRename", "-c", "gotcha", "-f", "src/app.py")
+    assert run_tether("remember", *note, cwd=clone).code == 0
+    os.mkfifo(clone / ".tether" / "config.toml")
+    padding = "# padding\n" * (SETTINGS_MAX_BYTES // 10 + 1)
+    (clone / "pyproject.toml").write_text(
+        f"[tool.tether]\ninject_others = false\n{padding}", encoding="utf-8"
+    )
+    code, out = hook("prompt", clone, prompt="how do I save from app")
+    assert code == 0
+    assert "save via safeRename" in out
+    pipe = "config.toml: not read (not a plain file but a pipe"
+    too_large = f"pyproject.toml: not read (over {SETTINGS_MAX_BYTES:,} bytes"
+    log = (clone / ".tether" / "hooks.log").read_text(encoding="utf-8")
+    assert pipe in log
+    assert too_large in log
+    done = run_tether("recall", "-f", "src/app.py", cwd=clone)
+    assert done.code == 0
+    assert "save via safeRename" in done.stdout
+    started = run_tether("session", "start", cwd=clone)
+    assert started.code == 0
+    assert pipe in started.stderr
+    assert too_large in started.stderr
 
 
 def test_a_shallow_clone_says_what_its_history_lacks(tmp_path: Path) -> None:
