@@ -15,7 +15,7 @@ from typing import Any
 
 from recall.cli.context import CommandContext
 from recall.display import plural, visible
-from recall.errors import BadInput, NotFound
+from recall.errors import BadInput, NotFound, TetherError
 
 EXIT_FAILED = 1
 
@@ -139,6 +139,7 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Check the change against the project's memories."""
     from recall.anchors.base_guards import GuardSource
     from recall.anchors.check import check
+    from recall.genome.gitcmd import GitUnavailable
 
     try:
         store = ctx.project(create=False)
@@ -164,7 +165,13 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
         everyone = store.list(status=None) if store.exists else []
         guards = GuardSource(folder, everyone, store.normalize_stored)
     renames = _renames_index(store, memories, ctx)
-    result = check(root, memories, args.base, files, renames, guards)
+    try:
+        result = check(root, memories, args.base, files, renames, guards)
+    except GitUnavailable as error:  # a file git cannot hash (a named pipe an archive held)
+        raise TetherError(
+            f"git could not read the change in {root} ({error}); nothing was checked: mend or "
+            "remove what git names, then run tether check again"
+        ) from None
     unreadable = _unreadable(store, root) if store.exists else []
     for broken in unreadable:
         print(visible(_unreadable_text(broken)), file=sys.stderr)

@@ -341,6 +341,34 @@ def test_a_settings_file_that_is_a_pipe_or_too_large_is_not_read(tmp_path: Path)
     assert too_large in started.stderr
 
 
+def test_a_tracked_file_that_is_a_pipe_is_never_waited_on(tmp_path: Path) -> None:
+    """An unpacked archive whose tracked ``src/app.py`` and ``tsconfig.json`` are named pipes
+    (its git index lists them as files): the genome's reads (``index``, the prompt hook) skip
+    them instead of waiting for a writer forever, and ``check``, whose git refuses them, says
+    so with exit 3, no traceback."""
+
+    def shape(root: Path) -> None:
+        (root / "tsconfig.json").write_text("{}\n", encoding="utf-8")
+
+    clone = publish_and_clone(tmp_path, shape)
+    note = ("save via safeRename", "-c", "gotcha", "-f", "src/app.py")
+    assert run_tether("remember", *note, cwd=clone).code == 0
+    for name in ("src/app.py", "tsconfig.json"):
+        (clone / name).unlink()
+        os.mkfifo(clone / name)
+    indexed = run_tether("index", cwd=clone)
+    assert indexed.code == 0, indexed.stderr
+    assert "unreadable" in indexed.stdout
+    code, out = hook("prompt", clone, prompt="how do I save from app")
+    assert code == 0
+    assert "save via safeRename" in out
+    checked = run_tether("check", cwd=clone)
+    assert checked.code == 3
+    assert "git could not read the change" in checked.stderr
+    assert "src/app.py" in checked.stderr
+    assert "Traceback" not in checked.stderr
+
+
 def test_a_shallow_clone_says_what_its_history_lacks(tmp_path: Path) -> None:
     """A depth-1 clone: no '0 commits fetched', but what is missing and how to get it."""
     origin = make_repo(tmp_path / "origin")
