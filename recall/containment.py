@@ -124,3 +124,38 @@ def open_append_no_follow(path: Path, mode: int = 0o644) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def read_plain_prefix(path: Path | str, size: int, *, follow_link: bool = True) -> bytes:
+    """At most ``size`` bytes from the start of ``path``, a plain file.
+
+    Raises :class:`FileNotFoundError` when there is none, and :class:`OSError` saying why (its
+    ``strerror``) when it is anything but a plain file: a named pipe, which an unpacked archive
+    can hold under any name (a tracked source file, a settings file), would block the read
+    until something writes to it, and a device such as ``/dev/zero`` never ends. With
+    ``follow_link`` false, a link is refused too.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_link else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a plain file but a pipe, a device or a folder")
+        os.set_blocking(fd, True)  # a plain file's reads never wait anyway
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(size)
+    finally:
+        os.close(fd)
+
+
+def read_plain_file(path: Path, limit: int, *, follow_link: bool = True) -> bytes:
+    """The bytes of ``path``, a plain file a repository brings (a settings file, the purged ids),
+    read whole only when it holds at most ``limit`` bytes: a file of gigabytes (a sparse one
+    costs an archive nothing) is never held in memory whole.
+
+    Raises as :func:`read_plain_prefix` does, and :class:`OSError` (``EFBIG``) when the file is
+    over ``limit``.
+    """
+    data = read_plain_prefix(path, limit + 1, follow_link=follow_link)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"over {limit:,} bytes, more than such a file ever needs")
+    return data

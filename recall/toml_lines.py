@@ -17,9 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+
+from recall.containment import read_plain_file
 
 KeyPath = tuple[str, ...]
+
+SETTINGS_MAX_BYTES: Final = 1 << 20
+"""The most a settings file is read of (``pyproject.toml`` included): a large project's is a few
+tens of kilobytes, and a repository's file is read by every hook and server start."""
 
 _KEYS = frozenset({"bare_key", "quoted_key", "dotted_key"})
 
@@ -122,13 +128,15 @@ def read_toml(path: Path, warn: Callable[[str], None]) -> tuple[dict[str, Any], 
     """The table of a settings file and its text, read as UTF-8 (a byte-order mark at its
     start, which some Windows editors write, skipped as the memory files' and the import's
     are); empty when there is none, or when it cannot be read, which is said with the line at
-    fault when there is one."""
+    fault when there is one. Only a plain file of at most :data:`SETTINGS_MAX_BYTES` is read (see
+    :func:`recall.containment.read_plain_file`)."""
     try:
-        data = path.read_bytes()
+        data = read_plain_file(path, SETTINGS_MAX_BYTES)
     except FileNotFoundError:
         return {}, ""
     except OSError as error:
-        warn(f"{path}: not read ({error})")
+        why = error.strerror or str(error)
+        warn(f"{path}: not read ({why}); none of its settings apply until it can be read")
         return {}, ""
     import tomllib  # only once there is a file to read: most repositories have none
 

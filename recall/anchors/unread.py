@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from recall.containment import read_plain_prefix
 from recall.genome.limits import BINARY_SNIFF_BYTES, MAX_SCAN_BYTES
 from recall.genome.symbols.extract import SKIPPED_BINARY, SKIPPED_HUGE, skipped_as
 
@@ -41,8 +42,7 @@ def unread_in_tree(root: Path | None, path: str) -> str | None:
         return None
     full = Path(root) / path
     try:
-        with open(full, "rb") as handle:
-            data = handle.read(MAX_SCAN_BYTES + 1)
+        data = read_plain_prefix(full, MAX_SCAN_BYTES + 1)
         size = full.stat().st_size
     except OSError:
         return None

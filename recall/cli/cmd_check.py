@@ -15,7 +15,7 @@ from typing import Any
 
 from recall.cli.context import CommandContext
 from recall.display import plural, visible
-from recall.errors import BadInput, NotFound
+from recall.errors import BadInput, NotFound, TetherError
 
 EXIT_FAILED = 1
 
@@ -161,6 +161,7 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Check the change against the project's memories."""
     from recall.anchors.base_guards import GuardSource
     from recall.anchors.check import check
+    from recall.genome.gitcmd import GitUnavailable
 
     try:
         store = ctx.project(create=False)
@@ -186,7 +187,13 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
         everyone = store.list(status=None) if store.exists else []
         guards = GuardSource(folder, everyone, store.normalize_stored)
     renames = _renames_index(store, memories, ctx)
-    result = check(root, memories, args.base, files, renames, guards)
+    try:
+        result = check(root, memories, args.base, files, renames, guards)
+    except GitUnavailable as error:  # a file git cannot hash (a named pipe an archive held)
+        raise TetherError(
+            f"git could not read the change in {root} ({error}); nothing was checked: mend or "
+            "remove what git names, then run tether check again"
+        ) from None
     if not store.exists and not _removes(result.changes, store.location.base, root):
         ctx.say_not_set_up([store])  # never set up here: `tether init` comes first
     unreadable = _unreadable(store, root) if store.exists else []

@@ -64,11 +64,11 @@ def _definitions(root: Path, path: str, *, certain: bool) -> list[Definition] | 
 
 
 def _read_text(root: Path, path: str) -> str | None:
+    from recall.containment import read_plain_prefix
     from recall.genome.limits import MAX_SCAN_BYTES
 
     try:
-        with open(root / path, "rb") as handle:
-            return handle.read(MAX_SCAN_BYTES + 1).decode("utf-8", "replace")
+        return read_plain_prefix(root / path, MAX_SCAN_BYTES + 1).decode("utf-8", "replace")
     except OSError:
         return None
 

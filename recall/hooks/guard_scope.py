@@ -74,13 +74,13 @@ def _located(
 ) -> tuple[list[Definition], list[Lines], list[str]] | None:
     """The file's definitions, the lines the edit replaces and the file's lines, or None when
     they cannot be had for certain."""
+    from recall.containment import read_plain_prefix
     from recall.genome.limits import MAX_SCAN_BYTES
     from recall.genome.symbols.extract import TREE_SITTER, extract
     from recall.genome.symbols.model import named
 
     try:
-        with open(root / path, "rb") as handle:
-            data = handle.read(MAX_SCAN_BYTES + 1)
+        data = read_plain_prefix(root / path, MAX_SCAN_BYTES + 1)
     except OSError:
         return None
     read = extract(path, data)

@@ -1,10 +1,9 @@
 """Opening the SQLite index: WAL, busy timeout, schema checks, and an in-memory snapshot when the
 index cannot be written (a read-only checkout, mount or file system, or a full disk).
 
-A rebuilt index replaces the file at its path (see :mod:`recall.index.swap`). Every connection
-remembers which file it opened (device and inode, read while no swap can happen), so that a
-process holding it can tell, cheaply and at any time, that the path now holds another file.
-"""
+A rebuilt index replaces the file at its path (:mod:`recall.index.swap`); every connection
+remembers which file it opened (device and inode, read while no swap can happen), to tell that
+the path holds another file since; :mod:`recall.index.home` refuses one not made as its file."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from recall.index.home import foreign, record_home
 from recall.index.schema import BASE_DDL, MIGRATIONS, SCHEMA_VERSION
 from recall.index.wal_mode import switch_to_wal
 
@@ -170,8 +170,7 @@ def connect(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
         )
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
-        # The first read opens the WAL and shared-memory files: still under the guard.
-        mode = switch_to_wal(conn, busy_ms)
+        mode = switch_to_wal(conn, busy_ms)  # opens the WAL and shared memory: under the guard
         if mode.lower() != "wal":
             conn.close()
             raise IndexUnusable(f"could not switch the index to WAL mode (got {mode})")
@@ -222,8 +221,7 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
 
 _FOLLOW_ATTEMPTS = 5
-"""Swaps in a row a write follows before giving up: one reindex needs one; five back to back
-within a single write would be a loop, not a user."""
+"""Swaps in a row a write follows before giving up (a reindex needs one; five is a loop)."""
 
 
 def schema_version(conn: sqlite3.Connection) -> int | None:
@@ -240,10 +238,9 @@ def schema_version(conn: sqlite3.Connection) -> int | None:
 
 
 def prepare(conn: sqlite3.Connection) -> bool:
-    """Create or migrate the schema; return True when the tables were just created.
-
-    Raises :class:`IndexUnusable` when the file is not an index this version can use.
-    """
+    """Create or migrate the schema; return True when the tables were just created. Raises
+    :class:`IndexUnusable` when the file is not an index this version can use, or not the file
+    it was created as (:mod:`recall.index.home`)."""
     try:
         version = schema_version(conn)  # reading the schema fails fast on a file that is not SQLite
     except sqlite3.DatabaseError as error:
@@ -266,11 +263,14 @@ def prepare(conn: sqlite3.Connection) -> bool:
             conn.execute(
                 "INSERT INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
+            record_home(conn)  # with the tables: no opener sees an index without it
             conn.execute("COMMIT")
         except BaseException:
             rollback(conn)
             raise
         return True
+    if why := foreign(conn, getattr(conn, "identity", None)):  # one that came with the repository
+        raise IndexUnusable(why)
     if version > SCHEMA_VERSION:
         raise IndexUnusable(
             f"schema version {version} is newer than this Tether understands ({SCHEMA_VERSION})"
@@ -384,12 +384,14 @@ def open_snapshot(
         return conn, None
     problem: str | None = None
     try:
-        source = _open_for_reading(path, timeout)
+        identity, source = file_identity(path), _open_for_reading(path, timeout)
         try:
             source.backup(conn)
         finally:
             source.close()
         prepare(conn)  # an older schema is migrated in memory
+        if why := foreign(conn, identity):
+            raise IndexUnusable(why)
     except (IndexUnusable, sqlite3.DatabaseError) as error:
         problem = str(error)
         conn.close()

@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from recall.containment import read_plain_file
 from recall.errors import BadInput, StoreUnavailable
 from recall.locations import GLOBAL
 from recall.privacy import FILE_MODE
@@ -37,14 +38,20 @@ _PURGED_HEADER = (
     "# Memories removed by `tether purge` that another memory still names (as its\n"
     "# replacement, or as the memory it supersedes): a decision, not a broken link.\n"
 )
+PURGED_MAX_BYTES = 16 << 20
+"""The most of :data:`PURGED_FILE` read: nine bytes an id, so well over a million purged ids."""
+
 _COMMIT_IT = "# Commit this file with the memories.\n"
 """Said in a project store's file only: the global store is no repository's."""
 
 
 def purged_ids(store: MemoryStore) -> set[str]:
-    """The ids recorded in ``store``'s :data:`PURGED_FILE` (none when it has no such file)."""
+    """The ids recorded in ``store``'s :data:`PURGED_FILE` (none when it has no such file, or
+    one that is not a plain file of at most :data:`PURGED_MAX_BYTES`: a repository's link to
+    ``/dev/zero`` there must not be read until memory runs out)."""
+    path = store.location.base / PURGED_FILE
     try:
-        text = (store.location.base / PURGED_FILE).read_text(encoding="utf-8-sig")
+        text = read_plain_file(path, PURGED_MAX_BYTES, follow_link=False).decode("utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return set()
     lines = (line.strip() for line in text.splitlines())

@@ -6,6 +6,7 @@ import posixpath
 from collections.abc import Iterable
 from pathlib import Path
 
+from recall.containment import read_plain_prefix
 from recall.genome.limits import MAX_SCAN_BYTES
 
 
@@ -69,8 +70,7 @@ class RepoFiles:
         if self.root is None or path not in self.paths:
             return None
         try:
-            with open(self.root / path, "rb") as handle:
-                data = handle.read(MAX_SCAN_BYTES + 1)
+            data = read_plain_prefix(self.root / path, MAX_SCAN_BYTES + 1)
         except OSError:
             return None
         if len(data) > MAX_SCAN_BYTES:

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from recall.containment import read_plain_prefix
 from recall.genome.limits import BINARY_SNIFF_BYTES, MAX_SCAN_BYTES
 
 SKIP_BINARY = "binary"
@@ -30,8 +31,7 @@ def stat_key(stat: os.stat_result) -> str:
 def read_source(path: Path) -> SourceText:
     """Read ``path`` as UTF-8 text unless it is over the size limit, binary or not UTF-8."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_SCAN_BYTES + 1)
+        data = read_plain_prefix(path, MAX_SCAN_BYTES + 1)
     except OSError:
         return SourceText(None, SKIP_UNREADABLE)
     if len(data) > MAX_SCAN_BYTES:

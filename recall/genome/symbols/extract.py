@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from recall.containment import read_plain_prefix
 from recall.genome.limits import BINARY_SNIFF_BYTES, MAX_SCAN_BYTES
 from recall.genome.symbols import grammars, regex
 from recall.genome.symbols.grammars import INDENTED_GRAMMARS
@@ -107,8 +108,7 @@ def _error_spans(root: object) -> tuple[tuple[int, int], ...]:
 def read_file(path: str, full_path: str) -> Extracted:
     """:func:`extract` of the file on disk at ``full_path`` (``path`` names it in messages)."""
     try:
-        with open(full_path, "rb") as handle:
-            data = handle.read(MAX_SCAN_BYTES + 1)
+        data = read_plain_prefix(full_path, MAX_SCAN_BYTES + 1)
     except OSError as error:
         return Extracted([], f"skipped: unreadable ({error.strerror or error})")
     return extract(path, data)
