@@ -134,3 +134,34 @@ def test_a_command_that_cannot_run_is_refused_unless_allowed(tmp_path: Path) -> 
     done = configure(folder, missing, "--allow-missing")
     assert done.code == 0, done.stderr
     assert mcp_command(folder) == {"command": str(missing), "args": ["mcp"]}
+
+
+def test_a_default_plugin_folder_that_is_a_link_is_not_written_through(tmp_path: Path) -> None:
+    # a repository can commit tether-claude-plugin as a link to a folder outside it
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    repo.mkdir()
+    outside.mkdir()
+    (repo / "tether-claude-plugin").symlink_to(outside)
+    tether = program(tmp_path / "bin" / "tether")
+    done = run_tether("agent-config", "claude-code", "--command", str(tether), cwd=repo)
+    assert done.code == 2, done
+    assert f"{repo / 'tether-claude-plugin'} is a link to {outside}" in done.stderr
+    assert "--dir" in done.stderr
+    assert list(outside.iterdir()) == []
+    # named with --dir, the folder the person chose is written
+    named = run_tether("agent-config", "claude-code", "--dir", str(outside), "--command",
+                       str(tether), cwd=repo)  # fmt: skip
+    assert named.code == 0, named
+    assert (outside / HOOKS).is_file()
+
+
+def test_a_linked_folder_inside_the_plugin_folder_is_not_written_through(tmp_path: Path) -> None:
+    folder, outside = tmp_path / "plugin", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    (folder / "hooks").symlink_to(outside)
+    done = configure(folder, program(tmp_path / "bin" / "tether"))
+    assert done.code == 2, done
+    assert f"{folder / 'hooks'} is a link where a folder is needed (for {HOOKS})" in done.stderr
+    assert list(outside.iterdir()) == []
+    assert not (folder / MANIFEST).exists()  # nothing was written

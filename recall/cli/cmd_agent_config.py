@@ -186,7 +186,14 @@ def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
             sys.stdout.write(text)
             print(said, file=sys.stderr)
         return 0
-    folder = (ctx.cwd / (args.dir or Path(DEFAULT_DIR))).resolve()
+    given = ctx.cwd / (args.dir or Path(DEFAULT_DIR))
+    if args.dir is None and given.is_symlink():  # a repository may commit one
+        raise BadInput(
+            f"{given} is a link to {given.resolve()}: the default plugin folder is written only "
+            "where it lies, never through a link; remove the link, or name the folder to write "
+            "with --dir"
+        )
+    folder = given.resolve()
     if folder.exists() and not folder.is_dir():
         raise BadInput(f"{folder} exists and is not a folder")
     done = write_generated(folder, plugin_files(command, folder), force=args.force)

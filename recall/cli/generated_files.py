@@ -93,20 +93,29 @@ def write_generated(folder: Path, files: dict[str, str | bytes], *, force: bool)
     return outcome
 
 
+def _kind(path: Path) -> str:
+    """What ``path``, found where a folder is needed, is instead."""
+    if path.is_symlink():
+        return "link"
+    return "file" if path.is_file() else "special file"
+
+
 def check_folders(folder: Path, names: list[str]) -> None:
     """Raise :class:`BadInput` naming the path that must be a folder (``folder``, one above it,
-    or one under it holding one of ``names``) and is a file, a link to none or something else."""
+    or one under it holding one of ``names``) and is a file, a link to none or something else,
+    or, under ``folder``, a link (the files written through it would land outside)."""
     blocked: dict[Path, str] = {}
     for name in names:
         target = folder / name
         for where in reversed(target.parents):
-            if os.path.lexists(where) and not where.is_dir():
+            # a link to a folder under ``folder`` would carry the writes out of it
+            linked = where.is_symlink() and folder in where.parents
+            if linked or (os.path.lexists(where) and not where.is_dir()):
                 blocked.setdefault(where, name)
                 break
     if blocked:
         named = "; ".join(
-            f"{where} is a {'file' if where.is_file() else 'link or special file'} where a "
-            f"folder is needed (for {name})"
+            f"{where} is a {_kind(where)} where a folder is needed (for {name})"
             for where, name in blocked.items()
         )
         raise BadInput(
