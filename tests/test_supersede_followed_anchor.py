@@ -1,7 +1,8 @@
 """``tether supersede -f`` with no ``--anchor``, of a memory anchored in a file git renamed
 since (or whose definition moved to another file): the anchor follows its definition to
-where it is now, said, and a guard carried with it is not narrowed; an anchor whose new file
-is not among the files given goes, said with the name to give to keep it."""
+where it is now, said, and a guard carried with it is not narrowed (nor lifted, for ``tether
+check``); an anchor whose new file is not among the files given goes, said with the name to
+give to keep it."""
 
 from __future__ import annotations
 
@@ -60,6 +61,9 @@ def test_a_guarded_anchor_follows_its_file_renamed(tmp_path: Path) -> None:
     assert new["guard"] is True
     old = run_tether("--json", "show", old_id, cwd=repo).json()
     assert new["anchors"][0]["body"] == old["anchors"][0]["body"]  # a change still shows
+    checked = run_tether("--json", "check", cwd=repo)  # the guard is carried, not lifted
+    assert checked.code == 0, checked.stdout + checked.stderr
+    assert checked.json()["review"] == [] and checked.json()["failures"] == []
 
 
 def test_an_anchor_renamed_out_of_the_files_given_goes_with_its_new_name(
@@ -92,3 +96,25 @@ def test_a_guarded_anchor_follows_its_definition_moved(tmp_path: Path) -> None:
     assert new["files"] == ["helpers.py"]
     assert _symbols(new) == ["helpers.py::f"]
     assert new["guard"] is True
+
+
+def test_check_reads_a_guard_superseded_onto_the_renamed_file_as_carried(
+    tmp_path: Path,
+) -> None:
+    repo, old_id = _anchored(tmp_path, "--guard")
+    _rename(repo)
+    done = run_tether(
+        "--json",
+        "supersede",
+        old_id,
+        "f must stay pure, in legacy",
+        "-f",
+        "legacy.py",
+        "--anchor",
+        "legacy.py::f",
+        cwd=repo,
+    )
+    assert done.code == 0, done.stderr
+    checked = run_tether("--json", "check", cwd=repo)
+    assert checked.code == 0, checked.stdout + checked.stderr
+    assert checked.json()["review"] == [], checked.stdout
