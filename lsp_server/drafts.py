@@ -21,7 +21,7 @@ from lsp_server.guard_words import global_supersede
 from lsp_server.legacy_anchor import anchor_name, bare_symbol
 from lsp_server.roots import Root
 from recall import secrets_scan
-from recall.anchors.carry import anchors_in_files
+from recall.anchors.carry import carry_anchors
 from recall.anchors.guards import carried_guard, check_guard, narrowing_note
 from recall.anchors.symbols import SymbolAnchor, parse_anchor
 from recall.anchors.write import record_anchors
@@ -311,14 +311,18 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     kept = old.files if anchors == old.anchors or not anchors else named_by_person_of(store, old)
     files = _files(store, root, obj, list(kept))
     if not _given(obj, "anchors") and strings(obj, "files") is not None:
-        # files named anew: an old anchor in a file left out goes, and is said
-        guarded = old.guard and (flag(obj, "guard") or not _given(obj, "guard"))
-        anchors, dropped = anchors_in_files(
-            anchors, files, "'anchors'", guarded_in=store.repo_root if guarded else None
+        # files named anew: an old anchor follows its definition or goes, and is said; the
+        # genome as the indexer keeps it (a request does not refresh it)
+        kind = check_category(text(obj, "category") or old.category)
+        carries = carried_guard(old, kind, store.scope)[0]
+        guarded = carries and (flag(obj, "guard") or not _given(obj, "guard"))
+        carry = carry_anchors(
+            store, anchors, files, "'anchors'", guarded=guarded, notice=ls.log, refresh=False
         )
-        for note in dropped:
+        anchors = carry.anchors
+        for note in carry.notes:
             ls.warn(note)
-        anchor_notes = [*anchor_notes, *dropped]
+        anchor_notes = [*anchor_notes, *carry.notes]
     file_notes = _check_named(ls, store, obj, _given_names(obj, files, anchors))
     named = strings(obj, "files") is not None
     given = list(files) if named else named_by_person_of(store, old)

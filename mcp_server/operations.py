@@ -12,19 +12,20 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcp_server import arguments, results
+from mcp_server.guard_keeping import keeps_the_guard
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from mcp_server.query_notes import empty_query_note
 from recall.agent_text import masked_file
-from recall.anchors.carry import anchors_in_files
-from recall.anchors.guards import carried_guard, check_guard, narrowed_now
+from recall.anchors.carry import carry_anchors
+from recall.anchors.guards import carried_guard, check_guard
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
 from recall.known_paths import missing_notes, touched_notes
 from recall.lifecycle.disuse import archived_by_disuse, as_seen, seen_state
 from recall.lifecycle.links import left_superseded
 from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
-from recall.locations import GLOBAL, PROJECT
-from recall.model import CATEGORIES, GUARD_CATEGORIES, STATUSES
+from recall.locations import PROJECT
+from recall.model import CATEGORIES, STATUSES
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary
@@ -32,7 +33,6 @@ from recall.store.changes import refuse_superseding
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
-    from recall.model import Memory
     from recall.store import MemoryStore
 
 WRITE_SCOPES = ("project", "global")
@@ -268,8 +268,9 @@ def supersede(
     """Replace an active memory by a new one; the old one leaves recall, linked both ways.
 
     Category, files, the pin and the symbol anchors carry over unless given (``pin=False``
-    drops the pin, ``anchors=[]`` the anchors; ``files`` without ``anchors`` keeps the old
-    anchors in a file named, the others said in ``anchor_notes``, unless guarded); the guard
+    drops the pin, ``anchors=[]`` the anchors; ``files`` without ``anchors`` carries the old
+    anchors as the CLI does, :func:`recall.anchors.carry.carry_anchors`, each one followed to
+    its new place or dropped said in ``anchor_notes``); the guard
     always: an agent cannot lift or narrow one (a person does, with ``unguard``), so a
     supersede that would (a category that takes none, the guarded files left out, anchors
     covering less of the guarded code) is refused; details do not (the new text stands on its own).
@@ -289,9 +290,14 @@ def supersede(
     recorded, notes = old.anchors, []
     if anchors is not None:
         recorded, notes = record_anchors(store.repo_root, symbols)
-    elif files is not None and not old.guard:  # a guard is never narrowed: refused below
-        # files named anew: an old anchor in a file left out goes, and is said
-        recorded, notes = anchors_in_files(old.anchors, given, "'anchors'")
+    elif files is not None and old.anchors:
+        # files named anew: an old anchor follows its definition or goes, and is said (one
+        # that goes from a guard is refused below: an agent never narrows a guard)
+        guarded = carried_guard(old, category or old.category, store.scope)[0]
+        carry = carry_anchors(
+            store, old.anchors, given, "'anchors'", guarded=guarded, notice=log.info
+        )
+        recorded, notes = carry.anchors, carry.notes
     # new anchors replace the old: a file there only for an old anchor goes with them
     paths = (named if anchors else list(old.files)) if files is None else given
     paths += [path for path in dict.fromkeys(a.path for a in recorded) if path not in paths]
@@ -308,7 +314,7 @@ def supersede(
     if recorded:  # the new text is about the same code, or the code given
         draft = draft.with_changes(anchors=recorded)
     draft = with_given_files(draft, named)  # the files named, for a later repoint
-    _keeps_the_guard(store, old, draft)
+    keeps_the_guard(store, old, draft)
     # superseding does not lift a guard
     guard, note = carried_guard(old, draft.category, store.scope)
     if guard:
@@ -323,41 +329,6 @@ def supersede(
 def _with_notes(done: dict[str, Any], **notes: list[str]) -> dict[str, Any]:
     """``done`` with each of ``notes`` that holds any (an empty list is left out)."""
     return {**done, **{key: found for key, found in notes.items() if found}}
-
-
-def _keeps_the_guard(store: MemoryStore, old: Memory, draft: Memory) -> None:
-    """Refuse a supersede that would lift or narrow ``old``'s guard (an agent cannot: a person
-    does, with ``tether unguard``): a category that takes none, files leaving a guarded one
-    out, or anchors covering less of its code, weighed as ``tether supersede`` weighs them
-    (:func:`recall.anchors.guards.narrowed_now`: a file git shows renamed since is kept
-    guarded by its new name, and named as it is now). A guard covering as much or more (a
-    symbol guard widened to the whole file) is kept. A guard in the global store, which
-    protects nothing and cannot be carried, is a person's to take off."""
-    if not old.guard:
-        return
-    lifted = keep = None
-    left_files: list[str] = []
-    left_code: list[str] = []
-    if store.scope == GLOBAL:
-        lifted = "in the global store, where a guard protects no file and cannot be carried"
-        keep = "leave it as it is"
-    elif draft.category not in GUARD_CATEGORIES:
-        lifted, keep = f"a {draft.category} takes no guard", "keep its category"
-    else:
-        left_files, left_code = narrowed_now(
-            store, old, draft.files, draft.anchors, notice=log.info
-        )
-    if left_files:
-        lifted = f"the new files leave out {', '.join(left_files)}, which it guards"
-        keep = "keep its files"
-    elif left_code:
-        lifted = f"the anchors given would guard less of its code ({'; '.join(left_code)})"
-        keep = "give anchors that cover all it guards, or leave anchors out to keep its own"
-    if lifted is not None:
-        raise BadInput(
-            f"memory {old.id} is guarded and {lifted}: an agent cannot lift or narrow a guard; "
-            f"{keep}, or ask a person to run `tether unguard {old.id}` first"
-        )
 
 
 def pin(ws: Workspace, *, memory_id: str, pinned: bool = True) -> dict[str, Any]:

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from recall.anchors.symbols import SymbolAnchor
 
 Normalize = Callable[[str], str]
+NowName = Callable[[str], "str | None"]
+"""The name git's history shows a file renamed to since, following every rename (None: no
+rename known)."""
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,12 @@ def memories_at(
 
 
 def _carried(
-    memory: Memory, by_id: dict[str, Memory], guarded: Memory, root: Path, base: str
+    memory: Memory,
+    by_id: dict[str, Memory],
+    guarded: Memory,
+    root: Path,
+    base: str,
+    now_name: NowName | None = None,
 ) -> bool:
     """Whether ``memory``'s guard lives on in the memory that supersedes it (as a supersede
     carries it), following the chain to the active one: guarded, and covering every file and
@@ -148,17 +156,31 @@ def _carried(
         seen.add(current.id)
         current = by_id.get(current.superseded_by)
         if current is not None and current.status == "active":
-            return current.guard and _covers(current, guarded, root, base)
+            return current.guard and _covers(current, guarded, root, base, now_name)
     return False
 
 
-def _covers(wider: Memory, narrower: Memory, root: Path, base: str) -> bool:
+def _covers(
+    wider: Memory, narrower: Memory, root: Path, base: str, now_name: NowName | None = None
+) -> bool:
     """Whether ``wider`` names every file and anchors every symbol ``narrower`` does, a
     symbol renamed in the change aside (see :func:`renamed_within`): the memory superseded
-    onto the new name, as ``tether check`` says to do."""
+    onto the new name, as ``tether check`` says to do. A file gone from the working tree is
+    named by the name git's history shows it renamed to (``now_name``), as a supersede
+    carries it (:mod:`recall.anchors.carry`)."""
+
+    def now(path: str) -> str:
+        if now_name is None or (root / path).exists():
+            return path
+        new = now_name(path)
+        return new if new and (root / new).is_file() else path
+
+    files = set(wider.files)
     symbols = {(a.path, a.name) for a in wider.anchors}
-    return set(narrower.files) <= set(wider.files) and all(
-        (a.path, a.name) in symbols or renamed_within(root, base, a.path, a.name, wider.anchors)
+    return all(path in files or now(path) in files for path in narrower.files) and all(
+        (a.path, a.name) in symbols
+        or (now(a.path), a.name) in symbols
+        or renamed_within(root, base, a.path, a.name, wider.anchors)
         for a in narrower.anchors
     )
 
@@ -190,15 +212,23 @@ def renamed_within(
     return any(candidates(now, t) and not candidates(then, t) for t in targets)
 
 
-def lifted_guards(root: Path, base: str, source: GuardSource) -> list[Lifted]:
-    """The memories guarded at ``base`` whose guard the working tree no longer has."""
+def lifted_guards(
+    root: Path, base: str, source: GuardSource, now_name: NowName | None = None
+) -> list[Lifted]:
+    """The memories guarded at ``base`` whose guard the working tree no longer has (one
+    superseded by a memory naming its renamed files by their new names, ``now_name``, keeps
+    it)."""
     by_id = {memory.id: memory for memory in source.memories}
     lifted: list[Lifted] = []
     for path, old in guarded_at_base(root, base, source.folder, source.normalize).items():
         now = by_id.get(old.id)
         if now is not None and now.status == "active" and now.guard:
             continue
-        if now is not None and now.status == "superseded" and _carried(now, by_id, old, root, base):
+        if (
+            now is not None
+            and now.status == "superseded"
+            and _carried(now, by_id, old, root, base, now_name)
+        ):
             continue
         if not (root / path).is_file():
             how = "deletes its file"

@@ -1,40 +1,117 @@
-"""Which of a superseded memory's symbol anchors the new memory keeps when the person names its
-files anew and gives no anchor: those in a file still named. An anchor whose file is left out
-(deleted, say, or no longer what the memory is about) goes, and each one that goes is said;
-under a guard carried over, only one whose file is gone from the working tree goes (guarding
-it protects nothing), so the guard is not narrowed by leaving a file out."""
+"""Which of a superseded memory's symbol anchors the new memory keeps when the person (or
+agent) names its files anew and gives no anchor, one rule for the CLI, the MCP server and the
+editor.
+
+An anchor in a file still named is kept. One whose file is gone from the working tree follows
+its definition to where it is now, as ``tether repoint`` does (the file renamed, or the
+definition moved: :func:`recall.anchors.states.repointed_anchors`), when the new place is
+among the files named or the guard carries over (guarding the code wherever it went). Under a
+guard carried over, one whose file is still there is kept too (leaving a file out does not
+narrow the guard). Every other one goes; each one that follows or goes is said.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from recall.anchors.symbols import SymbolAnchor
 
+if TYPE_CHECKING:
+    from recall.store import MemoryStore
 
-def anchors_in_files(
+
+@dataclass(frozen=True)
+class Carried:
+    """The anchors a new memory keeps, and what is said about the others."""
+
+    anchors: tuple[SymbolAnchor, ...]
+    notes: list[str] = field(default_factory=list)
+    """One line for each anchor carried to where its definition is now, or not carried."""
+
+
+def followed_anchors(
+    store: MemoryStore,
+    anchors: Iterable[SymbolAnchor],
+    *,
+    notice: Callable[[str], None],
+    refresh: bool = True,
+) -> dict[SymbolAnchor, SymbolAnchor]:
+    """Each of ``anchors`` whose file is gone from ``store``'s working tree and whose
+    definition the genome finds elsewhere (relocated: its file renamed, or it moved), pointed
+    at its new file in the working tree (its recorded body kept, so a change still shows).
+    The genome is brought up to HEAD first unless not to ``refresh``, ``notice`` hearing what
+    that has to say; a store without a repository (the global one) follows nothing."""
+    from recall.anchors.states import RELOCATED, states_of
+    from recall.locations import GLOBAL
+    from recall.repo_signals import open_repo_signals
+
+    root = store.repo_root
+    if root is None or store.scope == GLOBAL or not store.exists:
+        return {}
+    gone = tuple(anchor for anchor in anchors if not (root / anchor.path).exists())
+    if not gone:
+        return {}
+    genome = open_repo_signals(store, notice=notice, refresh=refresh)
+    found: dict[SymbolAnchor, SymbolAnchor] = {}
+    for state in states_of(gone, genome):
+        now = state.found
+        if state.state == RELOCATED and now is not None and (root / now.path).exists():
+            anchor = state.anchor
+            found[anchor] = SymbolAnchor(now.path, anchor.name, anchor.body, anchor.extra)
+    return found
+
+
+def carry_anchors(
+    store: MemoryStore,
     anchors: Iterable[SymbolAnchor],
     files: Iterable[str],
     keep_with: str,
     *,
-    guarded_in: Path | None = None,
-) -> tuple[tuple[SymbolAnchor, ...], list[str]]:
-    """The ``anchors`` whose file is among ``files``, and a note for each other one, telling
-    to give it again with ``keep_with`` (how the command takes an anchor) to keep it. With
-    ``guarded_in`` (the root of a repository, for a memory whose guard carries over) an anchor
-    whose file is still there is kept too."""
+    guarded: bool,
+    notice: Callable[[str], None],
+    refresh: bool = True,
+) -> Carried:
+    """The ``anchors`` of a memory of ``store`` that a new memory naming ``files`` keeps, by
+    the rule of this module; ``guarded`` when the old memory's guard carries over. A note for
+    each one carried to its new place, and for each one dropped, telling to give it with
+    ``keep_with`` (how the command takes an anchor) to keep it. ``notice`` and ``refresh``
+    are for reading where a definition went (:func:`followed_anchors`)."""
+    anchors = tuple(anchors)  # read twice
     named = set(files)
-
-    def kept_one(anchor: SymbolAnchor) -> bool:
+    root = store.repo_root
+    left_out = [anchor for anchor in anchors if anchor.path not in named]
+    moves = followed_anchors(store, left_out, notice=notice, refresh=refresh) if left_out else {}
+    kept: list[SymbolAnchor] = []
+    notes: list[str] = []
+    for anchor in anchors:
+        moved = moves.get(anchor)
         if anchor.path in named:
-            return True
-        return guarded_in is not None and (guarded_in / anchor.path).exists()
-
-    kept = tuple(anchor for anchor in anchors if kept_one(anchor))
-    notes = [
-        f"the symbol anchor {anchor.text} is not carried over: its file {anchor.path} is not "
-        f"among the files given (give it again with {keep_with} to keep it)"
-        for anchor in anchors
-        if anchor not in kept
-    ]
-    return kept, notes
+            kept.append(anchor)
+        elif moved is not None and (guarded or moved.path in named):
+            kept.append(moved)
+            notes.append(
+                f"the symbol anchor {anchor.text} is carried over as {moved.text}, where its "
+                f"definition is now ({anchor.path} is no longer in the working tree)"
+            )
+        elif moved is not None:
+            notes.append(
+                f"the symbol anchor {anchor.text} (now {moved.text}) is not carried over: its "
+                f"file {moved.path} is not among the files given (give {moved.text} with "
+                f"{keep_with} to keep it)"
+            )
+        elif guarded and root is not None and (root / anchor.path).exists():
+            kept.append(anchor)
+        elif root is not None and not (root / anchor.path).exists():
+            notes.append(
+                f"the symbol anchor {anchor.text} is not carried over: its file {anchor.path} "
+                "is no longer in the working tree, and no new place of its definition is known "
+                f"(give the code it is about now with {keep_with} to keep one)"
+            )
+        else:
+            notes.append(
+                f"the symbol anchor {anchor.text} is not carried over: its file {anchor.path} "
+                f"is not among the files given (give it again with {keep_with} to keep it)"
+            )
+    return Carried(tuple(dict.fromkeys(kept)), notes)

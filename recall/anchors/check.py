@@ -33,6 +33,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from shlex import quote
 from typing import Any
@@ -59,6 +60,7 @@ from recall.anchors.named_files import (
 from recall.anchors.symbols import SymbolAnchor
 from recall.anchors.unread import unread_content
 from recall.errors import BadInput
+from recall.file_names import later_name
 from recall.genome.gitcmd import GitRunner
 from recall.genome.symbols.model import Definition
 from recall.lifecycle.references import CONFIRMED_KEY
@@ -344,7 +346,8 @@ def check(
     names = ChangedNames(root, result.changes, index if result.changes else None)
     by_old = {change.old: change for change in result.changes}
     at = _Change(runner, root, base, result.changes, first, sources, names, by_old)
-    lifted = lifted_guards(root, base, guards) if guards is not None else []
+    now_name = partial(later_name, index) if index is not None else None
+    lifted = lifted_guards(root, base, guards, now_name) if guards is not None else []
     lifted_ids = {item.memory.id for item in lifted}
     for memory in memories:
         if memory.id not in lifted_ids:

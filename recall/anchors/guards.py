@@ -179,6 +179,7 @@ def narrowed(
     anchors: Iterable[SymbolAnchor],
     root: Path | None = None,
     renamed: Mapping[str, str] | None = None,
+    moved: Mapping[SymbolAnchor, SymbolAnchor] | None = None,
 ) -> tuple[list[str], list[str]]:
     """What a guard on a memory with ``files`` and ``anchors`` leaves out of ``old``'s guard:
     the guarded files it names no longer, and the guarded code it covers less of (a file
@@ -190,15 +191,28 @@ def narrowed(
     ``renamed`` maps each of ``old``'s files that git shows renamed since, the memory
     following it (:func:`recall.lifecycle.dead.renames`), to its name now: a file is weighed,
     and named, as it is now (``NEW (OLD in the memory)``), so that the new memory naming it by
-    either name keeps it guarded."""
+    either name keeps it guarded. ``moved`` maps each of ``old``'s anchors whose definition
+    went to another file (:func:`recall.anchors.carry.followed_anchors`) to it there: a
+    guarded symbol the new memory covers where it is now is not left out."""
     anchors = tuple(anchors)  # read twice
     renamed = renamed or {}
     before = _coverage(old.files, old.anchors, renamed)
     after = _coverage(files, anchors, _named_now(renamed, root))
     given = {new: old for old, new in renamed.items()}  # a name now -> the memory's name
+    went = {  # a guarded symbol, as ``before`` keys it -> the file it is defined in now
+        (renamed.get(a.path, a.path), normalize_name(a.name)): b.path
+        for a, b in (moved or {}).items()
+    }
+
+    def followed(path: str, name: str) -> bool:
+        now = went.get((path, name))
+        return now is not None and now in after and (not after[now] or _holds(after[now], name))
+
     left_files: list[str] = []
     left_code: list[str] = []
     for path, names in before.items():
+        if names and all(followed(path, name) for name in names):
+            continue  # every guarded symbol in it moved, and is guarded where it is now
         if path not in after:
             was = given.get(path)
             left_files.append(f"{path} ({was} in the memory)" if was else path)
@@ -214,6 +228,7 @@ def narrowed(
             f"{path}{SEPARATOR}{name}"
             for name in sorted(names)
             if not _holds(now, name)
+            and not followed(path, name)
             and not (root is not None and _renamed_within(root, path, name, anchors))
         ]
         if dropped:
@@ -232,7 +247,10 @@ def narrowed_now(
 ) -> tuple[list[str], list[str]]:
     """:func:`narrowed` for a memory of ``store`` replacing ``old``, in its working tree and
     through the renames git shows for ``old``'s files since (a file named by its new name
-    stays guarded; one left out is named as it is now). The history is read only when the
+    stays guarded; one left out is named as it is now), then through where the definitions
+    of its anchors in files gone from the working tree are now (a guarded symbol anchored
+    where it moved stays guarded, as a supersede carries it: see
+    :func:`recall.anchors.carry.followed_anchors`). The history is read only when the
     guard seems narrowed: most supersedes never read it. It is brought up to HEAD first unless
     not to ``refresh`` (a process whose index another thread keeps up to date), and ``notice``
     hears what doing so has to say."""
@@ -241,7 +259,14 @@ def narrowed_now(
     if not any(left):
         return left
     renamed = _renamed_files(store, old, notice, refresh)
-    return narrowed(old, files, anchors, store.repo_root, renamed) if renamed else left
+    if renamed:
+        left = narrowed(old, files, anchors, store.repo_root, renamed)
+    if not any(left):
+        return left
+    from recall.anchors.carry import followed_anchors
+
+    moved = followed_anchors(store, old.anchors, notice=notice, refresh=refresh)
+    return narrowed(old, files, anchors, store.repo_root, renamed, moved) if moved else left
 
 
 def _renamed_files(

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from recall.anchors.carry import anchors_in_files
+from recall.anchors.carry import carry_anchors
 from recall.anchors.guards import carried_guard, narrowing_note
 from recall.cli.cmd_distill import confirm, purge_auto_distilled, purge_question
 from recall.cli.cmd_memory import add_write_options, memory_draft, write_store
@@ -166,15 +166,17 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     if old.anchors and not draft.anchors and not args.no_anchors:  # about the same code
         carried = old.anchors
         if args.files:  # files named anew: an anchor in a file left out goes, and is said
-            guarded = old.guard and not args.no_guard and store.repo_root is not None
-            carried, dropped = anchors_in_files(
+            guarded = carried_guard(old, draft.category, store.scope)[0] and not args.no_guard
+            carry = carry_anchors(
+                store,
                 old.anchors,
                 draft.files,
                 "--anchor PATH::NAME",
-                guarded_in=store.repo_root if guarded else None,
+                guarded=guarded,
+                notice=ctx.notice,
             )
-            for note in dropped:
-                said.append(note)
+            carried = carry.anchors
+            said.extend(carry.notes)
         if carried:
             changes["anchors"] = carried
         given = changes.get("files", draft.files)

@@ -1,15 +1,16 @@
 """``memory_supersede`` given ``files`` and no ``anchors``: an old symbol anchor in a file left
-out is dropped and said in ``anchor_notes``; a guarded memory keeps them all: an agent never
-narrows a guard."""
+out is dropped and said in ``anchor_notes``, and one whose file git renamed since follows it;
+a guarded memory keeps those whose file is there, and one it would drop (its file deleted) is
+refused: an agent never narrows a guard."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from conftest import run_tether
+from conftest import git, run_tether
 
-from tests.mcp.harness import call, mcp_client
+from tests.mcp.harness import call, error, mcp_client
 
 pytestmark = pytest.mark.asyncio
 
@@ -61,4 +62,72 @@ async def test_a_guarded_memory_keeps_its_anchors(repo: Path) -> None:
     assert not done.get("anchor_notes")
     shown = run_tether("show", done["id"], "--json", cwd=repo).json()
     assert shown["guard"] is True
+    assert [a["symbol"] for a in shown["anchors"]] == ["src/util.py::helper"]
+
+
+def _guarded_helper(repo: Path) -> str:
+    """A guarded gotcha on src/util.py::helper, committed: its id."""
+    guarded = run_tether(
+        "--json",
+        "remember",
+        "helper must stay pure",
+        "-c",
+        "gotcha",
+        "--anchor",
+        "src/util.py::helper",
+        "--guard",
+        cwd=repo,
+    )
+    assert guarded.code == 0, guarded.stderr
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "memory")
+    return guarded.json()["id"]
+
+
+async def test_a_guarded_anchor_follows_its_file_renamed(repo: Path) -> None:
+    old_id = _guarded_helper(repo)
+    git(repo, "mv", "src/util.py", "src/legacy.py")
+    git(repo, "commit", "-q", "-m", "util becomes legacy")
+    async with mcp_client(repo) as client:
+        done = await call(
+            client,
+            "memory_supersede",
+            old_id=old_id,
+            summary="helper in legacy must stay pure",
+            files=["src/legacy.py"],
+        )
+    assert done["anchor_notes"] == [
+        "the symbol anchor src/util.py::helper is carried over as src/legacy.py::helper, where "
+        "its definition is now (src/util.py is no longer in the working tree)"
+    ]
+    shown = run_tether("show", done["id"], "--json", cwd=repo).json()
+    assert shown["files"] == ["src/legacy.py"]  # no file gone from the working tree
+    assert [a["symbol"] for a in shown["anchors"]] == ["src/legacy.py::helper"]
+    assert shown["guard"] is True
+
+
+async def test_a_guarded_anchor_in_a_deleted_file_is_not_dropped_by_an_agent(repo: Path) -> None:
+    old_id = _guarded_helper(repo)
+    git(repo, "rm", "-q", "src/util.py")
+    git(repo, "commit", "-q", "-m", "util goes")
+    async with mcp_client(repo) as client:
+        said = await error(
+            client,
+            "memory_supersede",
+            old_id=old_id,
+            summary="the app starts fast",
+            files=["src/app.py"],
+        )
+        kept = await call(
+            client,
+            "memory_supersede",
+            old_id=old_id,
+            summary="the app starts fast",
+            files=["src/app.py", "src/util.py"],
+            allow_missing=True,
+        )
+    assert "leave out src/util.py, which it guards" in said
+    assert "an agent cannot lift or narrow a guard" in said
+    assert "allow_missing: true for one no longer in the working tree" in said
+    shown = run_tether("show", kept["id"], "--json", cwd=repo).json()
     assert [a["symbol"] for a in shown["anchors"]] == ["src/util.py::helper"]
