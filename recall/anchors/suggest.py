@@ -10,11 +10,11 @@ text and also carries the anchor and those names, which ``--json`` gives as
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from recall.anchors.symbols import NAME_SEPARATOR, leaf_of
-from recall.known_paths import SUGGESTIONS, close_names
+from recall.known_paths import SUGGESTIONS, close_names, or_list
 
 SUGGESTIONS_KEY = "anchor_suggestions"
 """The JSON key of the closest names, by anchor, beside ``anchor_notes``."""
@@ -23,19 +23,31 @@ SUGGESTIONS_KEY = "anchor_suggestions"
 def close_symbols(wanted: str, names: Iterable[str]) -> list[str]:
     """The defined ``names`` (qualified as the anchor syntax takes them, ``Store.save``) spelt
     closest to the normalized ``wanted``, closest first, at most a few. Whole names are matched
-    first, then the last part of each (``sve`` finds ``Store.save``; so does ``Stor.sve``, and
-    in a file read without containers ``Store.sve`` finds ``save``). A container of ``wanted``
+    first, those with as many parts as ``wanted`` before the others (``Stor.sve`` is a member,
+    not the class ``Store``), then the last part of each (``sve`` finds ``Store.save``, and in
+    a file read without containers ``Store.sve`` finds ``save``). A container of ``wanted``
     itself (``Store`` for ``Store.sve``) is no answer: it was spelt right."""
     parts = wanted.split(NAME_SEPARATOR)
     containers = {NAME_SEPARATOR.join(parts[:end]) for end in range(1, len(parts))}
     known = [name for name in dict.fromkeys(names) if name not in containers]
-    close = close_names(wanted, known)
+    alike = [name for name in known if name.count(NAME_SEPARATOR) == len(parts) - 1]
+    close = close_names(wanted, alike) or close_names(wanted, known)
     if not close:
         by_leaf: dict[str, list[str]] = {}
         for name in known:
             by_leaf.setdefault(leaf_of(name), []).append(name)
         close = [n for leaf in close_names(leaf_of(wanted), by_leaf) for n in by_leaf[leaf]]
     return list(dict.fromkeys(close))[:SUGGESTIONS]
+
+
+def now_defines(path: str | None, close: Sequence[str]) -> str:
+    """``; PATH now defines a or b, the closest names``, said of an anchored name ``path`` no
+    longer defines (renamed where it is, or gone) with the ``close`` names it does, or ``""``
+    when there are none."""
+    if not close:
+        return ""
+    names = "the closest name" if len(close) == 1 else "the closest names"
+    return f"; {path} now defines {or_list(close)}, {names}"
 
 
 class AnchorNote(str):

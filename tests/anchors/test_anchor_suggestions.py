@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CliResult, make_repo
+from conftest import CliResult, git, make_repo
 
 CORE_PY = (
     "class Store:\n"
@@ -68,12 +68,14 @@ def test_a_mistyped_symbol_is_kept_and_the_closest_ones_named(
     assert (kept["symbol"], kept["body"]) == (anchor, None)
 
 
-def test_the_container_spelt_right_is_not_offered(cli: Callable[..., CliResult]) -> None:
+def test_a_member_is_offered_members_not_its_class(cli: Callable[..., CliResult]) -> None:
     done = remember(cli, "--anchor", "src/core.py::Store.sve")
     assert done.json()["anchor_suggestions"] == {
         "src/core.py::Store.sve": ["Store.save", "Store.load"]
     }
     assert "did you mean Store.save or Store.load?" in done.stderr
+    typo = remember(cli, "--anchor", "src/core.py::Stor.sve")  # a member, not the class
+    assert typo.json()["anchor_suggestions"] == {"src/core.py::Stor.sve": ["Store.save"]}
 
 
 def test_a_name_nothing_is_close_to_has_no_suggestions(cli: Callable[..., CliResult]) -> None:
@@ -106,3 +108,54 @@ def test_supersede_and_confirm_give_the_same_names(cli: Callable[..., CliResult]
     assert confirmed.json()["not_confirmed"] == ["src/util.go::LoadSesion"]
     assert confirmed.json()["anchor_suggestions"] == {"src/util.go::LoadSesion": ["LoadSession"]}
     assert "did you mean LoadSession?" in " ".join(confirmed.json()["notes"])
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new", "text"),
+    [
+        (
+            "src/core.py",
+            "load_session",
+            "load_sessions",
+            ("def load_session(", "def load_sessions("),
+        ),
+        ("src/util.go", "Store.Save", "Store.SaveAll", ("Save(x int)", "SaveAll(x int)")),
+    ],
+)
+def test_check_and_repoint_name_what_a_symbol_renamed_in_place_is_now(
+    repo: Path,
+    cli: Callable[..., CliResult],
+    path: str,
+    old: str,
+    new: str,
+    text: tuple[str, str],
+) -> None:
+    memory_id = remember(cli, "--anchor", f"{path}::{old}", "--pin").json()["id"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a pinned memory")
+    (repo / path).write_text((repo / path).read_text().replace(*text))
+    checked = cli("check", "--json")
+    assert checked.code == 1, checked.stdout + checked.stderr
+    [failure] = checked.json()["failures"]
+    assert (
+        f"the change deletes symbol {old}, anchored at {path}; {path} now defines {new}, the "
+        "closest name; the memory is pinned"
+    ) in failure["reason"]
+    git(repo, "commit", "-q", "-am", "renamed where it is")
+    repointed = cli("repoint", memory_id)
+    assert repointed.code == 1  # nothing to follow: the name is new in its own file
+    said = " ".join(repointed.stderr.split())
+    assert f"the working tree defines no {old} in {path}; did you mean {new}?" in said
+    assert f"`tether supersede {memory_id} SUMMARY --anchor {path}::NAME`" in said
+
+
+def test_check_offers_nothing_for_a_symbol_deleted_outright(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    remember(cli, "--anchor", "src/core.py::load_session", "--pin")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a pinned memory")
+    core = repo / "src/core.py"
+    core.write_text(core.read_text().replace("def load_session(path):\n    return path\n", ""))
+    [failure] = cli("check", "--json").json()["failures"]
+    assert "anchored at src/core.py; the memory is pinned" in failure["reason"]
