@@ -23,6 +23,7 @@ from lsp_server.roots import Root
 from recall import secrets_scan
 from recall.anchors.carry import carry_anchors
 from recall.anchors.guards import carried_guard, check_guard, narrowing_note
+from recall.anchors.suggest import anchor_fields
 from recall.anchors.symbols import SymbolAnchor, parse_anchor
 from recall.anchors.write import record_anchors
 from recall.clock import now_iso
@@ -275,9 +276,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     memory = with_given_files(memory.with_changes(anchors=anchors, guard=guard), given)
     result = store.remember(memory)
     changed(ls, root)
-    done = result.to_dict()
-    if anchor_notes:
-        done["anchor_notes"] = anchor_notes
+    done = {**result.to_dict(), **anchor_fields(anchor_notes)}
     return {**done, "file_notes": file_notes} if file_notes else done
 
 
@@ -388,6 +387,5 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     done = {**result.to_dict(), "supersedes": updated.id}
     if file_notes:
         done["file_notes"] = file_notes
-    if anchor_notes:
-        done["anchor_notes"] = anchor_notes
+    done.update(anchor_fields(anchor_notes))
     return {**done, "guard_note": note} if note else done

@@ -18,6 +18,7 @@ from mcp_server.query_notes import empty_query_note
 from recall.agent_text import masked_file
 from recall.anchors.carry import carry_anchors
 from recall.anchors.guards import carried_guard, check_guard
+from recall.anchors.suggest import anchor_fields
 from recall.anchors.write import record_anchors
 from recall.errors import BadInput
 from recall.known_paths import missing_notes, touched_notes
@@ -326,9 +327,12 @@ def supersede(
     return {**done, "guard_note": note} if note else done
 
 
-def _with_notes(done: dict[str, Any], **notes: list[str]) -> dict[str, Any]:
-    """``done`` with each of ``notes`` that holds any (an empty list is left out)."""
-    return {**done, **{key: found for key, found in notes.items() if found}}
+def _with_notes(
+    done: dict[str, Any], anchor_notes: list[str], **notes: list[str]
+) -> dict[str, Any]:
+    """``done`` with each of ``notes`` that holds any (an empty list is left out), and the
+    anchor notes with the names closest to each anchor its file lacks, as the CLI gives them."""
+    return {**done, **anchor_fields(anchor_notes), **{k: v for k, v in notes.items() if v}}
 
 
 def pin(ws: Workspace, *, memory_id: str, pinned: bool = True) -> dict[str, Any]:

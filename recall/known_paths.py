@@ -136,7 +136,11 @@ def _hint(path: str, tree: Sequence[str]) -> str:
             f"is in {_form(path)}; give the path as the repository spells it (as `git ls-files` "
             "prints it)"
         )
-    close = suggestions(path, tree)
+    return mean_clause(suggestions(path, tree))
+
+
+def mean_clause(close: Sequence[str]) -> str:
+    """``; did you mean a or b?`` offering the names ``close``, or ``""`` for none."""
     return f"; did you mean {or_list(close)}?" if close else ""
 
 

@@ -57,7 +57,8 @@ from recall.anchors.named_files import (
     Named,
     file_findings,
 )
-from recall.anchors.symbols import SymbolAnchor
+from recall.anchors.suggest import close_symbols, now_defines
+from recall.anchors.symbols import SymbolAnchor, normalize_name
 from recall.anchors.unread import unread_content
 from recall.errors import BadInput
 from recall.file_names import later_name
@@ -108,7 +109,10 @@ def _anchor_findings(
         repointed = now_path is not None and anchor.path == now_path
         untracked = None
         if now_path is None:
-            reason = f"the change deletes symbol {name}, anchored at {old}"
+            close = close_symbols(normalize_name(name), sources.now(here)) if here else []
+            reason = (
+                f"the change deletes symbol {name}, anchored at {old}{now_defines(here, close)}"
+            )
             untracked = sources.untracked_with(name, old, [before.body, anchor.body])
         elif now_path == change.new:
             reason = f"the change moves {old} (anchored symbol {name}) to {now_path}"

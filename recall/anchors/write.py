@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
+from recall.anchors.suggest import AnchorNote, close_symbols
 from recall.anchors.symbols import (
     NAME_SEPARATOR,
     SEPARATOR,
@@ -19,8 +21,7 @@ from recall.anchors.symbols import (
 )
 from recall.anchors.unread import UNREAD_EFFECT, unread_in_tree, unread_why
 from recall.errors import BadInput
-from recall.genome.symbols.model import Definition
-from recall.known_paths import SUGGESTIONS, close_names, or_list
+from recall.known_paths import mean_clause
 
 LINE_RANGE = re.compile(r"L?\d+(\s*[-:]\s*L?\d+)?", re.IGNORECASE)
 """A bare ``--anchor`` that is a line range (``12``, ``12-30``, ``L12-L30``): it names lines,
@@ -36,16 +37,25 @@ AMBIGUOUS_FIX = (  # what to do, said where a name is defined twice in one scope
 _CANNOT_TELL = "; it cannot tell which"
 
 
-def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
+class _Found(NamedTuple):
+    """What the working tree says of one anchored name: its body hash, or why there is none,
+    and, when its file defines no such name, the names it defines spelt closest to it."""
+
+    body: str | None
+    why: str | None
+    close: tuple[str, ...] = ()
+
+
+def _body_of(root: Path, path: str, name: str) -> _Found:
     """The body hash of ``name`` in ``path`` under ``root``, or None and why not."""
     from recall.genome.symbols.extract import REGEX, read_file
 
     full = root / path
     if not full.is_file():
-        return None, f"{path} is not a file of the working tree"
+        return _Found(None, f"{path} is not a file of the working tree")
     found = read_file(path, str(full))
     if found.parser.startswith("skipped"):
-        return None, unread_why(path, found.parser, _size(full))
+        return _Found(None, unread_why(path, found.parser, _size(full)))
     wanted = normalize_name(name)
     exact = [d for d in found.definitions if d.name == wanted]
     if not exact and found.parser == REGEX:
@@ -53,22 +63,26 @@ def _body_of(root: Path, path: str, name: str) -> tuple[str | None, str | None]:
         leaf = leaf_of(wanted)
         exact = [d for d in found.definitions if d.name == leaf]
         if len(exact) > 1:
-            return None, f"{path} defines {leaf} {len(exact)} times{_CANNOT_TELL}"
+            return _Found(None, f"{path} defines {leaf} {len(exact)} times{_CANNOT_TELL}")
     if not exact:
         tail = NAME_SEPARATOR + wanted
         exact = [d for d in found.definitions if d.name.endswith(tail)]
         if len(exact) > 1:
             names = ", ".join(d.name for d in exact[:4])
-            return None, f"{wanted} is ambiguous in {path} ({names}); give the qualified name"
+            return _Found(
+                None, f"{wanted} is ambiguous in {path} ({names}); give the qualified name"
+            )
     if not exact:
-        return None, f"{path} defines no {wanted}{_close_symbols(wanted, found.definitions)}"
+        close = close_symbols(wanted, (d.name for d in found.definitions))
+        return _Found(None, f"{path} defines no {wanted}{mean_clause(close)}", tuple(close))
     if len(exact) > 1:
         lines = ", ".join(str(d.start) for d in exact[:4])
-        return None, (
+        return _Found(
+            None,
             f"{wanted} is ambiguous in {path} (defined {len(exact)} times, at lines {lines}); "
-            f"{AMBIGUOUS_FIX}"
+            f"{AMBIGUOUS_FIX}",
         )
-    return exact[0].body, None
+    return _Found(exact[0].body, None)
 
 
 def _size(full: Path) -> int | None:
@@ -78,37 +92,21 @@ def _size(full: Path) -> int | None:
         return None
 
 
-def _close_symbols(wanted: str, definitions: list[Definition]) -> str:
-    """``; did you mean a or b?`` naming the definitions spelt closest to ``wanted`` (a plain
-    name is also matched against the last part of qualified ones), or ``""``."""
-    names = [d.name for d in definitions]
-    close = close_names(wanted, names)
-    if not close and NAME_SEPARATOR not in wanted:
-        by_leaf: dict[str, list[str]] = {}
-        for name in names:
-            by_leaf.setdefault(leaf_of(name), []).append(name)
-        close = [n for leaf in close_names(wanted, by_leaf) for n in by_leaf[leaf]]
-    close = list(dict.fromkeys(close))[:SUGGESTIONS]
-    return f"; did you mean {or_list(close)}?" if close else ""
-
-
 def body_in_tree(root: Path | None, path: str, name: str) -> str | None:
     """The body hash of ``name`` in ``path`` as the working tree under ``root`` holds it now,
     None when it cannot be read there (no folder, no such file or definition, ambiguous)."""
     if root is None:
         return None
-    return _body_of(Path(root), path, name)[0]
+    return _body_of(Path(root), path, name).body
 
 
-def close_symbols_in_tree(root: Path | None, path: str, name: str) -> str:
-    """``; did you mean a or b?`` naming the definitions of ``path`` in the working tree under
-    ``root`` spelt closest to ``name``, or ``""`` (none close, or the file not readable)."""
+def close_symbols_in_tree(root: Path | None, path: str, name: str) -> tuple[str, ...]:
+    """The names ``path`` defines in the working tree under ``root`` spelt closest to ``name``,
+    closest first (:func:`recall.anchors.suggest.close_symbols`); none when it defines
+    ``name``, or none close to it, or cannot be read for its symbols."""
     if root is None:
-        return ""
-    _, why = _body_of(Path(root), path, name)
-    if why is None or "; did you mean " not in why:
-        return ""
-    return why[why.index("; did you mean ") :]
+        return ()
+    return _body_of(Path(root), path, name).close
 
 
 def ambiguity_in_tree(root: Path | None, path: str, name: str) -> str | None:
@@ -116,7 +114,7 @@ def ambiguity_in_tree(root: Path | None, path: str, name: str) -> str | None:
     names several definitions there, listed), or None when it names one or none."""
     if root is None:
         return None
-    _, why = _body_of(Path(root), path, name)
+    why = _body_of(Path(root), path, name).why
     if why is None:
         return None
     # the two ways :func:`_body_of` says a name stands for several definitions
@@ -132,21 +130,23 @@ def record_anchors(
     anchors: list[SymbolAnchor] = []
     notes: list[str] = []
     for path, name in dict.fromkeys(pairs):
-        body, why = (
-            (None, "no project folder to read it from")
+        body, why, close = (
+            _Found(None, "no project folder to read it from")
             if root is None
-            else (_body_of(root, path, name))
+            else _body_of(root, path, name)
         )
         anchors.append(SymbolAnchor(path, name, body))
+        text = f"{path}{SEPARATOR}{name}"
         if why is not None and why.endswith(AMBIGUOUS_FIX):
-            notes.append(f"anchor {path}::{name} kept without a body hash: {why}")
+            notes.append(f"anchor {text} kept without a body hash: {why}")
         elif why is not None and root is not None and unread_in_tree(root, path) is not None:
-            notes.append(f"anchor {path}::{name} kept without a body hash: {why}; {UNREAD_EFFECT}")
+            notes.append(f"anchor {text} kept without a body hash: {why}; {UNREAD_EFFECT}")
         elif why is not None:
-            notes.append(
-                f"anchor {path}::{name} kept without a body hash ({why}); "
+            said = (
+                f"anchor {text} kept without a body hash ({why}); "
                 "its changes will show once it is confirmed where it is"
             )
+            notes.append(AnchorNote(said, text, close))
     return tuple(anchors), notes
 
 
@@ -211,15 +211,18 @@ def bare_name_anchor(
             f"not follow the code; give it with its file as {instead.format(f'PATH::{name}')}"
         )
     [path] = files
-    _, why = (
-        (None, "no project folder to read it from") if root is None else _body_of(root, path, name)
+    _, why, close = (
+        _Found(None, "no project folder to read it from")
+        if root is None
+        else _body_of(root, path, name)
     )
     if why is None:
         return (path, name), None
-    return None, (
+    said = (
         f"{option} {value!r} is kept as a name inside {path} ({why}): it will not follow the "
         f"code; give the symbol where it is as {instead.format('PATH::NAME')}"
     )
+    return None, AnchorNote(said, f"{path}{SEPARATOR}{name}", close)
 
 
 def line_range_note(root: Path | None, files: list[str], value: str, *, option: str) -> str | None:

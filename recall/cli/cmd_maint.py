@@ -14,6 +14,7 @@ from recall.anchors.states import (
     moved_anchors,
     repointed_anchors,
 )
+from recall.anchors.suggest import SUGGESTIONS_KEY
 from recall.anchors.symbols import anchors_to_field
 from recall.cli.context import CommandContext
 from recall.cli.doctor_place import FindingPlace
@@ -371,6 +372,8 @@ def run_confirm(args: argparse.Namespace, ctx: CommandContext) -> int:
     if done.not_found:
         data["not_confirmed"] = [anchor.text for anchor in done.not_found]
         data["notes"] = done.not_found_notes()
+    if done.close:  # the names its file defines now, spelt closest, by anchor
+        data[SUGGESTIONS_KEY] = {anchor: list(names) for anchor, names in done.close.items()}
 
     def render(console) -> None:
         left = len(done.not_found)

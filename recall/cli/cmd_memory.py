@@ -7,6 +7,7 @@ import argparse
 
 from recall.anchors.guards import check_guard
 from recall.anchors.states import states_of
+from recall.anchors.suggest import anchor_fields
 from recall.anchors.symbols import SEPARATOR, split_anchor_options
 from recall.anchors.write import bare_name_anchor, record_anchors, refuse_separator_files
 from recall.cli.cmd_maint import project_genome
@@ -270,9 +271,7 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
         else:
             console.print(f"Remembered {result.id} in {result.path}", markup=False, soft_wrap=True)
 
-    data = result.to_dict()
-    if anchor_notes:
-        data["anchor_notes"] = anchor_notes
+    data = {**result.to_dict(), **anchor_fields(anchor_notes)}
     ctx.emit(data, render)
     return 0
 

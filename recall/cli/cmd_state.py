@@ -9,6 +9,7 @@ from typing import Any
 
 from recall.anchors.carry import carry_anchors
 from recall.anchors.guards import carried_guard, narrowing_note
+from recall.anchors.suggest import anchor_fields
 from recall.cli.cmd_distill import confirm, purge_auto_distilled, purge_question
 from recall.cli.cmd_memory import add_write_options, memory_draft, write_store
 from recall.cli.context import CommandContext
@@ -206,9 +207,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     for note in said:
         ctx.notice(note)
     record_action(store.conn, old.id)
-    data = {**result.to_dict(), "supersedes": updated.id}
-    if anchor_notes:
-        data["anchor_notes"] = anchor_notes
+    data = {**result.to_dict(), "supersedes": updated.id, **anchor_fields(anchor_notes)}
     ctx.emit(data, lambda c: c.print(f"Wrote {result.id}; {updated.id} is now superseded by it"))
     return 0
 

@@ -16,6 +16,7 @@ from recall.anchors.symbols import SymbolAnchor, anchors_to_field
 from recall.anchors.unread import UNREAD_EFFECT, unread_in_tree
 from recall.anchors.write import ambiguity_in_tree, close_symbols_in_tree
 from recall.clock import now_iso
+from recall.known_paths import mean_clause
 from recall.lifecycle.disuse import vouched_for
 from recall.lifecycle.references import CONFIRMED_KEY
 from recall.model import Memory
@@ -33,9 +34,9 @@ class Confirmed:
     path: Path | None = None  # its file
     unread: dict[str, str] = field(default_factory=dict)
     """Why a file of ``not_found`` is not read for symbols (binary, too large), by its path."""
-    close: dict[str, str] = field(default_factory=dict)
-    """``; did you mean …?`` for an anchor of ``not_found`` spelt close to a definition of its
-    file, by the anchor's text."""
+    close: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The names its file defines spelt closest to an anchor of ``not_found``, by the anchor's
+    text (only those with some)."""
     ambiguous: dict[str, str] = field(default_factory=dict)
     """Why an anchor of ``not_found`` names several definitions of its file, by its text."""
 
@@ -60,9 +61,10 @@ class Confirmed:
                 f"supersede {memory_id} SUMMARY --anchor {anchor.path}::NAME` with the one it is "
                 f"about, or take it out of `anchors:` in {self.path}"
             )
+        close = mean_clause(self.close.get(anchor.text, ()))
         return (
             f"{memory_id}: symbol {anchor.text} not confirmed: the working tree defines no "
-            f"{anchor.name} in {anchor.path}{self.close.get(anchor.text, '')}; if it moved, "
+            f"{anchor.name} in {anchor.path}{close}; if it moved, "
             f"`tether repoint {memory_id} --apply` follows it; if it is gone, `tether supersede "
             f"{memory_id} SUMMARY` rewrites the memory (with --anchor for the code it is about "
             f"now), or take it out of `anchors:` in {self.path}"

@@ -10,8 +10,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
+from recall.anchors.write import close_symbols_in_tree
 from recall.display import visible
 from recall.gitquery import git_stdout
+from recall.known_paths import mean_clause
 from recall.model import Memory
 
 GIT_TIMEOUT_S: Final = 30
@@ -67,4 +69,21 @@ def not_repointed(memory: Memory, root: Path | None) -> str:
     return (
         f"memory {memory.id}: no file it names was renamed away "
         f"({', '.join(memory.files) or 'no files'}) and no symbol it anchors moved"
+        + "".join(_renamed_in_place(memory, root))
     )
+
+
+def _renamed_in_place(memory: Memory, root: Path | None) -> list[str]:
+    """For each anchored name its file no longer defines but defines some spelt close to it
+    (renamed where it is, which ``repoint`` does not follow), those names and what to do."""
+    said = []
+    for anchor in memory.anchors:
+        close = close_symbols_in_tree(root, anchor.path, anchor.name)
+        if close:
+            said.append(
+                f"; the working tree defines no {anchor.name} in {anchor.path}{mean_clause(close)} "
+                "(repoint follows a symbol into another file, not to a new name in its own: "
+                f"`tether supersede {memory.id} SUMMARY --anchor {anchor.path}::NAME` ties the "
+                "memory to it)"
+            )
+    return said
