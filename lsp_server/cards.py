@@ -1,9 +1,9 @@
 """The memory card shown in hovers and by ``tether.show``: memory text fenced and labelled as data.
 
-A memory arrives with a cloned repository, so its text is untrusted: control and bidi characters
-are stripped, the summary and details are capped, and both sit inside a code fence under a label
-naming the memory, its author and scope, so neither a person nor an agent reads them as
-instructions or as markup.
+A memory arrives with a cloned repository, so its text is untrusted: control, bidi and invisible
+characters are stripped, the summary and details are capped, and both sit inside a code fence
+under a label naming the memory, its author and scope, so neither a person nor an agent reads
+them as instructions or as markup.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from recall.display import unseen_at
 from recall.model import Memory
 from recall.policy.inject import cap, clean_line
 from recall.ranking.weights import SUMMARY_CAP
@@ -26,10 +27,14 @@ _BACKTICKS = re.compile(r"`+")
 
 
 def clean_block(text: str) -> str:
-    """Multi-line text without control or bidi characters (tabs and line breaks kept)."""
+    """Multi-line text without control, bidi or invisible characters (tabs and line breaks
+    kept; see :func:`recall.display.is_unseen`)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    unseen = set(unseen_at(text, keep="\t\n"))
     return "".join(
-        ch for ch in text if ch in "\t\n" or unicodedata.category(ch) not in ("Cc", "Cf")
+        ch
+        for at, ch in enumerate(text)
+        if ch in "\t\n" or (at not in unseen and unicodedata.category(ch) not in ("Cc", "Cf"))
     )
 
 

@@ -3,8 +3,8 @@
 A recall hit and a list entry carry the one-line summary only (details are fetched with
 ``memory_get``, which counts as acting on the memory); a card carries everything. What a hit
 or an entry shows lands in an agent's context as an injection does, so it is shown as the
-hooks show it (:mod:`recall.policy.inject`): labelled with its author, stripped of control and
-bidi characters, capped; the entry says when its summary was, and a card has it whole.
+hooks show it (:mod:`recall.policy.inject`): labelled with its author, stripped of control,
+bidi and invisible characters, capped; the entry says when its summary was, and a card has it whole.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def line(memory: Memory, scope: str) -> dict[str, Any]:
 
 def shown(memory: Memory, scope: str, path: object = None) -> dict[str, Any]:
     """:func:`line` as an agent is shown it unasked: the summary and ``author`` on one line
-    without control or bidi characters, capped as an injected line caps them;
+    without control, bidi or invisible characters, capped as an injected line caps them;
     ``summary_cleaned`` / ``summary_truncated`` say the summary was, and ``note`` that
     ``memory_get`` returns it whole. A credential in the summary is masked (``secret_masked``,
     and the note names the memory's file ``path``: :func:`secret_note`)."""

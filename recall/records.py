@@ -11,7 +11,7 @@ from recall import frontmatter
 from recall.anchors.symbols import anchors_from_field, anchors_to_field
 from recall.clock import format_timestamp
 from recall.conflict_marks import conflict_line
-from recall.display import is_unseen, plural, visible
+from recall.display import plural, unseen_at, visible
 from recall.errors import BadInput, MalformedMemory
 from recall.model import CATEGORIES, SOURCES, STATUSES, Memory, is_valid_id
 
@@ -301,13 +301,12 @@ def check_text(text: str | None, label: str, *, keep: str = "") -> str | None:
     character and where it is."""
     if text is not None:
         _check_encodable(text, label)
-        if not text.isprintable():  # the common case skips the walk below
-            unseen = _unseen_at(text, keep)
-            if unseen:
-                raise BadInput(
-                    f"{label} must be one line of text without control characters "
-                    f"(it holds {unseen}); remove them and give it again"
-                )
+        unseen = _unseen_at(text, keep)
+        if unseen:
+            raise BadInput(
+                f"{label} must be one line of text without control characters "
+                f"(it holds {unseen}); remove them and give it again"
+            )
     return text
 
 
@@ -317,10 +316,10 @@ def _unseen_at(text: str, keep: str) -> str:
     other places``."""
     first: dict[str, int] = {}
     count: dict[str, int] = {}
-    for at, ch in enumerate(text, start=1):
-        if is_unseen(ch) and ch not in keep:
-            first.setdefault(ch, at)
-            count[ch] = count.get(ch, 0) + 1
+    for at in unseen_at(text, keep):
+        ch = text[at]
+        first.setdefault(ch, at + 1)
+        count[ch] = count.get(ch, 0) + 1
     return ", ".join(
         f"{visible(ch)} at character {at}"
         + (f" and {plural(count[ch] - 1, 'other place')}" if count[ch] > 1 else "")

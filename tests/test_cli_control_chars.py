@@ -130,3 +130,31 @@ def test_a_problem_report_quoting_a_memory_file_escapes_it(cli: Cli, repo: Path)
     said = done.stdout + done.stderr
     assert_no_raw(said)
     assert "0badf11e\\x1b]0;T\\x07.md:2: unknown category 'nope'" in said
+
+
+SELECTORS = "".join(chr(0xFE00 + byte % 16) for byte in range(15))
+SMUGGLING = f"save through safeRename \U0001f512{SELECTORS}"
+VARIED = "heart \u2764\ufe0f and \u8fbb\U000e0100 stay as written"
+
+
+def test_a_run_of_variation_selectors_is_shown_and_not_handed_to_an_agent(
+    cli: Cli, repo: Path
+) -> None:
+    assert cli("init").code == 0
+    for memory_id, summary in (("5e1ec701", SMUGGLING), ("fa11ed02", VARIED)):
+        text = f"---\nid: {memory_id}\ncategory: gotcha\nfiles: [src/app.py]\n---\n{summary}\n"
+        (repo / ".tether" / "memories" / f"{memory_id}.md").write_text(text, encoding="utf-8")
+    hidden = SELECTORS[1:]  # the first varies the emoji it follows
+    shown = on_terminal("show", "5e1ec701", cwd=repo)
+    assert not any(ch in shown for ch in hidden)
+    escapes = "".join(f"\\ufe{byte:02x}" for byte in range(1, 15))
+    assert f"save through safeRename \U0001f512\ufe00{escapes}" in shown.splitlines()
+    assert VARIED in on_terminal("show", "fa11ed02", cwd=repo).splitlines()
+    injected = cli("inject", "-f", "src/app.py")
+    assert injected.code == 0, injected
+    assert not any(ch in injected.stdout for ch in hidden)
+    assert "save through safeRename \U0001f512\ufe00 · via file" in injected.stdout
+    assert f"{VARIED} · via file" in injected.stdout
+    listed = cli("list", "--json")
+    assert not any(ch in listed.stdout for ch in hidden)
+    assert {m["summary"] for m in listed.json()} == {SMUGGLING, VARIED}  # exact when read back

@@ -33,6 +33,8 @@ def memory_files(repo: Path) -> list[Path]:
         ("line\u2028sep", "(it holds \\u2028 at character 5)"),
         ("para\u2029sep", "(it holds \\u2029 at character 5)"),
         ("a\x07b\x07c", "(it holds \\x07 at character 2 and 1 other place)"),
+        ("run a\ufe0f\ufe0e", "(it holds \\ufe0f at character 6, \\ufe0e at character 7)"),
+        ("filler \u3164 x", "(it holds \\u3164 at character 8)"),
     ],
 )
 def test_store_refuses_a_summary_with_a_control_character(
@@ -68,7 +70,7 @@ def test_the_one_control_a_summary_may_hold_is_a_tab(store: MemoryStore) -> None
 
 
 def test_summary_keeps_joiners_and_any_script(store: MemoryStore) -> None:
-    summary = "日本語 and emoji \U0001f468\u200d\U0001f4bb and ZWNJ \u200c"
+    summary = "日本語 and emoji \U0001f468\u200d\U0001f4bb \u2764\ufe0f and ZWNJ \u200c"
     assert store.get(remember(store, summary)).summary == summary
 
 

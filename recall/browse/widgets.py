@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static, TextArea
 
 from recall.charts import activity_chart, category_lines, hub_chart
-from recall.display import CATEGORY_STYLE, LINE_BREAKS, is_unseen, plural, visible
+from recall.display import CATEGORY_STYLE, LINE_BREAKS, plural, unseen_at, visible
 from recall.errors import BadInput
 from recall.lifecycle.stats import Overview
 
@@ -230,7 +230,7 @@ class ConfirmScreen(ModalScreen[bool]):
 def escapes_in(text: str, keep: str = "") -> set[str]:
     """The escapes :func:`~recall.display.visible` writes for the unseen characters of ``text``
     (but those in ``keep``): ``{"\\x1b", "\\u202e"}``."""
-    return {visible(ch) for ch in text if ch not in keep and is_unseen(ch)}
+    return {visible(text[at]) for at in unseen_at(text, keep)}
 
 
 def refuse_escapes(text: str, escapes: set[str], label: str) -> None:

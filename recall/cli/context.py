@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall import unloaded
-from recall.display import is_unseen, plural, visible
+from recall.display import plural, unseen_at, visible
 from recall.errors import BadInput, NotFound
 from recall.locations import PROJECT, not_a_folder
 from recall.model import MIN_ID_PREFIX
@@ -46,9 +46,13 @@ def json_text(data: Any) -> str:
     otherwise reach the terminal a ``--json`` command prints on. The value read back is the
     same."""
     text = json.dumps(data, default=_json_default, ensure_ascii=False)
-    if text.isprintable():  # json.dumps has escaped the C0 controls
+    spots = [at for at in unseen_at(text) if text[at] >= "\x7f"]  # json.dumps escaped the C0s
+    if not spots:
         return text
-    return "".join(_json_escape(ch) if ch >= "\x7f" and is_unseen(ch) else ch for ch in text)
+    escaped = list(text)
+    for at in spots:
+        escaped[at] = _json_escape(text[at])
+    return "".join(escaped)
 
 
 def _json_escape(ch: str) -> str:

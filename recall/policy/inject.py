@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from recall.agent_text import for_agent
-from recall.display import is_unseen
+from recall.display import unseen_at
 from recall.model import REJECTED_WORDING
 from recall.ranking import weights as W
 from recall.ranking.diversify import respread
@@ -35,17 +35,18 @@ _MARKERS = re.compile("|".join(re.escape(m) for m in (HEADER, FOOTER)), re.IGNOR
 
 
 def clean_line(text: str) -> str:
-    """Text made safe to place on one line of a prompt: no control or bidi characters.
+    """Text made safe to place on one line of a prompt: no control, bidi or invisible characters.
 
     The characters a terminal must not be given raw (:func:`recall.display.is_unseen`) are
     dropped here rather than shown escaped: an agent reads the words, and an escape would only
     cost it characters. Line breaks and tabs become spaces.
     """
+    unseen = set(unseen_at(text))
     kept = []
-    for ch in text:
+    for at, ch in enumerate(text):
         if ch in "\t\n\r\u2028\u2029":
             kept.append(" ")
-        elif not is_unseen(ch):
+        elif at not in unseen:
             kept.append(ch)
     return " ".join("".join(kept).split())
 

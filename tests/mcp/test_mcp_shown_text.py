@@ -54,3 +54,19 @@ async def test_recall_and_list_label_strip_and_cap_as_an_injection(repo: Path) -
         whole = await call(client, "memory_get", id="10ad0002")
         assert whole["summary"] == LONG
         assert (await call(client, "memory_get", id="e7e00001"))["summary"] == TRICKY
+
+
+async def test_recall_drops_a_run_of_variation_selectors_and_keeps_an_emoji(repo: Path) -> None:
+    selectors = "".join(chr(0xFE00 + byte % 16) for byte in range(15))
+    smuggling = f"save through safeRename \U0001f512{selectors}"
+    varied = "heart \u2764\ufe0f and \u8fbb\U000e0100 stay"
+    hand_written(repo, "5e1ec701", smuggling, "Eve Outsider")
+    hand_written(repo, "fa11ed02", varied, "Ann")
+    async with mcp_client(repo) as client:
+        recalled = (await call(client, "memory_recall", files=["src/app.py"]))["results"]
+        shown = {entry["id"]: entry for entry in recalled}
+        assert shown["5e1ec701"]["summary"] == "save through safeRename \U0001f512\ufe00"
+        assert shown["5e1ec701"]["summary_cleaned"] is True
+        assert shown["fa11ed02"]["summary"] == varied
+        assert "summary_cleaned" not in shown["fa11ed02"]
+        assert (await call(client, "memory_get", id="5e1ec701"))["summary"] == smuggling
