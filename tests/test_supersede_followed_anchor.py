@@ -118,3 +118,29 @@ def test_check_reads_a_guard_superseded_onto_the_renamed_file_as_carried(
     checked = run_tether("--json", "check", cwd=repo)
     assert checked.code == 0, checked.stdout + checked.stderr
     assert checked.json()["review"] == [], checked.stdout
+
+
+def test_check_reads_a_guard_superseded_onto_a_name_the_change_itself_gives_as_carried(
+    tmp_path: Path,
+) -> None:
+    # the rename and the supersede in one change, checked before the commit (a pre-commit hook)
+    repo, old_id = _anchored(tmp_path, "--guard")
+    git(repo, "mv", "util.py", "legacy.py")  # staged, not committed
+    done = run_tether(
+        "--json", "supersede", old_id, "f must stay pure, in legacy", "-f", "legacy.py", cwd=repo
+    )
+    assert done.code == 0, done.stderr
+    git(repo, "add", "-A")
+    checked = run_tether("--json", "check", cwd=repo)
+    assert checked.code == 0, checked.stdout + checked.stderr
+    assert checked.json()["failures"] == [], checked.stdout
+    # a supersede onto other code is still a guard narrowed in the change of its own
+    repo2, other_id = _anchored(tmp_path / "second", "--guard")
+    git(repo2, "mv", "util.py", "legacy.py")
+    moved = run_tether(
+        "supersede", other_id, "start must stay pure", "-f", "app.py", "--anchor", "app.py::start",
+        cwd=repo2,
+    )  # fmt: skip
+    assert moved.code == 0, moved.stderr
+    git(repo2, "add", "-A")
+    assert run_tether("check", cwd=repo2).code == 1

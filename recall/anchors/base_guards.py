@@ -9,17 +9,20 @@ as the base has it when the working tree's is not guarded any more.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recall.errors import BadInput, TetherError
+from recall.file_names import later_name
 from recall.gitquery import git_answer
 from recall.known_paths import GIT_TIMEOUT_S
 from recall.model import Memory
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from recall.anchors.symbols import SymbolAnchor
 
 Normalize = Callable[[str], str]
@@ -210,6 +213,21 @@ def renamed_within(
     except TetherError:
         return False
     return any(candidates(now, t) and not candidates(then, t) for t in targets)
+
+
+def name_now(renamed: Mapping[str, str], index: sqlite3.Connection | None) -> NowName | None:
+    """The name a file has now: the one the change itself gives it (``renamed``, old -> new: a
+    ``git mv`` staged, not committed yet), else the one the index's renames lead to; None when
+    neither can be asked."""
+    if not renamed and index is None:
+        return None
+
+    def now(path: str) -> str | None:
+        if path in renamed:
+            return renamed[path]
+        return later_name(index, path) if index is not None else None
+
+    return now
 
 
 def lifted_guards(

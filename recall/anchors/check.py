@@ -33,13 +33,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
 from shlex import quote
 from typing import Any
 
 from recall import frontmatter
-from recall.anchors.base_guards import GuardSource, Lifted, lifted_guards
+from recall.anchors.base_guards import GuardSource, Lifted, lifted_guards, name_now
 from recall.anchors.check_sources import Sources, candidates, find, matches
 from recall.anchors.diff import Change, changes, first_lines, merge_base
 from recall.anchors.findings import (
@@ -61,7 +60,6 @@ from recall.anchors.suggest import close_symbols, now_defines
 from recall.anchors.symbols import SymbolAnchor, normalize_name
 from recall.anchors.unread import unread_content
 from recall.errors import BadInput
-from recall.file_names import later_name
 from recall.genome.gitcmd import GitRunner
 from recall.genome.symbols.model import Definition
 from recall.lifecycle.references import CONFIRMED_KEY
@@ -350,7 +348,7 @@ def check(
     names = ChangedNames(root, result.changes, index if result.changes else None)
     by_old = {change.old: change for change in result.changes}
     at = _Change(runner, root, base, result.changes, first, sources, names, by_old)
-    now_name = partial(later_name, index) if index is not None else None
+    now_name = name_now({c.old: c.new for c in result.changes if c.status == "R"}, index)
     lifted = lifted_guards(root, base, guards, now_name) if guards is not None else []
     lifted_ids = {item.memory.id for item in lifted}
     for memory in memories:
