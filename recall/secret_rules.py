@@ -167,7 +167,10 @@ class UrlPasswordDetector(_Patterns):
     leaves those out, though people write them unescaped in passwords)."""
 
     secret_type = "password in a URL"
-    gate = Gate(exact=("://",))
+    # Both patterns need an "@" after the "://" with no space between (the gate of
+    # detect-secrets' BasicAuthDetector, searched once for both): a link to a web page, as
+    # most URLs in commit messages are, is not given to them.
+    gate = Gate(patterns=(re.compile(r"://\S+@"),), needs=("://",))
     # The scheme starts a run (the look-behind) and is short: a long run of dotted words is
     # then tried once, not from each of its characters.
     denylist = (

@@ -404,3 +404,13 @@ def test_pass_names_a_credential_only_in_a_setting_in_capitals() -> None:
     assert secret_rules.name_holds_credential("REDIS_PASS")
     for name in ("PASS", "first_pass", "render-pass", "DB_PASS_FILE", "Redis_Pass"):
         assert not secret_rules.name_holds_credential(name), name
+
+
+def test_a_link_with_no_at_sign_is_not_given_to_the_url_password_plugin() -> None:
+    (gate,) = [g for p, g in GATES if isinstance(p, secret_rules.UrlPasswordDetector)]
+    link = "See https://bugzilla.example.org/show_bug.cgi?id=1234 for the report."
+    assert not gate.opens(link, link.lower())
+    assert SCANNER.gates.open(link) == [g.opens(link, link.lower()) for _, g in GATES]
+    with_password = "set it to postgres://app:S3cure!" + "Pass@db/main first"
+    assert gate.opens(with_password, with_password.lower())
+    assert [m.kind for m in scan(with_password)] == ["password in a URL"]
