@@ -84,6 +84,15 @@ def test_an_unknown_helix_language_is_refused_with_the_closest_one(tmp_path: Pat
     done = run_tether(*args, cwd=tmp_path)
     assert done.code == 2 and done.stdout == ""
     assert "'pyhton'" in done.stderr and "did you mean 'python'" in done.stderr
+    assert "zig" not in done.stderr  # the likely meaning, not several hundred names around it
+    assert "without --only, each of the" in done.stderr
+
+
+def test_an_unknown_helix_language_with_no_close_one_lists_the_known_ones(tmp_path: Path) -> None:
+    args = ("editor-config", "helix", "--only", "pyhton", "--only", "qqqqqq")
+    done = run_tether(*args, cwd=tmp_path)
+    assert done.code == 2 and done.stdout == ""
+    assert "did you mean 'python'" in done.stderr and "'qqqqqq'" in done.stderr
     assert "rust" in done.stderr and "zig" in done.stderr  # the known ones are listed
 
 

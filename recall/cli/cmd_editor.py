@@ -88,10 +88,15 @@ def check_languages(only: list[str]) -> None:
     if not unknown:
         return
     named = []
+    guessed = True
     for name in unknown:
         close = difflib.get_close_matches(name, known, n=1)
+        guessed = guessed and bool(close)
         named.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    raise BadInput(
-        f"--only: Helix knows no language {', '.join(named)}; give one of the languages Helix "
-        f"knows: {', '.join(known)}"
+    # Every name with a likely meaning: the several hundred names Helix knows would bury it.
+    where = (
+        f"without --only, each of the {len(known)} languages Helix knows gets a block"
+        if guessed
+        else f"give one of the languages Helix knows: {', '.join(known)}"
     )
+    raise BadInput(f"--only: Helix knows no language {', '.join(named)}; {where}")
