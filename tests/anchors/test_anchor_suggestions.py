@@ -1,7 +1,9 @@
 """An anchor naming a symbol its file does not define is kept, as before, and the write names
 the symbols the file does define spelt closest to it, qualified as an anchor takes them: in
 the note on stderr and in ``anchor_suggestions`` for ``--json`` (``remember``, ``supersede``,
-``confirm``), for a file read by a grammar (Python, Go) or by the fallback reader (Ruby)."""
+``confirm``), for a file read by a grammar (Python, Go) or by the fallback reader (Ruby); and
+a name renamed where it is is said with the closest names by ``check`` (``anchor_suggestions``
+in ``--json`` too) and ``repoint``."""
 
 from __future__ import annotations
 
@@ -141,6 +143,7 @@ def test_check_and_repoint_name_what_a_symbol_renamed_in_place_is_now(
         f"the change deletes symbol {old}, anchored at {path}; {path} now defines {new}, the "
         "closest name; the memory is pinned"
     ) in failure["reason"]
+    assert failure["anchor_suggestions"] == {f"{path}::{old}": [new]}  # the names said, as JSON
     git(repo, "commit", "-q", "-am", "renamed where it is")
     repointed = cli("repoint", memory_id)
     assert repointed.code == 1  # nothing to follow: the name is new in its own file
@@ -159,3 +162,19 @@ def test_check_offers_nothing_for_a_symbol_deleted_outright(
     core.write_text(core.read_text().replace("def load_session(path):\n    return path\n", ""))
     [failure] = cli("check", "--json").json()["failures"]
     assert "anchored at src/core.py; the memory is pinned" in failure["reason"]
+    assert "anchor_suggestions" not in failure
+
+
+def test_a_review_of_a_symbol_renamed_in_place_gives_the_names_in_json(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    remember(cli, "--anchor", "src/core.py::load_session")  # neither pinned nor guarded
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a memory")
+    core = repo / "src/core.py"
+    core.write_text(core.read_text().replace("def load_session(", "def load_sessions("))
+    checked = cli("check", "--json")
+    assert checked.code == 0, checked.stdout + checked.stderr
+    [review] = checked.json()["review"]
+    assert "src/core.py now defines load_sessions, the closest name" in review["reason"]
+    assert review["anchor_suggestions"] == {"src/core.py::load_session": ["load_sessions"]}
