@@ -25,7 +25,8 @@ def card_for(root: Root, shown: Shown, *, markdown: bool) -> str:
     store = root.store_of_scope(hit.scope)
     path = _shown_path(store.path_of(memory.id), store.repo_root) if store is not None else ""
     commands = cards.cli_commands(memory)
-    symbols = [s.describe() for s in states_of(memory.anchors, root.signals())]
+    states = states_of(memory.anchors, root.signals())
+    symbols = [s.describe() + s.renamed_fix(memory.id) for s in states]
     facts = cards.CardFacts(
         scope=hit.scope, receipt=hit.receipt, path=path, commands=commands, symbols=symbols
     )

@@ -45,6 +45,8 @@ from recall.anchors.findings import (
     FAIL,
     REVIEW,
     Finding,
+    Suggested,
+    deleted_reason,
     guard_fix,
     one_failure_per_memory,
     pinned_and_gone,
@@ -56,8 +58,7 @@ from recall.anchors.named_files import (
     Named,
     file_findings,
 )
-from recall.anchors.suggest import close_symbols, now_defines
-from recall.anchors.symbols import SymbolAnchor, normalize_name
+from recall.anchors.symbols import SymbolAnchor
 from recall.anchors.unread import unread_content
 from recall.errors import BadInput
 from recall.genome.gitcmd import GitRunner
@@ -105,12 +106,10 @@ def _anchor_findings(
     found: list[Finding] = []
     if now_path != old:
         repointed = now_path is not None and anchor.path == now_path
-        untracked = None
+        untracked: str | None = None
+        close: Suggested = ()
         if now_path is None:
-            close = close_symbols(normalize_name(name), sources.now(here)) if here else []
-            reason = (
-                f"the change deletes symbol {name}, anchored at {old}{now_defines(here, close)}"
-            )
+            reason, close = deleted_reason(anchor, old, here, sources.now(here) if here else ())
             untracked = sources.untracked_with(name, old, [before.body, anchor.body])
         elif now_path == change.new:
             reason = f"the change moves {old} (anchored symbol {name}) to {now_path}"
@@ -140,6 +139,7 @@ def _anchor_findings(
             found.append(Finding(FAIL, memory, where, at, reason, fix))
         else:
             found.append(Finding(REVIEW, memory, where, at, reason))
+        found = [replace(f, close=close) for f in found]  # the names the reason gives, for JSON
     if after is not None and now_path is not None and after.body != before.body:
         reason = f"the change edits {name}"
         found.append(Finding(REVIEW, memory, now_path, after.start, reason))

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from recall.agent_text import marked
+from recall.anchors.suggest import close_symbols, now_defines, suggestion_field
+from recall.anchors.symbols import SymbolAnchor, normalize_name
 from recall.model import Memory
 
 REVIEW = "review"
 FAIL = "fail"
 GUARDED = "under a guarded memory"
+
+Suggested = tuple[tuple[str, tuple[str, ...]], ...]
+"""Anchors with the names their files define spelt closest to them, closest first."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,9 @@ class Finding:
     also: tuple[tuple[str, int, str], ...] = ()
     """The memory's other failures in the same change, as (path, line, reason), when its
     failures are said as one (see :func:`one_failure_per_memory`)."""
+    close: Suggested = ()
+    """For an anchored symbol the change deletes from a file that now defines names spelt
+    close to it (renamed in place), the anchor and those names, closest first."""
 
     @property
     def said(self) -> str:
@@ -39,7 +48,8 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         """JSON form (``reason``: all that is said; ``reasons``: each place and why), with
         ``secret_masked`` when the memory's text is a copy masked for agents and scripts
-        (:func:`recall.agent_text.for_agent`)."""
+        (:func:`recall.agent_text.for_agent`), and ``anchor_suggestions`` when some anchored
+        name the change deletes has names spelt close to it in its file now."""
         places = [(self.path, self.line, self.reason), *self.also]
         data = {
             "level": self.level,
@@ -52,8 +62,21 @@ class Finding:
             "line": self.line,
             "reason": self.said,
             "reasons": [{"path": p, "line": n, "reason": r} for p, n, r in places],
+            **suggestion_field(self.close),
         }
         return marked(data, self.memory)
+
+
+def deleted_reason(
+    anchor: SymbolAnchor, old: str, here: str | None, names: Iterable[str]
+) -> tuple[str, Suggested]:
+    """Why ``anchor``, defined in ``old`` at the base, is reported when the change deletes it,
+    naming the names its file now (``here``, None when deleted too) defines spelt closest to it
+    (``names``: those it defines: the name renamed in place), and those as a finding's
+    ``close``."""
+    close = close_symbols(normalize_name(anchor.name), names) if here else []
+    said = f"the change deletes symbol {anchor.name}, anchored at {old}{now_defines(here, close)}"
+    return said, ((anchor.text, tuple(close)),) if close else ()
 
 
 def one_failure_per_memory(findings: list[Finding]) -> list[Finding]:
@@ -74,6 +97,7 @@ def one_failure_per_memory(findings: list[Finding]) -> list[Finding]:
         first.reason,
         "".join(fixes),
         tuple((f.path, f.line, f.reason) for f in failures[1:]),
+        tuple(dict.fromkeys(pair for f in failures for pair in f.close)),
     )
     return [merged if f is first else f for f in findings if f.level != FAIL or f is first]
 

@@ -12,7 +12,9 @@ renames (indexed look-ups, no parsing, no git):
   git rename, the recorded body, or a definition new in its file (not there when the anchored
   file last defined the name) counts as a move: a file that had the name all along holds
   another function of that name;
-- ``gone``: no file defines it;
+- ``gone``: no file defines it; when its file is still there and defines names spelt close
+  to it (renamed where it is), those names (:func:`recall.anchors.suggest.close_symbols`,
+  from the names the index holds for the file: :mod:`recall.anchors.defined_names`);
 - ``unknown``: the symbol index has nothing to say (not built yet, no git, a file of a
   language it does not read, a file it skipped, or a name the file defines more than once:
   twice in one scope, or under different containers).
@@ -21,17 +23,20 @@ renames (indexed look-ups, no parsing, no git):
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from recall.anchors import prior
+from recall.anchors.defined_names import NamesIn, names_in
 from recall.anchors.prior import HadBefore
+from recall.anchors.suggest import close_symbols, renamed_in_place_fix, suggestion_field
 from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
 from recall.genome.limits import MAX_RELOCATION_CANDIDATES
 from recall.genome.symbols.extract import REGEX
 from recall.genome.symbols.grammars import reads
 from recall.genome.symbols.lookup import Located, find_anywhere, named_in, parser_of
+from recall.known_paths import mean_clause
 
 CURRENT = "current"
 CHANGED = "changed"
@@ -51,6 +56,8 @@ class AnchorState:
     found: Located | None = None
     changed: bool = False
     """The body differs from the recorded hash (``changed``, or a ``relocated`` edited too)."""
+    close: tuple[str, ...] = ()
+    """For a ``gone`` anchor, the names its file still defines spelt closest to it."""
 
     @property
     def moved_from(self) -> str | None:
@@ -67,7 +74,15 @@ class AnchorState:
             text += ", and its code changed since"
         elif self.state == CHANGED:
             text += " (its code changed since the memory was written or confirmed)"
-        return text
+        return text + mean_clause(self.close)
+
+    def renamed_fix(self, memory_id: str) -> str:
+        """`` (repoint follows … `tether supersede ID SUMMARY --anchor PATH::NAME` …)``: how
+        to tie ``memory_id`` to a name its file now defines in place of a ``gone`` one, to
+        follow :meth:`describe` when that names some; '' otherwise."""
+        if not self.close:
+            return ""
+        return f" ({renamed_in_place_fix(memory_id, self.anchor.path)})"
 
     def advice(self, memory_id: str) -> str:
         """What to do about this state of an anchor of ``memory_id``, to follow
@@ -88,6 +103,10 @@ class AnchorState:
         if self.state == RELOCATED:
             return (
                 f"; recall follows it (`tether repoint {memory_id} --apply` writes the new place)"
+            )
+        if self.state == GONE and self.close:
+            return (
+                f"{self.renamed_fix(memory_id)}; if it holds no more, `tether archive {memory_id}`"
             )
         if self.state == GONE:
             return (
@@ -110,6 +129,21 @@ class AnchorState:
             "body": found.body if found else None,
             "recorded_body": self.anchor.body,
         }
+
+
+def suggestions(states: Sequence[AnchorState]) -> dict[str, Any]:
+    """The ``anchor_suggestions`` field for ``states``: the close names of each ``gone`` one
+    that has some, by anchor (empty, left out, when none has)."""
+    return suggestion_field((state.anchor.text, state.close) for state in states)
+
+
+def _gone(anchor: SymbolAnchor, in_index: bool, names: NamesIn) -> AnchorState:
+    """``anchor`` gone, with the names its file defines spelt closest to it when the index
+    still holds that file (``in_index``)."""
+    if not in_index:
+        return AnchorState(anchor, GONE)
+    close = close_symbols(normalize_name(anchor.name), names(anchor.path))
+    return AnchorState(anchor, GONE, close=tuple(close))
 
 
 def has_symbols(conn: sqlite3.Connection) -> bool:
@@ -177,8 +211,11 @@ def resolve(
     anchor: SymbolAnchor,
     renamed_to: RenamedTo | None = None,
     had_before: HadBefore | None = None,
+    names: NamesIn | None = None,
 ) -> AnchorState:
-    """The state of ``anchor`` in the genome whose index is ``conn``.
+    """The state of ``anchor`` in the genome whose index is ``conn`` (``names``: the names a
+    file defines, for a ``gone`` anchor's closest ones; :func:`names_in` of ``conn`` when not
+    given).
 
     A definition of the name in another file is taken for the moved one when git saw the
     anchored file renamed to it, when its body is the recorded one, or when it is new there:
@@ -206,14 +243,15 @@ def resolve(
                 return AnchorState(anchor, RELOCATED, there, _differs(anchor, there))
     candidates = [hit for hit in find_anywhere(conn, anchor.name) if hit.path != anchor.path]
     same_body = [hit for hit in candidates if anchor.body and hit.same_code(anchor.body)]
+    names = names if names is not None else names_in(conn)
     if len(candidates) > MAX_RELOCATION_CANDIDATES and not same_body:
-        return AnchorState(anchor, GONE)
+        return _gone(anchor, parser is not None, names)
     if not same_body:
         candidates = _new_there(anchor, candidates, parser is None, had_before)
     else:
         candidates = same_body
     if not candidates:
-        return AnchorState(anchor, GONE)
+        return _gone(anchor, parser is not None, names)
     best = min(candidates, key=lambda hit: _closeness(anchor, hit))
     return AnchorState(anchor, RELOCATED, best, _differs(anchor, best))
 
@@ -238,9 +276,11 @@ def resolve_all(
     anchors: tuple[SymbolAnchor, ...],
     renamed_to: RenamedTo | None,
     had_before: HadBefore | None = None,
+    names: NamesIn | None = None,
 ) -> list[AnchorState]:
-    """:func:`resolve` of each anchor, in order."""
-    return [resolve(conn, anchor, renamed_to, had_before) for anchor in anchors]
+    """:func:`resolve` of each anchor, in order, each file's names asked once."""
+    names = names if names is not None else names_in(conn)
+    return [resolve(conn, anchor, renamed_to, had_before, names) for anchor in anchors]
 
 
 def indexed_head(conn: sqlite3.Connection) -> str | None:
@@ -250,21 +290,28 @@ def indexed_head(conn: sqlite3.Connection) -> str | None:
     return read_state(conn).get("head") or None
 
 
-def states_of(anchors: tuple[SymbolAnchor, ...], genome: Any | None) -> list[AnchorState]:
+def states_of(
+    anchors: tuple[SymbolAnchor, ...], genome: Any | None, names: NamesIn | None = None
+) -> list[AnchorState]:
     """The state of each anchor in ``genome`` (a :class:`recall.genome.Genome`); all
-    ``unknown`` without one (a global store, a folder outside git)."""
+    ``unknown`` without one (a global store, a folder outside git). ``names``: the
+    :func:`names_in` of the genome's index to share across calls (``doctor``)."""
     conn = getattr(genome, "conn", None)
     if conn is None:
         return [AnchorState(anchor, UNKNOWN) for anchor in anchors]
     history = prior.had_before(getattr(genome, "repo_root", None), indexed_head(conn))
-    return resolve_all(conn, anchors, getattr(genome, "renamed_to", None), history)
+    return resolve_all(conn, anchors, getattr(genome, "renamed_to", None), history, names)
 
 
-def moved_anchors(memory: Any, genome: Any | None) -> list[AnchorState]:
-    """The anchors of ``memory`` that need a look: relocated, changed or gone (``doctor``)."""
+def moved_anchors(
+    memory: Any, genome: Any | None, names: NamesIn | None = None
+) -> list[AnchorState]:
+    """The anchors of ``memory`` that need a look: relocated, changed or gone (``doctor``;
+    ``names`` as :func:`states_of` takes it)."""
     if not memory.anchors:
         return []
-    return [s for s in states_of(memory.anchors, genome) if s.state not in (CURRENT, UNKNOWN)]
+    states = states_of(memory.anchors, genome, names)
+    return [s for s in states if s.state not in (CURRENT, UNKNOWN)]
 
 
 def repointed_anchors(

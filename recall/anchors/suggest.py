@@ -1,11 +1,13 @@
 """The symbols a file defines that are spelt closest to an anchored name it does not define:
 one matching for every front end (the CLI, the MCP server, the editor) and every command that
-names such an anchor (a write, ``confirm``, ``repoint``, ``check``), with the helper that
-suggests files for a mistyped path.
+names such an anchor (a write, ``confirm``, ``repoint``, ``check``, and ``show``, ``doctor``
+and the editor's hover for a ``gone`` anchor), with the helper that suggests files for a
+mistyped path.
 
 A note about an anchor kept without a body hash is an :class:`AnchorNote`: it reads as its
 text and also carries the anchor and those names, which ``--json`` gives as
-``anchor_suggestions`` beside ``anchor_notes`` (:func:`anchor_fields`).
+``anchor_suggestions`` beside ``anchor_notes`` (:func:`anchor_fields`); every command gives
+those names in that one shape (:func:`suggestion_field`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from recall.anchors.symbols import NAME_SEPARATOR, leaf_of
+from recall.anchors.symbols import NAME_SEPARATOR, SEPARATOR, leaf_of
 from recall.known_paths import SUGGESTIONS, close_names, or_list
 
 SUGGESTIONS_KEY = "anchor_suggestions"
@@ -50,6 +52,25 @@ def now_defines(path: str | None, close: Sequence[str]) -> str:
     return f"; {path} now defines {or_list(close)}, {names}"
 
 
+def renamed_in_place_fix(memory_id: str, path: str) -> str:
+    """What ties ``memory_id`` to a name its anchored file ``path`` now defines in place of
+    the anchored one (renamed where it is): ``repoint`` follows a symbol into another file
+    only, so the memory is superseded with the new name."""
+    return (
+        "repoint follows a symbol into another file, not to a new name in its own: "
+        f"`tether supersede {memory_id} SUMMARY --anchor {path}{SEPARATOR}NAME` ties the "
+        "memory to it"
+    )
+
+
+def suggestion_field(close: Iterable[tuple[str, Sequence[str]]]) -> dict[str, Any]:
+    """``{"anchor_suggestions": {anchor: names}}`` for the ``(anchor, names)`` pairs given
+    whose names are not empty (closest first, as :func:`close_symbols` gives them); an empty
+    dict when none has any, so that the field is left out."""
+    found = {anchor: list(names) for anchor, names in close if names}
+    return {SUGGESTIONS_KEY: found} if found else {}
+
+
 class AnchorNote(str):
     """A note about one anchor (``path::name``) as given: its text, and the names its file
     defines spelt closest to that name (none when the file defines no name close to it, or the
@@ -72,11 +93,5 @@ def anchor_fields(notes: list[str]) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     if notes:
         fields["anchor_notes"] = list(notes)
-    close = {
-        note.anchor: list(note.close)
-        for note in notes
-        if isinstance(note, AnchorNote) and note.close
-    }
-    if close:
-        fields[SUGGESTIONS_KEY] = close
+    fields.update(suggestion_field((n.anchor, n.close) for n in notes if isinstance(n, AnchorNote)))
     return fields

@@ -8,11 +8,13 @@ import time
 from typing import Any
 
 from recall import privacy, unloaded
+from recall.anchors.defined_names import genome_names
 from recall.anchors.guards import idle_guard
 from recall.anchors.states import (
     files_left_by,
     moved_anchors,
     repointed_anchors,
+    suggestions,
 )
 from recall.anchors.suggest import SUGGESTIONS_KEY
 from recall.anchors.symbols import anchors_to_field
@@ -224,6 +226,7 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
         if genome is None:
             continue
         tree: list[str] | None = None  # listed once, for the first dead reference
+        names = genome_names(genome)  # each file's names read once, for gone anchors only
         for memory in store.list(status="active"):
             dead = dead_reference(memory, genome)
             found = None if dead else drift(with_lifecycle_keys(store, memory), genome)
@@ -252,11 +255,12 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 message = at.line("files", drift_message(found))
                 data.append({**at.entry("drift"), **found.to_dict(), "message": message})
                 lines.append(message)
-            for state in moved_anchors(memory, genome):
+            for state in moved_anchors(memory, genome, names):
                 said = f"{memory.id}: symbol {state.describe()}{state.advice(memory.id)}"
                 message = at.line("anchors", said)
                 found = state.to_dict()  # its path, where the symbol is now, as symbol_path
                 found["symbol_path"] = found.pop("path")
+                found.update(suggestions([state]))
                 data.append({**at.entry("anchor"), "id": memory.id, **found, "message": message})
                 lines.append(message)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from recall.anchors.guards import check_guard
-from recall.anchors.states import states_of
+from recall.anchors.states import states_of, suggestions
 from recall.anchors.suggest import anchor_fields
 from recall.anchors.symbols import SEPARATOR, split_anchor_options
 from recall.anchors.write import bare_name_anchor, record_anchors, refuse_separator_files
@@ -314,6 +314,7 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
     data["former_files"] = former
     data["spot_check"] = spot.to_dict() if spot else None
     data["anchor_states"] = [state.to_dict() for state in states]
+    data.update(suggestions(states))
     data["files_now"] = moved
     hidden = archived_by_disuse(store.conn) if store.exists else {}
     data.update(seen_state(memory, hidden))  # as `tether list` says it
@@ -339,7 +340,7 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
             line = f"`tether repoint {memory.id} --apply` writes the new names into its file"
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         for state in states:
-            line = f"symbol {state.describe()}"
+            line = f"symbol {state.describe()}{state.renamed_fix(memory.id)}"
             console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
         if spot is not None:
             line = drift_message(spot)

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from recall.agent_text import for_agent, marked
+from recall.anchors.defined_names import genome_names
 from recall.anchors.states import moved_anchors
 from recall.clock import format_timestamp, now
 from recall.errors import BadInput
@@ -159,6 +160,7 @@ def _judge(
     """The stale candidates among one batch of memories that may be stale."""
     found: list[Candidate] = []
     counted = _commit_counts(genome, [keyed for *_, keyed in batch if keyed is not None])
+    names = genome_names(genome)  # each file's names read once for the batch's gone anchors
     for memory, facts, dead, keyed in batch:
         drifting = keyed is not None and drift(keyed, genome, counted=counted) is not None
         reasons = stale_reasons(facts, at, dead=dead, drifting=drifting)
@@ -174,7 +176,7 @@ def _judge(
                 facts.surfaced,
                 facts.acted,
                 None if math.isnan(idle) else idle,
-                tuple(state.describe() for state in moved_anchors(memory, genome)),
+                tuple(state.describe() for state in moved_anchors(memory, genome, names)),
             )
         )
     return found

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
+from recall.anchors.suggest import renamed_in_place_fix
 from recall.anchors.write import close_symbols_in_tree
 from recall.display import visible
 from recall.gitquery import git_stdout
@@ -82,8 +83,6 @@ def _renamed_in_place(memory: Memory, root: Path | None) -> list[str]:
         if close:
             said.append(
                 f"; the working tree defines no {anchor.name} in {anchor.path}{mean_clause(close)} "
-                "(repoint follows a symbol into another file, not to a new name in its own: "
-                f"`tether supersede {memory.id} SUMMARY --anchor {anchor.path}::NAME` ties the "
-                "memory to it)"
+                f"({renamed_in_place_fix(memory.id, anchor.path)})"
             )
     return said

@@ -1,7 +1,9 @@
 """An anchor naming a symbol its file does not define is kept, as before, and the write names
 the symbols the file does define spelt closest to it, qualified as an anchor takes them: in
 the note on stderr and in ``anchor_suggestions`` for ``--json`` (``remember``, ``supersede``,
-``confirm``), for a file read by a grammar (Python, Go) or by the fallback reader (Ruby)."""
+``confirm``), for a file read by a grammar (Python, Go) or by the fallback reader (Ruby); and
+a name renamed where it is is said with the closest names by ``check``, ``repoint``, ``show``
+and ``doctor`` (``anchor_suggestions`` in ``--json`` too)."""
 
 from __future__ import annotations
 
@@ -141,6 +143,7 @@ def test_check_and_repoint_name_what_a_symbol_renamed_in_place_is_now(
         f"the change deletes symbol {old}, anchored at {path}; {path} now defines {new}, the "
         "closest name; the memory is pinned"
     ) in failure["reason"]
+    assert failure["anchor_suggestions"] == {f"{path}::{old}": [new]}  # the names said, as JSON
     git(repo, "commit", "-q", "-am", "renamed where it is")
     repointed = cli("repoint", memory_id)
     assert repointed.code == 1  # nothing to follow: the name is new in its own file
@@ -159,3 +162,86 @@ def test_check_offers_nothing_for_a_symbol_deleted_outright(
     core.write_text(core.read_text().replace("def load_session(path):\n    return path\n", ""))
     [failure] = cli("check", "--json").json()["failures"]
     assert "anchored at src/core.py; the memory is pinned" in failure["reason"]
+    assert "anchor_suggestions" not in failure
+
+
+def test_a_review_of_a_symbol_renamed_in_place_gives_the_names_in_json(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    remember(cli, "--anchor", "src/core.py::load_session")  # neither pinned nor guarded
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a memory")
+    core = repo / "src/core.py"
+    core.write_text(core.read_text().replace("def load_session(", "def load_sessions("))
+    checked = cli("check", "--json")
+    assert checked.code == 0, checked.stdout + checked.stderr
+    [review] = checked.json()["review"]
+    assert "src/core.py now defines load_sessions, the closest name" in review["reason"]
+    assert review["anchor_suggestions"] == {"src/core.py::load_session": ["load_sessions"]}
+
+
+def renamed_in_place(repo: Path, cli: Callable[..., CliResult]) -> str:
+    """A memory anchored to load_session, which a commit then renames to load_sessions in its
+    own file, indexed; beside it one anchored to a name still there. The first one's id."""
+    memory_id = remember(cli, "--anchor", "src/core.py::load_session").json()["id"]
+    other = cli(
+        "remember", "saves are atomic", "-c", "gotcha", "--anchor", "src/core.py::Store.save"
+    )
+    assert other.code == 0, other.stderr
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "two memories")
+    core = repo / "src/core.py"
+    core.write_text(core.read_text().replace("def load_session(", "def load_sessions("))
+    git(repo, "commit", "-q", "-am", "renamed where it is")
+    assert cli("index").code == 0
+    return memory_id
+
+
+GONE_SAID = "symbol src/core.py::load_session: gone; did you mean load_sessions?"
+
+
+def renamed_fix(memory_id: str) -> str:
+    """What each surface says ties the memory to the new name (as ``repoint`` says it)."""
+    return (
+        f"`tether supersede {memory_id} SUMMARY --anchor src/core.py::NAME` ties the memory to it"
+    )
+
+
+def test_doctor_names_what_a_symbol_renamed_in_place_is_now(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id = renamed_in_place(repo, cli)
+    doctor = cli("doctor", "--json")
+    assert doctor.code == 1, doctor.stderr
+    [entry] = [e for e in doctor.json() if e["kind"] == "anchor"]  # the other is current
+    assert (entry["id"], entry["state"]) == (memory_id, "gone")
+    assert entry["anchor_suggestions"] == {"src/core.py::load_session": ["load_sessions"]}
+    assert GONE_SAID in entry["message"] and renamed_fix(memory_id) in entry["message"]
+    assert f"if it holds no more, `tether archive {memory_id}`" in entry["message"]
+    assert GONE_SAID in cli("doctor").stdout
+
+
+def test_show_names_what_a_symbol_renamed_in_place_is_now(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id = renamed_in_place(repo, cli)
+    shown = cli("show", memory_id, "--json").json()
+    assert shown["anchor_suggestions"] == {"src/core.py::load_session": ["load_sessions"]}
+    assert [s["state"] for s in shown["anchor_states"]] == ["gone"]
+    card = " ".join(cli("show", memory_id).stdout.split())
+    assert GONE_SAID in card and renamed_fix(memory_id) in card
+
+
+def test_doctor_offers_nothing_for_a_symbol_whose_file_is_deleted(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id = remember(cli, "--anchor", "src/core.py::load_session").json()["id"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a memory")
+    git(repo, "rm", "-q", "src/core.py")
+    git(repo, "commit", "-q", "-m", "no more core")
+    assert cli("index").code == 0
+    [entry] = [e for e in cli("doctor", "--json").json() if e["kind"] == "anchor"]
+    assert (entry["id"], entry["state"]) == (memory_id, "gone")
+    assert "anchor_suggestions" not in entry and "did you mean" not in entry["message"]
+    assert "`tether supersede" in entry["message"]  # the advice as before: tie it elsewhere

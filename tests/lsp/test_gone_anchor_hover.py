@@ -1,0 +1,60 @@
+"""A memory anchored to a function then renamed where it is: the hover card says the anchor is
+gone, names the closest names its file defines now, and how to tie the memory to one, as
+``tether show`` and ``tether doctor`` say it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from recall.anchors.write import record_anchors
+from recall.genome import Genome
+from tests.conftest import git
+from tests.lsp import workspace
+from tests.lsp.session import Session
+
+pytestmark = pytest.mark.asyncio
+
+LOADER_GOTCHA = "session loading must tolerate a missing file"
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> workspace.Workspace:
+    """The test repository, plus a memory anchored to load_session, which a commit then
+    renames to load_sessions in its own file (the genome indexed before the server starts)."""
+    built = workspace.build(tmp_path / "repo")
+    store = built.open_store()
+    try:
+        anchors, notes = record_anchors(built.root, [("src/store.py", "load_session")])
+        assert notes == []
+        draft = store.prepare_memory(
+            summary=LOADER_GOTCHA, category="gotcha", files=["src/store.py"], author="Dana"
+        )
+        memory_id = store.remember(draft.with_changes(anchors=anchors)).id
+        text = built.store_py.read_text().replace("def load_session(", "def load_sessions(")
+        built.store_py.write_text(text)
+        git(built.root, "commit", "-q", "-am", "load_session is load_sessions now")
+        Genome(built.root, store.conn).refresh()
+    finally:
+        store.close()
+    return replace(built, decision=memory_id)  # the anchored memory's id, under a spare name
+
+
+async def test_the_hover_names_what_a_gone_anchor_is_now(
+    lsp_one: Session, ws: workspace.Workspace
+) -> None:
+    await lsp_one.open(ws.store_py)
+    [diagnostic] = [d for d in lsp_one.diagnostics(ws.store_py) if d.code == ws.decision]
+    start = diagnostic.range.start
+    hover = await lsp_one.hover(ws.store_py, start.line, start.character)
+    assert hover is not None
+    card = str(hover.contents.value if hasattr(hover.contents, "value") else hover.contents)
+    card = " ".join(card.replace("\\", "").split())
+    # closest first: save_session is spelt close enough to be offered too
+    assert "src/store.py::load_session: gone; did you mean load_sessions or save_session?" in card
+    assert (
+        f"`tether supersede {ws.decision} SUMMARY --anchor src/store.py::NAME` ties the memory "
+        "to it"
+    ) in card
