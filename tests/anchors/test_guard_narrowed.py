@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import CliResult, OpenStore, git
+from conftest import CliResult, OpenStore, git, remember_guarded
 
 from recall import frontmatter
 from recall.anchors.guards import Replacement, narrowed_now
@@ -79,19 +79,13 @@ def test_a_narrowing_weighed_through_renames_and_moves_opens_the_repository_once
     of the file's history (through SQLite's own trace hook) is not read again for the second.
     The genome is as ``tether index`` keeps it, brought up to date or not (as the editor
     weighs it)."""
-    done = cli(
-        "remember", "helper must return one", "-c", "decision", "--guard",
-        "--anchor", "src/util.py::helper", "--json",
-    )  # fmt: skip
-    assert done.code == 0, done.stderr
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "memory")
+    old_id = remember_guarded(repo, "helper must return one", "--anchor", "src/util.py::helper")
     (repo / "src" / "app.py").write_text("def helper():\n    return 1\n", encoding="utf-8")
     git(repo, "rm", "-q", "src/util.py")
     git(repo, "commit", "-q", "-am", "helper moves to app")
     assert cli("index").code == 0
     store, notices = open_store()
-    old = store.get(done.json()["id"])
+    old = store.get(old_id)
     there = replace(old.anchors[0], path="src/app.py")
     weighed = Replacement(store, old, ["src/app.py"], [there], notice=notices, refresh=refresh)
     with traced(store.conn) as seen:
