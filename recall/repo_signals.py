@@ -42,8 +42,8 @@ def with_symbols(
     """``repo``, opened without symbols (:func:`open_repo_signals`), reading the symbol index
     too from now on, as one opened with them does: brought up to date again unless not to
     ``refresh`` (a refresh that left the symbol index behind makes it stale now), ``notice``
-    hearing what that has to say. For one read already opened, rather than opening it anew:
-    what it read and still holds is kept. A working tree has no symbols to read."""
+    hearing what that has to say. Opening it anew instead would read again what it holds
+    already. A working tree has no symbols to read."""
     if isinstance(repo, Genome) and not repo.symbols:
         repo.symbols = True
         if refresh:
