@@ -22,7 +22,7 @@ from lsp_server.legacy_anchor import anchor_name, bare_symbol
 from lsp_server.roots import Root
 from recall import secrets_scan
 from recall.anchors.carry import carry_anchors
-from recall.anchors.guards import carried_guard, check_guard, narrowing_note
+from recall.anchors.guards import Replacement, carried_guard, check_guard, narrowing_note
 from recall.anchors.suggest import anchor_fields
 from recall.anchors.symbols import SymbolAnchor, parse_anchor
 from recall.anchors.write import record_anchors
@@ -350,7 +350,9 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         guard, note = carried_guard(old, category, store.scope)
         # renames as the indexer keeps the genome: a request does not refresh it
         if guard and (
-            note := narrowing_note(store, old, files, anchors, notice=ls.log, refresh=False)
+            note := narrowing_note(
+                Replacement(store, old, files, anchors, notice=ls.log, refresh=False)
+            )
         ):
             ls.warn(note)
     acted(root, store, old.id)  # validated: the person acted on what was shown

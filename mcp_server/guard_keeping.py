@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from recall.anchors.guards import narrowed_now
+from recall.anchors.guards import Replacement, narrowed_now
 from recall.errors import BadInput
 from recall.locations import GLOBAL
 from recall.model import GUARD_CATEGORIES
@@ -39,7 +39,7 @@ def keeps_the_guard(store: MemoryStore, old: Memory, draft: Memory) -> None:
         lifted, keep = f"a {draft.category} takes no guard", "keep its category"
     else:
         left_files, left_code = narrowed_now(
-            store, old, draft.files, draft.anchors, notice=log.info
+            Replacement(store, old, draft.files, draft.anchors, notice=log.info)
         )
     if left_files:
         lifted = f"the new files leave out {', '.join(left_files)}, which it guards"

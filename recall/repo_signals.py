@@ -36,6 +36,21 @@ def open_repo_signals(
     return genome
 
 
+def with_symbols(
+    repo: RepoSignals, *, notice: Callable[[str], None], refresh: bool = True
+) -> RepoSignals:
+    """``repo``, opened without symbols (:func:`open_repo_signals`), reading the symbol index
+    too from now on, as one opened with them does: brought up to date again unless not to
+    ``refresh`` (a refresh that left the symbol index behind makes it stale now), ``notice``
+    hearing what that has to say. Opening it anew instead would read again what it holds
+    already. A working tree has no symbols to read."""
+    if isinstance(repo, Genome) and not repo.symbols:
+        repo.symbols = True
+        if refresh:
+            bring_up_to_date(repo, notice=notice)
+    return repo
+
+
 def bring_up_to_date(repo: RepoSignals, *, notice: Callable[[str], None]) -> None:
     """Refresh a genome that is stale (incremental, usually cheap), saying what the refresh
     has to say; a genome kept from an earlier recall also forgets what it read before. A

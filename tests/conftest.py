@@ -168,6 +168,22 @@ def run_tether(
     return CliResult(done.returncode, done.stdout, done.stderr)
 
 
+def remember_guarded(root: Path, summary: str, *where: str) -> str:
+    """A guarded gotcha on ``where`` (``-f PATH``, ``--anchor PATH::NAME``), written with the
+    CLI in ``root`` and committed: its id."""
+    written = run_tether("--json", "remember", summary, "-c", "gotcha", *where, "--guard", cwd=root)
+    assert written.code == 0, written.stderr
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", f"memory: {summary}")
+    return written.json()["id"]
+
+
+def commit_rename(root: Path, old: str, new: str) -> None:
+    """Rename ``old`` to ``new`` in ``root`` with ``git mv``, and commit it."""
+    git(root, "mv", old, new)
+    git(root, "commit", "-q", "-m", f"{old} becomes {new}")
+
+
 def run_on_pty(*args: str, cwd: Path, env: dict[str, str]) -> str:
     """Run ``python -m recall ARGS`` in ``cwd`` with stdout on a pseudo-terminal (``env`` on top
     of this environment); return what it printed there, line ends as written."""

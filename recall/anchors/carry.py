@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from recall.anchors.symbols import SymbolAnchor
 
 if TYPE_CHECKING:
+    from recall.ranking.engine import RepoSignals
     from recall.store import MemoryStore
 
 
@@ -37,15 +38,18 @@ def followed_anchors(
     *,
     notice: Callable[[str], None],
     refresh: bool = True,
+    opened: RepoSignals | None = None,
 ) -> dict[SymbolAnchor, SymbolAnchor]:
     """Each of ``anchors`` whose file is gone from ``store``'s working tree and whose
     definition the genome finds elsewhere (relocated: its file renamed, or it moved), pointed
     at its new file in the working tree (its recorded body kept, so a change still shows).
     The genome is brought up to HEAD first unless not to ``refresh``, ``notice`` hearing what
-    that has to say; a store without a repository (the global one) follows nothing."""
+    that has to say; a store without a repository (the global one) follows nothing. It is
+    ``opened`` when the caller has opened it already (for its history, without symbols:
+    :func:`recall.repo_signals.with_symbols`), else opened here."""
     from recall.anchors.states import RELOCATED, states_of
     from recall.locations import GLOBAL
-    from recall.repo_signals import open_repo_signals
+    from recall.repo_signals import open_repo_signals, with_symbols
 
     root = store.repo_root
     if root is None or store.scope == GLOBAL or not store.exists:
@@ -53,7 +57,11 @@ def followed_anchors(
     gone = tuple(anchor for anchor in anchors if not (root / anchor.path).exists())
     if not gone:
         return {}
-    genome = open_repo_signals(store, notice=notice, refresh=refresh)
+    genome = (
+        open_repo_signals(store, notice=notice, refresh=refresh)
+        if opened is None
+        else with_symbols(opened, notice=notice, refresh=refresh)
+    )
     found: dict[SymbolAnchor, SymbolAnchor] = {}
     for state in states_of(gone, genome):
         now = state.found

@@ -7,7 +7,8 @@ changed without a confirm. Taking the guard off removes the key from the file.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -236,67 +237,63 @@ def narrowed(
     return left_files, left_code
 
 
-def narrowed_now(
-    store: MemoryStore,
-    old: Memory,
-    files: Iterable[str],
-    anchors: Iterable[SymbolAnchor],
-    *,
-    notice: Callable[[str], None],
-    refresh: bool = True,
-) -> tuple[list[str], list[str]]:
-    """:func:`narrowed` for a memory of ``store`` replacing ``old``, in its working tree and
-    through the renames git shows for ``old``'s files since (a file named by its new name
-    stays guarded; one left out is named as it is now), then through where the definitions
-    of its anchors in files gone from the working tree are now (a guarded symbol anchored
-    where it moved stays guarded, as a supersede carries it: see
-    :func:`recall.anchors.carry.followed_anchors`). The history is read only when the
-    guard seems narrowed: most supersedes never read it. It is brought up to HEAD first unless
-    not to ``refresh`` (a process whose index another thread keeps up to date), and ``notice``
-    hears what doing so has to say."""
-    files, anchors = tuple(files), tuple(anchors)  # read twice
-    left = narrowed(old, files, anchors, store.repo_root)
-    if not any(left):
-        return left
-    renamed = _renamed_files(store, old, notice, refresh)
-    if renamed:
-        left = narrowed(old, files, anchors, store.repo_root, renamed)
-    if not any(left):
-        return left
+@dataclass(frozen=True)
+class Replacement:
+    """A memory of ``store`` about to replace ``old``, naming ``files`` and ``anchors``, as
+    :func:`narrowed_now` weighs what it leaves out of ``old``'s guard; the repository's history
+    is brought up to HEAD first unless not to ``refresh`` (a process whose index another
+    thread keeps up to date), ``notice`` hearing what doing so has to say."""
+
+    store: MemoryStore
+    old: Memory
+    files: Sequence[str]
+    anchors: Sequence[SymbolAnchor]
+    notice: Callable[[str], None]
+    refresh: bool = True
+
+    def left_out(
+        self,
+        renamed: Mapping[str, str] | None = None,
+        moved: Mapping[SymbolAnchor, SymbolAnchor] | None = None,
+    ) -> tuple[list[str], list[str]]:
+        """:func:`narrowed` in the store's working tree, through ``renamed`` and ``moved``."""
+        return narrowed(self.old, self.files, self.anchors, self.store.repo_root, renamed, moved)
+
+
+def narrowed_now(replacement: Replacement) -> tuple[list[str], list[str]]:
+    """:func:`narrowed` for ``replacement``, in its store's working tree and through the
+    renames git shows for the old memory's files since (a file named by its new name stays
+    guarded; one left out is named as it is now: :func:`recall.lifecycle.dead.renames`), then
+    through where the definitions of its anchors in files gone from the working tree are now
+    (a guarded symbol anchored where it moved stays guarded, as a supersede carries it: see
+    :func:`recall.anchors.carry.followed_anchors`). The history is read only when the guard
+    seems narrowed: most supersedes never read it. The repository's signals are opened once
+    for both (the symbol index read only when a definition is looked for)."""
     from recall.anchors.carry import followed_anchors
-
-    moved = followed_anchors(store, old.anchors, notice=notice, refresh=refresh)
-    return narrowed(old, files, anchors, store.repo_root, renamed, moved) if moved else left
-
-
-def _renamed_files(
-    store: MemoryStore, memory: Memory, notice: Callable[[str], None], refresh: bool
-) -> dict[str, str]:
-    """The files of ``memory`` that git shows renamed since, as recall follows them: old name
-    -> name now (:func:`recall.lifecycle.dead.renames`), the history read up to HEAD first
-    when to ``refresh`` (its symbols left for ``tether index``)."""
     from recall.lifecycle.dead import renames
     from recall.repo_signals import open_repo_signals
 
-    if store.repo_root is None:
-        return {}
-    return renames(memory, open_repo_signals(store, notice=notice, refresh=refresh, symbols=False))
+    left = replacement.left_out()
+    store, old = replacement.store, replacement.old
+    if not any(left) or store.repo_root is None:
+        return left
+    notice, refresh = replacement.notice, replacement.refresh
+    # without symbols: a short-lived process leaves them for `tether index`
+    signals = open_repo_signals(store, notice=notice, refresh=refresh, symbols=False)
+    renamed = renames(old, signals)
+    if renamed:
+        left = replacement.left_out(renamed)
+    if not any(left):
+        return left
+    moved = followed_anchors(store, old.anchors, notice=notice, refresh=refresh, opened=signals)
+    return replacement.left_out(renamed, moved) if moved else left
 
 
-def narrowing_note(
-    store: MemoryStore,
-    old: Memory,
-    files: Iterable[str],
-    anchors: Iterable[SymbolAnchor],
-    *,
-    notice: Callable[[str], None],
-    refresh: bool = True,
-) -> str | None:
-    """What a person is told when the guard carried from ``old`` to a memory of ``store`` with
-    ``files`` and ``anchors`` guards less than it did (:func:`narrowed_now`, ``notice`` and
-    ``refresh`` as there): allowed, since a person may narrow a guard, but never unsaid. None
-    when it covers as much or more."""
-    left_files, left_code = narrowed_now(store, old, files, anchors, notice=notice, refresh=refresh)
+def narrowing_note(replacement: Replacement) -> str | None:
+    """What a person is told when the guard carried to ``replacement`` guards less than it
+    did (:func:`narrowed_now`): allowed, since a person may narrow a guard, but never unsaid.
+    None when it covers as much or more."""
+    left_files, left_code = narrowed_now(replacement)
     said = []
     if left_files:
         verb = "is" if len(left_files) == 1 else "are"
@@ -306,6 +303,6 @@ def narrowing_note(
     if not said:
         return None
     return (
-        f"the guard of {old.id} is carried, but narrowed: {'; '.join(said)} (name what "
-        "it leaves out among the files or anchors to keep it guarded)"
+        f"the guard of {replacement.old.id} is carried, but narrowed: {'; '.join(said)} (name "
+        "what it leaves out among the files or anchors to keep it guarded)"
     )

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from recall.anchors.carry import carry_anchors
-from recall.anchors.guards import carried_guard, narrowing_note
+from recall.anchors.guards import Replacement, carried_guard, narrowing_note
 from recall.anchors.suggest import anchor_fields
 from recall.cli.cmd_distill import confirm, purge_auto_distilled, purge_question
 from recall.cli.cmd_memory import add_write_options, memory_draft, write_store
@@ -194,7 +194,9 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     if changes:
         draft = draft.with_changes(**changes)
     if changes.get("guard"):  # carried: a person may narrow it, and is told so
-        narrowing = narrowing_note(store, old, draft.files, draft.anchors, notice=ctx.notice)
+        narrowing = narrowing_note(
+            Replacement(store, old, draft.files, draft.anchors, notice=ctx.notice)
+        )
         if narrowing:
             said.append(narrowing)
     draft = with_given_files(draft, named)  # for a later repoint

@@ -7,35 +7,21 @@ from __future__ import annotations
 
 import pytest
 
-from recall.genome import Genome
-from tests.conftest import git
+from tests.conftest import remember_guarded
 from tests.lsp.session import Session
 from tests.lsp.workspace import Workspace
 
 pytestmark = pytest.mark.asyncio
 
 
-async def _guarded(lsp: Session, summary: str) -> str:
-    """A guarded gotcha on src/store.py, written through the server: its id."""
-    written = await lsp.command(
-        "tether.remember",
-        {"summary": summary, "category": "gotcha", "guard": True, "files": ["src/store.py"]},
-    )
-    return written["id"]
-
-
 async def test_a_guarded_file_renamed_since_is_weighed_by_its_name_now(
     lsp_one: Session, ws: Workspace
 ) -> None:
-    first = await _guarded(lsp_one, "the store writes through a temp file")
-    second = await _guarded(lsp_one, "the store never holds the lock across a read")
-    git(ws.root, "mv", "src/store.py", "src/storage.py")
-    git(ws.root, "commit", "-q", "-m", "store becomes storage")
-    store = ws.open_store()  # the renames recorded, as the indexer records them
-    try:
-        Genome(ws.root, store.conn).refresh()
-    finally:
-        store.close()
+    first = remember_guarded(ws.root, "the store writes through a temp file", "-f", "src/store.py")
+    second = remember_guarded(
+        ws.root, "the store never holds the lock across a read", "-f", "src/store.py"
+    )
+    ws.commit_rename("src/store.py", "src/storage.py")
     kept = await lsp_one.command(
         "tether.supersede",
         {"memoryId": first, "summary": "storage writes atomically", "files": ["src/storage.py"]},
@@ -52,26 +38,14 @@ async def test_a_guarded_file_renamed_since_is_weighed_by_its_name_now(
 
 
 async def test_a_guarded_anchor_follows_its_file_renamed(lsp_one: Session, ws: Workspace) -> None:
-    written = await lsp_one.command(
-        "tether.remember",
-        {
-            "summary": "saving goes through a temp file",
-            "category": "gotcha",
-            "guard": True,
-            "anchors": ["src/store.py::save_session"],
-        },
+    old = remember_guarded(
+        ws.root, "saving goes through a temp file", "--anchor", "src/store.py::save_session"
     )
-    git(ws.root, "mv", "src/store.py", "src/storage.py")
-    git(ws.root, "commit", "-q", "-m", "store becomes storage")
-    store = ws.open_store()  # the renames and symbols recorded, as the indexer records them
-    try:
-        Genome(ws.root, store.conn).refresh()
-    finally:
-        store.close()
+    ws.commit_rename("src/store.py", "src/storage.py")
     done = await lsp_one.command(
         "tether.supersede",
         {
-            "memoryId": written["id"],
+            "memoryId": old,
             "summary": "saving storage goes through a temp file",
             "files": ["src/storage.py"],
         },

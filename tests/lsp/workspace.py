@@ -7,9 +7,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from recall.genome import Genome
 from recall.locations import project_location
 from recall.store import MemoryStore
-from tests.conftest import git, make_repo
+from tests.conftest import commit_rename, git, make_repo
 
 STORE_PY = """import os
 
@@ -58,6 +59,16 @@ class Workspace:
         git(self.root, "add", "--", relative)
         git(self.root, "commit", "-q", "-m", f"add {relative}")
         return target
+
+    def commit_rename(self, old: str, new: str) -> None:
+        """Rename ``old`` to ``new`` with ``git mv``, committed, and record it in the index as
+        the indexer does (a request to the server reads the index as it is)."""
+        commit_rename(self.root, old, new)
+        store = self.open_store()
+        try:
+            Genome(self.root, store.conn).refresh()
+        finally:
+            store.close()
 
     def commit_store_changes(self, count: int, date: str) -> None:
         """``count`` commits, each appending a line to src/store.py, dated ``date``."""

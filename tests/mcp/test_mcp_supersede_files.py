@@ -6,13 +6,25 @@ refused: an agent never narrows a guard."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import git, run_tether
+from conftest import commit_rename, git, remember_guarded, run_tether
 
 from tests.mcp.harness import call, error, mcp_client
 
 pytestmark = pytest.mark.asyncio
+
+
+def _guarded_helper(repo: Path) -> str:
+    """A guarded gotcha on src/util.py::helper, committed: its id."""
+    return remember_guarded(repo, "helper must stay pure", "--anchor", "src/util.py::helper")
+
+
+async def _superseded(repo: Path, old_id: str, summary: str, files: list[str]) -> dict[str, Any]:
+    """What ``memory_supersede`` of ``old_id`` with ``summary`` and ``files`` answers."""
+    async with mcp_client(repo) as client:
+        return await call(client, "memory_supersede", old_id=old_id, summary=summary, files=files)
 
 
 async def test_new_files_drop_the_anchors_left_out(repo: Path) -> None:
@@ -39,63 +51,17 @@ async def test_new_files_drop_the_anchors_left_out(repo: Path) -> None:
 
 
 async def test_a_guarded_memory_keeps_its_anchors(repo: Path) -> None:
-    guarded = run_tether(
-        "--json",
-        "remember",
-        "helper must stay pure",
-        "-c",
-        "gotcha",
-        "--anchor",
-        "src/util.py::helper",
-        "--guard",
-        cwd=repo,
-    )
-    assert guarded.code == 0, guarded.stderr
-    async with mcp_client(repo) as client:
-        done = await call(
-            client,
-            "memory_supersede",
-            old_id=guarded.json()["id"],
-            summary="the app starts fast",
-            files=["src/app.py"],
-        )
+    done = await _superseded(repo, _guarded_helper(repo), "the app starts fast", ["src/app.py"])
     assert not done.get("anchor_notes")
     shown = run_tether("show", done["id"], "--json", cwd=repo).json()
     assert shown["guard"] is True
     assert [a["symbol"] for a in shown["anchors"]] == ["src/util.py::helper"]
 
 
-def _guarded_helper(repo: Path) -> str:
-    """A guarded gotcha on src/util.py::helper, committed: its id."""
-    guarded = run_tether(
-        "--json",
-        "remember",
-        "helper must stay pure",
-        "-c",
-        "gotcha",
-        "--anchor",
-        "src/util.py::helper",
-        "--guard",
-        cwd=repo,
-    )
-    assert guarded.code == 0, guarded.stderr
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "memory")
-    return guarded.json()["id"]
-
-
 async def test_a_guarded_anchor_follows_its_file_renamed(repo: Path) -> None:
     old_id = _guarded_helper(repo)
-    git(repo, "mv", "src/util.py", "src/legacy.py")
-    git(repo, "commit", "-q", "-m", "util becomes legacy")
-    async with mcp_client(repo) as client:
-        done = await call(
-            client,
-            "memory_supersede",
-            old_id=old_id,
-            summary="helper in legacy must stay pure",
-            files=["src/legacy.py"],
-        )
+    commit_rename(repo, "src/util.py", "src/legacy.py")
+    done = await _superseded(repo, old_id, "helper in legacy must stay pure", ["src/legacy.py"])
     assert done["anchor_notes"] == [
         "the symbol anchor src/util.py::helper is carried over as src/legacy.py::helper, where "
         "its definition is now (src/util.py is no longer in the working tree)"
