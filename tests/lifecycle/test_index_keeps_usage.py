@@ -228,3 +228,39 @@ def test_keep_skips_what_the_new_schema_cannot_take(store: MemoryStore, tmp_path
     assert written == 1  # bbbbbbbb breaks NOT NULL, the NULL session id too
     assert usage_row(store, "aaaaaaaa")["surfaced"] == 3
     assert keep.save(tmp_path / "missing.db") == []
+
+
+def test_a_rebuild_creates_the_tables_it_carries_from_its_own_definitions(
+    store: MemoryStore, clock: Clock, open_store: Callable[..., OpenStore]
+) -> None:
+    # The definition an old file gives for a table is its own text: a hint table whose every
+    # new session has read memory on its own, and a second statement after it, are not run.
+    lived_in(store, clock)
+    before = per_user_rows(store)
+    index = store.location.index_path
+    store.close()
+    with sqlite3.connect(index) as conn:
+        conn.execute("ALTER TABLE hint_sessions RENAME TO old_hints")
+        conn.execute(
+            "CREATE TABLE hint_sessions(session TEXT PRIMARY KEY, spent INTEGER NOT NULL "
+            "DEFAULT 0, self_serve INTEGER NOT NULL DEFAULT 1, origin TEXT NOT NULL DEFAULT '', "
+            "started TEXT NOT NULL, last_seen TEXT NOT NULL)"
+        )
+        conn.execute("INSERT INTO hint_sessions SELECT * FROM old_hints")
+        conn.execute("DROP TABLE old_hints")
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute(
+            "UPDATE sqlite_master SET sql = sql || '; CREATE TRIGGER forge AFTER INSERT ON "
+            "memories BEGIN UPDATE memories SET summary = ''FORGED''; END' "
+            "WHERE name = 'hint_sessions'"
+        )
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    rebuilt, notices = open_store()
+    assert per_user_rows(rebuilt) == before  # the rows carried
+    assert len(notices) == 1 and "without the counts" not in notices[0]
+    tables = dict(rebuilt.conn.execute("SELECT name, sql FROM sqlite_master WHERE sql NOT NULL"))
+    assert "self_serve INTEGER NOT NULL DEFAULT 0" in tables["hint_sessions"]
+    assert "forge" not in tables
+    HintLedger("session-b").mark_self_serve(rebuilt.conn)
+    fresh = HintLedger("session-c").state(rebuilt.conn)
+    assert not fresh.self_serve
