@@ -2,7 +2,7 @@
 
 The index is derived: every table here can be rebuilt from the memory files, except the
 per-user behaviour tables (:data:`PER_USER_TABLES`), which record what happened rather than what
-is known; a rebuild carries them over (:mod:`recall.index.keep`).
+is known; a rebuild carries them over from an index made where it lies (:mod:`recall.index.keep`).
 """
 
 from __future__ import annotations
