@@ -18,25 +18,15 @@ import sqlite3
 import time
 from typing import TYPE_CHECKING, Final
 
+from recall.index.schema import GUARD_LEDGER_DDL
+
 if TYPE_CHECKING:
     from recall.model import Memory
 
-DDL: Final = """
-CREATE TABLE IF NOT EXISTS guard_allowed(
-    session TEXT NOT NULL,
-    memory_id TEXT NOT NULL,
-    path TEXT NOT NULL,
-    PRIMARY KEY(session, memory_id, path)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS guard_asked(
-    session TEXT NOT NULL,
-    memory_id TEXT NOT NULL,
-    path TEXT NOT NULL,
-    tool_use TEXT NOT NULL DEFAULT '',
-    asked INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY(session, path, tool_use, memory_id)
-) WITHOUT ROWID
-"""
+DDL: Final = GUARD_LEDGER_DDL
+"""The ledger's tables, created here on first use (defined with the index schema, from which a
+rebuild creates them too)."""
+
 
 ASKED_KEEP_DAYS: Final = 1
 """How long an ask nobody answered (a refused or interrupted edit has no PostToolUse) is kept:

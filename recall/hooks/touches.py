@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from recall.index.schema import TOUCHES_DDL
+
 if TYPE_CHECKING:
     import sqlite3
 
@@ -14,15 +16,9 @@ RECENT_FILES: Final = 5
 RECENT_TURNS: Final = 10
 """How far back (in turns) an edited file still counts as recently touched."""
 
-DDL: Final = """
-CREATE TABLE IF NOT EXISTS hook_touches(
-    session TEXT NOT NULL,
-    path TEXT NOT NULL,
-    turn INTEGER NOT NULL,
-    seq INTEGER NOT NULL,
-    PRIMARY KEY(session, path)
-);
-"""
+DDL: Final = TOUCHES_DDL
+"""The touches table, created here on first use (defined with the index schema, from which a
+rebuild creates it too)."""
 
 
 def record_touch(conn: sqlite3.Connection, session: str, path: str, turn: int) -> None:

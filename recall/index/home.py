@@ -10,9 +10,12 @@ written later, all out of sight of anyone reading the files.
 So an index records, when it is created, the inode of its file (:data:`HOME_KEY`): a file a
 clone, a checkout or an unpacking writes has an inode of its own, which whoever made the file
 could not know. An index whose file is not the one it was created as (or made before this was
-recorded) is not used: it is rebuilt from the memory files, its per-user tables carried over as
-in any rebuild. A rebuilt index is built beside the old one and renamed into place, which keeps
-its inode; a repository copied elsewhere (``cp -r``, a backup restored) is rebuilt once.
+recorded) is not used: it is rebuilt from the memory files. Its per-user tables (counts, sessions,
+hint state, disuse archives) are not carried into the rebuild either, as they steer recall too;
+only one that records nothing and lists the memory folder beside it, an earlier version's index
+in place, keeps them (:mod:`recall.index.keep`). A rebuilt index is built beside the old one and
+renamed into place, which keeps its inode; a repository copied elsewhere (``cp -r``, a backup
+restored) is rebuilt once, its counts starting afresh.
 """
 
 from __future__ import annotations

@@ -87,6 +87,21 @@ def kept_names(conn: sqlite3.Connection, stamp: Stamp | None) -> list[bytes] | N
     return body.split(_SEP) if body else []
 
 
+def listed_folder(conn: sqlite3.Connection) -> tuple[int, int] | None:
+    """(device, inode) of the folder the kept listing was taken of, tentative or not; None
+    when no listing is kept or it cannot be read. A folder a clone or an unpacking creates has
+    an inode of its own, so an index that names the memory folder beside it was made there."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (LISTING_KEY,)).fetchone()
+    if row is None or not isinstance(row[0], bytes):
+        return None
+    head = row[0].partition(_SEP)[0].removeprefix(_TENTATIVE)
+    device, _, rest = head.partition(b":")
+    inode = rest.partition(b":")[0]
+    if not (device.isdigit() and inode.isdigit()):
+        return None
+    return int(device), int(inode)
+
+
 def keep(conn: sqlite3.Connection, stamp: Stamp | None, names: list[bytes]) -> None:
     """Keep ``names`` as the listing of the folder at ``stamp`` (taken before it was listed),
     inside the caller's transaction; None forgets the listing. The listing is kept as

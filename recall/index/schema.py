@@ -2,7 +2,7 @@
 
 The index is derived: every table here can be rebuilt from the memory files, except the
 per-user behaviour tables (:data:`PER_USER_TABLES`), which record what happened rather than what
-is known; a rebuild carries them over (:mod:`recall.index.keep`).
+is known; a rebuild carries them over from an index made where it lies (:mod:`recall.index.keep`).
 """
 
 from __future__ import annotations
@@ -141,6 +141,55 @@ CREATE TABLE IF NOT EXISTS sessions(
 CREATE TABLE IF NOT EXISTS lifecycle(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 {_USAGE_DAYS_DDL}"""
 
+HINTS_DDL: Final = """
+CREATE TABLE IF NOT EXISTS hint_sessions(
+    session TEXT PRIMARY KEY,
+    spent INTEGER NOT NULL DEFAULT 0,
+    self_serve INTEGER NOT NULL DEFAULT 0,
+    origin TEXT NOT NULL DEFAULT '',
+    started TEXT NOT NULL,
+    last_seen TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS hint_marks(
+    session TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    dismissed INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY(session, memory_id)
+);
+"""
+"""The hint policy's state per session (:mod:`recall.policy.hints`), created on first use."""
+
+TOUCHES_DDL: Final = """
+CREATE TABLE IF NOT EXISTS hook_touches(
+    session TEXT NOT NULL,
+    path TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY(session, path)
+);
+"""
+"""The files a session's edit tool touched (:mod:`recall.hooks.touches`), created on first use."""
+
+GUARD_LEDGER_DDL: Final = """
+CREATE TABLE IF NOT EXISTS guard_allowed(
+    session TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY(session, memory_id, path)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS guard_asked(
+    session TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    tool_use TEXT NOT NULL DEFAULT '',
+    asked INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY(session, path, tool_use, memory_id)
+) WITHOUT ROWID
+"""
+"""The guards a person was asked about and let an edit past (:mod:`recall.hooks.guarded`),
+created on first use."""
+
 PER_USER_TABLES: Final = (
     "usage",
     "usage_days",
@@ -155,6 +204,16 @@ PER_USER_TABLES: Final = (
 """Tables of behaviour, not knowledge: kept across a rebuild of the index. The last five are
 created on first use by :mod:`recall.policy.hints` and :mod:`recall.hooks` (a question a guard
 asked is pending until its edit runs, and a rebuild in between must not lose it)."""
+
+FIRST_USE_DDL: Final[dict[str, str]] = {
+    "hint_sessions": HINTS_DDL,
+    "hint_marks": HINTS_DDL,
+    "hook_touches": TOUCHES_DDL,
+    "guard_allowed": GUARD_LEDGER_DDL,
+    "guard_asked": GUARD_LEDGER_DDL,
+}
+"""The statements that create each per-user table a fresh index lacks: a rebuild creates them
+from these, never from the definition an old file gives (:mod:`recall.index.keep`)."""
 
 _LIFECYCLE_DDL: Final = """
 ALTER TABLE usage ADD COLUMN archived_at TEXT;

@@ -5,7 +5,9 @@ lock, while other processes go on reading the old one and counting into it (surf
 counts, turns). :func:`swap_in` then, holding the old file's own SQLite write lock:
 
 1. copies the per-user tables (:data:`~recall.index.schema.PER_USER_TABLES`) out of it into the
-   new index: every count committed so far is in the copy, and none can be committed meanwhile;
+   new index: every count committed so far is in the copy, and none can be committed meanwhile
+   (only from an index made where it lies, :mod:`recall.index.keep`: one that came with the
+   repository starts the counts afresh);
 2. moves the new file to the index path (its WAL and shared memory gone first, so no opener
    pairs the new file with the old one's WAL).
 
@@ -68,9 +70,10 @@ def _lock_old(path: Path) -> sqlite3.Connection | None:
     return old
 
 
-def swap_in(path: Path, built: sqlite3.Connection) -> int:
-    """Carry the per-user tables of the index at ``path`` into ``built`` (open on
-    :func:`build_path`), close it and move it to ``path``; return how many rows were carried.
+def swap_in(path: Path, built: sqlite3.Connection, folder: Path) -> keep.Saved:
+    """Carry the per-user tables of the index at ``path``, whose memory folder is ``folder``,
+    into ``built`` (open on :func:`build_path`), close it and move it to ``path``; return what
+    was carried (or why nothing was: :attr:`keep.Saved.refused`).
 
     The caller holds the store's writer lock. ``built`` is closed whatever happens; on an
     error the old index stays in place and the rebuild is removed.
@@ -80,9 +83,10 @@ def swap_in(path: Path, built: sqlite3.Connection) -> int:
         with swap_guard(path, exclusive=True):
             old = _lock_old(path)
             try:
-                # Damaged beyond opening: salvage what can be read, as a recovery does.
-                kept = keep.save_from(old) if old is not None else keep.save(path)
-                carried = keep.restore(built, kept)
+                # Read through a read-only connection of its own, while ``old`` (if the file
+                # could be opened at all) holds the write lock: nothing is counted meanwhile.
+                saved = keep.save(path, folder)
+                keep.restore(built, saved.tables)
                 _checkpoint_whole(built)
                 built.close()
                 for suffix in ("-wal", "-shm", "-journal"):
@@ -99,7 +103,7 @@ def swap_in(path: Path, built: sqlite3.Connection) -> int:
         built.close()
         discard_build(path)
         raise
-    return carried
+    return saved
 
 
 def _checkpoint_whole(built: sqlite3.Connection) -> None:

@@ -3,9 +3,9 @@
 The archive is per user. It is the ``usage.archived_by_disuse`` flag in the index, next to the
 counters it is decided from, and the memory file is left untouched: the counters are one
 person's, so a teammate's shared memory must not be rewritten (and its archive committed for
-everyone) because *this* person kept ignoring it. The flag survives an index rebuild
-(:mod:`recall.index.keep`); a person's ``tether archive`` still writes ``status: archived`` into
-the file, for everyone.
+everyone) because *this* person kept ignoring it. The flag survives a rebuild of an index made
+where it lies, never one that came with the repository (:mod:`recall.index.keep`); a person's
+``tether archive`` still writes ``status: archived`` into the file, for everyone.
 
 A disuse-archived memory is hidden from recall and hints, listed by
 ``tether list --status archived`` as "archived by disuse", and shown by ``tether show`` with

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Final, cast
 
 from recall.clock import now_iso
+from recall.index.schema import HINTS_DDL
 from recall.policy import held_notes
 from recall.policy.sessions import add_turns, count_turn
 
@@ -49,23 +50,9 @@ SELF_SERVE_COMMANDS: Final = frozenset(
 supersede, archive, restore and mark-followed are reactions to what was shown, so they do not
 end the hints; neither does any command run from a hint itself (a quick fix on a diagnostic)."""
 
-DDL: Final = """
-CREATE TABLE IF NOT EXISTS hint_sessions(
-    session TEXT PRIMARY KEY,
-    spent INTEGER NOT NULL DEFAULT 0,
-    self_serve INTEGER NOT NULL DEFAULT 0,
-    origin TEXT NOT NULL DEFAULT '',
-    started TEXT NOT NULL,
-    last_seen TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS hint_marks(
-    session TEXT NOT NULL,
-    memory_id TEXT NOT NULL,
-    turn INTEGER NOT NULL,
-    dismissed INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY(session, memory_id)
-);
-"""
+DDL: Final = HINTS_DDL
+"""The hint tables, created here on first use (defined with the index schema, from which a
+rebuild creates them too)."""
 
 
 @dataclass(frozen=True)

@@ -288,15 +288,17 @@ class IndexOpening(StoreBase):
                     return self._open_index(path)
                 except db.IndexUnusable:
                     pass
-            self.notice(
-                f"index {path} was unusable ({reason}); rebuilding it from the memory files"
-            )
             from recall.index import keep  # rebuilds only
 
-            kept = keep.save(path)  # the per-user tables exist nowhere else: salvage them
+            # The per-user tables exist nowhere else: salvaged, from an index made here.
+            saved = keep.save(path, self.folder.path)
+            self.notice(
+                f"index {path} was unusable ({reason}); rebuilding it from the memory files"
+                f"{saved.not_carried()}"
+            )
             db.remove_index_files(path)
             conn, created = self._open_index(path)
-            keep.restore(conn, kept)
+            keep.restore(conn, saved.tables)
             return conn, created
 
     @contextlib.contextmanager

@@ -42,7 +42,7 @@ class Reindexing(StoreWrites):
                 raise
             try:
                 report = sync(built, self.folder, self.normalize_stored, self._sync_lock)
-                swap.swap_in(path, built)
+                saved = swap.swap_in(path, built, self.folder.path)
             except sqlite3.Error as error:
                 built.close()
                 swap.discard_build(path)
@@ -54,6 +54,8 @@ class Reindexing(StoreWrites):
                 built.close()
                 swap.discard_build(path)
                 raise
+            if saved.refused is not None:
+                self.notice(f"index {path} was rebuilt from the memory files{saved.not_carried()}")
             self._rebuilding = True
             try:
                 self._conn = self._open()

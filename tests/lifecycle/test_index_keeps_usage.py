@@ -12,6 +12,7 @@ from pathlib import Path
 from conftest import OpenStore, remember
 
 from recall.index import keep
+from recall.index.home import HOME_KEY
 from recall.index.schema import FOLDER_STATE_KEYS, PER_USER_TABLES, SCHEMA_VERSION
 from recall.index.sync import RACY_WINDOW_NS
 from recall.lifecycle import cleanup
@@ -217,14 +218,53 @@ def test_version_6_index_left_unread_by_its_first_upgrade_reads_every_file_again
 def test_keep_skips_what_the_new_schema_cannot_take(store: MemoryStore, tmp_path) -> None:
     old = tmp_path / "old.db"
     with sqlite3.connect(old) as conn:
+        conn.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
+        conn.execute("INSERT INTO meta VALUES(?, ?)", (HOME_KEY, str(old.stat().st_ino)))
         conn.execute("CREATE TABLE usage(memory_id TEXT PRIMARY KEY, surfaced INTEGER, gone TEXT)")
         conn.execute("INSERT INTO usage VALUES('aaaaaaaa', 3, 'x'), ('bbbbbbbb', NULL, 'y')")
         conn.execute("CREATE TABLE sessions(id TEXT)")  # unreadable as the new sessions table
         conn.execute("INSERT INTO sessions VALUES(NULL)")
-    kept = keep.save(old)
-    assert [t.name for t in kept] == ["usage", "sessions"]
+    kept = keep.save(old, store.folder.path)
+    assert kept.refused is None
+    assert [t.name for t in kept.tables] == ["usage", "sessions"]
     remember(store, "so the store exists")
-    written = keep.restore(store.conn, kept)
+    written = keep.restore(store.conn, kept.tables)
     assert written == 1  # bbbbbbbb breaks NOT NULL, the NULL session id too
     assert usage_row(store, "aaaaaaaa")["surfaced"] == 3
-    assert keep.save(tmp_path / "missing.db") == []
+    assert keep.save(tmp_path / "missing.db", store.folder.path) == keep.Saved()
+
+
+def test_a_rebuild_creates_the_tables_it_carries_from_its_own_definitions(
+    store: MemoryStore, clock: Clock, open_store: Callable[..., OpenStore]
+) -> None:
+    # The definition an old file gives for a table is its own text: a hint table whose every
+    # new session has read memory on its own, and a second statement after it, are not run.
+    lived_in(store, clock)
+    before = per_user_rows(store)
+    index = store.location.index_path
+    store.close()
+    with sqlite3.connect(index) as conn:
+        conn.execute("ALTER TABLE hint_sessions RENAME TO old_hints")
+        conn.execute(
+            "CREATE TABLE hint_sessions(session TEXT PRIMARY KEY, spent INTEGER NOT NULL "
+            "DEFAULT 0, self_serve INTEGER NOT NULL DEFAULT 1, origin TEXT NOT NULL DEFAULT '', "
+            "started TEXT NOT NULL, last_seen TEXT NOT NULL)"
+        )
+        conn.execute("INSERT INTO hint_sessions SELECT * FROM old_hints")
+        conn.execute("DROP TABLE old_hints")
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute(
+            "UPDATE sqlite_master SET sql = sql || '; CREATE TRIGGER forge AFTER INSERT ON "
+            "memories BEGIN UPDATE memories SET summary = ''FORGED''; END' "
+            "WHERE name = 'hint_sessions'"
+        )
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    rebuilt, notices = open_store()
+    assert per_user_rows(rebuilt) == before  # the rows carried
+    assert len(notices) == 1 and "without the counts" not in notices[0]
+    tables = dict(rebuilt.conn.execute("SELECT name, sql FROM sqlite_master WHERE sql NOT NULL"))
+    assert "self_serve INTEGER NOT NULL DEFAULT 0" in tables["hint_sessions"]
+    assert "forge" not in tables
+    HintLedger("session-b").mark_self_serve(rebuilt.conn)
+    fresh = HintLedger("session-c").state(rebuilt.conn)
+    assert not fresh.self_serve

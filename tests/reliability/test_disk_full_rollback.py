@@ -52,7 +52,7 @@ conn.executemany(
 conn.execute("COMMIT")
 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 if which == "keep":
-    kept = keep.save(old)
+    kept = keep.save(old, Path("memories")).tables
     conn.close()
     conn, _ = db.open_checked(Path("new.db"))
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
