@@ -118,8 +118,8 @@ def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
     data.update(seen_state(memory, hidden))  # as `tether list` and `tether show --json` say it
     # where its anchored symbols are now, as `tether show --json` says it; the genome's
     # notices (a refresh's) go to the server's log, as recall's do
-    states = states_of(memory.anchors, card_genome(store, memory, notice=log.info))
-    data.update(state_fields(states))
+    genome = card_genome(store, memory, notice=log.info) if memory.anchors else None
+    data.update(state_fields(states_of(memory.anchors, genome)))
     return data
 
 
