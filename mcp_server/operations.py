@@ -100,7 +100,12 @@ def recall(
 
 
 def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
-    """A memory's whole card; reading the details counts as acting on it."""
+    """A memory's whole card, with the state of each of its anchored symbols (``anchor_states``,
+    and ``anchor_suggestions`` for a gone one whose file defines names spelt close to it) as
+    ``tether show --json`` gives them; reading the details counts as acting on it."""
+    from recall.anchors.states import state_fields, states_of
+    from recall.repo_signals import card_genome
+
     store, memory = ws.find(arguments.memory_id(memory_id))
     if store.exists:
         record_action(store.conn, memory.id)
@@ -111,6 +116,10 @@ def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
     }
     hidden = archived_by_disuse(store.conn) if store.exists else {}
     data.update(seen_state(memory, hidden))  # as `tether list` and `tether show --json` say it
+    # where its anchored symbols are now, as `tether show --json` says it; the genome's
+    # notices (a refresh's) go to the server's log, as recall's do
+    genome = card_genome(store, memory, notice=log.info) if memory.anchors else None
+    data.update(state_fields(states_of(memory.anchors, genome)))
     return data
 
 

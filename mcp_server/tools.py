@@ -107,7 +107,11 @@ other authors' memories out of prompts, those are left out too (held_back counts
 
 GET = """Fetch one memory whole: details, files, links (supersedes / superseded_by), author,
 usage counters and the path of its file (a credential in its text masked: secret_masked, with
-a note). Reading a memory counts as acting on it, which keeps
+a note). anchor_states says where each symbol it is anchored to is now: current, changed (its
+code edited since), relocated (to another file), gone, or unknown; for a gone one whose file
+now defines names spelt close to it (renamed where it is), anchor_suggestions gives them,
+closest first: check them before following the memory. Reading a memory counts as acting on
+it, which keeps
 it ranked well; call it for memories you are going to follow. status "archived" with
 archived_by "disuse" means the memory left this user's recall for going unused while its file
 still says file_status "active" (a person can bring it back)."""

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from recall.genome import Genome
 from recall.index import db
+from recall.model import Memory
 from recall.ranking.engine import RepoSignals, WorkingTree
 from recall.store import MemoryStore
 
@@ -34,6 +35,25 @@ def open_repo_signals(
     if refresh:
         bring_up_to_date(genome, notice=notice)
     return genome
+
+
+def project_genome(store: MemoryStore, *, notice: Callable[[str], None]) -> RepoSignals | None:
+    """The project's genome (:func:`open_repo_signals`) for a project store that exists in a
+    repository; None otherwise (the global store, a store never created: no history)."""
+    from recall.locations import PROJECT
+
+    if store.scope != PROJECT or not store.exists or store.repo_root is None:
+        return None
+    return open_repo_signals(store, notice=notice)
+
+
+def card_genome(
+    store: MemoryStore, memory: Memory, *, notice: Callable[[str], None]
+) -> RepoSignals | None:
+    """The genome a memory's whole card (``tether show``, the MCP ``memory_get``) reads its
+    anchors' states and its drift from: :func:`project_genome` for a memory recall may surface;
+    None for one out of recall (archived, superseded, pending), whose code is not looked at."""
+    return project_genome(store, notice=notice) if memory.is_recallable else None
 
 
 def with_symbols(

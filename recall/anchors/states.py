@@ -137,6 +137,13 @@ def suggestions(states: Sequence[AnchorState]) -> dict[str, Any]:
     return suggestion_field((state.anchor.text, state.close) for state in states)
 
 
+def state_fields(states: Sequence[AnchorState]) -> dict[str, Any]:
+    """The fields a memory's whole card (``tether show --json``, the MCP ``memory_get``) gives
+    for its anchors' ``states``: ``anchor_states`` (each :meth:`AnchorState.to_dict`, in the
+    memory's order) and ``anchor_suggestions`` (:func:`suggestions`, left out when empty)."""
+    return {"anchor_states": [state.to_dict() for state in states], **suggestions(states)}
+
+
 def _gone(anchor: SymbolAnchor, in_index: bool, names: NamesIn) -> AnchorState:
     """``anchor`` gone, with the names its file defines spelt closest to it when the index
     still holds that file (``in_index``)."""

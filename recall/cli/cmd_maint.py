@@ -59,7 +59,7 @@ from recall.lifecycle.uncommitted import not_repointed
 from recall.locations import GLOBAL, not_a_folder
 from recall.misspelt_keys import misspelt_keys
 from recall.policy.usage import record_action
-from recall.repo_signals import open_repo_signals
+from recall.repo_signals import project_genome as repo_genome
 from recall.secret_lines import secret_lines
 from recall.store import MemoryStore
 
@@ -112,10 +112,9 @@ def run_reindex(args: argparse.Namespace, ctx: CommandContext) -> int:
 
 
 def project_genome(store: MemoryStore, ctx: CommandContext) -> Any | None:
-    """The project's genome for a project store that exists; None otherwise (no history)."""
-    if store.scope != "project" or not store.exists or store.repo_root is None:
-        return None
-    return open_repo_signals(store, notice=ctx.notice)
+    """The project's genome for a project store that exists; None otherwise (no history):
+    :func:`recall.repo_signals.project_genome`, its notices said as the command's."""
+    return repo_genome(store, notice=ctx.notice)
 
 
 def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:

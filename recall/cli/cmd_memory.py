@@ -6,11 +6,10 @@ from __future__ import annotations
 import argparse
 
 from recall.anchors.guards import check_guard
-from recall.anchors.states import states_of, suggestions
+from recall.anchors.states import state_fields, states_of
 from recall.anchors.suggest import anchor_fields
 from recall.anchors.symbols import SEPARATOR, split_anchor_options
 from recall.anchors.write import bare_name_anchor, record_anchors, refuse_separator_files
-from recall.cli.cmd_maint import project_genome
 from recall.cli.context import CommandContext
 from recall.cli.maint_messages import drift_message
 from recall.cli.render import ID_HELP, paths_option, print_card
@@ -33,6 +32,7 @@ from recall.paths import refuse_spaced_new
 from recall.policy.usage import counters, record_action
 from recall.records import check_text, refuse_blank_details
 from recall.repo import git_user_name
+from recall.repo_signals import card_genome
 from recall.same_summary import refuse_same_summary
 from recall.secret_lines import lines_of
 from recall.std_streams import stdin_text
@@ -304,7 +304,7 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
     usage = counters(store.conn, memory.id)
     path = str(store.path_of(memory.id))
     full = with_lifecycle_keys(store, memory)  # confirmed / former_files live in the file only
-    genome = project_genome(store, ctx) if memory.is_recallable else None
+    genome = card_genome(store, memory, notice=ctx.notice)
     spot = drift(full, genome) if genome is not None else None
     states = states_of(memory.anchors, genome)
     moved = files_now(memory, genome) if genome is not None and store.repo_root else {}
@@ -313,8 +313,7 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
     data["confirmed"] = full.extra.get(CONFIRMED_KEY)
     data["former_files"] = former
     data["spot_check"] = spot.to_dict() if spot else None
-    data["anchor_states"] = [state.to_dict() for state in states]
-    data.update(suggestions(states))
+    data.update(state_fields(states))
     data["files_now"] = moved
     hidden = archived_by_disuse(store.conn) if store.exists else {}
     data.update(seen_state(memory, hidden))  # as `tether list` says it
