@@ -16,6 +16,7 @@ from pathlib import Path
 
 from recall.index.home import foreign, record_home
 from recall.index.schema import BASE_DDL, MIGRATIONS, SCHEMA_VERSION
+from recall.index.sqlite_open import open_sqlite
 from recall.index.wal_mode import switch_to_wal
 
 BUSY_TIMEOUT_MS = 15_000  # long enough to ride out another process's bulk import
@@ -133,7 +134,7 @@ def write_locked(path: Path) -> bool:
         return False
     with swap_guard(path, exclusive=False):  # closing must not touch a swapped-in file's WAL
         try:
-            probe = sqlite3.connect(
+            probe = open_sqlite(
                 f"{path.absolute().as_uri()}?mode=rw", uri=True, timeout=0, isolation_level=None
             )
         except sqlite3.Error:
@@ -161,7 +162,7 @@ def connect(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     """Open the index at ``path`` with WAL journaling and a busy timeout (``busy_ms``); rows
     are dict-like."""
     with swap_guard(path, exclusive=False):
-        conn = sqlite3.connect(
+        conn = open_sqlite(
             path,
             timeout=busy_ms / 1000,
             isolation_level=None,
@@ -339,7 +340,7 @@ def open_checked(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> tuple[sqlite3.Co
 
 
 def _memory() -> sqlite3.Connection:
-    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    conn = open_sqlite(":memory:", isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     return conn
 
@@ -354,7 +355,7 @@ def _open_for_reading(path: Path, timeout: float) -> sqlite3.Connection:
     """
     uri = path.absolute().as_uri()
     try:
-        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=timeout)
+        conn = open_sqlite(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=timeout)
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except BaseException:
@@ -364,7 +365,7 @@ def _open_for_reading(path: Path, timeout: float) -> sqlite3.Connection:
     except sqlite3.OperationalError as error:
         if not (is_read_only_error(error) or is_full_error(error)):
             raise
-    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, timeout=timeout)
+    return open_sqlite(f"{uri}?immutable=1", uri=True, isolation_level=None, timeout=timeout)
 
 
 def open_snapshot(

@@ -43,6 +43,7 @@ from recall.index.db import file_identity, rollback
 from recall.index.home import NOT_MADE_HERE, UNMARKED, foreign
 from recall.index.listing import listed_folder
 from recall.index.schema import FIRST_USE_DDL, PER_USER_TABLES
+from recall.index.sqlite_open import open_sqlite
 
 COUNTS: Final = (
     "how often each memory was shown and acted on, sessions, hint state, archives by disuse"
@@ -84,9 +85,8 @@ class Saved:
 def open_defensively(path: Path) -> sqlite3.Connection:
     """The index at ``path`` opened read-only, its schema not trusted to run functions with
     side effects; raises ``sqlite3.Error`` when it cannot be opened."""
-    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, isolation_level=None)
+    conn = open_sqlite(f"{path.absolute().as_uri()}?mode=ro", uri=True, isolation_level=None)
     try:
-        conn.execute("PRAGMA trusted_schema = OFF")
         conn.execute("PRAGMA query_only = ON")
         conn.execute("PRAGMA cell_size_check = ON")  # damage found as it is read, not trusted
     except BaseException:
