@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Final
 
 from recall.index.db import file_identity, rollback
-from recall.index.home import NOT_MADE_HERE, UNMARKED, foreign
+from recall.index.home import NOT_MADE_HERE, NOT_TETHERS, UNMARKED, foreign
 from recall.index.listing import listed_folder
 from recall.index.schema import FIRST_USE_DDL, PER_USER_TABLES
 from recall.index.sqlite_open import open_sqlite
@@ -53,6 +53,7 @@ COUNTS: Final = (
 _NOT_CARRIED: Final = {
     NOT_MADE_HERE: "they are carried only from an index made where it lies",
     UNMARKED: "nothing in it shows that it was made beside these memory files",
+    NOT_TETHERS: "its meta table is not the one Tether makes",
 }
 _UNREADABLE: Final = "it could not be read to tell where it was made"
 

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from recall import privacy
 from recall.errors import NotFound, StoreBusy, StoreUnavailable
-from recall.index import db
+from recall.index import db, snapshot
 from recall.index.sqlite_open import open_sqlite
 from recall.index.sync import SyncReport, sync
 from recall.store.base import FREE_SPACE, StoreBase
@@ -238,9 +238,9 @@ class IndexOpening(StoreBase):
         self._read_only_advice = advice
         path = self.location.index_path
         if self.wait is None:
-            conn, problem = db.open_snapshot(path)
+            conn, problem = snapshot.open_snapshot(path)
         else:
-            conn, problem = db.open_snapshot(path, self.wait)
+            conn, problem = snapshot.open_snapshot(path, self.wait)
         if not self._read_only_told and not self._busy:  # a busy copy is said below
             self._read_only_told = True
             self.notice(
