@@ -21,6 +21,7 @@ from recall.index.db import (
     prepare,
     write_transaction,
 )
+from recall.index.sqlite_open import open_sqlite
 
 
 @dataclass
@@ -51,7 +52,7 @@ def bookkeeping(conn: sqlite3.Connection) -> Iterator[tuple[sqlite3.Connection, 
         if not (is_unwritable_error(error) or outcome.busy):
             raise
     if not began:  # refused before the block ran: it writes to a scratch copy, dropped after
-        scratch = sqlite3.connect(":memory:", isolation_level=None)
+        scratch = open_sqlite(":memory:", isolation_level=None)
         try:
             prepare(scratch)
             yield scratch, outcome

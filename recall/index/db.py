@@ -1,9 +1,10 @@
-"""Opening the SQLite index: WAL, busy timeout, schema checks, and an in-memory snapshot when the
-index cannot be written (a read-only checkout, mount or file system, or a full disk).
+"""Opening the SQLite index: WAL, busy timeout, schema checks (an in-memory snapshot serves an
+index that cannot be written: :mod:`recall.index.snapshot`).
 
 A rebuilt index replaces the file at its path (:mod:`recall.index.swap`); every connection
 remembers which file it opened (device and inode, read while no swap can happen), to tell that
-the path holds another file since; :mod:`recall.index.home` refuses one not made as its file."""
+the path holds another file since; :mod:`recall.index.home` refuses one not made as its file,
+before anything else is read or run on it."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from recall.index.home import foreign, record_home
+from recall.index.home import NO_VERSION, first_look, record_home
 from recall.index.schema import BASE_DDL, MIGRATIONS, SCHEMA_VERSION
+from recall.index.sqlite_open import open_sqlite
 from recall.index.wal_mode import switch_to_wal
 
 BUSY_TIMEOUT_MS = 15_000  # long enough to ride out another process's bulk import
@@ -133,7 +135,7 @@ def write_locked(path: Path) -> bool:
         return False
     with swap_guard(path, exclusive=False):  # closing must not touch a swapped-in file's WAL
         try:
-            probe = sqlite3.connect(
+            probe = open_sqlite(
                 f"{path.absolute().as_uri()}?mode=rw", uri=True, timeout=0, isolation_level=None
             )
         except sqlite3.Error:
@@ -159,15 +161,28 @@ def tuples(conn: sqlite3.Connection) -> sqlite3.Cursor:
 
 def connect(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     """Open the index at ``path`` with WAL journaling and a busy timeout (``busy_ms``); rows
-    are dict-like."""
+    are dict-like. Raises :class:`IndexUnusable` for a file not made as the index at ``path``
+    (:func:`recall.index.home.first_look`), told before anything is written to it or run on
+    it, its journal mode included."""
     with swap_guard(path, exclusive=False):
-        conn = sqlite3.connect(
+        conn = open_sqlite(
             path,
             timeout=busy_ms / 1000,
             isolation_level=None,
             check_same_thread=False,
             factory=IndexConnection,
         )
+        assert isinstance(conn, IndexConnection)
+        conn.index_path = Path(path)
+        conn.identity = file_identity(path)  # the file opened: no swap while the guard is held
+        try:
+            why = first_look(conn, conn.identity)
+        except BaseException:
+            conn.close()
+            raise
+        if why is not None:
+            conn.close()
+            raise IndexUnusable(why)
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
         mode = switch_to_wal(conn, busy_ms)  # opens the WAL and shared memory: under the guard
@@ -175,9 +190,6 @@ def connect(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
             conn.close()
             raise IndexUnusable(f"could not switch the index to WAL mode (got {mode})")
         conn.execute("PRAGMA synchronous = NORMAL")
-        assert isinstance(conn, IndexConnection)
-        conn.index_path = Path(path)
-        conn.identity = file_identity(path)
     return conn
 
 
@@ -239,8 +251,8 @@ def schema_version(conn: sqlite3.Connection) -> int | None:
 
 def prepare(conn: sqlite3.Connection) -> bool:
     """Create or migrate the schema; return True when the tables were just created. Raises
-    :class:`IndexUnusable` when the file is not an index this version can use, or not the file
-    it was created as (:mod:`recall.index.home`)."""
+    :class:`IndexUnusable` when the file is not an index this version can use (one not made as
+    its file was refused by :func:`connect`, before this runs)."""
     try:
         version = schema_version(conn)  # reading the schema fails fast on a file that is not SQLite
     except sqlite3.DatabaseError as error:
@@ -256,7 +268,7 @@ def prepare(conn: sqlite3.Connection) -> bool:
                 return False
             tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             if tables:
-                raise IndexUnusable("the file holds tables but no Tether schema version")
+                raise IndexUnusable(NO_VERSION)
             for statement in BASE_DDL.split(";"):
                 if statement.strip():
                     conn.execute(statement)
@@ -269,8 +281,6 @@ def prepare(conn: sqlite3.Connection) -> bool:
             rollback(conn)
             raise
         return True
-    if why := foreign(conn, getattr(conn, "identity", None)):  # one that came with the repository
-        raise IndexUnusable(why)
     if version > SCHEMA_VERSION:
         raise IndexUnusable(
             f"schema version {version} is newer than this Tether understands ({SCHEMA_VERSION})"
@@ -336,65 +346,3 @@ def open_checked(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> tuple[sqlite3.Co
         if isinstance(error, sqlite3.Error) and is_busy(error):
             raise  # another writer held it past the wait: says nothing of the file's health
         raise IndexUnusable(str(error)) from None
-
-
-def _memory() -> sqlite3.Connection:
-    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-    conn.row_factory = sqlite3.Row
-    return conn
-
-
-def _open_for_reading(path: Path, timeout: float) -> sqlite3.Connection:
-    """The index opened without writing anything next to it.
-
-    ``mode=ro`` reads a WAL database when its -wal and -shm files exist or can be created;
-    in a read-only folder without them, or on a full disk, only ``immutable=1`` opens it. A
-    cleanly closed index has no -wal file, so nothing is missed; rows left in a -wal file
-    by a crash are, and the sync with the memory files makes up for them.
-    """
-    uri = path.absolute().as_uri()
-    try:
-        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=timeout)
-        try:
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-    except sqlite3.OperationalError as error:
-        if not (is_read_only_error(error) or is_full_error(error)):
-            raise
-    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, timeout=timeout)
-
-
-def open_snapshot(
-    path: Path,
-    timeout: float = 5.0,  # sqlite3's own default
-) -> tuple[sqlite3.Connection, str | None]:
-    """An in-memory copy of the index for a store that cannot write it; nothing on disk changes.
-
-    Everything a read does as a side effect (sync with the files, vectors, the genome cache,
-    usage and hint counters) lands in the copy and is gone when it closes. Returns the copy
-    and, when the file could not be used, why: the copy is then empty, to be filled from the
-    memory files. ``timeout``: seconds to wait for another connection's lock on the file.
-    """
-    conn = _memory()
-    if not path.exists():
-        prepare(conn)
-        return conn, None
-    problem: str | None = None
-    try:
-        identity, source = file_identity(path), _open_for_reading(path, timeout)
-        try:
-            source.backup(conn)
-        finally:
-            source.close()
-        prepare(conn)  # an older schema is migrated in memory
-        if why := foreign(conn, identity):
-            raise IndexUnusable(why)
-    except (IndexUnusable, sqlite3.DatabaseError) as error:
-        problem = str(error)
-        conn.close()
-        conn = _memory()
-        prepare(conn)
-    return conn, problem

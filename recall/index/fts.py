@@ -7,6 +7,8 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 
+from recall.index.sqlite_open import open_sqlite
+
 WORD = re.compile(r"[^\W_]+", re.UNICODE)  # unicode61 splits on "_" too: include_dir = 2 words
 TRIGRAM_MIN = (
     3  # the trigram tokenizer cannot match shorter strings; SQLite 3.40 drops them silently
@@ -45,7 +47,7 @@ class _SqliteWords:
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             # autocommit: each batch's rows are gone, and their pages free, once it is read
-            conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+            conn = open_sqlite(":memory:", check_same_thread=False, isolation_level=None)
             conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{WORD_TOKENIZER}')")
             conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
             self._conn = conn

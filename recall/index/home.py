@@ -16,6 +16,12 @@ only one that records nothing and lists the memory folder beside it, an earlier 
 in place, keeps them (:mod:`recall.index.keep`). A rebuilt index is built beside the old one and
 renamed into place, which keeps its inode; a repository copied elsewhere (``cp -r``, a backup
 restored) is rebuilt once, its counts starting afresh.
+
+That record is the first thing read of a file (:func:`first_look`), before any statement of
+Tether's runs on it (switching it to WAL, migrating it, copying it), on a connection that does
+not trust its schema (:mod:`recall.index.sqlite_open`); and it is read only from a ``meta`` that
+is a plain table of Tether's two columns, so that reading it evaluates nothing the file defines
+(a generated column would run its expression, a virtual table its module).
 """
 
 from __future__ import annotations
@@ -38,6 +44,17 @@ UNMARKED: Final = (
 )
 """Why an index that records no file at all is not used (one made before the record was kept)."""
 
+NOT_TETHERS: Final = (
+    "its meta table is not the one Tether makes (a view, a virtual table, or other columns)"
+)
+"""Why an index whose ``meta`` could run something of the file's own when read is not used."""
+
+NO_VERSION: Final = "the file holds tables but no Tether schema version"
+"""Why a database with tables but no schema version of Tether's is not used as an index."""
+
+_META_COLUMNS: Final = [("key", 0), ("value", 0)]
+"""(name, hidden) of each column of Tether's ``meta``, as ``PRAGMA table_xinfo`` gives them."""
+
 
 def record_home(conn: sqlite3.Connection) -> None:
     """Record the inode of the file ``conn`` opened (see :class:`recall.index.db.IndexConnection`)
@@ -54,7 +71,42 @@ def foreign(conn: sqlite3.Connection, identity: tuple[int, int] | None) -> str |
     file, of ``identity`` (device, inode); None when it was, or ``identity`` is None (no file)."""
     if identity is None:
         return None
+    if not plain_meta(conn):
+        return NOT_TETHERS
     found = conn.execute("SELECT value FROM meta WHERE key = ?", (HOME_KEY,)).fetchone()
     if found is None:
         return UNMARKED
     return None if found[0] == str(identity[1]) else NOT_MADE_HERE
+
+
+def plain_meta(conn: sqlite3.Connection) -> bool:
+    """Whether the ``meta`` read through ``conn`` is a stored table of Tether's two columns, so
+    that reading it runs nothing its definition says (read from the schema alone)."""
+    row = conn.execute(
+        "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+    ).fetchone()
+    if row is None or not row[0]:  # none, or a virtual table (which has no pages of its own)
+        return False
+    columns = [(r[1], r[6]) for r in conn.execute("PRAGMA table_xinfo(meta)")]
+    return columns == _META_COLUMNS
+
+
+def first_look(conn: sqlite3.Connection, identity: tuple[int, int] | None) -> str | None:
+    """Why the database read through ``conn``, of ``identity``, may not be used as an index
+    (:func:`foreign`, or it holds tables but no schema version of Tether's); None when it may,
+    or has no tables yet (a new file, its tables made by :func:`recall.index.db.prepare`).
+
+    The first thing read of a file: ``conn`` must not trust its schema
+    (:func:`recall.index.sqlite_open.open_sqlite`). Raises ``sqlite3.Error`` when the file
+    cannot be read.
+    """
+    tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    if not tables:
+        return None
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
+        return NO_VERSION
+    if not plain_meta(conn):
+        return NOT_TETHERS
+    if conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone() is None:
+        return NO_VERSION
+    return foreign(conn, identity)

@@ -40,9 +40,10 @@ from pathlib import Path
 from typing import Final
 
 from recall.index.db import file_identity, rollback
-from recall.index.home import NOT_MADE_HERE, UNMARKED, foreign
+from recall.index.home import NOT_MADE_HERE, NOT_TETHERS, UNMARKED, foreign
 from recall.index.listing import listed_folder
 from recall.index.schema import FIRST_USE_DDL, PER_USER_TABLES
+from recall.index.sqlite_open import open_sqlite
 
 COUNTS: Final = (
     "how often each memory was shown and acted on, sessions, hint state, archives by disuse"
@@ -52,6 +53,7 @@ COUNTS: Final = (
 _NOT_CARRIED: Final = {
     NOT_MADE_HERE: "they are carried only from an index made where it lies",
     UNMARKED: "nothing in it shows that it was made beside these memory files",
+    NOT_TETHERS: "its meta table is not the one Tether makes",
 }
 _UNREADABLE: Final = "it could not be read to tell where it was made"
 
@@ -84,9 +86,8 @@ class Saved:
 def open_defensively(path: Path) -> sqlite3.Connection:
     """The index at ``path`` opened read-only, its schema not trusted to run functions with
     side effects; raises ``sqlite3.Error`` when it cannot be opened."""
-    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, isolation_level=None)
+    conn = open_sqlite(f"{path.absolute().as_uri()}?mode=ro", uri=True, isolation_level=None)
     try:
-        conn.execute("PRAGMA trusted_schema = OFF")
         conn.execute("PRAGMA query_only = ON")
         conn.execute("PRAGMA cell_size_check = ON")  # damage found as it is read, not trusted
     except BaseException:

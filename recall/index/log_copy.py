@@ -16,6 +16,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from recall.index.sqlite_open import open_sqlite
+
 
 class LogCopy:
     """One checkpoint of the index at ``path``, begun at once on a thread of its own."""
@@ -29,7 +31,7 @@ class LogCopy:
 
     def _run(self) -> None:
         try:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn = open_sqlite(self.path, isolation_level=None, check_same_thread=False)
             try:
                 conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             finally:

@@ -31,6 +31,7 @@ from recall.index.db import (
     swap_lock_path,
     unlink_index_files,
 )
+from recall.index.sqlite_open import open_sqlite
 
 
 def build_path(path: Path) -> Path:
@@ -54,7 +55,7 @@ def _lock_old(path: Path) -> sqlite3.Connection | None:
         return None
     try:
         # mode=rw: never create a file at the path while the lock is held.
-        old = sqlite3.connect(
+        old = open_sqlite(
             f"{path.absolute().as_uri()}?mode=rw",
             uri=True,
             timeout=BUSY_TIMEOUT_MS / 1000,

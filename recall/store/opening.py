@@ -13,7 +13,8 @@ from typing import TypeVar
 
 from recall import privacy
 from recall.errors import NotFound, StoreBusy, StoreUnavailable
-from recall.index import db
+from recall.index import db, snapshot
+from recall.index.sqlite_open import open_sqlite
 from recall.index.sync import SyncReport, sync
 from recall.store.base import FREE_SPACE, StoreBase
 
@@ -156,7 +157,7 @@ class IndexOpening(StoreBase):
         if not self.exists:
             # Nothing on disk yet: an empty in-memory index, swapped for the real one on the
             # first write (see _ensure_on_disk).
-            conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            conn = open_sqlite(":memory:", isolation_level=None, check_same_thread=False)
             conn.row_factory = sqlite3.Row
             db.prepare(conn)
             self._in_memory = True
@@ -237,9 +238,9 @@ class IndexOpening(StoreBase):
         self._read_only_advice = advice
         path = self.location.index_path
         if self.wait is None:
-            conn, problem = db.open_snapshot(path)
+            conn, problem = snapshot.open_snapshot(path)
         else:
-            conn, problem = db.open_snapshot(path, self.wait)
+            conn, problem = snapshot.open_snapshot(path, self.wait)
         if not self._read_only_told and not self._busy:  # a busy copy is said below
             self._read_only_told = True
             self.notice(

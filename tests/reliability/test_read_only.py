@@ -26,7 +26,7 @@ from conftest import remember
 from recall.browse.actions import Browser
 from recall.browse.view import Entry
 from recall.errors import StoreUnavailable
-from recall.index import db
+from recall.index import db, snapshot
 from recall.lifecycle import cleanup
 from recall.lifecycle.disuse import archived_by_disuse, bring_back
 from recall.locations import global_location, project_location
@@ -353,7 +353,7 @@ def test_snapshot_of_a_future_schema_is_rebuilt_in_memory(tmp_path: Path) -> Non
     conn.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
     conn.close()
     before = path.read_bytes()
-    copy, problem = db.open_snapshot(path)
+    copy, problem = snapshot.open_snapshot(path)
     try:
         assert problem is not None and "newer" in problem
         assert copy.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
