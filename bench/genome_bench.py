@@ -21,7 +21,6 @@ import os
 import random
 import resource
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
@@ -32,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.index_files import copy_index, open_index
 from bench.replay import read_commits, replay, replay_records
 from recall.genome import Genome
-from recall.index.db import connect
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "bench" / "data"
@@ -101,7 +100,7 @@ def time_refresh(
     repo: Path, db: Path, *, full: bool
 ) -> tuple[tuple[float, float], dict[str, float], Any]:
     """Wall and CPU time of one refresh of ``repo`` into the index at ``db``."""
-    conn = connect(db)
+    conn = open_index(db)
     try:
         genome = Genome(repo, conn)
         clock = _Clock()
@@ -145,7 +144,7 @@ def measure_incremental(repo: Path, snapshot: Path, last: str, work: Path, runs:
     for _ in range(runs):
         floor = time_floor(repo, f"{last}..HEAD")
         _remove_db(db)
-        shutil.copyfile(snapshot, db)
+        copy_index(snapshot, db)
         elapsed, phases, summary = time_refresh(repo, db, full=False)
         if summary.mode != "incremental" or summary.commits_read != INCREMENTAL_COMMITS:
             raise RuntimeError(f"expected an incremental refresh, got {summary}")
@@ -233,7 +232,7 @@ def _peak_rss_mib() -> float:
 
 def _child(argv: list[str]) -> int:
     if argv[0] == "--child-build":
-        conn = connect(Path(argv[2]))
+        conn = open_index(Path(argv[2]))
         Genome(Path(argv[1]), conn).refresh(full=True)
         conn.close()
     else:
@@ -293,7 +292,7 @@ def run(args: argparse.Namespace) -> int:
         log("full", full)
         snapshot = work / "snapshot.db"
         time_refresh(repo, snapshot, full=True)
-        conn = connect(snapshot)
+        conn = open_index(snapshot)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.close()
         last = subprocess.run(

@@ -24,7 +24,6 @@ import argparse
 import os
 import random
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
@@ -32,9 +31,9 @@ import tempfile
 from pathlib import Path
 
 from bench.genome_bench import FLOOR_ARGS, Timing, _Clock, _record, _remove_db, time_refresh
+from bench.index_files import copy_index, open_index
 from recall.genome import refresh as refresh_module
 from recall.genome.symbols.index import SymbolBatch
-from recall.index.db import connect
 
 # The goals: a full index of a 700-file C repository, and the index after one commit.
 GOAL_FULL_MS = 3000
@@ -168,7 +167,7 @@ def measure(repo: Path, work: Path, runs: int) -> dict[str, Timing]:
     snapshot = work / "snapshot.db"
     _remove_db(snapshot)
     time_refresh(repo, snapshot, full=True)
-    conn = connect(snapshot)
+    conn = open_index(snapshot)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     last = _git(repo, "rev-parse", "HEAD")
@@ -180,7 +179,7 @@ def measure(repo: Path, work: Path, runs: int) -> dict[str, Timing]:
     for _ in range(runs):
         floor = time_floor(repo, [f"{last}..HEAD"], changed_blobs)
         _remove_db(db)
-        shutil.copyfile(snapshot, db)
+        copy_index(snapshot, db)
         elapsed, phases, summary = time_refresh(repo, db, full=False)
         if summary.mode != "incremental" or summary.symbol_files_parsed != 1:
             raise RuntimeError(f"expected an incremental refresh parsing one file: {summary}")

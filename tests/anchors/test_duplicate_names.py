@@ -12,7 +12,7 @@ from recall.anchors.symbols import SymbolAnchor
 from recall.anchors.write import record_anchors
 from recall.genome import Genome
 from recall.genome.symbols.lookup import defined_in
-from recall.index.db import connect
+from recall.index.db import open_checked
 
 APP_TS = (
     "function over(a: number): number;\n"
@@ -28,7 +28,7 @@ PICK_C = (
 
 
 def genome_of(root: Path, db: Path) -> Genome:
-    genome = Genome(root, connect(db))
+    genome = Genome(root, open_checked(db)[0])
     genome.refresh()
     return genome
 

@@ -12,11 +12,11 @@ from recall.anchors.symbols import SymbolAnchor
 from recall.anchors.write import record_anchors
 from recall.genome import Genome, limits
 from recall.genome.symbols.model import body_hash
-from recall.index.db import connect
+from recall.index.db import open_checked
 
 
 def genome_of(root: Path, tmp_path: Path) -> Genome:
-    genome = Genome(root, connect(tmp_path / "genome.db"))
+    genome = Genome(root, open_checked(tmp_path / "genome.db")[0])
     genome.refresh()
     return genome
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from recall.genome import Genome
-from recall.index.db import connect
+from recall.index.db import open_checked
 
 from .gitrepo import IDENTITY, GitRepo
 
@@ -42,7 +42,8 @@ def open_genome(tmp_path: Path) -> Iterator[Callable[..., Genome]]:
     opened = []
 
     def factory(root: Path | None, db: str = "index", **kwargs: object) -> Genome:
-        conn = connect(tmp_path / f"{db}.db")
+        # a prepared index, as a store's: a file with tables and no schema version is refused
+        conn, _created = open_checked(tmp_path / f"{db}.db")
         opened.append(conn)
         return Genome(root, conn, **kwargs)  # type: ignore[arg-type]
 
