@@ -12,6 +12,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcp_server import arguments, results
+from mcp_server.gone_anchors import with_gone_anchors
 from mcp_server.guard_keeping import keeps_the_guard
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from mcp_server.query_notes import empty_query_note
@@ -56,7 +57,9 @@ def recall(
     ``held_back`` says how many of the ranked ones were. Every memory returned counts as
     surfaced once, as the CLI and the hooks count it. A file given that is not a file of the
     repository (a typo, a file renamed since) or is a folder is said in ``notes``, with the
-    closest names, as ``tether recall`` says it: recall ranks by the files that exist.
+    closest names, as ``tether recall`` says it: recall ranks by the files that exist. A hit
+    whose anchored symbols the code no longer defines lists them in ``anchors_gone``
+    (:mod:`mcp_server.gone_anchors`).
     """
     from recall.policy.trust import Gate
     from recall.ranking.query import RecallQuery, Touch
@@ -88,7 +91,11 @@ def recall(
     hits = allowed[:limit]
     record_shown(stores, hits, session=ws.session_id, origin="mcp")
     done = {
-        "results": [results.hit(h, _file(stores, h.scope, h.memory)) for h in hits],
+        # anchors the code no longer defines, looked up in the genome recall ranked with
+        "results": [
+            with_gone_anchors(results.hit(h, _file(stores, h.scope, h.memory)), h, recaller.repo)
+            for h in hits
+        ],
         "query": found.query_text,
         "held_back": len(found.hits) - len(allowed),
     }

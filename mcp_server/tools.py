@@ -103,7 +103,10 @@ had control characters taken out): call memory_get(id) for the details of one yo
 and for its text as written. A credential written into a memory's file is masked, here and by
 memory_get (secret_masked, with a note naming the file). Returns at most {RECALL_LIMIT} unless a
 larger limit is given; an empty list means nothing relevant is known. Where the user keeps
-other authors' memories out of prompts, those are left out too (held_back counts them)."""
+other authors' memories out of prompts, those are left out too (held_back counts them). A
+result anchored to symbols the code no longer defines lists them in anchors_gone: check the
+memory still holds before following it (memory_get names the closest names their files
+define now)."""
 
 GET = """Fetch one memory whole: details, files, links (supersedes / superseded_by), author,
 usage counters and the path of its file (a credential in its text masked: secret_masked, with

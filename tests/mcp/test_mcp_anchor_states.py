@@ -1,15 +1,18 @@
 """``memory_get`` says where a memory's anchored symbols are now, as ``tether show --json``
 does: ``anchor_states`` for each anchor, and for one gone from a file that now defines names
 spelt close to it (renamed where it is), those names in ``anchor_suggestions``; the same
-fields, computed the same way, so an agent reading a gotcha is told its symbol is gone."""
+fields, computed the same way, so an agent reading a gotcha is told its symbol is gone.
+``memory_recall`` tells it too: a hit anchored to a symbol the code no longer defines lists it
+in ``anchors_gone``, and its ``note`` points to ``memory_get`` for the closest names."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import CliResult, make_repo
+from conftest import CliResult, git, make_repo, run_tether
 
 from tests.anchors.test_anchor_suggestions import CORE_PY, renamed_in_place
 from tests.mcp.harness import call, mcp_client
@@ -17,6 +20,7 @@ from tests.mcp.harness import call, mcp_client
 pytestmark = pytest.mark.asyncio
 
 FIELDS = ("anchor_states", "anchor_suggestions")
+ANCHOR = "src/core.py::load_session"
 
 
 @pytest.fixture
@@ -48,3 +52,55 @@ async def test_memory_get_names_a_symbol_renamed_in_place_as_show_does(
     assert (state["symbol"], state["state"]) == ("src/core.py::Store.save", "current")
     assert "anchor_suggestions" not in current
     assert {key: current[key] for key in FIELDS if key in current} == shown(cli, other)
+
+
+def by_id(found: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The hits of a ``memory_recall`` answer, by memory id."""
+    return {hit["id"]: hit for hit in found["results"]}
+
+
+async def test_memory_recall_lists_the_anchors_the_code_no_longer_defines(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id = renamed_in_place(repo, cli)  # load_session renamed load_sessions, indexed
+    [current] = [m["id"] for m in cli("list", "--json").json() if m["id"] != memory_id]
+    plain = cli("remember", "core logs nothing", "-c", "pref", "-f", "src/core.py", "--json")
+    assert plain.code == 0, plain.stderr  # a memory without anchors
+    async with mcp_client(repo) as client:
+        found = by_id(await call(client, "memory_recall", files=["src/core.py"]))
+    assert set(found) == {memory_id, current, plain.json()["id"]}
+    gone = found[memory_id]
+    assert gone["anchors_gone"] == ["src/core.py::load_session"]
+    assert f"memory_get with id {memory_id!r} names the symbols" in gone["note"]
+    # an anchor still defined where it was, and no anchor at all: nothing said
+    for hit in (found[current], found[plain.json()["id"]]):
+        assert "anchors_gone" not in hit and "note" not in hit
+
+
+async def test_a_kept_engine_sees_a_symbol_renamed_between_two_recalls(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    done = cli("remember", "sessions load by path", "-c", "gotcha", "--anchor", ANCHOR, "--json")
+    assert done.code == 0, done.stderr
+    async with mcp_client(repo) as client:
+        before = await call(client, "memory_recall", files=["src/core.py"])
+        core = repo / "src/core.py"
+        core.write_text(core.read_text().replace("def load_session(", "def load_sessions("))
+        git(repo, "commit", "-q", "-am", "renamed where it is")  # no `tether index`: the server's
+        after = await call(client, "memory_recall", files=["src/core.py"])
+    assert "anchors_gone" not in by_id(before)[done.json()["id"]]
+    assert by_id(after)[done.json()["id"]]["anchors_gone"] == [ANCHOR]
+
+
+async def test_outside_a_repository_an_anchored_hit_is_returned_as_it_is(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    done = run_tether(
+        "remember", "load_session drops the last byte", "-c", "gotcha", "--global",
+        "--anchor", ANCHOR, "--allow-missing", "--json", cwd=plain,
+    )  # fmt: skip
+    assert done.code == 0, done.stderr
+    async with mcp_client(plain) as client:
+        found = await call(client, "memory_recall", prompt="load_session last byte")
+    [hit] = found["results"]  # no genome to look the anchor up in: nothing said, nothing fails
+    assert hit["id"] == done.json()["id"] and "anchors_gone" not in hit
