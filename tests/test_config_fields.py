@@ -135,3 +135,26 @@ def test_a_repository_may_lower_a_limit_but_not_raise_it() -> None:
         "repository must not decide; to use 6, set cap in your editor's settings"
     ]
     assert apply(lowered, "editor", {"cap": 6}, print).cap == 6  # the user's own settings
+
+
+def test_the_limits_a_repository_may_only_lower() -> None:
+    from lsp_server.configuration import WARM_FILES, merge
+    from recall.policy.hints import SESSION_BUDGET
+    from recall.server_settings import MAX_DOCUMENT_CHARS, MAX_PER_FILE, ServerSettings
+    from recall.settings import EngineSettings
+
+    assert only_lower_fields(ServerSettings) == {
+        "max_per_file": MAX_PER_FILE,
+        "hint_session_budget": SESSION_BUDGET,
+        "max_document_chars": MAX_DOCUMENT_CHARS,
+        "warm_files": WARM_FILES,
+    }
+    assert only_lower_fields(EngineSettings) == {}  # the advice names the editor's settings
+    warnings: list[str] = []
+    repository = [("config.toml", {"warmFiles": 100, "maxPerFile": 1})]
+    settings = merge([], warnings.append, repository=repository)
+    assert (settings.warm_files, settings.max_per_file) == (WARM_FILES, 1)
+    assert [w.partition(" not taken")[0] for w in warnings] == ["config.toml: warmFiles = 100"]
+    editor = [("initializationOptions", {"warmFiles": 100, "maxPerFile": 7})]
+    settings = merge(editor, print, repository=repository)
+    assert (settings.warm_files, settings.max_per_file) == (100, 7)
