@@ -3,7 +3,8 @@
 Sources, each overriding the ones before it:
 
 1. defaults (:mod:`recall.server_settings`, where the keys are declared);
-2. ``[tool.tether]`` in the repository's ``pyproject.toml``, then ``.tether/config.toml``;
+2. ``[tool.tether]`` in the repository's ``pyproject.toml``, then ``.tether/config.toml``
+   (which may lower a limit, such as ``maxDocumentChars``, but not raise it above its default);
 3. ``initializationOptions`` (Helix ``config``, Neovim ``init_options``, eglot, ``.lsp.json``);
 4. the ``tether`` section of ``workspace/configuration`` (pulled only from clients that support
    it; clients that push settings with ``workspace/didChangeConfiguration`` land here too).
@@ -72,14 +73,20 @@ class Settings(ServerSettings):
         return Policy(quiet_turns=self.hint_quiet_turns, budget=self.hint_session_budget)
 
 
-def merge(sources: Iterable[tuple[str, Mapping[str, Any] | None]], warn: Warn) -> Settings:
-    """Defaults overridden by each source in order (None and non-table sources are skipped,
-    a non-table one with a warning; an empty list is an empty table, see :func:`as_table`)."""
+Source = tuple[str, Mapping[str, Any] | None]
+
+
+def merge(sources: Iterable[Source], warn: Warn, *, repository: Iterable[Source] = ()) -> Settings:
+    """Defaults overridden by each of the ``repository``'s settings tables, then each source in
+    order (None and non-table sources are skipped, a non-table one with a warning; an empty
+    list is an empty table, see :func:`as_table`). A repository's table may lower a limit but
+    not raise it above its default (``only_lower`` in :mod:`recall.server_settings`)."""
     settings = Settings()
-    for name, raw in sources:
+    ordered = [(True, source) for source in repository] + [(False, source) for source in sources]
+    for from_repository, (name, raw) in ordered:
         values = as_table(raw)
-        if isinstance(values, Mapping):
-            settings = apply(settings, name, values, warn)  # recall.config_fields
+        if isinstance(values, Mapping):  # recall.config_fields
+            settings = apply(settings, name, values, warn, from_repository=from_repository)
         elif values is not None:
             warn(
                 f"{name}: ignored: settings must be a table (an object of key: value), got "

@@ -61,7 +61,7 @@ def configure(ls: TetherServer, root: Root) -> None:
     for name, values in editor:
         for problem in editor_key_problems(name, values):
             ls.settings_problem(problem)
-    root.configure(merge([*sources, *editor], ls.settings_problem))
+    root.configure(merge(editor, ls.settings_problem, repository=sources))
 
 
 def initialize(ls: TetherServer, params: types.InitializeParams) -> None:

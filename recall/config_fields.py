@@ -6,6 +6,11 @@ default, the parser of a value found in a file or sent by an editor, and any fur
 :func:`apply` lays one source's table over the settings so far: known keys in any spelling
 (``max-per-file``, ``maxPerFile``, ``max_per_file``), a bad value reported with the source and
 the key and the value before it kept (the visible fallback), unknown keys left to other readers.
+
+A repository is untrusted input (anyone can clone one): a flag declared ``only_off`` can be
+turned off by any source and back on by none, and a limit declared ``only_lower`` can be lowered
+by a repository's settings but not raised above its default (the user's own settings may set
+any valid value), since raising it spends the user's machine or attention.
 """
 
 from __future__ import annotations
@@ -26,6 +31,11 @@ _PARSE = "tether.parse"
 _ALIASES = "tether.aliases"
 _ONLY_OFF = "tether.only_off"
 _MERGE = "tether.merge"
+_ONLY_LOWER = "tether.only_lower"
+
+RAISE_IT_WHERE: Final = "your editor's settings"
+"""Where a limit a repository may not raise is raised: the only ``only_lower`` fields are the
+language server's, whose other source is the editor (a test keeps it so)."""
 
 
 def fold_key(name: str) -> str:
@@ -40,12 +50,20 @@ def setting(
     *aliases: str,
     only_off: bool = False,
     merge: bool = False,
+    only_lower: bool = False,
 ) -> Any:
     """Declare a settings field: its default, the parser of its value, any further key names
     (in any spelling). ``only_off``: a flag any source may turn off and none back on. ``merge``:
-    a table whose entries are laid over the ones before instead of replacing them all. A
-    mutable default (a dict) is copied for each settings object."""
-    metadata = {_PARSE: parse, _ALIASES: aliases, _ONLY_OFF: only_off, _MERGE: merge}
+    a table whose entries are laid over the ones before instead of replacing them all.
+    ``only_lower``: a limit a repository's settings may lower but not raise above ``default``
+    (see :func:`apply`). A mutable default (a dict) is copied for each settings object."""
+    metadata = {
+        _PARSE: parse,
+        _ALIASES: aliases,
+        _ONLY_OFF: only_off,
+        _MERGE: merge,
+        _ONLY_LOWER: only_lower,
+    }
     if isinstance(default, dict):
         frozen = dict(default)
         return dataclass_field(default_factory=lambda: dict(frozen), metadata=metadata)
@@ -80,18 +98,39 @@ def only_off_fields(settings_class: type) -> frozenset[str]:
     return frozenset(f.name for f in fields(settings_class) if f.metadata.get(_ONLY_OFF))
 
 
-def apply(settings: S, source: str, values: Mapping[str, Any], warn: Warn) -> S:
+def only_lower_fields(settings_class: type) -> dict[str, Any]:
+    """The fields of ``settings_class`` a repository may lower but not raise, each mapped to
+    its default: the most a repository's settings may give it."""
+    return {f.name: f.default for f in fields(settings_class) if f.metadata.get(_ONLY_LOWER)}
+
+
+def _camel(name: str) -> str:
+    """A snake_case field name as an editor's settings spell it: ``maxDocumentChars``."""
+    first, *rest = name.split("_")
+    return first + "".join(word.capitalize() for word in rest)
+
+
+def apply(
+    settings: S,
+    source: str,
+    values: Mapping[str, Any],
+    warn: Warn,
+    *,
+    from_repository: bool = False,
+) -> S:
     """``settings`` with the keys it knows in ``values`` applied; a bad value is reported
     (naming ``source`` and the key) and the value before it kept. One setting given twice in
     ``values`` (two spellings, or a key and its alias) is said, and the outcome is what the
     warning says: the last valid one replaces the earlier one entirely (a merged table is
     not merged with it); when the last is not valid, the earlier one is kept. Keys it does not
     know are left to other readers. An ``only_off`` flag already off, here or earlier in the
-    same ``values``, stays off."""
+    same ``values``, stays off. ``from_repository``: ``values`` are a repository's, so an
+    ``only_lower`` limit above its default is said and not taken, like a bad value."""
     settings_class = type(settings)
     known = keys_of(settings_class)
     merged = {f.name for f in fields(settings_class) if f.metadata.get(_MERGE)}
     stays_off = only_off_fields(settings_class)
+    ceilings = only_lower_fields(settings_class) if from_repository else {}
     changes: dict[str, Any] = {}
     given: dict[str, str] = {}  # field -> the key whose valid value is in ``changes``
     named: dict[str, str] = {}  # field -> the last key naming it, valid or not
@@ -110,6 +149,14 @@ def apply(settings: S, source: str, values: Mapping[str, Any], warn: Warn) -> S:
             warn(f"{place(source, key)}: ignoring {key} = {value!r}: {error}{kept}")
             continue
         where = place(source, key)
+        if name in ceilings and parsed > ceilings[name]:
+            warn(
+                f"{where}: {key} = {value!r} not taken: a repository's settings may lower it but "
+                f"not raise it above its default ({ceilings[name]:,}): raising it costs your "
+                f"machine or your attention, which a cloned repository must not decide; to use "
+                f"{value!r}, set {_camel(name)} in {RAISE_IT_WHERE}"
+            )
+            continue
         if name in stays_off and earlier is not None:
             warn(
                 f"{where}: {earlier} and {key} both set {name}, which is only ever turned "

@@ -102,7 +102,17 @@ def _client_severity(value: Any) -> dict[str, str]:
 @dataclass(frozen=True)
 class ServerSettings:
     """Every key the language server reads, for one workspace root. Each key is the field
-    name in any spelling, or an alias (``diagnostic_categories`` for ``categories``)."""
+    name in any spelling, or an alias (``diagnostic_categories`` for ``categories``).
+
+    A repository's settings may lower an ``only_lower`` limit but not raise it above its
+    default; the editor's may set any valid value. Those are the limits whose raising costs
+    the user's machine (``max_document_chars``: anchors searched in a huge file on every
+    keystroke; ``warm_files``: the loop held at start-up) or attention (``max_per_file``,
+    ``hint_session_budget``: more memories shown). The others are not: ``hint_quiet_turns``
+    lowered only repeats hints within the budget, which a repository cannot raise;
+    ``categories`` and the severities choose what is shown within ``max_per_file``;
+    ``index_on_start`` and ``watch_workspace`` are on by default, so a repository can only turn
+    them off; ``trusted_workspace`` is ``only_off``."""
 
     categories: tuple[str, ...] = setting(
         WARNING_CATEGORIES, names(CATEGORIES, "categories"), "diagnostic_categories"
@@ -110,12 +120,12 @@ class ServerSettings:
     severity: Mapping[str, str] = setting(DEFAULT_SEVERITY, _severity, merge=True)
     client_severity: Mapping[str, str] = setting(DEFAULT_CLIENT_SEVERITY, _client_severity)
     guard_severity: str = setting(GUARD_SEVERITY, _level)
-    max_per_file: int = setting(MAX_PER_FILE, count)
+    max_per_file: int = setting(MAX_PER_FILE, count, only_lower=True)
     hint_quiet_turns: int = setting(QUIET_TURNS, count)
-    hint_session_budget: int = setting(SESSION_BUDGET, count)
-    max_document_chars: int = setting(MAX_DOCUMENT_CHARS, positive)
+    hint_session_budget: int = setting(SESSION_BUDGET, count, only_lower=True)
+    max_document_chars: int = setting(MAX_DOCUMENT_CHARS, positive, only_lower=True)
     index_on_start: bool = setting(True, flag)
-    warm_files: int = setting(WARM_FILES, _warm_files)
+    warm_files: int = setting(WARM_FILES, _warm_files, only_lower=True)
     watch_workspace: bool = setting(True, flag)
     trusted_workspace: bool = setting(True, flag, only_off=True)
     """False when the editor says the workspace is not trusted (VS Code passes its workspace
@@ -126,7 +136,7 @@ class ServerSettings:
 def check_values(sources: Iterable[tuple[str, Mapping[str, Any]]], warn: Warn) -> None:
     """Say each value of the server's keys in ``sources`` (a repository's settings tables)
     that the server would ignore, and each of its settings given twice in one table, as the
-    server says them when it reads the same files."""
+    server says them when it reads the same files (a limit raised above its default too)."""
     settings = ServerSettings()
     for name, values in sources:
-        settings = apply(settings, name, values, warn)
+        settings = apply(settings, name, values, warn, from_repository=True)

@@ -8,7 +8,15 @@ from dataclasses import dataclass
 import pytest
 
 from recall import config_fields
-from recall.config_fields import apply, count, flag, keys_of, only_off_fields, setting
+from recall.config_fields import (
+    apply,
+    count,
+    flag,
+    keys_of,
+    only_lower_fields,
+    only_off_fields,
+    setting,
+)
 
 
 @dataclass(frozen=True)
@@ -106,3 +114,47 @@ def test_a_whole_number_past_sqlites_largest_integer_is_said_and_refused() -> No
 def test_a_setting_that_must_be_above_zero_says_so_whatever_is_wrong(value: object) -> None:
     with pytest.raises(ValueError, match=r"^give a whole number above 0$"):
         config_fields.positive(value)
+
+
+@dataclass(frozen=True)
+class Limited:
+    cap: int = setting(5, count, only_lower=True)
+
+
+def test_a_repository_may_lower_a_limit_but_not_raise_it() -> None:
+    assert only_lower_fields(Limited) == {"cap": 5}
+    warnings: list[str] = []
+    lowered = apply(Limited(), "f.toml", {"cap": 2}, warnings.append, from_repository=True)
+    assert lowered.cap == 2 and warnings == []
+    assert apply(lowered, "g.toml", {"cap": 5}, print, from_repository=True).cap == 5
+    raised = apply(lowered, "g.toml", {"cap": 6}, warnings.append, from_repository=True)
+    assert raised.cap == 2  # the value before it is kept, as for a bad value
+    assert warnings == [
+        "g.toml: cap = 6 not taken: a repository's settings may lower it but not raise it above "
+        "its default (5): raising it costs your machine or your attention, which a cloned "
+        "repository must not decide; to use 6, set cap in your editor's settings"
+    ]
+    assert apply(lowered, "editor", {"cap": 6}, print).cap == 6  # the user's own settings
+
+
+def test_the_limits_a_repository_may_only_lower() -> None:
+    from lsp_server.configuration import WARM_FILES, merge
+    from recall.policy.hints import SESSION_BUDGET
+    from recall.server_settings import MAX_DOCUMENT_CHARS, MAX_PER_FILE, ServerSettings
+    from recall.settings import EngineSettings
+
+    assert only_lower_fields(ServerSettings) == {
+        "max_per_file": MAX_PER_FILE,
+        "hint_session_budget": SESSION_BUDGET,
+        "max_document_chars": MAX_DOCUMENT_CHARS,
+        "warm_files": WARM_FILES,
+    }
+    assert only_lower_fields(EngineSettings) == {}  # the advice names the editor's settings
+    warnings: list[str] = []
+    repository = [("config.toml", {"warmFiles": 100, "maxPerFile": 1})]
+    settings = merge([], warnings.append, repository=repository)
+    assert (settings.warm_files, settings.max_per_file) == (WARM_FILES, 1)
+    assert [w.partition(" not taken")[0] for w in warnings] == ["config.toml: warmFiles = 100"]
+    editor = [("initializationOptions", {"warmFiles": 100, "maxPerFile": 7})]
+    settings = merge(editor, print, repository=repository)
+    assert (settings.warm_files, settings.max_per_file) == (100, 7)

@@ -5,6 +5,7 @@ byte-order mark, bad values of the language server's keys in a repository's file
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import make_repo, run_tether
@@ -97,6 +98,21 @@ def test_doctor_says_one_setting_given_twice(tmp_path: Path) -> None:
     assert done.code == 1
     assert f"{path}:2: distill-max and distillMax both set distill_max;" in done.stdout
     assert f"{path}:4: max-per-file and maxPerFile both set max_per_file;" in done.stdout
+
+
+def test_doctor_says_a_limit_a_repository_raised(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    path = _own(repo, "warm_files = 5\nmax-document-chars = 1000000000000000\n")
+    done = run_tether("doctor", cwd=repo)
+    assert done.code == 1
+    assert done.stdout.splitlines() == [
+        f"{path}:2: max-document-chars = 1000000000000000 not taken: a repository's settings "
+        "may lower it but not raise it above its default (2,000,000): raising it costs your "
+        "machine or your attention, which a cloned repository must not decide; to use "
+        "1000000000000000, set maxDocumentChars in your editor's settings"
+    ]
+    found = json.loads(run_tether("doctor", "--json", cwd=repo).stdout)
+    assert found == [{"kind": "settings", "message": done.stdout.splitlines()[0]}]
 
 
 def test_inject_says_a_settings_problem_once(tmp_path: Path) -> None:
