@@ -104,11 +104,15 @@ test('in an untrusted workspace only the user settings choose the server program
   assert.equal(programSetting({ workspaceFolderValue: './evil.sh' }, false), undefined);
 });
 
-test('the program settings are restricted in untrusted workspaces', () => {
+test('the program settings and the limits a repository may only lower are restricted in untrusted workspaces', () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
   assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, [
     'tether.server.command',
     'tether.server.args',
     'tether.server.python',
+    'tether.maxDocumentChars',
+    'tether.warmFiles',
+    'tether.maxPerFile',
+    'tether.hintSessionBudget',
   ]);
 });
