@@ -73,6 +73,12 @@ def foreign(conn: sqlite3.Connection, identity: tuple[int, int] | None) -> str |
         return None
     if not plain_meta(conn):
         return NOT_TETHERS
+    return _home_record(conn, identity)
+
+
+def _home_record(conn: sqlite3.Connection, identity: tuple[int, int]) -> str | None:
+    """Why the file of ``identity`` is not the one its plain ``meta`` says it was created as
+    (:data:`UNMARKED` when it says none); None when it is."""
     found = conn.execute("SELECT value FROM meta WHERE key = ?", (HOME_KEY,)).fetchone()
     if found is None:
         return UNMARKED
@@ -109,4 +115,4 @@ def first_look(conn: sqlite3.Connection, identity: tuple[int, int] | None) -> st
         return NOT_TETHERS
     if conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone() is None:
         return NO_VERSION
-    return foreign(conn, identity)
+    return None if identity is None else _home_record(conn, identity)  # meta checked above
