@@ -9,15 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from recall.anchors.write import record_anchors
 from recall.genome import Genome
 from tests.conftest import git
 from tests.lsp import workspace
 from tests.lsp.session import Session
+from tests.lsp.test_symbol_anchors import remember_loader_gotcha
 
 pytestmark = pytest.mark.asyncio
-
-LOADER_GOTCHA = "session loading must tolerate a missing file"
 
 
 @pytest.fixture
@@ -27,12 +25,7 @@ def ws(tmp_path: Path) -> workspace.Workspace:
     built = workspace.build(tmp_path / "repo")
     store = built.open_store()
     try:
-        anchors, notes = record_anchors(built.root, [("src/store.py", "load_session")])
-        assert notes == []
-        draft = store.prepare_memory(
-            summary=LOADER_GOTCHA, category="gotcha", files=["src/store.py"], author="Dana"
-        )
-        memory_id = store.remember(draft.with_changes(anchors=anchors)).id
+        memory_id = remember_loader_gotcha(store, built.root)
         text = built.store_py.read_text().replace("def load_session(", "def load_sessions(")
         built.store_py.write_text(text)
         git(built.root, "commit", "-q", "-am", "load_session is load_sessions now")

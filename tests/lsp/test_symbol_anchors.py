@@ -13,6 +13,7 @@ from recall import frontmatter
 from recall.anchors.write import record_anchors
 from recall.genome import Genome
 from recall.genome.symbols.model import CODE_HASH_CHARS
+from recall.store import MemoryStore
 from tests.conftest import git
 from tests.lsp import workspace
 from tests.lsp.session import Session
@@ -24,6 +25,17 @@ GUARDED = "the app loads the session before it serves"
 LOADER_PY = "import os\n\n\ndef load_session(path):\n    return open(path).read()\n"
 
 
+def remember_loader_gotcha(store: MemoryStore, root: Path) -> str:
+    """Write the gotcha anchored to ``src/store.py::load_session`` into ``store`` (of the
+    test repository at ``root``); its id."""
+    anchors, notes = record_anchors(root, [("src/store.py", "load_session")])
+    assert notes == []
+    draft = store.prepare_memory(
+        summary=LOADER_GOTCHA, category="gotcha", files=["src/store.py"], author="Dana"
+    )
+    return store.remember(draft.with_changes(anchors=anchors)).id
+
+
 @pytest.fixture
 def ws(tmp_path: Path) -> workspace.Workspace:
     """The test repository, plus a memory anchored to load_session, which then moves from
@@ -31,12 +43,7 @@ def ws(tmp_path: Path) -> workspace.Workspace:
     built = workspace.build(tmp_path / "repo")
     store = built.open_store()
     try:
-        anchors, notes = record_anchors(built.root, [("src/store.py", "load_session")])
-        assert notes == []
-        draft = store.prepare_memory(
-            summary=LOADER_GOTCHA, category="gotcha", files=["src/store.py"], author="Dana"
-        )
-        memory_id = store.remember(draft.with_changes(anchors=anchors)).id
+        memory_id = remember_loader_gotcha(store, built.root)
         guarded = store.prepare_memory(
             summary=GUARDED, category="decision", files=["src/app.py"], author="Dana"
         )
