@@ -14,6 +14,7 @@ from recall.index import db, log_copy, rows
 from recall.index.sync import add_to_fingerprint
 from recall.memfiles import FileStat, file_sha
 from recall.model import Memory
+from recall.store.cache_ahead import CacheAhead
 
 if TYPE_CHECKING:
     from recall.ranking.embedding import Embedder
@@ -66,6 +67,9 @@ class Batch:
         self.cache_size: int | None = None  # the connection's own, while the batch has its own
         self.committed = False
         self.copy: log_copy.LogCopy | None = None  # the committed log, copied into the index
+        # the vectors stored, while they are every vector of the index (a first import)
+        self.stored: list[tuple[int, bytes]] | None = None
+        self.cache: CacheAhead | None = None  # the recall cache of them, made meanwhile
 
     def _start(self) -> WriteBehind:
         """The writer and the transaction, at the first new memory (none: nothing to sync)."""
@@ -80,6 +84,8 @@ class Batch:
         conn.execute(f"PRAGMA cache_size = {-BATCH_CACHE_KIB}")
         conn.execute("BEGIN IMMEDIATE")
         self.first = rows.first_rowid(self.store.conn)
+        if self.embedder is not None and self.threaded and _holds_nothing(conn):
+            self.stored = []
         if self.expected is not None:
             self.dropped = rows.drop_indexes_for(conn, self.expected)
         return self.writer
@@ -111,10 +117,12 @@ class Batch:
 
             left = numbered
             if self.made is not None:
-                left = self.made.store(conn, self.embedder, numbered)
+                left = self.made.store(conn, self.embedder, numbered, self.stored)
             new = [(r, m.summary, m.details, rows.files_column(m.files)) for r, m in left]
             if new:
-                vectors.store_vectors(conn, self.embedder, new)
+                computed = vectors.store_vectors(conn, self.embedder, new)
+                if self.stored is not None:
+                    self.stored.extend(computed)
         if self.dropped is not None:  # the rows of the files written so far, while they go on
             self._land(len(self.written))
 
@@ -139,6 +147,7 @@ class Batch:
             self.progress("writing memory files", self.seen, self.seen)
         if self.writer is None:
             return
+        self._cache_ahead()
         stats = self.writer.finish()
         assert len(stats) == len(self.memories)  # every file written, or finish raised
         # every file is written: their sync runs while their rows go in and the indexes are
@@ -151,12 +160,17 @@ class Batch:
         rows.restore_indexes(conn, self.dropped)
         rows.bump_generation(conn)
         add_to_fingerprint(conn, stats)
+        stamp = None
         if self.embedder is not None:
             from recall.ranking import vectors
+            from recall.ranking.vector_cache import cache_stamp, vectors_complete
 
             vectors.mark_complete(conn, self.embedder)
             if self.progress is not None:
                 self.progress(vectors.PROGRESS_LABEL, len(self.memories), len(self.memories))
+            if self.cache is not None and vectors_complete(conn, self.embedder.name):
+                # the state the commit makes, read in its own transaction (no writer between)
+                stamp = cache_stamp(conn, self.embedder.name, self.embedder.dim)
         # every file durable before the rows naming it commit
         if syncing is None:
             self.store.folder.flush()
@@ -177,9 +191,25 @@ class Batch:
         finally:
             if pages is not None:
                 log_copy.given_back(conn, pages)
+        if self.cache is not None:
+            if stamp is None:
+                self.cache.abandoned()
+            else:
+                self.cache.committed(stamp)
         if pages is not None:
             self.copy = log_copy.LogCopy(log_copy.index_file(conn))
         self._cache_back()
+
+    def _cache_ahead(self) -> None:
+        """Begin the recall cache of the vectors stored, when they are all the index holds."""
+        if self.embedder is None or self.stored is None:
+            return
+        if len(self.stored) != len(self.memories):  # not one each: made after, as before
+            return
+        try:
+            self.cache = CacheAhead(self.stored, self.embedder.dim, self.store.vector_cache_place())
+        except RuntimeError:  # no thread to be had: made after the commit, as before
+            self.cache = None
 
     def _cache_back(self) -> None:
         """The connection's page cache back to its size before the batch (its pages freed)."""
@@ -191,6 +221,8 @@ class Batch:
         """After ``error``: stop the writer and roll back. Return the writer's failure to
         write a file handed over before ``error``, when it is the one to report instead:
         in one thread it would have come first."""
+        if self.cache is not None:
+            self.cache.abandoned()
         if self.writer is None:
             return None
         try:
@@ -202,3 +234,11 @@ class Batch:
         if failed is not None and failed is not error and isinstance(error, Exception):
             return failed
         return None
+
+
+def _holds_nothing(conn: sqlite3.Connection) -> bool:
+    """Whether the index holds no memory and no vector (a first import's)."""
+    row = conn.execute(
+        "SELECT NOT EXISTS(SELECT 1 FROM memories) AND NOT EXISTS(SELECT 1 FROM vectors)"
+    ).fetchone()
+    return bool(row[0])

@@ -104,9 +104,12 @@ class BulkImport(StoreWrites):
                 if failed is not None:  # in one thread, the file's failure would have come first
                     raise failed from None
                 raise
-        try:
-            self.fill_vectors(progress, cache=True, written=bool(written))
+        try:  # the recall cache, when the batch did not make it meanwhile
+            ahead = batch.cache is not None and batch.cache.writes
+            self.fill_vectors(progress, cache=not ahead, written=bool(written))
         finally:
+            if batch.cache is not None:
+                batch.cache.wait()
             if batch.copy is not None:
                 batch.copy.wait()
         return results
