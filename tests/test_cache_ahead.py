@@ -50,6 +50,7 @@ def test_a_first_import_writes_the_cache_without_reading_its_vectors_back(tmp_pa
         write_behind_from=THREADED,
     )
     store.conn.set_trace_callback(None)
+    store.finish_writes()  # the cache, written on its thread while the caller reports
     assert sum(r.status == "created" for r in results) > 500
     assert any(s.startswith("COMMIT") for s in seen)  # the import's own connection was traced
     assert not [s for s in seen if s.startswith(READ_BACK)]  # laid out from what it stored
@@ -66,6 +67,7 @@ def test_an_import_into_a_store_with_memories_still_writes_a_whole_cache(tmp_pat
     first, _ = _import(repo, _lines(3), THREADED)
     first.close()
     store, results = _import(repo, _lines(600)[3:], THREADED)
+    store.finish_writes()
     assert sum(r["status"] == "created" for r in results) > 500
     rowids, matrix = _cache_of(store)
     expected_rowids, expected = _from_index(store)

@@ -55,6 +55,7 @@ class BulkImport(StoreWrites):
         # writes only: a read (every agent hook) never needs the thread's modules
         from recall.write_behind import CHUNK, WRITE_BEHIND_FROM, interrupts_held
 
+        self.finish_writes()  # an earlier batch's log copied before this one's is written
         self._ensure_on_disk()
         if write_behind_from is None:
             write_behind_from = WRITE_BEHIND_FROM
@@ -107,11 +108,8 @@ class BulkImport(StoreWrites):
         try:  # the recall cache, when the batch did not make it meanwhile
             ahead = batch.cache is not None and batch.cache.writes
             self.fill_vectors(progress, cache=not ahead, written=bool(written))
-        finally:
-            if batch.cache is not None:
-                batch.cache.wait()
-            if batch.copy is not None:
-                batch.copy.wait()
+        finally:  # the log's copy and the cache go on while the caller says what was written
+            self._finishing += [work for work in (batch.cache, batch.copy) if work is not None]
         return results
 
     def _choose(
