@@ -44,6 +44,7 @@ from recall.store.changes import refuse_superseding
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
+    from recall.ranking.engine import RepoSignals
 
 
 def _store(root: Root, obj: dict[str, Any]) -> MemoryStore:
@@ -303,6 +304,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     them (``[]`` drops them), ``pinned: false`` and ``guard: false`` drop the pin and guard."""
     root, store, old = find(ls, obj)
     refuse_superseding(old, store.find)  # naming the replacement, as the CLI does
+    opened: RepoSignals | None = None
     anchors, anchor_notes = (
         _anchors(store, root, obj) if _given(obj, "anchors") else (old.anchors, [])
     )
@@ -318,6 +320,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         carry = carry_anchors(
             store, anchors, files, "'anchors'", guarded=guarded, notice=ls.log, refresh=False
         )
+        opened = carry.signals  # read again for the guard's narrowing, not opened anew
         anchors = carry.anchors
         for note in carry.notes:
             ls.warn(note)
@@ -351,7 +354,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         # renames as the indexer keeps the genome: a request does not refresh it
         if guard and (
             note := narrowing_note(
-                Replacement(store, old, files, anchors, notice=ls.log, refresh=False)
+                Replacement(store, old, files, anchors, notice=ls.log, refresh=False, opened=opened)
             )
         ):
             ls.warn(note)

@@ -13,12 +13,15 @@ from recall.model import GUARD_CATEGORIES
 
 if TYPE_CHECKING:
     from recall.model import Memory
+    from recall.ranking.engine import RepoSignals
     from recall.store import MemoryStore
 
 log = logging.getLogger("mcp_server")
 
 
-def keeps_the_guard(store: MemoryStore, old: Memory, draft: Memory) -> None:
+def keeps_the_guard(
+    store: MemoryStore, old: Memory, draft: Memory, *, opened: RepoSignals | None = None
+) -> None:
     """Refuse a supersede that would lift or narrow ``old``'s guard (an agent cannot: a person
     does, with ``tether unguard``): a category that takes none, files leaving a guarded one
     out, or anchors covering less of its code, weighed as ``tether supersede`` weighs them
@@ -26,7 +29,9 @@ def keeps_the_guard(store: MemoryStore, old: Memory, draft: Memory) -> None:
     guarded by its new name, and named as it is now; a guarded symbol, by where its
     definition moved). A guard covering as much or more (a
     symbol guard widened to the whole file) is kept. A guard in the global store, which
-    protects nothing and cannot be carried, is a person's to take off."""
+    protects nothing and cannot be carried, is a person's to take off. The repository's
+    signals are read as ``opened`` when the call has opened them already (carrying anchors),
+    rather than opened again."""
     if not old.guard:
         return
     lifted = keep = None
@@ -39,7 +44,7 @@ def keeps_the_guard(store: MemoryStore, old: Memory, draft: Memory) -> None:
         lifted, keep = f"a {draft.category} takes no guard", "keep its category"
     else:
         left_files, left_code = narrowed_now(
-            Replacement(store, old, draft.files, draft.anchors, notice=log.info)
+            Replacement(store, old, draft.files, draft.anchors, notice=log.info, opened=opened)
         )
     if left_files:
         lifted = f"the new files leave out {', '.join(left_files)}, which it guards"

@@ -304,7 +304,7 @@ def supersede(
     given = arguments.paths(store, files or [])
     named = named_by_person(with_lifecycle_keys(store, old)) if files is None else list(given)
     file_notes = arguments.named_files(store, given, symbols, allow_missing=allow_missing)
-    recorded, notes = old.anchors, []
+    recorded, notes, opened = old.anchors, [], None
     if anchors is not None:
         recorded, notes = record_anchors(store.repo_root, symbols)
     elif files is not None and old.anchors:
@@ -314,7 +314,7 @@ def supersede(
         carry = carry_anchors(
             store, old.anchors, given, "'anchors'", guarded=guarded, notice=log.info
         )
-        recorded, notes = carry.anchors, carry.notes
+        recorded, notes, opened = carry.anchors, carry.notes, carry.signals
     # new anchors replace the old: a file there only for an old anchor goes with them
     paths = (named if anchors else list(old.files)) if files is None else given
     paths += [path for path in dict.fromkeys(a.path for a in recorded) if path not in paths]
@@ -331,7 +331,7 @@ def supersede(
     if recorded:  # the new text is about the same code, or the code given
         draft = draft.with_changes(anchors=recorded)
     draft = with_given_files(draft, named)  # the files named, for a later repoint
-    keeps_the_guard(store, old, draft)
+    keeps_the_guard(store, old, draft, opened=opened)
     # superseding does not lift a guard
     guard, note = carried_guard(old, draft.category, store.scope)
     if guard:

@@ -33,9 +33,9 @@ _ONLY_OFF = "tether.only_off"
 _MERGE = "tether.merge"
 _ONLY_LOWER = "tether.only_lower"
 
-RAISE_IT_WHERE: Final = "your editor's settings"
-"""Where a limit a repository may not raise is raised: the only ``only_lower`` fields are the
-language server's, whose other source is the editor (a test keeps it so)."""
+Advise = Callable[[str], str]
+"""Where the user may raise a limit a repository may not: given the field's name, the words
+that end the warning (``set maxPerFile in your editor's settings``)."""
 
 
 def fold_key(name: str) -> str:
@@ -110,6 +110,12 @@ def _camel(name: str) -> str:
     return first + "".join(word.capitalize() for word in rest)
 
 
+def in_editor_settings(name: str) -> str:
+    """Where the language server's limits are raised: the editor's settings, which spell the
+    key camelCase."""
+    return f"set {_camel(name)} in your editor's settings"
+
+
 def apply(
     settings: S,
     source: str,
@@ -117,6 +123,7 @@ def apply(
     warn: Warn,
     *,
     from_repository: bool = False,
+    raise_it: Advise = in_editor_settings,
 ) -> S:
     """``settings`` with the keys it knows in ``values`` applied; a bad value is reported
     (naming ``source`` and the key) and the value before it kept. One setting given twice in
@@ -125,7 +132,8 @@ def apply(
     not merged with it); when the last is not valid, the earlier one is kept. Keys it does not
     know are left to other readers. An ``only_off`` flag already off, here or earlier in the
     same ``values``, stays off. ``from_repository``: ``values`` are a repository's, so an
-    ``only_lower`` limit above its default is said and not taken, like a bad value."""
+    ``only_lower`` limit above its default is said and not taken, like a bad value, the warning
+    ending with ``raise_it`` (where the user may set it instead)."""
     settings_class = type(settings)
     known = keys_of(settings_class)
     merged = {f.name for f in fields(settings_class) if f.metadata.get(_MERGE)}
@@ -154,7 +162,7 @@ def apply(
                 f"{where}: {key} = {value!r} not taken: a repository's settings may lower it but "
                 f"not raise it above its default ({ceilings[name]:,}): raising it costs your "
                 f"machine or your attention, which a cloned repository must not decide; to use "
-                f"{value!r}, set {_camel(name)} in {RAISE_IT_WHERE}"
+                f"{value!r}, {raise_it(name)}"
             )
             continue
         if name in stays_off and earlier is not None:

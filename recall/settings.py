@@ -3,7 +3,9 @@ then its ``.tether/config.toml``, then the user's own ``config.toml`` in the Tet
 (``TETHER_HOME`` or the user data folder); a later file wins a key an earlier one set.
 
 A repository is untrusted input (anyone can clone one), so a few keys are the user's alone
-(:data:`USER_ONLY`): a repository file that sets one is named in a warning and ignored.
+(:data:`USER_ONLY`): a repository file that sets one is named in a warning and ignored. A limit
+declared ``only_lower`` in :class:`EngineSettings` a repository may lower but not raise above
+its default: a higher value in its files is said, naming the user's own file to set it in.
 
 The engine's configurable numbers are :class:`EngineSettings`; the language server reads the
 repository's files for its own keys (``lsp_server.configuration``), so each reader skips the
@@ -273,7 +275,15 @@ def embedder_spec(value: Any) -> str:
 @dataclass(frozen=True)
 class EngineSettings:
     """The engine's configurable numbers. Each key in a file is the field name, in any spelling
-    (``archive_window_days``, ``archive-window-days``, ``archiveWindowDays``)."""
+    (``archive_window_days``, ``archive-window-days``, ``archiveWindowDays``).
+
+    A repository's settings may lower an ``only_lower`` limit but not raise it above its
+    default; the user's own file may set any valid value. ``distill_max`` is one: raising it
+    costs the user's attention (more pending memories to review, in ``git status`` and the
+    store). The others are not: the archive thresholds say when an ignored memory is ignored
+    enough, and the cleanup ones when a cleanup is worth suggesting, which is the team's
+    judgement either way (raised, less is archived or suggested; lowered, a memory is only
+    archived, which ``tether restore`` undoes, and a suggestion is one line)."""
 
     archive_by_disuse: bool = setting(True, flag)
     """Whether the session-start pass archives ignored memories at all."""
@@ -286,7 +296,7 @@ class EngineSettings:
     """Whether session hooks propose pending memories from the session's commits (off: only
     ``tether distill`` run by hand does)."""
     distill_categories: tuple[str, ...] = setting(DISTILL_CATEGORIES, names(CATEGORIES))
-    distill_max: int = setting(DISTILL_MAX, positive)
+    distill_max: int = setting(DISTILL_MAX, positive, only_lower=True)
     distill_command: tuple[str, ...] = setting((), command_line)
     """A command replacing the distill heuristic (see ``recall.distill.from_command``); the
     user's own file only (:data:`USER_ONLY`)."""
@@ -314,13 +324,25 @@ ONLY_OFF: Final[Mapping[str, str]] = {
 """Flags any source may turn off and none may turn back on, with the reason."""
 
 
-def merge(sources: Iterable[Source], warn: Warn) -> EngineSettings:
-    """Defaults overridden by each source in order; an :data:`ONLY_OFF` flag stays off once
-    any source turned it off. Keys the engine does not know are left to other readers."""
+def merge(
+    sources: Iterable[Source], warn: Warn, *, repository: Iterable[Source] = ()
+) -> EngineSettings:
+    """Defaults overridden by each of the ``repository``'s settings tables (:func:`file_sources`),
+    then each source in order (the user's own, :func:`user_sources`); an :data:`ONLY_OFF` flag
+    stays off once any source turned it off, and a repository's table may lower an
+    ``only_lower`` limit but not raise it above its default. Keys the engine does not know are
+    left to other readers."""
     settings = EngineSettings()
+    for name, values in repository:
+        settings = apply(settings, name, values, warn, from_repository=True, raise_it=in_own_file)
     for name, values in sources:
         settings = apply(settings, name, values, warn)
     return settings
+
+
+def in_own_file(name: str) -> str:
+    """Where the user raises a limit of the engine a repository may not: their own file."""
+    return f"set {name} in your own {user_config_path()}"
 
 
 def embedder_setting(repo_root: Path | None, warn: Warn) -> str:
@@ -342,4 +364,5 @@ def embedder_setting(repo_root: Path | None, warn: Warn) -> str:
 def engine_settings(repo_root: Path | None, warn: Warn) -> EngineSettings:
     """The engine's settings for a repository (``repo_root`` None: no repository's files):
     the defaults, then the repository's files, then the user's own file."""
-    return merge([*file_sources(repo_root, warn), *user_sources(warn)], warn)
+    repository = file_sources(repo_root, warn)
+    return merge(user_sources(warn), warn, repository=repository)

@@ -267,6 +267,23 @@ def file_stats(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.fixture
+def genome_opens(monkeypatch: pytest.MonkeyPatch) -> list[Path | None]:
+    """The repository of each genome this process opens from here on, one entry per opening,
+    counted as it is opened (the real constructor runs)."""
+    from recall.genome.genome import Genome
+
+    opened: list[Path | None] = []
+    real_init = Genome.__init__
+
+    def counted_init(self: Genome, repo_root: Path | None, *args: Any, **kwargs: Any) -> None:
+        opened.append(repo_root)
+        real_init(self, repo_root, *args, **kwargs)
+
+    monkeypatch.setattr(Genome, "__init__", counted_init)
+    return opened
+
+
+@pytest.fixture
 def cli(repo: Path) -> Callable[..., CliResult]:
     """Run the real CLI; ``cwd`` defaults to the temp repository."""
 

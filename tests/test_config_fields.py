@@ -141,7 +141,6 @@ def test_the_limits_a_repository_may_only_lower() -> None:
     from lsp_server.configuration import WARM_FILES, merge
     from recall.policy.hints import SESSION_BUDGET
     from recall.server_settings import MAX_DOCUMENT_CHARS, MAX_PER_FILE, ServerSettings
-    from recall.settings import EngineSettings
 
     assert only_lower_fields(ServerSettings) == {
         "max_per_file": MAX_PER_FILE,
@@ -149,7 +148,6 @@ def test_the_limits_a_repository_may_only_lower() -> None:
         "max_document_chars": MAX_DOCUMENT_CHARS,
         "warm_files": WARM_FILES,
     }
-    assert only_lower_fields(EngineSettings) == {}  # the advice names the editor's settings
     warnings: list[str] = []
     repository = [("config.toml", {"warmFiles": 100, "maxPerFile": 1})]
     settings = merge([], warnings.append, repository=repository)
@@ -158,3 +156,18 @@ def test_the_limits_a_repository_may_only_lower() -> None:
     editor = [("initializationOptions", {"warmFiles": 100, "maxPerFile": 7})]
     settings = merge(editor, print, repository=repository)
     assert (settings.warm_files, settings.max_per_file) == (100, 7)
+
+
+def test_the_engine_limits_a_repository_may_only_lower() -> None:
+    from recall.distill_words import MAX_PER_SESSION
+    from recall.settings import EngineSettings, merge, user_config_path
+
+    assert only_lower_fields(EngineSettings) == {"distill_max": MAX_PER_SESSION}
+    warnings: list[str] = []
+    repository = [("config.toml", {"distillMax": 50, "archive_window_days": 400})]
+    settings = merge([], warnings.append, repository=repository)
+    assert (settings.distill_max, settings.archive_window_days) == (MAX_PER_SESSION, 400)
+    assert [w.partition(" not taken")[0] for w in warnings] == ["config.toml: distillMax = 50"]
+    assert warnings[0].endswith(f"to use 50, set distill_max in your own {user_config_path()}")
+    own = [("own config.toml", {"distill_max": 50})]
+    assert merge(own, print, repository=repository).distill_max == 50

@@ -23,9 +23,9 @@ def _own(root: Path, text: str | bytes) -> Path:
 
 
 def test_two_spellings_of_one_key_are_said_with_the_file_and_both_keys(tmp_path: Path) -> None:
-    path = _own(tmp_path, "distill-max = 2\ndistillMax = 5\n")
+    path = _own(tmp_path, "distill-max = 1\ndistillMax = 2\n")
     warnings: list[str] = []
-    assert engine_settings(tmp_path, warnings.append).distill_max == 5
+    assert engine_settings(tmp_path, warnings.append).distill_max == 2
     assert warnings == [
         f"{path}:2: distill-max and distillMax both set distill_max; the last one, distillMax, "
         "wins: remove the other"
@@ -44,10 +44,10 @@ def test_a_key_and_its_alias_are_one_setting_given_twice() -> None:
 
 
 def test_one_spelling_in_each_file_is_no_problem(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text("[tool.tether]\ndistill-max = 2\n", "utf-8")
-    _own(tmp_path, "distillMax = 5\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.tether]\ndistill-max = 1\n", "utf-8")
+    _own(tmp_path, "distillMax = 2\n")
     warnings: list[str] = []
-    assert engine_settings(tmp_path, warnings.append).distill_max == 5  # the later file wins
+    assert engine_settings(tmp_path, warnings.append).distill_max == 2  # the later file wins
     assert warnings == []
 
 
@@ -63,9 +63,9 @@ def test_a_tool_tether_that_is_not_a_table_is_said(tmp_path: Path) -> None:
 
 
 def test_a_byte_order_mark_at_the_start_of_a_settings_file_is_skipped(tmp_path: Path) -> None:
-    _own(tmp_path, b"\xef\xbb\xbfdistill_max = 7\n")
+    _own(tmp_path, b"\xef\xbb\xbfdistill_max = 2\n")
     warnings: list[str] = []
-    assert engine_settings(tmp_path, warnings.append).distill_max == 7
+    assert engine_settings(tmp_path, warnings.append).distill_max == 2
     assert warnings == []
 
 
@@ -93,7 +93,7 @@ def test_doctor_checks_the_language_servers_values(tmp_path: Path) -> None:
 
 def test_doctor_says_one_setting_given_twice(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    path = _own(repo, "distill-max = 2\ndistillMax = 5\nmax-per-file = 1\nmaxPerFile = 2\n")
+    path = _own(repo, "distill-max = 1\ndistillMax = 2\nmax-per-file = 1\nmaxPerFile = 2\n")
     done = run_tether("doctor", cwd=repo)
     assert done.code == 1
     assert f"{path}:2: distill-max and distillMax both set distill_max;" in done.stdout
@@ -113,6 +113,28 @@ def test_doctor_says_a_limit_a_repository_raised(tmp_path: Path) -> None:
     ]
     found = json.loads(run_tether("doctor", "--json", cwd=repo).stdout)
     assert found == [{"kind": "settings", "message": done.stdout.splitlines()[0]}]
+
+
+def test_doctor_says_the_distill_cap_a_repository_raised(tmp_path: Path) -> None:
+    from recall.distill_words import MAX_PER_SESSION
+    from recall.settings import user_config_path
+
+    repo = make_repo(tmp_path / "repo")
+    path = _own(repo, "auto_distill = true\ndistill_max = 1000000000\n")
+    done = run_tether("doctor", cwd=repo)
+    assert done.code == 1
+    assert done.stdout.splitlines() == [
+        f"{path}:2: distill_max = 1000000000 not taken: a repository's settings may lower it "
+        f"but not raise it above its default ({MAX_PER_SESSION}): raising it costs your machine "
+        "or your attention, which a cloned repository must not decide; to use 1000000000, set "
+        f"distill_max in your own {user_config_path()}"
+    ]
+    found = json.loads(run_tether("doctor", "--json", cwd=repo).stdout)
+    assert found == [{"kind": "settings", "message": done.stdout.splitlines()[0]}]
+    user_config_path().parent.mkdir(parents=True, exist_ok=True)
+    user_config_path().write_text("distill_max = 1000000000\n", encoding="utf-8")
+    own = run_tether("doctor", "--scope", "global", cwd=repo)  # the user's own to set
+    assert "distill_max" not in own.stdout + own.stderr
 
 
 def test_inject_says_a_settings_problem_once(tmp_path: Path) -> None:

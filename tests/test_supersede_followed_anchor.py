@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from recall.cli.main import main
 from tests.conftest import git, make_repo, run_tether
 
 UTIL_PY = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
@@ -64,6 +67,22 @@ def test_a_guarded_anchor_follows_its_file_renamed(tmp_path: Path) -> None:
     checked = run_tether("--json", "check", cwd=repo)  # the guard is carried, not lifted
     assert checked.code == 0, checked.stdout + checked.stderr
     assert checked.json()["review"] == [] and checked.json()["failures"] == []
+
+
+def test_following_a_guarded_anchor_and_weighing_its_guard_open_the_genome_once(
+    tmp_path: Path, genome_opens: list[Path | None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The genome opened to carry the anchor to its renamed file is the one the guard it
+    carries is weighed on (through the rename, then where the definition is), in one process
+    as ``tether supersede`` runs: not opened a second time."""
+    repo, old_id = _anchored(tmp_path, "--guard", "-f", "app.py")
+    _rename(repo)
+    code = main(["-C", str(repo), "--json", "supersede", old_id, "f in legacy", "-f", "legacy.py"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "util.py::f is carried over as legacy.py::f" in err
+    assert "narrowed: app.py is no longer guarded" in err  # util.py followed to legacy.py
+    assert genome_opens == [repo]
 
 
 def test_an_anchor_renamed_out_of_the_files_given_goes_with_its_new_name(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from recall.anchors.symbols import SymbolAnchor
 
@@ -30,6 +30,18 @@ class Carried:
     anchors: tuple[SymbolAnchor, ...]
     notes: list[str] = field(default_factory=list)
     """One line for each anchor carried to where its definition is now, or not carried."""
+    signals: RepoSignals | None = None
+    """The repository's signals opened to find where definitions went, for what the same
+    command reads of them next (:class:`recall.anchors.guards.Replacement`); None when no
+    anchor's file was gone, and nothing was opened."""
+
+
+class Followed(NamedTuple):
+    """Where anchors whose file is gone are now (:func:`followed_anchors`), and the
+    repository's signals read to find it (None when none was gone: nothing was opened)."""
+
+    moves: dict[SymbolAnchor, SymbolAnchor]
+    signals: RepoSignals | None
 
 
 def followed_anchors(
@@ -40,23 +52,37 @@ def followed_anchors(
     refresh: bool = True,
     opened: RepoSignals | None = None,
 ) -> dict[SymbolAnchor, SymbolAnchor]:
+    """:func:`following` ``anchors``: where the ones whose file is gone are now."""
+    return following(store, anchors, notice=notice, refresh=refresh, opened=opened).moves
+
+
+def following(
+    store: MemoryStore,
+    anchors: Iterable[SymbolAnchor],
+    *,
+    notice: Callable[[str], None],
+    refresh: bool = True,
+    opened: RepoSignals | None = None,
+) -> Followed:
     """Each of ``anchors`` whose file is gone from ``store``'s working tree and whose
     definition the genome finds elsewhere (relocated: its file renamed, or it moved), pointed
     at its new file in the working tree (its recorded body kept, so a change still shows).
     The genome is brought up to HEAD first unless not to ``refresh``, ``notice`` hearing what
     that has to say; a store without a repository (the global one) follows nothing. It is
     ``opened`` when the caller has opened it already (for its history, without symbols:
-    :func:`recall.repo_signals.with_symbols`), else opened here."""
+    :func:`recall.repo_signals.with_symbols`), else opened here; either way it comes back
+    with where they are now (None when no anchor's file was gone), for the caller to read
+    again rather than open anew."""
     from recall.anchors.states import RELOCATED, states_of
     from recall.locations import GLOBAL
     from recall.repo_signals import open_repo_signals, with_symbols
 
     root = store.repo_root
     if root is None or store.scope == GLOBAL or not store.exists:
-        return {}
+        return Followed({}, None)
     gone = tuple(anchor for anchor in anchors if not (root / anchor.path).exists())
     if not gone:
-        return {}
+        return Followed({}, None)
     genome = (
         open_repo_signals(store, notice=notice, refresh=refresh)
         if opened is None
@@ -68,7 +94,7 @@ def followed_anchors(
         if state.state == RELOCATED and now is not None and (root / now.path).exists():
             anchor = state.anchor
             found[anchor] = SymbolAnchor(now.path, anchor.name, anchor.body, anchor.extra)
-    return found
+    return Followed(found, genome)
 
 
 def carry_anchors(
@@ -90,7 +116,7 @@ def carry_anchors(
     named = set(files)
     root = store.repo_root
     left_out = [anchor for anchor in anchors if anchor.path not in named]
-    moves = followed_anchors(store, left_out, notice=notice, refresh=refresh) if left_out else {}
+    moves, signals = following(store, left_out, notice=notice, refresh=refresh)
     kept: list[SymbolAnchor] = []
     notes: list[str] = []
     for anchor in anchors:
@@ -122,4 +148,4 @@ def carry_anchors(
                 f"the symbol anchor {anchor.text} is not carried over: its file {anchor.path} "
                 f"is not among the files given (give it again with {keep_with} to keep it)"
             )
-    return Carried(tuple(dict.fromkeys(kept)), notes)
+    return Carried(tuple(dict.fromkeys(kept)), notes, signals)

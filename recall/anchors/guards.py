@@ -21,6 +21,7 @@ from recall.store.changes import refuse_retired
 if TYPE_CHECKING:
     from recall.anchors.symbols import SymbolAnchor
     from recall.model import Memory
+    from recall.ranking.engine import RepoSignals
     from recall.store import MemoryStore
 
 
@@ -242,7 +243,10 @@ class Replacement:
     """A memory of ``store`` about to replace ``old``, naming ``files`` and ``anchors``, as
     :func:`narrowed_now` weighs what it leaves out of ``old``'s guard; the repository's history
     is brought up to HEAD first unless not to ``refresh`` (a process whose index another
-    thread keeps up to date), ``notice`` hearing what doing so has to say."""
+    thread keeps up to date), ``notice`` hearing what doing so has to say. When the command
+    has opened the repository's signals already (carrying anchors:
+    :attr:`recall.anchors.carry.Carried.signals`, brought up to date as they were opened),
+    they are read as ``opened`` rather than opened again."""
 
     store: MemoryStore
     old: Memory
@@ -250,6 +254,7 @@ class Replacement:
     anchors: Sequence[SymbolAnchor]
     notice: Callable[[str], None]
     refresh: bool = True
+    opened: RepoSignals | None = None
 
     def left_out(
         self,
@@ -268,7 +273,8 @@ def narrowed_now(replacement: Replacement) -> tuple[list[str], list[str]]:
     (a guarded symbol anchored where it moved stays guarded, as a supersede carries it: see
     :func:`recall.anchors.carry.followed_anchors`). The history is read only when the guard
     seems narrowed: most supersedes never read it. The repository's signals are opened once
-    for both (the symbol index read only when a definition is looked for)."""
+    for both (the symbol index read only when a definition is looked for), or not at all
+    when the replacement comes with them ``opened``."""
     from recall.anchors.carry import followed_anchors
     from recall.lifecycle.dead import renames
     from recall.repo_signals import open_repo_signals
@@ -278,8 +284,9 @@ def narrowed_now(replacement: Replacement) -> tuple[list[str], list[str]]:
     if not any(left) or store.repo_root is None:
         return left
     notice, refresh = replacement.notice, replacement.refresh
-    # without symbols: a short-lived process leaves them for `tether index`
-    signals = open_repo_signals(store, notice=notice, refresh=refresh, symbols=False)
+    signals = replacement.opened
+    if signals is None:  # without symbols: a short-lived process leaves them for `tether index`
+        signals = open_repo_signals(store, notice=notice, refresh=refresh, symbols=False)
     renamed = renames(old, signals)
     if renamed:
         left = replacement.left_out(renamed)

@@ -291,7 +291,7 @@ def _settings_problems(ctx: CommandContext, scope: str) -> list[str]:
         project = ctx.folder.project_if_any()
         root = project.repo_root if project is not None else None
         sources = file_sources(root, said.append)
-        merge(sources, said.append)
+        merge([], said.append, repository=sources)
         check_values(sources, said.append)
     if scope != "project":
         merge(user_sources(said.append), said.append)

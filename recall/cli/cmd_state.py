@@ -164,6 +164,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         files = (*kept, *(path for path in draft.files if path not in kept))
         if files != draft.files:
             changes["files"] = files
+    opened = None  # the repository's signals, once carrying anchors has opened them
     if old.anchors and not draft.anchors and not args.no_anchors:  # about the same code
         carried = old.anchors
         if args.files:  # files named anew: an anchor in a file left out goes, and is said
@@ -176,7 +177,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
                 guarded=guarded,
                 notice=ctx.notice,
             )
-            carried = carry.anchors
+            carried, opened = carry.anchors, carry.signals
             said.extend(carry.notes)
         if carried:
             changes["anchors"] = carried
@@ -195,7 +196,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         draft = draft.with_changes(**changes)
     if changes.get("guard"):  # carried: a person may narrow it, and is told so
         narrowing = narrowing_note(
-            Replacement(store, old, draft.files, draft.anchors, notice=ctx.notice)
+            Replacement(store, old, draft.files, draft.anchors, notice=ctx.notice, opened=opened)
         )
         if narrowing:
             said.append(narrowing)

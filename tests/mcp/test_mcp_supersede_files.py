@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from conftest import commit_rename, git, remember_guarded, run_tether
 
+from mcp_server import operations
+from mcp_server.workspace import Workspace
 from tests.mcp.harness import call, error, mcp_client
 
 pytestmark = pytest.mark.asyncio
@@ -70,6 +72,27 @@ async def test_a_guarded_anchor_follows_its_file_renamed(repo: Path) -> None:
     assert shown["files"] == ["src/legacy.py"]  # no file gone from the working tree
     assert [a["symbol"] for a in shown["anchors"]] == ["src/legacy.py::helper"]
     assert shown["guard"] is True
+
+
+async def test_following_a_guarded_anchor_and_keeping_its_guard_open_the_genome_once(
+    repo: Path, genome_opens: list[Path | None]
+) -> None:
+    """The genome opened to carry the anchor to its renamed file is the one the guard is
+    weighed on before the write: in-process, through the operation the tool calls."""
+    old_id = _guarded_helper(repo)
+    commit_rename(repo, "src/util.py", "src/legacy.py")
+    ws = Workspace(repo)
+    try:
+        done = ws.run(
+            operations.supersede,
+            old_id=old_id,
+            summary="helper in legacy must stay pure",
+            files=["src/legacy.py"],
+        )
+    finally:
+        ws.close()
+    assert "carried over as src/legacy.py::helper" in done["anchor_notes"][0]
+    assert genome_opens == [repo]
 
 
 async def test_a_guarded_anchor_in_a_deleted_file_is_not_dropped_by_an_agent(repo: Path) -> None:
