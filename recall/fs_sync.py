@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+from collections.abc import Callable
 
 
 def sync_filesystem(folder: str | os.PathLike[str]) -> None:
@@ -31,3 +33,36 @@ def _syncfs(folder: str | os.PathLike[str]) -> bool:
         return call(fd) == 0
     finally:
         os.close(fd)
+
+
+class SyncAhead:
+    """A sync (``flush``) begun on a thread of its own, so the caller goes on with work that
+    does not need it done; :meth:`wait` returns once it is, raising its failure there. Where no
+    thread can be had, the sync is made at :meth:`wait` instead."""
+
+    def __init__(self, flush: Callable[[], None]) -> None:
+        """Begin ``flush`` now, on a thread of its own."""
+        self._flush = flush
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = threading.Thread(
+            target=self._run, name="tether-sync", daemon=True
+        )
+        try:
+            self._thread.start()
+        except RuntimeError:  # no thread to be had (a process limit): synced at wait()
+            self._thread = None
+
+    def _run(self) -> None:
+        try:
+            self._flush()
+        except BaseException as error:  # raised in the caller's thread, at wait()
+            self._error = error
+
+    def wait(self) -> None:
+        """Return once the sync is made; raise what it failed with."""
+        if self._thread is None:
+            self._flush()
+            return
+        self._thread.join()
+        if self._error is not None:
+            raise self._error

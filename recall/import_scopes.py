@@ -18,7 +18,9 @@ def line_scope(raw: str) -> str:
     """The store a line's record asks for: ``global`` when its ``scope`` says so, else
     ``project`` (no scope, another value, or a line that is not a JSON object: the project
     store's import reports what is wrong with it)."""
-    if GLOBAL not in raw and "\\" not in raw:  # no way to spell "global" in it: most lines
+    # JSON spells a letter otherwise only as a \u escape: a line with neither "global" nor one
+    # cannot name that scope (most lines; a commit body's \n or \" is no such escape)
+    if GLOBAL not in raw and "\\u" not in raw:
         return PROJECT
     try:
         record = json.loads(raw)

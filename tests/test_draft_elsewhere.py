@@ -210,9 +210,9 @@ def test_a_child_killed_mid_import_leaves_the_same_results_files_and_rows(
 
 
 def test_a_batch_has_a_page_cache_of_its_own_and_gives_it_back(tmp_path: Path) -> None:
-    from recall.store import bulk
+    from recall.store import batch
 
-    assert bulk.BATCH_CACHE_KIB == 128 * 1024
+    assert batch.BATCH_CACHE_KIB == 128 * 1024
     repo = make_repo(tmp_path / "repo")
     store = MemoryStore(project_location(repo, create_at_cwd=True), notice=lambda _m: None)
     import_lines(store, [json.dumps({"summary": "first", "category": "context"})], str, "t")
@@ -230,7 +230,7 @@ def test_a_batch_has_a_page_cache_of_its_own_and_gives_it_back(tmp_path: Path) -
     ]
     results = import_lines(store, lines, normalize, "tester", draft_elsewhere_from=HERE)
     assert sum(r.status == "created" for r in results) > 600
-    assert set(seen) == {-bulk.BATCH_CACHE_KIB}
+    assert set(seen) == {-batch.BATCH_CACHE_KIB}
     assert store.conn.execute("PRAGMA cache_size").fetchone()[0] == -3000
     store.close()
 

@@ -133,3 +133,22 @@ def test_outside_a_repository_an_unreadable_line_is_its_own_error(tmp_path: Path
     assert "not in a repository" not in done.stderr.lower()
     assert f"{source}:4: 'scope' must be 'project' or 'global', not 'team'" in done.stderr
     assert sorted(_summaries(outside, "global")) == ["prefer short names", "prefer tabs"]
+
+
+def test_a_scope_spelled_with_escapes_is_still_read(repo: Path, tmp_path: Path) -> None:
+    # Most lines are routed without parsing them (no "global" in them); a record may spell
+    # the word with JSON escapes, which must still send it to the global store, while a body's
+    # escaped line breaks and quotes do not make a line look global.
+    source = tmp_path / "escaped.jsonl"
+    source.write_text(
+        '{"summary": "prefer tabs in every language", "category": "pref", '
+        '"scope": "gl\\u006fbal"}\n'
+        '{"summary": "close the pool after the app exits", "category": "gotcha", '
+        '"details": "first line\\nsecond \\"quoted\\" line", "files": ["src/app.py"]}\n',
+        encoding="utf-8",
+    )
+    done = run_tether("import", str(source), "--json", cwd=repo)
+    assert done.code == 0, done.stderr
+    assert [json.loads(row)["scope"] for row in done.stdout.splitlines()] == ["global", "project"]
+    assert _summaries(repo, "global") == ["prefer tabs in every language"]
+    assert _summaries(repo, "project") == ["close the pool after the app exits"]

@@ -96,9 +96,8 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
     created = sum(r.status == "created" for r in results)
     dupes = sum(r.status == "duplicate" for r in results)
     errors = [r for r in results if r.status == "error"]
-    if ctx.json:
-        for result in results:
-            sys.stdout.write(json.dumps(result.to_dict()) + "\n")
+    if ctx.json:  # one write: an import of 30,000 lines has as many results
+        sys.stdout.write("".join(json.dumps(result.to_dict()) + "\n" for result in results))
     else:
         for result in errors:
             say = f"{args.file}:{result.line}: {result.error}"

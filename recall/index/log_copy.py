@@ -5,9 +5,10 @@ them into the index file (a checkpoint) on the writer's connection as the commit
 log holds more than 1,000 pages. After an import that is every page of the index, copied while
 nothing else happens. The import commits with that copy held back and hands it to
 :class:`LogCopy`, which makes it on a connection of its own while the writer builds the recall
-cache; the writer waits for it before it returns. Readers and writers go on meanwhile (a
-checkpoint of this kind blocks neither), and a copy that cannot be made (another connection
-holds the log) is left to the next commit's, as SQLite would.
+cache and its caller says what was written; the store waits for it before it closes, or
+before its next bulk write (:meth:`recall.store.base.StoreBase.finish_writes`). Readers and
+writers go on meanwhile (a checkpoint of this kind blocks neither), and a copy that cannot be
+made (another connection holds the log) is left to the next commit's, as SQLite would.
 """
 
 from __future__ import annotations

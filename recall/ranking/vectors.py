@@ -91,15 +91,14 @@ def store_new(
 
 def store_vectors(
     conn: sqlite3.Connection, embedder: Embedder, new: Sequence[tuple[int, str, str, str]]
-) -> None:
+) -> list[tuple[int, bytes]]:
     """Embed and store the vectors of ``new`` (rowid, summary, details, files column) in the
-    caller's transaction; their ``memories`` rows may come later in it."""
+    caller's transaction; their ``memories`` rows may come later in it. Return what was
+    stored, (rowid, stored form)."""
     matrix = embedder.embed_many([memory_text(r[1], r[2], r[3]) for r in new])
-    insert_vectors(
-        conn,
-        embedder.name,
-        [(r[0], blob) for r, blob in zip(new, pack_rows(matrix), strict=True)],
-    )
+    made = [(r[0], blob) for r, blob in zip(new, pack_rows(matrix), strict=True)]
+    insert_vectors(conn, embedder.name, made)
+    return made
 
 
 def insert_vectors(conn: sqlite3.Connection, model: str, made: Iterable[tuple[int, bytes]]) -> None:
@@ -153,7 +152,7 @@ def for_recall(
     rowids = np.fromiter(ordered, dtype=np.int64, count=len(ordered))
     matrix = stack_bytes([blobs[rowid] for rowid in ordered], embedder.dim)
     if complete and cache_dir is not None:
-        _write_cache(cache_dir, stamp, rowids, matrix, dir_mode=dir_mode, file_mode=file_mode)
+        write_cache(cache_dir, stamp, rowids, matrix, dir_mode=dir_mode, file_mode=file_mode)
     return rowids, matrix, left_out
 
 
@@ -190,7 +189,7 @@ def load(
     rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
     matrix = stack_bytes([r[1] for r in found], embedder.dim)
     if cache_dir is not None and complete:
-        _write_cache(cache_dir, stamp, rowids, matrix, dir_mode=dir_mode, file_mode=file_mode)
+        write_cache(cache_dir, stamp, rowids, matrix, dir_mode=dir_mode, file_mode=file_mode)
     return rowids, matrix
 
 
@@ -255,7 +254,7 @@ def computed(conn: sqlite3.Connection, embedder: Embedder) -> tuple[np.ndarray, 
     return rowids, prepare_matrix(np.asarray(vectors, dtype=np.float32))
 
 
-def _write_cache(
+def write_cache(
     cache_dir: Path,
     stamp: str,
     rowids: np.ndarray,

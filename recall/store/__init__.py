@@ -10,7 +10,8 @@ one job, each part building on the one before:
 - :mod:`~recall.store.vector_fill`: the semantic vectors a write makes;
 - :mod:`~recall.store.writes`: one new memory, a front-matter rewrite;
 - :mod:`~recall.store.changes`: pin, status, supersede, purge;
-- :mod:`~recall.store.bulk`: many memories in one batch (imports);
+- :mod:`~recall.store.bulk`: many memories in one batch (imports), written by
+  :mod:`~recall.store.batch` a chunk at a time;
 - :mod:`~recall.store.rebuild`: the index rebuilt from the files;
 - :mod:`~recall.store.results`: what a write reports back.
 """

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, Protocol
 
 from recall import privacy
 from recall.errors import StoreBusy, StoreUnavailable
@@ -54,6 +54,13 @@ def _plain_file(path: Path) -> bool:
         return True
     except OSError:
         return False
+
+
+class Finishing(Protocol):
+    """Work a committed write left running on a thread of its own."""
+
+    def wait(self) -> None:
+        """Return once it is done."""
 
 
 class StoreBase:
@@ -103,6 +110,10 @@ class StoreBase:
         self._pending: DeferredCheck | None = None
         """The check of the folder left running in a child by the index's opening, until its
         verdict is asked for (see :meth:`recall.store.opening.IndexOpening.settle`)."""
+        self._finishing: list[Finishing] = []
+        """What a bulk write left running on threads of its own once committed (its log copied
+        into the index file, the recall cache written), so that its caller's output is not kept
+        waiting for it: waited for by :meth:`finish_writes`, which :meth:`close` calls."""
 
     @property
     def scope(self) -> str:
@@ -120,11 +131,19 @@ class StoreBase:
         return self.location.memories_dir.is_dir()
 
     def close(self) -> None:
-        """Close the index connection (and give up on a deferred check of the folder)."""
+        """Close the index connection, once what a write left running is done (and give up on
+        a deferred check of the folder)."""
+        self.finish_writes()
         self._drop_pending()
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+    def finish_writes(self) -> None:
+        """Return once what a committed bulk write left running on its threads is done."""
+        finishing, self._finishing = self._finishing, []
+        for work in finishing:
+            work.wait()
 
     def _drop_pending(self) -> None:
         """Stop waiting for a deferred check of the folder (its child is reaped)."""

@@ -66,10 +66,15 @@ class MadeAhead:
         return found[1] if found is not None and found[0] == memory else None
 
     def store(
-        self, conn: sqlite3.Connection, embedder: Embedder, new: Sequence[tuple[int, Memory]]
+        self,
+        conn: sqlite3.Connection,
+        embedder: Embedder,
+        new: Sequence[tuple[int, Memory]],
+        stored: list[tuple[int, bytes]] | None = None,
     ) -> list[tuple[int, Memory]]:
         """Store the vectors made for the memories ``new`` (rowid, memory) when ``embedder``
-        is the one that made them, in the caller's transaction; return those left without."""
+        is the one that made them, in the caller's transaction; return those left without.
+        What is stored, (rowid, stored form), is added to ``stored`` too when given."""
         if self.embedder is None or self.embedder.name != embedder.name:
             return list(new)
         from recall.ranking.vectors import insert_vectors  # writes only: numpy comes with it
@@ -83,4 +88,6 @@ class MadeAhead:
             else:
                 found.append((rowid, blob))
         insert_vectors(conn, embedder.name, found)
+        if stored is not None:
+            stored.extend(found)
         return left

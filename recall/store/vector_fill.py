@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from recall import privacy
+from recall.store.cache_ahead import CachePlace
 from recall.store.reads import StoreReads
 
 if TYPE_CHECKING:
@@ -45,9 +46,14 @@ class VectorFilling(StoreReads):
         try:
             made = vectors.backfill(self.conn, embedder, progress)
             if cache and (made or written):
-                folder = self.location.base / "cache"
-                modes = (privacy.DIR_MODE, privacy.FILE_MODE) if self._private else (0o755, 0o644)
-                vectors.load(self.conn, embedder, folder, dir_mode=modes[0], file_mode=modes[1])
+                place = self.vector_cache_place()
+                vectors.load(
+                    self.conn,
+                    embedder,
+                    place.folder,
+                    dir_mode=place.dir_mode,
+                    file_mode=place.file_mode,
+                )
         except EmbedderFailed as error:
             self.notice(f"{error}; vectors are computed at the next write or reindex")
             return 0
@@ -57,6 +63,11 @@ class VectorFilling(StoreReads):
             self.notice(f"vectors not stored ({error}); recall computes them meanwhile")
             return 0
         return made
+
+    def vector_cache_place(self) -> CachePlace:
+        """Where the matrix a recall maps is cached, owner-only for a private store."""
+        modes = (privacy.DIR_MODE, privacy.FILE_MODE) if self._private else (0o755, 0o644)
+        return CachePlace(self.location.base / "cache", *modes)
 
     def batch_embedder(self) -> Embedder | None:
         """The embedder a bulk write makes its vectors with in its own transaction (and an
