@@ -1,7 +1,8 @@
 """Where a memory's symbol anchors are now, and whether their code changed since.
 
 Each anchor (``path::name``) gets one state, read from the genome's symbol index and its
-renames (indexed look-ups, no parsing, no git):
+renames (indexed look-ups, no parsing, no git), or, for a file the caller found the working tree
+holding otherwise than the index read it, from that file as parsed now (:mod:`.tree_reads`):
 
 - ``current``: the file still defines the name, and its body hash is the one recorded (or
   none was recorded);
