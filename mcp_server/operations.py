@@ -111,6 +111,7 @@ def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
     and ``anchor_suggestions`` for a gone one whose file defines names spelt close to it) as
     ``tether show --json`` gives them; reading the details counts as acting on it."""
     from recall.anchors.states import state_fields, states_of
+    from recall.anchors.tree_reads import tree_reads
     from recall.repo_signals import card_genome
 
     store, memory = ws.find(arguments.memory_id(memory_id))
@@ -126,7 +127,10 @@ def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
     # where its anchored symbols are now, as `tether show --json` says it; the genome's
     # notices (a refresh's) go to the server's log, as recall's do
     genome = card_genome(store, memory, notice=log.info) if memory.anchors else None
-    data.update(state_fields(states_of(memory.anchors, genome)))
+    # each anchor whose file the working tree holds otherwise than the index read it is
+    # resolved there, as `tether show` does
+    tree = tree_reads(genome, memory.anchors)
+    data.update(state_fields(states_of(memory.anchors, genome, tree=tree)))
     return data
 
 

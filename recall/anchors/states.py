@@ -1,7 +1,8 @@
 """Where a memory's symbol anchors are now, and whether their code changed since.
 
 Each anchor (``path::name``) gets one state, read from the genome's symbol index and its
-renames (indexed look-ups, no parsing, no git):
+renames (indexed look-ups, no parsing, no git), or, for a file the caller found the working tree
+holding otherwise than the index read it, from that file as parsed now (:mod:`.tree_reads`):
 
 - ``current``: the file still defines the name, and its body hash is the one recorded (or
   none was recorded);
@@ -32,6 +33,7 @@ from recall.anchors.defined_names import NamesIn, names_in
 from recall.anchors.prior import HadBefore
 from recall.anchors.suggest import close_symbols, renamed_in_place_fix, suggestion_field
 from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
+from recall.anchors.tree_reads import FileNow, TreeReads, candidates_now, names_now
 from recall.genome.limits import MAX_RELOCATION_CANDIDATES
 from recall.genome.symbols.extract import REGEX
 from recall.genome.symbols.grammars import reads
@@ -185,14 +187,17 @@ def _closeness(anchor: SymbolAnchor, hit: Located) -> tuple[int, int, int, str]:
     )
 
 
-def _here(conn: sqlite3.Connection, anchor: SymbolAnchor, parser: str) -> Located | str | None:
-    """The anchored file's definition of the name; ``UNKNOWN`` when the file is there but
-    cannot say (not read, the name ambiguous in it); None when it does not define it."""
+def _here(
+    conn: sqlite3.Connection, anchor: SymbolAnchor, parser: str, now: FileNow | None = None
+) -> Located | str | None:
+    """The anchored file's definition of the name (in ``now`` when given: the file as the
+    working tree holds it); ``UNKNOWN`` when the file is there but cannot say (not read, the
+    name ambiguous in it); None when it does not define it."""
     if parser.startswith("skipped"):
         return UNKNOWN
     wanted = normalize_name(anchor.name)
     leaf = leaf_of(wanted)
-    hits = named_in(conn, anchor.path, leaf)
+    hits = now.named(leaf) if now is not None else named_in(conn, anchor.path, leaf)
     exact = [hit for hit in hits if hit.name == wanted]
     if len(exact) > 1:
         return UNKNOWN  # defined twice in one scope (a redefinition, both sides of an #ifdef)
@@ -219,10 +224,11 @@ def resolve(
     renamed_to: RenamedTo | None = None,
     had_before: HadBefore | None = None,
     names: NamesIn | None = None,
+    tree: TreeReads | None = None,
 ) -> AnchorState:
     """The state of ``anchor`` in the genome whose index is ``conn`` (``names``: the names a
     file defines, for a ``gone`` anchor's closest ones; :func:`names_in` of ``conn`` when not
-    given).
+    given); the files of ``tree`` as the working tree holds them (:mod:`.tree_reads`).
 
     A definition of the name in another file is taken for the moved one when git saw the
     anchored file renamed to it, when its body is the recorded one, or when it is new there:
@@ -232,9 +238,11 @@ def resolve(
     file is still there, and any definition once it is gone."""
     if not reads(anchor.path) or not has_symbols(conn):
         return AnchorState(anchor, UNKNOWN)
-    parser = parser_of(conn, anchor.path)
+    tree = tree or {}
+    now = tree.get(anchor.path)
+    parser = parser_of(conn, anchor.path) if now is None else now.parser
     if parser is not None:
-        here = _here(conn, anchor, parser)
+        here = _here(conn, anchor, parser, now)
         if isinstance(here, str):
             return AnchorState(anchor, here)
         if here is not None:
@@ -248,9 +256,10 @@ def resolve(
                 return AnchorState(anchor, there)
             if there is not None:
                 return AnchorState(anchor, RELOCATED, there, _differs(anchor, there))
-    candidates = [hit for hit in find_anywhere(conn, anchor.name) if hit.path != anchor.path]
+    anywhere = candidates_now(find_anywhere(conn, anchor.name), anchor.name, tree)
+    candidates = [hit for hit in anywhere if hit.path != anchor.path]
     same_body = [hit for hit in candidates if anchor.body and hit.same_code(anchor.body)]
-    names = names if names is not None else names_in(conn)
+    names = names_now(names if names is not None else names_in(conn), tree)
     if len(candidates) > MAX_RELOCATION_CANDIDATES and not same_body:
         return _gone(anchor, parser is not None, names)
     if not same_body:
@@ -284,10 +293,11 @@ def resolve_all(
     renamed_to: RenamedTo | None,
     had_before: HadBefore | None = None,
     names: NamesIn | None = None,
+    tree: TreeReads | None = None,
 ) -> list[AnchorState]:
     """:func:`resolve` of each anchor, in order, each file's names asked once."""
     names = names if names is not None else names_in(conn)
-    return [resolve(conn, anchor, renamed_to, had_before, names) for anchor in anchors]
+    return [resolve(conn, anchor, renamed_to, had_before, names, tree) for anchor in anchors]
 
 
 def indexed_head(conn: sqlite3.Connection) -> str | None:
@@ -298,26 +308,32 @@ def indexed_head(conn: sqlite3.Connection) -> str | None:
 
 
 def states_of(
-    anchors: tuple[SymbolAnchor, ...], genome: Any | None, names: NamesIn | None = None
+    anchors: tuple[SymbolAnchor, ...],
+    genome: Any | None,
+    names: NamesIn | None = None,
+    tree: TreeReads | None = None,
 ) -> list[AnchorState]:
     """The state of each anchor in ``genome`` (a :class:`recall.genome.Genome`); all
     ``unknown`` without one (a global store, a folder outside git). ``names``: the
-    :func:`names_in` of the genome's index to share across calls (``doctor``)."""
+    :func:`names_in` of the genome's index to share across calls (``doctor``); ``tree``: the
+    anchored files the working tree holds otherwise than the index read them
+    (:func:`recall.anchors.tree_reads.tree_reads`), whose anchors are resolved there."""
     conn = getattr(genome, "conn", None)
     if conn is None:
         return [AnchorState(anchor, UNKNOWN) for anchor in anchors]
     history = prior.had_before(getattr(genome, "repo_root", None), indexed_head(conn))
-    return resolve_all(conn, anchors, getattr(genome, "renamed_to", None), history, names)
+    renamed_to = getattr(genome, "renamed_to", None)
+    return resolve_all(conn, anchors, renamed_to, history, names, tree)
 
 
 def moved_anchors(
-    memory: Any, genome: Any | None, names: NamesIn | None = None
+    memory: Any, genome: Any | None, names: NamesIn | None = None, tree: TreeReads | None = None
 ) -> list[AnchorState]:
     """The anchors of ``memory`` that need a look: relocated, changed or gone (``doctor``;
-    ``names`` as :func:`states_of` takes it)."""
+    ``names`` and ``tree`` as :func:`states_of` takes them)."""
     if not memory.anchors:
         return []
-    states = states_of(memory.anchors, genome, names)
+    states = states_of(memory.anchors, genome, names, tree)
     return [s for s in states if s.state not in (CURRENT, UNKNOWN)]
 
 

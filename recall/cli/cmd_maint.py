@@ -18,6 +18,7 @@ from recall.anchors.states import (
 )
 from recall.anchors.suggest import SUGGESTIONS_KEY
 from recall.anchors.symbols import anchors_to_field
+from recall.anchors.tree_reads import tree_reads
 from recall.cli.context import CommandContext
 from recall.cli.doctor_place import FindingPlace
 from recall.cli.maint_messages import dead_message, drift_message
@@ -226,7 +227,9 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             continue
         tree: list[str] | None = None  # listed once, for the first dead reference
         names = genome_names(genome)  # each file's names read once, for gone anchors only
-        for memory in store.list(status="active"):
+        memories = store.list(status="active")
+        tree = tree_reads(genome, [a for memory in memories for a in memory.anchors])
+        for memory in memories:
             dead = dead_reference(memory, genome)
             found = None if dead else drift(with_lifecycle_keys(store, memory), genome)
             at = FindingPlace(store, memory.id)
@@ -254,7 +257,7 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 message = at.line("files", drift_message(found))
                 data.append({**at.entry("drift"), **found.to_dict(), "message": message})
                 lines.append(message)
-            for state in moved_anchors(memory, genome, names):
+            for state in moved_anchors(memory, genome, names, tree):
                 said = f"{memory.id}: symbol {state.describe()}{state.advice(memory.id)}"
                 message = at.line("anchors", said)
                 found = state.to_dict()  # its path, where the symbol is now, as symbol_path

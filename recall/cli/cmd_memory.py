@@ -9,6 +9,7 @@ from recall.anchors.guards import check_guard
 from recall.anchors.states import state_fields, states_of
 from recall.anchors.suggest import anchor_fields
 from recall.anchors.symbols import SEPARATOR, split_anchor_options
+from recall.anchors.tree_reads import tree_reads
 from recall.anchors.write import bare_name_anchor, record_anchors, refuse_separator_files
 from recall.cli.context import CommandContext
 from recall.cli.maint_messages import drift_message
@@ -306,7 +307,7 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
     full = with_lifecycle_keys(store, memory)  # confirmed / former_files live in the file only
     genome = card_genome(store, memory, notice=ctx.notice)
     spot = drift(full, genome) if genome is not None else None
-    states = states_of(memory.anchors, genome)
+    states = states_of(memory.anchors, genome, tree=tree_reads(genome, memory.anchors))
     moved = files_now(memory, genome) if genome is not None and store.repo_root else {}
     former = full.extra.get(FORMER_FILES_KEY) or []
     data = {**memory.to_dict(), "scope": store.scope, "path": path, "usage": usage}

@@ -3,7 +3,9 @@ does: ``anchor_states`` for each anchor, and for one gone from a file that now d
 spelt close to it (renamed where it is), those names in ``anchor_suggestions``; the same
 fields, computed the same way, so an agent reading a gotcha is told its symbol is gone.
 ``memory_recall`` tells it too: a hit anchored to a symbol the code no longer defines lists it
-in ``anchors_gone``, and its ``note`` points to ``memory_get`` for the closest names."""
+in ``anchors_gone``, and its ``note`` points to ``memory_get`` for the closest names. A file
+the working tree holds otherwise than the index read it (a rename not committed yet) is read
+there by ``memory_get``, as by ``show`` and ``check``."""
 
 from __future__ import annotations
 
@@ -52,6 +54,27 @@ async def test_memory_get_names_a_symbol_renamed_in_place_as_show_does(
     assert (state["symbol"], state["state"]) == ("src/core.py::Store.save", "current")
     assert "anchor_suggestions" not in current
     assert {key: current[key] for key in FIELDS if key in current} == shown(cli, other)
+
+
+async def test_memory_get_reads_a_rename_not_committed_from_the_working_tree(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    done = cli("remember", "sessions load by path", "-c", "gotcha", "--anchor", ANCHOR, "--json")
+    assert done.code == 0, done.stderr
+    memory_id = done.json()["id"]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a memory")
+    assert cli("index").code == 0
+    async with mcp_client(repo) as client:
+        before = await call(client, "memory_get", id=memory_id)
+        core = repo / "src/core.py"  # renamed in the working tree only, as `check` reads it
+        core.write_text(core.read_text().replace("def load_session(", "def load_sessions("))
+        after = await call(client, "memory_get", id=memory_id)
+    assert [s["state"] for s in before["anchor_states"]] == ["current"]
+    [state] = after["anchor_states"]
+    assert (state["symbol"], state["state"]) == (ANCHOR, "gone")
+    assert after["anchor_suggestions"] == {ANCHOR: ["load_sessions"]}
+    assert {key: after[key] for key in FIELDS} == shown(cli, memory_id)
 
 
 def by_id(found: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -75,6 +75,12 @@ def _matches(found: list[Located], name: str) -> list[Located]:
     return [hits[0] for hits in per_file.values() if len(hits) == 1]
 
 
+def among(found: list[Located], name: str) -> list[Located]:
+    """The definitions of ``found`` that ``name`` stands for, as :func:`find_anywhere` picks
+    them (exactly named, else by the tail of their qualified name)."""
+    return _matches(found, normalize_name(name))
+
+
 def find_in(conn: sqlite3.Connection, path: str, name: str) -> Located | None:
     """The definition of ``name`` in ``path`` (the first, when a file defines it twice)."""
     wanted = normalize_name(name)
@@ -120,6 +126,21 @@ def parser_of(conn: sqlite3.Connection, path: str) -> str | None:
     except sqlite3.OperationalError:
         return None
     return None if row is None else str(row[0] or "")
+
+
+def keys_of(conn: sqlite3.Connection, paths: Iterable[str]) -> dict[str, str]:
+    """The content key the index read each of ``paths`` under (see
+    :func:`recall.genome.symbols.index.symbol_key`); a path it holds no such file for is left
+    out."""
+    try:
+        rows = conn.execute(
+            "SELECT path, key FROM genome_symbol_files "
+            "WHERE path IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(set(paths))),),
+        ).fetchall()
+    except sqlite3.OperationalError:
+        return {}
+    return {str(path): str(key) for path, key in rows}
 
 
 def named_in(conn: sqlite3.Connection, path: str, leaf: str) -> list[Located]:

@@ -1,0 +1,107 @@
+"""An anchored symbol renamed or edited in the working tree, not committed nor indexed yet, is
+said the same way by every command: ``check`` reads the working tree, and so do ``show`` (text
+and ``--json``) and ``doctor`` for an anchored file the working tree holds otherwise than the
+symbol index read it (the index follows HEAD and git's index, so it still holds the old name)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import CliResult, git, make_repo
+
+from tests.anchors.test_anchor_suggestions import CORE_PY, GONE_SAID, remember, renamed_fix
+
+ANCHOR = "src/core.py::load_session"
+SAVE = "src/core.py::Store.save"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", {"src/core.py": CORE_PY})
+
+
+def indexed_memories(repo: Path, cli: Callable[..., CliResult]) -> tuple[str, str]:
+    """A memory anchored to load_session and one to Store.save, committed and indexed: ids."""
+    renamed = remember(cli, "--anchor", ANCHOR).json()["id"]
+    kept = cli("remember", "saves are atomic", "-c", "gotcha", "--json", "--anchor", SAVE)
+    assert kept.code == 0, kept.stderr
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "two memories")
+    assert cli("index").code == 0
+    return renamed, kept.json()["id"]
+
+
+def edit_core(repo: Path, old: str, new: str) -> None:
+    """Replace ``old`` with ``new`` in src/core.py, in the working tree only."""
+    core = repo / "src/core.py"
+    core.write_text(core.read_text().replace(old, new))
+
+
+def anchor_entries(cli: Callable[..., CliResult]) -> list[dict[str, object]]:
+    """The anchor findings of ``doctor --json``."""
+    return [entry for entry in cli("doctor", "--json").json() if entry["kind"] == "anchor"]
+
+
+def test_a_rename_not_committed_is_gone_in_show_and_doctor_as_in_check(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id, other = indexed_memories(repo, cli)
+    edit_core(repo, "def load_session(", "def load_sessions(")
+    [review] = cli("check", "--json").json()["review"]
+    assert review["anchor_suggestions"] == {ANCHOR: ["load_sessions"]}
+    shown = cli("show", memory_id, "--json").json()
+    assert [s["state"] for s in shown["anchor_states"]] == ["gone"]
+    assert shown["anchor_suggestions"] == review["anchor_suggestions"]
+    card = " ".join(cli("show", memory_id).stdout.split())
+    assert GONE_SAID in card and renamed_fix(memory_id) in card
+    [entry] = anchor_entries(cli)  # the other anchor is still current
+    assert (entry["id"], entry["state"]) == (memory_id, "gone")
+    assert entry["anchor_suggestions"] == {ANCHOR: ["load_sessions"]}
+    assert GONE_SAID in " ".join(cli("doctor").stdout.split())
+    still = cli("show", other, "--json").json()
+    [state] = still["anchor_states"]
+    assert (state["state"], state["lines"]) == ("current", [2, 3])
+
+
+def test_an_edit_not_committed_is_a_change_at_its_lines_now(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id, _ = indexed_memories(repo, cli)
+    edit_core(repo, "def load_session(path):\n", "\n\ndef load_session(path):\n    path += 1\n")
+    assert "the change edits load_session" in cli("check").stdout
+    [state] = cli("show", memory_id, "--json").json()["anchor_states"]
+    assert (state["state"], state["changed"], state["lines"]) == ("changed", True, [11, 13])
+    [entry] = anchor_entries(cli)
+    assert (entry["id"], entry["state"], entry["symbol_path"]) == (
+        memory_id,
+        "changed",
+        "src/core.py",
+    )
+
+
+def test_a_file_indexed_while_edited_is_read_anew_once_edited_again(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    # the index reads a file that differs from git's index as it is then, known by its size
+    # and time: edited again since, the file is read anew
+    memory_id, _ = indexed_memories(repo, cli)
+    edit_core(repo, "class Store:\n", "# stores\nclass Store:\n")
+    assert cli("index").code == 0
+    [state] = cli("show", memory_id, "--json").json()["anchor_states"]
+    assert (state["state"], state["lines"]) == ("current", [10, 11])
+    edit_core(repo, "def load_session(", "def load_sessions(")
+    shown = cli("show", memory_id, "--json").json()
+    assert [s["state"] for s in shown["anchor_states"]] == ["gone"]
+    assert shown["anchor_suggestions"] == {ANCHOR: ["load_sessions"]}
+
+
+def test_a_file_deleted_and_not_committed_leaves_no_names_to_offer(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id, _ = indexed_memories(repo, cli)
+    (repo / "src/core.py").unlink()
+    shown = cli("show", memory_id, "--json").json()
+    assert [s["state"] for s in shown["anchor_states"]] == ["gone"]
+    assert "anchor_suggestions" not in shown
