@@ -228,7 +228,8 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
         tree: list[str] | None = None  # listed once, for the first dead reference
         names = genome_names(genome)  # each file's names read once, for gone anchors only
         memories = store.list(status="active")
-        tree = tree_reads(genome, [a for memory in memories for a in memory.anchors])
+        # the anchored files the working tree holds otherwise than the index read them
+        now = tree_reads(genome, [a for memory in memories for a in memory.anchors])
         for memory in memories:
             dead = dead_reference(memory, genome)
             found = None if dead else drift(with_lifecycle_keys(store, memory), genome)
@@ -257,7 +258,7 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 message = at.line("files", drift_message(found))
                 data.append({**at.entry("drift"), **found.to_dict(), "message": message})
                 lines.append(message)
-            for state in moved_anchors(memory, genome, names, tree):
+            for state in moved_anchors(memory, genome, names, now):
                 said = f"{memory.id}: symbol {state.describe()}{state.advice(memory.id)}"
                 message = at.line("anchors", said)
                 found = state.to_dict()  # its path, where the symbol is now, as symbol_path
