@@ -3,10 +3,13 @@
 A recalled gotcha about ``parse_header`` misleads an agent once ``parse_header`` is gone. The
 server's recall engine holds the project's genome, brought up to date with its symbol index
 before each recall, so each returned hit's anchors are resolved in it as ``memory_get``
-resolves them (:func:`recall.anchors.states.states_of`): a hit with an anchor resolved as
+resolves them (:func:`recall.anchors.states.states_of`), an anchored file the working tree
+holds otherwise than the index read it (a function renamed and not committed yet) read from the
+working tree, as ``memory_get`` and ``tether check`` read it: a hit with an anchor resolved as
 ``gone`` carries ``anchors_gone``, and its ``note`` says that ``memory_get`` names the
 closest names its file defines now. Only the hits returned are looked at, after ranking (the
-ranking is not touched), and only those with anchors: a hit without any costs nothing.
+ranking is not touched), and only those with anchors: a hit without any costs nothing, and
+each anchored file of the hits is read once for them all (:func:`hits_tree`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from recall.anchors.states import GONE, AnchorState, states_of
+from recall.anchors.tree_reads import TreeReads, tree_reads
 from recall.locations import PROJECT
 
 if TYPE_CHECKING:
@@ -28,6 +32,23 @@ def symbol_index(repo: RepoSignals | None) -> RepoSignals | None:
     if getattr(repo, "conn", None) is None or not getattr(repo, "symbols", False):
         return None
     return repo
+
+
+def _looked_up(found: Hit) -> bool:
+    """Whether the anchors of ``found`` are looked up: it has some, and is of the project."""
+    return bool(found.memory.anchors) and found.scope == PROJECT
+
+
+def hits_tree(hits: Sequence[Hit], repo: RepoSignals | None) -> TreeReads:
+    """The anchored files of ``hits`` (those whose anchors are looked up) that the working
+    tree holds otherwise than the symbol index of ``repo`` read them, each read once; none
+    without such an index."""
+    genome = symbol_index(repo)
+    if genome is None:
+        return {}
+    return tree_reads(
+        genome, [a for found in hits if _looked_up(found) for a in found.memory.anchors]
+    )
 
 
 def gone_note(memory_id: str, states: Sequence[AnchorState]) -> str:
@@ -44,17 +65,18 @@ def gone_note(memory_id: str, states: Sequence[AnchorState]) -> str:
 
 
 def with_gone_anchors(
-    shown: dict[str, Any], found: Hit, repo: RepoSignals | None
+    shown: dict[str, Any], found: Hit, repo: RepoSignals | None, tree: TreeReads | None = None
 ) -> dict[str, Any]:
     """``shown`` (the hit ``found`` as returned) with ``anchors_gone`` (its memory's anchors
-    the genome ``repo`` resolves as gone, in the memory's order) and that said in ``note``,
-    when there are any; else ``shown`` as it is. A memory of the global store belongs to no
-    repository: its anchors are not looked up, as ``memory_get`` does not."""
+    the genome ``repo`` resolves as gone, in the memory's order, the files of ``tree`` as the
+    working tree holds them: :func:`hits_tree`) and that said in ``note``, when there are any;
+    else ``shown`` as it is. A memory of the global store belongs to no repository: its
+    anchors are not looked up, as ``memory_get`` does not."""
     memory = found.memory
     genome = symbol_index(repo)
-    if not memory.anchors or found.scope != PROJECT or genome is None:
+    if not _looked_up(found) or genome is None:
         return shown
-    states = states_of(memory.anchors, genome)
+    states = states_of(memory.anchors, genome, tree=tree)
     gone = [state.anchor.text for state in states if state.state == GONE]
     if not gone:
         return shown

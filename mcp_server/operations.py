@@ -12,7 +12,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcp_server import arguments, results
-from mcp_server.gone_anchors import with_gone_anchors
+from mcp_server.gone_anchors import hits_tree, with_gone_anchors
 from mcp_server.guard_keeping import keeps_the_guard
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from mcp_server.query_notes import empty_query_note
@@ -90,10 +90,14 @@ def recall(
     allowed = gate.hits(found.hits)
     hits = allowed[:limit]
     record_shown(stores, hits, session=ws.session_id, origin="mcp")
+    # anchors the code no longer defines, looked up in the genome recall ranked with, their
+    # files read from the working tree where it holds them otherwise than the index read them
+    tree = hits_tree(hits, recaller.repo)
     done = {
-        # anchors the code no longer defines, looked up in the genome recall ranked with
         "results": [
-            with_gone_anchors(results.hit(h, _file(stores, h.scope, h.memory)), h, recaller.repo)
+            with_gone_anchors(
+                results.hit(h, _file(stores, h.scope, h.memory)), h, recaller.repo, tree
+            )
             for h in hits
         ],
         "query": found.query_text,

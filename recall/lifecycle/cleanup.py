@@ -13,13 +13,14 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Final
 
 from recall.agent_text import for_agent, marked
 from recall.anchors.defined_names import genome_names
 from recall.anchors.states import moved_anchors
+from recall.anchors.tree_reads import tree_reads
 from recall.clock import format_timestamp, now
 from recall.errors import BadInput
 from recall.lifecycle import (
@@ -148,7 +149,7 @@ def candidates(
         batch = judged[start : start + DRIFT_BATCH]
         found.extend(_judge(store, genome, at, batch))
     found.sort(key=lambda c: (-c.score, c.memory.id))
-    return found
+    return _with_symbols(found, genome)
 
 
 def _judge(
@@ -160,7 +161,6 @@ def _judge(
     """The stale candidates among one batch of memories that may be stale."""
     found: list[Candidate] = []
     counted = _commit_counts(genome, [keyed for *_, keyed in batch if keyed is not None])
-    names = genome_names(genome)  # each file's names read once for the batch's gone anchors
     for memory, facts, dead, keyed in batch:
         drifting = keyed is not None and drift(keyed, genome, counted=counted) is not None
         reasons = stale_reasons(facts, at, dead=dead, drifting=drifting)
@@ -176,10 +176,27 @@ def _judge(
                 facts.surfaced,
                 facts.acted,
                 None if math.isnan(idle) else idle,
-                tuple(state.describe() for state in moved_anchors(memory, genome, names)),
             )
         )
     return found
+
+
+def _with_symbols(found: list[Candidate], genome: Any | None) -> list[Candidate]:
+    """``found`` with the anchors of each that moved, changed or went said in ``symbols``,
+    each anchored file read once for them all: from the working tree where it holds the file
+    otherwise than the symbol index read it (a function renamed and not committed yet), as
+    ``tether show`` and ``tether check`` read it."""
+    anchors = [anchor for candidate in found for anchor in candidate.memory.anchors]
+    if not anchors:
+        return found
+    names = genome_names(genome)  # each file's names read once, for gone anchors only
+    tree = tree_reads(genome, anchors)
+
+    def said(candidate: Candidate) -> Candidate:
+        states = moved_anchors(candidate.memory, genome, names, tree)
+        return replace(candidate, symbols=tuple(state.describe() for state in states))
+
+    return [said(candidate) for candidate in found]
 
 
 def _commit_counts(

@@ -1,7 +1,8 @@
 """An anchored symbol renamed or edited in the working tree, not committed nor indexed yet, is
 said the same way by every command: ``check`` reads the working tree, and so do ``show`` (text
-and ``--json``) and ``doctor`` for an anchored file the working tree holds otherwise than the
-symbol index read it (the index follows HEAD and git's index, so it still holds the old name)."""
+and ``--json``), ``doctor`` and the ``cleanup`` review for an anchored file the working tree
+holds otherwise than the symbol index read it (the index follows HEAD and git's index, so it
+still holds the old name)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,21 @@ def test_a_rename_not_committed_is_gone_in_show_and_doctor_as_in_check(
     still = cli("show", other, "--json").json()
     [state] = still["anchor_states"]
     assert (state["state"], state["lines"]) == ("current", [2, 3])
+
+
+def test_the_cleanup_review_says_a_rename_not_committed_gone_as_show_does(
+    repo: Path, cli: Callable[..., CliResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TETHER_NOW", "2026-01-01T00:00:00+00:00")  # written long before
+    memory_id, other = indexed_memories(repo, cli)
+    edit_core(repo, "def load_session(", "def load_sessions(")
+    later = {"TETHER_NOW": "2028-01-01T00:00:00+00:00"}  # both idle since: both reviewed
+    listed = {c["id"]: c for c in cli("cleanup", "--json", env=later).json()["candidates"]}
+    said = "src/core.py::load_session: gone; did you mean load_sessions?"
+    assert (listed[memory_id]["symbols"], listed[other]["symbols"]) == ([said], [])
+    review = cli("cleanup", "--interactive", stdin="s\ns\n", env=later)  # both skipped
+    assert review.code == 0, review.stderr
+    assert f"symbol {said}" in review.stdout
 
 
 def test_an_edit_not_committed_is_a_change_at_its_lines_now(

@@ -5,7 +5,7 @@ fields, computed the same way, so an agent reading a gotcha is told its symbol i
 ``memory_recall`` tells it too: a hit anchored to a symbol the code no longer defines lists it
 in ``anchors_gone``, and its ``note`` points to ``memory_get`` for the closest names. A file
 the working tree holds otherwise than the index read it (a rename not committed yet) is read
-there by ``memory_get``, as by ``show`` and ``check``."""
+there by ``memory_get`` and for ``anchors_gone``, as by ``show`` and ``check``."""
 
 from __future__ import annotations
 
@@ -113,6 +113,32 @@ async def test_a_kept_engine_sees_a_symbol_renamed_between_two_recalls(
         after = await call(client, "memory_recall", files=["src/core.py"])
     assert "anchors_gone" not in by_id(before)[done.json()["id"]]
     assert by_id(after)[done.json()["id"]]["anchors_gone"] == [ANCHOR]
+
+
+async def test_memory_recall_reads_a_rename_not_committed_from_the_working_tree(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    done = cli("remember", "sessions load by path", "-c", "gotcha", "--anchor", ANCHOR, "--json")
+    assert done.code == 0, done.stderr
+    kept = cli(
+        "remember", "saves are atomic", "-c", "gotcha", "--anchor", "src/core.py::Store.save"
+    )
+    assert kept.code == 0, kept.stderr  # anchored in the same file, still defined there
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "two memories")
+    assert cli("index").code == 0
+    async with mcp_client(repo) as client:
+        before = by_id(await call(client, "memory_recall", files=["src/core.py"]))
+        core = repo / "src/core.py"  # renamed in the working tree only: neither staged nor indexed
+        core.write_text(core.read_text().replace("def load_session(", "def load_sessions("))
+        after = by_id(await call(client, "memory_recall", files=["src/core.py"]))
+        got = await call(client, "memory_get", id=done.json()["id"])
+    assert all("anchors_gone" not in hit for hit in before.values())
+    gone = after.pop(done.json()["id"])
+    assert gone["anchors_gone"] == [ANCHOR] == [s["symbol"] for s in got["anchor_states"]]
+    assert f"memory_get with id {done.json()['id']!r} names the symbols" in gone["note"]
+    [current] = after.values()
+    assert "anchors_gone" not in current and "note" not in current
 
 
 async def test_outside_a_repository_an_anchored_hit_is_returned_as_it_is(tmp_path: Path) -> None:
