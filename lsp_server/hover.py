@@ -13,6 +13,7 @@ from lsp_server.documents import Shown
 from lsp_server.positions import contains
 from lsp_server.roots import Root
 from recall.anchors.states import states_of
+from recall.anchors.tree_reads import tree_reads
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -25,7 +26,10 @@ def card_for(root: Root, shown: Shown, *, markdown: bool) -> str:
     store = root.store_of_scope(hit.scope)
     path = _shown_path(store.path_of(memory.id), store.repo_root) if store is not None else ""
     commands = cards.cli_commands(memory)
-    states = states_of(memory.anchors, root.signals())
+    genome = root.signals()
+    # an anchored file saved since the index read it (a function renamed and not yet staged)
+    # is read from disk, as `tether show` reads it
+    states = states_of(memory.anchors, genome, tree=tree_reads(genome, memory.anchors))
     symbols = [s.describe() + s.renamed_fix(memory.id) for s in states]
     facts = cards.CardFacts(
         scope=hit.scope, receipt=hit.receipt, path=path, commands=commands, symbols=symbols

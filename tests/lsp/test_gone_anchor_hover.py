@@ -51,3 +51,34 @@ async def test_the_hover_names_what_a_gone_anchor_is_now(
         f"`tether supersede {ws.decision} SUMMARY --anchor src/store.py::NAME` ties the memory "
         "to it"
     ) in card
+
+
+@pytest.fixture
+def ws_saved(tmp_path: Path) -> workspace.Workspace:
+    """The test repository, its genome indexed with load_session, then load_session renamed to
+    load_sessions in the file on disk only: saved, not staged nor committed."""
+    built = workspace.build(tmp_path / "repo")
+    store = built.open_store()
+    try:
+        memory_id = remember_loader_gotcha(store, built.root)
+        Genome(built.root, store.conn).refresh()
+    finally:
+        store.close()
+    text = built.store_py.read_text().replace("def load_session(", "def load_sessions(")
+    built.store_py.write_text(text)
+    return replace(built, decision=memory_id)
+
+
+async def test_the_hover_reads_a_rename_saved_and_not_committed(
+    lsp_one: Session, ws_saved: workspace.Workspace
+) -> None:
+    ws = ws_saved
+    await lsp_one.open(ws.store_py)
+    [diagnostic] = [d for d in lsp_one.diagnostics(ws.store_py) if d.code == ws.decision]
+    start = diagnostic.range.start
+    hover = await lsp_one.hover(ws.store_py, start.line, start.character)
+    assert hover is not None
+    card = str(hover.contents.value if hasattr(hover.contents, "value") else hover.contents)
+    card = " ".join(card.replace("\\", "").split())
+    # as `tether show` says it: the file on disk defines the name no more
+    assert "src/store.py::load_session: gone; did you mean load_sessions or save_session?" in card
