@@ -37,23 +37,11 @@ class Carried:
 
 
 class Followed(NamedTuple):
-    """Where anchors whose file is gone are now (:func:`followed_anchors`), and the
+    """Where anchors whose file is gone are now (:func:`following`), and the
     repository's signals read to find it (None when none was gone: nothing was opened)."""
 
     moves: dict[SymbolAnchor, SymbolAnchor]
     signals: RepoSignals | None
-
-
-def followed_anchors(
-    store: MemoryStore,
-    anchors: Iterable[SymbolAnchor],
-    *,
-    notice: Callable[[str], None],
-    refresh: bool = True,
-    opened: RepoSignals | None = None,
-) -> dict[SymbolAnchor, SymbolAnchor]:
-    """:func:`following` ``anchors``: where the ones whose file is gone are now."""
-    return following(store, anchors, notice=notice, refresh=refresh, opened=opened).moves
 
 
 def following(
@@ -111,7 +99,7 @@ def carry_anchors(
     the rule of this module; ``guarded`` when the old memory's guard carries over. A note for
     each one carried to its new place, and for each one dropped, telling to give it with
     ``keep_with`` (how the command takes an anchor) to keep it. ``notice`` and ``refresh``
-    are for reading where a definition went (:func:`followed_anchors`)."""
+    are for reading where a definition went (:func:`following`)."""
     anchors = tuple(anchors)  # read twice
     named = set(files)
     root = store.repo_root

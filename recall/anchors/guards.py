@@ -194,7 +194,7 @@ def narrowed(
     following it (:func:`recall.lifecycle.dead.renames`), to its name now: a file is weighed,
     and named, as it is now (``NEW (OLD in the memory)``), so that the new memory naming it by
     either name keeps it guarded. ``moved`` maps each of ``old``'s anchors whose definition
-    went to another file (:func:`recall.anchors.carry.followed_anchors`) to it there: a
+    went to another file (:func:`recall.anchors.carry.following`) to it there: a
     guarded symbol the new memory covers where it is now is not left out."""
     anchors = tuple(anchors)  # read twice
     renamed = renamed or {}
@@ -271,11 +271,11 @@ def narrowed_now(replacement: Replacement) -> tuple[list[str], list[str]]:
     guarded; one left out is named as it is now: :func:`recall.lifecycle.dead.renames`), then
     through where the definitions of its anchors in files gone from the working tree are now
     (a guarded symbol anchored where it moved stays guarded, as a supersede carries it: see
-    :func:`recall.anchors.carry.followed_anchors`). The history is read only when the guard
+    :func:`recall.anchors.carry.following`). The history is read only when the guard
     seems narrowed: most supersedes never read it. The repository's signals are opened once
     for both (the symbol index read only when a definition is looked for), or not at all
     when the replacement comes with them ``opened``."""
-    from recall.anchors.carry import followed_anchors
+    from recall.anchors.carry import following
     from recall.lifecycle.dead import renames
     from recall.repo_signals import open_repo_signals
 
@@ -292,7 +292,7 @@ def narrowed_now(replacement: Replacement) -> tuple[list[str], list[str]]:
         left = replacement.left_out(renamed)
     if not any(left):
         return left
-    moved = followed_anchors(store, old.anchors, notice=notice, refresh=refresh, opened=signals)
+    moved = following(store, old.anchors, notice=notice, refresh=refresh, opened=signals).moves
     return replacement.left_out(renamed, moved) if moved else left
 
 

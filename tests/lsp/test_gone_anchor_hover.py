@@ -35,16 +35,21 @@ def ws(tmp_path: Path) -> workspace.Workspace:
     return replace(built, decision=memory_id)  # the anchored memory's id, under a spare name
 
 
+async def _hover_card(lsp: Session, ws: workspace.Workspace) -> str:
+    """The hover card at the anchored memory's diagnostic in src/store.py, on one line."""
+    await lsp.open(ws.store_py)
+    [diagnostic] = [d for d in lsp.diagnostics(ws.store_py) if d.code == ws.decision]
+    start = diagnostic.range.start
+    hover = await lsp.hover(ws.store_py, start.line, start.character)
+    assert hover is not None
+    card = str(hover.contents.value if hasattr(hover.contents, "value") else hover.contents)
+    return " ".join(card.replace("\\", "").split())
+
+
 async def test_the_hover_names_what_a_gone_anchor_is_now(
     lsp_one: Session, ws: workspace.Workspace
 ) -> None:
-    await lsp_one.open(ws.store_py)
-    [diagnostic] = [d for d in lsp_one.diagnostics(ws.store_py) if d.code == ws.decision]
-    start = diagnostic.range.start
-    hover = await lsp_one.hover(ws.store_py, start.line, start.character)
-    assert hover is not None
-    card = str(hover.contents.value if hasattr(hover.contents, "value") else hover.contents)
-    card = " ".join(card.replace("\\", "").split())
+    card = await _hover_card(lsp_one, ws)
     # closest first: save_session is spelt close enough to be offered too
     assert "src/store.py::load_session: gone; did you mean load_sessions or save_session?" in card
     assert (
@@ -72,13 +77,6 @@ def ws_saved(tmp_path: Path) -> workspace.Workspace:
 async def test_the_hover_reads_a_rename_saved_and_not_committed(
     lsp_one: Session, ws_saved: workspace.Workspace
 ) -> None:
-    ws = ws_saved
-    await lsp_one.open(ws.store_py)
-    [diagnostic] = [d for d in lsp_one.diagnostics(ws.store_py) if d.code == ws.decision]
-    start = diagnostic.range.start
-    hover = await lsp_one.hover(ws.store_py, start.line, start.character)
-    assert hover is not None
-    card = str(hover.contents.value if hasattr(hover.contents, "value") else hover.contents)
-    card = " ".join(card.replace("\\", "").split())
+    card = await _hover_card(lsp_one, ws_saved)
     # as `tether show` says it: the file on disk defines the name no more
     assert "src/store.py::load_session: gone; did you mean load_sessions or save_session?" in card
