@@ -45,7 +45,7 @@ def hits_tree(hits: Sequence[Hit], repo: RepoSignals | None) -> TreeReads:
     without such an index."""
     genome = symbol_index(repo)
     if genome is None:
-        return {}
+        return TreeReads()
     return tree_reads(
         genome, [a for found in hits if _looked_up(found) for a in found.memory.anchors]
     )

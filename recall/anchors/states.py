@@ -238,7 +238,7 @@ def resolve(
     file is still there, and any definition once it is gone."""
     if not reads(anchor.path) or not has_symbols(conn):
         return AnchorState(anchor, UNKNOWN)
-    tree = tree or {}
+    tree = tree if tree is not None else {}
     now = tree.get(anchor.path)
     parser = parser_of(conn, anchor.path) if now is None else now.parser
     if parser is not None:

@@ -26,6 +26,12 @@ MAX_PACKAGE_FILES: Final = 200
 # name defined in more files than this (``init``, ``main``) is too common to say where it went.
 MAX_RELOCATION_CANDIDATES: Final = 8
 
+# Files the working tree changed or added since the index read it, parsed to see whether an
+# anchored name went into one of them: a move touches a few files, and this many of a usual
+# size parse in about 0.2 s, which a show or a hover can wait; past them (a generated folder
+# not ignored) the move is not looked for.
+MAX_CHANGED_FILES_READ: Final = 64
+
 # tree-sitter parses with Python's lock released, so a full symbol build splits its files
 # between this many threads; more would only contend with git and the history read.
 PARSE_THREADS: Final = 2

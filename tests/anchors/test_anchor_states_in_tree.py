@@ -121,3 +121,102 @@ def test_a_file_deleted_and_not_committed_leaves_no_names_to_offer(
     shown = cli("show", memory_id, "--json").json()
     assert [s["state"] for s in shown["anchor_states"]] == ["gone"]
     assert "anchor_suggestions" not in shown
+
+
+SESSION = "def load_session(path):\n    return path\n"
+
+
+def move_out(repo: Path, into: str, before: str = "") -> None:
+    """Move load_session out of src/core.py into ``into`` (after ``before``), in the working
+    tree only."""
+    edit_core(repo, SESSION, "")
+    (repo / into).parent.mkdir(parents=True, exist_ok=True)
+    (repo / into).write_text(before + "\n\n" + SESSION)
+
+
+def committed(repo: Path, files: dict[str, str]) -> None:
+    """Add ``files`` to ``repo`` in a commit of their own."""
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "more files")
+
+
+def test_a_move_into_a_tracked_file_not_committed_is_followed_as_check_follows_it(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    committed(repo, {"src/io.py": "def read_all(path):\n    return path\n"})
+    memory_id, other = indexed_memories(repo, cli)
+    move_out(repo, "src/io.py", before="def read_all(path):\n    return path\n")
+    assert "moves symbol load_session from src/core.py to src/io.py" in cli("check").stdout
+    [state] = cli("show", memory_id, "--json").json()["anchor_states"]
+    assert (state["state"], state["path"], state["lines"]) == ("relocated", "src/io.py", [5, 6])
+    assert "relocated to src/io.py:5-6" in cli("show", memory_id).stdout
+    [entry] = anchor_entries(cli)
+    assert (entry["id"], entry["state"], entry["symbol_path"]) == (
+        memory_id,
+        "relocated",
+        "src/io.py",
+    )
+    [kept] = cli("show", other, "--json").json()["anchor_states"]
+    assert kept["state"] == "current"
+
+
+def test_a_move_into_a_new_file_not_tracked_yet_is_followed(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    memory_id, _ = indexed_memories(repo, cli)
+    move_out(repo, "src/sessions/load.py", before="import os")
+    [state] = cli("show", memory_id, "--json").json()["anchor_states"]
+    assert (state["state"], state["path"], state["lines"]) == (
+        "relocated",
+        "src/sessions/load.py",
+        [3, 4],
+    )
+
+
+def test_a_file_that_defined_the_name_all_along_is_not_where_it_went(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    # another load_session, committed in another file long before: an edit there (not the
+    # move) does not make it the anchored one
+    other_module = "def load_session(path):\n    return None\n"
+    committed(repo, {"tools/cli.py": other_module})
+    memory_id, _ = indexed_memories(repo, cli)
+    edit_core(repo, SESSION, "")
+    (repo / "tools/cli.py").write_text("# edited\n" + other_module)
+    shown = cli("show", memory_id, "--json").json()
+    assert [s["state"] for s in shown["anchor_states"]] == ["gone"]
+
+
+def test_a_file_elsewhere_deleted_and_not_committed_defines_nothing_now(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    # the index still holds io.py's load_session; the working tree has neither copy
+    memory_id, _ = indexed_memories(repo, cli)
+    edit_core(repo, SESSION, "")
+    (repo / "src/io.py").write_text(SESSION)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "moved")
+    assert cli("index").code == 0
+    [state] = cli("show", memory_id, "--json").json()["anchor_states"]
+    assert (state["state"], state["path"]) == ("relocated", "src/io.py")
+    (repo / "src/io.py").unlink()
+    shown = cli("show", memory_id, "--json").json()
+    assert [s["state"] for s in shown["anchor_states"]] == ["gone"]
+
+
+def test_the_changed_files_read_are_bounded_the_newest_first(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    from recall.genome import limits
+
+    assert limits.MAX_CHANGED_FILES_READ == 64
+    memory_id, _ = indexed_memories(repo, cli)
+    for n in range(limits.MAX_CHANGED_FILES_READ + 6):  # generated, not ignored
+        (repo / "gen" / f"g{n}.py").parent.mkdir(exist_ok=True)
+        (repo / "gen" / f"g{n}.py").write_text(f"def g{n}():\n    pass\n")
+    move_out(repo, "src/sessions/load.py", before="import os")  # written last
+    [state] = cli("show", memory_id, "--json").json()["anchor_states"]
+    assert (state["state"], state["path"]) == ("relocated", "src/sessions/load.py")
