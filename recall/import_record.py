@@ -4,10 +4,12 @@ checked as ``tether remember`` checks one (:func:`draft_record`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from recall.anchors.guards import check_guard
-from recall.anchors.symbols import anchors_from_records
+from recall.anchors.symbols import SymbolAnchor, anchors_from_records
+from recall.anchors.write import record_anchors, refuse_separator_files
 from recall.clock import format_timestamp, parse_timestamp
 from recall.errors import BadInput
 from recall.extra_keys import FIELD_KEYS, carried
@@ -81,7 +83,7 @@ def draft_record(
     if anchor is not None and not isinstance(anchor, str):
         raise BadInput("'anchor' must be a string")
     check_text(anchor, "'anchor'")
-    anchors = anchors_from_records(record.get("anchors"))
+    given_anchors = anchors_from_records(record.get("anchors"))
     guard = record.get("guard", False)
     if not isinstance(guard, bool):
         raise BadInput("'guard' must be true or false")
@@ -108,10 +110,17 @@ def draft_record(
     check_summary(record["summary"], details_option=DETAILS_KEY)  # not the CLI's --details
     given_author = record.get("author")
     wanted = record.get("id")
+    paths = [normalize(f) for f in files]
+    # a line with an id is a memory coming back (an export): its anchors stay as they were
+    anchors, anchor_notes = _anchors_recorded(
+        store, given_anchors, normalize, hash_them=wanted is None
+    )
+    paths += [path for path in dict.fromkeys(a.path for a in anchors) if path not in paths]
+    notes += anchor_notes
     draft = store.prepare_memory(
         summary=record["summary"],
         category=record["category"],
-        files=[normalize(f) for f in files],
+        files=paths,
         details=details,
         pinned=pinned,
         anchor=anchor,
@@ -143,6 +152,31 @@ def draft_record(
     if written_elsewhere is not None:
         notes.insert(0, written_elsewhere)
     return draft, wanted if isinstance(wanted, str) else None, notes
+
+
+def _anchors_recorded(
+    store: MemoryStore,
+    anchors: tuple[SymbolAnchor, ...],
+    normalize: Normalize,
+    *,
+    hash_them: bool,
+) -> tuple[tuple[SymbolAnchor, ...], list[str]]:
+    """A line's symbol anchors as ``remember`` records them: each path in its stored form,
+    and (with ``hash_them``) each anchor the line gives no body hash for given the one its
+    definition has in the working tree now, so that a change to its code shows; a note for
+    each still without one. The memory is about their files, which the caller adds to the
+    files the line names."""
+    if not anchors:
+        return (), []
+    placed = [replace(anchor, path=normalize(anchor.path)) for anchor in anchors]
+    refuse_separator_files(store.repo_root, [(a.path, a.name) for a in placed], label="anchor")
+    unhashed = [(a.path, a.name) for a in placed if a.body is None]
+    if not unhashed or not hash_them:
+        return tuple(placed), []
+    recorded, notes = record_anchors(store.repo_root, unhashed)
+    bodies = {(a.path, a.name): a.body for a in recorded}
+    found = tuple(a if a.body else replace(a, body=bodies.get((a.path, a.name))) for a in placed)
+    return found, [str(note) for note in notes]
 
 
 HEAD_BYTES = 1024
