@@ -128,8 +128,11 @@ def looks_like_symbol_anchor(text: str) -> bool:
 def parse_anchor(text: str, *, label: str = "anchor", given: bool = False) -> tuple[str, str]:
     """Split ``path::name`` into its path and name, the path normalised the way the project
     keys files (``./src//a.py`` is ``src/a.py``); raises :class:`BadInput` naming ``label``
-    for a path that leaves the repository, and, for an anchor a person ``given`` now (not one
-    read back from a memory, which stays readable), for a path ending in ``/`` (a folder)."""
+    for a path that leaves the repository. An anchor a person ``given`` now (not one read
+    back from a memory, which stays readable) keeps its path as typed, for the caller to read
+    as it reads the files given beside it (``--anchor ../src/a.py::f`` from a subfolder, an
+    absolute path or a ``file://`` URI inside the repository), and is refused for a path
+    ending in ``/`` (a folder)."""
     stripped = text.strip()
     path, sep, name = stripped.partition(SEPARATOR)
     path, name = path.strip(), name.strip()
@@ -140,14 +143,16 @@ def parse_anchor(text: str, *, label: str = "anchor", given: bool = False) -> tu
         )
     if "\n" in stripped or "\r" in stripped:
         raise BadInput(f"{label} {text!r} must be on one line")
-    if path.startswith("/") or path.startswith("\\"):
-        raise BadInput(f"{label} {text!r}: give the path relative to the repository root")
     if given and path.endswith(("/", "\\")):
         raise BadInput(
             f"{label} {text!r}: the path {path!r} ends in {path[-1]!r}, which names a folder; "
             "an anchor names a definition in a file: give it as "
             f"{path.rstrip('/').rstrip(chr(92))}{SEPARATOR}{name}"
         )
+    if given:  # read by the caller as its files are (from where it runs, absolute, a URI)
+        return path, name
+    if path.startswith("/") or path.startswith("\\"):
+        raise BadInput(f"{label} {text!r}: give the path relative to the repository root")
     from recall.paths import normalize_loose
 
     try:

@@ -143,7 +143,10 @@ def memory_draft(
     legacy, symbols = split_anchor_options(
         [check_text(value, "--anchor") or "" for value in args.anchor]
     )
-    symbols = [(store.normalize_input(path, ctx.cwd, names="a file"), n) for path, n in symbols]
+    symbols = [
+        (store.normalize_input(path, ctx.cwd, names="a file", label="--anchor"), name)
+        for path, name in symbols
+    ]
     files = [store.normalize_input(raw, ctx.cwd, names="a file") for raw in args.files]
     for raw, path in zip(args.files, files, strict=True):
         refuse_spaced_new(raw, path, store.repo_root, label="--file")

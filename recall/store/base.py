@@ -363,14 +363,21 @@ class StoreBase:
         return normalize(raw, self.repo_root, label="file", exact=True)
 
     def normalize_input(
-        self, raw: str, cwd: Path, *, exact: bool = False, names: str = "a file or folder"
+        self,
+        raw: str,
+        cwd: Path,
+        *,
+        exact: bool = False,
+        names: str = "a file or folder",
+        label: str = "--file",
     ) -> str:
         """Normalize a path a user typed (relative to ``cwd``) to the stored form; ``exact``
         keeps spaces at its ends (a name as written by an export); ``names`` is what the
-        command takes (said when the path is the repository root)."""
+        command takes (said when the path is the repository root), ``label`` the option that
+        gave it (named when it is refused)."""
         if self.repo_root is None:
-            return normalize_loose(raw, label="--file")
-        return normalize(raw, self.repo_root, cwd, label="--file", exact=exact, names=names)
+            return normalize_loose(raw, label=label)
+        return normalize(raw, self.repo_root, cwd, label=label, exact=exact, names=names)
 
     def describe_index_error(self, error: sqlite3.Error) -> str | None:
         """A user-facing message for an index write that failed for want of room or
