@@ -51,7 +51,8 @@ def uncommitted_renames(root: Path, paths: Iterable[str]) -> dict[str, str | Non
 def not_repointed(memory: Memory, root: Path | None) -> str:
     """Why ``repoint`` has nothing to do for ``memory``: a rename of one of its files that is
     not committed yet, named with what to do, or else that nothing it names moved."""
-    found = uncommitted_renames(root, memory.files) if root is not None else {}
+    paths = [*memory.files, *(anchor.path for anchor in memory.anchors)]
+    found = uncommitted_renames(root, paths) if root is not None else {}
     staged = {old: new for old, new in found.items() if new is not None}
     again = f"then run `tether repoint {memory.id}` again"
     if staged:
