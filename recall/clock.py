@@ -51,6 +51,15 @@ def format_timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).replace(microsecond=0).isoformat()
 
 
+def utc_text(moment: datetime) -> str:
+    """Render a timestamp (a naive one read as UTC) as ISO-8601 in UTC, its fraction of a second
+    kept: the one form a memory's ``created`` is kept in, so that its text orders as its time
+    does. :class:`OverflowError` when UTC moves it past year 1 or 9999."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat()
+
+
 def now_iso() -> str:
     """The current time (see :func:`now`) as an ISO-8601 string."""
     return format_timestamp(now())

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from recall.conflict_marks import refuse_conflict
 from recall.errors import MalformedMemory
 from recall.yaml_comments import inline_comment
+from recall.yaml_loader import KeyTwice, NoSuchDate, unique_keys_loader
 from recall.yaml_shared import shared_key, shared_message
 
 if TYPE_CHECKING:
@@ -29,45 +30,9 @@ _RAW_UNSAFE = ("\x85", "\u2028", "\u2029", "\ufeff")
 _LINE_BREAKS = {"\n": "\\n", "\r": "\\r", "\x85": "\\N", "\u2028": "\\L", "\u2029": "\\P"}
 
 
-class _KeyTwice(Exception):
-    """A mapping of the front matter gives one key twice (``line``: 0-based, of the second)."""
-
-    def __init__(self, key: object, first: int, line: int) -> None:
-        super().__init__(key)
-        self.key, self.first, self.line = key, first, line
-
-
-@functools.cache
-def _loader() -> type:
-    """PyYAML's safe loader, refusing a mapping that gives a key twice (PyYAML would keep the
-    last value without a word; which one was meant cannot be told). PyYAML is imported in the
-    functions that parse or render, not at the top: reading a store whose files are unchanged
-    parses none, and an agent hook, a whole process per prompt, should not pay for the import."""
-    import yaml
-
-    base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader  # libyaml is several times faster
-    merge = "tag:yaml.org,2002:merge"
-
-    class UniqueKeys(base):  # type: ignore[misc, valid-type]
-        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-            if isinstance(node, yaml.MappingNode):
-                seen: dict[str, int] = {}
-                for key_node, _ in node.value:
-                    if key_node.tag == merge or not isinstance(key_node, yaml.ScalarNode):
-                        continue  # a merge's keys may be overridden; a complex key fails later
-                    # as written: `1` and `"1"` are not told apart, a key of a field is a name
-                    key, line = key_node.value, key_node.start_mark.line
-                    if key in seen:
-                        raise _KeyTwice(key, seen[key], line)
-                    seen[key] = line
-            return super().construct_mapping(node, deep=deep)
-
-    return UniqueKeys
-
-
 @functools.cache
 def _resolver() -> yaml.resolver.Resolver:
-    import yaml  # on first use, see _loader
+    import yaml  # on first use, see unique_keys_loader
 
     return yaml.resolver.Resolver()
 
@@ -172,7 +137,7 @@ def _text(text: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def _plain_ok(text: str) -> bool:
     """Whether ``text`` can be written unquoted and still load back as the same string."""
-    import yaml  # on first use, see _loader
+    import yaml  # on first use, see unique_keys_loader
 
     return bool(
         _PLAIN_SAFE.fullmatch(text)  # `$` would also match before a final newline
@@ -193,7 +158,7 @@ def render_value(key: str, value: Any) -> list[str]:
         isinstance(item, list | tuple | dict) for item in value
     )
     if isinstance(value, dict) or nested:
-        import yaml  # on first use, see _loader
+        import yaml  # on first use, see unique_keys_loader
 
         data = {key: list(value) if nested else value}
         dumped = yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
@@ -280,14 +245,16 @@ def parse(text: str, path: Path | str) -> ParsedFile:
     Raises :class:`MalformedMemory` with the path and line of the first problem.
     """
     fm_lines, close_index, body = _split(text, path)
-    import yaml  # on first use, see _loader
+    import yaml  # on first use, see unique_keys_loader
 
     try:
-        loaded = yaml.load("\n".join(fm_lines), Loader=_loader())
+        loaded = yaml.load("\n".join(fm_lines), Loader=unique_keys_loader())
     except yaml.YAMLError as error:
         problem = getattr(error, "problem", None) or str(error).split("\n")[0]
         raise MalformedMemory(path, _yaml_error_line(error), f"bad YAML: {problem}") from None
-    except _KeyTwice as twice:
+    except NoSuchDate as date:
+        raise MalformedMemory(path, date.line + 2, date.message()) from None
+    except KeyTwice as twice:
         raise MalformedMemory(
             path,
             twice.line + 2,

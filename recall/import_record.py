@@ -10,7 +10,7 @@ from typing import Any
 from recall.anchors.guards import check_guard
 from recall.anchors.symbols import SymbolAnchor, anchors_from_records
 from recall.anchors.write import record_anchors, refuse_separator_files
-from recall.clock import format_timestamp, parse_timestamp
+from recall.clock import parse_timestamp, utc_text
 from recall.errors import BadInput
 from recall.extra_keys import FIELD_KEYS, carried
 from recall.import_scopes import scope_note
@@ -68,7 +68,7 @@ def draft_record(
     if created is not None:
         if not isinstance(created, str):
             raise BadInput("'created' must be an ISO-8601 string")
-        created = format_timestamp(parse_timestamp(created, what="'created'"))
+        created = utc_text(parse_timestamp(created, what="'created'"))
     for key in ("summary", "category"):
         if not isinstance(record.get(key), str):
             raise BadInput(f"'{key}' is required and must be a string")

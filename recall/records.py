@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from recall import frontmatter
 from recall.anchors.symbols import anchors_from_field, anchors_to_field
-from recall.clock import format_timestamp
+from recall.clock import format_timestamp, parse_timestamp, utc_text
 from recall.conflict_marks import conflict_line
 from recall.display import plural, unseen_at, visible
 from recall.errors import BadInput, MalformedMemory
@@ -67,6 +67,34 @@ def _optional_id(fields: dict[str, Any], key: str, parsed: frontmatter.ParsedFil
             path, parsed.key_lines.get(key, 1), f"{key} {text!r} is not a memory id (8 hex digits)"
         )
     return text
+
+
+CREATED_EXAMPLE = '"2026-11-30T21:00:00+00:00"'
+"""How a ``created:`` line is shown written right: quoted, so that YAML keeps it as text."""
+
+
+def _created(value: Any, where: str, line: int) -> str:
+    """A ``created:`` value read as the time it names, in UTC (:func:`utc_text`), so that every
+    comparison of its text (newest first) compares times; :class:`MalformedMemory` naming its
+    line when it names none (``2026``, ``yesterday``): such a file is reported and skipped, as
+    a file with an unknown category is, rather than listed with a date nothing can order."""
+    try:
+        if isinstance(value, datetime):  # an unquoted YAML timestamp; naive is UTC
+            return utc_text(value)
+        if isinstance(value, date):  # an unquoted YAML date: its midnight, UTC
+            return utc_text(datetime(value.year, value.month, value.day, tzinfo=UTC))
+        if isinstance(value, str):
+            return utc_text(parse_timestamp(value, what="created"))
+    except (BadInput, OverflowError):
+        pass
+    written = str(value).lower() if isinstance(value, bool) else _as_text(value)  # as YAML has it
+    raise MalformedMemory(
+        where,
+        line,
+        f"created {written!r} is not an ISO-8601 date and time in years 1 to 9999; "
+        f"write the time it was written (created: {CREATED_EXAMPLE}), or delete the line to "
+        "date it by the commit that added the file",
+    )
 
 
 def extra_fields(fields: dict[str, Any]) -> dict[str, Any]:
@@ -147,6 +175,8 @@ def memory_from_parsed(
     except BadInput as error:
         raise MalformedMemory(where, line("anchors", 1), str(error)) from None
     created = fields.get("created")
+    if created not in (None, ""):
+        created = _created(created, where, line("created", 1))
     extra = extra_fields(fields)
     return Memory(
         id=memory_id,
@@ -161,7 +191,7 @@ def memory_from_parsed(
         status=status,
         supersedes=_optional_id(fields, "supersedes", parsed, where),
         superseded_by=_optional_id(fields, "superseded_by", parsed, where),
-        created=_as_text(created) if created not in (None, "") else fallback_created,
+        created=created or fallback_created,
         author="" if fields.get("author") is None else str(fields.get("author")),
         source=source,
         extra=extra,

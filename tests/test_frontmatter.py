@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recall import frontmatter
+from recall.clock import utc_text
 from recall.errors import MalformedMemory
 from recall.model import CATEGORIES, SOURCES, STATUSES, Memory
 from recall.records import DERIVED_KEYS, KNOWN_KEYS, memory_from_parsed, render_memory
@@ -327,7 +329,8 @@ def memories(draw: st.DrawFn) -> Memory:
         status=draw(st.sampled_from(STATUSES)),
         supersedes=draw(st.none() | ids),
         superseded_by=draw(st.none() | ids),
-        created=draw(st.text(no_surrogates, min_size=1, max_size=30)),
+        # a time, kept in UTC as the loader keeps it (anything else in a file is its problem)
+        created=utc_text(draw(st.datetimes(timezones=st.just(UTC)))),
         author=draw(any_text),
         source=draw(st.sampled_from(SOURCES)),
         extra=draw(st.dictionaries(extra_keys, extra_values, max_size=3)),

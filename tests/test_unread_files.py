@@ -86,7 +86,20 @@ def test_reindex_counts_every_entry_it_names_and_only_a_link_is_said_to_lead_out
     )
     (folder,) = [line for line in said if "dir.md: a folder" in line]
     assert "a link could read" not in folder
-    assert run_tether("reindex", "--json", cwd=repo).json()["problems"] == 4
+    report = run_tether("reindex", "--json", cwd=repo).json()
+    assert report["problems"] == 4
+    # each named in the JSON too, as doctor --json names it: its path, and the line when it
+    # has one; every one of them, not only the three said on stderr
+    entries = {Path(entry["path"]).name: entry for entry in report["skipped"]}
+    assert sorted(entries) == ["badutf.md", "dir.md", "dupkey.md", "link.md"]
+    assert entries["dupkey.md"]["line"] == 3 and "given twice" in entries["dupkey.md"]["message"]
+    assert entries["link.md"]["kind"] == "skipped" and "line" not in entries["link.md"]
+    assert "a symbolic link, so it is skipped" in entries["link.md"]["message"]
+    assert report["skipped"] == [
+        {k: v for k, v in entry.items() if k != "scope"}
+        for entry in run_tether("doctor", "--json", cwd=repo).json()
+        if entry.get("kind", "skipped") == "skipped"
+    ]
     os.rmdir(memories / "dir.md")  # the link is then among the three named
     listed = run_tether("list", cwd=repo).stderr.splitlines()
     (link,) = [line for line in listed if "link.md" in line]

@@ -212,6 +212,28 @@ class CommandContext:
             )
         return len(problems)
 
+    def skipped_entries(self, store: MemoryStore) -> list[dict[str, Any]]:
+        """Every memory file of ``store`` left out, as ``doctor --json`` gives it (without its
+        ``scope``): an entry named like one that is not a plain file (``kind`` skipped, its
+        ``path`` and ``message``), then each file that cannot be loaded (its ``path``,
+        ``line`` and ``message``)."""
+        if not store.exists:
+            return []
+        folder = store.folder.path
+        entries: list[dict[str, Any]] = [
+            {
+                "kind": "skipped",
+                "path": str(folder / name),
+                "message": unloaded.skipped_message(folder / name, what),
+            }
+            for name, what in unloaded.skipped(folder)
+        ]
+        entries += [
+            {"path": str(problem.path), "line": problem.line, "message": problem.message}
+            for problem in store.problems()
+        ]
+        return entries
+
     def say_if_not_set_up(self, stores: list[MemoryStore]) -> None:
         """A notice when the project store read from has not been created yet: an empty
         listing then means "nothing set up here", not "nothing remembered"; and one for each

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 9
+SCHEMA_VERSION: Final = 10
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
@@ -273,4 +273,7 @@ MIGRATIONS: Final[dict[int, str]] = {
     # v9: whether a memory's text holds a credential (written by hand or past the scan), so
     # that what agents are given of it is masked; every file is read once more to say so
     8: "ALTER TABLE memories ADD COLUMN secret INTEGER NOT NULL DEFAULT 0;\n" + reread_every_file(),
+    # v10: a file's ``created`` is kept in UTC, so that its text orders as its time does, and
+    # one that names no time is a problem of its file: every file is read once more for both
+    9: reread_every_file(),
 }

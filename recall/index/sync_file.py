@@ -139,7 +139,8 @@ def sync_one(
         problems.append(f"{folder.path / stat.name}:1: cannot be read")
         return False
     existing = conn.execute(
-        "SELECT name, file_sha, guard, anchors, size FROM memories WHERE id = ?", (memory.id,)
+        "SELECT name, file_sha, guard, anchors, size, created FROM memories WHERE id = ?",
+        (memory.id,),
     ).fetchone()
     if existing is not None and existing["name"] != stat.name:
         # Two files, one id (a file copied to start a new one): the file named after the id
@@ -156,12 +157,13 @@ def sync_one(
             _clash(conn, folder, recheck, memory.id, existing["name"], problems)
             return False
     if existing is not None and _same_row(existing, memory, sha):
-        # the scan's verdict too: an index migrated from before it was kept says none
+        # the scan's verdict too: an index migrated from before it was kept says none; and
+        # ``created`` in UTC, which an index migrated from before kept as the file wrote it
         conn.execute(
-            "UPDATE memories SET mtime_ns = ?, size = ?, secret = ? WHERE name = ?",
-            (stat.mtime_ns, stat.size, int(memory.holds_secret), stat.name),
+            "UPDATE memories SET mtime_ns = ?, size = ?, secret = ?, created = ? WHERE name = ?",
+            (stat.mtime_ns, stat.size, int(memory.holds_secret), memory.created, stat.name),
         )
-        return False
+        return existing["created"] != memory.created
     rows.delete_by_name(conn, stat.name)
     rows.insert_many(conn, [(memory, stat.name, stat, sha)])
     return True
