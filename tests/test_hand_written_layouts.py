@@ -85,3 +85,19 @@ def test_supersede_of_a_hand_written_file(repo: Path, cli: Cli, text: str) -> No
     assert done.code == 0, done.stderr
     shown = json.loads(cli("show", old, "--json").stdout)
     assert (shown["status"], shown["superseded_by"]) == ("superseded", done.json()["id"])
+
+
+def test_a_supersede_that_cannot_mark_the_old_file_writes_nothing(repo: Path, cli: Cli) -> None:
+    commented = FLOW.replace('"gotcha", ', '"gotcha",  # why\n ')
+    old = _hand_written(repo, cli, commented)
+    refused = cli("supersede", old, "retry at most five times")
+    assert refused.code == 2
+    assert "retry.md:2: cannot rewrite " in refused.stderr
+    assert "'status', 'superseded_by'" in refused.stderr
+    assert "bad YAML" not in refused.stderr
+    assert sorted(p.name for p in (repo / ".tether" / "memories").iterdir()) == ["retry.md"]
+    listed = json.loads(cli("list", "--status", "all", "--json").stdout)
+    assert [(m["id"], m["status"]) for m in listed] == [(old, "active")]
+    path = repo / ".tether" / "memories" / "retry.md"
+    assert path.read_text(encoding="utf-8") == commented
+    assert cli("doctor").code == 0
