@@ -25,7 +25,12 @@ from recall.errors import BadInput
 from recall.known_paths import missing_notes, touched_notes
 from recall.lifecycle.disuse import archived_by_disuse, as_seen, seen_state
 from recall.lifecycle.links import left_superseded
-from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
+from recall.lifecycle.references import (
+    named_by_person,
+    replacement_files,
+    with_given_files,
+    with_lifecycle_keys,
+)
 from recall.locations import PROJECT
 from recall.model import CATEGORIES, STATUSES
 from recall.policy.usage import counters, record_action
@@ -323,9 +328,11 @@ def supersede(
             store, old.anchors, given, "'anchors'", guarded=guarded, notice=log.info
         )
         recorded, notes, opened = carry.anchors, carry.notes, carry.signals
-    # new anchors replace the old: a file there only for an old anchor goes with them
-    paths = (named if anchors else list(old.files)) if files is None else given
-    paths += [path for path in dict.fromkeys(a.path for a in recorded) if path not in paths]
+    anchored = [anchor.path for anchor in recorded]
+    if files is None:  # new anchors replace the old: a file there only for one goes with it
+        paths = replacement_files(old, named, anchored, new_anchors=bool(anchors))
+    else:
+        paths = given + [path for path in dict.fromkeys(anchored) if path not in given]
     draft = store.prepare_memory(
         summary=summary,
         category=category or old.category,

@@ -277,24 +277,6 @@ def parse(text: str, path: Path | str) -> ParsedFile:
     return ParsedFile(fields, summary, details, key_lines, close_index + 2 + body_offset)
 
 
-def _key_blocks(fm_lines: list[str]) -> dict[str, tuple[int, int]]:
-    """Map each top-level key to the [start, end) span of its lines."""
-    blocks: dict[str, tuple[int, int]] = {}
-    current: str | None = None
-    start = 0
-    for index, line in enumerate(fm_lines):
-        match = _KEY_LINE.match(line)
-        starts_block = match is not None or (line[:1] not in ("", " ", "\t", "-") and line.strip())
-        if starts_block:
-            if current is not None and current not in blocks:
-                blocks[current] = (start, index)
-            current = match.group(1) if match else None
-            start = index
-    if current is not None and current not in blocks:
-        blocks[current] = (start, len(fm_lines))
-    return blocks
-
-
 REMOVE = object()
 """Sentinel value for :func:`update`: delete the key from the front matter."""
 
@@ -304,21 +286,30 @@ def update(text: str, path: Path | str, changes: dict[str, Any]) -> str:
 
     Keys absent from the file are appended; a value of :data:`REMOVE` deletes the key. In a
     file whose opening fence ends in CRLF (a Windows checkout) the lines written end in CRLF
-    too, so the file keeps one kind of line ending.
+    too, so the file keeps one kind of line ending. A front matter written as one ``{...}``
+    mapping is laid out first as one line per key (:mod:`recall.frontmatter_layout`). Every
+    other value is checked to read back the same: :class:`MalformedMemory` when one would not.
     """
     fm_lines, close_index, _ = _split(text, path)
+    before = parse(text, path).fields  # a file that does not load is said as it is written
+    from recall.frontmatter_layout import cannot_rewrite, layout
+
     lead = "\ufeff" if text.startswith("\ufeff") else ""
     all_lines = text[len(lead) :].split("\n")
-    blocks = _key_blocks(fm_lines)
-    new_fm = list(fm_lines)
-    appended: list[str] = []
     cr = "\r" if all_lines[0].endswith("\r") else ""
+    laid = layout(fm_lines, cr)
+    if laid is None:
+        raise MalformedMemory(path, 2, cannot_rewrite(changes, flow=True))
+    new_fm, blocks = list(laid.lines), laid.spans
     # Replace from the bottom up so earlier spans keep their indices.
     for key, (start, end) in sorted(blocks.items(), key=lambda item: -item[1][0]):
         if key not in changes:
             continue
         value = changes[key]
         replacement = [] if value is REMOVE else [line + cr for line in render_value(key, value)]
+        rendered_key = scalar(str(key)) + ":"
+        if replacement and replacement[0].startswith(rendered_key):  # the key as it was written
+            replacement[0] = laid.written[key] + replacement[0][len(rendered_key) - 1 :]
         comment = inline_comment(new_fm[start])  # the person's note on the line stays on it
         if comment:
             first = (
@@ -331,26 +322,27 @@ def update(text: str, path: Path | str, changes: dict[str, Any]) -> str:
             not new_fm[tail - 1].strip() or new_fm[tail - 1].startswith("#")
         ):
             tail -= 1
-        new_fm[start:tail] = replacement
+        # a note at the margin inside the old value is the person's: kept, after the new one
+        notes = [line for line in new_fm[start + 1 : tail] if line.startswith("#")]
+        new_fm[start:tail] = replacement + notes
     for key, value in changes.items():
         if key not in blocks and value is not REMOVE:
-            appended.extend(line + cr for line in render_value(key, value))
-    new_fm.extend(appended)
-    result = "\n".join([all_lines[0], *new_fm, *all_lines[close_index:]])
-    result = lead + result
-    check = parse(result, path)
-    for key, value in changes.items():
-        expected = None if value is REMOVE else value
-        got = check.fields.get(key)
-        if isinstance(expected, tuple):
-            expected = list(expected)
-        if got != expected:
-            raise MalformedMemory(
-                path,
-                blocks.get(key, (0, 0))[0] + 2,
-                f"could not rewrite '{key}' without disturbing the rest of the front matter; "
-                "edit the file by hand",
-            )
+            new_fm.extend(line + cr for line in render_value(key, value))
+    result = lead + "\n".join([all_lines[0], *new_fm, *all_lines[close_index:]])
+    expected = {
+        k: list(v) if isinstance(v, tuple) else v
+        for k, v in {**before, **changes}.items()
+        if v is not REMOVE
+    }
+    try:
+        got = parse(result, path).fields
+    except MalformedMemory:
+        got = {}
+    # repr as well: a NaN is not equal to itself
+    if got.keys() != expected.keys() or any(
+        got[k] != v and repr(got[k]) != repr(v) for k, v in expected.items()
+    ):
+        raise MalformedMemory(path, 2, cannot_rewrite(changes, flow=False))
     return result
 
 

@@ -269,11 +269,21 @@ def test_update_keeps_crlf_body_and_bom_byte_identical() -> None:
     assert frontmatter.parse(new, "m.md").fields["pinned"] is True
 
 
-def test_update_refuses_rather_than_corrupting() -> None:
-    # A column-0 comment inside the list makes its items look like another block.
+def test_update_keeps_a_margin_comment_inside_the_rewritten_value() -> None:
+    # A column-0 comment inside the list: the list is still the one key's, its note is kept.
     text = "---\ncategory: gotcha\nfiles:\n  - a.py\n# odd place\n  - b.py\n---\nS\n"
-    with pytest.raises(MalformedMemory):
-        frontmatter.update(text, "m.md", {"files": ["c.py"]})
+    new = frontmatter.update(text, "m.md", {"files": ["c.py"]})
+    assert new == "---\ncategory: gotcha\nfiles:\n  - c.py\n# odd place\n---\nS\n"
+
+
+def test_update_refuses_rather_than_corrupting() -> None:
+    # A flow mapping's comment has no line of its own to stay on once laid out as lines.
+    text = "---\n{category: gotcha,  # why\n files: [a.py]}\n---\nS\n"
+    with pytest.raises(MalformedMemory) as refused:
+        frontmatter.update(text, "m.md", {"pinned": True})
+    assert refused.value.line == 2
+    assert "bad YAML" not in str(refused.value)
+    assert "`key: value` line of its own" in str(refused.value)
 
 
 def test_update_on_text_without_front_matter_raises() -> None:

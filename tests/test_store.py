@@ -451,7 +451,8 @@ def test_store_paths_normalize_against_the_repository(store: MemoryStore, repo: 
 def test_update_fields_refuses_unsafe_rewrites_and_keeps_the_file(store: MemoryStore) -> None:
     store.remember(store.prepare_memory(summary="seed", category="pref", files=[]))
     path = store.location.memories_dir / "odd.md"
-    text = "---\ncategory: gotcha\nfiles:\n  - a.py\n# odd\n  - b.py\n---\nOdd\n"
+    # one `{...}` mapping holding a comment: laid out as lines, the comment would be lost
+    text = "---\n{category: gotcha,  # odd\n files: [a.py, b.py]}\n---\nOdd\n"
     path.write_text(text)
     store.refresh()
     [odd] = [m for m in store.list() if m.summary == "Odd"]

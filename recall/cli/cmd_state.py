@@ -18,7 +18,12 @@ from recall.display import plural
 from recall.errors import BadInput, NotFound
 from recall.lifecycle.disuse import bring_back, restored_message
 from recall.lifecycle.links import keep_purged_known, left_superseded
-from recall.lifecycle.references import named_by_person, with_given_files, with_lifecycle_keys
+from recall.lifecycle.references import (
+    named_by_person,
+    replacement_files,
+    with_given_files,
+    with_lifecycle_keys,
+)
 from recall.model import AUTO_DISTILLED, Memory
 from recall.policy.usage import record_action
 from recall.store import MemoryStore
@@ -160,8 +165,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
     changes: dict[str, Any] = {}
     if not args.files:  # the new text is about the same files (and any newly anchored ones)
         # new anchors replace the old: a file there only for an old anchor goes with it
-        kept = named if draft.anchors else old.files
-        files = (*kept, *(path for path in draft.files if path not in kept))
+        files = tuple(replacement_files(old, named, draft.files, new_anchors=bool(draft.anchors)))
         if files != draft.files:
             changes["files"] = files
     opened = None  # the repository's signals, once carrying anchors has opened them

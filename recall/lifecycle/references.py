@@ -75,6 +75,18 @@ def named_by_person(memory: Memory) -> list[str]:
     return [path for path in memory.files if path not in anchored or path in given]
 
 
+def replacement_files(
+    old: Memory, named: Iterable[str], added: Iterable[str], *, new_anchors: bool
+) -> list[str]:
+    """The files of a memory replacing ``old`` when no files are given for it: new anchors
+    (``new_anchors``) replace the old, so of the old files only those the person named
+    (``named``, from :func:`named_by_person`) stay, else all of them; then each of ``added``
+    (the files of the replacement's anchors) not among them. A new list: ``named`` is not
+    changed, so it can still say which files the person named."""
+    kept = list(named) if new_anchors else list(old.files)
+    return kept + [path for path in dict.fromkeys(added) if path not in kept]
+
+
 def named_by_person_of(store: MemoryStore, memory: Memory) -> list[str]:
     """:func:`named_by_person` of ``memory`` as its file in ``store`` says."""
     return named_by_person(with_lifecycle_keys(store, memory))

@@ -211,9 +211,10 @@ class StatusChanges(StoreWrites):
             updated = self.update_fields(
                 old.id, {"status": "superseded", "superseded_by": result.id}
             )
-        except (StoreUnavailable, sqlite3.Error):
-            # Half a supersede (a successor the old memory does not point to) is worse than
-            # none: take the new memory back out before reporting the failure.
+        except BaseException:
+            # Half a supersede (a successor the old memory does not point to, which takes it
+            # out of recall all the same) is worse than none, whatever stopped it (a full disk,
+            # an old file that cannot be rewritten): take the new memory back out first.
             with self._locked(), contextlib.suppress(sqlite3.Error, StoreUnavailable):
                 self._unwrite(result.path.name)
                 self.refresh()

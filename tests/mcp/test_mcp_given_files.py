@@ -81,3 +81,44 @@ async def test_new_anchors_leave_the_files_only_old_anchors_were_in(repo: Path) 
         )
     shown = run_tether("show", new["id"], "--json", cwd=repo)
     assert json.loads(shown.stdout)["files"] == ["docs/guide.md", "src/app.py"]
+
+
+async def test_new_anchors_in_the_old_anchors_file_name_no_file(repo: Path) -> None:
+    """The old memory's file was there only for its anchor: new anchors in that same file do
+    not make it one the person named, so it leaves when the new anchor moves, as with the CLI."""
+    (repo / "src/util.py").write_text(
+        "def load(path):\n    return 1\n\n\ndef helper():\n    return 42\n", encoding="utf-8"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "load")
+    ids = []
+    for who in ("cli", "mcp"):
+        done = run_tether(
+            "--json",
+            "remember",
+            f"{who}: load",
+            "-c",
+            "gotcha",
+            "--anchor",
+            "src/util.py::load",
+            cwd=repo,
+        )
+        assert done.code == 0, done.stderr
+        ids.append(json.loads(done.stdout)["id"])
+    by_cli = run_tether(
+        "--json", "supersede", ids[0], "cli: helper", "--anchor", "src/util.py::helper", cwd=repo
+    )
+    assert by_cli.code == 0, by_cli.stderr
+    async with mcp_client(repo) as client:
+        by_mcp = await call(
+            client,
+            "memory_supersede",
+            old_id=ids[1],
+            summary="mcp: helper",
+            anchors=["src/util.py::helper"],
+        )
+    new_ids = [json.loads(by_cli.stdout)["id"], by_mcp["id"]]
+    for memory_id in new_ids:
+        text = (repo / ".tether" / "memories" / f"{memory_id}.md").read_text(encoding="utf-8")
+        assert "given_files" not in text, text
+    assert _files_after_moving_helper(repo, *new_ids) == [["src/app.py"], ["src/app.py"]]

@@ -1,0 +1,102 @@
+"""Where each top-level key of a memory's front matter is written, as YAML reads it: the lines a
+rewrite of some keys (:func:`recall.frontmatter.update`) replaces. Keys are found by YAML's own
+reading, so a quoted key (``"pinned": false``) is found as a plain one is.
+
+A front matter written as one flow mapping (``{category: gotcha, files: [a.py]}``) gives no key
+a line of its own, and no edit of one key in place is possible: it is laid out first as one
+``key: value`` line per key, each key and each value written exactly as it was (the braces,
+commas and line breaks between them are all that goes), which YAML reads back the same."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+FLOW_PUNCTUATION = frozenset("{},:? \t\r\n")
+"""All that may stand between the keys and values of a flow mapping laid out as lines: anything
+else there (a comment, a tag on the mapping) is the person's and would be lost."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The front-matter lines a rewrite edits, and where each top-level key is in them."""
+
+    lines: list[str]
+    spans: dict[str, tuple[int, int]]
+    """Each key (as YAML reads it) and the [start, end) indices of its lines in ``lines``."""
+    written: dict[str, str]
+    """Each key as the file writes it (quotes kept), so a rewritten value keeps its key."""
+
+
+def layout(fm_lines: list[str], cr: str) -> Layout | None:
+    """The layout of the front matter ``fm_lines`` (the lines between the fences) for a rewrite;
+    a flow mapping laid out as block lines, each ending in ``cr`` ("\\r" in a CRLF file). None
+    when it is a flow mapping holding anything besides its keys and values (a comment): laid out,
+    that would be lost. A front matter YAML does not read as a mapping has no keys here."""
+    import yaml  # on first use, as recall.frontmatter does
+
+    joined = "\n".join(fm_lines)
+    try:
+        root = yaml.compose(joined, Loader=yaml.SafeLoader)  # marks in characters, not bytes
+    except yaml.YAMLError:
+        return Layout(list(fm_lines), {}, {})
+    if not isinstance(root, yaml.MappingNode):
+        return Layout(list(fm_lines), {}, {})
+    if root.flow_style:
+        return _laid_out(joined, root.value, cr)
+    # a mark's line counted at line feeds: YAML also breaks lines at U+2028 and a lone CR
+    starts = [joined.count("\n", 0, key.start_mark.index) for key, _ in root.value]
+    spans: dict[str, tuple[int, int]] = {}
+    written: dict[str, str] = {}
+    for number, (key, _) in enumerate(root.value):
+        if isinstance(key, yaml.ScalarNode) and key.value not in spans:
+            end = starts[number + 1] if number + 1 < len(starts) else len(fm_lines)
+            spans[key.value] = (starts[number], end)
+            written[key.value] = joined[key.start_mark.index : key.end_mark.index]
+    return Layout(list(fm_lines), spans, written)
+
+
+def _laid_out(joined: str, pairs: list[tuple[Any, Any]], cr: str) -> Layout | None:
+    """The keys and values of a flow mapping as one ``key: value`` line each (a value written
+    over several lines goes on over lines indented under its key), or None when anything but
+    punctuation and blanks stands between them."""
+    import yaml
+
+    lines: list[str] = []
+    spans: dict[str, tuple[int, int]] = {}
+    written: dict[str, str] = {}
+    between: list[str] = []
+    cursor = 0
+    for key, value in pairs:
+        key_text = joined[key.start_mark.index : key.end_mark.index]
+        value_text = joined[value.start_mark.index : value.end_mark.index]
+        between.append(joined[cursor : key.start_mark.index])
+        between.append(joined[key.end_mark.index : value.start_mark.index])
+        cursor = max(cursor, key.end_mark.index, value.end_mark.index)
+        first, *rest = value_text.split("\n")
+        start = len(lines)
+        lines.append(f"{key_text}: {first}".rstrip(" \r") + cr)
+        lines.extend("  " + line.rstrip("\r") + cr for line in rest)
+        if isinstance(key, yaml.ScalarNode) and key.value not in spans:
+            spans[key.value] = (start, len(lines))
+            written[key.value] = key_text
+    between.append(joined[cursor:])
+    if any(set(text) - FLOW_PUNCTUATION for text in between):
+        return None
+    return Layout(lines, spans, written)
+
+
+def cannot_rewrite(changes: dict[str, Any], *, flow: bool) -> str:
+    """Why the keys of ``changes`` cannot be rewritten in a front matter, and what to do:
+    ``flow`` when it is a flow mapping that :func:`layout` cannot lay out as lines."""
+    keys = ", ".join(f"'{key}'" for key in changes)
+    why = (
+        "it is one `{...}` mapping holding a comment or a tag, which lines would lose"
+        if flow
+        else "the way it is written would not read back the same"
+    )
+    return (
+        f"cannot rewrite {keys} here without changing the rest of the front matter ({why}); "
+        "write each key as a `key: value` line of its own (a comment on a line of its own) "
+        "and run the command again"
+    )
