@@ -104,12 +104,8 @@ def run_reindex(args: argparse.Namespace, ctx: CommandContext) -> int:
     # each entry left out, by name (the count alone says not which): the files that cannot
     # be loaded and the links, folders and such named like one, counted as they are named
     skipped = ctx.say_skipped([store])
-    data = {
-        "memories": store.count(),
-        "problems": skipped,
-        "scope": store.scope,
-        "skipped": ctx.skipped_entries(store),  # every one, also past those said on stderr
-    }
+    data = {"memories": store.count(), "problems": skipped, "scope": store.scope}
+    data["skipped"] = ctx.skipped_entries(store)  # every one, also past those said on stderr
     said = f"Reindexed {plural(data['memories'], 'memory')}"
     if skipped:
         said += f" ({plural(skipped, 'memory file')} skipped: `tether doctor` lists them)"
