@@ -112,13 +112,21 @@ class NoProject(NotFound):
     (the CLI: :func:`recall.cli.parser.global_form`)."""
 
 
+class InGitFolder(NoProject):
+    """The folder is git's own (a bare repository, a clone's ``.git``), where no file a
+    memory names exists: a wrong place to run, refused as bad input (exit 2) by a command
+    that needs the project store, and said by one that reads the global store alone."""
+
+    exit_code = BadInput.exit_code
+
+
 def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
     """The project scope for ``cwd``: the nearest repository (or ``.tether``) above it.
 
     Raises :class:`NoProject` when there is none, unless ``create_at_cwd`` asks to start one;
-    :class:`BadInput` when that start would be in git's own folder (a bare repository, a
-    clone's ``.git``: :func:`git_own_folder`); :class:`StoreInGitFolder` when the store found
-    is in such a folder (an older ``init`` made it there); and
+    :class:`InGitFolder` when ``cwd`` is in git's own folder (a bare repository, or a clone's
+    ``.git`` where a store would start: :func:`git_own_folder`); :class:`StoreInGitFolder`
+    when the store found is in such a folder (an older ``init`` made it there); and
     :class:`recall.containment.UnsafeStore` when the repository's store holds a link that leads
     outside it.
     """
@@ -133,7 +141,7 @@ def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
             f"{cwd} {here} git's own folder, with no working tree for memories to name files "
             f"of; run tether {where}"
         )
-        raise BadInput(message) if create_at_cwd else NoProject(message)
+        raise InGitFolder(message)
     if root is None:
         if not create_at_cwd:
             raise NoProject(

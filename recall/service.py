@@ -12,14 +12,13 @@ the hooks import this module and must start lean (``tests/test_lean_imports.py``
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recall.errors import BadInput, NotFound
 from recall.kept_engine import close_store, open_store
-from recall.locations import GLOBAL, PROJECT, global_location, project_location
+from recall.locations import GLOBAL, PROJECT, InGitFolder, global_location, project_location
 from recall.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -41,6 +40,8 @@ class FolderStores:
         self.cwd = cwd
         self.notice = notice
         self._opened: dict[str, MemoryStore] = {}
+        self.in_git_folder = False
+        """Whether ``cwd`` turned out to be in git's own folder, which was said."""
 
     def project(self, *, create: bool = False) -> MemoryStore:
         """The project store; :class:`NotFound` outside any repository (``create`` makes the
@@ -69,16 +70,18 @@ class FolderStores:
         """The stores a read covers: one scope, or ``all`` (project first when there is one)."""
         if scope != "all":
             return [self.store(scope)]
-        found: list[MemoryStore] = []
-        with contextlib.suppress(NotFound):  # outside any repository: the global store alone
-            found.append(self.project())
-        found.append(self.global_store())
-        return found
+        project = self.project_if_any()  # outside any repository: the global store alone
+        return [self.global_store()] if project is None else [project, self.global_store()]
 
     def project_if_any(self) -> MemoryStore | None:
-        """The project store, or None outside any repository."""
+        """The project store, or None outside any repository; in git's own folder (a bare
+        repository) that is said, with where to run instead, as :attr:`in_git_folder` keeps."""
         try:
             return self.project()
+        except InGitFolder as error:
+            self.in_git_folder = True
+            self.notice(f"{error}; only your user-wide memories are read here")
+            return None
         except NotFound:
             return None
 

@@ -1,8 +1,9 @@
 """On which line of a TOML file a key is written, since ``tomllib`` gives no positions.
 
 :func:`key_lines` walks the statements of the tree that the TOML grammar of tree-sitter parses
-of a file's text: table headers (``[a.b]``) and ``key = value`` pairs, at the top or in a
-table, never inside a value (a multi-line string, array or inline table). Each key, bare,
+of a file's text: table headers (``[a.b]``) and ``key = value`` pairs, at the top, in a table
+or in an inline table (``a = { b = 1 }`` holds ``a.b``), never inside another value (an
+array, a multi-line string). Each key, bare,
 quoted or dotted, is decoded by ``tomllib`` itself, so its spelling rules are TOML's, and
 recorded under its full path (the table it is in, then its own parts) with its line. A tree
 with a syntax error, or a walk that disagrees with what ``tomllib`` read of the same text,
@@ -71,16 +72,27 @@ def _walk(text: str) -> dict[KeyPath, int]:
         for end in range(1, len(path) + 1):
             lines.setdefault(path[:end], node.start_point.row + 1)
 
+    def record_pair(table: KeyPath, pair: Any) -> None:
+        """Record ``pair`` of ``table``, and the pairs of an inline table it holds, under its
+        path (``tether = { distill_max = 10 }`` holds ``tether.distill_max``), each on its line."""
+        path = table + _path_of(f"{_key(pair)} = 0")
+        record(path, pair)
+        for value in pair.named_children:
+            if value.type == "inline_table":
+                for inner in value.named_children:
+                    if inner.type == "pair":
+                        record_pair(path, inner)
+
     for statement in root.named_children:
         if statement.type == "pair":
-            record(_path_of(f"{_key(statement)} = 0"), statement)
+            record_pair((), statement)
         elif statement.type in ("table", "table_array_element"):
             table = _path_of(f"[{_key(statement)}]")
             record(table, statement)
             if statement.type == "table":  # a table of an array of tables has no settings
                 for pair in statement.named_children:
                     if pair.type == "pair":
-                        record(table + _path_of(f"{_key(pair)} = 0"), pair)
+                        record_pair(table, pair)
     return lines
 
 

@@ -58,7 +58,7 @@ def test_remember_in_a_bare_repository_says_why_and_writes_nothing(
 ) -> None:
     bare = _bare_clone(repo, tmp_path)
     result = run_tether("remember", "-c", "gotcha", "-f", "README.md", "a note", cwd=bare)
-    assert result.code == 1
+    assert result.code == 2  # a wrong place to run, as init says it
     assert "no working tree" in result.stderr
     assert not (bare / ".tether").exists()
 

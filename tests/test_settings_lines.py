@@ -181,3 +181,54 @@ def test_keys_inside_values_spanning_lines_are_not_found() -> None:
     text = 's = """\nb = 1\n[c]\n"""\na = [\n  { c = 1 },\n  { b = 2 },\n]\nb = 3\n[c]\nd = 4\n'
     lines = key_lines(text, tomllib.loads(text))
     assert lines == {("s",): 1, ("a",): 5, ("b",): 9, ("c",): 10, ("c", "d"): 11}
+
+
+def test_keys_of_an_inline_table_name_its_line(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    path = _pyproject(
+        repo, '[project]\nname = "x"\n\n[tool]\ntether = { distill_max = 10, maxPerFle = 2 }\n'
+    )
+    done = run_tether("doctor", cwd=repo)
+    assert f"{path}:5: unknown key 'maxPerFle' ignored; did you mean maxPerFile?" in done.stdout
+    assert f"{path}:5: distill_max = 10 not taken: " in done.stdout
+    assert "[tool.tether]" not in done.stdout
+
+
+def test_keys_of_nested_inline_tables_name_their_line(tmp_path: Path, tether_home: Path) -> None:
+    path = _pyproject(
+        tmp_path, "# top\n\ntool = { tether = { auto_distill = 1 } }\n[project]\nname = 'x'\n"
+    )
+    warnings: list[str] = []
+    engine_settings(tmp_path, warnings.append)
+    assert warnings == [f"{path}:3: ignoring auto_distill = 1: give true or false"]
+
+    path = _pyproject(tmp_path, "[tool]\n\ntether = { max_per_file = 2, severity = { a = 1 } }\n")
+    warnings.clear()
+    server_merge(file_sources(tmp_path, warnings.append), warnings.append)
+    assert [w.partition(" = ")[0] for w in warnings] == [f"{path}:3: ignoring severity"]
+
+    own = _own(tmp_path, "# own\ntether = { distill_max = 2 }\n")
+    tether_home.mkdir(parents=True, exist_ok=True)
+    mine = tether_home / "config.toml"
+    mine.write_text("\nlsp = { warmFiles = 3 }\n", encoding="utf-8")
+    warnings.clear()
+    engine_settings(tmp_path, warnings.append)
+    assert [w.partition(" ignored")[0] for w in warnings if "unknown key" in w] == [
+        f"{own}:2: unknown key 'tether'",
+        f"{mine}:2: unknown key 'lsp'",
+    ]
+
+
+def test_the_scan_finds_the_keys_of_inline_tables_at_every_depth() -> None:
+    text = "[t]\na = { b = { c = 1 }, d.e = 2, 'f g' = 3 }\nh = [{ i = 1 }]\n"
+    lines = key_lines(text, tomllib.loads(text))
+    assert lines == {
+        ("t",): 1,
+        ("t", "a"): 2,
+        ("t", "a", "b"): 2,
+        ("t", "a", "b", "c"): 2,
+        ("t", "a", "d"): 2,
+        ("t", "a", "d", "e"): 2,
+        ("t", "a", "f g"): 2,
+        ("t", "h"): 3,
+    }

@@ -16,6 +16,7 @@ from typing import Any
 from recall.cli.context import CommandContext
 from recall.display import plural, visible
 from recall.errors import BadInput, NotFound, TetherError
+from recall.locations import InGitFolder
 
 EXIT_FAILED = 1
 
@@ -165,6 +166,8 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
 
     try:
         store = ctx.project(create=False)
+    except InGitFolder:
+        raise  # a bare repository: said as every command says it, with a clone to run in
     except NotFound as error:  # nothing to check here: a wrong place to run it, said as such
         _require_work_tree(ctx.cwd)  # what check needs is git, not `tether init`
         raise BadInput(str(error)) from None

@@ -67,7 +67,7 @@ from recall.store import MemoryStore
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add reindex, doctor, repoint and confirm to the CLI."""
-    p = sub.add_parser("reindex", help="rebuild the index from the memory files")
+    p = sub.add_parser("reindex", help="rebuild the index from the memory files (code map kept)")
     p.add_argument(
         "--global", dest="global_", action="store_true", help="rebuild the user-wide store's index"
     )

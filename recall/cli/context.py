@@ -267,6 +267,8 @@ class CommandContext:
                 )
         if any(store.scope == PROJECT or store.exists for store in stores):
             return
+        if self.folder.project_if_any() is None and self.folder.in_git_folder:
+            return  # why there is no project store here was said, with where to run instead
         if self.folder.project_if_any() is None:
             self.notice(
                 f"{self.cwd} is not inside a git repository, and there are no global memories "

@@ -142,7 +142,7 @@ def _with_global_form(error: NoProject, parser: argparse.ArgumentParser, command
     form = global_form(parser, command)
     if form is None:
         return error
-    return NoProject(f"{error}, or use `tether {command} {form}` for your user-wide memories")
+    return type(error)(f"{error}, or use `tether {command} {form}` for your user-wide memories")
 
 
 def _report(error: Exception, json_output: bool, code: int) -> None:

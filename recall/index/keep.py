@@ -76,11 +76,12 @@ class Saved:
     """Why the old index's tables were left unread (it does not show it was made where it
     lies); None when they were read, or there was no old index."""
 
-    def not_carried(self) -> str:
-        """What a rebuild's notice adds when the counts were not carried ('' when they were)."""
+    def not_carried(self, also: str = "") -> str:
+        """What a rebuild's notice adds when the counts were not carried ('' when they were);
+        ``also`` names what else was left behind for the same reason."""
         if self.refused is None:
             return ""
-        return f", without the counts kept in it ({COUNTS}): {self.refused}"
+        return f", without the counts kept in it ({COUNTS}){also}: {self.refused}"
 
 
 def open_defensively(path: Path) -> sqlite3.Connection:
@@ -105,22 +106,38 @@ def save(path: Path, folder: Path) -> Saved:
     read is left behind, so damage elsewhere in the file costs only what it touched; damage to
     the record of where it was made costs them all.
     """
+    conn, refused = open_made_here(path, folder)
+    if conn is None:
+        return Saved(refused=refused)
+    try:
+        return Saved(save_from(conn))
+    finally:
+        conn.close()
+
+
+def open_made_here(path: Path, folder: Path) -> tuple[sqlite3.Connection | None, str | None]:
+    """The index at ``path``, whose memory folder is ``folder``, opened defensively
+    (:func:`open_defensively`) when what it holds beyond the memory files may be carried into
+    a rebuild, as (connection, None); otherwise (None, why not), or (None, None) when there is
+    no file. The caller closes the connection."""
     identity = file_identity(path)
     if identity is None:
-        return Saved()
+        return None, None
     try:
         conn = open_defensively(path)
     except sqlite3.Error:
-        return Saved(refused=_UNREADABLE)
+        return None, _UNREADABLE
     try:
         refused = _why_not_carried(conn, identity, folder)
         if refused is None and file_identity(path) != identity:  # replaced while it was read
             refused = _UNREADABLE
-        if refused is not None:
-            return Saved(refused=refused)
-        return Saved(save_from(conn))
-    finally:
+    except BaseException:
         conn.close()
+        raise
+    if refused is not None:
+        conn.close()
+        return None, refused
+    return conn, None
 
 
 def _why_not_carried(

@@ -12,16 +12,18 @@ from recall.store.writes import StoreWrites
 
 
 class Reindexing(StoreWrites):
-    """``tether reindex``: throw the derived index away and build it again."""
+    """``tether reindex``: build the derived index again from the memory files."""
 
     def reindex(self, progress: Callable[[str, int, int | None], None] | None = None) -> SyncReport:
-        """Throw the derived index away and rebuild it from the files (and the vectors, with
-        ``progress`` hearing of each batch)."""
+        """Rebuild the derived index from the memory files (and the vectors, with ``progress``
+        hearing of each batch), carrying over the per-user tables and the code map (genome),
+        which the files do not hold."""
         refused = self._unwritable() if self.exists else None
         if refused is not None:
             raise self._refusal(*refused)
         self._ensure_on_disk()
-        from recall.index import swap  # rebuilds only
+        from recall.genome import carry as genome_carry  # rebuilds only
+        from recall.index import swap
 
         path = self.location.index_path
         self.wait_for_others()
@@ -42,6 +44,8 @@ class Reindexing(StoreWrites):
                 raise
             try:
                 report = sync(built, self.folder, self.normalize_stored, self._sync_lock)
+                # The code map comes from git, not from the memory files: carried as it is.
+                code_map_left = genome_carry.carry(path, self.folder.path, built)
                 saved = swap.swap_in(path, built, self.folder.path)
             except sqlite3.Error as error:
                 built.close()
@@ -54,8 +58,12 @@ class Reindexing(StoreWrites):
                 built.close()
                 swap.discard_build(path)
                 raise
-            if saved.refused is not None:
-                self.notice(f"index {path} was rebuilt from the memory files{saved.not_carried()}")
+            rebuilt = f"index {path} was rebuilt from the memory files"
+            if saved.refused is not None:  # then the code map was refused for the same reason
+                also = "" if code_map_left is None else f" nor {genome_carry.LEFT_BEHIND}"
+                self.notice(f"{rebuilt}{saved.not_carried(also)}")
+            elif code_map_left is not None:
+                self.notice(f"{rebuilt} without {genome_carry.LEFT_BEHIND}: {code_map_left}")
             self._rebuilding = True
             try:
                 self._conn = self._open()
