@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, code_root_and_doc, find, self_serve
-from lsp_server.documents import editor_copy
+from lsp_server.documents import editor_copy, open_texts
 from lsp_server.draft_open import open_draft
 from lsp_server.guard_words import global_supersede
 from lsp_server.legacy_anchor import anchor_name, bare_symbol
@@ -106,7 +106,9 @@ def _checked_text(obj: dict[str, Any], *, draft: bool = False) -> None:
         )
 
 
-def _anchors(store: MemoryStore, obj: dict[str, Any]) -> tuple[tuple[SymbolAnchor, ...], list[str]]:
+def _anchors(
+    ls: TetherServer, store: MemoryStore, obj: dict[str, Any]
+) -> tuple[tuple[SymbolAnchor, ...], list[str]]:
     """The ``anchors`` given (``path::name`` each, one line of text), with their bodies'
     hashes recorded, and a note for each kept without one (its file defines no such symbol:
     a typo, or a symbol still to come), as the CLI says it."""
@@ -116,7 +118,8 @@ def _anchors(store: MemoryStore, obj: dict[str, Any]) -> tuple[tuple[SymbolAncho
         for n, item in enumerate(given)
     ]
     pairs = [(_path(store, p, f"anchors[{n}]"), name) for n, (p, name) in enumerate(pairs)]
-    return record_anchors(store.repo_root, pairs)  # kept without a hash when not found
+    held = open_texts(ls, store.repo_root)  # the editor's text of its open files, saved or not
+    return record_anchors(store.repo_root, pairs, held=held)  # kept without a hash if not found
 
 
 NOT_ON_DISK = "is not on disk yet"
@@ -230,7 +233,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     store = _store(root, obj)
     here = [doc.rel] if doc is not None and not doc.is_memory else []
     files = _files(store, obj, here)
-    anchors, anchor_notes = _anchors(store, obj)
+    anchors, anchor_notes = _anchors(ls, store, obj)
     named = _given_names(obj, files, anchors)
     if strings(obj, "files") is None:
         named += [(path, "the file of uri") for path in here]
@@ -243,7 +246,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     summary = text(obj, "summary")
     self_serve(ls, root, "remember", obj)
     _checked_text(obj, draft=summary is None)  # a draft's anchor is checked as a write's is
-    anchor, bare, bare_notes = bare_symbol(store.repo_root, obj, anchor_name(obj, files), own)
+    anchor, bare, bare_notes = bare_symbol(ls, store, obj, anchor_name(obj, files), own)
     anchors = (*anchors, *(a for a in bare if a not in anchors))
     anchor_notes += bare_notes
     if summary is None:
@@ -305,7 +308,9 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     root, store, old = find(ls, obj)
     refuse_superseding(old, store.find)  # naming the replacement, as the CLI does
     opened: RepoSignals | None = None
-    anchors, anchor_notes = _anchors(store, obj) if _given(obj, "anchors") else (old.anchors, [])
+    anchors, anchor_notes = (
+        _anchors(ls, store, obj) if _given(obj, "anchors") else (old.anchors, [])
+    )
     # new anchors replace the old: a file there only for an old anchor goes with it
     kept = old.files if anchors == old.anchors or not anchors else named_by_person_of(store, old)
     files = _files(store, obj, list(kept))
@@ -328,7 +333,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     given = list(files) if named else named_by_person_of(store, old)
     own = list(files)
     files += [a.path for a in anchors if a.path not in files]
-    anchor, bare, bare_notes = bare_symbol(store.repo_root, obj, anchor_name(obj, files, old), own)
+    anchor, bare, bare_notes = bare_symbol(ls, store, obj, anchor_name(obj, files, old), own)
     anchors = (*anchors, *(a for a in bare if a not in anchors))
     anchor_notes = [*anchor_notes, *bare_notes]
     pinned = flag(obj, "pinned") if _given(obj, "pinned") else old.pinned
