@@ -17,12 +17,20 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_server import capabilities, cards, diagnostics, draft_open, drafts, listing, store_busy
-from lsp_server.command_args import count, flag, text
+from lsp_server import (
+    capabilities,
+    cards,
+    diagnostics,
+    draft_open,
+    drafts,
+    listing,
+    recalling,
+    store_busy,
+)
+from lsp_server.command_args import flag, text
 from lsp_server.command_context import (
     acted,
     changed,
-    code_root_and_doc,
     find,
     root_and_doc,
     self_serve,
@@ -31,14 +39,10 @@ from lsp_server.command_runs import run, run_async, run_write
 from lsp_server.guard_words import guard_refusal
 from lsp_server.roots import Root
 from lsp_server.server import TetherServer
-from recall.agent_text import mask_hits
 from recall.errors import BadInput, NotFound, StoreBusy
 from recall.lifecycle.disuse import bring_back
 from recall.lifecycle.links import left_superseded
-from recall.policy.inject import format_hit
 from recall.policy.usage import counters
-from recall.ranking.asked_present import asked_present
-from recall.ranking.query import RecallQuery, Touch
 
 # status a command moves a memory to, and the statuses it may come from (as the CLI's)
 TRANSITIONS = {
@@ -52,40 +56,6 @@ refresh holds a connection to the index being replaced); past it the user is tol
 rather than left waiting on a request."""
 
 # -- the commands ----------------------------------------------------------------------------
-
-
-def _recall(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
-    prompt = text(obj, "prompt")
-    limit = count(obj, "limit", 10)
-    root, doc = code_root_and_doc(ls, obj, "leave 'uri' out and give a 'prompt'")
-    if doc is not None:
-        touches: tuple[Touch, ...] = (Touch(doc.rel, "edit"),)
-    else:
-        touches = tuple(Touch(path, kind) for path, kind in root.touched.items())
-    if not touches and not prompt:
-        raise BadInput("nothing to recall for: give a file uri or a prompt")
-    recaller = root.recaller()
-    held = [doc.rel] if doc is not None and ls.docs.get(doc.uri) is doc else []
-    with asked_present(recaller, held):  # an open buffer counts whether or not it is on disk
-        result = recaller.recall(RecallQuery(touches, prompt, limit=limit))
-    mask_hits(result.hits)  # as `tether recall` gives them (recall.agent_text)
-    for store in root.stores():
-        ids = [h.memory.id for h in result.hits if h.scope == store.scope]
-        if ids and store.exists:
-            root.usage.surfaced(store, ids)
-    self_serve(ls, root, "recall", obj)
-    if flag(obj, "display"):
-        what = doc.rel if doc is not None else "what you are touching"
-        if result.hits:
-            lines = [f"Tether: {len(result.hits)} memories for {what}"]
-            lines += [format_hit(h) for h in result.hits]
-        else:
-            lines = [f"Tether: no memories for {what}"]
-        ls.show_info("\n".join(lines))
-    return {
-        "results": [h.to_dict() for h in result.hits],
-        "elapsed_ms": round(result.elapsed_ms, 2),
-    }
 
 
 async def _show(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
@@ -216,8 +186,10 @@ async def _reindex(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def recall(ls: TetherServer, *args: Any) -> Any:
-    """``tether.recall {uri?, prompt?, limit?, display?}``: ranked memories with receipts."""
-    return run(ls, "recall", args, _recall)
+    """``tether.recall {uri?, prompt?, limit?, display?}``: ranked memories with receipts, for
+    the ``uri``'s file, else for the ``prompt`` and the files the session touched in every
+    workspace root, one ranking, each result naming its store."""
+    return run(ls, "recall", args, recalling.recall_page)
 
 
 async def show(ls: TetherServer, *args: Any) -> Any:

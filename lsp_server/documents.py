@@ -155,3 +155,17 @@ def current_text(ls: TetherServer, doc: DocState) -> str | None:
     except OSError:
         return None
     return data.decode("utf-8", errors="replace")
+
+
+def open_texts(ls: TetherServer, repo_root: Path | None) -> dict[str, str]:
+    """The editor's text of every code document it holds open in the repository at
+    ``repo_root``, by repo-relative path: what a write reads a symbol's body from, saved or
+    not (an open document counts as present)."""
+    if repo_root is None:
+        return {}
+    texts = {}
+    for doc in list(ls.docs.values()):
+        opened = editor_copy(ls.workspace, doc.uri)
+        if opened is not None and not doc.is_memory and doc.root.repo_root == repo_root:
+            texts[doc.rel] = opened.source
+    return texts

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, code_root_and_doc, find, self_serve
-from lsp_server.documents import editor_copy
+from lsp_server.documents import editor_copy, open_texts
 from lsp_server.draft_open import open_draft
 from lsp_server.guard_words import global_supersede
 from lsp_server.legacy_anchor import anchor_name, bare_symbol
@@ -62,19 +62,21 @@ def _draft(store: MemoryStore, given: list[str], **fields: Any) -> Memory:
     return with_given_files(draft, given)
 
 
-def _path(store: MemoryStore, root: Root, raw: str, label: str) -> str:
+def _path(store: MemoryStore, raw: str, label: str) -> str:
     """A path the command was given, in the stored form, a refusal naming it by ``label``
-    (``files[0]``: the argument, never the CLI's ``--file``)."""
+    (``files[0]``: the argument, never the CLI's ``--file``). A relative one is read from the
+    repository's root, whichever folder of it the workspace opened: the form the code actions
+    give and memories keep (a URI or an absolute path names the file itself)."""
     if store.repo_root is None:
         return normalize_loose(raw, label=label)
-    return normalize(raw, store.repo_root, root.folder, label=label)
+    return normalize(raw, store.repo_root, label=label)
 
 
-def _files(store: MemoryStore, root: Root, obj: dict[str, Any], default: list[str]) -> list[str]:
+def _files(store: MemoryStore, obj: dict[str, Any], default: list[str]) -> list[str]:
     given = strings(obj, "files")
     if given is None:
         return default
-    return [_path(store, root, raw, f"files[{n}]") for n, raw in enumerate(given)]
+    return [_path(store, raw, f"files[{n}]") for n, raw in enumerate(given)]
 
 
 ALLOW_SECRET = f"`tether remember {secrets_scan.OVERRIDE_FLAG}` in a terminal"
@@ -105,7 +107,7 @@ def _checked_text(obj: dict[str, Any], *, draft: bool = False) -> None:
 
 
 def _anchors(
-    store: MemoryStore, root: Root, obj: dict[str, Any]
+    ls: TetherServer, store: MemoryStore, obj: dict[str, Any]
 ) -> tuple[tuple[SymbolAnchor, ...], list[str]]:
     """The ``anchors`` given (``path::name`` each, one line of text), with their bodies'
     hashes recorded, and a note for each kept without one (its file defines no such symbol:
@@ -115,8 +117,9 @@ def _anchors(
         parse_anchor(check_text(item, f"anchors[{n}]") or "", label=f"anchors[{n}]", given=True)
         for n, item in enumerate(given)
     ]
-    pairs = [(_path(store, root, p, f"anchors[{n}]"), name) for n, (p, name) in enumerate(pairs)]
-    return record_anchors(store.repo_root, pairs)  # kept without a hash when not found
+    pairs = [(_path(store, p, f"anchors[{n}]"), name) for n, (p, name) in enumerate(pairs)]
+    held = open_texts(ls, store.repo_root)  # the editor's text of its open files, saved or not
+    return record_anchors(store.repo_root, pairs, held=held)  # kept without a hash if not found
 
 
 NOT_ON_DISK = "is not on disk yet"
@@ -229,8 +232,8 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     root, doc = code_root_and_doc(ls, obj, instead, about=named_here)
     store = _store(root, obj)
     here = [doc.rel] if doc is not None and not doc.is_memory else []
-    files = _files(store, root, obj, here)
-    anchors, anchor_notes = _anchors(store, root, obj)
+    files = _files(store, obj, here)
+    anchors, anchor_notes = _anchors(ls, store, obj)
     named = _given_names(obj, files, anchors)
     if strings(obj, "files") is None:
         named += [(path, "the file of uri") for path in here]
@@ -243,7 +246,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     summary = text(obj, "summary")
     self_serve(ls, root, "remember", obj)
     _checked_text(obj, draft=summary is None)  # a draft's anchor is checked as a write's is
-    anchor, bare, bare_notes = bare_symbol(store.repo_root, obj, anchor_name(obj, files), own)
+    anchor, bare, bare_notes = bare_symbol(ls, store, obj, anchor_name(obj, files), own)
     anchors = (*anchors, *(a for a in bare if a not in anchors))
     anchor_notes += bare_notes
     if summary is None:
@@ -306,11 +309,11 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     refuse_superseding(old, store.find)  # naming the replacement, as the CLI does
     opened: RepoSignals | None = None
     anchors, anchor_notes = (
-        _anchors(store, root, obj) if _given(obj, "anchors") else (old.anchors, [])
+        _anchors(ls, store, obj) if _given(obj, "anchors") else (old.anchors, [])
     )
     # new anchors replace the old: a file there only for an old anchor goes with it
     kept = old.files if anchors == old.anchors or not anchors else named_by_person_of(store, old)
-    files = _files(store, root, obj, list(kept))
+    files = _files(store, obj, list(kept))
     if not _given(obj, "anchors") and strings(obj, "files") is not None:
         # files named anew: an old anchor follows its definition or goes, and is said; the
         # genome as the indexer keeps it (a request does not refresh it)
@@ -330,7 +333,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     given = list(files) if named else named_by_person_of(store, old)
     own = list(files)
     files += [a.path for a in anchors if a.path not in files]
-    anchor, bare, bare_notes = bare_symbol(store.repo_root, obj, anchor_name(obj, files, old), own)
+    anchor, bare, bare_notes = bare_symbol(ls, store, obj, anchor_name(obj, files, old), own)
     anchors = (*anchors, *(a for a in bare if a not in anchors))
     anchor_notes = [*anchor_notes, *bare_notes]
     pinned = flag(obj, "pinned") if _given(obj, "pinned") else old.pinned

@@ -1,13 +1,16 @@
 """Symbol anchors as a write records them: with the hash of the definition's body now.
 
 The definition is read from the working tree (the genome may lag behind an edit not yet
-committed). An anchor whose file or definition cannot be found is kept all the same, without
-a body hash, and the caller is told why: what a person asks to record is never dropped.
+committed), or from the text a caller holds for a file (an editor's buffer not saved yet), read
+as the symbol index will read the file once it is saved. An anchor whose file or definition
+cannot be found is kept all the same, without a body hash, and the caller is told why: what a
+person asks to record is never dropped.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,7 +22,7 @@ from recall.anchors.symbols import (
     leaf_of,
     normalize_name,
 )
-from recall.anchors.unread import UNREAD_EFFECT, unread_in_tree, unread_why
+from recall.anchors.unread import UNREAD_EFFECT, unread_content, unread_in_tree, unread_why
 from recall.errors import BadInput
 from recall.known_paths import mean_clause
 
@@ -46,16 +49,30 @@ class _Found(NamedTuple):
     close: tuple[str, ...] = ()
 
 
-def _body_of(root: Path, path: str, name: str) -> _Found:
-    """The body hash of ``name`` in ``path`` under ``root``, or None and why not."""
-    from recall.genome.symbols.extract import REGEX, read_file
+Held = Mapping[str, str]
+"""The text a caller holds for some files (an editor's open buffers), by repo-relative path:
+read instead of the working tree's file, as it will be once saved."""
+
+
+def _held_bytes(held: Held | None, path: str) -> bytes | None:
+    """The content of ``path`` as held (UTF-8, as an editor saves it), None when not held."""
+    text = None if held is None else held.get(path)
+    return None if text is None else text.encode("utf-8", "replace")
+
+
+def _body_of(root: Path, path: str, name: str, held: Held | None = None) -> _Found:
+    """The body hash of ``name`` in ``path`` under ``root`` (or in its ``held`` text), or
+    None and why not."""
+    from recall.genome.symbols.extract import REGEX, extract, read_file
 
     full = root / path
-    if not full.is_file():
+    data = _held_bytes(held, path)
+    if data is None and not full.is_file():
         return _Found(None, f"{path} is not a file of the working tree")
-    found = read_file(path, str(full))
+    found = read_file(path, str(full)) if data is None else extract(path, data)
     if found.parser.startswith("skipped"):
-        return _Found(None, unread_why(path, found.parser, _size(full)))
+        size = _size(full) if data is None else len(data)
+        return _Found(None, unread_why(path, found.parser, size))
     wanted = normalize_name(name)
     exact = [d for d in found.definitions if d.name == wanted]
     if not exact and found.parser == REGEX:
@@ -121,11 +138,19 @@ def ambiguity_in_tree(root: Path | None, path: str, name: str) -> str | None:
     return why if " is ambiguous in " in why or why.endswith(_CANNOT_TELL) else None
 
 
+def _unread(root: Path, path: str, held: Held | None) -> str | None:
+    """Why ``path`` (its ``held`` text, else the working tree's file) is not read for symbols,
+    None when it is."""
+    data = _held_bytes(held, path)
+    return unread_in_tree(root, path) if data is None else unread_content(path, data)
+
+
 def record_anchors(
-    root: Path | None, pairs: list[tuple[str, str]]
+    root: Path | None, pairs: list[tuple[str, str]], *, held: Held | None = None
 ) -> tuple[tuple[SymbolAnchor, ...], list[str]]:
     """The anchors for ``(path, name)`` pairs with their body hashes, and a note for each one
-    kept without a hash (its changes cannot be told until it is confirmed)."""
+    kept without a hash (its changes cannot be told until it is confirmed). A file in ``held``
+    is read from that text rather than from the working tree (see :data:`Held`)."""
     refuse_separator_files(root, pairs, label="anchor")
     anchors: list[SymbolAnchor] = []
     notes: list[str] = []
@@ -133,13 +158,13 @@ def record_anchors(
         body, why, close = (
             _Found(None, "no project folder to read it from")
             if root is None
-            else _body_of(root, path, name)
+            else _body_of(root, path, name, held)
         )
         anchors.append(SymbolAnchor(path, name, body))
         text = f"{path}{SEPARATOR}{name}"
         if why is not None and why.endswith(AMBIGUOUS_FIX):
             notes.append(f"anchor {text} kept without a body hash: {why}")
-        elif why is not None and root is not None and unread_in_tree(root, path) is not None:
+        elif why is not None and root is not None and _unread(root, path, held) is not None:
             notes.append(f"anchor {text} kept without a body hash: {why}; {UNREAD_EFFECT}")
         elif why is not None:
             said = (
@@ -190,6 +215,7 @@ def bare_name_anchor(
     option: str = "--anchor",
     file_option: str = "--file",
     instead: str = "--anchor {}",
+    held: Held | None = None,
 ) -> tuple[tuple[str, str] | None, str | None]:
     """The symbol anchor a bare ``--anchor NAME`` given with ``--file`` stands for, and a note.
 
@@ -200,6 +226,7 @@ def bare_name_anchor(
         not follow the code (several files, no file, or one that does not define it, or that
         cannot be read for its symbols), and what to give instead. ``option``, ``file_option``
         and ``instead`` (a template for ``PATH::NAME``) say the arguments as the caller takes them.
+        A file in ``held`` is read from that text (see :data:`Held`).
     """
     name = value.strip()
     if LINE_RANGE.fullmatch(name):
@@ -214,7 +241,7 @@ def bare_name_anchor(
     _, why, close = (
         _Found(None, "no project folder to read it from")
         if root is None
-        else _body_of(root, path, name)
+        else _body_of(root, path, name, held)
     )
     if why is None:
         return (path, name), None

@@ -5,10 +5,13 @@ as a typo."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from recall.anchors.write import record_anchors
 from tests.lsp.session import Session
 from tests.lsp.workspace import Workspace
 
@@ -85,3 +88,55 @@ async def test_memories_of_an_open_file_not_on_disk_are_shown_and_recalled(
     ws.app_py.unlink()
     await lsp_one.change(ws.app_py, text + "# more\n")
     assert [d.code for d in lsp_one.diagnostics(ws.app_py)] == [ws.app_gotcha]
+
+
+TYPED = "\n\ndef brand_new(x):\n    return x * 3\n"
+
+
+def _hash_once_saved(ws: Workspace, path: str, name: str, text: str) -> str | None:
+    """The body hash the symbol index reads for ``name`` once ``text`` is saved at ``path``
+    (what the file held before is put back)."""
+    target = ws.root / path
+    before = target.read_text() if target.exists() else None
+    target.write_text(text)
+    try:
+        (anchor,), _ = record_anchors(ws.root, [(path, name)])
+    finally:
+        if before is None:
+            target.unlink()
+        else:
+            target.write_text(before)
+    return anchor.body
+
+
+async def test_an_anchor_on_a_definition_typed_and_not_saved_gets_its_body_hash(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """The "remember something about NAME…" action on a function typed in the buffer records
+    the body's hash from the open document, as the index will read it once the file is
+    saved; so does an anchor into a new buffer never saved."""
+    await lsp_one.open(ws.app_py)
+    text = ws.app_py.read_text() + TYPED
+    await lsp_one.change(ws.app_py, text)
+    line = text.splitlines().index("def brand_new(x):")
+    here = types.Range(types.Position(line, 6), types.Position(line, 6))
+    actions = await lsp_one.actions(ws.app_py, here)
+    [action] = [a for a in actions if "brand_new" in a.title]
+    carried = ast.literal_eval(action.command)  # pytest-lsp's decoding of a code action
+    [offered] = carried["arguments"]
+    assert offered["anchors"] == ["src/app.py::brand_new"]
+    written = await lsp_one.command("tether.remember", {**offered, "summary": "brand_new triples"})
+    assert "anchor_notes" not in written, written
+    shown = await lsp_one.command("tether.show", {"memoryId": written["id"]})
+    [anchor] = shown["anchors"]
+    assert anchor["body"] is not None
+    assert anchor["body"] == _hash_once_saved(ws, "src/app.py", "brand_new", text)
+
+    loader = ws.root / "src" / "loader.py"
+    await lsp_one.open(loader, LOADER)
+    arguments = {"summary": "config is cached", "anchors": ["src/loader.py::load_config"]}
+    again = await lsp_one.command("tether.remember", arguments)
+    assert "anchor_notes" not in again, again
+    [anchor] = (await lsp_one.command("tether.show", {"memoryId": again["id"]}))["anchors"]
+    assert anchor["body"] == _hash_once_saved(ws, "src/loader.py", "load_config", LOADER)
+    assert anchor["body"] is not None
