@@ -9,7 +9,7 @@ no import of ``subprocess`` or ``difflib``: recall runs in agents' hooks).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -124,10 +124,10 @@ def _twin(path: str, tree: Iterable[str]) -> str | None:
     return next((n for n in tree if n != path and unicodedata.normalize("NFC", n) == key), None)
 
 
-def _hint(path: str, tree: Sequence[str]) -> str:
+def _hint(path: str, tree: Sequence[str], typed: Callable[[str], str] | None = None) -> str:
     """What follows the news that ``path`` is missing: that it differs from a file of ``tree``
     only in its Unicode normalization, said with both forms (a "did you mean" would read the
-    same as the path given), or else the closest names."""
+    same as the path given), or else the closest names (each as ``typed`` gives it)."""
     twin = _twin(path, tree)
     if twin is not None:
         return (
@@ -136,7 +136,8 @@ def _hint(path: str, tree: Sequence[str]) -> str:
             f"is in {_form(path)}; give the path as the repository spells it (as `git ls-files` "
             "prints it)"
         )
-    return mean_clause(suggestions(path, tree))
+    close = suggestions(path, tree)
+    return mean_clause([typed(name) for name in close] if typed is not None else close)
 
 
 def mean_clause(close: Sequence[str]) -> str:
@@ -169,11 +170,17 @@ def missing_paths(root: Path, paths: Iterable[str], *, history: bool) -> list[st
 
 
 def refuse_unknown(
-    root: Path | None, named: Sequence[tuple[str, str]], *, let_through: str
+    root: Path | None,
+    named: Sequence[tuple[str, str]],
+    *,
+    let_through: str,
+    cwd: Path | None = None,
 ) -> None:
     """Raise :class:`BadInput` naming each path of a new memory that the repository does not
     know, by the label it was given as (``named``: path and label), with the closest names;
-    ``let_through`` is how the caller names a file to come anyway (``--allow-missing``)."""
+    ``let_through`` is how the caller names a file to come anyway (``--allow-missing``). Given
+    ``cwd``, a subfolder the paths were typed from, the path and the names offered are said
+    as they are typed from there, the path also as the repository has it."""
     if root is None or not named:
         return
     missing = set(missing_paths(root, [path for path, _ in named], history=True))
@@ -181,13 +188,32 @@ def refuse_unknown(
         return
     tree = tree_paths(root)
     where = "the repository's files nor in its history" if is_git(root) else f"{root}"
+    here = _typed_from(root, cwd)
     lines = []
     for path, label in named:
         if path not in missing:
             continue
-        lines.append(f"{label} {path!r} is not in {where}{_hint(path, tree)}")
+        if here is None:
+            lines.append(f"{label} {path!r} is not in {where}{_hint(path, tree)}")
+            continue
+        hint = _hint(path, tree, typed=here)
+        lines.append(f"{label} {here(path)!r} ({path} in the repository) is not in {where}{hint}")
     lines.append(f"nothing written; give {let_through} to name it anyway (a file to come)")
     raise BadInput("\n  ".join(lines))
+
+
+def _typed_from(root: Path, cwd: Path | None) -> Callable[[str], str] | None:
+    """How a path of the repository is typed from ``cwd``, a subfolder of ``root``; None from
+    the root itself or outside it (paths are then typed as the repository has them)."""
+    if cwd is None:
+        return None
+    try:
+        inside = Path(os.path.realpath(cwd)).relative_to(os.path.realpath(root))
+    except ValueError:
+        return None
+    if inside == Path("."):
+        return None
+    return lambda path: os.path.relpath(path, inside.as_posix()).replace(os.sep, "/")
 
 
 def missing_notes(root: Path | None, paths: list[str]) -> list[str]:

@@ -34,12 +34,18 @@ def is_git_own(path: str) -> bool:
 
 
 def check_named_files(
-    store: MemoryStore, named: Sequence[Named], *, allow_missing: bool, let_through: str
+    store: MemoryStore,
+    named: Sequence[Named],
+    *,
+    allow_missing: bool,
+    let_through: str,
+    cwd: Path | None = None,
 ) -> list[str]:
     """Refuse the files of a new memory for ``store`` that no edit can touch or that the
     repository does not know (unless ``allow_missing``; ``let_through`` says how the caller
-    asks for that), raising :class:`BadInput` that names each by its label; return the notes
-    to pass on: one per file renamed since (as the index last read the history)."""
+    asks for that), raising :class:`BadInput` that names each by its label (as typed from
+    ``cwd``, where the caller reads paths from the folder it runs in); return the notes to
+    pass on: one per file renamed since (as the index last read the history)."""
     labels: dict[str, str] = {}
     for path, label in named:  # a file named twice (a file and an anchor's) by its first label
         labels.setdefault(path, label)
@@ -61,7 +67,7 @@ def check_named_files(
     if folders:
         raise BadInput("\n  ".join([*folders, "nothing written"]))
     if not allow_missing:
-        refuse_unknown(root, given, let_through=let_through)
+        refuse_unknown(root, given, let_through=let_through, cwd=cwd)
     return _renamed_notes(store, root, given) + _nested_notes(root, given)
 
 

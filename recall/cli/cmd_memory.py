@@ -187,7 +187,7 @@ def memory_draft(
     named = [(path, "--file") for path in files[: len(args.files)]]
     named += [(path, "--anchor") for path, _ in symbols]
     for note in check_named_files(
-        store, named, allow_missing=args.allow_missing, let_through="--allow-missing"
+        store, named, allow_missing=args.allow_missing, let_through="--allow-missing", cwd=ctx.cwd
     ):
         ctx.notice(note)
     anchors, notes = record_anchors(store.repo_root, symbols)

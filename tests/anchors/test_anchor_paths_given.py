@@ -56,8 +56,10 @@ def test_a_root_relative_anchor_from_a_subfolder_is_refused_as_a_file_would_be(
         "remember", "n", "-c", "gotcha", "--anchor", "src/store.py::load", cwd=repo / "src"
     )
     assert refused.code == 2
-    assert "--anchor 'src/src/store.py' is not in the repository's files" in refused.stderr
-    assert "did you mean src/store.py?" in refused.stderr
+    assert (
+        "--anchor 'src/store.py' (src/src/store.py in the repository) is not in the "
+        "repository's files nor in its history; did you mean store.py?"
+    ) in refused.stderr
 
 
 @pytest.mark.parametrize("outside", ["/etc/hosts::x", "../../x.py::f"])
