@@ -155,3 +155,16 @@ def current_text(ls: TetherServer, doc: DocState) -> str | None:
     except OSError:
         return None
     return data.decode("utf-8", errors="replace")
+
+
+def open_not_on_disk(ls: TetherServer, repo: Path, path: str) -> bool:
+    """Whether ``path`` (relative to the repository at ``repo``) is missing on disk but open
+    in the editor as a code document of that repository: a buffer not saved yet, or a file
+    deleted while open. Its memories show on it all the same."""
+    if os.path.lexists(repo / path):
+        return False
+    return any(
+        doc.rel == path and doc.root.repo_root == repo and not doc.is_memory
+        for doc in ls.docs.values()
+        if editor_copy(ls.workspace, doc.uri) is not None
+    )

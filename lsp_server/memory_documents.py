@@ -20,7 +20,7 @@ from lsprotocol import types
 
 from lsp_server import diagnostics, draft_files, supersede_links
 from lsp_server.anchors import line_text
-from lsp_server.documents import DocState, current_text
+from lsp_server.documents import DocState, current_text, open_not_on_disk
 from lsp_server.positions import units
 from lsp_server.supersede_words import not_active
 from recall import frontmatter
@@ -40,6 +40,10 @@ if TYPE_CHECKING:
 
 SAME_TEXT = "same text as"
 """How a draft that repeats the memory it supersedes is told (and kept from being written)."""
+
+
+UNSAVED = "is not on disk yet: it is open in the editor, not saved; the memory shows on it there"
+"""What a memory document says of a file it names that the editor holds open unsaved."""
 
 
 def _line_diagnostic(
@@ -187,6 +191,10 @@ def _file_problems(
                 message = f"{unfit}; this memory will not surface for it"
                 severity = types.DiagnosticSeverity.Warning
             found.append(_line_diagnostic(ls, text, line, message, severity, columns))
+        elif base is not None and open_not_on_disk(ls, base, path):
+            message = f"{path} {UNSAVED}"
+            info = types.DiagnosticSeverity.Information
+            found.append(_line_diagnostic(ls, text, line, message, info, columns))
         elif base is not None and not (base / path).exists():
             message = f"{path} is not in the working tree; this memory will not surface for it"
             info = types.DiagnosticSeverity.Information
@@ -208,6 +216,14 @@ def check(ls: TetherServer, doc: DocState) -> None:
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=found)
     )
+
+
+def check_all(ls: TetherServer) -> None:
+    """Check every open memory document again (a code file it may name was opened, saved or
+    closed: open and not on disk, such a file is said to be so)."""
+    for doc in list(ls.docs.values()):
+        if doc.is_memory:
+            check(ls, doc)
 
 
 def saved(ls: TetherServer, doc: DocState) -> None:
