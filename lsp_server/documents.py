@@ -169,3 +169,16 @@ def open_texts(ls: TetherServer, repo_root: Path | None) -> dict[str, str]:
         if opened is not None and not doc.is_memory and doc.root.repo_root == repo_root:
             texts[doc.rel] = opened.source
     return texts
+
+
+def open_not_on_disk(ls: TetherServer, repo: Path, path: str) -> bool:
+    """Whether ``path`` (relative to the repository at ``repo``) is missing on disk but open
+    in the editor as a code document of that repository: a buffer not saved yet, or a file
+    deleted while open. Its memories show on it all the same."""
+    if os.path.lexists(repo / path):
+        return False
+    return any(
+        doc.rel == path and doc.root.repo_root == repo and not doc.is_memory
+        for doc in ls.docs.values()
+        if editor_copy(ls.workspace, doc.uri) is not None
+    )

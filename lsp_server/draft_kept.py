@@ -112,10 +112,11 @@ def _open_doc(ls: TetherServer, path: Path) -> DocState | None:
     return None
 
 
-def sweep(ls: TetherServer, stores: list[MemoryStore]) -> None:
+def sweep(ls: TetherServer, stores: list[MemoryStore], *, show: bool = False) -> None:
     """At shutdown: remove the drafts made this session that nobody touched (a client that
     cannot open them was told the path, and it was never opened) and those with nothing of
-    the person's in them; log the others' paths, each with the reason it was kept."""
+    the person's in them; log the others' paths, each with the reason it was kept, and with
+    ``show`` show it too (once: not again when its close said the same)."""
     folders = {draft_files.real(draft_files.drafts_dir(store.location)): store for store in stores}
     for path in list(ls.drafts):
         store = folders.get(draft_files.real(path.parent))
@@ -123,4 +124,8 @@ def sweep(ls: TetherServer, stores: list[MemoryStore]) -> None:
             continue
         doc = _open_doc(ls, path) or resolve(ls, path.as_uri())
         reason = FALLBACK if doc is None else why_kept(ls, doc, path, store)
-        ls.warn(f"the draft {path} is kept: {reason}")
+        message = f"the draft {path} is kept: {reason}"
+        if show:
+            ls.warn_shown_once(f"kept {path} {reason}", message)
+        else:
+            ls.warn(message)

@@ -77,6 +77,8 @@ def _opened(ls: TetherServer, uri: str) -> None:
         progress.catch_up_on_open(ls, doc.root)  # HEAD moved: read on, published again after
         diagnostics.publish(ls, doc, doc.root.touched[doc.rel])
         broken_files.tell(ls, [doc.root])  # its stores were read: what they could not load
+        if not doc.disk_mtime:  # not on disk: the memory documents naming it say it is open
+            memory_documents.check_all(ls)
 
 
 def take_up_open_documents(ls: TetherServer) -> None:
@@ -115,6 +117,7 @@ def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
         diagnostics.republish(ls, root)
     else:
         diagnostics.publish(ls, doc, root.touched[doc.rel])
+        memory_documents.check_all(ls)  # a file they name may be on disk now
 
 
 def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -123,6 +126,8 @@ def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> Non
     if doc is not None:
         diagnostics.clear(ls, doc)
         draft_kept.closed(ls, doc)  # a draft with nothing of the person's in it goes
+        if not doc.is_memory and not os.path.lexists(doc.path):
+            memory_documents.check_all(ls)  # no longer open: not in the working tree
 
 
 def register(server: TetherServer) -> None:

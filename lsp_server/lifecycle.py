@@ -198,14 +198,16 @@ def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFolders
 
 def shutdown(ls: TetherServer, params: None) -> None:
     """Stop background work (the start-up work too, if still waiting or not deferred yet),
-    sweep the drafts and close every store."""
-    end_session(ls)
+    sweep the drafts and close every store. The drafts kept are shown as well as logged, here,
+    before the reply: a client may read nothing after it."""
+    end_session(ls, show=True)
 
 
-def end_session(ls: TetherServer) -> None:
+def end_session(ls: TetherServer, *, show: bool = False) -> None:
     """What ``shutdown`` does, done once: also run as the process ends, since a client may
     quit without it (Neovim's ``:qa!`` closes the pipe; ``exit`` may come alone), and the
-    drafts nobody touched must not outlive the session either way."""
+    drafts nobody touched must not outlive the session either way; ``show``: the drafts kept
+    are shown to the person, not only logged (a client that is gone sees neither)."""
     if ls.ended:
         return
     ls.ended = True
@@ -214,7 +216,7 @@ def end_session(ls: TetherServer) -> None:
     ls.indexer.stop()
     ls.session_start.stop()
     ls.warm_up.stop()
-    draft_kept.sweep(ls, [store for root in ls.roots for store in root.stores()])
+    draft_kept.sweep(ls, [store for root in ls.roots for store in root.stores()], show=show)
     ls.roots.close()
     ls.docs.clear()
 

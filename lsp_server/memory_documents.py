@@ -20,7 +20,7 @@ from lsprotocol import types
 
 from lsp_server import diagnostics, draft_files, supersede_links
 from lsp_server.anchors import line_text
-from lsp_server.documents import DocState, current_text
+from lsp_server.documents import DocState, current_text, open_not_on_disk
 from lsp_server.positions import units
 from lsp_server.supersede_words import not_active
 from recall import frontmatter
@@ -29,7 +29,9 @@ from recall.errors import BadInput, MalformedMemory, TetherError
 from recall.extra_keys import near_known_key
 from recall.frontmatter_marks import entry_spans
 from recall.index.sync_file import duplicates_of
+from recall.locations import PROJECT
 from recall.model import Memory
+from recall.named_files import unfit_line
 from recall.records import memory_from_parsed
 
 if TYPE_CHECKING:
@@ -38,6 +40,10 @@ if TYPE_CHECKING:
 
 SAME_TEXT = "same text as"
 """How a draft that repeats the memory it supersedes is told (and kept from being written)."""
+
+
+UNSAVED = "is not on disk yet: it is open in the editor, not saved; the memory shows on it there"
+"""What a memory document says of a file it names that the editor holds open unsaved."""
 
 
 def _line_diagnostic(
@@ -96,7 +102,8 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
             "a copy of this one"
         )
         found.append(_line_diagnostic(ls, text, parsed.key_lines.get("id", 1), message, warning))
-    found += _file_problems(ls, store, text, memory, parsed.key_lines.get("files", 1))
+    files_line = parsed.key_lines.get("files", 1)
+    found += _file_problems(ls, doc, store, text, memory, files_line)
     for key in memory.extra:
         if (meant := near_known_key(key)) is not None:
             message = (
@@ -135,11 +142,33 @@ def _missing_old(store: MemoryStore, old_id: str, *, draft: bool) -> str:
     )
 
 
+def unfit_files(store: MemoryStore, memory: Memory) -> list[str]:
+    """Why each file of ``memory`` that can be no memory's file (a folder, one of git's own
+    files) is refused by a direct write, in its words (:func:`recall.named_files.unfit_line`),
+    labelled by its place in ``files``."""
+    found = []
+    for index, raw in enumerate(memory.files):
+        try:
+            path = store.normalize_stored(raw)
+        except BadInput:
+            continue  # said on its entry by :func:`_file_problems`
+        if (line := _unfit(store, path, index)) is not None:
+            found.append(line)
+    return found
+
+
+def _unfit(store: MemoryStore, path: str, index: int) -> str | None:
+    root = store.repo_root if store.scope == PROJECT else None
+    return unfit_line(root, path, f"files[{index}]")
+
+
 def _file_problems(
-    ls: TetherServer, store: MemoryStore, text: str, memory: Memory, files_line: int
+    ls: TetherServer, doc: DocState, store: MemoryStore, text: str, memory: Memory, files_line: int
 ) -> list[types.Diagnostic]:
     """What is wrong with each entry of ``files``, on that entry as written (on the ``files:``
-    line when where it is cannot be told)."""
+    line when where it is cannot be told): a name that cannot be read, a folder or one of
+    git's own files (an error in a draft, whose save refuses it as a direct write does), a
+    file not in the working tree."""
     spans = entry_spans(text, "files")
     found: list[types.Diagnostic] = []
     for index, raw in enumerate(memory.files):
@@ -152,7 +181,21 @@ def _file_problems(
             found.append(_line_diagnostic(ls, text, line, str(bad), error, columns))
             continue
         base = store.repo_root
-        if base is not None and not (base / path).exists():
+        if (unfit := _unfit(store, path, index)) is not None:
+            if draft_files.is_draft(doc):
+                message, severity = (
+                    f"{unfit}; saving writes nothing",
+                    types.DiagnosticSeverity.Error,
+                )
+            else:
+                message = f"{unfit}; this memory will not surface for it"
+                severity = types.DiagnosticSeverity.Warning
+            found.append(_line_diagnostic(ls, text, line, message, severity, columns))
+        elif base is not None and open_not_on_disk(ls, base, path):
+            message = f"{path} {UNSAVED}"
+            info = types.DiagnosticSeverity.Information
+            found.append(_line_diagnostic(ls, text, line, message, info, columns))
+        elif base is not None and not (base / path).exists():
             message = f"{path} is not in the working tree; this memory will not surface for it"
             info = types.DiagnosticSeverity.Information
             found.append(_line_diagnostic(ls, text, line, message, info, columns))
@@ -173,6 +216,14 @@ def check(ls: TetherServer, doc: DocState) -> None:
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=found)
     )
+
+
+def check_all(ls: TetherServer) -> None:
+    """Check every open memory document again (a code file it may name was opened, saved or
+    closed: open and not on disk, such a file is said to be so)."""
+    for doc in list(ls.docs.values()):
+        if doc.is_memory:
+            check(ls, doc)
 
 
 def saved(ls: TetherServer, doc: DocState) -> None:
@@ -197,11 +248,22 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
         text = doc.path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
+    target = store.folder.path / doc.path.name
+    draft = draft_files.real(doc.path)
+    try:
+        refused = unfit_files(store, parse(doc, text)[1])
+    except MalformedMemory:
+        refused = []  # its diagnostic says why
+    if refused:  # refused as the direct write refuses it, and said so on screen
+        said = "; ".join(refused)
+        ls.warn_shown_once(
+            f"unfit {draft} {said}",
+            f"the draft {draft} was not remembered: {said}; nothing written",
+        )
+        return False
     for problem in problems(ls, doc, text):
         if problem.severity == types.DiagnosticSeverity.Error or SAME_TEXT in problem.message:
             return False
-    target = store.folder.path / doc.path.name
-    draft = draft_files.real(doc.path)
     try:
         now: str | None = digest(target.read_bytes())
     except FileNotFoundError:

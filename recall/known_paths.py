@@ -238,19 +238,24 @@ def folder_lines(root: Path | None, paths: Iterable[str], *, label: str, advice:
     """One line per path of ``paths`` that is a folder of ``root`` (a memory and a recall are
     about files: a folder matches none of them), with ``advice`` and a few of the files under
     it."""
-    if root is None:
-        return []
     lines = []
     for path in paths:
-        if not os.path.isdir(root / path) or os.path.islink(root / path):
-            continue
-        inside = sorted(p for p in tree_paths(root) if p.startswith(path.rstrip("/") + "/"))
-        examples = ", ".join(map(visible, inside[:FOLDER_EXAMPLES])) + (
-            ", ..." if len(inside) > FOLDER_EXAMPLES else ""
-        )
-        hint = f" ({examples})" if examples else ""
-        lines.append(f"{label} {path!r} is a folder; {advice}{hint}")
+        hint = folder_hint(root, path)
+        if hint is not None:
+            lines.append(f"{label} {path!r} is a folder; {advice}{hint}")
     return lines
+
+
+def folder_hint(root: Path | None, path: str) -> str | None:
+    """None unless ``path`` is a folder of ``root`` (not a link to one); then `` (a, b, ...)``,
+    a few of the files under it, or ``""`` when it holds none."""
+    if root is None or not os.path.isdir(root / path) or os.path.islink(root / path):
+        return None
+    inside = sorted(p for p in tree_paths(root) if p.startswith(path.rstrip("/") + "/"))
+    examples = ", ".join(map(visible, inside[:FOLDER_EXAMPLES])) + (
+        ", ..." if len(inside) > FOLDER_EXAMPLES else ""
+    )
+    return f" ({examples})" if examples else ""
 
 
 def touched_notes(root: Path | None, paths: list[str]) -> list[str]:

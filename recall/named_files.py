@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from recall.errors import BadInput
-from recall.known_paths import folder_lines, refuse_unknown
+from recall.known_paths import folder_hint, refuse_unknown
 from recall.locations import PROJECT
 
 if TYPE_CHECKING:
@@ -31,6 +31,26 @@ a message names it by."""
 def is_git_own(path: str) -> bool:
     """Whether ``path`` (relative to the repository root) is one of git's own files."""
     return path == ".git" or path.startswith(".git/")
+
+
+def unfit_line(root: Path | None, path: str, label: str) -> str | None:
+    """Why ``path`` (stored form), given as ``label``, can be the file of no memory, as a write
+    refuses it (:func:`unfit_reason`); None for any other path."""
+    reason = unfit_reason(root, path)
+    return None if reason is None else f"{label} {path!r} is {reason}"
+
+
+def unfit_reason(root: Path | None, path: str) -> str | None:
+    """What ``path`` (stored form) is when it can be the file of no memory, and what to name
+    instead: one of git's own files, or a folder of ``root`` (the repository's working tree;
+    None: not looked at) with a few of its files; None for any other path."""
+    if is_git_own(path):
+        return (
+            "one of git's own files, not a file of the repository; name the files of the "
+            "repository the memory is about"
+        )
+    hint = folder_hint(root, path)
+    return None if hint is None else f"a folder; name the files it is about{hint}"
 
 
 def check_named_files(
@@ -50,20 +70,13 @@ def check_named_files(
     for path, label in named:  # a file named twice (a file and an anchor's) by its first label
         labels.setdefault(path, label)
     given = list(labels.items())
-    for path, label in given:
-        if is_git_own(path):
-            raise BadInput(
-                f"{label} {path!r} is one of git's own files, not a file of the repository; "
-                "nothing written: name the files of the repository the memory is about"
-            )
     root = store.repo_root if store.scope == PROJECT else None
+    for path, label in given:  # git's own files first: they are refused in any store
+        if is_git_own(path):
+            raise BadInput(f"{unfit_line(None, path, label)}\n  nothing written")
     if root is None:  # the user's own store outside a repository: no files to check against
         return []
-    folders = [
-        line
-        for path, label in given
-        for line in folder_lines(root, [path], label=label, advice="name the files it is about")
-    ]
+    folders = [line for path, label in given if (line := unfit_line(root, path, label))]
     if folders:
         raise BadInput("\n  ".join([*folders, "nothing written"]))
     if not allow_missing:

@@ -239,7 +239,7 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 if tree is None and store.repo_root is not None:
                     tree = tree_paths(store.repo_root)
                 gone = renamed_then_gone(memory, genome)
-                message = at.line("files", dead_message(dead, tree, gone))
+                message = at.line("files", dead_message(dead, tree, gone, store.repo_root))
                 entry = {**at.entry("dead-reference"), **dead.to_dict()}
                 if gone:
                     entry["renamed_then_deleted"] = gone

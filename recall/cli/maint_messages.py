@@ -3,20 +3,37 @@ a drifting memory (doctor, show)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from recall.known_paths import suggestions
 from recall.lifecycle.dead import DeadReference, deleted_after_rename
 from recall.lifecycle.references import Drift
+from recall.named_files import unfit_line
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def dead_message(
-    dead: DeadReference, tree: list[str] | None = None, gone: dict[str, str] | None = None
+    dead: DeadReference,
+    tree: list[str] | None = None,
+    gone: dict[str, str] | None = None,
+    root: Path | None = None,
 ) -> str:
     """One line about a dead reference, with the rename git knows of if any, else the closest
     names of ``tree`` (the repository's files) when it is given: a typo in a hand-written file.
     ``gone`` (:func:`recall.lifecycle.dead.renamed_then_gone`) are the files renamed and then
-    deleted, said as ``tether repoint`` says them: there is nothing to repoint them to."""
+    deleted, said as ``tether repoint`` says them: there is nothing to repoint them to. A
+    folder of ``root`` (the working tree) or one of git's own files is said to be one, in the
+    words a write refuses it with."""
     memory_id = dead.memory.id
     gone = gone or {}
+    files = dead.memory.files
+    unfit = {
+        path: line
+        for n, path in enumerate(files)
+        if path not in gone and (line := unfit_line(root, path, f"files[{n}]")) is not None
+    }
     moved = {old: new for old, new in dead.renamed.items() if new}
     if moved:
         said = ", ".join(f"{old} -> {new}" for old, new in moved.items())
@@ -27,9 +44,16 @@ def dead_message(
             f"(`tether repoint {memory_id} --apply`)"
         )
     names = ", ".join(dead.memory.files)
-    plain = [path for path in dead.memory.files if path not in gone]
+    plain = [path for path in files if path not in gone and path not in unfit]
     close = [c for path in plain for c in suggestions(path, tree or [])]
     hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
+    if unfit:
+        said = f"{memory_id}: no file it names is in the working tree: {'; '.join(unfit.values())}"
+        if rest := [path for path in files if path not in unfit]:
+            said += f"; gone: {', '.join(rest)}"
+        if gone:
+            said += f"; git shows {deleted_after_rename(gone)}"
+        return said + hint
     if not gone:
         return f"{memory_id}: every file it names is gone ({names}){hint}"
     return (

@@ -12,6 +12,7 @@ from typing import Any
 from recall.file_names import written_before
 from recall.lifecycle.references import FORMER_FILES_KEY
 from recall.model import Memory
+from recall.named_files import unfit_reason
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,8 @@ def files_now(memory: Memory, genome: Any) -> dict[str, str]:
     """Each of the memory's files no longer in the working tree under the name it gives, with
     what became of it, as ``tether repoint`` and ``tether doctor`` say it: renamed (the memory
     following it: ``renamed to NEW``), renamed and then deleted, or deleted. A file it names
-    that is there is left out; so is every file for a store without a repository's tree."""
+    that is there is left out; so is every file for a store without a repository's tree. A
+    folder or one of git's own files is said to be one, as a write refuses it."""
     moved = renames(memory, genome)
     gone = renamed_then_gone(memory, genome)
     found: dict[str, str] = {}
@@ -105,7 +107,8 @@ def files_now(memory: Memory, genome: Any) -> dict[str, str]:
         elif path in gone:
             found[path] = f"git shows {deleted_after_rename({path: gone[path]})}"
         elif not genome.exists(path):
-            found[path] = "not in the working tree (deleted, or not written yet)"
+            unfit = unfit_reason(getattr(genome, "repo_root", None), path)
+            found[path] = unfit or "not in the working tree (deleted, or not written yet)"
     return found
 
 

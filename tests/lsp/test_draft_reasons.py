@@ -1,7 +1,7 @@
 """A draft is removed only when nothing of the person's would go with it, judged from what the
 editor holds too (edits not saved keep it, at a close as at shutdown); a supersede draft whose
 old memory's file is gone is refused as the command refuses it; and a kept draft is told
-kept with the reason it was, and what to do about it."""
+kept with the reason it was, and what to do about it, in the log and on screen."""
 
 from __future__ import annotations
 
@@ -39,6 +39,8 @@ async def test_a_draft_with_edits_not_saved_outlives_shutdown(
     await lsp.client.shutdown_session()
     assert draft.read_text(encoding="utf-8") == made  # still there for the editor to save
     assert f"the draft {draft} is kept: it has edits not saved" in logged(lsp)
+    # shown too, before the reply to shutdown (a client may read nothing after it)
+    assert f"the draft {draft} is kept: it has edits not saved" in shown(lsp)
 
 
 async def test_a_draft_closed_with_edits_not_saved_is_kept_and_said_so(

@@ -140,3 +140,33 @@ async def test_an_anchor_on_a_definition_typed_and_not_saved_gets_its_body_hash(
     [anchor] = (await lsp_one.command("tether.show", {"memoryId": again["id"]}))["anchors"]
     assert anchor["body"] == _hash_once_saved(ws, "src/loader.py", "load_config", LOADER)
     assert anchor["body"] is not None
+
+
+async def test_its_memory_file_says_the_file_is_open_not_saved_until_saved_or_closed(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    loader = ws.root / "src" / "loader.py"
+    await lsp.open(loader, LOADER)
+    arguments = {"uri": loader.as_uri(), "summary": "config is read once, at start"}
+    written = await lsp.command("tether.remember", arguments)
+    memory_file = ws.memory_file(written["id"])
+    await lsp.open(memory_file, language="markdown")
+
+    def said() -> list[tuple[str, int]]:
+        return [(d.message, int(d.severity or 0)) for d in lsp.diagnostics(memory_file)]
+
+    info = int(types.DiagnosticSeverity.Information)
+    unsaved = "src/loader.py is not on disk yet: it is open in the editor, not saved; "
+    assert said() == [(unsaved + "the memory shows on it there", info)]
+    await lsp.save(loader, LOADER)
+    assert said() == []
+    loader.unlink()  # deleted while open: open, so its memories still show on it
+    await lsp.change(loader, LOADER + "\n")
+    await lsp.close(ws.app_py)  # any other file's close leaves it as it was
+    await lsp.close(memory_file)
+    await lsp.open(memory_file, language="markdown")
+    assert said() == [(unsaved + "the memory shows on it there", info)]
+    await lsp.close(loader)
+    gone = "src/loader.py is not in the working tree; this memory will not surface for it"
+    assert said() == [(gone, info)]
