@@ -46,9 +46,11 @@ def test_nothing_renamed_is_said_as_before(repo: Path) -> None:
     assert "no file it names was renamed away (src/app.py)" in done.stderr
 
 
-def test_an_anchored_memory_is_not_repointed_along_a_staged_rename(repo: Path) -> None:
-    # the symbol index reads git's index, which holds the staged rename: an anchored memory
-    # waits for the commit as a memory on the file does, and nothing is written before
+def test_an_anchored_symbol_moved_in_a_staged_change_is_repointed_before_its_commit(
+    repo: Path,
+) -> None:
+    # the symbol index reads git's index: a move staged for the commit a guard's check runs
+    # before is followed, so that the check can pass before the commit is made
     (repo / "src" / "store.py").write_text("def helper():\n    return 42\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "store")
@@ -64,14 +66,7 @@ def test_an_anchored_memory_is_not_repointed_along_a_staged_rename(repo: Path) -
     )
     assert done.code == 0, done.stderr
     memory = str(done.json()["id"])
-    path = repo / ".tether" / "memories" / f"{memory}.md"
-    before = path.read_text()
     git(repo, "mv", "src/store.py", "src/sessions.py")
-    done = run_tether("repoint", memory, "--apply", cwd=repo)
-    assert done.code == 1
-    assert "src/store.py -> src/sessions.py renamed but not committed" in done.stderr
-    assert path.read_text() == before
-    git(repo, "commit", "-q", "-m", "rename")
     done = run_tether("repoint", memory, "--apply", "--json", cwd=repo)
     assert done.code == 0, done.stderr
     assert done.json()["symbols_moved"] == {"src/store.py::helper": "src/sessions.py::helper"}

@@ -56,7 +56,7 @@ from recall.lifecycle.references import (
     named_by_person,
     with_lifecycle_keys,
 )
-from recall.lifecycle.uncommitted import not_repointed, uncommitted_renames
+from recall.lifecycle.uncommitted import not_repointed
 from recall.locations import GLOBAL, not_a_folder
 from recall.misspelt_keys import misspelt_keys
 from recall.policy.usage import record_action
@@ -317,10 +317,6 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
             f"{memory.id}`"
         )
     if not moved and not symbol_moves:
-        raise NothingToDo(not_repointed(memory, store.repo_root))
-    moved_from = [a.path for a in memory.anchors if a.text in symbol_moves]
-    if store.repo_root is not None and uncommitted_renames(store.repo_root, moved_from):
-        # the symbol index reads git's index: a staged `git mv` is no committed rename
         raise NothingToDo(not_repointed(memory, store.repo_root))
     full = with_lifecycle_keys(store, memory)
     files, former = repointed(full, moved)
