@@ -58,11 +58,14 @@ def test_remember_names_every_missing_path_and_suggests_the_same_name_elsewhere(
     assert memory_files(repo) == []
 
 
-def test_a_path_typed_from_a_subfolder_is_suggested_from_the_root(cli: Cli, repo: Path) -> None:
+def test_a_path_typed_from_a_subfolder_is_suggested_as_typed_there(cli: Cli, repo: Path) -> None:
+    # read from the folder it was typed in, the path names src/src/app.py: said both ways,
+    # and the file meant offered as it is typed there (from the root it would fail again)
     result = cli("remember", "Relative typo", "-c", "gotcha", "-f", "src/app.py", cwd=repo / "src")
     assert result.code == 2, result
-    assert "'src/src/app.py'" in result.stderr
-    assert "did you mean src/app.py" in result.stderr
+    assert "--file 'src/app.py' (src/src/app.py in the repository)" in result.stderr
+    assert "did you mean app.py?" in result.stderr
+    ok(cli("remember", "Relative typo", "-c", "gotcha", "-f", "app.py", cwd=repo / "src"))
 
 
 def test_remember_accepts_a_deleted_file_from_history_and_an_untracked_one(
