@@ -10,12 +10,11 @@ document is saved with a summary (see :mod:`lsp_server.memory_documents`): savin
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.command_args import flag, strings, text
 from lsp_server.command_context import acted, changed, code_root_and_doc, find, self_serve
-from lsp_server.documents import editor_copy, open_texts
+from lsp_server.documents import open_not_on_disk, open_texts
 from lsp_server.draft_open import open_draft
 from lsp_server.guard_words import global_supersede
 from lsp_server.legacy_anchor import anchor_name, bare_symbol
@@ -131,19 +130,6 @@ ALLOW_MISSING = '"allowMissing": true'
 of an unknown file says it (``--allow-missing`` in the CLI)."""
 
 
-def _unsaved(ls: TetherServer, store: MemoryStore, path: str) -> bool:
-    """Whether ``path`` (stored form) is missing on disk but open in the editor for the
-    repository of ``store``: a buffer not saved yet, or a file deleted while open."""
-    repo = store.repo_root
-    if repo is None or os.path.lexists(repo / path):
-        return False
-    return any(
-        doc.rel == path and doc.root.repo_root == repo and not doc.is_memory
-        for doc in ls.docs.values()
-        if editor_copy(ls.workspace, doc.uri) is not None
-    )
-
-
 def _check_named(
     ls: TetherServer,
     store: MemoryStore,
@@ -156,7 +142,12 @@ def _check_named(
     since. A file open in the editor but not on disk is let through as ``allowMissing`` lets
     one through, with a note saying so: the person is looking at it."""
     allow = flag(obj, "allowMissing")
-    held = [] if allow else [(p, label) for p, label in named if _unsaved(ls, store, p)]
+    repo = store.repo_root
+    held = (
+        []
+        if allow or repo is None
+        else [(p, label) for p, label in named if open_not_on_disk(ls, repo, p)]
+    )
     rest = [given for given in named if given not in held]
     notes = check_named_files(store, rest, allow_missing=allow, let_through=ALLOW_MISSING)
     notes += check_named_files(store, held, allow_missing=True, let_through=ALLOW_MISSING)

@@ -193,11 +193,9 @@ def refuse_unknown(
     for path, label in named:
         if path not in missing:
             continue
-        if here is None:
-            lines.append(f"{label} {path!r} is not in {where}{_hint(path, tree)}")
-            continue
-        hint = _hint(path, tree, typed=here)
-        lines.append(f"{label} {here(path)!r} ({path} in the repository) is not in {where}{hint}")
+        typed = here(path) if here is not None else path
+        also = f" ({path} in the repository)" if here is not None else ""
+        lines.append(f"{label} {typed!r}{also} is not in {where}{_hint(path, tree, typed=here)}")
     lines.append(f"nothing written; give {let_through} to name it anyway (a file to come)")
     raise BadInput("\n  ".join(lines))
 

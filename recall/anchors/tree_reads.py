@@ -147,8 +147,9 @@ class ChangedFiles:
         listed = _listed_changes(self.root) | _stat_read(self.conn)
         paths = [p for p in listed if p not in self.known and reads(p)]
         paths.sort(key=lambda p: _modified(self.root / p), reverse=True)
-        keys = keys_of(self.conn, paths[:MAX_CHANGED_FILES_READ])
-        found = {p: _content_now(self.root, p, keys.get(p)) for p in paths[:MAX_CHANGED_FILES_READ]}
+        looked = paths[:MAX_CHANGED_FILES_READ]
+        keys = keys_of(self.conn, looked)
+        found = {p: _content_now(self.root, p, keys.get(p)) for p in looked}
         return {path: now for path, now in found.items() if now is not None}
 
 
