@@ -239,7 +239,7 @@ def list_memories(ls: TetherServer, *args: Any) -> Any:
     names the file, by a name it had before a rename too), or those of another ``status``
     naming it (an earlier name too, in either store, as recall follows renames); filtered
     alike. Without: every store's memories of ``status`` (active; or pending, archived,
-    superseded, deleted, all), project store first, each newest first. ``total`` is how many
+    superseded, deleted, all), newest first across the stores. ``total`` is how many
     there were before ``limit`` cut them, ``totals`` the same per scope (``project``,
     ``global``), ``stores`` the same per store (``key``, ``scope``, ``path``, ``total``), and
     each memory's ``store`` the key of the store it is in."""

@@ -14,6 +14,7 @@ from recall.file_names import names_it_by
 from recall.lifecycle.disuse import as_seen
 from recall.listed_names import earlier_names
 from recall.model import Memory
+from recall.newest_first import newest_first
 from recall.ranking.hits import Hit
 from recall.records import check_category, check_status
 from recall.store import MemoryStore
@@ -118,10 +119,10 @@ def _of_status(
 ) -> list[dict[str, Any]]:
     """The memories of ``status`` and ``category`` in ``stores`` (naming ``file`` when given,
     or one of its earlier names in the history ``history``, the project store, holds: for
-    the memories of every store, as recall follows renames), each store's newest first, each
-    memory once."""
+    the memories of every store, as recall follows renames), newest first across the stores
+    (:func:`recall.newest_first.newest_first`), each memory once."""
     seen: set[tuple[str, str]] = set()
-    found = []
+    found: list[tuple[Memory, dict[str, Any]]] = []
     for store in stores:
         if not store.exists:
             continue
@@ -137,8 +138,8 @@ def _of_status(
             entry = {**_listed(memory, store.scope, key), "receipt": None}
             if memory.id in disused:
                 entry.update(status="archived", archivedBy="disuse")
-            found.append(entry)
-    return found
+            found.append((memory, entry))
+    return [entry for _, entry in newest_first(found, lambda item: item[0])]
 
 
 def _page(

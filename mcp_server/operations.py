@@ -33,6 +33,7 @@ from recall.lifecycle.references import (
 )
 from recall.locations import PROJECT
 from recall.model import CATEGORIES, STATUSES
+from recall.newest_first import newest_first
 from recall.policy.usage import counters, record_action
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary
@@ -40,6 +41,7 @@ from recall.store.changes import refuse_superseding
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
+    from recall.model import Memory
     from recall.store import MemoryStore
 
 WRITE_SCOPES = ("project", "global")
@@ -152,7 +154,7 @@ def list_memories(
     scope: str = "all",
     limit: int = LIST_LIMIT,
 ) -> dict[str, Any]:
-    """Memories filtered by file (or folder), category and status, each store newest first.
+    """Memories filtered by file (or folder), category and status, newest first across stores.
 
     As ``tether list`` shows them to this user: one archived by disuse lists as archived
     (``archived_by: disuse``), not active; one a person archived says ``archived_by: person``.
@@ -167,16 +169,10 @@ def list_memories(
             "file is empty; give a file or folder inside the repository, or leave file out "
             "to list every memory"
         )
-    found: list[dict[str, Any]] = []
+    found: list[tuple[Memory, dict[str, Any]]] = []
     notes: list[str] = []
     stores = ws.stores(scope)
-    outside = []  # a file asked for where there is no project store to hold its memories
-    if file is not None and scope == "all" and not any(s.scope == PROJECT for s in stores):
-        outside.append(
-            f"{ws.cwd} is not inside a git repository, so file is matched against the global "
-            "store's memories only; start `tether mcp` in the repository (or `tether -C DIR "
-            "mcp`) to list the project's"
-        )
+    outside = ws.no_project_notes(stores) if file is not None and scope == "all" else []
     # a file's earlier names come from the project's history, for every store's memories
     history = next((store for store in stores if store.scope == PROJECT), None)
     for store in stores:
@@ -185,12 +181,14 @@ def list_memories(
             store, file=wanted, category=category, status=status, history=history
         )
         found.extend(
-            results.listed(m, store.scope, hidden, _file([store], store.scope, m)) for m in listed
+            (m, results.listed(m, store.scope, hidden, _file([store], store.scope, m)))
+            for m in listed
         )
         if wanted is not None and store.scope == PROJECT and not notes:
             notes = missing_notes(store.repo_root, [wanted])
+    found = newest_first(found, lambda item: item[0])  # one listing, then cut to the limit
     done: dict[str, Any] = {
-        "memories": found[:limit],
+        "memories": [entry for _, entry in found[:limit]],
         "total": len(found),
         "truncated": len(found) > limit,
     }

@@ -26,7 +26,7 @@ from typing import TypeVar
 from recall.errors import NotFound, StoreBusy
 from recall.folder_watch import FolderWatch
 from recall.kept_engine import KeptEngines
-from recall.locations import RepositoryGone, not_a_folder, repository_gone
+from recall.locations import PROJECT, RepositoryGone, not_a_folder, repository_gone
 from recall.model import Memory
 from recall.repo import TETHER_DIR, find_root
 from recall.service import FolderStores
@@ -142,6 +142,17 @@ class Workspace:
             not_a_folder(store.location.memories_dir)
             for store in stores
             if not store.exists and os.path.lexists(store.location.memories_dir)
+        ]
+
+    def no_project_notes(self, stores: list[MemoryStore]) -> list[str]:
+        """What a list by file says when none of ``stores`` is a project store to hold the
+        memories naming it (the server started outside any repository)."""
+        if any(store.scope == PROJECT for store in stores):
+            return []
+        return [
+            f"{self.cwd} is not inside a git repository, so file is matched against the global "
+            "store's memories only; start `tether mcp` in the repository (or `tether -C DIR "
+            "mcp`) to list the project's"
         ]
 
     def find(self, ref: str) -> tuple[MemoryStore, Memory]:

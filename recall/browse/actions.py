@@ -25,6 +25,7 @@ from recall.lifecycle.references import named_by_person_of, with_given_files
 from recall.lifecycle.stats import Overview
 from recall.lifecycle.stats import overview as stats_overview
 from recall.model import Memory
+from recall.newest_first import newest_first
 from recall.policy.usage import counters, record_action
 from recall.records import refuse_blank_details
 from recall.repo import git_user_name
@@ -89,7 +90,7 @@ class Browser:
                 store.refresh()
             self._disused[scope] = set(archived_by_disuse(store.conn)) if store.exists else set()
             entries.extend(self._entry(m, scope) for m in store.list(status="all"))
-        self._entries = entries
+        self._entries = newest_first(entries, lambda entry: entry.memory)  # both stores as one
         left_out: list[tuple[Path, str]] = []
         for scope, store in self.stores.items():
             if not store.exists:

@@ -13,6 +13,7 @@ from recall.errors import BadInput
 from recall.lifecycle.disuse import archived_by_disuse, as_seen, seen_state
 from recall.locations import PROJECT
 from recall.model import CATEGORIES, STATUSES
+from recall.newest_first import newest_first
 from recall.search import search
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def _status_option(parser: argparse.ArgumentParser, helptext: str) -> None:
 
 
 def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
-    """List memories, newest first."""
+    """List memories, newest first across the stores listed, then cut to ``--limit``."""
     items = []
     hidden: dict[tuple[str, str], str | None] = {}  # (id, scope) -> when archived by disuse
     stores = ctx.stores(args.scope)
@@ -67,6 +68,7 @@ def run_list(args: argparse.Namespace, ctx: CommandContext) -> int:
         )
         hidden.update({(k, store.scope): v for k, v in flagged.items()})
         items.extend((m, store.scope) for m in listed)
+    items = newest_first(items, lambda item: item[0])  # one listing over both stores
     total = len(items)
     if not items and args.file is not None:  # nothing names it: say when no file answers to it
         _note_unknown_file(ctx, stores, args.file)

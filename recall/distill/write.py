@@ -26,6 +26,7 @@ from recall.errors import BadInput, TetherError
 from recall.genome.names import is_utf8
 from recall.model import AUTO_DISTILLED, Memory
 from recall.model import _normalize_for_hash as same_text
+from recall.newest_first import newest_first
 from recall.repo import TETHER_DIR
 from recall.store import MemoryStore
 
@@ -353,8 +354,9 @@ def _how_to_keep(commit: Commit, *, given: bool) -> str:
 
 
 def pending(stores: Iterable[MemoryStore]) -> list[tuple[Memory, str]]:
-    """Every pending memory of the given stores, with its scope, newest first per store."""
-    return [(m, store.scope) for store in stores for m in store.list(status="pending")]
+    """Every pending memory of the given stores, with its scope, newest first across them."""
+    found = [(m, store.scope) for store in stores for m in store.list(status="pending")]
+    return newest_first(found, lambda item: item[0])
 
 
 def session_commits(store: MemoryStore, session_id: str) -> Commits:

@@ -1,4 +1,5 @@
-"""Carrying the genome over a rebuild of the index (``tether reindex``).
+"""Carrying the genome over a rebuild of the index (``tether reindex``, or a store replacing an
+index it found unusable, :mod:`recall.store.recovery`).
 
 A rebuild makes the memory tables again from the memory files. The genome (history, renames,
 the tree, symbols) comes from git, not from them, and reading it again takes as long as the
@@ -18,12 +19,21 @@ from typing import Final
 
 from recall.genome.schema import GENOME_SCHEMA, SCHEMA_KEY, TABLES, ensure_schema
 from recall.genome.schema import write_transaction as genome_write
-from recall.index.keep import open_defensively, open_made_here
+from recall.index.keep import Saved, open_defensively, open_made_here
 
 LEFT_BEHIND: Final = (
     "its code map (git history, renames, symbols; `tether index` reads it again from git)"
 )
 """What a rebuild's notice names when it left the code map behind, and how to get it back."""
+
+
+def left_behind(saved: Saved, code_map_left: str | None) -> str:
+    """What a rebuild's notice adds for what it left behind of the old index: its counts
+    (``saved``, :mod:`recall.index.keep`) and its code map (``code_map_left``, from
+    :func:`carry`); '' when both were carried (or there were none)."""
+    if saved.refused is not None:  # then the code map was refused for the same reason
+        return saved.not_carried("" if code_map_left is None else f" nor {LEFT_BEHIND}")
+    return "" if code_map_left is None else f" without {LEFT_BEHIND}: {code_map_left}"
 
 
 class _OldUnreadable(Exception):

@@ -307,16 +307,6 @@ def prepare(conn: sqlite3.Connection) -> bool:
     return False
 
 
-def remove_index_files(path: Path) -> None:
-    """Delete an index file and its WAL and shared-memory companions.
-
-    Under the exclusive swap lock: an opener holds it shared from opening the file to opening
-    its WAL, so it never pairs the old file with a new WAL (or the reverse).
-    """
-    with swap_guard(path, exclusive=True):
-        unlink_index_files(path)
-
-
 def unlink_index_files(path: Path) -> None:
     """Delete an index file and its companions; the caller holds the exclusive swap lock."""
     for suffix in ("", "-wal", "-shm", "-journal"):

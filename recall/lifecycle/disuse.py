@@ -30,6 +30,7 @@ from recall.file_names import names_it_by
 from recall.index.db import rollback
 from recall.lifecycle import UsageFacts, archive_due
 from recall.listed_names import earlier_names, own_name_in
+from recall.newest_first import newest_first
 from recall.policy.usage import record_action
 from recall.settings import EngineSettings
 
@@ -325,8 +326,7 @@ def as_seen(
     if file and (dated or (own is not None and own.after > -math.inf)):
         found = [m for m in found if names_it_by(m.files, m.created, file, dated, own)]
     if status == "archived" and flagged:
-        found.sort(key=lambda m: m.id)
-        found.sort(key=lambda m: m.created, reverse=True)  # stable: ids ascending on ties
+        found = newest_first(found, lambda m: m)
     elif status == "active":
         found = [m for m in found if m.id not in flagged]
     return found, flagged

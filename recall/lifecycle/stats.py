@@ -102,9 +102,9 @@ HUB_FILES = 8
 """Files charted by ``tether stats``: the hubs where memories pile up fit one screen."""
 
 
-def hub_files(conn: sqlite3.Connection, limit: int = HUB_FILES) -> list[tuple[str, int]]:
+def hub_files(conn: sqlite3.Connection, limit: int | None = HUB_FILES) -> list[tuple[str, int]]:
     """The files named by the most memories recall can show (active, not archived by this
-    user's disuse), most first, as (path, count)."""
+    user's disuse), most first, as (path, count); every one when ``limit`` is None."""
     hidden = archived_by_disuse(conn)
     counts: dict[str, int] = {}
     for memory_id, path in conn.execute(
@@ -255,5 +255,5 @@ def overview(conns: Sequence[sqlite3.Connection], today: date) -> Overview:
         table,
         totals(table),
         merge_activity([activity(conn, today) for conn in conns]),
-        merge_hubs([hub_files(conn) for conn in conns]),
+        merge_hubs([hub_files(conn, None) for conn in conns]),  # added up, then cut
     )

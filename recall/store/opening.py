@@ -289,18 +289,15 @@ class IndexOpening(StoreBase):
                     return self._open_index(path)
                 except db.IndexUnusable:
                     pass
-            from recall.index import keep  # rebuilds only
+            from recall.store.recovery import replace_unusable  # rebuilds only
 
-            # The per-user tables exist nowhere else: salvaged, from an index made here.
-            saved = keep.save(path, self.folder.path)
+            # The per-user tables and the code map exist nowhere else: carried, where they can
+            # be read, from an index made here.
+            left = replace_unusable(path, self.folder.path, self._open_index)
             self.notice(
-                f"index {path} was unusable ({reason}); rebuilding it from the memory files"
-                f"{saved.not_carried()}"
+                f"index {path} was unusable ({reason}); rebuilding it from the memory files{left}"
             )
-            db.remove_index_files(path)
-            conn, created = self._open_index(path)
-            keep.restore(conn, saved.tables)
-            return conn, created
+            return self._open_index(path)
 
     @contextlib.contextmanager
     def _writable(self) -> Iterator[None]:

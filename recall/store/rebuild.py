@@ -58,12 +58,9 @@ class Reindexing(StoreWrites):
                 built.close()
                 swap.discard_build(path)
                 raise
-            rebuilt = f"index {path} was rebuilt from the memory files"
-            if saved.refused is not None:  # then the code map was refused for the same reason
-                also = "" if code_map_left is None else f" nor {genome_carry.LEFT_BEHIND}"
-                self.notice(f"{rebuilt}{saved.not_carried(also)}")
-            elif code_map_left is not None:
-                self.notice(f"{rebuilt} without {genome_carry.LEFT_BEHIND}: {code_map_left}")
+            left = genome_carry.left_behind(saved, code_map_left)
+            if left:
+                self.notice(f"index {path} was rebuilt from the memory files{left}")
             self._rebuilding = True
             try:
                 self._conn = self._open()

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from recall.policy.usage import counters
+from tests.conftest import run_tether
 from tests.lifecycle.aging import archive_by_disuse
 from tests.lsp.session import Session
 from tests.lsp.workspace import GOTCHA, Workspace
@@ -167,6 +170,24 @@ async def test_list_counts_each_scope_apart(lsp_one: Session, ws: Workspace) -> 
     assert (await lsp.command("tether.list", {"status": "superseded"}))["totals"] == {}
 
 
+async def test_list_is_newest_first_across_the_stores_before_its_limit(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    tomorrow = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    line = {"summary": "prefer small commits", "category": "pref", "files": [], "created": tomorrow}
+    done = run_tether("import", "-", "--scope", "global", cwd=ws.root, stdin=json.dumps(line))
+    assert done.code == 0, done.stderr
+    cut = await lsp.command("tether.list", {"limit": 1})
+    assert [(m["summary"], m["scope"]) for m in cut["memories"]] == [
+        ("prefer small commits", "global")
+    ]
+    whole = await lsp.command("tether.list", {})
+    stamps = [(m["created"], m["id"]) for m in whole["memories"]]
+    assert [m["scope"] for m in whole["memories"]] == ["global", "project", "project", "project"]
+    assert [c for c, _ in stamps] == sorted((c for c, _ in stamps), reverse=True)
+
+
 def _by_key(listed: dict) -> dict[str, dict]:
     return {store["key"]: store for store in listed["stores"]}
 
@@ -188,8 +209,8 @@ async def test_list_names_the_store_of_each_total(lsp_one: Session, ws: Workspac
     assert Path(mine["path"]).resolve() == (ws.root / ".tether").resolve()
     assert all(len(key) == 16 for key in stores)  # STORE_KEY_CHARS: short in every memory
     assert len(listed["memories"]) == 2
-    assert all(m["store"] == mine["key"] for m in listed["memories"])  # project store first
     whole = await lsp.command("tether.list", {})
+    assert listed["memories"] == whole["memories"][:2]  # one listing over the stores, then cut
     for key, store in stores.items():
         found = [m for m in whole["memories"] if m["store"] == key]
         assert {m["scope"] for m in found} == {store["scope"]}
