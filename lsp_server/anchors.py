@@ -2,7 +2,8 @@
 
 Spans are in code points; :mod:`lsp_server.positions` turns them into the client's units. An
 anchor that cannot be found (a line past the end, a symbol no longer there) gives None, and the
-caller falls back to the first line.
+caller falls back to the first line. Lines end where the client's do (a lone ``\\r`` too): each
+function reads the text through :func:`recall.line_ends.lone_cr_as_lf`, which keeps every offset.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from recall.line_ends import lone_cr_as_lf
 
 _LINES = re.compile(r"^\s*#?L?(\d+)(?:\s*(?:-|–|\.\.|,)\s*L?(\d+))?\s*$", re.IGNORECASE)
 _SYMBOL = re.compile(r"[A-Za-z_$][\w$]*")
@@ -42,6 +45,7 @@ class Span:
 
 def line_text(source: str, line: int) -> str:
     """The text of one 0-based line, without its line break ('' past the end)."""
+    source = lone_cr_as_lf(source)
     parts = source.split("\n", line + 1)
     if line >= len(parts):
         return ""
@@ -50,6 +54,7 @@ def line_text(source: str, line: int) -> str:
 
 def first_line(source: str) -> Span:
     """The whole first line: where a memory without a (found) anchor is shown."""
+    source = lone_cr_as_lf(source)
     end = source.find("\n")
     text = source if end < 0 else source[:end]
     return Span(0, 0, 0, len(text.rstrip("\r")))
@@ -59,6 +64,7 @@ def locate(anchor: str | None, source: str) -> Span | None:
     """The span an anchor names in ``source``, or None when it has none or it is not there."""
     if not anchor or not anchor.strip():
         return None
+    source = lone_cr_as_lf(source)
     lines = _LINES.match(anchor)
     if lines:
         return _line_range(source, int(lines.group(1)), int(lines.group(2) or lines.group(1)))
@@ -161,6 +167,7 @@ def _symbol(anchor: str, source: str) -> Span | None:
 def definition_span(source: str, first: int, last: int, name: str) -> Span:
     """Where a definition spanning the 1-based lines ``first``..``last`` of ``source`` is shown:
     the first whole-word mention of its (last) name there, else its whole first line."""
+    source = lone_cr_as_lf(source)
     leaf = symbol_name(name)
     start = 0
     for _ in range(first - 1):

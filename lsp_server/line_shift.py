@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
+from recall.line_ends import lone_cr_as_lf
+
 
 @dataclass(frozen=True, slots=True)
 class LineEdit:
@@ -26,7 +28,8 @@ class LineEdit:
     ends_line_start: bool
     """The replaced stretch ends at the start of its line (column 0)."""
     new_lines: int
-    """Line breaks in the inserted text."""
+    """Line breaks in the inserted text, counted as LSP counts them (``\\r\\n``, ``\\r`` and
+    ``\\n`` each one)."""
 
     @property
     def delta(self) -> int:
@@ -44,7 +47,7 @@ def line_edit(change: types.TextDocumentContentChangeEvent) -> LineEdit | None:
         start.character == 0,
         end.line,
         end.character == 0,
-        change.text.count("\n"),
+        lone_cr_as_lf(change.text).count("\n"),
     )
 
 

@@ -34,7 +34,7 @@ PINNED = [
     (actions, "SEARCH_LIMIT", 200),
     (trust, "GIT_TIMEOUT_S", 10),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
-    (symbol_index, "READER", "r5"),
+    (symbol_index, "READER", "r6"),
     (search, "LIMIT_CAP", 1 << 31),
     (changes, "CHAIN_STEPS", 100),
     (layout, "INDENT_STEP", 4),

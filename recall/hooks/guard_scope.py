@@ -38,10 +38,10 @@ def replaced_lines(text: str, replaced: tuple[str, ...]) -> list[Lines] | None:
     """The lines of ``text`` each replaced text covers, at every place it occurs (an edit with
     ``replace_all`` changes them all); None when one of them does not occur. Line ends are
     compared as ``\\n`` whatever either side writes (line numbers are the same)."""
-    text = text.replace("\r\n", "\n")
+    text = _lf_ends(text)
     found: list[Lines] = []
     for old in replaced:
-        old = old.replace("\r\n", "\n")
+        old = _lf_ends(old)
         start = text.find(old)
         if start < 0:
             return None
@@ -51,6 +51,13 @@ def replaced_lines(text: str, replaced: tuple[str, ...]) -> list[Lines] | None:
             found.append((first, last))
             start = text.find(old, start + 1)
     return found
+
+
+def _lf_ends(text: str) -> str:
+    """``text`` with every line end (``\\r\\n``, a lone ``\\r``, ``\\n``) written ``\\n``."""
+    from recall.line_ends import lone_cr_as_lf
+
+    return lone_cr_as_lf(text).replace("\r\n", "\n")
 
 
 def reach(definition: Definition, rows: list[str]) -> Lines:
@@ -86,7 +93,7 @@ def _located(
     read = extract(path, data)
     if read.note is not None or read.parser != TREE_SITTER:
         return None  # no grammar (ranges only guessed), no parse, binary or too large
-    text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+    text = _lf_ends(data.decode("utf-8", "replace"))
     lines = replaced_lines(text, replaced)
     if lines is None:
         return None

@@ -37,6 +37,12 @@ def test_lines_inserted_or_removed_above_move_the_definition() -> None:
     assert (first_line(10, both), last_line(14, both)) == (11, 15)
 
 
+def test_the_lines_typed_are_counted_as_the_client_counts_them() -> None:
+    # "\r\n", a lone "\r" and "\n" each end one line
+    assert edit((0, 0), (0, 0), "a\rb\r\nc\n").new_lines == 3
+    assert first_line(10, [edit((0, 0), (0, 0), "\r\r")]) == 12
+
+
 def test_edits_below_or_within_a_line_leave_it_alone() -> None:
     assert first_line(10, [edit((20, 0), (20, 0), "a\n")]) == 10
     assert last_line(14, [edit((20, 0), (20, 0), "a\n")]) == 14

@@ -2,6 +2,10 @@
 
 Never raises for what a file holds: a binary or oversized file gives no definitions and the
 reason, a file the grammar cannot make sense of falls back to the regex finder.
+
+Lines are counted as an editor counts them: a lone ``\\r`` ends one (see
+:mod:`recall.line_ends`), so the definitions of a file written with old Mac line ends are on
+the lines the editor shows them on, and read as those of the same file written with ``\\n``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from recall.genome.limits import BINARY_SNIFF_BYTES, MAX_SCAN_BYTES
 from recall.genome.symbols import grammars, regex
 from recall.genome.symbols.grammars import INDENTED_GRAMMARS
 from recall.genome.symbols.model import Definition
+from recall.line_ends import lone_cr_as_lf
 
 TREE_SITTER = "tree-sitter"
 REGEX = "regex"
@@ -49,6 +54,7 @@ def extract(path: str, data: bytes, *, hashes: bool = True) -> Extracted:
     skipped = skipped_as(data)
     if skipped is not None:
         return Extracted([], skipped)
+    data = lone_cr_as_lf(data)  # the grammars and the regex finder break lines at "\n" only
     name = grammars.grammar_name(path)
     note = None
     if name is not None:
