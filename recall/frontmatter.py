@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -281,18 +282,23 @@ REMOVE = object()
 """Sentinel value for :func:`update`: delete the key from the front matter."""
 
 
-def update(text: str, path: Path | str, changes: dict[str, Any]) -> str:
+def update(
+    text: str, path: Path | str, changes: dict[str, Any], *, key_order: Sequence[str] = ()
+) -> str:
     """Rewrite only the given front-matter keys of a memory file; the body stays byte-identical.
 
-    Keys absent from the file are appended; a value of :data:`REMOVE` deletes the key. In a
-    file whose opening fence ends in CRLF (a Windows checkout) the lines written end in CRLF
-    too, so the file keeps one kind of line ending. A front matter written as one ``{...}``
-    mapping is laid out first as one line per key (:mod:`recall.frontmatter_layout`). Every
-    other value is checked to read back the same: :class:`MalformedMemory` when one would not.
+    A key absent from the file is added where ``key_order`` (the order a memory file is written
+    in) puts it among the keys present, and any other at the end
+    (:func:`recall.frontmatter_layout.insertion_points`); a value of :data:`REMOVE` deletes the
+    key. In a file whose opening fence ends in CRLF (a Windows checkout) the lines written end
+    in CRLF too, so the file keeps one kind of line ending. A front matter written as one
+    ``{...}`` mapping is laid out first as one line per key (:mod:`recall.frontmatter_layout`).
+    Every other value is checked to read back the same: :class:`MalformedMemory` when one would
+    not.
     """
     fm_lines, close_index, _ = _split(text, path)
     before = parse(text, path).fields  # a file that does not load is said as it is written
-    from recall.frontmatter_layout import cannot_rewrite, layout
+    from recall.frontmatter_layout import cannot_rewrite, insertion_points, layout, value_end
 
     lead = "\ufeff" if text.startswith("\ufeff") else ""
     all_lines = text[len(lead) :].split("\n")
@@ -301,8 +307,8 @@ def update(text: str, path: Path | str, changes: dict[str, Any]) -> str:
     if laid is None:
         raise MalformedMemory(path, 2, cannot_rewrite(changes, flow=True))
     new_fm, blocks = list(laid.lines), laid.spans
-    # Replace from the bottom up so earlier spans keep their indices.
-    for key, (start, end) in sorted(blocks.items(), key=lambda item: -item[1][0]):
+    edits: list[tuple[int, int, list[str]]] = []  # [start, end) of new_fm and its new lines
+    for key, (start, end) in blocks.items():
         if key not in changes:
             continue
         value = changes[key]
@@ -316,18 +322,20 @@ def update(text: str, path: Path | str, changes: dict[str, Any]) -> str:
                 comment.lstrip() if value is REMOVE else replacement[0].removesuffix(cr) + comment
             )
             replacement[:1] = [first + cr]
-        # keep trailing comment/blank lines that belonged to the span
-        tail = end
-        while tail > start + 1 and (
-            not new_fm[tail - 1].strip() or new_fm[tail - 1].startswith("#")
-        ):
-            tail -= 1
+        tail = value_end(new_fm, start, end)  # the comment and blank lines after it stay
         # a note at the margin inside the old value is the person's: kept, after the new one
         notes = [line for line in new_fm[start + 1 : tail] if line.startswith("#")]
-        new_fm[start:tail] = replacement + notes
-    for key, value in changes.items():
-        if key not in blocks and value is not REMOVE:
-            new_fm.extend(line + cr for line in render_value(key, value))
+        edits.append((start, tail, replacement + notes))
+    added = [key for key, value in changes.items() if key not in blocks and value is not REMOVE]
+    kept = [key for key in blocks if changes.get(key) is not REMOVE]
+    inserted: dict[int, list[str]] = {}
+    for at, key in insertion_points(laid, added, key_order, kept):
+        inserted.setdefault(at, []).extend(line + cr for line in render_value(key, changes[key]))
+    edits.extend((at, at, lines) for at, lines in inserted.items())
+    # From the bottom up, so earlier indices hold; a key's lines replaced before lines are
+    # inserted where it starts
+    for start, end, lines in sorted(edits, key=lambda edit: (-edit[0], -edit[1])):
+        new_fm[start:end] = lines
     result = lead + "\n".join([all_lines[0], *new_fm, *all_lines[close_index:]])
     expected = {
         k: list(v) if isinstance(v, tuple) else v

@@ -9,6 +9,7 @@ commas and line breaks between them are all that goes), which YAML reads back th
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,6 +85,44 @@ def _laid_out(joined: str, pairs: list[tuple[Any, Any]], cr: str) -> Layout | No
     if any(set(text) - FLOW_PUNCTUATION for text in between):
         return None
     return Layout(lines, spans, written)
+
+
+def value_end(lines: list[str], start: int, end: int) -> int:
+    """The end of a key's own lines in its span ``[start, end)`` of ``lines``: the blank and
+    comment lines closing the span are left out (at least the key's line stays in), since they
+    lead into what follows rather than belong to the value above them."""
+    tail = end
+    while tail > start + 1 and (not lines[tail - 1].strip() or lines[tail - 1].startswith("#")):
+        tail -= 1
+    return tail
+
+
+def insertion_points(
+    laid: Layout, added: Sequence[str], order: Sequence[str], kept: Collection[str]
+) -> list[tuple[int, str]]:
+    """Where each key of ``added`` (keys the front matter does not give) is written: the index
+    in ``laid.lines`` to insert its lines before, with the key, in the order to write them.
+
+    ``order`` is the order in which a memory file is written, any key not in it coming after
+    them all: a key of ``order`` goes right after the last key present (of ``kept``, the keys
+    that stay) that ``order`` puts before it, else right before the first present that comes
+    after it, so a file written in that order gets it where the writer would put it, and no key
+    present moves. Any other key goes at the end, in the order of ``added``."""
+    rank = {key: number for number, key in enumerate(order)}
+    last = len(order)
+    present = [(span, rank.get(key, last)) for key, span in laid.spans.items() if key in kept]
+    points: list[tuple[int, int, str]] = []
+    for number, key in enumerate(added):
+        at = len(laid.lines)
+        if key in rank:
+            earlier = [span for span, place in present if place < rank[key]]
+            later = [span for span, place in present if place > rank[key]]
+            if earlier:
+                at = value_end(laid.lines, *max(earlier))
+            elif later:
+                at = min(later)[0]
+        points.append((at, rank.get(key, last + number), key))
+    return [(at, key) for at, _, key in sorted(points)]
 
 
 def cannot_rewrite(changes: dict[str, Any], *, flow: bool) -> str:

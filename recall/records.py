@@ -15,6 +15,8 @@ from recall.display import plural, unseen_at, visible
 from recall.errors import BadInput, MalformedMemory
 from recall.model import CATEGORIES, SOURCES, STATUSES, Memory, is_valid_id
 
+# In the order a memory file is written (front_matter_fields): a rewrite adding one of them puts
+# it there among the keys present, so the file reads as if written so from the start.
 KNOWN_KEYS = (
     "id",
     "category",

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recall import frontmatter
+from recall.anchors.symbols import SymbolAnchor
 from recall.errors import BadInput, MalformedMemory
 from recall.model import (
     CATEGORIES,
@@ -27,6 +28,7 @@ from recall.model import (
     is_valid_id,
 )
 from recall.records import (
+    KNOWN_KEYS,
     check_category,
     check_details,
     check_summary,
@@ -185,6 +187,25 @@ def test_front_matter_fields_order_and_optional_keys() -> None:
         "author",
         "source",
     ]
+
+
+def test_known_keys_are_in_the_order_a_memory_file_is_written() -> None:
+    # a rewrite adding a known key places it by this order (recall.frontmatter.update)
+    memory = Memory(
+        id="1a2b3c4d",
+        category="gotcha",
+        summary="S",
+        files=("src/a.py",),
+        anchor="f()",
+        anchors=(SymbolAnchor("src/a.py", "f"),),
+        pinned=True,
+        guard=True,
+        supersedes="0000aaaa",
+        superseded_by="1111bbbb",
+        created="2026-01-01T00:00:00+00:00",
+        extra={"ticket": "T-1"},
+    )
+    assert list(front_matter_fields(memory)) == [*KNOWN_KEYS, "ticket"]
 
 
 def test_render_memory_text_is_exact() -> None:

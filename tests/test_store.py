@@ -257,10 +257,11 @@ def test_pin_keeps_hand_written_comments_and_keys(store: MemoryStore) -> None:
     store.refresh()
     [memory] = [m for m in store.list() if m.summary == "Hand written"]
     store.set_pinned(memory.id, True)
-    # the date the index gave a file with no created: is written in with Tether's first rewrite
+    # the date the index gave a file with no created: is written in with Tether's first rewrite;
+    # both keys where Tether writes them, before the person's own
     dated = f"created: {frontmatter.scalar(memory.created)}\n"
     assert path.read_text() == text.replace(
-        "ticket: OPS-12\n", f"ticket: OPS-12\n{dated}pinned: true\n"
+        "files: [src/app.py]\n", f"files: [src/app.py]\npinned: true\n{dated}"
     )
     assert store.get(memory.id).pinned is True
 

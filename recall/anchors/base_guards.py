@@ -101,15 +101,17 @@ def _contents(root: Path, blobs: dict[str, str]) -> dict[str, bytes]:
 
 
 def parse_memory(path: str, data: bytes, normalize: Normalize) -> Memory | None:
-    """The memory the file ``path`` holding ``data`` holds (its ``files`` normalized), or None
-    when it cannot be read. No size limit applies: the caller bounds what it reads."""
+    """The memory the file ``path`` holding ``data`` holds (its ``files`` normalized, its
+    anchors' files among them as the index reads them), or None when it cannot be read. No
+    size limit applies: the caller bounds what it reads."""
     from recall import frontmatter
     from recall.records import memory_from_parsed
 
     try:
         parsed = frontmatter.parse(data.decode("utf-8"), path)
         memory = memory_from_parsed(parsed, path, fallback_created="")
-        files = tuple(dict.fromkeys(normalize(raw) for raw in memory.files))
+        tied = (*memory.files, *(anchor.path for anchor in memory.anchors))
+        files = tuple(dict.fromkeys(normalize(raw) for raw in tied))
     except (BadInput, UnicodeDecodeError):
         return None
     return memory.with_changes(files=files)

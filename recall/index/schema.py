@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 10
+SCHEMA_VERSION: Final = 11
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
@@ -276,4 +276,7 @@ MIGRATIONS: Final[dict[int, str]] = {
     # v10: a file's ``created`` is kept in UTC, so that its text orders as its time does, and
     # one that names no time is a problem of its file: every file is read once more for both
     9: reread_every_file(),
+    # v11: a memory is tied to the files of its anchors that its ``files`` leaves out (a file
+    # written by hand): every file is read once more to tie them
+    10: reread_every_file(),
 }

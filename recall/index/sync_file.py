@@ -73,7 +73,8 @@ def memory_from_text(
     created: str | None = None,
     added: Added | None = None,
 ) -> Memory:
-    """Parse and validate the text of a memory file; ``files`` come back normalized.
+    """Parse and validate the text of a memory file; ``files`` come back normalized, followed
+    by the files of its anchors that ``files`` does not name.
 
     A file with no ``created:`` (one written by hand) is dated ``created`` when given (what
     the index held for it: a pin, an unpin or an edit touches the file, and must not make
@@ -96,6 +97,14 @@ def memory_from_text(
         except BadInput as error:
             line = _files_item_line(text, parsed.key_lines.get("files", 1), index)
             raise MalformedMemory(where, line, str(error)) from None
+    # the memory is about the files its anchors are in, as a write or an import records them
+    # in ``files``; a file written by hand may leave them out, and is read so, not rewritten
+    for anchor in memory.anchors:
+        try:
+            files.append(normalize(anchor.path))
+        except BadInput as error:
+            line = parsed.key_lines.get("anchors", 1)
+            raise MalformedMemory(where, line, f"anchor {anchor.text!r}: {error}") from None
     return memory.with_changes(files=tuple(dict.fromkeys(files)))
 
 
@@ -139,7 +148,7 @@ def sync_one(
         problems.append(f"{folder.path / stat.name}:1: cannot be read")
         return False
     existing = conn.execute(
-        "SELECT name, file_sha, guard, anchors, size, created FROM memories WHERE id = ?",
+        "SELECT name, file_sha, files, guard, anchors, size, created FROM memories WHERE id = ?",
         (memory.id,),
     ).fetchone()
     if existing is not None and existing["name"] != stat.name:
@@ -199,10 +208,12 @@ def duplicates_of(conn: sqlite3.Connection, memory_id: str) -> list[str]:
 
 def _same_row(existing: sqlite3.Row, memory: Memory, sha: str) -> bool:
     """Whether the indexed row already says what the file says. The same bytes normally do; an
-    index migrated from before guards and symbol anchors has neither, so a file that set them
-    by hand then is indexed again (the migration has every file read once for this)."""
+    index migrated from before guards and symbol anchors has neither, and one from before a
+    memory was tied to its anchors' files lacks them, so a file that set them by hand then is
+    indexed again (the migration has every file read once for this)."""
     return (
         existing["file_sha"] == sha
+        and existing["files"] == rows.files_column(memory.files)
         and existing["guard"] == int(memory.guard)
         and existing["anchors"] == anchors_column(memory.anchors)
     )

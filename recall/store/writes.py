@@ -263,7 +263,9 @@ class StoreWrites(VectorFilling):
                 # the date lived in the index alone (a file written by hand without one): the
                 # rewrite moves the file's time it came from, so the file keeps it from now on
                 changes = {"created": before, **changes}
-            new_text = frontmatter.update(text, path, changes)
+            from recall.records import KNOWN_KEYS
+
+            new_text = frontmatter.update(text, path, changes, key_order=KNOWN_KEYS)
             with self._rewriting(name):
                 stat = self.folder.write(name, new_text, exclusive=False)
                 memory = memory_from_text(new_text, path, stat, self.normalize_stored, before)
