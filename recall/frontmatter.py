@@ -4,8 +4,6 @@ text; an update rewrites only the front-matter keys that change (hand-written on
 
 from __future__ import annotations
 
-import functools
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from recall.conflict_marks import refuse_conflict
 from recall.errors import MalformedMemory
-from recall.yaml_comments import inline_comment
+from recall.frontmatter_render import render_value, scalar
+from recall.yaml_comments import inline_comment, lost_comment
 from recall.yaml_loader import KeyTwice, NoSuchDate, unique_keys_loader
 from recall.yaml_shared import shared_key, shared_message
 
@@ -23,19 +22,6 @@ if TYPE_CHECKING:
 
 FENCE = "---"
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:")
-_PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./@+-]*$")
-_STR_TAG = "tag:yaml.org,2002:str"
-# PyYAML's emitter writes these raw when allow_unicode is on, yet reads them back as line
-# breaks (or drops the BOM); a dump holding any of them is redone with escapes.
-_RAW_UNSAFE = ("\x85", "\u2028", "\u2029", "\ufeff")
-_LINE_BREAKS = {"\n": "\\n", "\r": "\\r", "\x85": "\\N", "\u2028": "\\L", "\u2029": "\\P"}
-
-
-@functools.cache
-def _resolver() -> yaml.resolver.Resolver:
-    import yaml  # on first use, see unique_keys_loader
-
-    return yaml.resolver.Resolver()
 
 
 @dataclass(frozen=True)
@@ -48,130 +34,6 @@ class ParsedFile:
     key_lines: dict[str, int]
     body_line: int
     """1-based line where the body starts (for error messages)."""
-
-
-def _is_printable(ch: str) -> bool:
-    code = ord(ch)
-    return (
-        code in (0x09, 0x0A, 0x0D, 0x85)
-        or 0x20 <= code <= 0x7E
-        or 0xA0 <= code <= 0xD7FF
-        or 0xE000 <= code <= 0xFFFD
-        or 0x10000 <= code <= 0x10FFFF
-    ) and code != 0xFEFF
-
-
-@functools.cache
-def _needs_escape() -> re.Pattern[str]:
-    """Anything outside YAML's printable set, plus the quote and backslash, needs an escape.
-
-    Compiled on first use: its wide ranges take milliseconds, and only a write quotes."""
-    return re.compile(
-        r'[^\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]|["\\]'
-    )
-
-
-def quote(value: str) -> str:
-    """Render a string as a YAML double-quoted scalar that loads back to exactly ``value``."""
-    if not _needs_escape().search(value):
-        return f'"{value}"'
-    out = ['"']
-    for ch in value:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch in _LINE_BREAKS:
-            out.append(_LINE_BREAKS[ch])
-        elif ch == "\t":
-            out.append("\\t")
-        elif not _is_printable(ch):
-            code = ord(ch)
-            if code <= 0xFF:
-                out.append(f"\\x{code:02X}")
-            elif code <= 0xFFFF:
-                out.append(f"\\u{code:04X}")
-            else:
-                out.append(f"\\U{code:08X}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _float(value: float) -> str:
-    """A float as YAML 1.1 reads it back: ``.inf``/``.nan``, and a dot before any exponent."""
-    if math.isnan(value):
-        return ".nan"
-    if math.isinf(value):
-        return ".inf" if value > 0 else "-.inf"
-    text = repr(value)
-    if "e" in text and "." not in text:
-        text = text.replace("e", ".0e", 1)
-    return text
-
-
-def scalar(value: Any) -> str:
-    """Render a scalar for front matter: plain when unambiguous, double-quoted otherwise."""
-    if type(value) is str:  # most values: checked first
-        return _text(value)
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return repr(value)
-    if isinstance(value, float):
-        return _float(value)
-    return _text(str(value))
-
-
-@functools.lru_cache(maxsize=8192)
-def _text(text: str) -> str:
-    """A string rendered for front matter (cached: a history's imports name the same
-    categories, authors and files in thousands of memories)."""
-    return text if _plain_ok(text) else quote(text)
-
-
-@functools.lru_cache(maxsize=4096)
-def _plain_ok(text: str) -> bool:
-    """Whether ``text`` can be written unquoted and still load back as the same string."""
-    import yaml  # on first use, see unique_keys_loader
-
-    return bool(
-        _PLAIN_SAFE.fullmatch(text)  # `$` would also match before a final newline
-        and not text.startswith(("-", "."))
-        and _resolver().resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
-    )
-
-
-_SCALAR_TYPES = frozenset({str, bool, int, float, type(None)})
-"""Values rendered on their key's line (exact types: a subclass takes the general path)."""
-
-
-def render_value(key: str, value: Any) -> list[str]:
-    """Render one top-level key and its value as front-matter lines."""
-    if type(value) in _SCALAR_TYPES:
-        return [f"{scalar(str(key))}: {scalar(value)}"]
-    nested = isinstance(value, list | tuple) and any(
-        isinstance(item, list | tuple | dict) for item in value
-    )
-    if isinstance(value, dict) or nested:
-        import yaml  # on first use, see unique_keys_loader
-
-        data = {key: list(value) if nested else value}
-        dumped = yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
-        if any(ch in dumped for ch in _RAW_UNSAFE):
-            dumped = yaml.safe_dump(data, allow_unicode=False, sort_keys=False)
-        return dumped.rstrip("\n").split("\n")
-    name = scalar(str(key))  # a key like `yes` or `null` must be quoted to stay a string
-    if isinstance(value, list | tuple):
-        if not value:
-            return [f"{name}: []"]
-        return [f"{name}:"] + [f"  - {scalar(item)}" for item in value]
-    return [f"{name}: {scalar(value)}"]
 
 
 def render(fields: dict[str, Any], summary: str, details: str) -> str:
@@ -209,6 +71,12 @@ def front_matter_lines(text: str, path: Path | str) -> list[str]:
     """The lines between the fences of a memory file (the first is the file's line 2);
     :class:`MalformedMemory` when it has no closed front matter."""
     return _split(text, path)[0]
+
+
+def yaml_text(fm_lines: list[str]) -> str:
+    """The front matter as YAML reads it in a file of its own: its lines, each ending in a line
+    break (a block scalar written last keeps its final one, as ``|`` says)."""
+    return "".join(line + "\n" for line in fm_lines)
 
 
 def _yaml_error_line(error: yaml.YAMLError) -> int:
@@ -249,7 +117,7 @@ def parse(text: str, path: Path | str) -> ParsedFile:
     import yaml  # on first use, see unique_keys_loader
 
     try:
-        loaded = yaml.load("\n".join(fm_lines), Loader=unique_keys_loader())
+        loaded = yaml.load(yaml_text(fm_lines), Loader=unique_keys_loader())
     except yaml.YAMLError as error:
         problem = getattr(error, "problem", None) or str(error).split("\n")[0]
         raise MalformedMemory(path, _yaml_error_line(error), f"bad YAML: {problem}") from None
@@ -298,7 +166,15 @@ def update(
     """
     fm_lines, close_index, _ = _split(text, path)
     before = parse(text, path).fields  # a file that does not load is said as it is written
-    from recall.frontmatter_layout import cannot_rewrite, insertion_points, layout, value_end
+    from recall.frontmatter_items import rewrite_items
+    from recall.frontmatter_layout import (
+        cannot_rewrite,
+        comment_lost,
+        insertion_points,
+        layout,
+        line_before_edits,
+        value_changed,
+    )
 
     lead = "\ufeff" if text.startswith("\ufeff") else ""
     all_lines = text[len(lead) :].split("\n")
@@ -308,7 +184,8 @@ def update(
         raise MalformedMemory(path, 2, cannot_rewrite(changes, flow=True))
     new_fm, blocks = list(laid.lines), laid.spans
     edits: list[tuple[int, int, list[str]]] = []  # [start, end) of new_fm and its new lines
-    for key, (start, end) in blocks.items():
+    dropped: list[str] = []  # the comments of list items removed, gone with them
+    for key, (start, _) in blocks.items():
         if key not in changes:
             continue
         value = changes[key]
@@ -322,7 +199,12 @@ def update(
                 comment.lstrip() if value is REMOVE else replacement[0].removesuffix(cr) + comment
             )
             replacement[:1] = [first + cr]
-        tail = value_end(new_fm, start, end)  # the comment and blank lines after it stay
+        tail = laid.own_end(key)  # the comment and blank lines after it stay
+        listed = rewrite_items(new_fm, start, tail, laid.values.get(key), before.get(key), value)
+        if listed is not None:  # a block list: item by item, keeping what is around them
+            edits.append((start + 1, tail, listed[0]))
+            dropped += listed[1]
+            continue
         # a note at the margin inside the old value is the person's: kept, after the new one
         notes = [line for line in new_fm[start + 1 : tail] if line.startswith("#")]
         edits.append((start, tail, replacement + notes))
@@ -336,6 +218,9 @@ def update(
     # inserted where it starts
     for start, end, lines in sorted(edits, key=lambda edit: (-edit[0], -edit[1])):
         new_fm[start:end] = lines
+    lost = lost_comment("\n".join(laid.lines), "\n".join(new_fm), dropped)
+    if lost is not None:
+        raise MalformedMemory(path, lost[0] + 2, comment_lost(laid, *lost, changes))
     result = lead + "\n".join([all_lines[0], *new_fm, *all_lines[close_index:]])
     expected = {
         k: list(v) if isinstance(v, tuple) else v
@@ -344,13 +229,18 @@ def update(
     }
     try:
         got = parse(result, path).fields
-    except MalformedMemory:
-        got = {}
+    except MalformedMemory as broken:  # where it breaks, as the file is written now
+        at = line_before_edits(broken.line - 2, edits)
+        raise MalformedMemory(path, at + 2, value_changed(laid, at, changes)) from None
     # repr as well: a NaN is not equal to itself
-    if got.keys() != expected.keys() or any(
-        got[k] != v and repr(got[k]) != repr(v) for k, v in expected.items()
-    ):
-        raise MalformedMemory(path, 2, cannot_rewrite(changes, flow=False))
+    changed = [
+        key
+        for key, value in expected.items()
+        if key not in got or (got[key] != value and repr(got[key]) != repr(value))
+    ]
+    if changed or got.keys() != expected.keys():
+        at = laid.spans.get(changed[0], (0, 0))[0] if changed else 0
+        raise MalformedMemory(path, at + 2, value_changed(laid, at, changes))
     return result
 
 

@@ -10,7 +10,7 @@ commas and line breaks between them are all that goes), which YAML reads back th
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 FLOW_PUNCTUATION = frozenset("{},:? \t\r\n")
@@ -27,6 +27,17 @@ class Layout:
     """Each key (as YAML reads it) and the [start, end) indices of its lines in ``lines``."""
     written: dict[str, str]
     """Each key as the file writes it (quotes kept), so a rewritten value keeps its key."""
+    kept_blanks: dict[str, int] = field(default_factory=dict)
+    """The end of the lines of each key whose value is a block scalar keeping the blank lines
+    after its text (``|+``): they are its text, not space before the next key."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    """The YAML node of each key's value, in a block mapping (none in a flow one laid out)."""
+
+    def own_end(self, key: str) -> int:
+        """The end of the lines that write ``key`` and its value (see :func:`value_end`)."""
+        start, end = self.spans[key]
+        return self.kept_blanks.get(key) or value_end(self.lines, start, end)
 
 
 def layout(fm_lines: list[str], cr: str) -> Layout | None:
@@ -36,7 +47,7 @@ def layout(fm_lines: list[str], cr: str) -> Layout | None:
     that would be lost. A front matter YAML does not read as a mapping has no keys here."""
     import yaml  # on first use, as recall.frontmatter does
 
-    joined = "\n".join(fm_lines)
+    joined = "".join(line + "\n" for line in fm_lines)  # as the loader reads it
     try:
         root = yaml.compose(joined, Loader=yaml.SafeLoader)  # marks in characters, not bytes
     except yaml.YAMLError:
@@ -49,12 +60,18 @@ def layout(fm_lines: list[str], cr: str) -> Layout | None:
     starts = [joined.count("\n", 0, key.start_mark.index) for key, _ in root.value]
     spans: dict[str, tuple[int, int]] = {}
     written: dict[str, str] = {}
-    for number, (key, _) in enumerate(root.value):
+    kept_blanks: dict[str, int] = {}
+    values: dict[str, Any] = {}
+    for number, (key, value) in enumerate(root.value):
         if isinstance(key, yaml.ScalarNode) and key.value not in spans:
             end = starts[number + 1] if number + 1 < len(starts) else len(fm_lines)
             spans[key.value] = (starts[number], end)
             written[key.value] = joined[key.start_mark.index : key.end_mark.index]
-    return Layout(list(fm_lines), spans, written)
+            values[key.value] = value
+            block = isinstance(value, yaml.ScalarNode) and value.style in ("|", ">")
+            if block and value.value.endswith("\n\n"):  # only kept blank lines end it so
+                kept_blanks[key.value] = joined.count("\n", 0, value.end_mark.index)
+    return Layout(list(fm_lines), spans, written, kept_blanks, values)
 
 
 def _laid_out(joined: str, pairs: list[tuple[Any, Any]], cr: str) -> Layout | None:
@@ -110,19 +127,59 @@ def insertion_points(
     present moves. Any other key goes at the end, in the order of ``added``."""
     rank = {key: number for number, key in enumerate(order)}
     last = len(order)
-    present = [(span, rank.get(key, last)) for key, span in laid.spans.items() if key in kept]
+    present = [(span, rank.get(key, last), key) for key, span in laid.spans.items() if key in kept]
     points: list[tuple[int, int, str]] = []
     for number, key in enumerate(added):
         at = len(laid.lines)
         if key in rank:
-            earlier = [span for span, place in present if place < rank[key]]
-            later = [span for span, place in present if place > rank[key]]
+            earlier = [(span, name) for span, place, name in present if place < rank[key]]
+            later = [span for span, place, _ in present if place > rank[key]]
             if earlier:
-                at = value_end(laid.lines, *max(earlier))
+                at = laid.own_end(max(earlier)[1])
             elif later:
                 at = min(later)[0]
         points.append((at, rank.get(key, last + number), key))
     return [(at, key) for at, _, key in sorted(points)]
+
+
+def line_before_edits(index: int, edits: list[tuple[int, int, list[str]]]) -> int:
+    """The index in the lines before ``edits`` (each ``[start, end)`` of them and the lines put
+    there) of line ``index`` after them: the start of an edit for a line it wrote."""
+    shift = 0
+    for start, end, lines in sorted(edits, key=lambda edit: (edit[0], edit[1])):
+        if index < start + shift:
+            break
+        if index < start + shift + len(lines):
+            return start
+        shift += len(lines) - (end - start)
+    return index - shift
+
+
+def value_changed(laid: Layout, index: int, changes: dict[str, Any]) -> str:
+    """Why the keys of ``changes`` cannot be rewritten: the key written at line ``index`` of
+    ``laid.lines`` would read otherwise after it (or, when it is the very key changed, its line
+    would not hold the new value), and what to do."""
+    keys = ", ".join(f"'{key}'" for key in changes)
+    here = next((key for key, (start, end) in laid.spans.items() if start <= index < end), None)
+    if here is None or here in changes:
+        return cannot_rewrite(changes, flow=False)
+    return (
+        f"cannot rewrite {keys} without changing what '{here}' on this line reads; write its "
+        "value out in full as a `key: value` line of its own (not through a YAML anchor `&` "
+        "or alias `*` that ties it to another key) and run the command again"
+    )
+
+
+def comment_lost(laid: Layout, index: int, comment: str, changes: dict[str, Any]) -> str:
+    """Why the keys of ``changes`` cannot be rewritten: the comment ``comment`` on line ``index``
+    of ``laid.lines`` would be lost, and what to do."""
+    keys = ", ".join(f"'{key}'" for key in changes)
+    here = next((key for key, (start, end) in laid.spans.items() if start <= index < end), None)
+    above = f" above '{here}'" if here is not None else ""
+    return (
+        f"cannot rewrite {keys} without losing the comment on this line ({comment}); move it "
+        f"to a line of its own{above}, or remove it, and run the command again"
+    )
 
 
 def cannot_rewrite(changes: dict[str, Any], *, flow: bool) -> str:

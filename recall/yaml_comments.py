@@ -21,3 +21,42 @@ def inline_comment(line: str) -> str:
     if rest[:1] in (" ", "\t") and rest.lstrip().startswith("#"):
         return rest
     return ""
+
+
+def comments(text: str) -> list[tuple[int, str]]:
+    """Every comment of the YAML ``text``, as (index of its line, its text from the ``#``);
+    none when the text does not scan."""
+    import re
+
+    import yaml
+
+    try:
+        tokens = list(yaml.scan(text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return []
+    spans = [(t.start_mark.index, t.end_mark.index) for t in tokens]
+    found: list[tuple[int, str]] = []
+    after = 0  # the end of the comment found last: a `#` in it starts none
+    for mark in re.finditer("#", text):
+        at = mark.start()
+        if at < after or (at > 0 and text[at - 1] not in " \t\r\n"):
+            continue
+        if any(start <= at < end for start, end in spans):  # inside a scalar, not a comment
+            continue
+        after = text.find("\n", at)
+        after = len(text) if after < 0 else after
+        found.append((text.count("\n", 0, at), text[at:after].rstrip("\r")))
+    return found
+
+
+def lost_comment(before: str, after: str, dropped: list[str]) -> tuple[int, str] | None:
+    """The first comment of ``before`` (its line index and text) that ``after`` does not hold,
+    ``dropped`` (comments let go, as those of a list item removed) aside; None when none is."""
+    from collections import Counter
+
+    left = Counter(text for _, text in comments(after)) + Counter(dropped)
+    for index, text in comments(before):
+        if left[text] <= 0:
+            return index, text
+        left[text] -= 1
+    return None
