@@ -4,8 +4,8 @@ from __future__ import annotations
 
 
 def empty_query_note(prompt: str, has_files: bool) -> str:
-    """Why a prompt gave recall nothing to search for (recall.ranking.sanitize keeps only a
-    question, a prose line, or a short remainder of what is not machine output)."""
+    """Why a prompt gave recall nothing to search for (recall.ranking.sanitize keeps only the
+    prose and questions, or a short remainder, of what is not machine output)."""
     from recall.ranking.sanitize import WHOLE_MAX_CHARS, sanitize_prompt
 
     removed = sanitize_prompt(prompt).removed

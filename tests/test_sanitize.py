@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recall.ranking.sanitize import (
+    PASTE_SHARE,
     QUERY_MAX_CHARS,
     WHOLE_MAX_CHARS,
     SanitizedPrompt,
@@ -47,7 +48,7 @@ FIXTURES = [
     ),
     (
         "plain_question.txt",
-        "question",
+        "prose",
         "How do we keep the billing webhook idempotent when Stripe retries the same event?",
         set(),
     ),
@@ -129,14 +130,78 @@ class TestFences:
         assert result.query == "How do I pin a memory?"
 
 
-class TestQuestionPicking:
-    def test_last_question_sentence_wins(self) -> None:
+LOG_LINES = "".join(
+    f"2024-05-02 09:41:{n:02d},118 ERROR worker: job {n} failed after all the retries ran out\n"
+    for n in range(8)
+)
+
+
+class TestPlainProse:
+    """A prompt that is not mostly machine output is the person's words: all of them count."""
+
+    def test_a_statement_and_a_question_are_both_kept(self) -> None:
+        text = "The payment webhook keeps firing.\nAny idea?"
+        assert sanitize_prompt(text) == SanitizedPrompt(
+            "The payment webhook keeps firing. Any idea?", [], "prose"
+        )
+
+    def test_a_question_first_keeps_the_sentence_after_it(self) -> None:
+        text = "Can you look at this? The payment webhook keeps firing."
+        assert sanitize_prompt(text).query == text
+
+    def test_every_sentence_around_the_question_is_kept(self) -> None:
         text = "Is the cache warm? I restarted it twice. Why does the first request still miss?"
-        assert sanitize_prompt(text).query == "Why does the first request still miss?"
+        assert sanitize_prompt(text).query == text
+
+    def test_every_prose_line_is_kept_in_order(self) -> None:
+        text = "first describe the cache layer.\n\nthen fix the flush ordering bug.\n$ make test"
+        result = sanitize_prompt(text)
+        assert result.query == "first describe the cache layer. then fix the flush ordering bug."
+        assert result.strategy == "prose"
+
+    def test_a_short_paste_is_dropped_and_the_prose_around_it_kept(self) -> None:
+        text = (
+            "The payment webhook keeps firing since the deploy this morning, see the log:\n"
+            "2024-05-02 09:41:07 ERROR webhook: retry 5\n"
+            "Any idea?"
+        )
+        result = sanitize_prompt(text)
+        assert result.query == (
+            "The payment webhook keeps firing since the deploy this morning, see the log: Any idea?"
+        )
+        assert result.removed == ["log lines"]
+
+    def test_paste_share_is_half(self) -> None:
+        assert PASTE_SHARE == 0.5
+
+    def test_half_machine_output_is_still_prose_and_more_is_a_paste(self) -> None:
+        log = "2024-05-02 09:41:07 ERROR job failed"
+        prose = "the queue stops too soon"
+        assert len(log) == len(prose) + len("Why is that?")  # the log is half the text
+        half = sanitize_prompt(f"{prose}\n{log}\nWhy is that?")
+        assert half.strategy == "prose"
+        assert half.query == f"{prose} Why is that?"
+        over = sanitize_prompt(f"{prose}\n{log}x\nWhy is that?")
+        assert over == SanitizedPrompt("Why is that?", ["log lines"], "question")
+
+
+class TestQuestionPicking:
+    """A prompt that is mostly machine output is searched by its last question alone."""
+
+    def test_last_question_sentence_wins(self) -> None:
+        text = LOG_LINES + "Is the cache warm? I restarted it twice. Why does it still miss?"
+        assert sanitize_prompt(text).query == "Why does it still miss?"
 
     def test_question_followed_by_thanks(self) -> None:
-        text = "Why is the lockfile rewritten on every install? Thanks."
-        assert sanitize_prompt(text).query == "Why is the lockfile rewritten on every install?"
+        text = LOG_LINES + "Why is the lockfile rewritten on every install? Thanks."
+        result = sanitize_prompt(text)
+        assert result.query == "Why is the lockfile rewritten on every install?"
+        assert result.strategy == "question"
+
+    def test_prose_the_log_patterns_miss_is_not_searched(self) -> None:
+        text = LOG_LINES + "the consumer lost its connection to the broker\n" + LOG_LINES + "why?!"
+        text += "\nwhy does this fail?"
+        assert sanitize_prompt(text).query == "why does this fail?"
 
     def test_wrapped_question_is_rejoined(self) -> None:
         text = "Why does the session middleware\nreject tokens issued by the staging issuer?"
@@ -147,7 +212,7 @@ class TestQuestionPicking:
     def test_question_mark_inside_code_is_not_a_question(self) -> None:
         text = "const v = ok ? a : b;\nlet y = parse(x)?;\nrefactor the parser module"
         result = sanitize_prompt(text)
-        assert result.strategy == "prose-line"
+        assert result.strategy == "prose"
         assert result.query == "refactor the parser module"
 
     def test_one_word_question_is_not_enough(self) -> None:
@@ -160,7 +225,7 @@ class TestQuestionPicking:
 
     def test_long_question_is_capped_keeping_its_end(self) -> None:
         text = "Why " + "does this keep going " * 60 + "and never stop?"
-        result = sanitize_prompt(text)
+        result = sanitize_prompt(LOG_LINES * 8 + text)
         assert result.strategy == "question"
         assert len(result.query) <= QUERY_MAX_CHARS
         assert result.query.endswith("and never stop?")
@@ -238,7 +303,7 @@ class TestNoiseFamilies:
     def test_markdown_bullets_are_kept(self) -> None:
         text = "- rename the upload helper\n- keep the retry budget\n"
         result = sanitize_prompt(text)
-        assert result.query == "- keep the retry budget"
+        assert result.query == "- rename the upload helper - keep the retry budget"
         assert result.removed == []
 
     def test_hunk_without_counts_runs_to_a_blank_line(self) -> None:
@@ -273,7 +338,12 @@ class TestNoiseFamilies:
         assert "test output" in result.removed
 
     def test_indented_code_dropped_but_indented_prose_kept(self) -> None:
-        text = "    for row in rows:\n        total += row.amount\n    explain the loop above"
+        text = (
+            "    for row in rows:\n"
+            "        total += row.amount\n"
+            "        counted[row.kind] = counted.get(row.kind, 0) + 1\n"
+            "    explain the loop above"
+        )
         result = sanitize_prompt(text)
         assert result.query == "explain the loop above"
         assert result.removed == ["indented code"]
@@ -282,13 +352,14 @@ class TestNoiseFamilies:
 class TestFallbacks:
     def test_plain_prose_line(self) -> None:
         result = sanitize_prompt("Add a retry budget to the upload client")
-        assert result == SanitizedPrompt(
-            "Add a retry budget to the upload client", [], "prose-line"
-        )
+        assert result == SanitizedPrompt("Add a retry budget to the upload client", [], "prose")
 
-    def test_last_prose_line_wins(self) -> None:
-        text = "first describe the cache layer\n\nthen fix the flush ordering bug\n$ make test"
-        assert sanitize_prompt(text).query == "then fix the flush ordering bug"
+    def test_last_prose_line_of_a_paste_wins(self) -> None:
+        text = "first describe the cache layer\n" + LOG_LINES + "then fix the flush ordering bug"
+        result = sanitize_prompt(text + "\n$ make test")
+        assert result == SanitizedPrompt(
+            "then fix the flush ordering bug", ["log lines"], "prose-line"
+        )
 
     def test_short_non_prose_text_is_used_whole(self) -> None:
         result = sanitize_prompt("safeRename auth/middleware.ts\n")
@@ -311,7 +382,7 @@ class TestFallbacks:
         assert sanitize_prompt(text) == SanitizedPrompt("", ["code fence", "traceback"], "empty")
 
 
-STRATEGIES = {"question", "prose-line", "whole", "empty"}
+STRATEGIES = {"prose", "question", "prose-line", "whole", "empty"}
 SAFE_ALPHABET = st.characters(blacklist_characters="`~", blacklist_categories=("Cs",))
 
 
@@ -362,8 +433,9 @@ QUESTIONS = st.sampled_from(
 def test_question_after_any_fence_free_paste_is_found(lines: list[str], question: str) -> None:
     text = "\n".join(lines) + "\n\n" + question
     result = sanitize_prompt(text)
-    assert result.strategy == "question"
-    assert result.query == question
+    assert result.query.endswith(question)
+    if result.strategy != "prose":  # a paste: its question alone
+        assert result == SanitizedPrompt(question, result.removed, "question")
 
 
 @settings(max_examples=300)

@@ -381,15 +381,19 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     query = RecallQuery(
         _touches(ctx, recaller, args.files, args.opened), prompt, limit=RECALL_LIMIT
     )
-    result = recaller.recall(query)
+    # as recall says them; a note, never a failure: hooks and scripts run inject every turn
+    notes = touched_files.given_notes(recaller.stores, query.paths)
+    result = _recalled(recaller, query)
     project = next((s for s in recaller.stores if s.scope == "project"), None)
     chosen = injection.select(Gate(project, ctx.notice).hits(result.hits))
-    for note in _masked(recaller, chosen):
+    notes += _masked(recaller, chosen)
+    for note in notes:
         ctx.notice(note)
     if not args.no_record:
         _record(recaller, chosen, args.session)
     if ctx.json:
-        ctx.emit({"results": [h.to_dict() for h in chosen], "text": injection.render(chosen)})
+        data = {"results": [h.to_dict() for h in chosen], "text": injection.render(chosen)}
+        ctx.emit({**data, "notes": notes} if notes else data)
     else:
         sys.stdout.write(injection.render(chosen))
     return 0

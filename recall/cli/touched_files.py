@@ -67,3 +67,11 @@ def absent_notes(root: Path | None, stores: Sequence[MemoryStore], paths: list[s
         for path in named
     ]
     return notes + touched_notes(root, [p for p in paths if p not in named])
+
+
+def given_notes(stores: Sequence[MemoryStore], paths: list[str]) -> list[str]:
+    """:func:`absent_notes` for the ``paths`` given to a recall over ``stores``, in the
+    repository of the first (none without paths, or outside any repository)."""
+    if not paths or not stores:
+        return []
+    return absent_notes(stores[0].repo_root, stores, paths)

@@ -8,8 +8,12 @@ addresses) instead of the question, so recall reads only a cleaned query:
 2. drop lines that are obviously machine output: Python tracebacks and pytest reports, JS /
    Java / Go / Rust stack frames and panics, compiler diagnostics (tsc, rustc, gcc-style),
    timestamped or levelled log lines, unified diffs, indented code;
-3. keep the last question sentence, else the last prose-looking line, else the remaining
-   text when it is short, else nothing.
+3. when what was dropped is most of the prompt (a paste with a line of ask), keep the last
+   question sentence, else the last prose-looking line, so that lines of the paste the
+   patterns missed are not searched; otherwise (a prompt of prose, perhaps with a short paste)
+   keep every prose-looking or questioning part, in order: the question and the sentences
+   around it;
+4. failing those, keep the remaining text when it is short, else nothing.
 
 Every step is a single pass over the lines with patterns that cannot backtrack
 quadratically, so a megabyte paste costs milliseconds, and no input raises.
@@ -22,19 +26,28 @@ of noise, ``KIND_*``) and the prose tests of :mod:`~recall.ranking.sanitize.pros
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 from recall.ranking.sanitize.lines import Classifier
 from recall.ranking.sanitize.prose import SENTENCE_END, looks_like_prose, looks_like_question
 
-__all__ = ["QUERY_MAX_CHARS", "WHOLE_MAX_CHARS", "SanitizedPrompt", "Strategy", "sanitize_prompt"]
+__all__ = [
+    "PASTE_SHARE",
+    "QUERY_MAX_CHARS",
+    "WHOLE_MAX_CHARS",
+    "SanitizedPrompt",
+    "Strategy",
+    "sanitize_prompt",
+]
 
-Strategy = Literal["question", "prose-line", "whole", "empty"]
+Strategy = Literal["prose", "question", "prose-line", "whole", "empty"]
 
 #: Longest query handed to the text channels; longer picks keep their tail (where asks end).
 QUERY_MAX_CHARS: Final = 500
 #: Remaining text at most this long is used whole when no question or prose line exists.
 WHOLE_MAX_CHARS: Final = 240
+#: Machine output over this share of a prompt's characters makes it a paste: its question alone.
+PASTE_SHARE: Final = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,13 +76,24 @@ def _tail(text: str, limit: int = QUERY_MAX_CHARS) -> str:
     return cut[space + 1 :] if 0 <= space < limit // 2 else cut
 
 
-def _units(lines: list[str], kept: list[bool]) -> tuple[list[str], list[bool]]:
+class _Units(NamedTuple):
+    """The kept lines grouped into units (a prose line joined with its wrapped continuation)."""
+
+    texts: list[str]
+    #: Per unit: it begins with a prose-looking line.
+    prose: list[bool]
+    #: Per line: it is a kept prose-looking line.
+    prose_lines: list[bool]
+
+
+def _units(lines: list[str], kept: list[bool]) -> _Units:
     """Group kept lines into units, joining a prose line with its wrapped continuation.
 
-    Returns the units and, per line, whether it is a kept prose-looking line, so callers
-    never evaluate the prose test twice.
+    Says too which units and which lines look like prose, so callers never evaluate the prose
+    test twice.
     """
     parts: list[list[str]] = []
+    unit_prose: list[bool] = []
     prose = [False] * len(lines)
     joinable = False
     for i, line in enumerate(lines):
@@ -77,35 +101,67 @@ def _units(lines: list[str], kept: list[bool]) -> tuple[list[str], list[bool]]:
             joinable = False
             continue
         stripped = line.strip()
+        prose[i] = looks_like_prose(stripped)
         if joinable and kept[i - 1]:
             parts[-1].append(stripped)
         else:
             parts.append([stripped])
-        prose[i] = looks_like_prose(stripped)
+            unit_prose.append(prose[i])
         joinable = prose[i] and not stripped.endswith((".", "!", "?", ":"))
-    return [" ".join(p) for p in parts], prose
+    return _Units([" ".join(p) for p in parts], unit_prose, prose)
+
+
+def _is_paste(lines: list[str], kept: list[bool]) -> bool:
+    """True when the lines dropped as machine output hold over ``PASTE_SHARE`` of the text."""
+    dropped = total = 0
+    for line, keep in zip(lines, kept, strict=True):
+        size = len(line.strip())
+        total += size
+        if not keep:
+            dropped += size
+    return dropped > PASTE_SHARE * total
+
+
+def _question_in(unit: str) -> str | None:
+    """The last question sentence of one unit, if it holds one."""
+    if "?" not in unit or " " not in unit.strip():
+        return None
+    bounds = [0, *(m.end() for m in SENTENCE_END.finditer(unit)), len(unit)]
+    for j in range(len(bounds) - 2, -1, -1):
+        sentence = unit[bounds[j] : bounds[j + 1]].strip()
+        if sentence and looks_like_question(sentence):
+            return sentence
+    return None
 
 
 def _last_question(units: list[str]) -> str | None:
     """The last question sentence among the units, searching from the end."""
     for unit in reversed(units):
-        if "?" not in unit or " " not in unit.strip():
-            continue
-        bounds = [0, *(m.end() for m in SENTENCE_END.finditer(unit)), len(unit)]
-        for j in range(len(bounds) - 2, -1, -1):
-            sentence = unit[bounds[j] : bounds[j + 1]].strip()
-            if sentence and looks_like_question(sentence):
-                return sentence
+        question = _question_in(unit)
+        if question is not None:
+            return question
     return None
+
+
+def _prose(units: _Units) -> str | None:
+    """Every unit that reads as prose or holds a question, in order; None when there is none."""
+    picked = [
+        text
+        for text, prose in zip(units.texts, units.prose, strict=True)
+        if prose or _question_in(text) is not None
+    ]
+    return " ".join(picked) if picked else None
 
 
 def sanitize_prompt(text: str) -> SanitizedPrompt:
     """Reduce a prompt to the query text channels should search for.
 
     Code fences, tracebacks, stack frames, compiler output, log lines, diffs and indented
-    code are removed; the last question sentence is kept, else the last prose-looking line,
-    else the remaining text if it is at most ``WHOLE_MAX_CHARS`` long, else nothing. Never
-    raises; ``None`` or an empty string give an empty query.
+    code are removed. Of a prompt mostly of prose, every prose-looking or questioning part is
+    kept; of a paste (over ``PASTE_SHARE`` of it removed), the last question sentence, else the
+    last prose-looking line. Failing those, the remaining text if it is at most
+    ``WHOLE_MAX_CHARS`` long, else nothing. Never raises; ``None`` or an empty string give an
+    empty query.
     """
     if not text or not isinstance(text, str):
         return SanitizedPrompt("", [], "empty")
@@ -113,22 +169,26 @@ def sanitize_prompt(text: str) -> SanitizedPrompt:
     classifier = Classifier(lines)
     classifier.run()
     removed = classifier.removed
-    units, prose = _units(lines, classifier.kept)
+    units = _units(lines, classifier.kept)
 
-    question = _last_question(units)
-    if question is not None:
-        return SanitizedPrompt(_tail(question), removed, "question")
-
-    for i in range(len(lines) - 1, -1, -1):
-        if prose[i]:
-            return SanitizedPrompt(_tail(lines[i]), removed, "prose-line")
+    if not _is_paste(lines, classifier.kept):
+        prose = _prose(units)
+        if prose is not None:
+            return SanitizedPrompt(_tail(prose), removed, "prose")
+    else:
+        question = _last_question(units.texts)
+        if question is not None:
+            return SanitizedPrompt(_tail(question), removed, "question")
+        for i in range(len(lines) - 1, -1, -1):
+            if units.prose_lines[i]:
+                return SanitizedPrompt(_tail(lines[i]), removed, "prose-line")
 
     total = 0
-    for unit in units:
+    for unit in units.texts:
         total += len(unit) + 1
         if total > WHOLE_MAX_CHARS + 1:
             return SanitizedPrompt("", removed, "empty")
-    whole = " ".join(" ".join(units).split())
+    whole = " ".join(" ".join(units.texts).split())
     if whole:
         return SanitizedPrompt(whole, removed, "whole")
     return SanitizedPrompt("", removed, "empty")
