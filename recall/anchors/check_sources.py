@@ -3,7 +3,7 @@ git) and now (the working tree), and where an anchored symbol went (:class:`Sour
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
 from recall.anchors.diff import Change
@@ -63,10 +63,19 @@ def matches(recorded: str, definition: Definition) -> bool:
 
 
 class Sources:
-    """Definitions of files at the base (from git) and now (from the working tree), cached."""
+    """Definitions of files at the base (from git) and now (from the working tree), cached.
+    ``inner`` says where a file of a submodule the change moves is shown at the base: a runner
+    in the submodule and its spec there (None for any other file)."""
 
-    def __init__(self, runner: GitRunner, root: Path, base: str, changes: list[Change]) -> None:
-        self.runner, self.root, self.base = runner, root, base
+    def __init__(
+        self,
+        runner: GitRunner,
+        root: Path,
+        base: str,
+        changes: list[Change],
+        inner: Callable[[str], tuple[GitRunner, str] | None] = lambda path: None,
+    ) -> None:
+        self.runner, self.root, self.base, self.inner = runner, root, base, inner
         self.changes = changes
         self.by_old = {change.old: change for change in changes if change.status != "A"}
         self._then: dict[str, dict[str, list[Definition]]] = {}
@@ -78,7 +87,8 @@ class Sources:
     def then(self, path: str) -> dict[str, list[Definition]]:
         """The definitions of ``path`` at the base (none when git has no such file there)."""
         if path not in self._then:
-            status, out, _ = self.runner.run(["show", f"{self.base}:{path}"], check=False)
+            runner, spec = self.inner(path) or (self.runner, f"{self.base}:{path}")
+            status, out, _ = runner.run(["show", spec], check=False)
             self._then[path] = by_name(extract(path, out) if status == 0 else None)
         return self._then[path]
 
