@@ -132,6 +132,29 @@ def test_a_submodules_filter_driver_is_never_run(tmp_path: Path) -> None:
     _read_everything(repo, mark)
 
 
+def test_a_submodule_check_reads_runs_none_of_its_programs(tmp_path: Path) -> None:
+    """``check`` reads a submodule pointed at another commit by running git in it, to compare
+    the two commits and show a file of one: its own config's programs are never run."""
+    repo = make_repo(tmp_path / "repo")
+    program, mark = _planted(tmp_path)
+    inner = make_repo(repo / "vendor" / "lib", {"lib.py": "def f():\n    return 1\n"})
+    git(repo, "add", "vendor/lib")
+    git(repo, "commit", "-q", "-m", "vendor the library")
+    told = run_tether("remember", "f is pure", "-c", "gotcha", "-f", "vendor/lib/lib.py", cwd=repo)
+    assert told.code == 0, told
+    (inner / "lib.py").write_text("def f():\n    return 2\n", encoding="utf-8")
+    git(inner, "commit", "-q", "-am", "edit f")
+    hooks = tmp_path / "planted-hooks"
+    config = _planted_config(program, hooks)
+    with (inner / ".git" / "config").open("a", encoding="utf-8") as file:
+        file.write(config + "\n[diff]\n\texternal = " + str(program) + "\n")
+    (inner / ".git" / "info").mkdir(exist_ok=True)
+    (inner / ".git" / "info" / "attributes").write_text("* filter=planted\n", encoding="utf-8")
+    checked = run_tether("check", cwd=repo)
+    assert "review vendor/lib/lib.py:2" in checked.stdout, checked
+    _read_everything(repo, mark)
+
+
 @pytest.mark.parametrize("where", ["hooks folder", "core.hooksPath"])
 def test_a_repositorys_git_hook_is_never_run(tmp_path: Path, where: str) -> None:
     """`git diff` against the working tree refreshes the index when files' times changed (an

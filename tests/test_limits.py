@@ -43,6 +43,11 @@ PINNED = [
     (model, "CODE_HASH_CHARS", 20),
     (grammars, "INDENTED_GRAMMARS", frozenset({"python"})),
     (
+        grammars,
+        "LANGUAGE_FAMILIES",
+        (frozenset({"c", "cpp", "objc"}), frozenset({"javascript", "typescript", "tsx"})),
+    ),
+    (
         hook_events,
         "MCP_SELF_SERVE",
         frozenset({"memory_recall", "memory_get", "memory_write", "memory_list"}),

@@ -127,3 +127,27 @@ def test_show_says_what_became_of_each_file_no_longer_there(
         "src/app.py": "renamed to src/main_app.py",
         "src/util.py": "git shows src/util.py -> src/utility.py, deleted since",
     }
+
+
+def test_a_name_taken_again_after_a_rename_and_delete_is_not_the_memorys_file(
+    cli: Cli, git_repo: GitRepo, open_store: Callable[..., OpenStore]
+) -> None:
+    """Recall follows the memory to the file that left the name and was deleted since;
+    ``doctor``, ``show`` and ``repoint`` say so, and a memory written after the name came back
+    is about the new file."""
+    gone = _renamed_then_deleted(git_repo, open_store, "src/utility.py")
+    git_repo.commit("a new, unrelated util", "src/util.py")
+    later = remember(open_store().store, "About the new util", files=["src/util.py"])
+    ok(cli("index"))
+    assert "renamed from src/util.py" in ok(cli("recall", "-f", "src/utility.py")).stdout
+    said = "git shows src/util.py -> src/utility.py, deleted since"
+    assert f"{said}: no file to repoint it to" in cli("repoint", gone).stderr
+    doctor = cli("doctor", "--json")
+    assert doctor.code == 1, doctor
+    (entry,) = [e for e in doctor.json() if e.get("id") == gone]
+    assert entry["kind"] == "dead-reference"
+    assert entry["renamed_then_deleted"] == {"src/util.py": "src/utility.py"}
+    assert not [e for e in doctor.json() if e.get("id") == later]
+    assert f"file src/util.py: {said}" in ok(cli("show", gone)).stdout.splitlines()
+    assert "file src/util.py" not in ok(cli("show", later)).stdout
+    assert_error(cli("repoint", later), 1, "no file it names was renamed")

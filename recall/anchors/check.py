@@ -35,11 +35,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from shlex import quote
-from typing import Any
 
-from recall import frontmatter
 from recall.anchors.base_guards import GuardSource, Lifted, lifted_guards, name_now
 from recall.anchors.check_sources import Sources, candidates, find, matches
+from recall.anchors.confirmed import confirmed_in_change
 from recall.anchors.diff import Change, changes, first_lines, merge_base
 from recall.anchors.findings import (
     FAIL,
@@ -58,12 +57,11 @@ from recall.anchors.named_files import (
     Named,
     file_findings,
 )
+from recall.anchors.submodules import Submodules, with_submodules
 from recall.anchors.symbols import SymbolAnchor
 from recall.anchors.unread import unread_content
-from recall.errors import BadInput
 from recall.genome.gitcmd import GitRunner
 from recall.genome.symbols.model import Definition
-from recall.lifecycle.references import CONFIRMED_KEY
 from recall.model import Memory
 
 
@@ -188,28 +186,6 @@ def _unreadable_now(
     return Finding(FAIL if fails else REVIEW, memory, path, errors[0][0], reason, fix)
 
 
-def _confirmed_in_change(runner: GitRunner, root: Path, base: str, path: str | None) -> bool:
-    """Whether the memory file at ``path`` is new in the change, or its ``confirmed`` key
-    differs from the one at the base (``tether confirm`` in the change)."""
-    if path is None:
-        return False
-    status, out, _ = runner.run(["show", f"{base}:{path}"], check=False)
-    if status != 0:
-        return True  # written in the change itself
-
-    def key(text: str) -> Any:
-        try:
-            return frontmatter.parse(text, path).fields.get(CONFIRMED_KEY)
-        except BadInput:
-            return None
-
-    try:
-        now = key((root / path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        return False
-    return now is not None and now != key(out.decode("utf-8", "replace"))
-
-
 @dataclass
 class _Change:
     """What every memory is checked against: the change, and its files at the base and now."""
@@ -221,6 +197,7 @@ class _Change:
     first: dict[str, int]
     sources: Sources
     names: ChangedNames
+    subs: Submodules
     by_old: dict[str, Change] = field(default_factory=dict)
     """The changes by the name each file had at the base (an added file by its name)."""
 
@@ -231,9 +208,14 @@ def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> li
     follow = memory.guard or memory.pinned  # where a moved symbol can fail the check
     located = {a: at.sources.locate(a, follow) for a in memory.anchors} if at.changes else {}
     lost = [a for a, where in located.items() if where is None and a.path in at.by_old]
+
+    def confirmed_now() -> bool:
+        return memory.guard and confirmed_in_change(at.runner, at.root, at.base, memory_file)
+
+    unchecked = at.subs.unchecked(memory, confirmed_now)  # in a submodule not here
     if not files and not lost and not any(located.values()):
-        return []
-    confirmed = memory.guard and _confirmed_in_change(at.runner, at.root, at.base, memory_file)
+        return unchecked
+    confirmed = confirmed_now()
     spoken_for = _files_its_anchors_speak_for(located, lost)
     findings: list[Finding] = []
     for named in files:
@@ -259,7 +241,7 @@ def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> li
             findings += _anchor_findings(
                 memory, anchor, change, before, at.sources, confirmed, line
             )
-    findings = _without_reviews_a_failure_says(findings)
+    findings = _without_reviews_a_failure_says(findings + unchecked)
     findings = _unique(_without_plain_file_reviews(findings, memory))
     return one_failure_per_memory(findings)
 
@@ -342,12 +324,13 @@ def check(
     """
     runner = GitRunner(root)
     base = merge_base(runner, ref)
-    result = CheckResult(base, changes(runner, base))
-    first = first_lines(runner, base) if result.changes else {}
-    sources = Sources(runner, root, base, result.changes)
+    subs = with_submodules(runner, root, base, changes(runner, base))
+    result = CheckResult(base, subs.changes)
+    first = {**first_lines(runner, base), **subs.first} if result.changes else {}
+    sources = Sources(runner, root, base, result.changes, subs.base_of)
     names = ChangedNames(root, result.changes, index if result.changes else None)
     by_old = {change.old: change for change in result.changes}
-    at = _Change(runner, root, base, result.changes, first, sources, names, by_old)
+    at = _Change(runner, root, base, result.changes, first, sources, names, subs, by_old)
     now_name = name_now({c.old: c.new for c in result.changes if c.status == "R"}, index)
     lifted = lifted_guards(root, base, guards, now_name) if guards is not None else []
     lifted_ids = {item.memory.id for item in lifted}

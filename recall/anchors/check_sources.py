@@ -3,13 +3,14 @@ git) and now (the working tree), and where an anchored symbol went (:class:`Sour
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path, PurePosixPath
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from recall.anchors.diff import Change
 from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
 from recall.genome.gitcmd import GitRunner
 from recall.genome.symbols.extract import REGEX, Extracted, extract, read_file
+from recall.genome.symbols.grammars import one_family
 from recall.genome.symbols.model import Definition, same_code
 
 
@@ -63,10 +64,19 @@ def matches(recorded: str, definition: Definition) -> bool:
 
 
 class Sources:
-    """Definitions of files at the base (from git) and now (from the working tree), cached."""
+    """Definitions of files at the base (from git) and now (from the working tree), cached.
+    ``inner`` says where a file of a submodule the change moves is shown at the base: a runner
+    in the submodule and its spec there (None for any other file)."""
 
-    def __init__(self, runner: GitRunner, root: Path, base: str, changes: list[Change]) -> None:
-        self.runner, self.root, self.base = runner, root, base
+    def __init__(
+        self,
+        runner: GitRunner,
+        root: Path,
+        base: str,
+        changes: list[Change],
+        inner: Callable[[str], tuple[GitRunner, str] | None] = lambda path: None,
+    ) -> None:
+        self.runner, self.root, self.base, self.inner = runner, root, base, inner
         self.changes = changes
         self.by_old = {change.old: change for change in changes if change.status != "A"}
         self._then: dict[str, dict[str, list[Definition]]] = {}
@@ -78,7 +88,8 @@ class Sources:
     def then(self, path: str) -> dict[str, list[Definition]]:
         """The definitions of ``path`` at the base (none when git has no such file there)."""
         if path not in self._then:
-            status, out, _ = self.runner.run(["show", f"{self.base}:{path}"], check=False)
+            runner, spec = self.inner(path) or (self.runner, f"{self.base}:{path}")
+            status, out, _ = runner.run(["show", spec], check=False)
             self._then[path] = by_name(extract(path, out) if status == 0 else None)
         return self._then[path]
 
@@ -133,12 +144,14 @@ class Sources:
         """A file of the change (other than ``source``) that defines ``name`` now, and that
         definition (the one with the same body when several files do). A definition with
         none of ``bodies`` counts only when it is new there: a file that defined the name at
-        the base holds another function of the same name, not the one that moved."""
+        the base holds another function of the same name, not the one that moved. Only a file
+        of ``source``'s language family is looked at."""
         found = [
             (change.new, d)
             for change in self.changes
             if change.status != "D"
             and change.new != source
+            and one_family(source, change.new)
             and (d := find(self.now(change.new), name)) is not None
         ]
         same = _one(found, bodies)
@@ -158,17 +171,16 @@ class Sources:
     def untracked_with(self, name: str, source: str, bodies: Iterable[str | None]) -> str | None:
         """A file git does not track yet (nor ignores) that defines ``name`` now: where a
         plain ``mv`` put ``source``, which no change lists until it is added. Only files of
-        ``source``'s kind are read: a move keeps the language."""
+        ``source``'s language family are read."""
         if self._untracked is None:
             listed = ["ls-files", "--others", "--exclude-standard", "-z"]
             status, out, _ = self.runner.run(listed, check=False)
             paths = out.decode("utf-8", "surrogateescape").split("\0") if status == 0 else []
             self._untracked = [path for path in paths if path]
-        suffix = PurePosixPath(source).suffix
         found = [
             (path, d)
             for path in self._untracked
-            if PurePosixPath(path).suffix == suffix and (d := find(self.now(path), name))
+            if one_family(source, path) and (d := find(self.now(path), name))
         ]
         one = _one(found, bodies) or (found[0] if found else None)
         return one[0] if one is not None else None

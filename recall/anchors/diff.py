@@ -90,9 +90,10 @@ def _is_shallow(runner: GitRunner) -> bool:
     return out.strip() == b"true"
 
 
-def changes(runner: GitRunner, base: str) -> list[Change]:
-    """The files the working tree changes against ``base``, renames and copies paired."""
-    _, out, _ = runner.run([*_DIFF, "--name-status", "-z", base, "--"])
+def changes(runner: GitRunner, *revs: str) -> list[Change]:
+    """The files the working tree changes against ``revs`` (a base; or two commits, the
+    change between them), renames and copies paired."""
+    _, out, _ = runner.run([*_DIFF, "--name-status", "-z", *revs, "--"])
     parts = out.decode("utf-8", "surrogateescape").split("\0")
     found: list[Change] = []
     index = 0
@@ -108,9 +109,10 @@ def changes(runner: GitRunner, base: str) -> list[Change]:
     return found
 
 
-def first_lines(runner: GitRunner, base: str) -> dict[str, int]:
-    """The first changed line of each file in the new version (1 for a deletion)."""
-    _, out, _ = runner.run([*_DIFF, "-U0", base, "--"])
+def first_lines(runner: GitRunner, *revs: str) -> dict[str, int]:
+    """The first changed line of each file in the new version (1 for a deletion), against
+    ``revs`` as :func:`changes` takes them."""
+    _, out, _ = runner.run([*_DIFF, "-U0", *revs, "--"])
     found: dict[str, int] = {}
     current = None
     for raw in out.decode("utf-8", "surrogateescape").splitlines():

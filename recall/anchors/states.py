@@ -10,9 +10,10 @@ holding otherwise than the index read it, from that file as parsed now (:mod:`.t
   was edited since the memory was written or last confirmed;
 - ``relocated``: the file does not define it any more, another one does (the file was
   renamed, or the definition moved); ``changed`` also says whether its body differs. Only a
-  git rename, the recorded body, or a definition new in its file (not there when the anchored
-  file last defined the name) counts as a move: a file that had the name all along holds
-  another function of that name;
+  file of the same language family (:func:`recall.genome.symbols.grammars.one_family`) is
+  looked at, and in it only a git rename, the recorded body, or a definition new in its file
+  (not there when the anchored file last defined the name) counts as a move: a file that had
+  the name all along holds another function of that name;
 - ``gone``: no file defines it; when its file is still there and defines names spelt close
   to it (renamed where it is), those names (:func:`recall.anchors.suggest.close_symbols`,
   from the names the index holds for the file: :mod:`recall.anchors.defined_names`);
@@ -36,7 +37,7 @@ from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normal
 from recall.anchors.tree_reads import FileNow, TreeReads, candidates_now, names_now
 from recall.genome.limits import MAX_RELOCATION_CANDIDATES
 from recall.genome.symbols.extract import REGEX
-from recall.genome.symbols.grammars import reads
+from recall.genome.symbols.grammars import one_family, reads
 from recall.genome.symbols.lookup import Located, find_anywhere, named_in, parser_of
 from recall.known_paths import mean_clause
 
@@ -230,7 +231,8 @@ def resolve(
     file defines, for a ``gone`` anchor's closest ones; :func:`names_in` of ``conn`` when not
     given); the files of ``tree`` as the working tree holds them (:mod:`.tree_reads`).
 
-    A definition of the name in another file is taken for the moved one when git saw the
+    A definition of the name in another file of the same language family is taken for the
+    moved one when git saw the
     anchored file renamed to it, when its body is the recorded one, or when it is new there:
     that file did not define the name when the anchored file last did (``had_before``, see
     :mod:`recall.anchors.prior`). A file that defined it all along holds another function of
@@ -250,14 +252,16 @@ def resolve(
             return AnchorState(anchor, CHANGED if differs else CURRENT, here, differs)
     if renamed_to is not None:
         moved = renamed_to(anchor.path)
-        if moved and moved != anchor.path:
+        if moved and moved != anchor.path and one_family(anchor.path, moved):
             there = _here(conn, replace(anchor, path=moved), parser_of(conn, moved) or "")
             if isinstance(there, str):
                 return AnchorState(anchor, there)
             if there is not None:
                 return AnchorState(anchor, RELOCATED, there, _differs(anchor, there))
     anywhere = candidates_now(find_anywhere(conn, anchor.name), anchor.name, tree)
-    candidates = [hit for hit in anywhere if hit.path != anchor.path]
+    candidates = [
+        hit for hit in anywhere if hit.path != anchor.path and one_family(anchor.path, hit.path)
+    ]
     same_body = [hit for hit in candidates if anchor.body and hit.same_code(anchor.body)]
     names = names_now(names if names is not None else names_in(conn), tree)
     if len(candidates) > MAX_RELOCATION_CANDIDATES and not same_body:

@@ -9,7 +9,9 @@ size and modification time for a file that differed from git's index then) is an
 index; any other is parsed anew from the working tree (:func:`tree_reads`). Where an anchored
 name is no longer in its file, the other files the working tree changed or added are looked at
 too (:class:`ChangedFiles`), once, and parsed only where their text holds the name: a function
-moved into another file not committed yet is found there, as ``check`` finds it.
+moved into another file not committed yet is found there, as ``check`` finds it. A file in a
+submodule's work tree, which git lists none of and so the index never reads, is always read from
+the working tree, as ``remember`` read it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
 from recall.containment import read_plain_prefix
 from recall.genome.imports.scan import stat_key
 from recall.genome.limits import MAX_CHANGED_FILES_READ, MAX_SCAN_BYTES
+from recall.genome.names import in_submodule
+from recall.genome.schema import read_state
 from recall.genome.symbols.extract import extract
 from recall.genome.symbols.grammars import reads
 from recall.genome.symbols.index import symbol_key
@@ -196,7 +200,10 @@ def tree_reads(genome: Any | None, anchors: Iterable[SymbolAnchor]) -> TreeReads
     root = getattr(genome, "repo_root", None)
     if conn is None or root is None:
         return TreeReads()
-    keys = keys_of(conn, {anchor.path for anchor in anchors})
+    paths = {anchor.path for anchor in anchors}
+    keys: dict[str, str | None] = dict(keys_of(conn, paths))
+    state = read_state(conn)
+    keys.update({path: None for path in paths - set(keys) if in_submodule(path, state)})
     found = {path: _read_now(Path(root), path, key) for path, key in keys.items()}
     changed = ChangedFiles(Path(root), conn, frozenset(keys))
     return TreeReads({path: now for path, now in found.items() if now is not None}, changed)

@@ -93,6 +93,7 @@ def moved_in(project: MemoryStore, path: str) -> list[Memory]:
     ids = sorted({row[0] for row in rows if row[1] and row[1] in text})
     if not ids:
         return []
+    from recall.genome.symbols.grammars import one_family
     from recall.genome.symbols.model import named, normalize_name
 
     here = _definitions(root, path, certain=True)
@@ -106,6 +107,8 @@ def moved_in(project: MemoryStore, path: str) -> list[Memory]:
         for anchor in memory.anchors:
             if anchor.path == path or normalize_name(anchor.name).rpartition(".")[2] not in text:
                 continue
+            if not one_family(anchor.path, path):
+                continue  # another language's function of that name
             if here is not None and not named(here, anchor.name):
                 continue  # the edited file, read for certain, does not define it
             left = _definitions(root, anchor.path, certain=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from recall.file_names import written_before
+from recall.file_names import written_before, written_since
 from recall.lifecycle.references import FORMER_FILES_KEY
 from recall.model import Memory
 from recall.named_files import unfit_reason
@@ -53,9 +53,29 @@ def _followed(memory: Memory, path: str, genome: Any) -> str | None:
     return new if new is not None and follows(memory, path, new, genome) else None
 
 
+def is_its_file(memory: Memory, path: str, genome: Any) -> bool:
+    """Whether the file at ``path`` now is the one ``memory`` names by it, as recall reads it
+    (:func:`recall.file_names.held_since`): it is there, and when it took the name after
+    another file was renamed away from it, the memory was written since; written before, the
+    memory is about the file that left."""
+    if not genome.exists(path):
+        return False
+    own_name = getattr(genome, "own_name", None)  # a plain working tree knows no history
+    return own_name is None or written_since(memory.created, own_name(path).after)
+
+
+def _still_there(memory: Memory, path: str, genome: Any) -> bool:
+    """Whether ``path`` names a file for ``memory``: its own (:func:`is_its_file`), or, when
+    another file took the name, the one the memory follows to its new name (said as renamed)."""
+    if not genome.exists(path):
+        return False
+    return is_its_file(memory, path, genome) or _followed(memory, path, genome) is not None
+
+
 def dead_reference(memory: Memory, genome: Any) -> DeadReference | None:
-    """The dead reference of ``memory`` if every one of its files is gone, else None."""
-    if not memory.files or any(genome.exists(path) for path in memory.files):
+    """The dead reference of ``memory`` if every one of its files is gone (a name another file
+    took since, the memory's file renamed away and deleted, counting as gone), else None."""
+    if not memory.files or any(_still_there(memory, path, genome) for path in memory.files):
         return None
     return DeadReference(memory, {path: _followed(memory, path, genome) for path in memory.files})
 
@@ -78,7 +98,7 @@ def renamed_then_gone(memory: Memory, genome: Any) -> dict[str, str]:
     finder = getattr(genome, "renamed_to", None)
     found: dict[str, str] = {}
     for path in memory.files:
-        last = finder(path) if finder and not genome.exists(path) else None
+        last = finder(path) if finder and not is_its_file(memory, path, genome) else None
         if last and last != path and not genome.exists(last):
             found[path] = last
     return found
@@ -106,7 +126,7 @@ def files_now(memory: Memory, genome: Any) -> dict[str, str]:
             found[path] = f"renamed to {moved[path]}"
         elif path in gone:
             found[path] = f"git shows {deleted_after_rename({path: gone[path]})}"
-        elif not genome.exists(path):
+        elif not is_its_file(memory, path, genome):
             unfit = unfit_reason(getattr(genome, "repo_root", None), path)
             found[path] = unfit or "not in the working tree (deleted, or not written yet)"
     return found

@@ -47,8 +47,20 @@ INDENTED_GRAMMARS: Final = frozenset({"python"})
 """Grammars where indentation is syntax: a definition's hash keeps it (and its decorators), as
 moving a line out of a block changes what the code does."""
 
-# Files the regular-expression finder reads although no grammar is wired for them.
-REGEX_ONLY: Final = frozenset({".kt", ".kts", ".m", ".mm"})
+# Files the regular-expression finder reads although no grammar is wired for them, and the
+# language of each, as a grammar names its own.
+REGEX_ONLY_LANGUAGES: Final = {".kt": "kotlin", ".kts": "kotlin", ".m": "objc", ".mm": "objc"}
+REGEX_ONLY: Final = frozenset(REGEX_ONLY_LANGUAGES)
+
+
+LANGUAGE_FAMILIES: Final = (
+    frozenset({"c", "cpp", "objc"}),
+    frozenset({"javascript", "typescript", "tsx"}),
+)
+"""Languages a definition can move between, each family one set; any other language is a family
+of its own. C code is compiled as C++ and Objective-C and shares their headers, and JavaScript
+moves into TypeScript as it is typed; a same-named function in a file of another language (a C
+helper and a Python one) is another function, never the anchored one moved."""
 
 
 def suffix_of(path: str) -> str:
@@ -68,6 +80,21 @@ def grammar_name(path: str) -> str | None:
     """The grammar wired for ``path``'s suffix (loaded or not), or None."""
     entry = _GRAMMARS.get(suffix_of(path))
     return entry[0] if entry else None
+
+
+def language_of(path: str) -> str | None:
+    """The language of ``path`` as the symbol index reads it (its grammar's name, or the
+    fallback reader's language), or None for a file it does not read."""
+    return grammar_name(path) or REGEX_ONLY_LANGUAGES.get(suffix_of(path))
+
+
+def one_family(path: str, other: str) -> bool:
+    """Whether a definition in ``path`` can move to ``other``: both files of one language, or
+    of one of :data:`LANGUAGE_FAMILIES`."""
+    mine, theirs = language_of(path), language_of(other)
+    if mine is None or theirs is None:
+        return False
+    return mine == theirs or any({mine, theirs} <= family for family in LANGUAGE_FAMILIES)
 
 
 @dataclass(frozen=True)
