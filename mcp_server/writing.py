@@ -92,11 +92,14 @@ def write(
         )
     draft = with_given_files(draft, given)  # the files named, for a later repoint
     if store.exists:
-        refuse_same_summary(
-            store.conn, draft, lambda memory_id: f"memory_supersede with id {memory_id!r}"
-        )
+        refuse_same_summary(store.conn, draft, _supersede_call)
     written = results.written(store.remember(draft))
     return _with_notes(written, anchor_notes=notes, file_notes=file_notes)
+
+
+def _supersede_call(memory_id: str) -> str:
+    """How a refusal of a summary another memory holds names the call that changes that one."""
+    return f"memory_supersede with id {memory_id!r}"
 
 
 def supersede(
@@ -162,6 +165,7 @@ def supersede(
     if recorded:  # the new text is about the same code, or the code given
         draft = draft.with_changes(anchors=recorded)
     draft = with_given_files(draft, named)  # the files named, for a later repoint
+    refuse_same_summary(store.conn, draft, _supersede_call, other_than=old.id)
     keeps_the_guard(store, old, draft, opened=opened)
     # superseding does not lift a guard
     guard, note = carried_guard(old, draft.category, store.scope)

@@ -34,7 +34,7 @@ from recall.policy.usage import counters, record_action
 from recall.records import check_text, refuse_blank_details
 from recall.repo import git_user_name
 from recall.repo_signals import card_genome
-from recall.same_summary import refuse_same_summary
+from recall.same_summary import refuse_same_summary, supersede_command
 from recall.secret_lines import lines_of
 from recall.std_streams import stdin_text
 from recall.store import MemoryStore
@@ -248,7 +248,7 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
     anchor_notes: list[str] = []
     draft = memory_draft(args, ctx, store, anchor_notes)
     if store.exists:
-        _refuse_same_summary(store, draft)
+        refuse_summary_held(store, draft)
     result = store.remember(draft)
     if fresh and result.duplicate_of is None:
         ctx.say_created(store)
@@ -291,13 +291,10 @@ def _how_to_bring_back(store: MemoryStore, memory_id: str, status: str | None) -
     return ""
 
 
-def _refuse_same_summary(store: MemoryStore, draft: Memory) -> None:
-    """Refuse a memory whose summary another already has (:mod:`recall.same_summary`)."""
-    refuse_same_summary(
-        store.conn,
-        draft,
-        lambda memory_id: f"`tether supersede {memory_id} SUMMARY -c CATEGORY [--details TEXT]`",
-    )
+def refuse_summary_held(store: MemoryStore, draft: Memory, other_than: str | None = None) -> None:
+    """Refuse a memory whose summary another already has (:mod:`recall.same_summary`), but for
+    ``other_than``: the memory a supersede replaces."""
+    refuse_same_summary(store.conn, draft, supersede_command, other_than=other_than)
 
 
 def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
