@@ -17,6 +17,7 @@ from mcp_server.gone_anchors import hits_tree, with_gone_anchors
 from mcp_server.limits import LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from mcp_server.query_notes import empty_query_note
 from recall.agent_text import masked_file
+from recall.card_facts import card_facts
 from recall.errors import BadInput
 from recall.known_paths import missing_notes
 from recall.lifecycle.disuse import archived_by_disuse, as_seen, seen_state
@@ -106,13 +107,11 @@ def recall(
 
 
 def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
-    """A memory's whole card, with the state of each of its anchored symbols (``anchor_states``,
-    and ``anchor_suggestions`` for a gone one whose file defines names spelt close to it) as
-    ``tether show --json`` gives them; reading the details counts as acting on it."""
-    from recall.anchors.states import state_fields, states_of
-    from recall.anchors.tree_reads import tree_reads
-    from recall.repo_signals import card_genome
-
+    """A memory's whole card: its fields, ``guard`` among them, and what ``tether show --json``
+    says beside them, from the same function (:mod:`recall.card_facts`): ``confirmed``,
+    ``former_files``, ``files_now``, ``spot_check``, the state of each of its anchored symbols
+    (``anchor_states``, and ``anchor_suggestions`` for a gone one whose file defines names spelt
+    close to it); reading the details counts as acting on it."""
     store, memory = ws.find(arguments.memory_id(memory_id))
     if store.exists:
         record_action(store.conn, memory.id)
@@ -123,13 +122,8 @@ def get(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
     }
     hidden = archived_by_disuse(store.conn) if store.exists else {}
     data.update(seen_state(memory, hidden))  # as `tether list` and `tether show --json` say it
-    # where its anchored symbols are now, as `tether show --json` says it; the genome's
-    # notices (a refresh's) go to the server's log, as recall's do
-    genome = card_genome(store, memory, notice=log.info) if memory.anchors else None
-    # each anchor whose file the working tree holds otherwise than the index read it is
-    # resolved there, as `tether show` does
-    tree = tree_reads(genome, memory.anchors)
-    data.update(state_fields(states_of(memory.anchors, genome, tree=tree)))
+    # the genome's notices (a refresh's) go to the server's log, as recall's do
+    data.update(card_facts(store, memory, notice=log.info).fields())
     return data
 
 
