@@ -39,8 +39,9 @@ def shown(memory: Memory, scope: str, path: object = None) -> dict[str, Any]:
     """:func:`line` as an agent is shown it unasked: the summary and ``author`` on one line
     without control, bidi or invisible characters, capped as an injected line caps them;
     ``summary_cleaned`` / ``summary_truncated`` say the summary was, and ``note`` that
-    ``memory_get`` returns it whole. A credential in the summary is masked (``secret_masked``,
-    and the note names the memory's file ``path``: :func:`secret_note`)."""
+    ``memory_get`` returns it whole. ``guard: true`` says a guarded memory (left out for one
+    without). A credential in the summary is masked (``secret_masked``, and the note names the
+    memory's file ``path``: :func:`secret_note`)."""
     memory = for_agent(memory)
     whole = clean_line(memory.summary)
     data = {
@@ -54,6 +55,8 @@ def shown(memory: Memory, scope: str, path: object = None) -> dict[str, Any]:
         data["summary_cleaned"] = True
     if len(whole) > SUMMARY_CAP:
         data["summary_truncated"] = True
+    if memory.guard:  # an edit it covers stops for a person: the agent must know before
+        data["guard"] = True
     notes = []
     if "summary_cleaned" in data or "summary_truncated" in data:
         whole_as = "with the credential masked" if was_masked(memory) else "as written"
@@ -86,7 +89,7 @@ def listed(
 
 
 def card(memory: Memory, scope: str, path: object = None) -> dict[str, Any]:
-    """A memory whole: the list fields plus details, anchor, links and provenance; a
+    """A memory whole: the list fields plus details, anchor, guard, links and provenance; a
     credential in its text masked (``secret_masked``, with a ``note`` naming its file
     ``path``)."""
     memory = for_agent(memory)
@@ -95,6 +98,7 @@ def card(memory: Memory, scope: str, path: object = None) -> dict[str, Any]:
         "details": memory.details,
         "anchor": memory.anchor,
         "anchors": [anchor.text for anchor in memory.anchors],
+        "guard": memory.guard,
         "supersedes": memory.supersedes,
         "superseded_by": memory.superseded_by,
         "created": memory.created,

@@ -17,7 +17,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from mcp_server import calls, operations
+from mcp_server import calls, operations, writing
 from mcp_server.limits import LIMIT_MIN, LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
 from mcp_server.workspace import CallCancelled
 from recall.errors import TetherError
@@ -292,7 +292,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
     ) -> dict[str, Any]:
         return await _call(
             ws,
-            operations.write,
+            writing.write,
             writes=True,
             summary=summary,
             category=category,
@@ -336,7 +336,7 @@ def register(server: MCPServer, ws: Workspace) -> None:
     ) -> dict[str, Any]:
         return await _call(
             ws,
-            operations.supersede,
+            writing.supersede,
             writes=True,
             old_id=old_id,
             summary=summary,
@@ -353,11 +353,11 @@ def register(server: MCPServer, ws: Workspace) -> None:
         id: Id,
         pinned: Annotated[bool, Field(description="true to pin (default), false to unpin.")] = True,
     ) -> dict[str, Any]:
-        return await _call(ws, operations.pin, writes=True, memory_id=id, pinned=pinned)
+        return await _call(ws, writing.pin, writes=True, memory_id=id, pinned=pinned)
 
     @server.tool(name="memory_archive", description=_prose(ARCHIVE), annotations=settling)
     async def memory_archive(id: Id) -> dict[str, Any]:
-        return await _call(ws, operations.archive, writes=True, memory_id=id)
+        return await _call(ws, writing.archive, writes=True, memory_id=id)
 
     @server.tool(name="memory_list", description=_prose(LIST), annotations=reading)
     async def memory_list(

@@ -1,7 +1,9 @@
 """A new memory whose summary an active or pending one already has, with another category or
 other details: two cards with one summary read as one, so every way of writing a memory (the
-CLI, the MCP server, the language server) refuses it and points at a supersede instead.
-The same summary, category and details is an exact duplicate, which the store answers."""
+CLI, the MCP server, the language server, the browser) refuses it and points at a supersede
+instead, a supersede's replacement too (but for the memory it replaces, which may keep its own
+summary: correcting a memory's category or details is what a supersede is for). The same
+summary, category and details is an exact duplicate, which the store answers."""
 
 from __future__ import annotations
 
@@ -26,16 +28,19 @@ class SameSummary:
         return f"{self.memory_id} already has this summary, but {' and '.join(self.differs)}"
 
 
-def same_summary(conn: sqlite3.Connection, draft: Memory) -> SameSummary | None:
-    """The active or pending memory of the index at ``conn`` holding ``draft``'s summary with
-    another category or other details, or None (none holds it, or one holds it exactly)."""
+def same_summary(
+    conn: sqlite3.Connection, draft: Memory, other_than: str | None = None
+) -> SameSummary | None:
+    """The active or pending memory of the index at ``conn`` (``other_than`` left out: the
+    memory ``draft`` supersedes) holding ``draft``'s summary with another category or other
+    details, or None (none holds it, or one holds it exactly)."""
     wanted = same_text(draft.summary)
     found = conn.execute(
         "SELECT id, category, summary, details FROM memories "
         "WHERE status IN ('active', 'pending') ORDER BY created"
     )
     for memory_id, category, summary, details in found:
-        if same_text(summary) != wanted:
+        if same_text(summary) != wanted or memory_id == other_than:
             continue
         differs = []
         if category != draft.category:
@@ -50,15 +55,25 @@ def same_summary(conn: sqlite3.Connection, draft: Memory) -> SameSummary | None:
 
 
 def refuse_same_summary(
-    conn: sqlite3.Connection, draft: Memory, replace: Callable[[str], str]
+    conn: sqlite3.Connection,
+    draft: Memory,
+    replace: Callable[[str], str],
+    *,
+    other_than: str | None = None,
 ) -> None:
     """Raise :class:`NothingToDo` when another memory holds ``draft``'s summary differently,
     saying how to change that one instead: ``replace(its id)`` names the caller's own way (a
-    command, a tool) to supersede it."""
-    found = same_summary(conn, draft)
+    command, a tool) to supersede it. For a supersede, ``other_than`` is the memory replaced."""
+    found = same_summary(conn, draft, other_than)
     if found is not None:
         raise NothingToDo(
             f"{found.reason()}; nothing written. To change it, {replace(found.memory_id)} "
             "replaces it (the old one stays in the record); to keep both, give this one a "
             "summary of its own"
         )
+
+
+def supersede_command(memory_id: str) -> str:
+    """How the CLI, and the browser that points at it, name the command that changes the
+    memory ``memory_id`` in a refusal of its summary."""
+    return f"`tether supersede {memory_id} SUMMARY -c CATEGORY [--details TEXT]`"

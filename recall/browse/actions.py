@@ -29,6 +29,7 @@ from recall.newest_first import newest_first
 from recall.policy.usage import counters, record_action
 from recall.records import refuse_blank_details
 from recall.repo import git_user_name
+from recall.same_summary import refuse_same_summary, supersede_command
 from recall.search import search
 from recall.store import MemoryStore
 from recall.store.changes import refuse_inactive_supersede
@@ -221,9 +222,9 @@ class Browser:
         The new memory keeps the old one's category, files (and which of them the person
         named), anchors, pin and guard (not in the global store, where a guard protects no file:
         the outcome says so); its text goes through the same checks as ``tether supersede``
-        (details of whitespace only and a credential-shaped text are refused; for the latter
-        the refusal says how to write it from a shell, as the browser has no
-        ``--allow-secret``).
+        (details of whitespace only, a credential-shaped text and a summary another active
+        memory holds differently are refused; for a credential the refusal says how to write it
+        from a shell, as the browser has no ``--allow-secret``).
         """
         store, old = self._current(entry)
         refuse_blank_details(details, "details")
@@ -254,6 +255,7 @@ class Browser:
         if old.anchors or guard:
             draft = draft.with_changes(anchors=old.anchors, guard=guard)
         draft = with_given_files(draft, named_by_person_of(store, old))  # for a later repoint
+        refuse_same_summary(store.conn, draft, supersede_command, other_than=old.id)
         result, updated = store.supersede(old.id, draft)
         record_action(store.conn, old.id)
         said = f"Wrote {result.id}; {updated.id} is now superseded by it"

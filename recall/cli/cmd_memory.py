@@ -6,26 +6,18 @@ from __future__ import annotations
 import argparse
 
 from recall.anchors.guards import check_guard
-from recall.anchors.states import state_fields, states_of
 from recall.anchors.suggest import anchor_fields
 from recall.anchors.symbols import SEPARATOR, split_anchor_options
-from recall.anchors.tree_reads import tree_reads
 from recall.anchors.write import bare_name_anchor, record_anchors, refuse_separator_files
+from recall.card_facts import card_facts
 from recall.cli.context import CommandContext
 from recall.cli.maint_messages import drift_message
 from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.display import visible
 from recall.errors import BadInput
 from recall.known_paths import is_git
-from recall.lifecycle.dead import files_now
 from recall.lifecycle.disuse import archived_by_disuse, seen_state
-from recall.lifecycle.references import (
-    CONFIRMED_KEY,
-    FORMER_FILES_KEY,
-    drift,
-    with_given_files,
-    with_lifecycle_keys,
-)
+from recall.lifecycle.references import with_given_files
 from recall.locations import PROJECT, ensure_created
 from recall.model import CATEGORIES, Memory
 from recall.named_files import check_named_files
@@ -33,8 +25,7 @@ from recall.paths import refuse_spaced_new
 from recall.policy.usage import counters, record_action
 from recall.records import check_text, refuse_blank_details
 from recall.repo import git_user_name
-from recall.repo_signals import card_genome
-from recall.same_summary import refuse_same_summary
+from recall.same_summary import refuse_same_summary, supersede_command
 from recall.secret_lines import lines_of
 from recall.std_streams import stdin_text
 from recall.store import MemoryStore
@@ -248,7 +239,7 @@ def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:
     anchor_notes: list[str] = []
     draft = memory_draft(args, ctx, store, anchor_notes)
     if store.exists:
-        _refuse_same_summary(store, draft)
+        refuse_summary_held(store, draft)
     result = store.remember(draft)
     if fresh and result.duplicate_of is None:
         ctx.say_created(store)
@@ -291,13 +282,10 @@ def _how_to_bring_back(store: MemoryStore, memory_id: str, status: str | None) -
     return ""
 
 
-def _refuse_same_summary(store: MemoryStore, draft: Memory) -> None:
-    """Refuse a memory whose summary another already has (:mod:`recall.same_summary`)."""
-    refuse_same_summary(
-        store.conn,
-        draft,
-        lambda memory_id: f"`tether supersede {memory_id} SUMMARY -c CATEGORY [--details TEXT]`",
-    )
+def refuse_summary_held(store: MemoryStore, draft: Memory, other_than: str | None = None) -> None:
+    """Refuse a memory whose summary another already has (:mod:`recall.same_summary`), but for
+    ``other_than``: the memory a supersede replaces."""
+    refuse_same_summary(store.conn, draft, supersede_command, other_than=other_than)
 
 
 def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
@@ -307,18 +295,10 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
         record_action(store.conn, memory.id)
     usage = counters(store.conn, memory.id)
     path = str(store.path_of(memory.id))
-    full = with_lifecycle_keys(store, memory)  # confirmed / former_files live in the file only
-    genome = card_genome(store, memory, notice=ctx.notice)
-    spot = drift(full, genome) if genome is not None else None
-    states = states_of(memory.anchors, genome, tree=tree_reads(genome, memory.anchors))
-    moved = files_now(memory, genome) if genome is not None and store.repo_root else {}
-    former = full.extra.get(FORMER_FILES_KEY) or []
+    facts = card_facts(store, memory, notice=ctx.notice)
+    former, moved, states, spot = facts.former_files, facts.files_now, facts.states, facts.spot
     data = {**memory.to_dict(), "scope": store.scope, "path": path, "usage": usage}
-    data["confirmed"] = full.extra.get(CONFIRMED_KEY)
-    data["former_files"] = former
-    data["spot_check"] = spot.to_dict() if spot else None
-    data.update(state_fields(states))
-    data["files_now"] = moved
+    data.update(facts.fields())
     hidden = archived_by_disuse(store.conn) if store.exists else {}
     data.update(seen_state(memory, hidden))  # as `tether list` says it
 

@@ -9,14 +9,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from recall.cli import touched_files
+from recall import touched_files
 from recall.cli.context import CommandContext
 from recall.cli.input_files import open_input
 from recall.cli.render import NARROW_COLUMNS, paths_option, scope_option, write_records
 from recall.display import visible
 from recall.errors import BadInput
 from recall.policy.sessions import check_session_id
-from recall.ranking.asked_present import asked_present
 from recall.ranking.query import RecallQuery, Touch
 from recall.service import RECALL_LIMIT, build_recaller, record_shown
 from recall.std_streams import stdin_text
@@ -90,14 +89,6 @@ def _touches(
     return touched_files.touches(recaller.stores[0], ctx.cwd, edits, opens)
 
 
-def _recalled(recaller: Recaller, query: RecallQuery) -> RecallResult:
-    """The engine's answer to ``query``, a named file missing from the working tree ranked by
-    file all the same (:mod:`recall.cli.touched_files`)."""
-    missing = touched_files.absent(recaller.stores[0].repo_root, query.paths)
-    with asked_present(recaller, missing):
-        return recaller.recall(query)
-
-
 def _masked(recaller: Recaller, hits: list[Hit]) -> list[str]:
     """Mask a credential in the hits' text as an agent is given it, whoever reads a recall
     (:mod:`recall.agent_text`); the notes naming the files that hold one."""
@@ -137,7 +128,7 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     for note in touched_files.absent_notes(recaller.stores[0].repo_root, recaller.stores, paths):
         ctx.notice(note)  # still recalled for the prompt, if any
     query = RecallQuery(touches, args.prompt, limit=args.limit)
-    result = _recalled(recaller, query)
+    result = touched_files.recalled(recaller, query)
     for note in _masked(recaller, result.hits):
         ctx.notice(note)
     if not args.no_record:
@@ -301,7 +292,7 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
                 continue
             recaller = _following_refreshes(recaller, ctx, args.scope)
             start = time.perf_counter()
-            result = _recalled(recaller, query)
+            result = touched_files.recalled(recaller, query)
             elapsed = (time.perf_counter() - start) * 1000
             masked = _masked(recaller, result.hits)
             if not args.no_record:
@@ -383,7 +374,7 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     )
     # as recall says them; a note, never a failure: hooks and scripts run inject every turn
     notes = touched_files.given_notes(recaller.stores, query.paths)
-    result = _recalled(recaller, query)
+    result = touched_files.recalled(recaller, query)
     project = next((s for s in recaller.stores if s.scope == "project"), None)
     chosen = injection.select(Gate(project, ctx.notice).hits(result.hits))
     notes += _masked(recaller, chosen)

@@ -11,7 +11,12 @@ from recall.anchors.carry import carry_anchors
 from recall.anchors.guards import Replacement, carried_guard, narrowing_note
 from recall.anchors.suggest import anchor_fields
 from recall.cli.cmd_distill import confirm, purge_auto_distilled, purge_question
-from recall.cli.cmd_memory import add_write_options, memory_draft, write_store
+from recall.cli.cmd_memory import (
+    add_write_options,
+    memory_draft,
+    refuse_summary_held,
+    write_store,
+)
 from recall.cli.context import CommandContext
 from recall.cli.render import ID_HELP, print_table
 from recall.display import plural
@@ -157,6 +162,7 @@ def run_supersede(args: argparse.Namespace, ctx: CommandContext) -> int:
         args.category = old.category
     anchor_notes: list[str] = []
     draft = memory_draft(args, ctx, store, anchor_notes)
+    refuse_summary_held(store, draft, other_than=old.id)  # two cards with one summary read as one
     if args.no_anchors and draft.anchors:
         raise BadInput("--anchor PATH::NAME and --no-anchors contradict each other; give one")
     # the files the person named: given now, else in the old memory

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import remember, run_tether
 
 from recall.browse.actions import Browser
 from recall.browse.view import Entry
+from recall.errors import NothingToDo
 from recall.locations import global_location, project_location
 from recall.store import MemoryStore
 
@@ -53,5 +55,28 @@ def test_a_guarded_global_memory_is_not_guarded_again(repo: Path) -> None:
             "it is in the global store, where a guard protects no file: the memory replacing it "
             "is not guarded)"
         )
+    finally:
+        store.close()
+
+
+def test_a_summary_another_memory_holds_is_refused_writing_nothing(repo: Path) -> None:
+    """Two cards with one summary read as one: refused as ``tether supersede`` refuses it; the
+    memory superseded keeps its own summary with other details."""
+    store = _quiet(project_location(repo))
+    try:
+        held = remember(store, "Guides are written in plain Markdown", files=["docs/guide.md"])
+        old = remember(store, "Retry the upload twice", category="decision", files=["src/app.py"])
+        browser = Browser([store], author="Browse Tester")
+        before = sorted(store.folder.path.glob("*.md"))
+        with pytest.raises(NothingToDo) as refused:
+            browser.supersede(
+                Entry(store.get(old), "project"), "guides are written in plain Markdown", ""
+            )
+        assert f"{held} already has this summary, but its category is gotcha" in str(refused.value)
+        assert f"`tether supersede {held} SUMMARY" in str(refused.value)
+        assert sorted(store.folder.path.glob("*.md")) == before
+        assert store.get(old).status == "active"
+        kept = browser.supersede(Entry(store.get(old), "project"), "Retry the upload twice", "why")
+        assert store.get(kept.memory_id).details == "why"
     finally:
         store.close()

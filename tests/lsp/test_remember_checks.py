@@ -106,3 +106,22 @@ async def test_whitespace_only_details_are_refused_not_dropped(
     # with no summary the command opens a draft to write in, as before
     draft = await lsp_one.command("tether.remember", {"uri": ws.app_py.as_uri(), "details": " "})
     assert draft["draft"].endswith(f"{draft['id']}.md")
+
+
+async def test_supersede_refuses_a_summary_another_memory_holds_differently(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    folder = ws.root / ".tether" / "memories"
+    before = sorted(p.name for p in folder.iterdir())
+    same = {"memoryId": ws.decision, "summary": GOTCHA}
+    answer = await lsp_one.command("tether.supersede", same)
+    assert answer["changed"] is False
+    said = answer["message"]
+    assert f"{ws.gotcha} already has this summary, but its category is gotcha" in said
+    assert f'tether.supersede with {{"memoryId": "{ws.gotcha}"}}' in said
+    assert sorted(p.name for p in folder.iterdir()) == before  # nothing written
+    shown = await lsp_one.command("tether.show", {"memoryId": ws.decision})
+    assert shown["status"] == "active"
+    # its own summary, with another category: the way to correct a memory
+    own = {"memoryId": ws.gotcha, "summary": GOTCHA, "category": "decision"}
+    assert (await lsp_one.command("tether.supersede", own))["supersedes"] == ws.gotcha

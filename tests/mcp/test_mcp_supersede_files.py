@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conftest import commit_rename, git, remember_guarded, run_tether
 
-from mcp_server import operations
+from mcp_server import writing
 from mcp_server.workspace import Workspace
 from tests.mcp.harness import call, error, mcp_client
 
@@ -84,7 +84,7 @@ async def test_following_a_guarded_anchor_and_keeping_its_guard_open_the_genome_
     ws = Workspace(repo)
     try:
         done = ws.run(
-            operations.supersede,
+            writing.supersede,
             old_id=old_id,
             summary="helper in legacy must stay pure",
             files=["src/legacy.py"],

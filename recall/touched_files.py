@@ -1,11 +1,11 @@
-"""The files a person names to ``tether recall --file``: read as the hooks read an edited file
-(a link inside the repository stands for its target), and a file missing from the working
-tree (deleted, or not on this branch) still recalled by the memories naming it, as
-``tether list --file`` lists them.
+"""The files someone names to a recall (``tether recall --file``, the MCP ``memory_recall``'s
+``files``): read as the hooks read an edited file (a link inside the repository stands for its
+target), and a file missing from the working tree (deleted, or not on this branch) still
+recalled by the memories naming it, as ``tether list --file`` lists them.
 
 The ranking engine leaves a touched file that is not in the working tree out of its file
-channel (an agent's touch of a deleted file earns nothing); a person who names one asks for
-it, so it counts as present for that one recall (:mod:`recall.ranking.asked_present`).
+channel (an agent's touch of a deleted file earns nothing); whoever names one to a recall asks
+for it, so it counts as present for that one recall (:mod:`recall.ranking.asked_present`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,12 @@ from typing import TYPE_CHECKING
 
 from recall.display import visible
 from recall.paths import link_target
+from recall.ranking.asked_present import asked_present
 from recall.ranking.query import Touch
 
 if TYPE_CHECKING:
+    from recall.ranking.engine import Recaller, RecallResult
+    from recall.ranking.query import RecallQuery
     from recall.store import MemoryStore
 
 
@@ -75,3 +78,11 @@ def given_notes(stores: Sequence[MemoryStore], paths: list[str]) -> list[str]:
     if not paths or not stores:
         return []
     return absent_notes(stores[0].repo_root, stores, paths)
+
+
+def recalled(recaller: Recaller, query: RecallQuery) -> RecallResult:
+    """The engine's answer to ``query``, a named file missing from the working tree ranked by
+    file all the same (its notes: :func:`absent_notes`)."""
+    missing = absent(recaller.stores[0].repo_root, query.paths)
+    with asked_present(recaller, missing):
+        return recaller.recall(query)
