@@ -350,7 +350,7 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
             changes["anchors"] = anchors_to_field(anchors)
         if given != full.extra.get(GIVEN_FILES_KEY, []):
             changes[GIVEN_FILES_KEY] = given or REMOVE
-        store.update_fields(memory.id, changes)
+        store.update_unchanged(memory, changes)  # as it was when the renames were read
         record_action(store.conn, memory.id)
 
     def render(console) -> None:
