@@ -20,6 +20,7 @@ from recall.anchors.suggest import SUGGESTIONS_KEY
 from recall.anchors.symbols import anchors_to_field
 from recall.anchors.tree_reads import tree_reads
 from recall.cli.context import CommandContext
+from recall.cli.doctor_links import link_findings
 from recall.cli.doctor_place import FindingPlace
 from recall.cli.maint_messages import dead_message, drift_message
 from recall.cli.render import ID_HELP, scope_option
@@ -35,18 +36,7 @@ from recall.lifecycle.dead import (
     renames,
     repointed,
 )
-from recall.lifecycle.links import (
-    REPLACES_KEY,
-    dangling,
-    dangling_message,
-    dangling_replaced,
-    elsewhere_message,
-    hidden_active,
-    hidden_message,
-    key_line,
-    replaced_elsewhere,
-    replaced_message,
-)
+from recall.lifecycle.links import key_line
 from recall.lifecycle.references import (
     CONFIRMED_KEY,
     FORMER_FILES_KEY,
@@ -185,36 +175,9 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             entry = {"scope": store.scope, "kind": "credential", "path": str(found_secret.path)}
             data.append({**entry, **found_secret.to_dict(), "message": message})
             lines.append(message)
-        for memory_id, target in dangling(store, everywhere):
-            path = store.path_of(memory_id)
-            message = f"{path}:{key_line(path)}: {dangling_message(memory_id, target)}"
-            entry = {"scope": store.scope, "kind": "dangling-link", "path": str(path)}
-            data.append({**entry, "id": memory_id, "superseded_by": target, "message": message})
-            lines.append(message)
-        for memory_id, target in dangling_replaced(store, everywhere):
-            path = store.path_of(memory_id)
-            at = key_line(path, REPLACES_KEY)
-            message = f"{path}:{at}: {replaced_message(memory_id, target)}"
-            entry = {"scope": store.scope, "kind": "dangling-link", "path": str(path)}
-            data.append({**entry, "id": memory_id, "supersedes": target, "message": message})
-            lines.append(message)
-        for memory_id, target, scope in replaced_elsewhere(store, everywhere):
-            path = store.path_of(memory_id)
-            message = f"{path}:{key_line(path, REPLACES_KEY)}: " + elsewhere_message(
-                memory_id, target, scope
-            )
-            entry = {"scope": store.scope, "kind": "link-across-stores", "path": str(path)}
-            data.append({**entry, "id": memory_id, "supersedes": target, "message": message})
-            lines.append(message)
-        for memory_id, replacement in hidden_active(store):
-            path = store.path_of(replacement)
-            at = key_line(path, REPLACES_KEY)
-            message = f"{path}:{at}: {hidden_message(memory_id, replacement)}"
-            entry = {"scope": store.scope, "kind": "hidden-by-link", "path": str(path)}
-            data.append(
-                {**entry, "id": memory_id, "superseded_by": replacement, "message": message}
-            )
-            lines.append(message)
+        for finding in link_findings(store, everywhere):
+            data.append(finding)
+            lines.append(finding["message"])
         if store.scope == GLOBAL:  # a guard there protects nothing: said, left as it is
             for memory in store.list(status="active"):
                 if memory.guard:
