@@ -53,6 +53,7 @@ from recall.policy.usage import record_action
 from recall.repo_signals import project_genome as repo_genome
 from recall.secret_lines import secret_lines
 from recall.store import MemoryStore
+from recall.store.across import fresh_id, shared_id_message, shared_ids
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -231,6 +232,12 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 data.append({**at.entry("anchor"), "id": memory.id, **found, "message": message})
                 lines.append(message)
 
+    for memory_id, where in shared_ids(everywhere):  # no id reaches either: said whatever scope
+        message = shared_id_message(memory_id, where, fresh_id(everywhere))
+        entry = {"scope": where[-1][0].scope, "kind": "same-id", "path": str(where[-1][1])}
+        paths = [str(path) for _, path in where]
+        data.append({**entry, "id": memory_id, "paths": paths, "message": message})
+        lines.append(message)
     for message in _settings_problems(ctx, args.scope):
         data.append({"kind": "settings", "message": message})
         lines.append(message)
