@@ -1,7 +1,8 @@
 """A ``TETHER_HOME`` inside the repository a command runs in (its own ``.tether`` store, or any
 folder of its work tree, also through a link) is refused, exit 2, naming the variable: the
 user's private memories would be written into the work tree, to be committed with it. Nothing
-is written, and the repository's store keeps its permissions. A hook says so in its log and goes on."""
+is written, and the repository's store keeps its permissions. A hook says so in its log and
+goes on."""
 
 from __future__ import annotations
 
