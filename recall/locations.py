@@ -174,8 +174,25 @@ def git_own_folder(cwd: Path, root: Path | None) -> Path | None:
 
 
 def global_location(cwd: Path) -> Location:
-    """The global scope; paths in its memories are relative to the repository of ``cwd``."""
-    return Location(GLOBAL, global_base(), find_root(cwd))
+    """The global scope; paths in its memories are relative to the repository of ``cwd``.
+
+    Raises :class:`BadInput` when ``TETHER_HOME`` is (or leads through links to) a folder
+    inside that repository, its ``.tether`` store among them: the user's private memories
+    would be written into its work tree, to be committed with it, and every memory of a
+    store that is also the project's would be listed twice and reached by no id."""
+    base, root = global_base(), find_root(cwd)
+    value = os.environ.get(HOME_ENV)
+    if value and root is not None:
+        home, tree = os.path.realpath(base), os.path.realpath(root)
+        if os.path.commonpath([home, tree]) == tree:
+            store = home == os.path.realpath(root / TETHER_DIR)
+            what = "the store of the repository" if store else "inside the repository"
+            raise BadInput(
+                f"{HOME_ENV}={value!r} is {what} {root}: your global memories, private to you, "
+                "would be written into its work tree and committed with it; point it at a "
+                "folder outside any repository, or leave it unset for the user data folder"
+            )
+    return Location(GLOBAL, base, root)
 
 
 def not_a_folder(folder: Path) -> str:

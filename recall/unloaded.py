@@ -110,13 +110,21 @@ def skipped_message(path: Path, what: str) -> str:
 
 _LOOKALIKE_SUFFIXES = (MEMORY_SUFFIX, ".markdown")
 
+EDITOR_LOCK_PREFIX = ".#"
+"""Emacs's lock on a file with unsaved changes, ``.#NAME`` beside it (a link, usually to
+nowhere, named ``user@host.pid:boot``): the editor's, gone once the buffer is saved, never a
+memory hidden by a dot. Other editors' leftovers (``.NAME.swp``, ``NAME~``, ``#NAME#``) do not
+end in ``.md`` and are not taken for memories at all."""
+
 
 def _unread_fix(name: str, *, nested: bool) -> str | None:
     """Why a file named ``name`` under a memory folder (``nested``: in a subfolder of it) that
     looks like a memory is not read, and how to have it read; None when it is read, or does not
     look like a memory."""
     lowered = name.lower()
-    if name.startswith(_TEMP_PREFIX) or not lowered.endswith(_LOOKALIKE_SUFFIXES):
+    if name.startswith((_TEMP_PREFIX, EDITOR_LOCK_PREFIX)):
+        return None
+    if not lowered.endswith(_LOOKALIKE_SUFFIXES):
         return None
     if not nested and is_memory_name(name):
         return None  # read (or named by skipped() when not a plain file)

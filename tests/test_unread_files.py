@@ -104,3 +104,21 @@ def test_reindex_counts_every_entry_it_names_and_only_a_link_is_said_to_lead_out
     listed = run_tether("list", cwd=repo).stderr.splitlines()
     (link,) = [line for line in listed if "link.md" in line]
     assert "a symbolic link, so it is skipped" in link and "a link could read a file" in link
+
+
+def test_editors_leftovers_beside_a_memory_are_no_finding(memories: Path) -> None:
+    from recall.unloaded import EDITOR_LOCK_PREFIX
+
+    assert EDITOR_LOCK_PREFIX == ".#"  # Emacs's lock on a buffer with unsaved changes
+    [memory] = list(memories.glob("*.md"))
+    repo = memories.parent.parent
+    (memories / f".#{memory.name}").symlink_to("dana@laptop.4242:1700000000")  # to nowhere
+    (memories / f".#{memory.stem}x.md").write_text("a lock file where links cannot be made")
+    (memories / f".{memory.name}.swp").write_bytes(b"b0VIM 9.0")
+    (memories / f"{memory.name}~").write_text(memory.read_text())
+    (memories / f"#{memory.name}#").write_text(memory.read_text())
+    done = run_tether("doctor", cwd=repo)
+    assert done.code == 0, done.stdout
+    assert done.stdout == "No problems found.\n"
+    listed = run_tether("list", cwd=repo)
+    assert listed.code == 0 and listed.stderr == ""

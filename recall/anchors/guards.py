@@ -106,33 +106,35 @@ def set_guard(store: MemoryStore, ref: str, guard: bool) -> Memory:
     guard does not fit."""
     from recall.frontmatter import REMOVE
 
-    memory = store.get(ref)
     if guard and store.scope == GLOBAL:
         raise BadInput(
-            f"memory {memory.id} is in the global store, and a guard protects the files of one "
-            "repository, so no edit would ever be asked about; to guard it, write it in the "
-            "project store (`tether remember SUMMARY -c decision -f PATH --guard` inside the "
-            "repository)"
+            f"memory {store.get(ref).id} is in the global store, and a guard protects the files "
+            "of one repository, so no edit would ever be asked about; to guard it, write it in "
+            "the project store (`tether remember SUMMARY -c decision -f PATH --guard` inside "
+            "the repository)"
         )
-    if guard:
-        refuse_retired(memory, "guard")
-    if memory.guard == guard:
-        raise NothingToDo(f"memory {memory.id} is already {'guarded' if guard else 'unguarded'}")
-    if guard and memory.category not in GUARD_CATEGORIES:
-        raise BadInput(
-            f"a guard protects a {' or '.join(GUARD_CATEGORIES)}, not a {memory.category}; to "
-            f"guard it, supersede {memory.id} with one (`tether supersede {memory.id} SUMMARY "
-            "-c decision --guard`)"
-        )
-    if guard and not memory.files and not memory.anchors:
-        raise BadInput(
-            f"memory {memory.id} names no file or symbol, so a guard on it would cover "
-            f"nothing; supersede it with one that names them (`tether supersede {memory.id} "
-            "SUMMARY -c decision -f PATH --guard`)"
-        )
-    updated = store.update_fields(memory.id, {"guard": True if guard else REMOVE})
-    if guard:
-        store.lift_disuse(memory.id)
+    with store.changing(ref) as memory:  # checked as it is under the writers' lock
+        if guard:
+            refuse_retired(memory, "guard")
+        if memory.guard == guard:
+            raise NothingToDo(
+                f"memory {memory.id} is already {'guarded' if guard else 'unguarded'}"
+            )
+        if guard and memory.category not in GUARD_CATEGORIES:
+            raise BadInput(
+                f"a guard protects a {' or '.join(GUARD_CATEGORIES)}, not a {memory.category}; to "
+                f"guard it, supersede {memory.id} with one (`tether supersede {memory.id} SUMMARY "
+                "-c decision --guard`)"
+            )
+        if guard and not memory.files and not memory.anchors:
+            raise BadInput(
+                f"memory {memory.id} names no file or symbol, so a guard on it would cover "
+                f"nothing; supersede it with one that names them (`tether supersede {memory.id} "
+                "SUMMARY -c decision -f PATH --guard`)"
+            )
+        updated = store.update_fields(memory.id, {"guard": True if guard else REMOVE})
+        if guard:
+            store.lift_disuse(memory.id)
     return updated
 
 

@@ -20,6 +20,7 @@ from recall.anchors.suggest import SUGGESTIONS_KEY
 from recall.anchors.symbols import anchors_to_field
 from recall.anchors.tree_reads import tree_reads
 from recall.cli.context import CommandContext
+from recall.cli.doctor_links import link_findings
 from recall.cli.doctor_place import FindingPlace
 from recall.cli.maint_messages import dead_message, drift_message
 from recall.cli.render import ID_HELP, scope_option
@@ -35,18 +36,7 @@ from recall.lifecycle.dead import (
     renames,
     repointed,
 )
-from recall.lifecycle.links import (
-    REPLACES_KEY,
-    dangling,
-    dangling_message,
-    dangling_replaced,
-    elsewhere_message,
-    hidden_active,
-    hidden_message,
-    key_line,
-    replaced_elsewhere,
-    replaced_message,
-)
+from recall.lifecycle.links import key_line
 from recall.lifecycle.references import (
     CONFIRMED_KEY,
     FORMER_FILES_KEY,
@@ -63,6 +53,7 @@ from recall.policy.usage import record_action
 from recall.repo_signals import project_genome as repo_genome
 from recall.secret_lines import secret_lines
 from recall.store import MemoryStore
+from recall.store.across import fresh_id, shared_id_message, shared_ids
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -185,36 +176,9 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             entry = {"scope": store.scope, "kind": "credential", "path": str(found_secret.path)}
             data.append({**entry, **found_secret.to_dict(), "message": message})
             lines.append(message)
-        for memory_id, target in dangling(store, everywhere):
-            path = store.path_of(memory_id)
-            message = f"{path}:{key_line(path)}: {dangling_message(memory_id, target)}"
-            entry = {"scope": store.scope, "kind": "dangling-link", "path": str(path)}
-            data.append({**entry, "id": memory_id, "superseded_by": target, "message": message})
-            lines.append(message)
-        for memory_id, target in dangling_replaced(store, everywhere):
-            path = store.path_of(memory_id)
-            at = key_line(path, REPLACES_KEY)
-            message = f"{path}:{at}: {replaced_message(memory_id, target)}"
-            entry = {"scope": store.scope, "kind": "dangling-link", "path": str(path)}
-            data.append({**entry, "id": memory_id, "supersedes": target, "message": message})
-            lines.append(message)
-        for memory_id, target, scope in replaced_elsewhere(store, everywhere):
-            path = store.path_of(memory_id)
-            message = f"{path}:{key_line(path, REPLACES_KEY)}: " + elsewhere_message(
-                memory_id, target, scope
-            )
-            entry = {"scope": store.scope, "kind": "link-across-stores", "path": str(path)}
-            data.append({**entry, "id": memory_id, "supersedes": target, "message": message})
-            lines.append(message)
-        for memory_id, replacement in hidden_active(store):
-            path = store.path_of(replacement)
-            at = key_line(path, REPLACES_KEY)
-            message = f"{path}:{at}: {hidden_message(memory_id, replacement)}"
-            entry = {"scope": store.scope, "kind": "hidden-by-link", "path": str(path)}
-            data.append(
-                {**entry, "id": memory_id, "superseded_by": replacement, "message": message}
-            )
-            lines.append(message)
+        for finding in link_findings(store, everywhere):
+            data.append(finding)
+            lines.append(finding["message"])
         if store.scope == GLOBAL:  # a guard there protects nothing: said, left as it is
             for memory in store.list(status="active"):
                 if memory.guard:
@@ -268,6 +232,12 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 data.append({**at.entry("anchor"), "id": memory.id, **found, "message": message})
                 lines.append(message)
 
+    for memory_id, where in shared_ids(everywhere):  # no id reaches either: said whatever scope
+        message = shared_id_message(memory_id, where, fresh_id(everywhere))
+        entry = {"scope": where[-1][0].scope, "kind": "same-id", "path": str(where[-1][1])}
+        paths = [str(path) for _, path in where]
+        data.append({**entry, "id": memory_id, "paths": paths, "message": message})
+        lines.append(message)
     for message in _settings_problems(ctx, args.scope):
         data.append({"kind": "settings", "message": message})
         lines.append(message)
@@ -350,7 +320,7 @@ def run_repoint(args: argparse.Namespace, ctx: CommandContext) -> int:
             changes["anchors"] = anchors_to_field(anchors)
         if given != full.extra.get(GIVEN_FILES_KEY, []):
             changes[GIVEN_FILES_KEY] = given or REMOVE
-        store.update_fields(memory.id, changes)
+        store.update_unchanged(memory, changes)  # as it was when the renames were read
         record_action(store.conn, memory.id)
 
     def render(console) -> None:

@@ -66,9 +66,15 @@ class HookStores:
         return [self.project, *self.nested]
 
     def global_store(self) -> MemoryStore | None:
+        from recall.errors import BadInput
         from recall.locations import global_location
 
-        store = self._open(global_location(self.project.location.base))
+        try:
+            location = global_location(self.project.location.base)
+        except BadInput as error:  # TETHER_HOME inside the repository: said, never stopping
+            _notice(f"{error}; this hook leaves the global store out")
+            return None
+        store = self._open(location)
         return store if store.exists else None
 
     def searched(self) -> list[MemoryStore]:

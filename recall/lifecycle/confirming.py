@@ -75,19 +75,20 @@ def confirm(store: MemoryStore, memory: Memory, genome: Any | None) -> Confirmed
     """Record that ``memory`` of ``store`` was checked and holds: the time, and its anchors'
     bodies as found through ``genome`` (the project's; None for a global store) in the working
     tree. The person vouched for it, so it is counted as acted on and back from disuse."""
-    refuse_deleted(memory, "confirm")
-    refuse_pending(memory, "confirm")
-    stamp = now_iso()
-    changes: dict[str, Any] = {CONFIRMED_KEY: stamp}
-    missing: tuple[SymbolAnchor, ...] = ()
-    if memory.anchors:  # their code as it is now is what the memory holds true
-        anchors, missing = confirmed_anchors(memory, genome)
-        if anchors != memory.anchors or any(
-            a.body != b.body for a, b in zip(anchors, memory.anchors, strict=True)
-        ):
-            changes["anchors"] = anchors_to_field(anchors)
-    updated = store.update_fields(memory.id, changes)
-    store.write_per_user(lambda conn: vouched_for(conn, memory.id))
+    with store.changing(memory.id) as memory:  # checked as it is under the writers' lock
+        refuse_deleted(memory, "confirm")
+        refuse_pending(memory, "confirm")
+        stamp = now_iso()
+        changes: dict[str, Any] = {CONFIRMED_KEY: stamp}
+        missing: tuple[SymbolAnchor, ...] = ()
+        if memory.anchors:  # their code as it is now is what the memory holds true
+            anchors, missing = confirmed_anchors(memory, genome)
+            if anchors != memory.anchors or any(
+                a.body != b.body for a, b in zip(anchors, memory.anchors, strict=True)
+            ):
+                changes["anchors"] = anchors_to_field(anchors)
+        updated = store.update_fields(memory.id, changes)
+        store.write_per_user(lambda conn: vouched_for(conn, memory.id))
     unread = {
         anchor.path: why
         for anchor in missing

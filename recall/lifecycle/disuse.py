@@ -217,13 +217,17 @@ def bring_back(store: MemoryStore, memory: Memory, allowed_from: tuple[str, ...]
         from recall.lifecycle.references import with_lifecycle_keys
         from recall.store.changes import DELETED_FROM_KEY
 
-        if with_lifecycle_keys(store, memory).extra.get(DELETED_FROM_KEY) == "pending":
-            from recall.frontmatter import REMOVE
+        with store.changing(memory.id) as now:  # still deleted under the writers' lock?
+            if (
+                now.status == "deleted"
+                and with_lifecycle_keys(store, now).extra.get(DELETED_FROM_KEY) == "pending"
+            ):
+                from recall.frontmatter import REMOVE
 
-            updated = store.update_fields(
-                memory.id, {"status": "pending", DELETED_FROM_KEY: REMOVE}
-            )
-            return Restored(updated, False, [], to_review=True)
+                updated = store.update_fields(
+                    now.id, {"status": "pending", DELETED_FROM_KEY: REMOVE}
+                )
+                return Restored(updated, False, [], to_review=True)
     flagged = store.exists and is_archived_by_disuse(store.conn, memory.id)
     if (
         memory.status == "active"
@@ -239,13 +243,15 @@ def bring_back(store: MemoryStore, memory: Memory, allowed_from: tuple[str, ...]
     else:
         updated = store.set_status(memory.id, "active", allowed_from=allowed_from)
         unreplaced = store.unlink_replacements(memory.id)
-    old = store.find(updated.supersedes) if updated.supersedes else None
     replaces_no_more = None
-    if old is not None and old.status == "active" and old.superseded_by != updated.id:
-        from recall.frontmatter import REMOVE
+    if updated.supersedes:
+        with store.changing(updated.id) as updated:  # its link as it is under the lock
+            old = store.find(updated.supersedes) if updated.supersedes else None
+            if old is not None and old.status == "active" and old.superseded_by != updated.id:
+                from recall.frontmatter import REMOVE
 
-        updated = store.update_fields(updated.id, {"supersedes": REMOVE})
-        replaces_no_more = old.id
+                updated = store.update_fields(updated.id, {"supersedes": REMOVE})
+                replaces_no_more = old.id
     # a person's own archive undone: a disuse flag from before it is stale, its showings stand
     stale = memory.status != "active"
     store.write_per_user(lambda conn: vouched_for(conn, memory.id, showings_stand=stale))

@@ -245,6 +245,39 @@ def hidden_message(memory_id: str, replacement: str) -> str:
     )
 
 
+def crossed(store: MemoryStore) -> list[tuple[str, str, str]]:
+    """The active memories of ``store`` that say they supersede a memory of the same store
+    which does not say it is superseded by them (two writers at once in an older version, a
+    hand edit, a merge): two replacements of one memory, or one of a memory archived instead.
+    Each as (its id, the id it names, what that memory says of itself). A memory it names that
+    is active is :func:`hidden_active`'s; one that names it as its replacement is a link."""
+    if not store.exists:
+        return []
+    every = {memory.id: memory for memory in store.list(status=None)}
+    found = []
+    for memory in every.values():
+        old = every.get(memory.supersedes or "")
+        if memory.status != "active" or old is None or old.status == "active":
+            continue
+        if old.superseded_by == memory.id:
+            continue
+        said = f"superseded by {old.superseded_by}" if old.superseded_by else old.status
+        found.append((memory.id, old.id, said))
+    return sorted(found)
+
+
+def crossed_message(memory_id: str, target: str, said: str, file: Path | None = None) -> str:
+    """What to say of the active ``memory_id``, which says it supersedes ``target`` while
+    ``target`` is ``said`` (``superseded by OTHER``, ``archived``...); ``file``: the memory
+    file of ``memory_id``, named when the message is not already placed on it."""
+    where = f" in {file}" if file is not None else ""
+    return (
+        f"{memory_id} says it supersedes {target}, but {target} is {said}, so the two do not "
+        f"link both ways; if {memory_id} replaces nothing now, remove its {REPLACES_KEY} "
+        f"line{where}, or `tether archive {memory_id}` if it should not stand"
+    )
+
+
 def left_superseded(store: MemoryStore, replacement: str, status: str) -> tuple[str, str] | None:
     """The memory ``replacement`` superseded, when ``replacement`` has just become ``status``
     (archived, deleted) and the old one stays superseded, out of recall with nothing in its

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recall.errors import BadInput
@@ -47,3 +49,45 @@ def same_id_message(ref: str, found: list[tuple[MemoryStore, Memory]]) -> str:
         f"({files}), so no id reaches either; give one of them another id: rename its file "
         "to 8 new hex digits (and its `id:` line, if it has one, to the same)"
     )
+
+
+def shared_ids(stores: Iterable[MemoryStore]) -> list[tuple[str, list[tuple[MemoryStore, Path]]]]:
+    """Each id more than one of ``stores`` holds (hand-written files of one name in both, a
+    memory file copied from one store to the other), with each holding store and its file,
+    in the order of ``stores``."""
+    held: dict[str, list[tuple[MemoryStore, Path]]] = {}
+    for store in stores:
+        if store.exists:
+            for memory in store.list(status=None):
+                held.setdefault(memory.id, []).append((store, store.path_of(memory.id)))
+    return sorted((memory_id, where) for memory_id, where in held.items() if len(where) > 1)
+
+
+def shared_id_message(memory_id: str, where: list[tuple[MemoryStore, Path]], new_id: str) -> str:
+    """What ``tether doctor`` says of ``memory_id``, held in the files ``where`` (the store
+    to rename in last: the user's own global store, whose files no one else reads), with the
+    rename to ``new_id`` that gives the last one an id of its own."""
+    from recall.frontmatter import file_key_line
+
+    store, path = where[-1]
+    others = "; ".join(f"the {each.scope} store's {file}" for each, file in where[:-1])
+    move = f"`mv {shlex.quote(str(path))} {shlex.quote(str(path.with_name(new_id + '.md')))}`"
+    id_line = file_key_line(path, "id") > 1  # line 1 opens the front matter
+    also = f" and change its `id:` line to `id: {new_id}`" if id_line else ""
+    return (
+        f"{path}: memory {memory_id} of the {store.scope} store has the id of {others}, so no "
+        f"command reaches either by id; give this one an id of its own: {move}{also}, and "
+        f"write {new_id} for {memory_id} in any `supersedes:` or `superseded_by:` of the "
+        f"{store.scope} store meaning it"
+    )
+
+
+def fresh_id(stores: Iterable[MemoryStore]) -> str:
+    """An id none of ``stores`` holds, nor names a file after."""
+    import secrets  # only for a finding that needs one
+
+    taken = set().union(*(store.ids() for store in stores if store.exists))
+    while True:
+        candidate = secrets.token_hex(4)
+        if candidate not in taken:
+            return candidate

@@ -116,14 +116,15 @@ class StatusChanges(StoreWrites):
     @recovering
     def set_pinned(self, ref: str, pinned: bool) -> Memory:
         """Pin or unpin a memory; NothingToDo when it already is."""
-        memory = self.get(ref)
-        if pinned:
-            refuse_retired(memory, "pin")
-        if memory.pinned == pinned:
-            raise NothingToDo(f"memory {memory.id} is already {'pinned' if pinned else 'unpinned'}")
-        updated = self.update_fields(memory.id, {"pinned": pinned})
-        if pinned:
-            self.lift_disuse(memory.id)
+        with self.changing(ref) as memory:
+            if pinned:
+                refuse_retired(memory, "pin")
+            if memory.pinned == pinned:
+                state = "pinned" if pinned else "unpinned"
+                raise NothingToDo(f"memory {memory.id} is already {state}")
+            updated = self.update_fields(memory.id, {"pinned": pinned})
+            if pinned:
+                self.lift_disuse(memory.id)
         return updated
 
     def lift_disuse(self, memory_id: str) -> None:
@@ -141,24 +142,25 @@ class StatusChanges(StoreWrites):
     @recovering
     def set_status(self, ref: str, status: str, *, allowed_from: tuple[str, ...]) -> Memory:
         """Move a memory to ``status`` if it is currently in one of ``allowed_from``."""
-        memory = self.get(ref)
-        if memory.status == status:
-            raise NothingToDo(f"memory {memory.id} is already {status}")
-        if memory.status == "pending" and "pending" not in allowed_from:
-            refuse_pending(memory, {"active": "restore", "archived": "archive"}.get(status, status))
-        if memory.status not in allowed_from:
-            raise BadInput(
-                f"memory {memory.id} is {memory.status}; only {'/'.join(allowed_from)} "
-                f"memories can become {status}"
-            )
-        changes: dict[str, object] = {"status": status}
-        if status == "active" and memory.superseded_by:
-            from recall.frontmatter import REMOVE
+        with self.changing(ref) as memory:
+            if memory.status == status:
+                raise NothingToDo(f"memory {memory.id} is already {status}")
+            if memory.status == "pending" and "pending" not in allowed_from:
+                verb = {"active": "restore", "archived": "archive"}.get(status, status)
+                refuse_pending(memory, verb)
+            if memory.status not in allowed_from:
+                raise BadInput(
+                    f"memory {memory.id} is {memory.status}; only {'/'.join(allowed_from)} "
+                    f"memories can become {status}"
+                )
+            changes: dict[str, object] = {"status": status}
+            if status == "active" and memory.superseded_by:
+                from recall.frontmatter import REMOVE
 
-            changes["superseded_by"] = REMOVE
-        if memory.status == "pending" and status == "deleted":
-            changes[DELETED_FROM_KEY] = "pending"
-        return self.update_fields(memory.id, changes)
+                changes["superseded_by"] = REMOVE
+            if memory.status == "pending" and status == "deleted":
+                changes[DELETED_FROM_KEY] = "pending"
+            return self.update_fields(memory.id, changes)
 
     @recovering
     def unlink_replacements(self, memory_id: str) -> list[str]:
@@ -166,25 +168,33 @@ class StatusChanges(StoreWrites):
         ``memory_id``, and return their ids: a memory brought back is no longer replaced, and
         an active memory naming it would keep it out of recall. A replacement that is no
         longer active hides nothing, so its link is kept."""
-        found = [
-            row["id"]
-            for row in self.conn.execute(
-                "SELECT id FROM memories WHERE supersedes = ? AND status = 'active' ORDER BY id",
-                (memory_id,),
-            )
-        ]
-        if not found:  # nothing to write: a read-only store is not asked to be writable
-            return []
+        query = "SELECT id FROM memories WHERE supersedes = ? AND status = 'active' ORDER BY id"
+        if not self.conn.execute(query, (memory_id,)).fetchone():
+            return []  # nothing to write: a read-only store is not asked to be writable
         from recall.frontmatter import REMOVE
 
-        for replacement in found:
-            self.update_fields(replacement, {"supersedes": REMOVE})
+        with self._writable():  # the replacements as they are under the lock, not as seen
+            self._refresh_if_folder_changed()
+            found = [row["id"] for row in self.conn.execute(query, (memory_id,))]
+            for replacement in found:
+                self.update_fields(replacement, {"supersedes": REMOVE})
         return found
 
     @recovering
     def supersede(self, old_ref: str, draft: Memory) -> tuple[WriteResult, Memory]:
-        """Write ``draft`` as the replacement of an active memory and link the two both ways."""
-        old = self.get(old_ref)
+        """Write ``draft`` as the replacement of an active memory and link the two both ways.
+
+        The old memory is checked and both files written under one hold of the writers'
+        lock: another writer superseding or archiving it at the same time is refused, or
+        refuses this one, never both done."""
+        with self.changing(old_ref) as old:
+            result, updated = self._supersede_held(old, draft)
+        self.fill_vectors()
+        return result, updated
+
+    def _supersede_held(self, old: Memory, draft: Memory) -> tuple[WriteResult, Memory]:
+        """:meth:`supersede`'s check and writes, the writers' lock held and ``old`` read
+        under it."""
         refuse_superseding(old, self.find)
         draft = draft.with_changes(supersedes=old.id)
         result = self.remember(draft, vectors=False)  # made once both files are written
@@ -219,7 +229,6 @@ class StatusChanges(StoreWrites):
                 self._unwrite(result.path.name)
                 self.refresh()
             raise
-        self.fill_vectors()
         return result, updated
 
     @recovering

@@ -246,6 +246,47 @@ class StoreWrites(VectorFilling):
                 f"{self.folder.path / (memory_id + '.md')} appeared while writing; retry"
             ) from None
 
+    @contextlib.contextmanager
+    def changing(self, ref: str) -> Iterator[Memory]:
+        """Hold the writers' lock for a change to the memory ``ref`` (an id or a prefix) and
+        give it as it is now, read under that lock: whatever another process wrote to it
+        since this one looked (a supersede, an archive, an edit by hand) is what a change is
+        checked against, so two writers never both act on the state one of them ended."""
+        with self._writable():
+            self._refresh_if_folder_changed()
+            memory = self.get(ref)
+            if self._file_moved_on(memory.id):
+                self.refresh()
+                memory = self.get(ref)
+            yield memory
+
+    def update_unchanged(self, seen: Memory, changes: dict[str, object]) -> Memory:
+        """:meth:`update_fields` for ``changes`` worked out from ``seen``, refused
+        (:class:`StoreUnavailable`, nothing written) when the memory is no longer as ``seen``
+        under the writers' lock: another process wrote it since, and writing what was worked
+        out from the old state would undo that write."""
+        with self.changing(seen.id) as now:
+            if now != seen:
+                raise StoreUnavailable(
+                    f"memory {seen.id} was changed by another process while this command ran "
+                    f"({self.path_of(seen.id)}); nothing written: run the command again"
+                )
+            return self.update_fields(seen.id, changes)
+
+    def _file_moved_on(self, memory_id: str) -> bool:
+        """Whether the file of ``memory_id`` is no longer as the index last read it (its time
+        or size changed, or it is gone): another process or a hand edit changed it since."""
+        row = self.conn.execute(
+            "SELECT name, mtime_ns, size FROM memories WHERE id = ?", (memory_id,)
+        ).fetchone()
+        if row is None:
+            return True
+        try:
+            found = os.lstat(self.folder.file(row["name"]))
+        except OSError:
+            return True
+        return (found.st_mtime_ns, found.st_size) != (row["mtime_ns"], row["size"])
+
     @recovering
     def update_fields(self, memory_id: str, changes: dict[str, object]) -> Memory:
         """Rewrite some front-matter keys of a memory file (body untouched) and re-index it."""

@@ -1,0 +1,56 @@
+"""A ``TETHER_HOME`` inside the repository a command runs in (its own ``.tether`` store, or any
+folder of its work tree, also through a link) is refused, exit 2, naming the variable: the
+user's private memories would be written into the work tree, to be committed with it. Nothing
+is written, and the repository's store keeps its permissions. A hook says so in its log and
+goes on."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+from conftest import run_tether
+
+
+@pytest.mark.parametrize("where", [".tether", "notes/tether", "link-to-store"])
+def test_a_home_inside_the_repository_is_refused(repo: Path, tmp_path: Path, where: str) -> None:
+    assert (
+        run_tether("remember", "team note", "-c", "gotcha", "-f", "src/app.py", cwd=repo).code == 0
+    )
+    store = repo / ".tether"
+    (tmp_path / "link-to-store").symlink_to(store)  # outside the tree, leading into it
+    home = tmp_path / where if where == "link-to-store" else repo / where
+    mode = stat.S_IMODE(store.stat().st_mode)
+    files = sorted(store.rglob("*.md"))
+    env = {"TETHER_HOME": str(home)}
+    for command in (
+        ["remember", "my private preference", "-c", "pref", "--global"],
+        ["list", "--scope", "all"],
+        ["doctor", "--scope", "all"],
+    ):
+        done = run_tether(*command, cwd=repo, env=env)
+        assert done.code == 2, (command, done)
+        what = "the store of the repository" if where != "notes/tether" else "inside the repository"
+        assert f"TETHER_HOME={str(home)!r} is {what} {repo}" in done.stderr, done.stderr
+        assert "point it at a folder outside any repository" in done.stderr
+    assert sorted(store.rglob("*.md")) == files
+    assert stat.S_IMODE(store.stat().st_mode) == mode
+    assert not (repo / "notes").exists()
+    outside = run_tether("list", "--scope", "all", cwd=tmp_path, env=env)
+    assert outside.code != 2 or "TETHER_HOME" not in outside.stderr  # elsewhere it is a folder
+
+
+def test_a_hook_says_so_and_leaves_the_global_store_out(repo: Path) -> None:
+    assert (
+        run_tether("remember", "flush the pool", "-c", "gotcha", "-f", "src/app.py", cwd=repo).code
+        == 0
+    )
+    record = json.dumps({"session_id": "s-1", "cwd": str(repo), "prompt": "flush the pool"})
+    env = {"TETHER_HOME": str(repo / ".tether")}
+    done = run_tether("hook", "prompt", cwd=repo, stdin=record, env=env)
+    assert done.code == 0, done
+    assert "flush the pool" in done.stdout  # the project's memories still answer
+    log = (repo / ".tether" / "hooks.log").read_text(encoding="utf-8")
+    assert "TETHER_HOME=" in log and "this hook leaves the global store out" in log
