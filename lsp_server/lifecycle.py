@@ -188,6 +188,8 @@ def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFolders
         path = file_path(folder.uri)
         if path is not None and path.is_dir():
             root = ls.roots.add(path)
+            if root is None:  # said to the user: its stores cannot be used as set up
+                continue
             configure(ls, root)
             _start_work(ls, root)
             added = True

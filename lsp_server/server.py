@@ -54,7 +54,11 @@ class TetherServer(LanguageServer):
         self.editor_settings: dict[str, Any] = {}
         """The ``tether`` section pulled or pushed from the editor, per root folder URI
         (key ``""`` for settings pushed without a scope)."""
-        self.roots = Roots(session=self.session_id, notice=self.log)
+        self.roots = Roots(
+            session=self.session_id,
+            notice=self.log,
+            refused=lambda message: self.warn_shown_once(message, message),
+        )
         self.docs: dict[str, DocState] = {}
         self.drafts: dict[Path, str] = {}
         """The drafts this session made, with the text each was made with

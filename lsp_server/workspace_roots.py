@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lsp_server.roots import Notice, Root, is_within, reaches
 from recall.containment import UnsafeStore
-from recall.errors import NotFound
+from recall.errors import BadInput, NotFound
 from recall.locations import StoreInGitFolder, project_location
 from recall.model import Memory
 from recall.store import MemoryStore
@@ -18,9 +18,11 @@ from recall.store import MemoryStore
 class Roots:
     """The roots of the workspace, found by folder."""
 
-    def __init__(self, *, session: str, notice: Notice) -> None:
+    def __init__(self, *, session: str, notice: Notice, refused: Notice) -> None:
         self.session = session
         self.notice = notice
+        self.refused = refused
+        """Says, where the user sees it, why a folder has no root (its stores cannot be used)."""
         self._roots: list[Root] = []
         self.discover = False
         """True when the client named no folder: roots are then found from documents."""
@@ -33,8 +35,10 @@ class Roots:
     def __len__(self) -> int:
         return len(self._roots)
 
-    def add(self, folder: Path) -> Root:
-        """Add a workspace folder; folders of one repository share a root."""
+    def add(self, folder: Path) -> Root | None:
+        """Add a workspace folder; folders of one repository share a root. None, said to the
+        user, when its stores cannot be opened as they are set up (``TETHER_HOME`` inside
+        its repository): the server goes on for the other folders."""
         folder = Path(os.path.abspath(folder))
         for root in self._roots:
             if folder in root.folders:
@@ -50,7 +54,11 @@ class Roots:
             if location is not None and root.location == location:
                 root.folders.append(folder)
                 return root
-        root = Root(folder, location, session=self.session, notice=self.notice)
+        try:
+            root = Root(folder, location, session=self.session, notice=self.notice)
+        except BadInput as error:
+            self.refused(f"no memories for {folder}: {error}")
+            return None
         self._roots.append(root)
         return root
 
@@ -87,7 +95,7 @@ class Roots:
             except (NotFound, UnsafeStore, StoreInGitFolder):
                 return None
             root = self.add(location.repo_root or path.parent)
-            if self.on_added is not None:
+            if root is not None and self.on_added is not None:
                 self.on_added(root)
             return root
         return None
@@ -110,7 +118,7 @@ class Roots:
         folder = Path(os.path.abspath(inner))
         new = not any(folder in known.folders for known in self._roots)
         nested = self.add(folder)
-        if new and self.on_added is not None:
+        if nested is not None and new and self.on_added is not None:
             self.on_added(nested)
         return nested
 

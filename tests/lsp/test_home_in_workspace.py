@@ -1,0 +1,43 @@
+"""A ``TETHER_HOME`` inside a workspace folder's repository: the folder is left without
+memories, said where the user sees it, and the server goes on (it answers, and serves the
+other folders)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import make_repo
+from tests.lsp.raw import raw_server
+
+
+def test_a_home_inside_the_repository_leaves_its_folder_out_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    other = make_repo(tmp_path / "other", {"b.py": "y = 1\n"})
+    monkeypatch.setenv("TETHER_HOME", str(repo / ".tether"))
+    with raw_server(repo) as client:
+        answer = client.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": repo.as_uri(),
+                "capabilities": {},
+                "workspaceFolders": [
+                    {"uri": repo.as_uri(), "name": "repo"},
+                    {"uri": other.as_uri(), "name": "other"},
+                ],
+            },
+        )
+        assert "result" in client.response(answer)  # not an internal error
+        client.notify("initialized", {})
+        shown = client.shown_messages(at_most=2)
+        assert any("TETHER_HOME" in m and str(repo) in m for m in shown), shown
+        listed = client.response(
+            client.request(
+                "workspace/executeCommand", {"command": "tether.list", "arguments": [{}]}
+            )
+        )
+        assert "result" in listed, listed  # the server still answers
