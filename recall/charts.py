@@ -31,9 +31,10 @@ def bar(rate: float | None, width: int = BAR_WIDTH) -> str:
 
 def hub_chart(hubs: Sequence[tuple[str, int]], width: int = BAR_WIDTH) -> list[str]:
     """The files most memories name, one bar each scaled to the largest: where memories pile
-    up, and so where a cleanup pays first. Nothing when no file has two. A path is shown as
+    up, and so where a cleanup pays first. Drawn whenever a memory names a file, as ``--json``
+    lists them: that no file has two memories yet is worth seeing too. A path is shown as
     :func:`recall.display.visible` writes it, so a line break in a name cannot start a line."""
-    if not hubs or hubs[0][1] < 2:
+    if not hubs:
         return []
     most = hubs[0][1]
     lines = ["", "Files most memories name:"]

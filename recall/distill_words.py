@@ -121,8 +121,8 @@ CONVENTIONAL_PREFIX: Final = (
 
 # A summary starting with a plain lowercase word is a sentence and gets a capital; one starting
 # with a code name (``bond_slave``, ``tc/police``, ``man8``, ``ip:``, ``getUser()``) keeps it
-# exactly as written.
-PLAIN_FIRST_WORD: Final = r"^[a-z]+(?=[\s,;!?]|$)"
+# exactly as written. An apostrophe between letters (don't, it's, can’t) is part of a word.
+PLAIN_FIRST_WORD: Final = r"^[a-z]+(?:['\u2019][a-z]+)*(?=[\s,;!?]|$)"
 
 # A commit adding a feature says why the feature is wanted; that reason is history, not a
 # decision a later editor must respect, so a feature commit is never proposed as a decision

@@ -1,4 +1,5 @@
-"""Full-text search for people: both FTS5 indexes, every token required, best matches first.
+"""Full-text search for people: both FTS5 indexes, every token required, best matches first;
+a star after a word asks for the words starting with it (:func:`recall.index.fts.read_stars`).
 
 Memories this user's disuse archived (:mod:`recall.lifecycle.disuse`) are found, and marked.
 Recall hides them because nobody asked for them and they kept being ignored; a person who
@@ -129,7 +130,9 @@ def search(
     disused = archived_by_disuse(conn)
     clause, args = _status_clause(status, list(disused))
     found: dict[int, tuple[float, str]] = {}
-    words = fts.match_expression(fts.word_tokens(text), "AND")
+    starred = fts.read_stars(text)
+    text = starred.substrings
+    words = fts.words_expression(fts.word_tokens(starred.words), starred.prefixes)
     if words:
         for rowid, score in _run(conn, "fts_words", words, limit * 4, clause, args):
             found[rowid] = (score, "words")

@@ -930,8 +930,23 @@ def test_stats_charts_the_files_most_memories_name(cli: Cli, repo: Path) -> None
     assert chart[1].endswith("1  src/util.py") and chart[1].count("█") == 3
 
 
-def test_stats_draws_no_chart_when_no_file_has_two_memories(cli: Cli, repo: Path) -> None:
-    ok(cli("remember", "Alone", "-c", "gotcha", "-f", "src/app.py"))
+def test_stats_charts_the_files_when_each_has_one_memory_as_json_lists_them(
+    cli: Cli, repo: Path
+) -> None:
+    ok(cli("remember", "Pool must be closed", "-c", "gotcha", "-f", "src/app.py"))
+    ok(cli("remember", "Generated, do not edit", "-c", "gotcha", "-f", "src/util.py"))
+    listed = [
+        (hub["path"], hub["memories"]) for hub in ok(cli("stats", "--json")).json()["hub_files"]
+    ]
+    assert listed == [("src/app.py", 1), ("src/util.py", 1)]
+    shown = ok(cli("stats")).stdout
+    chart = shown[shown.index("Files most memories name:") :].splitlines()[1:]
+    assert [line.split()[-2:] for line in chart] == [[str(n), path] for path, n in listed]
+
+
+def test_stats_draws_no_file_chart_when_no_memory_names_a_file(cli: Cli, repo: Path) -> None:
+    ok(cli("remember", "Releases go out on Tuesdays", "-c", "context"))
+    assert ok(cli("stats", "--json")).json()["hub_files"] == []
     assert "Files most memories name" not in ok(cli("stats")).stdout
 
 

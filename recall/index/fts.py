@@ -6,6 +6,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from recall.index.sqlite_open import open_sqlite
 
@@ -135,6 +136,59 @@ def match_expression(tokens: list[str], operator: str = "AND") -> str | None:
     if not quoted:
         return None
     return f" {operator} ".join(quoted)
+
+
+class StarredText(NamedTuple):
+    """A search text read for its stars: what each index is asked for."""
+
+    substrings: str
+    """The text with every wildcard star made a space, for the substring index."""
+    words: str
+    """The text with the starred words taken out too: the words matched whole."""
+    prefixes: list[str]
+    """The words a star follows, lowercased, each matched as the start of a word."""
+
+
+_STARS = re.compile(r"\*+")
+_LAST_WORD = re.compile(r"[^\W_]+$")
+
+
+def read_stars(text: str) -> StarredText:
+    """``text`` with a star after a word read as "words starting with" it, as search boxes do.
+
+    A run of stars right after a word makes that word a prefix; one before a word, or alone,
+    asks for nothing more than the substring index already finds, and is dropped. A star
+    inside a word (``fo*o``) is the character itself. No star ever reaches FTS5 as syntax.
+    """
+    substrings: list[str] = []
+    words: list[str] = []
+    prefixes: list[str] = []
+    at = 0
+    for stars in _STARS.finditer(text):
+        start, end = stars.span()
+        after_word = start > 0 and WORD.match(text[start - 1]) is not None
+        before_word = end < len(text) and WORD.match(text[end]) is not None
+        if after_word and before_word:
+            continue
+        piece = text[at:start]
+        substrings.append(piece)
+        word = _LAST_WORD.search(piece) if after_word else None
+        if word:
+            prefixes.append(word.group().lower())
+            piece = piece[: word.start()]
+        words.append(piece)
+        at = end
+    substrings.append(text[at:])
+    words.append(text[at:])
+    return StarredText(" ".join(substrings), " ".join(words), list(dict.fromkeys(prefixes)))
+
+
+def words_expression(words: list[str], prefixes: list[str]) -> str | None:
+    """AND of ``words`` matched whole and of ``prefixes`` matched as the start of a word (a
+    prefix also typed as a whole word is asked for whole); None when there is nothing."""
+    terms = [quote_token(w) for w in words if w]
+    terms += [f"{quote_token(p)} *" for p in prefixes if p and p not in words]
+    return " AND ".join(terms) if terms else None
 
 
 # Endings folded off query words so "sessions" finds "session" and "fixes" finds "fixed";

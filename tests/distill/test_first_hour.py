@@ -107,3 +107,26 @@ def test_pending_takes_a_limit(cli: Cli, history: History) -> None:
     assert len(cli("pending", "--limit", "1", "--json").json()) == 1
     assert len(cli("pending", "--limit", "1").stdout.splitlines()) == 1
     assert cli("pending", "--limit", "0").code == 2
+
+
+@pytest.mark.parametrize(
+    ("subject", "summary"),
+    [
+        ("don't call close twice on the pool", "Don't call close twice on the pool"),
+        ("fix(db): don't reuse a cursor across threads", "Don't reuse a cursor across threads"),
+        ("can’t retry a sent request", "Can’t retry a sent request"),  # a typographic apostrophe
+        ("it's the caller who closes", "It's the caller who closes"),
+        ("won't, as the lock is held", "Won't, as the lock is held"),
+        ("o'reilly's parser chokes on tabs", "O'reilly's parser chokes on tabs"),
+    ],
+)
+def test_a_first_word_with_an_apostrophe_is_a_plain_word(subject: str, summary: str) -> None:
+    assert clean_subject(subject) == summary
+
+
+@pytest.mark.parametrize(
+    "subject",
+    ["x' must stay primed", "don'_t touch the flag", "can't: keep as written", "it's.name stays"],
+)
+def test_an_apostrophe_does_not_make_a_code_name_plain(subject: str) -> None:
+    assert clean_subject(subject) == subject
