@@ -30,12 +30,24 @@ def earlier_names(
     refresh lags them, as recall brings them (:func:`recall.genome.catch_up.catch_up`);
     without, they are read as the index last recorded them. The global store, or none, has
     no history to follow a name back through."""
+    root = history.repo_root if history is not None else None
+    if root is None or not (root / file).is_file():
+        return []
+    return followed_names(history, file, as_of_head=as_of_head)
+
+
+def followed_names(
+    history: MemoryStore | None, file: str, *, as_of_head: bool = True
+) -> list[EarlierName]:
+    """:func:`earlier_names` of ``file`` whether or not a file has the name now: the names
+    recall follows for a file asked about that the working tree lacks (one renamed and then
+    deleted too), dated as it dates them."""
     from recall.locations import GLOBAL
 
     if history is None or history.scope == GLOBAL or not history.exists:
         return []
     root = history.repo_root
-    if root is None or not (root / file).is_file():
+    if root is None:
         return []
     if as_of_head:
         from recall.genome.catch_up import catch_up
