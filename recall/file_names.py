@@ -358,6 +358,16 @@ def earlier_dated(
     return dated_names(steps, times, exists, back)
 
 
+def renamed_into(conn: sqlite3.Connection, folder: str) -> list[str]:
+    """The names under ``folder`` that a rename gave a file, as the genome last read them."""
+    prefix = folder.rstrip("/") + "/"
+    query = "SELECT DISTINCT new FROM genome_renames WHERE new >= ? AND new < ? ORDER BY new"
+    try:  # the paths from "folder/" up to "folder0" ("0" follows "/"): a range of the index
+        return [new for (new,) in conn.execute(query, (prefix, prefix[:-1] + "0"))]
+    except sqlite3.OperationalError:  # no genome tables (yet)
+        return []
+
+
 def own_name(conn: sqlite3.Connection, path: str) -> EarlierName:
     """``path`` as the file there now has it (:func:`held_since`), read in one state of the
     genome: a memory naming it written before another file left the name is about that file."""

@@ -214,17 +214,26 @@ def _typed_from(root: Path, cwd: Path | None) -> Callable[[str], str] | None:
     return lambda path: os.path.relpath(path, inside.as_posix()).replace(os.sep, "/")
 
 
+NOT_IN_TREE: Final = "is not in the working tree (deleted, or not on this branch)"
+"""What is said of a path that git's history knows and the working tree lacks."""
+
+
 def missing_notes(root: Path | None, paths: list[str]) -> list[str]:
-    """One line per touched path missing from the working tree, with the closest names."""
+    """One line per touched path missing from the working tree: one git's history knows said
+    to be so (deleted, or on another branch), any other with the closest names (a typo)."""
     if root is None or not paths:
         return []
     missing = missing_paths(root, paths, history=False)
     if not missing:
         return []
-    tree = tree_paths(root)
+    former = {p for p in missing if in_history(root, p)} if is_git(root) else set()
+    tree = tree_paths(root) if len(former) < len(missing) else []
     notes = []
     for path in missing:
-        notes.append(f"{visible(path)} is not a file of this repository{_hint(path, tree)}")
+        if path in former:
+            notes.append(f"{visible(path)} {NOT_IN_TREE}")
+        else:
+            notes.append(f"{visible(path)} is not a file of this repository{_hint(path, tree)}")
     return notes
 
 

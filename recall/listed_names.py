@@ -12,9 +12,10 @@ them to every store it lists.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recall.file_names import EarlierName, earlier_dated, own_name
+from recall.file_names import EarlierName, earlier_dated, own_name, renamed_into
 
 if TYPE_CHECKING:
     from recall.store import MemoryStore
@@ -30,18 +31,36 @@ def earlier_names(
     refresh lags them, as recall brings them (:func:`recall.genome.catch_up.catch_up`);
     without, they are read as the index last recorded them. The global store, or none, has
     no history to follow a name back through."""
+    root = history.repo_root if history is not None else None
+    if root is None or not (root / file).is_file():
+        return []
+    return followed_names(history, file, as_of_head=as_of_head)
+
+
+def followed_names(
+    history: MemoryStore | None, file: str, *, as_of_head: bool = True
+) -> list[EarlierName]:
+    """:func:`earlier_names` of ``file`` whether or not a file has the name now: the names
+    recall follows for a file asked about that the working tree lacks (one renamed and then
+    deleted too), dated as it dates them."""
+    root = _history_root(history, as_of_head=as_of_head)
+    if history is None or root is None:
+        return []
+    return earlier_dated(history.conn, file, lambda name: (root / name).is_file())
+
+
+def _history_root(history: MemoryStore | None, *, as_of_head: bool) -> Path | None:
+    """The repository whose renames ``history`` holds, with them brought up to HEAD when
+    ``as_of_head`` (see :func:`earlier_names`); None when it holds none."""
     from recall.locations import GLOBAL
 
     if history is None or history.scope == GLOBAL or not history.exists:
-        return []
-    root = history.repo_root
-    if root is None or not (root / file).is_file():
-        return []
-    if as_of_head:
+        return None
+    if history.repo_root is not None and as_of_head:
         from recall.genome.catch_up import catch_up
 
         catch_up(history, notice=history.notice)
-    return earlier_dated(history.conn, file, lambda name: (root / name).is_file())
+    return history.repo_root
 
 
 def own_name_in(history: MemoryStore | None, file: str) -> EarlierName | None:
@@ -57,3 +76,26 @@ def own_name_in(history: MemoryStore | None, file: str) -> EarlierName | None:
     if root is None or not (root / file).is_file():
         return None
     return own_name(history.conn, file)
+
+
+def folder_names(history: MemoryStore | None, folder: str) -> list[EarlierName]:
+    """The earlier names of the files of ``folder``, a folder of the working tree, each dated
+    as :func:`earlier_names` dates a file's (every name of a file renamed into the folder:
+    the folder moved, or files moved into it); none for anything else."""
+    root = history.repo_root if history is not None else None
+    if root is None or not folder or not (root / folder).is_dir():
+        return []
+    root = _history_root(history, as_of_head=True)
+    if history is None or root is None:
+        return []
+    there = root
+
+    def is_file(name: str) -> bool:
+        return (there / name).is_file()
+
+    return [
+        name
+        for path in renamed_into(history.conn, folder)
+        if is_file(path)
+        for name in earlier_dated(history.conn, path, is_file)
+    ]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recall.display import visible
+from recall.locations import PROJECT
 from recall.paths import link_target
 from recall.ranking.asked_present import asked_present
 from recall.ranking.query import Touch
@@ -52,21 +53,36 @@ def absent(root: Path | None, paths: Iterable[str]) -> list[str]:
 
 
 def named_by_memories(stores: Sequence[MemoryStore], paths: Sequence[str]) -> list[str]:
-    """The ``paths`` some active memory of ``stores`` names (as ``tether list --file`` finds
-    them)."""
-    return [p for p in paths if any(s.exists and s.list(file=p) for s in stores)]
+    """The ``paths`` some active memory of ``stores`` names, by the path or by a name its file
+    had before a rename, as recall follows it (:func:`recall.listed_names.followed_names`,
+    from the project store's history)."""
+    from recall.file_names import names_it_by
+    from recall.listed_names import followed_names
+
+    history = next((s for s in stores if s.scope == PROJECT), None)
+    found = []
+    for path in paths:
+        dated = followed_names(history, path)
+        earlier = [n.name for n in dated]
+        if any(
+            names_it_by(m.files, m.created, path, dated)
+            for s in stores
+            if s.exists
+            for m in s.list(file=path, earlier=earlier)
+        ):
+            found.append(path)
+    return found
 
 
 def absent_notes(root: Path | None, stores: Sequence[MemoryStore], paths: list[str]) -> list[str]:
     """What to tell about the named ``paths`` no file of ``root`` answers to: one missing from
     the working tree that memories name is recalled all the same, and said so; any other (a
     typo, a folder) as :func:`recall.known_paths.touched_notes` tells it."""
-    from recall.known_paths import touched_notes  # git: only for a path not on disk
+    from recall.known_paths import NOT_IN_TREE, touched_notes  # git: for a path not on disk
 
     named = named_by_memories(stores, absent(root, paths))
     notes = [
-        f"{visible(path)} is not in the working tree (deleted, or not on this branch); "
-        "recalling the memories that name it all the same"
+        f"{visible(path)} {NOT_IN_TREE}; recalling the memories that name it all the same"
         for path in named
     ]
     return notes + touched_notes(root, [p for p in paths if p not in named])

@@ -55,6 +55,51 @@ def test_recall_of_a_file_missing_from_the_working_tree_finds_its_memories(
     assert f"--file {str(outside)!r} resolves outside the repository" in refused.stderr
 
 
+def _at(monkeypatch: pytest.MonkeyPatch, day: int) -> None:
+    """Date the commits and the memories that follow at 10:00 on ``day`` November 2026."""
+    moment = f"2026-11-{day:02d}T10:00:00+00:00"
+    for key in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "TETHER_NOW"):
+        monkeypatch.setenv(key, moment)
+
+
+def test_recall_of_a_file_renamed_and_then_deleted_finds_its_memories_by_either_name(
+    cli: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory on a file that was renamed, a day later, and deleted the day after: recall
+    finds it by the name it gives (as ``list --file`` lists it) and by the name the file had
+    last, and says of each that it is missing from the working tree, as ``neighbours`` does:
+    both names are in the history, so neither is called no file of the repository."""
+    _at(monkeypatch, 2)
+    memory_id = _remember(cli, "util must keep x an int", "src/util.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a memory")
+    _at(monkeypatch, 3)
+    git(repo, "mv", "src/util.py", "src/helper.py")
+    git(repo, "commit", "-qm", "rename")
+    _at(monkeypatch, 4)
+    git(repo, "rm", "-q", "src/helper.py")
+    git(repo, "commit", "-qm", "delete")
+    _at(monkeypatch, 5)
+    assert cli("index").code == 0
+
+    for name, receipt in (
+        ("src/util.py", "via file"),
+        ("src/helper.py", "via file (renamed from src/util.py)"),
+    ):
+        done = cli("recall", "-f", name, "--json")
+        assert done.code == 0, done.stderr
+        assert [hit["id"] for hit in done.json()["results"]] == [memory_id], name
+        assert done.json()["results"][0]["receipt"] == receipt
+        said = f"{name} is not in the working tree (deleted, or not on this branch); recalling"
+        assert said in done.stderr
+        assert "not a file of this repository" not in done.stderr
+    listed = cli("list", "--file", "src/util.py", "--json")
+    assert [m["id"] for m in listed.json()] == [memory_id]
+    neighbours = cli("--json", "neighbours", "src/util.py")
+    assert neighbours.code == 1
+    assert neighbours.json()["notes"] == [NOT_IN_TREE]
+
+
 def test_recall_through_a_link_in_the_repository_recalls_its_target(cli: Cli, repo: Path) -> None:
     """A link to another file of the repository recalls the target's memories; one leading
     outside the repository is not followed there: refused, naming it."""

@@ -29,7 +29,7 @@ from recall.errors import BadInput, NothingToDo
 from recall.file_names import names_it_by
 from recall.index.db import rollback
 from recall.lifecycle import UsageFacts, archive_due
-from recall.listed_names import earlier_names, own_name_in
+from recall.listed_names import earlier_names, folder_names, own_name_in
 from recall.newest_first import newest_first
 from recall.policy.usage import record_action
 from recall.settings import EngineSettings
@@ -322,7 +322,8 @@ def as_seen(
     history = store if history is None else history
     dated = earlier_names(history, file) if file else []
     own = own_name_in(history, file) if file else None
-    earlier = [n.name for n in dated]
+    in_folder = folder_names(history, file) if file and not dated else []
+    earlier = [n.name for n in (*dated, *in_folder)]
     found = store.list(file=file, category=category, status=status, earlier=earlier)
     if status == "archived" and flagged:
         active = store.list(file=file, category=category, status="active", earlier=earlier)
@@ -331,6 +332,14 @@ def as_seen(
     # own only for those written since the file there now took it
     if file and (dated or (own is not None and own.after > -math.inf)):
         found = [m for m in found if names_it_by(m.files, m.created, file, dated, own)]
+    elif file and in_folder:  # by an earlier name: only as the file it names is dated
+        inside = file.rstrip("/") + "/"
+        found = [
+            m
+            for m in found
+            if any(p.startswith(inside) for p in m.files)
+            or names_it_by(m.files, m.created, file, in_folder)
+        ]
     if status == "archived" and flagged:
         found = newest_first(found, lambda m: m)
     elif status == "active":

@@ -9,8 +9,11 @@ or was deleted under it) is another matter: its memories are ranked by file as a
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
+
+from recall.file_names import EarlierName
 
 if TYPE_CHECKING:
     from recall.ranking.engine import Recaller
@@ -26,6 +29,15 @@ class _AskedPresent:
     def exists(self, path: str) -> bool:
         """Whether ``path`` is in the working tree, or was asked about."""
         return path in self._asked or self._signals.exists(path)
+
+    def own_name(self, path: str) -> EarlierName:
+        """``path`` dated as the file there now has it; a file asked about that the working
+        tree lacks holds the name for no one else, so every memory naming it is about it, as
+        ``tether list --file`` lists them (the name's date would give the ones written before
+        another file left it to that file)."""
+        if path in self._asked and not self._signals.exists(path):
+            return EarlierName(path, math.inf)
+        return self._signals.own_name(path)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._signals, name)

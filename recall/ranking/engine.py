@@ -194,7 +194,7 @@ class Recaller:
         prepared = self._prepare(query, timings)
         touched = fc.touch_weights(query.touches)
         tick = time.perf_counter()
-        neighbours = fc.cochange_neighbours(touched, self.repo.neighbours, self.repo.exists)
+        neighbours = fc.reached_neighbours(touched, self.repo)
         timings["cochange"] = (time.perf_counter() - tick) * 1000
         adjuster = Adjuster(self.repo, touched, neighbours, introducers.named_words(prepared.text))
         found: list[Candidate] = []
@@ -278,7 +278,7 @@ class Recaller:
             )
         else:
             found["cochange"] = {}
-        crowding = crowded.cut_crowded(conn, facts, found, [hit.path for hit in neighbours])
+        crowding = crowded.cut_crowded(conn, facts, found, fc.neighbour_names(neighbours))
         cuts.update({(id(store), name): cut for name, cut in crowding.cuts.items()})
         if defer:
             on_file = {"file": found["file"]} if found["file"] else {}
@@ -294,7 +294,7 @@ class Recaller:
                 timings, "cochange", lambda: fc.cochange(conn, neighbours, whole, facts.memo)
             )
             late = crowded.cut_crowded(
-                conn, facts, found, [hit.path for hit in neighbours], ("cochange",)
+                conn, facts, found, fc.neighbour_names(neighbours), ("cochange",)
             )
             cuts.update({(id(store), name): cut for name, cut in late.cuts.items()})
         near = set(found["file"]) | set(found["cochange"])

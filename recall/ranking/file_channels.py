@@ -8,8 +8,8 @@ import heapq
 import math
 import sqlite3
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from recall.clock import DAY_SECONDS, now
@@ -118,12 +118,7 @@ def files_channel(
     origin: dict[int, float] = {}
     newest: dict[int, float] = {}
     for path, names in aliases.items():
-        owners: dict[int, tuple[str, Owner]] = {}
-        for name, before, after in names:
-            for owner in named.get(name, ()):
-                # a memory written after a reused name's rename is about the file there now
-                if (before == math.inf or owner.seconds < before) and owner.seconds >= after:
-                    owners.setdefault(owner.rowid, (name, owner))
+        owners = owners_by_names(named, names)
         magnitude = W.file_magnitude(len(owners), touched[path])  # rarer path, larger
         for rowid, (name, owner) in owners.items():
             # the note names the earlier path when the memory was written before a rename
@@ -150,6 +145,22 @@ def files_channel(
         magnitude += newest.get(rowid, 0.0)
         result[rowid] = (magnitude, magnitude, hits[0][1], float(len(hits)))
     return ranked(result, ties)
+
+
+def owners_by_names(
+    named: Mapping[str, Sequence[Owner]], names: Sequence[EarlierName]
+) -> dict[int, tuple[str, Owner]]:
+    """The memories about one file, by rowid, with the name each gives it: of ``named`` (the
+    memories naming each name), those naming one of the file's ``names`` (:func:`file_aliases`)
+    and written between the moments that name's date allows (the first name a memory gives
+    it, in the order of ``names``)."""
+    owners: dict[int, tuple[str, Owner]] = {}
+    for name, before, after in names:
+        for owner in named.get(name, ()):
+            # a memory written after a reused name's rename is about the file there now
+            if (before == math.inf or owner.seconds < before) and owner.seconds >= after:
+                owners.setdefault(owner.rowid, (name, owner))
+    return owners
 
 
 def _quiet_days(moments: Iterable[float], present: float) -> float:
@@ -218,6 +229,30 @@ class NeighbourHit:
     support: int
     commits: int
     confidence: float
+    names: tuple[EarlierName, ...] = ()
+    """The names a memory may give the file, dated (:func:`file_aliases`); none read yet: any
+    memory naming ``path`` is about it."""
+
+    def aliases(self) -> tuple[EarlierName, ...]:
+        """:attr:`names`, or ``path`` at any time when none were read."""
+        return self.names or (_any_time(self.path),)
+
+
+class RepoNeighbours(RepoNames, Protocol):
+    """What :func:`reached_neighbours` asks of a repository's signals."""
+
+    def neighbours(self, path: str, k: int) -> Sequence[object]:
+        """Files that change together with ``path``, strongest first."""
+        ...
+
+
+def reached_neighbours(touched: dict[str, float], repo: RepoNeighbours) -> list[NeighbourHit]:
+    """The neighbours of ``touched`` (:func:`cochange_neighbours`), each with the names it had
+    (:func:`repo_aliases`): a memory on an earlier name of a co-changing file is about it, by
+    the file channel's rule."""
+    hits = cochange_neighbours(touched, repo.neighbours, repo.exists)
+    aliases = repo_aliases({hit.path: 1.0 for hit in hits}, repo)
+    return [replace(hit, names=aliases.get(hit.path, ())) for hit in hits]
 
 
 def cochange_neighbours(
@@ -278,8 +313,10 @@ def cochange(
     direct: Channel,
     memo: FactsMemo | None = None,
 ) -> Channel:
-    """Memories on co-changing files enter at a fixed, weaker rank than direct hits."""
-    owners = (memo or FactsMemo()).owners(conn, [h.path for h in hits])
+    """Memories on co-changing files enter at a fixed, weaker rank than direct hits; a memory
+    naming a neighbour by an earlier name is on it as the file channel dates such names
+    (:func:`owners_by_names`, over each hit's :meth:`NeighbourHit.aliases`)."""
+    named = (memo or FactsMemo()).owners(conn, neighbour_names(hits))
     result: Channel = {}
     for order, hit in enumerate(hits):
         # the same for every memory on the neighbour (a hub neighbour has about 2,000)
@@ -287,9 +324,13 @@ def cochange(
         magnitude = W.cochange_magnitude(hit.confidence, hit.support)
         # The receipt names the memory's file and how often it changed with the touched one.
         note = f"{hit.path} ({hit.support}/{hit.commits})"
-        for owner in owners.get(hit.path, ()):
-            rowid = owner.rowid
+        for rowid in owners_by_names(named, hit.aliases()):
             if rowid in direct or rowid in result:
                 continue
             result[rowid] = Evidence(rank, magnitude, note, hit.confidence)
     return result
+
+
+def neighbour_names(hits: Sequence[NeighbourHit]) -> list[str]:
+    """Every name a memory may give one of the neighbours ``hits``."""
+    return list(dict.fromkeys(n.name for hit in hits for n in hit.aliases()))

@@ -132,3 +132,57 @@ def test_coincidental_neighbours_do_not_enter(world: World) -> None:
     result = world.recall("src/a.py")
 
     assert note not in ids(result), describe(result)
+
+
+def test_a_memory_on_an_earlier_name_of_a_neighbour_enters_via_cochange(world: World) -> None:
+    """A memory written on a neighbour's name before a rename is on the neighbour, as the file
+    channel counts it: the receipt names the file by its name now."""
+    world.history([["old.py", "app.py"]] * 2)
+    world.rename("old.py", "new.py")
+    world.commit("new.py", "app.py")
+    on_old = world.remember("note written on the old name", "old.py")
+    on_new = world.remember("note written on the new name", "new.py")
+    direct = world.recall("new.py")
+    assert {on_old, on_new} <= set(ids(direct)), describe(direct)
+
+    result = world.recall("app.py")
+
+    assert cochange_hits(result) == {on_old: "new.py", on_new: "new.py"}, describe(result)
+    assert hit_of(result, on_old).receipt == hit_of(result, on_new).receipt
+
+
+def test_a_moved_folders_files_bring_their_siblings_memories(world: World) -> None:
+    """A whole folder moved: a file of it brings the memories its siblings had under the old
+    folder, through co-change."""
+    files = ["core/a.py", "core/b.py"]
+    world.history([files] * 3)
+    sibling = world.remember("b must stay import-free", "core/b.py")
+    for path in files:
+        world.rename(path, path.replace("core/", "src/"))
+
+    result = world.recall("src/a.py")
+
+    assert cochange_hits(result) == {sibling: "src/b.py"}, describe(result)
+
+
+def test_a_reused_earlier_name_keeps_later_memories_to_the_file_there_now(world: World) -> None:
+    """The dated rule of the file channel: a memory naming a neighbour's earlier name written
+    after another file took that name is about that file, not the neighbour."""
+    world.history([["old.py", "app.py"]] * 2)
+    world.rename("old.py", "new.py")  # commit 2, at 02:00 of the history's first day
+    world.commit("new.py", "app.py")
+    world.commit("old.py", message="a new file takes the old name")  # commit 4, at 04:00
+    before = world.remember("old: written before the rename", "old.py", created=_at(1))
+    after = world.remember("old: written on the new old.py", "old.py", created=_at(5))
+
+    result = world.recall("app.py", limit=10)
+
+    found = cochange_hits(result)
+    assert found.get(before) == "new.py", describe(result)
+    assert found.get(after) != "new.py", describe(result)
+
+
+def _at(hour: int) -> str:
+    """A memory's creation time, ``hour`` hours into the test history's first day (its
+    commits are an hour apart from its start)."""
+    return f"2024-01-01T{hour:02d}:30:00+00:00"
