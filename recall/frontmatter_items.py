@@ -26,8 +26,9 @@ def _own_end(lines: list[str], start: int, end: int) -> int:
 def _in_place(line: str, node: Any, value: Any) -> str | None:
     """``line`` with the one-line scalar ``node`` on it written as ``value``, or None when the
     node spans lines or is a block scalar, or the value is no scalar."""
-    one_line = node.start_mark.line == node.end_mark.line and node.style not in ("|", ">")
-    if type(node).__name__ != "ScalarNode" or not one_line or type(value) not in _SCALAR_TYPES:
+    if type(node).__name__ != "ScalarNode" or type(value) not in _SCALAR_TYPES:
+        return None  # a mapping or list (``{...}`` written on one line too) has no style
+    if node.start_mark.line != node.end_mark.line or node.style in ("|", ">"):
         return None
     return line[: node.start_mark.column] + scalar(value) + line[node.end_mark.column :]
 
@@ -141,7 +142,8 @@ def _changed(
     written = _in_place(lines[start], node, new) if end == start + 1 else None
     if written is not None:
         return [written]
-    if type(node).__name__ == "MappingNode" and isinstance(old, dict) and isinstance(new, dict):
+    block = type(node).__name__ == "MappingNode" and not node.flow_style  # ``{...}``: anew
+    if block and isinstance(old, dict) and isinstance(new, dict):
         entry = _entry(lines, start, end, node, old, new)
         if entry is not None:
             dropped += entry[1]

@@ -100,3 +100,36 @@ def test_repoint_and_confirm_keep_the_comments_in_block_lists(repo: Path, cli: C
     entry = "  - symbol: src/util.py::helper   # the entry point\n    body: "
     assert entry in text
     assert '\n    reviewer: "Dana"\npinned: false  # why not\n' in text
+
+
+FLOW_ENTRY = (
+    "---\n"
+    "category: gotcha\n"
+    "files: [a.py]\n"
+    "anchors:\n"
+    '  - {symbol: "a.py::foo", body: old}  # written by hand\n'
+    "---\n"
+    "body\n"
+)
+
+
+def test_an_entry_written_as_a_flow_mapping_is_written_anew_with_its_comment() -> None:
+    """An anchor written ``{...}`` on its line has no style of a scalar: its rewrite writes
+    the entry anew (its line's comment kept), where it raised an AttributeError."""
+    changed = [{"symbol": "a.py::foo", "body": "new"}]
+    new = frontmatter.update(FLOW_ENTRY, "m.md", {"anchors": changed})
+    assert "# written by hand" in new
+    assert frontmatter.parse(new, "m.md").fields["anchors"] == changed
+
+
+def test_confirm_of_a_hand_written_flow_anchor_records_its_body(cli: Cli, repo: Path) -> None:
+    (repo / "a.py").write_text("def foo():\n    return 1\n", encoding="utf-8")
+    git(repo, "add", "a.py")
+    git(repo, "commit", "-qm", "foo")
+    folder = repo / ".tether" / "memories"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "abcd1234.md").write_text(FLOW_ENTRY, encoding="utf-8")
+    done = cli("confirm", "abcd1234")
+    assert done.code == 0, done.err
+    text = (folder / "abcd1234.md").read_text(encoding="utf-8")
+    assert "# written by hand" in text and "body: old" not in text
