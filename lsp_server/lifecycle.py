@@ -81,10 +81,12 @@ def initialize(ls: TetherServer, params: types.InitializeParams) -> None:
     paths = [file_path(uri) for uri in uris]
     if not uris and params.root_path:
         paths = [Path(params.root_path)]
-    for path in paths:
-        if path is not None and path.is_dir():
-            ls.roots.add(path)
-    ls.roots.discover = len(ls.roots) == 0
+    folders = [path for path in paths if path is not None and path.is_dir()]
+    for path in folders:
+        ls.roots.add(path)
+    # roots are found from documents only when the client named no folder (not when the
+    # folders it named were refused: their files stay without memories)
+    ls.roots.discover = not folders
     ls.roots.on_added = lambda root: _discovered(ls, root)
     for root in ls.roots:
         configure(ls, root)
@@ -183,17 +185,18 @@ def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFolders
                 if doc.root is closed:
                     del ls.docs[uri]
                     diagnostics.clear(ls, doc)
-    added = False
+    added = refused = False
     for folder in params.event.added:
         path = file_path(folder.uri)
         if path is not None and path.is_dir():
             root = ls.roots.add(path)
             if root is None:  # said to the user: its stores cannot be used as set up
+                refused = True
                 continue
             configure(ls, root)
             _start_work(ls, root)
             added = True
-    ls.roots.discover = len(ls.roots) == 0
+    ls.roots.discover = len(ls.roots) == 0 and not refused
     if added:
         edit_stream.take_up_open_documents(ls)
 

@@ -184,7 +184,11 @@ def global_location(cwd: Path) -> Location:
     value = os.environ.get(HOME_ENV)
     if value and root is not None:
         home, tree = os.path.realpath(base), os.path.realpath(root)
-        if os.path.commonpath([home, tree]) == tree:
+        try:
+            inside = os.path.commonpath([home, tree]) == tree
+        except ValueError:  # on two drives (Windows): not inside
+            inside = False
+        if inside:
             store = home == os.path.realpath(root / TETHER_DIR)
             what = "the store of the repository" if store else "inside the repository"
             raise BadInput(

@@ -54,3 +54,20 @@ def test_a_hook_says_so_and_leaves_the_global_store_out(repo: Path) -> None:
     assert "flush the pool" in done.stdout  # the project's memories still answer
     log = (repo / ".tether" / "hooks.log").read_text(encoding="utf-8")
     assert "TETHER_HOME=" in log and "this hook leaves the global store out" in log
+
+
+def test_a_home_on_another_drive_is_not_inside(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On Windows two paths on two drives have no common path (``ValueError``): such a home
+    is outside the repository, not a traceback."""
+    import os
+
+    from recall.locations import global_location
+
+    def two_drives(paths: list[str]) -> str:
+        raise ValueError("Paths don't have the same drive")
+
+    monkeypatch.setenv("TETHER_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(os.path, "commonpath", two_drives)
+    assert global_location(repo).base == tmp_path / "home"

@@ -66,6 +66,8 @@ class HookStores:
         return [self.project, *self.nested]
 
     def global_store(self) -> MemoryStore | None:
+        """The user's global store, opened for this hook; None, said in the hooks' log, when
+        ``TETHER_HOME`` lies inside the repository (the hook goes on without it)."""
         from recall.errors import BadInput
         from recall.locations import global_location
 

@@ -100,6 +100,8 @@ def memory_from_text(
     # the memory is about the files its anchors are in, as a write or an import records them
     # in ``files``; a file written by hand may leave them out, and is read so, not rewritten
     for anchor in memory.anchors:
+        if anchor.path in files:  # the usual case: named in ``files`` as the engine writes it
+            continue
         try:
             files.append(normalize(anchor.path))
         except BadInput as error:

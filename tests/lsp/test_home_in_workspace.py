@@ -41,3 +41,35 @@ def test_a_home_inside_the_repository_leaves_its_folder_out_and_says_so(
             )
         )
         assert "result" in listed, listed  # the server still answers
+
+
+def test_a_refused_only_folder_does_not_turn_on_roots_found_from_documents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client named a folder: its files stay without memories, the refusal said once,
+    rather than each opened document trying the folder's stores again."""
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    monkeypatch.setenv("TETHER_HOME", str(repo / "home"))
+    with raw_server(repo) as client:
+        client.initialize(repo)
+        for version in (1, 2):
+            client.notify(
+                "textDocument/didOpen",
+                {
+                    "textDocument": {
+                        "uri": (repo / "a.py").as_uri(),
+                        "languageId": "python",
+                        "version": version,
+                        "text": "x = 1\n",
+                    }
+                },
+            )
+        client.barrier()
+        shown = [m for m in client.shown_messages(at_most=2) if "TETHER_HOME" in m]
+        assert len(shown) == 1, shown
+        logged = [
+            m["params"]["message"]
+            for m in client.received
+            if m.get("method") == "window/logMessage" and "TETHER_HOME" in m["params"]["message"]
+        ]
+        assert len(logged) == 1, logged
