@@ -203,17 +203,17 @@ def pin(ws: Workspace, *, memory_id: str, pinned: bool = True) -> dict[str, Any]
 
 def archive(ws: Workspace, *, memory_id: str) -> dict[str, Any]:
     """Hide an active memory from recall (reversible with ``tether restore``)."""
-    store, memory = ws.find(arguments.memory_id(memory_id))
-    if memory.guard and memory.status == "active":
-        raise BadInput(
-            f"memory {memory.id} is guarded: an agent cannot take it out of recall; ask a "
-            f"person to run `tether archive {memory.id}` (or `tether unguard {memory.id}`)"
-        )
-    changed = memory.status != "archived"
-    left = None
-    if changed:
-        memory = store.set_status(memory.id, "archived", allowed_from=("active",))
-        left = left_superseded(store, memory.id, "archived")
+    store, seen = ws.find(arguments.memory_id(memory_id))
+    with store.changing(seen.id) as memory:  # guarded as it is under the lock: a guard a
+        if memory.guard and memory.status == "active":  # person set meanwhile holds
+            raise BadInput(
+                f"memory {memory.id} is guarded: an agent cannot take it out of recall; ask a "
+                f"person to run `tether archive {memory.id}` (or `tether unguard {memory.id}`)"
+            )
+        changed = memory.status != "archived"
+        if changed:
+            memory = store.set_status(memory.id, "archived", allowed_from=("active",))
+    left = left_superseded(store, memory.id, "archived") if changed else None
     done = {"id": memory.id, "scope": store.scope, "status": memory.status, "changed": changed}
     if left is not None:  # the memory it replaced is out of recall with nothing in its place
         done["left_superseded"], done["note"] = left

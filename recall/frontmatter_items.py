@@ -9,10 +9,8 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 from typing import Any
 
-from recall.frontmatter_render import render_value, scalar
+from recall.frontmatter_render import SCALAR_TYPES, render_value, scalar
 from recall.yaml_comments import comments, inline_comment
-
-_SCALAR_TYPES = (str, bool, int, float, type(None))
 
 
 def _own_end(lines: list[str], start: int, end: int) -> int:
@@ -26,7 +24,7 @@ def _own_end(lines: list[str], start: int, end: int) -> int:
 def _in_place(line: str, node: Any, value: Any) -> str | None:
     """``line`` with the one-line scalar ``node`` on it written as ``value``, or None when the
     node spans lines or is a block scalar, or the value is no scalar."""
-    if type(node).__name__ != "ScalarNode" or type(value) not in _SCALAR_TYPES:
+    if type(node).__name__ != "ScalarNode" or type(value) not in SCALAR_TYPES:
         return None  # a mapping or list (``{...}`` written on one line too) has no style
     if node.start_mark.line != node.end_mark.line or node.style in ("|", ">"):
         return None

@@ -124,13 +124,13 @@ def _plain_ok(text: str) -> bool:
     )
 
 
-_SCALAR_TYPES = frozenset({str, bool, int, float, type(None)})
+SCALAR_TYPES = frozenset({str, bool, int, float, type(None)})
 """Values rendered on their key's line (exact types: a subclass takes the general path)."""
 
 
 def render_value(key: str, value: Any) -> list[str]:
     """Render one top-level key and its value as front-matter lines."""
-    if type(value) in _SCALAR_TYPES:
+    if type(value) in SCALAR_TYPES:
         return [f"{scalar(str(key))}: {scalar(value)}"]
     nested = isinstance(value, list | tuple) and any(
         isinstance(item, list | tuple | dict) for item in value
