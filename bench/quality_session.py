@@ -116,14 +116,15 @@ class Session:
         """The hits of ``tether recall --no-record --limit LIMIT PROMPT -f FILE...``; with
         ``afresh``, nothing ranked by an earlier recall is reused (a variant of the ranking's
         constants must not be served the file channel another one computed)."""
-        from recall.cli.cmd_recall import _recalled, _touches
+        from recall.cli.cmd_recall import _touches
         from recall.ranking.query import RecallQuery
+        from recall.touched_files import recalled
 
         recaller = self.recaller
         if afresh:
             recaller.forget_rankings()
         touches = _touches(self.ctx, recaller, list(files), [])
-        return _recalled(recaller, RecallQuery(touches, prompt, limit=limit)).hits
+        return recalled(recaller, RecallQuery(touches, prompt, limit=limit)).hits
 
     def close(self) -> None:
         """Close the stores."""
