@@ -15,6 +15,7 @@ from lsp_server import commands, listing
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
 from recall import extra_keys, search
+from recall.anchors import submodules
 from recall.browse import actions
 from recall.cli import cmd_agent_config
 from recall.genome.symbols import grammars, layout, model
@@ -37,6 +38,7 @@ PINNED = [
     (symbol_index, "READER", "r6"),
     (search, "LIMIT_CAP", 1 << 31),
     (changes, "CHAIN_STEPS", 100),
+    (submodules, "PATHSPEC_MAX", 256),
     (layout, "INDENT_STEP", 4),
     (model, "LEGACY_HASH_CHARS", 12),
     (model, "INDENTED_HASH_CHARS", 16),

@@ -24,6 +24,11 @@ from recall.model import Memory
 NO_COMMIT = "0" * 40
 """The id git's raw diff gives the working tree's side of a submodule moved and not staged."""
 
+PATHSPEC_MAX = 256
+"""Paths a change could hold a submodule at that are named to git's raw diff; with more (a
+change deleting a whole tree) the whole diff is read and filtered here instead: a command line
+has a length limit (about 32K characters on Windows), and a refused one would stop the check."""
+
 
 @dataclass(frozen=True)
 class Moved:
@@ -84,14 +89,15 @@ class Submodules:
 def _moved(runner: GitRunner, base: str, paths: list[str]) -> list[Moved]:
     """The submodules among ``paths`` the working tree points at another commit than
     ``base`` does (git's raw diff, which gives each side's mode and commit)."""
-    spec = [f":(literal){path}" for path in paths]
+    wanted = set(paths)
+    spec = [f":(literal){path}" for path in paths] if len(paths) <= PATHSPEC_MAX else []
     raw = ["diff", "--no-ext-diff", "--no-renames", "--raw", "-z", "--no-abbrev", base, "--"]
     _, out, _ = runner.run([*raw, *spec])
     parts = out.decode("utf-8", "surrogateescape").split("\0")
     found: list[Moved] = []
     for info, path in zip(parts[::2], parts[1::2], strict=False):
         fields = info.lstrip(":").split(" ")
-        if len(fields) < 5 or GITLINK_MODE not in fields[:2]:
+        if len(fields) < 5 or GITLINK_MODE not in fields[:2] or path not in wanted:
             continue
         old = fields[2] if fields[0] == GITLINK_MODE else EMPTY_TREE
         new = fields[3] if fields[1] == GITLINK_MODE else EMPTY_TREE

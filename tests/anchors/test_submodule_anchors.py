@@ -106,3 +106,26 @@ def test_check_says_a_memory_in_a_submodule_not_here_is_unchecked(
     assert f"submodule vend/sub at commit {missing[:12]}" in failure["reason"]
     assert "cannot be told" in failure["reason"]
     assert "git submodule update --init vend/sub" in failure["reason"]
+
+
+def test_check_finds_the_submodule_among_more_deleted_paths_than_it_names_to_git(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    """A change deleting more files than :data:`PATHSPEC_MAX` reads git's whole raw diff
+    (a command line naming them all could be refused) and still finds the moved submodule."""
+    from recall.anchors.submodules import PATHSPEC_MAX
+
+    many = repo / "many"
+    many.mkdir()
+    for number in range(PATHSPEC_MAX + 20):
+        (many / f"f{number}.txt").write_text(f"{number}\n")
+    git(repo, "add", "many")
+    git(repo, "commit", "-q", "-m", "many files")
+    memory, base = guarded(repo, cli, "--anchor", ANCHOR)
+    git(repo, "rm", "-q", "-r", "many")
+    git(repo, "commit", "-q", "-m", "drop them")
+    bump(repo)
+    checked = cli("--json", "check", "--base", base)
+    assert checked.code == 1, checked.stdout
+    [failure] = checked.json()["failures"]
+    assert (failure["id"], failure["path"]) == (memory, "vend/sub/s.py")
