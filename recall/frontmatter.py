@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from recall.conflict_marks import refuse_conflict
 from recall.errors import MalformedMemory
 from recall.frontmatter_render import render_value, scalar
-from recall.yaml_comments import inline_comment, lost_comment
+from recall.yaml_comments import comments, inline_comment, lost_comment
 from recall.yaml_loader import KeyTwice, NoSuchDate, unique_keys_loader
 from recall.yaml_shared import shared_key, shared_message
 
@@ -207,6 +207,11 @@ def update(
             continue
         # a note at the margin inside the old value is the person's: kept, after the new one
         notes = [line for line in new_fm[start + 1 : tail] if line.startswith("#")]
+        if _items_all_gone(laid.values.get(key), value):  # as each item removed one by one:
+            span = new_fm[start + 1 : tail]  # a note on a line of its own stays, and an item's
+            notes = [line for line in span if line.lstrip().startswith("#")]  # own goes with it
+            items = "\n".join(line for line in span if not line.lstrip().startswith("#"))
+            dropped += [text for _, text in comments(items)]
         edits.append((start, tail, replacement + notes))
     added = [key for key, value in changes.items() if key not in blocks and value is not REMOVE]
     kept = [key for key in blocks if changes.get(key) is not REMOVE]
@@ -255,3 +260,10 @@ def file_key_line(path: Path, key: str) -> int:
         if line.startswith(f"{key}:"):
             return number
     return 1
+
+
+def _items_all_gone(node: Any, value: Any) -> bool:
+    """Whether a rewrite takes every item of a block list away (the key removed, or the list
+    emptied), so the comments at the end of their lines go with them."""
+    emptied = value is REMOVE or (isinstance(value, list | tuple) and not value)
+    return emptied and type(node).__name__ == "SequenceNode" and not node.flow_style

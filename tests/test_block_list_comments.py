@@ -133,3 +133,16 @@ def test_confirm_of_a_hand_written_flow_anchor_records_its_body(cli: Cli, repo: 
     assert done.code == 0, done.err
     text = (folder / "abcd1234.md").read_text(encoding="utf-8")
     assert "# written by hand" in text and "body: old" not in text
+
+
+@pytest.mark.parametrize("emptied", [[], frontmatter.REMOVE])
+def test_a_list_emptied_or_removed_goes_as_its_items_would_one_by_one(emptied: object) -> None:
+    """Every item taken away at once takes the comments at the end of their lines, as each
+    removed alone does; a comment on a line of its own stays (it was refused before)."""
+    new = frontmatter.update(FILES, "m.md", {"files": emptied})
+    assert "  # the renamed one, keep an eye on it\n" in new
+    assert "was the store" not in new and "entry" not in new
+    assert "pinned: false  # why not\n" in new
+    fields = frontmatter.parse(new, "m.md").fields
+    assert fields.get("files") == ([] if emptied == [] else None)
+    assert fields["pinned"] is False
