@@ -25,7 +25,7 @@ from recall.locations import PROJECT
 from recall.model import CATEGORIES, STATUSES
 from recall.newest_first import newest_first
 from recall.policy.usage import counters, record_action
-from recall.touched_files import absent_notes, recalled
+from recall.touched_files import absent_notes, linked_touches, recalled
 
 if TYPE_CHECKING:
     from mcp_server.workspace import Workspace
@@ -48,7 +48,8 @@ def recall(
     trust gate (recall.policy.trust): with others' memories held back, those are left out, and
     ``held_back`` says how many of the ranked ones were. Every memory returned counts as
     surfaced once, as the CLI and the hooks count it. The files given are read as ``tether
-    recall --file`` reads them (:mod:`recall.touched_files`): one missing from the working tree
+    recall --file`` reads them (:mod:`recall.touched_files`): a link inside the repository
+    stands for its target (one leading outside it is refused); one missing from the working tree
     that memories name (deleted, or still to come) recalls them all the same, and ``notes``
     says so; one no file answers to otherwise (a typo, a file renamed since) or a folder is said
     there with the closest names, since it finds nothing. A hit
@@ -70,7 +71,10 @@ def recall(
     touches: tuple[Touch, ...] = ()
     notes: list[str] = []
     if project is not None:
-        touches = tuple(Touch(path, "edit") for path in arguments.paths(project, files or []))
+        # a link inside the repository stands for its target, as for `tether recall --file`
+        touches = linked_touches(
+            project.repo_root, [(path, "edit") for path in arguments.paths(project, files or [])]
+        )
         # a file not on disk: recalled for the memories naming it, else a typo; said either way
         notes = absent_notes(project.repo_root, stores, [touch.path for touch in touches])
     gate = Gate(project, log.warning)

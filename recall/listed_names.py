@@ -25,14 +25,15 @@ def earlier_names(
     history: MemoryStore | None, file: str, *, as_of_head: bool = True
 ) -> list[EarlierName]:
     """The earlier names of ``file`` in the history ``history`` (the project store) holds,
-    when it is a file of that store's repository now (a folder, or a name no longer there, is
-    listed as it is given), dated as recall dates them (:func:`recall.file_names.dated_names`).
-    With ``as_of_head`` the renames are brought up to HEAD first when a commit since the last
-    refresh lags them, as recall brings them (:func:`recall.genome.catch_up.catch_up`);
-    without, they are read as the index last recorded them. The global store, or none, has
-    no history to follow a name back through."""
+    when it is a file of that store's repository now, dated as recall dates them
+    (:func:`recall.file_names.dated_names`); of a name the working tree lacks (a file renamed
+    and then deleted), the names recall follows for it (:func:`followed_names`); a folder is
+    listed as it is given. With ``as_of_head`` the renames are brought up to HEAD first when
+    a commit since the last refresh lags them, as recall brings them
+    (:func:`recall.genome.catch_up.catch_up`); without, they are read as the index last
+    recorded them. The global store, or none, has no history to follow a name back through."""
     root = history.repo_root if history is not None else None
-    if root is None or not (root / file).is_file():
+    if root is None or (root / file).is_dir():
         return []
     return followed_names(history, file, as_of_head=as_of_head)
 

@@ -33,11 +33,22 @@ def touches(
     """The touches of the files named (relative to ``cwd``), by ``store``'s names for them: a
     path outside the repository, or leading outside it through a link, is refused
     (:meth:`MemoryStore.normalize_input`); a link inside it touches its target and the link
-    both, as an edit through it does in the hooks."""
+    both (:func:`linked_touches`)."""
+    named = [(p, "edit") for p in edits] + [(p, "open") for p in opens]
+    return linked_touches(
+        store.repo_root, [(store.normalize_input(raw, cwd, names="a file"), k) for raw, k in named]
+    )
+
+
+def linked_touches(root: Path | None, named: Sequence[tuple[str, str]]) -> tuple[Touch, ...]:
+    """The touches of files already in the stored form and checked to lead nowhere outside the
+    repository ``root`` (``named``: path and touch kind, ``edit`` or ``open``): a link inside
+    the repository touches its target and the link both, as an edit through it does in the
+    hooks (:func:`recall.paths.link_target`). The CLI's ``--file`` and the MCP
+    ``memory_recall``'s ``files`` both come here."""
     found: list[Touch] = []
-    for raw, kind in [(p, "edit") for p in edits] + [(p, "open") for p in opens]:
-        typed = store.normalize_input(raw, cwd, names="a file")
-        target = link_target(store.repo_root, typed)
+    for typed, kind in named:
+        target = link_target(root, typed)
         found.append(Touch(target, kind))
         if target != typed:
             found.append(Touch(typed, kind))

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from conftest import CliResult, git
 
+from tests.mcp.harness import call, mcp_client
+
 Cli = Callable[..., CliResult]
 
 NOT_IN_TREE = "src/util.py is not in the working tree (deleted, or not on this branch)"
@@ -62,13 +64,9 @@ def _at(monkeypatch: pytest.MonkeyPatch, day: int) -> None:
         monkeypatch.setenv(key, moment)
 
 
-def test_recall_of_a_file_renamed_and_then_deleted_finds_its_memories_by_either_name(
-    cli: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A memory on a file that was renamed, a day later, and deleted the day after: recall
-    finds it by the name it gives (as ``list --file`` lists it) and by the name the file had
-    last, and says of each that it is missing from the working tree, as ``neighbours`` does:
-    both names are in the history, so neither is called no file of the repository."""
+def _renamed_then_deleted(cli: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A memory on src/util.py (day 2), the file renamed to src/helper.py (day 3) and that
+    deleted (day 4), all committed and indexed: the memory's id."""
     _at(monkeypatch, 2)
     memory_id = _remember(cli, "util must keep x an int", "src/util.py")
     git(repo, "add", "-A")
@@ -81,6 +79,17 @@ def test_recall_of_a_file_renamed_and_then_deleted_finds_its_memories_by_either_
     git(repo, "commit", "-qm", "delete")
     _at(monkeypatch, 5)
     assert cli("index").code == 0
+    return memory_id
+
+
+def test_recall_of_a_file_renamed_and_then_deleted_finds_its_memories_by_either_name(
+    cli: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory on a file that was renamed, a day later, and deleted the day after: recall
+    finds it by the name it gives (as ``list --file`` lists it) and by the name the file had
+    last, and says of each that it is missing from the working tree, as ``neighbours`` does:
+    both names are in the history, so neither is called no file of the repository."""
+    memory_id = _renamed_then_deleted(cli, repo, monkeypatch)
 
     for name, receipt in (
         ("src/util.py", "via file"),
@@ -98,6 +107,31 @@ def test_recall_of_a_file_renamed_and_then_deleted_finds_its_memories_by_either_
     neighbours = cli("--json", "neighbours", "src/util.py")
     assert neighbours.code == 1
     assert neighbours.json()["notes"] == [NOT_IN_TREE]
+
+
+def test_list_of_a_file_renamed_and_then_deleted_lists_its_memories_by_either_name(
+    cli: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``list --file`` follows the rename as recall does: by the name the file had last, the
+    memory written on its earlier name is listed; a name the file never had lists nothing."""
+    memory_id = _renamed_then_deleted(cli, repo, monkeypatch)
+
+    for name in ("src/util.py", "src/helper.py"):
+        listed = cli("list", "--file", name, "--json")
+        assert listed.code == 0, listed.stderr
+        assert [m["id"] for m in listed.json()] == [memory_id], name
+    other = cli("list", "--file", "src/app.py", "--json")
+    assert other.code == 1 and other.json() == []
+
+
+@pytest.mark.asyncio
+async def test_memory_list_of_a_file_renamed_and_then_deleted_lists_its_memories(
+    cli: Cli, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory_id = _renamed_then_deleted(cli, repo, monkeypatch)
+    async with mcp_client(repo) as client:
+        listed = await call(client, "memory_list", file="src/helper.py")
+    assert [m["id"] for m in listed["memories"]] == [memory_id]
 
 
 def test_recall_through_a_link_in_the_repository_recalls_its_target(cli: Cli, repo: Path) -> None:

@@ -118,3 +118,34 @@ def test_memory_recall_searches_all_the_prose_of_a_plain_prompt(
     found = answers[2]["result"]["structuredContent"]
     assert found["query"] == prompt
     assert [hit["id"] for hit in found["results"]] == [memory_id]
+
+
+def inject_json(root: Path, prompt: str) -> dict[str, object]:
+    """``tether inject --no-record --json`` with ``prompt`` on stdin in ``root``: its answer."""
+    done = run_tether("inject", "--no-record", "--json", cwd=root, stdin=prompt)
+    assert done.code == 0, done.stderr
+    return done.json()
+
+
+@pytest.mark.parametrize("ask", ["Any idea?", "what's wrong?"])
+def test_inject_searches_the_prose_introducing_a_paste_whose_ask_names_nothing(
+    pay_repo: tuple[Path, str], ask: str
+) -> None:
+    root, memory_id = pay_repo
+    prompt = f"The payment webhook keeps firing, log below:\n{log_paste(200)}\n{ask}"
+    found = inject_json(root, prompt)
+    assert [hit["id"] for hit in found["results"]] == [memory_id]  # type: ignore[union-attr]
+
+
+def test_inject_searches_the_error_of_a_paste_with_no_prose_and_an_empty_ask(
+    pay_repo: tuple[Path, str],
+) -> None:
+    root, memory_id = pay_repo
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "app/pay.py", line 41, in handle\n'
+        "    dispatch(event)\n"
+        "RuntimeError: payment webhook retries exhausted\n"
+    )
+    found = inject_json(root, f"{log_paste(40)}\n{trace}Any idea?")
+    assert [hit["id"] for hit in found["results"]] == [memory_id]  # type: ignore[union-attr]

@@ -15,6 +15,7 @@ from recall.ranking.sanitize import (
     SanitizedPrompt,
     sanitize_prompt,
 )
+from recall.ranking.sanitize.asks import STOCK_ASK_WORDS, names_something
 
 PASTES = Path(__file__).parent / "fixtures" / "pastes"
 
@@ -177,12 +178,12 @@ class TestPlainProse:
     def test_half_machine_output_is_still_prose_and_more_is_a_paste(self) -> None:
         log = "2024-05-02 09:41:07 ERROR job failed"
         prose = "the queue stops too soon"
-        assert len(log) == len(prose) + len("Why is that?")  # the log is half the text
-        half = sanitize_prompt(f"{prose}\n{log}\nWhy is that?")
+        assert len(log) == len(prose) + len("Why so slow?")  # the log is half the text
+        half = sanitize_prompt(f"{prose}\n{log}\nWhy so slow?")
         assert half.strategy == "prose"
-        assert half.query == f"{prose} Why is that?"
-        over = sanitize_prompt(f"{prose}\n{log}x\nWhy is that?")
-        assert over == SanitizedPrompt("Why is that?", ["log lines"], "question")
+        assert half.query == f"{prose} Why so slow?"
+        over = sanitize_prompt(f"{prose}\n{log}x\nWhy so slow?")
+        assert over == SanitizedPrompt("Why so slow?", ["log lines"], "question")
 
 
 class TestQuestionPicking:
@@ -230,6 +231,82 @@ class TestQuestionPicking:
         assert len(result.query) <= QUERY_MAX_CHARS
         assert result.query.endswith("and never stop?")
         assert text.endswith(result.query)
+
+
+WEBHOOK_LOG = "".join(
+    f"2024-05-02T09:41:{n:02d}.118Z ERROR [worker-3] webhook: retry {n} failed\n" for n in range(30)
+)
+
+
+class TestAskNamingNothing:
+    """A paste whose ask names nothing ("Any idea?") is searched by the prose around it, else
+    by the error it ends on: never by the ask alone."""
+
+    @pytest.mark.parametrize(
+        "ask", ["Any idea?", "what's wrong?", "Can you help?", "Any idea what is going on here?"]
+    )
+    def test_stock_asks_name_nothing(self, ask: str) -> None:
+        assert not names_something(ask)
+
+    @pytest.mark.parametrize(
+        "ask",
+        [
+            "why does this fail?",
+            "can the bus drop frames?",
+            "Why so slow?",
+            "Thoughts on the cache?",
+        ],
+    )
+    def test_an_ask_with_a_subject_names_it(self, ask: str) -> None:
+        assert names_something(ask)
+
+    def test_stock_ask_words_point_at_the_paste_and_name_no_subject(self) -> None:
+        assert {"idea", "wrong", "help", "error", "log", "can"} <= STOCK_ASK_WORDS
+        assert STOCK_ASK_WORDS.isdisjoint({"fail", "slow", "cache", "webhook", "retry", "bus"})
+
+    @pytest.mark.parametrize("ask", ["Any idea?", "what's wrong?", "Can you help?"])
+    def test_the_sentence_introducing_the_paste_is_searched(self, ask: str) -> None:
+        intro = "The payment webhook keeps firing, log below:"
+        result = sanitize_prompt(f"{intro}\n{WEBHOOK_LOG}{ask}")
+        assert result == SanitizedPrompt(intro, ["log lines"], "around-paste")
+
+    def test_prose_after_the_paste_is_searched_with_the_prose_before(self) -> None:
+        text = f"Webhook log:\n{WEBHOOK_LOG}It started after the stripe upgrade.\nAny idea?"
+        assert sanitize_prompt(text).query == "It started after the stripe upgrade."
+
+    def test_prose_inside_the_paste_is_not_searched(self) -> None:
+        text = WEBHOOK_LOG + "the consumer lost its connection to the broker\n" + WEBHOOK_LOG
+        result = sanitize_prompt(text + "Any idea?")
+        assert result == SanitizedPrompt(
+            "ERROR [worker-3] webhook: retry 29 failed", ["log lines"], "paste-error"
+        )
+
+    def test_without_prose_a_traceback_gives_its_exception(self) -> None:
+        text = (
+            "Traceback (most recent call last):\n"
+            '  File "app/pay.py", line 3, in handler\n'
+            "    charge(order)\n"
+            "[2024-05-02 09:41:07,118] ERROR pay: charge aborted\n"
+            "KeyError: 'STRIPE_KEY'\n"
+            "what's wrong?"
+        )
+        assert sanitize_prompt(text) == SanitizedPrompt(
+            "KeyError: 'STRIPE_KEY'", ["traceback", "log lines", "stack trace"], "paste-error"
+        )
+
+    def test_without_prose_compiler_output_gives_its_first_error(self) -> None:
+        text = (PASTES / "rust_compile.txt").read_text().rstrip().rsplit("\n", 1)[0]
+        result = sanitize_prompt(text + "\nAny idea?")
+        assert result.strategy == "paste-error"
+        assert result.query.startswith("error[E0502]: cannot borrow `self.index` as mutable")
+
+    def test_a_log_one_word_ask_gives_its_last_error(self) -> None:
+        result = sanitize_prompt(WEBHOOK_LOG + "Thoughts?")
+        assert result.query == "ERROR [worker-3] webhook: retry 29 failed"
+
+    def test_a_paste_saying_no_error_keeps_the_ask(self) -> None:
+        text = "-const retries = 3\n+const retries = 5\n-const wait = 1\n+const wait = 2\nAny idea?"
+        assert sanitize_prompt(text) == SanitizedPrompt("Any idea?", ["diff"], "question")
 
 
 class TestNoiseFamilies:
@@ -382,7 +459,7 @@ class TestFallbacks:
         assert sanitize_prompt(text) == SanitizedPrompt("", ["code fence", "traceback"], "empty")
 
 
-STRATEGIES = {"prose", "question", "prose-line", "whole", "empty"}
+STRATEGIES = {"prose", "question", "prose-line", "around-paste", "paste-error", "whole", "empty"}
 SAFE_ALPHABET = st.characters(blacklist_characters="`~", blacklist_categories=("Cs",))
 
 

@@ -10,9 +10,10 @@ addresses) instead of the question, so recall reads only a cleaned query:
    timestamped or levelled log lines, unified diffs, indented code;
 3. when what was dropped is most of the prompt (a paste with a line of ask), keep the last
    question sentence, else the last prose-looking line, so that lines of the paste the
-   patterns missed are not searched; otherwise (a prompt of prose, perhaps with a short paste)
-   keep every prose-looking or questioning part, in order: the question and the sentences
-   around it;
+   patterns missed are not searched; when that ask names nothing ("Any idea?"), keep instead
+   the prose before and after the paste, else the error the paste ends on; otherwise (a
+   prompt of prose, perhaps with a short paste) keep every prose-looking or questioning
+   part, in order: the question and the sentences around it;
 4. failing those, keep the remaining text when it is short, else nothing.
 
 Every step is a single pass over the lines with patterns that cannot backtrack
@@ -28,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final, Literal, NamedTuple
 
+from recall.ranking.sanitize.asks import names_something, telling_line
 from recall.ranking.sanitize.lines import Classifier
 from recall.ranking.sanitize.prose import SENTENCE_END, looks_like_prose, looks_like_question
 
@@ -40,7 +42,9 @@ __all__ = [
     "sanitize_prompt",
 ]
 
-Strategy = Literal["prose", "question", "prose-line", "whole", "empty"]
+Strategy = Literal[
+    "prose", "question", "prose-line", "around-paste", "paste-error", "whole", "empty"
+]
 
 #: Longest query handed to the text channels; longer picks keep their tail (where asks end).
 QUERY_MAX_CHARS: Final = 500
@@ -153,15 +157,69 @@ def _prose(units: _Units) -> str | None:
     return " ".join(picked) if picked else None
 
 
+def _around_paste(lines: list[str], kept: list[bool]) -> str | None:
+    """The prose units before the paste's first removed line and after its last that name
+    something (the sentence introducing a log, say); None when there is none."""
+    removed = [i for i, line in enumerate(lines) if not kept[i] and line.strip()]
+    if not removed:
+        return None
+    first, last = removed[0], removed[-1]
+    outside = [keep and not first <= i <= last for i, keep in enumerate(kept)]
+    units = _units(lines, outside)
+    picked = [
+        text
+        for text, prose in zip(units.texts, units.prose, strict=True)
+        if prose and names_something(text)
+    ]
+    return " ".join(picked) if picked else None
+
+
+def _of_paste(lines: list[str], kept: list[bool], units: _Units) -> SanitizedPrompt | None:
+    """The query of a paste from its ask: its last question, else its last prose line; None
+    when it has neither."""
+    question = _last_question(units.texts)
+    if question is not None:
+        return SanitizedPrompt(_tail(question), [], "question")
+    for i in range(len(lines) - 1, -1, -1):
+        if units.prose_lines[i]:
+            return SanitizedPrompt(_tail(lines[i]), [], "prose-line")
+    return None
+
+
+def _instead_of(ask: str, lines: list[str], kept: list[bool]) -> SanitizedPrompt | None:
+    """What to search when a paste's ask names nothing: the prose around the paste, else the
+    error the paste ends on; None when ``ask`` names something or neither exists."""
+    if not ask or names_something(ask):
+        return None
+    around = _around_paste(lines, kept)
+    if around is not None:
+        return SanitizedPrompt(_tail(around), [], "around-paste")
+    error = telling_line(lines, kept)
+    if error is not None:
+        return SanitizedPrompt(_tail(error), [], "paste-error")
+    return None
+
+
+def _whole(units: _Units) -> str:
+    """The remaining text whole when it is at most ``WHOLE_MAX_CHARS`` long, else empty."""
+    total = 0
+    for unit in units.texts:
+        total += len(unit) + 1
+        if total > WHOLE_MAX_CHARS + 1:
+            return ""
+    return " ".join(" ".join(units.texts).split())
+
+
 def sanitize_prompt(text: str) -> SanitizedPrompt:
     """Reduce a prompt to the query text channels should search for.
 
     Code fences, tracebacks, stack frames, compiler output, log lines, diffs and indented
     code are removed. Of a prompt mostly of prose, every prose-looking or questioning part is
     kept; of a paste (over ``PASTE_SHARE`` of it removed), the last question sentence, else the
-    last prose-looking line. Failing those, the remaining text if it is at most
-    ``WHOLE_MAX_CHARS`` long, else nothing. Never raises; ``None`` or an empty string give an
-    empty query.
+    last prose-looking line; when that ask names nothing (``Any idea?``), the prose before
+    and after the paste, else the error line the paste ends on. Failing those, the remaining
+    text if it is at most ``WHOLE_MAX_CHARS`` long, else nothing. Never raises; ``None`` or an
+    empty string give an empty query.
     """
     if not text or not isinstance(text, str):
         return SanitizedPrompt("", [], "empty")
@@ -175,20 +233,12 @@ def sanitize_prompt(text: str) -> SanitizedPrompt:
         prose = _prose(units)
         if prose is not None:
             return SanitizedPrompt(_tail(prose), removed, "prose")
-    else:
-        question = _last_question(units.texts)
-        if question is not None:
-            return SanitizedPrompt(_tail(question), removed, "question")
-        for i in range(len(lines) - 1, -1, -1):
-            if units.prose_lines[i]:
-                return SanitizedPrompt(_tail(lines[i]), removed, "prose-line")
-
-    total = 0
-    for unit in units.texts:
-        total += len(unit) + 1
-        if total > WHOLE_MAX_CHARS + 1:
-            return SanitizedPrompt("", removed, "empty")
-    whole = " ".join(" ".join(units.texts).split())
-    if whole:
-        return SanitizedPrompt(whole, removed, "whole")
-    return SanitizedPrompt("", removed, "empty")
+        whole = _whole(units)
+        return SanitizedPrompt(whole, removed, "whole" if whole else "empty")
+    picked = _of_paste(lines, classifier.kept, units)
+    if picked is None:
+        whole = _whole(units)
+        picked = SanitizedPrompt(whole, [], "whole" if whole else "empty")
+    instead = _instead_of(picked.query, lines, classifier.kept)
+    chosen = instead if instead is not None else picked
+    return SanitizedPrompt(chosen.query, removed, chosen.strategy)
