@@ -54,6 +54,7 @@ class LineResult:
     scope: str | None = None  # the store it was written to, or holds the memory it duplicates
     duplicate_status: str | None = None  # the status of the memory it duplicates
     superseded_by: str | None = None  # the memory a line to be written names as its replacement
+    memory_status: str | None = None  # the status a line to be written gives its memory
     supersedes: str | None = None  # the memory a line to be written names as the one it replaces
     allowed_secret: bool = False  # its "allow_secret": true let it past the credential scan
 
@@ -414,6 +415,7 @@ def _drafted(
                     extra=extra,
                     files=entry[1].files,
                     superseded_by=entry[1].superseded_by,
+                    memory_status=entry[1].status,
                     supersedes=entry[1].supersedes,
                     allowed_secret=entry[4],
                 )
