@@ -142,5 +142,11 @@ FEATURE_REASON: Final = (
     "binds later work, write it with `tether remember`"
 )
 
-# A trailing reference (``(#123)``, ``[JIRA-42]``) points elsewhere; the summary stands alone.
-TRAILING_REFERENCE: Final = r"\s*(?:\(#\d+\)|\[[A-Z][A-Z0-9]*-\d+\]|#\d+)\s*$"
+# The trailing references (``(#123)``, ``[JIRA-42]``, both: ``(#12) [ABC-1]``) point elsewhere;
+# the summary stands alone.
+TRAILING_REFERENCE: Final = r"(?:\s*(?:\(#\d+\)|\[[A-Z][A-Z0-9]*-\d+\]|#\d+))+\s*$"
+
+# Abbreviations whose period ends no sentence (``over e.g. LevelDB``), lowercase as matched: a
+# sentence cut there would leave the details a fragment. ``etc.`` ends a sentence now and then,
+# but two sentences kept together lose less than one cut in the middle.
+ABBREVIATIONS: Final = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "viz.", "incl.", "approx.", "esp.")

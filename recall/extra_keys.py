@@ -16,16 +16,18 @@ from recall import frontmatter
 from recall.errors import BadInput
 from recall.model import Memory
 from recall.records import DERIVED_KEYS, KNOWN_KEYS
+from recall.stored_rules import AS_STORED_KEY
 
 NESTED_KEY = "front_matter"
 """The record key holding a file's keys whose names a record gives to something else
 (``summary``, ``details``, ``scope``...); every other such key is a key of the record itself."""
 
 FIELD_KEYS: frozenset[str] = frozenset(
-    {*Memory("", "context", "", "", ()).to_dict(), "scope", "allow_secret"}
+    {*Memory("", "context", "", "", ()).to_dict(), "scope", "allow_secret", AS_STORED_KEY}
 )
 """The keys of a record that are memory fields (every field of an exported memory), its scope
-(the store it goes to: :mod:`recall.import_scopes`) or ``allow_secret``. Any other key of an
+(the store it goes to: :mod:`recall.import_scopes`), ``allow_secret`` or ``as_stored``
+(:mod:`recall.stored_rules`). Any other key of an
 import line is a front-matter key of its own, and so is each key under :data:`NESTED_KEY`."""
 
 RECORD_KEYS: frozenset[str] = FIELD_KEYS | {NESTED_KEY}

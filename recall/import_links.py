@@ -21,6 +21,7 @@ from recall.lifecycle.links import (
     dangling_message,
     in_a_store,
     replaced_message,
+    stray_link_message,
 )
 from recall.model import is_valid_id
 from recall.store import MemoryStore
@@ -99,11 +100,17 @@ def follow_moved_ids(results: Sequence[LineResult], stores: dict[str, MemoryStor
 def note_dangling(results: Sequence[LineResult], everywhere: Sequence[MemoryStore]) -> None:
     """Note on each written line a link naming an id in none of ``everywhere`` (checked once
     every line is written, so one written later in the file is found): a superseded memory
-    is then out of recall with nothing in its place, and a ``supersedes`` leads nowhere."""
+    is then out of recall with nothing in its place (a memory of another status is not, and
+    its note says what it is), and a ``supersedes`` leads nowhere."""
     for result in results:
         if result.status != "created" or result.id is None:
             continue
         if result.superseded_by and not in_a_store(result.superseded_by, everywhere):
-            result.notes.append(dangling_message(result.id, result.superseded_by, result.path))
+            status, target = result.memory_status, result.superseded_by
+            if status == "superseded":
+                result.notes.append(dangling_message(result.id, target, result.path))
+            else:  # not out of recall for the link: said as what it is
+                message = stray_link_message(result.id, status or "active", target, result.path)
+                result.notes.append(message)
         if result.supersedes and not in_a_store(result.supersedes, everywhere):
             result.notes.append(replaced_message(result.id, result.supersedes, result.path))

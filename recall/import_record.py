@@ -18,6 +18,7 @@ from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.record_size import check_fits
 from recall.records import check_summary, check_text, refuse_blank_details, render_memory
 from recall.store import MemoryStore
+from recall.stored_rules import AS_STORED_KEY, as_stored_notes
 from recall.strict_json import read_line
 
 Normalize = Callable[[str], str]
@@ -79,10 +80,14 @@ def draft_record(
     pinned = record.get("pinned", False)
     if not isinstance(pinned, bool):
         raise BadInput("'pinned' must be true or false")
+    as_stored = record.get(AS_STORED_KEY, False)
+    if not isinstance(as_stored, bool):
+        raise BadInput(f"{AS_STORED_KEY!r} must be true or false")
     anchor = record.get("anchor")
     if anchor is not None and not isinstance(anchor, str):
         raise BadInput("'anchor' must be a string")
-    check_text(anchor, "'anchor'")
+    if not as_stored:  # a memory given back as stored: its rules said below, not refused
+        check_text(anchor, "'anchor'")
     given_anchors = anchors_from_records(record.get("anchors"))
     guard = record.get("guard", False)
     if not isinstance(guard, bool):
@@ -107,8 +112,11 @@ def draft_record(
     written_elsewhere = scope_note(record, store.scope)
     if not record.keys() <= FIELD_KEYS:  # the set test alone for a line with none
         extra, notes = carried(record, allow_secret=allow_secret)
-    check_summary(record["summary"], details_option=DETAILS_KEY)  # not the CLI's --details
+    # not the CLI's --details
+    check_summary(record["summary"], details_option=DETAILS_KEY, as_stored=as_stored)
     given_author = record.get("author")
+    if isinstance(given_author, str) and not as_stored:
+        check_text(given_author, "'author'")
     wanted = record.get("id")
     paths = [normalize(f) for f in files]
     # a line with an id is a memory coming back (an export): its anchors stay as they were
@@ -124,28 +132,30 @@ def draft_record(
         details=details,
         pinned=pinned,
         anchor=anchor,
-        author=check_text(given_author, "'author'") if isinstance(given_author, str) else author,
+        author=given_author if isinstance(given_author, str) else author,
         source=source,
         created=created,
         supersedes=links["supersedes"],
         allow_secret=allow_secret,
         symbols=[anchor.text for anchor in anchors],
+        as_stored=as_stored,
     )
     # An exported record keeps its lifecycle state when it comes back in.
     if status != draft.status or links["superseded_by"] is not None:
         draft = draft.with_changes(status=status, superseded_by=links["superseded_by"])
     if anchors or guard:
-        draft = draft.with_changes(
-            anchors=anchors,
-            guard=check_guard(
+        draft = draft.with_changes(anchors=anchors, guard=guard)
+        if not as_stored:  # a memory given back as stored: its rules said below, not refused
+            check_guard(
                 guard,
                 draft.category,
                 "'guard'",
                 covers=bool(draft.files or anchors),
                 scope=store.scope,
                 scope_option="'scope': \"global\" (or --global)",
-            ),
-        )
+            )
+    if as_stored:
+        notes += as_stored_notes(draft, store.scope)
     if extra:
         draft = draft.with_changes(extra=extra)
     _check_size(store, draft)

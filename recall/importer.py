@@ -49,9 +49,12 @@ class LineResult:
     path: Path | None = None  # the file of the memory it wrote
     # Its files the repository has neither on disk nor in its history (written all the same).
     unknown_files: tuple[str, ...] = ()
+    # Its files no edit touches, a folder or one of git's (written all the same, with a note).
+    unfit_files: tuple[str, ...] = ()
     scope: str | None = None  # the store it was written to, or holds the memory it duplicates
     duplicate_status: str | None = None  # the status of the memory it duplicates
     superseded_by: str | None = None  # the memory a line to be written names as its replacement
+    memory_status: str | None = None  # the status a line to be written gives its memory
     supersedes: str | None = None  # the memory a line to be written names as the one it replaces
     allowed_secret: bool = False  # its "allow_secret": true let it past the credential scan
 
@@ -74,6 +77,8 @@ class LineResult:
             data["record_id"] = self.record_id
         if self.unknown_files:
             data["unknown_files"] = list(self.unknown_files)
+        if self.unfit_files:
+            data["unfit_files"] = list(self.unfit_files)
         if self.notes:
             data["notes"] = list(self.notes)
         if self.allowed_secret and self.status != "error":
@@ -255,8 +260,10 @@ def _why_not(wanted: str, scope: str, taken_elsewhere: Collection[str]) -> str:
 
 def _note_unknown_files(store: MemoryStore, created: list[LineResult], hints: Hints | None) -> None:
     """Note on each created line the files the repository does not know (a typo, or a file
-    of old history), checked once for the whole import (``hints``, when found already)."""
+    of old history), checked once for the whole import (``hints``, when found already), and
+    the files no edit can touch (:func:`_note_unfit_files`)."""
     root = store.repo_root if store.scope == PROJECT else None
+    _note_unfit_files(root, created)
     if root is None or not created:
         return
     if hints is None:
@@ -270,6 +277,32 @@ def _note_unknown_files(store: MemoryStore, created: list[LineResult], hints: Hi
             where = str(entry.path)
             entry.unknown_files = unknown
             entry.notes.append(unknown_note(unknown, hints, where.removeprefix(inside)))
+
+
+def _note_unfit_files(root: Path | None, created: list[LineResult]) -> None:
+    """Note on each created line the files ``remember`` refuses as the file of no memory
+    (a folder of ``root``, one of git's own files; see :mod:`recall.named_files`), each
+    looked at once for the whole import. They are written as given, as a file unknown to
+    the repository is: a line of an export gives back what its store held, and ``tether
+    doctor`` names them until they are corrected."""
+    from recall.named_files import unfit_reason
+
+    reasons: dict[str, str | None] = {}
+    inside = os.path.join(root, "") if root is not None else None
+    for entry in created:
+        for path in entry.files:
+            if path not in reasons:
+                reasons[path] = unfit_reason(root, path)
+        unfit = [path for path in entry.files if reasons[path] is not None]
+        if not unfit:
+            continue
+        entry.unfit_files = tuple(unfit)
+        where = str(entry.path)
+        where = where.removeprefix(inside) if inside is not None else where
+        said = "; ".join(f"file {path!r} is {reasons[path]}" for path in unfit)
+        entry.notes.append(
+            f"written as given, though `remember` refuses it: {said}; correct it in {where}"
+        )
 
 
 def _extra_not_on(store: MemoryStore, extra: dict[str, Any], duplicate_of: str) -> list[str]:
@@ -382,6 +415,7 @@ def _drafted(
                     extra=extra,
                     files=entry[1].files,
                     superseded_by=entry[1].superseded_by,
+                    memory_status=entry[1].status,
                     supersedes=entry[1].supersedes,
                     allowed_secret=entry[4],
                 )

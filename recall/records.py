@@ -262,19 +262,26 @@ DETAILS_OPTION = "--details (or pipe it with --details -)"
 tool names its own ``details`` argument instead (:func:`check_summary`)."""
 
 
-def check_summary(summary: str, *, details_option: str = DETAILS_OPTION) -> str:
+def check_summary(
+    summary: str, *, details_option: str = DETAILS_OPTION, as_stored: bool = False
+) -> str:
     """Validate a one-line summary given by a user; returned unchanged when valid.
 
     Besides a line break, a control, format or separator character but a tab is refused (as
     in :func:`check_text`): a NUL makes git treat the memory file as binary, hiding it from the
     review of a pull request, and the others act on a terminal or hide text. A summary of more
     than one line is told to put the rest in ``details_option`` (how the caller takes details).
+    ``as_stored``: the summary of a memory given back as its store held it, whose control
+    characters the caller has said (:mod:`recall.stored_rules`), so they are not refused.
     """
     if not isinstance(summary, str) or not summary.strip():
         raise BadInput("summary is empty; give a one-line summary of the knowledge")
     if any(ch in summary for ch in SUMMARY_FORBIDDEN):
         raise BadInput(f"summary must be one line; put the rest in {details_option}")
-    check_text(summary, "summary", keep=SUMMARY_CONTROLS_KEPT)
+    if as_stored:
+        _check_encodable(summary, "summary")
+    else:
+        check_text(summary, "summary", keep=SUMMARY_CONTROLS_KEPT)
     return summary
 
 
@@ -300,19 +307,30 @@ def refuse_blank_details(details: str | None, label: str, *, given: str = "") ->
         )
 
 
-def check_details(details: str | None) -> str:
+def details_control(details: str) -> tuple[str, int, int] | None:
+    """The first C0 control of ``details`` they may not hold (not one of
+    :data:`DETAILS_CONTROLS_KEPT`), with its line and character (1-based); None when none."""
+    found = _DETAILS_REFUSED.search(details)
+    if found is None:
+        return None
+    at = found.start()
+    line = details.count("\n", 0, at) + 1
+    return found.group(), line, at - (details.rfind("\n", 0, at) + 1) + 1
+
+
+def check_details(details: str | None, *, as_stored: bool = False) -> str:
     """Validate details given by a user; whitespace-only details count as none. A C0 control
-    other than those of :data:`DETAILS_CONTROLS_KEPT` is refused, naming it and its line."""
+    other than those of :data:`DETAILS_CONTROLS_KEPT` is refused, naming it and its line,
+    but in the details of a memory given back as its store held it (``as_stored``), whose
+    controls the caller has said (:mod:`recall.stored_rules`)."""
     if details is None or not details.strip():
         return ""
     _check_encodable(details, "details")
-    found = _DETAILS_REFUSED.search(details)
+    found = None if as_stored else details_control(details)
     if found is not None:
-        at = found.start()
-        line = details.count("\n", 0, at) + 1
-        column = at - (details.rfind("\n", 0, at) + 1) + 1
+        char, line, column = found
         raise BadInput(
-            f"details hold the control character {visible(found.group())} on line {line}, "
+            f"details hold the control character {visible(char)} on line {line}, "
             f"character {column}; remove it (details may hold text, tabs and line breaks)"
         )
     marker = conflict_line(details)
@@ -340,6 +358,12 @@ def check_text(text: str | None, label: str, *, keep: str = "") -> str | None:
                 f"(it holds {unseen}); remove them and give it again"
             )
     return text
+
+
+def unseen_described(text: str, keep: str = "") -> str:
+    """Each distinct control character of ``text`` but those in ``keep``, with where it first
+    is (``\\x1b at character 5``), as :func:`check_text` names them; empty when none."""
+    return _unseen_at(text, keep)
 
 
 def _unseen_at(text: str, keep: str) -> str:

@@ -229,3 +229,44 @@ def test_a_replaced_memory_deleted_and_purged_is_no_dangling_link(repo: Path) ->
     assert old["id"] in record.read_text(encoding="utf-8").splitlines()
     doctor = run_tether("doctor", cwd=repo)
     assert doctor.code == 0, doctor.stdout
+
+
+ACTIVE_NOWHERE = {key: value for key, value in NOWHERE.items() if key != "status"}
+"""A line naming a replacement no store holds without saying it is superseded: active."""
+
+
+def test_an_active_memory_with_a_link_to_nowhere_is_said_as_in_recall(repo: Path) -> None:
+    done = _import(repo, ACTIVE_NOWHERE, json_out=True)
+    assert done.code == 0, done.stderr
+    [row] = [json.loads(line) for line in done.stdout.splitlines()]
+    memory = repo / ".tether" / "memories" / f"{row['id']}.md"
+    assert row["notes"] == [
+        f"{row['id']} is active, so recall gives it, but its superseded_by names abcdef99, "
+        f"which is in neither store; remove that line in {memory} if nothing replaces it, or "
+        f"`tether archive {row['id']}` if it should not stand"
+    ]
+    recalled = run_tether("recall", "--file", "src/app.py", "--json", "--no-record", cwd=repo)
+    assert [item["id"] for item in recalled.json()["results"]] == [row["id"]]
+    doctor = run_tether("doctor", "--json", cwd=repo)
+    assert doctor.code == 1
+    [found] = [entry for entry in doctor.json() if entry["kind"] == "dangling-link"]
+    line = memory.read_text(encoding="utf-8").splitlines().index("superseded_by: abcdef99") + 1
+    assert found["message"] == (
+        f"{memory}:{line}: {row['id']} is active, so recall gives it, but its superseded_by "
+        f"names abcdef99, which is in neither store; remove that line if nothing replaces it, "
+        f"or `tether archive {row['id']}` if it should not stand"
+    )
+    assert (found["id"], found["superseded_by"]) == (row["id"], "abcdef99")
+
+
+def test_a_hand_written_link_to_nowhere_on_an_active_memory_is_reported(repo: Path) -> None:
+    run_tether("init", cwd=repo)
+    memory = repo / ".tether" / "memories" / "note.md"
+    memory.write_text(
+        "---\ncategory: gotcha\nfiles: [src/app.py]\nsuperseded_by: abcdef99\n---\nby hand\n",
+        encoding="utf-8",
+    )
+    doctor = run_tether("doctor", cwd=repo)
+    assert doctor.code == 1
+    assert f"{memory}:4: " in doctor.stdout
+    assert "is active, so recall gives it, but its superseded_by names abcdef99" in doctor.stdout

@@ -225,6 +225,7 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
     (each is named on stderr)."""
     from recall.export_secrets import allowance_note, credential_shapes
     from recall.extra_keys import exported, read_as_notes
+    from recall.stored_rules import AS_STORED_KEY, broken_rules, export_note
 
     count = 0
     stores = ctx.stores(args.scope)
@@ -246,6 +247,10 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
             if shapes:  # written past the scan: an import would refuse it otherwise
                 record["allow_secret"] = True
                 notes.append(allowance_note(shapes))
+            broken = broken_rules(memory, scope=store.scope)
+            if broken:  # written by hand past a write's rules: an import would refuse it
+                record[AS_STORED_KEY] = True
+                notes.append(export_note(broken, store.path_of(memory.id)))
             for note in notes:
                 print(visible(f"tether: export: {memory.id}: {note}"), file=sys.stderr)
             sys.stdout.write(json_text(record) + "\n")

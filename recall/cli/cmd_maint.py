@@ -54,6 +54,7 @@ from recall.repo_signals import project_genome as repo_genome
 from recall.secret_lines import secret_lines
 from recall.store import MemoryStore
 from recall.store.across import fresh_id, shared_id_message, shared_ids
+from recall.stored_rules import WRITE_REFUSES, doctor_lines
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -175,6 +176,13 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             message = found_secret.message()
             entry = {"scope": store.scope, "kind": "credential", "path": str(found_secret.path)}
             data.append({**entry, **found_secret.to_dict(), "message": message})
+            lines.append(message)
+        for memory, path, line, rule in doctor_lines(store):
+            message = f"{path}:{line}: {memory.id}: {rule.problem}; {WRITE_REFUSES}: {rule.fix}"
+            entry = {"scope": store.scope, "kind": "write-rule", "path": str(path)}
+            data.append(
+                {**entry, "id": memory.id, "line": line, "key": rule.key, "message": message}
+            )
             lines.append(message)
         for finding in link_findings(store, everywhere):
             data.append(finding)

@@ -1,6 +1,6 @@
 """What ``tether doctor`` reports of the supersede links of one store: links to a memory no
-store holds, links across stores, an active memory a link hides, and links that do not go
-both ways."""
+store holds (from a superseded memory, or an active one recall still gives), links across
+stores, an active memory a link hides, and links that do not go both ways."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from recall.lifecycle.links import (
+    LINK_KEY,
     REPLACES_KEY,
+    active_dangling,
     crossed,
     crossed_message,
     dangling,
@@ -20,6 +22,7 @@ from recall.lifecycle.links import (
     key_line,
     replaced_elsewhere,
     replaced_message,
+    stray_link_message,
 )
 from recall.store import MemoryStore
 
@@ -40,6 +43,9 @@ def link_findings(store: MemoryStore, everywhere: Sequence[MemoryStore]) -> list
         add(
             "dangling-link", memory_id, "superseded_by", message, id=memory_id, superseded_by=target
         )
+    for memory_id, target in active_dangling(store, everywhere):
+        message = stray_link_message(memory_id, "active", target)
+        add("dangling-link", memory_id, LINK_KEY, message, id=memory_id, superseded_by=target)
     for memory_id, target in dangling_replaced(store, everywhere):
         message = replaced_message(memory_id, target)
         add("dangling-link", memory_id, REPLACES_KEY, message, id=memory_id, supersedes=target)

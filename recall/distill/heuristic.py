@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from recall.distill.commits import Commit
 from recall.distill_words import (
+    ABBREVIATIONS,
     CONVENTIONAL_PREFIX,
     DETAILS_MAX,
     FEATURE_REASON,
@@ -85,8 +86,22 @@ def sentences(lines: Sequence[str]) -> list[str]:
             current.append(line)
     found: list[str] = []
     for item in items:
-        found.extend(s.strip() for s in _SENTENCE_END.split(item) if s.strip())
+        found.extend(s.strip() for s in _split_sentences(item) if s.strip())
     return found
+
+
+def _split_sentences(text: str) -> list[str]:
+    """``text`` cut at each sentence end, but after an abbreviation (:data:`ABBREVIATIONS`)."""
+    parts: list[str] = []
+    start = 0
+    for end in _SENTENCE_END.finditer(text):
+        words = text[start : end.start()].rsplit(None, 1)
+        if words and words[-1].lstrip("(\"'`\u2018\u201c").lower() in ABBREVIATIONS:
+            continue
+        parts.append(text[start : end.start()])
+        start = end.end()
+    parts.append(text[start:])
+    return parts
 
 
 def category_of(texts: Iterable[str], *, never: Iterable[str] = ()) -> str | None:

@@ -166,6 +166,37 @@ def dangling_message(memory_id: str, target: str, file: Path | None = None) -> s
     )
 
 
+def active_dangling(store: MemoryStore, stores: Sequence[MemoryStore]) -> list[tuple[str, str]]:
+    """The active memories of ``store`` whose ``superseded_by`` names an id in none of
+    ``stores`` (a hand edit, an import): recall gives them, yet the link says they were
+    replaced. Each as (its id, the id its link names)."""
+    if not store.exists:
+        return []
+    return [
+        (memory.id, memory.superseded_by)
+        for memory in store.list(status="active")
+        if memory.superseded_by and not in_a_store(memory.superseded_by, stores)
+    ]
+
+
+def stray_link_message(memory_id: str, status: str, target: str, file: Path | None = None) -> str:
+    """What to say of ``memory_id``, which is ``status`` (anything but superseded) and names
+    ``target``, an id no store holds, as its replacement (``file``: its memory file, named
+    when the message is not already placed on it). An active one stays in recall: the link
+    changes nothing but what it appears to say."""
+    where = f" in {file}" if file is not None else ""
+    if status == "active":
+        return (
+            f"{memory_id} is active, so recall gives it, but its {LINK_KEY} names {target}, "
+            f"which is in neither store; remove that line{where} if nothing replaces it, or "
+            f"`tether archive {memory_id}` if it should not stand"
+        )
+    return (
+        f"{memory_id} is {status}, and its {LINK_KEY} names {target}, which is in neither "
+        f"store; write the id of the memory that replaces it there{where}, or remove that line"
+    )
+
+
 def dangling_replaced(store: MemoryStore, stores: Sequence[MemoryStore]) -> list[tuple[str, str]]:
     """The memories of ``store`` (deleted ones aside) that say they supersede an id in none of
     ``stores``: each as (its id, the id its ``supersedes`` names)."""

@@ -114,12 +114,15 @@ class StoreWrites(VectorFilling):
         supersedes: str | None = None,
         allow_secret: bool = False,
         symbols: Iterable[str] = (),
+        as_stored: bool = False,
     ) -> Memory:
         """Validate user input into a memory with no id yet (paths must be normalized already).
 
         Text shaped like a credential is refused unless ``allow_secret`` says it is wanted, and
         so is a vendor token in a file path, the author, the anchor or one of ``symbols`` (the
-        symbol anchors the caller will give the memory, ``path::name``).
+        symbol anchors the caller will give the memory, ``path::name``). ``as_stored``: a
+        memory given back as its store held it, whose control characters in the summary and
+        details the caller has said (:mod:`recall.stored_rules`), so they are kept.
         """
         if anchor is not None and (not anchor.strip() or "\n" in anchor or "\r" in anchor):
             raise BadInput("--anchor must be a symbol name or a line range on one line")
@@ -148,8 +151,8 @@ class StoreWrites(VectorFilling):
         draft = Memory(
             id="",
             category=check_category(category),
-            summary=check_summary(summary),
-            details=check_details(details),
+            summary=check_summary(summary, as_stored=as_stored),
+            details=check_details(details, as_stored=as_stored),
             files=tuple(dict.fromkeys(files)),
             anchor=anchor,
             pinned=pinned,
