@@ -181,6 +181,9 @@ async def _reindex(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
             ls.indexer.start(root)  # the genome went with the old index
         diagnostics.republish(ls, root)
     if not done:
+        refusal = next(filter(None, (r.global_refusal() for r in roots)), None)
+        if scope == "global" and refusal is not None:
+            raise BadInput(refusal)
         raise NotFound(f"no {scope} store to reindex in this workspace")
     return {"reindexed": done}
 

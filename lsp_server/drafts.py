@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 def _store(root: Root, obj: dict[str, Any]) -> MemoryStore:
     scope = "global" if flag(obj, "global") else "project"
     store = root.store_of_scope(scope)
+    if store is None and scope == GLOBAL:
+        raise BadInput(root.global_refusal() or f"no user-wide store for {root.folder}")
     if store is None:
         raise BadInput(f"{root.folder} is not in a repository; pass global: true to write there")
     return store

@@ -22,7 +22,7 @@ from recall.clock import day_number, now
 from recall.errors import BadInput, StoreBusy
 from recall.folder_watch import FolderWatch
 from recall.genome import Genome
-from recall.locations import Location, global_location
+from recall.locations import Location, check_home, global_location
 from recall.model import Memory
 from recall.policy.hints import HintLedger
 from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree
@@ -51,6 +51,15 @@ def reaches(path: Path, folder: Path) -> bool:
     return is_within(Path(os.path.realpath(path)), Path(os.path.realpath(folder)))
 
 
+def user_wide_location(base: Path) -> Location:
+    """The user-wide (global) store's location for a root whose paths are relative to ``base``.
+
+    Raises :class:`BadInput`, naming ``TETHER_HOME`` and what to do, when that variable cannot
+    be used: a relative path, a file, or a folder inside the repository of ``base``."""
+    check_home()
+    return global_location(base)
+
+
 class Root:
     """One repository (or plain folder) of the workspace and the session's state in it."""
 
@@ -62,7 +71,16 @@ class Root:
         self.repo_root = location.repo_root if location else None
         self.notice = notice
         self.project = MemoryStore(location, notice=notice) if location else None
-        self.global_store = MemoryStore(global_location(self.repo_root or folder), notice=notice)
+        self.global_store: MemoryStore | None = None
+        self.global_unavailable: str | None = None
+        """Why the user-wide store is left out of this root, when ``TETHER_HOME`` cannot be
+        used here: the project's memories are served without it, and writes to it refused."""
+        try:
+            home = user_wide_location(self.repo_root or folder)
+        except BadInput as error:
+            self.global_unavailable = str(error)
+        else:
+            self.global_store = MemoryStore(home, notice=notice)
         for store in self.stores():  # never wait on the loop for another process's long job
             store.wait = STORE_WAIT_SECONDS
         self.settings = Settings()
@@ -311,6 +329,13 @@ class Root:
     def store_of_scope(self, scope: str) -> MemoryStore | None:
         """The store of ``scope`` in this root."""
         return next((s for s in self.stores() if s.scope == scope), None)
+
+    def global_refusal(self) -> str | None:
+        """What to answer a command that would use the user-wide store when this root has none
+        (``TETHER_HOME`` cannot be used here), naming the variable and what to do; else None."""
+        if self.global_unavailable is None:
+            return None
+        return f"the user-wide memories are not available: {self.global_unavailable}"
 
     def close(self) -> None:
         """Write the usage counts and hint choices kept, then close every connection."""

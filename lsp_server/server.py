@@ -57,7 +57,7 @@ class TetherServer(LanguageServer):
         self.roots = Roots(
             session=self.session_id,
             notice=self.log,
-            refused=lambda message: self.warn_shown_once(message, message),
+            shown=self.warn_shown_once,
         )
         self.docs: dict[str, DocState] = {}
         self.drafts: dict[Path, str] = {}

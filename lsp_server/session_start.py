@@ -35,7 +35,7 @@ ORIGIN = "lsp"
 
 def run_pass(
     project: Location | None,
-    global_store: Location,
+    global_store: Location | None,
     session: str,
     settings: EngineSettings,
     notice: Callable[[str], None],
@@ -47,7 +47,7 @@ def run_pass(
     global one (see :class:`lsp_server.hint_state.KeptHints`).
     """
     own = MemoryStore(project, notice=notice) if project is not None else None
-    shared = MemoryStore(global_store, notice=notice)
+    shared = MemoryStore(global_store, notice=notice) if global_store is not None else None
     stores = [store for store in (own, shared) if store is not None]
 
     def genome_for(store: MemoryStore) -> Any | None:
@@ -102,12 +102,13 @@ class SessionStarter:
         notices: list[str] = []
         loop = asyncio.get_running_loop()
         project = root.project.location if root.project is not None else None
+        shared = root.global_store.location if root.global_store is not None else None
         try:
             result = await loop.run_in_executor(
                 self.pool,
                 run_pass,
                 project,
-                root.global_store.location,
+                shared,
                 self.ls.session_id,
                 settings,
                 notices.append,

@@ -58,6 +58,8 @@ async def register_watchers(ls: TetherServer) -> None:
     if capabilities.can_watch_relative_patterns(caps):
         seen = set()
         for root in ls.roots:
+            if root.global_store is None:  # TETHER_HOME cannot be used here: nothing to watch
+                continue
             folder = root.global_store.location.memories_dir
             if folder not in seen:
                 seen.add(folder)

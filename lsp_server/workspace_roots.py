@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from lsp_server.roots import Notice, Root, is_within, reaches
+from lsp_server.roots import Notice, Root, is_within, reaches, user_wide_location
 from recall.containment import UnsafeStore
 from recall.errors import BadInput, NotFound
 from recall.locations import StoreInGitFolder, project_location
@@ -18,11 +18,12 @@ from recall.store import MemoryStore
 class Roots:
     """The roots of the workspace, found by folder."""
 
-    def __init__(self, *, session: str, notice: Notice, refused: Notice) -> None:
+    def __init__(self, *, session: str, notice: Notice, shown: Callable[[str, str], None]) -> None:
         self.session = session
         self.notice = notice
-        self.refused = refused
-        """Says, where the user sees it, why a folder has no root (its stores cannot be used)."""
+        self.shown = shown
+        """Says ``(key, message)`` where the user sees it, once per key (in the log each time):
+        why a folder has no root, or goes without the user-wide store."""
         self._roots: list[Root] = []
         self.discover = False
         """True when the client named no folder: roots are then found from documents."""
@@ -36,9 +37,11 @@ class Roots:
         return len(self._roots)
 
     def add(self, folder: Path) -> Root | None:
-        """Add a workspace folder; folders of one repository share a root. None, said to the
-        user, when its stores cannot be opened as they are set up (``TETHER_HOME`` inside
-        its repository): the server goes on for the other folders."""
+        """Add a workspace folder; folders of one repository share a root. A root whose
+        user-wide store cannot be used as ``TETHER_HOME`` is set up (inside its repository, a
+        file) serves its project's memories without it, said to the user; None, said too,
+        when that leaves a folder with no store at all (no repository either): the server
+        goes on for the other folders."""
         folder = Path(os.path.abspath(folder))
         for root in self._roots:
             if folder in root.folders:
@@ -54,11 +57,19 @@ class Roots:
             if location is not None and root.location == location:
                 root.folders.append(folder)
                 return root
-        try:
-            root = Root(folder, location, session=self.session, notice=self.notice)
-        except BadInput as error:
-            self.refused(f"no memories for {folder}: {error}")
-            return None
+        if location is None:
+            try:
+                user_wide_location(folder)
+            except BadInput as error:
+                self.shown(str(error), f"no memories for {folder}: {error}")
+                return None
+        root = Root(folder, location, session=self.session, notice=self.notice)
+        if root.global_unavailable is not None:
+            self.shown(
+                root.global_unavailable,
+                f"user-wide memories are not available for {folder}: {root.global_unavailable}; "
+                "its project's memories are served without them",
+            )
         self._roots.append(root)
         return root
 

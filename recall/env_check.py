@@ -7,7 +7,7 @@ rest) and says so on stderr."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from recall.errors import BadInput
 
@@ -34,10 +34,13 @@ def _variables() -> list[tuple[str, Callable[[], object], str | None, str]]:
     ]
 
 
-def unreadable() -> list[Problem]:
-    """Each variable whose value cannot be read (see :data:`Problem`)."""
+def unreadable(*, leaving_out: Collection[str] = ()) -> list[Problem]:
+    """Each variable whose value cannot be read (see :data:`Problem`), but those named in
+    ``leaving_out`` (checked by the caller itself, where it uses them)."""
     found: list[Problem] = []
     for name, check, cautious, how in _variables():
+        if name in leaving_out:
+            continue
         try:
             check()
         except BadInput as error:

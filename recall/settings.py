@@ -46,6 +46,7 @@ from recall.config_fields import (
 )
 from recall.distill_words import DEFAULT_CATEGORIES as DISTILL_CATEGORIES
 from recall.distill_words import MAX_PER_SESSION as DISTILL_MAX
+from recall.errors import BadInput
 from recall.lifecycle import (
     ARCHIVE_MIN_SURFACINGS,
     ARCHIVE_WINDOW_DAYS,
@@ -53,7 +54,7 @@ from recall.lifecycle import (
     CLEANUP_MIN_SESSIONS,
     CLEANUP_MIN_STALE,
 )
-from recall.locations import global_base
+from recall.locations import check_home, global_base
 from recall.model import CATEGORIES
 from recall.toml_lines import FileTable, place, read_toml
 from recall.warm.protocol import AUTO_START as WARM_ENGINE
@@ -159,6 +160,10 @@ def user_sources(warn: Warn) -> list[Source]:
     It holds the engine's keys only; the language server's keys belong in a repository's files
     or the editor's settings, so one written here is reported, like an unknown key.
     """
+    try:
+        check_home()
+    except BadInput:  # said where the home is checked: a command refuses it, a server leaves
+        return []  # the user-wide store out; no settings are read from a home it cannot use
     path = user_config_path()
     values, text = read_toml(path, warn)
     if not values:

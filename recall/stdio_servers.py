@@ -53,10 +53,19 @@ def stdin_closed() -> bool:
     return sys.stdin is None or isinstance(sys.stdin, ClosedStdin)
 
 
-def module_arguments(module: str, argv: Sequence[str], *, stdio: bool) -> argparse.Namespace:
+LSP_CHECKS_ITSELF: Final = ("TETHER_HOME",)
+"""Variables the language server checks for each workspace folder rather than refusing to start
+over them: a ``TETHER_HOME`` it cannot use leaves the user-wide store out, said, and the
+project's memories are still served (an editor shows a server that exits as broken)."""
+
+
+def module_arguments(
+    module: str, argv: Sequence[str], *, stdio: bool, checks_itself: Sequence[str] = ()
+) -> argparse.Namespace:
     """The options of ``python -m MODULE`` (those of the ``tether`` command it stands for):
     an unknown one, a closed standard input or a ``TETHER_*`` variable that cannot be read
-    ends the process with exit 2, said on stderr, as the command refuses them."""
+    (but those in ``checks_itself``) ends the process with exit 2, said on stderr, as the
+    command refuses them."""
     parser = argparse.ArgumentParser(prog=f"python -m {module}")
     if stdio:
         stdio_flag(parser)
@@ -66,7 +75,7 @@ def module_arguments(module: str, argv: Sequence[str], *, stdio: bool) -> argpar
         parser.exit(2, f"{parser.prog}: error: {STDIN_CLOSED}\n")
     from recall.env_check import unreadable
 
-    problems = unreadable()  # as the CLI refuses them: TETHER_HOME, TETHER_NOW, ...
+    problems = unreadable(leaving_out=checks_itself)  # as the CLI refuses them: TETHER_NOW, ...
     if problems:
         parser.exit(2, f"{parser.prog}: error: {problems[0][1]}\n")
     return args

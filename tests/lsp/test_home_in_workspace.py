@@ -1,6 +1,6 @@
-"""A ``TETHER_HOME`` inside a workspace folder's repository: the folder is left without
-memories, said where the user sees it, and the server goes on (it answers, and serves the
-other folders)."""
+"""A ``TETHER_HOME`` inside a workspace folder's repository: the folder goes without the
+user-wide store, said where the user sees it, and the server goes on (it answers, and serves
+the other folders). A folder with no repository either is left without memories, said once."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tests.conftest import make_repo
 from tests.lsp.raw import raw_server
 
 
-def test_a_home_inside_the_repository_leaves_its_folder_out_and_says_so(
+def test_a_home_inside_the_repository_leaves_the_user_wide_store_out_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
@@ -46,18 +46,23 @@ def test_a_home_inside_the_repository_leaves_its_folder_out_and_says_so(
 def test_a_refused_only_folder_does_not_turn_on_roots_found_from_documents(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The client named a folder: its files stay without memories, the refusal said once,
-    rather than each opened document trying the folder's stores again."""
-    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
-    monkeypatch.setenv("TETHER_HOME", str(repo / "home"))
-    with raw_server(repo) as client:
-        client.initialize(repo)
+    """The client named a folder with no repository and no usable user-wide store: its files
+    stay without memories, the refusal said once, rather than each opened document trying
+    the folder's stores again."""
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "a.py").write_text("x = 1\n", encoding="utf-8")
+    home = tmp_path / "home-file"
+    home.write_text("not a folder\n", encoding="utf-8")
+    monkeypatch.setenv("TETHER_HOME", str(home))
+    with raw_server(folder) as client:
+        client.initialize(folder)
         for version in (1, 2):
             client.notify(
                 "textDocument/didOpen",
                 {
                     "textDocument": {
-                        "uri": (repo / "a.py").as_uri(),
+                        "uri": (folder / "a.py").as_uri(),
                         "languageId": "python",
                         "version": version,
                         "text": "x = 1\n",

@@ -62,11 +62,20 @@ def test_a_closed_input_is_said(repo: Path) -> None:
     assert "standard input is closed" in done.stderr.decode()
 
 
-@pytest.mark.parametrize("module", ["mcp_server", "lsp_server"])
-def test_a_relative_tether_home_is_refused_as_the_command_refuses_it(
-    module: str, repo: Path
-) -> None:
-    done = _run(module, cwd=repo, TETHER_HOME="relhome")
+def test_a_relative_tether_home_is_refused_as_the_command_refuses_it(repo: Path) -> None:
+    done = _run("mcp_server", cwd=repo, TETHER_HOME="relhome")
     assert done.returncode == 2, done
     assert "TETHER_HOME='relhome' is a relative path" in done.stderr.decode()
+    assert not (repo / "relhome").exists()
+
+
+@pytest.mark.parametrize("home", ["relhome", "a-file"])
+def test_the_language_server_starts_with_a_tether_home_it_cannot_use(repo: Path, home: str) -> None:
+    """As ``tether lsp`` does, it serves the project's memories without the user-wide store
+    (said to the client for each workspace folder), rather than exiting as broken."""
+    (repo.parent / "a-file").write_text("not a folder\n", encoding="utf-8")
+    value = home if home == "relhome" else str(repo.parent / home)
+    done = _run("lsp_server", cwd=repo, TETHER_HOME=value)  # no client: it ends at once
+    assert done.returncode != 2, done
+    assert "TETHER_HOME" not in done.stderr.decode(), done.stderr
     assert not (repo / "relhome").exists()
