@@ -33,6 +33,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from shlex import quote
 
@@ -209,6 +210,7 @@ def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> li
     located = {a: at.sources.locate(a, follow) for a in memory.anchors} if at.changes else {}
     lost = [a for a, where in located.items() if where is None and a.path in at.by_old]
 
+    @cache  # asked for the submodules not here and for the files: git reads the file once
     def confirmed_now() -> bool:
         return memory.guard and confirmed_in_change(at.runner, at.root, at.base, memory_file)
 
