@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import CliResult, git
 
-from recall.history_paths import in_history
+from recall.history_paths import READ_BYTES, WALK, in_history
 
 Cli = Callable[..., CliResult]
 
@@ -101,3 +101,32 @@ def test_a_folder_that_is_no_repository_gets_no_answer(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
     assert in_history(plain, ["src/app.py"], timeout=30) is None
+
+
+def test_a_walk_ended_once_every_path_is_found_still_answers(repo: Path) -> None:
+    """A long history whose newest commits touch every path asked: the walk is ended (git is
+    stopped with more to say) and the paths found are the answer, not a failure."""
+    import subprocess
+
+    parent = git(repo, "rev-parse", "HEAD").strip()
+    stream = []
+    for n in range(3000):  # far more names than a pipe holds: git is still writing when stopped
+        name = f"logs/{'x' * 80}{n}.txt".encode()
+        stream.append(
+            b"commit refs/heads/main\n"
+            + b"committer t <t@t> %d +0000\n" % (1_700_000_000 + n)
+            + b"data 4\nstep\n"
+            + (b"from %s\n" % parent.encode() if n == 0 else b"")
+            + b"M 100644 inline %s\ndata 2\nx\n\n" % name
+        )
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(stream), check=True)
+    git(repo, "reset", "-q", "--hard", "refs/heads/main")
+    newest = f"logs/{'x' * 80}2999.txt"
+    (repo / newest).unlink()
+
+    assert in_history(repo, [newest, "logs"], timeout=30) == {newest, "logs"}
+
+
+def test_the_walk_and_its_read_size_are_pinned() -> None:
+    assert WALK == ("log", "--all", "--no-renames", "--format=", "--name-only", "-z")
+    assert READ_BYTES == 65536
