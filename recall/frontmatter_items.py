@@ -10,15 +10,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from recall.frontmatter_render import SCALAR_TYPES, render_value, scalar
-from recall.yaml_comments import comments, inline_comment
-
-
-def _own_end(lines: list[str], start: int, end: int) -> int:
-    """The end of the lines of an item in ``[start, end)``: the blank and comment lines after
-    it lead into what follows."""
-    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip()[:1] == "#"):
-        end -= 1
-    return end
+from recall.yaml_comments import comments, inline_comment, own_end
 
 
 def _in_place(line: str, node: Any, value: Any) -> str | None:
@@ -53,7 +45,8 @@ def _entry(
     parts: dict[str, list[str]] = {}
     dropped: list[str] = []
     for number, (key, value) in enumerate(node.value):
-        own = lines[starts[number] : _own_end(lines, starts[number], starts[number + 1])]
+        stop = own_end(lines, starts[number], starts[number + 1], indented_comments=True)
+        own = lines[starts[number] : stop]
         rest = lines[len(own) + starts[number] : starts[number + 1]]
         if key.value not in new:
             if number == 0:
@@ -103,7 +96,9 @@ def rewrite_items(
     indent = dash[: len(dash) - len(dash.lstrip(" "))]
     cr = "\r" if dash.endswith("\r") else ""
     bounds = [*dashes, tail]
-    ends = [_own_end(lines, bounds[n], bounds[n + 1]) for n in range(len(dashes))]
+    ends = [
+        own_end(lines, bounds[n], bounds[n + 1], indented_comments=True) for n in range(len(dashes))
+    ]
     out = lines[start + 1 : dashes[0]]
     dropped: list[str] = []
     matcher = SequenceMatcher(None, [repr(v) for v in old], [repr(v) for v in new], autojunk=False)

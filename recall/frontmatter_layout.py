@@ -13,6 +13,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from recall.yaml_comments import own_end
+
 FLOW_PUNCTUATION = frozenset("{},:? \t\r\n")
 """All that may stand between the keys and values of a flow mapping laid out as lines: anything
 else there (a comment, a tag on the mapping) is the person's and would be lost."""
@@ -35,9 +37,11 @@ class Layout:
     """The YAML node of each key's value, in a block mapping (none in a flow one laid out)."""
 
     def own_end(self, key: str) -> int:
-        """The end of the lines that write ``key`` and its value (see :func:`value_end`)."""
+        """The end of the lines that write ``key`` and its value (see
+        :func:`recall.yaml_comments.own_end`: an indented ``#`` line may be a block scalar's
+        text)."""
         start, end = self.spans[key]
-        return self.kept_blanks.get(key) or value_end(self.lines, start, end)
+        return self.kept_blanks.get(key) or own_end(self.lines, start, end, indented_comments=False)
 
 
 def layout(fm_lines: list[str], cr: str) -> Layout | None:
@@ -102,16 +106,6 @@ def _laid_out(joined: str, pairs: list[tuple[Any, Any]], cr: str) -> Layout | No
     if any(set(text) - FLOW_PUNCTUATION for text in between):
         return None
     return Layout(lines, spans, written)
-
-
-def value_end(lines: list[str], start: int, end: int) -> int:
-    """The end of a key's own lines in its span ``[start, end)`` of ``lines``: the blank and
-    comment lines closing the span are left out (at least the key's line stays in), since they
-    lead into what follows rather than belong to the value above them."""
-    tail = end
-    while tail > start + 1 and (not lines[tail - 1].strip() or lines[tail - 1].startswith("#")):
-        tail -= 1
-    return tail
 
 
 def insertion_points(

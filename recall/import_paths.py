@@ -9,13 +9,14 @@ count), never once per line or per path: an import runs to tens of thousands of 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Final
 
 from recall.display import visible
 from recall.gitquery import git_stdout
+from recall.history_paths import chunks, in_history
 from recall.known_paths import GIT_TIMEOUT_S, is_git, suggestions, tree_paths
 
 SUGGESTED_PATHS: Final = 50
@@ -30,17 +31,9 @@ commits): a few such paths are typos worth catching; past this many, the import 
 of files deleted since, written as given without a note (``tether doctor`` names a file that
 no commit ever had)."""
 
-PATHSPECS_PER_CALL: Final = 500
-"""Paths given to one git command: far below any system's limit on a command line."""
-
 Hints = dict[str, list[str] | None]
 """Each unknown path, with the closest names of the tree (None: not compared, see
 :data:`SUGGESTED_PATHS`)."""
-
-
-def _chunks(paths: Sequence[str]) -> Iterator[list[str]]:
-    for at in range(0, len(paths), PATHSPECS_PER_CALL):
-        yield [f":(literal){path}" for path in paths[at : at + PATHSPECS_PER_CALL]]
 
 
 def _names(raw: bytes) -> set[str]:
@@ -55,7 +48,7 @@ def _not_in(root: Path, paths: set[str], *command: str) -> set[str] | None:
     """Those of ``paths`` that ``git COMMAND -- PATHS`` does not list (nor a file under them);
     None when git cannot answer."""
     left = set(paths)
-    for specs in _chunks(sorted(paths)):
+    for specs in chunks(sorted(paths)):
         raw = git_stdout(root, *command, "--", *specs, timeout=GIT_TIMEOUT_S)
         if raw is None:
             return None
@@ -74,10 +67,8 @@ def unknown_paths(root: Path, paths: Iterable[str]) -> set[str]:
     untracked = _not_in(root, missing, "ls-files", "-z")
     if not untracked or len(untracked) > HISTORY_CHECKED_MAX:
         return set()
-    never = _not_in(
-        root, untracked, "log", "--all", "--no-renames", "--format=", "--name-only", "-z"
-    )
-    return never or set()
+    known = in_history(root, untracked, timeout=GIT_TIMEOUT_S)
+    return set() if known is None else untracked - known
 
 
 def unknown_hints(root: Path, paths: Iterable[str]) -> Hints:

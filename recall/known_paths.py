@@ -60,11 +60,14 @@ def tree_paths(root: Path) -> list[str]:
     return sorted({n for n in names if not n.startswith(TETHER_DIR + "/")})
 
 
-def in_history(root: Path, path: str) -> bool:
-    """Tell whether any commit reachable from a ref touched ``path`` (a file or a folder);
-    True when git cannot answer, so a path is never refused on a guess."""
-    out = _git(root, "log", "--all", "-1", "--format=%H", "--", f":(literal){path}")
-    return out is None or bool(out.strip())
+def in_history(root: Path, paths: Sequence[str]) -> set[str]:
+    """Those of ``paths`` (files or folders) that a commit reachable from a ref touched, asked
+    of git in one walk for all (:mod:`recall.history_paths`); all of them when git cannot
+    answer, so a path is never refused on a guess."""
+    from recall.history_paths import in_history as walked  # only for a path missing on disk
+
+    found = walked(root, paths, timeout=GIT_TIMEOUT_S)
+    return set(paths) if found is None else found
 
 
 def _stem(path: str) -> str:
@@ -164,8 +167,9 @@ def missing_paths(root: Path, paths: Iterable[str], *, history: bool) -> list[st
     raw = _git(root, "ls-files", "-z", "--", *(f":(literal){p}" for p in missing))
     tracked = set(raw.decode("utf-8", "surrogateescape").split("\0")) if raw else set()
     missing = [p for p in missing if p not in tracked]
-    if history:
-        missing = [p for p in missing if not in_history(root, p)]
+    if history and missing:
+        known = in_history(root, missing)
+        missing = [p for p in missing if p not in known]
     return missing
 
 
@@ -226,7 +230,7 @@ def missing_notes(root: Path | None, paths: list[str]) -> list[str]:
     missing = missing_paths(root, paths, history=False)
     if not missing:
         return []
-    former = {p for p in missing if in_history(root, p)} if is_git(root) else set()
+    former = in_history(root, missing) if is_git(root) else set()
     tree = tree_paths(root) if len(former) < len(missing) else []
     notes = []
     for path in missing:

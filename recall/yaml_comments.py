@@ -60,3 +60,20 @@ def lost_comment(before: str, after: str, dropped: list[str]) -> tuple[int, str]
             return index, text
         left[text] -= 1
     return None
+
+
+def own_end(lines: list[str], start: int, end: int, *, indented_comments: bool) -> int:
+    """The end of the lines of what starts at ``start`` (a key and its value, a list item) in
+    its span ``[start, end)`` of ``lines``: the blank and comment lines closing the span are
+    left out (the first line always stays), since they lead into what follows rather than
+    belong to what is above them. ``indented_comments`` says whether a ``#`` line indented is
+    such a comment: between list items it is; after a key's value it may be a block scalar's
+    text, so there only a ``#`` at the start of the line is."""
+
+    def closing(line: str) -> bool:
+        text = line.lstrip() if indented_comments else line
+        return not line.strip() or text.startswith("#")
+
+    while end > start + 1 and closing(lines[end - 1]):
+        end -= 1
+    return end

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from recall import frontmatter
+from recall.records import KNOWN_KEYS
 from recall.yaml_comments import inline_comment
 
 TEXT = (
@@ -47,3 +48,30 @@ def test_a_hash_inside_a_quoted_value_is_no_comment() -> None:
     assert "author: Bo\n" in renamed
     assert inline_comment('author: "Ana # not a comment"') == ""
     assert inline_comment("key: [a,") == ""  # does not scan alone: nothing is made up
+
+
+def test_an_indented_hash_line_closing_a_block_scalar_is_its_text() -> None:
+    """A key added after a ``|`` value goes after the value's last line, a ``#`` line in it
+    being the value's text, not a comment leading into the key that follows."""
+    text = (
+        "---\nid: 1a2b3c4d\ncategory: gotcha\ncreated: |\n  2026-01-01\n  # of the old tracker\n"
+        "---\nretry\n"
+    )
+
+    new = frontmatter.update(text, "m.md", {"author": "Dana"}, key_order=KNOWN_KEYS)
+
+    assert new == text.replace("tracker\n", "tracker\nauthor: Dana\n")
+    assert frontmatter.parse(new, "m.md").fields["created"] == "2026-01-01\n# of the old tracker\n"
+
+
+def test_an_indented_comment_between_list_items_leads_into_the_next() -> None:
+    """A comment line between two items of a block list belongs to the item after it: it
+    stays when the item before it is removed."""
+    text = (
+        "---\nid: 1a2b3c4d\ncategory: gotcha\nfiles:\n  - src/app.py\n"
+        "  # the helper, next, caches\n  - src/util.py\n---\nretry\n"
+    )
+
+    new = frontmatter.update(text, "m.md", {"files": ["src/util.py"]}, key_order=KNOWN_KEYS)
+
+    assert new == text.replace("  - src/app.py\n", "")

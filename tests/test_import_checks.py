@@ -16,7 +16,8 @@ import pytest
 from conftest import git, run_tether
 
 from recall.frontmatter import scalar
-from recall.import_paths import HISTORY_CHECKED_MAX, PATHSPECS_PER_CALL, SUGGESTED_PATHS
+from recall.history_paths import PATHSPECS_PER_CALL
+from recall.import_paths import HISTORY_CHECKED_MAX, SUGGESTED_PATHS
 from recall.import_record import WIDEST_ID
 from recall.importer import import_lines
 from recall.locations import project_location

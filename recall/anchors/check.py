@@ -33,6 +33,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from shlex import quote
 
@@ -59,7 +60,6 @@ from recall.anchors.named_files import (
 )
 from recall.anchors.submodules import Submodules, with_submodules
 from recall.anchors.symbols import SymbolAnchor
-from recall.anchors.unread import unread_content
 from recall.genome.gitcmd import GitRunner
 from recall.genome.symbols.model import Definition
 from recall.model import Memory
@@ -209,6 +209,7 @@ def _memory_findings(memory: Memory, memory_file: str | None, at: _Change) -> li
     located = {a: at.sources.locate(a, follow) for a in memory.anchors} if at.changes else {}
     lost = [a for a, where in located.items() if where is None and a.path in at.by_old]
 
+    @cache  # asked for the submodules not here and for the files: git reads the file once
     def confirmed_now() -> bool:
         return memory.guard and confirmed_in_change(at.runner, at.root, at.base, memory_file)
 
@@ -277,11 +278,9 @@ def _ambiguous_at_base(anchor: SymbolAnchor, several: list[Definition]) -> str:
 def _not_at_base(anchor: SymbolAnchor, at: _Change) -> str:
     """Why the whole file stands for an anchor not found at the base: a file not read for
     symbols (binary, too large) is said as such, not as one that lacks the name."""
-    if not at.sources.then(anchor.path):  # nothing read there: the content says why
-        status, out, _ = at.runner.run(["show", f"{at.base}:{anchor.path}"], check=False)
-        unread = unread_content(anchor.path, out) if status == 0 else None
-        if unread is not None:
-            return f" (anchored symbol {anchor.name}: {unread}, so the whole file stands for it)"
+    unread = at.sources.unread_then(anchor.path)
+    if unread is not None:
+        return f" (anchored symbol {anchor.name}: {unread}, so the whole file stands for it)"
     return f" (anchored symbol {anchor.name} is not found there at the base)"
 
 

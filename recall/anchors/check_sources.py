@@ -8,6 +8,7 @@ from pathlib import Path
 
 from recall.anchors.diff import Change
 from recall.anchors.symbols import SymbolAnchor, leaf_of, normalize_name
+from recall.anchors.unread import unread_content
 from recall.genome.gitcmd import GitRunner
 from recall.genome.symbols.extract import REGEX, Extracted, extract, read_file
 from recall.genome.symbols.grammars import one_family
@@ -80,6 +81,7 @@ class Sources:
         self.changes = changes
         self.by_old = {change.old: change for change in changes if change.status != "A"}
         self._then: dict[str, dict[str, list[Definition]]] = {}
+        self._unread_then: dict[str, str] = {}
         self._now: dict[str, dict[str, list[Definition]]] = {}
         self._broken: dict[str, tuple[tuple[int, int], ...]] = {}
         self._leaves: set[str] | None = None
@@ -91,7 +93,16 @@ class Sources:
             runner, spec = self.inner(path) or (self.runner, f"{self.base}:{path}")
             status, out, _ = runner.run(["show", spec], check=False)
             self._then[path] = by_name(extract(path, out) if status == 0 else None)
+            unread = unread_content(path, out) if status == 0 else None
+            if unread is not None:
+                self._unread_then[path] = unread
         return self._then[path]
+
+    def unread_then(self, path: str) -> str | None:
+        """Why ``path`` at the base is not read for symbols (binary, too large), None when it
+        is read or git has no such file there."""
+        self.then(path)
+        return self._unread_then.get(path)
 
     def now(self, path: str) -> dict[str, list[Definition]]:
         """The definitions of ``path`` in the working tree."""

@@ -106,3 +106,27 @@ def test_a_qualified_anchor_in_a_file_the_fallback_reader_reads_is_found_as_reme
     [failure] = under.json()["failures"]
     assert failure["id"] == memory_id
     assert "the change edits Widget.render" in str(failure["reason"])
+
+
+def test_an_anchored_file_unread_at_the_base_is_read_there_once(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    """An anchor whose file the base holds as binary is told so (the whole file standing for
+    it), from the one read of that file at the base (``git show``, counted in git's trace)."""
+    repo, _, memory_id = _guarded(tmp_path, cli, {"add.c": C}, "add.c::route_del")
+    (repo / "add.c").write_bytes(C.encode() + b"\0binary\n")
+    git(repo, "commit", "-q", "-am", "add.c becomes binary")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "add.c").write_text(C.replace("a - b", "b - a"))
+    trace = tmp_path / "check.trace"
+
+    done = cli("check", "--base", base, "--json", cwd=repo, env={"GIT_TRACE": str(trace)})
+
+    [failure] = [f for f in done.json()["failures"] if f["id"] == memory_id]
+    assert (
+        "anchored symbol route_del: add.c is not read for symbols: it is binary"
+        in (failure["reason"])
+    )
+    assert "so the whole file stands for it" in failure["reason"]
+    ran = [line for line in trace.read_text().splitlines() if "built-in: git show " in line]
+    assert len([line for line in ran if line.endswith(f" {base}:add.c")]) == 1, ran

@@ -129,3 +129,29 @@ def test_check_finds_the_submodule_among_more_deleted_paths_than_it_names_to_git
     assert checked.code == 1, checked.stdout
     [failure] = checked.json()["failures"]
     assert (failure["id"], failure["path"]) == (memory, "vend/sub/s.py")
+
+
+def test_check_asks_git_once_whether_the_change_confirms_a_guarded_memory(
+    repo: Path, tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    """A guarded memory both in a submodule not here and on a file the change edits is told
+    unchecked and checked with one answer to whether the change confirms it: its file at the
+    base is read once (``git show BASE:FILE``, counted in git's own trace)."""
+    guarded_id, base = guarded(repo, cli, "--anchor", ANCHOR, "-f", "top.py")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))  # the submodule not checked out
+    git(clone, "update-index", "--cacheinfo", f"160000,{'1' * 40},vend/sub")
+    (clone / "top.py").write_text("x = 2\n")
+    git(clone, "commit", "-q", "-am", "edit top.py, point at a commit not fetched")
+    trace = tmp_path / "check.trace"
+
+    checked = run_tether(
+        "--json", "check", "--base", base, cwd=clone, env={"GIT_TRACE": str(trace)}
+    )
+
+    assert checked.code == 1, checked.stdout
+    [failure] = checked.json()["failures"]
+    assert failure["id"] == guarded_id and "cannot be told" in failure["reason"]
+    ran = [line for line in trace.read_text().splitlines() if "built-in: git" in line]
+    shows = [line for line in ran if " show " in line and guarded_id in line]
+    assert len(shows) == 1, shows
