@@ -205,18 +205,40 @@ def anchors_from_field(value: Any) -> tuple[SymbolAnchor, ...]:
     return tuple(found)
 
 
+RECORD_ANCHOR_KEYS: Final = frozenset({SYMBOL_KEY, "path", "name", BODY_KEY, "extra"})
+"""The keys of an anchor object :meth:`SymbolAnchor.to_dict` exports (``path`` and ``name``
+are its symbol's parts, said again). Any other key of such an object on an import line is a
+key of the anchor's own, kept as one written beside it in front matter is."""
+
+
 def anchors_from_records(value: Any) -> tuple[SymbolAnchor, ...]:
     """The anchors of an imported record: ``path::name`` texts, or the objects
-    :meth:`SymbolAnchor.to_dict` exports; raises :class:`BadInput` for another shape."""
+    :meth:`SymbolAnchor.to_dict` exports, each with its ``extra`` keys and any key of its own
+    beside them kept; raises :class:`BadInput` for another shape (an ``extra`` that is no
+    mapping), or for a key given both beside ``extra`` and in it with two values (which one is
+    meant cannot be told)."""
     if value is None:
         return ()
     if not isinstance(value, list):
         raise BadInput("'anchors' must be a list of path::name symbols")
     items: list[Any] = []
     for item in value:
-        if isinstance(item, dict) and isinstance(item.get("symbol"), str):
-            extra = item.get("extra") if isinstance(item.get("extra"), dict) else {}
-            items.append({**extra, SYMBOL_KEY: item["symbol"], BODY_KEY: item.get("body")})
+        if isinstance(item, dict) and isinstance(item.get(SYMBOL_KEY), str):
+            extra = {} if item.get("extra") is None else item["extra"]
+            if not isinstance(extra, dict):
+                raise BadInput(
+                    f"'extra' of anchor {item[SYMBOL_KEY]!r} must be a mapping of the anchor's "
+                    "own keys (key: value)"
+                )
+            own = {k: v for k, v in item.items() if k not in RECORD_ANCHOR_KEYS}
+            for key in own.keys() & extra.keys():
+                if own[key] != extra[key] or type(own[key]) is not type(extra[key]):
+                    raise BadInput(
+                        f"anchor {item[SYMBOL_KEY]!r} gives {key!r} twice, beside 'extra' and "
+                        "in it, with two values; keep the one you mean"
+                    )
+            kept = {**own, **extra}
+            items.append({**kept, SYMBOL_KEY: item[SYMBOL_KEY], BODY_KEY: item.get(BODY_KEY)})
         else:
             items.append(item)
     return anchors_from_field(items)

@@ -113,6 +113,45 @@ def test_a_hand_written_value_of_the_card_is_strict_json_in_show(repo: Path, cli
     assert (card["confirmed"], card["former_files"]) == ("2026-01-01", [".nan", "2026-01-02"])
 
 
+def test_a_key_of_an_anchor_object_on_an_import_line_is_written_and_comes_back(
+    repo: Path, tmp_path: Path, cli: Cli
+) -> None:
+    assert cli("init").code == 0
+    line = {
+        "id": "abcd0003",
+        "summary": "helper reads the clock",
+        "category": "gotcha",
+        "anchors": [{"symbol": "src/util.py::helper", "note": "mine", "body": "abc"}],
+    }
+    done = cli("--json", "import", "-", stdin=json.dumps(line) + "\n")
+    assert done.code == 0, done.stdout + done.stderr
+    text = (repo / ".tether" / "memories" / "abcd0003.md").read_text(encoding="utf-8")
+    assert "\n  note: mine\n" in text
+
+    first = cli("export")
+    assert first.code == 0, first.stderr
+    [record] = first.json_lines()
+    assert record["anchors"][0]["extra"] == {"note": "mine"}
+    other = make_repo(tmp_path / "other")
+    assert cli("import", "-", cwd=other, stdin=first.stdout).code == 0
+    again = cli("export", cwd=other)
+    assert again.code == 0, again.stderr
+    assert again.json_lines() == first.json_lines()
+
+    twice = dict(line, id="abcd0004")
+    twice["anchors"] = [{"symbol": "src/util.py::helper", "note": "x", "extra": {"note": "y"}}]
+    refused = cli("--json", "import", "-", stdin=json.dumps(twice) + "\n")
+    [result] = refused.json_lines()
+    assert result["status"] == "error"
+    assert "gives 'note' twice, beside 'extra' and in it" in result["error"]
+    assert not (repo / ".tether" / "memories" / "abcd0004.md").exists()
+    twice["anchors"] = [{"symbol": "src/util.py::helper", "extra": ["note", "mine"]}]
+    refused = cli("--json", "import", "-", stdin=json.dumps(twice) + "\n")
+    [result] = refused.json_lines()
+    assert result["status"] == "error"
+    assert "'extra' of anchor 'src/util.py::helper' must be a mapping" in result["error"]
+
+
 def test_export_then_import_then_export_keeps_such_values_as_the_export_said(
     repo: Path, tmp_path: Path, cli: Cli
 ) -> None:
