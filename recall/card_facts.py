@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from recall.anchors.states import AnchorState, state_fields, states_of
 from recall.anchors.tree_reads import tree_reads
+from recall.json_values import json_value
 from recall.lifecycle.dead import files_now
 from recall.lifecycle.references import (
     CONFIRMED_KEY,
@@ -42,10 +43,12 @@ class CardFacts:
 
     def fields(self) -> dict[str, Any]:
         """The facts as the card's JSON keys: ``confirmed``, ``former_files``, ``spot_check``,
-        ``anchor_states`` (and ``anchor_suggestions`` when any) and ``files_now``."""
+        ``anchor_states`` (and ``anchor_suggestions`` when any) and ``files_now``; a value
+        written by hand that JSON cannot hold (an unquoted date, a NaN) as
+        :func:`recall.json_values.json_value` gives it."""
         return {
-            "confirmed": self.confirmed,
-            "former_files": self.former_files,
+            "confirmed": json_value(self.confirmed)[0],
+            "former_files": json_value(self.former_files)[0],
             "spot_check": self.spot.to_dict() if self.spot else None,
             **state_fields(self.states),
             "files_now": self.files_now,

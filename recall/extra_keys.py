@@ -4,16 +4,14 @@ them in each memory's record, ``tether import`` writes them back into the new fi
 
 from __future__ import annotations
 
-import base64
 import difflib
 import json
-import math
 import re
-from datetime import date
 from typing import Any
 
 from recall import frontmatter
 from recall.errors import BadInput
+from recall.json_values import json_value
 from recall.model import Memory
 from recall.records import DERIVED_KEYS, KNOWN_KEYS
 from recall.stored_rules import AS_STORED_KEY
@@ -84,7 +82,7 @@ def exported(
             notes.append(
                 f"front-matter key {key!r} is exported, but an import will not write it: {problem}"
             )
-        as_json, kind = _json_value(value)
+        as_json, kind = json_value(value)
         if kind is not None:
             notes.append(
                 f"front-matter key {key!r} holds {kind}, which JSON cannot hold; exported as "
@@ -94,6 +92,22 @@ def exported(
     if nested:
         record[NESTED_KEY] = nested
     return record, notes
+
+
+def anchor_notes(memory: Memory) -> list[str]:
+    """A note for each key kept on one of ``memory``'s symbol anchors whose value JSON cannot
+    hold as it is (an unquoted date, binary data, a NaN), with the JSON value the record
+    carries instead: as :func:`exported` says such a top-level key."""
+    notes = []
+    for anchor in memory.anchors:
+        values, held = anchor.extra_as_json()
+        for key, kind in held.items():
+            shown = json.dumps(values[key], ensure_ascii=False)
+            notes.append(
+                f"key {key!r} of anchor {anchor.text} holds {kind}, which JSON cannot hold; "
+                f"exported as {shown}, the value an import writes back"
+            )
+    return notes
 
 
 def derived_note(key: str, where: str) -> str:
@@ -124,7 +138,7 @@ def read_as_notes(
         plain = _plain_value(text)
         if plain is None or plain == frontmatter.scalar(value):
             continue
-        as_json, kind = _json_value(value)
+        as_json, kind = json_value(value)
         if kind is not None:
             continue  # said by exported(), with what the export carries instead
         shown = json.dumps(as_json, ensure_ascii=False)
@@ -158,40 +172,6 @@ def _plain_value(line: str) -> str | None:
     if shape != expected or not tokens[-1].plain:
         return None
     return str(tokens[-1].value)
-
-
-def _json_value(value: Any) -> tuple[Any, str | None]:
-    """``value`` as JSON holds it, and what it held that JSON cannot (None: nothing)."""
-    if value is None or isinstance(value, str | bool | int):
-        return value, None
-    if isinstance(value, float):
-        return (
-            (value, None)
-            if math.isfinite(value)
-            else (frontmatter.scalar(value), "a NaN or infinite number")
-        )
-    if isinstance(value, list | tuple):
-        items = [_json_value(item) for item in value]
-        kind = next((k for _, k in items if k is not None), None)
-        if isinstance(value, tuple) and kind is None:
-            kind = "ordered pairs"
-        return [item for item, _ in items], kind
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        kind = None
-        for key, item in value.items():
-            if not isinstance(key, str):
-                key, kind = frontmatter.scalar(key), kind or "a key that is not text"
-            out[key], found = _json_value(item)
-            kind = kind or found
-        return out, kind
-    if isinstance(value, date):  # a datetime too
-        return value.isoformat(), "a YAML date"
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii"), "binary data"
-    if isinstance(value, set | frozenset):
-        return _json_value(sorted(value, key=repr))[0], "a set"
-    return str(value), f"a {type(value).__name__}"
 
 
 # -- import ------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from pathlib import Path
 from stat import S_IFREG, S_ISREG
 from typing import NamedTuple
 
+from recall.bounded_read import read_within
 from recall.errors import BadInput, StoreBusy, StoreUnavailable
 
 MEMORY_SUFFIX = ".md"
@@ -178,13 +179,14 @@ class MemoryFolder:
         """Read a memory file without following a symlink out of the folder.
 
         Reads at most one byte over the size limit: a larger file raises
-        :class:`OversizedFile` without being read whole.
+        :class:`OversizedFile` without being read whole, nor the limit asked of a read.
         """
         fd = os.open(self.file(name), os.O_RDONLY | os.O_NOFOLLOW)
         with os.fdopen(fd, "rb") as handle:
-            data = handle.read(self.max_bytes + 1)
-            if len(data) > self.max_bytes:
-                raise OversizedFile(os.fstat(handle.fileno()).st_size, self.max_bytes)
+            # a file that grows while it is read is followed the default limit's worth at a time
+            data = read_within(handle, self.max_bytes, MAX_FILE_BYTES)
+            if data is None:
+                raise OversizedFile(os.fstat(fd).st_size, self.max_bytes)
             return data
 
     def write(self, name: str, text: str, *, exclusive: bool, durable: bool = True) -> FileStat:

@@ -53,7 +53,12 @@ def id_for_filename(name: str) -> str:
 
 def _as_text(value: Any) -> str:
     if isinstance(value, datetime):
-        return format_timestamp(value) if value.tzinfo else value.isoformat()
+        if value.tzinfo is None:
+            return value.isoformat()
+        try:
+            return format_timestamp(value)
+        except OverflowError:  # its offset moves it past year 1 or 9999 in UTC: as written
+            return value.isoformat()
     if isinstance(value, date):
         return value.isoformat()
     return str(value)

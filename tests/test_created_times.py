@@ -64,6 +64,9 @@ NAMES_NO_DAY = "is written as a date but names none (day is out of range for mon
         ("yesterday", f"created 'yesterday' {NAMES_NO_TIME}"),
         ("true", f"created 'true' {NAMES_NO_TIME}"),
         ('"0001-01-01T00:00:00+01:00"', f"created '0001-01-01T00:00:00+01:00' {NAMES_NO_TIME}"),
+        # unquoted: YAML's own times, which UTC moves past year 1 or 9999
+        ("0001-01-01T00:00:00+01:00", f"created '0001-01-01T00:00:00+01:00' {NAMES_NO_TIME}"),
+        ("9999-12-31T23:59:59-05:00", f"created '9999-12-31T23:59:59-05:00' {NAMES_NO_TIME}"),
         ("2026-02-30T10:00:00", f"'2026-02-30T10:00:00' {NAMES_NO_DAY}"),  # YAML's own date
     ],
 )
@@ -83,6 +86,22 @@ def test_a_created_naming_no_time_is_said_with_its_line_and_the_file_skipped(
     assert doctor.code == 1 and said in doctor.stdout
     exported = cli("export")
     assert exported.code == 3 and said in exported.stderr  # the export is not whole
+
+
+def test_an_anchor_written_as_a_time_past_year_9999_in_utc_is_kept_as_written(
+    cli: Cli, repo: Path
+) -> None:
+    assert cli("init").code == 0
+    folder = repo / ".tether" / "memories"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "late.md").write_text(
+        "---\ncategory: gotcha\nfiles: [src/app.py]\nanchor: 9999-12-31T23:59:59-05:00\n---\n"
+        "a late anchor\n",
+        encoding="utf-8",
+    )
+    listed = cli("--json", "list")
+    assert listed.code == 0, listed.stderr
+    assert [m["anchor"] for m in listed.json()] == ["9999-12-31T23:59:59-05:00"]
 
 
 def test_export_then_import_writes_back_every_created_the_loader_reads(

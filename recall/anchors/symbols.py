@@ -109,11 +109,26 @@ class SymbolAnchor:
         return item
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: path, name, the recorded body hash and any keys kept from a person."""
+        """JSON form: path, name, the recorded body hash and any keys kept from a person, a
+        value JSON cannot hold (a YAML date, binary data, a NaN) as :func:`extra_as_json`
+        gives it."""
         data = {"symbol": self.text, "path": self.path, "name": self.name, "body": self.body}
         if self.extra:
-            data["extra"] = dict(self.extra)
+            data["extra"] = self.extra_as_json()[0]
         return data
+
+    def extra_as_json(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """The kept keys as JSON holds them, and for each key whose value JSON cannot hold as
+        it is, what it held (see :func:`recall.json_values.json_value`)."""
+        from recall.json_values import json_value
+
+        values: dict[str, Any] = {}
+        held: dict[str, str] = {}
+        for key, value in self.extra.items():
+            values[key], kind = json_value(value)
+            if kind is not None:
+                held[key] = kind
+        return values, held
 
 
 def looks_like_symbol_anchor(text: str) -> bool:
@@ -190,18 +205,40 @@ def anchors_from_field(value: Any) -> tuple[SymbolAnchor, ...]:
     return tuple(found)
 
 
+RECORD_ANCHOR_KEYS: Final = frozenset({SYMBOL_KEY, "path", "name", BODY_KEY, "extra"})
+"""The keys of an anchor object :meth:`SymbolAnchor.to_dict` exports (``path`` and ``name``
+are its symbol's parts, said again). Any other key of such an object on an import line is a
+key of the anchor's own, kept as one written beside it in front matter is."""
+
+
 def anchors_from_records(value: Any) -> tuple[SymbolAnchor, ...]:
     """The anchors of an imported record: ``path::name`` texts, or the objects
-    :meth:`SymbolAnchor.to_dict` exports; raises :class:`BadInput` for another shape."""
+    :meth:`SymbolAnchor.to_dict` exports, each with its ``extra`` keys and any key of its own
+    beside them kept; raises :class:`BadInput` for another shape (an ``extra`` that is no
+    mapping), or for a key given both beside ``extra`` and in it with two values (which one is
+    meant cannot be told)."""
     if value is None:
         return ()
     if not isinstance(value, list):
         raise BadInput("'anchors' must be a list of path::name symbols")
     items: list[Any] = []
     for item in value:
-        if isinstance(item, dict) and isinstance(item.get("symbol"), str):
-            extra = item.get("extra") if isinstance(item.get("extra"), dict) else {}
-            items.append({**extra, SYMBOL_KEY: item["symbol"], BODY_KEY: item.get("body")})
+        if isinstance(item, dict) and isinstance(item.get(SYMBOL_KEY), str):
+            extra = {} if item.get("extra") is None else item["extra"]
+            if not isinstance(extra, dict):
+                raise BadInput(
+                    f"'extra' of anchor {item[SYMBOL_KEY]!r} must be a mapping of the anchor's "
+                    "own keys (key: value)"
+                )
+            own = {k: v for k, v in item.items() if k not in RECORD_ANCHOR_KEYS}
+            for key in own.keys() & extra.keys():
+                if own[key] != extra[key] or type(own[key]) is not type(extra[key]):
+                    raise BadInput(
+                        f"anchor {item[SYMBOL_KEY]!r} gives {key!r} twice, beside 'extra' and "
+                        "in it, with two values; keep the one you mean"
+                    )
+            kept = {**own, **extra}
+            items.append({**kept, SYMBOL_KEY: item[SYMBOL_KEY], BODY_KEY: item.get(BODY_KEY)})
         else:
             items.append(item)
     return anchors_from_field(items)
@@ -213,21 +250,44 @@ def anchors_to_field(anchors: tuple[SymbolAnchor, ...]) -> list[Any]:
 
 
 def anchors_column(anchors: tuple[SymbolAnchor, ...]) -> str | None:
-    """The anchors as the index stores them (JSON), None for none."""
+    """The anchors as the index stores them, None for none: JSON, or YAML (a block list) when
+    a key kept from a person holds a value JSON cannot hold as it is (an unquoted date, binary
+    data, a NaN), so that each reads back as the file has it and a rewrite of the anchors
+    (``confirm``, a moved symbol) writes it back as it was written."""
     if not anchors:
         return None
     import json
 
-    return json.dumps(anchors_to_field(anchors))
+    items = anchors_to_field(anchors)
+    if all(not anchor.extra or not anchor.extra_as_json()[1] for anchor in anchors):
+        return json.dumps(items)
+    import yaml  # on first use: only anchors holding such a value need it
+
+    try:
+        return str(yaml.safe_dump(items, allow_unicode=True, sort_keys=False))
+    except yaml.YAMLError:  # a value the safe dumper cannot write (ordered pairs): as JSON
+        return json.dumps([_json_item(item) for item in items])
+
+
+def _json_item(item: str | dict[str, Any]) -> Any:
+    from recall.json_values import json_value
+
+    return json_value(item)[0]
 
 
 def anchors_from_column(value: str | None) -> tuple[SymbolAnchor, ...]:
     """The anchors the index stored with :func:`anchors_column`."""
     if not value:
         return ()
-    import json
+    if value.startswith("["):
+        import json
 
-    return anchors_from_field(json.loads(value))
+        return anchors_from_field(json.loads(value))
+    import yaml
+
+    from recall.yaml_loader import unique_keys_loader
+
+    return anchors_from_field(yaml.load(value, Loader=unique_keys_loader()))
 
 
 def split_anchor_options(values: list[str]) -> tuple[str | None, list[tuple[str, str]]]:

@@ -224,7 +224,7 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
     whole: a file could not be read again for them, or a memory file cannot be loaded at all
     (each is named on stderr)."""
     from recall.export_secrets import allowance_note, credential_shapes
-    from recall.extra_keys import exported, read_as_notes
+    from recall.extra_keys import anchor_notes, exported, read_as_notes
     from recall.stored_rules import AS_STORED_KEY, broken_rules, export_note
 
     count = 0
@@ -242,6 +242,7 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
             except (BadInput, NotFound) as error:
                 extra, incomplete = {}, True
                 notes = [f"exported without the front matter only its file holds: {error}"]
+            notes += anchor_notes(memory)
             record.update(extra)
             shapes = credential_shapes(memory, extra)
             if shapes:  # written past the scan: an import would refuse it otherwise

@@ -7,12 +7,14 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall import unloaded
 from recall.display import plural, unseen_at, visible
 from recall.errors import BadInput, NotFound
+from recall.json_values import finite, json_value
 from recall.locations import PROJECT, not_a_folder
 from recall.model import MIN_ID_PREFIX
 from recall.service import FolderStores, Notice
@@ -36,6 +38,8 @@ def _json_default(value: Any) -> Any:
         return str(value)
     if hasattr(value, "to_dict"):
         return value.to_dict()
+    if isinstance(value, date | bytes | set | frozenset):  # as YAML read a hand-written key
+        return json_value(value)[0]
     raise TypeError(f"cannot serialize {type(value).__name__}")
 
 
@@ -44,8 +48,15 @@ def json_text(data: Any) -> str:
     terminal must not be given (see :func:`recall.display.is_unseen`): JSON escapes only the
     C0 controls itself, and a C1 control or a bidi override read from a memory file would
     otherwise reach the terminal a ``--json`` command prints on. The value read back is the
-    same."""
-    text = json.dumps(data, default=_json_default, ensure_ascii=False)
+    same. A value JSON cannot hold that a memory file's front matter gave (a date, binary data,
+    a NaN) is written as :func:`recall.json_values.json_value` gives it: the output is strict
+    JSON."""
+    try:
+        text = json.dumps(data, default=_json_default, ensure_ascii=False, allow_nan=False)
+    except ValueError:  # a NaN or an infinity, which the default hook is never asked about
+        text = json.dumps(
+            finite(data), default=lambda value: finite(_json_default(value)), ensure_ascii=False
+        )
     spots = [at for at in unseen_at(text) if text[at] >= "\x7f"]  # json.dumps escaped the C0s
     if not spots:
         return text

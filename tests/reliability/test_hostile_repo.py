@@ -255,6 +255,25 @@ def test_the_size_limit_is_the_users_to_raise(repo: Path) -> None:
     assert "over the limit" in doctor.stdout
 
 
+@pytest.mark.parametrize("limit", ["99999999999", str(2**63 - 1), "9" * 30])
+def test_a_limit_raised_past_any_file_reads_every_memory(repo: Path, limit: str) -> None:
+    """A limit far larger than memory (or than a C integer) is taken as it is: each file is
+    read for its own size, and a file over the default limit is read whole under it."""
+    assert run_tether("init", cwd=repo).code == 0
+    details = "y" * (MAX_FILE_BYTES + 10)
+    raised = {MAX_FILE_BYTES_ENV: limit}
+    for summary, extra in (("short one", []), ("long one", ["--details", details])):
+        kept = run_tether(
+            "remember", summary, "-c", "gotcha", "-f", "src/app.py", *extra, cwd=repo, env=raised
+        )
+        assert kept.code == 0, kept.stderr
+    listed = run_tether("--json", "list", cwd=repo, env=raised)
+    assert listed.code == 0, listed.stderr
+    assert sorted(m["summary"] for m in listed.json()) == ["long one", "short one"]
+    assert [m["details"] for m in listed.json() if m["summary"] == "long one"] == [details]
+    assert run_tether("doctor", cwd=repo, env=raised).code == 0
+
+
 def test_an_index_that_came_with_the_repository_is_not_trusted(tmp_path: Path) -> None:
     """An ``index.db`` committed past .gitignore, its row saying other than the memory file and
     a trigger rewriting every memory written later: what agents and the person are given comes
