@@ -125,7 +125,7 @@ def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
 
     Raises :class:`NoProject` when there is none, unless ``create_at_cwd`` asks to start one;
     :class:`InGitFolder` when ``cwd`` is in git's own folder (a bare repository, or a clone's
-    ``.git`` where a store would start: :func:`git_own_folder`); :class:`StoreInGitFolder`
+    ``.git`` or a folder in it: :func:`git_own_folder`); :class:`StoreInGitFolder`
     when the store found is in such a folder (an older ``init`` made it there); and
     :class:`recall.containment.UnsafeStore` when the repository's store holds a link that leads
     outside it.
@@ -133,7 +133,7 @@ def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
     root = find_root(cwd)
     if root is not None:
         _refuse_store_in_git_folder(root)
-    git_own = git_own_folder(cwd, root) if create_at_cwd or root is None else None
+    git_own = git_own_folder(cwd, root)
     if git_own is not None:
         here = "is" if cwd.resolve() == git_own else f"is inside {git_own},"
         where = f"in {root}" if root is not None else f"in a clone of it (`git clone {git_own}`)"
@@ -166,7 +166,8 @@ def git_own_folder(cwd: Path, root: Path | None) -> Path | None:
     """The folder of git's own files that ``cwd`` is in, if any: the ``.git`` folder of
     ``root`` (the repository found around ``cwd``), or without a root, a bare repository
     around ``cwd``. A store made there would sit among git's files, where no memory's file
-    exists. Asks the disk, not git: it runs only where a store is created or none is found."""
+    exists. Asks the disk, not git: with a root, only a comparison of paths (every command
+    and hook finds its store through it); without one, git's files in each folder above."""
     current = cwd.resolve()
     if root is not None:
         return root / ".git" if current.is_relative_to(root / ".git") else None

@@ -14,7 +14,7 @@ import pytest
 from lsp_server import commands, listing
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
-from recall import extra_keys, search
+from recall import extra_keys, ignored_store, search
 from recall.anchors import submodules
 from recall.browse import actions
 from recall.cli import cmd_agent_config
@@ -34,6 +34,7 @@ PINNED = [
     (mcp_limits, "LIST_LIMIT", 50),
     (actions, "SEARCH_LIMIT", 200),
     (trust, "GIT_TIMEOUT_S", 10),
+    (ignored_store, "IGNORE_CHECK_TIMEOUT_S", 5),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
     (symbol_index, "READER", "r6"),
     (search, "LIMIT_CAP", 1 << 31),

@@ -27,6 +27,7 @@ from recall.cli.render import ID_HELP, scope_option
 from recall.display import plural, visible
 from recall.errors import NothingToDo
 from recall.frontmatter import REMOVE
+from recall.ignored_store import ignored_memories
 from recall.known_paths import tree_paths
 from recall.lifecycle.confirming import confirm
 from recall.lifecycle.dead import (
@@ -47,7 +48,7 @@ from recall.lifecycle.references import (
     with_lifecycle_keys,
 )
 from recall.lifecycle.uncommitted import not_repointed
-from recall.locations import GLOBAL, not_a_folder
+from recall.locations import GLOBAL, PROJECT, not_a_folder
 from recall.misspelt_keys import misspelt_keys
 from recall.policy.usage import record_action
 from recall.repo_signals import project_genome as repo_genome
@@ -140,6 +141,11 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 {"scope": store.scope, "kind": "folder", "path": str(folder), "message": message}
             )
             lines.append(message)
+        shared = store.scope == PROJECT and store.exists  # meant to be committed
+        ignored = ignored_memories(store.location) if shared else None
+        if ignored is not None:  # the memories never reach a commit: said, with what to do
+            data.append({"scope": store.scope, **ignored.to_dict()})
+            lines.append(ignored.message())
         for name in unloaded.left_behind(store.folder.path, time.time()):
             message = unloaded.left_behind_message(store.folder.path / name)
             path = str(store.folder.path / name)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from recall.anchors.guards import check_guard
 from recall.anchors.suggest import anchor_fields
@@ -15,6 +16,7 @@ from recall.cli.maint_messages import drift_message
 from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.display import visible
 from recall.errors import BadInput
+from recall.ignored_store import ignored_memories
 from recall.known_paths import is_git
 from recall.lifecycle.disuse import archived_by_disuse, seen_state
 from recall.lifecycle.references import with_given_files
@@ -213,13 +215,17 @@ def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Create the project store."""
     store = ctx.project(create=True)
     created = ensure_created(store.location)
-    if store.repo_root is not None and not is_git(store.repo_root):
+    in_git = store.repo_root is None or is_git(store.repo_root)
+    if not in_git:
         ctx.notice(
             f"{store.repo_root} is not in a git repository: memories work, but without "
             "history (co-change, renames, deleted files) or review in pull requests; "
             "run `git init` there first if you want those"
         )
-    data = {"created": created, "path": str(store.location.base)}
+    data: dict[str, Any] = {"created": created, "path": str(store.location.base)}
+    ignored = ignored_memories(store.location) if created and in_git else None
+    if ignored is not None:
+        data["git_ignored"] = ignored.to_dict()
     ctx.emit(
         data,
         lambda c: c.print(
@@ -229,6 +235,8 @@ def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
             soft_wrap=True,
         ),
     )
+    if ignored is not None:  # "commit memories/" would not happen: said, with what to do
+        ctx.notice(ignored.message())
     return 0
 
 
