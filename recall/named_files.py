@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from recall.errors import BadInput
+from recall.genome.names import is_git_own
 from recall.known_paths import folder_hint, refuse_unknown
 from recall.locations import PROJECT
 
@@ -26,11 +27,6 @@ if TYPE_CHECKING:
 Named = tuple[str, str]
 """A path in the stored form, and the label it was given by (``--file``, ``files[0]``): what
 a message names it by."""
-
-
-def is_git_own(path: str) -> bool:
-    """Whether ``path`` (relative to the repository root) is one of git's own files."""
-    return path == ".git" or path.startswith(".git/")
 
 
 def unfit_line(root: Path | None, path: str, label: str) -> str | None:

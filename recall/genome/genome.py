@@ -24,7 +24,7 @@ from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
 from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
 from recall.genome.name_dates import DatedNames
-from recall.genome.names import OWN_FOLDER, in_submodule
+from recall.genome.names import OWN_FOLDER, is_git_own
 from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
 from recall.genome.results import Neighbour
@@ -228,31 +228,27 @@ class Genome(DatedNames, CommitCounts):
         return ident
 
     def exists(self, path: str) -> bool:
-        """Tell whether ``path`` is a file of the working tree now.
+        """Tell whether ``path`` is a file of the working tree now: a file on disk (or a link
+        to one), tracked, untracked or ignored by git, but none of git's own files.
 
-        A file listed at the last refresh (tracked, or untracked and not ignored), or in the
-        work tree of a submodule, exists if it is still on disk. A file on disk that the last
-        refresh did not list exists only if it appeared after that refresh; one that was
-        already there was left out as ignored.
+        A file git ignores (a generated one, a local settings file) is there for what names
+        it: a memory, a file touched or asked about. What history and the import scan give
+        keeps to the files the last refresh listed (:meth:`neighbours`, :meth:`fan_in`): a
+        build output a commit once tracked and git ignores now counts for neither. Without a
+        project folder, a file exists if the last refresh listed it.
         """
-        listed = False
-        if self._is_ready():
-            row = self.conn.execute("SELECT 1 FROM genome_tree WHERE path = ?", (path,)).fetchone()
-            listed = row is not None
         if self.repo_root is None:
-            return listed
+            if not self._is_ready():
+                return False
+            row = self.conn.execute("SELECT 1 FROM genome_tree WHERE path = ?", (path,)).fetchone()
+            return row is not None
+        if is_git_own(path):
+            return False
         try:
             info = os.stat(self.repo_root / path)
         except (OSError, ValueError):
             return False
-        if not stat.S_ISREG(info.st_mode):
-            return False
-        if listed or in_submodule(path, self._stored_state()):  # git lists none of its files
-            return True
-        tree_time = self._stored_state().get("tree_time")
-        if not tree_time:
-            return True
-        return max(info.st_ctime, info.st_mtime) > float(tree_time)
+        return stat.S_ISREG(info.st_mode)
 
     def neighbours(
         self, path: str, k: int = 10, *, include_missing: bool = False

@@ -1,4 +1,5 @@
-"""File names the genome can keep, which of them are Tether's own, and which lie in submodules.
+"""File names the genome can keep, which of them are Tether's own or git's, and which lie in
+submodules.
 
 Git allows any bytes in a name, a memory only valid UTF-8. Tether's own folder holds the memory
 files (and their settings) a team commits along with the code: files of the repository, but
@@ -29,6 +30,11 @@ def is_utf8(text: str) -> bool:
 def is_own(path: str) -> bool:
     """Tell whether ``path`` lies under Tether's own folder."""
     return path.startswith(OWN_FOLDER)
+
+
+def is_git_own(path: str) -> bool:
+    """Whether ``path`` (relative to the repository root) is one of git's own files."""
+    return path == ".git" or path.startswith(".git/")
 
 
 SUBMODULES_STATE = "submodules"

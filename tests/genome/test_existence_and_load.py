@@ -10,6 +10,7 @@ import pytest
 
 from recall.genome import Genome
 from recall.genome.schema import GENOME_SCHEMA, SCHEMA_KEY
+from recall.ranking.file_channels import cochange_neighbours
 
 from .dump import dump
 from .gitrepo import GitRepo
@@ -34,17 +35,49 @@ def test_existence(repo: GitRepo, open_genome: Callable[..., Genome]) -> None:
     genome.refresh()
     assert genome.exists("src/a.py")
     assert genome.exists("untracked.py")
+    assert genome.exists("debug.log")  # ignored, and on disk: a memory may name it
+    assert genome.exists("build/out.py")
     assert not genome.exists("gone.py")
-    assert not genome.exists("debug.log")
-    assert not genome.exists("build/out.py")
     assert not genome.exists("src")
     assert not genome.exists("nothing/here.py")
+    assert not genome.exists(".git/HEAD")  # git's own files are no file of the repository
     (repo.root / "src/b.py").unlink()
     assert not genome.exists("src/b.py")
     repo.write("later.py", "y = 2\n")
-    repo.write("later.log", "new since the refresh, so it counts\n")
+    repo.write("later.log", "new since the refresh\n")
     assert genome.exists("later.py")
     assert genome.exists("later.log")
+
+
+def test_a_link_made_after_the_refresh_to_an_older_file_exists(
+    repo: GitRepo, open_genome: Callable[..., Genome]
+) -> None:
+    genome = open_genome(repo.root)
+    genome.refresh()
+    (repo.root / "link.py").symlink_to("src/a.py")
+    (repo.root / "to_folder").symlink_to("src")
+    assert genome.exists("link.py")
+    assert not genome.exists("to_folder")
+
+
+def test_an_ignored_build_output_history_tracked_is_no_neighbour(
+    repo: GitRepo, open_genome: Callable[..., Genome]
+) -> None:
+    for _ in range(3):  # committed with src/a.py, past the ignore rule
+        repo.write("build/out.py")
+        repo.git("add", "-f", "build/out.py")
+        repo.commit("build with the source", "src/a.py")
+    repo.git("rm", "-q", "--cached", "build/out.py")  # untracked, and left on disk as ignored
+    repo.commit("stop tracking the build output")
+    genome = open_genome(repo.root)
+    genome.refresh()
+    assert genome.exists("build/out.py")
+    missing = [n.path for n in genome.neighbours("src/a.py", 5, include_missing=True)]
+    assert "build/out.py" in missing
+    assert "build/out.py" not in [n.path for n in genome.neighbours("src/a.py", 5)]
+    touched = {"src/a.py": 1.0}
+    reached = cochange_neighbours(touched, genome.neighbours, genome.exists)
+    assert "build/out.py" not in [hit.path for hit in reached]
 
 
 def test_deleted_file_leaves_neighbours(repo: GitRepo, open_genome: Callable[..., Genome]) -> None:
