@@ -265,7 +265,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         scope_option=GLOBAL_ARGUMENT,
     )
     if store.exists:
-        refuse_same_summary(store.conn, memory, _supersede_command)
+        refuse_same_summary(store.conn, memory, supersede_command)
     memory = with_given_files(memory.with_changes(anchors=anchors, guard=guard), given)
     result = store.remember(memory)
     changed(ls, root)
@@ -273,7 +273,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
     return {**done, "file_notes": file_notes} if file_notes else done
 
 
-def _supersede_command(memory_id: str) -> str:
+def supersede_command(memory_id: str) -> str:
     """How a refusal of a summary another memory holds names the command that changes it."""
     return f'tether.supersede with {{"memoryId": "{memory_id}"}}'
 
@@ -384,7 +384,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         symbols=[anchor.text for anchor in anchors],
     )
     memory = with_given_files(memory.with_changes(anchors=anchors, guard=guard), given)
-    refuse_same_summary(store.conn, memory, _supersede_command, other_than=old.id)
+    refuse_same_summary(store.conn, memory, supersede_command, other_than=old.id)
     result, updated = store.supersede(old.id, memory)
     changed(ls, root)
     done = {**result.to_dict(), "supersedes": updated.id}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from lsp_server import diagnostics, draft_files, supersede_links
+from lsp_server import diagnostics, draft_files, draft_refusals, supersede_links
 from lsp_server.anchors import line_text
 from lsp_server.documents import DocState, current_text, open_not_on_disk
 from lsp_server.positions import units
@@ -126,6 +126,11 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
         elif old.id != memory.id and old.content_hash == memory.content_hash:
             message = f"{SAME_TEXT} {old.id}, the memory it supersedes: change it before saving"
             found.append(_line_diagnostic(ls, text, parsed.body_line, message, warning))
+    if draft_files.is_draft(doc):  # its save refuses what a direct write refuses
+        for line, message in draft_refusals.refused(store, text, parsed, memory):
+            found.append(
+                _line_diagnostic(ls, text, line, f"{message}; saving writes nothing", error)
+            )
     return found
 
 
@@ -261,6 +266,12 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
             f"the draft {draft} was not remembered: {said}; nothing written",
         )
         return False
+    if said := _write_refusals(doc, store, text):  # the checks of every writer, said so too
+        ls.warn_shown_once(
+            f"refused {draft} {said}",
+            f"the draft {draft} was not remembered, and is kept: {said}",
+        )
+        return False
     for problem in problems(ls, doc, text):
         if problem.severity == types.DiagnosticSeverity.Error or SAME_TEXT in problem.message:
             return False
@@ -288,6 +299,18 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
     if now is None:
         ls.show_info(f"Tether: remembered in {target}")
     return True
+
+
+def _write_refusals(doc: DocState, store: MemoryStore, text: str) -> str:
+    """What a direct write would refuse of the draft's ``text``, each refusal with its line
+    (:mod:`lsp_server.draft_refusals`), or "" (none, or the text is no memory yet: its
+    diagnostics say why)."""
+    try:
+        parsed, memory = parse(doc, text)
+    except MalformedMemory:
+        return ""
+    found = draft_refusals.refused(store, text, parsed, memory)
+    return "; ".join(f"line {line}: {message}" for line, message in found)
 
 
 def digest(data: bytes) -> str:

@@ -207,17 +207,25 @@ def carried(record: dict[str, Any], *, allow_secret: bool) -> tuple[dict[str, An
             del extra[key]
             notes.append(f"{key!r} not stored: {_VALUE_RULE}")
     if extra and not allow_secret:
-        from recall import secrets_scan  # its patterns are compiled for writes only
-
-        refused = secrets_scan.refusal(
-            {
-                f"front-matter key {key!r}": "\n".join(frontmatter.render_value(key, extra[key]))
-                for key in extra
-            }
-        )
+        refused = secret_refusal(extra)
         if refused:
             raise BadInput(refused)
     return extra, notes
+
+
+def secret_refusal(extra: dict[str, Any], *, override: str | None = None) -> str | None:
+    """The refusal of front-matter keys of a person's own (``extra``) whose values look like a
+    credential, as their text would be written to a file that is committed, or None;
+    ``override`` says how to write them anyway (default: the CLI's and the import's way)."""
+    from recall import secrets_scan  # its patterns are compiled for writes only
+
+    return secrets_scan.refusal(
+        {
+            f"front-matter key {key!r}": "\n".join(frontmatter.render_value(key, extra[key]))
+            for key in extra
+        },
+        override=override or secrets_scan.OVERRIDE_ADVICE,
+    )
 
 
 def _key_problem(key: str) -> str | None:

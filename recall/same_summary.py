@@ -8,7 +8,7 @@ summary, category and details is an exact duplicate, which the store answers."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from recall.errors import NothingToDo
@@ -29,18 +29,19 @@ class SameSummary:
 
 
 def same_summary(
-    conn: sqlite3.Connection, draft: Memory, other_than: str | None = None
+    conn: sqlite3.Connection, draft: Memory, other_than: str | Collection[str] | None = None
 ) -> SameSummary | None:
     """The active or pending memory of the index at ``conn`` (``other_than`` left out: the
-    memory ``draft`` supersedes) holding ``draft``'s summary with another category or other
-    details, or None (none holds it, or one holds it exactly)."""
+    memory ``draft`` supersedes, or several ids) holding ``draft``'s summary with another
+    category or other details, or None (none holds it, or one holds it exactly)."""
+    skip = {other_than} if isinstance(other_than, str) else set(other_than or ())
     wanted = same_text(draft.summary)
     found = conn.execute(
         "SELECT id, category, summary, details FROM memories "
         "WHERE status IN ('active', 'pending') ORDER BY created"
     )
     for memory_id, category, summary, details in found:
-        if same_text(summary) != wanted or memory_id == other_than:
+        if same_text(summary) != wanted or memory_id in skip:
             continue
         differs = []
         if category != draft.category:
@@ -59,7 +60,7 @@ def refuse_same_summary(
     draft: Memory,
     replace: Callable[[str], str],
     *,
-    other_than: str | None = None,
+    other_than: str | Collection[str] | None = None,
 ) -> None:
     """Raise :class:`NothingToDo` when another memory holds ``draft``'s summary differently,
     saying how to change that one instead: ``replace(its id)`` names the caller's own way (a

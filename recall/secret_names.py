@@ -63,9 +63,10 @@ def name_matches(names: Iterable[tuple[str, str]]) -> list[str]:
     ]
 
 
-def name_refusal(names: Iterable[tuple[str, str]]) -> str | None:
+def name_refusal(names: Iterable[tuple[str, str]], *, override: str | None = None) -> str | None:
     """The refusal for the names (label, text) holding a vendor token (see
-    :func:`name_matches`), or None."""
+    :func:`name_matches`), or None; ``override`` says how to write them anyway (default: the
+    CLI's flag)."""
     from recall import secrets_scan
 
     parts = name_matches(names)
@@ -73,7 +74,7 @@ def name_refusal(names: Iterable[tuple[str, str]]) -> str | None:
         return None
     return (
         f"refusing to write what looks like a credential: {'; '.join(parts)}. Remove it, "
-        f"or {secrets_scan.OVERRIDE_ADVICE}"
+        f"or {override or secrets_scan.OVERRIDE_ADVICE}"
     )
 
 

@@ -7,7 +7,7 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from recall.clock import now_iso
@@ -42,12 +42,16 @@ class StoreWrites(VectorFilling):
             if taken.fetchone() is None and not (self.folder.path / f"{candidate}.md").exists():
                 return candidate
 
-    def _duplicate(self, content_hash: str) -> sqlite3.Row | None:
+    def duplicate(self, content_hash: str, other_than: Collection[str] = ()) -> sqlite3.Row | None:
+        """The memory of the index (but those of ``other_than``) holding the knowledge hashed
+        as ``content_hash``, an active one first (its id, status, files, anchors, pinned, guard),
+        or None: a write of it would write nothing (:meth:`remember`)."""
+        skip = list(other_than)
         return self.conn.execute(
             "SELECT id, status, files, anchors, pinned, guard FROM memories WHERE content_hash = ? "
-            "AND status != 'deleted' "
+            f"AND status != 'deleted' AND id NOT IN ({', '.join('?' * len(skip))}) "
             "ORDER BY status = 'active' DESC, created LIMIT 1",
-            (content_hash,),
+            (content_hash, *skip),
         ).fetchone()
 
     def _index_written(self, memory: Memory, stat: FileStat, text: str) -> None:
@@ -115,14 +119,17 @@ class StoreWrites(VectorFilling):
         allow_secret: bool = False,
         symbols: Iterable[str] = (),
         as_stored: bool = False,
+        secret_override: str | None = None,
     ) -> Memory:
         """Validate user input into a memory with no id yet (paths must be normalized already).
 
         Text shaped like a credential is refused unless ``allow_secret`` says it is wanted, and
         so is a vendor token in a file path, the author, the anchor or one of ``symbols`` (the
-        symbol anchors the caller will give the memory, ``path::name``). ``as_stored``: a
-        memory given back as its store held it, whose control characters in the summary and
-        details the caller has said (:mod:`recall.stored_rules`), so they are kept.
+        symbol anchors the caller will give the memory, ``path::name``); the refusal ends with
+        ``secret_override``, how the caller writes it anyway (default: the CLI's flag).
+        ``as_stored``: a memory given back as its store held it, whose control characters in
+        the summary and details the caller has said (:mod:`recall.stored_rules`), so they are
+        kept.
         """
         if anchor is not None and (not anchor.strip() or "\n" in anchor or "\r" in anchor):
             raise BadInput("--anchor must be a symbol name or a line range on one line")
@@ -136,14 +143,15 @@ class StoreWrites(VectorFilling):
         if not allow_secret:
             from recall import secrets_scan  # its patterns are compiled for writes only
 
+            override = secret_override or secrets_scan.OVERRIDE_ADVICE
             refused = secrets_scan.refusal(
-                {"summary": summary, "details": details, "anchor": anchor}
+                {"summary": summary, "details": details, "anchor": anchor}, override=override
             )
             if refused:
                 raise BadInput(refused)
             from recall.secret_names import labelled, name_refusal
 
-            refused = name_refusal(labelled(files, author, anchor, symbols))
+            refused = name_refusal(labelled(files, author, anchor, symbols), override=override)
             if refused:
                 raise BadInput(refused)
         from recall.records import check_category, check_details, check_summary
@@ -200,7 +208,7 @@ class StoreWrites(VectorFilling):
             # Writers index what they write under this lock, so the index is current for
             # dedupe; files added by hand since this process looked are picked up first.
             self._refresh_if_folder_changed()
-            dup = self._duplicate(draft.content_hash)
+            dup = self.duplicate(draft.content_hash)
             if dup is not None:
                 return WriteResult(
                     dup["id"],

@@ -1,0 +1,42 @@
+"""Why saving a draft writes no memory when a direct write of its text would be refused: the
+checks every writer makes (:mod:`recall.written_checks`), each refusal placed on the line of
+the draft it is about."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsp_server.drafts import ALLOW_SECRET, supersede_command
+from recall.written_checks import refusals
+
+if TYPE_CHECKING:
+    from recall.frontmatter import ParsedFile
+    from recall.model import Memory
+    from recall.store import MemoryStore
+
+SECRET_OVERRIDE = f"if it is not a secret, write the memory with {ALLOW_SECRET}"
+"""How a draft shaped like a credential is written anyway, as the command says it: saving the
+draft cannot (a secret should not be one save away)."""
+
+
+def refused(
+    store: MemoryStore, text: str, parsed: ParsedFile, memory: Memory
+) -> list[tuple[int, str]]:
+    """Each refusal of ``memory``, the draft ``text`` read (``parsed``), as (1-based line,
+    message): in the command's words, a credential masked."""
+    found = refusals(store, memory, replace=supersede_command, secret_override=SECRET_OVERRIDE)
+    return [(_line(text, parsed, refusal.field), refusal.message) for refusal in found]
+
+
+def _line(text: str, parsed: ParsedFile, field: str) -> int:
+    """The 1-based line of the draft where ``field`` is written: the summary's, the details'
+    first, or a front-matter key's (the first line when not found)."""
+    if field == "summary":
+        return parsed.body_line
+    if field == "details":
+        lines = text.split("\n")
+        return next(
+            (n + 1 for n in range(parsed.body_line, len(lines)) if lines[n].strip()),
+            parsed.body_line,
+        )
+    return parsed.key_lines.get(field, 1)
