@@ -36,7 +36,7 @@ PINNED = [
     (trust, "GIT_TIMEOUT_S", 10),
     (ignored_store, "IGNORE_CHECK_TIMEOUT_S", 5),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
-    (symbol_index, "READER", "r6"),
+    (symbol_index, "READER", "r7"),
     (search, "LIMIT_CAP", 1 << 31),
     (changes, "CHAIN_STEPS", 100),
     (submodules, "PATHSPEC_MAX", 256),

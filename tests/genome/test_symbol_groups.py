@@ -92,7 +92,8 @@ def test_definitions_inside_top_level_blocks_are_module_level_names() -> None:
         ("Other", 10, 12),
         ("Other.run", 11, 12),
         ("inside", 14, 15),
-        ("outer", 16, 19),  # a function's own body is never entered
+        ("outer", 16, 19),
+        ("outer.hidden", 18, 19),  # a Python function's blocks hold names of its own
     ]
     js = (
         b"if (typeof window === 'undefined') {\n  function server() {}\n"

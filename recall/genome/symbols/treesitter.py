@@ -106,6 +106,10 @@ _CONTAINERS: Final = frozenset(
         "enum",  # a Java enum's methods
     }
 )
+# Grammars whose functions' bodies are walked too: a Python function's nested helpers and
+# closures (and the classes it defines) are named under it (``outer.inner``); elsewhere a
+# function's body holds callbacks and locals, not names a reader looks up.
+_NESTING_FUNCTIONS: Final = frozenset({"python"})
 # Nodes walked through without a qualifier: they wrap definitions or hold a body's list.
 _WRAPPERS: Final = frozenset(
     {
@@ -259,8 +263,9 @@ def definitions(root: Node, grammar: str, data: bytes, *, hashes: bool = True) -
     without ``hashes``, each with an empty body hash and no decorator line (where definitions
     are only looked up by name, not compared)."""
     kinds = _KINDS[grammar]
+    entered = _CONTAINERS | {"function"} if grammar in _NESTING_FUNCTIONS else _CONTAINERS
     named: list[tuple[Node, str, str]] = []
-    for node, prefix in _walk(root, kinds, ""):
+    for node, prefix in _walk(root, kinds, entered, ""):
         kind = kinds[node.type]
         name = _name(node, kind)
         if name:
@@ -323,25 +328,26 @@ def _head(node: Node) -> int:
 
 
 def _walk(
-    node: Node, kinds: dict[str, str], prefix: str, depth: int = 0
+    node: Node, kinds: dict[str, str], entered: frozenset[str], prefix: str, depth: int = 0
 ) -> Iterator[tuple[Node, str]]:
-    """The definition nodes under ``node`` with the qualifier each is named under."""
+    """The definition nodes under ``node`` with the qualifier each is named under; the bodies
+    of the kinds in ``entered`` are walked too, under the definition's name."""
     if depth > MAX_DEPTH:
         return
     for child in node.named_children:
         kind = kinds.get(child.type)
         if kind is None:
             if child.type in _WRAPPERS:
-                yield from _walk(child, kinds, prefix, depth + 1)
+                yield from _walk(child, kinds, entered, prefix, depth + 1)
             continue
-        body = _body(child) if kind in _CONTAINERS or child.type.endswith("_specifier") else None
+        body = _body(child) if kind in entered or child.type.endswith("_specifier") else None
         if child.type.endswith("_specifier") and body is None:
             continue  # `struct foo *p;` names a type, it does not define one
         yield child, prefix
-        if kind in _CONTAINERS and body is not None:
+        if kind in entered and body is not None:
             name = _name(child, kind)
             inner = _qualified(prefix, _plain(name)) if name else prefix
-            yield from _walk(body, kinds, inner, depth + 1)
+            yield from _walk(body, kinds, entered, inner, depth + 1)
 
 
 def _plain(name: str) -> str:
