@@ -35,11 +35,11 @@ from recall.locations import GLOBAL
 from recall.model import SOURCES, Memory
 from recall.named_files import check_named_files
 from recall.paths import normalize, normalize_loose
-from recall.records import check_category, check_summary, check_text, refuse_blank_details
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary
 from recall.store import MemoryStore
 from recall.store.changes import refuse_superseding
+from recall.text_checks import check_category, check_summary, check_text, refuse_blank_details
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer

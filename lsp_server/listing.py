@@ -16,8 +16,8 @@ from recall.listed_names import earlier_names
 from recall.model import Memory
 from recall.newest_first import newest_first
 from recall.ranking.hits import Hit
-from recall.records import check_category, check_status
 from recall.store import MemoryStore
+from recall.text_checks import check_category, check_status
 
 LIST_LIMIT = 500
 """Memories ``tether.list`` returns unless asked for fewer: every memory of a well-kept store,

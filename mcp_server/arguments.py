@@ -14,7 +14,7 @@ from recall.errors import BadInput
 from recall.model import MIN_ID_PREFIX
 from recall.named_files import check_named_files
 from recall.paths import normalize, normalize_loose
-from recall.records import check_text, refuse_blank_details
+from recall.text_checks import check_text, refuse_blank_details
 
 if TYPE_CHECKING:
     from recall.store import MemoryStore

@@ -16,10 +16,11 @@ from recall.extra_keys import FIELD_KEYS, carried
 from recall.import_scopes import scope_note
 from recall.model import SOURCES, STATUSES, Memory, is_valid_id
 from recall.record_size import check_fits
-from recall.records import check_summary, check_text, refuse_blank_details, render_memory
+from recall.records import render_memory
 from recall.store import MemoryStore
 from recall.stored_rules import AS_STORED_KEY, as_stored_notes
 from recall.strict_json import read_line
+from recall.text_checks import check_summary, check_text, refuse_blank_details
 
 Normalize = Callable[[str], str]
 """Turns a path as a line gives it into the stored form (raising :class:`BadInput`)."""

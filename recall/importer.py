@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -12,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from recall import forked
 from recall.errors import BadInput, NotFound
 from recall.extra_keys import not_on
-from recall.import_paths import Hints, hints_ahead, unknown_hints, unknown_note
+from recall.import_file_notes import note_file_problems
+from recall.import_paths import Hints, hints_ahead
 from recall.import_record import Normalize, draft_record, read_record
 from recall.import_scopes import BOM
 from recall.locations import GLOBAL, PROJECT
@@ -227,7 +227,7 @@ def _import_lines(
                 why = _why_not(wanted, store.scope, taken_elsewhere)
                 entry.notes.append(f"asked for id {wanted!r} ({why}); written as {result.id}")
     created = [entry for entry in results if entry.status == "created"]
-    _note_unknown_files(store, created, ahead[0].result() if ahead else None)
+    note_file_problems(store, created, ahead[0].result() if ahead else None)
     _mask_quoted(results)
     return results
 
@@ -256,53 +256,6 @@ def _why_not(wanted: str, scope: str, taken_elsewhere: Collection[str]) -> str:
             "told apart"
         )
     return "another memory has it"
-
-
-def _note_unknown_files(store: MemoryStore, created: list[LineResult], hints: Hints | None) -> None:
-    """Note on each created line the files the repository does not know (a typo, or a file
-    of old history), checked once for the whole import (``hints``, when found already), and
-    the files no edit can touch (:func:`_note_unfit_files`)."""
-    root = store.repo_root if store.scope == PROJECT else None
-    _note_unfit_files(root, created)
-    if root is None or not created:
-        return
-    if hints is None:
-        hints = unknown_hints(root, {path for entry in created for path in entry.files})
-    if not hints:
-        return
-    inside = os.path.join(root, "")  # a memory file under it is named from the root
-    for entry in created:
-        unknown = tuple(path for path in entry.files if path in hints)
-        if unknown:
-            where = str(entry.path)
-            entry.unknown_files = unknown
-            entry.notes.append(unknown_note(unknown, hints, where.removeprefix(inside)))
-
-
-def _note_unfit_files(root: Path | None, created: list[LineResult]) -> None:
-    """Note on each created line the files ``remember`` refuses as the file of no memory
-    (a folder of ``root``, one of git's own files; see :mod:`recall.named_files`), each
-    looked at once for the whole import. They are written as given, as a file unknown to
-    the repository is: a line of an export gives back what its store held, and ``tether
-    doctor`` names them until they are corrected."""
-    from recall.named_files import unfit_reason
-
-    reasons: dict[str, str | None] = {}
-    inside = os.path.join(root, "") if root is not None else None
-    for entry in created:
-        for path in entry.files:
-            if path not in reasons:
-                reasons[path] = unfit_reason(root, path)
-        unfit = [path for path in entry.files if reasons[path] is not None]
-        if not unfit:
-            continue
-        entry.unfit_files = tuple(unfit)
-        where = str(entry.path)
-        where = where.removeprefix(inside) if inside is not None else where
-        said = "; ".join(f"file {path!r} is {reasons[path]}" for path in unfit)
-        entry.notes.append(
-            f"written as given, though `remember` refuses it: {said}; correct it in {where}"
-        )
 
 
 def _extra_not_on(store: MemoryStore, extra: dict[str, Any], duplicate_of: str) -> list[str]:

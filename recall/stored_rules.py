@@ -44,7 +44,7 @@ def broken_rules(memory: Memory, *, scope: str) -> list[Broken]:
     """Each rule of a write that ``memory``, of the ``scope`` store, breaks."""
     from recall.anchors.guards import check_guard
     from recall.display import visible
-    from recall.records import SUMMARY_CONTROLS_KEPT, details_control, unseen_described
+    from recall.text_checks import SUMMARY_CONTROLS_KEPT, details_control, unseen_described
 
     found = []
     said = unseen_described(memory.summary, SUMMARY_CONTROLS_KEPT)

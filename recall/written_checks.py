@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from recall.errors import BadInput, NothingToDo
 from recall.extra_keys import secret_refusal
-from recall.records import check_text
 from recall.same_summary import refuse_same_summary
+from recall.text_checks import check_text
 
 if TYPE_CHECKING:
     from recall.model import Memory

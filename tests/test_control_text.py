@@ -14,8 +14,8 @@ import pytest
 from conftest import CliResult, remember
 
 from recall.errors import BadInput
-from recall.records import DETAILS_CONTROLS_KEPT, SUMMARY_CONTROLS_KEPT
 from recall.store import MemoryStore
+from recall.text_checks import DETAILS_CONTROLS_KEPT, SUMMARY_CONTROLS_KEPT
 
 
 def memory_files(repo: Path) -> list[Path]:

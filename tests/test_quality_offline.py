@@ -278,7 +278,7 @@ def test_the_gathering_ceiling_counts_misses_a_memory_off_the_files_could_reach(
 
 def test_a_commit_subject_or_body_with_a_control_byte_is_imported_without_it() -> None:
     from bench.quality_session import memory_line
-    from recall.records import check_details, check_summary
+    from recall.text_checks import check_details, check_summary
 
     line = json.loads(
         memory_line(

@@ -29,14 +29,12 @@ from recall.model import (
 )
 from recall.records import (
     KNOWN_KEYS,
-    check_category,
-    check_details,
-    check_summary,
     front_matter_fields,
     id_for_filename,
     memory_from_parsed,
     render_memory,
 )
+from recall.text_checks import check_category, check_details, check_summary
 
 FALLBACK = "2001-02-03T04:05:06+00:00"
 

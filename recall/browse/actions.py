@@ -27,12 +27,12 @@ from recall.lifecycle.stats import overview as stats_overview
 from recall.model import Memory
 from recall.newest_first import newest_first
 from recall.policy.usage import counters, record_action
-from recall.records import refuse_blank_details
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary, supersede_command
 from recall.search import search
 from recall.store import MemoryStore
 from recall.store.changes import refuse_inactive_supersede
+from recall.text_checks import refuse_blank_details
 from recall.unloaded import SKIPPED_NAMED
 
 from .view import Entry, View, matches

@@ -25,12 +25,12 @@ from recall.model import CATEGORIES, Memory
 from recall.named_files import check_named_files
 from recall.paths import refuse_spaced_new
 from recall.policy.usage import counters, record_action
-from recall.records import check_text, refuse_blank_details
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary, supersede_command
 from recall.secret_lines import lines_of
 from recall.std_streams import stdin_text
 from recall.store import MemoryStore
+from recall.text_checks import check_text, refuse_blank_details
 
 
 def add_write_options(

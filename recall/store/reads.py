@@ -118,13 +118,13 @@ class StoreReads(IndexOpening):
         clauses: list[str] = []
         params: list[object] = []
         if status and status != "all":
-            from recall.records import check_status
+            from recall.text_checks import check_status
 
             check_status(status)
             clauses.append("m.status = ?")
             params.append(status)
         if category:
-            from recall.records import check_category
+            from recall.text_checks import check_category
 
             check_category(category)
             clauses.append("m.category = ?")

@@ -154,7 +154,7 @@ class StoreWrites(VectorFilling):
             refused = name_refusal(labelled(files, author, anchor, symbols), override=override)
             if refused:
                 raise BadInput(refused)
-        from recall.records import check_category, check_details, check_summary
+        from recall.text_checks import check_category, check_details, check_summary
 
         draft = Memory(
             id="",
