@@ -7,10 +7,18 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from lsp_server.draft_files import drafts_dir
 from lsp_server.roots import Notice, Root, is_within, reaches, user_wide_location
 from recall.containment import UnsafeStore
 from recall.errors import BadInput, NotFound
-from recall.locations import StoreInGitFolder, project_location
+from recall.locations import (
+    GLOBAL,
+    Location,
+    StoreInGitFolder,
+    check_home,
+    global_base,
+    project_location,
+)
 from recall.model import Memory
 from recall.store import MemoryStore
 
@@ -29,6 +37,9 @@ class Roots:
         """True when the client named no folder: roots are then found from documents."""
         self.on_added: Callable[[Root], None] | None = None
         """Called with each root found from a document (configure it, start indexing)."""
+        self.home: Root | None = None
+        """The root of the user-wide store alone, once a memory file or draft of that store
+        was opened with no root of a folder serving it (:meth:`for_memory_file`)."""
 
     def __iter__(self) -> Iterator[Root]:
         return iter(list(self._roots))
@@ -133,13 +144,48 @@ class Roots:
             self.on_added(nested)
         return nested
 
+    def named_by_client(self) -> list[Root]:
+        """The roots of the folders the client named or documents led to (not :attr:`home`)."""
+        return [root for root in self._roots if root is not self.home]
+
     def for_memory_file(self, path: Path) -> tuple[Root, MemoryStore] | None:
-        """The root and store whose memory folder holds ``path``."""
+        """The root and store whose memory folder (or drafts folder) holds ``path``; for one of
+        the user-wide store that no root serves, :attr:`home` (see :meth:`_user_wide`)."""
         for root in self._roots:
             store = root.memory_store_of(path)
             if store is not None:
                 return root, store
-        return None
+        return self._user_wide(path)
+
+    def _user_wide(self, path: Path) -> tuple[Root, MemoryStore] | None:
+        """The root of the user-wide store alone, made once (set up as a root found from a
+        document), for ``path`` when it is a memory file or draft of that store: the store is
+        known from ``TETHER_HOME`` (or the user data folder) whatever the workspace folders, and
+        a client may start a server with none for such a file (Neovim does, for a file with no
+        root marker above it). None for any other path, or when that store cannot be used
+        there (said once, as for a folder)."""
+        if path.suffix != ".md" or self.home is not None:
+            return None
+        try:
+            check_home()
+        except BadInput:
+            return None
+        base = global_base()
+        location = Location(GLOBAL, base, None)
+        folders = {os.path.realpath(f) for f in (location.memories_dir, drafts_dir(location))}
+        if os.path.realpath(path.parent) not in folders:
+            return None
+        root = Root(base, None, session=self.session, notice=self.notice)
+        if root.global_store is None:
+            reason = root.global_unavailable or ""
+            root.close()
+            self.shown(reason, f"no memories for {path}: {reason}")
+            return None
+        self.home = root
+        self._roots.append(root)
+        if self.on_added is not None:
+            self.on_added(root)
+        return root, root.global_store
 
     def find(self, ref: str, prefer: Root | None = None) -> tuple[Root, MemoryStore, Memory]:
         """A memory by id across the roots (``prefer`` first); NotFound when absent."""
@@ -155,3 +201,4 @@ class Roots:
         for root in self._roots:
             root.close()
         self._roots.clear()
+        self.home = None
