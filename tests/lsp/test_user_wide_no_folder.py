@@ -1,7 +1,7 @@
 """The user-wide store's drafts and memory files are served by a server with no workspace
 folder, as Neovim 0.11 starts one for a buffer with no root marker above it (a draft under
 ``TETHER_HOME``): saving a draft there remembers it, and a memory file gets its front-matter
-diagnostics."""
+diagnostics. A saved draft of a store no root serves is said on screen, never ignored."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from recall.locations import global_location
 from recall.store import MemoryStore
+from tests.conftest import make_repo
 from tests.lsp.conftest import SERVER, add_client_handlers, capabilities_of
 from tests.lsp.session import Session
 
@@ -104,3 +105,21 @@ async def test_a_user_wide_memory_file_gets_its_front_matter_diagnostics(
     assert "pined is not a key Tether reads" in diagnostic.message
     assert "did you mean pinned?" in diagnostic.message
     assert diagnostic.range.start.line == 1
+
+
+async def test_a_saved_draft_of_a_store_no_root_serves_is_said_on_screen(
+    lsp_one: Session, tmp_path: Path
+) -> None:
+    """The server has the test repository open; the draft is of another repository's store.
+    Its save remembers nothing, and the person is told so, with what to do."""
+    other = make_repo(tmp_path / "other", {"lib.py": "x = 1\n"})
+    draft = other / ".tether" / "drafts" / f"{NEW_ID}.md"
+    (other / ".tether" / "memories").mkdir(parents=True)
+    draft.parent.mkdir()
+    text = f"---\nid: {NEW_ID}\ncategory: gotcha\nfiles:\n  - lib.py\n---\n{NEW}\n"
+    draft.write_text(text, encoding="utf-8")
+    await lsp_one.open(draft, language="markdown")
+    await lsp_one.save(draft)
+    (said,) = [m for m in _shown(lsp_one) if str(draft) in m]
+    assert "saved but not remembered" in said and "open that repository" in said
+    assert not (other / ".tether" / "memories" / f"{NEW_ID}.md").exists()
