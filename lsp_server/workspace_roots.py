@@ -3,6 +3,7 @@ stores and caches, :class:`lsp_server.roots.Root`), and the root each file belon
 
 from __future__ import annotations
 
+import collections
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,7 +21,16 @@ from recall.locations import (
     project_location,
 )
 from recall.model import Memory
+from recall.repo import TETHER_DIR
 from recall.store import MemoryStore
+
+NESTED_LOOK_FOLDERS = 2000
+"""Folders looked through, per workspace root, for the repositories nested in it when a
+command's memory id is in none of the stores known: enough for a source tree a few levels
+deep, few enough that a tree a build or a package manager filled is not walked whole."""
+
+SKIPPED = frozenset({".git", TETHER_DIR})
+"""Folders the look for nested repositories never enters: git's own, and a store's."""
 
 
 class Roots:
@@ -37,6 +47,10 @@ class Roots:
         """True when the client named no folder: roots are then found from documents."""
         self.on_added: Callable[[Root], None] | None = None
         """Called with each root found from a document (configure it, start indexing)."""
+        self._looked: set[Path] = set()
+        """The repositories already looked through for nested ones (:meth:`_nested_in`)."""
+        self._cut_short: list[Path] = []
+        """Those of them with more folders than :data:`NESTED_LOOK_FOLDERS`."""
         self.home: Root | None = None
         """The root of the user-wide store alone, once a memory file or draft of that store
         was opened with no root of a folder serving it (:meth:`for_memory_file`)."""
@@ -188,13 +202,58 @@ class Roots:
         return root, root.global_store
 
     def find(self, ref: str, prefer: Root | None = None) -> tuple[Root, MemoryStore, Memory]:
-        """A memory by id across the roots (``prefer`` first); NotFound when absent."""
+        """A memory by id across the roots (``prefer`` first), then in the stores of the
+        repositories nested in them not found yet (no file of theirs opened: looked for once
+        per root, :meth:`_nested_in`); NotFound when absent, naming where the look stopped."""
         ordered = ([prefer] if prefer else []) + [r for r in self._roots if r is not prefer]
         for root in ordered:
             found = root.find(ref)
             if found is not None:
                 return root, found[0], found[1]
-        raise NotFound(f"no memory {ref!r} in this workspace; `tether list --scope all` shows ids")
+        for root in list(self._roots):
+            for nested in self._nested_in(root):
+                found = nested.find(ref)
+                if found is not None:
+                    return nested, found[0], found[1]
+        message = f"no memory {ref!r} in this workspace; `tether list --scope all` shows ids"
+        if self._cut_short:
+            folders = ", ".join(str(path) for path in self._cut_short)
+            message += (
+                f" (repositories nested deep in {folders} were not all looked through: open "
+                "one of their files to reach their memories)"
+            )
+        raise NotFound(message)
+
+    def _nested_in(self, root: Root) -> list[Root]:
+        """The roots of the repositories nested in ``root``'s with a store of their own, found
+        the way opening one of their files finds them (:meth:`_nested`) and added, the first
+        time only: the folders are looked through breadth first, up to
+        :data:`NESTED_LOOK_FOLDERS`, never into git's folder, a store or a link."""
+        base = root.location.repo_root if root.location is not None else None
+        if base is None or base in self._looked:
+            return []
+        self._looked.add(base)
+        found: list[Root] = []
+        queue, looked = collections.deque([base]), 0
+        while queue:
+            if looked == NESTED_LOOK_FOLDERS:
+                self._cut_short.append(base)
+                break
+            folder = queue.popleft()
+            looked += 1
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            names = {entry.name for entry in entries}
+            if folder != base and ".git" in names:
+                nested = self._nested(root, folder / ".git")
+                if nested is not None and nested is not root:
+                    found.append(nested)
+            for entry in entries:
+                if entry.name not in SKIPPED and entry.is_dir(follow_symlinks=False):
+                    queue.append(folder / entry.name)
+        return found
 
     def close(self) -> None:
         """Close every root."""
