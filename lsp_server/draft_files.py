@@ -41,6 +41,17 @@ def drafts_dir(location: Location) -> Path:
     return location.base / FOLDER
 
 
+def shaped_as_one(path: Path) -> bool:
+    """Whether ``path`` reads as a draft of some store, served here or not: a ``.md`` file in
+    a drafts folder that has a memory folder beside it."""
+    folder = path.parent
+    return (
+        path.suffix == ".md"
+        and folder.name == FOLDER
+        and Location("", folder.parent, None).memories_dir.is_dir()
+    )
+
+
 def real(path: Path) -> Path:
     """``path`` resolved, as drafts are known by (a folder opened through a symbolic link names
     them by the link; the stores, and the drafts the server made, by the real path)."""

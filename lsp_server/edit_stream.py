@@ -16,13 +16,14 @@ from lsprotocol import types
 from lsp_server import (
     broken_files,
     diagnostics,
+    draft_files,
     draft_kept,
     memory_documents,
     progress,
     typing_pause,
     watching,
 )
-from lsp_server.documents import DocState, resolve, tracked
+from lsp_server.documents import DocState, file_path, resolve, tracked
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -107,8 +108,10 @@ def will_save(ls: TetherServer, params: types.WillSaveTextDocumentParams) -> Non
 
 def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
     """A document was saved: a memory file is indexed; a touched code file may end the turn."""
-    doc = _code_document(ls, params.text_document.uri, memory_documents.saved, read_mtime=True)
+    uri = params.text_document.uri
+    doc = _code_document(ls, uri, memory_documents.saved, read_mtime=True)
     if doc is None:
+        _unserved_draft(ls, uri)
         return
     root = doc.root
     root.touch(doc.rel, "save")
@@ -118,6 +121,23 @@ def did_save(ls: TetherServer, params: types.DidSaveTextDocumentParams) -> None:
     else:
         diagnostics.publish(ls, doc, root.touched[doc.rel])
         memory_documents.check_all(ls)  # a file they name may be on disk now
+
+
+def _unserved_draft(ls: TetherServer, uri: str) -> None:
+    """A save that was not taken up: when it is of a draft of a store no root here serves (a
+    repository not open in this workspace), say on screen that nothing was remembered and
+    what to do, rather than leave the person thinking it was."""
+    path = file_path(uri)
+    if path is None or uri in ls.docs or not draft_files.shaped_as_one(path):
+        return
+    if ls.roots.for_memory_file(path) is not None:
+        return  # served, only not open in the editor: a save of such a file is not taken up
+    ls.warn_shown_once(
+        f"unserved {path}",
+        f"the draft {path} was saved but not remembered: this server serves no store it "
+        "belongs to (its repository is not open in this workspace); open that repository "
+        "in the editor, then save the draft again",
+    )
 
 
 def did_close(ls: TetherServer, params: types.DidCloseTextDocumentParams) -> None:

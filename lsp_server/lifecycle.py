@@ -196,7 +196,7 @@ def did_change_folders(ls: TetherServer, params: types.DidChangeWorkspaceFolders
             configure(ls, root)
             _start_work(ls, root)
             added = True
-    ls.roots.discover = len(ls.roots) == 0 and not refused
+    ls.roots.discover = not ls.roots.named_by_client() and not refused
     if added:
         edit_stream.take_up_open_documents(ls)
 

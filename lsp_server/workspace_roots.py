@@ -3,16 +3,34 @@ stores and caches, :class:`lsp_server.roots.Root`), and the root each file belon
 
 from __future__ import annotations
 
+import collections
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from lsp_server.draft_files import drafts_dir
 from lsp_server.roots import Notice, Root, is_within, reaches, user_wide_location
 from recall.containment import UnsafeStore
 from recall.errors import BadInput, NotFound
-from recall.locations import StoreInGitFolder, project_location
+from recall.locations import (
+    GLOBAL,
+    Location,
+    StoreInGitFolder,
+    check_home,
+    global_base,
+    project_location,
+)
 from recall.model import Memory
+from recall.repo import TETHER_DIR
 from recall.store import MemoryStore
+
+NESTED_LOOK_FOLDERS = 2000
+"""Folders looked through, per workspace root, for the repositories nested in it when a
+command's memory id is in none of the stores known: enough for a source tree a few levels
+deep, few enough that a tree a build or a package manager filled is not walked whole."""
+
+SKIPPED = frozenset({".git", TETHER_DIR})
+"""Folders the look for nested repositories never enters: git's own, and a store's."""
 
 
 class Roots:
@@ -29,6 +47,13 @@ class Roots:
         """True when the client named no folder: roots are then found from documents."""
         self.on_added: Callable[[Root], None] | None = None
         """Called with each root found from a document (configure it, start indexing)."""
+        self._looked: set[Path] = set()
+        """The repositories already looked through for nested ones (:meth:`_nested_in`)."""
+        self._cut_short: list[Path] = []
+        """Those of them with more folders than :data:`NESTED_LOOK_FOLDERS`."""
+        self.home: Root | None = None
+        """The root of the user-wide store alone, once a memory file or draft of that store
+        was opened with no root of a folder serving it (:meth:`for_memory_file`)."""
 
     def __iter__(self) -> Iterator[Root]:
         return iter(list(self._roots))
@@ -133,25 +158,106 @@ class Roots:
             self.on_added(nested)
         return nested
 
+    def named_by_client(self) -> list[Root]:
+        """The roots of the folders the client named or documents led to (not :attr:`home`)."""
+        return [root for root in self._roots if root is not self.home]
+
     def for_memory_file(self, path: Path) -> tuple[Root, MemoryStore] | None:
-        """The root and store whose memory folder holds ``path``."""
+        """The root and store whose memory folder (or drafts folder) holds ``path``; for one of
+        the user-wide store that no root serves, :attr:`home` (see :meth:`_user_wide`)."""
         for root in self._roots:
             store = root.memory_store_of(path)
             if store is not None:
                 return root, store
-        return None
+        return self._user_wide(path)
+
+    def _user_wide(self, path: Path) -> tuple[Root, MemoryStore] | None:
+        """The root of the user-wide store alone, made once (set up as a root found from a
+        document), for ``path`` when it is a memory file or draft of that store: the store is
+        known from ``TETHER_HOME`` (or the user data folder) whatever the workspace folders, and
+        a client may start a server with none for such a file (Neovim does, for a file with no
+        root marker above it). None for any other path, or when that store cannot be used
+        there (said once, as for a folder)."""
+        if path.suffix != ".md" or self.home is not None:
+            return None
+        try:
+            check_home()
+        except BadInput:
+            return None
+        base = global_base()
+        location = Location(GLOBAL, base, None)
+        folders = {os.path.realpath(f) for f in (location.memories_dir, drafts_dir(location))}
+        if os.path.realpath(path.parent) not in folders:
+            return None
+        root = Root(base, None, session=self.session, notice=self.notice)
+        if root.global_store is None:
+            reason = root.global_unavailable or ""
+            root.close()
+            self.shown(reason, f"no memories for {path}: {reason}")
+            return None
+        self.home = root
+        self._roots.append(root)
+        if self.on_added is not None:
+            self.on_added(root)
+        return root, root.global_store
 
     def find(self, ref: str, prefer: Root | None = None) -> tuple[Root, MemoryStore, Memory]:
-        """A memory by id across the roots (``prefer`` first); NotFound when absent."""
+        """A memory by id across the roots (``prefer`` first), then in the stores of the
+        repositories nested in them not found yet (no file of theirs opened: looked for once
+        per root, :meth:`_nested_in`); NotFound when absent, naming where the look stopped."""
         ordered = ([prefer] if prefer else []) + [r for r in self._roots if r is not prefer]
         for root in ordered:
             found = root.find(ref)
             if found is not None:
                 return root, found[0], found[1]
-        raise NotFound(f"no memory {ref!r} in this workspace; `tether list --scope all` shows ids")
+        for root in list(self._roots):
+            for nested in self._nested_in(root):
+                found = nested.find(ref)
+                if found is not None:
+                    return nested, found[0], found[1]
+        message = f"no memory {ref!r} in this workspace; `tether list --scope all` shows ids"
+        if self._cut_short:
+            folders = ", ".join(str(path) for path in self._cut_short)
+            message += (
+                f" (repositories nested deep in {folders} were not all looked through: open "
+                "one of their files to reach their memories)"
+            )
+        raise NotFound(message)
+
+    def _nested_in(self, root: Root) -> list[Root]:
+        """The roots of the repositories nested in ``root``'s with a store of their own, found
+        the way opening one of their files finds them (:meth:`_nested`) and added, the first
+        time only: the folders are looked through breadth first, up to
+        :data:`NESTED_LOOK_FOLDERS`, never into git's folder, a store or a link."""
+        base = root.location.repo_root if root.location is not None else None
+        if base is None or base in self._looked:
+            return []
+        self._looked.add(base)
+        found: list[Root] = []
+        queue, looked = collections.deque([base]), 0
+        while queue:
+            if looked == NESTED_LOOK_FOLDERS:
+                self._cut_short.append(base)
+                break
+            folder = queue.popleft()
+            looked += 1
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            names = {entry.name for entry in entries}
+            if folder != base and ".git" in names:
+                nested = self._nested(root, folder / ".git")
+                if nested is not None and nested is not root:
+                    found.append(nested)
+            for entry in entries:
+                if entry.name not in SKIPPED and entry.is_dir(follow_symlinks=False):
+                    queue.append(folder / entry.name)
+        return found
 
     def close(self) -> None:
         """Close every root."""
         for root in self._roots:
             root.close()
         self._roots.clear()
+        self.home = None

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from lsp_server import commands, listing
+from lsp_server import commands, listing, workspace_roots
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
 from recall import extra_keys, ignored_store, search
@@ -30,6 +30,7 @@ PINNED = [
     (store, "_UNWRITABLE_PAUSE", 0.05),
     (commands, "INDEXING_WAIT_SECONDS", 30.0),
     (listing, "LIST_LIMIT", 500),
+    (workspace_roots, "NESTED_LOOK_FOLDERS", 2000),
     (listing, "STORE_KEY_CHARS", 16),
     (mcp_limits, "LIST_LIMIT", 50),
     (actions, "SEARCH_LIMIT", 200),

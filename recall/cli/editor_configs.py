@@ -169,11 +169,19 @@ def _lua_list(command: Sequence[str]) -> str:
 
 
 def neovim(command: Sequence[str]) -> str:
-    """Neovim 0.11+: ``vim.lsp.config`` + ``vim.lsp.enable`` (no filetypes: every buffer)."""
+    """Neovim 0.11+: ``vim.lsp.config`` + ``vim.lsp.enable`` (no filetypes: every buffer).
+
+    The root is the repository above the buffer; a buffer with none above it (a draft or memory
+    file of the user-wide store, a file outside every repository) goes to a Tether server
+    already running, as root markers alone would start a server of its own for it, with no
+    workspace folder, beside the one that opened the draft."""
     return (
         "-- Tether for Neovim 0.11+ (init.lua)\n"
         f"vim.lsp.config('tether', {{ cmd = {_lua_list(command)},\n"
-        "  root_markers = { '.tether', '.git' },\n"
+        "  root_dir = function(bufnr, on_dir)\n"
+        "    local running = vim.lsp.get_clients({ name = 'tether' })[1]\n"
+        "    on_dir(vim.fs.root(bufnr, { '.tether', '.git' }) or (running and running.root_dir))\n"
+        "  end,\n"
         "  init_options = vim.empty_dict(), settings = { tether = vim.empty_dict() } })\n"
         "vim.lsp.enable('tether')\n"
     )

@@ -100,6 +100,53 @@ def test_neovim_011_with_the_documented_config(tmp_path: Path) -> None:
     assert result["encoded"] == {"init_options": "{}", "settings": '{"tether":{}}'}
 
 
+def test_neovim_011_documented_config_saves_a_user_wide_draft_in_the_same_server(
+    tmp_path: Path, tether_home: Path
+) -> None:
+    """Superseding a user-wide memory from the documented config: the draft opens under
+    ``TETHER_HOME``, where no root marker is; it goes to the server already running (root
+    markers alone start a second one, with no folder, for it), and saving it supersedes the
+    memory."""
+    from recall.locations import global_location
+    from recall.store import MemoryStore
+
+    nvim = venv_nvim()
+    ws = build(tmp_path / "repo")
+    store = MemoryStore(global_location(ws.root), notice=lambda message: None)
+    try:
+        old = store.remember(
+            store.prepare_memory(summary="use the v2 API", category="gotcha", files=["src/app.py"])
+        ).id
+    finally:
+        store.close()
+    config = subprocess.run(
+        [sys.executable, "-m", "recall", "editor-config", "neovim"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    init = tmp_path / "init.lua"
+    init.write_text(f"{config}\ndofile({json.dumps(str(HERE / 'probe_supersede.lua'))})\n")
+    result = run_editor(
+        [str(nvim), "--headless", "--clean", "-u", str(init), str(ws.app_py)],
+        tmp_path / "nvim.json",
+        {"PROBE_MEMORY": old, "PROBE_SUMMARY": "use the v3 API"},
+        ws.root,
+    )
+    assert result.get("error") is None, result["error"]
+    assert Path(result["draft"]).parent == tether_home / "drafts"
+    assert any("remembered in" in m for m in result["messages"]), result["messages"]
+    assert result["clients"] == 1, "the draft started a Tether server of its own"
+    store = MemoryStore(global_location(ws.root), notice=lambda message: None)
+    try:
+        store.refresh()
+        replaced = store.find(old)
+        assert replaced is not None and replaced.status == "superseded"
+        assert store.find(replaced.superseded_by or "").summary == "use the v3 API"
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize(
     "empty",
     [

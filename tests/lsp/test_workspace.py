@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from recall.locations import project_location
 from recall.store import MemoryStore
@@ -94,6 +95,41 @@ async def test_a_repository_nested_in_the_folder_with_a_store_of_its_own_owns_it
     assert written["id"] in {m["id"] for m in listed["memories"]}
     await lsp.open(ws.store_py)  # the outer repository's files are its own still
     assert [d.code for d in lsp.diagnostics(ws.store_py)] == [ws.gotcha]
+
+
+async def test_a_command_by_id_finds_a_memory_of_a_nested_repository_before_its_files_open(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """docs/editors.md: the nested repository's store owns its files, and its memories are
+    reached by id before any of its files is opened (shown, then archived in its store)."""
+    from tests.lsp.workspace import build_second
+
+    lsp = lsp_one
+    nested = build_second(ws.root / "vendor" / "billing")
+    (memory_file,) = (nested / ".tether" / "memories").glob("*.md")
+    shown = await lsp.command("tether.show", {"memoryId": memory_file.stem})
+    assert (shown["summary"], shown["scope"]) == (SECOND_GOTCHA, "project")
+    assert Path(shown["path"]) == memory_file
+    archived = await lsp.command("tether.archive", {"memoryId": memory_file.stem})
+    assert archived["status"] == "archived"
+    assert "status: archived" in Path(shown["path"]).read_text(encoding="utf-8")
+
+
+async def test_a_command_by_an_unknown_id_says_where_the_look_for_nested_ones_stopped(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """A repository with more folders than the look for nested ones goes through: a command
+    by an id found nowhere says so, naming the repository and how to reach the rest."""
+    from lsp_server.workspace_roots import NESTED_LOOK_FOLDERS
+
+    for n in range(NESTED_LOOK_FOLDERS):
+        (ws.root / "build" / f"d{n}").mkdir(parents=True)
+    with pytest.raises(JsonRpcException) as raised:
+        await lsp_one.command("tether.show", {"memoryId": "0badc0de"})
+    message = str(raised.value)
+    assert "no memory '0badc0de' in this workspace" in message
+    assert f"repositories nested deep in {ws.root} were not all looked through" in message
+    assert "open one of their files" in message
 
 
 async def _both_open(lsp: Session, ws: Workspace) -> Path:
