@@ -228,6 +228,17 @@ def _as_stored(path: str) -> str:
 NOT_IN_TREE: Final = "is not in the working tree (deleted, or not on this branch)"
 """What is said of a path that git's history knows and the working tree lacks."""
 
+NOT_IN_FOLDER: Final = "is not in the project folder"
+"""What is said of a path missing outside git: there is no repository, branch or history to
+say more of it by."""
+
+
+def not_there(root: Path) -> str:
+    """What is said of a path a memory names that ``root``'s working tree lacks: that it is
+    not in the working tree (deleted, or on another branch), or outside git, where neither a
+    branch nor a repository is to be spoken of, that it is not in the project folder."""
+    return NOT_IN_TREE if is_git(root) else NOT_IN_FOLDER
+
 
 def missing_notes(root: Path | None, paths: list[str], *, cwd: Path | None = None) -> list[str]:
     """One line per touched path missing from the working tree: one git's history knows said
@@ -238,16 +249,17 @@ def missing_notes(root: Path | None, paths: list[str], *, cwd: Path | None = Non
     missing = missing_paths(root, paths, history=False)
     if not missing:
         return []
-    former = in_history(root, missing) if is_git(root) else set()
+    git = is_git(root)
+    former = in_history(root, missing) if git else set()
     tree = tree_paths(root) if len(former) < len(missing) else []
+    unknown = "is not a file of this repository" if git else NOT_IN_FOLDER
     typed = typed_from(root, cwd)
     notes = []
     for path in missing:
         if path in former:
             notes.append(f"{visible(typed(path))} {NOT_IN_TREE}")
         else:
-            hint = _hint(path, tree, typed=typed)
-            notes.append(f"{visible(typed(path))} is not a file of this repository{hint}")
+            notes.append(f"{visible(typed(path))} {unknown}{_hint(path, tree, typed=typed)}")
     return notes
 
 

@@ -98,12 +98,12 @@ def absent_notes(
     it is typed from ``cwd``, the folder the caller read them from
     (:func:`recall.known_paths.typed_from`)."""
     # git: for a path not on disk only
-    from recall.known_paths import NOT_IN_TREE, touched_notes, typed_from
+    from recall.known_paths import not_there, touched_notes, typed_from
 
     named = named_by_memories(stores, absent(root, paths))
     notes = []
     if root is not None and named:  # absent: none without a repository
-        typed, gone = typed_from(root, cwd), NOT_IN_TREE
+        typed, gone = typed_from(root, cwd), not_there(root)
         said = "recalling the memories that name it all the same"
         notes = [f"{visible(typed(path))} {gone}; {said}" for path in named]
     return notes + touched_notes(root, [p for p in paths if p not in named], cwd=cwd)

@@ -111,3 +111,32 @@ def test_a_file_renamed_since_is_said_by_the_names_typed_in_a_subfolder(
         "util.py is not in the working tree (deleted, or not on this branch); recalling the "
         "memories that name it all the same"
     ) in recalled.stderr
+
+
+def test_outside_git_a_missing_file_is_not_said_to_be_off_a_branch(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert cli("init", cwd=plain).code == 0
+    written = cli(
+        "remember",
+        "g",
+        "-c",
+        "gotcha",
+        "--global",
+        "-f",
+        "src/utils.ts",
+        "--allow-missing",
+        cwd=plain,
+    )
+    assert written.code == 0, written.stderr
+    recalled = cli("recall", "-f", "src/utils.ts", cwd=plain)
+    assert (
+        "src/utils.ts is not in the project folder; recalling the memories that name it all "
+        "the same"
+    ) in recalled.stderr
+    assert "branch" not in recalled.stderr
+    typo = cli("recall", "-f", "src/util.ts", cwd=plain)
+    assert "src/util.ts is not in the project folder" in typo.stderr
+    assert "branch" not in typo.stderr and "of this repository" not in typo.stderr
