@@ -192,52 +192,74 @@ def refuse_unknown(
         return
     tree = tree_paths(root)
     where = "the repository's files nor in its history" if is_git(root) else f"{root}"
-    here = _typed_from(root, cwd)
+    typed = typed_from(root, cwd)
     lines = []
     for path, label in named:
         if path not in missing:
             continue
-        typed = here(path) if here is not None else path
-        also = f" ({path} in the repository)" if here is not None else ""
-        lines.append(f"{label} {typed!r}{also} is not in {where}{_hint(path, tree, typed=here)}")
+        also = f" ({path} in the repository)" if typed(path) != path else ""
+        lines.append(
+            f"{label} {typed(path)!r}{also} is not in {where}{_hint(path, tree, typed=typed)}"
+        )
     lines.append(f"nothing written; give {let_through} to name it anyway (a file to come)")
     raise BadInput("\n  ".join(lines))
 
 
-def _typed_from(root: Path, cwd: Path | None) -> Callable[[str], str] | None:
-    """How a path of the repository is typed from ``cwd``, a subfolder of ``root``; None from
-    the root itself or outside it (paths are then typed as the repository has them)."""
-    if cwd is None:
-        return None
+def typed_from(root: Path | None, cwd: Path | None) -> Callable[[str], str]:
+    """How a path of the repository ``root`` (relative to it) is typed from ``cwd``, the folder
+    a command runs in and reads the paths it is given from: relative to it (``../x`` for a
+    file outside it), so that a name a message offers can be typed back as it is; as the
+    repository has it from the root, from outside it, or without a ``cwd``."""
+    if root is None or cwd is None:
+        return _as_stored
     try:
         inside = Path(os.path.realpath(cwd)).relative_to(os.path.realpath(root))
     except ValueError:
-        return None
+        return _as_stored
     if inside == Path("."):
-        return None
+        return _as_stored
     return lambda path: os.path.relpath(path, inside.as_posix()).replace(os.sep, "/")
+
+
+def _as_stored(path: str) -> str:
+    return path
 
 
 NOT_IN_TREE: Final = "is not in the working tree (deleted, or not on this branch)"
 """What is said of a path that git's history knows and the working tree lacks."""
 
+NOT_IN_FOLDER: Final = "is not in the project folder"
+"""What is said of a path missing outside git: there is no repository, branch or history to
+say more of it by."""
 
-def missing_notes(root: Path | None, paths: list[str]) -> list[str]:
+
+def not_there(root: Path) -> str:
+    """What is said of a path a memory names that ``root``'s working tree lacks: that it is
+    not in the working tree (deleted, or on another branch), or outside git, where neither a
+    branch nor a repository is to be spoken of, that it is not in the project folder."""
+    return NOT_IN_TREE if is_git(root) else NOT_IN_FOLDER
+
+
+def missing_notes(root: Path | None, paths: list[str], *, cwd: Path | None = None) -> list[str]:
     """One line per touched path missing from the working tree: one git's history knows said
-    to be so (deleted, or on another branch), any other with the closest names (a typo)."""
+    to be so (deleted, or on another branch), any other with the closest names (a typo); each
+    path and name said as it is typed from ``cwd`` (:func:`typed_from`)."""
     if root is None or not paths:
         return []
     missing = missing_paths(root, paths, history=False)
     if not missing:
         return []
-    former = in_history(root, missing) if is_git(root) else set()
+    git = is_git(root)
+    former = in_history(root, missing) if git else set()
     tree = tree_paths(root) if len(former) < len(missing) else []
+    unknown = "is not a file of this repository" if git else NOT_IN_FOLDER
+    typed = typed_from(root, cwd)
     notes = []
     for path in missing:
         if path in former:
-            notes.append(f"{visible(path)} {NOT_IN_TREE}")
+            notes.append(f"{visible(typed(path))} {NOT_IN_TREE}")
         else:
-            notes.append(f"{visible(path)} is not a file of this repository{_hint(path, tree)}")
+            notes.append(f"{visible(typed(path))} {unknown}{_hint(path, tree, typed=typed)}")
     return notes
 
 
@@ -245,35 +267,46 @@ FOLDER_EXAMPLES: Final = 3
 """Files under a folder named in place of a file that the message suggests."""
 
 
-def folder_lines(root: Path | None, paths: Iterable[str], *, label: str, advice: str) -> list[str]:
+def folder_lines(
+    root: Path | None,
+    paths: Iterable[str],
+    *,
+    label: str,
+    advice: str,
+    cwd: Path | None = None,
+) -> list[str]:
     """One line per path of ``paths`` that is a folder of ``root`` (a memory and a recall are
     about files: a folder matches none of them), with ``advice`` and a few of the files under
-    it."""
+    it; the folder and its files said as they are typed from ``cwd`` (:func:`typed_from`)."""
+    typed = typed_from(root, cwd)
     lines = []
     for path in paths:
-        hint = folder_hint(root, path)
+        hint = folder_hint(root, path, typed=typed)
         if hint is not None:
-            lines.append(f"{label} {path!r} is a folder; {advice}{hint}")
+            lines.append(f"{label} {typed(path)!r} is a folder; {advice}{hint}")
     return lines
 
 
-def folder_hint(root: Path | None, path: str) -> str | None:
+def folder_hint(
+    root: Path | None, path: str, *, typed: Callable[[str], str] | None = None
+) -> str | None:
     """None unless ``path`` is a folder of ``root`` (not a link to one); then `` (a, b, ...)``,
-    a few of the files under it, or ``""`` when it holds none."""
+    a few of the files under it (each as ``typed`` gives it), or ``""`` when it holds none."""
     if root is None or not os.path.isdir(root / path) or os.path.islink(root / path):
         return None
     inside = sorted(p for p in tree_paths(root) if p.startswith(path.rstrip("/") + "/"))
-    examples = ", ".join(map(visible, inside[:FOLDER_EXAMPLES])) + (
-        ", ..." if len(inside) > FOLDER_EXAMPLES else ""
-    )
+    named = [typed(p) for p in inside[:FOLDER_EXAMPLES]] if typed else inside[:FOLDER_EXAMPLES]
+    examples = ", ".join(map(visible, named)) + (", ..." if len(inside) > FOLDER_EXAMPLES else "")
     return f" ({examples})" if examples else ""
 
 
-def touched_notes(root: Path | None, paths: list[str]) -> list[str]:
+def touched_notes(root: Path | None, paths: list[str], *, cwd: Path | None = None) -> list[str]:
     """What to tell about the paths a recall is given that no file of ``root`` answers to: one
     missing from the working tree (with the closest names: a typo, or a file renamed since),
     a folder (with a few of its files). Recall ranks by the files that exist, so without a note
-    such a path would find nothing without a word."""
-    notes = missing_notes(root, paths)
-    notes += folder_lines(root, paths, label="path", advice="recall takes the files touched")
+    such a path would find nothing without a word. Each path and name is said as it is typed
+    from ``cwd`` (:func:`typed_from`)."""
+    notes = missing_notes(root, paths, cwd=cwd)
+    advice = "recall takes the files touched"
+    notes += folder_lines(root, paths, label="path", advice=advice, cwd=cwd)
     return notes

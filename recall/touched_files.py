@@ -85,26 +85,39 @@ def named_by_memories(stores: Sequence[MemoryStore], paths: Sequence[str]) -> li
     return found
 
 
-def absent_notes(root: Path | None, stores: Sequence[MemoryStore], paths: list[str]) -> list[str]:
+def absent_notes(
+    root: Path | None,
+    stores: Sequence[MemoryStore],
+    paths: list[str],
+    *,
+    cwd: Path | None = None,
+) -> list[str]:
     """What to tell about the named ``paths`` no file of ``root`` answers to: one missing from
     the working tree that memories name is recalled all the same, and said so; any other (a
-    typo, a folder) as :func:`recall.known_paths.touched_notes` tells it."""
-    from recall.known_paths import NOT_IN_TREE, touched_notes  # git: for a path not on disk
+    typo, a folder) as :func:`recall.known_paths.touched_notes` tells it. Each path is said as
+    it is typed from ``cwd``, the folder the caller read them from
+    (:func:`recall.known_paths.typed_from`)."""
+    # git: for a path not on disk only
+    from recall.known_paths import not_there, touched_notes, typed_from
 
     named = named_by_memories(stores, absent(root, paths))
-    notes = [
-        f"{visible(path)} {NOT_IN_TREE}; recalling the memories that name it all the same"
-        for path in named
-    ]
-    return notes + touched_notes(root, [p for p in paths if p not in named])
+    notes = []
+    if root is not None and named:  # absent: none without a repository
+        typed, gone = typed_from(root, cwd), not_there(root)
+        said = "recalling the memories that name it all the same"
+        notes = [f"{visible(typed(path))} {gone}; {said}" for path in named]
+    return notes + touched_notes(root, [p for p in paths if p not in named], cwd=cwd)
 
 
-def given_notes(stores: Sequence[MemoryStore], paths: list[str]) -> list[str]:
+def given_notes(
+    stores: Sequence[MemoryStore], paths: list[str], *, cwd: Path | None = None
+) -> list[str]:
     """:func:`absent_notes` for the ``paths`` given to a recall over ``stores``, in the
-    repository of the first (none without paths, or outside any repository)."""
+    repository of the first (none without paths, or outside any repository), each said as
+    it is typed from ``cwd``."""
     if not paths or not stores:
         return []
-    return absent_notes(stores[0].repo_root, stores, paths)
+    return absent_notes(stores[0].repo_root, stores, paths, cwd=cwd)
 
 
 def recalled(recaller: Recaller, query: RecallQuery) -> RecallResult:

@@ -209,7 +209,7 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
     path = _repo_path(args.path, root, ctx.cwd)
     found = genome.neighbours(path, args.limit)
     now = None if found else _renamed_to(genome, path)
-    unknown = None if found or now else _not_a_file(root, path, "neighbours")
+    unknown = None if found or now else _not_a_file(root, path, "neighbours", ctx.cwd)
     data: dict[str, Any] = {"path": path, "neighbours": [n.to_dict() for n in found]}
     if now is not None:
         data["renamed_to"] = now
@@ -221,8 +221,9 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
         commits together, commits of the file, confidence), or a line saying there are none
         (or that no file of the repository has the name)."""
         if not found:
-            said = unknown or f"no co-change neighbours recorded for {path}"
-            _say_missing(console, said, "neighbours", now)
+            shown = _as_typed(root, ctx.cwd, path)
+            said = unknown or f"no co-change neighbours recorded for {shown}"
+            _say_missing(console, said, "neighbours", _as_typed(root, ctx.cwd, now))
             return
         if not sys.stdout.isatty():
             write_records(
@@ -262,7 +263,15 @@ def _say_missing(console: Console, said: str, command: str, now: str | None) -> 
     console.print(visible(said + hint), soft_wrap=True, markup=False, highlight=False)
 
 
-def _not_a_file(root: Path, path: str, command: str) -> str | None:
+def _as_typed(root: Path, cwd: Path, path: str | None) -> str | None:
+    """``path`` (of the repository) as it is typed from ``cwd``, where the command was given
+    its path (:func:`recall.known_paths.typed_from`): a command offered must work there."""
+    from recall.known_paths import typed_from
+
+    return None if path is None else typed_from(root, cwd)(path)
+
+
+def _not_a_file(root: Path, path: str, command: str, cwd: Path) -> str | None:
     """What to say of ``path`` when no file of the repository answers to it, as ``tether
     recall`` and ``tether list --file`` say it (:mod:`recall.known_paths`): a folder, with a
     few of its files, or a name neither on disk nor tracked, with the closest names. None for
@@ -270,7 +279,9 @@ def _not_a_file(root: Path, path: str, command: str) -> str | None:
     from recall.known_paths import folder_lines, missing_notes  # git: for such a path only
 
     advice = f"`tether {command}` takes one of its files"
-    said = folder_lines(root, [path], label="PATH", advice=advice) or missing_notes(root, [path])
+    said = folder_lines(root, [path], label="PATH", advice=advice, cwd=cwd) or missing_notes(
+        root, [path], cwd=cwd
+    )
     return said[0] if said else None
 
 
@@ -288,7 +299,7 @@ def run_fanin(args: argparse.Namespace, ctx: CommandContext) -> int:
     exists = genome.exists(path)
     count = genome.fan_in(path) if exists else 0
     now = None if exists else _renamed_to(genome, path)
-    unknown = None if exists or now else _not_a_file(root, path, "fanin")
+    unknown = None if exists or now else _not_a_file(root, path, "fanin", ctx.cwd)
     data: dict[str, Any] = {"path": path, "exists": exists, "fan_in": count}
     if now is not None:
         data["renamed_to"] = now
@@ -298,8 +309,8 @@ def run_fanin(args: argparse.Namespace, ctx: CommandContext) -> int:
     def render(console: Console) -> None:
         """One sentence with the count."""
         if not exists:
-            said = unknown or f"{path} is not a file of the working tree"
-            _say_missing(console, said, "fanin", now)
+            said = unknown or f"{_as_typed(root, ctx.cwd, path)} is not a file of the working tree"
+            _say_missing(console, said, "fanin", _as_typed(root, ctx.cwd, now))
         else:
             noun = "file imports" if count == 1 else "files import"
             console.print(visible(f"{count} {noun} {path}"), markup=False, highlight=False)

@@ -98,7 +98,8 @@ def _note_unknown_file(ctx: CommandContext, stores: list, raw: str) -> None:
 
     for store in stores:
         if store.scope == PROJECT and store.repo_root is not None:
-            for note in missing_notes(store.repo_root, [store.normalize_input(raw, ctx.cwd)]):
+            wanted = store.normalize_input(raw, ctx.cwd)
+            for note in missing_notes(store.repo_root, [wanted], cwd=ctx.cwd):
                 ctx.notice(note)
             return
 

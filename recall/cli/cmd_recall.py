@@ -125,7 +125,8 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
         return _run_batch(args, ctx, recaller)
     touches = _touches(ctx, recaller, args.files, args.opened)
     paths = [t.path for t in touches]
-    for note in touched_files.absent_notes(recaller.stores[0].repo_root, recaller.stores, paths):
+    root = recaller.stores[0].repo_root
+    for note in touched_files.absent_notes(root, recaller.stores, paths, cwd=ctx.cwd):
         ctx.notice(note)  # still recalled for the prompt, if any
     query = RecallQuery(touches, args.prompt, limit=args.limit)
     result = touched_files.recalled(recaller, query)
@@ -304,7 +305,11 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
             }
             paths = query.paths
             root = recaller.stores[0].repo_root if recaller.stores else None
-            notes = touched_files.absent_notes(root, recaller.stores, paths) if paths else []
+            notes = (
+                touched_files.absent_notes(root, recaller.stores, paths, cwd=ctx.cwd)
+                if paths
+                else []
+            )
             notes += masked
             if notes:  # as a single recall says them: a folder, a typo, a deleted file
                 out["notes"] = notes
@@ -373,7 +378,7 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
         _touches(ctx, recaller, args.files, args.opened), prompt, limit=RECALL_LIMIT
     )
     # as recall says them; a note, never a failure: hooks and scripts run inject every turn
-    notes = touched_files.given_notes(recaller.stores, query.paths)
+    notes = touched_files.given_notes(recaller.stores, query.paths, cwd=ctx.cwd)
     result = touched_files.recalled(recaller, query)
     project = next((s for s in recaller.stores if s.scope == "project"), None)
     chosen = injection.select(Gate(project, ctx.notice).hits(result.hits))
