@@ -17,8 +17,10 @@ from recall.git_safety import SAFE_GIT_OPTIONS
 PATHSPECS_PER_CALL: Final = 500
 """Paths given to one git command: far below any system's limit on a command line."""
 
-WALK: Final = ("log", "--all", "--no-renames", "--format=", "--name-only", "-z")
-"""The files each commit reachable from a ref changed, among the paths asked about."""
+WALK: Final = ("log", "--all", "--no-renames", "--format=", "--name-only", "--relative", "-z")
+"""The files each commit reachable from a ref changed, among the paths asked about, named from
+the folder git runs in (a store's root may be a folder inside the work tree, whose paths git
+would otherwise give from the work tree's top)."""
 
 READ_BYTES: Final = 65536
 """One read of git's answer; the walk is checked for being done after each."""

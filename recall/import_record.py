@@ -20,7 +20,7 @@ from recall.records import render_memory
 from recall.store import MemoryStore
 from recall.stored_rules import AS_STORED_KEY, as_stored_notes
 from recall.strict_json import read_line
-from recall.text_checks import check_summary, check_text, refuse_blank_details
+from recall.text_checks import check_no_nul, check_summary, check_text, refuse_blank_details
 
 Normalize = Callable[[str], str]
 """Turns a path as a line gives it into the stored form (raising :class:`BadInput`)."""
@@ -89,6 +89,8 @@ def draft_record(
         raise BadInput("'anchor' must be a string")
     if not as_stored:  # a memory given back as stored: its rules said below, not refused
         check_text(anchor, "'anchor'")
+    elif anchor is not None:
+        check_no_nul(anchor, "'anchor'")
     given_anchors = anchors_from_records(record.get("anchors"))
     guard = record.get("guard", False)
     if not isinstance(guard, bool):
@@ -118,6 +120,8 @@ def draft_record(
     given_author = record.get("author")
     if isinstance(given_author, str) and not as_stored:
         check_text(given_author, "'author'")
+    elif isinstance(given_author, str):
+        check_no_nul(given_author, "'author'")
     wanted = record.get("id")
     paths = [normalize(f) for f in files]
     # a line with an id is a memory coming back (an export): its anchors stay as they were

@@ -39,6 +39,13 @@ def check_summary(
         raise BadInput(f"summary must be one line; put the rest in {details_option}")
     if as_stored:
         _check_encodable(summary, "summary")
+        check_no_nul(summary, "summary")
+        seen = seen_text(summary)
+        if not (summary if seen is None else seen).strip():
+            raise BadInput(
+                "summary holds only characters no one sees; give a one-line summary of the "
+                "knowledge"
+            )
     else:
         check_text(summary, "summary", keep=SUMMARY_CONTROLS_KEPT)
     return summary
@@ -85,6 +92,8 @@ def check_details(details: str | None, *, as_stored: bool = False) -> str:
     if details is None or not details.strip():
         return ""
     _check_encodable(details, "details")
+    if as_stored:
+        check_no_nul(details, "details")
     found = None if as_stored else details_control(details)
     if found is not None:
         char, line, column = found
@@ -144,6 +153,39 @@ def _unseen_at(text: str, keep: str) -> str:
 
 UTF8_FIX = "give it as UTF-8 (a file or terminal in another encoding: convert it first)"
 """What to do about text whose bytes are not UTF-8."""
+
+
+_PLAIN_TEXT = re.compile(r"[\t\n\r\x20-\x7e]*+")
+_BETWEEN_LINE_CONTROLS = re.compile(r"[^\t\n\r]+")
+
+
+def seen_text(text: str | None) -> str | None:
+    """``text`` as a reader sees it, its unseen characters (zero-width, bidi, controls but tabs
+    and line breaks) taken out, so that a credential split by one is still found; None when it
+    holds none (the common case, told without looking at each character)."""
+    if not text:
+        return None
+    if _PLAIN_TEXT.fullmatch(text):  # printable ASCII, tabs and line breaks: the usual text
+        return None
+    # line by line: a line free of controls is looked at with one pattern, not per character
+    hidden = {
+        part.start() + at
+        for part in _BETWEEN_LINE_CONTROLS.finditer(text)
+        for at in unseen_at(part.group())
+    }
+    if not hidden:
+        return None
+    return "".join(ch for at, ch in enumerate(text) if at not in hidden)
+
+
+def check_no_nul(text: str, label: str) -> None:
+    """Refuse a NUL even in text given back as stored: git shows a file holding one as binary,
+    hiding the memory from a pull request's review."""
+    if "\x00" in text:
+        raise BadInput(
+            f"{label} holds a NUL (\\x00); git would show the memory file as binary, hiding it "
+            "from review, so it is refused even as stored: remove it"
+        )
 
 
 def _check_encodable(text: str, label: str) -> None:

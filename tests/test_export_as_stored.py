@@ -94,3 +94,47 @@ def test_a_line_not_marked_as_stored_is_refused_as_before(repo: Path) -> None:
         done = run_tether("import", "-", "--scope", "project", cwd=repo, stdin=json.dumps(record))
         assert done.code == 2, done.stdout
         assert "-:1: " in done.stderr
+
+
+def _import_line(repo: Path, record: dict[str, object]):
+    return run_tether("import", "-", cwd=repo, stdin=json.dumps(record) + "\n")
+
+
+TOKEN = "ghp_aBcDeFgHiJkLm{}NoPqRsTuVwXyZ0123456789"
+"""A GitHub token's shape, split where a character no one sees can go."""
+
+
+def test_as_stored_lets_no_nul_and_no_hidden_credential_through(tmp_path: Path) -> None:
+    """Control characters come back as stored; a NUL (git would show the file as binary) and a
+    credential split by an unseen character (the scan reads the text as a reader does) do not."""
+    repo = make_repo(tmp_path / "repo")
+    assert run_tether("init", cwd=repo).code == 0
+    nul = _import_line(repo, {"summary": "a\x00b", "category": "gotcha", "as_stored": True})
+    assert nul.code == 2
+    assert "holds a NUL" in nul.stderr
+    for hidden in ("\x00", "\u200b", "\u00ad"):
+        split = _import_line(
+            repo,
+            {"summary": "token " + TOKEN.format(hidden), "category": "gotcha", "as_stored": True},
+        )
+        assert split.code == 2, hidden
+        assert "looks like a credential" in split.stderr or "holds a NUL" in split.stderr
+    unseen = _import_line(repo, {"summary": "\u200b", "category": "gotcha", "as_stored": True})
+    assert unseen.code == 2
+    assert "characters no one sees" in unseen.stderr
+    assert list((repo / ".tether" / "memories").glob("*.md")) == []
+
+
+def test_a_credential_split_by_an_unseen_character_in_details_is_refused(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    done = run_tether(
+        "remember",
+        "deploy notes",
+        "-c",
+        "gotcha",
+        "--details",
+        "key " + TOKEN.format("\u200b"),
+        cwd=repo,
+    )
+    assert done.code != 0
+    assert "looks like a credential" in done.stderr

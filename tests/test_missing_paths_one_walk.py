@@ -127,6 +127,36 @@ def test_a_walk_ended_once_every_path_is_found_still_answers(repo: Path) -> None
     assert in_history(repo, [newest, "logs"], timeout=30) == {newest, "logs"}
 
 
+def test_a_store_in_a_folder_of_the_work_tree_finds_its_files_in_history(
+    tmp_path: Path, cli: Callable[..., CliResult]
+) -> None:
+    """A project folder with its own ``.tether`` inside a larger work tree: its paths are its
+    folder's, and the walk names files from there too (git names them from the top)."""
+    top = tmp_path / "top"
+    (top / "sub").mkdir(parents=True)
+    git(top, "init", "-q")
+    (top / "sub" / "old.py").write_text("x = 1\n", encoding="utf-8")
+    (top / "sub" / "kept.py").write_text("y = 1\n", encoding="utf-8")
+    git(top, "add", "-A")
+    git(top, "commit", "-q", "-m", "old")
+    git(top, "rm", "-q", "sub/old.py")
+    git(top, "commit", "-q", "-m", "gone")
+    sub = top / "sub"
+    assert cli("init", cwd=sub).code == 0
+
+    assert in_history(sub, ["old.py", "typo.py"], timeout=30) == {"old.py"}
+    done = cli("remember", "old thing gotcha", "-c", "gotcha", "-f", "old.py", cwd=sub)
+    assert done.code == 0, done.stderr
+
+
 def test_the_walk_and_its_read_size_are_pinned() -> None:
-    assert WALK == ("log", "--all", "--no-renames", "--format=", "--name-only", "-z")
+    assert WALK == (
+        "log",
+        "--all",
+        "--no-renames",
+        "--format=",
+        "--name-only",
+        "--relative",
+        "-z",
+    )
     assert READ_BYTES == 65536

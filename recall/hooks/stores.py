@@ -30,10 +30,10 @@ class HookStores:
     def __init__(self, cwd: Path, file: str | None = None) -> None:
         from recall.containment import UnsafeStore
         from recall.errors import NotFound
-        from recall.locations import StoreInGitFolder, project_location
+        from recall.locations import StoreInGitFolder
 
         try:
-            location = project_location(cwd.resolve())
+            location = _hook_location(cwd.resolve())
         except UnsafeStore as error:  # logged to the user's own folder, never the repository's
             _notice(str(error))
             raise Skip("the project store is unsafe") from None
@@ -95,3 +95,18 @@ class HookStores:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _hook_location(cwd: Path) -> Location:
+    """The project store an agent's hook run from ``cwd`` answers from: in a clone's ``.git``
+    (which a command refuses to run in), its work tree's, whose guards must still ask before an
+    edit; elsewhere the store ``cwd`` is in (:func:`recall.locations.project_location`)."""
+    from recall.locations import InGitFolder, find_root, project_location
+
+    try:
+        return project_location(cwd)
+    except InGitFolder:
+        root = find_root(cwd)
+        if root is None:  # a bare repository: no work tree, no store
+            raise
+        return project_location(root)

@@ -312,3 +312,15 @@ def test_a_guard_that_would_cover_nothing_is_refused(
     source.write_text(json.dumps(line) + "\n", encoding="utf-8")
     imported = cli("import", str(source))
     assert imported.code == 2 and "drop 'guard'" in imported.stderr
+
+
+def test_a_guard_asks_when_the_agent_runs_from_the_clones_git_folder(
+    repo: Path, cli: Callable[..., CliResult]
+) -> None:
+    """A command refuses to run in ``.git``; an agent's hook there still answers from the work
+    tree's store, whose guards must ask before the edit."""
+    remember_guarded(cli, "-f", "src/app.py")
+    payload = edit_input(repo, "src/app.py")
+    payload["cwd"] = str(repo / ".git")
+    decision = json.loads(hook("pre-edit", payload))["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "ask"
