@@ -10,7 +10,6 @@ from typing import Any
 from recall.lifecycle.links import (
     LINK_KEY,
     REPLACES_KEY,
-    active_dangling,
     crossed,
     crossed_message,
     dangling,
@@ -43,7 +42,7 @@ def link_findings(store: MemoryStore, everywhere: Sequence[MemoryStore]) -> list
         add(
             "dangling-link", memory_id, "superseded_by", message, id=memory_id, superseded_by=target
         )
-    for memory_id, target in active_dangling(store, everywhere):
+    for memory_id, target in dangling(store, everywhere, "active"):
         message = stray_link_message(memory_id, "active", target)
         add("dangling-link", memory_id, LINK_KEY, message, id=memory_id, superseded_by=target)
     for memory_id, target in dangling_replaced(store, everywhere):

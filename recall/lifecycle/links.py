@@ -143,14 +143,18 @@ def key_line(path: Path, key: str = LINK_KEY) -> int:
     return file_key_line(path, key)
 
 
-def dangling(store: MemoryStore, stores: Sequence[MemoryStore]) -> list[tuple[str, str]]:
-    """The superseded memories of ``store`` whose replacement is in none of ``stores``: each
-    as (its id, the id its link names)."""
+def dangling(
+    store: MemoryStore, stores: Sequence[MemoryStore], status: str = "superseded"
+) -> list[tuple[str, str]]:
+    """The memories of ``store`` in ``status`` whose ``superseded_by`` names an id in none of
+    ``stores``: each as (its id, the id its link names). A superseded one is out of recall with
+    nothing in its place; an active one (a hand edit, an import) is recalled, yet its link says
+    it was replaced."""
     if not store.exists:
         return []
     return [
         (memory.id, memory.superseded_by)
-        for memory in store.list(status="superseded")
+        for memory in store.list(status=status)
         if memory.superseded_by and not in_a_store(memory.superseded_by, stores)
     ]
 
@@ -164,19 +168,6 @@ def dangling_message(memory_id: str, target: str, file: Path | None = None) -> s
         f"recall with nothing in its place; `tether restore {memory_id}` brings it back, or "
         f"write the id of the memory that replaces it as its {LINK_KEY}{where}"
     )
-
-
-def active_dangling(store: MemoryStore, stores: Sequence[MemoryStore]) -> list[tuple[str, str]]:
-    """The active memories of ``store`` whose ``superseded_by`` names an id in none of
-    ``stores`` (a hand edit, an import): recall gives them, yet the link says they were
-    replaced. Each as (its id, the id its link names)."""
-    if not store.exists:
-        return []
-    return [
-        (memory.id, memory.superseded_by)
-        for memory in store.list(status="active")
-        if memory.superseded_by and not in_a_store(memory.superseded_by, stores)
-    ]
 
 
 def stray_link_message(memory_id: str, status: str, target: str, file: Path | None = None) -> str:
