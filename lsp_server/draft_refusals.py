@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lsp_server.drafts import ALLOW_SECRET, supersede_command
+from recall.frontmatter import line_of
 from recall.written_checks import refusals
 
 if TYPE_CHECKING:
@@ -23,20 +24,7 @@ def refused(
     store: MemoryStore, text: str, parsed: ParsedFile, memory: Memory
 ) -> list[tuple[int, str]]:
     """Each refusal of ``memory``, the draft ``text`` read (``parsed``), as (1-based line,
-    message): in the command's words, a credential masked."""
+    message): in the command's words, a credential masked. The line is counted in ``text``
+    itself, as ``tether doctor`` counts it (a lone CR ends a line there, not in ``parsed``)."""
     found = refusals(store, memory, replace=supersede_command, secret_override=SECRET_OVERRIDE)
-    return [(_line(text, parsed, refusal.field), refusal.message) for refusal in found]
-
-
-def _line(text: str, parsed: ParsedFile, field: str) -> int:
-    """The 1-based line of the draft where ``field`` is written: the summary's, the details'
-    first, or a front-matter key's (the first line when not found)."""
-    if field == "summary":
-        return parsed.body_line
-    if field == "details":
-        lines = text.split("\n")
-        return next(
-            (n + 1 for n in range(parsed.body_line, len(lines)) if lines[n].strip()),
-            parsed.body_line,
-        )
-    return parsed.key_lines.get(field, 1)
+    return [(line_of(text, refusal.field), refusal.message) for refusal in found]

@@ -47,10 +47,6 @@ class Roots:
         """True when the client named no folder: roots are then found from documents."""
         self.on_added: Callable[[Root], None] | None = None
         """Called with each root found from a document (configure it, start indexing)."""
-        self._looked: set[Path] = set()
-        """The repositories already looked through for nested ones (:meth:`_nested_in`)."""
-        self._cut_short: list[Path] = []
-        """Those of them with more folders than :data:`NESTED_LOOK_FOLDERS`."""
         self.home: Root | None = None
         """The root of the user-wide store alone, once a memory file or draft of that store
         was opened with no root of a folder serving it (:meth:`for_memory_file`)."""
@@ -203,41 +199,44 @@ class Roots:
 
     def find(self, ref: str, prefer: Root | None = None) -> tuple[Root, MemoryStore, Memory]:
         """A memory by id across the roots (``prefer`` first), then in the stores of the
-        repositories nested in them not found yet (no file of theirs opened: looked for once
-        per root, :meth:`_nested_in`); NotFound when absent, naming where the look stopped."""
+        repositories nested in them not found yet (no file of theirs opened: looked for each
+        time an id is in none of the stores known, so that one set up since is found,
+        :meth:`_nested_in`); NotFound when absent, naming where the look stopped."""
         ordered = ([prefer] if prefer else []) + [r for r in self._roots if r is not prefer]
         for root in ordered:
             found = root.find(ref)
             if found is not None:
                 return root, found[0], found[1]
+        cut_short: list[Path] = []
         for root in list(self._roots):
-            for nested in self._nested_in(root):
+            for nested in self._nested_in(root, cut_short):
                 found = nested.find(ref)
                 if found is not None:
                     return nested, found[0], found[1]
         message = f"no memory {ref!r} in this workspace; `tether list --scope all` shows ids"
-        if self._cut_short:
-            folders = ", ".join(str(path) for path in self._cut_short)
+        if cut_short:
+            folders = ", ".join(str(path) for path in cut_short)
             message += (
                 f" (repositories nested deep in {folders} were not all looked through: open "
                 "one of their files to reach their memories)"
             )
         raise NotFound(message)
 
-    def _nested_in(self, root: Root) -> list[Root]:
+    def _nested_in(self, root: Root, cut_short: list[Path]) -> list[Root]:
         """The roots of the repositories nested in ``root``'s with a store of their own, found
-        the way opening one of their files finds them (:meth:`_nested`) and added, the first
-        time only: the folders are looked through breadth first, up to
-        :data:`NESTED_LOOK_FOLDERS`, never into git's folder, a store or a link."""
+        the way opening one of their files finds them (:meth:`_nested`) and added: the folders
+        are looked through breadth first, up to :data:`NESTED_LOOK_FOLDERS` (``root``'s
+        repository is added to ``cut_short`` when it has more), never into git's folder, a
+        store or a link. Each look is new: a store set up since the last one is found (one
+        found before is a root now, reached without a look)."""
         base = root.location.repo_root if root.location is not None else None
-        if base is None or base in self._looked:
+        if base is None:
             return []
-        self._looked.add(base)
         found: list[Root] = []
         queue, looked = collections.deque([base]), 0
         while queue:
             if looked == NESTED_LOOK_FOLDERS:
-                self._cut_short.append(base)
+                cut_short.append(base)
                 break
             folder = queue.popleft()
             looked += 1

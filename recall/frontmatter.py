@@ -256,10 +256,35 @@ def file_key_line(path: Path, key: str) -> int:
         text = path.read_text(encoding="utf-8-sig", errors="replace")
     except OSError:
         return 1
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith(f"{key}:"):
-            return number
-    return 1
+    return line_of(text, key)
+
+
+def line_of(text: str, key: str) -> int:
+    """The 1-based line of the memory file ``text`` that ``key`` is about: for ``"summary"``
+    the summary's, for ``"details"`` the first of the details, else the line giving the
+    front-matter key (1 when it cannot be found). Lines are counted as an editor counts them:
+    a lone CR ends one too (:mod:`recall.line_ends`)."""
+    from recall.line_ends import lone_cr_as_lf
+
+    text = lone_cr_as_lf(text.removeprefix("\ufeff"))
+    lines = text.split("\n")
+    if key not in ("summary", "details"):
+        for number, line in enumerate(lines, start=1):
+            match = _KEY_LINE.match(line)
+            if match and match.group(1) == key:
+                return number
+        return 1
+    try:
+        _, close_index, body = _split(text, "")
+    except MalformedMemory:
+        return 1
+    body_line = close_index + 2 + _split_body(body, crlf=False)[2]
+    if key == "summary":
+        return body_line
+    after = body_line  # the index of the line after the summary
+    while after < len(lines) and not lines[after].strip():
+        after += 1
+    return after + 1 if after < len(lines) else body_line
 
 
 def _items_all_gone(node: Any, value: Any) -> bool:

@@ -82,15 +82,23 @@ def doctor_lines(store: MemoryStore) -> list[tuple[Memory, Path, int, Broken]]:
     """Each rule a memory of ``store`` (deleted ones aside) breaks, with its file and line, for
     ``tether doctor``. A guard in the global store is left to its own finding (it protects
     nothing there, whatever its memory), so the guard is checked as in the project store."""
+    from recall.frontmatter import line_of
     from recall.locations import PROJECT
 
     found = []
     for memory in store.list(status=None):
         if memory.status == "deleted":
             continue
-        for rule in broken_rules(memory, scope=PROJECT):
-            path = store.path_of(memory.id)
-            found.append((memory, path, line_of(path, rule.key) + rule.line - 1, rule))
+        broken = broken_rules(memory, scope=PROJECT)
+        if not broken:
+            continue
+        path = store.path_of(memory.id)
+        try:
+            text = path.read_text(encoding="utf-8-sig", errors="replace")
+        except OSError:
+            text = ""
+        for rule in broken:
+            found.append((memory, path, line_of(text, rule.key) + rule.line - 1, rule))
     return found
 
 
@@ -119,23 +127,3 @@ def export_note(broken: list[Broken], path: Path) -> str:
         f"that an import writes it back as it is: fix it in {path} (`tether doctor` names each "
         "with its line)"
     )
-
-
-def line_of(path: Path, key: str) -> int:
-    """The line of the memory file ``path`` that ``key`` is about: the summary's, the first
-    of the details, or the front-matter key's (1 when it cannot be found)."""
-    from recall.frontmatter import file_key_line, parse
-
-    if key not in ("summary", "details"):
-        return file_key_line(path, key)
-    try:
-        parsed = parse(path.read_text(encoding="utf-8-sig", errors="replace"), path)
-    except (OSError, BadInput):
-        return 1
-    if key == "summary":
-        return parsed.body_line
-    lines = path.read_text(encoding="utf-8-sig", errors="replace").splitlines()
-    after = parsed.body_line  # the index of the line after the summary
-    while after < len(lines) and not lines[after].strip():
-        after += 1
-    return after + 1

@@ -8,6 +8,7 @@ import re
 from recall.conflict_marks import conflict_line
 from recall.display import plural, unseen_at, visible
 from recall.errors import BadInput
+from recall.line_ends import lone_cr_as_lf
 from recall.model import CATEGORIES, STATUSES
 
 SUMMARY_FORBIDDEN = ("\n", "\r")
@@ -75,13 +76,15 @@ def refuse_blank_details(details: str | None, label: str, *, given: str = "") ->
 
 def details_control(details: str) -> tuple[str, int, int] | None:
     """The first C0 control of ``details`` they may not hold (not one of
-    :data:`DETAILS_CONTROLS_KEPT`), with its line and character (1-based); None when none."""
+    :data:`DETAILS_CONTROLS_KEPT`), with its line and character (1-based, a lone CR ending a
+    line as in :mod:`recall.line_ends`); None when none."""
     found = _DETAILS_REFUSED.search(details)
     if found is None:
         return None
     at = found.start()
-    line = details.count("\n", 0, at) + 1
-    return found.group(), line, at - (details.rfind("\n", 0, at) + 1) + 1
+    lines = lone_cr_as_lf(details)  # a lone CR ends a line, as an editor shows it
+    line = lines.count("\n", 0, at) + 1
+    return found.group(), line, at - (lines.rfind("\n", 0, at) + 1) + 1
 
 
 def check_details(details: str | None, *, as_stored: bool = False) -> str:

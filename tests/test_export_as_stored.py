@@ -138,3 +138,18 @@ def test_a_credential_split_by_an_unseen_character_in_details_is_refused(tmp_pat
     )
     assert done.code != 0
     assert "looks like a credential" in done.stderr
+
+
+def test_doctor_counts_a_lone_cr_as_a_line_end_as_an_editor_does(repo: Path) -> None:
+    """Two keys, and two lines of the details, parted by a lone CR (old Mac line ends): the
+    control character is on line 8 as an editor shows the file, character 6 of it."""
+    assert run_tether("init", cwd=repo).code == 0
+    hand = repo / ".tether" / "memories" / "lone-cr.md"
+    hand.write_bytes(
+        b"---\ncategory: gotcha\rfiles: [src/app.py]\n---\nA summary\n\nline one\rline \x01two\n"
+    )
+    [rule] = [
+        e for e in run_tether("doctor", "--json", cwd=repo).json() if e["kind"] == "write-rule"
+    ]
+    assert (Path(rule["path"]), rule["line"]) == (hand, 8)
+    assert "(\\x01 at character 6)" in rule["message"]

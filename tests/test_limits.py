@@ -14,15 +14,17 @@ import pytest
 from lsp_server import commands, listing, workspace_roots
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
-from recall import extra_keys, ignored_store, search
+from recall import extra_keys, ignored_store, search, stdio_servers, written_checks
 from recall.anchors import submodules
 from recall.browse import actions
 from recall.cli import cmd_agent_config
-from recall.genome.symbols import grammars, layout, model
+from recall.genome.symbols import grammars, layout, model, treesitter
 from recall.genome.symbols import index as symbol_index
+from recall.genome.symbols.extract import extract
 from recall.hooks import events as hook_events
+from recall.model import CATEGORIES, SOURCES
 from recall.policy import hints, trust
-from recall.store import changes
+from recall.store import MemoryStore, changes
 from recall.store import opening as store
 
 PINNED = [
@@ -31,6 +33,8 @@ PINNED = [
     (commands, "INDEXING_WAIT_SECONDS", 30.0),
     (listing, "LIST_LIMIT", 500),
     (workspace_roots, "NESTED_LOOK_FOLDERS", 2000),
+    (stdio_servers, "LSP_CHECKS_ITSELF", ("TETHER_HOME",)),
+    (written_checks, "NEUTRAL_SUMMARY", "-"),
     (listing, "STORE_KEY_CHARS", 16),
     (mcp_limits, "LIST_LIMIT", 50),
     (actions, "SEARCH_LIMIT", 200),
@@ -129,3 +133,31 @@ def test_each_hash_form_is_told_apart_by_its_length() -> None:
     assert len(model.tight_hash(text)) == len(model.python_hash(text)) == model.CODE_HASH_CHARS
     forms = {model.LEGACY_HASH_CHARS, model.INDENTED_HASH_CHARS, model.CODE_HASH_CHARS}
     assert len(forms) == 3
+
+
+def test_the_neutral_summary_passes_every_check_a_write_makes(store: MemoryStore) -> None:
+    """A field is checked beside :data:`recall.written_checks.NEUTRAL_SUMMARY`: it passes the
+    summary checks and the credential scan in every category and from every source, so a
+    field's refusal never turns into one of the summary."""
+    for category, source in itertools.product(CATEGORIES, SOURCES):
+        store.prepare_memory(
+            summary=written_checks.NEUTRAL_SUMMARY, category=category, files=[], source=source
+        )
+    memory = store.prepare_memory(summary="a clean summary", category="gotcha", files=[])
+    found = written_checks.refusals(
+        store,
+        memory.with_changes(details="line \x01two"),
+        replace=lambda held: f"supersede {held}",
+        secret_override="say so",
+    )
+    assert [refusal.field for refusal in found] == ["details"]
+
+
+def test_only_python_functions_name_what_they_define_inside() -> None:
+    """A Python function's nested helpers are named under it (``outer.inner``); a function of
+    any other grammar holds callbacks and locals, none of them named."""
+    assert frozenset({"python"}) == treesitter._NESTING_FUNCTIONS
+    python = extract("a.py", b"def outer():\n    def inner():\n        pass\n")
+    assert [d.name for d in python.definitions] == ["outer", "outer.inner"]
+    script = extract("a.js", b"function outer() { function inner() {} }\n")
+    assert [d.name for d in script.definitions] == ["outer"]

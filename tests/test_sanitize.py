@@ -13,6 +13,7 @@ from recall.ranking.sanitize import (
     QUERY_MAX_CHARS,
     WHOLE_MAX_CHARS,
     SanitizedPrompt,
+    asks,
     sanitize_prompt,
 )
 from recall.ranking.sanitize.asks import STOCK_ASK_WORDS, names_something
@@ -307,6 +308,15 @@ class TestAskNamingNothing:
     def test_a_paste_saying_no_error_keeps_the_ask(self) -> None:
         text = "-const retries = 3\n+const retries = 5\n-const wait = 1\n+const wait = 2\nAny idea?"
         assert sanitize_prompt(text) == SanitizedPrompt("Any idea?", ["diff"], "question")
+
+    def test_an_error_marker_counts_only_near_the_start_of_a_long_line(self) -> None:
+        """A line is searched for its error marker up to ``_MARKER_REACH`` characters in:
+        one within is the paste's error, one beyond (in a message) is not."""
+        assert asks._MARKER_REACH == 400
+        within = "k=v " * 98 + "ERROR pay: charge aborted"  # the marker at character 393
+        beyond = "k=v " * 100 + "ERROR pay: charge aborted"  # at 401
+        assert asks.telling_line([within], [False]) == "ERROR pay: charge aborted"
+        assert asks.telling_line([beyond], [False]) is None
 
 
 class TestNoiseFamilies:

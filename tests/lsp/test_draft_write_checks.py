@@ -112,6 +112,28 @@ async def test_a_draft_holding_control_characters_is_kept_and_not_written(
     assert "\\x01" in found[lines.index("abc\x01d")]
 
 
+async def test_a_refusal_is_on_the_line_an_editor_shows_when_a_lone_cr_ends_lines(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """Two front-matter keys parted by a lone CR (YAML, and the editor, read two lines): the
+    details' refusal is on their first line as the editor counts it, as ``tether doctor``
+    counts it."""
+    lsp = lsp_one
+    await lsp.indexing_ended()
+    result = await lsp.command("tether.remember", {"uri": ws.app_py.as_uri()})
+    draft = Path(result["draft"])
+    await lsp.open(draft, language="markdown")
+    lines = filled(draft, "a summary", "line one\rline \x01two").split("\n")
+    text = "\n".join([lines[0], f"{lines[1]}\r{lines[2]}", *lines[3:]])
+    await lsp.change(draft, text)
+    await lsp.save(draft, text)
+    assert not ws.memory_file(result["id"]).exists()
+    assert "details hold the control character \\x01 on line 2, character 6" in shown(lsp)
+    shown_lines = text.replace("\r", "\n").split("\n")
+    assert "\\x01" in errors_by_line(lsp, draft)[shown_lines.index("line one")]
+    assert shown_lines.index("line one") + 1 == frontmatter.line_of(text, "details")
+
+
 async def test_a_draft_repeating_a_memory_is_kept_and_not_written(
     lsp_one: Session, ws: Workspace
 ) -> None:

@@ -115,6 +115,22 @@ async def test_a_command_by_id_finds_a_memory_of_a_nested_repository_before_its_
     assert "status: archived" in Path(shown["path"]).read_text(encoding="utf-8")
 
 
+async def test_a_nested_repository_set_up_after_a_look_is_found_by_id(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """The look for nested repositories is made again when an id is in no store known: one
+    whose store was set up after a command by id looked (and found nothing) is reached."""
+    from tests.lsp.workspace import build_second
+
+    lsp = lsp_one
+    with pytest.raises(JsonRpcException):
+        await lsp.command("tether.show", {"memoryId": "0badc0de"})
+    nested = build_second(ws.root / "vendor" / "billing")
+    (memory_file,) = (nested / ".tether" / "memories").glob("*.md")
+    shown = await lsp.command("tether.show", {"memoryId": memory_file.stem})
+    assert (shown["summary"], Path(shown["path"])) == (SECOND_GOTCHA, memory_file)
+
+
 async def test_a_command_by_an_unknown_id_says_where_the_look_for_nested_ones_stopped(
     lsp_one: Session, ws: Workspace
 ) -> None:
