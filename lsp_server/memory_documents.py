@@ -77,8 +77,15 @@ def parse(doc: DocState, text: str) -> tuple[frontmatter.ParsedFile, Memory]:
     return parsed, memory_from_parsed(parsed, doc.path, fallback_created=now_iso())
 
 
-def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnostic]:
-    """What is wrong with a memory document, each problem on its line."""
+def problems(
+    ls: TetherServer,
+    doc: DocState,
+    text: str,
+    refused: list[tuple[int, str]] | None = None,
+) -> list[types.Diagnostic]:
+    """What is wrong with a memory document, each problem on its line; for a draft, what its
+    save refuses among them: ``refused`` when the caller has found it already
+    (:func:`lsp_server.draft_refusals.refused` of the same text)."""
     error, warning = types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning
     try:
         parsed, memory = parse(doc, text)
@@ -127,7 +134,9 @@ def problems(ls: TetherServer, doc: DocState, text: str) -> list[types.Diagnosti
             message = f"{SAME_TEXT} {old.id}, the memory it supersedes: change it before saving"
             found.append(_line_diagnostic(ls, text, parsed.body_line, message, warning))
     if draft_files.is_draft(doc):  # its save refuses what a direct write refuses
-        for line, message in draft_refusals.refused(store, text, parsed, memory):
+        if refused is None:
+            refused = draft_refusals.refused(store, text, parsed, memory)
+        for line, message in refused:
             found.append(
                 _line_diagnostic(ls, text, line, f"{message}; saving writes nothing", error)
             )
@@ -256,23 +265,25 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
     target = store.folder.path / doc.path.name
     draft = draft_files.real(doc.path)
     try:
-        refused = unfit_files(store, parse(doc, text)[1])
+        parsed, memory = parse(doc, text)
     except MalformedMemory:
-        refused = []  # its diagnostic says why
-    if refused:  # refused as the direct write refuses it, and said so on screen
-        said = "; ".join(refused)
+        return False  # its diagnostic says why
+    if unfit := unfit_files(store, memory):  # refused as the direct write refuses it, said so
+        said = "; ".join(unfit)
         ls.warn_shown_once(
             f"unfit {draft} {said}",
             f"the draft {draft} was not remembered: {said}; nothing written",
         )
         return False
-    if said := _write_refusals(doc, store, text):  # the checks of every writer, said so too
+    refused = draft_refusals.refused(store, text, parsed, memory)  # the checks of every writer
+    if refused:  # said so too, each refusal with its line
+        said = "; ".join(f"line {line}: {message}" for line, message in refused)
         ls.warn_shown_once(
             f"refused {draft} {said}",
             f"the draft {draft} was not remembered, and is kept: {said}",
         )
         return False
-    for problem in problems(ls, doc, text):
+    for problem in problems(ls, doc, text, refused):
         if problem.severity == types.DiagnosticSeverity.Error or SAME_TEXT in problem.message:
             return False
     try:
@@ -299,18 +310,6 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
     if now is None:
         ls.show_info(f"Tether: remembered in {target}")
     return True
-
-
-def _write_refusals(doc: DocState, store: MemoryStore, text: str) -> str:
-    """What a direct write would refuse of the draft's ``text``, each refusal with its line
-    (:mod:`lsp_server.draft_refusals`), or "" (none, or the text is no memory yet: its
-    diagnostics say why)."""
-    try:
-        parsed, memory = parse(doc, text)
-    except MalformedMemory:
-        return ""
-    found = draft_refusals.refused(store, text, parsed, memory)
-    return "; ".join(f"line {line}: {message}" for line, message in found)
 
 
 def digest(data: bytes) -> str:

@@ -49,6 +49,12 @@ def _normalize_for_hash(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def summary_key(summary: str) -> str:
+    """``summary`` as two summaries are compared, up to case, spacing and Unicode forms: what
+    the index's ``summary_key`` column holds, so a memory holding a summary is found by it."""
+    return _normalize_for_hash(summary)
+
+
 def content_hash(category: str, summary: str, details: str) -> str:
     """Hash the knowledge of a memory: same category, summary and details up to case and spacing.
 

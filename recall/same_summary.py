@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from recall.errors import NothingToDo
-from recall.model import Memory
+from recall.model import Memory, summary_key
 from recall.model import _normalize_for_hash as same_text
 
 
@@ -35,13 +35,15 @@ def same_summary(
     memory ``draft`` supersedes, or several ids) holding ``draft``'s summary with another
     category or other details, or None (none holds it, or one holds it exactly)."""
     skip = {other_than} if isinstance(other_than, str) else set(other_than or ())
-    wanted = same_text(draft.summary)
+    # looked up by the summary's key alone (``+status`` keeps the status index out): the few
+    # memories holding it, however many the store holds
     found = conn.execute(
-        "SELECT id, category, summary, details FROM memories "
-        "WHERE status IN ('active', 'pending') ORDER BY created"
+        "SELECT id, category, details FROM memories "
+        "WHERE summary_key = ? AND +status IN ('active', 'pending') ORDER BY created",
+        (summary_key(draft.summary),),
     )
-    for memory_id, category, summary, details in found:
-        if same_text(summary) != wanted or memory_id in skip:
+    for memory_id, category, details in found:
+        if memory_id in skip:
             continue
         differs = []
         if category != draft.category:

@@ -97,6 +97,8 @@ def test_an_index_from_before_ties_the_anchors_files_on_upgrade(
     with sqlite3.connect(index) as conn:  # as version 10 kept it: the files as written
         conn.execute("DELETE FROM memory_files WHERE path = 'src/a.py'")
         conn.execute("UPDATE memories SET files = '[\"other.py\"]'")
+        conn.execute("DROP INDEX memories_summary_key")  # added by version 12
+        conn.execute("ALTER TABLE memories DROP COLUMN summary_key")
         conn.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
 
     upgraded, notices = open_store(anchored)

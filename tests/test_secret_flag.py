@@ -47,6 +47,8 @@ def test_an_index_from_before_the_flag_sets_it_on_upgrade(
     index = store.location.index_path
     store.close()
     with sqlite3.connect(index) as conn:  # back to what version 8 created: no flag
+        conn.execute("DROP INDEX memories_summary_key")  # added by version 12
+        conn.execute("ALTER TABLE memories DROP COLUMN summary_key")
         conn.execute("ALTER TABLE memories DROP COLUMN secret")
         conn.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
     upgraded, notices = open_store()

@@ -9,13 +9,13 @@ from collections.abc import Iterable, Sequence
 from recall.anchors.symbols import anchors_column, anchors_from_column, leaf_of, normalize_name
 from recall.index.schema import NEW_INDEX_ID
 from recall.memfiles import FileStat
-from recall.model import Memory
+from recall.model import Memory, summary_key
 
 _INSERT = """
 INSERT INTO memories(rowid, id, name, category, summary, details, files, anchor, anchors, pinned,
     guard, status, supersedes, superseded_by, created, author, source, content_hash, secret,
-    mtime_ns, size, file_sha)
-VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    summary_key, mtime_ns, size, file_sha)
+VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 
@@ -89,8 +89,8 @@ def insert_records(
 
 def record_fields(memory: Memory) -> tuple[object, ...]:
     """The ``memories`` columns of ``memory`` between its file's name and its file's stat
-    (``category`` to ``content_hash``, then ``secret``): a bulk write makes them while its
-    files are written."""
+    (``category`` to ``content_hash``, then ``secret`` and ``summary_key``): a bulk write makes
+    them while its files are written."""
     return (
         memory.category,
         memory.summary,
@@ -108,6 +108,7 @@ def record_fields(memory: Memory) -> tuple[object, ...]:
         memory.source,
         memory.content_hash,
         int(memory.holds_secret),
+        summary_key(memory.summary),
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 11
+SCHEMA_VERSION: Final = 12
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
@@ -82,9 +82,11 @@ CREATE TABLE IF NOT EXISTS memories(
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
     file_sha TEXT NOT NULL,
-    secret INTEGER NOT NULL DEFAULT 0
+    secret INTEGER NOT NULL DEFAULT 0,
+    summary_key TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
+CREATE INDEX IF NOT EXISTS memories_summary_key ON memories(summary_key);
 CREATE INDEX IF NOT EXISTS memories_status ON memories(status);
 CREATE INDEX IF NOT EXISTS memories_supersedes ON memories(supersedes);
 
@@ -279,4 +281,12 @@ MIGRATIONS: Final[dict[int, str]] = {
     # v11: a memory is tied to the files of its anchors that its ``files`` leaves out (a file
     # written by hand): every file is read once more to tie them
     10: reread_every_file(),
+    # v12: a memory's summary as two summaries are compared (case, spacing and Unicode forms
+    # aside), indexed, so a write finds the memory holding its summary without reading all of
+    # them: every file is read once more to fill it
+    11: (
+        "ALTER TABLE memories ADD COLUMN summary_key TEXT NOT NULL DEFAULT '';\n"
+        "CREATE INDEX IF NOT EXISTS memories_summary_key ON memories(summary_key);\n"
+        + reread_every_file()
+    ),
 }

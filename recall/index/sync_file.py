@@ -20,7 +20,7 @@ from recall.memfiles import (
     file_sha,
     limit_problem,
 )
-from recall.model import Memory
+from recall.model import Memory, summary_key
 
 PathNormalizer = Callable[[str], str]
 Added = Callable[[str], str | None]  # when git says a memory file was added (first_added)
@@ -169,10 +169,19 @@ def sync_one(
             return False
     if existing is not None and _same_row(existing, memory, sha):
         # the scan's verdict too: an index migrated from before it was kept says none; and
-        # ``created`` in UTC, which an index migrated from before kept as the file wrote it
+        # ``created`` in UTC, which an index migrated from before kept as the file wrote it;
+        # and the summary's key, which an index migrated from before it left empty
         conn.execute(
-            "UPDATE memories SET mtime_ns = ?, size = ?, secret = ?, created = ? WHERE name = ?",
-            (stat.mtime_ns, stat.size, int(memory.holds_secret), memory.created, stat.name),
+            "UPDATE memories SET mtime_ns = ?, size = ?, secret = ?, created = ?, "
+            "summary_key = ? WHERE name = ?",
+            (
+                stat.mtime_ns,
+                stat.size,
+                int(memory.holds_secret),
+                memory.created,
+                summary_key(memory.summary),
+                stat.name,
+            ),
         )
         return existing["created"] != memory.created
     rows.delete_by_name(conn, stat.name)

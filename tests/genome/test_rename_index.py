@@ -90,6 +90,8 @@ def test_an_index_from_before_is_migrated_and_its_genome_kept(
     with conn:  # as the version before left it: no index on the renames
         for name in INDEXES:
             conn.execute(f"DROP INDEX {name}")
+        conn.execute("DROP INDEX memories_summary_key")  # added by version 12
+        conn.execute("ALTER TABLE memories DROP COLUMN summary_key")
         conn.execute("ALTER TABLE memories DROP COLUMN secret")  # added by version 9
         conn.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
     conn.close()
@@ -111,6 +113,8 @@ def test_an_index_from_before_without_a_genome_is_migrated(
     path = tmp_path / "index.db"
     conn, _ = open_checked(path)
     with conn:  # never refreshed: no genome table at all
+        conn.execute("DROP INDEX memories_summary_key")  # added by version 12
+        conn.execute("ALTER TABLE memories DROP COLUMN summary_key")
         conn.execute("ALTER TABLE memories DROP COLUMN secret")  # added by version 9
         conn.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
     conn.close()

@@ -87,6 +87,8 @@ def test_version_3_index_migrates_with_its_counters(
         conn.execute("DROP TABLE memory_anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN guard")
+        conn.execute("DROP INDEX memories_summary_key")  # added by version 12
+        conn.execute("ALTER TABLE memories DROP COLUMN summary_key")
         conn.execute("ALTER TABLE memories DROP COLUMN secret")
         conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
@@ -111,6 +113,8 @@ def test_version_4_index_gains_per_day_counts_and_keeps_its_totals(
         conn.execute("DROP TABLE memory_anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN guard")
+        conn.execute("DROP INDEX memories_summary_key")  # added by version 12
+        conn.execute("ALTER TABLE memories DROP COLUMN summary_key")
         conn.execute("ALTER TABLE memories DROP COLUMN secret")
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
@@ -132,6 +136,8 @@ def test_version_5_index_reads_a_guard_and_anchors_written_by_hand_before_the_up
         conn.execute("DROP TABLE memory_anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN guard")
+        conn.execute("DROP INDEX memories_summary_key")  # added by version 12
+        conn.execute("ALTER TABLE memories DROP COLUMN summary_key")
         conn.execute("ALTER TABLE memories DROP COLUMN secret")
         conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     # Written by hand while version 5 ran, which kept both keys in the file only ...
@@ -183,6 +189,8 @@ def test_version_5_index_reads_every_file_again_even_from_a_settled_folder(
         conn.execute("DROP TABLE memory_anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN anchors")
         conn.execute("ALTER TABLE memories DROP COLUMN guard")
+        conn.execute("DROP INDEX memories_summary_key")  # added by version 12
+        conn.execute("ALTER TABLE memories DROP COLUMN summary_key")
         conn.execute("ALTER TABLE memories DROP COLUMN secret")
         conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
@@ -206,6 +214,8 @@ def test_version_6_index_left_unread_by_its_first_upgrade_reads_every_file_again
         saved = {row[0] for row in conn.execute("SELECT key FROM meta")}
         assert "folder_fingerprint" in saved
         conn.execute("UPDATE memories SET mtime_ns = -1, guard = 0")
+        conn.execute("DROP INDEX memories_summary_key")  # added by version 12
+        conn.execute("ALTER TABLE memories DROP COLUMN summary_key")
         conn.execute("ALTER TABLE memories DROP COLUMN secret")
         conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     upgraded, notices = open_store()
