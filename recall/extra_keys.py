@@ -136,18 +136,57 @@ def read_as_notes(
             continue
         line, text = written[key]
         plain = _plain_value(text)
-        if plain is None or plain == frontmatter.scalar(value):
-            continue
-        as_json, kind = json_value(value)
-        if kind is not None:
-            continue  # said by exported(), with what the export carries instead
-        shown = json.dumps(as_json, ensure_ascii=False)
-        notes.append(
-            f"front-matter key {key!r} is written {plain} on {path}:{line}, which YAML reads as "
-            f"{shown}: exported as {shown}, the value an import writes back; quote it there "
-            f'({key}: "{plain}") to keep it as text'
-        )
+        if plain is not None:
+            notes += _read_as(f"front-matter key {key!r}", key, (plain, value), f"{path}:{line}")
     return notes
+
+
+def anchor_read_as_notes(
+    entries: list[Any], written: list[dict[str, tuple[int, str]]], path: object
+) -> list[str]:
+    """A note for each key of an entry of ``anchors`` (``entries``, as YAML read them) whose
+    value is written unquoted (``written``: by entry, each such key's line and text) as text
+    YAML reads as something else, as :func:`read_as_notes` says it of a front-matter key; a
+    body hash is carried as the text made of what YAML read (as the anchor keeps it)."""
+    from recall.anchors.symbols import BODY_KEY, SYMBOL_KEY
+
+    notes = []
+    for entry, plain in zip(entries, written, strict=False):
+        if not isinstance(entry, dict):
+            continue
+        for key, (line, text) in plain.items():
+            value = entry.get(key)
+            carried = str(value) if key == BODY_KEY and value is not None else value
+            what = f"key {key!r} of anchor {entry.get(SYMBOL_KEY)}"
+            notes += _read_as(what, key, (text, value), f"{path}:{line}", carried)
+    return notes
+
+
+_AS_READ = object()
+"""What :func:`_read_as` takes for the value an export carries when it is the value read."""
+
+
+def _read_as(
+    what: str, key: str, written: tuple[str, Any], where: str, carried: Any = _AS_READ
+) -> list[str]:
+    """The note for ``key`` (``what`` names it) at ``where`` (``path:line``) written unquoted
+    as the text of ``written`` and read by YAML as its value, the export carrying ``carried``
+    (default: that value); none when the value is that text (a string, or a number written as
+    Tether writes it), or one JSON cannot hold (said by :func:`exported` and
+    :func:`anchor_notes`, with what the export carries instead)."""
+    plain, value = written
+    if isinstance(value, str) or not plain or plain == frontmatter.scalar(value):
+        return []
+    as_json, kind = json_value(value)
+    if kind is not None:
+        return []
+    shown = json.dumps(as_json, ensure_ascii=False)
+    sent = shown if carried is _AS_READ else json.dumps(carried, ensure_ascii=False)
+    return [
+        f"{what} is written {plain} on {where}, which YAML reads as {shown}: exported as "
+        f'{sent}, the value an import writes back; quote it there ({key}: "{plain}") to keep '
+        "it as text"
+    ]
 
 
 def _plain_value(line: str) -> str | None:

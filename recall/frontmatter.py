@@ -87,21 +87,30 @@ def _yaml_error_line(error: yaml.YAMLError) -> int:
 def _split_body(body: str, *, crlf: bool) -> tuple[str | None, str, int]:
     """Return (summary, details, offset of summary line within the body).
 
-    In a file whose lines end in CRLF (``crlf``: its opening fence does, as in a Windows
-    checkout) each line is read as one ending in LF, so no carriage return is left at the end
-    of a summary or of a line of the details; the file keeps its text. In any other file a
-    carriage return in the details is the writer's own and is kept."""
-    lines = (body.replace("\r\n", "\n") if crlf else body).split("\n")
-    index = 0
+    A lone CR ends a line as ``\n`` does (:mod:`recall.line_ends`), so a summary line ended by
+    one (old Mac line ends, or a tool that wrote one) is the summary alone and what follows it
+    the details. In a file whose lines end in CRLF (``crlf``: its opening fence does, as in a
+    Windows checkout) each line is read as one ending in LF, so no carriage return is left at
+    the end of a summary or of a line of the details; the file keeps its text. In any other file
+    a carriage return inside the details is the writer's own and is kept."""
+    from recall.line_ends import lone_cr_as_lf
+
+    if crlf:
+        body = body.replace("\r\n", "\n")
+    ends = lone_cr_as_lf(body)  # of the same length: its "\n" are where the body's lines end
+    lines = ends.split("\n")
+    index = start = 0
     while index < len(lines) and not lines[index].strip():
+        start += len(lines[index]) + 1
         index += 1
     if index == len(lines):
         return None, "", 0  # point at the line right after the closing fence
-    summary = lines[index].rstrip("\r")  # a last line with no LF after its CR
-    rest = "\n".join(lines[index + 1 :])
-    if rest.startswith("\n"):
+    stop = start + len(lines[index])
+    summary = body[start:stop].rstrip("\r")  # a last line with no LF after its CR
+    rest, rest_ends = body[stop + 1 :], ends[stop + 1 :]
+    if rest_ends.startswith("\n"):  # the blank line between the summary and the details
         rest = rest[1:]
-    if rest.endswith("\n"):
+    if rest.endswith(("\n", "\r")):  # the last line's end (a CR of a CRLF end stays, as before)
         rest = rest[:-1]
     if not rest.strip():
         rest = ""

@@ -32,20 +32,55 @@ def entry_spans(text: str, key: str) -> list[Span]:
     as YAML (its own diagnostic says so)."""
     import yaml  # on first use, as recall.frontmatter does
 
+    value, joined = _value_node(text, key)
+    if isinstance(value, yaml.SequenceNode):
+        return [_span(item, joined) for item in value.value]
+    return [_span(value, joined)] if isinstance(value, yaml.ScalarNode) else []
+
+
+def plain_entry_values(text: str, key: str) -> list[dict[str, tuple[int, str]]]:
+    """For each item of the list ``key`` holds in the front matter of ``text`` (a mapping given
+    alone is one), the keys of it whose value is written unquoted, each with the 1-based line
+    its value is on and its text as written (``1.10``, which YAML reads as a number); an item
+    that is no mapping has none. Empty when the key holds no list or mapping, or the front
+    matter does not read as YAML (its own diagnostic says so)."""
+    import yaml
+
+    value, joined = _value_node(text, key)
+    if value is None:
+        return []
+    found: list[dict[str, tuple[int, str]]] = []
+    for item in value.value if isinstance(value, yaml.SequenceNode) else [value]:
+        pairs = item.value if isinstance(item, yaml.MappingNode) else []
+        found.append(
+            {
+                name.value: (_span(node, joined).line, node.value)
+                for name, node in pairs
+                if isinstance(name, yaml.ScalarNode)
+                and isinstance(node, yaml.ScalarNode)
+                and node.style is None  # plain: neither quoted nor a block scalar
+            }
+        )
+    return found
+
+
+def _value_node(text: str, key: str) -> tuple[Any, str]:
+    """The YAML node of the value of the top-level ``key`` in the front matter of ``text``, or
+    None (no such key, or the front matter does not read as YAML), with the text YAML read."""
+    import yaml
+
     try:
         lines = frontmatter.front_matter_lines(text, "memory")
         joined = "\n".join(lines)
         root = yaml.compose(joined, Loader=yaml.SafeLoader)
     except (MalformedMemory, yaml.YAMLError):
-        return []
+        return None, ""
     if not isinstance(root, yaml.MappingNode):
-        return []
+        return None, joined
     for key_node, value in root.value:
         if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
-            if isinstance(value, yaml.SequenceNode):
-                return [_span(item, joined) for item in value.value]
-            return [_span(value, joined)] if isinstance(value, yaml.ScalarNode) else []
-    return []
+            return value, joined
+    return None, joined
 
 
 def _span(node: Any, parsed: str) -> Span:

@@ -258,6 +258,50 @@ def test_a_value_yaml_reads_as_other_than_its_text_is_said_on_export(repo: Path)
     assert len(again.stderr.splitlines()) == 2
 
 
+def test_a_value_yaml_reads_as_other_than_its_text_in_an_anchor_entry_is_said_on_export(
+    repo: Path,
+) -> None:
+    done = _ok(run_tether("remember", "helper returns one", "-c", "gotcha", "--anchor",
+                          "src/util.py::helper", "--json", cwd=repo))  # fmt: skip
+    memory_id = done.json()["id"]
+    path = repo / ".tether" / "memories" / f"{memory_id}.md"
+    text = path.read_text(encoding="utf-8")
+    body = _front_matter(repo, memory_id)["anchors"][0]["body"]
+    hand = 'lines: 1.10\n  mask: 0x10\n  flag: on\n  quoted: "1.10"\n  count: 5\n'
+    path.write_text(text.replace(f"body: {body}\n", f"body: 0777\n  {hand}"), encoding="utf-8")
+
+    exported = _ok(run_tether("export", cwd=repo))
+
+    [record] = exported.json_lines()
+    [anchor] = record["anchors"]
+    assert anchor["body"] == "511"  # read as a number, kept as its text
+    assert anchor["extra"] == {"lines": 1.1, "mask": 16, "flag": True, "quoted": "1.10", "count": 5}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    said = exported.stderr.splitlines()
+    expected = [
+        ("body", "0777", "511", '"511"'),
+        ("lines", "1.10", "1.1", "1.1"),
+        ("mask", "0x10", "16", "16"),
+        ("flag", "on", "true", "true"),
+    ]
+    assert len(said) == len(expected), said
+    for note, (key, written, read, sent) in zip(said, expected, strict=True):
+        line = lines.index(next(x for x in lines if x.lstrip().startswith(f"{key}:"))) + 1
+        assert (
+            f"key {key!r} of anchor src/util.py::helper is written {written} on {path}:{line}"
+            in note
+        )
+        assert f"which YAML reads as {read}: exported as {sent}" in note
+        assert f'quote it there ({key}: "{written}")' in note
+    # quoted as the notes say, the text comes through as written
+    quoted = path.read_text(encoding="utf-8").replace("lines: 1.10", 'lines: "1.10"')
+    path.write_text(quoted.replace("body: 0777", 'body: "0777"'), encoding="utf-8")
+    again = _ok(run_tether("export", cwd=repo))
+    [anchor] = again.json_lines()[0]["anchors"]
+    assert (anchor["body"], anchor["extra"]["lines"]) == ("0777", "1.10")
+    assert len(again.stderr.splitlines()) == 2
+
+
 def test_a_content_hash_written_by_hand_is_exported_and_said_with_its_file_and_line(
     tmp_path: Path,
 ) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recall.frontmatter_marks import Span, entry_spans
+from recall.frontmatter_marks import Span, entry_spans, plain_entry_values
 
 HEAD = "---\nid: abc\ncategory: gotcha\n"
 TAIL = "pinned: false\n---\nsummary\n"
@@ -40,3 +40,21 @@ def test_line_breaks_that_yaml_counts_and_the_file_does_not() -> None:
     # a lone carriage return inside a line: the entry keeps its place on its own line
     text = '---\nid: x\nnote: "a\rb"\nfiles: [a.py, b.py]\n---\nsummary\n'
     assert entry_spans(text, "files") == [Span(4, 8, 12), Span(4, 14, 18)]
+
+
+def test_the_unquoted_values_of_each_entry_block_or_flow() -> None:
+    block = "anchors:\n  - symbol: a.py::f\n    body: 0777\n    note: '1.10'\n  - b.py::g\n"
+    assert plain_entry_values(HEAD + block + TAIL, "anchors") == [
+        {"symbol": (5, "a.py::f"), "body": (6, "0777")},
+        {},
+    ]
+    flow = 'anchors: [{symbol: a.py::f, lines: 1.10, note: "on"}]\n'
+    assert plain_entry_values(HEAD + flow + TAIL, "anchors") == [
+        {"symbol": (4, "a.py::f"), "lines": (4, "1.10")}
+    ]
+    alone = "anchors: {symbol: a.py::f, lines: 1.10}\n"
+    assert plain_entry_values(HEAD + alone + TAIL, "anchors") == [
+        {"symbol": (4, "a.py::f"), "lines": (4, "1.10")}
+    ]
+    assert plain_entry_values(HEAD + TAIL, "anchors") == []
+    assert plain_entry_values(HEAD + "anchors: [a\n" + TAIL, "anchors") == []

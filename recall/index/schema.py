@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 12
+SCHEMA_VERSION: Final = 13
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
@@ -239,9 +239,16 @@ FOLDER_STATE_KEYS: Final = ("folder_fingerprint", "folder_listing")
 def reread_every_file() -> str:
     """SQL for a migration that needs every memory file read again: no file matches its row
     any more, and the folder's saved state goes, or a sync would trust it and read none."""
+    return reread_files("1")
+
+
+def reread_files(which: str) -> str:
+    """SQL for a migration that needs the memory files of the rows ``which`` (an SQL condition
+    on ``memories``) read again, with every file that had a problem: no such file matches its
+    row any more, and the folder's saved state goes, or a sync would trust it and read none."""
     keys = ", ".join(f"'{key}'" for key in FOLDER_STATE_KEYS)
     return (
-        "UPDATE memories SET mtime_ns = -1;\n"
+        f"UPDATE memories SET mtime_ns = -1 WHERE {which};\n"
         "UPDATE problems SET mtime_ns = -1;\n"
         f"DELETE FROM meta WHERE key IN ({keys});\n"
     )
@@ -289,4 +296,8 @@ MIGRATIONS: Final[dict[int, str]] = {
         "CREATE INDEX IF NOT EXISTS memories_summary_key ON memories(summary_key);\n"
         + reread_every_file()
     ),
+    # v13: a lone CR ends a memory's summary line as a line feed does, where it was read as a
+    # character of the summary (the rest of its body run into it): the files whose summary or
+    # details as read hold a CR are read once more, and only those (no other reads otherwise)
+    12: reread_files("instr(summary, char(13)) > 0 OR instr(details, char(13)) > 0"),
 }

@@ -150,7 +150,8 @@ def sync_one(
         problems.append(f"{folder.path / stat.name}:1: cannot be read")
         return False
     existing = conn.execute(
-        "SELECT name, file_sha, files, guard, anchors, size, created FROM memories WHERE id = ?",
+        "SELECT name, file_sha, files, guard, anchors, size, created, content_hash FROM memories "
+        "WHERE id = ?",
         (memory.id,),
     ).fetchone()
     if existing is not None and existing["name"] != stat.name:
@@ -221,9 +222,12 @@ def _same_row(existing: sqlite3.Row, memory: Memory, sha: str) -> bool:
     """Whether the indexed row already says what the file says. The same bytes normally do; an
     index migrated from before guards and symbol anchors has neither, and one from before a
     memory was tied to its anchors' files lacks them, so a file that set them by hand then is
-    indexed again (the migration has every file read once for this)."""
+    indexed again (the migration has every file read once for this); and one from before a
+    lone CR ended the summary's line holds the summary and details read otherwise (its
+    migration has those files read once)."""
     return (
         existing["file_sha"] == sha
+        and existing["content_hash"] == memory.content_hash
         and existing["files"] == rows.files_column(memory.files)
         and existing["guard"] == int(memory.guard)
         and existing["anchors"] == anchors_column(memory.anchors)
