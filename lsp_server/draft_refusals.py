@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lsp_server.drafts import ALLOW_SECRET, supersede_command
+from lsp_server.drafts import supersede_command
+from lsp_server.secret_words import SECRET_OVERRIDE
 from recall.frontmatter import line_of
 from recall.written_checks import refusals
 
@@ -14,10 +15,6 @@ if TYPE_CHECKING:
     from recall.frontmatter import ParsedFile
     from recall.model import Memory
     from recall.store import MemoryStore
-
-SECRET_OVERRIDE = f"if it is not a secret, write the memory with {ALLOW_SECRET}"
-"""How a draft shaped like a credential is written anyway, as the command says it: saving the
-draft cannot (a secret should not be one save away)."""
 
 
 def refused(
