@@ -12,16 +12,13 @@ from recall.frontmatter import line_of
 from recall.written_checks import refusals
 
 if TYPE_CHECKING:
-    from recall.frontmatter import ParsedFile
     from recall.model import Memory
     from recall.store import MemoryStore
 
 
-def refused(
-    store: MemoryStore, text: str, parsed: ParsedFile, memory: Memory
-) -> list[tuple[int, str]]:
-    """Each refusal of ``memory``, the draft ``text`` read (``parsed``), as (1-based line,
-    message): in the command's words, a credential masked. The line is counted in ``text``
-    itself, as ``tether doctor`` counts it (a lone CR ends a line there, not in ``parsed``)."""
+def refused(store: MemoryStore, text: str, memory: Memory) -> list[tuple[int, str]]:
+    """Each refusal of ``memory``, the draft ``text`` read, as (1-based line, message): in the
+    command's words, a credential masked. The line is counted in ``text`` itself, as ``tether
+    doctor`` counts it (a lone CR ends a line there, not in the parse of it)."""
     found = refusals(store, memory, replace=supersede_command, secret_override=SECRET_OVERRIDE)
     return [(line_of(text, refusal.field), refusal.message) for refusal in found]
