@@ -6,25 +6,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lsp_server.drafts import ALLOW_SECRET, supersede_command
+from lsp_server.drafts import supersede_command
+from lsp_server.secret_words import SECRET_OVERRIDE
 from recall.frontmatter import line_of
 from recall.written_checks import refusals
 
 if TYPE_CHECKING:
-    from recall.frontmatter import ParsedFile
     from recall.model import Memory
     from recall.store import MemoryStore
 
-SECRET_OVERRIDE = f"if it is not a secret, write the memory with {ALLOW_SECRET}"
-"""How a draft shaped like a credential is written anyway, as the command says it: saving the
-draft cannot (a secret should not be one save away)."""
 
-
-def refused(
-    store: MemoryStore, text: str, parsed: ParsedFile, memory: Memory
-) -> list[tuple[int, str]]:
-    """Each refusal of ``memory``, the draft ``text`` read (``parsed``), as (1-based line,
-    message): in the command's words, a credential masked. The line is counted in ``text``
-    itself, as ``tether doctor`` counts it (a lone CR ends a line there, not in ``parsed``)."""
+def refused(store: MemoryStore, text: str, memory: Memory) -> list[tuple[int, str]]:
+    """Each refusal of ``memory``, the draft ``text`` read, as (1-based line, message): in the
+    command's words, a credential masked. The line is counted in ``text`` itself, as ``tether
+    doctor`` counts it (a lone CR ends a line there, not in the parse of it)."""
     found = refusals(store, memory, replace=supersede_command, secret_override=SECRET_OVERRIDE)
     return [(line_of(text, refusal.field), refusal.message) for refusal in found]

@@ -19,7 +19,7 @@ from lsp_server.draft_open import open_draft
 from lsp_server.guard_words import global_supersede
 from lsp_server.legacy_anchor import anchor_name, bare_symbol
 from lsp_server.roots import Root
-from recall import secrets_scan
+from lsp_server.secret_words import SECRET_OVERRIDE
 from recall.anchors.carry import carry_anchors
 from recall.anchors.guards import Replacement, carried_guard, check_guard, narrowing_note
 from recall.anchors.suggest import anchor_fields
@@ -40,6 +40,7 @@ from recall.same_summary import refuse_same_summary
 from recall.store import MemoryStore
 from recall.store.changes import refuse_superseding
 from recall.text_checks import check_category, check_summary, check_text, refuse_blank_details
+from recall.written_secrets import refuse_credentials
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -80,16 +81,13 @@ def _files(store: MemoryStore, obj: dict[str, Any], default: list[str]) -> list[
     return [_path(store, raw, f"files[{n}]") for n, raw in enumerate(given)]
 
 
-ALLOW_SECRET = f"`tether remember {secrets_scan.OVERRIDE_FLAG}` in a terminal"
-"""How a memory shaped like a credential is written anyway: the editor's commands have no
-such argument (a secret should not be one click away), the CLI does."""
-
-
 def _checked_text(obj: dict[str, Any], *, draft: bool = False) -> None:
-    """Refuse, naming the argument, what the store would refuse in the CLI's words: a
-    credential-shaped text in ``summary``, ``details`` or ``anchor``, an ``anchor`` that is
-    not one line, ``details`` of whitespace only (never dropped without a word) unless for a
-    ``draft``: that opens with them in its body, for the person to write there."""
+    """Refuse, naming the argument, what the store would refuse naming the CLI's option: an
+    ``anchor`` that is not one line, ``details`` of whitespace only (never dropped without a
+    word) unless for a ``draft``: that opens with them in its body, for the person to write
+    there. Text shaped like a credential is refused by the write itself (its
+    ``secret_override``, :data:`lsp_server.secret_words.SECRET_OVERRIDE`), and a draft's
+    before its file is written (:func:`_remember_draft`)."""
     if not draft:
         refuse_blank_details(text(obj, "details"), "'details'")
     summary = text(obj, "summary")
@@ -98,13 +96,6 @@ def _checked_text(obj: dict[str, Any], *, draft: bool = False) -> None:
     anchor = text(obj, "anchor")
     if anchor is not None and (not anchor.strip() or "\n" in anchor or "\r" in anchor):
         raise BadInput("'anchor' must be a symbol name or a line range on one line")
-    fields = {key: text(obj, key) for key in ("summary", "details", "anchor")}
-    found = [f"{m.describe()} in {key}" for key, v in fields.items() for m in secrets_scan.scan(v)]
-    if found:
-        raise BadInput(
-            f"refusing to write what looks like a credential: {'; '.join(found)}; nothing "
-            f"written: remove it, or, if it is not a secret, write the memory with {ALLOW_SECRET}"
-        )
 
 
 def _anchors(
@@ -189,12 +180,23 @@ async def _remember_draft(
 ) -> dict[str, Any]:
     """Open the draft of a new memory whose front matter carries every argument given, checked
     as a direct write checks them: ``anchor``, ``anchors``, ``pinned``, ``guard``, ``author``,
-    ``source``; ``details`` go in its body, below the summary the person writes; ``notes`` (on
-    the files and anchors named) are said with it."""
+    ``source``, and what it would write into the draft's file shaped like a credential;
+    ``details`` go in its body, below the summary the person writes; ``notes`` (on the files
+    and anchors named) are said with it."""
     category = check_category(text(obj, "category") or "gotcha")
     source = text(obj, "source") or "user"
     if source not in SOURCES:
         raise BadInput(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
+    details = text(obj, "details") or ""
+    refuse_credentials(
+        summary=None,
+        details=details,
+        anchor=anchor,
+        files=files,
+        author=author,
+        symbols=[a.text for a in anchors],
+        override=SECRET_OVERRIDE,
+    )
     draft = _draft(
         store,
         given,
@@ -214,7 +216,7 @@ async def _remember_draft(
         author=author,
         source=source,
     )
-    return await open_draft(ls, store, draft, details=text(obj, "details") or "", notes=notes)
+    return await open_draft(ls, store, draft, details=details, notes=notes)
 
 
 async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
@@ -255,6 +257,7 @@ async def remember(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         author=author,
         source=text(obj, "source") or "user",
         symbols=[anchor.text for anchor in anchors],
+        secret_override=SECRET_OVERRIDE,
     )
     guard = check_guard(
         flag(obj, "guard"),
@@ -382,6 +385,7 @@ async def supersede(ls: TetherServer, obj: dict[str, Any]) -> dict[str, Any]:
         author=author,
         source=text(obj, "source") or "user",
         symbols=[anchor.text for anchor in anchors],
+        secret_override=SECRET_OVERRIDE,
     )
     memory = with_given_files(memory.with_changes(anchors=anchors, guard=guard), given)
     refuse_same_summary(store.conn, memory, supersede_command, other_than=old.id)

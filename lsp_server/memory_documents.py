@@ -135,7 +135,7 @@ def problems(
             found.append(_line_diagnostic(ls, text, parsed.body_line, message, warning))
     if draft_files.is_draft(doc):  # its save refuses what a direct write refuses
         if refused is None:
-            refused = draft_refusals.refused(store, text, parsed, memory)
+            refused = draft_refusals.refused(store, text, memory)
         for line, message in refused:
             found.append(
                 _line_diagnostic(ls, text, line, f"{message}; saving writes nothing", error)
@@ -265,7 +265,7 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
     target = store.folder.path / doc.path.name
     draft = draft_files.real(doc.path)
     try:
-        parsed, memory = parse(doc, text)
+        _, memory = parse(doc, text)
     except MalformedMemory:
         return False  # its diagnostic says why
     if unfit := unfit_files(store, memory):  # refused as the direct write refuses it, said so
@@ -275,7 +275,7 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
             f"the draft {draft} was not remembered: {said}; nothing written",
         )
         return False
-    refused = draft_refusals.refused(store, text, parsed, memory)  # the checks of every writer
+    refused = draft_refusals.refused(store, text, memory)  # the checks of every writer
     if refused:  # said so too, each refusal with its line
         said = "; ".join(f"line {line}: {message}" for line, message in refused)
         ls.warn_shown_once(

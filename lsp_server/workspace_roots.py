@@ -3,12 +3,12 @@ stores and caches, :class:`lsp_server.roots.Root`), and the root each file belon
 
 from __future__ import annotations
 
-import collections
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from lsp_server.draft_files import drafts_dir
+from lsp_server.nested_look import NestedLook
 from lsp_server.roots import Notice, Root, is_within, reaches, user_wide_location
 from recall.containment import UnsafeStore
 from recall.errors import BadInput, NotFound
@@ -21,16 +21,7 @@ from recall.locations import (
     project_location,
 )
 from recall.model import Memory
-from recall.repo import TETHER_DIR
 from recall.store import MemoryStore
-
-NESTED_LOOK_FOLDERS = 2000
-"""Folders looked through, per workspace root, for the repositories nested in it when a
-command's memory id is in none of the stores known: enough for a source tree a few levels
-deep, few enough that a tree a build or a package manager filled is not walked whole."""
-
-SKIPPED = frozenset({".git", TETHER_DIR})
-"""Folders the look for nested repositories never enters: git's own, and a store's."""
 
 
 class Roots:
@@ -50,6 +41,8 @@ class Roots:
         self.home: Root | None = None
         """The root of the user-wide store alone, once a memory file or draft of that store
         was opened with no root of a folder serving it (:meth:`for_memory_file`)."""
+        self._looks: dict[str, NestedLook] = {}
+        """The look for nested repositories of each root's repository, kept between looks."""
 
     def __iter__(self) -> Iterator[Root]:
         return iter(list(self._roots))
@@ -102,6 +95,7 @@ class Roots:
                 root.folders.remove(folder)
                 if not root.folders:
                     self._roots.remove(root)
+                    self._looks.pop(str(root.repo_root), None)
                     root.close()
                     return root
         return None
@@ -224,34 +218,23 @@ class Roots:
 
     def _nested_in(self, root: Root, cut_short: list[Path]) -> list[Root]:
         """The roots of the repositories nested in ``root``'s with a store of their own, found
-        the way opening one of their files finds them (:meth:`_nested`) and added: the folders
-        are looked through breadth first, up to :data:`NESTED_LOOK_FOLDERS` (``root``'s
-        repository is added to ``cut_short`` when it has more), never into git's folder, a
-        store or a link. Each look is new: a store set up since the last one is found (one
-        found before is a root now, reached without a look)."""
+        the way opening one of their files finds them (:meth:`_nested`) and added
+        (:class:`lsp_server.nested_look.NestedLook`: ``root``'s repository is added to
+        ``cut_short`` when it has more folders than the look goes through). Each look sees the
+        folders as they are now, so a store set up since the last one is found, but lists only
+        those changed since (one found before is a root now, reached without a look)."""
         base = root.location.repo_root if root.location is not None else None
         if base is None:
             return []
+        look = self._looks.setdefault(str(base), NestedLook(str(base)))
+        seen = look.look()
+        if seen.cut_short:
+            cut_short.append(base)
         found: list[Root] = []
-        queue, looked = collections.deque([base]), 0
-        while queue:
-            if looked == NESTED_LOOK_FOLDERS:
-                cut_short.append(base)
-                break
-            folder = queue.popleft()
-            looked += 1
-            try:
-                entries = list(os.scandir(folder))
-            except OSError:
-                continue
-            names = {entry.name for entry in entries}
-            if folder != base and ".git" in names:
-                nested = self._nested(root, folder / ".git")
-                if nested is not None and nested is not root:
-                    found.append(nested)
-            for entry in entries:
-                if entry.name not in SKIPPED and entry.is_dir(follow_symlinks=False):
-                    queue.append(folder / entry.name)
+        for folder in seen.repositories:
+            nested = self._nested(root, Path(folder) / ".git")
+            if nested is not None and nested is not root:
+                found.append(nested)
         return found
 
     def close(self) -> None:
@@ -259,4 +242,5 @@ class Roots:
         for root in self._roots:
             root.close()
         self._roots.clear()
+        self._looks.clear()
         self.home = None

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from lsp_server import commands, listing, workspace_roots
+from lsp_server import commands, listing, nested_look
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
 from recall import extra_keys, ignored_store, search, stdio_servers, written_checks
@@ -32,7 +32,7 @@ PINNED = [
     (store, "_UNWRITABLE_PAUSE", 0.05),
     (commands, "INDEXING_WAIT_SECONDS", 30.0),
     (listing, "LIST_LIMIT", 500),
-    (workspace_roots, "NESTED_LOOK_FOLDERS", 2000),
+    (nested_look, "NESTED_LOOK_FOLDERS", 2000),
     (stdio_servers, "LSP_CHECKS_ITSELF", ("TETHER_HOME",)),
     (written_checks, "NEUTRAL_SUMMARY", "-"),
     (listing, "STORE_KEY_CHARS", 16),

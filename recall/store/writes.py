@@ -142,24 +142,17 @@ class StoreWrites(VectorFilling):
                 raise BadInput(f"{label} {as_given(value)} is not valid UTF-8 text") from None
         if not allow_secret:
             from recall import secrets_scan  # its patterns are compiled for writes only
-            from recall.text_checks import seen_text
+            from recall.written_secrets import refuse_credentials
 
-            override = secret_override or secrets_scan.OVERRIDE_ADVICE
-            texts = {"summary": summary, "details": details, "anchor": anchor}
-            refused = secrets_scan.refusal(texts, override=override)
-            # as read, once the characters no one sees are taken out: a zero-width space or
-            # a control inside a token hides it from the scan, not from a reader
-            seen = {key: seen_text(text) for key, text in texts.items()}
-            seen = {key: text for key, text in seen.items() if text is not None}
-            if not refused and seen:
-                refused = secrets_scan.refusal(seen, override=override)
-            if refused:
-                raise BadInput(refused)
-            from recall.secret_names import labelled, name_refusal
-
-            refused = name_refusal(labelled(files, author, anchor, symbols), override=override)
-            if refused:
-                raise BadInput(refused)
+            refuse_credentials(
+                summary=summary,
+                details=details,
+                anchor=anchor,
+                files=files,
+                author=author,
+                symbols=symbols,
+                override=secret_override or secrets_scan.OVERRIDE_ADVICE,
+            )
         from recall.text_checks import check_category, check_details, check_summary
 
         draft = Memory(

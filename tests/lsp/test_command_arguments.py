@@ -87,6 +87,28 @@ async def test_refusals_name_the_argument_on_one_line(lsp_one: Session, ws: Work
     assert _memory_files(ws) == before
 
 
+async def test_a_credential_anywhere_a_command_would_write_it_is_refused_the_editors_way(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """One check of every write refuses it, masked, saying how to write it from the editor
+    (never an import line's key): in a file named, in a draft's details before its file is
+    written (split by a character no one sees too), in a replacement's summary."""
+    lsp = lsp_one
+    memories, drafts = _memory_files(ws), _drafts(ws)
+    key = "AKIA" + "KTAIPPAT6CVJJEEV"
+    cases = [
+        ("tether.remember", {"summary": "s", "files": [f"src/{key}.py"], "allowMissing": True}),
+        ("tether.remember", {"uri": ws.app_py.as_uri(), "details": f"key AKIA\u200b{key[4:]}"}),
+        ("tether.supersede", {"memoryId": ws.gotcha, "summary": f"the key is {key}"}),
+    ]
+    for (command, arguments), where in zip(cases, ["file 1", "details", "summary"], strict=True):
+        refused = str(await _refused(lsp, command, arguments))
+        assert "looks like a credential: AWS access key id (AKIAKTAI…[" in refused
+        assert f"]) in {where}" in refused and key not in refused
+        assert "allow_secret" not in refused and "tether remember --allow-secret" in refused
+    assert (_memory_files(ws), _drafts(ws)) == (memories, drafts)
+
+
 async def test_a_summary_of_two_lines_is_told_to_use_details(
     lsp_one: Session, ws: Workspace
 ) -> None:

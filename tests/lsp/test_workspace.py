@@ -136,7 +136,7 @@ async def test_a_command_by_an_unknown_id_says_where_the_look_for_nested_ones_st
 ) -> None:
     """A repository with more folders than the look for nested ones goes through: a command
     by an id found nowhere says so, naming the repository and how to reach the rest."""
-    from lsp_server.workspace_roots import NESTED_LOOK_FOLDERS
+    from lsp_server.nested_look import NESTED_LOOK_FOLDERS
 
     for n in range(NESTED_LOOK_FOLDERS):
         (ws.root / "build" / f"d{n}").mkdir(parents=True)
