@@ -32,6 +32,12 @@ def git_answer(
     return None, done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
 
 
+def silent_exit(why: str, code: int) -> bool:
+    """Whether ``why`` (from :func:`git_answer`) says git exited ``code`` with nothing on
+    stderr: an answer, such as ``check-ignore``'s exit 1 for "nothing ignored", not a failure."""
+    return why == f"exit {code}"
+
+
 def git_stdout(root: Path, *args: str, timeout: float) -> bytes | None:
     """Run ``git ARGS`` in ``root``; its stdout, or None when it cannot say (see
     :func:`git_answer`)."""

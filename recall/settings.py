@@ -67,6 +67,11 @@ summaries, capped, stripped of control characters and fenced as data, never the 
 user who works in repositories they do not trust turns it off (``TETHER_INJECT_OTHERS=0``),
 and a repository can turn it off for everyone (``inject_others = false``)."""
 
+PRIVATE_MEMORIES: Final = False
+"""Default: a repository's memory files are meant to be committed and reviewed like its code
+(``tether init`` says so), so git ignoring them is a problem ``tether doctor`` reports; a person
+who keeps them to their clone on purpose says so with ``private_memories = true``."""
+
 Source = tuple[str, Mapping[str, Any]]
 
 
@@ -315,6 +320,10 @@ class EngineSettings:
     warm_engine: bool = setting(WARM_ENGINE, flag)
     """Whether the session-start hook starts the project's warm engine (``tether warm``;
     ``TETHER_WARM=0`` turns it off, and its use, whatever this says)."""
+    private_memories: bool = setting(PRIVATE_MEMORIES, flag)
+    """Whether the project's memory files are kept out of git on purpose: ``tether doctor``
+    then notes an ignore rule instead of failing on it, and fails when git would commit them
+    (``recall.private_store``)."""
 
 
 def engine_keys() -> dict[str, tuple[str, Parse]]:

@@ -49,7 +49,10 @@ def test_init_says_that_git_ignores_the_memories_and_names_the_rule(
         f"tether: {rules}:1: `.*` makes git ignore {repo / '.tether' / 'memories'}"
     )
     assert "add a line `!.tether/` after it" in said
-    assert "private" in said
+    assert said.endswith(
+        "if they are meant to stay private to this clone, mark it intended with a line "
+        f"`private_memories = true` in {repo / '.tether' / 'config.toml'}"
+    )
     assert check_ignores(trace) == 1
     again = cli("init")  # set up already: nothing is created, nothing said
     assert again.code == 0 and again.stderr == ""
@@ -63,6 +66,7 @@ def test_init_json_carries_the_rule(repo: Path, cli: Callable[..., CliResult]) -
     assert found["kind"] == "git-ignored"
     assert (found["path"], found["line"], found["pattern"]) == (str(rules), 1, ".*")
     assert found["unignore"] == "!.tether/"
+    assert found["intended"] is False and "intended_by" not in found
 
 
 def test_init_where_git_commits_the_memories_says_nothing(
@@ -89,7 +93,9 @@ def test_doctor_reports_ignored_memories_as_a_problem_and_its_json(
     assert entry["scope"] == "project" and entry["kind"] == "git-ignored"
     assert (entry["path"], entry["line"], entry["unignore"]) == (str(rules), 1, "!.tether/")
     assert entry["ignored"] == str(repo / ".tether" / "memories")
+    assert entry["intended"] is False
     assert entry["message"] == result.stdout.strip()
+    assert f"`private_memories = true` in {repo / '.tether' / 'config.toml'}" in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,6 @@ from recall.cli.render import ID_HELP, scope_option
 from recall.display import plural, visible
 from recall.errors import NothingToDo
 from recall.frontmatter import REMOVE
-from recall.ignored_store import ignored_memories
 from recall.known_paths import tree_paths
 from recall.lifecycle.confirming import confirm
 from recall.lifecycle.dead import (
@@ -51,6 +50,7 @@ from recall.lifecycle.uncommitted import not_repointed
 from recall.locations import GLOBAL, PROJECT, not_a_folder
 from recall.misspelt_keys import misspelt_keys
 from recall.policy.usage import record_action
+from recall.private_store import is_problem, memory_files_in_git
 from recall.repo_signals import project_genome as repo_genome
 from recall.secret_lines import secret_lines
 from recall.store import MemoryStore
@@ -118,6 +118,8 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
     problems = []
     lines: list[str] = []
     data: list[dict[str, Any]] = []
+    notes = 0  # findings said that fail nothing (memories git ignores on purpose)
+    about_private: list[str] = []  # what reading the setting says: told with settings problems
     project = ctx.folder.project_if_any()  # a link may name a memory of either store
     everywhere = [store for store in (project, ctx.global_store()) if store is not None]
     stores = ctx.stores(args.scope)
@@ -142,10 +144,11 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             )
             lines.append(message)
         shared = store.scope == PROJECT and store.exists  # meant to be committed
-        ignored = ignored_memories(store.location) if shared else None
-        if ignored is not None:  # the memories never reach a commit: said, with what to do
-            data.append({"scope": store.scope, **ignored.to_dict()})
-            lines.append(ignored.message())
+        in_git = memory_files_in_git(store.location, about_private.append) if shared else None
+        if in_git is not None:  # never committed, or committed though private: said, with why
+            data.append({"scope": store.scope, **in_git.to_dict()})
+            lines.append(in_git.message())
+            notes += not is_problem(in_git)
         for name in unloaded.left_behind(store.folder.path, time.time()):
             message = unloaded.left_behind_message(store.folder.path / name)
             path = str(store.folder.path / name)
@@ -252,17 +255,17 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
         paths = [str(path) for _, path in where]
         data.append({**entry, "id": memory_id, "paths": paths, "message": message})
         lines.append(message)
-    for message in _settings_problems(ctx, args.scope):
+    for message in dict.fromkeys([*_settings_problems(ctx, args.scope), *about_private]):
         data.append({"kind": "settings", "message": message})
         lines.append(message)
 
     def render(console) -> None:
-        if not lines:
-            console.print("No problems found.")
         for line in lines:  # one line each: a name may hold a line break
             console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
+        if len(lines) == notes:
+            console.print("No problems found.")
 
-    verdict = 1 if data else 0
+    verdict = 1 if len(data) > notes else 0
     ctx.emit(data, render, verdict=verdict)
     return verdict
 

@@ -16,7 +16,7 @@ from recall.cli.maint_messages import drift_message
 from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.display import visible
 from recall.errors import BadInput
-from recall.ignored_store import ignored_memories
+from recall.ignored_store import PRIVATE_SETTING, IgnoredMemories
 from recall.known_paths import is_git
 from recall.lifecycle.disuse import archived_by_disuse, seen_state
 from recall.lifecycle.references import with_given_files
@@ -25,6 +25,7 @@ from recall.model import CATEGORIES, Memory
 from recall.named_files import check_named_files
 from recall.paths import refuse_spaced_new
 from recall.policy.usage import counters, record_action
+from recall.private_store import memory_files_in_git
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary, supersede_command
 from recall.secret_lines import lines_of
@@ -223,20 +224,28 @@ def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
             "run `git init` there first if you want those"
         )
     data: dict[str, Any] = {"created": created, "path": str(store.location.base)}
-    ignored = ignored_memories(store.location) if created and in_git else None
-    if ignored is not None:
-        data["git_ignored"] = ignored.to_dict()
+    found = memory_files_in_git(store.location, ctx.notice) if created and in_git else None
+    if found is not None:
+        data["git_ignored" if isinstance(found, IgnoredMemories) else "not_private"] = (
+            found.to_dict()
+        )
+    private = isinstance(found, IgnoredMemories) and found.intended
+    memories = (
+        f"memories/ stays private to this clone, as {PRIVATE_SETTING} says;"
+        if private
+        else "commit memories/,"
+    )
     ctx.emit(
         data,
         lambda c: c.print(
             f"{'Created' if created else 'Already set up:'} {store.location.base} "
-            "(commit memories/, the index stays out of git)",
+            f"({memories} the index stays out of git)",
             markup=False,  # a path is not markup, and a wrapped path cannot be copied
             soft_wrap=True,
         ),
     )
-    if ignored is not None:  # "commit memories/" would not happen: said, with what to do
-        ctx.notice(ignored.message())
+    if found is not None:  # "commit memories/" would not happen, or would though private
+        ctx.notice(found.message())
     return 0
 
 
