@@ -81,6 +81,24 @@ def test_show_and_doctor_say_it_is_a_named_pipe(piped: tuple[Path, str]) -> None
     ) in doctor.stdout
 
 
+def test_a_line_range_on_a_named_pipe_is_written_without_reading_it(
+    piped: tuple[Path, str],
+) -> None:
+    repo, _ = piped
+    done = run_tether(
+        "remember",
+        "lines 1-2 start it",
+        "-c",
+        "gotcha",
+        "-f",
+        "run.sh",
+        "--anchor",
+        "L1-L2",
+        cwd=repo,
+    )
+    assert done.code == 0, done.stderr
+
+
 def test_a_guard_on_a_named_pipe_still_asks(repo: Path) -> None:
     (repo / "run.sh").write_text("echo run\n", encoding="utf-8")
     git(repo, "add", "run.sh")
