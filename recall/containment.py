@@ -23,7 +23,7 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
 from recall.errors import StoreUnavailable
 
@@ -126,14 +126,14 @@ def open_append_no_follow(path: Path, mode: int = 0o644) -> int:
     return fd
 
 
-def read_plain_prefix(path: Path | str, size: int, *, follow_link: bool = True) -> bytes:
-    """At most ``size`` bytes from the start of ``path``, a plain file.
+def open_plain(path: Path | str, *, follow_link: bool = True) -> BinaryIO:
+    """``path``, a plain file, open for reading.
 
     Raises :class:`FileNotFoundError` when there is none, and :class:`OSError` saying why (its
     ``strerror``) when it is anything but a plain file: a named pipe, which an unpacked archive
     can hold under any name (a tracked source file, a settings file), would block the read
-    until something writes to it, and a device such as ``/dev/zero`` never ends. With
-    ``follow_link`` false, a link is refused too.
+    until something writes to it, and a device such as ``/dev/zero`` never ends. The open
+    itself never waits for a pipe's writer. With ``follow_link`` false, a link is refused too.
     """
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_link else os.O_NOFOLLOW)
     fd = os.open(path, flags)
@@ -141,10 +141,17 @@ def read_plain_prefix(path: Path | str, size: int, *, follow_link: bool = True) 
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a plain file but a pipe, a device or a folder")
         os.set_blocking(fd, True)  # a plain file's reads never wait anyway
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read(size)
-    finally:
+        return os.fdopen(fd, "rb")
+    except BaseException:
         os.close(fd)
+        raise
+
+
+def read_plain_prefix(path: Path | str, size: int, *, follow_link: bool = True) -> bytes:
+    """At most ``size`` bytes from the start of ``path``, a plain file; raises as
+    :func:`open_plain` does."""
+    with open_plain(path, follow_link=follow_link) as handle:
+        return handle.read(size)
 
 
 def read_plain_file(path: Path, limit: int, *, follow_link: bool = True) -> bytes:

@@ -15,6 +15,7 @@ from typing import Final
 
 from recall.display import visible
 from recall.errors import BadInput
+from recall.file_kinds import special_kind
 from recall.gitquery import git_stdout
 from recall.repo import TETHER_DIR
 
@@ -303,10 +304,17 @@ def folder_hint(
 def touched_notes(root: Path | None, paths: list[str], *, cwd: Path | None = None) -> list[str]:
     """What to tell about the paths a recall is given that no file of ``root`` answers to: one
     missing from the working tree (with the closest names: a typo, or a file renamed since),
-    a folder (with a few of its files). Recall ranks by the files that exist, so without a note
-    such a path would find nothing without a word. Each path and name is said as it is typed
-    from ``cwd`` (:func:`typed_from`)."""
+    a folder (with a few of its files), a named pipe or any other that is not a regular file.
+    Recall ranks by the files that exist, so without a note such a path would find nothing
+    without a word. Each path and name is said as it is typed from ``cwd``
+    (:func:`typed_from`)."""
     notes = missing_notes(root, paths, cwd=cwd)
     advice = "recall takes the files touched"
     notes += folder_lines(root, paths, label="path", advice=advice, cwd=cwd)
+    if root is not None:
+        typed = typed_from(root, cwd)
+        for path in paths:
+            kind = special_kind(root / path)
+            if kind is not None:
+                notes.append(f"path {typed(path)!r} is {kind}, not a regular file; {advice}")
     return notes

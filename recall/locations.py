@@ -120,6 +120,29 @@ class InGitFolder(NoProject):
     exit_code = BadInput.exit_code
 
 
+class FolderGone(BadInput):
+    """The process's current folder cannot be found (deleted since the shell entered it, most
+    often), and no ``-C`` names another: a wrong place to run, refused as bad input (exit 2)
+    as a ``-C`` folder that does not exist is."""
+
+
+FOLDER_GONE_FIX = "cd to an existing folder, or name one with `tether -C DIR`"
+"""What a command run in a folder that no longer exists is told to do."""
+
+
+def current_folder(fix: str = FOLDER_GONE_FIX) -> Path:
+    """The process's current folder, links resolved; :class:`FolderGone` when the system
+    cannot give it, its message ending with ``fix``."""
+    try:
+        return Path.cwd().resolve()
+    except FileNotFoundError:
+        raise FolderGone(f"the current folder no longer exists (deleted); {fix}") from None
+    except OSError as error:  # a folder the system will not name (EACCES on some systems)
+        raise FolderGone(
+            f"the current folder cannot be found ({error.strerror or error}); {fix}"
+        ) from None
+
+
 def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
     """The project scope for ``cwd``: the nearest repository (or ``.tether``) above it.
 

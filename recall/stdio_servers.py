@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -40,11 +40,16 @@ def stdio_flag(parser: Any) -> None:
     )
 
 
-def agent_project(cwd: Path) -> Path:
+def agent_project(cwd: Callable[[], Path]) -> Path:
     """Where an MCP server looks for its repository when no folder was given: the agent's
-    :data:`AGENT_PROJECT_VARIABLE`, else ``cwd``."""
+    :data:`AGENT_PROJECT_VARIABLE` (a relative one from ``cwd()``), else ``cwd()``. ``cwd`` is
+    asked only when needed: an agent that names its project serves it even from a current
+    folder since deleted."""
     named = os.environ.get(AGENT_PROJECT_VARIABLE, "").strip()
-    return Path(named).expanduser().resolve() if named else cwd
+    if not named:
+        return cwd()
+    path = Path(named).expanduser()
+    return (path if path.is_absolute() else cwd() / path).resolve()
 
 
 def stdin_closed() -> bool:

@@ -10,12 +10,12 @@ for it, so it counts as present for that one recall (:mod:`recall.ranking.asked_
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recall.display import visible
+from recall.file_kinds import in_tree, special_kind
 from recall.locations import PROJECT
 from recall.paths import link_target
 from recall.ranking.asked_present import asked_present
@@ -56,11 +56,12 @@ def linked_touches(root: Path | None, named: Sequence[tuple[str, str]]) -> tuple
 
 
 def absent(root: Path | None, paths: Iterable[str]) -> list[str]:
-    """The ``paths`` (relative to ``root``) not in the working tree now; none without a
-    repository (outside one no file is in a working tree)."""
+    """The ``paths`` (relative to ``root``) not in the working tree now as a file or a folder
+    (a named pipe in a file's place is not: :func:`recall.file_kinds.in_tree`); none without
+    a repository (outside one no file is in a working tree)."""
     if root is None:
         return []
-    return [p for p in dict.fromkeys(paths) if not os.path.exists(root / p)]
+    return [p for p in dict.fromkeys(paths) if not in_tree(root, p)]
 
 
 def named_by_memories(stores: Sequence[MemoryStore], paths: Sequence[str]) -> list[str]:
@@ -105,7 +106,10 @@ def absent_notes(
     if root is not None and named:  # absent: none without a repository
         typed, gone = typed_from(root, cwd), not_there(root)
         said = "recalling the memories that name it all the same"
-        notes = [f"{visible(typed(path))} {gone}; {said}" for path in named]
+        for path in named:
+            kind = special_kind(root / path)
+            what = gone if kind is None else f"is {kind}, not a regular file"
+            notes.append(f"{visible(typed(path))} {what}; {said}")
     return notes + touched_notes(root, [p for p in paths if p not in named], cwd=cwd)
 
 

@@ -23,6 +23,7 @@ from recall.anchors.symbols import (
     normalize_name,
 )
 from recall.anchors.unread import UNREAD_EFFECT, unread_content, unread_in_tree, unread_why
+from recall.containment import open_plain
 from recall.errors import BadInput
 from recall.known_paths import mean_clause
 
@@ -286,9 +287,11 @@ def _line_numbers(value: str) -> tuple[int, int]:
 
 
 def _line_count(full: Path) -> int | None:
-    """How many lines the file at ``full`` has now, None when it cannot be read."""
+    """How many lines the file at ``full`` has now, None when it cannot be read or is no plain
+    file (a named pipe in its place is never read: the read would wait for a writer)."""
     try:
-        data = full.read_bytes()
+        with open_plain(full) as handle:
+            data = handle.read()
     except OSError:
         return None
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)

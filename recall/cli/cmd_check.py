@@ -51,14 +51,40 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+FILE_PROPERTY_KEEPS = "\t"
+"""The one character :func:`visible` escapes that an annotation's ``file`` keeps as it is: a
+tab only moves the cursor, and written as ``\\t`` the property names a file that does not
+exist. Any other control, bidi or invisible character in a path (a file a change adds may be
+named with an ESC sequence for the CI log) is written as its escape, and said on stderr."""
+
+
+def _file_property(path: str) -> str:
+    """``path`` as an annotation's ``file`` property: GitHub's escapes, and
+    :func:`visible`'s but for :data:`FILE_PROPERTY_KEEPS`."""
+    return visible(_escape_property(path), keep=FILE_PROPERTY_KEEPS)
+
+
+def _unplaced_note(path: str) -> str | None:
+    """What ``check --format github`` says on stderr of a ``path`` its annotations cannot
+    name as it is (:func:`_file_property`); None for any other path."""
+    if _file_property(path) == _escape_property(path):
+        return None
+    return (
+        f"{path}: its name holds a character a log must not be given as it is, so its "
+        "annotations name it with that character escaped, and GitHub may place them on no file"
+    )
+
+
 def github_line(finding: Any) -> str:
-    """One workflow annotation: ``::error`` for a failure, ``::warning`` to review."""
+    """One workflow annotation: ``::error`` for a failure, ``::warning`` to review. The
+    memory's words are made :func:`visible`; the ``file`` is the path as it is
+    (:func:`_file_property`)."""
     command = "error" if finding.level == "fail" else "warning"
     memory = finding.memory
-    title = _escape_property(f"Tether {memory.category} {memory.id}")
-    message = _escape_data(f"{memory.summary} ({finding.said})")
-    where = f"file={_escape_property(finding.path)},line={finding.line}"
-    return visible(f"::{command} {where},title={title}::{message}")
+    title = visible(_escape_property(f"Tether {memory.category} {memory.id}"))
+    message = visible(_escape_data(f"{memory.summary} ({finding.said})"))
+    where = f"file={_file_property(finding.path)},line={finding.line}"
+    return f"::{command} {where},title={title}::{message}"
 
 
 def _renames_index(store: Any, memories: list[Any], ctx: CommandContext) -> Any | None:
@@ -134,9 +160,9 @@ def _unreadable_text(broken: Unreadable) -> str:
 def _unreadable_annotation(broken: Unreadable) -> str:
     """A workflow ``::error`` on a memory file ``check`` cannot read."""
     path, line, _ = broken
-    where = f"file={_escape_property(path)},line={line}"
+    where = f"file={_file_property(path)},line={line}"
     title = _escape_property("Tether memory file")
-    return visible(f"::error {where},title={title}::{_escape_data(_unreadable_text(broken))}")
+    return f"::error {where},title={title}::{visible(_escape_data(_unreadable_text(broken)))}"
 
 
 _NEEDS_GIT = (
@@ -217,6 +243,11 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     verdict = EXIT_FAILED if result.failed or unreadable else 0
     if args.format == "github" and not ctx.json:
         ctx.verdict = verdict
+        named = [broken[0] for broken in unreadable] + [f.path for f in [*failures, *review]]
+        for path in dict.fromkeys(named):
+            note = _unplaced_note(path)
+            if note is not None:
+                ctx.notice(note)
         for broken in unreadable:
             print(_unreadable_annotation(broken))
         for finding in [*failures, *review]:

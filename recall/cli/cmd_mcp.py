@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def project_dir(args: argparse.Namespace, ctx: CommandContext) -> Path:
     """Where the server looks for its repository: ``-C``, the agent's variable, the cwd."""
     if getattr(args, "directory", None) is None:
-        return agent_project(ctx.cwd)
+        return agent_project(lambda: ctx.cwd)
     return ctx.cwd
 
 

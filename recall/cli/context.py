@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -15,7 +16,7 @@ from recall import unloaded
 from recall.display import plural, unseen_at, visible
 from recall.errors import BadInput, NotFound
 from recall.json_values import finite, json_value
-from recall.locations import PROJECT, not_a_folder
+from recall.locations import PROJECT, current_folder, not_a_folder
 from recall.model import MIN_ID_PREFIX
 from recall.service import FolderStores, Notice
 from recall.store import MemoryStore
@@ -161,10 +162,12 @@ class CommandContext:
     """Shared state of one CLI invocation."""
 
     def __init__(
-        self, *, json_output: bool, cwd: Path, command: str = "", args: Any = None
+        self, *, json_output: bool, cwd: Path | None = None, command: str = "", args: Any = None
     ) -> None:
         self.json = json_output
-        self.cwd = cwd
+        self._cwd = cwd  # None: the process's current folder, looked up when first needed
+        self._command = command
+        self._args = args
         self._said: set[str] = set()  # the notices given so far (each is given once)
         # the exit code the command decided before its output began (:meth:`emit`); kept when
         # the reader closes the pipe early (``tether check | head -1``), as its verdict
@@ -172,11 +175,25 @@ class CommandContext:
         wait = getattr(args, "wait", None)
         # how long a write of this command waits for another process (``--wait``)
         self.write_wait: float = WRITE_WAIT_SECONDS if wait is None else wait
-        self.folder = CommandStores(
-            cwd,
+
+    @property
+    def cwd(self) -> Path:
+        """The folder the command runs in: ``-C``'s, else the process's current folder.
+        Looked up on first use, so a command that is told its folder (a hook's input, a
+        language server's client) runs even where the current folder was deleted; any other
+        raises :class:`~recall.locations.FolderGone` there, said in one line."""
+        if self._cwd is None:
+            self._cwd = current_folder()
+        return self._cwd
+
+    @functools.cached_property
+    def folder(self) -> CommandStores:
+        """The stores of :attr:`cwd`, each opened on first use."""
+        return CommandStores(
+            self.cwd,
             notice=self.notice,
-            reads_only=command in READ_COMMANDS,
-            for_write=writes(command, args),
+            reads_only=self._command in READ_COMMANDS,
+            for_write=writes(self._command, self._args),
             write_wait=self.write_wait,
         )
 
@@ -325,7 +342,8 @@ class CommandContext:
 
     def close(self) -> None:
         """Close every store opened by this invocation."""
-        self.folder.close()
+        if "folder" in self.__dict__:  # never looked up: no store was opened
+            self.folder.close()
 
     # -- output ----------------------------------------------------------------------------
 

@@ -6,7 +6,6 @@ import gc
 import sqlite3
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Final
 
@@ -115,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             refuse(refused)
         _report(BadInput(refused), json_output, EXIT_BAD_INPUT)
         return EXIT_BAD_INPUT
-    cwd = (args.directory or Path.cwd()).resolve()
+    cwd = args.directory.resolve() if args.directory is not None else None  # None: looked up
     ctx = CommandContext(json_output=json_output, cwd=cwd, command=command, args=args)
     try:
         return int(args.func(args, ctx))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from recall.file_kinds import special_kind
 from recall.known_paths import suggestions
 from recall.lifecycle.dead import DeadReference, deleted_after_rename
 from recall.lifecycle.references import Drift
@@ -25,14 +26,14 @@ def dead_message(
     ``gone`` (:func:`recall.lifecycle.dead.renamed_then_gone`) are the files renamed and then
     deleted, said as ``tether repoint`` says them: there is nothing to repoint them to. A
     folder of ``root`` (the working tree) or one of git's own files is said to be one, in the
-    words a write refuses it with."""
+    words a write refuses it with; a named pipe in a file's place is said to be one too."""
     memory_id = dead.memory.id
     gone = gone or {}
     files = dead.memory.files
     unfit = {
         path: line
         for n, path in enumerate(files)
-        if path not in gone and (line := unfit_line(root, path, f"files[{n}]")) is not None
+        if path not in gone and (line := _unfit(root, path, f"files[{n}]")) is not None
     }
     moved = {old: new for old, new in dead.renamed.items() if new}
     if moved:
@@ -61,6 +62,16 @@ def dead_message(
         f"{deleted_after_rename(gone)}: no file to repoint it to (edit its files: list or "
         f"`tether archive {memory_id}`){hint}"
     )
+
+
+def _unfit(root: Path | None, path: str, label: str) -> str | None:
+    """Why ``path``, given as ``label``, is no file of the working tree ``root`` although
+    something is there: a folder or one of git's own files (:func:`unfit_line`), or a named
+    pipe, a socket or a device in a file's place; None for any other path."""
+    line = unfit_line(root, path, label)
+    if line is None and root is not None and (kind := special_kind(root / path)) is not None:
+        line = f"{label} {path!r} is {kind}, not a regular file"
+    return line
 
 
 def drift_message(found: Drift) -> str:

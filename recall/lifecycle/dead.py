@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from recall.file_kinds import special_kind
 from recall.file_names import written_before, written_since
 from recall.lifecycle.references import FORMER_FILES_KEY
 from recall.model import Memory
@@ -117,7 +118,8 @@ def files_now(memory: Memory, genome: Any) -> dict[str, str]:
     what became of it, as ``tether repoint`` and ``tether doctor`` say it: renamed (the memory
     following it: ``renamed to NEW``), renamed and then deleted, or deleted. A file it names
     that is there is left out; so is every file for a store without a repository's tree. A
-    folder or one of git's own files is said to be one, as a write refuses it."""
+    folder or one of git's own files is said to be one, as a write refuses it; a named pipe
+    (a socket, a device) in a file's place is said to be one too."""
     moved = renames(memory, genome)
     gone = renamed_then_gone(memory, genome)
     found: dict[str, str] = {}
@@ -127,8 +129,11 @@ def files_now(memory: Memory, genome: Any) -> dict[str, str]:
         elif path in gone:
             found[path] = f"git shows {deleted_after_rename({path: gone[path]})}"
         elif not is_its_file(memory, path, genome):
-            unfit = unfit_reason(getattr(genome, "repo_root", None), path)
-            found[path] = unfit or "not in the working tree (deleted, or not written yet)"
+            root = getattr(genome, "repo_root", None)
+            unfit = unfit_reason(root, path)
+            kind = special_kind(root / path) if root is not None and unfit is None else None
+            gone = "not in the working tree (deleted, or not written yet)"
+            found[path] = unfit or (f"{kind}, not a regular file" if kind else gone)
     return found
 
 

@@ -23,10 +23,12 @@ measure: the goal is an answer at all)."""
 class RawClient:
     """One server process and everything it sent back."""
 
-    def __init__(self, cwd: Path, stderr: Path | None = None) -> None:
+    def __init__(
+        self, cwd: Path, stderr: Path | None = None, command: list[str] | None = None
+    ) -> None:
         self._stderr = stderr.open("wb") if stderr is not None else subprocess.DEVNULL
         self.proc = subprocess.Popen(
-            SERVER,
+            command or SERVER,
             cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -181,10 +183,12 @@ def _is_response(message: dict[str, Any]) -> bool:
 
 
 @contextmanager
-def raw_server(cwd: Path, stderr: Path | None = None) -> Iterator[RawClient]:
-    """A server process for one test (its stderr written to ``stderr`` when given), ended
-    afterwards."""
-    client = RawClient(cwd, stderr)
+def raw_server(
+    cwd: Path, stderr: Path | None = None, command: list[str] | None = None
+) -> Iterator[RawClient]:
+    """A server process for one test (its stderr written to ``stderr`` when given; started as
+    ``command`` when given, else as :data:`SERVER`), ended afterwards."""
+    client = RawClient(cwd, stderr, command)
     try:
         yield client
     finally:
