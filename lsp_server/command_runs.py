@@ -86,11 +86,16 @@ async def run_write(
 ) -> Any:
     """Run a command that writes a store once no other process holds a store's lock, waiting
     for that off the loop (:func:`lsp_server.store_busy.when_free`); a store still busy past
-    the wait fails the command, naming it and saying to retry."""
+    the wait fails the command, naming it and saying to retry; the session ending during
+    the wait (``shutdown``, the client gone) is logged, the command not done."""
     watching.before_request(ls)
+
+    def cut_short(message: str) -> None:
+        ls.warn(f"tether.{name}: not done, the session ended first: {message}")
+
     try:
         obj = _arguments(name, args)
-        result = await store_busy.when_free(lambda: _held(ls), lambda: handler(ls, obj))
+        result = await store_busy.when_free(lambda: _held(ls), lambda: handler(ls, obj), cut_short)
         return await result if inspect.isawaitable(result) else result
     except store_busy.StillBusy as error:
         return _answer(ls, name, error)

@@ -20,6 +20,7 @@ from lsprotocol import types
 from lsp_server import broken_files, capabilities, usage_counts
 from lsp_server.doc_parse import parse_of
 from lsp_server.documents import DocState, Shown, current_text, usable_text
+from lsp_server.hook_guards import UnloadedGuard, guards_not_ranked, memory_file
 from lsp_server.placement import MovedHere, span_of
 from lsp_server.positions import to_range
 from lsp_server.roots import Root
@@ -67,6 +68,7 @@ WORDING = {
     "rejected": f"{REJECTED_WORDING}: read why before trying it again",
 }
 GUARD_WORDING = "guarded: check the edit keeps to it (`tether confirm` once it does)"
+UNLOADED_GUARD_WORDING = "guarded: check the edit keeps to it"
 
 
 def hits_for(root: Root, path: str, kind: str, limit: int = RECALL_LIMIT) -> list[Hit]:
@@ -128,6 +130,9 @@ def message(hit: Hit, path: str) -> str:
     summary = safe_field(for_agent(memory).summary, SUMMARY_CAP)
     where = memory.id if hit.scope == "project" else f"{memory.id}, {hit.scope}"
     pinned = "pinned " if memory.pinned else ""
+    if isinstance(hit, UnloadedGuard):  # `tether confirm` cannot load it either
+        kept = f"{UNLOADED_GUARD_WORDING}; {safe_field(hit.receipt)}"
+        return f'guarded {pinned}{memory.category} "{summary}" [{where}] — {kept}'
     if memory.guard:
         text = f'guarded {pinned}{memory.category} "{summary}" [{where}] — {GUARD_WORDING}'
         return text if path in memory.files else f"{text} ({safe_field(hit.receipt)})"
@@ -166,7 +171,24 @@ def prepare(ls: TetherServer, root: Root, path: str, kind: str) -> None:
 
 def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
     """The strong hits shown: every guarded one first (not counted against ``maxPerFile``: it
-    stays up while its file is open), then the best others up to ``maxPerFile``."""
+    stays up while its file is open), those the edit hook asks about that recall does not rank
+    among them (:mod:`lsp_server.hook_guards`), then the best others up to ``maxPerFile``."""
+    chosen = _ranked_choice(ls, root, path, kind)
+    project = root.project
+    if project is None or not project.exists or root.settings.guard_severity == OFF:
+        return chosen
+    try:
+        extra = guards_not_ranked(project, path, chosen, lambda text: ls.warn_once(text, text))
+    except (TetherError, sqlite3.Error, OSError) as error:  # recall's own are shown all the same
+        ls.warn(f"the guards of {path} by its names could not be read ({error})")
+        return chosen
+    guards = sum(1 for h in chosen if h.memory.guard)
+    return [*chosen[:guards], *extra, *chosen[guards:]]
+
+
+def _ranked_choice(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
+    """Recall's strong hits shown: guarded ones first, then the best others up to
+    ``maxPerFile``."""
     settings = root.settings
     wanted = settings.max_per_file
     share = shown_share(ls, root)
@@ -228,7 +250,7 @@ def _diagnostic(ls: TetherServer, doc: DocState, hit: Hit, text: str) -> Shown:
         if store is not None:
             start = types.Position(0, 0)
             location = types.Location(
-                uri=store.path_of(hit.memory.id).as_uri(), range=types.Range(start, start)
+                uri=memory_file(store, hit).as_uri(), range=types.Range(start, start)
             )
             related = [types.DiagnosticRelatedInformation(location, "the memory file")]
     diagnostic = types.Diagnostic(

@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from lsp_server import capabilities, cards, watching
 from lsp_server.documents import Shown
+from lsp_server.hook_guards import memory_file
 from lsp_server.positions import contains
 from lsp_server.roots import Root
 from recall.anchors.states import states_of
@@ -24,7 +25,7 @@ def card_for(root: Root, shown: Shown, *, markdown: bool) -> str:
     hit = shown.hit
     memory = hit.memory
     store = root.store_of_scope(hit.scope)
-    path = _shown_path(store.path_of(memory.id), store.repo_root) if store is not None else ""
+    path = _shown_path(memory_file(store, hit), store.repo_root) if store is not None else ""
     commands = cards.cli_commands(memory)
     genome = root.signals()
     # an anchored file saved since the index read it (a function renamed and not yet staged)

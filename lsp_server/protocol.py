@@ -290,6 +290,34 @@ class TetherProtocol(LanguageServerProtocol):
             return
         self._send_data(ResponseErrorMessage(id=msg_id, error=types.ResponseError(code, message)))
 
+    def _run_generator(
+        self,
+        future: Future[Any] | None,
+        *,
+        gen: Generator[Any, Any, Any],
+        result_future: Future[Any],
+    ) -> None:
+        """Go on with a built-in handler once the handler it handed over to ended; that one
+        cancelled (the loop ending as the client hung up) cancels the request. pygls reads
+        the cancelled one's result and logs the ``CancelledError`` as a crash."""
+        if future is not None and future.cancelled():
+            result_future.cancel()
+            return
+        super()._run_generator(future, gen=gen, result_future=result_future)
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """Cancel the requests still under way (a write waiting on a busy store), then shut
+        down as pygls does. pygls cancels them while going over its table of them, which a
+        cancelled request's answer takes its entry out of: ``shutdown`` failed with "dictionary
+        changed size during iteration" and the process exited 1. Cancelled from a list here
+        first, they are done when its loop comes to them."""
+        current = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
+        yield from super().lsp_shutdown(*args)
+
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
         """Stop; the exit code (:attr:`exit_code`) says whether ``shutdown`` came first (pygls

@@ -41,13 +41,18 @@ class PartlyWritten(StoreBusy):
     roots): the message names what was written, so no "nothing was written" is added."""
 
 
-async def when_free(held: Callable[[], list[MemoryStore]], write: Callable[[], T]) -> T:
+async def when_free(
+    held: Callable[[], list[MemoryStore]],
+    write: Callable[[], T],
+    cut_short: Callable[[str], None],
+) -> T:
     """Run ``write`` once ``held()`` (the stores another process holds the lock of now) is
     empty, waiting for that off the loop; run it again if it still found a store busy
     (another writer took the lock first). Past :data:`WRITE_WAIT_SECONDS`:
-    :class:`StillBusy` naming the busy stores."""
+    :class:`StillBusy` naming the busy stores. A wait cancelled (``shutdown`` came, or the
+    client hung up) is said to ``cut_short``, naming the busy stores, before it ends."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + WRITE_WAIT_SECONDS
+    start = loop.time()
     while True:
         busy = held()
         if not busy:
@@ -55,6 +60,10 @@ async def when_free(held: Callable[[], list[MemoryStore]], write: Callable[[], T
                 return write()
             except StoreBusy:
                 busy = held()
-        if loop.time() >= deadline:
+        if loop.time() >= start + WRITE_WAIT_SECONDS:
             raise StillBusy(busy_message(busy)) from None
-        await asyncio.sleep(CHECK_SECONDS)
+        try:
+            await asyncio.sleep(CHECK_SECONDS)
+        except asyncio.CancelledError:
+            cut_short(busy_message(busy, waited=loop.time() - start))
+            raise

@@ -22,6 +22,7 @@ from recall.locations import (
 )
 from recall.model import Memory
 from recall.store import MemoryStore
+from recall.store.across import why_not_found
 
 
 class Roots:
@@ -207,6 +208,10 @@ class Roots:
                 found = nested.find(ref)
                 if found is not None:
                     return nested, found[0], found[1]
+        ordered = ([prefer] if prefer else []) + [r for r in self._roots if r is not prefer]
+        why = why_not_found([store for root in ordered for store in root.stores()], ref)
+        if why is not None:
+            raise NotFound(why)
         message = f"no memory {ref!r} in this workspace; `tether list --scope all` shows ids"
         if cut_short:
             folders = ", ".join(str(path) for path in cut_short)

@@ -26,9 +26,15 @@ from typing import TypeVar
 from recall.errors import NotFound, StoreBusy
 from recall.folder_watch import FolderWatch
 from recall.kept_engine import KeptEngines
-from recall.locations import PROJECT, RepositoryGone, not_a_folder, repository_gone
+from recall.locations import (
+    PROJECT,
+    RepositoryGone,
+    not_a_folder,
+    repository_gone,
+    still_a_repository,
+)
 from recall.model import Memory
-from recall.repo import TETHER_DIR, find_root
+from recall.repo import find_root
 from recall.service import FolderStores
 from recall.store import MemoryStore
 from recall.store.busy import (
@@ -83,7 +89,7 @@ class Workspace:
         its folder moved or deleted, or no longer a repository by the test that found it (a
         ``.git`` or a ``.tether/`` in it). Two ``stat`` calls at most."""
         root = self.root
-        if root is None or _still_a_repository(root):
+        if root is None or still_a_repository(root):
             return
         raise RepositoryGone(
             f"{repository_gone(root)}; this MCP server must be restarted there (your MCP "
@@ -158,18 +164,14 @@ class Workspace:
     def find(self, ref: str) -> tuple[MemoryStore, Memory]:
         """A memory by id or unique id prefix, project store first (a prefix held in both
         stores is ambiguous, see :func:`recall.store.across.find_across`)."""
-        from recall.store.across import find_across
+        from recall.store.across import find_across, why_not_found
 
         found = find_across(self.stores(), ref)
         if found is not None:
             return found
-        for store in self.stores():
-            for problem in store.problems() if store.exists else []:
-                if problem.path.name.lower().startswith(ref.strip().lower()):
-                    raise NotFound(
-                        f"memory {ref!r} cannot be loaded: {problem}; its file must be fixed "
-                        "by hand (`tether doctor` lists every file that cannot be loaded)"
-                    )
+        why = why_not_found(self.stores(), ref)
+        if why is not None:
+            raise NotFound(why)
         blocked = "".join(f"; {note}" for note in self.folder_notes(self.stores()))
         raise NotFound(
             f"no memory {ref!r} in the project or the global store{blocked}; "
@@ -286,11 +288,6 @@ class Workspace:
     def _close(self) -> None:
         self.engines.forget()
         self.folder.close()
-
-
-def _still_a_repository(root: Path) -> bool:
-    """Whether ``root`` is still what :func:`recall.repo.find_root` took it for."""
-    return (root / ".git").exists() or (root / TETHER_DIR).is_dir()
 
 
 def _served(store: MemoryStore) -> MemoryStore:

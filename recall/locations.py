@@ -237,6 +237,12 @@ class RepositoryGone(NotFound):
     deleted since the store was found): nothing is created at its old path."""
 
 
+def still_a_repository(root: Path) -> bool:
+    """Whether the repository folder ``root`` is still what :func:`recall.repo.find_root` took
+    it for (a ``.git`` or a ``.tether/`` in it): once moved or deleted, it is not."""
+    return (root / ".git").exists() or (root / TETHER_DIR).is_dir()
+
+
 def repository_gone(root: Path) -> str:
     """What to say of a repository folder ``root`` that is gone: nothing is written there."""
     return (

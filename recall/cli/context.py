@@ -312,7 +312,7 @@ class CommandContext:
         """Find a memory by id across the stores of ``scope`` (project first; a prefix held in
         two stores is ambiguous, see :func:`recall.store.across.find_across`); an id found in
         neither points to ``listing``, the command that shows the ids meant."""
-        from recall.store.across import find_across
+        from recall.store.across import find_across, why_not_found
 
         found = find_across(self.stores(scope), ref)
         if found is not None:
@@ -322,14 +322,9 @@ class CommandContext:
                 f"no memory has the id {ref!r}, and an id prefix needs at least {MIN_PREFIX} "
                 f"characters; `{listing}` shows ids"
             )
-        for store in self.stores(scope):
-            if store.exists:
-                for problem in store.problems():
-                    if problem.path.name.startswith(ref.strip()):
-                        raise NotFound(
-                            f"memory {ref!r} cannot be loaded: {problem}; fix the file "
-                            "(`tether doctor` lists every file that cannot be loaded)"
-                        )
+        why = why_not_found(self.stores(scope), ref)
+        if why is not None:
+            raise NotFound(why)
         if scope != "all":  # held by the other store, which --scope leaves out
             elsewhere = find_across(self.stores("all"), ref)
             if elsewhere is not None:

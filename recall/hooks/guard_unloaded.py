@@ -10,6 +10,7 @@ can be read now. A guard in either version asks, and the question says the file 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -44,9 +45,12 @@ class Unloaded:
     """Which version was read: :data:`LAST_COMMIT` or :data:`AS_WRITTEN`."""
 
 
-def unloaded_guards(project: MemoryStore, names: tuple[str, ...]) -> list[Unloaded]:
+def unloaded_guards(
+    project: MemoryStore, names: tuple[str, ...], notice: Callable[[str], None]
+) -> list[Unloaded]:
     """The guarded memories of the files ``project`` cannot load that name the edited file by
-    one of its ``names`` (or anchor a symbol there), each once."""
+    one of its ``names`` (or anchor a symbol there), each once; each found is said to
+    ``notice``, with the version it was read from."""
     problems = project.problems()
     root = project.repo_root
     if not problems or root is None:
@@ -66,7 +70,7 @@ def unloaded_guards(project: MemoryStore, names: tuple[str, ...]) -> list[Unload
             seen.add(memory.id)
             shown = file or str(problem.path)
             found.append(Unloaded(memory, shown, problem, read))
-            _notice(
+            notice(
                 f"{shown}:{problem.line}: {problem.message}; the memory file cannot be read, so "
                 f"its guard [{memory.id}] on {names[0]} is read {read} and asks all the same"
             )
@@ -128,7 +132,7 @@ def unloaded_asks(
     from recall.hooks.session_notes import logged
 
     try:
-        found = unloaded_guards(project, names)
+        found = unloaded_guards(project, names, _notice)
         if not found:
             return []
         known = {m.id for m in asked}

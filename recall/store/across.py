@@ -39,6 +39,32 @@ def find_across(stores: Iterable[MemoryStore], ref: str) -> tuple[MemoryStore, M
     return found[0] if found else None
 
 
+def why_not_found(stores: Iterable[MemoryStore], ref: str) -> str | None:
+    """Why ``ref`` (a whole id, or a prefix of at least
+    :data:`~recall.model.MIN_ID_PREFIX` characters) is in none of ``stores`` when one of them
+    can say: it names a memory file a store holds but cannot load (a merge conflict, bad YAML),
+    or a project store's repository folder is gone or moved since the store was found (nothing
+    is read there). None when neither: no such memory. Every way of finding a memory by id (the
+    CLI, the MCP server, the language server) says it in these words."""
+    from recall.locations import PROJECT, repository_gone, still_a_repository
+    from recall.model import MIN_ID_PREFIX
+
+    stores = list(stores)
+    wanted = ref.strip().lower()
+    for store in stores if len(wanted) >= MIN_ID_PREFIX else []:
+        for problem in store.problems() if store.exists else []:
+            if problem.path.name.lower().startswith(wanted):
+                return (
+                    f"memory {ref!r} cannot be loaded: {problem}; fix the file "
+                    "(`tether doctor` lists every file that cannot be loaded)"
+                )
+    for store in stores:
+        root = store.repo_root if store.scope == PROJECT else None
+        if root is not None and not still_a_repository(root):
+            return repository_gone(root)
+    return None
+
+
 def same_id_message(ref: str, found: list[tuple[MemoryStore, Memory]]) -> str:
     """What to do when every store of ``found`` holds a memory with the one id ``ref`` names:
     no id reaches either, so one of them must be given another."""

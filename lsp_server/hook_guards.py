@@ -1,0 +1,78 @@
+"""Guards the agent's edit hook asks about on a file that recall does not rank for it: those
+naming the file by the name a rename only staged left behind (``git mv`` not committed yet),
+and those of memory files the store cannot load (a merge conflict, broken front matter), read
+as the hook reads them (:mod:`recall.hooks.guards_by_name`). Shown beside recall's, a guard
+the hook asks about is in the editor too, for as long as the file is open."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from recall.ranking.engine import Hit
+from recall.store import MemoryStore
+
+PROJECT = "project"
+
+
+@dataclass(kw_only=True)
+class UnloadedGuard(Hit):
+    """A guard read from a memory file its store cannot load: its receipt says which file,
+    why, and which version of it was read."""
+
+    memory_file: Path
+    """The file (out of the store's index, which cannot say where it is)."""
+
+
+def memory_file(store: MemoryStore, hit: Hit) -> Path:
+    """The file of the memory ``hit`` shows, of ``store``."""
+    if isinstance(hit, UnloadedGuard):
+        return hit.memory_file
+    return store.path_of(hit.memory.id)
+
+
+def _renamed_receipt(memory_files: tuple[str, ...], names: tuple[str, ...]) -> str:
+    """Why a memory found by name surfaced, in recall's words: the file's earlier name it
+    names, when it names the file only so."""
+    if names[0] in memory_files:
+        return "via file"
+    earlier = next(name for name in names[1:] if name in memory_files)
+    return f"via file (renamed from {earlier})"
+
+
+def guards_not_ranked(
+    project: MemoryStore, path: str, ranked: list[Hit], notice: Callable[[str], None]
+) -> list[Hit]:
+    """The guards the edit hook asks about on ``path`` by its names that ``ranked`` (recall's
+    hits shown for it) does not hold, as hits of the project store."""
+    from recall.hooks.guards_by_name import guards_by_name
+
+    found = guards_by_name(project, path, notice)
+    known = {h.memory.id for h in ranked if h.scope == PROJECT}
+    hits: list[Hit] = []
+    for memory in found.indexed:
+        if memory.id not in known:
+            known.add(memory.id)
+            receipt = _renamed_receipt(memory.files, found.names)
+            hits.append(Hit(memory, PROJECT, 0.0, {}, receipt, strong=True))
+    for unloaded in found.unloaded:
+        if unloaded.memory.id not in known:
+            known.add(unloaded.memory.id)
+            problem = unloaded.problem
+            receipt = (
+                f"its memory file {unloaded.file} cannot be read (line {problem.line}: "
+                f"{problem.message}); the guard is read {unloaded.read}: fix the file"
+            )
+            hits.append(
+                UnloadedGuard(
+                    unloaded.memory,
+                    PROJECT,
+                    0.0,
+                    {},
+                    receipt,
+                    strong=True,
+                    memory_file=problem.path,
+                )
+            )
+    return hits
