@@ -9,7 +9,6 @@ so a keystroke costs the hint check, the anchor search and the publish.
 from __future__ import annotations
 
 import asyncio
-import collections
 import math
 import sqlite3
 import time
@@ -20,15 +19,15 @@ from lsprotocol import types
 from lsp_server import broken_files, capabilities, usage_counts
 from lsp_server.doc_parse import parse_of
 from lsp_server.documents import DocState, Shown, current_text, usable_text
-from lsp_server.hook_guards import UnloadedGuard, guards_not_ranked, memory_file
+from lsp_server.hook_guards import UnloadedGuard, memory_file, with_hook_guards
 from lsp_server.placement import MovedHere, span_of
 from lsp_server.positions import to_range
 from lsp_server.roots import Root
+from lsp_server.shown_share import active_counts, shown_share
 from recall.agent_text import for_agent
 from recall.anchors.states import RELOCATED, states_of
 from recall.anchors.symbols import SymbolAnchor
 from recall.errors import TetherError
-from recall.index.rows import index_stamp
 from recall.model import REJECTED_WORDING
 from recall.policy.hints import Candidate
 from recall.policy.inject import AUTHOR_CAP, safe_field
@@ -93,35 +92,6 @@ def first_limit(wanted: int, share: float) -> int:
     return min(RECALL_LIMIT, max(wanted, math.ceil(wanted * FIRST_LIMIT_MARGIN / share)))
 
 
-def active_counts(root: Root) -> collections.Counter[tuple[str, bool]]:
-    """The root's active memories by category and guard (read once per index state)."""
-    counts: collections.Counter[tuple[str, bool]] = collections.Counter()
-    for store in root.stores():
-        if not store.exists:
-            continue
-        stamp = index_stamp(store.conn)
-        kept = root.category_counts.get(store.location.memories_dir)
-        if kept is None or kept[0] != stamp:
-            found = store.conn.execute(
-                "SELECT category, guard, count(*) FROM memories WHERE status = 'active'"
-                " GROUP BY category, guard"
-            )
-            kept = root.category_counts[store.location.memories_dir] = (
-                stamp,
-                collections.Counter({(c, bool(g)): n for c, g, n in found.fetchall()}),
-            )
-        counts.update(kept[1])
-    return counts
-
-
-def shown_share(ls: TetherServer, root: Root) -> float:
-    """The share of the root's active memories shown as a diagnostic: of a shown category, or
-    guarded while guards are shown."""
-    counts, show = active_counts(root), root.settings.severity_for
-    shown = sum(n for (c, g), n in counts.items() if show(c, ls.client_name, guard=g) is not None)
-    return shown / sum(counts.values()) if counts else 0.0
-
-
 def message(hit: Hit, path: str) -> str:
     """The diagnostic text: what the memory says, its id, and what to do about it."""
     memory = hit.memory
@@ -174,16 +144,9 @@ def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
     stays up while its file is open), those the edit hook asks about that recall does not rank
     among them (:mod:`lsp_server.hook_guards`), then the best others up to ``maxPerFile``."""
     chosen = _ranked_choice(ls, root, path, kind)
-    project = root.project
-    if project is None or not project.exists or root.settings.guard_severity == OFF:
+    if root.settings.guard_severity == OFF:
         return chosen
-    try:
-        extra = guards_not_ranked(project, path, chosen, lambda text: ls.warn_once(text, text))
-    except (TetherError, sqlite3.Error, OSError) as error:  # recall's own are shown all the same
-        ls.warn(f"the guards of {path} by its names could not be read ({error})")
-        return chosen
-    guards = sum(1 for h in chosen if h.memory.guard)
-    return [*chosen[:guards], *extra, *chosen[guards:]]
+    return with_hook_guards(ls, root.project, path, chosen)
 
 
 def _ranked_choice(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:

@@ -6,12 +6,18 @@ the hook asks about is in the editor too, for as long as the file is open."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from recall.errors import TetherError
 from recall.ranking.engine import Hit
 from recall.store import MemoryStore
+
+if TYPE_CHECKING:
+    from lsp_server.server import TetherServer
 
 PROJECT = "project"
 
@@ -76,3 +82,20 @@ def guards_not_ranked(
                 )
             )
     return hits
+
+
+def with_hook_guards(
+    ls: TetherServer, project: MemoryStore | None, path: str, chosen: list[Hit]
+) -> list[Hit]:
+    """``chosen`` (recall's hits shown for ``path``, guarded ones first) with the guards the
+    edit hook asks about that it does not hold, after its own guards; ``chosen`` alone when
+    they cannot be read (said once in the log: recall's are shown all the same)."""
+    if project is None or not project.exists:
+        return chosen
+    try:
+        extra = guards_not_ranked(project, path, chosen, lambda text: ls.warn_once(text, text))
+    except (TetherError, sqlite3.Error, OSError) as error:
+        ls.warn(f"the guards of {path} by its names could not be read ({error})")
+        return chosen
+    guards = sum(1 for h in chosen if h.memory.guard)
+    return [*chosen[:guards], *extra, *chosen[guards:]]
