@@ -276,14 +276,14 @@ def _settings_problems(ctx: CommandContext, scope: str) -> list[str]:
     from recall.settings import file_sources, merge, user_sources
 
     said: list[str] = []
+    project = ctx.folder.project_if_any()
+    root = project.repo_root if project is not None else None
     if scope != "global":
-        project = ctx.folder.project_if_any()
-        root = project.repo_root if project is not None else None
         sources = file_sources(root, said.append)
         merge([], said.append, repository=sources)
         check_values(sources, said.append)
     if scope != "project":
-        merge(user_sources(said.append), said.append)
+        merge(user_sources(said.append, root), said.append)
     return said
 
 
