@@ -5,7 +5,12 @@ import sys
 from pathlib import Path
 
 from mcp_server.server import run
-from recall.stdio_servers import agent_project, module_arguments
+from recall.stdio_servers import agent_project, module_arguments, no_memories_at
 
 args = module_arguments("mcp_server", sys.argv[1:], stdio=False)
-raise SystemExit(run(agent_project(Path.cwd()), log_level=args.log_level))
+project = agent_project(Path.cwd())
+problem = no_memories_at(project)
+if problem is not None:  # as `tether mcp` refuses it
+    print(f"python -m mcp_server: error: {problem}", file=sys.stderr)
+    raise SystemExit(2)
+raise SystemExit(run(project, log_level=args.log_level))

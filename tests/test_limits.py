@@ -14,7 +14,7 @@ import pytest
 from lsp_server import commands, listing, workspace_roots
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
-from recall import extra_keys, ignored_store, search, stdio_servers, written_checks
+from recall import extra_keys, ignored_store, search, written_checks
 from recall.anchors import submodules
 from recall.browse import actions
 from recall.cli import cmd_agent_config
@@ -33,7 +33,6 @@ PINNED = [
     (commands, "INDEXING_WAIT_SECONDS", 30.0),
     (listing, "LIST_LIMIT", 500),
     (workspace_roots, "NESTED_LOOK_FOLDERS", 2000),
-    (stdio_servers, "LSP_CHECKS_ITSELF", ("TETHER_HOME",)),
     (written_checks, "NEUTRAL_SUMMARY", "-"),
     (listing, "STORE_KEY_CHARS", 16),
     (mcp_limits, "LIST_LIMIT", 50),

@@ -118,9 +118,10 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
     problems = []
     lines: list[str] = []
     data: list[dict[str, Any]] = []
+    stores = ctx.stores(args.scope)  # outside any repository, with no global store: refused
     project = ctx.folder.project_if_any()  # a link may name a memory of either store
-    everywhere = [store for store in (project, ctx.global_store()) if store is not None]
-    stores = ctx.stores(args.scope)
+    known = (project, ctx.folder.global_if_usable())
+    everywhere = [store for store in known if store is not None]
     ctx.say_not_set_up(stores, odd_folder=False)  # nothing found: nothing set up here
     for store in stores:
         loose = privacy.warning(store.location) if store.scope == "global" else None
