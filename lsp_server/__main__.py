@@ -4,7 +4,7 @@
 import sys
 
 from lsp_server.setup import run
-from recall.stdio_servers import LSP_CHECKS_ITSELF, module_arguments
+from recall.stdio_servers import module_arguments
 
-args = module_arguments("lsp_server", sys.argv[1:], stdio=True, checks_itself=LSP_CHECKS_ITSELF)
+args = module_arguments("lsp_server", sys.argv[1:], stdio=True)
 raise SystemExit(run(log_level=args.log_level))

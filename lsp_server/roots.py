@@ -22,7 +22,7 @@ from recall.clock import day_number, now
 from recall.errors import BadInput, StoreBusy
 from recall.folder_watch import FolderWatch
 from recall.genome import Genome
-from recall.locations import Location, check_home, global_location
+from recall.locations import HomeUnusable, Location, global_location, user_wide_unavailable
 from recall.model import Memory
 from recall.policy.hints import HintLedger
 from recall.ranking.engine import Hit, Recaller, RepoSignals, WorkingTree
@@ -51,15 +51,6 @@ def reaches(path: Path, folder: Path) -> bool:
     return is_within(Path(os.path.realpath(path)), Path(os.path.realpath(folder)))
 
 
-def user_wide_location(base: Path) -> Location:
-    """The user-wide (global) store's location for a root whose paths are relative to ``base``.
-
-    Raises :class:`BadInput`, naming ``TETHER_HOME`` and what to do, when that variable cannot
-    be used: a relative path, a file, or a folder inside the repository of ``base``."""
-    check_home()
-    return global_location(base)
-
-
 class Root:
     """One repository (or plain folder) of the workspace and the session's state in it."""
 
@@ -76,8 +67,8 @@ class Root:
         """Why the user-wide store is left out of this root, when ``TETHER_HOME`` cannot be
         used here: the project's memories are served without it, and writes to it refused."""
         try:
-            home = user_wide_location(self.repo_root or folder)
-        except BadInput as error:
+            home = global_location(self.repo_root or folder)
+        except HomeUnusable as error:
             self.global_unavailable = str(error)
         else:
             self.global_store = MemoryStore(home, notice=notice)
@@ -335,7 +326,7 @@ class Root:
         (``TETHER_HOME`` cannot be used here), naming the variable and what to do; else None."""
         if self.global_unavailable is None:
             return None
-        return f"the user-wide memories are not available: {self.global_unavailable}"
+        return user_wide_unavailable(self.global_unavailable)
 
     def close(self) -> None:
         """Write the usage counts and hint choices kept, then close every connection."""

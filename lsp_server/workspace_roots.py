@@ -9,15 +9,17 @@ from pathlib import Path
 
 from lsp_server.draft_files import drafts_dir
 from lsp_server.nested_look import NestedLook
-from lsp_server.roots import Notice, Root, is_within, reaches, user_wide_location
+from lsp_server.roots import Notice, Root, is_within, reaches
 from recall.containment import UnsafeStore
 from recall.errors import BadInput, NotFound
 from recall.locations import (
     GLOBAL,
+    HomeUnusable,
     Location,
     StoreInGitFolder,
     check_home,
     global_base,
+    global_location,
     project_location,
 )
 from recall.model import Memory
@@ -74,8 +76,8 @@ class Roots:
                 return root
         if location is None:
             try:
-                user_wide_location(folder)
-            except BadInput as error:
+                global_location(folder)
+            except HomeUnusable as error:
                 self.shown(str(error), f"no memories for {folder}: {error}")
                 return None
         root = Root(folder, location, session=self.session, notice=self.notice)

@@ -182,16 +182,21 @@ def list_memories(
         done["notes"] = notes
     if outside:
         done["notes"] = [*outside, *done.get("notes", [])]
-    return _with_skipped(done, stores, ws)
+    return _with_skipped(done, stores, ws, every_store=scope == "all")
 
 
-def _with_skipped(done: dict[str, Any], stores: list[MemoryStore], ws: Workspace) -> dict[str, Any]:
+def _with_skipped(
+    done: dict[str, Any], stores: list[MemoryStore], ws: Workspace, *, every_store: bool = True
+) -> dict[str, Any]:
     """``done`` with ``skipped``: the memory files of ``stores`` that could not be loaded (a
     hand edit that broke one), so that a memory missing from the answer is said to be missing,
     as the CLI says it on stderr; none: ``done`` as it is. A store read while another process
     held it is said in ``notes`` (:meth:`Workspace.busy_notes`), and so is one whose memory
-    folder's name a file has taken (:meth:`Workspace.folder_notes`)."""
+    folder's name a file has taken (:meth:`Workspace.folder_notes`), and, for a read of
+    ``every_store``, the user-wide store left out (:meth:`Workspace.home_notes`)."""
     busy = ws.busy_notes(stores) + ws.folder_notes(stores)
+    if every_store:
+        busy += ws.home_notes(stores)
     if busy:
         done = {**done, "notes": [*done.get("notes", []), *busy]}
     skipped = [

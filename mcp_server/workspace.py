@@ -27,7 +27,9 @@ from recall.errors import NotFound, StoreBusy
 from recall.folder_watch import FolderWatch
 from recall.kept_engine import KeptEngines
 from recall.locations import (
+    GLOBAL,
     PROJECT,
+    HomeUnusable,
     RepositoryGone,
     not_a_folder,
     repository_gone,
@@ -109,9 +111,15 @@ class Workspace:
                 "`tether -C DIR mcp`). Without one, write with scope 'global' and recall by prompt"
             ) from None
 
-    def global_store(self) -> MemoryStore:
-        """The user's global store."""
-        return _served(self.folder.global_store())
+    def global_store(self, *, writing: bool = False) -> MemoryStore:
+        """The user's global store; :class:`HomeUnusable` naming ``TETHER_HOME`` and what to do
+        when it cannot be used here (``writing``: saying that nothing was written)."""
+        try:
+            return _served(self.folder.global_store())
+        except HomeUnusable as error:
+            if not writing:
+                raise
+            raise HomeUnusable(f"{error}; nothing was written") from None
 
     def stores(self, scope: str = "all") -> list[MemoryStore]:
         """The stores of ``scope``: ``project``, ``global`` or ``all`` (project first)."""
@@ -124,11 +132,20 @@ class Workspace:
 
     def _live_stores(self) -> list[MemoryStore]:
         """The stores there are to look at: without the project's when its repository is
-        gone (a global write is let in all the same)."""
+        gone (a global write is let in all the same), none when the global store cannot be
+        used either."""
         try:
             return self.stores()
         except RepositoryGone:
-            return self.stores("global")
+            return [] if self.folder.unusable_home() else self.stores("global")
+
+    def home_notes(self, stores: list[MemoryStore]) -> list[str]:
+        """What a read of every store says when it read the project's without the user-wide
+        one, ``TETHER_HOME`` being unusable here: the variable, why and what to do."""
+        left_out = self.folder.home_left_out
+        if left_out is None or any(store.scope == GLOBAL for store in stores):
+            return []
+        return [left_out]
 
     def busy_notes(self, stores: list[MemoryStore]) -> list[str]:
         """What a read says of each of ``stores`` another process held when it read: answered
@@ -172,7 +189,9 @@ class Workspace:
         why = why_not_found(self.stores(), ref)
         if why is not None:
             raise NotFound(why)
-        blocked = "".join(f"; {note}" for note in self.folder_notes(self.stores()))
+        stores = self.stores()
+        notes = self.folder_notes(stores) + self.home_notes(stores)
+        blocked = "".join(f"; {note}" for note in notes)
         raise NotFound(
             f"no memory {ref!r} in the project or the global store{blocked}; "
             "memory_recall and memory_list show the ids there are"

@@ -61,7 +61,7 @@ def write(
     arguments.choice(scope, WRITE_SCOPES, "scope")
     details = arguments.details_text(details)
     arguments.no_secrets(summary, details, files, anchors)
-    store = ws.project() if scope == "project" else ws.global_store()
+    store = ws.project() if scope == "project" else ws.global_store(writing=True)
     symbols = arguments.symbols(store, anchors or [])
     paths = arguments.paths(store, files)
     file_notes = arguments.named_files(store, paths, symbols, allow_missing=allow_missing)

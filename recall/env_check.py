@@ -2,12 +2,16 @@
 be read stops a command (exit 2, naming it), but never a hook. A hook that stopped would let
 an edit past the guards it exists to ask about, so it runs with each such variable read the
 cautious way (another author's memories held back, the warm engine off, the defaults for the
-rest) and says so on stderr."""
+rest) and says so on stderr.
+
+``TETHER_HOME`` is not among them: it is decided where the user-wide store is opened
+(:func:`recall.locations.global_location`), by one rule for every surface: a read goes on
+with the project's memories alone, said, and only a use of the user-wide store is refused."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 
 from recall.errors import BadInput
 
@@ -20,7 +24,6 @@ def _variables() -> list[tuple[str, Callable[[], object], str | None, str]]:
     """Each variable: its name, its reader, a hook's cautious reading of it, how it is said."""
     from recall.clock import now
     from recall.env_values import INJECT_OTHERS, seconds, switch
-    from recall.locations import HOME_ENV, check_home
     from recall.memfiles import MAX_FILE_BYTES_ENV, max_file_bytes
     from recall.warm.protocol import ENV_IDLE, ENV_SWITCH
 
@@ -30,17 +33,13 @@ def _variables() -> list[tuple[str, Callable[[], object], str | None, str]]:
         (MAX_FILE_BYTES_ENV, max_file_bytes, None, "the default limit"),
         (ENV_SWITCH, lambda: switch(ENV_SWITCH), "0", "off"),
         (ENV_IDLE, lambda: seconds(ENV_IDLE), None, "the default"),
-        (HOME_ENV, check_home, None, "unset (the user data folder)"),
     ]
 
 
-def unreadable(*, leaving_out: Collection[str] = ()) -> list[Problem]:
-    """Each variable whose value cannot be read (see :data:`Problem`), but those named in
-    ``leaving_out`` (checked by the caller itself, where it uses them)."""
+def unreadable() -> list[Problem]:
+    """Each variable whose value cannot be read (see :data:`Problem`)."""
     found: list[Problem] = []
     for name, check, cautious, how in _variables():
-        if name in leaving_out:
-            continue
         try:
             check()
         except BadInput as error:

@@ -50,21 +50,53 @@ HOME_ENV = "TETHER_HOME"
 """The variable naming the global store's folder (the user's own memories and settings)."""
 
 
+class HomeUnusable(BadInput):
+    """``TETHER_HOME`` cannot be the user-wide store's folder where a command runs (a relative
+    path, a file, a folder inside the repository): every surface decides it with
+    :func:`global_location` and says it its own way, by one rule. A read serves the project's
+    memories without the user-wide ones, said once; a write to the user-wide store is refused
+    (exit 2), nothing written; with no project store either there is nothing to serve (exit 2).
+    """
+
+
+def user_wide_unavailable(reason: str) -> str:
+    """What a use of the user-wide store that cannot be made says (a write to it, a read of
+    it alone), ``reason`` being the :class:`HomeUnusable` message (the variable, its value,
+    why and what to do)."""
+    return f"your user-wide memories are not available: {reason}"
+
+
+def user_wide_left_out(reason: str) -> str:
+    """What a read says, once, when it serves the project's memories without the user-wide
+    ones (``reason``: the :class:`HomeUnusable` message)."""
+    return f"{user_wide_unavailable(reason)}; only this repository's memories are read"
+
+
+def nothing_to_serve(cwd: Path, reason: str) -> str:
+    """What a read says when there is no project store around ``cwd`` and the user-wide one
+    cannot be used either (``reason``: the :class:`HomeUnusable` message): exit 2."""
+    return (
+        f"no memories to read here: {cwd} is not inside a git repository, and "
+        f"{user_wide_unavailable(reason)}"
+    )
+
+
 def check_home() -> None:
-    """Refuse a ``TETHER_HOME`` that cannot be the global store's folder: a relative path (the
-    store would move with the working directory, and land inside whatever repository the
-    command ran in, to be committed with it) or a path that is not a folder."""
+    """Refuse (:class:`HomeUnusable`) a ``TETHER_HOME`` that cannot be the global store's
+    folder anywhere: a relative path (the store would move with the working directory, and
+    land inside whatever repository the command ran in, to be committed with it) or a path
+    that is not a folder."""
     value = os.environ.get(HOME_ENV)
     if not value:
         return
     home = Path(value).expanduser()
     if not home.is_absolute():
-        raise BadInput(
+        raise HomeUnusable(
             f"{HOME_ENV}={value!r} is a relative path: the global store would follow the "
             f'working directory; give an absolute path (for example {HOME_ENV}="$PWD/{value}")'
         )
     if home.exists() and not home.is_dir():
-        raise BadInput(
+        raise HomeUnusable(
             f"{HOME_ENV}={value!r} is a file, not a folder: point it at a folder (made if "
             "missing), or leave it unset for the user data folder"
         )
@@ -200,10 +232,13 @@ def git_own_folder(cwd: Path, root: Path | None) -> Path | None:
 def global_location(cwd: Path) -> Location:
     """The global scope; paths in its memories are relative to the repository of ``cwd``.
 
-    Raises :class:`BadInput` when ``TETHER_HOME`` is (or leads through links to) a folder
+    The one decision of whether the user-wide store can be used from ``cwd``, for every
+    surface: raises :class:`HomeUnusable` when ``TETHER_HOME`` is refused by
+    :func:`check_home` (a relative path, a file), or is (or leads through links to) a folder
     inside that repository, its ``.tether`` store among them: the user's private memories
     would be written into its work tree, to be committed with it, and every memory of a
     store that is also the project's would be listed twice and reached by no id."""
+    check_home()
     base, root = global_base(), find_root(cwd)
     value = os.environ.get(HOME_ENV)
     if value and root is not None:
@@ -215,7 +250,7 @@ def global_location(cwd: Path) -> Location:
         if inside:
             store = home == os.path.realpath(root / TETHER_DIR)
             what = "the store of the repository" if store else "inside the repository"
-            raise BadInput(
+            raise HomeUnusable(
                 f"{HOME_ENV}={value!r} is {what} {root}: your global memories, private to you, "
                 "would be written into its work tree and committed with it; point it at a "
                 "folder outside any repository, or leave it unset for the user data folder"

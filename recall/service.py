@@ -18,7 +18,17 @@ from typing import TYPE_CHECKING
 
 from recall.errors import BadInput, NotFound
 from recall.kept_engine import close_store, open_store
-from recall.locations import GLOBAL, PROJECT, InGitFolder, global_location, project_location
+from recall.locations import (
+    GLOBAL,
+    PROJECT,
+    HomeUnusable,
+    InGitFolder,
+    global_location,
+    nothing_to_serve,
+    project_location,
+    user_wide_left_out,
+    user_wide_unavailable,
+)
 from recall.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -42,6 +52,9 @@ class FolderStores:
         self._opened: dict[str, MemoryStore] = {}
         self.in_git_folder = False
         """Whether ``cwd`` turned out to be in git's own folder, which was said."""
+        self.home_left_out: str | None = None
+        """What was said when a read left the user-wide store out, ``TETHER_HOME`` being
+        unusable here (:meth:`global_if_usable`); said once, kept for a surface's own notes."""
 
     def project(self, *, create: bool = False) -> MemoryStore:
         """The project store; :class:`NotFound` outside any repository (``create`` makes the
@@ -52,11 +65,36 @@ class FolderStores:
         return self._opened[PROJECT]
 
     def global_store(self) -> MemoryStore:
-        """The user's global store."""
+        """The user's global store; :class:`HomeUnusable` (exit 2) when ``TETHER_HOME`` cannot
+        be used here, naming it and what to do (:func:`recall.locations.global_location`)."""
         if GLOBAL not in self._opened:
-            location = global_location(self.cwd)
+            try:
+                location = global_location(self.cwd)
+            except HomeUnusable as error:
+                raise HomeUnusable(user_wide_unavailable(str(error))) from None
             self._opened[GLOBAL] = open_store(location, self.notice)
         return self._opened[GLOBAL]
+
+    def global_if_usable(self) -> MemoryStore | None:
+        """The user's global store for a read beside the project's; None when ``TETHER_HOME``
+        cannot be used here, said once (the project's memories are read without it)."""
+        reason = self.unusable_home()
+        if reason is None:
+            return self.global_store()
+        if self.home_left_out is None:
+            self.home_left_out = user_wide_left_out(reason)
+            self.notice(self.home_left_out)
+        return None
+
+    def unusable_home(self) -> str | None:
+        """Why ``TETHER_HOME`` cannot be the user-wide store's folder here (the variable, its
+        value, why and what to do: :func:`recall.locations.global_location`); None when it can.
+        """
+        try:
+            global_location(self.cwd)
+        except HomeUnusable as error:
+            return str(error)
+        return None
 
     def store(self, scope: str) -> MemoryStore:
         """The store of ``scope`` (``project`` or ``global``)."""
@@ -67,11 +105,20 @@ class FolderStores:
         raise BadInput(f"unknown scope {scope!r}; use project or global")
 
     def stores(self, scope: str = "all") -> list[MemoryStore]:
-        """The stores a read covers: one scope, or ``all`` (project first when there is one)."""
+        """The stores a read covers: one scope, or ``all`` (project first when there is one;
+        without the global store when ``TETHER_HOME`` cannot be used, said once). Outside any
+        repository the global store alone, and :class:`HomeUnusable` (exit 2) when it cannot
+        be used: there is nothing to read."""
         if scope != "all":
             return [self.store(scope)]
-        project = self.project_if_any()  # outside any repository: the global store alone
-        return [self.global_store()] if project is None else [project, self.global_store()]
+        project = self.project_if_any()
+        if project is not None:
+            other = self.global_if_usable()
+            return [project] if other is None else [project, other]
+        reason = self.unusable_home()
+        if reason is not None:
+            raise HomeUnusable(nothing_to_serve(self.cwd, reason))
+        return [self.global_store()]
 
     def project_if_any(self) -> MemoryStore | None:
         """The project store, or None outside any repository; in git's own folder (a bare

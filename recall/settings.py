@@ -54,7 +54,7 @@ from recall.lifecycle import (
     CLEANUP_MIN_SESSIONS,
     CLEANUP_MIN_STALE,
 )
-from recall.locations import check_home, global_base
+from recall.locations import check_home, global_base, global_location
 from recall.model import CATEGORIES
 from recall.toml_lines import FileTable, place, read_toml
 from recall.warm.protocol import AUTO_START as WARM_ENGINE
@@ -159,16 +159,21 @@ def _without_user_only(source: str, values: Mapping[str, Any], warn: Warn) -> di
     return kept
 
 
-def user_sources(warn: Warn) -> list[Source]:
+def user_sources(warn: Warn, repo_root: Path | None = None) -> list[Source]:
     """The user's own settings table (``config.toml`` in the Tether home), if there is one.
 
     It holds the engine's keys only; the language server's keys belong in a repository's files
-    or the editor's settings, so one written here is reported, like an unknown key.
+    or the editor's settings, so one written here is reported, like an unknown key. None is
+    read from a home that cannot be the user-wide store's for ``repo_root`` (the repository
+    the settings are for: :func:`recall.locations.global_location`): one inside it would
+    let the repository set what only the user may, such as the code an embedder runs.
     """
     try:
         check_home()
-    except BadInput:  # said where the home is checked: a command refuses it, a server leaves
-        return []  # the user-wide store out; no settings are read from a home it cannot use
+        if repo_root is not None:
+            global_location(repo_root)
+    except BadInput:  # said where the user-wide store is left out (or refused), once
+        return []
     path = user_config_path()
     values, text = read_toml(path, warn)
     if not values:
@@ -379,4 +384,4 @@ def engine_settings(repo_root: Path | None, warn: Warn) -> EngineSettings:
     """The engine's settings for a repository (``repo_root`` None: no repository's files):
     the defaults, then the repository's files, then the user's own file."""
     repository = file_sources(repo_root, warn)
-    return merge(user_sources(warn), warn, repository=repository)
+    return merge(user_sources(warn, repo_root), warn, repository=repository)

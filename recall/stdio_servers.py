@@ -52,25 +52,34 @@ def agent_project(cwd: Callable[[], Path]) -> Path:
     return (path if path.is_absolute() else cwd() / path).resolve()
 
 
+def no_memories_at(project: Path) -> str | None:
+    """Why an MCP server started for ``project`` would have no memories to serve: no repository
+    there, and a ``TETHER_HOME`` that cannot be used (:func:`recall.locations.global_location`);
+    None when it has some. In a repository it serves the project's memories without the
+    user-wide ones, as every read does."""
+    from recall.locations import HomeUnusable, global_location, nothing_to_serve
+    from recall.repo import find_root
+
+    if find_root(project) is not None:
+        return None
+    try:
+        global_location(project)
+    except HomeUnusable as error:
+        return nothing_to_serve(project, str(error))
+    return None
+
+
 def stdin_closed() -> bool:
     """Whether the process has no standard input (started with ``<&-``): a server would read
     it as a client that said nothing and left."""
     return sys.stdin is None or isinstance(sys.stdin, ClosedStdin)
 
 
-LSP_CHECKS_ITSELF: Final = ("TETHER_HOME",)
-"""Variables the language server checks for each workspace folder rather than refusing to start
-over them: a ``TETHER_HOME`` it cannot use leaves the user-wide store out, said, and the
-project's memories are still served (an editor shows a server that exits as broken)."""
-
-
-def module_arguments(
-    module: str, argv: Sequence[str], *, stdio: bool, checks_itself: Sequence[str] = ()
-) -> argparse.Namespace:
+def module_arguments(module: str, argv: Sequence[str], *, stdio: bool) -> argparse.Namespace:
     """The options of ``python -m MODULE`` (those of the ``tether`` command it stands for):
     an unknown one, a closed standard input or a ``TETHER_*`` variable that cannot be read
-    (but those in ``checks_itself``) ends the process with exit 2, said on stderr, as the
-    command refuses them."""
+    ends the process with exit 2, said on stderr, as the command refuses them
+    (``TETHER_HOME`` is decided where the user-wide store is used: :mod:`recall.env_check`)."""
     parser = argparse.ArgumentParser(prog=f"python -m {module}")
     if stdio:
         stdio_flag(parser)
@@ -80,7 +89,7 @@ def module_arguments(
         parser.exit(2, f"{parser.prog}: error: {STDIN_CLOSED}\n")
     from recall.env_check import unreadable
 
-    problems = unreadable(leaving_out=checks_itself)  # as the CLI refuses them: TETHER_NOW, ...
+    problems = unreadable()  # as the CLI refuses them: TETHER_NOW, ...
     if problems:
         parser.exit(2, f"{parser.prog}: error: {problems[0][1]}\n")
     return args

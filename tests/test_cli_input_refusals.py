@@ -126,7 +126,6 @@ def test_a_hook_says_an_unreadable_variable_and_does_not_block(repo: Path) -> No
         ("TETHER_MAX_MEMORY_BYTES", "1M"),
         ("TETHER_NOW", "yesterday"),
         ("TETHER_WARM", "perhaps"),
-        ("TETHER_HOME", "relhome"),
     ],
 )
 def test_an_unreadable_variable_never_lets_an_edit_past_a_guard(
@@ -145,10 +144,8 @@ def test_an_unreadable_variable_never_lets_an_edit_past_a_guard(
     result = run_tether("hook", "pre-edit", cwd=repo, stdin=record, env={name: value})
     assert result.code == 0, result
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
-    assert (
-        f"{name}={value!r} cannot be read" in result.stderr
-        or (f"{name} {value!r} is not an ISO-8601 date" in result.stderr)
-        or f"{name}={value!r} is a relative path" in result.stderr
+    assert f"{name}={value!r} cannot be read" in result.stderr or (
+        f"{name} {value!r} is not an ISO-8601 date" in result.stderr
     )
     assert "this hook reads it as" in result.stderr
 

@@ -20,7 +20,6 @@ from recall import (
     private_store,
     search,
     settings,
-    stdio_servers,
     written_checks,
 )
 from recall.anchors import submodules
@@ -41,7 +40,6 @@ PINNED = [
     (commands, "INDEXING_WAIT_SECONDS", 30.0),
     (listing, "LIST_LIMIT", 500),
     (nested_look, "NESTED_LOOK_FOLDERS", 2000),
-    (stdio_servers, "LSP_CHECKS_ITSELF", ("TETHER_HOME",)),
     (written_checks, "NEUTRAL_SUMMARY", "-"),
     (listing, "STORE_KEY_CHARS", 16),
     (mcp_limits, "LIST_LIMIT", 50),

@@ -226,11 +226,13 @@ def write_user(tether_home: Path, text: str) -> Path:
 def test_the_users_file_is_in_the_tether_home_and_read_last(
     tmp_path: Path, tether_home: Path
 ) -> None:
+    root = tmp_path / "repo"  # the user's home (tmp_path/tether-home) is outside it
+    root.mkdir()
     assert user_config_path() == tether_home / "config.toml"
     warnings: list[str] = []
-    write(tmp_path, own="archive_window_days = 90\ncleanup_min_active = 7\nauto_distill = true\n")
+    write(root, own="archive_window_days = 90\ncleanup_min_active = 7\nauto_distill = true\n")
     write_user(tether_home, "archive-window-days = 30\nautoDistill = false\n")
-    settings = engine_settings(tmp_path, warnings.append)
+    settings = engine_settings(root, warnings.append)
     assert settings.archive_window_days == 30  # the user's file wins a key both set
     assert settings.auto_distill is False  # so the user can always turn auto-distill off
     assert settings.cleanup_min_active == 7
@@ -250,30 +252,32 @@ def test_user_only_keys_and_their_reasons() -> None:
 def test_a_repository_cannot_set_a_user_only_key(
     tmp_path: Path, tether_home: Path, spelling: str
 ) -> None:
+    root = tmp_path / "repo"  # the user's home (tmp_path/tether-home) is outside it
+    root.mkdir()
     warnings: list[str] = []
     write(
-        tmp_path,
+        root,
         pyproject=f"[tool.tether]\n{spelling} = 'evil --now'\n",
         own=f"{spelling} = ['evil', '--later']\ndistill_max = 2\n",
     )
-    settings = engine_settings(tmp_path, warnings.append)
+    settings = engine_settings(root, warnings.append)
     assert settings.distill_command == ()
     assert settings.distill_max == 2  # the file's other keys still apply
     assert len(warnings) == 2
     for warning, source in zip(
         warnings,
-        (f"{tmp_path / 'pyproject.toml'}:2", f"{tmp_path / '.tether' / 'config.toml'}:1"),
+        (f"{root / 'pyproject.toml'}:2", f"{root / '.tether' / 'config.toml'}:1"),
         strict=True,
     ):
         assert warning.startswith(f"{source}: {spelling} ignored: a repository cannot set it")
         assert warning.endswith(f"put it in your own {tether_home / 'config.toml'}")
     # the tables handed to any reader (the language server's too) no longer hold it
-    for _name, values in file_sources(tmp_path, lambda _m: None):
+    for _name, values in file_sources(root, lambda _m: None):
         assert spelling not in values
 
     write_user(tether_home, f"{spelling} = 'mine --json'\n")
     warnings.clear()
-    assert engine_settings(tmp_path, warnings.append).distill_command == ("mine", "--json")
+    assert engine_settings(root, warnings.append).distill_command == ("mine", "--json")
     assert len(warnings) == 2  # the repository's files are still named, every reading
 
 

@@ -195,24 +195,26 @@ def test_keys_of_an_inline_table_name_its_line(tmp_path: Path) -> None:
 
 
 def test_keys_of_nested_inline_tables_name_their_line(tmp_path: Path, tether_home: Path) -> None:
+    root = tmp_path / "repo"  # the user's home (tmp_path/tether-home) is outside it
+    root.mkdir()
     path = _pyproject(
-        tmp_path, "# top\n\ntool = { tether = { auto_distill = 1 } }\n[project]\nname = 'x'\n"
+        root, "# top\n\ntool = { tether = { auto_distill = 1 } }\n[project]\nname = 'x'\n"
     )
     warnings: list[str] = []
-    engine_settings(tmp_path, warnings.append)
+    engine_settings(root, warnings.append)
     assert warnings == [f"{path}:3: ignoring auto_distill = 1: give true or false"]
 
-    path = _pyproject(tmp_path, "[tool]\n\ntether = { max_per_file = 2, severity = { a = 1 } }\n")
+    path = _pyproject(root, "[tool]\n\ntether = { max_per_file = 2, severity = { a = 1 } }\n")
     warnings.clear()
-    server_merge(file_sources(tmp_path, warnings.append), warnings.append)
+    server_merge(file_sources(root, warnings.append), warnings.append)
     assert [w.partition(" = ")[0] for w in warnings] == [f"{path}:3: ignoring severity"]
 
-    own = _own(tmp_path, "# own\ntether = { distill_max = 2 }\n")
+    own = _own(root, "# own\ntether = { distill_max = 2 }\n")
     tether_home.mkdir(parents=True, exist_ok=True)
     mine = tether_home / "config.toml"
     mine.write_text("\nlsp = { warmFiles = 3 }\n", encoding="utf-8")
     warnings.clear()
-    engine_settings(tmp_path, warnings.append)
+    engine_settings(root, warnings.append)
     assert [w.partition(" ignored")[0] for w in warnings if "unknown key" in w] == [
         f"{own}:2: unknown key 'tether'",
         f"{mine}:2: unknown key 'lsp'",

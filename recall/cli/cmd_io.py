@@ -14,7 +14,7 @@ from recall.errors import EXIT_FAILURE, BadInput, NotFound, NothingToDo
 from recall.import_links import follow_moved_ids, note_dangling
 from recall.import_scopes import by_scope, told_otherwise
 from recall.importer import LineResult, import_lines
-from recall.locations import GLOBAL, PROJECT, SCOPES
+from recall.locations import GLOBAL, PROJECT, SCOPES, HomeUnusable, user_wide_unavailable
 from recall.model import STATUSES
 from recall.repo import find_root, git_user_name
 from recall.std_streams import input_text, stdin_input_text
@@ -76,7 +76,7 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise NothingToDo(f"{args.file}: nothing to import, the input holds no line")
     in_repository = find_root(ctx.cwd) is not None  # a project store to send lines to
     parts = {args.scope: lines} if args.scope else by_scope(lines, project=in_repository)
-    stores = {scope: ctx.store(scope) for scope in parts}  # both found before either is written
+    stores = import_stores(parts, args, ctx, project=in_repository)  # before any is written
     results: list[LineResult] = []
     with ctx.progress() as update:
         for scope, part in parts.items():
@@ -144,10 +144,31 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
     return 2 if errors else 0
 
 
+def import_stores(
+    parts: dict[str, list[str]], args: argparse.Namespace, ctx: CommandContext, *, project: bool
+) -> dict[str, MemoryStore]:
+    """The store of each part of the import, all found before any is written. In a repository
+    (``project``), a part for the global store with ``TETHER_HOME`` unusable here refuses the
+    whole import (exit 2): no line is written, none silently dropped, and the lines held up
+    and the way to import them all into the project's store are named."""
+    reason = ctx.folder.unusable_home() if project and args.scope is None else None
+    if reason is not None and GLOBAL in parts:
+        held = sum(1 for line in parts[GLOBAL] if line.strip())
+        raise HomeUnusable(
+            f"{args.file}: nothing was imported: {plural(held, 'line')} of it "
+            f"{'has' if held == 1 else 'have'} scope 'global', and "
+            f"{user_wide_unavailable(reason)}; an import goes in whole or not at all: import "
+            "it again once that is fixed, or with `--scope project` to put every line in this "
+            "repository's store"
+        )
+    return {scope: ctx.store(scope) for scope in parts}
+
+
 def other_store_ids(scope: str, ctx: CommandContext) -> set[str]:
     """The ids of the store other than ``scope``'s (read after an earlier part of the import
-    wrote to it): none when it does not exist, or outside a repository for the project's."""
-    other = ctx.global_store() if scope == PROJECT else ctx.folder.project_if_any()
+    wrote to it): none when it does not exist, outside a repository for the project's, or
+    when ``TETHER_HOME`` cannot be used here for the global one (said)."""
+    other = ctx.folder.global_if_usable() if scope == PROJECT else ctx.folder.project_if_any()
     return other.ids() if other is not None and other.exists else set()
 
 
@@ -161,7 +182,8 @@ def check_links(
         return
     follow_moved_ids(results, stores)
     project = stores.get(PROJECT) or ctx.folder.project_if_any()
-    note_dangling(results, [store for store in (project, ctx.global_store()) if store is not None])
+    known = (project, ctx.folder.global_if_usable())
+    note_dangling(results, [store for store in known if store is not None])
 
 
 def scope_summary(

@@ -120,9 +120,10 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
     data: list[dict[str, Any]] = []
     notes = 0  # findings said that fail nothing (memories git ignores on purpose)
     about_private: list[str] = []  # what reading the setting says: told with settings problems
+    stores = ctx.stores(args.scope)  # outside any repository, with no global store: refused
     project = ctx.folder.project_if_any()  # a link may name a memory of either store
-    everywhere = [store for store in (project, ctx.global_store()) if store is not None]
-    stores = ctx.stores(args.scope)
+    known = (project, ctx.folder.global_if_usable())
+    everywhere = [store for store in known if store is not None]
     ctx.say_not_set_up(stores, odd_folder=False)  # nothing found: nothing set up here
     for store in stores:
         loose = privacy.warning(store.location) if store.scope == "global" else None
@@ -279,14 +280,14 @@ def _settings_problems(ctx: CommandContext, scope: str) -> list[str]:
     from recall.settings import file_sources, merge, user_sources
 
     said: list[str] = []
+    project = ctx.folder.project_if_any()
+    root = project.repo_root if project is not None else None
     if scope != "global":
-        project = ctx.folder.project_if_any()
-        root = project.repo_root if project is not None else None
         sources = file_sources(root, said.append)
         merge([], said.append, repository=sources)
         check_values(sources, said.append)
     if scope != "project":
-        merge(user_sources(said.append), said.append)
+        merge(user_sources(said.append, root), said.append)
     return said
 
 

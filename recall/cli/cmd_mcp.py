@@ -14,6 +14,7 @@ from recall.stdio_servers import (
     AGENT_PROJECT_VARIABLE,
     agent_project,
     log_level_option,
+    no_memories_at,
     stdin_closed,
 )
 
@@ -47,6 +48,10 @@ def run_mcp(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise BadInput("mcp speaks JSON-RPC on stdio; --json does not apply to it")
     if stdin_closed():  # the SDK would read it as an empty input, quietly
         raise StdinClosed(STDIN_CLOSED)
+    project = project_dir(args, ctx)
+    problem = no_memories_at(project)
+    if problem is not None:
+        raise BadInput(problem)
     from recall.cli.servers import server
 
-    return server("mcp")(project_dir(args, ctx), log_level=args.log_level)
+    return server("mcp")(project, log_level=args.log_level)

@@ -383,6 +383,8 @@ def run_inject(args: argparse.Namespace, ctx: CommandContext) -> int:
     project = next((s for s in recaller.stores if s.scope == "project"), None)
     chosen = injection.select(Gate(project, ctx.notice).hits(result.hits))
     notes += _masked(recaller, chosen)
+    if ctx.folder.home_left_out is not None:  # said on stderr already; in --json's notes too
+        notes.insert(0, ctx.folder.home_left_out)
     for note in notes:
         ctx.notice(note)
     if not args.no_record:

@@ -16,7 +16,7 @@ from recall import unloaded
 from recall.display import plural, unseen_at, visible
 from recall.errors import BadInput, NotFound
 from recall.json_values import finite, json_value
-from recall.locations import PROJECT, current_folder, not_a_folder
+from recall.locations import PROJECT, HomeUnusable, current_folder, not_a_folder
 from recall.model import MIN_ID_PREFIX
 from recall.service import FolderStores, Notice
 from recall.store import MemoryStore
@@ -148,7 +148,12 @@ class CommandStores(FolderStores):
         return self._waiting(super().project(create=create))
 
     def global_store(self) -> MemoryStore:
-        return self._waiting(super().global_store())
+        try:
+            return self._waiting(super().global_store())
+        except HomeUnusable as error:  # refused before any write of the command is made
+            if not self._for_write:
+                raise
+            raise HomeUnusable(f"{error}; nothing was written") from None
 
     def _waiting(self, store: MemoryStore) -> MemoryStore:
         write_wait = self._write_wait

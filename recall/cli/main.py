@@ -98,10 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if refused is None:
         from recall.env_check import read_cautiously, unreadable
 
-        checks_itself: Sequence[str] = ()
-        if command == "lsp":  # a hook never loads the servers' options (argparse)
-            from recall.stdio_servers import LSP_CHECKS_ITSELF as checks_itself
-        problems = unreadable(leaving_out=checks_itself)
+        problems = unreadable()
         if problems and command == "hook":  # a hook still runs: its guards must answer
             for line in read_cautiously(problems):
                 print(visible(f"tether hook: {line}"), file=sys.stderr)

@@ -38,7 +38,7 @@ from recall.hooks.input import (
     no_session_line,
     parse_input,
 )
-from recall.hooks.logfile import LOG_NAME, LOGGER, _log_to, _logger
+from recall.hooks.logfile import LOG_NAME, LOGGER, _log_to, _logger, _say
 from recall.hooks.touches import RECENT_FILES, RECENT_TURNS, recent_touches, record_touch
 
 __all__ = [
@@ -77,15 +77,6 @@ def _wake(cwd: Path) -> None:
         wake_after_idle(str(cwd))
     except Exception:
         _logger().exception("starting the warm engine again from %s failed", cwd)
-
-
-def _say(line: str) -> None:
-    """One line on stderr, which the agent does not read as an answer; never fails the hook."""
-    import contextlib
-    import sys
-
-    with contextlib.suppress(Exception):  # a closed stderr must not cost the answer
-        print(line, file=sys.stderr, flush=True)
 
 
 def run(event: str, raw: str) -> str:

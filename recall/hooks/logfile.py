@@ -1,5 +1,6 @@
 """Where the hooks write for the person: ``hooks.log`` in the project store's folder (or the
-user's own), one line per record; never the agent's stdout or stderr."""
+user's own), one line per record; never the agent's stdout, and stderr (which the agent does
+not read as an answer) only for what the person must fix before the hook can do its work."""
 
 from __future__ import annotations
 
@@ -38,6 +39,15 @@ def _notice(message: str) -> None:
         return
 
 
+def _say(line: str) -> None:
+    """One line on stderr, which the agent does not read as an answer; never fails the hook."""
+    import contextlib
+    import sys
+
+    with contextlib.suppress(Exception):  # a closed stderr must not cost the answer
+        print(line, file=sys.stderr, flush=True)
+
+
 def _log_to(cwd: Path | None) -> None:
     """Send this module's log to ``hooks.log`` in the project store's folder (or the global).
 
@@ -72,11 +82,13 @@ def _log_to(cwd: Path | None) -> None:
 
 
 def _global_log() -> Path:
-    """``hooks.log`` in the user's own folder, created owner-only (and the folder with it)."""
+    """``hooks.log`` in the user's own folder, created owner-only (and the folder with it);
+    :class:`recall.locations.HomeUnusable` when ``TETHER_HOME`` cannot be that folder, as the
+    hook call's store would refuse it (a relative one would land in the working directory)."""
     from recall import privacy
-    from recall.locations import global_base
+    from recall.locations import global_location
 
-    base = global_base()  # the user's private folder: kept owner-only
+    base = global_location(_notice_cwd[0] or Path.cwd()).base  # the user's private folder
     base.mkdir(parents=True, exist_ok=True, mode=privacy.DIR_MODE)
     privacy.create_private(base / LOG_NAME)
     return base / LOG_NAME

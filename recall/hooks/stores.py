@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Final
 
 from recall.hooks.edited import nested_locations
 from recall.hooks.input import Skip
-from recall.hooks.logfile import _notice
+from recall.hooks.logfile import _notice, _say
 
 if TYPE_CHECKING:
     from recall.locations import Location
@@ -66,15 +66,17 @@ class HookStores:
         return [self.project, *self.nested]
 
     def global_store(self) -> MemoryStore | None:
-        """The user's global store, opened for this hook; None, said in the hooks' log, when
-        ``TETHER_HOME`` lies inside the repository (the hook goes on without it)."""
-        from recall.errors import BadInput
-        from recall.locations import global_location
+        """The user's global store, opened for this hook; None, said on stderr and in the
+        hooks' log, when ``TETHER_HOME`` cannot be used here (a relative path, a file, a folder
+        inside the repository): the hook answers from the project's memories alone."""
+        from recall.locations import HomeUnusable, global_location, user_wide_unavailable
 
         try:
             location = global_location(self.project.location.base)
-        except BadInput as error:  # TETHER_HOME inside the repository: said, never stopping
-            _notice(f"{error}; this hook leaves the global store out")
+        except HomeUnusable as error:  # said, never stopping: an agent takes exit 2 as a block
+            said = f"{user_wide_unavailable(str(error))}; this hook leaves the global store out"
+            _say(f"tether hook: {said}")
+            _notice(said)
             return None
         store = self._open(location)
         return store if store.exists else None

@@ -62,10 +62,12 @@ def test_a_closed_input_is_said(repo: Path) -> None:
     assert "standard input is closed" in done.stderr.decode()
 
 
-def test_a_relative_tether_home_is_refused_as_the_command_refuses_it(repo: Path) -> None:
-    done = _run("mcp_server", cwd=repo, TETHER_HOME="relhome")
-    assert done.returncode == 2, done
-    assert "TETHER_HOME='relhome' is a relative path" in done.stderr.decode()
+def test_a_relative_tether_home_is_served_without_as_the_command_serves_it(repo: Path) -> None:
+    """In a repository the project's memories are still served (tests/mcp/test_mcp_unusable_home
+    has what is said); outside any, it does not start, exit 2, as ``tether mcp``."""
+    done = _run("mcp_server", cwd=repo, sent=line(INITIALIZE), TETHER_HOME="relhome")
+    assert done.returncode == 0, done
+    assert json.loads(done.stdout.decode().splitlines()[0])["id"] == 1
     assert not (repo / "relhome").exists()
 
 
