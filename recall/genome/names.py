@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from recall.file_names import submodule_of
 from recall.repo import TETHER_DIR
 
 OWN_FOLDER = f"{TETHER_DIR}/"
@@ -50,10 +51,13 @@ def submodules_state(gitlinks: list[str]) -> dict[str, str]:
 
 def in_submodule(path: str, state: dict[str, str]) -> bool:
     """Whether ``path`` lies in the work tree of a submodule the bookkeeping ``state`` lists."""
+    return submodule_of(path, submodule_folders(state)) is not None
+
+
+def submodule_folders(state: dict[str, str]) -> list[str]:
+    """The submodules' folders the bookkeeping ``state`` lists."""
     listed = state.get(SUBMODULES_STATE)
-    if not listed or "/" not in path:
-        return False
-    return any(path.startswith(folder + "/") for folder in json.loads(listed))
+    return json.loads(listed) if listed else []
 
 
 UNNAMED_SHOWN = 3
