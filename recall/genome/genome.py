@@ -27,7 +27,7 @@ from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
 from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
 from recall.genome.name_dates import DatedNames
-from recall.genome.names import OWN_FOLDER, is_git_own, submodule_folders
+from recall.genome.names import OWN_FOLDER, is_git_own, not_checked_out, submodule_folders
 from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
 from recall.genome.results import Neighbour
@@ -238,8 +238,9 @@ class Genome(DatedNames, CommitCounts):
         A file git ignores (a generated one, a local settings file) is there for what names
         it: a memory, a file touched or asked about. What history and the import scan give
         keeps to the files the last refresh listed (:meth:`neighbours`, :meth:`fan_in`): a
-        build output a commit once tracked and git ignores now counts for neither. Without a
-        project folder, a file exists if the last refresh listed it.
+        build output a commit once tracked and git ignores now counts for neither. A file a
+        sparse checkout leaves out of the working tree exists: it is in git's index, just not
+        checked out. Without a project folder, a file exists if the last refresh listed it.
         """
         if self.repo_root is None:
             if not self._is_ready():
@@ -251,8 +252,13 @@ class Genome(DatedNames, CommitCounts):
         try:
             info = os.stat(self.repo_root / path)
         except (OSError, ValueError):
-            return False
+            return self._sparse(path)
         return stat.S_ISREG(info.st_mode)
+
+    def _sparse(self, path: str) -> bool:
+        """Whether the last refresh listed ``path`` as a file of git's index that a sparse
+        checkout leaves out of the working tree (one indexed look-up, for a file not on disk)."""
+        return self._is_ready() and not_checked_out(self.conn, path)
 
     def neighbours(
         self, path: str, k: int = 10, *, include_missing: bool = False
