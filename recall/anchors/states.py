@@ -18,9 +18,9 @@ holding otherwise than the index read it, from that file as parsed now (:mod:`.t
   to it (renamed where it is), those names (:func:`recall.anchors.suggest.close_symbols`,
   from the names the index holds for the file: :mod:`recall.anchors.defined_names`);
 - ``unknown``: the symbol index has nothing to say (not built yet, no git, a file of a
-  language it does not read, a file it skipped or a sparse checkout leaves out of the working
-  tree, or a name the file defines more than once: twice in one scope, or under different
-  containers).
+  language it does not read, a file it skipped, a sparse checkout leaves out of the working
+  tree or a submodule not checked out holds, or a name the file defines more than once: twice
+  in one scope, or under different containers).
 """
 
 from __future__ import annotations
@@ -331,7 +331,15 @@ def states_of(
         return [AnchorState(anchor, UNKNOWN) for anchor in anchors]
     history = prior.had_before(getattr(genome, "repo_root", None), indexed_head(conn))
     renamed_to = getattr(genome, "renamed_to", None)
-    return resolve_all(conn, anchors, renamed_to, history, names, tree)
+    states = resolve_all(conn, anchors, renamed_to, history, names, tree)
+    unopened = getattr(genome, "unopened_submodule", None)
+    if unopened is None:
+        return states
+    # a file of a submodule not checked out here cannot be read: not known to be gone
+    return [
+        AnchorState(s.anchor, UNKNOWN) if s.state == GONE and unopened(s.anchor.path) else s
+        for s in states
+    ]
 
 
 def moved_anchors(

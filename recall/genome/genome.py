@@ -401,6 +401,15 @@ class Genome(DatedNames, CommitCounts):
             self._submodules = submodule_folders(self._stored_state())
         return self._submodules
 
+    def unopened_submodule(self, path: str) -> str | None:
+        """The folder of the submodule ``path`` lies in, when the last refresh listed it and it
+        is not checked out here (no repository in its folder: a clone made without
+        ``--recurse-submodules``); None for any other path. No git run: one ``stat``."""
+        folder = submodule_of(path, self.submodule_folders())
+        if folder is None or self.repo_root is None:
+            return None
+        return None if os.path.lexists(self.repo_root / folder / ".git") else folder
+
     def submodule_steps(self, path: str) -> list[tuple[str, int]]:
         """For a file in a submodule moved from another folder, the steps of that folder's
         renames, each name the file's name in it

@@ -66,3 +66,13 @@ def test_cochange_and_fan_in_count_a_file_not_checked_out(sparse: tuple[Path, st
     shown = run_tether("--json", "show", anchored, cwd=clone)
     [state] = shown.json()["anchor_states"]
     assert state["state"] == "unknown"
+
+
+def test_recall_of_a_file_not_checked_out_says_why_it_is_missing(
+    sparse: tuple[Path, str, str],
+) -> None:
+    clone, named, _ = sparse
+    recalled = run_tether("--json", "recall", "-f", "lib/l.py", "--no-record", cwd=clone)
+    assert named in {hit["id"] for hit in recalled.json()["results"]}
+    said = "lib/l.py is not checked out here (the sparse checkout leaves it out)"
+    assert said in recalled.stderr, recalled.stderr
