@@ -8,7 +8,8 @@ hooks' guards and warnings, ``tether check`` and ``tether list --file``, all thr
 which must start in a few tens of milliseconds, reads the rename table directly. It reads the
 table as it is: a reader that must see the history as of HEAD (every one of them: a rename
 committed since the last refresh is followed at once) catches the table up first
-(:func:`recall.genome.catch_up.catch_up`).
+(:func:`recall.genome.catch_up.catch_up`). A file in a submodule goes by the names its folder
+had: git's history renames a submodule moved to another folder, never the files in it.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ def rename_events(conn: sqlite3.Connection, column: str, name: str) -> list[tupl
     ).fetchall()
 
 
+def _events(conn: sqlite3.Connection, column: str) -> Events:
+    """The rename events of a name by ``column`` (:func:`rename_events`), read from ``conn``."""
+    return lambda name: rename_events(conn, column, name)
+
+
 def follow_forward(path: str, left: Events) -> str | None:
     """The current name of the file most recently renamed away from ``path`` (``left``: the
     events by the name left); None when ``path`` was never renamed away or the chain comes
@@ -97,6 +103,51 @@ def backward_steps(path: str, taken: Events) -> list[tuple[str, int]]:
         seq, current = earlier[index]
         found.setdefault(current, seq)
     return [(name, seq) for name, seq in found.items() if name != path]
+
+
+def submodule_of(path: str, folders: Collection[str]) -> str | None:
+    """The folder of ``folders`` (the submodules') whose work tree ``path`` lies in, or None."""
+    if "/" not in path:
+        return None
+    return next((folder for folder in folders if path.startswith(folder + "/")), None)
+
+
+def submodule_steps(
+    path: str, folders: Collection[str], steps: Callable[[str], list[tuple[str, int]]]
+) -> list[tuple[str, int]]:
+    """For ``path`` in the work tree of a submodule (one of ``folders``), the steps ``steps``
+    gives the submodule's folder (:func:`backward_steps`), each name the file's name in it:
+    git's history renames a submodule moved to another folder, never the files in it. None
+    for any other path."""
+    folder = submodule_of(path, folders)
+    if folder is None:
+        return []
+    return [(name + path[len(folder) :], seq) for name, seq in steps(folder)]
+
+
+def submodule_forward(
+    path: str, folders: Collection[str], forward: Callable[[str], str | None]
+) -> str | None:
+    """The name a file ``path`` has now in the work tree of a submodule (one of ``folders``)
+    that a folder around ``path`` was renamed to (``forward``: :func:`follow_forward` of a
+    name), the nearest folder first; None when no such folder was renamed to a submodule's."""
+    folder = path.rpartition("/")[0] if folders else ""
+    while folder:
+        moved = forward(folder)
+        if moved is not None and moved in folders:
+            return moved + path[len(folder) :]
+        folder = folder.rpartition("/")[0]
+    return None
+
+
+def submodules(conn: sqlite3.Connection) -> list[str]:
+    """The submodules' folders as the genome's last refresh listed them (none before one)."""
+    from recall.genome.names import SUBMODULES_STATE  # a few names, nothing of the queries
+
+    row = conn.execute(
+        "SELECT value FROM genome_state WHERE key = ?", (SUBMODULES_STATE,)
+    ).fetchone()
+    return json.loads(row[0]) if row and row[0] else []
 
 
 class EarlierName(NamedTuple):
@@ -148,6 +199,15 @@ def left_step(path: str, left: Events) -> tuple[str, int] | None:
     if follow_forward(path, left) is None:
         return None
     return path, left(path)[-1][0]
+
+
+def submodule_left(path: str, folders: Collection[str], left: Events) -> tuple[str, int] | None:
+    """For ``path`` in the work tree of a submodule (one of ``folders``) whose folder another
+    submodule was renamed away from, the step of :func:`left_step` for ``path`` (that rename's
+    commit number); None for any other path."""
+    folder = submodule_of(path, folders)
+    step = left_step(folder, left) if folder is not None else None
+    return (path, step[1]) if step is not None else None
 
 
 def held_since(
@@ -337,9 +397,13 @@ def earlier_names(conn: sqlite3.Connection, path: str) -> list[str]:
     asks once too often, never too seldom)."""
     try:
         with read_snapshot(conn):  # one state of the table: a refresh renumbers commits
-            return follow_backward(path, lambda name: rename_events(conn, "new", name))
+            taken = _events(conn, "new")
+            steps = backward_steps(path, taken) or submodule_steps(
+                path, submodules(conn), lambda folder: backward_steps(folder, taken)
+            )
     except sqlite3.OperationalError:  # no genome tables (yet)
         return []
+    return [name for name, _ in steps]
 
 
 def earlier_dated(
@@ -351,7 +415,10 @@ def earlier_dated(
     back: dict[tuple[str, int], int | None] = {}
     try:
         with read_snapshot(conn):
-            steps = backward_steps(path, lambda name: rename_events(conn, "new", name))
+            taken = _events(conn, "new")
+            steps = backward_steps(path, taken) or submodule_steps(
+                path, submodules(conn), lambda folder: backward_steps(folder, taken)
+            )
             read_reuse(conn, steps, times, back)
     except sqlite3.OperationalError:  # no genome tables (yet)
         return []
@@ -375,7 +442,8 @@ def own_name(conn: sqlite3.Connection, path: str) -> EarlierName:
     back: dict[tuple[str, int], int | None] = {}
     try:
         with read_snapshot(conn):
-            step = left_step(path, lambda name: rename_events(conn, "old", name))
+            left = _events(conn, "old")
+            step = left_step(path, left) or submodule_left(path, submodules(conn), left)
             if step is None:
                 return EarlierName(path, math.inf)
             read_reuse(conn, [step], times, back)
@@ -390,6 +458,12 @@ def later_name(conn: sqlite3.Connection, path: str) -> str | None:
     index knows no such rename."""
     try:
         with read_snapshot(conn):
-            return follow_forward(path, lambda name: rename_events(conn, "old", name))
+            left = _events(conn, "old")
+            found = follow_forward(path, left)
+            if found is None:
+                found = submodule_forward(
+                    path, submodules(conn), lambda name: follow_forward(name, left)
+                )
+            return found
     except sqlite3.OperationalError:  # no genome tables (yet)
         return None

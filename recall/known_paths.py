@@ -155,6 +155,47 @@ def did_you_mean(path: str, root: Path) -> str:
     return f" (did you mean {or_list(close)}?)" if close else ""
 
 
+def unopened_submodule(root: Path, path: str) -> str | None:
+    """The folder of the submodule ``path`` lies in when that submodule is not checked out here
+    (a clone made without ``--recurse-submodules``): git's index holds the folder as a commit
+    of another repository, and none of its files is on disk. None for any other path. One git
+    call, made only when the nearest folder of ``path`` on disk is below the top and empty (git
+    leaves a submodule it did not check out an empty folder)."""
+    from recall.genome.tree import GITLINK_MODE  # only for a path missing on disk
+
+    folder = path.rpartition("/")[0]
+    while folder and not os.path.isdir(root / folder):
+        folder = folder.rpartition("/")[0]
+    if not folder or not _empty(root / folder):
+        return None  # files there (a repository checked out, a plain folder): it lacks the file
+    raw = _git(root, "ls-files", "-z", "-s", "--", f":(literal){folder}")
+    for entry in raw.decode("utf-8", "surrogateescape").split("\0") if raw else ():
+        info, _, name = entry.partition("\t")
+        if info.startswith(GITLINK_MODE + " ") and path.startswith(name + "/"):
+            return name
+    return None
+
+
+def _empty(folder: Path) -> bool:
+    """Whether ``folder`` holds nothing (an unreadable one counts as holding something)."""
+    try:
+        with os.scandir(folder) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
+def in_unopened(folder: str) -> str:
+    """Where a path in the submodule at ``folder``, not checked out here, is
+    (:func:`unopened_submodule`), with the command that checks it out; said after ``is``."""
+    from shlex import quote
+
+    return (
+        f"in submodule {folder}, which is not checked out here (`git submodule update "
+        f"--init {quote(folder)}` checks it out)"
+    )
+
+
 def _on_disk(root: Path, path: str) -> bool:
     return os.path.lexists(root / path)
 
@@ -182,7 +223,8 @@ def refuse_unknown(
     cwd: Path | None = None,
 ) -> None:
     """Raise :class:`BadInput` naming each path of a new memory that the repository does not
-    know, by the label it was given as (``named``: path and label), with the closest names;
+    know, by the label it was given as (``named``: path and label), with the closest names (a
+    path in a submodule not checked out here is said to be there: :func:`in_unopened`);
     ``let_through`` is how the caller names a file to come anyway (``--allow-missing``). Given
     ``cwd``, a subfolder the paths were typed from, the path and the names offered are said
     as they are typed from there, the path also as the repository has it."""
@@ -199,6 +241,10 @@ def refuse_unknown(
         if path not in missing:
             continue
         also = f" ({path} in the repository)" if typed(path) != path else ""
+        folder = unopened_submodule(root, path)
+        if folder is not None:
+            lines.append(f"{label} {typed(path)!r}{also} is {in_unopened(typed(folder))}")
+            continue
         lines.append(
             f"{label} {typed(path)!r}{also} is not in {where}{_hint(path, tree, typed=typed)}"
         )
@@ -234,6 +280,37 @@ NOT_IN_FOLDER: Final = "is not in the project folder"
 say more of it by."""
 
 
+NOT_CHECKED_OUT: Final = "is not checked out here (the sparse checkout leaves it out)"
+"""What is said of a path git's index holds that a sparse checkout leaves out of the working
+tree: a file of the repository, just not on disk."""
+
+
+def absent_reason(
+    root: Path, paths: Sequence[str], typed: Callable[[str], str] = lambda path: path
+) -> dict[str, str]:
+    """Why each of ``paths``, files memories name that are missing on disk, is not there, said
+    after the path: in a submodule not checked out (:func:`in_unopened`, its folder as
+    ``typed`` gives it), left out by a sparse checkout (git's index holds it), or not in the
+    working tree (:func:`not_there`). One git call for them all, and one for each whose
+    nearest folder on disk is empty (:func:`unopened_submodule`)."""
+    gone = not_there(root)
+    if gone != NOT_IN_TREE or not paths:
+        return dict.fromkeys(paths, gone)
+    raw = _git(root, "ls-files", "-z", "-t", "--", *(f":(literal){p}" for p in paths))
+    listed = raw.decode("utf-8", "surrogateescape").split("\0") if raw else []
+    sparse = {entry[2:] for entry in listed if entry.startswith("S ")}  # git's skip-worktree
+    found: dict[str, str] = {}
+    for path in paths:
+        folder = None if path in sparse else unopened_submodule(root, path)
+        if path in sparse:
+            found[path] = NOT_CHECKED_OUT
+        elif folder is not None:
+            found[path] = f"is {in_unopened(typed(folder))}"
+        else:
+            found[path] = gone
+    return found
+
+
 def not_there(root: Path) -> str:
     """What is said of a path a memory names that ``root``'s working tree lacks: that it is
     not in the working tree (deleted, or on another branch), or outside git, where neither a
@@ -242,20 +319,23 @@ def not_there(root: Path) -> str:
 
 
 def missing_notes(root: Path | None, paths: list[str], *, cwd: Path | None = None) -> list[str]:
-    """One line per touched path missing from the working tree: one git's history knows said
-    to be so (deleted, or on another branch), any other with the closest names (a typo); each
-    path and name said as it is typed from ``cwd`` (:func:`typed_from`)."""
+    """One line per touched path missing from the working tree: one in a submodule not checked
+    out here said to be there (:func:`in_unopened`), one git's history knows said to be so
+    (deleted, or on another branch), any other with the closest names (a typo); each path and
+    name said as it is typed from ``cwd`` (:func:`typed_from`)."""
     if root is None or not paths:
         return []
     missing = missing_paths(root, paths, history=False)
     if not missing:
         return []
     git = is_git(root)
-    former = in_history(root, missing) if git else set()
+    unopened = {p: f for p in missing if git and (f := unopened_submodule(root, p)) is not None}
+    missing = [path for path in missing if path not in unopened]
+    former = in_history(root, missing) if git and missing else set()
     tree = tree_paths(root) if len(former) < len(missing) else []
     unknown = "is not a file of this repository" if git else NOT_IN_FOLDER
     typed = typed_from(root, cwd)
-    notes = []
+    notes = [f"{visible(typed(p))} is {in_unopened(typed(f))}" for p, f in unopened.items()]
     for path in missing:
         if path in former:
             notes.append(f"{visible(typed(path))} {NOT_IN_TREE}")

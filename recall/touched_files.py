@@ -94,21 +94,23 @@ def absent_notes(
     cwd: Path | None = None,
 ) -> list[str]:
     """What to tell about the named ``paths`` no file of ``root`` answers to: one missing from
-    the working tree that memories name is recalled all the same, and said so; any other (a
+    the working tree that memories name is recalled all the same, and said so, with why it is
+    missing (:func:`recall.known_paths.absent_reason`); any other (a
     typo, a folder) as :func:`recall.known_paths.touched_notes` tells it. Each path is said as
     it is typed from ``cwd``, the folder the caller read them from
     (:func:`recall.known_paths.typed_from`)."""
     # git: for a path not on disk only
-    from recall.known_paths import not_there, touched_notes, typed_from
+    from recall.known_paths import absent_reason, touched_notes, typed_from
 
     named = named_by_memories(stores, absent(root, paths))
     notes = []
     if root is not None and named:  # absent: none without a repository
-        typed, gone = typed_from(root, cwd), not_there(root)
+        typed = typed_from(root, cwd)
+        why = absent_reason(root, named, typed)
         said = "recalling the memories that name it all the same"
         for path in named:
             kind = special_kind(root / path)
-            what = gone if kind is None else f"is {kind}, not a regular file"
+            what = why[path] if kind is None else f"is {kind}, not a regular file"
             notes.append(f"{visible(typed(path))} {what}; {said}")
     return notes + touched_notes(root, [p for p in paths if p not in named], cwd=cwd)
 

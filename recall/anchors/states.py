@@ -18,8 +18,9 @@ holding otherwise than the index read it, from that file as parsed now (:mod:`.t
   to it (renamed where it is), those names (:func:`recall.anchors.suggest.close_symbols`,
   from the names the index holds for the file: :mod:`recall.anchors.defined_names`);
 - ``unknown``: the symbol index has nothing to say (not built yet, no git, a file of a
-  language it does not read, a file it skipped, or a name the file defines more than once:
-  twice in one scope, or under different containers).
+  language it does not read, a file it skipped, a sparse checkout leaves out of the working
+  tree or a submodule not checked out holds, or a name the file defines more than once: twice
+  in one scope, or under different containers).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from recall.anchors.suggest import close_symbols, renamed_in_place_fix, suggesti
 from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
 from recall.anchors.tree_reads import FileNow, TreeReads, candidates_now, names_now
 from recall.genome.limits import MAX_RELOCATION_CANDIDATES
+from recall.genome.names import not_checked_out
 from recall.genome.symbols.extract import REGEX
 from recall.genome.symbols.grammars import one_family, reads
 from recall.genome.symbols.lookup import Located, find_anywhere, named_in, parser_of
@@ -243,6 +245,8 @@ def resolve(
     tree = tree if tree is not None else {}
     now = tree.get(anchor.path)
     parser = parser_of(conn, anchor.path) if now is None else now.parser
+    if parser is None and now is None and not_checked_out(conn, anchor.path):
+        return AnchorState(anchor, UNKNOWN)  # its file is not on disk to be read
     if parser is not None:
         here = _here(conn, anchor, parser, now)
         if isinstance(here, str):
@@ -327,7 +331,15 @@ def states_of(
         return [AnchorState(anchor, UNKNOWN) for anchor in anchors]
     history = prior.had_before(getattr(genome, "repo_root", None), indexed_head(conn))
     renamed_to = getattr(genome, "renamed_to", None)
-    return resolve_all(conn, anchors, renamed_to, history, names, tree)
+    states = resolve_all(conn, anchors, renamed_to, history, names, tree)
+    unopened = getattr(genome, "unopened_submodule", None)
+    if unopened is None:
+        return states
+    # a file of a submodule not checked out here cannot be read: not known to be gone
+    return [
+        AnchorState(s.anchor, UNKNOWN) if s.state == GONE and unopened(s.anchor.path) else s
+        for s in states
+    ]
 
 
 def moved_anchors(

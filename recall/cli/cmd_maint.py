@@ -27,7 +27,7 @@ from recall.cli.render import ID_HELP, scope_option
 from recall.display import plural, visible
 from recall.errors import NothingToDo
 from recall.frontmatter import REMOVE
-from recall.known_paths import tree_paths
+from recall.known_paths import in_unopened, tree_paths
 from recall.lifecycle.confirming import confirm
 from recall.lifecycle.dead import (
     dead_reference,
@@ -35,6 +35,7 @@ from recall.lifecycle.dead import (
     renamed_then_gone,
     renames,
     repointed,
+    unopened_files,
 )
 from recall.lifecycle.links import key_line
 from recall.lifecycle.references import (
@@ -213,7 +214,10 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
         memories = store.list(status="active")
         # the anchored files the working tree holds otherwise than the index read them
         now = tree_reads(genome, [a for memory in memories for a in memory.anchors])
+        unopened: dict[str, set[str]] = {}  # submodule folder -> the memories naming files in it
         for memory in memories:
+            for folder in unopened_files(memory, genome).values():
+                unopened.setdefault(folder, set()).add(memory.id)
             dead = dead_reference(memory, genome)
             found = None if dead else drift(with_lifecycle_keys(store, memory), genome)
             at = FindingPlace(store, memory.id)
@@ -249,6 +253,12 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 found.update(suggestions([state]))
                 data.append({**at.entry("anchor"), "id": memory.id, **found, "message": message})
                 lines.append(message)
+        for folder, ids in sorted(unopened.items()):  # the clone's state, not the memories' fault
+            verb = "names" if len(ids) == 1 else "name"
+            ctx.notice(
+                f"{plural(len(ids), 'memory')} {verb} files {in_unopened(folder)}: whether "
+                "they are still there is not told"
+            )
 
     for memory_id, where in shared_ids(everywhere):  # no id reaches either: said whatever scope
         message = shared_id_message(memory_id, where, fresh_id(everywhere))

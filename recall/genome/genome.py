@@ -13,18 +13,21 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from recall.file_names import (
     read_snapshot,
     rename_events,
+    submodule_forward,
+    submodule_of,
+    submodule_steps,
 )
 from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
 from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
 from recall.genome.name_dates import DatedNames
-from recall.genome.names import OWN_FOLDER, is_git_own
+from recall.genome.names import OWN_FOLDER, is_git_own, not_checked_out, submodule_folders
 from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
 from recall.genome.results import Neighbour
@@ -95,6 +98,7 @@ class Genome(DatedNames, CommitCounts):
         self._near: dict[tuple[str, int, bool], list[Neighbour]] = {}
         self._rename_times: dict[int, int] = {}
         self._came_back: dict[tuple[str, int], int | None] = {}
+        self._submodules: list[str] | None = None
 
     @classmethod
     def load(
@@ -234,8 +238,9 @@ class Genome(DatedNames, CommitCounts):
         A file git ignores (a generated one, a local settings file) is there for what names
         it: a memory, a file touched or asked about. What history and the import scan give
         keeps to the files the last refresh listed (:meth:`neighbours`, :meth:`fan_in`): a
-        build output a commit once tracked and git ignores now counts for neither. Without a
-        project folder, a file exists if the last refresh listed it.
+        build output a commit once tracked and git ignores now counts for neither. A file a
+        sparse checkout leaves out of the working tree exists: it is in git's index, just not
+        checked out. Without a project folder, a file exists if the last refresh listed it.
         """
         if self.repo_root is None:
             if not self._is_ready():
@@ -247,8 +252,13 @@ class Genome(DatedNames, CommitCounts):
         try:
             info = os.stat(self.repo_root / path)
         except (OSError, ValueError):
-            return False
+            return self._sparse(path)
         return stat.S_ISREG(info.st_mode)
+
+    def _sparse(self, path: str) -> bool:
+        """Whether the last refresh listed ``path`` as a file of git's index that a sparse
+        checkout leaves out of the working tree (one indexed look-up, for a file not on disk)."""
+        return self._is_ready() and not_checked_out(self.conn, path)
 
     def neighbours(
         self, path: str, k: int = 10, *, include_missing: bool = False
@@ -369,8 +379,50 @@ class Genome(DatedNames, CommitCounts):
 
     def renamed_to(self, path: str) -> str | None:
         """The name the file last renamed away from ``path`` has now, following every later
-        rename; None when ``path`` was never renamed (or the chain leads back to it)."""
-        return self._follow(lambda renames: renames.forward(path))
+        rename; None when ``path`` was never renamed (or the chain leads back to it). A file of
+        a submodule moved to another folder is followed there
+        (:func:`recall.file_names.submodule_forward`: asked only in a repository with
+        submodules, when ``path`` itself was never renamed)."""
+        found = self._follow(lambda renames: renames.forward(path))
+        if found is not None:
+            return found
+        forward = self._follow_one("forward")
+        return submodule_forward(path, self.submodule_folders(), forward)
+
+    def _follow_one(self, walk: str) -> Callable[[str], Any]:
+        """One walk of the rename index (``forward``, ``backward_steps``, ``left_step``) of a
+        name, as :meth:`_follow` makes it."""
+        return lambda name: self._follow(lambda renames: getattr(renames, walk)(name))
+
+    def submodule_folders(self) -> list[str]:
+        """The submodules' folders the last refresh listed (their files are the repository's,
+        though git lists none of them)."""
+        if self._submodules is None:
+            self._submodules = submodule_folders(self._stored_state())
+        return self._submodules
+
+    def unopened_submodule(self, path: str) -> str | None:
+        """The folder of the submodule ``path`` lies in, when the last refresh listed it and it
+        is not checked out here (no repository in its folder: a clone made without
+        ``--recurse-submodules``); None for any other path. No git run: one ``stat``."""
+        folder = submodule_of(path, self.submodule_folders())
+        if folder is None or self.repo_root is None:
+            return None
+        return None if os.path.lexists(self.repo_root / folder / ".git") else folder
+
+    def submodule_steps(self, path: str) -> list[tuple[str, int]]:
+        """For a file in a submodule moved from another folder, the steps of that folder's
+        renames, each name the file's name in it
+        (:func:`recall.file_names.submodule_steps`); none for any other file."""
+        return submodule_steps(path, self.submodule_folders(), self._follow_one("backward_steps"))
+
+    def submodule_left(self, path: str) -> tuple[str, int] | None:
+        """For a file in a submodule's folder that another submodule was renamed away from, the
+        step of :func:`recall.file_names.left_step` (``path`` and that rename's commit
+        number); None for any other file."""
+        folder = submodule_of(path, self.submodule_folders())
+        step = self._follow_one("left_step")(folder) if folder is not None else None
+        return (path, step[1]) if step is not None else None
 
     def renamed_from(self, path: str) -> list[str]:
         """The earlier names of the file now at ``path``, most recent first."""

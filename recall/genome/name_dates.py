@@ -37,13 +37,19 @@ class DatedNames:
 
         def exists(self, path: str) -> bool: ...
 
+        def submodule_steps(self, path: str) -> list[tuple[str, int]]: ...
+
+        def submodule_left(self, path: str) -> tuple[str, int] | None: ...
+
     def earlier_names(self, path: str) -> list[EarlierName]:
         """The earlier names of the file now at ``path`` a memory may name it by, each with
         the moment a memory naming it must be written before
         (:func:`recall.file_names.dated_names`): no git run, and for the names not read
         before in this state one statement for the commits that brought them back and one
-        for the times of those commits and of their renames."""
+        for the times of those commits and of their renames. A file in a submodule has the
+        names its folder had (git's history renames the submodule, never its files)."""
         steps = self._follow(lambda renames: renames.backward_steps(path))
+        steps = steps or self.submodule_steps(path)
         times, back = self._rename_times, self._came_back
         if unread(steps, times, back):
             with read_snapshot(self.conn):
@@ -57,6 +63,7 @@ class DatedNames:
         memory naming it written before another file was renamed away from the name is about
         that file. No git run; read as :meth:`earlier_names` reads the names it dates."""
         step = self._follow(lambda renames: renames.left_step(path))
+        step = step or self.submodule_left(path)
         if step is None:
             return EarlierName(path, math.inf)
         times, back = self._rename_times, self._came_back

@@ -1,5 +1,5 @@
-"""File names the genome can keep, which of them are Tether's own or git's, and which lie in
-submodules.
+"""File names the genome can keep, which of them are Tether's own or git's, which lie in
+submodules, and how a file a sparse checkout leaves out is kept.
 
 Git allows any bytes in a name, a memory only valid UTF-8. Tether's own folder holds the memory
 files (and their settings) a team commits along with the code: files of the repository, but
@@ -9,11 +9,30 @@ not of the project, so no co-change signal comes from them.
 from __future__ import annotations
 
 import json
+import sqlite3
 
+from recall.file_names import submodule_of
 from recall.repo import TETHER_DIR
 
 OWN_FOLDER = f"{TETHER_DIR}/"
 """The prefix of the paths under Tether's own folder (memory files, settings)."""
+
+NOT_CHECKED_OUT = "not checked out"
+"""The skip reason a file of git's index that a sparse checkout leaves out of the working tree
+is kept with: a file of the repository all the same (for co-change, fan-in and whether a memory
+names a file that is gone), whose imports and symbols cannot be read without its content."""
+
+
+def not_checked_out(conn: sqlite3.Connection, path: str) -> bool:
+    """Whether the last refresh in the index ``conn`` listed ``path`` as a file a sparse
+    checkout leaves out of the working tree (one indexed look-up; False before any refresh)."""
+    try:
+        row = conn.execute(
+            "SELECT 1 FROM genome_tree WHERE path = ? AND skip = ?", (path, NOT_CHECKED_OUT)
+        ).fetchone()
+    except sqlite3.OperationalError:  # no genome tables (yet)
+        return False
+    return row is not None
 
 
 def is_utf8(text: str) -> bool:
@@ -50,10 +69,13 @@ def submodules_state(gitlinks: list[str]) -> dict[str, str]:
 
 def in_submodule(path: str, state: dict[str, str]) -> bool:
     """Whether ``path`` lies in the work tree of a submodule the bookkeeping ``state`` lists."""
+    return submodule_of(path, submodule_folders(state)) is not None
+
+
+def submodule_folders(state: dict[str, str]) -> list[str]:
+    """The submodules' folders the bookkeeping ``state`` lists."""
     listed = state.get(SUBMODULES_STATE)
-    if not listed or "/" not in path:
-        return False
-    return any(path.startswith(folder + "/") for folder in json.loads(listed))
+    return json.loads(listed) if listed else []
 
 
 UNNAMED_SHOWN = 3

@@ -38,10 +38,12 @@ SKIP_WORKTREE_TAG = "S"
 
 @dataclass(frozen=True)
 class TreeEntry:
-    """One file of the working tree: its blob id when git's copy is current, and its kind."""
+    """One file of the repository: its blob id when git's copy is current, its kind, and
+    whether a sparse checkout leaves it out of the working tree."""
 
     blob: str | None
     symlink: bool
+    sparse: bool = False
 
 
 def parse_ls_files(
@@ -54,8 +56,9 @@ def parse_ls_files(
     ``H`` lines are tracked files in step with the index; ``C`` (changed) lines repeat a
     tracked path whose working copy differs, which drops its blob id; ``?`` lines are
     untracked files that no ignore rule excludes. Unmerged stages lose their blob id too;
-    ``S`` (skip-worktree) entries are left out, as they are not in the working tree, and
-    so are names that are not valid UTF-8 (no memory can name them).
+    ``S`` (skip-worktree) entries, which a sparse checkout leaves out of the working tree, are
+    files of the repository all the same, marked ``sparse``. Names that are not valid UTF-8
+    are left out (no memory can name them).
     """
     entries: dict[str, TreeEntry] = {}
     left_out: dict[str, None] = {}  # in order, once each (a changed file has two lines)
@@ -64,8 +67,6 @@ def parse_ls_files(
             continue
         tag = record[0]
         body = record[2:]
-        if tag == SKIP_WORKTREE_TAG:
-            continue
         if not is_utf8(record):
             name = body if tag == "?" else body.partition("\t")[2]
             if name:
@@ -84,7 +85,8 @@ def parse_ls_files(
             continue
         mode, blob, stage = fields
         current = tag == "H" and stage == "0" and path not in entries
-        entries[path] = TreeEntry(blob=blob if current else None, symlink=mode == SYMLINK_MODE)
+        symlink, sparse = mode == SYMLINK_MODE, tag == SKIP_WORKTREE_TAG
+        entries[path] = TreeEntry(blob if current else None, symlink, sparse)
     if unnamed is not None:
         known = set(unnamed)
         unnamed.extend(name for name in left_out if name not in known)

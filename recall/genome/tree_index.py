@@ -21,6 +21,7 @@ from recall.genome.imports import is_config, language_for
 from recall.genome.imports.fanin import count_fan_in
 from recall.genome.imports.repofiles import RepoFiles
 from recall.genome.imports.scan import read_source, stat_key
+from recall.genome.names import NOT_CHECKED_OUT
 from recall.genome.tree import list_tree
 
 Progress = Callable[[str, int, int | None], None]
@@ -80,6 +81,9 @@ def read_tree(
     rows = batch.rows
     pending: list[tuple[str, str]] = []
     for path, entry in listing.items():
+        if entry.sparse:  # nothing on disk to read: listed, with no imports of its own
+            rows[path] = (None, None, NOT_CHECKED_OUT, 0)
+            continue
         language = None if entry.symlink else language_for(path)
         if language is None and not is_config(path):
             rows[path] = (None, None, None, 0)

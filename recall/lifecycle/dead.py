@@ -11,6 +11,7 @@ from typing import Any
 
 from recall.file_kinds import special_kind
 from recall.file_names import written_before, written_since
+from recall.known_paths import in_unopened
 from recall.lifecycle.references import FORMER_FILES_KEY
 from recall.model import Memory
 from recall.named_files import unfit_reason
@@ -73,10 +74,22 @@ def _still_there(memory: Memory, path: str, genome: Any) -> bool:
     return is_its_file(memory, path, genome) or _followed(memory, path, genome) is not None
 
 
+def unopened_files(memory: Memory, genome: Any) -> dict[str, str]:
+    """Each of the memory's files that lies in a submodule not checked out here, with that
+    submodule's folder: whether such a file is there cannot be told (its files are not on
+    disk), so it is never said to be gone."""
+    finder = getattr(genome, "unopened_submodule", None)  # a plain working tree knows none
+    found = {path: finder(path) for path in memory.files} if finder is not None else {}
+    return {path: folder for path, folder in found.items() if folder is not None}
+
+
 def dead_reference(memory: Memory, genome: Any) -> DeadReference | None:
     """The dead reference of ``memory`` if every one of its files is gone (a name another file
-    took since, the memory's file renamed away and deleted, counting as gone), else None."""
+    took since, the memory's file renamed away and deleted, counting as gone), else None; a
+    file in a submodule not checked out here is not known to be gone (:func:`unopened_files`)."""
     if not memory.files or any(_still_there(memory, path, genome) for path in memory.files):
+        return None
+    if unopened_files(memory, genome):
         return None
     return DeadReference(memory, {path: _followed(memory, path, genome) for path in memory.files})
 
@@ -122,12 +135,15 @@ def files_now(memory: Memory, genome: Any) -> dict[str, str]:
     (a socket, a device) in a file's place is said to be one too."""
     moved = renames(memory, genome)
     gone = renamed_then_gone(memory, genome)
+    unopened = unopened_files(memory, genome)
     found: dict[str, str] = {}
     for path in memory.files:
         if path in moved:
             found[path] = f"renamed to {moved[path]}"
         elif path in gone:
             found[path] = f"git shows {deleted_after_rename({path: gone[path]})}"
+        elif path in unopened:
+            found[path] = in_unopened(unopened[path])
         elif not is_its_file(memory, path, genome):
             root = getattr(genome, "repo_root", None)
             unfit = unfit_reason(root, path)
