@@ -10,7 +10,6 @@ from lsp_server import diagnostics
 from lsp_server.command_args import count, flag, text
 from lsp_server.command_context import root_and_doc
 from lsp_server.server import TetherServer
-from recall.file_names import names_it_by
 from recall.lifecycle.disuse import as_seen
 from recall.listed_names import earlier_names
 from recall.model import Memory
@@ -18,6 +17,7 @@ from recall.newest_first import newest_first
 from recall.ranking.hits import Hit
 from recall.store import MemoryStore
 from recall.text_checks import check_category, check_status
+from recall.written_moments import names_it_by
 
 LIST_LIMIT = 500
 """Memories ``tether.list`` returns unless asked for fewer: every memory of a well-kept store,

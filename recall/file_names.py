@@ -22,9 +22,15 @@ import sqlite3
 import sys
 from array import array
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from datetime import UTC, datetime
 from operator import itemgetter
 from typing import NamedTuple
+
+from recall.submodule_names import (
+    submodule_forward,
+    submodule_left,
+    submodule_steps,
+    submodules,
+)
 
 Events = Callable[[str], list[tuple[int, str]]]
 """The rename events of one name, in commit order: (commit number, the other name)."""
@@ -105,51 +111,6 @@ def backward_steps(path: str, taken: Events) -> list[tuple[str, int]]:
     return [(name, seq) for name, seq in found.items() if name != path]
 
 
-def submodule_of(path: str, folders: Collection[str]) -> str | None:
-    """The folder of ``folders`` (the submodules') whose work tree ``path`` lies in, or None."""
-    if "/" not in path:
-        return None
-    return next((folder for folder in folders if path.startswith(folder + "/")), None)
-
-
-def submodule_steps(
-    path: str, folders: Collection[str], steps: Callable[[str], list[tuple[str, int]]]
-) -> list[tuple[str, int]]:
-    """For ``path`` in the work tree of a submodule (one of ``folders``), the steps ``steps``
-    gives the submodule's folder (:func:`backward_steps`), each name the file's name in it:
-    git's history renames a submodule moved to another folder, never the files in it. None
-    for any other path."""
-    folder = submodule_of(path, folders)
-    if folder is None:
-        return []
-    return [(name + path[len(folder) :], seq) for name, seq in steps(folder)]
-
-
-def submodule_forward(
-    path: str, folders: Collection[str], forward: Callable[[str], str | None]
-) -> str | None:
-    """The name a file ``path`` has now in the work tree of a submodule (one of ``folders``)
-    that a folder around ``path`` was renamed to (``forward``: :func:`follow_forward` of a
-    name), the nearest folder first; None when no such folder was renamed to a submodule's."""
-    folder = path.rpartition("/")[0] if folders else ""
-    while folder:
-        moved = forward(folder)
-        if moved is not None and moved in folders:
-            return moved + path[len(folder) :]
-        folder = folder.rpartition("/")[0]
-    return None
-
-
-def submodules(conn: sqlite3.Connection) -> list[str]:
-    """The submodules' folders as the genome's last refresh listed them (none before one)."""
-    from recall.genome.names import SUBMODULES_STATE  # a few names, nothing of the queries
-
-    row = conn.execute(
-        "SELECT value FROM genome_state WHERE key = ?", (SUBMODULES_STATE,)
-    ).fetchone()
-    return json.loads(row[0]) if row and row[0] else []
-
-
 class EarlierName(NamedTuple):
     """A name of a file, and the moments (seconds) between which a memory naming it must be
     written to be about the file: before ``before`` (inf: any time) and at or after ``after``
@@ -201,15 +162,6 @@ def left_step(path: str, left: Events) -> tuple[str, int] | None:
     return path, left(path)[-1][0]
 
 
-def submodule_left(path: str, folders: Collection[str], left: Events) -> tuple[str, int] | None:
-    """For ``path`` in the work tree of a submodule (one of ``folders``) whose folder another
-    submodule was renamed away from, the step of :func:`left_step` for ``path`` (that rename's
-    commit number); None for any other path."""
-    folder = submodule_of(path, folders)
-    step = left_step(folder, left) if folder is not None else None
-    return (path, step[1]) if step is not None else None
-
-
 def held_since(
     step: tuple[str, int], times: dict[int, int], back: Mapping[tuple[str, int], int | None]
 ) -> EarlierName:
@@ -224,50 +176,6 @@ def held_since(
     if moment is None:
         moment = times.get(step[1])
     return EarlierName(step[0], math.inf, -math.inf if moment is None else float(moment))
-
-
-def written_before(created: str, before: float) -> bool:
-    """Whether a memory created at ``created`` (as its front matter gives it) was written
-    before ``before`` (seconds; inf: always); an unreadable time is not."""
-    if before == math.inf:
-        return True
-    moment = _seconds(created)
-    return moment is not None and moment < before
-
-
-def written_since(created: str, after: float) -> bool:
-    """Whether a memory created at ``created`` was written at or after ``after`` (seconds;
-    -inf: always); an unreadable time is (the memory names the name as it is now)."""
-    if after == -math.inf:
-        return True
-    moment = _seconds(created)
-    return moment is None or moment >= after
-
-
-def _seconds(created: str) -> float | None:
-    """``created`` (as a memory's front matter gives it) in seconds; None when unreadable."""
-    try:
-        moment = datetime.fromisoformat(created.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
-
-
-def names_it_by(
-    files: Collection[str],
-    created: str,
-    path: str,
-    names: Sequence[EarlierName],
-    own: EarlierName | None = None,
-) -> bool:
-    """Whether a memory naming ``files``, created at ``created``, is about ``path``: it names
-    it (written late enough for ``own``, the path as :func:`own_name` dates it, when given),
-    or one of its earlier ``names`` it was written early enough to mean it by."""
-    if path in files and (own is None or written_since(created, own.after)):
-        return True
-    return any(n.name in files and written_before(created, n.before) for n in names)
 
 
 def commit_times(conn: sqlite3.Connection, seqs: Collection[int]) -> dict[int, int]:
@@ -443,7 +351,9 @@ def own_name(conn: sqlite3.Connection, path: str) -> EarlierName:
     try:
         with read_snapshot(conn):
             left = _events(conn, "old")
-            step = left_step(path, left) or submodule_left(path, submodules(conn), left)
+            step = left_step(path, left) or submodule_left(
+                path, submodules(conn), lambda folder: left_step(folder, left)
+            )
             if step is None:
                 return EarlierName(path, math.inf)
             read_reuse(conn, [step], times, back)

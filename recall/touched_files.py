@@ -68,8 +68,8 @@ def named_by_memories(stores: Sequence[MemoryStore], paths: Sequence[str]) -> li
     """The ``paths`` some active memory of ``stores`` names, by the path or by a name its file
     had before a rename, as recall follows it (:func:`recall.listed_names.followed_names`,
     from the project store's history)."""
-    from recall.file_names import names_it_by
     from recall.listed_names import followed_names
+    from recall.written_moments import names_it_by
 
     history = next((s for s in stores if s.scope == PROJECT), None)
     found = []

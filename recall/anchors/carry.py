@@ -4,7 +4,7 @@ editor.
 
 An anchor in a file still named is kept. One whose file is gone from the working tree follows
 its definition to where it is now, as ``tether repoint`` does (the file renamed, or the
-definition moved: :func:`recall.anchors.states.repointed_anchors`), when the new place is
+definition moved: :func:`recall.anchors.anchor_updates.repointed_anchors`), when the new place is
 among the files named or the guard carries over (guarding the code wherever it went). Under a
 guard carried over, one whose file is still there is kept too (leaving a file out does not
 narrow the guard). Every other one goes; each one that follows or goes is said.

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from recall.anchors.diff import Change
 from recall.anchors.findings import FAIL, REVIEW, Finding, guard_fix, pinned_and_gone
-from recall.file_names import earlier_dated, later_name, written_before
+from recall.file_names import earlier_dated, later_name
 from recall.model import Memory
+from recall.written_moments import written_before
 
 AT_BASE = "at base"
 """The memory names the file as the base does."""

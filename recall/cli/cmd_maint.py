@@ -8,14 +8,10 @@ import time
 from typing import Any
 
 from recall import privacy, unloaded
+from recall.anchors.anchor_updates import files_left_by, repointed_anchors
 from recall.anchors.defined_names import genome_names
 from recall.anchors.guards import idle_guard
-from recall.anchors.states import (
-    files_left_by,
-    moved_anchors,
-    repointed_anchors,
-    suggestions,
-)
+from recall.anchors.states import moved_anchors, suggestions
 from recall.anchors.suggest import SUGGESTIONS_KEY
 from recall.anchors.symbols import anchors_to_field
 from recall.anchors.tree_reads import tree_reads

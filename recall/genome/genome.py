@@ -13,25 +13,21 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from recall.file_names import (
-    read_snapshot,
-    rename_events,
-    submodule_forward,
-    submodule_of,
-    submodule_steps,
-)
+from recall.file_names import read_snapshot, rename_events
 from recall.genome.commit_counts import CommitCounts
 from recall.genome.filerows import SQL_CHUNK
 from recall.genome.headref import find_git_dir, read_head
 from recall.genome.limits import MAX_COMMIT_FILES, NEIGHBOURS_KEPT
 from recall.genome.name_dates import DatedNames
-from recall.genome.names import OWN_FOLDER, is_git_own, not_checked_out, submodule_folders
+from recall.genome.names import OWN_FOLDER, is_git_own, not_checked_out
 from recall.genome.packing import unpack_near
 from recall.genome.renames import LOOKUPS_MAX, NotKept, RenameIndex, RenameLookups
 from recall.genome.results import Neighbour
 from recall.genome.schema import SYMBOLS_BEHIND, SYMBOLS_STATE, read_state, schema_current
+from recall.genome.submodule_names import SubmoduleNames
+from recall.submodule_names import submodule_forward
 
 if TYPE_CHECKING:
     from array import array
@@ -49,7 +45,7 @@ def _by_count(pair: tuple[int, int]) -> int:
     return -pair[1]
 
 
-class Genome(DatedNames, CommitCounts):
+class Genome(DatedNames, CommitCounts, SubmoduleNames):
     """What the repository at ``repo_root`` knows, cached in the index connection ``conn``.
 
     ``repo_root`` None means there is no project folder: queries answer from whatever the
@@ -381,48 +377,13 @@ class Genome(DatedNames, CommitCounts):
         """The name the file last renamed away from ``path`` has now, following every later
         rename; None when ``path`` was never renamed (or the chain leads back to it). A file of
         a submodule moved to another folder is followed there
-        (:func:`recall.file_names.submodule_forward`: asked only in a repository with
+        (:func:`recall.submodule_names.submodule_forward`: asked only in a repository with
         submodules, when ``path`` itself was never renamed)."""
         found = self._follow(lambda renames: renames.forward(path))
         if found is not None:
             return found
         forward = self._follow_one("forward")
         return submodule_forward(path, self.submodule_folders(), forward)
-
-    def _follow_one(self, walk: str) -> Callable[[str], Any]:
-        """One walk of the rename index (``forward``, ``backward_steps``, ``left_step``) of a
-        name, as :meth:`_follow` makes it."""
-        return lambda name: self._follow(lambda renames: getattr(renames, walk)(name))
-
-    def submodule_folders(self) -> list[str]:
-        """The submodules' folders the last refresh listed (their files are the repository's,
-        though git lists none of them)."""
-        if self._submodules is None:
-            self._submodules = submodule_folders(self._stored_state())
-        return self._submodules
-
-    def unopened_submodule(self, path: str) -> str | None:
-        """The folder of the submodule ``path`` lies in, when the last refresh listed it and it
-        is not checked out here (no repository in its folder: a clone made without
-        ``--recurse-submodules``); None for any other path. No git run: one ``stat``."""
-        folder = submodule_of(path, self.submodule_folders())
-        if folder is None or self.repo_root is None:
-            return None
-        return None if os.path.lexists(self.repo_root / folder / ".git") else folder
-
-    def submodule_steps(self, path: str) -> list[tuple[str, int]]:
-        """For a file in a submodule moved from another folder, the steps of that folder's
-        renames, each name the file's name in it
-        (:func:`recall.file_names.submodule_steps`); none for any other file."""
-        return submodule_steps(path, self.submodule_folders(), self._follow_one("backward_steps"))
-
-    def submodule_left(self, path: str) -> tuple[str, int] | None:
-        """For a file in a submodule's folder that another submodule was renamed away from, the
-        step of :func:`recall.file_names.left_step` (``path`` and that rename's commit
-        number); None for any other file."""
-        folder = submodule_of(path, self.submodule_folders())
-        step = self._follow_one("left_step")(folder) if folder is not None else None
-        return (path, step[1]) if step is not None else None
 
     def renamed_from(self, path: str) -> list[str]:
         """The earlier names of the file now at ``path``, most recent first."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from recall.file_names import submodule_of
 from recall.repo import TETHER_DIR
+from recall.submodule_names import SUBMODULES_STATE, submodule_of
 
 OWN_FOLDER = f"{TETHER_DIR}/"
 """The prefix of the paths under Tether's own folder (memory files, settings)."""
@@ -54,12 +54,6 @@ def is_own(path: str) -> bool:
 def is_git_own(path: str) -> bool:
     """Whether ``path`` (relative to the repository root) is one of git's own files."""
     return path == ".git" or path.startswith(".git/")
-
-
-SUBMODULES_STATE = "submodules"
-"""The bookkeeping key (``genome_state``) listing the submodules' folders (a JSON list): the
-files in their work trees are files of the repository to recall and doctor, though git lists
-none of them."""
 
 
 def submodules_state(gitlinks: list[str]) -> dict[str, str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from recall.agent_text import file_of, for_agent, masked_note
-from recall.file_names import EarlierName, own_name, written_since
+from recall.file_names import EarlierName, own_name
 from recall.hooks.edited import real_path
 from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
 from recall.hooks.guard_names import (
@@ -49,6 +49,7 @@ from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import WARNING_CATEGORIES
 from recall.paths import link_target
 from recall.policy.trust import Gate
+from recall.written_moments import written_since
 
 if TYPE_CHECKING:
     from recall.model import Memory

@@ -11,10 +11,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recall.file_names import EarlierName, earlier_dated, written_before
+from recall.file_names import EarlierName, earlier_dated
 from recall.hooks.guard_moves import anchored_here
 from recall.hooks.logfile import _notice
 from recall.hooks.session_notes import logged
+from recall.written_moments import written_before
 
 if TYPE_CHECKING:
     from recall.model import Memory

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recall.anchors.states import confirmed_anchors
+from recall.anchors.anchor_updates import confirmed_anchors
 from recall.anchors.symbols import SymbolAnchor, anchors_to_field
 from recall.anchors.unread import UNREAD_EFFECT, unread_in_tree
 from recall.anchors.write import ambiguity_in_tree, close_symbols_in_tree

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from recall.file_kinds import special_kind
-from recall.file_names import written_before, written_since
 from recall.known_paths import in_unopened
 from recall.lifecycle.references import FORMER_FILES_KEY
 from recall.model import Memory
 from recall.named_files import unfit_reason
+from recall.written_moments import written_before, written_since
 
 
 @dataclass(frozen=True)

@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from recall.clock import format_timestamp, now, parse_timestamp
 from recall.errors import BadInput, NothingToDo
-from recall.file_names import names_it_by
 from recall.index.db import rollback
 from recall.lifecycle import UsageFacts, archive_due
 from recall.listed_names import earlier_names, folder_names, own_name_in
 from recall.newest_first import newest_first
 from recall.policy.usage import record_action
 from recall.settings import EngineSettings
+from recall.written_moments import names_it_by
 
 if TYPE_CHECKING:
     from recall.model import Memory

@@ -16,7 +16,8 @@ from typing import Any
 
 from conftest import CliResult, git, make_repo
 
-from recall.file_names import EarlierName, dated_names, held_since, left_step, names_it_by
+from recall.file_names import EarlierName, dated_names, held_since, left_step
+from recall.written_moments import names_it_by
 
 OLD = "def one():\n    return 'original long file'\n"
 NEW = "def two():\n    return 42\n"
