@@ -28,7 +28,7 @@ from recall.folder_watch import FolderWatch
 from recall.kept_engine import KeptEngines
 from recall.locations import PROJECT, RepositoryGone, not_a_folder, repository_gone
 from recall.model import Memory
-from recall.repo import TETHER_DIR, find_root
+from recall.repo import find_root
 from recall.service import FolderStores
 from recall.store import MemoryStore
 from recall.store.busy import (
@@ -38,6 +38,7 @@ from recall.store.busy import (
     held_elsewhere,
     wait_until_free,
 )
+from recall.work_tree import still_root
 
 T = TypeVar("T")
 
@@ -290,7 +291,7 @@ class Workspace:
 
 def _still_a_repository(root: Path) -> bool:
     """Whether ``root`` is still what :func:`recall.repo.find_root` took it for."""
-    return (root / ".git").exists() or (root / TETHER_DIR).is_dir()
+    return still_root(str(root))
 
 
 def _served(store: MemoryStore) -> MemoryStore:

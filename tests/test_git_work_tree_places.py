@@ -1,0 +1,114 @@
+"""The store sits where git's work tree is, as git takes it: ``core.worktree`` in the
+repository's config (read as git reads it); paths given outside that work tree are taken from
+its top."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import git, run_tether
+
+
+def _commit_all(meta: Path) -> None:
+    git(meta, "add", "-A")
+    git(meta, "commit", "-q", "-m", "work")
+
+
+@pytest.fixture
+def moved(tmp_path: Path) -> tuple[Path, Path]:
+    """A repository in ``meta`` whose ``core.worktree`` puts the work tree in ``tree``, with
+    ``src/a.py`` committed: (meta, tree)."""
+    meta, tree = tmp_path / "meta", tmp_path / "tree"
+    (tree / "src").mkdir(parents=True)
+    meta.mkdir()
+    git(meta, "init", "-q")
+    git(meta, "config", "core.worktree", "../../tree")
+    (tree / "src" / "a.py").write_text("def a():\n    return 1\n", encoding="utf-8")
+    _commit_all(meta)
+    return meta, tree
+
+
+def test_core_worktree_puts_the_store_in_git_s_work_tree(moved: tuple[Path, Path]) -> None:
+    meta, tree = moved
+    assert git(meta, "rev-parse", "--show-toplevel").strip() == str(tree)
+    made = run_tether("init", cwd=meta)
+    assert made.code == 0 and f"Created {tree / '.tether'}" in made.stdout, made
+    assert not (meta / ".tether").exists()
+    written = run_tether(
+        "--json", "remember", "a returns one", "-c", "gotcha", "-f", "src/a.py", cwd=meta
+    )
+    assert written.code == 0, written.stderr
+    memory = written.json()["id"]
+    assert (tree / ".tether" / "memories" / f"{memory}.md").is_file()
+    doctor = run_tether("doctor", cwd=meta)
+    assert doctor.code == 0 and "No problems found" in doctor.stdout, doctor
+    assert "?? .tether/" in git(meta, "status", "--porcelain")  # git can commit it
+    _commit_all(meta)
+    assert run_tether("check", cwd=meta).code == 0
+    (tree / "src" / "a.py").write_text("def a():\n    return 2\n", encoding="utf-8")
+    checked = run_tether("check", cwd=meta)  # git run in the work tree finds the repository
+    assert checked.code == 0, checked.stderr
+    assert f"{memory} gotcha: a returns one — the change edits src/a.py" in checked.stdout
+    indexed = run_tether("--json", "index", "--full", cwd=meta)
+    assert indexed.code == 0, indexed.stderr
+    summary = indexed.json()
+    assert summary["head"] == git(meta, "rev-parse", "HEAD").strip()
+    assert summary["commits_read"] == 2 and summary["files_tracked"] == 3
+
+
+def test_a_hook_reads_the_work_tree_s_store_and_makes_none(moved: tuple[Path, Path]) -> None:
+    meta, tree = moved
+    prompt = {
+        "session_id": "s1",
+        "cwd": str(meta),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "why does src/a.py return one?",
+    }
+    before = run_tether("hook", "prompt", cwd=meta, stdin=json.dumps(prompt))
+    assert before.code == 0, before.stderr
+    assert not (tree / ".tether").exists() and not (meta / ".tether").exists()
+    written = run_tether("remember", "a returns one", "-c", "gotcha", "-f", "src/a.py", cwd=meta)
+    assert written.code == 0, written.stderr
+    hooked = run_tether("hook", "prompt", cwd=meta, stdin=json.dumps(prompt))
+    assert hooked.code == 0, hooked.stderr
+    assert "a returns one" in hooked.stdout
+    assert not (meta / ".tether").exists()
+
+
+CONFIGS = {
+    "a section in capitals, a quoted value, a comment": '[CORE] WorkTree = "../../tree" ; here\n',
+    "a value continued on the next line": "[core]\n\tworktree = ../../tr\\\nee # here\n",
+    "the last of two values": "[core]\n\tworktree = ../../gone\n[core]\nworktree=../../tree\n",
+    "an absolute value": "[core]\n\tworktree = {tree}\n",
+    "a worktree key of another section": "[alias]\n\tworktree = ../../tree\n",
+    "a core subsection": '[core "x"]\n\tworktree = ../../tree\n',
+    "core.bare beside it": "[core]\n\tworktree = ../../tree\n\tbare = true\n",
+    "a folder that is not there": "[core]\n\tworktree = ../../gone\n",
+    "a line git cannot read": "[core]\n\tworktree = ../../t\\qree\n",
+    "an include (git never follows one for it)": "[include]\n\tpath = ../../elsewhere.cfg\n",
+    "the worktree's own config": "[extensions]\n\tworktreeConfig = true\n",
+}
+
+
+@pytest.mark.parametrize("written", CONFIGS.values(), ids=CONFIGS.keys())
+def test_the_setting_is_read_as_git_reads_it(tmp_path: Path, written: str) -> None:
+    meta, tree = tmp_path / "meta", tmp_path / "tree"
+    tree.mkdir()
+    git(tmp_path, "init", "-q", "meta")
+    (tmp_path / "elsewhere.cfg").write_text("[core]\n\tworktree = tree\n", encoding="utf-8")
+    with (meta / ".git" / "config").open("a", encoding="utf-8") as config:
+        config.write(written.replace("{tree}", str(tree)))
+    if "worktreeConfig" in written:
+        (meta / ".git" / "config.worktree").write_text("[core]\n\tworktree = ../../tree\n")
+    asked = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], cwd=meta, capture_output=True, text=True
+    )
+    # where git names no work tree (it refuses the setting), the folder of .git, as before
+    expected = Path(asked.stdout.strip()) if asked.returncode == 0 else meta
+    made = run_tether("--json", "init", cwd=meta)
+    assert made.code == 0, made.stderr
+    assert (expected / ".tether" / "memories").is_dir()
+    assert [p.name for p in (tree, meta) if (p / ".tether").exists()] == [expected.name]
