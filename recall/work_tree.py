@@ -2,13 +2,14 @@
 
 Usually the nearest folder holding ``.git`` (or, without git, ``.tether``), found by a few
 ``stat`` calls and one read of the repository's config. git's own configuration can put the
-work tree elsewhere: a ``core.worktree`` key in that config (read here as git reads it). The
-git folder of such a work tree is kept, so that each git command Tether runs there is pointed
-at it (:func:`location_options`): git run in a work tree that holds no ``.git`` would find no
-repository.
+work tree elsewhere: a ``core.worktree`` key in that config (read here as git reads it), or
+``GIT_DIR`` or ``GIT_WORK_TREE`` in the environment (then git itself is asked, once per
+process and folder). The git folder of such a work tree is kept, so that each git command
+Tether runs there is pointed at it (:func:`location_options`): git run in a work tree that
+holds no ``.git`` would find no repository.
 
 Imported by every hook before anything heavy (the warm engine's client too), so it uses
-built-in modules only.
+built-in modules only; ``subprocess`` is imported only when git is asked.
 """
 
 from __future__ import annotations
@@ -17,16 +18,33 @@ import os
 
 TETHER_DIR = ".tether"
 
+GIT_PLACE_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE")
+"""The environment variables with which git takes its folder or work tree from the caller
+rather than from the ``.git`` it finds: either one set, git's answer is the one taken."""
+
+ASK_TIMEOUT_S = 5
+"""Seconds ``git rev-parse`` may take to name the work tree the environment decides: it reads
+a config file, so only a hung git gets near; past it, the folders are looked at as without
+the variables."""
+
 _moved: dict[str, str] = {}
 """Work tree -> its git folder, for each work tree found in this process away from its
-``.git`` (named by ``core.worktree``)."""
+``.git`` (named by ``core.worktree``) or decided by the environment."""
+
+_asked: dict[tuple[str, ...], str | None] = {}
+"""git's answers in this process, by folder, environment variables and working directory."""
 
 
 def find_root(start: str) -> str | None:
     """The folder the project of ``start`` is rooted at, resolved: git's work tree when git's
-    configuration moves it (``core.worktree``), else the nearest folder at or above ``start``
-    holding ``.git`` or ``.tether``; None when there is none."""
-    folder = os.path.realpath(start)
+    configuration moves it (:data:`GIT_PLACE_VARIABLES`, ``core.worktree``), else the nearest
+    folder at or above ``start`` holding ``.git`` or ``.tether``; None when there is none."""
+    current = os.path.realpath(start)
+    if any(os.environ.get(name) for name in GIT_PLACE_VARIABLES):
+        told = _ask_git(current)
+        if told is not None:
+            return told
+    folder = current
     while True:
         dot_git = os.path.join(folder, ".git")
         if os.path.exists(dot_git):
@@ -41,8 +59,8 @@ def find_root(start: str) -> str | None:
 
 def moved_git_dir(path: str) -> tuple[str, str] | None:
     """(work tree, git folder) of the work tree :func:`find_root` found for ``path`` or a
-    folder above it away from its ``.git``; else None: the usual ``.git`` is found on disk,
-    not here."""
+    folder above it away from its ``.git``, or as the environment decided it; else None: the
+    usual ``.git`` is found on disk, not here."""
     if not _moved:
         return None
     current = os.path.realpath(path)
@@ -147,3 +165,45 @@ def _common_dir(git_dir: str) -> str | None:
     data = _read(os.path.join(git_dir, "commondir"))
     text = os.fsdecode(data.strip()) if data else ""
     return os.path.join(git_dir, text) if text else None
+
+
+def _ask_git(current: str) -> str | None:
+    """git's work tree for ``current`` as the environment decides it (its git folder kept in
+    :data:`_moved`), or None when git names none (no repository, a bare one, a repository it
+    refuses, no git at all). Asked once per process for the same folder and variables."""
+    key = (current, os.getcwd(), *(os.environ.get(name, "") for name in GIT_PLACE_VARIABLES))
+    if key not in _asked:
+        _asked[key] = _rev_parse(current)
+    return _asked[key]
+
+
+def _rev_parse(current: str) -> str | None:
+    import subprocess
+
+    from recall.git_safety import SAFE_GIT_OPTIONS
+
+    env = dict(os.environ)
+    for name in GIT_PLACE_VARIABLES:  # relative to this process's folder, not the one git runs in
+        if env.get(name):
+            env[name] = os.path.abspath(env[name])
+    try:
+        done = subprocess.run(
+            ["git", *SAFE_GIT_OPTIONS, "rev-parse", "--absolute-git-dir", "--show-toplevel"],
+            cwd=current,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=ASK_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = os.fsdecode(done.stdout).split("\n")
+    if done.returncode != 0 or len(lines) != 3 or lines[2]:
+        return None
+    git_dir, top = lines[0], lines[1]
+    if not (os.path.isabs(git_dir) and os.path.isabs(top) and os.path.isdir(top)):
+        return None
+    top = os.path.realpath(top)
+    _moved[top] = os.path.realpath(git_dir)
+    return top

@@ -1,6 +1,6 @@
 """The store sits where git's work tree is, as git takes it: ``core.worktree`` in the
-repository's config (read as git reads it); paths given outside that work tree are taken from
-its top."""
+repository's config (read as git reads it), ``GIT_DIR`` and ``GIT_WORK_TREE`` in the
+environment; paths given outside that work tree are taken from its top."""
 
 from __future__ import annotations
 
@@ -112,3 +112,38 @@ def test_the_setting_is_read_as_git_reads_it(tmp_path: Path, written: str) -> No
     assert made.code == 0, made.stderr
     assert (expected / ".tether" / "memories").is_dir()
     assert [p.name for p in (tree, meta) if (p / ".tether").exists()] == [expected.name]
+
+
+@pytest.fixture
+def from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A work tree ``wt`` of the bare repository ``store.git``, as git finds it from
+    ``GIT_DIR`` and ``GIT_WORK_TREE`` (the way dotfiles are often kept), one commit in it."""
+    git(tmp_path, "init", "-q", "--bare", "store.git")
+    work = tmp_path / "wt"
+    work.mkdir()
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "store.git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(work))
+    (work / "a.py").write_text("A = 1\n", encoding="utf-8")
+    git(work, "add", ".")
+    git(work, "commit", "-q", "-m", "one")
+    return work
+
+
+def test_the_environment_s_work_tree_is_found_before_init(from_environment: Path) -> None:
+    work = from_environment
+    checked = run_tether("check", cwd=work)
+    assert checked.code == 0, checked.stderr
+    assert f"no .tether/ in {work} yet: `tether init` sets this repository up" in checked.stderr
+    listed = run_tether("list", cwd=work)
+    assert "not inside a git repository" not in listed.stderr
+    assert f"no .tether/ in {work} yet" in listed.stderr
+    indexed = run_tether("--json", "index", cwd=work)
+    assert indexed.code == 0, indexed.stderr
+    assert indexed.json()["commits_read"] == 1
+    assert (work / ".tether" / "memories").is_dir()
+    sub = work / "sub"
+    sub.mkdir()
+    written = run_tether("--json", "remember", "A is one", "-c", "gotcha", "-f", "../a.py", cwd=sub)
+    assert written.code == 0, written.stderr
+    shown = run_tether("--json", "show", written.json()["id"], cwd=sub)
+    assert shown.json()["files"] == ["a.py"]

@@ -14,7 +14,7 @@ import pytest
 from lsp_server import commands, listing, nested_look
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
-from recall import extra_keys, ignored_store, search, stdio_servers, written_checks
+from recall import extra_keys, ignored_store, search, stdio_servers, work_tree, written_checks
 from recall.anchors import submodules
 from recall.browse import actions
 from recall.cli import cmd_agent_config
@@ -40,6 +40,8 @@ PINNED = [
     (actions, "SEARCH_LIMIT", 200),
     (trust, "GIT_TIMEOUT_S", 10),
     (ignored_store, "IGNORE_CHECK_TIMEOUT_S", 5),
+    (work_tree, "ASK_TIMEOUT_S", 5),
+    (work_tree, "GIT_PLACE_VARIABLES", ("GIT_DIR", "GIT_WORK_TREE")),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
     (symbol_index, "READER", "r7"),
     (search, "LIMIT_CAP", 1 << 31),
