@@ -94,6 +94,22 @@ def location_options(root: str) -> list[str]:
     return [f"--git-dir={git_dir}", f"--work-tree={top}"]
 
 
+def git_expected(path: str) -> bool:
+    """Whether git is meant to answer for ``path``: a ``.git`` at or above it, a git folder
+    git named for it, or git's folder set in the environment. git failing there is git
+    refusing a repository (broken, or not the user's), not the absence of one."""
+    if os.environ.get("GIT_DIR") or moved_git_dir(path) is not None:
+        return True
+    current = path
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
 def _configured_tree(dot_git: str, folder: str) -> str | None:
     """The work tree the repository of ``dot_git`` (in ``folder``) names in ``core.worktree``,
     when it is another folder and git would take it; else None. Files are read, not git

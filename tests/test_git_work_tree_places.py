@@ -1,10 +1,13 @@
 """The store sits where git's work tree is, as git takes it: ``core.worktree`` in the
 repository's config (read as git reads it), ``GIT_DIR`` and ``GIT_WORK_TREE`` in the
-environment; paths given outside that work tree are taken from its top."""
+environment; paths given outside that work tree are taken from its top. A repository git
+refuses (a worktree whose main repository moved, one owned by another user) is said with
+git's reason by ``index`` and ``check``, never as no repository at all."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -147,3 +150,41 @@ def test_the_environment_s_work_tree_is_found_before_init(from_environment: Path
     assert written.code == 0, written.stderr
     shown = run_tether("--json", "show", written.json()["id"], cwd=sub)
     assert shown.json()["files"] == ["a.py"]
+
+
+def test_a_worktree_whose_repository_moved_is_said_with_git_s_reason(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    git(tmp_path, "init", "-q", "main")
+    (main / "a.py").write_text("A = 1\n", encoding="utf-8")
+    _commit_all(main)
+    git(main, "worktree", "add", "-q", "../wt", "-b", "f")
+    main.rename(tmp_path / "main-moved")
+    work = tmp_path / "wt"
+    reason = f"fatal: not a git repository: {main / '.git' / 'worktrees' / 'wt'}"
+    indexed = run_tether("index", cwd=work)
+    assert indexed.code == 3, indexed.stderr
+    assert reason in indexed.stderr and "not inside a git repository" not in indexed.stderr
+    checked = run_tether("check", cwd=work)
+    assert checked.code == 3, checked.stderr
+    assert f"git could not read the repository at {work} ({reason})" in checked.stderr
+    assert "git init" not in checked.stderr
+
+
+def test_a_repository_git_refuses_as_another_user_s_is_said_with_git_s_reason(
+    tmp_path: Path,
+) -> None:
+    git(tmp_path, "init", "-q", "theirs")
+    theirs = tmp_path / "theirs"
+    (theirs / "a.py").write_text("A = 1\n", encoding="utf-8")
+    _commit_all(theirs)
+    # git's own switch for treating a repository as another user's, as `chown` would make it
+    other = {**os.environ, "GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"}
+    refused = subprocess.run(
+        ["git", "status"], cwd=theirs, capture_output=True, text=True, env=other
+    )
+    if "dubious ownership" not in refused.stderr:
+        pytest.skip("this git does not check who owns a repository")
+    checked = run_tether("check", cwd=theirs, env={"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"})
+    assert checked.code == 3, checked.stderr
+    assert "detected dubious ownership in repository" in checked.stderr
+    assert "git init" not in checked.stderr and "not inside a git repository" not in checked.stderr
