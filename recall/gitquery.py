@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from recall.git_safety import SAFE_GIT_OPTIONS, with_command_options
+from recall.work_tree import location_options
 
 
 def git_answer(
@@ -18,7 +19,13 @@ def git_answer(
 
     try:
         done = subprocess.run(
-            ["git", *SAFE_GIT_OPTIONS, "-c", "core.quotepath=off", *with_command_options(args)],
+            [
+                "git",
+                *location_options(str(root)),
+                *SAFE_GIT_OPTIONS,
+                *("-c", "core.quotepath=off"),
+                *with_command_options(args),
+            ],
             cwd=root,
             input=data,
             capture_output=True,

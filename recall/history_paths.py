@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Final
 
 from recall.git_safety import SAFE_GIT_OPTIONS
+from recall.work_tree import location_options
 
 PATHSPECS_PER_CALL: Final = 500
 """Paths given to one git command: far below any system's limit on a command line."""
@@ -60,7 +61,8 @@ def _walk(root: Path, specs: list[str], wanted: set[str], timeout: float) -> set
     import subprocess  # only for a path missing on disk
     import threading
 
-    argv = ["git", *SAFE_GIT_OPTIONS, "-c", "core.quotepath=off", *WALK, "--", *specs]
+    place = location_options(str(root))
+    argv = ["git", *place, *SAFE_GIT_OPTIONS, "-c", "core.quotepath=off", *WALK, "--", *specs]
     try:
         walk = subprocess.Popen(
             argv,

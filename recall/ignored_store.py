@@ -15,6 +15,7 @@ from typing import Any, Final
 from recall.gitquery import git_answer, silent_exit
 from recall.locations import Location
 from recall.memfiles import MEMORY_SUFFIX
+from recall.work_tree import moved_git_dir
 
 IGNORE_CHECK_TIMEOUT_S: Final = 5
 """Seconds ``git check-ignore`` may take: it reads a few small ignore files, so only a hung git
@@ -137,4 +138,7 @@ def work_tree(root: Path) -> Path:
     """The top folder of the git work tree holding ``root``, which git names its ignore files
     from: the nearest folder with a ``.git`` (``root`` itself, unless its store was made in a
     folder of a repository rather than at its top)."""
+    moved = moved_git_dir(str(root))  # a work tree git's configuration put away from .git
+    if moved is not None:
+        return Path(moved[0])
     return next((folder for folder in (root, *root.parents) if (folder / ".git").exists()), root)

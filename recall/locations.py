@@ -274,8 +274,11 @@ class RepositoryGone(NotFound):
 
 def still_a_repository(root: Path) -> bool:
     """Whether the repository folder ``root`` is still what :func:`recall.repo.find_root` took
-    it for (a ``.git`` or a ``.tether/`` in it): once moved or deleted, it is not."""
-    return (root / ".git").exists() or (root / TETHER_DIR).is_dir()
+    it for (a ``.git`` or a ``.tether/`` in it, or a work tree git's configuration named with
+    its git folder still there): once moved or deleted, it is not."""
+    from recall.work_tree import still_root
+
+    return still_root(str(root))
 
 
 def repository_gone(root: Path) -> str:

@@ -146,7 +146,8 @@ def normalize(
 ) -> str:
     """Turn a user-given path, absolute path or ``file://`` URI into a repo-relative POSIX path.
 
-    Relative paths are taken from ``cwd`` (the repository root when not given). A path that
+    Relative paths are taken from ``cwd`` (the repository root when not given, or when ``cwd``
+    is outside it, as git takes them where its configuration moved the work tree). A path that
     resolves outside the repository, lexically or through a symlink, is rejected with
     :class:`BadInput`; so are NUL bytes, non-UTF-8 names and the repository root itself.
     Spaces at a name's ends are kept when ``exact`` (a name as Tether wrote it: a memory file,
@@ -158,6 +159,8 @@ def normalize(
     given = _path_text(raw, label, advice, exact=exact)
     root = _realpath(str(repo_root))
     base = _realpath(str(cwd)) if cwd is not None else root
+    if not is_inside(base, root):  # run outside a work tree git's configuration put elsewhere:
+        base = root  # git takes a relative path from the work tree's top there, and so does this
     slip = given != raw and not _is_uri(raw.strip())
     if slip and (
         _names_an_entry(raw.replace("\\", "/"), base)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-TETHER_DIR = ".tether"
+from recall import work_tree
+
+TETHER_DIR = work_tree.TETHER_DIR
 
 
 GIT_CONFIG_TIMEOUT_S = 5
@@ -13,12 +15,11 @@ GIT_CONFIG_TIMEOUT_S = 5
 
 
 def find_root(start: Path) -> Path | None:
-    """Return the nearest ancestor of ``start`` holding ``.git`` or ``.tether``, else None."""
-    current = start.resolve()
-    for candidate in (current, *current.parents):
-        if (candidate / ".git").exists() or (candidate / TETHER_DIR).is_dir():
-            return candidate
-    return None
+    """The folder the project of ``start`` is rooted at: git's work tree, which is the nearest
+    folder above holding ``.git`` unless git's configuration puts it elsewhere, else the
+    nearest holding ``.tether``; None when there is none (:func:`recall.work_tree.find_root`)."""
+    found = work_tree.find_root(str(start))
+    return Path(found) if found is not None else None
 
 
 def git_user_name(root: Path | None) -> str:

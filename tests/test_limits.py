@@ -20,6 +20,7 @@ from recall import (
     private_store,
     search,
     settings,
+    work_tree,
     written_checks,
 )
 from recall.anchors import submodules
@@ -50,6 +51,8 @@ PINNED = [
     (settings, "PRIVATE_MEMORIES", False),
     (private_store, "GIT_TIMEOUT_S", 10),
     (private_store, "TRACKED_SHOWN", 3),
+    (work_tree, "ASK_TIMEOUT_S", 5),
+    (work_tree, "GIT_PLACE_VARIABLES", ("GIT_DIR", "GIT_WORK_TREE")),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
     (symbol_index, "READER", "r7"),
     (search, "LIMIT_CAP", 1 << 31),

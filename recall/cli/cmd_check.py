@@ -106,11 +106,19 @@ def _renames_index(store: Any, memories: list[Any], ctx: CommandContext) -> Any 
 
 def _require_work_tree(root: Path) -> None:
     """Raise :class:`BadInput` unless git finds a working tree at ``root``: the check compares
-    one with the base (a folder without git, or a bare repository's store, has none)."""
-    from recall.gitquery import git_stdout
+    one with the base (a folder without git, or a bare repository's store, has none). A
+    repository git refuses (a worktree whose main repository moved, one owned by another
+    user) raises :class:`TetherError` with git's reason: ``git init`` would not mend it."""
+    from recall.gitquery import git_answer
     from recall.known_paths import GIT_TIMEOUT_S
+    from recall.work_tree import git_expected
 
-    answer = git_stdout(root, "rev-parse", "--is-inside-work-tree", timeout=GIT_TIMEOUT_S)
+    answer, reason = git_answer(root, "rev-parse", "--is-inside-work-tree", timeout=GIT_TIMEOUT_S)
+    if answer is None and git_expected(str(root)):
+        raise TetherError(
+            f"git could not read the repository at {root} ({reason.splitlines()[0]}); nothing "
+            "was checked: fix what `git status` says there, then run tether check again"
+        )
     if answer is None:  # no repository at all: a folder set up with `tether init` alone
         raise BadInput(_NEEDS_GIT.format(where=root))
     if answer.strip() != b"true":

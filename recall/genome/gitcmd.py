@@ -21,6 +21,7 @@ from recall.git_safety import (
     no_filter_options,
     with_command_options,
 )
+from recall.work_tree import location_options
 
 # Bytes of git's stderr kept for an error message; the rest is drained and dropped so a
 # chatty git (rename-limit warnings on every bulk commit) can never block on a full pipe.
@@ -119,7 +120,13 @@ class GitRunner:
     def _argv(self, args: Sequence[str]) -> list[str]:
         """The whole command line for ``git <args>``, with what keeps the repository's own
         configuration from running a program (:mod:`recall.git_safety`)."""
-        return ["git", *SAFE_GIT_OPTIONS, *self._guarded(args), *with_command_options(args)]
+        return [
+            "git",
+            *location_options(str(self.root)),
+            *SAFE_GIT_OPTIONS,
+            *self._guarded(args),
+            *with_command_options(args),
+        ]
 
     def _guarded(self, args: Sequence[str]) -> list[str]:
         """The options that keep the repository's filter drivers from running, for a command

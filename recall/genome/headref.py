@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recall.gitquery import git_stdout
+from recall.work_tree import moved_git_dir
 
 if TYPE_CHECKING:
     from recall.genome.gitcmd import RepoProbe
@@ -31,6 +32,9 @@ class HeadState:
 
 def _locate(start: Path) -> tuple[Path, Path] | None:
     """(top of the working tree, git directory) of the repository holding ``start``."""
+    moved = moved_git_dir(str(start))  # a work tree git's configuration put away from .git
+    if moved is not None:
+        return Path(moved[0]), Path(moved[1])
     for folder in (start, *start.parents):
         dot_git = folder / ".git"
         if dot_git.is_dir():

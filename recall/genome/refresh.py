@@ -49,6 +49,7 @@ from recall.genome.symbols.index import (
     write_symbols,
 )
 from recall.genome.tree_index import TreeBatch, clear_tree, read_tree, stored_rows, write_tree
+from recall.work_tree import git_expected
 
 DEFERRED = "deferred"
 """The mode of a refresh made without ``rebuild`` that would have read the whole history: it
@@ -102,6 +103,11 @@ def shallow_notice(commits_read: int) -> str:
         f"shallow clone: {covered}; `git fetch --unshallow` (or `git fetch --deepen=N`) gives "
         "more of the history"
     )
+
+
+def _unreadable_notice(error: Exception) -> str:
+    """What a refresh says when git cannot read the repository: git's own reason."""
+    return f"git could not read the repository ({error}); the genome is left as it was"
 
 
 def settings_signature(max_commit_files: int, prefix: str, shallow: frozenset[str]) -> str:
@@ -165,7 +171,11 @@ class Refresh:
                 runner = GitRunner(root)
                 probe = probe_files(root) or runner.probe()
             except GitUnavailable as error:
-                self._write_unavailable(summary, error)
+                if isinstance(error, GitMissing) or not git_expected(str(root)):
+                    self._write_unavailable(summary, error)
+                else:  # a repository is there, and git refuses it (broken, another user's)
+                    summary.mode = "failed"
+                    summary.notices.append(_unreadable_notice(error))
                 return
         summary.head = probe.head
         shallow = _shallow_commits(probe.git_dir) if probe.shallow else frozenset()
@@ -198,9 +208,7 @@ class Refresh:
             return
         except (GitUnavailable, MalformedLog) as error:
             summary.mode = "failed"
-            summary.notices.append(
-                f"git could not read the repository ({error}); the genome is left as it was"
-            )
+            summary.notices.append(_unreadable_notice(error))
             return
         self._summarize(summary, batch, tree, state_before)
         if symbols is not None:

@@ -17,6 +17,8 @@ import os
 import sys
 import time
 
+from recall import work_tree
+
 TYPE_CHECKING = False  # typing itself costs a hook 4 ms to import
 if TYPE_CHECKING:
     from typing import Any, Final
@@ -53,18 +55,9 @@ def disabled(environ: Any = None) -> bool:
 
 
 def find_root(start: str) -> str | None:
-    """The nearest folder at or above ``start`` holding ``.git`` or ``.tether``, resolved: the
-    same answer as :func:`recall.repo.find_root`, without ``pathlib``."""
-    current = os.path.realpath(start)
-    while True:
-        if os.path.exists(os.path.join(current, ".git")) or os.path.isdir(
-            os.path.join(current, ".tether")
-        ):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
+    """The folder the project of ``start`` is rooted at, resolved: the same answer as
+    :func:`recall.repo.find_root`, without ``pathlib``."""
+    return work_tree.find_root(start)
 
 
 def home_key(environ: Any) -> tuple[str, str, str]:
