@@ -19,7 +19,7 @@ from recall.errors import StoreBusy, StoreUnavailable
 from recall.index import db
 from recall.index.sync import SyncReport
 from recall.locations import GLOBAL, Location
-from recall.memfiles import MemoryFolder, writer_lock
+from recall.memfiles import MemoryFolder
 from recall.paths import normalize, normalize_loose
 from recall.store.busy import (
     SAY_AFTER_SECONDS,
@@ -28,6 +28,7 @@ from recall.store.busy import (
     held_for,
     wait_until_free,
 )
+from recall.writer_lock import writer_lock
 
 if TYPE_CHECKING:
     from recall.index.deferred_check import DeferredCheck
