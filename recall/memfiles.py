@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from recall.bounded_read import read_within
 from recall.errors import BadInput, StoreUnavailable
+from recall.swap_unchanged import FileChanged, swap_if_unchanged
 
 MEMORY_SUFFIX = ".md"
 FILE_TYPE_BITS = 0o170000  # the part of st_mode that S_IFMT keeps
@@ -189,16 +190,56 @@ class MemoryFolder:
                 raise OversizedFile(os.fstat(fd).st_size, self.max_bytes)
             return data
 
-    def write(self, name: str, text: str, *, exclusive: bool, durable: bool = True) -> FileStat:
+    def write(
+        self,
+        name: str,
+        text: str,
+        *,
+        exclusive: bool,
+        durable: bool = True,
+        replacing: bytes | None = None,
+    ) -> FileStat:
         """Write a memory file atomically: temp file in the same folder, fsync, rename.
 
         With ``exclusive`` the write fails if the name is taken. ``durable`` = False skips the
         per-file fsync; the caller must then call :meth:`flush` before reporting success.
+        With ``replacing``, the bytes the new text was made from, the file is replaced only if
+        it still holds them just before the rename, else :class:`FileChanged` and nothing is
+        replaced (:mod:`recall.swap_unchanged`).
         """
+        data = text.encode("utf-8")
+        stat = self._write_data(
+            name, data, exclusive=exclusive, durable=durable, replacing=replacing
+        )
+        if isinstance(stat, bytes):  # written into while replaced: that text goes back first
+            self._put_back(name, stat, data)
+            raise FileChanged
+        return stat
+
+    def _put_back(self, name: str, left: bytes, written: bytes) -> None:
+        """Put back ``left``, the text another process wrote into a file while a rewrite
+        replaced it, over ``written``, the rewrite; :class:`StoreUnavailable` naming the file
+        when that cannot be done (the file changed once more since)."""
+        try:
+            again = self._write_data(name, left, exclusive=False, durable=True, replacing=written)
+        except FileChanged:
+            again = b""
+        if isinstance(again, bytes):
+            raise StoreUnavailable(
+                f"{self.file(name)} was written by another process at the moment it was "
+                "rewritten, and again since: an edit of either may be missing from it; check "
+                "the file, then run the command again"
+            )
+
+    def _write_data(
+        self, name: str, data: bytes, *, exclusive: bool, durable: bool, replacing: bytes | None
+    ) -> FileStat | bytes:
+        """:meth:`write` of ``data``: its stat, or with ``replacing``, the text another process
+        wrote into the file while it was replaced (:func:`swap_if_unchanged`)."""
         import secrets  # writes only: a read (every agent hook) never needs it
 
         target = self.file(name)
-        data = text.encode("utf-8")
+        left: bytes | None = None
         if len(data) > self.max_bytes:
             raise BadInput(
                 f"{target} would be written but "
@@ -226,17 +267,23 @@ class MemoryFolder:
                     os.link(temp, target)
                 finally:
                     os.unlink(temp)
+            elif replacing is not None:
+                left = swap_if_unchanged(temp, target, replacing, self.max_bytes)
             else:
                 os.replace(temp, target)
             if durable:
                 self.flush_dir()
         except FileExistsError:
             raise
+        except FileChanged:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
         except OSError as error:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
             raise StoreUnavailable(describe_os_error(error, target)) from None
-        return FileStat(name, st.st_mtime_ns, st.st_size)
+        return FileStat(name, st.st_mtime_ns, st.st_size) if left is None else left
 
     def write_batch(self, items: Iterable[tuple[str, str]]) -> Iterator[FileStat]:
         """Write new memory files ``(name, text)`` atomically each (temp file, rename), without
