@@ -197,12 +197,14 @@ class StoreWrites(VectorFilling):
             if os.path.lexists(folder) and not folder.is_dir():
                 raise StoreUnavailable(not_a_folder(folder))
         try:
-            ensure_created(self.location)
+            made = ensure_created(self.location)
         except OSError as error:
             raise StoreUnavailable(
                 f"could not create the {self.scope} store {self.location.base} "
                 f"({error.strerror or error}); check the permissions of its parent folder"
             ) from None
+        if made is not None:
+            self.set_up = made
         if self._in_memory:
             self.close()
 
