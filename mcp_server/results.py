@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from recall.agent_text import for_agent, was_masked
 from recall.lifecycle.disuse import seen_state
+from recall.locations import PROJECT, created_message
 from recall.model import Memory
 from recall.policy.inject import AUTHOR_CAP, cap, clean_line
 from recall.ranking.weights import SUMMARY_CAP
 
 if TYPE_CHECKING:
     from recall.ranking.engine import Hit
-    from recall.store import WriteResult
+    from recall.store import MemoryStore, WriteResult
 
 
 def line(memory: Memory, scope: str) -> dict[str, Any]:
@@ -125,3 +126,22 @@ def written(result: WriteResult) -> dict[str, Any]:
     ``duplicate_of`` names the memory already holding the text, with what the write asked
     for that it lacks."""
     return {**result.to_dict(), "written": result.duplicate_of is None}
+
+
+def set_up(store: MemoryStore) -> dict[str, Any]:
+    """What a write of ``store`` set up on disk, said once: ``store_created`` (its path and what
+    it means, as the CLI says it) when it made the repository's store, and ``ignore_rules``
+    when it put the store's ignore rules in the clone's exclude file, the store's own
+    ``.gitignore`` being committed on another branch (:mod:`recall.ignore_rules`)."""
+    made, store.set_up = store.set_up, None
+    said: dict[str, Any] = {}
+    if made is None:
+        return said
+    if made.folders and store.scope == PROJECT:
+        said["store_created"] = {
+            "path": str(store.location.base),
+            "message": created_message(store.location),
+        }
+    if made.rules_in_exclude is not None:
+        said["ignore_rules"] = made.rules_in_exclude.to_dict()
+    return said

@@ -93,7 +93,7 @@ def write(
     draft = with_given_files(draft, given)  # the files named, for a later repoint
     if store.exists:
         refuse_same_summary(store.conn, draft, _supersede_call)
-    written = results.written(store.remember(draft))
+    written = {**results.written(store.remember(draft)), **results.set_up(store)}
     return _with_notes(written, anchor_notes=notes, file_notes=file_notes)
 
 

@@ -5,21 +5,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recall.errors import BadInput, NotFound
 from recall.repo import TETHER_DIR, find_root
 
+if TYPE_CHECKING:
+    from recall.ignore_rules import RulesInExclude
+
 PROJECT = "project"
 GLOBAL = "global"
 SCOPES = (PROJECT, GLOBAL)
-
-# Derived files stay out of git; memory files go in, so they are reviewed like code.
-GITIGNORE = (
-    "# Derived and per-user files; memories/ is meant to be committed.\n"
-    "index.db\nindex.db-*\n*.lock\ncache/\n*.log\n"
-    "# a write stopped midway may leave its temporary file; never a memory\n"
-    "memories/.tmp-*\n"
-)
 
 
 @dataclass(frozen=True)
@@ -290,8 +286,26 @@ def repository_gone(root: Path) -> str:
     )
 
 
-def ensure_created(location: Location) -> bool:
-    """Create a scope's folders (and the project's .gitignore); return True if anything was new.
+@dataclass(frozen=True)
+class SetUp:
+    """What making a store's folders made new: the folders themselves, and where its ignore
+    rules went when the clone's exclude file took them (:mod:`recall.ignore_rules`)."""
+
+    folders: bool
+    rules_in_exclude: RulesInExclude | None = None
+
+
+def created_message(location: Location) -> str:
+    """What to tell a person whose command set up a repository's store on its way, as ``tether
+    init`` does."""
+    return (
+        f"created {location.base} for this repository's memories, as `tether init` does "
+        "(commit memories/, the index stays out of git)"
+    )
+
+
+def ensure_created(location: Location) -> SetUp | None:
+    """Create a scope's folders (and the project's ignore rules); what was new, or None.
 
     A project store's folder is made inside its repository folder, never with it: a
     repository moved or deleted since raises :class:`RepositoryGone`, and nothing is created.
@@ -309,14 +323,12 @@ def ensure_created(location: Location) -> bool:
     location.memories_dir.mkdir(exist_ok=True, mode=mode)
     if location.scope == GLOBAL:
         os.chmod(location.base, 0o700)
-    else:
-        ignore = location.base / ".gitignore"
-        if not ignore.exists() and not ignore.is_symlink():
-            try:  # never through a link: a dangling one would create its target
-                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-            except FileExistsError:
-                return created
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(GITIGNORE)
-            created = True
-    return created
+        return SetUp(folders=True) if created else None
+    from recall.ignore_rules import write_ignore_rules  # git is asked only without .gitignore
+
+    ignore = location.base / ".gitignore"
+    missing = not ignore.exists() and not ignore.is_symlink()
+    moved = write_ignore_rules(location.base)
+    if created or moved is not None or (missing and ignore.exists()):
+        return SetUp(created, moved)
+    return None

@@ -1,10 +1,9 @@
-"""The memory folder on disk: listing files, reading them, atomic writes and the writer lock."""
+"""The memory folder on disk: listing files, reading them, atomic writes."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -12,7 +11,8 @@ from stat import S_IFREG, S_ISREG
 from typing import NamedTuple
 
 from recall.bounded_read import read_within
-from recall.errors import BadInput, StoreBusy, StoreUnavailable
+from recall.errors import BadInput, StoreUnavailable
+from recall.swap_unchanged import FileChanged, swap_if_unchanged
 
 MEMORY_SUFFIX = ".md"
 FILE_TYPE_BITS = 0o170000  # the part of st_mode that S_IFMT keeps
@@ -89,7 +89,8 @@ def check_plain_name(name: str) -> None:
         raise BadInput(f"memory file name {name!r} is not a plain file name")
 
 
-def _describe_os_error(error: OSError, target: Path) -> str:
+def describe_os_error(error: OSError, target: Path) -> str:
+    """What to tell a person about ``error``, met writing ``target``, and what to do."""
     if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         return (
             f"no room to write {target} ({error.strerror}); free some space (or raise the "
@@ -189,16 +190,56 @@ class MemoryFolder:
                 raise OversizedFile(os.fstat(fd).st_size, self.max_bytes)
             return data
 
-    def write(self, name: str, text: str, *, exclusive: bool, durable: bool = True) -> FileStat:
+    def write(
+        self,
+        name: str,
+        text: str,
+        *,
+        exclusive: bool,
+        durable: bool = True,
+        replacing: bytes | None = None,
+    ) -> FileStat:
         """Write a memory file atomically: temp file in the same folder, fsync, rename.
 
         With ``exclusive`` the write fails if the name is taken. ``durable`` = False skips the
         per-file fsync; the caller must then call :meth:`flush` before reporting success.
+        With ``replacing``, the bytes the new text was made from, the file is replaced only if
+        it still holds them just before the rename, else :class:`FileChanged` and nothing is
+        replaced (:mod:`recall.swap_unchanged`).
         """
+        data = text.encode("utf-8")
+        stat = self._write_data(
+            name, data, exclusive=exclusive, durable=durable, replacing=replacing
+        )
+        if isinstance(stat, bytes):  # written into while replaced: that text goes back first
+            self._put_back(name, stat, data)
+            raise FileChanged
+        return stat
+
+    def _put_back(self, name: str, left: bytes, written: bytes) -> None:
+        """Put back ``left``, the text another process wrote into a file while a rewrite
+        replaced it, over ``written``, the rewrite; :class:`StoreUnavailable` naming the file
+        when that cannot be done (the file changed once more since)."""
+        try:
+            again = self._write_data(name, left, exclusive=False, durable=True, replacing=written)
+        except FileChanged:
+            again = b""
+        if isinstance(again, bytes):
+            raise StoreUnavailable(
+                f"{self.file(name)} was written by another process at the moment it was "
+                "rewritten, and again since: an edit of either may be missing from it; check "
+                "the file, then run the command again"
+            )
+
+    def _write_data(
+        self, name: str, data: bytes, *, exclusive: bool, durable: bool, replacing: bytes | None
+    ) -> FileStat | bytes:
+        """:meth:`write` of ``data``: its stat, or with ``replacing``, the text another process
+        wrote into the file while it was replaced (:func:`swap_if_unchanged`)."""
         import secrets  # writes only: a read (every agent hook) never needs it
 
         target = self.file(name)
-        data = text.encode("utf-8")
+        left: bytes | None = None
         if len(data) > self.max_bytes:
             raise BadInput(
                 f"{target} would be written but "
@@ -226,17 +267,23 @@ class MemoryFolder:
                     os.link(temp, target)
                 finally:
                     os.unlink(temp)
+            elif replacing is not None:
+                left = swap_if_unchanged(temp, target, replacing, self.max_bytes)
             else:
                 os.replace(temp, target)
             if durable:
                 self.flush_dir()
         except FileExistsError:
             raise
+        except FileChanged:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
         except OSError as error:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
-            raise StoreUnavailable(_describe_os_error(error, target)) from None
-        return FileStat(name, st.st_mtime_ns, st.st_size)
+            raise StoreUnavailable(describe_os_error(error, target)) from None
+        return FileStat(name, st.st_mtime_ns, st.st_size) if left is None else left
 
     def write_batch(self, items: Iterable[tuple[str, str]]) -> Iterator[FileStat]:
         """Write new memory files ``(name, text)`` atomically each (temp file, rename), without
@@ -277,7 +324,7 @@ class MemoryFolder:
                 except OSError as error:
                     with contextlib.suppress(OSError):
                         os.unlink(temp, dir_fd=dir_fd)
-                    raise StoreUnavailable(_describe_os_error(error, self.path / name)) from None
+                    raise StoreUnavailable(describe_os_error(error, self.path / name)) from None
                 yield FileStat(name, st.st_mtime_ns, st.st_size)
         finally:
             os.close(dir_fd)
@@ -305,7 +352,7 @@ class MemoryFolder:
         except FileNotFoundError:
             return
         except OSError as error:
-            raise StoreUnavailable(_describe_os_error(error, self.file(name))) from None
+            raise StoreUnavailable(describe_os_error(error, self.file(name))) from None
 
     def clean_temp_files(self, names: Iterable[str] | None = None) -> int:
         """Remove temp files left by a writer that was killed mid-write; return how many. The
@@ -323,74 +370,3 @@ class MemoryFolder:
                     os.unlink(self.path / name)
                     removed += 1
         return removed
-
-
-@contextlib.contextmanager
-def writer_lock(
-    lock_path: Path, *, required: bool = True, mode: int = 0o644, wait: float | None = None
-) -> Iterator[None]:
-    """Hold the store's writer lock (an flock, so a killed holder releases it at once).
-
-    With ``required`` False, a lock file that cannot be created (a read-only store, where
-    nobody can write) means no lock is needed, and the body runs without one. With ``wait``
-    (seconds), another holder is waited for that long at most, then :class:`StoreBusy`.
-    """
-    try:
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, mode)
-    except OSError as error:
-        if not required:
-            yield
-            return
-        raise StoreUnavailable(_describe_os_error(error, lock_path)) from None
-    try:
-        _flock(fd, lock_path, wait)
-    except BaseException:
-        os.close(fd)
-        raise
-    try:
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
-
-
-_LOCK_POLL = 0.02
-"""Seconds between two tries of a writer lock waited for with a bound."""
-
-
-def writer_lock_held(lock_path: Path) -> bool:
-    """Whether another holder has the store's writer lock right now (one try, never a wait;
-    a lock file that does not exist yet is held by nobody). Nothing is created."""
-    try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_NOFOLLOW)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # closing the descriptor lets it go
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-    return False
-
-
-def _flock(fd: int, lock_path: Path, wait: float | None) -> None:
-    """Take the exclusive lock on ``fd``: at once or blocking when ``wait`` is None, else
-    trying until ``wait`` seconds have passed."""
-    if wait is None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return
-    import time
-
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                raise StoreBusy(f"{lock_path} is held by another writer") from None
-            time.sleep(_LOCK_POLL)

@@ -18,9 +18,10 @@ from pathlib import Path
 from conftest import OpenStore, remember, run_tether
 
 from recall.index import rows
-from recall.memfiles import file_sha, writer_lock
+from recall.memfiles import file_sha
 from recall.model import Memory
 from recall.records import render_memory
+from recall.writer_lock import writer_lock
 
 PER_WRITER = 200
 

@@ -16,10 +16,10 @@ from conftest import OpenStore, remember, run_tether
 
 from recall.index import deferred_check
 from recall.index.sync import RACY_WINDOW_NS
-from recall.memfiles import writer_lock
 from recall.ranking.query import RecallQuery, Touch
 from recall.service import build_recaller
 from recall.store import MemoryStore
+from recall.writer_lock import writer_lock
 
 
 @pytest.fixture

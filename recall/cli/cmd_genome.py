@@ -142,7 +142,7 @@ def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:
     project = ctx.project()
     if project.repo_root is not None and not project.exists:
         try:
-            ensure_created(project.location)
+            made = ensure_created(project.location)
         except OSError as error:
             raise StoreUnavailable(
                 f"cannot set up {project.location.base} to keep the code map in "
@@ -152,6 +152,8 @@ def run_index(args: argparse.Namespace, ctx: CommandContext) -> int:
             f"set up {project.location.base} to keep the code map in (commit its memories/ "
             "folder; the index stays out of git)"
         )
+        if made is not None and made.rules_in_exclude is not None:
+            ctx.notice(made.rules_in_exclude.message())
     project.require_writable()  # the genome lives in the index: read-only means refused
     genome, root = _genome(ctx)
     summary = _refreshed(genome, ctx, full=args.full)

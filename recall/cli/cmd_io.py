@@ -93,6 +93,8 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
             )
     results.sort(key=lambda result: result.line)
     check_links(results, stores, ctx)
+    for store in stores.values():  # where a store set up on the way put its ignore rules
+        ctx.say_set_up(store)
     created = sum(r.status == "created" for r in results)
     dupes = sum(r.status == "duplicate" for r in results)
     errors = [r for r in results if r.status == "error"]

@@ -215,7 +215,8 @@ def write_store(args: argparse.Namespace, ctx: CommandContext) -> MemoryStore:
 def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Create the project store."""
     store = ctx.project(create=True)
-    created = ensure_created(store.location)
+    made = ensure_created(store.location)
+    created = made is not None
     in_git = store.repo_root is None or is_git(store.repo_root)
     if not in_git:
         ctx.notice(
@@ -224,6 +225,10 @@ def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
             "run `git init` there first if you want those"
         )
     data: dict[str, Any] = {"created": created, "path": str(store.location.base)}
+    moved = made.rules_in_exclude if made is not None else None
+    if moved is not None:
+        data["ignore_rules"] = moved.to_dict()
+        ctx.notice(moved.message())
     found = memory_files_in_git(store.location, ctx.notice) if created and in_git else None
     if found is not None:
         data["git_ignored" if isinstance(found, IgnoredMemories) else "not_private"] = (

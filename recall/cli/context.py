@@ -16,7 +16,7 @@ from recall import unloaded
 from recall.display import plural, unseen_at, visible
 from recall.errors import BadInput, NotFound
 from recall.json_values import finite, json_value
-from recall.locations import PROJECT, HomeUnusable, current_folder, not_a_folder
+from recall.locations import PROJECT, HomeUnusable, created_message, current_folder, not_a_folder
 from recall.model import MIN_ID_PREFIX
 from recall.service import FolderStores, Notice
 from recall.store import MemoryStore
@@ -276,11 +276,17 @@ class CommandContext:
 
     def say_created(self, store: MemoryStore) -> None:
         """The notice of a command that set up a repository's store on its way, as ``tether
-        init`` does (``remember``, ``session start``, ``reindex``)."""
-        self.notice(
-            f"created {store.location.base} for this repository's memories, as `tether init` "
-            "does (commit memories/, the index stays out of git)"
-        )
+        init`` does (``remember``, ``session start``, ``reindex``), and where its ignore rules
+        went when not in its own ``.gitignore`` (:meth:`say_set_up`)."""
+        self.notice(created_message(store.location))
+        self.say_set_up(store)
+
+    def say_set_up(self, store: MemoryStore) -> None:
+        """Say, once, that a write of ``store`` put its ignore rules in the clone's exclude
+        file, and what that means on this branch (:mod:`recall.ignore_rules`)."""
+        made, store.set_up = store.set_up, None
+        if made is not None and made.rules_in_exclude is not None:
+            self.notice(made.rules_in_exclude.message())
 
     def say_not_set_up(self, stores: list[MemoryStore], *, odd_folder: bool = True) -> None:
         """A notice when the project store read from has not been created yet (``tether

@@ -18,8 +18,8 @@ from recall import privacy
 from recall.errors import StoreBusy, StoreUnavailable
 from recall.index import db
 from recall.index.sync import SyncReport
-from recall.locations import GLOBAL, Location
-from recall.memfiles import MemoryFolder, writer_lock
+from recall.locations import GLOBAL, Location, SetUp
+from recall.memfiles import MemoryFolder
 from recall.paths import normalize, normalize_loose
 from recall.store.busy import (
     SAY_AFTER_SECONDS,
@@ -28,6 +28,7 @@ from recall.store.busy import (
     held_for,
     wait_until_free,
 )
+from recall.writer_lock import writer_lock
 
 if TYPE_CHECKING:
     from recall.index.deferred_check import DeferredCheck
@@ -85,6 +86,9 @@ class StoreBase:
         self._read_only_advice = ""
         self._read_only_told = False
         self.last_sync: SyncReport | None = None
+        self.set_up: SetUp | None = None
+        """What this store's first write made on disk (its folders, where its ignore rules
+        went), until a front end has said it and cleared it."""
         self.wait: float | None = None
         """Seconds this store waits at most for another writer (None: as long as it takes). A
         short-lived caller on a clock (a hook) sets it; a store kept busy past it serves reads

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from recall.errors import StoreBusy
 from recall.index.db import BUSY_TIMEOUT_MS, write_locked
-from recall.memfiles import writer_lock_held
+from recall.writer_lock import writer_lock_held
 
 if TYPE_CHECKING:
     from recall.store.base import StoreBase

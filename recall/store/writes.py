@@ -21,12 +21,24 @@ from recall.memfiles import FileStat, file_sha
 from recall.model import SOURCES, Memory, is_valid_id
 from recall.store.opening import recovering
 from recall.store.vector_fill import VectorFilling
+from recall.swap_unchanged import FileChanged, swap_if_unchanged
 
 if TYPE_CHECKING:
     from recall.store.results import WriteResult
 
 # Hidden, and cleaned up like a killed writer's temp files (recall.memfiles).
 _KEPT_PREFIX = ".tmp-kept-"
+
+REWRITE_TRIES = 5
+"""Times a memory file is read and rewritten when it changes under a rewrite: an edit saved in
+the few milliseconds of one is rare, so five in a row means something keeps writing the file
+(a sync tool, a script), and waiting on it longer would only hang the command."""
+
+
+class _Rewrite:
+    """What a rewrite inside :meth:`StoreWrites._rewriting` put in place, once it did."""
+
+    written: bytes | None = None
 
 
 class StoreWrites(VectorFilling):
@@ -75,9 +87,10 @@ class StoreWrites(VectorFilling):
             os.unlink(self.folder.file(name))
 
     @contextlib.contextmanager
-    def _rewriting(self, name: str) -> Iterator[None]:
-        """Rewrite a memory file inside the block, or, if the block fails, put the old file
-        back as it was (same bytes, same mtime, so the index row still matches it).
+    def _rewriting(self, name: str) -> Iterator[_Rewrite]:
+        """Rewrite a memory file inside the block, or, if the block fails once it has set
+        :attr:`_Rewrite.written`, put the old file back as it was (same bytes, same mtime, so
+        the index row still matches it), unless the file changed again since the rewrite.
 
         The old file is kept through a hard link, which takes no room: on a full disk,
         where the failure most likely came from, writing the old text back could fail too.
@@ -92,16 +105,19 @@ class StoreWrites(VectorFilling):
             os.link(target, kept)
         except OSError:
             kept = None
+        rewrite = _Rewrite()
         try:
-            yield
+            yield rewrite
         except BaseException:
+            if kept is not None and rewrite.written is not None:
+                # what another process wrote since the rewrite stays (the next sync reads it)
+                with contextlib.suppress(OSError, FileChanged):
+                    swap_if_unchanged(kept, target, rewrite.written, self.folder.max_bytes)
+            raise
+        finally:
             if kept is not None:
                 with contextlib.suppress(OSError):
-                    os.replace(kept, target)
-            raise
-        if kept is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(kept)
+                    os.unlink(kept)
 
     def prepare_memory(
         self,
@@ -181,12 +197,14 @@ class StoreWrites(VectorFilling):
             if os.path.lexists(folder) and not folder.is_dir():
                 raise StoreUnavailable(not_a_folder(folder))
         try:
-            ensure_created(self.location)
+            made = ensure_created(self.location)
         except OSError as error:
             raise StoreUnavailable(
                 f"could not create the {self.scope} store {self.location.base} "
                 f"({error.strerror or error}); check the permissions of its parent folder"
             ) from None
+        if made is not None:
+            self.set_up = made
         if self._in_memory:
             self.close()
 
@@ -299,26 +317,56 @@ class StoreWrites(VectorFilling):
 
     @recovering
     def update_fields(self, memory_id: str, changes: dict[str, object]) -> Memory:
-        """Rewrite some front-matter keys of a memory file (body untouched) and re-index it."""
+        """Rewrite some front-matter keys of a memory file (body untouched) and re-index it.
+
+        The file is replaced only while it still holds the text the rewrite was made from
+        (:mod:`recall.swap_unchanged`): an edit saved meanwhile (by hand, by another tool) is
+        read and the keys rewritten in it again, up to :data:`REWRITE_TRIES` times. An edit of
+        the front matter itself, or a file that keeps changing, is refused
+        (:class:`StoreUnavailable` naming the file, nothing written)."""
+        from recall import frontmatter
+        from recall.records import KNOWN_KEYS
+
         with self._writable():
             name = self.file_name_of(memory_id)
             path = self.folder.path / name
-            try:
-                text = self.folder.read_bytes(name).decode("utf-8")
-            except FileNotFoundError:
-                raise NotFound(f"{path} disappeared; run `tether doctor`") from None
-            from recall import frontmatter
+            read = self._read_to_rewrite(name)
+            first: list[str] | None = None
+            for _ in range(REWRITE_TRIES):
+                text = read.decode("utf-8")
+                fields = frontmatter.parse(text, path).fields
+                front = frontmatter.front_matter_lines(text, path)
+                if first is not None and front != first:  # a body edit alone is kept as it is
+                    raise StoreUnavailable(
+                        f"memory {memory_id} was changed ({path}) while this command rewrote "
+                        "it; nothing written: run the command again"
+                    )
+                first = front
+                before = indexed_created(self.conn, name)
+                wanted = changes
+                if before and "created" not in fields:
+                    # the date lived in the index alone (a file written by hand without one):
+                    # the rewrite moves the file's time it came from, so the file keeps it now
+                    wanted = {"created": before, **changes}
+                new_text = frontmatter.update(text, path, wanted, key_order=KNOWN_KEYS)
+                with self._rewriting(name) as rewrite:
+                    try:
+                        stat = self.folder.write(name, new_text, exclusive=False, replacing=read)
+                    except FileChanged:
+                        read = self._read_to_rewrite(name)
+                        continue
+                    rewrite.written = new_text.encode("utf-8")
+                    memory = memory_from_text(new_text, path, stat, self.normalize_stored, before)
+                    self._index_written(memory, stat, new_text)
+                return memory
+        raise StoreUnavailable(
+            f"{path} kept changing while tether rewrote it ({REWRITE_TRIES} tries); nothing "
+            "written: run the command again once whatever writes it has finished"
+        )
 
-            before = indexed_created(self.conn, name)
-            if before and "created" not in frontmatter.parse(text, path).fields:
-                # the date lived in the index alone (a file written by hand without one): the
-                # rewrite moves the file's time it came from, so the file keeps it from now on
-                changes = {"created": before, **changes}
-            from recall.records import KNOWN_KEYS
-
-            new_text = frontmatter.update(text, path, changes, key_order=KNOWN_KEYS)
-            with self._rewriting(name):
-                stat = self.folder.write(name, new_text, exclusive=False)
-                memory = memory_from_text(new_text, path, stat, self.normalize_stored, before)
-                self._index_written(memory, stat, new_text)
-        return memory
+    def _read_to_rewrite(self, name: str) -> bytes:
+        """The bytes of the memory file ``name``, to rewrite (:class:`NotFound` when gone)."""
+        try:
+            return self.folder.read_bytes(name)
+        except FileNotFoundError:
+            raise NotFound(f"{self.folder.path / name} disappeared; run `tether doctor`") from None
