@@ -78,13 +78,17 @@ class FolderStores:
     def global_if_usable(self) -> MemoryStore | None:
         """The user's global store for a read beside the project's; None when ``TETHER_HOME``
         cannot be used here, said once (the project's memories are read without it)."""
-        reason = self.unusable_home()
-        if reason is None:
-            return self.global_store()
-        if self.home_left_out is None:
-            self.home_left_out = user_wide_left_out(reason)
-            self.notice(self.home_left_out)
-        return None
+        if GLOBAL in self._opened:  # opened: its home was usable, and stays so in a process
+            return self._opened[GLOBAL]
+        try:
+            location = global_location(self.cwd)
+        except HomeUnusable as error:
+            if self.home_left_out is None:
+                self.home_left_out = user_wide_left_out(str(error))
+                self.notice(self.home_left_out)
+            return None
+        self._opened[GLOBAL] = open_store(location, self.notice)
+        return self._opened[GLOBAL]
 
     def unusable_home(self) -> str | None:
         """Why ``TETHER_HOME`` cannot be the user-wide store's folder here (the variable, its

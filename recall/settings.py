@@ -169,9 +169,10 @@ def user_sources(warn: Warn, repo_root: Path | None = None) -> list[Source]:
     let the repository set what only the user may, such as the code an embedder runs.
     """
     try:
-        check_home()
-        if repo_root is not None:
-            global_location(repo_root)
+        if repo_root is None:
+            check_home()
+        else:
+            global_location(repo_root)  # which checks the home first
     except BadInput:  # said where the user-wide store is left out (or refused), once
         return []
     path = user_config_path()
