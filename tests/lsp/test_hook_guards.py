@@ -98,3 +98,28 @@ async def test_a_guard_on_the_name_a_staged_rename_left_is_shown(
     assert shown.message.endswith("(via file (renamed from src/app.py))")
     hover = await lsp_one.hover(moved, shown.range.start.line, shown.range.start.character)
     assert hover is not None and GUARD in str(hover.contents)
+
+
+async def test_a_guard_whose_memory_file_is_broken_by_hand_offers_no_quick_fix(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """Every command on such a memory fails until its file is fixed: none is offered, and the
+    diagnostic names the file and says it cannot be read."""
+    await lsp_one.indexing_ended()
+    guard = remember_guarded(ws.root, GUARD, "-f", "src/app.py")
+    file = ws.memory_file(guard)
+    text = file.read_text(encoding="utf-8")
+    file.write_text(text.replace("category: gotcha", "category: [gotcha"), encoding="utf-8")
+
+    await lsp_one.open(ws.app_py)
+    [shown] = guards_shown(lsp_one, ws.app_py)
+    assert shown.code == guard
+    rel = f".tether/memories/{guard}.md"
+    assert f"its memory file {rel} cannot be read (line 4: bad YAML" in shown.message
+    offered = await lsp_one.actions(ws.app_py, shown.range, [shown])
+    titles = [a.title for a in offered]
+    assert not [t for t in titles if guard in t]
+    assert "Tether: show memories for this file" in titles  # the file's own actions stay
+    [other] = [d for d in lsp_one.diagnostics(ws.app_py) if d.code == ws.app_gotcha]
+    beside = await lsp_one.actions(ws.app_py, other.range, [other])
+    assert f"Tether: pin gotcha {ws.app_gotcha}" in [a.title for a in beside]
