@@ -14,6 +14,7 @@ from lsprotocol import types
 
 from lsp_server import capabilities, diagnostics, watching
 from lsp_server.documents import DocState, Shown, current_text, resolve
+from lsp_server.hook_guards import UnloadedGuard
 from lsp_server.positions import overlaps
 from lsp_server.symbol_at import symbol_at
 from recall.locations import GLOBAL
@@ -39,7 +40,11 @@ def _action(
 
 
 def memory_actions(shown: Shown) -> list[types.CodeAction]:
-    """The quick fixes of one memory diagnostic."""
+    """The quick fixes of one memory diagnostic: none for a guard read from a memory file its
+    store cannot load (every command on it fails until the file is fixed, as its diagnostic
+    says, naming the file)."""
+    if isinstance(shown.hit, UnloadedGuard):
+        return []
     memory = shown.hit.memory
     ref = {"memoryId": memory.id, "fromHint": True}
     name = f"{memory.category} {memory.id}"

@@ -19,7 +19,7 @@ from lsprotocol import types
 from lsp_server import broken_files, capabilities, usage_counts
 from lsp_server.doc_parse import parse_of
 from lsp_server.documents import DocState, Shown, current_text, usable_text
-from lsp_server.hook_guards import UnloadedGuard, memory_file, with_hook_guards
+from lsp_server.hook_guards import UnloadedGuard, memory_file, with_hook_memories
 from lsp_server.placement import MovedHere, span_of
 from lsp_server.positions import to_range
 from lsp_server.roots import Root
@@ -142,11 +142,9 @@ def prepare(ls: TetherServer, root: Root, path: str, kind: str) -> None:
 def _choose(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:
     """The strong hits shown: every guarded one first (not counted against ``maxPerFile``: it
     stays up while its file is open), those the edit hook asks about that recall does not rank
-    among them (:mod:`lsp_server.hook_guards`), then the best others up to ``maxPerFile``."""
-    chosen = _ranked_choice(ls, root, path, kind)
-    if root.settings.guard_severity == OFF:
-        return chosen
-    return with_hook_guards(ls, root.project, path, chosen)
+    among them, then the gotchas it warns of by a name a staged rename left behind
+    (:mod:`lsp_server.hook_guards`) and the best others, up to ``maxPerFile``."""
+    return with_hook_memories(ls, root, path, _ranked_choice(ls, root, path, kind))
 
 
 def _ranked_choice(ls: TetherServer, root: Root, path: str, kind: str) -> list[Hit]:

@@ -1,8 +1,10 @@
-"""Guards the agent's edit hook asks about on a file that recall does not rank for it: those
-naming the file by the name a rename only staged left behind (``git mv`` not committed yet),
-and those of memory files the store cannot load (a merge conflict, broken front matter), read
-as the hook reads them (:mod:`recall.hooks.guards_by_name`). Shown beside recall's, a guard
-the hook asks about is in the editor too, for as long as the file is open."""
+"""Guards and gotchas the agent's edit hook tells of on a file that recall does not rank for
+it: the guards naming the file by the name a rename only staged left behind (``git mv`` not
+committed yet), and those of memory files the store cannot load (a merge conflict, broken
+front matter), read as the hook reads them (:mod:`recall.hooks.guards_by_name`); and the
+gotchas the hook warns of by such a staged rename's name. Shown beside recall's, a guard the
+hook asks about is in the editor too, for as long as the file is open, and such a gotcha is
+shown as recall's are (the hint policy, ``maxPerFile``)."""
 
 from __future__ import annotations
 
@@ -14,9 +16,11 @@ from typing import TYPE_CHECKING
 
 from recall.errors import TetherError
 from recall.ranking.engine import Hit
+from recall.server_settings import OFF
 from recall.store import MemoryStore
 
 if TYPE_CHECKING:
+    from lsp_server.roots import Root
     from lsp_server.server import TetherServer
 
 PROJECT = "project"
@@ -47,15 +51,17 @@ def _renamed_receipt(memory_files: tuple[str, ...], names: tuple[str, ...]) -> s
     return f"via file (renamed from {earlier})"
 
 
-def guards_not_ranked(
+def not_ranked(
     project: MemoryStore, path: str, ranked: list[Hit], notice: Callable[[str], None]
-) -> list[Hit]:
-    """The guards the edit hook asks about on ``path`` by its names that ``ranked`` (recall's
-    hits shown for it) does not hold, as hits of the project store."""
+) -> tuple[list[Hit], list[Hit]]:
+    """The guards the edit hook asks about on ``path`` by its names, and the gotchas it warns
+    of by a name a staged rename left behind (a guarded one among them too), that ``ranked``
+    (recall's hits shown for it) does not hold, as hits of the project store."""
     from recall.hooks.guards_by_name import guards_by_name
 
     found = guards_by_name(project, path, notice)
-    known = {h.memory.id for h in ranked if h.scope == PROJECT}
+    shown = {h.memory.id for h in ranked if h.scope == PROJECT}
+    known = set(shown)
     hits: list[Hit] = []
     for memory in found.indexed:
         if memory.id not in known:
@@ -81,21 +87,42 @@ def guards_not_ranked(
                     memory_file=problem.path,
                 )
             )
-    return hits
+    gotchas = [
+        Hit(memory, PROJECT, 0.0, {}, _renamed_receipt(memory.files, found.names), strong=True)
+        for memory in found.staged_gotchas
+        if memory.id not in shown
+    ]
+    return hits, gotchas
 
 
-def with_hook_guards(
-    ls: TetherServer, project: MemoryStore | None, path: str, chosen: list[Hit]
-) -> list[Hit]:
-    """``chosen`` (recall's hits shown for ``path``, guarded ones first) with the guards the
-    edit hook asks about that it does not hold, after its own guards; ``chosen`` alone when
-    they cannot be read (said once in the log: recall's are shown all the same)."""
+def with_hook_memories(ls: TetherServer, root: Root, path: str, chosen: list[Hit]) -> list[Hit]:
+    """``chosen`` (recall's hits shown for ``path``, guarded ones first) with what the edit hook
+    tells of that it does not hold: its guards after recall's own (unless guards are off), its
+    gotchas of a staged rename's name before recall's other hits, those of a category shown,
+    the whole after the guards held to ``maxPerFile``. ``chosen`` alone when they cannot be
+    read (said once in the log: recall's are shown all the same)."""
+    project = root.project
     if project is None or not project.exists:
         return chosen
     try:
-        extra = guards_not_ranked(project, path, chosen, lambda text: ls.warn_once(text, text))
+        guards, gotchas = not_ranked(project, path, chosen, lambda text: ls.warn_once(text, text))
     except (TetherError, sqlite3.Error, OSError) as error:
         ls.warn(f"the guards of {path} by its names could not be read ({error})")
         return chosen
-    guards = sum(1 for h in chosen if h.memory.guard)
-    return [*chosen[:guards], *extra, *chosen[guards:]]
+    settings = root.settings
+    if settings.guard_severity == OFF:  # a guarded memory is one of recall's others then
+        guards, lead = [], 0
+    else:
+        lead = sum(1 for h in chosen if h.memory.guard)
+    taken = {h.memory.id for h in guards}
+    gotchas = [
+        h
+        for h in gotchas
+        if h.memory.id not in taken
+        and settings.severity_for(h.memory.category, ls.client_name, guard=h.memory.guard)
+        is not None
+    ]
+    if not gotchas:
+        return [*chosen[:lead], *guards, *chosen[lead:]]
+    others = [*gotchas, *chosen[lead:]][: settings.max_per_file]
+    return [*chosen[:lead], *guards, *others]

@@ -33,6 +33,7 @@ from recall.locations import PROJECT
 from recall.model import Memory
 from recall.named_files import unfit_line
 from recall.records import memory_from_parsed
+from recall.swap_unchanged import FileChanged
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -287,12 +288,13 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
         if problem.severity == types.DiagnosticSeverity.Error or SAME_TEXT in problem.message:
             return False
     try:
-        now: str | None = digest(target.read_bytes())
+        held: bytes | None = target.read_bytes()
     except FileNotFoundError:
-        now = None
+        held = None
     except OSError as error:
         ls.warn_shown_once(f"draft {draft}: {error}", f"the draft was not remembered: {error}")
         return False
+    now = None if held is None else digest(held)
     if now is not None and now not in {digest(text.encode()), ls.draft_writes.get(draft)}:
         ls.warn_shown_once(
             f"stale {draft} {now}",
@@ -302,7 +304,21 @@ def _finish(ls: TetherServer, doc: DocState) -> bool:
         )
         return False
     try:
-        store.folder.write(doc.path.name, text, exclusive=False)
+        # the file replaced only while it holds what was just read, made only while there is
+        # none: an edit saved in between (by hand, a pull) is never written over
+        if held is None:
+            store.folder.write(doc.path.name, text, exclusive=True)
+        else:
+            store.folder.write(doc.path.name, text, exclusive=False, replacing=held)
+    except (FileChanged, FileExistsError):
+        ls.warn_shown_once(
+            f"raced {draft} {now}",
+            f"the draft {draft} was not saved over {target}: that memory file changed on disk "
+            "while the draft was saved (an edit, a pull), after it was read; nothing written. "
+            f"Open {target} to see the change, copy what you want from the draft into it, then "
+            "delete the draft.",
+        )
+        return False
     except TetherError as error:
         ls.warn_shown_once(f"draft {draft}: {error}", f"the draft was not remembered: {error}")
         return False

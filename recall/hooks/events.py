@@ -9,15 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from recall.agent_text import file_of, for_agent, masked_note
-from recall.file_names import EarlierName, own_name
+from recall.file_names import EarlierName
 from recall.hooks.edited import real_path
-from recall.hooks.guard_moves import anchored_here, moved_in, renamed_here
+from recall.hooks.guard_moves import anchored_here, moved_in
 from recall.hooks.guard_names import (
     catch_up_renames,
     dated_earlier,
     earlier_or_none,
     every_guard,
-    names_it,
     with_link,
 )
 from recall.hooks.guard_own_file import guarded_by_its_file, guarded_superseded_by
@@ -26,6 +25,7 @@ from recall.hooks.guard_unloaded import unloaded_asks
 from recall.hooks.guarded import not_yet_allowed, record_allowed, record_asked
 from recall.hooks.input import EDIT_TOOLS, HookInput, Skip, ask, output
 from recall.hooks.logfile import _notice
+from recall.hooks.on_file import memories_on_file
 from recall.hooks.session_notes import (
     hint_ledger,
     logged,
@@ -49,7 +49,6 @@ from recall.lifecycle.disuse import archived_by_disuse
 from recall.model import WARNING_CATEGORIES
 from recall.paths import link_target
 from recall.policy.trust import Gate
-from recall.written_moments import written_since
 
 if TYPE_CHECKING:
     from recall.model import Memory
@@ -240,29 +239,9 @@ def _on_file(
     hidden: Mapping[str, Any],
     earlier: Sequence[EarlierName] = (),
 ) -> list[Memory]:
-    """The memories naming ``path`` in their files, by one of its ``names`` (itself, then the
-    names it had before renames, as recall follows them: ``earlier`` dates them), that guard
-    it or warn about it. A warning named by ``path`` alone and written before the file there
-    now took the name is the file's that left it, as recall finds it
-    (:func:`recall.file_names.own_name`); a guard asks here all the same."""
-    before = {n.name: n.before for n in earlier}
-    since = own_name(project.conn, path).after
-    found = [
-        renamed_here(m, path, names)
-        for m in project.guarding_or_warning(path, names[1:])
-        if names_it(m, names, before)
-        and m.id not in hidden
-        and (m.guard or (m.category in WARNING_CATEGORIES and _here_since(m, names, before, since)))
-    ]
-    return Gate(project, _notice).memories(found)
-
-
-def _here_since(
-    memory: Memory, names: tuple[str, ...], before: Mapping[str, float], since: float
-) -> bool:
-    """Whether ``memory`` is about the file ``names[0]`` now: by another of its ``names``, or
-    written since the file took its name (``since``: seconds, -inf for always)."""
-    return names_it(memory, names[1:], before) or written_since(memory.created, since)
+    """The memories that guard ``path`` or warn about it by its ``names``
+    (:func:`recall.hooks.on_file.memories_on_file`), those this hook may show."""
+    return Gate(project, _notice).memories(memories_on_file(project, path, names, hidden, earlier))
 
 
 def _guarded(

@@ -14,15 +14,15 @@ from lsprotocol import types
 
 from tests.conftest import git, remember_guarded, run_tether
 from tests.lsp.session import Session
-from tests.lsp.workspace import Workspace
+from tests.lsp.workspace import APP_GOTCHA, Workspace
 
 pytestmark = pytest.mark.asyncio
 
 GUARD = "retries stay at three"
 
 
-def hook_asks_about(ws: Workspace, path: Path) -> str:
-    """What the pre-edit hook says before an edit of ``path`` (it must ask)."""
+def pre_edit(ws: Workspace, path: Path) -> dict[str, str]:
+    """What the pre-edit hook answers before an edit of ``path``."""
     payload = {
         "session_id": "s1",
         "cwd": str(ws.root),
@@ -32,7 +32,12 @@ def hook_asks_about(ws: Workspace, path: Path) -> str:
     }
     done = run_tether("hook", "pre-edit", cwd=ws.root, stdin=json.dumps(payload))
     assert done.code == 0, done.stderr
-    decision = json.loads(done.stdout)["hookSpecificOutput"]
+    return dict(json.loads(done.stdout)["hookSpecificOutput"])
+
+
+def hook_asks_about(ws: Workspace, path: Path) -> str:
+    """What the pre-edit hook says before an edit of ``path`` (it must ask)."""
+    decision = pre_edit(ws, path)
     assert decision["permissionDecision"] == "ask"
     return str(decision["permissionDecisionReason"])
 
@@ -98,3 +103,62 @@ async def test_a_guard_on_the_name_a_staged_rename_left_is_shown(
     assert shown.message.endswith("(via file (renamed from src/app.py))")
     hover = await lsp_one.hover(moved, shown.range.start.line, shown.range.start.character)
     assert hover is not None and GUARD in str(hover.contents)
+
+
+async def test_a_guard_whose_memory_file_is_broken_by_hand_offers_no_quick_fix(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    """Every command on such a memory fails until its file is fixed: none is offered, and the
+    diagnostic names the file and says it cannot be read."""
+    await lsp_one.indexing_ended()
+    guard = remember_guarded(ws.root, GUARD, "-f", "src/app.py")
+    file = ws.memory_file(guard)
+    text = file.read_text(encoding="utf-8")
+    file.write_text(text.replace("category: gotcha", "category: [gotcha"), encoding="utf-8")
+
+    await lsp_one.open(ws.app_py)
+    [shown] = guards_shown(lsp_one, ws.app_py)
+    assert shown.code == guard
+    rel = f".tether/memories/{guard}.md"
+    assert f"its memory file {rel} cannot be read (line 4: bad YAML" in shown.message
+    offered = await lsp_one.actions(ws.app_py, shown.range, [shown])
+    titles = [a.title for a in offered]
+    assert not [t for t in titles if guard in t]
+    assert "Tether: show memories for this file" in titles  # the file's own actions stay
+    [other] = [d for d in lsp_one.diagnostics(ws.app_py) if d.code == ws.app_gotcha]
+    beside = await lsp_one.actions(ws.app_py, other.range, [other])
+    assert f"Tether: pin gotcha {ws.app_gotcha}" in [a.title for a in beside]
+
+
+async def test_a_gotcha_on_the_name_a_staged_rename_left_is_shown_as_the_hook_warns_of_it(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    await lsp_one.indexing_ended()
+    git(ws.root, "mv", "src/app.py", "src/main.py")  # staged, not committed
+    moved = ws.root / "src" / "main.py"
+    warned = pre_edit(ws, moved)["additionalContext"]
+    assert f'gotcha "{APP_GOTCHA}" [{ws.app_gotcha}]' in warned
+
+    await lsp_one.open(moved)
+    [shown] = lsp_one.diagnostics(moved)
+    assert shown.code == ws.app_gotcha
+    assert shown.severity == types.DiagnosticSeverity.Warning  # a gotcha, as recall's are
+    assert shown.message == (
+        f'gotcha "{APP_GOTCHA}" [{ws.app_gotcha}] — review before editing '
+        "(via file (renamed from src/app.py))"
+    )
+    hover = await lsp_one.hover(moved, shown.range.start.line, shown.range.start.character)
+    assert hover is not None and APP_GOTCHA in str(hover.contents)
+    offered = await lsp_one.actions(moved, shown.range, [shown])
+    assert f"Tether: pin gotcha {ws.app_gotcha}" in [a.title for a in offered]
+
+
+@pytest.mark.init_options({"maxPerFile": 0})
+async def test_a_staged_renames_gotcha_keeps_to_max_per_file(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    await lsp_one.indexing_ended()
+    git(ws.root, "mv", "src/app.py", "src/main.py")
+    moved = ws.root / "src" / "main.py"
+    await lsp_one.open(moved)
+    assert lsp_one.diagnostics(moved) == []
