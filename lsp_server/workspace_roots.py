@@ -17,6 +17,7 @@ from recall.locations import (
     HomeUnusable,
     Location,
     StoreInGitFolder,
+    WorkTreeOfAnother,
     check_home,
     global_base,
     global_location,
@@ -70,6 +71,9 @@ class Roots:
         except (UnsafeStore, StoreInGitFolder) as error:  # its store left alone, said once
             self.notice(str(error))
             location = None
+        except WorkTreeOfAnother as error:  # a setting for the person to fix: shown, once
+            self.shown(str(error), f"no project memories for {folder}: {error}")
+            location = None
         for root in self._roots:
             if location is not None and root.location == location:
                 root.folders.append(folder)
@@ -121,7 +125,7 @@ class Roots:
                 return found
             try:
                 location = project_location(path.parent)
-            except (NotFound, UnsafeStore, StoreInGitFolder):
+            except (NotFound, UnsafeStore, StoreInGitFolder, WorkTreeOfAnother):
                 return None
             root = self.add(location.repo_root or path.parent)
             if root is not None and self.on_added is not None:
@@ -137,7 +141,7 @@ class Roots:
             return None
         try:
             location = project_location(path.parent)
-        except (NotFound, UnsafeStore, StoreInGitFolder):
+        except (NotFound, UnsafeStore, StoreInGitFolder, WorkTreeOfAnother):
             return None
         inner = location.repo_root
         if inner is None or inner == outer or not is_within(inner, outer):

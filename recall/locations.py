@@ -134,6 +134,28 @@ def _refuse_store_in_git_folder(root: Path) -> None:
     )
 
 
+class WorkTreeOfAnother(BadInput):
+    """The repository a command runs in has ``core.worktree`` naming the work tree of another
+    repository (a folder with a ``.git`` of its own): that folder's ``.tether`` is the other
+    repository's store, never read or written from here; a wrong place to run (exit 2)."""
+
+
+def _refuse_work_tree_of_another(root: Path) -> None:
+    """Raise :class:`WorkTreeOfAnother` when :func:`recall.repo.find_root` found ``root``'s
+    ``core.worktree`` naming another repository's work tree."""
+    from recall.work_tree import claimed_tree
+
+    claimed = claimed_tree(str(root))
+    if claimed is None:
+        return
+    config, tree, theirs = claimed
+    raise WorkTreeOfAnother(
+        f"{config} sets core.worktree to {tree}, the work tree of another repository "
+        f"({theirs}): its {TETHER_DIR} store is that repository's, so nothing is read or written "
+        f"there from {root}; run tether in {tree} for its memories, or remove the setting"
+    )
+
+
 class NoProject(NotFound):
     """No project store can be found around a folder: the message says why and where one
     can be; a surface adds the way its own command reaches the global store, when it has one
@@ -177,12 +199,15 @@ def project_location(cwd: Path, *, create_at_cwd: bool = False) -> Location:
     Raises :class:`NoProject` when there is none, unless ``create_at_cwd`` asks to start one;
     :class:`InGitFolder` when ``cwd`` is in git's own folder (a bare repository, or a clone's
     ``.git`` or a folder in it: :func:`git_own_folder`); :class:`StoreInGitFolder`
-    when the store found is in such a folder (an older ``init`` made it there); and
+    when the store found is in such a folder (an older ``init`` made it there);
+    :class:`WorkTreeOfAnother` when the repository's ``core.worktree`` names another
+    repository's work tree; and
     :class:`recall.containment.UnsafeStore` when the repository's store holds a link that leads
     outside it.
     """
     root = find_root(cwd)
     if root is not None:
+        _refuse_work_tree_of_another(root)
         _refuse_store_in_git_folder(root)
     git_own = git_own_folder(cwd, root)
     if git_own is not None:

@@ -55,6 +55,9 @@ class FolderStores:
         self.home_left_out: str | None = None
         """What was said when a read left the user-wide store out, ``TETHER_HOME`` being
         unusable here (:meth:`global_if_usable`); said once, kept for a surface's own notes."""
+        self.settings_left_out: str | None = None
+        """What was said when the user's own settings were not read for that reason, and the
+        user-wide store's note had not been (:meth:`say_settings_left_out`)."""
 
     def project(self, *, create: bool = False) -> MemoryStore:
         """The project store; :class:`NotFound` outside any repository (``create`` makes the
@@ -89,6 +92,16 @@ class FolderStores:
             return None
         self._opened[GLOBAL] = open_store(location, self.notice)
         return self._opened[GLOBAL]
+
+    def say_settings_left_out(self, reason: str) -> None:
+        """Say once that the user's own settings were not read, ``TETHER_HOME`` being unusable
+        here (``reason``: the :class:`HomeUnusable` message); nothing when the user-wide store's
+        note, which names the same variable and what to do, was said."""
+        if self.home_left_out is None and self.settings_left_out is None:
+            from recall.settings_home import settings_left_out
+
+            self.settings_left_out = settings_left_out(reason)
+            self.notice(self.settings_left_out)
 
     def unusable_home(self) -> str | None:
         """Why ``TETHER_HOME`` cannot be the user-wide store's folder here (the variable, its

@@ -173,7 +173,10 @@ def user_sources(warn: Warn, repo_root: Path | None = None) -> list[Source]:
             check_home()
         else:
             global_location(repo_root)  # which checks the home first
-    except BadInput:  # said where the user-wide store is left out (or refused), once
+    except BadInput as error:  # said once, with the user-wide store's note when a command has one
+        from recall.settings_home import tell
+
+        tell(str(error))
         return []
     path = user_config_path()
     values, text = read_toml(path, warn)

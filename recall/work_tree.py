@@ -31,6 +31,11 @@ _moved: dict[str, str] = {}
 """Work tree -> its git folder, for each work tree found in this process away from its
 ``.git`` (named by ``core.worktree``) or decided by the environment."""
 
+_claimed: dict[str, tuple[str, str, str]] = {}
+"""Folder holding ``.git`` -> (the config file setting ``core.worktree``, the folder it names,
+that folder's own ``.git``), for each repository found in this process whose setting names the
+work tree of another repository: that repository's store is never taken for this one's."""
+
 _asked: dict[tuple[str, ...], str | None] = {}
 """git's answers in this process, by folder, environment variables and working directory."""
 
@@ -74,6 +79,15 @@ def moved_git_dir(path: str) -> tuple[str, str] | None:
         current = parent
 
 
+def claimed_tree(root: str) -> tuple[str, str, str] | None:
+    """(config file, folder named, its ``.git``) when :func:`find_root` found ``root`` holding a
+    ``.git`` whose ``core.worktree`` names the work tree of another repository (a folder with a
+    ``.git`` of its own, of another git folder); else None. ``root`` is then no project's root:
+    its own folder is no work tree git commits from, and the named one's store is the other
+    repository's."""
+    return _claimed.get(root)
+
+
 def still_root(root: str) -> bool:
     """Whether ``root`` is still what :func:`find_root` took it for: a folder holding ``.git``
     or ``.tether``, or a work tree git named whose folder and git folder are both still there."""
@@ -114,12 +128,14 @@ def _configured_tree(dot_git: str, folder: str) -> str | None:
     """The work tree the repository of ``dot_git`` (in ``folder``) names in ``core.worktree``,
     when it is another folder and git would take it; else None. Files are read, not git
     run: a config without the word costs one read (:mod:`recall.git_config_file`)."""
+    _claimed.pop(folder, None)  # decided anew on each read: a long-lived server sees a fix
     is_folder = os.path.isdir(dot_git)
     git_dir = dot_git if is_folder else _gitfile_target(dot_git, folder)
     if git_dir is None:
         return None
     common = None if is_folder else _common_dir(git_dir)  # a linked worktree's main repository
-    data = _read(os.path.join(common or git_dir, "config"))
+    config = os.path.join(common or git_dir, "config")
+    data = _read(config)
     if data is None or b"worktree" not in data.lower():
         return None
     from recall.git_config_file import is_true, settings
@@ -133,6 +149,8 @@ def _configured_tree(dot_git: str, folder: str) -> str | None:
         if more is None:
             return None
         found.update(more)
+        if "core.worktree" in more:
+            config = os.path.join(git_dir, "config.worktree")
     elif common is not None:
         return None  # git takes no work tree for a linked worktree from the shared config
     value = found.get("core.worktree")
@@ -142,8 +160,22 @@ def _configured_tree(dot_git: str, folder: str) -> str | None:
     top = os.path.realpath(os.path.join(real_git_dir, value))
     if top == folder or not os.path.isdir(top):
         return None  # a missing folder: git fails there, and says so
+    theirs = os.path.join(top, ".git")
+    if os.path.lexists(theirs) and _repository_of(theirs, top) != _repository_of(dot_git, folder):
+        _claimed[folder] = (config, top, theirs)
+        return None
     _moved[top] = real_git_dir
     return top
+
+
+def _repository_of(dot_git: str, folder: str) -> str | None:
+    """The folder of the repository a ``.git`` in ``folder`` belongs to, links resolved: its
+    main git folder for a linked worktree's or a submodule's ``.git`` file; None when it names
+    none (git fails there)."""
+    git_dir = dot_git if os.path.isdir(dot_git) else _gitfile_target(dot_git, folder)
+    if git_dir is None:
+        return None
+    return os.path.realpath(_common_dir(git_dir) or git_dir)
 
 
 def _read(path: str) -> bytes | None:

@@ -26,6 +26,7 @@ from recall import (
 from recall.anchors import submodules
 from recall.browse import actions
 from recall.cli import cmd_agent_config
+from recall.cli import main as cli_main
 from recall.genome.symbols import grammars, layout, model, treesitter
 from recall.genome.symbols import index as symbol_index
 from recall.genome.symbols.extract import extract
@@ -52,6 +53,7 @@ PINNED = [
     (private_store, "GIT_TIMEOUT_S", 10),
     (private_store, "TRACKED_SHOWN", 3),
     (work_tree, "ASK_TIMEOUT_S", 5),
+    (cli_main, "OWN_HOME_NOTES", frozenset({"hook", "lsp", "mcp", "warm"})),
     (work_tree, "GIT_PLACE_VARIABLES", ("GIT_DIR", "GIT_WORK_TREE")),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
     (symbol_index, "READER", "r7"),

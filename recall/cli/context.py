@@ -274,6 +274,12 @@ class CommandContext:
         else:
             self.notice("no global memories yet: `tether remember --global` writes one")
 
+    def say_settings_left_out(self, reason: str) -> None:
+        """Say once that the user's own settings were not read, ``TETHER_HOME`` being unusable
+        here (``reason``), unless the user-wide store's note said it
+        (:meth:`recall.service.FolderStores.say_settings_left_out`)."""
+        self.folder.say_settings_left_out(reason)
+
     def find_memory(
         self, ref: str, scope: str = "all", listing: str = "tether list --scope all"
     ) -> tuple[MemoryStore, Any]:

@@ -14,6 +14,7 @@ from recall.cli.context import OWN_WAITS, CommandContext
 from recall.display import LINE_BREAKS, visible
 from recall.errors import EXIT_BAD_INPUT, EXIT_FAILURE, BadInput, TetherError
 from recall.locations import NoProject
+from recall.settings_home import TOLD as SETTINGS_HOME_TOLD
 
 if TYPE_CHECKING:  # the parser is built only for a command line it is needed for
     import argparse
@@ -32,6 +33,11 @@ whose every draft, memory and result lives until its output is written. With the
 paused only while it imported (:func:`recall.importer.import_lines`), the collections after it
 traversed that heap to find next to nothing: 28 of them, 0.13 s, after an import of
 networkmanager's 32,166 commits, between its commit and the end of its output."""
+
+OWN_HOME_NOTES: Final = frozenset({"hook", "lsp", "mcp", "warm"})
+"""Commands that serve others and say a ``TETHER_HOME`` they cannot use their own way (a hook
+on stderr with its answer, a server to its client): the note that the user's own settings were
+not read (:mod:`recall.settings_home`) is every other command's, said once."""
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -113,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     cwd = args.directory.resolve() if args.directory is not None else None  # None: looked up
     ctx = CommandContext(json_output=json_output, cwd=cwd, command=command, args=args)
+    said = None if command in OWN_HOME_NOTES else ctx.say_settings_left_out
+    told = SETTINGS_HOME_TOLD.set(said)
     try:
         return int(args.func(args, ctx))
     except TetherError as error:
@@ -130,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader stopped early: what it read is all it wanted
         return ctx.verdict  # 0, or the verdict the command decided before its output began
     finally:
+        SETTINGS_HOME_TOLD.reset(told)
         ctx.close()
 
 

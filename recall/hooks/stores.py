@@ -30,13 +30,17 @@ class HookStores:
     def __init__(self, cwd: Path, file: str | None = None) -> None:
         from recall.containment import UnsafeStore
         from recall.errors import NotFound
-        from recall.locations import StoreInGitFolder
+        from recall.locations import StoreInGitFolder, WorkTreeOfAnother
 
         try:
             location = _hook_location(cwd.resolve())
         except UnsafeStore as error:  # logged to the user's own folder, never the repository's
             _notice(str(error))
             raise Skip("the project store is unsafe") from None
+        except WorkTreeOfAnother as error:  # the person must fix the setting: said, not a block
+            _say(f"tether hook: {error} (the hook did nothing)")
+            _notice(str(error))
+            raise Skip("the work tree is another repository's") from None
         except StoreInGitFolder:  # the commands say so; a hook never fails the agent
             raise Skip("the project store is in git's own folder") from None
         except (NotFound, OSError):
