@@ -54,7 +54,7 @@ PINNED = [
     (work_tree, "ASK_TIMEOUT_S", 5),
     (work_tree, "GIT_PLACE_VARIABLES", ("GIT_DIR", "GIT_WORK_TREE")),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
-    (symbol_index, "READER", "r7"),
+    (symbol_index, "READER", "r8"),
     (search, "LIMIT_CAP", 1 << 31),
     (changes, "CHAIN_STEPS", 100),
     (submodules, "PATHSPEC_MAX", 256),
