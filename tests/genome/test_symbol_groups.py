@@ -211,3 +211,16 @@ def test_a_lone_java_or_cpp_definition_hashes_as_before() -> None:
     assert found["A.g:method"].body == alone.body
     [other] = extract("src/o.cpp", b"int other() { return 0; }\n").definitions
     assert by_name("src/foo.cpp", CPP)["other:function"].body == other.body
+
+
+def test_a_python_propertys_setter_after_a_getter_with_a_nested_helper_is_one_symbol() -> None:
+    source = (
+        b"class C:\n"
+        b"    @property\n"
+        b"    def x(self):\n"
+        b"        def helper():\n            return 1\n"
+        b"        return helper()\n"
+        b"    @x.setter\n"
+        b"    def x(self, v):\n        pass\n"
+    )
+    assert spans("c.py", source) == [("C", 1, 9), ("C.x", 3, 9), ("C.x.helper", 4, 5)]

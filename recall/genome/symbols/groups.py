@@ -6,7 +6,8 @@ A TypeScript function's (or method's) overload signatures and its implementation
 are each indexed as ONE definition, from the first part to the end of the last.
 The whole group rather than the implementation alone: a signature is the function's contract
 and a setter is half of the property, so an edit of any part is an edit of the symbol a memory
-is about.
+is about. Those parts follow one another (a definition nested in one, a Python getter's
+helper, does not part it from the next).
 
 In C++ and Java a name is overloaded wherever it is defined in its scope: every definition
 of one name and kind in one scope (``void Foo::bar(int)`` and ``void Foo::bar(const char*)``,
@@ -87,14 +88,27 @@ def grouped(grammar: str, found: list[tuple[Node, str, str]]) -> list[list[tuple
     groups: list[list[tuple[Node, str, str]]] = []
     for item in found:
         node, _, name = item
-        if groups:
-            last_node, _, last_name = groups[-1][-1]
+        before = _latest_beside(groups, name)
+        if before is not None:
+            last_node, _, last_name = before[-1]
             leaf = name.rpartition(SEPARATOR)[2]
             if last_name == name and _continues(grammar, last_node, node, leaf):
-                groups[-1].append(item)
+                before.append(item)
                 continue
         groups.append([item])
     return groups
+
+
+def _latest_beside(
+    groups: list[list[tuple[Node, str, str]]], name: str
+) -> list[tuple[Node, str, str]] | None:
+    """The latest group that is not nested in a definition named ``name`` (a definition's
+    nested ones follow it: they stand between it and its next part)."""
+    nested = name + SEPARATOR
+    for group in reversed(groups):
+        if not group[0][2].startswith(nested):
+            return group
+    return None
 
 
 def _by_name(found: list[tuple[Node, str, str]]) -> list[list[tuple[Node, str, str]]]:
