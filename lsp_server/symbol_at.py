@@ -47,8 +47,13 @@ def _definitions(rel: str, text: str) -> tuple[Definition, ...]:
 
 
 def symbol_at(rel: str, text: str, line: int) -> str | None:
-    """The qualified name of the innermost definition holding 0-based ``line``, or None."""
-    holding = [d for d in _definitions(rel, text) if d.start <= line + 1 <= d.end]
+    """The qualified name of the innermost definition holding 0-based ``line``, or None (a
+    line between two overloads is in neither: their symbol holds their own lines only)."""
+    holding = [
+        d
+        for d in _definitions(rel, text)
+        if any(first <= line + 1 <= last for first, last in d.parts or ((d.start, d.end),))
+    ]
     if not holding:
         return None
     return min(holding, key=lambda d: (d.end - d.start, -d.start)).name

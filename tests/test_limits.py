@@ -56,7 +56,7 @@ PINNED = [
     (cli_main, "OWN_HOME_NOTES", frozenset({"hook", "lsp", "mcp", "warm"})),
     (work_tree, "GIT_PLACE_VARIABLES", ("GIT_DIR", "GIT_WORK_TREE")),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
-    (symbol_index, "READER", "r7"),
+    (symbol_index, "READER", "r8"),
     (search, "LIMIT_CAP", 1 << 31),
     (changes, "CHAIN_STEPS", 100),
     (submodules, "PATHSPEC_MAX", 256),

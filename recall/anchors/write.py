@@ -85,11 +85,14 @@ def _body_of(root: Path, path: str, name: str, held: Held | None = None) -> _Fou
     if not exact:
         tail = NAME_SEPARATOR + wanted
         exact = [d for d in found.definitions if d.name.endswith(tail)]
-        if len(exact) > 1:
-            names = ", ".join(d.name for d in exact[:4])
+        distinct = list(dict.fromkeys(d.name for d in exact))
+        if len(distinct) > 1:
+            names = ", ".join(distinct[:4])
             return _Found(
                 None, f"{wanted} is ambiguous in {path} ({names}); give the qualified name"
             )
+        if distinct:  # one qualified name, defined twice: said of that name below
+            wanted = distinct[0]
     if not exact:
         close = close_symbols(wanted, (d.name for d in found.definitions))
         return _Found(None, f"{path} defines no {wanted}{mean_clause(close)}", tuple(close))

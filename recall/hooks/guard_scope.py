@@ -60,16 +60,20 @@ def _lf_ends(text: str) -> str:
     return lone_cr_as_lf(text).replace("\r\n", "\n")
 
 
-def reach(definition: Definition, rows: list[str]) -> Lines:
+def reach(definition: Definition, rows: list[str]) -> list[Lines]:
     """The lines an edit of ``definition`` touches: its decorators or attributes, its own
-    lines, and the nearest non-blank line before and after it (``rows``: the file's lines)."""
-    before = (definition.head or definition.start) - 1
-    while before > 1 and not rows[before - 1].strip():
-        before -= 1
-    after = definition.end + 1
-    while after < len(rows) and not rows[after - 1].strip():
-        after += 1
-    return max(before, 1), min(after, max(len(rows), definition.end))
+    lines, and the nearest non-blank line before and after it (``rows``: the file's lines);
+    one stretch for each of its parts where other code stands between them (overloads)."""
+    found: list[Lines] = []
+    for first, last in definition.spans:
+        before = first - 1
+        while before > 1 and not rows[before - 1].strip():
+            before -= 1
+        after = last + 1
+        while after < len(rows) and not rows[after - 1].strip():
+            after += 1
+        found.append((max(before, 1), min(after, max(len(rows), last))))
+    return found
 
 
 def _overlap(spans: list[Lines], lines: list[Lines]) -> bool:
@@ -101,7 +105,7 @@ def _located(
     if read.syntax_errors:
         near = list(lines)
         for name in anchored:
-            near += [reach(d, rows) for d in named(read.definitions, name)]
+            near += [span for d in named(read.definitions, name) for span in reach(d, rows)]
         widened = [(max(a - 1, 1), b + 1) for a, b in read.error_lines]
         if _overlap(widened, near):
             return None  # a syntax error in or beside the guarded code or the edit
@@ -132,6 +136,6 @@ def guards_hit(
         defined = [named(definitions, a.name) for a in memory.anchors if a.path == path]
         if not all(defined):
             lost.add(memory.id)  # a symbol the file does not define (now)
-        elif not _overlap([reach(d, rows) for found in defined for d in found], lines):
+        elif not _overlap([s for found in defined for d in found for s in reach(d, rows)], lines):
             missed.add(memory.id)
     return Hits([m for m in guarded if m.id not in missed], frozenset(lost))

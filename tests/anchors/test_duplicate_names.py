@@ -75,6 +75,17 @@ def test_a_name_defined_twice_is_ambiguous_when_written_and_unknown_after(
     assert resolve(genome.conn, keep, genome.renamed_to).state == CURRENT
 
 
+def test_a_short_name_of_a_method_defined_twice_names_it_once(tmp_path: Path) -> None:
+    """``f`` for a class's method defined twice is that qualified name defined twice, not a
+    choice between two names that are one (``C.f, C.f``, with "give the qualified name")."""
+    twice = "class C:\n    def f(self):\n        return 1\n\n    def f(self):\n        return 2\n"
+    root = make_repo(tmp_path / "repo", {"src/c.py": twice})
+    [anchor], [note] = record_anchors(root, [("src/c.py", "f")])
+    assert anchor.body is None
+    assert "C.f is ambiguous in src/c.py (defined 2 times, at lines 2, 5)" in note
+    assert "C.f, C.f" not in note and "give the qualified name" not in note
+
+
 def test_an_ambiguous_name_in_a_renamed_file_is_unknown(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "repo", {"src/dup.py": DUP_PY})
     git(root, "mv", "src/dup.py", "src/twice.py")

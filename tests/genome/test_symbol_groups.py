@@ -4,6 +4,7 @@ blocks of a module's top level: what the symbol index reads for each."""
 from __future__ import annotations
 
 from recall.genome.symbols.extract import TREE_SITTER, extract
+from recall.genome.symbols.model import Definition
 
 OVERLOADS = (
     b"export function over(a: number): number;\n"
@@ -134,3 +135,92 @@ def test_a_java_enums_methods_are_read_under_its_name() -> None:
         b"public class J {\n    enum Color {\n        RED;\n        void paint() {}\n    }\n}\n"
     )
     assert spans("src/J.java", source) == [("J", 1, 6), ("J.Color", 2, 5), ("J.Color.paint", 4, 4)]
+
+
+JAVA = (
+    b"class A {\n"  # 1
+    b"    A() {}\n"  # 2
+    b"    int x;\n"  # 3
+    b"    A(int x) { this.x = x; }\n"  # 4
+    b"    void f(int x) {\n        System.out.println(x);\n    }\n"  # 5-7
+    b"    void g() {}\n"  # 8
+    b"    @Deprecated\n    void f(String s) {\n        System.out.println(s);\n    }\n"  # 9-12
+    b"    class f {}\n"  # 13: a type, not an overload of the method
+    b"}\n"
+)
+CPP = (
+    b"void Foo::bar(int x) {\n    (void)x;\n}\n"  # 1-3
+    b"int other() { return 0; }\n"  # 4
+    b"void Foo::bar(const char* s) {\n    (void)s;\n}\n"  # 5-7
+    b"namespace util {\nint clamp(int v) { return v; }\n}\n"  # 8-10
+    b"namespace util {\ndouble clamp(double v) { return v; }\n}\n"  # 11-13
+)
+
+
+def by_name(path: str, data: bytes) -> dict[str, Definition]:
+    found = extract(path, data)
+    assert found.parser == TREE_SITTER, found.note
+    return {f"{d.name}:{d.kind}": d for d in found.definitions}
+
+
+def test_a_java_or_cpp_name_defined_several_times_in_a_scope_is_one_symbol() -> None:
+    """Overloads are one symbol wherever they stand in their scope: from the first to the end
+    of the last, with the lines of each part (annotations included) for what other code stands
+    between them; a nested type of the method's name stays a symbol of its own."""
+    assert spans("src/A.java", JAVA) == [
+        ("A", 1, 14),
+        ("A.A", 2, 4),  # the constructors, a field between them
+        ("A.f", 5, 12),
+        ("A.g", 8, 8),
+        ("A.f", 13, 13),
+    ]
+    found = by_name("src/A.java", JAVA)
+    assert found["A.f:method"].parts == ((5, 7), (9, 12))
+    assert found["A.A:method"].parts == ((2, 2), (4, 4))
+    assert found["A.g:method"].parts == ()
+    assert spans("src/foo.cpp", CPP) == [
+        ("Foo.bar", 1, 7),
+        ("other", 4, 4),
+        ("util", 8, 13),  # a namespace opened twice
+        ("util.clamp", 9, 12),  # free functions overloaded in it
+    ]
+
+
+def test_an_overloads_hash_covers_each_part_in_no_order_and_nothing_between() -> None:
+    method = by_name("src/A.java", JAVA)["A.f:method"]
+
+    def f_of(data: bytes) -> str:
+        return by_name("src/A.java", data)["A.f:method"].body
+
+    assert f_of(JAVA.replace(b"println(s)", b"println(s + 1)")) != method.body  # the last
+    assert f_of(JAVA.replace(b"println(x)", b"println(x + 1)")) != method.body  # the first
+    assert f_of(JAVA.replace(b"    @Deprecated\n", b"")) != method.body  # its annotation
+    first = b"    void f(int x) {\n        System.out.println(x);\n    }\n"
+    assert f_of(JAVA.replace(first, b"")) != method.body  # one removed
+    assert f_of(JAVA.replace(b"void g() {}", b"void g() { g(); }")) == method.body  # between
+    moved = JAVA.replace(first, b"").replace(b"    class f {}\n", b"    class f {}\n" + first)
+    assert f_of(moved) == method.body  # the first moved below the second: no edit
+    assert f_of(JAVA.replace(b"println(x);", b"println(x) ;")) == method.body  # layout
+
+
+def test_a_lone_java_or_cpp_definition_hashes_as_before() -> None:
+    """A definition of one part hashes its own text as it always did, so an anchor recorded
+    on a name defined once stays current."""
+    found = by_name("src/A.java", JAVA)
+    [alone] = extract("src/G.java", b"class G {\n    void g() {}\n}\n").definitions[1:]
+    assert found["A.g:method"].body == alone.body
+    [other] = extract("src/o.cpp", b"int other() { return 0; }\n").definitions
+    assert by_name("src/foo.cpp", CPP)["other:function"].body == other.body
+
+
+def test_a_python_propertys_setter_after_a_getter_with_a_nested_helper_is_one_symbol() -> None:
+    source = (
+        b"class C:\n"
+        b"    @property\n"
+        b"    def x(self):\n"
+        b"        def helper():\n            return 1\n"
+        b"        return helper()\n"
+        b"    @x.setter\n"
+        b"    def x(self, v):\n        pass\n"
+    )
+    assert spans("c.py", source) == [("C", 1, 9), ("C.x", 3, 9), ("C.x.helper", 4, 5)]

@@ -49,15 +49,16 @@ class SymbolBatch:
     notes: list[str] = field(default_factory=list)
 
 
-READER: Final = "r7"
+READER: Final = "r8"
 """Which reading of a content its stored definitions come from, part of every symbol key: a
 reader that reads a content differently (r2: overloads one symbol, top-level blocks entered;
 r3: the regex fallback reads Python decorators; r4: hashes blind to a formatter's changes, a
 Rust type's ``impl`` blocks no symbols of their own; r5: a Python line's block depth, not
 its indentation's width, a JavaScript getter and setter one symbol, a Java enum's methods
 read; r6: a lone carriage return ends a line; r7: a Python function's nested definitions
-read under its name) gets a new one, so the next refresh parses every
-file once anew instead of reusing the old."""
+read under its name; r8: a C++ or Java name defined several times in one scope one symbol, a
+Python property's setter one symbol with a getter that nests a definition) gets a new one, so
+the next refresh parses every file once anew instead of reusing the old."""
 
 
 def symbol_key(path: str, key: str) -> str:

@@ -17,6 +17,7 @@ __all__ = [
     "indented_hash",
     "named",
     "normalize_name",
+    "parts_hashes",
     "python_hash",
     "same_code",
     "tight_hash",
@@ -52,6 +53,17 @@ class Definition:
     formers: str = ""
     """The hashes of the earlier forms (:func:`body_hash`, and :func:`indented_hash` for
     Python), space-separated: a hash an earlier version recorded is compared with these."""
+    parts: tuple[tuple[int, int], ...] = ()
+    """For a symbol made of definitions that other code may stand between (C++ and Java
+    overloads), the first line (its attributes or annotations included) and last line of
+    each; empty for one that is a single stretch of text. Read from the source only, not
+    stored in the index."""
+
+    @property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        """The line stretches the symbol is written on, attributes or decorators included:
+        its :attr:`parts`, or its one range."""
+        return self.parts or ((self.head or self.start, self.end),)
 
     @property
     def leaf(self) -> str:
@@ -125,6 +137,18 @@ def code_hashes(text: bytes, whole: bytes | None = None) -> tuple[str, str]:
     if whole is None:
         return _digest(tightened(text, squeezed), CODE_HASH_CHARS), flat
     return python_hash(whole), f"{flat} {indented_hash(whole)}"
+
+
+def parts_hashes(parts: list[bytes]) -> tuple[str, str]:
+    """:func:`code_hashes` of a symbol made of the definitions ``parts`` (C++ and Java
+    overloads): each part's text layout-blind, the parts in sorted order, so that moving one
+    above another is no edit while an edit, an addition or a removal of any is. One part
+    hashes as :func:`code_hashes` hashes its text alone."""
+    from recall.genome.symbols.layout import tight_text
+
+    tight = sorted(tight_text(part) for part in parts)  # one line each: no line break left
+    flat = sorted(b" ".join(part.split()) for part in parts)
+    return _digest(b"\n".join(tight), CODE_HASH_CHARS), _digest(b"\n".join(flat), LEGACY_HASH_CHARS)
 
 
 def same_code(recorded: str, body: str, formers: str = "") -> bool:

@@ -17,12 +17,13 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from recall.genome.symbols.grammars import INDENTED_GRAMMARS
-from recall.genome.symbols.groups import grouped
+from recall.genome.symbols.groups import grouped, scattered
 from recall.genome.symbols.model import (
     SEPARATOR,
     Definition,
     code_hashes,
     normalize_name,
+    parts_hashes,
 )
 
 Node = Any
@@ -272,22 +273,34 @@ def definitions(root: Node, grammar: str, data: bytes, *, hashes: bool = True) -
             named.append((node, kind, normalize_name(_qualified(prefix, name))))
     found: list[Definition] = []
     types = {name for _, kind, name in named if kind != "impl"}
+    apart = scattered(grammar)
     for group in grouped(grammar, named):  # overloads and accessors: one symbol each
         node, kind, qualified = group[0]
         if kind == "impl" and qualified in types:
             continue  # the type's own definition is what its name designates
-        last = group[-1][0]
+        nodes = [part for part, _, _ in group]
+        last = max(nodes, key=lambda part: part.end_byte)
         start, end = node.start_point[0] + 1, last.end_point[0] + 1
+        parts = _parts(nodes) if apart and len(nodes) > 1 else ()
         if not hashes:
-            found.append(Definition(qualified, kind, start, end, ""))
+            found.append(Definition(qualified, kind, start, end, "", parts=parts))
             continue
-        text = data[node.start_byte : last.end_byte]
-        whole = None
-        if grammar in INDENTED_GRAMMARS:
-            whole = data[_line_start(_decorated(node), data) : last.end_byte]
-        body, formers = code_hashes(text, whole)
-        found.append(Definition(qualified, kind, start, end, body, _head(node), formers))
+        if apart:  # its parts alone: what stands between them is other code
+            body, formers = parts_hashes([data[n.start_byte : n.end_byte] for n in nodes])
+        else:
+            text = data[node.start_byte : last.end_byte]
+            whole = None
+            if grammar in INDENTED_GRAMMARS:
+                whole = data[_line_start(_decorated(node), data) : last.end_byte]
+            body, formers = code_hashes(text, whole)
+        found.append(Definition(qualified, kind, start, end, body, _head(node), formers, parts))
     return found
+
+
+def _parts(nodes: list[Node]) -> tuple[tuple[int, int], ...]:
+    """The first line (attributes or annotations included) and last line of each of
+    ``nodes``, the definitions one symbol is made of."""
+    return tuple((_head(node) or node.start_point[0] + 1, node.end_point[0] + 1) for node in nodes)
 
 
 def _decorated(node: Node) -> Node:
