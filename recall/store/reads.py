@@ -88,10 +88,11 @@ class StoreReads(IndexOpening):
         Raises :class:`MalformedMemory` when the file cannot be read or parsed now."""
         text, path = self._text_of(memory_id)
         from recall import frontmatter  # YAML: only for what reads a file
+        from recall.line_ends import lone_cr_as_lf
         from recall.records import DERIVED_KEYS, extra_fields
 
         parsed = frontmatter.parse(text, path)
-        lines = text.lstrip("\ufeff").splitlines()
+        lines = lone_cr_as_lf(text.lstrip("\ufeff")).split("\n")  # as key_lines counts them
         extra = extra_fields(parsed.fields)
         if derived:
             extra.update({k: v for k, v in parsed.fields.items() if k in DERIVED_KEYS})
