@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from recall import frontmatter
 from recall.errors import MalformedMemory
 from recall.json_values import json_value
 from recall.line_ends import lone_cr_as_lf
+from recall.memfiles import OversizedFile
 from recall.records import KNOWN_KEYS, memory_from_parsed
+
+if TYPE_CHECKING:
+    from recall.store import MemoryStore
 
 NOT_TEXT_KEYS = frozenset({"pinned", "guard", "created"})
 """The top-level keys Tether reads as a boolean (``pinned``, ``guard``) or as a time
@@ -65,6 +71,26 @@ class ReadAs:
             f"back; {self._quote()}"
         )
 
+    def note(self) -> str:
+        """What it is, without its place (the caller gives it): both values, what follows
+        from it and how to quote it."""
+        said = f"{self.what} is written {self.written}, which YAML reads as {_shown(self.read)}"
+        if self.read_by_tether:
+            return f"{said}, so Tether takes it as {_shown(self.kept)}; {self._quote()}"
+        return f"{said} (an export carries that, and an import writes it back); {self._quote()}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The finding for ``--json``: the key, its line, the value as written and as read,
+        and whether Tether reads the key."""
+        return {
+            "key": self.key,
+            "line": self.line,
+            "written": self.written,
+            "read": self.read,
+            "kept": self.kept,
+            "read_by_tether": self.read_by_tether,
+        }
+
     def _quote(self) -> str:
         return f'quote it there ({self.key}: "{self.written}") to keep it as text'
 
@@ -99,6 +125,20 @@ def retyped(text: str) -> list[ReadAs]:
     if any(isinstance(entry, dict) for entry in _entries(parsed.fields.get("anchors"))):
         found += _anchor_values(text, _entries(parsed.fields["anchors"]))
     return found
+
+
+def store_retyped(store: MemoryStore) -> Iterator[tuple[str, Path, ReadAs]]:
+    """Each value YAML reads as other than its text in the memory files of ``store``, with the
+    memory's id and file, in file-name order. A file that cannot be read or loaded is left to
+    the store's own problems."""
+    rows = store.conn.execute("SELECT id, name FROM memories ORDER BY name").fetchall()
+    for memory_id, name in rows:
+        try:
+            text = store.folder.read_bytes(name).decode("utf-8")
+        except (OSError, OversizedFile, UnicodeDecodeError):
+            continue
+        for found in retyped(text):
+            yield memory_id, store.folder.path / name, found
 
 
 def _anchor_values(text: str, entries: list[Any]) -> list[ReadAs]:
