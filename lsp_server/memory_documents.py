@@ -32,6 +32,7 @@ from recall.index.sync_file import duplicates_of
 from recall.locations import PROJECT
 from recall.model import Memory
 from recall.named_files import unfit_line
+from recall.read_as import retyped
 from recall.records import memory_from_parsed
 from recall.swap_unchanged import FileChanged
 
@@ -119,6 +120,9 @@ def problems(
                 f"{meant}? (a key of your own is kept as written)"
             )
             found.append(_line_diagnostic(ls, text, parsed.key_lines.get(key, 1), message, warning))
+    for value in retyped(text):  # a key of one's own only carried so by an export: a hint
+        severity = warning if value.read_by_tether else types.DiagnosticSeverity.Information
+        found.append(_line_diagnostic(ls, text, value.line, value.note(), severity))
     if memory.supersedes:
         line = parsed.key_lines.get("supersedes", 1)
         old = store.find(memory.supersedes)

@@ -7,12 +7,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recall.conflict_marks import refuse_conflict
 from recall.errors import MalformedMemory
 from recall.frontmatter_render import render_value, scalar
+from recall.line_ends import lone_cr_as_lf
 from recall.yaml_comments import comments, inline_comment, lost_comment
 from recall.yaml_loader import KeyTwice, NoSuchDate, unique_keys_loader
 from recall.yaml_shared import shared_key, shared_message
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 
 FENCE = "---"
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:")
+_FIRST_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -54,17 +57,30 @@ def body_text(front: str, summary: str, details: str) -> str:
 
 
 def _split(text: str, path: Path | str) -> tuple[list[str], int, str]:
-    """Return (front-matter lines, index of closing fence line, body text)."""
+    """Return (front-matter lines, index of closing fence line, body text as written).
+
+    Lines end where an editor ends them (:mod:`recall.line_ends`): at ``\n``, and at a lone
+    ``\r`` too, so a file written with old Mac line ends throughout has its front matter read
+    as one written with ``\n``; a line of a CRLF file keeps its ``\r``, as YAML reads it."""
     text = text.removeprefix("\ufeff")
-    refuse_conflict(text, path)  # first: markers may make the front matter read, or not
-    lines = text.split("\n")
+    ends = lone_cr_as_lf(text)  # of the same length: its "\n" are where the lines end
+    refuse_conflict(ends, path)  # first: markers may make the front matter read, or not
+    lines = ends.split("\n")
     if not lines or lines[0].rstrip("\r \t") != FENCE:
         raise MalformedMemory(path, 1, "no front matter: the file must start with a '---' line")
+    start = len(lines[0]) + 1  # where the line after the one looked at starts
     for index in range(1, len(lines)):
+        start += len(lines[index]) + 1
         if lines[index].rstrip("\r \t") in (FENCE, "..."):
-            body = "\n".join(lines[index + 1 :])
-            return lines[1:index], index, body
+            return lines[1:index], index, text[start:]
     raise MalformedMemory(path, 1, "front matter is not closed: add a '---' line after it")
+
+
+def line_break(text: str) -> str:
+    """How the lines of the memory file ``text`` end, by its opening fence's line: ``"\r"``
+    (old Mac line ends), ``"\r\n"`` (a Windows checkout) or ``"\n"``."""
+    found = _FIRST_BREAK.search(text)
+    return found.group() if found is not None else "\n"
 
 
 def front_matter_lines(text: str, path: Path | str) -> list[str]:
@@ -84,18 +100,19 @@ def _yaml_error_line(error: yaml.YAMLError) -> int:
     return (mark.line + 2) if mark is not None else 1
 
 
-def _split_body(body: str, *, crlf: bool) -> tuple[str | None, str, int]:
+def _split_body(body: str, *, breaks: str) -> tuple[str | None, str, int]:
     """Return (summary, details, offset of summary line within the body).
 
     A lone CR ends a line as ``\n`` does (:mod:`recall.line_ends`), so a summary line ended by
     one (old Mac line ends, or a tool that wrote one) is the summary alone and what follows it
-    the details. In a file whose lines end in CRLF (``crlf``: its opening fence does, as in a
-    Windows checkout) each line is read as one ending in LF, so no carriage return is left at
-    the end of a summary or of a line of the details; the file keeps its text. In any other file
-    a carriage return inside the details is the writer's own and is kept."""
-    from recall.line_ends import lone_cr_as_lf
-
-    if crlf:
+    the details. In a file whose lines end in CRLF or in a lone CR (``breaks``, its opening
+    fence's line end: :func:`line_break`) each line is read as one ending in LF, so no carriage
+    return is left at the end of a summary or of a line of the details; the file keeps its
+    text. In any other file a carriage return inside the details is the writer's own and is
+    kept."""
+    if breaks == "\r":
+        body = lone_cr_as_lf(body)
+    if breaks != "\n":
         body = body.replace("\r\n", "\n")
     ends = lone_cr_as_lf(body)  # of the same length: its "\n" are where the body's lines end
     lines = ends.split("\n")
@@ -147,8 +164,7 @@ def parse(text: str, path: Path | str) -> ParsedFile:
         match = _KEY_LINE.match(line)
         if match and match.group(1) not in key_lines:
             key_lines[match.group(1)] = offset + 2
-    crlf = text.lstrip("\ufeff").startswith("---\r\n")
-    summary, details, body_offset = _split_body(body, crlf=crlf)
+    summary, details, body_offset = _split_body(body, breaks=line_break(text))
     fields = {str(key): value for key, value in loaded.items()}
     if (shared := shared_key(fields)) is not None:
         raise MalformedMemory(path, key_lines.get(shared, 2), shared_message(shared))
@@ -186,12 +202,20 @@ def update(
     )
 
     lead = "\ufeff" if text.startswith("\ufeff") else ""
-    all_lines = text[len(lead) :].split("\n")
-    cr = "\r" if all_lines[0].endswith("\r") else ""
+    written = text[len(lead) :]
+    all_lines = lone_cr_as_lf(written).split("\n")  # the lines _split read
+    breaks = line_break(written)
+    cr = "\r" if breaks == "\r\n" else ""  # before the "\n" of each line written
     laid = layout(fm_lines, cr)
     if laid is None:
         raise MalformedMemory(path, 2, cannot_rewrite(changes, flow=True))
     new_fm, blocks = list(laid.lines), laid.spans
+    # each line's end as written ("\n", or a lone "\r"), so a line kept keeps it; a line
+    # written ends as the opening fence's does, so a file of old Mac line ends keeps them
+    offsets = list(accumulate((len(line) + 1 for line in all_lines[:close_index]), initial=0))
+    ends = [written[at - 1] for at in offsets[1:]]  # of the lines before the closing fence
+    fresh = "\r" if breaks == "\r" else "\n"
+    line_ends = ends[1:close_index] if laid.lines == fm_lines else [fresh] * len(new_fm)
     edits: list[tuple[int, int, list[str]]] = []  # [start, end) of new_fm and its new lines
     dropped: list[str] = []  # the comments of list items removed, gone with them
     for key, (start, _) in blocks.items():
@@ -232,10 +256,12 @@ def update(
     # inserted where it starts
     for start, end, lines in sorted(edits, key=lambda edit: (-edit[0], -edit[1])):
         new_fm[start:end] = lines
+        line_ends[start:end] = [fresh] * len(lines)
     lost = lost_comment("\n".join(laid.lines), "\n".join(new_fm), dropped)
     if lost is not None:
         raise MalformedMemory(path, lost[0] + 2, comment_lost(laid, *lost, changes))
-    result = lead + "\n".join([all_lines[0], *new_fm, *all_lines[close_index:]])
+    front = "".join(line + end for line, end in zip(new_fm, line_ends, strict=True))
+    result = lead + all_lines[0] + ends[0] + front + written[offsets[close_index] :]
     expected = {
         k: list(v) if isinstance(v, tuple) else v
         for k, v in {**before, **changes}.items()
@@ -273,8 +299,6 @@ def line_of(text: str, key: str) -> int:
     the summary's, for ``"details"`` the first of the details, else the line giving the
     front-matter key (1 when it cannot be found). Lines are counted as an editor counts them:
     a lone CR ends one too (:mod:`recall.line_ends`)."""
-    from recall.line_ends import lone_cr_as_lf
-
     text = lone_cr_as_lf(text.removeprefix("\ufeff"))
     lines = text.split("\n")
     if key not in ("summary", "details"):
@@ -287,7 +311,7 @@ def line_of(text: str, key: str) -> int:
         _, close_index, body = _split(text, "")
     except MalformedMemory:
         return 1
-    body_line = close_index + 2 + _split_body(body, crlf=False)[2]
+    body_line = close_index + 2 + _split_body(body, breaks="\n")[2]
     if key == "summary":
         return body_line
     after = body_line  # the index of the line after the summary

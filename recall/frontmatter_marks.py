@@ -87,8 +87,8 @@ def _span(node: Any, parsed: str) -> Span:
     """Where ``node`` is written, counted from the file's first line (the opening fence).
 
     From the marks' character offsets into ``parsed`` (the text YAML read), not their lines
-    and columns: YAML also breaks lines at U+2028, U+2029, NEL and a lone carriage return,
-    which the file's lines, split at line feeds only, do not."""
+    and columns: YAML also breaks lines at U+2028, U+2029 and NEL, which the file's lines,
+    split at line feeds and lone carriage returns only, do not."""
     line, start = _line_column(parsed, node.start_mark.index)
     end_line, end = _line_column(parsed, node.end_mark.index)
     return Span(line + 2, start, end if end_line == line else None)

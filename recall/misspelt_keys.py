@@ -11,6 +11,7 @@ from pathlib import Path
 
 from recall.errors import MalformedMemory
 from recall.extra_keys import near_known_key
+from recall.line_ends import lone_cr_as_lf
 from recall.memfiles import OversizedFile
 from recall.records import DERIVED_KEYS, KNOWN_KEYS
 from recall.store import MemoryStore
@@ -65,7 +66,7 @@ def misspelt_keys(store: MemoryStore) -> Iterator[MisspeltKey]:
 
 def _front_keys(text: str) -> list[str]:
     """The keys at the start of a line of ``text``'s front matter (none without one)."""
-    text = text.lstrip("\ufeff")
+    text = lone_cr_as_lf(text.lstrip("\ufeff"))  # a file of old Mac line ends too
     if not text.startswith("---"):
         return []
     end = text.find("\n---", 3)

@@ -333,3 +333,41 @@ def test_a_content_hash_written_by_hand_is_exported_and_said_with_its_file_and_l
     ]
     fields = _front_matter(other, memory_id)
     assert fields["owner"] == "dana" and "content_hash" not in fields
+
+
+def test_a_key_tether_reads_as_text_that_yaml_reads_otherwise_is_said_on_export(
+    repo: Path,
+) -> None:
+    memory_id = _remember(repo, "the release train leaves on tuesdays", "src/app.py")
+    path = repo / ".tether" / "memories" / f"{memory_id}.md"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for number, line in enumerate(lines):  # meant as YAML reads them: no note for these
+        if line.startswith(("author:", "pinned:", "created:")):
+            key = line.split(":", 1)[0]
+            lines[number] = {
+                "author": "author: on",
+                "pinned": "pinned: on",
+                "created": "created: 2026-11-30T12:00:00Z",
+            }[key]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    _add_by_hand(repo, memory_id, "anchor: 1.10\n")
+
+    exported = _ok(run_tether("export", cwd=repo))
+
+    [record] = exported.json_lines()
+    assert (record["author"], record["anchor"], record["pinned"]) == ("True", "1.1", True)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    said = exported.stderr.splitlines()
+    expected = [("author", "on", "true", '"True"'), ("anchor", "1.10", "1.1", '"1.1"')]
+    assert len(said) == len(expected), said
+    for note, (key, written, read, sent) in zip(said, expected, strict=True):
+        line = lines.index(f"{key}: {written}") + 1
+        assert f"front-matter key {key!r} is written {written} on {path}:{line}" in note
+        assert f"which YAML reads as {read}: exported as {sent}" in note
+        assert f'quote it there ({key}: "{written}") to keep it as text' in note
+    # quoted as the notes say, the text comes through as written
+    quoted = path.read_text(encoding="utf-8").replace("author: on", 'author: "on"')
+    path.write_text(quoted.replace("anchor: 1.10", 'anchor: "1.10"'), encoding="utf-8")
+    again = _ok(run_tether("export", cwd=repo))
+    assert (again.json_lines()[0]["author"], again.json_lines()[0]["anchor"]) == ("on", "1.10")
+    assert again.stderr == ""

@@ -37,9 +37,9 @@ def test_line_breaks_that_yaml_counts_and_the_file_does_not() -> None:
     for other in ("\u2028", "\u2029", "\u0085"):
         text = f'---\nid: x\nauthor: "a{other}b"\nfiles:\n  - a.py\n  - b.py\n---\nsummary\n'
         assert entry_spans(text, "files") == [Span(5, 4, 8), Span(6, 4, 8)], repr(other)
-    # a lone carriage return inside a line: the entry keeps its place on its own line
+    # a lone carriage return ends a line, as an editor counts lines (recall.line_ends)
     text = '---\nid: x\nnote: "a\rb"\nfiles: [a.py, b.py]\n---\nsummary\n'
-    assert entry_spans(text, "files") == [Span(4, 8, 12), Span(4, 14, 18)]
+    assert entry_spans(text, "files") == [Span(5, 8, 12), Span(5, 14, 18)]
 
 
 def test_the_unquoted_values_of_each_entry_block_or_flow() -> None:

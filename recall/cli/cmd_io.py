@@ -248,7 +248,8 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
     whole: a file could not be read again for them, or a memory file cannot be loaded at all
     (each is named on stderr)."""
     from recall.export_secrets import allowance_note, credential_shapes
-    from recall.extra_keys import anchor_notes, anchor_read_as_notes, exported, read_as_notes
+    from recall.extra_keys import anchor_notes, exported
+    from recall.read_as import retyped
     from recall.stored_rules import AS_STORED_KEY, broken_rules, export_note
 
     count = 0
@@ -262,9 +263,7 @@ def run_export(args: argparse.Namespace, ctx: CommandContext) -> int:
             try:
                 kept, written, path = store.extra_lines_of(memory.id, derived=True)
                 extra, notes = exported(kept, written, path)
-                notes += read_as_notes(kept, written, path)
-                if any(anchor.body is not None or anchor.extra for anchor in memory.anchors):
-                    notes += anchor_read_as_notes(*store.anchor_lines_of(memory.id))
+                notes += [found.export_note(path) for found in retyped(store.text_of(memory.id)[0])]
             except (BadInput, NotFound) as error:
                 extra, incomplete = {}, True
                 notes = [f"exported without the front matter only its file holds: {error}"]

@@ -48,6 +48,7 @@ from recall.locations import GLOBAL, PROJECT, not_a_folder
 from recall.misspelt_keys import misspelt_keys
 from recall.policy.usage import record_action
 from recall.private_store import is_problem, memory_files_in_git
+from recall.read_as import store_retyped
 from recall.repo_signals import project_genome as repo_genome
 from recall.secret_lines import secret_lines
 from recall.store import MemoryStore
@@ -179,6 +180,13 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
             said = {"key": found_key.key, "meant": found_key.meant, "message": message}
             data.append({**entry, **where, **said})
             lines.append(message)
+        for memory_id, path, retyped in store_retyped(store):  # a key of one's own: a note
+            said = retyped.note() if retyped.read_by_tether else f"note: {retyped.note()}"
+            message = f"{path}:{retyped.line}: {memory_id}: {said}"
+            entry = {"scope": store.scope, "kind": "read-as", "path": str(path), "id": memory_id}
+            data.append({**entry, **retyped.to_dict(), "message": message})
+            lines.append(message)
+            notes += not retyped.read_by_tether
         for found_secret in secret_lines(store):
             message = found_secret.message()
             entry = {"scope": store.scope, "kind": "credential", "path": str(found_secret.path)}

@@ -15,7 +15,7 @@ from recall.cli.context import CommandContext
 from recall.cli.maint_messages import drift_message
 from recall.cli.render import ID_HELP, paths_option, print_card
 from recall.display import visible
-from recall.errors import BadInput
+from recall.errors import BadInput, MalformedMemory
 from recall.ignored_store import PRIVATE_SETTING, IgnoredMemories
 from recall.known_paths import is_git
 from recall.lifecycle.disuse import archived_by_disuse, seen_state
@@ -26,6 +26,7 @@ from recall.named_files import check_named_files
 from recall.paths import refuse_spaced_new
 from recall.policy.usage import counters, record_action
 from recall.private_store import memory_files_in_git
+from recall.read_as import ReadAs
 from recall.repo import git_user_name
 from recall.same_summary import refuse_same_summary, supersede_command
 from recall.secret_lines import lines_of
@@ -352,7 +353,20 @@ def run_show(args: argparse.Namespace, ctx: CommandContext) -> int:
             console.print(visible(line), markup=False, highlight=False, soft_wrap=True)
 
     ctx.emit(data, render)
+    for retyped in _retyped(store, memory.id):  # said, as the card shows what Tether read
+        ctx.notice(f"{path}:{retyped.line}: {retyped.note()}")
     if memory.holds_secret:  # shown as written: the person's own file, and theirs to fix
         for found in lines_of(store, memory.id):
             ctx.notice(found.message(shown_here=True))
     return 0
+
+
+def _retyped(store: MemoryStore, memory_id: str) -> list[ReadAs]:
+    """The values of a memory's file that YAML reads as other than their text; none when the
+    file cannot be read again now (the card shows what the index holds)."""
+    from recall.read_as import retyped  # YAML: only for a file it may tell of
+
+    try:
+        return retyped(store.text_of(memory_id)[0])
+    except MalformedMemory:
+        return []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 13
+SCHEMA_VERSION: Final = 14
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
@@ -300,4 +300,8 @@ MIGRATIONS: Final[dict[int, str]] = {
     # character of the summary (the rest of its body run into it): the files whose summary or
     # details as read hold a CR are read once more, and only those (no other reads otherwise)
     12: reread_files("instr(summary, char(13)) > 0 OR instr(details, char(13)) > 0"),
+    # v14: a file whose lines end in a lone CR throughout (old Mac line ends) has its front
+    # matter read, where it was refused as having none: the files that had a problem are read
+    # once more (no memory's file is)
+    13: reread_files("0"),
 }

@@ -86,12 +86,13 @@ class StoreReads(IndexOpening):
         export can say it is there.
 
         Raises :class:`MalformedMemory` when the file cannot be read or parsed now."""
-        text, path = self._text_of(memory_id)
+        text, path = self.text_of(memory_id)
         from recall import frontmatter  # YAML: only for what reads a file
+        from recall.line_ends import lone_cr_as_lf
         from recall.records import DERIVED_KEYS, extra_fields
 
         parsed = frontmatter.parse(text, path)
-        lines = text.lstrip("\ufeff").splitlines()
+        lines = lone_cr_as_lf(text.lstrip("\ufeff")).split("\n")  # as key_lines counts them
         extra = extra_fields(parsed.fields)
         if derived:
             extra.update({k: v for k, v in parsed.fields.items() if k in DERIVED_KEYS})
@@ -99,23 +100,7 @@ class StoreReads(IndexOpening):
         written = {k: (at[k], lines[at[k] - 1]) for k in extra if k in at}
         return extra, written, path
 
-    def anchor_lines_of(
-        self, memory_id: str
-    ) -> tuple[list[Any], list[dict[str, tuple[int, str]]], Path]:
-        """The entries of the ``anchors`` key of a memory's file as YAML reads them, with for
-        each the line (1-based number) and text of every value of it written unquoted, and the
-        file's path (for saying what YAML made of a value as written).
-
-        Raises :class:`MalformedMemory` when the file cannot be read or parsed now."""
-        text, path = self._text_of(memory_id)
-        from recall import frontmatter  # YAML: only for what reads a file
-        from recall.frontmatter_marks import plain_entry_values
-
-        entries = frontmatter.parse(text, path).fields.get("anchors")
-        entries = entries if isinstance(entries, list) else [entries]
-        return entries, plain_entry_values(text, "anchors"), path
-
-    def _text_of(self, memory_id: str) -> tuple[str, Path]:
+    def text_of(self, memory_id: str) -> tuple[str, Path]:
         """The text of a memory's file as it is now, and its path; :class:`MalformedMemory`
         when it cannot be read."""
         name = self.file_name_of(memory_id)

@@ -4,6 +4,7 @@ written: in a flow list on the key's line, past a comment in a block list."""
 from __future__ import annotations
 
 import pytest
+from lsprotocol import types
 
 from tests.lsp.session import Session
 from tests.lsp.workspace import Workspace
@@ -57,4 +58,43 @@ async def test_a_misspelt_key_is_told_on_its_line_and_a_key_of_ones_own_is_not(
             "pined is not a key Tether reads, so it does nothing here: did you mean pinned? "
             "(a key of your own is kept as written)",
         )
+    ]
+
+
+async def test_a_value_yaml_reads_as_other_than_its_text_is_told_on_its_line(
+    lsp_one: Session, ws: Workspace
+) -> None:
+    lsp = lsp_one
+    path = ws.memory_file(ws.decision)
+    original = path.read_text(encoding="utf-8")
+    assert "author: Dana\n" in original and "pinned: false\n" in original
+    edited = original.replace("author: Dana\n", "author: on\n")
+    edited = edited.replace("pinned: false\n", "pinned: yes\n")  # a boolean, as meant: not told
+    fence = edited.index("---", 3)
+    text = edited[:fence] + 'ticket: 0x10\nrelease: "1.10"\n' + edited[fence:]
+    await lsp.open(path, text, language="markdown")
+    said = [
+        (d.range.start.line, d.severity, d.message)
+        for d in lsp.diagnostics(path)
+        if "which YAML reads as" in d.message
+    ]
+    lines = text.split("\n")
+    assert said == [
+        (
+            lines.index("author: on"),
+            types.DiagnosticSeverity.Warning,
+            "front-matter key 'author' is written on, which YAML reads as true, so Tether takes "
+            'it as "True"; quote it there (author: "on") to keep it as text',
+        ),
+        (
+            lines.index("ticket: 0x10"),
+            types.DiagnosticSeverity.Information,
+            "front-matter key 'ticket' is written 0x10, which YAML reads as 16 (an export "
+            'carries that, and an import writes it back); quote it there (ticket: "0x10") to '
+            "keep it as text",
+        ),
+    ]
+    await lsp.change(path, text.replace("author: on", 'author: "on"'))
+    assert [d.message for d in lsp.diagnostics(path) if "which YAML reads as" in d.message] == [
+        said[1][2]
     ]
