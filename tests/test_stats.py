@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
-from conftest import CliResult, OpenStore, remember
+from conftest import CliResult, OpenStore, git, pty_run, remember
 from test_cli import Cli, ok
 
 from recall.charts import BAR_WIDTH, SPARK_NONE, bar, sparkline
@@ -257,3 +258,29 @@ def test_a_clock_in_the_first_weeks_there_are_charts_only_the_weeks_since(
     assert ok(cli("stats", "--json", env=first)).json()["activity"]["weeks"] == ["0001-01-01"]
     lines = ok(cli("stats", env=first)).stdout.splitlines()
     assert any(line.startswith("  gotcha") and "surfaced" in line for line in lines)
+
+
+DEEP = "src/payments/gateway/adapters/legacy/soap/generated"
+
+
+@pytest.mark.parametrize("where", ["piped", "terminal"])
+def test_a_hub_file_path_past_the_width_is_printed_whole(cli: Cli, repo: Path, where: str) -> None:
+    """Two files differing only past the 80th column are two lines, each path as written,
+    piped and on an 80-column terminal (the table fits it; the path's line goes out whole)."""
+    paths = [f"{DEEP}/invoice_client_v{n}.py" for n in (1, 2)]
+    for path in paths:
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text("x = 1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "deep files")
+    for n, path in enumerate(paths, start=1):
+        ok(cli("remember", f"v{n} retries differently", "-c", "gotcha", "-f", path))
+    if where == "piped":
+        out = ok(cli("stats", "--scope", "project")).stdout
+    else:
+        code, out, err = pty_run("stats", "--scope", "project", cwd=repo, env={}, columns=80)
+        assert code == 0, err
+    lines = out.replace("\r\n", "\n").splitlines()
+    assert all(len(f"  {'█' * BAR_WIDTH}    1  {path}") > 80 for path in paths)
+    for path in paths:
+        assert [line for line in lines if line.endswith(f"  {path}")], (path, lines)

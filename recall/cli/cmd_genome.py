@@ -180,8 +180,8 @@ def _render_summary(console: Console, summary: IndexSummary) -> None:
     from rich.table import Table
 
     table = Table(title=f"genome ({summary.mode})", show_header=False, box=None)
-    table.add_column(style="bold")
-    table.add_column(justify="right")
+    table.add_column(style="bold", overflow="fold")  # wrapped, as every table's cells are
+    table.add_column(justify="right", overflow="fold")
     skipped = sum(summary.files_skipped.values())
     detail = ", ".join(f"{n} {kind}" for kind, n in summary.files_skipped.items() if n)
     rows = [
@@ -237,9 +237,11 @@ def run_neighbours(args: argparse.Namespace, ctx: CommandContext) -> int:
         from rich.text import Text
 
         table = Table(title=Text(visible(f"changes together with {path}")))
-        table.add_column("file")
-        table.add_column("together", justify="right")
-        table.add_column("confidence", justify="right")
+        # A path too long for its column wraps, as `tether list` wraps one: cut short, two
+        # files of one folder would show as the same row.
+        table.add_column("file", overflow="fold")
+        table.add_column("together", justify="right", no_wrap=True)
+        table.add_column("confidence", justify="right", no_wrap=True)
         for item in found:
             table.add_row(
                 Text(visible(item.path)),

@@ -118,9 +118,11 @@ def run_stats(args: argparse.Namespace, ctx: CommandContext) -> int:
                 markup=False,
                 highlight=False,
             )
+        # Narrow: rich wraps each chart line between words, so no number is split. Otherwise
+        # each goes out whole (a long path too): an overflow rule would cut it at the width.
+        overflow = None if whole else "fold"
         for line in [*activity_chart(weekly), *hub_chart(hubs)]:
-            # narrow: rich wraps each chart line between words, so no number is split
-            console.print(line, markup=False, highlight=False, soft_wrap=whole, overflow="fold")
+            console.print(line, markup=False, highlight=False, soft_wrap=whole, overflow=overflow)
 
     ctx.emit(data, render)
     return 0

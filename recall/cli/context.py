@@ -356,7 +356,7 @@ class CommandContext:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-        with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        with Progress(*columns, console=Console(stderr=True, emoji=False), transient=True) as bar:
             tasks: dict[str, Any] = {}
 
             def update(description: str, completed: int, total: int | None) -> None:

@@ -47,5 +47,8 @@ def console() -> Console:
     columns: the line breaks (and kept spaces) it puts into a memory's details or splits a
     long path with are then part of what ``grep`` reads and a person copies. A terminal
     wraps a whole line for display and copies it back whole. A table still fits its cells to
-    the width, and a layout that wants rich's wrapping asks for it (``soft_wrap=False``)."""
-    return ShownConsole(highlight=False, soft_wrap=True)
+    the width, and a layout that wants rich's wrapping asks for it (``soft_wrap=False``).
+
+    Emoji codes are left as written: rich would print ``user:id:session`` as ``user🆔session``
+    and ``:smile:`` as 😄, in a memory's text as much as in our own."""
+    return ShownConsole(highlight=False, soft_wrap=True, emoji=False)
