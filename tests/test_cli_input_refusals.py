@@ -277,6 +277,24 @@ def test_a_file_named_like_the_store_folder_is_said_so(repo: Path) -> None:
     assert (repo / ".tether").read_text() == "not a folder\n"
 
 
+@pytest.mark.parametrize("taken", [".tether", ".tether/memories"])
+@pytest.mark.parametrize("command", [("init",), ("--json", "init"), ("index",)])
+def test_init_and_index_say_a_store_folder_named_by_a_file(
+    repo: Path, taken: str, command: tuple[str, ...]
+) -> None:
+    (repo / taken).parent.mkdir(exist_ok=True)
+    (repo / taken).write_text("not a folder\n")
+    result = run_tether(*command, cwd=repo)
+    assert result.code == 3, result
+    assert "Traceback" not in result.stderr
+    said = f"{repo / taken} is not a folder (a file or a link has its name)"
+    if "--json" in command:
+        assert said in json.loads(result.stderr)["error"]
+    else:
+        assert said in result.stderr
+    assert (repo / taken).read_text() == "not a folder\n"
+
+
 def test_bytes_that_are_not_utf8_are_shown_as_given_and_say_what_to_do(repo: Path) -> None:
     # a command line's bytes come to Python as surrogate escapes ("\udcff" for the byte 0xff)
     path = run_tether("remember", "x", "-c", "gotcha", "-f", "src/\udcff.py", cwd=repo)
