@@ -335,3 +335,27 @@ def test_the_repository_root_as_a_file_is_refused_as_the_command_takes_it(cli: C
     listed = cli("list", "--file", ".")
     assert listed.code == 2
     assert "is the repository root; name a file or folder inside it" in listed.stderr
+
+
+# -- empty paths ---------------------------------------------------------------------------------
+
+
+def test_an_empty_batch_is_refused_not_run_as_one_recall(cli: Cli) -> None:
+    _remember(cli)
+    result = cli("recall", "--batch", "", "-f", "src/app.py", "--no-record")
+    assert result.code == 2, result
+    assert result.stdout == ""
+    assert result.stderr.startswith("tether: error: --batch is empty; give the path of")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("import", ""), ("-C", "", "list"), ("agent-config", "claude-code", "--dir", "")],
+)
+def test_an_empty_path_argument_is_refused_by_name(repo: Path, args: tuple[str, ...]) -> None:
+    before = sorted(p.name for p in repo.iterdir())
+    result = run_tether(*args, "--json", cwd=repo)
+    assert result.code == 2, result
+    label = {"import": "FILE", "-C": "-C", "agent-config": "--dir"}[args[0]]
+    assert json.loads(result.stderr)["error"].startswith(f"{label} is empty; give ")
+    assert sorted(p.name for p in repo.iterdir()) == before  # nothing written in the repository
