@@ -359,3 +359,19 @@ def test_an_empty_path_argument_is_refused_by_name(repo: Path, args: tuple[str, 
     label = {"import": "FILE", "-C": "-C", "agent-config": "--dir"}[args[0]]
     assert json.loads(result.stderr)["error"].startswith(f"{label} is empty; give ")
     assert sorted(p.name for p in repo.iterdir()) == before  # nothing written in the repository
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("recall", "--open", "/etc/passwd"), "--open '/etc/passwd' resolves outside"),
+        (("recall", "--open", ""), "--open is empty"),
+        (("inject", "--open", "", "flush"), "--open is empty"),
+        (("recall", "-f", "src/app.py", "--open", ""), "--open is empty"),
+    ],
+)
+def test_a_refused_open_path_names_open(cli: Cli, args: tuple[str, ...], said: str) -> None:
+    _remember(cli)
+    result = cli(*args)
+    assert result.code == 2, result
+    assert f"tether: error: {said}" in result.stderr
