@@ -85,8 +85,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--force",
         action="store_true",
-        help="claude-code: also replace the files you changed in the folder, each kept as "
-        "NAME.bak beside it",
+        help="claude-code: also replace the files you changed in the folder and those of its "
+        "names Tether has no record of writing, each kept as NAME.bak beside it",
     )
     p.set_defaults(func=run_agent_config)
 
@@ -154,7 +154,8 @@ def plugin_files(command: list[str], folder: Path) -> dict[str, str | bytes]:
 
 def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Write the Claude Code plugin folder, or print OpenCode's entry. Exit code 3 when a file
-    a person changed in the folder was left as it is (``--force`` replaces it)."""
+    a person changed in the folder was left as it is (``--force`` replaces it), or when the
+    folder holds files Tether did not write (nothing written)."""
     from recall.cli.editor_configs import default_program
     from recall.cli.generated_files import write_generated
 
