@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recall.errors import BadInput, NotFound
+from recall.errors import BadInput, NotFound, StoreUnavailable
 from recall.repo import TETHER_DIR, find_root
 
 if TYPE_CHECKING:
@@ -329,23 +329,34 @@ def created_message(location: Location) -> str:
     )
 
 
+def _make_folder(folder: Path, mode: int, *, parents: bool = False) -> None:
+    """Make ``folder`` unless it is one; its name taken by a file or a link to no folder
+    raises :class:`StoreUnavailable` (:func:`not_a_folder`), nothing made there."""
+    try:
+        folder.mkdir(parents=parents, exist_ok=True, mode=mode)
+    except FileExistsError:  # exist_ok answers so only when the name is not a folder
+        raise StoreUnavailable(not_a_folder(folder)) from None
+
+
 def ensure_created(location: Location) -> SetUp | None:
     """Create a scope's folders (and the project's ignore rules); what was new, or None.
 
     A project store's folder is made inside its repository folder, never with it: a
     repository moved or deleted since raises :class:`RepositoryGone`, and nothing is created.
+    A store folder or memory folder whose name a file (or a link to none) holds raises
+    :class:`StoreUnavailable` saying so and what to do (:func:`not_a_folder`).
     """
     created = not location.memories_dir.is_dir()
     mode = 0o700 if location.scope == GLOBAL else 0o755
     root = location.repo_root if location.scope == PROJECT else None
     if root is not None and location.base.parent == root:
         try:  # no parents: a folder that is gone stays gone
-            location.base.mkdir(exist_ok=True, mode=mode)
+            _make_folder(location.base, mode)
         except FileNotFoundError:
             raise RepositoryGone(repository_gone(root)) from None
     else:
-        location.base.mkdir(parents=True, exist_ok=True, mode=mode)
-    location.memories_dir.mkdir(exist_ok=True, mode=mode)
+        _make_folder(location.base, mode, parents=True)
+    _make_folder(location.memories_dir, mode)
     if location.scope == GLOBAL:
         os.chmod(location.base, 0o700)
         return SetUp(folders=True) if created else None

@@ -33,10 +33,15 @@ def touches(
     """The touches of the files named (relative to ``cwd``), by ``store``'s names for them: a
     path outside the repository, or leading outside it through a link, is refused
     (:meth:`MemoryStore.normalize_input`); a link inside it touches its target and the link
-    both (:func:`linked_touches`)."""
-    named = [(p, "edit") for p in edits] + [(p, "open") for p in opens]
+    both (:func:`linked_touches`). A refusal names the option that gave the path: ``--file``
+    for an edit, ``--open`` for a file only opened."""
+    named = [(p, "edit", "--file") for p in edits] + [(p, "open", "--open") for p in opens]
     return linked_touches(
-        store.repo_root, [(store.normalize_input(raw, cwd, names="a file"), k) for raw, k in named]
+        store.repo_root,
+        [
+            (store.normalize_input(raw, cwd, names="a file", label=option), kind)
+            for raw, kind, option in named
+        ],
     )
 
 

@@ -89,15 +89,58 @@ def test_a_rerun_with_another_command_updates_every_file_nobody_changed(tmp_path
     assert hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == f"{other} hook prompt"
 
 
-def test_a_file_that_was_there_before_tether_is_kept(tmp_path: Path) -> None:
+def test_a_file_that_was_there_before_tether_stops_the_write_until_force(tmp_path: Path) -> None:
     folder = tmp_path / "plugin"
     folder.mkdir()
     (folder / "README.md").write_text("my notes\n", encoding="utf-8")
-    done = configure(folder, program(tmp_path / "bin" / "tether"))
-    assert done.code == 3
-    assert (folder / "README.md").read_text(encoding="utf-8") == "my notes\n"
-    assert f"not written: {folder / 'README.md'} (there before" in done.stderr
+    tether = program(tmp_path / "bin" / "tether")
+    done = configure(folder, tether)
+    assert done.code == 3, done
+    assert f"holds files Tether did not write: {folder / 'README.md'}; nothing was written" in (
+        done.stderr
+    )
+    assert "--force" in done.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["README.md"]
+    forced = configure(folder, tether, "--force")
+    assert forced.code == 0, forced
+    assert (folder / "README.md.bak").read_text(encoding="utf-8") == "my notes\n"
     assert (folder / HOOKS).is_file()
+    again = configure(folder, tether)  # the backup Tether made is no stranger's file
+    assert again.code == 0, again
+
+
+def test_a_repository_supplied_plugin_folder_with_other_files_is_not_filled(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    plugin = repo / "tether-claude-plugin"
+    (plugin / "skills" / "helper").mkdir(parents=True)
+    (plugin / ".mcp.json").write_text('{"mcpServers": {"x": {"command": "sh"}}}\n', "utf-8")
+    (plugin / "skills" / "helper" / "SKILL.md").write_text("Run a script\n", "utf-8")
+    tether = program(tmp_path / "bin" / "tether")
+    for force in ((), ("--force",)):
+        done = run_tether("agent-config", "claude-code", "--command", str(tether), *force,
+                          cwd=repo)  # fmt: skip
+        assert done.code == 3, done
+        named = f"{plugin / '.mcp.json'}, {plugin / 'skills/helper/SKILL.md'}; nothing was written"
+        assert f"{plugin} holds files Tether did not write: {named}" in done.stderr
+        assert "another folder (--dir)" in done.stderr
+        assert sorted(p.name for p in plugin.iterdir()) == [".mcp.json", "skills"]
+
+
+def test_a_forged_record_does_not_make_another_file_tethers(tmp_path: Path) -> None:
+    folder = tmp_path / "plugin"
+    tether = program(tmp_path / "bin" / "tether")
+    assert configure(folder, tether).code == 0
+    record = json.loads((folder / ".tether-written.json").read_text(encoding="utf-8"))
+    record["files"][".mcp.json"] = "sha256:" + "0" * 64
+    (folder / ".tether-written.json").write_text(json.dumps(record), encoding="utf-8")
+    (folder / ".mcp.json").write_text("{}\n", encoding="utf-8")
+    done = configure(folder, tether, "--json")
+    assert done.code == 3, done
+    error = json.loads(done.stderr)
+    assert error["exit_code"] == 3
+    assert f"did not write: {folder / '.mcp.json'}; nothing" in error["error"]
 
 
 def test_a_command_path_with_spaces_is_one_program(tmp_path: Path) -> None:

@@ -277,6 +277,24 @@ def test_a_file_named_like_the_store_folder_is_said_so(repo: Path) -> None:
     assert (repo / ".tether").read_text() == "not a folder\n"
 
 
+@pytest.mark.parametrize("taken", [".tether", ".tether/memories"])
+@pytest.mark.parametrize("command", [("init",), ("--json", "init"), ("index",)])
+def test_init_and_index_say_a_store_folder_named_by_a_file(
+    repo: Path, taken: str, command: tuple[str, ...]
+) -> None:
+    (repo / taken).parent.mkdir(exist_ok=True)
+    (repo / taken).write_text("not a folder\n")
+    result = run_tether(*command, cwd=repo)
+    assert result.code == 3, result
+    assert "Traceback" not in result.stderr
+    said = f"{repo / taken} is not a folder (a file or a link has its name)"
+    if "--json" in command:
+        assert said in json.loads(result.stderr)["error"]
+    else:
+        assert said in result.stderr
+    assert (repo / taken).read_text() == "not a folder\n"
+
+
 def test_bytes_that_are_not_utf8_are_shown_as_given_and_say_what_to_do(repo: Path) -> None:
     # a command line's bytes come to Python as surrogate escapes ("\udcff" for the byte 0xff)
     path = run_tether("remember", "x", "-c", "gotcha", "-f", "src/\udcff.py", cwd=repo)
@@ -317,3 +335,43 @@ def test_the_repository_root_as_a_file_is_refused_as_the_command_takes_it(cli: C
     listed = cli("list", "--file", ".")
     assert listed.code == 2
     assert "is the repository root; name a file or folder inside it" in listed.stderr
+
+
+# -- empty paths ---------------------------------------------------------------------------------
+
+
+def test_an_empty_batch_is_refused_not_run_as_one_recall(cli: Cli) -> None:
+    _remember(cli)
+    result = cli("recall", "--batch", "", "-f", "src/app.py", "--no-record")
+    assert result.code == 2, result
+    assert result.stdout == ""
+    assert result.stderr.startswith("tether: error: --batch is empty; give the path of")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("import", ""), ("-C", "", "list"), ("agent-config", "claude-code", "--dir", "")],
+)
+def test_an_empty_path_argument_is_refused_by_name(repo: Path, args: tuple[str, ...]) -> None:
+    before = sorted(p.name for p in repo.iterdir())
+    result = run_tether(*args, "--json", cwd=repo)
+    assert result.code == 2, result
+    label = {"import": "FILE", "-C": "-C", "agent-config": "--dir"}[args[0]]
+    assert json.loads(result.stderr)["error"].startswith(f"{label} is empty; give ")
+    assert sorted(p.name for p in repo.iterdir()) == before  # nothing written in the repository
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("recall", "--open", "/etc/passwd"), "--open '/etc/passwd' resolves outside"),
+        (("recall", "--open", ""), "--open is empty"),
+        (("inject", "--open", "", "flush"), "--open is empty"),
+        (("recall", "-f", "src/app.py", "--open", ""), "--open is empty"),
+    ],
+)
+def test_a_refused_open_path_names_open(cli: Cli, args: tuple[str, ...], said: str) -> None:
+    _remember(cli)
+    result = cli(*args)
+    assert result.code == 2, result
+    assert f"tether: error: {said}" in result.stderr

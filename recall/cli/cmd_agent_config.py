@@ -68,7 +68,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("agent", choices=AGENTS, help="the agent to set up")
     p.add_argument(
         "--dir",
-        type=Path,
         help=f"claude-code: the plugin folder to write (default: ./{DEFAULT_DIR})",
     )
     p.add_argument(
@@ -86,8 +85,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--force",
         action="store_true",
-        help="claude-code: also replace the files you changed in the folder, each kept as "
-        "NAME.bak beside it",
+        help="claude-code: also replace the files you changed in the folder and those of its "
+        "names Tether has no record of writing, each kept as NAME.bak beside it",
     )
     p.set_defaults(func=run_agent_config)
 
@@ -155,10 +154,16 @@ def plugin_files(command: list[str], folder: Path) -> dict[str, str | bytes]:
 
 def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Write the Claude Code plugin folder, or print OpenCode's entry. Exit code 3 when a file
-    a person changed in the folder was left as it is (``--force`` replaces it)."""
+    a person changed in the folder was left as it is (``--force`` replaces it), or when the
+    folder holds files Tether did not write (nothing written)."""
     from recall.cli.editor_configs import default_program
     from recall.cli.generated_files import write_generated
 
+    if args.dir == "":  # Path("") is the current folder: the plugin would fill the repository
+        raise BadInput(
+            f"--dir is empty; give the plugin folder to write, or leave --dir out for "
+            f"./{DEFAULT_DIR}"
+        )
     if args.command is None:
         command, why = default_program()
     else:
@@ -186,7 +191,7 @@ def run_agent_config(args: argparse.Namespace, ctx: CommandContext) -> int:
             sys.stdout.write(text)
             print(said, file=sys.stderr)
         return 0
-    given = ctx.cwd / (args.dir or Path(DEFAULT_DIR))
+    given = ctx.cwd / (args.dir or DEFAULT_DIR)
     if args.dir is None and given.is_symlink():  # a repository may commit one
         raise BadInput(
             f"{given} is a link to {given.resolve()}: the default plugin folder is written only "

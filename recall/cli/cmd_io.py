@@ -67,7 +67,7 @@ def run_import(args: argparse.Namespace, ctx: CommandContext) -> int:
     if args.file == "-":
         lines = stdin_input_text().split("\n")
     else:  # relative to -C, like every other path argument
-        with open_input(ctx.cwd, args.file, IMPORT_INPUT) as handle:
+        with open_input(ctx.cwd, args.file, IMPORT_INPUT, label="FILE") as handle:
             try:
                 lines = input_text(handle.read()).split("\n")
             except OSError as error:  # a read that fails past the opening (an I/O error)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from recall import touched_files
 from recall.cli.context import CommandContext
-from recall.cli.input_files import open_input
+from recall.cli.input_files import empty_input, open_input
 from recall.cli.render import NARROW_COLUMNS, paths_option, scope_option, write_records
 from recall.display import visible
 from recall.errors import BadInput
@@ -106,22 +106,25 @@ def run_recall(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Rank memories for the touched files and prompt; print them with receipts."""
     if args.limit < 1:
         raise BadInput("--limit must be at least 1")
-    if args.batch:
+    batched = args.batch is not None  # an empty --batch is refused, never a single recall
+    if args.batch == "":
+        raise BadInput(empty_input("--batch", BATCH_INPUT))
+    if batched:
         _check_batch_alone(args)
     if args.session is not None:
         check_session_id(args.session)
-    if not args.batch and not (args.prompt or "").strip() and not args.files and not args.opened:
+    if not batched and not (args.prompt or "").strip() and not args.files and not args.opened:
         raise BadInput(
             "nothing to recall for: give a prompt, --file PATH or --open PATH (one or more of them)"
         )
-    if not args.batch and _names_a_file(ctx.cwd, args.prompt):
+    if not batched and _names_a_file(ctx.cwd, args.prompt):
         # `recall -f a.py b.py` reads b.py as the prompt: a file is never asked for as text
         raise BadInput(
             f"the prompt {args.prompt!r} is a file here: to recall for it, give it as "
             f"--file {args.prompt} (one --file, or -f, for each file)"
         )
-    recaller = _recaller(ctx, args.scope, short_lived=not args.batch)
-    if args.batch:
+    recaller = _recaller(ctx, args.scope, short_lived=not batched)
+    if batched:
         return _run_batch(args, ctx, recaller)
     touches = _touches(ctx, recaller, args.files, args.opened)
     paths = [t.path for t in touches]
@@ -272,7 +275,7 @@ def _run_batch(args: argparse.Namespace, ctx: CommandContext, recaller: Recaller
     lines are reported, not skipped (blank lines are no query and get no answer)."""
     source = sys.stdin.buffer if args.batch == "-" else None
     # relative to -C, like every other path argument
-    handle = source or open_input(ctx.cwd, args.batch, BATCH_INPUT)
+    handle = source or open_input(ctx.cwd, args.batch, BATCH_INPUT, label="--batch")
     failed = 0
     with handle:
         for number, raw in enumerate(handle, start=1):

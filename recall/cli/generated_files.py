@@ -7,6 +7,12 @@ record says Tether wrote; anything else (edited, replaced by a link or folder, o
 Tether with no record) is kept as it is and reported, unless ``force``, which first renames it
 to a free ``NAME.bak`` beside it.
 
+A folder holding anything Tether did not write is not written at all (:class:`NotTethers`): a
+file of another name (a repository can commit one into the folder: a plugin's ``.mcp.json``
+or ``skills/`` would be loaded beside Tether's files and run), or, unless ``force``, one of
+Tether's names with no record of Tether writing it. Which names are Tether's is this version's
+list, never the record's: the record lies in the folder, and whoever wrote the folder wrote it.
+
 The record is kept rather than comparing with what this version would write, so that a run
 after an upgrade, or with another ``--command``, still updates the files nobody touched.
 """
@@ -17,11 +23,12 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from recall.errors import BadInput, StoreUnavailable
+from recall.errors import BadInput, StoreUnavailable, TetherError
 
 RECORD = ".tether-written.json"
 """The record of what Tether wrote in the folder: ``files``, relative path → ``sha256:``
@@ -34,6 +41,15 @@ RECORD_NOTE = (
 CHANGED = "changed since Tether wrote it"
 UNRECORDED = "there before, with no record of Tether writing it"
 NOT_A_FILE = "not a plain file"
+
+
+class NotTethers(TetherError):
+    """The folder holds files Tether did not write: nothing is written there (exit 3)."""
+
+
+_LEFT_BY_TETHER = re.compile(r"(?P<name>.+)\.bak(\.[0-9]+)?|\.(?P<temp>.+)\.[0-9a-f]{8}\.tmp")
+"""A file Tether leaves beside one it writes: ``NAME.bak``/``NAME.bak.N`` (:func:`_move_aside`)
+or ``.NAME.XXXXXXXX.tmp`` after a write cut short (:func:`_write`)."""
 
 
 @dataclass
@@ -68,6 +84,7 @@ def write_generated(folder: Path, files: dict[str, str | bytes], *, force: bool)
     (naming the files already written)."""
     check_folders(folder, [*files, RECORD])
     record = read_record(folder)
+    _refuse_what_tether_did_not_write(folder, files, record, force=force)
     outcome = Outcome()
     try:
         for name, content in files.items():
@@ -91,6 +108,66 @@ def write_generated(folder: Path, files: dict[str, str | bytes], *, force: bool)
         ) from None
     _write_record(folder, record)
     return outcome
+
+
+def _refuse_what_tether_did_not_write(
+    folder: Path, files: dict[str, str | bytes], record: dict[str, str], *, force: bool
+) -> None:
+    """Raise :class:`NotTethers`, naming each, when ``folder`` holds a file not among
+    ``files`` (nor the record, a backup or a leftover of one), or, unless ``force``, one of
+    ``files`` there with no record of Tether writing it and other content."""
+    foreign = foreign_files(folder, [*files, RECORD])
+    unrecorded = [] if force else _unrecorded(folder, files, record)
+    if not foreign and not unrecorded:
+        return
+    named = ", ".join(str(p) for p in [*foreign, *unrecorded])
+    fixes = "remove or move them, or write to another folder (--dir)"
+    if not foreign:
+        fixes += ", or rerun with --force to replace them (each kept as NAME.bak beside it)"
+    raise NotTethers(
+        f"{folder} holds files Tether did not write: {named}; nothing was written, as an "
+        f"agent would load them with Tether's: {fixes}"
+    )
+
+
+def _unrecorded(folder: Path, files: dict[str, str | bytes], record: dict[str, str]) -> list[Path]:
+    """The ``files`` present in ``folder`` with other content and no record of Tether's."""
+    found = []
+    for name, content in files.items():
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        target = folder / name
+        if _is_plain(target) and _read(target) == data:
+            continue
+        if _why_kept(target, record.get(name)) in (UNRECORDED, NOT_A_FILE):
+            found.append(target)
+    return found
+
+
+def foreign_files(folder: Path, names: list[str]) -> list[Path]:
+    """Every entry under ``folder`` but its subfolders, ``names`` (relative paths) and what
+    Tether leaves beside them (:data:`_LEFT_BY_TETHER`), sorted; a link is not followed."""
+    ours = set(names)
+    found = []
+    for where, folders, entries in os.walk(folder):
+        base = Path(where)
+        linked = [d for d in folders if (base / d).is_symlink()]
+        for name in sorted([*entries, *linked]):
+            relative = (base / name).relative_to(folder).as_posix()
+            if not _tethers(relative, ours):
+                found.append(base / name)
+    return sorted(found)
+
+
+def _tethers(relative: str, ours: set[str]) -> bool:
+    """Whether ``relative`` is one of ``ours`` or a file Tether leaves beside one."""
+    if relative in ours:
+        return True
+    parent, _, name = relative.rpartition("/")
+    left = _LEFT_BY_TETHER.fullmatch(name)
+    if left is None:
+        return False
+    own = left.group("name") or left.group("temp")
+    return (f"{parent}/{own}" if parent else own) in ours
 
 
 def _kind(path: Path) -> str:

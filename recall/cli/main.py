@@ -6,6 +6,7 @@ import gc
 import sqlite3
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Final
 
@@ -93,9 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     json_output = bool(getattr(args, "json", False))
     command = getattr(args, "command", None) or ""
     refused: str | None = None
-    if args.directory is not None and not args.directory.is_dir():
-        what = "is not a folder" if args.directory.exists() else "does not exist"
-        refused = f"-C {args.directory}: {what}"
+    directory = None if args.directory is None else Path(args.directory)
+    if args.directory == "":  # Path("") is the current folder: not what was meant
+        refused = "-C is empty; give the folder to run in, or leave -C out"
+    elif directory is not None and not directory.is_dir():
+        what = "is not a folder" if directory.exists() else "does not exist"
+        refused = f"-C {directory}: {what}"
     elif command in OWN_WAITS and getattr(args, "wait", None) is not None:
         refused = (
             f"--wait: `tether {command}` keeps the waits of the editor, agent or hook it serves "
@@ -117,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             refuse(refused)
         _report(BadInput(refused), json_output, EXIT_BAD_INPUT)
         return EXIT_BAD_INPUT
-    cwd = args.directory.resolve() if args.directory is not None else None  # None: looked up
+    cwd = directory.resolve() if directory is not None else None  # None: looked up
     ctx = CommandContext(json_output=json_output, cwd=cwd, command=command, args=args)
     said = None if command in OWN_HOME_NOTES else ctx.say_settings_left_out
     told = SETTINGS_HOME_TOLD.set(said)

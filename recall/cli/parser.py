@@ -7,7 +7,6 @@ import importlib
 import math
 import os
 import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -252,9 +251,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         parents=[common],
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
-    parser.add_argument(
-        "-C", dest="directory", type=Path, help="run as if started in this directory"
-    )
+    parser.add_argument("-C", dest="directory", help="run as if started in this directory")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     original = sub.add_parser
 

@@ -16,7 +16,7 @@ from recall.errors import BadInput, NotFound, StoreUnavailable
 from recall.index import db, rows
 from recall.index.sync import mark_racy, store_fingerprint
 from recall.index.sync_file import indexed_created, memory_from_text
-from recall.locations import ensure_created, not_a_folder
+from recall.locations import ensure_created
 from recall.memfiles import FileStat, file_sha
 from recall.model import SOURCES, Memory, is_valid_id
 from recall.store.opening import recovering
@@ -193,10 +193,7 @@ class StoreWrites(VectorFilling):
 
     def _ensure_on_disk(self) -> None:
         """Create the store's folders, and trade an in-memory index for the real one."""
-        for folder in (self.location.base, self.location.memories_dir):
-            if os.path.lexists(folder) and not folder.is_dir():
-                raise StoreUnavailable(not_a_folder(folder))
-        try:
+        try:  # a folder whose name a file holds is refused there, saying so
             made = ensure_created(self.location)
         except OSError as error:
             raise StoreUnavailable(
