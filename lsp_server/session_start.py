@@ -24,8 +24,8 @@ from lsp_server.roots import Root
 from recall.lifecycle.session_start import SessionStart, archived_line, cleanup_line, start_session
 from recall.locations import Location
 from recall.repo_signals import open_repo_signals
-from recall.settings import EngineSettings, engine_settings
 from recall.store import MemoryStore
+from recall.store_settings import StoreSettings, store_settings
 
 if TYPE_CHECKING:
     from lsp_server.server import TetherServer
@@ -37,7 +37,7 @@ def run_pass(
     project: Location | None,
     global_store: Location | None,
     session: str,
-    settings: EngineSettings,
+    settings: StoreSettings,
     notice: Callable[[str], None],
 ) -> SessionStart:
     """The pass over a root's stores, on connections opened (and closed) here: it runs on the
@@ -95,10 +95,10 @@ class SessionStarter:
         if self.stopping or key in self.started:
             return
         self.started.add(key)
-        settings = engine_settings(root.repo_root, self.ls.settings_problem)
+        settings = store_settings(root.repo_root, self.ls.settings_problem)
         self.ls.spawn(self._run(root, settings))
 
-    async def _run(self, root: Root, settings: EngineSettings) -> None:
+    async def _run(self, root: Root, settings: StoreSettings) -> None:
         notices: list[str] = []
         loop = asyncio.get_running_loop()
         project = root.project.location if root.project is not None else None

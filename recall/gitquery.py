@@ -10,11 +10,16 @@ from recall.work_tree import location_options
 
 
 def git_answer(
-    root: Path, *args: str, timeout: float, data: bytes | None = None
+    root: Path,
+    *args: str,
+    timeout: float,
+    data: bytes | None = None,
+    answers: tuple[int, ...] = (0,),
 ) -> tuple[bytes | None, str]:
     """Run ``git ARGS`` in ``root`` (fed ``data``); its stdout and '', or None and why not
     (git missing, failing, timing out, ``root`` not a repository). Paths come back unquoted
-    (``core.quotepath=off``)."""
+    (``core.quotepath=off``). An exit code of ``answers`` is an answer (``check-ignore``'s 1:
+    nothing ignored), its stdout kept and its stderr's warnings left out."""
     import subprocess  # only when git is asked: most callers are on paths that rarely do
 
     try:
@@ -34,7 +39,7 @@ def git_answer(
         )
     except (OSError, subprocess.SubprocessError) as error:
         return None, str(error)
-    if done.returncode == 0:
+    if done.returncode in answers:
         return done.stdout, ""
     return None, done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
 

@@ -302,7 +302,9 @@ class EngineSettings:
     store). The others are not: the archive thresholds say when an ignored memory is ignored
     enough, and the cleanup ones when a cleanup is worth suggesting, which is the team's
     judgement either way (raised, less is archived or suggested; lowered, a memory is only
-    archived, which ``tether restore`` undoes, and a suggestion is one line)."""
+    archived, which ``tether restore`` undoes, and a suggestion is one line). A repository's
+    values act on its own store only, never on the user-wide store
+    (:mod:`recall.store_settings`)."""
 
     archive_by_disuse: bool = setting(True, flag)
     """Whether the session-start pass archives ignored memories at all."""

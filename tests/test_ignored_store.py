@@ -28,6 +28,11 @@ def memory_status(repo: Path) -> str:
     return " ".join(sorted({line[:2] for line in out.splitlines() if line.endswith(".md")}))
 
 
+ASKED_PER_COMMAND = 2
+"""``git check-ignore`` calls of one init or doctor: the memory files, then the store's per-user
+files (``recall.per_user_ignored``)."""
+
+
 def check_ignores(trace: Path) -> int:
     """How many ``git check-ignore`` the traced commands ran."""
     if not trace.exists():
@@ -53,7 +58,7 @@ def test_init_says_that_git_ignores_the_memories_and_names_the_rule(
         "if they are meant to stay private to this clone, mark it intended with a line "
         f"`private_memories = true` in {repo / '.tether' / 'config.toml'}"
     )
-    assert check_ignores(trace) == 1
+    assert check_ignores(trace) == ASKED_PER_COMMAND
     again = cli("init")  # set up already: nothing is created, nothing said
     assert again.code == 0 and again.stderr == ""
 
@@ -88,7 +93,7 @@ def test_doctor_reports_ignored_memories_as_a_problem_and_its_json(
     assert result.code == 1
     assert result.stdout.startswith(f"{rules}:1: `.*` makes git ignore")
     assert "No problems found" not in result.stdout
-    assert check_ignores(trace) == 1
+    assert check_ignores(trace) == ASKED_PER_COMMAND
     [entry] = json.loads(cli("--json", "doctor").stdout)
     assert entry["scope"] == "project" and entry["kind"] == "git-ignored"
     assert (entry["path"], entry["line"], entry["unignore"]) == (str(rules), 1, "!.tether/")

@@ -16,6 +16,7 @@ from recall.anchors.suggest import SUGGESTIONS_KEY
 from recall.anchors.symbols import anchors_to_field
 from recall.anchors.tree_reads import tree_reads
 from recall.cli.context import CommandContext
+from recall.cli.doctor_git import git_findings
 from recall.cli.doctor_links import link_findings
 from recall.cli.doctor_place import FindingPlace
 from recall.cli.maint_messages import dead_message, drift_message
@@ -44,10 +45,9 @@ from recall.lifecycle.references import (
     with_lifecycle_keys,
 )
 from recall.lifecycle.uncommitted import not_repointed
-from recall.locations import GLOBAL, PROJECT, not_a_folder
+from recall.locations import GLOBAL, not_a_folder
 from recall.misspelt_keys import misspelt_keys
 from recall.policy.usage import record_action
-from recall.private_store import is_problem, memory_files_in_git
 from recall.read_as import store_retyped
 from recall.repo_signals import project_genome as repo_genome
 from recall.secret_lines import secret_lines
@@ -142,12 +142,10 @@ def run_doctor(args: argparse.Namespace, ctx: CommandContext) -> int:
                 {"scope": store.scope, "kind": "folder", "path": str(folder), "message": message}
             )
             lines.append(message)
-        shared = store.scope == PROJECT and store.exists  # meant to be committed
-        in_git = memory_files_in_git(store.location, about_private.append) if shared else None
-        if in_git is not None:  # never committed, or committed though private: said, with why
-            data.append({"scope": store.scope, **in_git.to_dict()})
-            lines.append(in_git.message())
-            notes += not is_problem(in_git)
+        for entry, message, note in git_findings(store, about_private.append):
+            data.append({"scope": store.scope, **entry})
+            lines.append(message)
+            notes += note
         for name in unloaded.left_behind(store.folder.path, time.time()):
             message = unloaded.left_behind_message(store.folder.path / name)
             path = str(store.folder.path / name)

@@ -20,10 +20,11 @@ from recall.ignored_store import PRIVATE_SETTING, IgnoredMemories
 from recall.known_paths import is_git
 from recall.lifecycle.disuse import archived_by_disuse, seen_state
 from recall.lifecycle.references import with_given_files
-from recall.locations import PROJECT, ensure_created
+from recall.locations import PROJECT, Location, ensure_created
 from recall.model import CATEGORIES, Memory
 from recall.named_files import check_named_files
 from recall.paths import refuse_spaced_new
+from recall.per_user_ignored import Unignored, add_missing, unignored
 from recall.policy.usage import counters, record_action
 from recall.private_store import memory_files_in_git
 from recall.read_as import ReadAs
@@ -241,18 +242,35 @@ def run_init(args: argparse.Namespace, ctx: CommandContext) -> int:
         if private
         else "commit memories/,"
     )
+    per_user = per_user_rules(store.location) if in_git else None
+    if per_user is not None:
+        data["per_user_ignored"] = per_user.to_dict()
+    index = (
+        "git would commit the index: see below"
+        if per_user and per_user.problem
+        else ("the index stays out of git")
+    )
     ctx.emit(
         data,
         lambda c: c.print(
             f"{'Created' if created else 'Already set up:'} {store.location.base} "
-            f"({memories} the index stays out of git)",
+            f"({memories} {index})",
             markup=False,  # a path is not markup, and a wrapped path cannot be copied
             soft_wrap=True,
         ),
     )
     if found is not None:  # "commit memories/" would not happen, or would though private
         ctx.notice(found.message())
+    if per_user is not None:
+        ctx.notice(per_user.message())
     return 0
+
+
+def per_user_rules(location: Location) -> Unignored | None:
+    """The store's per-user files git would commit after ``init`` added the rules it could
+    (:mod:`recall.per_user_ignored`); None when git ignores them all."""
+    found = unignored(location)
+    return add_missing(location, found) if found is not None else None
 
 
 def run_remember(args: argparse.Namespace, ctx: CommandContext) -> int:

@@ -11,8 +11,8 @@ from recall.display import plural, visible
 from recall.lifecycle.session_start import cleanup_line, masked_notes, start_session
 from recall.locations import PROJECT
 from recall.policy.sessions import check_session_id
-from recall.settings import engine_settings
 from recall.store import MemoryStore
+from recall.store_settings import store_settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,13 +34,14 @@ def run_session(args: argparse.Namespace, ctx: CommandContext) -> int:
     if home.scope == PROJECT and not home.exists:  # sessions are recorded in it, as memories
         home.create_on_disk()
         ctx.say_created(home)
-    settings = engine_settings(home.repo_root, ctx.notice)
+    both = store_settings(home.repo_root, ctx.notice)
+    settings = both.project  # the cleanup hint's thresholds
 
     def genome_for(store: MemoryStore):
         return project_genome(store, ctx)
 
     result = start_session(
-        home, stores, session, origin="cli", settings=settings, genome_for=genome_for
+        home, stores, session, origin="cli", settings=both, genome_for=genome_for
     )
 
     def render(console) -> None:

@@ -12,8 +12,8 @@ from recall.hooks.stores import HookStores
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from recall.settings import EngineSettings
     from recall.store import MemoryStore
+    from recall.store_settings import StoreSettings
 
 
 def on_session_start(hook: HookInput) -> str:
@@ -21,13 +21,13 @@ def on_session_start(hook: HookInput) -> str:
     what disuse archived and when a cleanup is due, nothing otherwise. Without a session id
     there is no session to register and the pass is left out; the engine is started all the
     same."""
-    from recall.settings import engine_settings
+    from recall.store_settings import store_settings
 
     with HookStores(hook.cwd) as stores:
         project = stores.project
-        settings = engine_settings(project.repo_root, _notice)
+        settings = store_settings(project.repo_root, _notice)
         said = _session_pass(hook, project, stores.searched(), settings) if hook.session_id else ""
-        if settings.warm_engine and project.repo_root is not None:
+        if settings.project.warm_engine and project.repo_root is not None:
             from recall.warm.control import start_in_background
 
             start_in_background(str(project.repo_root))  # the later hooks answer warm
@@ -38,7 +38,7 @@ def _session_pass(
     hook: HookInput,
     project: MemoryStore,
     searched: Sequence[MemoryStore],
-    settings: EngineSettings,
+    settings: StoreSettings,
 ) -> str:
     """Run the session-start pass for the hook's session; the lines it has to say."""
     import sqlite3

@@ -19,6 +19,7 @@ from recall.policy.hints import HintLedger
 from recall.policy.sessions import check_session_id
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
+from recall.store_settings import StoreSettings
 
 NO_COMMAND_ORIGINS: Final = frozenset({"hook"})
 """Session starts that never run a configured distill command: an agent kills a session-start
@@ -116,20 +117,21 @@ def start_session(
     session: str,
     *,
     origin: str,
-    settings: EngineSettings,
+    settings: StoreSettings,
     genome_for: GenomeFor,
 ) -> SessionStart:
     """Run the pass: register the session in ``home``, archive by disuse in each of ``stores``
-    that exists, then judge the cleanup hint over them."""
+    that exists, each by its own settings (the user-wide store never by a repository's:
+    :mod:`recall.store_settings`), then judge the cleanup hint over them."""
     new = register(home, session, origin)
     moment = now()
     archived = {
         store.scope: found
         for store in stores
-        if store.exists and (found := archive_ignored(store.conn, settings, moment))
+        if store.exists and (found := archive_ignored(store.conn, settings.of(store), moment))
     }
-    cleanup = status(home, stores, settings, genome_for)
-    distilled = _distill_unread(home, session, settings, origin) if new else _Distilled()
+    cleanup = status(home, stores, settings.project, genome_for)
+    distilled = _distill_unread(home, session, settings.project, origin) if new else _Distilled()
     return SessionStart(
         session,
         new,

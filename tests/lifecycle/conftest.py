@@ -23,6 +23,7 @@ from recall.lifecycle.session_start import SessionStart, start_session
 from recall.policy.usage import record_surfacings
 from recall.settings import EngineSettings
 from recall.store import MemoryStore
+from recall.store_settings import StoreSettings
 
 DAY0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
@@ -77,7 +78,7 @@ def session_start(
             [store],
             session or f"session-{day}",
             origin="test",
-            settings=settings or EngineSettings(),
+            settings=StoreSettings.alike(settings or EngineSettings()),
             genome_for=genome_for,
         )
     finally:
