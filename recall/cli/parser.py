@@ -12,6 +12,7 @@ from typing import Any
 
 from recall import __version__
 from recall.cli.command_table import COMMAND_SUGGESTIONS, LEAN_COMMANDS, command_modules
+from recall.cli.leading_options import DIRECTORY, JSON, WAIT, command_word
 from recall.display import LINE_BREAKS, visible
 from recall.errors import EXIT_BAD_INPUT
 from recall.store.busy import OWN_WAITS, WRITE_WAIT_MAX_SECONDS, WRITE_WAIT_SECONDS
@@ -167,23 +168,6 @@ _JSON_ERRORS: list[bool] = [False]
 _HOOK_LINE: list[bool] = [False]
 """Whether the command line being parsed runs ``tether hook`` (set by :func:`error_mode`)."""
 
-_VALUED = frozenset({"-C", "--wait"})
-"""The options before a command that take the next word as their value."""
-
-
-def command_word(words: list[str]) -> str | None:
-    """The command ``words`` run (``hook`` in ``tether -C DIR hook prompt``): the first word
-    that is neither an option nor the value of one; None when there is none."""
-    valued = False
-    for word in words:
-        if valued:
-            valued = False
-        elif word in _VALUED:
-            valued = True
-        elif not word.startswith("-"):
-            return word
-    return None
-
 
 class _Version(argparse.Action):
     """``--version``: the version on stdout, as ``{"version": ...}`` with ``--json``."""
@@ -201,7 +185,7 @@ def error_mode(words: list[str]) -> None:
     action"; as JSON on stderr when they ask for JSON (``--json`` before a lone ``--``), as a
     command's own errors are; else as argparse tells them, exit 2."""
     head = words[: words.index("--")] if "--" in words else words
-    _JSON_ERRORS[0] = "--json" in head
+    _JSON_ERRORS[0] = JSON in head
     _HOOK_LINE[0] = command_word(words) == "hook"
 
 
@@ -223,10 +207,10 @@ def _common_options(wait_help: str) -> argparse.ArgumentParser:
     """The options every command takes, ``--json`` and ``--wait`` (helped as ``wait_help``)."""
     common = argparse.ArgumentParser(add_help=False, formatter_class=HelpLayout)
     common.add_argument(
-        "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
+        JSON, action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
     )
     common.add_argument(
-        "--wait",
+        WAIT,
         type=wait_seconds,
         default=argparse.SUPPRESS,
         metavar="SECONDS",
@@ -245,13 +229,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     # still read, so that a --wait given them is refused with a reason, not as unknown
     serving = _common_options(argparse.SUPPRESS)
+
     parser = _Parser(
         prog="tether",
         description="Code-aware memory for coding agents: memories tied to their files.",
         parents=[common],
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
-    parser.add_argument("-C", dest="directory", help="run as if started in this directory")
+    parser.add_argument(DIRECTORY, dest="directory", help="run as if started in this directory")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     original = sub.add_parser
 
