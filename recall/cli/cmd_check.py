@@ -197,6 +197,11 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     from recall.anchors.check import check
     from recall.genome.gitcmd import GitUnavailable
 
+    if ctx.json and args.format == "github":
+        raise BadInput(
+            "--format github prints GitHub workflow annotations and --json one JSON object; "
+            "give one of them"
+        )
     try:
         store = ctx.project(create=False)
     except InGitFolder:
