@@ -11,7 +11,12 @@ from types import ModuleType
 from typing import Any
 
 from recall import __version__
-from recall.cli.command_table import COMMAND_SUGGESTIONS, LEAN_COMMANDS, command_modules
+from recall.cli.command_table import (
+    COMMAND_SUGGESTIONS,
+    LEAN_COMMANDS,
+    NO_JSON,
+    command_modules,
+)
 from recall.cli.leading_options import DIRECTORY, JSON, WAIT, command_word
 from recall.display import LINE_BREAKS, visible
 from recall.errors import EXIT_BAD_INPUT
@@ -203,12 +208,16 @@ def wait_seconds(text: str) -> float:
     return seconds
 
 
-def _common_options(wait_help: str) -> argparse.ArgumentParser:
-    """The options every command takes, ``--json`` and ``--wait`` (helped as ``wait_help``)."""
+JSON_HELP = "machine-readable output"
+"""``--json``'s help, for every command that takes it."""
+
+
+def _common_options(wait_help: str, json_help: str = JSON_HELP) -> argparse.ArgumentParser:
+    """The options every command takes, ``--json`` and ``--wait`` (helped as ``json_help`` and
+    ``wait_help``; ``argparse.SUPPRESS`` leaves one out of the help, still read, so that it is
+    refused with a reason rather than as unknown)."""
     common = argparse.ArgumentParser(add_help=False, formatter_class=HelpLayout)
-    common.add_argument(
-        JSON, action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
-    )
+    common.add_argument(JSON, action="store_true", default=argparse.SUPPRESS, help=json_help)
     common.add_argument(
         WAIT,
         type=wait_seconds,
@@ -222,13 +231,23 @@ def _common_options(wait_help: str) -> argparse.ArgumentParser:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser (``--json`` is accepted before or after the subcommand); with
     ``only`` (a key of :data:`LEAN_COMMANDS`) it knows that command alone."""
-    common = _common_options(
+    wait_help = (
         f"how long a command that writes waits for another Tether process holding the "
         f"store before it fails (default {WRITE_WAIT_SECONDS:g}; 0: fail at once; not for "
         "lsp, mcp, hook and warm, which keep their own)"
     )
-    # still read, so that a --wait given them is refused with a reason, not as unknown
-    serving = _common_options(argparse.SUPPRESS)
+    common = _common_options(wait_help)
+    # by what a command refuses of them: made once each, when a command needs them
+    parents: dict[tuple[bool, bool], argparse.ArgumentParser] = {(False, False): common}
+
+    def parent(name: str) -> argparse.ArgumentParser:
+        key = (name in OWN_WAITS, name in NO_JSON)
+        if key not in parents:
+            suppress = argparse.SUPPRESS
+            parents[key] = _common_options(
+                suppress if key[0] else wait_help, suppress if key[1] else JSON_HELP
+            )
+        return parents[key]
 
     parser = _Parser(
         prog="tether",
@@ -241,7 +260,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     original = sub.add_parser
 
     def add_parser(name: str, **kwargs):
-        kwargs.setdefault("parents", [serving if name in OWN_WAITS else common])
+        kwargs.setdefault("parents", [parent(name)])
         # the one-line summary of the command list heads the command's own --help too
         kwargs.setdefault("description", kwargs.get("help"))
         return original(name, **kwargs)
