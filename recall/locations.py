@@ -159,15 +159,17 @@ def _refuse_work_tree_of_another(root: Path) -> None:
 class NoProject(NotFound):
     """No project store can be found around a folder: the message says why and where one
     can be; a surface adds the way its own command reaches the global store, when it has one
-    (the CLI: :func:`recall.cli.parser.global_form`)."""
+    (the CLI: :func:`recall.cli.parser.global_form`). A command that needs the project store
+    was run in the wrong place: refused as bad input (exit 2), as ``check`` refuses it, while
+    a command that can read the global store alone catches it and goes on."""
+
+    exit_code = BadInput.exit_code
 
 
 class InGitFolder(NoProject):
     """The folder is git's own (a bare repository, a clone's ``.git``), where no file a
     memory names exists: a wrong place to run, refused as bad input (exit 2) by a command
     that needs the project store, and said by one that reads the global store alone."""
-
-    exit_code = BadInput.exit_code
 
 
 class FolderGone(BadInput):

@@ -149,6 +149,23 @@ def test_no_command_prints_help_and_exits_2(cli: Cli) -> None:
     assert "usage" in result.stderr.lower()
 
 
+def test_no_command_with_json_is_refused_as_json(cli: Cli) -> None:
+    result = cli("--json")
+    assert (result.code, result.stdout) == (2, "")
+    said = json.loads(result.stderr)
+    assert said["exit_code"] == 2 and "no command given" in said["error"]
+    assert "usage" not in result.stderr.lower()
+
+
+@pytest.mark.parametrize("command", ["browse", "lsp", "mcp"])
+def test_json_is_left_out_of_the_help_of_a_command_that_refuses_it(cli: Cli, command: str) -> None:
+    helped = ok(cli(command, "--help"))
+    assert "--json" not in helped.stdout
+    refused = cli(command, "--json")
+    assert refused.code == 2 and "--json" in refused.stderr, refused  # with the reason
+    assert "--json" in ok(cli("list", "--help")).stdout  # every other command takes it
+
+
 @pytest.mark.parametrize(
     ("words", "said"),
     [

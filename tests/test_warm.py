@@ -687,3 +687,44 @@ def test_the_engine_keeps_no_descriptor_of_the_process_that_started_it(project: 
         os.close(read_end)
         if write_end >= 0:
             os.close(write_end)
+
+
+@pytest.mark.parametrize(
+    "leading",
+    [
+        ("--json",),
+        ("--wait", "5"),
+        ("-C", "."),
+        ("-C", "src", "--json", "-C", "."),  # the last -C alone, as the parser keeps it
+        ("--wait", "soon"),  # refused by the engine as by a fresh process
+    ],
+    ids=["json", "wait", "C", "C twice", "bad wait"],
+)
+def test_inject_after_the_options_every_command_takes_is_served_warm(
+    project: Path, leading: tuple[str, ...]
+) -> None:
+    assert tether("warm", cwd=project).code == 0
+    before = status(project)["requests"]
+    args = (*leading, "inject", "--no-record", "--file", "src/app.py", PROMPT)
+    warm, cold = tether(*args, cwd=project), tether(*args, cwd=project, cold=True)
+    assert warm == cold
+    assert status(project)["requests"] == before + 1
+    assert tether("warm", "--stop", cwd=project).code == 0
+
+
+def test_inject_with_C_is_answered_for_that_folder_not_the_callers(
+    project: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert tether("warm", cwd=project).code == 0
+    before = status(project)["requests"]
+    args = ("-C", str(project / "src"), "inject", "--no-record", "--file", "app.py", PROMPT)
+    warm, cold = tether(*args, cwd=elsewhere), tether(*args, cwd=elsewhere, cold=True)
+    assert warm == cold and "login KeyError" in warm.stdout
+    assert status(project)["requests"] == before + 1
+    for folder, said in ((str(elsewhere / "gone"), "does not exist"), ("", "-C")):
+        refused = tether("-C", folder, "inject", PROMPT, cwd=project)
+        assert refused.code == 2 and said in refused.stderr  # said by the command here
+    assert status(project)["requests"] == before + 1
+    assert tether("warm", "--stop", cwd=project).code == 0

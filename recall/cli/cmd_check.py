@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from recall.cli.context import CommandContext
+from recall.cli.needs_git import needs_git
 from recall.display import plural, visible
 from recall.errors import BadInput, NotFound, TetherError
 from recall.locations import InGitFolder
@@ -120,7 +121,7 @@ def _require_work_tree(root: Path) -> None:
             "was checked: fix what `git status` says there, then run tether check again"
         )
     if answer is None:  # no repository at all: a folder set up with `tether init` alone
-        raise BadInput(_NEEDS_GIT.format(where=root))
+        raise BadInput(needs_git("check", _READS, root))
     if answer.strip() != b"true":
         raise BadInput(
             f"tether check needs a git work tree to compare with the base, and git finds none "
@@ -173,10 +174,8 @@ def _unreadable_annotation(broken: Unreadable) -> str:
     return f"::error {where},title={title}::{visible(_escape_data(_unreadable_text(broken)))}"
 
 
-_NEEDS_GIT = (
-    "tether check compares a change with its base in git, and {where} is not inside a git "
-    "repository; run it in a clone, or `git init` there first"
-)
+_READS = "compares a change with its base in git"
+"""What check reads in git, as its refusal outside git says it (:func:`needs_git`)."""
 
 
 def _masked(store: Any, findings: list[Any], ctx: CommandContext) -> list[Any]:
@@ -198,6 +197,11 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
     from recall.anchors.check import check
     from recall.genome.gitcmd import GitUnavailable
 
+    if ctx.json and args.format == "github":
+        raise BadInput(
+            "--format github prints GitHub workflow annotations and --json one JSON object; "
+            "give one of them"
+        )
     try:
         store = ctx.project(create=False)
     except InGitFolder:
@@ -207,7 +211,7 @@ def run_check(args: argparse.Namespace, ctx: CommandContext) -> int:
         raise BadInput(str(error)) from None
     root = store.repo_root
     if root is None:
-        raise BadInput(_NEEDS_GIT.format(where=ctx.cwd))
+        raise BadInput(needs_git("check", _READS, ctx.cwd))
     _require_work_tree(root)
     # a memory file left out (a merge conflict in it) is never silent: check names each one
     # itself, once, below (:func:`_unreadable`), not also as every reading command does

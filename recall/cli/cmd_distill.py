@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from recall.cli.context import CommandContext
+from recall.cli.needs_git import needs_git
 from recall.cli.render import positive, print_table, scope_option
 from recall.display import plural, visible
 from recall.distill import (
@@ -76,10 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_distill(args: argparse.Namespace, ctx: CommandContext) -> int:
     """Read the commits, write what they teach as pending memories, report every decision."""
-    store = ctx.project()
-    root = store.repo_root
-    if root is None:
-        raise BadInput("distill reads a repository's commits; run it inside one")
+    store, root = _git_store(ctx)
     settings = engine_settings(root, ctx.notice)
     claimed: Unread | None = None
     lost: str | None = None
@@ -123,6 +122,29 @@ def run_distill(args: argparse.Namespace, ctx: CommandContext) -> int:
     data["unread"] = commits.unread
     ctx.emit(data, lambda c: _render_report(c, report, source, args.dry_run))
     return 0 if report.written else 1
+
+
+def _git_store(ctx: CommandContext) -> tuple[MemoryStore, Path]:
+    """The project store and its repository's root, or :class:`BadInput` saying that distill
+    reads git's commits where there is no git repository (a folder set up by `tether init`
+    alone, or none at all): `tether init` would not give it any."""
+    from recall.locations import InGitFolder, NoProject
+    from recall.work_tree import git_expected
+
+    try:
+        store = ctx.project()
+    except InGitFolder:
+        raise  # said as every command says it, with a clone to run in
+    except NoProject:
+        raise BadInput(needs_git("distill", _READS, ctx.cwd)) from None
+    root = store.repo_root
+    if root is None or not git_expected(str(root)):
+        raise BadInput(needs_git("distill", _READS, root or ctx.cwd))
+    return store, root
+
+
+_READS = "reads the messages of git's commits"
+"""What distill reads in git, as its refusal outside git says it (:func:`needs_git`)."""
 
 
 def _read_on(commits: Commits, *, again: bool, args: argparse.Namespace) -> str:

@@ -22,7 +22,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _root(ctx: CommandContext) -> str:
-    store = ctx.project()
+    from recall.locations import InGitFolder, NoProject
+
+    try:
+        store = ctx.project()
+    except InGitFolder:
+        raise  # a wrong place to run, exit 2, as every command says it
+    except NoProject as error:  # warm's own codes: no store here is exit 1, as before init
+        raise NotFound(str(error)) from None
     if not store.exists or store.repo_root is None:
         raise NotFound(
             f"no {store.location.base.name}/ in {store.repo_root} yet: "

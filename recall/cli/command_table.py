@@ -20,6 +20,11 @@ time that a hook's 250 ms budget cannot spare, and an edit hook never needs the 
 engine (numpy) at all. ``import`` and ``export`` too: scripts run them over whole histories,
 and the other modules are a tenth of a second of CPU that a bulk import is measured against."""
 
+NO_JSON: Final = frozenset({"browse", "lsp", "mcp"})
+"""Commands whose output is no data ``--json`` could shape (the terminal browser; the servers,
+which speak JSON-RPC on stdio): ``--json`` is refused for them with the reason, and left out of
+their ``--help``."""
+
 COMMAND_SUGGESTIONS = 3
 """Commands offered for a mistyped one: enough for a near miss, few enough to read."""
 

@@ -16,7 +16,7 @@ def entry() -> None:
     if words[:1] in (["inject"], ["hook"]):
         gc.disable()  # see recall.cli.main.ONE_SHOT
     # a closed standard input or output is left to recall.cli.main, which says so
-    if words[:1] in (["inject"], ["hook"]) and sys.stdin and sys.stdout:
+    if _served_word(words) and sys.stdin and sys.stdout:
         from recall.warm.client import served
 
         code = served(words)
@@ -26,6 +26,16 @@ def entry() -> None:
     from recall.cli.main import entry as run_here
 
     run_here()
+
+
+def _served_word(words: list[str]) -> bool:
+    """Whether ``words`` run ``inject`` (after the options every command takes, or none) or
+    ``hook``: a command the warm engine may answer."""
+    if words[:1] == ["hook"]:
+        return True
+    from recall.cli.leading_options import command_word
+
+    return command_word(words) == "inject"
 
 
 def _look_early(words: list[str]) -> None:

@@ -41,6 +41,10 @@ on stderr with its answer, a server to its client): the note that the user's own
 not read (:mod:`recall.settings_home`) is every other command's, said once."""
 
 
+NO_COMMAND: Final = "no command given; `tether --help` lists every command"
+"""What ``tether --json`` with no command says (without --json, the help is printed)."""
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser (see :func:`recall.cli.parser.build_parser`)."""
     from recall.cli.parser import build_parser as build
@@ -89,7 +93,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _report(error, "--json" in words, error.exit_code)
             return error.exit_code
         if not getattr(args, "func", None):
-            parser.print_help(sys.stderr)
+            if getattr(args, "json", False):  # a script asked for JSON: its refusal too
+                _report(BadInput(NO_COMMAND), True, EXIT_BAD_INPUT)
+            else:
+                parser.print_help(sys.stderr)
             return EXIT_BAD_INPUT
     json_output = bool(getattr(args, "json", False))
     command = getattr(args, "command", None) or ""

@@ -11,7 +11,13 @@ from types import ModuleType
 from typing import Any
 
 from recall import __version__
-from recall.cli.command_table import COMMAND_SUGGESTIONS, LEAN_COMMANDS, command_modules
+from recall.cli.command_table import (
+    COMMAND_SUGGESTIONS,
+    LEAN_COMMANDS,
+    NO_JSON,
+    command_modules,
+)
+from recall.cli.leading_options import DIRECTORY, JSON, WAIT, command_word
 from recall.display import LINE_BREAKS, visible
 from recall.errors import EXIT_BAD_INPUT
 from recall.store.busy import OWN_WAITS, WRITE_WAIT_MAX_SECONDS, WRITE_WAIT_SECONDS
@@ -167,23 +173,6 @@ _JSON_ERRORS: list[bool] = [False]
 _HOOK_LINE: list[bool] = [False]
 """Whether the command line being parsed runs ``tether hook`` (set by :func:`error_mode`)."""
 
-_VALUED = frozenset({"-C", "--wait"})
-"""The options before a command that take the next word as their value."""
-
-
-def command_word(words: list[str]) -> str | None:
-    """The command ``words`` run (``hook`` in ``tether -C DIR hook prompt``): the first word
-    that is neither an option nor the value of one; None when there is none."""
-    valued = False
-    for word in words:
-        if valued:
-            valued = False
-        elif word in _VALUED:
-            valued = True
-        elif not word.startswith("-"):
-            return word
-    return None
-
 
 class _Version(argparse.Action):
     """``--version``: the version on stdout, as ``{"version": ...}`` with ``--json``."""
@@ -201,7 +190,7 @@ def error_mode(words: list[str]) -> None:
     action"; as JSON on stderr when they ask for JSON (``--json`` before a lone ``--``), as a
     command's own errors are; else as argparse tells them, exit 2."""
     head = words[: words.index("--")] if "--" in words else words
-    _JSON_ERRORS[0] = "--json" in head
+    _JSON_ERRORS[0] = JSON in head
     _HOOK_LINE[0] = command_word(words) == "hook"
 
 
@@ -219,14 +208,18 @@ def wait_seconds(text: str) -> float:
     return seconds
 
 
-def _common_options(wait_help: str) -> argparse.ArgumentParser:
-    """The options every command takes, ``--json`` and ``--wait`` (helped as ``wait_help``)."""
+JSON_HELP = "machine-readable output"
+"""``--json``'s help, for every command that takes it."""
+
+
+def _common_options(wait_help: str, json_help: str = JSON_HELP) -> argparse.ArgumentParser:
+    """The options every command takes, ``--json`` and ``--wait`` (helped as ``json_help`` and
+    ``wait_help``; ``argparse.SUPPRESS`` leaves one out of the help, still read, so that it is
+    refused with a reason rather than as unknown)."""
     common = argparse.ArgumentParser(add_help=False, formatter_class=HelpLayout)
+    common.add_argument(JSON, action="store_true", default=argparse.SUPPRESS, help=json_help)
     common.add_argument(
-        "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
-    )
-    common.add_argument(
-        "--wait",
+        WAIT,
         type=wait_seconds,
         default=argparse.SUPPRESS,
         metavar="SECONDS",
@@ -238,25 +231,36 @@ def _common_options(wait_help: str) -> argparse.ArgumentParser:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser (``--json`` is accepted before or after the subcommand); with
     ``only`` (a key of :data:`LEAN_COMMANDS`) it knows that command alone."""
-    common = _common_options(
+    wait_help = (
         f"how long a command that writes waits for another Tether process holding the "
         f"store before it fails (default {WRITE_WAIT_SECONDS:g}; 0: fail at once; not for "
         "lsp, mcp, hook and warm, which keep their own)"
     )
-    # still read, so that a --wait given them is refused with a reason, not as unknown
-    serving = _common_options(argparse.SUPPRESS)
+    common = _common_options(wait_help)
+    # by what a command refuses of them: made once each, when a command needs them
+    parents: dict[tuple[bool, bool], argparse.ArgumentParser] = {(False, False): common}
+
+    def parent(name: str) -> argparse.ArgumentParser:
+        key = (name in OWN_WAITS, name in NO_JSON)
+        if key not in parents:
+            suppress = argparse.SUPPRESS
+            parents[key] = _common_options(
+                suppress if key[0] else wait_help, suppress if key[1] else JSON_HELP
+            )
+        return parents[key]
+
     parser = _Parser(
         prog="tether",
         description="Code-aware memory for coding agents: memories tied to their files.",
         parents=[common],
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
-    parser.add_argument("-C", dest="directory", help="run as if started in this directory")
+    parser.add_argument(DIRECTORY, dest="directory", help="run as if started in this directory")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     original = sub.add_parser
 
     def add_parser(name: str, **kwargs):
-        kwargs.setdefault("parents", [serving if name in OWN_WAITS else common])
+        kwargs.setdefault("parents", [parent(name)])
         # the one-line summary of the command list heads the command's own --help too
         kwargs.setdefault("description", kwargs.get("help"))
         return original(name, **kwargs)

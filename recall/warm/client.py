@@ -1,11 +1,11 @@
 """The client's side: hand ``tether inject`` or ``tether hook EVENT`` to the project's warm
 engine, if one answers, and write back what it printed and its exit code.
 
-Runs before any heavy import (that is the point), so it imports only :mod:`recall.warm.protocol`
-and, for a hook, :mod:`json` to find the hook's folder. Whenever the engine cannot be used (none
-running, a stale socket, another user's, another project's or global store, another version of
-the code, ``TETHER_WARM=0``), :func:`served` returns None and the command runs in this process
-exactly as it would have without an engine.
+Runs before any heavy import (that is the point), so it imports only :mod:`recall.warm.protocol`,
+:mod:`recall.cli.leading_options` and, for a hook, :mod:`json` to find the hook's folder.
+Whenever the engine cannot be used (none running, a stale socket, another user's, another
+project's or global store, another version of the code, ``TETHER_WARM=0``), :func:`served`
+returns None and the command runs in this process exactly as it would have without an engine.
 
 A request the engine accepted but did not answer (it died, or took longer than
 :data:`ANSWER_TIMEOUT_S`) is run again in this process: an edit hook's guard question must not
@@ -21,6 +21,7 @@ import os
 import sys
 import time
 
+from recall.cli.leading_options import command_word, without_directory
 from recall.warm import protocol
 
 TYPE_CHECKING = False
@@ -105,11 +106,18 @@ def _put_back(raw: bytes) -> None:
 
 def served(argv: list[str]) -> int | None:
     """Run ``argv`` on the project's warm engine: its exit code, or None when this process
-    must run the command itself."""
-    if not argv or argv[0] not in SERVED or protocol.disabled():
+    must run the command itself. ``inject`` may follow the options every command takes
+    (``--json``, ``--wait``, ``-C DIR``: the engine runs it in DIR); an agent's ``hook
+    EVENT`` is served as its settings write it, alone."""
+    split = without_directory(argv)
+    if split is None or protocol.disabled():
+        return None
+    words, directory = split
+    command = command_word(words)
+    if command not in SERVED:
         return None
     raw: bytes | None = None
-    if argv[0] == "hook":
+    if command == "hook":
         if len(argv) != 2 or argv[1] not in HOOK_EVENTS:
             return None
         raw = _read_stdin()
@@ -117,13 +125,10 @@ def served(argv: list[str]) -> int | None:
             return None
         where = _hook_folder(raw)
     else:
-        try:
-            where = os.getcwd()
-        except OSError:
-            where = None
+        where = _inject_folder(directory)
     read = [raw]
     try:
-        code = _ask(argv, where, read) if where is not None else None
+        code = _ask(words, where, read) if where is not None else None
     except Exception:  # a fault of this client must never cost the command its run
         code = None
     if code is None and read[0] is not None:
@@ -131,25 +136,37 @@ def served(argv: list[str]) -> int | None:
     return code
 
 
+def _inject_folder(directory: str | None) -> str | None:
+    """The folder inject runs in: ``-C``'s (a folder; any other, and an empty name, is
+    refused by the command run here), else this process's; None when there is none."""
+    if directory == "":
+        return None
+    try:
+        where = os.getcwd() if directory is None else os.path.join(os.getcwd(), directory)
+    except OSError:
+        return None
+    return where if directory is None or os.path.isdir(where) else None
+
+
 def command_folder(argv: list[str]) -> str | None:
     """The folder ``argv`` (``inject`` or ``hook EVENT``, run in this process) acts on: a
-    hook's ``cwd``, else this process's; None when there is none. A hook's standard input is
-    put back for the command to read."""
+    hook's ``cwd``, else ``-C``'s or this process's; None when there is none. A hook's
+    standard input is put back for the command to read."""
     if argv[:1] == ["hook"]:
         raw = _read_stdin()
         if raw is None:
             return None
         _put_back(raw)
         return _hook_folder(raw)
-    try:
-        return os.getcwd()
-    except OSError:
-        return None
+    split = without_directory(argv)
+    return _inject_folder(split[1] if split is not None else None)
 
 
 def _ask(argv: list[str], where: str, read: list[bytes | None]) -> int | None:
-    """The engine's exit code for ``argv``, or None; ``read`` holds the standard input once
-    read (by the caller for a hook, here when the engine asks for it)."""
+    """The engine's exit code for ``argv``, run in ``where`` (inject's folder; for a hook,
+    this process's folder is its own, and ``where`` the folder its input names), or None;
+    ``read`` holds the standard input once read (by the caller for a hook, here when the
+    engine asks for it)."""
     raw = read[0]
     root = protocol.find_root(where)
     base = protocol.private_folder(create=False) if root is not None else None
@@ -169,7 +186,7 @@ def _ask(argv: list[str], where: str, read: list[bytes | None]) -> int | None:
         "code": list(protocol.code_key()),
         "text": protocol.text_key(),
         "argv": list(argv),
-        "cwd": os.getcwd(),
+        "cwd": os.getcwd() if argv[0] == "hook" else where,
         "env": environ,
         "umask": mask,
         "root": root,

@@ -543,3 +543,14 @@ def test_a_reader_that_stops_early_does_not_hide_the_failure(
     assert into_closed_pipe(c_repo, "check", *output) == (1, "")
     assert run("confirm", memory_id).code == 0
     assert into_closed_pipe(c_repo, "check", *output) == (0, "")
+
+
+@pytest.mark.parametrize("order", [("--json", "check"), ("check", "--json")])
+def test_json_and_github_annotations_together_are_refused(
+    run: Callable[..., CliResult], order: tuple[str, ...]
+) -> None:
+    done = run(*order, "--format", "github")
+    assert (done.code, done.stdout) == (2, "")
+    said = json.loads(done.stderr)
+    assert said["exit_code"] == 2 and "--format github" in said["error"]
+    assert "give one of them" in said["error"]
