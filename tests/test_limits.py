@@ -23,6 +23,7 @@ from recall import (
     settings,
     work_tree,
     written_checks,
+    yaml_shared,
 )
 from recall.anchors import submodules
 from recall.browse import actions
@@ -59,6 +60,8 @@ PINNED = [
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
     (closest_names, "SUGGESTED_PER_MEMORY", 10),
     (closest_names, "COMPARED_NAMES", 200),
+    (yaml_shared, "EXPANDED_FLOOR", 64 * 1024),
+    (yaml_shared, "EXPANSION_FACTOR", 4),
     (symbol_index, "READER", "r8"),
     (search, "LIMIT_CAP", 1 << 31),
     (changes, "CHAIN_STEPS", 100),
