@@ -17,7 +17,7 @@ from recall.frontmatter_render import render_value, scalar
 from recall.line_ends import lone_cr_as_lf
 from recall.yaml_comments import comments, inline_comment, lost_comment
 from recall.yaml_loader import KeyTwice, NoSuchDate, unique_keys_loader
-from recall.yaml_shared import shared_key, shared_message
+from recall.yaml_shared import expanded_key, expanded_message, shared_key, shared_message
 
 if TYPE_CHECKING:
     import yaml
@@ -168,6 +168,10 @@ def parse(text: str, path: Path | str) -> ParsedFile:
     fields = {str(key): value for key, value in loaded.items()}
     if (shared := shared_key(fields)) is not None:
         raise MalformedMemory(path, key_lines.get(shared, 2), shared_message(shared))
+    written = sum(map(len, fm_lines)) + len(fm_lines)
+    if (grown := expanded_key(fields, written)) is not None:
+        key, size = grown
+        raise MalformedMemory(path, key_lines.get(key, 2), expanded_message(key, size, written))
     return ParsedFile(fields, summary, details, key_lines, close_index + 2 + body_offset)
 
 

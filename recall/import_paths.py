@@ -14,10 +14,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Final
 
+from recall.closest_names import suggestions
 from recall.display import visible
 from recall.gitquery import git_stdout
 from recall.history_paths import chunks, in_history
-from recall.known_paths import GIT_TIMEOUT_S, is_git, suggestions, tree_paths
+from recall.known_paths import GIT_TIMEOUT_S, is_git, tree_paths
 
 SUGGESTED_PATHS: Final = 50
 """Unknown paths of one import given a "did you mean": comparing each with every file of a

@@ -13,18 +13,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
+from recall.closest_names import SUGGESTED_PER_MEMORY, suggestions
 from recall.display import visible
 from recall.errors import BadInput
 from recall.file_kinds import special_kind
 from recall.gitquery import git_stdout
 from recall.repo import TETHER_DIR
-
-SUGGESTIONS: Final = 3
-"""Closest names offered for one missing path: enough to catch a typo, few enough to read."""
-
-SIMILARITY_CUTOFF: Final = 0.6
-"""difflib ratio a file name (without folder and extension) must reach to be offered; 0.6 is
-difflib's own default: one or two wrong letters pass, an unrelated name does not."""
 
 WALK_LIMIT: Final = 50_000
 """Files listed from disk for suggestions outside git; past this a suggestion is not worth
@@ -71,41 +65,6 @@ def in_history(root: Path, paths: Sequence[str]) -> set[str]:
     return set(paths) if found is None else found
 
 
-def _stem(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name.rsplit(".", 1)[0] if "." in name[1:] else name
-
-
-def suggestions(path: str, candidates: Iterable[str], count: int = SUGGESTIONS) -> list[str]:
-    """The names closest to ``path``: the same file name in another folder first, then file
-    names spelled closely (compared without folder and extension, which every file of a
-    folder shares), nearest folder first."""
-    import difflib  # only once a path is known to be missing
-
-    names = list(candidates)
-    base = path.rsplit("/", 1)[-1]
-
-    def nearness(name: str) -> float:
-        return -difflib.SequenceMatcher(None, path, name).ratio()
-
-    found = sorted((n for n in names if n.rsplit("/", 1)[-1] == base and n != path), key=nearness)
-    by_stem: dict[str, list[str]] = {}
-    for name in names:
-        by_stem.setdefault(_stem(name), []).append(name)
-    for close in close_names(_stem(path), by_stem, count):
-        found += sorted((n for n in by_stem[close] if n != path), key=nearness)
-    return list(dict.fromkeys(found))[:count]
-
-
-def close_names(word: str, candidates: Iterable[str], count: int = SUGGESTIONS) -> list[str]:
-    """The ``candidates`` spelt closest to ``word``, closest first: the matching a missing
-    path's file name gets, for any name (a symbol a file does not define)."""
-    import difflib  # only once a name is known to be missing
-
-    names = list(dict.fromkeys(candidates))
-    return difflib.get_close_matches(word, names, n=count, cutoff=SIMILARITY_CUTOFF)
-
-
 def or_list(names: Sequence[str]) -> str:
     """``names`` as one line for a message: ``a or b``, each name's unseen characters (a line
     break a cloned repository's file name may hold) escaped so it cannot forge a line."""
@@ -128,10 +87,16 @@ def _twin(path: str, tree: Iterable[str]) -> str | None:
     return next((n for n in tree if n != path and unicodedata.normalize("NFC", n) == key), None)
 
 
-def _hint(path: str, tree: Sequence[str], typed: Callable[[str], str] | None = None) -> str:
-    """What follows the news that ``path`` is missing: that it differs from a file of ``tree``
-    only in its Unicode normalization, said with both forms (a "did you mean" would read the
-    same as the path given), or else the closest names (each as ``typed`` gives it)."""
+def _hint(
+    path: str, tree: Sequence[str], typed: Callable[[str], str] | None = None, nth: int = 0
+) -> str:
+    """What follows the news that ``path``, the ``nth`` missing one of those given, is
+    missing: that it differs from a file of ``tree`` only in its Unicode normalization, said
+    with both forms (a "did you mean" would read the same as the path given), or else the
+    closest names (each as ``typed`` gives it), looked for only for the first
+    :data:`SUGGESTED_PER_MEMORY` of those given."""
+    if nth >= SUGGESTED_PER_MEMORY:
+        return f"; no suggestion: over {SUGGESTED_PER_MEMORY} missing paths"
     twin = _twin(path, tree)
     if twin is not None:
         return (
@@ -237,6 +202,7 @@ def refuse_unknown(
     where = "the repository's files nor in its history" if is_git(root) else f"{root}"
     typed = typed_from(root, cwd)
     lines = []
+    hinted = 0
     for path, label in named:
         if path not in missing:
             continue
@@ -245,9 +211,9 @@ def refuse_unknown(
         if folder is not None:
             lines.append(f"{label} {typed(path)!r}{also} is {in_unopened(typed(folder))}")
             continue
-        lines.append(
-            f"{label} {typed(path)!r}{also} is not in {where}{_hint(path, tree, typed=typed)}"
-        )
+        hint = _hint(path, tree, typed=typed, nth=hinted)
+        hinted += 1
+        lines.append(f"{label} {typed(path)!r}{also} is not in {where}{hint}")
     lines.append(f"nothing written; give {let_through} to name it anyway (a file to come)")
     raise BadInput("\n  ".join(lines))
 
@@ -336,11 +302,14 @@ def missing_notes(root: Path | None, paths: list[str], *, cwd: Path | None = Non
     unknown = "is not a file of this repository" if git else NOT_IN_FOLDER
     typed = typed_from(root, cwd)
     notes = [f"{visible(typed(p))} is {in_unopened(typed(f))}" for p, f in unopened.items()]
+    hinted = 0
     for path in missing:
         if path in former:
             notes.append(f"{visible(typed(path))} {NOT_IN_TREE}")
         else:
-            notes.append(f"{visible(typed(path))} {unknown}{_hint(path, tree, typed=typed)}")
+            hint = _hint(path, tree, typed=typed, nth=hinted)
+            hinted += 1
+            notes.append(f"{visible(typed(path))} {unknown}{hint}")
     return notes
 
 

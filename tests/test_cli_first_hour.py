@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import CliResult, git, make_repo, run_on_pty, run_tether
 
-from recall import known_paths
+from recall import closest_names, known_paths
 from recall.cli.context import SKIPPED_NAMED
 from recall.cli.main import build_parser
 from recall.cli.render import NARROW_COLUMNS
@@ -148,21 +148,21 @@ def test_neighbours_and_fanin_of_a_mistyped_path_say_so_as_recall_does(
 
 def test_suggestions_prefer_the_same_name_then_close_spellings() -> None:
     tree = ["ip/iproute.c", "ip/ipaddress.c", "lib/libnetlink.c", "tc/iproute.c"]
-    assert known_paths.suggestions("ip/iproutee.c", tree)[0] == "ip/iproute.c"
-    assert known_paths.suggestions("iproute.c", tree)[:2] == ["ip/iproute.c", "tc/iproute.c"]
-    assert known_paths.suggestions("zzz/qqq.h", tree) == []
+    assert closest_names.suggestions("ip/iproutee.c", tree)[0] == "ip/iproute.c"
+    assert closest_names.suggestions("iproute.c", tree)[:2] == ["ip/iproute.c", "tc/iproute.c"]
+    assert closest_names.suggestions("zzz/qqq.h", tree) == []
     # a shared folder and extension do not make names alike
-    assert known_paths.suggestions("src/gone.py", ["src/app.py", "src/util.py"]) == []
-    assert known_paths.suggestions("src/ap.py", ["src/app.py", "src/util.py"]) == ["src/app.py"]
-    assert len(known_paths.suggestions("ip/iproute.c", tree * 3)) <= known_paths.SUGGESTIONS
+    assert closest_names.suggestions("src/gone.py", ["src/app.py", "src/util.py"]) == []
+    assert closest_names.suggestions("src/ap.py", ["src/app.py", "src/util.py"]) == ["src/app.py"]
+    assert len(closest_names.suggestions("ip/iproute.c", tree * 3)) <= closest_names.SUGGESTIONS
 
 
 def test_the_judgement_constants_are_pinned() -> None:
     from recall.cli import command_table, context
     from recall.lifecycle import stats
 
-    assert known_paths.SIMILARITY_CUTOFF == 0.6
-    assert known_paths.SUGGESTIONS == 3
+    assert closest_names.SIMILARITY_CUTOFF == 0.6
+    assert closest_names.SUGGESTIONS == 3
     assert known_paths.WALK_LIMIT == 50_000
     assert known_paths.GIT_TIMEOUT_S == 30
     assert command_table.COMMAND_SUGGESTIONS == 3

@@ -15,6 +15,7 @@ from lsp_server import commands, listing, nested_look
 from mcp_server import limits as mcp_limits
 from mcp_server.tools import TOOL_NAMES
 from recall import (
+    closest_names,
     extra_keys,
     ignored_store,
     private_store,
@@ -22,6 +23,7 @@ from recall import (
     settings,
     work_tree,
     written_checks,
+    yaml_shared,
 )
 from recall.anchors import submodules
 from recall.browse import actions
@@ -56,6 +58,10 @@ PINNED = [
     (cli_main, "OWN_HOME_NOTES", frozenset({"hook", "lsp", "mcp", "warm"})),
     (work_tree, "GIT_PLACE_VARIABLES", ("GIT_DIR", "GIT_WORK_TREE")),
     (extra_keys, "NEAR_KEY_CUTOFF", 0.8),
+    (closest_names, "SUGGESTED_PER_MEMORY", 10),
+    (closest_names, "COMPARED_NAMES", 200),
+    (yaml_shared, "EXPANDED_FLOOR", 64 * 1024),
+    (yaml_shared, "EXPANSION_FACTOR", 4),
     (symbol_index, "READER", "r8"),
     (search, "LIMIT_CAP", 1 << 31),
     (changes, "CHAIN_STEPS", 100),

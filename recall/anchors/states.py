@@ -16,7 +16,8 @@ holding otherwise than the index read it, from that file as parsed now (:mod:`.t
   the name all along holds another function of that name;
 - ``gone``: no file defines it; when its file is still there and defines names spelt close
   to it (renamed where it is), those names (:func:`recall.anchors.suggest.close_symbols`,
-  from the names the index holds for the file: :mod:`recall.anchors.defined_names`);
+  from the names the index holds for the file: :mod:`recall.anchors.defined_names`), for
+  the first :data:`recall.closest_names.SUGGESTED_PER_MEMORY` gone anchors of a memory only;
 - ``unknown``: the symbol index has nothing to say (not built yet, no git, a file of a
   language it does not read, a file it skipped, a sparse checkout leaves out of the working
   tree or a submodule not checked out holds, or a name the file defines more than once: twice
@@ -36,6 +37,7 @@ from recall.anchors.prior import HadBefore
 from recall.anchors.suggest import close_symbols, renamed_in_place_fix, suggestion_field
 from recall.anchors.symbols import NAME_SEPARATOR, SymbolAnchor, leaf_of, normalize_name
 from recall.anchors.tree_reads import FileNow, TreeReads, candidates_now, names_now
+from recall.closest_names import SUGGESTED_PER_MEMORY
 from recall.genome.limits import MAX_RELOCATION_CANDIDATES
 from recall.genome.names import not_checked_out
 from recall.genome.symbols.extract import REGEX
@@ -63,6 +65,9 @@ class AnchorState:
     """The body differs from the recorded hash (``changed``, or a ``relocated`` edited too)."""
     close: tuple[str, ...] = ()
     """For a ``gone`` anchor, the names its file still defines spelt closest to it."""
+    unsuggested: bool = False
+    """A ``gone`` anchor whose file's names were not compared with it: its memory has more
+    gone anchors than :data:`SUGGESTED_PER_MEMORY`, and this one came after those."""
 
     @property
     def moved_from(self) -> str | None:
@@ -79,6 +84,8 @@ class AnchorState:
             text += ", and its code changed since"
         elif self.state == CHANGED:
             text += " (its code changed since the memory was written or confirmed)"
+        if self.unsuggested:
+            text += f" (no suggestion: over {SUGGESTED_PER_MEMORY} gone anchors in this memory)"
         return text + mean_clause(self.close)
 
     def renamed_fix(self, memory_id: str) -> str:
@@ -149,11 +156,14 @@ def state_fields(states: Sequence[AnchorState]) -> dict[str, Any]:
     return {"anchor_states": [state.to_dict() for state in states], **suggestions(states)}
 
 
-def _gone(anchor: SymbolAnchor, in_index: bool, names: NamesIn) -> AnchorState:
+def _gone(anchor: SymbolAnchor, in_index: bool, names: NamesIn, suggest: bool) -> AnchorState:
     """``anchor`` gone, with the names its file defines spelt closest to it when the index
-    still holds that file (``in_index``)."""
+    still holds that file (``in_index``) and ``suggest`` asks for them (else marked
+    :attr:`AnchorState.unsuggested`)."""
     if not in_index:
         return AnchorState(anchor, GONE)
+    if not suggest:
+        return AnchorState(anchor, GONE, unsuggested=True)
     close = close_symbols(normalize_name(anchor.name), names(anchor.path))
     return AnchorState(anchor, GONE, close=tuple(close))
 
@@ -228,10 +238,12 @@ def resolve(
     had_before: HadBefore | None = None,
     names: NamesIn | None = None,
     tree: TreeReads | None = None,
+    suggest: bool = True,
 ) -> AnchorState:
     """The state of ``anchor`` in the genome whose index is ``conn`` (``names``: the names a
-    file defines, for a ``gone`` anchor's closest ones; :func:`names_in` of ``conn`` when not
-    given); the files of ``tree`` as the working tree holds them (:mod:`.tree_reads`).
+    file defines, for a ``gone`` anchor's closest ones, looked for when ``suggest``;
+    :func:`names_in` of ``conn`` when not given); the files of ``tree`` as the working tree
+    holds them (:mod:`.tree_reads`).
 
     A definition of the name in another file of the same language family is taken for the
     moved one when git saw the
@@ -269,13 +281,13 @@ def resolve(
     same_body = [hit for hit in candidates if anchor.body and hit.same_code(anchor.body)]
     names = names_now(names if names is not None else names_in(conn), tree)
     if len(candidates) > MAX_RELOCATION_CANDIDATES and not same_body:
-        return _gone(anchor, parser is not None, names)
+        return _gone(anchor, parser is not None, names, suggest)
     if not same_body:
         candidates = _new_there(anchor, candidates, parser is None, had_before)
     else:
         candidates = same_body
     if not candidates:
-        return _gone(anchor, parser is not None, names)
+        return _gone(anchor, parser is not None, names, suggest)
     best = min(candidates, key=lambda hit: _closeness(anchor, hit))
     return AnchorState(anchor, RELOCATED, best, _differs(anchor, best))
 
@@ -303,9 +315,17 @@ def resolve_all(
     names: NamesIn | None = None,
     tree: TreeReads | None = None,
 ) -> list[AnchorState]:
-    """:func:`resolve` of each anchor, in order, each file's names asked once."""
+    """:func:`resolve` of each anchor, in order, each file's names asked once; the closest
+    names looked for only for the first :data:`SUGGESTED_PER_MEMORY` gone ones."""
     names = names if names is not None else names_in(conn)
-    return [resolve(conn, anchor, renamed_to, had_before, names, tree) for anchor in anchors]
+    states: list[AnchorState] = []
+    gone = 0
+    for anchor in anchors:
+        suggest = gone < SUGGESTED_PER_MEMORY
+        state = resolve(conn, anchor, renamed_to, had_before, names, tree, suggest)
+        gone += state.state == GONE
+        states.append(state)
+    return states
 
 
 def indexed_head(conn: sqlite3.Connection) -> str | None:

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from recall.anchors.symbols import NAME_SEPARATOR, SEPARATOR, leaf_of
-from recall.known_paths import SUGGESTIONS, close_names, or_list
+from recall.closest_names import SUGGESTIONS, close_names
+from recall.known_paths import or_list
 
 SUGGESTIONS_KEY = "anchor_suggestions"
 """The JSON key of the closest names, by anchor, beside ``anchor_notes``."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from recall.closest_names import SUGGESTED_PER_MEMORY, suggestions
 from recall.file_kinds import special_kind
-from recall.known_paths import suggestions
 from recall.lifecycle.dead import DeadReference, deleted_after_rename
 from recall.lifecycle.references import Drift
 from recall.named_files import unfit_line
@@ -22,7 +22,8 @@ def dead_message(
     root: Path | None = None,
 ) -> str:
     """One line about a dead reference, with the rename git knows of if any, else the closest
-    names of ``tree`` (the repository's files) when it is given: a typo in a hand-written file.
+    names of ``tree`` (the repository's files) when it is given: a typo in a hand-written file
+    (for its first :data:`~recall.closest_names.SUGGESTED_PER_MEMORY` files, the rest counted).
     ``gone`` (:func:`recall.lifecycle.dead.renamed_then_gone`) are the files renamed and then
     deleted, said as ``tether repoint`` says them: there is nothing to repoint them to. A
     folder of ``root`` (the working tree) or one of git's own files is said to be one, in the
@@ -46,8 +47,12 @@ def dead_message(
         )
     names = ", ".join(dead.memory.files)
     plain = [path for path in files if path not in gone and path not in unfit]
-    close = [c for path in plain for c in suggestions(path, tree or [])]
+    compared = plain[:SUGGESTED_PER_MEMORY] if tree else []
+    close = [c for path in compared for c in suggestions(path, tree or [])]
     hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
+    if len(compared) < len(plain) and tree:
+        more = len(plain) - len(compared)
+        hint += f"; {more} more with no suggestion (over {SUGGESTED_PER_MEMORY} gone files)"
     if unfit:
         said = f"{memory_id}: no file it names is in the working tree: {'; '.join(unfit.values())}"
         if rest := [path for path in files if path not in unfit]:
