@@ -351,11 +351,11 @@ def _spans(
     return spans
 
 
-def secret_spans(text: str) -> list[tuple[int, int, int]]:
+def secret_spans(text: str, kinds: frozenset[str] | None = None) -> list[tuple[int, int, int]]:
     """(line index, start, end) of each credential-shaped span of ``text``, its lines as
-    ``str.splitlines`` cuts them."""
+    ``str.splitlines`` cuts them (of the secret types ``kinds`` only, as for :func:`scan`)."""
     scanner = _scanner()
-    plugins = _candidates(scanner, text) if text.strip() else []
+    plugins = _candidates(scanner, text, kinds) if text.strip() else []
     found = _spans(scanner, plugins, text.splitlines(), True) if plugins else []
     return [(number, start, end) for number, start, end, _ in found]
 
