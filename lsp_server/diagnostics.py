@@ -114,7 +114,7 @@ def message(hit: Hit, path: str) -> str:
 
 def untrusted(text: str, hit: Hit) -> str:
     """A diagnostic's text marked as coming from a workspace the editor does not trust."""
-    author = safe_field(hit.memory.author, AUTHOR_CAP) or "an unknown author"
+    author = safe_field(for_agent(hit.memory).author, AUTHOR_CAP) or "an unknown author"
     return f"{text} [untrusted workspace: project memory by {author}]"
 
 

@@ -75,7 +75,8 @@ def secret_note(path: object) -> str:
     do (:mod:`recall.agent_text`)."""
     where = f"the file {path}" if path else "its memory file"
     return (
-        f"its text holds what looks like a credential, masked here (memory_get masks it too); "
+        "it holds what looks like a credential (in its text or a name it gives), masked here "
+        "(memory_get masks it too); "
         f"{where} keeps it as written: tell the person to remove it from that file"
     )
 
@@ -145,3 +146,33 @@ def set_up(store: MemoryStore) -> dict[str, Any]:
     if made.rules_in_exclude is not None:
         said["ignore_rules"] = made.rules_in_exclude.to_dict()
     return said
+
+
+def masked_throughout(answer: Any) -> Any:
+    """A tool's ``answer`` with a vendor's token masked in every text of it, when it gives a
+    memory masked (``secret_masked``): the names such a memory gives come back in more than
+    its own fields (``anchors_gone``, ``anchor_states``, ``files_now``, notes); ``answer``
+    itself, with no scan, when it gives none."""
+    if not _gives_masked(answer):
+        return answer
+    from recall.secret_names import masked_name  # the scanner: only for a masked memory
+
+    def mask(value: Any) -> Any:
+        if isinstance(value, str):
+            return masked_name(value)
+        if isinstance(value, dict):
+            return {mask(key): mask(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [mask(item) for item in value]
+        return value
+
+    return mask(answer)
+
+
+def _gives_masked(value: Any) -> bool:
+    """Whether ``value`` (a tool's answer) holds a memory given masked."""
+    if isinstance(value, dict):
+        return value.get("secret_masked") is True or any(map(_gives_masked, value.values()))
+    if isinstance(value, list):
+        return any(map(_gives_masked, value))
+    return False

@@ -19,6 +19,7 @@ from pydantic import Field
 
 from mcp_server import calls, operations, writing
 from mcp_server.limits import LIMIT_MIN, LIST_LIMIT, LIST_MAX, RECALL_LIMIT, RECALL_MAX
+from mcp_server.results import masked_throughout
 from mcp_server.workspace import CallCancelled
 from recall.errors import TetherError
 from recall.model import CATEGORIES, STATUSES
@@ -212,7 +213,8 @@ def _answer(
     """:func:`_run`'s operation, its engine problems as tool errors."""
     checks = {} if call is None else {"cancelled": call.cancelled}
     try:
-        return (ws.run_write if writes else ws.run)(operation, **checks, **arguments)
+        answer = (ws.run_write if writes else ws.run)(operation, **checks, **arguments)
+        return masked_throughout(answer)
     except TetherError as error:
         from recall.secret_masking import masked  # a refusal may quote a secret given in error
 

@@ -40,13 +40,30 @@ def for_agent(memory: Memory) -> Memory:
     if not memory.holds_secret or memory.__dict__.get(_MASKED):
         return memory
     from recall.secret_masking import masked  # the scanner: only for a memory holding one
+    from recall.secret_names import masked_names
 
-    copy = memory.with_changes(summary=masked(memory.summary), details=masked(memory.details))
+    copy = memory.with_changes(
+        summary=masked(memory.summary),
+        details=masked(memory.details),
+        anchor=masked(memory.anchor) if memory.anchor else memory.anchor,
+        **masked_names(memory),
+    )
     if "content_hash" in memory.__dict__:
         copy.__dict__["content_hash"] = memory.__dict__["content_hash"]
     copy.__dict__["holds_secret"] = True  # the memory's verdict, not the masked text's
     copy.__dict__[_MASKED] = True
     return copy
+
+
+def name_for_agent(memory: Memory, text: str) -> str:
+    """``text`` naming ``memory``'s files or anchors (a receipt: ``via file …``) as an agent
+    is given it: a vendor's token in it masked when the memory holds a credential; ``text``
+    itself, with no scan, when it holds none."""
+    if not memory.holds_secret:
+        return text
+    from recall.secret_names import masked_name  # the scanner: only for a memory holding one
+
+    return masked_name(text)
 
 
 def was_masked(memory: Memory) -> bool:
@@ -80,8 +97,8 @@ def masked_note(memory_id: str, path: Path | str) -> str:
     """The note telling the person that a memory's text was masked in what an agent was given,
     naming its file ``path`` and what to do."""
     return (
-        f"{path}: memory {memory_id} holds what looks like a credential in its text, shown "
-        f"masked; {MASKED_ADVICE}"
+        f"{path}: memory {memory_id} holds what looks like a credential (in its text or a "
+        f"name it gives), shown masked; {MASKED_ADVICE}"
     )
 
 

@@ -72,8 +72,8 @@ def content_hash(category: str, summary: str, details: str) -> str:
 
 
 _HASHED_FIELDS: Final = frozenset({"category", "summary", "details"})
-_SCANNED_FIELDS: Final = frozenset({"summary", "details"})
-"""The fields :attr:`Memory.holds_secret` is about: the memory's text."""
+_SCANNED_FIELDS: Final = frozenset({"summary", "details", "anchor", "files", "author", "anchors"})
+"""The fields :attr:`Memory.holds_secret` is about: the memory's text and the names it gives."""
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,10 @@ class Memory:
 
     @property
     def holds_secret(self) -> bool:
-        """Whether the summary or details hold what the credential scan finds: text written
-        past it (``--allow-secret``), or by hand in the memory's file. What an agent is given
+        """Whether the summary, details or anchor hold what the credential scan finds, or a
+        name the memory gives (a file, the author, an anchor: :mod:`recall.secret_names`) a
+        vendor's token: written past the scan (``--allow-secret``), or by hand in the memory's
+        file, as a write would refuse them (:mod:`recall.written_secrets`). What an agent is given
         of such a memory is masked (:mod:`recall.agent_text`). A memory read from the index
         has it from its row (the scan ran when the file was indexed); any other is scanned
         the first time it is asked, loading the scanner. Kept as :attr:`content_hash` is,
@@ -119,8 +121,14 @@ class Memory:
         found = self.__dict__.get("holds_secret")
         if found is None:
             from recall.secret_masking import holds_credential  # the scanner: writes only
+            from recall.secret_names import name_matches, names_of
 
-            found = holds_credential(self.summary) or holds_credential(self.details)
+            found = (
+                holds_credential(self.summary)
+                or holds_credential(self.details)
+                or holds_credential(self.anchor)
+                or bool(name_matches(names_of(self)))
+            )
             self.__dict__["holds_secret"] = found
         return bool(found)
 

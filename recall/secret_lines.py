@@ -1,7 +1,7 @@
-"""Where a memory file's text holds a credential: its file and the line of each one.
+"""Where a memory file holds a credential: its file and the line of each one.
 
-A memory whose summary or details hold what the credential scan finds (written by hand in its
-file, or past the scan with ``--allow-secret``) is given to agents masked
+A memory whose summary, details or names hold what the credential scan finds (written by hand
+in its file, or past the scan with ``--allow-secret``) is given to agents masked
 (:mod:`recall.agent_text`), but its file still holds the credential for anyone who can read the
 repository. ``tether doctor`` names each such line, and ``tether show`` says it beside the text
 it shows as written, with what to do: the person removes it, since Tether never rewrites a file
@@ -31,13 +31,16 @@ class SecretLine:
     line: int
     found: tuple[str, ...]
     """What the scan found on the line, each as ``kind (masked excerpt)``."""
+    part: str = "text"
+    """The part of the file the line is in: ``text`` or ``front matter`` (a file, the author
+    or an anchor it names)."""
 
     def message(self, *, shown_here: bool = False) -> str:
         """The finding as ``path:line: id: ...``, saying what to do; ``shown_here`` when it
         goes with the text shown as written (``tether show``)."""
         here = "shown here as written; " if shown_here else ""
         return (
-            f"{self.path}:{self.line}: {self.memory_id}: its text holds what looks like a "
+            f"{self.path}:{self.line}: {self.memory_id}: its {self.part} holds what looks like a "
             f"credential: {' and '.join(self.found)}; {here}agents are given it masked (inject, "
             "recall, the hooks, the MCP tools, check, cleanup --json), but the file holds it for "
             "anyone who can read "
@@ -59,10 +62,12 @@ def secret_lines(store: MemoryStore) -> Iterator[SecretLine]:
 
 
 def lines_of(store: MemoryStore, memory_id: str) -> list[SecretLine]:
-    """The lines of memory ``memory_id``'s file whose text (its summary and details, from the
-    summary's line on) holds a credential, as the file has them now; none when the file cannot
-    be read or parsed."""
+    """The lines of memory ``memory_id``'s file holding a credential, as the file has them now:
+    those of its front matter holding a vendor's token (in a file, the author or an anchor it
+    names, as a write refuses them), then those of its text (its summary and details, from the
+    summary's line on); none when the file cannot be read or parsed."""
     from recall import frontmatter, secrets_scan  # YAML and the scanner: only for such a file
+    from recall.secret_names import NAME_SECRET_TYPES
 
     try:
         path = store.path_of(memory_id)
@@ -72,6 +77,14 @@ def lines_of(store: MemoryStore, memory_id: str) -> list[SecretLine]:
         return []
     lines = text.lstrip("\ufeff").splitlines()
     found = []
+    for number, line in enumerate(lines[1 : start - 1], start=2):
+        # the names a memory gives, as a write scans them; its anchor as text, too
+        matches = secrets_scan.scan(line, kinds=NAME_SECRET_TYPES)
+        if not matches and line.lstrip().startswith("anchor:"):
+            matches = secrets_scan.scan(line.split(":", 1)[1])
+        if matches:
+            described = tuple(m.describe() for m in matches)
+            found.append(SecretLine(memory_id, path, number, described, "front matter"))
     for number, line in enumerate(lines[start - 1 :], start=start):
         matches = secrets_scan.scan(line)
         if matches:

@@ -7,10 +7,11 @@ from __future__ import annotations
 from recall.secrets_scan import mask, secret_spans
 
 
-def masked(text: str) -> str:
+def masked(text: str, kinds: frozenset[str] | None = None) -> str:
     """``text`` with every credential-shaped span masked as a credential refusal shows it
-    (``ghp_Zk3Z…[40 chars]``); ``text`` itself when it holds none."""
-    spans = secret_spans(text)
+    (``ghp_Zk3Z…[40 chars]``); ``text`` itself when it holds none. ``kinds`` keeps to those
+    secret types (:data:`recall.secret_names.NAME_SECRET_TYPES` for a name)."""
+    spans = secret_spans(text, kinds)
     if not spans:
         return text
     lines = text.splitlines(keepends=True)

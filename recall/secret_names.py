@@ -8,6 +8,11 @@ only the token shapes a vendor marks with a prefix of its own are looked for in 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from recall.model import Memory
 
 NAME_SECRET_TYPES = frozenset(
     {
@@ -86,3 +91,48 @@ def labelled(
     names += [("author", author or ""), ("anchor", anchor or "")]
     names += [(f"anchor {n}", symbol) for n, symbol in enumerate(symbols, start=1)]
     return [(label, text) for label, text in names if text]
+
+
+def names_of(memory: Memory) -> list[tuple[str, str]]:
+    """The names ``memory`` gives (its files, author, anchor, and its anchors with the text
+    of their own keys), each labelled as a refusal labels it."""
+    symbols = [anchor.text for anchor in memory.anchors]
+    symbols += [
+        value
+        for anchor in memory.anchors
+        for value in anchor.extra.values()
+        if isinstance(value, str)
+    ]
+    return labelled(memory.files, memory.author, memory.anchor, symbols)
+
+
+def masked_name(text: str) -> str:
+    """``text``, a name, with each vendor token in it masked (``AKIAIOSF…[20 chars]``)."""
+    from recall.secret_masking import masked  # the scanner: only for a memory holding one
+
+    return masked(text, NAME_SECRET_TYPES) if text else text
+
+
+def masked_names(memory: Memory) -> dict[str, Any]:
+    """The fields of ``memory`` naming something (:func:`names_of`) that hold a vendor token,
+    each with it masked, for :meth:`~recall.model.Memory.with_changes`; none when none do."""
+    changes: dict[str, Any] = {}
+    if masked_name(memory.author) != memory.author:
+        changes["author"] = masked_name(memory.author)
+    files = tuple(masked_name(path) for path in memory.files)
+    if files != memory.files:
+        changes["files"] = files
+    anchors = tuple(
+        replace(
+            anchor,
+            path=masked_name(anchor.path),
+            name=masked_name(anchor.name),
+            extra={k: masked_name(v) if isinstance(v, str) else v for k, v in anchor.extra.items()},
+        )
+        for anchor in memory.anchors
+    )
+    if any(
+        a.text != b.text or a.extra != b.extra for a, b in zip(anchors, memory.anchors, strict=True)
+    ):
+        changes["anchors"] = anchors
+    return changes

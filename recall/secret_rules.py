@@ -60,6 +60,11 @@ KEY_QUALIFIERS = frozenset(
     {"api", "secret", "private", "access", "auth", "signing", "master", "preshared", "client"}
 )
 
+PLACEHOLDER_MAX_CHARS = 256
+"""Longest token taken for a placeholder: the ones people write (``AKIAIOSFODNN7EXAMPLE``,
+``ghp_`` and 36 x's, ``<your-token-here>``) are short, and a token of thousands of characters,
+judged once per match in it, would make a long line's scan cost the square of its length."""
+
 # Values that stand for a secret without being one: documentation placeholders, masks, and
 # references to where the secret lives. Writing *where* a secret lives is the useful memory.
 _PLACEHOLDER = re.compile(
@@ -71,9 +76,10 @@ _PLACEHOLDER = re.compile(
       | (?:changeme|example|dummy|placeholder|redacted|none|null|true|false|passw0rd
            |p@ssw0rd|hunter2)\W*$
       | (?-i:[A-Za-z0-9/+]*EXAMPLE(?:KEY)?)$           # AWS's documented AKIA…EXAMPLE keys
-      # words naming one, not holding one: db-password, my_secret_token
-      | [A-Za-z_-]*(?<![A-Za-z])(?:password|passwd|secret|token|api[-_]?key)(?![A-Za-z])
-        [A-Za-z_-]*$
+      # words naming one, not holding one: db-password, my_secret_token (all such characters
+      # checked first, so a long run of them is read once, not once per word in it)
+      | (?=[A-Za-z_-]*$)[A-Za-z_-]*?(?<![A-Za-z])(?:password|passwd|secret|token|api[-_]?key)
+        (?![A-Za-z])
     )""",
     re.VERBOSE | re.IGNORECASE,
 )
@@ -115,8 +121,10 @@ def name_holds_credential(name: str) -> bool:
 
 
 def is_placeholder(value: str) -> bool:
-    """Whether a value stands for a secret without being one (``<token>``, ``password``)."""
-    return bool(_PLACEHOLDER.match(value.strip()))
+    """Whether a value stands for a secret without being one (``<token>``, ``password``);
+    never one longer than :data:`PLACEHOLDER_MAX_CHARS`."""
+    value = value.strip()
+    return len(value) <= PLACEHOLDER_MAX_CHARS and bool(_PLACEHOLDER.match(value))
 
 
 def looks_like_a_secret_value(

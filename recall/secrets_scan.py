@@ -18,6 +18,8 @@ from functools import lru_cache
 from itertools import compress
 from typing import TYPE_CHECKING
 
+from recall.secret_places import REPLACED_PATTERNS, LinePlaces
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -110,13 +112,6 @@ _PUBLIC_PREFIX = re.compile(
     r"|sk-ant-[a-z]+\d\d-|A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AIza|gl[a-z]+-|npm_|pypi-|SG\.|eyJ)"
 )
 _AWS_KEY_ID = re.compile(r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}")
-# Characters a token is made of: a plugin that reports only its prefix (GitLab's reports
-# "glpat") is widened to the whole token for the excerpt's length.
-_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-.+/=~]*")
-
-
-# The name a value is assigned to, just before it (for the excerpt of an assignment).
-_ASSIGNED_NAME = re.compile(r"([A-Za-z_][\w.-]*)[\"'\]]*[ \t]*(?::=|=>|[:=])[ \t]*[\"'`]?$")
 
 
 @dataclass(frozen=True)
@@ -137,7 +132,9 @@ class _Scanner:
     # One gate per plugin: a plain ASCII text is given to a plugin only if its gate opens.
     gates: GateSet
     filters: tuple[Callable[[str], bool], ...]
-    id_filter: Callable[..., bool]
+    # detect-secrets' is_likely_id_string for the keyword-style plugins (none of them
+    # regex-based): a match of this pattern before the value (``user_id = "…"``)
+    id_pattern: re.Pattern[str]
     indirect: Callable[[str], bool]
     keyword_style: tuple[type, ...]
     value_check: Callable[..., bool]
@@ -167,6 +164,8 @@ def _scanner() -> _Scanner:
     gates: list[Gate] = []
     for cls, (_module, name) in zip(classes, DETECT_SECRETS_PLUGINS, strict=True):
         plugins.append(cls(keyword_exclude=KEYWORD_EXCLUDE) if cls is KeywordDetector else cls())
+        if name in REPLACED_PATTERNS:
+            plugins[-1].denylist = [REPLACED_PATTERNS[name]]  # type: ignore[attr-defined]
         exact, folded, patterns = secret_gates.DETECT_SECRETS_GATES[name]
         needs = secret_gates.DETECT_SECRETS_PATTERN_NEEDS.get(name, ())
         gates.append(secret_gates.Gate(exact, folded, tuple(map(re.compile, patterns)), needs))
@@ -177,7 +176,7 @@ def _scanner() -> _Scanner:
         plugins=tuple(plugins),
         gates=secret_gates.GateSet(gates),
         filters=tuple(getattr(heuristic, name) for name in SECRET_FILTERS),
-        id_filter=heuristic.is_likely_id_string,
+        id_pattern=heuristic._get_id_detector_regex(),
         indirect=heuristic.is_indirect_reference,
         keyword_style=(KeywordDetector, secret_rules.AssignedCredentialDetector),
         value_check=secret_rules.looks_like_a_secret_value,
@@ -200,34 +199,6 @@ def mask(secret: str) -> str:
     rest = secret[len(prefix) :]
     shown = rest[: min(SHOWN_CHARS, len(rest) // 4)]
     return f"{prefix}{shown}…[{len(secret)} chars]"
-
-
-def _starts(plugin: BasePlugin, line: str, secret: str) -> list[int]:
-    """Where in ``line`` the plugin found ``secret``: one start for each of its matches.
-
-    A plugin reports values, not places, and one value once per line however often it matched:
-    GitHub's reports only a token's prefix (``ghp``), the same for every token of the line. So
-    a regex plugin's patterns are matched again here, each match's reported group giving its
-    place; the first occurrence of the text stands for the others (whose patterns are their
-    own), and for a text its patterns do not find again."""
-    starts = []
-    for pattern in getattr(plugin, "denylist", ()):
-        groups = range(1, pattern.groups + 1) if pattern.groups else (0,)
-        for match in pattern.finditer(line):
-            starts.extend(match.start(g) for g in groups if match.group(g) == secret)
-    if not starts:
-        starts = [max(line.find(secret), 0)]
-    return sorted(set(starts))
-
-
-def _whole_token(line: str, start: int, secret: str) -> str:
-    """``secret``, found at ``start`` in ``line``, widened to the token it starts (for its
-    length in the excerpt)."""
-    if line[start : start + len(secret)] != secret:
-        return secret
-    tail = _TOKEN_TAIL.match(line, start + len(secret))
-    # A full stop after a token ends the sentence; it is not part of the token.
-    return (secret + (tail.group(0) if tail else "")).rstrip(".")
 
 
 def _gated(scanner: _Scanner, text: str) -> list[BasePlugin]:
@@ -293,17 +264,24 @@ def _scan_line(
 ) -> list[tuple[int, int, SecretMatch]]:
     """(start, end, match) of each secret in one line, after detect-secrets' filters."""
     found: list[tuple[int, int, SecretMatch]] = []
+    places = LinePlaces(line)
+    # The first start of a token kept, by its end: a later value in the same token (the
+    # same run of token characters) is inside it, so it is not read again.
+    kept: dict[int, int] = {}
     for plugin in plugins:
         keyword = isinstance(plugin, scanner.keyword_plugin)
         if prefilter and keyword and not _keyword_may_match(scanner, line):
             continue
         keyword_style = isinstance(plugin, scanner.keyword_style)
-        for potential in plugin.analyze_line(filename="memory", line=line, line_number=1):
+        potentials = plugin.analyze_line(filename="memory", line=line, line_number=1)
+        places.expect(potential.secret_value or "" for potential in potentials)
+        # in the order they occur, so that a token holding several is read for the first only
+        for potential in sorted(potentials, key=lambda p: places.first(p.secret_value or "")):
             secret = potential.secret_value or ""
             if any(keep(secret) for keep in scanner.filters):
                 continue
             if keyword_style and (
-                scanner.id_filter(secret, line, plugin)
+                places.after_an_id(secret, scanner.id_pattern)
                 or scanner.indirect(line)
                 # KeywordDetector's values (always quoted) get the placeholder and shape checks
                 # of recall.secret_rules too: "my password" or a path is not a password
@@ -311,18 +289,24 @@ def _scan_line(
                 or (keyword and not scanner.value_check(secret, quoted=True))
             ):
                 continue
-            for start in _starts(plugin, line, secret):
-                token = _whole_token(line, start, secret)
+            for start in places.starts(plugin, secret):
+                end = places.token_end(start, secret)
+                whole = end is not None
+                end = end if end is not None else start + len(secret)
+                if kept.get(end, end) <= start:
+                    continue  # inside a token already kept: the spans keep the longest only
+                token = line[start:end] if whole else secret
                 if scanner.placeholder(token):
                     continue  # https://user:password@host, ghp_xxxxxxxx… in a how-to
+                kept[end] = min(start, kept.get(end, start))
                 # A private key's armour line is not secret: shown as-is, it says what to remove.
                 private = potential.type == "Private Key"
                 excerpt = f"-----{secret}-----" if private else mask(token)
-                name = _ASSIGNED_NAME.search(line, 0, start) if keyword_style else None
+                name = places.assigned_name(start) if keyword_style else None
                 if name:  # ``DB_PASSWORD = hunt…[17 chars]``: which setting to fix
-                    excerpt = f"{name.group(1)} = {excerpt}"
+                    excerpt = f"{name} = {excerpt}"
                 kind = _kind(potential.type, secret)
-                found.append((start, start + len(token), SecretMatch(kind, excerpt)))
+                found.append((start, end, SecretMatch(kind, excerpt)))
     return found
 
 
@@ -356,22 +340,22 @@ def _spans(
     for number, line in enumerate(lines):
         if not line.strip():
             continue
-        taken: list[tuple[int, int]] = []
+        reach = -1  # the furthest end of a span taken: every one taken starts before
         found = _scan_line(scanner, plugins, line, prefilter=prefilter)
         # Longest first, so a secret several plugins found (or a part of one) is named once.
         for start, end, match in sorted(found, key=lambda f: (f[0], -f[1])):
-            if any(t_start <= start and end <= t_end for t_start, t_end in taken):
-                continue
-            taken.append((start, end))
+            if end <= reach:
+                continue  # inside a span taken
+            reach = end
             spans.append((number, start, end, match))
     return spans
 
 
-def secret_spans(text: str) -> list[tuple[int, int, int]]:
+def secret_spans(text: str, kinds: frozenset[str] | None = None) -> list[tuple[int, int, int]]:
     """(line index, start, end) of each credential-shaped span of ``text``, its lines as
-    ``str.splitlines`` cuts them."""
+    ``str.splitlines`` cuts them (of the secret types ``kinds`` only, as for :func:`scan`)."""
     scanner = _scanner()
-    plugins = _candidates(scanner, text) if text.strip() else []
+    plugins = _candidates(scanner, text, kinds) if text.strip() else []
     found = _spans(scanner, plugins, text.splitlines(), True) if plugins else []
     return [(number, start, end) for number, start, end, _ in found]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-SCHEMA_VERSION: Final = 14
+SCHEMA_VERSION: Final = 15
 
 NEW_INDEX_ID: Final = "lower(hex(randomblob(4)))"
 """SQL for a fresh random identity of an index (8 hex digits), drawn when it is created: a
@@ -304,4 +304,8 @@ MIGRATIONS: Final[dict[int, str]] = {
     # matter read, where it was refused as having none: the files that had a problem are read
     # once more (no memory's file is)
     13: reread_files("0"),
+    # v15: a memory whose author, files or anchors hold a vendor's token (written by hand)
+    # holds a credential too, so that what agents are given of them is masked: every file is
+    # read once more to say so
+    14: reread_every_file(),
 }

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from recall.agent_text import for_agent
+from recall.agent_text import for_agent, name_for_agent
 from recall.display import unseen_at
 from recall.model import REJECTED_WORDING
 from recall.ranking import weights as W
@@ -81,13 +81,14 @@ def cap(text: str, limit: int) -> str:
 def format_hit(hit: Hit) -> str:
     """One injected line: ``[gotcha] ad63a294 by Dana — summary · via file, sem 0.59``
     (the author as the memory file names it; no label when it names none), a credential in
-    the summary masked (:mod:`recall.agent_text`)."""
-    summary = safe_field(for_agent(hit.memory).summary, W.SUMMARY_CAP)
+    the summary, the author or a path of the receipt masked (:mod:`recall.agent_text`)."""
+    shown = for_agent(hit.memory)
+    summary = safe_field(shown.summary, W.SUMMARY_CAP)
     scope = "" if hit.scope == "project" else f" ({hit.scope})"
-    author = safe_field(hit.memory.author, AUTHOR_CAP)
+    author = safe_field(shown.author, AUTHOR_CAP)
     by = f" by {author}" if author else ""
     # Receipts carry file paths, and a path may hold any character but "/" and NUL.
-    receipt = safe_field(hit.receipt)
+    receipt = safe_field(name_for_agent(hit.memory, hit.receipt))
     if hit.memory.category == "rejected":
         summary = f"{REJECTED_WORDING}: {summary}"
     return f"[{hit.memory.category}] {hit.memory.id}{scope}{by} — {summary} · {receipt}"
