@@ -42,6 +42,15 @@ TABLES: Final = (
 # layout-blind body hashes, with every earlier form's in ``formers``. A version change drops
 # and rebuilds every genome table.
 # Integer lists are packed little-endian 32-bit (see recall.genome.packing).
+KEY_LEAF_INDEX: Final = (
+    "CREATE INDEX IF NOT EXISTS genome_symbols_key_leaf ON genome_symbols(key, leaf)"
+)
+"""A file's definitions of one last name part, found without reading the file's others: a
+lookup by path and leaf (:func:`recall.genome.symbols.lookup.named_in`) read every definition
+of the file through an index of the key alone, 5 ms a lookup in a file of 30,000 definitions.
+Added to a genome of the current schema made before it at its next refresh (no rebuild), which
+drops the index of the key alone that it covers."""
+
 DDL: Final = (
     """
 CREATE TABLE IF NOT EXISTS genome_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -85,9 +94,10 @@ CREATE TABLE IF NOT EXISTS genome_symbols(
     body TEXT NOT NULL,
     formers TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX IF NOT EXISTS genome_symbols_key ON genome_symbols(key);
 CREATE INDEX IF NOT EXISTS genome_symbols_leaf ON genome_symbols(leaf);
 """
+    + KEY_LEAF_INDEX
+    + ";\n"
     + TIMES_DDL
     + ";\n"
 )
@@ -115,6 +125,8 @@ def ensure_schema(conn: sqlite3.Connection) -> bool:
     """
     conn.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
     if schema_current(conn):
+        conn.execute(KEY_LEAF_INDEX)
+        conn.execute("DROP INDEX IF EXISTS genome_symbols_key")
         return False
     for table in TABLES:
         conn.execute(f"DROP TABLE IF EXISTS {table}")
